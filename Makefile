@@ -1,0 +1,30 @@
+# fstpunct — `make` sets up .venv and compiles the grammars; `make test` runs the test suite.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+UD_DIR ?= $(abspath ../shared/ud)
+export FSTPUNCT_UD_DIR ?= $(UD_DIR)
+
+GRAMMARS := $(wildcard grammars/*.rules)
+CHANNELS := $(patsubst grammars/%.rules,build/%.fst,$(GRAMMARS))
+COMPILER := $(wildcard fstpunct/grammar.py fstpunct/channel.py)
+
+.PHONY: all install test bench clean
+all: install $(CHANNELS)
+
+install: $(VENV)/.installed
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev,crf]'
+	touch $@
+
+build/%.fst: grammars/%.rules $(COMPILER) $(VENV)/.installed
+	@mkdir -p build
+	$(BIN)/fstpunct compile $< -o $@
+
+test: all
+	$(BIN)/python -m pytest
+
+clean:
+	rm -rf build

@@ -1,0 +1,37 @@
+"""The project's exceptions: every user-facing failure carries the place it happened."""
+from __future__ import annotations
+
+__all__ = ["FstpunctError", "InputError", "ConlluError", "GrammarError", "ModelError"]
+
+
+class FstpunctError(ValueError):
+    """Base class; the CLI prints ``str(error)`` as one line and exits with status 2."""
+
+
+class InputError(FstpunctError):
+    """A file, language or option the user named cannot be used."""
+
+
+class ConlluError(InputError):
+    """Malformed CoNLL-U, located by file, line and sentence id."""
+
+    def __init__(self, message: str, path: str = "<stdin>", line: int | None = None,
+                 sent_id: str | None = None) -> None:
+        self.path, self.line, self.sent_id, self.reason = path, line, sent_id, message
+        where = path if line is None else f"{path}:{line}"
+        if sent_id:
+            where += f" (sent_id {sent_id})"
+        super().__init__(f"{where}: {message}")
+
+
+class GrammarError(InputError):
+    """A rule file that cannot be compiled, located by file and line."""
+
+    def __init__(self, message: str, path: str, line: int | None = None) -> None:
+        self.path, self.line = path, line
+        where = path if line is None else f"{path}:{line}"
+        super().__init__(f"{where}: {message}")
+
+
+class ModelError(InputError):
+    """A model folder that is missing, incomplete or incompatible."""

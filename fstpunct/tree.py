@@ -1,0 +1,91 @@
+"""Dependency-tree utilities over head arrays.
+
+A tree over n words is a sequence ``heads`` of length n where ``heads[i-1]`` is the head of word
+i (1-based) and 0 marks the root. All functions are pure.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["children", "is_projective", "projectivize", "spans", "bottom_up"]
+
+
+def children(heads: Sequence[int]) -> list[list[int]]:
+    """``children(h)[k]`` = the dependents of node k (0 = root), left to right."""
+    out: list[list[int]] = [[] for _ in range(len(heads) + 1)]
+    for d, h in enumerate(heads, 1):
+        out[h].append(d)
+    return out
+
+
+def _descends(heads: Sequence[int], d: int, h: int) -> bool:
+    """Whether word d lies in the subtree of word h (h = 0: always)."""
+    while d != 0:
+        if d == h:
+            return True
+        d = heads[d - 1]
+    return h == 0
+
+
+def _nonprojective_arcs(heads: Sequence[int]) -> list[int]:
+    """Dependents whose arc to their head spans a word the head does not dominate."""
+    bad = []
+    for d, h in enumerate(heads, 1):
+        if h == 0:
+            continue
+        lo, hi = min(d, h), max(d, h)
+        if any(not _descends(heads, k, h) for k in range(lo + 1, hi)):
+            bad.append(d)
+    return bad
+
+
+def is_projective(heads: Sequence[int]) -> bool:
+    return not _nonprojective_arcs(heads)
+
+
+def projectivize(heads: Sequence[int]) -> tuple[list[int], int]:
+    """Lift non-projective arcs to the grandparent until the tree is projective.
+
+    Each step lifts the shortest offending arc (ties: leftmost dependent), which is the usual
+    choice for pseudo-projective lifting. Returns the new heads and the number of lifts.
+    """
+    heads = list(heads)
+    lifts = 0
+    while True:
+        bad = _nonprojective_arcs(heads)
+        if not bad:
+            return heads, lifts
+        d = min(bad, key=lambda x: (abs(x - heads[x - 1]), x))
+        heads[d - 1] = heads[heads[d - 1] - 1]
+        lifts += 1
+
+
+def spans(heads: Sequence[int]) -> list[tuple[int, int]]:
+    """``spans(h)[k-1] = (i, j)``: node k's subtree covers words i+1..j, i.e. slots i..j.
+
+    Assumes a projective tree (every subtree is contiguous).
+    """
+    n = len(heads)
+    lo = list(range(n + 1))
+    hi = list(range(n + 1))
+    for k in bottom_up(heads):
+        h = heads[k - 1]
+        if h:
+            lo[h] = min(lo[h], lo[k])
+            hi[h] = max(hi[h], hi[k])
+    return [(lo[k] - 1, hi[k]) for k in range(1, n + 1)]
+
+
+def bottom_up(heads: Sequence[int]) -> list[int]:
+    """Nodes 1..n ordered so that every node comes after all of its descendants."""
+    kids = children(heads)
+    order: list[int] = []
+    stack = [(r, False) for r in reversed(kids[0])]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        stack.append((node, True))
+        stack.extend((c, False) for c in reversed(kids[node]))
+    return order

@@ -1,0 +1,211 @@
+"""CoNLL-U reading and writing that loses nothing.
+
+A :class:`Sentence` keeps every comment and every token line as written (multiword-token ranges
+``1-2`` and empty nodes ``8.1`` included), so writing it back reproduces the input byte for byte;
+only the fields a caller changes are re-serialised. Syntactic words are parsed into :class:`Word`
+and the tree is validated (10 columns, integer heads in range, one root, no cycles); any problem
+raises :class:`~fstpunct.errors.ConlluError` naming file, line and sentence id.
+"""
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from .errors import ConlluError, InputError
+
+__all__ = ["Word", "Line", "Sentence", "read_conllu", "read_file", "write_conllu", "open_input"]
+
+FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
+_WORD_ID = re.compile(r"[1-9][0-9]*\Z")
+_RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
+_EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.[1-9][0-9]*\Z")
+
+
+@dataclass
+class Line:
+    """One token line: its ten fields as strings and its line number in the source."""
+
+    fields: list[str]
+    lineno: int
+
+    @property
+    def id(self) -> str:
+        return self.fields[0]
+
+    @property
+    def is_word(self) -> bool:
+        return _WORD_ID.match(self.fields[0]) is not None
+
+    def text(self) -> str:
+        return "\t".join(self.fields)
+
+
+@dataclass
+class Word:
+    """A syntactic word (integer ID) with its head and relation parsed."""
+
+    id: int
+    form: str
+    lemma: str
+    upos: str
+    xpos: str
+    feats: str
+    head: int
+    deprel: str
+    misc: str
+    lineno: int
+
+    @property
+    def is_punct(self) -> bool:
+        """Punctuation = UPOS ``PUNCT`` or relation ``punct`` (DESIGN §2)."""
+        return self.upos == "PUNCT" or self.deprel.split(":")[0] == "punct"
+
+    @property
+    def space_after(self) -> bool:
+        return "SpaceAfter=No" not in self.misc.split("|")
+
+
+@dataclass
+class Sentence:
+    """A CoNLL-U sentence: comments, all token lines, and the syntactic words."""
+
+    comments: list[str]
+    lines: list[Line]
+    path: str = "<stdin>"
+    lineno: int = 0
+    words: list[Word] = field(default_factory=list)
+
+    @property
+    def sent_id(self) -> str | None:
+        for c in self.comments:
+            m = re.match(r"#\s*sent_id\s*=\s*(.*\S)", c)
+            if m:
+                return m.group(1)
+        return None
+
+    def error(self, message: str, lineno: int | None = None) -> ConlluError:
+        return ConlluError(message, self.path, lineno if lineno is not None else self.lineno,
+                           self.sent_id)
+
+    def set_comment(self, key: str, value: str) -> None:
+        """Set ``# key = value``, replacing an existing comment with that key."""
+        text = f"# {key} = {value}"
+        for i, c in enumerate(self.comments):
+            if re.match(rf"#\s*{re.escape(key)}\s*=", c):
+                self.comments[i] = text
+                return
+        self.comments.append(text)
+
+    def text(self) -> str:
+        """The sentence as CoNLL-U, with its terminating blank line."""
+        out = self.comments + [ln.text() for ln in self.lines]
+        return "\n".join(out) + "\n\n"
+
+
+def _parse_word(line: Line, sent: Sentence) -> Word:
+    f = line.fields
+    head = f[6]
+    if not head.isdigit():
+        raise sent.error(f"HEAD must be a non-negative integer, found {head!r}", line.lineno)
+    return Word(int(f[0]), f[1], f[2], f[3], f[4], f[5], int(head), f[7], f[9], line.lineno)
+
+
+def _validate_tree(sent: Sentence) -> None:
+    words = sent.words
+    n = len(words)
+    for i, w in enumerate(words, 1):
+        if w.id != i:
+            raise sent.error(f"word IDs must run 1, 2, ... in order; expected {i}, found {w.id}",
+                             w.lineno)
+        if w.head > n:
+            raise sent.error(f"HEAD {w.head} is out of range (the sentence has {n} words)",
+                             w.lineno)
+        if w.head == w.id:
+            raise sent.error(f"word {w.id} is its own head", w.lineno)
+    roots = [w for w in words if w.head == 0]
+    if not roots:
+        raise sent.error("the sentence has no root (no word with HEAD 0)", words[0].lineno)
+    heads = [0] + [w.head for w in words]
+    for w in words:  # walk up from every word; a cycle never reaches 0
+        seen, h = set(), w.id
+        while h != 0:
+            if h in seen:
+                raise sent.error(f"the tree has a cycle through word {w.id}", w.lineno)
+            seen.add(h)
+            h = heads[h]
+
+
+def _finish(sent: Sentence) -> Sentence:
+    if not sent.lines:
+        raise sent.error("sentence has comments but no token lines")
+    sent.words = [_parse_word(ln, sent) for ln in sent.lines if ln.is_word]
+    if not sent.words:
+        raise sent.error("sentence has no syntactic words")
+    _validate_tree(sent)
+    return sent
+
+
+def read_conllu(stream: Iterable[str], path: str = "<stdin>") -> Iterator[Sentence]:
+    """Yield the sentences of a CoNLL-U stream one at a time (streaming, never whole-file)."""
+    comments: list[str] = []
+    lines: list[Line] = []
+    start = 0
+    lineno = 0
+    for lineno, raw in enumerate(stream, 1):
+        text = raw.rstrip("\n").rstrip("\r")
+        if not text.strip():
+            if comments or lines:
+                yield _finish(Sentence(comments, lines, path, start))
+            comments, lines = [], []
+            continue
+        if not comments and not lines:
+            start = lineno
+        if text.startswith("#"):
+            if lines:
+                raise ConlluError("comment line inside a sentence's token lines", path, lineno)
+            comments.append(text)
+            continue
+        fields = text.split("\t")
+        if len(fields) != 10:
+            probe = Sentence(comments, lines, path, start)
+            raise probe.error(f"expected 10 tab-separated fields, found {len(fields)}", lineno)
+        if not (_WORD_ID.match(fields[0]) or _RANGE_ID.match(fields[0])
+                or _EMPTY_ID.match(fields[0])):
+            probe = Sentence(comments, lines, path, start)
+            raise probe.error(f"ID {fields[0]!r} is not a word, range or empty-node ID", lineno)
+        lines.append(Line(fields, lineno))
+    if comments or lines:
+        yield _finish(Sentence(comments, lines, path, start or lineno))
+
+
+def open_input(path: str | Path | None) -> tuple[TextIO, str]:
+    """Open ``path`` for reading (``None`` or ``-`` = stdin); errors name the file."""
+    if path is None or str(path) == "-":
+        return sys.stdin, "<stdin>"
+    p = Path(path)
+    try:
+        return p.open(encoding="utf-8", newline=""), str(p)
+    except OSError as e:
+        raise InputError(f"{p}: cannot read: {e.strerror or e}") from e
+
+
+def read_file(path: str | Path | None) -> Iterator[Sentence]:
+    """Stream sentences from a file (or stdin), with errors naming the file."""
+    stream, name = open_input(path)
+    try:
+        try:
+            yield from read_conllu(stream, name)
+        except UnicodeDecodeError as e:
+            raise InputError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from e
+    finally:
+        if stream is not sys.stdin:
+            stream.close()
+
+
+def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
+    for s in sentences:
+        out.write(s.text())
