@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .tree import projectivize
 from .treebank import Sentence, Word
 
-__all__ = ["BOUNDARY", "ABBV", "UNK", "SlotSentence", "to_slots", "raw_slots", "quote_symbols"]
+__all__ = ["BOUNDARY", "ABBV", "UNK", "SlotSentence", "depunctuate", "to_slots", "raw_slots", "quote_symbols"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -106,7 +106,7 @@ def raw_slots(sent: Sentence) -> list[tuple[str, ...]]:
     return [tuple(s) for s in slots]
 
 
-def _depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
+def depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
     """Non-punctuation words, their heads re-indexed over them, and how many punctuation
     tokens had dependents (those dependents move to the punctuation token's nearest
     non-punctuation ancestor; extra roots this creates attach to the first root)."""
@@ -130,7 +130,7 @@ def _depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
 
 def to_slots(sent: Sentence) -> SlotSentence:
     """Prepare one sentence for the model (DESIGN §2)."""
-    kept, heads, with_deps = _depunctuate(sent)
+    kept, heads, with_deps = depunctuate(sent)
     heads, lifted = projectivize(heads)
     quotes = quote_symbols(sent.words)
     forms: list[str] = []

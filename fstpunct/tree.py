@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["children", "is_projective", "projectivize", "spans", "bottom_up"]
+__all__ = ["children", "has_crossing_arcs", "is_projective", "projectivize", "spans", "bottom_up"]
 
 
 def children(heads: Sequence[int]) -> list[list[int]]:
@@ -40,7 +40,17 @@ def _nonprojective_arcs(heads: Sequence[int]) -> list[int]:
 
 
 def is_projective(heads: Sequence[int]) -> bool:
+    """Every subtree covers a contiguous span (what the inside algorithm needs)."""
     return not _nonprojective_arcs(heads)
+
+
+def has_crossing_arcs(heads: Sequence[int]) -> bool:
+    """Two word-to-word arcs cross (the root arc left out): the usual treebank statistic.
+
+    Weaker than :func:`is_projective`: an arc may span the root word without crossing any arc.
+    """
+    arcs = sorted((min(d, h), max(d, h)) for d, h in enumerate(heads, 1) if h)
+    return any(a < c < b < e for i, (a, b) in enumerate(arcs) for c, e in arcs[i + 1:])
 
 
 def projectivize(heads: Sequence[int]) -> tuple[list[int], int]:

@@ -134,7 +134,7 @@ def _validate_tree(sent: Sentence) -> None:
         seen, h = set(), w.id
         while h != 0:
             if h in seen:
-                raise sent.error(f"the tree has a cycle through word {w.id}", w.lineno)
+                raise sent.error(f"the tree has a cycle through word {h}", words[h - 1].lineno)
             seen.add(h)
             h = heads[h]
 

@@ -1,0 +1,95 @@
+"""CoNLL-U reading: lossless round trip, agreement with `conllu`, clear errors for bad input."""
+import io
+from pathlib import Path
+
+import conllu
+import pytest
+
+from fstpunct.cli import main
+from fstpunct.errors import ConlluError
+from fstpunct.treebank import read_conllu, read_file
+from fstpunct.ud import find_treebank, resolve, split_source
+
+EDGE = Path(__file__).parent / "data" / "edge.conllu"
+
+
+def test_round_trip_is_byte_identical():
+    text = EDGE.read_text(encoding="utf-8")
+    assert "".join(s.text() for s in read_file(EDGE)) == text
+
+
+def test_round_trip_of_a_real_treebank_file():
+    path = find_treebank("zh_gsd", "test")
+    text = path.read_text(encoding="utf-8")
+    assert "".join(s.text() for s in read_file(path)) == text
+
+
+def test_fields_agree_with_the_conllu_library():
+    path = find_treebank("es_gsd", "test")
+    ours = list(read_file(path))
+    theirs = conllu.parse(path.read_text(encoding="utf-8"))
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        words = [t for t in b if isinstance(t["id"], int)]
+        assert [(w.form, w.upos, w.head, w.deprel) for w in a.words] == \
+               [(t["form"], t["upos"], t["head"], t["deprel"]) for t in words]
+        assert a.sent_id == b.metadata.get("sent_id")
+
+
+def test_standard_splits_have_the_documented_sizes():
+    sizes = {(lang, split): sum(1 for _ in split_source(lang, split).sentences())
+             for lang, split in [("es", "dev"), ("es", "test"), ("ar", "train"), ("zh", "test")]}
+    assert sizes == {("es", "dev"): 213, ("es", "test"): 214, ("ar", "train"): 800,
+                     ("zh", "test"): 250}
+
+
+def test_resolve_specs():
+    assert [s.name for s in resolve("en")] == ["en train", "en dev", "en test"]
+    assert [s.name for s in resolve("hi_pud")] == ["hi_pud test"]
+    assert [s.name for s in resolve("en_ewt-dev")] == ["en_ewt dev"]
+
+
+GOOD = "# sent_id = s1\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+
+
+@pytest.mark.parametrize("bad, line, words", [
+    (GOOD.replace("\tdet\t_\t_", "\tdet\t_"), 2, "expected 10 tab-separated fields, found 9"),
+    (GOOD.replace("\t2\tdet", "\tx\tdet"), 2, "HEAD must be a non-negative integer"),
+    (GOOD.replace("\t2\tdet", "\t7\tdet"), 2, "HEAD 7 is out of range"),
+    (GOOD.replace("\t0\troot", "\t1\troot"), 2, "no root"),
+    (GOOD.replace("\t2\tdet", "\t1\tdet"), 2, "its own head"),
+    ("# sent_id = s1\n1\tA\ta\tX\t_\t_\t2\tdep\t_\t_\n2\tB\tb\tX\t_\t_\t3\tdep\t_\t_\n"
+     "3\tC\tc\tX\t_\t_\t2\tdep\t_\t_\n4\tD\td\tX\t_\t_\t0\troot\t_\t_\n\n", 3, "cycle"),
+])
+def test_malformed_input_names_file_line_and_sentence(bad, line, words):
+    with pytest.raises(ConlluError) as e:
+        list(read_conllu(io.StringIO(bad), "bad.conllu"))
+    assert f"bad.conllu:{line}" in str(e.value) and "sent_id s1" in str(e.value)
+    assert words in str(e.value)
+
+
+def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text(GOOD.replace("\t2\tdet", "\t9\tdet"), encoding="utf-8")
+    assert main(["stats", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and f"{bad}:2" in err and "out of range" in err
+    assert main(["stats", str(tmp_path / "missing.conllu")]) == 2
+    assert main(["stats", "xx"]) == 2
+    assert "neither a file, a language" in capsys.readouterr().err
+
+
+def test_stats_match_the_shared_readme(capsys):
+    assert main(["stats", "--tsv", "en_ewt-test", "es_gsd-dev", "hi_pud"]) == 0
+    rows = [r.split("\t") for r in capsys.readouterr().out.strip().split("\n")]
+    header, body = rows[0], {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
+    assert header[:2] == ["file", "sentences"]
+    expected = {  # shared/ud/README.md: sentences, words, % punct, non-projective, types, slots
+        "en_ewt test": ("2077", "25094", "12.3", "23", "44", "83"),
+        "es_gsd dev": ("1400", "37154", "10.9", "97", "20", "47"),
+        "hi_pud test": ("1000", "23829", "9.6", "305", "18", "38"),
+    }
+    for name, values in expected.items():
+        r = body[name]
+        assert (r["sentences"], r["words"], r["% punct"], r["non-projective"],
+                r["punct types"], r["slot strings"]) == values
