@@ -1,0 +1,229 @@
+"""The Attach model p_θ(l, r | w) (DESIGN §3): a log-linear distribution over W_d for each node.
+
+θ is the matrix Θ[context feature, pair feature] of :mod:`fstpunct.features`, stored flat
+(row-major), so the score of pair p at node w is Σ_{c ∈ ctx(w)} (Θ Gᵀ)[c, p].
+
+A corpus is featurised once into :class:`AttachData`. Its public layout is flat: candidate rows
+(node, pair) concatenated in node order (sentence by sentence, nodes 1..n, or the one pseudo node
+of a sentence without words), ``node_offsets`` (the rows of node j are
+``node_offsets[j]:node_offsets[j+1]``) and ``sentence_offsets`` (the nodes of sentence s).
+For computation, nodes are grouped by candidate set: all nodes of a group share W, so their scores
+are one sparse × dense product X_g · (Θ Gᵀ)[:, W] and the softmax is a row operation on a dense
+block (no per-node Python loop). Nodes of a group with identical context features are merged —
+their distributions are equal and their targets add up — which shrinks the work several-fold.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import minimize
+
+from .errors import ModelError
+from .features import node_contexts, pair_features
+from .slots import SlotSentence
+from .vocab import EMPTY, Vocab
+
+__all__ = ["AttachModel", "AttachData", "probabilities", "node_pairs", "objective", "fit"]
+
+log = logging.getLogger(__name__)
+
+
+class AttachModel:
+    """Vocabularies, symmetric marks and the feature index; θ is kept separately (flat array)."""
+
+    def __init__(self, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
+                 contexts: Sequence[str]) -> None:
+        self.vocab = vocab
+        self.symmetric = tuple((a, b) for a, b in symmetric)
+        self.contexts = tuple(contexts)
+        self.context_index = {c: k for k, c in enumerate(self.contexts)}
+        self.pair_feature_names, self.pair_matrix = pair_features(vocab, self.symmetric)
+
+    @classmethod
+    def build(cls, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
+              sentences: Sequence[SlotSentence]) -> AttachModel:
+        """Index every context feature that occurs in the (training) sentences."""
+        contexts = sorted({c for s in sentences for node in node_contexts(s) for c in node})
+        return cls(vocab, symmetric, contexts)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """(#context features, #pair features): Θ's shape."""
+        return len(self.contexts), len(self.pair_feature_names)
+
+    def init_theta(self) -> np.ndarray:
+        """θ = 0: the uniform distribution over every W_d."""
+        return np.zeros(self.shape[0] * self.shape[1])
+
+    def save(self, path: str | Path, theta: np.ndarray) -> None:
+        """Write ``<path>.json`` (vocabularies, symmetric pairs, feature names) and
+        ``<path>.npz`` (Θ as a contexts × pair-features matrix)."""
+        meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
+                "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
+        Path(f"{path}.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                        encoding="utf-8")
+        np.savez_compressed(f"{path}.npz", theta=np.asarray(theta).reshape(self.shape))
+
+    @classmethod
+    def load(cls, path: str | Path) -> tuple[AttachModel, np.ndarray]:
+        """Read what :meth:`save` wrote: the model and flat θ."""
+        try:
+            meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
+            with np.load(f"{path}.npz") as npz:
+                theta = npz["theta"]
+            model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
+        except (OSError, KeyError, ValueError) as e:
+            raise ModelError(f"{path}: cannot load attach model: {e}") from e
+        if model.pair_feature_names != meta["pair_features"] or theta.shape != model.shape:
+            raise ModelError(f"{path}: attach weights do not match the feature index")
+        return model, theta.ravel().astype(np.float64)
+
+
+@dataclass(frozen=True, eq=False)
+class _Group:
+    """Nodes sharing one candidate set W (key from :meth:`Vocab.relation_key`)."""
+
+    key: str
+    candidates: np.ndarray    # W: pair indices
+    nodes: np.ndarray         # node ids
+    contexts: sp.csr_matrix   # distinct context rows (U × #contexts)
+    inverse: np.ndarray       # node -> its row in ``contexts``
+
+
+@dataclass(frozen=True, eq=False)
+class AttachData:
+    """A featurised corpus (see module docstring); ``pairs`` holds each row's pair index."""
+
+    model: AttachModel
+    pairs: np.ndarray
+    node_offsets: np.ndarray
+    sentence_offsets: np.ndarray
+    groups: tuple[_Group, ...]
+
+    @classmethod
+    def build(cls, model: AttachModel, sentences: Sequence[SlotSentence]) -> AttachData:
+        """Featurise ``sentences`` (context features unknown to the model are dropped)."""
+        index, vocab = model.context_index, model.vocab
+        groups: dict[str, tuple[list[int], dict[tuple[int, ...], int], list[int]]] = {}
+        sentence_offsets = [0]
+        node = 0
+        for s in sentences:
+            for d, names in zip(s.deprels if s.n else (EMPTY,), node_contexts(s)):
+                key = vocab.relation_key(d)
+                ids = tuple(sorted(index[c] for c in names if c in index))
+                nodes, distinct, inverse = groups.setdefault(key, ([], {}, []))
+                nodes.append(node)
+                inverse.append(distinct.setdefault(ids, len(distinct)))
+                node += 1
+            sentence_offsets.append(node)
+        built = []
+        sizes = np.zeros(node, dtype=np.int64)
+        for key in sorted(groups):
+            nodes, distinct, inverse = groups[key]
+            indptr = np.cumsum([0] + [len(ids) for ids in distinct])
+            indices = np.fromiter((c for ids in distinct for c in ids), np.int64, indptr[-1])
+            x = sp.csr_matrix((np.ones(len(indices)), indices, indptr),
+                              shape=(len(distinct), len(model.contexts)))
+            g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), x,
+                       np.asarray(inverse, dtype=np.int64))
+            sizes[g.nodes] = len(g.candidates)
+            built.append(g)
+        node_offsets = np.concatenate([[0], np.cumsum(sizes)])
+        pairs = np.empty(node_offsets[-1], dtype=np.int32)
+        data = cls(model, pairs, node_offsets, np.asarray(sentence_offsets, dtype=np.int64),
+                   tuple(built))
+        for g in built:
+            pairs[data.rows(g)] = g.candidates
+        return data
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_offsets) - 1
+
+    def rows(self, group: _Group) -> np.ndarray:
+        """Flat row indices of a group's candidates (nodes × |W|)."""
+        return self.node_offsets[group.nodes][:, None] + np.arange(len(group.candidates))
+
+
+def node_pairs(data: AttachData, node: int) -> np.ndarray:
+    """The candidate pair indices (W) of ``node``, aligned with its rows."""
+    return data.pairs[data.node_offsets[node]:data.node_offsets[node + 1]]
+
+
+def _pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
+    """(Θ Gᵀ)ᵀ: the score every context feature gives every pair (pairs × contexts)."""
+    return np.asarray(model.pair_matrix @ theta.reshape(model.shape).T)
+
+
+def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise log-partition and probabilities."""
+    top = scores.max(axis=1, keepdims=True)
+    p = np.exp(scores - top)
+    total = p.sum(axis=1, keepdims=True)
+    p /= total
+    return (top + np.log(total))[:, 0], p
+
+
+def probabilities(theta: np.ndarray, data: AttachData) -> np.ndarray:
+    """p_θ(l, r | w) for every candidate row (flat; sums to 1 over each node's rows)."""
+    st = _pair_scores(theta, data.model)
+    out = np.empty(len(data.pairs))
+    for g in data.groups:
+        _, p = _softmax(g.contexts @ st[g.candidates].T)
+        out[data.rows(g)] = p[g.inverse]
+    return out
+
+
+def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
+    """Targets summed over the nodes merged into each distinct context row, per group."""
+    out = []
+    for g in data.groups:
+        merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
+                              shape=(g.contexts.shape[0], len(g.nodes)))
+        out.append(np.asarray(merge @ targets[data.rows(g)]))
+    return out
+
+
+def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
+               l2: float) -> tuple[float, np.ndarray]:
+    st = _pair_scores(theta, data.model)
+    d_st = np.zeros_like(st)
+    value = -0.5 * l2 * float(theta @ theta)
+    for g, t in zip(data.groups, merged):
+        scores = g.contexts @ st[g.candidates].T
+        log_z, p = _softmax(scores)
+        mass = t.sum(axis=1)
+        value += float(np.vdot(t, scores) - mass @ log_z)
+        p *= -mass[:, None]
+        p += t
+        d_st[g.candidates] += (g.contexts.T @ p).T
+    grad = np.asarray(data.model.pair_matrix.T @ d_st).T.ravel() - l2 * theta
+    return value, grad
+
+
+def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray,
+              l2: float) -> tuple[float, np.ndarray]:
+    """Σ_rows targets · log p_θ − (l2/2)‖θ‖² and its gradient in θ."""
+    return _objective(theta, data, _merge_targets(data, targets), l2)
+
+
+def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
+        maxiter: int = 50) -> np.ndarray:
+    """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
+    iterations); ``targets`` are expected pair counts aligned with the rows of ``data``."""
+    merged = _merge_targets(data, targets)
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = _objective(theta, data, merged, l2)
+        return -value, -grad
+
+    result = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
+    log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
+              result.message)
+    return np.asarray(result.x)

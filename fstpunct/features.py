@@ -1,0 +1,83 @@
+"""Feature templates of the Attach model (DESIGN §3): context features × pair features.
+
+Every feature of f(l, r, w) is a conjunction of one *context feature* of node w with one *pair
+feature* of (l, r), so θ is a matrix Θ[context, pair feature] and the score of every candidate
+pair of every node is a row of X Θ Gᵀ (X: nodes × contexts, G: pairs × pair features, both binary).
+
+Context features of a node w spanning slots i..k (names as stored in a model):
+``bias``; ``d=`` its full relation and ``b=`` the base relation (``nmod:poss`` gives ``d=nmod:poss``
+and ``b=nmod``, so unseen subtypes share weights); ``u=`` its UPOS; ``pd=``/``pu=`` the relation
+and UPOS of its parent (``<root>`` for the root); ``c=`` each distinct relation among its children;
+``ll=``/``lr=`` the UPOS of the words left and right of slot i and ``rl=``/``rr=`` of slot k
+(``<s>``/``</s>`` past the sentence ends); ``start``/``end`` when the span starts/ends the sentence.
+The pseudo node of a sentence without words has ``bias``, ``d=<empty>``, ``b=<empty>``, ``start``,
+``end``.
+
+Pair features of (l, r): ``P=l|r`` (the pair), ``L=l``, ``R=r``, and ``M`` when l and r contain
+symmetric marks that mirror each other (:func:`~fstpunct.vocab.unmatched` is false). ``L=``/``R=``
+exist only for punctemes that occur on that side of some pair of the table.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from .slots import SlotSentence
+from .tree import children, spans
+from .vocab import EMPTY, Puncteme, Vocab
+
+__all__ = ["node_contexts", "pair_features", "render"]
+
+_BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
+
+
+def render(p: Puncteme) -> str:
+    """A puncteme as text: tokens joined by spaces, ``ε`` when empty."""
+    return " ".join(p) or "ε"
+
+
+def node_contexts(sent: SlotSentence) -> list[list[str]]:
+    """Context feature names of each node (1..n, or the one pseudo node when n = 0)."""
+    n = sent.n
+    if n == 0:
+        return [["bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end"]]
+    upos = (_BOS, *sent.upos, _EOS)
+    kids = children(sent.heads)
+    out = []
+    for w, (i, k) in enumerate(spans(sent.heads), 1):
+        d, h = sent.deprels[w - 1], sent.heads[w - 1]
+        feats = ["bias", f"d={d}", f"b={d.split(':')[0]}", f"u={upos[w]}",
+                 f"pd={sent.deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
+                 f"ll={upos[i]}", f"lr={upos[i + 1]}", f"rl={upos[k]}", f"rr={upos[k + 1]}"]
+        feats.extend(f"c={c}" for c in sorted({sent.deprels[c - 1] for c in kids[w]}))
+        if i == 0:
+            feats.append("start")
+        if k == n:
+            feats.append("end")
+        out.append(feats)
+    return out
+
+
+def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str],
+                                                                               sp.csr_matrix]:
+    """Names of the pair features and the binary matrix G (pairs × pair features)."""
+    strings = [vocab.pair_strings(p) for p in range(len(vocab.pairs))]
+    lr = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
+    lefts, left_col = np.unique(lr[:, 0], return_inverse=True)
+    rights, right_col = np.unique(lr[:, 1], return_inverse=True)
+    names = [f"P={render(l)}|{render(r)}" for l, r in strings]
+    names += [f"L={render(vocab.punctemes[p])}" for p in lefts]
+    names += [f"R={render(vocab.punctemes[p])}" for p in rights]
+    names.append("M")
+    marks = {t for pair in symmetric for t in pair}
+    bad = vocab.unmatched_mask(symmetric)
+    matched = [k for k, (l, r) in enumerate(strings)
+               if not bad[k] and any(t in marks for t in l + r)]
+    every = np.arange(len(strings))
+    rows = np.concatenate([every, every, every, matched]).astype(np.int64)
+    cols = np.concatenate([every, len(strings) + left_col, len(strings) + len(lefts) + right_col,
+                           np.full(len(matched), len(names) - 1)]).astype(np.int64)
+    g = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(strings), len(names)))
+    return names, g

@@ -1,0 +1,145 @@
+"""The Attach model: layout, normalisation, gradient, M-step, backoff, save/load."""
+from itertools import islice
+
+import numpy as np
+import pytest
+
+from fstpunct import ud
+from fstpunct.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
+from fstpunct.errors import InputError
+from fstpunct.features import node_contexts
+from fstpunct.slots import to_slots
+from fstpunct.vocab import EMPTY, Vocab
+from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
+
+
+def real_sentences(k: int = 25):
+    try:
+        source = ud.split_source("en", "dev")
+    except InputError:
+        return []
+    return [to_slots(s) for s in islice(source.sentences(), k)]
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return CORPUS + real_sentences()
+
+
+@pytest.fixture(scope="module")
+def model(corpus):
+    return AttachModel.build(Vocab.build(corpus, min_count=1), SYM, corpus)
+
+
+@pytest.fixture(scope="module")
+def data(model, corpus):
+    return AttachData.build(model, corpus)
+
+
+def random_theta(model, seed=0, scale=0.5):
+    return np.random.default_rng(seed).normal(0, scale, model.shape[0] * model.shape[1])
+
+
+def random_targets(data, seed=1):
+    t = np.random.default_rng(seed).random(len(data.pairs))
+    return t / np.repeat(np.add.reduceat(t, data.node_offsets[:-1]), np.diff(data.node_offsets))
+
+
+def one_hot_observed(data, corpus):
+    t = np.zeros(len(data.pairs))
+    for s, first in zip(corpus, data.sentence_offsets):
+        for j, p in enumerate(data.model.vocab.observed(s), first):
+            t[data.node_offsets[j] + np.searchsorted(node_pairs(data, j), p)] = 1
+    return t
+
+
+def test_layout_follows_sentences_and_nodes(data, corpus, model):
+    assert len(data.sentence_offsets) == len(corpus) + 1
+    nodes = [max(s.n, 1) for s in corpus]
+    assert np.diff(data.sentence_offsets).tolist() == nodes
+    for s, first in zip(corpus, data.sentence_offsets):
+        for j, d in enumerate(s.deprels if s.n else (EMPTY,), first):
+            assert np.array_equal(node_pairs(data, j), model.vocab.candidates(d))
+
+
+def test_probabilities_normalised_and_match_naive_scores(data, model, corpus):
+    theta = random_theta(model)
+    p = probabilities(theta, data)
+    assert np.allclose(np.add.reduceat(p, data.node_offsets[:-1]), 1)
+    weights = theta.reshape(model.shape) @ model.pair_matrix.T.toarray()  # contexts × pairs
+    j = 0
+    for s in corpus:
+        for names in node_contexts(s):
+            cands = node_pairs(data, j)
+            scores = weights[[model.context_index[c] for c in names]][:, cands].sum(axis=0)
+            expect = np.exp(scores - scores.max())
+            assert np.allclose(p[data.node_offsets[j]:data.node_offsets[j + 1]],
+                               expect / expect.sum())
+            j += 1
+
+
+def test_gradient_matches_finite_differences(data, model):
+    theta, targets = random_theta(model), random_targets(data)
+    value, grad = objective(theta, data, targets, l2=0.3)
+    rng = np.random.default_rng(2)
+    eps = 1e-5
+    for _ in range(5):
+        v = rng.normal(size=theta.shape)
+        plus = objective(theta + eps * v, data, targets, 0.3)[0]
+        minus = objective(theta - eps * v, data, targets, 0.3)[0]
+        assert (plus - minus) / (2 * eps) == pytest.approx(grad @ v, rel=1e-5, abs=1e-6)
+    for k in rng.choice(np.flatnonzero(grad), 5, replace=False):
+        e = np.zeros_like(theta)
+        e[k] = eps
+        fd = (objective(theta + e, data, targets, 0.3)[0]
+              - objective(theta - e, data, targets, 0.3)[0]) / (2 * eps)
+        assert fd == pytest.approx(grad[k], rel=1e-4, abs=1e-6)
+
+
+def test_fit_learns_observed_pairs(data, model, corpus):
+    targets = one_hot_observed(data, corpus)
+    theta0 = model.init_theta()
+    before = objective(theta0, data, targets, 0.1)[0]
+    theta = fit(theta0, data, targets, l2=0.1, maxiter=30)
+    assert objective(theta, data, targets, 0.1)[0] > before
+    p = probabilities(theta, data)
+    first = data.sentence_offsets[corpus.index(SAID)]
+    for j in range(first, first + SAID.n):
+        rows = slice(data.node_offsets[j], data.node_offsets[j + 1])
+        assert p[rows][targets[rows] == 1][0] > 0.5
+    assert (p @ targets) / data.n_nodes > 0.7
+
+
+def test_unseen_relation_and_features_at_test_time(model):
+    odd = sentence(["NOUN", "X"], [0, 1], ["root", "weird"], [(), (), (".",)])
+    poss = sentence(["PRON", "NOUN"], [2, 0], ["nmod:unseen", "root"], [(), (), ()])
+    data = AttachData.build(model, [odd, poss, SMILEY])
+    assert node_pairs(data, 1).tolist() == [0]
+    assert np.array_equal(node_pairs(data, 2), model.vocab.candidates("nmod:*"))
+    p = probabilities(random_theta(model), data)
+    assert p[data.node_offsets[1]] == pytest.approx(1)
+    assert np.allclose(np.add.reduceat(p, data.node_offsets[:-1]), 1)
+
+
+def test_matched_feature_marks_mirrored_quotes(model):
+    vocab = model.vocab
+    quote = vocab.pair_index[vocab.puncteme_index["“",], vocab.puncteme_index["”", "."]]
+    m = model.pair_feature_names.index("M")
+    assert model.pair_matrix[quote, m] == 1
+    assert model.pair_matrix[0, m] == 0
+    assert model.pair_matrix[quote].nnz == 4
+
+
+def test_save_and_load(tmp_path, model, data, corpus):
+    theta = random_theta(model)
+    model.save(tmp_path / "attach", theta)
+    loaded, theta2 = AttachModel.load(tmp_path / "attach")
+    assert np.array_equal(theta, theta2) and loaded.contexts == model.contexts
+    again = AttachData.build(loaded, corpus)
+    assert np.allclose(probabilities(theta2, again), probabilities(theta, data))
+
+
+def test_conj_with_cc_context(model):
+    names = node_contexts(LIST)
+    assert "c=cc" in names[3] and "c=cc" not in names[1]
+    assert {"start", "end", "d=root", "pd=<root>", "ll=<s>", "rr=</s>"} <= set(names[0])

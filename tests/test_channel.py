@@ -1,0 +1,149 @@
+"""The sliding-window channel (DESIGN §3): brute-force enumeration against the OpenFst machine,
+normalisation, no insertions, structural zeros, right-to-left semantics, files."""
+import math
+from collections import Counter
+
+import numpy as np
+import pynini
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fstpunct.channel import (END, KEEP, LEFT, RIGHT, SPECIALS, SWAP, Channel, sidecar_path,
+                              structural_mask)
+from fstpunct.errors import ModelError
+from fstpunct.slots import BOUNDARY
+
+MARKS = (",", ".", "”")
+
+
+def fst_prob(channel: Channel, u, x) -> float:
+    """p(x | u) by composing acceptors with the channel FST (log-semiring total weight)."""
+    lattice = pynini.compose(pynini.compose(channel.input_acceptor(u), channel.fst()),
+                             channel.output_acceptor(x))
+    if lattice.start() == pynini.NO_STATE_ID:
+        return 0.0
+    return math.exp(-float(pynini.shortestdistance(lattice, reverse=True)[lattice.start()]))
+
+
+def total_prob(channel: Channel, u) -> float:
+    """Σ_x p(x | u) from the FST alone."""
+    lattice = pynini.compose(channel.input_acceptor(u), channel.fst())
+    return math.exp(-float(pynini.shortestdistance(lattice, reverse=True)[lattice.start()]))
+
+
+@st.composite
+def cases(draw):
+    marks = MARKS[:draw(st.integers(1, len(MARKS)))]
+    symbols = SPECIALS + marks
+    direction = draw(st.sampled_from(("ltr", "rtl")))
+    channel = Channel.random(symbols, direction, np.random.default_rng(draw(st.integers(0, 2**32))))
+    body = draw(st.lists(st.sampled_from(symbols[1:]), max_size=4))
+    u = ([BOUNDARY] if draw(st.booleans()) else []) + body
+    return channel, tuple(u)
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_brute_force_equals_fst(case):
+    channel, u = case
+    dist = channel.distribution(u)
+    assert math.isclose(sum(dist.values()), 1.0, rel_tol=1e-9)
+    assert math.isclose(total_prob(channel, u), 1.0, rel_tol=1e-5)
+    for x, p in dist.items():
+        assert math.isclose(fst_prob(channel, u, x), p, rel_tol=1e-4, abs_tol=1e-7)
+        assert math.isclose(channel.prob(u, x), p)
+        assert (x == ()) == (u == ())                          # x = ε ⇔ u = ε
+        assert not Counter(x) - Counter(u)                     # no insertions
+    impossible = tuple(u) + (",",)                             # longer than u: never produced
+    assert channel.prob(u, impossible) == 0.0 == fst_prob(channel, u, impossible)
+
+
+@settings(max_examples=30, deadline=None)
+@given(cases())
+def test_save_load_round_trip(tmp_path_factory, case):
+    channel, _ = case
+    path = tmp_path_factory.mktemp("ch") / "c.fst"
+    channel.save(path)
+    loaded = Channel.load(path, channel.direction)
+    assert loaded.symbols == channel.symbols and loaded.direction == channel.direction
+    np.testing.assert_allclose(loaded.phi, channel.phi, rtol=1e-12, atol=1e-15)
+    assert loaded.arcs() == channel.arcs()
+
+
+def test_sample_matches_distribution():
+    channel = Channel.random(SPECIALS + MARKS, "rtl", np.random.default_rng(3))
+    u = (BOUNDARY, ",", "”", ".")
+    dist = channel.distribution(u)
+    rng = np.random.default_rng(4)
+    counts = Counter(channel.sample(u, rng) for _ in range(4000))
+    assert set(counts) <= set(dist)
+    for x, p in dist.items():
+        assert abs(counts[x] / 4000 - p) < 0.03
+    assert channel.sample((), rng) == ()
+
+
+def with_edits(direction: str, edits: dict) -> Channel:
+    """The identity channel over SPECIALS + MARKS + ’, except the given windows' edits."""
+    channel = Channel.identity(SPECIALS + MARKS + ("’",), direction)
+    phi = channel.phi.copy()
+    for (a, b), e in edits.items():
+        phi[channel.index(a), channel.index(b)] = np.eye(4)[e]
+    return Channel(channel.symbols, direction, phi)
+
+
+def test_rtl_moves_a_period_past_two_quotes():
+    transpose = {("”", "."): SWAP, ("’", "."): SWAP}
+    u = ("’", "”", ".")
+    assert with_edits("rtl", transpose).distribution(u) == {(".", "’", "”"): 1.0}
+    assert with_edits("ltr", transpose).distribution(u) == {("’", ".", "”"): 1.0}
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_edits_mean_the_same_in_both_directions(direction):
+    for edit, x in ((KEEP, (",", ".")), (LEFT, (".",)), (RIGHT, (",",)), (SWAP, (".", ","))):
+        channel = with_edits(direction, {(",", "."): edit})
+        assert channel.distribution((",", ".")) == {x: 1.0}
+        assert fst_prob(channel, (",", "."), x) == pytest.approx(1.0)
+
+
+def test_identity_and_structural_zeros():
+    channel = Channel.identity(SPECIALS + MARKS, "ltr")
+    assert channel.distribution((BOUNDARY, ",", ".")) == {(BOUNDARY, ",", "."): 1.0}
+    mask = structural_mask(channel.symbols)
+    o, c = channel.index(BOUNDARY), channel.index(",")
+    assert list(mask[o, c]) == [True, False, True, False]      # ∘ absorbs, is never absorbed
+    assert list(mask[c, o]) == [True, False, False, False]     # nothing precedes ∘
+    assert list(mask[c, c]) == [True, True, False, False]      # , , : RIGHT ≡ LEFT, SWAP ≡ KEEP
+    bad = channel.phi.copy()
+    bad[o, c] = [0.5, 0.5, 0, 0]
+    with pytest.raises(ModelError, match="structurally impossible"):
+        Channel(channel.symbols, "ltr", bad)
+    with pytest.raises(ModelError, match="sum to 1"):
+        Channel(channel.symbols, "ltr", channel.phi * 0.5)
+    with pytest.raises(ModelError, match="lack"):
+        Channel.identity(MARKS, "ltr")
+    with pytest.raises(ModelError, match=r"\$"):
+        Channel.identity(SPECIALS + (END,), "ltr")
+
+
+def test_arcs_table():
+    channel = Channel.random(SPECIALS + MARKS, "rtl", np.random.default_rng(0))
+    arcs = channel.arcs()
+    params = [a.param for a in arcs if a.param is not None]
+    assert len(params) == len(set(params)) == int(np.count_nonzero(channel.phi))
+    assert sum(a.src == 0 for a in arcs) == len(channel.symbols) + 1
+    assert {a.dst for a in arcs if a.ilabel == END} == {1}
+    keys = [(a.src, a.dst, a.ilabel, a.olabel) for a in arcs]
+    assert len(keys) == len(set(keys))                          # every arc identifiable
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(ModelError, match="cannot read"):
+        Channel.load(tmp_path / "missing.fst", "ltr")
+    path = tmp_path / "c.fst"
+    Channel.identity(SPECIALS, "ltr").save(path)
+    with pytest.raises(ModelError, match=str(sidecar_path(path).name)):
+        Channel.load(path)
+    sidecar_path(path).write_text('{"direction": "rtl"}', encoding="utf-8")
+    assert Channel.load(path).direction == "rtl"

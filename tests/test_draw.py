@@ -1,0 +1,72 @@
+"""Drawing the channel: state names and arc labels in the DOT source, hidden arcs, rendering
+with and without the ``dot`` program, and the ``draw channel`` command."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from fstpunct import draw
+from fstpunct.cli import main
+from fstpunct.draw import channel_graph, write_graph
+from fstpunct.errors import InputError
+from fstpunct.grammar import load_grammar
+
+EN = Path(__file__).parent.parent / "grammars" / "en.rules"
+
+
+@pytest.fixture(scope="module")
+def channel():
+    return load_grammar(EN).channel()
+
+
+def test_names_and_labels(channel):
+    source = channel_graph(channel, [",", ".", "”"]).source
+    for text in ('"pending ,"', '"pending ”"', '"nothing pending"', "end",
+                 ", . : ε / 0.9",      # , . → .  (rtl: the comma is read after the period)
+                 "” . : ” / 0.7",      # ” . → . ”  (rtl writes x reversed: ” first)
+                 "$ : ,"):
+        assert text in source
+    assert "pending (" not in source and "rtl channel" in source
+    ltr = load_grammar(EN).channel(direction="ltr")
+    assert "” . : . / 0.7" in channel_graph(ltr, [".", "”"]).source
+
+
+def test_min_prob_hides_arcs(channel):
+    source = channel_graph(channel, [",", "."], min_prob=0.5).source
+    assert ", . : ε / 0.9" in source and "/ 0.033" not in source
+    assert "arcs with p < 0.5 hidden" in source
+
+
+def test_unknown_symbol(channel):
+    with pytest.raises(InputError, match="not in the channel"):
+        channel_graph(channel, [",", "¶"])
+
+
+def test_write_dot_and_fallback(channel, tmp_path, monkeypatch):
+    graph = channel_graph(channel, [","])
+    written, rendered = write_graph(graph, tmp_path / "c.dot")
+    assert (written, rendered) == (tmp_path / "c.dot", False)
+    assert "pending ," in written.read_text(encoding="utf-8")
+    with pytest.raises(InputError, match="cannot draw"):
+        write_graph(graph, tmp_path / "c.jpeg")
+    monkeypatch.setattr(draw.shutil, "which", lambda name: None)
+    written, rendered = write_graph(graph, tmp_path / "d.svg")
+    assert (written, rendered) == (tmp_path / "d.dot", False) and written.exists()
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz 'dot' is not installed")
+def test_render_svg(channel, tmp_path):
+    written, rendered = write_graph(channel_graph(channel, [",", "."]), tmp_path / "c.svg")
+    assert rendered and "<svg" in written.read_text(encoding="utf-8")
+
+
+def test_draw_command(tmp_path, capsys):
+    fst = tmp_path / "en.fst"
+    assert main(["compile", str(EN), "-o", str(fst)]) == 0
+    out = tmp_path / "c.dot"
+    assert main(["draw", "channel", str(fst), "--symbols", ", . ”", "-o", str(out)]) == 0
+    assert "pending ”" in out.read_text(encoding="utf-8")
+    assert main(["draw", "channel", str(fst), "--symbols", ","]) == 0
+    assert capsys.readouterr().out.startswith("digraph")
+    assert main(["draw", "channel", str(fst), "--symbols", ", x", "-o", str(out)]) == 2
+    assert "x not in the channel" in capsys.readouterr().err

@@ -1,0 +1,152 @@
+"""Rule files (DESIGN §5): Nunberg's English rules after expansion, the initial channel, every
+shipped grammar compiles, errors carry file and line, and the compile/rules commands."""
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fstpunct.channel import EDITS, KEEP, Channel
+from fstpunct.cli import main
+from fstpunct.errors import GrammarError
+from fstpunct.grammar import load_grammar, parse_grammar
+from fstpunct.slots import ABBV, BOUNDARY, UNK
+
+GRAMMARS = sorted((Path(__file__).parent.parent / "grammars").glob("*.rules"))
+EN = Path(__file__).parent.parent / "grammars" / "en.rules"
+
+
+@pytest.fixture(scope="module")
+def en():
+    return load_grammar(EN)
+
+
+@pytest.mark.parametrize("window, result", [
+    (", ,", ","), (", .", "."), ("- ,", "-"), ("- ;", ";"), ("; .", "."),      # point absorption
+    ("” ,", ", ”"), ("” .", ". ”"), ("’ .", ". ’"),                           # quote transposition
+    (". ?", "?"), (". !", "!"), ("<abbv> .", "<abbv>"),                        # period absorption
+    (", )", ")"), ("- )", ")"), ("( ,", "("), (", ”", "”"), ("“ ,", "“"),      # bracket absorption
+    ("∘ ,", "∘"),                                                              # initial comma
+])
+def test_nunberg_rules_present(en, window, result):
+    rules = {(r.a, r.b): r for r in en.rules}
+    a, b = window.split()
+    assert " ".join(rules[a, b].result) == result
+
+
+@pytest.mark.parametrize("window", [") .", ". ”", ", “", "? !", "( “", "∘ -", ") ,"])
+def test_unlisted_windows_keep(en, window):
+    assert tuple(window.split()) not in {(r.a, r.b) for r in en.rules}
+
+
+def test_initial_channel(en):
+    channel = en.channel(extra_symbols=["!!", ","])
+    assert channel.symbols[:3] == (BOUNDARY, ABBV, UNK) and channel.symbols[-1] == "!!"
+    assert channel.direction == "rtl" and en.channel(direction="ltr").direction == "ltr"
+    phi = lambda a, b: channel.phi[channel.index(a), channel.index(b)]  # noqa: E731
+    assert phi(",", ".")[EDITS.index("LEFT")] == pytest.approx(0.9)
+    assert phi(",", ".").sum() == pytest.approx(1.0)
+    assert phi("”", ".")[EDITS.index("SWAP")] == pytest.approx(0.7)    # per-rule mass
+    assert phi(")", ".")[KEEP] == pytest.approx(0.9)                    # unlisted: KEEP
+    assert phi("!!", ",")[KEEP] == pytest.approx(0.9)
+    assert list(phi(BOUNDARY, ",")) == pytest.approx([0.1, 0, 0.9, 0])
+    best = lambda u: max(channel.distribution(u).items(), key=lambda kv: kv[1])[0]  # noqa: E731
+    assert best(("’", "”", ".")) == (".", "’", "”")                     # right to left
+    assert best((",", "”", ",")) == (",", "”")
+    assert best((BOUNDARY, ",", "“")) == (BOUNDARY, "“")
+
+
+def test_en_pairs(en):
+    assert {("(", ")"), ("[", "]"), ("“", "”"), ("‘", "’"), ("«", "»")} <= set(en.pairs)
+
+
+@pytest.mark.parametrize("path", GRAMMARS, ids=lambda p: p.stem)
+def test_every_grammar_compiles(path, tmp_path):
+    grammar = load_grammar(path)
+    assert grammar.language == path.stem
+    out = tmp_path / f"{path.stem}.fst"
+    channel = grammar.compile(out)
+    loaded = Channel.load(out)
+    np.testing.assert_allclose(loaded.phi, channel.phi, rtol=1e-12)
+    meta = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert meta["direction"] == grammar.direction and meta["symbols"] == list(channel.symbols)
+    assert [tuple(p) for p in meta["pairs"]] == grammar.pairs
+    assert math.isclose(sum(channel.distribution(channel.symbols[3:6]).values()), 1.0)
+
+
+HEAD = "language xx\ndirection ltr\nsymbols , . ;\npair ( )\nclass p = , . ;\n"
+
+
+@pytest.mark.parametrize("body, line, message", [
+    ("colour red", 6, "unknown directive"),
+    ("direction rtl", 6, "given twice"),
+    ("symbols , !", 6, "declared twice"),
+    ("symbols ∘", 6, "added by the compiler"),
+    ("symbols abc", 6, "looks like a name"),
+    ("class q = , !", 6, "unknown symbol '!'"),
+    ("rule , ! -> ,", 6, "unknown symbol '!'"),
+    ("rule x:nope , -> x", 6, "unknown class 'nope'"),
+    ("rule , . -> ;", 6, "not in the window"),
+    ("rule , . -> , , .", 6, "the result must be"),
+    ("rule x:p y:p -> z", 6, "not a variable"),
+    ("rule ∘ , -> ,", 6, "never absorbed"),
+    ("rule , ∘ -> ∘", 6, "never absorbed"),
+    ("rule x:p y:p -> y when x < y", 6, "has no strength"),
+    ("rule x:p y:p -> y when x ~ y", 6, "expected: when"),
+    ("rule , . -> . mass 2", 6, "mass must be"),
+    ("rule , . -> .\nrule , . -> ,", 7, "already gets LEFT"),
+    ("rule p p -> p", 6, "both window terms"),
+    ("rule x:p y:p -> y when x = y\nrule x:p y:p -> x when x != x", 7, "expected: when"),
+    ("strength , then then .", 6, "strength WEAKEST"),
+    ("pair ( ]", 6, "already in a pair"),
+])
+def test_errors_name_the_line(body, line, message):
+    with pytest.raises(GrammarError, match=message) as info:
+        parse_grammar(HEAD + body, "bad.rules")
+    assert info.value.line == line
+    assert str(info.value).startswith(f"bad.rules:{line}: ")
+
+
+def test_missing_header_and_unreadable_file(tmp_path):
+    with pytest.raises(GrammarError, match="missing 'direction'") as info:
+        parse_grammar("language xx\n", "x.rules")
+    assert info.value.line is None
+    with pytest.raises(GrammarError, match="ltr or rtl") as info:
+        parse_grammar("language xx\n\ndirection up\n", "x.rules")
+    assert info.value.line == 3
+    with pytest.raises(GrammarError, match="cannot read"):
+        load_grammar(tmp_path / "nope.rules")
+
+
+def test_schemata_features():
+    text = HEAD + """strength , then ; then .   # weakest first
+schema demo
+rule x:p y:p -> y when x < y
+rule p ( -> ( p   mass 0.5     # a bare class name is its own variable
+rule x:p y:p -> x when x = y   # , , → LEFT (RIGHT is the same edit here)
+"""
+    grammar = parse_grammar(text, "ok.rules")
+    rules = {(r.a, r.b): r for r in grammar.rules}
+    assert rules[",", "."].edit == "LEFT" and rules[",", "."].schema == "demo"
+    assert rules[".", "("].edit == "SWAP" and rules[".", "("].mass == 0.5
+    assert rules[",", ","].edit == "LEFT" and rules[",", ","].result == (",",)
+    assert (".", ",") not in rules
+    assert grammar.symbols == (BOUNDARY, ABBV, UNK, ",", ".", ";", "(", ")")
+
+
+def test_compile_and_rules_commands(tmp_path, capsys):
+    out = tmp_path / "sub" / "en.fst"
+    assert main(["compile", str(EN), "-o", str(out)]) == 0
+    assert out.exists() and out.with_suffix(".json").exists()
+    assert main(["rules", str(EN)]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[0].split() == ["window", "edit", "result", "p", "schema", "line"]
+    assert any(line.split()[:6] == ["”", ".", "SWAP", ".", "”", "0.700"] for line in table)
+    assert main(["rules", str(EN), "--tsv"]) == 0
+    assert "”\t.\tSWAP" not in capsys.readouterr().out       # windows are one cell
+    bad = tmp_path / "bad.rules"
+    bad.write_text(HEAD + "rule , . -> ?\n", encoding="utf-8")
+    assert main(["compile", str(bad), "-o", str(tmp_path / "bad.fst")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and f"{bad}:6:" in err[0]
