@@ -78,7 +78,16 @@ class Lattice:
         return result
 
     def possible(self, puncteme: Sequence[int]) -> bool:
-        return bool(self.matrix(puncteme).any())
+        """Whether M(puncteme) ≠ 0: some path reads it (boolean reachability, O(|l|·N²))."""
+        reach = np.ones(self.size, dtype=bool)
+        for tok in puncteme:
+            step = self.tokens.get(tok)
+            if step is None:
+                return False
+            reach = (reach @ (step > 0))
+            if not reach.any():
+                return False
+        return True
 
     def closure(self, rate: float, exclude: int) -> np.ndarray:
         """Σ over every token string l of rate^|l| · M(l), tokens ``exclude`` left out: the
@@ -128,6 +137,8 @@ class LatticeBuilder:
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
         self._machine = self._relabelled_machine()
         self._topologies: dict[tuple[str, ...], Topology] = {}
+        self._has_param = np.array([a.param is not None for a in self._arcs])
+        self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
         self._arc_token = np.array(
             [-1 if a.ilabel == END else self._symbols[a.ilabel] for a in self._arcs])
 
@@ -185,6 +196,12 @@ class LatticeBuilder:
         index[keep] = np.arange(len(keep))
         return Topology(len(keep), int(index[lattice.start()]), index[src_a], index[dst_a],
                         arcs, token, reverse)
+
+    def edit_totals(self, arc_counts: np.ndarray) -> np.ndarray:
+        """Counts per channel arc summed into counts per edit φ[a, b, e]."""
+        out = np.zeros(self.channel.phi.shape)
+        np.add.at(out, self._param_index, arc_counts[self._has_param])
+        return out
 
     def arc_weights(self) -> np.ndarray:
         """Probability of every channel arc under the current φ (1 for parameter-free arcs)."""

@@ -1,0 +1,38 @@
+"""``fstpunct decode``: reconstruct every sentence's underlying punctuation (Viterbi T′)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..decode import annotate
+from ..store import load_model
+from ..treebank import read_file, write_conllu
+from ..errors import InputError
+
+NAME = "decode"
+HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
+        "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
+        "else is copied unchanged.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
+                        help="input file (default: stdin)")
+    parser.add_argument("-o", "--output", metavar="OUT.conllu", help="output file (default: stdout)")
+    parser.add_argument("--model", default="en", help="model folder or bundled name (default en)")
+    parser.add_argument("--posteriors", type=int, default=0, metavar="K",
+                        help="also list the K most probable (l, r) pairs per word (PunctPost)")
+
+
+def run(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    sentences = annotate(model, read_file(args.input), args.posteriors)
+    if args.output is None:
+        write_conllu(sentences, sys.stdout)
+        return 0
+    try:
+        with open(args.output, "w", encoding="utf-8") as out:
+            write_conllu(sentences, out)
+    except OSError as e:
+        raise InputError(f"{args.output}: cannot write: {e.strerror or e}") from e
+    return 0

@@ -1,0 +1,108 @@
+"""Reconstructing underlying punctuation: annotate CoNLL-U sentences with the Viterbi T′.
+
+Nothing of the input is removed or reordered. Each syntactic word that is not punctuation gets
+MISC items ``PunctL=`` and ``PunctR=`` (its underlying left and right punctemes; ``ε`` when
+empty, tokens joined by ``␣``) and, with posteriors, ``PunctPost=`` (the K most probable pairs,
+``l‖r:probability`` joined by ``¦``). Each sentence gets ``# underlying = [∘ …]`` (T′ as a
+bracketed string) and ``# punct_logprob = log p(x | T)``. A node where the backoff beats every
+pair of W_d shows the puncteme ``<backoff>``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from .model import Inference, PunctModel
+from .slots import BOUNDARY, SlotSentence, to_slots
+from .tree import children
+from .treebank import Sentence
+from .vocab import Puncteme
+
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "render"]
+
+MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
+_ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
+            " ": "%20"}
+Pair = tuple[Puncteme, Puncteme] | None
+
+
+def render(p: Puncteme | None) -> str:
+    """A puncteme as a MISC value."""
+    if p is None:
+        return "<backoff>"
+    return "␣".join("".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
+
+
+def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
+    """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``."""
+    def text(p: Puncteme | None) -> list[str]:
+        return ["<backoff>"] if p is None else list(p)
+
+    if sent.n == 0:
+        l, r = pairs[0] or (None, None)
+        return "[" + " ".join([BOUNDARY, *text(l), *text(r)]) + "]"
+    kids = children(sent.heads)
+
+    def node(w: int) -> list[str]:
+        pair = pairs[w - 1]
+        l, r = pair if pair is not None else (None, None)
+        inner = [t for c in kids[w] if c < w for t in node(c)] + [sent.words[w - 1]] + \
+                [t for c in kids[w] if c > w for t in node(c)]
+        return ["[" + " ".join(text(l) + inner + text(r)) + "]"]
+
+    root = node(kids[0][0])[0]
+    return "[" + BOUNDARY + " " + root[1:]
+
+
+def _set_misc(misc: str, items: dict[str, str]) -> str:
+    kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
+    return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
+
+
+def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
+             chunk: int = 500) -> Iterator[Sentence]:
+    """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′."""
+    buffer: list[Sentence] = []
+    for sent in sentences:
+        buffer.append(sent)
+        if len(buffer) == chunk:
+            yield from _annotate_chunk(model, buffer, posteriors)
+            buffer = []
+    if buffer:
+        yield from _annotate_chunk(model, buffer, posteriors)
+
+
+def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
+                    posteriors: int) -> Iterator[Sentence]:
+    prepared = [to_slots(s) for s in sentences]
+    inference = Inference(model, model.prepare(prepared))
+    vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
+    for k, (sent, slots) in enumerate(zip(sentences, prepared)):
+        best, _ = inference.viterbi(k)
+        log_p = inference.log_prob(k)
+        ranked: list[list[tuple[Pair, float]]] = [[] for _ in best]
+        if posteriors:
+            e = inference.expectations(k)
+            node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
+            first = inference.batch.nodes(k).start
+            for row, node, p in zip(e.rows, node_of, e.posterior):
+                ranked[node - first].append((vocab.pair_strings(pairs_of_row[row]), float(p)))
+            for node_ranked in ranked:
+                backoff = 1.0 - sum(p for _, p in node_ranked)
+                node_ranked.append((None, backoff))
+                node_ranked.sort(key=lambda item: -item[1])
+        lines = {ln.id: ln for ln in sent.lines}
+        for w, word_id in enumerate(slots.word_ids):
+            l, r = best[w] if best[w] is not None else (None, None)
+            items = {"PunctL": render(l), "PunctR": render(r)}
+            if posteriors:
+                items["PunctPost"] = "¦".join(
+                    f"{render(p[0] if p else None)}‖{render(p[1] if p else None)}:{q:.3f}"
+                    for p, q in ranked[w][:posteriors])
+            line = lines[str(word_id)]
+            line.fields[9] = _set_misc(line.fields[9], items)
+        sent.set_comment("underlying", bracketed(slots, best))
+        sent.set_comment("punct_logprob", f"{log_p:.4f}")
+        yield sent
+

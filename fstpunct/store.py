@@ -1,0 +1,76 @@
+"""Model folders: what ``fstpunct train`` writes and every other command loads.
+
+A model is a folder::
+
+    channel.fst    the channel φ as an OpenFst machine with symbol tables (fstinfo/fstprint read it)
+    channel.json   its direction and alphabet (see fstpunct.channel)
+    attach.json    vocabularies, symmetric pairs and the feature index
+    attach.npz     the Attach weights θ (contexts × pair features)
+    model.json     settings and the record of how the model was trained
+
+``--model en`` names a model shipped inside the package (``fstpunct/models/en``); anything else is a
+path to a folder.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .attach import AttachModel
+from .channel import Channel
+from .errors import ModelError
+from .model import PunctModel, Settings
+
+__all__ = ["save_model", "load_model", "model_path", "read_record", "FORMAT"]
+
+FORMAT = 1
+BUNDLED = Path(__file__).parent / "models"
+
+
+def model_path(name: str | Path) -> Path:
+    """A bundled model's folder by name, else ``name`` as a path."""
+    bundled = BUNDLED / str(name)
+    if not Path(name).exists() and (bundled / "model.json").is_file():
+        return bundled
+    return Path(name)
+
+
+def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any]) -> Path:
+    folder = Path(folder)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        model.channel.save(folder / "channel.fst")
+        side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
+        (folder / "channel.json").write_text(json.dumps(side, ensure_ascii=False, indent=1) + "\n",
+                                             encoding="utf-8")
+        model.attach.save(folder / "attach", model.theta)
+        meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
+        (folder / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                           encoding="utf-8")
+    except OSError as e:
+        raise ModelError(f"{folder}: cannot write model: {e.strerror or e}") from e
+    return folder
+
+
+def read_record(name: str | Path) -> dict[str, Any]:
+    folder = model_path(name)
+    try:
+        meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelError(f"{folder}: not a fstpunct model (model.json unreadable: {e})") from e
+    if meta.get("format") != FORMAT:
+        raise ModelError(f"{folder}: model format {meta.get('format')} is not {FORMAT}")
+    return meta
+
+
+def load_model(name: str | Path) -> PunctModel:
+    """Load a model folder (or a bundled model by name)."""
+    folder = model_path(name)
+    if not folder.is_dir():
+        raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
+                         f"({', '.join(sorted(p.name for p in BUNDLED.glob('*'))) or 'none'})")
+    meta = read_record(folder)
+    attach, theta = AttachModel.load(folder / "attach")
+    channel = Channel.load(folder / "channel.fst")
+    return PunctModel(attach, theta, channel, Settings(**meta["settings"]))
