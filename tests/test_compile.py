@@ -1,0 +1,30 @@
+"""`fstpunct compile` writes channels that OpenFst's own tools and pynini read."""
+import shutil
+import subprocess
+from pathlib import Path
+
+import pynini
+import pytest
+
+from fstpunct.channel import Channel
+from fstpunct.cli import main
+from fstpunct.grammar import load_grammar
+
+GRAMMARS = sorted((Path(__file__).parents[1] / "grammars").glob("*.rules"))
+
+
+@pytest.mark.parametrize("grammar", GRAMMARS, ids=lambda p: p.stem)
+def test_compiled_channel_is_a_readable_openfst_machine(grammar, tmp_path):
+    out = tmp_path / f"{grammar.stem}.fst"
+    assert main(["compile", str(grammar), "-o", str(out)]) == 0
+    fst = pynini.Fst.read(str(out))
+    assert fst.input_symbols().find(2) == "∘" and fst.num_states() > 2
+    channel = Channel.load(out)
+    assert channel.direction == load_grammar(grammar).direction
+    assert channel.phi == pytest.approx(load_grammar(grammar).channel().phi, abs=1e-12)
+    if shutil.which("fstinfo") is None:
+        pytest.skip("OpenFst command-line tools not installed (apt-get install libfst-tools)")
+    info = subprocess.run(["fstinfo", str(out)], capture_output=True, text=True, check=True)
+    assert "vector" in info.stdout and "fstpunct-channel" in info.stdout
+    printed = subprocess.run(["fstprint", str(out)], capture_output=True, text=True, check=True)
+    assert len(printed.stdout.splitlines()) == sum(1 for s in fst.states() for _ in fst.arcs(s)) + 1
