@@ -12,10 +12,14 @@ from pathlib import Path
 
 import graphviz
 
-from .channel import END, FINAL_STATE, START_STATE, Channel
+from .channel import EDITS, END, FINAL_STATE, START_STATE, Channel
 from .errors import InputError
+from .lattice import LatticeBuilder
+from .slots import SlotSentence
+from .tree import children
 
-__all__ = ["channel_graph", "write_graph", "SOURCE_SUFFIXES", "RENDER_SUFFIXES"]
+__all__ = ["channel_graph", "lattice_graph", "tree_graph", "write_graph", "SOURCE_SUFFIXES",
+           "RENDER_SUFFIXES"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
@@ -75,6 +79,65 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
     caption = (f"{channel.direction} channel over {' '.join(symbols)} (reads {reads}); "
                f"{hidden} arcs with p < {min_prob:g} hidden")
     g.attr(label=graphviz.escape(caption))
+    return g
+
+
+def _graph(name: str, caption: str, rankdir: str = "LR") -> graphviz.Digraph:
+    g = graphviz.Digraph(name, graph_attr={"rankdir": rankdir, "labelloc": "t", "fontsize": "12",
+                                           "fontname": "sans-serif",
+                                           "label": graphviz.escape(caption)},
+                         node_attr={"fontname": "sans-serif", "fontsize": "11"},
+                         edge_attr={"fontname": "monospace", "fontsize": "10"})
+    return g
+
+
+def lattice_graph(builder: LatticeBuilder, weights: Sequence[float], surface: Sequence[str],
+                  caption: str, min_prob: float = 0.01) -> graphviz.Digraph:
+    """One slot's lattice over underlying strings u: states named by the pending underlying
+    token, arcs ``υ (edit a b) / p``; a state's final weight (ρ) is its arc to ``end``."""
+    channel, arcs = builder.channel, builder.channel_arcs
+    topo = builder.topology(surface)
+    pending = {topo.start: "nothing pending"}
+    for dst, arc in zip(topo.dst, topo.arc):
+        if dst >= 0:
+            pending[int(dst)] = _state_name(channel, arcs[arc].dst)
+    g = _graph("lattice", f"{caption}; {topo.n_states} states (scan order: "
+                          f"{'right to left' if topo.reverse else 'left to right'})")
+    g.node("entry", "", shape="none", width="0", height="0")
+    g.node("end", "end", shape="doublecircle")
+    for state in range(topo.n_states):
+        g.node(str(state), graphviz.escape(f"{state}: {pending.get(state, '?')}"))
+    g.edge("entry", str(topo.start))
+    hidden = 0
+    for src, dst, arc in zip(topo.src, topo.dst, topo.arc):
+        a, p = arcs[arc], float(weights[arc])
+        if p < min_prob:
+            hidden += 1
+            continue
+        if a.param is None:
+            label = f"{a.ilabel} : {a.olabel or _EPS}" + ("" if a.ilabel == END else " / 1")
+        else:
+            x, y, e = a.param
+            label = f"{a.ilabel}  ({EDITS[e]} {channel.symbols[x]} {channel.symbols[y]}) / {p:.2g}"
+        g.edge(str(src), "end" if dst < 0 else str(dst), graphviz.escape(label))
+    if hidden:
+        g.attr(label=graphviz.escape(f"{caption}; {hidden} arcs with p < {min_prob:g} hidden"))
+    return g
+
+
+def tree_graph(sent: SlotSentence, pairs: Sequence[tuple[tuple[str, ...], tuple[str, ...]] | None],
+               caption: str) -> graphviz.Digraph:
+    """The underlying tree T′: each node shows ``l word r``, edges carry the relation."""
+    g = _graph("tree", caption, rankdir="TB")
+    kids = children(sent.heads)
+    for w in range(1, sent.n + 1):
+        pair = pairs[w - 1]
+        l, r = pair if pair is not None else (("<backoff>",), ("<backoff>",))
+        text = " ".join([*l, sent.words[w - 1], *r])
+        g.node(str(w), graphviz.escape(text), shape="box")
+    for w in range(1, sent.n + 1):
+        for c in kids[w]:
+            g.edge(str(w), str(c), graphviz.escape(sent.deprels[c - 1]))
     return g
 
 

@@ -21,7 +21,7 @@ from functools import cached_property
 import numpy as np
 import pynini
 
-from .channel import Channel
+from .channel import Channel, ScanArc
 from .errors import FstpunctError
 
 __all__ = ["Topology", "Lattice", "LatticeBuilder"]
@@ -124,7 +124,9 @@ class Lattice:
         for M(l) = M(l₁)⋯M(lₘ), ∂/∂M(lₖ) = M(l₁..lₖ₋₁)ᵀ · grad · M(lₖ₊₁..lₘ)ᵀ."""
         key = tuple(puncteme)
         for k, tok in enumerate(key):
-            g = self.matrix(key[:k]).T @ grad @ self.matrix(key[k + 1:]).T
+            g = grad if k == 0 else self.matrix(key[:k]).T @ grad
+            if k + 1 < len(key):
+                g = g @ self.matrix(key[k + 1:]).T
             into[tok] = into.get(tok, 0) + g
 
 
@@ -141,6 +143,11 @@ class LatticeBuilder:
         self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
         self._arc_token = np.array(
             [-1 if a.ilabel == END else self._symbols[a.ilabel] for a in self._arcs])
+
+    @property
+    def channel_arcs(self) -> list[ScanArc]:
+        """The channel's scan arcs; a topology's ``arc`` entries index this list."""
+        return self._arcs
 
     def _relabelled_machine(self) -> pynini.Fst:
         """The scan machine with input label = 1 + arc index, output = 1 + symbol index."""

@@ -150,27 +150,47 @@ class Inference:
     def tree(self, s: int, maximum: bool = False) -> tuple[MatrixTree, list[np.ndarray]]:
         """Sentence ``s`` as a matrix tree, and each node's candidate labels (flat Attach rows,
         :data:`BACKOFF` for the backoff)."""
+        tree, labels, _ = self._tree(s, maximum)
+        return tree, labels
+
+    def _tree(self, s: int, maximum: bool) -> tuple[MatrixTree, list[np.ndarray],
+                                                     list[tuple[list[int], list[int]]]]:
+        """:meth:`tree`, plus each node's puncteme ids of its distinct left and right matrices
+        (the closure is the last matrix on each side, after these)."""
         batch, data = self.batch, self.batch.data
         sent, surface = batch.sentences[s], batch.surfaces[s]
         lats = [self.lattice(x, maximum) for x in surface]
-        nodes, labels = [], []
+        nodes, labels, ids = [], [], []
         keep = 1.0 - self.model.settings.backoff
         for node, (i, k) in zip(batch.nodes(s), _node_spans(sent)):
             lo, hi = data.node_offsets[node], data.node_offsets[node + 1]
             lr = self._pairs[data.pairs[lo:hi]]
             ok = self._possible(surface[i])[lr[:, 0]] & self._possible(surface[k])[lr[:, 1]]
             rows = lo + np.flatnonzero(ok)
-            lefts = [lats[i].matrix(self._puncteme_ids[l]) for l in lr[ok, 0]]
-            rights = [lats[k].matrix(self._puncteme_ids[r]) for r in lr[ok, 1]]
-            lefts.append(self._closure(surface[i], maximum))
+            l_ids, left_of = self._distinct(lr[ok, 0])
+            r_ids, right_of = self._distinct(lr[ok, 1])
+            lefts = [lats[i].matrix(self._puncteme_ids[l]) for l in l_ids]
+            rights = [lats[k].matrix(self._puncteme_ids[r]) for r in r_ids]
+            lefts.append(self._closure(surface[i], maximum))  # the backoff: its own matrices
             rights.append(self._closure(surface[k], maximum))
             weights = np.append(keep * self.probs[rows] * self._tilt[rows], self._backoff)
-            nodes.append(Candidates(weights, lefts, rights))
+            nodes.append(Candidates(weights, np.array(lefts), np.array(rights),
+                                    np.array(left_of), np.array(right_of)))
             labels.append(np.append(rows, BACKOFF))
+            ids.append((l_ids, r_ids))
         prefix = lats[0].matrix((self._boundary,))
         tree = MatrixTree(sent.heads, [lat.start for lat in lats], [lat.final for lat in lats],
                           prefix, nodes)
-        return tree, labels
+        return tree, labels, ids
+
+    @staticmethod
+    def _distinct(ids: np.ndarray) -> tuple[list[int], list[int]]:
+        """The distinct puncteme ids in ``ids`` (in order of appearance), and each entry's index
+        among them, with one more index (the closure's, after them) appended."""
+        index: dict[int, int] = {}
+        of = [index.setdefault(x, len(index)) for x in ids.tolist()]
+        of.append(len(index))
+        return list(index), of
 
     def log_prob(self, s: int) -> float:
         """log p(x | T) of sentence ``s`` (tilt included if the Inference has one)."""
@@ -179,7 +199,7 @@ class Inference:
 
     def expectations(self, s: int) -> Expectations:
         """log Z, pair posteriors and expected channel-arc counts of sentence ``s``."""
-        tree, labels = self.tree(s)
+        tree, labels, ids = self._tree(s, False)
         chart = inside(tree)
         grads = outside(tree, chart)
         surface = self.batch.surfaces[s]
@@ -187,20 +207,28 @@ class Inference:
         token_grads: list[dict[int, np.ndarray]] = [{} for _ in surface]
         lats[0].matrix_grad((self._boundary,), grads.prefix, token_grads[0])
         rows, post = [], []
-        for (i, k), cand, lab, gw, gl, gr in zip(_node_spans(self.batch.sentences[s]),
-                                                 tree.nodes, labels, grads.weights, grads.left,
-                                                 grads.right):
+        # ∂log Z/∂M_i(l) and ∂/∂closure_i summed over nodes first: both maps to token
+        # gradients are linear, so each runs once per distinct (slot, puncteme) and slot.
+        matrix_grads: dict[tuple[int, int], np.ndarray] = {}
+        closure_grads: dict[int, np.ndarray] = {}
+        for (i, k), cand, lab, (l_ids, r_ids), gw, gl, gr in zip(
+                _node_spans(self.batch.sentences[s]), tree.nodes, labels, ids, grads.weights,
+                grads.left, grads.right):
             p = cand.weights * gw
             rows.append(lab[:-1])
             post.append(p[:-1])
-            for j, row in enumerate(lab):
-                if row == BACKOFF:
-                    lats[i].closure_grad(self._rate, self._boundary, gl[j], token_grads[i])
-                    lats[k].closure_grad(self._rate, self._boundary, gr[j], token_grads[k])
+            for slot, pids, g in ((i, l_ids, gl), (k, r_ids, gr)):
+                if not surface[slot]:  # no tokens: nothing to count
                     continue
-                l_id, r_id = self._pairs[self.batch.data.pairs[row]]
-                lats[i].matrix_grad(self._puncteme_ids[l_id], gl[j], token_grads[i])
-                lats[k].matrix_grad(self._puncteme_ids[r_id], gr[j], token_grads[k])
+                for a, pid in enumerate(pids):
+                    key = (slot, pid)
+                    matrix_grads[key] = matrix_grads[key] + g[a] if key in matrix_grads else g[a]
+                closure_grads[slot] = closure_grads[slot] + g[-1] if slot in closure_grads \
+                    else g[-1]
+        for (slot, pid), g in matrix_grads.items():
+            lats[slot].matrix_grad(self._puncteme_ids[pid], g, token_grads[slot])
+        for slot, g in closure_grads.items():
+            lats[slot].closure_grad(self._rate, self._boundary, g, token_grads[slot])
         counts = np.zeros(len(self.weights))
         for x, tg, gs, gf in zip(surface, token_grads, grads.start, grads.final):
             if x:

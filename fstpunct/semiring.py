@@ -16,6 +16,10 @@ import numpy as np
 
 __all__ = ["Semiring", "SumProduct", "MaxProduct", "Scaled", "rescale"]
 
+# MaxProduct.matmul materialises the (..., L, M, N) product tensor up to this many entries, and
+# loops over the inner dimension M beyond it (memory O(L·N) instead of O(L·M·N)).
+_BROADCAST_LIMIT = 1 << 15
+
 
 class Semiring:
     """⊕-reduction and ⊕/⊗ matrix product over nonnegative arrays (⊗ = ordinary ``*``)."""
@@ -29,6 +33,21 @@ class Semiring:
         """Matrix product over the last two axes, broadcasting leading axes like ``np.matmul``."""
         raise NotImplementedError
 
+    @staticmethod
+    def scatter(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+        """``out[t] = ⊕ {weights[j] : index[j] = t}`` for t < ``size`` (0 where there is none)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def combine(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """``out[a] = ⊕_c p[a, c] ⊗ r[c]``: (A, C) weights, (C, M, N) matrices → (A, M, N)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def contract(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """``⊕_a x[a] ⊗ y[a]`` (matrix products): (A, L, M) and (A, M, N) → (L, N)."""
+        raise NotImplementedError
+
 
 class SumProduct(Semiring):
     """The real semiring (+, ×): totals and expectations."""
@@ -39,7 +58,24 @@ class SumProduct(Semiring):
 
     @staticmethod
     def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        if a.ndim == 3 and b.ndim == 2:  # a stack times one matrix: a single GEMM
+            n, rows, inner = a.shape
+            return (a.reshape(n * rows, inner) @ b).reshape(n, rows, b.shape[1])
         return np.matmul(a, b)
+
+    @staticmethod
+    def scatter(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+        return np.bincount(index, weights=weights, minlength=size).astype(float, copy=False)
+
+    @staticmethod
+    def combine(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+        (a, c), (m, n) = p.shape, r.shape[1:]
+        return (p @ r.reshape(c, m * n)).reshape(a, m, n)
+
+    @staticmethod
+    def contract(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        a, rows, inner = x.shape
+        return x.transpose(1, 0, 2).reshape(rows, a * inner) @ y.reshape(a * inner, y.shape[2])
 
 
 class MaxProduct(Semiring):
@@ -51,7 +87,36 @@ class MaxProduct(Semiring):
 
     @staticmethod
     def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return (a[..., :, :, None] * b[..., None, :, :]).max(axis=-2)
+        inner = a.shape[-1]
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+        if inner * int(np.prod(shape)) <= _BROADCAST_LIMIT:
+            return (a[..., :, :, None] * b[..., None, :, :]).max(axis=-2, initial=0.0)
+        out, term = np.zeros(shape), np.empty(shape)
+        for t in range(inner):
+            np.multiply(a[..., :, t, None], b[..., None, t, :], out=term)
+            np.maximum(out, term, out=out)
+        return out
+
+    @staticmethod
+    def scatter(index: np.ndarray, weights: np.ndarray, size: int) -> np.ndarray:
+        out = np.zeros(size)
+        np.maximum.at(out, index, weights)
+        return out
+
+    @staticmethod
+    def combine(p: np.ndarray, r: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(p),) + r.shape[1:])
+        for a, row in enumerate(p):
+            cs = np.flatnonzero(row)  # only the pairs that exist: J·M·N work, not A·C·M·N
+            if len(cs) == 1:
+                np.multiply(r[cs[0]], row[cs[0]], out=out[a])
+            elif len(cs):
+                np.max(row[cs][:, None, None] * r[cs], axis=0, out=out[a])
+        return out
+
+    @staticmethod
+    def contract(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        return MaxProduct.matmul(x, y).max(axis=0, initial=0.0)
 
 
 class Scaled(NamedTuple):

@@ -7,6 +7,7 @@ A model is a folder::
     attach.json    vocabularies, symmetric pairs and the feature index
     attach.npz     the Attach weights θ (contexts × pair features)
     model.json     settings and the record of how the model was trained
+    edits.npy      expected counts of every edit φ[a, b, e] on the training data (final E-step)
 
 ``--model en`` names a model shipped inside the package (``fstpunct/models/en``); anything else is a
 path to a folder.
@@ -17,12 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .attach import AttachModel
 from .channel import Channel
 from .errors import ModelError
 from .model import PunctModel, Settings
 
-__all__ = ["save_model", "load_model", "model_path", "read_record", "FORMAT"]
+__all__ = ["save_model", "load_model", "load_edit_counts", "model_path", "read_record", "FORMAT"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parent / "models"
@@ -36,10 +39,13 @@ def model_path(name: str | Path) -> Path:
     return Path(name)
 
 
-def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any]) -> Path:
+def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
+               edit_counts: np.ndarray | None = None) -> Path:
     folder = Path(folder)
     try:
         folder.mkdir(parents=True, exist_ok=True)
+        if edit_counts is not None:
+            np.save(folder / "edits.npy", edit_counts)
         model.channel.save(folder / "channel.fst")
         side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
         (folder / "channel.json").write_text(json.dumps(side, ensure_ascii=False, indent=1) + "\n",
@@ -74,3 +80,12 @@ def load_model(name: str | Path) -> PunctModel:
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")
     return PunctModel(attach, theta, channel, Settings(**meta["settings"]))
+
+
+def load_edit_counts(name: str | Path) -> np.ndarray:
+    """The expected edit counts a model was trained with (``edits.npy``)."""
+    path = model_path(name) / "edits.npy"
+    try:
+        return np.load(path)
+    except OSError as e:
+        raise ModelError(f"{path}: no expected edit counts in this model ({e})") from e

@@ -39,6 +39,7 @@ class History:
 
     objective: list[float] = field(default_factory=list)
     log_likelihood: list[float] = field(default_factory=list)
+    edit_counts: np.ndarray | None = None  # expected counts per φ[a, b, e] under the final model
 
 
 @dataclass
@@ -149,6 +150,7 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
         if report:
             report(it, objective, counts.log_z)
         if it == iterations:
+            history.edit_counts = inference.builder.edit_totals(counts.arc_counts)
             break
         channel = model.channel
         if train_channel:

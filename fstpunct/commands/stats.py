@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..report import format_table
 from ..stats import collect
 from ..ud import resolve
 
@@ -26,12 +27,6 @@ def run(args: argparse.Namespace) -> int:
     rows = [collect(src.name, src.sentences()).row()
             for spec in args.specs for src in resolve(spec, args.ud_dir)]
     header = list(rows[0])
-    table = [header] + [[str(r[h]) for h in header] for r in rows]
-    if args.tsv:
-        print("\n".join("\t".join(r) for r in table))
-        return 0
-    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
-    for r in table:
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                        for i, (c, w) in enumerate(zip(r, widths))))
+    print(format_table(header, [[str(r[h]) for h in header] for r in rows], args.tsv,
+                       numeric=True))
     return 0

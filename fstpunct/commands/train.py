@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
               "iterations": args.iterations, "seed": args.seed,
               "objective": history.objective, "log_likelihood": history.log_likelihood,
               "seconds": round(time.time() - started, 1)}
-    save_model(model, args.output, record)
+    save_model(model, args.output, record, history.edit_counts)
     print(f"saved {args.output} (objective {history.objective[-1]:.1f}, "
           f"{record['seconds']} s)", file=sys.stderr)
     return 0
