@@ -1,0 +1,108 @@
+"""`fstpunct train`, `perplexity` and `decode` end to end on a tiny model."""
+import io
+import math
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from fstpunct.cli import main
+from fstpunct.decode import MISC_KEYS
+from fstpunct.store import load_model
+from fstpunct.treebank import read_conllu, read_file
+
+DATA = Path(__file__).parent / "data"
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+
+
+@pytest.fixture(scope="module")
+def tiny_model(tmp_path_factory):
+    """Two EM iterations on the project's sample plus the edge cases: seconds, not minutes."""
+    folder = tmp_path_factory.mktemp("model") / "tiny"
+    assert main(["train", "--train", str(SAMPLE), str(SAMPLE), str(DATA / "edge.conllu"),
+                 "--grammar", "grammars/en.rules", "--iterations", "2", "--jobs", "1",
+                 "-o", str(folder)]) == 0
+    return folder
+
+
+def _strip_annotation(text: str) -> str:
+    text = re.sub(r"^# (underlying|punct_logprob) = .*\n", "", text, flags=re.M)
+    keys = "|".join(MISC_KEYS)
+    text = re.sub(rf"\|?(?:{keys})=[^|\t\n]*", "", text)
+    return re.sub(r"\t(?=\n)", "\t_", text)
+
+
+def test_decode_keeps_every_line_and_adds_annotation(tiny_model, tmp_path):
+    out = tmp_path / "out.conllu"
+    assert main(["decode", "--model", str(tiny_model), str(DATA / "edge.conllu"),
+                 "-o", str(out), "--posteriors", "3"]) == 0
+    original = (DATA / "edge.conllu").read_text(encoding="utf-8")
+    decoded = out.read_text(encoding="utf-8")
+    assert _strip_annotation(decoded) == original
+    sents = list(read_file(out))
+    assert len(sents) == len(list(read_file(DATA / "edge.conllu")))
+    for s in sents:
+        assert any(c.startswith("# underlying = [∘") for c in s.comments)
+        logp = [c for c in s.comments if c.startswith("# punct_logprob = ")]
+        assert len(logp) == 1 and math.isfinite(float(logp[0].split("= ")[1]))
+        for w in s.words:
+            if not w.is_punct:
+                assert "PunctL=" in w.misc and "PunctR=" in w.misc and "PunctPost=" in w.misc
+
+
+def test_decode_reads_stdin_and_writes_stdout(tiny_model, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    assert main(["decode", "--model", str(tiny_model)]) == 0
+    out = capsys.readouterr().out
+    assert len(list(read_conllu(io.StringIO(out)))) == 5
+    assert "# underlying = [∘ [Dale" in out or "# underlying = [∘" in out
+
+
+def test_decode_long_sentence_with_unseen_punctuation(tiny_model, tmp_path):
+    n = 240
+    lines = ["# sent_id = long", "# text = long"]
+    k = 0
+    for i in range(1, n + 1):
+        k += 1
+        head = 0 if i == 1 else i - 1
+        lines.append(f"{k}\tw{i}\tw\tNOUN\tNN\t_\t{head}\t{'root' if i == 1 else 'conj'}\t_\t_")
+        if i % 7 == 0:  # a comma, and now and then a mark the model never saw
+            k += 1
+            mark = "‽" if i % 21 == 0 else ","
+            lines.append(f"{k}\t{mark}\t{mark}\tPUNCT\t,\t_\t{k - 1}\tpunct\t_\t_")
+    # fix heads: words point to the previous word's line number
+    fixed, word_line = [], {}
+    for line in lines:
+        if line.startswith("#"):
+            fixed.append(line)
+            continue
+        f = line.split("\t")
+        if f[3] == "NOUN":
+            word_line[f[1]] = f[0]
+            prev = f"w{int(f[1][1:]) - 1}"
+            f[6] = word_line.get(prev, "0")
+        fixed.append("\t".join(f))
+    path = tmp_path / "long.conllu"
+    path.write_text("\n".join(fixed) + "\n\n", encoding="utf-8")
+    out = tmp_path / "long.out"
+    assert main(["decode", "--model", str(tiny_model), str(path), "-o", str(out)]) == 0
+    sent = next(read_file(out))
+    logp = float([c for c in sent.comments if c.startswith("# punct_logprob")][0].split("= ")[1])
+    assert math.isfinite(logp) and logp < 0
+    assert len(sent.lines) == len(fixed) - 2
+
+
+def test_perplexity_counts_every_slot(tiny_model, capsys):
+    assert main(["perplexity", "--model", str(tiny_model), str(SAMPLE)]) == 0
+    out = capsys.readouterr().out
+    assert "sentences 5" in out and "slots 50" in out  # 45 words + 5 sentences
+    ppl = float(out.split("perplexity ")[1])
+    assert 1.0 < ppl < 10
+
+
+def test_model_folder_round_trip(tiny_model, tmp_path):
+    model = load_model(tiny_model)
+    assert model.channel.direction == "rtl" and len(model.theta) == model.attach.shape[0] * \
+        model.attach.shape[1]
+    assert main(["perplexity", "--model", str(tmp_path / "missing"), str(SAMPLE)]) == 2
