@@ -26,5 +26,10 @@ build/%.fst: grammars/%.rules $(COMPILER) $(VENV)/.installed
 test: all
 	$(BIN)/python -m pytest
 
+# Speed and memory benchmarks (figures and ratios to their references; see RESULTS.md).
+bench: all
+	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
+	$(BIN)/python bench/model_bench.py
+
 clean:
 	rm -rf build

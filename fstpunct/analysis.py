@@ -20,7 +20,7 @@ from .features import render
 from .grammar import Grammar
 from .model import Batch, PunctModel
 
-__all__ = ["Bigram", "RuleRank", "Comparison", "compare_rules", "relation_pairs"]
+__all__ = ["Bigram", "Comparison", "RuleRank", "compare_rules", "relation_pairs"]
 
 KEEP = EDITS.index("KEEP")
 

@@ -1,7 +1,7 @@
 """The project's exceptions: every user-facing failure carries the place it happened."""
 from __future__ import annotations
 
-__all__ = ["FstpunctError", "InputError", "ConlluError", "GrammarError", "ModelError"]
+__all__ = ["ConlluError", "FstpunctError", "GrammarError", "InputError", "ModelError"]
 
 
 class FstpunctError(ValueError):

@@ -24,7 +24,7 @@ import pynini
 from .channel import Channel, ScanArc
 from .errors import FstpunctError
 
-__all__ = ["Topology", "Lattice", "LatticeBuilder"]
+__all__ = ["Lattice", "LatticeBuilder", "Topology"]
 
 END = "$"
 

@@ -31,7 +31,7 @@ from .tree import spans
 from .treedp import Candidates, MatrixTree, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
-__all__ = ["Settings", "PunctModel", "Batch", "Inference", "BACKOFF"]
+__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings"]
 
 BACKOFF = -1  # the label of the backoff candidate
 

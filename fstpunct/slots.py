@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .tree import projectivize
 from .treebank import Sentence, Word
 
-__all__ = ["BOUNDARY", "ABBV", "UNK", "SlotSentence", "depunctuate", "to_slots", "raw_slots", "quote_symbols"]
+__all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots", "to_slots"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"

@@ -5,8 +5,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .slots import depunctuate, raw_slots, to_slots
-from .treebank import Sentence
 from .tree import has_crossing_arcs
+from .treebank import Sentence
 
 __all__ = ["CorpusStats", "collect"]
 

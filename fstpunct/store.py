@@ -25,7 +25,7 @@ from .channel import Channel
 from .errors import ModelError
 from .model import PunctModel, Settings
 
-__all__ = ["save_model", "load_model", "load_edit_counts", "model_path", "read_record", "FORMAT"]
+__all__ = ["FORMAT", "load_edit_counts", "load_model", "model_path", "read_record", "save_model"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parent / "models"

@@ -28,7 +28,7 @@ from .model import Batch, Inference, PunctModel, Settings
 from .slots import SlotSentence
 from .vocab import Vocab
 
-__all__ = ["INITS", "History", "Counts", "initial_model", "em", "expected_counts"]
+__all__ = ["INITS", "Counts", "History", "em", "expected_counts", "initial_model"]
 
 INITS = ("nunberg", "random", "identity")
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["children", "has_crossing_arcs", "is_projective", "projectivize", "spans", "bottom_up"]
+__all__ = ["bottom_up", "children", "has_crossing_arcs", "is_projective", "projectivize", "spans"]
 
 
 def children(heads: Sequence[int]) -> list[list[int]]:

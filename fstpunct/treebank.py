@@ -17,7 +17,7 @@ from typing import TextIO
 
 from .errors import ConlluError, InputError
 
-__all__ = ["Word", "Line", "Sentence", "read_conllu", "read_file", "write_conllu", "open_input"]
+__all__ = ["Line", "Sentence", "Word", "open_input", "read_conllu", "read_file", "write_conllu"]
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
@@ -207,5 +207,4 @@ def read_file(path: str | Path | None) -> Iterator[Sentence]:
 
 
 def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
-    for s in sentences:
-        out.write(s.text())
+    out.writelines(s.text() for s in sentences)

@@ -14,7 +14,7 @@ from pathlib import Path
 from .errors import InputError
 from .treebank import Sentence, read_file
 
-__all__ = ["Source", "ud_root", "find_treebank", "split_source", "resolve", "LANGUAGES", "SPLITS"]
+__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "resolve", "split_source", "ud_root"]
 
 SPLITS = ("train", "dev", "test")
 

@@ -27,7 +27,7 @@ def tiny_model(tmp_path_factory):
 
 
 def _strip_annotation(text: str) -> str:
-    text = re.sub(r"^# (underlying|punct_logprob) = .*\n", "", text, flags=re.M)
+    text = re.sub(r"^# (underlying|punct_logprob) = .*\n", "", text, flags=re.MULTILINE)
     keys = "|".join(MISC_KEYS)
     text = re.sub(rf"\|?(?:{keys})=[^|\t\n]*", "", text)
     return re.sub(r"\t(?=\n)", "\t_", text)

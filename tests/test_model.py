@@ -16,9 +16,9 @@ from fstpunct.attach import AttachModel
 from fstpunct.channel import EDITS, Channel
 from fstpunct.model import Inference, PunctModel, Settings
 from fstpunct.slots import BOUNDARY, SlotSentence
+from fstpunct.train import em
 from fstpunct.tree import is_projective, spans
 from fstpunct.treedp import ZeroWeightError
-from fstpunct.train import em
 from fstpunct.vocab import Vocab
 
 KEEP, LEFT, RIGHT, SWAP = (EDITS.index(e) for e in EDITS)

@@ -5,9 +5,9 @@ import argparse
 import sys
 
 from ..decode import annotate
+from ..errors import InputError
 from ..store import load_model
 from ..treebank import read_file, write_conllu
-from ..errors import InputError
 
 NAME = "decode"
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "

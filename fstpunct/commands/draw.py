@@ -9,8 +9,14 @@ import graphviz
 
 from ..channel import DIRECTIONS, Channel
 from ..decode import bracketed
-from ..draw import (RENDER_SUFFIXES, SOURCE_SUFFIXES, channel_graph, lattice_graph, tree_graph,
-                    write_graph)
+from ..draw import (
+    RENDER_SUFFIXES,
+    SOURCE_SUFFIXES,
+    channel_graph,
+    lattice_graph,
+    tree_graph,
+    write_graph,
+)
 from ..errors import InputError
 from ..model import Inference
 from ..slots import SlotSentence, to_slots

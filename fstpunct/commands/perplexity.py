@@ -4,10 +4,10 @@ from __future__ import annotations
 import argparse
 import math
 
+from ..model import Inference
 from ..slots import to_slots
 from ..store import load_model
 from ..ud import LANGUAGES, SPLITS, resolve, split_source
-from ..model import Inference
 
 NAME = "perplexity"
 HELP = ("Per-slot perplexity exp(−Σ log p(x|T) / Σ (n+1)) of the surface punctuation of every "

@@ -1,0 +1,72 @@
+"""Benchmarks of the punctuation model (issue 3): figures and ratios against their references.
+
+* decode: ``fstpunct decode`` on en_ewt test, against the time the ``conllu`` library needs just
+  to parse the same file (goal: ≤ 5×), and its peak memory;
+* train (``--train``): one full EM run on en_ewt train (goal: ≤ 10 minutes on 2 cores), and its
+  peak memory.
+
+Each command runs in a child process, timed by wall clock; peak memory is the child's max RSS.
+Usage: python bench/model_bench.py [--model M] [--train] [--iterations N]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import conllu
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fstpunct.ud import find_treebank
+
+FSTPUNCT = str(Path(sys.executable).with_name("fstpunct"))
+
+
+def child(cmd: list[str]) -> tuple[float, float]:
+    """Wall seconds and peak RSS (MiB) of a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL,
+                   env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, max(peak, before) / 1024
+
+
+def conllu_seconds(path: Path, repeat: int = 3) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        with path.open(encoding="utf-8") as f:
+            n = sum(1 for _ in conllu.parse_incr(f))
+        best = min(best, time.perf_counter() - start)
+    assert n > 0
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="en")
+    parser.add_argument("--train", action="store_true", help="also time a full EM run")
+    parser.add_argument("--iterations", type=int, default=10)
+    args = parser.parse_args()
+    test = find_treebank("en_ewt", "test")
+    reference = conllu_seconds(test)
+    seconds, peak = child([FSTPUNCT, "decode", "--model", args.model, str(test), "-o", os.devnull])
+    print(f"decode en_ewt test: {seconds:.1f} s, peak {peak:.0f} MiB; conllu parse "
+          f"{reference:.2f} s; ratio {seconds / reference:.1f}x (goal <= 5x)")
+    if args.train:
+        out = Path("models") / "bench-en"
+        seconds, peak = child([FSTPUNCT, "train", "--lang", "en", "--jobs", "2", "--iterations",
+                               str(args.iterations), "-o", str(out)])
+        print(f"train en_ewt train ({args.iterations} EM iterations, 2 jobs): "
+              f"{seconds / 60:.1f} min, peak {peak:.0f} MiB; ratio to the 10-minute goal "
+              f"{seconds / 600:.2f}")
+
+
+if __name__ == "__main__":
+    main()
