@@ -23,6 +23,7 @@ import pynini
 
 from .channel import Channel, ScanArc
 from .errors import FstpunctError
+from .semiring import MaxProduct
 
 __all__ = ["Lattice", "LatticeBuilder", "Topology"]
 
@@ -71,7 +72,7 @@ class Lattice:
         if last is None or not head.any():
             result = np.zeros_like(head)
         elif self.maximum:
-            result = (head[:, :, None] * last[None, :, :]).max(axis=1)
+            result = MaxProduct.matmul(head, last)
         else:
             result = head @ last
         self._products[key] = result
@@ -93,14 +94,14 @@ class Lattice:
         """Σ over every token string l of rate^|l| · M(l), tokens ``exclude`` left out: the
         geometric backoff over punctemes. Sum semiring: (I − rate·A)⁻¹ with A = Σ_υ M(υ);
         max semiring: the best such path (the Kleene star, reached within size−1 steps since
-        every cycle has weight < 1)."""
+        every cycle has weight < 1, by repeated squaring)."""
         a = rate * self._token_sum(exclude)
         eye = np.eye(self.size)
         if not self.maximum:
             return np.linalg.inv(eye - a)
-        star = eye
-        for _ in range(self.size):
-            star = np.maximum(eye, (star[:, :, None] * a[None, :, :]).max(axis=1))
+        star = np.maximum(eye, a)  # best paths of length ≤ 1; each squaring doubles the length
+        for _ in range(max(1, self.size - 1).bit_length()):
+            star = MaxProduct.matmul(star, star)
         return star
 
     def _token_sum(self, exclude: int) -> np.ndarray:

@@ -1,0 +1,44 @@
+"""Slot lattices: acceptance weights equal the channel's p(x|u); closures equal their series."""
+import itertools
+
+import numpy as np
+import pytest
+
+from fstpunct.channel import Channel
+from fstpunct.lattice import LatticeBuilder
+
+SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
+
+
+@pytest.fixture(params=["ltr", "rtl"])
+def builder(request):
+    channel = Channel.random(SYMBOLS, request.param, np.random.default_rng(7))
+    return LatticeBuilder(channel)
+
+
+def test_lattice_weight_is_channel_probability(builder):
+    channel = builder.channel
+    weights = builder.arc_weights()
+    tokens = [channel.index(t) for t in (",", ".", "”")]
+    for x in [(), (",",), (".", "”"), ("”", ",")]:
+        lat = builder.lattice(x, weights)
+        for k in range(4):
+            for u in itertools.product(tokens, repeat=k):
+                got = lat.start @ lat.matrix(u) @ lat.final
+                want = channel.prob([channel.symbols[t] for t in u], x)
+                assert got == pytest.approx(want, abs=1e-12)
+
+
+@pytest.mark.parametrize("maximum", [False, True])
+def test_closure_equals_series_over_token_strings(builder, maximum):
+    channel = builder.channel
+    boundary = channel.index("∘")
+    tokens = [k for k in range(len(SYMBOLS)) if k != boundary]
+    rate = 0.1 / len(tokens)  # row sums of rate·Σ M(υ) ≤ 0.1, so the tail past length 6 < 1e-7
+    lat = builder.lattice((".", "”"), builder.arc_weights(), maximum)
+    series = np.zeros((lat.size, lat.size))
+    for k in range(7):
+        for u in itertools.product(tokens, repeat=k):
+            term = rate ** k * lat.matrix(u)
+            series = np.maximum(series, term) if maximum else series + term
+    assert lat.closure(rate, boundary) == pytest.approx(series, abs=1e-6)
