@@ -94,7 +94,7 @@ def compare_rules(channel: Channel, edit_counts: np.ndarray, grammar: Grammar,
 def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
                    top: int = 5) -> dict[str, tuple[int, list[tuple[str, float]]]]:
     """For each relation (base name, e.g. ``appos``): how many nodes it has in ``batch`` and its
-    ``top`` most probable pairs ``l r`` with their mean probability p_θ(l, r | w)."""
+    ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w)."""
     probs = probabilities(model.theta, batch.data)
     data, vocab = batch.data, model.vocab
     deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]
@@ -107,6 +107,6 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
             for row in rows:
                 mass[data.pairs[row]] = mass.get(data.pairs[row], 0.0) + probs[row]
         ranked = sorted(mass.items(), key=lambda kv: -kv[1])[:top]
-        out[rel] = (len(nodes), [(" ".join(render(p) for p in vocab.pair_strings(pair)),
+        out[rel] = (len(nodes), [(" | ".join(render(p) for p in vocab.pair_strings(pair)),
                                   m / len(nodes)) for pair, m in ranked])
     return out

@@ -66,7 +66,7 @@ def _compare(args: argparse.Namespace) -> None:
     print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {args.lang} {args.split}")
     rows = [(rel, str(n), pair, f"{100 * p:.1f}") for rel, (n, pairs) in table.items()
             for pair, p in pairs]
-    print(format_table(("relation", "nodes", "l r", "%"), rows, args.tsv))
+    print(format_table(("relation", "nodes", "l | r", "%"), rows, args.tsv))
 
 
 def run(args: argparse.Namespace) -> int:
