@@ -10,7 +10,7 @@ from . import __version__
 from .errors import FstpunctError
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("stats", "compile", "rules", "draw", "train", "perplexity", "decode")
+COMMANDS = ("stats", "compile", "rules", "draw", "train", "perplexity", "decode", "parser_train", "parse")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,60 @@
+"""Parsing CoNLL-U sentences: every line kept, only HEAD and DEPREL of the words rewritten."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from ..treebank import Line, Sentence, open_input, read_conllu
+from .model import Input, Model
+from .punct import prepare, reattach
+from .search import search, tree
+
+__all__ = ["parse_input", "parse", "read_unparsed"]
+
+
+def _fill_heads(stream: Iterable[str]) -> Iterator[str]:
+    """Input lines with an empty HEAD (``_``) of a word read as 0, so unparsed files load."""
+    for raw in stream:
+        fields = raw.split("\t")
+        if len(fields) == 10 and fields[0].isdigit() and fields[6] == "_":
+            fields[6] = "0"
+            raw = "\t".join(fields)
+        yield raw
+
+
+def read_unparsed(path: str | Path | None) -> Iterator[Sentence]:
+    """Stream sentences to parse from a file (``None`` or ``-``: stdin); HEAD may be ``_``."""
+    stream, name = open_input(path)
+    try:
+        yield from read_conllu(_fill_heads(stream), name)
+    finally:
+        if name != "<stdin>":
+            stream.close()
+
+
+def parse_input(model: Model, inp: Input, beam: int,
+                weights: np.ndarray | None = None) -> tuple[list[int], list[str]]:
+    """Heads and relations over the prepared tokens of ``inp``."""
+    w = model.weights if weights is None else weights
+    return tree(model, search(model, inp, beam, w))
+
+
+def parse(model: Model, sent: Sentence, beam: int, weights: np.ndarray | None = None
+          ) -> Sentence:
+    """A copy of ``sent`` with every word's HEAD and DEPREL from the parser."""
+    prep = prepare(sent, model.mode, gold=False)
+    heads, rels = parse_input(model, model.input(prep), beam, weights)
+    arcs = reattach(sent, prep, heads, rels)
+    lines = []
+    for ln in sent.lines:
+        fields = list(ln.fields)
+        if ln.is_word:
+            head, rel = arcs[int(fields[0])]
+            fields[6], fields[7] = str(head), rel
+        lines.append(Line(fields, ln.lineno))
+    words = [dataclasses.replace(w, head=arcs[w.id][0], deprel=arcs[w.id][1])
+             for w in sent.words]
+    return Sentence(list(sent.comments), lines, sent.path, sent.lineno, words)

@@ -1,0 +1,156 @@
+"""The parser's model: vocabularies, transitions, feature index and weights, saved as a folder.
+
+Weights are a dense ``(F + 1, A)`` array: one row per known feature key (row 0, all zeros, for
+unknown keys), one column per transition, so a configuration is scored for every transition at
+once by ``weights[rows].sum(axis=0)``. On disk the (mostly zero) averaged weights are stored
+sparse (``weights.npz``) beside ``model.json``.
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from scipy import sparse
+
+from ..errors import ModelError
+from . import features as F
+from .punct import EMPTY, Prepared
+from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
+
+__all__ = ["Vocab", "Input", "Model", "FORMAT"]
+
+FORMAT = "fstpunct-parser-1"
+NONE, ROOT, UNK = 0, 1, 2  # reserved ids in every vocabulary
+
+
+class Vocab:
+    """Strings to ids; 0 = none, 1 = root, 2 = unknown, then the known strings."""
+
+    def __init__(self, items: Iterable[str]) -> None:
+        self.items = list(items)
+        self.index = {s: k for k, s in enumerate(self.items, 3)}
+
+    def __call__(self, s: str) -> int:
+        return self.index.get(s, UNK)
+
+
+@dataclass(frozen=True)
+class Input:
+    """A prepared sentence with the model's ids: ``leaves[i]`` is token i's node (0 = root),
+    ``buf[j]`` the buffer atoms after j shifts."""
+
+    prep: Prepared
+    leaves: list[Node]
+    buf: list[tuple[int, ...]]
+
+    @property
+    def n(self) -> int:
+        return self.prep.n
+
+
+class Model:
+    """Everything needed to parse: mode, vocabularies, transitions, templates, weights."""
+
+    def __init__(self, mode: str, words: Sequence[str], tags: Sequence[str],
+                 labels: Sequence[str], template_names: Sequence[str], keys: np.ndarray,
+                 weights: np.ndarray | None = None, info: dict | None = None) -> None:
+        self.mode = mode
+        self.words, self.tags = Vocab(words), Vocab(tags)
+        self.labels = list(labels)
+        label_id = {lab: k for k, lab in enumerate(self.labels, 1)}
+        self.transitions: list[Transition] = (
+            [Shift()] + [LeftArc(lab, label_id[lab]) for lab in self.labels if lab != ROOT_LABEL]
+            + [RightArc(lab, label_id[lab]) for lab in self.labels])
+        self.action = {t: a for a, t in enumerate(self.transitions)}
+        self.template_names = list(template_names)
+        self.columns = F.compile_templates(self.template_names)
+        self.set_keys(keys)
+        self.weights = weights if weights is not None else \
+            np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
+        self.info = info or {}
+        self._masks: dict[tuple[int, bool], np.ndarray] = {}
+
+    # --- inputs and features ---------------------------------------------------------------
+
+    def input(self, prep: Prepared) -> Input:
+        words = [self.words(w) for w in prep.forms]
+        tags = [self.tags(t) for t in prep.upos]
+        leaves = [leaf(0, ROOT, ROOT, EMPTY)] + [
+            leaf(i, w, t, p) for i, (w, t, p) in enumerate(zip(words, tags, prep.props), 1)]
+        return Input(prep, leaves, F.buffer_atoms(words, tags, [p.code + 1 for p in prep.props]))
+
+    def feature_keys(self, states: Sequence[State], inp: Input) -> np.ndarray:
+        rows = np.array([F.atoms(s, inp.buf) for s in states], dtype=np.int64)
+        return F.keys(rows, self.columns)
+
+    def set_keys(self, keys: np.ndarray) -> None:
+        """Known feature keys, sorted; weight row k + 1 belongs to ``keys[k]``."""
+        self.keys = keys
+
+    def rows(self, keys: np.ndarray) -> np.ndarray:
+        """Weight rows of feature keys (0 for keys the model does not know)."""
+        if not len(self.keys):
+            return np.zeros(keys.shape, dtype=np.int32)
+        flat = keys.ravel()
+        order = np.argsort(flat)  # sorted queries make the binary searches cache-friendly
+        pos = np.searchsorted(self.keys, flat[order])
+        pos[pos == len(self.keys)] = 0
+        rows = np.empty(flat.shape, dtype=np.int32)
+        rows[order] = np.where(self.keys[pos] == flat[order], pos + 1, 0)
+        return rows.reshape(keys.shape)
+
+    def features(self, states: Sequence[State], inp: Input) -> np.ndarray:
+        return self.rows(self.feature_keys(states, inp))
+
+    def mask(self, state: State) -> np.ndarray:
+        """0 for legal transitions, -inf for illegal ones (legality depends only on the
+        stack depth up to 3 and on whether the buffer is empty)."""
+        key = (min(state.depth, 3), state.j < state.n)
+        m = self._masks.get(key)
+        if m is None:
+            m = np.array([0.0 if t.is_legal(state) else -np.inf for t in self.transitions],
+                         dtype=np.float32)
+            self._masks[key] = m
+        return m
+
+    # --- persistence -------------------------------------------------------------------------
+
+    def save(self, folder: str | Path) -> None:
+        """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed)."""
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        w = sparse.csr_matrix(self.weights)
+        np.savez(folder / "weights.npz", keys=self.keys, data=w.data, indices=w.indices,
+                 indptr=w.indptr, shape=np.array(w.shape))
+        self.save_meta(folder)
+
+    def save_meta(self, folder: str | Path) -> None:
+        """Rewrite ``model.json`` only (vocabularies, templates, training info)."""
+        meta = {"format": FORMAT, "mode": self.mode, "templates": self.template_names,
+                "labels": self.labels, "tags": self.tags.items, "words": self.words.items,
+                "info": self.info}
+        (Path(folder) / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
+                                           encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: str | Path) -> Model:
+        folder = Path(folder)
+        try:
+            meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+            z = np.load(folder / "weights.npz")
+            shape = tuple(int(x) for x in z["shape"])
+            weights = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]),
+                                        shape=shape).toarray()
+            keys = z["keys"]
+        except (OSError, ValueError, KeyError) as e:
+            raise ModelError(f"{folder}: not a parser model ({e})") from e
+        if meta.get("format") != FORMAT:
+            raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {FORMAT}")
+        model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
+                    meta["templates"], keys, weights, meta.get("info"))
+        if weights.shape != (len(keys) + 1, len(model.transitions)):
+            raise ModelError(f"{folder}: weights of shape {weights.shape} do not fit the model")
+        return model

@@ -1,0 +1,204 @@
+"""Training: averaged perceptron, greedy local learning (beam 1) or global learning with beam
+search and early update (beam > 1); the epoch with the best dev word UAS is kept.
+
+Averaging uses the lazy form of Daumé (2006): beside the weights w keep u, adding ``c·δ`` to u
+whenever ``δ`` is added to w at time c; the average is ``w - u / c``. No weight is touched
+unless it changes, like the timestamp trick, without storing timestamps.
+
+The feature index is built once from the gold (oracle) configurations of the training data;
+features seen only elsewhere keep weight 0.
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..treebank import Sentence
+from . import features as F
+from .decode import parse
+from .model import Input, Model
+from .oracle import OracleError, oracle
+from .punct import prepare
+from .score import score
+from .search import search, trail
+from .transitions import initial
+
+__all__ = ["Perceptron", "Example", "build", "train"]
+
+
+class Perceptron:
+    """Integer weights ``w`` and their running sum ``u`` for averaging."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self.w = np.zeros(shape, dtype=np.int32)
+        self.u = np.zeros(shape, dtype=np.int64)
+        self.c = 1
+        self.updates = 0
+
+    def update(self, good_rows: np.ndarray, good: np.ndarray, bad_rows: np.ndarray,
+               bad: np.ndarray) -> None:
+        """+1 for each (feature row, action) of the gold steps, -1 for the predicted ones."""
+        n_actions = self.w.shape[1]
+        flat = np.concatenate([(good_rows * n_actions + good[:, None]).ravel(),
+                               (bad_rows * n_actions + bad[:, None]).ravel()])
+        delta = np.concatenate([np.ones(good_rows.size, np.int32),
+                                -np.ones(bad_rows.size, np.int32)])
+        keep = flat >= n_actions  # row 0 = unknown features, never learnt
+        flat, delta = flat[keep], delta[keep]
+        np.add.at(self.w.reshape(-1), flat, delta)
+        np.add.at(self.u.reshape(-1), flat, delta.astype(np.int64) * self.c)
+        self.updates += 1
+
+    def averaged(self) -> np.ndarray:
+        avg = self.u.astype(np.float32)
+        avg *= np.float32(-1.0 / self.c)
+        avg += self.w
+        return avg
+
+
+@dataclass
+class Example:
+    """A training sentence: its input, gold action numbers and gold feature rows."""
+
+    inp: Input
+    actions: np.ndarray
+    rows: np.ndarray
+
+
+def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
+          min_word: int = 2, log: Callable[[str], None] = print) -> tuple[Model, list[Example]]:
+    """A model with vocabularies and feature index from ``train_sents``, and its examples."""
+    preps = [prepare(s, mode, gold=True) for s in train_sents]
+    words = Counter(f for p in preps for f in p.forms)
+    tags = sorted({t for p in preps for t in p.upos})
+    labels = sorted({d for p in preps for d in p.deprels or ()})
+    model = Model(mode, sorted(w for w, c in words.items() if c >= min_word), tags, labels,
+                  F.templates(mode), np.zeros(0, dtype=np.uint64))
+    raw: list[tuple[Input, np.ndarray, np.ndarray]] = []
+    skipped = 0
+    for p in preps:
+        try:
+            seq = oracle(p.heads or (), p.deprels or ())
+        except OracleError:
+            skipped += 1
+            continue
+        inp = model.input(p)
+        actions = np.array([model.action[t] for t in seq])
+        states = [initial(inp.leaves[0], inp.n)]
+        for a in actions[:-1]:
+            states.append(model.transitions[a].apply(states[-1], inp.leaves))
+        raw.append((inp, actions, model.feature_keys(states, inp)))
+    if not raw:
+        raise InputError("no training sentence could be used")
+    keys, counts = np.unique(np.concatenate([k.ravel() for _, _, k in raw]), return_counts=True)
+    model.set_keys(keys[counts >= min_count])
+    model.weights = np.zeros((len(model.keys) + 1, len(model.transitions)), np.float32)
+    examples = [Example(inp, acts, model.rows(k)) for inp, acts, k in raw]
+    log(f"{len(examples)} training sentences ({skipped} skipped), {len(model.keys):,} features, "
+        f"{len(model.transitions)} transitions, {len(model.words.items):,} words")
+    return model, examples
+
+
+def _greedy_epoch(model: Model, p: Perceptron, examples: Sequence[Example],
+                  bar: tqdm) -> None:
+    """Local learning on gold configurations: update on every wrong transition."""
+    for ex in examples:
+        masks = _gold_masks(model, ex)
+        scores = p.w[ex.rows].sum(axis=1, dtype=np.int32) + masks
+        for t, gold in enumerate(ex.actions):
+            pred = int(np.argmax(scores[t]))
+            if pred != gold:
+                p.update(ex.rows[t:t + 1], ex.actions[t:t + 1], ex.rows[t:t + 1],
+                         np.array([pred]))
+                scores[t + 1:] = p.w[ex.rows[t + 1:]].sum(axis=1, dtype=np.int32) + masks[t + 1:]
+            p.c += 1
+        bar.update()
+
+
+def _gold_masks(model: Model, ex: Example) -> np.ndarray:
+    state = initial(ex.inp.leaves[0], ex.inp.n)
+    out = []
+    for a in ex.actions:
+        out.append(model.mask(state))
+        state = model.transitions[a].apply(state, ex.inp.leaves)
+    return np.array(out)
+
+
+def _beam_epoch(model: Model, p: Perceptron, examples: Sequence[Example], beam: int,
+                bar: tqdm) -> None:
+    """Global learning: beam search, early update when the gold path falls off the beam."""
+    for ex in examples:
+        best = search(model, ex.inp, beam, p.w, gold=ex.actions)
+        if not best.gold:
+            path = trail(best)
+            m = len(path)
+            p.update(ex.rows[:m], ex.actions[:m], np.array([it.rows for it in path]),
+                     np.array([it.action for it in path]))
+        p.c += 1
+        bar.update()
+
+
+def evaluate(model: Model, sentences: Sequence[Sentence], beam: int,
+             weights: np.ndarray | None = None) -> tuple[float, float]:
+    """Word UAS and LAS (punctuation excluded) of the parser on gold ``sentences``."""
+    s = score(sentences, (parse(model, x, beam, weights) for x in sentences))
+    return s.words.uas, s.words.las
+
+
+def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: str,
+          beam: int, out: str | Path, epochs: int = 20, patience: int = 4, seed: int = 1,
+          min_count: int = 1, log: Callable[[str], None] | None = None,
+          progress: bool = True) -> Model:
+    """Train, score dev after every epoch, and save the best epoch's model to ``out``."""
+    def say(msg: str) -> None:
+        (log or (lambda m: print(m, file=sys.stderr, flush=True)))(msg)
+
+    t0 = time.perf_counter()
+    model, examples = build(train_sents, mode, min_count, log=say)
+    build_seconds = time.perf_counter() - t0
+    p = Perceptron(model.weights.shape)
+    rng = random.Random(seed)
+    history: list[dict] = []
+    best, best_epoch = -1.0, 0
+    for epoch in range(1, epochs + 1):
+        order = list(examples)
+        rng.shuffle(order)
+        t0 = time.perf_counter()
+        with tqdm(total=len(order), desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
+                  disable=not progress, leave=False) as bar:
+            if beam == 1:
+                _greedy_epoch(model, p, order, bar)
+            else:
+                _beam_epoch(model, p, order, beam, bar)
+        seconds = time.perf_counter() - t0
+        avg = p.averaged()
+        t1 = time.perf_counter()
+        uas, las = evaluate(model, dev_sents, beam, avg)
+        dev_seconds = time.perf_counter() - t1
+        history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
+                        "dev_seconds": round(dev_seconds, 1), "updates": p.updates,
+                        "dev_uas": round(uas, 2), "dev_las": round(las, 2)})
+        improved = uas > best
+        say(f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far, "
+            f"dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if improved else ""))
+        if improved:
+            best, best_epoch = uas, epoch
+            model.weights = avg
+            model.info = {"beam": beam, "best_epoch": epoch, "seed": seed,
+                          "min_count": min_count, "build_seconds": round(build_seconds, 1),
+                          "history": history}
+            model.save(out)
+        elif epoch - best_epoch >= patience:
+            break
+    model.info["history"] = history
+    model.save_meta(out)
+    return model

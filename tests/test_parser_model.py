@@ -1,0 +1,162 @@
+"""Training tiny parsers, save/load, the `parse` and `parser train` commands, scoring."""
+import io
+import itertools
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from fstpunct.cli import main
+from fstpunct.parser import Model, parse, score, train
+from fstpunct.tree import is_projective
+from fstpunct.treebank import read_conllu, read_file
+from fstpunct.ud import split_source
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    root = tmp_path_factory.mktemp("parser")
+    train_sents = list(itertools.islice(split_source("en", "train").sentences(), 40))
+    dev_sents = list(itertools.islice(split_source("en", "dev").sentences(), 15))
+    for name, sents in (("train", train_sents), ("dev", dev_sents)):
+        (root / f"{name}.conllu").write_text("".join(s.text() for s in sents), encoding="utf-8")
+    return root, train_sents, dev_sents
+
+
+@pytest.fixture(scope="module")
+def models(data):
+    root, train_sents, dev_sents = data
+    out = {}
+    for mode, beam in (("tokens", 1), ("removed", 1), ("properties", 1), ("typed", 1),
+                       ("properties", 3)):
+        folder = root / f"{mode}-{beam}"
+        epochs = 8 if beam == 1 else 25  # early update learns a prefix per sentence and epoch
+        train(train_sents, train_sents[:20], mode, beam, folder, epochs=epochs,
+              patience=epochs, progress=False, log=lambda m: None)
+        out[mode, beam] = folder
+    return out
+
+
+@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("properties", 1),
+                                 ("properties", 3)])
+def test_tiny_model_learns_its_training_sentences(data, models, key):
+    """(Its dev set is 20 of them.) Fails if training and parsing see different features."""
+    _, train_sents, _ = data
+    model = Model.load(models[key])
+    s = score(train_sents[:20], (parse(model, x, key[1]) for x in train_sents[:20]))
+    assert s.words.uas > 95
+
+
+@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("properties", 3)])
+def test_output_is_valid_and_keeps_everything_but_head_and_deprel(data, models, key):
+    _, _, dev_sents = data
+    model = Model.load(models[key])
+    for sent in dev_sents:
+        out = parse(model, sent, 2)
+        assert out.comments == sent.comments
+        for a, b in zip(sent.lines, out.lines):
+            assert a.fields[:6] + a.fields[8:] == b.fields[:6] + b.fields[8:]
+        heads = [w.head for w in out.words]
+        assert heads.count(0) == 1 and is_projective(heads)
+        assert [w.deprel for w in out.words if w.head == 0] == ["root"]
+        again = next(read_conllu(io.StringIO(out.text()))).words
+        assert [(w.head, w.deprel) for w in again] == [(w.head, w.deprel) for w in out.words]
+
+
+def test_save_load_round_trip_gives_identical_parses(data, models, tmp_path):
+    _, _, dev_sents = data
+    model = Model.load(models["properties", 3])
+    model.save(tmp_path / "copy")
+    again = Model.load(tmp_path / "copy")
+    for beam in (1, 4):
+        assert [parse(model, s, beam).text() for s in dev_sents] == \
+               [parse(again, s, beam).text() for s in dev_sents]
+
+
+def test_a_fresh_process_parses_identically(data, models, tmp_path):
+    """Features hash only integers: nothing depends on the process (e.g. PYTHONHASHSEED)."""
+    root, _, dev_sents = data
+    model = Model.load(models["typed", 1])
+    env = dict(os.environ, PYTHONHASHSEED="12345")
+    out = subprocess.run([sys.executable, "-m", "fstpunct.cli", "parse", "--model",
+                          str(models["typed", 1]), "--beam", "2", str(root / "dev.conllu")],
+                         env=env, capture_output=True, text=True, check=True).stdout
+    assert out == "".join(parse(model, s, 2).text() for s in dev_sents)
+
+
+def test_model_records_dev_scores_per_epoch(models):
+    info = json.loads((models["properties", 3] / "model.json").read_text())["info"]
+    assert info["beam"] == 3 and len(info["history"]) >= info["best_epoch"]
+    best = max(h["dev_uas"] for h in info["history"])
+    assert info["history"][info["best_epoch"] - 1]["dev_uas"] == best
+
+
+def test_parse_command_files_and_stdin(data, models, tmp_path, capsys, monkeypatch):
+    root, _, _ = data
+    model = str(models["removed", 1])
+    out = tmp_path / "out.conllu"
+    assert main(["parse", "--model", model, str(root / "dev.conllu"), "-o", str(out)]) == 0
+    assert len(list(read_file(out))) == 15
+    monkeypatch.setattr(sys, "stdin", io.StringIO((root / "dev.conllu").read_text()))
+    assert main(["parse", "--model", model]) == 0
+    assert capsys.readouterr().out == out.read_text()
+
+
+def test_unparsed_input_without_punctuation_is_accepted(models, capsys, monkeypatch):
+    text = ("# sent_id = x1\n# text = dogs bark loudly\n"
+            "1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n"
+            "2-3\tbarkloudly\t_\t_\t_\t_\t_\t_\t_\t_\n"
+            "2\tbark\tbark\tVERB\tVBP\t_\t_\t_\t_\t_\n"
+            "3\tloudly\tloudly\tADV\tRB\t_\t_\t_\t_\t_\n\n")
+    for key in models:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+        assert main(["parse", "--model", str(models[key])]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[:2] == text.splitlines()[:2] and lines[3].startswith("2-3\tbarkloudly")
+        heads = [int(ln.split("\t")[6]) for ln in lines[2:] if ln[:1].isdigit() and "-" not in
+                 ln.split("\t")[0]]
+        assert heads.count(0) == 1
+
+
+@pytest.mark.parametrize("text", ["1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\n\n",
+                                  "1\tdogs\tdog\tNOUN\tNNS\t_\tx\t_\t_\t_\n\n"])
+def test_malformed_input_is_a_one_line_error(models, capsys, monkeypatch, text):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
+    assert main(["parse", "--model", str(models["tokens", 1])]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "<stdin>:1" in err
+
+
+def test_missing_model_is_a_one_line_error(tmp_path, capsys):
+    assert main(["parse", "--model", str(tmp_path / "nothing"), "-"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a parser model" in err
+
+
+def test_parser_train_command(data, tmp_path, capsys):
+    root, _, _ = data
+    out = tmp_path / "m"
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), "--dev",
+                 str(root / "dev.conllu"), "--punct", "tokens", "--beam", "2", "--epochs", "2",
+                 "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "epoch 1:" in err and "dev UAS" in err
+    assert Model.load(out).info["beam"] == 2
+    assert main(["parser", "train", "--punct", "tokens", "--beam", "0", "-o", str(out)]) == 2
+
+
+def test_scores_follow_the_conll_2018_script(data):
+    _, _, dev_sents = data
+    perfect = score(dev_sents, dev_sents)
+    assert perfect.words.uas == perfect.words.las == perfect.punct.uas == 100.0
+    assert perfect.words.total + perfect.punct.total == perfect.tokens.total
+    assert sum(c.total for c in perfect.bands.values()) == perfect.words.total
+    sent = dev_sents[0]
+    other = next(read_conllu(io.StringIO(sent.text().replace("\tobl:npmod\t", "\tobl\t")
+                                         .replace("\tcompound\t", "\tamod\t"))))
+    s = score([sent], [other])
+    assert s.words.uas == 100.0
+    wrong = sum(w.deprel == "compound" for w in sent.words if not w.is_punct)
+    assert s.words.labelled == s.words.total - wrong
