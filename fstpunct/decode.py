@@ -80,10 +80,12 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
     vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best, _ = inference.viterbi(k)
-        log_p = inference.log_prob(k)
         ranked: list[list[tuple[Pair, float]]] = [[] for _ in best]
-        if posteriors:
+        if not posteriors:
+            log_p = inference.log_prob(k)
+        else:  # the outside pass needs the inside pass anyway: log p comes with it
             e = inference.expectations(k)
+            log_p = e.log_z
             node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
             first = inference.batch.nodes(k).start
             for row, node, p in zip(e.rows, node_of, e.posterior):

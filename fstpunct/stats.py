@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from .slots import depunctuate, raw_slots, to_slots
-from .tree import has_crossing_arcs
+from .slots import depunctuate, raw_slots
+from .tree import has_crossing_arcs, projectivize
 from .treebank import Sentence
 
 __all__ = ["CorpusStats", "collect"]
@@ -30,16 +30,16 @@ class CorpusStats:
         return 100.0 * self.punct / self.words if self.words else 0.0
 
     def add(self, sent: Sentence) -> None:
-        prepared = to_slots(sent)
+        _, heads, with_deps = depunctuate(sent)
         self.sentences += 1
         self.words += len(sent.words)
         punct = [w.form for w in sent.words if w.is_punct]
         self.punct += len(punct)
         self.punct_types.update(punct)
         self.slot_strings.update(raw_slots(sent))
-        self.omitted += not prepared.trainable
-        self.lifted += prepared.lifted
-        self.nonprojective += has_crossing_arcs(depunctuate(sent)[1])
+        self.omitted += with_deps > 0
+        self.lifted += projectivize(heads)[1]
+        self.nonprojective += has_crossing_arcs(heads)
 
     def row(self) -> dict[str, object]:
         return {"file": self.name, "sentences": self.sentences, "words": self.words,
