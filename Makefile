@@ -30,6 +30,7 @@ test: all
 bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
 	$(BIN)/python bench/model_bench.py
+	$(BIN)/python bench/restore_speed.py 2>/dev/null
 
 clean:
 	rm -rf build

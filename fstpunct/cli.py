@@ -10,7 +10,8 @@ from . import __version__
 from .errors import FstpunctError
 
 # Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("stats", "compile", "rules", "draw", "train", "perplexity", "decode", "parser_train", "parse")
+COMMANDS = ("stats", "compile", "rules", "draw", "train", "perplexity", "decode", "restore",
+            "crf", "score", "parser_train", "parse")
 
 
 def build_parser() -> argparse.ArgumentParser:

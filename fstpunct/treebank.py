@@ -17,7 +17,8 @@ from typing import TextIO
 
 from .errors import ConlluError, InputError
 
-__all__ = ["Line", "Sentence", "Word", "open_input", "read_conllu", "read_file", "write_conllu"]
+__all__ = ["Line", "Sentence", "Word", "open_input", "read_conllu", "read_file", "rebuild",
+           "write_conllu", "write_file"]
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
@@ -149,6 +150,12 @@ def _finish(sent: Sentence) -> Sentence:
     return sent
 
 
+def rebuild(sent: Sentence, comments: list[str], lines: list[Line]) -> Sentence:
+    """A new sentence from edited comments and token lines of ``sent`` (same file and place),
+    parsed and validated like read input."""
+    return _finish(Sentence(comments, lines, sent.path, sent.lineno))
+
+
 def read_conllu(stream: Iterable[str], path: str = "<stdin>") -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U stream one at a time (streaming, never whole-file)."""
     comments: list[str] = []
@@ -208,3 +215,16 @@ def read_file(path: str | Path | None) -> Iterator[Sentence]:
 
 def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
     out.writelines(s.text() for s in sentences)
+
+
+def write_file(sentences: Iterable[Sentence], path: str | Path | None) -> None:
+    """Write sentences to ``path`` (``None`` or ``-``: stdout), with a one-line error when the
+    file cannot be written."""
+    if path is None or str(path) == "-":
+        write_conllu(sentences, sys.stdout)
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            write_conllu(sentences, out)
+    except OSError as e:
+        raise InputError(f"{path}: cannot write: {e.strerror or e}") from e

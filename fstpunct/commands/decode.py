@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..decode import annotate
-from ..errors import InputError
 from ..store import load_model
-from ..treebank import read_file, write_conllu
+from ..treebank import read_file, write_file
 
 NAME = "decode"
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
@@ -27,12 +25,5 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     sentences = annotate(model, read_file(args.input), args.posteriors)
-    if args.output is None:
-        write_conllu(sentences, sys.stdout)
-        return 0
-    try:
-        with open(args.output, "w", encoding="utf-8") as out:
-            write_conllu(sentences, out)
-    except OSError as e:
-        raise InputError(f"{args.output}: cannot write: {e.strerror or e}") from e
+    write_file(sentences, args.output)
     return 0

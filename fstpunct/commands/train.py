@@ -23,7 +23,7 @@ NAME = "train"
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
         "regularisation on a language's standard training split or on CoNLL-U files, and save "
         "it as a model folder.")
-GRAMMARS = Path(__file__).resolve().parents[2] / "grammars"
+GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"  # shipped with the package
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,0 +1,40 @@
+"""Restoring a stream of sentences: strip, parse (optionally), restore, insert."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Iterator
+
+from ..parser import Model as ParserModel
+from ..parser import parse
+from ..treebank import Sentence
+from . import Restorer
+from .strip import insert, strip
+
+__all__ = ["has_words", "restored"]
+
+
+def has_words(sent: Sentence) -> bool:
+    """Whether anything is left of ``sent`` once its punctuation is removed."""
+    return any(not w.is_punct for w in sent.words)
+
+
+def _warn(message: str) -> None:
+    print(f"fstpunct restore: {message}", file=sys.stderr)
+
+
+def restored(sentences: Iterable[Sentence], method: Restorer, parser: ParserModel | None = None,
+             beam: int = 1, warn: Callable[[str], None] = _warn) -> Iterator[Sentence]:
+    """Every sentence stripped, parsed if a parser is given, and restored by ``method``.
+
+    A sentence that is all punctuation has no words to restore around: it is copied unchanged,
+    with a warning naming it."""
+    for sent in sentences:
+        if not has_words(sent):
+            warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
+                 "copied unchanged")
+            yield sent
+            continue
+        bare = strip(sent)
+        if parser is not None:
+            bare = parse(parser, bare, beam)
+        yield insert(bare, method.restore(bare))

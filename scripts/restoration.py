@@ -1,0 +1,164 @@
+"""Restoration experiments (issue 5; paper §6.1 and Figure 4), one JSON line per scored run.
+
+    python scripts/restoration.py table  --langs en es zh ar hi  >> results/restoration.jsonl
+    python scripts/restoration.py figure --langs en es zh ar hi  >> results/restoration-figure.jsonl
+    python scripts/restoration.py report results/restoration.jsonl results/restoration-figure.jsonl
+
+``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
+and with the tree of the language's full-data parser. ``figure``: dev split; +NC (sentence MBR)
+with parsers trained on 10 %, 20 %, … 100 % of train, plus the tree-free trivial and CRF lines.
+``report`` prints the markdown tables and draws the figure as a PNG.
+
+Models (made by the commands in RESULTS.md): +NC = the bundled ``fstpunct/models/L``, Attach =
+``models/L-attach``, CRF = ``models/crf-L-notree`` (word and UPOS features only), parsers = ``models/parser-L-removed-b1[-fNN]``.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+from tqdm import tqdm
+
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import parse
+from fstpunct.restoration import Restorer
+from fstpunct.restoration.crf import CrfModel
+from fstpunct.restoration.generative import DECODERS
+from fstpunct.restoration.mbr import insertions
+from fstpunct.restoration.metrics import score
+from fstpunct.restoration.pipeline import has_words
+from fstpunct.restoration.sample import PriorSampler
+from fstpunct.restoration.strip import insert, strip
+from fstpunct.restoration.trivial import Trivial
+from fstpunct.slots import to_slots
+from fstpunct.store import load_model
+from fstpunct.treebank import Sentence
+from fstpunct.ud import split_source
+
+MODELS = Path("models")
+FRACTIONS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
+
+
+def emit(record: dict[str, object]) -> None:
+    print(json.dumps(record, ensure_ascii=False), flush=True)
+    print(f"{record['lang']} {record['split']} {record['trees']} {record['method']} "
+          f"{record.get('mbr', '')}: "
+          f"AED {record['average_edit_distance']:.4f}", file=sys.stderr)
+
+
+def scored(gold: Sequence[Sentence], pred: Sequence[Sentence], **info: object) -> dict:
+    return {**info, **score(gold, pred).to_dict()}
+
+
+def stripped(gold: Sequence[Sentence]) -> list[Sentence | None]:
+    """Every sentence without punctuation; None for one that is only punctuation (restore
+    copies those unchanged, so they add 0 to every method's edit distance)."""
+    return [strip(s) if has_words(s) else None for s in gold]
+
+
+def parsed(parser_dir: Path, bare: Sequence[Sentence | None]
+           ) -> tuple[list[Sentence | None], float]:
+    """The depunctuated sentences re-parsed, and the word UAS of those trees against gold."""
+    model = ParserModel.load(parser_dir)
+    trees = [s and parse(model, s, 1) for s in tqdm(bare, desc=f"parse {parser_dir.name}",
+                                                     file=sys.stderr, leave=False)]
+    pairs = [(g, p) for gs, ps in zip(bare, trees) if gs and ps
+             for g, p in zip(gs.words, ps.words)]
+    return trees, 100.0 * sum(g.head == p.head for g, p in pairs) / max(len(pairs), 1)
+
+
+def by_method(method: Restorer, gold: Sequence[Sentence],
+              trees: Sequence[Sentence | None]) -> list[Sentence]:
+    return [insert(t, method.restore(t)) if t else g for g, t in zip(gold, trees)]
+
+
+def by_model(model_dir: str, gold: Sequence[Sentence], trees: Sequence[Sentence | None],
+             samples: int, seed: int) -> tuple[dict[str, list[Sentence]], float]:
+    """Restorations by every MBR decoder from one set of samples, and seconds per sentence."""
+    sampler = PriorSampler(load_model(model_dir), samples, seed)
+    out: dict[str, list[Sentence]] = {name: list(gold) for name in DECODERS}
+    todo = [k for k, t in enumerate(trees) if t]
+    start = time.perf_counter()
+    draws = sampler.draws([to_slots(trees[k]) for k in todo])
+    for k, d in zip(todo, tqdm(draws, total=len(todo), file=sys.stderr,
+                               desc=f"restore {model_dir}", leave=False)):
+        for name, decode in DECODERS.items():
+            out[name][k] = insert(trees[k], insertions(d, decode(d)))
+    return out, (time.perf_counter() - start) / max(len(todo), 1)
+
+
+def model_runs(lang: str, split: str, gold: Sequence[Sentence], trees: Sequence[Sentence | None],
+               tree_info: dict[str, object], samples: int, seed: int,
+               which: Sequence[tuple[str, str]]) -> None:
+    for method, model_dir in which:
+        outs, secs = by_model(model_dir, gold, trees, samples, seed)
+        for decoder, pred in outs.items():
+            emit(scored(gold, pred, lang=lang, split=split, method=method, mbr=decoder,
+                        model=model_dir, samples=samples, seconds_per_sentence=secs,
+                        **tree_info))
+
+
+def baselines(lang: str, split: str, gold: Sequence[Sentence],
+              bare: Sequence[Sentence | None]) -> None:
+    """Trivial and CRF: neither reads the tree, so one run serves gold and parsed trees."""
+    methods: list[tuple[str, Callable[[], Restorer]]] = [
+        ("trivial", lambda: Trivial.for_language(lang)),
+        ("crf", lambda: CrfModel.load(MODELS / f"crf-{lang}-notree"))]
+    for name, make in methods:
+        emit(scored(gold, by_method(make(), gold, bare), lang=lang, split=split, method=name,
+                    trees="any"))
+
+
+def languages(args: argparse.Namespace, split: str
+              ) -> Iterator[tuple[str, list[Sentence], list[Sentence | None]]]:
+    """(language, gold, stripped) for every language whose model runs are wanted, after its
+    tree-free baselines (unless only the models are wanted)."""
+    for lang in args.langs:
+        gold = list(split_source(lang, split).sentences())
+        bare = stripped(gold)
+        if args.part != "models":
+            baselines(lang, split, gold, bare)
+        if args.part != "baselines":
+            yield lang, gold, bare
+
+
+def table(args: argparse.Namespace) -> None:
+    for lang, gold, bare in languages(args, "test"):
+        models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
+        model_runs(lang, "test", gold, bare, {"trees": "gold"}, args.samples, args.seed, models)
+        trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
+        model_runs(lang, "test", gold, trees, {"trees": "parsed", "uas": uas}, args.samples,
+                   args.seed, models)
+
+
+def figure(args: argparse.Namespace) -> None:
+    for lang, gold, bare in languages(args, "dev"):
+        nc = [("+NC", f"fstpunct/models/{lang}")]
+        model_runs(lang, "dev", gold, bare, {"trees": "gold", "uas": 100.0}, args.samples,
+                   args.seed, nc)
+        for f in FRACTIONS:
+            name = f"parser-{lang}-removed-b1" + ("" if f == 100 else f"-f{f}")
+            trees, uas = parsed(MODELS / name, bare)
+            model_runs(lang, "dev", gold, trees, {"trees": "parsed", "uas": uas,
+                                                  "fraction": f}, args.samples, args.seed, nc)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("what", choices=["table", "figure"])
+    parser.add_argument("--langs", nargs="+", default=["en", "es", "zh", "ar", "hi"])
+    parser.add_argument("--samples", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
+                        help="run only the tree-free baselines or only the model runs")
+    args = parser.parse_args()
+    {"table": table, "figure": figure}[args.what](args)
+
+
+if __name__ == "__main__":
+    main()

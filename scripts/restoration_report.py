@@ -1,0 +1,157 @@
+"""Markdown tables and the Figure 4 plot from the JSON lines of scripts/restoration.py.
+
+    python scripts/restoration_report.py results/restoration.jsonl \
+        --figure results/restoration-figure.jsonl --png results/restoration-figure4.png
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Iterable
+
+from fstpunct.report import format_table
+
+LANGS = ("ar", "en", "es", "hi", "zh")
+MARKS = ("comma", "period", "quotes", "brackets", "all")
+
+
+def load(path: str) -> list[dict]:
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def pick(records: Iterable[dict], **keys: object) -> dict | None:
+    """The last record matching every key (later runs replace earlier ones)."""
+    found = None
+    for r in records:
+        if all(r.get(k) == v for k, v in keys.items()):
+            found = r
+    return found
+
+
+def aed(r: dict | None) -> str:
+    return "—" if r is None else f"{r['average_edit_distance']:.3f}"
+
+
+def summary(records: list[dict]) -> str:
+    """Average edit distance per sentence (test) and the goals of the issue."""
+    head = ["lang", "trivial", "CRF", "Attach gold", "+NC gold", "+NC gold slot-MBR",
+            "parser UAS", "Attach parsed", "+NC parsed", "+NC parsed slot-MBR"]
+    rows, verdicts = [], []
+    for lang in LANGS:
+        base = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
+        if base["trivial"] is None:
+            continue
+        got = {(m, t, d): pick(records, lang=lang, method=m, trees=t, mbr=d)
+               for m in ("Attach", "+NC") for t in ("gold", "parsed") for d in ("sentence", "slot")}
+        parsed = got["+NC", "parsed", "sentence"]
+        uas = parsed["uas"] if parsed else None
+        rows.append([lang, aed(base["trivial"]), aed(base["crf"]),
+                     aed(got["Attach", "gold", "sentence"]), aed(got["+NC", "gold", "sentence"]),
+                     aed(got["+NC", "gold", "slot"]), "—" if uas is None else f"{uas:.1f}",
+                     aed(got["Attach", "parsed", "sentence"]), aed(parsed),
+                     aed(got["+NC", "parsed", "slot"])])
+        verdicts.append(goal(lang, base, got, uas))
+    return format_table(head, rows, numeric=True) + "\n\n" + "\n".join(verdicts)
+
+
+def goal(lang: str, base: dict, got: dict, uas: float | None) -> str:
+    nc_gold = got["+NC", "gold", "sentence"]
+    rivals = [base["trivial"], base["crf"], got["Attach", "gold", "sentence"]]
+    if nc_gold is None or any(r is None for r in rivals):
+        return f"- {lang}: incomplete"
+    value = nc_gold["average_edit_distance"]
+    gold_ok = all(value < r["average_edit_distance"] for r in rivals)
+    text = f"- {lang}: gold trees: +NC {'beats' if gold_ok else 'does NOT beat'} every baseline"
+    parsed = got["+NC", "parsed", "sentence"]
+    if parsed is not None and uas is not None:
+        beaten = [m for m in ("trivial", "crf")
+                  if parsed["average_edit_distance"] < base[m]["average_edit_distance"]]
+        need = "required" if uas >= 75 else "not required, UAS < 75"
+        verdict = "beats trivial and CRF" if len(beaten) == 2 else (
+            f"beats only {beaten[0]}" if beaten else "beats neither trivial nor CRF")
+        text += f"; parsed trees (UAS {uas:.1f}): +NC {verdict} ({need})"
+    return text
+
+
+def marks(records: list[dict]) -> str:
+    """Per-mark precision / recall / F1 on test."""
+    head = ["lang", "method", "trees", *[f"{m} P/R/F1" for m in MARKS]]
+    rows = []
+    for lang in LANGS:
+        for method, trees in (("trivial", "any"), ("crf", "any"), ("Attach", "gold"),
+                              ("+NC", "gold"), ("Attach", "parsed"), ("+NC", "parsed")):
+            keys = {"lang": lang, "method": method, "trees": trees}
+            if method in ("Attach", "+NC"):
+                keys["mbr"] = "sentence"
+            r = pick(records, **keys)
+            if r is None:
+                continue
+            rows.append([lang, method, trees, *(
+                "{precision:.1f}/{recall:.1f}/{f1:.1f}".format(**r["marks"][m]) for m in MARKS)])
+    return format_table(head, rows)
+
+
+def figure_table(records: list[dict]) -> str:
+    head = ["lang", "parser train %", "dev UAS", "+NC dev AED", "trivial", "CRF"]
+    rows = []
+    for lang in LANGS:
+        base = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
+        for r in sorted((r for r in records if r["lang"] == lang and r["method"] == "+NC"
+                         and r.get("mbr") == "sentence"), key=lambda r: r["uas"]):
+            rows.append([lang, str(r.get("fraction", "gold")), f"{r['uas']:.1f}", aed(r),
+                         aed(base["trivial"]), aed(base["crf"])])
+    return format_table(head, rows, numeric=True)
+
+
+def plot(records: list[dict], png: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    langs = [lang for lang in LANGS if any(r["lang"] == lang for r in records)]
+    fig, axes = plt.subplots(1, len(langs), figsize=(3.2 * len(langs), 3.2), squeeze=False)
+    for ax, lang in zip(axes[0], langs):
+        runs = sorted((r for r in records if r["lang"] == lang and r["method"] == "+NC"
+                       and r.get("mbr") == "sentence"), key=lambda r: r["uas"])
+        for trees, style, label in (("parsed", "o-", "+NC, parsed trees"),
+                                    ("gold", "*", "+NC, gold trees")):
+            xs = [r for r in runs if r["trees"] == trees]
+            ax.plot([r["uas"] for r in xs], [r["average_edit_distance"] for r in xs], style,
+                    color="C0", markersize=10 if trees == "gold" else 5, label=label)
+        for method, style in (("trivial", "--"), ("crf", ":")):
+            base = pick(records, lang=lang, method=method, trees="any")
+            if base is not None:
+                ax.axhline(base["average_edit_distance"], linestyle=style, color="gray",
+                           label=method)
+        ax.axvline(75, color="lightgray", linewidth=0.8)
+        ax.set_title(lang)
+        ax.set_xlabel("dev tree UAS (%)")
+    axes[0][0].set_ylabel("dev edit distance per sentence")
+    axes[0][0].legend(fontsize="small")
+    fig.tight_layout()
+    fig.savefig(png, dpi=120)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("table", help="JSON lines of `restoration.py table`")
+    parser.add_argument("--figure", help="JSON lines of `restoration.py figure`")
+    parser.add_argument("--png", help="write the Figure 4 plot here")
+    args = parser.parse_args()
+    records = load(args.table)
+    print("## Average edit distance per sentence (test)\n")
+    print(summary(records))
+    print("\n## Per-mark precision / recall / F1 (test, sentence MBR)\n")
+    print(marks(records))
+    if args.figure:
+        fig = load(args.figure)
+        print("\n## Figure 4 analog (dev)\n")
+        print(figure_table(fig))
+        if args.png:
+            plot(fig, args.png)
+
+
+if __name__ == "__main__":
+    main()

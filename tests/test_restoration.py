@@ -1,0 +1,228 @@
+"""Restoration building blocks: strip/insert, scoring, the trivial baseline and the CRF tagger."""
+import io
+import itertools
+import json
+import math
+from pathlib import Path
+
+import conllu
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fstpunct.cli import main
+from fstpunct.errors import ConlluError, FstpunctError
+from fstpunct.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
+from fstpunct.restoration.metrics import levenshtein, score
+from fstpunct.restoration.strip import insert, insertions_of, strip
+from fstpunct.restoration.trivial import Trivial
+from fstpunct.slots import depunctuate, to_slots
+from fstpunct.treebank import read_conllu, read_file
+from fstpunct.ud import split_source
+
+DATA = Path(__file__).parent / "data"
+SAMPLE = Path(__file__).parent.parent / "data" / "sample.conllu"
+
+
+def parse_one(text: str):
+    return next(read_conllu(io.StringIO(text)))
+
+
+def conll(rows: str) -> str:
+    """A sentence from space-separated rows: ID FORM UPOS HEAD DEPREL [MISC]."""
+    lines = ["# sent_id = t", "# text = x"]
+    for row in rows.strip().splitlines():
+        i, form, upos, head, rel, *misc = row.split()
+        lines.append("\t".join([i, form, form.lower(), upos, "_", "_", head, rel, "_",
+                                misc[0] if misc else "_"]))
+    return "\n".join(lines) + "\n\n"
+
+
+GOLD = conll("""
+1 Yes INTJ 3 discourse SpaceAfter=No
+2 , PUNCT 1 punct
+3 go VERB 0 root
+4 ( PUNCT 5 punct SpaceAfter=No
+5 now ADV 3 advmod SpaceAfter=No
+6 ) PUNCT 5 punct SpaceAfter=No
+7 . PUNCT 3 punct
+""")
+
+
+@pytest.fixture(scope="module")
+def sentences():
+    dev = itertools.islice(split_source("en", "dev").sentences(), 200)
+    return [*read_file(DATA / "edge.conllu"), *read_file(SAMPLE), *dev]
+
+
+def test_strip_insert_round_trip(sentences):
+    for s in sentences:
+        if all(w.is_punct for w in s.words):
+            with pytest.raises(ConlluError, match="all punctuation"):
+                strip(s)
+            continue
+        stripped = strip(s)
+        assert not any(w.is_punct for w in stripped.words)
+        assert [w.form for w in stripped.words] == [w.form for w in depunctuate(s)[0]]
+        assert [w.head for w in stripped.words] == depunctuate(s)[1]
+        assert strip(stripped).text() == stripped.text()
+        back = insert(stripped, insertions_of(s))
+        assert to_slots(back).slots == to_slots(s).slots, s.sent_id
+        for out in (stripped, back):
+            assert parse_one(out.text()).text() == out.text()
+            assert len(conllu.parse(out.text())) == 1
+
+
+def test_strip_renumbers_ranges_empty_nodes_deps_and_spacing():
+    edge = {s.sent_id: s for s in read_file(DATA / "edge.conllu")}
+    out = strip(edge["mwt-empty"]).text().rstrip("\n").splitlines()
+    assert "# text = Vamos al cine y él también" in out
+    assert "2-3\tal\t_\t_\t_\t_\t_\t_\t_\t_" in out
+    assert out[-3].startswith("6\tél\tél\tPRON\t_\t_\t1\tconj\t1:conj|6.1:nsubj\t_")
+    assert out[-2].startswith("6.1\tva")
+    assert out[-1] == "7\ttambién\ttambién\tADV\t_\t_\t6\tadvmod\t6:advmod\t_"
+    quotes = strip(edge["quotes-xpos"])
+    assert quotes.comments[-1] == "# text = He said Go home etc. today"
+
+
+def test_strip_rejects_unreadable_deps():
+    for deps, message in (("9:discourse", "names 9"), ("3-discourse", "not a list")):
+        with pytest.raises(ConlluError, match=message):
+            strip(parse_one(GOLD.replace("\tdiscourse\t_\t", f"\tdiscourse\t{deps}\t")))
+
+
+def test_insert_spacing_and_fields():
+    stripped = strip(parse_one(GOLD))
+    assert stripped.comments[-1] == "# text = Yes go now"
+    out = insert(stripped, [(("“", 2),), ((",", 1), ("<abbv>", 1)), (("(", 3),),
+                            (("<unk>", 3), (")", 3), (".", 2))])
+    assert out.comments[-1] == "# text = “Yes, go (now)."
+    assert out.lines[0].fields == ["1", "“", "“", "PUNCT", "_", "_", "4", "punct", "_",
+                                   "SpaceAfter=No"]
+    assert [ln.fields[6] for ln in out.lines] == ["4", "4", "2", "0", "6", "4", "6", "4"]
+    assert [ln.fields[9] for ln in out.lines][1:4] == ["SpaceAfter=No", "_", "_"]
+
+
+def test_insert_rejects_bad_input():
+    stripped = strip(parse_one(GOLD))
+    with pytest.raises(FstpunctError, match="expected 4"):
+        insert(stripped, [()] * 3)
+    with pytest.raises(FstpunctError, match="head 4"):
+        insert(stripped, [(), (), (), ((".", 4),)])
+    with pytest.raises(FstpunctError, match="without punctuation"):
+        insert(parse_one(GOLD), [()] * 4)
+
+
+def test_insert_inside_multiword_token_goes_after_it():
+    edge = {s.sent_id: s for s in read_file(DATA / "edge.conllu")}
+    stripped = strip(edge["mwt-empty"])
+    slots = [()] * 8
+    slots[2] = ((",", 2),)  # between "a" and "el", inside "al"
+    out = insert(stripped, slots)
+    assert to_slots(out).slots[3] == (",",)
+    assert "# text = Vamos al, cine y él también" in out.comments
+
+
+def naive_levenshtein(a, b):
+    if not a or not b:
+        return len(a) + len(b)
+    return min(naive_levenshtein(a[1:], b) + 1, naive_levenshtein(a, b[1:]) + 1,
+               naive_levenshtein(a[1:], b[1:]) + (a[0] != b[0]))
+
+
+@given(st.lists(st.sampled_from(",.“”"), max_size=5), st.lists(st.sampled_from(",.“”"), max_size=5))
+def test_levenshtein_matches_recursion(a, b):
+    assert levenshtein(a, b) == naive_levenshtein(a, b) == levenshtein(b, a)
+
+
+def test_levenshtein_hand_cases():
+    assert levenshtein([], []) == 0
+    assert levenshtein([","], []) == 1
+    assert levenshtein([".", "”"], ["”", "."]) == 2
+    assert levenshtein([",", "“"], ["“"]) == 1
+
+
+def test_metrics_on_hand_made_pair():
+    gold = parse_one(GOLD)  # slots: (), (",",), ("(",), (")", ".")
+    pred = insert(strip(gold), [(("“", 2),), ((",", 1), (",", 1)), (), ((".", 2), (")", 3))])
+    result = score([gold], [pred])
+    assert result.sentences == 1 and result.slots == 4
+    assert result.edits == 1 + 1 + 1 + 2 and result.average_edit_distance == 5.0
+    marks = result.to_dict()["marks"]
+    assert (marks["comma"]["matched"], marks["comma"]["predicted"], marks["comma"]["gold"]) \
+        == (1, 2, 1)
+    assert marks["comma"]["precision"] == 50.0 and marks["comma"]["recall"] == 100.0
+    assert marks["comma"]["f1"] == pytest.approx(200 / 3)
+    assert (marks["brackets"]["matched"], marks["brackets"]["predicted"],
+            marks["brackets"]["gold"]) == (1, 1, 2)
+    assert (marks["period"]["precision"], marks["period"]["recall"]) == (100.0, 100.0)
+    assert (marks["all"]["matched"], marks["all"]["predicted"], marks["all"]["gold"]) == (3, 5, 4)
+    assert marks["quotes"]["predicted"] == 1 and marks["quotes"]["f1"] == 0.0
+
+
+def test_all_punctuation_gold_sentence_counts_with_empty_prediction():
+    edge = list(read_file(DATA / "edge.conllu"))
+    preds = [insert(strip(s), [()] * (len(depunctuate(s)[0]) + 1))
+             for s in edge if s.sent_id != "all-punct"]
+    result = score(edge, preds)
+    assert result.sentences == len(edge)
+    assert result.marks["all"].predicted == 0 and result.marks["all"].gold == result.edits
+    assert score(edge, edge).edits == 0
+
+
+def test_score_command(tmp_path, capsys):
+    gold, pred, bad = tmp_path / "gold.conllu", tmp_path / "pred.conllu", tmp_path / "bad.conllu"
+    gold.write_text(GOLD, encoding="utf-8")
+    pred.write_text(insert(strip(parse_one(GOLD)), Trivial().restore(parse_one(GOLD))).text(),
+                    encoding="utf-8")
+    bad.write_text(GOLD.replace("\tgo\t", "\tgone\t"), encoding="utf-8")
+    assert main(["score", "--gold", str(gold), str(pred), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["edit_distance"] == 3 and result["marks"]["period"]["f1"] == 100.0
+    assert main(["score", "--gold", str(gold), str(pred)]) == 0
+    assert "per sentence 3.0000" in capsys.readouterr().out
+    assert main(["score", "--gold", str(gold), str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.conllu:1 (sent_id t): word 2 is 'gone'" in err
+
+
+def test_trivial_baseline():
+    sent = parse_one(GOLD)
+    assert Trivial.for_language("hi").restore(sent) == [(), (), (), (("।", 2),)]
+    assert Trivial.for_language("zh").mark == "。" and Trivial.for_language("xx").mark == "."
+    assert Trivial("!").restore(strip(sent))[-1] == (("!", 2),)
+
+
+def test_backoff_is_normalised_on_a_tiny_alphabet():
+    s, alphabet, tags = 0.1, [",", "."], [EMPTY, ",", ", .", OTHER]
+    q = Backoff(alphabet, tags, s)
+    symbols, top = alphabet + ["<unk>"], 8
+    known = {(), (",",), (",", ".")}
+    total = math.fsum(math.exp(q.log_prob(x)) for m in range(top + 1)
+                      for x in itertools.product(symbols, repeat=m) if x not in known)
+    tail = s ** (top + 1) / math.exp(q.log_norm)  # strings longer than `top`
+    assert total + tail == pytest.approx(1.0, abs=1e-12)
+
+
+def test_crf_train_restore_and_perplexity(tmp_path, capsys):
+    train_sents = [to_slots(s) for s in itertools.islice(split_source("en", "train").sentences(),
+                                                         200)]
+    dev = list(itertools.islice(split_source("en", "dev").sentences(), 60))
+    model = train(train_sents, [to_slots(s) for s in dev], tmp_path / "crf", "en",
+                  c2_grid=(0.1, 1.0), max_iterations=50, info={"train": "first 200"},
+                  log=lambda m: None)
+    meta = json.loads((tmp_path / "crf" / "meta.json").read_text(encoding="utf-8"))
+    assert meta["lang"] == "en" and meta["settings"]["c2"] in (0.1, 1.0)
+    assert set(meta["training"]["dev_perplexity"]) == {"0.1", "1.0"}
+    assert OTHER not in meta["tags"] and EMPTY in meta["tags"]
+    worded = [s for s in dev if not all(w.is_punct for w in s.words)]
+    restored = [model.restore(strip(s)) for s in worded]
+    assert all(len(r) == to_slots(s).n + 1 for r, s in zip(restored, worded, strict=True))
+    assert sum(len(slot) for r in restored for slot in r) > 0
+    unseen = parse_one(GOLD.replace("\t.\t.\t", "\t⁂\t⁂\t"))
+    log_p, _, ppl = model.perplexity([to_slots(unseen)] + [to_slots(s) for s in dev])
+    assert math.isfinite(log_p) and 1.0 < ppl < 3.0
+    assert main(["crf", "perplexity", "--model", str(tmp_path / "crf"), str(SAMPLE)]) == 0
+    assert "perplexity" in capsys.readouterr().out
+    with pytest.raises(FstpunctError, match="not a CRF model"):
+        CrfModel.load(tmp_path)

@@ -1,0 +1,95 @@
+"""`fstpunct restore` end to end: the bundled model, the trivial baseline, a parser, errors."""
+import itertools
+import json
+from pathlib import Path
+
+import conllu
+import pytest
+
+from fstpunct.cli import main
+from fstpunct.parser import train
+from fstpunct.restoration.strip import strip
+from fstpunct.treebank import read_file
+from fstpunct.ud import split_source
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+
+
+def words(path):
+    return [[w.form for w in s.words if not w.is_punct] for s in read_file(path)]
+
+
+@pytest.mark.parametrize("options", [["--samples", "50"], ["--samples", "50", "--mbr", "slot"],
+                                     ["--trivial", "en"]])
+def test_restore_keeps_words_and_writes_valid_ud(tmp_path, options):
+    out = tmp_path / "out.conllu"
+    assert main(["restore", str(SAMPLE), "-o", str(out), "--quiet", *options]) == 0
+    assert words(out) == words(SAMPLE)
+    parsed = conllu.parse(out.read_text(encoding="utf-8"))
+    for sent in read_file(out):
+        text = sent.text()
+        assert "# text = " in text
+        for w in sent.words:
+            if w.is_punct:
+                assert (w.upos, w.deprel) == ("PUNCT", "punct")
+                assert 1 <= w.head <= len(sent.words) and not sent.words[w.head - 1].is_punct
+    assert len(parsed) == len(list(read_file(SAMPLE)))
+    assert main(["score", "--gold", str(SAMPLE), str(out), "--json"]) == 0
+
+
+def test_trivial_restores_only_the_final_mark(tmp_path):
+    out = tmp_path / "out.conllu"
+    assert main(["restore", str(SAMPLE), "--trivial", "hi", "-o", str(out), "--quiet"]) == 0
+    for sent in read_file(out):
+        marks = [w for w in sent.words if w.is_punct]
+        assert [w.form for w in marks] == ["।"]
+        assert marks[0].id == len(sent.words)
+
+
+def test_restore_is_reproducible_and_reads_unpunctuated_input(tmp_path, capsys):
+    bare = tmp_path / "bare.conllu"
+    bare.write_text("".join(strip(s).text() for s in read_file(SAMPLE)), encoding="utf-8")
+    runs = []
+    for source in (SAMPLE, bare, bare):
+        assert main(["restore", str(source), "--samples", "30", "--seed", "3", "--quiet"]) == 0
+        runs.append(capsys.readouterr().out)
+    assert runs[0] == runs[1] == runs[2]
+
+
+def test_restore_with_a_parser(tmp_path, capsys):
+    sents = list(itertools.islice(split_source("en", "train").sentences(), 30))
+    parser = tmp_path / "parser"
+    train(sents, sents[:10], "removed", 1, parser, epochs=2, patience=2, progress=False,
+          log=lambda m: None)
+    out = tmp_path / "out.conllu"
+    assert main(["restore", str(SAMPLE), "--parser", str(parser), "--samples", "20",
+                 "-o", str(out), "--quiet"]) == 0
+    assert words(out) == words(SAMPLE)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["missing.conllu"], "missing.conllu"),
+    (["--samples", "0", str(SAMPLE)], "--samples"),
+    (["--model", "no-such-model", str(SAMPLE)], "no-such-model"),
+])
+def test_bad_input_is_a_one_line_error(args, message, capsys):
+    assert main(["restore", "--quiet", *args]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+def test_score_json_has_every_mark_class(tmp_path, capsys):
+    assert main(["restore", str(SAMPLE), "--trivial", "en", "--quiet",
+                 "-o", str(tmp_path / "t.conllu")]) == 0
+    capsys.readouterr()
+    assert main(["score", "--gold", str(SAMPLE), str(tmp_path / "t.conllu"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["marks"]) == {"comma", "period", "quotes", "brackets", "all"}
+
+
+def test_a_sentence_of_only_punctuation_is_copied_with_a_warning(tmp_path, capsys):
+    edge = Path(__file__).parent / "data" / "edge.conllu"
+    out = tmp_path / "out.conllu"
+    assert main(["restore", str(edge), "--samples", "20", "-o", str(out), "--quiet"]) == 0
+    assert "all-punct" in capsys.readouterr().err
+    assert words(out) == words(edge)
