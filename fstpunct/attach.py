@@ -22,7 +22,6 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.optimize import minimize
 
 from .errors import ModelError
 from .features import node_contexts, pair_features
@@ -222,6 +221,8 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
         value, grad = _objective(theta, data, merged, l2)
         return -value, -grad
+
+    from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
     result = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
     log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
-from .model import Inference, PunctModel
+from .model import Inference, PunctModel, SlotCache
 from .slots import BOUNDARY, SlotSentence, to_slots
 from .tree import children
 from .treebank import Sentence
@@ -62,21 +62,23 @@ def _set_misc(misc: str, items: dict[str, str]) -> str:
 
 def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
              chunk: int = 500) -> Iterator[Sentence]:
-    """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′."""
+    """Annotate sentences (streamed in chunks of ``chunk``, slot lattices shared by all chunks)
+    with the Viterbi T′."""
+    cache = SlotCache(model)
     buffer: list[Sentence] = []
     for sent in sentences:
         buffer.append(sent)
         if len(buffer) == chunk:
-            yield from _annotate_chunk(model, buffer, posteriors)
+            yield from _annotate_chunk(model, cache, buffer, posteriors)
             buffer = []
     if buffer:
-        yield from _annotate_chunk(model, buffer, posteriors)
+        yield from _annotate_chunk(model, cache, buffer, posteriors)
 
 
-def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
+def _annotate_chunk(model: PunctModel, cache: SlotCache, sentences: list[Sentence],
                     posteriors: int) -> Iterator[Sentence]:
     prepared = [to_slots(s) for s in sentences]
-    inference = Inference(model, model.prepare(prepared))
+    inference = Inference(model, model.prepare(prepared), slots=cache)
     vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best, _ = inference.viterbi(k)

@@ -11,21 +11,29 @@ structure, so it is cached per distinct surface string; weighting it by the curr
 For a right-to-left channel the scan machine reads reversed strings; its lattice over reversed u
 with (λ′, M′, ρ′) is turned around as λ = ρ′, M(υ) = M′(υ)ᵀ, ρ = λ′, so every lattice here
 reads u in natural order.
+
+The tree DP needs M(l) = M(l₁)⋯M(lₘ) for every puncteme l, applied to vectors:
+:func:`product_stack` builds them all at once as a sparse :class:`~fstpunct.stacks.Stack`
+(every suffix of every l, level by level), and :class:`EditCounter` turns the DP's gradients with
+respect to them (outer products) into expected counts of the channel's arcs.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 import numpy as np
 import pynini
 
 from .channel import Channel, ScanArc
 from .errors import FstpunctError
-from .semiring import MaxProduct
+from .semiring import MaxProduct, Semiring, SumProduct
+from .stacks import SparseStack
+from .treedp import Outer
 
-__all__ = ["Lattice", "LatticeBuilder", "Topology"]
+__all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack"]
 
 END = "$"
 
@@ -46,11 +54,15 @@ class Topology:
 
 @dataclass
 class Lattice:
-    """A weighted slot lattice in natural reading order, in one semiring (sum or max)."""
+    """A weighted slot lattice in natural reading order, in one semiring (sum or max): its token
+    arcs (parallel ones combined) sorted by token, then source and target state."""
 
     start: np.ndarray
     final: np.ndarray
-    tokens: dict[int, np.ndarray]
+    token: np.ndarray  # each arc's token
+    src: np.ndarray  # M(token)[src, dst] = weight
+    dst: np.ndarray
+    weight: np.ndarray
     maximum: bool = False
 
     @property
@@ -68,8 +80,10 @@ class Lattice:
         if cached is not None:
             return cached
         head = self.matrix(key[:-1])
-        last = self.tokens.get(key[-1])
-        if last is None or not head.any():
+        last = np.zeros_like(head)
+        arcs = self.token == key[-1]
+        last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
+        if not head.any():
             result = np.zeros_like(head)
         elif self.maximum:
             result = MaxProduct.matmul(head, last)
@@ -78,57 +92,22 @@ class Lattice:
         self._products[key] = result
         return result
 
-    def possible(self, puncteme: Sequence[int]) -> bool:
-        """Whether M(puncteme) ≠ 0: some path reads it (boolean reachability, O(|l|·N²))."""
-        reach = np.ones(self.size, dtype=bool)
-        for tok in puncteme:
-            step = self.tokens.get(tok)
-            if step is None:
-                return False
-            reach = (reach @ (step > 0))
-            if not reach.any():
-                return False
-        return True
-
     def closure(self, rate: float, exclude: int) -> np.ndarray:
         """Σ over every token string l of rate^|l| · M(l), tokens ``exclude`` left out: the
         geometric backoff over punctemes. Sum semiring: (I − rate·A)⁻¹ with A = Σ_υ M(υ);
-        max semiring: the best such path (the Kleene star, reached within size−1 steps since
-        every cycle has weight < 1, by repeated squaring)."""
-        a = rate * self._token_sum(exclude)
+        max semiring: the best such path, the Kleene star of A (Floyd–Warshall: every cycle
+        has weight < 1, so best paths are simple)."""
+        a = np.zeros((self.size, self.size))
+        keep = self.token != exclude
+        (np.maximum if self.maximum else np.add).at(a, (self.src[keep], self.dst[keep]),
+                                                    rate * self.weight[keep])
         eye = np.eye(self.size)
         if not self.maximum:
             return np.linalg.inv(eye - a)
-        star = np.maximum(eye, a)  # best paths of length ≤ 1; each squaring doubles the length
-        for _ in range(max(1, self.size - 1).bit_length()):
-            star = MaxProduct.matmul(star, star)
+        star = np.maximum(eye, a)  # best paths through no intermediate state
+        for k in range(self.size):  # ... then through states < k + 1
+            np.maximum(star, star[:, k, None] * star[None, k, :], out=star)
         return star
-
-    def _token_sum(self, exclude: int) -> np.ndarray:
-        mats = [m for t, m in self.tokens.items() if t != exclude]
-        if not mats:
-            return np.zeros((self.size, self.size))
-        return np.maximum.reduce(mats) if self.maximum else np.sum(mats, axis=0)
-
-    def closure_grad(self, rate: float, exclude: int, grad: np.ndarray,
-                     into: dict[int, np.ndarray]) -> None:
-        """Add ∂/∂M(υ) for every token υ ≠ ``exclude``, given ``grad`` = ∂/∂closure (sum only)."""
-        k = self.closure(rate, exclude)
-        g = rate * (k.T @ grad @ k.T)
-        for t in self.tokens:
-            if t != exclude:
-                into[t] = into.get(t, 0) + g
-
-    def matrix_grad(self, puncteme: Sequence[int], grad: np.ndarray,
-                    into: dict[int, np.ndarray]) -> None:
-        """Add ∂/∂M(υ) for the tokens of ``puncteme`` given ``grad`` = ∂/∂M(puncteme) (sum only):
-        for M(l) = M(l₁)⋯M(lₘ), ∂/∂M(lₖ) = M(l₁..lₖ₋₁)ᵀ · grad · M(lₖ₊₁..lₘ)ᵀ."""
-        key = tuple(puncteme)
-        for k, tok in enumerate(key):
-            g = grad if k == 0 else self.matrix(key[:k]).T @ grad
-            if k + 1 < len(key):
-                g = g @ self.matrix(key[k + 1:]).T
-            into[tok] = into.get(tok, 0) + g
 
 
 class LatticeBuilder:
@@ -144,6 +123,16 @@ class LatticeBuilder:
         self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
         self._arc_token = np.array(
             [-1 if a.ilabel == END else self._symbols[a.ilabel] for a in self._arcs])
+
+    def rebound(self, channel: Channel) -> LatticeBuilder:
+        """A builder for ``channel`` that shares this one's topologies when the two machines
+        have the same arcs (φ may differ but not where it is 0), as along EM."""
+        builder = LatticeBuilder(channel)
+        same = (channel.symbols, channel.direction) == (self.channel.symbols,
+                                                         self.channel.direction)
+        if same and builder._arcs == self._arcs:
+            builder._topologies = self._topologies
+        return builder
 
     @property
     def channel_arcs(self) -> list[ScanArc]:
@@ -221,38 +210,252 @@ class LatticeBuilder:
         """Weight the topology of ``surface`` by channel-arc probabilities ``weights``."""
         topo = self.topology(surface)
         n = topo.n_states
+        semiring = MaxProduct if maximum else SumProduct
         w = weights[topo.arc]
+        ends = topo.token < 0
         start = np.zeros(n)
         start[topo.start] = 1.0
-        final = np.zeros(n)
-        tokens: dict[int, np.ndarray] = {}
-        combine = np.maximum.at if maximum else np.add.at
-        ends = topo.token < 0
-        combine(final, topo.src[ends], w[ends])
-        for tok in np.unique(topo.token[~ends]):
-            sel = topo.token == tok
-            m = np.zeros((n, n))
-            combine(m, (topo.src[sel], topo.dst[sel]), w[sel])
-            tokens[int(tok)] = m.T if topo.reverse else m
+        final = semiring.scatter(topo.src[ends], w[ends], n)
+        src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
+        arcs = ~ends
+        key, weight = _combine(semiring, (topo.token[arcs] * n + src[arcs]) * n + dst[arcs],
+                               w[arcs])
         if topo.reverse:
             start, final = final, start
-        return Lattice(start, final, tokens, maximum)
+        token, state = np.divmod(key, n * n)
+        return Lattice(start, final, token, state // n, state % n, weight, maximum)
 
-    def edit_counts(self, surface: Sequence[str], weights: np.ndarray,
-                    grad_tokens: dict[int, np.ndarray], grad_final: np.ndarray,
-                    grad_start: np.ndarray) -> np.ndarray:
-        """Expected count of every channel arc used in this slot, given ∂log Z/∂ of the lattice's
-        natural-order matrices (token matrices, final and start vectors)."""
-        topo = self.topology(surface)
-        w = weights[topo.arc]
-        g = np.zeros(len(topo.arc))
-        ends = topo.token < 0
-        end_grad = grad_start if topo.reverse else grad_final
-        g[ends] = end_grad[topo.src[ends]]
-        for tok, grad in grad_tokens.items():
-            sel = topo.token == tok
-            scan_grad = grad.T if topo.reverse else grad
-            g[sel] = scan_grad[topo.src[sel], topo.dst[sel]]
-        counts = np.zeros(len(self._arcs))
-        np.add.at(counts, topo.arc, g * w)
-        return counts
+
+def _combine(semiring: type[Semiring], key: np.ndarray,
+             values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct keys in increasing order, with the ⊕ of the values of each."""
+    if not len(key):
+        return key, values
+    order = np.argsort(key, kind="stable")  # keys come nearly sorted: runs make this cheap
+    key, values = key[order], values[order]
+    first = np.flatnonzero(np.diff(key, prepend=-1))
+    return key[first], semiring.segments(values, first)
+
+
+# --- products of token matrices as sparse stacks -------------------------------------------------
+
+def _semiring(lattice: Lattice) -> type[Semiring]:
+    return MaxProduct if lattice.maximum else SumProduct
+
+
+class _Level(NamedTuple):
+    """One level of a :class:`_Plan`: the strings of one length, by their first token and the
+    index of the rest among the level below, and which of them were asked for (where)."""
+
+    heads: np.ndarray
+    parents: np.ndarray
+    wanted: np.ndarray  # indices into this level ...
+    at: np.ndarray  # ... and their places in the list asked for
+
+
+class _Plan(NamedTuple):
+    """How to build M(s) for a list of token strings, level by level through all their suffixes
+    (the same for every lattice)."""
+
+    eps: np.ndarray  # places of ε in the list
+    levels: tuple[_Level, ...]
+
+
+@lru_cache(maxsize=32)
+def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
+    closed = {s[k:] for s in strings for k in range(len(s) + 1)}
+    at = {s: a for a, s in enumerate(strings)}
+    index, levels = {(): 0}, []
+    for d in range(1, max(map(len, strings), default=0) + 1):
+        level = sorted(s for s in closed if len(s) == d)
+        wanted = [i for i, s in enumerate(level) if s in at]
+        levels.append(_Level(np.array([s[0] for s in level], dtype=np.intp),
+                             np.array([index[s[1:]] for s in level], dtype=np.intp),
+                             np.array(wanted, dtype=np.intp),
+                             np.array([at[level[i]] for i in wanted], dtype=np.intp)))
+        index = {s: i for i, s in enumerate(level)}
+    return _Plan(np.array([at[()]] if () in at else [], dtype=np.intp), tuple(levels))
+
+
+def _string_products(lattice: Lattice, strings: Sequence[tuple[int, ...]],
+                     transpose: bool = False) -> tuple[np.ndarray, ...]:
+    """The nonzeros (matrix a, row, column, value) of M(s) for the strings s = ``strings[a]``
+    (M(ε) = I), or of M(s)ᵀ with ``transpose``. All suffixes are built level by level as sparse
+    rows: row r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′]."""
+    semiring, n = _semiring(lattice), lattice.size
+    token, src, dst = lattice.token, lattice.src, lattice.dst
+    if transpose:
+        src, dst = dst, src
+    plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
+    states = np.tile(np.arange(n), len(plan.eps))
+    pieces = [(np.repeat(plan.eps, n), states, states, np.ones(len(states)))]
+    # the level below as sparse rows: string i's row r is stacked row i·n + r
+    ptr, cols, vals = np.arange(n + 1), np.arange(n), np.ones(n)
+    for level in plan.levels:
+        first = np.searchsorted(token, level.heads)
+        count = np.searchsorted(token, level.heads, side="right") - first
+        arc, string = _ranges(first, count), np.repeat(np.arange(len(level.heads)), count)
+        below = level.parents[string] * n + dst[arc]  # the row of M(s) that arc r → r′ selects
+        width = ptr[below + 1] - ptr[below]
+        entry = _ranges(ptr[below], width)
+        key, vals = _combine(semiring, np.repeat(string * n + src[arc], width) * n + cols[entry],
+                             np.repeat(lattice.weight[arc], width) * vals[entry])
+        rows, cols = np.divmod(key, n)
+        ptr = np.searchsorted(rows, np.arange(len(level.heads) * n + 1))
+        lo, hi = ptr[level.wanted * n], ptr[level.wanted * n + n]
+        take = _ranges(lo, hi - lo)
+        pieces.append((np.repeat(level.at, hi - lo), rows[take] % n, cols[take], vals[take]))
+    return tuple(np.concatenate(x) for x in zip(*pieces))
+
+
+_EMPTY_INDEX = np.zeros(0, dtype=np.intp)
+
+
+def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
+                  extra: Sequence[np.ndarray] = (), transpose: bool = False) -> SparseStack:
+    """M(s) = M(s₁)⋯M(s_m) (M(ε) = I) for every token string s, or their transposes, then any
+    extra matrices, as a :class:`~fstpunct.stacks.SparseStack` in the lattice's semiring."""
+    parts = [_string_products(lattice, strings, transpose)]
+    for a, m in enumerate(extra, len(strings)):
+        r, c = np.nonzero(m)
+        parts.append((np.full(len(r), a), r, c, m[r, c]))
+    mats, rows, cols, vals = (np.concatenate(x) for x in zip(*parts))
+    return SparseStack(len(strings) + len(extra), lattice.size, mats, rows, cols, vals)
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(start, start + length)`` for every pair."""
+    firsts = np.cumsum(lengths) - lengths
+    return np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
+
+
+class _Positions(NamedTuple):
+    """Token positions k of punctemes l, sorted by token: l, lₖ, and the index of l_<k among
+    the prefixes and of l_>k among the suffixes (-1 where that side is not needed)."""
+
+    puncteme: np.ndarray
+    token: np.ndarray
+    prefix: np.ndarray
+    suffix: np.ndarray
+
+    @classmethod
+    def of(cls, punctemes: Sequence[tuple[int, ...]], pos: list[tuple[int, int]],
+           prefixes: dict[tuple[int, ...], int],
+           suffixes: dict[tuple[int, ...], int]) -> _Positions:
+        pos = sorted(pos, key=lambda ak: punctemes[ak[0]][ak[1]])
+        return cls(np.array([a for a, _ in pos], dtype=np.intp),
+                   np.array([punctemes[a][k] for a, k in pos], dtype=np.intp),
+                   np.array([prefixes.get(punctemes[a][:k], -1) for a, k in pos], dtype=np.intp),
+                   np.array([suffixes.get(punctemes[a][k + 1:], -1) for a, k in pos],
+                            dtype=np.intp))
+
+    def per_token(self, coef: np.ndarray, string: np.ndarray, n_tokens: int,
+                  n_strings: int) -> np.ndarray:
+        """(tokens, strings): the coefficients of the positions summed per token and per
+        ``string`` (the positions' prefix or suffix index)."""
+        return np.bincount(self.token * n_strings + string, weights=coef[self.puncteme],
+                           minlength=n_tokens * n_strings).reshape(n_tokens, n_strings)
+
+
+class EditCounter:
+    """Expected counts of the channel arcs used in one slot (sum semiring), given ∂log Z with
+    respect to the slot's puncteme matrices M(l) (l in ``punctemes``) and their backoff
+    closure K as rank-one terms (:class:`~fstpunct.treedp.Outer` over a stack holding M(l) for
+    every l, then K), and ∂log Z with respect to its start and final vectors.
+
+    An arc of token υ and weight w from s to t counts w·G_υ[s, t], G_υ = ∂log Z/∂M(υ).
+    ∂/∂M(l) = p qᵀ puts (M(l_<k)ᵀ p)(M(l_>k) q)ᵀ into G_υ for every position k with lₖ = υ
+    (sparse products over the stacks of all prefixes and suffixes of V). First positions share
+    M(ε)ᵀp = p and last ones share q, so those add up to one p ⊗ b_υ and one f_υ ⊗ q per token;
+    only the middle positions of punctemes of 3+ tokens are paired with υ's arcs one by one.
+    ∂/∂K = p qᵀ puts rate·(Kᵀp)(Kq)ᵀ into G_υ for every token υ but ``exclude``."""
+
+    def __init__(self, builder: LatticeBuilder, surface: Sequence[str], weights: np.ndarray,
+                 lattice: Lattice, punctemes: Sequence[tuple[int, ...]], closure: np.ndarray,
+                 rate: float, exclude: int) -> None:
+        topo = builder.topology(surface)
+        n_states = lattice.size
+        self._topology, self._n_arcs = topo, len(builder.channel_arcs)
+        self._n_tokens = len(builder.channel.symbols)
+        self._weights = weights[topo.arc]
+        self._closure, self._rate = closure, rate
+        self._ends = np.flatnonzero(topo.token < 0)
+        # token arcs in natural reading order, sorted by token
+        arcs = np.flatnonzero(topo.token >= 0)
+        self._arcs = arcs[np.argsort(topo.token[arcs], kind="stable")]
+        src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
+        self._tok, self._src, self._dst = (x[self._arcs] for x in (topo.token, src, dst))
+        self._flat_src = self._tok * n_states + self._src  # into (token, state) tables
+        self._flat_dst = self._tok * n_states + self._dst
+        self._boundary = np.flatnonzero(self._tok == exclude)
+        self._unbounded = np.flatnonzero(self._tok != exclude)  # what the closure reaches
+        spots: dict[str, list[tuple[int, int]]] = {"first": [], "last": [], "middle": []}
+        for a, l in enumerate(punctemes):
+            for k in range(len(l)):
+                spots["first" if k == 0 else "last" if k == len(l) - 1 else "middle"].append((a, k))
+        prefixes = sorted({punctemes[a][:k] for a, k in spots["last"] + spots["middle"]})
+        suffixes = sorted({punctemes[a][k + 1:] for a, k in spots["first"] + spots["middle"]})
+        pre = {x: i for i, x in enumerate(prefixes)}
+        suf = {x: i for i, x in enumerate(suffixes)}
+        self._first, self._last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
+                                           for x in ("first", "last", "middle"))
+        self._prefixes = product_stack(lattice, prefixes, transpose=True)
+        self._suffixes = product_stack(lattice, suffixes)
+        # each middle position against each arc of its token, as flat indices into the
+        # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
+        count = np.bincount(self._tok, minlength=self._n_tokens)[middle.token]
+        at = np.repeat(np.arange(len(middle.token)), count)
+        self._middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
+        self._middle_puncteme = middle.puncteme[at]
+        self._middle_f = middle.prefix[at] * n_states + self._src[self._middle_arc]
+        self._middle_b = middle.suffix[at] * n_states + self._dst[self._middle_arc]
+
+    def counts(self, terms: Sequence[Outer], grad_start: np.ndarray, grad_final: np.ndarray,
+               grad_prefix: np.ndarray | None = None) -> np.ndarray:
+        """Expected count of every channel arc; ``grad_prefix`` is ∂log Z/∂M(∘) in slot 0."""
+        src, dst = self._src, self._dst
+        grad = np.zeros(len(self._tok))
+        for coef, p, q in _rank_one(terms):
+            self._add_puncteme_terms(grad, coef, p, q)
+            if coef[-1]:
+                kp, kq = self._closure.T @ p, self._closure @ q
+                arcs = self._unbounded
+                grad[arcs] += coef[-1] * self._rate * kp[src[arcs]] * kq[dst[arcs]]
+        if grad_prefix is not None:
+            grad[self._boundary] += grad_prefix[src[self._boundary], dst[self._boundary]]
+        topo = self._topology
+        full = np.zeros(len(topo.arc))
+        full[self._arcs] = grad
+        full[self._ends] = (grad_start if topo.reverse else grad_final)[topo.src[self._ends]]
+        return np.bincount(topo.arc, weights=full * self._weights, minlength=self._n_arcs)
+
+    def _add_puncteme_terms(self, grad: np.ndarray, coef: np.ndarray, p: np.ndarray,
+                            q: np.ndarray) -> None:
+        """Add G_υ[s, t] at every token arc for ∂/∂M(l) = coef_l · p qᵀ."""
+        # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix: (strings, N)
+        suffixed = self._suffixes.apply(q, SumProduct)
+        prefixed = self._prefixes.apply(p, SumProduct)
+        # f = p at first positions: G_υ gets p ⊗ b_υ, b_υ = Σ coef_l M(l_>0) q over υ's ones;
+        # b = q at last positions: G_υ gets f_υ ⊗ q, f_υ = Σ coef_l M(l_<k)ᵀ p
+        first, last, n = self._first, self._last, self._n_tokens
+        b = first.per_token(coef, first.suffix, n, len(suffixed)) @ suffixed
+        f = last.per_token(coef, last.prefix, n, len(prefixed)) @ prefixed
+        grad += p[self._src] * b.ravel()[self._flat_dst] + f.ravel()[self._flat_src] * q[self._dst]
+        middle = coef[self._middle_puncteme]
+        if middle.any():
+            grad += np.bincount(self._middle_arc, minlength=len(grad), weights=middle
+                                * prefixed.ravel()[self._middle_f]
+                                * suffixed.ravel()[self._middle_b])
+
+
+def _rank_one(terms: Sequence[Outer]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(coef, p, q) with one p and one q per term, splitting terms that have a vector per
+    matrix (a sentence without words) into one term per matrix."""
+    for t in terms:
+        if t.p.ndim == 1 and t.q.ndim == 1:
+            yield t.coef, t.p, t.q
+            continue
+        for a in np.flatnonzero(t.coef):
+            coef = np.zeros_like(t.coef)
+            coef[a] = t.coef[a]
+            yield coef, t.p if t.p.ndim == 1 else t.p[a], t.q if t.q.ndim == 1 else t.q[a]

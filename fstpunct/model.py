@@ -12,26 +12,31 @@ C_i = Σ_l (s/|Σ|)^|l| M_i(l) = (I − (s/|Σ|) Σ_υ M_i(υ))⁻¹ (:meth:`~fs
 so the infinite sum is exact. Since the channel keeps every window with nonzero probability,
 any surface slot string can come from one constituent's puncteme, and no sentence has p = 0.
 
-:class:`Inference` fixes θ and φ, caches lattices per distinct surface string, and turns a
-sentence into a :class:`~fstpunct.treedp.MatrixTree` whose candidates are the pairs of W_d the
-slot lattices allow, plus the backoff.
+:class:`Inference` fixes θ and φ and turns a sentence into a
+:class:`~fstpunct.treedp.MatrixTree` whose candidates are the pairs of W_d the slot lattices
+allow, plus the backoff. Every node's matrices are the stacks of its two slots, one per distinct
+surface string (a :class:`Slot`: the lattice and M(l) for every l of V, then the closure), kept
+in a :class:`SlotCache` that several Inferences of one model can share.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
 from .attach import AttachData, AttachModel, probabilities
 from .channel import Channel
-from .lattice import Lattice, LatticeBuilder
+from .lattice import EditCounter, Lattice, LatticeBuilder, product_stack
 from .slots import BOUNDARY, SlotSentence
+from .stacks import DenseStack, SparseStack
 from .tree import spans
-from .treedp import Candidates, MatrixTree, inside, outside, sample, viterbi
+from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
-__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings"]
+__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
 
 BACKOFF = -1  # the label of the backoff candidate
 
@@ -100,97 +105,151 @@ class Expectations:
     arc_counts: np.ndarray  # expected count of every channel arc
 
 
+@dataclass
+class Slot:
+    """One surface string's lattice in one semiring, with the stack of its puncteme matrices
+    (M(l) for every l of V, then the backoff closure) and which of them are nonzero."""
+
+    lattice: Lattice
+    closure: np.ndarray
+    stack: SparseStack | DenseStack
+    possible: np.ndarray  # (|V|,) bool
+    counter: EditCounter | None = None  # built on the first E-step that needs it
+
+
+class SlotCache:
+    """Slots per distinct surface string for fixed channel-arc weights, the least recently used
+    dropped beyond ``limit``; one cache can serve many :class:`Inference` objects (decode
+    chunks) of the same model."""
+
+    def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
+                 weights: np.ndarray | None = None, limit: int = 256) -> None:
+        channel, settings = model.channel, model.settings
+        self.builder = builder or LatticeBuilder(channel)
+        self.weights = self.builder.arc_weights() if weights is None else weights
+        self.punctemes = [tuple(channel.index(t) for t in p) for p in model.vocab.punctemes]
+        self.boundary = channel.index(BOUNDARY)
+        self.rate = settings.continuation / (len(channel.symbols) - 1)
+        self.limit = limit
+        self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
+
+    def get(self, surface: tuple[str, ...], maximum: bool = False) -> Slot:
+        key = (surface, maximum)
+        slot = self._slots.get(key)
+        if slot is None:
+            lat = self.builder.lattice(surface, self.weights, maximum)
+            closure = lat.closure(self.rate, self.boundary)
+            stack = product_stack(lat, self.punctemes, [closure])
+            possible = stack.nonzero[:-1]
+            if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
+                stack = DenseStack(np.array([stack.matrix(a) for a in range(len(stack))]))
+            slot = self._slots[key] = Slot(lat, closure, stack, possible)
+            if len(self._slots) > self.limit:
+                self._slots.popitem(last=False)
+        else:
+            self._slots.move_to_end(key)
+        return slot
+
+    def counter(self, surface: tuple[str, ...]) -> EditCounter:
+        """The edit counter of a (sum) slot."""
+        slot = self.get(surface)
+        if slot.counter is None:
+            slot.counter = EditCounter(self.builder, surface, self.weights, slot.lattice,
+                                       self.punctemes, slot.closure, self.rate, self.boundary)
+        return slot.counter
+
+
+class _Choices(NamedTuple):
+    """Every node's slot span, candidate weights, left and right stack indices and labels."""
+
+    spans: list[tuple[int, int]]
+    weights: list[np.ndarray]
+    left_of: list[np.ndarray]
+    right_of: list[np.ndarray]
+    labels: list[np.ndarray]
+
+
 class Inference:
-    """θ and φ fixed: lattices cached per surface string, one sentence at a time."""
+    """θ and φ fixed: one sentence at a time, over slots cached per surface string.
+
+    ``slots`` shares a :class:`SlotCache` between Inferences; without one, a cache over
+    :attr:`weights` is made when first needed."""
 
     def __init__(self, model: PunctModel, batch: Batch, probs: np.ndarray | None = None,
-                 tilt: float = 0.0) -> None:
+                 tilt: float = 0.0, slots: SlotCache | None = None) -> None:
         self.model, self.batch = model, batch
-        channel = model.channel
         self.probs = probabilities(model.theta, batch.data) if probs is None else probs
         vocab = model.vocab
-        self._puncteme_ids = [tuple(channel.index(t) for t in p) for p in vocab.punctemes]
         self._pairs = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
         unmatched = vocab.unmatched_mask(model.attach.symmetric)
         self._tilt = np.where(unmatched[batch.data.pairs], np.exp(-tilt), 1.0)
-        self.builder = LatticeBuilder(channel)
-        self.weights = self.builder.arc_weights()
-        self._boundary = channel.index(BOUNDARY)
+        self.builder = LatticeBuilder(model.channel) if slots is None else slots.builder
+        self.weights = self.builder.arc_weights() if slots is None else slots.weights
+        self._slots = slots
+        self._closure_id = len(vocab.punctemes)  # the closure's place in every slot's stack
         settings = model.settings
-        self._rate = settings.continuation / (len(channel.symbols) - 1)
-        self._backoff = settings.backoff * (1 - settings.continuation) ** 2
-        self._lattices: dict[tuple[tuple[str, ...], bool], Lattice] = {}
-        self._closures: dict[tuple[tuple[str, ...], bool], np.ndarray] = {}
-        self._possible_cache: dict[tuple[str, ...], np.ndarray] = {}
+        self._keep, self._backoff = 1.0 - settings.backoff, \
+            settings.backoff * (1 - settings.continuation) ** 2
+        self._last_choices: tuple[int, _Choices] | None = None
+
+    @property
+    def slots(self) -> SlotCache:
+        if self._slots is None:
+            self._slots = SlotCache(self.model, self.builder, self.weights)
+        return self._slots
 
     def lattice(self, surface: tuple[str, ...], maximum: bool = False) -> Lattice:
-        key = (surface, maximum)
-        lat = self._lattices.get(key)
-        if lat is None:
-            lat = self._lattices[key] = self.builder.lattice(surface, self.weights, maximum)
-        return lat
-
-    def _closure(self, surface: tuple[str, ...], maximum: bool) -> np.ndarray:
-        key = (surface, maximum)
-        c = self._closures.get(key)
-        if c is None:
-            c = self._closures[key] = self.lattice(surface, maximum).closure(self._rate,
-                                                                             self._boundary)
-        return c
-
-    def _possible(self, surface: tuple[str, ...]) -> np.ndarray:
-        """Which punctemes of V have a nonzero matrix in the lattice of ``surface`` (bool)."""
-        mask = self._possible_cache.get(surface)
-        if mask is None:
-            lat = self.lattice(surface)
-            mask = np.array([bool(lat.matrix(p).any()) for p in self._puncteme_ids])
-            self._possible_cache[surface] = mask
-        return mask
+        return self.slots.get(surface, maximum).lattice
 
     def tree(self, s: int, maximum: bool = False) -> tuple[MatrixTree, list[np.ndarray]]:
         """Sentence ``s`` as a matrix tree, and each node's candidate labels (flat Attach rows,
-        :data:`BACKOFF` for the backoff)."""
-        tree, labels, _ = self._tree(s, maximum)
-        return tree, labels
+        :data:`BACKOFF` for the backoff). Every node's left and right matrices are the whole
+        stacks of its two slots; candidates whose matrix is 0 there are left out."""
+        sent, surface = self.batch.sentences[s], self.batch.surfaces[s]
+        slots = [self.slots.get(x, maximum) for x in surface]
+        choices = self._choices(s, slots)
+        nodes = [Candidates(w, slots[i].stack, slots[k].stack, l, r)
+                 for (i, k), w, l, r in zip(choices.spans, choices.weights, choices.left_of,
+                                            choices.right_of)]
+        prefix = slots[0].lattice.matrix((self.slots.boundary,))
+        tree = MatrixTree(sent.heads, [slot.lattice.start for slot in slots],
+                          [slot.lattice.final for slot in slots], prefix, nodes)
+        return tree, choices.labels
 
-    def _tree(self, s: int, maximum: bool) -> tuple[MatrixTree, list[np.ndarray],
-                                                     list[tuple[list[int], list[int]]]]:
-        """:meth:`tree`, plus each node's puncteme ids of its distinct left and right matrices
-        (the closure is the last matrix on each side, after these)."""
-        batch, data = self.batch, self.batch.data
-        sent, surface = batch.sentences[s], batch.surfaces[s]
-        lats = [self.lattice(x, maximum) for x in surface]
-        nodes, labels, ids = [], [], []
-        keep = 1.0 - self.model.settings.backoff
-        for node, (i, k) in zip(batch.nodes(s), _node_spans(sent)):
-            lo, hi = data.node_offsets[node], data.node_offsets[node + 1]
-            lr = self._pairs[data.pairs[lo:hi]]
-            ok = self._possible(surface[i])[lr[:, 0]] & self._possible(surface[k])[lr[:, 1]]
-            rows = lo + np.flatnonzero(ok)
-            l_ids, left_of = self._distinct(lr[ok, 0])
-            r_ids, right_of = self._distinct(lr[ok, 1])
-            lefts = [lats[i].matrix(self._puncteme_ids[l]) for l in l_ids]
-            rights = [lats[k].matrix(self._puncteme_ids[r]) for r in r_ids]
-            lefts.append(self._closure(surface[i], maximum))  # the backoff: its own matrices
-            rights.append(self._closure(surface[k], maximum))
-            weights = np.append(keep * self.probs[rows] * self._tilt[rows], self._backoff)
-            nodes.append(Candidates(weights, np.array(lefts), np.array(rights),
-                                    np.array(left_of), np.array(right_of)))
-            labels.append(np.append(rows, BACKOFF))
-            ids.append((l_ids, r_ids))
-        prefix = lats[0].matrix((self._boundary,))
-        tree = MatrixTree(sent.heads, [lat.start for lat in lats], [lat.final for lat in lats],
-                          prefix, nodes)
-        return tree, labels, ids
+    def _choices(self, s: int, slots: list[Slot]) -> _Choices:
+        """The candidates of sentence ``s``'s nodes, which are the same in both semirings (a
+        product of nonnegative matrices is 0 in both or in neither): the last sentence's are
+        kept, so that its Viterbi and its log p build them once."""
+        if self._last_choices is not None and self._last_choices[0] == s:
+            return self._last_choices[1]
+        data, sent = self.batch.data, self.batch.sentences[s]
+        nodes = self.batch.nodes(s)
+        lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
+        sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
+        left, right = self._pairs[data.pairs[lo:hi]].T
+        spans = _node_spans(sent)
+        ends = np.array(spans).repeat(sizes, axis=0)
+        possible = np.array([slot.possible for slot in slots])
+        ok = possible[ends[:, 0], left] & possible[ends[:, 1], right]
+        rows = lo + np.flatnonzero(ok)
+        # each node's kept rows, then its backoff (the closure on both sides)
+        kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp)
+        stops = np.cumsum(kept + 1).tolist()
+        last = np.array(stops) - 1
+        at = np.arange(len(rows)) + np.repeat(np.arange(len(kept)), kept)
 
-    @staticmethod
-    def _distinct(ids: np.ndarray) -> tuple[list[int], list[int]]:
-        """The distinct puncteme ids in ``ids`` (in order of appearance), and each entry's index
-        among them, with one more index (the closure's, after them) appended."""
-        index: dict[int, int] = {}
-        of = [index.setdefault(x, len(index)) for x in ids.tolist()]
-        of.append(len(index))
-        return list(index), of
+        def per_node(values: np.ndarray, backoff: float) -> list[np.ndarray]:
+            full = np.empty(len(values) + len(kept), dtype=values.dtype)
+            full[at], full[last] = values, backoff
+            return [full[a:b] for a, b in zip([0, *stops], stops)]
+
+        closure = self._closure_id
+        choices = _Choices(spans, per_node(self._keep * self.probs[rows] * self._tilt[rows],
+                                           self._backoff),
+                           per_node(left[ok], closure), per_node(right[ok], closure),
+                           per_node(rows, BACKOFF))
+        self._last_choices = (s, choices)
+        return choices
 
     def log_prob(self, s: int) -> float:
         """log p(x | T) of sentence ``s`` (tilt included if the Inference has one)."""
@@ -199,41 +258,25 @@ class Inference:
 
     def expectations(self, s: int) -> Expectations:
         """log Z, pair posteriors and expected channel-arc counts of sentence ``s``."""
-        tree, labels, ids = self._tree(s, False)
-        chart = inside(tree)
-        grads = outside(tree, chart)
+        tree, labels = self.tree(s)
+        grads = outside(tree, inside(tree))
         surface = self.batch.surfaces[s]
-        lats = [self.lattice(x) for x in surface]
-        token_grads: list[dict[int, np.ndarray]] = [{} for _ in surface]
-        lats[0].matrix_grad((self._boundary,), grads.prefix, token_grads[0])
+        terms: list[list[Outer]] = [[] for _ in surface]
         rows, post = [], []
-        # ∂log Z/∂M_i(l) and ∂/∂closure_i summed over nodes first: both maps to token
-        # gradients are linear, so each runs once per distinct (slot, puncteme) and slot.
-        matrix_grads: dict[tuple[int, int], np.ndarray] = {}
-        closure_grads: dict[int, np.ndarray] = {}
-        for (i, k), cand, lab, (l_ids, r_ids), gw, gl, gr in zip(
-                _node_spans(self.batch.sentences[s]), tree.nodes, labels, ids, grads.weights,
-                grads.left, grads.right):
+        for (i, k), cand, lab, gw, gl, gr in zip(
+                _node_spans(self.batch.sentences[s]), tree.nodes, labels, grads.weights,
+                grads.left_outer, grads.right_outer):
             p = cand.weights * gw
             rows.append(lab[:-1])
             post.append(p[:-1])
-            for slot, pids, g in ((i, l_ids, gl), (k, r_ids, gr)):
-                if not surface[slot]:  # no tokens: nothing to count
-                    continue
-                for a, pid in enumerate(pids):
-                    key = (slot, pid)
-                    matrix_grads[key] = matrix_grads[key] + g[a] if key in matrix_grads else g[a]
-                closure_grads[slot] = closure_grads[slot] + g[-1] if slot in closure_grads \
-                    else g[-1]
-        for (slot, pid), g in matrix_grads.items():
-            lats[slot].matrix_grad(self._puncteme_ids[pid], g, token_grads[slot])
-        for slot, g in closure_grads.items():
-            lats[slot].closure_grad(self._rate, self._boundary, g, token_grads[slot])
+            terms[i].append(gl)
+            terms[k].append(gr)
         counts = np.zeros(len(self.weights))
-        for x, tg, gs, gf in zip(surface, token_grads, grads.start, grads.final):
-            if x:
-                counts += self.builder.edit_counts(x, self.weights, tg, gf, gs)
-        return Expectations(chart.log_total, np.concatenate(rows), np.concatenate(post), counts)
+        for i, x in enumerate(surface):
+            if x:  # no tokens: no edits
+                counts += self.slots.counter(x).counts(terms[i], grads.start[i], grads.final[i],
+                                                       grads.prefix if i == 0 else None)
+        return Expectations(grads.log_z, np.concatenate(rows), np.concatenate(post), counts)
 
     def _pairs_of(self, labels: list[np.ndarray], choice: Sequence[int]) -> list[tuple[Puncteme,
                                                                                      Puncteme] | None]:

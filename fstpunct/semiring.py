@@ -10,6 +10,7 @@ matrix is kept as zeros with scale 0 (never ``-inf``), so scales stay finite.
 """
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -23,6 +24,8 @@ _BROADCAST_LIMIT = 1 << 15
 
 class Semiring:
     """⊕-reduction and ⊕/⊗ matrix product over nonnegative arrays (⊗ = ordinary ``*``)."""
+
+    ufunc: np.ufunc  # ⊕ as a numpy ufunc
 
     @staticmethod
     def sum(x: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:
@@ -39,18 +42,26 @@ class Semiring:
         raise NotImplementedError
 
     @staticmethod
-    def combine(p: np.ndarray, r: np.ndarray) -> np.ndarray:
-        """``out[a] = ⊕_c p[a, c] ⊗ r[c]``: (A, C) weights, (C, M, N) matrices → (A, M, N)."""
+    def matvec(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+        """``out[..., s] = ⊕_t m[..., s, t] ⊗ x[t]``: matrices (or rows) times a vector."""
         raise NotImplementedError
 
+    @classmethod
+    def segments(cls, x: np.ndarray, starts: np.ndarray, axis: int = 0) -> np.ndarray:
+        """``⊕`` over consecutive segments of ``x`` along ``axis``: segment r runs from
+        ``starts[r]`` to ``starts[r + 1]`` (the last one to the end); each must be nonempty."""
+        return cls.ufunc.reduceat(x, starts, axis=axis)
+
     @staticmethod
-    def contract(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """``⊕_a x[a] ⊗ y[a]`` (matrix products): (A, L, M) and (A, M, N) → (L, N)."""
+    def vecmat(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+        """``out[..., t] = ⊕_s x[s] ⊗ m[..., s, t]``: a vector times matrices (or rows)."""
         raise NotImplementedError
 
 
 class SumProduct(Semiring):
     """The real semiring (+, ×): totals and expectations."""
+
+    ufunc = np.add
 
     @staticmethod
     def sum(x: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:
@@ -58,9 +69,6 @@ class SumProduct(Semiring):
 
     @staticmethod
     def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        if a.ndim == 3 and b.ndim == 2:  # a stack times one matrix: a single GEMM
-            n, rows, inner = a.shape
-            return (a.reshape(n * rows, inner) @ b).reshape(n, rows, b.shape[1])
         return np.matmul(a, b)
 
     @staticmethod
@@ -68,18 +76,18 @@ class SumProduct(Semiring):
         return np.bincount(index, weights=weights, minlength=size).astype(float, copy=False)
 
     @staticmethod
-    def combine(p: np.ndarray, r: np.ndarray) -> np.ndarray:
-        (a, c), (m, n) = p.shape, r.shape[1:]
-        return (p @ r.reshape(c, m * n)).reshape(a, m, n)
+    def matvec(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return m @ x
 
     @staticmethod
-    def contract(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        a, rows, inner = x.shape
-        return x.transpose(1, 0, 2).reshape(rows, a * inner) @ y.reshape(a * inner, y.shape[2])
+    def vecmat(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return x @ m
 
 
 class MaxProduct(Semiring):
     """The Viterbi semiring (max, ×): best derivations."""
+
+    ufunc = np.maximum
 
     @staticmethod
     def sum(x: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:
@@ -104,19 +112,12 @@ class MaxProduct(Semiring):
         return out
 
     @staticmethod
-    def combine(p: np.ndarray, r: np.ndarray) -> np.ndarray:
-        out = np.zeros((len(p),) + r.shape[1:])
-        for a, row in enumerate(p):
-            cs = np.flatnonzero(row)  # only the pairs that exist: J·M·N work, not A·C·M·N
-            if len(cs) == 1:
-                np.multiply(r[cs[0]], row[cs[0]], out=out[a])
-            elif len(cs):
-                np.max(row[cs][:, None, None] * r[cs], axis=0, out=out[a])
-        return out
+    def matvec(m: np.ndarray, x: np.ndarray) -> np.ndarray:
+        return np.max(m * x, axis=-1, initial=0.0)
 
     @staticmethod
-    def contract(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        return MaxProduct.matmul(x, y).max(axis=0, initial=0.0)
+    def vecmat(x: np.ndarray, m: np.ndarray) -> np.ndarray:
+        return np.max(x[:, None] * m, axis=-2, initial=0.0)
 
 
 class Scaled(NamedTuple):
@@ -131,4 +132,6 @@ def rescale(mat: np.ndarray, log_scale: float = 0.0) -> Scaled:
     top = float(mat.max()) if mat.size else 0.0
     if top == 0.0:
         return Scaled(np.zeros_like(mat), 0.0)
-    return Scaled(mat / top, log_scale + float(np.log(top)))
+    if top == 1.0:
+        return Scaled(mat, log_scale)
+    return Scaled(mat / top, log_scale + math.log(top))

@@ -24,7 +24,8 @@ import numpy as np
 from .attach import AttachModel, fit, probabilities
 from .channel import Channel
 from .grammar import Grammar
-from .model import Batch, Inference, PunctModel, Settings
+from .lattice import LatticeBuilder
+from .model import Batch, Inference, PunctModel, Settings, SlotCache
 from .slots import SlotSentence
 from .vocab import Vocab
 
@@ -138,9 +139,10 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
     settings = model.settings
     prior = settings.prior * model.channel.phi
     history = History()
+    builder = LatticeBuilder(model.channel)
     for it in range(iterations + 1):
         inference = Inference(model, batch, probabilities(model.theta, batch.data),
-                              tilt=settings.xi)
+                              tilt=settings.xi, slots=SlotCache(model, builder))
         counts = expected_counts(inference, jobs, progress=progress)
         phi = model.channel.phi
         objective = (counts.log_z - 0.5 * settings.l2 * float(model.theta @ model.theta)
@@ -157,4 +159,5 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
             channel = _reestimate(channel, inference.builder.edit_totals(counts.arc_counts), prior)
         theta = fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations)
         model = PunctModel(model.attach, theta, channel, settings)
+        builder = builder.rebound(channel)  # the slot lattices keep their shapes
     return model, history

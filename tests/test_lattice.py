@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fstpunct.channel import Channel
-from fstpunct.lattice import LatticeBuilder
+from fstpunct.lattice import LatticeBuilder, product_stack
 
 SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
 
@@ -42,3 +42,21 @@ def test_closure_equals_series_over_token_strings(builder, maximum):
             term = rate ** k * lat.matrix(u)
             series = np.maximum(series, term) if maximum else series + term
     assert lat.closure(rate, boundary) == pytest.approx(series, abs=1e-6)
+
+
+@pytest.mark.parametrize("maximum", [False, True])
+def test_product_stack_holds_the_products_of_token_matrices(builder, maximum):
+    channel = builder.channel
+    tokens = [channel.index(t) for t in (",", ".", "”")]
+    strings = [u for k in range(5) for u in itertools.product(tokens, repeat=k)][::3]
+    for x in [(), (",",), (".", "”")]:
+        lat = builder.lattice(x, builder.arc_weights(), maximum)
+        extra = np.eye(lat.size) * 0.5
+        stack = product_stack(lat, strings, [extra])
+        transposed = product_stack(lat, strings, transpose=True)
+        assert len(stack) == len(strings) + 1
+        for a, u in enumerate(strings):
+            np.testing.assert_allclose(stack.matrix(a), lat.matrix(u), rtol=1e-12, atol=1e-300)
+            np.testing.assert_allclose(transposed.matrix(a), lat.matrix(u).T, rtol=1e-12,
+                                       atol=1e-300)
+        np.testing.assert_array_equal(stack.matrix(len(strings)), extra)

@@ -194,6 +194,25 @@ def test_expected_edit_counts_are_derivatives_of_log_likelihood():
         assert checked >= 5
 
 
+def test_expected_edit_counts_with_long_punctemes():
+    """Punctemes of three and more tokens: counts at their middle tokens, by finite
+    differences as above."""
+    sents = [SlotSentence(("a", "b"), ("N", "V"), (2, 0), ("x", "root"),
+                          ((), (",", "(", ","), (".", ")", ",", ".")), (1, 2),
+                          ((), (0, 1, 2), (0, 1, 2, 3)))]
+    model = make_model(sents, "rtl", seed=5, backoff=0.1)
+    assert max(len(p) for p in model.vocab.punctemes) == 4
+    batch = model.prepare(sents)
+    base = Inference(model, batch)
+    counts = base.expectations(0).arc_counts
+    for arc in np.flatnonzero(counts > 1e-3)[:12]:
+        bumped = Inference(model, batch)
+        bumped.weights = base.weights.copy()
+        bumped.weights[arc] *= math.exp(1e-6)
+        numeric = (bumped.log_prob(0) - base.log_prob(0)) / 1e-6
+        assert numeric == pytest.approx(counts[arc], rel=1e-4, abs=1e-6)
+
+
 def test_backoff_gives_every_sentence_probability():
     train = [SlotSentence(("a", "b"), ("N", "V"), (2, 0), ("x", "root"), ((), (), (".",)),
                           (1, 2), ((), (), (0,)))]

@@ -7,6 +7,7 @@ Each slot's value is enumerated over all state sequences (sum or max). Candidate
 ``lefts[left_of[j]]`` and ``rights[right_of[j]]``: the unfactored definition, whatever matrices
 the candidates share.
 """
+import contextlib
 import itertools
 from dataclasses import replace
 from unittest import mock
@@ -19,9 +20,20 @@ from scipy import stats
 
 from fstpunct import treedp
 from fstpunct.semiring import MaxProduct
+from fstpunct.stacks import DenseStack, SparseStack
 from fstpunct.tree import spans
-from fstpunct.treedp import (Candidates, MatrixTree, MatrixTreeError, ZeroWeightError, inside,
-                             log_partition, outside, posteriors, sample, viterbi)
+from fstpunct.treedp import (
+    Candidates,
+    MatrixTree,
+    MatrixTreeError,
+    ZeroWeightError,
+    inside,
+    log_partition,
+    outside,
+    posteriors,
+    sample,
+    viterbi,
+)
 
 SEEDS = st.integers(0, 2**32 - 1)
 SIZES = st.integers(0, 4)
@@ -124,29 +136,36 @@ def enumerate_choices(tree: MatrixTree, reduce=np.sum) -> dict[tuple[int, ...], 
     return out
 
 
-# --- grouping orientations ------------------------------------------------------------------------
+# --- matrix representations ----------------------------------------------------------------------
 
-GROUPINGS = ("auto", "by left", "by right")
+REPRESENTATIONS = ("dense", "sparse")
 
 
-def grouping(mode: str):
-    """Force every matrix node to group its candidates by left or by right matrix."""
-    if mode == "auto":
-        return mock.patch.object(treedp, "_group_by_right", treedp._group_by_right)
-    return mock.patch.object(treedp, "_group_by_right", lambda *_: mode == "by right")
+def representation(mode: str):
+    """Hold every node's matrices as given (dense) or as a SparseStack (CSR; max products by
+    row-length blocks), which is what the model uses."""
+    if mode == "dense":
+        return contextlib.nullcontext()
+    checked = treedp._stack
+
+    def sparse(*args):
+        stack = checked(*args)
+        return SparseStack.of(stack.mats) if isinstance(stack, DenseStack) else stack
+
+    return mock.patch.object(treedp, "_stack", sparse)
 
 
 # --- exactness on small trees ---------------------------------------------------------------------
 
 @FAST
-@given(SIZES, SEEDS, st.sampled_from(GROUPINGS))
-@example(0, 1, "auto")
-@example(1, 2, "auto")
+@given(SIZES, SEEDS, st.sampled_from(REPRESENTATIONS))
+@example(0, 1, "dense")
+@example(1, 2, "dense")
 def test_log_partition_and_posteriors_match_enumeration(n, seed, mode):
     tree = random_tree(np.random.default_rng(seed), n)
     values = enumerate_choices(tree)
     z = sum(values.values())
-    with grouping(mode):
+    with representation(mode):
         if z == 0:
             with pytest.raises(ZeroWeightError, match="zero total weight"):
                 log_partition(tree)
@@ -162,14 +181,14 @@ def test_log_partition_and_posteriors_match_enumeration(n, seed, mode):
 
 
 @FAST
-@given(SIZES, SEEDS, st.sampled_from(GROUPINGS))
-@example(0, 1, "auto")
-@example(1, 2, "auto")
+@given(SIZES, SEEDS, st.sampled_from(REPRESENTATIONS))
+@example(0, 1, "dense")
+@example(1, 2, "dense")
 def test_viterbi_attains_enumerated_max(n, seed, mode):
     tree = random_tree(np.random.default_rng(seed), n)
     values = enumerate_choices(tree, reduce=np.max)
     best = max(values.values())
-    with grouping(mode):
+    with representation(mode):
         if best == 0:
             with pytest.raises(ZeroWeightError):
                 viterbi(tree)
@@ -213,22 +232,22 @@ def check_gradients(tree: MatrixTree, rng: np.random.Generator, rel: float = 1e-
 
 
 @FAST
-@given(SIZES, SEEDS, st.sampled_from(GROUPINGS))
-@example(0, 1, "auto")
-@example(1, 2, "auto")
+@given(SIZES, SEEDS, st.sampled_from(REPRESENTATIONS))
+@example(0, 1, "dense")
+@example(1, 2, "dense")
 def test_gradients_match_finite_differences(n, seed, mode):
     rng = np.random.default_rng(seed)
     tree = random_tree(rng, n)
     if sum(enumerate_choices(tree).values()) == 0:
         return
-    with grouping(mode):
+    with representation(mode):
         check_gradients(tree, rng)
 
 
 # --- shared matrices ------------------------------------------------------------------------------
 
 @FAST
-@given(st.integers(0, 2), SEEDS, st.sampled_from(GROUPINGS), st.integers(2, 3))
+@given(st.integers(0, 2), SEEDS, st.sampled_from(REPRESENTATIONS), st.integers(2, 3))
 def test_many_candidates_over_few_matrices_match_enumeration(n, seed, mode, max_states):
     """Every node shares: A < J and C < J typically, repeated (left, right) pairs included."""
     rng = np.random.default_rng(seed)
@@ -238,7 +257,7 @@ def test_many_candidates_over_few_matrices_match_enumeration(n, seed, mode, max_
     z = sum(values.values())
     if z == 0:
         return
-    with grouping(mode):
+    with representation(mode):
         assert log_partition(tree) == pytest.approx(np.log(z), rel=1e-10)
         for v, p in enumerate(posteriors(tree)):
             expected = np.zeros(len(tree.nodes[v].weights))
@@ -252,43 +271,18 @@ def test_many_candidates_over_few_matrices_match_enumeration(n, seed, mode, max_
     assert enumerate_choices(tree, reduce=np.max)[tuple(choice)] == pytest.approx(best, rel=1e-10)
 
 
-@pytest.mark.parametrize("mode", GROUPINGS)
-def test_both_orientations_give_the_same_chart(mode):
+def test_both_representations_give_the_same_chart():
     rng = np.random.default_rng(5)
-    tree = random_tree(rng, 6, zeros=0.0, min_states=2, max_states=4, max_cands=8, share=1.0)
-    with grouping("by left"):
-        reference = outside(tree, inside(tree))
-    with grouping(mode):
+    tree = random_tree(rng, 6, zeros=0.3, min_states=2, max_states=4, max_cands=8, share=1.0)
+    reference = outside(tree, inside(tree))
+    with representation("sparse"):
         grads = outside(tree, inside(tree))
+        choice, score = viterbi(tree)
+    assert choice == viterbi(tree)[0] and score == pytest.approx(viterbi(tree)[1], rel=1e-12)
     assert grads.log_z == pytest.approx(reference.log_z, rel=1e-12)
     for group in ("weights", "left", "right", "start", "final"):
         for a, b in zip(getattr(grads, group), getattr(reference, group)):
             np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-
-
-@pytest.mark.parametrize("mode", GROUPINGS)
-def test_sparse_pair_weights_give_the_same_gradients(mode):
-    """Big real nodes keep P[a, c] sparse; force that path on small ones."""
-    rng = np.random.default_rng(8)
-    tree = random_tree(rng, 5, zeros=0.0, min_states=2, max_states=4, max_cands=8, share=1.0)
-    with grouping(mode):
-        reference = outside(tree, inside(tree))
-        with mock.patch.object(treedp, "_SPARSE_WORK", 0), \
-                mock.patch.object(treedp, "_SPARSE_DENSITY", 2.0):
-            chart = inside(tree)
-            assert any(not isinstance(nc.node.sparse_p, np.ndarray) for nc in chart.nodes
-                       if isinstance(nc.node, treedp._Grouped))
-            grads = outside(tree, chart)
-    assert grads.log_z == pytest.approx(reference.log_z, rel=1e-12)
-    for group in ("weights", "left", "right", "start", "final"):
-        for a, b in zip(getattr(grads, group), getattr(reference, group)):
-            np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-
-
-def test_auto_grouping_picks_the_smaller_side():
-    assert treedp._group_by_right(8, 50, 55, 55) is False
-    assert treedp._group_by_right(50, 8, 55, 55) is True
-    assert treedp._group_by_right(3, 40, 1, 55) is True  # scalar left slot: group by right
 
 
 def test_from_pairs_shares_matrices_by_identity():
@@ -327,7 +321,7 @@ def test_samples_follow_the_posterior(seed):
                            share=0.5 if seed % 2 else 0.0)
         values = enumerate_choices(tree)
     z = sum(values.values())
-    with grouping(GROUPINGS[seed % 3]):
+    with representation(REPRESENTATIONS[seed % 2]):
         draws = sample(tree, np.random.default_rng(100 + seed), 3000)
         post = posteriors(tree)
     counts = {c: 0 for c in values}

@@ -1,0 +1,173 @@
+"""Stacks of equally sized nonnegative square matrices, as the tree DP (:mod:`fstpunct.treedp`)
+uses them: every matrix times one vector, on either side, in a semiring.
+
+- :class:`DenseStack` holds an (A, N, N) array.
+- :class:`SparseStack` holds the rows of all matrices in one CSR matrix (row a·N + s is
+  M_a[s, :]) and the rows of their transposes in another, so a product is one sparse product:
+  scipy's for the real semiring; for ⊕ = max, rows are grouped by their number of nonzeros
+  rounded up to a power of two k into dense (k, rows) blocks (padded with zeros), reduced down
+  their columns. That is vectorised over rows, which is what matters for products of slot
+  lattice matrices: nearly all their rows have 1–4 nonzeros.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+from typing import Protocol
+
+import numpy as np
+import scipy.sparse as sp
+
+from .semiring import Semiring, SumProduct
+
+__all__ = ["DenseStack", "SparseStack", "Stack"]
+
+
+class Stack(Protocol):
+    """A sequence of A nonnegative N×N matrices M_a."""
+
+    @property
+    def size(self) -> int:
+        """N."""
+
+    def __len__(self) -> int:
+        """A."""
+
+    def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        """(A, N): row a is M_a ⊗ x."""
+
+    def apply_t(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        """(A, N): row a is x ⊗ M_a."""
+
+    def row(self, a: int, s: int) -> np.ndarray:
+        """M_a[s, :]."""
+
+    def column(self, a: int, t: int) -> np.ndarray:
+        """M_a[:, t]."""
+
+    def matrix(self, a: int) -> np.ndarray:
+        """M_a as a dense (N, N) array."""
+
+
+class DenseStack:
+    """A :class:`Stack` held as one (A, N, N) array."""
+
+    def __init__(self, mats: np.ndarray) -> None:
+        self.mats = mats
+
+    @property
+    def size(self) -> int:
+        return self.mats.shape[1]
+
+    def __len__(self) -> int:
+        return len(self.mats)
+
+    def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        return semiring.matvec(self.mats, x)
+
+    def apply_t(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        return semiring.vecmat(x, self.mats)
+
+    def row(self, a: int, s: int) -> np.ndarray:
+        return self.mats[a, s]
+
+    def column(self, a: int, t: int) -> np.ndarray:
+        return self.mats[a, :, t]
+
+    def matrix(self, a: int) -> np.ndarray:
+        return self.mats[a]
+
+
+class SparseStack:
+    """A :class:`Stack` held as sparse rows (see the module docstring), built from the nonzeros
+    of every matrix: entry k is ``M_{mats[k]}[rows[k], cols[k]] = vals[k]``."""
+
+    def __init__(self, count: int, size: int, mats: np.ndarray, rows: np.ndarray,
+                 cols: np.ndarray, vals: np.ndarray) -> None:
+        self.count, self._n = count, size
+        self._rows = _csr_rows(count, size, mats, rows, cols, vals)
+
+    @cached_property
+    def _cols(self) -> _SparseRows:
+        """The rows of the transposes, built when first needed."""
+        m, n = self._rows.m, self._n
+        stacked = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        return _csr_rows(self.count, n, stacked // n, m.indices, stacked % n, m.data)
+
+    @classmethod
+    def of(cls, mats: np.ndarray) -> SparseStack:
+        """The stack of an (A, N, N) array."""
+        a, r, c = np.nonzero(mats)
+        return cls(len(mats), mats.shape[1], a, r, c, mats[a, r, c])
+
+    @property
+    def nonzero(self) -> np.ndarray:
+        """Whether each matrix has a nonzero entry."""
+        return np.diff(self._rows.m.indptr).reshape(self.count, self._n).any(axis=1)
+
+    @property
+    def size(self) -> int:
+        return self._n
+
+    def __len__(self) -> int:
+        return self.count
+
+    def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        return self._rows.apply(x, semiring).reshape(self.count, self._n)
+
+    def apply_t(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        return self._cols.apply(x, semiring).reshape(self.count, self._n)
+
+    def row(self, a: int, s: int) -> np.ndarray:
+        return self._rows.row(a * self._n + s)
+
+    def column(self, a: int, t: int) -> np.ndarray:
+        return self._cols.row(a * self._n + t)
+
+    def matrix(self, a: int) -> np.ndarray:
+        return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
+
+
+def _csr_rows(count: int, size: int, mats: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+              vals: np.ndarray) -> _SparseRows:
+    """Entries of ``count`` matrices as rows a·N + ``rows`` of one CSR matrix."""
+    shape = (count * size, size)
+    return _SparseRows(sp.csr_array((vals, (mats * size + rows, cols)), shape=shape))
+
+
+class _SparseRows:
+    """A CSR matrix and its products with vectors in either semiring."""
+
+    def __init__(self, m: sp.csr_array) -> None:
+        self.m = m
+
+    @cached_property
+    def _blocks(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """(rows, values, columns) with the values and columns as (k, rows) blocks."""
+        m = self.m
+        length = np.diff(m.indptr)
+        width = 2 ** np.ceil(np.log2(np.maximum(length, 1)))
+        blocks = []
+        for k in np.unique(width[length > 0]).astype(int):
+            rows = np.flatnonzero((width == k) & (length > 0))
+            at = m.indptr[rows] + np.arange(k)[:, None]
+            real = at < m.indptr[rows + 1]
+            at = np.where(real, at, 0)
+            blocks.append((rows, np.where(real, m.data[at], 0.0), m.indices[at]))
+        return blocks
+
+    def row(self, r: int) -> np.ndarray:
+        """Row r as a dense vector."""
+        m = self.m
+        lo, hi = m.indptr[r], m.indptr[r + 1]
+        out = np.zeros(m.shape[1])
+        out[m.indices[lo:hi]] = m.data[lo:hi]
+        return out
+
+    def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        """m ⊗ x."""
+        if semiring is SumProduct:
+            return self.m @ x
+        out = np.zeros(self.m.shape[0])
+        for rows, block, cols in self._blocks:
+            out[rows] = (block * x[cols]).max(axis=0)
+        return out
