@@ -73,6 +73,11 @@ def test_save_load_round_trip_gives_identical_parses(data, models, tmp_path):
     for beam in (1, 4):
         assert [parse(model, s, beam).text() for s in dev_sents] == \
                [parse(again, s, beam).text() for s in dev_sents]
+    assert again.props_version == model.props_version == 2
+    meta = json.loads((tmp_path / "copy" / "model.json").read_text())
+    del meta["props_version"]  # as written before version 2
+    (tmp_path / "copy" / "model.json").write_text(json.dumps(meta))
+    assert Model.load(tmp_path / "copy").props_version == 1
 
 
 def test_a_fresh_process_parses_identically(data, models, tmp_path):
@@ -145,6 +150,20 @@ def test_parser_train_command(data, tmp_path, capsys):
     assert "epoch 1:" in err and "dev UAS" in err
     assert Model.load(out).info["beam"] == 2
     assert main(["parser", "train", "--punct", "tokens", "--beam", "0", "-o", str(out)]) == 2
+
+
+def test_parser_train_on_a_fraction_records_it(data, tmp_path, capsys):
+    root, _, _ = data
+    out = tmp_path / "m"
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), "--dev",
+                 str(root / "dev.conllu"), "--punct", "removed", "--epochs", "1",
+                 "--fraction", "0.25", "--quiet", "-o", str(out)]) == 0
+    model = Model.load(out)
+    assert model.info["fraction"] == 0.25 and model.info["train_sentences"] == 10
+    assert model.info["train_sentences_available"] == 40 and model.props_version == 2
+    assert "10 training sentences" in capsys.readouterr().err
+    for bad in ("0", "1.5"):
+        assert main(["parser", "train", "--fraction", bad, "-o", str(out)]) == 2
 
 
 def test_scores_follow_the_conll_2018_script(data):

@@ -133,3 +133,47 @@ def test_typed_mode_names_the_kind_of_plain_mark_and_parses_like_properties_othe
     assert plain.props[said].punct == 1
     assert [(p.opens, p.closes) for p in typed.props] == [(p.opens, p.closes) for p in plain.props]
     assert mark_kind("?") == mark_kind(".") and mark_kind("@") > mark_kind("—")
+
+
+# A one-word quotation and an opening bracket followed by a comma: "yes" ( well , no ) .
+ONE_WORD = conllu([("He", "PRON", "PRP", 2, "nsubj"), ("said", "VERB", "VBD", 0, "root"),
+                   ('"', "PUNCT", "``", 4, "punct"), ("yes", "INTJ", "UH", 2, "obj"),
+                   ('"', "PUNCT", "''", 4, "punct"), ("(", "PUNCT", "-LRB-", 7, "punct"),
+                   ("well", "INTJ", "UH", 9, "discourse"), (",", "PUNCT", ",", 7, "punct"),
+                   ("no", "INTJ", "UH", 2, "parataxis"), (")", "PUNCT", "-RRB-", 9, "punct"),
+                   (".", "PUNCT", ".", 2, "punct")])
+
+
+def props_by_form(sent, version=2):
+    p = prepare(sent, "properties", True, version)
+    return dict(zip(p.forms, p.props))
+
+
+def test_flags_meeting_on_one_word_make_it_paired_and_opening_flags_beat_plain_marks():
+    props = props_by_form(ONE_WORD)
+    assert props["yes"].paired and props["yes"].opens == props["yes"].closes == ()
+    assert props["well"].opens == (PAREN,) and not props["well"].punct
+    assert props["no"].closes == (CLOSING[")"],)
+    # The one-word quotation passes no flag to its head.
+    arcs = {(t.label, head): q for t, head, q in props_during_parse(ONE_WORD)}
+    assert arcs[("obj", "said")].closes == () and not arcs[("obj", "said")].paired
+
+
+def test_version_1_properties_are_those_of_older_models():
+    old = props_by_form(ONE_WORD, version=1)
+    assert old["yes"].opens == (DQUOTE,) and old["yes"].closes == (CLOSING["”"],)
+    assert not old["yes"].paired and old["well"].punct
+    new = prepare(FIGURE1, "properties", True)
+    assert new.props == prepare(FIGURE1, "properties", True, 1).props
+
+
+def test_quote_directions_do_not_come_from_the_input_heads():
+    # With its heads the first quote would close (it follows its head "a"); without them the
+    # two straight quotes pair up around "b", whatever the heads say.
+    rows = [("a", "NOUN", "NN", 0, "root"), ('"', "PUNCT", "PUNCT", 1, "punct"),
+            ("b", "NOUN", "NN", 1, "obj"), ('"', "PUNCT", "PUNCT", 3, "punct")]
+    other = [r[:3] + ((1, "punct") if r[0] == '"' else r[3:]) for r in rows]
+    for gold in (True, False):
+        a = prepare(conllu(rows), "properties", gold=gold)
+        assert a.props == prepare(conllu(other), "properties", gold=gold).props
+        assert a.props[1].paired

@@ -5,6 +5,7 @@ import argparse
 
 from ..errors import InputError
 from ..parser import MODES, train
+from ..parser.punct import PROPS_VERSION
 from ..treebank import read_file
 from ..ud import split_source
 
@@ -27,6 +28,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (20)")
     p.add_argument("--patience", type=int, default=4,
                    help="stop after this many epochs without a better dev UAS (4)")
+    p.add_argument("--fraction", type=float, default=1.0, metavar="F",
+                   help="train on the first F of the training sentences, 0 < F <= 1 (1)")
+    p.add_argument("--props-version", type=int, choices=(1, 2), default=PROPS_VERSION,
+                   help="initial punctuation properties: 2 = §3 read strictly (default), "
+                        "1 = as models trained before it")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (1)")
     p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -36,10 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.beam < 1 or args.epochs < 1:
         raise InputError("--beam and --epochs must be at least 1")
+    if not 0 < args.fraction <= 1:
+        raise InputError("--fraction must be above 0 and at most 1")
     train_sents = list(read_file(args.train) if args.train
                        else split_source(args.lang, "train", args.ud_dir).sentences())
+    total = len(train_sents)
+    train_sents = train_sents[:max(1, round(args.fraction * total))]
     dev_sents = list(read_file(args.dev) if args.dev
                      else split_source(args.lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
-          patience=args.patience, seed=args.seed, progress=not args.quiet)
+          patience=args.patience, seed=args.seed, progress=not args.quiet,
+          info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev",
+                "fraction": args.fraction, "train_sentences_available": total},
+          props_version=args.props_version)
     return 0

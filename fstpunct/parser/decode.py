@@ -45,7 +45,7 @@ def parse_input(model: Model, inp: Input, beam: int,
 def parse(model: Model, sent: Sentence, beam: int, weights: np.ndarray | None = None
           ) -> Sentence:
     """A copy of ``sent`` with every word's HEAD and DEPREL from the parser."""
-    prep = prepare(sent, model.mode, gold=False)
+    prep = prepare(sent, model.mode, gold=False, version=model.props_version)
     heads, rels = parse_input(model, model.input(prep), beam, weights)
     arcs = reattach(sent, prep, heads, rels)
     lines = []

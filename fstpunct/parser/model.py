@@ -17,7 +17,7 @@ from scipy import sparse
 
 from ..errors import ModelError
 from . import features as F
-from .punct import EMPTY, Prepared
+from .punct import EMPTY, PROPS_VERSION, Prepared
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
 __all__ = ["Vocab", "Input", "Model", "FORMAT"]
@@ -56,8 +56,10 @@ class Model:
 
     def __init__(self, mode: str, words: Sequence[str], tags: Sequence[str],
                  labels: Sequence[str], template_names: Sequence[str], keys: np.ndarray,
-                 weights: np.ndarray | None = None, info: dict | None = None) -> None:
+                 weights: np.ndarray | None = None, info: dict | None = None,
+                 props_version: int = PROPS_VERSION) -> None:
         self.mode = mode
+        self.props_version = props_version  # of the initial punctuation properties
         self.words, self.tags = Vocab(words), Vocab(tags)
         self.labels = list(labels)
         label_id = {lab: k for k, lab in enumerate(self.labels, 1)}
@@ -129,7 +131,8 @@ class Model:
 
     def save_meta(self, folder: str | Path) -> None:
         """Rewrite ``model.json`` only (vocabularies, templates, training info)."""
-        meta = {"format": FORMAT, "mode": self.mode, "templates": self.template_names,
+        meta = {"format": FORMAT, "mode": self.mode, "props_version": self.props_version,
+                "templates": self.template_names,
                 "labels": self.labels, "tags": self.tags.items, "words": self.words.items,
                 "info": self.info}
         (Path(folder) / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
@@ -150,7 +153,8 @@ class Model:
         if meta.get("format") != FORMAT:
             raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {FORMAT}")
         model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
-                    meta["templates"], keys, weights, meta.get("info"))
+                    meta["templates"], keys, weights, meta.get("info"),
+                    meta.get("props_version", 1))  # models without it predate version 2
         if weights.shape != (len(keys) + 1, len(model.transitions)):
             raise ModelError(f"{folder}: weights of shape {weights.shape} do not fit the model")
         return model

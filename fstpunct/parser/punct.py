@@ -14,10 +14,12 @@
   is (comma; sentence end; colon or semicolon; dash; other) where the paper has one kind.
 
 A token is punctuation here iff its UPOS is ``PUNCT`` (never its relation, which is what the
-parser predicts). Straight quotes take their direction from :func:`fstpunct.slots.quote_symbols`.
+parser predicts). Straight quotes take their direction from :func:`fstpunct.slots.quote_symbols`,
+without the input's heads.
 """
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -27,10 +29,12 @@ from ..slots import quote_symbols
 from ..tree import projectivize, spans
 from ..treebank import Sentence
 
-__all__ = ["MODES", "PROPERTY_MODES", "OPENING", "CLOSING", "Prop", "EMPTY", "make_prop",
-           "combine", "mark_kind", "initial_props", "Prepared", "prepare", "reattach", "is_punct"]
+__all__ = ["MODES", "PROPERTY_MODES", "PROPS_VERSION", "OPENING", "CLOSING", "Prop", "EMPTY",
+           "make_prop", "combine", "mark_kind", "initial_props", "Prepared", "prepare", "reattach",
+           "is_punct"]
 
 MODES = ("tokens", "removed", "properties", "typed")
+PROPS_VERSION = 2  # the initial properties of new models (see :func:`initial_props`)
 PROPERTY_MODES = ("properties", "typed")
 
 # Paired marks by kind (1-based kind numbers; 0 is reserved for "no mark").
@@ -114,10 +118,17 @@ def mark_kind(mark: str) -> int:
                 len(_PLAIN_KINDS) + 2)
 
 
-def initial_props(gaps: Sequence[Sequence[str]], typed: bool = False) -> list[Prop]:
+def initial_props(gaps: Sequence[Sequence[str]], typed: bool = False,
+                  version: int = PROPS_VERSION) -> list[Prop]:
     """Each word's property before parsing, from the punctuation in the gaps around it
     (``gaps[i]`` lies between word i and word i+1, 1-based; gap 0 precedes word 1). The plain
-    punctuation property is 1, or with ``typed`` the kind of the gap's last plain mark."""
+    punctuation property is 1, or with ``typed`` the kind of the gap's last plain mark.
+
+    Version 2 (§3.1–3.3 read strictly): an opening and a closing flag of one kind that land on
+    the same word (a one-word span in brackets or quotes) meet there at once, switch each other
+    off and make the word PAIRED; a word that keeps an opening flag takes no plain property
+    (boundaries have the highest priority). Version 1, models trained before: flags are only
+    matched when an arc is built, and plain marks are kept beside opening flags."""
     n = len(gaps) - 1
     opens: list[list[int]] = [[] for _ in range(n + 2)]
     closes: list[list[int]] = [[] for _ in range(n + 2)]
@@ -129,8 +140,18 @@ def initial_props(gaps: Sequence[Sequence[str]], typed: bool = False) -> list[Pr
         marks = [m for m in gap if m not in OPENING and m not in CLOSING]
         if marks and not gap_closes:
             plain[i] = mark_kind(marks[-1]) if typed else 1
-    return [make_prop(tuple(opens[i]), tuple(closes[i]), plain[i], False)
-            for i in range(1, n + 1)]
+    out = []
+    for i in range(1, n + 1):
+        o, c, paired = tuple(opens[i]), tuple(closes[i]), False
+        if version >= 2:
+            matched = False
+            while o and c and o[-1] == c[0]:
+                o, c, matched = o[:-1], c[1:], True
+            paired = matched and not o and not c
+            if o:
+                plain[i] = 0
+        out.append(make_prop(o, c, plain[i], paired))
+    return out
 
 
 @dataclass(frozen=True)
@@ -173,12 +194,20 @@ def _gold_tree(sent: Sentence, keep: Sequence[int]) -> tuple[list[int], list[str
     return projectivize(heads)[0], deprels
 
 
-def prepare(sent: Sentence, mode: str, gold: bool) -> Prepared:
-    """The parser's view of ``sent`` in punctuation ``mode``; with ``gold`` also its tree."""
+def _quotes(sent: Sentence) -> dict[int, str]:
+    """Directions of straight quotes (:func:`fstpunct.slots.quote_symbols`) found without the
+    heads of the input, which are the answer when a treebank is parsed (the same in training,
+    so that the parser learns what it will see)."""
+    return quote_symbols([dataclasses.replace(w, head=0) for w in sent.words])
+
+
+def prepare(sent: Sentence, mode: str, gold: bool, version: int = PROPS_VERSION) -> Prepared:
+    """The parser's view of ``sent`` in punctuation ``mode``; with ``gold`` also its tree.
+    ``version``: of the initial properties (:func:`initial_props`)."""
     if mode not in MODES:
         raise InputError(f"unknown punctuation mode {mode!r}; known: {', '.join(MODES)}")
     words = sent.words
-    quotes = quote_symbols(words)
+    quotes = _quotes(sent)
     forms = [quotes.get(w.id, w.form) for w in words]
     punct = [is_punct(w.upos) for w in words]
     if mode == "tokens" or all(punct):  # a sentence of punctuation only is parsed as tokens
@@ -186,7 +215,7 @@ def prepare(sent: Sentence, mode: str, gold: bool) -> Prepared:
         props = [EMPTY] * len(words)
     else:
         keep = [k for k, p in enumerate(punct) if not p]
-        props = initial_props(_gaps(forms, punct), mode == "typed") \
+        props = initial_props(_gaps(forms, punct), mode == "typed", version) \
             if mode in PROPERTY_MODES else [EMPTY] * len(keep)
     ids = [words[k].id for k in keep]
     heads: list[int] | None = None
@@ -234,7 +263,7 @@ def reattach(sent: Sentence, prep: Prepared, heads: Sequence[int],
         return nodes
 
     position = {wid: k for k, wid in enumerate(prep.ids, 1)}
-    quotes = quote_symbols(sent.words)
+    quotes = _quotes(sent)
     gaps: dict[int, list[tuple[int, str]]] = {}  # parsed tokens before -> (word id, form)
     before = 0
     for w in sent.words:

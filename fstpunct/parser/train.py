@@ -27,7 +27,7 @@ from . import features as F
 from .decode import parse
 from .model import Input, Model
 from .oracle import OracleError, oracle
-from .punct import prepare
+from .punct import PROPS_VERSION, prepare
 from .score import score
 from .search import search, trail
 from .transitions import initial
@@ -75,14 +75,15 @@ class Example:
 
 
 def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
-          min_word: int = 2, log: Callable[[str], None] = print) -> tuple[Model, list[Example]]:
+          min_word: int = 2, log: Callable[[str], None] = print,
+          props_version: int = PROPS_VERSION) -> tuple[Model, list[Example]]:
     """A model with vocabularies and feature index from ``train_sents``, and its examples."""
-    preps = [prepare(s, mode, gold=True) for s in train_sents]
+    preps = [prepare(s, mode, gold=True, version=props_version) for s in train_sents]
     words = Counter(f for p in preps for f in p.forms)
     tags = sorted({t for p in preps for t in p.upos})
     labels = sorted({d for p in preps for d in p.deprels or ()})
     model = Model(mode, sorted(w for w, c in words.items() if c >= min_word), tags, labels,
-                  F.templates(mode), np.zeros(0, dtype=np.uint64))
+                  F.templates(mode), np.zeros(0, dtype=np.uint64), props_version=props_version)
     raw: list[tuple[Input, np.ndarray, np.ndarray]] = []
     skipped = 0
     for p in preps:
@@ -157,13 +158,17 @@ def evaluate(model: Model, sentences: Sequence[Sentence], beam: int,
 def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: str,
           beam: int, out: str | Path, epochs: int = 20, patience: int = 4, seed: int = 1,
           min_count: int = 1, log: Callable[[str], None] | None = None,
-          progress: bool = True) -> Model:
-    """Train, score dev after every epoch, and save the best epoch's model to ``out``."""
+          progress: bool = True, info: dict | None = None,
+          props_version: int = PROPS_VERSION) -> Model:
+    """Train, score dev after every epoch, and save the best epoch's model to ``out``
+    (``info``: extra entries for the model's ``info``, e.g. the training data used;
+    ``props_version``: of the initial punctuation properties, see
+    :func:`~fstpunct.parser.punct.initial_props`)."""
     def say(msg: str) -> None:
         (log or (lambda m: print(m, file=sys.stderr, flush=True)))(msg)
 
     t0 = time.perf_counter()
-    model, examples = build(train_sents, mode, min_count, log=say)
+    model, examples = build(train_sents, mode, min_count, log=say, props_version=props_version)
     build_seconds = time.perf_counter() - t0
     p = Perceptron(model.weights.shape)
     rng = random.Random(seed)
@@ -195,6 +200,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
             model.weights = avg
             model.info = {"beam": beam, "best_epoch": epoch, "seed": seed,
                           "min_count": min_count, "build_seconds": round(build_seconds, 1),
+                          "train_sentences": len(train_sents), **(info or {}),
                           "history": history}
             model.save(out)
         elif epoch - best_epoch >= patience:
