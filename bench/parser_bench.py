@@ -41,6 +41,8 @@ def main() -> None:
              f"{int(RATIO_BANDS[rb][0] * 100)}-{min(int(RATIO_BANDS[rb][1] * 100), 100)}%":
              (round(c.uas, 2), c.total) for (lb, rb), c in sorted(s.bands.items())}
     row = {"model": args.model, "mode": model.mode, "train_beam": model.info["beam"],
+           "learning": model.info.get("learning",  # not recorded before --learning
+                                      "local" if model.info["beam"] == 1 else "early"),
            "beam": beam, "split": f"{args.lang} {args.split}",
            "best_epoch": model.info.get("best_epoch"),
            "word_uas": round(s.words.uas, 2), "word_las": round(s.words.las, 2),

@@ -56,9 +56,17 @@ class AttachModel:
         """(#context features, #pair features): Θ's shape."""
         return len(self.contexts), len(self.pair_feature_names)
 
-    def init_theta(self) -> np.ndarray:
-        """θ = 0: the uniform distribution over every W_d."""
-        return np.zeros(self.shape[0] * self.shape[1])
+    def init_theta(self, token_cost: float = 0.0) -> np.ndarray:
+        """The prior mean θ₀ (flat): every pair (l, r) scores −token_cost · (|l| + |r|) through
+        the ``bias`` feature, so where the data say nothing fewer underlying marks win; with
+        ``token_cost`` 0 it is θ = 0, the uniform distribution over every W_d."""
+        theta = np.zeros(self.shape)
+        bias = self.context_index.get("bias")
+        if token_cost and bias is not None:
+            sizes = np.array([len(p) for p in self.vocab.punctemes])
+            lr = np.asarray(self.vocab.pairs, dtype=np.int64).reshape(-1, 2)
+            theta[bias, :len(lr)] = -token_cost * (sizes[lr[:, 0]] + sizes[lr[:, 1]])
+        return theta.ravel()
 
     def save(self, path: str | Path, theta: np.ndarray) -> None:
         """Write ``<path>.json`` (vocabularies, symmetric pairs, feature names) and
@@ -190,10 +198,11 @@ def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
 
 
 def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
-               l2: float) -> tuple[float, np.ndarray]:
+               l2: float, center: np.ndarray | None) -> tuple[float, np.ndarray]:
     st = _pair_scores(theta, data.model)
     d_st = np.zeros_like(st)
-    value = -0.5 * l2 * float(theta @ theta)
+    offset = theta if center is None else theta - center
+    value = -0.5 * l2 * float(offset @ offset)
     for g, t in zip(data.groups, merged):
         scores = g.contexts @ st[g.candidates].T
         log_z, p = _softmax(scores)
@@ -202,24 +211,25 @@ def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
         p *= -mass[:, None]
         p += t
         d_st[g.candidates] += (g.contexts.T @ p).T
-    grad = np.asarray(data.model.pair_matrix.T @ d_st).T.ravel() - l2 * theta
+    grad = np.asarray(data.model.pair_matrix.T @ d_st).T.ravel() - l2 * offset
     return value, grad
 
 
-def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray,
-              l2: float) -> tuple[float, np.ndarray]:
-    """Σ_rows targets · log p_θ − (l2/2)‖θ‖² and its gradient in θ."""
-    return _objective(theta, data, _merge_targets(data, targets), l2)
+def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
+              center: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (center: 0 unless given, e.g.
+    :meth:`AttachModel.init_theta`) and its gradient in θ."""
+    return _objective(theta, data, _merge_targets(data, targets), l2, center)
 
 
 def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
-        maxiter: int = 50) -> np.ndarray:
+        maxiter: int = 50, center: np.ndarray | None = None) -> np.ndarray:
     """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
     iterations); ``targets`` are expected pair counts aligned with the rows of ``data``."""
     merged = _merge_targets(data, targets)
 
     def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = _objective(theta, data, merged, l2)
+        value, grad = _objective(theta, data, merged, l2, center)
         return -value, -grad
 
     from scipy.optimize import minimize  # here: importing it costs every command 0.3 s

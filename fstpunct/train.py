@@ -10,8 +10,8 @@ Each iteration:
   pseudo-counts centred on the initial channel, structural zeros kept); Attach: L-BFGS on the
   expected log-likelihood with L2 (:func:`fstpunct.attach.fit`).
 
-The objective — Σ log Σ_T′ p(T′, x | T)·exp(−ξ·c(T′)) + Σ prior·φ₀·log φ − (l2/2)‖θ‖² — never
-decreases (generalised EM); :class:`History` records it per iteration.
+The objective — Σ log Σ_T′ p(T′, x | T)·exp(−ξ·c(T′)) + Σ prior·φ₀·log φ − (l2/2)‖θ − θ₀‖² —
+never decreases (generalised EM); :class:`History` records it per iteration.
 """
 from __future__ import annotations
 
@@ -55,7 +55,8 @@ class Counts:
 def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "nunberg",
                   direction: str | None = None, settings: Settings | None = None,
                   seed: int = 0) -> PunctModel:
-    """θ = 0 and φ from the grammar (``nunberg``), random (``random``) or KEEP (``identity``),
+    """θ = θ₀ (the prior mean, :meth:`AttachModel.init_theta`) and φ from the grammar
+    (``nunberg``), random (``random``) or KEEP (``identity``),
     over the vocabulary of ``sentences`` (tokens seen fewer than 5 times become UNK)."""
     vocab = Vocab.build(sentences)
     attach = AttachModel.build(vocab, grammar.pairs, sentences)
@@ -72,7 +73,8 @@ def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "
         channel = Channel.identity(symbols, base.direction)
     else:
         raise ValueError(f"init must be one of {', '.join(INITS)}, not {init!r}")
-    return PunctModel(attach, attach.init_theta(), channel, settings or Settings())
+    settings = settings or Settings()
+    return PunctModel(attach, attach.init_theta(settings.token_cost), channel, settings)
 
 
 _SHARED: dict[str, object] = {}  # what forked E-step workers read
@@ -138,6 +140,7 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
     and the objective history. ``train_channel=False`` keeps φ fixed (the Attach ablation)."""
     settings = model.settings
     prior = settings.prior * model.channel.phi
+    center = model.attach.init_theta(settings.token_cost)
     history = History()
     builder = LatticeBuilder(model.channel)
     for it in range(iterations + 1):
@@ -145,7 +148,8 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
                               tilt=settings.xi, slots=SlotCache(model, builder))
         counts = expected_counts(inference, jobs, progress=progress)
         phi = model.channel.phi
-        objective = (counts.log_z - 0.5 * settings.l2 * float(model.theta @ model.theta)
+        offset = model.theta - center
+        objective = (counts.log_z - 0.5 * settings.l2 * float(offset @ offset)
                      + float(np.sum(prior * np.log(np.where(phi > 0, phi, 1.0)))))
         history.objective.append(objective)
         history.log_likelihood.append(counts.log_z)
@@ -157,7 +161,8 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
         channel = model.channel
         if train_channel:
             channel = _reestimate(channel, inference.builder.edit_totals(counts.arc_counts), prior)
-        theta = fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations)
+        theta = fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations,
+                    center)
         model = PunctModel(model.attach, theta, channel, settings)
         builder = builder.rebound(channel)  # the slot lattices keep their shapes
     return model, history

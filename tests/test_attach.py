@@ -78,22 +78,41 @@ def test_probabilities_normalised_and_match_naive_scores(data, model, corpus):
             j += 1
 
 
-def test_gradient_matches_finite_differences(data, model):
+@pytest.mark.parametrize("token_cost", [0.0, 1.5])
+def test_gradient_matches_finite_differences(data, model, token_cost):
     theta, targets = random_theta(model), random_targets(data)
-    value, grad = objective(theta, data, targets, l2=0.3)
+    center = model.init_theta(token_cost)
+    value, grad = objective(theta, data, targets, 0.3, center)
     rng = np.random.default_rng(2)
     eps = 1e-5
     for _ in range(5):
         v = rng.normal(size=theta.shape)
-        plus = objective(theta + eps * v, data, targets, 0.3)[0]
-        minus = objective(theta - eps * v, data, targets, 0.3)[0]
+        plus = objective(theta + eps * v, data, targets, 0.3, center)[0]
+        minus = objective(theta - eps * v, data, targets, 0.3, center)[0]
         assert (plus - minus) / (2 * eps) == pytest.approx(grad @ v, rel=1e-5, abs=1e-6)
     for k in rng.choice(np.flatnonzero(grad), 5, replace=False):
         e = np.zeros_like(theta)
         e[k] = eps
-        fd = (objective(theta + e, data, targets, 0.3)[0]
-              - objective(theta - e, data, targets, 0.3)[0]) / (2 * eps)
+        fd = (objective(theta + e, data, targets, 0.3, center)[0]
+              - objective(theta - e, data, targets, 0.3, center)[0]) / (2 * eps)
         assert fd == pytest.approx(grad[k], rel=1e-4, abs=1e-6)
+
+
+def test_token_cost_prior_prefers_fewer_marks(data, model):
+    """θ₀ scores every pair −cost per underlying token, and with no data the M-step stays
+    there: the empty pair is the most probable, a one-token pair e^cost times less."""
+    cost = 2.0
+    center = model.init_theta(cost)
+    p = probabilities(center, data)
+    vocab = model.vocab
+    for j in range(data.n_nodes):
+        rows = slice(data.node_offsets[j], data.node_offsets[j + 1])
+        tokens = np.array([sum(map(len, vocab.pair_strings(k))) for k in data.pairs[rows]])
+        expected = np.exp(-cost * tokens)
+        assert np.allclose(p[rows], expected / expected.sum())
+    fitted = fit(center, data, np.zeros(len(data.pairs)), l2=0.5, maxiter=10, center=center)
+    assert np.allclose(fitted, center)
+    assert np.array_equal(model.init_theta(0.0), np.zeros_like(center))
 
 
 def test_fit_learns_observed_pairs(data, model, corpus):

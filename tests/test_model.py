@@ -224,7 +224,8 @@ def test_backoff_gives_every_sentence_probability():
     assert np.isfinite(inference.log_prob(0)) and inference.log_prob(0) < inference.log_prob(1)
 
 
-def test_em_objective_never_decreases():
+@pytest.mark.parametrize("token_cost", [0.0, 1.0])
+def test_em_objective_never_decreases(token_cost):
     rng = np.random.default_rng(0)
     sents = []
     for k in range(12):
@@ -240,6 +241,7 @@ def test_em_objective_never_decreases():
                                   tuple(slots), tuple(range(1, n + 1)),
                                   tuple(tuple(range(len(x))) for x in slots)))
     model = make_model(sents, "rtl", seed=2, backoff=1e-3)
+    model.settings = Settings(backoff=1e-3, token_cost=token_cost)
     _, history = em(model, model.prepare(sents), 4)
     diffs = np.diff(history.objective)
     assert np.all(diffs > -1e-6), history.objective

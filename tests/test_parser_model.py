@@ -7,9 +7,12 @@ import subprocess
 import sys
 
 import pytest
+from tqdm import tqdm
 
 from fstpunct.cli import main
+from fstpunct.errors import InputError
 from fstpunct.parser import Model, parse, score, train
+from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, _mask_table, build
 from fstpunct.tree import is_projective
 from fstpunct.treebank import read_conllu, read_file
 from fstpunct.ud import split_source
@@ -150,6 +153,49 @@ def test_parser_train_command(data, tmp_path, capsys):
     assert "epoch 1:" in err and "dev UAS" in err
     assert Model.load(out).info["beam"] == 2
     assert main(["parser", "train", "--punct", "tokens", "--beam", "0", "-o", str(out)]) == 2
+
+
+def test_early_update_at_beam_1_is_an_option_recorded_in_the_model(data, models, tmp_path,
+                                                                  capsys):
+    """Beam 1 learns locally by default; ``--learning early`` decodes greedily and updates at the
+    first wrong transition (one update per sentence at most), so it learns other weights."""
+    root, train_sents, _ = data
+    local = Model.load(models["properties", 1])
+    assert local.info["learning"] == "local"
+    out = tmp_path / "early"
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), "--dev",
+                 str(root / "dev.conllu"), "--learning", "early", "--epochs", "3", "--quiet",
+                 "-o", str(out)]) == 0
+    early = Model.load(out)
+    assert early.info["learning"] == "early" and early.info["beam"] == 1
+    updates = [h["updates"] for h in early.info["history"]]
+    assert all(b - a <= len(train_sents) for a, b in zip([0] + updates, updates))
+    assert early.weights.shape == local.weights.shape
+    assert not (early.weights == local.weights).all()
+    capsys.readouterr()
+    assert main(["parser", "train", "--beam", "2", "--learning", "local", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--learning local needs --beam 1" in err
+    with pytest.raises(InputError, match="beam 1"):
+        train(train_sents[:5], train_sents[:5], "tokens", 2, tmp_path / "x", learning="local")
+
+
+def test_fast_early_update_at_beam_1_is_beam_search_early_update(data):
+    """Training uses gold feature rows up to the first error instead of a beam-1 search:
+    the same weights and running sums after a few epochs."""
+    _, train_sents, _ = data
+    model, examples = build(train_sents, "properties", log=lambda m: None)
+    masks = _mask_table(model, examples)
+    out = []
+    for epoch in (lambda p, bar: _beam_epoch(model, p, examples, 1, bar),
+                  lambda p, bar: _early_greedy_epoch(p, examples, masks, bar)):
+        p = Perceptron(model.weights.shape)
+        with tqdm(disable=True) as bar:
+            for _ in range(3):
+                epoch(p, bar)
+        out.append(p)
+    assert out[0].updates == out[1].updates > 0
+    assert (out[0].w == out[1].w).all() and (out[0].u == out[1].u).all()
 
 
 def test_parser_train_on_a_fraction_records_it(data, tmp_path, capsys):

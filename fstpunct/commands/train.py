@@ -43,6 +43,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--xi", type=float, default=Settings.xi,
                         help="posterior-regularisation strength ξ (default %(default)s)")
     parser.add_argument("--l2", type=float, default=Settings.l2, help="L2 on θ")
+    parser.add_argument("--token-cost", type=float, default=Settings.token_cost,
+                        help="prior preference for fewer underlying marks: θ's L2 prior is "
+                             "centred where every pair scores −COST per underlying token, so "
+                             "marks the channel would absorb are not hypothesised for free "
+                             "(default %(default)s: centred on the uniform distribution)")
     parser.add_argument("--seed", type=int, default=0, help="seed for --init random")
     parser.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR, ...)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
@@ -61,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     usable = [s for s in prepared if s.trainable]
     print(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
           f"punctuation with dependents)", file=sys.stderr)
-    settings = Settings(xi=args.xi, l2=args.l2)
+    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost)
     model = initial_model(usable, grammar, args.init, args.direction, settings, args.seed)
     batch = model.prepare(usable)
     started = time.time()
