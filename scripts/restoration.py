@@ -3,18 +3,17 @@
     python scripts/restoration.py table  --langs en es zh ar hi  >> results/restoration.jsonl
     python scripts/restoration.py figure --langs en es zh ar hi  >> results/restoration-figure.jsonl
     python scripts/restoration.py report results/restoration.jsonl results/restoration-figure.jsonl
-    python scripts/restoration.py jk --split dev --langs ar hi es >> results/tmp/restoration-jk.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
-and with the tree of the language's full-data parser. ``figure``: dev split; +NC (sentence MBR)
-with parsers trained on 10 %, 20 %, … 100 % of train, plus the tree-free trivial and CRF lines.
-``report`` prints the markdown tables and draws the figure as a PNG. ``jk`` (``--split`` dev or
-test): trivial, CRF, and +NC and +NC-jk (``models/L-jk``, trained on the jackknifed parser trees of
-scripts/jackknife.py) with the tree of the full-data parser (or other ``--model``s, ``--trees
-gold``).
+and with the tree of the language's full-data parser, and on parsed trees also +NC-jk.
+``figure``: dev split; +NC and +NC-jk (sentence MBR) with parsers trained on 10 %, 20 %, … 100 %
+of train, plus the tree-free trivial and CRF lines. ``scripts/restoration_report.py`` prints the
+markdown tables and draws the figure as a PNG.
 
 Models (made by the commands in RESULTS.md): +NC = the bundled ``fstpunct/models/L``, Attach =
-``models/L-attach``, CRF = ``models/crf-L-notree`` (word and UPOS features only), parsers = ``models/parser-L-removed-b1[-fNN]``.
+``models/L-attach``, +NC-jk = ``models/L-jk`` (trained like +NC, on train trees parsed by
+jackknifing, scripts/jackknife.py; run where it exists), CRF = ``models/crf-L-notree`` (word and
+UPOS features only), parsers = ``models/parser-L-removed-b1[-fNN]``.
 """
 from __future__ import annotations
 
@@ -130,18 +129,24 @@ def languages(args: argparse.Namespace, split: str
             yield lang, gold, bare
 
 
+def jackknifed(lang: str) -> list[tuple[str, str]]:
+    """+NC-jk, where its model exists."""
+    path = MODELS / f"{lang}-jk"
+    return [("+NC-jk", str(path))] if (path / "model.json").exists() else []
+
+
 def table(args: argparse.Namespace) -> None:
     for lang, gold, bare in languages(args, "test"):
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
         model_runs(lang, "test", gold, bare, {"trees": "gold"}, args.samples, args.seed, models)
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
         model_runs(lang, "test", gold, trees, {"trees": "parsed", "uas": uas}, args.samples,
-                   args.seed, models)
+                   args.seed, models + jackknifed(lang))
 
 
 def figure(args: argparse.Namespace) -> None:
     for lang, gold, bare in languages(args, "dev"):
-        nc = [("+NC", f"fstpunct/models/{lang}")]
+        nc = [("+NC", f"fstpunct/models/{lang}"), *jackknifed(lang)]
         model_runs(lang, "dev", gold, bare, {"trees": "gold", "uas": 100.0}, args.samples,
                    args.seed, nc)
         for f in FRACTIONS:
@@ -151,36 +156,17 @@ def figure(args: argparse.Namespace) -> None:
                                                   "fraction": f}, args.samples, args.seed, nc)
 
 
-def jackknifed(args: argparse.Namespace) -> None:
-    for lang, gold, bare in languages(args, args.split):
-        which = [(m.split("=", 1)[0], m.split("=", 1)[1].replace("{L}", lang))
-                 for m in args.model] or [
-            ("+NC", f"fstpunct/models/{lang}"), ("+NC-jk", str(MODELS / f"{lang}-jk"))]
-        info: dict[str, object] = {"trees": "gold", "uas": 100.0}
-        trees: list[Sentence | None] = list(bare)
-        if args.trees == "parsed":
-            trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
-            info = {"trees": "parsed", "uas": uas}
-        model_runs(lang, args.split, gold, trees, info, args.samples, args.seed, which)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["table", "figure", "jk"])
+    parser.add_argument("what", choices=["table", "figure"])
     parser.add_argument("--langs", nargs="+", default=["en", "es", "zh", "ar", "hi"])
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
                         help="run only the tree-free baselines or only the model runs")
-    parser.add_argument("--split", choices=["dev", "test"], default="dev", help="jk: split (dev)")
-    parser.add_argument("--trees", choices=["parsed", "gold"], default="parsed",
-                        help="jk: gold trees or those of models/parser-L-removed-b1 (parsed)")
-    parser.add_argument("--model", action="append", default=[], metavar="METHOD=DIR",
-                        help="jk: a model to run ({L} = the language; repeatable; default "
-                             "+NC=fstpunct/models/{L} and +NC-jk=models/{L}-jk)")
     args = parser.parse_args()
-    {"table": table, "figure": figure, "jk": jackknifed}[args.what](args)
+    {"table": table, "figure": figure}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -36,21 +36,22 @@ def aed(r: dict | None) -> str:
 def summary(records: list[dict]) -> str:
     """Average edit distance per sentence (test) and the goals of the issue."""
     head = ["lang", "trivial", "CRF", "Attach gold", "+NC gold", "+NC gold slot-MBR",
-            "parser UAS", "Attach parsed", "+NC parsed", "+NC parsed slot-MBR"]
+            "parser UAS", "Attach parsed", "+NC parsed", "+NC parsed slot-MBR", "+NC-jk parsed"]
     rows, verdicts = [], []
     for lang in LANGS:
         base = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
         if base["trivial"] is None:
             continue
         got = {(m, t, d): pick(records, lang=lang, method=m, trees=t, mbr=d)
-               for m in ("Attach", "+NC") for t in ("gold", "parsed") for d in ("sentence", "slot")}
+               for m in ("Attach", "+NC", "+NC-jk") for t in ("gold", "parsed")
+               for d in ("sentence", "slot")}
         parsed = got["+NC", "parsed", "sentence"]
         uas = parsed["uas"] if parsed else None
         rows.append([lang, aed(base["trivial"]), aed(base["crf"]),
                      aed(got["Attach", "gold", "sentence"]), aed(got["+NC", "gold", "sentence"]),
                      aed(got["+NC", "gold", "slot"]), "—" if uas is None else f"{uas:.1f}",
                      aed(got["Attach", "parsed", "sentence"]), aed(parsed),
-                     aed(got["+NC", "parsed", "slot"])])
+                     aed(got["+NC", "parsed", "slot"]), aed(got["+NC-jk", "parsed", "sentence"])])
         verdicts.append(goal(lang, base, got, uas))
     return format_table(head, rows, numeric=True) + "\n\n" + "\n".join(verdicts)
 
@@ -63,15 +64,19 @@ def goal(lang: str, base: dict, got: dict, uas: float | None) -> str:
     value = nc_gold["average_edit_distance"]
     gold_ok = all(value < r["average_edit_distance"] for r in rivals)
     text = f"- {lang}: gold trees: +NC {'beats' if gold_ok else 'does NOT beat'} every baseline"
-    parsed = got["+NC", "parsed", "sentence"]
-    if parsed is not None and uas is not None:
+    if uas is None:
+        return text
+    text += f"; parsed trees (UAS {uas:.1f}, {'required' if uas >= 75 else 'not required'}):"
+    for method in ("+NC", "+NC-jk"):
+        parsed = got[method, "parsed", "sentence"]
+        if parsed is None:
+            continue
         beaten = [m for m in ("trivial", "crf")
                   if parsed["average_edit_distance"] < base[m]["average_edit_distance"]]
-        need = "required" if uas >= 75 else "not required, UAS < 75"
         verdict = "beats trivial and CRF" if len(beaten) == 2 else (
             f"beats only {beaten[0]}" if beaten else "beats neither trivial nor CRF")
-        text += f"; parsed trees (UAS {uas:.1f}): +NC {verdict} ({need})"
-    return text
+        text += f" {method} {verdict};"
+    return text.rstrip(";")
 
 
 def marks(records: list[dict]) -> str:
@@ -80,9 +85,10 @@ def marks(records: list[dict]) -> str:
     rows = []
     for lang in LANGS:
         for method, trees in (("trivial", "any"), ("crf", "any"), ("Attach", "gold"),
-                              ("+NC", "gold"), ("Attach", "parsed"), ("+NC", "parsed")):
+                              ("+NC", "gold"), ("Attach", "parsed"), ("+NC", "parsed"),
+                              ("+NC-jk", "parsed")):
             keys = {"lang": lang, "method": method, "trees": trees}
-            if method in ("Attach", "+NC"):
+            if method not in ("trivial", "crf"):
                 keys["mbr"] = "sentence"
             r = pick(records, **keys)
             if r is None:
@@ -93,14 +99,17 @@ def marks(records: list[dict]) -> str:
 
 
 def figure_table(records: list[dict]) -> str:
-    head = ["lang", "parser train %", "dev UAS", "+NC dev AED", "trivial", "CRF"]
+    head = ["lang", "parser train %", "dev UAS", "+NC dev AED", "+NC-jk dev AED", "trivial",
+            "CRF"]
     rows = []
     for lang in LANGS:
         base = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
         for r in sorted((r for r in records if r["lang"] == lang and r["method"] == "+NC"
                          and r.get("mbr") == "sentence"), key=lambda r: r["uas"]):
+            jk = pick(records, lang=lang, method="+NC-jk", mbr="sentence", trees=r["trees"],
+                      uas=r["uas"])
             rows.append([lang, str(r.get("fraction", "gold")), f"{r['uas']:.1f}", aed(r),
-                         aed(base["trivial"]), aed(base["crf"])])
+                         aed(jk), aed(base["trivial"]), aed(base["crf"])])
     return format_table(head, rows, numeric=True)
 
 
@@ -112,13 +121,15 @@ def plot(records: list[dict], png: str) -> None:
     langs = [lang for lang in LANGS if any(r["lang"] == lang for r in records)]
     fig, axes = plt.subplots(1, len(langs), figsize=(3.2 * len(langs), 3.2), squeeze=False)
     for ax, lang in zip(axes[0], langs):
-        runs = sorted((r for r in records if r["lang"] == lang and r["method"] == "+NC"
-                       and r.get("mbr") == "sentence"), key=lambda r: r["uas"])
-        for trees, style, label in (("parsed", "o-", "+NC, parsed trees"),
-                                    ("gold", "*", "+NC, gold trees")):
-            xs = [r for r in runs if r["trees"] == trees]
-            ax.plot([r["uas"] for r in xs], [r["average_edit_distance"] for r in xs], style,
-                    color="C0", markersize=10 if trees == "gold" else 5, label=label)
+        for method, color in (("+NC", "C0"), ("+NC-jk", "C1")):
+            runs = sorted((r for r in records if r["lang"] == lang and r["method"] == method
+                           and r.get("mbr") == "sentence"), key=lambda r: r["uas"])
+            for trees, style in (("parsed", "o-"), ("gold", "*")):
+                xs = [r for r in runs if r["trees"] == trees]
+                if xs:
+                    ax.plot([r["uas"] for r in xs], [r["average_edit_distance"] for r in xs],
+                            style, color=color, markersize=10 if trees == "gold" else 5,
+                            label=f"{method}, {trees} trees")
         for method, style in (("trivial", "--"), ("crf", ":")):
             base = pick(records, lang=lang, method=method, trees="any")
             if base is not None:
