@@ -3,8 +3,9 @@ uses them: every matrix times one vector, on either side, in a semiring.
 
 - :class:`DenseStack` holds an (A, N, N) array.
 - :class:`SparseStack` holds the rows of all matrices in one CSR matrix (row a·N + s is
-  M_a[s, :]) and the rows of their transposes in another, so a product is one sparse product:
-  scipy's for the real semiring; for ⊕ = max, rows are grouped by their number of nonzeros
+  M_a[s, :], column indices ascending) and the rows of their transposes in another, so a product
+  is one sparse product: for the real semiring a ``bincount`` that adds each row's terms in
+  order (as scipy's CSR product does); for ⊕ = max, rows are grouped by their number of nonzeros
   rounded up to a power of two k into dense (k, rows) blocks (padded with zeros), reduced down
   their columns. That is vectorised over rows, which is what matters for products of slot
   lattice matrices: nearly all their rows have 1–4 nonzeros.
@@ -12,14 +13,13 @@ uses them: every matrix times one vector, on either side, in a semiring.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import numpy as np
-import scipy.sparse as sp
 
 from .semiring import Semiring, SumProduct
 
-__all__ = ["DenseStack", "SparseStack", "Stack"]
+__all__ = ["Csr", "DenseStack", "SparseStack", "Stack"]
 
 
 class Stack(Protocol):
@@ -90,8 +90,18 @@ class SparseStack:
     def _cols(self) -> _SparseRows:
         """The rows of the transposes, built when first needed."""
         m, n = self._rows.m, self._n
-        stacked = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
+        stacked = np.repeat(np.arange(len(m.indptr) - 1), np.diff(m.indptr))
         return _csr_rows(self.count, n, stacked // n, m.indices, stacked % n, m.data)
+
+    @property
+    def rows(self) -> Csr:
+        """The matrices' rows: row a·N + s is M_a[s, :]."""
+        return self._rows.m
+
+    @property
+    def columns(self) -> Csr:
+        """The transposes' rows: row a·N + t is M_a[:, t]."""
+        return self._cols.m
 
     @classmethod
     def of(cls, mats: np.ndarray) -> SparseStack:
@@ -127,18 +137,47 @@ class SparseStack:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
 
 
+class Csr(NamedTuple):
+    """A sparse matrix in compressed rows: row r's entries are ``data[indptr[r]:indptr[r+1]]``
+    in columns ``indices[...]``, ascending."""
+
+    indptr: np.ndarray  # (rows + 1,) intp
+    indices: np.ndarray  # intp
+    data: np.ndarray  # float
+
+    @classmethod
+    def of(cls, n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
+           vals: np.ndarray) -> Csr:
+        """The matrix with entries ``vals`` at (``rows``, ``cols``), duplicates added up."""
+        key = np.asarray(rows, dtype=np.intp) * n_cols + np.asarray(cols, dtype=np.intp)
+        order = np.argsort(key, kind="stable")
+        key, vals = key[order], np.asarray(vals, dtype=float)[order]
+        first = np.flatnonzero(np.diff(key, prepend=-1))
+        if len(first) < len(key):
+            key, vals = key[first], np.add.reduceat(vals, first)
+        row, col = np.divmod(key, n_cols)
+        return cls(np.searchsorted(row, np.arange(n_rows + 1)), col, vals)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.indptr) - 1
+
+
 def _csr_rows(count: int, size: int, mats: np.ndarray, rows: np.ndarray, cols: np.ndarray,
               vals: np.ndarray) -> _SparseRows:
     """Entries of ``count`` matrices as rows a·N + ``rows`` of one CSR matrix."""
-    shape = (count * size, size)
-    return _SparseRows(sp.csr_array((vals, (mats * size + rows, cols)), shape=shape))
+    return _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals), size)
 
 
 class _SparseRows:
     """A CSR matrix and its products with vectors in either semiring."""
 
-    def __init__(self, m: sp.csr_array) -> None:
-        self.m = m
+    def __init__(self, m: Csr, n_cols: int) -> None:
+        self.m, self.n_cols = m, n_cols
+
+    @cached_property
+    def _row_of_entry(self) -> np.ndarray:
+        return np.repeat(np.arange(self.m.n_rows), np.diff(self.m.indptr))
 
     @cached_property
     def _blocks(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -159,15 +198,17 @@ class _SparseRows:
         """Row r as a dense vector."""
         m = self.m
         lo, hi = m.indptr[r], m.indptr[r + 1]
-        out = np.zeros(m.shape[1])
+        out = np.zeros(self.n_cols)
         out[m.indices[lo:hi]] = m.data[lo:hi]
         return out
 
     def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
         """m ⊗ x."""
+        m = self.m
         if semiring is SumProduct:
-            return self.m @ x
-        out = np.zeros(self.m.shape[0])
+            return np.bincount(self._row_of_entry, weights=m.data * x[m.indices],
+                               minlength=m.n_rows)
+        out = np.zeros(m.n_rows)
         for rows, block, cols in self._blocks:
             out[rows] = (block * x[cols]).max(axis=0)
         return out
