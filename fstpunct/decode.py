@@ -80,11 +80,13 @@ def _annotate_chunk(model: PunctModel, cache: SlotCache, sentences: list[Sentenc
     prepared = [to_slots(s) for s in sentences]
     inference = Inference(model, model.prepare(prepared), slots=cache)
     vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
+    viterbi = inference.viterbi_all()
+    log_probs = None if posteriors else inference.log_probs()
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
-        best, _ = inference.viterbi(k)
+        best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = [[] for _ in best]
-        if not posteriors:
-            log_p = inference.log_prob(k)
+        if log_probs is not None:
+            log_p = float(log_probs[k])
         else:  # the outside pass needs the inside pass anyway: log p comes with it
             e = inference.expectations(k)
             log_p = e.log_z
