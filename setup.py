@@ -3,5 +3,6 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 setup(ext_modules=cythonize(
-    [Extension("fstpunct._forest", ["fstpunct/_forest.pyx"], extra_compile_args=["-O3"])],
+    [Extension(f"fstpunct.{name}", [f"fstpunct/{name}.pyx"], extra_compile_args=["-O3"])
+     for name in ("_forest", "_sparse")],
     compiler_directives={"language_level": "3"}))

@@ -17,6 +17,7 @@ from typing import NamedTuple, Protocol
 
 import numpy as np
 
+from . import _sparse
 from .semiring import Semiring, SumProduct
 
 __all__ = ["Csr", "DenseStack", "SparseStack", "Stack"]
@@ -84,14 +85,21 @@ class SparseStack:
     def __init__(self, count: int, size: int, mats: np.ndarray, rows: np.ndarray,
                  cols: np.ndarray, vals: np.ndarray) -> None:
         self.count, self._n = count, size
-        self._rows = _csr_rows(count, size, mats, rows, cols, vals)
+        self._rows = _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals), size)
+
+    @classmethod
+    def from_rows(cls, count: int, size: int, rows: Csr) -> SparseStack:
+        """The stack whose matrices' rows are ``rows`` (row a·N + s is M_a[s, :])."""
+        stack = cls.__new__(cls)
+        stack.count, stack._n, stack._rows = count, size, _SparseRows(rows, size)
+        return stack
 
     @cached_property
     def _cols(self) -> _SparseRows:
         """The rows of the transposes, built when first needed."""
-        m, n = self._rows.m, self._n
-        stacked = np.repeat(np.arange(len(m.indptr) - 1), np.diff(m.indptr))
-        return _csr_rows(self.count, n, stacked // n, m.indices, stacked % n, m.data)
+        m = self._rows.m
+        return _SparseRows(Csr(*_sparse.transpose(self._n, m.indptr, m.indices, m.data)),
+                           self._n)
 
     @property
     def rows(self) -> Csr:
@@ -161,12 +169,6 @@ class Csr(NamedTuple):
     @property
     def n_rows(self) -> int:
         return len(self.indptr) - 1
-
-
-def _csr_rows(count: int, size: int, mats: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-              vals: np.ndarray) -> _SparseRows:
-    """Entries of ``count`` matrices as rows a·N + ``rows`` of one CSR matrix."""
-    return _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals), size)
 
 
 class _SparseRows:
