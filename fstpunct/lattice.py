@@ -30,6 +30,7 @@ import pynini
 from . import _sparse
 from .channel import Channel, ScanArc
 from .errors import FstpunctError
+from .fstbinary import read_arcs
 from .semiring import MaxProduct, Semiring, SumProduct
 from .stacks import Csr, SparseStack
 from .treedp import Outer
@@ -179,15 +180,9 @@ class LatticeBuilder:
         lattice.connect()
         if lattice.start() < 0:
             raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
-        src, dst, arc = [], [], []
-        for s in lattice.states():
-            for a in lattice.arcs(s):
-                src.append(s)
-                dst.append(a.nextstate)
-                arc.append(a.ilabel - 1)
-        arcs = np.array(arc, dtype=np.int64)
+        read = read_arcs(lattice)
+        arcs, src_a, dst_a = read.ilabel - 1, read.src, read.dst
         token = self._arc_token[arcs]
-        src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
         # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
         keep = np.unique(np.concatenate([[lattice.start()], src_a, dst_a[token >= 0]]))
         index = np.full(lattice.num_states(), -1)
