@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .slots import SlotSentence
-from .tree import children, spans
+from .tree import children
 from .vocab import EMPTY, Puncteme, Vocab
 
 __all__ = ["node_contexts", "pair_features", "render"]
@@ -46,7 +46,7 @@ def node_contexts(sent: SlotSentence) -> list[list[str]]:
     upos = (_BOS, *sent.upos, _EOS)
     kids = children(sent.heads)
     out = []
-    for w, (i, k) in enumerate(spans(sent.heads), 1):
+    for w, (i, k) in enumerate(sent.spans, 1):
         d, h = sent.deprels[w - 1], sent.heads[w - 1]
         feats = ["bias", f"d={d}", f"b={d.split(':')[0]}", f"u={upos[w]}",
                  f"pd={sent.deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",

@@ -23,7 +23,7 @@ from __future__ import annotations
 import itertools
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
 from typing import NamedTuple
 
@@ -38,7 +38,6 @@ from .lattice import EditCounter, Lattice, LatticeBuilder, product_stack
 from .slots import BOUNDARY, SlotSentence
 from .semiring import MaxProduct, SumProduct
 from .stacks import DenseStack, SparseStack
-from .tree import spans
 from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
@@ -197,6 +196,15 @@ class _Flat(NamedTuple):
                                                          self.right_of, self.labels))))
 
 
+class _Layout(NamedTuple):
+    """A batch's forest without stacks, the surface string of each of its slot indices, and
+    its candidates."""
+
+    surfaces: tuple[tuple[str, ...], ...]
+    forest: Forest
+    candidates: _Flat
+
+
 class _Choices(NamedTuple):
     """A sentence's node spans and candidates."""
 
@@ -226,6 +234,7 @@ class Inference:
         self._keep, self._backoff = 1.0 - settings.backoff, \
             settings.backoff * (1 - settings.continuation) ** 2
         self._last_choices: tuple[int, _Choices] | None = None
+        self._layout_cache: _Layout | None = None
 
     @property
     def slots(self) -> SlotCache:
@@ -299,11 +308,22 @@ class Inference:
     def forest(self, maximum: bool = False) -> tuple[Forest, _Flat]:
         """The whole batch as one :class:`~fstpunct.forest.Forest` for the compiled tree DP,
         and its candidates (as :meth:`tree` makes them, sentence after sentence)."""
+        layout = self._layout(maximum)
+        kernel = [self.slots.get(x, maximum).kernel for x in layout.surfaces]
+        forest = replace(layout.forest, stacks=[stack for stack, _ in kernel],
+                         vectors=[vectors for _, vectors in kernel])
+        return forest, layout.candidates
+
+    def _layout(self, maximum: bool) -> _Layout:
+        """What :meth:`forest` gives in both semirings (its slots' candidates are the same in
+        both), built once: the distinct surface strings and the forest without its stacks."""
+        if self._layout_cache is not None:
+            return self._layout_cache
         batch = self.batch
         index: dict[tuple[str, ...], int] = {}
         slot_ids = np.array([index.setdefault(x, len(index)) for surface in batch.surfaces
                              for x in surface], dtype=np.intp)
-        slots = [self.slots.get(x, maximum) for x in index]
+        possible = np.array([self.slots.get(x, maximum).possible for x in index])
         words = np.array([sent.n for sent in batch.sentences], dtype=np.intp)
         word_offsets = np.concatenate([[0], np.cumsum(words)])
         node_offsets = np.asarray(batch.data.sentence_offsets, dtype=np.intp)
@@ -311,16 +331,14 @@ class Inference:
         spans = np.array([span for sent in batch.sentences for span in _node_spans(sent)],
                          dtype=np.intp).reshape(-1, 2)
         ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
-        flat = self._candidates(range(len(spans)), np.array([slot.possible for slot in slots]),
-                                ends)
+        flat = self._candidates(range(len(spans)), possible, ends)
         heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in batch.sentences),
                             dtype=np.intp, count=int(word_offsets[-1]))
-        kernel = [slot.kernel for slot in slots]
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
                         ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
-                        flat.left_of.astype(np.intp), flat.right_of.astype(np.intp),
-                        [stack for stack, _ in kernel], [vectors for _, vectors in kernel])
-        return forest, flat
+                        flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
+        self._layout_cache = _Layout(tuple(index), forest, flat)
+        return self._layout_cache
 
     def log_probs(self) -> np.ndarray:
         """log p(x | T) of every sentence of the batch by the compiled tree DP (as
@@ -385,4 +403,4 @@ class Inference:
 
 def _node_spans(sent: SlotSentence) -> list[tuple[int, int]]:
     """Slot span of every node; the pseudo node of a sentence without words spans slot 0..0."""
-    return spans(sent.heads) if sent.n else [(0, 0)]
+    return sent.spans if sent.n else [(0, 0)]

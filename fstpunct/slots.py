@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-from .tree import projectivize
+from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots", "to_slots"]
@@ -50,6 +51,11 @@ class SlotSentence:
     @property
     def n(self) -> int:
         return len(self.words)
+
+    @cached_property
+    def spans(self) -> list[tuple[int, int]]:
+        """The slot span (i, k) of every word's subtree (:func:`~fstpunct.tree.spans`)."""
+        return spans(self.heads)
 
     @property
     def trainable(self) -> bool:
