@@ -283,3 +283,16 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] col
             fill[t] += 1
     free(fill)
     return tptr_a, tcol_a, tval_a
+
+
+def csr_matmul(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
+               const double[::1] data, const double[:, ::1] dense, double[:, ::1] out):
+    """out += A · dense for the CSR matrix A: each row's terms added one by one in the order of
+    its entries (scipy's CSR product)."""
+    cdef Py_ssize_t i, e, k, j, width = dense.shape[1]
+    cdef double a
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            a, j = data[e], indices[e]
+            for k in range(width):
+                out[i, k] += a * dense[j, k]

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from .slots import SlotSentence
 from .tree import children
+from .sparse import Csr
 from .vocab import EMPTY, Puncteme, Vocab
 
 __all__ = ["node_contexts", "pair_features", "render"]
@@ -60,8 +60,7 @@ def node_contexts(sent: SlotSentence) -> list[list[str]]:
     return out
 
 
-def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str],
-                                                                               sp.csr_matrix]:
+def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str], Csr]:
     """Names of the pair features and the binary matrix G (pairs × pair features)."""
     strings = [vocab.pair_strings(p) for p in range(len(vocab.pairs))]
     lr = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
@@ -79,5 +78,4 @@ def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[l
     rows = np.concatenate([every, every, every, matched]).astype(np.int64)
     cols = np.concatenate([every, len(strings) + left_col, len(strings) + len(lefts) + right_col,
                            np.full(len(matched), len(names) - 1)]).astype(np.int64)
-    g = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(strings), len(names)))
-    return names, g
+    return names, Csr.of(len(strings), len(names), rows, cols, np.ones(len(rows)))

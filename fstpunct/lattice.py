@@ -32,7 +32,8 @@ from .channel import Channel, ScanArc
 from .errors import FstpunctError
 from .fstbinary import read_arcs
 from .semiring import MaxProduct, Semiring, SumProduct
-from .stacks import Csr, SparseStack
+from .sparse import Csr
+from .stacks import SparseStack
 from .treedp import Outer
 
 __all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack"]
@@ -281,7 +282,7 @@ def _string_products(lattice: Lattice, strings: Sequence[tuple[int, ...]],
     ptr, col, val = _sparse.string_products(
         n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight.astype(float),
         plan.level_offsets, plan.heads, plan.parents, plan.wanted, lattice.maximum)
-    return Csr(ptr, col, val)
+    return Csr(ptr, col, val, n)
 
 
 def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
@@ -292,12 +293,12 @@ def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
     parts = [_string_products(lattice, strings, transpose)]
     for m in extra:
         r, c = np.nonzero(m)
-        parts.append(Csr(np.searchsorted(r, np.arange(n + 1)), c, m[r, c]))
+        parts.append(Csr(np.searchsorted(r, np.arange(n + 1)), c, m[r, c], n))
     starts = np.cumsum([0] + [len(part.data) for part in parts[:-1]])
     ptr = np.concatenate([parts[0].indptr[:1]] + [part.indptr[1:] + start
                                                   for part, start in zip(parts, starts)])
     rows = Csr(ptr, np.concatenate([part.indices for part in parts]),
-               np.concatenate([part.data for part in parts]))
+               np.concatenate([part.data for part in parts]), n)
     return SparseStack.from_rows(len(strings) + len(extra), n, rows)
 
 

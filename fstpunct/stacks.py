@@ -13,14 +13,15 @@ uses them: every matrix times one vector, on either side, in a semiring.
 from __future__ import annotations
 
 from functools import cached_property
-from typing import NamedTuple, Protocol
+from typing import Protocol
 
 import numpy as np
 
 from . import _sparse
 from .semiring import Semiring, SumProduct
+from .sparse import Csr
 
-__all__ = ["Csr", "DenseStack", "SparseStack", "Stack"]
+__all__ = ["DenseStack", "SparseStack", "Stack"]
 
 
 class Stack(Protocol):
@@ -85,21 +86,21 @@ class SparseStack:
     def __init__(self, count: int, size: int, mats: np.ndarray, rows: np.ndarray,
                  cols: np.ndarray, vals: np.ndarray) -> None:
         self.count, self._n = count, size
-        self._rows = _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals), size)
+        self._rows = _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals))
 
     @classmethod
     def from_rows(cls, count: int, size: int, rows: Csr) -> SparseStack:
         """The stack whose matrices' rows are ``rows`` (row a·N + s is M_a[s, :])."""
         stack = cls.__new__(cls)
-        stack.count, stack._n, stack._rows = count, size, _SparseRows(rows, size)
+        stack.count, stack._n, stack._rows = count, size, _SparseRows(rows)
         return stack
 
     @cached_property
     def _cols(self) -> _SparseRows:
         """The rows of the transposes, built when first needed."""
         m = self._rows.m
-        return _SparseRows(Csr(*_sparse.transpose(self._n, m.indptr, m.indices, m.data)),
-                           self._n)
+        return _SparseRows(Csr(*_sparse.transpose(self._n, m.indptr, m.indices, m.data),
+                               self._n))
 
     @property
     def rows(self) -> Csr:
@@ -145,37 +146,11 @@ class SparseStack:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
 
 
-class Csr(NamedTuple):
-    """A sparse matrix in compressed rows: row r's entries are ``data[indptr[r]:indptr[r+1]]``
-    in columns ``indices[...]``, ascending."""
-
-    indptr: np.ndarray  # (rows + 1,) intp
-    indices: np.ndarray  # intp
-    data: np.ndarray  # float
-
-    @classmethod
-    def of(cls, n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
-           vals: np.ndarray) -> Csr:
-        """The matrix with entries ``vals`` at (``rows``, ``cols``), duplicates added up."""
-        key = np.asarray(rows, dtype=np.intp) * n_cols + np.asarray(cols, dtype=np.intp)
-        order = np.argsort(key, kind="stable")
-        key, vals = key[order], np.asarray(vals, dtype=float)[order]
-        first = np.flatnonzero(np.diff(key, prepend=-1))
-        if len(first) < len(key):
-            key, vals = key[first], np.add.reduceat(vals, first)
-        row, col = np.divmod(key, n_cols)
-        return cls(np.searchsorted(row, np.arange(n_rows + 1)), col, vals)
-
-    @property
-    def n_rows(self) -> int:
-        return len(self.indptr) - 1
-
-
 class _SparseRows:
     """A CSR matrix and its products with vectors in either semiring."""
 
-    def __init__(self, m: Csr, n_cols: int) -> None:
-        self.m, self.n_cols = m, n_cols
+    def __init__(self, m: Csr) -> None:
+        self.m = m
 
     @cached_property
     def _row_of_entry(self) -> np.ndarray:
@@ -200,7 +175,7 @@ class _SparseRows:
         """Row r as a dense vector."""
         m = self.m
         lo, hi = m.indptr[r], m.indptr[r + 1]
-        out = np.zeros(self.n_cols)
+        out = np.zeros(m.n_cols)
         out[m.indices[lo:hi]] = m.data[lo:hi]
         return out
 

@@ -9,7 +9,6 @@ from ..slots import to_slots
 from ..store import load_model
 from ..ud import LANGUAGES, SPLITS, resolve, split_source
 
-NAME = "perplexity"
 HELP = ("Per-slot perplexity exp(−Σ log p(x|T) / Σ (n+1)) of the surface punctuation of every "
         "sentence (none skipped) under a model.")
 
