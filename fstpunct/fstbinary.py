@@ -79,19 +79,28 @@ def read_arcs(fst: pynini.Fst) -> FstArcs:
         r.skip_symbols()
     if flags & _HAS_OSYMBOLS:
         r.skip_symbols()
+    # every field is a whole number of 32-bit words: a state is its final weight (1 or 2 words)
+    # and its arc count (2), then 4 (or 5) words per arc
     wide = arc_type in _WIDE
-    arc = np.dtype([("ilabel", "<i4"), ("olabel", "<i4"), ("weight", "<f8" if wide else "<f4"),
-                    ("nextstate", "<i4")])
-    head = "dq" if wide else "fq"
-    blocks, counts = [], np.empty(n_states, dtype=np.int64)
+    weight_words = 2 if wide else 1
+    head, arc_words = weight_words + 2, weight_words + 3
+    words = np.frombuffer(r.data, dtype="<u4", offset=r.at)
+    starts, counts = np.empty(n_states, dtype=np.int64), np.empty(n_states, dtype=np.int64)
+    at = 0
     for s in range(n_states):
-        _, count = r.take(head)
-        blocks.append(np.frombuffer(r.data, dtype=arc, count=count, offset=r.at))
-        r.at += count * arc.itemsize
-        counts[s] = count
-    arcs = np.concatenate(blocks) if blocks else np.zeros(0, dtype=arc)
-    if r.at != len(r.data):
+        count = int(words[at + head - 2]) | int(words[at + head - 1]) << 32
+        starts[s], counts[s] = at + head, count
+        at += head + arc_words * count
+    if 4 * at != len(r.data) - r.at:
         raise FstpunctError("malformed OpenFst binary")
+    first = np.repeat(starts - arc_words * (np.cumsum(counts) - counts), counts) + \
+        arc_words * np.arange(counts.sum())  # the first word of every arc
+    if wide:
+        weight = (words[first + 2].astype(np.uint64)
+                  | words[first + 3].astype(np.uint64) << np.uint64(32)).view("<f8")
+    else:
+        weight = words[first + 2].view("<f4").astype(np.float64)
+    labels = words.view("<i4")
     return FstArcs(start, n_states, np.repeat(np.arange(n_states), counts),
-                   arcs["nextstate"].astype(np.int64), arcs["ilabel"].astype(np.int64),
-                   arcs["olabel"].astype(np.int64), arcs["weight"].astype(np.float64))
+                   labels[first + arc_words - 1].astype(np.int64),
+                   labels[first].astype(np.int64), labels[first + 1].astype(np.int64), weight)
