@@ -73,7 +73,7 @@ cdef class _Inputs:
     """C views of the stacks and slot vectors (the arrays stay referenced by the caller)."""
     cdef Mats* mats
     cdef Vecs* vecs
-    cdef Py_ssize_t n_mats, n_vecs, most
+    cdef Py_ssize_t n_mats, n_vecs, most, longest  # most matrices in a stack, largest N
 
     def __cinit__(self, list mats, list vecs):
         self.n_mats, self.n_vecs = len(mats), len(vecs)
@@ -81,7 +81,7 @@ cdef class _Inputs:
         self.vecs = <Vecs*> malloc(max(self.n_vecs, 1) * sizeof(Vecs))
         if self.mats == NULL or self.vecs == NULL:
             raise MemoryError()
-        self.most = 1
+        self.most, self.longest = 1, 1
         cdef Py_ssize_t q
         for q, m in enumerate(mats):
             self.mats[q].n, self.mats[q].count = m.size, m.count
@@ -90,10 +90,12 @@ cdef class _Inputs:
             self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _iptr(m.tcol)
             self.mats[q].tval = _dptr(m.tval)
             self.most = max(self.most, m.count)
+            self.longest = max(self.longest, m.size)
         for q, x in enumerate(vecs):
             self.vecs[q].n = len(x.start)
             self.vecs[q].start, self.vecs[q].final = _dptr(x.start), _dptr(x.final)
             self.vecs[q].entry = _dptr(x.entry)
+            self.longest = max(self.longest, len(x.start))
 
     def __dealloc__(self):
         free(self.mats)
@@ -114,6 +116,16 @@ cdef inline double _plus(double a, double b, bint mx) noexcept nogil:
 
 
 # --- scaled vectors ------------------------------------------------------------------------------
+
+cdef Py_ssize_t _nonzeros(const double* x, Py_ssize_t n, Py_ssize_t* out) noexcept nogil:
+    """The indices of the nonzero entries of x[0:n] into out, ascending; their number."""
+    cdef Py_ssize_t i, k = 0
+    for i in range(n):
+        if x[i] != 0.0:
+            out[k] = i
+            k += 1
+    return k
+
 
 cdef void _rescale_in_place(double* y, Py_ssize_t n, Vec* out, double ls) noexcept nogil:
     cdef double top = 0.0
@@ -220,6 +232,7 @@ cdef class _Run:
     cdef Py_ssize_t* ints  # its tree
     cdef Py_ssize_t n_nodes
     cdef Py_ssize_t* mark  # per matrix of a stack: its place among a node's distinct ones, or -1
+    cdef Py_ssize_t* nz    # 3 × the largest slot: nonzero entries of an application's vectors
     cdef double* buf       # 2 per candidate: the far values, the near weights
     cdef Py_ssize_t* loc   # 2 per candidate: local near index, local far index
     cdef Py_ssize_t* idx   # 2 per candidate: distinct near matrices, distinct far matrices
@@ -229,7 +242,8 @@ cdef class _Run:
     def __cinit__(self, forest, list mats, list vecs, bint maximum):
         self.fo, self.inp, self.mx = _Forest(forest), _Inputs(mats, vecs), maximum
         self.mark = <Py_ssize_t*> malloc(self.inp.most * sizeof(Py_ssize_t))
-        if self.mark == NULL:
+        self.nz = <Py_ssize_t*> malloc(3 * self.inp.longest * sizeof(Py_ssize_t))
+        if self.mark == NULL or self.nz == NULL:
             raise MemoryError()
         cdef Py_ssize_t q
         for q in range(self.inp.most):
@@ -240,6 +254,7 @@ cdef class _Run:
         free(self.nodes)
         free(self.ints)
         free(self.mark)
+        free(self.nz)
         free(self.buf)
         free(self.loc)
         free(self.idx)
@@ -355,13 +370,40 @@ cdef class _Run:
         cdef const double* far_in = self.arena + sd.far_in.off
         cdef const double* near_in = self.arena + sd.near_in.off
         cdef double* raw = self.arena + out.off
-        cdef double acc, fi
+        cdef Py_ssize_t* nz_far = self.nz
+        cdef Py_ssize_t* nz_ctx = self.nz + self.inp.longest
+        cdef Py_ssize_t* nz_near = nz_ctx + self.inp.longest
+        cdef Py_ssize_t n_nz_far = _nonzeros(far_in, sd.far_in.n, nz_far)
+        cdef Py_ssize_t n_nz_ctx = _nonzeros(cx, ctx.n, nz_ctx)
+        cdef Py_ssize_t n_nz_near = _nonzeros(near_in, sd.near_in.n, nz_near)
+        # lines of a matrix "along" the application (rows of a leftward one's matrices, columns
+        # of a rightward one's) give the products one output entry at a time; lines "across"
+        # give the terms of one nonzero input entry, for sparse inputs (mostly λ and ρ, which
+        # have a single nonzero). In the max-product semiring both orders give the same
+        # values: rounding a product by a fixed factor is monotone, so it commutes with max.
+        cdef const Mats* fm = sd.far
+        cdef const Mats* nm = sd.near
+        cdef const Py_ssize_t* far_ptr = fm.ptr if rightward else fm.tptr  # across
+        cdef const Py_ssize_t* far_col = fm.col if rightward else fm.tcol
+        cdef const double* far_v = fm.val if rightward else fm.tval
+        cdef const Py_ssize_t* near_ptr = nm.ptr if rightward else nm.tptr  # across
+        cdef const Py_ssize_t* near_col = nm.col if rightward else nm.tcol
+        cdef const double* near_v = nm.val if rightward else nm.tval
+        cdef double acc, x, w
+        cdef Py_ssize_t k, e, r
         for q in range(n_far):
             acc = 0.0
-            for y in range(sd.far_in.n):
-                fi = far_in[y]
-                if fi != 0.0:
-                    acc = _plus(acc, _far_ctx(sd.far, far_idx[q], y, cx, rightward, mx) * fi, mx)
+            if n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
+                for k in range(n_nz_ctx):
+                    r = far_idx[q] * fm.n + nz_ctx[k]
+                    x = cx[nz_ctx[k]]
+                    for e in range(far_ptr[r], far_ptr[r + 1]):
+                        acc = _plus(acc, (far_v[e] * x) * far_in[far_col[e]], mx)
+            else:
+                for k in range(n_nz_far):
+                    y = nz_far[k]
+                    acc = _plus(acc, _far_ctx(fm, far_idx[q], y, cx, rightward, mx) * far_in[y],
+                                mx)
             far_val[q] = acc
         for q in range(n_near):
             near_w[q] = 0.0
@@ -371,11 +413,19 @@ cdef class _Run:
         for s in range(out.n):
             raw[s] = 0.0
         for q in range(n_near):
-            if near_w[q] != 0.0:
-                a = near_idx[q]
+            w = near_w[q]
+            if w == 0.0:
+                continue
+            a = near_idx[q]
+            if 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
+                for k in range(n_nz_near):
+                    r = a * nm.n + nz_near[k]
+                    x = near_in[nz_near[k]]
+                    for e in range(near_ptr[r], near_ptr[r + 1]):
+                        raw[near_col[e]] = _plus(raw[near_col[e]], w * (near_v[e] * x), mx)
+            else:
                 for s in range(out.n):
-                    raw[s] = _plus(raw[s], near_w[q] * _near_vec(sd.near, a, s, near_in,
-                                                                rightward, mx), mx)
+                    raw[s] = _plus(raw[s], w * _near_vec(nm, a, s, near_in, rightward, mx), mx)
         _rescale_in_place(raw, out.n, &out, ctx.ls + sd.near_in.ls + sd.far_in.ls)
         cdef Node* nd = &self.nodes[v]
         nd.app.ctx, nd.app.out, nd.app.rightward = ctx, out, rightward
