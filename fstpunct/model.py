@@ -75,6 +75,11 @@ class PunctModel:
     def prepare(self, sentences: Sequence[SlotSentence]) -> Batch:
         return Batch.build(self, sentences)
 
+    @cached_property
+    def unmatched(self) -> np.ndarray:
+        """Whether each pair of the table has unmatched symmetric marks (bool array)."""
+        return self.vocab.unmatched_mask(self.attach.symmetric)
+
 
 @dataclass(frozen=True, eq=False)
 class Batch:
@@ -223,9 +228,9 @@ class Inference:
         self.model, self.batch = model, batch
         self.probs = probabilities(model.theta, batch.data) if probs is None else probs
         vocab = model.vocab
-        self._pairs = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
-        unmatched = vocab.unmatched_mask(model.attach.symmetric)
-        self._tilt = np.where(unmatched[batch.data.pairs], np.exp(-tilt), 1.0)
+        pairs = np.asarray(vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        self._left_of_pair, self._right_of_pair = (np.ascontiguousarray(x) for x in pairs.T)
+        self._tilt = np.where(model.unmatched, np.exp(-tilt), 1.0)  # per pair of the table
         self.builder = LatticeBuilder(model.channel) if slots is None else slots.builder
         self.weights = self.builder.arc_weights() if slots is None else slots.weights
         self._slots = slots
@@ -279,9 +284,11 @@ class Inference:
         data = self.batch.data
         lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
         sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
-        left, right = self._pairs[data.pairs[lo:hi]].T
-        ends = ends.repeat(sizes, axis=0)
-        ok = possible[ends[:, 0], left] & possible[ends[:, 1], right]
+        pairs = data.pairs[lo:hi]
+        left, right = self._left_of_pair[pairs], self._right_of_pair[pairs]
+        width, flat = possible.shape[1], possible.ravel()  # (slot, puncteme) as one index
+        ok = flat[np.repeat(ends[:, 0] * width, sizes) + left] & \
+            flat[np.repeat(ends[:, 1] * width, sizes) + right]
         rows = lo + np.flatnonzero(ok)
         kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp) if len(ok) else \
             np.zeros(len(sizes), dtype=np.intp)
@@ -295,8 +302,8 @@ class Inference:
             return full
 
         closure = self._closure_id
-        return _Flat(offsets, spread(self._keep * self.probs[rows] * self._tilt[rows],
-                                     self._backoff),
+        tilt = self._tilt[pairs[rows - lo]]
+        return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
                      spread(left[ok], closure), spread(right[ok], closure),
                      spread(rows, BACKOFF))
 
