@@ -9,14 +9,18 @@ of the same two factors, so maxima and every Viterbi choice (ties included: the 
 as ``np.argmax``) are bitwise those of :func:`fstpunct.treedp.viterbi`. Sums may be added in
 another order (last-bit differences). Only the matrices that some candidate uses are applied.
 
-Status per sentence: ``OK``; ``ZERO`` (Z = 0), ``BAD_TREE`` (heads not a projective tree) or
-``NOT_FINITE``; the caller reruns such a sentence through the Python reference for its error.
+Status per sentence: ``OK``; ``ZERO`` (Z = 0), ``MALFORMED`` (heads not a projective tree, or
+sizes of matrices and slot vectors that do not match) or ``NOT_FINITE``; the caller reruns such a
+sentence through the Python reference for its error.
 """
 from libc.math cimport INFINITY, isfinite, log
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
-OK, ZERO, BAD_TREE, NOT_FINITE = 0, 1, 2, 3
+cdef enum:
+    _OK, _ZERO, _MALFORMED, _NOT_FINITE
+
+OK, ZERO, MALFORMED, NOT_FINITE = _OK, _ZERO, _MALFORMED, _NOT_FINITE
 
 
 cdef struct Mats:
@@ -35,6 +39,7 @@ cdef struct Mats:
 cdef struct Vecs:
     # A slot automaton's start and final vectors, and λ₀ᵀ ⊗ prefix where it opens a sentence.
     Py_ssize_t n
+    Py_ssize_t n_entry
     const double* start
     const double* final
     const double* entry
@@ -94,7 +99,9 @@ cdef class _Inputs:
         for q, x in enumerate(vecs):
             self.vecs[q].n = len(x.start)
             self.vecs[q].start, self.vecs[q].final = _dptr(x.start), _dptr(x.final)
-            self.vecs[q].entry = _dptr(x.entry)
+            self.vecs[q].entry, self.vecs[q].n_entry = _dptr(x.entry), len(x.entry)
+            if len(x.final) != len(x.start):
+                raise ValueError("slot vectors: start and final differ in size")
             self.longest = max(self.longest, len(x.start))
 
     def __dealloc__(self):
@@ -314,6 +321,22 @@ cdef class _Run:
         cdef Py_ssize_t* size = ints + (5 * n + 4)  # n + 1; also fill pointers and visit marks
         cdef Py_ssize_t* stack = ints + (6 * n + 5)  # n + 1
         return _build_tree(t, heads, n, size, stack)
+
+    cdef bint sizes_match(self) noexcept:
+        """Whether every node's matrices have the size of its slots' vectors, and slot 0 has an
+        entry vector of that size (the current sentence, tree built if it has words)."""
+        cdef Sentence* t = &self.sen
+        cdef Py_ssize_t v, g, i = 0, k = 0
+        if self.vecs(0).n_entry != self.vecs(0).n:
+            return False
+        for v in range(max(t.n, 1)):
+            g = t.node0 + v
+            if t.n:
+                i, k = t.lo[v + 1] - 1, t.hi[v + 1]
+            if (self.inp.mats[self.fo.node_left[g]].n != self.vecs(i).n
+                    or self.inp.mats[self.fo.node_right[g]].n != self.vecs(k).n):
+                return False
+        return True
 
     # --- inside ----------------------------------------------------------------------------------
 
@@ -603,26 +626,29 @@ cdef class _Run:
         """Sentence s: log Z and status, and with ``choice`` its Viterbi candidates."""
         self.start(s)
         if self.sen.n == 0:
+            if not self.sizes_match():
+                status[0], log_total[0] = _MALFORMED, 0.0
+                return 0
             j = self.pseudo(log_total, status)
             if choice != NULL:
                 choice[0] = j
             return 0
-        if not self.tree():
-            status[0], log_total[0] = BAD_TREE, 0.0
+        if not self.tree() or not self.sizes_match():
+            status[0], log_total[0] = _MALFORMED, 0.0
             return 0
         self.inside(log_total, status)
-        if choice != NULL and status[0] == OK:
+        if choice != NULL and status[0] == _OK:
             self.descend(choice)
         return 0
 
 
 cdef void _finish(double z, double ls, double* log_total, signed char* status) noexcept:
     if not isfinite(z):
-        status[0], log_total[0] = NOT_FINITE, z
+        status[0], log_total[0] = _NOT_FINITE, z
     elif z == 0.0:
-        status[0], log_total[0] = ZERO, -INFINITY
+        status[0], log_total[0] = _ZERO, -INFINITY
     else:
-        status[0], log_total[0] = OK, log(z) + ls
+        status[0], log_total[0] = _OK, log(z) + ls
 
 
 cdef inline const Py_ssize_t* _ints(const Py_ssize_t[::1] a) noexcept:

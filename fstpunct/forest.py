@@ -143,7 +143,8 @@ def from_trees(trees: Sequence[MatrixTree], semiring: type[Semiring] = SumProduc
             for mats, size, to in ((node.lefts, len(start[i]), left),
                                    (node.rights, len(start[k]), right)):
                 if isinstance(mats, (np.ndarray, list, tuple)):
-                    mats = SparseStack.of(np.asarray(mats, dtype=float).reshape(-1, size, size))
+                    mats = np.asarray(mats, dtype=float)
+                    mats = SparseStack.of(mats if len(mats) else np.zeros((0, size, size)))
                 to.append(len(stacks))
                 stacks.append(KernelStack.of(mats))
             sizes.append(len(node.weights))

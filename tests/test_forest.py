@@ -158,6 +158,13 @@ def test_malformed_trees_raise_the_reference_error(heads, message):
         forest.log_partition(forest.from_trees([tree]), lambda s: treedp.inside(tree))
 
 
+def test_matrices_of_the_wrong_size_raise_the_reference_error():
+    tree = random_tree(np.random.default_rng(0), 2, max_states=1, max_cands=1)
+    tree.nodes[0].lefts = np.ones((1, 2, 2))
+    with pytest.raises(MatrixTreeError, match="node 1: left"):
+        forest.viterbi(forest.from_trees([tree], MaxProduct), lambda s: treedp.inside(tree))
+
+
 def test_a_failure_the_reference_does_not_confirm_is_an_error():
     tree = random_tree(np.random.default_rng(0), 2, max_states=1, max_cands=1)
     tree.heads = [0, 0]
