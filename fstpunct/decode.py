@@ -10,6 +10,7 @@ pair of W_d shows the puncteme ``<backoff>``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -27,8 +28,9 @@ _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%
 Pair = tuple[Puncteme, Puncteme] | None
 
 
+@lru_cache(maxsize=4096)
 def render(p: Puncteme | None) -> str:
-    """A puncteme as a MISC value."""
+    """A puncteme as a MISC value (cached: a corpus has few distinct punctemes)."""
     if p is None:
         return "<backoff>"
     return "␣".join("".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
