@@ -132,13 +132,14 @@ class AttachData:
     def build(cls, model: AttachModel, sentences: Sequence[SlotSentence]) -> AttachData:
         """Featurise ``sentences`` (context features unknown to the model are dropped)."""
         index, vocab = model.context_index, model.vocab
+        known = index.get
         groups: dict[str, tuple[list[int], dict[tuple[int, ...], int], list[int]]] = {}
         sentence_offsets = [0]
         node = 0
         for s in sentences:
             for d, names in zip(s.deprels if s.n else (EMPTY,), node_contexts(s)):
                 key = vocab.relation_key(d)
-                ids = tuple(sorted(index[c] for c in names if c in index))
+                ids = tuple(sorted([i for i in map(known, names) if i is not None]))
                 nodes, distinct, inverse = groups.setdefault(key, ([], {}, []))
                 nodes.append(node)
                 inverse.append(distinct.setdefault(ids, len(distinct)))

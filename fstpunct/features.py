@@ -44,14 +44,16 @@ def node_contexts(sent: SlotSentence) -> list[list[str]]:
     if n == 0:
         return [["bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end"]]
     upos = (_BOS, *sent.upos, _EOS)
-    kids = children(sent.heads)
+    deprels, heads = sent.deprels, sent.heads
+    kids = children(heads)
     out = []
     for w, (i, k) in enumerate(sent.spans, 1):
-        d, h = sent.deprels[w - 1], sent.heads[w - 1]
+        d, h = deprels[w - 1], heads[w - 1]
         feats = ["bias", f"d={d}", f"b={d.split(':')[0]}", f"u={upos[w]}",
-                 f"pd={sent.deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
+                 f"pd={deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
                  f"ll={upos[i]}", f"lr={upos[i + 1]}", f"rl={upos[k]}", f"rr={upos[k + 1]}"]
-        feats.extend(f"c={c}" for c in sorted({sent.deprels[c - 1] for c in kids[w]}))
+        if kids[w]:
+            feats.extend(f"c={c}" for c in sorted({deprels[c - 1] for c in kids[w]}))
         if i == 0:
             feats.append("start")
         if k == n:

@@ -60,6 +60,8 @@ def projectivize(heads: Sequence[int]) -> tuple[list[int], int]:
     choice for pseudo-projective lifting. Returns the new heads and the number of lifts.
     """
     heads = list(heads)
+    if _contiguous(heads):  # the common case, checked in linear time
+        return heads, 0
     lifts = 0
     while True:
         bad = _nonprojective_arcs(heads)
@@ -68,6 +70,22 @@ def projectivize(heads: Sequence[int]) -> tuple[list[int], int]:
         d = min(bad, key=lambda x: (abs(x - heads[x - 1]), x))
         heads[d - 1] = heads[heads[d - 1] - 1]
         lifts += 1
+
+
+def _contiguous(heads: Sequence[int]) -> bool:
+    """Whether every subtree covers a contiguous span (as :func:`is_projective`, in O(n)), for
+    a well-formed tree."""
+    order = bottom_up(heads)
+    if len(order) != len(heads):
+        return False
+    n = len(heads)
+    lo, hi, size = list(range(n + 1)), list(range(n + 1)), [1] * (n + 1)
+    for k in order:
+        h = heads[k - 1]
+        if h:
+            lo[h], hi[h] = min(lo[h], lo[k]), max(hi[h], hi[k])
+            size[h] += size[k]
+    return all(hi[k] - lo[k] + 1 == size[k] for k in range(1, n + 1))
 
 
 def spans(heads: Sequence[int]) -> list[tuple[int, int]]:
