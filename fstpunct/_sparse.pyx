@@ -6,8 +6,8 @@ lattice's token matrices along token strings, and transposes of stacked CSR matr
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
 M(t·s) is the ⊕ over the arcs r → r′ of token t of weight · row r′ of M(s)), entry by entry with
 the same products added up as ``np.add.reduceat`` adds them (in order of ascending r′: the first,
-plus numpy's pairwise sum of the others), so values are bitwise the same in both semirings;
-each row's columns come out ascending.
+plus numpy's pairwise sum of the others, which is a plain sum below 8 terms), so values are
+bitwise the same in both semirings; each row's columns come out ascending.
 """
 from libc.stdlib cimport free, malloc, realloc
 
@@ -57,15 +57,6 @@ cdef void _free(Rows* m) noexcept:
     free(m.ptr)
     free(m.col)
     free(m.val)
-
-
-cdef double _max(const double* x, Py_ssize_t n) noexcept:
-    cdef double out = x[0]
-    cdef Py_ssize_t i
-    for i in range(1, n):
-        if x[i] > out:
-            out = x[i]
-    return out
 
 
 cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept:
@@ -128,16 +119,17 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
     cdef char* seen = <char*> malloc(max(n, 1))
     cdef Py_ssize_t* touched = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* count = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t* fill = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t* term_col = NULL
-    cdef double* term_val = NULL
-    cdef double* grouped = NULL
-    cdef Py_ssize_t n_terms, cap_terms = 0
+    cdef double* first_term = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef double* rest = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef Terms terms
+    terms.col, terms.val, terms.grouped, terms.fill, terms.cap = NULL, NULL, NULL, NULL, 0
+    cdef Py_ssize_t most
     cdef Rows* below
     cdef Rows* m
-    cdef double w
+    cdef double w, x
+    terms.fill = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
     if (levels == NULL or where == NULL or seen == NULL or touched == NULL or count == NULL
-            or fill == NULL):
+            or first_term == NULL or rest == NULL or terms.fill == NULL):
         raise MemoryError()
     for d in range(n_levels):
         levels[d].ptr = levels[d].col = NULL
@@ -162,26 +154,31 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                 where[q] = d
                 t, p = heads[q], parents[q]
                 for r in range(n):
-                    # every contribution to the row, in order (arcs by ascending r′, then
-                    # columns), counted per column
-                    n_touched = n_terms = 0
+                    # each column's first term, and the others added up in order: what
+                    # np.add.reduceat gives for up to 8 terms (the first plus numpy's pairwise
+                    # sum of the rest, which adds fewer than 8 one by one)
+                    n_touched, most = 0, 0
                     for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
                         w, i = weight[e], p * n + dst[e]
-                        if n_terms + below.ptr[i + 1] - below.ptr[i] > cap_terms:
-                            cap_terms = 2 * (n_terms + below.ptr[i + 1] - below.ptr[i])
-                            term_col = <Py_ssize_t*> _grow(term_col, cap_terms * sizeof(Py_ssize_t))
-                            term_val = <double*> _grow(term_val, cap_terms * sizeof(double))
-                            grouped = <double*> _grow(grouped, cap_terms * sizeof(double))
                         for f in range(below.ptr[i], below.ptr[i + 1]):
-                            c = below.col[f]
-                            term_col[n_terms], term_val[n_terms] = c, w * below.val[f]
-                            n_terms += 1
+                            c, x = below.col[f], w * below.val[f]
                             if not seen[c]:
                                 seen[c] = 1
                                 touched[n_touched] = c
                                 n_touched += 1
-                                count[c] = 0
-                            count[c] += 1
+                                count[c], first_term[c], rest[c] = 1, x, 0.0
+                            else:
+                                count[c] += 1
+                                if maximum:
+                                    if x > first_term[c]:
+                                        first_term[c] = x
+                                else:
+                                    rest[c] = rest[c] + x
+                            if count[c] > most:
+                                most = count[c]
+                    if most > 8 and not maximum:  # numpy's pairwise sum: redo by its rules
+                        _pairwise_row(below, arc_ptr, dst, weight, t, p, n, r, touched,
+                                      n_touched, rest, &terms)
                     _reserve(m, n_touched)
                     if n_touched > 48:  # long row: collect the columns in order by a scan
                         k = 0
@@ -191,21 +188,10 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                                 k += 1
                     else:
                         _sort(touched, n_touched)
-                    k = 0  # group the terms by column, keeping their order
                     for f in range(n_touched):
                         c = touched[f]
-                        fill[c] = k
-                        k += count[c]
-                    for f in range(n_terms):
-                        c = term_col[f]
-                        grouped[fill[c]] = term_val[f]
-                        fill[c] += 1
-                    for f in range(n_touched):
-                        c = touched[f]
-                        k = fill[c] - count[c]
                         m.col[m.nnz] = c
-                        m.val[m.nnz] = _max(grouped + k, count[c]) if maximum else \
-                            grouped[k] + _pairwise_sum(grouped + k + 1, count[c] - 1)
+                        m.val[m.nnz] = first_term[c] if maximum else first_term[c] + rest[c]
                         m.nnz += 1
                         seen[c] = 0
                     _push_row(m)
@@ -230,10 +216,64 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
         free(seen)
         free(touched)
         free(count)
-        free(fill)
-        free(term_col)
-        free(term_val)
-        free(grouped)
+        free(first_term)
+        free(rest)
+        free(terms.col)
+        free(terms.val)
+        free(terms.grouped)
+        free(terms.fill)
+
+
+cdef struct Terms:
+    # Scratch for _pairwise_row: every term of a row, its column, and the terms by column.
+    Py_ssize_t* col
+    double* val
+    double* grouped
+    Py_ssize_t* fill
+    Py_ssize_t cap
+
+
+cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] dst,
+                       const double[::1] weight, Py_ssize_t t, Py_ssize_t p, Py_ssize_t n,
+                       Py_ssize_t r, const Py_ssize_t* touched, Py_ssize_t n_touched,
+                       double* rest, Terms* terms) except -1:
+    """rest[c] for every touched column c of row r of M(t·s): numpy's pairwise sum of all
+    terms but the first, in order, as np.add.reduceat adds them to the first."""
+    cdef Py_ssize_t e, f, i, c, k, n_terms = 0
+    cdef double w
+    for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
+        i = p * n + dst[e]
+        n_terms += below.ptr[i + 1] - below.ptr[i]
+    if n_terms > terms.cap:
+        terms.cap = 2 * n_terms
+        terms.col = <Py_ssize_t*> _grow(terms.col, terms.cap * sizeof(Py_ssize_t))
+        terms.val = <double*> _grow(terms.val, terms.cap * sizeof(double))
+        terms.grouped = <double*> _grow(terms.grouped, terms.cap * sizeof(double))
+    k = 0
+    for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
+        w, i = weight[e], p * n + dst[e]
+        for f in range(below.ptr[i], below.ptr[i + 1]):
+            terms.col[k], terms.val[k] = below.col[f], w * below.val[f]
+            k += 1
+    for c in range(n_touched):  # each column's place: columns counted in order of first use
+        terms.fill[touched[c]] = 0
+    for f in range(n_terms):
+        terms.fill[terms.col[f]] += 1
+    k = 0
+    for c in range(n_touched):
+        i = terms.fill[touched[c]]
+        terms.fill[touched[c]] = k
+        k += i
+    for f in range(n_terms):
+        c = terms.col[f]
+        terms.grouped[terms.fill[c]] = terms.val[f]
+        terms.fill[c] += 1
+    k = 0  # fill is now each group's end; the groups follow each other in touched's order
+    for c in range(n_touched):
+        i = terms.fill[touched[c]]
+        rest[touched[c]] = _pairwise_sum(terms.grouped + k + 1, i - k - 1)
+        k = i
+    return 0
 
 
 cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
@@ -258,15 +298,14 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] col
               const double[::1] val):
     """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]):
     row a·n + t of the result is M_a[:, t], rows ascending within it."""
-    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s
     tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
     tcol_a = np.empty(col.shape[0], dtype=np.intp)
     tval_a = np.empty(col.shape[0], dtype=np.float64)
     cdef Py_ssize_t[::1] tptr = tptr_a, tcol = tcol_a
     cdef double[::1] tval = tval_a
-    for r in range(n_rows):
-        base = r - r % n
-        for f in range(ptr[r], ptr[r + 1]):
+    for base in range(0, n_rows, n):  # matrix a's rows are a·n ... a·n + n − 1
+        for f in range(ptr[base], ptr[base + n]):
             tptr[base + col[f] + 1] += 1
     for r in range(n_rows):
         tptr[r + 1] += tptr[r]
@@ -275,12 +314,12 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] col
         raise MemoryError()
     for r in range(n_rows):
         fill[r] = tptr[r]
-    for r in range(n_rows):
-        base = r - r % n
-        for f in range(ptr[r], ptr[r + 1]):
-            t = base + col[f]
-            tcol[fill[t]], tval[fill[t]] = r % n, val[f]
-            fill[t] += 1
+    for base in range(0, n_rows, n):
+        for s in range(n):
+            for f in range(ptr[base + s], ptr[base + s + 1]):
+                t = base + col[f]
+                tcol[fill[t]], tval[fill[t]] = s, val[f]
+                fill[t] += 1
     free(fill)
     return tptr_a, tcol_a, tval_a
 
