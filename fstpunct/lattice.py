@@ -2,8 +2,8 @@
 accepting u with weight p_φ(x | u) (DESIGN §3, "Slot lattices").
 
 Built by OpenFst composition: the channel's scan machine, with every arc's input relabelled to
-the arc's own index, is composed with the acceptor of x and projected onto its input side, then
-trimmed. What remains is a :class:`Topology` — states and arcs, each arc remembering which
+the arc's own index, is composed with the acceptor of x and trimmed; its input side (read from
+OpenFst's binary serialization, :mod:`~fstpunct.fstbinary`) is the lattice. What remains is a :class:`Topology` — states and arcs, each arc remembering which
 channel arc (and so which edit φ[a, b, e]) it is. It depends only on x and the channel's
 structure, so it is cached per distinct surface string; weighting it by the current φ gives a
 :class:`Lattice` of matrices M(υ), start vector λ and final vector ρ (the ``$`` arcs).
@@ -177,15 +177,17 @@ class LatticeBuilder:
             label = 1 + self._symbols[tok]
             acceptor.add_arc(k, pynini.Arc(label, label, one, k + 1))
         lattice = pynini.compose(self._machine, acceptor)
-        lattice.project("input")
-        lattice.connect()
+        lattice.connect()  # only its input labels are read: no need to project
         if lattice.start() < 0:
             raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
         read = read_arcs(lattice)
         arcs, src_a, dst_a = read.ilabel - 1, read.src, read.dst
         token = self._arc_token[arcs]
         # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
-        keep = np.unique(np.concatenate([[lattice.start()], src_a, dst_a[token >= 0]]))
+        used = np.zeros(lattice.num_states(), dtype=bool)
+        used[src_a] = used[dst_a[token >= 0]] = True
+        used[lattice.start()] = True
+        keep = np.flatnonzero(used)
         index = np.full(lattice.num_states(), -1)
         index[keep] = np.arange(len(keep))
         return Topology(len(keep), int(index[lattice.start()]), index[src_a], index[dst_a],
