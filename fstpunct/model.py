@@ -92,11 +92,16 @@ class Batch:
 
     @classmethod
     def build(cls, model: PunctModel, sentences: Sequence[SlotSentence]) -> Batch:
-        vocab = model.vocab
-        surfaces = tuple(
-            tuple((BOUNDARY, *vocab.map_slot(slot)) if i == 0 else vocab.map_slot(slot)
-                  for i, slot in enumerate(s.slots))
-            for s in sentences)
+        mapped: dict[tuple[str, ...], tuple[str, ...]] = {}  # few distinct slot strings
+
+        def surface(slot: tuple[str, ...]) -> tuple[str, ...]:
+            x = mapped.get(slot)
+            if x is None:
+                x = mapped[slot] = model.vocab.map_slot(slot)
+            return x
+
+        surfaces = tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
+                         for s in sentences)
         return cls(tuple(sentences), surfaces, AttachData.build(model.attach, sentences))
 
     def __len__(self) -> int:
