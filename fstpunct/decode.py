@@ -45,16 +45,27 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
         l, r = pairs[0] or (None, None)
         return "[" + " ".join([BOUNDARY, *text(l), *text(r)]) + "]"
     kids = children(sent.heads)
+    out: list[str] = []  # the tokens; each constituent's brackets stick to its first and last
 
-    def node(w: int) -> list[str]:
+    def node(w: int) -> None:
+        first = len(out)
         pair = pairs[w - 1]
         l, r = pair if pair is not None else (None, None)
-        inner = [t for c in kids[w] if c < w for t in node(c)] + [sent.words[w - 1]] + \
-                [t for c in kids[w] if c > w for t in node(c)]
-        return ["[" + " ".join(text(l) + inner + text(r)) + "]"]
+        out.extend(text(l))
+        placed = False  # the word, after its left children (children come in order)
+        for c in kids[w]:
+            if c > w and not placed:
+                out.append(sent.words[w - 1])
+                placed = True
+            node(c)
+        if not placed:
+            out.append(sent.words[w - 1])
+        out.extend(text(r))
+        out[first] = "[" + out[first]
+        out[-1] += "]"
 
-    root = node(kids[0][0])[0]
-    return "[" + BOUNDARY + " " + root[1:]
+    node(kids[0][0])
+    return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 
 def _set_misc(misc: str, items: dict[str, str]) -> str:

@@ -76,6 +76,11 @@ class PunctModel:
         return Batch.build(self, sentences)
 
     @cached_property
+    def pair_strings(self) -> list[tuple[Puncteme, Puncteme]]:
+        """The (l, r) punctemes of every pair of the table."""
+        return [self.vocab.pair_strings(p) for p in range(len(self.vocab.pairs))]
+
+    @cached_property
     def unmatched(self) -> np.ndarray:
         """Whether each pair of the table has unmatched symmetric marks (bool array)."""
         return self.vocab.unmatched_mask(self.attach.symmetric)
@@ -400,9 +405,10 @@ class Inference:
         """:meth:`viterbi`'s T′ of every sentence of the batch, by the compiled tree DP."""
         forest, flat = self.forest(maximum=True)
         choice, _ = forest_viterbi(forest, self.viterbi)
-        labels = flat.labels[flat.offsets[:-1] + choice].tolist()
-        vocab, pairs = self.model.vocab, self.batch.data.pairs
-        best = [None if row == BACKOFF else vocab.pair_strings(pairs[row]) for row in labels]
+        labels = flat.labels[flat.offsets[:-1] + choice]
+        pair = np.where(labels == BACKOFF, -1, self.batch.data.pairs[labels]).tolist()
+        strings = self.model.pair_strings
+        best = [None if p < 0 else strings[p] for p in pair]
         offsets = forest.node_offsets.tolist()
         return [best[a:b] for a, b in zip(offsets, offsets[1:])]
 
