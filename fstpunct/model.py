@@ -41,7 +41,8 @@ from .stacks import DenseStack, SparseStack
 from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
-__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
+__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache",
+           "slot_surfaces"]
 
 BACKOFF = -1  # the label of the backoff candidate
 
@@ -97,23 +98,29 @@ class Batch:
 
     @classmethod
     def build(cls, model: PunctModel, sentences: Sequence[SlotSentence]) -> Batch:
-        mapped: dict[tuple[str, ...], tuple[str, ...]] = {}  # few distinct slot strings
-
-        def surface(slot: tuple[str, ...]) -> tuple[str, ...]:
-            x = mapped.get(slot)
-            if x is None:
-                x = mapped[slot] = model.vocab.map_slot(slot)
-            return x
-
-        surfaces = tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
-                         for s in sentences)
-        return cls(tuple(sentences), surfaces, AttachData.build(model.attach, sentences))
+        return cls(tuple(sentences), slot_surfaces(model.vocab, sentences),
+                   AttachData.build(model.attach, sentences))
 
     def __len__(self) -> int:
         return len(self.sentences)
 
     def nodes(self, s: int) -> range:
         return range(self.data.sentence_offsets[s], self.data.sentence_offsets[s + 1])
+
+
+def slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
+                  ) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Every sentence's surface slot strings in model symbols, ∘ opening slot 0."""
+    mapped: dict[tuple[str, ...], tuple[str, ...]] = {}  # few distinct slot strings
+
+    def surface(slot: tuple[str, ...]) -> tuple[str, ...]:
+        x = mapped.get(slot)
+        if x is None:
+            x = mapped[slot] = vocab.map_slot(slot)
+        return x
+
+    return tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
+                 for s in sentences)
 
 
 @dataclass
