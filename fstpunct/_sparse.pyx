@@ -1,7 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False
-"""Compiled helpers of :mod:`fstpunct.lattice` and :mod:`fstpunct.stacks`: products of a slot
-lattice's token matrices along token strings, and transposes of stacked CSR matrices.
+"""Compiled helpers of :mod:`fstpunct.lattice`, :mod:`fstpunct.stacks` and
+:mod:`fstpunct.sparse`: products of a slot lattice's token matrices along token strings, the
+max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices and
+CSR × dense products.
 
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
 M(t·s) is the ⊕ over the arcs r → r′ of token t of weight · row r′ of M(s)), entry by entry with
@@ -335,3 +337,30 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
             a, j = data[e], indices[e]
             for k in range(width):
                 out[i, k] += a * dense[j, k]
+
+
+def max_star(double[:, ::1] star):
+    """Floyd–Warshall in place in the max-times semiring: for k = 0, 1, …, every entry becomes
+    max(star[i, j], star[i, k] · star[k, j]), row and column k taken before step k (as the numpy
+    formulation ``np.maximum(star, star[:, k, None] * star[None, k, :], out=star)``)."""
+    cdef Py_ssize_t n = star.shape[0], i, j, k
+    cdef double c, p
+    cdef double* row = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef double* col = <double*> malloc(max(n, 1) * sizeof(double))
+    if row == NULL or col == NULL:
+        free(row)
+        free(col)
+        raise MemoryError()
+    for k in range(n):
+        for i in range(n):
+            row[i], col[i] = star[k, i], star[i, k]
+        for i in range(n):
+            c = col[i]
+            if c == 0.0:  # every product is 0: nothing changes (entries are nonnegative)
+                continue
+            for j in range(n):
+                p = c * row[j]
+                if p > star[i, j]:
+                    star[i, j] = p
+    free(row)
+    free(col)

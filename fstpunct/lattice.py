@@ -107,9 +107,8 @@ class Lattice:
         eye = np.eye(self.size)
         if not self.maximum:
             return np.linalg.inv(eye - a)
-        star = np.maximum(eye, a)  # best paths through no intermediate state
-        for k in range(self.size):  # ... then through states < k + 1
-            np.maximum(star, star[:, k, None] * star[None, k, :], out=star)
+        star = np.maximum(eye, a)  # best paths through no intermediate state ...
+        _sparse.max_star(star)  # ... then through states < k + 1, for k = 0, 1, ...
         return star
 
 

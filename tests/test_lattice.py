@@ -4,6 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
+from fstpunct import _sparse
 from fstpunct.channel import Channel
 from fstpunct.lattice import Lattice, LatticeBuilder, product_stack
 
@@ -100,3 +101,15 @@ def test_product_stack_is_bitwise_the_reduceat_formulation(maximum):
     stack = product_stack(lat, strings)
     for a, expected in enumerate(_reference_products(lat, strings)):
         assert np.array_equal(stack.matrix(a), expected)
+
+
+def test_max_star_is_bitwise_the_numpy_floyd_warshall():
+    rng = np.random.default_rng(1)
+    for n in (1, 2, 7, 30):
+        a = np.where(rng.random((n, n)) < 0.3, rng.uniform(0, 0.9, (n, n)), 0.0)
+        expected = np.maximum(np.eye(n), a)
+        for k in range(n):
+            np.maximum(expected, expected[:, k, None] * expected[None, k, :], out=expected)
+        star = np.maximum(np.eye(n), a)
+        _sparse.max_star(star)
+        assert np.array_equal(star, expected)
