@@ -86,7 +86,9 @@ class Lattice:
         last = np.zeros_like(head)
         arcs = self.token == key[-1]
         last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
-        if not head.any():
+        if len(key) == 1:  # I · M(υ) = M(υ) exactly, in both semirings
+            result = last
+        elif not head.any():
             result = np.zeros_like(head)
         elif self.maximum:
             result = MaxProduct.matmul(head, last)
