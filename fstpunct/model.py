@@ -41,8 +41,7 @@ from .stacks import DenseStack, SparseStack
 from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
-__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache",
-           "slot_surfaces"]
+__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
 
 BACKOFF = -1  # the label of the backoff candidate
 
@@ -98,7 +97,7 @@ class Batch:
 
     @classmethod
     def build(cls, model: PunctModel, sentences: Sequence[SlotSentence]) -> Batch:
-        return cls(tuple(sentences), slot_surfaces(model.vocab, sentences),
+        return cls(tuple(sentences), _slot_surfaces(model.vocab, sentences),
                    AttachData.build(model.attach, sentences))
 
     def __len__(self) -> int:
@@ -108,7 +107,7 @@ class Batch:
         return range(self.data.sentence_offsets[s], self.data.sentence_offsets[s + 1])
 
 
-def slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
+def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
                   ) -> tuple[tuple[tuple[str, ...], ...], ...]:
     """Every sentence's surface slot strings in model symbols, ∘ opening slot 0."""
     mapped: dict[tuple[str, ...], tuple[str, ...]] = {}  # few distinct slot strings
