@@ -29,10 +29,10 @@ cdef struct Mats:
     Py_ssize_t n
     Py_ssize_t count
     const Py_ssize_t* ptr
-    const Py_ssize_t* col
+    const int* col
     const double* val
     const Py_ssize_t* tptr
-    const Py_ssize_t* tcol
+    const int* tcol
     const double* tval
 
 
@@ -69,6 +69,11 @@ cdef const Py_ssize_t* _iptr(object a):
     return &view[0] if view.shape[0] else NULL
 
 
+cdef const int* _i32ptr(object a):
+    cdef const int[::1] view = a
+    return &view[0] if view.shape[0] else NULL
+
+
 cdef const double* _dptr(object a):
     cdef const double[::1] view = a
     return &view[0] if view.shape[0] else NULL
@@ -90,9 +95,9 @@ cdef class _Inputs:
         cdef Py_ssize_t q
         for q, m in enumerate(mats):
             self.mats[q].n, self.mats[q].count = m.size, m.count
-            self.mats[q].ptr, self.mats[q].col = _iptr(m.ptr), _iptr(m.col)
+            self.mats[q].ptr, self.mats[q].col = _iptr(m.ptr), _i32ptr(m.col)
             self.mats[q].val = _dptr(m.val)
-            self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _iptr(m.tcol)
+            self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _i32ptr(m.tcol)
             self.mats[q].tval = _dptr(m.tval)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
@@ -152,7 +157,7 @@ cdef void _rescale_in_place(double* y, Py_ssize_t n, Vec* out, double ls) noexce
 
 # --- lines of matrices ---------------------------------------------------------------------------
 
-cdef inline double _dot(const Py_ssize_t* ptr, const Py_ssize_t* col, const double* val,
+cdef inline double _dot(const Py_ssize_t* ptr, const int* col, const double* val,
                         Py_ssize_t row, const double* x, bint mx) noexcept nogil:
     """⊕_t line[t] ⊗ x[t] over the stored line ``row``."""
     cdef double acc = 0.0
@@ -162,7 +167,7 @@ cdef inline double _dot(const Py_ssize_t* ptr, const Py_ssize_t* col, const doub
     return acc
 
 
-cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const Py_ssize_t* col,
+cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
                                     const double* val, Py_ssize_t row,
                                     const double* x) noexcept nogil:
     """The first t maximising line[t]·x[t] over the dense line (0 if every product is 0)."""
@@ -407,10 +412,10 @@ cdef class _Run:
         cdef const Mats* fm = sd.far
         cdef const Mats* nm = sd.near
         cdef const Py_ssize_t* far_ptr = fm.ptr if rightward else fm.tptr  # across
-        cdef const Py_ssize_t* far_col = fm.col if rightward else fm.tcol
+        cdef const int* far_col = fm.col if rightward else fm.tcol
         cdef const double* far_v = fm.val if rightward else fm.tval
         cdef const Py_ssize_t* near_ptr = nm.ptr if rightward else nm.tptr  # across
-        cdef const Py_ssize_t* near_col = nm.col if rightward else nm.tcol
+        cdef const int* near_col = nm.col if rightward else nm.tcol
         cdef const double* near_v = nm.val if rightward else nm.tval
         cdef double acc, x, w
         cdef Py_ssize_t k, e, r

@@ -19,7 +19,7 @@ import numpy as np
 cdef struct Rows:
     # A growable CSR: ptr has one entry per row + 1.
     Py_ssize_t* ptr
-    Py_ssize_t* col
+    int* col
     double* val
     Py_ssize_t n_rows, nnz, cap_rows, cap
 
@@ -43,7 +43,7 @@ cdef int _push_row(Rows* m) except -1:
 cdef int _reserve(Rows* m, Py_ssize_t extra) except -1:
     if m.nnz + extra > m.cap:
         m.cap = 2 * (m.nnz + extra) + 64
-        m.col = <Py_ssize_t*> _grow(m.col, m.cap * sizeof(Py_ssize_t))
+        m.col = <int*> _grow(m.col, m.cap * sizeof(int))
         m.val = <double*> _grow(m.val, m.cap * sizeof(double))
     return 0
 
@@ -106,7 +106,8 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                     const double[::1] weight, const Py_ssize_t[::1] level_offsets,
                     const Py_ssize_t[::1] heads, const Py_ssize_t[::1] parents,
                     const Py_ssize_t[::1] wanted, bint maximum):
-    """CSR rows (ptr, col, val) of M(s) for the wanted strings, stacked (row a·n + r).
+    """CSR rows (ptr, col, val) of M(s) for the wanted strings, stacked (row a·n + r); column
+    indices int32.
 
     The strings are given level by level (``level_offsets``; level 0 is ε alone): string q of a
     level is token ``heads[q]`` followed by string ``parents[q]`` of the level below (indices
@@ -206,7 +207,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
             m = &levels[where[q]]
             first = (q - level_offsets[where[q]]) * n
             size += m.ptr[first + n] - m.ptr[first]
-        col = np.empty(size, dtype=np.intp)
+        col = np.empty(size, dtype=np.int32)
         val = np.empty(size, dtype=np.float64)
         _gather(levels, where, level_offsets, wanted, n, ptr, col, val)
         return ptr, col, val
@@ -280,7 +281,7 @@ cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssiz
 
 cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
                   const Py_ssize_t[::1] wanted, Py_ssize_t n, Py_ssize_t[::1] ptr,
-                  Py_ssize_t[::1] col, double[::1] val) noexcept:
+                  int[::1] col, double[::1] val) noexcept:
     cdef Py_ssize_t a, q, r, f, first, at = 0, row = 0
     cdef Rows* m
     ptr[0] = 0
@@ -296,15 +297,16 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
             ptr[row] = at
 
 
-def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] col,
+def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
               const double[::1] val):
     """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]):
-    row a·n + t of the result is M_a[:, t], rows ascending within it."""
+    row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices)."""
     cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s
     tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
-    tcol_a = np.empty(col.shape[0], dtype=np.intp)
+    tcol_a = np.empty(col.shape[0], dtype=np.int32)
     tval_a = np.empty(col.shape[0], dtype=np.float64)
-    cdef Py_ssize_t[::1] tptr = tptr_a, tcol = tcol_a
+    cdef Py_ssize_t[::1] tptr = tptr_a
+    cdef int[::1] tcol = tcol_a
     cdef double[::1] tval = tval_a
     for base in range(0, n_rows, n):  # matrix a's rows are a·n ... a·n + n − 1
         for f in range(ptr[base], ptr[base + n]):
@@ -326,7 +328,7 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] col
     return tptr_a, tcol_a, tval_a
 
 
-def csr_matmul(const Py_ssize_t[::1] indptr, const Py_ssize_t[::1] indices,
+def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                const double[::1] data, const double[:, ::1] dense, double[:, ::1] out):
     """out += A · dense for the CSR matrix A: each row's terms added one by one in the order of
     its entries (scipy's CSR product)."""

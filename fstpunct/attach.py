@@ -150,7 +150,7 @@ class AttachData:
         for key in sorted(groups):
             nodes, distinct, inverse = groups[key]
             indptr = np.cumsum([0] + [len(ids) for ids in distinct], dtype=np.intp)
-            indices = np.fromiter((c for ids in distinct for c in ids), np.intp, indptr[-1])
+            indices = np.fromiter((c for ids in distinct for c in ids), np.int32, indptr[-1])
             x = Csr(indptr, indices, np.ones(len(indices)), len(model.contexts))
             g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), x,
                        np.asarray(inverse, dtype=np.int64))

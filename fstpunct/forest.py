@@ -40,7 +40,7 @@ class SlotVectors:
 @dataclass(frozen=True)
 class KernelStack:
     """A :class:`~fstpunct.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
-    and of their transposes (intp indices, float values)."""
+    and of their transposes (intp row pointers, int32 column indices, float values)."""
 
     size: int
     count: int

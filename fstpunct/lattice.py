@@ -296,7 +296,7 @@ def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
     parts = [_string_products(lattice, strings, transpose)]
     for m in extra:
         r, c = np.nonzero(m)
-        parts.append(Csr(np.searchsorted(r, np.arange(n + 1)), c, m[r, c], n))
+        parts.append(Csr(np.searchsorted(r, np.arange(n + 1)), c.astype(np.int32), m[r, c], n))
     starts = np.cumsum([0] + [len(part.data) for part in parts[:-1]])
     ptr = np.concatenate([parts[0].indptr[:1]] + [part.indptr[1:] + start
                                                   for part, start in zip(parts, starts)])

@@ -22,8 +22,8 @@ class Csr(NamedTuple):
     """An ``n_rows × n_cols`` sparse matrix: row r's entries are ``data[indptr[r]:indptr[r+1]]``
     in columns ``indices[...]``, ascending."""
 
-    indptr: np.ndarray  # (n_rows + 1,) intp (so are the indices)
-    indices: np.ndarray  # intp
+    indptr: np.ndarray  # (n_rows + 1,) intp
+    indices: np.ndarray  # int32
     data: np.ndarray  # float
     n_cols: int
 
@@ -38,7 +38,8 @@ class Csr(NamedTuple):
         if len(first) < len(key):
             key, vals = key[first], np.add.reduceat(vals, first)
         row, col = np.divmod(key, n_cols)
-        return cls(np.searchsorted(row, np.arange(n_rows + 1)), col, vals, n_cols)
+        return cls(np.searchsorted(row, np.arange(n_rows + 1)), col.astype(np.int32), vals,
+                   n_cols)
 
     @property
     def n_rows(self) -> int:
