@@ -13,7 +13,8 @@ COMPILER := $(wildcard fstpunct/grammar.py fstpunct/channel.py)
 all: install $(CHANNELS)
 
 install: $(VENV)/.installed
-$(VENV)/.installed: pyproject.toml
+# the compiled modules (fstpunct/*.pyx) are built by setup.py on install: rebuild when they change
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,crf]'

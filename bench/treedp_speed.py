@@ -1,9 +1,12 @@
-"""Speed of the tree DP (fstpunct.treedp) on synthetic sentences shaped like real slot lattices.
+"""Speed of the tree DP (fstpunct.treedp, and compiled: fstpunct.forest) on synthetic sentences
+shaped like real slot lattices.
 
 Each sentence: a random projective tree over 25 words; 88% of the 26 slots have one state, the
 rest 55 or 110 (one or two surface tokens). Nodes touching only one-state slots have J = 1..3
 candidates; nodes touching a big slot have A ∈ [1, 8] distinct left and C ∈ [5, 50] distinct
 right matrices and J ≈ 60% of the A×C pairs. Matrices are random nonnegative, dense or sparse.
+
+The compiled rows run every sentence in one forest (its conversion from the trees not timed).
 
 Run: .venv/bin/python bench/treedp_speed.py [sentences] [density ...]   (default: 40 1.0 0.1)
 """
@@ -18,6 +21,8 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
+from fstpunct import forest  # noqa: E402
+from fstpunct.semiring import MaxProduct, SumProduct  # noqa: E402
 from fstpunct.tree import spans  # noqa: E402
 from fstpunct.treedp import Candidates, MatrixTree, inside, outside, sample, viterbi  # noqa: E402
 
@@ -97,11 +102,19 @@ def main(count: int = 40, densities: tuple[float, ...] = (1.0, 0.1)) -> None:
         big = [sum(len(s) > 1 for s in t.start) for t in trees]
         grouped = [sum(len(c.weights) > 3 for c in t.nodes) for t in trees]
         sample_rng = np.random.default_rng(1)
+        best, total = (forest.from_trees(trees, semiring) for semiring in (MaxProduct, SumProduct))
+
+        def reference(s: int) -> None:
+            inside(trees[s])
+
         rows = {
             "inside": timed(trees, inside),
             "inside+outside": timed(trees, lambda t: outside(t, inside(t))),
             "viterbi": timed(trees, viterbi),
             "sample(size=1)": timed(trees, lambda t: sample(t, sample_rng, 1)),
+            "compiled inside": timed([total], lambda f: forest.log_partition(f, reference))
+            / count,
+            "compiled viterbi": timed([best], lambda f: forest.viterbi(f, reference)) / count,
         }
         print(f"density {density:g}: {np.mean(big):.1f} big slots, {np.mean(grouped):.1f} "
               "big nodes per sentence")

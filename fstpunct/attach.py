@@ -18,15 +18,20 @@ import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 
 from .errors import ModelError
 from .features import node_contexts, pair_features
 from .slots import SlotSentence
+from .sparse import Csr
 from .vocab import EMPTY, Vocab
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = ["AttachModel", "AttachData", "probabilities", "node_pairs", "objective", "fit"]
 
@@ -50,6 +55,11 @@ class AttachModel:
         """Index every context feature that occurs in the (training) sentences."""
         contexts = sorted({c for s in sentences for node in node_contexts(s) for c in node})
         return cls(vocab, symmetric, contexts)
+
+    @cached_property
+    def pair_matrix_t(self) -> sp.csr_matrix:
+        """The transpose of G for scipy (training's gradients)."""
+        return self.pair_matrix.scipy().T
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -99,8 +109,13 @@ class _Group:
     key: str
     candidates: np.ndarray    # W: pair indices
     nodes: np.ndarray         # node ids
-    contexts: sp.csr_matrix   # distinct context rows (U × #contexts)
+    contexts: Csr             # distinct context rows (U × #contexts), binary
     inverse: np.ndarray       # node -> its row in ``contexts``
+
+    @cached_property
+    def contexts_t(self) -> sp.csr_matrix:
+        """The transpose of ``contexts`` for scipy (training's gradients)."""
+        return self.contexts.scipy().T
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,13 +132,14 @@ class AttachData:
     def build(cls, model: AttachModel, sentences: Sequence[SlotSentence]) -> AttachData:
         """Featurise ``sentences`` (context features unknown to the model are dropped)."""
         index, vocab = model.context_index, model.vocab
+        known = index.get
         groups: dict[str, tuple[list[int], dict[tuple[int, ...], int], list[int]]] = {}
         sentence_offsets = [0]
         node = 0
         for s in sentences:
             for d, names in zip(s.deprels if s.n else (EMPTY,), node_contexts(s)):
                 key = vocab.relation_key(d)
-                ids = tuple(sorted(index[c] for c in names if c in index))
+                ids = tuple(sorted([i for i in map(known, names) if i is not None]))
                 nodes, distinct, inverse = groups.setdefault(key, ([], {}, []))
                 nodes.append(node)
                 inverse.append(distinct.setdefault(ids, len(distinct)))
@@ -133,10 +149,9 @@ class AttachData:
         sizes = np.zeros(node, dtype=np.int64)
         for key in sorted(groups):
             nodes, distinct, inverse = groups[key]
-            indptr = np.cumsum([0] + [len(ids) for ids in distinct])
-            indices = np.fromiter((c for ids in distinct for c in ids), np.int64, indptr[-1])
-            x = sp.csr_matrix((np.ones(len(indices)), indices, indptr),
-                              shape=(len(distinct), len(model.contexts)))
+            indptr = np.cumsum([0] + [len(ids) for ids in distinct], dtype=np.intp)
+            indices = np.fromiter((c for ids in distinct for c in ids), np.int32, indptr[-1])
+            x = Csr(indptr, indices, np.ones(len(indices)), len(model.contexts))
             g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), x,
                        np.asarray(inverse, dtype=np.int64))
             sizes[g.nodes] = len(g.candidates)
@@ -165,7 +180,7 @@ def node_pairs(data: AttachData, node: int) -> np.ndarray:
 
 def _pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
     """(Θ Gᵀ)ᵀ: the score every context feature gives every pair (pairs × contexts)."""
-    return np.asarray(model.pair_matrix @ theta.reshape(model.shape).T)
+    return model.pair_matrix.matmul(theta.reshape(model.shape).T)
 
 
 def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -182,17 +197,19 @@ def probabilities(theta: np.ndarray, data: AttachData) -> np.ndarray:
     st = _pair_scores(theta, data.model)
     out = np.empty(len(data.pairs))
     for g in data.groups:
-        _, p = _softmax(g.contexts @ st[g.candidates].T)
+        _, p = _softmax(g.contexts.matmul(st[g.candidates].T))
         out[data.rows(g)] = p[g.inverse]
     return out
 
 
 def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
     """Targets summed over the nodes merged into each distinct context row, per group."""
+    import scipy.sparse as sp  # here: training only (slow to import)
+
     out = []
     for g in data.groups:
         merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
-                              shape=(g.contexts.shape[0], len(g.nodes)))
+                              shape=(g.contexts.n_rows, len(g.nodes)))
         out.append(np.asarray(merge @ targets[data.rows(g)]))
     return out
 
@@ -204,14 +221,14 @@ def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
     offset = theta if center is None else theta - center
     value = -0.5 * l2 * float(offset @ offset)
     for g, t in zip(data.groups, merged):
-        scores = g.contexts @ st[g.candidates].T
+        scores = g.contexts.matmul(st[g.candidates].T)
         log_z, p = _softmax(scores)
         mass = t.sum(axis=1)
         value += float(np.vdot(t, scores) - mass @ log_z)
         p *= -mass[:, None]
         p += t
-        d_st[g.candidates] += (g.contexts.T @ p).T
-    grad = np.asarray(data.model.pair_matrix.T @ d_st).T.ravel() - l2 * offset
+        d_st[g.candidates] += (g.contexts_t @ p).T
+    grad = np.asarray(data.model.pair_matrix_t @ d_st).T.ravel() - l2 * offset
     return value, grad
 
 

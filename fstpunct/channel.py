@@ -46,6 +46,7 @@ import numpy as np
 import pynini
 
 from .errors import ModelError
+from .fstbinary import read_arcs
 from .slots import ABBV, BOUNDARY, UNK
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
@@ -308,14 +309,15 @@ class Channel:
             raise ModelError(f"{path}: {e}") from e
         param = {(a.src, a.dst, a.ilabel, a.olabel): a.param for a in _all_arcs(shell)}
         phi = np.zeros_like(shell.phi)
-        for state in f.states():
-            for arc in f.arcs(state):
-                key = (state, arc.nextstate, names[arc.ilabel],
-                       names[arc.olabel] if arc.olabel else None)
-                if key not in param:
-                    raise ModelError(f"{path}: arc {key} is not a channel arc")
-                if param[key] is not None:
-                    phi[param[key]] += math.exp(-_weight_value(arc.weight))
+        arcs = read_arcs(f)  # weights exactly as stored (log64: float64)
+        for state, nextstate, ilabel, olabel, weight in zip(
+                *(x.tolist() for x in (arcs.src, arcs.dst, arcs.ilabel, arcs.olabel,
+                                       arcs.weight))):
+            key = (state, nextstate, names[ilabel], names[olabel] if olabel else None)
+            if key not in param:
+                raise ModelError(f"{path}: arc {key} is not a channel arc")
+            if param[key] is not None:
+                phi[param[key]] += math.exp(-weight)
         sums = phi.sum(axis=2, keepdims=True)
         if not np.allclose(sums, 1.0, atol=1e-4):
             raise ModelError(f"{path}: edit probabilities do not sum to 1")
@@ -326,13 +328,6 @@ def _all_arcs(shell: Channel) -> list[ScanArc]:
     """Every arc the machine over ``shell.symbols`` could have, whatever phi is."""
     full = shell.mask / shell.mask.sum(axis=2, keepdims=True)
     return Channel(shell.symbols, shell.direction, full).arcs()
-
-
-def _weight_value(w: pynini.Weight) -> float:
-    """A weight's value at full precision (``float(w)`` goes through a 9-digit string): the
-    string value plus the remainder, which is computed exactly in the semiring."""
-    approx = float(w)
-    return approx + float(pynini.times(w, pynini.Weight(w.type(), -approx)))
 
 
 def _sidecar_direction(path: str | Path) -> str:

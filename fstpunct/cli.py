@@ -9,28 +9,39 @@ from collections.abc import Sequence
 from . import __version__
 from .errors import FstpunctError
 
-# Subcommand modules, in the order ``--help`` lists them.
-COMMANDS = ("stats", "compile", "rules", "draw", "train", "perplexity", "decode", "restore",
-            "crf", "score", "parser_train", "parse")
+# Subcommand name -> module of fstpunct.commands, in the order ``--help`` lists them.
+COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
+            "train": "train", "perplexity": "perplexity", "decode": "decode",
+            "restore": "restore", "crf": "crf", "score": "score", "parser": "parser_train",
+            "parse": "parse"}
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every subcommand, or of the subcommand ``only`` alone: only its module is
+    imported then, and with it only what it needs (some commands need scipy, tqdm or graphviz,
+    slow to import)."""
     parser = argparse.ArgumentParser(
         prog="fstpunct",
         description="Punctuation as underlying marks on syntactic constituents, "
                     "rendered on the surface by a weighted finite-state transducer.")
     parser.add_argument("--version", action="version", version=f"fstpunct {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
-        module = importlib.import_module(f"fstpunct.commands.{name}")
-        p = sub.add_parser(module.NAME, help=module.HELP, description=module.HELP)
+    for name, module_name in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        module = importlib.import_module(f"fstpunct.commands.{module_name}")
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the first word that is not an option names the subcommand (the top level has no options
+    # with values); anything else (--help, a typo) gets the whole parser
+    command = next((a for a in argv if not a.startswith("-")), None)
+    args = build_parser(command if command in COMMANDS else None).parse_args(argv)
     try:
         return int(args.run(args) or 0)
     except FstpunctError as e:

@@ -10,6 +10,7 @@ pair of W_d shows the puncteme ``<backoff>``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -27,8 +28,9 @@ _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%
 Pair = tuple[Puncteme, Puncteme] | None
 
 
+@lru_cache(maxsize=4096)
 def render(p: Puncteme | None) -> str:
-    """A puncteme as a MISC value."""
+    """A puncteme as a MISC value (cached: a corpus has few distinct punctemes)."""
     if p is None:
         return "<backoff>"
     return "␣".join("".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
@@ -43,16 +45,27 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
         l, r = pairs[0] or (None, None)
         return "[" + " ".join([BOUNDARY, *text(l), *text(r)]) + "]"
     kids = children(sent.heads)
+    out: list[str] = []  # the tokens; each constituent's brackets stick to its first and last
 
-    def node(w: int) -> list[str]:
+    def node(w: int) -> None:
+        first = len(out)
         pair = pairs[w - 1]
         l, r = pair if pair is not None else (None, None)
-        inner = [t for c in kids[w] if c < w for t in node(c)] + [sent.words[w - 1]] + \
-                [t for c in kids[w] if c > w for t in node(c)]
-        return ["[" + " ".join(text(l) + inner + text(r)) + "]"]
+        out.extend(text(l))
+        placed = False  # the word, after its left children (children come in order)
+        for c in kids[w]:
+            if c > w and not placed:
+                out.append(sent.words[w - 1])
+                placed = True
+            node(c)
+        if not placed:
+            out.append(sent.words[w - 1])
+        out.extend(text(r))
+        out[first] = "[" + out[first]
+        out[-1] += "]"
 
-    root = node(kids[0][0])[0]
-    return "[" + BOUNDARY + " " + root[1:]
+    node(kids[0][0])
+    return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 
 def _set_misc(misc: str, items: dict[str, str]) -> str:
@@ -80,11 +93,13 @@ def _annotate_chunk(model: PunctModel, cache: SlotCache, sentences: list[Sentenc
     prepared = [to_slots(s) for s in sentences]
     inference = Inference(model, model.prepare(prepared), slots=cache)
     vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
+    viterbi = inference.viterbi_all()
+    log_probs = None if posteriors else inference.log_probs()
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
-        best, _ = inference.viterbi(k)
+        best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = [[] for _ in best]
-        if not posteriors:
-            log_p = inference.log_prob(k)
+        if log_probs is not None:
+            log_p = float(log_probs[k])
         else:  # the outside pass needs the inside pass anyway: log p comes with it
             e = inference.expectations(k)
             log_p = e.log_z

@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-import scipy.sparse as sp
 
 from .slots import SlotSentence
-from .tree import children, spans
+from .tree import children
+from .sparse import Csr
 from .vocab import EMPTY, Puncteme, Vocab
 
 __all__ = ["node_contexts", "pair_features", "render"]
@@ -44,14 +44,16 @@ def node_contexts(sent: SlotSentence) -> list[list[str]]:
     if n == 0:
         return [["bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end"]]
     upos = (_BOS, *sent.upos, _EOS)
-    kids = children(sent.heads)
+    deprels, heads = sent.deprels, sent.heads
+    kids = children(heads)
     out = []
-    for w, (i, k) in enumerate(spans(sent.heads), 1):
-        d, h = sent.deprels[w - 1], sent.heads[w - 1]
+    for w, (i, k) in enumerate(sent.spans, 1):
+        d, h = deprels[w - 1], heads[w - 1]
         feats = ["bias", f"d={d}", f"b={d.split(':')[0]}", f"u={upos[w]}",
-                 f"pd={sent.deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
+                 f"pd={deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
                  f"ll={upos[i]}", f"lr={upos[i + 1]}", f"rl={upos[k]}", f"rr={upos[k + 1]}"]
-        feats.extend(f"c={c}" for c in sorted({sent.deprels[c - 1] for c in kids[w]}))
+        if kids[w]:
+            feats.extend(f"c={c}" for c in sorted({deprels[c - 1] for c in kids[w]}))
         if i == 0:
             feats.append("start")
         if k == n:
@@ -60,8 +62,7 @@ def node_contexts(sent: SlotSentence) -> list[list[str]]:
     return out
 
 
-def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str],
-                                                                               sp.csr_matrix]:
+def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str], Csr]:
     """Names of the pair features and the binary matrix G (pairs × pair features)."""
     strings = [vocab.pair_strings(p) for p in range(len(vocab.pairs))]
     lr = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
@@ -79,5 +80,4 @@ def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[l
     rows = np.concatenate([every, every, every, matched]).astype(np.int64)
     cols = np.concatenate([every, len(strings) + left_col, len(strings) + len(lefts) + right_col,
                            np.full(len(matched), len(names) - 1)]).astype(np.int64)
-    g = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(strings), len(names)))
-    return names, g
+    return names, Csr.of(len(strings), len(names), rows, cols, np.ones(len(rows)))

@@ -2,8 +2,8 @@
 accepting u with weight p_φ(x | u) (DESIGN §3, "Slot lattices").
 
 Built by OpenFst composition: the channel's scan machine, with every arc's input relabelled to
-the arc's own index, is composed with the acceptor of x and projected onto its input side, then
-trimmed. What remains is a :class:`Topology` — states and arcs, each arc remembering which
+the arc's own index, is composed with the acceptor of x and trimmed; its input side (read from
+OpenFst's binary serialization, :mod:`~fstpunct.fstbinary`) is the lattice. What remains is a :class:`Topology` — states and arcs, each arc remembering which
 channel arc (and so which edit φ[a, b, e]) it is. It depends only on x and the channel's
 structure, so it is cached per distinct surface string; weighting it by the current φ gives a
 :class:`Lattice` of matrices M(υ), start vector λ and final vector ρ (the ``$`` arcs).
@@ -27,9 +27,12 @@ from typing import NamedTuple
 import numpy as np
 import pynini
 
+from . import _sparse
 from .channel import Channel, ScanArc
 from .errors import FstpunctError
+from .fstbinary import read_arcs
 from .semiring import MaxProduct, Semiring, SumProduct
+from .sparse import Csr
 from .stacks import SparseStack
 from .treedp import Outer
 
@@ -83,7 +86,9 @@ class Lattice:
         last = np.zeros_like(head)
         arcs = self.token == key[-1]
         last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
-        if not head.any():
+        if len(key) == 1:  # I · M(υ) = M(υ) exactly, in both semirings
+            result = last
+        elif not head.any():
             result = np.zeros_like(head)
         elif self.maximum:
             result = MaxProduct.matmul(head, last)
@@ -104,9 +109,8 @@ class Lattice:
         eye = np.eye(self.size)
         if not self.maximum:
             return np.linalg.inv(eye - a)
-        star = np.maximum(eye, a)  # best paths through no intermediate state
-        for k in range(self.size):  # ... then through states < k + 1
-            np.maximum(star, star[:, k, None] * star[None, k, :], out=star)
+        star = np.maximum(eye, a)  # best paths through no intermediate state ...
+        _sparse.max_star(star)  # ... then through states < k + 1, for k = 0, 1, ...
         return star
 
 
@@ -174,21 +178,17 @@ class LatticeBuilder:
             label = 1 + self._symbols[tok]
             acceptor.add_arc(k, pynini.Arc(label, label, one, k + 1))
         lattice = pynini.compose(self._machine, acceptor)
-        lattice.project("input")
-        lattice.connect()
+        lattice.connect()  # only its input labels are read: no need to project
         if lattice.start() < 0:
             raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
-        src, dst, arc = [], [], []
-        for s in lattice.states():
-            for a in lattice.arcs(s):
-                src.append(s)
-                dst.append(a.nextstate)
-                arc.append(a.ilabel - 1)
-        arcs = np.array(arc, dtype=np.int64)
+        read = read_arcs(lattice)
+        arcs, src_a, dst_a = read.ilabel - 1, read.src, read.dst
         token = self._arc_token[arcs]
-        src_a, dst_a = np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64)
         # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
-        keep = np.unique(np.concatenate([[lattice.start()], src_a, dst_a[token >= 0]]))
+        used = np.zeros(lattice.num_states(), dtype=bool)
+        used[src_a] = used[dst_a[token >= 0]] = True
+        used[lattice.start()] = True
+        keep = np.flatnonzero(used)
         index = np.full(lattice.num_states(), -1)
         index[keep] = np.arange(len(keep))
         return Topology(len(keep), int(index[lattice.start()]), index[src_a], index[dst_a],
@@ -239,88 +239,70 @@ def _combine(semiring: type[Semiring], key: np.ndarray,
 
 # --- products of token matrices as sparse stacks -------------------------------------------------
 
-def _semiring(lattice: Lattice) -> type[Semiring]:
-    return MaxProduct if lattice.maximum else SumProduct
+class _Plan(NamedTuple):
+    """How to build M(s) for a list of token strings through all their suffixes, level by level
+    (the same for every lattice): level d holds the suffixes of length d, string q of it being
+    token ``heads[q]`` then string ``parents[q]`` of level d − 1 (indices within levels, flat
+    over levels; level 0 is ε); ``wanted[a]`` is the flat index of the a-th string asked for."""
 
-
-class _Level(NamedTuple):
-    """One level of a :class:`_Plan`: the strings of one length, by their first token and the
-    index of the rest among the level below, and which of them were asked for (where)."""
-
+    level_offsets: np.ndarray
     heads: np.ndarray
     parents: np.ndarray
-    wanted: np.ndarray  # indices into this level ...
-    at: np.ndarray  # ... and their places in the list asked for
-
-
-class _Plan(NamedTuple):
-    """How to build M(s) for a list of token strings, level by level through all their suffixes
-    (the same for every lattice)."""
-
-    eps: np.ndarray  # places of ε in the list
-    levels: tuple[_Level, ...]
+    wanted: np.ndarray
 
 
 @lru_cache(maxsize=32)
 def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
-    closed = {s[k:] for s in strings for k in range(len(s) + 1)}
-    at = {s: a for a, s in enumerate(strings)}
-    index, levels = {(): 0}, []
+    closed = {s[k:] for s in strings for k in range(len(s) + 1)} | {()}
+    index: dict[tuple[int, ...], int] = {}
+    levels: list[list[tuple[int, ...]]] = [[()]]
     for d in range(1, max(map(len, strings), default=0) + 1):
-        level = sorted(s for s in closed if len(s) == d)
-        wanted = [i for i, s in enumerate(level) if s in at]
-        levels.append(_Level(np.array([s[0] for s in level], dtype=np.intp),
-                             np.array([index[s[1:]] for s in level], dtype=np.intp),
-                             np.array(wanted, dtype=np.intp),
-                             np.array([at[level[i]] for i in wanted], dtype=np.intp)))
-        index = {s: i for i, s in enumerate(level)}
-    return _Plan(np.array([at[()]] if () in at else [], dtype=np.intp), tuple(levels))
+        levels.append(sorted(s for s in closed if len(s) == d))
+    flat = [s for level in levels for s in level]
+    for level in levels:
+        index.update((s, i) for i, s in enumerate(level))
+    offsets = np.cumsum([0] + [len(level) for level in levels])
+    at = {s: q for q, s in enumerate(flat)}
+    return _Plan(offsets.astype(np.intp), np.array([s[0] if s else 0 for s in flat], np.intp),
+                 np.array([index[s[1:]] if s else 0 for s in flat], np.intp),
+                 np.array([at[s] for s in strings], np.intp))
 
 
 def _string_products(lattice: Lattice, strings: Sequence[tuple[int, ...]],
-                     transpose: bool = False) -> tuple[np.ndarray, ...]:
-    """The nonzeros (matrix a, row, column, value) of M(s) for the strings s = ``strings[a]``
-    (M(ε) = I), or of M(s)ᵀ with ``transpose``. All suffixes are built level by level as sparse
-    rows: row r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′]."""
-    semiring, n = _semiring(lattice), lattice.size
-    token, src, dst = lattice.token, lattice.src, lattice.dst
-    if transpose:
+                     transpose: bool = False) -> Csr:
+    """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I), stacked (row a·N + r
+    is M(s)[r, :]), or of M(s)ᵀ with ``transpose``: row r of M(t·s) is the ⊕ of the rows r′ of
+    M(s) scaled by M(t)[r, r′], built for all suffixes level by level (compiled)."""
+    n = lattice.size
+    token, src, dst, weight = lattice.token, lattice.src, lattice.dst, lattice.weight
+    if transpose:  # Mᵀ(s) = Mᵀ(s_m)⋯Mᵀ(s_1): reversed strings over reversed arcs
         src, dst = dst, src
+        order = np.lexsort((dst, src, token))
+        token, src, dst, weight = token[order], src[order], dst[order], weight[order]
     plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
-    states = np.tile(np.arange(n), len(plan.eps))
-    pieces = [(np.repeat(plan.eps, n), states, states, np.ones(len(states)))]
-    # the level below as sparse rows: string i's row r is stacked row i·n + r
-    ptr, cols, vals = np.arange(n + 1), np.arange(n), np.ones(n)
-    for level in plan.levels:
-        first = np.searchsorted(token, level.heads)
-        count = np.searchsorted(token, level.heads, side="right") - first
-        arc, string = _ranges(first, count), np.repeat(np.arange(len(level.heads)), count)
-        below = level.parents[string] * n + dst[arc]  # the row of M(s) that arc r → r′ selects
-        width = ptr[below + 1] - ptr[below]
-        entry = _ranges(ptr[below], width)
-        key, vals = _combine(semiring, np.repeat(string * n + src[arc], width) * n + cols[entry],
-                             np.repeat(lattice.weight[arc], width) * vals[entry])
-        rows, cols = np.divmod(key, n)
-        ptr = np.searchsorted(rows, np.arange(len(level.heads) * n + 1))
-        lo, hi = ptr[level.wanted * n], ptr[level.wanted * n + n]
-        take = _ranges(lo, hi - lo)
-        pieces.append((np.repeat(level.at, hi - lo), rows[take] % n, cols[take], vals[take]))
-    return tuple(np.concatenate(x) for x in zip(*pieces))
-
-
-_EMPTY_INDEX = np.zeros(0, dtype=np.intp)
+    n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
+    arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
+    ptr, col, val = _sparse.string_products(
+        n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight.astype(float),
+        plan.level_offsets, plan.heads, plan.parents, plan.wanted, lattice.maximum)
+    return Csr(ptr, col, val, n)
 
 
 def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
                   extra: Sequence[np.ndarray] = (), transpose: bool = False) -> SparseStack:
     """M(s) = M(s₁)⋯M(s_m) (M(ε) = I) for every token string s, or their transposes, then any
     extra matrices, as a :class:`~fstpunct.stacks.SparseStack` in the lattice's semiring."""
+    n = lattice.size
     parts = [_string_products(lattice, strings, transpose)]
-    for a, m in enumerate(extra, len(strings)):
+    for m in extra:
         r, c = np.nonzero(m)
-        parts.append((np.full(len(r), a), r, c, m[r, c]))
-    mats, rows, cols, vals = (np.concatenate(x) for x in zip(*parts))
-    return SparseStack(len(strings) + len(extra), lattice.size, mats, rows, cols, vals)
+        parts.append(Csr(np.searchsorted(r, np.arange(n + 1)), c.astype(np.int32), m[r, c], n))
+    starts = np.cumsum([0] + [len(part.data) for part in parts[:-1]])
+    ptr = np.concatenate([parts[0].indptr[:1]] + [part.indptr[1:] + start
+                                                  for part, start in zip(parts, starts)])
+    rows = Csr(ptr, np.concatenate([part.indices for part in parts]),
+               np.concatenate([part.data for part in parts]), n)
+    return SparseStack.from_rows(len(strings) + len(extra), n, rows)
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

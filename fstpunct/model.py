@@ -20,19 +20,24 @@ in a :class:`SlotCache` that several Inferences of one model can share.
 """
 from __future__ import annotations
 
+import itertools
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import NamedTuple
 
 import numpy as np
 
 from .attach import AttachData, AttachModel, probabilities
 from .channel import Channel
+from .forest import Forest, KernelStack, SlotVectors
+from .forest import log_partition as forest_log_partition
+from .forest import viterbi as forest_viterbi
 from .lattice import EditCounter, Lattice, LatticeBuilder, product_stack
 from .slots import BOUNDARY, SlotSentence
+from .semiring import MaxProduct, SumProduct
 from .stacks import DenseStack, SparseStack
-from .tree import spans
 from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
@@ -70,6 +75,16 @@ class PunctModel:
     def prepare(self, sentences: Sequence[SlotSentence]) -> Batch:
         return Batch.build(self, sentences)
 
+    @cached_property
+    def pair_strings(self) -> list[tuple[Puncteme, Puncteme]]:
+        """The (l, r) punctemes of every pair of the table."""
+        return [self.vocab.pair_strings(p) for p in range(len(self.vocab.pairs))]
+
+    @cached_property
+    def unmatched(self) -> np.ndarray:
+        """Whether each pair of the table has unmatched symmetric marks (bool array)."""
+        return self.vocab.unmatched_mask(self.attach.symmetric)
+
 
 @dataclass(frozen=True, eq=False)
 class Batch:
@@ -82,18 +97,29 @@ class Batch:
 
     @classmethod
     def build(cls, model: PunctModel, sentences: Sequence[SlotSentence]) -> Batch:
-        vocab = model.vocab
-        surfaces = tuple(
-            tuple((BOUNDARY, *vocab.map_slot(slot)) if i == 0 else vocab.map_slot(slot)
-                  for i, slot in enumerate(s.slots))
-            for s in sentences)
-        return cls(tuple(sentences), surfaces, AttachData.build(model.attach, sentences))
+        return cls(tuple(sentences), _slot_surfaces(model.vocab, sentences),
+                   AttachData.build(model.attach, sentences))
 
     def __len__(self) -> int:
         return len(self.sentences)
 
     def nodes(self, s: int) -> range:
         return range(self.data.sentence_offsets[s], self.data.sentence_offsets[s + 1])
+
+
+def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
+                  ) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Every sentence's surface slot strings in model symbols, ∘ opening slot 0."""
+    mapped: dict[tuple[str, ...], tuple[str, ...]] = {}  # few distinct slot strings
+
+    def surface(slot: tuple[str, ...]) -> tuple[str, ...]:
+        x = mapped.get(slot)
+        if x is None:
+            x = mapped[slot] = vocab.map_slot(slot)
+        return x
+
+    return tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
+                 for s in sentences)
 
 
 @dataclass
@@ -115,7 +141,15 @@ class Slot:
     closure: np.ndarray
     stack: SparseStack | DenseStack
     possible: np.ndarray  # (|V|,) bool
+    sparse: SparseStack  # the stack as a SparseStack
+    entry: np.ndarray  # λᵀ ⊗ M(∘) where the slot opens a sentence (surface ∘ …), else empty
     counter: EditCounter | None = None  # built on the first E-step that needs it
+
+    @cached_property
+    def kernel(self) -> tuple[KernelStack, SlotVectors]:
+        """The stack and vectors as the compiled tree DP reads them."""
+        lat = self.lattice
+        return KernelStack.of(self.sparse), SlotVectors(lat.start, lat.final, self.entry)
 
 
 class SlotCache:
@@ -140,11 +174,16 @@ class SlotCache:
         if slot is None:
             lat = self.builder.lattice(surface, self.weights, maximum)
             closure = lat.closure(self.rate, self.boundary)
-            stack = product_stack(lat, self.punctemes, [closure])
-            possible = stack.nonzero[:-1]
+            sparse = product_stack(lat, self.punctemes, [closure])
+            stack: SparseStack | DenseStack = sparse
             if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
-                stack = DenseStack(np.array([stack.matrix(a) for a in range(len(stack))]))
-            slot = self._slots[key] = Slot(lat, closure, stack, possible)
+                stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))
+            entry = np.zeros(0)
+            if surface[:1] == (BOUNDARY,):
+                semiring = MaxProduct if maximum else SumProduct
+                entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
+            slot = self._slots[key] = Slot(lat, closure, stack, sparse.nonzero[:-1], sparse,
+                                           entry)
             if len(self._slots) > self.limit:
                 self._slots.popitem(last=False)
         else:
@@ -160,14 +199,38 @@ class SlotCache:
         return slot.counter
 
 
+class _Flat(NamedTuple):
+    """The candidates of consecutive nodes, flat: node t's are ``offsets[t]:offsets[t+1]``
+    (the rows the slot lattices allow, then the backoff), each with its weight, left and right
+    stack indices and label (flat Attach row, or :data:`BACKOFF`)."""
+
+    offsets: np.ndarray
+    weights: np.ndarray
+    left_of: np.ndarray
+    right_of: np.ndarray
+    labels: np.ndarray
+
+    def per_node(self) -> list[tuple[np.ndarray, ...]]:
+        """(weights, left_of, right_of, labels) of every node."""
+        cuts = self.offsets[1:-1]
+        return list(zip(*(np.split(x, cuts) for x in (self.weights, self.left_of,
+                                                         self.right_of, self.labels))))
+
+
+class _Layout(NamedTuple):
+    """A batch's forest without stacks, the surface string of each of its slot indices, and
+    its candidates."""
+
+    surfaces: tuple[tuple[str, ...], ...]
+    forest: Forest
+    candidates: _Flat
+
+
 class _Choices(NamedTuple):
-    """Every node's slot span, candidate weights, left and right stack indices and labels."""
+    """A sentence's node spans and candidates."""
 
     spans: list[tuple[int, int]]
-    weights: list[np.ndarray]
-    left_of: list[np.ndarray]
-    right_of: list[np.ndarray]
-    labels: list[np.ndarray]
+    candidates: list[tuple[np.ndarray, ...]]  # per node: weights, left_of, right_of, labels
 
 
 class Inference:
@@ -181,9 +244,9 @@ class Inference:
         self.model, self.batch = model, batch
         self.probs = probabilities(model.theta, batch.data) if probs is None else probs
         vocab = model.vocab
-        self._pairs = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
-        unmatched = vocab.unmatched_mask(model.attach.symmetric)
-        self._tilt = np.where(unmatched[batch.data.pairs], np.exp(-tilt), 1.0)
+        pairs = np.asarray(vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        self._left_of_pair, self._right_of_pair = (np.ascontiguousarray(x) for x in pairs.T)
+        self._tilt = np.where(model.unmatched, np.exp(-tilt), 1.0)  # per pair of the table
         self.builder = LatticeBuilder(model.channel) if slots is None else slots.builder
         self.weights = self.builder.arc_weights() if slots is None else slots.weights
         self._slots = slots
@@ -192,6 +255,7 @@ class Inference:
         self._keep, self._backoff = 1.0 - settings.backoff, \
             settings.backoff * (1 - settings.continuation) ** 2
         self._last_choices: tuple[int, _Choices] | None = None
+        self._layout_cache: _Layout | None = None
 
     @property
     def slots(self) -> SlotCache:
@@ -210,12 +274,11 @@ class Inference:
         slots = [self.slots.get(x, maximum) for x in surface]
         choices = self._choices(s, slots)
         nodes = [Candidates(w, slots[i].stack, slots[k].stack, l, r)
-                 for (i, k), w, l, r in zip(choices.spans, choices.weights, choices.left_of,
-                                            choices.right_of)]
+                 for (i, k), (w, l, r, _) in zip(choices.spans, choices.candidates)]
         prefix = slots[0].lattice.matrix((self.slots.boundary,))
         tree = MatrixTree(sent.heads, [slot.lattice.start for slot in slots],
                           [slot.lattice.final for slot in slots], prefix, nodes)
-        return tree, choices.labels
+        return tree, [labels for *_, labels in choices.candidates]
 
     def _choices(self, s: int, slots: list[Slot]) -> _Choices:
         """The candidates of sentence ``s``'s nodes, which are the same in both semirings (a
@@ -223,39 +286,88 @@ class Inference:
         kept, so that its Viterbi and its log p build them once."""
         if self._last_choices is not None and self._last_choices[0] == s:
             return self._last_choices[1]
-        data, sent = self.batch.data, self.batch.sentences[s]
-        nodes = self.batch.nodes(s)
-        lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
-        sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
-        left, right = self._pairs[data.pairs[lo:hi]].T
-        spans = _node_spans(sent)
-        ends = np.array(spans).repeat(sizes, axis=0)
-        possible = np.array([slot.possible for slot in slots])
-        ok = possible[ends[:, 0], left] & possible[ends[:, 1], right]
-        rows = lo + np.flatnonzero(ok)
-        # each node's kept rows, then its backoff (the closure on both sides)
-        kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp)
-        stops = np.cumsum(kept + 1).tolist()
-        last = np.array(stops) - 1
-        at = np.arange(len(rows)) + np.repeat(np.arange(len(kept)), kept)
-
-        def per_node(values: np.ndarray, backoff: float) -> list[np.ndarray]:
-            full = np.empty(len(values) + len(kept), dtype=values.dtype)
-            full[at], full[last] = values, backoff
-            return [full[a:b] for a, b in zip([0, *stops], stops)]
-
-        closure = self._closure_id
-        choices = _Choices(spans, per_node(self._keep * self.probs[rows] * self._tilt[rows],
-                                           self._backoff),
-                           per_node(left[ok], closure), per_node(right[ok], closure),
-                           per_node(rows, BACKOFF))
+        spans = _node_spans(self.batch.sentences[s])
+        flat = self._candidates(self.batch.nodes(s), np.array([slot.possible for slot in slots]),
+                                np.array(spans))
+        choices = _Choices(spans, flat.per_node())
         self._last_choices = (s, choices)
         return choices
+
+    def _candidates(self, nodes: range, possible: np.ndarray, ends: np.ndarray) -> _Flat:
+        """The candidates of the batch's ``nodes``: node t's rows whose left puncteme is
+        possible in row ``ends[t, 0]`` of ``possible`` (slots × punctemes) and whose right one
+        is in row ``ends[t, 1]``, then the backoff (the closure on both sides)."""
+        data = self.batch.data
+        lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
+        sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
+        pairs = data.pairs[lo:hi]
+        left, right = self._left_of_pair[pairs], self._right_of_pair[pairs]
+        width, flat = possible.shape[1], possible.ravel()  # (slot, puncteme) as one index
+        ok = flat[np.repeat(ends[:, 0] * width, sizes) + left] & \
+            flat[np.repeat(ends[:, 1] * width, sizes) + right]
+        rows = lo + np.flatnonzero(ok)
+        kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp) if len(ok) else \
+            np.zeros(len(sizes), dtype=np.intp)
+        offsets = np.concatenate([[0], np.cumsum(kept + 1)])
+        last = offsets[1:] - 1
+        at = np.arange(len(rows)) + np.repeat(np.arange(len(kept)), kept)
+
+        def spread(values: np.ndarray, backoff: float) -> np.ndarray:
+            full = np.empty(len(values) + len(kept), dtype=values.dtype)
+            full[at], full[last] = values, backoff
+            return full
+
+        closure = self._closure_id
+        tilt = self._tilt[pairs[rows - lo]]
+        return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
+                     spread(left[ok], closure), spread(right[ok], closure),
+                     spread(rows, BACKOFF))
 
     def log_prob(self, s: int) -> float:
         """log p(x | T) of sentence ``s`` (tilt included if the Inference has one)."""
         tree, _ = self.tree(s)
         return inside(tree).log_total
+
+    def forest(self, maximum: bool = False) -> tuple[Forest, _Flat]:
+        """The whole batch as one :class:`~fstpunct.forest.Forest` for the compiled tree DP,
+        and its candidates (as :meth:`tree` makes them, sentence after sentence)."""
+        layout = self._layout(maximum)
+        kernel = [self.slots.get(x, maximum).kernel for x in layout.surfaces]
+        forest = replace(layout.forest, stacks=[stack for stack, _ in kernel],
+                         vectors=[vectors for _, vectors in kernel])
+        return forest, layout.candidates
+
+    def _layout(self, maximum: bool) -> _Layout:
+        """What :meth:`forest` gives in both semirings (its slots' candidates are the same in
+        both), built once: the distinct surface strings and the forest without its stacks."""
+        if self._layout_cache is not None:
+            return self._layout_cache
+        batch = self.batch
+        index: dict[tuple[str, ...], int] = {}
+        slot_ids = np.array([index.setdefault(x, len(index)) for surface in batch.surfaces
+                             for x in surface], dtype=np.intp)
+        possible = np.array([self.slots.get(x, maximum).possible for x in index])
+        words = np.array([sent.n for sent in batch.sentences], dtype=np.intp)
+        word_offsets = np.concatenate([[0], np.cumsum(words)])
+        node_offsets = np.asarray(batch.data.sentence_offsets, dtype=np.intp)
+        first_slot = word_offsets[:-1] + np.arange(len(words))
+        spans = np.array([span for sent in batch.sentences for span in _node_spans(sent)],
+                         dtype=np.intp).reshape(-1, 2)
+        ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
+        flat = self._candidates(range(len(spans)), possible, ends)
+        heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in batch.sentences),
+                            dtype=np.intp, count=int(word_offsets[-1]))
+        forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
+                        ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
+                        flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
+        self._layout_cache = _Layout(tuple(index), forest, flat)
+        return self._layout_cache
+
+    def log_probs(self) -> np.ndarray:
+        """log p(x | T) of every sentence of the batch by the compiled tree DP (as
+        :meth:`log_prob`, up to the order of additions)."""
+        forest, _ = self.forest()
+        return forest_log_partition(forest, self.log_prob)
 
     def expectations(self, s: int) -> Expectations:
         """log Z, pair posteriors and expected channel-arc counts of sentence ``s``."""
@@ -295,6 +407,17 @@ class Inference:
         choice, score = viterbi(tree)
         return self._pairs_of(labels, choice), score
 
+    def viterbi_all(self) -> list[list[tuple[Puncteme, Puncteme] | None]]:
+        """:meth:`viterbi`'s T′ of every sentence of the batch, by the compiled tree DP."""
+        forest, flat = self.forest(maximum=True)
+        choice, _ = forest_viterbi(forest, self.viterbi)
+        labels = flat.labels[flat.offsets[:-1] + choice]
+        pair = np.where(labels == BACKOFF, -1, self.batch.data.pairs[labels]).tolist()
+        strings = self.model.pair_strings
+        best = [None if p < 0 else strings[p] for p in pair]
+        offsets = forest.node_offsets.tolist()
+        return [best[a:b] for a, b in zip(offsets, offsets[1:])]
+
     def sample(self, s: int, rng: np.random.Generator,
                size: int) -> list[list[tuple[Puncteme, Puncteme] | None]]:
         """Exact samples of T′ from p(T′ | T, x)."""
@@ -304,4 +427,4 @@ class Inference:
 
 def _node_spans(sent: SlotSentence) -> list[tuple[int, int]]:
     """Slot span of every node; the pseudo node of a sentence without words spans slot 0..0."""
-    return spans(sent.heads) if sent.n else [(0, 0)]
+    return sent.spans if sent.n else [(0, 0)]

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
-from .tree import projectivize
+from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots", "to_slots"]
@@ -50,6 +51,11 @@ class SlotSentence:
     @property
     def n(self) -> int:
         return len(self.words)
+
+    @cached_property
+    def spans(self) -> list[tuple[int, int]]:
+        """The slot span (i, k) of every word's subtree (:func:`~fstpunct.tree.spans`)."""
+        return spans(self.heads)
 
     @property
     def trainable(self) -> bool:
@@ -110,17 +116,17 @@ def depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
     """Non-punctuation words, their heads re-indexed over them, and how many punctuation
     tokens had dependents (those dependents move to the punctuation token's nearest
     non-punctuation ancestor; extra roots this creates attach to the first root)."""
-    by_id = {w.id: w for w in sent.words}
-    kept = [w for w in sent.words if not w.is_punct]
+    punct = {w.id: w.is_punct for w in sent.words}
+    head_of = {w.id: w.head for w in sent.words}
+    kept = [w for w in sent.words if not punct[w.id]]
     index = {w.id: k for k, w in enumerate(kept, 1)}
-    parents = {w.head for w in sent.words if w.head}
-    with_deps = sum(1 for w in sent.words if w.is_punct and w.id in parents
-                    and any(d.head == w.id and not d.is_punct for d in sent.words))
+    content_heads = {w.head for w in kept}  # heads of non-punctuation words
+    with_deps = sum(1 for w in sent.words if punct[w.id] and w.id in content_heads)
     heads = []
     for w in kept:
         h = w.head
-        while h and by_id[h].is_punct:
-            h = by_id[h].head
+        while h and punct[h]:
+            h = head_of[h]
         heads.append(index[h] if h else 0)
     roots = [k for k, h in enumerate(heads, 1) if h == 0]
     for k in roots[1:]:

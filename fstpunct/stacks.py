@@ -3,8 +3,9 @@ uses them: every matrix times one vector, on either side, in a semiring.
 
 - :class:`DenseStack` holds an (A, N, N) array.
 - :class:`SparseStack` holds the rows of all matrices in one CSR matrix (row a·N + s is
-  M_a[s, :]) and the rows of their transposes in another, so a product is one sparse product:
-  scipy's for the real semiring; for ⊕ = max, rows are grouped by their number of nonzeros
+  M_a[s, :], column indices ascending) and the rows of their transposes in another, so a product
+  is one sparse product: for the real semiring a ``bincount`` that adds each row's terms in
+  order (as scipy's CSR product does); for ⊕ = max, rows are grouped by their number of nonzeros
   rounded up to a power of two k into dense (k, rows) blocks (padded with zeros), reduced down
   their columns. That is vectorised over rows, which is what matters for products of slot
   lattice matrices: nearly all their rows have 1–4 nonzeros.
@@ -15,9 +16,10 @@ from functools import cached_property
 from typing import Protocol
 
 import numpy as np
-import scipy.sparse as sp
 
+from . import _sparse
 from .semiring import Semiring, SumProduct
+from .sparse import Csr
 
 __all__ = ["DenseStack", "SparseStack", "Stack"]
 
@@ -84,14 +86,31 @@ class SparseStack:
     def __init__(self, count: int, size: int, mats: np.ndarray, rows: np.ndarray,
                  cols: np.ndarray, vals: np.ndarray) -> None:
         self.count, self._n = count, size
-        self._rows = _csr_rows(count, size, mats, rows, cols, vals)
+        self._rows = _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals))
+
+    @classmethod
+    def from_rows(cls, count: int, size: int, rows: Csr) -> SparseStack:
+        """The stack whose matrices' rows are ``rows`` (row a·N + s is M_a[s, :])."""
+        stack = cls.__new__(cls)
+        stack.count, stack._n, stack._rows = count, size, _SparseRows(rows)
+        return stack
 
     @cached_property
     def _cols(self) -> _SparseRows:
         """The rows of the transposes, built when first needed."""
-        m, n = self._rows.m, self._n
-        stacked = np.repeat(np.arange(m.shape[0]), np.diff(m.indptr))
-        return _csr_rows(self.count, n, stacked // n, m.indices, stacked % n, m.data)
+        m = self._rows.m
+        return _SparseRows(Csr(*_sparse.transpose(self._n, m.indptr, m.indices, m.data),
+                               self._n))
+
+    @property
+    def rows(self) -> Csr:
+        """The matrices' rows: row a·N + s is M_a[s, :]."""
+        return self._rows.m
+
+    @property
+    def columns(self) -> Csr:
+        """The transposes' rows: row a·N + t is M_a[:, t]."""
+        return self._cols.m
 
     @classmethod
     def of(cls, mats: np.ndarray) -> SparseStack:
@@ -127,18 +146,15 @@ class SparseStack:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
 
 
-def _csr_rows(count: int, size: int, mats: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-              vals: np.ndarray) -> _SparseRows:
-    """Entries of ``count`` matrices as rows a·N + ``rows`` of one CSR matrix."""
-    shape = (count * size, size)
-    return _SparseRows(sp.csr_array((vals, (mats * size + rows, cols)), shape=shape))
-
-
 class _SparseRows:
     """A CSR matrix and its products with vectors in either semiring."""
 
-    def __init__(self, m: sp.csr_array) -> None:
+    def __init__(self, m: Csr) -> None:
         self.m = m
+
+    @cached_property
+    def _row_of_entry(self) -> np.ndarray:
+        return np.repeat(np.arange(self.m.n_rows), np.diff(self.m.indptr))
 
     @cached_property
     def _blocks(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -159,15 +175,17 @@ class _SparseRows:
         """Row r as a dense vector."""
         m = self.m
         lo, hi = m.indptr[r], m.indptr[r + 1]
-        out = np.zeros(m.shape[1])
+        out = np.zeros(m.n_cols)
         out[m.indices[lo:hi]] = m.data[lo:hi]
         return out
 
     def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
         """m ⊗ x."""
+        m = self.m
         if semiring is SumProduct:
-            return self.m @ x
-        out = np.zeros(self.m.shape[0])
+            return np.bincount(self._row_of_entry, weights=m.data * x[m.indices],
+                               minlength=m.n_rows)
+        out = np.zeros(m.n_rows)
         for rows, block, cols in self._blocks:
             out[rows] = (block * x[cols]).max(axis=0)
         return out

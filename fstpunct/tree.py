@@ -60,6 +60,8 @@ def projectivize(heads: Sequence[int]) -> tuple[list[int], int]:
     choice for pseudo-projective lifting. Returns the new heads and the number of lifts.
     """
     heads = list(heads)
+    if _contiguous(heads):  # the common case, checked in linear time
+        return heads, 0
     lifts = 0
     while True:
         bad = _nonprojective_arcs(heads)
@@ -70,20 +72,41 @@ def projectivize(heads: Sequence[int]) -> tuple[list[int], int]:
         lifts += 1
 
 
+def _extents(heads: Sequence[int]) -> tuple[list[int], list[int], list[int], bool]:
+    """The first and last word and the size of every node's subtree (index = word), and whether
+    every word is below the root (else there is a cycle, whose words keep their own span)."""
+    n = len(heads)
+    kids = children(heads)
+    order, stack = [], list(kids[0])
+    while stack:  # pre-order; reversed, every node comes after its descendants
+        node = stack.pop()
+        order.append(node)
+        stack.extend(kids[node])
+    lo, hi, size = list(range(n + 1)), list(range(n + 1)), [1] * (n + 1)
+    for k in reversed(order):
+        h = heads[k - 1]
+        if h:
+            if lo[k] < lo[h]:
+                lo[h] = lo[k]
+            if hi[k] > hi[h]:
+                hi[h] = hi[k]
+            size[h] += size[k]
+    return lo, hi, size, len(order) == n
+
+
+def _contiguous(heads: Sequence[int]) -> bool:
+    """Whether every subtree covers a contiguous span (as :func:`is_projective`, in O(n))."""
+    lo, hi, size, tree = _extents(heads)
+    return tree and all(hi[k] - lo[k] + 1 == size[k] for k in range(1, len(heads) + 1))
+
+
 def spans(heads: Sequence[int]) -> list[tuple[int, int]]:
     """``spans(h)[k-1] = (i, j)``: node k's subtree covers words i+1..j, i.e. slots i..j.
 
     Assumes a projective tree (every subtree is contiguous).
     """
-    n = len(heads)
-    lo = list(range(n + 1))
-    hi = list(range(n + 1))
-    for k in bottom_up(heads):
-        h = heads[k - 1]
-        if h:
-            lo[h] = min(lo[h], lo[k])
-            hi[h] = max(hi[h], hi[k])
-    return [(lo[k] - 1, hi[k]) for k in range(1, n + 1)]
+    lo, hi, _, _ = _extents(heads)
+    return [(lo[k] - 1, hi[k]) for k in range(1, len(heads) + 1)]
 
 
 def bottom_up(heads: Sequence[int]) -> list[int]:

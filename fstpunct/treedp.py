@@ -39,6 +39,10 @@ B = I, done densely on its own (:class:`_Pseudo`).
   lowest j); other ties go to the first maximiser.
 - :func:`sample` is the same descent over the sum-product chart drawing instead of maximising:
   forward filtering, backward sampling of choices *and* states, hence exact.
+
+This module is the readable reference. :mod:`fstpunct.forest` runs the same inside pass and
+Viterbi descent compiled, over many sentences per call, with bitwise the same Viterbi choices
+(what ``decode`` and ``perplexity`` use); outside passes and sampling run here.
 """
 from __future__ import annotations
 

@@ -66,7 +66,7 @@ def test_probabilities_normalised_and_match_naive_scores(data, model, corpus):
     theta = random_theta(model)
     p = probabilities(theta, data)
     assert np.allclose(np.add.reduceat(p, data.node_offsets[:-1]), 1)
-    weights = theta.reshape(model.shape) @ model.pair_matrix.T.toarray()  # contexts × pairs
+    weights = theta.reshape(model.shape) @ model.pair_matrix.scipy().T.toarray()  # contexts × pairs
     j = 0
     for s in corpus:
         for names in node_contexts(s):
@@ -144,9 +144,9 @@ def test_matched_feature_marks_mirrored_quotes(model):
     vocab = model.vocab
     quote = vocab.pair_index[vocab.puncteme_index["“",], vocab.puncteme_index["”", "."]]
     m = model.pair_feature_names.index("M")
-    assert model.pair_matrix[quote, m] == 1
-    assert model.pair_matrix[0, m] == 0
-    assert model.pair_matrix[quote].nnz == 4
+    assert model.pair_matrix.scipy()[quote, m] == 1
+    assert model.pair_matrix.scipy()[0, m] == 0
+    assert model.pair_matrix.scipy()[quote].nnz == 4
 
 
 def test_save_and_load(tmp_path, model, data, corpus):

@@ -2,6 +2,7 @@
 import io
 import math
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,3 +107,14 @@ def test_model_folder_round_trip(tiny_model, tmp_path):
     assert model.channel.direction == "rtl" and len(model.theta) == model.attach.shape[0] * \
         model.attach.shape[1]
     assert main(["perplexity", "--model", str(tmp_path / "missing"), str(SAMPLE)]) == 2
+
+
+def test_decode_imports_only_what_it_needs(tmp_path):
+    """The command line imports only the running command's module: decode never imports
+    scipy, tqdm or graphviz (slow to import, and not needed)."""
+    script = ("import sys; from fstpunct.cli import main; "
+              f"main(['decode', '--model', 'en', {str(SAMPLE)!r}, '-o', {str(tmp_path / 'o')!r}]);"
+              "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'tqdm', 'graphviz'}))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"

@@ -4,8 +4,9 @@ import itertools
 import numpy as np
 import pytest
 
+from fstpunct import _sparse
 from fstpunct.channel import Channel
-from fstpunct.lattice import LatticeBuilder, product_stack
+from fstpunct.lattice import Lattice, LatticeBuilder, product_stack
 
 SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
 
@@ -60,3 +61,55 @@ def test_product_stack_holds_the_products_of_token_matrices(builder, maximum):
             np.testing.assert_allclose(transposed.matrix(a), lat.matrix(u).T, rtol=1e-12,
                                        atol=1e-300)
         np.testing.assert_array_equal(stack.matrix(len(strings)), extra)
+
+
+def _reference_products(lat, strings):
+    """M(s) for each string, every entry reduced as np.add.reduceat (or max) reduces the
+    products w·M(rest)[r′, c] over the arcs r → r′ of the first token, by ascending r′."""
+    reduce = np.maximum if lat.maximum else np.add
+    cache = {(): np.eye(lat.size)}
+
+    def product(s):
+        if s not in cache:
+            rest, out = product(s[1:]), np.zeros((lat.size, lat.size))
+            arcs = np.flatnonzero(lat.token == s[0])
+            for r in range(lat.size):
+                mine = arcs[lat.src[arcs] == r]  # ascending r′ (the lattice is sorted)
+                for c in range(lat.size):
+                    terms = [lat.weight[e] * rest[lat.dst[e], c] for e in mine
+                             if rest[lat.dst[e], c] != 0]
+                    if terms:
+                        out[r, c] = reduce.reduceat(np.array(terms), [0])[0]
+            cache[s] = out
+        return cache[s]
+
+    return [product(tuple(s)) for s in strings]
+
+
+@pytest.mark.parametrize("maximum", [False, True])
+def test_product_stack_is_bitwise_the_reduceat_formulation(maximum):
+    """Dense random token matrices: entries with 1 to 12 terms (numpy's pairwise sum from 9)."""
+    rng = np.random.default_rng(0)
+    n, tokens = 12, 3
+    token, src, dst = (x.ravel() for x in np.meshgrid(np.arange(tokens), np.arange(n),
+                                                      np.arange(n), indexing="ij"))
+    keep = rng.random(len(token)) < 0.8
+    lat = Lattice(np.eye(n)[0], np.ones(n), token[keep], src[keep], dst[keep],
+                  rng.uniform(0.01, 1, keep.sum()) * 10.0 ** rng.integers(-6, 6, keep.sum()),
+                  maximum)
+    strings = [(), (0,), (1, 2), (2, 0, 1), (0, 0, 0, 0), (1, 2, 1)]
+    stack = product_stack(lat, strings)
+    for a, expected in enumerate(_reference_products(lat, strings)):
+        assert np.array_equal(stack.matrix(a), expected)
+
+
+def test_max_star_is_bitwise_the_numpy_floyd_warshall():
+    rng = np.random.default_rng(1)
+    for n in (1, 2, 7, 30):
+        a = np.where(rng.random((n, n)) < 0.3, rng.uniform(0, 0.9, (n, n)), 0.0)
+        expected = np.maximum(np.eye(n), a)
+        for k in range(n):
+            np.maximum(expected, expected[:, k, None] * expected[None, k, :], out=expected)
+        star = np.maximum(np.eye(n), a)
+        _sparse.max_star(star)
+        assert np.array_equal(star, expected)

@@ -88,7 +88,7 @@ def brute_force(inference, s, direction, phi, index):
     counts = np.zeros_like(phi)
     for rows in itertools.product(*choices):
         pairs = [vocab.pair_strings(data.pairs[r]) for r in rows]
-        prior = math.prod(inference.probs[r] * inference._tilt[r] for r in rows)
+        prior = math.prod(inference.probs[r] * inference._tilt[data.pairs[r]] for r in rows)
         slot_total, slot_best, slot_counts = 1.0, 1.0, []
         for u, x in zip(slot_strings(sent, pairs), surface):
             tot, top, cnt = 0.0, 0.0, np.zeros_like(phi)

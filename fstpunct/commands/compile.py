@@ -9,7 +9,6 @@ from ..channel import DIRECTIONS, sidecar_path
 from ..errors import InputError
 from ..grammar import load_grammar
 
-NAME = "compile"
 HELP = ("Expand a punctuation rule file (grammars/*.rules) and write its channel as an OpenFst "
         "transducer OUT.fst (log64 arcs, symbol tables), with OUT.json beside it recording "
         "direction, symbols, symmetric pairs and the source grammar.")

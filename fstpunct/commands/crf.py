@@ -9,7 +9,6 @@ from ..slots import to_slots
 from ..treebank import read_file
 from ..ud import LANGUAGES, SPLITS, resolve, split_source
 
-NAME = "crf"
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
 
 

@@ -7,7 +7,6 @@ from ..decode import annotate
 from ..store import load_model
 from ..treebank import read_file, write_file
 
-NAME = "decode"
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
         "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
         "else is copied unchanged.")

@@ -23,7 +23,6 @@ from ..slots import SlotSentence, to_slots
 from ..store import load_model
 from ..treebank import Sentence, read_file
 
-NAME = "draw"
 HELP = ("Draw part of a model with Graphviz: 'draw channel' shows the channel restricted to a "
         "few symbols, 'draw lattice' one slot's lattice of underlying strings, 'draw tree' a "
         "sentence's Viterbi underlying tree. Writes .svg, .png or .pdf (needs the dot program), or .dot source; "

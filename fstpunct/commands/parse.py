@@ -6,7 +6,6 @@ import sys
 
 from ..parser import Model, parse, read_unparsed
 
-NAME = "parse"
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour.")
 

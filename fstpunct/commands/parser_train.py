@@ -10,7 +10,6 @@ from ..parser.train import LEARNING
 from ..treebank import read_file
 from ..ud import split_source
 
-NAME = "parser"
 HELP = "Dependency parser commands (train)."
 
 

@@ -9,7 +9,6 @@ from ..slots import to_slots
 from ..store import load_model
 from ..ud import LANGUAGES, SPLITS, resolve, split_source
 
-NAME = "perplexity"
 HELP = ("Per-slot perplexity exp(−Σ log p(x|T) / Σ (n+1)) of the surface punctuation of every "
         "sentence (none skipped) under a model.")
 
@@ -29,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     for src in sources:
         sents = [to_slots(s) for s in src.sentences()]
         inference = Inference(model, model.prepare(sents))
-        log_p = sum(inference.log_prob(k) for k in range(len(sents)))
+        log_p = sum(inference.log_probs().tolist())
         slots = sum(s.n + 1 for s in sents)
         print(f"{src.name}\tsentences {len(sents)}\tslots {slots}\tlog p {log_p:.2f}\t"
               f"perplexity {math.exp(-log_p / slots):.4f}")

@@ -17,7 +17,6 @@ from ..store import load_model
 from ..treebank import read_file, write_file
 from ..ud import LANGUAGES
 
-NAME = "restore"
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
         "(or parse it with --parser) and insert the punctuation a method predicts, as tokens "
         "with UPOS PUNCT and relation punct; '# text' is rebuilt.")

@@ -11,7 +11,6 @@ from ..slots import to_slots
 from ..store import load_edit_counts, load_model
 from ..ud import LANGUAGES, SPLITS, split_source
 
-NAME = "rules"
 HELP = ("Print the rewrite rules a rule file expands to (window, edit, result, initial "
         "probability, schema, source line); with --model M --compare GRAMMAR, compare what the "
         "model learned with the grammar (the paper's §5.1 statistics and Table 4).")

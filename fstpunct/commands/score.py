@@ -8,7 +8,6 @@ from ..report import format_table
 from ..restoration.metrics import score
 from ..treebank import read_file
 
-NAME = "score"
 HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
         "edits summed over slots) and precision/recall/F1 of commas, periods, quotes, brackets "
         "and all marks. The files must have the same words once punctuation is removed.")

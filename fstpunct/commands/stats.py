@@ -7,7 +7,6 @@ from ..report import format_table
 from ..stats import collect
 from ..ud import resolve
 
-NAME = "stats"
 HELP = ("Print, per file or split: sentences, words, %% punctuation, sentences omitted from "
         "training (punctuation with dependents), non-projective sentences, lifted arcs, "
         "punctuation types and distinct slot strings.")

@@ -19,7 +19,6 @@ from ..store import save_model
 from ..train import INITS, em, initial_model
 from ..ud import LANGUAGES, resolve, split_source
 
-NAME = "train"
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
         "regularisation on a language's standard training split or on CoNLL-U files, and save "
         "it as a model folder.")

@@ -1,0 +1,60 @@
+"""Sparse matrices in compressed rows (CSR), in numpy: what the model needs of scipy.sparse at
+inference, without importing it (scipy is only imported where training needs it).
+
+Products add each row's terms one by one in the order of its entries, starting from 0, which is
+what scipy's CSR product does: the results are bitwise scipy's.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import numpy as np
+
+from . import _sparse
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+__all__ = ["Csr"]
+
+
+class Csr(NamedTuple):
+    """An ``n_rows × n_cols`` sparse matrix: row r's entries are ``data[indptr[r]:indptr[r+1]]``
+    in columns ``indices[...]``, ascending."""
+
+    indptr: np.ndarray  # (n_rows + 1,) intp
+    indices: np.ndarray  # int32
+    data: np.ndarray  # float
+    n_cols: int
+
+    @classmethod
+    def of(cls, n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
+           vals: np.ndarray) -> Csr:
+        """The matrix with entries ``vals`` at (``rows``, ``cols``), duplicates added up."""
+        key = np.asarray(rows, dtype=np.intp) * n_cols + np.asarray(cols, dtype=np.intp)
+        order = np.argsort(key, kind="stable")
+        key, vals = key[order], np.asarray(vals, dtype=float)[order]
+        first = np.flatnonzero(np.diff(key, prepend=-1))
+        if len(first) < len(key):
+            key, vals = key[first], np.add.reduceat(vals, first)
+        row, col = np.divmod(key, n_cols)
+        return cls(np.searchsorted(row, np.arange(n_rows + 1)), col.astype(np.int32), vals,
+                   n_cols)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self.indptr) - 1
+
+    def matmul(self, dense: np.ndarray) -> np.ndarray:
+        """This matrix times a 2-D array (bitwise scipy's product)."""
+        out = np.zeros((self.n_rows, dense.shape[1]))
+        _sparse.csr_matmul(self.indptr, self.indices, self.data,
+                           np.ascontiguousarray(dense, dtype=float), out)
+        return out
+
+    def scipy(self) -> sp.csr_matrix:
+        """The same matrix for scipy (imported here: it is slow to import)."""
+        import scipy.sparse as sp
+
+        return sp.csr_matrix((self.data, self.indices, self.indptr),
+                             shape=(self.n_rows, self.n_cols))

@@ -1,0 +1,202 @@
+"""The compiled tree DP (fstpunct.forest over fstpunct._forest) against the Python reference
+(fstpunct.treedp, itself checked against brute force in test_treedp.py): the same Viterbi choices,
+ties included, the same best score, and log Z, on random trees in both semirings."""
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from fstpunct import forest, treedp
+from fstpunct.errors import FstpunctError
+from fstpunct.model import Inference
+from fstpunct.semiring import MaxProduct, SumProduct
+from fstpunct.stacks import SparseStack
+from fstpunct.treedp import Candidates, MatrixTree, MatrixTreeError, ZeroWeightError
+
+from test_model import corpora, make_model
+from test_treedp import random_tree
+
+SEEDS = st.integers(0, 2**32 - 1)
+FAST = settings(max_examples=150, deadline=None)
+
+
+def coarse(tree: MatrixTree, rng: np.random.Generator) -> MatrixTree:
+    """The tree with every weight and matrix entry drawn from {0, ¼, ½, 1}: many exact ties."""
+    def snap(x):
+        x = np.asarray(x, dtype=float)
+        return np.where(x > 0, rng.choice([0.25, 0.5, 1.0], x.shape), 0.0)
+
+    nodes = [replace(c, weights=snap(c.weights), lefts=snap(c.lefts), rights=snap(c.rights))
+             for c in tree.nodes]
+    return replace(tree, start=[snap(x) for x in tree.start],
+                   final=[snap(x) for x in tree.final], prefix=snap(tree.prefix), nodes=nodes)
+
+
+def sparse(tree: MatrixTree) -> MatrixTree:
+    """The tree with its nodes' matrices as SparseStacks (as the model gives them)."""
+    def stack(m):
+        m = np.asarray(m, dtype=float)
+        return SparseStack.of(m) if len(m) else m
+
+    return replace(tree, nodes=[replace(c, lefts=stack(c.lefts), rights=stack(c.rights))
+                                for c in tree.nodes])
+
+
+def reference(tree: MatrixTree) -> tuple[list[int] | None, float | None, float | None]:
+    """Viterbi choice and score and log Z by treedp; None where Z = 0."""
+    try:
+        choice, score = treedp.viterbi(tree)
+    except ZeroWeightError:
+        return None, None, None
+    return choice, score, treedp.log_partition(tree)
+
+
+def compiled(trees: list[MatrixTree]) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
+    def fallback(s: int) -> None:
+        treedp.inside(trees[s])
+
+    best = forest.from_trees(trees, MaxProduct)
+    choice, score = forest.viterbi(best, fallback)
+    log_z = forest.log_partition(forest.from_trees(trees, SumProduct), fallback)
+    offsets = best.node_offsets.tolist()
+    return [choice[a:b].tolist() for a, b in zip(offsets, offsets[1:])], score, log_z
+
+
+def check(trees: list[MatrixTree]) -> None:
+    """Every tree with Z > 0, in one forest: exactly the reference's Viterbi choice and best
+    score, and its log Z to rounding."""
+    expected = [reference(t) for t in trees]
+    kept = [t for t, e in zip(trees, expected) if e[0] is not None]
+    expected = [e for e in expected if e[0] is not None]
+    if not kept:
+        return
+    choices, scores, log_z = compiled(kept)
+    for (choice, score, z), got, got_score, got_z in zip(expected, choices, scores, log_z):
+        assert got == choice
+        assert got_score == score  # bitwise: the same products, maxima are exact
+        assert got_z == pytest.approx(z, rel=1e-12, abs=1e-12)
+
+
+@FAST
+@given(st.integers(0, 6), SEEDS, st.booleans(), st.booleans())
+@example(0, 1, False, False)
+@example(1, 2, True, True)
+def test_compiled_equals_reference(n, seed, ties, as_sparse):
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n, zeros=0.25, max_states=4, max_cands=5, share=0.6)
+    if ties:
+        tree = coarse(tree, rng)
+    check([sparse(tree) if as_sparse else tree])
+
+
+@settings(max_examples=30, deadline=None)
+@given(SEEDS)
+def test_one_forest_of_many_sentences(seed):
+    """Sentences of all sizes, the n = 0 pseudo node among them, with ties, in one call."""
+    rng = np.random.default_rng(seed)
+    trees = [random_tree(rng, int(rng.integers(0, 8)), zeros=0.2, max_states=3, max_cands=4,
+                         share=0.8) for _ in range(12)]
+    check([coarse(t, rng) if k % 2 else t for k, t in enumerate(trees)])
+
+
+def test_scalar_slots_and_sparse_vectors():
+    """1×1 slots (empty surfaces) and one-hot start and final vectors (as lattices have), the
+    inputs the compiled DP applies across matrix lines."""
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        n = int(rng.integers(1, 7))
+        tree = random_tree(rng, n, zeros=0.3, min_states=1, max_states=5, max_cands=6, share=0.7)
+        hot = [np.eye(len(x))[rng.integers(len(x))] * rng.uniform(0.2, 1) for x in tree.start]
+        tree = replace(tree, start=hot, final=[h[::-1].copy() for h in hot])
+        check([tree, sparse(tree), coarse(tree, rng)])
+
+
+def test_long_sentences_do_not_underflow():
+    rng = np.random.default_rng(11)
+    trees = []
+    for n in (200, 250):
+        tree = random_tree(rng, n, zeros=0.0, max_states=3, max_cands=3)
+        for c in tree.nodes:
+            c.weights = 1e-3 * c.weights
+        trees.append(tree)
+    _, scores, log_z = compiled(trees)
+    assert np.all(np.isfinite(log_z)) and np.all(log_z < -1500)  # far below float range
+    check(trees)
+
+
+def test_zero_total_raises_the_reference_error():
+    good = random_tree(np.random.default_rng(3), 3, zeros=0.0)
+    dead = random_tree(np.random.default_rng(3), 3, zeros=0.0)
+    dead.nodes[1].weights = np.zeros_like(dead.nodes[1].weights)
+    trees = [good, dead]
+    for semiring, run in ((MaxProduct, forest.viterbi), (SumProduct, forest.log_partition)):
+        with pytest.raises(ZeroWeightError, match=r"In\(node 2\) = 0"):
+            run(forest.from_trees(trees, semiring), lambda s: treedp.inside(trees[s]))
+
+
+def test_node_without_candidates_and_empty_sentence_without_weight():
+    tree = random_tree(np.random.default_rng(4), 2)
+    tree.nodes[0] = Candidates.from_pairs(np.zeros(0), [], [])
+    empty = random_tree(np.random.default_rng(5), 0)
+    empty.nodes[0].weights = np.zeros_like(empty.nodes[0].weights)
+    for trees in ([tree], [empty]):
+        with pytest.raises(ZeroWeightError):
+            forest.viterbi(forest.from_trees(trees, MaxProduct),
+                           lambda s: treedp.inside(trees[s]))
+
+
+@pytest.mark.parametrize("heads, message", [
+    ([0, 0], "one root"), ([2, 1], "one root"), ([0, 4, 1, 1], "projective"),
+    ([2, 3, 0, 3, 2], "projective"),
+])
+def test_malformed_trees_raise_the_reference_error(heads, message):
+    tree = random_tree(np.random.default_rng(0), len(heads), max_states=1, max_cands=1)
+    tree.heads = heads
+    with pytest.raises(MatrixTreeError, match=message):
+        forest.log_partition(forest.from_trees([tree]), lambda s: treedp.inside(tree))
+
+
+def test_matrices_of_the_wrong_size_raise_the_reference_error():
+    tree = random_tree(np.random.default_rng(0), 2, max_states=1, max_cands=1)
+    tree.nodes[0].lefts = np.ones((1, 2, 2))
+    with pytest.raises(MatrixTreeError, match="node 1: left"):
+        forest.viterbi(forest.from_trees([tree], MaxProduct), lambda s: treedp.inside(tree))
+
+
+def test_a_failure_the_reference_does_not_confirm_is_an_error():
+    tree = random_tree(np.random.default_rng(0), 2, max_states=1, max_cands=1)
+    tree.heads = [0, 0]
+    with pytest.raises(FstpunctError, match="compiled tree DP failed"):
+        forest.log_partition(forest.from_trees([tree]), lambda s: None)
+
+
+def test_indices_out_of_range_are_rejected():
+    tree = random_tree(np.random.default_rng(0), 2, max_states=2, max_cands=2)
+    tree.nodes[0].left_of = tree.nodes[0].left_of + 7
+    with pytest.raises(FstpunctError, match="out of range"):
+        forest.from_trees([tree])
+
+
+@settings(max_examples=30, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
+       st.sampled_from([0.0, 1e-3]))
+def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed, backoff):
+    """Inference.viterbi_all and log_probs (compiled, whole batch) against Inference.viterbi
+    and log_prob (the reference, one sentence at a time) on a model's slot lattices."""
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed, backoff=backoff)
+    inference = Inference(model, model.prepare(sentences))
+    try:
+        expected = [inference.viterbi(s)[0] for s in range(len(sentences))]
+        log_p = [inference.log_prob(s) for s in range(len(sentences))]
+    except ZeroWeightError:
+        with pytest.raises(ZeroWeightError):
+            inference.viterbi_all()
+        with pytest.raises(ZeroWeightError):
+            inference.log_probs()
+        return
+    assert inference.viterbi_all() == expected
+    np.testing.assert_allclose(inference.log_probs(), log_p, rtol=1e-12, atol=1e-12)

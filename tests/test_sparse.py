@@ -1,0 +1,28 @@
+"""sparse.Csr against scipy.sparse: the same matrices, and bitwise the same products."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from fstpunct.sparse import Csr
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_matmul_is_bitwise_scipys(seed):
+    rng = np.random.default_rng(seed)
+    rows, cols = 40, 30
+    dense = np.where(rng.random((rows, cols)) < 0.2, rng.choice([1.0, rng.normal()], (rows, cols)),
+                     0.0)
+    dense[3] = 0.0  # an empty row
+    r, c = np.nonzero(dense)
+    m = Csr.of(rows, cols, r, c, dense[r, c])
+    other = rng.normal(size=(cols, 7)) * 10.0 ** rng.integers(-8, 8, (cols, 7))
+    expected = sp.csr_matrix(dense) @ other
+    assert np.array_equal(m.matmul(other), expected)
+    assert np.array_equal(m.matmul(np.asfortranarray(other)), expected)
+    assert (m.scipy() != sp.csr_matrix(dense)).nnz == 0
+
+
+def test_of_adds_duplicates_and_sorts_columns():
+    m = Csr.of(2, 3, np.array([1, 0, 1, 1]), np.array([2, 1, 0, 2]), np.array([1.0, 2, 3, 4]))
+    assert m.indptr.tolist() == [0, 1, 3] and m.indices.tolist() == [1, 0, 2]
+    assert m.data.tolist() == [2.0, 3.0, 5.0] and m.n_rows == 2 and m.n_cols == 3
