@@ -104,14 +104,14 @@ def main(count: int = 40, densities: tuple[float, ...] = (1.0, 0.1)) -> None:
         sample_rng = np.random.default_rng(1)
         best, total = (forest.from_trees(trees, semiring) for semiring in (MaxProduct, SumProduct))
 
-        def reference(s: int) -> None:
+        def reference(s: int, trees: list = trees) -> None:
             inside(trees[s])
 
         rows = {
             "inside": timed(trees, inside),
             "inside+outside": timed(trees, lambda t: outside(t, inside(t))),
             "viterbi": timed(trees, viterbi),
-            "sample(size=1)": timed(trees, lambda t: sample(t, sample_rng, 1)),
+            "sample(size=1)": timed(trees, lambda t, r=sample_rng: sample(t, r, 1)),
             "compiled inside": timed([total], lambda f: forest.log_partition(f, reference))
             / count,
             "compiled viterbi": timed([best], lambda f: forest.viterbi(f, reference)) / count,

@@ -1,2 +1,3 @@
-"""fstpunct: punctuation as underlying marks on syntactic constituents, rendered by weighted FSTs."""
+"""fstpunct: punctuation as underlying marks on syntactic constituents, rendered by weighted
+FSTs."""
 __version__ = "0.1.0"

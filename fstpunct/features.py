@@ -24,8 +24,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from .slots import SlotSentence
-from .tree import children
 from .sparse import Csr
+from .tree import children
 from .vocab import EMPTY, Puncteme, Vocab
 
 __all__ = ["node_contexts", "pair_features", "render"]

@@ -34,8 +34,18 @@ from pathlib import Path
 
 import numpy as np
 
-from .channel import (DIRECTIONS, EDITS, KEEP, LEFT, RIGHT, SPECIALS, SWAP, Channel,
-                      sidecar_path, structural_mask)
+from .channel import (
+    DIRECTIONS,
+    EDITS,
+    KEEP,
+    LEFT,
+    RIGHT,
+    SPECIALS,
+    SWAP,
+    Channel,
+    sidecar_path,
+    structural_mask,
+)
 from .errors import GrammarError, ModelError
 from .slots import BOUNDARY
 

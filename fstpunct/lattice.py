@@ -3,7 +3,8 @@ accepting u with weight p_φ(x | u) (DESIGN §3, "Slot lattices").
 
 Built by OpenFst composition: the channel's scan machine, with every arc's input relabelled to
 the arc's own index, is composed with the acceptor of x and trimmed; its input side (read from
-OpenFst's binary serialization, :mod:`~fstpunct.fstbinary`) is the lattice. What remains is a :class:`Topology` — states and arcs, each arc remembering which
+OpenFst's binary serialization, :mod:`~fstpunct.fstbinary`) is the lattice. What remains is a
+:class:`Topology` — states and arcs, each arc remembering which
 channel arc (and so which edit φ[a, b, e]) it is. It depends only on x and the channel's
 structure, so it is cached per distinct surface string; weighting it by the current φ gives a
 :class:`Lattice` of matrices M(υ), start vector λ and final vector ρ (the ``$`` arcs).

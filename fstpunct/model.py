@@ -8,7 +8,8 @@ every sentence nonzero probability: at every node
 
 a proper distribution over *all* pairs of token strings (Σ = the channel's tokens except ∘).
 Its contribution to a node's matrix is β(1 − s)² · C_i · B · C_k with the closures
-C_i = Σ_l (s/|Σ|)^|l| M_i(l) = (I − (s/|Σ|) Σ_υ M_i(υ))⁻¹ (:meth:`~fstpunct.lattice.Lattice.closure`),
+C_i = Σ_l (s/|Σ|)^|l| M_i(l) = (I − (s/|Σ|) Σ_υ M_i(υ))⁻¹
+(:meth:`~fstpunct.lattice.Lattice.closure`),
 so the infinite sum is exact. Since the channel keeps every window with nonzero probability,
 any surface slot string can come from one constituent's puncteme, and no sentence has p = 0.
 
@@ -35,8 +36,8 @@ from .forest import Forest, KernelStack, SlotVectors
 from .forest import log_partition as forest_log_partition
 from .forest import viterbi as forest_viterbi
 from .lattice import EditCounter, Lattice, LatticeBuilder, product_stack
-from .slots import BOUNDARY, SlotSentence
 from .semiring import MaxProduct, SumProduct
+from .slots import BOUNDARY, SlotSentence
 from .stacks import DenseStack, SparseStack
 from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
@@ -391,8 +392,8 @@ class Inference:
                                                        grads.prefix if i == 0 else None)
         return Expectations(grads.log_z, np.concatenate(rows), np.concatenate(post), counts)
 
-    def _pairs_of(self, labels: list[np.ndarray], choice: Sequence[int]) -> list[tuple[Puncteme,
-                                                                                     Puncteme] | None]:
+    def _pairs_of(self, labels: list[np.ndarray],
+                  choice: Sequence[int]) -> list[tuple[Puncteme, Puncteme] | None]:
         vocab = self.model.vocab
         out: list[tuple[Puncteme, Puncteme] | None] = []
         for lab, j in zip(labels, choice):

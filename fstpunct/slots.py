@@ -15,7 +15,8 @@ from functools import cached_property
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
-__all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots", "to_slots"]
+__all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
+           "to_slots"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"

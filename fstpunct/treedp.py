@@ -20,10 +20,10 @@ vector on its left, and the root to ρₙ. Applied to a vector y on its right,
 
 and the mirror image on the left; so a node costs A + C matrix-vector products (its matrices
 are a :class:`~fstpunct.stacks.Stack`, which may be sparse) and O(J), in both semirings (max
-distributes over products of nonnegatives). Each application is kept as an :class:`Application`. Every vector
-is a :class:`~fstpunct.semiring.Scaled` one (largest entry 1, plus a log scale), so totals are
-returned as logs and never underflow. A sentence without words has one pseudo node with
-B = I, done densely on its own (:class:`_Pseudo`).
+distributes over products of nonnegatives). Each application is kept as an
+:class:`Application`. Every vector is a :class:`~fstpunct.semiring.Scaled` one (largest
+entry 1, plus a log scale), so totals are returned as logs and never underflow. A sentence
+without words has one pseudo node with B = I, done densely on its own (:class:`_Pseudo`).
 
 - :func:`outside` is the reverse pass of the sum-product chart, written by hand. It propagates
   *scaled adjoints* ``ḡ = exp(s) · ∂log Z/∂x`` for every scaled vector ``exp(s)·x̃``; these

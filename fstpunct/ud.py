@@ -1,8 +1,8 @@
 """Finding treebanks in a Universal Dependencies release, and the project's standard splits.
 
 The UD root is the folder holding ``UD_<Language>-<Name>/<code>-ud-<split>.conllu`` — an official
-release or ``../shared/ud``. It comes from ``--ud-dir``, else ``$FSTPUNCT_UD_DIR``, else ``$UD_DIR``,
-else the first of ``./ud`` and ``../shared/ud`` that exists.
+release or ``../shared/ud``. It comes from ``--ud-dir``, else ``$FSTPUNCT_UD_DIR``, else
+``$UD_DIR``, else the first of ``./ud`` and ``../shared/ud`` that exists.
 """
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ __all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "resolve", "split_s
 
 SPLITS = ("train", "dev", "test")
 
-# language -> split -> (treebank code, file split, first sentence, last sentence); 1-based, inclusive.
+# language -> split -> (treebank code, file split, first sentence, last sentence);
+# 1-based, inclusive.
 _STANDARD: dict[str, dict[str, tuple[str, str, int | None, int | None]]] = {
     "en": {"train": ("en_ewt", "train", None, None), "dev": ("en_ewt", "dev", None, None),
            "test": ("en_ewt", "test", None, None)},

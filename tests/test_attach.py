@@ -3,6 +3,7 @@ from itertools import islice
 
 import numpy as np
 import pytest
+from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
 from fstpunct import ud
 from fstpunct.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
@@ -10,7 +11,6 @@ from fstpunct.errors import InputError
 from fstpunct.features import node_contexts
 from fstpunct.slots import to_slots
 from fstpunct.vocab import EMPTY, Vocab
-from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
 
 def real_sentences(k: int = 25):

@@ -9,8 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fstpunct.channel import (END, KEEP, LEFT, RIGHT, SPECIALS, SWAP, Channel, sidecar_path,
-                              structural_mask)
+from fstpunct.channel import (
+    END,
+    KEEP,
+    LEFT,
+    RIGHT,
+    SPECIALS,
+    SWAP,
+    Channel,
+    sidecar_path,
+    structural_mask,
+)
 from fstpunct.errors import ModelError
 from fstpunct.slots import BOUNDARY
 

@@ -114,7 +114,8 @@ def test_decode_imports_only_what_it_needs(tmp_path):
     scipy, tqdm or graphviz (slow to import, and not needed)."""
     script = ("import sys; from fstpunct.cli import main; "
               f"main(['decode', '--model', 'en', {str(SAMPLE)!r}, '-o', {str(tmp_path / 'o')!r}]);"
-              "print(sorted({m.split('.')[0] for m in sys.modules} & {'scipy', 'tqdm', 'graphviz'}))")
+              "print(sorted({m.split('.')[0] for m in sys.modules}"
+              " & {'scipy', 'tqdm', 'graphviz'}))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

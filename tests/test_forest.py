@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from test_model import corpora, make_model
+from test_treedp import random_tree
 
 from fstpunct import forest, treedp
 from fstpunct.errors import FstpunctError
@@ -14,9 +16,6 @@ from fstpunct.model import Inference
 from fstpunct.semiring import MaxProduct, SumProduct
 from fstpunct.stacks import SparseStack
 from fstpunct.treedp import Candidates, MatrixTree, MatrixTreeError, ZeroWeightError
-
-from test_model import corpora, make_model
-from test_treedp import random_tree
 
 SEEDS = st.integers(0, 2**32 - 1)
 FAST = settings(max_examples=150, deadline=None)
@@ -144,7 +143,7 @@ def test_node_without_candidates_and_empty_sentence_without_weight():
     for trees in ([tree], [empty]):
         with pytest.raises(ZeroWeightError):
             forest.viterbi(forest.from_trees(trees, MaxProduct),
-                           lambda s: treedp.inside(trees[s]))
+                           lambda s, trees=trees: treedp.inside(trees[s]))
 
 
 @pytest.mark.parametrize("heads, message", [

@@ -117,7 +117,7 @@ def brute_force(inference, s, direction, phi, index):
 @st.composite
 def corpora(draw):
     sentences = []
-    for k in range(draw(st.integers(1, 3))):
+    for _ in range(draw(st.integers(1, 3))):
         n = draw(st.integers(0, 3))
         heads = [0] * n
         if n:
@@ -228,7 +228,7 @@ def test_backoff_gives_every_sentence_probability():
 def test_em_objective_never_decreases(token_cost):
     rng = np.random.default_rng(0)
     sents = []
-    for k in range(12):
+    for _ in range(12):
         n = int(rng.integers(2, 6))
         heads = [0] + [int(rng.integers(1, d + 1)) for d in range(1, n)]
         slots = [()] * (n + 1)

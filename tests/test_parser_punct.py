@@ -5,8 +5,16 @@ import itertools
 import pytest
 
 from fstpunct.parser.oracle import oracle
-from fstpunct.parser.punct import (CLOSING, EMPTY, OPENING, combine, make_prop, mark_kind,
-                                    prepare, reattach)
+from fstpunct.parser.punct import (
+    CLOSING,
+    EMPTY,
+    OPENING,
+    combine,
+    make_prop,
+    mark_kind,
+    prepare,
+    reattach,
+)
 from fstpunct.parser.transitions import PROP, initial, leaf
 from fstpunct.tree import is_projective
 from fstpunct.treebank import read_conllu

@@ -49,7 +49,8 @@ def test_resolve_specs():
     assert [s.name for s in resolve("en_ewt-dev")] == ["en_ewt dev"]
 
 
-GOOD = "# sent_id = s1\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n2\tdog\tdog\tNOUN\t_\t_\t0\troot\t_\t_\n\n"
+GOOD = ("# sent_id = s1\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n"
+        "2\tdog\tdog\tNOUN\t_\t_\t0\troot\t_\t_\n\n")
 
 
 @pytest.mark.parametrize("bad, line, words", [

@@ -222,7 +222,7 @@ def check_gradients(tree: MatrixTree, rng: np.random.Generator, rel: float = 1e-
         xs = params(tree, group)
         dirs = [rng.normal(size=x.shape) for x in xs]
 
-        def f(e: float) -> float:
+        def f(e: float, group: str = group, xs: list = xs, dirs: list = dirs) -> float:
             return log_partition(with_params(tree, group, [x + e * d for x, d in zip(xs, dirs)]))
 
         g = getattr(grads, GRADIENT.get(group, group))

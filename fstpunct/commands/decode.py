@@ -15,7 +15,8 @@ HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
                         help="input file (default: stdin)")
-    parser.add_argument("-o", "--output", metavar="OUT.conllu", help="output file (default: stdout)")
+    parser.add_argument("-o", "--output", metavar="OUT.conllu",
+                        help="output file (default: stdout)")
     parser.add_argument("--model", default="en", help="model folder or bundled name (default en)")
     parser.add_argument("--posteriors", type=int, default=0, metavar="K",
                         help="also list the K most probable (l, r) pairs per word (PunctPost)")

@@ -25,7 +25,8 @@ from ..treebank import Sentence, read_file
 
 HELP = ("Draw part of a model with Graphviz: 'draw channel' shows the channel restricted to a "
         "few symbols, 'draw lattice' one slot's lattice of underlying strings, 'draw tree' a "
-        "sentence's Viterbi underlying tree. Writes .svg, .png or .pdf (needs the dot program), or .dot source; "
+        "sentence's Viterbi underlying tree. Writes .svg, .png or .pdf (needs the dot program), "
+        "or .dot source; "
         "without -o the .dot source goes to stdout.")
 
 

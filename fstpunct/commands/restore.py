@@ -25,7 +25,8 @@ HELP = ("Restore punctuation: remove any punctuation from the input, take its tr
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
                         help="input file (default: stdin)")
-    parser.add_argument("-o", "--output", metavar="OUT.conllu", help="output file (default: stdout)")
+    parser.add_argument("-o", "--output", metavar="OUT.conllu",
+                        help="output file (default: stdout)")
     method = parser.add_mutually_exclusive_group()
     method.add_argument("--model", default="en",
                         help="punctuation model folder or bundled name (default en): MBR over "
