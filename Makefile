@@ -9,7 +9,7 @@ GRAMMARS := $(wildcard grammars/*.rules)
 CHANNELS := $(patsubst grammars/%.rules,build/%.fst,$(GRAMMARS))
 COMPILER := $(wildcard fstpunct/grammar.py fstpunct/channel.py)
 
-.PHONY: all install test bench clean
+.PHONY: all install test lint bench clean
 all: install $(CHANNELS)
 
 install: $(VENV)/.installed
@@ -26,6 +26,9 @@ build/%.fst: grammars/%.rules $(COMPILER) $(VENV)/.installed
 
 test: all
 	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check fstpunct tests bench scripts setup.py
 
 # Speed and memory benchmarks (figures and ratios to their references; see RESULTS.md).
 bench: all
