@@ -10,7 +10,8 @@ Sentences are parsed as ``fstpunct parse`` does (:func:`fstpunct.parser.parse`):
 and line is kept, only HEAD and DEPREL change, punctuation is re-attached to the predicted word
 tree. The file has all train sentences in order; the word UAS (punctuation excluded) of the
 whole file against gold is printed and saved with the per-fold figures in
-``<out>.json``. Fold parsers go to ``<work>/L-fK`` (scratch).
+``<out>.json``. Fold parsers are kept as ``<work>/parser-L-jk-fK`` (default work: ``models``):
+scripts/restoration.py uses them as an ensemble.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path
     for i, held in enumerate(folds(len(gold), k), 1):
         rest = [s for j, s in enumerate(gold) if j not in held]
         t0 = time.perf_counter()
-        model = train(rest, dev, "removed", 1, work / f"{lang}-f{i}", epochs=epochs,
+        model = train(rest, dev, "removed", 1, work / f"parser-{lang}-jk-f{i}", epochs=epochs,
                       patience=patience, progress=False, log=lambda m: None,
                       info={"train": f"{lang} train minus fold {i}/{k}", "dev": f"{lang} dev"})
         parsed = [parse(model, gold[j], 1) for j in held]
@@ -66,7 +67,7 @@ def main() -> None:
     ap.add_argument("--epochs", type=int, default=12)
     ap.add_argument("--patience", type=int, default=3)
     ap.add_argument("-o", "--output", type=Path, help="default results/tmp/jk/L-train-jk.conllu")
-    ap.add_argument("--work", type=Path, default=OUT / "parsers", help="fold parser folder")
+    ap.add_argument("--work", type=Path, default=Path("models"), help="fold parser folder")
     args = ap.parse_args()
     path = args.output or OUT / f"{args.lang}-train-jk.conllu"
     path.parent.mkdir(parents=True, exist_ok=True)

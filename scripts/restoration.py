@@ -7,7 +7,10 @@
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
 and with the tree of the language's full-data parser, and on parsed trees also +NC-jk.
 ``figure``: dev split; +NC and +NC-jk (sentence MBR) with parsers trained on 10 %, 20 %, … 100 %
-of train, plus the tree-free trivial and CRF lines. ``scripts/restoration_report.py`` prints the
+of train, plus the tree-free trivial and CRF lines. Both also run "ens" (on test, and on dev
+with the full parser): the samples split among the trees of the full-data parser and of the
+ten jackknife fold parsers ``models/parser-L-jk-fK`` (scripts/jackknife.py), the first tree
+written out. ``scripts/restoration_report.py`` prints the
 markdown tables and draws the figure as a PNG.
 
 Models (made by the commands in RESULTS.md): +NC = the bundled ``fstpunct/models/L``, Attach =
@@ -30,11 +33,11 @@ from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.restoration import Restorer
 from fstpunct.restoration.crf import CrfModel
-from fstpunct.restoration.generative import DECODERS
+from fstpunct.restoration.generative import DECODERS, split
 from fstpunct.restoration.mbr import insertions
 from fstpunct.restoration.metrics import score
 from fstpunct.restoration.pipeline import has_words
-from fstpunct.restoration.sample import PriorSampler
+from fstpunct.restoration.sample import Draws, PriorSampler
 from fstpunct.restoration.strip import insert, strip
 from fstpunct.restoration.trivial import Trivial
 from fstpunct.slots import to_slots
@@ -79,28 +82,34 @@ def by_method(method: Restorer, gold: Sequence[Sentence],
     return [insert(t, method.restore(t)) if t else g for g, t in zip(gold, trees)]
 
 
-def by_model(model_dir: str, gold: Sequence[Sentence], trees: Sequence[Sentence | None],
-             samples: int, seed: int) -> tuple[dict[str, list[Sentence]], float]:
-    """Restorations by every MBR decoder from one set of samples, and seconds per sentence."""
-    sampler = PriorSampler(load_model(model_dir), samples, seed)
+def by_model(model_dir: str, gold: Sequence[Sentence],
+             trees: Sequence[Sequence[Sentence | None]], samples: int, seed: int
+             ) -> tuple[dict[str, list[Sentence]], float]:
+    """Restorations by every MBR decoder from one set of samples, and seconds per sentence.
+    ``trees``: one or more trees per sentence (the first is written out; the samples are
+    split among them and pooled, as ``fstpunct restore`` with several parsers does)."""
+    model = load_model(model_dir)
     out: dict[str, list[Sentence]] = {name: list(gold) for name in DECODERS}
-    todo = [k for k, t in enumerate(trees) if t]
+    todo = [k for k, t in enumerate(trees[0]) if t]
     start = time.perf_counter()
-    draws = sampler.draws([to_slots(trees[k]) for k in todo])
-    for k, d in zip(todo, tqdm(draws, total=len(todo), file=sys.stderr,
-                               desc=f"restore {model_dir}", leave=False)):
+    streams = [PriorSampler(model, m, seed, stream=t or None).draws([to_slots(ts[k])
+                                                                      for k in todo])
+               for t, (ts, m) in enumerate(zip(trees, split(samples, len(trees))))]
+    for k, parts in zip(todo, tqdm(zip(*streams), total=len(todo), file=sys.stderr,
+                                   desc=f"restore {model_dir}", leave=False)):
+        d = parts[0] if len(parts) == 1 else Draws.pool(parts)
         for name, decode in DECODERS.items():
-            out[name][k] = insert(trees[k], insertions(d, decode(d)))
+            out[name][k] = insert(trees[0][k], insertions(d, decode(d)))
     return out, (time.perf_counter() - start) / max(len(todo), 1)
 
 
-def model_runs(lang: str, split: str, gold: Sequence[Sentence], trees: Sequence[Sentence | None],
-               tree_info: dict[str, object], samples: int, seed: int,
-               which: Sequence[tuple[str, str]]) -> None:
+def model_runs(lang: str, split_name: str, gold: Sequence[Sentence],
+               trees: Sequence[Sequence[Sentence | None]], tree_info: dict[str, object],
+               samples: int, seed: int, which: Sequence[tuple[str, str]]) -> None:
     for method, model_dir in which:
         outs, secs = by_model(model_dir, gold, trees, samples, seed)
         for decoder, pred in outs.items():
-            emit(scored(gold, pred, lang=lang, split=split, method=method, mbr=decoder,
+            emit(scored(gold, pred, lang=lang, split=split_name, method=method, mbr=decoder,
                         model=model_dir, samples=samples, seconds_per_sentence=secs,
                         **tree_info))
 
@@ -135,25 +144,45 @@ def jackknifed(lang: str) -> list[tuple[str, str]]:
     return [("+NC-jk", str(path))] if (path / "model.json").exists() else []
 
 
+def ensemble_runs(lang: str, split_name: str, gold: Sequence[Sentence],
+                  bare: Sequence[Sentence | None], first: Sequence[Sentence | None],
+                  info: dict[str, object], args: argparse.Namespace) -> None:
+    """+NC and +NC-jk with the samples split among the trees of the full-data parser
+    (``first``, written out) and of the jackknife fold parsers (``models/parser-L-jk-fK``),
+    where those exist."""
+    folds = sorted(MODELS.glob(f"parser-{lang}-jk-f*"), key=lambda p: int(p.name.rsplit("f", 1)[1]))
+    if not folds:
+        return
+    trees = [first, *(parsed(p, bare)[0] for p in folds)]
+    which = [(f"{m} ens", d) for m, d in [("+NC", f"fstpunct/models/{lang}"), *jackknifed(lang)]]
+    model_runs(lang, split_name, gold, trees, {**info, "ensemble": len(trees)}, args.samples,
+               args.seed, which)
+
+
 def table(args: argparse.Namespace) -> None:
     for lang, gold, bare in languages(args, "test"):
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
-        model_runs(lang, "test", gold, bare, {"trees": "gold"}, args.samples, args.seed, models)
+        model_runs(lang, "test", gold, [bare], {"trees": "gold"}, args.samples, args.seed,
+                   models)
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
-        model_runs(lang, "test", gold, trees, {"trees": "parsed", "uas": uas}, args.samples,
-                   args.seed, models + jackknifed(lang))
+        info = {"trees": "parsed", "uas": uas}
+        model_runs(lang, "test", gold, [trees], info, args.samples, args.seed,
+                   models + jackknifed(lang))
+        ensemble_runs(lang, "test", gold, bare, trees, info, args)
 
 
 def figure(args: argparse.Namespace) -> None:
     for lang, gold, bare in languages(args, "dev"):
         nc = [("+NC", f"fstpunct/models/{lang}"), *jackknifed(lang)]
-        model_runs(lang, "dev", gold, bare, {"trees": "gold", "uas": 100.0}, args.samples,
+        model_runs(lang, "dev", gold, [bare], {"trees": "gold", "uas": 100.0}, args.samples,
                    args.seed, nc)
         for f in FRACTIONS:
             name = f"parser-{lang}-removed-b1" + ("" if f == 100 else f"-f{f}")
             trees, uas = parsed(MODELS / name, bare)
-            model_runs(lang, "dev", gold, trees, {"trees": "parsed", "uas": uas,
-                                                  "fraction": f}, args.samples, args.seed, nc)
+            info = {"trees": "parsed", "uas": uas, "fraction": f}
+            model_runs(lang, "dev", gold, [trees], info, args.samples, args.seed, nc)
+            if f == 100:
+                ensemble_runs(lang, "dev", gold, bare, trees, info, args)
 
 
 def main() -> None:

@@ -65,6 +65,16 @@ def test_restore_with_a_parser(tmp_path, capsys):
     assert main(["restore", str(SAMPLE), "--parser", str(parser), "--samples", "20",
                  "-o", str(out), "--quiet"]) == 0
     assert words(out) == words(SAMPLE)
+    other = tmp_path / "parser2"
+    train(sents[10:], sents[:10], "removed", 1, other, epochs=2, patience=2, progress=False,
+          log=lambda m: None)
+    both = tmp_path / "both.conllu"
+    assert main(["restore", str(SAMPLE), "--parser", str(parser), "--parser", str(other),
+                 "--samples", "20", "-o", str(both), "--quiet"]) == 0
+    assert words(both) == words(SAMPLE)
+    assert main(["restore", str(SAMPLE), "--parser", str(parser), "--parser", str(other),
+                 "--samples", "1", "--quiet"]) == 2
+    assert "number of parsers" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, message", [

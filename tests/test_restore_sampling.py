@@ -8,10 +8,12 @@ import pytest
 from test_model import make_model
 
 from fstpunct.model import Inference, Settings
+from fstpunct.restoration.generative import ModelRestorer, split
 from fstpunct.restoration.mbr import insertions, sentence_mbr, slot_mbr, slot_risks
 from fstpunct.restoration.metrics import levenshtein
 from fstpunct.restoration.sample import Draws, PriorSampler, SlotDraws
-from fstpunct.slots import SlotSentence
+from fstpunct.slots import SlotSentence, to_slots
+from fstpunct.treebank import read_conllu
 
 TRAIN = [
     SlotSentence(words=("a", "b", "c"), upos=("N", "V", "N"), heads=(2, 0, 2),
@@ -122,3 +124,43 @@ def test_draws_do_not_depend_on_batching():
     for a, b in zip(together[1].slots, alone[0].slots):
         assert a.strings == b.strings
         assert np.array_equal(a.of_sample, b.of_sample)
+
+
+def samples_of(draws: Draws) -> list[tuple[tuple[str, ...], ...]]:
+    """Every sample's x, in order."""
+    return [tuple(slot.strings[j] for slot, j in zip(draws.slots, js))
+            for js in zip(*(slot.of_sample for slot in draws.slots))]
+
+
+def test_pooled_draws_are_the_parts_concatenated():
+    """Pooling keeps every sample (parts in order) and the first part's heads of a string."""
+    model = make_model(TRAIN, "rtl", seed=3)
+    other = SlotSentence(TRAIN[0].words, TRAIN[0].upos, (0, 1, 2), TRAIN[0].deprels,
+                         TRAIN[0].slots, TRAIN[0].word_ids, TRAIN[0].slot_ids)
+    parts = [next(PriorSampler(model, 300, seed=s).draws([t]))
+             for s, t in ((0, TRAIN[0]), (1, other))]
+    pooled = Draws.pool(parts)
+    assert pooled.size == 600
+    assert samples_of(pooled) == samples_of(parts[0]) + samples_of(parts[1])
+    for k, slot in enumerate(pooled.slots):
+        for string, heads in zip(slot.strings, slot.heads):
+            first = next(p.slots[k] for p in parts if string in p.slots[k].strings)
+            assert heads == first.heads[first.strings.index(string)]
+    assert samples_of(Draws.pool(parts[:1])) == samples_of(parts[0])
+
+
+def test_restoring_over_several_trees_pools_their_samples():
+    """With alternative trees, the samples are split among the trees (streams (seed, k, t)) and
+    pooled before MBR; with none, the restorer draws what PriorSampler draws."""
+    model = make_model(TRAIN, "ltr", seed=4)
+    text = ("1\ta\ta\tN\t_\t_\t2\ta\t_\t_\n2\tb\tb\tV\t_\t_\t0\troot\t_\t_\n"
+            "3\tc\tc\tN\t_\t_\t2\tb\t_\t_\n\n")
+    sent = next(read_conllu(text.splitlines(keepends=True)))
+    flat = next(read_conllu(text.replace("\t2\ta\t", "\t3\ta\t").splitlines(keepends=True)))
+    assert split(1000, 3) == [334, 333, 333] and split(7, 7) == [1] * 7
+    expected = Draws.pool([next(PriorSampler(model, 50, seed=2, stream=t or None)
+                                .draws([to_slots(tree)])) for t, tree in enumerate([sent, flat])])
+    restorer = ModelRestorer(model, 100, "slot", seed=2)
+    assert restorer.restore(sent, [flat]) == insertions(expected, slot_mbr(expected))
+    alone = next(PriorSampler(model, 100, seed=2).draws([to_slots(sent)], first=1))
+    assert restorer.restore(sent) == insertions(alone, slot_mbr(alone))

@@ -34,10 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     method.add_argument("--crf", metavar="DIR", help="use a CRF tagger (fstpunct crf train)")
     method.add_argument("--trivial", metavar="LANG", choices=LANGUAGES,
                         help="the trivial baseline: LANG's full stop at the end, nothing else")
-    parser.add_argument("--parser", metavar="DIR",
+    parser.add_argument("--parser", metavar="DIR", action="append", default=[],
                         help="parse the depunctuated words with this parser model first "
-                             "(a 'removed'-mode parser) instead of keeping the input's tree")
-    parser.add_argument("--beam", type=int, help="parser beam (default: the parser's)")
+                             "(a 'removed'-mode parser) instead of keeping the input's tree; "
+                             "repeat it for an ensemble: the output has the first parser's "
+                             "tree, and --model's samples are split evenly among every "
+                             "parser's tree")
+    parser.add_argument("--beam", type=int, help="parser beam (default: each parser's)")
     parser.add_argument("--samples", type=int, default=1000,
                         help="samples of (T′, x) per sentence (default 1000)")
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
@@ -60,10 +63,11 @@ def restorer(args: argparse.Namespace) -> Restorer:
 
 def run(args: argparse.Namespace) -> int:
     method = restorer(args)
-    parser = ParserModel.load(args.parser) if args.parser else None
-    beam = args.beam or (int(parser.info.get("beam", 1)) if parser else 1)
+    parsers = [ParserModel.load(p) for p in args.parser]
+    if len(parsers) > args.samples:
+        raise InputError("--samples must be at least the number of parsers")
     sentences = tqdm(read_file(args.input), desc="restore", unit=" sentences",
                      disable=args.quiet or None, file=sys.stderr)
-    out = restored(sentences, method, parser, beam)
+    out = restored(sentences, method, parsers, args.beam)
     write_file(out, args.output)
     return 0

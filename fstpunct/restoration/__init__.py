@@ -7,6 +7,7 @@ the token attaches to. :func:`~fstpunct.restoration.strip.insert` writes them in
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from ..treebank import Sentence
@@ -19,6 +20,8 @@ Insertion = tuple[tuple[str, int], ...]
 class Restorer(Protocol):
     """Anything that proposes the punctuation of every slot of a sentence."""
 
-    def restore(self, sent: Sentence) -> list[Insertion]:
-        """n+1 insertions for the n non-punctuation words of ``sent``."""
+    def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
+        """n+1 insertions for the n non-punctuation words of ``sent``. ``alternatives`` are
+        other trees of the same words (from other parsers, say): a method that reads the tree
+        may average over all of them; its insertions attach to ``sent``'s words."""
         ...

@@ -140,9 +140,10 @@ class CrfModel:
         """The Viterbi tag of every slot."""
         return list(self.tagger.tag(features(ss, self.tree)))
 
-    def restore(self, sent: Sentence) -> list[Insertion]:
+    def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         """Insertions from the Viterbi tags; each token attaches to the word left of its slot
-        (slot 0: word 1); :data:`OTHER` restores nothing."""
+        (slot 0: word 1); :data:`OTHER` restores nothing. Only ``sent``'s tree is read (and
+        only by a CRF with tree features)."""
         ss = to_slots(sent)
         return [() if t == OTHER else tuple((tok, max(i, 1)) for tok in _tokens(t))
                 for i, t in enumerate(self.tag(ss))]

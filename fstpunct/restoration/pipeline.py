@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..parser import Model as ParserModel
 from ..parser import parse
@@ -22,9 +22,12 @@ def _warn(message: str) -> None:
     print(f"fstpunct restore: {message}", file=sys.stderr)
 
 
-def restored(sentences: Iterable[Sentence], method: Restorer, parser: ParserModel | None = None,
-             beam: int = 1, warn: Callable[[str], None] = _warn) -> Iterator[Sentence]:
-    """Every sentence stripped, parsed if a parser is given, and restored by ``method``.
+def restored(sentences: Iterable[Sentence], method: Restorer,
+             parsers: Sequence[ParserModel] = (), beam: int | None = None,
+             warn: Callable[[str], None] = _warn) -> Iterator[Sentence]:
+    """Every sentence stripped, parsed if parsers are given (``beam``: default each parser's
+    training beam), and restored by ``method``. With several parsers the output keeps the first
+    one's tree and ``method`` also gets the others' (see :class:`Restorer`).
 
     A sentence that is all punctuation has no words to restore around: it is copied unchanged,
     with a warning naming it."""
@@ -35,6 +38,5 @@ def restored(sentences: Iterable[Sentence], method: Restorer, parser: ParserMode
             yield sent
             continue
         bare = strip(sent)
-        if parser is not None:
-            bare = parse(parser, bare, beam)
-        yield insert(bare, method.restore(bare))
+        trees = [parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers] or [bare]
+        yield insert(trees[0], method.restore(trees[0], trees[1:]))

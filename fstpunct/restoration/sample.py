@@ -55,15 +55,37 @@ class Draws:
     def size(self) -> int:
         return len(self.slots[0].of_sample)
 
+    @classmethod
+    def pool(cls, parts: Sequence[Draws]) -> Draws:
+        """The samples of several :class:`Draws` of the same words (drawn under different
+        trees, say) as one: a slot's strings in order of first appearance, each with the heads
+        it has in the first part that drew it."""
+        slots = []
+        for per_part in zip(*(d.slots for d in parts)):
+            index: dict[tuple[str, ...], int] = {}
+            heads: list[tuple[int, ...]] = []
+            of_sample = []
+            for slot in per_part:
+                remap = np.empty(len(slot.strings), dtype=np.int64)
+                for j, (y, h) in enumerate(zip(slot.strings, slot.heads)):
+                    if y not in index:
+                        index[y] = len(index)
+                        heads.append(h)
+                    remap[j] = index[y]
+                of_sample.append(remap[slot.of_sample])
+            slots.append(SlotDraws(tuple(index), tuple(heads), np.concatenate(of_sample)))
+        return cls(tuple(slots))
+
 
 class PriorSampler:
     """Samples (T′, x) from p(T′ | T) · p(x | T′) for batches of depunctuated sentences."""
 
     def __init__(self, model: PunctModel, samples: int = 1000, seed: int = 0,
-                 hidden: frozenset[str] = HIDDEN) -> None:
+                 hidden: frozenset[str] = HIDDEN, stream: int | None = None) -> None:
         if samples < 1:
             raise ValueError("the number of samples must be at least 1")
         self.model, self.samples, self.seed = model, samples, seed
+        self._stream = () if stream is None else (stream,)
         self._hidden = hidden | {BOUNDARY}
         channel, settings = model.channel, model.settings
         self._sigma = [t for t in channel.symbols if t != BOUNDARY]
@@ -73,11 +95,11 @@ class PriorSampler:
 
     def draws(self, sentences: Sequence[SlotSentence], first: int = 0) -> Iterator[Draws]:
         """:class:`Draws` for every sentence; sentence k of the batch uses the random stream
-        (seed, first + k), so results do not depend on how a corpus is batched."""
+        (seed, first + k[, stream]), so results do not depend on how a corpus is batched."""
         data = AttachData.build(self.model.attach, sentences)
         probs = probabilities(self.model.theta, data)
         for k, sent in enumerate(sentences):
-            rng = np.random.default_rng([self.seed, first + k])
+            rng = np.random.default_rng([self.seed, first + k, *self._stream])
             nodes = range(data.sentence_offsets[k], data.sentence_offsets[k + 1])
             punctemes = list(self.model.vocab.punctemes)
             lefts, rights = [], []

@@ -2,6 +2,7 @@
 to the root, and nothing else."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..slots import depunctuate
@@ -24,7 +25,7 @@ class Trivial:
         """The full stop of ``lang`` (``.`` for a language not in :data:`FULL_STOPS`)."""
         return cls(FULL_STOPS.get(lang, "."))
 
-    def restore(self, sent: Sentence) -> list[Insertion]:
+    def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         _, heads, _ = depunctuate(sent)
         out: list[Insertion] = [() for _ in range(len(heads) + 1)]
         if heads:
