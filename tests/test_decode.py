@@ -119,3 +119,12 @@ def test_decode_imports_only_what_it_needs(tmp_path):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_decode_reads_one_split_by_name(capsys):
+    """A standard split or a treebank split by name; a name of several files is an error."""
+    assert main(["decode", "--model", "es", "es:dev"]) == 0
+    assert capsys.readouterr().out.count("# underlying = ") == 213
+    assert main(["decode", "--model", "es", "es"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "names 3 files" in err[0]

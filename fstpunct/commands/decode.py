@@ -4,8 +4,10 @@ from __future__ import annotations
 import argparse
 
 from ..decode import annotate
+from ..errors import InputError
 from ..store import load_model
 from ..treebank import read_file, write_file
+from ..ud import resolve
 
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
         "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
@@ -14,16 +16,26 @@ HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
-                        help="input file (default: stdin)")
+                        help="input file (default: stdin), or one split of a UD folder: "
+                             "'es:dev' (a standard split), 'en_ewt-test'")
     parser.add_argument("-o", "--output", metavar="OUT.conllu",
                         help="output file (default: stdout)")
     parser.add_argument("--model", default="en", help="model folder or bundled name (default en)")
     parser.add_argument("--posteriors", type=int, default=0, metavar="K",
                         help="also list the K most probable (l, r) pairs per word (PunctPost)")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    sentences = annotate(model, read_file(args.input), args.posteriors)
+    if args.input == "-":
+        source = read_file("-")
+    else:
+        found = resolve(args.input, args.ud_dir)
+        if len(found) != 1:
+            raise InputError(f"{args.input!r} names {len(found)} files; name one split "
+                             "(e.g. en:dev, en_ewt-dev)")
+        source = found[0].sentences()
+    sentences = annotate(model, source, args.posteriors)
     write_file(sentences, args.output)
     return 0
