@@ -26,6 +26,7 @@ MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
 Pair = tuple[Puncteme, Puncteme] | None
+_BACKOFF = ("<backoff>",)  # the backoff's tokens in T′
 
 
 @lru_cache(maxsize=4096)
@@ -38,8 +39,8 @@ def render(p: Puncteme | None) -> str:
 
 def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
     """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``."""
-    def text(p: Puncteme | None) -> list[str]:
-        return ["<backoff>"] if p is None else list(p)
+    def text(p: Puncteme | None) -> Puncteme:
+        return _BACKOFF if p is None else p
 
     if sent.n == 0:
         l, r = pairs[0] or (None, None)

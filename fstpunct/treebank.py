@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TextIO
 
@@ -24,6 +25,13 @@ FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "dep
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
 _RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
 _EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.[1-9][0-9]*\Z")
+_SENT_ID = re.compile(r"#\s*sent_id\s*=\s*(.*\S)")
+
+
+@lru_cache(maxsize=64)
+def _comment_key(key: str) -> re.Pattern[str]:
+    """The pattern of a ``# key = …`` comment line."""
+    return re.compile(rf"#\s*{re.escape(key)}\s*=")
 
 
 @dataclass
@@ -63,7 +71,7 @@ class Word:
     @property
     def is_punct(self) -> bool:
         """Punctuation = UPOS ``PUNCT`` or relation ``punct`` (DESIGN §2)."""
-        return self.upos == "PUNCT" or self.deprel.split(":")[0] == "punct"
+        return self.upos == "PUNCT" or self.deprel.partition(":")[0] == "punct"
 
     @property
     def space_after(self) -> bool:
@@ -83,7 +91,7 @@ class Sentence:
     @property
     def sent_id(self) -> str | None:
         for c in self.comments:
-            m = re.match(r"#\s*sent_id\s*=\s*(.*\S)", c)
+            m = _SENT_ID.match(c)
             if m:
                 return m.group(1)
         return None
@@ -95,8 +103,9 @@ class Sentence:
     def set_comment(self, key: str, value: str) -> None:
         """Set ``# key = value``, replacing an existing comment with that key."""
         text = f"# {key} = {value}"
+        pattern = _comment_key(key)
         for i, c in enumerate(self.comments):
-            if re.match(rf"#\s*{re.escape(key)}\s*=", c):
+            if pattern.match(c):
                 self.comments[i] = text
                 return
         self.comments.append(text)
@@ -131,13 +140,16 @@ def _validate_tree(sent: Sentence) -> None:
     if not roots:
         raise sent.error("the sentence has no root (no word with HEAD 0)", words[0].lineno)
     heads = [0] + [w.head for w in words]
+    rooted = [True] + [False] * n  # words known to reach 0
     for w in words:  # walk up from every word; a cycle never reaches 0
         seen, h = set(), w.id
-        while h != 0:
+        while not rooted[h]:
             if h in seen:
                 raise sent.error(f"the tree has a cycle through word {h}", words[h - 1].lineno)
             seen.add(h)
             h = heads[h]
+        for h in seen:
+            rooted[h] = True
 
 
 def _finish(sent: Sentence) -> Sentence:
