@@ -9,7 +9,9 @@ CSR × dense products.
 M(t·s) is the ⊕ over the arcs r → r′ of token t of weight · row r′ of M(s)), entry by entry with
 the same products added up as ``np.add.reduceat`` adds them (in order of ascending r′: the first,
 plus numpy's pairwise sum of the others, which is a plain sum below 8 terms), so values are
-bitwise the same in both semirings; each row's columns come out ascending.
+bitwise the same in both semirings; each row's columns come out ascending. It weights the arcs of
+one lattice in several semirings at once (sum and max: the same nonzeros, other values), each
+entry holding one value per weighting.
 """
 from libc.stdlib cimport free, malloc, realloc
 
@@ -17,15 +19,15 @@ import numpy as np
 
 
 cdef struct Rows:
-    # A growable CSR: ptr has one entry per row + 1.
+    # A growable CSR: ptr has one entry per row + 1; `width` values per entry (val[f·width + k]).
     Py_ssize_t* ptr
     int* col
     double* val
-    Py_ssize_t n_rows, nnz, cap_rows, cap
+    Py_ssize_t n_rows, nnz, cap_rows, cap, width
 
 
-cdef int _start(Rows* m) except -1:
-    m.cap_rows, m.n_rows, m.nnz, m.cap = 64, 0, 0, 0
+cdef int _start(Rows* m, Py_ssize_t width) except -1:
+    m.cap_rows, m.n_rows, m.nnz, m.cap, m.width = 64, 0, 0, 0, width
     m.ptr = <Py_ssize_t*> _grow(NULL, m.cap_rows * sizeof(Py_ssize_t))
     m.ptr[0] = 0
     return 0
@@ -44,7 +46,7 @@ cdef int _reserve(Rows* m, Py_ssize_t extra) except -1:
     if m.nnz + extra > m.cap:
         m.cap = 2 * (m.nnz + extra) + 64
         m.col = <int*> _grow(m.col, m.cap * sizeof(int))
-        m.val = <double*> _grow(m.val, m.cap * sizeof(double))
+        m.val = <double*> _grow(m.val, m.cap * m.width * sizeof(double))
     return 0
 
 
@@ -103,11 +105,12 @@ cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept:
 
 
 def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] dst,
-                    const double[::1] weight, const Py_ssize_t[::1] level_offsets,
+                    const double[:, ::1] weight, const Py_ssize_t[::1] level_offsets,
                     const Py_ssize_t[::1] heads, const Py_ssize_t[::1] parents,
-                    const Py_ssize_t[::1] wanted, bint maximum):
+                    const Py_ssize_t[::1] wanted, const unsigned char[::1] maximum):
     """CSR rows (ptr, col, val) of M(s) for the wanted strings, stacked (row a·n + r); column
-    indices int32.
+    indices int32. The arcs have K weightings: ``weight[k]`` in the max semiring where
+    ``maximum[k]``, else in the sum semiring; ``val[k]`` holds the values under weighting k.
 
     The strings are given level by level (``level_offsets``; level 0 is ε alone): string q of a
     level is token ``heads[q]`` followed by string ``parents[q]`` of the level below (indices
@@ -122,14 +125,18 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
     cdef char* seen = <char*> malloc(max(n, 1))
     cdef Py_ssize_t* touched = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* count = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
-    cdef double* first_term = <double*> malloc(max(n, 1) * sizeof(double))
-    cdef double* rest = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef Py_ssize_t width = weight.shape[0], j
+    cdef double* first_term = <double*> malloc(max(n * width, 1) * sizeof(double))
+    cdef double* rest = <double*> malloc(max(n * width, 1) * sizeof(double))
     cdef Terms terms
     terms.col, terms.val, terms.grouped, terms.fill, terms.cap = NULL, NULL, NULL, NULL, 0
     cdef Py_ssize_t most
     cdef Rows* below
     cdef Rows* m
-    cdef double w, x
+    cdef double x
+    cdef bint any_sum = False
+    for j in range(width):
+        any_sum = any_sum or not maximum[j]
     terms.fill = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
     if (levels == NULL or where == NULL or seen == NULL or touched == NULL or count == NULL
             or first_term == NULL or rest == NULL or terms.fill == NULL):
@@ -138,21 +145,24 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
         levels[d].ptr = levels[d].col = NULL
         levels[d].val = NULL
         levels[d].n_rows = levels[d].nnz = levels[d].cap_rows = levels[d].cap = 0
+        levels[d].width = width
     try:
         for c in range(n):
             seen[c] = 0
         m = &levels[0]  # ε: the identity
-        _start(m)
+        _start(m, width)
         _reserve(m, n)
         for r in range(n):
-            m.col[r], m.val[r] = r, 1.0
+            m.col[r] = r
+            for j in range(width):
+                m.val[r * width + j] = 1.0
             m.nnz += 1
             _push_row(m)
         for q in range(level_offsets[1]):
             where[q] = 0
         for d in range(1, n_levels):
             below, m = &levels[d - 1], &levels[d]
-            _start(m)
+            _start(m, width)
             for q in range(level_offsets[d], level_offsets[d + 1]):
                 where[q] = d
                 t, p = heads[q], parents[q]
@@ -162,26 +172,34 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                     # sum of the rest, which adds fewer than 8 one by one)
                     n_touched, most = 0, 0
                     for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
-                        w, i = weight[e], p * n + dst[e]
+                        i = p * n + dst[e]
                         for f in range(below.ptr[i], below.ptr[i + 1]):
-                            c, x = below.col[f], w * below.val[f]
+                            c = below.col[f]
                             if not seen[c]:
                                 seen[c] = 1
                                 touched[n_touched] = c
                                 n_touched += 1
-                                count[c], first_term[c], rest[c] = 1, x, 0.0
+                                count[c] = 1
+                                for j in range(width):
+                                    first_term[c * width + j] = weight[j, e] \
+                                        * below.val[f * width + j]
+                                    rest[c * width + j] = 0.0
                             else:
                                 count[c] += 1
-                                if maximum:
-                                    if x > first_term[c]:
-                                        first_term[c] = x
-                                else:
-                                    rest[c] = rest[c] + x
+                                for j in range(width):
+                                    x = weight[j, e] * below.val[f * width + j]
+                                    if maximum[j]:
+                                        if x > first_term[c * width + j]:
+                                            first_term[c * width + j] = x
+                                    else:
+                                        rest[c * width + j] = rest[c * width + j] + x
                             if count[c] > most:
                                 most = count[c]
-                    if most > 8 and not maximum:  # numpy's pairwise sum: redo by its rules
-                        _pairwise_row(below, arc_ptr, dst, weight, t, p, n, r, touched,
-                                      n_touched, rest, &terms)
+                    if most > 8 and any_sum:  # numpy's pairwise sum: redo by its rules
+                        for j in range(width):
+                            if not maximum[j]:
+                                _pairwise_row(below, arc_ptr, dst, weight, j, t, p, n, r,
+                                              touched, n_touched, rest, &terms)
                     _reserve(m, n_touched)
                     if n_touched > 48:  # long row: collect the columns in order by a scan
                         k = 0
@@ -194,7 +212,9 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                     for f in range(n_touched):
                         c = touched[f]
                         m.col[m.nnz] = c
-                        m.val[m.nnz] = first_term[c] if maximum else first_term[c] + rest[c]
+                        for j in range(width):
+                            m.val[m.nnz * width + j] = first_term[c * width + j] \
+                                if maximum[j] else first_term[c * width + j] + rest[c * width + j]
                         m.nnz += 1
                         seen[c] = 0
                     _push_row(m)
@@ -208,7 +228,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
             first = (q - level_offsets[where[q]]) * n
             size += m.ptr[first + n] - m.ptr[first]
         col = np.empty(size, dtype=np.int32)
-        val = np.empty(size, dtype=np.float64)
+        val = np.empty((width, size), dtype=np.float64)
         _gather(levels, where, level_offsets, wanted, n, ptr, col, val)
         return ptr, col, val
     finally:
@@ -237,12 +257,13 @@ cdef struct Terms:
 
 
 cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] dst,
-                       const double[::1] weight, Py_ssize_t t, Py_ssize_t p, Py_ssize_t n,
-                       Py_ssize_t r, const Py_ssize_t* touched, Py_ssize_t n_touched,
-                       double* rest, Terms* terms) except -1:
-    """rest[c] for every touched column c of row r of M(t·s): numpy's pairwise sum of all
-    terms but the first, in order, as np.add.reduceat adds them to the first."""
-    cdef Py_ssize_t e, f, i, c, k, n_terms = 0
+                       const double[:, ::1] weight, Py_ssize_t j, Py_ssize_t t, Py_ssize_t p,
+                       Py_ssize_t n, Py_ssize_t r, const Py_ssize_t* touched,
+                       Py_ssize_t n_touched, double* rest, Terms* terms) except -1:
+    """rest[c·width + j] for every touched column c of row r of M(t·s) under weighting j:
+    numpy's pairwise sum of all terms but the first, in order, as np.add.reduceat adds them to
+    the first."""
+    cdef Py_ssize_t e, f, i, c, k, n_terms = 0, width = below.width
     cdef double w
     for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
         i = p * n + dst[e]
@@ -254,9 +275,9 @@ cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssiz
         terms.grouped = <double*> _grow(terms.grouped, terms.cap * sizeof(double))
     k = 0
     for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
-        w, i = weight[e], p * n + dst[e]
+        w, i = weight[j, e], p * n + dst[e]
         for f in range(below.ptr[i], below.ptr[i + 1]):
-            terms.col[k], terms.val[k] = below.col[f], w * below.val[f]
+            terms.col[k], terms.val[k] = below.col[f], w * below.val[f * width + j]
             k += 1
     for c in range(n_touched):  # each column's place: columns counted in order of first use
         terms.fill[touched[c]] = 0
@@ -274,15 +295,15 @@ cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssiz
     k = 0  # fill is now each group's end; the groups follow each other in touched's order
     for c in range(n_touched):
         i = terms.fill[touched[c]]
-        rest[touched[c]] = _pairwise_sum(terms.grouped + k + 1, i - k - 1)
+        rest[touched[c] * width + j] = _pairwise_sum(terms.grouped + k + 1, i - k - 1)
         k = i
     return 0
 
 
 cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
                   const Py_ssize_t[::1] wanted, Py_ssize_t n, Py_ssize_t[::1] ptr,
-                  int[::1] col, double[::1] val) noexcept:
-    cdef Py_ssize_t a, q, r, f, first, at = 0, row = 0
+                  int[::1] col, double[:, ::1] val) noexcept:
+    cdef Py_ssize_t a, q, r, f, j, first, at = 0, row = 0
     cdef Rows* m
     ptr[0] = 0
     for a in range(wanted.shape[0]):
@@ -291,23 +312,26 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
         first = (q - level_offsets[where[q]]) * n
         for r in range(first, first + n):
             for f in range(m.ptr[r], m.ptr[r + 1]):
-                col[at], val[at] = m.col[f], m.val[f]
+                col[at] = m.col[f]
+                for j in range(m.width):
+                    val[j, at] = m.val[f * m.width + j]
                 at += 1
             row += 1
             ptr[row] = at
 
 
 def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
-              const double[::1] val):
+              const double[:, ::1] val):
     """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]):
-    row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices)."""
-    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s
+    row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices); one row
+    of values ``val[k]`` per set of matrices of that structure, transposed all at once."""
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, k, width = val.shape[0]
     tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
     tcol_a = np.empty(col.shape[0], dtype=np.int32)
-    tval_a = np.empty(col.shape[0], dtype=np.float64)
+    tval_a = np.empty((width, col.shape[0]), dtype=np.float64)
     cdef Py_ssize_t[::1] tptr = tptr_a
     cdef int[::1] tcol = tcol_a
-    cdef double[::1] tval = tval_a
+    cdef double[:, ::1] tval = tval_a
     for base in range(0, n_rows, n):  # matrix a's rows are a·n ... a·n + n − 1
         for f in range(ptr[base], ptr[base + n]):
             tptr[base + col[f] + 1] += 1
@@ -322,7 +346,9 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
         for s in range(n):
             for f in range(ptr[base + s], ptr[base + s + 1]):
                 t = base + col[f]
-                tcol[fill[t]], tval[fill[t]] = s, val[f]
+                tcol[fill[t]] = s
+                for k in range(width):
+                    tval[k, fill[t]] = val[k, f]
                 fill[t] += 1
     free(fill)
     return tptr_a, tcol_a, tval_a

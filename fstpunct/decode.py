@@ -78,7 +78,7 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
              chunk: int = 500) -> Iterator[Sentence]:
     """Annotate sentences (streamed in chunks of ``chunk``, slot lattices shared by all chunks)
     with the Viterbi T′."""
-    cache = SlotCache(model)
+    cache = SlotCache(model, paired=True)
     buffer: list[Sentence] = []
     for sent in sentences:
         buffer.append(sent)

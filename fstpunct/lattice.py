@@ -33,11 +33,11 @@ from .channel import Channel, ScanArc
 from .errors import FstpunctError
 from .fstbinary import read_arcs
 from .semiring import MaxProduct, Semiring, SumProduct
-from .sparse import Csr
 from .stacks import SparseStack
 from .treedp import Outer
 
-__all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack"]
+__all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
+           "product_stacks"]
 
 END = "$"
 
@@ -269,41 +269,67 @@ def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
                  np.array([at[s] for s in strings], np.intp))
 
 
-def _string_products(lattice: Lattice, strings: Sequence[tuple[int, ...]],
-                     transpose: bool = False) -> Csr:
+class _Rows(NamedTuple):
+    """Stacked CSR rows of matrices in several lattices of one topology: the nonzeros' places,
+    and a row of values per lattice."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray  # (lattices, nonzeros)
+
+
+def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
+                     transpose: bool = False) -> _Rows:
     """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I), stacked (row a·N + r
-    is M(s)[r, :]), or of M(s)ᵀ with ``transpose``: row r of M(t·s) is the ⊕ of the rows r′ of
-    M(s) scaled by M(t)[r, r′], built for all suffixes level by level (compiled)."""
+    is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in every one of ``lattices`` (the same arcs,
+    weighted in their own semirings): row r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by
+    M(t)[r, r′], built for all suffixes level by level (compiled, all lattices in one pass)."""
+    lattice = lattices[0]
     n = lattice.size
-    token, src, dst, weight = lattice.token, lattice.src, lattice.dst, lattice.weight
+    token, src, dst = lattice.token, lattice.src, lattice.dst
+    weight = np.array([lat.weight for lat in lattices], dtype=float)
     if transpose:  # Mᵀ(s) = Mᵀ(s_m)⋯Mᵀ(s_1): reversed strings over reversed arcs
         src, dst = dst, src
         order = np.lexsort((dst, src, token))
-        token, src, dst, weight = token[order], src[order], dst[order], weight[order]
+        token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
     plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
-    ptr, col, val = _sparse.string_products(
-        n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight.astype(float),
-        plan.level_offsets, plan.heads, plan.parents, plan.wanted, lattice.maximum)
-    return Csr(ptr, col, val, n)
+    maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
+    return _Rows(*_sparse.string_products(
+        n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
+        plan.parents, plan.wanted, maximum))
 
 
 def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
                   extra: Sequence[np.ndarray] = (), transpose: bool = False) -> SparseStack:
     """M(s) = M(s₁)⋯M(s_m) (M(ε) = I) for every token string s, or their transposes, then any
     extra matrices, as a :class:`~fstpunct.stacks.SparseStack` in the lattice's semiring."""
-    n = lattice.size
-    parts = [_string_products(lattice, strings, transpose)]
-    for m in extra:
-        r, c = np.nonzero(m)
-        parts.append(Csr(np.searchsorted(r, np.arange(n + 1)), c.astype(np.int32), m[r, c], n))
-    starts = np.cumsum([0] + [len(part.data) for part in parts[:-1]])
-    ptr = np.concatenate([parts[0].indptr[:1]] + [part.indptr[1:] + start
-                                                  for part, start in zip(parts, starts)])
-    rows = Csr(ptr, np.concatenate([part.indices for part in parts]),
-               np.concatenate([part.data for part in parts]), n)
-    return SparseStack.from_rows(len(strings) + len(extra), n, rows)
+    return product_stacks([lattice], strings, [extra], transpose)[0]
+
+
+def product_stacks(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
+                   extras: Sequence[Sequence[np.ndarray]], transpose: bool = False
+                   ) -> list[SparseStack]:
+    """:func:`product_stack` of each of ``lattices`` (the same arcs in their own semirings, as
+    the sum and max lattices of a surface string) with its ``extras``, computed in one pass.
+    The stacks share their index arrays (and their transposes': see
+    :meth:`~fstpunct.stacks.SparseStack.family`): an extra matrix is stored on the union of its
+    nonzeros in every lattice, an explicit 0 where one of them has none (sum and max closures
+    have the same nonzeros)."""
+    n = lattices[0].size
+    rows = _string_products(lattices, strings, transpose)
+    parts = [(rows.indptr[1:], rows.indices, rows.values)]
+    for mats in zip(*extras):  # one extra matrix in every lattice
+        r, c = np.nonzero(np.any(mats, axis=0))
+        parts.append((np.searchsorted(r, np.arange(1, n + 1)), c.astype(np.int32),
+                      np.array([m[r, c] for m in mats])))
+    starts = np.cumsum([0] + [len(indices) for _, indices, _ in parts[:-1]])
+    ptr = np.concatenate([rows.indptr[:1]] + [ends + start
+                                              for (ends, _, _), start in zip(parts, starts)])
+    return SparseStack.family(len(parts) - 1 + len(strings), n, ptr,
+                              np.concatenate([indices for _, indices, _ in parts]),
+                              np.concatenate([values for *_, values in parts], axis=1))
 
 
 def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

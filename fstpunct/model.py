@@ -35,7 +35,7 @@ from .channel import Channel
 from .forest import Forest, KernelStack, SlotVectors
 from .forest import log_partition as forest_log_partition
 from .forest import viterbi as forest_viterbi
-from .lattice import EditCounter, Lattice, LatticeBuilder, product_stack
+from .lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
 from .semiring import MaxProduct, SumProduct
 from .slots import BOUNDARY, SlotSentence
 from .stacks import DenseStack, SparseStack
@@ -156,40 +156,52 @@ class Slot:
 class SlotCache:
     """Slots per distinct surface string for fixed channel-arc weights, the least recently used
     dropped beyond ``limit``; one cache can serve many :class:`Inference` objects (decode
-    chunks) of the same model."""
+    chunks) of the same model. With ``paired``, a surface string's sum and max slots are built
+    together, in one pass (for callers that need both, as decoding does)."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
-                 weights: np.ndarray | None = None, limit: int = 256) -> None:
+                 weights: np.ndarray | None = None, limit: int = 256,
+                 paired: bool = False) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
         self.punctemes = [tuple(channel.index(t) for t in p) for p in model.vocab.punctemes]
         self.boundary = channel.index(BOUNDARY)
         self.rate = settings.continuation / (len(channel.symbols) - 1)
-        self.limit = limit
+        self.limit, self.paired = limit, paired
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
 
     def get(self, surface: tuple[str, ...], maximum: bool = False) -> Slot:
         key = (surface, maximum)
         slot = self._slots.get(key)
         if slot is None:
-            lat = self.builder.lattice(surface, self.weights, maximum)
-            closure = lat.closure(self.rate, self.boundary)
-            sparse = product_stack(lat, self.punctemes, [closure])
-            stack: SparseStack | DenseStack = sparse
-            if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
-                stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))
-            entry = np.zeros(0)
-            if surface[:1] == (BOUNDARY,):
-                semiring = MaxProduct if maximum else SumProduct
-                entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
-            slot = self._slots[key] = Slot(lat, closure, stack, sparse.nonzero[:-1], sparse,
-                                           entry)
-            if len(self._slots) > self.limit:
+            kinds = [not maximum, maximum] if self.paired else [maximum]  # the asked-for last
+            for kind, built in zip(kinds, self._build(surface, kinds)):
+                self._slots[surface, kind] = built
+            slot = self._slots[key]
+            while len(self._slots) > self.limit:
                 self._slots.popitem(last=False)
         else:
             self._slots.move_to_end(key)
         return slot
+
+    def _build(self, surface: tuple[str, ...], kinds: list[bool]) -> list[Slot]:
+        """The slots of ``surface`` in the semirings ``kinds`` (True: max), in one pass."""
+        lattices = [self.builder.lattice(surface, self.weights, maximum) for maximum in kinds]
+        closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
+        stacks = product_stacks(lattices, self.punctemes, [[closure] for closure in closures])
+        return [self._slot(surface, *parts) for parts in zip(lattices, closures, stacks)]
+
+    def _slot(self, surface: tuple[str, ...], lat: Lattice, closure: np.ndarray,
+              sparse: SparseStack) -> Slot:
+        stack: SparseStack | DenseStack = sparse
+        if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
+            stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))
+        entry = np.zeros(0)
+        if surface[:1] == (BOUNDARY,):
+            semiring = MaxProduct if lat.maximum else SumProduct
+            entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
+        return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry)
 
     def counter(self, surface: tuple[str, ...]) -> EditCounter:
         """The edit counter of a (sum) slot."""

@@ -85,22 +85,35 @@ class SparseStack:
 
     def __init__(self, count: int, size: int, mats: np.ndarray, rows: np.ndarray,
                  cols: np.ndarray, vals: np.ndarray) -> None:
-        self.count, self._n = count, size
-        self._rows = _SparseRows(Csr.of(count * size, size, mats * size + rows, cols, vals))
+        m = Csr.of(count * size, size, mats * size + rows, cols, vals)
+        self._set(count, size, _Transposes(size, m.indptr, m.indices, m.data[None]), 0)
+
+    def _set(self, count: int, size: int, family: _Transposes, k: int) -> None:
+        """Become value set k of ``family``."""
+        self.count, self._n, self._family, self._k = count, size, family, k
+        self._rows = _SparseRows(Csr(family.indptr, family.indices, family.values[k], size))
 
     @classmethod
     def from_rows(cls, count: int, size: int, rows: Csr) -> SparseStack:
         """The stack whose matrices' rows are ``rows`` (row a·N + s is M_a[s, :])."""
-        stack = cls.__new__(cls)
-        stack.count, stack._n, stack._rows = count, size, _SparseRows(rows)
-        return stack
+        return cls.family(count, size, rows.indptr, rows.indices, rows.data[None])[0]
+
+    @classmethod
+    def family(cls, count: int, size: int, indptr: np.ndarray, indices: np.ndarray,
+               values: np.ndarray) -> list[SparseStack]:
+        """The stacks whose matrices' rows have nonzeros ``indptr``, ``indices`` (row a·N + s is
+        M_a[s, :]) and values ``values[k]`` (one row per stack): they share those index arrays,
+        and their transposes are built together, when the first is needed."""
+        family = _Transposes(size, indptr, indices, values)
+        stacks = [cls.__new__(cls) for _ in values]
+        for k, stack in enumerate(stacks):
+            stack._set(count, size, family, k)
+        return stacks
 
     @cached_property
     def _cols(self) -> _SparseRows:
         """The rows of the transposes, built when first needed."""
-        m = self._rows.m
-        return _SparseRows(Csr(*_sparse.transpose(self._n, m.indptr, m.indices, m.data),
-                               self._n))
+        return _SparseRows(self._family.transposed(self._k))
 
     @property
     def rows(self) -> Csr:
@@ -144,6 +157,25 @@ class SparseStack:
 
     def matrix(self, a: int) -> np.ndarray:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
+
+
+class _Transposes:
+    """Stacked CSR rows of one structure with several sets of values (``values[k]``), and
+    their transposes, built in one pass when first asked for."""
+
+    def __init__(self, size: int, indptr: np.ndarray, indices: np.ndarray,
+                 values: np.ndarray) -> None:
+        self.size, self.indptr, self.indices, self.values = size, indptr, indices, values
+
+    @cached_property
+    def _all(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        values = np.ascontiguousarray(self.values, dtype=np.float64)
+        return _sparse.transpose(self.size, self.indptr, self.indices, values)
+
+    def transposed(self, k: int) -> Csr:
+        """The rows of the transposes of value set k: row a·N + t is M_a[:, t]."""
+        tptr, tcol, tval = self._all
+        return Csr(tptr, tcol, tval[k], self.size)
 
 
 class _SparseRows:
