@@ -38,9 +38,9 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import pynini
@@ -62,8 +62,7 @@ START_STATE, FINAL_STATE = 0, 1
 _TOLERANCE = 1e-6
 
 
-@dataclass(frozen=True)
-class ScanArc:
+class ScanArc(NamedTuple):
     """One arc of the scan machine; ``param`` = (a, b, edit) indexes ``phi`` (None: weight 1)."""
 
     src: int

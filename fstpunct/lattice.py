@@ -209,33 +209,42 @@ class LatticeBuilder:
     def lattice(self, surface: Sequence[str], weights: np.ndarray,
                 maximum: bool = False) -> Lattice:
         """Weight the topology of ``surface`` by channel-arc probabilities ``weights``."""
+        return self.lattices(surface, weights, [maximum])[0]
+
+    def lattices(self, surface: Sequence[str], weights: np.ndarray,
+                 kinds: Sequence[bool]) -> list[Lattice]:
+        """:meth:`lattice` in every semiring of ``kinds`` (True: max), all with the same arcs."""
         topo = self.topology(surface)
         n = topo.n_states
-        semiring = MaxProduct if maximum else SumProduct
+        semirings = [MaxProduct if maximum else SumProduct for maximum in kinds]
         w = weights[topo.arc]
         ends = topo.token < 0
-        start = np.zeros(n)
-        start[topo.start] = 1.0
-        final = semiring.scatter(topo.src[ends], w[ends], n)
         src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
         arcs = ~ends
-        key, weight = _combine(semiring, (topo.token[arcs] * n + src[arcs]) * n + dst[arcs],
-                               w[arcs])
-        if topo.reverse:
-            start, final = final, start
+        key, combined = _combine(semirings, (topo.token[arcs] * n + src[arcs]) * n + dst[arcs],
+                                 w[arcs])
         token, state = np.divmod(key, n * n)
-        return Lattice(start, final, token, state // n, state % n, weight, maximum)
+        out = []
+        for semiring, maximum, weight in zip(semirings, kinds, combined):
+            start = np.zeros(n)
+            start[topo.start] = 1.0
+            final = semiring.scatter(topo.src[ends], w[ends], n)
+            if topo.reverse:
+                start, final = final, start
+            out.append(Lattice(start, final, token, state // n, state % n, weight, maximum))
+        return out
 
 
-def _combine(semiring: type[Semiring], key: np.ndarray,
-             values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct keys in increasing order, with the ⊕ of the values of each."""
+def _combine(semirings: Sequence[type[Semiring]], key: np.ndarray,
+             values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct keys in increasing order, with the ⊕ of the values of each in every one of
+    ``semirings``."""
     if not len(key):
-        return key, values
+        return key, [values for _ in semirings]
     order = np.argsort(key, kind="stable")  # keys come nearly sorted: runs make this cheap
     key, values = key[order], values[order]
     first = np.flatnonzero(np.diff(key, prepend=-1))
-    return key[first], semiring.segments(values, first)
+    return key[first], [semiring.segments(values, first) for semiring in semirings]
 
 
 # --- products of token matrices as sparse stacks -------------------------------------------------

@@ -187,7 +187,7 @@ class SlotCache:
 
     def _build(self, surface: tuple[str, ...], kinds: list[bool]) -> list[Slot]:
         """The slots of ``surface`` in the semirings ``kinds`` (True: max), in one pass."""
-        lattices = [self.builder.lattice(surface, self.weights, maximum) for maximum in kinds]
+        lattices = self.builder.lattices(surface, self.weights, kinds)
         closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
         stacks = product_stacks(lattices, self.punctemes, [[closure] for closure in closures])
         return [self._slot(surface, *parts) for parts in zip(lattices, closures, stacks)]
