@@ -167,6 +167,10 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                 where[q] = d
                 t, p = heads[q], parents[q]
                 for r in range(n):
+                    if arc_ptr[t * n + r + 1] - arc_ptr[t * n + r] == 1:
+                        _scaled_row(below, m, weight, arc_ptr[t * n + r],
+                                    p * n + dst[arc_ptr[t * n + r]])
+                        continue
                     # each column's first term, and the others added up in order: what
                     # np.add.reduceat gives for up to 8 terms (the first plus numpy's pairwise
                     # sum of the rest, which adds fewer than 8 one by one)
@@ -245,6 +249,22 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
         free(terms.val)
         free(terms.grouped)
         free(terms.fill)
+
+
+cdef int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py_ssize_t e,
+                     Py_ssize_t i) except -1:
+    """Push row i of ``below`` times arc e's weights as the next row of ``m``: a row reached by
+    one arc (its columns are ascending already; each value is its one term, as the general
+    case gives it: first term + 0 in the sum semiring)."""
+    cdef Py_ssize_t f, j, width = m.width
+    _reserve(m, below.ptr[i + 1] - below.ptr[i])
+    for f in range(below.ptr[i], below.ptr[i + 1]):
+        m.col[m.nnz] = below.col[f]
+        for j in range(width):
+            m.val[m.nnz * width + j] = weight[j, e] * below.val[f * width + j]
+        m.nnz += 1
+    _push_row(m)
+    return 0
 
 
 cdef struct Terms:
