@@ -93,14 +93,14 @@ def read_arcs(fst: pynini.Fst) -> FstArcs:
         at += head + arc_words * count
     if 4 * at != len(r.data) - r.at:
         raise FstpunctError("malformed OpenFst binary")
-    first = np.repeat(starts - arc_words * (np.cumsum(counts) - counts), counts) + \
-        arc_words * np.arange(counts.sum())  # the first word of every arc
+    # the states' heads cut out, the arcs are one (arcs, arc_words) table
+    heads = (starts[:, None] - head + np.arange(head)).ravel()
+    table = np.delete(words, heads).reshape(-1, arc_words)
     if wide:
-        weight = (words[first + 2].astype(np.uint64)
-                  | words[first + 3].astype(np.uint64) << np.uint64(32)).view("<f8")
+        weight = np.ascontiguousarray(table[:, 2:4]).view("<f8")[:, 0]
     else:
-        weight = words[first + 2].view("<f4").astype(np.float64)
-    labels = words.view("<i4")
+        weight = table[:, 2].view("<f4").astype(np.float64)
+    labels = table.view("<i4")
     return FstArcs(start, n_states, np.repeat(np.arange(n_states), counts),
-                   labels[first + arc_words - 1].astype(np.int64),
-                   labels[first].astype(np.int64), labels[first + 1].astype(np.int64), weight)
+                   labels[:, arc_words - 1].astype(np.int64), labels[:, 0].astype(np.int64),
+                   labels[:, 1].astype(np.int64), weight)
