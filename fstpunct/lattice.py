@@ -178,8 +178,8 @@ class LatticeBuilder:
                 raise FstpunctError(f"surface token {tok!r} is not in the channel's alphabet")
             label = 1 + self._symbols[tok]
             acceptor.add_arc(k, pynini.Arc(label, label, one, k + 1))
-        lattice = pynini.compose(self._machine, acceptor)
-        lattice.connect()  # only its input labels are read: no need to project
+        # trimmed (connect=True); only its input labels are read: no need to project
+        lattice = pynini.compose(self._machine, acceptor, connect=True)
         if lattice.start() < 0:
             raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
         read = read_arcs(lattice)
