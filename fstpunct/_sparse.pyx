@@ -393,6 +393,7 @@ def max_star(double[:, ::1] star):
     formulation ``np.maximum(star, star[:, k, None] * star[None, k, :], out=star)``)."""
     cdef Py_ssize_t n = star.shape[0], i, j, k
     cdef double c, p
+    cdef double* line
     cdef double* row = <double*> malloc(max(n, 1) * sizeof(double))
     cdef double* col = <double*> malloc(max(n, 1) * sizeof(double))
     if row == NULL or col == NULL:
@@ -406,9 +407,9 @@ def max_star(double[:, ::1] star):
             c = col[i]
             if c == 0.0:  # every product is 0: nothing changes (entries are nonnegative)
                 continue
-            for j in range(n):
+            line = &star[i, 0]
+            for j in range(n):  # a branch-free max, which the compiler vectorises
                 p = c * row[j]
-                if p > star[i, j]:
-                    star[i, j] = p
+                line[j] = p if p > line[j] else line[j]
     free(row)
     free(col)

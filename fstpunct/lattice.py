@@ -103,11 +103,13 @@ class Lattice:
         geometric backoff over punctemes. Sum semiring: (I − rate·A)⁻¹ with A = Σ_υ M(υ);
         max semiring: the best such path, the Kleene star of A (Floyd–Warshall: every cycle
         has weight < 1, so best paths are simple)."""
-        a = np.zeros((self.size, self.size))
+        n = self.size
+        a = np.zeros(n * n)  # flat: ufunc.at is much faster on one index array
         keep = self.token != exclude
-        (np.maximum if self.maximum else np.add).at(a, (self.src[keep], self.dst[keep]),
+        (np.maximum if self.maximum else np.add).at(a, self.src[keep] * n + self.dst[keep],
                                                     rate * self.weight[keep])
-        eye = np.eye(self.size)
+        a = a.reshape(n, n)
+        eye = np.eye(n)
         if not self.maximum:
             return np.linalg.inv(eye - a)
         star = np.maximum(eye, a)  # best paths through no intermediate state ...
