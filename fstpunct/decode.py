@@ -98,10 +98,11 @@ def _annotate_chunk(model: PunctModel, cache: SlotCache, sentences: list[Sentenc
     log_probs = None if posteriors else inference.log_probs()
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]
-        ranked: list[list[tuple[Pair, float]]] = [[] for _ in best]
+        ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
         if log_probs is not None:
             log_p = float(log_probs[k])
         else:  # the outside pass needs the inside pass anyway: log p comes with it
+            ranked = [[] for _ in best]
             e = inference.expectations(k)
             log_p = e.log_z
             node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
