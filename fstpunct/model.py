@@ -194,6 +194,7 @@ class SlotCache:
 
     def _slot(self, surface: tuple[str, ...], lat: Lattice, closure: np.ndarray,
               sparse: SparseStack) -> Slot:
+        """The slot of ``surface`` over its lattice, closure and sparse stack."""
         stack: SparseStack | DenseStack = sparse
         if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
             stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))

@@ -8,7 +8,9 @@ uses them: every matrix times one vector, on either side, in a semiring.
   order (as scipy's CSR product does); for ⊕ = max, rows are grouped by their number of nonzeros
   rounded up to a power of two k into dense (k, rows) blocks (padded with zeros), reduced down
   their columns. That is vectorised over rows, which is what matters for products of slot
-  lattice matrices: nearly all their rows have 1–4 nonzeros.
+  lattice matrices: nearly all their rows have 1–4 nonzeros. Stacks of one structure with other
+  values (a slot's sum and max stacks) can share their index arrays and have their transposes
+  built in one pass (:meth:`SparseStack.family`).
 """
 from __future__ import annotations
 
@@ -92,11 +94,6 @@ class SparseStack:
         """Become value set k of ``family``."""
         self.count, self._n, self._family, self._k = count, size, family, k
         self._rows = _SparseRows(Csr(family.indptr, family.indices, family.values[k], size))
-
-    @classmethod
-    def from_rows(cls, count: int, size: int, rows: Csr) -> SparseStack:
-        """The stack whose matrices' rows are ``rows`` (row a·N + s is M_a[s, :])."""
-        return cls.family(count, size, rows.indptr, rows.indices, rows.data[None])[0]
 
     @classmethod
     def family(cls, count: int, size: int, indptr: np.ndarray, indices: np.ndarray,
