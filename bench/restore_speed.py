@@ -31,11 +31,13 @@ def main() -> None:
         sample = Path(tmp) / "sample.conllu"
         sample.write_text("".join(s.text() for s in sents), encoding="utf-8")
         base = [FSTPUNCT, "restore", str(sample), "--quiet", "-o", str(Path(tmp) / "out.conllu")]
-        trivial, _ = child(base + ["--trivial", "en"])
-        seconds, peak = child(base + ["--model", args.model, "--samples", str(args.samples)])
+        trivial, _, _ = child(base + ["--trivial", "en"])
+        seconds, cpu, peak = child(base + ["--model", args.model, "--samples",
+                                           str(args.samples)])
     n = len(sents)
     print(f"restore: {n} en_ewt test sentences, {args.samples} samples each: {seconds:.1f} s = "
-          f"{n / seconds:.1f} sentences/s, peak {peak:.0f} MiB; trivial baseline "
+          f"{n / seconds:.1f} sentences/s ({n / cpu:.1f} per CPU-second), peak {peak:.0f} MiB; "
+          f"trivial baseline "
           f"{n / trivial:.1f} sentences/s (model/trivial time {seconds / trivial:.1f}x)")
 
 
