@@ -155,12 +155,12 @@ class Slot:
 
 class SlotCache:
     """Slots per distinct surface string for fixed channel-arc weights, the least recently used
-    dropped beyond ``limit``; one cache can serve many :class:`Inference` objects (decode
-    chunks) of the same model. With ``paired``, a surface string's sum and max slots are built
-    together, in one pass (for callers that need both, as decoding does)."""
+    dropped beyond ``limit`` (None: none dropped); one cache can serve many :class:`Inference`
+    objects (decode chunks) of the same model. With ``paired``, a surface string's sum and max
+    slots are built together, in one pass (for callers that need both, as decoding does)."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
-                 weights: np.ndarray | None = None, limit: int = 256,
+                 weights: np.ndarray | None = None, limit: int | None = 256,
                  paired: bool = False) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
@@ -179,7 +179,7 @@ class SlotCache:
             for kind, built in zip(kinds, self._build(surface, kinds)):
                 self._slots[surface, kind] = built
             slot = self._slots[key]
-            while len(self._slots) > self.limit:
+            while self.limit is not None and len(self._slots) > self.limit:
                 self._slots.popitem(last=False)
         else:
             self._slots.move_to_end(key)

@@ -143,11 +143,10 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
     center = model.attach.init_theta(settings.token_cost)
     history = History()
     builder = LatticeBuilder(model.channel)
-    distinct = len({x for surface in batch.surfaces for x in surface})  # all fit in the cache
     for it in range(iterations + 1):
         inference = Inference(model, batch, probabilities(model.theta, batch.data),
-                              tilt=settings.xi,
-                              slots=SlotCache(model, builder, limit=max(distinct, 256)))
+                              tilt=settings.xi,  # every surface string stays cached
+                              slots=SlotCache(model, builder, limit=None))
         counts = expected_counts(inference, jobs, progress=progress)
         phi = model.channel.phi
         offset = model.theta - center

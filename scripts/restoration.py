@@ -33,11 +33,10 @@ from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.restoration import Restorer
 from fstpunct.restoration.crf import CrfModel
-from fstpunct.restoration.generative import DECODERS, split
+from fstpunct.restoration.generative import DECODERS, pooled_draws
 from fstpunct.restoration.mbr import insertions
 from fstpunct.restoration.metrics import score
 from fstpunct.restoration.pipeline import has_words
-from fstpunct.restoration.sample import Draws, PriorSampler
 from fstpunct.restoration.strip import insert, strip
 from fstpunct.restoration.trivial import Trivial
 from fstpunct.slots import to_slots
@@ -92,12 +91,10 @@ def by_model(model_dir: str, gold: Sequence[Sentence],
     out: dict[str, list[Sentence]] = {name: list(gold) for name in DECODERS}
     todo = [k for k, t in enumerate(trees[0]) if t]
     start = time.perf_counter()
-    streams = [PriorSampler(model, m, seed, stream=t or None).draws([to_slots(ts[k])
-                                                                      for k in todo])
-               for t, (ts, m) in enumerate(zip(trees, split(samples, len(trees))))]
-    for k, parts in zip(todo, tqdm(zip(*streams), total=len(todo), file=sys.stderr,
-                                   desc=f"restore {model_dir}", leave=False)):
-        d = parts[0] if len(parts) == 1 else Draws.pool(parts)
+    draws = pooled_draws(model, [[to_slots(ts[k]) for k in todo] for ts in trees], samples,
+                         seed)
+    for k, d in zip(todo, tqdm(draws, total=len(todo), file=sys.stderr,
+                               desc=f"restore {model_dir}", leave=False)):
         for name, decode in DECODERS.items():
             out[name][k] = insert(trees[0][k], insertions(d, decode(d)))
     return out, (time.perf_counter() - start) / max(len(todo), 1)

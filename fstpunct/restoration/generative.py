@@ -6,16 +6,16 @@ are split evenly among the trees and pooled before MBR, so the choice averages o
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from ..model import PunctModel
-from ..slots import to_slots
+from ..slots import SlotSentence, to_slots
 from ..treebank import Sentence
 from . import Insertion
 from .mbr import insertions, sentence_mbr, slot_mbr
 from .sample import Draws, PriorSampler
 
-__all__ = ["DECODERS", "ModelRestorer", "split"]
+__all__ = ["DECODERS", "ModelRestorer", "pooled_draws", "split"]
 
 DECODERS = {"sentence": sentence_mbr, "slot": slot_mbr}
 
@@ -23,6 +23,18 @@ DECODERS = {"sentence": sentence_mbr, "slot": slot_mbr}
 def split(samples: int, parts: int) -> list[int]:
     """``samples`` split into ``parts`` near-equal shares, the larger first."""
     return [samples // parts + (t < samples % parts) for t in range(parts)]
+
+
+def pooled_draws(model: PunctModel, trees: Sequence[Sequence[SlotSentence]], samples: int,
+                 seed: int = 0, first: int = 0) -> Iterator[Draws]:
+    """:class:`Draws` of every sentence k from its trees ``trees[t][k]`` (one list per tree
+    source): the ``samples`` are :func:`split` among the trees, tree t's drawn from the random
+    stream (seed, first + k, t) ((seed, first + k) for t = 0, as :class:`PriorSampler` alone),
+    and pooled."""
+    streams = [PriorSampler(model, m, seed, stream=t or None).draws(ts, first)
+               for t, (ts, m) in enumerate(zip(trees, split(samples, len(trees)))) if m]
+    for parts in zip(*streams):
+        yield parts[0] if len(parts) == 1 else Draws.pool(parts)
 
 
 class ModelRestorer:
@@ -35,21 +47,10 @@ class ModelRestorer:
                  seed: int = 0) -> None:
         self.model, self.samples, self.seed = model, samples, seed
         self.decode = DECODERS[decoder]
-        self._samplers: dict[tuple[int, int], PriorSampler] = {}
         self._count = 0
 
-    def _sampler(self, samples: int, tree: int) -> PriorSampler:
-        key = (samples, tree)
-        if key not in self._samplers:
-            self._samplers[key] = PriorSampler(self.model, samples, self.seed,
-                                               stream=tree or None)
-        return self._samplers[key]
-
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
-        trees = [sent, *alternatives]
-        parts = [next(self._sampler(m, t).draws([to_slots(tree)], first=self._count))
-                 for t, (tree, m) in enumerate(zip(trees, split(self.samples, len(trees))))
-                 if m]
+        trees = [[to_slots(tree)] for tree in (sent, *alternatives)]
+        draws = next(pooled_draws(self.model, trees, self.samples, self.seed, self._count))
         self._count += 1
-        draws = parts[0] if len(parts) == 1 else Draws.pool(parts)
         return insertions(draws, self.decode(draws))
