@@ -2,8 +2,9 @@
 # cython: initializedcheck=False, nonecheck=False
 """Compiled helpers of :mod:`fstpunct.lattice`, :mod:`fstpunct.stacks` and
 :mod:`fstpunct.sparse`: products of a slot lattice's token matrices along token strings, the
-max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices and
-CSR × dense products.
+max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
+CSR × vector and CSR × dense products, and the E-step's gradient of log Z at a slot's arcs
+(:func:`edit_gradient`, for :class:`fstpunct.lattice.EditCounter`).
 
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
 M(t·s) is the ⊕ over the arcs r → r′ of token t of weight · row r′ of M(s)), entry by entry with
@@ -387,6 +388,25 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                 out[i, k] += a * dense[j, k]
 
 
+def csr_matvec(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
+               const double[::1] x, double[::1] out, bint maximum):
+    """out = A ⊗ x for the CSR matrix A, in the real semiring (each row's terms added one by one
+    in the order of its entries, from 0: scipy's product, and ``np.bincount``'s) or, with
+    ``maximum``, in the max-times one (from 0: entries are nonnegative)."""
+    cdef Py_ssize_t i, e
+    cdef double acc, p
+    for i in range(indptr.shape[0] - 1):
+        acc = 0.0
+        if maximum:
+            for e in range(indptr[i], indptr[i + 1]):
+                p = data[e] * x[indices[e]]
+                acc = p if p > acc else acc
+        else:
+            for e in range(indptr[i], indptr[i + 1]):
+                acc += data[e] * x[indices[e]]
+        out[i] = acc
+
+
 def max_star(double[:, ::1] star):
     """Floyd–Warshall in place in the max-times semiring: for k = 0, 1, …, every entry becomes
     max(star[i, j], star[i, k] · star[k, j]), row and column k taken before step k (as the numpy
@@ -413,3 +433,71 @@ def max_star(double[:, ::1] star):
                 line[j] = p if p > line[j] else line[j]
     free(row)
     free(col)
+
+
+cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_ssize_t lo,
+                         Py_ssize_t hi, const Py_ssize_t[::1] puncteme,
+                         const Py_ssize_t[::1] string, const double[::1] strings) noexcept:
+    """out = Σ coef[puncteme[k]] · strings[string[k]] (rows of n) over positions lo ≤ k < hi;
+    whether any term was nonzero."""
+    cdef Py_ssize_t k, s, r
+    cdef double c
+    cdef bint any_term = False
+    for s in range(n):
+        out[s] = 0.0
+    for k in range(lo, hi):
+        c = coef[puncteme[k]]
+        if c != 0.0:
+            any_term = True
+            r = string[k] * n
+            for s in range(n):
+                out[s] += c * strings[r + s]
+    return any_term
+
+
+def edit_gradient(double[::1] grad, const double[::1] coef, const double[::1] p,
+                  const double[::1] q, const double[::1] prefixed, const double[::1] suffixed,
+                  double closure, const double[::1] kp, const double[::1] kq, Py_ssize_t exclude,
+                  Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] src,
+                  const Py_ssize_t[::1] dst,
+                  const Py_ssize_t[::1] first_ptr, const Py_ssize_t[::1] first_puncteme,
+                  const Py_ssize_t[::1] first_suffix,
+                  const Py_ssize_t[::1] last_ptr, const Py_ssize_t[::1] last_puncteme,
+                  const Py_ssize_t[::1] last_prefix,
+                  const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_puncteme,
+                  const Py_ssize_t[::1] middle_f, const Py_ssize_t[::1] middle_b):
+    """Add ∂log Z/∂M(υ)[s, t] at every token arc (arcs sorted by token υ: ``arc_ptr``; from
+    ``src`` to ``dst``) for ∂log Z/∂M(l) = coef[l] · p qᵀ and ∂log Z/∂K = ``closure`` · p qᵀ,
+    given M(l_>k) q for every suffix (``suffixed``, flat strings × n), M(l_<k)ᵀ p for every
+    prefix (``prefixed``), and the closure's share at every arc of a token but ``exclude``
+    (``closure`` · kp[s] · kq[t], the rate included). First positions (grouped by token:
+    ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones f_υ ⊗ q with
+    f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones pair with their token's arcs one by one (flat
+    indices into ``prefixed`` and ``suffixed``)."""
+    cdef Py_ssize_t v, e, m, n_tokens = arc_ptr.shape[0] - 1
+    cdef double c
+    cdef double* b = <double*> malloc(max(2 * n, 1) * sizeof(double))
+    cdef double* f
+    cdef bint any_b, any_f, any_k
+    if b == NULL:
+        raise MemoryError()
+    f = b + n
+    for v in range(n_tokens):
+        if arc_ptr[v] == arc_ptr[v + 1]:
+            continue
+        any_b = _positions_sum(b, n, coef, first_ptr[v], first_ptr[v + 1], first_puncteme,
+                               first_suffix, suffixed)
+        any_f = _positions_sum(f, n, coef, last_ptr[v], last_ptr[v + 1], last_puncteme,
+                               last_prefix, prefixed)
+        any_k = closure != 0.0 and v != exclude
+        if any_b or any_f:
+            for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                grad[e] += p[src[e]] * b[dst[e]] + f[src[e]] * q[dst[e]]
+        if any_k:
+            for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                grad[e] += closure * kp[src[e]] * kq[dst[e]]
+    free(b)
+    for m in range(middle_arc.shape[0]):
+        c = coef[middle_puncteme[m]]
+        if c != 0.0:
+            grad[middle_arc[m]] += c * prefixed[middle_f[m]] * suffixed[middle_b[m]]

@@ -184,9 +184,9 @@ def _pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
 
 
 def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row-wise log-partition and probabilities."""
+    """Row-wise log-partition and probabilities, the latter computed in place of ``scores``."""
     top = scores.max(axis=1, keepdims=True)
-    p = np.exp(scores - top)
+    p = np.exp(np.subtract(scores, top, out=scores), out=scores)
     total = p.sum(axis=1, keepdims=True)
     p /= total
     return (top + np.log(total))[:, 0], p
@@ -222,9 +222,10 @@ def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
     value = -0.5 * l2 * float(offset @ offset)
     for g, t in zip(data.groups, merged):
         scores = g.contexts.matmul(st[g.candidates].T)
+        fit_term = np.vdot(t, scores)  # before the softmax overwrites the scores
         log_z, p = _softmax(scores)
         mass = t.sum(axis=1)
-        value += float(np.vdot(t, scores) - mass @ log_z)
+        value += float(fit_term - mass @ log_z)
         p *= -mass[:, None]
         p += t
         d_st[g.candidates] += (g.contexts_t @ p).T

@@ -369,13 +369,6 @@ class _Positions(NamedTuple):
                    np.array([suffixes.get(punctemes[a][k + 1:], -1) for a, k in pos],
                             dtype=np.intp))
 
-    def per_token(self, coef: np.ndarray, string: np.ndarray, n_tokens: int,
-                  n_strings: int) -> np.ndarray:
-        """(tokens, strings): the coefficients of the positions summed per token and per
-        ``string`` (the positions' prefix or suffix index)."""
-        return np.bincount(self.token * n_strings + string, weights=coef[self.puncteme],
-                           minlength=n_tokens * n_strings).reshape(n_tokens, n_strings)
-
 
 class EditCounter:
     """Expected counts of the channel arcs used in one slot (sum semiring), given ∂log Z with
@@ -395,7 +388,7 @@ class EditCounter:
                  rate: float, exclude: int) -> None:
         topo = builder.topology(surface)
         n_states = lattice.size
-        self._topology, self._n_arcs = topo, len(builder.channel_arcs)
+        self._topology, self._n_arcs, self._n_states = topo, len(builder.channel_arcs), n_states
         self._n_tokens = len(builder.channel.symbols)
         self._weights = weights[topo.arc]
         self._closure, self._rate = closure, rate
@@ -405,10 +398,8 @@ class EditCounter:
         self._arcs = arcs[np.argsort(topo.token[arcs], kind="stable")]
         src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
         self._tok, self._src, self._dst = (x[self._arcs] for x in (topo.token, src, dst))
-        self._flat_src = self._tok * n_states + self._src  # into (token, state) tables
-        self._flat_dst = self._tok * n_states + self._dst
         self._boundary = np.flatnonzero(self._tok == exclude)
-        self._unbounded = np.flatnonzero(self._tok != exclude)  # what the closure reaches
+        self._exclude = exclude  # the token the closure does not reach
         spots: dict[str, list[tuple[int, int]]] = {"first": [], "last": [], "middle": []}
         for a, l in enumerate(punctemes):
             for k in range(len(l)):
@@ -417,55 +408,44 @@ class EditCounter:
         suffixes = sorted({punctemes[a][k + 1:] for a, k in spots["first"] + spots["middle"]})
         pre = {x: i for i, x in enumerate(prefixes)}
         suf = {x: i for i, x in enumerate(suffixes)}
-        self._first, self._last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
-                                           for x in ("first", "last", "middle"))
+        first, last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
+                               for x in ("first", "last", "middle"))
         self._prefixes = product_stack(lattice, prefixes, transpose=True)
         self._suffixes = product_stack(lattice, suffixes)
         # each middle position against each arc of its token, as flat indices into the
         # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
         count = np.bincount(self._tok, minlength=self._n_tokens)[middle.token]
         at = np.repeat(np.arange(len(middle.token)), count)
-        self._middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
-        self._middle_puncteme = middle.puncteme[at]
-        self._middle_f = middle.prefix[at] * n_states + self._src[self._middle_arc]
-        self._middle_b = middle.suffix[at] * n_states + self._dst[self._middle_arc]
+        middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
+        tokens = np.arange(self._n_tokens + 1)
+        self._layout = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
+            np.searchsorted(self._tok, tokens), self._src, self._dst,
+            np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
+            np.searchsorted(last.token, tokens), last.puncteme, last.prefix,
+            middle_arc, middle.puncteme[at], middle.prefix[at] * n_states + self._src[middle_arc],
+            middle.suffix[at] * n_states + self._dst[middle_arc]))
 
     def counts(self, terms: Sequence[Outer], grad_start: np.ndarray, grad_final: np.ndarray,
                grad_prefix: np.ndarray | None = None) -> np.ndarray:
         """Expected count of every channel arc; ``grad_prefix`` is ∂log Z/∂M(∘) in slot 0."""
-        src, dst = self._src, self._dst
         grad = np.zeros(len(self._tok))
+        none = np.zeros(0)
         for coef, p, q in _rank_one(terms):
-            self._add_puncteme_terms(grad, coef, p, q)
-            if coef[-1]:
-                kp, kq = self._closure.T @ p, self._closure @ q
-                arcs = self._unbounded
-                grad[arcs] += coef[-1] * self._rate * kp[src[arcs]] * kq[dst[arcs]]
+            # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix, Kᵀp and Kq
+            p, q = (np.ascontiguousarray(x, dtype=float) for x in (p, q))
+            closure = float(coef[-1]) * self._rate
+            kp, kq = (p @ self._closure, self._closure @ q) if closure else (none, none)
+            _sparse.edit_gradient(grad, np.ascontiguousarray(coef, dtype=float), p, q,
+                                  self._prefixes.rows.matvec(p), self._suffixes.rows.matvec(q),
+                                  closure, kp, kq, self._exclude, self._n_states, *self._layout)
         if grad_prefix is not None:
-            grad[self._boundary] += grad_prefix[src[self._boundary], dst[self._boundary]]
+            src, dst = self._src[self._boundary], self._dst[self._boundary]
+            grad[self._boundary] += grad_prefix[src, dst]
         topo = self._topology
         full = np.zeros(len(topo.arc))
         full[self._arcs] = grad
         full[self._ends] = (grad_start if topo.reverse else grad_final)[topo.src[self._ends]]
         return np.bincount(topo.arc, weights=full * self._weights, minlength=self._n_arcs)
-
-    def _add_puncteme_terms(self, grad: np.ndarray, coef: np.ndarray, p: np.ndarray,
-                            q: np.ndarray) -> None:
-        """Add G_υ[s, t] at every token arc for ∂/∂M(l) = coef_l · p qᵀ."""
-        # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix: (strings, N)
-        suffixed = self._suffixes.apply(q, SumProduct)
-        prefixed = self._prefixes.apply(p, SumProduct)
-        # f = p at first positions: G_υ gets p ⊗ b_υ, b_υ = Σ coef_l M(l_>0) q over υ's ones;
-        # b = q at last positions: G_υ gets f_υ ⊗ q, f_υ = Σ coef_l M(l_<k)ᵀ p
-        first, last, n = self._first, self._last, self._n_tokens
-        b = first.per_token(coef, first.suffix, n, len(suffixed)) @ suffixed
-        f = last.per_token(coef, last.prefix, n, len(prefixed)) @ prefixed
-        grad += p[self._src] * b.ravel()[self._flat_dst] + f.ravel()[self._flat_src] * q[self._dst]
-        middle = coef[self._middle_puncteme]
-        if middle.any():
-            grad += np.bincount(self._middle_arc, minlength=len(grad), weights=middle
-                                * prefixed.ravel()[self._middle_f]
-                                * suffixed.ravel()[self._middle_b])
 
 
 def _rank_one(terms: Sequence[Outer]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:

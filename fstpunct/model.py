@@ -226,9 +226,9 @@ class _Flat(NamedTuple):
 
     def per_node(self) -> list[tuple[np.ndarray, ...]]:
         """(weights, left_of, right_of, labels) of every node."""
-        cuts = self.offsets[1:-1]
-        return list(zip(*(np.split(x, cuts) for x in (self.weights, self.left_of,
-                                                         self.right_of, self.labels))))
+        arrays = (self.weights, self.left_of, self.right_of, self.labels)
+        bounds = self.offsets.tolist()
+        return [tuple(x[a:b] for x in arrays) for a, b in zip(bounds, bounds[1:])]
 
 
 class _Layout(NamedTuple):

@@ -45,6 +45,27 @@ class Csr(NamedTuple):
     def n_rows(self) -> int:
         return len(self.indptr) - 1
 
+    def transposed(self) -> Csr:
+        """The transpose, its rows' columns ascending (so its products add each row's terms in
+        the order scipy's product with the CSC transpose adds them)."""
+        rows = np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+        return Csr.of(self.n_cols, self.n_rows, self.indices, rows, self.data)
+
+    def row(self, r: int) -> np.ndarray:
+        """Row r as a dense vector."""
+        lo, hi = self.indptr[r], self.indptr[r + 1]
+        out = np.zeros(self.n_cols)
+        out[self.indices[lo:hi]] = self.data[lo:hi]
+        return out
+
+    def matvec(self, x: np.ndarray, maximum: bool = False) -> np.ndarray:
+        """This matrix times a vector, in the real semiring (bitwise scipy's product) or, with
+        ``maximum``, the max-times one."""
+        out = np.empty(self.n_rows)
+        _sparse.csr_matvec(self.indptr, self.indices, self.data,
+                           np.ascontiguousarray(x, dtype=float), out, maximum)
+        return out
+
     def matmul(self, dense: np.ndarray) -> np.ndarray:
         """This matrix times a 2-D array (bitwise scipy's product)."""
         out = np.zeros((self.n_rows, dense.shape[1]))

@@ -4,13 +4,10 @@ uses them: every matrix times one vector, on either side, in a semiring.
 - :class:`DenseStack` holds an (A, N, N) array.
 - :class:`SparseStack` holds the rows of all matrices in one CSR matrix (row a·N + s is
   M_a[s, :], column indices ascending) and the rows of their transposes in another, so a product
-  is one sparse product: for the real semiring a ``bincount`` that adds each row's terms in
-  order (as scipy's CSR product does); for ⊕ = max, rows are grouped by their number of nonzeros
-  rounded up to a power of two k into dense (k, rows) blocks (padded with zeros), reduced down
-  their columns. That is vectorised over rows, which is what matters for products of slot
-  lattice matrices: nearly all their rows have 1–4 nonzeros. Stacks of one structure with other
-  values (a slot's sum and max stacks) can share their index arrays and have their transposes
-  built in one pass (:meth:`SparseStack.family`).
+  is one compiled sparse matrix-vector product (for the real semiring, each row's terms added in
+  order, as scipy's CSR product does). Stacks of one structure with other values (a slot's sum
+  and max stacks) can share their index arrays and have their transposes built in one pass
+  (:meth:`SparseStack.family`).
 """
 from __future__ import annotations
 
@@ -20,7 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from . import _sparse
-from .semiring import Semiring, SumProduct
+from .semiring import MaxProduct, Semiring
 from .sparse import Csr
 
 __all__ = ["DenseStack", "SparseStack", "Stack"]
@@ -93,7 +90,7 @@ class SparseStack:
     def _set(self, count: int, size: int, family: _Transposes, k: int) -> None:
         """Become value set k of ``family``."""
         self.count, self._n, self._family, self._k = count, size, family, k
-        self._rows = _SparseRows(Csr(family.indptr, family.indices, family.values[k], size))
+        self._rows = Csr(family.indptr, family.indices, family.values[k], size)
 
     @classmethod
     def family(cls, count: int, size: int, indptr: np.ndarray, indices: np.ndarray,
@@ -108,19 +105,19 @@ class SparseStack:
         return stacks
 
     @cached_property
-    def _cols(self) -> _SparseRows:
+    def _cols(self) -> Csr:
         """The rows of the transposes, built when first needed."""
-        return _SparseRows(self._family.transposed(self._k))
+        return self._family.transposed(self._k)
 
     @property
     def rows(self) -> Csr:
         """The matrices' rows: row a·N + s is M_a[s, :]."""
-        return self._rows.m
+        return self._rows
 
     @property
     def columns(self) -> Csr:
         """The transposes' rows: row a·N + t is M_a[:, t]."""
-        return self._cols.m
+        return self._cols
 
     @classmethod
     def of(cls, mats: np.ndarray) -> SparseStack:
@@ -131,7 +128,7 @@ class SparseStack:
     @property
     def nonzero(self) -> np.ndarray:
         """Whether each matrix has a nonzero entry."""
-        return np.diff(self._rows.m.indptr).reshape(self.count, self._n).any(axis=1)
+        return np.diff(self._rows.indptr).reshape(self.count, self._n).any(axis=1)
 
     @property
     def size(self) -> int:
@@ -141,10 +138,10 @@ class SparseStack:
         return self.count
 
     def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
-        return self._rows.apply(x, semiring).reshape(self.count, self._n)
+        return self._rows.matvec(x, semiring is MaxProduct).reshape(self.count, self._n)
 
     def apply_t(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
-        return self._cols.apply(x, semiring).reshape(self.count, self._n)
+        return self._cols.matvec(x, semiring is MaxProduct).reshape(self.count, self._n)
 
     def row(self, a: int, s: int) -> np.ndarray:
         return self._rows.row(a * self._n + s)
@@ -173,48 +170,3 @@ class _Transposes:
         """The rows of the transposes of value set k: row a·N + t is M_a[:, t]."""
         tptr, tcol, tval = self._all
         return Csr(tptr, tcol, tval[k], self.size)
-
-
-class _SparseRows:
-    """A CSR matrix and its products with vectors in either semiring."""
-
-    def __init__(self, m: Csr) -> None:
-        self.m = m
-
-    @cached_property
-    def _row_of_entry(self) -> np.ndarray:
-        return np.repeat(np.arange(self.m.n_rows), np.diff(self.m.indptr))
-
-    @cached_property
-    def _blocks(self) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """(rows, values, columns) with the values and columns as (k, rows) blocks."""
-        m = self.m
-        length = np.diff(m.indptr)
-        width = 2 ** np.ceil(np.log2(np.maximum(length, 1)))
-        blocks = []
-        for k in np.unique(width[length > 0]).astype(int):
-            rows = np.flatnonzero((width == k) & (length > 0))
-            at = m.indptr[rows] + np.arange(k)[:, None]
-            real = at < m.indptr[rows + 1]
-            at = np.where(real, at, 0)
-            blocks.append((rows, np.where(real, m.data[at], 0.0), m.indices[at]))
-        return blocks
-
-    def row(self, r: int) -> np.ndarray:
-        """Row r as a dense vector."""
-        m = self.m
-        lo, hi = m.indptr[r], m.indptr[r + 1]
-        out = np.zeros(m.n_cols)
-        out[m.indices[lo:hi]] = m.data[lo:hi]
-        return out
-
-    def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
-        """m ⊗ x."""
-        m = self.m
-        if semiring is SumProduct:
-            return np.bincount(self._row_of_entry, weights=m.data * x[m.indices],
-                               minlength=m.n_rows)
-        out = np.zeros(m.n_rows)
-        for rows, block, cols in self._blocks:
-            out[rows] = (block * x[cols]).max(axis=0)
-        return out

@@ -3,6 +3,10 @@
     python scripts/restoration.py table  --langs en es zh ar hi  >> results/restoration.jsonl
     python scripts/restoration.py figure --langs en es zh ar hi  >> results/restoration-figure.jsonl
     python scripts/restoration.py report results/restoration.jsonl results/restoration-figure.jsonl
+    python scripts/restoration.py tune --part models --langs ar en es hi zh \
+        >> results/restoration-tune.jsonl
+    python scripts/restoration.py tuned --part models --dev results/restoration-tune.jsonl \
+        --langs ar en es hi zh >> results/restoration-tune.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
 and with the tree of the language's full-data parser, and on parsed trees also +NC-jk.
@@ -10,7 +14,11 @@ and with the tree of the language's full-data parser, and on parsed trees also +
 of train, plus the tree-free trivial and CRF lines. Both also run "ens" (on test, and on dev
 with the full parser): the samples split among the trees of the full-data parser and of the
 ten jackknife fold parsers ``models/parser-L-jk-fK`` (scripts/jackknife.py), the first tree
-written out. ``scripts/restoration_report.py`` prints the
+written out.
+``tune``: dev split, gold trees; +NC and Attach at every token cost of the scripts/table3.py
+grid (``fstpunct train --token-cost``). ``tuned``: test split, gold and parsed trees; each
+system at its token cost with the lowest dev edit distance.
+``scripts/restoration_report.py`` prints the
 markdown tables and draws the figure as a PNG.
 
 Models (made by the commands in RESULTS.md): +NC = the bundled ``fstpunct/models/L``, Attach =
@@ -46,6 +54,7 @@ from fstpunct.ud import split_source
 
 MODELS = Path("models")
 FRACTIONS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)
+COSTS = (0.0, 2.0, 4.0, 8.0)  # the token-cost grid of scripts/table3.py
 
 
 def emit(record: dict[str, object]) -> None:
@@ -182,17 +191,56 @@ def figure(args: argparse.Namespace) -> None:
                 ensemble_runs(lang, "dev", gold, bare, trees, info, args)
 
 
+def cost_models(lang: str) -> list[tuple[str, float, Path]]:
+    """(system, token cost, model folder) of every +NC (the bundled model's direction) and
+    Attach model of the token-cost grid (``models/L-DIR-tcC``, ``models/L-attach-tcC``,
+    scripts/table3.py) that exists."""
+    direction = json.loads((Path("fstpunct/models") / lang / "model.json").read_text(
+        encoding="utf-8"))["record"]["direction"]
+    return [(system, cost, path) for cost in COSTS
+            for system, path in [("+NC", MODELS / f"{lang}-{direction}-tc{cost:g}"),
+                                 ("Attach", MODELS / f"{lang}-attach-tc{cost:g}")]
+            if (path / "model.json").exists()]
+
+
+def tune(args: argparse.Namespace) -> None:
+    """Dev, gold trees: +NC and Attach at every token cost of the grid."""
+    for lang, gold, bare in languages(args, "dev"):
+        for system, cost, path in cost_models(lang):
+            model_runs(lang, "dev", gold, [bare], {"trees": "gold", "token_cost": cost},
+                       args.samples, args.seed, [(system, str(path))])
+
+
+def tuned(args: argparse.Namespace) -> None:
+    """Test, gold and parsed trees: +NC and Attach, each at the token cost whose dev edit
+    distance (sentence MBR, gold trees; from ``--dev``) is lowest."""
+    dev = [r for r in map(json.loads, Path(args.dev).read_text(encoding="utf-8").splitlines())
+           if r["split"] == "dev" and "token_cost" in r and r["mbr"] == "sentence"]
+    for lang, gold, bare in languages(args, "test"):
+        which = []
+        for system in ("+NC", "Attach"):
+            rows = [r for r in dev if r["lang"] == lang and r["method"] == system]
+            if rows:
+                best = min(rows, key=lambda r: r["average_edit_distance"])
+                which.append((f"{system} tuned", best["model"]))
+        trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
+        for tree_set, info in [([bare], {"trees": "gold"}),
+                               ([trees], {"trees": "parsed", "uas": uas})]:
+            model_runs(lang, "test", gold, tree_set, info, args.samples, args.seed, which)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["table", "figure"])
+    parser.add_argument("what", choices=["table", "figure", "tune", "tuned"])
     parser.add_argument("--langs", nargs="+", default=["en", "es", "zh", "ar", "hi"])
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
                         help="run only the tree-free baselines or only the model runs")
+    parser.add_argument("--dev", help="tuned: the JSON lines of a tune run")
     args = parser.parse_args()
-    {"table": table, "figure": figure}[args.what](args)
+    {"table": table, "figure": figure, "tune": tune, "tuned": tuned}[args.what](args)
 
 
 if __name__ == "__main__":

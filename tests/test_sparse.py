@@ -20,6 +20,11 @@ def test_matmul_is_bitwise_scipys(seed):
     assert np.array_equal(m.matmul(other), expected)
     assert np.array_equal(m.matmul(np.asfortranarray(other)), expected)
     assert (m.scipy() != sp.csr_matrix(dense)).nnz == 0
+    x = other[:, 0]
+    assert np.array_equal(m.matvec(x), sp.csr_matrix(dense) @ x)
+    nonnegative = Csr.of(rows, cols, r, c, np.abs(dense[r, c]))  # the max-times semiring's
+    assert np.array_equal(nonnegative.matvec(np.abs(x), maximum=True),
+                          np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
 
 
 def test_of_adds_duplicates_and_sorts_columns():
