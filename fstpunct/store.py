@@ -79,7 +79,9 @@ def load_model(name: str | Path) -> PunctModel:
     meta = read_record(folder)
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")
-    return PunctModel(attach, theta, channel, Settings(**meta["settings"]))
+    # models saved before the token cost existed were trained without one
+    settings = Settings(**{"token_cost": 0.0, **meta["settings"]})
+    return PunctModel(attach, theta, channel, settings)
 
 
 def load_edit_counts(name: str | Path) -> np.ndarray:

@@ -1,7 +1,9 @@
 """`fstpunct train`, `perplexity` and `decode` end to end on a tiny model."""
 import io
+import json
 import math
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +12,7 @@ import pytest
 
 from fstpunct.cli import main
 from fstpunct.decode import MISC_KEYS
+from fstpunct.model import Settings
 from fstpunct.store import load_model
 from fstpunct.treebank import read_conllu, read_file
 
@@ -128,3 +131,15 @@ def test_decode_reads_one_split_by_name(capsys):
     assert main(["decode", "--model", "es", "es"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "names 3 files" in err[0]
+
+
+def test_token_cost_is_recorded_and_old_models_load_with_none(tiny_model, tmp_path):
+    """The model records the token cost it was trained with (the CLI's default, the
+    settings'); a model.json from before the token cost existed loads with cost 0."""
+    assert load_model(tiny_model).settings.token_cost == Settings.token_cost == 4.0
+    old = tmp_path / "old"
+    shutil.copytree(tiny_model, old)
+    meta = json.loads((old / "model.json").read_text(encoding="utf-8"))
+    del meta["settings"]["token_cost"]
+    (old / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert load_model(old).settings.token_cost == 0.0

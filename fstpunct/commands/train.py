@@ -23,7 +23,6 @@ HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM wi
         "regularisation on a language's standard training split or on CoNLL-U files, and save "
         "it as a model folder.")
 GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"  # shipped with the package
-TOKEN_COST = 4.0  # what the bundled models were trained with (RESULTS.md, "Phantom marks")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,7 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--xi", type=float, default=Settings.xi,
                         help="posterior-regularisation strength ξ (default %(default)s)")
     parser.add_argument("--l2", type=float, default=Settings.l2, help="L2 on θ")
-    parser.add_argument("--token-cost", type=float, default=TOKEN_COST,
+    parser.add_argument("--token-cost", type=float, default=Settings.token_cost,
                         help="prior preference for fewer underlying marks: θ's L2 prior is "
                              "centred where every pair scores −COST per underlying token, so "
                              "marks the channel would absorb are not hypothesised for free "
