@@ -103,7 +103,7 @@ def _annotate_chunk(model: PunctModel, cache: SlotCache, sentences: list[Sentenc
             log_p = float(log_probs[k])
         else:  # the outside pass needs the inside pass anyway: log p comes with it
             ranked = [[] for _ in best]
-            e = inference.expectations(k)
+            e = inference.posteriors(k)
             log_p = e.log_z
             node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
             first = inference.batch.nodes(k).start

@@ -39,7 +39,7 @@ from .lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
 from .semiring import MaxProduct, SumProduct
 from .slots import BOUNDARY, SlotSentence
 from .stacks import DenseStack, SparseStack
-from .treedp import Candidates, MatrixTree, Outer, inside, outside, sample, viterbi
+from .treedp import Candidates, Gradients, MatrixTree, Outer, inside, outside, sample, viterbi
 from .vocab import Puncteme, Vocab
 
 __all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
@@ -126,12 +126,18 @@ def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
 
 
 @dataclass
-class Expectations:
-    """What the E-step needs from one sentence."""
+class Posteriors:
+    """log Z of one sentence and the posteriors of its nodes' Attach rows."""
 
     log_z: float
     rows: np.ndarray        # flat Attach rows with posterior mass
     posterior: np.ndarray   # their posterior probabilities
+
+
+@dataclass
+class Expectations(Posteriors):
+    """What the E-step needs from one sentence."""
+
     arc_counts: np.ndarray  # expected count of every channel arc
 
 
@@ -385,19 +391,17 @@ class Inference:
         forest, _ = self.forest()
         return forest_log_partition(forest, self.log_prob)
 
+    def posteriors(self, s: int) -> Posteriors:
+        """log Z of sentence ``s`` and the posterior of every Attach row of its nodes."""
+        return self._outside(s)[0]
+
     def expectations(self, s: int) -> Expectations:
         """log Z, pair posteriors and expected channel-arc counts of sentence ``s``."""
-        tree, labels = self.tree(s)
-        grads = outside(tree, inside(tree))
+        posteriors, grads = self._outside(s)
         surface = self.batch.surfaces[s]
         terms: list[list[Outer]] = [[] for _ in surface]
-        rows, post = [], []
-        for (i, k), cand, lab, gw, gl, gr in zip(
-                _node_spans(self.batch.sentences[s]), tree.nodes, labels, grads.weights,
-                grads.left_outer, grads.right_outer):
-            p = cand.weights * gw
-            rows.append(lab[:-1])
-            post.append(p[:-1])
+        for (i, k), gl, gr in zip(_node_spans(self.batch.sentences[s]), grads.left_outer,
+                                  grads.right_outer):
             terms[i].append(gl)
             terms[k].append(gr)
         counts = np.zeros(len(self.weights))
@@ -405,7 +409,16 @@ class Inference:
             if x:  # no tokens: no edits
                 counts += self.slots.counter(x).counts(terms[i], grads.start[i], grads.final[i],
                                                        grads.prefix if i == 0 else None)
-        return Expectations(grads.log_z, np.concatenate(rows), np.concatenate(post), counts)
+        return Expectations(posteriors.log_z, posteriors.rows, posteriors.posterior, counts)
+
+    def _outside(self, s: int) -> tuple[Posteriors, Gradients]:
+        """The inside and outside passes over sentence ``s``: its posteriors, and the gradients
+        of log Z."""
+        tree, labels = self.tree(s)
+        grads = outside(tree, inside(tree))
+        rows = [lab[:-1] for lab in labels]
+        post = [(cand.weights * gw)[:-1] for cand, gw in zip(tree.nodes, grads.weights)]
+        return Posteriors(grads.log_z, np.concatenate(rows), np.concatenate(post)), grads
 
     def _pairs_of(self, labels: list[np.ndarray],
                   choice: Sequence[int]) -> list[tuple[Puncteme, Puncteme] | None]:
