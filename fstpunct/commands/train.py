@@ -77,10 +77,17 @@ def run(args: argparse.Namespace) -> int:
         bar.set_postfix(objective=f"{objective:.1f}", loglik=f"{log_likelihood:.1f}")
         bar.update(1)
         inner.reset()
+        if it < args.iterations:  # the M-step runs until the next E-step reports progress
+            inner.set_description("M-step (L-BFGS), then E-step")
+
+    def progress(sentences: int) -> None:
+        if inner.n == 0:
+            inner.set_description("E-step", refresh=False)
+        inner.update(sentences)
 
     model, history = em(model, batch, args.iterations, jobs=args.jobs,
                         train_channel=args.init != "identity", report=report,
-                        progress=inner.update)
+                        progress=progress)
     inner.close()
     bar.close()
     record = {"fstpunct": __version__, "command": "fstpunct " + " ".join(sys.argv[1:]),
