@@ -381,7 +381,8 @@ class EditCounter:
     (sparse products over the stacks of all prefixes and suffixes of V). First positions share
     M(ε)ᵀp = p and last ones share q, so those add up to one p ⊗ b_υ and one f_υ ⊗ q per token;
     only the middle positions of punctemes of 3+ tokens are paired with υ's arcs one by one.
-    ∂/∂K = p qᵀ puts rate·(Kᵀp)(Kq)ᵀ into G_υ for every token υ but ``exclude``."""
+    ∂/∂K = p qᵀ puts rate·(Kᵀp)(Kq)ᵀ into G_υ for every token υ but ``exclude``. Each term
+    is one compiled pass over the slot's arcs (:func:`fstpunct._sparse.edit_gradient`)."""
 
     def __init__(self, builder: LatticeBuilder, surface: Sequence[str], weights: np.ndarray,
                  lattice: Lattice, punctemes: Sequence[tuple[int, ...]], closure: np.ndarray,
@@ -418,6 +419,9 @@ class EditCounter:
         at = np.repeat(np.arange(len(middle.token)), count)
         middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
         tokens = np.arange(self._n_tokens + 1)
+        # in the order _sparse.edit_gradient takes them: token arcs (per-token offsets, source,
+        # target); first positions and last positions (per-token offsets, puncteme, suffix or
+        # prefix); middle pairs (arc, puncteme, flat prefix and suffix indices)
         self._layout = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
             np.searchsorted(self._tok, tokens), self._src, self._dst,
             np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
