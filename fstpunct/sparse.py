@@ -45,12 +45,6 @@ class Csr(NamedTuple):
     def n_rows(self) -> int:
         return len(self.indptr) - 1
 
-    def transposed(self) -> Csr:
-        """The transpose, its rows' columns ascending (so its products add each row's terms in
-        the order scipy's product with the CSC transpose adds them)."""
-        rows = np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
-        return Csr.of(self.n_cols, self.n_rows, self.indices, rows, self.data)
-
     def row(self, r: int) -> np.ndarray:
         """Row r as a dense vector."""
         lo, hi = self.indptr[r], self.indptr[r + 1]
