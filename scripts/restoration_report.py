@@ -10,6 +10,7 @@ import json
 from collections.abc import Iterable
 
 from fstpunct.report import format_table
+from fstpunct.restoration.metrics import sign_flip_p
 
 LANGS = ("ar", "en", "es", "hi", "zh")
 MARKS = ("comma", "period", "quotes", "brackets", "all")
@@ -88,6 +89,31 @@ def goal(lang: str, base: dict, got: dict, uas: float | None, system: str | None
     return text + f"; parsed trees (UAS {uas:.1f}, {need}): {system} (chosen on dev) {verdict}"
 
 
+def significance(records: list[dict], dev: list[dict]) -> str:
+    """+NC against each rival of the goals: the difference in total edits (negative = +NC
+    better) and the p-value of a paired sign-flip test over sentences."""
+    head = ["lang", "trees", "+NC system", "rival", "edits +NC", "edits rival", "difference",
+            "p (sign flip)"]
+    rows = []
+    for lang in LANGS:
+        tree_free = [(m, pick(records, lang=lang, method=m, trees="any"))
+                     for m in ("trivial", "crf")]
+        system = chosen(dev, lang)
+        for trees, method in (("gold", "+NC"), ("parsed", system)):
+            ours = pick(records, lang=lang, method=method, trees=trees, mbr="sentence")
+            rivals = tree_free + ([("Attach", pick(records, lang=lang, method="Attach",
+                                                   trees="gold", mbr="sentence"))]
+                                  if trees == "gold" else [])
+            for name, rival in rivals:
+                if ours is None or rival is None or "sentence_edits" not in ours \
+                        or "sentence_edits" not in rival:
+                    continue
+                a, b = ours["sentence_edits"], rival["sentence_edits"]
+                rows.append([lang, trees, method, name, str(sum(a)), str(sum(b)),
+                             f"{sum(a) - sum(b):+d}", f"{sign_flip_p(a, b):.3f}"])
+    return format_table(head, rows, numeric=True)
+
+
 def marks(records: list[dict]) -> str:
     """Per-mark precision / recall / F1 on test."""
     head = ["lang", "method", "trees", *[f"{m} P/R/F1" for m in MARKS]]
@@ -164,6 +190,9 @@ def main() -> None:
     fig = load(args.figure) if args.figure else []
     print("## Average edit distance per sentence (test)\n")
     print(summary(records, fig))
+    print("\n## Significance (test, sentence MBR; paired sign-flip test over sentences, "
+          "20,000 rounds)\n")
+    print(significance(records, fig))
     print("\n## Per-mark precision / recall / F1 (test, sentence MBR)\n")
     print(marks(records))
     if fig:

@@ -32,8 +32,8 @@ def data(tmp_path_factory):
 def models(data):
     root, train_sents, dev_sents = data
     out = {}
-    for mode, beam in (("tokens", 1), ("removed", 1), ("properties", 1), ("typed", 1),
-                       ("properties", 3)):
+    for mode, beam in (("tokens", 1), ("removed", 1), ("paired", 1), ("properties", 1),
+                       ("typed", 1), ("properties", 3)):
         folder = root / f"{mode}-{beam}"
         epochs = 8 if beam == 1 else 25  # early update learns a prefix per sentence and epoch
         train(train_sents, train_sents[:20], mode, beam, folder, epochs=epochs,
@@ -42,8 +42,8 @@ def models(data):
     return out
 
 
-@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("properties", 1),
-                                 ("properties", 3)])
+@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("paired", 1),
+                                 ("properties", 1), ("properties", 3)])
 def test_tiny_model_learns_its_training_sentences(data, models, key):
     """(Its dev set is 20 of them.) Fails if training and parsing see different features."""
     _, train_sents, _ = data
@@ -52,7 +52,8 @@ def test_tiny_model_learns_its_training_sentences(data, models, key):
     assert s.words.uas > 95
 
 
-@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("properties", 3)])
+@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("paired", 1),
+                                 ("properties", 3)])
 def test_output_is_valid_and_keeps_everything_but_head_and_deprel(data, models, key):
     _, _, dev_sents = data
     model = Model.load(models[key])

@@ -114,7 +114,7 @@ def test_removed_mode_keeps_word_arcs():
     assert prepare(CONGRESS, "tokens", gold=True).n == 11
 
 
-@pytest.mark.parametrize("mode", ["removed", "properties"])
+@pytest.mark.parametrize("mode", ["removed", "paired", "properties"])
 def test_reattached_punctuation_gives_valid_projective_trees(mode):
     for sent in itertools.chain(itertools.islice(split_source("en", "dev").sentences(), 500),
                                 [CONGRESS, FIGURE1]):
@@ -141,6 +141,19 @@ def test_typed_mode_names_the_kind_of_plain_mark_and_parses_like_properties_othe
     assert plain.props[said].punct == 1
     assert [(p.opens, p.closes) for p in typed.props] == [(p.opens, p.closes) for p in plain.props]
     assert mark_kind("?") == mark_kind(".") and mark_kind("@") > mark_kind("—")
+
+
+def test_paired_mode_keeps_plain_marks_as_tokens_unless_they_touch_a_paired_mark():
+    p = prepare(FIGURE1, "paired", gold=True)
+    # the quotes go, and with them the comma before ”; the final period stays a token
+    assert p.forms == ("The", "report", "was", "entitled", "Mechanisms", "of", "Action", "he",
+                       "said", ".")
+    props = dict(zip(p.forms, p.props))
+    assert props["Mechanisms"].opens == (DQUOTE,) and props["Action"].closes == (DQUOTE,)
+    assert not any(q.punct for q in p.props)
+    assert p.heads[p.forms.index(".")] == p.forms.index("entitled") + 1
+    congress = prepare(CONGRESS, "paired", gold=True)
+    assert congress.forms == ("Congress’s", "Environmental", "Buccaneers", "Sept.", "18")
 
 
 # A one-word quotation and an opening bracket followed by a comma: "yes" ( well , no ) .

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from fstpunct.cli import main
 from fstpunct.errors import ConlluError, FstpunctError
 from fstpunct.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
-from fstpunct.restoration.metrics import levenshtein, score
+from fstpunct.restoration.metrics import levenshtein, score, sign_flip_p
 from fstpunct.restoration.strip import insert, insertions_of, strip
 from fstpunct.restoration.trivial import Trivial
 from fstpunct.slots import depunctuate, to_slots
@@ -158,6 +158,16 @@ def test_metrics_on_hand_made_pair():
     assert (marks["period"]["precision"], marks["period"]["recall"]) == (100.0, 100.0)
     assert (marks["all"]["matched"], marks["all"]["predicted"], marks["all"]["gold"]) == (3, 5, 4)
     assert marks["quotes"]["predicted"] == 1 and marks["quotes"]["f1"] == 0.0
+
+
+@pytest.mark.parametrize("a, b", [([3, 1, 2, 0, 5, 1, 2], [1, 1, 0, 1, 2, 0, 2]),
+                                  ([1, 2, 0, 4, 1, 0, 3, 2, 1], [0, 2, 1, 1, 1, 3, 0, 0, 0])])
+def test_sign_flip_p_matches_exact_enumeration(a, b):
+    d = [x - y for x, y in zip(a, b) if x != y]
+    flips = list(itertools.product((-1, 1), repeat=len(d)))
+    exact = sum(abs(sum(s * x for s, x in zip(f, d))) >= abs(sum(d)) for f in flips) / len(flips)
+    assert sign_flip_p(a, b, rounds=40_000) == pytest.approx(exact, abs=0.01)
+    assert sign_flip_p(a, a) == 1.0
 
 
 def test_all_punctuation_gold_sentence_counts_with_empty_prediction():

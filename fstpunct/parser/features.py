@@ -11,7 +11,8 @@ strings. :class:`~fstpunct.parser.model.Weights` maps keys to weight rows.
 :data:`BASE` follows Zhang & Nivre (2011) as far as arc-standard allows (no head features: s0
 and s1 have no head yet), with their S0 ↦ s1 and N0 ↦ s0: words, tags, pairs and triples,
 distance, valency, first- and second-order dependents, label sets. :data:`PUNCT` is Table 3 of
-Ma, Zhang & Zhu (2014), used in the ``properties`` mode (``pc`` = punctuation property).
+Ma, Zhang & Zhu (2014), used in the ``properties`` and ``typed`` modes (``pc`` = punctuation
+property); the ``paired`` mode uses its top three lines, :data:`PUNCT_PAIRED`.
 """
 from __future__ import annotations
 
@@ -22,8 +23,8 @@ import numpy as np
 from .punct import PROPERTY_MODES
 from .transitions import NODE_ATOMS, State
 
-__all__ = ["ATOMS", "BASE", "PUNCT", "templates", "compile_templates", "atoms", "keys",
-           "buffer_atoms", "MAX_DIST"]
+__all__ = ["ATOMS", "BASE", "PUNCT_PAIRED", "PUNCT", "templates", "compile_templates", "atoms",
+           "keys", "buffer_atoms", "MAX_DIST"]
 
 _BUFFER = ("b0", "b1", "b2", "b3")
 _BUFFER_ATOMS = ("w", "p", "pc")
@@ -65,11 +66,14 @@ BASE = _expand("""
     s1p+s1l1l+s1r1l s0p+s0l1l+s0r1l s1p+s0p+s1r1l+s0l1l
 """)
 
-# Ma, Zhang & Zhu (2014), Table 3 (its third line's repeated pair (σ2, σ0) read as (σ2, σ1)).
-PUNCT = _expand("""
+# Ma, Zhang & Zhu (2014), Table 3: its top three lines, used alone for paired marks (§4) ...
+PUNCT_PAIRED = _expand("""
     {b0,b1,b2,b3,s0,s1,s2}pc
     {b0,b1,b2,s0,s1}pc+{b0,b1,b2,s0,s1}w {b0,b1,b2,s0,s1}pc+{b0,b1,b2,s0,s1}p
     s0pc+{b0,b1,b2,s1,s2}pc s0pc+{b0,b1,b2,s1,s2}p s0pc+{b0,b1,b2,s1,s2}w
+""")
+# ... and all of it (its fourth line's repeated pair (σ2, σ0) read as (σ2, σ1)).
+PUNCT = PUNCT_PAIRED + _expand("""
     s2pc+s0p s1pc+s0p s2pc+s1p s2pc+s2p+s0p s1pc+s1p+s0p s2pc+s2p+s1p
     d02+s2pc+s2p+s0p d01+s1pc+s1p+s0p d0b+s0pc+s0p+b0p
 """)
@@ -77,7 +81,9 @@ PUNCT = _expand("""
 
 def templates(mode: str) -> list[str]:
     """Template names for a punctuation mode (the property templates only with properties)."""
-    return BASE + (PUNCT if mode in PROPERTY_MODES else [])
+    if mode not in PROPERTY_MODES:
+        return BASE
+    return BASE + (PUNCT_PAIRED if mode == "paired" else PUNCT)
 
 
 def compile_templates(names: Sequence[str]) -> np.ndarray:

@@ -2,6 +2,9 @@
 
 * ``tokens``: punctuation is parsed like any word (and left out of word scores).
 * ``removed``: punctuation is deleted before training and parsing.
+* ``paired`` (the middle column of Ma, Zhang & Zhu's Table 4): only paired marks become
+  properties (flags, as below), and a run of punctuation holding one is deleted whole; any other
+  punctuation is parsed like a word, as in ``tokens``.
 * ``properties`` (Ma, Zhang & Zhu 2014, §3): punctuation is deleted and kept as a *property* of
   a neighbouring word. Opening paired marks (BPUNC) become flags on the word to their right,
   closing ones (EPUNC) flags on the word to their left; any other mark becomes a plain
@@ -33,9 +36,9 @@ __all__ = ["MODES", "PROPERTY_MODES", "PROPS_VERSION", "OPENING", "CLOSING", "Pr
            "make_prop", "combine", "mark_kind", "initial_props", "Prepared", "prepare", "reattach",
            "is_punct"]
 
-MODES = ("tokens", "removed", "properties", "typed")
+MODES = ("tokens", "removed", "paired", "properties", "typed")
 PROPS_VERSION = 2  # the initial properties of new models (see :func:`initial_props`)
-PROPERTY_MODES = ("properties", "typed")
+PROPERTY_MODES = ("paired", "properties", "typed")
 
 # Paired marks by kind (1-based kind numbers; 0 is reserved for "no mark").
 _PAIRS = ("()", "[]", "{}", "“”", "‘’", "«»", "‹›", "「」", "『』", "《》", "〈〉", "（）", "【】")
@@ -110,6 +113,19 @@ def _gaps(forms: Sequence[str], punct: Sequence[bool]) -> list[list[str]]:
         else:
             gaps.append([])
     return gaps
+
+
+def _paired_runs(forms: Sequence[str], punct: Sequence[bool]) -> list[bool]:
+    """Which tokens belong to a run of adjacent punctuation tokens holding a paired mark."""
+    out = [False] * len(forms)
+    start = 0
+    for k in range(len(forms) + 1):
+        if k < len(forms) and punct[k]:
+            continue
+        if any(f in OPENING or f in CLOSING for f in forms[start:k]):
+            out[start:k] = [True] * (k - start)
+        start = k + 1
+    return out
 
 
 def mark_kind(mark: str) -> int:
@@ -213,6 +229,11 @@ def prepare(sent: Sentence, mode: str, gold: bool, version: int = PROPS_VERSION)
     if mode == "tokens" or all(punct):  # a sentence of punctuation only is parsed as tokens
         keep = list(range(len(words)))
         props = [EMPTY] * len(words)
+    elif mode == "paired":
+        dropped = _paired_runs(forms, punct)
+        keep = [k for k, d in enumerate(dropped) if not d]
+        gaps = [[m for m in gap if m in OPENING or m in CLOSING] for gap in _gaps(forms, dropped)]
+        props = initial_props(gaps, version=version)
     else:
         keep = [k for k, p in enumerate(punct) if not p]
         props = initial_props(_gaps(forms, punct), mode == "typed", version) \

@@ -7,6 +7,7 @@ slot 0. Slot strings come from :func:`~fstpunct.slots.to_slots` (directional quo
 ``<abbv>``. Per sentence, the edit distance is the sum over slots of the token-level Levenshtein
 distance; per mark class and slot, the matches are the multiset intersection of the predicted and
 gold tokens of that class (precision = matches / predicted, recall = matches / gold).
+:func:`sign_flip_p` tests whether two systems' per-sentence edit distances differ.
 """
 from __future__ import annotations
 
@@ -14,10 +15,13 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ..slots import ABBV, SlotSentence, to_slots
 from ..treebank import Sentence
 
-__all__ = ["CLASSES", "MarkCounts", "RestorationScore", "levenshtein", "score", "slot_strings"]
+__all__ = ["CLASSES", "MarkCounts", "RestorationScore", "levenshtein", "score", "sign_flip_p",
+           "slot_strings"]
 
 # Mark classes, each a set of one-character tokens; None = every punctuation token.
 CLASSES: dict[str, frozenset[str] | None] = {
@@ -63,13 +67,21 @@ class MarkCounts:
 
 @dataclass
 class RestorationScore:
-    """Corpus totals: sentences, slots, summed edit distance and per-class token counts."""
+    """Corpus totals: sentences, slots, summed edit distance and per-class token counts, and
+    each sentence's edit distance (for significance tests)."""
 
-    sentences: int = 0
     slots: int = 0
-    edits: int = 0
+    sentence_edits: list[int] = field(default_factory=list)
     marks: dict[str, MarkCounts] = field(default_factory=lambda: {k: MarkCounts()
                                                                   for k in CLASSES})
+
+    @property
+    def sentences(self) -> int:
+        return len(self.sentence_edits)
+
+    @property
+    def edits(self) -> int:
+        return sum(self.sentence_edits)
 
     @property
     def average_edit_distance(self) -> float:
@@ -77,10 +89,10 @@ class RestorationScore:
 
     def add(self, gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> None:
         """Count one sentence, given its gold and predicted slot strings."""
-        self.sentences += 1
         self.slots += len(gold)
+        self.sentence_edits.append(0)
         for g, p in zip(gold, pred, strict=True):
-            self.edits += levenshtein(p, g)
+            self.sentence_edits[-1] += levenshtein(p, g)
             for name, marks in CLASSES.items():
                 gc = Counter(t for t in g if marks is None or t in marks)
                 pc = Counter(t for t in p if marks is None or t in marks)
@@ -91,6 +103,7 @@ class RestorationScore:
 
     def to_dict(self) -> dict[str, object]:
         return {"sentences": self.sentences, "slots": self.slots, "edit_distance": self.edits,
+                "sentence_edits": self.sentence_edits,
                 "average_edit_distance": self.average_edit_distance,
                 "marks": {k: {"gold": c.gold, "predicted": c.predicted, "matched": c.matched,
                               "precision": c.precision, "recall": c.recall, "f1": c.f1}
@@ -132,3 +145,20 @@ def score(gold: Iterable[Sentence], pred: Iterable[Sentence]) -> RestorationScor
     if pending is not None:
         raise pending[0].error("the prediction has more sentences than the gold file")
     return out
+
+
+def sign_flip_p(a: Sequence[float], b: Sequence[float], rounds: int = 20_000,
+                seed: int = 1) -> float:
+    """Two-sided p-value of a paired sign-flip (approximate randomisation) test that systems
+    with per-sentence losses ``a`` and ``b`` are equally good: the share of ``rounds`` random
+    sign flips of the per-sentence differences whose total is at least as far from 0 as the
+    observed one (counting the observed one, so never 0)."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    d = d[d != 0]
+    observed = abs(d.sum())
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for start in range(0, rounds, 1000):
+        signs = rng.integers(0, 2, size=(min(1000, rounds - start), d.size)) * 2 - 1
+        hits += int((np.abs(signs @ d) >= observed - 1e-9).sum())
+    return (hits + 1) / (rounds + 1)
