@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import ModelError
-from .features import node_contexts, pair_features
+from .features import is_lexical, lexical_contexts, node_contexts, pair_features
 from .slots import SlotSentence
 from .sparse import Csr
 from .vocab import EMPTY, Vocab
@@ -47,14 +48,23 @@ class AttachModel:
         self.symmetric = tuple((a, b) for a, b in symmetric)
         self.contexts = tuple(contexts)
         self.context_index = {c: k for k, c in enumerate(self.contexts)}
+        self.lexical = any(map(is_lexical, self.contexts))
         self.pair_feature_names, self.pair_matrix = pair_features(vocab, self.symmetric)
 
     @classmethod
     def build(cls, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
-              sentences: Sequence[SlotSentence]) -> AttachModel:
-        """Index every context feature that occurs in the (training) sentences."""
-        contexts = sorted({c for s in sentences for node in node_contexts(s) for c in node})
-        return cls(vocab, symmetric, contexts)
+              sentences: Sequence[SlotSentence], lexical: int = 0) -> AttachModel:
+        """Index every context feature that occurs in the (training) sentences, and the lexical
+        ones (:func:`~fstpunct.features.lexical_contexts`) of their ``lexical`` most frequent
+        lowercased words (ties broken alphabetically)."""
+        contexts = {c for s in sentences for node in node_contexts(s) for c in node}
+        if lexical:
+            counts = Counter(w.lower() for s in sentences for w in s.words)
+            top = sorted(counts, key=lambda w: (-counts[w], w))[:lexical]
+            keep = {f"={w}" for w in top}
+            contexts |= {c for s in sentences for node in lexical_contexts(s) for c in node
+                         if c[c.index("="):] in keep}
+        return cls(vocab, symmetric, sorted(contexts))
 
     @cached_property
     def pair_matrix_t(self) -> sp.csr_matrix:
@@ -137,7 +147,8 @@ class AttachData:
         sentence_offsets = [0]
         node = 0
         for s in sentences:
-            for d, names in zip(s.deprels if s.n else (EMPTY,), node_contexts(s)):
+            for d, names in zip(s.deprels if s.n else (EMPTY,),
+                                node_contexts(s, model.lexical)):
                 key = vocab.relation_key(d)
                 ids = tuple(sorted([i for i in map(known, names) if i is not None]))
                 nodes, distinct, inverse = groups.setdefault(key, ([], {}, []))

@@ -9,9 +9,14 @@ Context features of a node w spanning slots i..k (names as stored in a model):
 and ``b=nmod``, so unseen subtypes share weights); ``u=`` its UPOS; ``pd=``/``pu=`` the relation
 and UPOS of its parent (``<root>`` for the root); ``c=`` each distinct relation among its children;
 ``ll=``/``lr=`` the UPOS of the words left and right of slot i and ``rl=``/``rr=`` of slot k
-(``<s>``/``</s>`` past the sentence ends); ``start``/``end`` when the span starts/ends the sentence.
-The pseudo node of a sentence without words has ``bias``, ``d=<empty>``, ``b=<empty>``, ``start``,
-``end``.
+(``<s>``/``</s>`` past the sentence ends); ``start``/``end`` when the span starts/ends the
+sentence. The pseudo node of a sentence without words has ``bias``, ``d=<empty>``, ``b=<empty>``,
+``start``, ``end``.
+
+*Lexical* contexts, in models trained with them (:func:`lexical_contexts`): ``fw=`` the node's
+own word, ``llw=``/``lrw=`` the words left and right of slot i and ``rlw=``/``rrw=`` of slot k,
+lowercased, for the most frequent words of training only (``Settings.lexical``): the words that
+cue punctuation are mostly function words (*however*, *which*; Hindi *जो*, *कि*).
 
 Pair features of (l, r): ``P=l|r`` (the pair), ``L=l``, ``R=r``, and ``M`` when l and r contain
 symmetric marks that mirror each other (:func:`~fstpunct.vocab.unmatched` is false). ``L=``/``R=``
@@ -28,9 +33,10 @@ from .sparse import Csr
 from .tree import children
 from .vocab import EMPTY, Puncteme, Vocab
 
-__all__ = ["node_contexts", "pair_features", "render"]
+__all__ = ["node_contexts", "lexical_contexts", "is_lexical", "pair_features", "render"]
 
 _BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
+_LEXICAL = ("fw=", "llw=", "lrw=", "rlw=", "rrw=")
 
 
 def render(p: Puncteme) -> str:
@@ -38,8 +44,20 @@ def render(p: Puncteme) -> str:
     return " ".join(p) or "ε"
 
 
-def node_contexts(sent: SlotSentence) -> list[list[str]]:
-    """Context feature names of each node (1..n, or the one pseudo node when n = 0)."""
+def is_lexical(context: str) -> bool:
+    return context.startswith(_LEXICAL)
+
+
+def lexical_contexts(sent: SlotSentence) -> list[list[str]]:
+    """The lexical context features of each node (none for the pseudo node)."""
+    words = (_BOS, *(w.lower() for w in sent.words), _EOS)
+    return [[f"fw={words[w]}", f"llw={words[i]}", f"lrw={words[i + 1]}", f"rlw={words[k]}",
+             f"rrw={words[k + 1]}"] for w, (i, k) in enumerate(sent.spans, 1)]
+
+
+def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
+    """Context feature names of each node (1..n, or the one pseudo node when n = 0), with the
+    lexical ones if asked."""
     n = sent.n
     if n == 0:
         return [["bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end"]]
@@ -59,6 +77,9 @@ def node_contexts(sent: SlotSentence) -> list[list[str]]:
         if k == n:
             feats.append("end")
         out.append(feats)
+    if lexical:
+        for feats, words in zip(out, lexical_contexts(sent)):
+            feats.extend(words)
     return out
 
 

@@ -59,6 +59,9 @@ class Settings:
     # θ's L2 prior is centred on −token_cost per underlying token (4: the bundled models';
     # RESULTS.md, "Phantom marks"); 0 centres it on the uniform distribution
     token_cost: float = 4.0
+    # word contexts for this many of the most frequent training words (features.py; 0: none;
+    # 500: the bundled +NC models', chosen on dev; RESULTS.md, "Lexical contexts")
+    lexical: int = 500
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)

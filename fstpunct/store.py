@@ -79,8 +79,8 @@ def load_model(name: str | Path) -> PunctModel:
     meta = read_record(folder)
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")
-    # models saved before the token cost existed were trained without one
-    settings = Settings(**{"token_cost": 0.0, **meta["settings"]})
+    # models saved before the token cost or lexical contexts existed were trained without them
+    settings = Settings(**{"token_cost": 0.0, "lexical": 0, **meta["settings"]})
     return PunctModel(attach, theta, channel, settings)
 
 

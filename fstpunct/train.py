@@ -58,8 +58,9 @@ def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "
     """θ = θ₀ (the prior mean, :meth:`AttachModel.init_theta`) and φ from the grammar
     (``nunberg``), random (``random``) or KEEP (``identity``),
     over the vocabulary of ``sentences`` (tokens seen fewer than 5 times become UNK)."""
+    settings = settings or Settings()
     vocab = Vocab.build(sentences)
-    attach = AttachModel.build(vocab, grammar.pairs, sentences)
+    attach = AttachModel.build(vocab, grammar.pairs, sentences, settings.lexical)
     # The channel's alphabet is the model's: marks the grammar declares but training never
     # shows (or shows rarely) are UNK to the model, so they need no states of their own.
     base = grammar.channel(extra_symbols=vocab.tokens, direction=direction)
@@ -73,7 +74,6 @@ def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "
         channel = Channel.identity(symbols, base.direction)
     else:
         raise ValueError(f"init must be one of {', '.join(INITS)}, not {init!r}")
-    settings = settings or Settings()
     return PunctModel(attach, attach.init_theta(settings.token_cost), channel, settings)
 
 

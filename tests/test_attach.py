@@ -8,7 +8,7 @@ from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 from fstpunct import ud
 from fstpunct.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
 from fstpunct.errors import InputError
-from fstpunct.features import node_contexts
+from fstpunct.features import is_lexical, node_contexts
 from fstpunct.slots import to_slots
 from fstpunct.vocab import EMPTY, Vocab
 
@@ -162,3 +162,37 @@ def test_conj_with_cc_context(model):
     names = node_contexts(LIST)
     assert "c=cc" in names[3] and "c=cc" not in names[1]
     assert {"start", "end", "d=root", "pd=<root>", "ll=<s>", "rr=</s>"} <= set(names[0])
+
+
+def test_lexical_contexts_name_the_words_beside_each_slot():
+    # Dogs , cats and mice .  (words are their UPOS, lowercased in lexical contexts)
+    names = node_contexts(LIST, lexical=True)
+    assert {"fw=noun", "llw=<s>", "lrw=noun", "rlw=noun", "rrw=</s>"} <= set(names[0])
+    assert {"fw=cconj", "llw=noun", "lrw=cconj", "rlw=cconj", "rrw=noun"} <= set(names[2])
+    assert not any(n.startswith("fw=") for n in node_contexts(LIST)[0])
+
+
+def test_lexical_model_keeps_the_most_frequent_words_only(corpus, tmp_path):
+    vocab = Vocab.build(corpus, min_count=1)
+    plain = AttachModel.build(vocab, SYM, corpus)
+    model = AttachModel.build(vocab, SYM, corpus, lexical=3)
+    words = {c.split("=", 1)[1] for c in model.contexts if c.startswith("fw=")}
+    counts = {}
+    for s in corpus:
+        for w in s.words:
+            counts[w.lower()] = counts.get(w.lower(), 0) + 1
+    assert words == set(sorted(counts, key=lambda w: (-counts[w], w))[:3])
+    assert model.lexical and not plain.lexical
+    assert set(plain.contexts) < set(model.contexts)
+    # featurising reads the lexical contexts: without their weights the probabilities change
+    theta = random_theta(model)
+    data = AttachData.build(model, corpus)
+    lexical_rows = [model.context_index[c] for c in model.contexts if is_lexical(c)]
+    unlexical = theta.reshape(model.shape).copy()
+    unlexical[lexical_rows] = 0
+    assert not np.allclose(probabilities(theta, data), probabilities(unlexical.ravel(), data))
+    model.save(tmp_path / "attach", theta)
+    loaded, theta2 = AttachModel.load(tmp_path / "attach")
+    assert loaded.lexical
+    assert np.allclose(probabilities(theta2, AttachData.build(loaded, corpus)),
+                       probabilities(theta, data))

@@ -133,13 +133,15 @@ def test_decode_reads_one_split_by_name(capsys):
     assert len(err) == 1 and "names 3 files" in err[0]
 
 
-def test_token_cost_is_recorded_and_old_models_load_with_none(tiny_model, tmp_path):
-    """The model records the token cost it was trained with (the CLI's default, the
-    settings'); a model.json from before the token cost existed loads with cost 0."""
-    assert load_model(tiny_model).settings.token_cost == Settings.token_cost == 4.0
+def test_settings_are_recorded_and_old_models_load_without_them(tiny_model, tmp_path):
+    """The model records the token cost and lexical contexts it was trained with (the CLI's
+    defaults, the settings'); a model.json from before either existed loads with 0."""
+    model = load_model(tiny_model)
+    assert model.settings.token_cost == Settings.token_cost == 4.0
+    assert model.settings.lexical == Settings.lexical == 500 and model.attach.lexical
     old = tmp_path / "old"
     shutil.copytree(tiny_model, old)
     meta = json.loads((old / "model.json").read_text(encoding="utf-8"))
-    del meta["settings"]["token_cost"]
+    del meta["settings"]["token_cost"], meta["settings"]["lexical"]
     (old / "model.json").write_text(json.dumps(meta), encoding="utf-8")
-    assert load_model(old).settings.token_cost == 0.0
+    assert load_model(old).settings.token_cost == load_model(old).settings.lexical == 0

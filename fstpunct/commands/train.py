@@ -48,6 +48,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "marks the channel would absorb are not hypothesised for free "
                              "(default %(default)s, as the bundled models; 0 centres it on the "
                              "uniform distribution)")
+    parser.add_argument("--lexical", type=int, default=Settings.lexical, metavar="K",
+                        help="word features (the node's word and the words beside its slots) "
+                             "for the K most frequent words of training (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed for --init random")
     parser.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR, ...)")
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
@@ -66,7 +69,8 @@ def run(args: argparse.Namespace) -> int:
     usable = [s for s in prepared if s.trainable]
     print(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
           f"punctuation with dependents)", file=sys.stderr)
-    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost)
+    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
+                        lexical=args.lexical)
     model = initial_model(usable, grammar, args.init, args.direction, settings, args.seed)
     batch = model.prepare(usable)
     started = time.time()
