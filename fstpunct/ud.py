@@ -14,7 +14,8 @@ from pathlib import Path
 from .errors import InputError
 from .treebank import Sentence, read_file
 
-__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "resolve", "split_source", "ud_root"]
+__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "read_one", "resolve", "split_source",
+           "ud_root"]
 
 SPLITS = ("train", "dev", "test")
 
@@ -109,3 +110,15 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
         return found
     raise InputError(f"{spec!r} is neither a file, a language ({', '.join(LANGUAGES)}) "
                      "nor a treebank code like en_ewt")
+
+
+def read_one(spec: str, ud_dir: str | Path | None = None) -> Iterator[Sentence]:
+    """The sentences of one input: ``-`` (stdin), a file, or a spec of :func:`resolve` that
+    names exactly one split (``es:dev``, ``en_ewt-test``)."""
+    if spec == "-":
+        return read_file("-")
+    found = resolve(spec, ud_dir)
+    if len(found) != 1:
+        raise InputError(f"{spec!r} names {len(found)} files; name one split "
+                         "(e.g. en:dev, en_ewt-dev)")
+    return found[0].sentences()

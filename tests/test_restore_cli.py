@@ -103,3 +103,15 @@ def test_a_sentence_of_only_punctuation_is_copied_with_a_warning(tmp_path, capsy
     assert main(["restore", str(edge), "--samples", "20", "-o", str(out), "--quiet"]) == 0
     assert "all-punct" in capsys.readouterr().err
     assert words(out) == words(edge)
+
+
+def test_restore_and_score_read_a_standard_split_by_name(tmp_path, capsys):
+    """`hi:dev` names the project's Hindi dev split (sentences 801–900 of hi_pud) for both."""
+    out = tmp_path / "out.conllu"
+    assert main(["restore", "hi:dev", "--trivial", "hi", "-o", str(out), "--quiet"]) == 0
+    assert words(out) == [[w.form for w in s.words if not w.is_punct]
+                          for s in split_source("hi", "dev").sentences()]
+    assert main(["score", "--gold", "hi:dev", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["sentences"] == 100
+    assert main(["score", "--gold", "hi", str(out)]) == 2
+    assert "names 3 files" in capsys.readouterr().err

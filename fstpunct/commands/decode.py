@@ -4,10 +4,9 @@ from __future__ import annotations
 import argparse
 
 from ..decode import annotate
-from ..errors import InputError
 from ..store import load_model
-from ..treebank import read_file, write_file
-from ..ud import resolve
+from ..treebank import write_file
+from ..ud import read_one
 
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
         "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
@@ -28,14 +27,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     model = load_model(args.model)
-    if args.input == "-":
-        source = read_file("-")
-    else:
-        found = resolve(args.input, args.ud_dir)
-        if len(found) != 1:
-            raise InputError(f"{args.input!r} names {len(found)} files; name one split "
-                             "(e.g. en:dev, en_ewt-dev)")
-        source = found[0].sentences()
-    sentences = annotate(model, source, args.posteriors)
+    sentences = annotate(model, read_one(args.input, args.ud_dir), args.posteriors)
     write_file(sentences, args.output)
     return 0

@@ -14,8 +14,8 @@ from ..restoration.generative import DECODERS, ModelRestorer
 from ..restoration.pipeline import restored
 from ..restoration.trivial import Trivial
 from ..store import load_model
-from ..treebank import read_file, write_file
-from ..ud import LANGUAGES
+from ..treebank import write_file
+from ..ud import LANGUAGES, read_one
 
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
         "(or parse it with --parser) and insert the punctuation a method predicts, as tokens "
@@ -24,7 +24,8 @@ HELP = ("Restore punctuation: remove any punctuation from the input, take its tr
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
-                        help="input file (default: stdin)")
+                        help="input file (default: stdin), or a standard split: 'es:dev', "
+                             "'en_ewt-test'")
     parser.add_argument("-o", "--output", metavar="OUT.conllu",
                         help="output file (default: stdout)")
     method = parser.add_mutually_exclusive_group()
@@ -48,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "string of every slot separately (default sentence)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
 def restorer(args: argparse.Namespace) -> Restorer:
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     parsers = [ParserModel.load(p) for p in args.parser]
     if len(parsers) > args.samples:
         raise InputError("--samples must be at least the number of parsers")
-    sentences = tqdm(read_file(args.input), desc="restore", unit=" sentences",
+    sentences = tqdm(read_one(args.input, args.ud_dir), desc="restore", unit=" sentences",
                      disable=args.quiet or None, file=sys.stderr)
     out = restored(sentences, method, parsers, args.beam)
     write_file(out, args.output)

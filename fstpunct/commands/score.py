@@ -6,7 +6,7 @@ import json
 
 from ..report import format_table
 from ..restoration.metrics import score
-from ..treebank import read_file
+from ..ud import read_one
 
 HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
         "edits summed over slots) and precision/recall/F1 of commas, periods, quotes, brackets "
@@ -16,12 +16,14 @@ HELP = ("Score restored punctuation against gold: average edit distance per sent
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pred", nargs="?", default="-", metavar="PRED.conllu",
                         help="restored sentences (default: stdin)")
-    parser.add_argument("--gold", required=True, metavar="GOLD.conllu", help="gold sentences")
+    parser.add_argument("--gold", required=True, metavar="GOLD.conllu",
+                        help="gold sentences: a file or a standard split ('es:dev')")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
-    result = score(read_file(args.gold), read_file(args.pred))
+    result = score(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir))
     if args.json:
         print(json.dumps(result.to_dict()))
         return 0
