@@ -22,7 +22,8 @@ system at its token cost with the lowest dev edit distance.
 markdown tables and draws the figure as a PNG.
 
 Models (made by the commands in RESULTS.md): +NC = the bundled ``fstpunct/models/L``, Attach =
-``models/L-attach``, +NC-jk = ``models/L-jk`` (trained like +NC, on train trees parsed by
+``models/L-attach`` (and, with gold trees, ``models/L-attach-lex`` where it exists: Attach with
+the lexical contexts of +NC), +NC-jk = ``models/L-jk`` (trained like +NC, on train trees parsed by
 jackknifing, scripts/jackknife.py; run where it exists), CRF = ``models/crf-L-notree`` (word and
 UPOS features only), parsers = ``models/parser-L-removed-b1[-fNN]``.
 """
@@ -144,10 +145,14 @@ def languages(args: argparse.Namespace, split: str
             yield lang, gold, bare
 
 
+def existing(method: str, path: Path) -> list[tuple[str, str]]:
+    """``[(method, path)]`` where the model exists, else ``[]``."""
+    return [(method, str(path))] if (path / "model.json").exists() else []
+
+
 def jackknifed(lang: str) -> list[tuple[str, str]]:
     """+NC-jk, where its model exists."""
-    path = MODELS / f"{lang}-jk"
-    return [("+NC-jk", str(path))] if (path / "model.json").exists() else []
+    return existing("+NC-jk", MODELS / f"{lang}-jk")
 
 
 def ensemble_runs(lang: str, split_name: str, gold: Sequence[Sentence],
@@ -169,7 +174,7 @@ def table(args: argparse.Namespace) -> None:
     for lang, gold, bare in languages(args, "test"):
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
         model_runs(lang, "test", gold, [bare], {"trees": "gold"}, args.samples, args.seed,
-                   models)
+                   models + existing("Attach lex", MODELS / f"{lang}-attach-lex"))
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
         info = {"trees": "parsed", "uas": uas}
         model_runs(lang, "test", gold, [trees], info, args.samples, args.seed,
