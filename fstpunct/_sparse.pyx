@@ -3,7 +3,7 @@
 """Compiled helpers of :mod:`fstpunct.lattice`, :mod:`fstpunct.stacks` and
 :mod:`fstpunct.sparse`: products of a slot lattice's token matrices along token strings, the
 max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
-CSR × vector and CSR × dense products, and the E-step's gradient of log Z at a slot's arcs
+CSR × vector and CSR × dense products (either side), and the E-step's gradient of log Z at a slot's arcs
 (:func:`edit_gradient`, for :class:`fstpunct.lattice.EditCounter`).
 
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
@@ -386,6 +386,33 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
             a, j = data[e], indices[e]
             for k in range(width):
                 out[i, k] += a * dense[j, k]
+
+
+def dense_csr_t(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
+                const int[::1] indices, const double[::1] data, double[:, ::1] out):
+    """out = dense · Aᵀ for the CSR matrix A: out[c, i] adds row i's terms one by one in the
+    order of its entries, from 0 (as :func:`csr_matmul` computes (A · denseᵀ)[i, c])."""
+    cdef Py_ssize_t c, i, e
+    cdef double acc
+    for c in range(dense.shape[0]):
+        for i in range(indptr.shape[0] - 1):
+            acc = 0.0
+            for e in range(indptr[i], indptr[i + 1]):
+                acc = acc + data[e] * dense[c, indices[e]]
+            out[c, i] = acc
+
+
+def dense_csr(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
+              const int[::1] indices, const double[::1] data, double[:, ::1] out):
+    """out += dense · A for the CSR matrix A (rows of A in order; zeros of ``dense`` skipped)."""
+    cdef Py_ssize_t c, i, e
+    cdef double d
+    for c in range(dense.shape[0]):
+        for i in range(indptr.shape[0] - 1):
+            d = dense[c, i]
+            if d != 0.0:
+                for e in range(indptr[i], indptr[i + 1]):
+                    out[c, indices[e]] += d * data[e]
 
 
 def csr_matvec(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,

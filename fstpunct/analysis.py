@@ -95,7 +95,7 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
                    top: int = 5) -> dict[str, tuple[int, list[tuple[str, float]]]]:
     """For each relation (base name, e.g. ``appos``): how many nodes it has in ``batch`` and its
     ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w)."""
-    probs = probabilities(model.theta, batch.data)
+    probs = probabilities(model.theta, batch.data, model.pair_scores)
     data, vocab = batch.data, model.vocab
     deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]
     out = {}

@@ -8,8 +8,10 @@ A corpus is featurised once into :class:`AttachData`. Its public layout is flat:
 of a sentence without words), ``node_offsets`` (the rows of node j are
 ``node_offsets[j]:node_offsets[j+1]``) and ``sentence_offsets`` (the nodes of sentence s).
 For computation, nodes are grouped by candidate set: all nodes of a group share W, so their scores
-are one sparse × dense product X_g · (Θ Gᵀ)[:, W] and the softmax is a row operation on a dense
-block (no per-node Python loop). Nodes of a group with identical context features are merged —
+are one sparse × dense product X_g · (Θ Gᵀ)[C_g, W] over the contexts C_g the group's nodes have
+(few for a sentence, since lexical contexts are many) and the softmax is a row operation on a
+dense block (no per-node Python loop). Θ Gᵀ is computed once per θ (:func:`pair_scores`;
+``PunctModel.pair_scores`` keeps it). Nodes of a group with identical context features are merged —
 their distributions are equal and their targets add up — which shrinks the work several-fold.
 """
 from __future__ import annotations
@@ -34,7 +36,8 @@ from .vocab import EMPTY, Vocab
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["AttachModel", "AttachData", "probabilities", "node_pairs", "objective", "fit"]
+__all__ = ["AttachModel", "AttachData", "pair_scores", "probabilities", "node_pairs", "objective",
+           "fit"]
 
 log = logging.getLogger(__name__)
 
@@ -65,11 +68,6 @@ class AttachModel:
             contexts |= {c for s in sentences for node in lexical_contexts(s) for c in node
                          if c[c.index("="):] in keep}
         return cls(vocab, symmetric, sorted(contexts))
-
-    @cached_property
-    def pair_matrix_t(self) -> sp.csr_matrix:
-        """The transpose of G for scipy (training's gradients)."""
-        return self.pair_matrix.scipy().T
 
     @property
     def shape(self) -> tuple[int, int]:
@@ -109,7 +107,7 @@ class AttachModel:
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
         if model.pair_feature_names != meta["pair_features"] or theta.shape != model.shape:
             raise ModelError(f"{path}: attach weights do not match the feature index")
-        return model, theta.ravel().astype(np.float64)
+        return model, np.asarray(theta, dtype=np.float64).ravel()  # a view: no copy
 
 
 @dataclass(frozen=True, eq=False)
@@ -119,13 +117,19 @@ class _Group:
     key: str
     candidates: np.ndarray    # W: pair indices
     nodes: np.ndarray         # node ids
-    contexts: Csr             # distinct context rows (U × #contexts), binary
+    used: np.ndarray          # the context features the group's nodes have (ascending ids)
+    contexts: Csr             # distinct context rows (U × len(used)), binary, over ``used``
     inverse: np.ndarray       # node -> its row in ``contexts``
 
     @cached_property
     def contexts_t(self) -> sp.csr_matrix:
         """The transpose of ``contexts`` for scipy (training's gradients)."""
         return self.contexts.scipy().T
+
+    def scores(self, st: np.ndarray) -> np.ndarray:
+        """The score of every candidate at every distinct context row (U × |W|), from the
+        :func:`pair_scores` ``st``: only the rows of the contexts used are read."""
+        return self.contexts.matmul(st[np.ix_(self.used, self.candidates)])
 
 
 @dataclass(frozen=True, eq=False)
@@ -161,9 +165,10 @@ class AttachData:
         for key in sorted(groups):
             nodes, distinct, inverse = groups[key]
             indptr = np.cumsum([0] + [len(ids) for ids in distinct], dtype=np.intp)
-            indices = np.fromiter((c for ids in distinct for c in ids), np.int32, indptr[-1])
-            x = Csr(indptr, indices, np.ones(len(indices)), len(model.contexts))
-            g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), x,
+            ids = np.fromiter((c for ids in distinct for c in ids), np.intp, indptr[-1])
+            used, local = np.unique(ids, return_inverse=True)
+            x = Csr(indptr, local.astype(np.int32), np.ones(len(ids)), len(used))
+            g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), used, x,
                        np.asarray(inverse, dtype=np.int64))
             sizes[g.nodes] = len(g.candidates)
             built.append(g)
@@ -189,9 +194,9 @@ def node_pairs(data: AttachData, node: int) -> np.ndarray:
     return data.pairs[data.node_offsets[node]:data.node_offsets[node + 1]]
 
 
-def _pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
-    """(Θ Gᵀ)ᵀ: the score every context feature gives every pair (pairs × contexts)."""
-    return model.pair_matrix.matmul(theta.reshape(model.shape).T)
+def pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
+    """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs)."""
+    return model.pair_matrix.rmatmul_t(theta.reshape(model.shape))
 
 
 def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -203,12 +208,14 @@ def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return (top + np.log(total))[:, 0], p
 
 
-def probabilities(theta: np.ndarray, data: AttachData) -> np.ndarray:
-    """p_θ(l, r | w) for every candidate row (flat; sums to 1 over each node's rows)."""
-    st = _pair_scores(theta, data.model)
+def probabilities(theta: np.ndarray, data: AttachData,
+                  scores: np.ndarray | None = None) -> np.ndarray:
+    """p_θ(l, r | w) for every candidate row (flat; sums to 1 over each node's rows);
+    ``scores``: :func:`pair_scores` of θ, where already known."""
+    st = pair_scores(theta, data.model) if scores is None else scores
     out = np.empty(len(data.pairs))
     for g in data.groups:
-        _, p = _softmax(g.contexts.matmul(st[g.candidates].T))
+        _, p = _softmax(g.scores(st))
         out[data.rows(g)] = p[g.inverse]
     return out
 
@@ -227,20 +234,20 @@ def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
 
 def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
                l2: float, center: np.ndarray | None) -> tuple[float, np.ndarray]:
-    st = _pair_scores(theta, data.model)
+    st = pair_scores(theta, data.model)
     d_st = np.zeros_like(st)
     offset = theta if center is None else theta - center
     value = -0.5 * l2 * float(offset @ offset)
     for g, t in zip(data.groups, merged):
-        scores = g.contexts.matmul(st[g.candidates].T)
+        scores = g.scores(st)
         fit_term = np.vdot(t, scores)  # before the softmax overwrites the scores
         log_z, p = _softmax(scores)
         mass = t.sum(axis=1)
         value += float(fit_term - mass @ log_z)
         p *= -mass[:, None]
         p += t
-        d_st[g.candidates] += (g.contexts_t @ p).T
-    grad = np.asarray(data.model.pair_matrix_t @ d_st).T.ravel() - l2 * offset
+        d_st[np.ix_(g.used, g.candidates)] += g.contexts_t @ p
+    grad = data.model.pair_matrix.rmatmul(d_st).ravel() - l2 * offset
     return value, grad
 
 

@@ -30,7 +30,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .attach import AttachData, AttachModel, probabilities
+from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .channel import Channel
 from .forest import Forest, KernelStack, SlotVectors
 from .forest import log_partition as forest_log_partition
@@ -85,6 +85,12 @@ class PunctModel:
     def pair_strings(self) -> list[tuple[Puncteme, Puncteme]]:
         """The (l, r) punctemes of every pair of the table."""
         return [self.vocab.pair_strings(p) for p in range(len(self.vocab.pairs))]
+
+    @cached_property
+    def pair_scores(self) -> np.ndarray:
+        """The Attach scores Θ Gᵀ (contexts × pairs), computed once: θ is never changed in
+        place (training makes a new model each iteration)."""
+        return pair_scores(self.theta, self.attach)
 
     @cached_property
     def unmatched(self) -> np.ndarray:
@@ -267,7 +273,8 @@ class Inference:
     def __init__(self, model: PunctModel, batch: Batch, probs: np.ndarray | None = None,
                  tilt: float = 0.0, slots: SlotCache | None = None) -> None:
         self.model, self.batch = model, batch
-        self.probs = probabilities(model.theta, batch.data) if probs is None else probs
+        self.probs = probabilities(model.theta, batch.data, model.pair_scores) \
+            if probs is None else probs
         vocab = model.vocab
         pairs = np.asarray(vocab.pairs, dtype=np.intp).reshape(-1, 2)
         self._left_of_pair, self._right_of_pair = (np.ascontiguousarray(x) for x in pairs.T)

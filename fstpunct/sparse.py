@@ -67,6 +67,21 @@ class Csr(NamedTuple):
                            np.ascontiguousarray(dense, dtype=float), out)
         return out
 
+    def rmatmul_t(self, dense: np.ndarray) -> np.ndarray:
+        """A 2-D array times this matrix transposed, ``dense · Aᵀ`` (entry (c, i) adds row i's
+        terms as :meth:`matmul` does), without transposing ``dense``."""
+        out = np.empty((dense.shape[0], self.n_rows))
+        _sparse.dense_csr_t(np.ascontiguousarray(dense, dtype=float), self.indptr, self.indices,
+                            self.data, out)
+        return out
+
+    def rmatmul(self, dense: np.ndarray) -> np.ndarray:
+        """A 2-D array times this matrix, ``dense · A``."""
+        out = np.zeros((dense.shape[0], self.n_cols))
+        _sparse.dense_csr(np.ascontiguousarray(dense, dtype=float), self.indptr, self.indices,
+                          self.data, out)
+        return out
+
     def scipy(self) -> sp.csr_matrix:
         """The same matrix for scipy (imported here: it is slow to import)."""
         import scipy.sparse as sp

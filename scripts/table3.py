@@ -5,9 +5,9 @@ with the +NC direction, the token cost (``fstpunct train --token-cost``) and the
     python scripts/table3.py run --langs es zh ar hi --costs 0 2 4 8 >> results/table3.jsonl
     python scripts/table3.py run --langs en --costs 4 --setups ltr rtl attach --jobs 2 \\
         >> results/table3.jsonl
-    python scripts/table3.py run --langs es zh ar hi en --costs 4 --lexical 500 \\
-        >> results/table3.jsonl
-    python scripts/table3.py report results/table3.jsonl
+    python scripts/table3.py run --langs hi ar es zh --costs 4 --lexical 0 500 \\
+        > results/table3-lexical.jsonl
+    python scripts/table3.py report --token-cost 4 results/table3-lexical.jsonl
 
 ``run`` trains every missing ``models/L-SETUP-tcC[-lexK]`` (SETUP: ``attach`` = ``--init
 identity``, ``ltr``/``rtl`` = ``--init nunberg --direction ltr|rtl``; ``--iterations`` EM

@@ -22,6 +22,10 @@ def test_matmul_is_bitwise_scipys(seed):
     assert (m.scipy() != sp.csr_matrix(dense)).nnz == 0
     x = other[:, 0]
     assert np.array_equal(m.matvec(x), sp.csr_matrix(dense) @ x)
+    left = rng.normal(size=(5, rows))
+    left[1, ::2] = 0.0
+    assert np.array_equal(m.rmatmul_t(other.T), expected.T)  # the same sums, transposed
+    assert np.allclose(m.rmatmul(left), left @ dense, rtol=1e-12, atol=0)
     nonnegative = Csr.of(rows, cols, r, c, np.abs(dense[r, c]))  # the max-times semiring's
     assert np.array_equal(nonnegative.matvec(np.abs(x), maximum=True),
                           np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
