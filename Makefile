@@ -31,7 +31,7 @@ lint: install
 	$(BIN)/ruff check fstpunct tests bench scripts setup.py
 
 # Speed and memory benchmarks (figures and ratios to their references; see RESULTS.md); the
-# EM run (bench/model_bench.py --train) takes about 7 minutes on an idle 2-core machine.
+# EM run (bench/model_bench.py --train) takes about 6 minutes on an idle 2-core machine.
 bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
 	$(BIN)/python bench/model_bench.py --train
