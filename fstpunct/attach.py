@@ -1,7 +1,8 @@
 """The Attach model p_θ(l, r | w) (DESIGN §3): a log-linear distribution over W_d for each node.
 
 θ is the matrix Θ[context feature, pair feature] of :mod:`fstpunct.features`, stored flat
-(row-major), so the score of pair p at node w is Σ_{c ∈ ctx(w)} (Θ Gᵀ)[c, p].
+(row-major, in two blocks: :class:`AttachModel`), so the score of pair p at node w is
+Σ_{c ∈ ctx(w)} (Θ Gᵀ)[c, p].
 
 A corpus is featurised once into :class:`AttachData`. Its public layout is flat: candidate rows
 (node, pair) concatenated in node order (sentence by sentence, nodes 1..n, or the one pseudo node
@@ -43,7 +44,14 @@ log = logging.getLogger(__name__)
 
 
 class AttachModel:
-    """Vocabularies, symmetric marks and the feature index; θ is kept separately (flat array)."""
+    """Vocabularies, symmetric marks and the feature index; θ is kept separately (flat array).
+
+    ``contexts`` lists the unlexicalised context features first, then the lexical ones
+    (:func:`~fstpunct.features.is_lexical`). θ has two blocks, flat one after the other: Θ over
+    (unlexicalised context, pair feature), then Θ_lex over (lexical context, *side* feature: the
+    ``L=``, ``R=`` and ``M`` pair features), so a word votes for each puncteme of a pair but not
+    for every pair of the table (:meth:`matrix` gives the whole contexts × pair-features matrix,
+    0 where a lexical context has no weight)."""
 
     def __init__(self, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
                  contexts: Sequence[str]) -> None:
@@ -51,8 +59,15 @@ class AttachModel:
         self.symmetric = tuple((a, b) for a, b in symmetric)
         self.contexts = tuple(contexts)
         self.context_index = {c: k for k, c in enumerate(self.contexts)}
-        self.lexical = any(map(is_lexical, self.contexts))
+        lexical = [is_lexical(c) for c in self.contexts]
+        self.n_base = lexical.index(True) if any(lexical) else len(lexical)
+        if not all(lexical[self.n_base:]):
+            raise ModelError("lexical context features must come after all the others")
+        self.lexical = self.n_base < len(self.contexts)
         self.pair_feature_names, self.pair_matrix = pair_features(vocab, self.symmetric)
+        self.side = np.array([k for k, f in enumerate(self.pair_feature_names)
+                              if not f.startswith("P=")], dtype=np.intp)
+        self.side_matrix = self.pair_matrix.columns(self.side)
 
     @classmethod
     def build(cls, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
@@ -61,39 +76,64 @@ class AttachModel:
         ones (:func:`~fstpunct.features.lexical_contexts`) of their ``lexical`` most frequent
         lowercased words (ties broken alphabetically)."""
         contexts = {c for s in sentences for node in node_contexts(s) for c in node}
+        words: set[str] = set()
         if lexical:
             counts = Counter(w.lower() for s in sentences for w in s.words)
             top = sorted(counts, key=lambda w: (-counts[w], w))[:lexical]
             keep = {f"={w}" for w in top}
-            contexts |= {c for s in sentences for node in lexical_contexts(s) for c in node
-                         if c[c.index("="):] in keep}
-        return cls(vocab, symmetric, sorted(contexts))
+            words = {c for s in sentences for node in lexical_contexts(s) for c in node
+                     if c[c.index("="):] in keep}
+        return cls(vocab, symmetric, sorted(contexts) + sorted(words))
 
     @property
-    def shape(self) -> tuple[int, int]:
-        """(#context features, #pair features): Θ's shape."""
-        return len(self.contexts), len(self.pair_feature_names)
+    def shapes(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The shapes of θ's two blocks: (unlexicalised contexts × pair features), (lexical
+        contexts × side features)."""
+        return ((self.n_base, len(self.pair_feature_names)),
+                (len(self.contexts) - self.n_base, len(self.side)))
+
+    @property
+    def size(self) -> int:
+        """The number of weights in θ."""
+        return sum(r * c for r, c in self.shapes)
+
+    def blocks(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """θ's two blocks as matrices (views of flat ``theta``)."""
+        (r0, c0), (r1, c1) = self.shapes
+        return theta[:r0 * c0].reshape(r0, c0), theta[r0 * c0:].reshape(r1, c1)
+
+    def matrix(self, theta: np.ndarray) -> np.ndarray:
+        """Θ as one contexts × pair-features matrix (0 where lexical contexts have no weight)."""
+        base, lexical = self.blocks(theta)
+        out = np.zeros((len(self.contexts), len(self.pair_feature_names)))
+        out[:self.n_base] = base
+        out[self.n_base:, self.side] = lexical
+        return out
 
     def init_theta(self, token_cost: float = 0.0) -> np.ndarray:
         """The prior mean θ₀ (flat): every pair (l, r) scores −token_cost · (|l| + |r|) through
         the ``bias`` feature, so where the data say nothing fewer underlying marks win; with
         ``token_cost`` 0 it is θ = 0, the uniform distribution over every W_d."""
-        theta = np.zeros(self.shape)
+        theta = np.zeros(self.size)
         bias = self.context_index.get("bias")
         if token_cost and bias is not None:
             sizes = np.array([len(p) for p in self.vocab.punctemes])
             lr = np.asarray(self.vocab.pairs, dtype=np.int64).reshape(-1, 2)
-            theta[bias, :len(lr)] = -token_cost * (sizes[lr[:, 0]] + sizes[lr[:, 1]])
-        return theta.ravel()
+            self.blocks(theta)[0][bias, :len(lr)] = -token_cost * (sizes[lr[:, 0]] +
+                                                                   sizes[lr[:, 1]])
+        return theta
 
     def save(self, path: str | Path, theta: np.ndarray) -> None:
         """Write ``<path>.json`` (vocabularies, symmetric pairs, feature names) and
-        ``<path>.npz`` (Θ as a contexts × pair-features matrix)."""
+        ``<path>.npz`` (θ's blocks: ``theta``, contexts × pair features, and, with lexical
+        contexts, ``lexical``, lexical contexts × side features)."""
         meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
                 "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
         Path(f"{path}.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
                                         encoding="utf-8")
-        np.savez_compressed(f"{path}.npz", theta=np.asarray(theta).reshape(self.shape))
+        base, lexical = self.blocks(np.asarray(theta, dtype=np.float64))
+        np.savez_compressed(f"{path}.npz", theta=base,
+                            **({"lexical": lexical} if self.lexical else {}))
 
     @classmethod
     def load(cls, path: str | Path) -> tuple[AttachModel, np.ndarray]:
@@ -101,13 +141,16 @@ class AttachModel:
         try:
             meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
             with np.load(f"{path}.npz") as npz:
-                theta = npz["theta"]
+                blocks = [npz["theta"], npz["lexical"] if "lexical" in npz else None]
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
-        except (OSError, KeyError, ValueError) as e:
+        except (OSError, KeyError, ValueError, ModelError) as e:
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
-        if model.pair_feature_names != meta["pair_features"] or theta.shape != model.shape:
+        if blocks[1] is None:
+            blocks[1] = np.zeros((0, len(model.side)))
+        if model.pair_feature_names != meta["pair_features"] or \
+                [b.shape for b in blocks] != list(model.shapes):
             raise ModelError(f"{path}: attach weights do not match the feature index")
-        return model, np.asarray(theta, dtype=np.float64).ravel()  # a view: no copy
+        return model, np.concatenate([b.ravel() for b in blocks]).astype(np.float64, copy=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -195,8 +238,14 @@ def node_pairs(data: AttachData, node: int) -> np.ndarray:
 
 
 def pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
-    """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs)."""
-    return model.pair_matrix.rmatmul_t(theta.reshape(model.shape))
+    """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
+    block (lexical contexts through the side features only)."""
+    base, lexical = model.blocks(theta)
+    out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
+    out[:model.n_base] = model.pair_matrix.rmatmul_t(base)
+    if model.lexical:
+        out[model.n_base:] = model.side_matrix.rmatmul_t(lexical)
+    return out
 
 
 def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -247,7 +296,10 @@ def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
         p *= -mass[:, None]
         p += t
         d_st[np.ix_(g.used, g.candidates)] += g.contexts_t @ p
-    grad = data.model.pair_matrix.rmatmul(d_st).ravel() - l2 * offset
+    model = data.model
+    grad = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
+                           model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+    grad -= l2 * offset
     return value, grad
 
 

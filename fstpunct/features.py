@@ -2,7 +2,8 @@
 
 Every feature of f(l, r, w) is a conjunction of one *context feature* of node w with one *pair
 feature* of (l, r), so θ is a matrix Θ[context, pair feature] and the score of every candidate
-pair of every node is a row of X Θ Gᵀ (X: nodes × contexts, G: pairs × pair features, both binary).
+pair of every node is a row of X Θ Gᵀ (X: nodes × contexts, G: pairs × pair features, both binary;
+lexical contexts have weights for side features only).
 
 Context features of a node w spanning slots i..k (names as stored in a model):
 ``bias``; ``d=`` its full relation and ``b=`` the base relation (``nmod:poss`` gives ``d=nmod:poss``
@@ -16,7 +17,10 @@ sentence. The pseudo node of a sentence without words has ``bias``, ``d=<empty>`
 *Lexical* contexts, in models trained with them (:func:`lexical_contexts`): ``fw=`` the node's
 own word, ``llw=``/``lrw=`` the words left and right of slot i and ``rlw=``/``rrw=`` of slot k,
 lowercased, for the most frequent words of training only (``Settings.lexical``): the words that
-cue punctuation are mostly function words (*however*, *which*; Hindi *जो*, *कि*).
+cue punctuation are mostly function words (*however*, *which*; Hindi *जो*, *कि*). They are
+conjoined with the side pair features only (``L=``, ``R=``, ``M``; see
+:class:`~fstpunct.attach.AttachModel`): a word makes a mark on one side of its constituent more or
+less likely, without a weight for every pair of the table.
 
 Pair features of (l, r): ``P=l|r`` (the pair), ``L=l``, ``R=r``, and ``M`` when l and r contain
 symmetric marks that mirror each other (:func:`~fstpunct.vocab.unmatched` is false). ``L=``/``R=``

@@ -67,6 +67,15 @@ class Csr(NamedTuple):
                            np.ascontiguousarray(dense, dtype=float), out)
         return out
 
+    def columns(self, keep: np.ndarray) -> Csr:
+        """The matrix of the columns ``keep`` (ascending), renumbered 0..len(keep)−1."""
+        new = np.full(self.n_cols, -1, dtype=np.int64)
+        new[keep] = np.arange(len(keep))
+        cols = new[self.indices]
+        rows = np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+        mask = cols >= 0
+        return Csr.of(self.n_rows, len(keep), rows[mask], cols[mask], self.data[mask])
+
     def rmatmul_t(self, dense: np.ndarray) -> np.ndarray:
         """A 2-D array times this matrix transposed, ``dense · Aᵀ`` (entry (c, i) adds row i's
         terms as :meth:`matmul` does), without transposing ``dense``."""

@@ -7,7 +7,7 @@ from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
 from fstpunct import ud
 from fstpunct.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
-from fstpunct.errors import InputError
+from fstpunct.errors import InputError, ModelError
 from fstpunct.features import is_lexical, node_contexts
 from fstpunct.slots import to_slots
 from fstpunct.vocab import EMPTY, Vocab
@@ -26,9 +26,10 @@ def corpus():
     return CORPUS + real_sentences()
 
 
-@pytest.fixture(scope="module")
-def model(corpus):
-    return AttachModel.build(Vocab.build(corpus, min_count=1), SYM, corpus)
+@pytest.fixture(scope="module", params=[0, 20], ids=["plain", "lexical"])
+def model(corpus, request):
+    """Without and with lexical contexts (θ in one block, or two)."""
+    return AttachModel.build(Vocab.build(corpus, min_count=1), SYM, corpus, request.param)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def data(model, corpus):
 
 
 def random_theta(model, seed=0, scale=0.5):
-    return np.random.default_rng(seed).normal(0, scale, model.shape[0] * model.shape[1])
+    return np.random.default_rng(seed).normal(0, scale, model.size)
 
 
 def random_targets(data, seed=1):
@@ -66,12 +67,13 @@ def test_probabilities_normalised_and_match_naive_scores(data, model, corpus):
     theta = random_theta(model)
     p = probabilities(theta, data)
     assert np.allclose(np.add.reduceat(p, data.node_offsets[:-1]), 1)
-    weights = theta.reshape(model.shape) @ model.pair_matrix.scipy().T.toarray()  # contexts × pairs
+    weights = model.matrix(theta) @ model.pair_matrix.scipy().T.toarray()  # contexts × pairs
     j = 0
     for s in corpus:
-        for names in node_contexts(s):
+        for names in node_contexts(s, model.lexical):
             cands = node_pairs(data, j)
-            scores = weights[[model.context_index[c] for c in names]][:, cands].sum(axis=0)
+            known = [model.context_index[c] for c in names if c in model.context_index]
+            scores = weights[known][:, cands].sum(axis=0)
             expect = np.exp(scores - scores.max())
             assert np.allclose(p[data.node_offsets[j]:data.node_offsets[j + 1]],
                                expect / expect.sum())
@@ -187,12 +189,29 @@ def test_lexical_model_keeps_the_most_frequent_words_only(corpus, tmp_path):
     # featurising reads the lexical contexts: without their weights the probabilities change
     theta = random_theta(model)
     data = AttachData.build(model, corpus)
-    lexical_rows = [model.context_index[c] for c in model.contexts if is_lexical(c)]
-    unlexical = theta.reshape(model.shape).copy()
-    unlexical[lexical_rows] = 0
-    assert not np.allclose(probabilities(theta, data), probabilities(unlexical.ravel(), data))
+    unlexical = theta.copy()
+    model.blocks(unlexical)[1][:] = 0
+    assert not np.allclose(probabilities(theta, data), probabilities(unlexical, data))
     model.save(tmp_path / "attach", theta)
     loaded, theta2 = AttachModel.load(tmp_path / "attach")
     assert loaded.lexical
     assert np.allclose(probabilities(theta2, AttachData.build(loaded, corpus)),
                        probabilities(theta, data))
+
+
+def test_lexical_contexts_weigh_side_features_only(corpus):
+    """θ's lexical block holds lexical contexts × the L=/R=/M pair features: the whole matrix
+    is 0 elsewhere in those rows, and the contexts list them after all the others."""
+    model = AttachModel.build(Vocab.build(corpus, min_count=1), SYM, corpus, lexical=20)
+    (rows, cols), (lex_rows, side) = model.shapes
+    assert cols == len(model.pair_feature_names) and rows + lex_rows == len(model.contexts)
+    assert all(is_lexical(c) for c in model.contexts[rows:])
+    assert not any(is_lexical(c) for c in model.contexts[:rows])
+    assert [model.pair_feature_names[k][0] for k in model.side] == ["L"] * (side - 1 - sum(
+        n.startswith("R=") for n in model.pair_feature_names)) + ["R"] * sum(
+        n.startswith("R=") for n in model.pair_feature_names) + ["M"]
+    full = model.matrix(random_theta(model))
+    p_columns = [k for k, n in enumerate(model.pair_feature_names) if n.startswith("P=")]
+    assert not full[rows:][:, p_columns].any() and full[rows:][:, model.side].all()
+    with pytest.raises(ModelError, match="lexical"):
+        AttachModel(model.vocab, SYM, list(reversed(model.contexts)))

@@ -107,8 +107,7 @@ def test_perplexity_counts_every_slot(tiny_model, capsys):
 
 def test_model_folder_round_trip(tiny_model, tmp_path):
     model = load_model(tiny_model)
-    assert model.channel.direction == "rtl" and len(model.theta) == model.attach.shape[0] * \
-        model.attach.shape[1]
+    assert model.channel.direction == "rtl" and len(model.theta) == model.attach.size
     assert main(["perplexity", "--model", str(tmp_path / "missing"), str(SAMPLE)]) == 2
 
 

@@ -31,6 +31,14 @@ def test_matmul_is_bitwise_scipys(seed):
                           np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
 
 
+def test_columns_keeps_and_renumbers_columns():
+    m = Csr.of(3, 4, np.array([0, 0, 1, 2, 2]), np.array([0, 3, 1, 2, 3]),
+               np.array([1.0, 2, 3, 4, 5]))
+    sub = m.columns(np.array([1, 3]))
+    dense = np.array([[1.0, 0, 0, 2], [0, 3, 0, 0], [0, 0, 4, 5]])
+    assert sub.n_cols == 2 and np.array_equal(sub.scipy().toarray(), dense[:, [1, 3]])
+
+
 def test_of_adds_duplicates_and_sorts_columns():
     m = Csr.of(2, 3, np.array([1, 0, 1, 1]), np.array([2, 1, 0, 2]), np.array([1.0, 2, 3, 4]))
     assert m.indptr.tolist() == [0, 1, 3] and m.indices.tolist() == [1, 0, 2]
