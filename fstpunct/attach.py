@@ -208,9 +208,9 @@ class AttachData:
         for key in sorted(groups):
             nodes, distinct, inverse = groups[key]
             indptr = np.cumsum([0] + [len(ids) for ids in distinct], dtype=np.intp)
-            ids = np.fromiter((c for ids in distinct for c in ids), np.intp, indptr[-1])
-            used, local = np.unique(ids, return_inverse=True)
-            x = Csr(indptr, local.astype(np.int32), np.ones(len(ids)), len(used))
+            flat = np.fromiter((c for ids in distinct for c in ids), np.intp, indptr[-1])
+            used, local = np.unique(flat, return_inverse=True)
+            x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
             g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), used, x,
                        np.asarray(inverse, dtype=np.int64))
             sizes[g.nodes] = len(g.candidates)

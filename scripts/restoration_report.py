@@ -37,12 +37,14 @@ def aed(r: dict | None) -> str:
 PARSED = ("+NC", "+NC-jk", "+NC ens", "+NC-jk ens")  # systems for parsed trees
 
 
-def chosen(dev: list[dict], lang: str) -> str | None:
-    """The parsed-tree system with the lowest dev AED (full-data parser, sentence MBR)."""
+def chosen(dev: list[dict], lang: str) -> list[str]:
+    """The parsed-tree systems with the lowest dev edit count (full-data parser, sentence
+    MBR): one, or several when dev ties."""
     runs = [r for m in PARSED
             if (r := pick(dev, lang=lang, method=m, trees="parsed", fraction=100,
                           mbr="sentence"))]
-    return min(runs, key=lambda r: r["average_edit_distance"])["method"] if runs else None
+    best = min((r["edit_distance"] for r in runs), default=None)
+    return [r["method"] for r in runs if r["edit_distance"] == best]
 
 
 def summary(records: list[dict], dev: list[dict]) -> str:
@@ -68,12 +70,13 @@ def summary(records: list[dict], dev: list[dict]) -> str:
                      aed(got["+NC", "gold", "sentence"]),
                      aed(got["+NC", "gold", "slot"]), "—" if uas is None else f"{uas:.1f}",
                      aed(got["Attach", "parsed", "sentence"]),
-                     *(aed(got[m, "parsed", "sentence"]) for m in PARSED), pick_dev or "—"])
+                     *(aed(got[m, "parsed", "sentence"]) for m in PARSED),
+                     " = ".join(pick_dev) or "—"])
         verdicts.append(goal(lang, base, got, uas, pick_dev))
     return format_table(head, rows, numeric=True) + "\n\n" + "\n".join(verdicts)
 
 
-def goal(lang: str, base: dict, got: dict, uas: float | None, system: str | None) -> str:
+def goal(lang: str, base: dict, got: dict, uas: float | None, systems: list[str]) -> str:
     nc_gold = got["+NC", "gold", "sentence"]
     rivals = [base["trivial"], base["crf"], got["Attach", "gold", "sentence"]]
     if nc_gold is None or any(r is None for r in rivals):
@@ -81,15 +84,22 @@ def goal(lang: str, base: dict, got: dict, uas: float | None, system: str | None
     value = nc_gold["average_edit_distance"]
     gold_ok = all(value < r["average_edit_distance"] for r in rivals)
     text = f"- {lang}: gold trees: +NC {'beats' if gold_ok else 'does NOT beat'} every baseline"
-    parsed = got.get((system, "parsed", "sentence"))
-    if uas is None or parsed is None:
+    if uas is None:
         return text
-    beaten = [m for m in ("trivial", "crf")
-              if parsed["average_edit_distance"] < base[m]["average_edit_distance"]]
-    verdict = "beats trivial and CRF" if len(beaten) == 2 else (
-        f"beats only {beaten[0]}" if beaten else "beats neither trivial nor CRF")
     need = "required" if uas >= 75 else "not required"
-    return text + f"; parsed trees (UAS {uas:.1f}, {need}): {system} (chosen on dev) {verdict}"
+    text += f"; parsed trees (UAS {uas:.1f}, {need})"
+    if len(systems) > 1:
+        text += f", dev ties {' and '.join(systems)}"
+    for system in systems:
+        parsed = got.get((system, "parsed", "sentence"))
+        if parsed is None:
+            continue
+        beaten = [m for m in ("trivial", "crf")
+                  if parsed["average_edit_distance"] < base[m]["average_edit_distance"]]
+        verdict = "beats trivial and CRF" if len(beaten) == 2 else (
+            f"beats only {beaten[0]}" if beaten else "beats neither trivial nor CRF")
+        text += f"; {system}{'' if len(systems) > 1 else ' (chosen on dev)'} {verdict}"
+    return text
 
 
 def significance(records: list[dict], dev: list[dict]) -> str:
@@ -101,8 +111,7 @@ def significance(records: list[dict], dev: list[dict]) -> str:
     for lang in LANGS:
         tree_free = [(m, pick(records, lang=lang, method=m, trees="any"))
                      for m in ("trivial", "crf")]
-        system = chosen(dev, lang)
-        for trees, method in (("gold", "+NC"), ("parsed", system)):
+        for trees, method in (("gold", "+NC"), *(("parsed", m) for m in chosen(dev, lang))):
             ours = pick(records, lang=lang, method=method, trees=trees, mbr="sentence")
             rivals = tree_free + ([("Attach", pick(records, lang=lang, method="Attach",
                                                    trees="gold", mbr="sentence"))]
