@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .attach import probabilities
 from .channel import EDITS, Channel
 from .features import render
 from .grammar import Grammar
@@ -95,7 +94,7 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
                    top: int = 5) -> dict[str, tuple[int, list[tuple[str, float]]]]:
     """For each relation (base name, e.g. ``appos``): how many nodes it has in ``batch`` and its
     ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w)."""
-    probs = probabilities(model.theta, batch.data, model.pair_scores)
+    probs = model.attach_probabilities(batch.data)
     data, vocab = batch.data, model.vocab
     deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]
     out = {}

@@ -50,8 +50,7 @@ class AttachModel:
     (:func:`~fstpunct.features.is_lexical`). θ has two blocks, flat one after the other: Θ over
     (unlexicalised context, pair feature), then Θ_lex over (lexical context, *side* feature: the
     ``L=``, ``R=`` and ``M`` pair features), so a word votes for each puncteme of a pair but not
-    for every pair of the table (:meth:`matrix` gives the whole contexts × pair-features matrix,
-    0 where a lexical context has no weight)."""
+    for every pair of the table."""
 
     def __init__(self, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
                  contexts: Sequence[str]) -> None:
@@ -101,14 +100,6 @@ class AttachModel:
         """θ's two blocks as matrices (views of flat ``theta``)."""
         (r0, c0), (r1, c1) = self.shapes
         return theta[:r0 * c0].reshape(r0, c0), theta[r0 * c0:].reshape(r1, c1)
-
-    def matrix(self, theta: np.ndarray) -> np.ndarray:
-        """Θ as one contexts × pair-features matrix (0 where lexical contexts have no weight)."""
-        base, lexical = self.blocks(theta)
-        out = np.zeros((len(self.contexts), len(self.pair_feature_names)))
-        out[:self.n_base] = base
-        out[self.n_base:, self.side] = lexical
-        return out
 
     def init_theta(self, token_cost: float = 0.0) -> np.ndarray:
         """The prior mean θ₀ (flat): every pair (l, r) scores −token_cost · (|l| + |r|) through

@@ -92,6 +92,10 @@ class PunctModel:
         place (training makes a new model each iteration)."""
         return pair_scores(self.theta, self.attach)
 
+    def attach_probabilities(self, data: AttachData) -> np.ndarray:
+        """p_θ(l, r | w) for every candidate row of ``data``, from :attr:`pair_scores`."""
+        return probabilities(self.theta, data, self.pair_scores)
+
     @cached_property
     def unmatched(self) -> np.ndarray:
         """Whether each pair of the table has unmatched symmetric marks (bool array)."""
@@ -270,11 +274,10 @@ class Inference:
     ``slots`` shares a :class:`SlotCache` between Inferences; without one, a cache over
     :attr:`weights` is made when first needed."""
 
-    def __init__(self, model: PunctModel, batch: Batch, probs: np.ndarray | None = None,
-                 tilt: float = 0.0, slots: SlotCache | None = None) -> None:
+    def __init__(self, model: PunctModel, batch: Batch, tilt: float = 0.0,
+                 slots: SlotCache | None = None) -> None:
         self.model, self.batch = model, batch
-        self.probs = probabilities(model.theta, batch.data, model.pair_scores) \
-            if probs is None else probs
+        self.probs = model.attach_probabilities(batch.data)
         vocab = model.vocab
         pairs = np.asarray(vocab.pairs, dtype=np.intp).reshape(-1, 2)
         self._left_of_pair, self._right_of_pair = (np.ascontiguousarray(x) for x in pairs.T)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .attach import AttachModel, fit, probabilities
+from .attach import AttachModel, fit
 from .channel import Channel
 from .grammar import Grammar
 from .lattice import LatticeBuilder
@@ -144,8 +144,7 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
     history = History()
     builder = LatticeBuilder(model.channel)
     for it in range(iterations + 1):
-        inference = Inference(model, batch, probabilities(model.theta, batch.data),
-                              tilt=settings.xi,  # every surface string stays cached
+        inference = Inference(model, batch, tilt=settings.xi,  # every surface string stays cached
                               slots=SlotCache(model, builder, limit=None))
         counts = expected_counts(inference, jobs, progress=progress)
         phi = model.channel.phi

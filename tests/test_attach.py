@@ -41,6 +41,15 @@ def random_theta(model, seed=0, scale=0.5):
     return np.random.default_rng(seed).normal(0, scale, model.size)
 
 
+def full_matrix(model, theta):
+    """Θ as one contexts × pair-features matrix (0 where lexical contexts have no weight)."""
+    base, lexical = model.blocks(theta)
+    out = np.zeros((len(model.contexts), len(model.pair_feature_names)))
+    out[:model.n_base] = base
+    out[model.n_base:, model.side] = lexical
+    return out
+
+
 def random_targets(data, seed=1):
     t = np.random.default_rng(seed).random(len(data.pairs))
     return t / np.repeat(np.add.reduceat(t, data.node_offsets[:-1]), np.diff(data.node_offsets))
@@ -67,7 +76,7 @@ def test_probabilities_normalised_and_match_naive_scores(data, model, corpus):
     theta = random_theta(model)
     p = probabilities(theta, data)
     assert np.allclose(np.add.reduceat(p, data.node_offsets[:-1]), 1)
-    weights = model.matrix(theta) @ model.pair_matrix.scipy().T.toarray()  # contexts × pairs
+    weights = full_matrix(model, theta) @ model.pair_matrix.scipy().T.toarray()  # contexts × pairs
     j = 0
     for s in corpus:
         for names in node_contexts(s, model.lexical):
@@ -210,7 +219,7 @@ def test_lexical_contexts_weigh_side_features_only(corpus):
     assert [model.pair_feature_names[k][0] for k in model.side] == ["L"] * (side - 1 - sum(
         n.startswith("R=") for n in model.pair_feature_names)) + ["R"] * sum(
         n.startswith("R=") for n in model.pair_feature_names) + ["M"]
-    full = model.matrix(random_theta(model))
+    full = full_matrix(model, random_theta(model))
     p_columns = [k for k, n in enumerate(model.pair_feature_names) if n.startswith("P=")]
     assert not full[rows:][:, p_columns].any() and full[rows:][:, model.side].all()
     with pytest.raises(ModelError, match="lexical"):

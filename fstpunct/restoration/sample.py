@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..attach import AttachData, probabilities
+from ..attach import AttachData
 from ..channel import KEEP, SWAP
 from ..model import PunctModel
 from ..slots import ABBV, BOUNDARY, UNK, SlotSentence
@@ -97,7 +97,7 @@ class PriorSampler:
         """:class:`Draws` for every sentence; sentence k of the batch uses the random stream
         (seed, first + k[, stream]), so results do not depend on how a corpus is batched."""
         data = AttachData.build(self.model.attach, sentences)
-        probs = probabilities(self.model.theta, data, self.model.pair_scores)
+        probs = self.model.attach_probabilities(data)
         for k, sent in enumerate(sentences):
             rng = np.random.default_rng([self.seed, first + k, *self._stream])
             nodes = range(data.sentence_offsets[k], data.sentence_offsets[k + 1])
