@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .errors import ModelError
-from .features import is_lexical, lexical_contexts, node_contexts, pair_features
+from .features import is_lexical, is_side, lexical_contexts, node_contexts, pair_features
 from .slots import SlotSentence
 from .sparse import Csr
 from .vocab import EMPTY, Vocab
@@ -64,8 +64,8 @@ class AttachModel:
             raise ModelError("lexical context features must come after all the others")
         self.lexical = self.n_base < len(self.contexts)
         self.pair_feature_names, self.pair_matrix = pair_features(vocab, self.symmetric)
-        self.side = np.array([k for k, f in enumerate(self.pair_feature_names)
-                              if not f.startswith("P=")], dtype=np.intp)
+        self.side = np.array([k for k, f in enumerate(self.pair_feature_names) if is_side(f)],
+                             dtype=np.intp)
         self.side_matrix = self.pair_matrix.columns(self.side)
 
     @classmethod

@@ -37,7 +37,8 @@ from .sparse import Csr
 from .tree import children
 from .vocab import EMPTY, Puncteme, Vocab
 
-__all__ = ["node_contexts", "lexical_contexts", "is_lexical", "pair_features", "render"]
+__all__ = ["node_contexts", "lexical_contexts", "is_lexical", "is_side", "pair_features",
+           "render"]
 
 _BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
 _LEXICAL = ("fw=", "llw=", "lrw=", "rlw=", "rrw=")
@@ -50,6 +51,11 @@ def render(p: Puncteme) -> str:
 
 def is_lexical(context: str) -> bool:
     return context.startswith(_LEXICAL)
+
+
+def is_side(pair_feature: str) -> bool:
+    """Whether a pair feature is a side feature (``L=``, ``R=``, ``M``: not ``P=``)."""
+    return not pair_feature.startswith("P=")
 
 
 def lexical_contexts(sent: SlotSentence) -> list[list[str]]:
