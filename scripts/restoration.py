@@ -7,6 +7,8 @@
         >> results/restoration-tune.jsonl
     python scripts/restoration.py tuned --part models --dev results/restoration-tune.jsonl \
         --langs ar en es hi zh >> results/restoration-tune.jsonl
+    python scripts/restoration.py seeds --seeds 0 1 2 3 4 --langs ar en es hi zh \
+        > results/restoration-seeds.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
 and with the tree of the language's full-data parser, and on parsed trees also +NC-jk.
@@ -18,6 +20,9 @@ written out.
 ``tune``: dev split, gold trees; +NC and Attach at every token cost of the scripts/table3.py
 grid (``fstpunct train --token-cost``). ``tuned``: test split, gold and parsed trees; each
 system at its token cost with the lowest dev edit distance.
+``seeds``: every run the issue's goals compare, once per sampling seed (``--seeds``): on dev the
+four parsed-tree systems (full-data parser; +NC, +NC-jk and both ens), on test those and +NC and
+Attach with gold trees. Trivial and CRF are deterministic and are not repeated.
 ``scripts/restoration_report.py`` prints the
 markdown tables and draws the figure as a PNG.
 
@@ -117,8 +122,8 @@ def model_runs(lang: str, split_name: str, gold: Sequence[Sentence],
         outs, secs = by_model(model_dir, gold, trees, samples, seed)
         for decoder, pred in outs.items():
             emit(scored(gold, pred, lang=lang, split=split_name, method=method, mbr=decoder,
-                        model=model_dir, samples=samples, seconds_per_sentence=secs,
-                        **tree_info))
+                        model=model_dir, samples=samples, seed=seed,
+                        seconds_per_sentence=secs, **tree_info))
 
 
 def baselines(lang: str, split: str, gold: Sequence[Sentence],
@@ -155,19 +160,24 @@ def jackknifed(lang: str) -> list[tuple[str, str]]:
     return existing("+NC-jk", MODELS / f"{lang}-jk")
 
 
-def ensemble_runs(lang: str, split_name: str, gold: Sequence[Sentence],
-                  bare: Sequence[Sentence | None], first: Sequence[Sentence | None],
-                  info: dict[str, object], args: argparse.Namespace) -> None:
-    """+NC and +NC-jk with the samples split among the trees of the full-data parser
-    (``first``, written out) and of the jackknife fold parsers (``models/parser-L-jk-fK``),
-    where those exist."""
+def fold_trees(lang: str, bare: Sequence[Sentence | None]) -> list[list[Sentence | None]]:
+    """The trees of the jackknife fold parsers ``models/parser-L-jk-fK`` (none if absent)."""
     folds = sorted(MODELS.glob(f"parser-{lang}-jk-f*"), key=lambda p: int(p.name.rsplit("f", 1)[1]))
+    return [parsed(p, bare)[0] for p in folds]
+
+
+def ensemble_runs(lang: str, split_name: str, gold: Sequence[Sentence],
+                  first: Sequence[Sentence | None], folds: Sequence[Sequence[Sentence | None]],
+                  info: dict[str, object], samples: int, seed: int) -> None:
+    """+NC and +NC-jk with the samples split among the trees of the full-data parser
+    (``first``, written out) and of the jackknife fold parsers (``folds``), where those
+    exist."""
     if not folds:
         return
-    trees = [first, *(parsed(p, bare)[0] for p in folds)]
+    trees = [first, *folds]
     which = [(f"{m} ens", d) for m, d in [("+NC", f"fstpunct/models/{lang}"), *jackknifed(lang)]]
-    model_runs(lang, split_name, gold, trees, {**info, "ensemble": len(trees)}, args.samples,
-               args.seed, which)
+    model_runs(lang, split_name, gold, trees, {**info, "ensemble": len(trees)}, samples, seed,
+               which)
 
 
 def table(args: argparse.Namespace) -> None:
@@ -179,7 +189,8 @@ def table(args: argparse.Namespace) -> None:
         info = {"trees": "parsed", "uas": uas}
         model_runs(lang, "test", gold, [trees], info, args.samples, args.seed,
                    models + jackknifed(lang))
-        ensemble_runs(lang, "test", gold, bare, trees, info, args)
+        ensemble_runs(lang, "test", gold, trees, fold_trees(lang, bare), info, args.samples,
+                      args.seed)
 
 
 def figure(args: argparse.Namespace) -> None:
@@ -193,7 +204,27 @@ def figure(args: argparse.Namespace) -> None:
             info = {"trees": "parsed", "uas": uas, "fraction": f}
             model_runs(lang, "dev", gold, [trees], info, args.samples, args.seed, nc)
             if f == 100:
-                ensemble_runs(lang, "dev", gold, bare, trees, info, args)
+                ensemble_runs(lang, "dev", gold, trees, fold_trees(lang, bare), info,
+                              args.samples, args.seed)
+
+
+def seeds(args: argparse.Namespace) -> None:
+    """Dev and test, once per seed: the parsed-tree systems (full-data parser), and on test
+    +NC and Attach with gold trees."""
+    for split_name in ("dev", "test"):
+        for lang in args.langs:
+            gold = list(split_source(lang, split_name).sentences())
+            bare = stripped(gold)
+            trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
+            folds = fold_trees(lang, bare)
+            info = {"trees": "parsed", "uas": uas, "fraction": 100}
+            nc = [("+NC", f"fstpunct/models/{lang}"), *jackknifed(lang)]
+            for seed in args.seeds:
+                if split_name == "test":
+                    model_runs(lang, split_name, gold, [bare], {"trees": "gold"}, args.samples,
+                               seed, [nc[0], ("Attach", str(MODELS / f"{lang}-attach"))])
+                model_runs(lang, split_name, gold, [trees], info, args.samples, seed, nc)
+                ensemble_runs(lang, split_name, gold, trees, folds, info, args.samples, seed)
 
 
 def cost_models(lang: str) -> list[tuple[str, float, Path]]:
@@ -237,15 +268,18 @@ def tuned(args: argparse.Namespace) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["table", "figure", "tune", "tuned"])
+    parser.add_argument("what", choices=["table", "figure", "tune", "tuned", "seeds"])
     parser.add_argument("--langs", nargs="+", default=["en", "es", "zh", "ar", "hi"])
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+                        help="seeds: the sampling seeds to run")
     parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
                         help="run only the tree-free baselines or only the model runs")
     parser.add_argument("--dev", help="tuned: the JSON lines of a tune run")
     args = parser.parse_args()
-    {"table": table, "figure": figure, "tune": tune, "tuned": tuned}[args.what](args)
+    {"table": table, "figure": figure, "tune": tune, "tuned": tuned,
+     "seeds": seeds}[args.what](args)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 """Markdown tables and the Figure 4 plot from the JSON lines of scripts/restoration.py.
 
     python scripts/restoration_report.py results/restoration.jsonl \
-        --figure results/restoration-figure.jsonl --png results/restoration-figure4.png
+        --figure results/restoration-figure.jsonl --png results/restoration-figure4.png \
+        --seeds results/restoration-seeds.jsonl
 """
 from __future__ import annotations
 
@@ -96,10 +97,14 @@ def goal(lang: str, base: dict, got: dict, uas: float | None, systems: list[str]
             continue
         beaten = [m for m in ("trivial", "crf")
                   if parsed["average_edit_distance"] < base[m]["average_edit_distance"]]
-        verdict = "beats trivial and CRF" if len(beaten) == 2 else (
-            f"beats only {beaten[0]}" if beaten else "beats neither trivial nor CRF")
-        text += f"; {system}{'' if len(systems) > 1 else ' (chosen on dev)'} {verdict}"
+        text += f"; {system}{'' if len(systems) > 1 else ' (chosen on dev)'} {verdict(beaten)}"
     return text
+
+
+def verdict(beaten: list[str]) -> str:
+    """Which of trivial and CRF a system beats, in words."""
+    return ("beats trivial and CRF" if len(beaten) == 2 else
+            f"beats only {beaten[0]}" if beaten else "beats neither trivial nor CRF")
 
 
 def significance(records: list[dict], dev: list[dict]) -> str:
@@ -160,6 +165,79 @@ def figure_table(records: list[dict]) -> str:
     return format_table(head, rows, numeric=True)
 
 
+def seed_runs(runs: list[dict], **keys: object) -> list[dict]:
+    """The sentence-MBR runs matching ``keys``, one per seed (the last of each)."""
+    by_seed = {r["seed"]: r for r in runs if r.get("mbr") == "sentence"
+               and all(r.get(k) == v for k, v in keys.items())}
+    return [by_seed[k] for k in sorted(by_seed)]
+
+
+def mean_edits(runs: list[dict]) -> tuple[float, list[float]]:
+    """Mean total edits over the runs, and the per-sentence edits averaged over them."""
+    per_sentence = [sum(e) / len(runs) for e in zip(*(r["sentence_edits"] for r in runs))]
+    return sum(r["edit_distance"] for r in runs) / len(runs), per_sentence
+
+
+def replicated(seeds: list[dict], records: list[dict]) -> str:
+    """The issue's goals with every sampled run repeated over seeds: the parsed-tree system is
+    the one with the lowest *mean* dev edit count, and every comparison is of mean test edits
+    (trivial and CRF are deterministic); p: sign-flip test over sentences on the per-sentence
+    edits averaged over seeds."""
+    head = ["lang", "trees", "system", "dev edits per seed", "dev mean", "test edits per seed",
+            "test mean", "vs trivial", "vs CRF", "vs Attach", "p vs CRF"]
+    rows, verdicts = [], []
+    for lang in LANGS:
+        test = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
+        gold = {m: seed_runs(seeds, lang=lang, split="test", method=m, trees="gold")
+                for m in ("+NC", "Attach")}
+        if not gold["+NC"] or None in test.values():
+            continue
+        dev = {m: seed_runs(seeds, lang=lang, split="dev", method=m, trees="parsed")
+               for m in PARSED}
+        dev_mean = {m: mean_edits(r)[0] for m, r in dev.items() if r}
+        best = min(dev_mean.values())
+        picked = [m for m, v in dev_mean.items() if v == best]
+        attach = mean_edits(gold["Attach"])
+        systems = [("gold", "+NC", [], gold["+NC"])] + [
+            ("parsed", m, dev[m], seed_runs(seeds, lang=lang, split="test", method=m,
+                                            trees="parsed")) for m in PARSED if dev[m]]
+        for trees, method, dev_runs, runs in systems:
+            if not runs:
+                continue
+            total, per_sentence = mean_edits(runs)
+            rivals = [test["trivial"]["edit_distance"], test["crf"]["edit_distance"]]
+            rows.append([
+                lang, trees, method + (" (chosen)" if method in picked else ""),
+                " ".join(str(r["edit_distance"]) for r in dev_runs) or "—",
+                f"{dev_mean[method]:.1f}" if dev_runs else "—",
+                " ".join(str(r["edit_distance"]) for r in runs), f"{total:.1f}",
+                *(f"{total - v:+.1f}" for v in rivals),
+                f"{total - attach[0]:+.1f}" if trees == "gold" else "—",
+                f"{sign_flip_p(per_sentence, test['crf']['sentence_edits']):.3f}"])
+        verdicts.append(replicated_goal(lang, seeds, test, gold, picked))
+    return format_table(head, rows, numeric=True) + "\n\n" + "\n".join(verdicts)
+
+
+def replicated_goal(lang: str, seeds: list[dict], test: dict, gold: dict,
+                    picked: list[str]) -> str:
+    """The goal line of one language on mean test edits (``replicated``)."""
+    nc = mean_edits(gold["+NC"])[0]
+    rivals = [test["trivial"]["edit_distance"], test["crf"]["edit_distance"],
+              mean_edits(gold["Attach"])[0]]
+    ok = all(nc < v for v in rivals)
+    text = f"- {lang}: gold trees: +NC {'beats' if ok else 'does NOT beat'} every baseline"
+    runs = seed_runs(seeds, lang=lang, split="test", method=picked[0], trees="parsed")
+    if not runs:
+        return text
+    uas = runs[0]["uas"]
+    text += f"; parsed trees (UAS {uas:.1f}, {'required' if uas >= 75 else 'not required'})"
+    if len(picked) > 1:
+        return text + f", dev ties {' and '.join(picked)} on the mean"
+    mean = mean_edits(runs)[0]
+    return text + f": {picked[0]} (chosen on the dev mean) " + verdict(
+        [m for m in ("trivial", "crf") if mean < test[m]["edit_distance"]])
+
+
 def plot(records: list[dict], png: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
@@ -197,6 +275,7 @@ def main() -> None:
     parser.add_argument("table", help="JSON lines of `restoration.py table`")
     parser.add_argument("--figure", help="JSON lines of `restoration.py figure`")
     parser.add_argument("--png", help="write the Figure 4 plot here")
+    parser.add_argument("--seeds", help="JSON lines of `restoration.py seeds`")
     args = parser.parse_args()
     records = load(args.table)
     fig = load(args.figure) if args.figure else []
@@ -207,6 +286,10 @@ def main() -> None:
     print(significance(records, fig))
     print("\n## Per-mark precision / recall / F1 (test, sentence MBR)\n")
     print(marks(records))
+    if args.seeds:
+        print("\n## Replicated over sampling seeds (sentence MBR; edits are totals over the "
+              "split; differences of the test mean against each rival)\n")
+        print(replicated(load(args.seeds), records))
     if fig:
         print("\n## Figure 4 analog (dev)\n")
         print(figure_table(fig))
