@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import NamedTuple
@@ -153,16 +153,19 @@ class Channel:
             raise ModelError(f"symbol {sym!r} is not in the channel alphabet") from None
 
     # ----------------------------------------------------------------- reference semantics
-    def _steps(self, pending: int, t: int) -> Iterator[tuple[int, float, tuple[int, ...], int]]:
-        """(edit, prob, emitted, new pending) for reading t with ``pending`` in scan order."""
+    def _steps(self, pending: int, t: int, symbol: Callable[[int], int] | None = None
+               ) -> Iterator[tuple[int, float, tuple[int, ...], int]]:
+        """(edit, prob, emitted, new pending) for reading t with ``pending`` in scan order.
+        ``pending`` and ``t`` are symbol ids, or anything ``symbol`` maps to one (positions)."""
         if self.direction == "ltr":
             a, b = pending, t
             moves = ((KEEP, (a,), b), (LEFT, (), b), (RIGHT, (), a), (SWAP, (b,), a))
         else:
             a, b = t, pending
             moves = ((KEEP, (b,), a), (LEFT, (), b), (RIGHT, (), a), (SWAP, (a,), b))
+        phi = self.phi[a, b] if symbol is None else self.phi[symbol(a), symbol(b)]
         for edit, emitted, nxt in moves:
-            p = self.phi[a, b, edit]
+            p = phi[edit]
             if p > 0:
                 yield edit, float(p), emitted, nxt
 
@@ -196,6 +199,34 @@ class Channel:
     def prob(self, u: Sequence[str], x: Sequence[str]) -> float:
         """p(x | u) by brute-force enumeration."""
         return self.distribution(u).get(tuple(x), 0.0)
+
+    def align(self, u: Sequence[str], x: Sequence[str]) -> tuple[int, ...] | None:
+        """The position in u of each token of x on the most probable edit path that writes x
+        from u, or None when p(x | u) = 0 (ties: the path found first, edits tried in the
+        order KEEP, LEFT, RIGHT, SWAP)."""
+        ids = [self.index(t) for t in u]
+        scan = list(range(len(u)))[::-1] if self.direction == "rtl" else list(range(len(u)))
+        target = self._scan_order(x)
+        if not scan:
+            return () if not target else None
+        # (tokens written, pending position) -> (best probability, positions written)
+        paths: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {(0, scan[0]): (1.0, ())}
+        for t in scan[1:]:
+            nxt: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {}
+            for (n, pending), (p, written) in paths.items():
+                for _, q, emitted, new in self._steps(pending, t, ids.__getitem__):
+                    if emitted and (n == len(target) or ids[emitted[0]] != target[n]):
+                        continue
+                    key = (n + len(emitted), new)
+                    if key not in nxt or p * q > nxt[key][0]:
+                        nxt[key] = (p * q, written + emitted)
+            paths = nxt
+        ends = [(p, written + (pending,)) for (n, pending), (p, written) in paths.items()
+                if n == len(target) - 1 and ids[pending] == target[n]]
+        if not ends:
+            return None
+        best = max(ends, key=lambda end: end[0])[1]
+        return best[::-1] if self.direction == "rtl" else best
 
     def sample(self, u: Sequence[str], rng: np.random.Generator) -> tuple[str, ...]:
         """Draw x ~ p(· | u)."""

@@ -12,8 +12,8 @@ from .errors import FstpunctError
 # Subcommand name -> module of fstpunct.commands, in the order ``--help`` lists them.
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "train": "train", "perplexity": "perplexity", "decode": "decode",
-            "restore": "restore", "crf": "crf", "score": "score", "parser": "parser_train",
-            "parse": "parse"}
+            "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
+            "parser": "parser_train", "parse": "parse"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

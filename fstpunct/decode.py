@@ -17,10 +17,10 @@ import numpy as np
 from .model import Inference, PunctModel, SlotCache
 from .slots import BOUNDARY, SlotSentence, to_slots
 from .tree import children
-from .treebank import Sentence
+from .treebank import Sentence, batches
 from .vocab import Puncteme
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "render"]
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "render"]
 
 MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
@@ -74,25 +74,26 @@ def _set_misc(misc: str, items: dict[str, str]) -> str:
     return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
 
 
+def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500
+                    ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
+    """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
+    :class:`Inference` (slot lattices shared by all chunks)."""
+    cache = SlotCache(model, paired=True)
+    for batch in batches(sentences, chunk):
+        prepared = [to_slots(s) for s in batch]
+        yield batch, prepared, Inference(model, model.prepare(prepared), slots=cache)
+
+
 def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
              chunk: int = 500) -> Iterator[Sentence]:
-    """Annotate sentences (streamed in chunks of ``chunk``, slot lattices shared by all chunks)
-    with the Viterbi T′."""
-    cache = SlotCache(model, paired=True)
-    buffer: list[Sentence] = []
-    for sent in sentences:
-        buffer.append(sent)
-        if len(buffer) == chunk:
-            yield from _annotate_chunk(model, cache, buffer, posteriors)
-            buffer = []
-    if buffer:
-        yield from _annotate_chunk(model, cache, buffer, posteriors)
+    """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′."""
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk):
+        yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
 
 
-def _annotate_chunk(model: PunctModel, cache: SlotCache, sentences: list[Sentence],
+def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
+                    prepared: list[SlotSentence], inference: Inference,
                     posteriors: int) -> Iterator[Sentence]:
-    prepared = [to_slots(s) for s in sentences]
-    inference = Inference(model, model.prepare(prepared), slots=cache)
     vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
     viterbi = inference.viterbi_all()
     log_probs = None if posteriors else inference.log_probs()

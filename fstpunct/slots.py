@@ -16,7 +16,7 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "to_slots"]
+           "slot_members", "to_slots"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -166,3 +166,19 @@ def to_slots(sent: Sentence) -> SlotSentence:
         path=sent.path,
         lineno=sent.lineno,
     )
+
+
+def slot_members(sent: SlotSentence) -> list[list[tuple[int, int]]]:
+    """Per slot, the (node, side) whose punctemes make up uᵢ, in order: right punctemes of the
+    constituents ending there (innermost first), then left punctemes of those starting there
+    (outermost first); side 0 = left, 1 = right. Nodes are 0-based."""
+    if sent.n == 0:  # the pseudo node: u₀ = ∘ l r
+        return [[(0, 0), (0, 1)]]
+    node_spans = sent.spans
+    members: list[list[tuple[int, int]]] = [[] for _ in range(sent.n + 1)]
+    by_size = sorted(range(sent.n), key=lambda k: node_spans[k][1] - node_spans[k][0])
+    for k in by_size:
+        members[node_spans[k][1]].append((k, 1))
+    for k in reversed(by_size):
+        members[node_spans[k][0]].append((k, 0))
+    return members

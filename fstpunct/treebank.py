@@ -11,15 +11,15 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TextIO
 
 from .errors import ConlluError, InputError
 
-__all__ = ["Line", "Sentence", "Word", "open_input", "read_conllu", "read_file", "rebuild",
-           "write_conllu", "write_file"]
+__all__ = ["Line", "Sentence", "Word", "batches", "open_input", "read_conllu", "read_file",
+           "rebuild", "write_conllu", "write_file"]
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
@@ -110,10 +110,36 @@ class Sentence:
                 return
         self.comments.append(text)
 
+    def set_head(self, word_id: int, head: int) -> bool:
+        """Give word ``word_id`` a new HEAD, in its line and in :attr:`words`; DEPS entries
+        that named the old head name the new one. Whether anything changed."""
+        word = self.words[word_id - 1]
+        if word.head == head:
+            return False
+        fields = next(ln.fields for ln in self.lines if ln.fields[0] == str(word_id))
+        old, fields[6] = fields[6], str(head)
+        if fields[8] != "_":
+            fields[8] = "|".join(f"{head if h == old else h}:{rel}" for h, rel in
+                                 (entry.split(":", 1) for entry in fields[8].split("|")))
+        self.words[word_id - 1] = replace(word, head=head)
+        return True
+
     def text(self) -> str:
         """The sentence as CoNLL-U, with its terminating blank line."""
         out = self.comments + [ln.text() for ln in self.lines]
         return "\n".join(out) + "\n\n"
+
+
+def batches(sentences: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
+    """``sentences`` in lists of ``size`` (the last one shorter), read as they are needed."""
+    batch: list[Sentence] = []
+    for sent in sentences:
+        batch.append(sent)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
 
 
 def _parse_word(line: Line, sent: Sentence) -> Word:

@@ -80,6 +80,50 @@ def test_save_load_round_trip(tmp_path_factory, case):
     assert loaded.arcs() == channel.arcs()
 
 
+def best_alignments(channel: Channel, u) -> dict:
+    """Brute force: every edit sequence over u, in natural positions; for each output x the
+    highest path probability and the set of position tuples of the paths reaching it."""
+    scan = list(range(len(u)))[::-1] if channel.direction == "rtl" else list(range(len(u)))
+    paths = [((), scan[0], 1.0)]
+    for t in scan[1:]:
+        paths = [(out + emitted, new, p * q) for out, pending, p in paths
+                 for _, q, emitted, new in channel._steps(pending, t,
+                                                          lambda k: channel.index(u[k]))]
+    best: dict = {}
+    for out, pending, p in paths:
+        positions = out + (pending,)
+        positions = positions[::-1] if channel.direction == "rtl" else positions
+        x = tuple(u[k] for k in positions)
+        top, tied = best.get(x, (0.0, set()))
+        if p > top * (1 + 1e-12):
+            best[x] = (p, {positions})
+        elif p >= top * (1 - 1e-12):
+            tied.add(positions)
+    return best
+
+
+@settings(max_examples=60, deadline=None)
+@given(cases())
+def test_align_is_the_best_path(case):
+    channel, u = case
+    if not u:
+        assert channel.align(u, ()) == () and channel.align(u, (",",)) is None
+        return
+    best = best_alignments(channel, u)
+    for x, (_, positions) in best.items():
+        assert channel.align(u, x) in positions
+    assert channel.align(u, tuple(u) + (",",)) is None
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_align_a_doubled_comma_keeps_the_second(direction):
+    # for a window a a only KEEP and LEFT (a absorbed) are free: the survivor is the later one
+    channel = Channel.random(SPECIALS + MARKS, direction, np.random.default_rng(0))
+    assert channel.align((",", ","), (",",)) == (1,)
+    assert channel.align((",", ","), (",", ",")) == (0, 1)
+    assert channel.align((",", "."), (".", ",")) == (1, 0)
+
+
 def test_sample_matches_distribution():
     channel = Channel.random(SPECIALS + MARKS, "rtl", np.random.default_rng(3))
     u = (BOUNDARY, ",", "”", ".")

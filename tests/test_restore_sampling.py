@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from test_model import make_model
 
+from fstpunct.channel import SPECIALS
 from fstpunct.model import Inference, Settings
 from fstpunct.restoration.generative import ModelRestorer, split
 from fstpunct.restoration.mbr import insertions, sentence_mbr, slot_mbr, slot_risks
@@ -114,6 +115,16 @@ def test_insertions_keep_heads_of_the_producing_node():
             assert all(1 <= h <= sent.n for h in heads)
     ins = insertions(draws, slot_mbr(draws))
     assert len(ins) == sent.n + 1
+
+
+def test_a_doubled_mark_comes_from_the_later_puncteme():
+    """For a window ``a a`` the channel keeps b (LEFT: a absorbed), so the surviving mark is
+    the later puncteme's, e.g. a sentence's period rather than its last constituent's."""
+    model = make_model(TRAIN, "rtl", seed=3)
+    mark = next(t for t in model.channel.symbols if t not in SPECIALS)
+    sampler = PriorSampler(model, 10)
+    assert sampler._visible((mark,), [mark, mark], [3, 1]) == ((mark,), (1,))
+    assert sampler._visible((mark, mark), [mark, mark], [3, 1]) == ((mark, mark), (3, 1))
 
 
 def test_draws_do_not_depend_on_batching():

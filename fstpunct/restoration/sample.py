@@ -23,8 +23,7 @@ import numpy as np
 from ..attach import AttachData
 from ..channel import KEEP, SWAP
 from ..model import PunctModel
-from ..slots import ABBV, BOUNDARY, UNK, SlotSentence
-from ..tree import spans
+from ..slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members
 from ..vocab import Puncteme
 
 __all__ = ["HIDDEN", "Draws", "PriorSampler", "SlotDraws"]
@@ -92,6 +91,7 @@ class PriorSampler:
         self._continuation, self._backoff = settings.continuation, settings.backoff
         self._pairs = np.asarray(model.vocab.pairs, dtype=np.int64).reshape(-1, 2)
         self._index = {t: k for k, t in enumerate(channel.symbols)}
+        self._aligned: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[int, ...]] = {}
 
     def draws(self, sentences: Sequence[SlotSentence], first: int = 0) -> Iterator[Draws]:
         """:class:`Draws` for every sentence; sentence k of the batch uses the random stream
@@ -133,7 +133,7 @@ class PriorSampler:
                  rights: np.ndarray, punctemes: list[Puncteme]) -> Draws:
         symbols = self.model.channel.symbols
         slots = []
-        for i, members in enumerate(_slot_members(sent)):
+        for i, members in enumerate(slot_members(sent)):
             ids = np.array([(rights if side else lefts)[:, node] for node, side in members],
                            dtype=np.int64).reshape(len(members), self.samples).T
             rows, inverse = _unique_rows(ids)
@@ -153,14 +153,29 @@ class PriorSampler:
             index = np.empty(len(outputs), dtype=np.int64)
             for j, (x, s) in enumerate(zip(outputs, _first_of(of_output, len(outputs)))):
                 row = inverse[s]
-                y, y_heads = _visible([symbols[t] for t in x if t >= 0], us[row], origins[row],
-                                      self._hidden)
+                y, y_heads = self._visible(tuple(symbols[t] for t in x if t >= 0), us[row],
+                                           origins[row])
                 if y not in strings:
                     strings[y] = len(strings)
                     heads.append(y_heads)
                 index[j] = strings[y]
             slots.append(SlotDraws(tuple(strings), tuple(heads), index[of_output]))
         return Draws(tuple(slots))
+
+    def _visible(self, x: tuple[str, ...], u: list[str], origin: list[int]
+                 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """x without hidden symbols, and each remaining token's word: that of the token of u
+        it comes from (the only one with its symbol, or else the one on the channel's most
+        probable path, :meth:`Channel.align`, cached)."""
+        if len(set(u)) == len(u):
+            positions: tuple[int, ...] | None = tuple(u.index(t) for t in x)
+        else:
+            key = (tuple(u), x)
+            positions = self._aligned.get(key)
+            if positions is None:
+                positions = self._aligned[key] = self.model.channel.align(u, x)
+        kept = [k for t, k in zip(x, positions) if t not in self._hidden]
+        return tuple(u[k] for k in kept), tuple(origin[k] for k in kept)
 
     def _channel_draws(self, rng: np.random.Generator, us: np.ndarray,
                        of_sample: np.ndarray) -> np.ndarray:
@@ -227,34 +242,3 @@ def _first_of(labels: np.ndarray, n: int) -> np.ndarray:
     first = np.full(n, len(labels))
     np.minimum.at(first, labels, np.arange(len(labels)))
     return first
-
-
-def _slot_members(sent: SlotSentence) -> list[list[tuple[int, int]]]:
-    """Per slot, the (node, side) whose punctemes make up uᵢ, in order: right punctemes of the
-    constituents ending there (innermost first), then left punctemes of those starting there
-    (outermost first); side 0 = left, 1 = right. Nodes are 0-based."""
-    if sent.n == 0:  # the pseudo node: u₀ = ∘ l r
-        return [[(0, 0), (0, 1)]]
-    node_spans = spans(sent.heads)
-    members: list[list[tuple[int, int]]] = [[] for _ in range(sent.n + 1)]
-    by_size = sorted(range(sent.n), key=lambda k: node_spans[k][1] - node_spans[k][0])
-    for k in by_size:
-        members[node_spans[k][1]].append((k, 1))
-    for k in reversed(by_size):
-        members[node_spans[k][0]].append((k, 0))
-    return members
-
-
-def _visible(x: Sequence[str], u: Sequence[str], origin: Sequence[int], hidden: frozenset[str]
-             ) -> tuple[tuple[str, ...], tuple[int, ...]]:
-    """x without hidden symbols, and each remaining token's word: that of the first unused
-    token of u with the same symbol (the channel only deletes and swaps tokens)."""
-    used = [False] * len(u)
-    tokens, heads = [], []
-    for t in x:
-        j = next(j for j, (v, free) in enumerate(zip(u, used)) if v == t and not free)
-        used[j] = True
-        if t not in hidden:
-            tokens.append(t)
-            heads.append(origin[j])
-    return tuple(tokens), tuple(heads)
