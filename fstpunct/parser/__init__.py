@@ -5,10 +5,10 @@ Zhang & Nivre (2011)-style features hashed in numpy (:mod:`.features`), averaged
 trained greedily or with beam search and early update (:mod:`.train`, :mod:`.search`),
 punctuation modes (:mod:`.punct`), CoNLL-U in and out (:mod:`.decode`), scores (:mod:`.score`).
 """
-from .decode import parse, read_unparsed
+from .decode import kbest, parse, read_unparsed
 from .model import Model
 from .punct import MODES
 from .score import score
 from .train import train
 
-__all__ = ["Model", "MODES", "parse", "read_unparsed", "score", "train"]
+__all__ = ["Model", "MODES", "kbest", "parse", "read_unparsed", "score", "train"]

@@ -10,9 +10,9 @@ import numpy as np
 from ..treebank import Line, Sentence, open_input, read_conllu
 from .model import Input, Model
 from .punct import prepare, reattach
-from .search import search, tree
+from .search import search, search_beam, tree
 
-__all__ = ["parse_input", "parse", "read_unparsed"]
+__all__ = ["kbest", "parse_input", "parse", "read_unparsed"]
 
 
 def _fill_heads(stream: Iterable[str]) -> Iterator[str]:
@@ -47,7 +47,18 @@ def parse(model: Model, sent: Sentence, beam: int, weights: np.ndarray | None = 
     """A copy of ``sent`` with every word's HEAD and DEPREL from the parser."""
     prep = prepare(sent, model.mode, gold=False, version=model.props_version)
     heads, rels = parse_input(model, model.input(prep), beam, weights)
-    arcs = reattach(sent, prep, heads, rels)
+    return _with_arcs(sent, reattach(sent, prep, heads, rels))
+
+
+def kbest(model: Model, sent: Sentence, beam: int) -> list[tuple[float, Sentence]]:
+    """The trees of the final beam, best first, each with its score: copies of ``sent`` as
+    :func:`parse` writes them."""
+    prep = prepare(sent, model.mode, gold=False, version=model.props_version)
+    return [(item.score, _with_arcs(sent, reattach(sent, prep, *tree(model, item))))
+            for item in search_beam(model, model.input(prep), beam, model.weights)]
+
+
+def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
     lines = []
     for ln in sent.lines:
         fields = list(ln.fields)

@@ -15,7 +15,7 @@ import numpy as np
 from .model import Input, Model
 from .transitions import State, heads_of, initial
 
-__all__ = ["Item", "search", "trail", "tree"]
+__all__ = ["Item", "search", "search_beam", "trail", "tree"]
 
 
 class Item(NamedTuple):
@@ -35,6 +35,13 @@ def search(model: Model, inp: Input, k: int, weights: np.ndarray,
            gold: Sequence[int] | None = None) -> Item:
     """The best item after 2n steps; with ``gold`` (action numbers), the best item of the first
     step at which the gold path left the beam, if it did."""
+    return search_beam(model, inp, k, weights, gold)[0]
+
+
+def search_beam(model: Model, inp: Input, k: int, weights: np.ndarray,
+                gold: Sequence[int] | None = None) -> list[Item]:
+    """The beam (up to k items, best first) after 2n steps, or with ``gold`` at the first step
+    where the gold path left it."""
     beam = [Item(0.0, initial(inp.leaves[0], inp.n), None, -1, None, gold is not None)]
     transitions = model.transitions
     n_actions = len(transitions)
@@ -57,7 +64,7 @@ def search(model: Model, inp: Input, k: int, weights: np.ndarray,
         beam = new
         if gold is not None and not any(it.gold for it in beam):
             break
-    return beam[0]
+    return beam
 
 
 def trail(item: Item) -> list[Item]:

@@ -1,0 +1,69 @@
+"""Punctuation as a constraint on parsing: k-best trees re-ranked by log p(x | T)."""
+import itertools
+
+import numpy as np
+import pytest
+
+from fstpunct.cli import main
+from fstpunct.constraint import candidates, choose, constrained
+from fstpunct.model import Inference
+from fstpunct.parser import Model, kbest, parse, train
+from fstpunct.slots import to_slots
+from fstpunct.store import load_model
+from fstpunct.treebank import read_file
+from fstpunct.ud import split_source
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+    sents = list(itertools.islice(split_source("en", "train").sentences(), 30))
+    folder = tmp_path_factory.mktemp("parser") / "removed"
+    train(sents, sents[:10], "removed", 1, folder, epochs=3, patience=3, progress=False,
+          log=lambda m: None)
+    return Model.load(folder), load_model("en"), sents[:8], folder
+
+
+def test_kbest_starts_with_the_parse_and_scores_decrease(setup):
+    parser, _, sents, _ = setup
+    for sent in sents:
+        k_best = kbest(parser, sent, 4)
+        assert 1 <= len(k_best) <= 4
+        assert k_best[0][1].text() == parse(parser, sent, 4).text()
+        scores = [s for s, _ in k_best]
+        assert scores == sorted(scores, reverse=True)
+        assert len({tuple(w.head for w in t.words) + tuple(w.deprel for w in t.words)
+                    for _, t in k_best}) == len(k_best)
+
+
+def test_candidates_score_each_tree_by_the_punctuation_model(setup):
+    parser, model, sents, _ = setup
+    for sent, (trees, scores, log_px) in zip(sents, candidates(parser, model, sents, 4)):
+        assert len(trees) == len(scores) == len(log_px)
+        alone = Inference(model, model.prepare([to_slots(t) for t in trees])).log_probs()
+        np.testing.assert_allclose(log_px, alone, rtol=1e-9)
+        assert [w.form for w in trees[0].words] == [w.form for w in sent.words]
+
+
+def test_choose_moves_from_the_parser_to_the_punctuation_model():
+    scores, log_px = np.array([5.0, 4.0, 1.0]), np.array([-9.0, -2.0, -1.0])
+    assert choose(scores, log_px, 0.0) == 0
+    assert choose(scores, log_px, 0.5) == 1        # 5 − 4.5 < 4 − 1
+    assert choose(scores, log_px, 100.0) == 2
+
+
+def test_constrained_with_weight_zero_is_the_parser(setup):
+    parser, model, sents, _ = setup
+    got = list(constrained(parser, model, sents, 4, 0.0))
+    assert [t.text() for t in got] == [parse(parser, s, 4).text() for s in sents]
+
+
+def test_parse_command_with_a_punctuation_model(setup, tmp_path):
+    _, _, sents, folder = setup
+    src = tmp_path / "in.conllu"
+    src.write_text("".join(s.text() for s in sents), encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    assert main(["parse", "--model", str(folder), "--beam", "4", "--punct-model", "en",
+                 "--punct-weight", "8", str(src), "-o", str(out)]) == 0
+    parsed = list(read_file(out))
+    assert [[w.form for w in s.words] for s in parsed] == [[w.form for w in s.words]
+                                                          for s in sents]
