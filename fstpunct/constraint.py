@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from .model import Inference, PunctModel
+from .model import Inference, PunctModel, SlotCache
 from .parser import Model as ParserModel
 from .parser import kbest
 from .slots import to_slots
@@ -27,10 +27,12 @@ def candidates(parser: ParserModel, model: PunctModel, sentences: Iterable[Sente
                beam: int, chunk: int = 200) -> Iterator[Candidates]:
     """For every sentence, the parser's k best trees with their parser scores and
     log p(x | T) under the punctuation model."""
+    cache = SlotCache(model)  # the trees of a sentence share its slots: built once
     for batch in batches(sentences, chunk):
         lists = [kbest(parser, sent, beam) for sent in batch]
         trees = [t for k_best in lists for _, t in k_best]
-        log_px = Inference(model, model.prepare([to_slots(t) for t in trees])).log_probs()
+        log_px = Inference(model, model.prepare([to_slots(t) for t in trees]),
+                           slots=cache).log_probs()
         start = 0
         for k_best in lists:
             end = start + len(k_best)

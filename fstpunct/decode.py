@@ -74,11 +74,13 @@ def _set_misc(misc: str, items: dict[str, str]) -> str:
     return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
 
 
-def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500
+def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
+                    paired: bool = True
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
-    :class:`Inference` (slot lattices shared by all chunks)."""
-    cache = SlotCache(model, paired=True)
+    :class:`Inference` (slot lattices shared by all chunks; ``paired``: built for both the sum
+    and the max, as decoding needs, else only as asked)."""
+    cache = SlotCache(model, paired=paired)
     for batch in batches(sentences, chunk):
         prepared = [to_slots(s) for s in batch]
         yield batch, prepared, Inference(model, model.prepare(prepared), slots=cache)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from .decode import chunk_inference
 from .errors import ModelError
 from .model import PunctModel
-from .slots import ABBV, BOUNDARY, SlotSentence, slot_members
+from .slots import ABBV, SlotSentence, slot_members, underlying_slot
 from .treebank import Sentence
 from .vocab import Puncteme
 
@@ -55,11 +55,8 @@ def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str
         if any(pairs[node] is None for node, _ in members):
             out.append(None)
             continue
-        u, origin = ([BOUNDARY], [0]) if i == 0 else ([], [])
-        for node, side in members:
-            puncteme = pairs[node][side]
-            u.extend(puncteme)
-            origin.extend([node + 1 if slots.n else 0] * len(puncteme))
+        u, origin = underlying_slot(i, slots.n, ((node, pairs[node][side])
+                                                 for node, side in members))
         positions = model.channel.align(u, surfaces[i])
         if positions is None:
             raise ModelError(f"{slots.path}:{slots.lineno}: the best T′ cannot write slot {i} "
@@ -74,7 +71,7 @@ def normalise(model: PunctModel, sentences: Iterable[Sentence], counts: Counts |
     """Re-attach the punctuation of every sentence (streamed in chunks of ``chunk``); tallies
     go to ``counts``."""
     counts = counts if counts is not None else Counts()
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk):
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
         for sent, slots, surfaces, pairs in zip(batch, prepared, inference.batch.surfaces,
                                                 inference.viterbi_all()):
             _reattach(model, sent, slots, surfaces, pairs, counts)

@@ -8,7 +8,7 @@ stored in the slots: the model prepends :data:`BOUNDARY` to slot 0 itself.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -16,7 +16,7 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "slot_members", "to_slots"]
+           "slot_members", "to_slots", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -182,3 +182,15 @@ def slot_members(sent: SlotSentence) -> list[list[tuple[int, int]]]:
     for k in reversed(by_size):
         members[node_spans[k][0]].append((k, 0))
     return members
+
+
+def underlying_slot(i: int, n: int, parts: Iterable[tuple[int, Sequence[str]]]
+                    ) -> tuple[list[str], list[int]]:
+    """uᵢ from ``parts``, the (node, puncteme) of each member in :func:`slot_members` order
+    (∘ opens slot 0), and the word (1-based) each of its tokens comes from: 0 for ∘ and for
+    the pseudo node of a sentence without words (n = 0)."""
+    u, origin = ([BOUNDARY], [0]) if i == 0 else ([], [])
+    for node, puncteme in parts:
+        u.extend(puncteme)
+        origin.extend([node + 1 if n else 0] * len(puncteme))
+    return u, origin

@@ -187,55 +187,51 @@ def replicated(seeds: list[dict], records: list[dict]) -> str:
             "test mean", "vs trivial", "vs CRF", "vs Attach", "p vs CRF"]
     rows, verdicts = [], []
     for lang in LANGS:
-        test = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
-        gold = {m: seed_runs(seeds, lang=lang, split="test", method=m, trees="gold")
-                for m in ("+NC", "Attach")}
-        if not gold["+NC"] or None in test.values():
+        base = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
+        runs = {(t, m): seed_runs(seeds, lang=lang, split="test", method=m, trees=t)
+                for t, m in (("gold", "+NC"), ("gold", "Attach"), *(("parsed", m)
+                                                                    for m in PARSED))}
+        if not runs["gold", "+NC"] or None in base.values():
             continue
+        mean = {key: mean_edits(r) for key, r in runs.items() if r}
         dev = {m: seed_runs(seeds, lang=lang, split="dev", method=m, trees="parsed")
                for m in PARSED}
         dev_mean = {m: mean_edits(r)[0] for m, r in dev.items() if r}
-        best = min(dev_mean.values())
-        picked = [m for m, v in dev_mean.items() if v == best]
-        attach = mean_edits(gold["Attach"])
-        systems = [("gold", "+NC", [], gold["+NC"])] + [
-            ("parsed", m, dev[m], seed_runs(seeds, lang=lang, split="test", method=m,
-                                            trees="parsed")) for m in PARSED if dev[m]]
-        for trees, method, dev_runs, runs in systems:
-            if not runs:
+        picked = [m for m, v in dev_mean.items() if v == min(dev_mean.values())]
+        rivals = [base["trivial"]["edit_distance"], base["crf"]["edit_distance"]]
+        for (trees, method), (total, per_sentence) in mean.items():
+            if method == "Attach":
                 continue
-            total, per_sentence = mean_edits(runs)
-            rivals = [test["trivial"]["edit_distance"], test["crf"]["edit_distance"]]
+            dev_runs = dev.get(method, []) if trees == "parsed" else []
             rows.append([
-                lang, trees, method + (" (chosen)" if method in picked else ""),
+                lang, trees, method + (" (chosen)" if dev_runs and method in picked else ""),
                 " ".join(str(r["edit_distance"]) for r in dev_runs) or "—",
                 f"{dev_mean[method]:.1f}" if dev_runs else "—",
-                " ".join(str(r["edit_distance"]) for r in runs), f"{total:.1f}",
+                " ".join(str(r["edit_distance"]) for r in runs[trees, method]), f"{total:.1f}",
                 *(f"{total - v:+.1f}" for v in rivals),
-                f"{total - attach[0]:+.1f}" if trees == "gold" else "—",
-                f"{sign_flip_p(per_sentence, test['crf']['sentence_edits']):.3f}"])
-        verdicts.append(replicated_goal(lang, seeds, test, gold, picked))
+                f"{total - mean['gold', 'Attach'][0]:+.1f}" if trees == "gold" else "—",
+                f"{sign_flip_p(per_sentence, base['crf']['sentence_edits']):.3f}"])
+        chosen_runs = runs["parsed", picked[0]] if picked else []
+        verdicts.append(replicated_goal(lang, base, {k: v[0] for k, v in mean.items()}, picked,
+                                        chosen_runs[0]["uas"] if chosen_runs else None))
     return format_table(head, rows, numeric=True) + "\n\n" + "\n".join(verdicts)
 
 
-def replicated_goal(lang: str, seeds: list[dict], test: dict, gold: dict,
-                    picked: list[str]) -> str:
-    """The goal line of one language on mean test edits (``replicated``)."""
-    nc = mean_edits(gold["+NC"])[0]
-    rivals = [test["trivial"]["edit_distance"], test["crf"]["edit_distance"],
-              mean_edits(gold["Attach"])[0]]
-    ok = all(nc < v for v in rivals)
+def replicated_goal(lang: str, base: dict, mean: dict, picked: list[str],
+                    uas: float | None) -> str:
+    """The goal line of one language from the mean test edits ``mean[trees, method]``."""
+    nc = mean["gold", "+NC"]
+    ok = all(nc < v for v in (base["trivial"]["edit_distance"], base["crf"]["edit_distance"],
+                              mean["gold", "Attach"]))
     text = f"- {lang}: gold trees: +NC {'beats' if ok else 'does NOT beat'} every baseline"
-    runs = seed_runs(seeds, lang=lang, split="test", method=picked[0], trees="parsed")
-    if not runs:
+    if uas is None:
         return text
-    uas = runs[0]["uas"]
     text += f"; parsed trees (UAS {uas:.1f}, {'required' if uas >= 75 else 'not required'})"
     if len(picked) > 1:
         return text + f", dev ties {' and '.join(picked)} on the mean"
-    mean = mean_edits(runs)[0]
+    parsed = mean["parsed", picked[0]]
     return text + f": {picked[0]} (chosen on the dev mean) " + verdict(
-        [m for m in ("trivial", "crf") if mean < test[m]["edit_distance"]])
+        [m for m in ("trivial", "crf") if parsed < base[m]["edit_distance"]])
 
 
 def plot(records: list[dict], png: str) -> None:

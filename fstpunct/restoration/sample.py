@@ -23,7 +23,7 @@ import numpy as np
 from ..attach import AttachData
 from ..channel import KEEP, SWAP
 from ..model import PunctModel
-from ..slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members
+from ..slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
 from ..vocab import Puncteme
 
 __all__ = ["HIDDEN", "Draws", "PriorSampler", "SlotDraws"]
@@ -137,14 +137,9 @@ class PriorSampler:
             ids = np.array([(rights if side else lefts)[:, node] for node, side in members],
                            dtype=np.int64).reshape(len(members), self.samples).T
             rows, inverse = _unique_rows(ids)
-            us, origins = [], []
-            for row in rows:
-                u, origin = ([BOUNDARY], [0]) if i == 0 else ([], [])
-                for (node, _), pid in zip(members, row):
-                    u.extend(punctemes[pid])
-                    origin.extend([node + 1 if sent.n else 0] * len(punctemes[pid]))
-                us.append(u)
-                origins.append(origin)
+            us, origins = zip(*(underlying_slot(i, sent.n, ((node, punctemes[pid]) for
+                                                            (node, _), pid in zip(members, row)))
+                                for row in rows))
             out = self._channel_draws(rng, _padded([[self._index[t] for t in u] for u in us]),
                                       inverse)
             outputs, of_output = _unique_rows(out)
