@@ -7,14 +7,14 @@ export FSTPUNCT_UD_DIR ?= $(UD_DIR)
 
 GRAMMARS := $(wildcard grammars/*.rules)
 CHANNELS := $(patsubst grammars/%.rules,build/%.fst,$(GRAMMARS))
-COMPILER := $(wildcard fstpunct/grammar.py fstpunct/channel.py)
+COMPILER := $(wildcard fstpunct/fst/grammar.py fstpunct/fst/channel.py)
 
 .PHONY: all install test lint bench clean
 all: install $(CHANNELS)
 
 install: $(VENV)/.installed
-# the compiled modules (fstpunct/*.pyx) are built by setup.py on install: rebuild when they change
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/*.pyx)
+# the compiled modules (fstpunct/dp/*.pyx) are built by setup.py on install: rebuild when they change
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/dp/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,crf]'

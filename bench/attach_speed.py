@@ -10,10 +10,10 @@ import time
 
 import numpy as np
 
-from fstpunct import ud
-from fstpunct.attach import AttachData, AttachModel, fit, objective, probabilities
-from fstpunct.slots import to_slots
-from fstpunct.vocab import Vocab
+from fstpunct.model.attach import AttachData, AttachModel, fit, objective, probabilities
+from fstpunct.model.vocab import Vocab
+from fstpunct.ud import release as ud
+from fstpunct.ud.slots import to_slots
 
 # The English symmetric pairs of DESIGN §4 (the grammar declares them per language).
 SYMMETRIC = [("(", ")"), ("[", "]"), ("“", "”"), ("‘", "’")]
@@ -28,7 +28,7 @@ def timed(label: str, f, *args):
 
 def main(maxiter: int = 50) -> None:
     logging.basicConfig(format="%(message)s")
-    logging.getLogger("fstpunct.attach").setLevel(logging.DEBUG)
+    logging.getLogger("fstpunct.model.attach").setLevel(logging.DEBUG)
     source = ud.split_source("en", "train")
     sents = timed("read + to_slots", lambda: [to_slots(s) for s in source.sentences()])
     vocab = timed("Vocab.build", Vocab.build, sents)

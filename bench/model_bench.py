@@ -24,7 +24,7 @@ from pathlib import Path
 import conllu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from fstpunct.ud import find_treebank
+from fstpunct.ud.release import find_treebank
 
 FSTPUNCT = str(Path(sys.executable).with_name("fstpunct"))
 

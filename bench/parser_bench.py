@@ -16,7 +16,7 @@ from pathlib import Path
 
 from fstpunct.parser import Model, parse, score
 from fstpunct.parser.score import LENGTH_BANDS, RATIO_BANDS
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
 
 
 def main() -> None:

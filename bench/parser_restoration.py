@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from fstpunct.parser import Model, parse, score
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
 
 FRACTIONS = tuple(range(10, 101, 10))
 

@@ -12,14 +12,14 @@ import argparse
 import json
 from pathlib import Path
 
-from fstpunct.report import format_table
-from fstpunct.restoration import Restorer
-from fstpunct.restoration.crf import CrfModel
-from fstpunct.restoration.metrics import CLASSES, score
-from fstpunct.restoration.pipeline import restored
-from fstpunct.restoration.trivial import Trivial
-from fstpunct.slots import to_slots
-from fstpunct.ud import split_source
+from fstpunct.apps.restoration import Restorer
+from fstpunct.apps.restoration.crf import CrfModel
+from fstpunct.apps.restoration.metrics import CLASSES, score
+from fstpunct.apps.restoration.pipeline import restored
+from fstpunct.apps.restoration.trivial import Trivial
+from fstpunct.cli.table import format_table
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import to_slots
 
 
 def main() -> None:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.model_bench import FSTPUNCT, child
-from fstpunct.treebank import read_file
-from fstpunct.ud import find_treebank
+from fstpunct.ud.release import find_treebank
+from fstpunct.ud.treebank import read_file
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""Speed of the tree DP (fstpunct.treedp, and compiled: fstpunct.forest) on synthetic sentences
+"""Speed of the tree DP (dp.treedp, and compiled: dp.forest) on synthetic sentences
 shaped like real slot lattices.
 
 Each sentence: a random projective tree over 25 words; 88% of the 26 slots have one state, the
@@ -21,10 +21,10 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from fstpunct import forest  # noqa: E402
-from fstpunct.semiring import MaxProduct, SumProduct  # noqa: E402
-from fstpunct.tree import spans  # noqa: E402
-from fstpunct.treedp import Candidates, MatrixTree, inside, outside, sample, viterbi  # noqa: E402
+from fstpunct.dp import forest  # noqa: E402
+from fstpunct.dp.semiring import MaxProduct, SumProduct  # noqa: E402
+from fstpunct.dp.treedp import Candidates, MatrixTree, inside, outside, sample, viterbi  # noqa: E402
+from fstpunct.ud.tree import spans  # noqa: E402
 
 WORDS = 25
 BIG_SLOTS = 0.12

@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 from fstpunct.parser import score
-from fstpunct.treebank import Sentence, read_conllu
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import Sentence, read_conllu
 
 try:
     from ufal import udpipe

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from fstpunct.parser import parse, score, train
-from fstpunct.treebank import Sentence, write_file
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import Sentence, write_file
 
 OUT = Path("results/tmp/jk")
 

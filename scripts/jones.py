@@ -1,4 +1,4 @@
-"""Punctuation as a constraint on parsing (Jones 1994; fstpunct.constraint): the k best trees of
+"""Punctuation as a constraint on parsing (Jones 1994; apps.constraint): the k best trees of
 a parser that never sees punctuation, re-ranked by parser score + weight · log p(x | T). The
 weight is chosen on dev (word UAS), then applied to test.
 
@@ -12,14 +12,14 @@ import sys
 
 from tqdm import tqdm
 
-from fstpunct.constraint import Candidates, candidates, choose
+from fstpunct.apps.constraint import Candidates, candidates, choose
+from fstpunct.apps.restoration.metrics import sign_flip_p
+from fstpunct.cli.table import format_table
+from fstpunct.model.store import load_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser.score import score
-from fstpunct.report import format_table
-from fstpunct.restoration.metrics import sign_flip_p
-from fstpunct.store import load_model
-from fstpunct.treebank import Sentence
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import Sentence
 
 WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0, 64.0, 128.0)
 

@@ -14,14 +14,14 @@ import argparse
 import copy
 from collections import Counter
 
-from fstpunct.normalise import Counts, normalise
+from fstpunct.apps.normalise import Counts, normalise
+from fstpunct.cli.table import format_table
+from fstpunct.model.store import load_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser.score import score
-from fstpunct.report import format_table
-from fstpunct.store import load_model
-from fstpunct.treebank import Sentence
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import Sentence
 
 SPLITS = ("train", "dev", "test")
 

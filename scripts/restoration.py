@@ -43,20 +43,20 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from fstpunct.apps.restoration import Restorer
+from fstpunct.apps.restoration.crf import CrfModel
+from fstpunct.apps.restoration.generative import DECODERS, pooled_draws
+from fstpunct.apps.restoration.mbr import insertions
+from fstpunct.apps.restoration.metrics import score
+from fstpunct.apps.restoration.pipeline import has_words
+from fstpunct.apps.restoration.strip import insert, strip
+from fstpunct.apps.restoration.trivial import Trivial
+from fstpunct.model.store import load_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
-from fstpunct.restoration import Restorer
-from fstpunct.restoration.crf import CrfModel
-from fstpunct.restoration.generative import DECODERS, pooled_draws
-from fstpunct.restoration.mbr import insertions
-from fstpunct.restoration.metrics import score
-from fstpunct.restoration.pipeline import has_words
-from fstpunct.restoration.strip import insert, strip
-from fstpunct.restoration.trivial import Trivial
-from fstpunct.slots import to_slots
-from fstpunct.store import load_model
-from fstpunct.treebank import Sentence
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import to_slots
+from fstpunct.ud.treebank import Sentence
 
 MODELS = Path("models")
 FRACTIONS = (10, 20, 30, 40, 50, 60, 70, 80, 90, 100)

@@ -10,8 +10,8 @@ import argparse
 import json
 from collections.abc import Iterable
 
-from fstpunct.report import format_table
-from fstpunct.restoration.metrics import sign_flip_p
+from fstpunct.apps.restoration.metrics import sign_flip_p
+from fstpunct.cli.table import format_table
 
 LANGS = ("ar", "en", "es", "hi", "zh")
 MARKS = ("comma", "period", "quotes", "brackets", "all")

@@ -29,7 +29,7 @@ from itertools import product
 from pathlib import Path
 
 MODELS = Path("models")
-FSTPUNCT = [sys.executable, "-m", "fstpunct.cli"]
+FSTPUNCT = [sys.executable, "-m", "fstpunct.cli.main"]
 SETUPS = {"attach": ["--init", "identity"], "ltr": ["--direction", "ltr"],
           "rtl": ["--direction", "rtl"]}
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from fstpunct.slots import to_slots
-from fstpunct.tree import spans
-from fstpunct.treebank import read_file
+from fstpunct.ud.slots import to_slots
+from fstpunct.ud.tree import spans
+from fstpunct.ud.treebank import read_file
 
 
 def puncteme(misc: dict[str, str], key: str) -> list[str]:

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
-from fstpunct import ud
-from fstpunct.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
 from fstpunct.errors import InputError, ModelError
-from fstpunct.features import is_lexical, node_contexts
-from fstpunct.slots import to_slots
-from fstpunct.vocab import EMPTY, Vocab
+from fstpunct.model.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
+from fstpunct.model.features import is_lexical, node_contexts
+from fstpunct.model.vocab import EMPTY, Vocab
+from fstpunct.ud import release as ud
+from fstpunct.ud.slots import to_slots
 
 
 def real_sentences(k: int = 25):

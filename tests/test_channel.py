@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fstpunct.channel import (
+from fstpunct.errors import ModelError
+from fstpunct.fst.channel import (
     END,
     KEEP,
     LEFT,
@@ -20,8 +21,7 @@ from fstpunct.channel import (
     sidecar_path,
     structural_mask,
 )
-from fstpunct.errors import ModelError
-from fstpunct.slots import BOUNDARY
+from fstpunct.ud.slots import BOUNDARY
 
 MARKS = (",", ".", "”")
 

@@ -6,9 +6,9 @@ from pathlib import Path
 import pynini
 import pytest
 
-from fstpunct.channel import Channel
-from fstpunct.cli import main
-from fstpunct.grammar import load_grammar
+from fstpunct.cli.main import main
+from fstpunct.fst.channel import Channel
+from fstpunct.fst.grammar import load_grammar
 
 GRAMMARS = sorted((Path(__file__).parents[1] / "grammars").glob("*.rules"))
 

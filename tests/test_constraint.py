@@ -4,14 +4,14 @@ import itertools
 import numpy as np
 import pytest
 
-from fstpunct.cli import main
-from fstpunct.constraint import candidates, choose, constrained
-from fstpunct.model import Inference
+from fstpunct.apps.constraint import candidates, choose, constrained
+from fstpunct.cli.main import main
+from fstpunct.model.punct import Inference
+from fstpunct.model.store import load_model
 from fstpunct.parser import Model, kbest, parse, train
-from fstpunct.slots import to_slots
-from fstpunct.store import load_model
-from fstpunct.treebank import read_file
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import to_slots
+from fstpunct.ud.treebank import read_file
 
 
 @pytest.fixture(scope="module")

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from fstpunct.cli import main
-from fstpunct.decode import MISC_KEYS
-from fstpunct.model import Settings
-from fstpunct.store import load_model
-from fstpunct.treebank import read_conllu, read_file
+from fstpunct.apps.decode import MISC_KEYS
+from fstpunct.cli.main import main
+from fstpunct.model.punct import Settings
+from fstpunct.model.store import load_model
+from fstpunct.ud.treebank import read_conllu, read_file
 
 DATA = Path(__file__).parent / "data"
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
@@ -114,7 +114,7 @@ def test_model_folder_round_trip(tiny_model, tmp_path):
 def test_decode_imports_only_what_it_needs(tmp_path):
     """The command line imports only the running command's module: decode never imports
     scipy, tqdm or graphviz (slow to import, and not needed)."""
-    script = ("import sys; from fstpunct.cli import main; "
+    script = ("import sys; from fstpunct.cli.main import main; "
               f"main(['decode', '--model', 'en', {str(SAMPLE)!r}, '-o', {str(tmp_path / 'o')!r}]);"
               "print(sorted({m.split('.')[0] for m in sys.modules}"
               " & {'scipy', 'tqdm', 'graphviz'}))")

@@ -5,11 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from fstpunct import draw
-from fstpunct.cli import main
-from fstpunct.draw import channel_graph, write_graph
+from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.grammar import load_grammar
+from fstpunct.fst.grammar import load_grammar
+from fstpunct.show import draw
+from fstpunct.show.draw import channel_graph, write_graph
 
 EN = Path(__file__).parent.parent / "grammars" / "en.rules"
 

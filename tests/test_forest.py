@@ -1,5 +1,5 @@
-"""The compiled tree DP (fstpunct.forest over fstpunct._forest) against the Python reference
-(fstpunct.treedp, itself checked against brute force in test_treedp.py): the same Viterbi choices,
+"""The compiled tree DP (fstpunct.dp.forest over fstpunct.dp._forest) against the Python reference
+(dp.treedp, itself checked against brute force in test_treedp.py): the same Viterbi choices,
 ties included, the same best score, and log Z, on random trees in both semirings."""
 from dataclasses import replace
 
@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 from test_model import corpora, make_model
 from test_treedp import random_tree
 
-from fstpunct import forest, treedp
+from fstpunct.dp import forest, treedp
+from fstpunct.dp.semiring import MaxProduct, SumProduct
+from fstpunct.dp.stacks import SparseStack
+from fstpunct.dp.treedp import Candidates, MatrixTree, MatrixTreeError, ZeroWeightError
 from fstpunct.errors import FstpunctError
-from fstpunct.model import Inference
-from fstpunct.semiring import MaxProduct, SumProduct
-from fstpunct.stacks import SparseStack
-from fstpunct.treedp import Candidates, MatrixTree, MatrixTreeError, ZeroWeightError
+from fstpunct.model.punct import Inference
 
 SEEDS = st.integers(0, 2**32 - 1)
 FAST = settings(max_examples=150, deadline=None)

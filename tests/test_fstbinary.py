@@ -5,7 +5,7 @@ import numpy as np
 import pynini
 import pytest
 
-from fstpunct.fstbinary import read_arcs
+from fstpunct.fst.fstbinary import read_arcs
 
 MODEL = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "channel.fst"
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fstpunct.channel import EDITS, KEEP, Channel
-from fstpunct.cli import main
+from fstpunct.cli.main import main
 from fstpunct.errors import GrammarError
-from fstpunct.grammar import load_grammar, parse_grammar
-from fstpunct.slots import ABBV, BOUNDARY, UNK
+from fstpunct.fst.channel import EDITS, KEEP, Channel
+from fstpunct.fst.grammar import load_grammar, parse_grammar
+from fstpunct.ud.slots import ABBV, BOUNDARY, UNK
 
 GRAMMARS = sorted((Path(__file__).parent.parent / "grammars").glob("*.rules"))
 EN = Path(__file__).parent.parent / "grammars" / "en.rules"

@@ -4,9 +4,9 @@ import itertools
 import numpy as np
 import pytest
 
-from fstpunct import _sparse
-from fstpunct.channel import Channel
-from fstpunct.lattice import Lattice, LatticeBuilder, product_stack
+from fstpunct.dp import _sparse
+from fstpunct.fst.channel import Channel
+from fstpunct.fst.lattice import Lattice, LatticeBuilder, product_stack
 
 SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
 

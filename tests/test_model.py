@@ -1,7 +1,7 @@
 """The whole model against brute force: every T′ and every channel edit sequence, enumerated.
 
 The enumerator below re-implements the sliding window from DESIGN §3 on its own (it shares no
-code with fstpunct.channel), so these tests check the lattice construction, the backoff-free
+code with fstpunct.fst.channel), so these tests check the lattice construction, the backoff-free
 inside/outside pass, the expected edit counts and Viterbi end to end, in both directions.
 """
 import itertools
@@ -12,14 +12,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fstpunct.attach import AttachModel
-from fstpunct.channel import EDITS, Channel
-from fstpunct.model import Inference, PunctModel, Settings
-from fstpunct.slots import BOUNDARY, SlotSentence
-from fstpunct.train import em
-from fstpunct.tree import is_projective, spans
-from fstpunct.treedp import ZeroWeightError
-from fstpunct.vocab import Vocab
+from fstpunct.dp.treedp import ZeroWeightError
+from fstpunct.fst.channel import EDITS, Channel
+from fstpunct.model.attach import AttachModel
+from fstpunct.model.punct import Inference, PunctModel, Settings
+from fstpunct.model.train import em
+from fstpunct.model.vocab import Vocab
+from fstpunct.ud.slots import BOUNDARY, SlotSentence
+from fstpunct.ud.tree import is_projective, spans
 
 KEEP, LEFT, RIGHT, SWAP = (EDITS.index(e) for e in EDITS)
 MARKS = (",", ".", "(", ")")

@@ -5,12 +5,12 @@ from pathlib import Path
 
 import pytest
 
-from fstpunct.cli import main
-from fstpunct.model import Inference
-from fstpunct.normalise import Counts, normalise, slot_heads
-from fstpunct.slots import ABBV, to_slots
-from fstpunct.store import load_model
-from fstpunct.treebank import read_conllu, read_file
+from fstpunct.apps.normalise import Counts, normalise, slot_heads
+from fstpunct.cli.main import main
+from fstpunct.model.punct import Inference
+from fstpunct.model.store import load_model
+from fstpunct.ud.slots import ABBV, to_slots
+from fstpunct.ud.treebank import read_conllu, read_file
 
 DATA = Path(__file__).parent / "data"
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"

@@ -9,13 +9,13 @@ import sys
 import pytest
 from tqdm import tqdm
 
-from fstpunct.cli import main
+from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.parser import Model, parse, score, train
 from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, _mask_table, build
-from fstpunct.tree import is_projective
-from fstpunct.treebank import read_conllu, read_file
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.tree import is_projective
+from fstpunct.ud.treebank import read_conllu, read_file
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +89,7 @@ def test_a_fresh_process_parses_identically(data, models, tmp_path):
     root, _, dev_sents = data
     model = Model.load(models["typed", 1])
     env = dict(os.environ, PYTHONHASHSEED="12345")
-    out = subprocess.run([sys.executable, "-m", "fstpunct.cli", "parse", "--model",
+    out = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "parse", "--model",
                           str(models["typed", 1]), "--beam", "2", str(root / "dev.conllu")],
                          env=env, capture_output=True, text=True, check=True).stdout
     assert out == "".join(parse(model, s, 2).text() for s in dev_sents)

@@ -6,8 +6,8 @@ import pytest
 from fstpunct.parser.oracle import OracleError, oracle
 from fstpunct.parser.punct import EMPTY, prepare
 from fstpunct.parser.transitions import LeftArc, RightArc, Shift, heads_of, initial, leaf
-from fstpunct.tree import is_projective
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.tree import is_projective
 
 
 def replay(heads, deprels):

@@ -16,9 +16,9 @@ from fstpunct.parser.punct import (
     reattach,
 )
 from fstpunct.parser.transitions import PROP, initial, leaf
-from fstpunct.tree import is_projective
-from fstpunct.treebank import read_conllu
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.tree import is_projective
+from fstpunct.ud.treebank import read_conllu
 
 PAREN, DQUOTE = OPENING["("], OPENING["“"]
 

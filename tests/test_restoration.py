@@ -10,15 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.cli import main
+from fstpunct.apps.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
+from fstpunct.apps.restoration.metrics import levenshtein, score, sign_flip_p
+from fstpunct.apps.restoration.strip import insert, insertions_of, strip
+from fstpunct.apps.restoration.trivial import Trivial
+from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, FstpunctError
-from fstpunct.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
-from fstpunct.restoration.metrics import levenshtein, score, sign_flip_p
-from fstpunct.restoration.strip import insert, insertions_of, strip
-from fstpunct.restoration.trivial import Trivial
-from fstpunct.slots import depunctuate, to_slots
-from fstpunct.treebank import read_conllu, read_file
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import depunctuate, to_slots
+from fstpunct.ud.treebank import read_conllu, read_file
 
 DATA = Path(__file__).parent / "data"
 SAMPLE = Path(__file__).parent.parent / "data" / "sample.conllu"

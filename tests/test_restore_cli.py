@@ -6,11 +6,11 @@ from pathlib import Path
 import conllu
 import pytest
 
-from fstpunct.cli import main
+from fstpunct.apps.restoration.strip import strip
+from fstpunct.cli.main import main
 from fstpunct.parser import train
-from fstpunct.restoration.strip import strip
-from fstpunct.treebank import read_file
-from fstpunct.ud import split_source
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import read_file
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 

@@ -7,14 +7,14 @@ import numpy as np
 import pytest
 from test_model import make_model
 
-from fstpunct.channel import SPECIALS
-from fstpunct.model import Inference, Settings
-from fstpunct.restoration.generative import ModelRestorer, split
-from fstpunct.restoration.mbr import insertions, sentence_mbr, slot_mbr, slot_risks
-from fstpunct.restoration.metrics import levenshtein
-from fstpunct.restoration.sample import Draws, PriorSampler, SlotDraws
-from fstpunct.slots import SlotSentence, to_slots
-from fstpunct.treebank import read_conllu
+from fstpunct.apps.restoration.generative import ModelRestorer, split
+from fstpunct.apps.restoration.mbr import insertions, sentence_mbr, slot_mbr, slot_risks
+from fstpunct.apps.restoration.metrics import levenshtein
+from fstpunct.apps.restoration.sample import Draws, PriorSampler, SlotDraws
+from fstpunct.fst.channel import SPECIALS
+from fstpunct.model.punct import Inference, Settings
+from fstpunct.ud.slots import SlotSentence, to_slots
+from fstpunct.ud.treebank import read_conllu
 
 TRAIN = [
     SlotSentence(words=("a", "b", "c"), upos=("N", "V", "N"), heads=(2, 0, 2),

@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.slots import ABBV, to_slots
-from fstpunct.tree import has_crossing_arcs, is_projective, projectivize, spans
-from fstpunct.treebank import read_file
+from fstpunct.ud.slots import ABBV, to_slots
+from fstpunct.ud.tree import has_crossing_arcs, is_projective, projectivize, spans
+from fstpunct.ud.treebank import read_file
 
 EDGE = Path(__file__).parent / "data" / "edge.conllu"
 

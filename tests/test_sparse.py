@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from fstpunct.sparse import Csr
+from fstpunct.dp.sparse import Csr
 
 
 @pytest.mark.parametrize("seed", range(5))

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from fstpunct.semiring import MaxProduct, SumProduct
-from fstpunct.stacks import DenseStack, SparseStack
+from fstpunct.dp.semiring import MaxProduct, SumProduct
+from fstpunct.dp.stacks import DenseStack, SparseStack
 
 
 @pytest.mark.parametrize("semiring", [SumProduct, MaxProduct])

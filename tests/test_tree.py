@@ -3,7 +3,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fstpunct.tree import _contiguous, bottom_up, is_projective, projectivize, spans
+from fstpunct.ud.tree import _contiguous, bottom_up, is_projective, projectivize, spans
 
 
 def random_tree(rng: np.random.Generator, n: int) -> list[int]:

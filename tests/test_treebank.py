@@ -5,10 +5,10 @@ from pathlib import Path
 import conllu
 import pytest
 
-from fstpunct.cli import main
+from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
-from fstpunct.treebank import read_conllu, read_file
-from fstpunct.ud import find_treebank, resolve, split_source
+from fstpunct.ud.release import find_treebank, resolve, split_source
+from fstpunct.ud.treebank import read_conllu, read_file
 
 EDGE = Path(__file__).parent / "data" / "edge.conllu"
 

@@ -18,11 +18,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from fstpunct import treedp
-from fstpunct.semiring import MaxProduct
-from fstpunct.stacks import DenseStack, SparseStack
-from fstpunct.tree import spans
-from fstpunct.treedp import (
+from fstpunct.dp import treedp
+from fstpunct.dp.semiring import MaxProduct
+from fstpunct.dp.stacks import DenseStack, SparseStack
+from fstpunct.dp.treedp import (
     Candidates,
     MatrixTree,
     MatrixTreeError,
@@ -34,6 +33,7 @@ from fstpunct.treedp import (
     sample,
     viterbi,
 )
+from fstpunct.ud.tree import spans
 
 SEEDS = st.integers(0, 2**32 - 1)
 SIZES = st.integers(0, 4)

@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from fstpunct.slots import ABBV, BOUNDARY, UNK, SlotSentence
-from fstpunct.vocab import EMPTY, NONE, Vocab, flanks, unmatched
+from fstpunct.model.vocab import EMPTY, NONE, Vocab, flanks, unmatched
+from fstpunct.ud.slots import ABBV, BOUNDARY, UNK, SlotSentence
 
 SYM = [("(", ")"), ("[", "]"), ("“", "”"), ("‘", "’")]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..treebank import Line, Sentence, open_input, read_conllu
+from ..ud.treebank import Line, Sentence, open_input, read_conllu
 from .model import Input, Model
 from .punct import prepare, reattach
 from .search import search, search_beam, tree

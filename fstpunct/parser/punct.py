@@ -17,7 +17,7 @@
   is (comma; sentence end; colon or semicolon; dash; other) where the paper has one kind.
 
 A token is punctuation here iff its UPOS is ``PUNCT`` (never its relation, which is what the
-parser predicts). Straight quotes take their direction from :func:`fstpunct.slots.quote_symbols`,
+parser predicts). Straight quotes take their direction from :func:`fstpunct.ud.slots.quote_symbols`,
 without the input's heads.
 """
 from __future__ import annotations
@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..errors import InputError
-from ..slots import quote_symbols
-from ..tree import projectivize, spans
-from ..treebank import Sentence
+from ..ud.slots import quote_symbols
+from ..ud.tree import projectivize, spans
+from ..ud.treebank import Sentence
 
 __all__ = ["MODES", "PROPERTY_MODES", "PROPS_VERSION", "OPENING", "CLOSING", "Prop", "EMPTY",
            "make_prop", "combine", "mark_kind", "initial_props", "Prepared", "prepare", "reattach",
@@ -211,7 +211,7 @@ def _gold_tree(sent: Sentence, keep: Sequence[int]) -> tuple[list[int], list[str
 
 
 def _quotes(sent: Sentence) -> dict[int, str]:
-    """Directions of straight quotes (:func:`fstpunct.slots.quote_symbols`) found without the
+    """Directions of straight quotes (:func:`fstpunct.ud.slots.quote_symbols`) found without the
     heads of the input, which are the answer when a treebank is parsed (the same in training,
     so that the parser learns what it will see)."""
     return quote_symbols([dataclasses.replace(w, head=0) for w in sent.words])

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..treebank import Sentence
+from ..ud.treebank import Sentence
 
 __all__ = ["Counts", "Scores", "score", "band", "LENGTH_BANDS", "RATIO_BANDS"]
 

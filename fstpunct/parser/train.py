@@ -23,7 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError
-from ..treebank import Sentence
+from ..ud.treebank import Sentence
 from . import features as F
 from .decode import parse
 from .model import Input, Model

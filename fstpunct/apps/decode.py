@@ -1,0 +1,132 @@
+"""Reconstructing underlying punctuation: annotate CoNLL-U sentences with the Viterbi T′.
+
+Nothing of the input is removed or reordered. Each syntactic word that is not punctuation gets
+MISC items ``PunctL=`` and ``PunctR=`` (its underlying left and right punctemes; ``ε`` when
+empty, tokens joined by ``␣``) and, with posteriors, ``PunctPost=`` (the K most probable pairs,
+``l‖r:probability`` joined by ``¦``). Each sentence gets ``# underlying = [∘ …]`` (T′ as a
+bracketed string) and ``# punct_logprob = log p(x | T)``. A node where the backoff beats every
+pair of W_d shows the puncteme ``<backoff>``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from ..model.punct import Inference, PunctModel, SlotCache
+from ..model.vocab import Puncteme
+from ..ud.slots import BOUNDARY, SlotSentence, to_slots
+from ..ud.tree import children
+from ..ud.treebank import Sentence, batches
+
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "render"]
+
+MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
+_ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
+            " ": "%20"}
+Pair = tuple[Puncteme, Puncteme] | None
+_BACKOFF = ("<backoff>",)  # the backoff's tokens in T′
+
+
+@lru_cache(maxsize=4096)
+def render(p: Puncteme | None) -> str:
+    """A puncteme as a MISC value (cached: a corpus has few distinct punctemes)."""
+    if p is None:
+        return "<backoff>"
+    return "␣".join("".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
+
+
+def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
+    """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``."""
+    def text(p: Puncteme | None) -> Puncteme:
+        return _BACKOFF if p is None else p
+
+    if sent.n == 0:
+        l, r = pairs[0] or (None, None)
+        return "[" + " ".join([BOUNDARY, *text(l), *text(r)]) + "]"
+    kids = children(sent.heads)
+    out: list[str] = []  # the tokens; each constituent's brackets stick to its first and last
+
+    def node(w: int) -> None:
+        first = len(out)
+        pair = pairs[w - 1]
+        l, r = pair if pair is not None else (None, None)
+        out.extend(text(l))
+        placed = False  # the word, after its left children (children come in order)
+        for c in kids[w]:
+            if c > w and not placed:
+                out.append(sent.words[w - 1])
+                placed = True
+            node(c)
+        if not placed:
+            out.append(sent.words[w - 1])
+        out.extend(text(r))
+        out[first] = "[" + out[first]
+        out[-1] += "]"
+
+    node(kids[0][0])
+    return "[" + BOUNDARY + " " + " ".join(out)[1:]
+
+
+def _set_misc(misc: str, items: dict[str, str]) -> str:
+    kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
+    return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
+
+
+def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
+                    paired: bool = True
+                    ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
+    """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
+    :class:`Inference` (slot lattices shared by all chunks; ``paired``: built for both the sum
+    and the max, as decoding needs, else only as asked)."""
+    cache = SlotCache(model, paired=paired)
+    for batch in batches(sentences, chunk):
+        prepared = [to_slots(s) for s in batch]
+        yield batch, prepared, Inference(model, model.prepare(prepared), slots=cache)
+
+
+def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
+             chunk: int = 500) -> Iterator[Sentence]:
+    """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′."""
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk):
+        yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
+
+
+def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
+                    prepared: list[SlotSentence], inference: Inference,
+                    posteriors: int) -> Iterator[Sentence]:
+    vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
+    viterbi = inference.viterbi_all()
+    log_probs = None if posteriors else inference.log_probs()
+    for k, (sent, slots) in enumerate(zip(sentences, prepared)):
+        best = viterbi[k]
+        ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
+        if log_probs is not None:
+            log_p = float(log_probs[k])
+        else:  # the outside pass needs the inside pass anyway: log p comes with it
+            ranked = [[] for _ in best]
+            e = inference.posteriors(k)
+            log_p = e.log_z
+            node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
+            first = inference.batch.nodes(k).start
+            for row, node, p in zip(e.rows, node_of, e.posterior):
+                ranked[node - first].append((vocab.pair_strings(pairs_of_row[row]), float(p)))
+            for node_ranked in ranked:
+                backoff = 1.0 - sum(p for _, p in node_ranked)
+                node_ranked.append((None, backoff))
+                node_ranked.sort(key=lambda item: -item[1])
+        lines = {ln.id: ln for ln in sent.lines}
+        for w, word_id in enumerate(slots.word_ids):
+            l, r = best[w] if best[w] is not None else (None, None)
+            items = {"PunctL": render(l), "PunctR": render(r)}
+            if posteriors:
+                items["PunctPost"] = "¦".join(
+                    f"{render(p[0] if p else None)}‖{render(p[1] if p else None)}:{q:.3f}"
+                    for p, q in ranked[w][:posteriors])
+            line = lines[str(word_id)]
+            line.fields[9] = _set_misc(line.fields[9], items)
+        sent.set_comment("underlying", bracketed(slots, best))
+        sent.set_comment("punct_logprob", f"{log_p:.4f}")
+        yield sent
+

@@ -1,0 +1,42 @@
+"""Restoring a stream of sentences: strip, parse (optionally), restore, insert."""
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+
+from ...parser import Model as ParserModel
+from ...parser import parse
+from ...ud.treebank import Sentence
+from . import Restorer
+from .strip import insert, strip
+
+__all__ = ["has_words", "restored"]
+
+
+def has_words(sent: Sentence) -> bool:
+    """Whether anything is left of ``sent`` once its punctuation is removed."""
+    return any(not w.is_punct for w in sent.words)
+
+
+def _warn(message: str) -> None:
+    print(f"fstpunct restore: {message}", file=sys.stderr)
+
+
+def restored(sentences: Iterable[Sentence], method: Restorer,
+             parsers: Sequence[ParserModel] = (), beam: int | None = None,
+             warn: Callable[[str], None] = _warn) -> Iterator[Sentence]:
+    """Every sentence stripped, parsed if parsers are given (``beam``: default each parser's
+    training beam), and restored by ``method``. With several parsers the output keeps the first
+    one's tree and ``method`` also gets the others' (see :class:`Restorer`).
+
+    A sentence that is all punctuation has no words to restore around: it is copied unchanged,
+    with a warning naming it."""
+    for sent in sentences:
+        if not has_words(sent):
+            warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
+                 "copied unchanged")
+            yield sent
+            continue
+        bare = strip(sent)
+        trees = [parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers] or [bare]
+        yield insert(trees[0], method.restore(trees[0], trees[1:]))

@@ -1,0 +1,33 @@
+"""The trivial restoration baseline (paper §6.1): the language's full stop at the end, attached
+to the root, and nothing else."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...ud.slots import depunctuate
+from ...ud.treebank import Sentence
+from . import Insertion
+
+__all__ = ["FULL_STOPS", "Trivial"]
+
+FULL_STOPS = {"en": ".", "es": ".", "ar": ".", "zh": "。", "hi": "।"}
+
+
+@dataclass(frozen=True)
+class Trivial:
+    """Restores only ``mark`` in the last slot; :meth:`for_language` picks the full stop."""
+
+    mark: str = "."
+
+    @classmethod
+    def for_language(cls, lang: str) -> Trivial:
+        """The full stop of ``lang`` (``.`` for a language not in :data:`FULL_STOPS`)."""
+        return cls(FULL_STOPS.get(lang, "."))
+
+    def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
+        _, heads, _ = depunctuate(sent)
+        out: list[Insertion] = [() for _ in range(len(heads) + 1)]
+        if heads:
+            out[-1] = ((self.mark, heads.index(0) + 1),)
+        return out

@@ -1,0 +1,111 @@
+"""What a trained model learned, against a hand-written grammar (paper §5).
+
+* :func:`compare_rules` — §5.1: for every underlying bigram ab the model saw often enough
+  (expected count ≥ 25), is its most probable edit confident (p > 0.75), and is it the grammar's?
+  And for each of the grammar's non-KEEP rules, the rank of its edit among the four, with the
+  mean reciprocal rank over all rules and over those whose bigram has some edit with p > 0.5.
+* :func:`relation_pairs` — Table 4: the most probable (l, r) pairs of chosen relations, averaged
+  over the nodes of that relation in some sentences.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..fst.channel import EDITS, Channel
+from ..fst.grammar import Grammar
+from ..model.features import render
+from ..model.punct import Batch, PunctModel
+
+__all__ = ["Bigram", "Comparison", "RuleRank", "compare_rules", "relation_pairs"]
+
+KEEP = EDITS.index("KEEP")
+
+
+@dataclass(frozen=True)
+class Bigram:
+    a: str
+    b: str
+    count: float
+    edit: str          # the most probable learned edit
+    p: float
+    grammar_edit: str  # the grammar's rule for ab, KEEP where it has none
+
+
+@dataclass(frozen=True)
+class RuleRank:
+    a: str
+    b: str
+    edit: str
+    p: float
+    rank: int
+    confident_bigram: bool  # some edit of ab has p > 0.5
+
+
+@dataclass(frozen=True)
+class Comparison:
+    confident: list[Bigram]
+    ranks: list[RuleRank]
+    skipped: int  # grammar rules over marks the model never uses
+
+    @staticmethod
+    def _mrr(ranks: Sequence[RuleRank]) -> float:
+        return float(np.mean([1.0 / r.rank for r in ranks])) if ranks else float("nan")
+
+    @property
+    def mrr(self) -> float:
+        return self._mrr(self.ranks)
+
+    @property
+    def mrr_confident(self) -> float:
+        return self._mrr([r for r in self.ranks if r.confident_bigram])
+
+
+def compare_rules(channel: Channel, edit_counts: np.ndarray, grammar: Grammar,
+                  min_count: float = 25.0, confident: float = 0.75) -> Comparison:
+    """The §5.1 statistics; ``edit_counts`` are expected counts per (a, b, edit)."""
+    rules = {(r.a, r.b): r.edit for r in grammar.rules}
+    phi, symbols = channel.phi, channel.symbols
+    window = edit_counts.sum(axis=2)
+    best = phi.argmax(axis=2)
+    out = []
+    for a, b in zip(*np.nonzero(window >= min_count)):
+        p = phi[a, b, best[a, b]]
+        if p > confident:
+            out.append(Bigram(symbols[a], symbols[b], float(window[a, b]), EDITS[best[a, b]],
+                              float(p), rules.get((symbols[a], symbols[b]), "KEEP")))
+    ranks, skipped = [], 0
+    index = {s: k for k, s in enumerate(symbols)}
+    for (a, b), edit in rules.items():
+        if a not in index or b not in index:
+            skipped += 1
+            continue
+        probs = phi[index[a], index[b]]
+        e = EDITS.index(edit)
+        ranks.append(RuleRank(a, b, edit, float(probs[e]), 1 + int(np.sum(probs > probs[e])),
+                              bool(probs.max() > 0.5)))
+    out.sort(key=lambda g: -g.count)
+    return Comparison(out, ranks, skipped)
+
+
+def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
+                   top: int = 5) -> dict[str, tuple[int, list[tuple[str, float]]]]:
+    """For each relation (base name, e.g. ``appos``): how many nodes it has in ``batch`` and its
+    ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w)."""
+    probs = model.attach_probabilities(batch.data)
+    data, vocab = batch.data, model.vocab
+    deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]
+    out = {}
+    for rel in relations:
+        nodes = [k for k, d in enumerate(deprels) if d.split(":")[0] == rel]
+        mass: dict[int, float] = {}
+        for k in nodes:
+            rows = range(data.node_offsets[k], data.node_offsets[k + 1])
+            for row in rows:
+                mass[data.pairs[row]] = mass.get(data.pairs[row], 0.0) + probs[row]
+        ranked = sorted(mass.items(), key=lambda kv: -kv[1])[:top]
+        out[rel] = (len(nodes), [(" | ".join(render(p) for p in vocab.pair_strings(pair)),
+                                  m / len(nodes)) for pair, m in ranked])
+    return out

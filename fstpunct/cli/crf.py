@@ -1,0 +1,77 @@
+"""``fstpunct crf train`` / ``fstpunct crf perplexity``: the CRF slot tagger baseline."""
+from __future__ import annotations
+
+import argparse
+
+from ..apps.restoration.crf import CrfModel, train
+from ..errors import InputError
+from ..ud.release import LANGUAGES, SPLITS, resolve, split_source
+from ..ud.slots import to_slots
+from ..ud.treebank import read_file
+
+HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
+
+
+def _c2_grid(text: str) -> list[float]:
+    try:
+        grid = [float(v) for v in text.split(",")]
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}") from e
+    if any(v < 0 for v in grid):
+        raise argparse.ArgumentTypeError("c2 values must not be negative")
+    return grid
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="crf_command", metavar="SUBCOMMAND", required=True)
+    p = sub.add_parser("train", help="train on a language's train split, c2 chosen on dev",
+                       description="Train a CRF over slots (features: neighbouring words, UPOS "
+                                   "and, unless --no-tree, relations and head links); pick "
+                                   "the L2 coefficient c2 by dev per-slot perplexity.")
+    p.add_argument("--lang", required=True, help="language (its standard train and dev splits)")
+    p.add_argument("--train", metavar="FILE", help="training .conllu instead of --lang's train")
+    p.add_argument("--dev", metavar="FILE", help="dev .conllu instead of --lang's dev")
+    p.add_argument("--c2", type=_c2_grid, default=[0.1, 1.0, 10.0], metavar="C,C,...",
+                   help="L2 coefficients to try (default: 0.1,1,10)")
+    p.add_argument("--max-iterations", type=int, default=200, help="L-BFGS iterations (200)")
+    p.add_argument("--no-tree", action="store_true",
+                   help="no tree features (relations, head links): words and UPOS only")
+    p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+    p = sub.add_parser("perplexity", help="per-slot perplexity of held-out punctuation",
+                       description="Per-slot perplexity exp(−Σ log p(x|words) / Σ (n+1)) of "
+                                   "every sentence (none skipped) under a CRF model.")
+    p.add_argument("--model", required=True, metavar="DIR", help="model folder")
+    p.add_argument("files", nargs="*", metavar="FILE", help="CoNLL-U files ('-' = stdin)")
+    p.add_argument("--lang", choices=LANGUAGES, help="use this language's standard split")
+    p.add_argument("--split", choices=SPLITS, default="test", help="with --lang")
+    p.add_argument("--ud-dir", help="UD release folder")
+
+
+def run(args: argparse.Namespace) -> int:
+    return _train(args) if args.crf_command == "train" else _perplexity(args)
+
+
+def _train(args: argparse.Namespace) -> int:
+    if args.max_iterations < 1:
+        raise InputError("--max-iterations must be at least 1")
+    train_src = read_file(args.train) if args.train else split_source(
+        args.lang, "train", args.ud_dir).sentences()
+    dev_src = read_file(args.dev) if args.dev else split_source(
+        args.lang, "dev", args.ud_dir).sentences()
+    train([to_slots(s) for s in train_src], [to_slots(s) for s in dev_src], args.output,
+          args.lang, args.c2, args.max_iterations, tree=not args.no_tree,
+          info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev"})
+    return 0
+
+
+def _perplexity(args: argparse.Namespace) -> int:
+    model = CrfModel.load(args.model)
+    sources = ([split_source(args.lang, args.split, args.ud_dir)] if args.lang
+               else [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)])
+    for src in sources:
+        sents = [to_slots(s) for s in src.sentences()]
+        log_p, slots, ppl = model.perplexity(sents)
+        print(f"{src.name}\tsentences {len(sents)}\tslots {slots}\tlog p {log_p:.2f}\t"
+              f"perplexity {ppl:.4f}")
+    return 0

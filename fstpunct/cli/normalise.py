@@ -1,0 +1,28 @@
+"""``fstpunct normalise``: re-attach punctuation to the constituents whose punctemes wrote it."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..apps.normalise import Counts, normalise
+from ..model.store import load_model
+from ..ud.release import read_one
+from ..ud.treebank import write_file
+from .arguments import add_corpus_arguments
+
+HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give every punctuation "
+        "token the HEAD (and DEPS entry) of the word whose underlying puncteme wrote it, on "
+        "the model's most probable analysis; everything else is copied unchanged. A summary "
+        "goes to stderr.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    counts = Counts()
+    write_file(normalise(model, read_one(args.input, args.ud_dir), counts), args.output)
+    print(f"fstpunct normalise: {counts}", file=sys.stderr)
+    return 0

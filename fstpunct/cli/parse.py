@@ -1,0 +1,47 @@
+"""``fstpunct parse``: parse CoNLL-U with a trained parser model."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..parser import Model, parse, read_unparsed
+
+HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
+        "DEPREL; punctuation left out by the model is attached to a neighbour. With "
+        "--punct-model, the tree is chosen among the beam's by parser score + weight · "
+        "log p(punctuation | tree) (punctuation as a constraint on parsing, Jones 1994).")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
+                        help="input file (default: stdin)")
+    parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
+    parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
+    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    parser.add_argument("--punct-model", metavar="M",
+                        help="punctuation model folder or bundled name that re-ranks the "
+                             "beam's trees (use a 'removed'-mode parser and a beam > 1)")
+    parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
+                        help="weight of log p(punctuation | tree) against the parser score "
+                             "(default 32, chosen on en dev: RESULTS.md)")
+
+
+def run(args: argparse.Namespace) -> int:
+    model = Model.load(args.model)
+    beam = args.beam or int(model.info.get("beam", 1))
+    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
+    sentences = read_unparsed(args.input)
+    if args.punct_model:  # the punctuation model's imports only when it is used
+        from ..apps.constraint import constrained
+        from ..model.store import load_model
+        trees = constrained(model, load_model(args.punct_model), sentences, beam,
+                            args.punct_weight)
+    else:
+        trees = (parse(model, sent, beam) for sent in sentences)
+    try:
+        for tree in trees:
+            out.write(tree.text())
+    finally:
+        if args.output:
+            out.close()
+    return 0

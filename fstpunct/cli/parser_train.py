@@ -1,0 +1,65 @@
+"""``fstpunct parser train``: train the dependency parser on a standard split or files."""
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InputError
+from ..parser import MODES, train
+from ..parser.punct import PROPS_VERSION
+from ..parser.train import LEARNING
+from ..ud.release import split_source
+from ..ud.treebank import read_file
+
+HELP = "Dependency parser commands (train)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="parser_command", metavar="SUBCOMMAND", required=True)
+    p = sub.add_parser("train", help="train an arc-standard parser, keeping the best dev epoch",
+                       description="Train an arc-standard parser (averaged perceptron; beam 1 = "
+                                   "greedy, else beam search; local learning at beam 1, or "
+                                   "early update); prints the dev score after every epoch "
+                                   "and keeps the best epoch.")
+    p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
+    p.add_argument("--train", metavar="FILE", help="training .conllu instead of --lang's train")
+    p.add_argument("--dev", metavar="FILE", help="dev .conllu instead of --lang's dev")
+    p.add_argument("--punct", choices=MODES, default="properties",
+                   help="punctuation mode (default: properties)")
+    p.add_argument("--beam", type=int, default=1, help="beam width (default: 1)")
+    p.add_argument("--learning", choices=LEARNING,
+                   help="local: update on every wrong transition along the gold path (beam 1 "
+                        "only, its default); early: decode and update when the gold path leaves "
+                        "the beam (always used for beam > 1)")
+    p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (20)")
+    p.add_argument("--patience", type=int, default=4,
+                   help="stop after this many epochs without a better dev UAS (4)")
+    p.add_argument("--fraction", type=float, default=1.0, metavar="F",
+                   help="train on the first F of the training sentences, 0 < F <= 1 (1)")
+    p.add_argument("--props-version", type=int, choices=(1, 2), default=PROPS_VERSION,
+                   help="initial punctuation properties: 2 = §3 read strictly (default), "
+                        "1 = as models trained before it")
+    p.add_argument("--seed", type=int, default=1, help="shuffling seed (1)")
+    p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.beam < 1 or args.epochs < 1:
+        raise InputError("--beam and --epochs must be at least 1")
+    if args.learning == "local" and args.beam > 1:
+        raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
+    if not 0 < args.fraction <= 1:
+        raise InputError("--fraction must be above 0 and at most 1")
+    train_sents = list(read_file(args.train) if args.train
+                       else split_source(args.lang, "train", args.ud_dir).sentences())
+    total = len(train_sents)
+    train_sents = train_sents[:max(1, round(args.fraction * total))]
+    dev_sents = list(read_file(args.dev) if args.dev
+                     else split_source(args.lang, "dev", args.ud_dir).sentences())
+    train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
+          patience=args.patience, seed=args.seed, progress=not args.quiet,
+          info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev",
+                "fraction": args.fraction, "train_sentences_available": total},
+          props_version=args.props_version, learning=args.learning)
+    return 0

@@ -1,0 +1,81 @@
+"""``fstpunct rules``: a rule file's expanded rewrite rules, or a trained model against them."""
+from __future__ import annotations
+
+import argparse
+
+from ..apps.rules import compare_rules, relation_pairs
+from ..fst.channel import EDITS, Channel
+from ..fst.grammar import Grammar, load_grammar
+from ..model.store import load_edit_counts, load_model
+from ..ud.release import LANGUAGES, SPLITS, split_source
+from ..ud.slots import to_slots
+from .table import format_table
+
+HELP = ("Print the rewrite rules a rule file expands to (window, edit, result, initial "
+        "probability, schema, source line); with --model M --compare GRAMMAR, compare what the "
+        "model learned with the grammar (the paper's §5.1 statistics and Table 4).")
+
+HEADER = ("window", "edit", "result", "p", "schema", "line")
+RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("grammar", nargs="?", metavar="GRAMMAR",
+                        help="a rule file, e.g. grammars/en.rules")
+    parser.add_argument("--model", help="a trained model to compare with --compare GRAMMAR")
+    parser.add_argument("--compare", metavar="GRAMMAR", help="the grammar to compare --model with")
+    parser.add_argument("--lang", choices=LANGUAGES, default="en",
+                        help="whose dev split gives the relation table (default en)")
+    parser.add_argument("--split", choices=SPLITS, default="dev")
+    parser.add_argument("--relations", nargs="+", default=list(RELATIONS))
+    parser.add_argument("--ud-dir", help="UD release folder")
+    parser.add_argument("--tsv", action="store_true", help="tab-separated output")
+
+
+def rule_rows(grammar: Grammar, channel: Channel) -> list[tuple[str, ...]]:
+    """One row per expanded rule, with its probability under ``channel``."""
+    return [(f"{r.a} {r.b}", r.edit, " ".join(r.result),
+             f"{channel.phi[channel.index(r.a), channel.index(r.b), EDITS.index(r.edit)]:.3f}",
+             r.schema, f"{grammar.path}:{r.line}")
+            for r in grammar.rules]
+
+
+def _compare(args: argparse.Namespace) -> None:
+    model = load_model(args.model)
+    grammar = load_grammar(args.compare)
+    result = compare_rules(model.channel, load_edit_counts(args.model), grammar)
+    agree = [g for g in result.confident if g.edit == g.grammar_edit]
+    moves = [g for g in result.confident if g.edit != "KEEP"]
+    print(f"# {len(result.confident)} confident learned edits (bigram expected count >= 25, "
+          f"p > 0.75): {len(agree)} are the grammar's; of the {len(moves)} that are not KEEP, "
+          f"{sum(g.edit == g.grammar_edit for g in moves)} are the grammar's")
+    print(format_table(("window", "count", "learned", "p", "grammar"),
+                       [(f"{g.a} {g.b}", f"{g.count:.0f}", g.edit, f"{g.p:.3f}", g.grammar_edit)
+                        for g in result.confident], args.tsv))
+    ranks = [r.rank for r in result.ranks]
+    confident = [r for r in result.ranks if r.confident_bigram]
+    print(f"\n# the grammar's {len(ranks)} rules over the model's marks ({result.skipped} over "
+          f"marks the model lacks): rank 1: {ranks.count(1)}, rank 2: {ranks.count(2)}, "
+          f"rank > 2: {sum(r > 2 for r in ranks)}; MRR {result.mrr:.3f}")
+    print(f"# over the {len(confident)} whose bigram has an edit with p > 0.5: rank 1: "
+          f"{sum(r.rank == 1 for r in confident)}, rank 2: {sum(r.rank == 2 for r in confident)}, "
+          f"rank > 2: {sum(r.rank > 2 for r in confident)}; MRR {result.mrr_confident:.3f}")
+    sents = [to_slots(s) for s in split_source(args.lang, args.split, args.ud_dir).sentences()]
+    table = relation_pairs(model, model.prepare(sents), args.relations)
+    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {args.lang} {args.split}")
+    rows = [(rel, str(n), pair, f"{100 * p:.1f}") for rel, (n, pairs) in table.items()
+            for pair, p in pairs]
+    print(format_table(("relation", "nodes", "l | r", "%"), rows, args.tsv))
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.model or args.compare:
+        if not (args.model and args.compare):
+            raise SystemExit("fstpunct rules: --model and --compare go together")
+        _compare(args)
+        return 0
+    if not args.grammar:
+        raise SystemExit("fstpunct rules: give a GRAMMAR, or --model M --compare GRAMMAR")
+    grammar = load_grammar(args.grammar)
+    print(format_table(HEADER, rule_rows(grammar, grammar.channel()), args.tsv))
+    return 0

@@ -1,0 +1,36 @@
+"""``fstpunct score``: restored punctuation against gold, by aligned words."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..apps.restoration.metrics import score
+from ..ud.release import read_one
+from .table import format_table
+
+HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
+        "edits summed over slots) and precision/recall/F1 of commas, periods, quotes, brackets "
+        "and all marks. The files must have the same words once punctuation is removed.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("pred", nargs="?", default="-", metavar="PRED.conllu",
+                        help="restored sentences (default: stdin)")
+    parser.add_argument("--gold", required=True, metavar="GOLD.conllu",
+                        help="gold sentences: a file or a standard split ('es:dev')")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
+
+
+def run(args: argparse.Namespace) -> int:
+    result = score(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir))
+    if args.json:
+        print(json.dumps(result.to_dict()))
+        return 0
+    print(f"sentences {result.sentences}  slots {result.slots}  edit distance {result.edits}  "
+          f"per sentence {result.average_edit_distance:.4f}")
+    rows = [[name, str(c.gold), str(c.predicted), str(c.matched), f"{c.precision:.2f}",
+             f"{c.recall:.2f}", f"{c.f1:.2f}"] for name, c in result.marks.items()]
+    print(format_table(["mark", "gold", "predicted", "matched", "precision", "recall", "F1"],
+                       rows, numeric=True))
+    return 0

@@ -1,0 +1,31 @@
+"""``fstpunct stats``: punctuation statistics of treebank files or standard splits."""
+from __future__ import annotations
+
+import argparse
+
+from ..ud.release import resolve
+from ..ud.stats import collect
+from .table import format_table
+
+HELP = ("Print, per file or split: sentences, words, %% punctuation, sentences omitted from "
+        "training (punctuation with dependents), non-projective sentences, lifted arcs, "
+        "punctuation types and distinct slot strings.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("specs", nargs="*", default=["en"], metavar="LANG|CODE|PATH",
+                        help="a language (en, es, zh, ar, hi: its standard train/dev/test "
+                             "splits; en:dev for one), a treebank code (en_ewt, en_ewt-dev) or "
+                             "a .conllu path ('-' = stdin); default: en")
+    parser.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR, "
+                                         "else ./ud or ../shared/ud)")
+    parser.add_argument("--tsv", action="store_true", help="tab-separated output")
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = [collect(src.name, src.sentences()).row()
+            for spec in args.specs for src in resolve(spec, args.ud_dir)]
+    header = list(rows[0])
+    print(format_table(header, [[str(r[h]) for h in header] for r in rows], args.tsv,
+                       numeric=True))
+    return 0

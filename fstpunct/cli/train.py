@@ -1,0 +1,107 @@
+"""``fstpunct train``: EM on a language's training split, saved as a model folder."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from .. import __version__
+from ..errors import InputError
+from ..fst.channel import DIRECTIONS
+from ..fst.grammar import load_grammar
+from ..model.punct import Settings
+from ..model.store import save_model
+from ..model.train import INITS, em, initial_model
+from ..ud.release import LANGUAGES, resolve, split_source
+from ..ud.slots import to_slots
+
+HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
+        "regularisation on a language's standard training split or on CoNLL-U files, and save "
+        "it as a model folder.")
+GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"  # shipped with the package
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    data = parser.add_mutually_exclusive_group(required=True)
+    data.add_argument("--lang", choices=LANGUAGES, help="train on this language's train split")
+    data.add_argument("--train", nargs="+", metavar="FILE", help="train on these CoNLL-U files")
+    parser.add_argument("--grammar", help="rule file for the initial channel and the symmetric "
+                                          "pairs (default: grammars/LANG.rules)")
+    parser.add_argument("--init", choices=INITS, default="nunberg",
+                        help="initial channel: the grammar's rules (nunberg), random, or "
+                             "identity (the Attach ablation: channel fixed, never re-estimated)")
+    parser.add_argument("--direction", choices=DIRECTIONS,
+                        help="channel scan direction (default: the grammar's)")
+    parser.add_argument("--iterations", type=int, default=10, help="EM iterations (default 10)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+                        help="E-step worker processes (default: 2 or fewer cores)")
+    parser.add_argument("--xi", type=float, default=Settings.xi,
+                        help="posterior-regularisation strength ξ (default %(default)s)")
+    parser.add_argument("--l2", type=float, default=Settings.l2, help="L2 on θ")
+    parser.add_argument("--token-cost", type=float, default=Settings.token_cost,
+                        help="prior preference for fewer underlying marks: θ's L2 prior is "
+                             "centred where every pair scores −COST per underlying token, so "
+                             "marks the channel would absorb are not hypothesised for free "
+                             "(default %(default)s, as the bundled models; 0 centres it on the "
+                             "uniform distribution)")
+    parser.add_argument("--lexical", type=int, default=Settings.lexical, metavar="K",
+                        help="word features (the node's word and the words beside its slots) "
+                             "for the K most frequent words of training (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed for --init random")
+    parser.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR, ...)")
+    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="model folder to write")
+
+
+def run(args: argparse.Namespace) -> int:
+    lang = args.lang
+    grammar_path = args.grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
+    if grammar_path is None:
+        raise InputError("--grammar is required with --train")
+    grammar = load_grammar(grammar_path)
+    sources = ([split_source(lang, "train", args.ud_dir)] if lang
+               else [src for f in args.train for src in resolve(f, args.ud_dir)])
+    prepared = [to_slots(s) for src in sources for s in src.sentences()]
+    usable = [s for s in prepared if s.trainable]
+    print(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
+          f"punctuation with dependents)", file=sys.stderr)
+    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
+                        lexical=args.lexical)
+    model = initial_model(usable, grammar, args.init, args.direction, settings, args.seed)
+    batch = model.prepare(usable)
+    started = time.time()
+    bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr)
+    inner = tqdm(total=len(batch), desc="E-step", unit="sent", leave=False, file=sys.stderr)
+
+    def report(it: int, objective: float, log_likelihood: float) -> None:
+        bar.set_postfix(objective=f"{objective:.1f}", loglik=f"{log_likelihood:.1f}")
+        bar.update(1)
+        inner.reset()
+        if it < args.iterations:  # the M-step runs until the next E-step reports progress
+            inner.set_description("M-step (L-BFGS), then E-step")
+
+    def progress(sentences: int) -> None:
+        if inner.n == 0:
+            inner.set_description("E-step", refresh=False)
+        inner.update(sentences)
+
+    model, history = em(model, batch, args.iterations, jobs=args.jobs,
+                        train_channel=args.init != "identity", report=report,
+                        progress=progress)
+    inner.close()
+    bar.close()
+    record = {"fstpunct": __version__, "command": "fstpunct " + " ".join(sys.argv[1:]),
+              "data": [f"{s.name}: {s.path}" for s in sources], "sentences": len(usable),
+              "omitted": len(prepared) - len(usable), "grammar": str(grammar_path),
+              "init": args.init, "direction": model.channel.direction,
+              "iterations": args.iterations, "seed": args.seed,
+              "objective": history.objective, "log_likelihood": history.log_likelihood,
+              "seconds": round(time.time() - started, 1)}
+    save_model(model, args.output, record, history.edit_counts)
+    print(f"saved {args.output} (objective {history.objective[-1]:.1f}, "
+          f"{record['seconds']} s)", file=sys.stderr)
+    return 0

@@ -1,0 +1,742 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""The tree DP of :mod:`fstpunct.dp.treedp` compiled, over a whole :class:`~fstpunct.dp.forest.Forest`
+per call: the inside pass in the real or the max-product semiring, and the Viterbi descent.
+
+The arithmetic is that of the Python reference, step by step: the same vectors (u_w, v_w, each
+application's output) rescaled the same way, and in the max-product semiring the same products
+of the same two factors, so maxima and every Viterbi choice (ties included: the first maximiser,
+as ``np.argmax``) are bitwise those of :func:`fstpunct.dp.treedp.viterbi`. Sums may be added in
+another order (last-bit differences). Only the matrices that some candidate uses are applied.
+
+Status per sentence: ``OK``; ``ZERO`` (Z = 0), ``MALFORMED`` (heads not a projective tree, or
+sizes of matrices and slot vectors that do not match) or ``NOT_FINITE``; the caller reruns such a
+sentence through the Python reference for its error.
+"""
+from libc.math cimport INFINITY, isfinite, log
+from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
+
+cdef enum:
+    _OK, _ZERO, _MALFORMED, _NOT_FINITE
+
+OK, ZERO, MALFORMED, NOT_FINITE = _OK, _ZERO, _MALFORMED, _NOT_FINITE
+
+
+cdef struct Mats:
+    # A stack of `count` N×N matrices as CSR rows (row a·N + s = M_a[s, :]) and CSR rows of the
+    # transposes (row a·N + t = M_a[:, t]), column indices ascending within each row.
+    Py_ssize_t n
+    Py_ssize_t count
+    const Py_ssize_t* ptr
+    const int* col
+    const double* val
+    const Py_ssize_t* tptr
+    const int* tcol
+    const double* tval
+
+
+cdef struct Vecs:
+    # A slot automaton's start and final vectors, and λ₀ᵀ ⊗ prefix where it opens a sentence.
+    Py_ssize_t n
+    Py_ssize_t n_entry
+    const double* start
+    const double* final
+    const double* entry
+
+
+cdef struct Vec:
+    # A scaled vector exp(ls)·arena[off : off + n].
+    Py_ssize_t off
+    Py_ssize_t n
+    double ls
+
+
+cdef struct App:
+    # One application of In(w): the vector it is applied to, its output and its direction.
+    Vec ctx
+    Vec out
+    bint rightward
+
+
+cdef struct Node:
+    Vec u, v  # B(w) = u vᵀ: u in slot i, v in slot k
+    App app
+
+
+cdef const Py_ssize_t* _iptr(object a):
+    cdef const Py_ssize_t[::1] view = a
+    return &view[0] if view.shape[0] else NULL
+
+
+cdef const int* _i32ptr(object a):
+    cdef const int[::1] view = a
+    return &view[0] if view.shape[0] else NULL
+
+
+cdef const double* _dptr(object a):
+    cdef const double[::1] view = a
+    return &view[0] if view.shape[0] else NULL
+
+
+cdef class _Inputs:
+    """C views of the stacks and slot vectors (the arrays stay referenced by the caller)."""
+    cdef Mats* mats
+    cdef Vecs* vecs
+    cdef Py_ssize_t n_mats, n_vecs, most, longest  # most matrices in a stack, largest N
+
+    def __cinit__(self, list mats, list vecs):
+        self.n_mats, self.n_vecs = len(mats), len(vecs)
+        self.mats = <Mats*> malloc(max(self.n_mats, 1) * sizeof(Mats))
+        self.vecs = <Vecs*> malloc(max(self.n_vecs, 1) * sizeof(Vecs))
+        if self.mats == NULL or self.vecs == NULL:
+            raise MemoryError()
+        self.most, self.longest = 1, 1
+        cdef Py_ssize_t q
+        for q, m in enumerate(mats):
+            self.mats[q].n, self.mats[q].count = m.size, m.count
+            self.mats[q].ptr, self.mats[q].col = _iptr(m.ptr), _i32ptr(m.col)
+            self.mats[q].val = _dptr(m.val)
+            self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _i32ptr(m.tcol)
+            self.mats[q].tval = _dptr(m.tval)
+            self.most = max(self.most, m.count)
+            self.longest = max(self.longest, m.size)
+        for q, x in enumerate(vecs):
+            self.vecs[q].n = len(x.start)
+            self.vecs[q].start, self.vecs[q].final = _dptr(x.start), _dptr(x.final)
+            self.vecs[q].entry, self.vecs[q].n_entry = _dptr(x.entry), len(x.entry)
+            if len(x.final) != len(x.start):
+                raise ValueError("slot vectors: start and final differ in size")
+            self.longest = max(self.longest, len(x.start))
+
+    def __dealloc__(self):
+        free(self.mats)
+        free(self.vecs)
+
+
+cdef void* _grow(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef inline double _plus(double a, double b, bint mx) noexcept nogil:
+    if mx:
+        return a if a >= b else b
+    return a + b
+
+
+# --- scaled vectors ------------------------------------------------------------------------------
+
+cdef Py_ssize_t _nonzeros(const double* x, Py_ssize_t n, Py_ssize_t* out) noexcept nogil:
+    """The indices of the nonzero entries of x[0:n] into out, ascending; their number."""
+    cdef Py_ssize_t i, k = 0
+    for i in range(n):
+        if x[i] != 0.0:
+            out[k] = i
+            k += 1
+    return k
+
+
+cdef void _rescale_in_place(double* y, Py_ssize_t n, Vec* out, double ls) noexcept nogil:
+    cdef double top = 0.0
+    cdef Py_ssize_t q
+    for q in range(n):
+        if y[q] > top:
+            top = y[q]
+    if top == 0.0:
+        out.ls = 0.0
+    elif top == 1.0:
+        out.ls = ls
+    else:
+        for q in range(n):
+            y[q] = y[q] / top
+        out.ls = ls + log(top)
+
+
+# --- lines of matrices ---------------------------------------------------------------------------
+
+cdef inline double _dot(const Py_ssize_t* ptr, const int* col, const double* val,
+                        Py_ssize_t row, const double* x, bint mx) noexcept nogil:
+    """⊕_t line[t] ⊗ x[t] over the stored line ``row``."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t e
+    for e in range(ptr[row], ptr[row + 1]):
+        acc = _plus(acc, val[e] * x[col[e]], mx)
+    return acc
+
+
+cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
+                                    const double* val, Py_ssize_t row,
+                                    const double* x) noexcept nogil:
+    """The first t maximising line[t]·x[t] over the dense line (0 if every product is 0)."""
+    cdef double best = 0.0, p
+    cdef Py_ssize_t at = 0, e
+    for e in range(ptr[row], ptr[row + 1]):
+        p = val[e] * x[col[e]]
+        if p > best:
+            best, at = p, col[e]
+    return at
+
+
+cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
+                            bint rightward, bint mx) noexcept nogil:
+    """(far matrix f applied to ctx)[y]: row y of R_f ⊗ ctx, or ctx ⊗ column y of L_f."""
+    if rightward:
+        return _dot(m.tptr, m.tcol, m.tval, f * m.n + y, ctx, mx)
+    return _dot(m.ptr, m.col, m.val, f * m.n + y, ctx, mx)
+
+
+cdef inline double _near_vec(const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* inner,
+                             bint rightward, bint mx) noexcept nogil:
+    """(near matrix a applied to the near inner vector)[s]."""
+    if rightward:
+        return _dot(m.tptr, m.tcol, m.tval, a * m.n + s, inner, mx)
+    return _dot(m.ptr, m.col, m.val, a * m.n + s, inner, mx)
+
+
+# --- the forest ----------------------------------------------------------------------------------
+
+cdef class _Forest:
+    """Typed views of a Forest's arrays."""
+    cdef const Py_ssize_t[::1] word_off, node_off, heads, slot_vecs, node_left, node_right
+    cdef const Py_ssize_t[::1] cand_off, left_of, right_of
+    cdef const double[::1] weights
+
+    def __cinit__(self, forest):
+        self.word_off, self.node_off = forest.word_offsets, forest.node_offsets
+        self.heads, self.slot_vecs = forest.heads, forest.slot_vectors
+        self.node_left, self.node_right = forest.node_left, forest.node_right
+        self.cand_off, self.weights = forest.candidate_offsets, forest.weights
+        self.left_of, self.right_of = forest.left_of, forest.right_of
+
+
+cdef struct Sides:
+    # An application's near side (where its chain enters) and far side.
+    const Mats* near
+    const Mats* far
+    const Py_ssize_t* near_of
+    const Py_ssize_t* far_of
+    Vec near_in
+    Vec far_in
+
+
+cdef struct Sentence:
+    # Where one sentence's nodes, candidates and slots start in the forest, and its tree.
+    Py_ssize_t n, w0, node0, cand0, slot0
+    Py_ssize_t root
+    Py_ssize_t* kid_ptr   # n + 2: the children of word h are kids[kid_ptr[h] : kid_ptr[h + 1]]
+    Py_ssize_t* kids      # n, ascending
+    Py_ssize_t* order     # n node indices (word − 1), children first
+    Py_ssize_t* lo        # n + 1 by word: the span's first and last word
+    Py_ssize_t* hi
+
+
+cdef class _Run:
+    """One pass over a forest in one semiring, with its scratch space."""
+    cdef _Forest fo
+    cdef _Inputs inp
+    cdef bint mx
+    cdef double* arena     # the scaled vectors of the current sentence
+    cdef Py_ssize_t size, used
+    cdef Node* nodes       # per node of the current sentence
+    cdef Py_ssize_t* ints  # its tree
+    cdef Py_ssize_t n_nodes
+    cdef Py_ssize_t* mark  # per matrix of a stack: its place among a node's distinct ones, or -1
+    cdef Py_ssize_t* nz    # 3 × the largest slot: nonzero entries of an application's vectors
+    cdef double* buf       # 2 per candidate: the far values, the near weights
+    cdef Py_ssize_t* loc   # 2 per candidate: local near index, local far index
+    cdef Py_ssize_t* idx   # 2 per candidate: distinct near matrices, distinct far matrices
+    cdef Py_ssize_t n_cands
+    cdef Sentence sen
+
+    def __cinit__(self, forest, list mats, list vecs, bint maximum):
+        self.fo, self.inp, self.mx = _Forest(forest), _Inputs(mats, vecs), maximum
+        self.mark = <Py_ssize_t*> malloc(self.inp.most * sizeof(Py_ssize_t))
+        self.nz = <Py_ssize_t*> malloc(3 * self.inp.longest * sizeof(Py_ssize_t))
+        if self.mark == NULL or self.nz == NULL:
+            raise MemoryError()
+        cdef Py_ssize_t q
+        for q in range(self.inp.most):
+            self.mark[q] = -1
+
+    def __dealloc__(self):
+        free(self.arena)
+        free(self.nodes)
+        free(self.ints)
+        free(self.mark)
+        free(self.nz)
+        free(self.buf)
+        free(self.loc)
+        free(self.idx)
+
+    cdef int start(self, Py_ssize_t s) except -1:
+        """Make room for sentence s and point self.sen at it."""
+        cdef _Forest fo = self.fo
+        cdef Py_ssize_t n = fo.word_off[s + 1] - fo.word_off[s]
+        cdef Py_ssize_t node0 = fo.node_off[s], nodes = fo.node_off[s + 1] - node0
+        cdef Py_ssize_t cands = fo.cand_off[node0 + nodes] - fo.cand_off[node0]
+        if nodes > self.n_nodes:
+            self.n_nodes = 2 * nodes
+            self.nodes = <Node*> _grow(self.nodes, self.n_nodes * sizeof(Node))
+            self.ints = <Py_ssize_t*> _grow(self.ints,
+                                            (10 * self.n_nodes + 16) * sizeof(Py_ssize_t))
+        if cands > self.n_cands:
+            self.n_cands = 2 * cands
+            self.buf = <double*> _grow(self.buf, 2 * self.n_cands * sizeof(double))
+            self.loc = <Py_ssize_t*> _grow(self.loc, 2 * self.n_cands * sizeof(Py_ssize_t))
+            self.idx = <Py_ssize_t*> _grow(self.idx, 2 * self.n_cands * sizeof(Py_ssize_t))
+        self.used = 0
+        self.sen.n, self.sen.node0, self.sen.cand0 = n, node0, fo.cand_off[node0]
+        self.sen.w0, self.sen.slot0 = fo.word_off[s], fo.word_off[s] + s
+        return 0
+
+    cdef Py_ssize_t take(self, Py_ssize_t n) except -1:
+        """Room for n doubles in the arena (which may move): their offset."""
+        cdef Py_ssize_t at = self.used
+        if at + n > self.size:
+            self.size = 2 * (at + n) + 64
+            self.arena = <double*> _grow(self.arena, self.size * sizeof(double))
+        self.used = at + n
+        return at
+
+    cdef const Vecs* vecs(self, Py_ssize_t slot) noexcept:
+        return &self.inp.vecs[self.fo.slot_vecs[self.sen.slot0 + slot]]
+
+    cdef Vec rescaled(self, const double* x, Py_ssize_t n) except *:
+        """``rescale(x)`` of the reference, copied into the arena."""
+        cdef Vec out
+        out.off, out.n = self.take(n), n
+        cdef double* y = self.arena + out.off
+        memcpy(y, x, n * sizeof(double))
+        _rescale_in_place(y, n, &out, 0.0)
+        return out
+
+    # --- the tree --------------------------------------------------------------------------------
+
+    cdef bint tree(self) noexcept:
+        """The current sentence's tree from its heads; False unless it is a projective tree."""
+        cdef Sentence* t = &self.sen
+        cdef Py_ssize_t n = t.n
+        cdef const Py_ssize_t* heads = _ints(self.fo.heads) + t.w0
+        cdef Py_ssize_t* ints = self.ints
+        t.kid_ptr, t.kids, t.order = ints, ints + (n + 2), ints + (2 * n + 2)
+        t.lo, t.hi = ints + (3 * n + 2), ints + (4 * n + 3)
+        cdef Py_ssize_t* size = ints + (5 * n + 4)  # n + 1; also fill pointers and visit marks
+        cdef Py_ssize_t* stack = ints + (6 * n + 5)  # n + 1
+        return _build_tree(t, heads, n, size, stack)
+
+    cdef bint sizes_match(self) noexcept:
+        """Whether every node's matrices have the size of its slots' vectors, and slot 0 has an
+        entry vector of that size (the current sentence, tree built if it has words)."""
+        cdef Sentence* t = &self.sen
+        cdef Py_ssize_t v, g, i = 0, k = 0
+        if self.vecs(0).n_entry != self.vecs(0).n:
+            return False
+        for v in range(max(t.n, 1)):
+            g = t.node0 + v
+            if t.n:
+                i, k = t.lo[v + 1] - 1, t.hi[v + 1]
+            if (self.inp.mats[self.fo.node_left[g]].n != self.vecs(i).n
+                    or self.inp.mats[self.fo.node_right[g]].n != self.vecs(k).n):
+                return False
+        return True
+
+    # --- inside ----------------------------------------------------------------------------------
+
+    cdef Sides sides(self, Py_ssize_t v, bint rightward) noexcept:
+        cdef _Forest fo = self.fo
+        cdef Node* nd = &self.nodes[v]
+        cdef Py_ssize_t g = self.sen.node0 + v
+        cdef Sides sd
+        if rightward:
+            sd.near, sd.far = &self.inp.mats[fo.node_right[g]], &self.inp.mats[fo.node_left[g]]
+            sd.near_of, sd.far_of = _ints(fo.right_of), _ints(fo.left_of)
+            sd.near_in, sd.far_in = nd.v, nd.u
+        else:
+            sd.near, sd.far = &self.inp.mats[fo.node_left[g]], &self.inp.mats[fo.node_right[g]]
+            sd.near_of, sd.far_of = _ints(fo.left_of), _ints(fo.right_of)
+            sd.near_in, sd.far_in = nd.u, nd.v
+        return sd
+
+    cdef void distinct(self, const Py_ssize_t* of, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* loc,
+                       Py_ssize_t* idx, Py_ssize_t* count) noexcept:
+        """Number the distinct matrices of[lo:hi] in order of first use: loc[j − lo], idx[q]."""
+        cdef Py_ssize_t j, a, q = 0
+        for j in range(lo, hi):
+            a = of[j]
+            if self.mark[a] < 0:
+                self.mark[a] = q
+                idx[q] = a
+                q += 1
+            loc[j - lo] = self.mark[a]
+        for j in range(q):
+            self.mark[idx[j]] = -1
+        count[0] = q
+
+    cdef int apply(self, Py_ssize_t v, Vec ctx, bint rightward) except -1:
+        """In(v) ⊗ ctx (leftward) or ctx ⊗ In(v) (rightward) as node v's application; the
+        values of its distinct far matrices stay in buf for the descent."""
+        cdef bint mx = self.mx
+        cdef Sides sd = self.sides(v, rightward)
+        cdef Py_ssize_t g = self.sen.node0 + v
+        cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
+        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), j, q, y, s, a, n_near, n_far
+        cdef Py_ssize_t* loc_near = self.loc + at
+        cdef Py_ssize_t* loc_far = loc_near + (hi - lo)
+        cdef Py_ssize_t* near_idx = self.idx + at
+        cdef Py_ssize_t* far_idx = near_idx + (hi - lo)
+        cdef double* far_val = self.buf + at
+        cdef double* near_w = far_val + (hi - lo)
+        self.distinct(sd.far_of, lo, hi, loc_far, far_idx, &n_far)
+        self.distinct(sd.near_of, lo, hi, loc_near, near_idx, &n_near)
+        cdef Vec out
+        out.n = sd.near_in.n
+        out.off = self.take(out.n)  # before any pointer into the arena is taken
+        cdef const double* cx = self.arena + ctx.off
+        cdef const double* far_in = self.arena + sd.far_in.off
+        cdef const double* near_in = self.arena + sd.near_in.off
+        cdef double* raw = self.arena + out.off
+        cdef Py_ssize_t* nz_far = self.nz
+        cdef Py_ssize_t* nz_ctx = self.nz + self.inp.longest
+        cdef Py_ssize_t* nz_near = nz_ctx + self.inp.longest
+        cdef Py_ssize_t n_nz_far = _nonzeros(far_in, sd.far_in.n, nz_far)
+        cdef Py_ssize_t n_nz_ctx = _nonzeros(cx, ctx.n, nz_ctx)
+        cdef Py_ssize_t n_nz_near = _nonzeros(near_in, sd.near_in.n, nz_near)
+        # lines of a matrix "along" the application (rows of a leftward one's matrices, columns
+        # of a rightward one's) give the products one output entry at a time; lines "across"
+        # give the terms of one nonzero input entry, for sparse inputs (mostly λ and ρ, which
+        # have a single nonzero). In the max-product semiring both orders give the same
+        # values: rounding a product by a fixed factor is monotone, so it commutes with max.
+        cdef const Mats* fm = sd.far
+        cdef const Mats* nm = sd.near
+        cdef const Py_ssize_t* far_ptr = fm.ptr if rightward else fm.tptr  # across
+        cdef const int* far_col = fm.col if rightward else fm.tcol
+        cdef const double* far_v = fm.val if rightward else fm.tval
+        cdef const Py_ssize_t* near_ptr = nm.ptr if rightward else nm.tptr  # across
+        cdef const int* near_col = nm.col if rightward else nm.tcol
+        cdef const double* near_v = nm.val if rightward else nm.tval
+        cdef double acc, x, w
+        cdef Py_ssize_t k, e, r
+        for q in range(n_far):
+            acc = 0.0
+            if n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
+                for k in range(n_nz_ctx):
+                    r = far_idx[q] * fm.n + nz_ctx[k]
+                    x = cx[nz_ctx[k]]
+                    for e in range(far_ptr[r], far_ptr[r + 1]):
+                        acc = _plus(acc, (far_v[e] * x) * far_in[far_col[e]], mx)
+            else:
+                for k in range(n_nz_far):
+                    y = nz_far[k]
+                    acc = _plus(acc, _far_ctx(fm, far_idx[q], y, cx, rightward, mx) * far_in[y],
+                                mx)
+            far_val[q] = acc
+        for q in range(n_near):
+            near_w[q] = 0.0
+        for j in range(lo, hi):
+            q = loc_near[j - lo]
+            near_w[q] = _plus(near_w[q], self.fo.weights[j] * far_val[loc_far[j - lo]], mx)
+        for s in range(out.n):
+            raw[s] = 0.0
+        for q in range(n_near):
+            w = near_w[q]
+            if w == 0.0:
+                continue
+            a = near_idx[q]
+            if 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
+                for k in range(n_nz_near):
+                    r = a * nm.n + nz_near[k]
+                    x = near_in[nz_near[k]]
+                    for e in range(near_ptr[r], near_ptr[r + 1]):
+                        raw[near_col[e]] = _plus(raw[near_col[e]], w * (near_v[e] * x), mx)
+            else:
+                for s in range(out.n):
+                    raw[s] = _plus(raw[s], w * _near_vec(nm, a, s, near_in, rightward, mx), mx)
+        _rescale_in_place(raw, out.n, &out, ctx.ls + sd.near_in.ls + sd.far_in.ls)
+        cdef Node* nd = &self.nodes[v]
+        nd.app.ctx, nd.app.out, nd.app.rightward = ctx, out, rightward
+        return 0
+
+    cdef int inside(self, double* log_total, signed char* status) except -1:
+        """The inside pass over the current sentence (n ≥ 1, tree built)."""
+        cdef Sentence* t = &self.sen
+        cdef Py_ssize_t m, v, h, e, c
+        cdef Node* nd
+        cdef Vec u, vec
+        cdef const Vecs* x
+        for m in range(t.n):
+            v = t.order[m]
+            h = v + 1
+            x = self.vecs(h - 1)
+            u = self.rescaled(x.final, x.n)
+            for e in range(t.kid_ptr[h + 1] - 1, t.kid_ptr[h] - 1, -1):  # left, innermost first
+                c = t.kids[e]
+                if c < h:
+                    self.apply(c - 1, u, False)
+                    u = self.nodes[c - 1].app.out
+            x = self.vecs(h)
+            vec = self.rescaled(x.start, x.n)
+            for e in range(t.kid_ptr[h], t.kid_ptr[h + 1]):  # right, innermost first
+                c = t.kids[e]
+                if c > h:
+                    self.apply(c - 1, vec, True)
+                    vec = self.nodes[c - 1].app.out
+            nd = &self.nodes[v]
+            nd.u, nd.v = u, vec
+        x = self.vecs(t.n)
+        self.apply(t.root, self.rescaled(x.final, x.n), False)
+        cdef Vec out = self.nodes[t.root].app.out
+        cdef const double* entry = self.vecs(0).entry
+        cdef double z = 0.0
+        for m in range(out.n):
+            z = _plus(z, entry[m] * self.arena[out.off + m], self.mx)
+        _finish(z, out.ls, log_total, status)
+        return 0
+
+    # --- Viterbi descent -------------------------------------------------------------------------
+
+    cdef Py_ssize_t descend_app(self, Py_ssize_t v, Py_ssize_t s, Py_ssize_t* x_near,
+                                Py_ssize_t* t_meet, Py_ssize_t* y_far) noexcept:
+        """The reference's ``_descend_app``: given the near state s, the candidate (returned),
+        the near inner state, the state where it meets its context and the far inner state."""
+        cdef Node* nd = &self.nodes[v]
+        cdef bint right = nd.app.rightward
+        cdef Sides sd = self.sides(v, right)
+        cdef Py_ssize_t g = self.sen.node0 + v
+        cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
+        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), j, q, y, best_j = 0, a, c, best_y = 0
+        cdef Py_ssize_t* loc_near = self.loc + at
+        cdef Py_ssize_t* loc_far = loc_near + (hi - lo)
+        cdef Py_ssize_t* near_idx = self.idx + at
+        cdef const double* far_val = self.buf + at
+        cdef double* near_at = self.buf + at + (hi - lo)  # the near weights are spent: reuse
+        cdef const double* near_in = self.arena + sd.near_in.off
+        cdef const double* far_in = self.arena + sd.far_in.off
+        cdef const double* cx = self.arena + nd.app.ctx.off
+        cdef double best = 0.0, p
+        for q in range(hi - lo):
+            near_at[q] = -1.0
+        for j in range(lo, hi):
+            q = loc_near[j - lo]
+            if near_at[q] < 0.0:
+                near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, True)
+            p = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
+            if p > best:
+                best, best_j = p, j - lo
+        a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
+        if right:  # column s of R_a against v
+            x_near[0] = _argmax_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
+                                     a * sd.near.n + s, near_in)
+        else:  # row s of L_a against u
+            x_near[0] = _argmax_line(sd.near.ptr, sd.near.col, sd.near.val, a * sd.near.n + s,
+                                     near_in)
+        best = 0.0
+        for y in range(sd.far_in.n):
+            if far_in[y] != 0.0:
+                p = far_in[y] * _far_ctx(sd.far, c, y, cx, right, True)
+                if p > best:
+                    best, best_y = p, y
+        y_far[0] = best_y
+        if right:  # column y of L_c against the context
+            t_meet[0] = _argmax_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
+                                     c * sd.far.n + best_y, cx)
+        else:  # row y of R_c
+            t_meet[0] = _argmax_line(sd.far.ptr, sd.far.col, sd.far.val, c * sd.far.n + best_y,
+                                     cx)
+        return best_j
+
+    cdef void descend(self, Py_ssize_t* choice) noexcept:
+        """Every node's candidate (choice[v] for node v), top-down as the reference's
+        ``_descend``: a stack of (node, state in u_w, state in v_w)."""
+        cdef Sentence* t = &self.sen
+        cdef Py_ssize_t* stack = self.ints + (7 * t.n + 8)  # 3 × (n + 1): node, u and v states
+        cdef Py_ssize_t* su = stack + (t.n + 1)
+        cdef Py_ssize_t* sv = su + (t.n + 1)
+        cdef Py_ssize_t top = 0, v, h, e, c, s = 0, x, y, meet
+        cdef Vec out = self.nodes[t.root].app.out
+        cdef const double* entry = self.vecs(0).entry
+        cdef double best = 0.0, p
+        for e in range(out.n):
+            p = entry[e] * self.arena[out.off + e]
+            if p > best:
+                best, s = p, e
+        choice[t.root] = self.descend_app(t.root, s, &x, &meet, &y)
+        stack[0], su[0], sv[0] = t.root, x, y
+        while top >= 0:
+            v, s = stack[top], su[top]
+            h = v + 1
+            y = sv[top]  # the v-state, for the right kids
+            top -= 1
+            for e in range(t.kid_ptr[h], t.kid_ptr[h + 1]):  # left kids, outermost first
+                c = t.kids[e]
+                if c < h:
+                    choice[c - 1] = self.descend_app(c - 1, s, &x, &meet, &sv[top + 1])
+                    top += 1
+                    stack[top], su[top] = c - 1, x
+                    s = meet
+            s = y
+            for e in range(t.kid_ptr[h + 1] - 1, t.kid_ptr[h] - 1, -1):  # right, outermost first
+                c = t.kids[e]
+                if c > h:
+                    choice[c - 1] = self.descend_app(c - 1, s, &sv[top + 1], &meet, &su[top + 1])
+                    top += 1
+                    stack[top] = c - 1
+                    s = meet
+
+    # --- a sentence without words ----------------------------------------------------------------
+
+    cdef Py_ssize_t pseudo(self, double* log_total, signed char* status) except -1:
+        """The pseudo node (B = I): Z = ⊕_j w_j · (e ⊗ L_a) ⊕· (R_c ⊗ ρ₀); returns the best j."""
+        cdef bint mx = self.mx
+        cdef Py_ssize_t g = self.sen.node0, lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
+        cdef const Mats* lm = &self.inp.mats[self.fo.node_left[g]]
+        cdef const Mats* rm = &self.inp.mats[self.fo.node_right[g]]
+        cdef const Vecs* x = self.vecs(0)
+        cdef Py_ssize_t n = x.n, j, q, a, c, t, n_left, n_right, best_j = 0
+        cdef Py_ssize_t* loc_left = self.loc
+        cdef Py_ssize_t* loc_right = self.loc + (hi - lo)
+        cdef Py_ssize_t* left_idx = self.idx
+        cdef Py_ssize_t* right_idx = self.idx + (hi - lo)
+        self.distinct(_ints(self.fo.left_of), lo, hi, loc_left, left_idx, &n_left)
+        self.distinct(_ints(self.fo.right_of), lo, hi, loc_right, right_idx, &n_right)
+        cdef Py_ssize_t el = self.take(n_left * n), rf = self.take(n_right * n)
+        cdef double* arena = self.arena
+        for q in range(n_left):  # e ⊗ L_a: column t of L_a against the entry vector
+            for t in range(n):
+                arena[el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval, left_idx[q] * n + t,
+                                             x.entry, mx)
+        for q in range(n_right):  # R_c ⊗ ρ₀
+            for t in range(n):
+                arena[rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val, right_idx[q] * n + t,
+                                             x.final, mx)
+        cdef double z = 0.0, value, term, best = 0.0
+        for j in range(lo, hi):
+            a, c = loc_left[j - lo], loc_right[j - lo]
+            value = 0.0
+            for t in range(n):
+                value = _plus(value, arena[el + a * n + t] * arena[rf + c * n + t], mx)
+            term = self.fo.weights[j] * value
+            z = _plus(z, term, mx)
+            if term > best:
+                best, best_j = term, j - lo
+        _finish(z, 0.0, log_total, status)
+        return best_j
+
+    # --- whole forests ---------------------------------------------------------------------------
+
+    cdef int sentence(self, Py_ssize_t s, double* log_total, signed char* status,
+                      Py_ssize_t* choice) except -1:
+        """Sentence s: log Z and status, and with ``choice`` its Viterbi candidates."""
+        self.start(s)
+        if self.sen.n == 0:
+            if not self.sizes_match():
+                status[0], log_total[0] = _MALFORMED, 0.0
+                return 0
+            j = self.pseudo(log_total, status)
+            if choice != NULL:
+                choice[0] = j
+            return 0
+        if not self.tree() or not self.sizes_match():
+            status[0], log_total[0] = _MALFORMED, 0.0
+            return 0
+        self.inside(log_total, status)
+        if choice != NULL and status[0] == _OK:
+            self.descend(choice)
+        return 0
+
+
+cdef void _finish(double z, double ls, double* log_total, signed char* status) noexcept:
+    if not isfinite(z):
+        status[0], log_total[0] = _NOT_FINITE, z
+    elif z == 0.0:
+        status[0], log_total[0] = _ZERO, -INFINITY
+    else:
+        status[0], log_total[0] = _OK, log(z) + ls
+
+
+cdef inline const Py_ssize_t* _ints(const Py_ssize_t[::1] a) noexcept:
+    return &a[0] if a.shape[0] else NULL
+
+
+cdef bint _build_tree(Sentence* t, const Py_ssize_t* heads, Py_ssize_t n, Py_ssize_t* size,
+                      Py_ssize_t* stack) noexcept:
+    """Children, bottom-up order and spans from heads[0:n] (0 = root); False unless they form a
+    projective tree. ``size`` and ``stack`` are scratch of n + 1 entries."""
+    cdef Py_ssize_t d, h, roots = 0, top, m, k
+    for h in range(n + 2):
+        t.kid_ptr[h] = 0
+    for d in range(1, n + 1):
+        h = heads[d - 1]
+        if h < 0 or h > n or h == d:
+            return False
+        if h == 0:
+            roots += 1
+        t.kid_ptr[h + 1] += 1
+    if roots != 1:
+        return False
+    for h in range(n + 1):
+        t.kid_ptr[h + 1] += t.kid_ptr[h]
+    for h in range(n + 1):
+        size[h] = t.kid_ptr[h]  # fill pointers
+    for d in range(1, n + 1):
+        h = heads[d - 1]
+        t.kids[size[h]] = d
+        size[h] += 1
+    t.root = t.kids[0] - 1
+    for h in range(n + 1):
+        size[h] = 0  # children visited so far
+    m, top = 0, 0
+    stack[0] = t.kids[0]
+    while top >= 0:  # post-order: a node after all of its children
+        d = stack[top]
+        if size[d] < t.kid_ptr[d + 1] - t.kid_ptr[d]:
+            k = t.kids[t.kid_ptr[d] + size[d]]
+            size[d] += 1
+            top += 1
+            if top > n:
+                return False
+            stack[top] = k
+        else:
+            if m == n:
+                return False
+            t.order[m] = d - 1
+            m += 1
+            top -= 1
+    if m != n:
+        return False  # a cycle: some words are not below the root
+    for h in range(n + 1):
+        t.lo[h], t.hi[h], size[h] = h, h, 1
+    for m in range(n):
+        d = t.order[m] + 1
+        h = heads[d - 1]
+        if h:
+            if t.lo[d] < t.lo[h]:
+                t.lo[h] = t.lo[d]
+            if t.hi[d] > t.hi[h]:
+                t.hi[h] = t.hi[d]
+            size[h] += size[d]
+    for d in range(1, n + 1):
+        if t.hi[d] - t.lo[d] + 1 != size[d]:
+            return False
+    return True
+
+
+def run(forest, list mats, list vecs, bint maximum, bint viterbi):
+    """log Z (or the best log score) and a status per sentence of ``forest``; with ``viterbi``
+    (max-product only) also the best candidate of every node, as an index into its candidates.
+    ``mats`` and ``vecs`` are the stacks and slot vectors the forest's indices refer to."""
+    import numpy as np
+    cdef _Run r = _Run(forest, mats, vecs, maximum)
+    cdef Py_ssize_t n_sent = len(forest.word_offsets) - 1, s
+    log_total = np.empty(n_sent)
+    status = np.empty(n_sent, dtype=np.int8)
+    choice = np.zeros(forest.node_offsets[n_sent] if n_sent else 0, dtype=np.intp)
+    cdef double[::1] lt = log_total
+    cdef signed char[::1] st = status
+    cdef Py_ssize_t[::1] ch = choice
+    cdef const Py_ssize_t[::1] nodes = forest.node_offsets
+    for s in range(n_sent):
+        r.sentence(s, &lt[s], &st[s], &ch[nodes[s]] if viterbi else NULL)
+    return log_total, status, choice

@@ -1,0 +1,530 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Compiled helpers of :mod:`fstpunct.fst.lattice`, :mod:`fstpunct.dp.stacks` and
+:mod:`fstpunct.dp.sparse`: products of a slot lattice's token matrices along token strings, the
+max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
+CSR × vector and CSR × dense products (either side), and the E-step's gradient of log Z at a slot's arcs
+(:func:`edit_gradient`, for :class:`fstpunct.fst.lattice.EditCounter`).
+
+:func:`string_products` computes what the level-by-level numpy formulation computed (row r of
+M(t·s) is the ⊕ over the arcs r → r′ of token t of weight · row r′ of M(s)), entry by entry with
+the same products added up as ``np.add.reduceat`` adds them (in order of ascending r′: the first,
+plus numpy's pairwise sum of the others, which is a plain sum below 8 terms), so values are
+bitwise the same in both semirings; each row's columns come out ascending. It weights the arcs of
+one lattice in several semirings at once (sum and max: the same nonzeros, other values), each
+entry holding one value per weighting.
+"""
+from libc.stdlib cimport free, malloc, realloc
+
+import numpy as np
+
+
+cdef struct Rows:
+    # A growable CSR: ptr has one entry per row + 1; `width` values per entry (val[f·width + k]).
+    Py_ssize_t* ptr
+    int* col
+    double* val
+    Py_ssize_t n_rows, nnz, cap_rows, cap, width
+
+
+cdef int _start(Rows* m, Py_ssize_t width) except -1:
+    m.cap_rows, m.n_rows, m.nnz, m.cap, m.width = 64, 0, 0, 0, width
+    m.ptr = <Py_ssize_t*> _grow(NULL, m.cap_rows * sizeof(Py_ssize_t))
+    m.ptr[0] = 0
+    return 0
+
+
+cdef int _push_row(Rows* m) except -1:
+    if m.n_rows + 2 > m.cap_rows:
+        m.cap_rows = 2 * m.cap_rows + 64
+        m.ptr = <Py_ssize_t*> _grow(m.ptr, m.cap_rows * sizeof(Py_ssize_t))
+    m.n_rows += 1
+    m.ptr[m.n_rows] = m.nnz
+    return 0
+
+
+cdef int _reserve(Rows* m, Py_ssize_t extra) except -1:
+    if m.nnz + extra > m.cap:
+        m.cap = 2 * (m.nnz + extra) + 64
+        m.col = <int*> _grow(m.col, m.cap * sizeof(int))
+        m.val = <double*> _grow(m.val, m.cap * m.width * sizeof(double))
+    return 0
+
+
+cdef void* _grow(void* p, size_t size) except NULL:
+    cdef void* q = realloc(p, size)
+    if q == NULL:
+        raise MemoryError()
+    return q
+
+
+cdef void _free(Rows* m) noexcept:
+    free(m.ptr)
+    free(m.col)
+    free(m.val)
+
+
+cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept:
+    """numpy's pairwise summation of a[0:n] (what ``np.add.reduceat`` adds to a segment's first
+    element), so that sums are bitwise those of the former numpy formulation."""
+    cdef double res
+    cdef double r[8]
+    cdef Py_ssize_t i, j, half
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += a[i]
+        return res
+    if n <= 128:
+        for j in range(8):
+            r[j] = a[j]
+        i = 8
+        while i < n - n % 8:
+            for j in range(8):
+                r[j] += a[i + j]
+            i += 8
+        res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+        while i < n:
+            res += a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
+
+
+cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept:
+    """Insertion sort (rows are short)."""
+    cdef Py_ssize_t i, j, v
+    for i in range(1, k):
+        v = x[i]
+        j = i - 1
+        while j >= 0 and x[j] > v:
+            x[j + 1] = x[j]
+            j -= 1
+        x[j + 1] = v
+
+
+def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] dst,
+                    const double[:, ::1] weight, const Py_ssize_t[::1] level_offsets,
+                    const Py_ssize_t[::1] heads, const Py_ssize_t[::1] parents,
+                    const Py_ssize_t[::1] wanted, const unsigned char[::1] maximum):
+    """CSR rows (ptr, col, val) of M(s) for the wanted strings, stacked (row a·n + r); column
+    indices int32. The arcs have K weightings: ``weight[k]`` in the max semiring where
+    ``maximum[k]``, else in the sum semiring; ``val[k]`` holds the values under weighting k.
+
+    The strings are given level by level (``level_offsets``; level 0 is ε alone): string q of a
+    level is token ``heads[q]`` followed by string ``parents[q]`` of the level below (indices
+    within levels, flat over levels). The arcs of token t leaving state r are
+    ``arc_ptr[t·n + r] : arc_ptr[t·n + r + 1]``, in ascending ``dst``. ``wanted[a]`` is the flat
+    index of the a-th string to return."""
+    cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i
+    cdef Py_ssize_t first, n_touched
+    cdef Rows* levels = <Rows*> malloc(max(n_levels, 1) * sizeof(Rows))
+    cdef Py_ssize_t* where = <Py_ssize_t*> malloc(max(level_offsets[n_levels], 1)
+                                                   * sizeof(Py_ssize_t))
+    cdef char* seen = <char*> malloc(max(n, 1))
+    cdef Py_ssize_t* touched = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* count = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t width = weight.shape[0], j
+    cdef double* first_term = <double*> malloc(max(n * width, 1) * sizeof(double))
+    cdef double* rest = <double*> malloc(max(n * width, 1) * sizeof(double))
+    cdef Terms terms
+    terms.col, terms.val, terms.grouped, terms.fill, terms.cap = NULL, NULL, NULL, NULL, 0
+    cdef Py_ssize_t most
+    cdef Rows* below
+    cdef Rows* m
+    cdef double x
+    cdef bint any_sum = False
+    for j in range(width):
+        any_sum = any_sum or not maximum[j]
+    terms.fill = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    if (levels == NULL or where == NULL or seen == NULL or touched == NULL or count == NULL
+            or first_term == NULL or rest == NULL or terms.fill == NULL):
+        raise MemoryError()
+    for d in range(n_levels):
+        levels[d].ptr = levels[d].col = NULL
+        levels[d].val = NULL
+        levels[d].n_rows = levels[d].nnz = levels[d].cap_rows = levels[d].cap = 0
+        levels[d].width = width
+    try:
+        for c in range(n):
+            seen[c] = 0
+        m = &levels[0]  # ε: the identity
+        _start(m, width)
+        _reserve(m, n)
+        for r in range(n):
+            m.col[r] = r
+            for j in range(width):
+                m.val[r * width + j] = 1.0
+            m.nnz += 1
+            _push_row(m)
+        for q in range(level_offsets[1]):
+            where[q] = 0
+        for d in range(1, n_levels):
+            below, m = &levels[d - 1], &levels[d]
+            _start(m, width)
+            for q in range(level_offsets[d], level_offsets[d + 1]):
+                where[q] = d
+                t, p = heads[q], parents[q]
+                for r in range(n):
+                    if arc_ptr[t * n + r + 1] - arc_ptr[t * n + r] == 1:
+                        _scaled_row(below, m, weight, arc_ptr[t * n + r],
+                                    p * n + dst[arc_ptr[t * n + r]])
+                        continue
+                    # each column's first term, and the others added up in order: what
+                    # np.add.reduceat gives for up to 8 terms (the first plus numpy's pairwise
+                    # sum of the rest, which adds fewer than 8 one by one)
+                    n_touched, most = 0, 0
+                    for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
+                        i = p * n + dst[e]
+                        for f in range(below.ptr[i], below.ptr[i + 1]):
+                            c = below.col[f]
+                            if not seen[c]:
+                                seen[c] = 1
+                                touched[n_touched] = c
+                                n_touched += 1
+                                count[c] = 1
+                                for j in range(width):
+                                    first_term[c * width + j] = weight[j, e] \
+                                        * below.val[f * width + j]
+                                    rest[c * width + j] = 0.0
+                            else:
+                                count[c] += 1
+                                for j in range(width):
+                                    x = weight[j, e] * below.val[f * width + j]
+                                    if maximum[j]:
+                                        if x > first_term[c * width + j]:
+                                            first_term[c * width + j] = x
+                                    else:
+                                        rest[c * width + j] = rest[c * width + j] + x
+                            if count[c] > most:
+                                most = count[c]
+                    if most > 8 and any_sum:  # numpy's pairwise sum: redo by its rules
+                        for j in range(width):
+                            if not maximum[j]:
+                                _pairwise_row(below, arc_ptr, dst, weight, j, t, p, n, r,
+                                              touched, n_touched, rest, &terms)
+                    _reserve(m, n_touched)
+                    if n_touched > 48:  # long row: collect the columns in order by a scan
+                        k = 0
+                        for c in range(n):
+                            if seen[c]:
+                                touched[k] = c
+                                k += 1
+                    else:
+                        _sort(touched, n_touched)
+                    for f in range(n_touched):
+                        c = touched[f]
+                        m.col[m.nnz] = c
+                        for j in range(width):
+                            m.val[m.nnz * width + j] = first_term[c * width + j] \
+                                if maximum[j] else first_term[c * width + j] + rest[c * width + j]
+                        m.nnz += 1
+                        seen[c] = 0
+                    _push_row(m)
+        # the wanted strings, stacked
+        total_rows = wanted.shape[0] * n
+        ptr = np.empty(total_rows + 1, dtype=np.intp)
+        size = 0
+        for a in range(wanted.shape[0]):
+            q = wanted[a]
+            m = &levels[where[q]]
+            first = (q - level_offsets[where[q]]) * n
+            size += m.ptr[first + n] - m.ptr[first]
+        col = np.empty(size, dtype=np.int32)
+        val = np.empty((width, size), dtype=np.float64)
+        _gather(levels, where, level_offsets, wanted, n, ptr, col, val)
+        return ptr, col, val
+    finally:
+        for d in range(n_levels):
+            _free(&levels[d])
+        free(levels)
+        free(where)
+        free(seen)
+        free(touched)
+        free(count)
+        free(first_term)
+        free(rest)
+        free(terms.col)
+        free(terms.val)
+        free(terms.grouped)
+        free(terms.fill)
+
+
+cdef int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py_ssize_t e,
+                     Py_ssize_t i) except -1:
+    """Push row i of ``below`` times arc e's weights as the next row of ``m``: a row reached by
+    one arc (its columns are ascending already; each value is its one term, as the general
+    case gives it: first term + 0 in the sum semiring)."""
+    cdef Py_ssize_t f, j, width = m.width
+    _reserve(m, below.ptr[i + 1] - below.ptr[i])
+    for f in range(below.ptr[i], below.ptr[i + 1]):
+        m.col[m.nnz] = below.col[f]
+        for j in range(width):
+            m.val[m.nnz * width + j] = weight[j, e] * below.val[f * width + j]
+        m.nnz += 1
+    _push_row(m)
+    return 0
+
+
+cdef struct Terms:
+    # Scratch for _pairwise_row: every term of a row, its column, and the terms by column.
+    Py_ssize_t* col
+    double* val
+    double* grouped
+    Py_ssize_t* fill
+    Py_ssize_t cap
+
+
+cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] dst,
+                       const double[:, ::1] weight, Py_ssize_t j, Py_ssize_t t, Py_ssize_t p,
+                       Py_ssize_t n, Py_ssize_t r, const Py_ssize_t* touched,
+                       Py_ssize_t n_touched, double* rest, Terms* terms) except -1:
+    """rest[c·width + j] for every touched column c of row r of M(t·s) under weighting j:
+    numpy's pairwise sum of all terms but the first, in order, as np.add.reduceat adds them to
+    the first."""
+    cdef Py_ssize_t e, f, i, c, k, n_terms = 0, width = below.width
+    cdef double w
+    for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
+        i = p * n + dst[e]
+        n_terms += below.ptr[i + 1] - below.ptr[i]
+    if n_terms > terms.cap:
+        terms.cap = 2 * n_terms
+        terms.col = <Py_ssize_t*> _grow(terms.col, terms.cap * sizeof(Py_ssize_t))
+        terms.val = <double*> _grow(terms.val, terms.cap * sizeof(double))
+        terms.grouped = <double*> _grow(terms.grouped, terms.cap * sizeof(double))
+    k = 0
+    for e in range(arc_ptr[t * n + r], arc_ptr[t * n + r + 1]):
+        w, i = weight[j, e], p * n + dst[e]
+        for f in range(below.ptr[i], below.ptr[i + 1]):
+            terms.col[k], terms.val[k] = below.col[f], w * below.val[f * width + j]
+            k += 1
+    for c in range(n_touched):  # each column's place: columns counted in order of first use
+        terms.fill[touched[c]] = 0
+    for f in range(n_terms):
+        terms.fill[terms.col[f]] += 1
+    k = 0
+    for c in range(n_touched):
+        i = terms.fill[touched[c]]
+        terms.fill[touched[c]] = k
+        k += i
+    for f in range(n_terms):
+        c = terms.col[f]
+        terms.grouped[terms.fill[c]] = terms.val[f]
+        terms.fill[c] += 1
+    k = 0  # fill is now each group's end; the groups follow each other in touched's order
+    for c in range(n_touched):
+        i = terms.fill[touched[c]]
+        rest[touched[c] * width + j] = _pairwise_sum(terms.grouped + k + 1, i - k - 1)
+        k = i
+    return 0
+
+
+cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
+                  const Py_ssize_t[::1] wanted, Py_ssize_t n, Py_ssize_t[::1] ptr,
+                  int[::1] col, double[:, ::1] val) noexcept:
+    cdef Py_ssize_t a, q, r, f, j, first, at = 0, row = 0
+    cdef Rows* m
+    ptr[0] = 0
+    for a in range(wanted.shape[0]):
+        q = wanted[a]
+        m = &levels[where[q]]
+        first = (q - level_offsets[where[q]]) * n
+        for r in range(first, first + n):
+            for f in range(m.ptr[r], m.ptr[r + 1]):
+                col[at] = m.col[f]
+                for j in range(m.width):
+                    val[j, at] = m.val[f * m.width + j]
+                at += 1
+            row += 1
+            ptr[row] = at
+
+
+def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
+              const double[:, ::1] val):
+    """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]):
+    row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices); one row
+    of values ``val[k]`` per set of matrices of that structure, transposed all at once."""
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, k, width = val.shape[0]
+    tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
+    tcol_a = np.empty(col.shape[0], dtype=np.int32)
+    tval_a = np.empty((width, col.shape[0]), dtype=np.float64)
+    cdef Py_ssize_t[::1] tptr = tptr_a
+    cdef int[::1] tcol = tcol_a
+    cdef double[:, ::1] tval = tval_a
+    for base in range(0, n_rows, n):  # matrix a's rows are a·n ... a·n + n − 1
+        for f in range(ptr[base], ptr[base + n]):
+            tptr[base + col[f] + 1] += 1
+    for r in range(n_rows):
+        tptr[r + 1] += tptr[r]
+    cdef Py_ssize_t* fill = <Py_ssize_t*> malloc(max(n_rows, 1) * sizeof(Py_ssize_t))
+    if fill == NULL:
+        raise MemoryError()
+    for r in range(n_rows):
+        fill[r] = tptr[r]
+    for base in range(0, n_rows, n):
+        for s in range(n):
+            for f in range(ptr[base + s], ptr[base + s + 1]):
+                t = base + col[f]
+                tcol[fill[t]] = s
+                for k in range(width):
+                    tval[k, fill[t]] = val[k, f]
+                fill[t] += 1
+    free(fill)
+    return tptr_a, tcol_a, tval_a
+
+
+def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
+               const double[::1] data, const double[:, ::1] dense, double[:, ::1] out):
+    """out += A · dense for the CSR matrix A: each row's terms added one by one in the order of
+    its entries (scipy's CSR product)."""
+    cdef Py_ssize_t i, e, k, j, width = dense.shape[1]
+    cdef double a
+    for i in range(indptr.shape[0] - 1):
+        for e in range(indptr[i], indptr[i + 1]):
+            a, j = data[e], indices[e]
+            for k in range(width):
+                out[i, k] += a * dense[j, k]
+
+
+def dense_csr_t(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
+                const int[::1] indices, const double[::1] data, double[:, ::1] out):
+    """out = dense · Aᵀ for the CSR matrix A: out[c, i] adds row i's terms one by one in the
+    order of its entries, from 0 (as :func:`csr_matmul` computes (A · denseᵀ)[i, c])."""
+    cdef Py_ssize_t c, i, e
+    cdef double acc
+    for c in range(dense.shape[0]):
+        for i in range(indptr.shape[0] - 1):
+            acc = 0.0
+            for e in range(indptr[i], indptr[i + 1]):
+                acc = acc + data[e] * dense[c, indices[e]]
+            out[c, i] = acc
+
+
+def dense_csr(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
+              const int[::1] indices, const double[::1] data, double[:, ::1] out):
+    """out += dense · A for the CSR matrix A (rows of A in order; zeros of ``dense`` skipped)."""
+    cdef Py_ssize_t c, i, e
+    cdef double d
+    for c in range(dense.shape[0]):
+        for i in range(indptr.shape[0] - 1):
+            d = dense[c, i]
+            if d != 0.0:
+                for e in range(indptr[i], indptr[i + 1]):
+                    out[c, indices[e]] += d * data[e]
+
+
+def csr_matvec(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
+               const double[::1] x, double[::1] out, bint maximum):
+    """out = A ⊗ x for the CSR matrix A, in the real semiring (each row's terms added one by one
+    in the order of its entries, from 0: scipy's product, and ``np.bincount``'s) or, with
+    ``maximum``, in the max-times one (from 0: entries are nonnegative)."""
+    cdef Py_ssize_t i, e
+    cdef double acc, p
+    for i in range(indptr.shape[0] - 1):
+        acc = 0.0
+        if maximum:
+            for e in range(indptr[i], indptr[i + 1]):
+                p = data[e] * x[indices[e]]
+                acc = p if p > acc else acc
+        else:
+            for e in range(indptr[i], indptr[i + 1]):
+                acc += data[e] * x[indices[e]]
+        out[i] = acc
+
+
+def max_star(double[:, ::1] star):
+    """Floyd–Warshall in place in the max-times semiring: for k = 0, 1, …, every entry becomes
+    max(star[i, j], star[i, k] · star[k, j]), row and column k taken before step k (as the numpy
+    formulation ``np.maximum(star, star[:, k, None] * star[None, k, :], out=star)``)."""
+    cdef Py_ssize_t n = star.shape[0], i, j, k
+    cdef double c, p
+    cdef double* line
+    cdef double* row = <double*> malloc(max(n, 1) * sizeof(double))
+    cdef double* col = <double*> malloc(max(n, 1) * sizeof(double))
+    if row == NULL or col == NULL:
+        free(row)
+        free(col)
+        raise MemoryError()
+    for k in range(n):
+        for i in range(n):
+            row[i], col[i] = star[k, i], star[i, k]
+        for i in range(n):
+            c = col[i]
+            if c == 0.0:  # every product is 0: nothing changes (entries are nonnegative)
+                continue
+            line = &star[i, 0]
+            for j in range(n):  # a branch-free max, which the compiler vectorises
+                p = c * row[j]
+                line[j] = p if p > line[j] else line[j]
+    free(row)
+    free(col)
+
+
+cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_ssize_t lo,
+                         Py_ssize_t hi, const Py_ssize_t[::1] puncteme,
+                         const Py_ssize_t[::1] string, const double[::1] strings) noexcept:
+    """out = Σ coef[puncteme[k]] · strings[string[k]] (rows of n) over positions lo ≤ k < hi;
+    whether any term was nonzero."""
+    cdef Py_ssize_t k, s, r
+    cdef double c
+    cdef bint any_term = False
+    for s in range(n):
+        out[s] = 0.0
+    for k in range(lo, hi):
+        c = coef[puncteme[k]]
+        if c != 0.0:
+            any_term = True
+            r = string[k] * n
+            for s in range(n):
+                out[s] += c * strings[r + s]
+    return any_term
+
+
+def edit_gradient(double[::1] grad, const double[::1] coef, const double[::1] p,
+                  const double[::1] q, const double[::1] prefixed, const double[::1] suffixed,
+                  double closure, const double[::1] kp, const double[::1] kq, Py_ssize_t exclude,
+                  Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] src,
+                  const Py_ssize_t[::1] dst,
+                  const Py_ssize_t[::1] first_ptr, const Py_ssize_t[::1] first_puncteme,
+                  const Py_ssize_t[::1] first_suffix,
+                  const Py_ssize_t[::1] last_ptr, const Py_ssize_t[::1] last_puncteme,
+                  const Py_ssize_t[::1] last_prefix,
+                  const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_puncteme,
+                  const Py_ssize_t[::1] middle_f, const Py_ssize_t[::1] middle_b):
+    """Add ∂log Z/∂M(υ)[s, t] at every token arc (arcs sorted by token υ: ``arc_ptr``; from
+    ``src`` to ``dst``) for ∂log Z/∂M(l) = coef[l] · p qᵀ and ∂log Z/∂K = ``closure`` · p qᵀ,
+    given M(l_>k) q for every suffix (``suffixed``, flat strings × n), M(l_<k)ᵀ p for every
+    prefix (``prefixed``), and the closure's share at every arc of a token but ``exclude``
+    (``closure`` · kp[s] · kq[t], the rate included). First positions (grouped by token:
+    ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones f_υ ⊗ q with
+    f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones pair with their token's arcs one by one (flat
+    indices into ``prefixed`` and ``suffixed``)."""
+    cdef Py_ssize_t v, e, m, n_tokens = arc_ptr.shape[0] - 1
+    cdef double c
+    cdef double* b = <double*> malloc(max(2 * n, 1) * sizeof(double))
+    cdef double* f
+    cdef bint any_b, any_f, any_k
+    if b == NULL:
+        raise MemoryError()
+    f = b + n
+    for v in range(n_tokens):
+        if arc_ptr[v] == arc_ptr[v + 1]:
+            continue
+        any_b = _positions_sum(b, n, coef, first_ptr[v], first_ptr[v + 1], first_puncteme,
+                               first_suffix, suffixed)
+        any_f = _positions_sum(f, n, coef, last_ptr[v], last_ptr[v + 1], last_puncteme,
+                               last_prefix, prefixed)
+        any_k = closure != 0.0 and v != exclude
+        if any_b or any_f:
+            for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                grad[e] += p[src[e]] * b[dst[e]] + f[src[e]] * q[dst[e]]
+        if any_k:
+            for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                grad[e] += closure * kp[src[e]] * kq[dst[e]]
+    free(b)
+    for m in range(middle_arc.shape[0]):
+        c = coef[middle_puncteme[m]]
+        if c != 0.0:
+            grad[middle_arc[m]] += c * prefixed[middle_f[m]] * suffixed[middle_b[m]]

@@ -1,0 +1,373 @@
+"""The noisy channel: a sliding-window probabilistic FST from underlying to surface punctuation.
+
+A 2-token window slides once over an underlying slot string u (DESIGN §3). For window contents
+``a b`` (``a`` LEFT of ``b`` in the original order) one edit is chosen with probability
+``phi[a, b, e]``: KEEP (ab → ab), LEFT (a absorbed: ab → b), RIGHT (b absorbed: ab → a) or
+SWAP (ab → ba). Nothing is ever inserted and something always survives, so x = ε ⇔ u = ε.
+
+**The machine.** ``$`` is appended to u so the input side has no ε. States: ``0`` (nothing
+pending), ``F`` (final), ``q_p`` (token p pending). Left to right (``ltr``), reading token t::
+
+    0   –t:ε/1→ q_t          0   –$:ε/1→ F          q_p –$:p/1→ F
+    q_p –t:p→ q_t  KEEP      q_p –t:ε→ q_t  LEFT     window (a, b) = (p, t)
+    q_p –t:ε→ q_p  RIGHT     q_p –t:t→ q_p  SWAP
+
+**Right to left** (``rtl``) is the same machine run over *reversed* u: :meth:`Channel.fst` reads
+``reversed(u) + $`` and writes ``reversed(x)``. ``phi`` keeps its original-order meaning, so a
+rule reads the same in both directions: from ``q_p`` reading t the window is (a, b) = (t, p)::
+
+    q_p –t:p→ q_t  KEEP      q_p –t:ε→ q_p  LEFT (a = t absorbed)
+    q_p –t:ε→ q_t  RIGHT     q_p –t:t→ q_p  SWAP (emits t, p stays pending)
+
+:meth:`Channel.prob`, :meth:`~Channel.distribution` and :meth:`~Channel.sample` take u and x
+in natural order and do the reversal themselves; :meth:`~Channel.input_acceptor` and
+:meth:`~Channel.output_acceptor` build the matching pynini acceptors.
+
+**Structural zeros** (:attr:`Channel.mask`): the boundary ``∘`` is never absorbed or moved, so
+``phi[∘, b]`` allows only KEEP and RIGHT; pairs ``(b, ∘)`` never occur and are KEEP with
+probability 1; for ``a == a`` RIGHT would duplicate LEFT and SWAP would duplicate KEEP (same
+output, same next state), so only KEEP and LEFT are free. Zero-probability edits get no arc,
+which also makes every arc's parameter recoverable from its labels and end points.
+
+:meth:`Channel.arcs` is the single source of truth for the machine: :meth:`Channel.fst` and any
+arc-id variant (lattices) are built from it. State numbering: 0 = nothing pending, 1 = F,
+2 + k = ``symbols[k]`` pending.
+"""
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterator, Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+import pynini
+
+from ..errors import ModelError
+from ..ud.slots import ABBV, BOUNDARY, UNK
+from .fstbinary import read_arcs
+
+__all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
+           "SPECIALS", "ScanArc", "Channel", "structural_mask", "sidecar_path"]
+
+EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
+KEEP, LEFT, RIGHT, SWAP = range(4)
+END = "$"
+EPSILON = "<eps>"
+DIRECTIONS = ("ltr", "rtl")
+SPECIALS = (BOUNDARY, ABBV, UNK)
+START_STATE, FINAL_STATE = 0, 1
+_TOLERANCE = 1e-6
+
+
+class ScanArc(NamedTuple):
+    """One arc of the scan machine; ``param`` = (a, b, edit) indexes ``phi`` (None: weight 1)."""
+
+    src: int
+    dst: int
+    ilabel: str
+    olabel: str | None
+    param: tuple[int, int, int] | None
+
+
+def structural_mask(symbols: Sequence[str]) -> np.ndarray:
+    """Boolean (S, S, 4): which edits may have nonzero probability (see the module docstring)."""
+    n = len(symbols)
+    mask = np.ones((n, n, 4), dtype=bool)
+    idx = np.arange(n)
+    mask[idx, idx, RIGHT] = mask[idx, idx, SWAP] = False
+    if BOUNDARY in symbols:
+        o = list(symbols).index(BOUNDARY)
+        mask[o, :, LEFT] = mask[o, :, SWAP] = False
+        mask[:, o, LEFT:] = False
+    return mask
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """The JSON file written beside a channel ``.fst`` (direction, pairs, symbols, source)."""
+    return Path(path).with_suffix(".json")
+
+
+class Channel:
+    """The sliding-window channel over a token alphabet, with edit probabilities ``phi``."""
+
+    def __init__(self, symbols: Sequence[str], direction: str, phi: np.ndarray) -> None:
+        symbols = tuple(symbols)
+        if direction not in DIRECTIONS:
+            raise ModelError(f"channel direction must be ltr or rtl, not {direction!r}")
+        if len(set(symbols)) != len(symbols):
+            raise ModelError("channel symbols repeat")
+        missing = [s for s in SPECIALS if s not in symbols]
+        if missing:
+            raise ModelError(f"channel symbols lack {' '.join(missing)}")
+        bad = [s for s in symbols if s in (END, EPSILON) or s.split() != [s]]
+        if bad:
+            raise ModelError(f"channel symbols must be nonempty, without spaces, and not "
+                             f"{END} or {EPSILON}: {bad}")
+        phi = np.asarray(phi, dtype=np.float64)
+        n = len(symbols)
+        if phi.shape != (n, n, 4):
+            raise ModelError(f"phi has shape {phi.shape}, expected {(n, n, 4)}")
+        if not np.all(np.isfinite(phi)) or np.any(phi < 0):
+            raise ModelError("phi has negative or non-finite entries")
+        if np.any(phi[~structural_mask(symbols)] != 0):
+            raise ModelError("phi gives probability to a structurally impossible edit")
+        if not np.allclose(phi.sum(axis=2), 1.0, atol=_TOLERANCE):
+            raise ModelError("phi[a, b] must sum to 1 for every pair")
+        self.symbols: tuple[str, ...] = symbols
+        self.direction: str = direction
+        self.phi: np.ndarray = phi
+
+    # ----------------------------------------------------------------- construction
+    @classmethod
+    def identity(cls, symbols: Sequence[str], direction: str) -> Channel:
+        """KEEP with probability 1 for every window."""
+        phi = np.zeros((len(symbols), len(symbols), 4))
+        phi[:, :, KEEP] = 1.0
+        return cls(symbols, direction, phi)
+
+    @classmethod
+    def random(cls, symbols: Sequence[str], direction: str,
+               rng: np.random.Generator) -> Channel:
+        """Every pair's allowed edits drawn from a flat Dirichlet."""
+        mask = structural_mask(symbols)
+        phi = rng.gamma(1.0, size=mask.shape) * mask
+        return cls(symbols, direction, phi / phi.sum(axis=2, keepdims=True))
+
+    @cached_property
+    def mask(self) -> np.ndarray:
+        """Boolean (S, S, 4): the edits that may be nonzero (:func:`structural_mask`)."""
+        return structural_mask(self.symbols)
+
+    @cached_property
+    def _index(self) -> dict[str, int]:
+        return {s: k for k, s in enumerate(self.symbols)}
+
+    def index(self, sym: str) -> int:
+        """Position of ``sym`` in :attr:`symbols`."""
+        try:
+            return self._index[sym]
+        except KeyError:
+            raise ModelError(f"symbol {sym!r} is not in the channel alphabet") from None
+
+    # ----------------------------------------------------------------- reference semantics
+    def _steps(self, pending: int, t: int, symbol: Callable[[int], int] | None = None
+               ) -> Iterator[tuple[int, float, tuple[int, ...], int]]:
+        """(edit, prob, emitted, new pending) for reading t with ``pending`` in scan order.
+        ``pending`` and ``t`` are symbol ids, or anything ``symbol`` maps to one (positions)."""
+        if self.direction == "ltr":
+            a, b = pending, t
+            moves = ((KEEP, (a,), b), (LEFT, (), b), (RIGHT, (), a), (SWAP, (b,), a))
+        else:
+            a, b = t, pending
+            moves = ((KEEP, (b,), a), (LEFT, (), b), (RIGHT, (), a), (SWAP, (a,), b))
+        phi = self.phi[a, b] if symbol is None else self.phi[symbol(a), symbol(b)]
+        for edit, emitted, nxt in moves:
+            p = phi[edit]
+            if p > 0:
+                yield edit, float(p), emitted, nxt
+
+    def _scan_order(self, tokens: Sequence[str]) -> list[int]:
+        ids = [self.index(t) for t in tokens]
+        return ids[::-1] if self.direction == "rtl" else ids
+
+    def _natural(self, emitted: Sequence[int]) -> tuple[str, ...]:
+        out = [self.symbols[k] for k in emitted]
+        return tuple(out[::-1] if self.direction == "rtl" else out)
+
+    def distribution(self, u: Sequence[str]) -> dict[tuple[str, ...], float]:
+        """p(x | u) for every x, by enumerating all edit sequences (a reference for tests)."""
+        ids = self._scan_order(u)
+        if not ids:
+            return {(): 1.0}
+        paths: dict[tuple[tuple[int, ...], int], float] = {((), ids[0]): 1.0}
+        for t in ids[1:]:
+            nxt: dict[tuple[tuple[int, ...], int], float] = {}
+            for (out, pending), p in paths.items():
+                for _, q, emitted, new in self._steps(pending, t):
+                    key = (out + emitted, new)
+                    nxt[key] = nxt.get(key, 0.0) + p * q
+            paths = nxt
+        dist: dict[tuple[str, ...], float] = {}
+        for (out, pending), p in paths.items():
+            x = self._natural(out + (pending,))
+            dist[x] = dist.get(x, 0.0) + p
+        return dist
+
+    def prob(self, u: Sequence[str], x: Sequence[str]) -> float:
+        """p(x | u) by brute-force enumeration."""
+        return self.distribution(u).get(tuple(x), 0.0)
+
+    def align(self, u: Sequence[str], x: Sequence[str]) -> tuple[int, ...] | None:
+        """The position in u of each token of x on the most probable edit path that writes x
+        from u, or None when p(x | u) = 0 (ties: the path found first, edits tried in the
+        order KEEP, LEFT, RIGHT, SWAP)."""
+        ids = [self.index(t) for t in u]
+        scan = list(range(len(u)))[::-1] if self.direction == "rtl" else list(range(len(u)))
+        target = self._scan_order(x)
+        if not scan:
+            return () if not target else None
+        # (tokens written, pending position) -> (best probability, positions written)
+        paths: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {(0, scan[0]): (1.0, ())}
+        for t in scan[1:]:
+            nxt: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {}
+            for (n, pending), (p, written) in paths.items():
+                for _, q, emitted, new in self._steps(pending, t, ids.__getitem__):
+                    if emitted and (n == len(target) or ids[emitted[0]] != target[n]):
+                        continue
+                    key = (n + len(emitted), new)
+                    if key not in nxt or p * q > nxt[key][0]:
+                        nxt[key] = (p * q, written + emitted)
+            paths = nxt
+        ends = [(p, written + (pending,)) for (n, pending), (p, written) in paths.items()
+                if n == len(target) - 1 and ids[pending] == target[n]]
+        if not ends:
+            return None
+        best = max(ends, key=lambda end: end[0])[1]
+        return best[::-1] if self.direction == "rtl" else best
+
+    def sample(self, u: Sequence[str], rng: np.random.Generator) -> tuple[str, ...]:
+        """Draw x ~ p(· | u)."""
+        ids = self._scan_order(u)
+        if not ids:
+            return ()
+        out: list[int] = []
+        pending = ids[0]
+        for t in ids[1:]:
+            steps = list(self._steps(pending, t))
+            probs = np.array([s[1] for s in steps])
+            _, _, emitted, pending = steps[rng.choice(len(steps), p=probs / probs.sum())]
+            out.extend(emitted)
+        return self._natural(out + [pending])
+
+    # ----------------------------------------------------------------- the machine
+    def arcs(self) -> list[ScanArc]:
+        """The scan machine's arcs (zero-probability edits omitted), in a fixed order."""
+        syms, n = self.symbols, len(self.symbols)
+        arcs = [ScanArc(START_STATE, 2 + t, syms[t], None, None) for t in range(n)]
+        arcs.append(ScanArc(START_STATE, FINAL_STATE, END, None, None))
+        for p in range(n):
+            for t in range(n):
+                for edit, _, emitted, nxt in self._steps(p, t):
+                    a, b = (p, t) if self.direction == "ltr" else (t, p)
+                    olabel = syms[emitted[0]] if emitted else None
+                    arcs.append(ScanArc(2 + p, 2 + nxt, syms[t], olabel, (a, b, edit)))
+            arcs.append(ScanArc(2 + p, FINAL_STATE, END, syms[p], None))
+        return arcs
+
+    def symbol_table(self) -> pynini.SymbolTable:
+        """Shared input/output table: 0 ε, 1 ``$``, then :attr:`symbols` from 2."""
+        table = pynini.SymbolTable(name="fstpunct-channel")
+        for s in (EPSILON, END, *self.symbols):
+            table.add_symbol(s)
+        return table
+
+    def _label(self, sym: str | None) -> int:
+        if sym is None:
+            return 0
+        return 1 if sym == END else 2 + self.index(sym)
+
+    def fst(self, arc_type: str = "log") -> pynini.Fst:
+        """The channel as a transducer (weights −log p); ``rtl`` reads and writes reversed."""
+        f = pynini.Fst(arc_type=arc_type)
+        f.add_states(2 + len(self.symbols))
+        f.set_start(START_STATE)
+        f.set_final(FINAL_STATE)
+        one = pynini.Weight.one(f.weight_type())
+        for arc in self.arcs():
+            w = one if arc.param is None else \
+                pynini.Weight(arc_type, -math.log(self.phi[arc.param]))
+            f.add_arc(arc.src, pynini.Arc(self._label(arc.ilabel), self._label(arc.olabel),
+                                          w, arc.dst))
+        table = self.symbol_table()
+        f.set_input_symbols(table)
+        f.set_output_symbols(table)
+        return f
+
+    def _acceptor(self, labels: Sequence[str], arc_type: str) -> pynini.Fst:
+        f = pynini.Fst(arc_type=arc_type)
+        f.add_states(len(labels) + 1)
+        f.set_start(0)
+        f.set_final(len(labels))
+        one = pynini.Weight.one(f.weight_type())
+        for k, sym in enumerate(labels):
+            lab = self._label(sym)
+            f.add_arc(k, pynini.Arc(lab, lab, one, k + 1))
+        table = self.symbol_table()
+        f.set_input_symbols(table)
+        f.set_output_symbols(table)
+        return f
+
+    def input_acceptor(self, u: Sequence[str], arc_type: str = "log") -> pynini.Fst:
+        """Acceptor for what :meth:`fst` reads given underlying u: u (reversed if rtl) + ``$``."""
+        order = list(u)[::-1] if self.direction == "rtl" else list(u)
+        return self._acceptor([*order, END], arc_type)
+
+    def output_acceptor(self, x: Sequence[str], arc_type: str = "log") -> pynini.Fst:
+        """Acceptor for what :meth:`fst` writes given surface x (reversed if rtl)."""
+        return self._acceptor(list(x)[::-1] if self.direction == "rtl" else list(x), arc_type)
+
+    # ----------------------------------------------------------------- files
+    def save(self, path: str | Path) -> None:
+        """Write the machine as an OpenFst ``.fst`` (arc type log64, so phi survives exactly)."""
+        try:
+            self.fst("log64").write(str(path))
+        except (OSError, pynini.FstIOError) as e:
+            raise ModelError(f"{path}: cannot write channel: {e}") from e
+
+    @classmethod
+    def load(cls, path: str | Path, direction: str | None = None) -> Channel:
+        """Read a channel ``.fst`` (log or log64 arcs); the direction comes from the argument,
+        else from the JSON sidecar (:func:`sidecar_path`). phi is recovered from the arcs."""
+        try:
+            f = pynini.Fst.read(str(path))
+        except (OSError, pynini.FstIOError) as e:
+            raise ModelError(f"{path}: cannot read an OpenFst channel: {e}") from e
+        if direction is None:
+            direction = _sidecar_direction(path)
+        table = f.input_symbols()
+        if f.arc_type() not in ("log", "log64") or table is None or f.start() != START_STATE:
+            raise ModelError(f"{path}: not a channel (need log arcs, symbol tables, start 0)")
+        names = [table.find(k) for k in range(table.num_symbols())]
+        if names[:2] != [EPSILON, END]:
+            raise ModelError(f"{path}: symbol table does not start with {EPSILON} {END}")
+        try:
+            shell = cls.identity(names[2:], direction)
+        except ModelError as e:
+            raise ModelError(f"{path}: {e}") from e
+        param = {(a.src, a.dst, a.ilabel, a.olabel): a.param for a in _all_arcs(shell)}
+        phi = np.zeros_like(shell.phi)
+        arcs = read_arcs(f)  # weights exactly as stored (log64: float64)
+        for state, nextstate, ilabel, olabel, weight in zip(
+                *(x.tolist() for x in (arcs.src, arcs.dst, arcs.ilabel, arcs.olabel,
+                                       arcs.weight))):
+            key = (state, nextstate, names[ilabel], names[olabel] if olabel else None)
+            if key not in param:
+                raise ModelError(f"{path}: arc {key} is not a channel arc")
+            if param[key] is not None:
+                phi[param[key]] += math.exp(-weight)
+        sums = phi.sum(axis=2, keepdims=True)
+        if not np.allclose(sums, 1.0, atol=1e-4):
+            raise ModelError(f"{path}: edit probabilities do not sum to 1")
+        return cls(shell.symbols, direction, phi / sums)
+
+
+def _all_arcs(shell: Channel) -> list[ScanArc]:
+    """Every arc the machine over ``shell.symbols`` could have, whatever phi is."""
+    full = shell.mask / shell.mask.sum(axis=2, keepdims=True)
+    return Channel(shell.symbols, shell.direction, full).arcs()
+
+
+def _sidecar_direction(path: str | Path) -> str:
+    side = sidecar_path(path)
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelError(f"{side}: cannot read the channel's direction ({e}); "
+                         f"pass direction= explicitly") from e
+    direction = meta.get("direction") if isinstance(meta, dict) else None
+    if direction not in DIRECTIONS:
+        raise ModelError(f"{side}: 'direction' must be ltr or rtl")
+    return direction

@@ -1,0 +1,465 @@
+"""Slot lattices: for a surface slot string x, a weighted automaton over underlying strings u
+accepting u with weight p_φ(x | u) (DESIGN §3, "Slot lattices").
+
+Built by OpenFst composition: the channel's scan machine, with every arc's input relabelled to
+the arc's own index, is composed with the acceptor of x and trimmed; its input side (read from
+OpenFst's binary serialization, :mod:`~fstpunct.fst.fstbinary`) is the lattice. What remains is a
+:class:`Topology` — states and arcs, each arc remembering which
+channel arc (and so which edit φ[a, b, e]) it is. It depends only on x and the channel's
+structure, so it is cached per distinct surface string; weighting it by the current φ gives a
+:class:`Lattice` of matrices M(υ), start vector λ and final vector ρ (the ``$`` arcs).
+
+For a right-to-left channel the scan machine reads reversed strings; its lattice over reversed u
+with (λ′, M′, ρ′) is turned around as λ = ρ′, M(υ) = M′(υ)ᵀ, ρ = λ′, so every lattice here
+reads u in natural order.
+
+The tree DP needs M(l) = M(l₁)⋯M(lₘ) for every puncteme l, applied to vectors:
+:func:`product_stack` builds them all at once as a sparse :class:`~fstpunct.dp.stacks.Stack`
+(every suffix of every l, level by level), and :class:`EditCounter` turns the DP's gradients with
+respect to them (outer products) into expected counts of the channel's arcs.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import NamedTuple
+
+import numpy as np
+import pynini
+
+from ..dp import _sparse
+from ..dp.semiring import MaxProduct, Semiring, SumProduct
+from ..dp.stacks import SparseStack
+from ..dp.treedp import Outer
+from ..errors import FstpunctError
+from .channel import Channel, ScanArc
+from .fstbinary import read_arcs
+
+__all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
+           "product_stacks"]
+
+END = "$"
+
+
+@dataclass(frozen=True)
+class Topology:
+    """A trimmed lattice's shape in scan order: arcs (src, dst, channel arc index, token index;
+    token -1 = the end mark ``$``), the start state and the number of states."""
+
+    n_states: int
+    start: int
+    src: np.ndarray
+    dst: np.ndarray
+    arc: np.ndarray
+    token: np.ndarray
+    reverse: bool
+
+
+@dataclass
+class Lattice:
+    """A weighted slot lattice in natural reading order, in one semiring (sum or max): its token
+    arcs (parallel ones combined) sorted by token, then source and target state."""
+
+    start: np.ndarray
+    final: np.ndarray
+    token: np.ndarray  # each arc's token
+    src: np.ndarray  # M(token)[src, dst] = weight
+    dst: np.ndarray
+    weight: np.ndarray
+    maximum: bool = False
+
+    @property
+    def size(self) -> int:
+        return len(self.start)
+
+    @cached_property
+    def _products(self) -> dict[tuple[int, ...], np.ndarray]:
+        return {(): np.eye(self.size)}
+
+    def matrix(self, puncteme: Sequence[int]) -> np.ndarray:
+        """M(l): the product of the token matrices of ``puncteme`` (identity for ε), cached."""
+        key = tuple(puncteme)
+        cached = self._products.get(key)
+        if cached is not None:
+            return cached
+        head = self.matrix(key[:-1])
+        last = np.zeros_like(head)
+        arcs = self.token == key[-1]
+        last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
+        if len(key) == 1:  # I · M(υ) = M(υ) exactly, in both semirings
+            result = last
+        elif not head.any():
+            result = np.zeros_like(head)
+        elif self.maximum:
+            result = MaxProduct.matmul(head, last)
+        else:
+            result = head @ last
+        self._products[key] = result
+        return result
+
+    def closure(self, rate: float, exclude: int) -> np.ndarray:
+        """Σ over every token string l of rate^|l| · M(l), tokens ``exclude`` left out: the
+        geometric backoff over punctemes. Sum semiring: (I − rate·A)⁻¹ with A = Σ_υ M(υ);
+        max semiring: the best such path, the Kleene star of A (Floyd–Warshall: every cycle
+        has weight < 1, so best paths are simple)."""
+        n = self.size
+        a = np.zeros(n * n)  # flat: ufunc.at is much faster on one index array
+        keep = self.token != exclude
+        (np.maximum if self.maximum else np.add).at(a, self.src[keep] * n + self.dst[keep],
+                                                    rate * self.weight[keep])
+        a = a.reshape(n, n)
+        eye = np.eye(n)
+        if not self.maximum:
+            return np.linalg.inv(eye - a)
+        star = np.maximum(eye, a)  # best paths through no intermediate state ...
+        _sparse.max_star(star)  # ... then through states < k + 1, for k = 0, 1, ...
+        return star
+
+
+class LatticeBuilder:
+    """Builds lattices for one channel structure; topologies cached per surface string."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self._arcs = channel.arcs()
+        self._symbols = {s: k for k, s in enumerate(channel.symbols)}
+        self._machine = self._relabelled_machine()
+        self._topologies: dict[tuple[str, ...], Topology] = {}
+        self._has_param = np.array([a.param is not None for a in self._arcs])
+        self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
+        self._arc_token = np.array(
+            [-1 if a.ilabel == END else self._symbols[a.ilabel] for a in self._arcs])
+
+    def rebound(self, channel: Channel) -> LatticeBuilder:
+        """A builder for ``channel`` that shares this one's topologies when the two machines
+        have the same arcs (φ may differ but not where it is 0), as along EM."""
+        builder = LatticeBuilder(channel)
+        same = (channel.symbols, channel.direction) == (self.channel.symbols,
+                                                         self.channel.direction)
+        if same and builder._arcs == self._arcs:
+            builder._topologies = self._topologies
+        return builder
+
+    @property
+    def channel_arcs(self) -> list[ScanArc]:
+        """The channel's scan arcs; a topology's ``arc`` entries index this list."""
+        return self._arcs
+
+    def _relabelled_machine(self) -> pynini.Fst:
+        """The scan machine with input label = 1 + arc index, output = 1 + symbol index."""
+        fst = pynini.Fst(arc_type="log")
+        n_states = 1 + max(max(a.src, a.dst) for a in self._arcs)
+        for _ in range(n_states):
+            fst.add_state()
+        fst.set_start(0)
+        fst.set_final(1)
+        one = pynini.Weight.one("log")
+        for k, a in enumerate(self._arcs):
+            out = 0 if a.olabel is None else 1 + self._symbols[a.olabel]
+            fst.add_arc(a.src, pynini.Arc(1 + k, out, one, a.dst))
+        return fst.arcsort("olabel")
+
+    def topology(self, surface: Sequence[str]) -> Topology:
+        key = tuple(surface)
+        topo = self._topologies.get(key)
+        if topo is None:
+            topo = self._topologies[key] = self._compose(key)
+        return topo
+
+    def _compose(self, surface: tuple[str, ...]) -> Topology:
+        reverse = self.channel.direction == "rtl"
+        scan = surface[::-1] if reverse else surface
+        acceptor = pynini.Fst(arc_type="log")
+        acceptor.add_states(len(scan) + 1)
+        acceptor.set_start(0)
+        acceptor.set_final(len(scan))
+        one = pynini.Weight.one("log")
+        for k, tok in enumerate(scan):
+            if tok not in self._symbols:
+                raise FstpunctError(f"surface token {tok!r} is not in the channel's alphabet")
+            label = 1 + self._symbols[tok]
+            acceptor.add_arc(k, pynini.Arc(label, label, one, k + 1))
+        # trimmed (connect=True); only its input labels are read: no need to project
+        lattice = pynini.compose(self._machine, acceptor, connect=True)
+        if lattice.start() < 0:
+            raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
+        read = read_arcs(lattice)
+        arcs, src_a, dst_a = read.ilabel - 1, read.src, read.dst
+        token = self._arc_token[arcs]
+        # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
+        used = np.zeros(lattice.num_states(), dtype=bool)
+        used[src_a] = used[dst_a[token >= 0]] = True
+        used[lattice.start()] = True
+        keep = np.flatnonzero(used)
+        index = np.full(lattice.num_states(), -1)
+        index[keep] = np.arange(len(keep))
+        return Topology(len(keep), int(index[lattice.start()]), index[src_a], index[dst_a],
+                        arcs, token, reverse)
+
+    def edit_totals(self, arc_counts: np.ndarray) -> np.ndarray:
+        """Counts per channel arc summed into counts per edit φ[a, b, e]."""
+        out = np.zeros(self.channel.phi.shape)
+        np.add.at(out, self._param_index, arc_counts[self._has_param])
+        return out
+
+    def arc_weights(self) -> np.ndarray:
+        """Probability of every channel arc under the current φ (1 for parameter-free arcs)."""
+        phi = self.channel.phi
+        return np.array([1.0 if a.param is None else phi[a.param] for a in self._arcs])
+
+    def lattice(self, surface: Sequence[str], weights: np.ndarray,
+                maximum: bool = False) -> Lattice:
+        """Weight the topology of ``surface`` by channel-arc probabilities ``weights``."""
+        return self.lattices(surface, weights, [maximum])[0]
+
+    def lattices(self, surface: Sequence[str], weights: np.ndarray,
+                 kinds: Sequence[bool]) -> list[Lattice]:
+        """:meth:`lattice` in every semiring of ``kinds`` (True: max), all with the same arcs."""
+        topo = self.topology(surface)
+        n = topo.n_states
+        semirings = [MaxProduct if maximum else SumProduct for maximum in kinds]
+        w = weights[topo.arc]
+        ends = topo.token < 0
+        src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
+        arcs = ~ends
+        key, combined = _combine(semirings, (topo.token[arcs] * n + src[arcs]) * n + dst[arcs],
+                                 w[arcs])
+        token, state = np.divmod(key, n * n)
+        out = []
+        for semiring, maximum, weight in zip(semirings, kinds, combined):
+            start = np.zeros(n)
+            start[topo.start] = 1.0
+            final = semiring.scatter(topo.src[ends], w[ends], n)
+            if topo.reverse:
+                start, final = final, start
+            out.append(Lattice(start, final, token, state // n, state % n, weight, maximum))
+        return out
+
+
+def _combine(semirings: Sequence[type[Semiring]], key: np.ndarray,
+             values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The distinct keys in increasing order, with the ⊕ of the values of each in every one of
+    ``semirings``."""
+    if not len(key):
+        return key, [values for _ in semirings]
+    order = np.argsort(key, kind="stable")  # keys come nearly sorted: runs make this cheap
+    key, values = key[order], values[order]
+    first = np.flatnonzero(np.diff(key, prepend=-1))
+    return key[first], [semiring.segments(values, first) for semiring in semirings]
+
+
+# --- products of token matrices as sparse stacks -------------------------------------------------
+
+class _Plan(NamedTuple):
+    """How to build M(s) for a list of token strings through all their suffixes, level by level
+    (the same for every lattice): level d holds the suffixes of length d, string q of it being
+    token ``heads[q]`` then string ``parents[q]`` of level d − 1 (indices within levels, flat
+    over levels; level 0 is ε); ``wanted[a]`` is the flat index of the a-th string asked for."""
+
+    level_offsets: np.ndarray
+    heads: np.ndarray
+    parents: np.ndarray
+    wanted: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
+    closed = {s[k:] for s in strings for k in range(len(s) + 1)} | {()}
+    index: dict[tuple[int, ...], int] = {}
+    levels: list[list[tuple[int, ...]]] = [[()]]
+    for d in range(1, max(map(len, strings), default=0) + 1):
+        levels.append(sorted(s for s in closed if len(s) == d))
+    flat = [s for level in levels for s in level]
+    for level in levels:
+        index.update((s, i) for i, s in enumerate(level))
+    offsets = np.cumsum([0] + [len(level) for level in levels])
+    at = {s: q for q, s in enumerate(flat)}
+    return _Plan(offsets.astype(np.intp), np.array([s[0] if s else 0 for s in flat], np.intp),
+                 np.array([index[s[1:]] if s else 0 for s in flat], np.intp),
+                 np.array([at[s] for s in strings], np.intp))
+
+
+class _Rows(NamedTuple):
+    """Stacked CSR rows of matrices in several lattices of one topology: the nonzeros' places,
+    and a row of values per lattice."""
+
+    indptr: np.ndarray
+    indices: np.ndarray
+    values: np.ndarray  # (lattices, nonzeros)
+
+
+def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
+                     transpose: bool = False) -> _Rows:
+    """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I), stacked (row a·N + r
+    is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in every one of ``lattices`` (the same arcs,
+    weighted in their own semirings): row r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by
+    M(t)[r, r′], built for all suffixes level by level (compiled, all lattices in one pass)."""
+    lattice = lattices[0]
+    n = lattice.size
+    token, src, dst = lattice.token, lattice.src, lattice.dst
+    weight = np.array([lat.weight for lat in lattices], dtype=float)
+    if transpose:  # Mᵀ(s) = Mᵀ(s_m)⋯Mᵀ(s_1): reversed strings over reversed arcs
+        src, dst = dst, src
+        order = np.lexsort((dst, src, token))
+        token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
+    plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
+    n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
+    arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
+    maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
+    return _Rows(*_sparse.string_products(
+        n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
+        plan.parents, plan.wanted, maximum))
+
+
+def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
+                  extra: Sequence[np.ndarray] = (), transpose: bool = False) -> SparseStack:
+    """M(s) = M(s₁)⋯M(s_m) (M(ε) = I) for every token string s, or their transposes, then any
+    extra matrices, as a :class:`~fstpunct.dp.stacks.SparseStack` in the lattice's semiring."""
+    return product_stacks([lattice], strings, [extra], transpose)[0]
+
+
+def product_stacks(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
+                   extras: Sequence[Sequence[np.ndarray]], transpose: bool = False
+                   ) -> list[SparseStack]:
+    """:func:`product_stack` of each of ``lattices`` (the same arcs in their own semirings, as
+    the sum and max lattices of a surface string) with its ``extras``, computed in one pass.
+    The stacks share their index arrays (and their transposes': see
+    :meth:`~fstpunct.dp.stacks.SparseStack.family`): an extra matrix is stored on the union of its
+    nonzeros in every lattice, an explicit 0 where one of them has none (sum and max closures
+    have the same nonzeros)."""
+    n = lattices[0].size
+    rows = _string_products(lattices, strings, transpose)
+    parts = [(rows.indptr[1:], rows.indices, rows.values)]
+    for mats in zip(*extras):  # one extra matrix in every lattice
+        r, c = np.nonzero(np.any(mats, axis=0))
+        parts.append((np.searchsorted(r, np.arange(1, n + 1)), c.astype(np.int32),
+                      np.array([m[r, c] for m in mats])))
+    starts = np.cumsum([0] + [len(indices) for _, indices, _ in parts[:-1]])
+    ptr = np.concatenate([rows.indptr[:1]] + [ends + start
+                                              for (ends, _, _), start in zip(parts, starts)])
+    return SparseStack.family(len(parts) - 1 + len(strings), n, ptr,
+                              np.concatenate([indices for _, indices, _ in parts]),
+                              np.concatenate([values for *_, values in parts], axis=1))
+
+
+def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(start, start + length)`` for every pair."""
+    firsts = np.cumsum(lengths) - lengths
+    return np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
+
+
+class _Positions(NamedTuple):
+    """Token positions k of punctemes l, sorted by token: l, lₖ, and the index of l_<k among
+    the prefixes and of l_>k among the suffixes (-1 where that side is not needed)."""
+
+    puncteme: np.ndarray
+    token: np.ndarray
+    prefix: np.ndarray
+    suffix: np.ndarray
+
+    @classmethod
+    def of(cls, punctemes: Sequence[tuple[int, ...]], pos: list[tuple[int, int]],
+           prefixes: dict[tuple[int, ...], int],
+           suffixes: dict[tuple[int, ...], int]) -> _Positions:
+        pos = sorted(pos, key=lambda ak: punctemes[ak[0]][ak[1]])
+        return cls(np.array([a for a, _ in pos], dtype=np.intp),
+                   np.array([punctemes[a][k] for a, k in pos], dtype=np.intp),
+                   np.array([prefixes.get(punctemes[a][:k], -1) for a, k in pos], dtype=np.intp),
+                   np.array([suffixes.get(punctemes[a][k + 1:], -1) for a, k in pos],
+                            dtype=np.intp))
+
+
+class EditCounter:
+    """Expected counts of the channel arcs used in one slot (sum semiring), given ∂log Z with
+    respect to the slot's puncteme matrices M(l) (l in ``punctemes``) and their backoff
+    closure K as rank-one terms (:class:`~fstpunct.dp.treedp.Outer` over a stack holding M(l) for
+    every l, then K), and ∂log Z with respect to its start and final vectors.
+
+    An arc of token υ and weight w from s to t counts w·G_υ[s, t], G_υ = ∂log Z/∂M(υ).
+    ∂/∂M(l) = p qᵀ puts (M(l_<k)ᵀ p)(M(l_>k) q)ᵀ into G_υ for every position k with lₖ = υ
+    (sparse products over the stacks of all prefixes and suffixes of V). First positions share
+    M(ε)ᵀp = p and last ones share q, so those add up to one p ⊗ b_υ and one f_υ ⊗ q per token;
+    only the middle positions of punctemes of 3+ tokens are paired with υ's arcs one by one.
+    ∂/∂K = p qᵀ puts rate·(Kᵀp)(Kq)ᵀ into G_υ for every token υ but ``exclude``. Each term
+    is one compiled pass over the slot's arcs (:func:`fstpunct.dp._sparse.edit_gradient`)."""
+
+    def __init__(self, builder: LatticeBuilder, surface: Sequence[str], weights: np.ndarray,
+                 lattice: Lattice, punctemes: Sequence[tuple[int, ...]], closure: np.ndarray,
+                 rate: float, exclude: int) -> None:
+        topo = builder.topology(surface)
+        n_states = lattice.size
+        self._topology, self._n_arcs, self._n_states = topo, len(builder.channel_arcs), n_states
+        self._n_tokens = len(builder.channel.symbols)
+        self._weights = weights[topo.arc]
+        self._closure, self._rate = closure, rate
+        self._ends = np.flatnonzero(topo.token < 0)
+        # token arcs in natural reading order, sorted by token
+        arcs = np.flatnonzero(topo.token >= 0)
+        self._arcs = arcs[np.argsort(topo.token[arcs], kind="stable")]
+        src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
+        self._tok, self._src, self._dst = (x[self._arcs] for x in (topo.token, src, dst))
+        self._boundary = np.flatnonzero(self._tok == exclude)
+        self._exclude = exclude  # the token the closure does not reach
+        spots: dict[str, list[tuple[int, int]]] = {"first": [], "last": [], "middle": []}
+        for a, l in enumerate(punctemes):
+            for k in range(len(l)):
+                spots["first" if k == 0 else "last" if k == len(l) - 1 else "middle"].append((a, k))
+        prefixes = sorted({punctemes[a][:k] for a, k in spots["last"] + spots["middle"]})
+        suffixes = sorted({punctemes[a][k + 1:] for a, k in spots["first"] + spots["middle"]})
+        pre = {x: i for i, x in enumerate(prefixes)}
+        suf = {x: i for i, x in enumerate(suffixes)}
+        first, last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
+                               for x in ("first", "last", "middle"))
+        self._prefixes = product_stack(lattice, prefixes, transpose=True)
+        self._suffixes = product_stack(lattice, suffixes)
+        # each middle position against each arc of its token, as flat indices into the
+        # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
+        count = np.bincount(self._tok, minlength=self._n_tokens)[middle.token]
+        at = np.repeat(np.arange(len(middle.token)), count)
+        middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
+        tokens = np.arange(self._n_tokens + 1)
+        # in the order _sparse.edit_gradient takes them: token arcs (per-token offsets, source,
+        # target); first positions and last positions (per-token offsets, puncteme, suffix or
+        # prefix); middle pairs (arc, puncteme, flat prefix and suffix indices)
+        self._layout = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
+            np.searchsorted(self._tok, tokens), self._src, self._dst,
+            np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
+            np.searchsorted(last.token, tokens), last.puncteme, last.prefix,
+            middle_arc, middle.puncteme[at], middle.prefix[at] * n_states + self._src[middle_arc],
+            middle.suffix[at] * n_states + self._dst[middle_arc]))
+
+    def counts(self, terms: Sequence[Outer], grad_start: np.ndarray, grad_final: np.ndarray,
+               grad_prefix: np.ndarray | None = None) -> np.ndarray:
+        """Expected count of every channel arc; ``grad_prefix`` is ∂log Z/∂M(∘) in slot 0."""
+        grad = np.zeros(len(self._tok))
+        none = np.zeros(0)
+        for coef, p, q in _rank_one(terms):
+            # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix, Kᵀp and Kq
+            p, q = (np.ascontiguousarray(x, dtype=float) for x in (p, q))
+            closure = float(coef[-1]) * self._rate
+            kp, kq = (p @ self._closure, self._closure @ q) if closure else (none, none)
+            _sparse.edit_gradient(grad, np.ascontiguousarray(coef, dtype=float), p, q,
+                                  self._prefixes.rows.matvec(p), self._suffixes.rows.matvec(q),
+                                  closure, kp, kq, self._exclude, self._n_states, *self._layout)
+        if grad_prefix is not None:
+            src, dst = self._src[self._boundary], self._dst[self._boundary]
+            grad[self._boundary] += grad_prefix[src, dst]
+        topo = self._topology
+        full = np.zeros(len(topo.arc))
+        full[self._arcs] = grad
+        full[self._ends] = (grad_start if topo.reverse else grad_final)[topo.src[self._ends]]
+        return np.bincount(topo.arc, weights=full * self._weights, minlength=self._n_arcs)
+
+
+def _rank_one(terms: Sequence[Outer]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(coef, p, q) with one p and one q per term, splitting terms that have a vector per
+    matrix (a sentence without words) into one term per matrix."""
+    for t in terms:
+        if t.p.ndim == 1 and t.q.ndim == 1:
+            yield t.coef, t.p, t.q
+            continue
+        for a in np.flatnonzero(t.coef):
+            coef = np.zeros_like(t.coef)
+            coef[a] = t.coef[a]
+            yield coef, t.p if t.p.ndim == 1 else t.p[a], t.q if t.q.ndim == 1 else t.q[a]

@@ -1,0 +1,319 @@
+"""The Attach model p_θ(l, r | w) (DESIGN §3): a log-linear distribution over W_d for each node.
+
+θ is the matrix Θ[context feature, pair feature] of :mod:`fstpunct.model.features`, stored flat
+(row-major, in two blocks: :class:`AttachModel`), so the score of pair p at node w is
+Σ_{c ∈ ctx(w)} (Θ Gᵀ)[c, p].
+
+A corpus is featurised once into :class:`AttachData`. Its public layout is flat: candidate rows
+(node, pair) concatenated in node order (sentence by sentence, nodes 1..n, or the one pseudo node
+of a sentence without words), ``node_offsets`` (the rows of node j are
+``node_offsets[j]:node_offsets[j+1]``) and ``sentence_offsets`` (the nodes of sentence s).
+For computation, nodes are grouped by candidate set: all nodes of a group share W, so their scores
+are one sparse × dense product X_g · (Θ Gᵀ)[C_g, W] over the contexts C_g the group's nodes have
+(few for a sentence, since lexical contexts are many) and the softmax is a row operation on a
+dense block (no per-node Python loop). Θ Gᵀ is computed once per θ (:func:`pair_scores`;
+``PunctModel.pair_scores`` keeps it). Nodes of a group with identical context features are merged —
+their distributions are equal and their targets add up — which shrinks the work several-fold.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..dp.sparse import Csr
+from ..errors import ModelError
+from ..ud.slots import SlotSentence
+from .features import is_lexical, is_side, lexical_contexts, node_contexts, pair_features
+from .vocab import EMPTY, Vocab
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
+
+__all__ = ["AttachModel", "AttachData", "pair_scores", "probabilities", "node_pairs", "objective",
+           "fit"]
+
+log = logging.getLogger(__name__)
+
+
+class AttachModel:
+    """Vocabularies, symmetric marks and the feature index; θ is kept separately (flat array).
+
+    ``contexts`` lists the unlexicalised context features first, then the lexical ones
+    (:func:`~.features.is_lexical`). θ has two blocks, flat one after the other: Θ over
+    (unlexicalised context, pair feature), then Θ_lex over (lexical context, *side* feature: the
+    ``L=``, ``R=`` and ``M`` pair features), so a word votes for each puncteme of a pair but not
+    for every pair of the table."""
+
+    def __init__(self, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
+                 contexts: Sequence[str]) -> None:
+        self.vocab = vocab
+        self.symmetric = tuple((a, b) for a, b in symmetric)
+        self.contexts = tuple(contexts)
+        self.context_index = {c: k for k, c in enumerate(self.contexts)}
+        lexical = [is_lexical(c) for c in self.contexts]
+        self.n_base = lexical.index(True) if any(lexical) else len(lexical)
+        if not all(lexical[self.n_base:]):
+            raise ModelError("lexical context features must come after all the others")
+        self.lexical = self.n_base < len(self.contexts)
+        self.pair_feature_names, self.pair_matrix = pair_features(vocab, self.symmetric)
+        self.side = np.array([k for k, f in enumerate(self.pair_feature_names) if is_side(f)],
+                             dtype=np.intp)
+        self.side_matrix = self.pair_matrix.columns(self.side)
+
+    @classmethod
+    def build(cls, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
+              sentences: Sequence[SlotSentence], lexical: int = 0) -> AttachModel:
+        """Index every context feature that occurs in the (training) sentences, and the lexical
+        ones (:func:`~fstpunct.model.features.lexical_contexts`) of their ``lexical`` most frequent
+        lowercased words (ties broken alphabetically)."""
+        contexts = {c for s in sentences for node in node_contexts(s) for c in node}
+        words: set[str] = set()
+        if lexical:
+            counts = Counter(w.lower() for s in sentences for w in s.words)
+            top = sorted(counts, key=lambda w: (-counts[w], w))[:lexical]
+            keep = {f"={w}" for w in top}
+            words = {c for s in sentences for node in lexical_contexts(s) for c in node
+                     if c[c.index("="):] in keep}
+        return cls(vocab, symmetric, sorted(contexts) + sorted(words))
+
+    @property
+    def shapes(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """The shapes of θ's two blocks: (unlexicalised contexts × pair features), (lexical
+        contexts × side features)."""
+        return ((self.n_base, len(self.pair_feature_names)),
+                (len(self.contexts) - self.n_base, len(self.side)))
+
+    @property
+    def size(self) -> int:
+        """The number of weights in θ."""
+        return sum(r * c for r, c in self.shapes)
+
+    def blocks(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """θ's two blocks as matrices (views of flat ``theta``)."""
+        (r0, c0), (r1, c1) = self.shapes
+        return theta[:r0 * c0].reshape(r0, c0), theta[r0 * c0:].reshape(r1, c1)
+
+    def init_theta(self, token_cost: float = 0.0) -> np.ndarray:
+        """The prior mean θ₀ (flat): every pair (l, r) scores −token_cost · (|l| + |r|) through
+        the ``bias`` feature, so where the data say nothing fewer underlying marks win; with
+        ``token_cost`` 0 it is θ = 0, the uniform distribution over every W_d."""
+        theta = np.zeros(self.size)
+        bias = self.context_index.get("bias")
+        if token_cost and bias is not None:
+            sizes = np.array([len(p) for p in self.vocab.punctemes])
+            lr = np.asarray(self.vocab.pairs, dtype=np.int64).reshape(-1, 2)
+            self.blocks(theta)[0][bias, :len(lr)] = -token_cost * (sizes[lr[:, 0]] +
+                                                                   sizes[lr[:, 1]])
+        return theta
+
+    def save(self, path: str | Path, theta: np.ndarray) -> None:
+        """Write ``<path>.json`` (vocabularies, symmetric pairs, feature names) and
+        ``<path>.npz`` (θ's blocks: ``theta``, contexts × pair features, and, with lexical
+        contexts, ``lexical``, lexical contexts × side features)."""
+        meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
+                "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
+        Path(f"{path}.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                        encoding="utf-8")
+        base, lexical = self.blocks(np.asarray(theta, dtype=np.float64))
+        np.savez_compressed(f"{path}.npz", theta=base,
+                            **({"lexical": lexical} if self.lexical else {}))
+
+    @classmethod
+    def load(cls, path: str | Path) -> tuple[AttachModel, np.ndarray]:
+        """Read what :meth:`save` wrote: the model and flat θ."""
+        try:
+            meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
+            with np.load(f"{path}.npz") as npz:
+                blocks = [npz["theta"], npz["lexical"] if "lexical" in npz else None]
+            model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
+        except (OSError, KeyError, ValueError, ModelError) as e:
+            raise ModelError(f"{path}: cannot load attach model: {e}") from e
+        if blocks[1] is None:
+            blocks[1] = np.zeros((0, len(model.side)))
+        if model.pair_feature_names != meta["pair_features"] or \
+                [b.shape for b in blocks] != list(model.shapes):
+            raise ModelError(f"{path}: attach weights do not match the feature index")
+        return model, np.concatenate([b.ravel() for b in blocks]).astype(np.float64, copy=False)
+
+
+@dataclass(frozen=True, eq=False)
+class _Group:
+    """Nodes sharing one candidate set W (key from :meth:`Vocab.relation_key`)."""
+
+    key: str
+    candidates: np.ndarray    # W: pair indices
+    nodes: np.ndarray         # node ids
+    used: np.ndarray          # the context features the group's nodes have (ascending ids)
+    contexts: Csr             # distinct context rows (U × len(used)), binary, over ``used``
+    inverse: np.ndarray       # node -> its row in ``contexts``
+
+    @cached_property
+    def contexts_t(self) -> sp.csr_matrix:
+        """The transpose of ``contexts`` for scipy (training's gradients)."""
+        return self.contexts.scipy().T
+
+    def scores(self, st: np.ndarray) -> np.ndarray:
+        """The score of every candidate at every distinct context row (U × |W|), from the
+        :func:`pair_scores` ``st``: only the rows of the contexts used are read."""
+        return self.contexts.matmul(st[np.ix_(self.used, self.candidates)])
+
+
+@dataclass(frozen=True, eq=False)
+class AttachData:
+    """A featurised corpus (see module docstring); ``pairs`` holds each row's pair index."""
+
+    model: AttachModel
+    pairs: np.ndarray
+    node_offsets: np.ndarray
+    sentence_offsets: np.ndarray
+    groups: tuple[_Group, ...]
+
+    @classmethod
+    def build(cls, model: AttachModel, sentences: Sequence[SlotSentence]) -> AttachData:
+        """Featurise ``sentences`` (context features unknown to the model are dropped)."""
+        index, vocab = model.context_index, model.vocab
+        known = index.get
+        groups: dict[str, tuple[list[int], dict[tuple[int, ...], int], list[int]]] = {}
+        sentence_offsets = [0]
+        node = 0
+        for s in sentences:
+            for d, names in zip(s.deprels if s.n else (EMPTY,),
+                                node_contexts(s, model.lexical)):
+                key = vocab.relation_key(d)
+                ids = tuple(sorted([i for i in map(known, names) if i is not None]))
+                nodes, distinct, inverse = groups.setdefault(key, ([], {}, []))
+                nodes.append(node)
+                inverse.append(distinct.setdefault(ids, len(distinct)))
+                node += 1
+            sentence_offsets.append(node)
+        built = []
+        sizes = np.zeros(node, dtype=np.int64)
+        for key in sorted(groups):
+            nodes, distinct, inverse = groups[key]
+            indptr = np.cumsum([0] + [len(ids) for ids in distinct], dtype=np.intp)
+            flat = np.fromiter((c for ids in distinct for c in ids), np.intp, indptr[-1])
+            used, local = np.unique(flat, return_inverse=True)
+            x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
+            g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), used, x,
+                       np.asarray(inverse, dtype=np.int64))
+            sizes[g.nodes] = len(g.candidates)
+            built.append(g)
+        node_offsets = np.concatenate([[0], np.cumsum(sizes)])
+        pairs = np.empty(node_offsets[-1], dtype=np.int32)
+        data = cls(model, pairs, node_offsets, np.asarray(sentence_offsets, dtype=np.int64),
+                   tuple(built))
+        for g in built:
+            pairs[data.rows(g)] = g.candidates
+        return data
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.node_offsets) - 1
+
+    def rows(self, group: _Group) -> np.ndarray:
+        """Flat row indices of a group's candidates (nodes × |W|)."""
+        return self.node_offsets[group.nodes][:, None] + np.arange(len(group.candidates))
+
+
+def node_pairs(data: AttachData, node: int) -> np.ndarray:
+    """The candidate pair indices (W) of ``node``, aligned with its rows."""
+    return data.pairs[data.node_offsets[node]:data.node_offsets[node + 1]]
+
+
+def pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
+    """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
+    block (lexical contexts through the side features only)."""
+    base, lexical = model.blocks(theta)
+    out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
+    out[:model.n_base] = model.pair_matrix.rmatmul_t(base)
+    if model.lexical:
+        out[model.n_base:] = model.side_matrix.rmatmul_t(lexical)
+    return out
+
+
+def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row-wise log-partition and probabilities, the latter computed in place of ``scores``."""
+    top = scores.max(axis=1, keepdims=True)
+    p = np.exp(np.subtract(scores, top, out=scores), out=scores)
+    total = p.sum(axis=1, keepdims=True)
+    p /= total
+    return (top + np.log(total))[:, 0], p
+
+
+def probabilities(theta: np.ndarray, data: AttachData,
+                  scores: np.ndarray | None = None) -> np.ndarray:
+    """p_θ(l, r | w) for every candidate row (flat; sums to 1 over each node's rows);
+    ``scores``: :func:`pair_scores` of θ, where already known."""
+    st = pair_scores(theta, data.model) if scores is None else scores
+    out = np.empty(len(data.pairs))
+    for g in data.groups:
+        _, p = _softmax(g.scores(st))
+        out[data.rows(g)] = p[g.inverse]
+    return out
+
+
+def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
+    """Targets summed over the nodes merged into each distinct context row, per group."""
+    import scipy.sparse as sp  # here: training only (slow to import)
+
+    out = []
+    for g in data.groups:
+        merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
+                              shape=(g.contexts.n_rows, len(g.nodes)))
+        out.append(np.asarray(merge @ targets[data.rows(g)]))
+    return out
+
+
+def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
+               l2: float, center: np.ndarray | None) -> tuple[float, np.ndarray]:
+    st = pair_scores(theta, data.model)
+    d_st = np.zeros_like(st)
+    offset = theta if center is None else theta - center
+    value = -0.5 * l2 * float(offset @ offset)
+    for g, t in zip(data.groups, merged):
+        scores = g.scores(st)
+        fit_term = np.vdot(t, scores)  # before the softmax overwrites the scores
+        log_z, p = _softmax(scores)
+        mass = t.sum(axis=1)
+        value += float(fit_term - mass @ log_z)
+        p *= -mass[:, None]
+        p += t
+        d_st[np.ix_(g.used, g.candidates)] += g.contexts_t @ p
+    model = data.model
+    grad = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
+                           model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+    grad -= l2 * offset
+    return value, grad
+
+
+def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
+              center: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (center: 0 unless given, e.g.
+    :meth:`AttachModel.init_theta`) and its gradient in θ."""
+    return _objective(theta, data, _merge_targets(data, targets), l2, center)
+
+
+def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
+        maxiter: int = 50, center: np.ndarray | None = None) -> np.ndarray:
+    """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
+    iterations); ``targets`` are expected pair counts aligned with the rows of ``data``."""
+    merged = _merge_targets(data, targets)
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        value, grad = _objective(theta, data, merged, l2, center)
+        return -value, -grad
+
+    from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
+
+    result = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
+    log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
+              result.message)
+    return np.asarray(result.x)

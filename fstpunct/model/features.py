@@ -1,0 +1,114 @@
+"""Feature templates of the Attach model (DESIGN §3): context features × pair features.
+
+Every feature of f(l, r, w) is a conjunction of one *context feature* of node w with one *pair
+feature* of (l, r), so θ is a matrix Θ[context, pair feature] and the score of every candidate
+pair of every node is a row of X Θ Gᵀ (X: nodes × contexts, G: pairs × pair features, both binary;
+lexical contexts have weights for side features only).
+
+Context features of a node w spanning slots i..k (names as stored in a model):
+``bias``; ``d=`` its full relation and ``b=`` the base relation (``nmod:poss`` gives ``d=nmod:poss``
+and ``b=nmod``, so unseen subtypes share weights); ``u=`` its UPOS; ``pd=``/``pu=`` the relation
+and UPOS of its parent (``<root>`` for the root); ``c=`` each distinct relation among its children;
+``ll=``/``lr=`` the UPOS of the words left and right of slot i and ``rl=``/``rr=`` of slot k
+(``<s>``/``</s>`` past the sentence ends); ``start``/``end`` when the span starts/ends the
+sentence. The pseudo node of a sentence without words has ``bias``, ``d=<empty>``, ``b=<empty>``,
+``start``, ``end``.
+
+*Lexical* contexts, in models trained with them (:func:`lexical_contexts`): ``fw=`` the node's
+own word, ``llw=``/``lrw=`` the words left and right of slot i and ``rlw=``/``rrw=`` of slot k,
+lowercased, for the most frequent words of training only (``Settings.lexical``): the words that
+cue punctuation are mostly function words (*however*, *which*; Hindi *जो*, *कि*). They are
+conjoined with the side pair features only (``L=``, ``R=``, ``M``; see
+:class:`~.attach.AttachModel`): a word makes a mark on one side of its constituent more or
+less likely, without a weight for every pair of the table.
+
+Pair features of (l, r): ``P=l|r`` (the pair), ``L=l``, ``R=r``, and ``M`` when l and r contain
+symmetric marks that mirror each other (:func:`~.vocab.unmatched` is false). ``L=``/``R=``
+exist only for punctemes that occur on that side of some pair of the table.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ..dp.sparse import Csr
+from ..ud.slots import SlotSentence
+from ..ud.tree import children
+from .vocab import EMPTY, Puncteme, Vocab
+
+__all__ = ["node_contexts", "lexical_contexts", "is_lexical", "is_side", "pair_features",
+           "render"]
+
+_BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
+_LEXICAL = ("fw=", "llw=", "lrw=", "rlw=", "rrw=")
+
+
+def render(p: Puncteme) -> str:
+    """A puncteme as text: tokens joined by spaces, ``ε`` when empty."""
+    return " ".join(p) or "ε"
+
+
+def is_lexical(context: str) -> bool:
+    return context.startswith(_LEXICAL)
+
+
+def is_side(pair_feature: str) -> bool:
+    """Whether a pair feature is a side feature (``L=``, ``R=``, ``M``: not ``P=``)."""
+    return not pair_feature.startswith("P=")
+
+
+def lexical_contexts(sent: SlotSentence) -> list[list[str]]:
+    """The lexical context features of each node (none for the pseudo node)."""
+    words = (_BOS, *(w.lower() for w in sent.words), _EOS)
+    return [[f"fw={words[w]}", f"llw={words[i]}", f"lrw={words[i + 1]}", f"rlw={words[k]}",
+             f"rrw={words[k + 1]}"] for w, (i, k) in enumerate(sent.spans, 1)]
+
+
+def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
+    """Context feature names of each node (1..n, or the one pseudo node when n = 0), with the
+    lexical ones if asked."""
+    n = sent.n
+    if n == 0:
+        return [["bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end"]]
+    upos = (_BOS, *sent.upos, _EOS)
+    deprels, heads = sent.deprels, sent.heads
+    kids = children(heads)
+    out = []
+    for w, (i, k) in enumerate(sent.spans, 1):
+        d, h = deprels[w - 1], heads[w - 1]
+        feats = ["bias", f"d={d}", f"b={d.split(':')[0]}", f"u={upos[w]}",
+                 f"pd={deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
+                 f"ll={upos[i]}", f"lr={upos[i + 1]}", f"rl={upos[k]}", f"rr={upos[k + 1]}"]
+        if kids[w]:
+            feats.extend(f"c={c}" for c in sorted({deprels[c - 1] for c in kids[w]}))
+        if i == 0:
+            feats.append("start")
+        if k == n:
+            feats.append("end")
+        out.append(feats)
+    if lexical:
+        for feats, words in zip(out, lexical_contexts(sent)):
+            feats.extend(words)
+    return out
+
+
+def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str], Csr]:
+    """Names of the pair features and the binary matrix G (pairs × pair features)."""
+    strings = [vocab.pair_strings(p) for p in range(len(vocab.pairs))]
+    lr = np.asarray(vocab.pairs, dtype=np.int64).reshape(-1, 2)
+    lefts, left_col = np.unique(lr[:, 0], return_inverse=True)
+    rights, right_col = np.unique(lr[:, 1], return_inverse=True)
+    names = [f"P={render(l)}|{render(r)}" for l, r in strings]
+    names += [f"L={render(vocab.punctemes[p])}" for p in lefts]
+    names += [f"R={render(vocab.punctemes[p])}" for p in rights]
+    names.append("M")
+    marks = {t for pair in symmetric for t in pair}
+    bad = vocab.unmatched_mask(symmetric)
+    matched = [k for k, (l, r) in enumerate(strings)
+               if not bad[k] and any(t in marks for t in l + r)]
+    every = np.arange(len(strings))
+    rows = np.concatenate([every, every, every, matched]).astype(np.int64)
+    cols = np.concatenate([every, len(strings) + left_col, len(strings) + len(lefts) + right_col,
+                           np.full(len(matched), len(names) - 1)]).astype(np.int64)
+    return names, Csr.of(len(strings), len(names), rows, cols, np.ones(len(rows)))

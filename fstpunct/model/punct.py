@@ -1,0 +1,472 @@
+"""The punctuation model p(x | T) = Σ_T′ p_θ(T′ | T) · Π_i p_φ(xᵢ | uᵢ(T′)) and its inference.
+
+A :class:`PunctModel` joins the Attach model (θ), the channel (φ) and a **backoff** that gives
+every sentence nonzero probability: at every node
+
+    p(l, r | w) = (1 − β) · p_θ(l, r | w)  [(l, r) ∈ W_d]   +   β · q(l) · q(r),
+    q(l) = (1 − s) · (s / |Σ|)^|l|,
+
+a proper distribution over *all* pairs of token strings (Σ = the channel's tokens except ∘).
+Its contribution to a node's matrix is β(1 − s)² · C_i · B · C_k with the closures
+C_i = Σ_l (s/|Σ|)^|l| M_i(l) = (I − (s/|Σ|) Σ_υ M_i(υ))⁻¹
+(:meth:`~fstpunct.fst.lattice.Lattice.closure`),
+so the infinite sum is exact. Since the channel keeps every window with nonzero probability,
+any surface slot string can come from one constituent's puncteme, and no sentence has p = 0.
+
+:class:`Inference` fixes θ and φ and turns a sentence into a
+:class:`~fstpunct.dp.treedp.MatrixTree` whose candidates are the pairs of W_d the slot lattices
+allow, plus the backoff. Every node's matrices are the stacks of its two slots, one per distinct
+surface string (a :class:`Slot`: the lattice and M(l) for every l of V, then the closure), kept
+in a :class:`SlotCache` that several Inferences of one model can share.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
+from typing import NamedTuple
+
+import numpy as np
+
+from ..dp.forest import Forest, KernelStack, SlotVectors
+from ..dp.forest import log_partition as forest_log_partition
+from ..dp.forest import viterbi as forest_viterbi
+from ..dp.semiring import MaxProduct, SumProduct
+from ..dp.stacks import DenseStack, SparseStack
+from ..dp.treedp import Candidates, Gradients, MatrixTree, Outer, inside, outside, sample, viterbi
+from ..fst.channel import Channel
+from ..fst.lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
+from ..ud.slots import BOUNDARY, SlotSentence
+from .attach import AttachData, AttachModel, pair_scores, probabilities
+from .vocab import Puncteme, Vocab
+
+__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
+
+BACKOFF = -1  # the label of the backoff candidate
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Hyperparameters, recorded with every trained model."""
+
+    backoff: float = 1e-3       # β
+    continuation: float = 0.5   # s
+    xi: float = 2.0             # posterior-regularisation tilt on unmatched symmetric marks
+    l2: float = 1.0             # on θ
+    prior: float = 1.0          # Dirichlet pseudo-counts per window, centred on the initial φ
+    # θ's L2 prior is centred on −token_cost per underlying token (4: the bundled models';
+    # RESULTS.md, "Phantom marks"); 0 centres it on the uniform distribution
+    token_cost: float = 4.0
+    # word contexts for this many of the most frequent training words (features.py; 0: none;
+    # 500: the bundled +NC models', chosen on dev; RESULTS.md, "Lexical contexts")
+    lexical: int = 500
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+@dataclass
+class PunctModel:
+    attach: AttachModel
+    theta: np.ndarray
+    channel: Channel
+    settings: Settings = field(default_factory=Settings)
+
+    @property
+    def vocab(self) -> Vocab:
+        return self.attach.vocab
+
+    def prepare(self, sentences: Sequence[SlotSentence]) -> Batch:
+        return Batch.build(self, sentences)
+
+    @cached_property
+    def pair_strings(self) -> list[tuple[Puncteme, Puncteme]]:
+        """The (l, r) punctemes of every pair of the table."""
+        return [self.vocab.pair_strings(p) for p in range(len(self.vocab.pairs))]
+
+    @cached_property
+    def pair_scores(self) -> np.ndarray:
+        """The Attach scores Θ Gᵀ (contexts × pairs), computed once: θ is never changed in
+        place (training makes a new model each iteration)."""
+        return pair_scores(self.theta, self.attach)
+
+    def attach_probabilities(self, data: AttachData) -> np.ndarray:
+        """p_θ(l, r | w) for every candidate row of ``data``, from :attr:`pair_scores`."""
+        return probabilities(self.theta, data, self.pair_scores)
+
+    @cached_property
+    def unmatched(self) -> np.ndarray:
+        """Whether each pair of the table has unmatched symmetric marks (bool array)."""
+        return self.vocab.unmatched_mask(self.attach.symmetric)
+
+
+@dataclass(frozen=True, eq=False)
+class Batch:
+    """Sentences made ready for inference: surface slot strings in model symbols (∘ opening
+    slot 0) and the featurised Attach rows."""
+
+    sentences: tuple[SlotSentence, ...]
+    surfaces: tuple[tuple[tuple[str, ...], ...], ...]
+    data: AttachData
+
+    @classmethod
+    def build(cls, model: PunctModel, sentences: Sequence[SlotSentence]) -> Batch:
+        return cls(tuple(sentences), _slot_surfaces(model.vocab, sentences),
+                   AttachData.build(model.attach, sentences))
+
+    def __len__(self) -> int:
+        return len(self.sentences)
+
+    def nodes(self, s: int) -> range:
+        return range(self.data.sentence_offsets[s], self.data.sentence_offsets[s + 1])
+
+
+def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
+                  ) -> tuple[tuple[tuple[str, ...], ...], ...]:
+    """Every sentence's surface slot strings in model symbols, ∘ opening slot 0."""
+    mapped: dict[tuple[str, ...], tuple[str, ...]] = {}  # few distinct slot strings
+
+    def surface(slot: tuple[str, ...]) -> tuple[str, ...]:
+        x = mapped.get(slot)
+        if x is None:
+            x = mapped[slot] = vocab.map_slot(slot)
+        return x
+
+    return tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
+                 for s in sentences)
+
+
+@dataclass
+class Posteriors:
+    """log Z of one sentence and the posteriors of its nodes' Attach rows."""
+
+    log_z: float
+    rows: np.ndarray        # flat Attach rows with posterior mass
+    posterior: np.ndarray   # their posterior probabilities
+
+
+@dataclass
+class Expectations(Posteriors):
+    """What the E-step needs from one sentence."""
+
+    arc_counts: np.ndarray  # expected count of every channel arc
+
+
+@dataclass
+class Slot:
+    """One surface string's lattice in one semiring, with the stack of its puncteme matrices
+    (M(l) for every l of V, then the backoff closure) and which of them are nonzero."""
+
+    lattice: Lattice
+    closure: np.ndarray
+    stack: SparseStack | DenseStack
+    possible: np.ndarray  # (|V|,) bool
+    sparse: SparseStack  # the stack as a SparseStack
+    entry: np.ndarray  # λᵀ ⊗ M(∘) where the slot opens a sentence (surface ∘ …), else empty
+    counter: EditCounter | None = None  # built on the first E-step that needs it
+
+    @cached_property
+    def kernel(self) -> tuple[KernelStack, SlotVectors]:
+        """The stack and vectors as the compiled tree DP reads them."""
+        lat = self.lattice
+        return KernelStack.of(self.sparse), SlotVectors(lat.start, lat.final, self.entry)
+
+
+class SlotCache:
+    """Slots per distinct surface string for fixed channel-arc weights, the least recently used
+    dropped beyond ``limit`` (None: none dropped); one cache can serve many :class:`Inference`
+    objects (decode chunks) of the same model. With ``paired``, a surface string's sum and max
+    slots are built together, in one pass (for callers that need both, as decoding does)."""
+
+    def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
+                 weights: np.ndarray | None = None, limit: int | None = 256,
+                 paired: bool = False) -> None:
+        channel, settings = model.channel, model.settings
+        self.builder = builder or LatticeBuilder(channel)
+        self.weights = self.builder.arc_weights() if weights is None else weights
+        self.punctemes = [tuple(channel.index(t) for t in p) for p in model.vocab.punctemes]
+        self.boundary = channel.index(BOUNDARY)
+        self.rate = settings.continuation / (len(channel.symbols) - 1)
+        self.limit, self.paired = limit, paired
+        self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
+
+    def get(self, surface: tuple[str, ...], maximum: bool = False) -> Slot:
+        key = (surface, maximum)
+        slot = self._slots.get(key)
+        if slot is None:
+            kinds = [not maximum, maximum] if self.paired else [maximum]  # the asked-for last
+            for kind, built in zip(kinds, self._build(surface, kinds)):
+                self._slots[surface, kind] = built
+            slot = self._slots[key]
+            while self.limit is not None and len(self._slots) > self.limit:
+                self._slots.popitem(last=False)
+        else:
+            self._slots.move_to_end(key)
+        return slot
+
+    def _build(self, surface: tuple[str, ...], kinds: list[bool]) -> list[Slot]:
+        """The slots of ``surface`` in the semirings ``kinds`` (True: max), in one pass."""
+        lattices = self.builder.lattices(surface, self.weights, kinds)
+        closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
+        stacks = product_stacks(lattices, self.punctemes, [[closure] for closure in closures])
+        return [self._slot(surface, *parts) for parts in zip(lattices, closures, stacks)]
+
+    def _slot(self, surface: tuple[str, ...], lat: Lattice, closure: np.ndarray,
+              sparse: SparseStack) -> Slot:
+        """The slot of ``surface`` over its lattice, closure and sparse stack."""
+        stack: SparseStack | DenseStack = sparse
+        if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
+            stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))
+        entry = np.zeros(0)
+        if surface[:1] == (BOUNDARY,):
+            semiring = MaxProduct if lat.maximum else SumProduct
+            entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
+        return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry)
+
+    def counter(self, surface: tuple[str, ...]) -> EditCounter:
+        """The edit counter of a (sum) slot."""
+        slot = self.get(surface)
+        if slot.counter is None:
+            slot.counter = EditCounter(self.builder, surface, self.weights, slot.lattice,
+                                       self.punctemes, slot.closure, self.rate, self.boundary)
+        return slot.counter
+
+
+class _Flat(NamedTuple):
+    """The candidates of consecutive nodes, flat: node t's are ``offsets[t]:offsets[t+1]``
+    (the rows the slot lattices allow, then the backoff), each with its weight, left and right
+    stack indices and label (flat Attach row, or :data:`BACKOFF`)."""
+
+    offsets: np.ndarray
+    weights: np.ndarray
+    left_of: np.ndarray
+    right_of: np.ndarray
+    labels: np.ndarray
+
+    def per_node(self) -> list[tuple[np.ndarray, ...]]:
+        """(weights, left_of, right_of, labels) of every node."""
+        arrays = (self.weights, self.left_of, self.right_of, self.labels)
+        bounds = self.offsets.tolist()
+        return [tuple(x[a:b] for x in arrays) for a, b in zip(bounds, bounds[1:])]
+
+
+class _Layout(NamedTuple):
+    """A batch's forest without stacks, the surface string of each of its slot indices, and
+    its candidates."""
+
+    surfaces: tuple[tuple[str, ...], ...]
+    forest: Forest
+    candidates: _Flat
+
+
+class _Choices(NamedTuple):
+    """A sentence's node spans and candidates."""
+
+    spans: list[tuple[int, int]]
+    candidates: list[tuple[np.ndarray, ...]]  # per node: weights, left_of, right_of, labels
+
+
+class Inference:
+    """θ and φ fixed: one sentence at a time, over slots cached per surface string.
+
+    ``slots`` shares a :class:`SlotCache` between Inferences; without one, a cache over
+    :attr:`weights` is made when first needed."""
+
+    def __init__(self, model: PunctModel, batch: Batch, tilt: float = 0.0,
+                 slots: SlotCache | None = None) -> None:
+        self.model, self.batch = model, batch
+        self.probs = model.attach_probabilities(batch.data)
+        vocab = model.vocab
+        pairs = np.asarray(vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        self._left_of_pair, self._right_of_pair = (np.ascontiguousarray(x) for x in pairs.T)
+        self._tilt = np.where(model.unmatched, np.exp(-tilt), 1.0)  # per pair of the table
+        self.builder = LatticeBuilder(model.channel) if slots is None else slots.builder
+        self.weights = self.builder.arc_weights() if slots is None else slots.weights
+        self._slots = slots
+        self._closure_id = len(vocab.punctemes)  # the closure's place in every slot's stack
+        settings = model.settings
+        self._keep, self._backoff = 1.0 - settings.backoff, \
+            settings.backoff * (1 - settings.continuation) ** 2
+        self._last_choices: tuple[int, _Choices] | None = None
+        self._layout_cache: _Layout | None = None
+
+    @property
+    def slots(self) -> SlotCache:
+        if self._slots is None:
+            self._slots = SlotCache(self.model, self.builder, self.weights)
+        return self._slots
+
+    def lattice(self, surface: tuple[str, ...], maximum: bool = False) -> Lattice:
+        return self.slots.get(surface, maximum).lattice
+
+    def tree(self, s: int, maximum: bool = False) -> tuple[MatrixTree, list[np.ndarray]]:
+        """Sentence ``s`` as a matrix tree, and each node's candidate labels (flat Attach rows,
+        :data:`BACKOFF` for the backoff). Every node's left and right matrices are the whole
+        stacks of its two slots; candidates whose matrix is 0 there are left out."""
+        sent, surface = self.batch.sentences[s], self.batch.surfaces[s]
+        slots = [self.slots.get(x, maximum) for x in surface]
+        choices = self._choices(s, slots)
+        nodes = [Candidates(w, slots[i].stack, slots[k].stack, l, r)
+                 for (i, k), (w, l, r, _) in zip(choices.spans, choices.candidates)]
+        prefix = slots[0].lattice.matrix((self.slots.boundary,))
+        tree = MatrixTree(sent.heads, [slot.lattice.start for slot in slots],
+                          [slot.lattice.final for slot in slots], prefix, nodes)
+        return tree, [labels for *_, labels in choices.candidates]
+
+    def _choices(self, s: int, slots: list[Slot]) -> _Choices:
+        """The candidates of sentence ``s``'s nodes, which are the same in both semirings (a
+        product of nonnegative matrices is 0 in both or in neither): the last sentence's are
+        kept, so that its Viterbi and its log p build them once."""
+        if self._last_choices is not None and self._last_choices[0] == s:
+            return self._last_choices[1]
+        spans = _node_spans(self.batch.sentences[s])
+        flat = self._candidates(self.batch.nodes(s), np.array([slot.possible for slot in slots]),
+                                np.array(spans))
+        choices = _Choices(spans, flat.per_node())
+        self._last_choices = (s, choices)
+        return choices
+
+    def _candidates(self, nodes: range, possible: np.ndarray, ends: np.ndarray) -> _Flat:
+        """The candidates of the batch's ``nodes``: node t's rows whose left puncteme is
+        possible in row ``ends[t, 0]`` of ``possible`` (slots × punctemes) and whose right one
+        is in row ``ends[t, 1]``, then the backoff (the closure on both sides)."""
+        data = self.batch.data
+        lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
+        sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
+        pairs = data.pairs[lo:hi]
+        left, right = self._left_of_pair[pairs], self._right_of_pair[pairs]
+        width, flat = possible.shape[1], possible.ravel()  # (slot, puncteme) as one index
+        ok = flat[np.repeat(ends[:, 0] * width, sizes) + left] & \
+            flat[np.repeat(ends[:, 1] * width, sizes) + right]
+        rows = lo + np.flatnonzero(ok)
+        kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp) if len(ok) else \
+            np.zeros(len(sizes), dtype=np.intp)
+        offsets = np.concatenate([[0], np.cumsum(kept + 1)])
+        last = offsets[1:] - 1
+        at = np.arange(len(rows)) + np.repeat(np.arange(len(kept)), kept)
+
+        def spread(values: np.ndarray, backoff: float) -> np.ndarray:
+            full = np.empty(len(values) + len(kept), dtype=values.dtype)
+            full[at], full[last] = values, backoff
+            return full
+
+        closure = self._closure_id
+        tilt = self._tilt[pairs[rows - lo]]
+        return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
+                     spread(left[ok], closure), spread(right[ok], closure),
+                     spread(rows, BACKOFF))
+
+    def log_prob(self, s: int) -> float:
+        """log p(x | T) of sentence ``s`` (tilt included if the Inference has one)."""
+        tree, _ = self.tree(s)
+        return inside(tree).log_total
+
+    def forest(self, maximum: bool = False) -> tuple[Forest, _Flat]:
+        """The whole batch as one :class:`~fstpunct.dp.forest.Forest` for the compiled tree DP,
+        and its candidates (as :meth:`tree` makes them, sentence after sentence)."""
+        layout = self._layout(maximum)
+        kernel = [self.slots.get(x, maximum).kernel for x in layout.surfaces]
+        forest = replace(layout.forest, stacks=[stack for stack, _ in kernel],
+                         vectors=[vectors for _, vectors in kernel])
+        return forest, layout.candidates
+
+    def _layout(self, maximum: bool) -> _Layout:
+        """What :meth:`forest` gives in both semirings (its slots' candidates are the same in
+        both), built once: the distinct surface strings and the forest without its stacks."""
+        if self._layout_cache is not None:
+            return self._layout_cache
+        batch = self.batch
+        index: dict[tuple[str, ...], int] = {}
+        slot_ids = np.array([index.setdefault(x, len(index)) for surface in batch.surfaces
+                             for x in surface], dtype=np.intp)
+        possible = np.array([self.slots.get(x, maximum).possible for x in index])
+        words = np.array([sent.n for sent in batch.sentences], dtype=np.intp)
+        word_offsets = np.concatenate([[0], np.cumsum(words)])
+        node_offsets = np.asarray(batch.data.sentence_offsets, dtype=np.intp)
+        first_slot = word_offsets[:-1] + np.arange(len(words))
+        spans = np.array([span for sent in batch.sentences for span in _node_spans(sent)],
+                         dtype=np.intp).reshape(-1, 2)
+        ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
+        flat = self._candidates(range(len(spans)), possible, ends)
+        heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in batch.sentences),
+                            dtype=np.intp, count=int(word_offsets[-1]))
+        forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
+                        ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
+                        flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
+        self._layout_cache = _Layout(tuple(index), forest, flat)
+        return self._layout_cache
+
+    def log_probs(self) -> np.ndarray:
+        """log p(x | T) of every sentence of the batch by the compiled tree DP (as
+        :meth:`log_prob`, up to the order of additions)."""
+        forest, _ = self.forest()
+        return forest_log_partition(forest, self.log_prob)
+
+    def posteriors(self, s: int) -> Posteriors:
+        """log Z of sentence ``s`` and the posterior of every Attach row of its nodes."""
+        return self._outside(s)[0]
+
+    def expectations(self, s: int) -> Expectations:
+        """log Z, pair posteriors and expected channel-arc counts of sentence ``s``."""
+        posteriors, grads = self._outside(s)
+        surface = self.batch.surfaces[s]
+        terms: list[list[Outer]] = [[] for _ in surface]
+        for (i, k), gl, gr in zip(_node_spans(self.batch.sentences[s]), grads.left_outer,
+                                  grads.right_outer):
+            terms[i].append(gl)
+            terms[k].append(gr)
+        counts = np.zeros(len(self.weights))
+        for i, x in enumerate(surface):
+            if x:  # no tokens: no edits
+                counts += self.slots.counter(x).counts(terms[i], grads.start[i], grads.final[i],
+                                                       grads.prefix if i == 0 else None)
+        return Expectations(posteriors.log_z, posteriors.rows, posteriors.posterior, counts)
+
+    def _outside(self, s: int) -> tuple[Posteriors, Gradients]:
+        """The inside and outside passes over sentence ``s``: its posteriors, and the gradients
+        of log Z."""
+        tree, labels = self.tree(s)
+        grads = outside(tree, inside(tree))
+        rows = [lab[:-1] for lab in labels]
+        post = [(cand.weights * gw)[:-1] for cand, gw in zip(tree.nodes, grads.weights)]
+        return Posteriors(grads.log_z, np.concatenate(rows), np.concatenate(post)), grads
+
+    def _pairs_of(self, labels: list[np.ndarray],
+                  choice: Sequence[int]) -> list[tuple[Puncteme, Puncteme] | None]:
+        vocab = self.model.vocab
+        out: list[tuple[Puncteme, Puncteme] | None] = []
+        for lab, j in zip(labels, choice):
+            row = lab[j]
+            out.append(None if row == BACKOFF else vocab.pair_strings(self.batch.data.pairs[row]))
+        return out
+
+    def viterbi(self, s: int) -> tuple[list[tuple[Puncteme, Puncteme] | None], float]:
+        """The best T′ jointly with the channel's edit paths: a (l, r) pair per node (None where
+        the backoff wins), and its log score."""
+        tree, labels = self.tree(s, maximum=True)
+        choice, score = viterbi(tree)
+        return self._pairs_of(labels, choice), score
+
+    def viterbi_all(self) -> list[list[tuple[Puncteme, Puncteme] | None]]:
+        """:meth:`viterbi`'s T′ of every sentence of the batch, by the compiled tree DP."""
+        forest, flat = self.forest(maximum=True)
+        choice, _ = forest_viterbi(forest, self.viterbi)
+        labels = flat.labels[flat.offsets[:-1] + choice]
+        pair = np.where(labels == BACKOFF, -1, self.batch.data.pairs[labels]).tolist()
+        strings = self.model.pair_strings
+        best = [None if p < 0 else strings[p] for p in pair]
+        offsets = forest.node_offsets.tolist()
+        return [best[a:b] for a, b in zip(offsets, offsets[1:])]
+
+    def sample(self, s: int, rng: np.random.Generator,
+               size: int) -> list[list[tuple[Puncteme, Puncteme] | None]]:
+        """Exact samples of T′ from p(T′ | T, x)."""
+        tree, labels = self.tree(s)
+        return [self._pairs_of(labels, c) for c in sample(tree, rng, size)]
+
+
+def _node_spans(sent: SlotSentence) -> list[tuple[int, int]]:
+    """Slot span of every node; the pseudo node of a sentence without words spans slot 0..0."""
+    return sent.spans if sent.n else [(0, 0)]

@@ -1,0 +1,1 @@
+"""Pictures: channels, slot lattices and trees in, Graphviz drawings out."""

@@ -1,0 +1,124 @@
+"""Finding treebanks in a Universal Dependencies release, and the project's standard splits.
+
+The UD root is the folder holding ``UD_<Language>-<Name>/<code>-ud-<split>.conllu`` — an official
+release or ``../shared/ud``. It comes from ``--ud-dir``, else ``$FSTPUNCT_UD_DIR``, else
+``$UD_DIR``, else the first of ``./ud`` and ``../shared/ud`` that exists.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from .treebank import Sentence, read_file
+
+__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "read_one", "resolve", "split_source",
+           "ud_root"]
+
+SPLITS = ("train", "dev", "test")
+
+# language -> split -> (treebank code, file split, first sentence, last sentence);
+# 1-based, inclusive.
+_STANDARD: dict[str, dict[str, tuple[str, str, int | None, int | None]]] = {
+    "en": {"train": ("en_ewt", "train", None, None), "dev": ("en_ewt", "dev", None, None),
+           "test": ("en_ewt", "test", None, None)},
+    "es": {"train": ("es_gsd", "dev", None, None), "dev": ("es_gsd", "test", 1, 213),
+           "test": ("es_gsd", "test", 214, 427)},
+    "zh": {"train": ("zh_gsd", "dev", None, None), "dev": ("zh_gsd", "test", 1, 250),
+           "test": ("zh_gsd", "test", 251, 500)},
+    "ar": {"train": ("ar_pud", "test", 1, 800), "dev": ("ar_pud", "test", 801, 900),
+           "test": ("ar_pud", "test", 901, 1000)},
+    "hi": {"train": ("hi_pud", "test", 1, 800), "dev": ("hi_pud", "test", 801, 900),
+           "test": ("hi_pud", "test", 901, 1000)},
+}
+LANGUAGES = tuple(_STANDARD)
+
+
+@dataclass(frozen=True)
+class Source:
+    """A readable set of sentences: a file, optionally restricted to sentences first..last."""
+
+    path: Path
+    name: str
+    first: int | None = None
+    last: int | None = None
+
+    def sentences(self) -> Iterator[Sentence]:
+        for k, sent in enumerate(read_file(self.path), 1):
+            if self.first is not None and k < self.first:
+                continue
+            if self.last is not None and k > self.last:
+                return
+            yield sent
+
+
+def ud_root(ud_dir: str | Path | None = None) -> Path:
+    """The UD root folder (see module docstring); raises InputError if none is found."""
+    for candidate in (ud_dir, os.environ.get("FSTPUNCT_UD_DIR"), os.environ.get("UD_DIR")):
+        if candidate:
+            root = Path(candidate)
+            if not root.is_dir():
+                raise InputError(f"UD folder {root} does not exist")
+            return root
+    for root in (Path("ud"), Path("..") / "shared" / "ud"):
+        if root.is_dir():
+            return root
+    raise InputError("no UD folder: pass --ud-dir DIR or set FSTPUNCT_UD_DIR to a UD release")
+
+
+def find_treebank(code: str, split: str, ud_dir: str | Path | None = None) -> Path:
+    """The file ``<code>-ud-<split>.conllu`` under the UD root, e.g. ``en_ewt``, ``train``."""
+    root = ud_root(ud_dir)
+    name = f"{code}-ud-{split}.conllu"
+    hits = sorted(root.glob(f"UD_*/{name}")) or sorted(root.glob(name))
+    if not hits:
+        raise InputError(f"treebank file {name} not found under {root}")
+    return hits[0]
+
+
+def split_source(lang: str, split: str, ud_dir: str | Path | None = None) -> Source:
+    """The project's standard split ``split`` of language ``lang`` (see shared/ud/README.md)."""
+    if lang not in _STANDARD:
+        raise InputError(f"unknown language {lang!r}; known: {', '.join(LANGUAGES)}")
+    if split not in SPLITS:
+        raise InputError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    code, file_split, first, last = _STANDARD[lang][split]
+    return Source(find_treebank(code, file_split, ud_dir), f"{lang} {split}", first, last)
+
+
+def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
+    """Turn a user's spec into sources: a path, ``en`` (its three splits), ``en:dev``,
+    ``en_ewt`` (every file of that treebank) or ``en_ewt-dev``."""
+    path = Path(spec)
+    if spec == "-" or path.suffix == ".conllu" or path.is_file():
+        if spec != "-" and not path.is_file():
+            raise InputError(f"{spec}: no such file")
+        return [Source(path, spec)]
+    lang, _, split = spec.partition(":")
+    if lang in _STANDARD:
+        return [split_source(lang, s, ud_dir) for s in ([split] if split else SPLITS)]
+    code, _, split = spec.partition("-")
+    if "_" in code:
+        splits = [split] if split else SPLITS
+        root = ud_root(ud_dir)
+        found = [Source(p, f"{code} {s}") for s in splits
+                 for p in sorted(root.glob(f"UD_*/{code}-ud-{s}.conllu"))[:1]]
+        if not found:
+            raise InputError(f"treebank {code!r} not found under {root}")
+        return found
+    raise InputError(f"{spec!r} is neither a file, a language ({', '.join(LANGUAGES)}) "
+                     "nor a treebank code like en_ewt")
+
+
+def read_one(spec: str, ud_dir: str | Path | None = None) -> Iterator[Sentence]:
+    """The sentences of one input: ``-`` (stdin), a file, or a spec of :func:`resolve` that
+    names exactly one split (``es:dev``, ``en_ewt-test``)."""
+    if spec == "-":
+        return read_file("-")
+    found = resolve(spec, ud_dir)
+    if len(found) != 1:
+        raise InputError(f"{spec!r} names {len(found)} files; name one split "
+                         "(e.g. en:dev, en_ewt-dev)")
+    return found[0].sentences()
