@@ -38,9 +38,10 @@ def test_fields_agree_with_the_conllu_library():
 
 def test_standard_splits_have_the_documented_sizes():
     sizes = {(lang, split): sum(1 for _ in split_source(lang, split).sentences())
-             for lang, split in [("es", "dev"), ("es", "test"), ("ar", "train"), ("zh", "test")]}
+             for lang, split in [("es", "dev"), ("es", "test"), ("ar", "train"), ("zh", "train"),
+                                 ("zh", "test"), ("de", "dev")]}
     assert sizes == {("es", "dev"): 213, ("es", "test"): 214, ("ar", "train"): 800,
-                     ("zh", "test"): 250}
+                     ("zh", "train"): 3997, ("zh", "test"): 500, ("de", "dev"): 100}
 
 
 def test_resolve_specs():

@@ -26,12 +26,16 @@ _STANDARD: dict[str, dict[str, tuple[str, str, int | None, int | None]]] = {
            "test": ("en_ewt", "test", None, None)},
     "es": {"train": ("es_gsd", "dev", None, None), "dev": ("es_gsd", "test", 1, 213),
            "test": ("es_gsd", "test", 214, 427)},
-    "zh": {"train": ("zh_gsd", "dev", None, None), "dev": ("zh_gsd", "test", 1, 250),
-           "test": ("zh_gsd", "test", 251, 500)},
+    # UD 1.4 Chinese (old release layout UD_Chinese/zh-ud-*.conllu): the paper's own data
+    "zh": {"train": ("zh", "train", None, None), "dev": ("zh", "dev", None, None),
+           "test": ("zh", "test", None, None)},
     "ar": {"train": ("ar_pud", "test", 1, 800), "dev": ("ar_pud", "test", 801, 900),
            "test": ("ar_pud", "test", 901, 1000)},
     "hi": {"train": ("hi_pud", "test", 1, 800), "dev": ("hi_pud", "test", 801, 900),
            "test": ("hi_pud", "test", 901, 1000)},
+    **{lang: {"train": (f"{lang}_pud", "test", 1, 800), "dev": (f"{lang}_pud", "test", 801, 900),
+              "test": (f"{lang}_pud", "test", 901, 1000)}
+       for lang in ("de", "fr", "it", "pt", "ru")},
 }
 LANGUAGES = tuple(_STANDARD)
 
