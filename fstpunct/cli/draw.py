@@ -8,6 +8,7 @@ from pathlib import Path
 import graphviz
 
 from ..errors import InputError
+from ..files import output
 from ..fst.channel import DIRECTIONS, Channel
 from ..model.punct import Inference
 from ..model.store import load_model
@@ -119,27 +120,22 @@ def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
 
 
 def _tree(args: argparse.Namespace) -> str:
+    _check_svg(args.output)
     view = next(sentence_views(load_model(args.model), [_load_sentence(args.sentence)], k=0))
     return tree_svg(view, f"{args.sentence}: {view.text}   (log p(x | T) = {view.log_prob:.2f})")
 
 
-def _write_text(text: str, path: str) -> None:
-    suffix = Path(path).suffix.lower()
+def _check_svg(path: str | None) -> None:
+    suffix = Path(path or "-.svg").suffix.lower()
     if suffix != ".svg":
         raise InputError(f"{path}: draw tree writes .svg, not {suffix or 'a file without suffix'}")
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{path}: cannot write: {e.strerror or e}") from e
 
 
 def run(args: argparse.Namespace) -> int:
     picture = args.graph(args)
     if isinstance(picture, str):  # an SVG document
-        if args.output is None:
-            sys.stdout.write(picture)
-        else:
-            _write_text(picture, args.output)
+        with output(args.output) as f:
+            f.write(picture)
         return 0
     if args.output is None:
         sys.stdout.write(picture.source)
