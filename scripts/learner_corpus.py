@@ -38,15 +38,15 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import re
 import sys
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
+
+from fstpunct.files import output
 
 SPLITS = ("train", "dev", "test")
 
@@ -640,16 +640,10 @@ def corrected_lines(tle: TleSentence, c: Correction) -> list[str]:
 
 
 def _write(path: Path, blocks: Iterable[list[str]]) -> None:
-    """The sentences to ``path``, whole or not at all (a temporary file renamed)."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            for lines in blocks:
-                f.write("\n".join(lines) + "\n\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """The sentences to ``path``, whole or not at all."""
+    with output(path) as f:
+        for lines in blocks:
+            f.write("\n".join(lines) + "\n\n")
 
 
 def _unaligned_reason(t: TleSentence, doc_script: Script | None) -> str:
@@ -733,8 +727,8 @@ def main() -> None:
         if not path.exists():
             _fail(f"{path}: not found")
     report = build(args.tle, args.fce, ewt, args.output)
-    (args.output / "report.json").write_text(json.dumps(report, indent=1) + "\n",
-                                             encoding="utf-8")
+    with output(args.output / "report.json") as f:
+        f.write(json.dumps(report, indent=1) + "\n")
     keys = ["TLE sentences", "aligned", "verified", "isomorphic", "with a punctuation edit"]
     print("| split | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")
