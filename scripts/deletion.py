@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from fstpunct.apps.rephrase.rephrase import Options, rephrase
 from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
+from fstpunct.files import output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
 
@@ -75,10 +75,8 @@ def main() -> int:
                   f"{row['input']['ill_formed']}, base {row['base']['ill_formed']}, full "
                   f"{row['full']['ill_formed']}", file=sys.stderr)
             rows.append(row)
-    tmp = Path(args.out).with_suffix(".tmp")
-    tmp.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows),
-                   encoding="utf-8")
-    tmp.replace(args.out)
+    with output(args.out) as f:
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
     return 0
 
 

@@ -9,8 +9,8 @@ punctuation tokens and over all tokens (the end of sentence included). Punctuati
 folded before counting (curly and straight double quotes → ``"``, single → ``'``) so a method
 is not judged on quote glyphs. Every model has the vocabulary of the original train split (tokens
 seen twice or more; the rest is ``<UNK>``, as nltk's ``unk_cutoff=2``), and a row "original"
-gives the model trained on the train split as it is, for reference. Appends a JSON line per
-language to ``--out``.
+gives the model trained on the train split as it is, for reference. Writes a JSON line per
+language to ``--out`` (rewritten whole after each language).
 
     python scripts/figure6.py --langs ar en es hi zh --samples 5 --out results/figure6.jsonl
 """
@@ -27,6 +27,7 @@ from pathlib import Path
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
 from fstpunct.apps.rephrase.trigram import KneserNeyTrigram
+from fstpunct.files import output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
 from fstpunct.ud.treebank import Sentence
@@ -59,6 +60,7 @@ def main() -> int:
     parser.add_argument("--out", default="results/figure6.jsonl")
     args = parser.parse_args()
     out = Path(args.out)
+    rows: list[dict] = []
     for lang in args.langs:
         model, order = load_model(lang), OrderModel.load(order_path(lang))
         train, test = list(read_one(f"{lang}:train")), list(read_one(f"{lang}:test"))
@@ -76,8 +78,9 @@ def main() -> int:
             row[method] = perplexities(lm, test)
             print(f"{lang} {method}: punct {row[method]['punct']:.1f} all "
                   f"{row[method]['all']:.1f} ({time.time() - start:.0f} s)", file=sys.stderr)
-        with out.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(row) + "\n")
+        rows.append(row)
+        with output(out) as f:  # rewritten whole after every language
+            f.writelines(json.dumps(r) + "\n" for r in rows)
     return 0
 
 

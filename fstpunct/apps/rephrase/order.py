@@ -37,6 +37,7 @@ import numpy as np
 from scipy import optimize, sparse
 
 from ...errors import ModelError
+from ...files import output
 from ...model.store import model_path
 
 __all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "OrderModel", "order_path", "train_order"]
@@ -154,12 +155,10 @@ class OrderModel:
         """Write ``<path>.json`` (feature names, record) and ``<path>.npz`` (weights)."""
         path = Path(path)
         meta = {"format": FORMAT, "features": self.features, "record": self.record}
-        try:
-            path.with_suffix(".json").write_text(json.dumps(meta, ensure_ascii=False) + "\n",
-                                                 encoding="utf-8")
-            np.savez_compressed(path.with_suffix(".npz"), theta=self.theta.astype(np.float32))
-        except OSError as e:
-            raise ModelError(f"{path}: cannot write ordering model: {e.strerror or e}") from e
+        with output(path.with_suffix(".json")) as f:
+            f.write(json.dumps(meta, ensure_ascii=False) + "\n")
+        with output(path.with_suffix(".npz"), binary=True) as f:
+            np.savez_compressed(f, theta=self.theta.astype(np.float32))
 
     @classmethod
     def load(cls, path: str | Path) -> OrderModel:
