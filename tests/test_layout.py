@@ -9,7 +9,7 @@ import pytest
 PKG = Path(__file__).parents[1] / "fstpunct"
 # The stages in the order data flows through them; a module may import its own stage or an
 # earlier one. ``errors`` is shared by all; the top level (the public API) may import anything.
-STAGES = ["errors", "ud", "dp", "fst", "model", "parser", "apps", "show", "cli"]
+STAGES = ["errors", "ud", "dp", "fst", "model", "parser", "apps", "show", "api", "cli"]
 
 
 def module_name(path: Path) -> str:

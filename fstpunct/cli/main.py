@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
@@ -13,7 +14,7 @@ from ..errors import FstpunctError
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
-            "parser": "parser_train", "parse": "parse"}
+            "parser": "parser_train", "parse": "parse", "models": "models"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -42,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # with values); anything else (--help, a typo) gets the whole parser
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+    warnings.showwarning = lambda message, *_, **__: print(
+        f"fstpunct {args.command}: warning: {message}", file=sys.stderr)
     try:
         return int(args.run(args) or 0)
     except FstpunctError as e:
