@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from ..files import atomic_folder, output
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -71,19 +72,21 @@ def model_size(name: str | Path) -> int:
 
 def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
                edit_counts: np.ndarray | None = None) -> Path:
+    """Write the model folder whole: built beside ``folder``, then put in its place."""
     folder = Path(folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if edit_counts is not None:
-            np.save(folder / "edits.npy", edit_counts)
-        model.channel.save(folder / "channel.fst")
-        side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
-        (folder / "channel.json").write_text(json.dumps(side, ensure_ascii=False, indent=1) + "\n",
-                                             encoding="utf-8")
-        model.attach.save(folder / "attach", model.theta)
-        meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-        (folder / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
-                                           encoding="utf-8")
+        with atomic_folder(folder) as tmp:
+            if edit_counts is not None:
+                np.save(tmp / "edits.npy", edit_counts)
+            model.channel.save(tmp / "channel.fst")
+            side = {"direction": model.channel.direction,
+                    "symbols": list(model.channel.symbols)}
+            (tmp / "channel.json").write_text(
+                json.dumps(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+            model.attach.save(tmp / "attach", model.theta)
+            meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
+            (tmp / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                            encoding="utf-8")
     except OSError as e:
         raise ModelError(f"{folder}: cannot write model: {e.strerror or e}") from e
     return folder
@@ -105,13 +108,8 @@ def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
     folder = model_path(name)
     meta = read_record(folder)
     meta["evaluation"] = evaluation
-    temporary = folder / "model.json.tmp"
-    try:
-        temporary.write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
-                             encoding="utf-8")
-        temporary.replace(folder / "model.json")
-    except OSError as e:
-        raise ModelError(f"{folder}: cannot write model.json: {e.strerror or e}") from e
+    with output(folder / "model.json") as out:
+        out.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
 
 
 def load_model(name: str | Path) -> PunctModel:
