@@ -60,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
     sentences = tqdm(read_one(args.input, args.ud_dir), desc="restore", unit=" sentences",
                      disable=args.quiet or None, file=sys.stderr)
     if args.trivial or args.crf:
-        method = Trivial.for_language(args.trivial) if args.trivial else CrfModel.load(args.crf)
+        method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
+                  else CrfModel.load(args.crf))
         out = restored(sentences, method, parsers, args.beam)
     else:
         model, sentences = chosen_model(args, args.input, iter(sentences))
