@@ -11,7 +11,8 @@
         > results/restoration-seeds.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
-and with the tree of the language's full-data parser, and on parsed trees also +NC-jk.
+and (unless ``--gold-only``) with the tree of the language's full-data parser, and on parsed
+trees also +NC-jk.
 ``figure``: dev split; +NC and +NC-jk (sentence MBR) with parsers trained on 10 %, 20 %, … 100 %
 of train, plus the tree-free trivial and CRF lines. Both also run "ens" (on test, and on dev
 with the full parser): the samples split among the trees of the full-data parser and of the
@@ -185,6 +186,8 @@ def table(args: argparse.Namespace) -> None:
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
         model_runs(lang, "test", gold, [bare], {"trees": "gold"}, args.samples, args.seed,
                    models + existing("Attach lex", MODELS / f"{lang}-attach-lex"))
+        if args.gold_only:
+            continue
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
         info = {"trees": "parsed", "uas": uas}
         model_runs(lang, "test", gold, [trees], info, args.samples, args.seed,
@@ -277,6 +280,8 @@ def main() -> None:
     parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
                         help="run only the tree-free baselines or only the model runs")
     parser.add_argument("--dev", help="tuned: the JSON lines of a tune run")
+    parser.add_argument("--gold-only", action="store_true",
+                        help="table: only the tree-free baselines and the gold-tree runs")
     args = parser.parse_args()
     {"table": table, "figure": figure, "tune": tune, "tuned": tuned,
      "seeds": seeds}[args.what](args)

@@ -82,7 +82,8 @@ def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):
 
 
 def test_stats_match_the_shared_readme(capsys):
-    assert main(["stats", "--tsv", "en_ewt-test", "es_gsd-dev", "hi_pud"]) == 0
+    assert main(["stats", "--tsv", "en_ewt-test", "es_gsd-dev", "hi_pud", "zh:train",
+                 "de_pud"]) == 0
     rows = [r.split("\t") for r in capsys.readouterr().out.strip().split("\n")]
     header, body = rows[0], {r[0]: dict(zip(rows[0], r)) for r in rows[1:]}
     assert header[:2] == ["file", "sentences"]
@@ -90,8 +91,11 @@ def test_stats_match_the_shared_readme(capsys):
         "en_ewt test": ("2077", "25094", "12.3", "23", "44", "83"),
         "es_gsd dev": ("1400", "37154", "10.9", "97", "20", "47"),
         "hi_pud test": ("1000", "23829", "9.6", "305", "18", "38"),
+        "zh train": ("3997", "98608", "13.8", "4", "37", "80"),  # UD 1.4, old layout
+        "de_pud test": ("1000", "21332", "13.0", "131", "14", "28"),
     }
     for name, values in expected.items():
         r = body[name]
         assert (r["sentences"], r["words"], r["% punct"], r["non-projective"],
                 r["punct types"], r["slot strings"]) == values
+    assert body["zh train"]["omitted"] == "3"  # the paper's Table 2 "#Omit" for Chinese
