@@ -182,14 +182,15 @@ def test_indices_out_of_range_are_rejected():
 @given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
        st.sampled_from([0.0, 1e-3]))
 def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed, backoff):
-    """Inference.viterbi_all and log_probs (compiled, whole batch) against Inference.viterbi
-    and log_prob (the reference, one sentence at a time) on a model's slot lattices."""
+    """Inference.viterbi_all, viterbi and log_probs (compiled, whole batch or one sentence)
+    against Inference.viterbi_reference and log_prob (the reference, one sentence at a time) on
+    a model's slot lattices."""
     if not sentences:
         return
     model = make_model(sentences, direction, seed, backoff=backoff)
     inference = Inference(model, model.prepare(sentences))
     try:
-        expected = [inference.viterbi(s)[0] for s in range(len(sentences))]
+        expected = [inference.viterbi_reference(s)[0] for s in range(len(sentences))]
         log_p = [inference.log_prob(s) for s in range(len(sentences))]
     except ZeroWeightError:
         with pytest.raises(ZeroWeightError):
@@ -198,4 +199,5 @@ def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed,
             inference.log_probs()
         return
     assert inference.viterbi_all() == expected
+    assert [inference.viterbi(s)[0] for s in range(len(sentences))] == expected
     np.testing.assert_allclose(inference.log_probs(), log_p, rtol=1e-12, atol=1e-12)

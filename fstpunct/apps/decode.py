@@ -99,14 +99,16 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
     vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
     viterbi = inference.viterbi_all()
     log_probs = None if posteriors else inference.log_probs()
+    # the outside pass needs the inside pass anyway: log p comes with it
+    outside = inference.posteriors_all() if posteriors else []
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
         if log_probs is not None:
             log_p = float(log_probs[k])
-        else:  # the outside pass needs the inside pass anyway: log p comes with it
+        else:
             ranked = [[] for _ in best]
-            e = inference.posteriors(k)
+            e = outside[k]
             log_p = e.log_z
             node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
             first = inference.batch.nodes(k).start
