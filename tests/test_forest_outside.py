@@ -177,8 +177,11 @@ def test_inference_expected_counts_equal_the_reference(sentences, direction, see
                                    rtol=1e-9, atol=1e-12)
         np.testing.assert_allclose(got.arc_counts, sum(e.arc_counts for e in ref),
                                    rtol=1e-9, atol=1e-9)
-    for got, e in zip(inference.posteriors_all(), expected):
+    for s, (got, e) in enumerate(zip(inference.posteriors_all(), expected)):
         assert got.log_z == pytest.approx(e.log_z, rel=1e-12, abs=1e-12)
+        ref = inference.posteriors_reference(s)
+        np.testing.assert_array_equal(ref.rows, e.rows)
+        np.testing.assert_array_equal(inference.posteriors(s).posterior, got.posterior)
         np.testing.assert_array_equal(got.rows, e.rows)
         np.testing.assert_allclose(got.posterior, e.posterior, rtol=1e-9, atol=1e-12)
     draws = inference.sample_all(np.random.default_rng(seed), 5)

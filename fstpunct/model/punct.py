@@ -422,9 +422,16 @@ class Inference:
         return (forest_outside(forest, lambda s: self.log_prob(part.start + s)), forest, flat,
                 surfaces)
 
-    def posteriors_all(self) -> list[Posteriors]:
-        """:meth:`posteriors` of every sentence of the batch, by the compiled outside pass."""
-        out, forest, flat, _ = self._compiled_outside(range(len(self.batch)))
+    def posteriors(self, s: int) -> Posteriors:
+        """log Z of sentence ``s`` and the posterior of every Attach row of its nodes (compiled,
+        as :meth:`posteriors_reference`)."""
+        return self.posteriors_all(range(s, s + 1))[0]
+
+    def posteriors_all(self, part: range | None = None) -> list[Posteriors]:
+        """:meth:`posteriors` of every sentence of ``part`` (default: all), by the compiled
+        outside pass."""
+        out, forest, flat, _ = self._compiled_outside(
+            range(len(self.batch)) if part is None else part)
         post = flat.weights * out.weights
         keep = flat.labels != BACKOFF
         bounds = flat.offsets[forest.node_offsets].tolist()
@@ -478,9 +485,8 @@ class Inference:
                                                         d_final, prefix)
         return counts
 
-    def posteriors(self, s: int) -> Posteriors:
-        """log Z of sentence ``s`` and the posterior of every Attach row of its nodes (the numpy
-        reference, one sentence: see :meth:`posteriors_all`)."""
+    def posteriors_reference(self, s: int) -> Posteriors:
+        """:meth:`posteriors` by the numpy reference (what the tests compare with)."""
         return self._outside(s)[0]
 
     def expectations(self, s: int) -> Expectations:
