@@ -55,7 +55,7 @@ def check(trees: list[treedp.MatrixTree], part: range | None = None) -> None:
         ref = treedp.outside(tree, treedp.inside(tree))
         assert out.log_z[s - lo] == pytest.approx(ref.log_z, rel=1e-12, abs=1e-12)
         node0 = fo.node_offsets[s]
-        for v, node in enumerate(tree.nodes):
+        for v in range(len(tree.nodes)):
             g = node0 + v
             a, b = fo.candidate_offsets[g] - fo.candidate_offsets[fo.node_offsets[lo]], \
                 fo.candidate_offsets[g + 1] - fo.candidate_offsets[fo.node_offsets[lo]]

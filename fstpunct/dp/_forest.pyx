@@ -965,12 +965,28 @@ cdef object _copy(Py_ssize_t count, bint ints, const void* src):
 
 cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, double* out,
                       bint transpose) noexcept:
-    """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines."""
+    """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
+    across them from x's nonzero entries where x has few (λ and ρ have one)."""
     cdef const Py_ssize_t* ptr = m.tptr if transpose else m.ptr
     cdef const int* col = m.tcol if transpose else m.col
     cdef const double* val = m.tval if transpose else m.val
-    cdef Py_ssize_t s, e, row
-    cdef double acc
+    cdef Py_ssize_t s, e, row, nonzero = 0
+    cdef double acc, xs
+    for s in range(m.n):
+        nonzero += x[s] != 0.0
+    if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
+        if transpose:
+            ptr, col, val = m.ptr, m.col, m.val
+        else:
+            ptr, col, val = m.tptr, m.tcol, m.tval
+        for s in range(m.n):
+            if x[s] == 0.0:
+                continue
+            xs = c * x[s]
+            row = a * m.n + s
+            for e in range(ptr[row], ptr[row + 1]):
+                out[col[e]] += val[e] * xs
+        return
     for s in range(m.n):
         row = a * m.n + s
         acc = 0.0
