@@ -8,6 +8,7 @@ from tqdm import tqdm
 
 from ..apps.restoration import Restorer
 from ..apps.restoration.crf import CrfModel
+from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
 from ..apps.restoration.generative import DECODERS, ModelRestorer
 from ..apps.restoration.pipeline import restored
 from ..apps.restoration.trivial import Trivial
@@ -30,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output file (default: stdout)")
     method = parser.add_mutually_exclusive_group()
     method.add_argument("--model", default="en",
-                        help="punctuation model folder or bundled name (default en): MBR over "
-                             "samples of (T′, x)")
+                        help="punctuation model folder or bundled name (default en): the "
+                             "exact minimum-Bayes-risk choice under the model (--decoder), or "
+                             "MBR over samples with --samples")
     method.add_argument("--crf", metavar="DIR", help="use a CRF tagger (fstpunct crf train)")
     method.add_argument("--trivial", metavar="LANG", choices=LANGUAGES,
                         help="the trivial baseline: LANG's full stop at the end, nothing else")
@@ -39,15 +41,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="parse the depunctuated words with this parser model first "
                              "(a 'removed'-mode parser) instead of keeping the input's tree; "
                              "repeat it for an ensemble: the output has the first parser's "
-                             "tree, and --model's samples are split evenly among every "
-                             "parser's tree")
+                             "tree, and --model mixes the distributions of every parser's "
+                             "tree (with --samples: splits the samples among them)")
     parser.add_argument("--beam", type=int, help="parser beam (default: each parser's)")
-    parser.add_argument("--samples", type=int, default=1000,
-                        help="samples of (T′, x) per sentence (default 1000)")
+    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
+                        help="exact decoder (no sampling): 'balanced': the least expected edit "
+                             "distance whose paired marks balance (default); 'slot': every "
+                             "slot's least-risk string")
+    parser.add_argument("--samples", type=int,
+                        help="sample this many (T′, x) per sentence and choose by --mbr "
+                             "instead (the paper: 1000)")
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
-                        help="'sentence': the best sampled x (the paper); 'slot': the best "
-                             "string of every slot separately (default sentence)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+                        help="with --samples: 'sentence': the best sampled x (the paper); "
+                             "'slot': the best string of every slot separately (default "
+                             "sentence)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed of --samples (default 0)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
@@ -58,6 +67,8 @@ def restorer(args: argparse.Namespace) -> Restorer:
         return Trivial.for_language(args.trivial)
     if args.crf:
         return CrfModel.load(args.crf)
+    if args.samples is None:
+        return ExactRestorer(load_model(args.model), args.decoder)
     if args.samples < 1:
         raise InputError("--samples must be at least 1")
     return ModelRestorer(load_model(args.model), args.samples, args.mbr, args.seed)
@@ -66,7 +77,7 @@ def restorer(args: argparse.Namespace) -> Restorer:
 def run(args: argparse.Namespace) -> int:
     method = restorer(args)
     parsers = [ParserModel.load(p) for p in args.parser]
-    if len(parsers) > args.samples:
+    if args.samples is not None and len(parsers) > args.samples:
         raise InputError("--samples must be at least the number of parsers")
     sentences = tqdm(read_one(args.input, args.ud_dir), desc="restore", unit=" sentences",
                      disable=args.quiet or None, file=sys.stderr)
