@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ...parser import Model as ParserModel
 from ...parser import parse
-from ...ud.treebank import Sentence
+from ...ud.treebank import Sentence, batches
 from . import Restorer
 from .strip import insert, strip
 
@@ -33,7 +33,7 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
     A sentence that is all punctuation has no words to restore around: it is copied unchanged,
     with a warning naming it."""
     many = getattr(method, "restore_many", None)
-    for batch in _chunks(sentences, chunk if many else 1):
+    for batch in batches(sentences, chunk if many else 1):
         todo = []
         for sent in batch:
             if not has_words(sent):
@@ -53,14 +53,3 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
             else:
                 yield sent
 
-
-def _chunks(items: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
-    """``items`` in lists of ``size`` (the last may be shorter)."""
-    batch: list[Sentence] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
