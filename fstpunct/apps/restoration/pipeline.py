@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ...parser import Model as ParserModel
 from ...parser import parse
+from ...ud.annotations import forget
 from ...ud.treebank import Sentence, batches
 from . import Restorer
 from .strip import insert, strip
@@ -31,7 +32,8 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
     ``restore_many(sentences, alternatives)`` gets ``chunk`` sentences at a time.
 
     A sentence that is all punctuation has no words to restore around: it is copied unchanged,
-    with a warning naming it."""
+    with a warning naming it. Any other loses the analysis ``fstpunct decode`` wrote
+    (:func:`~fstpunct.ud.annotations.forget`)."""
     many = getattr(method, "restore_many", None)
     for batch in batches(sentences, chunk if many else 1):
         todo = []
@@ -40,7 +42,7 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
                 warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
                      "copied unchanged")
                 continue
-            bare = strip(sent)
+            bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
             todo.append([parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers]
                         or [bare])
         done = many([t[0] for t in todo], [t[1:] for t in todo]) if many else \
@@ -52,4 +54,3 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
                 yield insert(trees[0], insertions)
             else:
                 yield sent
-
