@@ -34,14 +34,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def model_grammar(model: str, explicit: str | None) -> Grammar | None:
-    """``explicit``, else the grammar the model was trained from (by its recorded path, else
-    the bundled grammar of that name), else None."""
+    """``explicit``, else the grammar the model was trained from: the package's grammar of that
+    file name if there is one (the recorded path may be another checkout's), else the recorded
+    path; else None."""
     if explicit:
         return load_grammar(explicit)
     recorded = read_record(model).get("record", {}).get("grammar")
     if not recorded:
         return None
-    for path in (Path(recorded), BUNDLED_GRAMMARS / Path(recorded).name):
+    for path in (BUNDLED_GRAMMARS / Path(recorded).name, Path(recorded)):
         if path.is_file():
             return load_grammar(path)
     return None
