@@ -111,3 +111,13 @@ def test_rule_bars_against_the_grammar():
     assert ("”", ".") in {(b.a, b.b) for b in bars}  # quote transposition, seen often
     every, _ = rule_bars(model.channel, None, grammar)
     assert len(every) >= len(bars)
+
+
+def test_api_show(tmp_path):
+    import fstpunct
+
+    out = tmp_path / "page.html"
+    text = SAMPLE.read_text(encoding="utf-8")
+    assert fstpunct.load("en").show(text, out, pairs=2, page_size=2) == 5
+    page = data(out.read_text(encoding="utf-8"))
+    assert page["pageSize"] == 2 and all(len(n) <= 2 for r in page["sentences"] for n in r["k"])

@@ -24,7 +24,7 @@ import numpy as np
 from ..apps.decode import chunk_inference
 from ..apps.rules import compare_rules, relation_pairs, rule_bars
 from ..files import output
-from ..fst.grammar import Grammar
+from ..fst.grammar import Grammar, load_grammar, parse_grammar
 from ..model.punct import PunctModel
 from ..ud.slots import SlotSentence
 from ..ud.treebank import Sentence
@@ -32,9 +32,25 @@ from .learned import EDIT_NAMES, rules_chart
 from .sentence import SentenceView, shown, view_of
 from .tree import FONTS, STYLE, svg
 
-__all__ = ["PAPER_RELATIONS", "learned_html", "report_html", "write_report"]
+__all__ = ["PAPER_RELATIONS", "learned_html", "model_grammar", "report_html", "write_report"]
 
 PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
+BUNDLED_GRAMMARS = Path(__file__).parents[1] / "grammars"
+
+
+def model_grammar(record: dict[str, Any]) -> Grammar | None:
+    """The grammar a model was trained from, by its ``model.json`` ``record``: the text of a
+    default grammar, else the package's grammar of the recorded file name if there is one (the
+    recorded path may be another checkout's), else the recorded path; else None."""
+    if record.get("default_grammar"):
+        return parse_grammar(record["default_grammar"], "default grammar")
+    recorded = record.get("grammar")
+    if not recorded:
+        return None
+    for path in (BUNDLED_GRAMMARS / Path(recorded).name, Path(recorded)):
+        if path.is_file():
+            return load_grammar(path)
+    return None
 
 
 def _round(p: float) -> float:
