@@ -194,7 +194,9 @@ def table(args: argparse.Namespace) -> None:
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
         model_runs(lang, "test", gold, [bare], {"trees": "gold"}, args.samples, args.seed,
                    models + existing("Attach lex", MODELS / f"{lang}-attach-lex"))
-        if args.gold_only:
+        if args.gold_only:  # and the decoder of `fstpunct restore` (exact, balanced)
+            for method, model_dir in models:
+                exact_run(lang, "test", gold, bare, method, model_dir, "balanced")
             continue
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
         info = {"trees": "parsed", "uas": uas}
@@ -276,6 +278,24 @@ def tuned(args: argparse.Namespace) -> None:
             model_runs(lang, "test", gold, tree_set, info, args.samples, args.seed, which)
 
 
+def exact_run(lang: str, split_name: str, gold: Sequence[Sentence],
+              trees: Sequence[Sentence | None], method: str, model_dir: str, decoder: str,
+              certain: bool = False, model: object = None, **info: object) -> None:
+    """One run of an exact decoder (:class:`ExactRestorer`) of ``model_dir``."""
+    restorer = ExactRestorer(model or load_model(model_dir), decoder, exact=certain)
+    todo = [k for k, t in enumerate(trees) if t]
+    start = time.perf_counter()
+    done = restorer.restore_many([trees[k] for k in todo])
+    secs = (time.perf_counter() - start) / max(len(todo), 1)
+    pred = list(gold)
+    for k, ins in zip(todo, done):
+        pred[k] = insert(trees[k], ins)
+    name = f"exact {decoder}" + (" certain" if certain else "")
+    emit(scored(gold, pred, lang=lang, split=split_name, method=method, mbr=name,
+                model=model_dir, seconds_per_sentence=secs, trees=info.pop("trees", "gold"),
+                **info))
+
+
 def exact(args: argparse.Namespace) -> None:
     """+NC's exact decoders against its sampled MBR (every seed), dev and test, gold and
     parsed trees."""
@@ -293,19 +313,10 @@ def exact(args: argparse.Namespace) -> None:
                 trees, uas = parsed(parser_dir, bare)
                 runs.append((trees, {"trees": "parsed", "uas": uas, "parser": str(parser_dir)}))
             for trees, info in runs:
-                todo = [k for k, t in enumerate(trees) if t]
                 for decoder, certain in [("slot", False), ("balanced", False), ("slot", True),
                                          ("balanced", True)]:
-                    restorer = ExactRestorer(model, decoder, exact=certain)
-                    start = time.perf_counter()
-                    done = restorer.restore_many([trees[k] for k in todo])
-                    secs = (time.perf_counter() - start) / max(len(todo), 1)
-                    pred = list(gold)
-                    for k, ins in zip(todo, done):
-                        pred[k] = insert(trees[k], ins)
-                    name = f"exact {decoder}" + (" certain" if certain else "")
-                    emit(scored(gold, pred, lang=lang, split=split_name, method="+NC",
-                                mbr=name, model=model_dir, seconds_per_sentence=secs, **info))
+                    exact_run(lang, split_name, gold, trees, "+NC", model_dir, decoder,
+                              certain, model, **info)
                 for seed in args.seeds:
                     model_runs(lang, split_name, gold, [trees], info, args.samples, seed,
                                [("+NC", model_dir)])
