@@ -14,7 +14,7 @@ from ..files import Terminated, terminate_on_sigterm
 
 # Subcommand name -> module of fstpunct.cli, in the order ``--help`` lists them.
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
-            "train": "train", "perplexity": "perplexity", "decode": "decode",
+            "show": "show", "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
             "parser": "parser_train", "parse": "parse", "rephrase": "rephrase",
             "models": "models"}
@@ -34,7 +34,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and name != only:
             continue
         module = importlib.import_module(f"fstpunct.cli.{module_name}")
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # a help string is %-formatted by argparse, a description is not
+        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     return parser
