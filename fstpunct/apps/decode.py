@@ -20,7 +20,7 @@ from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "render"]
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "ranked_pairs", "render"]
 
 MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
@@ -93,10 +93,26 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
 
 
+def ranked_pairs(inference: Inference, s: int) -> tuple[list[list[tuple[Pair, float]]], float]:
+    """Every node's pairs of sentence ``s`` with their posteriors, most probable first (the
+    backoff as None), and log p(x | T)."""
+    vocab, pairs_of_row = inference.model.vocab, inference.batch.data.pairs
+    e = inference.posteriors(s)
+    ranked: list[list[tuple[Pair, float]]] = [[] for _ in inference.batch.nodes(s)]
+    node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
+    first = inference.batch.nodes(s).start
+    for row, node, p in zip(e.rows, node_of, e.posterior):
+        ranked[node - first].append((vocab.pair_strings(pairs_of_row[row]), float(p)))
+    for node_ranked in ranked:
+        backoff = 1.0 - sum(p for _, p in node_ranked)
+        node_ranked.append((None, backoff))
+        node_ranked.sort(key=lambda item: -item[1])
+    return ranked, e.log_z
+
+
 def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     prepared: list[SlotSentence], inference: Inference,
                     posteriors: int) -> Iterator[Sentence]:
-    vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
     viterbi = inference.viterbi_all()
     log_probs = None if posteriors else inference.log_probs()
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
@@ -105,17 +121,7 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
         if log_probs is not None:
             log_p = float(log_probs[k])
         else:  # the outside pass needs the inside pass anyway: log p comes with it
-            ranked = [[] for _ in best]
-            e = inference.posteriors(k)
-            log_p = e.log_z
-            node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
-            first = inference.batch.nodes(k).start
-            for row, node, p in zip(e.rows, node_of, e.posterior):
-                ranked[node - first].append((vocab.pair_strings(pairs_of_row[row]), float(p)))
-            for node_ranked in ranked:
-                backoff = 1.0 - sum(p for _, p in node_ranked)
-                node_ranked.append((None, backoff))
-                node_ranked.sort(key=lambda item: -item[1])
+            ranked, log_p = ranked_pairs(inference, k)
         lines = {ln.id: ln for ln in sent.lines}
         for w, word_id in enumerate(slots.word_ids):
             l, r = best[w] if best[w] is not None else (None, None)

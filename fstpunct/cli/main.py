@@ -15,7 +15,7 @@ from ..files import Terminated, terminate_on_sigterm
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
-            "parser": "parser_train", "parse": "parse"}
+            "parser": "parser_train", "parse": "parse", "rephrase": "rephrase"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:

@@ -55,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def restorer(args: argparse.Namespace) -> Restorer:
     """The method the options name."""
     if args.trivial:
-        return Trivial.for_language(args.trivial)
+        return Trivial.for_language(args.trivial, args.ud_dir)
     if args.crf:
         return CrfModel.load(args.crf)
     if args.samples < 1:
