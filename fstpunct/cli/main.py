@@ -5,6 +5,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
@@ -15,7 +16,8 @@ from ..files import Terminated, terminate_on_sigterm
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
-            "parser": "parser_train", "parse": "parse", "rephrase": "rephrase"}
+            "parser": "parser_train", "parse": "parse", "rephrase": "rephrase",
+            "models": "models"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -47,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # with values); anything else (--help, a typo) gets the whole parser
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+    warnings.showwarning = lambda message, *_, **__: print(
+        f"fstpunct {args.command}: warning: {message}", file=sys.stderr)
     try:
         with terminate_on_sigterm():
             status = int(args.run(args) or 0)
