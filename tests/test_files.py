@@ -148,7 +148,8 @@ def test_closed_pipe_is_quiet():
     assert proc.wait(timeout=120) == 0 and err == b""
 
 
-@pytest.mark.parametrize("command", [["decode"], ["restore", "--trivial", "en"], ["stats"]])
+@pytest.mark.parametrize("command", [["decode", "--model", "en"], ["restore", "--trivial", "en"],
+                                     ["stats"]])
 def test_unusable_paths_are_one_line(tmp_path, command, capsys):
     args = [str(SAMPLE), "-o", str(tmp_path)] if command != ["stats"] else [str(tmp_path)]
     assert main([*command, *args]) == 2

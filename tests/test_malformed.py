@@ -166,13 +166,13 @@ def commands(parser_model):
         return folder / "en_ewt-ud-dev.conllu"
 
     return {
-        "decode": lambda p, t: (["decode", p, "-o", t / "out.conllu"], p),
-        "normalise": lambda p, t: (["normalise", p, "-o", t / "out.conllu"], p),
-        "restore": lambda p, t: (["restore", p, "--samples", "2", "--quiet",
+        "decode": lambda p, t: (["decode", "--model", "en", p, "-o", t / "out.conllu"], p),
+        "normalise": lambda p, t: (["normalise", "--model", "en", p, "-o", t / "out.conllu"], p),
+        "restore": lambda p, t: (["restore", "--model", "en", p, "--samples", "2", "--quiet",
                                   "-o", t / "out.conllu"], p),
         "score": lambda p, t: (["score", "--gold", p, p], p),
         "stats": lambda p, t: (["stats", p], p),
-        "perplexity": lambda p, t: (["perplexity", p], p),
+        "perplexity": lambda p, t: (["perplexity", "--model", "en", p], p),
         "parse": lambda p, t: (["parse", "--model", parser_model, p, "-o", t / "out.conllu"], p),
         "train": lambda p, t: (["train", "--train", p, "--grammar", GRAMMAR, "--iterations", "1",
                                 "--jobs", "1", "-o", t / "model"], p),
@@ -183,7 +183,7 @@ def commands(parser_model):
         "rules --model": lambda p, t: (["rules", "--model", "en", "--compare", GRAMMAR, "--lang",
                                         "en", "--split", "dev", "--ud-dir", t / "ud"],
                                        split(p, t)),
-        "draw": lambda p, t: (["draw", "tree", "--sentence", f"{p}:nothing"], p),
+        "draw": lambda p, t: (["draw", "tree", "--model", "en", "--sentence", f"{p}:nothing"], p),
     }
 
 
@@ -240,7 +240,7 @@ def test_accepted_oddities_pass_every_command(command, name, data, tmp_path, par
                                      ["restore", "--samples", "20", "--quiet"]])
 def test_crlf_round_trips_byte_for_byte(command, tmp_path, parser_model):
     """CRLF input gives CRLF output: the same bytes as LF input's output with LF -> CRLF."""
-    extra = ["--model", str(parser_model)] if command == ["parse"] else []
+    extra = ["--model", str(parser_model) if command == ["parse"] else "en"]
     lf, crlf = tmp_path / "lf.conllu", tmp_path / "crlf.conllu"
     lf.write_bytes(SAMPLE.read_bytes())
     crlf.write_bytes(SAMPLE.read_bytes().replace(b"\n", b"\r\n"))
