@@ -16,13 +16,13 @@ import numpy as np
 
 from ..model.punct import Inference, Posteriors, PunctModel, SlotCache
 from ..model.vocab import Puncteme
+from ..ud.annotations import MISC_KEYS, set_misc
 from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
 __all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "ranked_pairs", "render"]
 
-MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
 Pair = tuple[Puncteme, Puncteme] | None
@@ -67,11 +67,6 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
 
     node(kids[0][0])
     return "[" + BOUNDARY + " " + " ".join(out)[1:]
-
-
-def _set_misc(misc: str, items: dict[str, str]) -> str:
-    kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
-    return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
 
 
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
@@ -134,7 +129,7 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     f"{render(p[0] if p else None)}‖{render(p[1] if p else None)}:{q:.3f}"
                     for p, q in ranked[w][:posteriors])
             line = lines[str(word_id)]
-            line.fields[9] = _set_misc(line.fields[9], items)
+            line.fields[9] = set_misc(line.fields[9], items)
         sent.set_comment("underlying", bracketed(slots, best))
         sent.set_comment("punct_logprob", f"{log_p:.4f}")
         yield sent

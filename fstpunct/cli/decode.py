@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
@@ -21,5 +22,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
-    write_file(model.decode(sentences, posteriors=args.posteriors), args.output)
+    write_file(progress(model.decode(sentences, posteriors=args.posteriors), "decode"),
+               args.output)
     return 0

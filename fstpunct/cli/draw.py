@@ -10,15 +10,16 @@ import graphviz
 from ..errors import InputError
 from ..files import output
 from ..fst.channel import DIRECTIONS, Channel
-from ..model.punct import Inference
-from ..model.store import load_model
+from ..model.punct import Inference, PunctModel
 from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
 from ..show.lattice import lattice_graph, paths_graph, sample_slots, slot_paths
 from ..show.sentence import sentence_views
 from ..show.tree import tree_svg
+from ..ud.release import read_one
 from ..ud.slots import SlotSentence, to_slots
-from ..ud.treebank import Sentence, read_file
+from ..ud.treebank import Sentence
+from .model_option import add_model_arguments, chosen_model
 
 HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a few symbols, "
         "'draw lattice' the most probable paths of one slot's lattice of underlying strings "
@@ -70,9 +71,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _sentence(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default="en", help="model folder or bundled name (default en)")
+    add_model_arguments(parser)
     parser.add_argument("--sentence", required=True, metavar="FILE:N",
-                        help="sentence N (counting from 1) or sent_id N of a CoNLL-U file")
+                        help="sentence N (counting from 1) or sent_id N of a CoNLL-U file, "
+                             "'-' (stdin) or split ('en:dev:5')")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
 def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
@@ -80,13 +83,14 @@ def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
                         help=f"picture to write: {' '.join(suffixes)}")
 
 
-def _load_sentence(spec: str) -> Sentence:
-    path, _, which = spec.rpartition(":")
+def _load_sentence(args: argparse.Namespace) -> tuple[PunctModel, Sentence]:
+    """The sentence ``--sentence`` names, and the model (``--model``, else its language's)."""
+    path, _, which = args.sentence.rpartition(":")
     if not path or not which:
-        raise InputError(f"--sentence {spec!r}: expected FILE:N")
-    for k, sent in enumerate(read_file(path), 1):
+        raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
+    for k, sent in enumerate(read_one(path, args.ud_dir), 1):
         if which == str(k) if which.isdigit() else which == sent.sent_id:
-            return sent
+            return chosen_model(args, path, iter([sent]))[0].punct, sent
     raise InputError(f"{path}: has no sentence {which}")
 
 
@@ -96,8 +100,8 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
 
 
 def _inference(args: argparse.Namespace) -> tuple[Inference, SlotSentence]:
-    model = load_model(args.model)
-    slots = to_slots(_load_sentence(args.sentence))
+    model, sent = _load_sentence(args)
+    slots = to_slots(sent)
     return Inference(model, model.prepare([slots])), slots
 
 
@@ -121,7 +125,8 @@ def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
 
 def _tree(args: argparse.Namespace) -> str:
     _check_svg(args.output)
-    view = next(sentence_views(load_model(args.model), [_load_sentence(args.sentence)], k=0))
+    model, sent = _load_sentence(args)
+    view = next(sentence_views(model, [sent], k=0))
     return tree_svg(view, f"{args.sentence}: {view.text}   (log p(x | T) = {view.log_prob:.2f})")
 
 

@@ -34,7 +34,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and name != only:
             continue
         module = importlib.import_module(f"fstpunct.cli.{module_name}")
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # a help string is %-formatted by argparse, a description is not
+        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     return parser

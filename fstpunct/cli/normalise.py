@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from ..apps.normalise import Counts
+from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
@@ -23,6 +24,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     counts = Counts()
-    write_file(model.normalise(sentences, counts=counts), args.output)
+    write_file(progress(model.normalise(sentences, counts=counts), "normalise"), args.output)
     print(f"fstpunct normalise: {counts}", file=sys.stderr)
     return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..progress import progress
 from ..ud.release import LANGUAGES, SPLITS, resolve, split_source
 from .model_option import add_model_arguments, chosen_model
 
@@ -26,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
                else [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)])
     for src in sources:  # without --model, each file gets its language's model
         model, sentences = chosen_model(args, str(src.path), src.sentences())
-        result = model.perplexity(sentences)
+        result = model.perplexity(progress(sentences, f"perplexity {src.name}"))
         print(f"{src.name}\tsentences {result.sentences}\tslots {result.slots}\t"
               f"log p {result.log_prob:.2f}\tperplexity {result.value:.4f}")
     return 0

@@ -2,9 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
-
-from tqdm import tqdm
 
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.generative import DECODERS
@@ -12,6 +9,7 @@ from ..apps.restoration.pipeline import restored
 from ..apps.restoration.trivial import Trivial
 from ..errors import InputError
 from ..parser import Model as ParserModel
+from ..progress import progress
 from ..ud.release import LANGUAGES, read_one
 from ..ud.treebank import write_file
 from .model_option import MODEL_HELP, chosen_model
@@ -57,8 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if args.samples < 1:
         raise InputError("--samples must be at least 1")
     parsers = [ParserModel.load(p) for p in args.parser]
-    sentences = tqdm(read_one(args.input, args.ud_dir), desc="restore", unit=" sentences",
-                     disable=args.quiet or None, file=sys.stderr)
+    sentences = progress(read_one(args.input, args.ud_dir), "restore", quiet=args.quiet)
     if args.trivial or args.crf:
         method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
                   else CrfModel.load(args.crf))

@@ -17,6 +17,7 @@ from ..model.fit import train
 from ..model.punct import Settings
 from ..model.store import save_model
 from ..model.train import INITS
+from ..progress import on_terminal
 from ..ud.release import LANGUAGES, Source, resolve, split_source
 from ..ud.slots import SlotSentence, to_slots
 
@@ -96,16 +97,26 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                         lexical=args.lexical)
     started = time.time()
-    bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr)
-    inner = tqdm(total=len(usable), desc="E-step", unit="sent", leave=False, file=sys.stderr)
+    bars = on_terminal()  # in a log: a plain line per iteration instead
+    bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr,
+               disable=not bars)
+    inner = tqdm(total=len(usable), desc="E-step", unit="sent", leave=False, file=sys.stderr,
+                 disable=not bars)
+
+    label = ["EM"]
 
     def start(direction: str) -> None:
         bar.reset()
-        bar.set_description(f"EM {direction}" if len(directions) > 1 else "EM")
+        label[0] = f"EM {direction}" if len(directions) > 1 else "EM"
+        bar.set_description(label[0])
 
     def report(it: int, objective: float, log_likelihood: float) -> None:
         bar.set_postfix(objective=f"{objective:.1f}", loglik=f"{log_likelihood:.1f}")
         bar.update(1)
+        if not bars:
+            print(f"{label[0]} iteration {it}: objective {objective:.1f}, log-likelihood "
+                  f"{log_likelihood:.1f}, {time.time() - started:.0f} s", file=sys.stderr,
+                  flush=True)
         inner.reset()
         if it < args.iterations:  # the M-step runs until the next E-step reports progress
             inner.set_description("M-step (L-BFGS), then E-step")
