@@ -99,3 +99,24 @@ def test_save_load_api_and_cli(model, tmp_path, capsys):
     assert capsys.readouterr().out == api.correct(learner)
     with pytest.raises(Exception, match="not a correction model"):
         load("en").correct(learner)
+
+
+def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
+    from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
+    from fstpunct.apps.correction.crf import train as crf_train
+    learner = [to_slots(s) for s in sentences(
+        "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(6))
+        + "".join(conll(PLAIN, f"p{k}") for k in range(6)))]
+    gold = [to_slots(s) for s in sentences(
+        "".join(conll(RELATIVE, f"r{k}") for k in range(6))
+        + "".join(conll(PLAIN, f"p{k}") for k in range(6)))]
+    f = features(learner[0])
+    assert "x=O" in f[1] and "x=." in f[-1] and "xr=." in f[-2]
+    gen = generative_features(load_model("en"), learner)
+    assert len(gen) == len(learner) and all(len(g) == s.n + 1 for g, s in zip(gen, learner))
+    assert all(any(x.startswith("gx=") for x in slot) for slot in gen[0])
+    model = crf_train(learner, gold, tmp_path / "crf", gen)
+    again = CrfCorrector.load(tmp_path / "crf")
+    fixed = again.correct(learner[0], gen[0])
+    assert [tuple(t for t, _ in slot) for slot in fixed] == list(gold[0].slots)
+    assert model.correct(learner[-1], gen[-1])[-1] == ((".", 3),)
