@@ -5,8 +5,9 @@ import pytest
 
 from fstpunct.api import load
 from fstpunct.apps.correction.correct import corrected
-from fstpunct.apps.correction.model import (CorrectionModel, learner_contexts, train,
-                                            with_learner)
+from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
+from fstpunct.apps.correction.crf import train as crf_train
+from fstpunct.apps.correction.model import CorrectionModel, learner_contexts, train, with_learner
 from fstpunct.cli.main import main
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
@@ -102,8 +103,6 @@ def test_save_load_api_and_cli(model, tmp_path, capsys):
 
 
 def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
-    from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
-    from fstpunct.apps.correction.crf import train as crf_train
     learner = [to_slots(s) for s in sentences(
         "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(6))
         + "".join(conll(PLAIN, f"p{k}") for k in range(6)))]
