@@ -14,8 +14,8 @@
     python scripts/restoration.py exact-report results/restoration-exact.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
-and (unless ``--gold-only``) with the tree of the language's full-data parser, and on parsed
-trees also +NC-jk.
+(and the exact balanced decoder of ``fstpunct restore``) and, unless ``--gold-only``, with the
+tree of the language's full-data parser, and on parsed trees also +NC-jk.
 ``figure``: dev split; +NC and +NC-jk (sentence MBR) with parsers trained on 10 %, 20 %, … 100 %
 of train, plus the tree-free trivial and CRF lines. Both also run "ens" (on test, and on dev
 with the full parser): the samples split among the trees of the full-data parser and of the
@@ -194,9 +194,9 @@ def table(args: argparse.Namespace) -> None:
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
         model_runs(lang, "test", gold, [bare], {"trees": "gold"}, args.samples, args.seed,
                    models + existing("Attach lex", MODELS / f"{lang}-attach-lex"))
-        if args.gold_only:  # and the decoder of `fstpunct restore` (exact, balanced)
-            for method, model_dir in models:
-                exact_run(lang, "test", gold, bare, method, model_dir, "balanced")
+        for method, model_dir in models:  # the decoder of `fstpunct restore`
+            exact_run(lang, "test", gold, bare, method, model_dir, "balanced")
+        if args.gold_only:
             continue
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
         info = {"trees": "parsed", "uas": uas}

@@ -134,3 +134,22 @@ def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys):
     assert main(["train", "--train", str(TOY / "UD_Toy" / "xx-ud-train.conllu"),
                  "--iterations", "1", "-o", str(tmp_path / "n")]) == 2
     assert "--dev" in capsys.readouterr().err
+
+
+def test_sentences_without_sent_id_are_named_by_file_and_number(tmp_path, capsys):
+    path = TOY / "UD_Toy" / "xx-ud-test.conllu"
+    assert [s.name for s in read_one(str(path))] == [f"{path}#1", f"{path}#2"]
+    blocks = path.read_text(encoding="utf-8").split("\n\n")
+    bad = tmp_path / "UD_Toy" / "xx-ud-test.conllu"
+    bad.parent.mkdir()
+    bad.write_text("\n\n".join([blocks[0], blocks[1].replace("\t2\tnsubj", "\t9\tnsubj", 1),
+                                *blocks[2:]]), encoding="utf-8")
+    assert main(["stats", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"(sentence {bad}#2)" in err and "out of range" in err
+    # scoring output whose words differ from gold names the gold sentence the same way
+    pred = tmp_path / "pred.conllu"
+    pred.write_text("\n\n".join([blocks[0], blocks[1].replace("bleibt", "geht"), *blocks[2:]]),
+                    encoding="utf-8")
+    assert main(["score", "--gold", str(path), str(pred)]) == 2
+    assert f"(sentence {path}#2)" in capsys.readouterr().err

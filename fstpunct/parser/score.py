@@ -66,7 +66,7 @@ def score(gold: Iterable[Sentence], system: Iterable[Sentence]) -> Scores:
     for g in gold:
         s = next(sys_iter, None)
         if s is None:
-            raise InputError(f"system output ends before gold sentence {g.sent_id or g.lineno}")
+            raise InputError(f"system output ends before gold sentence {g.name}")
         if [w.form for w in g.words] != [w.form for w in s.words]:
             raise g.error("system sentence has other words than the gold one")
         n_punct = sum(w.is_punct for w in g.words)

@@ -126,8 +126,8 @@ def slot_strings(ss: SlotSentence) -> list[tuple[str, ...]]:
 def _check_words(gold: Sentence, g: SlotSentence, pred: Sentence, p: SlotSentence) -> None:
     if p.words == g.words:
         return
-    where = f"gold {gold.path}:{gold.lineno}" + (f" (sent_id {gold.sent_id})"
-                                                 if gold.sent_id else "")
+    where = f"gold {gold.path}:{gold.lineno}" + (f" (sent_id {gold.sent_id})" if gold.sent_id
+                                                 else f" (sentence {gold.name})")
     if p.n != g.n:
         raise pred.error(f"{p.n} words without punctuation, but {where} has {g.n}")
     k = next(k for k, (a, b) in enumerate(zip(p.words, g.words)) if a != b)

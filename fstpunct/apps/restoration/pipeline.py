@@ -39,7 +39,7 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
         todo = []
         for sent in batch:
             if not has_words(sent):
-                warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
+                warn(f"{sent.path}:{sent.lineno} (sentence {sent.name}): only punctuation, "
                      "copied unchanged")
                 continue
             bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
