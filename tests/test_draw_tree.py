@@ -12,20 +12,10 @@ from fstpunct.model.store import load_model
 from fstpunct.show.layout import layout, text_width
 from fstpunct.show.sentence import is_rtl, sentence_views
 from fstpunct.show.tree import svg, tree_svg
-from fstpunct.ud.treebank import read_conllu, read_file
+from fstpunct.ud.treebank import read_file
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample.conllu"
-ARABIC = """# sent_id = ar-1
-# text = قال الرئيس، "نعم".
-1	قال	_	VERB	_	_	0	root	_	_
-2	الرئيس	_	NOUN	_	_	1	nsubj	_	SpaceAfter=No
-3	،	_	PUNCT	_	_	5	punct	_	_
-4	"	_	PUNCT	_	_	5	punct	_	SpaceAfter=No
-5	نعم	_	INTJ	_	_	1	ccomp	_	SpaceAfter=No
-6	"	_	PUNCT	_	_	5	punct	_	SpaceAfter=No
-7	.	_	PUNCT	_	_	1	punct	_	_
-
-"""
+ARABIC = Path(__file__).parent / "data" / "arabic.conllu"  # one quoted reply
 
 
 @pytest.fixture(scope="module")
@@ -70,7 +60,7 @@ def test_layout_reads_in_order(views):
 
 
 def test_arabic_reads_right_to_left():
-    sent = next(read_conllu(ARABIC.splitlines(keepends=True)))
+    sent = next(read_file(ARABIC))
     view = next(sentence_views(load_model("ar"), [sent], k=0))
     assert view.rtl and is_rtl(view.words) and not is_rtl(["Hail", "the", "king"])
     words = {p.index: p.x for p in layout(view).items if p.kind == "word"}

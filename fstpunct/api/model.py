@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..apps.decode import annotate, chunk_inference
 from ..apps.normalise import Counts, normalise
-from ..errors import InputError
+from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
 from ..ud.slots import ABBV, to_slots
 from ..ud.treebank import Sentence
-from .data import Data, rewrite, values
+from .data import Data, rewrite, sentences, values
 
 if TYPE_CHECKING:
     from ..parser import Model as ParserModel
@@ -117,6 +117,26 @@ class Model:
         for lp, n in values(data, self._scored):
             sentences, slots, log_p = sentences + 1, slots + n, log_p + lp
         return Perplexity(sentences, slots, log_p)
+
+    def show(self, data: Data, path: str | os.PathLike[str] | None, *, pairs: int = 5,
+             page_size: int = 200, grammar: str | os.PathLike[str] | None = None,
+             title: str | None = None) -> int:
+        """Write the HTML viewer of ``data`` to ``path`` (stdout for None or ``-``), whole or
+        not at all (:mod:`fstpunct.show.report`): every sentence's underlying punctuation with
+        each word's ``pairs`` most probable (l, r) pairs, ``page_size`` sentences a page, and
+        what the channel learned against ``grammar`` (default: the one it was trained from).
+        Returns how many sentences it shows."""
+        from ..fst.grammar import load_grammar
+        from ..model.store import load_edit_counts
+        from ..show.report import model_grammar, write_report
+        try:
+            counts = load_edit_counts(self.folder)
+        except ModelError:
+            counts = None
+        rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))
+        return write_report(self.punct, self._watched(sentences(data)), path,
+                            title or f"fstpunct · model {self.name}", rules, counts, pairs,
+                            page_size)
 
     def unknown_share(self, sentences: Iterable[Sentence]) -> tuple[int, int]:
         """(punctuation tokens, tokens unknown to the model) in ``sentences``."""
