@@ -78,25 +78,33 @@ class Model:
         replaced, everything else is kept."""
         return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors))
 
-    def restore(self, data: Data, *, samples: int = 1000, mbr: str = "sentence", seed: int = 0,
+    def restore(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+                mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
                 beam: int | None = None) -> Any:
-        """Strip every sentence's punctuation and restore it: minimum Bayes risk (``mbr``:
-        ``sentence`` or ``slot``) over ``samples`` samples given the tree, or given the trees
+        """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
-        is kept). Reproducible for a ``seed``."""
+        is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
+        (``decoder``: ``balanced``, paired marks kept balanced, or ``slot``); with ``samples``,
+        minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
+        reproducible for a ``seed``."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
+        from ..apps.restoration import Restorer
+        from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
         from ..apps.restoration.pipeline import restored
         from ..parser import Model as ParserModel
-        if samples < 1:
+        if decoder not in EXACT_DECODERS:
+            raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
+        if samples is not None and samples < 1:
             raise InputError("samples must be at least 1")
         if mbr not in DECODERS:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
-        if len(loaded) > samples:
+        if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
-        method = ModelRestorer(self.punct, samples, mbr, seed)
+        method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
+            ModelRestorer(self.punct, samples, mbr, seed)
         return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam))
 
     def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
