@@ -22,6 +22,7 @@ from ..apps.normalise import Counts, normalise
 from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
+from ..parallel import Pool
 from ..ud.slots import ABBV, to_slots
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
@@ -71,12 +72,14 @@ class Model:
         """The channel's direction, ``ltr`` or ``rtl``."""
         return self.punct.channel.direction
 
-    def decode(self, data: Data, *, posteriors: int = 0) -> Any:
+    def decode(self, data: Data, *, posteriors: int = 0, pool: Pool | None = None) -> Any:
         """The most probable underlying punctuation of every sentence: ``PunctL``/``PunctR``
         in each word's MISC (``PunctPost``: the ``posteriors`` most probable pairs),
         ``# underlying`` and ``# punct_logprob`` comments; earlier such annotations are
-        replaced, everything else is kept."""
-        return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors))
+        replaced, everything else is kept. On ``pool`` (:func:`fstpunct.parallel.make_pool`),
+        chunks of sentences in parallel, with the same output."""
+        return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors,
+                                                pool=pool))
 
     def restore(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
