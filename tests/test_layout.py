@@ -8,8 +8,9 @@ import pytest
 
 PKG = Path(__file__).parents[1] / "fstpunct"
 # The stages in the order data flows through them; a module may import its own stage or an
-# earlier one. ``errors`` is shared by all; the top level (the public API) may import anything.
-STAGES = ["errors", "ud", "dp", "fst", "model", "parser", "apps", "show", "cli"]
+# earlier one. ``errors`` and ``files`` (opening inputs, writing outputs) are shared by all; the
+# top level (the public API) may import anything.
+STAGES = ["errors", "files", "ud", "dp", "fst", "model", "parser", "apps", "show", "cli"]
 
 
 def module_name(path: Path) -> str:

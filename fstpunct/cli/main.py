@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
 from .. import __version__
 from ..errors import FstpunctError
+from ..files import Terminated, terminate_on_sigterm
 
 # Subcommand name -> module of fstpunct.cli, in the order ``--help`` lists them.
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
@@ -37,21 +39,44 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command; every failure the user can fix is one line on stderr and exit 2, an
+    interrupt exits 130 (Ctrl-C) or 143 (SIGTERM), a closed output pipe exits quietly; files
+    being written are removed, previous outputs untouched (:mod:`fstpunct.files`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
     # the first word that is not an option names the subcommand (the top level has no options
     # with values); anything else (--help, a typo) gets the whole parser
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(argv)
     try:
-        return int(args.run(args) or 0)
+        with terminate_on_sigterm():
+            status = int(args.run(args) or 0)
+            sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
+        return status
     except FstpunctError as e:
         print(f"fstpunct {args.command}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 143
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except OSError as e:  # e.g. stdout on a full disk
+        where = f"{e.filename}: " if e.filename else "output: "
+        print(f"fstpunct {args.command}: error: {where}{e.strerror or e}", file=sys.stderr)
+        _silence_stdout()
+        return 2
 
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush of what is still buffered
+    cannot fail again (the reader has gone, or the disk is full)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # stdout replaced by a test's capture
+        pass
 
 if __name__ == "__main__":
     sys.exit(main())

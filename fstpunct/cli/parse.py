@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..parser import Model, parse, read_unparsed
+from ..ud.treebank import write_file
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -29,7 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     model = Model.load(args.model)
     beam = args.beam or int(model.info.get("beam", 1))
-    out = open(args.output, "w", encoding="utf-8") if args.output else sys.stdout
     sentences = read_unparsed(args.input)
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..apps.constraint import constrained
@@ -38,10 +37,5 @@ def run(args: argparse.Namespace) -> int:
                             args.punct_weight)
     else:
         trees = (parse(model, sent, beam) for sent in sentences)
-    try:
-        for tree in trees:
-            out.write(tree.text())
-    finally:
-        if args.output:
-            out.close()
+    write_file(trees, args.output)
     return 0

@@ -46,6 +46,7 @@ import numpy as np
 import pynini
 
 from ..errors import ModelError
+from ..files import atomic_path
 from ..ud.slots import ABBV, BOUNDARY, UNK
 from .fstbinary import read_arcs
 
@@ -313,7 +314,8 @@ class Channel:
     def save(self, path: str | Path) -> None:
         """Write the machine as an OpenFst ``.fst`` (arc type log64, so phi survives exactly)."""
         try:
-            self.fst("log64").write(str(path))
+            with atomic_path(path) as tmp:
+                self.fst("log64").write(str(tmp))
         except (OSError, pynini.FstIOError) as e:
             raise ModelError(f"{path}: cannot write channel: {e}") from e
 

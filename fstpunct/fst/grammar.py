@@ -34,7 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import GrammarError, ModelError
+from ..errors import GrammarError
+from ..files import output
 from ..ud.slots import BOUNDARY
 from .channel import (
     DIRECTIONS,
@@ -118,11 +119,8 @@ class Grammar:
                 "note": "phi[a, b, edit] is recovered from the arcs; rtl machines read u and "
                         "write x reversed (see fstpunct.fst.channel)"}
         side = sidecar_path(path)
-        try:
-            side.write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
-                            encoding="utf-8")
-        except OSError as e:
-            raise ModelError(f"{side}: cannot write: {e.strerror or e}") from e
+        with output(side) as f:
+            f.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
         return channel
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ModelError
+from ..files import atomic_folder
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -41,19 +42,21 @@ def model_path(name: str | Path) -> Path:
 
 def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
                edit_counts: np.ndarray | None = None) -> Path:
+    """Write the model folder whole: built beside ``folder``, then put in its place."""
     folder = Path(folder)
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        if edit_counts is not None:
-            np.save(folder / "edits.npy", edit_counts)
-        model.channel.save(folder / "channel.fst")
-        side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
-        (folder / "channel.json").write_text(json.dumps(side, ensure_ascii=False, indent=1) + "\n",
-                                             encoding="utf-8")
-        model.attach.save(folder / "attach", model.theta)
-        meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-        (folder / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
-                                           encoding="utf-8")
+        with atomic_folder(folder) as tmp:
+            if edit_counts is not None:
+                np.save(tmp / "edits.npy", edit_counts)
+            model.channel.save(tmp / "channel.fst")
+            side = {"direction": model.channel.direction,
+                    "symbols": list(model.channel.symbols)}
+            (tmp / "channel.json").write_text(
+                json.dumps(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+            model.attach.save(tmp / "attach", model.theta)
+            meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
+            (tmp / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+                                            encoding="utf-8")
     except OSError as e:
         raise ModelError(f"{folder}: cannot write model: {e.strerror or e}") from e
     return folder

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..ud.treebank import Line, Sentence, open_input, read_conllu
+from ..files import open_input
+from ..ud.treebank import Line, Sentence, read_conllu
 from .model import Input, Model
 from .punct import prepare, reattach
 from .search import search, search_beam, tree
@@ -27,12 +28,8 @@ def _fill_heads(stream: Iterable[str]) -> Iterator[str]:
 
 def read_unparsed(path: str | Path | None) -> Iterator[Sentence]:
     """Stream sentences to parse from a file (``None`` or ``-``: stdin); HEAD may be ``_``."""
-    stream, name = open_input(path)
-    try:
-        yield from read_conllu(_fill_heads(stream), name)
-    finally:
-        if name != "<stdin>":
-            stream.close()
+    lines, name = open_input(path)
+    yield from read_conllu(_fill_heads(lines), name)
 
 
 def parse_input(model: Model, inp: Input, beam: int,

@@ -16,6 +16,7 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import ModelError
+from ..files import atomic_folder, output
 from . import features as F
 from .punct import EMPTY, PROPS_VERSION, Prepared
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
@@ -122,12 +123,11 @@ class Model:
 
     def save(self, folder: str | Path) -> None:
         """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed)."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
         w = sparse.csr_matrix(self.weights)
-        np.savez(folder / "weights.npz", keys=self.keys, data=w.data, indices=w.indices,
-                 indptr=w.indptr, shape=np.array(w.shape))
-        self.save_meta(folder)
+        with atomic_folder(folder) as tmp:  # the folder appears whole or not at all
+            np.savez(tmp / "weights.npz", keys=self.keys, data=w.data, indices=w.indices,
+                     indptr=w.indptr, shape=np.array(w.shape))
+            self.save_meta(tmp)
 
     def save_meta(self, folder: str | Path) -> None:
         """Rewrite ``model.json`` only (vocabularies, templates, training info)."""
@@ -135,8 +135,8 @@ class Model:
                 "templates": self.template_names,
                 "labels": self.labels, "tags": self.tags.items, "words": self.words.items,
                 "info": self.info}
-        (Path(folder) / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
-                                           encoding="utf-8")
+        with output(Path(folder) / "model.json") as f:
+            f.write(json.dumps(meta, ensure_ascii=False, indent=1))
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:

@@ -13,6 +13,7 @@ from pathlib import Path
 import graphviz
 
 from ..errors import InputError
+from ..files import output
 from ..fst.channel import EDITS, END, FINAL_STATE, START_STATE, Channel
 from ..fst.lattice import LatticeBuilder
 from ..ud.slots import SlotSentence
@@ -151,11 +152,6 @@ def write_graph(graph: graphviz.Digraph, path: str | Path) -> tuple[Path, bool]:
                          f"of {' '.join(SOURCE_SUFFIXES + RENDER_SUFFIXES)}")
     rendered = suffix in RENDER_SUFFIXES and shutil.which("dot") is not None
     target = path if rendered or suffix in SOURCE_SUFFIXES else path.with_suffix(".dot")
-    try:
-        if rendered:
-            target.write_bytes(graph.pipe(format=suffix[1:]))
-        else:
-            target.write_text(graph.source, encoding="utf-8")
-    except OSError as e:
-        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+    with output(target, binary=rendered) as f:
+        f.write(graph.pipe(format=suffix[1:]) if rendered else graph.source)
     return target, rendered

@@ -9,16 +9,16 @@ raises :class:`~fstpunct.errors.ConlluError` naming file, line and sentence id.
 from __future__ import annotations
 
 import re
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TextIO
 
-from ..errors import ConlluError, InputError
+from ..errors import ConlluError
+from ..files import open_input, output
 
-__all__ = ["Line", "Sentence", "Word", "batches", "open_input", "read_conllu", "read_file",
+__all__ = ["Line", "Sentence", "Word", "batches", "read_conllu", "read_file",
            "rebuild", "write_conllu", "write_file"]
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
@@ -227,28 +227,10 @@ def read_conllu(stream: Iterable[str], path: str = "<stdin>") -> Iterator[Senten
         yield _finish(Sentence(comments, lines, path, start or lineno))
 
 
-def open_input(path: str | Path | None) -> tuple[TextIO, str]:
-    """Open ``path`` for reading (``None`` or ``-`` = stdin); errors name the file."""
-    if path is None or str(path) == "-":
-        return sys.stdin, "<stdin>"
-    p = Path(path)
-    try:
-        return p.open(encoding="utf-8", newline=""), str(p)
-    except OSError as e:
-        raise InputError(f"{p}: cannot read: {e.strerror or e}") from e
-
-
 def read_file(path: str | Path | None) -> Iterator[Sentence]:
     """Stream sentences from a file (or stdin), with errors naming the file."""
-    stream, name = open_input(path)
-    try:
-        try:
-            yield from read_conllu(stream, name)
-        except UnicodeDecodeError as e:
-            raise InputError(f"{name}: not UTF-8 text ({e.reason} at byte {e.start})") from e
-    finally:
-        if stream is not sys.stdin:
-            stream.close()
+    lines, name = open_input(path)
+    yield from read_conllu(lines, name)
 
 
 def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
@@ -256,13 +238,7 @@ def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
 
 
 def write_file(sentences: Iterable[Sentence], path: str | Path | None) -> None:
-    """Write sentences to ``path`` (``None`` or ``-``: stdout), with a one-line error when the
-    file cannot be written."""
-    if path is None or str(path) == "-":
-        write_conllu(sentences, sys.stdout)
-        return
-    try:
-        with open(path, "w", encoding="utf-8") as out:
-            write_conllu(sentences, out)
-    except OSError as e:
-        raise InputError(f"{path}: cannot write: {e.strerror or e}") from e
+    """Write sentences to ``path`` (``None`` or ``-``: stdout); a file appears only once every
+    sentence is written (:func:`fstpunct.files.output`)."""
+    with output(path) as out:
+        write_conllu(sentences, out)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import json
 import math
-import shutil
+import os
 import sys
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, ModelError
+from ...files import atomic_folder
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -208,15 +208,10 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
         "training": {**(info or {}), "train_sentences": len(train_sents),
                      "train_slots": sum(ss.n + 1 for ss in train_sents),
                      "dev_sentences": len(dev_sents), "dev_perplexity": {}, "iterations": {}}}
-    out = Path(output)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ModelError(f"{out}: cannot write the model: {e.strerror or e}") from e
     best = math.inf
-    with tempfile.TemporaryDirectory() as tmp:
+    with atomic_folder(output) as out:  # the folder appears whole or not at all
         for c2 in c2_grid:
-            path = Path(tmp) / f"c2-{c2}.model"
+            path = out / f"c2-{c2}.model"
             iterations = _fit(train_sents, known, tree, c2, max_iterations, path)
             ppl = CrfModel(path, meta).perplexity(dev_sents)[2]
             meta["training"]["dev_perplexity"][str(c2)] = ppl
@@ -224,8 +219,10 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
             log(f"c2 {c2}: {iterations} iterations, dev perplexity {ppl:.4f}")
             if ppl < best:
                 best, meta["settings"]["c2"] = ppl, c2
-                shutil.copyfile(path, out / "crf.model")
-    meta["training"]["seconds"] = round(time.perf_counter() - start, 1)
-    (out / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n",
-                                   encoding="utf-8")
-    return CrfModel.load(out)
+                os.replace(path, out / "crf.model")
+            else:
+                path.unlink()
+        meta["training"]["seconds"] = round(time.perf_counter() - start, 1)
+        (out / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+    return CrfModel.load(output)

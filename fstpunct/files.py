@@ -1,0 +1,207 @@
+"""Opening inputs and writing outputs so that no file is ever left half-written.
+
+Every command reads its text inputs through :func:`open_input` and writes every file through
+:func:`output`, :func:`atomic_path` or :func:`atomic_folder`: the output goes to a temporary
+file (or folder) beside the target, is flushed to disk, and only a complete output is renamed
+over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`terminate_on_sigterm`)
+the temporary is removed and the target keeps its previous bytes. An input may therefore also
+be the output (``-o`` naming the input): the input stays readable until the rename.
+"""
+from __future__ import annotations
+
+import codecs
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, BinaryIO
+
+from .errors import InputError
+
+__all__ = ["Terminated", "atomic_folder", "atomic_path", "is_stdio", "open_input", "output",
+           "terminate_on_sigterm"]
+
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived (raised by the handler :func:`terminate_on_sigterm` installs); like
+    KeyboardInterrupt it is not an :class:`Exception`, so only cleanup code sees it."""
+
+
+@contextmanager
+def terminate_on_sigterm() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in this process (worker processes
+    it forks exit at once instead), so ``finally`` blocks remove temporary files."""
+    owner = os.getpid()
+
+    def handler(signum: int, frame: object) -> None:
+        if os.getpid() != owner:
+            os._exit(128 + signum)
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def is_stdio(path: str | Path | None) -> bool:
+    """Whether ``path`` means standard input or output (``None`` or ``-``)."""
+    return path is None or str(path) == "-"
+
+
+def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
+    """The lines of a text file (``None`` or ``-``: stdin), each with its line end, and the
+    name to report. The file is opened now (a missing file or a folder is an InputError now)
+    and read as it is iterated; closing the iterator closes the file.
+
+    Bytes that are not UTF-8 come through as lone surrogates (``surrogateescape``) so the
+    reader can name the line and sentence; a UTF-8 byte-order mark is dropped; UTF-16 is an
+    InputError."""
+    if is_stdio(path):
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text stream put in place of stdin
+            return iter(sys.stdin), "<stdin>"
+        return _decoded(buffer, "<stdin>", close=False), "<stdin>"
+    p = Path(path)  # type: ignore[arg-type]
+    if p.is_dir():
+        raise InputError(f"{p}: is a folder, not a file")
+    try:
+        stream = p.open("rb")
+    except OSError as e:
+        raise InputError(f"{p}: cannot read: {e.strerror or e}") from e
+    return _decoded(stream, str(p), close=True), str(p)
+
+
+def _decoded(stream: BinaryIO, name: str, close: bool) -> Iterator[str]:
+    try:
+        for lineno, data in enumerate(stream, 1):
+            if lineno == 1:
+                if data.startswith(_UTF16_BOMS):
+                    raise InputError(f"{name}:1: UTF-16 text; fstpunct reads UTF-8 (convert it, "
+                                     "e.g. iconv -f UTF-16 -t UTF-8)")
+                if data.startswith(codecs.BOM_UTF8):
+                    data = data[len(codecs.BOM_UTF8):]
+            yield data.decode("utf-8", "surrogateescape")
+    except OSError as e:
+        raise InputError(f"{name}: cannot read: {e.strerror or e}") from e
+    finally:
+        if close:
+            stream.close()
+
+
+def _check_target(target: Path) -> None:
+    if target.is_dir():
+        raise InputError(f"{target}: is a folder; name a file to write")
+
+
+_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
+@contextmanager
+def _temporary(create: Callable[[], Path], remove: Callable[[Path], None]) -> Iterator[Path]:
+    """A temporary made by ``create``, removed by ``remove`` if the ``with`` block fails in any
+    way; SIGINT and SIGTERM are held back until it is in the hands of the ``try`` that removes
+    it, so an interrupt never leaves it behind."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+    try:
+        tmp = create()
+    except BaseException:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        raise
+    try:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        yield tmp
+    except BaseException:
+        remove(tmp)
+        raise
+
+
+def _temp_file(target: Path) -> Path:
+    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    os.close(fd)
+    return Path(name)
+
+
+@contextmanager
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """A fresh temporary path beside ``path`` for the caller (or a tool it runs) to write;
+    renamed over ``path`` when the ``with`` block completes, removed if it does not."""
+    target = Path(path)
+    _check_target(target)
+    try:
+        with _temporary(lambda: _temp_file(target), lambda p: p.unlink(missing_ok=True)) as tmp:
+            yield tmp
+            _keep_mode(target, tmp, 0o666)
+            with open(tmp, "rb") as f:
+                os.fsync(f.fileno())
+            os.replace(tmp, target)
+    except OSError as e:
+        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+
+
+def _keep_mode(target: Path, tmp: Path, new: int) -> None:
+    """Give the new file or folder the old one's permissions, or ``new`` less the umask for a
+    new one (mkstemp and mkdtemp make it private)."""
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = new & ~umask
+    os.chmod(tmp, mode)
+
+
+@contextmanager
+def output(path: str | Path | None, binary: bool = False) -> Iterator[IO]:
+    """A stream to write: stdout for ``None`` or ``-``, else a temporary file renamed over
+    ``path`` only when the ``with`` block completes (see the module docstring). Text is
+    UTF-8 and written as given (no newline translation)."""
+    if is_stdio(path):
+        yield sys.stdout.buffer if binary else sys.stdout
+        return
+    with atomic_path(path) as tmp:  # type: ignore[arg-type]
+        with (open(tmp, "wb") if binary else open(tmp, "w", encoding="utf-8", newline="")) as f:
+            yield f
+
+
+@contextmanager
+def atomic_folder(path: str | Path) -> Iterator[Path]:
+    """A fresh temporary folder beside ``path`` to fill; when the ``with`` block completes it
+    takes the place of ``path`` (a previous folder there is removed once the new one is in
+    place), else it is removed and ``path`` is untouched."""
+    target = Path(path)
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{target}: is a file; name a folder to write")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with _temporary(lambda: _temp_folder(target, ".part"), _remove_folder) as tmp:
+            yield tmp
+            _keep_mode(target, tmp, 0o777)
+            if not target.exists():
+                os.replace(tmp, target)
+                return
+            with _temporary(lambda: _temp_folder(target, ".old"), _remove_folder) as old:
+                os.replace(target, old / "previous")
+                try:
+                    os.replace(tmp, target)
+                except BaseException:
+                    os.replace(old / "previous", target)
+                    raise
+            _remove_folder(old)
+    except OSError as e:
+        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+
+
+def _temp_folder(target: Path, suffix: str) -> Path:
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent))
+
+
+def _remove_folder(path: Path) -> None:
+    shutil.rmtree(path, ignore_errors=True)
