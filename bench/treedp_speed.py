@@ -114,7 +114,10 @@ def main(count: int = 40, densities: tuple[float, ...] = (1.0, 0.1)) -> None:
             "sample(size=1)": timed(trees, lambda t, r=sample_rng: sample(t, r, 1)),
             "compiled inside": timed([total], lambda f: forest.log_partition(f, reference))
             / count,
+            "compiled in+out": timed([total], lambda f: forest.outside(f, reference)) / count,
             "compiled viterbi": timed([best], lambda f: forest.viterbi(f, reference)) / count,
+            "compiled sample1": timed([total], lambda f, r=sample_rng: forest.sample(
+                f, r, 1, reference)) / count,
         }
         print(f"density {density:g}: {np.mean(big):.1f} big slots, {np.mean(grouped):.1f} "
               "big nodes per sentence")

@@ -1,3 +1,29 @@
 """fstpunct: punctuation as underlying marks on syntactic constituents, rendered by weighted
-FSTs."""
+FSTs.
+
+>>> import fstpunct
+>>> model = fstpunct.load("en")     # a bundled model by name, or a folder
+
+then ``model.decode``, ``model.restore``, ``model.normalise``, ``model.log_prob`` and
+``model.perplexity`` on a CoNLL-U string, a path or split name, or ``conllu.TokenList``s (see
+the README's "Python API"). The names below are loaded on first use, so ``import fstpunct`` stays
+quick.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
 __version__ = "0.1.0"
+
+__all__ = ["Model", "ModelInfo", "Perplexity", "bundled_models", "language_of", "load"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        return getattr(importlib.import_module("fstpunct.api"), name)
+    raise AttributeError(f"module 'fstpunct' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])

@@ -10,12 +10,15 @@ with the +NC direction, the token cost (``fstpunct train --token-cost``) and the
     python scripts/table3.py report --token-cost 4 results/table3-lexical.jsonl
 
 ``run`` trains every missing ``models/L-SETUP-tcC[-lexK]`` (SETUP: ``attach`` = ``--init
-identity``, ``ltr``/``rtl`` = ``--init nunberg --direction ltr|rtl``; ``--iterations`` EM
+identity``, ``ltr``/``rtl`` = ``--init nunberg --direction ltr|rtl``, ``default`` = ``--grammar
+default``: the default grammar, direction chosen on dev; ``--iterations`` EM
 iterations; ``-lexK`` for ``--lexical K`` > 0) with ``fstpunct train`` and prints one JSON line
 per model: dev and test perplexity (``fstpunct perplexity``) and the training seconds from the
 model's record. ``report`` picks, per language, the Attach row and the +NC row with the lowest dev
-perplexity (among those of ``--token-cost`` / ``--lexical`` if given) and prints the markdown
-table (test perplexity), then every row. Lines without ``lexical`` come from before it existed
+perplexity (among those of ``--token-cost`` / ``--lexical`` if given; +NC from the language's rule
+file where it has one, else from the default grammar) and prints the markdown table (test
+perplexity), then the default grammar against the rule file where a language has both, then
+every row. Lines without ``lexical`` come from before it existed
 (no lexical contexts).
 """
 from __future__ import annotations
@@ -31,7 +34,7 @@ from pathlib import Path
 MODELS = Path("models")
 FSTPUNCT = [sys.executable, "-m", "fstpunct.cli.main"]
 SETUPS = {"attach": ["--init", "identity"], "ltr": ["--direction", "ltr"],
-          "rtl": ["--direction", "rtl"]}
+          "rtl": ["--direction", "rtl"], "default": ["--grammar", "default"]}
 
 
 def perplexity(model: Path, lang: str, split: str) -> float:
@@ -78,11 +81,22 @@ def report(args: argparse.Namespace) -> None:
     print("|---|---|---|---|")
     for lang in sorted(by_lang):
         attach = [r for r in by_lang[lang] if r["setup"] == "attach"]
-        nc = [r for r in by_lang[lang] if r["setup"] != "attach"]
+        nc = [r for r in by_lang[lang] if r["setup"] in ("ltr", "rtl")] or \
+            [r for r in by_lang[lang] if r["setup"] == "default"]
         a = min(attach, key=lambda r: r["dev"]) if attach else None
         n = min(nc, key=lambda r: r["dev"]) if nc else None
         print(f"| {lang} | {_cell(a, False)} | {_cell(n, True)} | "
               f"{a['dev'] if a else '–'} / {n['dev'] if n else '–'} |")
+    print("\n| lang | rule file: dev / test (direction) | default grammar: dev / test "
+          "(direction) |")
+    print("|---|---|---|")
+    for lang in sorted(by_lang):
+        hand = [r for r in by_lang[lang] if r["setup"] in ("ltr", "rtl")]
+        default = [r for r in by_lang[lang] if r["setup"] == "default"]
+        if hand and default:
+            h, d = (min(rows, key=lambda r: r["dev"]) for rows in (hand, default))
+            print(f"| {lang} | {h['dev']:.4f} / {h['test']:.4f} ({h['direction']}) | "
+                  f"{d['dev']:.4f} / {d['test']:.4f} ({d['direction']}) |")
     print("\n| lang | setup | token cost | lexical | iterations | dev | test | seconds |")
     print("|---|---|---|---|---|---|---|---|")
     for r in sorted(rows, key=lambda r: (r["lang"], r["setup"], r["token_cost"],

@@ -110,8 +110,14 @@ def test_align_is_the_best_path(case):
         assert channel.align(u, ()) == () and channel.align(u, (",",)) is None
         return
     best = best_alignments(channel, u)
-    for x, (_, positions) in best.items():
+    for x, (p, positions) in best.items():
         assert channel.align(u, x) in positions
+        path = channel.best_path(u, x)  # its probability and edits are those of the best path
+        assert path.prob == pytest.approx(p, rel=1e-9)
+        assert np.prod([s.p for s in path.steps]) == pytest.approx(p, rel=1e-9)
+        assert len(path.steps) == len(u) - 1
+        assert all(s.a < s.b and s.p == channel.phi[channel.index(u[s.a]), channel.index(u[s.b]),
+                                                     s.edit] for s in path.steps)
     assert channel.align(u, tuple(u) + (",",)) is None
 
 

@@ -8,8 +8,9 @@ import pytest
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.fst.grammar import load_grammar
-from fstpunct.show import draw
-from fstpunct.show.draw import channel_graph, write_graph
+from fstpunct.show import dot
+from fstpunct.show.channel import channel_graph
+from fstpunct.show.dot import write_graph
 
 EN = Path(__file__).parent.parent / "grammars" / "en.rules"
 
@@ -49,7 +50,7 @@ def test_write_dot_and_fallback(channel, tmp_path, monkeypatch):
     assert "pending ," in written.read_text(encoding="utf-8")
     with pytest.raises(InputError, match="cannot draw"):
         write_graph(graph, tmp_path / "c.jpeg")
-    monkeypatch.setattr(draw.shutil, "which", lambda name: None)
+    monkeypatch.setattr(dot.shutil, "which", lambda name: None)
     written, rendered = write_graph(graph, tmp_path / "d.svg")
     assert (written, rendered) == (tmp_path / "d.dot", False) and written.exists()
 

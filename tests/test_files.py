@@ -99,7 +99,7 @@ def test_bad_input_halfway_leaves_the_target(tmp_path, capsys):
     bad.write_text(SAMPLE.read_text(encoding="utf-8") + "1\tx\n\n", encoding="utf-8")
     target = tmp_path / "out.conllu"
     target.write_text(PREVIOUS)
-    assert main(["decode", str(bad), "-o", str(target)]) == 2
+    assert main(["decode", "--model", "en", str(bad), "-o", str(target)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"{bad}:" in err
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
@@ -133,7 +133,8 @@ def test_two_writers_leave_one_complete_output(tmp_path):
 
 def test_full_disk_on_stdout_is_one_line():
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "decode", str(SAMPLE)],
+        proc = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "decode",
+                               "--model", "en", str(SAMPLE)],
                               stdout=full, stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 2
     assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr

@@ -1,6 +1,8 @@
 """The compiled tree DP (fstpunct.dp.forest over fstpunct.dp._forest) against the Python reference
-(dp.treedp, itself checked against brute force in test_treedp.py): the same Viterbi choices,
-ties included, the same best score, and log Z, on random trees in both semirings."""
+(dp.treedp, itself checked against brute force and finite differences in test_treedp.py): the
+same Viterbi choices, ties included, the same best score, and log Z, on random trees in both
+semirings; every gradient of log Z from the outside pass; the same samples from the same
+generator; and the same on a model's batches (Inference)."""
 from dataclasses import replace
 
 import numpy as np
@@ -88,16 +90,21 @@ def test_compiled_equals_reference(n, seed, ties, as_sparse):
     if ties:
         tree = coarse(tree, rng)
     check([sparse(tree) if as_sparse else tree])
+    check_outside([sparse(tree) if as_sparse else tree])
 
 
 @settings(max_examples=30, deadline=None)
 @given(SEEDS)
 def test_one_forest_of_many_sentences(seed):
-    """Sentences of all sizes, the n = 0 pseudo node among them, with ties, in one call."""
+    """Sentences of all sizes, the n = 0 pseudo node among them, with ties, in one call (the
+    outside pass also over a range of them)."""
     rng = np.random.default_rng(seed)
     trees = [random_tree(rng, int(rng.integers(0, 8)), zeros=0.2, max_states=3, max_cands=4,
                          share=0.8) for _ in range(12)]
-    check([coarse(t, rng) if k % 2 else t for k, t in enumerate(trees)])
+    trees = [coarse(t, rng) if k % 2 else t for k, t in enumerate(trees)]
+    check(trees)
+    check_outside(trees)
+    check_outside(trees, range(3, 7))
 
 
 def test_scalar_slots_and_sparse_vectors():
@@ -123,6 +130,7 @@ def test_long_sentences_do_not_underflow():
     _, scores, log_z = compiled(trees)
     assert np.all(np.isfinite(log_z)) and np.all(log_z < -1500)  # far below float range
     check(trees)
+    check_outside(trees)
 
 
 def test_zero_total_raises_the_reference_error():
@@ -182,14 +190,15 @@ def test_indices_out_of_range_are_rejected():
 @given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
        st.sampled_from([0.0, 1e-3]))
 def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed, backoff):
-    """Inference.viterbi_all and log_probs (compiled, whole batch) against Inference.viterbi
-    and log_prob (the reference, one sentence at a time) on a model's slot lattices."""
+    """Inference.viterbi_all, viterbi and log_probs (compiled, whole batch or one sentence)
+    against Inference.viterbi_reference and log_prob (the reference, one sentence at a time) on
+    a model's slot lattices."""
     if not sentences:
         return
     model = make_model(sentences, direction, seed, backoff=backoff)
     inference = Inference(model, model.prepare(sentences))
     try:
-        expected = [inference.viterbi(s)[0] for s in range(len(sentences))]
+        expected = [inference.viterbi_reference(s)[0] for s in range(len(sentences))]
         log_p = [inference.log_prob(s) for s in range(len(sentences))]
     except ZeroWeightError:
         with pytest.raises(ZeroWeightError):
@@ -198,4 +207,145 @@ def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed,
             inference.log_probs()
         return
     assert inference.viterbi_all() == expected
+    assert [inference.viterbi(s)[0] for s in range(len(sentences))] == expected
     np.testing.assert_allclose(inference.log_probs(), log_p, rtol=1e-12, atol=1e-12)
+
+
+def with_weight(trees: list[MatrixTree]) -> list[MatrixTree]:
+    """The trees whose total weight is not 0."""
+    kept = []
+    for t in trees:
+        try:
+            treedp.inside(t)
+            kept.append(t)
+        except ZeroWeightError:
+            pass
+    return kept
+
+
+def dense_terms(out: forest.Outside, fo: forest.Forest) -> dict[int, np.ndarray]:
+    """∂log Z/∂(every matrix of every stack the terms touch), (A, N, N) per stack."""
+    grads: dict[int, np.ndarray] = {}
+    terms = out.terms
+    for r in range(len(terms)):
+        stack = fo.stacks[terms.stack[r]]
+        g = grads.setdefault(int(terms.stack[r]), np.zeros((stack.count, stack.size, stack.size)))
+        p, q = terms.vectors(r)
+        lo, hi = terms.coef_at[r], terms.coef_at[r + 1]
+        for a, c in zip(terms.matrix[lo:hi], terms.coef[lo:hi]):
+            g[a] += c * np.outer(p, q)
+    return grads
+
+
+def check_outside(trees: list[treedp.MatrixTree], part: range | None = None) -> None:
+    """Every tree with Z > 0 in one forest: log Z, ∂log Z/∂weights, ∂/∂λ, ∂/∂ρ, ∂/∂prefix and
+    ∂/∂(every left and right matrix) as the reference gives them, to rounding."""
+    kept = with_weight(trees)
+    if not kept:
+        return
+    fo = forest.from_trees(kept)
+    if part is not None:  # of the sentences kept
+        part = range(min(part.start, len(kept)), min(part.stop, len(kept)))
+    lo, hi = (0, len(kept)) if part is None else (part.start, part.stop)
+    out = forest.outside(fo, lambda s: treedp.inside(kept[s]), part)
+    grads = dense_terms(out, fo)
+    close = {"rtol": 1e-9, "atol": 1e-12}
+    for s in range(lo, hi):
+        tree = kept[s]
+        ref = treedp.outside(tree, treedp.inside(tree))
+        assert out.log_z[s - lo] == pytest.approx(ref.log_z, rel=1e-12, abs=1e-12)
+        node0 = fo.node_offsets[s]
+        for v in range(len(tree.nodes)):
+            g = node0 + v
+            a, b = fo.candidate_offsets[g] - fo.candidate_offsets[fo.node_offsets[lo]], \
+                fo.candidate_offsets[g + 1] - fo.candidate_offsets[fo.node_offsets[lo]]
+            np.testing.assert_allclose(out.weights[a:b], ref.weights[v], **close)
+            for stack, expected in ((fo.node_left[g], ref.left[v]), (fo.node_right[g],
+                                                                     ref.right[v])):
+                got = grads.get(int(stack), np.zeros_like(expected))
+                np.testing.assert_allclose(got, expected, **close)
+        slot0 = fo.word_offsets[s] + s
+        for i in range(len(tree.start)):
+            np.testing.assert_allclose(out.slot_vector(out.final, slot0 + i), ref.final[i],
+                                       **close)
+            start = out.slot_vector(out.start, slot0 + i)
+            if i == 0:  # ∂/∂e for e = λ₀ᵀ prefix
+                np.testing.assert_allclose(np.asarray(tree.prefix) @ start, ref.start[0], **close)
+                np.testing.assert_allclose(np.outer(tree.start[0], start), ref.prefix, **close)
+            else:
+                np.testing.assert_allclose(start, ref.start[i], **close)
+
+
+def test_outside_raises_the_reference_error():
+    dead = random_tree(np.random.default_rng(3), 3, zeros=0.0)
+    dead.nodes[1].weights = np.zeros_like(dead.nodes[1].weights)
+    with pytest.raises(ZeroWeightError, match=r"In\(node 2\) = 0"):
+        forest.outside(forest.from_trees([dead]), lambda s: treedp.inside(dead))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 6), SEEDS, st.booleans())
+@example(0, 5, False)
+def test_samples_equal_the_reference_draws(n, seed, ties):
+    """The same generator gives the same draws, sentence after sentence, and is left in the
+    same state."""
+    rng = np.random.default_rng(seed)
+    trees = [random_tree(rng, int(rng.integers(0, n + 1)), zeros=0.2, max_states=4,
+                         max_cands=5, share=0.6) for _ in range(3)]
+    if ties:
+        trees = [coarse(t, rng) for t in trees]
+    kept = with_weight(trees)
+    if not kept:
+        return
+    ref_rng, rng = np.random.default_rng(seed + 1), np.random.default_rng(seed + 1)
+    expected = [treedp.sample(t, ref_rng, 7) for t in kept]
+    fo = forest.from_trees(kept)
+    got = forest.sample(fo, rng, 7, lambda s: treedp.inside(kept[s]))
+    offsets = fo.node_offsets
+    for s, draws in enumerate(expected):
+        assert got[:, offsets[s]:offsets[s + 1]].tolist() == draws
+    assert rng.random() == ref_rng.random()
+    part = forest.sample(fo, np.random.default_rng(seed + 1), 7,
+                         lambda s: treedp.inside(kept[s]), range(0, 1))
+    assert part.tolist() == got[:, :offsets[1]].tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
+       st.sampled_from([0.0, 1e-3]), st.sampled_from([0.0, 2.0]))
+def test_inference_expected_counts_equal_the_reference(sentences, direction, seed, backoff,
+                                                       tilt):
+    """Inference.expected_counts, posteriors_all and sample_all (compiled, over the batch or a
+    range of it) against expectations, posteriors and sample_reference (the numpy reference, one
+    sentence at a time) on a model's slot lattices."""
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed, backoff=backoff)
+    inference = Inference(model, model.prepare(sentences), tilt=tilt)
+    try:
+        expected = [inference.expectations(s) for s in range(len(sentences))]
+    except ZeroWeightError:
+        with pytest.raises(ZeroWeightError):
+            inference.expected_counts()
+        return
+    half = range(len(sentences) // 2, len(sentences))
+    for part in (None, half):
+        got = inference.expected_counts(part)
+        ref = expected if part is None else expected[half.start:]
+        assert got.log_z == pytest.approx(sum(e.log_z for e in ref), rel=1e-12, abs=1e-9)
+        np.testing.assert_array_equal(got.rows, np.concatenate([e.rows for e in ref]))
+        np.testing.assert_allclose(got.posterior, np.concatenate([e.posterior for e in ref]),
+                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(got.arc_counts, sum(e.arc_counts for e in ref),
+                                   rtol=1e-9, atol=1e-9)
+    for s, (got, e) in enumerate(zip(inference.posteriors_all(), expected)):
+        assert got.log_z == pytest.approx(e.log_z, rel=1e-12, abs=1e-12)
+        ref = inference.posteriors_reference(s)
+        np.testing.assert_array_equal(ref.rows, e.rows)
+        np.testing.assert_array_equal(inference.posteriors(s).posterior, got.posterior)
+        np.testing.assert_array_equal(got.rows, e.rows)
+        np.testing.assert_allclose(got.posterior, e.posterior, rtol=1e-9, atol=1e-12)
+    draws = inference.sample_all(np.random.default_rng(seed), 5)
+    ref_rng = np.random.default_rng(seed)
+    assert draws == [inference.sample_reference(s, ref_rng, 5) for s in range(len(sentences))]
+    assert inference.sample(0, np.random.default_rng(seed), 5) == draws[0]

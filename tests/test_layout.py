@@ -8,9 +8,10 @@ import pytest
 
 PKG = Path(__file__).parents[1] / "fstpunct"
 # The stages in the order data flows through them; a module may import its own stage or an
-# earlier one. ``errors`` and ``files`` (opening inputs, writing outputs) are shared by all; the
-# top level (the public API) may import anything.
-STAGES = ["errors", "files", "ud", "dp", "fst", "model", "parser", "apps", "show", "cli"]
+# earlier one. ``errors``, ``files`` (opening inputs, writing outputs) and ``progress`` are shared
+# by all; ``api`` is the Python API (``fstpunct``'s top level re-exports it lazily).
+STAGES = ["errors", "files", "progress", "ud", "dp", "fst", "model", "parser", "apps", "show",
+          "api", "cli"]
 
 
 def module_name(path: Path) -> str:

@@ -14,15 +14,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..model.punct import Inference, PunctModel, SlotCache
+from ..model.punct import Inference, Posteriors, PunctModel, SlotCache
 from ..model.vocab import Puncteme
+from ..ud.annotations import MISC_KEYS, set_misc
 from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "render"]
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "ranked_pairs", "render"]
 
-MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
 Pair = tuple[Puncteme, Puncteme] | None
@@ -69,11 +69,6 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
     return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 
-def _set_misc(misc: str, items: dict[str, str]) -> str:
-    kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
-    return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
-
-
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
                     paired: bool = True
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
@@ -93,29 +88,38 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
 
 
+def ranked_pairs(inference: Inference, s: int, e: Posteriors | None = None
+                 ) -> tuple[list[list[tuple[Pair, float]]], float]:
+    """Every node's pairs of sentence ``s`` with their posteriors, most probable first (the
+    backoff as None), and log p(x | T); ``e``: its posteriors, where already known."""
+    vocab, pairs_of_row = inference.model.vocab, inference.batch.data.pairs
+    e = inference.posteriors(s) if e is None else e
+    ranked: list[list[tuple[Pair, float]]] = [[] for _ in inference.batch.nodes(s)]
+    node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
+    first = inference.batch.nodes(s).start
+    for row, node, p in zip(e.rows, node_of, e.posterior):
+        ranked[node - first].append((vocab.pair_strings(pairs_of_row[row]), float(p)))
+    for node_ranked in ranked:
+        backoff = 1.0 - sum(p for _, p in node_ranked)
+        node_ranked.append((None, backoff))
+        node_ranked.sort(key=lambda item: -item[1])
+    return ranked, e.log_z
+
+
 def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     prepared: list[SlotSentence], inference: Inference,
                     posteriors: int) -> Iterator[Sentence]:
-    vocab, pairs_of_row = model.vocab, inference.batch.data.pairs
     viterbi = inference.viterbi_all()
     log_probs = None if posteriors else inference.log_probs()
+    # the outside pass needs the inside pass anyway: log p comes with it
+    outside = inference.posteriors_all() if posteriors else []
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
         if log_probs is not None:
             log_p = float(log_probs[k])
-        else:  # the outside pass needs the inside pass anyway: log p comes with it
-            ranked = [[] for _ in best]
-            e = inference.posteriors(k)
-            log_p = e.log_z
-            node_of = np.searchsorted(inference.batch.data.node_offsets, e.rows, side="right") - 1
-            first = inference.batch.nodes(k).start
-            for row, node, p in zip(e.rows, node_of, e.posterior):
-                ranked[node - first].append((vocab.pair_strings(pairs_of_row[row]), float(p)))
-            for node_ranked in ranked:
-                backoff = 1.0 - sum(p for _, p in node_ranked)
-                node_ranked.append((None, backoff))
-                node_ranked.sort(key=lambda item: -item[1])
+        else:
+            ranked, log_p = ranked_pairs(inference, k, outside[k])
         lines = {ln.id: ln for ln in sent.lines}
         for w, word_id in enumerate(slots.word_ids):
             l, r = best[w] if best[w] is not None else (None, None)
@@ -125,7 +129,7 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     f"{render(p[0] if p else None)}‖{render(p[1] if p else None)}:{q:.3f}"
                     for p, q in ranked[w][:posteriors])
             line = lines[str(word_id)]
-            line.fields[9] = _set_misc(line.fields[9], items)
+            line.fields[9] = set_misc(line.fields[9], items)
         sent.set_comment("underlying", bracketed(slots, best))
         sent.set_comment("punct_logprob", f"{log_p:.4f}")
         yield sent

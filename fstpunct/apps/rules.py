@@ -4,6 +4,8 @@
   (expected count ≥ 25), is its most probable edit confident (p > 0.75), and is it the grammar's?
   And for each of the grammar's non-KEEP rules, the rank of its edit among the four, with the
   mean reciprocal rank over all rules and over those whose bigram has some edit with p > 0.5.
+* :func:`rule_bars` — Figure 3: for each of the grammar's rules, the four edit probabilities
+  of its window under the grammar's initial channel and as learned, with its expected count.
 * :func:`relation_pairs` — Table 4: the most probable (l, r) pairs of chosen relations, averaged
   over the nodes of that relation in some sentences.
 """
@@ -19,7 +21,8 @@ from ..fst.grammar import Grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
 
-__all__ = ["Bigram", "Comparison", "RuleRank", "compare_rules", "relation_pairs"]
+__all__ = ["Bigram", "Comparison", "RuleBar", "RuleRank", "compare_rules", "relation_pairs",
+           "rule_bars"]
 
 KEEP = EDITS.index("KEEP")
 
@@ -88,6 +91,44 @@ def compare_rules(channel: Channel, edit_counts: np.ndarray, grammar: Grammar,
                               bool(probs.max() > 0.5)))
     out.sort(key=lambda g: -g.count)
     return Comparison(out, ranks, skipped)
+
+
+@dataclass(frozen=True)
+class RuleBar:
+    """One rule ``a b → …`` of a grammar: its edit, the expected count of the window ``a b`` on
+    the training data, and p(edit | a b) for the four edits (:data:`EDITS` order) in the
+    grammar's initial channel and in the learned one."""
+
+    a: str
+    b: str
+    edit: str
+    count: float
+    initial: tuple[float, float, float, float]
+    learned: tuple[float, float, float, float]
+
+
+def rule_bars(channel: Channel, edit_counts: np.ndarray | None, grammar: Grammar,
+              min_count: float = 25.0) -> tuple[list[RuleBar], int]:
+    """The grammar's rules whose window the model saw at least ``min_count`` times (every rule
+    over the model's marks when ``edit_counts`` is None), most frequent first, and how many
+    rules were left out (rare windows, marks the model lacks)."""
+    initial = grammar.channel(direction=channel.direction)
+    index, start = {s: k for k, s in enumerate(channel.symbols)}, initial.symbols
+    bars, left = [], 0
+    for r in grammar.rules:
+        if r.a not in index or r.b not in index:
+            left += 1
+            continue
+        a, b = index[r.a], index[r.b]
+        count = float(edit_counts[a, b].sum()) if edit_counts is not None else float("nan")
+        if edit_counts is not None and count < min_count:
+            left += 1
+            continue
+        first = initial.phi[start.index(r.a), start.index(r.b)]
+        bars.append(RuleBar(r.a, r.b, r.edit, count, tuple(map(float, first)),
+                            tuple(map(float, channel.phi[a, b]))))  # type: ignore[arg-type]
+    bars.sort(key=lambda bar: -bar.count if edit_counts is not None else 0.0)
+    return bars, left
 
 
 def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],

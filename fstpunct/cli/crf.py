@@ -5,9 +5,8 @@ import argparse
 
 from ..apps.restoration.crf import CrfModel, train
 from ..errors import InputError
-from ..ud.release import LANGUAGES, SPLITS, resolve, split_source
+from ..ud.release import LANGUAGES, SPLITS, read_one, resolve, split_source
 from ..ud.slots import to_slots
-from ..ud.treebank import read_file
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
 
@@ -29,8 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "and, unless --no-tree, relations and head links); pick "
                                    "the L2 coefficient c2 by dev per-slot perplexity.")
     p.add_argument("--lang", required=True, help="language (its standard train and dev splits)")
-    p.add_argument("--train", metavar="FILE", help="training .conllu instead of --lang's train")
-    p.add_argument("--dev", metavar="FILE", help="dev .conllu instead of --lang's dev")
+    p.add_argument("--train", metavar="FILE",
+                   help="training .conllu, '-' or split ('en:train') instead of --lang's train")
+    p.add_argument("--dev", metavar="FILE",
+                   help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--c2", type=_c2_grid, default=[0.1, 1.0, 10.0], metavar="C,C,...",
                    help="L2 coefficients to try (default: 0.1,1,10)")
     p.add_argument("--max-iterations", type=int, default=200, help="L-BFGS iterations (200)")
@@ -55,9 +56,9 @@ def run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
-    train_src = read_file(args.train) if args.train else split_source(
+    train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()
-    dev_src = read_file(args.dev) if args.dev else split_source(
+    dev_src = read_one(args.dev, args.ud_dir) if args.dev else split_source(
         args.lang, "dev", args.ud_dir).sentences()
     train([to_slots(s) for s in train_src], [to_slots(s) for s in dev_src], args.output,
           args.lang, args.c2, args.max_iterations, tree=not args.no_tree,

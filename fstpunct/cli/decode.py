@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.decode import annotate
-from ..model.store import load_model
+from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
+from .model_option import chosen_model
 
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
         "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
@@ -21,7 +21,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
-    sentences = annotate(model, read_one(args.input, args.ud_dir), args.posteriors)
-    write_file(sentences, args.output)
+    model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
+    write_file(progress(model.decode(sentences, posteriors=args.posteriors), "decode"),
+               args.output)
     return 0

@@ -7,27 +7,25 @@ from pathlib import Path
 
 import graphviz
 
-from ..apps.decode import bracketed
 from ..errors import InputError
+from ..files import output
 from ..fst.channel import DIRECTIONS, Channel
-from ..model.punct import Inference
-from ..model.store import load_model
-from ..show.draw import (
-    RENDER_SUFFIXES,
-    SOURCE_SUFFIXES,
-    channel_graph,
-    lattice_graph,
-    tree_graph,
-    write_graph,
-)
+from ..model.punct import Inference, PunctModel
+from ..show.channel import channel_graph
+from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
+from ..show.lattice import lattice_graph, paths_graph, sample_slots, slot_paths
+from ..show.sentence import sentence_views
+from ..show.tree import tree_svg
+from ..ud.release import read_one
 from ..ud.slots import SlotSentence, to_slots
-from ..ud.treebank import Sentence, read_file
+from ..ud.treebank import Sentence
+from .model_option import add_model_arguments, chosen_model
 
-HELP = ("Draw part of a model with Graphviz: 'draw channel' shows the channel restricted to a "
-        "few symbols, 'draw lattice' one slot's lattice of underlying strings, 'draw tree' a "
-        "sentence's Viterbi underlying tree. Writes .svg, .png or .pdf (needs the dot program), "
-        "or .dot source; "
-        "without -o the .dot source goes to stdout.")
+HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a few symbols, "
+        "'draw lattice' the most probable paths of one slot's lattice of underlying strings "
+        "(Graphviz: .svg, .png, .pdf with the dot program, or .dot source), 'draw tree' a "
+        "sentence's Viterbi underlying tree in word order (.svg). Without -o the picture's "
+        "source goes to stdout.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,49 +40,58 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="hide arcs less probable than this (default 0.01)")
     p.add_argument("--direction", choices=DIRECTIONS,
                    help="scan direction, if CHANNEL.json is missing")
-    _output(p)
+    _output(p, RENDER_SUFFIXES + SOURCE_SUFFIXES)
     p.set_defaults(graph=_channel)
-    p = what.add_parser("lattice", help="one slot's lattice over underlying strings",
+    p = what.add_parser("lattice", help="the most probable paths of one slot's lattice",
                         description="The WFSA accepting each underlying string u of one slot "
-                                    "with weight p(x | u), x the slot's surface punctuation.")
+                                    "with weight p(x | u), x the slot's surface punctuation: its "
+                                    "K most probable paths in the sentence (posteriors "
+                                    "estimated from samples of T′) merged into one automaton, "
+                                    "or with --full the whole lattice if it is small.")
     _sentence(p)
     p.add_argument("--slot", type=int, required=True, metavar="I",
                    help="slot I lies between word I and word I+1 (0 = sentence start)")
+    p.add_argument("--paths", type=int, default=10, metavar="K",
+                   help="draw the K most probable paths (default 10)")
+    p.add_argument("--samples", type=int, default=1000,
+                   help="samples of T′ that estimate the posteriors (default 1000)")
+    p.add_argument("--full", action="store_true",
+                   help="draw the whole lattice (refused above 60 states or 200 arcs)")
     p.add_argument("--min-prob", type=float, default=0.01,
-                   help="hide arcs less probable than this (default 0.01)")
-    _output(p)
+                   help="with --full: hide arcs less probable than this (default 0.01)")
+    _output(p, RENDER_SUFFIXES + SOURCE_SUFFIXES)
     p.set_defaults(graph=_lattice)
-    p = what.add_parser("tree", help="a sentence's Viterbi underlying tree T′")
+    p = what.add_parser("tree", help="a sentence's Viterbi underlying tree T′ in word order",
+                        description="Words in sentence order with the dependency arcs above, "
+                                    "underlying punctemes at constituent edges coloured by "
+                                    "what the channel did to them, surface punctuation below.")
     _sentence(p)
-    _output(p)
+    _output(p, (".svg",))
     p.set_defaults(graph=_tree)
 
 
 def _sentence(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--model", default="en", help="model folder or bundled name (default en)")
+    add_model_arguments(parser)
     parser.add_argument("--sentence", required=True, metavar="FILE:N",
-                        help="sentence N (counting from 1) or sent_id N of a CoNLL-U file")
+                        help="sentence N (counting from 1) or sent_id N of a CoNLL-U file, "
+                             "'-' (stdin) or split ('en:dev:5')")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
-def _load_sentence(spec: str) -> Sentence:
-    path, _, which = spec.rpartition(":")
-    if not path or not which:
-        raise InputError(f"--sentence {spec!r}: expected FILE:N")
-    for k, sent in enumerate(read_file(path), 1):
-        if which == str(k) if which.isdigit() else which == sent.sent_id:
-            return sent
-    raise InputError(f"{path}: has no sentence {which}")
-
-
-def _inference(args: argparse.Namespace) -> tuple[Inference, SlotSentence]:
-    model = load_model(args.model)
-    slots = to_slots(_load_sentence(args.sentence))
-    return Inference(model, model.prepare([slots])), slots
-
-
-def _output(parser: argparse.ArgumentParser) -> None:
+def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
     parser.add_argument("-o", "--output", metavar="FILE",
-                        help=f"picture to write: {' '.join(RENDER_SUFFIXES + SOURCE_SUFFIXES)}")
+                        help=f"picture to write: {' '.join(suffixes)}")
+
+
+def _load_sentence(args: argparse.Namespace) -> tuple[PunctModel, Sentence]:
+    """The sentence ``--sentence`` names, and the model (``--model``, else its language's)."""
+    path, _, which = args.sentence.rpartition(":")
+    if not path or not which:
+        raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
+    for k, sent in enumerate(read_one(path, args.ud_dir), 1):
+        if which == str(k) if which.isdigit() else which == sent.sent_id:
+            return chosen_model(args, path, iter([sent]))[0].punct, sent
+    raise InputError(f"{path}: has no sentence {which}")
 
 
 def _channel(args: argparse.Namespace) -> graphviz.Digraph:
@@ -92,7 +99,15 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
     return channel_graph(channel, args.symbols.split(), args.min_prob)
 
 
+def _inference(args: argparse.Namespace) -> tuple[Inference, SlotSentence]:
+    model, sent = _load_sentence(args)
+    slots = to_slots(sent)
+    return Inference(model, model.prepare([slots])), slots
+
+
 def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
+    if args.paths < 1 or args.samples < 1:
+        raise InputError("--paths and --samples must be at least 1")
     inference, slots = _inference(args)
     surfaces = inference.batch.surfaces[0]
     if not 0 <= args.slot < len(surfaces):
@@ -101,22 +116,36 @@ def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
     caption = (f"slot {args.slot} of {args.sentence}: surface '{' '.join(x) or 'ε'}', between "
                f"'{slots.words[args.slot - 1] if args.slot else '<s>'}' and "
                f"'{slots.words[args.slot] if args.slot < slots.n else '</s>'}'")
-    return lattice_graph(inference.builder, inference.weights, x, caption, args.min_prob)
+    if args.full:
+        return lattice_graph(inference.builder, inference.weights, x, caption, args.min_prob)
+    sampled = sample_slots(inference, 0, args.samples)[args.slot]
+    paths = slot_paths(inference, 0, args.slot, args.paths, sampled)
+    return paths_graph(inference.builder, inference.weights, paths, caption)
 
 
-def _tree(args: argparse.Namespace) -> graphviz.Digraph:
-    inference, slots = _inference(args)
-    pairs, score = inference.viterbi(0)
-    caption = f"{args.sentence}: {bracketed(slots, pairs)}  (log score {score:.2f})"
-    return tree_graph(slots, pairs, caption)
+def _tree(args: argparse.Namespace) -> str:
+    _check_svg(args.output)
+    model, sent = _load_sentence(args)
+    view = next(sentence_views(model, [sent], k=0))
+    return tree_svg(view, f"{args.sentence}: {view.text}   (log p(x | T) = {view.log_prob:.2f})")
+
+
+def _check_svg(path: str | None) -> None:
+    suffix = Path(path or "-.svg").suffix.lower()
+    if suffix != ".svg":
+        raise InputError(f"{path}: draw tree writes .svg, not {suffix or 'a file without suffix'}")
 
 
 def run(args: argparse.Namespace) -> int:
-    graph = args.graph(args)
-    if args.output is None:
-        sys.stdout.write(graph.source)
+    picture = args.graph(args)
+    if isinstance(picture, str):  # an SVG document
+        with output(args.output) as f:
+            f.write(picture)
         return 0
-    written, rendered = write_graph(graph, args.output)
+    if args.output is None:
+        sys.stdout.write(picture.source)
+        return 0
+    written, _ = write_graph(picture, args.output)
     if written != Path(args.output):
         print(f"fstpunct draw: the Graphviz 'dot' program is missing, so wrote {written} "
               f"instead of {args.output}; install it (apt-get install graphviz) for pictures",

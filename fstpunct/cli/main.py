@@ -5,6 +5,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 from .. import __version__
@@ -13,9 +14,10 @@ from ..files import Terminated, terminate_on_sigterm
 
 # Subcommand name -> module of fstpunct.cli, in the order ``--help`` lists them.
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
-            "train": "train", "perplexity": "perplexity", "decode": "decode",
+            "show": "show", "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
-            "parser": "parser_train", "parse": "parse"}
+            "parser": "parser_train", "parse": "parse", "rephrase": "rephrase",
+            "models": "models"}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -32,7 +34,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and name != only:
             continue
         module = importlib.import_module(f"fstpunct.cli.{module_name}")
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        # a help string is %-formatted by argparse, a description is not
+        p = sub.add_parser(name, help=module.HELP.replace("%", "%%"), description=module.HELP)
         module.add_arguments(p)
         p.set_defaults(run=module.run)
     return parser
@@ -47,6 +50,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # with values); anything else (--help, a typo) gets the whole parser
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+    warnings.showwarning = lambda message, *_, **__: print(
+        f"fstpunct {args.command}: warning: {message}", file=sys.stderr)
     try:
         with terminate_on_sigterm():
             status = int(args.run(args) or 0)

@@ -4,11 +4,12 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..apps.normalise import Counts, normalise
-from ..model.store import load_model
+from ..apps.normalise import Counts
+from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
+from .model_option import chosen_model
 
 HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give every punctuation "
         "token the HEAD (and DEPS entry) of the word whose underlying puncteme wrote it, on "
@@ -21,8 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     counts = Counts()
-    write_file(normalise(model, read_one(args.input, args.ud_dir), counts), args.output)
+    write_file(progress(model.normalise(sentences, counts=counts), "normalise"), args.output)
     print(f"fstpunct normalise: {counts}", file=sys.stderr)
     return 0

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from ..files import is_stdio
 from ..parser import Model, parse, read_unparsed
+from ..progress import progress
+from ..ud.release import read_one
 from ..ud.treebank import write_file
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
@@ -14,7 +18,8 @@ HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except H
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
-                        help="input file (default: stdin)")
+                        help="input file (default: stdin; HEAD may be '_'), or one split of a "
+                             "UD folder: 'en:dev', 'en_ewt-test' (its trees are replaced)")
     parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
     parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
@@ -24,12 +29,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    parser.add_argument("--quiet", action="store_true", help="no progress")
 
 
 def run(args: argparse.Namespace) -> int:
     model = Model.load(args.model)
     beam = args.beam or int(model.info.get("beam", 1))
-    sentences = read_unparsed(args.input)
+    sentences = progress(read_unparsed(args.input) if is_stdio(args.input) or
+                         Path(args.input).is_file() else read_one(args.input, args.ud_dir),
+                         "parse", quiet=args.quiet)
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..apps.constraint import constrained
         from ..model.store import load_model

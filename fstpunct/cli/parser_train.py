@@ -7,8 +7,7 @@ from ..errors import InputError
 from ..parser import MODES, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
-from ..ud.release import split_source
-from ..ud.treebank import read_file
+from ..ud.release import read_one, split_source
 
 HELP = "Dependency parser commands (train)."
 
@@ -21,8 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "early update); prints the dev score after every epoch "
                                    "and keeps the best epoch.")
     p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
-    p.add_argument("--train", metavar="FILE", help="training .conllu instead of --lang's train")
-    p.add_argument("--dev", metavar="FILE", help="dev .conllu instead of --lang's dev")
+    p.add_argument("--train", metavar="FILE",
+                   help="training .conllu, '-' or split ('en:train') instead of --lang's train")
+    p.add_argument("--dev", metavar="FILE",
+                   help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
     p.add_argument("--beam", type=int, default=1, help="beam width (default: 1)")
@@ -51,11 +52,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
         raise InputError("--fraction must be above 0 and at most 1")
-    train_sents = list(read_file(args.train) if args.train
+    train_sents = list(read_one(args.train, args.ud_dir) if args.train
                        else split_source(args.lang, "train", args.ud_dir).sentences())
     total = len(train_sents)
     train_sents = train_sents[:max(1, round(args.fraction * total))]
-    dev_sents = list(read_file(args.dev) if args.dev
+    dev_sents = list(read_one(args.dev, args.ud_dir) if args.dev
                      else split_source(args.lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
           patience=args.patience, seed=args.seed, progress=not args.quiet,

@@ -2,20 +2,17 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from tqdm import tqdm
-
-from ..apps.restoration import Restorer
 from ..apps.restoration.crf import CrfModel
-from ..apps.restoration.generative import DECODERS, ModelRestorer
+from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.pipeline import restored
 from ..apps.restoration.trivial import Trivial
 from ..errors import InputError
-from ..model.store import load_model
 from ..parser import Model as ParserModel
+from ..progress import progress
 from ..ud.release import LANGUAGES, read_one
 from ..ud.treebank import write_file
+from .model_option import MODEL_HELP, chosen_model
 
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
         "(or parse it with --parser) and insert the punctuation a method predicts, as tokens "
@@ -29,9 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.conllu",
                         help="output file (default: stdout)")
     method = parser.add_mutually_exclusive_group()
-    method.add_argument("--model", default="en",
-                        help="punctuation model folder or bundled name (default en): MBR over "
-                             "samples of (T′, x)")
+    method.add_argument("--model", help="the punctuation model (MBR over samples of (T′, x)): "
+                        + MODEL_HELP)
     method.add_argument("--crf", metavar="DIR", help="use a CRF tagger (fstpunct crf train)")
     method.add_argument("--trivial", metavar="LANG", choices=LANGUAGES,
                         help="the trivial baseline: LANG's full stop at the end, nothing else")
@@ -48,28 +44,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="'sentence': the best sampled x (the paper); 'slot': the best "
                              "string of every slot separately (default sentence)")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--lang", metavar="CODE",
+                        help="the input's language (picks the bundled model when no method is "
+                             "given)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
-def restorer(args: argparse.Namespace) -> Restorer:
-    """The method the options name."""
-    if args.trivial:
-        return Trivial.for_language(args.trivial)
-    if args.crf:
-        return CrfModel.load(args.crf)
+def run(args: argparse.Namespace) -> int:
     if args.samples < 1:
         raise InputError("--samples must be at least 1")
-    return ModelRestorer(load_model(args.model), args.samples, args.mbr, args.seed)
-
-
-def run(args: argparse.Namespace) -> int:
-    method = restorer(args)
     parsers = [ParserModel.load(p) for p in args.parser]
-    if len(parsers) > args.samples:
-        raise InputError("--samples must be at least the number of parsers")
-    sentences = tqdm(read_one(args.input, args.ud_dir), desc="restore", unit=" sentences",
-                     disable=args.quiet or None, file=sys.stderr)
-    out = restored(sentences, method, parsers, args.beam)
+    sentences = progress(read_one(args.input, args.ud_dir), "restore", quiet=args.quiet)
+    if args.trivial or args.crf:
+        method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
+                  else CrfModel.load(args.crf))
+        out = restored(sentences, method, parsers, args.beam)
+    else:
+        model, sentences = chosen_model(args, args.input, iter(sentences))
+        out = model.restore(sentences, samples=args.samples, mbr=args.mbr, seed=args.seed,
+                            parsers=parsers, beam=args.beam)
     write_file(out, args.output)
     return 0

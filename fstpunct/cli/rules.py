@@ -26,8 +26,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--compare", metavar="GRAMMAR", help="the grammar to compare --model with")
     parser.add_argument("--lang", choices=LANGUAGES, default="en",
                         help="whose dev split gives the relation table (default en)")
-    parser.add_argument("--split", choices=SPLITS, default="dev")
-    parser.add_argument("--relations", nargs="+", default=list(RELATIONS))
+    parser.add_argument("--split", choices=SPLITS, default="dev",
+                        help="the split of --lang for that table (default dev)")
+    parser.add_argument("--relations", nargs="+", default=list(RELATIONS), metavar="REL",
+                        help="the relations of that table (default: "
+                             f"{' '.join(RELATIONS)})")
     parser.add_argument("--ud-dir", help="UD release folder")
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 

@@ -7,7 +7,7 @@ from ..ud.release import resolve
 from ..ud.stats import collect
 from .table import format_table
 
-HELP = ("Print, per file or split: sentences, words, %% punctuation, sentences omitted from "
+HELP = ("Print, per file or split: sentences, words, % punctuation, sentences omitted from "
         "training (punctuation with dependents), non-projective sentences, lifted arcs, "
         "punctuation types and distinct slot strings.")
 

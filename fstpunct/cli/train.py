@@ -10,32 +10,43 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import __version__
-from ..errors import InputError
 from ..fst.channel import DIRECTIONS
-from ..fst.grammar import load_grammar
+from ..fst.default_grammar import GRAMMARS, default_rules
+from ..fst.grammar import load_grammar, parse_grammar
+from ..model.fit import train
 from ..model.punct import Settings
 from ..model.store import save_model
-from ..model.train import INITS, em, initial_model
-from ..ud.release import LANGUAGES, resolve, split_source
-from ..ud.slots import to_slots
+from ..model.train import INITS
+from ..progress import on_terminal
+from ..ud.release import LANGUAGES, Source, resolve, split_source
+from ..ud.slots import SlotSentence, to_slots
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
         "regularisation on a language's standard training split or on CoNLL-U files, and save "
-        "it as a model folder.")
-GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"  # shipped with the package
+        "it as a model folder. Without a rule file for the language the initial channel comes "
+        "from the default grammar (fstpunct.fst.default_grammar), and the channel direction is "
+        "chosen by dev perplexity.")
+DEFAULT = "default"  # --grammar default
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     data = parser.add_mutually_exclusive_group(required=True)
     data.add_argument("--lang", choices=LANGUAGES, help="train on this language's train split")
     data.add_argument("--train", nargs="+", metavar="FILE", help="train on these CoNLL-U files")
+    parser.add_argument("--dev", nargs="+", metavar="FILE",
+                        help="dev CoNLL-U files (default with --lang: its dev split): the "
+                             "direction is chosen on them where the grammar gives none, and "
+                             "their perplexity is recorded")
     parser.add_argument("--grammar", help="rule file for the initial channel and the symmetric "
-                                          "pairs (default: grammars/LANG.rules)")
+                                          "pairs, or 'default': the default grammar built "
+                                          "from the training data (default: "
+                                          "grammars/LANG.rules if it exists, else 'default')")
     parser.add_argument("--init", choices=INITS, default="nunberg",
                         help="initial channel: the grammar's rules (nunberg), random, or "
                              "identity (the Attach ablation: channel fixed, never re-estimated)")
     parser.add_argument("--direction", choices=DIRECTIONS,
-                        help="channel scan direction (default: the grammar's)")
+                        help="channel scan direction (default: the rule file's; with the "
+                             "default grammar, the one with the lower dev perplexity)")
     parser.add_argument("--iterations", type=int, default=10, help="EM iterations (default 10)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="E-step worker processes (default: 2 or fewer cores)")
@@ -57,29 +68,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="model folder to write")
 
 
+def _slots(sources: list[Source]) -> list[SlotSentence]:
+    return [to_slots(s) for src in sources for s in src.sentences()]
+
+
 def run(args: argparse.Namespace) -> int:
     lang = args.lang
-    grammar_path = args.grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
-    if grammar_path is None:
-        raise InputError("--grammar is required with --train")
-    grammar = load_grammar(grammar_path)
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
                else [src for f in args.train for src in resolve(f, args.ud_dir)])
-    prepared = [to_slots(s) for src in sources for s in src.sentences()]
+    dev_sources = ([src for f in args.dev for src in resolve(f, args.ud_dir)] if args.dev
+                   else [split_source(lang, "dev", args.ud_dir)] if lang else [])
+    prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]
     print(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
           f"punctuation with dependents)", file=sys.stderr)
+    rule_file = args.grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
+    rules_text = None
+    if rule_file not in (None, DEFAULT) and (args.grammar or Path(rule_file).is_file()):
+        grammar = load_grammar(rule_file)
+        directions = [args.direction or grammar.direction]
+    else:
+        rules_text = default_rules(usable, lang or "und")
+        grammar = parse_grammar(rules_text, "<default>")
+        # the identity channel (Attach) reads the same either way
+        directions = ([args.direction] if args.direction else
+                      [DIRECTIONS[0]] if args.init == "identity" else list(DIRECTIONS))
+    dev = _slots(dev_sources)
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                         lexical=args.lexical)
-    model = initial_model(usable, grammar, args.init, args.direction, settings, args.seed)
-    batch = model.prepare(usable)
     started = time.time()
-    bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr)
-    inner = tqdm(total=len(batch), desc="E-step", unit="sent", leave=False, file=sys.stderr)
+    bars = on_terminal()  # in a log: a plain line per iteration instead
+    bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr,
+               disable=not bars)
+    inner = tqdm(total=len(usable), desc="E-step", unit="sent", leave=False, file=sys.stderr,
+                 disable=not bars)
+
+    label = ["EM"]
+
+    def start(direction: str) -> None:
+        bar.reset()
+        label[0] = f"EM {direction}" if len(directions) > 1 else "EM"
+        bar.set_description(label[0])
 
     def report(it: int, objective: float, log_likelihood: float) -> None:
         bar.set_postfix(objective=f"{objective:.1f}", loglik=f"{log_likelihood:.1f}")
         bar.update(1)
+        if not bars:
+            print(f"{label[0]} iteration {it}: objective {objective:.1f}, log-likelihood "
+                  f"{log_likelihood:.1f}, {time.time() - started:.0f} s", file=sys.stderr,
+                  flush=True)
         inner.reset()
         if it < args.iterations:  # the M-step runs until the next E-step reports progress
             inner.set_description("M-step (L-BFGS), then E-step")
@@ -89,19 +126,30 @@ def run(args: argparse.Namespace) -> int:
             inner.set_description("E-step", refresh=False)
         inner.update(sentences)
 
-    model, history = em(model, batch, args.iterations, jobs=args.jobs,
-                        train_channel=args.init != "identity", report=report,
-                        progress=progress)
+    trained = train(usable, grammar, directions, dev=dev, init=args.init, settings=settings,
+                    iterations=args.iterations, jobs=args.jobs, seed=args.seed,
+                    started=start, report=report, progress=progress)
     inner.close()
     bar.close()
+    model, history = trained.model, trained.history
     record = {"fstpunct": __version__, "command": "fstpunct " + " ".join(sys.argv[1:]),
+              "language": lang or grammar.language,
               "data": [f"{s.name}: {s.path}" for s in sources], "sentences": len(usable),
-              "omitted": len(prepared) - len(usable), "grammar": str(grammar_path),
+              "omitted": len(prepared) - len(usable),
+              "grammar": "default" if rules_text else str(rule_file),
               "init": args.init, "direction": model.channel.direction,
               "iterations": args.iterations, "seed": args.seed,
               "objective": history.objective, "log_likelihood": history.log_likelihood,
               "seconds": round(time.time() - started, 1)}
+    if dev:
+        record["dev"] = [f"{s.name}: {s.path}" for s in dev_sources]
+        record["dev_perplexity"] = trained.dev_perplexity
+    if rules_text:
+        record["default_grammar"] = rules_text.splitlines()
     save_model(model, args.output, record, history.edit_counts)
+    chosen = (f", direction {model.channel.direction} by dev perplexity "
+              + " / ".join(f"{d} {p:.4f}" for d, p in trained.dev_perplexity.items())
+              if len(directions) > 1 else "")
     print(f"saved {args.output} (objective {history.objective[-1]:.1f}, "
-          f"{record['seconds']} s)", file=sys.stderr)
+          f"{record['seconds']} s{chosen})", file=sys.stderr)
     return 0

@@ -13,7 +13,7 @@ Status per sentence: ``OK``; ``ZERO`` (Z = 0), ``MALFORMED`` (heads not a projec
 sizes of matrices and slot vectors that do not match) or ``NOT_FINITE``; the caller reruns such a
 sentence through the Python reference for its error.
 """
-from libc.math cimport INFINITY, isfinite, log
+from libc.math cimport INFINITY, exp, isfinite, log
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -53,15 +53,18 @@ cdef struct Vec:
 
 
 cdef struct App:
-    # One application of In(w): the vector it is applied to, its output and its direction.
+    # One application of In(w): the vector it is applied to, its output, its direction and the
+    # number of distinct near and far matrices its candidates use.
     Vec ctx
     Vec out
     bint rightward
+    Py_ssize_t n_near, n_far
 
 
 cdef struct Node:
     Vec u, v  # B(w) = u vᵀ: u in slot i, v in slot k
     App app
+    Py_ssize_t ua, va  # in the outside pass: where the scaled adjoints of u and v are
 
 
 cdef const Py_ssize_t* _iptr(object a):
@@ -248,14 +251,24 @@ cdef class _Run:
     cdef double* buf       # 2 per candidate: the far values, the near weights
     cdef Py_ssize_t* loc   # 2 per candidate: local near index, local far index
     cdef Py_ssize_t* idx   # 2 per candidate: distinct near matrices, distinct far matrices
-    cdef Py_ssize_t n_cands
+    cdef double* adj       # 2 per candidate: in the outside pass, d_near and d_far
+    cdef double* tab       # a table to choose from (candidates or states) ...
+    cdef Py_ssize_t* sup   # ... and its support
+    cdef Py_ssize_t n_cands, n_tab
     cdef Sentence sen
+    cdef object rng        # sampling: a numpy Generator (None: maximise)
+    cdef double pz         # the pseudo node's total, and where its e ⊗ L_a and R_c ⊗ ρ₀ are
+    cdef Py_ssize_t p_el, p_rf, p_left, p_right
 
-    def __cinit__(self, forest, list mats, list vecs, bint maximum):
+    def __cinit__(self, forest, list mats, list vecs, bint maximum, rng=None):
         self.fo, self.inp, self.mx = _Forest(forest), _Inputs(mats, vecs), maximum
+        self.rng = rng
         self.mark = <Py_ssize_t*> malloc(self.inp.most * sizeof(Py_ssize_t))
         self.nz = <Py_ssize_t*> malloc(3 * self.inp.longest * sizeof(Py_ssize_t))
-        if self.mark == NULL or self.nz == NULL:
+        self.n_tab = self.inp.longest
+        self.tab = <double*> malloc(self.n_tab * sizeof(double))
+        self.sup = <Py_ssize_t*> malloc(self.n_tab * sizeof(Py_ssize_t))
+        if self.mark == NULL or self.nz == NULL or self.tab == NULL or self.sup == NULL:
             raise MemoryError()
         cdef Py_ssize_t q
         for q in range(self.inp.most):
@@ -270,6 +283,9 @@ cdef class _Run:
         free(self.buf)
         free(self.loc)
         free(self.idx)
+        free(self.adj)
+        free(self.tab)
+        free(self.sup)
 
     cdef int start(self, Py_ssize_t s) except -1:
         """Make room for sentence s and point self.sen at it."""
@@ -287,6 +303,11 @@ cdef class _Run:
             self.buf = <double*> _grow(self.buf, 2 * self.n_cands * sizeof(double))
             self.loc = <Py_ssize_t*> _grow(self.loc, 2 * self.n_cands * sizeof(Py_ssize_t))
             self.idx = <Py_ssize_t*> _grow(self.idx, 2 * self.n_cands * sizeof(Py_ssize_t))
+            self.adj = <double*> _grow(self.adj, 2 * self.n_cands * sizeof(double))
+        if self.n_cands > self.n_tab:
+            self.n_tab = self.n_cands
+            self.tab = <double*> _grow(self.tab, self.n_tab * sizeof(double))
+            self.sup = <Py_ssize_t*> _grow(self.sup, self.n_tab * sizeof(Py_ssize_t))
         self.used = 0
         self.sen.n, self.sen.node0, self.sen.cand0 = n, node0, fo.cand_off[node0]
         self.sen.w0, self.sen.slot0 = fo.word_off[s], fo.word_off[s] + s
@@ -457,6 +478,7 @@ cdef class _Run:
         _rescale_in_place(raw, out.n, &out, ctx.ls + sd.near_in.ls + sd.far_in.ls)
         cdef Node* nd = &self.nodes[v]
         nd.app.ctx, nd.app.out, nd.app.rightward = ctx, out, rightward
+        nd.app.n_near, nd.app.n_far = n_near, n_far
         return 0
 
     cdef int inside(self, double* log_total, signed char* status) except -1:
@@ -495,59 +517,104 @@ cdef class _Run:
         _finish(z, out.ls, log_total, status)
         return 0
 
-    # --- Viterbi descent -------------------------------------------------------------------------
+    # --- top-down descent: Viterbi and sampling --------------------------------------------------
+
+    cdef Py_ssize_t pick(self, Py_ssize_t n) except -1:
+        """An index into the table tab[0:n]: the first maximiser (``np.argmax``; 0 if nothing is
+        positive) or, when sampling, a draw as the reference's ``_Sampler``: over the nonzero
+        entries in order, their running sum, and the first whose sum exceeds u · total (a
+        single nonzero entry is taken without drawing u)."""
+        cdef Py_ssize_t i, k = 0
+        cdef double best = 0.0
+        if self.rng is None:
+            for i in range(n):
+                if self.tab[i] > best:
+                    best, k = self.tab[i], i
+            return k
+        for i in range(n):
+            if self.tab[i] != 0.0:
+                self.sup[k] = i
+                k += 1
+        return self.draw(k, True)
+
+    cdef Py_ssize_t pick_line(self, const Py_ssize_t* ptr, const int* col, const double* val,
+                              Py_ssize_t row, const double* x) except -1:
+        """As :meth:`pick` over the table line[t] · x[t] of a stored matrix line."""
+        if self.rng is None:
+            return _argmax_line(ptr, col, val, row, x)
+        cdef Py_ssize_t e, k = 0
+        cdef double p
+        for e in range(ptr[row], ptr[row + 1]):
+            p = val[e] * x[col[e]]
+            if p != 0.0:
+                self.tab[k], self.sup[k] = p, col[e]
+                k += 1
+        return self.draw(k, False)
+
+    cdef Py_ssize_t draw(self, Py_ssize_t k, bint gather) except -1:
+        """Draw among the k support entries sup[0:k], weighing tab[sup[q]] (``gather``) or
+        tab[q]."""
+        cdef Py_ssize_t q
+        cdef double acc = 0.0, u
+        if k <= 1:
+            return self.sup[0] if k else 0
+        for q in range(k):  # the running sum, in place
+            acc += self.tab[self.sup[q]] if gather else self.tab[q]
+            self.tab[q] = acc
+        u = <double> self.rng.random() * acc
+        q = 0
+        while q < k - 1 and self.tab[q] <= u:
+            q += 1
+        return self.sup[q]
 
     cdef Py_ssize_t descend_app(self, Py_ssize_t v, Py_ssize_t s, Py_ssize_t* x_near,
-                                Py_ssize_t* t_meet, Py_ssize_t* y_far) noexcept:
+                                Py_ssize_t* t_meet, Py_ssize_t* y_far) except -1:
         """The reference's ``_descend_app``: given the near state s, the candidate (returned),
         the near inner state, the state where it meets its context and the far inner state."""
+        cdef bint mx = self.mx
         cdef Node* nd = &self.nodes[v]
         cdef bint right = nd.app.rightward
         cdef Sides sd = self.sides(v, right)
         cdef Py_ssize_t g = self.sen.node0 + v
         cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
-        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), j, q, y, best_j = 0, a, c, best_y = 0
+        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), j, q, y, best_j, a, c, best_y
         cdef Py_ssize_t* loc_near = self.loc + at
         cdef Py_ssize_t* loc_far = loc_near + (hi - lo)
         cdef Py_ssize_t* near_idx = self.idx + at
         cdef const double* far_val = self.buf + at
-        cdef double* near_at = self.buf + at + (hi - lo)  # the near weights are spent: reuse
+        cdef double* near_at = self.adj + at  # each distinct near matrix's value at s
         cdef const double* near_in = self.arena + sd.near_in.off
         cdef const double* far_in = self.arena + sd.far_in.off
         cdef const double* cx = self.arena + nd.app.ctx.off
-        cdef double best = 0.0, p
         for q in range(hi - lo):
             near_at[q] = -1.0
         for j in range(lo, hi):
             q = loc_near[j - lo]
             if near_at[q] < 0.0:
-                near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, True)
-            p = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
-            if p > best:
-                best, best_j = p, j - lo
+                near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, mx)
+            self.tab[j - lo] = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
+        best_j = self.pick(hi - lo)
         a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
         if right:  # column s of R_a against v
-            x_near[0] = _argmax_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
-                                     a * sd.near.n + s, near_in)
+            x_near[0] = self.pick_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
+                                       a * sd.near.n + s, near_in)
         else:  # row s of L_a against u
-            x_near[0] = _argmax_line(sd.near.ptr, sd.near.col, sd.near.val, a * sd.near.n + s,
-                                     near_in)
-        best = 0.0
+            x_near[0] = self.pick_line(sd.near.ptr, sd.near.col, sd.near.val,
+                                       a * sd.near.n + s, near_in)
         for y in range(sd.far_in.n):
-            if far_in[y] != 0.0:
-                p = far_in[y] * _far_ctx(sd.far, c, y, cx, right, True)
-                if p > best:
-                    best, best_y = p, y
+            self.tab[y] = (far_in[y] * _far_ctx(sd.far, c, y, cx, right, mx)
+                           if far_in[y] != 0.0 else 0.0)
+        best_y = self.pick(sd.far_in.n)
         y_far[0] = best_y
         if right:  # column y of L_c against the context
-            t_meet[0] = _argmax_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
-                                     c * sd.far.n + best_y, cx)
+            t_meet[0] = self.pick_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
+                                       c * sd.far.n + best_y, cx)
         else:  # row y of R_c
-            t_meet[0] = _argmax_line(sd.far.ptr, sd.far.col, sd.far.val, c * sd.far.n + best_y,
-                                     cx)
+            t_meet[0] = self.pick_line(sd.far.ptr, sd.far.col, sd.far.val,
+                                       c * sd.far.n + best_y, cx)
         return best_j
 
-    cdef void descend(self, Py_ssize_t* choice) noexcept:
+    cdef int descend(self, Py_ssize_t* choice) except -1:
         """Every node's candidate (choice[v] for node v), top-down as the reference's
         ``_descend``: a stack of (node, state in u_w, state in v_w)."""
         cdef Sentence* t = &self.sen
@@ -557,11 +624,9 @@ cdef class _Run:
         cdef Py_ssize_t top = 0, v, h, e, c, s = 0, x, y, meet
         cdef Vec out = self.nodes[t.root].app.out
         cdef const double* entry = self.vecs(0).entry
-        cdef double best = 0.0, p
         for e in range(out.n):
-            p = entry[e] * self.arena[out.off + e]
-            if p > best:
-                best, s = p, e
+            self.tab[e] = entry[e] * self.arena[out.off + e]
+        s = self.pick(out.n)
         choice[t.root] = self.descend_app(t.root, s, &x, &meet, &y)
         stack[0], su[0], sv[0] = t.root, x, y
         while top >= 0:
@@ -584,45 +649,211 @@ cdef class _Run:
                     top += 1
                     stack[top] = c - 1
                     s = meet
+        return 0
 
     # --- a sentence without words ----------------------------------------------------------------
 
-    cdef Py_ssize_t pseudo(self, double* log_total, signed char* status) except -1:
-        """The pseudo node (B = I): Z = ⊕_j w_j · (e ⊗ L_a) ⊕· (R_c ⊗ ρ₀); returns the best j."""
+    cdef int pseudo(self, double* log_total, signed char* status) except -1:
+        """The pseudo node (B = I): Z = ⊕_j w_j · (e ⊗ L_a) ⊕· (R_c ⊗ ρ₀)."""
         cdef bint mx = self.mx
         cdef Py_ssize_t g = self.sen.node0, lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
         cdef const Mats* lm = &self.inp.mats[self.fo.node_left[g]]
         cdef const Mats* rm = &self.inp.mats[self.fo.node_right[g]]
         cdef const Vecs* x = self.vecs(0)
-        cdef Py_ssize_t n = x.n, j, q, a, c, t, n_left, n_right, best_j = 0
-        cdef Py_ssize_t* loc_left = self.loc
-        cdef Py_ssize_t* loc_right = self.loc + (hi - lo)
+        cdef Py_ssize_t n = x.n, j, q, t
         cdef Py_ssize_t* left_idx = self.idx
         cdef Py_ssize_t* right_idx = self.idx + (hi - lo)
-        self.distinct(_ints(self.fo.left_of), lo, hi, loc_left, left_idx, &n_left)
-        self.distinct(_ints(self.fo.right_of), lo, hi, loc_right, right_idx, &n_right)
-        cdef Py_ssize_t el = self.take(n_left * n), rf = self.take(n_right * n)
+        self.distinct(_ints(self.fo.left_of), lo, hi, self.loc, left_idx, &self.p_left)
+        self.distinct(_ints(self.fo.right_of), lo, hi, self.loc + (hi - lo), right_idx,
+                      &self.p_right)
+        self.p_el = self.take(self.p_left * n)
+        self.p_rf = self.take(self.p_right * n)
         cdef double* arena = self.arena
-        for q in range(n_left):  # e ⊗ L_a: column t of L_a against the entry vector
+        for q in range(self.p_left):  # e ⊗ L_a: column t of L_a against the entry vector
             for t in range(n):
-                arena[el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval, left_idx[q] * n + t,
-                                             x.entry, mx)
-        for q in range(n_right):  # R_c ⊗ ρ₀
+                arena[self.p_el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval,
+                                                    left_idx[q] * n + t, x.entry, mx)
+        for q in range(self.p_right):  # R_c ⊗ ρ₀
             for t in range(n):
-                arena[rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val, right_idx[q] * n + t,
-                                             x.final, mx)
-        cdef double z = 0.0, value, term, best = 0.0
+                arena[self.p_rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val,
+                                                    right_idx[q] * n + t, x.final, mx)
+        self.pseudo_terms(True)
+        cdef double z = 0.0
+        for j in range(hi - lo):
+            z = _plus(z, self.tab[j], mx)
+        self.pz = z
+        _finish(z, 0.0, log_total, status)
+        return 0
+
+    cdef Py_ssize_t pseudo_terms(self, bint weighted) noexcept:
+        """tab[j] = w_j ⊗ value_j (or value_j alone) for the pseudo node's candidates, value_j =
+        (e ⊗ L_a) ⊕· (R_c ⊗ ρ₀); their number."""
+        cdef Py_ssize_t g = self.sen.node0, lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
+        cdef Py_ssize_t n = self.vecs(0).n, j, t, a, c
+        cdef double value
         for j in range(lo, hi):
-            a, c = loc_left[j - lo], loc_right[j - lo]
+            a, c = self.loc[j - lo], self.loc[hi - lo + j - lo]
             value = 0.0
             for t in range(n):
-                value = _plus(value, arena[el + a * n + t] * arena[rf + c * n + t], mx)
-            term = self.fo.weights[j] * value
-            z = _plus(z, term, mx)
-            if term > best:
-                best, best_j = term, j - lo
-        _finish(z, 0.0, log_total, status)
-        return best_j
+                value = _plus(value, self.arena[self.p_el + a * n + t]
+                              * self.arena[self.p_rf + c * n + t], self.mx)
+            self.tab[j - lo] = self.fo.weights[j] * value if weighted else value
+        return hi - lo
+
+    # --- outside ---------------------------------------------------------------------------------
+
+    cdef Py_ssize_t reverse(self, Py_ssize_t v, Py_ssize_t g_off, _Out o) except -1:
+        """The reference's ``_reverse`` of node v's application, given the arena offset of the
+        scaled adjoint of its output: ∂log Z/∂weights into ``o``, the node's two gradient terms
+        (near matrices: near weights · …; far ones: ∂/∂far values · …) into ``o``, the scaled
+        adjoints of u_w and v_w into the node; returns the offset of its context's."""
+        cdef Node* nd = &self.nodes[v]
+        cdef bint right = nd.app.rightward
+        cdef Sides sd = self.sides(v, right)
+        cdef Py_ssize_t g = self.sen.node0 + v
+        cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
+        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), j, q, s
+        cdef Py_ssize_t* loc_near = self.loc + at
+        cdef Py_ssize_t* loc_far = loc_near + (hi - lo)
+        cdef Py_ssize_t* near_idx = self.idx + at
+        cdef Py_ssize_t* far_idx = near_idx + (hi - lo)
+        cdef const double* far_val = self.buf + at
+        cdef const double* near_w = far_val + (hi - lo)
+        cdef double* d_near = self.adj + at
+        cdef double* d_far = d_near + (hi - lo)
+        cdef Py_ssize_t nn = sd.near_in.n, nf = sd.far_in.n
+        cdef Py_ssize_t base = self.take(3 * nn + 2 * nf)  # before pointers into the arena
+        cdef double* gk = self.arena + base
+        cdef double* tmp = gk + nn
+        cdef double* g_near = tmp + nn
+        cdef double* g_far = g_near + nn
+        cdef double* g_ctx = g_far + nf
+        cdef const double* near_in = self.arena + sd.near_in.off
+        cdef const double* far_in = self.arena + sd.far_in.off
+        cdef const double* cx = self.arena + nd.app.ctx.off
+        cdef double kappa = exp(nd.app.ctx.ls + sd.near_in.ls + sd.far_in.ls - nd.app.out.ls)
+        cdef double acc, dn
+        for s in range(nn):
+            gk[s] = kappa * self.arena[g_off + s]
+            g_near[s] = 0.0
+        for s in range(nf):
+            g_far[s], g_ctx[s] = 0.0, 0.0
+        for q in range(nd.app.n_near):  # back through each near matrix
+            for s in range(nn):
+                tmp[s] = 0.0
+            _accumulate(sd.near, near_idx[q], gk, 1.0, tmp, not right)
+            acc = 0.0
+            for s in range(nn):
+                acc += tmp[s] * near_in[s]
+            d_near[q] = acc
+            if near_w[q] != 0.0:
+                for s in range(nn):
+                    g_near[s] += near_w[q] * tmp[s]
+        for q in range(nd.app.n_far):
+            d_far[q] = 0.0
+        for j in range(lo, hi):
+            dn = d_near[loc_near[j - lo]]
+            o.weights[j - o.cand0] = dn * far_val[loc_far[j - lo]]
+            d_far[loc_far[j - lo]] += self.fo.weights[j] * dn
+        for q in range(nd.app.n_far):
+            if d_far[q] != 0.0:
+                _accumulate(sd.far, far_idx[q], cx, d_far[q], g_far, right)
+                _accumulate(sd.far, far_idx[q], far_in, d_far[q], g_ctx, not right)
+        cdef Sentence* t = &self.sen
+        cdef Py_ssize_t i = t.slot0 + t.lo[v + 1] - 1, k = t.slot0 + t.hi[v + 1]
+        cdef Py_ssize_t near_stack = self.fo.node_right[g] if right else self.fo.node_left[g]
+        cdef Py_ssize_t far_stack = self.fo.node_left[g] if right else self.fo.node_right[g]
+        if right:  # left: ∂/∂L_c = d_far[c] · ctx uᵀ; right: ∂/∂R_a = near_w[a] · v gkᵀ
+            o.term(i, far_stack, far_idx, d_far, nd.app.n_far, cx, far_in, nf)
+            o.term(k, near_stack, near_idx, near_w, nd.app.n_near, near_in, gk, nn)
+            nd.ua, nd.va = base + 3 * nn, base + 2 * nn
+        else:  # left: ∂/∂L_a = near_w[a] · gk uᵀ; right: ∂/∂R_c = d_far[c] · v ctxᵀ
+            o.term(i, near_stack, near_idx, near_w, nd.app.n_near, gk, near_in, nn)
+            o.term(k, far_stack, far_idx, d_far, nd.app.n_far, far_in, cx, nf)
+            nd.ua, nd.va = base + 2 * nn, base + 3 * nn
+        return base + 3 * nn + nf
+
+    cdef int outside(self, _Out o) except -1:
+        """The reference's ``outside`` over the current sentence after its inside pass."""
+        cdef Sentence* t = &self.sen
+        cdef Vec out = self.nodes[t.root].app.out
+        cdef const double* entry = self.vecs(0).entry
+        cdef double z = 0.0
+        cdef Py_ssize_t m, v, h, e, c, g
+        for m in range(out.n):
+            z += entry[m] * self.arena[out.off + m]
+        for m in range(out.n):  # ∂log Z/∂e, e = λ₀ᵀ ⊗ prefix
+            o.start[o.slot_off[t.slot0 - o.slot_base] + m] = self.arena[out.off + m] / z
+        g = self.take(out.n)
+        for m in range(out.n):
+            self.arena[g + m] = entry[m] / z
+        g = self.reverse(t.root, g, o)
+        self.slot_adjoint(o.final, t.n, g, self.nodes[t.root].app.ctx.ls, o)
+        for m in range(t.n - 1, -1, -1):  # parents before children
+            v = t.order[m]
+            h = v + 1
+            g = self.nodes[v].ua
+            for e in range(t.kid_ptr[h], t.kid_ptr[h + 1]):  # left kids, outermost first
+                c = t.kids[e]
+                if c < h:
+                    g = self.reverse(c - 1, g, o)
+            self.slot_adjoint(o.final, h - 1, g, _log_scale(self.vecs(h - 1).final,
+                                                             self.vecs(h - 1).n), o)
+            g = self.nodes[v].va
+            for e in range(t.kid_ptr[h + 1] - 1, t.kid_ptr[h] - 1, -1):  # right, outermost first
+                c = t.kids[e]
+                if c > h:
+                    g = self.reverse(c - 1, g, o)
+            self.slot_adjoint(o.start, h, g, _log_scale(self.vecs(h).start, self.vecs(h).n), o)
+        return 0
+
+    cdef void slot_adjoint(self, double[::1] into, Py_ssize_t slot, Py_ssize_t g, double ls,
+                           _Out o) noexcept:
+        """∂log Z/∂(slot's vector) from the scaled adjoint of its rescaled copy."""
+        cdef Py_ssize_t at = o.slot_off[self.sen.slot0 + slot - o.slot_base], m
+        cdef double f = exp(-ls)
+        for m in range(self.vecs(slot).n):
+            into[at + m] = self.arena[g + m] * f
+
+    cdef int pseudo_outside(self, _Out o) except -1:
+        """The reference's ``_outside_pseudo`` (after :meth:`pseudo`)."""
+        cdef Py_ssize_t g = self.sen.node0, lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
+        cdef const Mats* lm = &self.inp.mats[self.fo.node_left[g]]
+        cdef const Mats* rm = &self.inp.mats[self.fo.node_right[g]]
+        cdef const Vecs* x = self.vecs(0)
+        cdef Py_ssize_t n = x.n, j, q, a, c, t, at = o.slot_off[self.sen.slot0 - o.slot_base]
+        cdef Py_ssize_t n_left = self.p_left, n_right = self.p_right
+        cdef Py_ssize_t d_el = self.take(n_left * n), d_rf = self.take(n_right * n)
+        cdef double* arena = self.arena
+        cdef double z = self.pz, w
+        for t in range(n_left * n):
+            arena[d_el + t] = 0.0
+        for t in range(n_right * n):
+            arena[d_rf + t] = 0.0
+        self.pseudo_terms(False)
+        for j in range(lo, hi):  # ∂Z/∂(e ⊗ L_a) = Σ_j w_j R_c ⊗ ρ₀, and its mirror
+            a, c, w = self.loc[j - lo], self.loc[hi - lo + j - lo], self.fo.weights[j]
+            o.weights[j - o.cand0] = self.tab[j - lo] / z
+            for t in range(n):
+                arena[d_el + a * n + t] += w * arena[self.p_rf + c * n + t]
+                arena[d_rf + c * n + t] += w * arena[self.p_el + a * n + t]
+        for t in range(n_left * n):
+            arena[d_el + t] /= z
+        for t in range(n_right * n):
+            arena[d_rf + t] /= z
+        for t in range(n):
+            o.start[at + t], o.final[at + t] = 0.0, 0.0
+        cdef double one = 1.0
+        for q in range(n_left):  # ∂/∂L_a = e (d_el[a])ᵀ
+            _accumulate(lm, self.idx[q], arena + d_el + q * n, 1.0, &o.start[at], False)
+            o.term(self.sen.slot0, self.fo.node_left[g], self.idx + q, &one, 1, x.entry,
+                   arena + d_el + q * n, n)
+        for q in range(n_right):  # ∂/∂R_c = d_rf[c] ρ₀ᵀ
+            _accumulate(rm, self.idx[hi - lo + q], arena + d_rf + q * n, 1.0, &o.final[at],
+                        True)
+            o.term(self.sen.slot0, self.fo.node_right[g], self.idx + (hi - lo) + q, &one, 1,
+                   arena + d_rf + q * n, x.final, n)
+        return 0
 
     # --- whole forests ---------------------------------------------------------------------------
 
@@ -634,9 +865,9 @@ cdef class _Run:
             if not self.sizes_match():
                 status[0], log_total[0] = _MALFORMED, 0.0
                 return 0
-            j = self.pseudo(log_total, status)
+            self.pseudo(log_total, status)
             if choice != NULL:
-                choice[0] = j
+                choice[0] = self.pick(self.pseudo_terms(True))
             return 0
         if not self.tree() or not self.sizes_match():
             status[0], log_total[0] = _MALFORMED, 0.0
@@ -645,6 +876,133 @@ cdef class _Run:
         if choice != NULL and status[0] == _OK:
             self.descend(choice)
         return 0
+
+
+cdef class _Out:
+    """What the outside pass gives over sentences lo..hi−1: ∂log Z/∂weights per candidate, per
+    slot ∂log Z/∂λ and ∂/∂ρ (flat, slot at ``slot_off``; slot 0 of a sentence: ∂/∂e, e = λ₀ᵀ ⊗
+    prefix, in place of λ), and the matrices' gradients as rank-one terms: term r lives in
+    slot ``slot[r]`` over the stack ``stack[r]``, ∂log Z/∂M_a = Σ coef · p qᵀ over its
+    (matrix a, coef) entries, p and q of the slot's size at ``vec[at[r] : at[r] + 2n]``."""
+    cdef Py_ssize_t cand0, slot_base
+    cdef double[::1] weights, start, final
+    cdef const Py_ssize_t[::1] slot_off
+    cdef Py_ssize_t* slot
+    cdef Py_ssize_t* stack
+    cdef Py_ssize_t* at      # n_terms + 1 into vec
+    cdef Py_ssize_t* cat     # n_terms + 1 into cidx, cval
+    cdef double* vec
+    cdef Py_ssize_t* cidx
+    cdef double* cval
+    cdef Py_ssize_t n_terms, cap_terms, cap_vec, cap_coef
+
+    def __cinit__(self, Py_ssize_t cand0, Py_ssize_t n_cands, Py_ssize_t slot_base,
+                  const Py_ssize_t[::1] slot_off):
+        import numpy as np
+        self.cand0, self.slot_base, self.slot_off = cand0, slot_base, slot_off
+        self.weights = np.zeros(n_cands)
+        self.start = np.zeros(slot_off[slot_off.shape[0] - 1])
+        self.final = np.zeros(slot_off[slot_off.shape[0] - 1])
+        self.at = <Py_ssize_t*> _grow(NULL, sizeof(Py_ssize_t))
+        self.cat = <Py_ssize_t*> _grow(NULL, sizeof(Py_ssize_t))
+        self.at[0], self.cat[0] = 0, 0
+
+    def __dealloc__(self):
+        free(self.slot)
+        free(self.stack)
+        free(self.at)
+        free(self.cat)
+        free(self.vec)
+        free(self.cidx)
+        free(self.cval)
+
+    cdef int term(self, Py_ssize_t slot, Py_ssize_t stack, const Py_ssize_t* idx,
+                  const double* coef, Py_ssize_t count, const double* p, const double* q,
+                  Py_ssize_t n) except -1:
+        """Add the term Σ_r coef[r] · [M_{idx[r]}] p qᵀ (p and q of size n)."""
+        cdef Py_ssize_t r = self.n_terms, v = self.at[r], c = self.cat[r], m
+        if r + 1 >= self.cap_terms:
+            self.cap_terms = 2 * (r + 1) + 16
+            self.slot = <Py_ssize_t*> _grow(self.slot, self.cap_terms * sizeof(Py_ssize_t))
+            self.stack = <Py_ssize_t*> _grow(self.stack, self.cap_terms * sizeof(Py_ssize_t))
+            self.at = <Py_ssize_t*> _grow(self.at, (self.cap_terms + 1) * sizeof(Py_ssize_t))
+            self.cat = <Py_ssize_t*> _grow(self.cat, (self.cap_terms + 1) * sizeof(Py_ssize_t))
+        if v + 2 * n > self.cap_vec:
+            self.cap_vec = 2 * (v + 2 * n) + 64
+            self.vec = <double*> _grow(self.vec, self.cap_vec * sizeof(double))
+        if c + count > self.cap_coef:
+            self.cap_coef = 2 * (c + count) + 64
+            self.cidx = <Py_ssize_t*> _grow(self.cidx, self.cap_coef * sizeof(Py_ssize_t))
+            self.cval = <double*> _grow(self.cval, self.cap_coef * sizeof(double))
+        self.slot[r], self.stack[r] = slot, stack
+        memcpy(self.vec + v, p, n * sizeof(double))
+        memcpy(self.vec + v + n, q, n * sizeof(double))
+        for m in range(count):
+            self.cidx[c + m], self.cval[c + m] = idx[m], coef[m]
+        self.at[r + 1], self.cat[r + 1] = v + 2 * n, c + count
+        self.n_terms = r + 1
+        return 0
+
+    def arrays(self):
+        """(weights, start, final, slot, stack, at, vec, cat, cidx, cval) as numpy arrays."""
+        cdef Py_ssize_t r = self.n_terms
+        return (self.weights.base, self.start.base, self.final.base,
+                _copy(r, True, self.slot), _copy(r, True, self.stack),
+                _copy(r + 1, True, self.at), _copy(self.at[r], False, self.vec),
+                _copy(r + 1, True, self.cat), _copy(self.cat[r], True, self.cidx),
+                _copy(self.cat[r], False, self.cval))
+
+
+cdef object _copy(Py_ssize_t count, bint ints, const void* src):
+    """A numpy copy of count intp (``ints``) or float64 values at src."""
+    import numpy as np
+    out = np.empty(count, dtype=np.intp if ints else np.float64)
+    cdef char[::1] view = out.view(np.int8)
+    if count:
+        memcpy(&view[0], src, count * (sizeof(Py_ssize_t) if ints else sizeof(double)))
+    return out
+
+
+cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, double* out,
+                      bint transpose) noexcept:
+    """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
+    across them from x's nonzero entries where x has few (λ and ρ have one)."""
+    cdef const Py_ssize_t* ptr = m.tptr if transpose else m.ptr
+    cdef const int* col = m.tcol if transpose else m.col
+    cdef const double* val = m.tval if transpose else m.val
+    cdef Py_ssize_t s, e, row, nonzero = 0
+    cdef double acc, xs
+    for s in range(m.n):
+        nonzero += x[s] != 0.0
+    if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
+        if transpose:
+            ptr, col, val = m.ptr, m.col, m.val
+        else:
+            ptr, col, val = m.tptr, m.tcol, m.tval
+        for s in range(m.n):
+            if x[s] == 0.0:
+                continue
+            xs = c * x[s]
+            row = a * m.n + s
+            for e in range(ptr[row], ptr[row + 1]):
+                out[col[e]] += val[e] * xs
+        return
+    for s in range(m.n):
+        row = a * m.n + s
+        acc = 0.0
+        for e in range(ptr[row], ptr[row + 1]):
+            acc += val[e] * x[col[e]]
+        out[s] += c * acc
+
+
+cdef double _log_scale(const double* x, Py_ssize_t n) noexcept:
+    """The log scale ``rescale`` gives x."""
+    cdef double top = 0.0
+    cdef Py_ssize_t q
+    for q in range(n):
+        if x[q] > top:
+            top = x[q]
+    return 0.0 if top == 0.0 or top == 1.0 else log(top)
 
 
 cdef void _finish(double z, double ls, double* log_total, signed char* status) noexcept:
@@ -739,4 +1097,58 @@ def run(forest, list mats, list vecs, bint maximum, bint viterbi):
     cdef const Py_ssize_t[::1] nodes = forest.node_offsets
     for s in range(n_sent):
         r.sentence(s, &lt[s], &st[s], &ch[nodes[s]] if viterbi else NULL)
+    return log_total, status, choice
+
+
+def outside(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi,
+            const Py_ssize_t[::1] slot_off):
+    """The inside and outside passes (real semiring) over sentences lo..hi−1 of ``forest``: log
+    Z and status per sentence and the :class:`_Out` arrays; ``slot_off`` places each slot's
+    vectors (slots of the range in order, one more entry than slots)."""
+    import numpy as np
+    cdef _Run r = _Run(forest, mats, vecs, False)
+    cdef const Py_ssize_t[::1] nodes = forest.node_offsets
+    cdef const Py_ssize_t[::1] cands = forest.candidate_offsets
+    cdef const Py_ssize_t[::1] words = forest.word_offsets
+    cdef Py_ssize_t cand0 = cands[nodes[lo]]
+    cdef _Out o = _Out(cand0, cands[nodes[hi]] - cand0, words[lo] + lo, slot_off)
+    log_total = np.empty(hi - lo)
+    status = np.empty(hi - lo, dtype=np.int8)
+    cdef double[::1] lt = log_total
+    cdef signed char[::1] st = status
+    cdef Py_ssize_t s
+    for s in range(lo, hi):
+        r.sentence(s, &lt[s - lo], &st[s - lo], NULL)
+        if st[s - lo] == _OK:
+            if r.sen.n:
+                r.outside(o)
+            else:
+                r.pseudo_outside(o)
+    return (log_total, status) + o.arrays()
+
+
+def sample(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t size, rng):
+    """``size`` draws of every node's candidate for sentences lo..hi−1 (real semiring), drawing
+    from ``rng`` (a numpy Generator) in the reference's order: log Z, status per sentence and the
+    choices, (size, nodes of the range)."""
+    import numpy as np
+    cdef _Run r = _Run(forest, mats, vecs, False, rng)
+    cdef const Py_ssize_t[::1] nodes = forest.node_offsets
+    log_total = np.empty(hi - lo)
+    status = np.empty(hi - lo, dtype=np.int8)
+    choice = np.zeros((size, nodes[hi] - nodes[lo]), dtype=np.intp)
+    cdef double[::1] lt = log_total
+    cdef signed char[::1] st = status
+    cdef Py_ssize_t[:, ::1] ch = choice
+    cdef Py_ssize_t s, d, at
+    for s in range(lo, hi):
+        r.sentence(s, &lt[s - lo], &st[s - lo], NULL)
+        if st[s - lo] != _OK:
+            continue
+        at = nodes[s] - nodes[lo]
+        for d in range(size):
+            if r.sen.n:
+                r.descend(&ch[d, at])
+            else:
+                ch[d, at] = r.pick(r.pseudo_terms(True))
     return log_total, status, choice

@@ -482,26 +482,28 @@ cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_s
     return any_term
 
 
-def edit_gradient(double[::1] grad, const double[::1] coef, const double[::1] p,
-                  const double[::1] q, const double[::1] prefixed, const double[::1] suffixed,
-                  double closure, const double[::1] kp, const double[::1] kq, Py_ssize_t exclude,
-                  Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] src,
-                  const Py_ssize_t[::1] dst,
-                  const Py_ssize_t[::1] first_ptr, const Py_ssize_t[::1] first_puncteme,
-                  const Py_ssize_t[::1] first_suffix,
-                  const Py_ssize_t[::1] last_ptr, const Py_ssize_t[::1] last_puncteme,
-                  const Py_ssize_t[::1] last_prefix,
-                  const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_puncteme,
-                  const Py_ssize_t[::1] middle_f, const Py_ssize_t[::1] middle_b):
-    """Add ∂log Z/∂M(υ)[s, t] at every token arc (arcs sorted by token υ: ``arc_ptr``; from
-    ``src`` to ``dst``) for ∂log Z/∂M(l) = coef[l] · p qᵀ and ∂log Z/∂K = ``closure`` · p qᵀ,
-    given M(l_>k) q for every suffix (``suffixed``, flat strings × n), M(l_<k)ᵀ p for every
-    prefix (``prefixed``), and the closure's share at every arc of a token but ``exclude``
-    (``closure`` · kp[s] · kq[t], the rate included). First positions (grouped by token:
-    ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones f_υ ⊗ q with
-    f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones pair with their token's arcs one by one (flat
-    indices into ``prefixed`` and ``suffixed``)."""
-    cdef Py_ssize_t v, e, m, n_tokens = arc_ptr.shape[0] - 1
+def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, ::1] p,
+                   const double[:, ::1] q, const double[:, ::1] prefixed,
+                   const double[:, ::1] suffixed, const double[::1] closure,
+                   const double[:, ::1] kp, const double[:, ::1] kq, Py_ssize_t exclude,
+                   Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] src,
+                   const Py_ssize_t[::1] dst,
+                   const Py_ssize_t[::1] first_ptr, const Py_ssize_t[::1] first_puncteme,
+                   const Py_ssize_t[::1] first_suffix,
+                   const Py_ssize_t[::1] last_ptr, const Py_ssize_t[::1] last_puncteme,
+                   const Py_ssize_t[::1] last_prefix,
+                   const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_puncteme,
+                   const Py_ssize_t[::1] middle_f, const Py_ssize_t[::1] middle_b):
+    """For every term r (a row of each 2-D argument), add ∂log Z/∂M(υ)[s, t] at every token arc
+    (arcs sorted by token υ: ``arc_ptr``; from ``src`` to ``dst``) for ∂log Z/∂M(l) =
+    coef[r, l] · p_r q_rᵀ and ∂log Z/∂K = ``closure[r]`` · p_r q_rᵀ, given M(l_>k) q_r for every
+    suffix (``suffixed[r]``, flat strings × n), M(l_<k)ᵀ p_r for every prefix (``prefixed[r]``),
+    and the closure's share at every arc of a token but ``exclude`` (``closure[r]`` · kp[r, s] ·
+    kq[r, t], the rate included; kp and kq are read only where closure[r] ≠ 0). First positions
+    (grouped by token: ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones
+    f_υ ⊗ q with f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones pair with their token's arcs one by
+    one (flat indices into ``prefixed`` and ``suffixed``)."""
+    cdef Py_ssize_t v, e, m, r, n_tokens = arc_ptr.shape[0] - 1
     cdef double c
     cdef double* b = <double*> malloc(max(2 * n, 1) * sizeof(double))
     cdef double* f
@@ -509,22 +511,23 @@ def edit_gradient(double[::1] grad, const double[::1] coef, const double[::1] p,
     if b == NULL:
         raise MemoryError()
     f = b + n
-    for v in range(n_tokens):
-        if arc_ptr[v] == arc_ptr[v + 1]:
-            continue
-        any_b = _positions_sum(b, n, coef, first_ptr[v], first_ptr[v + 1], first_puncteme,
-                               first_suffix, suffixed)
-        any_f = _positions_sum(f, n, coef, last_ptr[v], last_ptr[v + 1], last_puncteme,
-                               last_prefix, prefixed)
-        any_k = closure != 0.0 and v != exclude
-        if any_b or any_f:
-            for e in range(arc_ptr[v], arc_ptr[v + 1]):
-                grad[e] += p[src[e]] * b[dst[e]] + f[src[e]] * q[dst[e]]
-        if any_k:
-            for e in range(arc_ptr[v], arc_ptr[v + 1]):
-                grad[e] += closure * kp[src[e]] * kq[dst[e]]
+    for r in range(coef.shape[0]):
+        for v in range(n_tokens):
+            if arc_ptr[v] == arc_ptr[v + 1]:
+                continue
+            any_b = _positions_sum(b, n, coef[r], first_ptr[v], first_ptr[v + 1],
+                                   first_puncteme, first_suffix, suffixed[r])
+            any_f = _positions_sum(f, n, coef[r], last_ptr[v], last_ptr[v + 1], last_puncteme,
+                                   last_prefix, prefixed[r])
+            any_k = closure[r] != 0.0 and v != exclude
+            if any_b or any_f:
+                for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                    grad[e] += p[r, src[e]] * b[dst[e]] + f[src[e]] * q[r, dst[e]]
+            if any_k:
+                for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                    grad[e] += closure[r] * kp[r, src[e]] * kq[r, dst[e]]
+        for m in range(middle_arc.shape[0]):
+            c = coef[r, middle_puncteme[m]]
+            if c != 0.0:
+                grad[middle_arc[m]] += c * prefixed[r, middle_f[m]] * suffixed[r, middle_b[m]]
     free(b)
-    for m in range(middle_arc.shape[0]):
-        c = coef[middle_puncteme[m]]
-        if c != 0.0:
-            grad[middle_arc[m]] += c * prefixed[middle_f[m]] * suffixed[middle_b[m]]

@@ -9,6 +9,11 @@ the compiled inside pass (and descent) over all sentences at once and give exact
 reference's Viterbi choices (:func:`fstpunct.dp.treedp.viterbi`, ties included) and its log Z up to
 the order of additions. A sentence whose total is 0 or whose tree is malformed is handed to a
 ``reference`` callback, which runs :mod:`fstpunct.dp.treedp` to raise the proper error.
+
+:func:`outside` (posteriors and every gradient of log Z, :func:`fstpunct.dp.treedp.outside`) and
+:func:`sample` (forward filtering, backward sampling: :func:`fstpunct.dp.treedp.sample`, drawing
+the same numbers from the same generator, so the same samples up to rounding) run compiled
+over a range of the forest's sentences.
 """
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ from .semiring import MaxProduct, Semiring, SumProduct
 from .stacks import SparseStack, Stack
 from .treedp import MatrixTree
 
-__all__ = ["Forest", "SlotVectors", "from_trees", "log_partition", "viterbi"]
+__all__ = ["Forest", "Outside", "SlotVectors", "Terms", "from_trees", "log_partition", "outside",
+           "sample", "viterbi"]
 
 
 @dataclass(frozen=True)
@@ -98,14 +104,18 @@ class Forest:
             raise FstpunctError("forest: an index is out of range")
 
 
+def _check(status: np.ndarray, reference: Callable[[int], object], first: int = 0) -> None:
+    for s in np.flatnonzero(status != _forest.OK) + first:
+        reference(int(s))  # raises the reference's error
+        raise FstpunctError(f"sentence {s}: the compiled tree DP failed (status "
+                            f"{status[s - first]}) where the reference did not")
+
+
 def _run(forest: Forest, semiring: type[Semiring], choices: bool,
          reference: Callable[[int], object]) -> tuple[np.ndarray, np.ndarray]:
     log_total, status, choice = _forest.run(forest, list(forest.stacks), list(forest.vectors),
                                             semiring is MaxProduct, choices)
-    for s in np.flatnonzero(status != _forest.OK):
-        reference(int(s))  # raises the reference's error
-        raise FstpunctError(f"sentence {s}: the compiled tree DP failed (status {status[s]}) "
-                            "where the reference did not")
+    _check(status, reference)
     return log_total, choice
 
 
@@ -119,6 +129,89 @@ def viterbi(forest: Forest, reference: Callable[[int], object]) -> tuple[np.ndar
 def log_partition(forest: Forest, reference: Callable[[int], object]) -> np.ndarray:
     """log Z of every sentence, over real-semiring stacks."""
     return _run(forest, SumProduct, False, reference)[0]
+
+
+@dataclass(frozen=True)
+class Terms:
+    """Gradients of log Z with respect to the matrices, as rank-one terms: term r lives in
+    forest slot ``slot[r]`` and adds ``coef · p qᵀ`` to ∂log Z/∂M_a for each of its entries
+    (a = ``matrix[coef_at[r]:coef_at[r+1]]`` in stack ``stack[r]``, coef = ``coef[...]``), with
+    ``p, q = vec[vec_at[r]:vec_at[r+1]]`` split in halves."""
+
+    slot: np.ndarray
+    stack: np.ndarray
+    vec_at: np.ndarray
+    vec: np.ndarray
+    coef_at: np.ndarray
+    matrix: np.ndarray
+    coef: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.slot)
+
+    def vectors(self, r: int) -> tuple[np.ndarray, np.ndarray]:
+        """p and q of term r."""
+        x = self.vec[self.vec_at[r]:self.vec_at[r + 1]]
+        return x[:len(x) // 2], x[len(x) // 2:]
+
+
+@dataclass(frozen=True)
+class Outside:
+    """:func:`outside` over sentences ``first``.. of a forest: log Z per sentence, ∂log Z/∂weight
+    per candidate of the range, ∂log Z/∂λ and ∂log Z/∂ρ per slot of the range (slot at
+    ``slot_at``, local to the range; in slot 0 of each sentence ``start`` is ∂log Z/∂e for the
+    entry vector e = λ₀ᵀ ⊗ prefix: ∂/∂λ₀ = prefix · ∂/∂e, ∂/∂prefix = λ₀ ⊗ ∂/∂e) and the
+    matrices' gradients (:class:`Terms`)."""
+
+    first: int  # the range's first sentence
+    first_slot: int  # and its first slot (a forest slot index)
+    log_z: np.ndarray
+    weights: np.ndarray
+    slot_at: np.ndarray
+    start: np.ndarray
+    final: np.ndarray
+    terms: Terms
+
+    def slot_vector(self, values: np.ndarray, slot: int) -> np.ndarray:
+        """The part of ``start`` or ``final`` for a forest slot."""
+        local = slot - self.first_slot
+        return values[self.slot_at[local]:self.slot_at[local + 1]]
+
+
+def _part(forest: Forest, part: range | None) -> tuple[int, int]:
+    if part is None:
+        return 0, len(forest)
+    if part.step != 1 or not 0 <= part.start <= part.stop <= len(forest):
+        raise ValueError(f"sentence range {part} is not a range of the forest's {len(forest)}")
+    return part.start, part.stop
+
+
+def outside(forest: Forest, reference: Callable[[int], object],
+            part: range | None = None) -> Outside:
+    """The inside and outside passes over the sentences ``part`` (default: all) of a forest of
+    real-semiring stacks; ``reference(s)`` is called for a sentence the compiled pass rejects."""
+    lo, hi = _part(forest, part)
+    slots = forest.slot_vectors[forest.word_offsets[lo] + lo:forest.word_offsets[hi] + hi]
+    sizes = np.array([len(v.start) for v in forest.vectors], dtype=np.intp)[slots]
+    slot_at = np.concatenate([[0], np.cumsum(sizes)]).astype(np.intp)
+    log_z, status, weights, start, final, *terms = _forest.outside(
+        forest, list(forest.stacks), list(forest.vectors), lo, hi, slot_at)
+    _check(status, reference, lo)
+    return Outside(lo, int(forest.word_offsets[lo] + lo), log_z, weights, slot_at, start, final,
+                   Terms(*terms))
+
+
+def sample(forest: Forest, rng: np.random.Generator, size: int,
+           reference: Callable[[int], object], part: range | None = None) -> np.ndarray:
+    """``size`` exact posterior draws of every node's candidate (index into its candidates) for
+    the sentences ``part`` (default: all) of a forest of real-semiring stacks: (size, nodes of
+    the range); the same draws as :func:`fstpunct.dp.treedp.sample` with the same generator,
+    sentence after sentence (up to last-bit differences in the sums the draws compare)."""
+    lo, hi = _part(forest, part)
+    _, status, choice = _forest.sample(forest, list(forest.stacks), list(forest.vectors), lo, hi,
+                                       size, rng)
+    _check(status, reference, lo)
+    return choice
 
 
 def from_trees(trees: Sequence[MatrixTree], semiring: type[Semiring] = SumProduct) -> Forest:

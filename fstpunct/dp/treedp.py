@@ -40,9 +40,11 @@ without words has one pseudo node with B = I, done densely on its own (:class:`_
 - :func:`sample` is the same descent over the sum-product chart drawing instead of maximising:
   forward filtering, backward sampling of choices *and* states, hence exact.
 
-This module is the readable reference. :mod:`fstpunct.dp.forest` runs the same inside pass and
-Viterbi descent compiled, over many sentences per call, with bitwise the same Viterbi choices
-(what ``decode`` and ``perplexity`` use); outside passes and sampling run here.
+This module is the readable reference and the test oracle. :mod:`fstpunct.dp.forest` runs the
+same inside pass, Viterbi descent, outside pass and sampler compiled, over many sentences per
+call, with bitwise the same Viterbi choices and the same draws from the same generator; every
+production path (decode, perplexity, the E-step, posteriors, sampling) uses the compiled twin,
+and this module only names the error of a sentence the compiled pass rejects.
 """
 from __future__ import annotations
 

@@ -51,7 +51,7 @@ from ..ud.slots import ABBV, BOUNDARY, UNK
 from .fstbinary import read_arcs
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
-           "SPECIALS", "ScanArc", "Channel", "structural_mask", "sidecar_path"]
+           "SPECIALS", "EditPath", "ScanArc", "Step", "Channel", "structural_mask", "sidecar_path"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -61,6 +61,25 @@ DIRECTIONS = ("ltr", "rtl")
 SPECIALS = (BOUNDARY, ABBV, UNK)
 START_STATE, FINAL_STATE = 0, 1
 _TOLERANCE = 1e-6
+
+
+class Step(NamedTuple):
+    """One edit of a path: the window's positions in u (``a`` left of ``b``), the edit (an
+    index into :data:`EDITS`) and its probability."""
+
+    a: int
+    b: int
+    edit: int
+    p: float
+
+
+class EditPath(NamedTuple):
+    """An edit path writing x from u: the position in u of each token of x, the edits in scan
+    order, and the path's probability."""
+
+    positions: tuple[int, ...]
+    steps: tuple[Step, ...]
+    prob: float
 
 
 class ScanArc(NamedTuple):
@@ -203,31 +222,38 @@ class Channel:
 
     def align(self, u: Sequence[str], x: Sequence[str]) -> tuple[int, ...] | None:
         """The position in u of each token of x on the most probable edit path that writes x
-        from u, or None when p(x | u) = 0 (ties: the path found first, edits tried in the
-        order KEEP, LEFT, RIGHT, SWAP)."""
+        from u, or None when p(x | u) = 0 (:meth:`best_path`)."""
+        path = self.best_path(u, x)
+        return None if path is None else path.positions
+
+    def best_path(self, u: Sequence[str], x: Sequence[str]) -> EditPath | None:
+        """The most probable edit path that writes x from u, or None when p(x | u) = 0 (ties:
+        the path found first, edits tried in the order KEEP, LEFT, RIGHT, SWAP)."""
         ids = [self.index(t) for t in u]
         scan = list(range(len(u)))[::-1] if self.direction == "rtl" else list(range(len(u)))
         target = self._scan_order(x)
         if not scan:
-            return () if not target else None
-        # (tokens written, pending position) -> (best probability, positions written)
-        paths: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {(0, scan[0]): (1.0, ())}
+            return EditPath((), (), 1.0) if not target else None
+        # (tokens written, pending position) -> (best probability, positions written, steps)
+        Best = tuple[float, tuple[int, ...], tuple[Step, ...]]
+        paths: dict[tuple[int, int], Best] = {(0, scan[0]): (1.0, (), ())}
         for t in scan[1:]:
-            nxt: dict[tuple[int, int], tuple[float, tuple[int, ...]]] = {}
-            for (n, pending), (p, written) in paths.items():
-                for _, q, emitted, new in self._steps(pending, t, ids.__getitem__):
+            nxt: dict[tuple[int, int], Best] = {}
+            for (n, pending), (p, written, steps) in paths.items():
+                for edit, q, emitted, new in self._steps(pending, t, ids.__getitem__):
                     if emitted and (n == len(target) or ids[emitted[0]] != target[n]):
                         continue
                     key = (n + len(emitted), new)
                     if key not in nxt or p * q > nxt[key][0]:
-                        nxt[key] = (p * q, written + emitted)
+                        a, b = (pending, t) if self.direction == "ltr" else (t, pending)
+                        nxt[key] = (p * q, written + emitted, steps + (Step(a, b, edit, q),))
             paths = nxt
-        ends = [(p, written + (pending,)) for (n, pending), (p, written) in paths.items()
-                if n == len(target) - 1 and ids[pending] == target[n]]
+        ends = [(p, written + (pending,), steps) for (n, pending), (p, written, steps)
+                in paths.items() if n == len(target) - 1 and ids[pending] == target[n]]
         if not ends:
             return None
-        best = max(ends, key=lambda end: end[0])[1]
-        return best[::-1] if self.direction == "rtl" else best
+        p, best, steps = max(ends, key=lambda end: end[0])
+        return EditPath(best[::-1] if self.direction == "rtl" else best, steps, p)
 
     def sample(self, u: Sequence[str], rng: np.random.Generator) -> tuple[str, ...]:
         """Draw x ~ p(· | u)."""

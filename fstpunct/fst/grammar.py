@@ -6,6 +6,7 @@ line or of a whitespace-separated token, so ``#`` itself cannot be a symbol)::
     language en                      # required, once
     direction rtl                    # required, once: ltr | rtl (see fstpunct.fst.channel)
     mass 0.9                         # optional, once: probability a listed edit gets (default 0.9)
+    fullstop .                       # optional, once: the mark ending a plain sentence (default .)
     symbols , ; : . ? !              # declare marks (any number of lines)
     pair ( )                         # a symmetric pair, opening then closing; declares both
     class point = , ; : . ? !        # a named set of declared symbols
@@ -89,6 +90,7 @@ class Grammar:
     pairs: list[tuple[str, str]]
     rules: list[Rule]
     mass: float = DEFAULT_MASS
+    full_stop: str = "."  # what the trivial restoration baseline writes at the end
 
     def channel(self, extra_symbols: Iterable[str] = (), direction: str | None = None) -> Channel:
         """The initial channel: the grammar's alphabet plus ``extra_symbols`` (all KEEP-biased)."""
@@ -140,6 +142,7 @@ class _Parser:
     language: str | None = None
     direction: str | None = None
     mass: float | None = None
+    fullstop: str | None = None
     symbols: dict[str, None] = field(default_factory=dict)
     pairs: list[tuple[str, str]] = field(default_factory=list)
     classes: dict[str, tuple[str, ...]] = field(default_factory=dict)
@@ -167,6 +170,9 @@ class _Parser:
         if value not in DIRECTIONS:
             raise self.error(f"direction must be ltr or rtl, not {value!r}")
         self.direction = value
+
+    def do_fullstop(self, tokens: list[str]) -> None:
+        self.fullstop = self.once("fullstop", tokens)
 
     def do_mass(self, tokens: list[str]) -> None:
         if self.rules:
@@ -352,7 +358,7 @@ class _Parser:
         handler = getattr(self, f"do_{tokens[0]}", None)
         if handler is None:
             raise self.error(f"unknown directive {tokens[0]!r} (expected language, direction, "
-                             "mass, symbols, pair, class, strength, schema or rule)")
+                             "mass, fullstop, symbols, pair, class, strength, schema or rule)")
         handler(tokens[1:])
 
     def finish(self) -> Grammar:
@@ -364,7 +370,8 @@ class _Parser:
             path=self.path, language=self.language or "", direction=self.direction or "",
             symbols=(*SPECIALS, *self.symbols), pairs=list(self.pairs),
             rules=list(self.rules.values()),
-            mass=self.mass if self.mass is not None else DEFAULT_MASS)
+            mass=self.mass if self.mass is not None else DEFAULT_MASS,
+            full_stop=self.fullstop or ".")
 
 
 def parse_grammar(text: str, path: str = "<string>") -> Grammar:

@@ -382,7 +382,8 @@ class EditCounter:
     M(ε)ᵀp = p and last ones share q, so those add up to one p ⊗ b_υ and one f_υ ⊗ q per token;
     only the middle positions of punctemes of 3+ tokens are paired with υ's arcs one by one.
     ∂/∂K = p qᵀ puts rate·(Kᵀp)(Kq)ᵀ into G_υ for every token υ but ``exclude``. Each term
-    is one compiled pass over the slot's arcs (:func:`fstpunct.dp._sparse.edit_gradient`)."""
+    is one compiled pass over the slot's arcs (:func:`fstpunct.dp._sparse.edit_gradients`, all
+    terms of a slot in one call)."""
 
     def __init__(self, builder: LatticeBuilder, surface: Sequence[str], weights: np.ndarray,
                  lattice: Lattice, punctemes: Sequence[tuple[int, ...]], closure: np.ndarray,
@@ -419,7 +420,7 @@ class EditCounter:
         at = np.repeat(np.arange(len(middle.token)), count)
         middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
         tokens = np.arange(self._n_tokens + 1)
-        # in the order _sparse.edit_gradient takes them: token arcs (per-token offsets, source,
+        # in the order _sparse.edit_gradients takes them: token arcs (per-token offsets, source,
         # target); first positions and last positions (per-token offsets, puncteme, suffix or
         # prefix); middle pairs (arc, puncteme, flat prefix and suffix indices)
         self._layout = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
@@ -432,16 +433,29 @@ class EditCounter:
     def counts(self, terms: Sequence[Outer], grad_start: np.ndarray, grad_final: np.ndarray,
                grad_prefix: np.ndarray | None = None) -> np.ndarray:
         """Expected count of every channel arc; ``grad_prefix`` is ∂log Z/∂M(∘) in slot 0."""
+        rows = list(_rank_one(terms))
+        n = self._n_states
+        coef = np.array([c for c, _, _ in rows], dtype=float).reshape(len(rows), -1) if rows \
+            else np.zeros((0, 1))
+        p, q = (np.array([row[k] for row in rows], dtype=float).reshape(len(rows), n)
+                for k in (1, 2))
+        return self.term_counts(coef, p, q, grad_start, grad_final, grad_prefix)
+
+    def term_counts(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray,
+                    grad_start: np.ndarray, grad_final: np.ndarray,
+                    grad_prefix: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`counts` of the terms ∂log Z/∂M(l) = coef[r, l] · p[r] q[r]ᵀ (rows r; the
+        closure's coefficient last), all at once."""
         grad = np.zeros(len(self._tok))
-        none = np.zeros(0)
-        for coef, p, q in _rank_one(terms):
+        if len(coef):
             # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix, Kᵀp and Kq
-            p, q = (np.ascontiguousarray(x, dtype=float) for x in (p, q))
-            closure = float(coef[-1]) * self._rate
-            kp, kq = (p @ self._closure, self._closure @ q) if closure else (none, none)
-            _sparse.edit_gradient(grad, np.ascontiguousarray(coef, dtype=float), p, q,
-                                  self._prefixes.rows.matvec(p), self._suffixes.rows.matvec(q),
-                                  closure, kp, kq, self._exclude, self._n_states, *self._layout)
+            p, q, coef = (np.ascontiguousarray(x, dtype=float) for x in (p, q, coef))
+            closure = np.ascontiguousarray(coef[:, -1] * self._rate)
+            kp, kq = p @ self._closure, q @ self._closure.T
+            _sparse.edit_gradients(grad, coef, p, q, self._prefixes.rows.rmatmul_t(p),
+                                   self._suffixes.rows.rmatmul_t(q), closure,
+                                   np.ascontiguousarray(kp), np.ascontiguousarray(kq),
+                                   self._exclude, self._n_states, *self._layout)
         if grad_prefix is not None:
             src, dst = self._src[self._boundary], self._dst[self._boundary]
             grad[self._boundary] += grad_prefix[src, dst]

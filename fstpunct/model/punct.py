@@ -30,8 +30,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..dp.forest import Forest, KernelStack, SlotVectors
+from ..dp.forest import Forest, KernelStack, Outside, SlotVectors
 from ..dp.forest import log_partition as forest_log_partition
+from ..dp.forest import outside as forest_outside
+from ..dp.forest import sample as forest_sample
 from ..dp.forest import viterbi as forest_viterbi
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.stacks import DenseStack, SparseStack
@@ -253,9 +255,10 @@ class _Flat(NamedTuple):
 
 
 class _Layout(NamedTuple):
-    """A batch's forest without stacks, the surface string of each of its slot indices, and
-    its candidates."""
+    """The forest of a range of a batch's sentences without stacks, the surface string of each
+    of its slot indices, and its candidates."""
 
+    part: range
     surfaces: tuple[tuple[str, ...], ...]
     forest: Forest
     candidates: _Flat
@@ -363,53 +366,132 @@ class Inference:
         tree, _ = self.tree(s)
         return inside(tree).log_total
 
-    def forest(self, maximum: bool = False) -> tuple[Forest, _Flat]:
-        """The whole batch as one :class:`~fstpunct.dp.forest.Forest` for the compiled tree DP,
-        and its candidates (as :meth:`tree` makes them, sentence after sentence)."""
-        layout = self._layout(maximum)
+    def forest(self, maximum: bool = False,
+               part: range | None = None) -> tuple[Forest, _Flat, tuple[tuple[str, ...], ...]]:
+        """The sentences ``part`` of the batch (default: all) as one
+        :class:`~fstpunct.dp.forest.Forest` for the compiled tree DP, its candidates (as
+        :meth:`tree` makes them, sentence after sentence) and the surface string of each of its
+        slot vectors."""
+        layout = self._layout(maximum, range(len(self.batch)) if part is None else part)
         kernel = [self.slots.get(x, maximum).kernel for x in layout.surfaces]
         forest = replace(layout.forest, stacks=[stack for stack, _ in kernel],
                          vectors=[vectors for _, vectors in kernel])
-        return forest, layout.candidates
+        return forest, layout.candidates, layout.surfaces
 
-    def _layout(self, maximum: bool) -> _Layout:
+    def _layout(self, maximum: bool, part: range) -> _Layout:
         """What :meth:`forest` gives in both semirings (its slots' candidates are the same in
-        both), built once: the distinct surface strings and the forest without its stacks."""
-        if self._layout_cache is not None:
+        both), built once for the last range asked: the distinct surface strings and the forest
+        without its stacks."""
+        if self._layout_cache is not None and self._layout_cache.part == part:
             return self._layout_cache
         batch = self.batch
+        sentences = batch.sentences[part.start:part.stop]
         index: dict[tuple[str, ...], int] = {}
-        slot_ids = np.array([index.setdefault(x, len(index)) for surface in batch.surfaces
+        slot_ids = np.array([index.setdefault(x, len(index))
+                             for surface in batch.surfaces[part.start:part.stop]
                              for x in surface], dtype=np.intp)
         possible = np.array([self.slots.get(x, maximum).possible for x in index])
-        words = np.array([sent.n for sent in batch.sentences], dtype=np.intp)
-        word_offsets = np.concatenate([[0], np.cumsum(words)])
-        node_offsets = np.asarray(batch.data.sentence_offsets, dtype=np.intp)
+        words = np.array([sent.n for sent in sentences], dtype=np.intp)
+        word_offsets = np.concatenate([[0], np.cumsum(words)]).astype(np.intp)
+        node_offsets = np.asarray(batch.data.sentence_offsets[part.start:part.stop + 1],
+                                  dtype=np.intp)
+        nodes = range(int(node_offsets[0]), int(node_offsets[-1]))
+        node_offsets = node_offsets - node_offsets[0]
         first_slot = word_offsets[:-1] + np.arange(len(words))
-        spans = np.array([span for sent in batch.sentences for span in _node_spans(sent)],
+        spans = np.array([span for sent in sentences for span in _node_spans(sent)],
                          dtype=np.intp).reshape(-1, 2)
         ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
-        flat = self._candidates(range(len(spans)), possible, ends)
-        heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in batch.sentences),
+        flat = self._candidates(nodes, possible, ends)
+        heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in sentences),
                             dtype=np.intp, count=int(word_offsets[-1]))
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
                         ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
                         flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
-        self._layout_cache = _Layout(tuple(index), forest, flat)
+        self._layout_cache = _Layout(part, tuple(index), forest, flat)
         return self._layout_cache
 
     def log_probs(self) -> np.ndarray:
         """log p(x | T) of every sentence of the batch by the compiled tree DP (as
         :meth:`log_prob`, up to the order of additions)."""
-        forest, _ = self.forest()
+        forest, _, _ = self.forest()
         return forest_log_partition(forest, self.log_prob)
 
+    def _compiled_outside(self, part: range) -> tuple[Outside, Forest, _Flat,
+                                                      tuple[tuple[str, ...], ...]]:
+        forest, flat, surfaces = self.forest(False, part)
+        return (forest_outside(forest, lambda s: self.log_prob(part.start + s)), forest, flat,
+                surfaces)
+
     def posteriors(self, s: int) -> Posteriors:
-        """log Z of sentence ``s`` and the posterior of every Attach row of its nodes."""
+        """log Z of sentence ``s`` and the posterior of every Attach row of its nodes (compiled,
+        as :meth:`posteriors_reference`)."""
+        return self.posteriors_all(range(s, s + 1))[0]
+
+    def posteriors_all(self, part: range | None = None) -> list[Posteriors]:
+        """:meth:`posteriors` of every sentence of ``part`` (default: all), by the compiled
+        outside pass."""
+        out, forest, flat, _ = self._compiled_outside(
+            range(len(self.batch)) if part is None else part)
+        post = flat.weights * out.weights
+        keep = flat.labels != BACKOFF
+        bounds = flat.offsets[forest.node_offsets].tolist()
+        return [Posteriors(float(z), flat.labels[a:b][keep[a:b]], post[a:b][keep[a:b]])
+                for z, a, b in zip(out.log_z.tolist(), bounds, bounds[1:])]
+
+    def expected_counts(self, part: range | None = None) -> Expectations:
+        """Σ log Z, the pair posteriors of every Attach row and the expected channel-arc counts
+        over the sentences ``part`` (default: all), by the compiled outside pass (as
+        :meth:`expectations` summed over them, up to the order of additions)."""
+        out, forest, flat, surfaces = self._compiled_outside(
+            range(len(self.batch)) if part is None else part)
+        post = flat.weights * out.weights
+        keep = flat.labels != BACKOFF
+        return Expectations(sum(out.log_z.tolist()), flat.labels[keep], post[keep],
+                            self._arc_counts(out, forest, surfaces))
+
+    def _arc_counts(self, out: Outside, forest: Forest,
+                    surfaces: tuple[tuple[str, ...], ...]) -> np.ndarray:
+        """Expected channel-arc counts from a compiled outside pass, one batched edit count per
+        distinct surface string (the terms and slot adjoints of its slots together)."""
+        terms, counts = out.terms, np.zeros(len(self.weights))
+        of_term = forest.slot_vectors[terms.slot]
+        order = np.argsort(of_term, kind="stable")
+        term_bounds = np.searchsorted(of_term[order], np.arange(len(surfaces) + 1))
+        slots = np.argsort(forest.slot_vectors, kind="stable")
+        slot_bounds = np.searchsorted(forest.slot_vectors[slots], np.arange(len(surfaces) + 1))
+        width = len(self.model.vocab.punctemes) + 1  # every stack: M(l) for l in V, then K
+        for u, x in enumerate(surfaces):
+            if not x:  # no tokens: no edits
+                continue
+            rows = order[term_bounds[u]:term_bounds[u + 1]]
+            occurrences = out.slot_at[slots[slot_bounds[u]:slot_bounds[u + 1]]
+                                      - out.first_slot]
+            n = self.slots.get(x).lattice.size
+            span = occurrences[:, None] + np.arange(n)
+            d_start, d_final = out.start[span].sum(axis=0), out.final[span].sum(axis=0)
+            prefix = None
+            if x[0] == BOUNDARY:  # only in slot 0, where start holds ∂log Z/∂(λ₀ᵀ prefix)
+                lat = self.slots.get(x).lattice
+                prefix = np.outer(lat.start, d_start)
+                d_start = lat.matrix((self.slots.boundary,)) @ d_start
+            vec = terms.vec[terms.vec_at[rows][:, None] + np.arange(2 * n)]
+            coef = np.zeros((len(rows), width))
+            sizes = terms.coef_at[rows + 1] - terms.coef_at[rows]
+            entries = np.repeat(terms.coef_at[rows] - np.cumsum(sizes) + sizes, sizes) + \
+                np.arange(sizes.sum())
+            coef[np.repeat(np.arange(len(rows)), sizes), terms.matrix[entries]] = \
+                terms.coef[entries]
+            counts += self.slots.counter(x).term_counts(coef, vec[:, :n], vec[:, n:], d_start,
+                                                        d_final, prefix)
+        return counts
+
+    def posteriors_reference(self, s: int) -> Posteriors:
+        """:meth:`posteriors` by the numpy reference (what the tests compare with)."""
         return self._outside(s)[0]
 
     def expectations(self, s: int) -> Expectations:
-        """log Z, pair posteriors and expected channel-arc counts of sentence ``s``."""
+        """log Z, pair posteriors and expected channel-arc counts of sentence ``s`` (the numpy
+        reference, one sentence: see :meth:`expected_counts`)."""
         posteriors, grads = self._outside(s)
         surface = self.batch.surfaces[s]
         terms: list[list[Outer]] = [[] for _ in surface]
@@ -444,25 +526,58 @@ class Inference:
 
     def viterbi(self, s: int) -> tuple[list[tuple[Puncteme, Puncteme] | None], float]:
         """The best T′ jointly with the channel's edit paths: a (l, r) pair per node (None where
-        the backoff wins), and its log score."""
+        the backoff wins), and its log score (compiled; exactly :meth:`viterbi_reference`)."""
+        best, scores = self._viterbi(range(s, s + 1))
+        return best[0], float(scores[0])
+
+    def viterbi_reference(self, s: int) -> tuple[list[tuple[Puncteme, Puncteme] | None], float]:
+        """:meth:`viterbi` by the numpy reference (what the tests compare with)."""
         tree, labels = self.tree(s, maximum=True)
         choice, score = viterbi(tree)
         return self._pairs_of(labels, choice), score
 
     def viterbi_all(self) -> list[list[tuple[Puncteme, Puncteme] | None]]:
         """:meth:`viterbi`'s T′ of every sentence of the batch, by the compiled tree DP."""
-        forest, flat = self.forest(maximum=True)
-        choice, _ = forest_viterbi(forest, self.viterbi)
-        labels = flat.labels[flat.offsets[:-1] + choice]
+        return self._viterbi(range(len(self.batch)))[0]
+
+    def _viterbi(self, part: range) -> tuple[list[list[tuple[Puncteme, Puncteme] | None]],
+                                             np.ndarray]:
+        forest, flat, _ = self.forest(True, part)
+        choice, scores = forest_viterbi(forest,
+                                        lambda s: self.viterbi_reference(part.start + s))
+        best = self._pairs_of_choice(flat, flat.offsets[:-1] + choice)
+        offsets = forest.node_offsets.tolist()
+        return [best[a:b] for a, b in zip(offsets, offsets[1:])], scores
+
+    def _pairs_of_choice(self, flat: _Flat,
+                         chosen: np.ndarray) -> list[tuple[Puncteme, Puncteme] | None]:
+        """The (l, r) pair of each chosen flat candidate (None: the backoff)."""
+        labels = flat.labels[chosen]
         pair = np.where(labels == BACKOFF, -1, self.batch.data.pairs[labels]).tolist()
         strings = self.model.pair_strings
-        best = [None if p < 0 else strings[p] for p in pair]
-        offsets = forest.node_offsets.tolist()
-        return [best[a:b] for a, b in zip(offsets, offsets[1:])]
+        return [None if p < 0 else strings[p] for p in pair]
 
     def sample(self, s: int, rng: np.random.Generator,
                size: int) -> list[list[tuple[Puncteme, Puncteme] | None]]:
-        """Exact samples of T′ from p(T′ | T, x)."""
+        """Exact samples of T′ from p(T′ | T, x) for sentence ``s`` (compiled forward filtering,
+        backward sampling: the draws of :meth:`sample_reference` from the same generator)."""
+        return self.sample_all(rng, size, range(s, s + 1))[0]
+
+    def sample_all(self, rng: np.random.Generator, size: int, part: range | None = None
+                   ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
+        """``size`` exact samples of T′ for every sentence of ``part`` (default: all), sentence
+        after sentence from ``rng``, by the compiled sampler: ``[sentence][draw][node]``."""
+        part = range(len(self.batch)) if part is None else part
+        forest, flat, _ = self.forest(False, part)
+        choice = forest_sample(forest, rng, size, lambda s: self.log_prob(part.start + s))
+        first = flat.offsets[:-1]
+        offsets = forest.node_offsets.tolist()
+        draws = [self._pairs_of_choice(flat, first + row) for row in choice]
+        return [[d[a:b] for d in draws] for a, b in zip(offsets, offsets[1:])]
+
+    def sample_reference(self, s: int, rng: np.random.Generator,
+                         size: int) -> list[list[tuple[Puncteme, Puncteme] | None]]:
+        """:meth:`sample` by the numpy reference (what the tests compare with)."""
         tree, labels = self.tree(s)
         return [self._pairs_of(labels, c) for c in sample(tree, rng, size)]
 

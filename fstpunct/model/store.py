@@ -9,35 +9,65 @@ A model is a folder::
     model.json     settings and the record of how the model was trained
     edits.npy      expected counts of every edit φ[a, b, e] on the training data (final E-step)
 
-``--model en`` names a model shipped inside the package (``fstpunct/models/en``); anything else is a
-path to a folder.
+``--model en`` names a model shipped inside the package (``fstpunct/models/en``, one folder per
+language, named by its code); anything else is a path to a folder. A bundled name is never
+shadowed silently: ``en`` is the bundled model even where a folder ``en`` exists (with a warning
+naming it); ``./en`` (anything with a path separator) is the folder. Every bundled folder is read
+as it is: adding a language is adding its folder, nothing here names one.
+
+``model.json`` may also hold an ``evaluation`` (what ``fstpunct models --evaluate`` measures: the
+test perplexity on the language's standard split, with the command that reproduces it).
 """
 from __future__ import annotations
 
 import json
+import os
+import warnings
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..errors import ModelError
-from ..files import atomic_folder
+from ..files import atomic_folder, output
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["FORMAT", "load_edit_counts", "load_model", "model_path", "read_record", "save_model"]
+__all__ = ["FORMAT", "bundled", "is_bundled", "load_edit_counts", "load_model", "model_path",
+           "model_size", "read_record", "record_evaluation", "save_model"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parents[1] / "models"
 
 
+def bundled() -> list[str]:
+    """The names of the bundled models (their languages), sorted."""
+    return sorted(p.parent.name for p in BUNDLED.glob("*/model.json"))
+
+
+def is_bundled(name: str | Path) -> bool:
+    """Whether ``name`` names a bundled model: a bare name (no path separator) of a folder
+    in ``fstpunct/models``."""
+    text = str(name)
+    return isinstance(name, str) and not any(sep in text for sep in {"/", os.sep}) and \
+        text not in {".", ".."} and (BUNDLED / text / "model.json").is_file()
+
+
 def model_path(name: str | Path) -> Path:
-    """A bundled model's folder by name, else ``name`` as a path."""
-    bundled = BUNDLED / str(name)
-    if not Path(name).exists() and (bundled / "model.json").is_file():
-        return bundled
+    """A bundled model's folder by name, else ``name`` as a path (see the module docstring:
+    a bundled name wins over a local folder of that name, with a warning)."""
+    if is_bundled(name):
+        if Path(name).exists():
+            warnings.warn(f"{name!r} is the bundled model, not the local folder {name} "
+                          f"(write ./{name} for the folder)", stacklevel=2)
+        return BUNDLED / str(name)
     return Path(name)
+
+
+def model_size(name: str | Path) -> int:
+    """Bytes on disk of a model's files."""
+    return sum(p.stat().st_size for p in model_path(name).iterdir() if p.is_file())
 
 
 def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
@@ -73,12 +103,21 @@ def read_record(name: str | Path) -> dict[str, Any]:
     return meta
 
 
+def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
+    """Store ``evaluation`` in a model's ``model.json`` (written whole, then renamed)."""
+    folder = model_path(name)
+    meta = read_record(folder)
+    meta["evaluation"] = evaluation
+    with output(folder / "model.json") as out:
+        out.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+
+
 def load_model(name: str | Path) -> PunctModel:
     """Load a model folder (or a bundled model by name)."""
     folder = model_path(name)
     if not folder.is_dir():
         raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
-                         f"({', '.join(sorted(p.name for p in BUNDLED.glob('*'))) or 'none'})")
+                         f"({', '.join(bundled()) or 'none'})")
     meta = read_record(folder)
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")

@@ -83,14 +83,8 @@ _SHARED: dict[str, object] = {}  # what forked E-step workers read
 def _estep_range(bounds: tuple[int, int]) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     inference = _SHARED["inference"]
     assert isinstance(inference, Inference)
-    log_z, counts, rows, post = 0.0, np.zeros(len(inference.weights)), [], []
-    for s in range(*bounds):
-        e = inference.expectations(s)
-        log_z += e.log_z
-        counts += e.arc_counts
-        rows.append(e.rows)
-        post.append(e.posterior)
-    return log_z, counts, np.concatenate(rows), np.concatenate(post)
+    e = inference.expected_counts(range(*bounds))
+    return e.log_z, e.arc_counts, e.rows, e.posterior
 
 
 def expected_counts(inference: Inference, jobs: int = 1, chunk: int = 200,

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 from ..files import open_input
+from ..ud.annotations import forget
 from ..ud.treebank import Line, Sentence, read_conllu
 from .model import Input, Model
 from .punct import prepare, reattach
@@ -65,4 +66,5 @@ def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
         lines.append(Line(fields, ln.lineno))
     words = [dataclasses.replace(w, head=arcs[w.id][0], deprel=arcs[w.id][1])
              for w in sent.words]
-    return Sentence(list(sent.comments), lines, sent.path, sent.lineno, words)
+    # decode's analysis was of the old tree
+    return forget(Sentence(list(sent.comments), lines, sent.path, sent.lineno, words))

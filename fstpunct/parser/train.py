@@ -23,6 +23,7 @@ import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError
+from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from . import features as F
 from .decode import parse
@@ -239,7 +240,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         rng.shuffle(order)
         t0 = time.perf_counter()
         with tqdm(total=len(order), desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
-                  disable=not progress, leave=False) as bar:
+                  disable=not progress or not on_terminal(), leave=False) as bar:
             if learning == "local":
                 _greedy_epoch(model, p, order, bar)
             elif masks is not None:

@@ -1,8 +1,10 @@
 """Finding treebanks in a Universal Dependencies release, and the project's standard splits.
 
-The UD root is the folder holding ``UD_<Language>-<Name>/<code>-ud-<split>.conllu`` — an official
-release or ``../shared/ud``. It comes from ``--ud-dir``, else ``$FSTPUNCT_UD_DIR``, else
-``$UD_DIR``, else the first of ``./ud`` and ``../shared/ud`` that exists.
+The UD root is the folder holding ``UD_<Language>-<Name>/<code>-ud-<split>.conllu`` (an official
+release or ``../shared/ud``) or the old layout of releases 1.x, ``UD_<Language>/<code>-ud-<split>
+.conllu`` (e.g. ``UD_Chinese/zh-ud-train.conllu``, whose sentences have no ``# sent_id``). It
+comes from ``--ud-dir``, else ``$FSTPUNCT_UD_DIR``, else ``$UD_DIR``, else the first of ``./ud``
+and ``../shared/ud`` that exists.
 """
 from __future__ import annotations
 
@@ -94,7 +96,10 @@ def split_source(lang: str, split: str, ud_dir: str | Path | None = None) -> Sou
 
 def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     """Turn a user's spec into sources: a path, ``en`` (its three splits), ``en:dev``,
-    ``en_ewt`` (every file of that treebank) or ``en_ewt-dev``."""
+    ``en_ewt`` (every file of that treebank) or ``en_ewt-dev``; a treebank code is read in
+    either release layout (``UD_English-EWT/en_ewt-ud-dev.conllu``, or UD 1.x's
+    ``UD_Chinese/zh-ud-dev.conllu``, whose code ``zh`` is also a language, so only a code that
+    is not one, e.g. ``xx-dev``)."""
     path = Path(spec)
     if spec == "-" or path.suffix == ".conllu" or path.is_file():
         if spec != "-" and not path.is_file():
@@ -104,16 +109,16 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     if lang in _STANDARD:
         return [split_source(lang, s, ud_dir) for s in ([split] if split else SPLITS)]
     code, _, split = spec.partition("-")
-    if "_" in code:
-        splits = [split] if split else SPLITS
-        root = ud_root(ud_dir)
-        found = [Source(p, f"{code} {s}") for s in splits
-                 for p in sorted(root.glob(f"UD_*/{code}-ud-{s}.conllu"))[:1]]
-        if not found:
-            raise InputError(f"treebank {code!r} not found under {root}")
+    splits = [split] if split else SPLITS
+    root = ud_root(ud_dir)
+    found = [Source(p, f"{code} {s}") for s in splits
+             for p in sorted(root.glob(f"UD_*/{code}-ud-{s}.conllu"))[:1]]
+    if found:
         return found
+    if "_" in code:
+        raise InputError(f"treebank {code!r} not found under {root}")
     raise InputError(f"{spec!r} is neither a file, a language ({', '.join(LANGUAGES)}) "
-                     "nor a treebank code like en_ewt")
+                     f"nor a treebank code like en_ewt or zh (none under {root})")
 
 
 def read_one(spec: str, ud_dir: str | Path | None = None) -> Iterator[Sentence]:

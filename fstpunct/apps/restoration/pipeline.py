@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ...parser import Model as ParserModel
 from ...parser import parse
+from ...ud.annotations import forget
 from ...ud.treebank import Sentence
 from . import Restorer
 from .strip import insert, strip
@@ -30,13 +31,14 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
     one's tree and ``method`` also gets the others' (see :class:`Restorer`).
 
     A sentence that is all punctuation has no words to restore around: it is copied unchanged,
-    with a warning naming it."""
+    with a warning naming it. Any other loses the analysis ``fstpunct decode`` wrote
+    (:func:`~fstpunct.ud.annotations.forget`)."""
     for sent in sentences:
         if not has_words(sent):
             warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
                  "copied unchanged")
             yield sent
             continue
-        bare = strip(sent)
+        bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
         trees = [parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers] or [bare]
         yield insert(trees[0], method.restore(trees[0], trees[1:]))

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...fst.default_grammar import language_grammar
 from ...ud.slots import depunctuate
 from ...ud.treebank import Sentence
 from . import Insertion
 
-__all__ = ["FULL_STOPS", "Trivial"]
-
-FULL_STOPS = {"en": ".", "es": ".", "ar": ".", "zh": "。", "hi": "।"}
+__all__ = ["Trivial"]
 
 
 @dataclass(frozen=True)
@@ -21,9 +20,10 @@ class Trivial:
     mark: str = "."
 
     @classmethod
-    def for_language(cls, lang: str) -> Trivial:
-        """The full stop of ``lang`` (``.`` for a language not in :data:`FULL_STOPS`)."""
-        return cls(FULL_STOPS.get(lang, "."))
+    def for_language(cls, lang: str, ud_dir: str | None = None) -> Trivial:
+        """The full stop of ``lang``'s grammar (``fullstop`` of its rule file, else the default
+        grammar's: the point that most often ends a training sentence)."""
+        return cls(language_grammar(lang, ud_dir).full_stop)
 
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         _, heads, _ = depunctuate(sent)

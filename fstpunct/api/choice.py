@@ -1,0 +1,61 @@
+"""The right bundled model for an input: its language from the input's name or its metadata.
+
+The language comes from, in this order: what the user says (``--lang``); the input's name — a
+standard split (``zh:dev``, ``zh``) or a UD file or treebank name (``zh_gsd-ud-test.conllu``,
+``zh-ud-dev.conllu``, ``zh_gsd-test``); the first sentence's metadata (``# lang = zh``,
+``# language = zh``, ``# newdoc lang = zh``). The model is the bundled one named by that
+language; when there is none, or no language can be told, English, with a note saying so.
+Nothing here names a language: the bundled models are whatever folders ``fstpunct/models`` holds.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..model.store import bundled
+from ..ud.treebank import Sentence
+
+__all__ = ["DEFAULT", "Choice", "choose", "language_of"]
+
+DEFAULT = "en"
+_SPLIT = re.compile(r"([a-z]{2,3})(?::[a-z]+)?\Z")
+_UD_NAME = re.compile(r"([a-z]{2,3})(?:_[a-z0-9]+)?-(?:ud-)?(?:train|dev|test)(?:\.conllu)?\Z")
+_META = re.compile(r"#\s*(?:newdoc\s+)?lang(?:uage)?\s*=\s*([A-Za-z]{2,3})\b")
+
+
+def language_of(source: str | os.PathLike[str] | None = None,
+                sentence: Sentence | None = None) -> str | None:
+    """The language code an input's name (``source``: a path or split name) or its first
+    sentence's metadata tells, or None."""
+    if source is not None and str(source) != "-":
+        text = os.fspath(source)
+        m = _SPLIT.match(text) if not Path(text).exists() else None
+        m = m or _UD_NAME.match(Path(text).name)
+        if m:
+            return m.group(1)
+    for comment in sentence.comments if sentence is not None else ():
+        m = _META.match(comment)
+        if m:
+            return m.group(1).lower()
+    return None
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A bundled model's name and, when it is not the input's own, a note saying why."""
+
+    name: str
+    note: str | None = None
+
+
+def choose(lang: str | None) -> Choice:
+    """The bundled model for language ``lang`` (None: not known)."""
+    if lang is not None and lang in bundled():
+        return Choice(lang)
+    why = (f"no bundled model for language {lang!r}" if lang is not None else
+           "cannot tell the input's language (no --lang, split or UD file name, or "
+           "'# lang' metadata)")
+    return Choice(DEFAULT, f"{why}; using the bundled {DEFAULT!r} model "
+                           f"(bundled: {', '.join(bundled())}; or pass --model)")

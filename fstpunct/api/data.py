@@ -1,0 +1,89 @@
+"""What the API's methods take and give back: the kinds of data users hold.
+
+* a CoNLL-U **string** (it has a line break, or is empty): the answer is a whole value too, a
+  CoNLL-U string (or a list of numbers);
+* a **path** (``str`` without a line break, or ``os.PathLike``) of a CoNLL-U file, or a standard
+  split by name (``"zh:dev"``, ``"en_ewt-test"``; UD folder from ``$FSTPUNCT_UD_DIR``): the answer
+  streams, an iterator of ``conllu.TokenList`` (or of numbers), reading the file as it goes;
+* an **iterable of** ``conllu.TokenList`` (the ``conllu`` library's sentences): an iterator of new
+  TokenLists (the input is not changed), streaming;
+* an iterable of :class:`~fstpunct.ud.treebank.Sentence` (fstpunct's own lossless sentences, what
+  the command line passes): an iterator of the same sentences, changed in place.
+
+One method = one *step* over fstpunct sentences; :func:`rewrite` and :func:`values` turn it into a
+method over every kind.
+"""
+from __future__ import annotations
+
+import io
+import itertools
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import TypeVar, Union
+
+import conllu
+
+from ..ud.release import read_one
+from ..ud.treebank import Sentence, read_conllu
+
+__all__ = ["Data", "Step", "is_text", "rewrite", "sentences", "values"]
+
+Data = Union[str, "os.PathLike[str]", Iterable[conllu.TokenList], Iterable[Sentence]]
+Step = Callable[[Iterator[Sentence]], Iterator[Sentence]]
+T = TypeVar("T")
+
+
+def is_text(data: object) -> bool:
+    """Whether ``data`` is CoNLL-U text rather than a path: a string with a line break (or
+    empty)."""
+    return isinstance(data, str) and ("\n" in data or not data)
+
+
+def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
+    for k, tokens in enumerate(lists, 1):
+        if isinstance(tokens, Sentence):
+            yield tokens
+            continue
+        if not isinstance(tokens, conllu.TokenList):
+            raise TypeError(f"sentence {k}: expected a conllu.TokenList, got "
+                            f"{type(tokens).__name__}")
+        yield from read_conllu(io.StringIO(tokens.serialize()), f"<TokenList {k}>")
+
+
+def _to_tokenlist(sent: Sentence) -> conllu.TokenList:
+    return conllu.parse(sent.text())[0]
+
+
+def _open(data: Data) -> tuple[Iterator[Sentence], bool]:
+    """The sentences of ``data`` and whether the answer goes back as TokenLists."""
+    if is_text(data):
+        return read_conllu(io.StringIO(data), "<string>"), False  # type: ignore[arg-type]
+    if isinstance(data, (str, os.PathLike)):
+        return read_one(os.fspath(data)), True
+    items = iter(data)
+    first = next(items, None)
+    if first is None:
+        return iter(()), False
+    return _from_tokenlists(itertools.chain([first], items)), not isinstance(first, Sentence)
+
+
+def sentences(data: Data) -> Iterator[Sentence]:
+    """fstpunct sentences of any kind of data."""
+    return _open(data)[0]
+
+
+def rewrite(data: Data, step: Step) -> str | Iterator[conllu.TokenList] | Iterator[Sentence]:
+    """``step`` applied to ``data``, given back as the same kind (module docstring)."""
+    sents, tokenlists = _open(data)
+    out = step(sents)
+    if is_text(data):
+        return "".join(s.text() for s in out)
+    return map(_to_tokenlist, out) if tokenlists else out
+
+
+def values(data: Data, compute: Callable[[Iterator[Sentence]], Iterator[T]]
+           ) -> list[T] | Iterator[T]:
+    """``compute`` (one value per sentence) over ``data``: a list for a CoNLL-U string, else an
+    iterator."""
+    out = compute(sentences(data))
+    return list(out) if is_text(data) else out

@@ -1,0 +1,186 @@
+"""A punctuation model as users meet it: :func:`load` it, then call its methods on their data.
+
+Every method takes any kind of data of :mod:`fstpunct.api.data` (a CoNLL-U string, a path or
+split name, an iterable of ``conllu.TokenList``) and gives back the same kind. A method is one
+*step* over fstpunct sentences (an app function of :mod:`fstpunct.apps`) wrapped by
+:func:`~fstpunct.api.data.rewrite` (sentences out) or :func:`~fstpunct.api.data.values` (a
+number per sentence); so a new method is a few lines (see ``Model.decode``), and a method for
+plain text (sentences without trees) parses the text into sentences and calls the same steps.
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..apps.decode import annotate, chunk_inference
+from ..apps.normalise import Counts, normalise
+from ..errors import InputError, ModelError
+from ..model.punct import PunctModel
+from ..model.store import load_model, model_path, read_record
+from ..ud.slots import ABBV, to_slots
+from ..ud.treebank import Sentence
+from .data import Data, rewrite, sentences, values
+
+if TYPE_CHECKING:
+    from ..parser import Model as ParserModel
+
+__all__ = ["UNKNOWN_SHARE", "Model", "Perplexity", "load"]
+
+UNKNOWN_SHARE = 0.1   # warn when more of the input's punctuation tokens than this are unknown
+_WATCHED = 1000       # ... counted over the first sentences (at most this many)
+
+
+@dataclass(frozen=True)
+class Perplexity:
+    """Per-slot perplexity exp(−log p / slots) of a corpus, every sentence counted."""
+
+    sentences: int
+    slots: int
+    log_prob: float
+
+    @property
+    def value(self) -> float:
+        return math.exp(-self.log_prob / self.slots) if self.slots else math.nan
+
+    def __float__(self) -> float:
+        return self.value
+
+
+class Model:
+    """A trained punctuation model (see :func:`load`): decode, restore and normalise
+    punctuation, and score it (``log_prob``, ``perplexity``)."""
+
+    def __init__(self, punct: PunctModel, folder: Path, name: str) -> None:
+        self.punct, self.folder, self.name = punct, folder, name
+
+    def __repr__(self) -> str:
+        return f"<fstpunct.Model {self.name!r} ({self.direction})>"
+
+    @property
+    def record(self) -> dict[str, Any]:
+        """``model.json``: settings, how the model was trained, and any evaluation."""
+        return read_record(self.folder)
+
+    @property
+    def direction(self) -> str:
+        """The channel's direction, ``ltr`` or ``rtl``."""
+        return self.punct.channel.direction
+
+    def decode(self, data: Data, *, posteriors: int = 0) -> Any:
+        """The most probable underlying punctuation of every sentence: ``PunctL``/``PunctR``
+        in each word's MISC (``PunctPost``: the ``posteriors`` most probable pairs),
+        ``# underlying`` and ``# punct_logprob`` comments; earlier such annotations are
+        replaced, everything else is kept."""
+        return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors))
+
+    def restore(self, data: Data, *, samples: int = 1000, mbr: str = "sentence", seed: int = 0,
+                parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
+                beam: int | None = None) -> Any:
+        """Strip every sentence's punctuation and restore it: minimum Bayes risk (``mbr``:
+        ``sentence`` or ``slot``) over ``samples`` samples given the tree, or given the trees
+        of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
+        is kept). Reproducible for a ``seed``."""
+        # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
+        from ..apps.restoration.generative import DECODERS, ModelRestorer
+        from ..apps.restoration.pipeline import restored
+        from ..parser import Model as ParserModel
+        if samples < 1:
+            raise InputError("samples must be at least 1")
+        if mbr not in DECODERS:
+            raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
+        loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
+        if len(loaded) > samples:
+            raise InputError("samples must be at least the number of parsers")
+        method = ModelRestorer(self.punct, samples, mbr, seed)
+        return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam))
+
+    def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
+        """Re-attach every punctuation token to the word whose underlying puncteme wrote it
+        (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
+        what moved."""
+        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts))
+
+    def log_prob(self, data: Data) -> Any:
+        """log p(x | T) of every sentence's surface punctuation given its tree (natural log):
+        a list for a CoNLL-U string, else an iterator."""
+        return values(data, lambda s: (lp for lp, _ in self._scored(s)))
+
+    def perplexity(self, data: Data) -> Perplexity:
+        """Per-slot perplexity of the whole input (the paper's Table 3 measure)."""
+        sentences = slots = 0
+        log_p = 0.0
+        for lp, n in values(data, self._scored):
+            sentences, slots, log_p = sentences + 1, slots + n, log_p + lp
+        return Perplexity(sentences, slots, log_p)
+
+    def show(self, data: Data, path: str | os.PathLike[str] | None, *, pairs: int = 5,
+             page_size: int = 200, grammar: str | os.PathLike[str] | None = None,
+             title: str | None = None) -> int:
+        """Write the HTML viewer of ``data`` to ``path`` (stdout for None or ``-``), whole or
+        not at all (:mod:`fstpunct.show.report`): every sentence's underlying punctuation with
+        each word's ``pairs`` most probable (l, r) pairs, ``page_size`` sentences a page, and
+        what the channel learned against ``grammar`` (default: the one it was trained from).
+        Returns how many sentences it shows."""
+        from ..fst.grammar import load_grammar
+        from ..model.store import load_edit_counts
+        from ..show.report import model_grammar, write_report
+        try:
+            counts = load_edit_counts(self.folder)
+        except ModelError:
+            counts = None
+        rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))
+        return write_report(self.punct, self._watched(sentences(data)), path,
+                            title or f"fstpunct · model {self.name}", rules, counts, pairs,
+                            page_size)
+
+    def unknown_share(self, sentences: Iterable[Sentence]) -> tuple[int, int]:
+        """(punctuation tokens, tokens unknown to the model) in ``sentences``."""
+        known = self.punct.vocab.map_slot
+        tokens = unknown = 0
+        for sent in sentences:
+            for slot in to_slots(sent).slots:
+                pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
+                tokens += len(pairs)
+                unknown += sum(m != t for t, m in pairs)
+        return tokens, unknown
+
+    def _scored(self, sents: Iterator[Sentence]) -> Iterator[tuple[float, int]]:
+        """(log p(x | T), slots) of every sentence."""
+        for _, prepared, inference in chunk_inference(self.punct, self._watched(sents),
+                                                      paired=False):
+            for slots, lp in zip(prepared, inference.log_probs().tolist()):
+                yield lp, slots.n + 1
+
+    def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
+        """``sents``, with a warning when many of the first ones' punctuation tokens are
+        unknown to the model (a model of another language, say)."""
+        seen: list[Sentence] = []
+        for sent in sents:
+            if len(seen) < _WATCHED:
+                seen.append(sent)
+                if len(seen) == _WATCHED:
+                    self._check(seen)
+            yield sent
+        if len(seen) < _WATCHED:
+            self._check(seen)
+
+    def _check(self, sents: list[Sentence]) -> None:
+        tokens, unknown = self.unknown_share(sents)
+        if tokens and unknown > UNKNOWN_SHARE * tokens:
+            warnings.warn(f"{unknown} of {tokens} punctuation tokens "
+                          f"({100 * unknown / tokens:.0f}%) are unknown to the model "
+                          f"{self.name!r}: is it the input's language?", stacklevel=2)
+
+
+def load(name: str | os.PathLike[str]) -> Model:
+    """A model by bundled name (``"en"``; :func:`fstpunct.bundled_models` lists them) or folder
+    (what ``fstpunct train`` writes). A bare name is the bundled model even where a local folder
+    of that name exists (with a warning); write ``./en`` or pass a ``pathlib.Path`` for the
+    folder."""
+    folder = model_path(name)
+    return Model(load_model(folder), folder, os.fspath(name))

@@ -1,0 +1,213 @@
+"""Rephrasing (paper §6.3): sentences re-ordered or shortened, their punctuation written again.
+
+Every sentence is *self-permuted* (:mod:`.permute`: the families of its NOUN and VERB heads
+re-ordered by the same language's ordering model) and/or has constituents *deleted* (by
+relation, or every constituent whose underlying punctemes are brackets). Three ways to write the
+result:
+
+- **full**: the sentence's Viterbi T′ (:mod:`fstpunct.apps.decode`) is transformed — every word
+  keeps its underlying (l, r) — and each slot's surface is drawn through the channel (or, with
+  ``best_surface``, is the channel's most probable output for it);
+- **half**: the transformed T′'s underlying marks are printed as they are (no channel);
+- **base**: the surface tree is transformed with its punctuation tokens as ordinary dependents
+  (deletion drops a constituent's words and the punctuation tokens attached inside it).
+
+One draw uses the random stream (seed, sentence index, sample) for the word order — the same for
+all three methods, so they differ only in punctuation — and (…, 1) for the channel.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...errors import InputError
+from ...model.punct import PunctModel
+from ...ud.slots import SlotSentence, depunctuate, quote_symbols
+from ...ud.tree import children
+from ...ud.treebank import Sentence
+from ..decode import chunk_inference
+from .assemble import OutToken, assemble, origin_name
+from .order import OrderModel
+from .permute import PERMUTED, linearize, permuted_order, surface_tree
+from .underlying import Aligner, Mark, Marks, carried_marks, write_slots
+
+__all__ = ["METHODS", "Options", "bracketed_words", "rephrase"]
+
+METHODS = ("full", "half", "base")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What to do to every sentence, and how to write it."""
+
+    method: str = "full"
+    seed: int = 0
+    samples: int = 1                      # rephrasings per sentence
+    permute: bool = True                  # self-permutation (else the order is kept)
+    delete: frozenset[str] = frozenset()  # relations whose constituents are deleted
+    delete_parens: bool = False           # delete constituents with bracket punctemes
+    permuted: frozenset[str] = field(default=PERMUTED)  # UPOS of the re-ordered heads
+    best_surface: bool = False            # full: the channel's most probable x, not a draw
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        if self.samples < 1:
+            raise InputError("the number of samples must be at least 1")
+
+    @property
+    def needs_model(self) -> bool:
+        """Whether the punctuation model (Viterbi T′) is needed."""
+        return self.method != "base" or self.delete_parens
+
+
+def bracketed_words(slots: SlotSentence, marks: Sequence[Marks]) -> list[int]:
+    """Input IDs of the words whose l holds an opening bracket and r a closing one (Unicode
+    categories Ps and Pe)."""
+    def has(side: Sequence[Mark], category: str) -> bool:
+        return any(unicodedata.category((m.form or m.symbol)[:1] or " ") == category
+                   for m in side)
+    return [slots.word_ids[k] for k, (l, r) in enumerate(marks) if has(l, "Ps") and has(r, "Pe")]
+
+
+def _deleted(sent: Sentence, options: Options, bracketed: Sequence[int]) -> set[int]:
+    """Input IDs of every token (punctuation included) inside a deleted constituent, by the
+    input's own heads (never the root)."""
+    roots = {w.id for w in sent.words if w.head and not w.is_punct
+             and (w.deprel in options.delete or w.deprel.partition(":")[0] in options.delete)}
+    roots |= {w for w in bracketed if sent.words[w - 1].head}
+    kids = children([w.head for w in sent.words])
+    out: set[int] = set()
+    stack = list(roots)
+    while stack:
+        m = stack.pop()
+        if m not in out:
+            out.add(m)
+            stack.extend(kids[m])
+    return out
+
+
+def _kept_head(head: int, heads: Mapping[int, int], kept: set[int]) -> int:
+    """The nearest ancestor that is kept (input IDs; ``heads`` by input ID), or 0."""
+    while head and head not in kept:
+        head = heads[head]
+    return head
+
+
+def _base(sent: Sentence, order: list[int]) -> list[OutToken]:
+    kept = set(order)
+    heads = {w.id: w.head for w in sent.words}
+    quotes = quote_symbols(sent.words)
+    out = []
+    for wid in order:
+        w = sent.words[wid - 1]
+        line = next(ln for ln in sent.lines if ln.id == str(wid))
+        out.append(OutToken(tuple(line.fields), wid, _kept_head(w.head, heads, kept),
+                            quotes.get(wid, w.form)))
+    return out
+
+
+def _rewritten(sent: Sentence, slots: SlotSentence, marks: Sequence[Marks], order: list[int],
+               model: PunctModel, surface: str, rng: np.random.Generator, align: Aligner
+               ) -> list[OutToken]:
+    """Full and half: the words of ``order`` with punctuation written from their marks."""
+    words, dep_heads, _ = depunctuate(sent)
+    id_head = {w.id: words[h - 1].id if h else 0 for w, h in zip(words, dep_heads)}
+    node_of = {wid: k for k, wid in enumerate(slots.word_ids)}
+    placed = [wid for wid in order if wid in node_of]
+    kept = set(placed)
+    out_heads = {wid: _kept_head(id_head[wid], id_head, kept) for wid in placed}
+    position = {wid: k for k, wid in enumerate(placed, 1)}
+    heads = [position[out_heads[wid]] if out_heads[wid] else 0 for wid in placed]
+    written = write_slots(model.channel, heads, [marks[node_of[w]] for w in placed], surface,
+                          rng, align)
+    lines = {ln.id: ln for ln in sent.lines}
+    out: list[OutToken] = []
+    for i, slot in enumerate(written):
+        for tok in slot:
+            attach = placed[tok.word]
+            mark = tok.mark
+            if mark.line is not None:
+                fields = list(mark.line.fields)
+                fields[7] = "punct"
+            else:
+                fields = ["_", mark.form or "", mark.form or "", "PUNCT", "_", "_", "_",
+                          "punct", "_", "_"]
+            out.append(OutToken(tuple(fields), None, attach, mark.symbol))
+        if i < len(placed):
+            wid = placed[i]
+            out.append(OutToken(tuple(lines[str(wid)].fields), wid, out_heads[wid],
+                                sent.words[wid - 1].form))
+    return out
+
+
+def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
+             order_model: OrderModel | None, options: Options = Options(),
+             chunk: int = 500) -> Iterator[Sentence]:
+    """Rephrase every sentence ``options.samples`` times (see the module docstring)."""
+    if options.permute and order_model is None:
+        raise InputError("permuting needs an ordering model")
+    if options.needs_model and model is None:
+        raise InputError(f"method {options.method} needs a punctuation model")
+    align = Aligner(model.channel) if model is not None else None
+    index = 0
+    for batch, prepared, best in _viterbi(sentences, model if options.needs_model else None,
+                                          chunk):
+        for sent, slots, pairs in zip(batch, prepared, best):
+            marks = (carried_marks(model, sent, slots, pairs, align)  # type: ignore[arg-type]
+                     if slots is not None else [])
+            bracketed = bracketed_words(slots, marks) if options.delete_parens and slots else []
+            dropped = _deleted(sent, options, bracketed)
+            for s in range(options.samples):
+                yield _one(sent, slots, marks, dropped, model, order_model, options, index, s,
+                           align)
+            index += 1
+
+
+def _viterbi(sentences: Iterable[Sentence], model: PunctModel | None, chunk: int):
+    """Chunks of (sentences, slot views, Viterbi pairs); without a model only the sentences."""
+    if model is None:
+        batch: list[Sentence] = []
+        for sent in sentences:
+            batch.append(sent)
+            if len(batch) == chunk:
+                yield batch, [None] * len(batch), [None] * len(batch)
+                batch = []
+        if batch:
+            yield batch, [None] * len(batch), [None] * len(batch)
+        return
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+        yield batch, prepared, inference.viterbi_all()
+
+
+def _one(sent: Sentence, slots: SlotSentence | None, marks: Sequence[Marks], dropped: set[int],
+         model: PunctModel | None, order_model: OrderModel | None, options: Options,
+         index: int, sample: int, align: Aligner | None) -> Sentence:
+    rng = np.random.default_rng([options.seed, index, sample])
+    if options.permute:
+        order = permuted_order(sent, order_model, rng, options.permuted, dropped)  # type: ignore
+    else:
+        order = linearize(surface_tree(sent), lambda h, items: items, dropped)
+    if options.method == "base" or slots is None or slots.n == 0:
+        tokens = _base(sent, order)
+    else:
+        surface = ("underlying" if options.method == "half" else
+                   "best" if options.best_surface else "sample")
+        tokens = _rewritten(sent, slots, marks, order, model, surface,
+                            np.random.default_rng([options.seed, index, sample, 1]), align)
+    origin = origin_name(sent)
+    suffix = "" if options.samples == 1 else f"-{sample + 1}"
+    sent_id = f"{sent.sent_id or f's{index + 1}'}-rephrased{suffix}"
+    what = [f"method={options.method}", f"seed={options.seed}", f"sample={sample + 1}",
+            f"permute={'yes' if options.permute else 'no'}"]
+    if options.delete:
+        what.append(f"delete={','.join(sorted(options.delete))}")
+    if options.delete_parens:
+        what.append("delete_parens=yes")
+    if options.best_surface and options.method == "full":
+        what.append("surface=best")
+    return assemble(sent, tokens, [f"# sent_id = {sent_id}", f"# rephrased_from = {origin}",
+                                   f"# rephrase = {' '.join(what)}"])

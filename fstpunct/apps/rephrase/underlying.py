@@ -1,0 +1,181 @@
+"""The Viterbi T′ as marks carried by words, and surface punctuation written from it again.
+
+:func:`carried_marks` turns a sentence's Viterbi T′ (one (l, r) puncteme pair per word) into
+:class:`Mark` s: each underlying token with the original token it was written as, found by
+aligning every slot's underlying string to its surface string (:meth:`Channel.align`: the
+token's position in uᵢ on the channel's most probable path). A mark that surfaced keeps its
+form (a straight ``"``, a rare mark the model calls ``<unk>``) and its CoNLL-U line; one the
+channel absorbed has only its symbol. Where the backoff beat every pair of W_d the Viterbi
+pair is unknown: such a word's l (then r) is re-maximised locally, all else fixed, over ε and
+the contiguous pieces of its slot's surface string, by q(p) · p(xᵢ | uᵢ) (approximate).
+
+:func:`write_slots` writes a reordered (or pruned) sentence again: the marks of the words
+that remain, moved with their words, give each new slot's uᵢ (DESIGN §3); *full* draws xᵢ
+from the channel (:meth:`Channel.sample`; or takes its most probable xᵢ) and keeps, for each
+surface token, the mark it comes from (:meth:`Channel.align`); *half* writes uᵢ as it is.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...fst.channel import Channel
+from ...model.punct import PunctModel
+from ...model.vocab import Puncteme
+from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
+from ...ud.tree import projectivize
+from ...ud.treebank import Line, Sentence
+
+__all__ = ["Aligner", "Mark", "Marks", "Written", "carried_marks", "write_slots"]
+
+Pair = tuple[Puncteme, Puncteme] | None
+
+
+@dataclass(frozen=True)
+class Mark:
+    """An underlying punctuation token: its model symbol, and the token line it was written
+    as in the input when it surfaced (None when the channel absorbed it)."""
+
+    symbol: str
+    line: Line | None = None
+
+    @property
+    def form(self) -> str | None:
+        """What to print: the input form, else the symbol (None: nothing printable)."""
+        if self.line is not None:
+            return self.line.fields[1]
+        return None if self.symbol in (ABBV, UNK, BOUNDARY) else self.symbol
+
+
+Marks = tuple[tuple[Mark, ...], tuple[Mark, ...]]  # a word's (l, r)
+
+
+@dataclass(frozen=True)
+class Written:
+    """A surface punctuation token written by :func:`write_slots`: the mark and its word."""
+
+    mark: Mark
+    word: int   # 0-based position among the words written
+
+
+class Aligner:
+    """:meth:`Channel.align`, and the most probable surface of an underlying string, with
+    caches (few distinct slot strings)."""
+
+    def __init__(self, channel: Channel) -> None:
+        self.channel = channel
+        self._cache: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[int, ...] | None] = {}
+        self._best: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def best(self, u: Sequence[str]) -> tuple[str, ...]:
+        """argmax_x p(x | u) (by enumeration, :meth:`Channel.distribution`; ties: first)."""
+        key = tuple(u)
+        if key not in self._best:
+            dist = self.channel.distribution(u)
+            self._best[key] = max(dist, key=dist.__getitem__)
+        return self._best[key]
+
+    def __call__(self, u: Sequence[str], x: Sequence[str]) -> tuple[int, ...] | None:
+        key = (tuple(u), tuple(x))
+        if key not in self._cache:
+            self._cache[key] = self.channel.align(u, x)
+        return self._cache[key]
+
+
+def _surface(model: PunctModel, slots: SlotSentence, i: int) -> tuple[str, ...]:
+    """xᵢ in model symbols (∘ opening slot 0)."""
+    x = model.vocab.map_slot(slots.slots[i])
+    return (BOUNDARY, *x) if i == 0 else x
+
+
+def _slot_u(slots: SlotSentence, members: list[tuple[int, int]], i: int,
+            pairs: list[list[Puncteme]]) -> tuple[list[str], list[tuple[int, int, int]]]:
+    """uᵢ and, for each token, its (node, side, index in the puncteme); ∘ gets (−1, 0, 0)."""
+    u, _ = underlying_slot(i, slots.n, ((node, pairs[node][side]) for node, side in members))
+    where = [(-1, 0, 0)] if i == 0 else []
+    for node, side in members:
+        where.extend((node, side, k) for k in range(len(pairs[node][side])))
+    return u, where
+
+
+def _resolve_backoff(model: PunctModel, slots: SlotSentence, best: Sequence[Pair],
+                     members: list[list[tuple[int, int]]], align: Aligner
+                     ) -> list[list[Puncteme]]:
+    """Every word's [l, r]; where the backoff won, each side re-maximised over ε and the
+    pieces of its slot's surface string (other unknown sides counted as ε meanwhile)."""
+    pairs = [list(p) if p is not None else [(), ()] for p in best]
+    unknown = [k for k, p in enumerate(best) if p is None]
+    if not unknown:
+        return pairs
+    spans = slots.spans
+    s = model.settings.continuation / max(len(model.channel.symbols) - 1, 1)
+    for node in unknown:
+        for side in (0, 1):
+            i = spans[node][side]
+            x = _surface(model, slots, i)
+            tokens = [t for t in x if t != BOUNDARY]
+            candidates = {()} | {tuple(tokens[a:b]) for a in range(len(tokens))
+                                 for b in range(a + 1, len(tokens) + 1)}
+            scored = []
+            for cand in sorted(candidates):
+                pairs[node][side] = cand
+                u, _ = _slot_u(slots, members[i], i, pairs)
+                p = model.channel.prob(u, x) * s ** len(cand) if align(u, x) is not None else 0.0
+                scored.append((p, -len(cand), cand))
+            pairs[node][side] = max(scored)[2]
+    return pairs
+
+
+def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: Sequence[Pair],
+                  align: Aligner | None = None) -> list[Marks]:
+    """Each word's (l, r) marks from its Viterbi pair ``best`` (see the module docstring)."""
+    align = align or Aligner(model.channel)
+    if slots.n == 0:
+        return []
+    members = slot_members(slots)
+    pairs = _resolve_backoff(model, slots, best, members, align)
+    lines = {ln.id: ln for ln in sent.lines}
+    found: dict[tuple[int, int, int], Line] = {}
+    for i in range(slots.n + 1):
+        u, where = _slot_u(slots, members[i], i, pairs)
+        positions = align(u, _surface(model, slots, i))
+        ids = ((0,) if i == 0 else ()) + slots.slot_ids[i]  # the line of each surface token
+        for k, pos in enumerate(positions or ()):
+            sym = _surface(model, slots, i)[k]
+            if where[pos][0] >= 0 and sym != ABBV:
+                found[where[pos]] = lines[str(ids[k])]
+    return [tuple(tuple(Mark(t, found.get((node, side, k))) for k, t in
+                        enumerate(pairs[node][side])) for side in (0, 1))  # type: ignore[misc]
+            for node in range(slots.n)]
+
+
+def write_slots(channel: Channel, heads: Sequence[int], marks: Sequence[Marks], surface: str,
+                rng: np.random.Generator, align: Aligner | None = None
+                ) -> list[list[Written]]:
+    """The surface punctuation of every slot (0..n) of the words ``marks`` (in their new
+    order; ``heads`` 1-based over them) — ``surface`` = ``sample``: drawn through the channel,
+    ``best``: the channel's most probable output, ``underlying``: the marks as they are —
+    without ∘ and marks with nothing to print."""
+    align = align or Aligner(channel)
+    n = len(marks)
+    view = SlotSentence(words=("",) * n, upos=("",) * n, heads=tuple(projectivize(heads)[0]),
+                        deprels=("",) * n, slots=((),) * (n + 1), word_ids=tuple(range(1, n + 1)),
+                        slot_ids=((),) * (n + 1))
+    pairs = [[tuple(m.symbol for m in side) for side in ms] for ms in marks]
+    out: list[list[Written]] = []
+    for i, members in enumerate(slot_members(view) if n else [[]]):
+        u, where = _slot_u(view, members, i, pairs)  # type: ignore[arg-type]
+        if surface != "underlying" and len(u) > 1:
+            x = channel.sample(u, rng) if surface == "sample" else align.best(u)
+            kept = align(u, x) or ()
+        else:
+            kept = tuple(range(len(u)))
+        slot = []
+        for pos in kept:
+            node, side, k = where[pos]
+            if node >= 0 and marks[node][side][k].form is not None:
+                slot.append(Written(marks[node][side][k], node))
+        out.append(slot)
+    return out

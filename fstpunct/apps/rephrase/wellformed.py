@@ -1,0 +1,64 @@
+"""Orphaned and doubled punctuation: what naive deletion leaves behind (issue 20, item 4).
+
+:func:`problems` lists what is wrong with a sentence's tokens: a sentence-initial separator
+(``, ; :`` and their Arabic and CJK forms), two adjacent points one of which is a separator
+(``, .``, ``, ,``, ``. ,``), an empty pair (``( )``, ``“ ”``), an unbalanced bracket or
+directional quote (Unicode Ps/Pe, ``“ ” ‘ ’ « »``), an odd number of straight ``"``.
+"""
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+
+__all__ = ["SEPARATORS", "TERMINALS", "problems"]
+
+SEPARATORS = frozenset({",", ";", ":", "،", "؛", "，", "；", "：", "、"})
+TERMINALS = frozenset({".", "?", "!", "。", "？", "！", "।", "؟", "…"})
+_QUOTES = {"“": "”", "‘": "’", "«": "»"}
+
+
+def _closer(token: str) -> str | None:
+    """The closing partner of an opening bracket or quote (None if ``token`` opens nothing)."""
+    if token in _QUOTES:
+        return _QUOTES[token]
+    if len(token) == 1 and unicodedata.category(token) == "Ps":
+        name = unicodedata.name(token, "")
+        for left, right in (("LEFT", "RIGHT"), ("OPENING", "CLOSING")):
+            if left in name:
+                try:
+                    return unicodedata.lookup(name.replace(left, right))
+                except KeyError:
+                    return None
+    return None
+
+
+def _closes(token: str) -> bool:
+    return token in _QUOTES.values() or (len(token) == 1 and
+                                         unicodedata.category(token) == "Pe")
+
+
+def problems(tokens: Sequence[str]) -> list[str]:
+    """The kinds of ill-formed punctuation in ``tokens`` (empty: well-formed)."""
+    found: list[str] = []
+    if tokens and tokens[0] in SEPARATORS:
+        found.append("initial separator")
+    points = SEPARATORS | TERMINALS
+    if any(a in points and b in points and (a in SEPARATORS or b in SEPARATORS)
+           for a, b in zip(tokens, tokens[1:])):
+        found.append("doubled point")
+    if any(_closer(a) == b for a, b in zip(tokens, tokens[1:])):
+        found.append("empty pair")
+    stack: list[str] = []
+    balanced = True
+    for t in tokens:
+        closer = _closer(t)
+        if closer is not None:
+            stack.append(closer)
+        elif _closes(t):
+            if stack and stack[-1] == t:
+                stack.pop()
+            else:
+                balanced = False
+    if stack or not balanced or sum(t == '"' for t in tokens) % 2:
+        found.append("unbalanced")
+    return found

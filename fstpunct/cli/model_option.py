@@ -1,0 +1,42 @@
+"""``--model`` and ``--lang``: the punctuation model a command uses, by default the bundled model
+of the input's language (:mod:`fstpunct.api.choice`)."""
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+from collections.abc import Iterator
+
+from ..api import Model, choose, language_of, load
+from ..ud.treebank import Sentence
+
+__all__ = ["add_model_arguments", "chosen_model"]
+
+MODEL_HELP = ("model folder or bundled name (default: the bundled model of the input's "
+              "language, from --lang, a split or UD file name, or '# lang' metadata; else en). "
+              "A bare name is always the bundled model: write ./NAME for a local folder")
+
+
+def add_model_arguments(parser: argparse.ArgumentParser | argparse._ActionsContainer,
+                        lang: bool = True) -> None:
+    """``--model`` (and ``--lang``, unless the command has its own)."""
+    parser.add_argument("--model", help=MODEL_HELP)
+    if lang:
+        parser.add_argument("--lang", metavar="CODE",
+                            help="the input's language (picks the bundled model when --model "
+                                 "is not given)")
+
+
+def chosen_model(args: argparse.Namespace, source: str | None,
+                 sentences: Iterator[Sentence]) -> tuple[Model, Iterator[Sentence]]:
+    """The model ``--model`` names, else the bundled model of the input's language (reading
+    its first sentence for metadata; a note on stderr when it falls back to English), and the
+    sentences, none lost."""
+    if args.model:
+        return load(args.model), sentences
+    first = next(sentences, None)
+    sentences = itertools.chain([first] if first is not None else [], sentences)
+    choice = choose(getattr(args, "lang", None) or language_of(source, first))
+    if choice.note:
+        print(f"fstpunct {args.command}: note: {choice.note}", file=sys.stderr)
+    return load(choice.name), sentences

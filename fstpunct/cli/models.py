@@ -1,0 +1,36 @@
+"""``fstpunct models``: the bundled models, and their test perplexity measured and recorded."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..api import ModelInfo, bundled_models, evaluate
+
+HELP = ("List the bundled models: language, channel direction, test perplexity, size, training "
+        "data. --evaluate measures the test perplexity (on the language's standard test split) "
+        "and records it in the model's model.json.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--evaluate", nargs="+", metavar="NAME",
+                        help="measure and record these bundled models' test perplexity first")
+    parser.add_argument("--ud-dir", help="UD release folder (with --evaluate)")
+
+
+def _data(info: ModelInfo) -> str:
+    """``en train: /…/en_ewt-ud-train.conllu`` as ``en train: en_ewt-ud-train.conllu``."""
+    files = [f"{label}: {Path(path).name}" if path else label
+             for label, _, path in (d.partition(": ") for d in info.data)]
+    count = f" ({info.sentences} sentences)" if info.sentences is not None else ""
+    return ", ".join(files) + count if files else "-"
+
+
+def run(args: argparse.Namespace) -> int:
+    for name in args.evaluate or ():
+        evaluate(name, args.ud_dir)
+    print("language\tdirection\ttest perplexity\tsize\ttraining data")
+    for info in bundled_models():
+        perplexity = f"{info.perplexity:.4f}" if info.perplexity is not None else "-"
+        print(f"{info.language}\t{info.direction}\t{perplexity}\t"
+              f"{info.size / 1e6:.1f} MB\t{_data(info)}")
+    return 0

@@ -1,0 +1,56 @@
+"""``fstpunct rephrase``: self-permute sentences or delete constituents, then write their
+punctuation again (paper §6.3)."""
+from __future__ import annotations
+
+import argparse
+
+from ..apps.rephrase.order import OrderModel, order_path
+from ..apps.rephrase.rephrase import METHODS, Options, rephrase
+from ..model.store import load_model
+from ..ud.release import read_one
+from ..ud.treebank import write_file
+from .arguments import add_corpus_arguments
+
+HELP = ("Rephrase sentences: re-order the dependents of every NOUN and VERB by sampling the "
+        "language's ordering model (self-permutation) and/or delete constituents, then write "
+        "the punctuation again from the underlying marks (full: through the channel; half: "
+        "the marks as they are; base: punctuation tokens moved like words). Valid CoNLL-U "
+        "out: IDs renumbered, heads remapped, '# text' rebuilt, '# rephrased_from'.")
+
+
+def _relations(text: str) -> frozenset[str]:
+    return frozenset(r.strip() for r in text.split(",") if r.strip())
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+    parser.add_argument("--order", metavar="O",
+                        help="ordering model: a path without suffix (O.json, O.npz) or a "
+                             "model folder holding order.json (default: the one beside "
+                             "--model)")
+    parser.add_argument("--method", choices=METHODS, default="full",
+                        help="how punctuation is written (default full)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument("--samples", type=int, default=1,
+                        help="rephrasings per sentence (default 1)")
+    parser.add_argument("--delete", type=_relations, default=frozenset(), metavar="RELS",
+                        help="delete the constituents with these relations, e.g. "
+                             "appos,parataxis (a relation also matches its subtypes)")
+    parser.add_argument("--delete-parens", action="store_true",
+                        help="delete every constituent whose underlying punctemes are brackets")
+    parser.add_argument("--best-surface", action="store_true",
+                        help="full: write each slot's most probable surface instead of a "
+                             "sample from the channel")
+    parser.add_argument("--permute", choices=("auto", "yes", "no"), default="auto",
+                        help="self-permute (auto: yes unless deleting)")
+
+
+def run(args: argparse.Namespace) -> int:
+    deleting = bool(args.delete) or args.delete_parens
+    permute = args.permute == "yes" or (args.permute == "auto" and not deleting)
+    options = Options(args.method, args.seed, args.samples, permute, args.delete,
+                      args.delete_parens, best_surface=args.best_surface)
+    model = load_model(args.model) if options.needs_model else None
+    order = OrderModel.load(order_path(args.order or args.model)) if permute else None
+    write_file(rephrase(read_one(args.input, args.ud_dir), model, order, options), args.output)
+    return 0

@@ -1,0 +1,40 @@
+"""``fstpunct show``: a CoNLL-U file and a model as one self-contained HTML page."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tqdm import tqdm
+
+from ..errors import InputError
+from ..ud.release import read_one
+from .arguments import add_corpus_arguments
+from .model_option import chosen_model
+
+HELP = ("Write one self-contained HTML page (no network needed) showing every sentence's "
+        "underlying punctuation: words in order with their dependency arcs, each "
+        "constituent's punctemes at its edges coloured by what the channel did to them "
+        "(kept, absorbed, transposed), the surface below; a word's K most probable (l, r) "
+        "pairs and a slot's best edit path on hover or click; search and pages; and a tab of "
+        "what the channel learned against its grammar.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_corpus_arguments(parser)
+    parser.add_argument("--pairs", type=int, default=5, metavar="K",
+                        help="the K most probable (l, r) pairs shown per word (default 5)")
+    parser.add_argument("--page-size", type=int, default=200, metavar="N",
+                        help="sentences per page (default 200)")
+    parser.add_argument("--grammar", help="the rule file to compare the channel with (default: "
+                                          "the one the model was trained from)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.pairs < 0 or args.page_size < 1:
+        raise InputError("--pairs must be >= 0 and --page-size >= 1")
+    model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
+    bar = tqdm(sentences, desc="show", unit=" sentences", file=sys.stderr, disable=None)
+    n = model.show(bar, args.output, pairs=args.pairs, page_size=args.page_size,
+                   grammar=args.grammar, title=f"fstpunct: {args.input} · model {model.name}")
+    print(f"fstpunct show: {n} sentences", file=sys.stderr)
+    return 0

@@ -1,0 +1,68 @@
+"""The channel restricted to a few symbols, as a Graphviz graph (``draw channel``)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import graphviz
+
+from ..errors import InputError
+from ..fst.channel import END, FINAL_STATE, START_STATE, Channel
+from .dot import EPS
+
+__all__ = ["channel_graph", "state_name"]
+
+
+def state_name(channel: Channel, state: int) -> str:
+    if state == START_STATE:
+        return "nothing pending"
+    if state == FINAL_STATE:
+        return "end"
+    return f"pending {channel.symbols[state - 2]}"
+
+
+def channel_graph(channel: Channel, symbols: Sequence[str],
+                  min_prob: float = 0.01) -> graphviz.Digraph:
+    """The channel restricted to ``symbols``: states ``pending a``, arcs labelled
+    ``a b : output / p`` (the window in original order, what the arc writes, its probability),
+    parallel arcs drawn as one edge; arcs with p < ``min_prob`` are hidden and counted."""
+    unknown = [s for s in symbols if s not in channel.symbols]
+    if unknown:
+        raise InputError(f"symbol(s) {' '.join(unknown)} not in the channel; it has: "
+                         f"{' '.join(channel.symbols)}")
+    if not symbols:
+        raise InputError("name at least one symbol to draw")
+    chosen = set(symbols)
+    states = {START_STATE, FINAL_STATE} | {2 + channel.index(s) for s in symbols}
+    reads = "u reversed + $, writes x reversed" if channel.direction == "rtl" else "u + $, writes x"
+    g = graphviz.Digraph("channel", graph_attr={
+        "rankdir": "LR", "labelloc": "t", "fontsize": "12", "fontname": "sans-serif"},
+        node_attr={"shape": "ellipse", "fontname": "sans-serif", "fontsize": "11"},
+        edge_attr={"fontname": "monospace", "fontsize": "10"})
+    g.node("entry", "", shape="none", width="0", height="0")
+    for state in sorted(states):
+        g.node(str(state), graphviz.escape(state_name(channel, state)),
+               shape="doublecircle" if state == FINAL_STATE else "ellipse")
+    g.edge("entry", str(START_STATE))
+    labels: dict[tuple[int, int], list[tuple[float, str]]] = {}
+    hidden = 0
+    for arc in channel.arcs():
+        if arc.src not in states or arc.dst not in states or \
+                (arc.ilabel != END and arc.ilabel not in chosen):
+            continue
+        p, label = 1.0, f"{arc.ilabel} : {arc.olabel or EPS}"
+        if arc.param is not None:
+            p = float(channel.phi[arc.param])
+            if p < min_prob:
+                hidden += 1
+                continue
+            a, b, _ = arc.param
+            label = f"{channel.symbols[a]} {channel.symbols[b]} : {arc.olabel or EPS} / {p:.2g}"
+        labels.setdefault((arc.src, arc.dst), []).append((p, label))
+    for (src, dst), lines in labels.items():  # parallel arcs share one edge, likeliest first
+        ordered = sorted(lines, key=lambda pl: -pl[0])
+        text = "".join(line.replace("\\", "\\\\") + "\\l" for _, line in ordered)
+        g.edge(str(src), str(dst), graphviz.nohtml(text))
+    caption = (f"{channel.direction} channel over {' '.join(symbols)} (reads {reads}); "
+               f"{hidden} arcs with p < {min_prob:g} hidden")
+    g.attr(label=graphviz.escape(caption))
+    return g

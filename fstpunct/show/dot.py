@@ -1,0 +1,48 @@
+"""Graphviz pictures of machines (the channel, slot lattices): a common style, and writing a
+graph as ``.dot``/``.gv`` source or rendering ``.svg``, ``.png`` or ``.pdf`` with the ``dot``
+program, falling back to the source when ``dot`` is missing.
+
+Text is set in the generic sans-serif and monospace families; fontconfig takes each glyph it
+lacks from another font, so Chinese, Devanagari and Arabic marks need a font that has them:
+Noto (``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up").
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import graphviz
+
+from ..errors import InputError
+from ..files import output
+
+__all__ = ["EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "digraph", "write_graph"]
+
+SOURCE_SUFFIXES = (".dot", ".gv")
+RENDER_SUFFIXES = (".svg", ".png", ".pdf")
+EPS = "ε"
+SANS, MONO = "sans-serif", "monospace"  # fontconfig falls back per glyph: Noto fonts
+
+
+def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
+    """An empty left-to-right graph in the common style, ``caption`` on top."""
+    return graphviz.Digraph(name, graph_attr={"rankdir": "LR", "labelloc": "t", "fontsize": "12",
+                                              "fontname": SANS, "label": graphviz.escape(caption),
+                                              **graph_attr},
+                            node_attr={"fontname": SANS, "fontsize": "11"},
+                            edge_attr={"fontname": MONO, "fontsize": "10"})
+
+
+def write_graph(graph: graphviz.Digraph, path: str | Path) -> tuple[Path, bool]:
+    """Write ``graph`` to ``path``; returns (the file written, whether it was rendered). Without
+    the ``dot`` program a rendering request writes the ``.dot`` source beside ``path`` instead."""
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in SOURCE_SUFFIXES + RENDER_SUFFIXES:
+        raise InputError(f"{path}: cannot draw to {suffix or 'a file without suffix'}; use one "
+                         f"of {' '.join(SOURCE_SUFFIXES + RENDER_SUFFIXES)}")
+    rendered = suffix in RENDER_SUFFIXES and shutil.which("dot") is not None
+    target = path if rendered or suffix in SOURCE_SUFFIXES else path.with_suffix(".dot")
+    with output(target, binary=rendered) as f:
+        f.write(graph.pipe(format=suffix[1:]) if rendered else graph.source)
+    return target, rendered

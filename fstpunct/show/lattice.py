@@ -1,0 +1,217 @@
+"""One slot's lattice of underlying strings, as a Graphviz graph (``draw lattice``).
+
+A slot lattice accepts every underlying string u with weight p(x | u), one path per channel
+edit path; even a one-comma slot has about a hundred states and thousands of arcs, far more
+than a person (or ``dot``) can take in. So by default :func:`slot_paths` picks the slot's K most
+probable paths *in its sentence*: it draws exact samples of T′ given the tree and the surface
+(each gives the slot's u), and scores every edit path of each sampled u by
+P̂(u | x, T) · p(path | u) / p(x | u), an estimate of the path's posterior. :func:`paths_graph`
+draws those paths merged into one small automaton (the lattice's own states and arcs, shared
+where the paths share them) and its caption says how much posterior they cover and how many
+paths they leave out (:func:`sample_slots` samples once for all slots of a sentence).
+:func:`lattice_graph` draws the whole lattice, and refuses above
+:data:`MAX_STATES` states or :data:`MAX_ARCS` arcs.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import graphviz
+import numpy as np
+
+from ..errors import InputError
+from ..fst.channel import EDITS, END
+from ..fst.lattice import LatticeBuilder, Topology
+from ..model.punct import Inference
+from ..ud.slots import slot_members, underlying_slot
+from .channel import state_name
+from .dot import EPS, digraph
+
+__all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
+           "paths_graph", "sample_slots", "slot_paths"]
+
+MAX_STATES, MAX_ARCS = 60, 200  # a full drawing above this would keep dot busy for minutes
+_MAX_PATHS = 10_000  # edit paths enumerated per underlying string
+
+
+@dataclass(frozen=True)
+class LatticePath:
+    """A path of the lattice: its underlying string (natural order), its arcs (indices into
+    the topology, in scan order), p(path | u) and its estimated posterior."""
+
+    u: tuple[str, ...]
+    arcs: tuple[int, ...]
+    weight: float
+    posterior: float
+
+
+@dataclass(frozen=True)
+class SlotPaths:
+    """The K most probable paths of a slot, and what they leave out: ``total`` edit paths of
+    the ``strings`` distinct u seen in ``samples`` samples of T′, the posterior they cover, and
+    the share of samples whose u holds a backoff puncteme (its tokens are unknown)."""
+
+    surface: tuple[str, ...]
+    paths: tuple[LatticePath, ...]
+    total: int
+    strings: int
+    samples: int
+    covered: float
+    backoff: float
+
+
+def _edit_paths(topo: Topology, tokens: Sequence[int], weights: np.ndarray
+                ) -> list[tuple[tuple[int, ...], float]]:
+    """Every path of ``topo`` reading the token ids ``tokens`` (scan order) then ``$``, with
+    the product of its arcs' channel weights (at most :data:`_MAX_PATHS`)."""
+    out: dict[int, list[int]] = {}
+    for a, s in enumerate(topo.src):
+        out.setdefault(int(s), []).append(a)
+    arc_weight = weights[topo.arc]
+    found: list[tuple[tuple[int, ...], float]] = []
+    stack: list[tuple[int, int, tuple[int, ...], float]] = [(topo.start, 0, (), 1.0)]
+    while stack and len(found) < _MAX_PATHS:
+        state, k, arcs, w = stack.pop()
+        want = tokens[k] if k < len(tokens) else -1
+        for a in out.get(state, ()):
+            if topo.token[a] != want:
+                continue
+            if want < 0:
+                found.append((arcs + (a,), w * float(arc_weight[a])))
+            else:
+                stack.append((int(topo.dst[a]), k + 1, arcs + (a,), w * float(arc_weight[a])))
+    return found
+
+
+@dataclass(frozen=True)
+class Sampled:
+    """A slot's underlying strings u in ``samples`` samples of T′ (how often each came), and
+    how many samples held a backoff puncteme there."""
+
+    strings: Counter[tuple[str, ...]]
+    backoff: int
+    samples: int
+
+
+def sample_slots(inference: Inference, s: int, samples: int = 1000,
+                 seed: int = 0) -> list[Sampled]:
+    """Every slot's underlying strings in ``samples`` exact samples of sentence ``s``'s T′."""
+    sent = inference.batch.sentences[s]
+    members = slot_members(sent)
+    strings: list[Counter[tuple[str, ...]]] = [Counter() for _ in members]
+    backoff = [0] * len(members)
+    for pairs in inference.sample(s, np.random.default_rng(seed), samples):
+        for i, slot in enumerate(members):
+            if any(pairs[node] is None for node, _ in slot):
+                backoff[i] += 1
+                continue
+            u, _ = underlying_slot(i, sent.n, ((node, pairs[node][side])  # type: ignore[index]
+                                               for node, side in slot))
+            strings[i][tuple(u)] += 1
+    return [Sampled(c, b, samples) for c, b in zip(strings, backoff)]
+
+
+def slot_paths(inference: Inference, s: int, slot: int, k: int = 10,
+               sampled: Sampled | None = None) -> SlotPaths:
+    """The ``k`` most probable paths of sentence ``s``'s slot ``slot`` in ``inference``'s batch,
+    their posteriors estimated from ``sampled`` (default: :func:`sample_slots`)."""
+    sampled = sampled or sample_slots(inference, s)[slot]
+    surface = inference.batch.surfaces[s][slot]
+    topo = inference.builder.topology(surface)
+    index = {t: i for i, t in enumerate(inference.builder.channel.symbols)}
+    scored: list[LatticePath] = []
+    for u, count in sampled.strings.items():
+        ids = [index[t] for t in u]
+        found = _edit_paths(topo, ids[::-1] if topo.reverse else ids, inference.weights)
+        likelihood = sum(w for _, w in found)
+        share = count / sampled.samples
+        scored.extend(LatticePath(u, arcs, w, share * w / likelihood) for arcs, w in found)
+    scored.sort(key=lambda p: -p.posterior)
+    drawn = tuple(scored[:k])
+    return SlotPaths(tuple(surface), drawn, len(scored), len(sampled.strings), sampled.samples,
+                     sum(p.posterior for p in drawn), sampled.backoff / sampled.samples)
+
+
+def _arc_label(builder: LatticeBuilder, arc: int, p: float) -> str:
+    a = builder.channel_arcs[arc]
+    if a.param is None:
+        return f"{a.ilabel} : {a.olabel or EPS}" + ("" if a.ilabel == END else " / 1")
+    x, y, e = a.param
+    symbols = builder.channel.symbols
+    return f"{a.ilabel}  ({EDITS[e]} {symbols[x]} {symbols[y]}) / {p:.2g}"
+
+
+def _state_labels(builder: LatticeBuilder, topo: Topology) -> dict[int, str]:
+    pending = {topo.start: "nothing pending"}
+    for dst, arc in zip(topo.dst, topo.arc):
+        if dst >= 0:
+            pending[int(dst)] = state_name(builder.channel, builder.channel_arcs[arc].dst)
+    return pending
+
+
+def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
+                caption: str) -> graphviz.Digraph:
+    """The paths of ``paths`` merged into one automaton over the lattice's states; an edge's
+    width grows with the posterior flowing through it. A box lists the paths."""
+    topo = builder.topology(paths.surface)
+    flow: dict[int, float] = {}
+    for path in paths.paths:
+        for a in path.arcs:
+            flow[a] = flow.get(a, 0.0) + path.posterior
+    left = paths.total - len(paths.paths)
+    note = (f"the {len(paths.paths)} most probable of the {paths.total} edit paths of the "
+            f"{paths.strings} underlying strings seen in {paths.samples} samples of T′; they "
+            f"cover {paths.covered:.1%} of the slot's posterior (estimated), leaving out "
+            f"{left} paths" + (f" and the backoff's {paths.backoff:.1%}" if paths.backoff else ""))
+    g = digraph("lattice", f"{caption}\n{note} (scan order: "
+                           f"{'right to left' if topo.reverse else 'left to right'})")
+    g.node("entry", "", shape="none", width="0", height="0")
+    g.node("end", "end", shape="doublecircle")
+    names = _state_labels(builder, topo)
+    states = {int(topo.src[a]) for a in flow} | {int(topo.dst[a]) for a in flow if topo.dst[a] >= 0}
+    for state in sorted(states):
+        g.node(str(state), graphviz.escape(f"{state}: {names.get(state, '?')}"))
+    if paths.paths:
+        g.edge("entry", str(topo.start))
+    top = max(flow.values(), default=1.0)
+    for a, f in sorted(flow.items()):
+        dst = int(topo.dst[a])
+        g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
+               graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))),
+               penwidth=f"{0.6 + 2.4 * f / top:.2f}")
+    rows = [f"{i}. u = {' '.join(p.u) or EPS}   p ≈ {p.posterior:.3f}"
+            for i, p in enumerate(paths.paths, 1)]
+    g.node("paths", graphviz.escape("\n".join(rows)).replace("\n", "\\l") + "\\l", shape="box",
+           fontname="monospace", fontsize="10")
+    return g
+
+
+def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequence[str],
+                  caption: str, min_prob: float = 0.01) -> graphviz.Digraph:
+    """The whole lattice of ``surface``: states named by the pending underlying token, arcs
+    ``υ (edit a b) / p``; a state's final weight (ρ) is its arc to ``end``. Arcs with
+    p < ``min_prob`` are hidden; refused when the rest exceeds the size limits."""
+    topo = builder.topology(surface)
+    shown = [a for a in range(len(topo.src)) if weights[topo.arc[a]] >= min_prob]
+    if topo.n_states > MAX_STATES or len(shown) > MAX_ARCS:
+        raise InputError(f"the lattice of '{' '.join(surface)}' has {topo.n_states} states and "
+                         f"{len(shown)} arcs with p >= {min_prob:g}, above the {MAX_STATES} "
+                         f"states or {MAX_ARCS} arcs a full drawing allows; draw its most "
+                         "probable paths (--paths K) instead")
+    hidden = len(topo.src) - len(shown)
+    g = digraph("lattice", f"{caption}; {topo.n_states} states (scan order: "
+                           f"{'right to left' if topo.reverse else 'left to right'})"
+                + (f"; {hidden} arcs with p < {min_prob:g} hidden" if hidden else ""))
+    g.node("entry", "", shape="none", width="0", height="0")
+    g.node("end", "end", shape="doublecircle")
+    names = _state_labels(builder, topo)
+    for state in range(topo.n_states):
+        g.node(str(state), graphviz.escape(f"{state}: {names.get(state, '?')}"))
+    g.edge("entry", str(topo.start))
+    for a in shown:
+        dst = int(topo.dst[a])
+        g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
+               graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))))
+    return g

@@ -1,0 +1,146 @@
+"""Where everything of a sentence picture goes: words left to right in sentence order (right to
+left for Arabic and Hebrew), dependency arcs above them, each slot's underlying marks between the
+words at the edges of their constituents, the surface punctuation below.
+
+The one layout of a sentence, drawn by :mod:`fstpunct.show.tree` as SVG for ``draw tree`` and
+for every sentence of the HTML viewer. Text widths are estimated from character classes (wide
+East Asian characters one em, combining marks none, the rest 0.6 em), as no font is at hand.
+"""
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+
+from .sentence import SentenceView
+
+__all__ = ["Arc", "Layout", "Placed", "layout", "text_width"]
+
+FONT = 15          # px, words and marks
+SMALL = 11         # px, relation labels
+GAP = 10           # px between neighbouring items
+LEVEL = 22         # px of height per arc level
+MARGIN = 12
+
+
+def text_width(text: str, size: float = FONT) -> float:
+    """An estimate of the rendered width of ``text`` at ``size`` px."""
+    em = 0.0
+    for c in text:
+        if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
+            continue
+        em += 1.0 if unicodedata.east_asian_width(c) in ("W", "F") else 0.6
+    return em * size
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A piece of text at centre ``x`` on row ``y``: a word (``index`` 1-based), an underlying
+    mark (``slot``, its position ``index`` in uᵢ, its node, side and fate) or a surface token."""
+
+    kind: str  # "word", "mark" or "surface"
+    text: str
+    x: float
+    y: float
+    slot: int = -1
+    index: int = 0
+    node: int = 0
+    side: str = ""
+    fate: str = ""
+
+
+@dataclass(frozen=True)
+class Arc:
+    """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x, the
+    y it leaves the words from, its height and label."""
+
+    head: int
+    dep: int
+    x1: float
+    x2: float
+    y: float
+    height: float
+    label: str
+
+
+@dataclass(frozen=True)
+class Layout:
+    width: float
+    height: float
+    rtl: bool
+    items: tuple[Placed, ...]
+    arcs: tuple[Arc, ...]
+    slots: tuple[tuple[float, float], ...]  # each slot's extent (left x, right x)
+
+
+def _levels(heads: tuple[int, ...]) -> list[int]:
+    """Each arc's level: one above the highest arc strictly inside its span (the root arc 0)."""
+    n = len(heads)
+    level = [0] * n
+    order = sorted(range(n), key=lambda d: abs(heads[d] - (d + 1)))
+    for d in order:
+        h = heads[d]
+        if h == 0:
+            continue
+        lo, hi = sorted((h, d + 1))
+        inner = [level[e] for e in range(n) if heads[e] and e != d and
+                 lo <= min(heads[e], e + 1) and max(heads[e], e + 1) <= hi]
+        level[d] = 1 + max(inner, default=0)
+    return level
+
+
+def layout(view: SentenceView) -> Layout:
+    """The layout of ``view``: x positions in reading order, mirrored for right-to-left text."""
+    n = view.n
+    levels = _levels(view.heads)
+    top = (max(levels, default=0) + 1) * LEVEL + 2 * SMALL
+    words_y = MARGIN + top
+    surface_y = words_y + FONT + 14
+    items: list[Placed] = []
+    slot_extent: list[tuple[float, float]] = []
+    centres: list[float] = []
+    x = MARGIN
+    for i, slot in enumerate(view.slots):
+        start = x
+        marks = [text_width(m.text) for m in slot.underlying]
+        if slot.backoff:
+            marks = [text_width("?")]
+        surface = [text_width(t) for t in slot.surface]
+        inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
+                    sum(surface) + GAP * max(len(surface) - 1, 0))
+        mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
+        if slot.backoff:
+            items.append(Placed("mark", "?", mx + marks[0] / 2, words_y, i, 0, fate="backoff"))
+        for j, (m, w) in enumerate(zip(slot.underlying, marks)):
+            items.append(Placed("mark", m.text, mx + w / 2, words_y, i, j, m.node, m.side, m.fate))
+            mx += w + GAP
+        sx = x + GAP / 2 + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
+        for j, (t, w) in enumerate(zip(slot.surface, surface)):
+            items.append(Placed("surface", t, sx + w / 2, surface_y, i, j))
+            sx += w + GAP
+        x += inner + GAP
+        slot_extent.append((start, x))
+        if i < n:
+            w = text_width(view.words[i])
+            centres.append(x + w / 2)
+            items.append(Placed("word", view.words[i], x + w / 2, words_y, index=i + 1))
+            x += w
+    width = x + MARGIN
+    height = surface_y + MARGIN
+    if view.rtl:  # mirror: the first word on the right
+        items = [Placed(p.kind, p.text, width - p.x, p.y, p.slot, p.index, p.node, p.side,
+                        p.fate) for p in items]
+        centres = [width - c for c in centres]
+        slot_extent = [(width - b, width - a) for a, b in slot_extent]
+    arcs_y = words_y - FONT
+    arcs = []
+    for d in range(n):
+        h = view.heads[d]
+        if h == 0:
+            arcs.append(Arc(0, d + 1, centres[d], centres[d], arcs_y,
+                            (max(levels, default=0) + 1) * LEVEL, view.deprels[d]))
+            continue
+        # arcs leave a little off the word's centre, towards the other end
+        step = 4.0 if centres[d] > centres[h - 1] else -4.0
+        arcs.append(Arc(h, d + 1, centres[h - 1] + step, centres[d] - step, arcs_y,
+                        levels[d] * LEVEL, view.deprels[d]))
+    return Layout(width, height, view.rtl, tuple(items), tuple(arcs), tuple(slot_extent))

@@ -1,0 +1,35 @@
+"""The analysis fstpunct writes into CoNLL-U, and taking it out again when it goes stale.
+
+``fstpunct decode`` writes MISC items :data:`MISC_KEYS` on words and the comments
+:data:`COMMENTS` on sentences: they describe the sentence's punctuation and tree as they were.
+A step that changes either (restoring punctuation, parsing, rephrasing, correcting) calls
+:func:`forget` first, so ``decode | restore`` never carries an analysis of the old punctuation.
+"""
+from __future__ import annotations
+
+import re
+
+from .treebank import Sentence
+
+__all__ = ["COMMENTS", "MISC_KEYS", "forget", "set_misc"]
+
+MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
+COMMENTS = ("underlying", "punct_logprob")
+_COMMENT = re.compile(rf"#\s*(?:{'|'.join(COMMENTS)})\s*=")
+
+
+def set_misc(misc: str, items: dict[str, str]) -> str:
+    """``misc`` without any of :data:`MISC_KEYS`, then ``items`` added."""
+    kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
+    return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
+
+
+def forget(sent: Sentence) -> Sentence:
+    """``sent`` (changed in place) without the analysis :data:`MISC_KEYS` and
+    :data:`COMMENTS`; every other comment and MISC item kept."""
+    sent.comments[:] = [c for c in sent.comments if not _COMMENT.match(c)]
+    for line in sent.lines:
+        misc = line.fields[9]
+        if any(item.split("=")[0] in MISC_KEYS for item in misc.split("|")):
+            line.fields[9] = set_misc(misc, {})
+    return sent

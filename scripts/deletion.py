@@ -1,0 +1,84 @@
+"""Deletion (issue 20, item 4): regenerated punctuation (full) against naive deletion (base).
+
+For every language's test split and every deletion setting, both methods delete the same
+constituents without re-ordering; among the sentences where something was deleted, the share of
+outputs with orphaned or doubled marks (:func:`~fstpunct.apps.rephrase.wellformed.problems`),
+the same share for those sentences before deletion (a floor: the input's own oddities), the share
+that lost a sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
+
+    python scripts/deletion.py --langs ar en es hi zh --out results/deletion.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from fstpunct.apps.rephrase.rephrase import Options, rephrase
+from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
+from fstpunct.files import output
+from fstpunct.model.store import load_model
+from fstpunct.ud.release import read_one
+
+SETTINGS = {"appos,parataxis": {"delete": frozenset({"appos", "parataxis"})},
+            "acl:relcl,advcl": {"delete": frozenset({"acl:relcl", "advcl"})},
+            "parens": {"delete_parens": True}}
+
+
+def forms(sent) -> list[str]:
+    return [w.form for w in sent.words]
+
+
+def text(sent) -> str:
+    return next(c for c in sent.comments if c.startswith("# text = "))[9:]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--langs", nargs="+", default=["ar", "en", "es", "hi", "zh"])
+    parser.add_argument("--examples", type=int, default=3)
+    parser.add_argument("--best-surface", action="store_true",
+                        help="full writes the channel's most probable surface (else a sample)")
+    parser.add_argument("--out", default="results/deletion.jsonl")
+    args = parser.parse_args()
+    rows = []
+    for lang in args.langs:
+        model, test = load_model(lang), list(read_one(f"{lang}:test"))
+        for name, setting in SETTINGS.items():
+            out = {m: list(rephrase(test, model, None, Options(
+                       m, permute=False, best_surface=args.best_surface, **setting)))
+                   for m in ("full", "base")}
+            row = {"lang": lang, "setting": name, "test": len(test), "examples": [],
+                   "surface": "best" if args.best_surface else "sample"}
+            changed = [k for k, s in enumerate(out["full"])
+                       if len(s.words) < len(test[k].words) or
+                       len(out["base"][k].words) < len(test[k].words)]
+            row["changed"] = len(changed)
+            for label, sents in (("input", test), ("full", out["full"]), ("base", out["base"])):
+                bad = [k for k in changed if problems(forms(sents[k]))]
+                lost = [k for k in changed if forms(test[k])[-1] in TERMINALS
+                        and forms(sents[k])[-1] not in TERMINALS]
+                row[label] = {"ill_formed": len(bad), "lost_final": len(lost)}
+            shown = 0
+            for k in changed:
+                naive, regen = forms(out["base"][k]), forms(out["full"][k])
+                if problems(naive) and not problems(regen) and shown < args.examples:
+                    row["examples"].append({"input": text(test[k]), "base": text(out["base"][k]),
+                                            "base_problems": problems(naive),
+                                            "full": text(out["full"][k])})
+                    shown += 1
+            worse = [k for k in changed if problems(forms(out["full"][k]))]
+            row["full_examples"] = [{"input": text(test[k]), "full": text(out["full"][k]),
+                                     "problems": problems(forms(out["full"][k]))}
+                                    for k in worse[:args.examples]]
+            print(f"{lang} {name}: {len(changed)} changed; ill-formed input "
+                  f"{row['input']['ill_formed']}, base {row['base']['ill_formed']}, full "
+                  f"{row['full']['ill_formed']}", file=sys.stderr)
+            rows.append(row)
+    with output(args.out) as f:
+        f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

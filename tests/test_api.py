@@ -1,0 +1,177 @@
+"""The Python API (fstpunct.load and the model's methods) against the command line and the app
+functions, for every kind of input; the choice of model by the input's language."""
+import itertools
+import warnings
+from pathlib import Path
+
+import conllu
+import pytest
+
+import fstpunct
+from fstpunct.api import choose, language_of
+from fstpunct.apps.decode import annotate
+from fstpunct.cli.main import main
+from fstpunct.errors import ConlluError
+from fstpunct.model.store import BUNDLED, bundled, load_model
+from fstpunct.ud.treebank import read_file
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+TEXT = SAMPLE.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def en():
+    return fstpunct.load("en")
+
+
+def test_public_names_have_docstrings():
+    for name in fstpunct.__all__:
+        assert getattr(fstpunct, name).__doc__, name
+    for name in ("decode", "restore", "normalise", "log_prob", "perplexity"):
+        assert getattr(fstpunct.Model, name).__doc__, name
+    with pytest.raises(AttributeError):
+        fstpunct.no_such_name  # noqa: B018
+
+
+def test_a_string_gives_a_string_as_the_command_line_writes(en, capsys):
+    assert main(["decode", "--model", "en", str(SAMPLE)]) == 0
+    assert en.decode(TEXT) == capsys.readouterr().out
+    assert main(["restore", "--model", "en", "--samples", "30", "--seed", "3", "--quiet",
+                 str(SAMPLE)]) == 0
+    assert en.restore(TEXT, samples=30, seed=3) == capsys.readouterr().out
+    assert main(["normalise", "--model", "en", str(SAMPLE)]) == 0
+    assert en.normalise(TEXT) == capsys.readouterr().out
+
+
+def test_tokenlists_give_new_tokenlists_and_leave_the_input_alone(en):
+    lists = conllu.parse(TEXT)
+    before = [t.serialize() for t in lists]
+    out = en.decode(iter(lists), posteriors=2)
+    assert not isinstance(out, list) and iter(out) is out  # an iterator
+    out = list(out)
+    assert all(isinstance(t, conllu.TokenList) for t in out)
+    assert [t.serialize() for t in lists] == before
+    assert "".join(t.serialize() for t in out) == en.decode(TEXT, posteriors=2)
+    assert out[1].metadata["underlying"].startswith("[∘ ")
+    assert "PunctPost" in out[1][0]["misc"]
+
+
+def test_tokenlists_stream(en):
+    """The first answers come before an endless input ends (chunks of 500 sentences)."""
+    endless = itertools.cycle(conllu.parse(TEXT))
+    first = list(itertools.islice(en.decode(endless), 7))
+    assert [t.metadata["sent_id"] for t in first] == \
+        [f"sample-{k % 5 + 1}" for k in range(7)]
+
+
+def test_a_path_or_split_gives_tokenlists(en):
+    from_path = list(en.normalise(SAMPLE))
+    assert "".join(t.serialize() for t in from_path) == en.normalise(TEXT)
+    assert len(list(en.log_prob("hi:dev"))) == 100
+
+
+def test_log_prob_and_perplexity_agree(en):
+    log_p = en.log_prob(TEXT)
+    assert isinstance(log_p, list) and len(log_p) == 5
+    result = en.perplexity(conllu.parse(TEXT))
+    assert result.sentences == 5 and result.log_prob == pytest.approx(sum(log_p))
+    slots = sum(len(s.words) - sum(w.is_punct for w in s.words) + 1
+                for s in read_file(SAMPLE))
+    assert result.slots == slots
+    assert float(result) == pytest.approx(2.718281828 ** (-sum(log_p) / slots))
+
+
+def test_the_api_equals_the_app_functions(en):
+    direct = "".join(s.text() for s in annotate(load_model("en"), read_file(SAMPLE)))
+    assert en.decode(TEXT) == direct
+
+
+def test_bad_input_names_the_place(en):
+    with pytest.raises(ConlluError, match=r"<string>:1"):
+        en.decode("1\tbad\n\n")
+    with pytest.raises(TypeError, match="conllu.TokenList"):
+        list(en.decode([["not", "a", "sentence"]]))
+
+
+@pytest.mark.parametrize("source, lang", [
+    ("zh:dev", "zh"), ("hi", "hi"), ("x/zh_gsd-ud-test.conllu", "zh"),
+    ("/data/UD_Chinese/zh-ud-dev.conllu", "zh"), ("en_ewt-test", "en"), (str(SAMPLE), None),
+    ("-", None), (None, None)])
+def test_language_from_the_input_name(source, lang):
+    assert language_of(source) == lang
+
+
+@pytest.mark.parametrize("comment", ["# lang = hi", "# language = hi", "# newdoc lang = hi"])
+def test_language_from_metadata(comment):
+    sent = next(read_file(SAMPLE))
+    sent.comments.insert(0, comment)
+    assert language_of("-", sent) == language_of(None, sent) == "hi"
+
+
+def test_choice_falls_back_to_english_with_a_note():
+    assert choose("hi").name == "hi" and choose("hi").note is None
+    for lang in (None, "xx"):
+        assert choose(lang).name == "en" and "using the bundled 'en' model" in choose(lang).note
+
+
+def test_every_bundled_folder_is_a_model():
+    assert bundled() == sorted(p.name for p in BUNDLED.iterdir() if p.is_dir())
+
+
+def test_the_command_line_picks_the_model_of_the_input(tmp_path, capsys):
+    hindi = tmp_path / "hindi.conllu"
+    hindi.write_text("# lang = hi\n" + TEXT, encoding="utf-8")
+    assert main(["decode", str(hindi)]) == 0
+    picked = capsys.readouterr()
+    assert "note" not in picked.err
+    assert main(["decode", "--model", "hi", str(hindi)]) == 0
+    assert capsys.readouterr().out == picked.out
+    assert main(["decode", str(SAMPLE)]) == 0
+    assert "using the bundled 'en' model" in capsys.readouterr().err
+    assert main(["perplexity", "hi:dev"]) == 0
+    assert main(["perplexity", "--model", "hi", "hi:dev"]) == 0
+    auto, given = capsys.readouterr().out.splitlines()
+    assert auto == given
+
+
+def test_a_model_of_another_language_warns(capsys):
+    assert main(["decode", "--model", "hi", "zh:dev"]) == 0
+    assert "are unknown to the model 'hi'" in capsys.readouterr().err
+    assert main(["decode", "--model", "en", str(SAMPLE)]) == 0
+    assert "unknown" not in capsys.readouterr().err
+
+
+def test_a_bundled_name_is_not_shadowed_silently(tmp_path, monkeypatch):
+    local = tmp_path / "en"
+    local.mkdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match="write ./en for the folder"):
+        assert fstpunct.load("en").folder == BUNDLED / "en"
+    with pytest.raises(ValueError, match="not a fstpunct model"):
+        fstpunct.load("./en")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="not a fstpunct model"):
+            fstpunct.load(Path("en"))
+
+
+def test_models_lists_every_bundled_model(capsys):
+    assert main(["models"]) == 0
+    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()[1:]]
+    assert [r[0] for r in rows] == bundled()
+    assert all(r[1] in ("ltr", "rtl") and r[3].endswith(" MB") for r in rows)
+
+
+def test_evaluate_records_the_test_perplexity(tmp_path, monkeypatch, capsys):
+    import shutil
+
+    from fstpunct.model import store
+    shutil.copytree(BUNDLED / "hi", tmp_path / "hi")
+    monkeypatch.setattr(store, "BUNDLED", tmp_path)
+    assert main(["models", "--evaluate", "hi"]) == 0
+    row = capsys.readouterr().out.splitlines()[1].split("\t")
+    assert main(["perplexity", "--model", "hi", "--lang", "hi", "--split", "test"]) == 0
+    measured = capsys.readouterr().out.split("perplexity ")[1].strip()
+    assert row[:3] == ["hi", "rtl", measured]
+    test = fstpunct.load("hi").record["evaluation"]["test"]
+    assert test["command"] == "fstpunct perplexity --model hi --lang hi --split test"

@@ -1,0 +1,94 @@
+"""One command-line convention (issue 17 item 4): inputs by path, '-' or split name; progress
+only as plain lines off a terminal; a step that re-analyses drops the stale analysis."""
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from fstpunct import progress as progress_module
+from fstpunct.cli.main import main
+from fstpunct.parser import train
+from fstpunct.progress import progress
+from fstpunct.ud.annotations import COMMENTS, MISC_KEYS, forget
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import read_conllu
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+
+
+def decoded(capsys, *options):
+    assert main(["decode", "--model", "en", *options, str(SAMPLE)]) == 0
+    return capsys.readouterr().out
+
+
+def stale(text):
+    return [k for k in (*MISC_KEYS, *COMMENTS) if k in text]
+
+
+def test_restore_after_decode_keeps_no_stale_analysis(tmp_path, capsys, monkeypatch):
+    analysed = tmp_path / "decoded.conllu"
+    analysed.write_text(decoded(capsys, "--posteriors", "2"), encoding="utf-8")
+    assert stale(analysed.read_text(encoding="utf-8")) == list(MISC_KEYS + COMMENTS)
+    options = ["--model", "en", "--samples", "20", "--quiet"]
+    assert main(["restore", *options, str(analysed)]) == 0
+    after = capsys.readouterr().out
+    assert stale(after) == []
+    assert main(["restore", *options, str(SAMPLE)]) == 0
+    assert after == capsys.readouterr().out
+
+
+def test_decode_twice_is_decode_once(tmp_path, capsys):
+    once = tmp_path / "once.conllu"
+    once.write_text(decoded(capsys, "--posteriors", "3"), encoding="utf-8")
+    assert main(["decode", "--model", "en", str(once)]) == 0
+    assert capsys.readouterr().out == decoded(capsys)
+
+
+def test_forget_keeps_everything_else(capsys):
+    original = SAMPLE.read_text(encoding="utf-8")
+    text = decoded(capsys, "--posteriors", "2")
+    assert "".join(forget(s).text() for s in read_conllu(io.StringIO(text))) == original
+
+
+@pytest.fixture(scope="module")
+def parser(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("parser") / "p"
+    sents = list(split_source("hi", "dev").sentences())
+    train(sents[:60], sents[60:], "removed", 1, folder, epochs=1, patience=1, progress=False,
+          log=lambda _: None)
+    return folder
+
+
+def test_parse_reads_a_split_and_drops_the_stale_analysis(parser, tmp_path, capsys):
+    assert main(["parse", "--model", str(parser), "hi:dev", "--quiet"]) == 0
+    by_split = capsys.readouterr().out
+    assert by_split.count("# sent_id") == 100
+    assert main(["decode", "--model", "hi", "hi:dev", "-o", str(tmp_path / "d.conllu")]) == 0
+    capsys.readouterr()
+    assert main(["parse", "--model", str(parser), str(tmp_path / "d.conllu"), "--quiet"]) == 0
+    assert capsys.readouterr().out == by_split
+
+
+def test_draw_reads_a_split(tmp_path):
+    out = tmp_path / "tree.svg"
+    assert main(["draw", "tree", "--sentence", "hi:dev:3", "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8").startswith("<")
+
+
+def test_progress_off_a_terminal_is_plain_lines(capsys, monkeypatch):
+    monkeypatch.setattr(progress_module, "on_terminal", lambda: False)
+    assert list(progress(range(3), "count", unit="items", total=3, interval=0)) == [0, 1, 2]
+    err = capsys.readouterr().err
+    assert err.splitlines() == [f"count: {k} of 3 items, 0 s" for k in (1, 2, 3)]
+    assert list(progress(range(3), "count", quiet=True)) == [0, 1, 2]
+    assert list(progress(range(3), "count")) == [0, 1, 2]  # 30 s between lines: none
+    assert capsys.readouterr().err == ""
+
+
+def test_commands_write_no_escapes_into_a_log(capsys):
+    assert not sys.stderr.isatty()
+    decoded(capsys)
+    assert main(["restore", "--model", "en", "--samples", "10", str(SAMPLE)]) == 0
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\x1b" not in err

@@ -1,0 +1,44 @@
+"""Every ``--help`` text: each subcommand (nested ones too) described, each option explained,
+no literal ``%%`` or unexpanded ``%(…)s`` left by argparse's formatting."""
+import argparse
+
+import pytest
+
+from fstpunct.cli.main import COMMANDS, build_parser, main
+
+
+def subparsers(parser, name="fstpunct"):
+    """(name, parser) of ``parser`` and of every subcommand below it."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, p in action.choices.items():
+                yield from subparsers(p, f"{name} {sub}")
+
+
+PARSERS = dict(subparsers(build_parser()))
+
+
+def test_every_command_is_listed_and_described(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    top = capsys.readouterr().out
+    for name in COMMANDS:
+        assert f"    {name}" in top
+    for name, parser in PARSERS.items():
+        assert (parser.description or "").strip(), f"{name}: no description"
+
+
+@pytest.mark.parametrize("name", sorted(PARSERS))
+def test_help_text_is_clean(name):
+    parser = PARSERS[name]
+    text = parser.format_help()
+    assert "%%" not in text and "%(" not in text, name
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction):
+            continue
+        if isinstance(action, argparse._SubParsersAction):  # the list of subcommands
+            for choice in action._choices_actions:
+                assert choice.help, f"{name} {choice.dest}: no help"
+        else:
+            assert action.help and action.help.strip(), f"{name}: {action.dest} has no help"

@@ -1,0 +1,136 @@
+"""The default grammar (any language, from its training data) and UD releases of either layout."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fstpunct.cli.main import main
+from fstpunct.errors import GrammarError, InputError
+from fstpunct.fst.default_grammar import (
+    default_grammar,
+    default_rules,
+    full_stop,
+    language_grammar,
+    point_class,
+    symmetric_pairs,
+)
+from fstpunct.fst.grammar import parse_grammar
+from fstpunct.model.fit import perplexity, train
+from fstpunct.model.punct import Settings
+from fstpunct.ud.release import find_treebank, read_one, resolve
+from fstpunct.ud.slots import to_slots
+
+TOY = Path(__file__).parent / "data" / "ud"  # a tiny release: old layout UD_Toy, new UD_Toy-New
+
+
+def toy(split: str) -> list:
+    return [to_slots(s) for s in read_one(str(TOY / "UD_Toy" / f"xx-ud-{split}.conllu"))]
+
+
+@pytest.mark.parametrize("token, level", [
+    (",", "comma"), ("،", "comma"), ("、", "comma"), ("，", "comma"), ("-", "dash"),
+    ("–", "dash"), ("—", "dash"), ("--", "dash"), (";", "semicolon"), ("؛", "semicolon"),
+    ("；", "semicolon"), (":", "colon"), ("：", "colon"), (".", "stop"), ("。", "stop"),
+    ("?", "stop"), ("؟", "stop"), ("!", "stop"), ("।", "stop"), ("…", "stop"), ("...", "stop"),
+    ("?!", "stop"), ("¿", None), ("¡", None), ("(", None), ("»", None), ("“", None),
+    ("-,", None), ("/", None), ("·", None),
+])
+def test_points_are_classed_by_unicode_alone(token, level):
+    assert point_class(token) == level
+
+
+def test_pairs_come_from_unicode_classes_and_the_data():
+    sents = toy("train")
+    tokens = ["(", ")", "«", "»", "“", "”", "‘", "「", "」", "《", "》", "„"]
+    pairs = symmetric_pairs(sents, tokens)
+    # Ps/Pe and Pi/Pf by their mirrored names; ‘ has no partner here; „ (Ps, no Pe partner)
+    # takes “ only when “ is free: here “ is already ” 's partner
+    assert pairs == [("(", ")"), ("«", "»"), ("“", "”"), ("「", "」"), ("《", "》")]
+    # without ”, the low quote „ pairs with the mark that follows it in the data (German)
+    assert symmetric_pairs(sents, ["„", "“", "(", ")"]) == [("(", ")"), ("„", "“")]
+
+
+def test_default_rules_absorb_by_strength_and_brackets():
+    sents = toy("train")
+    grammar = default_grammar(sents, "xx")
+    assert grammar.language == "xx" and grammar.path == "<default>"
+    assert grammar.pairs == [("(", ")"), ("„", "“")] and grammar.full_stop == "."
+    edits = {(r.a, r.b): r.edit for r in grammar.rules}
+    assert edits[(",", ".")] == "LEFT" and edits[(".", ",")] == "RIGHT"
+    assert edits[(",", ",")] == "LEFT" and edits[(".", ".")] == "LEFT"
+    assert edits[(",", ")")] == "LEFT" and edits[(",", "“")] == "LEFT"
+    assert edits[("(", ",")] == "RIGHT" and edits[("∘", ",")] == "RIGHT"
+    assert edits[("<abbv>", ".")] == "RIGHT"
+    assert not {(",", "("), (")", ","), ("“", ",")} & set(edits)  # outer sides keep
+    # the text is an ordinary rule file
+    assert parse_grammar(default_rules(sents, "xx")).rules == grammar.rules
+
+
+def test_full_stop_is_the_commonest_sentence_end():
+    sents = toy("train")
+    assert full_stop(sents) == "."
+    assert full_stop([]) == "."
+
+
+def test_language_grammar_reads_the_rule_file_or_builds_the_default():
+    assert language_grammar("hi").full_stop == "।" and language_grammar("hi").path.endswith(
+        "hi.rules")
+    de = language_grammar("de")
+    assert de.path == "<default>" and ("„", "“") in de.pairs and de.full_stop == "."
+    with pytest.raises(InputError, match="'xx'"):
+        language_grammar("xx")
+
+
+def test_fullstop_directive():
+    base = "language x\ndirection ltr\n"
+    assert parse_grammar(base).full_stop == "."
+    assert parse_grammar(base + "fullstop ।\n").full_stop == "।"
+    with pytest.raises(GrammarError, match="twice"):
+        parse_grammar(base + "fullstop .\nfullstop .\n")
+
+
+def test_direction_is_chosen_by_dev_perplexity():
+    sents, dev = toy("train"), toy("dev")
+    grammar = default_grammar(sents)
+    settings = Settings(lexical=0)
+    trained = train(sents, grammar, ["ltr", "rtl"], dev=dev, iterations=1, settings=settings)
+    scores = trained.dev_perplexity
+    assert set(scores) == {"ltr", "rtl"}
+    assert trained.model.channel.direction == min(scores, key=scores.get)
+    assert perplexity(trained.model, dev)[1] == pytest.approx(min(scores.values()))
+    with pytest.raises(InputError, match="--dev"):
+        train(sents, grammar, ["ltr", "rtl"], iterations=1, settings=settings)
+
+
+def test_old_and_new_release_layouts():
+    assert find_treebank("xx", "train", TOY) == TOY / "UD_Toy" / "xx-ud-train.conllu"
+    assert [s.name for s in resolve("xx", TOY)] == ["xx train", "xx dev", "xx test"]
+    assert [s.name for s in resolve("xx-dev", TOY)] == ["xx dev"]
+    assert [s.name for s in resolve("xx_new", TOY)] == ["xx_new test"]
+    old = list(resolve("xx-test", TOY)[0].sentences())
+    new = list(resolve("xx_new", TOY)[0].sentences())
+    assert [s.sent_id for s in old] == [None, None]
+    assert [s.sent_id for s in new] == ["new-1", "new-2"]
+    with pytest.raises(InputError, match="neither a file"):
+        resolve("yy", TOY)
+
+
+def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys):
+    out = tmp_path / "m"
+    assert main(["train", "--train", str(TOY / "UD_Toy" / "xx-ud-train.conllu"),
+                 "--dev", str(TOY / "UD_Toy" / "xx-ud-dev.conllu"), "--iterations", "1",
+                 "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
+    record = json.loads((out / "model.json").read_text(encoding="utf-8"))["record"]
+    assert record["grammar"] == "default" and record["language"] == "und"
+    assert record["direction"] == min(record["dev_perplexity"], key=record["dev_perplexity"].get)
+    assert "pair „ “" in record["default_grammar"]
+    assert "direction" in capsys.readouterr().err
+    assert main(["perplexity", "--model", str(out),
+                 str(TOY / "UD_Toy-New" / "xx_new-ud-test.conllu")]) == 0
+    assert "perplexity" in capsys.readouterr().out
+    # without dev sentences the default grammar cannot choose a direction: one line, status 2
+    assert main(["train", "--train", str(TOY / "UD_Toy" / "xx-ud-train.conllu"),
+                 "--iterations", "1", "-o", str(tmp_path / "n")]) == 2
+    assert "--dev" in capsys.readouterr().err

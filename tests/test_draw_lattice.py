@@ -1,0 +1,94 @@
+"""Drawing a slot lattice: its most probable paths are real paths of the lattice whose
+weights add up to p(x | u) (brute force), posteriors are estimated from samples of T′, every
+slot of the sample draws in seconds, and a full drawing above the size limit is refused."""
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from fstpunct.cli.main import main
+from fstpunct.errors import InputError
+from fstpunct.model.punct import Inference
+from fstpunct.model.store import load_model
+from fstpunct.show.lattice import (
+    MAX_STATES,
+    _edit_paths,
+    lattice_graph,
+    paths_graph,
+    sample_slots,
+    slot_paths,
+)
+from fstpunct.ud.slots import to_slots
+from fstpunct.ud.treebank import read_file
+
+SAMPLE = Path(__file__).parent.parent / "data" / "sample.conllu"
+
+
+@pytest.fixture(scope="module")
+def inference():
+    model = load_model("en")
+    sents = [to_slots(s) for s in read_file(SAMPLE)]
+    return Inference(model, model.prepare(sents))
+
+
+def test_paths_add_up_to_the_channel_probability(inference):
+    channel = inference.model.channel
+    x = inference.batch.surfaces[0][8]  # '. ”' after "Excalibur"
+    topo = inference.builder.topology(x)
+    index = {t: i for i, t in enumerate(channel.symbols)}
+    for u in [("”", ".", "."), ("”", ",", "."), (".", "”"), ("”", ".")]:
+        ids = [index[t] for t in u][::-1]  # en reads right to left
+        found = _edit_paths(topo, ids, inference.weights)
+        assert sum(w for _, w in found) == pytest.approx(channel.prob(u, x), rel=1e-9)
+        assert len({arcs for arcs, _ in found}) == len(found)
+
+
+def test_most_probable_paths(inference):
+    sampled = sample_slots(inference, 0, 400)
+    assert all(s.samples == 400 and sum(s.strings.values()) + s.backoff == 400 for s in sampled)
+    assert list(sampled[1].strings) == [()]  # an empty slot: u = ε in every sample
+    paths = slot_paths(inference, 0, 8, 5, sampled[8])
+    posteriors = [p.posterior for p in paths.paths]
+    assert len(posteriors) == 5 and posteriors == sorted(posteriors, reverse=True)
+    assert 0 < paths.covered <= 1 + 1e-9 and paths.total > 5
+    assert all(p.u and p.u[0] == "”" for p in paths.paths)  # the quote closes the object
+    source = paths_graph(inference.builder, inference.weights, paths, "slot 8").source
+    assert "the 5 most probable of the" in source and "SWAP ” ." in source
+    assert source.count("->") < 30
+
+
+def test_full_lattice_refused_above_the_limit(inference):
+    big = inference.batch.surfaces[0][8]
+    assert inference.builder.topology(big).n_states > MAX_STATES
+    with pytest.raises(InputError, match="draw its most probable paths"):
+        lattice_graph(inference.builder, inference.weights, big, "slot 8")
+    small = lattice_graph(inference.builder, inference.weights, (), "empty").source
+    assert "end" in small
+
+
+def test_every_sample_slot_draws_in_seconds(inference):
+    """Each slot's drawing (its share of one sampling run per sentence, its paths, the graph and,
+    with dot, the rendering) takes well under 5 s."""
+    render = shutil.which("dot") is not None
+    for s, sent in enumerate(inference.batch.sentences):
+        start = time.perf_counter()
+        sampled = sample_slots(inference, s)
+        share = (time.perf_counter() - start) / (sent.n + 1)
+        for i in range(sent.n + 1):
+            start = time.perf_counter()
+            graph = paths_graph(inference.builder, inference.weights,
+                                slot_paths(inference, s, i, 10, sampled[i]), f"slot {i}")
+            if render:
+                assert graph.pipe(format="svg").startswith(b"<?xml")
+            assert share + time.perf_counter() - start < 5.0, (s, i)
+
+
+def test_draw_lattice_command(tmp_path, capsys):
+    out = tmp_path / "lat.dot"
+    assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--paths", "3",
+                 "-o", str(out)]) == 0
+    assert "the 3 most probable" in out.read_text(encoding="utf-8")
+    assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--full"]) == 2
+    assert "--paths K" in capsys.readouterr().err
+    assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "9"]) == 2

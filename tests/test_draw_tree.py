@@ -1,0 +1,92 @@
+"""Sentence pictures: each slot's underlying marks and their fates agree with the surface, the
+layout puts words in reading order (right to left for Arabic) with nested arcs above inner
+ones, and ``draw tree`` writes a well-formed SVG."""
+import xml.etree.ElementTree as ET
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from fstpunct.cli.main import main
+from fstpunct.model.store import load_model
+from fstpunct.show.layout import layout, text_width
+from fstpunct.show.sentence import is_rtl, sentence_views
+from fstpunct.show.tree import svg, tree_svg
+from fstpunct.ud.treebank import read_file
+
+SAMPLE = Path(__file__).parent.parent / "data" / "sample.conllu"
+ARABIC = Path(__file__).parent / "data" / "arabic.conllu"  # one quoted reply
+
+
+@pytest.fixture(scope="module")
+def views():
+    return list(sentence_views(load_model("en"), read_file(SAMPLE), k=3))
+
+
+def test_marks_and_fates_agree_with_the_surface(views):
+    for view in views:
+        assert len(view.slots) == view.n + 1 and view.slots[0].underlying[0].text == "∘"
+        for slot in view.slots:
+            if slot.backoff:
+                continue
+            kept = [m.text for m in slot.underlying if m.fate != "absorbed" and m.node]
+            assert Counter(kept) == Counter(slot.surface)
+            assert len(slot.steps) == max(len(slot.underlying) - 1, 0)
+            assert all(m.side in "lr" and 1 <= m.node <= view.n for m in slot.underlying[1:]) \
+                or slot is view.slots[0]
+    quoted = views[1].slots[4]  # 'valley ." → . ”' : the quote and the period trade places
+    assert {m.fate for m in quoted.underlying} >= {"transposed"}
+    for ranked in views[0].ranked:  # at most K pairs per word, most probable first
+        probs = [p for _, p in ranked]
+        assert 1 <= len(probs) <= 3 and probs == sorted(probs, reverse=True)
+        assert sum(probs) <= 1 + 1e-9
+
+
+def test_layout_reads_in_order(views):
+    view = views[2]
+    lay = layout(view)
+    words = sorted((p.index, p.x) for p in lay.items if p.kind == "word")
+    assert [i for i, _ in words] == list(range(1, view.n + 1))
+    assert all(a[1] < b[1] for a, b in zip(words, words[1:]))
+    by_dep = {a.dep: a for a in lay.arcs}
+    for a in lay.arcs:  # an arc covering another one is higher
+        if a.head == 0:
+            continue
+        lo, hi = sorted((a.head, a.dep))
+        for b in lay.arcs:
+            if b is not a and b.head and lo <= min(b.head, b.dep) and max(b.head, b.dep) <= hi:
+                assert a.height > b.height
+    assert by_dep[view.heads.index(0) + 1].head == 0
+
+
+def test_arabic_reads_right_to_left():
+    sent = next(read_file(ARABIC))
+    view = next(sentence_views(load_model("ar"), [sent], k=0))
+    assert view.rtl and is_rtl(view.words) and not is_rtl(["Hail", "the", "king"])
+    words = {p.index: p.x for p in layout(view).items if p.kind == "word"}
+    assert words[1] > words[2] > words[3]
+    marks = [p for p in layout(view).items if p.kind == "mark" and p.slot == view.n]
+    assert marks and all(p.x < words[3] for p in marks)  # the final slot is leftmost
+    ET.fromstring(tree_svg(view, view.text).split("\n", 1)[1])
+
+
+def test_text_width():
+    assert text_width("中文") == pytest.approx(text_width("ab") / 0.6)
+    assert text_width("e\u0301") == text_width("e")
+
+
+def test_svg_is_well_formed(views):
+    root = ET.fromstring(tree_svg(views[0], "caption & more").split("\n", 1)[1])
+    texts = "".join(root.itertext())
+    assert all(w in texts for w in views[0].words) and "caption & more" in texts
+    inline = ET.fromstring(svg(views[0]))
+    assert inline.get("class") == "fp-tree"
+    assert len(inline.findall(".//{http://www.w3.org/2000/svg}path")) >= 2 * views[0].n
+
+
+def test_draw_tree_command(tmp_path, capsys):
+    out = tmp_path / "t.svg"
+    assert main(["draw", "tree", "--sentence", f"{SAMPLE}:sample-3", "-o", str(out)]) == 0
+    assert "apples" in out.read_text(encoding="utf-8")
+    assert main(["draw", "tree", "--sentence", f"{SAMPLE}:1", "-o", str(tmp_path / "t.png")]) == 2
+    assert "writes .svg" in capsys.readouterr().err

@@ -1,0 +1,129 @@
+"""scripts/learner_corpus.py on hand-made FCE-like scripts and TLE-like trees (no FCE text)."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from fstpunct.ud.slots import raw_slots
+from fstpunct.ud.treebank import read_file
+
+SCRIPT = Path(__file__).parent.parent / "scripts" / "learner_corpus.py"
+
+
+@pytest.fixture(scope="module")
+def lc():
+    spec = importlib.util.spec_from_file_location("learner_corpus", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_tokenize(lc):
+    text = "I can't go, cannot wait... It's the teachers' room (s/he said) at 10.30 o'clock!"
+    assert [t.text for t in lc.tokenize(text)] == [
+        "I", "ca", "n't", "go", ",", "can", "not", "wait", "...", "It", "'s", "the",
+        "teachers", "'", "room", "(", "s/he", "said", ")", "at", "10.30", "o'clock", "!"]
+    assert [t.is_punct for t in lc.tokenize("teachers' room, ok")] == [False, False, False,
+                                                                       True, False]
+    assert [t.text for t in lc.tokenize("a well-known man", compounds=False)] == [
+        "a", "well", "-", "known", "man"]
+
+
+# Two scripts of two answers each; script A's edits: "like" -> "love" (a word for a word),
+# the comma after "actors" removed (UP), a comma added after "too" (MP), "went home" ->
+# in script B, "watched a film" -> "saw a movie" (several words: not isomorphic).
+A1 = "I don't like the show. The actors, were bad."
+A2 = "My friends came too and we went home early."
+B1 = "We watched a film."
+B2 = "It was long."
+
+
+def _edits(text, *edits):
+    return [[0, [[text.index(anchor) + shift, text.index(anchor) + shift + size, new, code]
+                 for anchor, shift, size, new, code in edits]]]
+
+
+def _fce(folder: Path) -> None:
+    folder.mkdir()
+    lines = [
+        {"id": "TR1*0100*2000*01", "text": A1, "edits": _edits(
+            A1, ("like", 0, 4, "love", "RV"), ("s,", 1, 1, "", "UP"))},
+        {"id": "TR1*0100*2000*01", "text": A2, "edits": _edits(
+            A2, ("too", 3, 0, ",", "MP"))},
+        {"id": "TR2*0100*2000*01", "text": B1, "edits": _edits(
+            B1, ("watched", 0, 14, "saw a movie", "RV"))},
+        {"id": "TR2*0100*2000*01", "text": B2, "edits": []},
+    ]
+    (folder / "fce-train.json").write_text("\n".join(json.dumps(d) for d in lines) + "\n")
+    for split in ("dev", "test"):
+        (folder / f"fce-{split}.json").write_text("")
+
+
+# (XPOS, UPOS, head, deprel) per token
+TREES = {
+    "0100_2000_6-doc7.xml-0": [("PRP", "PRON", 4, "nsubj"), ("VBP", "AUX", 4, "aux"),
+                               ("RB", "PART", 4, "advmod"), ("VB", "VERB", 0, "root"),
+                               ("DT", "DET", 6, "det"), ("NN", "NOUN", 4, "obj"),
+                               (".", "PUNCT", 4, "punct")],
+    "0100_2000_6-doc7.xml-1": [("DT", "DET", 2, "det"), ("NNS", "NOUN", 5, "nsubj"),
+                               (",", "PUNCT", 2, "punct"), ("VBD", "AUX", 5, "cop"),
+                               ("JJ", "ADJ", 0, "root"), (".", "PUNCT", 5, "punct")],
+    "0100_2000_6-doc7.xml-2": [("PRP$", "PRON", 2, "nmod:poss"), ("NNS", "NOUN", 3, "nsubj"),
+                               ("VBD", "VERB", 0, "root"), ("RB", "ADV", 3, "advmod"),
+                               ("CC", "CCONJ", 7, "cc"), ("PRP", "PRON", 7, "nsubj"),
+                               ("VBD", "VERB", 3, "conj"), ("RB", "ADV", 7, "advmod"),
+                               ("RB", "ADV", 7, "advmod"), (".", "PUNCT", 3, "punct")],
+    "0100_2000_6-doc9.xml-0": [("PRP", "PRON", 2, "nsubj"), ("VBD", "VERB", 0, "root"),
+                               ("DT", "DET", 4, "det"), ("NN", "NOUN", 2, "obj"),
+                               (".", "PUNCT", 2, "punct")],
+}
+
+
+def _tle(folder: Path) -> None:
+    folder.mkdir()
+    blocks = []
+    for sent_id, rows in TREES.items():
+        lines = [f"# sent_id = {sent_id}", "# text = " + " ".join("_" * len(rows))]
+        lines += ["\t".join([str(k), "_", "_", upos, xpos, "_", str(h), rel, "_", "_"])
+                  for k, (xpos, upos, h, rel) in enumerate(rows, 1)]
+        blocks.append("\n".join(lines) + "\n")
+    (folder / "en_esl-ud-train.conllu").write_text("\n".join(blocks) + "\n")
+    for split in ("dev", "test"):
+        (folder / f"en_esl-ud-{split}.conllu").write_text("")
+
+
+def test_build(lc, tmp_path):
+    _fce(tmp_path / "fce")
+    _tle(tmp_path / "tle")
+    ewt = tmp_path / "ewt.conllu"
+    ewt.write_text("".join("1\tthe\t_\tDET\tDT\t_\t0\troot\t_\t_\n\n" for _ in range(3)))
+    report = lc.build(tmp_path / "tle", tmp_path / "fce", ewt, tmp_path / "out")["train"]
+    assert (report["TLE sentences"], report["aligned"], report["verified"],
+            report["isomorphic"], report["with a punctuation edit"]) == (4, 4, 4, 3, 2)
+    assert report["not isomorphic"] == {"an edit adds, removes or changes several words": 1}
+    assert report["punctuation edits by code"] == {"UP": 1, "MP": 1}
+    esl = list(read_file(tmp_path / "out" / "en_esl-ud-train.conllu"))
+    assert [s.comments[1][9:] for s in esl] == ["I don't like the show.", "The actors, were bad.",
+                                     "My friends came too and we went home early.",
+                                     "We watched a film."]
+    assert [w.form for w in esl[0].words] == ["I", "do", "n't", "like", "the", "show", "."]
+    assert [w.space_after for w in esl[0].words][:3] == [True, False, True]
+    cesl = {s.sent_id: s for s in read_file(tmp_path / "out" / "en_cesl-ud-train.conllu")}
+    assert sorted(cesl) == ["0100_2000_6-doc7.xml-0", "0100_2000_6-doc7.xml-1",
+                            "0100_2000_6-doc7.xml-2"]
+    first = cesl["0100_2000_6-doc7.xml-0"]
+    assert first.comments[1] == "# text = I don't love the show."
+    assert first.words[3].form == "love"
+    second = cesl["0100_2000_6-doc7.xml-1"]
+    assert second.comments[1] == "# text = The actors were bad."
+    assert raw_slots(second)[2] == ()
+    assert "# fce_punct_edits = 2:UP" in second.comments
+    assert [w.head for w in second.words] == [2, 4, 4, 0, 4]
+    third = cesl["0100_2000_6-doc7.xml-2"]
+    assert third.comments[1] == "# text = My friends came too, and we went home early."
+    comma = third.words[4]
+    assert (comma.form, comma.xpos, comma.head) == (",", ",", 8)  # to the conjunct "went"
+    assert "# fce_punct_edits = 4:MP" in third.comments
