@@ -24,6 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from ..errors import ModelError
+from ..files import atomic_folder
 from ..ud.treebank import Sentence
 from .punct import prepare
 from .train import Perceptron
@@ -114,17 +115,18 @@ class Tagger:
         return out
 
     def save(self, folder: str | Path) -> None:
-        """``tagger.npz`` (keys and float16 weights, sparse) and ``tagger.json``."""
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        """The folder ``folder`` (replaced whole) with ``tagger.npz`` (keys and float16
+        weights, sparse) and ``tagger.json``."""
         w = sparse.csr_matrix(self.weights.astype(np.float16).astype(np.float32))
-        np.savez_compressed(folder / "tagger.npz", keys=self.keys, data=w.data.astype(np.float16),
-                            indices=w.indices.astype(np.int16), indptr=w.indptr,
-                            shape=np.array(w.shape))
         meta = {"format": FORMAT, "tags": self.tags, "lowercase": self.lowercase,
                 "info": self.info}
-        (folder / "tagger.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
-                                            encoding="utf-8")
+        with atomic_folder(folder) as tmp:
+            np.savez_compressed(tmp / "tagger.npz", keys=self.keys,
+                                data=w.data.astype(np.float16),
+                                indices=w.indices.astype(np.int16), indptr=w.indptr,
+                                shape=np.array(w.shape))
+            (tmp / "tagger.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
+                                             encoding="utf-8")
 
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:
