@@ -21,11 +21,10 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
-from scipy import sparse
 
-from ..errors import ModelError
 from ..files import atomic_folder
 from ..ud.treebank import Sentence
+from .model import read_folder, write_weights
 from .punct import prepare
 from .train import Perceptron
 
@@ -117,31 +116,16 @@ class Tagger:
     def save(self, folder: str | Path) -> None:
         """The folder ``folder`` (replaced whole) with ``tagger.npz`` (keys and float16
         weights, sparse) and ``tagger.json``."""
-        w = sparse.csr_matrix(self.weights.astype(np.float16).astype(np.float32))
         meta = {"format": FORMAT, "tags": self.tags, "lowercase": self.lowercase,
                 "info": self.info}
         with atomic_folder(folder) as tmp:
-            np.savez_compressed(tmp / "tagger.npz", keys=self.keys,
-                                data=w.data.astype(np.float16),
-                                indices=w.indices.astype(np.int16), indptr=w.indptr,
-                                shape=np.array(w.shape))
+            write_weights(tmp / "tagger.npz", self.keys, self.weights, np.float16)
             (tmp / "tagger.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
                                              encoding="utf-8")
 
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:
-        folder = Path(folder)
-        try:
-            meta = json.loads((folder / "tagger.json").read_text(encoding="utf-8"))
-            z = np.load(folder / "tagger.npz")
-            shape = tuple(int(x) for x in z["shape"])
-            weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], z["indptr"]),
-                                        shape=shape).toarray()
-            keys = z["keys"]
-        except (OSError, ValueError, KeyError) as e:
-            raise ModelError(f"{folder}: not a tagger model ({e})") from e
-        if meta.get("format") != FORMAT:
-            raise ModelError(f"{folder}: tagger format {meta.get('format')!r}, expected {FORMAT}")
+        meta, keys, weights = read_folder(Path(folder), "tagger", "tagger", FORMAT, "tagger")
         return cls(meta["tags"], keys, weights, meta["lowercase"], meta.get("info"))
 
 
