@@ -100,3 +100,15 @@ def test_cli_rephrases_and_reports_bad_input(tmp_path, capsys):
     assert main(["rephrase", str(bad), "--model", "en"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.conllu:1" in err
+
+
+def test_the_api_method_writes_what_the_command_writes(tmp_path):
+    import fstpunct
+    text = (DATA / "arthur.conllu").read_text(encoding="utf-8")
+    got = fstpunct.load("en").rephrase(text, seed=4, samples=2)
+    out = tmp_path / "out.conllu"
+    assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "en", "--seed", "4",
+                 "--samples", "2", "-o", str(out)]) == 0
+    assert got == out.read_text(encoding="utf-8")
+    short = fstpunct.load("en").rephrase(text, delete=["appos"], method="base")
+    assert "# text = Hail the king." in short

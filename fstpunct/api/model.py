@@ -78,25 +78,33 @@ class Model:
         replaced, everything else is kept."""
         return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors))
 
-    def restore(self, data: Data, *, samples: int = 1000, mbr: str = "sentence", seed: int = 0,
+    def restore(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+                mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
                 beam: int | None = None) -> Any:
-        """Strip every sentence's punctuation and restore it: minimum Bayes risk (``mbr``:
-        ``sentence`` or ``slot``) over ``samples`` samples given the tree, or given the trees
+        """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
-        is kept). Reproducible for a ``seed``."""
+        is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
+        (``decoder``: ``balanced``, paired marks kept balanced, or ``slot``); with ``samples``,
+        minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
+        reproducible for a ``seed``."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
+        from ..apps.restoration import Restorer
+        from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
         from ..apps.restoration.pipeline import restored
         from ..parser import Model as ParserModel
-        if samples < 1:
+        if decoder not in EXACT_DECODERS:
+            raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
+        if samples is not None and samples < 1:
             raise InputError("samples must be at least 1")
         if mbr not in DECODERS:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
-        if len(loaded) > samples:
+        if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
-        method = ModelRestorer(self.punct, samples, mbr, seed)
+        method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
+            ModelRestorer(self.punct, samples, mbr, seed)
         return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam))
 
     def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
@@ -104,6 +112,28 @@ class Model:
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
         what moved."""
         return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts))
+
+    def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
+                 None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
+                 delete: Iterable[str] = (), delete_parens: bool = False,
+                 best_surface: bool = False) -> Any:
+        """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
+        dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
+        by default the one beside this model; ``permute`` defaults to yes unless deleting)
+        and/or delete the constituents with the relations ``delete`` (``delete_parens``: those
+        whose underlying punctemes are brackets), then write the punctuation: ``method`` full
+        (the Viterbi T′ transformed, each slot drawn through the channel; ``best_surface``: its
+        most probable output), half (the underlying marks as they are) or base (punctuation
+        tokens moved like words). Reproducible for a ``seed``."""
+        from ..apps.rephrase.order import OrderModel, order_path
+        from ..apps.rephrase.rephrase import Options, rephrase
+        delete = frozenset(delete)
+        if permute is None:
+            permute = not (delete or delete_parens)
+        options = Options(method, seed, samples, permute, delete, delete_parens,
+                          best_surface=best_surface)
+        ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
+        return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.rephrase.order import OrderModel, order_path
-from ..apps.rephrase.rephrase import METHODS, Options, rephrase
-from ..model.store import load_model
+from ..apps.rephrase.rephrase import METHODS
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
+from .model_option import chosen_model
 
 HELP = ("Rephrase sentences: re-order the dependents of every NOUN and VERB by sampling the "
         "language's ordering model (self-permutation) and/or delete constituents, then write "
@@ -46,11 +45,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    deleting = bool(args.delete) or args.delete_parens
-    permute = args.permute == "yes" or (args.permute == "auto" and not deleting)
-    options = Options(args.method, args.seed, args.samples, permute, args.delete,
-                      args.delete_parens, best_surface=args.best_surface)
-    model = load_model(args.model) if options.needs_model else None
-    order = OrderModel.load(order_path(args.order or args.model)) if permute else None
-    write_file(rephrase(read_one(args.input, args.ud_dir), model, order, options), args.output)
+    model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
+    permute = {"yes": True, "no": False, "auto": None}[args.permute]
+    out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,
+                         samples=args.samples, permute=permute, delete=args.delete,
+                         delete_parens=args.delete_parens, best_surface=args.best_surface)
+    write_file(out, args.output)
     return 0
