@@ -49,7 +49,7 @@ def main() -> None:
         for base in (trivial, crf, attach):
             diff = nc["edit_distance"] - base["edit_distance"]
             p = sign_flip_p(nc["sentence_edits"], base["sentence_edits"])
-            cells.append(f"{diff:+d} ({p:.3f})")
+            cells.append(f"{diff:+d} ({'< 0.001' if p < 0.001 else f'{p:.3f}'})")
         met = nc["edit_distance"] < min(trivial["edit_distance"], crf["edit_distance"])
         sampled = " / ".join("–" if r is None else f"{r['average_edit_distance']:.3f}"
                              for r in (attach_sampled, nc_sampled))
