@@ -94,7 +94,7 @@ Decoder = Callable[[Sequence[SlotDistribution], Sequence[tuple[str, str]]], list
 def slot_decoder(slots: Sequence[SlotDistribution],
                  pairs: Sequence[tuple[str, str]] = ()) -> list[int]:
     """Per slot, the candidate of least risk (``pairs`` is ignored)."""
-    return [int(np.argmin(slot.risks)) for slot in slots]
+    return [int(np.argmin(slot.risks)) if len(slot.strings) > 1 else 0 for slot in slots]
 
 
 def balanced_decoder(slots: Sequence[SlotDistribution],
@@ -212,13 +212,15 @@ class ExactPrior:
             if quick and p_empty >= 0.5:
                 out.append(SlotDistribution(((),), ((),), np.array([p_empty])))
                 continue
-            estimate: dict[tuple[str, ...], float] = {}
-            heads: dict[tuple[str, ...], tuple[int, ...]] = {}
+            # ε: at least the probability that every member draws ε (and a candidate always)
+            estimate: dict[tuple[str, ...], float] = {(): 0.0}
+            heads: dict[tuple[str, ...], tuple[int, ...]] = {(): ()}
             for s, members, m in per_tree:
                 p, h = self._candidates(i, s.n, members[i], m)
                 for y, q in p.items():
                     estimate[y] = estimate.get(y, 0.0) + q / len(trees)
                     heads.setdefault(y, h[y])
+            estimate[()] = max(estimate[()], p_empty)
             kept = [y for y, q in estimate.items() if q >= self.floor or not y]
             kept.sort(key=lambda y: -estimate[y])
             out.append(SlotDistribution(tuple(kept), tuple(heads[y] for y in kept),
