@@ -58,7 +58,7 @@ def brute_force(model, sent: SlotSentence, hidden=HIDDEN) -> list[Counter]:
 @pytest.mark.parametrize("tree", TREES)
 def test_exact_slot_distributions_equal_brute_force(direction, seed, tree):
     model = make_model(TRAIN, direction, seed=seed)
-    prior = ExactPrior(model, beam=64, floor=1e-12)
+    prior = ExactPrior(model, floor=1e-12, prune=1e-15, coarse=1e-15)
     marginals = prior.marginals([tree])[0]
     expected = brute_force(model, tree)
     estimated = prior.sentence([(tree, marginals)])
