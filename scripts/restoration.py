@@ -309,12 +309,15 @@ def exact(args: argparse.Namespace) -> None:
 
 
 def exact_report(args: argparse.Namespace) -> None:
-    """Markdown: per language, split and trees, the edits of every exact decoder and of +NC's
-    sampled sentence MBR with one tree (mean and range over seeds; a seed's first line among
-    the files counts)."""
+    """Markdown: per language of the first file, split and trees, the edits of every exact
+    decoder and of +NC's sampled sentence MBR with one tree (mean and range over seeds); of
+    several lines for a run, the first file's counts."""
     rows = [json.loads(line) for path in args.results
             for line in Path(path).read_text(encoding="utf-8").splitlines()]
-    rows = [r for r in rows if r["method"] == "+NC" and "ensemble" not in r]
+    first = {json.loads(line)["lang"] for line in
+             Path(args.results[0]).read_text(encoding="utf-8").splitlines()}
+    rows = [r for r in rows if r["method"] == "+NC" and "ensemble" not in r
+            and r["lang"] in first]
     names = ["exact slot", "exact balanced", "exact slot certain", "exact balanced certain"]
     print("| lang | split | trees | sentences | sampled sentence MBR: mean (min–max) | "
           + " | ".join(names) + " |")
@@ -332,7 +335,7 @@ def exact_report(args: argparse.Namespace) -> None:
                  f"{len(sampled)} seeds" if sampled else "–"]
         for name in names:
             got = [r["edit_distance"] for r in mine if r["mbr"] == name]
-            cells.append(str(got[-1]) if got else "–")
+            cells.append(str(got[0]) if got else "–")
         uas = next((f" (UAS {r['uas']:.1f})" for r in mine if "uas" in r), "")
         print(f"| {lang} | {split_name} | {trees}{uas} | {mine[0]['sentences']} | "
               + " | ".join(cells) + " |")

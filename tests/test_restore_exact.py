@@ -183,6 +183,7 @@ def test_restorer_is_deterministic_and_batching_changes_nothing(decoder):
     assert [restorer.restore(s) for s in sents] == alone
     for ins, sent in zip(alone, sents):
         assert len(ins) == len(sent.words) + 1
+        assert all(1 <= head <= len(sent.words) for slot in ins for _, head in slot)
     one = [s.text() for s in restored(sents, restorer, chunk=1)]
     assert [s.text() for s in restored(sents, restorer, chunk=256)] == one
     # two trees: the mixture of their distributions

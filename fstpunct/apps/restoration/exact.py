@@ -387,7 +387,7 @@ class ExactRestorer:
     (:meth:`SlotDistribution.certified`) gets its candidates' exact probabilities first (the
     lattice computation; slow), so every choice is the exact minimum-risk candidate."""
 
-    def __init__(self, model: PunctModel, decoder: str = "balanced", floor: float = 1e-3,
+    def __init__(self, model: PunctModel, decoder: str = "slot", floor: float = 1e-3,
                  prune: float = 3e-4, exact: bool = False) -> None:
         self.prior = ExactPrior(model, floor, prune)
         self.decoder, self.exact = decoder, exact
