@@ -82,6 +82,10 @@ class EditPath(NamedTuple):
     prob: float
 
 
+# A best path's back-pointers: (the trail before, positions emitted, step), None at the start.
+_Trail = tuple["_Trail", tuple[int, ...], Step] | None
+
+
 class ScanArc(NamedTuple):
     """One arc of the scan machine; ``param`` = (a, b, edit) indexes ``phi`` (None: weight 1)."""
 
@@ -234,26 +238,35 @@ class Channel:
         target = self._scan_order(x)
         if not scan:
             return EditPath((), (), 1.0) if not target else None
-        # (tokens written, pending position) -> (best probability, positions written, steps)
-        Best = tuple[float, tuple[int, ...], tuple[Step, ...]]
-        paths: dict[tuple[int, int], Best] = {(0, scan[0]): (1.0, (), ())}
+        # Viterbi over (tokens written, symbol pending): what follows depends on nothing else,
+        # so one best path per state is exact; each state keeps its pending position and a
+        # back-pointer trail (previous trail, positions emitted, step), so a step costs O(1)
+        # however long u is.
+        paths: dict[tuple[int, int], tuple[float, int, _Trail]] = {
+            (0, ids[scan[0]]): (1.0, scan[0], None)}
         for t in scan[1:]:
-            nxt: dict[tuple[int, int], Best] = {}
-            for (n, pending), (p, written, steps) in paths.items():
+            nxt: dict[tuple[int, int], tuple[float, int, _Trail]] = {}
+            for (n, _), (p, pending, trail) in paths.items():
                 for edit, q, emitted, new in self._steps(pending, t, ids.__getitem__):
                     if emitted and (n == len(target) or ids[emitted[0]] != target[n]):
                         continue
-                    key = (n + len(emitted), new)
+                    key = (n + len(emitted), ids[new])
                     if key not in nxt or p * q > nxt[key][0]:
                         a, b = (pending, t) if self.direction == "ltr" else (t, pending)
-                        nxt[key] = (p * q, written + emitted, steps + (Step(a, b, edit, q),))
+                        nxt[key] = (p * q, new, (trail, emitted, Step(a, b, edit, q)))
             paths = nxt
-        ends = [(p, written + (pending,), steps) for (n, pending), (p, written, steps)
-                in paths.items() if n == len(target) - 1 and ids[pending] == target[n]]
+        ends = [(p, pending, trail) for (n, symbol), (p, pending, trail) in paths.items()
+                if n == len(target) - 1 and symbol == target[n]]
         if not ends:
             return None
-        p, best, steps = max(ends, key=lambda end: end[0])
-        return EditPath(best[::-1] if self.direction == "rtl" else best, steps, p)
+        p, pending, trail = max(ends, key=lambda end: end[0])
+        written, steps = [pending], []
+        while trail is not None:
+            trail, emitted, step = trail
+            written.extend(emitted)
+            steps.append(step)
+        best = tuple(written[::-1])
+        return EditPath(best[::-1] if self.direction == "rtl" else best, tuple(steps[::-1]), p)
 
     def sample(self, u: Sequence[str], rng: np.random.Generator) -> tuple[str, ...]:
         """Draw x ~ p(· | u)."""
