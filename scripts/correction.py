@@ -77,6 +77,7 @@ def pairs(original: str, corrected: str) -> tuple[list, list]:
 
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+KEEPS = (0.0, 0.2, 0.4, 0.6, 0.8)
 
 
 def with_words(gold: Sentence, source: Sentence) -> Sentence:
@@ -149,6 +150,7 @@ def table(args: argparse.Namespace) -> None:
     with_gen = crf_corrector_train(train_s, train_g, work / "crf-gen", gen_train)
     results = {}
     weight = None  # of the generative model in "CRF corrector x correction", chosen on dev
+    keep = None    # of the correction model's conservative variant, chosen on dev
     for split in args.split:
         source, gold = split_pairs(split)
         slots = [to_slots(s) for s in source]
@@ -164,6 +166,14 @@ def table(args: argparse.Namespace) -> None:
             "CRF corrector + gen": [insert(strip(s), with_gen.correct(ss, g))
                                     for s, ss, g in zip(source, slots, gen)],
         }
+        if keep is None:
+            if split != "dev":
+                raise SystemExit("table: give --split dev first (it chooses the weights)")
+            tried_keep = {k: score(gold, list(corrected(source, model, keep=k)))
+                          .average_edit_distance for k in KEEPS}
+            keep = min(KEEPS, key=lambda k: (tried_keep[k], k))
+            log(f"keep chosen on dev: {keep} (AED {tried_keep})")
+        systems[f"correction, keep {keep}"] = list(corrected(source, model, keep=keep))
         dists = list(ExactPrior(model.corrector).distributions(
             [with_learner(model.learner, slots)]))
         margs = [corrector.marginals(ss) for ss in slots]

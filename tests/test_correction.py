@@ -136,3 +136,11 @@ def test_crf_marginals_and_the_product_with_the_generative_model(model, tmp_path
     heavy = combined(margs, gen, 1e6)
     assert [tuple(t for t, _ in slot) for slot in heavy] == [g.strings[0] for g in gen]
     assert [h for slot in heavy for _, h in slot] == [h for g in gen for h in g.heads[0]]
+
+
+def test_keep_makes_the_corrector_conservative(model):
+    learner = sentences(conll(RELATIVE, "r", drop=(1, 4)))
+    assert raw_slots(next(corrected(learner, model, keep=1.0))) == raw_slots(learner[0])
+    assert raw_slots(next(corrected(learner, model, keep=0.0)))[1] == (",",)
+    with pytest.raises(Exception, match="keep"):
+        next(corrected(learner, model, keep=0.5, samples=10))
