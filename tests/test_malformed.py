@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.cli.main import build_parser, main
 from fstpunct.model.store import load_model
 from fstpunct.parser import train as train_parser
@@ -134,10 +135,13 @@ assert len(CASES) >= 50
 
 @pytest.fixture(scope="module")
 def parser_model(tmp_path_factory):
+    """A parser folder; beside it, ``correction``: a correction model made of the bundled
+    English model twice (input checks only)."""
     sents = list(read_file(SAMPLE))
     folder = tmp_path_factory.mktemp("parser") / "model"
     train_parser(sents, sents, "tokens", 1, folder, epochs=1, progress=False,
                  log=lambda m: None)
+    CorrectionModel(load_model("en"), load_model("en"), {}).save(folder.parent / "correction")
     return folder
 
 
@@ -170,6 +174,8 @@ def commands(parser_model):
         "normalise": lambda p, t: (["normalise", "--model", "en", p, "-o", t / "out.conllu"], p),
         "restore": lambda p, t: (["restore", "--model", "en", p, "--samples", "2", "--quiet",
                                   "-o", t / "out.conllu"], p),
+        "correct": lambda p, t: (["correct", "--model", parser_model.parent / "correction", p,
+                                  "-o", t / "out.conllu"], p),
         "score": lambda p, t: (["score", "--gold", p, p], p),
         "stats": lambda p, t: (["stats", p], p),
         "perplexity": lambda p, t: (["perplexity", "--model", "en", p], p),
@@ -187,8 +193,8 @@ def commands(parser_model):
     }
 
 
-COMMANDS = ["decode", "normalise", "restore", "score", "stats", "perplexity", "parse", "train",
-            "crf train", "parser train", "rules --model", "draw"]
+COMMANDS = ["decode", "normalise", "restore", "correct", "score", "stats", "perplexity", "parse",
+            "train", "crf train", "parser train", "rules --model", "draw"]
 
 
 def run(command, data, tmp_path, parser_model, capsys):

@@ -28,6 +28,7 @@ from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
 if TYPE_CHECKING:
+    from ..apps.correction.model import CorrectionModel
     from ..parser import Model as ParserModel
 
 __all__ = ["UNKNOWN_SHARE", "Model", "Perplexity", "load"]
@@ -56,8 +57,10 @@ class Model:
     """A trained punctuation model (see :func:`load`): decode, restore and normalise
     punctuation, and score it (``log_prob``, ``perplexity``)."""
 
-    def __init__(self, punct: PunctModel, folder: Path, name: str) -> None:
+    def __init__(self, punct: PunctModel, folder: Path, name: str,
+                 correction: CorrectionModel | None = None) -> None:
         self.punct, self.folder, self.name = punct, folder, name
+        self.correction = correction  # a correction model's (punct is its learners' model)
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -65,7 +68,7 @@ class Model:
     @property
     def record(self) -> dict[str, Any]:
         """``model.json``: settings, how the model was trained, and any evaluation."""
-        return read_record(self.folder)
+        return read_record(self.folder / "learner" if self.correction else self.folder)
 
     @property
     def direction(self) -> str:
@@ -137,6 +140,35 @@ class Model:
                           best_surface=best_surface)
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
+
+    def correct(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+                mbr: str = "sentence", seed: int = 0,
+                parser: str | os.PathLike[str] | ParserModel | None = None,
+                beam: int | None = None, keep: float = 0.0) -> Any:
+        """Correct every sentence's punctuation (paper §6.2; a correction model only, as
+        ``scripts/correction.py train`` writes): given its tree, or the tree ``parser`` (a
+        ``tokens``-mode parser trained on learner English, beam ``beam``) gives the punctuated
+        sentence, the learner's underlying punctuation T_e′, then the minimum-Bayes-risk
+        punctuation under the corrector: exact (``decoder``: ``balanced`` or ``slot``) or, with
+        ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``);
+        ``keep`` mixes each slot's distribution with that much mass on the learner's own
+        string (exact decoders). Words and tree are kept; ``# text`` is rebuilt."""
+        from ..apps.correction.correct import corrected
+        from ..parser import Model as ParserModel
+        from ..parser import parse
+        if self.correction is None:
+            raise ModelError(f"{self.name!r} is not a correction model (a folder with "
+                             "correction.json)")
+        p = parser if parser is None or isinstance(parser, ParserModel) else \
+            ParserModel.load(parser)
+        correction = self.correction
+
+        def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
+            watched = self._watched(sents)
+            if p is not None:
+                watched = (parse(p, s, beam or int(p.info.get("beam", 1))) for s in watched)
+            return corrected(watched, correction, decoder, samples, mbr, seed, keep=keep)
+        return rewrite(data, step)
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):
@@ -216,4 +248,8 @@ def load(name: str | os.PathLike[str]) -> Model:
     of that name exists (with a warning); write ``./en`` or pass a ``pathlib.Path`` for the
     folder."""
     folder = model_path(name)
+    if (folder / "correction.json").is_file():  # a correction model: its learners' model
+        from ..apps.correction.model import CorrectionModel
+        correction = CorrectionModel.load(folder)
+        return Model(correction.learner, folder, os.fspath(name), correction)
     return Model(load_model(folder), folder, os.fspath(name))
