@@ -66,8 +66,11 @@ def model():
 
 
 def test_learner_contexts():
-    assert learner_contexts([((",",), ()), None]) == (
-        ("xl=,", "xr=ε", "xp=,|ε"), ("xl=<backoff>", "xr=<backoff>", "xp=<backoff>|<backoff>"))
+    ss = to_slots(sentences(conll(PLAIN, "p"))[0])  # We left early . : spans (0,1) (0,3) (2,3)
+    assert learner_contexts(ss, [((",",), ()), None, ((), ())]) == (
+        ("xl=,", "xr=ε", "xp=,|ε", "sl=ε", "sr=ε"),
+        ("xl=<backoff>", "xr=<backoff>", "xp=<backoff>|<backoff>", "sl=ε", "sr=."),
+        ("xl=ε", "xr=ε", "xp=ε|ε", "sl=ε", "sr=."))
 
 
 def test_contexts_reach_the_attach_features(model):
