@@ -36,6 +36,7 @@ bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
 	$(BIN)/python bench/model_bench.py --train
 	$(BIN)/python bench/restore_speed.py 2>/dev/null
+	nice -n 10 $(BIN)/python bench/memory_bench.py
 
 clean:
 	rm -rf build
