@@ -3,8 +3,9 @@
 For every language's test split and every deletion setting, both methods delete the same
 constituents without re-ordering; among the sentences where something was deleted, the share of
 outputs with orphaned or doubled marks (:func:`~fstpunct.apps.rephrase.wellformed.problems`),
-the same share for those sentences before deletion (a floor: the input's own oddities), the share
-that lost a sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
+the same share for those sentences before deletion (a floor: the input's own oddities), the
+outputs ill-formed where the input was not (introduced by the deletion), the share that lost a
+sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
 
     python scripts/deletion.py --langs ar en es hi zh --out results/deletion.jsonl
 """
@@ -30,7 +31,13 @@ def forms(sent) -> list[str]:
 
 
 def text(sent) -> str:
-    return next(c for c in sent.comments if c.startswith("# text = "))[9:]
+    """``# text``, else (UD 1.4 Chinese has none) the tokens joined."""
+    found = [c for c in sent.comments if c.startswith("# text = ")]
+    return found[0][9:] if found else "".join(forms(sent))
+
+
+def content(sent) -> int:
+    return sum(not w.is_punct for w in sent.words)
 
 
 def main() -> int:
@@ -50,15 +57,15 @@ def main() -> int:
                    for m in ("full", "base")}
             row = {"lang": lang, "setting": name, "test": len(test), "examples": [],
                    "surface": "best" if args.best_surface else "sample"}
-            changed = [k for k, s in enumerate(out["full"])
-                       if len(s.words) < len(test[k].words) or
-                       len(out["base"][k].words) < len(test[k].words)]
+            changed = [k for k, s in enumerate(out["full"]) if content(s) < content(test[k])]
             row["changed"] = len(changed)
             for label, sents in (("input", test), ("full", out["full"]), ("base", out["base"])):
                 bad = [k for k in changed if problems(forms(sents[k]))]
+                new = [k for k in bad if not problems(forms(test[k]))]
                 lost = [k for k in changed if forms(test[k])[-1] in TERMINALS
                         and forms(sents[k])[-1] not in TERMINALS]
-                row[label] = {"ill_formed": len(bad), "lost_final": len(lost)}
+                row[label] = {"ill_formed": len(bad), "introduced": len(new),
+                              "lost_final": len(lost)}
             shown = 0
             for k in changed:
                 naive, regen = forms(out["base"][k]), forms(out["full"][k])
@@ -72,8 +79,9 @@ def main() -> int:
                                      "problems": problems(forms(out["full"][k]))}
                                     for k in worse[:args.examples]]
             print(f"{lang} {name}: {len(changed)} changed; ill-formed input "
-                  f"{row['input']['ill_formed']}, base {row['base']['ill_formed']}, full "
-                  f"{row['full']['ill_formed']}", file=sys.stderr)
+                  f"{row['input']['ill_formed']}, base {row['base']['ill_formed']} "
+                  f"({row['base']['introduced']} new), full {row['full']['ill_formed']} "
+                  f"({row['full']['introduced']} new)", file=sys.stderr)
             rows.append(row)
     with output(args.out) as f:
         f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
