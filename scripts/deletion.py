@@ -7,7 +7,8 @@ the same share for those sentences before deletion (a floor: the input's own odd
 outputs ill-formed where the input was not (introduced by the deletion), the share that lost a
 sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
 
-    python scripts/deletion.py --langs ar en es hi zh --out results/deletion.jsonl
+    python scripts/deletion.py --langs ar en es hi zh --best-surface --out results/deletion.jsonl
+    python scripts/deletion.py --report results/deletion.jsonl
 """
 from __future__ import annotations
 
@@ -40,6 +41,23 @@ def content(sent) -> int:
     return sum(not w.is_punct for w in sent.words)
 
 
+def report(paths: list[str]) -> None:
+    """A Markdown table of one or more result files: per language and setting, the sentences
+    changed and, per method, ill-formed outputs (those new against the input) and lost final
+    marks."""
+    print("| lang (model) | deleted | changed | input ill-formed | base ill-formed (new) | "
+          "full ill-formed (new) | lost final mark base / full |")
+    print("|---|---|---|---|---|---|---|")
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for r in map(json.loads, f):
+                b, u = r["base"], r["full"]
+                print(f"| {r['lang']} ({r.get('model', r['lang'])}, {r['surface']}) | "
+                      f"{r['setting']} | {r['changed']} | {r['input']['ill_formed']} | "
+                      f"{b['ill_formed']} ({b['introduced']}) | {u['ill_formed']} "
+                      f"({u['introduced']}) | {b['lost_final']} / {u['lost_final']} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--langs", nargs="+", default=["ar", "en", "es", "hi", "zh"])
@@ -47,15 +65,24 @@ def main() -> int:
     parser.add_argument("--best-surface", action="store_true",
                         help="full writes the channel's most probable surface (else a sample)")
     parser.add_argument("--out", default="results/deletion.jsonl")
+    parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
+                        help="a punctuation model folder for LANG instead of the bundled one")
+    parser.add_argument("--report", nargs="+", metavar="JSONL",
+                        help="only print the table of these result files")
     args = parser.parse_args()
+    if args.report:
+        report(args.report)
+        return 0
+    folders = dict(m.split("=", 1) for m in args.model)
     rows = []
     for lang in args.langs:
-        model, test = load_model(lang), list(read_one(f"{lang}:test"))
+        model, test = load_model(folders.get(lang, lang)), list(read_one(f"{lang}:test"))
         for name, setting in SETTINGS.items():
             out = {m: list(rephrase(test, model, None, Options(
                        m, permute=False, best_surface=args.best_surface, **setting)))
                    for m in ("full", "base")}
-            row = {"lang": lang, "setting": name, "test": len(test), "examples": [],
+            row = {"lang": lang, "model": folders.get(lang, lang), "setting": name,
+                   "test": len(test), "examples": [],
                    "surface": "best" if args.best_surface else "sample"}
             changed = [k for k, s in enumerate(out["full"]) if content(s) < content(test[k])]
             row["changed"] = len(changed)

@@ -130,3 +130,11 @@ def test_a_deleted_mark_takes_its_partner_along():
     pairs = [((0, 0, 0), (1, 0, 0))]
     assert without_orphans(marks, {0, 2}, pairs) == [((), ()), ((closing, comma), ()), ((), ())]
     assert without_orphans(marks, {0, 1, 2}, pairs) == marks
+
+
+def test_deleting_the_constituent_that_ends_the_sentence_keeps_its_final_point(es):
+    model, _, sents = es
+    out = rephrase(sents, model, None, Options("full", permute=False, best_surface=True,
+                                               delete=frozenset({"obl", "obj", "advcl"})))
+    ends = [(orig.words[-1].form, new.words[-1].form) for orig, new in zip(sents, out)]
+    assert all(new == "." for old, new in ends if old == ".")

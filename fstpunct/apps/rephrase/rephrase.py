@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ...errors import InputError
 from ...model.punct import PunctModel
-from ...ud.slots import SlotSentence, depunctuate, quote_symbols
+from ...ud.slots import SlotSentence, depunctuate, quote_symbols, slot_members
 from ...ud.tree import children
 from ...ud.treebank import Sentence
 from ..decode import chunk_inference
@@ -42,8 +42,9 @@ from .underlying import (
     without_orphans,
     write_slots,
 )
+from .wellformed import TERMINALS
 
-__all__ = ["METHODS", "Options", "bracketed_words", "rephrase"]
+__all__ = ["METHODS", "Options", "bracketed_words", "final_point_on_root", "rephrase"]
 
 METHODS = ("full", "half", "base")
 
@@ -99,6 +100,22 @@ def _deleted(sent: Sentence, options: Options, bracketed: Sequence[int]) -> set[
     return out
 
 
+def final_point_on_root(slots: SlotSentence, marks: Sequence[Marks]) -> list[Marks]:
+    """``marks`` where the root's r also carries the sentence's final point (``. ? ! 。 ।`` …)
+    when T′ gave it only to a constituent ending the sentence: the channel absorbs the
+    doubled point, so the input's surface is the same, and deleting that constituent keeps
+    the point. A point the channel absorbed in the input is not moved."""
+    out = list(marks)
+    root = slots.heads.index(0)
+    last = [m for node, side in slot_members(slots)[slots.n] for m in marks[node][side]]
+    points = [m for m in last if m.symbol in TERMINALS and m.line is not None]
+    if points and not any(m.symbol in TERMINALS for m in marks[root][1]):
+        l, r = marks[root]
+        point = replace(points[-1], origin=(root, 1, len(r)))
+        out[root] = (l, (*r, point))
+    return out
+
+
 def _kept_head(head: int, heads: Mapping[int, int], kept: set[int]) -> int:
     """The nearest ancestor that is kept (input IDs; ``heads`` by input ID), or 0."""
     while head and head not in kept:
@@ -132,9 +149,9 @@ def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: lis
     position = {wid: k for k, wid in enumerate(placed, 1)}
     heads = [position[out_heads[wid]] if out_heads[wid] else 0 for wid in placed]
     marks = carried.marks
-    if len(placed) < slots.n:  # deletion: a bracket or quote goes with its partner
+    if len(placed) < slots.n:  # deletion: the final point stays, pairs go together
         kept_nodes = {node_of[w] for w in placed}
-        marks = without_orphans(marks, kept_nodes,
+        marks = without_orphans(final_point_on_root(slots, marks), kept_nodes,
                                 partners(slots, marks, model.attach.symmetric))
     written = write_slots(model.channel, heads, [marks[node_of[w]] for w in placed], surface,
                           rng, align, carried.observed)
