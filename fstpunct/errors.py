@@ -16,11 +16,15 @@ class ConlluError(InputError):
     """Malformed CoNLL-U, located by file, line and sentence id."""
 
     def __init__(self, message: str, path: str = "<stdin>", line: int | None = None,
-                 sent_id: str | None = None) -> None:
+                 sent_id: str | None = None, index: int | None = None) -> None:
+        """``index``: the sentence's 1-based number in the file, which names it (``FILE#N``)
+        when it has no sent_id."""
         self.path, self.line, self.sent_id, self.reason = path, line, sent_id, message
         where = path if line is None else f"{path}:{line}"
         if sent_id:
             where += f" (sent_id {sent_id})"
+        elif index:
+            where += f" (sentence {path}#{index})"
         super().__init__(f"{where}: {message}")
 
 

@@ -9,6 +9,9 @@
         --langs ar en es hi zh >> results/restoration-tune.jsonl
     python scripts/restoration.py seeds --seeds 0 1 2 3 4 --langs ar en es hi zh \
         > results/restoration-seeds.jsonl
+    python scripts/restoration.py exact --seeds 0 1 2 3 4 --langs en ar hi es zh \
+        > results/restoration-exact.jsonl
+    python scripts/restoration.py exact-report results/restoration-exact.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
 and with the tree of the language's full-data parser, and on parsed trees also +NC-jk.
@@ -23,6 +26,10 @@ system at its token cost with the lowest dev edit distance.
 ``seeds``: every run the issue's goals compare, once per sampling seed (``--seeds``): on dev the
 four parsed-tree systems (full-data parser; +NC, +NC-jk and both ens), on test those and +NC and
 Attach with gold trees. Trivial and CRF are deterministic and are not repeated.
+``exact``: dev and test, gold trees and the trees of ``--parser`` (default
+``models/parser-L``): +NC's exact decoders (issue 23; slot and balanced, from the estimated
+slot distributions and with exact probabilities where those leave a choice open) against its
+sampled MBR once per seed; ``exact-report`` tabulates them (markdown).
 ``scripts/restoration_report.py`` prints the
 markdown tables and draws the figure as a PNG.
 
@@ -45,6 +52,7 @@ from tqdm import tqdm
 
 from fstpunct.apps.restoration import Restorer
 from fstpunct.apps.restoration.crf import CrfModel
+from fstpunct.apps.restoration.exact import ExactRestorer
 from fstpunct.apps.restoration.generative import DECODERS, pooled_draws
 from fstpunct.apps.restoration.mbr import insertions
 from fstpunct.apps.restoration.metrics import score
@@ -265,10 +273,70 @@ def tuned(args: argparse.Namespace) -> None:
             model_runs(lang, "test", gold, tree_set, info, args.samples, args.seed, which)
 
 
+def exact(args: argparse.Namespace) -> None:
+    """+NC's exact decoders against its sampled MBR (every seed), dev and test, gold and
+    parsed trees."""
+    for lang in args.langs:
+        model_dir = f"fstpunct/models/{lang}"
+        model = load_model(model_dir)
+        for split_name in ("dev", "test"):
+            gold = list(split_source(lang, split_name).sentences())
+            bare = stripped(gold)
+            runs: list[tuple[list[Sentence | None], dict[str, object]]] = []
+            if "gold" in args.trees:
+                runs.append((bare, {"trees": "gold"}))
+            parser_dir = Path(args.parser.format(lang=lang))
+            if "parsed" in args.trees:
+                trees, uas = parsed(parser_dir, bare)
+                runs.append((trees, {"trees": "parsed", "uas": uas, "parser": str(parser_dir)}))
+            for trees, info in runs:
+                todo = [k for k, t in enumerate(trees) if t]
+                for decoder, certain in [("slot", False), ("balanced", False), ("slot", True),
+                                         ("balanced", True)]:
+                    restorer = ExactRestorer(model, decoder, exact=certain)
+                    start = time.perf_counter()
+                    done = restorer.restore_many([trees[k] for k in todo])
+                    secs = (time.perf_counter() - start) / max(len(todo), 1)
+                    pred = list(gold)
+                    for k, ins in zip(todo, done):
+                        pred[k] = insert(trees[k], ins)
+                    name = f"exact {decoder}" + (" certain" if certain else "")
+                    emit(scored(gold, pred, lang=lang, split=split_name, method="+NC",
+                                mbr=name, model=model_dir, seconds_per_sentence=secs, **info))
+                for seed in args.seeds:
+                    model_runs(lang, split_name, gold, [trees], info, args.samples, seed,
+                               [("+NC", model_dir)])
+
+
+def exact_report(args: argparse.Namespace) -> None:
+    """Markdown: per language, split and trees, the edits of every exact decoder and of the
+    sampled sentence MBR (mean and range over seeds)."""
+    rows = [json.loads(line) for line in
+            Path(args.results).read_text(encoding="utf-8").splitlines()]
+    names = ["exact slot", "exact balanced", "exact slot certain", "exact balanced certain"]
+    print("| lang | split | trees | sentences | sampled sentence MBR: mean (min–max), seeds | "
+          + " | ".join(names) + " |")
+    print("|---|---|---|---|---|" + "---|" * len(names))
+    keys = sorted({(r["lang"], r["split"], r["trees"]) for r in rows},
+                  key=lambda k: (k[0], k[1] != "dev", k[2] != "gold"))
+    for lang, split_name, trees in keys:
+        mine = [r for r in rows if (r["lang"], r["split"], r["trees"]) == (lang, split_name, trees)]
+        sampled = [r["edit_distance"] for r in mine if r["mbr"] == "sentence"]
+        n = mine[0]["sentences"]
+        cells = [f"{mean:.1f} ({min(sampled)}–{max(sampled)}), {len(sampled)}"
+                 for mean in [sum(sampled) / max(len(sampled), 1)]] if sampled else ["–"]
+        for name in names:
+            got = [r["edit_distance"] for r in mine if r["mbr"] == name]
+            cells.append(str(got[0]) if got else "–")
+        uas = next((f" (UAS {r['uas']:.1f})" for r in mine if "uas" in r), "")
+        print(f"| {lang} | {split_name} | {trees}{uas} | {n} | " + " | ".join(cells) + " |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("what", choices=["table", "figure", "tune", "tuned", "seeds"])
+    parser.add_argument("what", choices=["table", "figure", "tune", "tuned", "seeds", "exact",
+                                         "exact-report"])
     parser.add_argument("--langs", nargs="+", default=["en", "es", "zh", "ar", "hi"])
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
@@ -277,9 +345,14 @@ def main() -> None:
     parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
                         help="run only the tree-free baselines or only the model runs")
     parser.add_argument("--dev", help="tuned: the JSON lines of a tune run")
+    parser.add_argument("results", nargs="?", help="exact-report: the JSON lines of exact")
+    parser.add_argument("--parser", default="models/parser-{lang}",
+                        help="exact: the parser of the parsed-tree runs ({lang} is replaced)")
+    parser.add_argument("--trees", nargs="+", choices=["gold", "parsed"],
+                        default=["gold", "parsed"], help="exact: which trees")
     args = parser.parse_args()
-    {"table": table, "figure": figure, "tune": tune, "tuned": tuned,
-     "seeds": seeds}[args.what](args)
+    {"table": table, "figure": figure, "tune": tune, "tuned": tuned, "seeds": seeds,
+     "exact": exact, "exact-report": exact_report}[args.what](args)
 
 
 if __name__ == "__main__":

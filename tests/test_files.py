@@ -146,3 +146,12 @@ def test_closed_pipe_is_quiet():
     proc.stdout.close()
     err = proc.stderr.read()
     assert proc.wait(timeout=120) == 0 and err == b""
+
+
+@pytest.mark.parametrize("command", [["decode", "--model", "en"], ["restore", "--trivial", "en"],
+                                     ["stats"]])
+def test_unusable_paths_are_one_line(tmp_path, command, capsys):
+    args = [str(SAMPLE), "-o", str(tmp_path)] if command != ["stats"] else [str(tmp_path)]
+    assert main([*command, *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and str(tmp_path) in err

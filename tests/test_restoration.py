@@ -85,8 +85,9 @@ def test_strip_renumbers_ranges_empty_nodes_deps_and_spacing():
     assert quotes.comments[-1] == "# text = He said Go home etc. today"
 
 
-def test_strip_rejects_unreadable_deps():
-    for deps, message in (("9:discourse", "names 9"), ("3-discourse", "not a list")):
+def test_unreadable_deps_are_refused():
+    for deps, message in (("9:discourse", "DEPS head 9 is not a node"),
+                          ("3-discourse", "is not '_' or HEAD:RELATION")):
         with pytest.raises(ConlluError, match=message):
             strip(parse_one(GOLD.replace("\tdiscourse\t_\t", f"\tdiscourse\t{deps}\t")))
 

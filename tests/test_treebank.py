@@ -56,7 +56,7 @@ GOOD = ("# sent_id = s1\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n"
 
 @pytest.mark.parametrize("bad, line, words", [
     (GOOD.replace("\tdet\t_\t_", "\tdet\t_"), 2, "expected 10 tab-separated fields, found 9"),
-    (GOOD.replace("\t2\tdet", "\tx\tdet"), 2, "HEAD must be a non-negative integer"),
+    (GOOD.replace("\t2\tdet", "\tx\tdet"), 2, "HEAD must be 0 or a word ID"),
     (GOOD.replace("\t2\tdet", "\t7\tdet"), 2, "HEAD 7 is out of range"),
     (GOOD.replace("\t0\troot", "\t1\troot"), 2, "no root"),
     (GOOD.replace("\t2\tdet", "\t1\tdet"), 2, "its own head"),

@@ -22,11 +22,13 @@ from ..apps.normalise import Counts, normalise
 from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
+from ..parallel import Pool
 from ..ud.slots import ABBV, to_slots
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
 if TYPE_CHECKING:
+    from ..apps.correction.model import CorrectionModel
     from ..parser import Model as ParserModel
 
 __all__ = ["UNKNOWN_SHARE", "Model", "Perplexity", "load"]
@@ -55,8 +57,10 @@ class Model:
     """A trained punctuation model (see :func:`load`): decode, restore and normalise
     punctuation, and score it (``log_prob``, ``perplexity``)."""
 
-    def __init__(self, punct: PunctModel, folder: Path, name: str) -> None:
+    def __init__(self, punct: PunctModel, folder: Path, name: str,
+                 correction: CorrectionModel | None = None) -> None:
         self.punct, self.folder, self.name = punct, folder, name
+        self.correction = correction  # a correction model's (punct is its learners' model)
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -64,39 +68,49 @@ class Model:
     @property
     def record(self) -> dict[str, Any]:
         """``model.json``: settings, how the model was trained, and any evaluation."""
-        return read_record(self.folder)
+        return read_record(self.folder / "learner" if self.correction else self.folder)
 
     @property
     def direction(self) -> str:
         """The channel's direction, ``ltr`` or ``rtl``."""
         return self.punct.channel.direction
 
-    def decode(self, data: Data, *, posteriors: int = 0) -> Any:
+    def decode(self, data: Data, *, posteriors: int = 0, pool: Pool | None = None) -> Any:
         """The most probable underlying punctuation of every sentence: ``PunctL``/``PunctR``
         in each word's MISC (``PunctPost``: the ``posteriors`` most probable pairs),
         ``# underlying`` and ``# punct_logprob`` comments; earlier such annotations are
-        replaced, everything else is kept."""
-        return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors))
+        replaced, everything else is kept. On ``pool`` (:func:`fstpunct.parallel.make_pool`),
+        chunks of sentences in parallel, with the same output."""
+        return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors,
+                                                pool=pool))
 
-    def restore(self, data: Data, *, samples: int = 1000, mbr: str = "sentence", seed: int = 0,
+    def restore(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+                mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
                 beam: int | None = None) -> Any:
-        """Strip every sentence's punctuation and restore it: minimum Bayes risk (``mbr``:
-        ``sentence`` or ``slot``) over ``samples`` samples given the tree, or given the trees
+        """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
-        is kept). Reproducible for a ``seed``."""
+        is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
+        (``decoder``: ``balanced``, paired marks kept balanced, or ``slot``); with ``samples``,
+        minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
+        reproducible for a ``seed``."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
+        from ..apps.restoration import Restorer
+        from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
         from ..apps.restoration.pipeline import restored
         from ..parser import Model as ParserModel
-        if samples < 1:
+        if decoder not in EXACT_DECODERS:
+            raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
+        if samples is not None and samples < 1:
             raise InputError("samples must be at least 1")
         if mbr not in DECODERS:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
-        if len(loaded) > samples:
+        if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
-        method = ModelRestorer(self.punct, samples, mbr, seed)
+        method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
+            ModelRestorer(self.punct, samples, mbr, seed)
         return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam))
 
     def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
@@ -126,6 +140,34 @@ class Model:
                           best_surface=best_surface)
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
+
+    def correct(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+                mbr: str = "sentence", seed: int = 0,
+                parser: str | os.PathLike[str] | ParserModel | None = None,
+                beam: int | None = None) -> Any:
+        """Correct every sentence's punctuation (paper §6.2; a correction model only, as
+        ``scripts/correction.py train`` writes): given its tree, or the tree ``parser`` (a
+        ``tokens``-mode parser trained on learner English, beam ``beam``) gives the punctuated
+        sentence, the learner's underlying punctuation T_e′, then the minimum-Bayes-risk
+        punctuation under the corrector: exact (``decoder``: ``balanced`` or ``slot``) or, with
+        ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``).
+        Words and tree are kept; ``# text`` is rebuilt."""
+        from ..apps.correction.correct import corrected
+        from ..parser import Model as ParserModel
+        from ..parser import parse
+        if self.correction is None:
+            raise ModelError(f"{self.name!r} is not a correction model (a folder with "
+                             "correction.json)")
+        p = parser if parser is None or isinstance(parser, ParserModel) else \
+            ParserModel.load(parser)
+        correction = self.correction
+
+        def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
+            watched = self._watched(sents)
+            if p is not None:
+                watched = (parse(p, s, beam or int(p.info.get("beam", 1))) for s in watched)
+            return corrected(watched, correction, decoder, samples, mbr, seed)
+        return rewrite(data, step)
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):
@@ -205,4 +247,8 @@ def load(name: str | os.PathLike[str]) -> Model:
     of that name exists (with a warning); write ``./en`` or pass a ``pathlib.Path`` for the
     folder."""
     folder = model_path(name)
+    if (folder / "correction.json").is_file():  # a correction model: its learners' model
+        from ..apps.correction.model import CorrectionModel
+        correction = CorrectionModel.load(folder)
+        return Model(correction.learner, folder, os.fspath(name), correction)
     return Model(load_model(folder), folder, os.fspath(name))

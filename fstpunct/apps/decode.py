@@ -9,19 +9,25 @@ pair of W_d shows the puncteme ``<backoff>``.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from functools import lru_cache
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache, partial
+from typing import TypeVar
 
 import numpy as np
 
 from ..model.punct import Inference, Posteriors, PunctModel, SlotCache
 from ..model.vocab import Puncteme
+from ..parallel import Pool, share_value, shared
 from ..ud.annotations import MISC_KEYS, set_misc
 from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "ranked_pairs", "render"]
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "over_chunks", "ranked_pairs",
+           "render"]
+
+T = TypeVar("T")
 
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
@@ -81,11 +87,48 @@ def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int
         yield batch, prepared, Inference(model, model.prepare(prepared), slots=cache)
 
 
+_MODEL = "apps-model"  # the model shared with a pool's workers
+_CACHES: dict[tuple[int, bool], SlotCache] = {}  # a worker's slot lattices, per model
+
+
+def over_chunks(pool: Pool, model: PunctModel, sentences: Iterable[Sentence],
+                step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]],
+                chunk: int = 500, paired: bool = True) -> Iterator[T]:
+    """``step(model, sentences, slots)`` over chunks of ``chunk`` sentences on ``pool`` (the
+    model shared with its workers once, each worker's slot lattices kept from chunk to chunk,
+    ``paired`` as :func:`chunk_inference`); the results in order. ``step`` must be picklable
+    (a module-level function, or a partial of one) for a cluster."""
+    share_value(pool, _MODEL, model)
+    yield from itertools.chain.from_iterable(
+        pool.imap(partial(_chunk_task, step, paired), batches(sentences, chunk)))
+
+
+def _chunk_task(step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]], paired: bool,
+                sentences: list[Sentence]) -> list[T]:
+    model = shared(_MODEL)
+    key = (id(model), paired)
+    if key not in _CACHES:
+        _CACHES.clear()  # a new model: the old one's lattices are of no use
+        _CACHES[key] = SlotCache(model, paired=paired)
+    return step(model, sentences, _CACHES[key])
+
+
 def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
-             chunk: int = 500) -> Iterator[Sentence]:
-    """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′."""
+             chunk: int = 500, pool: Pool | None = None) -> Iterator[Sentence]:
+    """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′; on a parallel
+    ``pool``, chunks in parallel (the same output)."""
+    if pool is not None and pool.parallel:
+        yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk)
+        return
     for batch, prepared, inference in chunk_inference(model, sentences, chunk):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
+
+
+def _annotate_step(posteriors: int, model: PunctModel, sentences: list[Sentence],
+                   slots: SlotCache) -> list[Sentence]:
+    prepared = [to_slots(s) for s in sentences]
+    inference = Inference(model, model.prepare(prepared), slots=slots)
+    return list(_annotate_chunk(model, sentences, prepared, inference, posteriors))
 
 
 def ranked_pairs(inference: Inference, s: int, e: Posteriors | None = None

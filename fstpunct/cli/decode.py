@@ -8,6 +8,7 @@ from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
 from .model_option import chosen_model
+from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
         "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
@@ -18,10 +19,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--posteriors", type=int, default=0, metavar="K",
                         help="also list the K most probable (l, r) pairs per word (PunctPost)")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="decode chunks of 500 sentences in this many local processes "
+                             "(default 1)")
+    add_pool_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
-    write_file(progress(model.decode(sentences, posteriors=args.posteriors), "decode"),
-               args.output)
+    with chosen_pool(args) as pool:
+        write_file(progress(model.decode(sentences, posteriors=args.posteriors, pool=pool),
+                            "decode"), args.output)
     return 0

@@ -15,8 +15,8 @@ from ..files import Terminated, terminate_on_sigterm
 # Subcommand name -> module of fstpunct.cli, in the order ``--help`` lists them.
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "show": "show", "train": "train", "perplexity": "perplexity", "decode": "decode",
-            "normalise": "normalise", "restore": "restore", "crf": "crf", "score": "score",
-            "parser": "parser_train", "parse": "parse", "rephrase": "rephrase",
+            "normalise": "normalise", "restore": "restore", "correct": "correct", "crf": "crf",
+            "score": "score", "parser": "parser_train", "parse": "parse", "rephrase": "rephrase",
             "models": "models"}
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..apps.restoration.crf import CrfModel
+from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.pipeline import restored
 from ..apps.restoration.trivial import Trivial
@@ -26,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="OUT.conllu",
                         help="output file (default: stdout)")
     method = parser.add_mutually_exclusive_group()
-    method.add_argument("--model", help="the punctuation model (MBR over samples of (T′, x)): "
+    method.add_argument("--model", help="the punctuation model (the exact minimum-Bayes-risk "
+                        "choice under it, --decoder; or MBR over samples, --samples): "
                         + MODEL_HELP)
     method.add_argument("--crf", metavar="DIR", help="use a CRF tagger (fstpunct crf train)")
     method.add_argument("--trivial", metavar="LANG", choices=LANGUAGES,
@@ -35,15 +37,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="parse the depunctuated words with this parser model first "
                              "(a 'removed'-mode parser) instead of keeping the input's tree; "
                              "repeat it for an ensemble: the output has the first parser's "
-                             "tree, and --model's samples are split evenly among every "
-                             "parser's tree")
+                             "tree, and --model mixes the distributions of every parser's "
+                             "tree (with --samples: splits the samples among them)")
     parser.add_argument("--beam", type=int, help="parser beam (default: each parser's)")
-    parser.add_argument("--samples", type=int, default=1000,
-                        help="samples of (T′, x) per sentence (default 1000)")
+    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
+                        help="exact decoder (no sampling): 'balanced': the least expected edit "
+                             "distance whose paired marks balance (default); 'slot': every "
+                             "slot's least-risk string")
+    parser.add_argument("--samples", type=int,
+                        help="sample this many (T′, x) per sentence and choose by --mbr "
+                             "instead (the paper: 1000)")
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
-                        help="'sentence': the best sampled x (the paper); 'slot': the best "
-                             "string of every slot separately (default sentence)")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+                        help="with --samples: 'sentence': the best sampled x (the paper); "
+                             "'slot': the best string of every slot separately (default "
+                             "sentence)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="random seed of --samples (default 0)")
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
                              "given)")
@@ -52,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.samples < 1:
+    if args.samples is not None and args.samples < 1:
         raise InputError("--samples must be at least 1")
     parsers = [ParserModel.load(p) for p in args.parser]
     sentences = progress(read_one(args.input, args.ud_dir), "restore", quiet=args.quiet)
@@ -62,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         out = restored(sentences, method, parsers, args.beam)
     else:
         model, sentences = chosen_model(args, args.input, iter(sentences))
-        out = model.restore(sentences, samples=args.samples, mbr=args.mbr, seed=args.seed,
-                            parsers=parsers, beam=args.beam)
+        out = model.restore(sentences, decoder=args.decoder, samples=args.samples,
+                            mbr=args.mbr, seed=args.seed, parsers=parsers, beam=args.beam)
     write_file(out, args.output)
     return 0

@@ -4,13 +4,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..apps.restoration.metrics import score
+from ..apps.restoration.metrics import edit_score, score
 from ..ud.release import read_one
 from .table import format_table
 
 HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
         "edits summed over slots) and precision/recall/F1 of commas, periods, quotes, brackets "
-        "and all marks. The files must have the same words once punctuation is removed.")
+        "and all marks; with --source (the uncorrected input of a corrector), also the "
+        "precision, recall and F0.5 of punctuation edits, one per slot (the CoNLL-2014 M2 "
+        "definition). The files must have the same words once punctuation is removed.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,14 +20,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="restored sentences (default: stdin)")
     parser.add_argument("--gold", required=True, metavar="GOLD.conllu",
                         help="gold sentences: a file or a standard split ('es:dev')")
+    parser.add_argument("--source", metavar="SOURCE.conllu",
+                        help="the uncorrected input (correction): score the punctuation edits "
+                             "that PRED and GOLD make to it")
     parser.add_argument("--ud-dir", help="UD release folder for a split name")
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
     result = score(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir))
+    edits = None
+    if args.source:
+        edits = edit_score(read_one(args.source, args.ud_dir), read_one(args.gold, args.ud_dir),
+                           read_one(args.pred, args.ud_dir))
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps(result.to_dict() | ({"edits": edits.to_dict()} if edits else {})))
         return 0
     print(f"sentences {result.sentences}  slots {result.slots}  edit distance {result.edits}  "
           f"per sentence {result.average_edit_distance:.4f}")
@@ -33,4 +42,8 @@ def run(args: argparse.Namespace) -> int:
              f"{c.recall:.2f}", f"{c.f1:.2f}"] for name, c in result.marks.items()]
     print(format_table(["mark", "gold", "predicted", "matched", "precision", "recall", "F1"],
                        rows, numeric=True))
+    if edits:
+        p, r, f = edits.scores()
+        print(f"punctuation edits: gold {sum(edits.gold)}  proposed {sum(edits.proposed)}  "
+              f"correct {sum(edits.correct)}  precision {p:.2f}  recall {r:.2f}  F0.5 {f:.2f}")
     return 0

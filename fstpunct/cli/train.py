@@ -20,6 +20,7 @@ from ..model.train import INITS
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES, Source, resolve, split_source
 from ..ud.slots import SlotSentence, to_slots
+from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
         "regularisation on a language's standard training split or on CoNLL-U files, and save "
@@ -50,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=10, help="EM iterations (default 10)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
                         help="E-step worker processes (default: 2 or fewer cores)")
+    add_pool_arguments(parser)
     parser.add_argument("--xi", type=float, default=Settings.xi,
                         help="posterior-regularisation strength ξ (default %(default)s)")
     parser.add_argument("--l2", type=float, default=Settings.l2, help="L2 on θ")
@@ -126,9 +128,10 @@ def run(args: argparse.Namespace) -> int:
             inner.set_description("E-step", refresh=False)
         inner.update(sentences)
 
-    trained = train(usable, grammar, directions, dev=dev, init=args.init, settings=settings,
-                    iterations=args.iterations, jobs=args.jobs, seed=args.seed,
-                    started=start, report=report, progress=progress)
+    with chosen_pool(args) as pool:
+        trained = train(usable, grammar, directions, dev=dev, init=args.init, settings=settings,
+                        iterations=args.iterations, seed=args.seed, pool=pool, started=start,
+                        report=report, progress=progress)
     inner.close()
     bar.close()
     model, history = trained.model, trained.history

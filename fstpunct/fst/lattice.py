@@ -118,10 +118,15 @@ class Lattice:
 
 
 class LatticeBuilder:
-    """Builds lattices for one channel structure; topologies cached per surface string."""
+    """Builds lattices for one channel structure; topologies cached per surface string.
 
-    def __init__(self, channel: Channel) -> None:
+    With ``hidden`` symbols, a lattice of x accepts u with weight Σ p_φ(x′ | u) over every x′
+    that is x once the hidden symbols are deleted (the acceptor of x gets a loop of each hidden
+    symbol at every state): the probability of what a reader sees, e.g. without ``∘``."""
+
+    def __init__(self, channel: Channel, hidden: frozenset[str] = frozenset()) -> None:
         self.channel = channel
+        self.hidden = hidden
         self._arcs = channel.arcs()
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
         self._machine = self._relabelled_machine()
@@ -134,7 +139,7 @@ class LatticeBuilder:
     def rebound(self, channel: Channel) -> LatticeBuilder:
         """A builder for ``channel`` that shares this one's topologies when the two machines
         have the same arcs (φ may differ but not where it is 0), as along EM."""
-        builder = LatticeBuilder(channel)
+        builder = LatticeBuilder(channel, self.hidden)
         same = (channel.symbols, channel.direction) == (self.channel.symbols,
                                                          self.channel.direction)
         if same and builder._arcs == self._arcs:
@@ -180,6 +185,10 @@ class LatticeBuilder:
                 raise FstpunctError(f"surface token {tok!r} is not in the channel's alphabet")
             label = 1 + self._symbols[tok]
             acceptor.add_arc(k, pynini.Arc(label, label, one, k + 1))
+        for tok in sorted(self.hidden):
+            label = 1 + self._symbols[tok]
+            for k in range(len(scan) + 1):
+                acceptor.add_arc(k, pynini.Arc(label, label, one, k))
         # trimmed (connect=True); only its input labels are read: no need to project
         lattice = pynini.compose(self._machine, acceptor, connect=True)
         if lattice.start() < 0:

@@ -11,8 +11,9 @@ and ``b=nmod``, so unseen subtypes share weights); ``u=`` its UPOS; ``pd=``/``pu
 and UPOS of its parent (``<root>`` for the root); ``c=`` each distinct relation among its children;
 ``ll=``/``lr=`` the UPOS of the words left and right of slot i and ``rl=``/``rr=`` of slot k
 (``<s>``/``</s>`` past the sentence ends); ``start``/``end`` when the span starts/ends the
-sentence. The pseudo node of a sentence without words has ``bias``, ``d=<empty>``, ``b=<empty>``,
-``start``, ``end``.
+sentence; and any extra contexts the sentence carries for the node (``SlotSentence.contexts``:
+the correction model's ``xl=``/``xr=``/``xp=``, the learner's own punctemes). The pseudo node of a
+sentence without words has ``bias``, ``d=<empty>``, ``b=<empty>``, ``start``, ``end``.
 
 *Lexical* contexts, in models trained with them (:func:`lexical_contexts`): ``fw=`` the node's
 own word, ``llw=``/``lrw=`` the words left and right of slot i and ``rlw=``/``rrw=`` of slot k,
@@ -87,6 +88,8 @@ def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
         if k == n:
             feats.append("end")
         out.append(feats)
+    for feats, extra in zip(out, sent.contexts):
+        feats.extend(extra)
     if lexical:
         for feats, words in zip(out, lexical_contexts(sent)):
             feats.extend(words)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..fst.grammar import Grammar
+from ..parallel import Pool
 from ..ud.slots import SlotSentence
 from .punct import Inference, PunctModel, Settings
 from .train import History, em, initial_model
@@ -38,13 +39,14 @@ class Trained:
 def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Sequence[str], *,
           dev: Sequence[SlotSentence] = (), init: str = "nunberg",
           settings: Settings | None = None, iterations: int = 10, jobs: int = 1, seed: int = 0,
-          started: Callable[[str], None] | None = None,
+          pool: Pool | None = None, started: Callable[[str], None] | None = None,
           report: Callable[[int, float, float], None] | None = None,
           progress: Callable[[int], None] | None = None) -> Trained:
     """EM from ``grammar`` (``init`` as :func:`~fstpunct.model.train.initial_model`) once per
     direction; with more than one, the model with the lowest dev perplexity is kept (ties: the
     first). Every tried direction's dev perplexity is recorded when ``dev`` is given.
-    ``started(direction)`` is called before each run."""
+    ``started(direction)`` is called before each run; the E-steps run on ``pool`` (default:
+    ``jobs`` local processes)."""
     if not directions:
         raise ValueError("no direction to train")
     if len(directions) > 1 and not dev:
@@ -56,7 +58,7 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
         if started:
             started(direction)
         model = initial_model(list(sentences), grammar, init, direction, settings, seed)
-        model, history = em(model, model.prepare(sentences), iterations, jobs=jobs,
+        model, history = em(model, model.prepare(sentences), iterations, jobs=jobs, pool=pool,
                             train_channel=init != "identity", report=report, progress=progress)
         if dev:
             scores[direction] = perplexity(model, dev)[1]

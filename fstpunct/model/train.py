@@ -3,9 +3,11 @@
 Each iteration:
 
 * **E-step** — for every sentence, the tilted posterior over T′ (each node's pair weight times
-  exp(−ξ·unmatched)) gives expected Attach pair counts and expected channel-arc counts. It is a
-  sum over sentences, so it runs in ``jobs`` worker processes (forked, so the corpus and the
-  current parameters are shared, not pickled).
+  exp(−ξ·unmatched)) gives expected Attach pair counts and expected channel-arc counts (the
+  compiled outside pass). It is a sum over sentences, so it runs on a
+  :class:`~fstpunct.parallel.Pool` in chunks of sentences: the training batch is shared with the
+  workers once, each iteration's θ and φ once per iteration; chunk results are added in order,
+  so any pool gives exactly the serial result.
 * **M-step** — channel: φ[a, b] ∝ expected edit counts + ``prior`` · φ₀[a, b] (Dirichlet
   pseudo-counts centred on the initial channel, structural zeros kept); Attach: L-BFGS on the
   expected log-likelihood with L2 (:func:`fstpunct.model.attach.fit`).
@@ -15,7 +17,6 @@ never decreases (generalised EM); :class:`History` records it per iteration.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -24,12 +25,15 @@ import numpy as np
 from ..fst.channel import Channel
 from ..fst.grammar import Grammar
 from ..fst.lattice import LatticeBuilder
+from ..parallel import Pool, make_pool, share_value, shared
 from ..ud.slots import SlotSentence
 from .attach import AttachModel, fit
 from .punct import Batch, Inference, PunctModel, Settings, SlotCache
 from .vocab import Vocab
 
-__all__ = ["INITS", "Counts", "History", "em", "expected_counts", "initial_model"]
+__all__ = ["CHUNK", "INITS", "Counts", "History", "em", "expected_counts", "initial_model"]
+
+CHUNK = 500  # sentences per E-step task: a second or so
 
 INITS = ("nunberg", "random", "identity")
 
@@ -77,45 +81,55 @@ def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "
     return PunctModel(attach, attach.init_theta(settings.token_cost), channel, settings)
 
 
-_SHARED: dict[str, object] = {}  # what forked E-step workers read
+_BATCH, _PARAMS = "em-batch", "em-params"  # shared: (batch, attach, settings); (θ, φ)
+_WORKER: dict[str, object] = {}  # a worker's Inference for the current parameters, its builder
 
 
-def _estep_range(bounds: tuple[int, int]) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    inference = _SHARED["inference"]
-    assert isinstance(inference, Inference)
-    e = inference.expected_counts(range(*bounds))
+def _worker_inference() -> Inference:
+    """The Inference of the shared batch and parameters, made once per worker and iteration
+    (slot lattices' shapes kept from one iteration to the next)."""
+    batch, attach, settings = shared(_BATCH)
+    params = shared(_PARAMS)
+    cached = _WORKER.get("inference")
+    if isinstance(cached, tuple) and cached[0] is params:
+        return cached[1]
+    model = PunctModel(attach, *params, settings)
+    builder = _WORKER.get("builder")
+    builder = builder.rebound(model.channel) if isinstance(builder, LatticeBuilder) else \
+        LatticeBuilder(model.channel)
+    inference = Inference(model, batch, tilt=settings.xi,  # every surface string stays cached
+                          slots=SlotCache(model, builder, limit=None))
+    _WORKER["builder"], _WORKER["inference"] = builder, (params, inference)
+    return inference
+
+
+def _estep_task(bounds: tuple[int, int]) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
+    e = _worker_inference().expected_counts(range(*bounds))
     return e.log_z, e.arc_counts, e.rows, e.posterior
 
 
-def expected_counts(inference: Inference, jobs: int = 1, chunk: int = 200,
+def share_batch(pool: Pool, batch: Batch, model: PunctModel) -> None:
+    """Send the training batch (and the Attach model's structure) to the pool's workers."""
+    share_value(pool, _BATCH, (batch, model.attach, model.settings))
+
+
+def expected_counts(pool: Pool, model: PunctModel, batch: Batch, chunk: int = CHUNK,
                     progress: Callable[[int], None] | None = None) -> Counts:
-    """The E-step over every sentence of ``inference.batch``, in ``jobs`` processes."""
-    n = len(inference.batch)
+    """The E-step over ``batch`` (shared with the pool's workers by :func:`share_batch`) under
+    ``model``'s θ and φ, in tasks of ``chunk`` sentences."""
+    share_value(pool, _PARAMS, (model.theta, model.channel))
+    n = len(batch)
     bounds = [(a, min(a + chunk, n)) for a in range(0, n, chunk)]
-    _SHARED["inference"] = inference
-    try:
-        if jobs > 1 and len(bounds) > 1:
-            with mp.get_context("fork").Pool(jobs) as pool:
-                parts = []
-                for part, (a, b) in zip(pool.imap(_estep_range, bounds), bounds):
-                    parts.append(part)
-                    if progress:
-                        progress(b - a)
-        else:
-            parts = []
-            for a, b in bounds:
-                parts.append(_estep_range((a, b)))
-                if progress:
-                    progress(b - a)
-    finally:
-        _SHARED.clear()
-    targets = np.zeros(len(inference.batch.data.pairs))
-    counts = np.zeros(len(inference.weights))
+    targets = np.zeros(len(batch.data.pairs))
+    counts: np.ndarray | None = None
     log_z = 0.0
-    for lz, c, rows, post in parts:
+    for (a, b), (lz, c, rows, post) in zip(bounds, pool.imap(_estep_task, bounds)):
         log_z += lz
-        counts += c
+        counts = c if counts is None else counts + c
         np.add.at(targets, rows, post)
+        if progress:
+            progress(b - a)
+    assert counts is not None, "an E-step needs sentences"
     return Counts(log_z, targets, counts)
 
 
@@ -127,20 +141,33 @@ def _reestimate(channel: Channel, counts: np.ndarray, prior: np.ndarray) -> Chan
 
 
 def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
-       train_channel: bool = True, attach_iterations: int = 50,
+       pool: Pool | None = None, train_channel: bool = True, attach_iterations: int = 50,
        report: Callable[[int, float, float], None] | None = None,
        progress: Callable[[int], None] | None = None) -> tuple[PunctModel, History]:
     """Run ``iterations`` EM iterations from ``model`` on ``batch``; returns the final model
-    and the objective history. ``train_channel=False`` keeps φ fixed (the Attach ablation)."""
+    and the objective history. The E-step runs on ``pool`` (default: ``jobs`` local
+    processes). ``train_channel=False`` keeps φ fixed (the Attach ablation)."""
+    own = pool is None
+    pool = make_pool(jobs) if pool is None else pool
+    try:
+        return _em(model, batch, iterations, pool, train_channel, attach_iterations, report,
+                   progress)
+    finally:
+        if own:
+            pool.close()
+
+
+def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_channel: bool,
+        attach_iterations: int, report: Callable[[int, float, float], None] | None,
+        progress: Callable[[int], None] | None) -> tuple[PunctModel, History]:
     settings = model.settings
     prior = settings.prior * model.channel.phi
     center = model.attach.init_theta(settings.token_cost)
     history = History()
     builder = LatticeBuilder(model.channel)
+    share_batch(pool, batch, model)
     for it in range(iterations + 1):
-        inference = Inference(model, batch, tilt=settings.xi,  # every surface string stays cached
-                              slots=SlotCache(model, builder, limit=None))
-        counts = expected_counts(inference, jobs, progress=progress)
+        counts = expected_counts(pool, model, batch, progress=progress)
         phi = model.channel.phi
         offset = model.theta - center
         objective = (counts.log_z - 0.5 * settings.l2 * float(offset @ offset)
@@ -150,13 +177,12 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
         if report:
             report(it, objective, counts.log_z)
         if it == iterations:
-            history.edit_counts = inference.builder.edit_totals(counts.arc_counts)
+            history.edit_counts = builder.edit_totals(counts.arc_counts)
             break
         channel = model.channel
         if train_channel:
-            channel = _reestimate(channel, inference.builder.edit_totals(counts.arc_counts), prior)
+            channel = _reestimate(channel, builder.edit_totals(counts.arc_counts), prior)
         theta = fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations,
                     center)
         model = PunctModel(model.attach, theta, channel, settings)
-        builder = builder.rebound(channel)  # the slot lattices keep their shapes
     return model, history

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -17,20 +17,10 @@ from .search import search, search_beam, tree
 __all__ = ["kbest", "parse_input", "parse", "read_unparsed"]
 
 
-def _fill_heads(stream: Iterable[str]) -> Iterator[str]:
-    """Input lines with an empty HEAD (``_``) of a word read as 0, so unparsed files load."""
-    for raw in stream:
-        fields = raw.split("\t")
-        if len(fields) == 10 and fields[0].isdigit() and fields[6] == "_":
-            fields[6] = "0"
-            raw = "\t".join(fields)
-        yield raw
-
-
 def read_unparsed(path: str | Path | None) -> Iterator[Sentence]:
     """Stream sentences to parse from a file (``None`` or ``-``: stdin); HEAD may be ``_``."""
     lines, name = open_input(path)
-    yield from read_conllu(_fill_heads(lines), name)
+    yield from read_conllu(lines, name, tree=False)
 
 
 def parse_input(model: Model, inp: Input, beam: int,
@@ -67,4 +57,5 @@ def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
     words = [dataclasses.replace(w, head=arcs[w.id][0], deprel=arcs[w.id][1])
              for w in sent.words]
     # decode's analysis was of the old tree
-    return forget(Sentence(list(sent.comments), lines, sent.path, sent.lineno, words))
+    return forget(dataclasses.replace(sent, comments=list(sent.comments), lines=lines,
+                                      words=words))

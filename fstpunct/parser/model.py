@@ -21,7 +21,7 @@ from . import features as F
 from .punct import EMPTY, PROPS_VERSION, Prepared
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
-__all__ = ["Vocab", "Input", "Model", "FORMAT"]
+__all__ = ["Vocab", "Input", "Model", "FORMAT", "read_folder", "write_weights"]
 
 FORMAT = "fstpunct-parser-1"
 NONE, ROOT, UNK = 0, 1, 2  # reserved ids in every vocabulary
@@ -123,10 +123,8 @@ class Model:
 
     def save(self, folder: str | Path) -> None:
         """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed)."""
-        w = sparse.csr_matrix(self.weights)
         with atomic_folder(folder) as tmp:  # the folder appears whole or not at all
-            np.savez(tmp / "weights.npz", keys=self.keys, data=w.data, indices=w.indices,
-                     indptr=w.indptr, shape=np.array(w.shape))
+            write_weights(tmp / "weights.npz", self.keys, self.weights)
             self.save_meta(tmp)
 
     def save_meta(self, folder: str | Path) -> None:
@@ -141,20 +139,40 @@ class Model:
     @classmethod
     def load(cls, folder: str | Path) -> Model:
         folder = Path(folder)
-        try:
-            meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-            z = np.load(folder / "weights.npz")
-            shape = tuple(int(x) for x in z["shape"])
-            weights = sparse.csr_matrix((z["data"], z["indices"], z["indptr"]),
-                                        shape=shape).toarray()
-            keys = z["keys"]
-        except (OSError, ValueError, KeyError) as e:
-            raise ModelError(f"{folder}: not a parser model ({e})") from e
-        if meta.get("format") != FORMAT:
-            raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {FORMAT}")
+        meta, keys, weights = read_folder(folder, "model", "weights", FORMAT, "parser")
         model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
                     meta["templates"], keys, weights, meta.get("info"),
                     meta.get("props_version", 1))  # models without it predate version 2
         if weights.shape != (len(keys) + 1, len(model.transitions)):
             raise ModelError(f"{folder}: weights of shape {weights.shape} do not fit the model")
         return model
+
+
+def write_weights(path: Path, keys: np.ndarray, weights: np.ndarray,
+                  dtype: type = np.float32) -> None:
+    """Feature keys and a (mostly zero) weight matrix, stored sparse with values in ``dtype``
+    (``np.float16`` halves the size)."""
+    w = sparse.csr_matrix(weights.astype(dtype).astype(np.float32))
+    small = w.shape[1] < 2 ** 15  # column numbers fit in int16
+    np.savez_compressed(path, keys=keys, data=w.data.astype(dtype),
+                        indices=w.indices.astype(np.int16 if small else np.int32),
+                        indptr=w.indptr, shape=np.array(w.shape))
+
+
+def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
+                kind: str) -> tuple[dict, np.ndarray, np.ndarray]:
+    """``META_NAME.json`` (checked to be of ``format``) and the keys and dense float32 weights
+    that :func:`write_weights` stored in ``WEIGHTS_NAME.npz``; else a :class:`ModelError`
+    saying the folder is not a ``kind`` model."""
+    try:
+        meta = json.loads((folder / f"{meta_name}.json").read_text(encoding="utf-8"))
+        z = np.load(folder / f"{weights_name}.npz")
+        shape = tuple(int(x) for x in z["shape"])
+        weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], z["indptr"]),
+                                    shape=shape).toarray()
+        keys = z["keys"]
+    except (OSError, ValueError, KeyError) as e:
+        raise ModelError(f"{folder}: not a {kind} model ({e})") from e
+    if meta.get("format") != format:
+        raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {format}")
+    return meta, keys, weights

@@ -33,7 +33,9 @@ class SlotSentence:
     them 1-based, 0 = root; the tree is projective). ``slots`` has n+1 entries: slot i holds the
     surface punctuation tokens between word i and word i+1. ``word_ids`` and ``slot_ids`` give
     the CoNLL-U IDs behind each word and each slot token (an :data:`ABBV` token carries the ID of
-    the word it was split from), so output can be mapped back to the input lines.
+    the word it was split from), so output can be mapped back to the input lines. ``contexts``
+    (empty, or one tuple per word) are extra Attach context features of each word's node, set by
+    an application (punctuation correction: the learner's own punctemes at the node).
     """
 
     words: tuple[str, ...]
@@ -48,6 +50,7 @@ class SlotSentence:
     sent_id: str | None = None
     path: str = "<stdin>"
     lineno: int = 0
+    contexts: tuple[tuple[str, ...], ...] = ()
 
     @property
     def n(self) -> int:

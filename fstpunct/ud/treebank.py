@@ -25,6 +25,17 @@ FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "dep
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
 _RANGE_ID = re.compile(r"([1-9][0-9]*)-([1-9][0-9]*)\Z")
 _EMPTY_ID = re.compile(r"(0|[1-9][0-9]*)\.[1-9][0-9]*\Z")
+_HEAD = re.compile(r"(0|[1-9][0-9]*)\Z")
+_DEPS_ITEM = r"(0|[1-9][0-9]*(\.[1-9][0-9]*)?):[^\s|]+"
+_DEPS = re.compile(rf"{_DEPS_ITEM}(\|{_DEPS_ITEM})*\Z")
+_FEATS = re.compile(r"[^|=\s]+=[^|\s]+(\|[^|=\s]+=[^|\s]+)*\Z")
+# A word line that passes every check of _field_error: ID, five fields, HEAD, DEPREL, DEPS
+# '_', MISC '_' or without empty items; fields without spaces at their ends (FEATS and DEPS
+# with their own checks when not '_').
+_FIELD = r"[^\t ](?:[^\t]*[^\t ])?"
+_QUICK = re.compile(rf"[1-9][0-9]*\t(?:{_FIELD}\t){{4}}(?:_|{_FEATS.pattern[:-2]})\t"
+                    rf"(?:0|[1-9][0-9]*)\t{_FIELD}\t(?:_|{_DEPS.pattern[:-2]})\t"
+                    r"(?:_|[^\t| ](?:[^\t|]|\|(?!\|))*(?<![| ]))\Z")
 _SENT_ID = re.compile(r"#\s*sent_id\s*=\s*(.*\S)")
 
 
@@ -87,6 +98,8 @@ class Sentence:
     path: str = "<stdin>"
     lineno: int = 0
     words: list[Word] = field(default_factory=list)
+    index: int = 0  # 1-based number of the sentence in its file
+    newline: str = "\n"  # the file's line end, written back (LF or CRLF)
 
     @property
     def sent_id(self) -> str | None:
@@ -96,9 +109,15 @@ class Sentence:
                 return m.group(1)
         return None
 
+    @property
+    def name(self) -> str:
+        """The sentence's name for messages and outputs: its sent_id, else ``FILE#N`` (N its
+        1-based number in the file)."""
+        return self.sent_id or f"{self.path}#{self.index}"
+
     def error(self, message: str, lineno: int | None = None) -> ConlluError:
         return ConlluError(message, self.path, lineno if lineno is not None else self.lineno,
-                           self.sent_id)
+                           self.sent_id, self.index)
 
     def set_comment(self, key: str, value: str) -> None:
         """Set ``# key = value``, replacing an existing comment with that key."""
@@ -127,7 +146,7 @@ class Sentence:
     def text(self) -> str:
         """The sentence as CoNLL-U, with its terminating blank line."""
         out = self.comments + [ln.text() for ln in self.lines]
-        return "\n".join(out) + "\n\n"
+        return self.newline.join(out) + self.newline * 2
 
 
 def batches(sentences: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
@@ -142,29 +161,108 @@ def batches(sentences: Iterable[Sentence], size: int) -> Iterator[list[Sentence]
         yield batch
 
 
-def _parse_word(line: Line, sent: Sentence) -> Word:
+def _field_error(fields: list[str], tree: bool) -> str | None:
+    """What is wrong with one token line on its own, if anything (see :func:`read_conllu`)."""
+    if len(fields) != 10:
+        return f"expected 10 tab-separated fields, found {len(fields)}"
+    if "" in fields:
+        return f"{FIELDS[fields.index('')].upper()} is empty (write '_' for no value)"
+    for k, value in enumerate(fields):
+        if value[0] == " " or value[-1] == " ":
+            return f"{FIELDS[k].upper()} {_short(value)!r} begins or ends with a space"
+    ident, head, deps = fields[0], fields[6], fields[8]
+    if _WORD_ID.match(ident):
+        if not (_HEAD.match(head) or head == "_" and not tree):
+            return f"HEAD must be 0 or a word ID (ASCII digits), found {_short(head)!r}"
+    elif _RANGE_ID.match(ident) or _EMPTY_ID.match(ident):
+        kind = "multiword-token range" if "-" in ident else "empty node"
+        for k in (6, 7, 8) if "-" in ident else (6, 7):
+            if fields[k] != "_":
+                return f"a {kind} must have '_' as {FIELDS[k].upper()}, found {_short(fields[k])!r}"
+    else:
+        return f"ID {_short(ident)!r} is not a word, range or empty-node ID"
+    if deps != "_" and not _DEPS.match(deps):
+        return f"DEPS {_short(deps)!r} is not '_' or HEAD:RELATION items joined by '|'"
+    if fields[5] != "_" and not _FEATS.match(fields[5]):
+        return f"FEATS {_short(fields[5])!r} is not '_' or Feature=Value items joined by '|'"
+    misc = fields[9]
+    if misc != "_" and (misc[0] == "|" or misc[-1] == "|" or "||" in misc):
+        return f"MISC {_short(misc)!r} has an empty item"
+    return None
+
+
+def _check_order(sent: Sentence) -> None:
+    """Word IDs run 1, 2, ...; a multiword range comes just before its first word and ranges do
+    not overlap; empty nodes ``i.1, i.2, ...`` come right after word i."""
+    expected, covered, last_empty = 1, 0, (0, 0)
+    for ln in sent.lines:
+        ident = ln.fields[0]  # its syntax is checked: a word ID has neither '-' nor '.'
+        if "-" not in ident and "." not in ident:
+            if ident != str(expected):
+                raise sent.error(f"word IDs must run 1, 2, ... in order; expected {expected}, "
+                                 f"found {_short(ident)}", ln.lineno)
+            last_empty = (expected, 0)
+            expected += 1
+            continue
+        if "-" in ident:
+            first, last = ident.split("-")
+            if first != str(expected):
+                raise sent.error(f"range {ident} must come just before word {first}; expected "
+                                 f"a range starting at {expected}", ln.lineno)
+            if len(last) > 9 or int(last) <= expected:
+                raise sent.error(f"range {ident} must end after it starts", ln.lineno)
+            if expected <= covered:
+                raise sent.error(f"range {ident} overlaps the range before it", ln.lineno)
+            covered = int(last)
+            continue
+        node, _, k = ident.partition(".")
+        if node != str(expected - 1) or k != str(last_empty[1] + 1):
+            want = f"{expected - 1}.{last_empty[1] + 1}"
+            raise sent.error(f"empty node {ident} out of place; expected {want} or a word",
+                             ln.lineno)
+        last_empty = (expected - 1, last_empty[1] + 1)
+    n = expected - 1
+    if covered > n:
+        raise sent.error(f"a range ends at word {covered} but the sentence has {n} words",
+                         next(ln.lineno for ln in reversed(sent.lines) if "-" in ln.fields[0]))
+
+
+def _parse_word(line: Line, n: int, sent: Sentence) -> Word:
     f = line.fields
     head = f[6]
-    if not head.isdigit():
-        raise sent.error(f"HEAD must be a non-negative integer, found {head!r}", line.lineno)
+    if head == "_":  # unparsed input (read with tree=False)
+        head = "0"
+    if len(head) > len(str(n)) or int(head) > n:
+        raise sent.error(f"HEAD {_short(head)} is out of range (the sentence has {n} words)",
+                         line.lineno)
     return Word(int(f[0]), f[1], f[2], f[3], f[4], f[5], int(head), f[7], f[9], line.lineno)
+
+
+def _check_deps(sent: Sentence) -> None:
+    """Every DEPS head names a node of the sentence (0, a word or an empty node)."""
+    nodes = {"0"} | {ln.fields[0] for ln in sent.lines if "-" not in ln.fields[0]}
+    for ln in sent.lines:
+        if ln.fields[8] != "_":
+            for item in ln.fields[8].split("|"):
+                head = item.partition(":")[0]
+                if head not in nodes:
+                    raise sent.error(f"DEPS head {head} is not a node of the sentence",
+                                     ln.lineno)
 
 
 def _validate_tree(sent: Sentence) -> None:
     words = sent.words
     n = len(words)
-    for i, w in enumerate(words, 1):
-        if w.id != i:
-            raise sent.error(f"word IDs must run 1, 2, ... in order; expected {i}, found {w.id}",
-                             w.lineno)
-        if w.head > n:
-            raise sent.error(f"HEAD {w.head} is out of range (the sentence has {n} words)",
-                             w.lineno)
+    for w in words:
         if w.head == w.id:
             raise sent.error(f"word {w.id} is its own head", w.lineno)
     roots = [w for w in words if w.head == 0]
     if not roots:
         raise sent.error("the sentence has no root (no word with HEAD 0)", words[0].lineno)
+    if len(roots) > 1:
+        raise sent.error(f"the sentence has {len(roots)} roots (words "
+                         f"{', '.join(str(w.id) for w in roots)} have HEAD 0); UD allows one",
+                         roots[1].lineno)
     heads = [0] + [w.head for w in words]
     rooted = [True] + [False] * n  # words known to reach 0
     for w in words:  # walk up from every word; a cycle never reaches 0
@@ -178,53 +276,108 @@ def _validate_tree(sent: Sentence) -> None:
             rooted[h] = True
 
 
-def _finish(sent: Sentence) -> Sentence:
+def _finish(sent: Sentence, tree: bool = True) -> Sentence:
     if not sent.lines:
         raise sent.error("sentence has comments but no token lines")
-    sent.words = [_parse_word(ln, sent) for ln in sent.lines if ln.is_word]
-    if not sent.words:
+    _check_order(sent)
+    word_lines = [ln for ln in sent.lines if ln.is_word]
+    if not word_lines:
         raise sent.error("sentence has no syntactic words")
-    _validate_tree(sent)
+    sent.words = [_parse_word(ln, len(word_lines), sent) for ln in word_lines]
+    _check_deps(sent)
+    if tree:
+        _validate_tree(sent)
     return sent
 
 
 def rebuild(sent: Sentence, comments: list[str], lines: list[Line]) -> Sentence:
     """A new sentence from edited comments and token lines of ``sent`` (same file and place),
     parsed and validated like read input."""
-    return _finish(Sentence(comments, lines, sent.path, sent.lineno))
+    return _finish(Sentence(comments, lines, sent.path, sent.lineno, index=sent.index,
+                            newline=sent.newline))
 
 
-def read_conllu(stream: Iterable[str], path: str = "<stdin>") -> Iterator[Sentence]:
-    """Yield the sentences of a CoNLL-U stream one at a time (streaming, never whole-file)."""
+def read_conllu(stream: Iterable[str], path: str = "<stdin>",
+                tree: bool = True) -> Iterator[Sentence]:
+    """Yield the sentences of a CoNLL-U stream one at a time (streaming, never whole-file).
+
+    Lines may keep their line ends. The policy for every malformed input is a
+    :class:`ConlluError` naming file, line and sentence (see README, "Guarantees"); the only
+    input accepted but not written back byte for byte is a missing blank line at the end (and
+    a UTF-8 byte-order mark, dropped by :func:`fstpunct.files.open_input`). With ``tree=False``
+    (input to parse) HEAD may be ``_`` and the tree is not checked (roots, cycles)."""
     comments: list[str] = []
     lines: list[Line] = []
     start = 0
     lineno = 0
+    index = 0
+    newline: str | None = None
+
+    def probe() -> Sentence:
+        return Sentence(comments, lines, path, start, index=index + 1)
+
     for lineno, raw in enumerate(stream, 1):
-        text = raw.rstrip("\n").rstrip("\r")
-        if not text.strip():
-            if comments or lines:
-                yield _finish(Sentence(comments, lines, path, start))
+        if raw[-1:] == "\n":
+            text, end = (raw[:-2], "\r\n") if raw[-2:-1] == "\r" else (raw[:-1], "\n")
+        else:
+            text, end = raw, ""
+        if end and end != newline:
+            if newline is not None:
+                raise probe().error(f"line ends with {_NAMES[end]} but earlier lines with "
+                                    f"{_NAMES[newline]}; use one kind of line end", lineno)
+            newline = end
+        bad = _BAD_CHAR.search(text)
+        if bad:
+            raise probe().error(_bad_char(bad.group()), lineno)
+        if not text:
+            if not (comments or lines):
+                raise ConlluError("empty line outside a sentence (one empty line ends each "
+                                  "sentence; none may precede the first)", path, lineno)
+            index += 1
+            yield _finish(Sentence(comments, lines, path, start, index=index,
+                                   newline=newline or "\n"), tree)
             comments, lines = [], []
             continue
         if not comments and not lines:
             start = lineno
         if text.startswith("#"):
             if lines:
-                raise ConlluError("comment line inside a sentence's token lines", path, lineno)
+                raise probe().error("comment line inside a sentence's token lines", lineno)
             comments.append(text)
             continue
+        if not text.strip():
+            raise probe().error("line of only spaces (an empty line ends a sentence)", lineno)
         fields = text.split("\t")
-        if len(fields) != 10:
-            probe = Sentence(comments, lines, path, start)
-            raise probe.error(f"expected 10 tab-separated fields, found {len(fields)}", lineno)
-        if not (_WORD_ID.match(fields[0]) or _RANGE_ID.match(fields[0])
-                or _EMPTY_ID.match(fields[0])):
-            probe = Sentence(comments, lines, path, start)
-            raise probe.error(f"ID {fields[0]!r} is not a word, range or empty-node ID", lineno)
+        if not _QUICK.match(text):  # the usual word line passes at once
+            error = _field_error(fields, tree)
+            if error:
+                raise probe().error(error, lineno)
         lines.append(Line(fields, lineno))
-    if comments or lines:
-        yield _finish(Sentence(comments, lines, path, start or lineno))
+    if comments or lines:  # the last sentence lacks its empty line: accepted
+        index += 1
+        yield _finish(Sentence(comments, lines, path, start, index=index,
+                               newline=newline or "\n"), tree)
+    if index == 0:
+        raise ConlluError("no sentences (the input is empty)", path, lineno or None)
+
+
+_NAMES = {"\n": "LF", "\r\n": "CRLF"}
+# NUL, a lone CR (old Mac line ends) and bytes that are not UTF-8 (lone surrogates, from
+# fstpunct.files.open_input)
+_BAD_CHAR = re.compile("[\x00\r\ud800-\udfff]")
+
+
+def _short(value: str) -> str:
+    """A value for a message: long ones cut (an integer of thousands of digits)."""
+    return value if len(value) <= 20 else f"{value[:20]}… ({len(value)} characters)"
+
+
+def _bad_char(char: str) -> str:
+    if char == "\x00":
+        return "NUL byte (binary data, not CoNLL-U text)"
+    if char == "\r":
+        return "CR inside a line (CR-only line ends are not supported: use LF or CRLF)"
+    return f"not UTF-8 (byte 0x{ord(char) - 0xDC00:02X}); fstpunct reads UTF-8 text"
 
 
 def read_file(path: str | Path | None) -> Iterator[Sentence]:

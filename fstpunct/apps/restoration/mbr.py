@@ -20,15 +20,15 @@ from . import Insertion
 from .metrics import levenshtein
 from .sample import Draws, SlotDraws
 
-__all__ = ["insertions", "sentence_mbr", "slot_mbr", "slot_risks"]
+__all__ = ["distance", "insertions", "sentence_mbr", "slot_mbr", "slot_risks"]
 
-_distance = lru_cache(maxsize=1 << 16)(levenshtein)  # slot strings recur across sentences
+distance = lru_cache(maxsize=1 << 16)(levenshtein)  # slot strings recur across sentences
 
 
 def slot_risks(slot: SlotDraws) -> np.ndarray:
     """Rᵢ(y) for every distinct string y of the slot."""
     strings = slot.strings
-    dist = np.array([[_distance(a, b) for b in strings] for a in strings], dtype=float)
+    dist = np.array([[distance(a, b) for b in strings] for a in strings], dtype=float)
     return dist @ slot.frequencies()
 
 

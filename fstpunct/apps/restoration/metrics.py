@@ -8,6 +8,14 @@ slot 0. Slot strings come from :func:`~fstpunct.ud.slots.to_slots` (directional 
 distance; per mark class and slot, the matches are the multiset intersection of the predicted and
 gold tokens of that class (precision = matches / predicted, recall = matches / gold).
 :func:`sign_flip_p` tests whether two systems' per-sentence edit distances differ.
+
+Correction (paper §6.2) is also scored by the F0.5 of punctuation *edits*, as the CoNLL-2014
+M2 scorer defines it, with one edit per slot: against the uncorrected source, slot i has a gold
+edit when the gold string differs from the source's, and a system edit when the prediction's
+does; a system edit is correct when the gold has an edit at that slot to the same string
+(:func:`edit_score`). P = correct / system edits (1 when there are none), R = correct / gold
+edits (1 when there are none), F_β = (1 + β²) P R / (β² P + R). :func:`f_randomisation_p`
+tests two systems' F0.5 by approximate randomisation over sentences.
 """
 from __future__ import annotations
 
@@ -20,8 +28,8 @@ import numpy as np
 from ...ud.slots import ABBV, SlotSentence, to_slots
 from ...ud.treebank import Sentence
 
-__all__ = ["CLASSES", "MarkCounts", "RestorationScore", "levenshtein", "score", "sign_flip_p",
-           "slot_strings"]
+__all__ = ["CLASSES", "EditScore", "MarkCounts", "RestorationScore", "edit_score",
+           "f_randomisation_p", "levenshtein", "score", "sign_flip_p", "slot_strings"]
 
 # Mark classes, each a set of one-character tokens; None = every punctuation token.
 CLASSES: dict[str, frozenset[str] | None] = {
@@ -161,4 +169,106 @@ def sign_flip_p(a: Sequence[float], b: Sequence[float], rounds: int = 20_000,
     for start in range(0, rounds, 1000):
         signs = rng.integers(0, 2, size=(min(1000, rounds - start), d.size)) * 2 - 1
         hits += int((np.abs(signs @ d) >= observed - 1e-9).sum())
+    return (hits + 1) / (rounds + 1)
+
+
+@dataclass
+class EditScore:
+    """Per sentence, the correct, system and gold punctuation edits (module docstring)."""
+
+    correct: list[int] = field(default_factory=list)
+    proposed: list[int] = field(default_factory=list)
+    gold: list[int] = field(default_factory=list)
+
+    def add(self, source: Sequence[Sequence[str]], gold: Sequence[Sequence[str]],
+            pred: Sequence[Sequence[str]]) -> None:
+        """Count one sentence from its slot strings."""
+        ok = proposed = wanted = 0
+        for s, g, p in zip(source, gold, pred, strict=True):
+            s, g, p = tuple(s), tuple(g), tuple(p)
+            proposed += p != s
+            wanted += g != s
+            ok += p != s and p == g
+        self.correct.append(ok)
+        self.proposed.append(proposed)
+        self.gold.append(wanted)
+
+    @staticmethod
+    def prf(correct: float, proposed: float, gold: float, beta: float = 0.5
+            ) -> tuple[float, float, float]:
+        """(P, R, F_β) in percent from totals, with the M2 scorer's conventions."""
+        p = correct / proposed if proposed else 1.0
+        r = correct / gold if gold else 1.0
+        f = (1 + beta ** 2) * p * r / (beta ** 2 * p + r) if p + r else 0.0
+        return 100.0 * p, 100.0 * r, 100.0 * f
+
+    def scores(self, beta: float = 0.5) -> tuple[float, float, float]:
+        """Corpus (P, R, F_β) in percent."""
+        return self.prf(sum(self.correct), sum(self.proposed), sum(self.gold), beta)
+
+    def to_dict(self) -> dict[str, object]:
+        p, r, f = self.scores()
+        return {"correct": sum(self.correct), "proposed": sum(self.proposed),
+                "gold": sum(self.gold), "precision": p, "recall": r, "f0.5": f}
+
+
+def _aligned(gold: Iterable[Sentence], *others: Iterable[Sentence]
+             ) -> Iterable[tuple[SlotSentence, ...]]:
+    """Slot sentences of gold and of each other file, sentence by sentence, with their words
+    checked against gold's."""
+    iters = [iter(o) for o in others]
+    for g_sent in gold:
+        g = to_slots(g_sent)
+        row = [g]
+        for it in iters:
+            o_sent = next(it, None)
+            if o_sent is None:
+                raise g_sent.error("a file has no sentence for this gold sentence")
+            o = to_slots(o_sent)
+            _check_words(g_sent, g, o_sent, o)
+            row.append(o)
+        yield tuple(row)
+    for it in iters:
+        extra = next(it, None)
+        if extra is not None:
+            raise extra.error("this file has more sentences than the gold file")
+
+
+def edit_score(source: Iterable[Sentence], gold: Iterable[Sentence],
+               pred: Iterable[Sentence]) -> EditScore:
+    """The punctuation edits of ``pred`` against ``gold``, both relative to ``source`` (the
+    uncorrected input); all three must have the same words once punctuation is removed."""
+    out = EditScore()
+    for g, s, p in _aligned(gold, source, pred):
+        out.add(slot_strings(s), slot_strings(g), slot_strings(p))
+    return out
+
+
+def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int = 20_000,
+                      seed: int = 1) -> float:
+    """Two-sided p-value of approximate randomisation: the share of ``rounds`` random swaps of
+    the two systems' counts, sentence by sentence, whose F_β difference is at least the
+    observed one (the observed one counted, so never 0). Both must score the same sentences."""
+    if len(a.gold) != len(b.gold):
+        raise ValueError("the two systems score different numbers of sentences")
+    ca, pa = np.asarray(a.correct, float), np.asarray(a.proposed, float)
+    cb, pb = np.asarray(b.correct, float), np.asarray(b.proposed, float)
+    gold = float(sum(a.gold))
+
+    def f(correct: np.ndarray, proposed: np.ndarray) -> np.ndarray:
+        p = np.where(proposed > 0, correct / np.where(proposed > 0, proposed, 1), 1.0)
+        r = correct / gold if gold else np.ones_like(correct)
+        den = beta ** 2 * p + r
+        return np.where(den > 0, (1 + beta ** 2) * p * r / np.where(den > 0, den, 1), 0.0)
+
+    observed = abs(f(ca.sum(), pa.sum()) - f(cb.sum(), pb.sum()))
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for start in range(0, rounds, 1000):
+        swap = rng.integers(0, 2, size=(min(1000, rounds - start), len(ca))).astype(bool)
+        c1 = np.where(swap, cb, ca).sum(axis=1)
+        p1 = np.where(swap, pb, pa).sum(axis=1)
+        c2 = np.where(swap, ca, cb).sum(axis=1)
+        p2 = np.where(swap, pa, pb).sum(axis=1)
+        hits += int((np.abs(f(c1, p1) - f(c2, p2)) >= observed - 1e-12).sum())
     return (hits + 1) / (rounds + 1)

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from ...parser import Model as ParserModel
 from ...parser import parse
 from ...ud.annotations import forget
-from ...ud.treebank import Sentence
+from ...ud.treebank import Sentence, batches
 from . import Restorer
 from .strip import insert, strip
 
@@ -25,20 +25,32 @@ def _warn(message: str) -> None:
 
 def restored(sentences: Iterable[Sentence], method: Restorer,
              parsers: Sequence[ParserModel] = (), beam: int | None = None,
-             warn: Callable[[str], None] = _warn) -> Iterator[Sentence]:
+             warn: Callable[[str], None] = _warn, chunk: int = 256) -> Iterator[Sentence]:
     """Every sentence stripped, parsed if parsers are given (``beam``: default each parser's
     training beam), and restored by ``method``. With several parsers the output keeps the first
-    one's tree and ``method`` also gets the others' (see :class:`Restorer`).
+    one's tree and ``method`` also gets the others' (see :class:`Restorer`). A method with a
+    ``restore_many(sentences, alternatives)`` gets ``chunk`` sentences at a time.
 
     A sentence that is all punctuation has no words to restore around: it is copied unchanged,
     with a warning naming it. Any other loses the analysis ``fstpunct decode`` wrote
     (:func:`~fstpunct.ud.annotations.forget`)."""
-    for sent in sentences:
-        if not has_words(sent):
-            warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
-                 "copied unchanged")
-            yield sent
-            continue
-        bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
-        trees = [parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers] or [bare]
-        yield insert(trees[0], method.restore(trees[0], trees[1:]))
+    many = getattr(method, "restore_many", None)
+    for batch in batches(sentences, chunk if many else 1):
+        todo = []
+        for sent in batch:
+            if not has_words(sent):
+                warn(f"{sent.path}:{sent.lineno} (sent_id {sent.sent_id}): only punctuation, "
+                     "copied unchanged")
+                continue
+            bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
+            todo.append([parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers]
+                        or [bare])
+        done = many([t[0] for t in todo], [t[1:] for t in todo]) if many else \
+            [method.restore(t[0], t[1:]) for t in todo]
+        results = iter(zip(todo, done))
+        for sent in batch:
+            if has_words(sent):
+                trees, insertions = next(results)
+                yield insert(trees[0], insertions)
+            else:
+                yield sent

@@ -20,15 +20,39 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...fst.channel import KEEP, SWAP
+from ...fst.channel import KEEP, SWAP, Channel
 from ...model.attach import AttachData
 from ...model.punct import PunctModel
 from ...model.vocab import Puncteme
 from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
 
-__all__ = ["HIDDEN", "Draws", "PriorSampler", "SlotDraws"]
+__all__ = ["HIDDEN", "Draws", "PriorSampler", "SlotDraws", "Visible"]
 
 HIDDEN = frozenset({ABBV, UNK})  # symbols a restorer never writes
+
+
+class Visible:
+    """What a reader sees of a channel output: x without ∘ and the ``hidden`` symbols, and
+    each remaining token's word."""
+
+    def __init__(self, channel: Channel, hidden: frozenset[str] = HIDDEN) -> None:
+        self.channel, self.hidden = channel, hidden | {BOUNDARY}
+        self._aligned: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[int, ...]] = {}
+
+    def __call__(self, x: tuple[str, ...], u: Sequence[str], origin: Sequence[int]
+                 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
+        """x without hidden symbols, and each remaining token's word: that of the token of u
+        it comes from (the only one with its symbol, or else the one on the channel's most
+        probable path, :meth:`Channel.align`, cached)."""
+        if len(set(u)) == len(u):
+            positions: tuple[int, ...] | None = tuple(u.index(t) for t in x)
+        else:
+            key = (tuple(u), x)
+            positions = self._aligned.get(key)
+            if positions is None:
+                positions = self._aligned[key] = self.channel.align(u, x)
+        kept = [k for t, k in zip(x, positions) if t not in self.hidden]
+        return tuple(u[k] for k in kept), tuple(origin[k] for k in kept)
 
 
 @dataclass(frozen=True)
@@ -85,13 +109,12 @@ class PriorSampler:
             raise ValueError("the number of samples must be at least 1")
         self.model, self.samples, self.seed = model, samples, seed
         self._stream = () if stream is None else (stream,)
-        self._hidden = hidden | {BOUNDARY}
+        self._visible = Visible(model.channel, hidden)
         channel, settings = model.channel, model.settings
         self._sigma = [t for t in channel.symbols if t != BOUNDARY]
         self._continuation, self._backoff = settings.continuation, settings.backoff
         self._pairs = np.asarray(model.vocab.pairs, dtype=np.int64).reshape(-1, 2)
         self._index = {t: k for k, t in enumerate(channel.symbols)}
-        self._aligned: dict[tuple[tuple[str, ...], tuple[str, ...]], tuple[int, ...]] = {}
 
     def draws(self, sentences: Sequence[SlotSentence], first: int = 0) -> Iterator[Draws]:
         """:class:`Draws` for every sentence; sentence k of the batch uses the random stream
@@ -156,21 +179,6 @@ class PriorSampler:
                 index[j] = strings[y]
             slots.append(SlotDraws(tuple(strings), tuple(heads), index[of_output]))
         return Draws(tuple(slots))
-
-    def _visible(self, x: tuple[str, ...], u: list[str], origin: list[int]
-                 ) -> tuple[tuple[str, ...], tuple[int, ...]]:
-        """x without hidden symbols, and each remaining token's word: that of the token of u
-        it comes from (the only one with its symbol, or else the one on the channel's most
-        probable path, :meth:`Channel.align`, cached)."""
-        if len(set(u)) == len(u):
-            positions: tuple[int, ...] | None = tuple(u.index(t) for t in x)
-        else:
-            key = (tuple(u), x)
-            positions = self._aligned.get(key)
-            if positions is None:
-                positions = self._aligned[key] = self.model.channel.align(u, x)
-        kept = [k for t, k in zip(x, positions) if t not in self._hidden]
-        return tuple(u[k] for k in kept), tuple(origin[k] for k in kept)
 
     def _channel_draws(self, rng: np.random.Generator, us: np.ndarray,
                        of_sample: np.ndarray) -> np.ndarray:

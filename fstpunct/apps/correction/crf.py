@@ -1,0 +1,129 @@
+"""A discriminative corrector: a linear-chain CRF over slots that reads the current punctuation.
+
+The paper's BiLSTM-CRF corrector reads the words and each slot's punctuation x_i; this one is
+restoration's CRF (:func:`fstpunct.apps.restoration.crf.features`: words, UPOS and tree around
+the slot) with the learner's punctuation of the slot and of its neighbours added (``x=``,
+``xl=``, ``xr=``, and ``x=`` conjoined with the UPOS bigram across the slot), predicting the
+corrected string of every slot (tags seen fewer than twice in training keep the learner's
+string). Optional *generative* features per slot (:func:`generative_features`) come from a
+punctuation model's exact slot distribution under the tree (:class:`ExactPrior`): its most
+probable string, and the probability it gives the learner's string, bucketed — so the CRF can
+learn when the model of correct English doubts what the learner wrote.
+"""
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ...errors import InputError, ModelError
+from ...files import atomic_folder
+from ...model.punct import PunctModel
+from ...ud.slots import SlotSentence
+from ..restoration import Insertion
+from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, slot_tags
+from ..restoration.crf import features as restoration_features
+from ..restoration.exact import ExactPrior
+
+__all__ = ["CrfCorrector", "features", "generative_features", "train"]
+
+FORMAT = "fstpunct-crf-corrector 1"
+_BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
+
+
+def _bucket(p: float) -> str:
+    return next((f"<{b}" for b in _BUCKETS if p < b), f">={_BUCKETS[-1]}")
+
+
+def generative_features(model: PunctModel, sentences: Sequence[SlotSentence],
+                        name: str = "g") -> list[list[list[str]]]:
+    """Per sentence and slot: ``NAME1=`` the model's most probable string and ``NAMEx=`` the
+    bucketed probability of the sentence's own string (``NAMEx=<0.01`` for one outside the
+    candidates)."""
+    prior = ExactPrior(model)
+    out = []
+    for ss, slots in zip(sentences, prior.distributions([sentences])):
+        own = slot_tags(ss)
+        feats = []
+        for tag, slot in zip(own, slots):
+            best = " ".join(slot.strings[0]) or EMPTY
+            p = next((float(q) for y, q in zip(slot.strings, slot.probs)
+                      if (" ".join(y) or EMPTY) == tag), 0.0)
+            feats.append([f"{name}1={best}", f"{name}x={_bucket(p)}",
+                          f"{name}same={best == tag}"])
+        out.append(feats)
+    return out
+
+
+def features(ss: SlotSentence, tree: bool = True,
+             extra: Sequence[Sequence[str]] = ()) -> list[list[str]]:
+    """Restoration's slot features, the learner's punctuation around each slot, and ``extra``
+    (one list per slot)."""
+    own = slot_tags(ss)
+    out = restoration_features(ss, tree)
+    n = ss.n
+    for i, f in enumerate(out):
+        left = own[i - 1] if i else "<s>"
+        right = own[i + 1] if i < n else "</s>"
+        bigram = next(x for x in f if x.startswith("pLR="))
+        f += [f"x={own[i]}", f"xl={left}", f"xr={right}", f"x={own[i]}|{bigram}"]
+        if i < len(extra):
+            f += list(extra[i])
+    return out
+
+
+class CrfCorrector:
+    """A trained CRF corrector folder: ``crf.model`` and ``meta.json``."""
+
+    def __init__(self, folder: Path, meta: dict[str, Any]) -> None:
+        self.meta = meta
+        self.tagger = _pycrfsuite().Tagger()
+        self.tagger.open(str(folder / "crf.model"))
+        self.tree = bool(meta["tree_features"])
+
+    @classmethod
+    def load(cls, folder: str | Path) -> CrfCorrector:
+        path = Path(folder)
+        try:
+            meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ModelError(f"{path}: not a CRF corrector (meta.json: {e})") from e
+        if meta.get("format") != FORMAT:
+            raise ModelError(f"{path}: meta.json is not a {FORMAT} model")
+        return cls(path, meta)
+
+    def correct(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()) -> list[Insertion]:
+        """The corrected string of every slot as insertions (each token attached to the word
+        left of its slot; slot 0: word 1); :data:`OTHER` keeps the learner's string."""
+        own = slot_tags(ss)
+        tags = self.tagger.tag(features(ss, self.tree, extra))
+        return [tuple((tok, max(i, 1)) for tok in (own[i] if t == OTHER else t).split(" ")
+                      if tok != EMPTY) for i, t in enumerate(tags)]
+
+
+def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output: str | Path,
+          extras: Sequence[Sequence[Sequence[str]]] | None = None, c2: float = 1.0,
+          max_iterations: int = 200, tree: bool = True,
+          info: dict[str, Any] | None = None) -> CrfCorrector:
+    """Train on (learner, corrected) slot sentences of the same words; ``extras[k]``: sentence
+    k's extra features per slot."""
+    if len(sources) != len(golds) or not sources:
+        raise InputError("the CRF corrector needs as many corrected sentences as sources (>0)")
+    counts = Counter(t for g in golds for t in slot_tags(g))
+    known = {t for t, c in counts.items() if c >= MIN_COUNT}
+    trainer = _pycrfsuite().Trainer(verbose=False)
+    for k, (s, g) in enumerate(zip(sources, golds)):
+        trainer.append(features(s, tree, extras[k] if extras else ()),
+                       [t if t in known else OTHER for t in slot_tags(g)])
+    trainer.set_params({"c1": 0.0, "c2": c2, "max_iterations": max_iterations})
+    meta = {"format": FORMAT, "tree_features": tree, "c2": c2, "tags": sorted(known),
+            "training": {**(info or {}), "pairs": len(sources)}}
+    with atomic_folder(Path(output)) as tmp, tempfile.TemporaryDirectory() as work:
+        trainer.train(str(Path(work) / "crf.model"))
+        (tmp / "crf.model").write_bytes((Path(work) / "crf.model").read_bytes())
+        (tmp / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n",
+                                       encoding="utf-8")
+    return CrfCorrector.load(output)

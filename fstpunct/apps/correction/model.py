@@ -1,0 +1,130 @@
+"""The correction model: the learners' punctuation model and the corrector, trained on pairs.
+
+:class:`CorrectionModel` holds two punctuation models: ``learner`` (trained on the learners'
+original sentences; its Viterbi T_e′ explains a learner's punctuation) and ``corrector`` (a
+:class:`~fstpunct.model.punct.PunctModel` over the corrected sentences whose nodes carry the
+learner's puncteme pair as extra Attach contexts, :func:`learner_contexts`). The corrector is
+trained by EM on (learner, corrected) pairs with the same trees: every pair (l_c, r_c) of W_d is
+scored with the usual features and with each of ``xl=l_e``, ``xr=r_e``, ``xp=l_e|r_e``, so the
+weights learn when a learner's mark is kept, dropped or changed; its channel starts from, and is
+drawn towards (Dirichlet pseudo-counts ``prior`` per window), the channel of a model of correct
+English (``reference``, the bundled ``en``).
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...errors import InputError, ModelError
+from ...files import atomic_folder
+from ...fst.channel import Channel
+from ...fst.grammar import Grammar
+from ...model.features import render
+from ...model.punct import Inference, PunctModel, Settings
+from ...model.store import load_model, save_model
+from ...model.train import em, initial_model
+from ...model.vocab import Puncteme
+from ...ud.slots import SlotSentence
+
+__all__ = ["CorrectionModel", "learner_contexts", "train", "with_learner"]
+
+FORMAT = "fstpunct-correction 1"
+
+
+def learner_contexts(pairs: Sequence[tuple[Puncteme, Puncteme] | None]
+                     ) -> tuple[tuple[str, ...], ...]:
+    """The extra context features of every node from the learner's T_e′ (None = the backoff,
+    read as ``<backoff>``)."""
+    out = []
+    for pair in pairs:
+        l, r = ("<backoff>", "<backoff>") if pair is None else (render(pair[0]),
+                                                                  render(pair[1]))
+        out.append((f"xl={l}", f"xr={r}", f"xp={l}|{r}"))
+    return tuple(out)
+
+
+def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list[SlotSentence]:
+    """``sentences`` with the contexts of their Viterbi T_e′ under ``learner`` (their own
+    surface punctuation is the learner's)."""
+    if not sentences:
+        return []
+    inference = Inference(learner, learner.prepare(sentences))
+    return [replace(ss, contexts=learner_contexts(pairs[:ss.n] if ss.n else ()))
+            for ss, pairs in zip(sentences, inference.viterbi_all())]
+
+
+def _towards(channel: Channel, reference: Channel) -> Channel:
+    """``channel`` with φ[a, b] of every window whose symbols the reference also has taken
+    from the reference (same direction required)."""
+    if channel.direction != reference.direction:
+        raise ModelError(f"the reference channel scans {reference.direction}, the corrector's "
+                         f"{channel.direction}")
+    phi = channel.phi.copy()
+    both = [(k, reference.index(t)) for k, t in enumerate(channel.symbols)
+            if t in reference.symbols]
+    mine = np.array([k for k, _ in both], dtype=np.intp)
+    theirs = np.array([j for _, j in both], dtype=np.intp)
+    phi[np.ix_(mine, mine)] = reference.phi[np.ix_(theirs, theirs)]
+    return Channel(channel.symbols, channel.direction, phi)
+
+
+@dataclass
+class CorrectionModel:
+    """A trained correction model (module docstring) and its training record."""
+
+    learner: PunctModel
+    corrector: PunctModel
+    record: dict[str, Any]
+
+    def save(self, folder: str | Path) -> Path:
+        """A folder with ``learner/``, ``corrector/`` (punctuation model folders) and
+        ``correction.json``, written whole."""
+        with atomic_folder(Path(folder)) as tmp:
+            save_model(self.learner, tmp / "learner", self.record.get("learner", {}))
+            save_model(self.corrector, tmp / "corrector", self.record.get("corrector", {}))
+            (tmp / "correction.json").write_text(
+                json.dumps({"format": FORMAT, "record": self.record}, ensure_ascii=False,
+                           indent=1) + "\n", encoding="utf-8")
+        return Path(folder)
+
+    @classmethod
+    def load(cls, folder: str | Path) -> CorrectionModel:
+        path = Path(folder)
+        try:
+            meta = json.loads((path / "correction.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            raise ModelError(f"{path}: not a correction model (correction.json: {e})") from e
+        if meta.get("format") != FORMAT:
+            raise ModelError(f"{path}: correction.json is not a {FORMAT} model")
+        return cls(load_model(path / "learner"), load_model(path / "corrector"),
+                   meta.get("record", {}))
+
+
+def train(learner: PunctModel, originals: Sequence[SlotSentence],
+          corrected: Sequence[SlotSentence], reference: PunctModel, grammar: Grammar,
+          iterations: int = 8, settings: Settings | None = None,
+          report: Callable[[int, float, float], None] | None = None,
+          record: dict[str, Any] | None = None) -> CorrectionModel:
+    """Train the corrector on pairs: ``originals[k]`` (the learner's punctuation) and
+    ``corrected[k]`` (the same words and tree, corrected punctuation)."""
+    if len(originals) != len(corrected) or not originals:
+        raise InputError("the corrector needs as many corrected sentences as originals (>0)")
+    for o, c in zip(originals, corrected):
+        if o.n != c.n or o.heads != c.heads:
+            raise InputError(f"{c.path}:{c.lineno} (sent_id {c.sent_id}): its tree is not "
+                             "the original's")
+    settings = settings or Settings(lexical=0)
+    targets = [replace(c, contexts=o.contexts)
+               for o, c in zip(with_learner(learner, originals), corrected)]
+    start = initial_model(targets, grammar, settings=settings)
+    start = PunctModel(start.attach, start.theta, _towards(start.channel, reference.channel),
+                       settings)
+    model, history = em(start, start.prepare(targets), iterations, report=report)
+    info = {**(record or {}), "pairs": len(targets), "iterations": iterations,
+            "objective": history.objective}
+    return CorrectionModel(learner, model, info)

@@ -1,0 +1,378 @@
+"""Exact restoration (no sampling): the distribution of what each slot shows, under the prior.
+
+Given T, every node draws its pair (l, r) independently (:mod:`.sample`), and a slot's
+underlying string uᵢ concatenates one side of each of its members (:func:`slot_members`): of
+*different* nodes, so uᵢ is a concatenation of independent punctemes, member j's drawn from its
+node's marginal mⱼ(l) = (1 − β) Σ_r p_θ(l, r | w) + β q(l) (left side; the right side alike).
+The probability that slot i shows the visible string y (x without ∘ and the :data:`HIDDEN`
+symbols) is an FST computation in y's slot lattice (:mod:`fstpunct.fst.lattice`: the channel
+composed with the acceptor of y, hidden symbols allowed anywhere), over the same matrices the
+inside algorithm uses:
+
+    p(yᵢ = y) = λᵀ · [M(∘) in slot 0] · Πⱼ ((1 − β) Σ_l mⱼ′(l) M(l) + β(1 − s) C) · ρ,
+
+mⱼ′ the Attach part of the marginal and C the backoff closure, so even the infinitely many
+backoff punctemes are summed exactly.
+
+Which strings y: the **candidates** of a slot are the visible channel outputs of its most
+probable underlying strings (a beam over the members' marginals, :class:`ExactPrior`), each with
+p̃(y), the part of p(y) that the beam reaches: a lower bound, and 1 − Σ p̃(y) is exactly the mass
+that the candidates' estimates leave out (:attr:`SlotDistribution.rest`), which bounds the error of
+every difference of expected losses (:meth:`SlotDistribution.certified`). :meth:`ExactPrior.exact`
+replaces the estimates by the exact probabilities above (slower; the tests check both against
+brute-force enumeration, and the exact ones against the sampler's frequencies).
+
+Decoders (the loss is the edit distance summed over slots, so a sentence's expected loss is
+Σᵢ Rᵢ(yᵢ) exactly, whatever the correlations between slots):
+
+* :func:`slot_decoder`: every slot's candidate of least risk Rᵢ(y) = Σ_y′ p(y′) ed(y, y′):
+  the minimum expected loss over every combination of candidates.
+* :func:`balanced_decoder`: the least expected loss among the combinations whose paired marks
+  (the model's symmetric pairs, e.g. ``( )``, ``“ ”``) balance over the sentence, by a dynamic
+  program over slots whose state is the stack of marks still open.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+
+from ...dp.semiring import SumProduct
+from ...fst.lattice import LatticeBuilder
+from ...model.attach import AttachData
+from ...model.punct import PunctModel, SlotCache
+from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots, underlying_slot
+from ...ud.treebank import Sentence
+from . import Insertion
+from .mbr import distance
+from .sample import HIDDEN, Visible
+
+__all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "SlotDistribution", "balanced",
+           "balanced_decoder", "insertions", "slot_decoder"]
+
+
+@dataclass(frozen=True)
+class SlotDistribution:
+    """The candidate visible strings of one slot with their probabilities: lower bounds from
+    :class:`ExactPrior`'s beam, or exact ones (:meth:`ExactPrior.exact`)."""
+
+    strings: tuple[tuple[str, ...], ...]   # most probable first
+    heads: tuple[tuple[int, ...], ...]     # per string, the word (1-based) of each token
+    probs: np.ndarray
+
+    @property
+    def rest(self) -> float:
+        """1 − Σ probs: the probability of every string that is not a candidate, plus what the
+        estimates of the candidates' probabilities lack (0 for exact ones)."""
+        return max(0.0, 1.0 - float(self.probs.sum()))
+
+    @cached_property
+    def risks(self) -> np.ndarray:
+        """Rᵢ(y) = Σ_y′ p(y′) · ed(y, y′) over the candidates y′, for every candidate y (the
+        strings left out add between 0 and :attr:`rest` · ed(y, y*) to a difference of risks;
+        see :meth:`certified`)."""
+        if len(self.strings) == 1:
+            return np.zeros(1)
+        dist = np.array([[distance(a, b) for b in self.strings] for a in self.strings],
+                        dtype=float).reshape(len(self.strings), len(self.strings))
+        return dist @ self.probs
+
+    def certified(self, j: int) -> bool:
+        """Whether candidate j has the least risk whatever the left-out strings are (by the
+        triangle inequality they change R(y) − R(y_j) by at most rest · ed(y, y_j))."""
+        gap = self.risks - self.risks[j]
+        eds = np.array([distance(y, self.strings[j]) for y in self.strings])
+        return bool(np.all(gap + 1e-12 >= self.rest * eds))
+
+
+Shown = tuple[str, ...]  # a visible slot string
+Decoder = Callable[[Sequence[SlotDistribution], Sequence[tuple[str, str]]], list[int]]
+
+
+def slot_decoder(slots: Sequence[SlotDistribution],
+                 pairs: Sequence[tuple[str, str]] = ()) -> list[int]:
+    """Per slot, the candidate of least risk (``pairs`` is ignored)."""
+    return [int(np.argmin(slot.risks)) for slot in slots]
+
+
+def balanced_decoder(slots: Sequence[SlotDistribution],
+                     pairs: Sequence[tuple[str, str]] = (), depth: int = 4) -> list[int]:
+    """The combination of candidates of least expected loss Σᵢ Rᵢ(yᵢ) whose marks of
+    ``pairs`` (opening, closing) balance: read left to right, each closing mark closes the
+    innermost open mark, which must be its partner, and nothing is open at the end. Exact over
+    the candidates (a Viterbi pass over slots; state = the open marks, at most ``depth`` deep);
+    :func:`slot_decoder`'s choice where no combination balances."""
+    closer = {a: b for a, b in pairs}
+    opener = {b: a for a, b in pairs}
+    # state (open marks, innermost last) -> (total risk, choices so far)
+    states: dict[tuple[str, ...], tuple[float, tuple[int, ...]]] = {(): (0.0, ())}
+    for slot in slots:
+        nxt: dict[tuple[str, ...], tuple[float, tuple[int, ...]]] = {}
+        for j, (y, risk) in enumerate(zip(slot.strings, slot.risks.tolist())):
+            for stack, (total, choice) in states.items():
+                after = _push(stack, y, closer, opener, depth)
+                if after is None:
+                    continue
+                best = nxt.get(after)
+                if best is None or total + risk < best[0]:
+                    nxt[after] = (total + risk, choice + (j,))
+        states = nxt
+    done = states.get(())
+    return list(done[1]) if done is not None else slot_decoder(slots)
+
+
+def _push(stack: tuple[str, ...], y: Sequence[str], closer: dict[str, str],
+          opener: dict[str, str], depth: int) -> tuple[str, ...] | None:
+    """The open marks after reading y, or None if y closes a mark that is not open (or opens
+    more than ``depth``). A symmetric mark that is its own partner closes when it is open."""
+    for t in y:
+        if t in opener and stack and stack[-1] == opener[t]:
+            stack = stack[:-1]
+        elif t in closer:
+            if len(stack) == depth:
+                return None
+            stack = (*stack, t)
+        elif t in opener:
+            return None
+    return stack
+
+
+EXACT_DECODERS: dict[str, Decoder] = {"balanced": balanced_decoder, "slot": slot_decoder}
+
+
+class ExactPrior:
+    """Slot distributions (:class:`SlotDistribution`) of depunctuated trees under a
+    :class:`PunctModel`'s prior.
+
+    Candidates of a slot: the underlying strings of a beam of the ``beam`` most probable
+    combinations of its members' punctemes (each member's of marginal probability ≥ ``floor``),
+    their channel outputs of probability ≥ ``floor``, and of the visible strings of these
+    those whose estimated probability is ≥ ``floor`` (ε always). The estimate p̃(y) sums
+    p(u) · p(x | u) over the beam: a lower bound of p(y), and 1 − Σ p̃(y) is exactly the mass
+    it leaves out (:attr:`SlotDistribution.rest`). :meth:`exact` replaces the estimates by
+    exact probabilities (the lattice computation of the module docstring; slower).
+
+    A slot whose members all draw ε with probability Π ≥ 1/2 needs no candidates: ε is then
+    the least-risk string of all (for |y| ≥ 1, R(y) ≥ R(ε) + |y| (2 p(ε) − 1) by the triangle
+    inequality); :meth:`distributions` with ``quick`` gives such a slot ε alone."""
+
+    def __init__(self, model: PunctModel, beam: int = 8, floor: float = 1e-3,
+                 hidden: frozenset[str] = HIDDEN) -> None:
+        self.model, self.beam, self.floor = model, beam, floor
+        settings, channel = model.settings, model.channel
+        self._visible = Visible(channel, hidden)
+        self._slots: SlotCache | None = None  # lattices, built when first needed
+        self._boundary = channel.index(BOUNDARY)
+        self._pairs = np.asarray(model.vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        self._size = len(model.vocab.punctemes) + 1  # punctemes, then the backoff closure
+        self._keep = 1.0 - settings.backoff
+        self._closure = settings.backoff * (1.0 - settings.continuation)
+        rate = settings.continuation / (len(channel.symbols) - 1)
+        lengths = np.array([len(p) for p in model.vocab.punctemes])
+        self._backoff = self._closure * rate ** lengths  # β q(l) of every l of V
+        self._outputs: dict[tuple[str, ...],
+                            list[tuple[tuple[str, ...], float, tuple[int, ...]]]] = {}
+
+    def marginals(self, sentences: Sequence[SlotSentence]) -> list[np.ndarray]:
+        """Per sentence, every node's marginals as the mixture of the lattice computation:
+        the Attach part (1 − β) Σ_r p_θ(l, r | w) for every puncteme l of V, then the backoff
+        closure's coefficient β(1 − s) (which adds β q(l) for every token string l): row 2t is
+        node t's left side, row 2t + 1 its right side."""
+        data = AttachData.build(self.model.attach, sentences)
+        probs = self._keep * self.model.attach_probabilities(data)
+        node_of_row = np.repeat(np.arange(data.n_nodes), np.diff(data.node_offsets))
+        sides = self._pairs[data.pairs]
+        out = np.zeros((2 * data.n_nodes, self._size))
+        for side in (0, 1):
+            flat = (2 * node_of_row + side) * self._size + sides[:, side]
+            out += np.bincount(flat, probs, out.size).reshape(out.shape)
+        out[:, -1] = self._closure
+        offsets = 2 * np.asarray(data.sentence_offsets)
+        return [out[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+
+    def distributions(self, trees: Sequence[Sequence[SlotSentence]], quick: bool = False
+                      ) -> Iterator[list[SlotDistribution]]:
+        """Every sentence's slot distributions (estimated), from its trees ``trees[t][k]`` (one
+        list per tree source, every tree of sentence k over the same words): with several
+        trees, the equal mixture of theirs (candidates: the union, each string with the heads
+        of the first tree that proposes it). ``quick``: ε alone where p(ε) ≥ 1/2."""
+        marginals = [self.marginals(ts) for ts in trees]
+        for k in range(len(trees[0])):
+            yield self.sentence([(ts[k], m[k]) for ts, m in zip(trees, marginals)], quick)
+
+    def sentence(self, trees: Sequence[tuple[SlotSentence, np.ndarray]], quick: bool = False
+                 ) -> list[SlotDistribution]:
+        """The slot distributions of one sentence from its (tree, :meth:`marginals`) pairs."""
+        per_tree = [(s, slot_members(s), m) for s, m in trees]
+        empty = np.mean([self._empty(members, m) for _, members, m in per_tree], axis=0)
+        out = []
+        for i, p_empty in enumerate(empty.tolist()):
+            if quick and p_empty >= 0.5:
+                out.append(SlotDistribution(((),), ((),), np.array([p_empty])))
+                continue
+            estimate: dict[tuple[str, ...], float] = {}
+            heads: dict[tuple[str, ...], tuple[int, ...]] = {}
+            for s, members, m in per_tree:
+                p, h = self._candidates(i, s.n, members[i], m)
+                for y, q in p.items():
+                    estimate[y] = estimate.get(y, 0.0) + q / len(trees)
+                    heads.setdefault(y, h[y])
+            kept = [y for y, q in estimate.items() if q >= self.floor or not y]
+            kept.sort(key=lambda y: -estimate[y])
+            out.append(SlotDistribution(tuple(kept), tuple(heads[y] for y in kept),
+                                        np.array([estimate[y] for y in kept])))
+        return out
+
+    def _empty(self, members: list[list[tuple[int, int]]], marginals: np.ndarray) -> np.ndarray:
+        """Per slot, the probability that every member draws ε: u = ε (u = ∘ in slot 0), so
+        that the slot shows nothing (a lower bound of p(ε), which also counts outputs of only
+        hidden symbols)."""
+        rows = np.array([2 * node + side for slot in members for node, side in slot],
+                        dtype=np.intp)
+        slot_of = np.repeat(np.arange(len(members)), [len(slot) for slot in members])
+        with np.errstate(divide="ignore"):
+            logs = np.log(marginals[rows, 0] + self._backoff[0])
+        return np.exp(np.bincount(slot_of, logs, len(members)))
+
+    def _candidates(self, i: int, n: int, members: list[tuple[int, int]],
+                    marginals: np.ndarray) -> tuple[dict[Shown, float],
+                                                    dict[Shown, tuple[int, ...]]]:
+        """p̃(y) of the visible strings of slot i that the beam reaches, and the heads of each
+        on the most probable (u, x) that shows it."""
+        punctemes = self.model.vocab.punctemes
+        probs, ids = np.ones(1), np.zeros((1, 0), dtype=np.intp)
+        for node, side in members:
+            row = marginals[2 * node + side, :-1] + self._backoff
+            top = np.flatnonzero(row >= self.floor)
+            if not len(top):
+                top = np.array([int(np.argmax(row))])
+            joint = np.multiply.outer(probs, row[top]).ravel()
+            keep = np.argsort(-joint, kind="stable")[:self.beam]
+            keep = keep[joint[keep] >= self.floor] if joint[keep[0]] >= self.floor else keep[:1]
+            probs = joint[keep]
+            ids = np.column_stack([ids[keep // len(top)], top[keep % len(top)]])
+        beam = zip(probs.tolist(), ids.tolist())
+        estimate: dict[tuple[str, ...], float] = {}
+        best: dict[tuple[str, ...], tuple[float, tuple[int, ...]]] = {}
+        for p, ids in beam:
+            u, origin = underlying_slot(i, n, ((node, punctemes[a]) for (node, _), a
+                                               in zip(members, ids)))
+            for y, q, positions in self._channel(tuple(u)):
+                estimate[y] = estimate.get(y, 0.0) + p * q
+                if p * q > best.get(y, (-1.0,))[0]:
+                    best[y] = (p * q, tuple(origin[k] for k in positions))
+        return estimate, {y: h for y, (_, h) in best.items()}
+
+    def _channel(self, u: tuple[str, ...]) -> list[tuple[tuple[str, ...], float, tuple[int, ...]]]:
+        """The channel outputs x of u of probability ≥ floor as (visible string, p(x | u),
+        the position in u of each visible token), cached."""
+        out = self._outputs.get(u)
+        if out is None:
+            where = list(range(len(u)))
+            out = []
+            for x, q in self.model.channel.distribution(u).items():
+                if q >= self.floor:
+                    y, positions = self._visible(x, u, where)
+                    out.append((y, q, positions))
+            self._outputs[u] = out
+        return out
+
+    def exact(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+              slots: Sequence[SlotDistribution]) -> list[SlotDistribution]:
+        """``slots`` (of the sentence of ``trees``, as :meth:`sentence` takes them) with the
+        exact probability of every candidate, most probable first."""
+        return [self.exact_slot(trees, i, slot) for i, slot in enumerate(slots)]
+
+    def exact_slot(self, trees: Sequence[tuple[SlotSentence, np.ndarray]], i: int,
+                   slot: SlotDistribution) -> SlotDistribution:
+        """Slot i of :meth:`exact`."""
+        probs = np.mean([[self.probability(y, i, slot_members(s)[i], m) for y in slot.strings]
+                         for s, m in trees], axis=0)
+        order = np.argsort(-probs, kind="stable")
+        return SlotDistribution(tuple(slot.strings[j] for j in order),
+                                tuple(slot.heads[j] for j in order), probs[order])
+
+    def probability(self, y: tuple[str, ...], i: int, members: Sequence[tuple[int, int]],
+                    marginals: np.ndarray) -> float:
+        """p(yᵢ = y) exactly: the slot lattice of y times every member's mixture."""
+        if self._slots is None:
+            builder = LatticeBuilder(self.model.channel, frozenset(self._visible.hidden))
+            self._slots = SlotCache(self.model, builder, limit=None)
+        slot = self._slots.get(y)
+        lat = slot.lattice
+        v = lat.start
+        if i == 0:
+            v = v @ lat.matrix((self._boundary,))
+        for node, side in members:
+            v = marginals[2 * node + side] @ slot.stack.apply_t(v, SumProduct)
+        return float(v @ lat.final)
+
+
+class ExactRestorer:
+    """Restores punctuation by an exact decoder (:data:`EXACT_DECODERS`) over
+    :class:`ExactPrior`'s slot distributions: deterministic, no samples. With alternative
+    trees, the distributions are their equal mixture (what sampling splits its samples for).
+
+    Slots where ε is certainly best get no candidates (``quick``); the balanced decoder asks
+    for every slot's candidates only when the slot decoder's choice does not balance. With
+    ``exact``, a slot whose choice the estimates do not certify
+    (:meth:`SlotDistribution.certified`) gets its candidates' exact probabilities first (the
+    lattice computation; slow), so every choice is the exact minimum-risk candidate."""
+
+    def __init__(self, model: PunctModel, decoder: str = "balanced", beam: int = 8,
+                 floor: float = 1e-3, exact: bool = False) -> None:
+        self.prior = ExactPrior(model, beam, floor)
+        self.decoder, self.exact = decoder, exact
+        self.pairs = model.attach.symmetric
+
+    def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
+        return self.restore_many([sent], [alternatives])[0]
+
+    def restore_many(self, sentences: Sequence[Sentence],
+                     alternatives: Sequence[Sequence[Sentence]] | None = None
+                     ) -> list[list[Insertion]]:
+        """:meth:`restore` of many sentences at once (the Attach model featurises them
+        together, which is much faster); ``alternatives[k]``: sentence k's other trees."""
+        alternatives = alternatives or [()] * len(sentences)
+        trees = [[to_slots(t) for t in (s, *alt)] for s, alt in zip(sentences, alternatives)]
+        marginals = iter(self.prior.marginals([t for ts in trees for t in ts]))
+        return [insertions(*self.decode([(t, next(marginals)) for t in ts])) for ts in trees]
+
+    def decode(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
+               ) -> tuple[list[SlotDistribution], list[int]]:
+        """The slot distributions of one sentence (from its (tree, marginals) pairs) and the
+        decoder's choice of candidate in each."""
+        slots = self._certain(trees, self.prior.sentence(trees, quick=True))
+        choice = slot_decoder(slots)
+        if self.decoder == "balanced" and not balanced(slots, choice, self.pairs):
+            slots = self._certain(trees, self.prior.sentence(trees))
+            choice = balanced_decoder(slots, self.pairs)
+        return slots, choice
+
+    def _certain(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+                 slots: list[SlotDistribution]) -> list[SlotDistribution]:
+        """``slots`` with exact probabilities where the estimates leave the choice open."""
+        if not self.exact:
+            return slots
+        return [slot if slot.certified(int(np.argmin(slot.risks)))
+                else self.prior.exact_slot(trees, i, slot) for i, slot in enumerate(slots)]
+
+
+def balanced(slots: Sequence[SlotDistribution], choice: Sequence[int],
+             pairs: Sequence[tuple[str, str]]) -> bool:
+    """Whether the chosen strings' marks of ``pairs`` balance (see :func:`balanced_decoder`)."""
+    closer = {a: b for a, b in pairs}
+    opener = {b: a for a, b in pairs}
+    stack: tuple[str, ...] | None = ()
+    for slot, j in zip(slots, choice):
+        stack = _push(stack, slot.strings[j], closer, opener, len(slots) + 1)
+        if stack is None:
+            return False
+    return stack == ()
+
+
+def insertions(slots: Sequence[SlotDistribution], choice: Sequence[int]) -> list[Insertion]:
+    """The chosen strings as (token, head word) per slot."""
+    return [tuple(zip(slot.strings[j], slot.heads[j])) for slot, j in zip(slots, choice)]

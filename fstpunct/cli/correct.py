@@ -1,0 +1,46 @@
+"""``fstpunct correct``: correct the punctuation of learner English (paper §6.2)."""
+from __future__ import annotations
+
+import argparse
+
+from ..api import load
+from ..apps.restoration.exact import EXACT_DECODERS
+from ..apps.restoration.generative import DECODERS
+from ..progress import progress
+from ..ud.release import read_one
+from ..ud.treebank import write_file
+
+HELP = ("Correct punctuation with a correction model (scripts/correction.py train): given each "
+        "sentence's tree (or the tree --parser gives the punctuated sentence), the learner's "
+        "underlying punctuation is decoded and the corrector's minimum-Bayes-risk punctuation "
+        "written in its place (heads from the channel's alignment, '# text' rebuilt); words "
+        "and tree are kept.")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
+                        help="input file (default: stdin)")
+    parser.add_argument("-o", "--output", metavar="OUT.conllu",
+                        help="output file (default: stdout)")
+    parser.add_argument("--model", required=True, metavar="DIR", help="correction model folder")
+    parser.add_argument("--parser", metavar="DIR",
+                        help="parse the punctuated input with this parser (a 'tokens'-mode "
+                             "parser trained on learner English) instead of keeping its tree")
+    parser.add_argument("--beam", type=int, help="parser beam (default: the parser's)")
+    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
+                        help="exact MBR decoder (default balanced: paired marks balanced)")
+    parser.add_argument("--samples", type=int,
+                        help="MBR over this many samples instead of the exact decoder")
+    parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
+                        help="with --samples: 'sentence' (the best sampled x) or 'slot'")
+    parser.add_argument("--seed", type=int, default=0, help="random seed for --samples")
+    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+
+
+def run(args: argparse.Namespace) -> int:
+    model = load(args.model)
+    out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
+                        samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,
+                        beam=args.beam)
+    write_file(progress(out, "correct"), args.output)
+    return 0

@@ -1,0 +1,24 @@
+"""``--scheduler`` and ``--dask-workers``: where a command's parallel work runs."""
+from __future__ import annotations
+
+import argparse
+
+from ..parallel import Pool, make_pool
+
+
+def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that move a command's parallel work to a dask cluster."""
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--scheduler", metavar="ADDRESS",
+                       help="run the parallel work on the dask.distributed cluster whose "
+                            "scheduler is at ADDRESS (e.g. tcp://host:8786; its workers need "
+                            "fstpunct installed; pip install 'fstpunct[dask]')")
+    group.add_argument("--dask-workers", type=int, metavar="N",
+                       help="run it on a dask LocalCluster of N worker processes started for "
+                            "this run")
+
+
+def chosen_pool(args: argparse.Namespace) -> Pool:
+    """The pool the options ask for: a dask cluster, else ``--jobs`` local processes (if the
+    command has that option), else this process."""
+    return make_pool(getattr(args, "jobs", 1), args.scheduler, args.dask_workers)

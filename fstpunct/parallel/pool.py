@@ -1,0 +1,161 @@
+"""Pools of workers: every parallel job behind one ``concurrent.futures.Executor``-style interface.
+
+A :class:`Pool` runs tasks ``fn(item)`` and gives their results back in input order
+(:meth:`Pool.imap`, with a bounded number of tasks in flight, so long inputs stream). What every
+task needs and should not carry itself (a model, a training corpus, this iteration's
+parameters) is *shared* once per worker with :meth:`Pool.share`: the ``loader`` runs once on each
+worker (or, in a local pool, once in this process before the workers fork) and the task reads
+the value with :func:`shared`. Three kinds:
+
+* :class:`SerialPool` — in this process (``jobs`` = 1);
+* :class:`LocalPool` — forked worker processes on this machine (the default for ``jobs`` > 1);
+  shared values are inherited, never pickled;
+* :class:`~fstpunct.parallel.cluster.DaskPool` — a ``dask.distributed`` cluster: an existing
+  one (``scheduler`` = its address) or a ``LocalCluster`` of ``dask_workers`` processes started
+  for the run. A shared value is a worker plugin: pickled once, sent once to every worker
+  (also to workers that join later), loaded there once.
+
+Tasks should be batched to take seconds each (a chunk of sentences), so that scheduling costs
+little; results are exactly those of a serial run, as every task's result depends on its item
+and the shared values only.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from functools import partial
+from typing import Any, TypeVar
+
+__all__ = ["LocalPool", "Pool", "SerialPool", "forget", "load", "share_value", "shared", "value"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_SHARED: dict[str, Any] = {}  # this process's shared values (a worker's, or the parent's)
+
+
+def shared(name: str) -> Any:
+    """A value shared with :meth:`Pool.share` (inside a task)."""
+    try:
+        return _SHARED[name]
+    except KeyError:
+        raise LookupError(f"nothing shared under {name!r} in this worker") from None
+
+
+def load(name: str, loader: Callable[[], Any]) -> None:
+    """Load a shared value in this process (a pool's worker side)."""
+    _SHARED[name] = loader()
+
+
+def forget(name: str) -> None:
+    """Drop a shared value from this process."""
+    _SHARED.pop(name, None)
+
+
+def value(x: T) -> T:
+    """The loader of a value shared as it is: ``pool.share(name, partial(value, x))``."""
+    return x
+
+
+class Pool:
+    """A ``concurrent.futures.Executor`` with shared values and ordered, bounded mapping."""
+
+    workers: int = 1
+    parallel = True  # whether tasks run elsewhere (False: in this process, one by one)
+
+    def executor(self) -> Executor:
+        raise NotImplementedError
+
+    def share(self, name: str, loader: Callable[[], Any]) -> None:
+        """Make ``loader()`` available to every task as ``shared(name)``."""
+        raise NotImplementedError
+
+    def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
+        return self.executor().submit(fn, *args)
+
+    def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
+        """``fn(item)`` for every item, in order (as ``Executor.map``)."""
+        return self.imap(fn, items)
+
+    def imap(self, fn: Callable[[T], R], items: Iterable[T], ahead: int | None = None
+             ) -> Iterator[R]:
+        """``fn(item)`` for every item, in order, with at most ``ahead`` tasks in flight
+        (default: twice the workers), so that a long input is read as results are used."""
+        ahead = ahead or 2 * self.workers
+        running: deque[Future[R]] = deque()
+        for item in items:
+            running.append(self.submit(fn, item))
+            if len(running) >= ahead:
+                yield running.popleft().result()
+        while running:
+            yield running.popleft().result()
+
+    def close(self) -> None:
+        """Stop the workers (and a cluster started for the run)."""
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class _Inline(Executor):
+    """Runs each task when it is submitted."""
+
+    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
+        future: Future[R] = Future()
+        try:
+            future.set_result(fn(*args, **kwargs))
+        except BaseException as error:  # the caller gets it from result()
+            future.set_exception(error)
+        return future
+
+
+class SerialPool(Pool):
+    """Every task in this process, one after the other."""
+
+    parallel = False
+
+    def __init__(self) -> None:
+        self._inline = _Inline()
+
+    def executor(self) -> Executor:
+        return self._inline
+
+    def share(self, name: str, loader: Callable[[], Any]) -> None:
+        load(name, loader)
+
+    def imap(self, fn: Callable[[T], R], items: Iterable[T], ahead: int | None = None
+             ) -> Iterator[R]:
+        return map(fn, items)
+
+
+class LocalPool(Pool):
+    """``workers`` forked processes on this machine. Shared values are loaded here and
+    inherited by the workers, which are forked again after every :meth:`share`."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def executor(self) -> Executor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("fork"))
+        return self._pool
+
+    def share(self, name: str, loader: Callable[[], Any]) -> None:
+        load(name, loader)
+        self.close()  # the next task forks workers that see it
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+
+def share_value(pool: Pool, name: str, x: Any) -> None:
+    """Share ``x`` itself (pickled once per worker on a cluster)."""
+    pool.share(name, partial(value, x))

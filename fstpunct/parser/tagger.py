@@ -1,0 +1,201 @@
+"""A UPOS tagger for unpunctuated text: greedy left-to-right averaged perceptron (Collins 2002).
+
+Features of word i: the word itself and in lower case, its prefixes (1–3) and suffixes (1–4),
+its shape (``Xxxx``, ``dd-dd``: digits, letters and case classes with runs collapsed), the two
+words on each side, the suffixes (3) of the neighbours, and the tags already chosen for the two
+words on its left (alone, as a pair, and with the word). With ``lowercase`` every word is lower
+cased first, so no feature sees case (for lower-cased speech-recognition output).
+
+Feature strings are hashed once per sentence to stable 64-bit keys (BLAKE2b); the keys of the
+tag features are mixed in arithmetic. Weights are a dense ``(F + 1, T)`` array, row 0 (all
+zeros) for unknown features, trained with the parser's :class:`~fstpunct.parser.train.Perceptron`
+and stored sparse in float16 (the averaged weights lose nothing that changes a decision on the
+test splits: see RESULTS.md).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from ..files import atomic_folder
+from ..ud.treebank import Sentence
+from .model import read_folder, write_weights
+from .punct import prepare
+from .train import Perceptron
+
+__all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "FORMAT"]
+
+FORMAT = "fstpunct-tagger-1"
+_MASK = (1 << 64) - 1
+_START = ("<s>", "<s2>")
+_END = ("</s>", "</s2>")
+
+
+def _hash(s: str) -> int:
+    return int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little")
+
+
+def _mix(*xs: int) -> int:
+    """A 64-bit key of small integers and keys (splitmix64 steps)."""
+    h = 0x9E3779B97F4A7C15
+    for x in xs:
+        h = (h ^ x) * 0xBF58476D1CE4E5B9 & _MASK
+        h ^= h >> 31
+    return h
+
+
+def _shape(word: str) -> str:
+    out: list[str] = []
+    for ch in word:
+        c = "d" if ch.isdigit() else "X" if ch.isupper() else "x" if ch.isalpha() else ch
+        if not out or out[-1] != c:
+            out.append(c)
+    return "".join(out)
+
+
+def _static_keys(words: Sequence[str]) -> list[list[int]]:
+    """For each word, the keys of its features that do not depend on tags (the first is the
+    word's own key, which the tag features reuse)."""
+    low = [w.lower() for w in words]
+    padded = list(_START) + low + list(_END)
+    out = []
+    for i, w in enumerate(words):
+        lw = low[i]
+        j = i + 2
+        feats = [f"w={lw}", "bias", f"W={w}", f"shape={_shape(w)}",
+                 f"w-1={padded[j - 1]}", f"w-2={padded[j - 2]}",
+                 f"w+1={padded[j + 1]}", f"w+2={padded[j + 2]}",
+                 f"s3-1={padded[j - 1][-3:]}", f"s3+1={padded[j + 1][-3:]}",
+                 f"w-1w={padded[j - 1]}|{lw}", f"ww+1={lw}|{padded[j + 1]}"]
+        feats += [f"p{k}={lw[:k]}" for k in range(1, 4) if len(lw) >= k]
+        feats += [f"s{k}={lw[-k:]}" for k in range(1, 5) if len(lw) >= k]
+        out.append([_hash(f) for f in feats])
+    return out
+
+
+def _tag_keys(word_key: int, t1: int, t2: int) -> list[int]:
+    """Keys of the features of the two previous tags (ids; 0 = sentence start)."""
+    return [_mix(1, t1), _mix(2, t2, t1), _mix(3, t1, word_key)]
+
+
+class Tagger:
+    """Tags, known feature keys (sorted) and weights; :meth:`tag` labels a list of words."""
+
+    def __init__(self, tags: Sequence[str], keys: np.ndarray, weights: np.ndarray,
+                 lowercase: bool = False, info: dict | None = None) -> None:
+        self.tags = list(tags)
+        self.keys = keys
+        self.weights = weights
+        self.lowercase = lowercase
+        self.info = info or {}
+        self._row = {int(k): r for r, k in enumerate(keys.tolist(), 1)}
+
+    def _rows(self, keys: Iterable[int]) -> list[int]:
+        return [self._row.get(k, 0) for k in keys]
+
+    def _scores(self, static: list[int], t1: int, t2: int) -> np.ndarray:
+        return self.weights[self._rows(static + _tag_keys(static[0], t1, t2))].sum(axis=0)
+
+    def tag(self, words: Sequence[str]) -> list[str]:
+        """The UPOS of each word, chosen left to right."""
+        if self.lowercase:
+            words = [w.lower() for w in words]
+        t1 = t2 = 0
+        out = []
+        for static in _static_keys(words):
+            best = int(np.argmax(self._scores(static, t1, t2)))
+            out.append(self.tags[best])
+            t1, t2 = best + 1, t1
+        return out
+
+    def save(self, folder: str | Path) -> None:
+        """The folder ``folder`` (replaced whole) with ``tagger.npz`` (keys and float16
+        weights, sparse) and ``tagger.json``."""
+        meta = {"format": FORMAT, "tags": self.tags, "lowercase": self.lowercase,
+                "info": self.info}
+        with atomic_folder(folder) as tmp:
+            write_weights(tmp / "tagger.npz", self.keys, self.weights, np.float16)
+            (tmp / "tagger.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
+                                             encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: str | Path) -> Tagger:
+        meta, keys, weights = read_folder(Path(folder), "tagger", "tagger", FORMAT, "tagger")
+        return cls(meta["tags"], keys, weights, meta["lowercase"], meta.get("info"))
+
+
+def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
+                 dev: Sequence[tuple[Sequence[str], Sequence[str]]] = (), epochs: int = 8,
+                 lowercase: bool = False, min_count: int = 1, seed: int = 0,
+                 log: Callable[[str], None] = print) -> Tagger:
+    """An averaged perceptron trained on ``(words, tags)`` pairs, sentences shuffled each
+    epoch; with ``dev``, the epoch of best dev accuracy is kept (else the last). Features are
+    those of the gold tag history seen at least ``min_count`` times."""
+    if lowercase:
+        sentences = [([w.lower() for w in ws], ts) for ws, ts in sentences]
+    tags = sorted({t for _, ts in sentences for t in ts})
+    tag_id = {t: k for k, t in enumerate(tags)}
+    statics = [_static_keys(ws) for ws, _ in sentences]
+    counts: dict[int, int] = {}
+    for st, (_, ts) in zip(statics, sentences):
+        t1 = t2 = 0
+        for static, t in zip(st, ts):
+            for k in static + _tag_keys(static[0], t1, t2):
+                counts[k] = counts.get(k, 0) + 1
+            t1, t2 = tag_id[t] + 1, t1
+    keys = np.array(sorted(k for k, c in counts.items() if c >= min_count), dtype=np.uint64)
+    tagger = Tagger(tags, keys, np.zeros((len(keys) + 1, len(tags)), np.float32), lowercase)
+    p = Perceptron(tagger.weights.shape)
+    order = list(range(len(sentences)))
+    rng = random.Random(seed)
+    best: tuple[float, np.ndarray] | None = None
+    for epoch in range(1, epochs + 1):
+        rng.shuffle(order)
+        tagger.weights = p.w
+        right = total = 0
+        for s in order:
+            gold = [tag_id[t] for t in sentences[s][1]]
+            t1 = t2 = 0
+            for static, g in zip(statics[s], gold):
+                rows = np.array([tagger._rows(static + _tag_keys(static[0], t1, t2))])
+                guess = int(np.argmax(p.w[rows[0]].sum(axis=0)))
+                if guess != g:
+                    p.update(rows, np.array([g]), rows, np.array([guess]))
+                right += guess == g
+                total += 1
+                p.c += 1
+                t1, t2 = guess + 1, t1  # the tagger's own history, as when tagging
+        tagger.weights = p.averaged()
+        message = f"epoch {epoch}: train accuracy {right / max(total, 1):.4f}"
+        if dev:
+            acc = accuracy(tagger, dev)
+            message += f", dev accuracy {acc:.4f}"
+            if best is None or acc > best[0]:
+                best = (acc, tagger.weights)
+        log(message)
+    if best is not None:
+        tagger.weights = best[1]
+    tagger.info = {"features": int(len(keys)), "epochs": epochs, "min_count": min_count,
+                   "sentences": len(sentences)}
+    return tagger
+
+
+def accuracy(tagger: Tagger, data: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
+    """Share of words tagged right."""
+    right = total = 0
+    for words, gold in data:
+        right += sum(a == b for a, b in zip(tagger.tag(words), gold))
+        total += len(gold)
+    return right / max(total, 1)
+
+
+def depunctuated(sent: Sentence) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The words of ``sent`` without its punctuation, and their UPOS (the parser's ``removed``
+    view: what the tagger sees in text to be restored)."""
+    prep = prepare(sent, "removed", gold=False)
+    return prep.forms, prep.upos

@@ -1,0 +1,121 @@
+"""The correction model (paper §6.2) on hand-made learner/corrected pairs."""
+from dataclasses import replace
+
+import pytest
+
+from fstpunct.api import load
+from fstpunct.apps.correction.correct import corrected
+from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
+from fstpunct.apps.correction.crf import train as crf_train
+from fstpunct.apps.correction.model import CorrectionModel, learner_contexts, train, with_learner
+from fstpunct.cli.main import main
+from fstpunct.fst.grammar import load_grammar
+from fstpunct.model.features import node_contexts
+from fstpunct.model.punct import Settings
+from fstpunct.model.store import load_model
+from fstpunct.model.train import em, initial_model
+from fstpunct.ud.slots import raw_slots, to_slots
+from fstpunct.ud.treebank import read_conllu
+
+GRAMMAR = "grammars/en.rules"
+
+# (form, head, deprel); punctuation has deprel punct
+RELATIVE = [("Peter", 6, "nsubj"), (",", 4, "punct"), ("who", 4, "nsubj"),
+            ("runs", 1, "acl:relcl"), (",", 4, "punct"), ("is", 0, "root"),
+            ("here", 6, "advmod"), (".", 6, "punct")]
+PLAIN = [("We", 2, "nsubj"), ("left", 0, "root"), ("early", 2, "advmod"), (".", 2, "punct")]
+
+
+def conll(rows, sent_id, drop=()):
+    """CoNLL-U of ``rows`` without the tokens at positions ``drop`` (heads renumbered)."""
+    keep = [k for k in range(len(rows)) if k not in drop]
+    new = {k + 1: j for j, k in enumerate(keep, 1)}
+    lines = [f"# sent_id = {sent_id}", "# text = " + " ".join(rows[k][0] for k in keep)]
+    for j, k in enumerate(keep, 1):
+        form, head, rel = rows[k]
+        upos = "PUNCT" if rel == "punct" else "PRON" if form in ("who", "We") else "NOUN"
+        lines.append("\t".join([str(j), form, "_", upos, "_", "_", str(new.get(head, 0)),
+                                rel, "_", "_"]))
+    return "\n".join(lines) + "\n\n"
+
+
+def sentences(text):
+    return list(read_conllu(text.splitlines(keepends=True)))
+
+
+@pytest.fixture(scope="module")
+def model():
+    """Learners who leave out the commas of a relative clause, and their corrections."""
+    learner_text = "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(12))
+    learner_text += "".join(conll(PLAIN, f"p{k}") for k in range(12))
+    gold_text = "".join(conll(RELATIVE, f"r{k}") for k in range(12))
+    gold_text += "".join(conll(PLAIN, f"p{k}") for k in range(12))
+    originals = [to_slots(s) for s in sentences(learner_text)]
+    fixed = [to_slots(s) for s in sentences(gold_text)]
+    grammar = load_grammar(GRAMMAR)
+    settings = Settings(lexical=0)
+    start = initial_model(originals, grammar, settings=settings)
+    learner, _ = em(start, start.prepare(originals), 2)
+    return train(learner, originals, fixed, load_model("en"), grammar, iterations=3,
+                 settings=settings)
+
+
+def test_learner_contexts():
+    assert learner_contexts([((",",), ()), None]) == (
+        ("xl=,", "xr=ε", "xp=,|ε"), ("xl=<backoff>", "xr=<backoff>", "xp=<backoff>|<backoff>"))
+
+
+def test_contexts_reach_the_attach_features(model):
+    ss = to_slots(sentences(conll(PLAIN, "p"))[0])
+    marked = with_learner(model.learner, [ss])[0]
+    assert len(marked.contexts) == ss.n
+    assert all(any(c.startswith("xp=") for c in node) for node in node_contexts(marked))
+    assert node_contexts(replace(marked, contexts=())) == node_contexts(ss)
+    assert any(c.startswith("xl=") for c in model.corrector.attach.contexts)
+
+
+def test_corrects_what_it_was_trained_on_and_keeps_words_and_tree(model):
+    learner = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(PLAIN, "p"))
+    out = list(corrected(learner, model))
+    assert [w.form for w in out[0].words] == [r[0] for r in RELATIVE]
+    assert raw_slots(out[0]) == [(), (",",), (), (",",), (), (".",)]
+    assert out[0].comments[1] == "# text = Peter, who runs, is here."
+    assert [w.head for w in out[0].words if not w.is_punct] == [6, 4, 1, 0, 6]
+    assert raw_slots(out[1]) == raw_slots(learner[1])  # nothing to correct
+    sampled = list(corrected(learner, model, samples=200, seed=3))
+    assert [s.text() for s in sampled] == [s.text() for s in corrected(learner, model,
+                                                                       samples=200, seed=3)]
+
+
+def test_save_load_api_and_cli(model, tmp_path, capsys):
+    folder = model.save(tmp_path / "esl-correct")
+    again = CorrectionModel.load(folder)
+    learner = conll(RELATIVE, "r", drop=(1, 4))
+    api = load(folder)
+    assert api.correct(learner) == "".join(s.text() for s in corrected(sentences(learner),
+                                                                       again))
+    path = tmp_path / "in.conllu"
+    path.write_text(learner, encoding="utf-8")
+    assert main(["correct", str(path), "--model", str(folder)]) == 0
+    assert capsys.readouterr().out == api.correct(learner)
+    with pytest.raises(Exception, match="not a correction model"):
+        load("en").correct(learner)
+
+
+def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
+    learner = [to_slots(s) for s in sentences(
+        "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(6))
+        + "".join(conll(PLAIN, f"p{k}") for k in range(6)))]
+    gold = [to_slots(s) for s in sentences(
+        "".join(conll(RELATIVE, f"r{k}") for k in range(6))
+        + "".join(conll(PLAIN, f"p{k}") for k in range(6)))]
+    f = features(learner[0])
+    assert "x=O" in f[1] and "x=." in f[-1] and "xr=." in f[-2]
+    gen = generative_features(load_model("en"), learner)
+    assert len(gen) == len(learner) and all(len(g) == s.n + 1 for g, s in zip(gen, learner))
+    assert all(any(x.startswith("gx=") for x in slot) for slot in gen[0])
+    model = crf_train(learner, gold, tmp_path / "crf", gen)
+    again = CrfCorrector.load(tmp_path / "crf")
+    fixed = again.correct(learner[0], gen[0])
+    assert [tuple(t for t, _ in slot) for slot in fixed] == list(gold[0].slots)
+    assert model.correct(learner[-1], gen[-1])[-1] == ((".", 3),)

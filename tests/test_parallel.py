@@ -1,0 +1,95 @@
+"""Pools of workers (fstpunct.parallel): results in order, shared values on every worker, and
+training and decoding on a local process pool and on a two-worker dask LocalCluster exactly
+equal to serial runs."""
+from functools import partial
+
+import numpy as np
+import pytest
+from test_model import make_model
+
+from fstpunct.model.punct import Settings
+from fstpunct.model.train import em
+from fstpunct.parallel import LocalPool, SerialPool, make_pool, share_value, shared
+from fstpunct.ud.slots import SlotSentence
+
+distributed = pytest.importorskip("distributed")  # the 'dask' extra: installed by `make`
+
+
+def _scaled(x: int) -> int:
+    return x * shared("factor")
+
+
+@pytest.fixture(scope="module")
+def dask_pool():
+    pool = make_pool(dask_workers=2)
+    yield pool
+    pool.close()
+
+
+def pools(dask_pool):
+    return [SerialPool(), LocalPool(2), dask_pool]
+
+
+def test_results_come_in_order_with_shared_values(dask_pool):
+    for pool in pools(dask_pool):
+        share_value(pool, "factor", 3)
+        assert list(pool.imap(_scaled, range(20), ahead=3)) == [3 * x for x in range(20)]
+        share_value(pool, "factor", 5)  # a new value replaces the old one everywhere
+        assert list(pool.map(_scaled, range(7))) == [5 * x for x in range(7)]
+        if pool is not dask_pool:
+            pool.close()
+
+
+def test_a_failing_task_raises_its_error(dask_pool):
+    for pool in pools(dask_pool):
+        with pytest.raises(ZeroDivisionError):
+            list(pool.map(partial(divmod, 1), [1, 0, 2]))
+        if pool is not dask_pool:
+            pool.close()
+
+
+def test_training_is_exactly_the_serial_run(dask_pool, monkeypatch):
+    monkeypatch.setattr("fstpunct.model.train.CHUNK", 3)  # several E-step tasks
+    rng = np.random.default_rng(5)
+    sents = []
+    for _ in range(10):
+        n = int(rng.integers(2, 6))
+        heads = [0] + [int(rng.choice([1, d])) for d in range(1, n)]  # projective
+        slots = [()] * (n + 1)
+        slots[-1] = (".",)
+        slots[int(rng.integers(1, n))] = (",",)
+        sents.append(SlotSentence(tuple("w" * n), tuple("NV"[d % 2] for d in range(n)),
+                                  tuple(heads), tuple("ab"[d % 2] if d else "root"
+                                                      for d in range(n)),
+                                  tuple(slots), tuple(range(1, n + 1)),
+                                  tuple(tuple(range(len(x))) for x in slots)))
+    runs = []
+    for pool in pools(dask_pool):
+        model = make_model(sents, "rtl", seed=2, backoff=1e-3)
+        model.settings = Settings(backoff=1e-3)
+        trained, history = em(model, model.prepare(sents), 2, pool=pool)
+        runs.append((trained, history))
+        if pool is not dask_pool:
+            pool.close()
+    (serial, serial_history), *others = runs
+    for trained, history in others:
+        assert history.objective == serial_history.objective
+        np.testing.assert_array_equal(trained.theta, serial.theta)
+        np.testing.assert_array_equal(trained.channel.phi, serial.channel.phi)
+        np.testing.assert_array_equal(history.edit_counts, serial_history.edit_counts)
+
+
+def test_decoding_is_exactly_the_serial_run(dask_pool):
+    """Chunks of sentences decoded on a pool give the serial output, in order."""
+    from fstpunct.apps.decode import annotate
+    from fstpunct.model.store import load_model
+    from fstpunct.ud.treebank import read_file
+
+    model = load_model("en")
+    sample = "data/sample.conllu"
+    expected = [s.text() for s in annotate(model, read_file(sample), posteriors=2)]
+    for pool in (LocalPool(2), dask_pool):
+        got = annotate(model, read_file(sample), posteriors=2, chunk=2, pool=pool)
+        assert [s.text() for s in got] == expected
+        if pool is not dask_pool:
+            pool.close()
