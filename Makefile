@@ -30,11 +30,14 @@ test: all
 lint: install
 	$(BIN)/ruff check fstpunct tests bench scripts setup.py
 
-# Speed and memory benchmarks (figures and ratios to their references; see RESULTS.md); the
-# EM run (bench/model_bench.py --train) takes about 6 minutes on an idle 2-core machine.
+# Speed and memory benchmarks (figures and ratios to their references, each measured in the
+# same run; see RESULTS.md). The greedy parser's is timed with models/parser-en if it exists.
 bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
-	$(BIN)/python bench/model_bench.py --train
+	$(BIN)/python bench/model_bench.py --em
+	$(BIN)/python bench/parallel_bench.py 2>/dev/null
+	if [ -d models/parser-en ]; then $(BIN)/python bench/parser_bench.py --model models/parser-en \
+	  | grep -E "greedy|word_uas"; fi
 	$(BIN)/python bench/restore_speed.py 2>/dev/null
 
 clean:

@@ -23,7 +23,8 @@ gold edits by FCE code; paired tests against the correction model and the CRF co
 Systems: keep the input; trivial (a final period); restoration from scratch with the bundled
 English model (+NC, exact MBR) and with a CRF trained on the corrected train sentences; the
 correction model; the CRF corrector; the CRF corrector with the English model's slot
-posteriors as features (``crf+gen``).
+posteriors as features; and the product of the CRF corrector's slot marginals and the
+correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev.
 """
 from __future__ import annotations
 
@@ -33,11 +34,11 @@ import sys
 from pathlib import Path
 
 from fstpunct.apps.correction.correct import corrected
-from fstpunct.apps.correction.crf import generative_features
+from fstpunct.apps.correction.crf import combined, generative_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
-from fstpunct.apps.correction.model import CorrectionModel, train
+from fstpunct.apps.correction.model import CorrectionModel, train, with_learner
 from fstpunct.apps.restoration.crf import train as crf_train
-from fstpunct.apps.restoration.exact import ExactRestorer
+from fstpunct.apps.restoration.exact import ExactPrior, ExactRestorer
 from fstpunct.apps.restoration.metrics import (
     EditScore,
     edit_score,
@@ -73,6 +74,10 @@ def pairs(original: str, corrected: str) -> tuple[list, list]:
             out_o.append(so)
             out_c.append(sc)
     return out_o, out_c
+
+
+WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+KEEPS = (0.0, 0.2, 0.4, 0.6, 0.8)
 
 
 def with_words(gold: Sentence, source: Sentence) -> Sentence:
@@ -113,6 +118,12 @@ def evaluate(name: str, source: list[Sentence], gold: list[Sentence], pred: list
             "marks": aed.to_dict()["marks"], "by_code": by_code}
 
 
+def product(source: list[Sentence], margs: list, dists: list, w: float) -> list[Sentence]:
+    """The sentences corrected by the product of the CRF's and the generative model's slot
+    distributions (``combined``), the generative one weighted ``w``."""
+    return [insert(strip(s), combined(m, d, w)) for s, m, d in zip(source, margs, dists)]
+
+
 def table(args: argparse.Namespace) -> None:
     model = CorrectionModel.load(args.model)
     english = load_model(args.reference)
@@ -136,8 +147,10 @@ def table(args: argparse.Namespace) -> None:
                              work / "crf-restore", "en", log=lambda m: None)
     corrector = crf_corrector_train(train_s, train_g, work / "crf-correct")
     gen_train = generative_features(english, train_s)
-    combined = crf_corrector_train(train_s, train_g, work / "crf-gen", gen_train)
+    with_gen = crf_corrector_train(train_s, train_g, work / "crf-gen", gen_train)
     results = {}
+    weight = None  # of the generative model in "CRF corrector x correction", chosen on dev
+    keep = None    # of the correction model's conservative variant, chosen on dev
     for split in args.split:
         source, gold = split_pairs(split)
         slots = [to_slots(s) for s in source]
@@ -150,9 +163,30 @@ def table(args: argparse.Namespace) -> None:
             "correction": list(corrected(source, model)),
             "CRF corrector": [insert(strip(s), corrector.correct(ss))
                               for s, ss in zip(source, slots)],
-            "CRF corrector + gen": [insert(strip(s), combined.correct(ss, g))
+            "CRF corrector + gen": [insert(strip(s), with_gen.correct(ss, g))
                                     for s, ss, g in zip(source, slots, gen)],
         }
+        if keep is None:
+            if split != "dev":
+                raise SystemExit("table: give --split dev first (it chooses the weights)")
+            tried_keep = {k: score(gold, list(corrected(source, model, keep=k)))
+                          .average_edit_distance for k in KEEPS}
+            keep = min(KEEPS, key=lambda k: (tried_keep[k], k))
+            log(f"keep chosen on dev: {keep} (AED {tried_keep})")
+        systems[f"correction, keep {keep}"] = list(corrected(source, model, keep=keep))
+        dists = list(ExactPrior(model.corrector).distributions(
+            [with_learner(model.learner, slots)]))
+        margs = [corrector.marginals(ss) for ss in slots]
+
+        if weight is None:
+            if split != "dev":
+                raise SystemExit("table: give --split dev first (it chooses the weight)")
+            tried = {w: edit_score(source, gold, product(source, margs, dists, w)).scores()[2]
+                     for w in WEIGHTS}
+            weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
+            log(f"weight of the correction model chosen on dev: {weight} (F0.5 {tried})")
+        systems[f"CRF corrector x correction (w {weight})"] = product(source, margs, dists,
+                                                                      weight)
         rows = [evaluate(name, source, gold, pred) for name, pred in systems.items()]
         by = {r["system"]: r for r in rows}
         for r in rows:
@@ -188,6 +222,9 @@ def main() -> None:
     t.add_argument("--iterations", type=int, default=8)
     t.add_argument("--prior", type=float, default=10.0,
                    help="Dirichlet pseudo-counts per window towards the reference channel")
+    t.add_argument("--l2", type=float, default=1.0, help="L2 on the corrector's θ (1)")
+    t.add_argument("--token-cost", type=float, default=4.0,
+                   help="θ's prior centre: −COST per underlying token (4, as the bundled models)")
     t.add_argument("-o", "--output", required=True)
     b = sub.add_parser("table", help="Table 5 analog on the isomorphic sentences")
     b.add_argument("--model", required=True, help="correction model folder")
@@ -206,12 +243,12 @@ def main() -> None:
     print(f"{len(corrected)} training pairs", file=sys.stderr)
     model = train(load_model(args.learner), originals, corrected, load_model(args.reference),
                   load_grammar(args.grammar), args.iterations,
-                  Settings(lexical=0, prior=args.prior),
+                  Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
                   report=lambda it, obj, ll: print(f"EM iteration {it}: objective {obj:.1f}, "
                                                    f"log-likelihood {ll:.1f}", file=sys.stderr),
                   record={"learner": args.learner, "original": args.original,
                           "corrected": args.corrected, "reference": args.reference,
-                          "prior": args.prior})
+                          "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost})
     model.save(args.output)
 
 

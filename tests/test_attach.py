@@ -1,4 +1,5 @@
 """The Attach model: layout, normalisation, gradient, M-step, backoff, save/load."""
+from concurrent.futures import ThreadPoolExecutor
 from itertools import islice
 
 import numpy as np
@@ -6,7 +7,16 @@ import pytest
 from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
 from fstpunct.errors import InputError, ModelError
-from fstpunct.model.attach import AttachData, AttachModel, fit, node_pairs, objective, probabilities
+from fstpunct.model.attach import (
+    AttachData,
+    AttachModel,
+    _merge_targets,
+    _objective,
+    fit,
+    node_pairs,
+    objective,
+    probabilities,
+)
 from fstpunct.model.features import is_lexical, node_contexts
 from fstpunct.model.vocab import EMPTY, Vocab
 from fstpunct.ud import release as ud
@@ -107,6 +117,11 @@ def test_gradient_matches_finite_differences(data, model, token_cost):
         fd = (objective(theta + e, data, targets, 0.3, center)[0]
               - objective(theta - e, data, targets, 0.3, center)[0]) / (2 * eps)
         assert fd == pytest.approx(grad[k], rel=1e-4, abs=1e-6)
+    with ThreadPoolExecutor(2) as threads:  # the M-step's way: two halves of the groups
+        merged = _merge_targets(data, targets)
+        threaded, threaded_grad = _objective(theta, data, merged, 0.3, center, threads)
+    assert threaded == value  # the same terms added in the same order
+    np.testing.assert_allclose(threaded_grad, grad, rtol=1e-12, atol=1e-12)
 
 
 def test_token_cost_prior_prefers_fewer_marks(data, model):

@@ -5,9 +5,10 @@ import pytest
 
 from fstpunct.api import load
 from fstpunct.apps.correction.correct import corrected
-from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
+from fstpunct.apps.correction.crf import CrfCorrector, combined, features, generative_features
 from fstpunct.apps.correction.crf import train as crf_train
 from fstpunct.apps.correction.model import CorrectionModel, learner_contexts, train, with_learner
+from fstpunct.apps.restoration.exact import ExactPrior
 from fstpunct.cli.main import main
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
@@ -119,3 +120,27 @@ def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
     fixed = again.correct(learner[0], gen[0])
     assert [tuple(t for t, _ in slot) for slot in fixed] == list(gold[0].slots)
     assert model.correct(learner[-1], gen[-1])[-1] == ((".", 3),)
+
+
+def test_crf_marginals_and_the_product_with_the_generative_model(model, tmp_path):
+    learner = [to_slots(s) for s in sentences(
+        "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(6)))]
+    gold = [to_slots(s) for s in sentences("".join(conll(RELATIVE, f"r{k}") for k in range(6)))]
+    crf = crf_train(learner, gold, tmp_path / "crf")
+    margs = crf.marginals(learner[0])
+    assert all(abs(sum(m.values()) - 1) < 1e-6 for m in margs)
+    gen = next(ExactPrior(model.corrector).distributions([with_learner(model.learner,
+                                                                       learner[:1])]))
+    alone = [max(m, key=m.get) for m in margs]
+    assert [tuple(t for t, _ in slot) for slot in combined(margs, gen, 0.0)] == alone
+    heavy = combined(margs, gen, 1e6)
+    assert [tuple(t for t, _ in slot) for slot in heavy] == [g.strings[0] for g in gen]
+    assert [h for slot in heavy for _, h in slot] == [h for g in gen for h in g.heads[0]]
+
+
+def test_keep_makes_the_corrector_conservative(model):
+    learner = sentences(conll(RELATIVE, "r", drop=(1, 4)))
+    assert raw_slots(next(corrected(learner, model, keep=1.0))) == raw_slots(learner[0])
+    assert raw_slots(next(corrected(learner, model, keep=0.0)))[1] == (",",)
+    with pytest.raises(Exception, match="keep"):
+        next(corrected(learner, model, keep=0.5, samples=10))

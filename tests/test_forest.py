@@ -190,8 +190,9 @@ def test_indices_out_of_range_are_rejected():
 @given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
        st.sampled_from([0.0, 1e-3]))
 def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed, backoff):
-    """Inference.viterbi_all, viterbi and log_probs (compiled, whole batch or one sentence)
-    against Inference.viterbi_reference and log_prob (the reference, one sentence at a time) on
+    """Inference.viterbi_all, viterbi, log_probs and log_prob (compiled, whole batch or one
+    sentence) against Inference.viterbi_reference and log_prob_reference (the reference, one
+    sentence at a time) on
     a model's slot lattices."""
     if not sentences:
         return
@@ -199,7 +200,7 @@ def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed,
     inference = Inference(model, model.prepare(sentences))
     try:
         expected = [inference.viterbi_reference(s)[0] for s in range(len(sentences))]
-        log_p = [inference.log_prob(s) for s in range(len(sentences))]
+        log_p = [inference.log_prob_reference(s) for s in range(len(sentences))]
     except ZeroWeightError:
         with pytest.raises(ZeroWeightError):
             inference.viterbi_all()
@@ -209,6 +210,8 @@ def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed,
     assert inference.viterbi_all() == expected
     assert [inference.viterbi(s)[0] for s in range(len(sentences))] == expected
     np.testing.assert_allclose(inference.log_probs(), log_p, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose([inference.log_prob(s) for s in range(len(sentences))], log_p,
+                               rtol=1e-12, atol=1e-12)
 
 
 def with_weight(trees: list[MatrixTree]) -> list[MatrixTree]:

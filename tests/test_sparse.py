@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from fstpunct.dp import _sparse
 from fstpunct.dp.sparse import Csr
 
 
@@ -43,3 +44,30 @@ def test_of_adds_duplicates_and_sorts_columns():
     m = Csr.of(2, 3, np.array([1, 0, 1, 1]), np.array([2, 1, 0, 2]), np.array([1.0, 2, 3, 4]))
     assert m.indptr.tolist() == [0, 1, 3] and m.indices.tolist() == [1, 0, 2]
     assert m.data.tolist() == [2.0, 3.0, 5.0] and m.n_rows == 2 and m.n_cols == 3
+
+
+def test_hash_table_finds_the_rank_of_every_key_and_nothing_else():
+    rng = np.random.default_rng(0)
+    keys = np.unique(rng.integers(-2**62, 2**62, 5000))
+    table = _sparse.hash_table(keys, 16384)
+    queries = np.concatenate([keys, rng.integers(-2**62, 2**62, 5000), keys[:10] + 1])
+    out = np.empty(len(queries), dtype=np.int32)
+    _sparse.hash_lookup(*table, queries, out)
+    pos = np.searchsorted(keys, queries).clip(0, len(keys) - 1)
+    expected = np.where(keys[pos] == queries, pos + 1, 0)  # the binary search it replaces
+    np.testing.assert_array_equal(out, expected)
+    assert out[:len(keys)].tolist() == list(range(1, len(keys) + 1))
+
+
+def test_template_keys_are_the_wrapping_uint64_hash():
+    rng = np.random.default_rng(1)
+    rows = rng.integers(-5, 2**40, (7, 12))
+    columns = rng.integers(0, 12, (9, 4))
+    mul, shift = np.uint64(0x9E3779B97F4A7C15), np.uint64(29)
+    x = rows.astype(np.uint64)[:, columns]  # the same hash in numpy (it wraps too)
+    h = np.broadcast_to(np.arange(1, 10, dtype=np.uint64) * mul, (7, 9))
+    for c in range(4):
+        h = (h ^ x[:, :, c]) * mul
+        h ^= h >> shift
+    got = _sparse.template_keys(rows, columns.astype(np.intp), int(mul), int(shift))
+    np.testing.assert_array_equal(got, h)

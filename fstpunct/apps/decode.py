@@ -54,24 +54,25 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
     kids = children(sent.heads)
     out: list[str] = []  # the tokens; each constituent's brackets stick to its first and last
 
-    def node(w: int) -> None:
-        first = len(out)
+    first: dict[int, int] = {}  # where each constituent's tokens begin in ``out``
+    todo = [("open", kids[0][0])]  # a stack, not recursion: trees may be deep
+    while todo:
+        step, w = todo.pop()
         pair = pairs[w - 1]
         l, r = pair if pair is not None else (None, None)
-        out.extend(text(l))
-        placed = False  # the word, after its left children (children come in order)
-        for c in kids[w]:
-            if c > w and not placed:
-                out.append(sent.words[w - 1])
-                placed = True
-            node(c)
-        if not placed:
+        if step == "open":  # l, the left children, the word, the right children, r
+            first[w] = len(out)
+            out.extend(text(l))
+            todo.append(("close", w))
+            todo.extend(("open", c) for c in reversed(kids[w]) if c > w)
+            todo.append(("word", w))
+            todo.extend(("open", c) for c in reversed(kids[w]) if c < w)
+        elif step == "word":
             out.append(sent.words[w - 1])
-        out.extend(text(r))
-        out[first] = "[" + out[first]
-        out[-1] += "]"
-
-    node(kids[0][0])
+        else:
+            out.extend(text(r))
+            out[first[w]] = "[" + out[first[w]]
+            out[-1] += "]"
     return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 

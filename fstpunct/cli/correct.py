@@ -34,6 +34,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
                         help="with --samples: 'sentence' (the best sampled x) or 'slot'")
     parser.add_argument("--seed", type=int, default=0, help="random seed for --samples")
+    parser.add_argument("--keep", type=float, default=0.0, metavar="W",
+                        help="mix each slot's distribution with mass W on the learner's own "
+                             "string before MBR (0..1, default 0; exact decoders)")
     parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
@@ -41,6 +44,6 @@ def run(args: argparse.Namespace) -> int:
     model = load(args.model)
     out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,
-                        beam=args.beam)
+                        beam=args.beam, keep=args.keep)
     write_file(progress(out, "correct"), args.output)
     return 0

@@ -381,11 +381,12 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
     its entries (scipy's CSR product)."""
     cdef Py_ssize_t i, e, k, j, width = dense.shape[1]
     cdef double a
-    for i in range(indptr.shape[0] - 1):
-        for e in range(indptr[i], indptr[i + 1]):
-            a, j = data[e], indices[e]
-            for k in range(width):
-                out[i, k] += a * dense[j, k]
+    with nogil:  # other threads may run meanwhile (the M-step's)
+        for i in range(indptr.shape[0] - 1):
+            for e in range(indptr[i], indptr[i + 1]):
+                a, j = data[e], indices[e]
+                for k in range(width):
+                    out[i, k] += a * dense[j, k]
 
 
 def dense_csr_t(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
@@ -394,12 +395,13 @@ def dense_csr_t(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
     order of its entries, from 0 (as :func:`csr_matmul` computes (A · denseᵀ)[i, c])."""
     cdef Py_ssize_t c, i, e
     cdef double acc
-    for c in range(dense.shape[0]):
-        for i in range(indptr.shape[0] - 1):
-            acc = 0.0
-            for e in range(indptr[i], indptr[i + 1]):
-                acc = acc + data[e] * dense[c, indices[e]]
-            out[c, i] = acc
+    with nogil:
+        for c in range(dense.shape[0]):
+            for i in range(indptr.shape[0] - 1):
+                acc = 0.0
+                for e in range(indptr[i], indptr[i + 1]):
+                    acc = acc + data[e] * dense[c, indices[e]]
+                out[c, i] = acc
 
 
 def dense_csr(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
@@ -407,12 +409,13 @@ def dense_csr(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
     """out += dense · A for the CSR matrix A (rows of A in order; zeros of ``dense`` skipped)."""
     cdef Py_ssize_t c, i, e
     cdef double d
-    for c in range(dense.shape[0]):
-        for i in range(indptr.shape[0] - 1):
-            d = dense[c, i]
-            if d != 0.0:
-                for e in range(indptr[i], indptr[i + 1]):
-                    out[c, indices[e]] += d * data[e]
+    with nogil:
+        for c in range(dense.shape[0]):
+            for i in range(indptr.shape[0] - 1):
+                d = dense[c, i]
+                if d != 0.0:
+                    for e in range(indptr[i], indptr[i + 1]):
+                        out[c, indices[e]] += d * data[e]
 
 
 def csr_matvec(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
@@ -531,3 +534,63 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
             if c != 0.0:
                 grad[middle_arc[m]] += c * prefixed[r, middle_f[m]] * suffixed[r, middle_b[m]]
     free(b)
+
+
+def hash_table(const long long[::1] keys, Py_ssize_t size):
+    """An open-addressing table of ``size`` slots (a power of two, more than ``len(keys)``)
+    holding each distinct key with its 1-based rank: (slot keys, slot ranks; rank 0 = empty)."""
+    import numpy as np
+    table = np.zeros(size, dtype=np.int64)
+    ranks = np.zeros(size, dtype=np.int32)
+    cdef long long[::1] tk = table
+    cdef int[::1] tr = ranks
+    cdef Py_ssize_t i, h, mask = size - 1
+    with nogil:
+        for i in range(keys.shape[0]):
+            h = _slot(keys[i], mask)
+            while tr[h] != 0 and tk[h] != keys[i]:
+                h = (h + 1) & mask
+            tk[h], tr[h] = keys[i], i + 1
+    return table, ranks
+
+
+def hash_lookup(const long long[::1] table, const int[::1] ranks, const long long[::1] queries,
+                int[::1] out):
+    """out[q] = the rank of queries[q] in the table of :func:`hash_table`, 0 if absent."""
+    cdef Py_ssize_t q, h, mask = table.shape[0] - 1
+    with nogil:
+        for q in range(queries.shape[0]):
+            h = _slot(queries[q], mask)
+            while ranks[h] != 0 and table[h] != queries[q]:
+                h = (h + 1) & mask
+            out[q] = ranks[h]  # 0 at an empty slot
+
+
+cdef inline Py_ssize_t _slot(long long key, Py_ssize_t mask) noexcept nogil:
+    """A well-mixed slot for a key (the splitmix64 finaliser)."""
+    cdef unsigned long long z = <unsigned long long> key
+    z = (z ^ (z >> 30)) * <unsigned long long> 0xbf58476d1ce4e5b9
+    z = (z ^ (z >> 27)) * <unsigned long long> 0x94d049bb133111eb
+    z = z ^ (z >> 31)
+    return <Py_ssize_t> (z & <unsigned long long> mask)
+
+
+def template_keys(const long long[:, ::1] rows, const Py_ssize_t[:, ::1] columns,
+                  unsigned long long multiplier, int shift):
+    """(B, T) 64-bit keys of the templates ``columns`` (T × C atom columns) over the atom rows
+    (B × atoms): h = (t + 1) · m, then for each of the template's atoms a, h = (h ^ a) · m,
+    h ^= h >> shift (wrapping uint64 arithmetic)."""
+    import numpy as np
+    out = np.empty((rows.shape[0], columns.shape[0]), dtype=np.uint64)
+    cdef unsigned long long[:, ::1] o = out
+    cdef unsigned long long h
+    cdef Py_ssize_t b, t, c
+    with nogil:
+        for b in range(rows.shape[0]):
+            for t in range(columns.shape[0]):
+                h = <unsigned long long> (t + 1) * multiplier
+                for c in range(columns.shape[1]):
+                    h = (h ^ <unsigned long long> rows[b, columns[t, c]]) * multiplier
+                    h = h ^ (h >> shift)
+                o[b, t] = h
+    return out

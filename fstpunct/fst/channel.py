@@ -82,6 +82,11 @@ class EditPath(NamedTuple):
     prob: float
 
 
+# A best path's back-pointers, None at the start: (the trail before, the position emitted or
+# -1, the pending position, the position read, edit, its probability).
+_Trail = tuple["_Trail", int, int, int, int, float] | None
+
+
 class ScanArc(NamedTuple):
     """One arc of the scan machine; ``param`` = (a, b, edit) indexes ``phi`` (None: weight 1)."""
 
@@ -234,26 +239,51 @@ class Channel:
         target = self._scan_order(x)
         if not scan:
             return EditPath((), (), 1.0) if not target else None
-        # (tokens written, pending position) -> (best probability, positions written, steps)
-        Best = tuple[float, tuple[int, ...], tuple[Step, ...]]
-        paths: dict[tuple[int, int], Best] = {(0, scan[0]): (1.0, (), ())}
+        # Viterbi over (tokens written, symbol pending): what follows depends on nothing else,
+        # so one best path per state is exact; each state keeps its pending position and a
+        # back-pointer trail, so a step costs O(1) however long u is. The moves are those of
+        # _steps, inlined: (edit, position emitted or -1, new pending position).
+        ltr, phi, m = self.direction == "ltr", self._phi_rows, len(target)
+        paths: dict[tuple[int, int], tuple[float, int, _Trail]] = {
+            (0, ids[scan[0]]): (1.0, scan[0], None)}
         for t in scan[1:]:
-            nxt: dict[tuple[int, int], Best] = {}
-            for (n, pending), (p, written, steps) in paths.items():
-                for edit, q, emitted, new in self._steps(pending, t, ids.__getitem__):
-                    if emitted and (n == len(target) or ids[emitted[0]] != target[n]):
+            nxt: dict[tuple[int, int], tuple[float, int, _Trail]] = {}
+            for (n, pending_symbol), (p, pending, trail) in paths.items():
+                if ltr:
+                    row = phi[pending_symbol][ids[t]]
+                    moves = ((KEEP, pending, t), (LEFT, -1, t), (RIGHT, -1, pending),
+                             (SWAP, t, pending))
+                else:
+                    row = phi[ids[t]][pending_symbol]
+                    moves = ((KEEP, pending, t), (LEFT, -1, pending), (RIGHT, -1, t),
+                             (SWAP, t, pending))
+                for edit, out, new in moves:
+                    q = row[edit]
+                    if q <= 0 or out >= 0 and (n == m or ids[out] != target[n]):
                         continue
-                    key = (n + len(emitted), new)
-                    if key not in nxt or p * q > nxt[key][0]:
-                        a, b = (pending, t) if self.direction == "ltr" else (t, pending)
-                        nxt[key] = (p * q, written + emitted, steps + (Step(a, b, edit, q),))
+                    key = (n + (out >= 0), ids[new])
+                    best = nxt.get(key)
+                    if best is None or p * q > best[0]:
+                        nxt[key] = (p * q, new, (trail, out, pending, t, edit, q))
             paths = nxt
-        ends = [(p, written + (pending,), steps) for (n, pending), (p, written, steps)
-                in paths.items() if n == len(target) - 1 and ids[pending] == target[n]]
+        ends = [(p, pending, trail) for (n, symbol), (p, pending, trail) in paths.items()
+                if n == m - 1 and symbol == target[n]]
         if not ends:
             return None
-        p, best, steps = max(ends, key=lambda end: end[0])
-        return EditPath(best[::-1] if self.direction == "rtl" else best, steps, p)
+        p, pending, trail = max(ends, key=lambda end: end[0])
+        written, steps = [pending], []
+        while trail is not None:
+            trail, out, pending, t, edit, q = trail
+            if out >= 0:
+                written.append(out)
+            steps.append(Step(pending, t, edit, q) if ltr else Step(t, pending, edit, q))
+        best_written = tuple(written[::-1])
+        return EditPath(best_written[::-1] if not ltr else best_written, tuple(steps[::-1]), p)
+
+    @cached_property
+    def _phi_rows(self) -> list[list[list[float]]]:
+        """phi as nested lists (fast scalar access in :meth:`best_path`)."""
+        return self.phi.tolist()
 
     def sample(self, u: Sequence[str], rng: np.random.Generator) -> tuple[str, ...]:
         """Draw x ~ p(· | u)."""

@@ -80,22 +80,23 @@ class Lattice:
     def matrix(self, puncteme: Sequence[int]) -> np.ndarray:
         """M(l): the product of the token matrices of ``puncteme`` (identity for ε), cached."""
         key = tuple(puncteme)
-        cached = self._products.get(key)
-        if cached is not None:
-            return cached
-        head = self.matrix(key[:-1])
-        last = np.zeros_like(head)
-        arcs = self.token == key[-1]
-        last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
-        if len(key) == 1:  # I · M(υ) = M(υ) exactly, in both semirings
-            result = last
-        elif not head.any():
-            result = np.zeros_like(head)
-        elif self.maximum:
-            result = MaxProduct.matmul(head, last)
-        else:
-            result = head @ last
-        self._products[key] = result
+        done = len(key)  # the longest cached prefix; () always is
+        while key[:done] not in self._products:
+            done -= 1
+        result = self._products[key[:done]]
+        for k in range(done, len(key)):  # extend it one token at a time
+            last = np.zeros_like(result)
+            arcs = self.token == key[k]
+            last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
+            if k == 0:  # I · M(υ) = M(υ) exactly, in both semirings
+                result = last
+            elif not result.any():
+                result = np.zeros_like(result)
+            elif self.maximum:
+                result = MaxProduct.matmul(result, last)
+            else:
+                result = result @ last
+            self._products[key[:k + 1]] = result
         return result
 
     def closure(self, rate: float, exclude: int) -> np.ndarray:

@@ -21,6 +21,7 @@ import json
 import logging
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -228,14 +229,21 @@ def node_pairs(data: AttachData, node: int) -> np.ndarray:
     return data.pairs[data.node_offsets[node]:data.node_offsets[node + 1]]
 
 
-def pair_scores(theta: np.ndarray, model: AttachModel) -> np.ndarray:
+def pair_scores(theta: np.ndarray, model: AttachModel,
+                threads: Executor | None = None) -> np.ndarray:
     """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
-    block (lexical contexts through the side features only)."""
+    block (lexical contexts through the side features only; the two blocks on two of
+    ``threads``, if given)."""
     base, lexical = model.blocks(theta)
     out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
-    out[:model.n_base] = model.pair_matrix.rmatmul_t(base)
-    if model.lexical:
-        out[model.n_base:] = model.side_matrix.rmatmul_t(lexical)
+
+    def block(k: int) -> None:
+        if k == 0:
+            out[:model.n_base] = model.pair_matrix.rmatmul_t(base)
+        elif model.lexical:
+            out[model.n_base:] = model.side_matrix.rmatmul_t(lexical)
+
+    list((threads.map if threads else map)(block, range(2)))
     return out
 
 
@@ -273,25 +281,47 @@ def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
 
 
 def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
-               l2: float, center: np.ndarray | None) -> tuple[float, np.ndarray]:
-    st = pair_scores(theta, data.model)
-    d_st = np.zeros_like(st)
+               l2: float, center: np.ndarray | None,
+               threads: Executor | None = None) -> tuple[float, np.ndarray]:
+    """The objective and its gradient; with ``threads`` (two), the groups in two halves of
+    about equal work and each block of Θ Gᵀ and of the gradient on a thread of its own (numpy
+    and the compiled products release the GIL); the halves' terms are added in group order."""
+    st = pair_scores(theta, data.model, threads)
     offset = theta if center is None else theta - center
+    groups = list(zip(data.groups, merged))
+    cut = _halves(data) if threads else len(groups)
+
+    def half(part: list[tuple[_Group, np.ndarray]]) -> tuple[list[float], np.ndarray]:
+        terms, d_st = [], np.zeros_like(st)
+        for g, t in part:
+            scores = g.scores(st)
+            fit_term = np.vdot(t, scores)  # before the softmax overwrites the scores
+            log_z, p = _softmax(scores)
+            mass = t.sum(axis=1)
+            terms.append(float(fit_term - mass @ log_z))
+            p *= -mass[:, None]
+            p += t
+            d_st[np.ix_(g.used, g.candidates)] += g.contexts_t @ p
+        return terms, d_st
+
+    parts = list((threads.map if threads else map)(half, [groups[:cut], groups[cut:]]))
     value = -0.5 * l2 * float(offset @ offset)
-    for g, t in zip(data.groups, merged):
-        scores = g.scores(st)
-        fit_term = np.vdot(t, scores)  # before the softmax overwrites the scores
-        log_z, p = _softmax(scores)
-        mass = t.sum(axis=1)
-        value += float(fit_term - mass @ log_z)
-        p *= -mass[:, None]
-        p += t
-        d_st[np.ix_(g.used, g.candidates)] += g.contexts_t @ p
+    for term in parts[0][0] + parts[1][0]:
+        value += term
+    d_st = parts[0][1]
+    d_st += parts[1][1]
     model = data.model
-    grad = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
-                           model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+    blocks = [(model.pair_matrix, d_st[:model.n_base]), (model.side_matrix, d_st[model.n_base:])]
+    grad = np.concatenate([g.ravel() for g in (threads.map if threads else map)(
+        lambda block: block[0].rmatmul(block[1]), blocks)])
     grad -= l2 * offset
     return value, grad
+
+
+def _halves(data: AttachData) -> int:
+    """Where to cut the groups into two runs of about equal work (rows × candidates)."""
+    work = np.cumsum([g.contexts.n_rows * len(g.candidates) for g in data.groups])
+    return int(np.searchsorted(work, work[-1] / 2)) + 1 if len(work) else 0
 
 
 def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
@@ -307,13 +337,16 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     iterations); ``targets`` are expected pair counts aligned with the rows of ``data``."""
     merged = _merge_targets(data, targets)
 
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        value, grad = _objective(theta, data, merged, l2, center)
-        return -value, -grad
-
     from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
-    result = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": maxiter})
+    with ThreadPoolExecutor(2) as threads:  # the M-step on both cores
+
+        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+            value, grad = _objective(theta, data, merged, l2, center, threads)
+            return -value, -grad
+
+        result = minimize(loss, theta0, jac=True, method="L-BFGS-B",
+                          options={"maxiter": maxiter})
     log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
               result.message)
     return np.asarray(result.x)

@@ -362,7 +362,12 @@ class Inference:
                      spread(rows, BACKOFF))
 
     def log_prob(self, s: int) -> float:
-        """log p(x | T) of sentence ``s`` (tilt included if the Inference has one)."""
+        """log p(x | T) of sentence ``s`` (tilt included if the Inference has one), compiled."""
+        return float(self.log_probs(range(s, s + 1))[0])
+
+    def log_prob_reference(self, s: int) -> float:
+        """:meth:`log_prob` by the numpy reference (the tests' oracle; it also names the error
+        of a sentence the compiled pass rejects)."""
         tree, _ = self.tree(s)
         return inside(tree).log_total
 
@@ -410,16 +415,18 @@ class Inference:
         self._layout_cache = _Layout(part, tuple(index), forest, flat)
         return self._layout_cache
 
-    def log_probs(self) -> np.ndarray:
-        """log p(x | T) of every sentence of the batch by the compiled tree DP (as
-        :meth:`log_prob`, up to the order of additions)."""
-        forest, _, _ = self.forest()
-        return forest_log_partition(forest, self.log_prob)
+    def log_probs(self, part: range | None = None) -> np.ndarray:
+        """log p(x | T) of every sentence of ``part`` (default: the batch) by the compiled tree
+        DP (as :meth:`log_prob_reference`, up to the order of additions)."""
+        part = range(len(self.batch)) if part is None else part
+        forest, _, _ = self.forest(False, part)
+        return forest_log_partition(forest, lambda s: self.log_prob_reference(part.start + s))
 
     def _compiled_outside(self, part: range) -> tuple[Outside, Forest, _Flat,
                                                       tuple[tuple[str, ...], ...]]:
         forest, flat, surfaces = self.forest(False, part)
-        return (forest_outside(forest, lambda s: self.log_prob(part.start + s)), forest, flat,
+        return (forest_outside(forest, lambda s: self.log_prob_reference(part.start + s)), forest,
+                flat,
                 surfaces)
 
     def posteriors(self, s: int) -> Posteriors:
@@ -569,7 +576,8 @@ class Inference:
         after sentence from ``rng``, by the compiled sampler: ``[sentence][draw][node]``."""
         part = range(len(self.batch)) if part is None else part
         forest, flat, _ = self.forest(False, part)
-        choice = forest_sample(forest, rng, size, lambda s: self.log_prob(part.start + s))
+        choice = forest_sample(forest, rng, size,
+                               lambda s: self.log_prob_reference(part.start + s))
         first = flat.offsets[:-1]
         offsets = forest.node_offsets.tolist()
         draws = [self._pairs_of_choice(flat, first + row) for row in choice]

@@ -103,9 +103,16 @@ def _worker_inference() -> Inference:
     return inference
 
 
-def _estep_task(bounds: tuple[int, int]) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
-    e = _worker_inference().expected_counts(range(*bounds))
-    return e.log_z, e.arc_counts, e.rows, e.posterior
+def _estep_task(bounds: tuple[int, int]) -> tuple[float, np.ndarray, int, np.ndarray]:
+    """Σ log Z, expected arc counts and the expected counts of the chunk's Attach rows (a
+    contiguous range of them, from the returned first row) over sentences bounds[0]..[1]−1."""
+    inference = _worker_inference()
+    e = inference.expected_counts(range(*bounds))
+    data = inference.batch.data
+    lo, hi = data.node_offsets[data.sentence_offsets[list(bounds)]]
+    targets = np.zeros(hi - lo)
+    targets[e.rows - lo] = e.posterior  # each row once
+    return e.log_z, e.arc_counts, int(lo), targets
 
 
 def share_batch(pool: Pool, batch: Batch, model: PunctModel) -> None:
@@ -123,10 +130,10 @@ def expected_counts(pool: Pool, model: PunctModel, batch: Batch, chunk: int = CH
     targets = np.zeros(len(batch.data.pairs))
     counts: np.ndarray | None = None
     log_z = 0.0
-    for (a, b), (lz, c, rows, post) in zip(bounds, pool.imap(_estep_task, bounds)):
+    for (a, b), (lz, c, first, part) in zip(bounds, pool.imap(_estep_task, bounds)):
         log_z += lz
         counts = c if counts is None else counts + c
-        np.add.at(targets, rows, post)
+        targets[first:first + len(part)] += part
         if progress:
             progress(b - a)
     assert counts is not None, "an E-step needs sentences"

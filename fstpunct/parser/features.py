@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ..dp._sparse import template_keys
 from .punct import PROPERTY_MODES
 from .transitions import NODE_ATOMS, State
 
@@ -122,11 +123,8 @@ _SHIFT = np.uint64(29)
 
 def keys(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
     """64-bit keys ``(B, T)`` of the templates ``columns`` (from :func:`compile_templates`)
-    over atom rows ``(B, len(ATOMS))``."""
-    x = rows.astype(np.uint64, copy=False)[:, columns]  # (B, T, 4)
-    h = np.arange(1, columns.shape[0] + 1, dtype=np.uint64) * _MUL
-    h = np.broadcast_to(h, x.shape[:2])
-    for c in range(columns.shape[1]):
-        h = (h ^ x[:, :, c]) * _MUL
-        h ^= h >> _SHIFT
-    return h
+    over atom rows ``(B, len(ATOMS))``: h = (t + 1)·M, then per atom a, h = (h ^ a)·M and
+    h ^= h >> 29, in wrapping uint64 arithmetic (compiled: one state at a time, as greedy
+    parsing asks, numpy's per-call costs dominated)."""
+    return template_keys(np.ascontiguousarray(rows, dtype=np.int64),
+                         np.ascontiguousarray(columns, dtype=np.intp), int(_MUL), int(_SHIFT))

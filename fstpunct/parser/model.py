@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
+from ..dp._sparse import hash_lookup, hash_table
 from ..errors import ModelError
 from ..files import atomic_folder, output
 from . import features as F
@@ -90,19 +91,16 @@ class Model:
         return F.keys(rows, self.columns)
 
     def set_keys(self, keys: np.ndarray) -> None:
-        """Known feature keys, sorted; weight row k + 1 belongs to ``keys[k]``."""
+        """Known feature keys, sorted; weight row k + 1 belongs to ``keys[k]`` (found through a
+        hash table: a compiled lookup per key, where a binary search took most of parsing)."""
         self.keys = keys
+        size = 1 << max(4, (2 * len(keys)).bit_length())  # at most half full
+        self._table = hash_table(np.ascontiguousarray(keys, dtype=np.int64), size)
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
         """Weight rows of feature keys (0 for keys the model does not know)."""
-        if not len(self.keys):
-            return np.zeros(keys.shape, dtype=np.int32)
-        flat = keys.ravel()
-        order = np.argsort(flat)  # sorted queries make the binary searches cache-friendly
-        pos = np.searchsorted(self.keys, flat[order])
-        pos[pos == len(self.keys)] = 0
-        rows = np.empty(flat.shape, dtype=np.int32)
-        rows[order] = np.where(self.keys[pos] == flat[order], pos + 1, 0)
+        rows = np.empty(keys.size, dtype=np.int32)
+        hash_lookup(*self._table, np.ascontiguousarray(keys, dtype=np.int64).ravel(), rows)
         return rows.reshape(keys.shape)
 
     def features(self, states: Sequence[State], inp: Input) -> np.ndarray:

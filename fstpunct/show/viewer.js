@@ -25,7 +25,7 @@
       parts.push(`<section class="sent" id="s${i}" data-i="${i}"><h3><span class="num">` +
         `${i + 1}</span> <span class="sid">${esc(s.id)}</span> <span class="lp">log p(x | T) = ` +
         `${s.lp.toFixed(2)}</span></h3><p class="text" dir="${s.rtl ? "rtl" : "ltr"}">` +
-        `${esc(s.t)}</p><div class="pic" dir="ltr">${s.svg}</div></section>`);
+        `${esc(s.t)}</p><div class="pic${s.rtl ? " rtl" : ""}" dir="ltr">${s.svg}</div></section>`);
     }
     $("sentences").innerHTML = parts.join("");
     const info = `page ${page + 1} of ${pageCount()} · sentences ${from + 1}–${to} of ${S.length}`;

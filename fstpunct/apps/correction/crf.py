@@ -13,6 +13,7 @@ learn when the model of correct English doubts what the learner wrote.
 from __future__ import annotations
 
 import json
+import math
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
@@ -26,9 +27,9 @@ from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, slot_tags
 from ..restoration.crf import features as restoration_features
-from ..restoration.exact import ExactPrior
+from ..restoration.exact import ExactPrior, SlotDistribution
 
-__all__ = ["CrfCorrector", "features", "generative_features", "train"]
+__all__ = ["CrfCorrector", "combined", "features", "generative_features", "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
@@ -102,6 +103,38 @@ class CrfCorrector:
         tags = self.tagger.tag(features(ss, self.tree, extra))
         return [tuple((tok, max(i, 1)) for tok in (own[i] if t == OTHER else t).split(" ")
                       if tok != EMPTY) for i, t in enumerate(tags)]
+
+
+    def marginals(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()
+                  ) -> list[dict[tuple[str, ...], float]]:
+        """Every slot's marginal distribution over corrected strings (:data:`OTHER` read as
+        the learner's string)."""
+        own = slot_tags(ss)
+        self.tagger.set(features(ss, self.tree, extra))
+        out = []
+        for i in range(ss.n + 1):
+            dist: dict[tuple[str, ...], float] = {}
+            for tag in self.tagger.labels():
+                y = tuple(t for t in (own[i] if tag == OTHER else tag).split(" ") if t != EMPTY)
+                dist[y] = dist.get(y, 0.0) + self.tagger.marginal(tag, i)
+            out.append(dist)
+        return out
+
+
+def combined(crf: Sequence[dict[tuple[str, ...], float]], generative: Sequence[SlotDistribution],
+             weight: float, floor: float = 1e-4) -> list[Insertion]:
+    """Per slot, the string of highest log p_crf(y) + ``weight`` · log p_gen(y) (both floored
+    at ``floor``) among the CRF's strings and the generative candidates; each token attaches
+    to the generative candidate's head where it has one, else to the word left of the slot."""
+    out = []
+    for i, (c, g) in enumerate(zip(crf, generative)):
+        gen = dict(zip(g.strings, (float(p) for p in g.probs)))
+        heads = dict(zip(g.strings, g.heads))
+        best = max(set(c) | set(gen), key=lambda y: (math.log(max(c.get(y, 0.0), floor))
+                                                    + weight * math.log(max(gen.get(y, 0.0),
+                                                                            floor)), y))
+        out.append(tuple(zip(best, heads.get(best, (max(i, 1),) * len(best)))))
+    return out
 
 
 def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output: str | Path,
