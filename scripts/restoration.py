@@ -309,27 +309,36 @@ def exact(args: argparse.Namespace) -> None:
 
 
 def exact_report(args: argparse.Namespace) -> None:
-    """Markdown: per language, split and trees, the edits of every exact decoder and of the
-    sampled sentence MBR (mean and range over seeds)."""
-    rows = [json.loads(line) for line in
-            Path(args.results).read_text(encoding="utf-8").splitlines()]
+    """Markdown: per language of the first file, split and trees, the edits of every exact
+    decoder and of +NC's sampled sentence MBR with one tree (mean and range over seeds); of
+    several lines for a run, the first file's counts."""
+    rows = [json.loads(line) for path in args.results
+            for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    first = {json.loads(line)["lang"] for line in
+             Path(args.results[0]).read_text(encoding="utf-8").splitlines()}
+    rows = [r for r in rows if r["method"] == "+NC" and "ensemble" not in r
+            and r["lang"] in first]
     names = ["exact slot", "exact balanced", "exact slot certain", "exact balanced certain"]
-    print("| lang | split | trees | sentences | sampled sentence MBR: mean (min–max), seeds | "
+    print("| lang | split | trees | sentences | sampled sentence MBR: mean (min–max) | "
           + " | ".join(names) + " |")
     print("|---|---|---|---|---|" + "---|" * len(names))
     keys = sorted({(r["lang"], r["split"], r["trees"]) for r in rows},
                   key=lambda k: (k[0], k[1] != "dev", k[2] != "gold"))
     for lang, split_name, trees in keys:
         mine = [r for r in rows if (r["lang"], r["split"], r["trees"]) == (lang, split_name, trees)]
-        sampled = [r["edit_distance"] for r in mine if r["mbr"] == "sentence"]
-        n = mine[0]["sentences"]
-        cells = [f"{mean:.1f} ({min(sampled)}–{max(sampled)}), {len(sampled)}"
-                 for mean in [sum(sampled) / max(len(sampled), 1)]] if sampled else ["–"]
+        by_seed: dict[int, int] = {}
+        for r in mine:
+            if r["mbr"] == "sentence":
+                by_seed.setdefault(r["seed"], r["edit_distance"])
+        sampled = list(by_seed.values())
+        cells = [f"{sum(sampled) / len(sampled):.1f} ({min(sampled)}–{max(sampled)}), "
+                 f"{len(sampled)} seeds" if sampled else "–"]
         for name in names:
             got = [r["edit_distance"] for r in mine if r["mbr"] == name]
             cells.append(str(got[0]) if got else "–")
         uas = next((f" (UAS {r['uas']:.1f})" for r in mine if "uas" in r), "")
-        print(f"| {lang} | {split_name} | {trees}{uas} | {n} | " + " | ".join(cells) + " |")
+        print(f"| {lang} | {split_name} | {trees}{uas} | {mine[0]['sentences']} | "
+              + " | ".join(cells) + " |")
 
 
 def main() -> None:
@@ -340,12 +349,13 @@ def main() -> None:
     parser.add_argument("--langs", nargs="+", default=["en", "es", "zh", "ar", "hi"])
     parser.add_argument("--samples", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4],
+    parser.add_argument("--seeds", type=int, nargs="*", default=[0, 1, 2, 3, 4],
                         help="seeds: the sampling seeds to run")
     parser.add_argument("--part", choices=["all", "baselines", "models"], default="all",
                         help="run only the tree-free baselines or only the model runs")
     parser.add_argument("--dev", help="tuned: the JSON lines of a tune run")
-    parser.add_argument("results", nargs="?", help="exact-report: the JSON lines of exact")
+    parser.add_argument("results", nargs="*", help="exact-report: JSON lines of exact (and of "
+                        "seeds, for sampled runs that exact did not repeat)")
     parser.add_argument("--parser", default="models/parser-{lang}",
                         help="exact: the parser of the parsed-tree runs ({lang} is replaced)")
     parser.add_argument("--trees", nargs="+", choices=["gold", "parsed"],

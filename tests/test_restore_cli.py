@@ -19,7 +19,7 @@ def words(path):
     return [[w.form for w in s.words if not w.is_punct] for s in read_file(path)]
 
 
-@pytest.mark.parametrize("options", [[], ["--decoder", "slot"], ["--samples", "50"],
+@pytest.mark.parametrize("options", [[], ["--decoder", "balanced"], ["--samples", "50"],
                                      ["--samples", "50", "--mbr", "slot"],
                                      ["--trivial", "en"]])
 def test_restore_keeps_words_and_writes_valid_ud(tmp_path, options):

@@ -58,7 +58,7 @@ def brute_force(model, sent: SlotSentence, hidden=HIDDEN) -> list[Counter]:
 @pytest.mark.parametrize("tree", TREES)
 def test_exact_slot_distributions_equal_brute_force(direction, seed, tree):
     model = make_model(TRAIN, direction, seed=seed)
-    prior = ExactPrior(model, beam=64, floor=1e-12)
+    prior = ExactPrior(model, floor=1e-12, prune=1e-15, coarse=1e-15)
     marginals = prior.marginals([tree])[0]
     expected = brute_force(model, tree)
     estimated = prior.sentence([(tree, marginals)])
@@ -183,6 +183,7 @@ def test_restorer_is_deterministic_and_batching_changes_nothing(decoder):
     assert [restorer.restore(s) for s in sents] == alone
     for ins, sent in zip(alone, sents):
         assert len(ins) == len(sent.words) + 1
+        assert all(1 <= head <= len(sent.words) for slot in ins for _, head in slot)
     one = [s.text() for s in restored(sents, restorer, chunk=1)]
     assert [s.text() for s in restored(sents, restorer, chunk=256)] == one
     # two trees: the mixture of their distributions

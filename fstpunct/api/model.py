@@ -84,14 +84,15 @@ class Model:
         return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors,
                                                 pool=pool))
 
-    def restore(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+    def restore(self, data: Data, *, decoder: str = "slot", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
                 beam: int | None = None) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
-        (``decoder``: ``balanced``, paired marks kept balanced, or ``slot``); with ``samples``,
+        (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired marks
+        kept balanced); with ``samples``,
         minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
         reproducible for a ``seed``."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)

@@ -40,10 +40,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tree, and --model mixes the distributions of every parser's "
                              "tree (with --samples: splits the samples among them)")
     parser.add_argument("--beam", type=int, help="parser beam (default: each parser's)")
-    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
-                        help="exact decoder (no sampling): 'balanced': the least expected edit "
-                             "distance whose paired marks balance (default); 'slot': every "
-                             "slot's least-risk string")
+    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
+                        help="exact decoder (no sampling): 'slot': every slot's least-risk "
+                             "string (default); 'balanced': the least expected edit distance "
+                             "whose paired marks balance")
     parser.add_argument("--samples", type=int,
                         help="sample this many (T′, x) per sentence and choose by --mbr "
                              "instead (the paper: 1000)")

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, ModelError
+from ...errors import InputError
 from ...files import atomic_folder
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
@@ -28,6 +28,7 @@ from ..restoration import Insertion
 from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, slot_tags
 from ..restoration.crf import features as restoration_features
 from ..restoration.exact import ExactPrior, SlotDistribution
+from .model import read_meta
 
 __all__ = ["CrfCorrector", "combined", "features", "generative_features", "train"]
 
@@ -88,13 +89,7 @@ class CrfCorrector:
     @classmethod
     def load(cls, folder: str | Path) -> CrfCorrector:
         path = Path(folder)
-        try:
-            meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ModelError(f"{path}: not a CRF corrector (meta.json: {e})") from e
-        if meta.get("format") != FORMAT:
-            raise ModelError(f"{path}: meta.json is not a {FORMAT} model")
-        return cls(path, meta)
+        return cls(path, read_meta(path / "meta.json", FORMAT, "a CRF corrector"))
 
     def correct(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()) -> list[Insertion]:
         """The corrected string of every slot as insertions (each token attached to the word

@@ -31,7 +31,7 @@ from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 
-__all__ = ["CorrectionModel", "learner_contexts", "train", "with_learner"]
+__all__ = ["CorrectionModel", "learner_contexts", "read_meta", "train", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 
@@ -73,6 +73,18 @@ def _towards(channel: Channel, reference: Channel) -> Channel:
     return Channel(channel.symbols, channel.direction, phi)
 
 
+def read_meta(path: Path, fmt: str, what: str) -> dict[str, Any]:
+    """The JSON object of a model folder's description file, checked to be of format ``fmt``
+    (``what`` names the kind of model in the error)."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise ModelError(f"{path.parent}: not {what} ({path.name}: {e})") from e
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        raise ModelError(f"{path.parent}: {path.name} is not a {fmt} model")
+    return meta
+
+
 @dataclass
 class CorrectionModel:
     """A trained correction model (module docstring) and its training record."""
@@ -95,12 +107,7 @@ class CorrectionModel:
     @classmethod
     def load(cls, folder: str | Path) -> CorrectionModel:
         path = Path(folder)
-        try:
-            meta = json.loads((path / "correction.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise ModelError(f"{path}: not a correction model (correction.json: {e})") from e
-        if meta.get("format") != FORMAT:
-            raise ModelError(f"{path}: correction.json is not a {FORMAT} model")
+        meta = read_meta(path / "correction.json", FORMAT, "a correction model")
         return cls(load_model(path / "learner"), load_model(path / "corrector"),
                    meta.get("record", {}))
 

@@ -14,9 +14,9 @@ inside algorithm uses:
 mⱼ′ the Attach part of the marginal and C the backoff closure, so even the infinitely many
 backoff punctemes are summed exactly.
 
-Which strings y: the **candidates** of a slot are the visible channel outputs of its most
-probable underlying strings (a beam over the members' marginals, :class:`ExactPrior`), each with
-p̃(y), the part of p(y) that the beam reaches: a lower bound, and 1 − Σ p̃(y) is exactly the mass
+Which strings y: the **candidates** of a slot are the visible strings that a pruned forward
+pass over its members and the channel reaches (:class:`ExactPrior`), each with p̃(y), the part
+of p(y) that the pass keeps: a lower bound, and 1 − Σ p̃(y) is exactly the mass
 that the candidates' estimates leave out (:attr:`SlotDistribution.rest`), which bounds the error of
 every difference of expected losses (:meth:`SlotDistribution.certified`). :meth:`ExactPrior.exact`
 replaces the estimates by the exact probabilities above (slower; the tests check both against
@@ -43,7 +43,8 @@ from ...dp.semiring import SumProduct
 from ...fst.lattice import LatticeBuilder
 from ...model.attach import AttachData
 from ...model.punct import PunctModel, SlotCache
-from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots, underlying_slot
+from ...model.vocab import Puncteme
+from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots
 from ...ud.treebank import Sentence
 from . import Insertion
 from .mbr import distance
@@ -56,7 +57,7 @@ __all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "SlotDistribution", 
 @dataclass(frozen=True)
 class SlotDistribution:
     """The candidate visible strings of one slot with their probabilities: lower bounds from
-    :class:`ExactPrior`'s beam, or exact ones (:meth:`ExactPrior.exact`)."""
+    :class:`ExactPrior`'s forward pass, or exact ones (:meth:`ExactPrior.exact`)."""
 
     strings: tuple[tuple[str, ...], ...]   # most probable first
     heads: tuple[tuple[int, ...], ...]     # per string, the word (1-based) of each token
@@ -94,7 +95,7 @@ Decoder = Callable[[Sequence[SlotDistribution], Sequence[tuple[str, str]]], list
 def slot_decoder(slots: Sequence[SlotDistribution],
                  pairs: Sequence[tuple[str, str]] = ()) -> list[int]:
     """Per slot, the candidate of least risk (``pairs`` is ignored)."""
-    return [int(np.argmin(slot.risks)) for slot in slots]
+    return [int(np.argmin(slot.risks)) if len(slot.strings) > 1 else 0 for slot in slots]
 
 
 def balanced_decoder(slots: Sequence[SlotDistribution],
@@ -146,21 +147,25 @@ class ExactPrior:
     """Slot distributions (:class:`SlotDistribution`) of depunctuated trees under a
     :class:`PunctModel`'s prior.
 
-    Candidates of a slot: the underlying strings of a beam of the ``beam`` most probable
-    combinations of its members' punctemes (each member's of marginal probability ≥ ``floor``),
-    their channel outputs of probability ≥ ``floor``, and of the visible strings of these
-    those whose estimated probability is ≥ ``floor`` (ε always). The estimate p̃(y) sums
-    p(u) · p(x | u) over the beam: a lower bound of p(y), and 1 − Σ p̃(y) is exactly the mass
-    it leaves out (:attr:`SlotDistribution.rest`). :meth:`exact` replaces the estimates by
-    exact probabilities (the lattice computation of the module docstring; slower).
+    Candidates of a slot: a forward pass over its members in the channel's reading order, each
+    drawing any puncteme of V (backoff share included) and the channel reading it
+    (:meth:`Channel.distribution` of the pending token and the puncteme), with the state
+    (visible tokens written, token pending) so that every way of reaching a state is merged;
+    contributions below ``prune`` are dropped (first below ``coarse``, which is much cheaper,
+    and again below ``prune`` only where that leaves the least-risk choice uncertain,
+    :meth:`SlotDistribution.certified`). The visible strings it reaches with p̃(y) ≥
+    ``floor`` are the candidates (ε always). p̃(y) is a lower bound of p(y), and 1 − Σ p̃(y) is
+    exactly the mass the candidates leave out (:attr:`SlotDistribution.rest`). :meth:`exact`
+    replaces the estimates by exact probabilities (the lattice computation of the module
+    docstring; slower).
 
     A slot whose members all draw ε with probability Π ≥ 1/2 needs no candidates: ε is then
     the least-risk string of all (for |y| ≥ 1, R(y) ≥ R(ε) + |y| (2 p(ε) − 1) by the triangle
     inequality); :meth:`distributions` with ``quick`` gives such a slot ε alone."""
 
-    def __init__(self, model: PunctModel, beam: int = 8, floor: float = 1e-3,
-                 hidden: frozenset[str] = HIDDEN) -> None:
-        self.model, self.beam, self.floor = model, beam, floor
+    def __init__(self, model: PunctModel, floor: float = 1e-3, prune: float = 3e-4,
+                 coarse: float = 1e-2, hidden: frozenset[str] = HIDDEN) -> None:
+        self.model, self.floor, self.prune, self.coarse = model, floor, prune, coarse
         settings, channel = model.settings, model.channel
         self._visible = Visible(channel, hidden)
         self._slots: SlotCache | None = None  # lattices, built when first needed
@@ -172,8 +177,8 @@ class ExactPrior:
         rate = settings.continuation / (len(channel.symbols) - 1)
         lengths = np.array([len(p) for p in model.vocab.punctemes])
         self._backoff = self._closure * rate ** lengths  # β q(l) of every l of V
-        self._outputs: dict[tuple[str, ...],
-                            list[tuple[tuple[str, ...], float, tuple[int, ...]]]] = {}
+        self._steps: dict[tuple[str | None, Puncteme],
+                          list[tuple[Shown, tuple[bool, ...], str | None, bool, float]]] = {}
 
     def marginals(self, sentences: Sequence[SlotSentence]) -> list[np.ndarray]:
         """Per sentence, every node's marginals as the mixture of the lattice computation:
@@ -212,18 +217,29 @@ class ExactPrior:
             if quick and p_empty >= 0.5:
                 out.append(SlotDistribution(((),), ((),), np.array([p_empty])))
                 continue
-            estimate: dict[tuple[str, ...], float] = {}
-            heads: dict[tuple[str, ...], tuple[int, ...]] = {}
-            for s, members, m in per_tree:
-                p, h = self._candidates(i, s.n, members[i], m)
-                for y, q in p.items():
-                    estimate[y] = estimate.get(y, 0.0) + q / len(trees)
-                    heads.setdefault(y, h[y])
-            kept = [y for y, q in estimate.items() if q >= self.floor or not y]
-            kept.sort(key=lambda y: -estimate[y])
-            out.append(SlotDistribution(tuple(kept), tuple(heads[y] for y in kept),
-                                        np.array([estimate[y] for y in kept])))
+            slot = self._slot(i, per_tree, p_empty, self.coarse)
+            if not slot.certified(int(np.argmin(slot.risks))):
+                slot = self._slot(i, per_tree, p_empty, self.prune)
+            out.append(slot)
         return out
+
+    def _slot(self, i: int, per_tree: list[tuple[SlotSentence, list[list[tuple[int, int]]],
+                                                  np.ndarray]],
+              p_empty: float, prune: float) -> SlotDistribution:
+        """Slot i's candidates from a forward pass pruned at ``prune`` in every tree, mixed."""
+        # ε: at least the probability that every member draws ε (and a candidate always)
+        estimate: dict[Shown, float] = {(): 0.0}
+        heads: dict[Shown, tuple[int, ...]] = {(): ()}
+        for s, members, m in per_tree:
+            p, h = self._candidates(i, s.n, members[i], m, prune)
+            for y, q in p.items():
+                estimate[y] = estimate.get(y, 0.0) + q / len(per_tree)
+                heads.setdefault(y, h[y])
+        estimate[()] = max(estimate[()], p_empty)
+        kept = [y for y, q in estimate.items() if q >= self.floor or not y]
+        kept.sort(key=lambda y: -estimate[y])
+        return SlotDistribution(tuple(kept), tuple(heads[y] for y in kept),
+                                np.array([estimate[y] for y in kept]))
 
     def _empty(self, members: list[list[tuple[int, int]]], marginals: np.ndarray) -> np.ndarray:
         """Per slot, the probability that every member draws ε: u = ε (u = ∘ in slot 0), so
@@ -237,46 +253,96 @@ class ExactPrior:
         return np.exp(np.bincount(slot_of, logs, len(members)))
 
     def _candidates(self, i: int, n: int, members: list[tuple[int, int]],
-                    marginals: np.ndarray) -> tuple[dict[Shown, float],
+                    marginals: np.ndarray, prune: float) -> tuple[dict[Shown, float],
                                                     dict[Shown, tuple[int, ...]]]:
-        """p̃(y) of the visible strings of slot i that the beam reaches, and the heads of each
-        on the most probable (u, x) that shows it."""
-        punctemes = self.model.vocab.punctemes
-        probs, ids = np.ones(1), np.zeros((1, 0), dtype=np.intp)
-        for node, side in members:
-            row = marginals[2 * node + side, :-1] + self._backoff
-            top = np.flatnonzero(row >= self.floor)
-            if not len(top):
-                top = np.array([int(np.argmax(row))])
-            joint = np.multiply.outer(probs, row[top]).ravel()
-            keep = np.argsort(-joint, kind="stable")[:self.beam]
-            keep = keep[joint[keep] >= self.floor] if joint[keep[0]] >= self.floor else keep[:1]
-            probs = joint[keep]
-            ids = np.column_stack([ids[keep // len(top)], top[keep % len(top)]])
-        beam = zip(probs.tolist(), ids.tolist())
-        estimate: dict[tuple[str, ...], float] = {}
-        best: dict[tuple[str, ...], tuple[float, tuple[int, ...]]] = {}
-        for p, ids in beam:
-            u, origin = underlying_slot(i, n, ((node, punctemes[a]) for (node, _), a
-                                               in zip(members, ids)))
-            for y, q, positions in self._channel(tuple(u)):
-                estimate[y] = estimate.get(y, 0.0) + p * q
-                if p * q > best.get(y, (-1.0,))[0]:
-                    best[y] = (p * q, tuple(origin[k] for k in positions))
-        return estimate, {y: h for y, (_, h) in best.items()}
+        """p̃(y) of the visible strings of slot i, and the heads of each on its most probable
+        path: a forward pass over the members in the channel's reading order whose state is
+        (visible tokens written so far, token pending in the window), merging every way of
+        reaching a state; contributions below ``prune`` are dropped (what they would have
+        added is what p̃ lacks)."""
+        ltr = self.model.channel.direction == "ltr"
+        steps: list[tuple[int, list[tuple[Puncteme, float]]]] = [
+            (node + 1 if n else 0, self._support(marginals[2 * node + side, :-1], prune))
+            for node, side in members]
+        if i == 0:
+            steps.insert(0, (0, [((BOUNDARY,), 1.0)]))
+        # (written, pending) -> [probability, best path's probability, written's heads,
+        # pending's head]
+        states: dict[tuple[Shown, str | None], list] = {((), None): [1.0, 1.0, (), 0]}
+        cache = self._steps
+        for head, support in (steps if ltr else reversed(steps)):
+            nxt: dict[tuple[Shown, str | None], list] = {}
+            for (written, pending), (p, best, heads, pending_head) in states.items():
+                for puncteme, w in support:
+                    pw = p * w
+                    if pw < prune:
+                        break
+                    outcomes = cache.get((pending, puncteme)) or self._step(pending, puncteme)
+                    for shown, olds, new, old_new, q in outcomes:
+                        mass = pw * q
+                        if mass < prune:
+                            continue
+                        key = (written + shown, new) if ltr else (shown + written, new)
+                        got = nxt.get(key)
+                        if got is None:
+                            got = nxt[key] = [0.0, -1.0, (), 0]
+                        got[0] += mass
+                        path = best * w * q
+                        if path > got[1]:
+                            if olds:
+                                made = tuple(pending_head if o else head for o in olds)
+                                got[2] = heads + made if ltr else made + heads
+                            else:
+                                got[2] = heads
+                            got[1], got[3] = path, pending_head if old_new else head
+            states = nxt
+        estimate: dict[Shown, float] = {}
+        best_path: dict[Shown, tuple[float, tuple[int, ...]]] = {}
+        for (written, pending), (p, best, heads, pending_head) in states.items():
+            y, y_heads = written, heads
+            if pending is not None and pending not in self._visible.hidden:
+                y, y_heads = ((*y, pending), (*heads, pending_head)) if ltr else \
+                    ((pending, *y), (pending_head, *heads))
+            estimate[y] = estimate.get(y, 0.0) + p
+            if best > best_path.get(y, (-1.0,))[0]:
+                best_path[y] = (best, y_heads)
+        return estimate, {y: h for y, (_, h) in best_path.items()}
 
-    def _channel(self, u: tuple[str, ...]) -> list[tuple[tuple[str, ...], float, tuple[int, ...]]]:
-        """The channel outputs x of u of probability ≥ floor as (visible string, p(x | u),
-        the position in u of each visible token), cached."""
-        out = self._outputs.get(u)
-        if out is None:
-            where = list(range(len(u)))
-            out = []
-            for x, q in self.model.channel.distribution(u).items():
-                if q >= self.floor:
-                    y, positions = self._visible(x, u, where)
-                    out.append((y, q, positions))
-            self._outputs[u] = out
+    def _support(self, row: np.ndarray, prune: float) -> list[tuple[Puncteme, float]]:
+        """The punctemes of a member whose marginal (backoff share included) is ≥ ``prune``,
+        most probable first."""
+        row = row + self._backoff
+        top = np.flatnonzero(row >= prune)
+        top = top[np.argsort(-row[top], kind="stable")]
+        punctemes = self.model.vocab.punctemes
+        return [(punctemes[a], w) for a, w in zip(top.tolist(), row[top].tolist())]
+
+    def _step(self, pending: str | None, puncteme: Puncteme
+              ) -> list[tuple[Shown, tuple[bool, ...], str | None, bool, float]]:
+        """The channel reading ``puncteme`` with ``pending`` in the window (cached): per
+        outcome, the visible tokens it writes, whether each comes from the pending token (else
+        from the puncteme), the token then pending, whether that is the old one, and its
+        probability (:meth:`Channel.distribution` of the pending token and the puncteme: what
+        it writes last is what stays pending; origins from :meth:`Channel.align`)."""
+        key = (pending, puncteme)
+        out = self._steps.get(key)
+        if out is not None:
+            return out
+        channel, ltr = self.model.channel, self.model.channel.direction == "ltr"
+        old = -1 if pending is None else 0 if ltr else len(puncteme)
+        u = puncteme if pending is None else (pending, *puncteme) if ltr else \
+            (*puncteme, pending)
+        out = []
+        for x, q in channel.distribution(u).items():
+            if not x:
+                out.append(((), (), pending, True, q))
+                continue
+            at = channel.align(u, x) if len(set(u)) < len(u) else tuple(u.index(t) for t in x)
+            last = len(x) - 1 if ltr else 0  # the token written at the end: still pending
+            kept = [k for k in range(len(x)) if k != last and x[k] not in self._visible.hidden]
+            out.append((tuple(x[k] for k in kept), tuple(at[k] == old for k in kept), x[last],
+                        at[last] == old, q))
+        self._steps[key] = out
         return out
 
     def exact(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
@@ -321,9 +387,9 @@ class ExactRestorer:
     (:meth:`SlotDistribution.certified`) gets its candidates' exact probabilities first (the
     lattice computation; slow), so every choice is the exact minimum-risk candidate."""
 
-    def __init__(self, model: PunctModel, decoder: str = "balanced", beam: int = 8,
-                 floor: float = 1e-3, exact: bool = False) -> None:
-        self.prior = ExactPrior(model, beam, floor)
+    def __init__(self, model: PunctModel, decoder: str = "slot", floor: float = 1e-3,
+                 prune: float = 3e-4, exact: bool = False) -> None:
+        self.prior = ExactPrior(model, floor, prune)
         self.decoder, self.exact = decoder, exact
         self.pairs = model.attach.symmetric
 
