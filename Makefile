@@ -39,6 +39,7 @@ bench: all
 	if [ -d models/parser-en ]; then $(BIN)/python bench/parser_bench.py --model models/parser-en \
 	  | grep -E "greedy|word_uas"; fi
 	$(BIN)/python bench/restore_speed.py 2>/dev/null
+	nice -n 10 $(BIN)/python bench/memory_bench.py
 
 clean:
 	rm -rf build

@@ -77,7 +77,7 @@ def pairs(original: str, corrected: str) -> tuple[list, list]:
 
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
-KEEPS = (0.0, 0.2, 0.4, 0.6, 0.8)
+KEEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
 
 
 def with_words(gold: Sentence, source: Sentence) -> Sentence:

@@ -9,12 +9,16 @@ from fstpunct.apps.correction.crf import CrfCorrector, combined, features, gener
 from fstpunct.apps.correction.crf import train as crf_train
 from fstpunct.apps.correction.model import CorrectionModel, learner_contexts, train, with_learner
 from fstpunct.apps.restoration.exact import ExactPrior
+from fstpunct.apps.restoration.strip import strip
 from fstpunct.cli.main import main
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
 from fstpunct.model.punct import Settings
 from fstpunct.model.store import load_model
 from fstpunct.model.train import em, initial_model
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import parse
+from fstpunct.parser import train as train_parser
 from fstpunct.ud.slots import raw_slots, to_slots
 from fstpunct.ud.treebank import read_conllu
 
@@ -62,8 +66,11 @@ def model():
 
 
 def test_learner_contexts():
-    assert learner_contexts([((",",), ()), None]) == (
-        ("xl=,", "xr=ε", "xp=,|ε"), ("xl=<backoff>", "xr=<backoff>", "xp=<backoff>|<backoff>"))
+    ss = to_slots(sentences(conll(PLAIN, "p"))[0])  # We left early . : spans (0,1) (0,3) (2,3)
+    assert learner_contexts(ss, [((",",), ()), None, ((), ())]) == (
+        ("xl=,", "xr=ε", "xp=,|ε", "sl=ε", "sr=ε"),
+        ("xl=<backoff>", "xr=<backoff>", "xp=<backoff>|<backoff>", "sl=ε", "sr=."),
+        ("xl=ε", "xr=ε", "xp=ε|ε", "sl=ε", "sr=."))
 
 
 def test_contexts_reach_the_attach_features(model):
@@ -144,3 +151,22 @@ def test_keep_makes_the_corrector_conservative(model):
     assert raw_slots(next(corrected(learner, model, keep=0.0)))[1] == (",",)
     with pytest.raises(Exception, match="keep"):
         next(corrected(learner, model, keep=0.5, samples=10))
+
+
+def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsys):
+    learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(4))
+                        + "".join(conll(PLAIN, f"p{k}") for k in range(4)))
+    parser = tmp_path / "parser"
+    train_parser(learner, learner, "tokens", 1, parser, epochs=2, progress=False,
+                 log=lambda m: None)
+    flat = conll(RELATIVE, "r", drop=(1, 4))
+    path = tmp_path / "in.conllu"
+    path.write_text(flat, encoding="utf-8")
+    folder = model.save(tmp_path / "esl-correct")
+    assert main(["correct", str(path), "--model", str(folder), "--parser", str(parser)]) == 0
+    out = sentences(capsys.readouterr().out)[0]
+    parsed = load(folder).correct(flat, parser=parser)
+    assert out.text() == sentences(parsed)[0].text()
+    assert [w.form for w in out.words if not w.is_punct] == ["Peter", "who", "runs", "is", "here"]
+    tree = parse(ParserModel.load(parser), sentences(flat)[0], 1)
+    assert [w.head for w in strip(out).words] == [w.head for w in strip(tree).words]

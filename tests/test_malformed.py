@@ -190,11 +190,12 @@ def commands(parser_model):
                                         "en", "--split", "dev", "--ud-dir", t / "ud"],
                                        split(p, t)),
         "draw": lambda p, t: (["draw", "tree", "--model", "en", "--sentence", f"{p}:nothing"], p),
+        "show": lambda p, t: (["show", "--model", "en", p, "-o", t / "out.conllu"], p),
     }
 
 
 COMMANDS = ["decode", "normalise", "restore", "correct", "score", "stats", "perplexity", "parse",
-            "train", "crf train", "parser train", "rules --model", "draw"]
+            "train", "crf train", "parser train", "rules --model", "draw", "show"]
 
 
 def run(command, data, tmp_path, parser_model, capsys):

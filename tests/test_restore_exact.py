@@ -194,3 +194,24 @@ def test_restorer_is_deterministic_and_batching_changes_nothing(decoder):
     single = list(prior.distributions([[TREES[0]]]))[0]
     for a, b in zip(slots, single):
         assert a.strings == b.strings and list(a.probs) == pytest.approx(list(b.probs))
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_certain_restorer_decides_on_exact_probabilities_where_estimates_do_not_certify(
+        direction):
+    model = make_model(TRAIN, direction, seed=5)
+    model.settings = Settings(backoff=0.05)
+    restorer = ExactRestorer(model, "slot", prune=0.05, exact=True)  # coarse estimates
+    prior = restorer.prior
+    uncertain = 0
+    for tree in TREES:
+        given = [(tree, prior.marginals([tree])[0])]
+        slots, choice = restorer.decode(given)
+        estimated = prior.sentence(given, quick=True)
+        for i, (slot, est, j) in enumerate(zip(slots, estimated, choice)):
+            if len(est.strings) > 1 and not est.certified(int(np.argmin(est.risks))):
+                exact = prior.exact_slot(given, i, est)
+                assert list(slot.probs) == pytest.approx(list(exact.probs))
+                uncertain += 1
+            assert j == int(np.argmin(slot.risks))
+    assert uncertain  # the coarse estimates leave some choice open

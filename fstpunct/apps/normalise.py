@@ -7,7 +7,10 @@ channel path (:meth:`~fstpunct.fst.channel.Channel.align`): a period moved insid
 hangs from the constituent whose puncteme it is, and of two marks merged into one (``, ,`` →
 ``,``) the survivor is the later one's, as the channel defines it.
 
-Nothing else changes: every line, comment and column is kept. Tokens keep their head, and are
+A token whose new attachment would be non-projective (or make another arc so) hangs from the
+nearest ancestor of the model's word where it is not, else keeps its head (both counted):
+normalise never makes punctuation non-projective. Nothing else changes: every line, comment and
+column is kept. Tokens keep their head, and are
 counted, in a slot where the backoff wrote a puncteme (its tokens are not known), in a sentence
 of punctuation only (no word to attach to) and in a sentence where punctuation has dependents
 (re-attaching could close a cycle; DESIGN §2 leaves such sentences out of training too).
@@ -21,6 +24,7 @@ from ..errors import ModelError
 from ..model.punct import PunctModel
 from ..model.vocab import Puncteme
 from ..ud.slots import ABBV, SlotSentence, slot_members, underlying_slot
+from ..ud.tree import lift_to_projective
 from ..ud.treebank import Sentence
 from .decode import chunk_inference
 
@@ -36,12 +40,14 @@ class Counts:
     tokens: int = 0
     moved: int = 0
     kept: int = 0
+    projective: int = 0  # not on the model's word, to stay projective
 
     def __str__(self) -> str:
         share = 100.0 * self.moved / max(self.tokens, 1)
         return (f"{self.sentences} sentences: {self.moved} of {self.tokens} punctuation tokens "
                 f"re-attached ({share:.1f}%), {self.kept} kept their head (backoff, no word, or "
-                "punctuation with dependents)")
+                f"punctuation with dependents), {self.projective} not on the model's word to "
+                "stay projective (on an ancestor of it, or on their own head)")
 
 
 def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str, ...], ...],
@@ -85,6 +91,7 @@ def _reattach(model: PunctModel, sent: Sentence, slots: SlotSentence,
     counts.sentences += 1
     heads = slot_heads(model, slots, surfaces, pairs) if slots.trainable else \
         [None] * len(slots.slots)
+    tree = [w.head for w in sent.words]
     for i, ids in enumerate(slots.slot_ids):
         for j, line_id in enumerate(ids):
             if slots.slots[i][j] == ABBV:  # the dot of an abbreviation: not a token
@@ -94,4 +101,9 @@ def _reattach(model: PunctModel, sent: Sentence, slots: SlotSentence,
             if head == 0:
                 counts.kept += 1
                 continue
-            counts.moved += sent.set_head(line_id, slots.word_ids[head - 1])
+            target = old = tree[line_id - 1]
+            if slots.word_ids[head - 1] != old:  # never made non-projective (module docstring)
+                tree[line_id - 1] = slots.word_ids[head - 1]
+                target = lift_to_projective(tree, line_id, old)
+                counts.projective += target != slots.word_ids[head - 1]
+            counts.moved += sent.set_head(line_id, target)

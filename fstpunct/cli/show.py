@@ -4,9 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tqdm import tqdm
-
 from ..errors import InputError
+from ..progress import progress
 from ..ud.release import read_one
 from .arguments import add_corpus_arguments
 from .model_option import chosen_model
@@ -33,8 +32,8 @@ def run(args: argparse.Namespace) -> int:
     if args.pairs < 0 or args.page_size < 1:
         raise InputError("--pairs must be >= 0 and --page-size >= 1")
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
-    bar = tqdm(sentences, desc="show", unit=" sentences", file=sys.stderr, disable=None)
-    n = model.show(bar, args.output, pairs=args.pairs, page_size=args.page_size,
-                   grammar=args.grammar, title=f"fstpunct: {args.input} · model {model.name}")
+    n = model.show(progress(sentences, "show"), args.output, pairs=args.pairs,
+                   page_size=args.page_size, grammar=args.grammar,
+                   title=f"fstpunct: {args.input} · model {model.name}")
     print(f"fstpunct show: {n} sentences", file=sys.stderr)
     return 0

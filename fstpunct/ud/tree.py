@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["bottom_up", "children", "has_crossing_arcs", "is_projective", "projectivize", "spans"]
+__all__ = ["attaches_projectively", "bottom_up", "children", "has_crossing_arcs", "is_projective",
+           "lift_to_projective", "projectivize", "spans"]
 
 
 def children(heads: Sequence[int]) -> list[list[int]]:
@@ -122,3 +123,31 @@ def bottom_up(heads: Sequence[int]) -> list[int]:
         stack.append((node, True))
         stack.extend((c, False) for c in reversed(kids[node]))
     return order
+
+
+def attaches_projectively(heads: Sequence[int], d: int) -> bool:
+    """Whether leaf d hangs projectively and makes no other arc non-projective (the UD
+    validator's punct-is-nonproj and punct-causes-nonproj): every word strictly between d and
+    its head lies below the head, and every arc over d comes from an ancestor of d."""
+    h = heads[d - 1]
+    if h and any(not _descends(heads, k, h) for k in range(min(d, h) + 1, max(d, h))):
+        return False
+    above, w = set(), d
+    while w:
+        w = heads[w - 1]
+        above.add(w)
+    return all(x in above or not min(x, y) < d < max(x, y) for y, x in enumerate(heads, 1) if x)
+
+
+def lift_to_projective(heads: list[int], d: int, fallback: int) -> int:
+    """Attach leaf d (``heads[d-1]``, its preferred head) projectively: keep the preferred head
+    if it is, else the nearest of its ancestors that is, else ``fallback``. Sets and returns
+    the head chosen."""
+    h = heads[d - 1]
+    while h:
+        heads[d - 1] = h
+        if attaches_projectively(heads, d):
+            return h
+        h = heads[h - 1]
+    heads[d - 1] = fallback
+    return fallback

@@ -3,7 +3,8 @@
 :class:`CorrectionModel` holds two punctuation models: ``learner`` (trained on the learners'
 original sentences; its Viterbi T_e′ explains a learner's punctuation) and ``corrector`` (a
 :class:`~fstpunct.model.punct.PunctModel` over the corrected sentences whose nodes carry the
-learner's puncteme pair as extra Attach contexts, :func:`learner_contexts`). The corrector is
+learner's puncteme pair and the surface strings around the node as extra Attach contexts,
+:func:`learner_contexts`). The corrector is
 trained by EM on (learner, corrected) pairs with the same trees: every pair (l_c, r_c) of W_d is
 scored with the usual features and with each of ``xl=l_e``, ``xr=r_e``, ``xp=l_e|r_e``, so the
 weights learn when a learner's mark is kept, dropped or changed; its channel starts from, and is
@@ -36,15 +37,18 @@ __all__ = ["CorrectionModel", "learner_contexts", "read_meta", "train", "with_le
 FORMAT = "fstpunct-correction 1"
 
 
-def learner_contexts(pairs: Sequence[tuple[Puncteme, Puncteme] | None]
+def learner_contexts(ss: SlotSentence, pairs: Sequence[tuple[Puncteme, Puncteme] | None]
                      ) -> tuple[tuple[str, ...], ...]:
-    """The extra context features of every node from the learner's T_e′ (None = the backoff,
-    read as ``<backoff>``)."""
+    """The extra context features of every node: the learner's puncteme pair at the node in
+    T_e′ (``xl=``, ``xr=``, ``xp=``; None, the backoff, reads ``<backoff>``) and the surface
+    strings the learner wrote in the slots where the node's constituent starts and ends
+    (``sl=``, ``sr=``), which do not depend on how T_e′ explains them."""
     out = []
-    for pair in pairs:
+    for (i, k), pair in zip(ss.spans, pairs):
         l, r = ("<backoff>", "<backoff>") if pair is None else (render(pair[0]),
                                                                   render(pair[1]))
-        out.append((f"xl={l}", f"xr={r}", f"xp={l}|{r}"))
+        out.append((f"xl={l}", f"xr={r}", f"xp={l}|{r}", f"sl={render(ss.slots[i])}",
+                    f"sr={render(ss.slots[k])}"))
     return tuple(out)
 
 
@@ -54,7 +58,7 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
     if not sentences:
         return []
     inference = Inference(learner, learner.prepare(sentences))
-    return [replace(ss, contexts=learner_contexts(pairs[:ss.n] if ss.n else ()))
+    return [replace(ss, contexts=learner_contexts(ss, pairs[:ss.n] if ss.n else ()))
             for ss, pairs in zip(sentences, inference.viterbi_all())]
 
 

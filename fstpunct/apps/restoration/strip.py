@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...ud.slots import ABBV, UNK, depunctuate, to_slots
+from ...ud.tree import lift_to_projective
 from ...ud.treebank import Line, Sentence, rebuild
 from . import Insertion
 
@@ -209,9 +210,12 @@ class _New:
     head: int
     misc: str
 
-    def line(self, word_id: int, new: Mapping[int, int], lineno: int) -> Line:
-        return Line([str(word_id), self.form, self.form, "PUNCT", "_", "_", str(new[self.head]),
-                     "punct", "_", self.misc], lineno)
+    def line(self, word_id: int, new: Mapping[int, int], lineno: int, enhanced: bool) -> Line:
+        """Its word line; with ``enhanced`` (the sentence has enhanced dependencies) DEPS
+        repeats the basic arc, so the enhanced graph stays connected."""
+        head = str(new[self.head])
+        return Line([str(word_id), self.form, self.form, "PUNCT", "_", "_", head, "punct",
+                     f"{head}:punct" if enhanced else "_", self.misc], lineno)
 
 
 def _gaps(stripped: Sentence, insertions: Sequence[Insertion], tokens: Sequence[_Token]
@@ -273,13 +277,29 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
                     if not isinstance(x, _New) and stripped.lines[x].is_word}
     head_of = {w.id: new[w.head] for w in stripped.words}
     empty = _empty_ids(stripped.lines, new)
-    lines = []
+    enhanced = any(ln.fields[8] != "_" for ln in stripped.lines)
+    lines, inserted = [], []
     for x, k in zip(plan, ids, strict=True):
         if isinstance(x, _New):
-            lines.append(x.line(k, new, stripped.lineno))
+            inserted.append(len(lines))
+            lines.append(x.line(k, new, stripped.lineno, enhanced))
             continue
         out = _renumber(stripped, stripped.lines[x], new, head_of, new, empty)
         if out is not None:
             out.fields[9] = misc[x]
             lines.append(out)
+    _projective(lines, inserted, enhanced)
     return _finish(stripped, lines)
+
+
+def _projective(lines: list[Line], inserted: Sequence[int], enhanced: bool) -> None:
+    """Lift each inserted token whose head would make it non-projective (or make another arc
+    so) to the nearest ancestor of its head where it is not (:func:`lift_to_projective`)."""
+    heads = [int(ln.fields[6]) for ln in lines if ln.is_word]
+    for k in inserted:
+        fields = lines[k].fields
+        d, preferred = int(fields[0]), int(fields[6])
+        head = lift_to_projective(heads, d, preferred)
+        if head != preferred:
+            fields[6] = str(head)
+            fields[8] = f"{head}:punct" if enhanced else "_"
