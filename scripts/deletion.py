@@ -3,10 +3,12 @@
 For every language's test split and every deletion setting, both methods delete the same
 constituents without re-ordering; among the sentences where something was deleted, the share of
 outputs with orphaned or doubled marks (:func:`~fstpunct.apps.rephrase.wellformed.problems`),
-the same share for those sentences before deletion (a floor: the input's own oddities), the share
-that lost a sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
+the same share for those sentences before deletion (a floor: the input's own oddities), the
+outputs ill-formed where the input was not (introduced by the deletion), the share that lost a
+sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
 
-    python scripts/deletion.py --langs ar en es hi zh --out results/deletion.jsonl
+    python scripts/deletion.py --langs ar en es hi zh --best-surface --out results/deletion.jsonl
+    python scripts/deletion.py --report results/deletion.jsonl
 """
 from __future__ import annotations
 
@@ -30,7 +32,30 @@ def forms(sent) -> list[str]:
 
 
 def text(sent) -> str:
-    return next(c for c in sent.comments if c.startswith("# text = "))[9:]
+    """``# text``, else (UD 1.4 Chinese has none) the tokens joined."""
+    found = [c for c in sent.comments if c.startswith("# text = ")]
+    return found[0][9:] if found else "".join(forms(sent))
+
+
+def content(sent) -> int:
+    return sum(not w.is_punct for w in sent.words)
+
+
+def report(paths: list[str]) -> None:
+    """A Markdown table of one or more result files: per language and setting, the sentences
+    changed and, per method, ill-formed outputs (those new against the input) and lost final
+    marks."""
+    print("| lang (model) | deleted | changed | input ill-formed | base ill-formed (new) | "
+          "full ill-formed (new) | lost final mark base / full |")
+    print("|---|---|---|---|---|---|---|")
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for r in map(json.loads, f):
+                b, u = r["base"], r["full"]
+                print(f"| {r['lang']} ({r.get('model', r['lang'])}, {r['surface']}) | "
+                      f"{r['setting']} | {r['changed']} | {r['input']['ill_formed']} | "
+                      f"{b['ill_formed']} ({b['introduced']}) | {u['ill_formed']} "
+                      f"({u['introduced']}) | {b['lost_final']} / {u['lost_final']} |")
 
 
 def main() -> int:
@@ -40,25 +65,34 @@ def main() -> int:
     parser.add_argument("--best-surface", action="store_true",
                         help="full writes the channel's most probable surface (else a sample)")
     parser.add_argument("--out", default="results/deletion.jsonl")
+    parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
+                        help="a punctuation model folder for LANG instead of the bundled one")
+    parser.add_argument("--report", nargs="+", metavar="JSONL",
+                        help="only print the table of these result files")
     args = parser.parse_args()
+    if args.report:
+        report(args.report)
+        return 0
+    folders = dict(m.split("=", 1) for m in args.model)
     rows = []
     for lang in args.langs:
-        model, test = load_model(lang), list(read_one(f"{lang}:test"))
+        model, test = load_model(folders.get(lang, lang)), list(read_one(f"{lang}:test"))
         for name, setting in SETTINGS.items():
             out = {m: list(rephrase(test, model, None, Options(
                        m, permute=False, best_surface=args.best_surface, **setting)))
                    for m in ("full", "base")}
-            row = {"lang": lang, "setting": name, "test": len(test), "examples": [],
+            row = {"lang": lang, "model": folders.get(lang, lang), "setting": name,
+                   "test": len(test), "examples": [],
                    "surface": "best" if args.best_surface else "sample"}
-            changed = [k for k, s in enumerate(out["full"])
-                       if len(s.words) < len(test[k].words) or
-                       len(out["base"][k].words) < len(test[k].words)]
+            changed = [k for k, s in enumerate(out["full"]) if content(s) < content(test[k])]
             row["changed"] = len(changed)
             for label, sents in (("input", test), ("full", out["full"]), ("base", out["base"])):
                 bad = [k for k in changed if problems(forms(sents[k]))]
+                new = [k for k in bad if not problems(forms(test[k]))]
                 lost = [k for k in changed if forms(test[k])[-1] in TERMINALS
                         and forms(sents[k])[-1] not in TERMINALS]
-                row[label] = {"ill_formed": len(bad), "lost_final": len(lost)}
+                row[label] = {"ill_formed": len(bad), "introduced": len(new),
+                              "lost_final": len(lost)}
             shown = 0
             for k in changed:
                 naive, regen = forms(out["base"][k]), forms(out["full"][k])
@@ -72,8 +106,9 @@ def main() -> int:
                                      "problems": problems(forms(out["full"][k]))}
                                     for k in worse[:args.examples]]
             print(f"{lang} {name}: {len(changed)} changed; ill-formed input "
-                  f"{row['input']['ill_formed']}, base {row['base']['ill_formed']}, full "
-                  f"{row['full']['ill_formed']}", file=sys.stderr)
+                  f"{row['input']['ill_formed']}, base {row['base']['ill_formed']} "
+                  f"({row['base']['introduced']} new), full {row['full']['ill_formed']} "
+                  f"({row['full']['introduced']} new)", file=sys.stderr)
             rows.append(row)
     with output(args.out) as f:
         f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)

@@ -13,6 +13,11 @@ gives the model trained on the train split as it is, for reference. Writes a JSO
 language to ``--out`` (rewritten whole after each language).
 
     python scripts/figure6.py --langs ar en es hi zh --samples 5 --out results/figure6.jsonl
+    python scripts/figure6.py --report results/figure6.jsonl --plot results/figure6.png
+
+``--model zh=DIR`` uses a punctuation model folder in place of the bundled one of that language.
+``--report`` reads such a file instead, prints the Markdown table (the paper's figures beside)
+and draws the plot.
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from pathlib import Path
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
 from fstpunct.apps.rephrase.trigram import KneserNeyTrigram
-from fstpunct.files import output
+from fstpunct.files import atomic_path, output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
 from fstpunct.ud.treebank import Sentence
@@ -52,19 +57,68 @@ def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict[str, float]
             "punct_tokens": len(punct), "all_tokens": len(every)}
 
 
+PAPER = {"ar": (156.0, 231.3, 186.1, 540.8, 590.3, 553.4),
+         "zh": (165.2, 110.0, 61.4, 205.0, 174.4, 78.7),
+         "en": (98.4, 74.5, 51.0, 140.9, 131.4, 75.4),
+         "hi": (10.8, 11.0, 9.7, 118.4, 118.8, 91.8),
+         "es": (266.2, 259.2, 194.5, 346.3, 343.4, 239.3)}  # Base Half Full, punct then all
+ORDER = ("base", "half", "full")
+
+
+def report(rows: list[dict], plot: str | None) -> None:
+    """The Markdown table, and a grouped bar plot (log scale) when ``plot`` names a file."""
+    print("| lang | punct: base | half | full | (paper b/h/f) | all: base | half | full "
+          "| (paper b/h/f) | unpermuted punct / all |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        paper = PAPER[r["lang"]]
+        cells = [f"{r[m][k]:.1f}" for k in ("punct", "all") for m in ORDER]
+        print(f"| {r['lang']} | {' | '.join(cells[:3])} | {'/'.join(map(str, paper[:3]))} | "
+              f"{' | '.join(cells[3:])} | {'/'.join(map(str, paper[3:]))} | "
+              f"{r['original']['punct']:.1f} / {r['original']['all']:.1f} |")
+    if plot is None:
+        return
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
+    width = 0.27
+    for ax, key, title in zip(axes, ("punct", "all"), ("punctuation tokens", "all tokens")):
+        for j, m in enumerate(ORDER):
+            ax.bar([i + (j - 1) * width for i in range(len(rows))], [r[m][key] for r in rows],
+                   width, label=m.capitalize())
+        ax.set_xticks(range(len(rows)), [r["lang"] for r in rows])
+        ax.set_yscale("log")
+        ax.set_title(f"test perplexity, {title}")
+    axes[0].legend()
+    fig.tight_layout()
+    with atomic_path(plot) as tmp:
+        fig.savefig(tmp, format=Path(plot).suffix.lstrip(".") or "png", dpi=120)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--langs", nargs="+", default=["ar", "en", "es", "hi", "zh"])
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default="results/figure6.jsonl")
+    parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
+                        help="a punctuation model folder for LANG instead of the bundled one")
+    parser.add_argument("--report", metavar="JSONL", help="only print the table of this file")
+    parser.add_argument("--plot", metavar="FILE", help="with --report: draw the plot here")
     args = parser.parse_args()
+    if args.report:
+        with open(args.report, encoding="utf-8") as f:
+            report([json.loads(line) for line in f], args.plot)
+        return 0
+    folders = dict(m.split("=", 1) for m in args.model)
     out = Path(args.out)
     rows: list[dict] = []
     for lang in args.langs:
-        model, order = load_model(lang), OrderModel.load(order_path(lang))
+        model, order = load_model(folders.get(lang, lang)), OrderModel.load(order_path(lang))
         train, test = list(read_one(f"{lang}:train")), list(read_one(f"{lang}:test"))
-        row: dict = {"lang": lang, "samples": args.samples, "seed": args.seed,
+        row: dict = {"lang": lang, "model": folders.get(lang, lang), "samples": args.samples,
+                     "seed": args.seed,
                      "train": len(train), "test": len(test)}
         counts = Counter(t for s in train for t in tokens(s)[0])
         vocabulary = {t for t, c in counts.items() if c >= 2}

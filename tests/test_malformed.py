@@ -191,11 +191,13 @@ def commands(parser_model):
                                        split(p, t)),
         "draw": lambda p, t: (["draw", "tree", "--model", "en", "--sentence", f"{p}:nothing"], p),
         "show": lambda p, t: (["show", "--model", "en", p, "-o", t / "out.conllu"], p),
+        "rephrase": lambda p, t: (["rephrase", "--model", "en", p, "-o", t / "out.conllu"], p),
     }
 
 
 COMMANDS = ["decode", "normalise", "restore", "correct", "score", "stats", "perplexity", "parse",
-            "train", "crf train", "parser train", "rules --model", "draw", "show"]
+            "train", "crf train", "parser train", "rules --model", "draw", "show",
+            "rephrase"]
 
 
 def run(command, data, tmp_path, parser_model, capsys):

@@ -80,16 +80,18 @@ def test_training_is_exactly_the_serial_run(dask_pool, monkeypatch):
 
 
 def test_decoding_is_exactly_the_serial_run(dask_pool):
-    """Chunks of sentences decoded on a pool give the serial output, in order."""
-    from fstpunct.apps.decode import annotate
+    """Chunks of sentences decoded or scored on a pool give the serial output, in order."""
+    from fstpunct.apps.decode import annotate, scored
     from fstpunct.model.store import load_model
     from fstpunct.ud.treebank import read_file
 
     model = load_model("en")
     sample = "data/sample.conllu"
     expected = [s.text() for s in annotate(model, read_file(sample), posteriors=2)]
+    scores = list(scored(model, read_file(sample)))
     for pool in (LocalPool(2), dask_pool):
         got = annotate(model, read_file(sample), posteriors=2, chunk=2, pool=pool)
         assert [s.text() for s in got] == expected
+        assert list(scored(model, read_file(sample), chunk=2, pool=pool)) == scores
         if pool is not dask_pool:
             pool.close()

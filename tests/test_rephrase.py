@@ -112,3 +112,29 @@ def test_the_api_method_writes_what_the_command_writes(tmp_path):
     assert got == out.read_text(encoding="utf-8")
     short = fstpunct.load("en").rephrase(text, delete=["appos"], method="base")
     assert "# text = Hail the king." in short
+
+
+def test_full_without_a_change_writes_the_input_back(es):
+    model, _, sents = es
+    for best in (False, True):
+        out = rephrase(sents, model, None, Options("full", permute=False, best_surface=best))
+        for orig, new in zip(sents, out):
+            assert [w.form for w in new.words] == [w.form for w in orig.words]
+
+
+def test_a_deleted_mark_takes_its_partner_along():
+    from fstpunct.apps.rephrase.underlying import Mark, without_orphans
+    opening, closing = Mark("“", origin=(0, 0, 0)), Mark("”", origin=(1, 0, 0))
+    comma = Mark(",", origin=(1, 0, 1))
+    marks = [((opening,), ()), ((closing, comma), ()), ((), ())]
+    pairs = [((0, 0, 0), (1, 0, 0))]
+    assert without_orphans(marks, {0, 2}, pairs) == [((), ()), ((closing, comma), ()), ((), ())]
+    assert without_orphans(marks, {0, 1, 2}, pairs) == marks
+
+
+def test_deleting_the_constituent_that_ends_the_sentence_keeps_its_final_point(es):
+    model, _, sents = es
+    out = rephrase(sents, model, None, Options("full", permute=False, best_surface=True,
+                                               delete=frozenset({"obl", "obj", "advcl"})))
+    ends = [(orig.words[-1].form, new.words[-1].form) for orig, new in zip(sents, out)]
+    assert all(new == "." for old, new in ends if old == ".")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..apps.decode import annotate, chunk_inference
+from ..apps.decode import annotate, scored
 from ..apps.normalise import Counts, normalise
 from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
@@ -176,11 +176,12 @@ class Model:
         a list for a CoNLL-U string, else an iterator."""
         return values(data, lambda s: (lp for lp, _ in self._scored(s)))
 
-    def perplexity(self, data: Data) -> Perplexity:
-        """Per-slot perplexity of the whole input (the paper's Table 3 measure)."""
+    def perplexity(self, data: Data, *, pool: Pool | None = None) -> Perplexity:
+        """Per-slot perplexity of the whole input (the paper's Table 3 measure); on ``pool``,
+        chunks of sentences in parallel (the same value)."""
         sentences = slots = 0
         log_p = 0.0
-        for lp, n in values(data, self._scored):
+        for lp, n in values(data, lambda s: self._scored(s, pool)):
             sentences, slots, log_p = sentences + 1, slots + n, log_p + lp
         return Perplexity(sentences, slots, log_p)
 
@@ -215,12 +216,10 @@ class Model:
                 unknown += sum(m != t for t, m in pairs)
         return tokens, unknown
 
-    def _scored(self, sents: Iterator[Sentence]) -> Iterator[tuple[float, int]]:
+    def _scored(self, sents: Iterator[Sentence],
+                pool: Pool | None = None) -> Iterator[tuple[float, int]]:
         """(log p(x | T), slots) of every sentence."""
-        for _, prepared, inference in chunk_inference(self.punct, self._watched(sents),
-                                                      paired=False):
-            for slots, lp in zip(prepared, inference.log_probs().tolist()):
-                yield lp, slots.n + 1
+        return scored(self.punct, self._watched(sents), pool=pool)
 
     def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sents``, with a warning when many of the first ones' punctuation tokens are

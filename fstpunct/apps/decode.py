@@ -25,7 +25,7 @@ from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
 __all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "over_chunks", "ranked_pairs",
-           "render"]
+           "render", "scored"]
 
 T = TypeVar("T")
 
@@ -123,6 +123,28 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
         return
     for batch, prepared, inference in chunk_inference(model, sentences, chunk):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
+
+
+def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
+           pool: Pool | None = None) -> Iterator[tuple[float, int]]:
+    """(log p(x | T), slots) of every sentence, in order; on a parallel ``pool``, chunks in
+    parallel (the same values)."""
+    if pool is not None and pool.parallel:
+        yield from over_chunks(pool, model, sentences, _scored_step, chunk, paired=False)
+        return
+    for _, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+        yield from _scores(prepared, inference)
+
+
+def _scored_step(model: PunctModel, sentences: list[Sentence],
+                 slots: SlotCache) -> list[tuple[float, int]]:
+    prepared = [to_slots(s) for s in sentences]
+    return list(_scores(prepared, Inference(model, model.prepare(prepared), slots=slots)))
+
+
+def _scores(prepared: list[SlotSentence], inference: Inference) -> Iterator[tuple[float, int]]:
+    for slots, lp in zip(prepared, inference.log_probs().tolist()):
+        yield lp, slots.n + 1
 
 
 def _annotate_step(posteriors: int, model: PunctModel, sentences: list[Sentence],

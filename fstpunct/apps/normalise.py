@@ -8,7 +8,7 @@ hangs from the constituent whose puncteme it is, and of two marks merged into on
 ``,``) the survivor is the later one's, as the channel defines it.
 
 A token whose new attachment would be non-projective (or make another arc so) hangs from the
-nearest ancestor of the model's word where it is not (counted as lifted), else keeps its head:
+nearest ancestor of the model's word where it is not, else keeps its head (both counted):
 normalise never makes punctuation non-projective. Nothing else changes: every line, comment and
 column is kept. Tokens keep their head, and are
 counted, in a slot where the backoff wrote a puncteme (its tokens are not known), in a sentence
@@ -40,14 +40,14 @@ class Counts:
     tokens: int = 0
     moved: int = 0
     kept: int = 0
-    lifted: int = 0  # re-attached higher than the model's word, to stay projective
+    projective: int = 0  # not on the model's word, to stay projective
 
     def __str__(self) -> str:
         share = 100.0 * self.moved / max(self.tokens, 1)
         return (f"{self.sentences} sentences: {self.moved} of {self.tokens} punctuation tokens "
                 f"re-attached ({share:.1f}%), {self.kept} kept their head (backoff, no word, or "
-                f"punctuation with dependents), {self.lifted} attached to an ancestor of the "
-                "model's word to stay projective")
+                f"punctuation with dependents), {self.projective} not on the model's word to "
+                "stay projective (on an ancestor of it, or on their own head)")
 
 
 def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str, ...], ...],
@@ -105,5 +105,5 @@ def _reattach(model: PunctModel, sent: Sentence, slots: SlotSentence,
             if slots.word_ids[head - 1] != old:  # never made non-projective (module docstring)
                 tree[line_id - 1] = slots.word_ids[head - 1]
                 target = lift_to_projective(tree, line_id, old)
-                counts.lifted += target not in (old, slots.word_ids[head - 1])
+                counts.projective += target != slots.word_ids[head - 1]
             counts.moved += sent.set_head(line_id, target)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from ..api import ModelInfo, bundled_models, evaluate
@@ -27,6 +28,7 @@ def _data(info: ModelInfo) -> str:
 
 def run(args: argparse.Namespace) -> int:
     for name in args.evaluate or ():
+        print(f"fstpunct models: measuring {name} on {name} test", file=sys.stderr, flush=True)
         evaluate(name, args.ud_dir)
     print("language\tdirection\ttest perplexity\tsize\ttraining data")
     for info in bundled_models():

@@ -6,6 +6,7 @@ import argparse
 from ..progress import progress
 from ..ud.release import LANGUAGES, SPLITS, resolve, split_source
 from .model_option import add_model_arguments, chosen_model
+from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Per-slot perplexity exp(−Σ log p(x|T) / Σ (n+1)) of the surface punctuation of every "
         "sentence (none skipped) under a model.")
@@ -20,14 +21,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "bundled model)")
     parser.add_argument("--split", choices=SPLITS, default="test", help="with --lang")
     parser.add_argument("--ud-dir", help="UD release folder")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="score chunks of 500 sentences in this many local processes "
+                             "(default 1)")
+    add_pool_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     sources = ([split_source(args.lang, args.split, args.ud_dir)] if args.lang
                else [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)])
-    for src in sources:  # without --model, each file gets its language's model
-        model, sentences = chosen_model(args, str(src.path), src.sentences())
-        result = model.perplexity(progress(sentences, f"perplexity {src.name}"))
-        print(f"{src.name}\tsentences {result.sentences}\tslots {result.slots}\t"
-              f"log p {result.log_prob:.2f}\tperplexity {result.value:.4f}")
+    with chosen_pool(args) as pool:
+        for src in sources:  # without --model, each file gets its language's model
+            model, sentences = chosen_model(args, str(src.path), src.sentences())
+            result = model.perplexity(progress(sentences, f"perplexity {src.name}"), pool=pool)
+            print(f"{src.name}\tsentences {result.sentences}\tslots {result.slots}\t"
+                  f"log p {result.log_prob:.2f}\tperplexity {result.value:.4f}")
     return 0

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..progress import progress
 from ..ud.release import resolve
 from ..ud.stats import collect
 from .table import format_table
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [collect(src.name, src.sentences()).row()
+    rows = [collect(src.name, progress(src.sentences(), f"stats {src.name}")).row()
             for spec in args.specs for src in resolve(spec, args.ud_dir)]
     header = list(rows[0])
     print(format_table(header, [[str(r[h]) for h in header] for r in rows], args.tsv,

@@ -3,7 +3,8 @@
 Words keep their input lines (FORM, LEMMA, UPOS, FEATS, DEPREL, other MISC items). Multiword
 tokens keep their range line when all their words remain, adjacent and in order; empty nodes
 and DEPS are dropped (an enhanced graph cannot follow a reordered tree: DEPS becomes ``_``).
-Spacing is rebuilt, since a word's neighbours change: no space before closing and point marks
+Spacing is rebuilt, since a word's neighbours change: two tokens that were neighbours in the
+input keep the input's spacing; elsewhere no space before closing and point marks
 (``, . ; : ! ? ) ” »`` …) nor after opening ones (``( “ « ¿`` …), none at all when the input had
 none (Chinese); ``SpaceAfter=No`` says so in MISC and ``# text`` follows it.
 """
@@ -40,12 +41,31 @@ def origin_name(sent: Sentence) -> str:
     return sent.sent_id or f"{sent.path}:{sent.lineno}"
 
 
-def _spaces(tokens: Sequence[OutToken], spaced: bool) -> list[bool]:
-    """Whether a space follows each token."""
+def _input_spaces(sent: Sentence) -> dict[int, bool]:
+    """Whether the input has a space after each word (a multiword token's: after its last)."""
+    out = {w.id: w.space_after for w in sent.words}
+    for ln in sent.lines:
+        a, dash, b = ln.id.partition("-")
+        if dash:
+            out.update({w: False for w in range(int(a), int(b))})
+            out[int(b)] = "SpaceAfter=No" not in ln.fields[9].split("|")
+    return out
+
+
+def _spaces(tokens: Sequence[OutToken], sent: Sentence) -> list[bool]:
+    """Whether a space follows each token: as in the input between two tokens that were
+    neighbours there, else by the rule of the module docstring."""
+    words = sent.words
+    spaced = len(words) < 2 or any(w.space_after for w in words[:-1])
+    before = _input_spaces(sent)
     out = []
     for tok, nxt in zip(tokens, [*tokens[1:], None]):
-        out.append(spaced and nxt is not None and nxt.symbol not in _CLOSING
-                   and tok.symbol not in _OPENING)
+        a, b = tok.fields[0], nxt.fields[0] if nxt is not None else ""
+        if nxt is not None and a.isdigit() and b.isdigit() and int(b) == int(a) + 1:
+            out.append(before[int(a)])
+        else:
+            out.append(spaced and nxt is not None and nxt.symbol not in _CLOSING
+                       and tok.symbol not in _OPENING)
     return out
 
 
@@ -61,9 +81,7 @@ def assemble(sent: Sentence, tokens: Sequence[OutToken], comments: Sequence[str]
     the input's other comments (not those replaced), ``# text``, then ``comments[1:]``."""
     new_id = {t.old_id: k for k, t in enumerate(tokens, 1) if t.old_id is not None}
     new_id[0] = 0
-    words = sent.words
-    spaced = len(words) < 2 or any(w.space_after for w in words[:-1])
-    space = _spaces(tokens, spaced)
+    space = _spaces(tokens, sent)
     ranges: dict[int, Line] = {}  # position of a kept range's first word -> its line
     for ln in sent.lines:
         a, dash, b = ln.id.partition("-")

@@ -19,22 +19,32 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ...errors import InputError
 from ...model.punct import PunctModel
-from ...ud.slots import SlotSentence, depunctuate, quote_symbols
+from ...ud.slots import SlotSentence, depunctuate, quote_symbols, slot_members
 from ...ud.tree import children
 from ...ud.treebank import Sentence
 from ..decode import chunk_inference
 from .assemble import OutToken, assemble, origin_name
 from .order import OrderModel
 from .permute import PERMUTED, linearize, permuted_order, surface_tree
-from .underlying import Aligner, Mark, Marks, carried_marks, write_slots
+from .underlying import (
+    Aligner,
+    Carried,
+    Mark,
+    Marks,
+    carried_marks,
+    partners,
+    without_orphans,
+    write_slots,
+)
+from .wellformed import TERMINALS
 
-__all__ = ["METHODS", "Options", "bracketed_words", "rephrase"]
+__all__ = ["METHODS", "Options", "bracketed_words", "final_point_on_root", "rephrase"]
 
 METHODS = ("full", "half", "base")
 
@@ -90,6 +100,22 @@ def _deleted(sent: Sentence, options: Options, bracketed: Sequence[int]) -> set[
     return out
 
 
+def final_point_on_root(slots: SlotSentence, marks: Sequence[Marks]) -> list[Marks]:
+    """``marks`` where the root's r also carries the sentence's final point (``. ? ! 。 ।`` …)
+    when T′ gave it only to a constituent ending the sentence: the channel absorbs the
+    doubled point, so the input's surface is the same, and deleting that constituent keeps
+    the point. A point the channel absorbed in the input is not moved."""
+    out = list(marks)
+    root = slots.heads.index(0)
+    last = [m for node, side in slot_members(slots)[slots.n] for m in marks[node][side]]
+    points = [m for m in last if m.symbol in TERMINALS and m.line is not None]
+    if points and not any(m.symbol in TERMINALS for m in marks[root][1]):
+        l, r = marks[root]
+        point = replace(points[-1], origin=(root, 1, len(r)))
+        out[root] = (l, (*r, point))
+    return out
+
+
 def _kept_head(head: int, heads: Mapping[int, int], kept: set[int]) -> int:
     """The nearest ancestor that is kept (input IDs; ``heads`` by input ID), or 0."""
     while head and head not in kept:
@@ -110,7 +136,7 @@ def _base(sent: Sentence, order: list[int]) -> list[OutToken]:
     return out
 
 
-def _rewritten(sent: Sentence, slots: SlotSentence, marks: Sequence[Marks], order: list[int],
+def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: list[int],
                model: PunctModel, surface: str, rng: np.random.Generator, align: Aligner
                ) -> list[OutToken]:
     """Full and half: the words of ``order`` with punctuation written from their marks."""
@@ -122,8 +148,13 @@ def _rewritten(sent: Sentence, slots: SlotSentence, marks: Sequence[Marks], orde
     out_heads = {wid: _kept_head(id_head[wid], id_head, kept) for wid in placed}
     position = {wid: k for k, wid in enumerate(placed, 1)}
     heads = [position[out_heads[wid]] if out_heads[wid] else 0 for wid in placed]
+    marks = carried.marks
+    if len(placed) < slots.n:  # deletion: the final point stays, pairs go together
+        kept_nodes = {node_of[w] for w in placed}
+        marks = without_orphans(final_point_on_root(slots, marks), kept_nodes,
+                                partners(slots, marks, model.attach.symmetric))
     written = write_slots(model.channel, heads, [marks[node_of[w]] for w in placed], surface,
-                          rng, align)
+                          rng, align, carried.observed)
     lines = {ln.id: ln for ln in sent.lines}
     out: list[OutToken] = []
     for i, slot in enumerate(written):
@@ -157,12 +188,13 @@ def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
     for batch, prepared, best in _viterbi(sentences, model if options.needs_model else None,
                                           chunk):
         for sent, slots, pairs in zip(batch, prepared, best):
-            marks = (carried_marks(model, sent, slots, pairs, align)  # type: ignore[arg-type]
-                     if slots is not None else [])
-            bracketed = bracketed_words(slots, marks) if options.delete_parens and slots else []
+            carried = (carried_marks(model, sent, slots, pairs, align)  # type: ignore[arg-type]
+                       if slots is not None else Carried([], {}))
+            bracketed = (bracketed_words(slots, carried.marks)
+                         if options.delete_parens and slots else [])
             dropped = _deleted(sent, options, bracketed)
             for s in range(options.samples):
-                yield _one(sent, slots, marks, dropped, model, order_model, options, index, s,
+                yield _one(sent, slots, carried, dropped, model, order_model, options, index, s,
                            align)
             index += 1
 
@@ -183,7 +215,7 @@ def _viterbi(sentences: Iterable[Sentence], model: PunctModel | None, chunk: int
         yield batch, prepared, inference.viterbi_all()
 
 
-def _one(sent: Sentence, slots: SlotSentence | None, marks: Sequence[Marks], dropped: set[int],
+def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: set[int],
          model: PunctModel | None, order_model: OrderModel | None, options: Options,
          index: int, sample: int, align: Aligner | None) -> Sentence:
     rng = np.random.default_rng([options.seed, index, sample])
@@ -196,7 +228,7 @@ def _one(sent: Sentence, slots: SlotSentence | None, marks: Sequence[Marks], dro
     else:
         surface = ("underlying" if options.method == "half" else
                    "best" if options.best_surface else "sample")
-        tokens = _rewritten(sent, slots, marks, order, model, surface,
+        tokens = _rewritten(sent, slots, carried, order, model, surface,
                             np.random.default_rng([options.seed, index, sample, 1]), align)
     origin = origin_name(sent)
     suffix = "" if options.samples == 1 else f"-{sample + 1}"

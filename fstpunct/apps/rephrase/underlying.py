@@ -12,11 +12,13 @@ the contiguous pieces of its slot's surface string, by q(p) · p(xᵢ | uᵢ) (a
 :func:`write_slots` writes a reordered (or pruned) sentence again: the marks of the words
 that remain, moved with their words, give each new slot's uᵢ (DESIGN §3); *full* draws xᵢ
 from the channel (:meth:`Channel.sample`; or takes its most probable xᵢ) and keeps, for each
-surface token, the mark it comes from (:meth:`Channel.align`); *half* writes uᵢ as it is.
+surface token, the mark it comes from (:meth:`Channel.align`); *half* writes uᵢ as it is. A
+slot left exactly as it was (the same marks in the same order) keeps the input's surface there:
+it is already a draw of xᵢ given that uᵢ, the one the writer made.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -28,7 +30,8 @@ from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underly
 from ...ud.tree import projectivize
 from ...ud.treebank import Line, Sentence
 
-__all__ = ["Aligner", "Mark", "Marks", "Written", "carried_marks", "write_slots"]
+__all__ = ["Aligner", "Carried", "Mark", "Marks", "Written", "carried_marks", "partners",
+           "without_orphans", "write_slots"]
 
 Pair = tuple[Puncteme, Puncteme] | None
 
@@ -40,6 +43,7 @@ class Mark:
 
     symbol: str
     line: Line | None = None
+    origin: tuple[int, int, int] = (-1, 0, 0)  # (word, side, index) in the input's T′
 
     @property
     def form(self) -> str | None:
@@ -50,6 +54,16 @@ class Mark:
 
 
 Marks = tuple[tuple[Mark, ...], tuple[Mark, ...]]  # a word's (l, r)
+Place = tuple[int, int, int]  # (word, side, index in its puncteme); ∘ is (−1, 0, 0)
+
+
+@dataclass(frozen=True)
+class Carried:
+    """Every word's marks, and the input's slots: for the marks (by :attr:`Mark.origin`) of
+    each input slot's uᵢ, the positions in uᵢ of the surface tokens written there."""
+
+    marks: list[Marks]
+    observed: dict[tuple[Place, ...], tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -129,35 +143,74 @@ def _resolve_backoff(model: PunctModel, slots: SlotSentence, best: Sequence[Pair
 
 
 def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: Sequence[Pair],
-                  align: Aligner | None = None) -> list[Marks]:
+                  align: Aligner | None = None) -> Carried:
     """Each word's (l, r) marks from its Viterbi pair ``best`` (see the module docstring)."""
     align = align or Aligner(model.channel)
     if slots.n == 0:
-        return []
+        return Carried([], {})
     members = slot_members(slots)
     pairs = _resolve_backoff(model, slots, best, members, align)
     lines = {ln.id: ln for ln in sent.lines}
-    found: dict[tuple[int, int, int], Line] = {}
+    found: dict[Place, Line] = {}
+    observed: dict[tuple[Place, ...], tuple[int, ...]] = {}
     for i in range(slots.n + 1):
         u, where = _slot_u(slots, members[i], i, pairs)
-        positions = align(u, _surface(model, slots, i))
+        x = _surface(model, slots, i)
+        positions = align(u, x)
+        if positions is None:
+            continue
+        observed[tuple(where)] = positions
         ids = ((0,) if i == 0 else ()) + slots.slot_ids[i]  # the line of each surface token
-        for k, pos in enumerate(positions or ()):
-            sym = _surface(model, slots, i)[k]
-            if where[pos][0] >= 0 and sym != ABBV:
+        for k, pos in enumerate(positions):
+            if where[pos][0] >= 0 and x[k] != ABBV:
                 found[where[pos]] = lines[str(ids[k])]
-    return [tuple(tuple(Mark(t, found.get((node, side, k))) for k, t in
-                        enumerate(pairs[node][side])) for side in (0, 1))  # type: ignore[misc]
-            for node in range(slots.n)]
+    marks = [tuple(tuple(Mark(t, found.get((node, side, k)), (node, side, k))
+                         for k, t in enumerate(pairs[node][side])) for side in (0, 1))
+             for node in range(slots.n)]
+    return Carried(marks, observed)  # type: ignore[arg-type]
+
+
+def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tuple[str, str]]
+             ) -> list[tuple[tuple[int, int, int], tuple[int, int, int]]]:
+    """The symmetric marks of T′ paired as brackets are, over the underlying string left to
+    right: each closing mark with the nearest open mark of its kind. A mark is named by
+    (word, side, index in its puncteme), words 0-based."""
+    closing = {b: a for a, b in symmetric}
+    opening = set(closing.values())
+    open_marks: dict[str, list[tuple[int, int, int]]] = {}
+    out = []
+    for members in (slot_members(slots) if slots.n else []):
+        for node, side in members:
+            for k, mark in enumerate(marks[node][side]):
+                where = (node, side, k)
+                if mark.symbol in closing and open_marks.get(closing[mark.symbol]):
+                    out.append((open_marks[closing[mark.symbol]].pop(), where))
+                elif mark.symbol in opening:
+                    open_marks.setdefault(mark.symbol, []).append(where)
+    return out
+
+
+def without_orphans(marks: Sequence[Marks], kept: set[int],
+                    pairs: Sequence[tuple[tuple[int, int, int], tuple[int, int, int]]]
+                    ) -> list[Marks]:
+    """``marks`` without the symmetric marks whose partner (:func:`partners`) belongs to a
+    word that is not ``kept``: a bracket or quote goes with its partner, so deleting one half
+    of a pair split across constituents leaves no orphan."""
+    gone = {mine for a, b in pairs for mine, other in ((a, b), (b, a))
+            if mine[0] in kept and other[0] not in kept}
+    return [tuple(tuple(m for k, m in enumerate(ms[side]) if (node, side, k) not in gone)
+                  for side in (0, 1)) for node, ms in enumerate(marks)]  # type: ignore[misc]
 
 
 def write_slots(channel: Channel, heads: Sequence[int], marks: Sequence[Marks], surface: str,
-                rng: np.random.Generator, align: Aligner | None = None
+                rng: np.random.Generator, align: Aligner | None = None,
+                observed: Mapping[tuple[Place, ...], tuple[int, ...]] | None = None
                 ) -> list[list[Written]]:
     """The surface punctuation of every slot (0..n) of the words ``marks`` (in their new
     order; ``heads`` 1-based over them) — ``surface`` = ``sample``: drawn through the channel,
     ``best``: the channel's most probable output, ``underlying``: the marks as they are —
-    without ∘ and marks with nothing to print."""
+    without ∘ and marks with nothing to print. A slot whose marks are exactly those of an
+    input slot (``observed``, :class:`Carried`) keeps the surface the input has there."""
     align = align or Aligner(channel)
     n = len(marks)
     view = SlotSentence(words=("",) * n, upos=("",) * n, heads=tuple(projectivize(heads)[0]),
@@ -167,7 +220,11 @@ def write_slots(channel: Channel, heads: Sequence[int], marks: Sequence[Marks], 
     out: list[list[Written]] = []
     for i, members in enumerate(slot_members(view) if n else [[]]):
         u, where = _slot_u(view, members, i, pairs)  # type: ignore[arg-type]
-        if surface != "underlying" and len(u) > 1:
+        key = tuple(marks[node][side][k].origin if node >= 0 else (node, side, k)
+                    for node, side, k in where)
+        if surface != "underlying" and observed and key in observed:
+            kept = observed[key]
+        elif surface != "underlying" and len(u) > 1:
             x = channel.sample(u, rng) if surface == "sample" else align.best(u)
             kept = align(u, x) or ()
         else:
