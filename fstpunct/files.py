@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import codecs
 import os
+import secrets
 import shutil
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -101,32 +101,25 @@ def _check_target(target: Path) -> None:
         raise InputError(f"{target}: is a folder; name a file to write")
 
 
-_SIGNALS = {signal.SIGINT, signal.SIGTERM}
-
-
 @contextmanager
-def _temporary(create: Callable[[], Path], remove: Callable[[Path], None]) -> Iterator[Path]:
-    """A temporary made by ``create``, removed by ``remove`` if the ``with`` block fails in any
-    way; SIGINT and SIGTERM are held back until it is in the hands of the ``try`` that removes
-    it, so an interrupt never leaves it behind."""
-    held = signal.pthread_sigmask(signal.SIG_BLOCK, _SIGNALS)
+def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
+               remove: Callable[[Path], None]) -> Iterator[Path]:
+    """A new temporary beside ``target`` (made by ``make``), removed by ``remove`` if the
+    ``with`` block fails in any way. Its name is chosen before it is made, so whatever stops
+    the process — an error, Ctrl-C or SIGTERM, even while ``make`` runs — the ``except`` that
+    removes it knows the name (blocking signals cannot promise that: a signal delivered to
+    another thread still interrupts the main one)."""
+    tmp = target.parent / f".{target.name}.{secrets.token_hex(8)}{suffix}"
     try:
-        tmp = create()
-    except BaseException:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        raise
-    try:
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        make(tmp)
         yield tmp
     except BaseException:
         remove(tmp)
         raise
 
 
-def _temp_file(target: Path) -> Path:
-    fd, name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
-    os.close(fd)
-    return Path(name)
+def _make_file(path: Path) -> None:
+    os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 @contextmanager
@@ -136,7 +129,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
     target = Path(path)
     _check_target(target)
     try:
-        with _temporary(lambda: _temp_file(target), lambda p: p.unlink(missing_ok=True)) as tmp:
+        with _temporary(target, ".part", _make_file,
+                        lambda p: p.unlink(missing_ok=True)) as tmp:
             yield tmp
             _keep_mode(target, tmp, 0o666)
             with open(tmp, "rb") as f:
@@ -181,13 +175,13 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
         raise InputError(f"{target}: is a file; name a folder to write")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        with _temporary(lambda: _temp_folder(target, ".part"), _remove_folder) as tmp:
+        with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
             _keep_mode(target, tmp, 0o777)
             if not target.exists():
                 os.replace(tmp, target)
                 return
-            with _temporary(lambda: _temp_folder(target, ".old"), _remove_folder) as old:
+            with _temporary(target, ".old", _make_folder, _remove_folder) as old:
                 os.replace(target, old / "previous")
                 try:
                     os.replace(tmp, target)
@@ -199,8 +193,8 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
         raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
 
 
-def _temp_folder(target: Path, suffix: str) -> Path:
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=suffix, dir=target.parent))
+def _make_folder(path: Path) -> None:
+    path.mkdir(mode=0o700)
 
 
 def _remove_folder(path: Path) -> None:
