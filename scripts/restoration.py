@@ -279,17 +279,17 @@ def tuned(args: argparse.Namespace) -> None:
 
 
 def exact_run(lang: str, split_name: str, gold: Sequence[Sentence],
-              trees: Sequence[Sentence | None], method: str, model_dir: str, decoder: str,
+              inputs: Sequence[Sentence | None], method: str, model_dir: str, decoder: str,
               certain: bool = False, model: object = None, **info: object) -> None:
     """One run of an exact decoder (:class:`ExactRestorer`) of ``model_dir``."""
     restorer = ExactRestorer(model or load_model(model_dir), decoder, exact=certain)
-    todo = [k for k, t in enumerate(trees) if t]
+    todo = [k for k, t in enumerate(inputs) if t]
     start = time.perf_counter()
-    done = restorer.restore_many([trees[k] for k in todo])
+    done = restorer.restore_many([inputs[k] for k in todo])
     secs = (time.perf_counter() - start) / max(len(todo), 1)
     pred = list(gold)
     for k, ins in zip(todo, done):
-        pred[k] = insert(trees[k], ins)
+        pred[k] = insert(inputs[k], ins)
     name = f"exact {decoder}" + (" certain" if certain else "")
     emit(scored(gold, pred, lang=lang, split=split_name, method=method, mbr=name,
                 model=model_dir, seconds_per_sentence=secs, trees=info.pop("trees", "gold"),
