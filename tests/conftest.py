@@ -1,6 +1,16 @@
 """Test-wide settings: hypothesis checks values, not time (speed is measured by the benchmarks
 in bench/), so no example fails for being slow on a busy machine."""
+from pathlib import Path
+
+import pytest
 from hypothesis import settings
+from toy_release import write_release
 
 settings.register_profile("fstpunct", deadline=None)
 settings.load_profile("fstpunct")
+
+
+@pytest.fixture(scope="session")
+def toy_ud(tmp_path_factory) -> Path:
+    """A tiny UD release in both layouts (see toy_release.py)."""
+    return write_release(tmp_path_factory.mktemp("ud"))

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -22,11 +21,13 @@ from fstpunct.model.punct import Settings
 from fstpunct.ud.release import find_treebank, read_one, resolve
 from fstpunct.ud.slots import to_slots
 
-TOY = Path(__file__).parent / "data" / "ud"  # a tiny release: old layout UD_Toy, new UD_Toy-New
 
-
-def toy(split: str) -> list:
-    return [to_slots(s) for s in read_one(str(TOY / "UD_Toy" / f"xx-ud-{split}.conllu"))]
+@pytest.fixture
+def toy(toy_ud):
+    """Slot sentences of a split of the toy release's old-layout treebank."""
+    def read(split: str) -> list:
+        return [to_slots(s) for s in read_one(str(toy_ud / "UD_Toy" / f"xx-ud-{split}.conllu"))]
+    return read
 
 
 @pytest.mark.parametrize("token, level", [
@@ -41,7 +42,7 @@ def test_points_are_classed_by_unicode_alone(token, level):
     assert point_class(token) == level
 
 
-def test_pairs_come_from_unicode_classes_and_the_data():
+def test_pairs_come_from_unicode_classes_and_the_data(toy):
     sents = toy("train")
     tokens = ["(", ")", "«", "»", "“", "”", "‘", "「", "」", "《", "》", "„"]
     pairs = symmetric_pairs(sents, tokens)
@@ -52,7 +53,7 @@ def test_pairs_come_from_unicode_classes_and_the_data():
     assert symmetric_pairs(sents, ["„", "“", "(", ")"]) == [("(", ")"), ("„", "“")]
 
 
-def test_default_rules_absorb_by_strength_and_brackets():
+def test_default_rules_absorb_by_strength_and_brackets(toy):
     sents = toy("train")
     grammar = default_grammar(sents, "xx")
     assert grammar.language == "xx" and grammar.path == "<default>"
@@ -68,7 +69,7 @@ def test_default_rules_absorb_by_strength_and_brackets():
     assert parse_grammar(default_rules(sents, "xx")).rules == grammar.rules
 
 
-def test_full_stop_is_the_commonest_sentence_end():
+def test_full_stop_is_the_commonest_sentence_end(toy):
     sents = toy("train")
     assert full_stop(sents) == "."
     assert full_stop([]) == "."
@@ -91,7 +92,7 @@ def test_fullstop_directive():
         parse_grammar(base + "fullstop .\nfullstop .\n")
 
 
-def test_direction_is_chosen_by_dev_perplexity():
+def test_direction_is_chosen_by_dev_perplexity(toy):
     sents, dev = toy("train"), toy("dev")
     grammar = default_grammar(sents)
     settings = Settings(lexical=0)
@@ -104,23 +105,23 @@ def test_direction_is_chosen_by_dev_perplexity():
         train(sents, grammar, ["ltr", "rtl"], iterations=1, settings=settings)
 
 
-def test_old_and_new_release_layouts():
-    assert find_treebank("xx", "train", TOY) == TOY / "UD_Toy" / "xx-ud-train.conllu"
-    assert [s.name for s in resolve("xx", TOY)] == ["xx train", "xx dev", "xx test"]
-    assert [s.name for s in resolve("xx-dev", TOY)] == ["xx dev"]
-    assert [s.name for s in resolve("xx_new", TOY)] == ["xx_new test"]
-    old = list(resolve("xx-test", TOY)[0].sentences())
-    new = list(resolve("xx_new", TOY)[0].sentences())
+def test_old_and_new_release_layouts(toy_ud):
+    assert find_treebank("xx", "train", toy_ud) == toy_ud / "UD_Toy" / "xx-ud-train.conllu"
+    assert [s.name for s in resolve("xx", toy_ud)] == ["xx train", "xx dev", "xx test"]
+    assert [s.name for s in resolve("xx-dev", toy_ud)] == ["xx dev"]
+    assert [s.name for s in resolve("xx_new", toy_ud)] == ["xx_new test"]
+    old = list(resolve("xx-test", toy_ud)[0].sentences())
+    new = list(resolve("xx_new", toy_ud)[0].sentences())
     assert [s.sent_id for s in old] == [None, None]
     assert [s.sent_id for s in new] == ["new-1", "new-2"]
     with pytest.raises(InputError, match="neither a file"):
-        resolve("yy", TOY)
+        resolve("yy", toy_ud)
 
 
-def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys):
+def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys, toy_ud):
     out = tmp_path / "m"
-    assert main(["train", "--train", str(TOY / "UD_Toy" / "xx-ud-train.conllu"),
-                 "--dev", str(TOY / "UD_Toy" / "xx-ud-dev.conllu"), "--iterations", "1",
+    assert main(["train", "--train", str(toy_ud / "UD_Toy" / "xx-ud-train.conllu"),
+                 "--dev", str(toy_ud / "UD_Toy" / "xx-ud-dev.conllu"), "--iterations", "1",
                  "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
     record = json.loads((out / "model.json").read_text(encoding="utf-8"))["record"]
     assert record["grammar"] == "default" and record["language"] == "und"
@@ -128,16 +129,16 @@ def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys):
     assert "pair „ “" in record["default_grammar"]
     assert "direction" in capsys.readouterr().err
     assert main(["perplexity", "--model", str(out),
-                 str(TOY / "UD_Toy-New" / "xx_new-ud-test.conllu")]) == 0
+                 str(toy_ud / "UD_Toy-New" / "xx_new-ud-test.conllu")]) == 0
     assert "perplexity" in capsys.readouterr().out
     # without dev sentences the default grammar cannot choose a direction: one line, status 2
-    assert main(["train", "--train", str(TOY / "UD_Toy" / "xx-ud-train.conllu"),
+    assert main(["train", "--train", str(toy_ud / "UD_Toy" / "xx-ud-train.conllu"),
                  "--iterations", "1", "-o", str(tmp_path / "n")]) == 2
     assert "--dev" in capsys.readouterr().err
 
 
-def test_sentences_without_sent_id_are_named_by_file_and_number(tmp_path, capsys):
-    path = TOY / "UD_Toy" / "xx-ud-test.conllu"
+def test_sentences_without_sent_id_are_named_by_file_and_number(tmp_path, capsys, toy_ud):
+    path = toy_ud / "UD_Toy" / "xx-ud-test.conllu"
     assert [s.name for s in read_one(str(path))] == [f"{path}#1", f"{path}#2"]
     blocks = path.read_text(encoding="utf-8").split("\n\n")
     bad = tmp_path / "UD_Toy" / "xx-ud-test.conllu"
