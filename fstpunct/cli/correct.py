@@ -9,6 +9,7 @@ from ..apps.restoration.generative import DECODERS
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
+from .arguments import add_io_arguments
 
 HELP = ("Correct punctuation with a correction model (scripts/correction.py train): given each "
         "sentence's tree (or the tree --parser gives the punctuated sentence), the learner's "
@@ -18,10 +19,7 @@ HELP = ("Correct punctuation with a correction model (scripts/correction.py trai
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
-                        help="input file (default: stdin)")
-    parser.add_argument("-o", "--output", metavar="OUT.conllu",
-                        help="output file (default: stdout)")
+    add_io_arguments(parser)
     parser.add_argument("--model", required=True, metavar="DIR", help="correction model folder")
     parser.add_argument("--parser", metavar="DIR",
                         help="parse the punctuated input with this parser (a 'tokens'-mode "
@@ -37,7 +35,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--keep", type=float, default=0.0, metavar="W",
                         help="mix each slot's distribution with mass W on the learner's own "
                              "string before MBR (0..1, default 0; exact decoders)")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
 
 
 def run(args: argparse.Namespace) -> int:
