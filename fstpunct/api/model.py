@@ -126,15 +126,17 @@ class Model:
     def restore(self, data: Data, *, decoder: str = "slot", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[Folder | ParserModel] = (),
-                beam: int | None = None, text: bool = False, format: str | None = None,
-                lowercase: bool = False, tagger: Folder | Tagger | None = None) -> Any:
+                beam: int | None = None, pool: Pool | None = None, text: bool = False,
+                format: str | None = None, lowercase: bool = False,
+                tagger: Folder | Tagger | None = None) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
         (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired marks
         kept balanced); with ``samples``,
         minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
-        reproducible for a ``seed``.
+        reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
+        same output.
 
         A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (by
         :meth:`pipeline` with ``lowercase``, ``tagger`` and the first of ``parsers``, if any).
@@ -156,24 +158,27 @@ class Model:
             raise InputError("samples must be at least the number of parsers")
         method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
             ModelRestorer(self.punct, samples, mbr, seed)
-        return rewrite(data, lambda s: self._restored(s, method, loaded, beam, text, lowercase,
-                                                      tagger), self._tokeniser(text), format,
-                       tree=None)
+        return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
+                                                      lowercase, tagger),
+                       self._tokeniser(text), format, tree=None)
 
     def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
-                  beam: int | None, text: bool, lowercase: bool, tagger: Folder | Tagger | None
-                  ) -> Iterator[Sentence]:
+                  beam: int | None, pool: Pool | None, text: bool, lowercase: bool,
+                  tagger: Folder | Tagger | None) -> Iterator[Sentence]:
         """The restore step, after analysis where it is needed."""
         from ..apps.text import restored_text
         pipeline = self._pipeline_loader(lowercase, tagger, parsers[0] if parsers else None,
                                          beam)
-        return restored_text(self._watched(sents), method, parsers, beam, pipeline, text)
+        return restored_text(self._watched(sents), method, parsers, beam, pipeline, text,
+                             pool=pool)
 
-    def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
+    def normalise(self, data: Data, *, counts: Counts | None = None,
+                  pool: Pool | None = None) -> Any:
         """Re-attach every punctuation token to the word whose underlying puncteme wrote it
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
-        what moved."""
-        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts))
+        what moved. On ``pool``, chunks of sentences in parallel, with the same output."""
+        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts,
+                                                 pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,

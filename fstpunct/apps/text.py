@@ -16,6 +16,7 @@ from ..ud.treebank import Sentence, has_tree
 
 if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not import it
     from ..model.punct import PunctModel
+    from ..parallel import Pool
     from ..parser import Model as ParserModel
     from ..parser.pipeline import Pipeline
     from .restoration import Restorer
@@ -52,12 +53,12 @@ def underlying(sent: Sentence) -> str:
 
 
 def restored_text(sentences: Iterable[Sentence], method: Restorer, parsers: Sequence[ParserModel],
-                  beam: int | None, pipeline: Callable[[], Pipeline], text: bool = False
-                  ) -> Iterator[Sentence]:
+                  beam: int | None, pipeline: Callable[[], Pipeline], text: bool = False,
+                  pool: Pool | None = None) -> Iterator[Sentence]:
     """Restoration (:func:`~fstpunct.apps.restoration.pipeline.restored`) after
     :func:`analysed`. Text (no sentence has a tree) is parsed once, by the analysis, whose
     pipeline should then use the first of ``parsers``; the restoration parses it again only to
-    mix several parsers."""
+    mix several parsers. The analysis runs here, the restoration on ``pool`` if one is given."""
     from .restoration.pipeline import restored
     return restored(analysed(sentences, pipeline), method,
-                    [] if text and len(parsers) == 1 else parsers, beam)
+                    [] if text and len(parsers) == 1 else parsers, beam, pool=pool)
