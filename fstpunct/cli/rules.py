@@ -9,6 +9,7 @@ from ..fst.grammar import Grammar, load_grammar
 from ..model.store import load_edit_counts, load_model
 from ..ud.release import LANGUAGES, SPLITS, split_source
 from ..ud.slots import to_slots
+from .arguments import add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Print the rewrite rules a rule file expands to (window, edit, result, initial "
@@ -31,7 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--relations", nargs="+", default=list(RELATIONS), metavar="REL",
                         help="the relations of that table (default: "
                              f"{' '.join(RELATIONS)})")
-    parser.add_argument("--ud-dir", help="UD release folder")
+    add_ud_dir_argument(parser)
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 
 

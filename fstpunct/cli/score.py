@@ -6,6 +6,7 @@ import json
 
 from ..apps.restoration.metrics import scores
 from ..ud.release import read_one
+from .arguments import add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
@@ -23,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", metavar="SOURCE.conllu",
                         help="the uncorrected input (correction): score the punctuation edits "
                              "that PRED and GOLD make to it")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    add_ud_dir_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
 
