@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..apps.rules import compare_rules, relation_pairs
+from ..errors import InputError
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
 from ..model.store import load_edit_counts, load_model
@@ -75,11 +76,11 @@ def _compare(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.model or args.compare:
         if not (args.model and args.compare):
-            raise SystemExit("fstpunct rules: --model and --compare go together")
+            raise InputError("--model and --compare go together")
         _compare(args)
         return 0
     if not args.grammar:
-        raise SystemExit("fstpunct rules: give a GRAMMAR, or --model M --compare GRAMMAR")
+        raise InputError("give a GRAMMAR, or --model M --compare GRAMMAR")
     grammar = load_grammar(args.grammar)
     print(format_table(HEADER, rule_rows(grammar, grammar.channel()), args.tsv))
     return 0
