@@ -1,30 +1,42 @@
-"""Punctuation correction of learner English (paper §6.2, issue 19): train the correction model.
+"""Punctuation correction of learner English (paper §6.2, issue 19): train, table, cross-validation.
 
     python scripts/learner_corpus.py --tle ../shared/ud/UD_English-ESL --fce ../shared/fce \\
         -o learner
     fstpunct train --train learner/en_esl-ud-train.conllu --dev learner/en_esl-ud-dev.conllu \\
-        --grammar grammars/en.rules --lexical 0 --iterations 6 -o models/esl-learner
+        --grammar grammars/en.rules --jobs 1 --lexical 0 --iterations 6 -o models/esl-learner
     python scripts/correction.py train --learner models/esl-learner \\
         --original learner/en_esl-ud-train.conllu --corrected learner/en_cesl-ud-train.conllu \\
-        -o models/esl-correct
-
-    python scripts/correction.py table --model models/esl-correct --data learner \
-        --split dev --split test -o results/correction.json
+        --copy 8 --reference models/esl-learner -o models/esl-correct-c8L
+    python scripts/correction.py table --model models/esl-correct-c8L --data learner \\
+        --split dev --split test -o results/tmp/correction-gold.json
+    python scripts/correction.py cv --folds 4 --weight W --copy 8 --reference learner \\
+        --work models/esl-cv -o results/tmp/correction-cv.json
 
 The corrector is trained on the (learner, corrected) pairs of the isomorphic train sentences
-(:func:`fstpunct.apps.correction.model.train`); its channel starts from, and is drawn towards,
-the channel of ``--reference`` (the bundled English model: correct English).
+(:func:`fstpunct.apps.correction.model.train`) with a prior that copies the learner's punctemes
+(``--copy``); its channel starts from, and is drawn towards, the channel of ``--reference``
+(the bundled English model, a model folder, or ``learner``: the learner model's own).
 
 ``table`` is the paper's Table 5 analog on the isomorphic sentences of each split: every system
 reads the learner's sentence (its tree gold, or with ``--parser`` the tree a ``tokens``-mode
 parser gives the punctuated sentence) and is scored against the corrected punctuation (on the
 learner's words): AED, P/R/F0.5 of punctuation edits, per-mark P/R/F1 and the recall of the
-gold edits by FCE code; paired tests against the correction model and the CRF corrector.
-Systems: keep the input; trivial (a final period); restoration from scratch with the bundled
-English model (+NC, exact MBR) and with a CRF trained on the corrected train sentences; the
-correction model; the CRF corrector; the CRF corrector with the English model's slot
-posteriors as features; and the product of the CRF corrector's slot marginals and the
+gold edits by FCE code; paired tests against keeping the input, the correction model and the
+CRF corrector. Systems: keep the input; trivial (a final period); restoration from scratch with
+the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
+sentences; the correction model; the CRF corrector; the CRF corrector with the English model's
+slot posteriors as features; and the product of the CRF corrector's slot marginals and the
 correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev.
+
+``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
+them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
+the other folds — the learner model (on every learner sentence of the other folds' documents,
+isomorphic or not), the corrector, the three CRFs — with the hyper-parameters of the standard
+split (``--copy``, the product's ``--weight`` and the restoration CRF's ``--c2`` chosen on the
+standard dev), so every pair gets one held-out output of every system; the pooled outputs are
+scored and tested as in ``table`` (gold trees only: the parser is not retrained). By default
+only keep, the correction model, the CRF corrector and their product (``--all-systems``: the
+others too).
 """
 from __future__ import annotations
 
@@ -146,28 +158,31 @@ class Crfs:
     """The CRFs of the table: restoration (trained on corrected sentences), the corrector and
     the corrector with the English model's slot posteriors as features."""
 
-    restorer: CrfModel
     corrector: CrfCorrector
-    with_gen: CrfCorrector
+    restorer: CrfModel | None
+    with_gen: CrfCorrector | None
 
 
 def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence],
-               english: PunctModel, work: Path, c2_grid: tuple[float, ...] = (0.1, 1.0, 10.0)
-               ) -> Crfs:
-    """The three CRFs trained on (learner, corrected) pairs; the restoration CRF's c2 chosen
-    on the corrected ``dev`` sentences among ``c2_grid``. Folders already in ``work`` are
-    loaded, not retrained."""
+               english: PunctModel, work: Path, c2_grid: tuple[float, ...] = (0.1, 1.0, 10.0),
+               corrector_only: bool = False) -> Crfs:
+    """The three CRFs (or the corrector only) trained on (learner, corrected) pairs; the
+    restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``. Folders
+    already in ``work`` are loaded, not retrained."""
     train_s, train_g = [to_slots(s) for s in source], [to_slots(g) for g in gold]
 
     def made(name: str, build: Callable[[Path], object], load: Callable[[Path], object]):
         folder = work / name
         return load(folder) if folder.is_dir() else build(folder)
 
+    corrector = made("crf-correct", lambda f: crf_corrector_train(train_s, train_g, f),
+                     CrfCorrector.load)
+    if corrector_only:
+        return Crfs(corrector, None, None)
     return Crfs(
+        corrector,
         made("crf-restore", lambda f: crf_train(train_g, [to_slots(g) for g in dev], f, "en",
                                                 c2_grid, log=lambda m: None), CrfModel.load),
-        made("crf-correct", lambda f: crf_corrector_train(train_s, train_g, f),
-             CrfCorrector.load),
         made("crf-gen", lambda f: crf_corrector_train(train_s, train_g, f,
                                                       generative_features(english, train_s)),
              CrfCorrector.load))
@@ -176,21 +191,22 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weight: float | None, gold: list[Sentence] | None = None
             ) -> tuple[dict[str, list[Sentence]], float]:
-    """Every system's output on ``source`` and the weight of the product; a ``weight`` of None
-    is chosen among WEIGHTS by F0.5 against ``gold`` (dev)."""
+    """Every system's output on ``source`` (only keep, the correction model, the CRF corrector
+    and the product when ``crfs`` has no restoration CRF) and the weight of the product; a
+    ``weight`` of None is chosen among WEIGHTS by F0.5 against ``gold`` (dev)."""
     slots = [to_slots(s) for s in source]
-    gen = generative_features(english, slots)
-    out = {
-        "keep": source,
-        "trivial": list(restored(source, Trivial.for_language("en"))),
-        "restore +NC": list(restored(source, ExactRestorer(english))),
-        "restore CRF": list(restored(source, crfs.restorer)),
-        "correction": list(corrected(source, model)),
-        "CRF corrector": [insert(strip(s), crfs.corrector.correct(ss))
-                          for s, ss in zip(source, slots)],
-        "CRF corrector + gen": [insert(strip(s), crfs.with_gen.correct(ss, g))
-                                for s, ss, g in zip(source, slots, gen)],
-    }
+    out = {"keep": source}
+    if crfs.restorer is not None:
+        out |= {"trivial": list(restored(source, Trivial.for_language("en"))),
+                "restore +NC": list(restored(source, ExactRestorer(english))),
+                "restore CRF": list(restored(source, crfs.restorer))}
+    out |= {"correction": list(corrected(source, model)),
+            "CRF corrector": [insert(strip(s), crfs.corrector.correct(ss))
+                              for s, ss in zip(source, slots)]}
+    if crfs.with_gen is not None:
+        gen = generative_features(english, slots)
+        out["CRF corrector + gen"] = [insert(strip(s), crfs.with_gen.correct(ss, g))
+                                      for s, ss, g in zip(source, slots, gen)]
     dists = list(ExactPrior(model.corrector).distributions([with_learner(model.learner,
                                                                          slots)]))
     margs = [crfs.corrector.marginals(ss) for ss in slots]
@@ -306,7 +322,7 @@ def cv(args: argparse.Namespace) -> None:
                           record={"fold": fold, "copy": args.copy}, copy=args.copy,
                           vocabulary=own)
             model.save(folder / "correct")
-        crfs = train_crfs(src, gold, gold, english, folder, (args.c2,))
+        crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _ = systems(source, model, crfs, english, args.weight)
         for name, pred in out.items():
@@ -371,6 +387,9 @@ def main() -> None:
     c.add_argument("--c2", type=float, default=1.0,
                    help="L2 of the restoration CRF (chosen on dev by the table)")
     c.add_argument("--learner-iterations", type=int, default=6)
+    c.add_argument("--all-systems", action="store_true",
+                   help="also the restoration baselines and the CRF with generative features "
+                        "(default: keep, correction, CRF corrector and their product)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
     add_corrector_arguments(c)
