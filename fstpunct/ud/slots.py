@@ -56,6 +56,12 @@ class SlotSentence:
     def n(self) -> int:
         return len(self.words)
 
+    @property
+    def place(self) -> str:
+        """Where the sentence is, for messages: ``FILE:LINE``, with its sent_id if it has one."""
+        return f"{self.path}:{self.lineno}" + (f" (sent_id {self.sent_id})" if self.sent_id
+                                               else "")
+
     @cached_property
     def spans(self) -> list[tuple[int, int]]:
         """The slot span (i, k) of every word's subtree (:func:`~fstpunct.ud.tree.spans`)."""
