@@ -2,5 +2,6 @@
 
 Decoding the underlying punctuation, restoration (``restoration/``), correction of learners'
 punctuation (``correction/``), rephrasing (``rephrase/``), normalisation (Tse & Curran), the
-constraint on parsing (Jones), and learned rules against a grammar. Each module reads like the paper's section.
+constraint on parsing (Jones), and learned rules against a grammar. Each module reads like the
+paper's section.
 """
