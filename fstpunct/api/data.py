@@ -19,16 +19,17 @@ import io
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar, Union
-
-import conllu
+from typing import TYPE_CHECKING, TypeVar, Union
 
 from ..ud.release import read_one
 from ..ud.treebank import Sentence, read_conllu
 
+if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
+    import conllu
+
 __all__ = ["Data", "Step", "is_text", "rewrite", "sentences", "values"]
 
-Data = Union[str, "os.PathLike[str]", Iterable[conllu.TokenList], Iterable[Sentence]]
+Data = Union[str, "os.PathLike[str]", Iterable["conllu.TokenList"], Iterable[Sentence]]
 Step = Callable[[Iterator[Sentence]], Iterator[Sentence]]
 T = TypeVar("T")
 
@@ -44,6 +45,7 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
         if isinstance(tokens, Sentence):
             yield tokens
             continue
+        import conllu
         if not isinstance(tokens, conllu.TokenList):
             raise TypeError(f"sentence {k}: expected a conllu.TokenList, got "
                             f"{type(tokens).__name__}")
@@ -51,6 +53,7 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
 
 
 def _to_tokenlist(sent: Sentence) -> conllu.TokenList:
+    import conllu
     return conllu.parse(sent.text())[0]
 
 

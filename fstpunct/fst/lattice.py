@@ -215,8 +215,9 @@ class LatticeBuilder:
 
     def arc_weights(self) -> np.ndarray:
         """Probability of every channel arc under the current φ (1 for parameter-free arcs)."""
-        phi = self.channel.phi
-        return np.array([1.0 if a.param is None else phi[a.param] for a in self._arcs])
+        weights = np.ones(len(self._arcs))
+        weights[self._has_param] = self.channel.phi[self._param_index]
+        return weights
 
     def lattice(self, surface: Sequence[str], weights: np.ndarray,
                 maximum: bool = False) -> Lattice:
