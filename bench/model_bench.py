@@ -3,7 +3,9 @@ references, each measured in the same run.
 
 * decode: ``fstpunct decode`` on en_ewt test, against a process that only parses the same file
   with the ``conllu`` library (both whole processes, start-up included; median of ``--repeat``
-  runs each, by wall clock and by CPU time; goal ≤ 2×), and its peak memory;
+  runs each, by wall clock and by CPU time; goal ≤ 2×), and its peak memory; with ``--floor``,
+  also a process that only imports what decode imports and reads the file (then also loads the
+  model): what no decode can go below;
 * EM (``--em``): one EM iteration on en_ewt train as every iteration after the first runs
   (E-step on 2 local workers kept from the first iteration, then the M-step; timed in a child
   process after the batch is prepared and a first E-step) against one ``fstpunct decode`` of
@@ -15,7 +17,8 @@ Each command runs in a child process, timed by wall clock and by its CPU time (u
 workers included: what a busy machine inflates least); peak memory is the child's max RSS. The
 machine's load average is printed first: on a shared machine the ratios are what count.
 fstpunct's bytecode is compiled first (as installed packages have it).
-Usage: python bench/model_bench.py [--model M] [--em] [--train] [--iterations N] [--repeat K]
+Usage: python bench/model_bench.py [--model M] [--floor] [--em] [--train] [--iterations N]
+[--repeat K]
 """
 from __future__ import annotations
 
@@ -61,6 +64,16 @@ PARSE_ONLY = ("import sys, conllu\n"
               "with open(sys.argv[1], encoding='utf-8') as f:\n"
               "    n = sum(1 for _ in conllu.parse_incr(f))\n"
               "assert n > 0\n")
+
+
+# what every decode does before any inference: its imports and reading the file with
+# fstpunct's validating reader (then also loading the model)
+FLOOR = ("import sys\n"
+         "import fstpunct.cli.decode\n"
+         "from fstpunct.ud.treebank import read_file\n"
+         "n = sum(1 for _ in read_file(sys.argv[1]))\n"
+         "if sys.argv[2:]:\n"
+         "    fstpunct.load(sys.argv[2])\n")
 
 
 def medians(cmd: list[str], repeat: int) -> tuple[float, float, float]:
@@ -123,6 +136,9 @@ def main() -> None:
     parser.add_argument("--em", action="store_true",
                         help="also time one EM iteration against a decode of en_ewt train")
     parser.add_argument("--train", action="store_true", help="also time a full EM run")
+    parser.add_argument("--floor", action="store_true",
+                        help="also time a process that only imports what decode imports and "
+                             "reads the file (then also loads the model)")
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5, help="runs of each timed process")
     parser.add_argument("--em-child", action="store_true", help=argparse.SUPPRESS)
@@ -142,6 +158,13 @@ def main() -> None:
           f"a process parsing it with conllu {reference:.2f} s ({reference_cpu:.2f} s CPU); "
           f"medians of {args.repeat}; ratio {seconds / reference:.2f}x wall, "
           f"{cpu / reference_cpu:.2f}x CPU (goal <= 2x)")
+    if args.floor:
+        floor = [medians([sys.executable, "-c", FLOOR, str(test), *extra], args.repeat)
+                 for extra in ([], [args.model])]
+        print(f"floor: imports + reading en_ewt test {floor[0][0]:.2f} s wall "
+              f"({floor[0][1]:.2f} s CPU, {floor[0][1] / reference_cpu:.2f}x the conllu "
+              f"process), + loading the model {floor[1][0]:.2f} s ({floor[1][1]:.2f} s CPU, "
+              f"{floor[1][1] / reference_cpu:.2f}x)")
     if args.em:
         train = find_treebank("en_ewt", "train")
         decode, decode_cpu, _ = medians([FSTPUNCT, "decode", "--model", args.model, str(train),
