@@ -35,7 +35,7 @@ lint: install
 # the text pipeline's with the bundled tagger and parser (else models/tagger-en, models/parser-en).
 bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
-	$(BIN)/python bench/model_bench.py --em
+	$(BIN)/python bench/model_bench.py --floor --em
 	$(BIN)/python bench/parallel_bench.py 2>/dev/null
 	if [ -d models/parser-en ]; then $(BIN)/python bench/parser_bench.py --model models/parser-en \
 	  | grep -E "greedy|word_uas"; fi

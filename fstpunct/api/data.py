@@ -26,20 +26,21 @@ import io
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar, Union
-
-import conllu
+from typing import TYPE_CHECKING, TypeVar, Union
 
 from ..errors import InputError
 from ..ud.release import read_one
 from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
 
+if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
+    import conllu
+
 __all__ = ["FORMATS", "Data", "Step", "is_text", "rewrite", "sentences", "values"]
 
 FORMATS = ("conllu", "text")
 
-Data = Union[str, "os.PathLike[str]", Iterable[conllu.TokenList], Iterable[Sentence]]
+Data = Union[str, "os.PathLike[str]", Iterable["conllu.TokenList"], Iterable[Sentence]]
 Step = Callable[[Iterator[Sentence]], Iterator[Sentence]]
 T = TypeVar("T")
 
@@ -55,6 +56,7 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
         if isinstance(tokens, Sentence):
             yield tokens
             continue
+        import conllu
         if not isinstance(tokens, conllu.TokenList):
             raise TypeError(f"sentence {k}: expected a conllu.TokenList, got "
                             f"{type(tokens).__name__}")
@@ -62,6 +64,7 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
 
 
 def _to_tokenlist(sent: Sentence) -> conllu.TokenList:
+    import conllu
     return conllu.parse(sent.text())[0]
 
 

@@ -403,6 +403,7 @@ def read_file(path: str | Path | None, tree: bool | None = True) -> Iterator[Sen
 
 
 def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
+    """Write sentences to an open text stream, each as :meth:`Sentence.text` gives it."""
     out.writelines(s.text() for s in sentences)
 
 
