@@ -18,17 +18,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ...ud.slots import ABBV, UNK, depunctuate, to_slots
+from ...ud.slots import depunctuate, to_slots
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
 from ...ud.treebank import Line, Sentence, rebuild
-from . import Insertion
+from . import HIDDEN, Insertion
 
 __all__ = ["NO_SPACE_AFTER", "NO_SPACE_BEFORE", "insert", "insertions_of", "strip"]
 
 NO_SPACE_BEFORE = frozenset(",.;:?!)]}”’»…،؛؟।۔，。、：；？！）」』】》〉")  # one-character tokens
 NO_SPACE_AFTER = frozenset("([{“‘«¿¡（「『【《〈")
-_NEVER_INSERTED = frozenset((ABBV, UNK))
 _NO_SPACE = "SpaceAfter=No"
 
 
@@ -191,7 +190,7 @@ def insertions_of(sent: Sentence) -> list[Insertion]:
     root = depunctuate(sent)[1].index(0) + 1
     ss = to_slots(sent)
     return [tuple((tok, up[i] or root) for tok, i in zip(slot, ids, strict=True)
-                  if tok not in _NEVER_INSERTED)
+                  if tok not in HIDDEN)
             for slot, ids in zip(ss.slots, ss.slot_ids, strict=True)]
 
 
@@ -225,7 +224,7 @@ def _gaps(stripped: Sentence, insertions: Sequence[Insertion], tokens: Sequence[
         for tok, head in slot:
             if not 1 <= head <= n:
                 raise stripped.error(f"slot {i}: head {head} of {tok!r} is not a word 1..{n}")
-            if tok not in _NEVER_INSERTED:
+            if tok not in HIDDEN:
                 gaps.setdefault(end_of.get(i, i), []).append((tok, head))
     return gaps
 
