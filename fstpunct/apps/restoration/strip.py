@@ -21,14 +21,13 @@ from dataclasses import dataclass
 from ...ud.slots import depunctuate, to_slots
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
-from ...ud.treebank import Line, Sentence, rebuild
+from ...ud.treebank import NO_SPACE, Line, Sentence, rebuild, space_after, with_space_after
 from . import HIDDEN, Insertion
 
 __all__ = ["NO_SPACE_AFTER", "NO_SPACE_BEFORE", "insert", "insertions_of", "strip"]
 
 NO_SPACE_BEFORE = frozenset(",.;:?!)]}”’»…،؛؟।۔，。、：；？！）」』】》〉")  # one-character tokens
 NO_SPACE_AFTER = frozenset("([{“‘«¿¡（「『【《〈")
-_NO_SPACE = "SpaceAfter=No"
 
 
 @dataclass(frozen=True)
@@ -50,17 +49,6 @@ def _tokens(lines: Sequence[Line]) -> list[_Token]:
         elif ln.is_word and int(ln.id) > end:
             out.append(_Token(k, int(ln.id), int(ln.id)))
     return out
-
-
-def _space_after(misc: str) -> bool:
-    return _NO_SPACE not in misc.split("|")
-
-
-def _with_space_after(misc: str, space: bool) -> str:
-    if _space_after(misc) == space:
-        return misc
-    items = [m for m in misc.split("|") if m not in ("_", _NO_SPACE)]
-    return "|".join(items if space else items + [_NO_SPACE]) or "_"
 
 
 def _finish(sent: Sentence, lines: list[Line]) -> Sentence:
@@ -150,7 +138,7 @@ def _kept_spacing(sent: Sentence, new: Mapping[int, int]) -> dict[int, bool]:
     last = None
     for t in _tokens(sent.lines):
         kept = [i for i in range(t.first, t.last + 1) if i in new]
-        own = _space_after(sent.lines[t.line].fields[9])
+        own = space_after(sent.lines[t.line].fields[9])
         if kept:
             last = t.line if len(kept) > 1 else line_of[kept[0]]
             space[last] = own
@@ -176,7 +164,7 @@ def strip(sent: Sentence) -> Sentence:
         out = _renumber(sent, ln, new, head_of, up, empty)
         if out is not None:
             if k in space:
-                out.fields[9] = _with_space_after(out.fields[9], space[k])
+                out.fields[9] = with_space_after(out.fields[9], space[k])
             lines.append(out)
     return _finish(sent, lines)
 
@@ -236,7 +224,7 @@ def _gap_miscs(tokens: Sequence[str], space: bool) -> list[str]:
         after = space and tok not in NO_SPACE_AFTER
         if j + 1 < len(tokens):
             after = after and tokens[j + 1] not in NO_SPACE_BEFORE
-        out.append("_" if after else _NO_SPACE)
+        out.append("_" if after else NO_SPACE)
     return out
 
 
@@ -252,9 +240,9 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
     new_tokens: dict[int, list[_New]] = {}
     for i, items in _gaps(stripped, insertions, tokens).items():
         forms = [tok for tok, _ in items]
-        space = i == 0 or _space_after(misc[carrier[i]])
+        space = i == 0 or space_after(misc[carrier[i]])
         if i and space and forms[0] in NO_SPACE_BEFORE:
-            misc[carrier[i]] = _with_space_after(misc[carrier[i]], False)
+            misc[carrier[i]] = with_space_after(misc[carrier[i]], False)
         new_tokens[i] = [_New(tok, head, m) for (tok, head), m
                          in zip(items, _gap_miscs(forms, space), strict=True)]
     starts = {t.line: t.first for t in tokens}
