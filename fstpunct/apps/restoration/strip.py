@@ -200,7 +200,7 @@ class _New:
 
 def _gaps(stripped: Sentence, insertions: Sequence[Insertion], tokens: Sequence[_Token]
           ) -> dict[int, list[tuple[str, int]]]:
-    """Checked insertions by slot, without :data:`_NEVER_INSERTED`; a slot inside a multiword
+    """Checked insertions by slot, without :data:`HIDDEN` tokens; a slot inside a multiword
     token is moved to the slot after it."""
     n = len(stripped.words)
     if len(insertions) != n + 1:
