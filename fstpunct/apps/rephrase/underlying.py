@@ -19,7 +19,7 @@ it is already a draw of xᵢ given that uᵢ, the one the writer made.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,9 +29,10 @@ from ...model.vocab import Puncteme
 from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
 from ...ud.tree import projectivize
 from ...ud.treebank import Line, Sentence
+from .wellformed import TERMINALS
 
 __all__ = ["Aligner", "Carried", "Mark", "Marks", "Written", "carried_marks", "partners",
-           "without_orphans", "write_slots"]
+           "pinned_final_point", "without_orphans", "without_phantom_orphans", "write_slots"]
 
 Pair = tuple[Puncteme, Puncteme] | None
 
@@ -167,7 +168,88 @@ def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: 
     marks = [tuple(tuple(Mark(t, found.get((node, side, k)), (node, side, k))
                          for k, t in enumerate(pairs[node][side])) for side in (0, 1))
              for node in range(slots.n)]
-    return Carried(marks, observed)  # type: ignore[arg-type]
+    carried = pinned_final_point(model, slots, Carried(marks, observed), align)  # type: ignore
+    return without_phantom_orphans(model, slots, carried, align)
+
+
+def pinned_final_point(model: PunctModel, slots: SlotSentence, carried: Carried,
+                       align: Aligner) -> Carried:
+    """``carried`` with the sentence's final point (``. ? ! 。 ।`` …) on the root only: the
+    points of the last slot's uᵢ that other constituents carry are dropped, and the root's r,
+    if it has none, ends with the last of them (the one that surfaced, if one did; an
+    absorbed point of the root's takes the surfaced one's token line). T′ often
+    gives a clause that ends the sentence a point of its own beside the root's (the channel
+    absorbs the doubled point); moved or kept, that clause would print it mid-sentence or keep
+    it where the root's point was deleted. Applied only when the new uᵢ still explains the
+    input's surface there (:func:`_revised`)."""
+    n, marks = slots.n, list(carried.marks)
+    root = slots.heads.index(0)
+    last = slot_members(slots)[n]
+    points = [(node, m) for node, side in last for m in marks[node][side]
+              if m.symbol in TERMINALS]
+    if all(node == root for node, _ in points):
+        return carried
+    for node, side in last:
+        if node != root:
+            marks[node] = _with_side(marks[node], side,
+                                     tuple(m for m in marks[node][side]
+                                           if m.symbol not in TERMINALS))
+    l, r = marks[root]
+    surfaced = ([m for _, m in points if m.line is not None] or [m for _, m in points])[-1]
+    own = [k for k, m in enumerate(r) if m.symbol in TERMINALS]
+    if not own:
+        r = (*r, replace(surfaced, origin=(root, 1, len(r))))
+    elif r[own[-1]].line is None and r[own[-1]].symbol == surfaced.symbol:
+        k = own[-1]  # the root's point takes the input's token line
+        r = (*r[:k], replace(surfaced, origin=r[k].origin), *r[k + 1:])
+    marks[root] = (l, r)
+    return _revised(model, slots, carried, marks, {n}, align)
+
+
+def without_phantom_orphans(model: PunctModel, slots: SlotSentence, carried: Carried,
+                            align: Aligner) -> Carried:
+    """``carried`` without the symmetric marks (brackets, quotes) that have no partner in T′
+    (:func:`partners`) and that the channel absorbed in the input: wherever they went, they
+    could only surface as orphans (T′ may give a phrase a second closing mark, absorbed after
+    the first, and pair the opening mark with the first). Applied only when the new uᵢ still
+    explain the input's surface (:func:`_revised`)."""
+    symmetric = model.attach.symmetric
+    marks = list(carried.marks)
+    paired = {place for pair in partners(slots, marks, symmetric) for place in pair}
+    either = {mark for pair in symmetric for mark in pair}
+    gone = {(node, side, k) for node, ms in enumerate(marks) for side in (0, 1)
+            for k, m in enumerate(ms[side])
+            if m.symbol in either and m.line is None and (node, side, k) not in paired}
+    if not gone:
+        return carried
+    for node, side, _ in gone:
+        marks[node] = _with_side(marks[node], side,
+                                 tuple(m for k, m in enumerate(marks[node][side])
+                                       if (node, side, k) not in gone))
+    return _revised(model, slots, carried, marks,
+                    {slots.spans[node][side] for node, side, _ in gone}, align)
+
+
+def _revised(model: PunctModel, slots: SlotSentence, carried: Carried, marks: list[Marks],
+             changed: set[int], align: Aligner) -> Carried:
+    """``marks`` in place of ``carried``'s if in every ``changed`` slot the new uᵢ can still be
+    written as the input's xᵢ there (:meth:`Channel.align`; the slot then keeps that surface,
+    as an unchanged one does), else ``carried`` as it is."""
+    members = slot_members(slots)
+    pairs = [[tuple(m.symbol for m in side) for side in ms] for ms in marks]
+    observed = dict(carried.observed)
+    for i in sorted(changed):
+        u, where = _slot_u(slots, members[i], i, pairs)  # type: ignore[arg-type]
+        positions = align(u, _surface(model, slots, i))
+        if positions is None:
+            return carried
+        observed[tuple(marks[node][side][k].origin if node >= 0 else (node, side, k)
+                       for node, side, k in where)] = positions
+    return Carried(marks, observed)
+
+
+def _with_side(marks: Marks, side: int, new: tuple[Mark, ...]) -> Marks:
+    return (new, marks[1]) if side == 0 else (marks[0], new)
 
 
 def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tuple[str, str]]
