@@ -30,11 +30,13 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, TREES, Options, rephrase
 from fstpunct.apps.rephrase.trigram import KneserNeyTrigram
+from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
 from fstpunct.files import atomic_path, output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
@@ -68,6 +70,17 @@ def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict:
             "punct_tokens": len(punct), "all_tokens": len(every), "marks": marks}
 
 
+def _counted(sentences: Iterable[list[str]], shape: Counter) -> Iterator[list[str]]:
+    """``sentences`` as they are, counting in ``shape`` the sentences (``sentences``), the
+    ill-formed ones (:func:`problems`: ``ill_formed``) and those with a point (``. ? !`` …)
+    before their last token (``mid_point``)."""
+    for toks in sentences:
+        shape["sentences"] += 1
+        shape["ill_formed"] += bool(problems(toks))
+        shape["mid_point"] += any(t in TERMINALS for t in toks[:-1])
+        yield toks
+
+
 def mark_report(rows: list[dict], first: str = "base", second: str = "full", top: int = 6
                 ) -> None:
     """Per language, the marks whose −Σ ln p differ most between two methods (second − first):
@@ -78,7 +91,11 @@ def mark_report(rows: list[dict], first: str = "base", second: str = "full", top
             continue
         diff = sorted(((b[m][1] - a[m][1], m) for m in a if m in b), reverse=True)
         cells = ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}" for d, m in diff[:top])
-        print(f"- {r['lang']}: {second} − {first}, nats: {cells}")
+        shapes = "; ".join(f"{m}: {r[m]['ill_formed'] / r[m]['sentences']:.1%} ill-formed, "
+                           f"{r[m]['mid_point'] / r[m]['sentences']:.1%} with a point "
+                           "mid-sentence" for m in ORDER if r[m].get("sentences"))
+        print(f"- {r['lang']}: {second} − {first}, nats: {cells}" +
+              (f" (rephrased train: {shapes})" if shapes else ""))
 
 
 PAPER = {"ar": (156.0, 231.3, 186.1, 540.8, 590.3, 553.4),
@@ -160,9 +177,11 @@ def main() -> int:
         for method in METHODS:
             start = time.time()
             options = Options(method, args.seed, args.samples, tree=args.tree)
-            lm = KneserNeyTrigram((tokens(s)[0] for s in rephrase(train, model, order, options)),
+            shape = Counter()
+            lm = KneserNeyTrigram(_counted((tokens(s)[0] for s in
+                                            rephrase(train, model, order, options)), shape),
                                   vocabulary=vocabulary)
-            row[method] = perplexities(lm, test)
+            row[method] = {**perplexities(lm, test), **shape}
             print(f"{lang} {method}: punct {row[method]['punct']:.1f} all "
                   f"{row[method]['all']:.1f} ({time.time() - start:.0f} s)", file=sys.stderr)
         rows.append(row)

@@ -247,3 +247,30 @@ def test_rewriting_every_slot_keeps_the_words(es):
     out = list(rephrase(sents, model, None, Options("full", permute=False, best_surface=True,
                                                     rewrite_all=True)))
     assert [words(a) for a in out] == [words(b) for b in sents]
+
+
+def test_marks_pair_in_t_prime_and_as_printed():
+    from fstpunct.apps.rephrase.underlying import Mark, partners
+    from fstpunct.ud.slots import to_slots
+    from fstpunct.ud.treebank import Line
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT))
+    slots = to_slots(sent)
+
+    def line(i, form):
+        return Line([str(i), form, form, "PUNCT", "_", "_", "1", "punct", "_", "_"], 0)
+    printed = Mark("(", line(2, "("), (0, 1, 0))   # after She
+    phantom = Mark("(", None, (2, 0, 0))           # before "and he stayed", absorbed
+    closing = Mark(")", line(8, ")"), (4, 1, 0))   # after stayed
+    marks = [((), (printed,)), ((), ()), ((phantom,), ()), ((), ()), ((), (closing,))]
+    symmetric = [("(", ")")]
+    assert partners(slots, marks, symmetric) == [((2, 0, 0), (4, 1, 0))]
+    assert partners(slots, marks, symmetric, surface=True) == [((0, 1, 0), (4, 1, 0))]
+
+
+def test_deleting_a_bracket_takes_the_printed_partner_along():
+    sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:4]) ==
+            "1689年英國在"]
+    (out,) = rephrase(sent, load_model("zh"), None,
+                      Options("full", permute=False, best_surface=True, delete_parens=True))
+    forms = [w.form for w in out.words]
+    assert "九" not in forms and problems(forms) == []

@@ -5,15 +5,19 @@ re-ordered by the same language's ordering model) and/or has constituents *delet
 relation, or every constituent whose underlying punctemes are brackets). Three ways to write the
 result:
 
-- **full**: the sentence's Viterbi T′ (:mod:`fstpunct.apps.decode`) is transformed — every word
-  keeps its underlying (l, r) — and each slot's surface is drawn through the channel (or, with
-  ``best_surface``, is the channel's most probable output for it);
+- **full**: the sentence's T′ — the Viterbi one (:mod:`fstpunct.apps.decode`), or with
+  ``tree="sample"`` a draw from p(T′ | T, x) for each sample — is transformed (every word keeps
+  its underlying (l, r); :mod:`.underlying` first pins the final point to the root and drops
+  absorbed brackets without a partner) and each changed slot's surface is drawn through the
+  channel (or, with ``best_surface``, is the channel's most probable output for it; with
+  ``rewrite_all`` every slot is, not only the changed ones);
 - **half**: the transformed T′'s underlying marks are printed as they are (no channel);
 - **base**: the surface tree is transformed with its punctuation tokens as ordinary dependents
   (deletion drops a constituent's words and the punctuation tokens attached inside it).
 
 One draw uses the random stream (seed, sentence index, sample) for the word order — the same for
-all three methods, so they differ only in punctuation — and (…, 1) for the channel.
+all three methods, so they differ only in punctuation — and (…, 1) for the channel; posterior
+trees are drawn per chunk of sentences from (seed, chunk number, 2).
 """
 from __future__ import annotations
 
@@ -138,9 +142,11 @@ def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: lis
     position = {wid: k for k, wid in enumerate(placed, 1)}
     heads = [position[out_heads[wid]] if out_heads[wid] else 0 for wid in placed]
     marks = carried.marks
-    if len(placed) < slots.n:  # deletion: pairs go together
+    if len(placed) < slots.n:  # deletion: pairs (in T′ or as printed) go together
         kept_nodes = {node_of[w] for w in placed}
-        marks = without_orphans(marks, kept_nodes, partners(slots, marks, model.attach.symmetric))
+        symmetric = model.attach.symmetric
+        marks = without_orphans(marks, kept_nodes, [*partners(slots, marks, symmetric),
+                                                    *partners(slots, marks, symmetric, True)])
     written = write_slots(model.channel, heads, [marks[node_of[w]] for w in placed], surface,
                           rng, align, carried.observed if keep_input else None)
     lines = {ln.id: ln for ln in sent.lines}
@@ -237,5 +243,9 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         what.append("delete_parens=yes")
     if options.best_surface and options.method == "full":
         what.append("surface=best")
+    if options.tree != "viterbi" and options.method != "base":
+        what.append(f"tree={options.tree}")
+    if options.rewrite_all and options.method == "full":
+        what.append("rewrite=all")
     return assemble(sent, tokens, [f"# sent_id = {sent_id}", f"# rephrased_from = {origin}",
                                    f"# rephrase = {' '.join(what)}"])

@@ -1,6 +1,7 @@
-"""The Viterbi T′ as marks carried by words, and surface punctuation written from it again.
+"""A sentence's T′ as marks carried by words, and surface punctuation written from it again.
 
-:func:`carried_marks` turns a sentence's Viterbi T′ (one (l, r) puncteme pair per word) into
+:func:`carried_marks` turns a sentence's T′ (Viterbi or a posterior draw: one (l, r) puncteme
+pair per word) into
 :class:`Mark` s: each underlying token with the original token it was written as, found by
 aligning every slot's underlying string to its surface string (:meth:`Channel.align`: the
 token's position in uᵢ on the channel's most probable path). A mark that surfaced keeps its
@@ -8,6 +9,10 @@ form (a straight ``"``, a rare mark the model calls ``<unk>``) and its CoNLL-U l
 channel absorbed has only its symbol. Where the backoff beat every pair of W_d the Viterbi
 pair is unknown: such a word's l (then r) is re-maximised locally, all else fixed, over ε and
 the contiguous pieces of its slot's surface string, by q(p) · p(xᵢ | uᵢ) (approximate).
+Two marks T′ may hold that could only surface wrongly once the tree changes are then removed,
+each only where the input's surface stays explained: a point of a clause that ends the
+sentence beside the root's (:func:`pinned_final_point`), and an absorbed bracket or quote
+without a partner (:func:`without_phantom_orphans`).
 
 :func:`write_slots` writes a reordered (or pruned) sentence again: the marks of the words
 that remain, moved with their words, give each new slot's uᵢ (DESIGN §3); *full* draws xᵢ
@@ -18,7 +23,7 @@ it is already a draw of xᵢ given that uᵢ, the one the writer made.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -252,23 +257,38 @@ def _with_side(marks: Marks, side: int, new: tuple[Mark, ...]) -> Marks:
     return (new, marks[1]) if side == 0 else (marks[0], new)
 
 
-def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tuple[str, str]]
-             ) -> list[tuple[tuple[int, int, int], tuple[int, int, int]]]:
+def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tuple[str, str]],
+             surface: bool = False) -> list[tuple[Place, Place]]:
     """The symmetric marks of T′ paired as brackets are, over the underlying string left to
-    right: each closing mark with the nearest open mark of its kind. A mark is named by
-    (word, side, index in its puncteme), words 0-based."""
+    right: each closing mark with the nearest open mark of its kind. With ``surface``, only
+    the marks that surfaced in the input, over the input's token order (the pairs a reader
+    sees; a mark the model calls ``<unk>`` by its form). A mark is named by (word, side,
+    index in its puncteme), words 0-based."""
+    if surface:
+        found = sorted((int(m.line.id), (node, side, k), m.form if m.symbol == UNK else m.symbol)
+                       for node, ms in enumerate(marks) for side in (0, 1)
+                       for k, m in enumerate(ms[side])
+                       if m.line is not None and m.line.id.isdigit())
+        return _paired(((place, symbol) for _, place, symbol in found), symmetric)
+    return _paired((((node, side, k), mark.symbol)
+                    for members in (slot_members(slots) if slots.n else [])
+                    for node, side in members for k, mark in enumerate(marks[node][side])),
+                   symmetric)
+
+
+def _paired(items: Iterable[tuple[Place, str | None]], symmetric: Sequence[tuple[str, str]]
+            ) -> list[tuple[Place, Place]]:
+    """Marks (place, symbol) in order, paired as brackets: each closing one with the nearest
+    open one of its kind."""
     closing = {b: a for a, b in symmetric}
     opening = set(closing.values())
-    open_marks: dict[str, list[tuple[int, int, int]]] = {}
+    open_marks: dict[str, list[Place]] = {}
     out = []
-    for members in (slot_members(slots) if slots.n else []):
-        for node, side in members:
-            for k, mark in enumerate(marks[node][side]):
-                where = (node, side, k)
-                if mark.symbol in closing and open_marks.get(closing[mark.symbol]):
-                    out.append((open_marks[closing[mark.symbol]].pop(), where))
-                elif mark.symbol in opening:
-                    open_marks.setdefault(mark.symbol, []).append(where)
+    for where, symbol in items:
+        if symbol in closing and open_marks.get(closing[symbol]):
+            out.append((open_marks[closing[symbol]].pop(), where))
+        elif symbol in opening:
+            open_marks.setdefault(symbol, []).append(where)  # type: ignore[arg-type]
     return out
 
 
