@@ -87,14 +87,15 @@ class Model:
     def restore(self, data: Data, *, decoder: str = "slot", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
-                beam: int | None = None) -> Any:
+                beam: int | None = None, pool: Pool | None = None) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
         (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired marks
         kept balanced); with ``samples``,
         minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
-        reproducible for a ``seed``."""
+        reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
+        same output."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
         from ..apps.restoration import Restorer
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
@@ -112,13 +113,16 @@ class Model:
             raise InputError("samples must be at least the number of parsers")
         method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
             ModelRestorer(self.punct, samples, mbr, seed)
-        return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam))
+        return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam,
+                                                pool=pool))
 
-    def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
+    def normalise(self, data: Data, *, counts: Counts | None = None,
+                  pool: Pool | None = None) -> Any:
         """Re-attach every punctuation token to the word whose underlying puncteme wrote it
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
-        what moved."""
-        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts))
+        what moved. On ``pool``, chunks of sentences in parallel, with the same output."""
+        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts,
+                                                 pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,

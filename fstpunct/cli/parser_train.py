@@ -1,15 +1,17 @@
-"""``fstpunct parser train``: train the dependency parser on a standard split or files."""
+"""``fstpunct parser train``: train the dependency parser on a standard split or files;
+``fstpunct parser compact``: a small copy of a parser or tagger model folder."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..errors import InputError
-from ..parser import MODES, train
+from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
 
-HELP = "Dependency parser commands (train)."
+HELP = "Dependency parser commands (train, compact)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -39,13 +41,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--props-version", type=int, choices=(1, 2), default=PROPS_VERSION,
                    help="initial punctuation properties: 2 = §3 read strictly (default), "
                         "1 = as models trained before it")
+    p.add_argument("--lowercase", action="store_true",
+                   help="case-free parser: words lower-cased in training and parsing (serves "
+                        "lower-cased text too)")
+    p.add_argument("--min-count", type=int, default=1, metavar="N",
+                   help="keep features seen at least N times in the gold configurations (1)")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (1)")
     p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+    c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
+                       description="Write a small copy of a parser (or UPOS tagger) model "
+                                   "folder: weights below a magnitude threshold dropped, "
+                                   "float16 weights, 32-bit feature fingerprints instead of "
+                                   "keys (each on request).")
+    c.add_argument("model", metavar="DIR", help="parser or tagger model folder")
+    c.add_argument("--threshold", type=float, default=0.0, metavar="T",
+                   help="drop weights of magnitude below T and features left without any "
+                        "(0: drop only features whose weights are all 0)")
+    c.add_argument("--float16", action="store_true",
+                   help="store weights in float16 (taggers always are)")
+    c.add_argument("--fingerprints", action="store_true",
+                   help="store 32-bit fingerprints of the feature keys instead of the keys")
+    c.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.parser_command == "compact":
+        return _compact(args)
     if args.beam < 1 or args.epochs < 1:
         raise InputError("--beam and --epochs must be at least 1")
     if args.learning == "local" and args.beam > 1:
@@ -62,5 +85,19 @@ def run(args: argparse.Namespace) -> int:
           patience=args.patience, seed=args.seed, progress=not args.quiet,
           info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev",
                 "fraction": args.fraction, "train_sentences_available": total},
-          props_version=args.props_version, learning=args.learning)
+          props_version=args.props_version, learning=args.learning, lowercase=args.lowercase,
+          min_count=args.min_count)
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    from ..parser.tagger import Tagger
+
+    if args.threshold < 0:
+        raise InputError("--threshold must be at least 0")
+    if (Path(args.model) / "tagger.json").is_file():
+        Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)
+    else:
+        Model.load(args.model).compacted(args.threshold).save(args.output, args.float16,
+                                                               args.fingerprints)
     return 0

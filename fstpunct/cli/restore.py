@@ -14,6 +14,7 @@ from ..progress import progress
 from ..ud.release import LANGUAGES, read_one
 from ..ud.treebank import write_file
 from .model_option import MODEL_HELP, chosen_model
+from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
         "(or parse it with --parser) and insert the punctuation a method predicts, as tokens "
@@ -58,6 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "given)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="restore chunks of 256 sentences in this many local processes "
+                             "(default 1)")
+    add_pool_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -65,13 +70,15 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--samples must be at least 1")
     parsers = [ParserModel.load(p) for p in args.parser]
     sentences = progress(read_one(args.input, args.ud_dir), "restore", quiet=args.quiet)
-    if args.trivial or args.crf:
-        method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
-                  else CrfModel.load(args.crf))
-        out = restored(sentences, method, parsers, args.beam)
-    else:
-        model, sentences = chosen_model(args, args.input, iter(sentences))
-        out = model.restore(sentences, decoder=args.decoder, samples=args.samples,
-                            mbr=args.mbr, seed=args.seed, parsers=parsers, beam=args.beam)
-    write_file(out, args.output)
+    with chosen_pool(args) as pool:
+        if args.trivial or args.crf:
+            method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
+                      else CrfModel.load(args.crf))
+            out = restored(sentences, method, parsers, args.beam, pool=pool)
+        else:
+            model, sentences = chosen_model(args, args.input, iter(sentences))
+            out = model.restore(sentences, decoder=args.decoder, samples=args.samples,
+                                mbr=args.mbr, seed=args.seed, parsers=parsers, beam=args.beam,
+                                pool=pool)
+        write_file(out, args.output)
     return 0

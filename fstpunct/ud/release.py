@@ -16,8 +16,8 @@ from pathlib import Path
 from ..errors import InputError
 from .treebank import Sentence, read_file
 
-__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "read_one", "resolve", "split_source",
-           "ud_root"]
+__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "names_file", "read_one", "resolve",
+           "split_source", "ud_root"]
 
 SPLITS = ("train", "dev", "test")
 
@@ -94,6 +94,14 @@ def split_source(lang: str, split: str, ud_dir: str | Path | None = None) -> Sou
     return Source(find_treebank(code, file_split, ud_dir), f"{lang} {split}", first, last)
 
 
+def names_file(spec: str) -> bool:
+    """Whether ``spec`` names a file rather than a split: ``-`` (stdin), a name ending in
+    ``.conllu``, or any existing path but a folder (a regular file, a FIFO, ``/dev/stdin``,
+    a shell's ``<(...)``)."""
+    path = Path(spec)
+    return spec == "-" or path.suffix == ".conllu" or (path.exists() and not path.is_dir())
+
+
 def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     """Turn a user's spec into sources: a path, ``en`` (its three splits), ``en:dev``,
     ``en_ewt`` (every file of that treebank) or ``en_ewt-dev``; a treebank code is read in
@@ -101,8 +109,8 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     ``UD_Chinese/zh-ud-dev.conllu``, whose code ``zh`` is also a language, so only a code that
     is not one, e.g. ``xx-dev``)."""
     path = Path(spec)
-    if spec == "-" or path.suffix == ".conllu" or path.is_file():
-        if spec != "-" and not path.is_file():
+    if names_file(spec):
+        if spec != "-" and not path.exists():
             raise InputError(f"{spec}: no such file")
         return [Source(path, spec)]
     lang, _, split = spec.partition(":")

@@ -116,12 +116,16 @@ class CrfModel:
     """A trained CRF folder: ``crf.model`` (crfsuite) and ``meta.json``."""
 
     def __init__(self, model_file: Path, meta: dict[str, Any]) -> None:
-        self.meta = meta
+        self.model_file, self.meta = model_file, meta
         self.tagger = _pycrfsuite().Tagger()
         self.tagger.open(str(model_file))
         self.tags = frozenset(meta["tags"])
         self.tree = bool(meta["settings"]["tree_features"])
         self.backoff = Backoff(meta["tokens"], self.tags, float(meta["settings"]["s"]))
+
+    def __reduce__(self) -> tuple[type[CrfModel], tuple[Path, dict[str, Any]]]:
+        """Pickled as its file and meta (the crfsuite tagger is reopened: for a cluster)."""
+        return CrfModel, (self.model_file, self.meta)
 
     @classmethod
     def load(cls, folder: str | Path) -> CrfModel:
