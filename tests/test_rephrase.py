@@ -131,6 +131,12 @@ def test_a_deleted_mark_takes_its_partner_along():
     pairs = [((0, 0, 0), (1, 0, 0))]
     assert without_orphans(marks, {0, 2}, pairs) == [((), ()), ((closing, comma), ()), ((), ())]
     assert without_orphans(marks, {0, 1, 2}, pairs) == marks
+    # a mark paired twice (in T′ with a kept one, as printed with a deleted one) takes its
+    # T′ partner along too
+    phantom = Mark("“", origin=(2, 0, 0))
+    marks = [((opening,), ()), ((closing, comma), ()), ((phantom,), ())]
+    pairs = [((0, 0, 0), (1, 0, 0)), ((2, 0, 0), (1, 0, 0))]
+    assert without_orphans(marks, {1, 2}, pairs) == [((), ()), ((comma,), ()), ((), ())]
 
 
 def test_deleting_the_constituent_that_ends_the_sentence_keeps_its_final_point(es):

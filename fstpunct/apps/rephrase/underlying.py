@@ -295,11 +295,18 @@ def _paired(items: Iterable[tuple[Place, str | None]], symmetric: Sequence[tuple
 def without_orphans(marks: Sequence[Marks], kept: set[int],
                     pairs: Sequence[tuple[tuple[int, int, int], tuple[int, int, int]]]
                     ) -> list[Marks]:
-    """``marks`` without the symmetric marks whose partner (:func:`partners`) belongs to a
-    word that is not ``kept``: a bracket or quote goes with its partner, so deleting one half
-    of a pair split across constituents leaves no orphan."""
+    """``marks`` without the symmetric marks whose partner (:func:`partners`; ``pairs`` may
+    pair a mark twice, in T′ and as printed) belongs to a word that is not ``kept``, nor the
+    partners of those, and so on: a bracket or quote goes with its partner, so deleting one
+    half of a pair split across constituents leaves no orphan."""
     gone = {mine for a, b in pairs for mine, other in ((a, b), (b, a))
             if mine[0] in kept and other[0] not in kept}
+    while True:
+        more = {mine for a, b in pairs for mine, other in ((a, b), (b, a))
+                if other in gone and mine not in gone}
+        if not more:
+            break
+        gone |= more
     return [tuple(tuple(m for k, m in enumerate(ms[side]) if (node, side, k) not in gone)
                   for side in (0, 1)) for node, ms in enumerate(marks)]  # type: ignore[misc]
 
