@@ -136,7 +136,7 @@ def test_a_deleted_mark_takes_its_partner_along():
     phantom = Mark("“", origin=(2, 0, 0))
     marks = [((opening,), ()), ((closing, comma), ()), ((phantom,), ())]
     pairs = [((0, 0, 0), (1, 0, 0)), ((2, 0, 0), (1, 0, 0))]
-    assert without_orphans(marks, {1, 2}, pairs) == [((), ()), ((comma,), ()), ((), ())]
+    assert without_orphans(marks, {1, 2}, pairs) == [((opening,), ()), ((comma,), ()), ((), ())]
 
 
 def test_deleting_the_constituent_that_ends_the_sentence_keeps_its_final_point(es):

@@ -303,7 +303,7 @@ def without_orphans(marks: Sequence[Marks], kept: set[int],
             if mine[0] in kept and other[0] not in kept}
     while True:
         more = {mine for a, b in pairs for mine, other in ((a, b), (b, a))
-                if other in gone and mine not in gone}
+                if other in gone and mine not in gone and mine[0] in kept}
         if not more:
             break
         gone |= more
