@@ -37,6 +37,11 @@ def test_multiword_tokens_and_empty_nodes_skipped(edge):
     assert s.slots[4] == (",",) and s.slots[7] == (".",)
 
 
+def test_place_names_file_line_and_sent_id(edge):
+    sent = next(iter(edge.values()))
+    assert to_slots(sent).place == f"{EDGE}:{sent.lineno} (sent_id {sent.sent_id})"
+
+
 def test_nonprojective_tree_is_lifted(edge):
     s = to_slots(edge["nonprojective"])
     assert s.lifted == 1 and is_projective(s.heads)

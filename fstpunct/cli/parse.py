@@ -7,6 +7,7 @@ from ..parser import Model, parse, read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
+from .arguments import add_ud_dir_argument
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -27,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    add_ud_dir_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress")
 
 

@@ -10,6 +10,7 @@ from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
+from .arguments import add_ud_dir_argument
 
 HELP = "Dependency parser commands (train, compact)."
 
@@ -33,11 +34,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="local: update on every wrong transition along the gold path (beam 1 "
                         "only, its default); early: decode and update when the gold path leaves "
                         "the beam (always used for beam > 1)")
-    p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (20)")
+    p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (default 20)")
     p.add_argument("--patience", type=int, default=4,
-                   help="stop after this many epochs without a better dev UAS (4)")
+                   help="stop after this many epochs without a better dev UAS "
+                        "(default 4)")
     p.add_argument("--fraction", type=float, default=1.0, metavar="F",
-                   help="train on the first F of the training sentences, 0 < F <= 1 (1)")
+                   help="train on the first F of the training sentences, 0 < F <= 1 "
+                        "(default 1)")
     p.add_argument("--props-version", type=int, choices=(1, 2), default=PROPS_VERSION,
                    help="initial punctuation properties: 2 = §3 read strictly (default), "
                         "1 = as models trained before it")
@@ -45,9 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="case-free parser: words lower-cased in training and parsing (serves "
                         "lower-cased text too)")
     p.add_argument("--min-count", type=int, default=1, metavar="N",
-                   help="keep features seen at least N times in the gold configurations (1)")
-    p.add_argument("--seed", type=int, default=1, help="shuffling seed (1)")
-    p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
+                   help="keep features seen at least N times in the gold configurations "
+                        "(default 1)")
+    p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
+    add_ud_dir_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",

@@ -22,15 +22,17 @@ and the shared values only.
 from __future__ import annotations
 
 import itertools
-import multiprocessing as mp
 import os
 import pickle
-import tempfile
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # imported when first used: multiprocessing is slow to import
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["LocalPool", "Pool", "SerialPool", "forget", "load", "share_value", "shared", "value"]
 
@@ -153,6 +155,8 @@ class LocalPool(Pool):
 
     def executor(self) -> Executor:
         if self._pool is None:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
             self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("fork"))
         return self._pool
 
@@ -169,6 +173,7 @@ class LocalPool(Pool):
         path = None
         if self._pool is not None:  # running workers load it from a file, once each
             if self._folder is None:
+                import tempfile
                 self._folder = tempfile.TemporaryDirectory(prefix="fstpunct-pool-")
             path = os.path.join(self._folder.name, f"{version}.pickle")
             with open(path, "wb") as f:

@@ -51,8 +51,8 @@ class Source:
     first: int | None = None
     last: int | None = None
 
-    def sentences(self) -> Iterator[Sentence]:
-        for k, sent in enumerate(read_file(self.path), 1):
+    def sentences(self, tree: bool | None = True) -> Iterator[Sentence]:
+        for k, sent in enumerate(read_file(self.path, tree), 1):
             if self.first is not None and k < self.first:
                 continue
             if self.last is not None and k > self.last:
@@ -129,13 +129,15 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
                      f"nor a treebank code like en_ewt or zh (none under {root})")
 
 
-def read_one(spec: str, ud_dir: str | Path | None = None) -> Iterator[Sentence]:
+def read_one(spec: str, ud_dir: str | Path | None = None,
+             tree: bool | None = True) -> Iterator[Sentence]:
     """The sentences of one input: ``-`` (stdin), a file, or a spec of :func:`resolve` that
-    names exactly one split (``es:dev``, ``en_ewt-test``)."""
+    names exactly one split (``es:dev``, ``en_ewt-test``); ``tree``: see
+    :func:`~fstpunct.ud.treebank.read_conllu`."""
     if spec == "-":
-        return read_file("-")
+        return read_file("-", tree)
     found = resolve(spec, ud_dir)
     if len(found) != 1:
         raise InputError(f"{spec!r} names {len(found)} files; name one split "
                          "(e.g. en:dev, en_ewt-dev)")
-    return found[0].sentences()
+    return found[0].sentences(tree)

@@ -16,7 +16,7 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "slot_members", "to_slots", "underlying_slot"]
+           "slot_members", "slot_strings", "to_slots", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -55,6 +55,12 @@ class SlotSentence:
     @property
     def n(self) -> int:
         return len(self.words)
+
+    @property
+    def place(self) -> str:
+        """Where the sentence is, for messages: ``FILE:LINE``, with its sent_id if it has one."""
+        return f"{self.path}:{self.lineno}" + (f" (sent_id {self.sent_id})" if self.sent_id
+                                               else "")
 
     @cached_property
     def spans(self) -> list[tuple[int, int]]:
@@ -138,10 +144,10 @@ def depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
     return kept, heads, with_deps
 
 
-def to_slots(sent: Sentence) -> SlotSentence:
-    """Prepare one sentence for the model (DESIGN §2)."""
-    kept, heads, with_deps = depunctuate(sent)
-    heads, lifted = projectivize(heads)
+def slot_strings(sent: Sentence) -> tuple[list[str], list[list[str]], list[list[int]]]:
+    """The word forms (abbreviations' dots off), the slot strings (directional quotes,
+    :data:`ABBV` for an abbreviation's dot) and the word IDs of their tokens, as
+    :func:`to_slots` has them (without the tree's work)."""
     quotes = quote_symbols(sent.words)
     forms: list[str] = []
     slots: list[list[str]] = [[]]
@@ -155,6 +161,14 @@ def to_slots(sent: Sentence) -> SlotSentence:
         forms.append(w.form if stem is None else stem)
         slots.append([] if stem is None else [ABBV])
         slot_ids.append([] if stem is None else [w.id])
+    return forms, slots, slot_ids
+
+
+def to_slots(sent: Sentence) -> SlotSentence:
+    """Prepare one sentence for the model (DESIGN §2)."""
+    kept, heads, with_deps = depunctuate(sent)
+    heads, lifted = projectivize(heads)
+    forms, slots, slot_ids = slot_strings(sent)
     return SlotSentence(
         words=tuple(forms),
         upos=tuple(w.upos for w in kept),
