@@ -74,12 +74,25 @@ def words_of(conllu_text: str) -> list[list[str]]:
     ("-5", ["-5"]), ("(-5.5)", ["(", "-5.5", ")"]),
     ("--", ["--"]), ("...", ["..."]), ("?!", ["?!"]), ("!!!?", ["!!!", "?"]),
     ("well-known", ["well-known"]), ("don't", ["don't"]),
+    ("'s", ["'s"]), ("’ll,", ["’ll", ","]), ("'em'", ["'", "em", "'"]), ("'hello", ["'", "hello"]),
     ("AT&T", ["AT&T"]), ("&", ["&"]), ("50%", ["50%"]),  # symbols UD writes as words
     ("«oui»", ["«", "oui", "»"]), ("苹果，", ["苹果", "，"]),
 ])
 def test_tokeniser_splits_marks_off_the_edges(token, pieces):
     assert [p for p, _ in Tokeniser(EN_MARKS)(token)] == pieces
     assert "".join(pieces) == token
+
+
+def test_a_dot_inside_a_sentence_ends_an_abbreviation():
+    tok = Tokeniser(EN_MARKS)
+    assert tok("Dr.", inside=True) == [("Dr.", False)]
+    assert tok("Dr.") == [("Dr", False), (".", True)]
+    assert tok("Inc.,", inside=True) == [("Inc.", False), (",", True)]
+    assert tok("so...", inside=True) == [("so", False), ("...", True)]
+    assert tok("5.", inside=True) == [("5", False), (".", True)]
+    s, = read_text(["Dr. Smith met Mr. Jones in St. Louis ."], tokenise=tok)
+    assert [w.form for w in s.words] == ["Dr.", "Smith", "met", "Mr.", "Jones", "in", "St.",
+                                         "Louis", "."]
 
 
 def test_tokeniser_prefers_the_longest_known_mark():
@@ -304,7 +317,7 @@ def test_cli_restore_and_decode_text(pipe, tmp_path, capsys):
     assert main(["decode", "--text", str(src), "--format", "text", *common,
                  "-o", str(tmp_path / "t.txt")]) == 0
     assert (tmp_path / "t.txt").read_text(encoding="utf-8").count("[∘") == 3
-    # a lower-cased input uses the lower-case tagger of the folder given as --tagger
+    # --lowercase-input with an explicit --tagger: that tagger (the lower-case one is a default)
     assert main(["restore", "--text", "--lowercase-input", str(src), "--quiet", *common,
                  "-o", str(tmp_path / "lc.conllu")]) == 0
     capsys.readouterr()

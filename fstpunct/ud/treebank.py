@@ -115,6 +115,12 @@ class Sentence:
         1-based number in the file)."""
         return self.sent_id or f"{self.path}#{self.index}"
 
+    @property
+    def place(self) -> str:
+        """Where the sentence is, for messages, as :class:`ConlluError` names it:
+        ``FILE:LINE (sent_id ID)``, or ``FILE:LINE (sentence FILE#N)`` without a sent_id."""
+        return self.error("").where
+
     def error(self, message: str, lineno: int | None = None) -> ConlluError:
         return ConlluError(message, self.path, lineno if lineno is not None else self.lineno,
                            self.sent_id, self.index)

@@ -79,8 +79,7 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
     todo = []
     for sent in batch:
         if not has_words(sent):
-            warn(f"{sent.path}:{sent.lineno} (sentence {sent.name}): only punctuation, "
-                 "copied unchanged")
+            warn(f"{sent.place}: only punctuation, copied unchanged")
             continue
         bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
         todo.append([parse(p, bare, beam or int(p.info.get("beam", 1))) for p in parsers]
