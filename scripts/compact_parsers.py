@@ -7,6 +7,7 @@
         --punct removed --beam 1 --lowercase -o models/parser-en-jk
     nice -n 10 .venv/bin/python $S table en         # UAS/LAS of full and compact parsers
     nice -n 10 .venv/bin/python $S ship en          # fstpunct/models/en/{tagger,tagger-lc,parser}
+    .venv/bin/python $S report                      # RESULTS.md's tables
 
 ``tags``: the train split with jackknifed UPOS (:func:`fstpunct.parser.tagger.jackknifed`: K
 fold taggers, 6 epochs with the best dev epoch kept, features seen at least twice, as
@@ -20,7 +21,8 @@ fold taggers, 6 epochs with the best dev epoch kept, features seen at least twic
 ``models/parser-L-jk`` and of its compact variants (one option at a time, then pruning
 thresholds with float16 and fingerprints), with their size on disk; appended as JSON lines to
 ``results/compact-parsers.jsonl``. ``ship``: the bundled models, ``--threshold`` for the parser
-and ``--tagger-threshold`` for both taggers, float16 and fingerprints.
+and ``--tagger-threshold`` for both taggers, float16 and fingerprints; the taggers' test
+accuracy before and after in ``results/compact-taggers.jsonl``.
 """
 from __future__ import annotations
 
@@ -35,12 +37,13 @@ from pathlib import Path
 
 from fstpunct.model.store import BUNDLED
 from fstpunct.parser import Model, parse, score
-from fstpunct.parser.tagger import Tagger, depunctuated, jackknifed, retagged
+from fstpunct.parser.tagger import Tagger, accuracy, depunctuated, jackknifed, retagged
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import Line, Sentence, read_file, write_file
 
 TAGS = Path("models/compact-tags")
 RESULTS = Path("results/compact-parsers.jsonl")
+TAGGERS = Path("results/compact-taggers.jsonl")
 THRESHOLDS = (0.5, 1.0, 1.5, 2.0, 3.0)
 
 
@@ -65,11 +68,13 @@ def tags(lang: str, k: int, models: Path) -> None:
           f"({time.perf_counter() - t0:.0f} s) -> {TAGS}", file=sys.stderr)
 
 
-def lowercased(sent: Sentence) -> Sentence:
-    """``sent`` with every form in lower case (lower-cased text)."""
-    lines = [Line(ln.fields[:1] + [ln.fields[1].lower()] + ln.fields[2:], ln.lineno)
-             for ln in sent.lines]
-    words = [dataclasses.replace(w, form=w.form.lower()) for w in sent.words]
+def with_forms(sent: Sentence, like: Sentence | None = None) -> Sentence:
+    """``sent`` with every form in lower case (lower-cased text), or with the forms of
+    ``like`` (``sent`` lower-cased and parsed: its words again as in the treebank)."""
+    form = {ln.lineno: ln.fields[1] for ln in like.lines} if like else {}
+    lines = [Line(ln.fields[:1] + [form.get(ln.lineno, ln.fields[1].lower())] + ln.fields[2:],
+                  ln.lineno) for ln in sent.lines]
+    words = [dataclasses.replace(w, form=form.get(w.lineno, w.form.lower())) for w in sent.words]
     return dataclasses.replace(sent, comments=list(sent.comments), lines=lines, words=words)
 
 
@@ -95,14 +100,16 @@ def table(lang: str, models: Path) -> None:
         gold = list(split_source(lang, split).sentences())
         inputs[split] = {
             "gold": gold, "predicted": list(read_file(TAGS / f"{lang}-{split}.conllu")),
-            "lower-cased": [lowercased(retagged(s, lc_tagger.tag(depunctuated(s)[0])))
+            "lower-cased": [with_forms(retagged(s, lc_tagger.tag(depunctuated(s)[0])))
                             for s in gold]}
 
     def record(parser: str, model: Model, tags: tuple[str, ...], nbytes: int) -> None:
         for split, by_tags in inputs.items():
             for t in tags:
                 t0 = time.perf_counter()
-                sc = score(by_tags["gold"], (parse(model, s, 1) for s in by_tags[t])).words
+                parsed = (with_forms(parse(model, s, 1), g) if t == "lower-cased" else
+                          parse(model, s, 1) for s, g in zip(by_tags[t], by_tags["gold"]))
+                sc = score(by_tags["gold"], parsed).words
                 rec = {"lang": lang, "split": split, "parser": parser, "tags": t,
                        "uas": round(sc.uas, 2), "las": round(sc.las, 2), "bytes": nbytes,
                        "seconds": round(time.perf_counter() - t0, 1)}
@@ -123,13 +130,64 @@ def table(lang: str, models: Path) -> None:
 
 def ship(lang: str, models: Path, threshold: float, tagger_threshold: float) -> None:
     out = BUNDLED / lang
+    test = [depunctuated(s) for s in split_source(lang, "test").sentences()]
     for name in (f"tagger-{lang}", f"tagger-{lang}-lc"):
-        tagger = Tagger.load(models / name).compacted(tagger_threshold)
-        tagger.save(out / name.replace(f"-{lang}", ""), fingerprints=True)
+        full = Tagger.load(models / name)
+        full.compacted(tagger_threshold).save(out / name.replace(f"-{lang}", ""),
+                                              fingerprints=True)
+        small = Tagger.load(out / name.replace(f"-{lang}", ""))
+        rec = {"lang": lang, "split": "test", "tagger": name, "accuracy": accuracy(full, test),
+               "bytes": size(models / name), "shipped_accuracy": accuracy(small, test),
+               "shipped_bytes": size(out / name.replace(f"-{lang}", "")),
+               "threshold": tagger_threshold}
+        print(json.dumps(rec), flush=True)
+        with TAGGERS.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
     Model.load(models / f"parser-{lang}-jk").compacted(threshold).save(
         out / "parser", float16=True, fingerprints=True)
     sizes = {p.name: size(p) for p in (out / "tagger", out / "tagger-lc", out / "parser")}
     print(f"{lang}: {sizes}, total {sum(sizes.values()) / 1e6:.2f} MB")
+
+
+def report(threshold: float) -> None:
+    """Markdown: per language, test word UAS / LAS of the full-size and shipped parsers with
+    gold, predicted and lower-cased tags, and the shipped sizes; then each compaction option's
+    test UAS (predicted tags) and size. Of repeated runs the last line counts."""
+    rows: dict[tuple, dict] = {}
+    for line in RESULTS.read_text().splitlines():
+        r = json.loads(line)
+        rows[r["lang"], r["split"], r["parser"], r["tags"]] = r
+    shipped = f"jackknifed, pruned {threshold}, float16, fingerprints"
+    langs = list(dict.fromkeys(k[0] for k in rows))
+
+    def cell(lang: str, parser: str, tags: str, split: str = "test") -> str:
+        r = rows.get((lang, split, parser, tags))
+        return f"{r['uas']:.2f} / {r['las']:.2f}" if r else "–"
+
+    full = "full-size, gold tags in training"
+    print("| lang | full-size, gold tags | full-size, predicted tags | full-size, lower-cased "
+          "| jackknifed, predicted | jackknifed, lower-cased | **shipped**, predicted "
+          "| **shipped**, lower-cased | shipped MB (tagger + tagger-lc + parser) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for lang in langs:
+        parts = [BUNDLED / lang / p for p in ("tagger", "tagger-lc", "parser")]
+        mb = ([size(p) / 1e6 for p in parts] if all(p.is_dir() for p in parts) else [])
+        sizes = (" + ".join(f"{m:.2f}" for m in mb) + f" = **{sum(mb):.2f}**") if mb else "–"
+        jk = "jackknifed, keys, float32 (as trained)"
+        print(f"| {lang} | {cell(lang, full, 'gold')} | {cell(lang, full, 'predicted')} | "
+              f"{cell(lang, full, 'lower-cased')} | {cell(lang, jk, 'predicted')} | "
+              f"{cell(lang, jk, 'lower-cased')} | **{cell(lang, shipped, 'predicted')}** | "
+              f"{cell(lang, shipped, 'lower-cased')} | {sizes} |")
+    variants = list(dict.fromkeys(k[2] for k in rows if k[2] != full))
+    print()
+    print("| parser (test UAS, predicted tags; MB) | " + " | ".join(langs) + " |")
+    print("|---|" + "---|" * len(langs))
+    for v in variants:
+        cells = []
+        for lang in langs:
+            r = rows.get((lang, "test", v, "predicted"))
+            cells.append(f"{r['uas']:.2f} ({r['bytes'] / 1e6:.2f})" if r else "–")
+        print(f"| {v.removeprefix('jackknifed, ')} | " + " | ".join(cells) + " |")
 
 
 def main() -> None:
@@ -147,8 +205,13 @@ def main() -> None:
     p.add_argument("langs", nargs="+")
     p.add_argument("--models", type=Path, default=Path("models"))
     p.add_argument("--threshold", type=float, default=1.0)
-    p.add_argument("--tagger-threshold", type=float, default=0.5)
+    p.add_argument("--tagger-threshold", type=float, default=0.0)
+    r = sub.add_parser("report", help="markdown tables of the table runs")
+    r.add_argument("--threshold", type=float, default=1.0, help="the shipped parsers' one")
     args = ap.parse_args()
+    if args.command == "report":
+        report(args.threshold)
+        return
     for lang in args.langs:
         if args.command == "tags":
             tags(lang, args.folds, args.models)

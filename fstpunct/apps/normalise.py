@@ -71,7 +71,7 @@ def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str
                                                  for node, side in members))
         positions = model.channel.align(u, surfaces[i])
         if positions is None:
-            raise ModelError(f"{slots.path}:{slots.lineno}: the best T′ cannot write slot {i} "
+            raise ModelError(f"{slots.place}: the best T′ cannot write slot {i} "
                              f"({' '.join(surfaces[i])}): the model is inconsistent")
         heads = tuple(origin[k] for k in positions)
         out.append(heads[1:] if i == 0 else heads)

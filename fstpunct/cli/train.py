@@ -18,7 +18,7 @@ from ..model.punct import Settings
 from ..model.store import save_model
 from ..model.train import INITS
 from ..progress import on_terminal
-from ..ud.release import LANGUAGES, Source, resolve, split_source
+from ..ud.release import LANGUAGES, Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
 from .arguments import add_ud_dir_argument
 from .pool_option import add_pool_arguments, chosen_pool
@@ -34,7 +34,8 @@ DEFAULT = "default"  # --grammar default
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     data = parser.add_mutually_exclusive_group(required=True)
     data.add_argument("--lang", choices=LANGUAGES, help="train on this language's train split")
-    data.add_argument("--train", nargs="+", metavar="FILE", help="train on these CoNLL-U files")
+    data.add_argument("--train", nargs="+", metavar="FILE",
+                      help="train on these CoNLL-U files or splits ('en:train'; one split each)")
     parser.add_argument("--dev", nargs="+", metavar="FILE",
                         help="dev CoNLL-U files (default with --lang: its dev split): the "
                              "direction is chosen on them where the grammar gives none, and "
@@ -80,8 +81,8 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
 def run(args: argparse.Namespace) -> int:
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
-               else [src for f in args.train for src in resolve(f, args.ud_dir)])
-    dev_sources = ([src for f in args.dev for src in resolve(f, args.ud_dir)] if args.dev
+               else [resolve_one(f, args.ud_dir) for f in args.train])
+    dev_sources = ([resolve_one(f, args.ud_dir) for f in args.dev] if args.dev
                    else [split_source(lang, "dev", args.ud_dir)] if lang else [])
     prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]

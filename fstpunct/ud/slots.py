@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..errors import ConlluError
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
@@ -51,10 +52,17 @@ class SlotSentence:
     path: str = "<stdin>"
     lineno: int = 0
     contexts: tuple[tuple[str, ...], ...] = ()
+    index: int = 0  # the sentence's 1-based number in its file (names it without a sent_id)
 
     @property
     def n(self) -> int:
         return len(self.words)
+
+    @property
+    def place(self) -> str:
+        """Where the sentence is, for messages, as :attr:`Sentence.place` names it:
+        ``FILE:LINE (sent_id ID)``, or ``FILE:LINE (sentence FILE#N)`` without a sent_id."""
+        return ConlluError("", self.path, self.lineno, self.sent_id, self.index).where
 
     @cached_property
     def spans(self) -> list[tuple[int, int]]:
@@ -176,6 +184,7 @@ def to_slots(sent: Sentence) -> SlotSentence:
         sent_id=sent.sent_id,
         path=sent.path,
         lineno=sent.lineno,
+        index=sent.index,
     )
 
 

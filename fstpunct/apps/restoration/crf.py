@@ -157,13 +157,13 @@ class CrfModel:
         gold = slot_tags(ss)
         tags = [t if t in self.tags else OTHER for t in gold]
         if OTHER in tags and OTHER not in self.tagger.labels():
-            raise ModelError(f"{ss.path}:{ss.lineno}: slot string "
+            raise ModelError(f"{ss.place}: slot string "
                              f"{next(t for t in gold if t not in self.tags)!r} is not a tag, "
                              f"and the model has no {OTHER} tag")
         self.tagger.set(features(ss, self.tree))
         p = self.tagger.probability(tags)
         if p <= 0.0:
-            raise ModelError(f"{ss.path}:{ss.lineno}: the CRF probability underflows to 0")
+            raise ModelError(f"{ss.place}: the CRF probability underflows to 0")
         return math.log(p) + sum(self.backoff.log_prob(_tokens(x))
                                  for x, t in zip(gold, tags, strict=True) if t == OTHER)
 
