@@ -1,6 +1,7 @@
 """Benchmark of the text-in pipeline (issue 22 item 5): sentences per second from plain text to
 restored punctuation, and the share of each stage, by wall and CPU time. Input: the words of
-en_ewt test (punctuation removed), one sentence a line, as text, and the same lower-cased
+en_ewt test (punctuation removed), one sentence a line, as text (the default: the cased tagger,
+the lower-case one for sentences without capitals), and the same lower-cased
 (``--lowercase-input``: the lower-case tagger, and parser-lc/ if there is one). Sentences with
 no word left are not in the text (they have nothing to restore; their number is printed). Each
 stage runs over all sentences in turn, in this process: reading and tokenising
@@ -43,7 +44,7 @@ def timed(f: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def pipeline(model: fstpunct.Model, lowercase: bool, tagger: str | None,
+def pipeline(model: fstpunct.Model, lowercase: bool | None, tagger: str | None,
              parser: str | None) -> tuple[Pipeline, str]:
     """The bundled pipeline, else the shared development models; and which it is."""
     try:
@@ -84,7 +85,7 @@ def main() -> None:
     lines = [" ".join(w.form for w in s.words if not w.is_punct) for s in sents]
     empty = sum(not line for line in lines)
     text = "".join(line + "\n" for line in lines if line)
-    for lowercase in (False, True):
+    for lowercase in (None, True):
         (model, (pipe, which)), *load = timed(lambda lc=lowercase: (
             m := fstpunct.load(args.model), pipeline(m, lc, args.tagger, args.parser)))
         runs = [run(model, pipe, text.lower() if lowercase else text) for _ in range(args.repeat)]

@@ -201,6 +201,18 @@ def test_analysed_loads_the_pipeline_only_when_needed(pipe):
     assert calls == [1] and all(has_tree(s) for s in out) and out[0] is mixed[0]
 
 
+def test_a_sentence_without_capitals_gets_the_lower_case_tagger(pipe):
+    auto = load_pipeline(pipe)  # the case of the text not known
+    cased, lower = auto.tagger, auto.lowercase_tagger
+    assert not cased.lowercase and lower is not None and lower.lowercase
+    assert auto.tagger_for(["we", "bought", "apples"]) is lower
+    assert auto.tagger_for(["We", "bought", "apples"]) is cased
+    assert auto.tagger_for(["2004", "年"]) is cased  # nothing has case
+    assert load_pipeline(pipe, tagger=pipe / "tagger").lowercase_tagger is None  # as given
+    sent, = read_text(["hail the king"])
+    assert [w.upos for w in auto.tagged(sent).words] == lower.tag(["hail", "the", "king"])
+
+
 def test_pipeline_folders(pipe, tmp_path):
     assert pipeline_folders(pipe) == (pipe / "tagger", pipe / "parser")
     assert pipeline_folders(pipe, lowercase=True) == (pipe / "tagger-lc", pipe / "parser")
@@ -210,6 +222,7 @@ def test_pipeline_folders(pipe, tmp_path):
     assert pipeline_folders(tmp_path / "p", True)[1] == tmp_path / "p" / "parser-lc"
     lc = load_pipeline(pipe, lowercase=True)
     assert lc.tagger.lowercase and isinstance(lc.parser, ParserModel)
+    assert lc.lowercase_tagger is None and load_pipeline(pipe, False).lowercase_tagger is None
     with pytest.raises(ModelError, match="no tagger for .*give one with --tagger DIR"):
         load_pipeline(tmp_path / "nothing")
     given = Tagger.load(pipe / "tagger")
