@@ -25,6 +25,7 @@ class ConlluError(InputError):
             where += f" (sent_id {sent_id})"
         elif index:
             where += f" (sentence {path}#{index})"
+        self.where = where  # the place alone: FILE:LINE (sent_id ID)
         super().__init__(f"{where}: {message}")
 
 

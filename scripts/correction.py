@@ -1,42 +1,57 @@
-"""Punctuation correction of learner English (paper §6.2, issue 19): train the correction model.
+"""Punctuation correction of learner English (paper §6.2, issue 19): train, table, cross-validation.
 
     python scripts/learner_corpus.py --tle ../shared/ud/UD_English-ESL --fce ../shared/fce \\
         -o learner
     fstpunct train --train learner/en_esl-ud-train.conllu --dev learner/en_esl-ud-dev.conllu \\
-        --grammar grammars/en.rules --lexical 0 --iterations 6 -o models/esl-learner
+        --grammar grammars/en.rules --jobs 1 --lexical 0 --iterations 6 -o models/esl-learner
     python scripts/correction.py train --learner models/esl-learner \\
         --original learner/en_esl-ud-train.conllu --corrected learner/en_cesl-ud-train.conllu \\
-        -o models/esl-correct
-
-    python scripts/correction.py table --model models/esl-correct --data learner \
-        --split dev --split test -o results/correction.json
+        --copy 8 --reference models/esl-learner -o models/esl-correct-c8L
+    python scripts/correction.py table --model models/esl-correct-c8L --data learner \\
+        --split dev --split test -o results/tmp/correction-gold.json
+    python scripts/correction.py cv --folds 4 --weight W --copy 8 --reference learner \\
+        --work models/esl-cv -o results/tmp/correction-cv.json
 
 The corrector is trained on the (learner, corrected) pairs of the isomorphic train sentences
-(:func:`fstpunct.apps.correction.model.train`); its channel starts from, and is drawn towards,
-the channel of ``--reference`` (the bundled English model: correct English).
+(:func:`fstpunct.apps.correction.model.train`) with a prior that copies the learner's punctemes
+(``--copy``); its channel starts from, and is drawn towards, the channel of ``--reference``
+(the bundled English model, a model folder, or ``learner``: the learner model's own).
 
 ``table`` is the paper's Table 5 analog on the isomorphic sentences of each split: every system
 reads the learner's sentence (its tree gold, or with ``--parser`` the tree a ``tokens``-mode
 parser gives the punctuated sentence) and is scored against the corrected punctuation (on the
 learner's words): AED, P/R/F0.5 of punctuation edits, per-mark P/R/F1 and the recall of the
-gold edits by FCE code; paired tests against the correction model and the CRF corrector.
-Systems: keep the input; trivial (a final period); restoration from scratch with the bundled
-English model (+NC, exact MBR) and with a CRF trained on the corrected train sentences; the
-correction model; the CRF corrector; the CRF corrector with the English model's slot
-posteriors as features; and the product of the CRF corrector's slot marginals and the
+gold edits by FCE code; paired tests against keeping the input, the correction model and the
+CRF corrector. Systems: keep the input; trivial (a final period); restoration from scratch with
+the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
+sentences; the correction model; the CRF corrector; the CRF corrector with the English model's
+slot posteriors as features; and the product of the CRF corrector's slot marginals and the
 correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev.
+
+``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
+them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
+the other folds — the learner model (on every learner sentence of the other folds' documents,
+isomorphic or not), the corrector, the three CRFs — with the hyper-parameters of the standard
+split (``--copy``, the product's ``--weight`` and the restoration CRF's ``--c2`` chosen on the
+standard dev), so every pair gets one held-out output of every system; the pooled outputs are
+scored and tested as in ``table`` (gold trees only: the parser is not retrained). By default
+only keep, the correction model, the CRF corrector and their product (``--all-systems``: the
+others too).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from fstpunct.apps.correction.correct import corrected
-from fstpunct.apps.correction.crf import combined, generative_features
+from fstpunct.apps.correction.crf import CrfCorrector, combined, generative_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.model import CorrectionModel, train, with_learner
+from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.crf import train as crf_train
 from fstpunct.apps.restoration.exact import ExactPrior, ExactRestorer
 from fstpunct.apps.restoration.metrics import (
@@ -52,17 +67,19 @@ from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.files import output
 from fstpunct.fst.grammar import load_grammar
-from fstpunct.model.punct import Settings
-from fstpunct.model.store import load_model
+from fstpunct.model.fit import train as fit_train
+from fstpunct.model.punct import PunctModel, Settings
+from fstpunct.model.store import load_model, save_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild
 
 
-def pairs(original: str, corrected: str) -> tuple[list, list]:
+def pairs(original: str, corrected: str) -> tuple[list, list, list]:
     """The slot sentences of the corrected file and of their originals (by sent_id), those
-    usable for training (no punctuation with dependents on either side)."""
+    usable for training (no punctuation with dependents on either side), and every usable
+    original sentence."""
     by_id = {s.sent_id: s for s in read_file(original)}
     out_o, out_c = [], []
     for c in read_file(corrected):
@@ -73,11 +90,11 @@ def pairs(original: str, corrected: str) -> tuple[list, list]:
         if so.trainable and sc.trainable:
             out_o.append(so)
             out_c.append(sc)
-    return out_o, out_c
+    return out_o, out_c, [ss for ss in map(to_slots, by_id.values()) if ss.trainable]
 
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
-KEEPS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+SPLITS = ("train", "dev", "test")
 
 
 def with_words(gold: Sentence, source: Sentence) -> Sentence:
@@ -124,89 +141,224 @@ def product(source: list[Sentence], margs: list, dists: list, w: float) -> list[
     return [insert(strip(s), combined(m, d, w)) for s, m, d in zip(source, margs, dists)]
 
 
+def split_pairs(data: Path, split: str, parser: ParserModel | None = None
+                ) -> tuple[list[Sentence], list[Sentence]]:
+    """The learner's sentences of a split's isomorphic subset (parsed by ``parser`` if given)
+    and their corrections on the learner's words."""
+    originals = {s.sent_id: s for s in read_file(data / f"en_esl-ud-{split}.conllu")}
+    gold = list(read_file(data / f"en_cesl-ud-{split}.conllu"))
+    source = [originals[g.sent_id] for g in gold]
+    if parser is not None:
+        source = [parse(parser, s, int(parser.info.get("beam", 1))) for s in source]
+    return source, [with_words(g, s) for g, s in zip(gold, source)]
+
+
+@dataclass
+class Crfs:
+    """The CRFs of the table: restoration (trained on corrected sentences), the corrector and
+    the corrector with the English model's slot posteriors as features."""
+
+    corrector: CrfCorrector
+    restorer: CrfModel | None
+    with_gen: CrfCorrector | None
+
+
+def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence],
+               english: PunctModel, work: Path, c2_grid: tuple[float, ...] = (0.1, 1.0, 10.0),
+               corrector_only: bool = False) -> Crfs:
+    """The three CRFs (or the corrector only) trained on (learner, corrected) pairs; the
+    restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``. Folders
+    already in ``work`` are loaded, not retrained."""
+    train_s, train_g = [to_slots(s) for s in source], [to_slots(g) for g in gold]
+
+    def made(name: str, build: Callable[[Path], object], load: Callable[[Path], object]):
+        folder = work / name
+        return load(folder) if folder.is_dir() else build(folder)
+
+    corrector = made("crf-correct", lambda f: crf_corrector_train(train_s, train_g, f),
+                     CrfCorrector.load)
+    if corrector_only:
+        return Crfs(corrector, None, None)
+    return Crfs(
+        corrector,
+        made("crf-restore", lambda f: crf_train(train_g, [to_slots(g) for g in dev], f, "en",
+                                                c2_grid, log=lambda m: None), CrfModel.load),
+        made("crf-gen", lambda f: crf_corrector_train(train_s, train_g, f,
+                                                      generative_features(english, train_s)),
+             CrfCorrector.load))
+
+
+def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
+            weight: float | None, gold: list[Sentence] | None = None
+            ) -> tuple[dict[str, list[Sentence]], float]:
+    """Every system's output on ``source`` (only keep, the correction model, the CRF corrector
+    and the product when ``crfs`` has no restoration CRF) and the weight of the product; a
+    ``weight`` of None is chosen among WEIGHTS by F0.5 against ``gold`` (dev)."""
+    slots = [to_slots(s) for s in source]
+    out = {"keep": source}
+    if crfs.restorer is not None:
+        out |= {"trivial": list(restored(source, Trivial.for_language("en"))),
+                "restore +NC": list(restored(source, ExactRestorer(english))),
+                "restore CRF": list(restored(source, crfs.restorer))}
+    out |= {"correction": list(corrected(source, model)),
+            "CRF corrector": [insert(strip(s), crfs.corrector.correct(ss))
+                              for s, ss in zip(source, slots)]}
+    if crfs.with_gen is not None:
+        gen = generative_features(english, slots)
+        out["CRF corrector + gen"] = [insert(strip(s), crfs.with_gen.correct(ss, g))
+                                      for s, ss, g in zip(source, slots, gen)]
+    dists = list(ExactPrior(model.corrector).distributions([with_learner(model.learner,
+                                                                         slots)]))
+    margs = [crfs.corrector.marginals(ss) for ss in slots]
+    if weight is None:
+        assert gold is not None
+        tried = {w: edit_score(source, gold, product(source, margs, dists, w)).scores()[2]
+                 for w in WEIGHTS}
+        weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
+    out[PRODUCT] = product(source, margs, dists, weight)
+    return out, weight
+
+
+PRODUCT = "CRF corrector x correction"
+
+
+def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
+           ) -> list[dict]:
+    """One row per system: its scores and paired tests against the correction model and the
+    CRF corrector (AED: sign flips; F0.5: approximate randomisation) and against keeping the
+    input (AED)."""
+    rows = [evaluate(name, source, gold, pred) for name, pred in outputs.items()]
+    by = {r["system"]: r for r in rows}
+    for r in rows:
+        for ref in ("keep", "correction", "CRF corrector"):
+            r[f"p_aed_vs_{ref}"] = sign_flip_p(by[ref]["sentence_edits"], r["sentence_edits"])
+            r[f"p_f_vs_{ref}"] = f_randomisation_p(EditScore(*by[ref]["edit_counts"]),
+                                                   EditScore(*r["edit_counts"]))
+    return rows
+
+
+def print_rows(title: str, rows: list[dict]) -> None:
+    print(title)
+    print("| system | AED | P | R | F0.5 | p AED vs keep | p AED vs correction | "
+          "p F0.5 vs CRF corrector |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['system']} | {r['aed']:.4f} | {r['precision']:.1f} | {r['recall']:.1f} | "
+              f"{r['f0.5']:.1f} | {r['p_aed_vs_keep']:.3f} | {r['p_aed_vs_correction']:.3f} | "
+              f"{r['p_f_vs_CRF corrector']:.3f} |", flush=True)
+
+
 def table(args: argparse.Namespace) -> None:
     model = CorrectionModel.load(args.model)
     english = load_model(args.reference)
-    data = Path(args.data)
+    data, work = Path(args.data), Path(args.work)
     parser = ParserModel.load(args.parser) if args.parser else None
-
-    def split_pairs(split: str) -> tuple[list[Sentence], list[Sentence]]:
-        originals = {s.sent_id: s for s in read_file(data / f"en_esl-ud-{split}.conllu")}
-        gold = list(read_file(data / f"en_cesl-ud-{split}.conllu"))
-        source = [originals[g.sent_id] for g in gold]
-        if parser is not None:
-            source = [parse(parser, s, int(parser.info.get("beam", 1))) for s in source]
-        return source, [with_words(g, s) for g, s in zip(gold, source)]
-
-    train_src, train_gold = split_pairs("train")
-    train_s = [to_slots(s) for s in train_src]
-    train_g = [to_slots(g) for g in train_gold]
-    work = Path(args.work)
-    log = print if args.verbose else (lambda *a, **k: None)
-    restorer_crf = crf_train(train_g, [to_slots(g) for g in split_pairs("dev")[1]],
-                             work / "crf-restore", "en", log=lambda m: None)
-    corrector = crf_corrector_train(train_s, train_g, work / "crf-correct")
-    gen_train = generative_features(english, train_s)
-    with_gen = crf_corrector_train(train_s, train_g, work / "crf-gen", gen_train)
-    results = {}
-    weight = None  # of the generative model in "CRF corrector x correction", chosen on dev
-    keep = None    # of the correction model's conservative variant, chosen on dev
+    train_src, train_gold = split_pairs(data, "train", parser)
+    crfs = train_crfs(train_src, train_gold, split_pairs(data, "dev", parser)[1], english,
+                      work)
+    results: dict[str, object] = {}
+    weight = None  # of the generative model in the product, chosen on dev
     for split in args.split:
-        source, gold = split_pairs(split)
-        slots = [to_slots(s) for s in source]
-        gen = generative_features(english, slots)
-        systems = {
-            "keep": source,
-            "trivial": list(restored(source, Trivial.for_language("en"))),
-            "restore +NC": list(restored(source, ExactRestorer(english))),
-            "restore CRF": list(restored(source, restorer_crf)),
-            "correction": list(corrected(source, model)),
-            "CRF corrector": [insert(strip(s), corrector.correct(ss))
-                              for s, ss in zip(source, slots)],
-            "CRF corrector + gen": [insert(strip(s), with_gen.correct(ss, g))
-                                    for s, ss, g in zip(source, slots, gen)],
-        }
-        if keep is None:
-            if split != "dev":
-                raise SystemExit("table: give --split dev first (it chooses the weights)")
-            tried_keep = {k: score(gold, list(corrected(source, model, keep=k)))
-                          .average_edit_distance for k in KEEPS}
-            keep = min(KEEPS, key=lambda k: (tried_keep[k], k))
-            log(f"keep chosen on dev: {keep} (AED {tried_keep})")
-        systems[f"correction, keep {keep}"] = list(corrected(source, model, keep=keep))
-        dists = list(ExactPrior(model.corrector).distributions(
-            [with_learner(model.learner, slots)]))
-        margs = [corrector.marginals(ss) for ss in slots]
-
-        if weight is None:
-            if split != "dev":
-                raise SystemExit("table: give --split dev first (it chooses the weight)")
-            tried = {w: edit_score(source, gold, product(source, margs, dists, w)).scores()[2]
-                     for w in WEIGHTS}
-            weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
-            log(f"weight of the correction model chosen on dev: {weight} (F0.5 {tried})")
-        systems[f"CRF corrector x correction (w {weight})"] = product(source, margs, dists,
-                                                                      weight)
-        rows = [evaluate(name, source, gold, pred) for name, pred in systems.items()]
-        by = {r["system"]: r for r in rows}
-        for r in rows:
-            for ref in ("correction", "CRF corrector"):
-                a, b = by[ref], r
-                r[f"p_aed_vs_{ref}"] = sign_flip_p(a["sentence_edits"], b["sentence_edits"])
-                r[f"p_f_vs_{ref}"] = f_randomisation_p(EditScore(*a["edit_counts"]),
-                                                       EditScore(*b["edit_counts"]))
+        if weight is None and split != "dev":
+            raise SystemExit("table: give --split dev first (it chooses the weight)")
+        source, gold = split_pairs(data, split, parser)
+        outputs, weight = systems(source, model, crfs, english, weight, gold)
+        rows = scored(outputs, source, gold)
         results[split] = rows
-        log(f"{split}: {len(source)} sentences")
-        print(f"### {split} ({len(source)} sentences, {sum(by['keep']['edit_counts'][2])} "
-              f"gold punctuation edits; trees {'parsed' if parser else 'gold'})")
-        print("| system | AED | P | R | F0.5 | p AED vs correction | p F0.5 vs CRF corrector |")
-        print("|---|---|---|---|---|---|---|")
-        for r in rows:
-            print(f"| {r['system']} | {r['aed']:.4f} | {r['precision']:.1f} | "
-                  f"{r['recall']:.1f} | {r['f0.5']:.1f} | {r['p_aed_vs_correction']:.3f} | "
-                  f"{r['p_f_vs_CRF corrector']:.3f} |")
+        print_rows(f"### {split} ({len(source)} sentences, {sum(rows[0]['edit_counts'][2])} "
+                   f"gold punctuation edits; trees {'parsed' if parser else 'gold'}; "
+                   f"product weight {weight})", rows)
+    results["weight"] = weight
     with output(args.output) as f:
         f.write(json.dumps(results, indent=1) + "\n")
+
+
+def _document(split: str, sent: Sentence) -> str:
+    return f"{split}/{sent.sent_id.rsplit('-', 1)[0]}"
+
+
+def cv(args: argparse.Namespace) -> None:
+    """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
+    data, work, k = Path(args.data), Path(args.work), args.folds
+    english, grammar = load_model("en"), load_grammar(args.grammar)
+    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
+                    for split in SPLITS}
+    pooled = [(split, s, g) for split in SPLITS for s, g in zip(*split_pairs(data, split))]
+    documents = sorted({_document(split, s) for split in SPLITS for s in learner_text[split]})
+    fold_of = {d: j % k for j, d in enumerate(documents)}
+    learners = []
+    for fold in range(k):  # the learner models first: they need no hyper-parameter
+        own = [to_slots(s) for split in SPLITS for s in learner_text[split]
+               if fold_of[_document(split, s)] != fold]
+        own = [ss for ss in own if ss.trainable]
+        folder = work / f"fold{fold}" / "learner"
+        if not folder.is_dir():
+            model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
+                              iterations=args.learner_iterations).model
+            save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own)})
+            print(f"fold {fold}: learner model trained on {len(own)} sentences", flush=True)
+        learners.append((own, load_model(folder)))
+    if args.learners_only:
+        return
+    outputs: dict[str, list[Sentence | None]] = {}
+    per_fold = []
+    for fold, (own, learner) in enumerate(learners):
+        held = [j for j, (split, s, _) in enumerate(pooled)
+                if fold_of[_document(split, s)] == fold]
+        rest = [j for j, (split, s, _) in enumerate(pooled)
+                if fold_of[_document(split, s)] != fold]
+        folder = work / f"fold{fold}"
+        src, gold = [pooled[j][1] for j in rest], [pooled[j][2] for j in rest]
+        if (folder / "correct").is_dir():
+            model = CorrectionModel.load(folder / "correct")
+        else:
+            usable = [(to_slots(s), to_slots(g)) for s, g in zip(src, gold)]
+            usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
+            reference = learner if args.reference == "learner" else load_model(args.reference)
+            model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
+                          grammar, args.iterations,
+                          Settings(lexical=0, prior=args.prior, l2=args.l2,
+                                   token_cost=args.token_cost),
+                          record={"fold": fold, "copy": args.copy}, copy=args.copy,
+                          vocabulary=own)
+            model.save(folder / "correct")
+        crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems)
+        source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
+        out, _ = systems(source, model, crfs, english, args.weight)
+        for name, pred in out.items():
+            slots = outputs.setdefault(name, [None] * len(pooled))
+            for j, p in zip(held, pred):
+                slots[j] = p
+        fold_rows = [evaluate(name, source, fold_gold, pred) for name, pred in out.items()]
+        per_fold.append({r["system"]: [r["aed"], r["f0.5"]] for r in fold_rows})
+        print(f"fold {fold}: {len(held)} held-out pairs, "
+              + ", ".join(f"{name} F0.5 {v[1]:.1f}" for name, v in per_fold[-1].items()
+                          if name in ("correction", "CRF corrector", PRODUCT)), flush=True)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
+                  source, gold)
+    print_rows(f"### {k}-fold cross-validation ({len(pooled)} sentences, "
+               f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
+               f"product weight {args.weight})", rows)
+    with output(args.output) as f:
+        f.write(json.dumps({"folds": k, "weight": args.weight, "copy": args.copy,
+                            "rows": rows, "per_fold": per_fold}, indent=1) + "\n")
+
+
+def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
+    """The corrector's training options (train and cv)."""
+    p.add_argument("--reference", default="en",
+                   help="model whose channel the corrector's is drawn towards: en (default, "
+                        "correct English), a model folder, or 'learner' (the learner model)")
+    p.add_argument("--grammar", default="grammars/en.rules")
+    p.add_argument("--iterations", type=int, default=8)
+    p.add_argument("--prior", type=float, default=10.0,
+                   help="Dirichlet pseudo-counts per window towards the reference channel")
+    p.add_argument("--l2", type=float, default=1.0, help="L2 on the corrector's θ (1)")
+    p.add_argument("--token-cost", type=float, default=4.0,
+                   help="θ's prior centre: −COST per underlying token (4, as the bundled models)")
+    p.add_argument("--copy", type=float, default=0.0,
+                   help="prior weight of keeping the learner's punctemes (0: none)")
 
 
 def main() -> None:
@@ -217,14 +369,7 @@ def main() -> None:
     t.add_argument("--learner", required=True, help="punctuation model of the learners' text")
     t.add_argument("--original", required=True, help="learner sentences (en_esl train)")
     t.add_argument("--corrected", required=True, help="their corrections (en_cesl train)")
-    t.add_argument("--reference", default="en", help="model of correct English (default en)")
-    t.add_argument("--grammar", default="grammars/en.rules")
-    t.add_argument("--iterations", type=int, default=8)
-    t.add_argument("--prior", type=float, default=10.0,
-                   help="Dirichlet pseudo-counts per window towards the reference channel")
-    t.add_argument("--l2", type=float, default=1.0, help="L2 on the corrector's θ (1)")
-    t.add_argument("--token-cost", type=float, default=4.0,
-                   help="θ's prior centre: −COST per underlying token (4, as the bundled models)")
+    add_corrector_arguments(t)
     t.add_argument("-o", "--output", required=True)
     b = sub.add_parser("table", help="Table 5 analog on the isomorphic sentences")
     b.add_argument("--model", required=True, help="correction model folder")
@@ -233,22 +378,44 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
-    b.add_argument("--verbose", action="store_true")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
+    c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    c.add_argument("--folds", type=int, default=5)
+    c.add_argument("--weight", type=float, required=True,
+                   help="weight of the correction model in the product (from the dev table)")
+    c.add_argument("--c2", type=float, default=1.0,
+                   help="L2 of the restoration CRF (chosen on dev by the table)")
+    c.add_argument("--learner-iterations", type=int, default=6)
+    c.add_argument("--all-systems", action="store_true",
+                   help="also the restoration baselines and the CRF with generative features "
+                        "(default: keep, correction, CRF corrector and their product)")
+    c.add_argument("--learners-only", action="store_true",
+                   help="train every fold's learner model and stop")
+    add_corrector_arguments(c)
+    c.add_argument("--work", default="models/esl-cv", help="folder for every fold's models")
+    c.add_argument("-o", "--output", required=True, help="JSON of every figure")
     args = parser.parse_args()
     if args.command == "table":
         table(args)
         return
-    originals, corrected = pairs(args.original, args.corrected)
+    if args.command == "cv":
+        cv(args)
+        return
+    originals, corrected, every = pairs(args.original, args.corrected)
     print(f"{len(corrected)} training pairs", file=sys.stderr)
-    model = train(load_model(args.learner), originals, corrected, load_model(args.reference),
-                  load_grammar(args.grammar), args.iterations,
+    learner = load_model(args.learner)
+    reference = learner if args.reference == "learner" else load_model(args.reference)
+    model = train(learner, originals, corrected, reference, load_grammar(args.grammar),
+                  args.iterations,
                   Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
                   report=lambda it, obj, ll: print(f"EM iteration {it}: objective {obj:.1f}, "
                                                    f"log-likelihood {ll:.1f}", file=sys.stderr),
                   record={"learner": args.learner, "original": args.original,
                           "corrected": args.corrected, "reference": args.reference,
-                          "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost})
+                          "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
+                          "copy": args.copy},
+                  copy=args.copy, vocabulary=every)
     model.save(args.output)
 
 

@@ -22,15 +22,11 @@ import time
 from pathlib import Path
 
 from fstpunct.parser import parse, score, train
+from fstpunct.parser.tagger import folds
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import Sentence, write_file
 
 OUT = Path("results/tmp/jk")
-
-
-def folds(n: int, k: int) -> list[range]:
-    """K contiguous, nearly equal index ranges covering 0..n-1."""
-    return [range(i * n // k, (i + 1) * n // k) for i in range(k)]
 
 
 def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path

@@ -7,7 +7,13 @@ from fstpunct.api import load
 from fstpunct.apps.correction.correct import corrected
 from fstpunct.apps.correction.crf import CrfCorrector, combined, features, generative_features
 from fstpunct.apps.correction.crf import train as crf_train
-from fstpunct.apps.correction.model import CorrectionModel, learner_contexts, train, with_learner
+from fstpunct.apps.correction.model import (
+    CorrectionModel,
+    copy_center,
+    learner_contexts,
+    train,
+    with_learner,
+)
 from fstpunct.apps.restoration.exact import ExactPrior
 from fstpunct.apps.restoration.strip import strip
 from fstpunct.cli.main import main
@@ -108,6 +114,44 @@ def test_save_load_api_and_cli(model, tmp_path, capsys):
     assert capsys.readouterr().out == api.correct(learner)
     with pytest.raises(Exception, match="not a correction model"):
         load("en").correct(learner)
+
+
+def test_copy_center_weights_the_learners_own_punctemes(model):
+    attach = model.corrector.attach
+    base = attach.blocks(copy_center(attach, 4.0, 3.0) - attach.init_theta(4.0))[0]
+    rows, cols = base.nonzero()
+    marked = {(attach.contexts[r], attach.pair_feature_names[c]) for r, c in zip(rows, cols)}
+    assert marked and set(base[rows, cols]) == {3.0}
+    assert all(c[3:] == f[2:] and (c[:3], f[:2]) in (("xl=", "L="), ("xr=", "R="))
+               for c, f in marked)
+    assert ("xr=.", "R=.") in marked and ("xl=ε", "L=ε") in marked
+    assert not attach.blocks(copy_center(attach, 4.0, 0.0) - attach.init_theta(4.0))[0].any()
+
+
+def test_em_keeps_theta_at_the_given_prior_centre():
+    originals = [to_slots(s) for s in sentences("".join(conll(PLAIN, f"p{k}")
+                                                        for k in range(3)))]
+    start = initial_model(originals, load_grammar(GRAMMAR), settings=Settings(lexical=0,
+                                                                             l2=1e9))
+    center = start.theta + 0.5
+    trained, _ = em(start, start.prepare(originals), 1, center=center)
+    assert abs(trained.theta - center).max() < 1e-3
+    moved, _ = em(start, start.prepare(originals), 1)
+    assert abs(moved.theta - start.theta).max() < 1e-3
+
+
+def test_copy_prior_makes_keeping_the_default(model):
+    """An untrained corrector (no EM iteration) is its prior: with a copy weight it keeps the
+    learner's punctuation, without one it writes none (the token cost)."""
+    learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) + conll(PLAIN, f"p{k}")
+                                for k in range(3)))  # '.' 6 times: not UNK to the corrector
+    originals = [to_slots(s) for s in learner]
+    grammar, english = load_grammar(GRAMMAR), load_model("en")
+    kept = train(model.learner, originals, originals, english, grammar, iterations=0,
+                 copy=12.0)
+    assert [raw_slots(s) for s in corrected(learner, kept)] == [raw_slots(s) for s in learner]
+    bare = train(model.learner, originals, originals, english, grammar, iterations=0)
+    assert [raw_slots(s)[-1] for s in corrected(learner, bare)] == [()] * 6
 
 
 def test_crf_corrector_reads_the_learners_punctuation(tmp_path):

@@ -1,4 +1,5 @@
 """F0.5 of punctuation edits (CoNLL-2014 M2 definition, one edit per slot), hand-worked."""
+import io
 import json
 
 import pytest
@@ -87,3 +88,16 @@ def test_score_command_with_source(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "per sentence 2.0000" in out  # AED against gold: slot 2 lacks ",", slot 3 "!"
     assert "precision 50.00  recall 50.00  F0.5 50.00" in out
+
+
+def test_score_command_with_source_reads_the_prediction_from_stdin(tmp_path, capsys,
+                                                                   monkeypatch):
+    """The prediction is read once: a pipe (``correct | score --source``) can be scored."""
+    for name, text in (("source", SOURCE), ("gold", GOLD)):
+        (tmp_path / f"{name}.conllu").write_text(text, encoding="utf-8")
+    monkeypatch.setattr("sys.stdin", io.StringIO(PRED))
+    assert main(["score", "--gold", str(tmp_path / "gold.conllu"), "--source",
+                 str(tmp_path / "source.conllu"), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["average_edit_distance"] == pytest.approx(2.0)
+    assert (result["edits"]["gold"], result["edits"]["proposed"]) == (2, 2)

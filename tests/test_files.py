@@ -107,16 +107,24 @@ def test_bad_input_halfway_leaves_the_target(tmp_path, capsys):
 
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_interrupt_leaves_the_target(tmp_path, signum, status):
+    """The input comes through a pipe that stays open, so the command cannot finish (nor
+    rename its output) before the signal lands: it is waiting for the rest of its input."""
     target = tmp_path / "out.conllu"
     target.write_text(PREVIOUS)
-    proc = fstpunct("decode", EWT_DEV, "-o", target)
+    proc = subprocess.Popen([sys.executable, "-m", "fstpunct.cli.main", "decode", "--model",
+                             "en", "-", "-o", str(target)], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(SAMPLE.read_bytes())  # some sentences, not the end of the input
+    proc.stdin.flush()
     deadline = time.time() + 60
     while not leftovers(tmp_path) and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)  # wait until the temporary file is being written
-    assert leftovers(tmp_path), "decode finished before it could be interrupted"
-    proc.send_signal(signum)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == status, err
+    writing = bool(leftovers(tmp_path)) and proc.poll() is None
+    proc.send_signal(signum if writing else signal.SIGKILL)
+    returncode = proc.wait(timeout=60)  # stdin still open: only the signal ends it
+    _, err = proc.communicate()
+    assert writing, f"no temporary file while decode was running: {err!r}"
+    assert returncode == status, err
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
 
 

@@ -150,3 +150,10 @@ def test_compile_and_rules_commands(tmp_path, capsys):
     assert main(["compile", str(bad), "-o", str(tmp_path / "bad.fst")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and f"{bad}:6:" in err[0]
+
+
+@pytest.mark.parametrize("args", [[], ["--model", "en"], ["--compare", str(EN)]])
+def test_rules_usage_errors_are_one_line_and_status_2(args, capsys):
+    assert main(["rules", *args]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("fstpunct rules: error: ")

@@ -11,6 +11,7 @@ from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.cli.main import build_parser, main
 from fstpunct.model.store import load_model
 from fstpunct.parser import train as train_parser
+from fstpunct.parser.tagger import depunctuated, train_tagger
 from fstpunct.ud.treebank import read_file
 
 ROOT = Path(__file__).parents[1]
@@ -243,6 +244,68 @@ def test_accepted_oddities_pass_every_command(command, name, data, tmp_path, par
         assert status == 2 and "has no sentence nothing" in out.err
         return
     assert status == 0, out.err
+
+
+# Plain text (restore --text, decode --text): the file-level cases that apply to text, and a
+# CoNLL-U file given as text. (name, bytes, line, words)
+TEXT_CASES = [
+    ("empty file", b"", None, "no sentences"),
+    ("only blank lines", b"\n  \n\n", 3, "no sentences"),
+    ("CoNLL-U as text", GOOD.encode(), 3, "a tab in a line of text"),
+    ("UTF-16", "the dog barks\n".encode("utf-16"), 1, "UTF-16"),
+    ("binary", bytes(range(256)) * 4, 1, "NUL byte"),
+    ("CR-only line ends", b"the dog\rbarks\r", 1, "CR inside a line"),
+    ("Latin-1", "the d\u00f6g barks\n".encode("latin-1"), 1, "not UTF-8 (byte 0xF6)"),
+]
+TEXT_ACCEPTED = [
+    ("UTF-8 byte-order mark", b"\xef\xbb\xbfthe dog barks\n"),
+    ("CRLF line ends", b"the dog barks\r\n\r\nthe cat\r\n"),
+    ("no line end at the end", b"the dog barks"),
+    ("blank lines and spaces", b"\n  the   dog barks  \n\n\n"),
+    ("punctuation only", b"the dog barks\n?!\n"),
+]
+TEXT_COMMANDS = ["restore", "decode"]
+
+
+@pytest.fixture(scope="module")
+def tagger_model(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tagger") / "tagger"
+    train_tagger([depunctuated(s) for s in read_file(SAMPLE)], epochs=1,
+                 log=lambda m: None).save(folder)
+    return folder
+
+
+def run_text(command, data, tmp_path, parser_model, tagger_model, capsys):
+    path = tmp_path / "in.txt"
+    path.write_bytes(data)
+    status = main([command, "--text", "--model", "en", "--tagger", str(tagger_model),
+                   "--parser", str(parser_model), str(path), "-o", str(tmp_path / "out.txt")]
+                  + (["--quiet"] if command == "restore" else []))
+    return status, capsys.readouterr(), path
+
+
+@pytest.mark.parametrize("command", TEXT_COMMANDS)
+@pytest.mark.parametrize("name, data, line, words", TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
+def test_malformed_text_is_one_line_and_exit_2(command, name, data, line, words, tmp_path,
+                                               parser_model, tagger_model, capsys):
+    status, out, path = run_text(command, data, tmp_path, parser_model, tagger_model, capsys)
+    assert status == 2, out.err
+    assert out.err.count("\n") == 1 and out.err.startswith("fstpunct "), out.err
+    where = f"{path}:{line}" if line else f"{path}:"
+    assert where + " " in out.err or where + ":" in out.err, out.err
+    assert words in out.err, out.err
+    assert not (tmp_path / "out.txt").exists()
+
+
+@pytest.mark.parametrize("command", TEXT_COMMANDS)
+@pytest.mark.parametrize("name, data", TEXT_ACCEPTED, ids=[c[0] for c in TEXT_ACCEPTED])
+def test_accepted_text_passes(command, name, data, tmp_path, parser_model, tagger_model,
+                              capsys):
+    status, out, _ = run_text(command, data, tmp_path, parser_model, tagger_model, capsys)
+    assert status == 0, out.err
+    sentences = list(read_file(tmp_path / "out.txt"))
+    assert len(sentences) == len([x for x in data.decode("utf-8-sig").splitlines()
+                                  if x.strip()])
 
 
 @pytest.mark.parametrize("command", [["decode"], ["normalise"], ["parse"],

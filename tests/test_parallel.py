@@ -1,6 +1,9 @@
 """Pools of workers (fstpunct.parallel): results in order, shared values on every worker, and
 training and decoding on a local process pool and on a two-worker dask LocalCluster exactly
 equal to serial runs."""
+import contextlib
+import io
+import os
 from functools import partial
 
 import numpy as np
@@ -95,3 +98,74 @@ def test_decoding_is_exactly_the_serial_run(dask_pool):
         assert list(scored(model, read_file(sample), chunk=2, pool=pool)) == scores
         if pool is not dask_pool:
             pool.close()
+
+
+def _pid_and_factor(_: int) -> tuple[int, int]:
+    import time
+    time.sleep(0.01)
+    return os.getpid(), shared("factor")
+
+
+def test_local_workers_are_kept_and_see_new_values():
+    """A local pool keeps its workers (and what they cache) when a value is shared again."""
+    with LocalPool(2) as pool:
+        share_value(pool, "factor", 3)
+        before = list(pool.map(_pid_and_factor, range(8)))
+        share_value(pool, "factor", 5)
+        after = list(pool.map(_pid_and_factor, range(8)))
+    assert {f for _, f in before} == {3} and {f for _, f in after} == {5}
+    assert {pid for pid, _ in before} & {pid for pid, _ in after}
+
+
+def test_normalise_and_restore_are_exactly_the_serial_runs(dask_pool):
+    """normalise (output and tallies), restore (exact and sampled, with a punctuation-only
+    sentence's warning) and perplexity in chunks on pools give the serial results, in order."""
+    from fstpunct.apps.normalise import Counts, normalise
+    from fstpunct.apps.restoration.exact import ExactRestorer
+    from fstpunct.apps.restoration.generative import ModelRestorer
+    from fstpunct.apps.restoration.pipeline import restored
+    from fstpunct.model.store import load_model
+    from fstpunct.ud.treebank import read_conllu, read_file
+
+    model = load_model("en")
+    sample = "data/sample.conllu"
+    text = "".join(s.text() for s in read_file(sample))
+    only_punct = "# text = ...\n1\t...\t...\tPUNCT\t_\t_\t0\troot\t_\t_\n\n"
+    lines = (text + only_punct + text).splitlines(keepends=True)
+
+    def run(pool, chunk):
+        counts, warned = Counts(), []
+        normalised = [s.text() for s in normalise(model, read_conllu(lines, "in"), counts,
+                                                  chunk=chunk, pool=pool)]
+        restorations = [[s.text() for s in restored(read_conllu(lines, "in"), method,
+                                                    warn=warned.append, chunk=chunk,
+                                                    pool=pool)]
+                        for method in (ExactRestorer(model), ModelRestorer(model, 5, seed=3))]
+        return normalised, counts, restorations, warned
+
+    expected = run(None, 500)
+    assert len(expected[3]) == 2  # the punctuation-only sentence, once per restoration
+    for pool in (LocalPool(2), dask_pool):
+        assert run(pool, 2) == expected
+        if pool is not dask_pool:
+            pool.close()
+
+
+def test_commands_take_the_pool_options(tmp_path):
+    """normalise, restore and perplexity with --jobs 2 write what they write serially."""
+    from fstpunct.cli.main import main
+
+    for command in (["normalise"], ["restore", "--samples", "3"], ["perplexity"]):
+        outputs = []
+        for jobs in ("1", "2"):
+            out = tmp_path / f"{command[0]}-{jobs}.txt"
+            args = [*command, "--model", "en", "--jobs", jobs, "data/sample.conllu"]
+            if command[0] == "perplexity":
+                buffer = io.StringIO()
+                with contextlib.redirect_stdout(buffer):
+                    assert main(args) == 0
+                out.write_text(buffer.getvalue())
+            else:
+                assert main([*args, "-o", str(out)]) == 0
+            outputs.append(out.read_text())
+        assert outputs[0] == outputs[1]

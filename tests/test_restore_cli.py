@@ -116,3 +116,15 @@ def test_restore_and_score_read_a_standard_split_by_name(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["sentences"] == 100
     assert main(["score", "--gold", "hi", str(out)]) == 2
     assert "names 3 files" in capsys.readouterr().err
+
+
+def test_a_sentence_of_punctuation_only_is_copied_with_a_warning_naming_it(tmp_path, capsys):
+    only = "1\t...\t...\tPUNCT\t:\t_\t0\troot\t_\t_\n\n"
+    path = tmp_path / "x.conllu"
+    path.write_text(SAMPLE.read_text(encoding="utf-8") + only, encoding="utf-8")
+    assert main(["restore", str(path), "--model", "en", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert out.endswith(only)
+    lineno = len(SAMPLE.read_text(encoding="utf-8").splitlines()) + 1
+    assert err == (f"fstpunct restore: {path}:{lineno} (sentence {path}#6): only punctuation, "
+                   "copied unchanged\n")

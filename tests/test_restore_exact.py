@@ -157,7 +157,7 @@ def test_balance():
 
 @pytest.mark.parametrize("seed", range(30))
 def test_empty_string_is_best_when_it_has_half_the_mass(seed):
-    """R(y) ≥ R(ε) + |y| (2 p(ε) − 1): the slots ExactPrior leaves without candidates."""
+    """R(y) ≥ R(ε) + |y| (2 p(ε) − 1): why ExactPrior (quick) gives such slots ε alone."""
     rng = np.random.default_rng(seed)
     strings = ((), (",",), (",", ","), (".",), ("(", ","))
     probs = rng.dirichlet(np.ones(5))
@@ -215,3 +215,22 @@ def test_certain_restorer_decides_on_exact_probabilities_where_estimates_do_not_
                 uncertain += 1
             assert j == int(np.argmin(slot.risks))
     assert uncertain  # the coarse estimates leave some choice open
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+@pytest.mark.parametrize("quick", [False, True])
+def test_every_slot_keeps_the_empty_string_when_every_estimate_is_below_the_floor(direction,
+                                                                                  quick):
+    """A peaked prior (ε improbable, so every path to it pruned) and a floor above every
+    estimate: ε is still a candidate of every slot, and the decoders choose in every slot."""
+    model = make_model(TRAIN, direction, seed=3)
+    model.theta = 40.0 * model.theta
+    prior = ExactPrior(model, floor=2.0, prune=0.2, coarse=0.2)
+    for tree in TREES:
+        marginals = prior.marginals([tree])[0]
+        slots = prior.sentence([(tree, marginals)], quick=quick)
+        assert len(slots) == tree.n + 1
+        for slot in slots:
+            assert slot.strings == ((),) and slot.heads == ((),)
+        assert slot_decoder(slots) == [0] * len(slots)
+        assert balanced_decoder(slots, PAIRS) == [0] * len(slots)

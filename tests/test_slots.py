@@ -1,4 +1,5 @@
 """Slot extraction (DESIGN §2) on hand-written CoNLL-U edge cases and on the shared treebanks."""
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,13 @@ def test_multiword_tokens_and_empty_nodes_skipped(edge):
     assert s.word_ids == (1, 2, 3, 4, 6, 7, 8)
     assert s.words == ("Vamos", "a", "el", "cine", "y", "él", "también")
     assert s.slots[4] == (",",) and s.slots[7] == (".",)
+
+
+def test_place_names_file_line_and_sentence(edge):
+    sent = next(iter(edge.values()))
+    assert to_slots(sent).place == sent.place == f"{EDGE}:{sent.lineno} (sent_id {sent.sent_id})"
+    sent = replace(sent, comments=[])  # no sent_id: named by its number, as ConlluError does
+    assert to_slots(sent).place == sent.place == f"{EDGE}:{sent.lineno} (sentence {EDGE}#1)"
 
 
 def test_nonprojective_tree_is_lifted(edge):

@@ -1,5 +1,7 @@
 """CoNLL-U reading: lossless round trip, agreement with `conllu`, clear errors for bad input."""
 import io
+import os
+import threading
 from pathlib import Path
 
 import conllu
@@ -79,6 +81,27 @@ def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):
     assert main(["stats", str(tmp_path / "missing.conllu")]) == 2
     assert main(["stats", "xx"]) == 2
     assert "neither a file, a language" in capsys.readouterr().err
+
+
+def test_an_existing_path_that_is_not_a_regular_file_is_read_as_a_file(tmp_path, capsys):
+    """A FIFO (as ``<(...)`` and ``/dev/stdin`` are) is an input file, not a split name."""
+    assert [s.name for s in resolve("/dev/stdin")] == ["/dev/stdin"]
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w", encoding="utf-8") as f:
+            f.write(EDGE.read_text(encoding="utf-8"))
+
+    writer = threading.Thread(target=write, daemon=True)
+    writer.start()
+    try:
+        assert main(["stats", str(fifo)]) == 0
+    finally:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # frees a writer still waiting
+        writer.join(10)
+    out = capsys.readouterr().out
+    assert str(fifo) in out and f"{len(list(read_file(EDGE)))}" in out
 
 
 def test_stats_match_the_shared_readme(capsys):

@@ -1,9 +1,9 @@
-"""Stage ``api``: the Python API. Takes a model name or folder and what users hold (a CoNLL-U
+"""Stage 8, the Python API. Takes a model name or folder and what users hold (a CoNLL-U
 string, a path or split name, ``conllu.TokenList`` sentences); gives back the same kind, decoded,
 restored or normalised, or scored. ``fstpunct``'s top level re-exports it; the command line is a
 thin layer over it.
 
-Adding a method (say ``correct``): write the step in ``fstpunct/apps`` (sentences in, sentences
+Adding a method: write the step in ``fstpunct/apps`` (sentences in, sentences
 out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
 ``return rewrite(data, lambda s: step(self.punct, self._watched(s), ...))``; list anything new
 in :data:`fstpunct.__all__` and document it in the README's "Python API" section.

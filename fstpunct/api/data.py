@@ -10,6 +10,13 @@
 * an iterable of :class:`~fstpunct.ud.treebank.Sentence` (fstpunct's own lossless sentences, what
   the command line passes): an iterator of the same sentences, changed in place.
 
+With ``text`` (a :class:`~fstpunct.ud.text.Tokeniser`: the data is plain text, one sentence a
+line, said explicitly since a one-line string may be either), the data is a **string** of text
+(never a path), an ``os.PathLike`` text file, or an iterable of strings (one line each). The
+answer is the same kind in ``format`` ``text`` (the default for text: a string, else an
+iterator of lines without their line ends) or ``conllu``; an iterable of fstpunct sentences
+(read from text already) gives back sentences.
+
 One method = one *step* over fstpunct sentences; :func:`rewrite` and :func:`values` turn it into a
 method over every kind.
 """
@@ -19,16 +26,21 @@ import io
 import itertools
 import os
 from collections.abc import Callable, Iterable, Iterator
-from typing import TypeVar, Union
+from typing import TYPE_CHECKING, TypeVar, Union
 
-import conllu
-
+from ..errors import InputError
 from ..ud.release import read_one
+from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
 
-__all__ = ["Data", "Step", "is_text", "rewrite", "sentences", "values"]
+if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
+    import conllu
 
-Data = Union[str, "os.PathLike[str]", Iterable[conllu.TokenList], Iterable[Sentence]]
+__all__ = ["FORMATS", "Data", "Step", "is_text", "rewrite", "sentences", "values"]
+
+FORMATS = ("conllu", "text")
+
+Data = Union[str, "os.PathLike[str]", Iterable["conllu.TokenList"], Iterable[Sentence]]
 Step = Callable[[Iterator[Sentence]], Iterator[Sentence]]
 T = TypeVar("T")
 
@@ -44,6 +56,7 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
         if isinstance(tokens, Sentence):
             yield tokens
             continue
+        import conllu
         if not isinstance(tokens, conllu.TokenList):
             raise TypeError(f"sentence {k}: expected a conllu.TokenList, got "
                             f"{type(tokens).__name__}")
@@ -51,15 +64,29 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
 
 
 def _to_tokenlist(sent: Sentence) -> conllu.TokenList:
+    import conllu
     return conllu.parse(sent.text())[0]
 
 
-def _open(data: Data) -> tuple[Iterator[Sentence], bool]:
-    """The sentences of ``data`` and whether the answer goes back as TokenLists."""
+def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
+          ) -> tuple[Iterator[Sentence], bool]:
+    """The sentences of ``data`` (``tree``: see :func:`~fstpunct.ud.treebank.read_conllu`) and
+    whether the answer goes back as TokenLists."""
+    if text is not None:
+        if isinstance(data, str):
+            return read_text(io.StringIO(data), "<string>", text), False
+        if isinstance(data, os.PathLike):
+            return read_text_file(data, text), True
+        items = iter(data)
+        first = next(items, None)
+        if isinstance(first, Sentence):  # already read (the command line reads text itself)
+            return itertools.chain([first], items), False  # type: ignore[list-item]
+        lines = itertools.chain([] if first is None else [first], items)
+        return read_text(lines, "<lines>", text), True  # type: ignore[arg-type]
     if is_text(data):
-        return read_conllu(io.StringIO(data), "<string>"), False  # type: ignore[arg-type]
+        return read_conllu(io.StringIO(data), "<string>", tree), False  # type: ignore[arg-type]
     if isinstance(data, (str, os.PathLike)):
-        return read_one(os.fspath(data)), True
+        return read_one(os.fspath(data), tree=tree), True
     items = iter(data)
     first = next(items, None)
     if first is None:
@@ -72,13 +99,23 @@ def sentences(data: Data) -> Iterator[Sentence]:
     return _open(data)[0]
 
 
-def rewrite(data: Data, step: Step) -> str | Iterator[conllu.TokenList] | Iterator[Sentence]:
-    """``step`` applied to ``data``, given back as the same kind (module docstring)."""
-    sents, tokenlists = _open(data)
+def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str | None = None,
+            line: Callable[[Sentence], str] = lambda s: surface(s.lines), tree: bool | None = True
+            ) -> str | Iterator[conllu.TokenList] | Iterator[Sentence] | Iterator[str]:
+    """``step`` applied to ``data``, given back as the same kind (module docstring); in
+    ``format`` ``text``, each sentence as ``line(sentence)``."""
+    format = format or ("text" if text is not None else "conllu")
+    if format not in FORMATS:
+        raise InputError(f"format must be one of {', '.join(FORMATS)}")
+    sents, streamed = _open(data, text, tree)
     out = step(sents)
-    if is_text(data):
+    whole = is_text(data) or text is not None and isinstance(data, str)
+    if format == "text":
+        lines = text_lines(out, text is not None, line)
+        return "".join(lines) if whole else (ln.rstrip("\r\n") for ln in lines)
+    if whole:
         return "".join(s.text() for s in out)
-    return map(_to_tokenlist, out) if tokenlists else out
+    return map(_to_tokenlist, out) if streamed else out
 
 
 def values(data: Data, compute: Callable[[Iterator[Sentence]], Iterator[T]]

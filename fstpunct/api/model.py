@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,13 +23,19 @@ from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
 from ..parallel import Pool
-from ..ud.slots import ABBV, to_slots
+from ..ud.slots import ABBV, slot_strings
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
 if TYPE_CHECKING:
     from ..apps.correction.model import CorrectionModel
+    from ..apps.restoration import Restorer
     from ..parser import Model as ParserModel
+    from ..parser.pipeline import Pipeline
+    from ..parser.tagger import Tagger
+    from ..ud.text import Tokeniser
+
+Folder = str | os.PathLike[str]
 
 __all__ = ["UNKNOWN_SHARE", "Model", "Perplexity", "load"]
 
@@ -75,31 +81,71 @@ class Model:
         """The channel's direction, ``ltr`` or ``rtl``."""
         return self.punct.channel.direction
 
-    def decode(self, data: Data, *, posteriors: int = 0, pool: Pool | None = None) -> Any:
+    def decode(self, data: Data, *, posteriors: int = 0, pool: Pool | None = None,
+               text: bool = False, format: str | None = None, lowercase: bool = False,
+               tagger: Folder | Tagger | None = None, parser: Folder | ParserModel | None = None,
+               beam: int | None = None) -> Any:
         """The most probable underlying punctuation of every sentence: ``PunctL``/``PunctR``
         in each word's MISC (``PunctPost``: the ``posteriors`` most probable pairs),
         ``# underlying`` and ``# punct_logprob`` comments; earlier such annotations are
         replaced, everything else is kept. On ``pool`` (:func:`fstpunct.parallel.make_pool`),
-        chunks of sentences in parallel, with the same output."""
-        return rewrite(data, lambda s: annotate(self.punct, self._watched(s), posteriors,
-                                                pool=pool))
+        chunks of sentences in parallel, with the same output.
+
+        A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (see
+        :meth:`pipeline`: ``lowercase``, ``tagger``, ``parser``, ``beam``). With ``text``,
+        ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is split off
+        the words by the marks the model knows; ``format="text"`` (the default for text)
+        gives each sentence's T′ (``# underlying``) as a line."""
+        from ..apps.text import analysed, underlying
+        pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
+        return rewrite(data, lambda s: annotate(self.punct, analysed(self._watched(s), pipeline),
+                                                posteriors, pool=pool),
+                       self._tokeniser(text), format, underlying, tree=None)
+
+    def pipeline(self, *, lowercase: bool = False, tagger: Folder | Tagger | None = None,
+                 parser: Folder | ParserModel | None = None, beam: int | None = None
+                 ) -> Pipeline:
+        """The tagger and ``removed``-mode parser that text and unparsed CoNLL-U go through:
+        those in this model's folder (``tagger/``, ``parser/``; for ``lowercase`` text
+        ``tagger-lc/`` and ``parser-lc/`` if there is one; see
+        :mod:`fstpunct.parser.pipeline`), or the folders (or loaded models) ``tagger`` and
+        ``parser``; parser beam ``beam`` (default: the parser's)."""
+        from ..parser.pipeline import load_pipeline
+        return load_pipeline(self.folder, lowercase, tagger, parser, beam)
+
+    def _pipeline_loader(self, lowercase: bool, tagger: Folder | Tagger | None,
+                         parser: Folder | ParserModel | None, beam: int | None
+                         ) -> Callable[[], Pipeline]:
+        return lambda: self.pipeline(lowercase=lowercase, tagger=tagger, parser=parser,
+                                     beam=beam)
+
+    def _tokeniser(self, text: bool) -> Tokeniser | None:
+        from ..apps.text import tokeniser
+        return tokeniser(self.punct) if text else None
 
     def restore(self, data: Data, *, decoder: str = "slot", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
-                parsers: Sequence[str | os.PathLike[str] | ParserModel] = (),
-                beam: int | None = None) -> Any:
+                parsers: Sequence[Folder | ParserModel] = (),
+                beam: int | None = None, pool: Pool | None = None, text: bool = False,
+                format: str | None = None, lowercase: bool = False,
+                tagger: Folder | Tagger | None = None) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
         (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired marks
         kept balanced); with ``samples``,
         minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
-        reproducible for a ``seed``."""
+        reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
+        same output.
+
+        A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (by
+        :meth:`pipeline` with ``lowercase``, ``tagger`` and the first of ``parsers``, if any).
+        With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
+        any punctuation in it is split off the words, then replaced like any other), given back
+        as text (``format="conllu"``: CoNLL-U)."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
-        from ..apps.restoration import Restorer
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
-        from ..apps.restoration.pipeline import restored
         from ..parser import Model as ParserModel
         if decoder not in EXACT_DECODERS:
             raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
@@ -112,13 +158,27 @@ class Model:
             raise InputError("samples must be at least the number of parsers")
         method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
             ModelRestorer(self.punct, samples, mbr, seed)
-        return rewrite(data, lambda s: restored(self._watched(s), method, loaded, beam))
+        return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
+                                                      lowercase, tagger),
+                       self._tokeniser(text), format, tree=None)
 
-    def normalise(self, data: Data, *, counts: Counts | None = None) -> Any:
+    def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
+                  beam: int | None, pool: Pool | None, text: bool, lowercase: bool,
+                  tagger: Folder | Tagger | None) -> Iterator[Sentence]:
+        """The restore step, after analysis where it is needed."""
+        from ..apps.text import restored_text
+        pipeline = self._pipeline_loader(lowercase, tagger, parsers[0] if parsers else None,
+                                         beam)
+        return restored_text(self._watched(sents), method, parsers, beam, pipeline, text,
+                             pool=pool)
+
+    def normalise(self, data: Data, *, counts: Counts | None = None,
+                  pool: Pool | None = None) -> Any:
         """Re-attach every punctuation token to the word whose underlying puncteme wrote it
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
-        what moved."""
-        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts))
+        what moved. On ``pool``, chunks of sentences in parallel, with the same output."""
+        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts,
+                                                 pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
@@ -210,7 +270,7 @@ class Model:
         known = self.punct.vocab.map_slot
         tokens = unknown = 0
         for sent in sentences:
-            for slot in to_slots(sent).slots:
+            for slot in slot_strings(sent)[1]:
                 pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
                 tokens += len(pairs)
                 unknown += sum(m != t for t, m in pairs)

@@ -24,8 +24,8 @@ from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "over_chunks", "ranked_pairs",
-           "render", "scored"]
+__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "inference_of", "over_chunks",
+           "ranked_pairs", "render", "scored"]
 
 T = TypeVar("T")
 
@@ -84,8 +84,14 @@ def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int
     and the max, as decoding needs, else only as asked)."""
     cache = SlotCache(model, paired=paired)
     for batch in batches(sentences, chunk):
-        prepared = [to_slots(s) for s in batch]
-        yield batch, prepared, Inference(model, model.prepare(prepared), slots=cache)
+        yield batch, *inference_of(model, batch, cache)
+
+
+def inference_of(model: PunctModel, sentences: list[Sentence],
+                 slots: SlotCache) -> tuple[list[SlotSentence], Inference]:
+    """The slot view of ``sentences`` and their :class:`Inference` over ``slots``."""
+    prepared = [to_slots(s) for s in sentences]
+    return prepared, Inference(model, model.prepare(prepared), slots=slots)
 
 
 _MODEL = "apps-model"  # the model shared with a pool's workers
@@ -138,8 +144,7 @@ def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
 
 def _scored_step(model: PunctModel, sentences: list[Sentence],
                  slots: SlotCache) -> list[tuple[float, int]]:
-    prepared = [to_slots(s) for s in sentences]
-    return list(_scores(prepared, Inference(model, model.prepare(prepared), slots=slots)))
+    return list(_scores(*inference_of(model, sentences, slots)))
 
 
 def _scores(prepared: list[SlotSentence], inference: Inference) -> Iterator[tuple[float, int]]:
@@ -149,8 +154,7 @@ def _scores(prepared: list[SlotSentence], inference: Inference) -> Iterator[tupl
 
 def _annotate_step(posteriors: int, model: PunctModel, sentences: list[Sentence],
                    slots: SlotCache) -> list[Sentence]:
-    prepared = [to_slots(s) for s in sentences]
-    inference = Inference(model, model.prepare(prepared), slots=slots)
+    prepared, inference = inference_of(model, sentences, slots)
     return list(_annotate_chunk(model, sentences, prepared, inference, posteriors))
 
 

@@ -18,15 +18,16 @@ of punctuation only (no word to attach to) and in a sentence where punctuation h
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 
 from ..errors import ModelError
-from ..model.punct import PunctModel
+from ..model.punct import Inference, PunctModel, SlotCache
 from ..model.vocab import Puncteme
+from ..parallel import Pool
 from ..ud.slots import ABBV, SlotSentence, slot_members, underlying_slot
 from ..ud.tree import lift_to_projective
 from ..ud.treebank import Sentence
-from .decode import chunk_inference
+from .decode import chunk_inference, inference_of, over_chunks
 
 __all__ = ["Counts", "normalise", "slot_heads"]
 
@@ -49,6 +50,11 @@ class Counts:
                 f"punctuation with dependents), {self.projective} not on the model's word to "
                 "stay projective (on an ancestor of it, or on their own head)")
 
+    def add(self, other: Counts) -> None:
+        """Add ``other``'s tallies to these."""
+        for name, x in zip(self.__dataclass_fields__, astuple(other)):
+            setattr(self, name, getattr(self, name) + x)
+
 
 def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str, ...], ...],
                pairs: Sequence[tuple[Puncteme, Puncteme] | None]
@@ -65,7 +71,7 @@ def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str
                                                  for node, side in members))
         positions = model.channel.align(u, surfaces[i])
         if positions is None:
-            raise ModelError(f"{slots.path}:{slots.lineno}: the best T′ cannot write slot {i} "
+            raise ModelError(f"{slots.place}: the best T′ cannot write slot {i} "
                              f"({' '.join(surfaces[i])}): the model is inconsistent")
         heads = tuple(origin[k] for k in positions)
         out.append(heads[1:] if i == 0 else heads)
@@ -73,15 +79,38 @@ def slot_heads(model: PunctModel, slots: SlotSentence, surfaces: tuple[tuple[str
 
 
 def normalise(model: PunctModel, sentences: Iterable[Sentence], counts: Counts | None = None,
-              chunk: int = 500) -> Iterator[Sentence]:
+              chunk: int = 500, pool: Pool | None = None) -> Iterator[Sentence]:
     """Re-attach the punctuation of every sentence (streamed in chunks of ``chunk``); tallies
-    go to ``counts``."""
+    go to ``counts``. On a parallel ``pool``, chunks in parallel (the same output and
+    tallies)."""
     counts = counts if counts is not None else Counts()
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
-        for sent, slots, surfaces, pairs in zip(batch, prepared, inference.batch.surfaces,
-                                                inference.viterbi_all()):
-            _reattach(model, sent, slots, surfaces, pairs, counts)
+    if pool is not None and pool.parallel:
+        for sent, tally in over_chunks(pool, model, sentences, _normalise_step, chunk,
+                                       paired=False):
+            counts.add(tally)
             yield sent
+        return
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+        for sent, *analysis in _analyses(batch, prepared, inference):
+            _reattach(model, sent, *analysis, counts)
+            yield sent
+
+
+def _normalise_step(model: PunctModel, sentences: list[Sentence],
+                    slots: SlotCache) -> list[tuple[Sentence, Counts]]:
+    """A chunk re-attached, each sentence with its tallies."""
+    out = []
+    for sent, *analysis in _analyses(sentences, *inference_of(model, sentences, slots)):
+        _reattach(model, sent, *analysis, tally := Counts())
+        out.append((sent, tally))
+    return out
+
+
+def _analyses(sentences: list[Sentence], prepared: list[SlotSentence], inference: Inference
+              ) -> Iterator[tuple[Sentence, SlotSentence, tuple[tuple[str, ...], ...],
+                                  list[tuple[Puncteme, Puncteme] | None]]]:
+    """Every sentence of a chunk with its slot view, surface strings and Viterbi pairs."""
+    yield from zip(sentences, prepared, inference.batch.surfaces, inference.viterbi_all())
 
 
 def _reattach(model: PunctModel, sent: Sentence, slots: SlotSentence,

@@ -29,6 +29,9 @@ KEEP = EDITS.index("KEEP")
 
 @dataclass(frozen=True)
 class Bigram:
+    """A window ab whose expected count reaches ``min_count`` and whose most probable
+    learned edit is confident (:func:`compare_rules`)."""
+
     a: str
     b: str
     count: float
@@ -39,6 +42,9 @@ class Bigram:
 
 @dataclass(frozen=True)
 class RuleRank:
+    """One grammar rule (ab → edit): its learned probability and the rank of that edit among
+    the four learned for ab (1 = the model's most probable)."""
+
     a: str
     b: str
     edit: str
@@ -49,6 +55,9 @@ class RuleRank:
 
 @dataclass(frozen=True)
 class Comparison:
+    """What a model learned against a grammar: the confident learned edits, the rank of every
+    rule, and the mean reciprocal ranks (the paper's §5.1 statistics)."""
+
     confident: list[Bigram]
     ranks: list[RuleRank]
     skipped: int  # grammar rules over marks the model never uses

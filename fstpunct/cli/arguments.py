@@ -5,20 +5,27 @@ import argparse
 
 from .model_option import add_model_arguments
 
+UD_DIR_HELP = ("UD release folder where split names are looked up (default: $FSTPUNCT_UD_DIR, "
+               "else $UD_DIR, else ./ud or ../shared/ud)")
 
-def add_io_arguments(parser: argparse.ArgumentParser) -> None:
-    """IN.conllu (a file, stdin or a standard split), -o OUT.conllu and --ud-dir: the
+
+def add_ud_dir_argument(parser: argparse.ArgumentParser) -> None:
+    """--ud-dir: the UD release folder of split names (:func:`fstpunct.ud.release.ud_root`)."""
+    parser.add_argument("--ud-dir", metavar="DIR", help=UD_DIR_HELP)
+
+
+def add_io_arguments(parser: argparse.ArgumentParser, output: str = "OUT.conllu") -> None:
+    """IN.conllu (a file, stdin or a standard split), -o ``output`` and --ud-dir: the
     arguments of the commands that rewrite a corpus."""
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
                         help="input file (default: stdin), or one split of a UD folder: "
                              "'es:dev' (a standard split), 'en_ewt-test'")
-    parser.add_argument("-o", "--output", metavar="OUT.conllu",
-                        help="output file (default: stdout)")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    parser.add_argument("-o", "--output", metavar=output, help="output file (default: stdout)")
+    add_ud_dir_argument(parser)
 
 
-def add_corpus_arguments(parser: argparse.ArgumentParser) -> None:
+def add_corpus_arguments(parser: argparse.ArgumentParser, output: str = "OUT.conllu") -> None:
     """:func:`add_io_arguments`, --model and --lang: the arguments of the commands that
     rewrite a corpus with a punctuation model chosen for its language."""
-    add_io_arguments(parser)
+    add_io_arguments(parser, output)
     add_model_arguments(parser)

@@ -7,6 +7,7 @@ from ..apps.restoration.crf import CrfModel, train
 from ..errors import InputError
 from ..ud.release import LANGUAGES, SPLITS, read_one, resolve, split_source
 from ..ud.slots import to_slots
+from .arguments import add_ud_dir_argument
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
 
@@ -34,10 +35,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--c2", type=_c2_grid, default=[0.1, 1.0, 10.0], metavar="C,C,...",
                    help="L2 coefficients to try (default: 0.1,1,10)")
-    p.add_argument("--max-iterations", type=int, default=200, help="L-BFGS iterations (200)")
+    p.add_argument("--max-iterations", type=int, default=200, metavar="N",
+                   help="L-BFGS iterations (default 200)")
     p.add_argument("--no-tree", action="store_true",
                    help="no tree features (relations, head links): words and UPOS only")
-    p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
+    add_ud_dir_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
     p = sub.add_parser("perplexity", help="per-slot perplexity of held-out punctuation",
                        description="Per-slot perplexity exp(−Σ log p(x|words) / Σ (n+1)) of "
@@ -45,8 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--model", required=True, metavar="DIR", help="model folder")
     p.add_argument("files", nargs="*", metavar="FILE", help="CoNLL-U files ('-' = stdin)")
     p.add_argument("--lang", choices=LANGUAGES, help="use this language's standard split")
-    p.add_argument("--split", choices=SPLITS, default="test", help="with --lang")
-    p.add_argument("--ud-dir", help="UD release folder")
+    p.add_argument("--split", choices=SPLITS, default="test",
+                   help="with --lang: which split (default test)")
+    add_ud_dir_argument(p)
 
 
 def run(args: argparse.Namespace) -> int:

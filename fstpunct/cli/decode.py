@@ -3,16 +3,15 @@ from __future__ import annotations
 
 import argparse
 
+from ..apps.text import underlying
 from ..progress import progress
-from ..ud.release import read_one
-from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
-from .model_option import chosen_model
 from .pool_option import add_pool_arguments, chosen_pool
+from .text_option import add_text_arguments, model_and_input, write_output
 
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
         "for every word, '# underlying' and '# punct_logprob' for every sentence; everything "
-        "else is copied unchanged.")
+        "else is copied unchanged. With --text, from punctuated plain sentences.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,11 +22,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="decode chunks of 500 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)
+    add_text_arguments(parser, "decode punctuated plain text: marks the model knows are split "
+                               "off the words, the words tagged and parsed without them, the "
+                               "marks attached; --format text writes each sentence's T′")
+    parser.add_argument("--parser", metavar="DIR",
+                        help="'removed'-mode parser for sentences without a tree (default: the "
+                             "model's bundled parser/ or parser-lc/)")
+    parser.add_argument("--beam", type=int, help="parser beam (default: the parser's)")
 
 
 def run(args: argparse.Namespace) -> int:
-    model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
+    model, sentences = model_and_input(args)
     with chosen_pool(args) as pool:
-        write_file(progress(model.decode(sentences, posteriors=args.posteriors, pool=pool),
-                            "decode"), args.output)
+        out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,
+                           format="conllu", lowercase=args.lowercase_input, tagger=args.tagger,
+                           parser=args.parser, beam=args.beam)
+        write_output(args, progress(out, "decode"), underlying)
     return 0

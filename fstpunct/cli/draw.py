@@ -19,6 +19,7 @@ from ..show.tree import tree_svg
 from ..ud.release import read_one
 from ..ud.slots import SlotSentence, to_slots
 from ..ud.treebank import Sentence
+from .arguments import add_ud_dir_argument
 from .model_option import add_model_arguments, chosen_model
 
 HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a few symbols, "
@@ -75,7 +76,7 @@ def _sentence(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sentence", required=True, metavar="FILE:N",
                         help="sentence N (counting from 1) or sent_id N of a CoNLL-U file, "
                              "'-' (stdin) or split ('en:dev:5')")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    add_ud_dir_argument(parser)
 
 
 def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:

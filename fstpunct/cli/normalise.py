@@ -10,6 +10,7 @@ from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
 from .model_option import chosen_model
+from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give every punctuation "
         "token the HEAD (and DEPS entry) of the word whose underlying puncteme wrote it, on "
@@ -19,11 +20,17 @@ HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give ever
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="normalise chunks of 500 sentences in this many local processes "
+                             "(default 1)")
+    add_pool_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     counts = Counts()
-    write_file(progress(model.normalise(sentences, counts=counts), "normalise"), args.output)
+    with chosen_pool(args) as pool:
+        write_file(progress(model.normalise(sentences, counts=counts, pool=pool), "normalise"),
+                   args.output)
     print(f"fstpunct normalise: {counts}", file=sys.stderr)
     return 0

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
-from ..files import is_stdio
 from ..parser import Model, parse, read_unparsed
 from ..progress import progress
-from ..ud.release import read_one
+from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
+from .arguments import add_ud_dir_argument
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -29,16 +28,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    add_ud_dir_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="no progress")
 
 
 def run(args: argparse.Namespace) -> int:
     model = Model.load(args.model)
     beam = args.beam or int(model.info.get("beam", 1))
-    sentences = progress(read_unparsed(args.input) if is_stdio(args.input) or
-                         Path(args.input).is_file() else read_one(args.input, args.ud_dir),
-                         "parse", quiet=args.quiet)
+    sentences = progress(read_unparsed(args.input) if names_file(args.input)
+                         else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..apps.constraint import constrained
         from ..model.store import load_model

@@ -1,15 +1,18 @@
-"""``fstpunct parser train``: train the dependency parser on a standard split or files."""
+"""``fstpunct parser train``: train the dependency parser on a standard split or files;
+``fstpunct parser compact``: a small copy of a parser or tagger model folder."""
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..errors import InputError
-from ..parser import MODES, train
+from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
+from .arguments import add_ud_dir_argument
 
-HELP = "Dependency parser commands (train)."
+HELP = "Dependency parser commands (train, compact)."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,21 +34,45 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="local: update on every wrong transition along the gold path (beam 1 "
                         "only, its default); early: decode and update when the gold path leaves "
                         "the beam (always used for beam > 1)")
-    p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (20)")
+    p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (default 20)")
     p.add_argument("--patience", type=int, default=4,
-                   help="stop after this many epochs without a better dev UAS (4)")
+                   help="stop after this many epochs without a better dev UAS "
+                        "(default 4)")
     p.add_argument("--fraction", type=float, default=1.0, metavar="F",
-                   help="train on the first F of the training sentences, 0 < F <= 1 (1)")
+                   help="train on the first F of the training sentences, 0 < F <= 1 "
+                        "(default 1)")
     p.add_argument("--props-version", type=int, choices=(1, 2), default=PROPS_VERSION,
                    help="initial punctuation properties: 2 = §3 read strictly (default), "
                         "1 = as models trained before it")
-    p.add_argument("--seed", type=int, default=1, help="shuffling seed (1)")
-    p.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR)")
+    p.add_argument("--lowercase", action="store_true",
+                   help="case-free parser: words lower-cased in training and parsing (serves "
+                        "lower-cased text too)")
+    p.add_argument("--min-count", type=int, default=1, metavar="N",
+                   help="keep features seen at least N times in the gold configurations "
+                        "(default 1)")
+    p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
+    add_ud_dir_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+    c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
+                       description="Write a small copy of a parser (or UPOS tagger) model "
+                                   "folder: weights below a magnitude threshold dropped, "
+                                   "float16 weights, 32-bit feature fingerprints instead of "
+                                   "keys (each on request).")
+    c.add_argument("model", metavar="DIR", help="parser or tagger model folder")
+    c.add_argument("--threshold", type=float, default=0.0, metavar="T",
+                   help="drop weights of magnitude below T and features left without any "
+                        "(0: drop only features whose weights are all 0)")
+    c.add_argument("--float16", action="store_true",
+                   help="store weights in float16 (taggers always are)")
+    c.add_argument("--fingerprints", action="store_true",
+                   help="store 32-bit fingerprints of the feature keys instead of the keys")
+    c.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.parser_command == "compact":
+        return _compact(args)
     if args.beam < 1 or args.epochs < 1:
         raise InputError("--beam and --epochs must be at least 1")
     if args.learning == "local" and args.beam > 1:
@@ -62,5 +89,19 @@ def run(args: argparse.Namespace) -> int:
           patience=args.patience, seed=args.seed, progress=not args.quiet,
           info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev",
                 "fraction": args.fraction, "train_sentences_available": total},
-          props_version=args.props_version, learning=args.learning)
+          props_version=args.props_version, learning=args.learning, lowercase=args.lowercase,
+          min_count=args.min_count)
+    return 0
+
+
+def _compact(args: argparse.Namespace) -> int:
+    from ..parser.tagger import Tagger
+
+    if args.threshold < 0:
+        raise InputError("--threshold must be at least 0")
+    if (Path(args.model) / "tagger.json").is_file():
+        Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)
+    else:
+        Model.load(args.model).compacted(args.threshold).save(args.output, args.float16,
+                                                               args.fingerprints)
     return 0

@@ -5,6 +5,7 @@ import argparse
 
 from ..progress import progress
 from ..ud.release import LANGUAGES, SPLITS, resolve, split_source
+from .arguments import add_ud_dir_argument
 from .model_option import add_model_arguments, chosen_model
 from .pool_option import add_pool_arguments, chosen_pool
 
@@ -19,9 +20,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=LANGUAGES,
                         help="use this language's standard split (and, without --model, its "
                              "bundled model)")
-    parser.add_argument("--split", choices=SPLITS, default="test", help="with --lang")
-    parser.add_argument("--ud-dir", help="UD release folder")
-    parser.add_argument("--jobs", type=int, default=1,
+    parser.add_argument("--split", choices=SPLITS, default="test",
+                        help="with --lang: which split (default test)")
+    add_ud_dir_argument(parser)
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score chunks of 500 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)

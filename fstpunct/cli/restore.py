@@ -6,18 +6,21 @@ import argparse
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
-from ..apps.restoration.pipeline import restored
 from ..apps.restoration.trivial import Trivial
+from ..apps.text import restored_text
 from ..errors import InputError
 from ..parser import Model as ParserModel
+from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
-from ..ud.release import LANGUAGES, read_one
-from ..ud.treebank import write_file
-from .model_option import MODEL_HELP, chosen_model
+from ..ud.release import LANGUAGES
+from .model_option import MODEL_HELP
+from .pool_option import add_pool_arguments, chosen_pool
+from .text_option import add_text_arguments, model_and_input, read_input, write_output
 
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
         "(or parse it with --parser) and insert the punctuation a method predicts, as tokens "
-        "with UPOS PUNCT and relation punct; '# text' is rebuilt.")
+        "with UPOS PUNCT and relation punct; '# text' is rebuilt. With --text, from plain "
+        "sentences: tagged, parsed and restored.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,20 +61,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "given)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="restore chunks of 256 sentences in this many local processes "
+                             "(default 1)")
+    add_pool_arguments(parser)
+    add_text_arguments(parser, "restore plain text (unpunctuated; any punctuation in it is "
+                               "replaced), tagged and parsed by the bundled tagger and parser of "
+                               "the model (or --tagger, --parser)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.samples is not None and args.samples < 1:
         raise InputError("--samples must be at least 1")
     parsers = [ParserModel.load(p) for p in args.parser]
-    sentences = progress(read_one(args.input, args.ud_dir), "restore", quiet=args.quiet)
-    if args.trivial or args.crf:
-        method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
-                  else CrfModel.load(args.crf))
-        out = restored(sentences, method, parsers, args.beam)
-    else:
-        model, sentences = chosen_model(args, args.input, iter(sentences))
-        out = model.restore(sentences, decoder=args.decoder, samples=args.samples,
-                            mbr=args.mbr, seed=args.seed, parsers=parsers, beam=args.beam)
-    write_file(out, args.output)
+    with chosen_pool(args) as pool:
+        if args.trivial or args.crf:
+            method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
+                      else CrfModel.load(args.crf))
+            lang = args.trivial or args.lang or "en"
+
+            def pipeline() -> Pipeline:
+                return load_pipeline(lang, args.lowercase_input, args.tagger,
+                                     parsers[0] if parsers else None, args.beam)
+            sentences = progress(read_input(args), "restore", quiet=args.quiet)
+            out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
+                                pool=pool)
+        else:
+            model, sentences = model_and_input(args)
+            out = model.restore(progress(sentences, "restore", quiet=args.quiet),
+                                decoder=args.decoder, samples=args.samples, mbr=args.mbr,
+                                seed=args.seed, parsers=parsers, beam=args.beam, pool=pool,
+                                text=args.text, format="conllu", lowercase=args.lowercase_input,
+                                tagger=args.tagger)
+        write_output(args, out)
     return 0

@@ -4,11 +4,13 @@ from __future__ import annotations
 import argparse
 
 from ..apps.rules import compare_rules, relation_pairs
+from ..errors import InputError
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
 from ..model.store import load_edit_counts, load_model
 from ..ud.release import LANGUAGES, SPLITS, split_source
 from ..ud.slots import to_slots
+from .arguments import add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Print the rewrite rules a rule file expands to (window, edit, result, initial "
@@ -31,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--relations", nargs="+", default=list(RELATIONS), metavar="REL",
                         help="the relations of that table (default: "
                              f"{' '.join(RELATIONS)})")
-    parser.add_argument("--ud-dir", help="UD release folder")
+    add_ud_dir_argument(parser)
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 
 
@@ -74,11 +76,11 @@ def _compare(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.model or args.compare:
         if not (args.model and args.compare):
-            raise SystemExit("fstpunct rules: --model and --compare go together")
+            raise InputError("--model and --compare go together")
         _compare(args)
         return 0
     if not args.grammar:
-        raise SystemExit("fstpunct rules: give a GRAMMAR, or --model M --compare GRAMMAR")
+        raise InputError("give a GRAMMAR, or --model M --compare GRAMMAR")
     grammar = load_grammar(args.grammar)
     print(format_table(HEADER, rule_rows(grammar, grammar.channel()), args.tsv))
     return 0

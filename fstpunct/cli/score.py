@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..apps.restoration.metrics import edit_score, score
+from ..apps.restoration.metrics import scores
 from ..ud.release import read_one
+from .arguments import add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
@@ -23,18 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", metavar="SOURCE.conllu",
                         help="the uncorrected input (correction): score the punctuation edits "
                              "that PRED and GOLD make to it")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
+    add_ud_dir_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
 
 def run(args: argparse.Namespace) -> int:
-    result = score(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir))
-    edits = None
-    if args.source:
-        edits = edit_score(read_one(args.source, args.ud_dir), read_one(args.gold, args.ud_dir),
-                           read_one(args.pred, args.ud_dir))
+    result, edits = scores(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir),
+                           read_one(args.source, args.ud_dir) if args.source else None)
     if args.json:
-        print(json.dumps(result.to_dict() | ({"edits": edits.to_dict()} if edits else {})))
+        print(json.dumps(result.to_dict() | ({"edits": edits.to_dict()} if args.source else {})))
         return 0
     print(f"sentences {result.sentences}  slots {result.slots}  edit distance {result.edits}  "
           f"per sentence {result.average_edit_distance:.4f}")
@@ -42,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
              f"{c.recall:.2f}", f"{c.f1:.2f}"] for name, c in result.marks.items()]
     print(format_table(["mark", "gold", "predicted", "matched", "precision", "recall", "F1"],
                        rows, numeric=True))
-    if edits:
+    if args.source:
         p, r, f = edits.scores()
         print(f"punctuation edits: gold {sum(edits.gold)}  proposed {sum(edits.proposed)}  "
               f"correct {sum(edits.correct)}  precision {p:.2f}  recall {r:.2f}  F0.5 {f:.2f}")

@@ -19,7 +19,7 @@ HELP = ("Write one self-contained HTML page (no network needed) showing every se
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_corpus_arguments(parser)
+    add_corpus_arguments(parser, output="OUT.html")
     parser.add_argument("--pairs", type=int, default=5, metavar="K",
                         help="the K most probable (l, r) pairs shown per word (default 5)")
     parser.add_argument("--page-size", type=int, default=200, metavar="N",

@@ -4,8 +4,9 @@ from __future__ import annotations
 import argparse
 
 from ..progress import progress
-from ..ud.release import resolve
+from ..ud.release import LANGUAGES, resolve
 from ..ud.stats import collect
+from .arguments import add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Print, per file or split: sentences, words, % punctuation, sentences omitted from "
@@ -15,11 +16,10 @@ HELP = ("Print, per file or split: sentences, words, % punctuation, sentences om
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("specs", nargs="*", default=["en"], metavar="LANG|CODE|PATH",
-                        help="a language (en, es, zh, ar, hi: its standard train/dev/test "
-                             "splits; en:dev for one), a treebank code (en_ewt, en_ewt-dev) or "
-                             "a .conllu path ('-' = stdin); default: en")
-    parser.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR, "
-                                         "else ./ud or ../shared/ud)")
+                        help=f"a language ({', '.join(LANGUAGES)}: its standard train/dev/"
+                             "test splits; en:dev for one), a treebank code (en_ewt, "
+                             "en_ewt-dev) or a CoNLL-U path ('-' = stdin); default: en")
+    add_ud_dir_argument(parser)
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 
 

@@ -20,6 +20,7 @@ from ..model.train import INITS
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES, Source, resolve, split_source
 from ..ud.slots import SlotSentence, to_slots
+from .arguments import add_ud_dir_argument
 from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
@@ -48,13 +49,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--direction", choices=DIRECTIONS,
                         help="channel scan direction (default: the rule file's; with the "
                              "default grammar, the one with the lower dev perplexity)")
-    parser.add_argument("--iterations", type=int, default=10, help="EM iterations (default 10)")
-    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1),
+    parser.add_argument("--iterations", type=int, default=10, metavar="N",
+                        help="EM iterations (default 10)")
+    parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
                         help="E-step worker processes (default: 2 or fewer cores)")
     add_pool_arguments(parser)
     parser.add_argument("--xi", type=float, default=Settings.xi,
                         help="posterior-regularisation strength ξ (default %(default)s)")
-    parser.add_argument("--l2", type=float, default=Settings.l2, help="L2 on θ")
+    parser.add_argument("--l2", type=float, default=Settings.l2,
+                        help="L2 coefficient on θ (default %(default)s)")
     parser.add_argument("--token-cost", type=float, default=Settings.token_cost,
                         help="prior preference for fewer underlying marks: θ's L2 prior is "
                              "centred where every pair scores −COST per underlying token, so "
@@ -65,7 +68,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="word features (the node's word and the words beside its slots) "
                              "for the K most frequent words of training (default %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed for --init random")
-    parser.add_argument("--ud-dir", help="UD release folder (default: $FSTPUNCT_UD_DIR, ...)")
+    add_ud_dir_argument(parser)
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="model folder to write")
 

@@ -305,12 +305,20 @@ class Channel:
         syms, n = self.symbols, len(self.symbols)
         arcs = [ScanArc(START_STATE, 2 + t, syms[t], None, None) for t in range(n)]
         arcs.append(ScanArc(START_STATE, FINAL_STATE, END, None, None))
+        positive = (self.phi > 0).tolist()  # as _steps, without a numpy scalar per edit
+        ltr = self.direction == "ltr"
         for p in range(n):
             for t in range(n):
-                for edit, _, emitted, nxt in self._steps(p, t):
-                    a, b = (p, t) if self.direction == "ltr" else (t, p)
-                    olabel = syms[emitted[0]] if emitted else None
-                    arcs.append(ScanArc(2 + p, 2 + nxt, syms[t], olabel, (a, b, edit)))
+                a, b = (p, t) if ltr else (t, p)
+                # (edit, emitted symbol or None, next pending) in _steps' order
+                moves = ((KEEP, a, b), (LEFT, None, b), (RIGHT, None, a), (SWAP, b, a)) if ltr \
+                    else ((KEEP, b, a), (LEFT, None, b), (RIGHT, None, a), (SWAP, a, b))
+                allowed = positive[a][b]
+                for edit, emitted, nxt in moves:
+                    if allowed[edit]:
+                        arcs.append(ScanArc(2 + p, 2 + nxt, syms[t],
+                                            None if emitted is None else syms[emitted],
+                                            (a, b, edit)))
             arcs.append(ScanArc(2 + p, FINAL_STATE, END, syms[p], None))
         return arcs
 

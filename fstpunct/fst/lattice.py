@@ -132,6 +132,8 @@ class LatticeBuilder:
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
         self._machine = self._relabelled_machine()
         self._topologies: dict[tuple[str, ...], Topology] = {}
+        # per surface string: the punctemes and excluded token it was made for, and the layout
+        self._layouts: dict[tuple[str, ...], tuple[Sequence[tuple[int, ...]], int, _Layout]] = {}
         self._has_param = np.array([a.param is not None for a in self._arcs])
         self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
         self._arc_token = np.array(
@@ -144,7 +146,7 @@ class LatticeBuilder:
         same = (channel.symbols, channel.direction) == (self.channel.symbols,
                                                          self.channel.direction)
         if same and builder._arcs == self._arcs:
-            builder._topologies = self._topologies
+            builder._topologies, builder._layouts = self._topologies, self._layouts
         return builder
 
     @property
@@ -172,6 +174,18 @@ class LatticeBuilder:
         if topo is None:
             topo = self._topologies[key] = self._compose(key)
         return topo
+
+    def counter_layout(self, surface: Sequence[str], punctemes: Sequence[tuple[int, ...]],
+                       exclude: int) -> _Layout:
+        """The φ-free part of an :class:`EditCounter` of ``surface``, cached with its
+        topology."""
+        key = tuple(surface)
+        cached = self._layouts.get(key)
+        if cached is not None and cached[1] == exclude and cached[0] == punctemes:
+            return cached[2]
+        layout = _Layout.of(self.topology(key), len(self.channel.symbols), punctemes, exclude)
+        self._layouts[key] = (punctemes, exclude, layout)
+        return layout
 
     def _compose(self, surface: tuple[str, ...]) -> Topology:
         reverse = self.channel.direction == "rtl"
@@ -215,8 +229,9 @@ class LatticeBuilder:
 
     def arc_weights(self) -> np.ndarray:
         """Probability of every channel arc under the current φ (1 for parameter-free arcs)."""
-        phi = self.channel.phi
-        return np.array([1.0 if a.param is None else phi[a.param] for a in self._arcs])
+        weights = np.ones(len(self._arcs))
+        weights[self._has_param] = self.channel.phi[self._param_index]
+        return weights
 
     def lattice(self, surface: Sequence[str], weights: np.ndarray,
                 maximum: bool = False) -> Lattice:
@@ -380,6 +395,60 @@ class _Positions(NamedTuple):
                             dtype=np.intp))
 
 
+class _Layout(NamedTuple):
+    """What an :class:`EditCounter` needs that depends on its slot's topology and the
+    punctemes only (not on φ): built once per surface string, kept along EM."""
+
+    topology: Topology
+    ends: np.ndarray
+    arcs: np.ndarray
+    tok: np.ndarray
+    src: np.ndarray
+    dst: np.ndarray
+    boundary: np.ndarray
+    prefixes: list[tuple[int, ...]]
+    suffixes: list[tuple[int, ...]]
+    passes: tuple[np.ndarray, ...]  # the index arrays _sparse.edit_gradients takes
+
+    @classmethod
+    def of(cls, topo: Topology, n_tokens: int, punctemes: Sequence[tuple[int, ...]],
+           exclude: int) -> _Layout:
+        n_states = topo.n_states
+        ends = np.flatnonzero(topo.token < 0)
+        # token arcs in natural reading order, sorted by token
+        arcs = np.flatnonzero(topo.token >= 0)
+        arcs = arcs[np.argsort(topo.token[arcs], kind="stable")]
+        src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
+        tok, src, dst = (x[arcs] for x in (topo.token, src, dst))
+        spots: dict[str, list[tuple[int, int]]] = {"first": [], "last": [], "middle": []}
+        for a, l in enumerate(punctemes):
+            for k in range(len(l)):
+                spots["first" if k == 0 else "last" if k == len(l) - 1 else "middle"].append((a, k))
+        prefixes = sorted({punctemes[a][:k] for a, k in spots["last"] + spots["middle"]})
+        suffixes = sorted({punctemes[a][k + 1:] for a, k in spots["first"] + spots["middle"]})
+        pre = {x: i for i, x in enumerate(prefixes)}
+        suf = {x: i for i, x in enumerate(suffixes)}
+        first, last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
+                               for x in ("first", "last", "middle"))
+        # each middle position against each arc of its token, as flat indices into the
+        # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
+        count = np.bincount(tok, minlength=n_tokens)[middle.token]
+        at = np.repeat(np.arange(len(middle.token)), count)
+        middle_arc = _ranges(np.searchsorted(tok, middle.token), count)
+        tokens = np.arange(n_tokens + 1)
+        # in the order _sparse.edit_gradients takes them: token arcs (per-token offsets, source,
+        # target); first positions and last positions (per-token offsets, puncteme, suffix or
+        # prefix); middle pairs (arc, puncteme, flat prefix and suffix indices)
+        passes = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
+            np.searchsorted(tok, tokens), src, dst,
+            np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
+            np.searchsorted(last.token, tokens), last.puncteme, last.prefix,
+            middle_arc, middle.puncteme[at], middle.prefix[at] * n_states + src[middle_arc],
+            middle.suffix[at] * n_states + dst[middle_arc]))
+        return cls(topo, ends, arcs, tok, src, dst, np.flatnonzero(tok == exclude), prefixes,
+                   suffixes, passes)
+
+
 class EditCounter:
     """Expected counts of the channel arcs used in one slot (sum semiring), given ∂log Z with
     respect to the slot's puncteme matrices M(l) (l in ``punctemes``) and their backoff
@@ -398,47 +467,19 @@ class EditCounter:
     def __init__(self, builder: LatticeBuilder, surface: Sequence[str], weights: np.ndarray,
                  lattice: Lattice, punctemes: Sequence[tuple[int, ...]], closure: np.ndarray,
                  rate: float, exclude: int) -> None:
-        topo = builder.topology(surface)
-        n_states = lattice.size
-        self._topology, self._n_arcs, self._n_states = topo, len(builder.channel_arcs), n_states
-        self._n_tokens = len(builder.channel.symbols)
+        layout = builder.counter_layout(surface, punctemes, exclude)
+        topo = layout.topology
+        self._topology, self._n_arcs = topo, len(builder.channel_arcs)
+        self._n_states = topo.n_states  # = lattice.size
         self._weights = weights[topo.arc]
         self._closure, self._rate = closure, rate
-        self._ends = np.flatnonzero(topo.token < 0)
-        # token arcs in natural reading order, sorted by token
-        arcs = np.flatnonzero(topo.token >= 0)
-        self._arcs = arcs[np.argsort(topo.token[arcs], kind="stable")]
-        src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
-        self._tok, self._src, self._dst = (x[self._arcs] for x in (topo.token, src, dst))
-        self._boundary = np.flatnonzero(self._tok == exclude)
+        self._ends, self._arcs = layout.ends, layout.arcs
+        self._tok, self._src, self._dst = layout.tok, layout.src, layout.dst
+        self._boundary = layout.boundary
         self._exclude = exclude  # the token the closure does not reach
-        spots: dict[str, list[tuple[int, int]]] = {"first": [], "last": [], "middle": []}
-        for a, l in enumerate(punctemes):
-            for k in range(len(l)):
-                spots["first" if k == 0 else "last" if k == len(l) - 1 else "middle"].append((a, k))
-        prefixes = sorted({punctemes[a][:k] for a, k in spots["last"] + spots["middle"]})
-        suffixes = sorted({punctemes[a][k + 1:] for a, k in spots["first"] + spots["middle"]})
-        pre = {x: i for i, x in enumerate(prefixes)}
-        suf = {x: i for i, x in enumerate(suffixes)}
-        first, last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
-                               for x in ("first", "last", "middle"))
-        self._prefixes = product_stack(lattice, prefixes, transpose=True)
-        self._suffixes = product_stack(lattice, suffixes)
-        # each middle position against each arc of its token, as flat indices into the
-        # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
-        count = np.bincount(self._tok, minlength=self._n_tokens)[middle.token]
-        at = np.repeat(np.arange(len(middle.token)), count)
-        middle_arc = _ranges(np.searchsorted(self._tok, middle.token), count)
-        tokens = np.arange(self._n_tokens + 1)
-        # in the order _sparse.edit_gradients takes them: token arcs (per-token offsets, source,
-        # target); first positions and last positions (per-token offsets, puncteme, suffix or
-        # prefix); middle pairs (arc, puncteme, flat prefix and suffix indices)
-        self._layout = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
-            np.searchsorted(self._tok, tokens), self._src, self._dst,
-            np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
-            np.searchsorted(last.token, tokens), last.puncteme, last.prefix,
-            middle_arc, middle.puncteme[at], middle.prefix[at] * n_states + self._src[middle_arc],
-            middle.suffix[at] * n_states + self._dst[middle_arc]))
+        self._prefixes = product_stack(lattice, layout.prefixes, transpose=True)
+        self._suffixes = product_stack(lattice, layout.suffixes)
+        self._layout = layout.passes
 
     def counts(self, terms: Sequence[Outer], grad_start: np.ndarray, grad_final: np.ndarray,
                grad_prefix: np.ndarray | None = None) -> np.ndarray:

@@ -51,6 +51,8 @@ def render(p: Puncteme) -> str:
 
 
 def is_lexical(context: str) -> bool:
+    """Whether a context feature names a word (``fw=`` and the words beside the slots): these
+    come after all the others in the feature index."""
     return context.startswith(_LEXICAL)
 
 

@@ -93,6 +93,8 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
 
 
 def read_record(name: str | Path) -> dict[str, Any]:
+    """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
+    bundled name; ModelError if it is missing or of another format."""
     folder = model_path(name)
     try:
         meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))

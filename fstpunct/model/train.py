@@ -150,15 +150,17 @@ def _reestimate(channel: Channel, counts: np.ndarray, prior: np.ndarray) -> Chan
 def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
        pool: Pool | None = None, train_channel: bool = True, attach_iterations: int = 50,
        report: Callable[[int, float, float], None] | None = None,
-       progress: Callable[[int], None] | None = None) -> tuple[PunctModel, History]:
+       progress: Callable[[int], None] | None = None,
+       center: np.ndarray | None = None) -> tuple[PunctModel, History]:
     """Run ``iterations`` EM iterations from ``model`` on ``batch``; returns the final model
     and the objective history. The E-step runs on ``pool`` (default: ``jobs`` local
-    processes). ``train_channel=False`` keeps φ fixed (the Attach ablation)."""
+    processes). ``train_channel=False`` keeps φ fixed (the Attach ablation). ``center``: the
+    mean of θ's L2 prior (default :meth:`~.attach.AttachModel.init_theta` of the token cost)."""
     own = pool is None
     pool = make_pool(jobs) if pool is None else pool
     try:
         return _em(model, batch, iterations, pool, train_channel, attach_iterations, report,
-                   progress)
+                   progress, center)
     finally:
         if own:
             pool.close()
@@ -166,10 +168,12 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
 
 def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_channel: bool,
         attach_iterations: int, report: Callable[[int, float, float], None] | None,
-        progress: Callable[[int], None] | None) -> tuple[PunctModel, History]:
+        progress: Callable[[int], None] | None, center: np.ndarray | None
+        ) -> tuple[PunctModel, History]:
     settings = model.settings
     prior = settings.prior * model.channel.phi
-    center = model.attach.init_theta(settings.token_cost)
+    if center is None:
+        center = model.attach.init_theta(settings.token_cost)
     history = History()
     builder = LatticeBuilder(model.channel)
     share_batch(pool, batch, model)

@@ -19,7 +19,6 @@ Everything is ordered deterministically (sorted), independent of the order of th
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -157,13 +156,6 @@ class Vocab:
     def from_dict(cls, data: dict[str, Any]) -> Vocab:
         return cls(data["tokens"], data["punctemes"], data["pairs"], data["relations"],
                    data["min_count"])
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), ensure_ascii=False, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> Vocab:
-        return cls.from_dict(json.loads(text))
 
 
 def _family(deprel: str) -> str:

@@ -21,12 +21,18 @@ and the shared values only.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
+import itertools
+import os
+import pickle
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from concurrent.futures import Executor, Future
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # imported when first used: multiprocessing is slow to import
+    import tempfile
+    from concurrent.futures import ProcessPoolExecutor
 
 __all__ = ["LocalPool", "Pool", "SerialPool", "forget", "load", "share_value", "shared", "value"]
 
@@ -134,26 +140,76 @@ class SerialPool(Pool):
 
 
 class LocalPool(Pool):
-    """``workers`` forked processes on this machine. Shared values are loaded here and
-    inherited by the workers, which are forked again after every :meth:`share`."""
+    """``workers`` forked processes on this machine, kept for the pool's life (and with them
+    whatever a task caches in its worker, such as slot lattices from one EM iteration to the
+    next). A shared value is loaded here, so workers forked later inherit it; once workers
+    exist, a new value is pickled once to a temporary file that each worker loads before its
+    next task (every task carries the versions of the values it may read)."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: ProcessPoolExecutor | None = None
+        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        self._versions: dict[str, tuple[int, str | None]] = {}  # name: (version, pickle file)
+        self._pending: set[Future[Any]] = set()
 
     def executor(self) -> Executor:
         if self._pool is None:
+            import multiprocessing as mp
+            from concurrent.futures import ProcessPoolExecutor
             self._pool = ProcessPoolExecutor(self.workers, mp_context=mp.get_context("fork"))
         return self._pool
 
+    def submit(self, fn: Callable[..., R], *args: Any) -> Future[R]:
+        future = self.executor().submit(_with_versions, dict(self._versions), fn, *args)
+        self._pending.add(future)
+        future.add_done_callback(self._pending.discard)
+        return future
+
     def share(self, name: str, loader: Callable[[], Any]) -> None:
+        version = next(_VERSION_NUMBERS)
         load(name, loader)
-        self.close()  # the next task forks workers that see it
+        _LOADED[name] = version  # forked after this: inherited
+        path = None
+        if self._pool is not None:  # running workers load it from a file, once each
+            if self._folder is None:
+                import tempfile
+                self._folder = tempfile.TemporaryDirectory(prefix="fstpunct-pool-")
+            path = os.path.join(self._folder.name, f"{version}.pickle")
+            with open(path, "wb") as f:
+                pickle.dump(loader, f, protocol=pickle.HIGHEST_PROTOCOL)
+            old = self._versions.get(name, (0, None))[1]
+            if old is not None and not self._pending:  # else kept until close: tasks sent
+                os.remove(old)                          # before may still read it
+        self._versions[name] = (version, path)
 
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown()
             self._pool = None
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+        self._versions.clear()
+
+
+_VERSION_NUMBERS = itertools.count(1)
+_LOADED: dict[str, int] = {}  # the version of each shared value this process holds
+
+
+def _with_versions(versions: dict[str, tuple[int, str | None]], fn: Callable[..., R],
+                   *args: Any) -> R:
+    """(In a local worker.) Load every shared value newer than this worker's, then run the
+    task."""
+    for name, (version, path) in versions.items():
+        if _LOADED.get(name) != version:
+            if path is None:
+                raise LookupError(f"shared value {name!r} (version {version}) did not reach "
+                                  "this worker")
+            with open(path, "rb") as f:
+                load(name, pickle.load(f))
+            _LOADED[name] = version
+    return fn(*args)
 
 
 def share_value(pool: Pool, name: str, x: Any) -> None:

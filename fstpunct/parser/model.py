@@ -3,7 +3,8 @@
 Weights are a dense ``(F + 1, A)`` array: one row per known feature key (row 0, all zeros, for
 unknown keys), one column per transition, so a configuration is scored for every transition at
 once by ``weights[rows].sum(axis=0)``. On disk the (mostly zero) averaged weights are stored
-sparse (``weights.npz``) beside ``model.json``.
+sparse (``weights.npz``) beside ``model.json``; :meth:`Model.compacted` and the options of
+:meth:`Model.save` make a small model (:mod:`.storage`).
 """
 from __future__ import annotations
 
@@ -13,16 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from scipy import sparse
 
 from ..dp._sparse import hash_lookup, hash_table
 from ..errors import ModelError
 from ..files import atomic_folder, output
 from . import features as F
 from .punct import EMPTY, PROPS_VERSION, Prepared
+from .storage import FINGERPRINT_SHIFT, lookup_keys, pruned, read_folder, write_weights
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
-__all__ = ["Vocab", "Input", "Model", "FORMAT", "read_folder", "write_weights"]
+__all__ = ["Vocab", "Input", "Model", "FORMAT"]
 
 FORMAT = "fstpunct-parser-1"
 NONE, ROOT, UNK = 0, 1, 2  # reserved ids in every vocabulary
@@ -59,8 +60,9 @@ class Model:
     def __init__(self, mode: str, words: Sequence[str], tags: Sequence[str],
                  labels: Sequence[str], template_names: Sequence[str], keys: np.ndarray,
                  weights: np.ndarray | None = None, info: dict | None = None,
-                 props_version: int = PROPS_VERSION) -> None:
+                 props_version: int = PROPS_VERSION, lowercase: bool = False) -> None:
         self.mode = mode
+        self.lowercase = lowercase  # words lower-cased before lookup: a case-free parser
         self.props_version = props_version  # of the initial punctuation properties
         self.words, self.tags = Vocab(words), Vocab(tags)
         self.labels = list(labels)
@@ -75,12 +77,13 @@ class Model:
         self.weights = weights if weights is not None else \
             np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
         self.info = info or {}
+        self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
         self._masks: dict[tuple[int, bool], np.ndarray] = {}
 
     # --- inputs and features ---------------------------------------------------------------
 
     def input(self, prep: Prepared) -> Input:
-        words = [self.words(w) for w in prep.forms]
+        words = [self.words(w.lower() if self.lowercase else w) for w in prep.forms]
         tags = [self.tags(t) for t in prep.upos]
         leaves = [leaf(0, ROOT, ROOT, EMPTY)] + [
             leaf(i, w, t, p) for i, (w, t, p) in enumerate(zip(words, tags, prep.props), 1)]
@@ -100,6 +103,7 @@ class Model:
     def rows(self, keys: np.ndarray) -> np.ndarray:
         """Weight rows of feature keys (0 for keys the model does not know)."""
         rows = np.empty(keys.size, dtype=np.int32)
+        keys = lookup_keys(np.asarray(keys, np.uint64), self.fingerprints)
         hash_lookup(*self._table, np.ascontiguousarray(keys, dtype=np.int64).ravel(), rows)
         return rows.reshape(keys.shape)
 
@@ -119,10 +123,27 @@ class Model:
 
     # --- persistence -------------------------------------------------------------------------
 
-    def save(self, folder: str | Path) -> None:
-        """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed)."""
+    def compacted(self, threshold: float) -> Model:
+        """A copy without the weights of magnitude below ``threshold`` nor the features left
+        with none (:func:`~fstpunct.parser.storage.pruned`)."""
+        keys, weights = pruned(self.keys, self.weights, threshold)
+        out = Model(self.mode, self.words.items, self.tags.items, self.labels,
+                    self.template_names, keys, weights,
+                    {**self.info, "pruned_below": threshold}, self.props_version,
+                    self.lowercase)
+        out.fingerprints = self.fingerprints
+        return out
+
+    def save(self, folder: str | Path, float16: bool = False, fingerprints: bool = False
+             ) -> None:
+        """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed); weights
+        in float16 and keys as fingerprints on request (:mod:`.storage`; a model read back
+        with fingerprints keeps them)."""
+        keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
         with atomic_folder(folder) as tmp:  # the folder appears whole or not at all
-            write_weights(tmp / "weights.npz", self.keys, self.weights)
+            write_weights(tmp / "weights.npz", keys, self.weights,
+                          np.float16 if float16 else np.float32,
+                          fingerprints or self.fingerprints)
             self.save_meta(tmp)
 
     def save_meta(self, folder: str | Path) -> None:
@@ -131,46 +152,21 @@ class Model:
                 "templates": self.template_names,
                 "labels": self.labels, "tags": self.tags.items, "words": self.words.items,
                 "info": self.info}
+        if self.lowercase:  # absent from the files of case-sensitive models, as before
+            meta["lowercase"] = True
         with output(Path(folder) / "model.json") as f:
             f.write(json.dumps(meta, ensure_ascii=False, indent=1))
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:
         folder = Path(folder)
-        meta, keys, weights = read_folder(folder, "model", "weights", FORMAT, "parser")
+        meta, keys, weights, fingerprints = read_folder(folder, "model", "weights", FORMAT,
+                                                        "parser")
         model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
                     meta["templates"], keys, weights, meta.get("info"),
-                    meta.get("props_version", 1))  # models without it predate version 2
+                    meta.get("props_version", 1),  # models without it predate version 2
+                    meta.get("lowercase", False))
         if weights.shape != (len(keys) + 1, len(model.transitions)):
             raise ModelError(f"{folder}: weights of shape {weights.shape} do not fit the model")
+        model.fingerprints = fingerprints
         return model
-
-
-def write_weights(path: Path, keys: np.ndarray, weights: np.ndarray,
-                  dtype: type = np.float32) -> None:
-    """Feature keys and a (mostly zero) weight matrix, stored sparse with values in ``dtype``
-    (``np.float16`` halves the size)."""
-    w = sparse.csr_matrix(weights.astype(dtype).astype(np.float32))
-    small = w.shape[1] < 2 ** 15  # column numbers fit in int16
-    np.savez_compressed(path, keys=keys, data=w.data.astype(dtype),
-                        indices=w.indices.astype(np.int16 if small else np.int32),
-                        indptr=w.indptr, shape=np.array(w.shape))
-
-
-def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
-                kind: str) -> tuple[dict, np.ndarray, np.ndarray]:
-    """``META_NAME.json`` (checked to be of ``format``) and the keys and dense float32 weights
-    that :func:`write_weights` stored in ``WEIGHTS_NAME.npz``; else a :class:`ModelError`
-    saying the folder is not a ``kind`` model."""
-    try:
-        meta = json.loads((folder / f"{meta_name}.json").read_text(encoding="utf-8"))
-        z = np.load(folder / f"{weights_name}.npz")
-        shape = tuple(int(x) for x in z["shape"])
-        weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], z["indptr"]),
-                                    shape=shape).toarray()
-        keys = z["keys"]
-    except (OSError, ValueError, KeyError) as e:
-        raise ModelError(f"{folder}: not a {kind} model ({e})") from e
-    if meta.get("format") != format:
-        raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {format}")
-    return meta, keys, weights

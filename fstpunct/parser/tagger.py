@@ -14,6 +14,7 @@ test splits: see RESULTS.md).
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -23,12 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from ..files import atomic_folder
-from ..ud.treebank import Sentence
-from .model import read_folder, write_weights
+from ..ud.treebank import Line, Sentence
 from .punct import prepare
+from .storage import FINGERPRINT_SHIFT, pruned, read_folder, write_weights
 from .train import Perceptron
 
-__all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "FORMAT"]
+__all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "retagged", "folds",
+           "jackknifed", "FORMAT"]
 
 FORMAT = "fstpunct-tagger-1"
 _MASK = (1 << 64) - 1
@@ -93,9 +95,12 @@ class Tagger:
         self.weights = weights
         self.lowercase = lowercase
         self.info = info or {}
+        self.fingerprints = False  # keys are fingerprints (a tagger saved with them, read back)
         self._row = {int(k): r for r, k in enumerate(keys.tolist(), 1)}
 
     def _rows(self, keys: Iterable[int]) -> list[int]:
+        if self.fingerprints:
+            return [self._row.get(k >> FINGERPRINT_SHIFT, 0) for k in keys]
         return [self._row.get(k, 0) for k in keys]
 
     def _scores(self, static: list[int], t1: int, t2: int) -> np.ndarray:
@@ -113,20 +118,34 @@ class Tagger:
             t1, t2 = best + 1, t1
         return out
 
-    def save(self, folder: str | Path) -> None:
-        """The folder ``folder`` (replaced whole) with ``tagger.npz`` (keys and float16
-        weights, sparse) and ``tagger.json``."""
+    def compacted(self, threshold: float) -> Tagger:
+        """A copy without the weights of magnitude below ``threshold`` nor the features left
+        with none (:func:`~fstpunct.parser.storage.pruned`)."""
+        out = Tagger(self.tags, *pruned(self.keys, self.weights, threshold), self.lowercase,
+                     {**self.info, "pruned_below": threshold})
+        out.fingerprints = self.fingerprints
+        return out
+
+    def save(self, folder: str | Path, fingerprints: bool = False) -> None:
+        """The folder ``folder`` (replaced whole) with ``tagger.npz`` (keys, or with
+        ``fingerprints`` their fingerprints, and float16 weights, sparse: :mod:`.storage`)
+        and ``tagger.json``."""
         meta = {"format": FORMAT, "tags": self.tags, "lowercase": self.lowercase,
                 "info": self.info}
+        keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
         with atomic_folder(folder) as tmp:
-            write_weights(tmp / "tagger.npz", self.keys, self.weights, np.float16)
+            write_weights(tmp / "tagger.npz", keys, self.weights, np.float16,
+                          fingerprints or self.fingerprints)
             (tmp / "tagger.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
                                              encoding="utf-8")
 
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:
-        meta, keys, weights = read_folder(Path(folder), "tagger", "tagger", FORMAT, "tagger")
-        return cls(meta["tags"], keys, weights, meta["lowercase"], meta.get("info"))
+        meta, keys, weights, fingerprints = read_folder(Path(folder), "tagger", "tagger", FORMAT,
+                                                        "tagger")
+        tagger = cls(meta["tags"], keys, weights, meta["lowercase"], meta.get("info"))
+        tagger.fingerprints = fingerprints
+        return tagger
 
 
 def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
@@ -199,3 +218,41 @@ def depunctuated(sent: Sentence) -> tuple[tuple[str, ...], tuple[str, ...]]:
     view: what the tagger sees in text to be restored)."""
     prep = prepare(sent, "removed", gold=False)
     return prep.forms, prep.upos
+
+
+def retagged(sent: Sentence, tags: Sequence[str]) -> Sentence:
+    """A copy of ``sent`` whose words of the depunctuated view (:func:`depunctuated`) have the
+    UPOS ``tags`` (in CoNLL-U lines and words); punctuation keeps its tags."""
+    ids = prepare(sent, "removed", gold=False).ids
+    if len(ids) != len(tags):
+        raise ValueError(f"{sent.name}: {len(tags)} tags for {len(ids)} words")
+    new = {str(i): t for i, t in zip(ids, tags)}
+    lines = [Line(ln.fields[:3] + [new[ln.fields[0]]] + ln.fields[4:], ln.lineno)
+             if ln.fields[0] in new else ln for ln in sent.lines]
+    words = [dataclasses.replace(w, upos=new.get(str(w.id), w.upos)) for w in sent.words]
+    return dataclasses.replace(sent, comments=list(sent.comments), lines=lines, words=words)
+
+
+def folds(n: int, k: int) -> list[range]:
+    """K contiguous, nearly equal index ranges covering 0..n-1."""
+    return [range(i * n // k, (i + 1) * n // k) for i in range(k)]
+
+
+def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = (),
+               log: Callable[[str], None] = print, **options: object) -> list[Sentence]:
+    """``sentences`` with predicted UPOS (:func:`retagged`): each of K contiguous folds tagged
+    by a tagger trained (:func:`train_tagger` with ``options``, epoch chosen on ``dev``) on the
+    other folds, so a parser trained on them sees tags as good as a tagger's on new text."""
+    if k < 2:
+        raise ValueError("jackknifing needs at least 2 folds")
+    data = [depunctuated(s) for s in sentences]
+    dev_data = [depunctuated(s) for s in dev]
+    out: list[Sentence] = []
+    for i, held in enumerate(folds(len(sentences), k), 1):
+        rest = [d for j, d in enumerate(data) if j not in held]
+        tagger = train_tagger(rest, dev_data, log=lambda m: None, **options)  # type: ignore[arg-type]
+        tagged = [retagged(sentences[j], tagger.tag(data[j][0])) for j in held]
+        acc = accuracy(tagger, [data[j] for j in held])
+        log(f"fold {i}/{k}: {len(held)} sentences, held-out accuracy {acc:.4f}")
+        out.extend(tagged)
+    return out

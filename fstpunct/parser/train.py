@@ -107,14 +107,17 @@ def _mask_table(model: Model, examples: Sequence[Example]) -> np.ndarray:
 
 def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
           min_word: int = 2, log: Callable[[str], None] = print,
-          props_version: int = PROPS_VERSION) -> tuple[Model, list[Example]]:
-    """A model with vocabularies and feature index from ``train_sents``, and its examples."""
+          props_version: int = PROPS_VERSION, lowercase: bool = False
+          ) -> tuple[Model, list[Example]]:
+    """A model with vocabularies and feature index from ``train_sents``, and its examples
+    (``lowercase``: a case-free model, its words lower-cased)."""
     preps = [prepare(s, mode, gold=True, version=props_version) for s in train_sents]
-    words = Counter(f for p in preps for f in p.forms)
+    words = Counter(f.lower() if lowercase else f for p in preps for f in p.forms)
     tags = sorted({t for p in preps for t in p.upos})
     labels = sorted({d for p in preps for d in p.deprels or ()})
     model = Model(mode, sorted(w for w, c in words.items() if c >= min_word), tags, labels,
-                  F.templates(mode), np.zeros(0, dtype=np.uint64), props_version=props_version)
+                  F.templates(mode), np.zeros(0, dtype=np.uint64), props_version=props_version,
+                  lowercase=lowercase)
     raw: list[tuple[Input, np.ndarray, np.ndarray, np.ndarray]] = []
     skipped = 0
     for p in preps:
@@ -212,12 +215,14 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
           beam: int, out: str | Path, epochs: int = 20, patience: int = 4, seed: int = 1,
           min_count: int = 1, log: Callable[[str], None] | None = None,
           progress: bool = True, info: dict | None = None,
-          props_version: int = PROPS_VERSION, learning: str | None = None) -> Model:
+          props_version: int = PROPS_VERSION, learning: str | None = None,
+          lowercase: bool = False) -> Model:
     """Train, score dev after every epoch, and save the best epoch's model to ``out``
     (``info``: extra entries for the model's ``info``, e.g. the training data used;
     ``props_version``: of the initial punctuation properties, see
     :func:`~fstpunct.parser.punct.initial_props`; ``learning``: one of :data:`LEARNING`, by
-    default ``local`` at beam 1 and ``early`` above, the only choice there)."""
+    default ``local`` at beam 1 and ``early`` above, the only choice there; ``lowercase``: a
+    case-free parser, words lower-cased in training and parsing)."""
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
@@ -228,7 +233,8 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         (log or (lambda m: print(m, file=sys.stderr, flush=True)))(msg)
 
     t0 = time.perf_counter()
-    model, examples = build(train_sents, mode, min_count, log=say, props_version=props_version)
+    model, examples = build(train_sents, mode, min_count, log=say, props_version=props_version,
+                            lowercase=lowercase)
     build_seconds = time.perf_counter() - t0
     p = Perceptron(model.weights.shape)
     masks = _mask_table(model, examples) if learning == "early" and beam == 1 else None

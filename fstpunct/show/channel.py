@@ -13,6 +13,7 @@ __all__ = ["channel_graph", "state_name"]
 
 
 def state_name(channel: Channel, state: int) -> str:
+    """A channel state as a reader names it: ``nothing pending``, ``end`` or ``pending X``."""
     if state == START_STATE:
         return "nothing pending"
     if state == FINAL_STATE:

@@ -64,6 +64,9 @@ class Arc:
 
 @dataclass(frozen=True)
 class Layout:
+    """A sentence placed on the page: the size, the placed words and marks, the arcs and each
+    slot's horizontal extent (``rtl``: laid out right to left)."""
+
     width: float
     height: float
     rtl: bool

@@ -26,6 +26,7 @@ _SHOWN = {ABBV: ".", UNK: "⟨unk⟩"}  # model symbols as a reader sees them
 
 
 def shown(token: str) -> str:
+    """A model symbol as a reader sees it (``<abbv>`` as ``.``, ``<unk>`` as ``⟨unk⟩``)."""
     return _SHOWN.get(token, token)
 
 
@@ -66,6 +67,9 @@ class SlotView:
 
 @dataclass(frozen=True)
 class SentenceView:
+    """Everything a drawing or the viewer shows of one sentence: words and tree, each word's
+    Viterbi pair (and K best), each slot's surface, underlying marks and edit path."""
+
     sent_id: str
     text: str
     words: tuple[str, ...]

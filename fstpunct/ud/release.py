@@ -16,8 +16,8 @@ from pathlib import Path
 from ..errors import InputError
 from .treebank import Sentence, read_file
 
-__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "read_one", "resolve", "split_source",
-           "ud_root"]
+__all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "names_file", "read_one", "resolve",
+           "split_source", "ud_root"]
 
 SPLITS = ("train", "dev", "test")
 
@@ -51,8 +51,8 @@ class Source:
     first: int | None = None
     last: int | None = None
 
-    def sentences(self) -> Iterator[Sentence]:
-        for k, sent in enumerate(read_file(self.path), 1):
+    def sentences(self, tree: bool | None = True) -> Iterator[Sentence]:
+        for k, sent in enumerate(read_file(self.path, tree), 1):
             if self.first is not None and k < self.first:
                 continue
             if self.last is not None and k > self.last:
@@ -94,6 +94,14 @@ def split_source(lang: str, split: str, ud_dir: str | Path | None = None) -> Sou
     return Source(find_treebank(code, file_split, ud_dir), f"{lang} {split}", first, last)
 
 
+def names_file(spec: str) -> bool:
+    """Whether ``spec`` names a file rather than a split: ``-`` (stdin), a name ending in
+    ``.conllu``, or any existing path but a folder (a regular file, a FIFO, ``/dev/stdin``,
+    a shell's ``<(...)``)."""
+    path = Path(spec)
+    return spec == "-" or path.suffix == ".conllu" or (path.exists() and not path.is_dir())
+
+
 def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     """Turn a user's spec into sources: a path, ``en`` (its three splits), ``en:dev``,
     ``en_ewt`` (every file of that treebank) or ``en_ewt-dev``; a treebank code is read in
@@ -101,8 +109,8 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     ``UD_Chinese/zh-ud-dev.conllu``, whose code ``zh`` is also a language, so only a code that
     is not one, e.g. ``xx-dev``)."""
     path = Path(spec)
-    if spec == "-" or path.suffix == ".conllu" or path.is_file():
-        if spec != "-" and not path.is_file():
+    if names_file(spec):
+        if spec != "-" and not path.exists():
             raise InputError(f"{spec}: no such file")
         return [Source(path, spec)]
     lang, _, split = spec.partition(":")
@@ -121,13 +129,15 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
                      f"nor a treebank code like en_ewt or zh (none under {root})")
 
 
-def read_one(spec: str, ud_dir: str | Path | None = None) -> Iterator[Sentence]:
+def read_one(spec: str, ud_dir: str | Path | None = None,
+             tree: bool | None = True) -> Iterator[Sentence]:
     """The sentences of one input: ``-`` (stdin), a file, or a spec of :func:`resolve` that
-    names exactly one split (``es:dev``, ``en_ewt-test``)."""
+    names exactly one split (``es:dev``, ``en_ewt-test``); ``tree``: see
+    :func:`~fstpunct.ud.treebank.read_conllu`."""
     if spec == "-":
-        return read_file("-")
+        return read_file("-", tree)
     found = resolve(spec, ud_dir)
     if len(found) != 1:
         raise InputError(f"{spec!r} names {len(found)} files; name one split "
                          "(e.g. en:dev, en_ewt-dev)")
-    return found[0].sentences()
+    return found[0].sentences(tree)

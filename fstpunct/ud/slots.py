@@ -12,11 +12,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
+from ..errors import ConlluError
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "slot_members", "to_slots", "underlying_slot"]
+           "slot_members", "slot_strings", "to_slots", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -51,10 +52,17 @@ class SlotSentence:
     path: str = "<stdin>"
     lineno: int = 0
     contexts: tuple[tuple[str, ...], ...] = ()
+    index: int = 0  # the sentence's 1-based number in its file (names it without a sent_id)
 
     @property
     def n(self) -> int:
         return len(self.words)
+
+    @property
+    def place(self) -> str:
+        """Where the sentence is, for messages, as :attr:`Sentence.place` names it:
+        ``FILE:LINE (sent_id ID)``, or ``FILE:LINE (sentence FILE#N)`` without a sent_id."""
+        return ConlluError("", self.path, self.lineno, self.sent_id, self.index).where
 
     @cached_property
     def spans(self) -> list[tuple[int, int]]:
@@ -138,10 +146,10 @@ def depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
     return kept, heads, with_deps
 
 
-def to_slots(sent: Sentence) -> SlotSentence:
-    """Prepare one sentence for the model (DESIGN §2)."""
-    kept, heads, with_deps = depunctuate(sent)
-    heads, lifted = projectivize(heads)
+def slot_strings(sent: Sentence) -> tuple[list[str], list[list[str]], list[list[int]]]:
+    """The word forms (abbreviations' dots off), the slot strings (directional quotes,
+    :data:`ABBV` for an abbreviation's dot) and the word IDs of their tokens, as
+    :func:`to_slots` has them (without the tree's work)."""
     quotes = quote_symbols(sent.words)
     forms: list[str] = []
     slots: list[list[str]] = [[]]
@@ -155,6 +163,14 @@ def to_slots(sent: Sentence) -> SlotSentence:
         forms.append(w.form if stem is None else stem)
         slots.append([] if stem is None else [ABBV])
         slot_ids.append([] if stem is None else [w.id])
+    return forms, slots, slot_ids
+
+
+def to_slots(sent: Sentence) -> SlotSentence:
+    """Prepare one sentence for the model (DESIGN §2)."""
+    kept, heads, with_deps = depunctuate(sent)
+    heads, lifted = projectivize(heads)
+    forms, slots, slot_ids = slot_strings(sent)
     return SlotSentence(
         words=tuple(forms),
         upos=tuple(w.upos for w in kept),
@@ -168,6 +184,7 @@ def to_slots(sent: Sentence) -> SlotSentence:
         sent_id=sent.sent_id,
         path=sent.path,
         lineno=sent.lineno,
+        index=sent.index,
     )
 
 

@@ -49,6 +49,7 @@ class CorpusStats:
 
 
 def collect(name: str, sentences: Iterable[Sentence]) -> CorpusStats:
+    """The statistics of ``sentences`` (read once, streamed) under the label ``name``."""
     stats = CorpusStats(name)
     for sent in sentences:
         stats.add(sent)

@@ -18,7 +18,7 @@ from typing import TextIO
 from ..errors import ConlluError
 from ..files import open_input, output
 
-__all__ = ["Line", "Sentence", "Word", "batches", "read_conllu", "read_file",
+__all__ = ["Line", "Sentence", "Word", "batches", "has_tree", "read_conllu", "read_file",
            "rebuild", "write_conllu", "write_file"]
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
@@ -115,6 +115,12 @@ class Sentence:
         1-based number in the file)."""
         return self.sent_id or f"{self.path}#{self.index}"
 
+    @property
+    def place(self) -> str:
+        """Where the sentence is, for messages, as :class:`ConlluError` names it:
+        ``FILE:LINE (sent_id ID)``, or ``FILE:LINE (sentence FILE#N)`` without a sent_id."""
+        return self.error("").where
+
     def error(self, message: str, lineno: int | None = None) -> ConlluError:
         return ConlluError(message, self.path, lineno if lineno is not None else self.lineno,
                            self.sent_id, self.index)
@@ -161,7 +167,7 @@ def batches(sentences: Iterable[Sentence], size: int) -> Iterator[list[Sentence]
         yield batch
 
 
-def _field_error(fields: list[str], tree: bool) -> str | None:
+def _field_error(fields: list[str], tree: bool | None) -> str | None:
     """What is wrong with one token line on its own, if anything (see :func:`read_conllu`)."""
     if len(fields) != 10:
         return f"expected 10 tab-separated fields, found {len(fields)}"
@@ -172,7 +178,7 @@ def _field_error(fields: list[str], tree: bool) -> str | None:
             return f"{FIELDS[k].upper()} {_short(value)!r} begins or ends with a space"
     ident, head, deps = fields[0], fields[6], fields[8]
     if _WORD_ID.match(ident):
-        if not (_HEAD.match(head) or head == "_" and not tree):
+        if not (_HEAD.match(head) or head == "_" and tree is not True):
             return f"HEAD must be 0 or a word ID (ASCII digits), found {_short(head)!r}"
     elif _RANGE_ID.match(ident) or _EMPTY_ID.match(ident):
         kind = "multiword-token range" if "-" in ident else "empty node"
@@ -276,7 +282,7 @@ def _validate_tree(sent: Sentence) -> None:
             rooted[h] = True
 
 
-def _finish(sent: Sentence, tree: bool = True) -> Sentence:
+def _finish(sent: Sentence, tree: bool | None = True) -> Sentence:
     if not sent.lines:
         raise sent.error("sentence has comments but no token lines")
     _check_order(sent)
@@ -285,27 +291,42 @@ def _finish(sent: Sentence, tree: bool = True) -> Sentence:
         raise sent.error("sentence has no syntactic words")
     sent.words = [_parse_word(ln, len(word_lines), sent) for ln in word_lines]
     _check_deps(sent)
+    if tree is None:  # optional: a sentence is parsed (every HEAD given) or not (none given)
+        unparsed = [ln for ln in word_lines if ln.fields[6] == "_"]
+        if unparsed and len(unparsed) < len(word_lines):
+            raise sent.error("HEAD must be 0 or a word ID (ASCII digits), found '_' (only a "
+                             "sentence without a tree may have HEAD '_', on every word)",
+                             unparsed[0].lineno)
+        tree = not unparsed
     if tree:
         _validate_tree(sent)
     return sent
 
 
-def rebuild(sent: Sentence, comments: list[str], lines: list[Line]) -> Sentence:
+def has_tree(sent: Sentence) -> bool:
+    """Whether ``sent`` came with a tree: no word has HEAD ``_`` (see :func:`read_conllu`)."""
+    return all(ln.fields[6] != "_" for ln in sent.lines if ln.is_word)
+
+
+def rebuild(sent: Sentence, comments: list[str], lines: list[Line],
+            tree: bool | None = True) -> Sentence:
     """A new sentence from edited comments and token lines of ``sent`` (same file and place),
-    parsed and validated like read input."""
+    parsed and validated like read input (``tree``: see :func:`read_conllu`)."""
     return _finish(Sentence(comments, lines, sent.path, sent.lineno, index=sent.index,
-                            newline=sent.newline))
+                            newline=sent.newline), tree)
 
 
 def read_conllu(stream: Iterable[str], path: str = "<stdin>",
-                tree: bool = True) -> Iterator[Sentence]:
+                tree: bool | None = True) -> Iterator[Sentence]:
     """Yield the sentences of a CoNLL-U stream one at a time (streaming, never whole-file).
 
     Lines may keep their line ends. The policy for every malformed input is a
     :class:`ConlluError` naming file, line and sentence (see README, "Guarantees"); the only
     input accepted but not written back byte for byte is a missing blank line at the end (and
     a UTF-8 byte-order mark, dropped by :func:`fstpunct.files.open_input`). With ``tree=False``
-    (input to parse) HEAD may be ``_`` and the tree is not checked (roots, cycles)."""
+    (input to parse) HEAD may be ``_`` and the tree is not checked (roots, cycles); with
+    ``tree=None`` (input a command tags and parses as needed) a sentence may have HEAD ``_`` on
+    every word (no tree: :func:`has_tree` tells) and any other's tree is checked."""
     comments: list[str] = []
     lines: list[Line] = []
     start = 0
@@ -380,13 +401,15 @@ def _bad_char(char: str) -> str:
     return f"not UTF-8 (byte 0x{ord(char) - 0xDC00:02X}); fstpunct reads UTF-8 text"
 
 
-def read_file(path: str | Path | None) -> Iterator[Sentence]:
-    """Stream sentences from a file (or stdin), with errors naming the file."""
+def read_file(path: str | Path | None, tree: bool | None = True) -> Iterator[Sentence]:
+    """Stream sentences from a file (or stdin), with errors naming the file (``tree``: see
+    :func:`read_conllu`)."""
     lines, name = open_input(path)
-    yield from read_conllu(lines, name)
+    yield from read_conllu(lines, name, tree)
 
 
 def write_conllu(sentences: Iterable[Sentence], out: TextIO) -> None:
+    """Write sentences to an open text stream, each as :meth:`Sentence.text` gives it."""
     out.writelines(s.text() for s in sentences)
 
 

@@ -27,9 +27,6 @@ from .model import CorrectionModel, with_learner
 
 __all__ = ["corrected", "corrections"]
 
-_NOTHING = exact_mbr.SlotDistribution(((),), ((),), np.zeros(1))
-
-
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
              ) -> exact_mbr.SlotDistribution:
     """The slot's distribution mixed with a point mass ``keep`` on the learner's string."""
@@ -58,8 +55,7 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
         pairs = model.corrector.attach.symmetric
         out = []
         for sent, ss, m in zip(sentences, learner, prior.marginals(learner)):
-            # a slot whose candidates all fall below the floor has none: it may show ε
-            slots = [s if s.strings else _NOTHING for s in prior.sentence([(ss, m)])]
+            slots = prior.sentence([(ss, m)])
             if keep:
                 slots = [_keeping(s, own, keep) for s, own in zip(slots, insertions_of(sent))]
             choice = exact_mbr.slot_decoder(slots)

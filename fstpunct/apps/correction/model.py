@@ -8,8 +8,16 @@ learner's puncteme pair and the surface strings around the node as extra Attach 
 trained by EM on (learner, corrected) pairs with the same trees: every pair (l_c, r_c) of W_d is
 scored with the usual features and with each of ``xl=l_e``, ``xr=r_e``, ``xp=l_e|r_e``, so the
 weights learn when a learner's mark is kept, dropped or changed; its channel starts from, and is
-drawn towards (Dirichlet pseudo-counts ``prior`` per window), the channel of a model of correct
-English (``reference``, the bundled ``en``).
+drawn towards (Dirichlet pseudo-counts ``prior`` per window), the channel of a reference model
+(``reference``: the bundled ``en``, correct English, or the learners' own model).
+
+*Copying is the default* (``copy`` > 0, :func:`copy_center`): the mean of θ's L2 prior gives
+the weight ``copy`` to every conjunction ``xl=p`` × ``L=p`` and ``xr=p`` × ``R=p`` (the learner's
+puncteme on that side, ε included), so that where training pairs say little (rare marks such as
+``!``, ``?``, ``:``) the corrected node keeps the learner's punctemes, and only edits that the
+pairs show often enough move away from it. The corrector's vocabulary and pair sets W_d are
+those of both sides of the pairs and of any further learner sentences (``vocabulary``: the
+learner model's training sentences), so the learner punctemes that T_e′ uses can be copied.
 """
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ from ...errors import InputError, ModelError
 from ...files import atomic_folder
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
+from ...model.attach import AttachModel
 from ...model.features import render
 from ...model.punct import Inference, PunctModel, Settings
 from ...model.store import load_model, save_model
@@ -32,7 +41,8 @@ from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 
-__all__ = ["CorrectionModel", "learner_contexts", "read_meta", "train", "with_learner"]
+__all__ = ["CorrectionModel", "copy_center", "learner_contexts", "read_meta", "train",
+           "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 
@@ -60,6 +70,20 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
     inference = Inference(learner, learner.prepare(sentences))
     return [replace(ss, contexts=learner_contexts(ss, pairs[:ss.n] if ss.n else ()))
             for ss, pairs in zip(sentences, inference.viterbi_all())]
+
+
+def copy_center(attach: AttachModel, token_cost: float, copy: float) -> np.ndarray:
+    """θ's prior mean: :meth:`~fstpunct.model.attach.AttachModel.init_theta` plus ``copy`` on
+    every (``xl=p``, ``L=p``) and (``xr=p``, ``R=p``) weight (module docstring)."""
+    theta = attach.init_theta(token_cost)
+    base = attach.blocks(theta)[0]
+    features = {f: j for j, f in enumerate(attach.pair_feature_names)}
+    for k, context in enumerate(attach.contexts[:attach.n_base]):
+        for prefix, side in (("xl=", "L="), ("xr=", "R=")):
+            j = features.get(side + context[len(prefix):]) if context.startswith(prefix) else None
+            if j is not None:
+                base[k, j] += copy
+    return theta
 
 
 def _towards(channel: Channel, reference: Channel) -> Channel:
@@ -120,9 +144,12 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
           corrected: Sequence[SlotSentence], reference: PunctModel, grammar: Grammar,
           iterations: int = 8, settings: Settings | None = None,
           report: Callable[[int, float, float], None] | None = None,
-          record: dict[str, Any] | None = None) -> CorrectionModel:
+          record: dict[str, Any] | None = None, copy: float = 0.0,
+          vocabulary: Sequence[SlotSentence] = ()) -> CorrectionModel:
     """Train the corrector on pairs: ``originals[k]`` (the learner's punctuation) and
-    ``corrected[k]`` (the same words and tree, corrected punctuation)."""
+    ``corrected[k]`` (the same words and tree, corrected punctuation); ``copy``: the prior
+    weight of keeping the learner's punctemes (:func:`copy_center`); ``vocabulary``: more
+    sentences whose punctuation joins the corrector's vocabulary (module docstring)."""
     if len(originals) != len(corrected) or not originals:
         raise InputError("the corrector needs as many corrected sentences as originals (>0)")
     for o, c in zip(originals, corrected):
@@ -130,12 +157,14 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
             raise InputError(f"{c.path}:{c.lineno} (sent_id {c.sent_id}): its tree is not "
                              "the original's")
     settings = settings or Settings(lexical=0)
-    targets = [replace(c, contexts=o.contexts)
-               for o, c in zip(with_learner(learner, originals), corrected)]
-    start = initial_model(targets, grammar, settings=settings)
-    start = PunctModel(start.attach, start.theta, _towards(start.channel, reference.channel),
+    sources = with_learner(learner, originals)
+    targets = [replace(c, contexts=o.contexts) for o, c in zip(sources, corrected)]
+    start = initial_model(targets + sources + list(vocabulary), grammar, settings=settings)
+    center = copy_center(start.attach, settings.token_cost, copy)
+    start = PunctModel(start.attach, center, _towards(start.channel, reference.channel),
                        settings)
-    model, history = em(start, start.prepare(targets), iterations, report=report)
+    model, history = em(start, start.prepare(targets), iterations, report=report,
+                        center=center)
     info = {**(record or {}), "pairs": len(targets), "iterations": iterations,
             "objective": history.objective}
     return CorrectionModel(learner, model, info)

@@ -116,12 +116,16 @@ class CrfModel:
     """A trained CRF folder: ``crf.model`` (crfsuite) and ``meta.json``."""
 
     def __init__(self, model_file: Path, meta: dict[str, Any]) -> None:
-        self.meta = meta
+        self.model_file, self.meta = model_file, meta
         self.tagger = _pycrfsuite().Tagger()
         self.tagger.open(str(model_file))
         self.tags = frozenset(meta["tags"])
         self.tree = bool(meta["settings"]["tree_features"])
         self.backoff = Backoff(meta["tokens"], self.tags, float(meta["settings"]["s"]))
+
+    def __reduce__(self) -> tuple[type[CrfModel], tuple[Path, dict[str, Any]]]:
+        """Pickled as its file and meta (the crfsuite tagger is reopened: for a cluster)."""
+        return CrfModel, (self.model_file, self.meta)
 
     @classmethod
     def load(cls, folder: str | Path) -> CrfModel:
@@ -153,13 +157,13 @@ class CrfModel:
         gold = slot_tags(ss)
         tags = [t if t in self.tags else OTHER for t in gold]
         if OTHER in tags and OTHER not in self.tagger.labels():
-            raise ModelError(f"{ss.path}:{ss.lineno}: slot string "
+            raise ModelError(f"{ss.place}: slot string "
                              f"{next(t for t in gold if t not in self.tags)!r} is not a tag, "
                              f"and the model has no {OTHER} tag")
         self.tagger.set(features(ss, self.tree))
         p = self.tagger.probability(tags)
         if p <= 0.0:
-            raise ModelError(f"{ss.path}:{ss.lineno}: the CRF probability underflows to 0")
+            raise ModelError(f"{ss.place}: the CRF probability underflows to 0")
         return math.log(p) + sum(self.backoff.log_prob(_tokens(x))
                                  for x, t in zip(gold, tags, strict=True) if t == OTHER)
 

@@ -6,6 +6,7 @@ are split evenly among the trees and pooled before MBR, so the choice averages o
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator, Sequence
 
 from ...model.punct import PunctModel
@@ -48,6 +49,12 @@ class ModelRestorer:
         self.model, self.samples, self.seed = model, samples, seed
         self.decode = DECODERS[decoder]
         self._count = 0
+
+    def starting_at(self, k: int) -> ModelRestorer:
+        """This restorer as it is after ``k`` sentences (for a chunk of a parallel run)."""
+        out = copy.copy(self)
+        out._count = k
+        return out
 
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         trees = [[to_slots(tree)] for tree in (sent, *alternatives)]

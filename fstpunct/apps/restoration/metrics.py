@@ -20,7 +20,7 @@ tests two systems' F0.5 by approximate randomisation over sentences.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,7 +29,7 @@ from ...ud.slots import ABBV, SlotSentence, to_slots
 from ...ud.treebank import Sentence
 
 __all__ = ["CLASSES", "EditScore", "MarkCounts", "RestorationScore", "edit_score",
-           "f_randomisation_p", "levenshtein", "score", "sign_flip_p", "slot_strings"]
+           "f_randomisation_p", "levenshtein", "score", "scores", "sign_flip_p", "slot_strings"]
 
 # Mark classes, each a set of one-character tokens; None = every punctuation token.
 CLASSES: dict[str, frozenset[str] | None] = {
@@ -137,22 +137,21 @@ def _check_words(gold: Sentence, g: SlotSentence, pred: Sentence, p: SlotSentenc
 def score(gold: Iterable[Sentence], pred: Iterable[Sentence]) -> RestorationScore:
     """Score predicted sentences against gold ones (see the module docstring); a word mismatch
     or a missing or extra sentence raises :class:`~fstpunct.errors.ConlluError`."""
-    out = RestorationScore()
-    preds = ((s, to_slots(s)) for s in pred)
-    pending = next(preds, None)
-    for g_sent in gold:
-        g = to_slots(g_sent)
-        if g.n == 0 and (pending is None or pending[1].n > 0):
-            out.add(slot_strings(g), [()])
-            continue
-        if pending is None:
-            raise g_sent.error("the prediction has no sentence for this gold sentence")
-        _check_words(g_sent, g, *pending)
-        out.add(slot_strings(g), slot_strings(pending[1]))
-        pending = next(preds, None)
-    if pending is not None:
-        raise pending[0].error("the prediction has more sentences than the gold file")
-    return out
+    return scores(gold, pred)[0]
+
+
+def scores(gold: Iterable[Sentence], pred: Iterable[Sentence],
+           source: Iterable[Sentence] | None = None) -> tuple[RestorationScore, EditScore]:
+    """:func:`score` and, with ``source``, :func:`edit_score` (else an empty
+    :class:`EditScore`), in one pass over the files, so that any of them may be a stream
+    (stdin)."""
+    restoration, edits = RestorationScore(), EditScore()
+    others = {"the prediction": pred} | ({"the source": source} if source is not None else {})
+    for g, p, *s in _aligned(gold, others):
+        restoration.add(g, p)
+        if s:
+            edits.add(s[0], g, p)
+    return restoration, edits
 
 
 def sign_flip_p(a: Sequence[float], b: Sequence[float], rounds: int = 20_000,
@@ -212,36 +211,38 @@ class EditScore:
                 "gold": sum(self.gold), "precision": p, "recall": r, "f0.5": f}
 
 
-def _aligned(gold: Iterable[Sentence], *others: Iterable[Sentence]
-             ) -> Iterable[tuple[SlotSentence, ...]]:
-    """Slot sentences of gold and of each other file, sentence by sentence, with their words
-    checked against gold's."""
-    iters = [iter(o) for o in others]
+def _aligned(gold: Iterable[Sentence], others: dict[str, Iterable[Sentence]]
+             ) -> Iterator[tuple[list[tuple[str, ...]], ...]]:
+    """Per gold sentence, the scored slot strings (:func:`slot_strings`) of gold and of each
+    other file (named in messages: ``the prediction``), with their words checked against
+    gold's. A gold sentence that is all punctuation may be left out of another file: that
+    file's slot strings are then ``[()]`` (an empty slot 0)."""
+    iters = {name: ((s, to_slots(s)) for s in o) for name, o in others.items()}
+    pending = {name: next(it, None) for name, it in iters.items()}
     for g_sent in gold:
         g = to_slots(g_sent)
-        row = [g]
-        for it in iters:
-            o_sent = next(it, None)
-            if o_sent is None:
-                raise g_sent.error("a file has no sentence for this gold sentence")
-            o = to_slots(o_sent)
-            _check_words(g_sent, g, o_sent, o)
-            row.append(o)
+        row = [slot_strings(g)]
+        for name, it in iters.items():
+            o = pending[name]
+            if g.n == 0 and (o is None or o[1].n > 0):
+                row.append([()])
+                continue
+            if o is None:
+                raise g_sent.error(f"{name} has no sentence for this gold sentence")
+            _check_words(g_sent, g, *o)
+            row.append(slot_strings(o[1]))
+            pending[name] = next(it, None)
         yield tuple(row)
-    for it in iters:
-        extra = next(it, None)
-        if extra is not None:
-            raise extra.error("this file has more sentences than the gold file")
+    for name, o in pending.items():
+        if o is not None:
+            raise o[0].error(f"{name} has more sentences than the gold file")
 
 
 def edit_score(source: Iterable[Sentence], gold: Iterable[Sentence],
                pred: Iterable[Sentence]) -> EditScore:
     """The punctuation edits of ``pred`` against ``gold``, both relative to ``source`` (the
     uncorrected input); all three must have the same words once punctuation is removed."""
-    out = EditScore()
-    for g, s, p in _aligned(gold, source, pred):
-        out.add(slot_strings(s), slot_strings(g), slot_strings(p))
-    return out
+    return scores(gold, pred, source)[1]
 
 
 def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int = 20_000,

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...ud.slots import ABBV, UNK, depunctuate, to_slots
+from ...ud.text import surface
 from ...ud.tree import lift_to_projective
 from ...ud.treebank import Line, Sentence, rebuild
 from . import Insertion
@@ -63,19 +64,11 @@ def _with_space_after(misc: str, space: bool) -> str:
     return "|".join(items if space else items + [_NO_SPACE]) or "_"
 
 
-def _text(lines: Sequence[Line]) -> str:
-    parts = []
-    for t in _tokens(lines):
-        f = lines[t.line].fields
-        parts.append(f[1] + (" " if _space_after(f[9]) else ""))
-    return "".join(parts).rstrip(" ")
-
-
 def _finish(sent: Sentence, lines: list[Line]) -> Sentence:
     """The new sentence, validated, with ``# text`` rebuilt if ``sent`` has one."""
     out = rebuild(sent, list(sent.comments), lines)
     if any(re.match(r"#\s*text\s*=", c) for c in out.comments):
-        out.set_comment("text", _text(lines))
+        out.set_comment("text", surface(lines))
     return out
 
 

@@ -1,0 +1,109 @@
+"""Benchmark of the text-in pipeline (issue 22 item 5): sentences per second from plain text to
+restored punctuation, and the share of each stage, by wall and CPU time.
+
+Input: the words of en_ewt test (punctuation removed), one sentence a line, as text, and the
+same lower-cased (``--lowercase-input``: the lower-case tagger, and parser-lc/ if there is
+one). Sentences with no word left are not in the text (they have nothing to restore; their
+number is printed). Each stage runs over all sentences in turn, in this process: reading and
+tokenising (:func:`fstpunct.ud.text.read_text`), tagging (``Pipeline.tagged``), parsing
+(``Pipeline.parsed``) and restoration (``Model.restore``, the default exact decoder, given those
+trees); then the whole pipeline in one call (``Model.restore(text, text=True)``, what
+``fstpunct restore --text`` runs), which must give the same output. Each figure is the median of
+``--repeat`` runs. Models: the bundled tagger and parser of the punctuation model (or
+``--tagger``/``--parser``; without bundled ones, models/tagger-en[-lc] and models/parser-en).
+Usage: python bench/text_bench.py [--sentences N] [--repeat R] [--tagger DIR] [--parser DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+import fstpunct
+from fstpunct.apps.text import tokeniser
+from fstpunct.errors import ModelError
+from fstpunct.parser.pipeline import Pipeline
+from fstpunct.ud.release import find_treebank
+from fstpunct.ud.text import read_text
+from fstpunct.ud.treebank import read_file
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGES = ("read", "tag", "parse", "restore")
+
+
+def timed(f: Callable[[], Any]) -> tuple[Any, float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    out = f()
+    return out, time.perf_counter() - wall, time.process_time() - cpu
+
+
+def pipeline(model: fstpunct.Model, lowercase: bool, tagger: str | None,
+             parser: str | None) -> tuple[Pipeline, str]:
+    """The bundled pipeline, else the shared development models; and which it is."""
+    try:
+        return model.pipeline(lowercase=lowercase, tagger=tagger, parser=parser), "bundled"
+    except ModelError:
+        suffix = "-lc" if lowercase else ""
+        return (model.pipeline(lowercase=lowercase, tagger=tagger or
+                               ROOT / f"models/tagger-en{suffix}",
+                               parser=parser or ROOT / "models/parser-en"),
+                f"models/tagger-en{suffix}, models/parser-en")
+
+
+def run(model: fstpunct.Model, pipe: Pipeline, text: str) -> dict[str, tuple[float, float]]:
+    """Wall and CPU seconds of each stage and of the whole pipeline in one call."""
+    tokenise = tokeniser(model.punct)
+    sents, *read = timed(lambda: list(read_text(io.StringIO(text), "text", tokenise)))
+    tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
+    parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])
+    staged, *restore = timed(lambda: "".join(s.text() for s in model.restore(parsed)))
+    whole, *total = timed(lambda: model.restore(text, text=True, format="conllu",
+                                                tagger=pipe.tagger, parsers=[pipe.parser]))
+    if whole != staged:
+        raise SystemExit("the whole pipeline and its stages disagree")
+    return {"read": tuple(read), "tag": tuple(tag), "parse": tuple(parse),
+            "restore": tuple(restore), "whole": tuple(total)}  # type: ignore[dict-item]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sentences", type=int, help="the first N test sentences (all)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--model", default="en")
+    parser.add_argument("--tagger", help="tagger folder (default: bundled)")
+    parser.add_argument("--parser", help="parser folder (default: bundled)")
+    args = parser.parse_args()
+    sents = list(read_file(find_treebank("en_ewt", "test")))[:args.sentences]
+    lines = [" ".join(w.form for w in s.words if not w.is_punct) for s in sents]
+    empty = sum(not line for line in lines)
+    text = "".join(line + "\n" for line in lines if line)
+    model = fstpunct.load(args.model)
+    for lowercase in (False, True):
+        pipe, which = pipeline(model, lowercase, args.tagger, args.parser)
+        runs = [run(model, pipe, text.lower() if lowercase else text) for _ in range(args.repeat)]
+        n = len(lines) - empty
+        label = "lower-cased text" if lowercase else "text"
+        print(f"text pipeline, en_ewt test as {label} ({n} sentences, {empty} without words "
+              f"left out; {which}), median of {args.repeat}:")
+        med = {k: tuple(statistics.median(r[k][i] for r in runs) for i in (0, 1))
+               for k in (*STAGES, "whole")}
+        wall, cpu = (sum(med[k][i] for k in STAGES) for i in (0, 1))
+        for k in STAGES:
+            print(f"  {k:8} {med[k][0]:7.2f} s wall ({100 * med[k][0] / wall:4.1f}%)  "
+                  f"{med[k][1]:7.2f} s CPU ({100 * med[k][1] / cpu:4.1f}%)")
+        print(f"  stages   {wall:7.2f} s wall = {n / wall:6.1f} sentences/s, {cpu:.2f} s CPU = "
+              f"{n / cpu:.1f} sentences/CPU s")
+        print(f"  whole    {med['whole'][0]:7.2f} s wall = {n / med['whole'][0]:6.1f} "
+              f"sentences/s, {med['whole'][1]:.2f} s CPU = {n / med['whole'][1]:.1f} "
+              f"sentences/CPU s (Model.restore(text, text=True), same output)")
+
+
+if __name__ == "__main__":
+    main()

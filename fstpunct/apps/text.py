@@ -1,0 +1,64 @@
+"""Text in: sentences without UPOS or trees get them from a tagger and parser before a step.
+
+:func:`analysed` is the step to put before restoration or decoding: each sentence that lacks
+UPOS (``_``) or a tree (HEAD ``_``) is given them by a :class:`~fstpunct.parser.pipeline.Pipeline`,
+loaded only when the first such sentence comes (input with trees never loads one).
+:func:`restored_text` restores after it; :func:`tokeniser` splits text by a punctuation model's
+marks; :func:`underlying` is what ``decode --format text`` writes for a sentence.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from ..ud.text import Tokeniser
+from ..ud.treebank import Sentence, has_tree
+
+if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not import it
+    from ..model.punct import PunctModel
+    from ..parallel import Pool
+    from ..parser import Model as ParserModel
+    from ..parser.pipeline import Pipeline
+    from .restoration import Restorer
+
+__all__ = ["analysed", "needs_analysis", "restored_text", "tokeniser", "underlying"]
+
+
+def needs_analysis(sent: Sentence) -> bool:
+    """Whether ``sent`` lacks UPOS on some word or has no tree."""
+    return any(w.upos == "_" for w in sent.words) or not has_tree(sent)
+
+
+def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline]
+             ) -> Iterator[Sentence]:
+    """``sentences``, each that :func:`needs_analysis` tagged and parsed by ``pipeline()``
+    (called once, at the first such sentence)."""
+    loaded: Pipeline | None = None
+    for sent in sentences:
+        if needs_analysis(sent):
+            loaded = loaded or pipeline()
+            sent = loaded.analyse(sent)
+        yield sent
+
+
+def tokeniser(model: PunctModel) -> Tokeniser:
+    """Splits white-space tokens by the marks ``model`` knows (its token vocabulary)."""
+    return Tokeniser(model.vocab.tokens)
+
+
+def underlying(sent: Sentence) -> str:
+    """The ``# underlying`` T′ that decode wrote for ``sent``."""
+    prefix = "# underlying = "
+    return next(c[len(prefix):] for c in sent.comments if c.startswith(prefix))
+
+
+def restored_text(sentences: Iterable[Sentence], method: Restorer, parsers: Sequence[ParserModel],
+                  beam: int | None, pipeline: Callable[[], Pipeline], text: bool = False,
+                  pool: Pool | None = None) -> Iterator[Sentence]:
+    """Restoration (:func:`~fstpunct.apps.restoration.pipeline.restored`) after
+    :func:`analysed`. Text (no sentence has a tree) is parsed once, by the analysis, whose
+    pipeline should then use the first of ``parsers``; the restoration parses it again only to
+    mix several parsers. The analysis runs here, the restoration on ``pool`` if one is given."""
+    from .restoration.pipeline import restored
+    return restored(analysed(sentences, pipeline), method,
+                    [] if text and len(parsers) == 1 else parsers, beam, pool=pool)

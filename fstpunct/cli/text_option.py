@@ -1,0 +1,67 @@
+"""``--text``, ``--lowercase-input``, ``--format`` and ``--tagger``: plain text in and out, and the
+tagger and parser that give text (and CoNLL-U without UPOS or trees) what it lacks."""
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable, Iterator
+
+from ..api import Model
+from ..api.data import FORMATS
+from ..apps.text import tokeniser
+from ..files import output
+from ..ud.release import read_one
+from ..ud.text import Tokeniser, read_text_file, text_lines
+from ..ud.treebank import Sentence, write_conllu
+from .model_option import chosen_model
+
+__all__ = ["add_text_arguments", "model_and_input", "read_input", "write_output"]
+
+TEXT_HELP = ("the input is plain text, one sentence a line, words separated by white space "
+             "(Chinese too); punctuation is split off the words. A blank line starts a "
+             "paragraph ('# newpar'; kept in --format text). Without --text, CoNLL-U whose "
+             "UPOS or HEAD is '_' is tagged and parsed the same way")
+
+
+def add_text_arguments(parser: argparse.ArgumentParser, text_help: str) -> None:
+    """The options of text input and output (``text_help``: what --text does for this
+    command); --parser and --beam are the command's own."""
+    parser.add_argument("--text", action="store_true", help=f"{text_help}: {TEXT_HELP}")
+    parser.add_argument("--lowercase-input", action="store_true",
+                        help="the input is lower-cased (speech-recognition output): tag and "
+                             "parse with the lower-case tagger (tagger-lc/, and parser-lc/ if "
+                             "the model has one), whose features do not see case")
+    parser.add_argument("--format", choices=FORMATS, default="conllu",
+                        help="output CoNLL-U (default) or text: one sentence a line, blank "
+                             "lines where --text input had them")
+    parser.add_argument("--tagger", metavar="DIR",
+                        help="UPOS tagger for words whose UPOS is '_' (default: the model's "
+                             "bundled tagger/ or tagger-lc/)")
+
+
+def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None
+               ) -> Iterator[Sentence]:
+    """The sentences of ``args.input``: text with --text (split by ``tokenise``, by default at
+    any punctuation character), else CoNLL-U, where sentences may lack trees."""
+    if args.text:
+        return read_text_file(args.input, tokenise)
+    return read_one(args.input, args.ud_dir, tree=None)
+
+
+def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]]:
+    """The punctuation model of :func:`~.model_option.chosen_model` and the input's sentences
+    (text split by the marks the model knows)."""
+    if args.text:
+        model, _ = chosen_model(args, args.input, iter(()))
+        return model, read_input(args, tokeniser(model.punct))
+    return chosen_model(args, args.input, read_input(args))
+
+
+def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],
+                 line: Callable[[Sentence], str] | None = None) -> None:
+    """``sentences`` to ``args.output`` (whole or not at all) in ``args.format``; text lines
+    are ``line(sentence)`` (default: the words with their spacing)."""
+    with output(args.output) as f:
+        if args.format == "text":
+            f.writelines(text_lines(sentences, args.text, *([line] if line else [])))
+        else:
+            write_conllu(sentences, f)

@@ -1,0 +1,104 @@
+"""Text to trees: a UPOS tagger and a ``removed``-mode parser used together.
+
+A bundled model folder ``fstpunct/models/<lang>/`` may hold, beside the punctuation model,
+``tagger/`` (a :class:`~.tagger.Tagger`), ``tagger-lc/`` (one trained on lower-cased text),
+``parser/`` (a :class:`~.model.Model` trained on depunctuated sentences with predicted tags)
+and ``parser-lc/`` (the same on lower-cased text; without it lower-cased input uses
+``parser/``). :func:`load_pipeline` finds them (any part may be given explicitly instead);
+:meth:`Pipeline.analyse` gives a sentence what it lacks: UPOS where it is ``_``, a tree where
+every HEAD is ``_``.
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ModelError
+from ..model.store import BUNDLED
+from ..ud.text import Tokeniser
+from ..ud.treebank import Line, Sentence, has_tree
+from .decode import parse
+from .model import Model
+from .tagger import Tagger
+
+__all__ = ["Pipeline", "load_pipeline", "pipeline_folders"]
+
+Folder = str | os.PathLike[str]
+_MARK = Tokeniser()  # any Unicode punctuation character
+
+
+def _is_mark(form: str) -> bool:
+    return all(_MARK.is_mark_char(c) for c in form)
+
+
+@dataclass
+class Pipeline:
+    """A tagger and a parser (beam ``beam``, by default the parser's training beam)."""
+
+    tagger: Tagger
+    parser: Model
+    beam: int | None = None
+
+    def analyse(self, sent: Sentence) -> Sentence:
+        """``sent`` :meth:`tagged` if a word's UPOS is ``_`` and :meth:`parsed` if it has no
+        tree; ``sent`` itself is not changed, and a sentence with both is returned as it is."""
+        if any(w.upos == "_" for w in sent.words):
+            sent = self.tagged(sent)
+        return sent if has_tree(sent) else self.parsed(sent)
+
+    def tagged(self, sent: Sentence) -> Sentence:
+        """A copy of ``sent`` with UPOS for every word whose UPOS is ``_``: ``PUNCT`` for a
+        word of punctuation characters only or with relation ``punct``, else the tagger's tag
+        in the depunctuated sentence."""
+        upos = ["PUNCT" if w.upos == "_" and (w.deprel.partition(":")[0] == "punct" or
+                                             _is_mark(w.form)) else w.upos
+                for w in sent.words]
+        words = [k for k, t in enumerate(upos) if t != "PUNCT"]
+        for k, tag in zip(words, self.tagger.tag([sent.words[k].form for k in words])):
+            if upos[k] == "_":
+                upos[k] = tag
+        by_id = {str(w.id): t for w, t in zip(sent.words, upos)}
+        lines = [Line(ln.fields[:3] + [by_id[ln.id]] + ln.fields[4:], ln.lineno)
+                 if ln.is_word else ln for ln in sent.lines]
+        words_out = [dataclasses.replace(w, upos=t) for w, t in zip(sent.words, upos)]
+        return dataclasses.replace(sent, comments=list(sent.comments), lines=lines,
+                                   words=words_out)
+
+    def parsed(self, sent: Sentence) -> Sentence:
+        """A copy of ``sent`` parsed with its punctuation removed (the punctuation attached as
+        :func:`~.punct.reattach` does)."""
+        return parse(self.parser, sent, self.beam or int(self.parser.info.get("beam", 1)))
+
+
+def pipeline_folders(lang_or_folder: Folder, lowercase: bool = False) -> tuple[Path, Path]:
+    """The tagger and parser folders of a bundled language (``"en"``) or of a folder laid out
+    like one (module docstring)."""
+    name = os.fspath(lang_or_folder)
+    base = BUNDLED / name if (BUNDLED / name).is_dir() and os.sep not in name else Path(name)
+    parser = base / "parser"
+    if lowercase and (base / "parser-lc").is_dir():
+        parser = base / "parser-lc"
+    return base / ("tagger-lc" if lowercase else "tagger"), parser
+
+
+def load_pipeline(lang_or_folder: Folder, lowercase: bool = False,
+                  tagger: Folder | Tagger | None = None, parser: Folder | Model | None = None,
+                  beam: int | None = None) -> Pipeline:
+    """The tagger and parser of :func:`pipeline_folders` (for ``lowercase`` text: the
+    lower-case ones), each replaceable by a folder or a loaded model of its own."""
+    folders = pipeline_folders(lang_or_folder, lowercase)
+    parts: list[Tagger | Model] = []
+    for given, folder, kind, what in ((tagger, folders[0], Tagger, "tagger"),
+                                      (parser, folders[1], Model, "parser")):
+        if isinstance(given, kind):
+            parts.append(given)
+            continue
+        path = Path(given) if given is not None else folder
+        if given is None and not path.is_dir():
+            raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {path} does not "
+                             f"exist (give one with --{what} DIR)")
+        parts.append(kind.load(path))
+    return Pipeline(*parts, beam=beam)  # type: ignore[arg-type]
+

@@ -1,0 +1,160 @@
+"""Plain text in: one sentence a line, tokens separated by white space, as CoNLL-U sentences.
+
+Every line with a token is one sentence (Chinese: words separated by spaces). Punctuation is
+split off the edges of each white-space token (:class:`Tokeniser`): a run of mark characters at
+its start or end becomes tokens of the language's marks (longest first, else one character
+each), with UPOS ``PUNCT``; the rest of the token is one word. Two exceptions keep a character
+on the word: a final ``.`` after a word that has a ``.`` inside (``U.S.``, ``a.m.``) and a sign
+or point just before a digit (``-5``, ``.5``). Pieces of one white-space token are written
+``SpaceAfter=No`` but the last, so ``# text`` is the line with its spacing normalised.
+
+A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
+``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
+:func:`~fstpunct.ud.treebank.has_tree` is false). Blank lines (only white space) separate
+paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
+so line N out is line N in (blank lines after the last sentence are not written). A tab
+(CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
+the file and line, as is input without any sentence.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+
+from ..errors import ConlluError
+from ..files import open_input
+from .slots import ABBV, BOUNDARY, UNK
+from .treebank import Line, Sentence, rebuild
+
+__all__ = ["Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
+
+_NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
+_SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
+_NO_SPACE = "SpaceAfter=No"
+
+
+class Tokeniser:
+    """Splits a white-space token into words and marks (module docstring). ``marks``: the
+    language's punctuation tokens (a punctuation model's vocabulary; tokens with a letter or
+    digit are ignored); any other Unicode punctuation character is a mark of its own."""
+
+    def __init__(self, marks: Iterable[str] = ()) -> None:
+        self.marks = frozenset(m for m in marks if m not in _SPECIAL and
+                               not any(c.isalnum() for c in m))
+        self.longest = max(map(len, self.marks), default=1)
+        self.chars = frozenset(c for m in self.marks for c in m)
+
+    def is_mark_char(self, c: str) -> bool:
+        return c in self.chars or (unicodedata.category(c)[0] == "P" and c not in _NOT_MARKS)
+
+    def split_run(self, run: str) -> list[str]:
+        """A run of mark characters as marks, longest known mark first."""
+        out, i = [], 0
+        while i < len(run):
+            k = next((k for k in range(min(self.longest, len(run) - i), 1, -1)
+                      if run[i:i + k] in self.marks), 1)
+            out.append(run[i:i + k])
+            i += k
+        return out
+
+    def __call__(self, token: str) -> list[tuple[str, bool]]:
+        """(piece, is a mark) for each piece of ``token``, in order."""
+        i, j = 0, len(token)
+        while i < j and self.is_mark_char(token[i]):
+            i += 1
+        while j > i and self.is_mark_char(token[j - 1]):
+            j -= 1
+        if i == j:  # only marks
+            return [(m, True) for m in self.split_run(token)]
+        if i and token[i - 1] in "-+." and token[i].isdigit():
+            i -= 1
+        if j < len(token) and token[j] == "." and "." in token[i:j]:
+            j += 1
+        return ([(m, True) for m in self.split_run(token[:i])] + [(token[i:j], False)]
+                + [(m, True) for m in self.split_run(token[j:])])
+
+
+_BAD = re.compile("[\t\n\x00\r\ud800-\udfff]")
+_BAD_MESSAGES = {"\t": "a tab in a line of text (is this CoNLL-U? then leave out --text)",
+                 "\n": "a line break inside a line (one sentence a line)",
+                 "\x00": "NUL byte (binary data, not text)",
+                 "\r": "CR inside a line (CR-only line ends are not supported: use LF or CRLF)"}
+
+
+def _check(text: str, path: str, lineno: int) -> None:
+    bad = _BAD.search(text)
+    if bad:
+        c = bad.group()
+        raise ConlluError(_BAD_MESSAGES.get(c) or f"not UTF-8 (byte 0x{ord(c) - 0xDC00:02X}); "
+                          "fstpunct reads UTF-8 text", path, lineno)
+
+
+def read_text(lines: Iterable[str], path: str = "<stdin>",
+              tokenise: Tokeniser | None = None) -> Iterator[Sentence]:
+    """The sentences of a text stream (lines may keep their line ends), one at a time."""
+    tokenise = tokenise or Tokeniser()
+    newline, blank, index, lineno = None, False, 0, 0
+    for lineno, raw in enumerate(lines, 1):
+        text = raw.rstrip("\n")
+        end = raw[len(text):]
+        if text.endswith("\r") and end:
+            text, end = text[:-1], "\r\n"
+        newline = newline or end or None
+        _check(text, path, lineno)
+        tokens = text.split()
+        if not tokens:
+            blank = True
+            continue
+        rows: list[Line] = []
+        for token in tokens:
+            pieces = tokenise(token)
+            for k, (form, mark) in enumerate(pieces):
+                last = k == len(pieces) - 1
+                rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_", "_",
+                                  "_", "_", "_", "_", "_" if last else _NO_SPACE], lineno))
+        index += 1
+        comments = (["# newpar"] if blank else []) + [f"# sent_id = {lineno}",
+                                                     f"# text = {' '.join(tokens)}"]
+        blank = False
+        yield rebuild(Sentence(comments, rows, path, lineno, index=index,
+                               newline=newline or "\n"), comments, rows, tree=None)
+    if index == 0:
+        raise ConlluError("no sentences (the input has no line with a word)", path,
+                          lineno or None)
+
+
+def read_text_file(path: str | Path | None, tokenise: Tokeniser | None = None
+                   ) -> Iterator[Sentence]:
+    """Stream the sentences of a text file (``None`` or ``-``: stdin)."""
+    lines, name = open_input(path)
+    yield from read_text(lines, name, tokenise)
+
+
+def surface(lines: Sequence[Line]) -> str:
+    """The text of token lines: each token's form (a multiword token's once), then a space
+    unless its MISC says ``SpaceAfter=No``."""
+    parts, end = [], 0
+    for ln in lines:
+        ident = ln.fields[0]
+        if "-" in ident:
+            end = int(ident.split("-")[1])
+        elif not ln.is_word or int(ident) <= end:
+            continue
+        parts.append(ln.fields[1] + ("" if _NO_SPACE in ln.fields[9].split("|") else " "))
+    return "".join(parts).rstrip(" ")
+
+
+def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
+               line: Callable[[Sentence], str] = lambda s: surface(s.lines)) -> Iterator[str]:
+    """Each sentence as ``line(sentence)`` with its line end; if ``aligned`` (sentences of
+    :func:`read_text`), with the blank lines the input had between them, so line N out is
+    line N in."""
+    previous = 0
+    for sent in sentences:
+        if aligned:
+            yield from itertools.repeat(sent.newline, max(sent.lineno - previous - 1, 0))
+            previous = sent.lineno
+        yield line(sent) + sent.newline

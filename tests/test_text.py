@@ -1,0 +1,357 @@
+"""Text in (issue 22 item 3): tokenising, reading, tagging and parsing as needed, restore and
+decode from plain text and from CoNLL-U without trees, in the API and on the command line.
+
+The tagger and parser are tiny ones trained here on data/sample.conllu (the shipped ones are
+git-ignored while they are being built); the acceptance example runs on the bundled ones once
+they exist."""
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import fstpunct
+from fstpunct.apps.text import analysed, needs_analysis
+from fstpunct.cli.main import main
+from fstpunct.errors import ConlluError, InputError, ModelError
+from fstpunct.model.store import BUNDLED
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import train as train_parser
+from fstpunct.parser.pipeline import Pipeline, load_pipeline, pipeline_folders
+from fstpunct.parser.tagger import Tagger, depunctuated, train_tagger
+from fstpunct.ud.slots import to_slots
+from fstpunct.ud.text import Tokeniser, read_text, surface, text_lines
+from fstpunct.ud.treebank import has_tree, read_conllu, read_file
+
+ROOT = Path(__file__).parents[1]
+SAMPLE = ROOT / "data" / "sample.conllu"
+TEXT = ("we bought apples pears and plums at the market in oxford england\n"
+        "\n"
+        "dale means river valley\n"
+        "hail the king arthur pendragon who wields excalibur\n")
+EN_MARKS = fstpunct.load("en").punct.vocab.tokens
+
+
+@pytest.fixture(scope="module")
+def pipe(tmp_path_factory) -> Path:
+    """A folder laid out like a bundled one: tagger/, tagger-lc/ and parser/ trained on the
+    five sample sentences."""
+    folder = tmp_path_factory.mktemp("pipeline")
+    sents = list(read_file(SAMPLE))
+    data = [depunctuated(s) for s in sents]
+    quiet = lambda _: None  # noqa: E731
+    train_tagger(data, epochs=5, log=quiet).save(folder / "tagger")
+    train_tagger(data, epochs=5, lowercase=True, log=quiet).save(folder / "tagger-lc")
+    train_parser(sents, sents, "removed", 1, folder / "parser", epochs=3, progress=False,
+                 log=quiet)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def model():
+    return fstpunct.load("en")
+
+
+def words_of(conllu_text: str) -> list[list[str]]:
+    return [[w.form for w in s.words if not w.is_punct]
+            for s in read_conllu(io.StringIO(conllu_text))]
+
+
+# --- tokenising and reading --------------------------------------------------------------
+
+@pytest.mark.parametrize("token, pieces", [
+    ("apples,", ["apples", ","]),
+    ('"Excalibur."', ['"', "Excalibur", ".", '"']),
+    ("(all", ["(", "all"]),
+    ("ripe)", ["ripe", ")"]),
+    ("U.S.", ["U.S."]),                 # an abbreviation keeps its final dot
+    ("p.m.,", ["p.m.", ","]),
+    ("-5", ["-5"]), ("(-5.5)", ["(", "-5.5", ")"]),
+    ("--", ["--"]), ("...", ["..."]), ("?!", ["?!"]), ("!!!?", ["!!!", "?"]),
+    ("well-known", ["well-known"]), ("don't", ["don't"]),
+    ("AT&T", ["AT&T"]), ("&", ["&"]), ("50%", ["50%"]),  # symbols UD writes as words
+    ("«oui»", ["«", "oui", "»"]), ("苹果，", ["苹果", "，"]),
+])
+def test_tokeniser_splits_marks_off_the_edges(token, pieces):
+    assert [p for p, _ in Tokeniser(EN_MARKS)(token)] == pieces
+    assert "".join(pieces) == token
+
+
+def test_tokeniser_prefers_the_longest_known_mark():
+    assert [p for p, _ in Tokeniser(["...", "."])("....")] == ["...", "."]
+    assert [p for p, _ in Tokeniser([])("....")] == [".", ".", ".", "."]
+
+
+def test_read_text_sentences_paragraphs_and_spacing():
+    text = "  Hail the king,  Arthur!\n\n \nDale means 'river valley'\r\n"
+    s1, s2 = read_text(io.StringIO(text), "in.txt", Tokeniser(EN_MARKS))
+    assert (s1.lineno, s2.lineno, s1.index, s2.index) == (1, 4, 1, 2)
+    assert s1.comments == ["# sent_id = 1", "# text = Hail the king, Arthur!"]
+    assert s2.comments[0] == "# newpar" and s2.sent_id == "4"
+    assert [w.form for w in s1.words] == ["Hail", "the", "king", ",", "Arthur", "!"]
+    assert [w.upos for w in s1.words] == ["_", "_", "_", "PUNCT", "_", "PUNCT"]
+    assert surface(s1.lines) == "Hail the king, Arthur!"
+    assert surface(s2.lines) == "Dale means 'river valley'"
+    assert not has_tree(s1) and needs_analysis(s1)
+    # blank lines come back where they were: line N out is line N in
+    assert "".join(text_lines([s1, s2], aligned=True)) == \
+        "Hail the king, Arthur!\n\n\nDale means 'river valley'\n"
+
+
+@pytest.mark.parametrize("text, line, words", [
+    ("", None, "no sentences"),
+    ("\n  \n", 2, "no sentences"),
+    ("a b\n1\tThe\tthe\n", 2, "a tab in a line of text"),
+    ("a\x00b\n", 1, "NUL byte"),
+    ("a b\rc d\n", 1, "CR inside a line"),
+    ("the d\udcf6g\n", 1, "not UTF-8 (byte 0xF6)"),
+])
+def test_bad_text_is_one_error_naming_file_and_line(text, line, words):
+    with pytest.raises(ConlluError) as e:
+        list(read_text(io.StringIO(text), "in.txt"))
+    assert e.value.line == line and words in str(e.value)
+    assert str(e.value).startswith("in.txt:" if line is None else f"in.txt:{line}:")
+
+
+def test_lines_given_as_strings_must_be_one_line_each():
+    assert len(list(read_text(["a b", "c d\n"]))) == 2
+    with pytest.raises(ConlluError, match="a line break inside a line"):
+        list(read_text(["a b\nc d"]))
+
+
+# --- CoNLL-U with or without trees ----------------------------------------------------------
+
+def _unparsed(upos: bool = False) -> str:
+    """The sample with HEAD, DEPREL and DEPS '_' (and UPOS, unless ``upos``)."""
+    out = []
+    for sent in read_file(SAMPLE):
+        for ln in sent.lines:
+            if ln.is_word:
+                ln.fields[6:9] = ["_", "_", "_"]
+                if not upos:
+                    ln.fields[3] = "_"
+        out.append(sent.text())
+    return "".join(out)
+
+
+def test_trees_are_optional_per_sentence_but_not_per_word():
+    text = _unparsed()
+    with pytest.raises(ConlluError, match="found '_'"):
+        list(read_conllu(io.StringIO(text)))
+    sents = list(read_conllu(io.StringIO(text), tree=None))
+    assert not any(has_tree(s) for s in sents)
+    mixed = SAMPLE.read_text(encoding="utf-8").replace("\t3\tdet\t", "\t_\tdet\t", 1)
+    with pytest.raises(ConlluError, match=r"found '_' \(only a sentence without a tree") as e:
+        list(read_conllu(io.StringIO(mixed), "x.conllu", tree=None))
+    assert e.value.line == 4
+    bad_tree = SAMPLE.read_text(encoding="utf-8").replace("\t3\tdet\t", "\t2\tdet\t", 1)
+    with pytest.raises(ConlluError, match="its own head"):
+        list(read_conllu(io.StringIO(bad_tree), tree=None))
+
+
+def test_analyse_fills_only_what_is_missing(pipe):
+    p = load_pipeline(pipe)
+    gold = list(read_file(SAMPLE))
+    bare = list(read_conllu(io.StringIO(_unparsed()), tree=None))
+    done = [p.analyse(s) for s in bare]
+    for g, d in zip(gold, done):
+        assert has_tree(d) and not needs_analysis(d)
+        # punctuation is recognised by its characters; the tagger learned its training data
+        assert [w.upos for w in d.words] == [w.upos for w in g.words]
+        assert all(w.deprel == "punct" for w in d.words if w.upos == "PUNCT")
+        assert [ln.fields[:3] + ln.fields[4:6] + ln.fields[9:] for ln in d.lines] == \
+            [ln.fields[:3] + ln.fields[4:6] + ln.fields[9:] for ln in g.lines]
+    # given UPOS is kept (not re-tagged); a complete sentence is returned as it is
+    tagged = list(read_conllu(io.StringIO(_unparsed(upos=True).replace("\tPROPN\t", "\tX\t")),
+                              tree=None))
+    assert [w.upos for w in p.analyse(tagged[0]).words].count("X") == 3
+    assert p.analyse(gold[0]) is gold[0]
+    # the input is not changed
+    assert all(not has_tree(s) for s in bare)
+
+
+def test_analysed_loads_the_pipeline_only_when_needed(pipe):
+    calls = []
+
+    def loader() -> Pipeline:
+        calls.append(1)
+        return load_pipeline(pipe)
+
+    assert len(list(analysed(read_file(SAMPLE), loader))) == 5 and not calls
+    mixed = list(read_file(SAMPLE))[:2] + list(read_conllu(io.StringIO(_unparsed()), tree=None))
+    out = list(analysed(mixed, loader))
+    assert calls == [1] and all(has_tree(s) for s in out) and out[0] is mixed[0]
+
+
+def test_pipeline_folders(pipe, tmp_path):
+    assert pipeline_folders(pipe) == (pipe / "tagger", pipe / "parser")
+    assert pipeline_folders(pipe, lowercase=True) == (pipe / "tagger-lc", pipe / "parser")
+    assert pipeline_folders("en")[0] == BUNDLED / "en" / "tagger"
+    shutil.copytree(pipe, tmp_path / "p")
+    shutil.copytree(pipe / "parser", tmp_path / "p" / "parser-lc")
+    assert pipeline_folders(tmp_path / "p", True)[1] == tmp_path / "p" / "parser-lc"
+    lc = load_pipeline(pipe, lowercase=True)
+    assert lc.tagger.lowercase and isinstance(lc.parser, ParserModel)
+    with pytest.raises(ModelError, match="no tagger for .*give one with --tagger DIR"):
+        load_pipeline(tmp_path / "nothing")
+    given = Tagger.load(pipe / "tagger")
+    assert load_pipeline(tmp_path / "nothing", tagger=given, parser=pipe / "parser").tagger \
+        is given
+
+
+# --- the API ----------------------------------------------------------------------------------
+
+def test_restore_text_keeps_words_and_lines(pipe, model):
+    out = model.restore(TEXT, text=True, tagger=pipe / "tagger", parsers=[pipe / "parser"])
+    lines = out.split("\n")
+    assert len(lines) == TEXT.count("\n") + 1 and lines[1] == "" and lines[-1] == ""
+    for before, after in zip(TEXT.split("\n"), lines):
+        assert [w for w, mark in _pieces(after) if not mark] == before.split()
+    assert all(line.endswith(".") for line in lines if line)
+    conllu = model.restore(TEXT, text=True, format="conllu", tagger=pipe / "tagger",
+                           parsers=[pipe / "parser"])
+    assert words_of(conllu) == [line.split() for line in TEXT.split("\n") if line]
+    assert "".join(text_lines(read_conllu(io.StringIO(conllu)))).split("\n")[:-1] == \
+        [line for line in lines if line]
+
+
+def _pieces(line: str) -> list[tuple[str, bool]]:
+    tok = Tokeniser(EN_MARKS)
+    return [p for t in line.split() for p in tok(t)]
+
+
+def test_text_is_parsed_once_and_as_unparsed_conllu(pipe, model):
+    """Restoring text = restoring the same words as CoNLL-U without a tree (the parser then
+    parses the stripped sentence again) = restoring the analysed sentences' own trees."""
+    parser = ParserModel.load(pipe / "parser")
+    kw = dict(tagger=pipe / "tagger", parsers=[parser])
+    from_text = model.restore(TEXT, text=True, format="conllu", **kw)
+    sents = list(read_text(io.StringIO(TEXT), "<string>"))
+    unparsed = "".join(s.text() for s in sents)
+    assert model.restore(unparsed, **kw) == from_text
+    trees = "".join(s.text() for s in analysed(sents, lambda: load_pipeline(pipe)))
+    assert model.restore(trees) == from_text
+
+
+def test_restore_replaces_punctuation_given_in_text(pipe, model):
+    kw = dict(text=True, tagger=pipe / "tagger", parsers=[pipe / "parser"])
+    plain = model.restore("Dale means river valley", **kw)
+    assert model.restore("Dale, means river valley!!", **kw) == plain
+    assert list(model.restore(["Dale, means river valley!!"], **kw)) == [plain.rstrip("\n")]
+
+
+def test_conllu_without_trees_is_restored_and_decoded(pipe, model):
+    kw = dict(tagger=pipe / "tagger")
+    restored = model.restore(_unparsed(), parsers=[pipe / "parser"], **kw)
+    assert [len(s.words) > 0 and has_tree(s) for s in read_conllu(io.StringIO(restored))] == \
+        [True] * 5
+    decoded = model.decode(_unparsed(), parser=pipe / "parser", **kw)
+    for sent in read_conllu(io.StringIO(decoded)):
+        assert any(c.startswith("# underlying = ") for c in sent.comments)
+        assert all("PunctL=" in w.misc for w in sent.words if not w.is_punct)
+    with pytest.raises(ModelError, match="no tagger"):
+        model.decode(_unparsed())  # the bundled en model has no tagger/ beside it (yet)
+    assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
+
+
+def test_decode_text(pipe, model):
+    text = "Dale means \"river valley.\"\nHail the king, Arthur Pendragon!\n"
+    kw = dict(text=True, tagger=pipe / "tagger", parser=pipe / "parser")
+    lines = model.decode(text, **kw).splitlines()
+    assert len(lines) == 2 and all(line.startswith("[∘ ") for line in lines)
+    conllu = model.decode(text, format="conllu", **kw)
+    s1, s2 = read_conllu(io.StringIO(conllu))
+    assert [w.form for w in s1.words] == ["Dale", "means", '"', "river", "valley", ".", '"']
+    assert all(w.deprel == "punct" for w in s1.words if w.upos == "PUNCT")
+    # split as UD splits it: the same punctuation slots as the treebank sentence
+    assert to_slots(s1).slots == to_slots(list(read_file(SAMPLE))[1]).slots
+    assert s1.comments[-2].startswith("# underlying = ") and lines[0] in s1.comments[-2]
+    assert [ln.rstrip() for ln in model.decode(iter(text.splitlines()), **kw)] == lines
+
+
+def test_text_formats_and_kinds(pipe, model, tmp_path):
+    kw = dict(tagger=pipe / "tagger", parsers=[pipe / "parser"])
+    path = tmp_path / "in.txt"
+    path.write_text(TEXT, encoding="utf-8")
+    from_path = list(model.restore(path, text=True, **kw))
+    assert from_path == model.restore(TEXT, text=True, **kw).split("\n")[:-1]
+    tokenlists = list(model.restore(path, text=True, format="conllu", **kw))
+    assert [t.metadata["sent_id"] for t in tokenlists] == ["1", "3", "4"]
+    with pytest.raises(InputError, match="format must be one of"):
+        model.restore(TEXT, text=True, format="html", **kw)
+
+
+# --- the command line -------------------------------------------------------------------------
+
+def test_cli_restore_and_decode_text(pipe, tmp_path, capsys):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    common = ["--model", "en", "--tagger", str(pipe / "tagger"), "--parser", str(pipe / "parser")]
+    assert main(["restore", "--text", str(src), "--format", "text", "--quiet", *common,
+                 "-o", str(tmp_path / "out.txt")]) == 0
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8") == \
+        fstpunct.load("en").restore(TEXT, text=True, tagger=pipe / "tagger",
+                                    parsers=[pipe / "parser"])
+    assert main(["restore", "--text", str(src), "--quiet", *common,
+                 "-o", str(tmp_path / "out.conllu")]) == 0
+    assert words_of((tmp_path / "out.conllu").read_text(encoding="utf-8"))[0] == \
+        TEXT.split("\n")[0].split()
+    assert main(["decode", "--text", str(src), "--format", "text", *common,
+                 "-o", str(tmp_path / "t.txt")]) == 0
+    assert (tmp_path / "t.txt").read_text(encoding="utf-8").count("[∘") == 3
+    # a lower-cased input uses the lower-case tagger of the folder given as --tagger
+    assert main(["restore", "--text", "--lowercase-input", str(src), "--quiet", *common,
+                 "-o", str(tmp_path / "lc.conllu")]) == 0
+    capsys.readouterr()
+    src.write_text("fine\nnot\tfine\n", encoding="utf-8")
+    assert main(["restore", "--text", str(src), *common, "-o", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{src}:2: a tab" in err and not (tmp_path / "x").exists()
+
+
+def test_cli_trivial_and_crf_take_text(pipe, tmp_path, capsys):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT, encoding="utf-8")
+    assert main(["restore", "--trivial", "en", "--text", str(src), "--format", "text",
+                 "--quiet", "--tagger", str(pipe / "tagger"), "--parser", str(pipe / "parser")]
+                ) == 0
+    assert capsys.readouterr().out == "".join(
+        line + ("." if line else "") + "\n" for line in TEXT.split("\n")[:-1])
+
+
+UDVALIDATE = shutil.which("udvalidate", path=str(Path(sys.executable).parent)) or \
+    shutil.which("udvalidate")
+
+
+@pytest.mark.skipif(UDVALIDATE is None, reason="udtools (the dev extra) is not installed")
+@pytest.mark.parametrize("command", ["restore", "decode"])
+def test_text_output_is_valid_ud(command, pipe, tmp_path):
+    src = tmp_path / "in.txt"
+    src.write_text(TEXT if command == "restore" else
+                   'Dale means "river valley."\n\nHail the king, Arthur Pendragon!\n',
+                   encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    assert main([command, "--text", str(src), "--model", "en", "--tagger", str(pipe / "tagger"),
+                 "--parser", str(pipe / "parser"), "-o", str(out)]
+                + (["--quiet"] if command == "restore" else [])) == 0
+    run = subprocess.run([UDVALIDATE, "--lang", "en", "--level", "2", str(out)],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+@pytest.mark.skipif(not (BUNDLED / "en" / "tagger").is_dir(),
+                    reason="the bundled en tagger and parser have not landed yet")
+def test_acceptance_example_with_the_bundled_models():
+    run = subprocess.run(
+        [sys.executable, "-c", "import sys; from fstpunct.cli.main import main; "
+         "sys.exit(main(sys.argv[1:]))", "restore", "--lang", "en", "--text", "--format",
+         "text"], input="we bought apples pears and plums at the market in oxford england\n",
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert run.returncode == 0, run.stderr
+    line = run.stdout.strip()
+    assert line.endswith(".") and "apples," in line, line
