@@ -1,16 +1,17 @@
 """Benchmark of the text-in pipeline (issue 22 item 5): sentences per second from plain text to
-restored punctuation, and the share of each stage, by wall and CPU time.
-
-Input: the words of en_ewt test (punctuation removed), one sentence a line, as text, and the
-same lower-cased (``--lowercase-input``: the lower-case tagger, and parser-lc/ if there is
-one). Sentences with no word left are not in the text (they have nothing to restore; their
-number is printed). Each stage runs over all sentences in turn, in this process: reading and
-tokenising (:func:`fstpunct.ud.text.read_text`), tagging (``Pipeline.tagged``), parsing
+restored punctuation, and the share of each stage, by wall and CPU time. Input: the words of
+en_ewt test (punctuation removed), one sentence a line, as text (the default: the cased tagger,
+the lower-case one for sentences without capitals), and the same lower-cased
+(``--lowercase-input``: the lower-case tagger, and parser-lc/ if there is one). Sentences with
+no word left are not in the text (they have nothing to restore; their number is printed). Each
+stage runs over all sentences in turn, in this process: reading and tokenising
+(:func:`fstpunct.ud.text.read_text`), tagging (``Pipeline.tagged``), parsing
 (``Pipeline.parsed``) and restoration (``Model.restore``, the default exact decoder, given those
-trees); then the whole pipeline in one call (``Model.restore(text, text=True)``, what
-``fstpunct restore --text`` runs), which must give the same output. Each figure is the median of
-``--repeat`` runs. Models: the bundled tagger and parser of the punctuation model (or
-``--tagger``/``--parser``; without bundled ones, models/tagger-en[-lc] and models/parser-en).
+trees); then the whole pipeline in one call (``Model.restore(text, text=True)``, what ``fstpunct
+restore --text`` runs), which must give the same output. Each figure is the median of
+``--repeat`` runs; loading the models, once per process, is timed apart. Models: the bundled
+tagger and parser of the punctuation model (or ``--tagger``/``--parser``; without bundled ones,
+models/tagger-en[-lc] and models/parser-en).
 Usage: python bench/text_bench.py [--sentences N] [--repeat R] [--tagger DIR] [--parser DIR]
 """
 from __future__ import annotations
@@ -43,7 +44,7 @@ def timed(f: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def pipeline(model: fstpunct.Model, lowercase: bool, tagger: str | None,
+def pipeline(model: fstpunct.Model, lowercase: bool | None, tagger: str | None,
              parser: str | None) -> tuple[Pipeline, str]:
     """The bundled pipeline, else the shared development models; and which it is."""
     try:
@@ -84,14 +85,16 @@ def main() -> None:
     lines = [" ".join(w.form for w in s.words if not w.is_punct) for s in sents]
     empty = sum(not line for line in lines)
     text = "".join(line + "\n" for line in lines if line)
-    model = fstpunct.load(args.model)
-    for lowercase in (False, True):
-        pipe, which = pipeline(model, lowercase, args.tagger, args.parser)
+    for lowercase in (None, True):
+        (model, (pipe, which)), *load = timed(lambda lc=lowercase: (
+            m := fstpunct.load(args.model), pipeline(m, lc, args.tagger, args.parser)))
         runs = [run(model, pipe, text.lower() if lowercase else text) for _ in range(args.repeat)]
         n = len(lines) - empty
         label = "lower-cased text" if lowercase else "text"
         print(f"text pipeline, en_ewt test as {label} ({n} sentences, {empty} without words "
               f"left out; {which}), median of {args.repeat}:")
+        print(f"  (loading the punctuation model, tagger and parser once: {load[0]:.2f} s wall, "
+              f"{load[1]:.2f} s CPU; not in the figures below)")
         med = {k: tuple(statistics.median(r[k][i] for r in runs) for i in (0, 1))
                for k in (*STAGES, "whole")}
         wall, cpu = (sum(med[k][i] for k in STAGES) for i in (0, 1))

@@ -175,3 +175,9 @@ def test_evaluate_records_the_test_perplexity(tmp_path, monkeypatch, capsys):
     assert row[:3] == ["hi", "rtl", measured]
     test = fstpunct.load("hi").record["evaluation"]["test"]
     assert test["command"] == "fstpunct perplexity --model hi --lang hi --split test"
+
+
+def test_evaluate_refuses_a_name_that_is_not_bundled_before_measuring(capsys):
+    assert main(["models", "--evaluate", "en", "xx"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not a bundled model: xx" in err and "measuring" not in err

@@ -92,3 +92,10 @@ def test_commands_write_no_escapes_into_a_log(capsys):
     assert main(["restore", "--model", "en", "--samples", "10", str(SAMPLE)]) == 0
     err = capsys.readouterr().err
     assert "\r" not in err and "\x1b" not in err
+
+
+def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys):
+    """'--train en' would have trained on en's dev and test splits too."""
+    assert main(["train", "--train", "en", "-o", str(tmp_path / "m")]) == 2
+    assert "'en' names 3 files; name one split" in capsys.readouterr().err
+    assert not (tmp_path / "m").exists()

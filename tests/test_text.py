@@ -74,12 +74,25 @@ def words_of(conllu_text: str) -> list[list[str]]:
     ("-5", ["-5"]), ("(-5.5)", ["(", "-5.5", ")"]),
     ("--", ["--"]), ("...", ["..."]), ("?!", ["?!"]), ("!!!?", ["!!!", "?"]),
     ("well-known", ["well-known"]), ("don't", ["don't"]),
+    ("'s", ["'s"]), ("’ll,", ["’ll", ","]), ("'em'", ["'", "em", "'"]), ("'hello", ["'", "hello"]),
     ("AT&T", ["AT&T"]), ("&", ["&"]), ("50%", ["50%"]),  # symbols UD writes as words
     ("«oui»", ["«", "oui", "»"]), ("苹果，", ["苹果", "，"]),
 ])
 def test_tokeniser_splits_marks_off_the_edges(token, pieces):
     assert [p for p, _ in Tokeniser(EN_MARKS)(token)] == pieces
     assert "".join(pieces) == token
+
+
+def test_a_dot_inside_a_sentence_ends_an_abbreviation():
+    tok = Tokeniser(EN_MARKS)
+    assert tok("Dr.", inside=True) == [("Dr.", False)]
+    assert tok("Dr.") == [("Dr", False), (".", True)]
+    assert tok("Inc.,", inside=True) == [("Inc.", False), (",", True)]
+    assert tok("so...", inside=True) == [("so", False), ("...", True)]
+    assert tok("5.", inside=True) == [("5", False), (".", True)]
+    s, = read_text(["Dr. Smith met Mr. Jones in St. Louis ."], tokenise=tok)
+    assert [w.form for w in s.words] == ["Dr.", "Smith", "met", "Mr.", "Jones", "in", "St.",
+                                         "Louis", "."]
 
 
 def test_tokeniser_prefers_the_longest_known_mark():
@@ -188,6 +201,18 @@ def test_analysed_loads_the_pipeline_only_when_needed(pipe):
     assert calls == [1] and all(has_tree(s) for s in out) and out[0] is mixed[0]
 
 
+def test_a_sentence_without_capitals_gets_the_lower_case_tagger(pipe):
+    auto = load_pipeline(pipe)  # the case of the text not known
+    cased, lower = auto.tagger, auto.lowercase_tagger
+    assert not cased.lowercase and lower is not None and lower.lowercase
+    assert auto.tagger_for(["we", "bought", "apples"]) is lower
+    assert auto.tagger_for(["We", "bought", "apples"]) is cased
+    assert auto.tagger_for(["2004", "年"]) is cased  # nothing has case
+    assert load_pipeline(pipe, tagger=pipe / "tagger").lowercase_tagger is None  # as given
+    sent, = read_text(["hail the king"])
+    assert [w.upos for w in auto.tagged(sent).words] == lower.tag(["hail", "the", "king"])
+
+
 def test_pipeline_folders(pipe, tmp_path):
     assert pipeline_folders(pipe) == (pipe / "tagger", pipe / "parser")
     assert pipeline_folders(pipe, lowercase=True) == (pipe / "tagger-lc", pipe / "parser")
@@ -197,6 +222,7 @@ def test_pipeline_folders(pipe, tmp_path):
     assert pipeline_folders(tmp_path / "p", True)[1] == tmp_path / "p" / "parser-lc"
     lc = load_pipeline(pipe, lowercase=True)
     assert lc.tagger.lowercase and isinstance(lc.parser, ParserModel)
+    assert lc.lowercase_tagger is None and load_pipeline(pipe, False).lowercase_tagger is None
     with pytest.raises(ModelError, match="no tagger for .*give one with --tagger DIR"):
         load_pipeline(tmp_path / "nothing")
     given = Tagger.load(pipe / "tagger")
@@ -254,8 +280,8 @@ def test_conllu_without_trees_is_restored_and_decoded(pipe, model):
     for sent in read_conllu(io.StringIO(decoded)):
         assert any(c.startswith("# underlying = ") for c in sent.comments)
         assert all("PunctL=" in w.misc for w in sent.words if not w.is_punct)
-    with pytest.raises(ModelError, match="no tagger"):
-        model.decode(_unparsed())  # the bundled en model has no tagger/ beside it (yet)
+    bundled = model.decode(_unparsed())  # the bundled en tagger/ and parser/
+    assert all(has_tree(s) for s in read_conllu(io.StringIO(bundled)))
     assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
 
 
@@ -304,7 +330,7 @@ def test_cli_restore_and_decode_text(pipe, tmp_path, capsys):
     assert main(["decode", "--text", str(src), "--format", "text", *common,
                  "-o", str(tmp_path / "t.txt")]) == 0
     assert (tmp_path / "t.txt").read_text(encoding="utf-8").count("[∘") == 3
-    # a lower-cased input uses the lower-case tagger of the folder given as --tagger
+    # --lowercase-input with an explicit --tagger: that tagger (the lower-case one is a default)
     assert main(["restore", "--text", "--lowercase-input", str(src), "--quiet", *common,
                  "-o", str(tmp_path / "lc.conllu")]) == 0
     capsys.readouterr()

@@ -23,7 +23,7 @@ from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
 from ..parallel import Pool
-from ..ud.slots import ABBV, slot_strings
+from ..ud.slots import ABBV, surface_slots
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
@@ -82,7 +82,7 @@ class Model:
         return self.punct.channel.direction
 
     def decode(self, data: Data, *, posteriors: int = 0, pool: Pool | None = None,
-               text: bool = False, format: str | None = None, lowercase: bool = False,
+               text: bool = False, format: str | None = None, lowercase: bool | None = None,
                tagger: Folder | Tagger | None = None, parser: Folder | ParserModel | None = None,
                beam: int | None = None) -> Any:
         """The most probable underlying punctuation of every sentence: ``PunctL``/``PunctR``
@@ -102,18 +102,19 @@ class Model:
                                                 posteriors, pool=pool),
                        self._tokeniser(text), format, underlying, tree=None)
 
-    def pipeline(self, *, lowercase: bool = False, tagger: Folder | Tagger | None = None,
+    def pipeline(self, *, lowercase: bool | None = None, tagger: Folder | Tagger | None = None,
                  parser: Folder | ParserModel | None = None, beam: int | None = None
                  ) -> Pipeline:
         """The tagger and ``removed``-mode parser that text and unparsed CoNLL-U go through:
         those in this model's folder (``tagger/``, ``parser/``; for ``lowercase`` text
-        ``tagger-lc/`` and ``parser-lc/`` if there is one; see
-        :mod:`fstpunct.parser.pipeline`), or the folders (or loaded models) ``tagger`` and
-        ``parser``; parser beam ``beam`` (default: the parser's)."""
+        ``tagger-lc/`` and ``parser-lc/`` if there is one; ``lowercase=None``, the case not
+        known: ``tagger-lc/`` for the sentences without capital letters; see
+        :func:`fstpunct.parser.pipeline.load_pipeline`), or the folders (or loaded models)
+        ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's)."""
         from ..parser.pipeline import load_pipeline
         return load_pipeline(self.folder, lowercase, tagger, parser, beam)
 
-    def _pipeline_loader(self, lowercase: bool, tagger: Folder | Tagger | None,
+    def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
                          parser: Folder | ParserModel | None, beam: int | None
                          ) -> Callable[[], Pipeline]:
         return lambda: self.pipeline(lowercase=lowercase, tagger=tagger, parser=parser,
@@ -127,7 +128,7 @@ class Model:
                 mbr: str = "sentence", seed: int = 0,
                 parsers: Sequence[Folder | ParserModel] = (),
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
-                format: str | None = None, lowercase: bool = False,
+                format: str | None = None, lowercase: bool | None = None,
                 tagger: Folder | Tagger | None = None) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
@@ -163,7 +164,7 @@ class Model:
                        self._tokeniser(text), format, tree=None)
 
     def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
-                  beam: int | None, pool: Pool | None, text: bool, lowercase: bool,
+                  beam: int | None, pool: Pool | None, text: bool, lowercase: bool | None,
                   tagger: Folder | Tagger | None) -> Iterator[Sentence]:
         """The restore step, after analysis where it is needed."""
         from ..apps.text import restored_text
@@ -183,22 +184,25 @@ class Model:
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
                  delete: Iterable[str] = (), delete_parens: bool = False,
-                 best_surface: bool = False) -> Any:
+                 best_surface: bool = False, tree: str = "viterbi",
+                 rewrite_all: bool = False) -> Any:
         """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
         dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
         by default the one beside this model; ``permute`` defaults to yes unless deleting)
         and/or delete the constituents with the relations ``delete`` (``delete_parens``: those
         whose underlying punctemes are brackets), then write the punctuation: ``method`` full
-        (the Viterbi T′ transformed, each slot drawn through the channel; ``best_surface``: its
-        most probable output), half (the underlying marks as they are) or base (punctuation
-        tokens moved like words). Reproducible for a ``seed``."""
+        (T′ transformed — ``tree`` ``viterbi``: the Viterbi T′, ``sample``: a posterior draw
+        per sample — each changed slot drawn through the channel, or every slot with
+        ``rewrite_all``; ``best_surface``: its most probable output), half (the underlying marks
+        as they are) or base (punctuation tokens moved like words). Reproducible for a
+        ``seed``."""
         from ..apps.rephrase.order import OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, rephrase
         delete = frozenset(delete)
         if permute is None:
             permute = not (delete or delete_parens)
         options = Options(method, seed, samples, permute, delete, delete_parens,
-                          best_surface=best_surface)
+                          best_surface=best_surface, tree=tree, rewrite_all=rewrite_all)
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 
@@ -270,7 +274,7 @@ class Model:
         known = self.punct.vocab.map_slot
         tokens = unknown = 0
         for sent in sentences:
-            for slot in slot_strings(sent)[1]:
+            for slot in surface_slots(sent)[1]:
                 pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
                 tokens += len(pairs)
                 unknown += sum(m != t for t, m in pairs)

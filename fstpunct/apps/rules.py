@@ -21,10 +21,11 @@ from ..fst.grammar import Grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
 
-__all__ = ["Bigram", "Comparison", "RuleBar", "RuleRank", "compare_rules", "relation_pairs",
-           "rule_bars"]
+__all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "RuleBar", "RuleRank", "compare_rules",
+           "relation_pairs", "rule_bars"]
 
 KEEP = EDITS.index("KEEP")
+PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,8 @@ import sys
 from pathlib import Path
 
 from ..api import ModelInfo, bundled_models, evaluate
+from ..errors import InputError
+from ..model.store import bundled
 
 HELP = ("List the bundled models: language, channel direction, test perplexity, size, training "
         "data. --evaluate measures the test perplexity (on the language's standard test split) "
@@ -27,6 +29,10 @@ def _data(info: ModelInfo) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    unknown = [name for name in args.evaluate or () if name not in bundled()]
+    if unknown:
+        raise InputError(f"not a bundled model: {', '.join(unknown)} (bundled: "
+                         f"{', '.join(bundled())})")
     for name in args.evaluate or ():
         print(f"fstpunct models: measuring {name} on {name} test", file=sys.stderr, flush=True)
         evaluate(name, args.ud_dir)

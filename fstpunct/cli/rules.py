@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.rules import compare_rules, relation_pairs
+from ..apps.rules import PAPER_RELATIONS, compare_rules, relation_pairs
 from ..errors import InputError
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
@@ -18,7 +18,6 @@ HELP = ("Print the rewrite rules a rule file expands to (window, edit, result, i
         "model learned with the grammar (the paper's §5.1 statistics and Table 4).")
 
 HEADER = ("window", "edit", "result", "p", "schema", "line")
-RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,9 +29,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="whose dev split gives the relation table (default en)")
     parser.add_argument("--split", choices=SPLITS, default="dev",
                         help="the split of --lang for that table (default dev)")
-    parser.add_argument("--relations", nargs="+", default=list(RELATIONS), metavar="REL",
+    parser.add_argument("--relations", nargs="+", default=list(PAPER_RELATIONS), metavar="REL",
                         help="the relations of that table (default: "
-                             f"{' '.join(RELATIONS)})")
+                             f"{' '.join(PAPER_RELATIONS)})")
     add_ud_dir_argument(parser)
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 

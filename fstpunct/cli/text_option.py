@@ -26,10 +26,16 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str) -> None:
     """The options of text input and output (``text_help``: what --text does for this
     command); --parser and --beam are the command's own."""
     parser.add_argument("--text", action="store_true", help=f"{text_help}: {TEXT_HELP}")
-    parser.add_argument("--lowercase-input", action="store_true",
-                        help="the input is lower-cased (speech-recognition output): tag and "
-                             "parse with the lower-case tagger (tagger-lc/, and parser-lc/ if "
-                             "the model has one), whose features do not see case")
+    case = parser.add_mutually_exclusive_group()
+    case.add_argument("--lowercase-input", action="store_const", const=True,
+                      dest="lowercase_input",
+                      help="the input is lower-cased (speech-recognition output): tag and "
+                           "parse with the lower-case tagger (tagger-lc/, and parser-lc/ if "
+                           "the model has one), whose features do not see case (default: "
+                           "the lower-case tagger for sentences without capital letters)")
+    case.add_argument("--cased-input", action="store_const", const=False,
+                      dest="lowercase_input",
+                      help="the input is cased: the cased tagger for every sentence")
     parser.add_argument("--format", choices=FORMATS, default="conllu",
                         help="output CoNLL-U (default) or text: one sentence a line, blank "
                              "lines where --text input had them")

@@ -18,7 +18,7 @@ from ..model.punct import Settings
 from ..model.store import save_model
 from ..model.train import INITS
 from ..progress import on_terminal
-from ..ud.release import LANGUAGES, Source, resolve, split_source
+from ..ud.release import LANGUAGES, Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
 from .arguments import add_ud_dir_argument
 from .pool_option import add_pool_arguments, chosen_pool
@@ -34,7 +34,8 @@ DEFAULT = "default"  # --grammar default
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     data = parser.add_mutually_exclusive_group(required=True)
     data.add_argument("--lang", choices=LANGUAGES, help="train on this language's train split")
-    data.add_argument("--train", nargs="+", metavar="FILE", help="train on these CoNLL-U files")
+    data.add_argument("--train", nargs="+", metavar="FILE",
+                      help="train on these CoNLL-U files or splits ('en:train'; one split each)")
     parser.add_argument("--dev", nargs="+", metavar="FILE",
                         help="dev CoNLL-U files (default with --lang: its dev split): the "
                              "direction is chosen on them where the grammar gives none, and "
@@ -58,16 +59,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="posterior-regularisation strength ξ (default %(default)s)")
     parser.add_argument("--l2", type=float, default=Settings.l2,
                         help="L2 coefficient on θ (default %(default)s)")
-    parser.add_argument("--token-cost", type=float, default=Settings.token_cost,
+    parser.add_argument("--token-cost", type=float, default=Settings.token_cost, metavar="C",
                         help="prior preference for fewer underlying marks: θ's L2 prior is "
-                             "centred where every pair scores −COST per underlying token, so "
+                             "centred where every pair scores −C per underlying token, so "
                              "marks the channel would absorb are not hypothesised for free "
                              "(default %(default)s, as the bundled models; 0 centres it on the "
                              "uniform distribution)")
     parser.add_argument("--lexical", type=int, default=Settings.lexical, metavar="K",
                         help="word features (the node's word and the words beside its slots) "
                              "for the K most frequent words of training (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --init random")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed for --init random (default 0)")
     add_ud_dir_argument(parser)
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="model folder to write")
@@ -80,8 +82,8 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
 def run(args: argparse.Namespace) -> int:
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
-               else [src for f in args.train for src in resolve(f, args.ud_dir)])
-    dev_sources = ([src for f in args.dev for src in resolve(f, args.ud_dir)] if args.dev
+               else [resolve_one(f, args.ud_dir) for f in args.train])
+    dev_sources = ([resolve_one(f, args.ud_dir) for f in args.dev] if args.dev
                    else [split_source(lang, "dev", args.ud_dir)] if lang else [])
     prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]

@@ -9,6 +9,10 @@ A model is a folder::
     model.json     settings and the record of how the model was trained
     edits.npy      expected counts of every edit φ[a, b, e] on the training data (final E-step)
 
+A bundled folder may also hold the language's ordering model for rephrasing (``order.json``,
+``order.npz``: :mod:`fstpunct.apps.rephrase.order`) and the tagger and parser that read plain
+text (``tagger/``, ``tagger-lc/``, ``parser/``); loading the punctuation model ignores them.
+
 ``--model en`` names a model shipped inside the package (``fstpunct/models/en``, one folder per
 language, named by its code); anything else is a path to a folder. A bundled name is never
 shadowed silently: ``en`` is the bundled model even where a folder ``en`` exists (with a warning
@@ -66,7 +70,7 @@ def model_path(name: str | Path) -> Path:
 
 
 def model_size(name: str | Path) -> int:
-    """Bytes on disk of a model's files."""
+    """Bytes on disk of the files directly in a model's folder (not its subfolders)."""
     return sum(p.stat().st_size for p in model_path(name).iterdir() if p.is_file())
 
 

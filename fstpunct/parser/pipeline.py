@@ -6,12 +6,16 @@ A bundled model folder ``fstpunct/models/<lang>/`` may hold, beside the punctuat
 and ``parser-lc/`` (the same on lower-cased text; without it lower-cased input uses
 ``parser/``). :func:`load_pipeline` finds them (any part may be given explicitly instead);
 :meth:`Pipeline.analyse` gives a sentence what it lacks: UPOS where it is ``_``, a tree where
-every HEAD is ``_``.
+every HEAD is ``_``. Unless told the text's case, a pipeline tags a sentence without capital
+letters (but with lower-case ones) with the lower-case tagger, if there is one: on en dev
+lower-cased, the cased tagger is right on 89.3% of the words, the lower-case one on 93.0%
+(and on the 242 dev sentences that have no capital letter, 92.5% against 92.9%).
 """
 from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +44,15 @@ class Pipeline:
     tagger: Tagger
     parser: Model
     beam: int | None = None
+    lowercase_tagger: Tagger | None = None  # for sentences without capital letters
+
+    def tagger_for(self, words: Sequence[str]) -> Tagger:
+        """The lower-case tagger for words with lower-case letters but no capital, if there is
+        one; else the tagger."""
+        text = "".join(words)
+        if self.lowercase_tagger is not None and text.lower() == text != text.upper():
+            return self.lowercase_tagger
+        return self.tagger
 
     def analyse(self, sent: Sentence) -> Sentence:
         """``sent`` :meth:`tagged` if a word's UPOS is ``_`` and :meth:`parsed` if it has no
@@ -51,12 +64,13 @@ class Pipeline:
     def tagged(self, sent: Sentence) -> Sentence:
         """A copy of ``sent`` with UPOS for every word whose UPOS is ``_``: ``PUNCT`` for a
         word of punctuation characters only or with relation ``punct``, else the tagger's tag
-        in the depunctuated sentence."""
+        in the depunctuated sentence (:meth:`tagger_for`)."""
         upos = ["PUNCT" if w.upos == "_" and (w.deprel.partition(":")[0] == "punct" or
                                              _is_mark(w.form)) else w.upos
                 for w in sent.words]
         words = [k for k, t in enumerate(upos) if t != "PUNCT"]
-        for k, tag in zip(words, self.tagger.tag([sent.words[k].form for k in words])):
+        forms = [sent.words[k].form for k in words]
+        for k, tag in zip(words, self.tagger_for(forms).tag(forms)):
             if upos[k] == "_":
                 upos[k] = tag
         by_id = {str(w.id): t for w, t in zip(sent.words, upos)}
@@ -72,9 +86,10 @@ class Pipeline:
         return parse(self.parser, sent, self.beam or int(self.parser.info.get("beam", 1)))
 
 
-def pipeline_folders(lang_or_folder: Folder, lowercase: bool = False) -> tuple[Path, Path]:
+def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
+                     ) -> tuple[Path, Path]:
     """The tagger and parser folders of a bundled language (``"en"``) or of a folder laid out
-    like one (module docstring)."""
+    like one (module docstring); for ``lowercase`` text, the lower-case ones."""
     name = os.fspath(lang_or_folder)
     base = BUNDLED / name if (BUNDLED / name).is_dir() and os.sep not in name else Path(name)
     parser = base / "parser"
@@ -83,11 +98,14 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool = False) -> tuple[P
     return base / ("tagger-lc" if lowercase else "tagger"), parser
 
 
-def load_pipeline(lang_or_folder: Folder, lowercase: bool = False,
+def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
                   tagger: Folder | Tagger | None = None, parser: Folder | Model | None = None,
                   beam: int | None = None) -> Pipeline:
-    """The tagger and parser of :func:`pipeline_folders` (for ``lowercase`` text: the
-    lower-case ones), each replaceable by a folder or a loaded model of its own."""
+    """The tagger and parser of :func:`pipeline_folders`, each replaceable by a folder or a
+    loaded model of its own. ``lowercase``: True for lower-cased text (the lower-case tagger
+    and parser), False for cased text (the cased ones only), None (not known): the cased
+    ones, and for sentences without capital letters the lower-case tagger if the folder has
+    one (and no ``tagger`` is given)."""
     folders = pipeline_folders(lang_or_folder, lowercase)
     parts: list[Tagger | Model] = []
     for given, folder, kind, what in ((tagger, folders[0], Tagger, "tagger"),
@@ -100,5 +118,7 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool = False,
             raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {path} does not "
                              f"exist (give one with --{what} DIR)")
         parts.append(kind.load(path))
-    return Pipeline(*parts, beam=beam)  # type: ignore[arg-type]
-
+    lower = pipeline_folders(lang_or_folder, True)[0]
+    auto = Tagger.load(lower) if lowercase is None and tagger is None and lower.is_dir() \
+        else None
+    return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]

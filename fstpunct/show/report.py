@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from ..apps.decode import chunk_inference
-from ..apps.rules import compare_rules, relation_pairs, rule_bars
+from ..apps.rules import PAPER_RELATIONS, compare_rules, relation_pairs, rule_bars
 from ..files import output
+from ..fst.default_grammar import GRAMMARS
 from ..fst.grammar import Grammar, load_grammar, parse_grammar
 from ..model.punct import PunctModel
 from ..ud.slots import SlotSentence
@@ -32,10 +33,7 @@ from .learned import EDIT_NAMES, rules_chart
 from .sentence import SentenceView, shown, view_of
 from .tree import FONTS, STYLE, svg
 
-__all__ = ["PAPER_RELATIONS", "learned_html", "model_grammar", "report_html", "write_report"]
-
-PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
-BUNDLED_GRAMMARS = Path(__file__).parents[1] / "grammars"
+__all__ = ["learned_html", "model_grammar", "report_html", "write_report"]
 
 
 def model_grammar(record: dict[str, Any]) -> Grammar | None:
@@ -47,7 +45,7 @@ def model_grammar(record: dict[str, Any]) -> Grammar | None:
     recorded = record.get("grammar")
     if not recorded:
         return None
-    for path in (BUNDLED_GRAMMARS / Path(recorded).name, Path(recorded)):
+    for path in (GRAMMARS / Path(recorded).name, Path(recorded)):
         if path.is_file():
             return load_grammar(path)
     return None

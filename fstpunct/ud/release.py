@@ -17,7 +17,7 @@ from ..errors import InputError
 from .treebank import Sentence, read_file
 
 __all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "names_file", "read_one", "resolve",
-           "split_source", "ud_root"]
+           "resolve_one", "split_source", "ud_root"]
 
 SPLITS = ("train", "dev", "test")
 
@@ -136,8 +136,14 @@ def read_one(spec: str, ud_dir: str | Path | None = None,
     :func:`~fstpunct.ud.treebank.read_conllu`."""
     if spec == "-":
         return read_file("-", tree)
+    return resolve_one(spec, ud_dir).sentences(tree)
+
+
+def resolve_one(spec: str, ud_dir: str | Path | None = None) -> Source:
+    """The one source of a spec of :func:`resolve` that names exactly one file or split (a
+    language or treebank code alone, which names all three splits, is refused)."""
     found = resolve(spec, ud_dir)
     if len(found) != 1:
         raise InputError(f"{spec!r} names {len(found)} files; name one split "
                          "(e.g. en:dev, en_ewt-dev)")
-    return found[0].sentences(tree)
+    return found[0]

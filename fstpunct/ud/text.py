@@ -3,10 +3,13 @@
 Every line with a token is one sentence (Chinese: words separated by spaces). Punctuation is
 split off the edges of each white-space token (:class:`Tokeniser`): a run of mark characters at
 its start or end becomes tokens of the language's marks (longest first, else one character
-each), with UPOS ``PUNCT``; the rest of the token is one word. Two exceptions keep a character
-on the word: a final ``.`` after a word that has a ``.`` inside (``U.S.``, ``a.m.``) and a sign
-or point just before a digit (``-5``, ``.5``). Pieces of one white-space token are written
-``SpaceAfter=No`` but the last, so ``# text`` is the line with its spacing normalised.
+each), with UPOS ``PUNCT``; the rest of the token is one word. Some characters stay on the word:
+a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
+last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
+abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apostrophe before at
+most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their own). Pieces of one
+white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is the line with its
+spacing normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
@@ -34,6 +37,7 @@ __all__ = ["Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
 _NO_SPACE = "SpaceAfter=No"
+_APOSTROPHES = ("'", "’")
 
 
 class Tokeniser:
@@ -60,8 +64,9 @@ class Tokeniser:
             i += k
         return out
 
-    def __call__(self, token: str) -> list[tuple[str, bool]]:
-        """(piece, is a mark) for each piece of ``token``, in order."""
+    def __call__(self, token: str, inside: bool = False) -> list[tuple[str, bool]]:
+        """(piece, is a mark) for each piece of ``token``, in order; ``inside``: a word follows
+        it in its sentence (a final dot is then an abbreviation's)."""
         i, j = 0, len(token)
         while i < j and self.is_mark_char(token[i]):
             i += 1
@@ -71,7 +76,11 @@ class Tokeniser:
             return [(m, True) for m in self.split_run(token)]
         if i and token[i - 1] in "-+." and token[i].isdigit():
             i -= 1
-        if j < len(token) and token[j] == "." and "." in token[i:j]:
+        elif (i and token[i - 1] in _APOSTROPHES and len(token[i:j]) <= 3 and
+              token[i:j].isalpha() and token[j:j + 1] not in _APOSTROPHES):
+            i -= 1  # a clitic: 's, 'll, 've
+        if token[j:j + 1] == "." and token[j:j + 2] != ".." and (
+                "." in token[i:j] or inside and token[i:j].isalpha()):
             j += 1
         return ([(m, True) for m in self.split_run(token[:i])] + [(token[i:j], False)]
                 + [(m, True) for m in self.split_run(token[j:])])
@@ -109,8 +118,9 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
             blank = True
             continue
         rows: list[Line] = []
-        for token in tokens:
-            pieces = tokenise(token)
+        words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
+        for n, token in enumerate(tokens):
+            pieces = tokenise(token, bool(words) and n < words[-1])
             for k, (form, mark) in enumerate(pieces):
                 last = k == len(pieces) - 1
                 rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_", "_",

@@ -18,8 +18,8 @@ from typing import TextIO
 from ..errors import ConlluError
 from ..files import open_input, output
 
-__all__ = ["Line", "Sentence", "Word", "batches", "has_tree", "read_conllu", "read_file",
-           "rebuild", "write_conllu", "write_file"]
+__all__ = ["NO_SPACE", "Line", "Sentence", "Word", "batches", "has_tree", "read_conllu",
+           "read_file", "rebuild", "space_after", "with_space_after", "write_conllu", "write_file"]
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
@@ -86,7 +86,7 @@ class Word:
 
     @property
     def space_after(self) -> bool:
-        return "SpaceAfter=No" not in self.misc.split("|")
+        return space_after(self.misc)
 
 
 @dataclass
@@ -153,6 +153,22 @@ class Sentence:
         """The sentence as CoNLL-U, with its terminating blank line."""
         out = self.comments + [ln.text() for ln in self.lines]
         return self.newline.join(out) + self.newline * 2
+
+
+NO_SPACE = "SpaceAfter=No"  # the MISC item of a token that no space follows
+
+
+def space_after(misc: str) -> bool:
+    """Whether a space follows the token whose MISC column is ``misc``."""
+    return NO_SPACE not in misc.split("|")
+
+
+def with_space_after(misc: str, space: bool) -> str:
+    """``misc`` with ``SpaceAfter=No`` added (``space`` False) or removed (True)."""
+    if space_after(misc) == space:
+        return misc
+    items = [m for m in misc.split("|") if m not in ("_", NO_SPACE)]
+    return "|".join(items if space else items + [NO_SPACE]) or "_"
 
 
 def batches(sentences: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:

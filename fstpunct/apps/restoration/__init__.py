@@ -10,11 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from ...ud.slots import ABBV, UNK
 from ...ud.treebank import Sentence
 
-__all__ = ["Insertion", "Restorer"]
+__all__ = ["HIDDEN", "Insertion", "Restorer"]
 
 Insertion = tuple[tuple[str, int], ...]
+HIDDEN = frozenset({ABBV, UNK})  # model symbols a restorer never writes
 
 
 class Restorer(Protocol):

@@ -1,7 +1,7 @@
 """Restoring a stream of sentences: strip, parse (optionally), restore, insert."""
 from __future__ import annotations
 
-import sys
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ...parallel import Pool, share_value, shared
@@ -21,7 +21,7 @@ def has_words(sent: Sentence) -> bool:
 
 
 def _warn(message: str) -> None:
-    print(f"fstpunct restore: {message}", file=sys.stderr)
+    warnings.warn(message, stacklevel=2)  # the command line prints it as one stderr line
 
 
 def restored(sentences: Iterable[Sentence], method: Restorer,

@@ -24,11 +24,11 @@ from ...fst.channel import KEEP, SWAP, Channel
 from ...model.attach import AttachData
 from ...model.punct import PunctModel
 from ...model.vocab import Puncteme
-from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
+from ...ud.slots import BOUNDARY, SlotSentence, slot_members, underlying_slot
+from . import HIDDEN
 
 __all__ = ["HIDDEN", "Draws", "PriorSampler", "SlotDraws", "Visible"]
 
-HIDDEN = frozenset({ABBV, UNK})  # symbols a restorer never writes
 
 
 class Visible:

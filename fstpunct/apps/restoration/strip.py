@@ -18,18 +18,16 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ...ud.slots import ABBV, UNK, depunctuate, to_slots
+from ...ud.slots import depunctuate, to_slots
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
-from ...ud.treebank import Line, Sentence, rebuild
-from . import Insertion
+from ...ud.treebank import NO_SPACE, Line, Sentence, rebuild, space_after, with_space_after
+from . import HIDDEN, Insertion
 
 __all__ = ["NO_SPACE_AFTER", "NO_SPACE_BEFORE", "insert", "insertions_of", "strip"]
 
 NO_SPACE_BEFORE = frozenset(",.;:?!)]}”’»…،؛؟।۔，。、：；？！）」』】》〉")  # one-character tokens
 NO_SPACE_AFTER = frozenset("([{“‘«¿¡（「『【《〈")
-_NEVER_INSERTED = frozenset((ABBV, UNK))
-_NO_SPACE = "SpaceAfter=No"
 
 
 @dataclass(frozen=True)
@@ -51,17 +49,6 @@ def _tokens(lines: Sequence[Line]) -> list[_Token]:
         elif ln.is_word and int(ln.id) > end:
             out.append(_Token(k, int(ln.id), int(ln.id)))
     return out
-
-
-def _space_after(misc: str) -> bool:
-    return _NO_SPACE not in misc.split("|")
-
-
-def _with_space_after(misc: str, space: bool) -> str:
-    if _space_after(misc) == space:
-        return misc
-    items = [m for m in misc.split("|") if m not in ("_", _NO_SPACE)]
-    return "|".join(items if space else items + [_NO_SPACE]) or "_"
 
 
 def _finish(sent: Sentence, lines: list[Line]) -> Sentence:
@@ -151,7 +138,7 @@ def _kept_spacing(sent: Sentence, new: Mapping[int, int]) -> dict[int, bool]:
     last = None
     for t in _tokens(sent.lines):
         kept = [i for i in range(t.first, t.last + 1) if i in new]
-        own = _space_after(sent.lines[t.line].fields[9])
+        own = space_after(sent.lines[t.line].fields[9])
         if kept:
             last = t.line if len(kept) > 1 else line_of[kept[0]]
             space[last] = own
@@ -177,7 +164,7 @@ def strip(sent: Sentence) -> Sentence:
         out = _renumber(sent, ln, new, head_of, up, empty)
         if out is not None:
             if k in space:
-                out.fields[9] = _with_space_after(out.fields[9], space[k])
+                out.fields[9] = with_space_after(out.fields[9], space[k])
             lines.append(out)
     return _finish(sent, lines)
 
@@ -191,7 +178,7 @@ def insertions_of(sent: Sentence) -> list[Insertion]:
     root = depunctuate(sent)[1].index(0) + 1
     ss = to_slots(sent)
     return [tuple((tok, up[i] or root) for tok, i in zip(slot, ids, strict=True)
-                  if tok not in _NEVER_INSERTED)
+                  if tok not in HIDDEN)
             for slot, ids in zip(ss.slots, ss.slot_ids, strict=True)]
 
 
@@ -213,7 +200,7 @@ class _New:
 
 def _gaps(stripped: Sentence, insertions: Sequence[Insertion], tokens: Sequence[_Token]
           ) -> dict[int, list[tuple[str, int]]]:
-    """Checked insertions by slot, without :data:`_NEVER_INSERTED`; a slot inside a multiword
+    """Checked insertions by slot, without :data:`HIDDEN` tokens; a slot inside a multiword
     token is moved to the slot after it."""
     n = len(stripped.words)
     if len(insertions) != n + 1:
@@ -225,7 +212,7 @@ def _gaps(stripped: Sentence, insertions: Sequence[Insertion], tokens: Sequence[
         for tok, head in slot:
             if not 1 <= head <= n:
                 raise stripped.error(f"slot {i}: head {head} of {tok!r} is not a word 1..{n}")
-            if tok not in _NEVER_INSERTED:
+            if tok not in HIDDEN:
                 gaps.setdefault(end_of.get(i, i), []).append((tok, head))
     return gaps
 
@@ -237,7 +224,7 @@ def _gap_miscs(tokens: Sequence[str], space: bool) -> list[str]:
         after = space and tok not in NO_SPACE_AFTER
         if j + 1 < len(tokens):
             after = after and tokens[j + 1] not in NO_SPACE_BEFORE
-        out.append("_" if after else _NO_SPACE)
+        out.append("_" if after else NO_SPACE)
     return out
 
 
@@ -253,9 +240,9 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
     new_tokens: dict[int, list[_New]] = {}
     for i, items in _gaps(stripped, insertions, tokens).items():
         forms = [tok for tok, _ in items]
-        space = i == 0 or _space_after(misc[carrier[i]])
+        space = i == 0 or space_after(misc[carrier[i]])
         if i and space and forms[0] in NO_SPACE_BEFORE:
-            misc[carrier[i]] = _with_space_after(misc[carrier[i]], False)
+            misc[carrier[i]] = with_space_after(misc[carrier[i]], False)
         new_tokens[i] = [_New(tok, head, m) for (tok, head), m
                          in zip(items, _gap_miscs(forms, space), strict=True)]
     starts = {t.line: t.first for t in tokens}
