@@ -1,7 +1,7 @@
 """scripts/ten_languages.py: the columns of the chosen exact decoder, the goal verdict and
 incomplete languages."""
-import importlib.util
 import json
+import runpy
 import sys
 from pathlib import Path
 
@@ -12,10 +12,8 @@ SCRIPT = Path(__file__).parent.parent / "scripts" / "ten_languages.py"
 
 @pytest.fixture(scope="module")
 def ten():
-    spec = importlib.util.spec_from_file_location("ten_languages", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The script's functions (``main`` among them), without running it."""
+    return runpy.run_path(str(SCRIPT))
 
 
 def row(lang, method, trees, mbr, edits):
@@ -28,7 +26,7 @@ def table(ten, tmp_path, monkeypatch, capsys, rows, *options):
     path = tmp_path / "runs.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     monkeypatch.setattr(sys, "argv", ["ten_languages.py", str(path), *options])
-    ten.main()
+    ten["main"]()
     return capsys.readouterr().out.splitlines()[2:]
 
 
