@@ -12,7 +12,7 @@ seen twice or more; the rest is ``<UNK>``, as nltk's ``unk_cutoff=2``), and a ro
 gives the model trained on the train split as it is, for reference. Writes a JSON line per
 language to ``--out`` (rewritten whole after each language).
 
-    python scripts/figure6.py --langs zh ar hi es en --samples 5 --tree sample --out results/figure6.jsonl
+    python scripts/figure6.py --langs zh ar hi es en --tree sample --out results/figure6.jsonl
     python scripts/figure6.py --report results/figure6.jsonl --plot results/figure6.png
 
 ``--model zh=DIR`` uses a punctuation model folder in place of the bundled one of that language;
