@@ -280,8 +280,8 @@ def test_conllu_without_trees_is_restored_and_decoded(pipe, model):
     for sent in read_conllu(io.StringIO(decoded)):
         assert any(c.startswith("# underlying = ") for c in sent.comments)
         assert all("PunctL=" in w.misc for w in sent.words if not w.is_punct)
-    with pytest.raises(ModelError, match="no tagger"):
-        model.decode(_unparsed())  # the bundled en model has no tagger/ beside it (yet)
+    bundled = model.decode(_unparsed())  # the bundled en tagger/ and parser/
+    assert all(has_tree(s) for s in read_conllu(io.StringIO(bundled)))
     assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
 
 

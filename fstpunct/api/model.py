@@ -23,7 +23,7 @@ from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
 from ..parallel import Pool
-from ..ud.slots import ABBV, slot_strings
+from ..ud.slots import ABBV, surface_slots
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
@@ -274,7 +274,7 @@ class Model:
         known = self.punct.vocab.map_slot
         tokens = unknown = 0
         for sent in sentences:
-            for slot in slot_strings(sent)[1]:
+            for slot in surface_slots(sent)[1]:
                 pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
                 tokens += len(pairs)
                 unknown += sum(m != t for t, m in pairs)
