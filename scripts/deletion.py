@@ -9,6 +9,11 @@ sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
 
     python scripts/deletion.py --langs ar en es hi zh --best-surface --out results/deletion.jsonl
     python scripts/deletion.py --report results/deletion.jsonl
+
+``--rewrite-all``: full writes every slot of a sentence through the channel, also those whose marks
+are unchanged (by default such a slot keeps the input's surface); each row then also counts how
+many slots of the test split, with nothing deleted, the channel writes differently from the
+input (needless rewrites).
 """
 from __future__ import annotations
 
@@ -41,21 +46,63 @@ def content(sent) -> int:
     return sum(not w.is_punct for w in sent.words)
 
 
+def slot_strings(sent) -> list[tuple[str, ...]]:
+    """The punctuation between consecutive words (before the first, after the last)."""
+    out: list[list[str]] = [[]]
+    for w in sent.words:
+        if w.is_punct:
+            out[-1].append(w.form)
+        else:
+            out.append([])
+    return [tuple(x) for x in out]
+
+
+def rewritten_slots(test, model, surface: bool) -> dict[str, int]:
+    """Slots (and sentences) of ``test`` that full with ``--rewrite-all`` writes differently from
+    the input when nothing is deleted."""
+    out = rephrase(test, model, None, Options("full", permute=False, best_surface=surface,
+                                              rewrite_all=True))
+    pairs = [(slot_strings(a), slot_strings(b)) for a, b in zip(test, out)]
+    return {"slots": sum(len(a) for a, _ in pairs),
+            "changed": sum(x != y for a, b in pairs for x, y in zip(a, b)),
+            "sentences": sum(a != b for a, b in pairs)}
+
+
 def report(paths: list[str]) -> None:
     """A Markdown table of one or more result files: per language and setting, the sentences
     changed and, per method, ill-formed outputs (those new against the input) and lost final
-    marks."""
+    marks; then, per file, the totals and their ratio base / full (all ill-formed outputs, and
+    new ones)."""
     print("| lang (model) | deleted | changed | input ill-formed | base ill-formed (new) | "
-          "full ill-formed (new) | lost final mark base / full |")
-    print("|---|---|---|---|---|---|---|")
+          "full ill-formed (new) | lost final mark base / full | needless rewrites |")
+    print("|---|---|---|---|---|---|---|---|")
+    totals = []
     for path in paths:
         with open(path, encoding="utf-8") as f:
-            for r in map(json.loads, f):
-                b, u = r["base"], r["full"]
-                print(f"| {r['lang']} ({r.get('model', r['lang'])}, {r['surface']}) | "
-                      f"{r['setting']} | {r['changed']} | {r['input']['ill_formed']} | "
-                      f"{b['ill_formed']} ({b['introduced']}) | {u['ill_formed']} "
-                      f"({u['introduced']}) | {b['lost_final']} / {u['lost_final']} |")
+            rows = [json.loads(line) for line in f]
+        for r in rows:
+            b, u = r["base"], r["full"]
+            needless = r.get("rewritten_unchanged")
+            print(f"| {r['lang']} ({r.get('model', r['lang'])}, {r['surface']}) | "
+                  f"{r['setting']} | {r['changed']} | {r['input']['ill_formed']} | "
+                  f"{b['ill_formed']} ({b['introduced']}) | {u['ill_formed']} "
+                  f"({u['introduced']}) | {b['lost_final']} / {u['lost_final']} | "
+                  + (f"{needless['changed']} of {needless['slots']} slots |" if needless
+                     else "- |"))
+        sums = {k: sum(r[m][key] for r in rows) for m in ("base", "full", "input")
+                for key in ("ill_formed", "introduced") for k in [f"{m} {key}"]}
+        totals.append(f"{path}: {sum(r['changed'] for r in rows)} changed; ill-formed base "
+                      f"{sums['base ill_formed']} / full {sums['full ill_formed']} "
+                      f"({_ratio(sums['base ill_formed'], sums['full ill_formed'])}), new base "
+                      f"{sums['base introduced']} / full {sums['full introduced']} "
+                      f"({_ratio(sums['base introduced'], sums['full introduced'])}); input "
+                      f"{sums['input ill_formed']}")
+    print()
+    print("\n".join(totals))
+
+
+def _ratio(a: int, b: int) -> str:
+    return f"{a / b:.1f}×" if b else ("∞" if a else "-")
 
 
 def main() -> int:
@@ -64,6 +111,8 @@ def main() -> int:
     parser.add_argument("--examples", type=int, default=3)
     parser.add_argument("--best-surface", action="store_true",
                         help="full writes the channel's most probable surface (else a sample)")
+    parser.add_argument("--rewrite-all", action="store_true",
+                        help="full writes every slot, also those whose marks are unchanged")
     parser.add_argument("--out", default="results/deletion.jsonl")
     parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
                         help="a punctuation model folder for LANG instead of the bundled one")
@@ -77,13 +126,19 @@ def main() -> int:
     rows = []
     for lang in args.langs:
         model, test = load_model(folders.get(lang, lang)), list(read_one(f"{lang}:test"))
+        needless = (rewritten_slots(test, model, args.best_surface) if args.rewrite_all
+                    else None)
         for name, setting in SETTINGS.items():
             out = {m: list(rephrase(test, model, None, Options(
-                       m, permute=False, best_surface=args.best_surface, **setting)))
+                       m, permute=False, best_surface=args.best_surface,
+                       rewrite_all=args.rewrite_all, **setting)))
                    for m in ("full", "base")}
             row = {"lang": lang, "model": folders.get(lang, lang), "setting": name,
                    "test": len(test), "examples": [],
-                   "surface": "best" if args.best_surface else "sample"}
+                   "surface": ("best" if args.best_surface else "sample") +
+                   (", rewrite all" if args.rewrite_all else "")}
+            if needless:
+                row["rewritten_unchanged"] = needless
             changed = [k for k, s in enumerate(out["full"]) if content(s) < content(test[k])]
             row["changed"] = len(changed)
             for label, sents in (("input", test), ("full", out["full"]), ("base", out["base"])):

@@ -15,9 +15,12 @@ language to ``--out`` (rewritten whole after each language).
     python scripts/figure6.py --langs ar en es hi zh --samples 5 --out results/figure6.jsonl
     python scripts/figure6.py --report results/figure6.jsonl --plot results/figure6.png
 
-``--model zh=DIR`` uses a punctuation model folder in place of the bundled one of that language.
+``--model zh=DIR`` uses a punctuation model folder in place of the bundled one of that language;
+``--tree sample`` gives full and half a posterior draw of T′ per sample instead of the Viterbi
+T′; ``--split dev`` measures on the dev split (to choose settings without the test split).
 ``--report`` reads such a file instead, prints the Markdown table (the paper's figures beside)
-and draws the plot.
+and draws the plot; ``--marks`` adds, per language, the marks whose −Σ ln p full raises most
+over base.
 """
 from __future__ import annotations
 
@@ -27,11 +30,13 @@ import math
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
-from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
+from fstpunct.apps.rephrase.rephrase import METHODS, TREES, Options, rephrase
 from fstpunct.apps.rephrase.trigram import KneserNeyTrigram
+from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
 from fstpunct.files import atomic_path, output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
@@ -46,15 +51,51 @@ def tokens(sent: Sentence) -> tuple[list[str], list[bool]]:
             [w.is_punct for w in sent.words])
 
 
-def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict[str, float]:
+def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict:
+    """Perplexity over punctuation tokens and over all tokens, and per punctuation form (and
+    ``</s>``) its count and −Σ ln p (what it adds to the punctuation perplexity's exponent)."""
     punct, every = [], []
+    marks: dict[str, list[float]] = {}
     for sent in test:
         toks, is_punct = tokens(sent)
         logs = lm.log_probs(toks)
         every.extend(logs)
+        for tok, lp, p in [*zip(toks, logs, is_punct), ("</s>", logs[-1], False)]:
+            if p or tok == "</s>":
+                entry = marks.setdefault(tok, [0, 0.0])
+                entry[0] += 1
+                entry[1] -= lp
         punct.extend(lp for lp, p in zip(logs, is_punct) if p)
     return {"punct": math.exp(-sum(punct) / len(punct)), "all": math.exp(-sum(every) / len(every)),
-            "punct_tokens": len(punct), "all_tokens": len(every)}
+            "punct_tokens": len(punct), "all_tokens": len(every), "marks": marks}
+
+
+def _counted(sentences: Iterable[list[str]], shape: Counter) -> Iterator[list[str]]:
+    """``sentences`` as they are, counting in ``shape`` the sentences (``sentences``), the
+    ill-formed ones (:func:`problems`: ``ill_formed``) and those with a point (``. ? !`` …)
+    before their last token (``mid_point``)."""
+    for toks in sentences:
+        shape["sentences"] += 1
+        shape["ill_formed"] += bool(problems(toks))
+        shape["mid_point"] += any(t in TERMINALS for t in toks[:-1])
+        yield toks
+
+
+def mark_report(rows: list[dict], first: str = "base", second: str = "full", top: int = 6
+                ) -> None:
+    """Per language, the marks whose −Σ ln p differ most between two methods (second − first):
+    which marks make one method's punctuation perplexity higher."""
+    for r in rows:
+        a, b = r[first].get("marks"), r[second].get("marks")
+        if not a or not b:
+            continue
+        diff = sorted(((b[m][1] - a[m][1], m) for m in a if m in b), reverse=True)
+        cells = ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}" for d, m in diff[:top])
+        shapes = "; ".join(f"{m}: {r[m]['ill_formed'] / r[m]['sentences']:.1%} ill-formed, "
+                           f"{r[m]['mid_point'] / r[m]['sentences']:.1%} with a point "
+                           "mid-sentence" for m in ORDER if r[m].get("sentences"))
+        print(f"- {r['lang']}: {second} − {first}, nats: {cells}" +
+              (f" (rephrased train: {shapes})" if shapes else ""))
 
 
 PAPER = {"ar": (156.0, 231.3, 186.1, 540.8, 590.3, 553.4),
@@ -101,24 +142,33 @@ def main() -> int:
     parser.add_argument("--langs", nargs="+", default=["ar", "en", "es", "hi", "zh"])
     parser.add_argument("--samples", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--split", default="test", choices=("test", "dev"),
+                        help="the split whose perplexity is measured (default test)")
+    parser.add_argument("--tree", choices=TREES, default="viterbi",
+                        help="full and half: the Viterbi T′, or a posterior draw per sample")
     parser.add_argument("--out", default="results/figure6.jsonl")
     parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
                         help="a punctuation model folder for LANG instead of the bundled one")
     parser.add_argument("--report", metavar="JSONL", help="only print the table of this file")
     parser.add_argument("--plot", metavar="FILE", help="with --report: draw the plot here")
+    parser.add_argument("--marks", action="store_true",
+                        help="with --report: also the marks full loses most on against base")
     args = parser.parse_args()
     if args.report:
         with open(args.report, encoding="utf-8") as f:
-            report([json.loads(line) for line in f], args.plot)
+            rows = [json.loads(line) for line in f]
+        report(rows, args.plot)
+        if args.marks:
+            mark_report(rows)
         return 0
     folders = dict(m.split("=", 1) for m in args.model)
     out = Path(args.out)
     rows: list[dict] = []
     for lang in args.langs:
         model, order = load_model(folders.get(lang, lang)), OrderModel.load(order_path(lang))
-        train, test = list(read_one(f"{lang}:train")), list(read_one(f"{lang}:test"))
+        train, test = list(read_one(f"{lang}:train")), list(read_one(f"{lang}:{args.split}"))
         row: dict = {"lang": lang, "model": folders.get(lang, lang), "samples": args.samples,
-                     "seed": args.seed,
+                     "seed": args.seed, "tree": args.tree, "split": args.split,
                      "train": len(train), "test": len(test)}
         counts = Counter(t for s in train for t in tokens(s)[0])
         vocabulary = {t for t, c in counts.items() if c >= 2}
@@ -126,10 +176,12 @@ def main() -> int:
         row["original"] = perplexities(original, test)
         for method in METHODS:
             start = time.time()
-            options = Options(method, args.seed, args.samples)
-            lm = KneserNeyTrigram((tokens(s)[0] for s in rephrase(train, model, order, options)),
+            options = Options(method, args.seed, args.samples, tree=args.tree)
+            shape = Counter()
+            lm = KneserNeyTrigram(_counted((tokens(s)[0] for s in
+                                            rephrase(train, model, order, options)), shape),
                                   vocabulary=vocabulary)
-            row[method] = perplexities(lm, test)
+            row[method] = {**perplexities(lm, test), **shape}
             print(f"{lang} {method}: punct {row[method]['punct']:.1f} all "
                   f"{row[method]['all']:.1f} ({time.time() - start:.0f} s)", file=sys.stderr)
         rows.append(row)

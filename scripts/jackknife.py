@@ -2,6 +2,8 @@
 
     python scripts/jackknife.py es                # 10 folds -> results/tmp/jk/es-train-jk.conllu
     python scripts/jackknife.py en --folds 5
+    python scripts/jackknife.py hi --folds 5 --lowercase --tags models/compact-tags \
+        -o results/tmp/jk/hi-train-textjk.conllu --work models/textjk   # text-pipeline trees
 
 Every training sentence is parsed by a ``removed``-mode greedy (beam 1) parser trained, with
 :func:`fstpunct.parser.train` as ``fstpunct parser train`` does, on the other K−1 folds (epoch
@@ -11,7 +13,10 @@ and line is kept, only HEAD and DEPREL change, punctuation is re-attached to the
 tree. The file has all train sentences in order; the word UAS (punctuation excluded) of the
 whole file against gold is printed and saved with the per-fold figures in
 ``<out>.json``. Fold parsers are kept as ``<work>/parser-L-jk-fK`` (default work: ``models``):
-scripts/restoration.py uses them as an ensemble.
+scripts/restoration.py uses them as an ensemble. With ``--tags DIR`` the train and dev sentences
+come from ``DIR/L-train.conllu`` and ``DIR/L-dev.conllu`` (jackknifed predicted UPOS of
+``scripts/compact_parsers.py tags``) and, with ``--lowercase``, the fold parsers are case-free
+like the bundled ones: the trees the text pipeline gives train sentences.
 """
 from __future__ import annotations
 
@@ -24,24 +29,29 @@ from pathlib import Path
 from fstpunct.parser import parse, score, train
 from fstpunct.parser.tagger import folds
 from fstpunct.ud.release import split_source
-from fstpunct.ud.treebank import Sentence, write_file
+from fstpunct.ud.treebank import Sentence, read_file, write_file
 
 OUT = Path("results/tmp/jk")
 
 
-def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path
+def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path,
+              tags: Path | None = None, lowercase: bool = False
               ) -> tuple[list[Sentence], list[dict[str, object]]]:
     """Every train sentence of ``lang`` parsed by the parser of the other folds, and per-fold
     records (sentences, best epoch, dev UAS, held-out word UAS, seconds)."""
-    gold = list(split_source(lang, "train").sentences())
-    dev = list(split_source(lang, "dev").sentences())
+    if tags:
+        gold = list(read_file(tags / f"{lang}-train.conllu"))
+        dev = list(read_file(tags / f"{lang}-dev.conllu"))
+    else:
+        gold = list(split_source(lang, "train").sentences())
+        dev = list(split_source(lang, "dev").sentences())
     out: list[Sentence] = []
     records: list[dict[str, object]] = []
     for i, held in enumerate(folds(len(gold), k), 1):
         rest = [s for j, s in enumerate(gold) if j not in held]
         t0 = time.perf_counter()
         model = train(rest, dev, "removed", 1, work / f"parser-{lang}-jk-f{i}", epochs=epochs,
-                      patience=patience, progress=False, log=lambda m: None,
+                      patience=patience, progress=False, log=lambda m: None, lowercase=lowercase,
                       info={"train": f"{lang} train minus fold {i}/{k}", "dev": f"{lang} dev"})
         parsed = [parse(model, gold[j], 1) for j in held]
         uas = score([gold[j] for j in held], parsed).words.uas
@@ -64,10 +74,14 @@ def main() -> None:
     ap.add_argument("--patience", type=int, default=3)
     ap.add_argument("-o", "--output", type=Path, help="default results/tmp/jk/L-train-jk.conllu")
     ap.add_argument("--work", type=Path, default=Path("models"), help="fold parser folder")
+    ap.add_argument("--tags", type=Path, metavar="DIR",
+                    help="train/dev with predicted tags from DIR/L-{train,dev}.conllu")
+    ap.add_argument("--lowercase", action="store_true", help="case-free fold parsers")
     args = ap.parse_args()
     path = args.output or OUT / f"{args.lang}-train-jk.conllu"
     path.parent.mkdir(parents=True, exist_ok=True)
-    parsed, records = jackknife(args.lang, args.folds, args.epochs, args.patience, args.work)
+    parsed, records = jackknife(args.lang, args.folds, args.epochs, args.patience, args.work,
+                                args.tags, args.lowercase)
     write_file(parsed, path)
     uas = score(split_source(args.lang, "train").sentences(), parsed).words.uas
     summary = {"lang": args.lang, "folds": args.folds, "epochs": args.epochs,

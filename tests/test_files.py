@@ -163,3 +163,14 @@ def test_unusable_paths_are_one_line(tmp_path, command, capsys):
     assert main([*command, *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(tmp_path) in err
+
+
+def test_ctrl_c_while_the_command_loads_is_130_without_a_traceback(monkeypatch, capsys):
+    from fstpunct.cli import main as main_module
+
+    def interrupted(only=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(main_module, "build_parser", interrupted)
+    assert main(["decode", str(SAMPLE)]) == 130
+    assert capsys.readouterr().err == ""

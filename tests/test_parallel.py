@@ -169,3 +169,21 @@ def test_commands_take_the_pool_options(tmp_path):
                 assert main([*args, "-o", str(out)]) == 0
             outputs.append(out.read_text())
         assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("command", [["decode", "--jobs", "0"], ["decode", "--jobs", "-2"],
+                                     ["normalise", "--dask-workers", "0"],
+                                     ["perplexity", "--jobs", "0"],
+                                     ["decode", "--posteriors", "-1"]])
+def test_bad_pool_options_are_one_error_line(command, capsys):
+    from fstpunct.cli.main import main
+
+    assert main([*command, "--model", "en", "data/sample.conllu"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "must be at least" in err[0]
+
+
+def test_make_pool_needs_a_worker():
+    for options in ({"jobs": 0}, {"dask_workers": 0}):
+        with pytest.raises(ValueError):
+            make_pool(**options)

@@ -11,6 +11,7 @@ from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
 from fstpunct.apps.rephrase.wellformed import problems
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -130,6 +131,12 @@ def test_a_deleted_mark_takes_its_partner_along():
     pairs = [((0, 0, 0), (1, 0, 0))]
     assert without_orphans(marks, {0, 2}, pairs) == [((), ()), ((closing, comma), ()), ((), ())]
     assert without_orphans(marks, {0, 1, 2}, pairs) == marks
+    # a mark paired twice (in T′ with a kept one, as printed with a deleted one) takes its
+    # T′ partner along too
+    phantom = Mark("“", origin=(2, 0, 0))
+    marks = [((opening,), ()), ((closing, comma), ()), ((phantom,), ())]
+    pairs = [((0, 0, 0), (1, 0, 0)), ((2, 0, 0), (1, 0, 0))]
+    assert without_orphans(marks, {1, 2}, pairs) == [((opening,), ()), ((comma,), ()), ((), ())]
 
 
 def test_deleting_the_constituent_that_ends_the_sentence_keeps_its_final_point(es):
@@ -138,3 +145,138 @@ def test_deleting_the_constituent_that_ends_the_sentence_keeps_its_final_point(e
                                                delete=frozenset({"obl", "obj", "advcl"})))
     ends = [(orig.words[-1].form, new.words[-1].form) for orig, new in zip(sents, out)]
     assert all(new == "." for old, new in ends if old == ".")
+
+
+SHE_LEFT = """# sent_id = left
+1	She	she	PRON	PRP	_	2	nsubj	_	_
+2	left	leave	VERB	VBD	_	0	root	_	_
+3	and	and	CCONJ	CC	_	5	cc	_	_
+4	he	he	PRON	PRP	_	5	nsubj	_	_
+5	stayed	stay	VERB	VBD	_	2	conj	_	SpaceAfter=No
+6	.	.	PUNCT	.	_	2	punct	_	_
+
+"""
+
+
+def _carried(marks):
+    from fstpunct.apps.rephrase.underlying import Carried
+    return Carried([tuple(tuple(side) for side in ms) for ms in marks], {})
+
+
+class _Writes:
+    """An aligner stub: every u explains every x (or none, with ``ok=False``)."""
+
+    def __init__(self, ok=True):
+        self.ok = ok
+
+    def __call__(self, u, x):
+        return tuple(range(len(x))) if self.ok else None
+
+
+def test_the_final_point_is_pinned_to_the_root():
+    from fstpunct.apps.rephrase.underlying import Mark, pinned_final_point
+    from fstpunct.ud.slots import to_slots
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT))
+    slots, line = to_slots(sent), sent.lines[-1]
+    model = load_model("en")
+    absorbed, surfaced = Mark(".", None, (1, 1, 0)), Mark(".", line, (4, 1, 0))
+    marks = [((), ()), ((), (absorbed,)), ((), ()), ((), ()), ((), (surfaced,))]
+    pinned = pinned_final_point(model, slots, _carried(marks), _Writes())
+    # the clause's point is dropped; the root's takes the input's token line
+    assert pinned.marks[4] == ((), ())
+    assert pinned.marks[1] == ((), (Mark(".", line, (1, 1, 0)),))
+    assert pinned.observed == {((1, 1, 0),): (0,)}
+    # a root without a point gets the clause's
+    marks[1] = ((), ())
+    pinned = pinned_final_point(model, slots, _carried(marks), _Writes())
+    assert pinned.marks[1] == ((), (Mark(".", line, (1, 1, 0)),)) and pinned.marks[4] == ((), ())
+    # unchanged when the new u cannot be written as the input's surface
+    assert pinned_final_point(model, slots, _carried(marks), _Writes(False)).marks == \
+        _carried(marks).marks
+
+
+def test_an_absorbed_mark_without_partner_is_dropped():
+    from fstpunct.apps.rephrase.underlying import Mark, without_phantom_orphans
+    from fstpunct.ud.slots import to_slots
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT))
+    slots, model = to_slots(sent), load_model("en")
+    opening, closing = Mark("(", sent.lines[0], (2, 0, 0)), Mark(")", sent.lines[1], (3, 1, 0))
+    phantom = Mark(")", None, (4, 1, 0))
+    marks = [((), ()), ((), ()), ((opening,), ()), ((), (closing,)), ((), (phantom,))]
+    out = without_phantom_orphans(model, slots, _carried(marks), _Writes())
+    assert out.marks[4] == ((), ()) and out.marks[2:4] == marks[2:4]
+    surfaced = Mark(")", sent.lines[2], (4, 1, 0))  # an orphan in the input itself stays
+    marks[4] = ((), (surfaced,))
+    assert without_phantom_orphans(model, slots, _carried(marks), _Writes()).marks[4] == \
+        marks[4]
+
+
+def test_full_prints_no_point_mid_sentence(es):
+    model, order, sents = es
+    out = list(rephrase(sents, model, order, Options("full", seed=3, samples=2)))
+    one_point = [k for k, s in enumerate(sents)
+                 if [w.form for w in s.words if w.form == "."] == ["."]
+                 and s.words[-1].form == "."]
+    assert len(one_point) > 40
+    for k in one_point:
+        for new in out[2 * k:2 * k + 2]:
+            forms = [w.form for w in new.words]
+            assert forms.count(".") == 1 and forms[-1] == ".", forms
+
+
+def test_deleting_an_apposition_leaves_no_orphaned_title_mark():
+    sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:5]).startswith(
+        "《進化特區》")]
+    (out,) = rephrase(sent, load_model("zh"), None,
+                      Options("full", permute=False, best_surface=True,
+                              delete=frozenset({"appos"})))
+    forms = [w.form for w in out.words]
+    assert "Evolution" not in forms and problems(forms) == []
+
+
+def test_posterior_trees_are_reproducible_and_vary(es):
+    model, order, sents = es
+    options = Options("full", seed=1, samples=2, tree="sample")
+    first = [s.text() for s in rephrase(sents, model, order, options)]
+    assert first == [s.text() for s in rephrase(sents, model, order, options)]
+    viterbi = list(rephrase(sents, model, order, Options("full", seed=1, samples=2)))
+    drawn = list(rephrase(sents, model, order, options))
+    assert [words(a) for a in viterbi] == [words(b) for b in drawn]  # the same word orders
+    assert any([w.form for w in a.words] != [w.form for w in b.words]
+               for a, b in zip(viterbi, drawn))
+    with pytest.raises(InputError):
+        Options("full", tree="best")
+
+
+def test_rewriting_every_slot_keeps_the_words(es):
+    model, _, sents = es
+    out = list(rephrase(sents, model, None, Options("full", permute=False, best_surface=True,
+                                                    rewrite_all=True)))
+    assert [words(a) for a in out] == [words(b) for b in sents]
+
+
+def test_marks_pair_in_t_prime_and_as_printed():
+    from fstpunct.apps.rephrase.underlying import Mark, partners
+    from fstpunct.ud.slots import to_slots
+    from fstpunct.ud.treebank import Line
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT))
+    slots = to_slots(sent)
+
+    def line(i, form):
+        return Line([str(i), form, form, "PUNCT", "_", "_", "1", "punct", "_", "_"], 0)
+    printed = Mark("(", line(2, "("), (0, 1, 0))   # after She
+    phantom = Mark("(", None, (2, 0, 0))           # before "and he stayed", absorbed
+    closing = Mark(")", line(8, ")"), (4, 1, 0))   # after stayed
+    marks = [((), (printed,)), ((), ()), ((phantom,), ()), ((), ()), ((), (closing,))]
+    symmetric = [("(", ")")]
+    assert partners(slots, marks, symmetric) == [((2, 0, 0), (4, 1, 0))]
+    assert partners(slots, marks, symmetric, surface=True) == [((0, 1, 0), (4, 1, 0))]
+
+
+def test_deleting_a_bracket_takes_the_printed_partner_along():
+    sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:4]) ==
+            "1689年英國在"]
+    (out,) = rephrase(sent, load_model("zh"), None,
+                      Options("full", permute=False, best_surface=True, delete_parens=True))
+    forms = [w.form for w in out.words]
+    assert "九" not in forms and problems(forms) == []

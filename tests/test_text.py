@@ -282,6 +282,8 @@ def test_conllu_without_trees_is_restored_and_decoded(pipe, model):
         assert all("PunctL=" in w.misc for w in sent.words if not w.is_punct)
     with pytest.raises(ModelError, match="no tagger"):
         fstpunct.load("de").decode(_unparsed())  # no tagger/ beside the bundled de model
+    bundled = model.decode(_unparsed())  # the bundled en tagger/ and parser/
+    assert all(has_tree(s) for s in read_conllu(io.StringIO(bundled)))
     assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
 
 

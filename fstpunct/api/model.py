@@ -23,7 +23,7 @@ from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
 from ..parallel import Pool
-from ..ud.slots import ABBV, slot_strings
+from ..ud.slots import ABBV, surface_slots
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
@@ -184,22 +184,25 @@ class Model:
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
                  delete: Iterable[str] = (), delete_parens: bool = False,
-                 best_surface: bool = False) -> Any:
+                 best_surface: bool = False, tree: str = "viterbi",
+                 rewrite_all: bool = False) -> Any:
         """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
         dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
         by default the one beside this model; ``permute`` defaults to yes unless deleting)
         and/or delete the constituents with the relations ``delete`` (``delete_parens``: those
         whose underlying punctemes are brackets), then write the punctuation: ``method`` full
-        (the Viterbi T′ transformed, each slot drawn through the channel; ``best_surface``: its
-        most probable output), half (the underlying marks as they are) or base (punctuation
-        tokens moved like words). Reproducible for a ``seed``."""
+        (T′ transformed — ``tree`` ``viterbi``: the Viterbi T′, ``sample``: a posterior draw
+        per sample — each changed slot drawn through the channel, or every slot with
+        ``rewrite_all``; ``best_surface``: its most probable output), half (the underlying marks
+        as they are) or base (punctuation tokens moved like words). Reproducible for a
+        ``seed``."""
         from ..apps.rephrase.order import OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, rephrase
         delete = frozenset(delete)
         if permute is None:
             permute = not (delete or delete_parens)
         options = Options(method, seed, samples, permute, delete, delete_parens,
-                          best_surface=best_surface)
+                          best_surface=best_surface, tree=tree, rewrite_all=rewrite_all)
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 
@@ -271,7 +274,7 @@ class Model:
         known = self.punct.vocab.map_slot
         tokens = unknown = 0
         for sent in sentences:
-            for slot in slot_strings(sent)[1]:
+            for slot in surface_slots(sent)[1]:
                 pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
                 tokens += len(pairs)
                 unknown += sum(m != t for t, m in pairs)

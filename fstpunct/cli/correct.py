@@ -24,14 +24,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parser", metavar="DIR",
                         help="parse the punctuated input with this parser (a 'tokens'-mode "
                              "parser trained on learner English) instead of keeping its tree")
-    parser.add_argument("--beam", type=int, help="parser beam (default: the parser's)")
+    parser.add_argument("--beam", type=int, metavar="K",
+                        help="parser beam (default: the parser's)")
     parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
                         help="exact MBR decoder (default balanced: paired marks balanced)")
-    parser.add_argument("--samples", type=int,
+    parser.add_argument("--samples", type=int, metavar="N",
                         help="MBR over this many samples instead of the exact decoder")
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
                         help="with --samples: 'sentence' (the best sampled x) or 'slot'")
-    parser.add_argument("--seed", type=int, default=0, help="random seed for --samples")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="random seed for --samples (default 0)")
     parser.add_argument("--keep", type=float, default=0.0, metavar="W",
                         help="mix each slot's distribution with mass W on the learner's own "
                              "string before MBR (0..1, default 0; exact decoders)")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..apps.text import underlying
+from ..errors import InputError
 from ..progress import progress
 from .arguments import add_corpus_arguments
 from .pool_option import add_pool_arguments, chosen_pool
@@ -32,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.posteriors < 0:
+        raise InputError(f"--posteriors must be at least 0, not {args.posteriors}")
     model, sentences = model_and_input(args)
     with chosen_pool(args) as pool:
         out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,

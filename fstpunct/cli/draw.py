@@ -37,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("fst", metavar="CHANNEL.fst", help="a compiled channel, e.g. build/en.fst")
     p.add_argument("--symbols", required=True,
                    help="space-separated symbols to show, e.g. ', . ” ( )'")
-    p.add_argument("--min-prob", type=float, default=0.01,
+    p.add_argument("--min-prob", type=float, default=0.01, metavar="P",
                    help="hide arcs less probable than this (default 0.01)")
     p.add_argument("--direction", choices=DIRECTIONS,
                    help="scan direction, if CHANNEL.json is missing")
@@ -54,11 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="slot I lies between word I and word I+1 (0 = sentence start)")
     p.add_argument("--paths", type=int, default=10, metavar="K",
                    help="draw the K most probable paths (default 10)")
-    p.add_argument("--samples", type=int, default=1000,
+    p.add_argument("--samples", type=int, default=1000, metavar="N",
                    help="samples of T′ that estimate the posteriors (default 1000)")
     p.add_argument("--full", action="store_true",
                    help="draw the whole lattice (refused above 60 states or 200 arcs)")
-    p.add_argument("--min-prob", type=float, default=0.01,
+    p.add_argument("--min-prob", type=float, default=0.01, metavar="P",
                    help="with --full: hide arcs less probable than this (default 0.01)")
     _output(p, RENDER_SUFFIXES + SOURCE_SUFFIXES)
     p.set_defaults(graph=_lattice)

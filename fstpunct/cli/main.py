@@ -49,7 +49,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     # the first word that is not an option names the subcommand (the top level has no options
     # with values); anything else (--help, a typo) gets the whole parser
     command = next((a for a in argv if not a.startswith("-")), None)
-    args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+    try:  # importing a command's modules takes a moment: Ctrl-C there is no traceback either
+        args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+    except KeyboardInterrupt:
+        return 130
     warnings.showwarning = lambda message, *_, **__: print(
         f"fstpunct {args.command}: warning: {message}", file=sys.stderr)
     try:

@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="input file (default: stdin; HEAD may be '_'), or one split of a "
                              "UD folder: 'en:dev', 'en_ewt-test' (its trees are replaced)")
     parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
-    parser.add_argument("--beam", type=int, help="beam width (default: the model's)")
+    parser.add_argument("--beam", type=int, metavar="K", help="beam width (default: the model's)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--punct-model", metavar="M",
                         help="punctuation model folder or bundled name that re-ranks the "

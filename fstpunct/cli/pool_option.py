@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import InputError
 from ..parallel import Pool, make_pool
 
 
@@ -21,4 +22,9 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
 def chosen_pool(args: argparse.Namespace) -> Pool:
     """The pool the options ask for: a dask cluster, else ``--jobs`` local processes (if the
     command has that option), else this process."""
-    return make_pool(getattr(args, "jobs", 1), args.scheduler, args.dask_workers)
+    jobs = getattr(args, "jobs", 1)
+    if jobs < 1:
+        raise InputError(f"--jobs must be at least 1, not {jobs}")
+    if args.dask_workers is not None and args.dask_workers < 1:
+        raise InputError(f"--dask-workers must be at least 1, not {args.dask_workers}")
+    return make_pool(jobs, args.scheduler, args.dask_workers)

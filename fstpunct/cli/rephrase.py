@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.rephrase.rephrase import METHODS
+from ..apps.rephrase.rephrase import METHODS, TREES
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments
@@ -40,6 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--best-surface", action="store_true",
                         help="full: write each slot's most probable surface instead of a "
                              "sample from the channel")
+    parser.add_argument("--tree", choices=TREES, default="viterbi",
+                        help="full and half: the underlying tree T′ transformed: the Viterbi "
+                             "one, or a draw from its posterior for every sample (default "
+                             "viterbi)")
+    parser.add_argument("--rewrite-all", action="store_true",
+                        help="full: write every slot through the channel, also those whose "
+                             "marks are unchanged (by default they keep the input's surface)")
     parser.add_argument("--permute", choices=("auto", "yes", "no"), default="auto",
                         help="self-permute (auto: yes unless deleting)")
 
@@ -49,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
     permute = {"yes": True, "no": False, "auto": None}[args.permute]
     out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,
                          samples=args.samples, permute=permute, delete=args.delete,
-                         delete_parens=args.delete_parens, best_surface=args.best_surface)
+                         delete_parens=args.delete_parens, best_surface=args.best_surface,
+                         tree=args.tree, rewrite_all=args.rewrite_all)
     write_file(out, args.output)
     return 0

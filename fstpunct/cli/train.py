@@ -59,16 +59,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="posterior-regularisation strength ξ (default %(default)s)")
     parser.add_argument("--l2", type=float, default=Settings.l2,
                         help="L2 coefficient on θ (default %(default)s)")
-    parser.add_argument("--token-cost", type=float, default=Settings.token_cost,
+    parser.add_argument("--token-cost", type=float, default=Settings.token_cost, metavar="C",
                         help="prior preference for fewer underlying marks: θ's L2 prior is "
-                             "centred where every pair scores −COST per underlying token, so "
+                             "centred where every pair scores −C per underlying token, so "
                              "marks the channel would absorb are not hypothesised for free "
                              "(default %(default)s, as the bundled models; 0 centres it on the "
                              "uniform distribution)")
     parser.add_argument("--lexical", type=int, default=Settings.lexical, metavar="K",
                         help="word features (the node's word and the words beside its slots) "
                              "for the K most frequent words of training (default %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for --init random")
+    parser.add_argument("--seed", type=int, default=0, metavar="S",
+                        help="seed for --init random (default 0)")
     add_ud_dir_argument(parser)
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="model folder to write")

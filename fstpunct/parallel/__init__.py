@@ -13,11 +13,14 @@ def make_pool(jobs: int = 1, scheduler: str | None = None,
               dask_workers: int | None = None) -> Pool:
     """The pool a command's options ask for: a dask cluster with ``scheduler`` or
     ``dask_workers``, else ``jobs`` local processes (1: this process)."""
+    if jobs < 1 or (dask_workers is not None and dask_workers < 1):
+        raise ValueError(f"a pool needs at least one worker (jobs={jobs}, "
+                         f"dask_workers={dask_workers})")
     if scheduler is not None or dask_workers is not None:
         try:
             from .cluster import DaskPool
         except ImportError as error:
             raise InputError("--scheduler and --dask-workers need dask.distributed: "
                              "pip install 'fstpunct[dask]'") from error
-        return DaskPool(scheduler, dask_workers or 2)
+        return DaskPool(scheduler, 2 if dask_workers is None else dask_workers)
     return LocalPool(jobs) if jobs > 1 else SerialPool()

@@ -48,6 +48,7 @@ _PLAIN_KINDS = (",", ".?!…", ":;", "-–—")  # typed mode: comma, end, colon
 
 
 def is_punct(upos: str) -> bool:
+    """Whether a token of this UPOS is punctuation to the parser (``PUNCT`` only)."""
     return upos == "PUNCT"
 
 

@@ -21,6 +21,8 @@ RATIO_BANDS = ((0.0, 0.15), (0.15, 0.30), (0.30, 1.01))
 
 @dataclass
 class Counts:
+    """Tokens scored, with the right head, and with the right head and relation."""
+
     total: int = 0
     heads: int = 0
     labelled: int = 0
@@ -41,6 +43,9 @@ class Counts:
 
 @dataclass
 class Scores:
+    """Counts of words (punctuation excluded), punctuation and all tokens, sentences, and
+    word counts by length band."""
+
     words: Counts = field(default_factory=Counts)
     punct: Counts = field(default_factory=Counts)
     tokens: Counts = field(default_factory=Counts)

@@ -74,6 +74,7 @@ class State(NamedTuple):
 
 
 def initial(root: Node, n: int) -> State:
+    """The first configuration: the root alone on the stack, all ``n`` tokens in the buffer."""
     return State((root, _BOTTOM), 1, 0, n)
 
 
@@ -115,6 +116,8 @@ class Transition:
 
 
 class Shift(Transition):
+    """Move the buffer's first token onto the stack."""
+
     def is_legal(self, state: State) -> bool:
         return state.j < state.n
 
@@ -144,10 +147,14 @@ class _Arc(Transition):
 
 
 class LeftArc(_Arc):
+    """s1 becomes a dependent of s0 (never the root's arc)."""
+
     left = True
 
 
 class RightArc(_Arc):
+    """s0 becomes a dependent of s1 (the root's arc: the last transition)."""
+
     left = False
 
 

@@ -17,7 +17,7 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "slot_members", "slot_strings", "to_slots", "underlying_slot"]
+           "slot_members", "surface_slots", "to_slots", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -146,7 +146,7 @@ def depunctuate(sent: Sentence) -> tuple[list[Word], list[int], int]:
     return kept, heads, with_deps
 
 
-def slot_strings(sent: Sentence) -> tuple[list[str], list[list[str]], list[list[int]]]:
+def surface_slots(sent: Sentence) -> tuple[list[str], list[list[str]], list[list[int]]]:
     """The word forms (abbreviations' dots off), the slot strings (directional quotes,
     :data:`ABBV` for an abbreviation's dot) and the word IDs of their tokens, as
     :func:`to_slots` has them (without the tree's work)."""
@@ -170,7 +170,7 @@ def to_slots(sent: Sentence) -> SlotSentence:
     """Prepare one sentence for the model (DESIGN §2)."""
     kept, heads, with_deps = depunctuate(sent)
     heads, lifted = projectivize(heads)
-    forms, slots, slot_ids = slot_strings(sent)
+    forms, slots, slot_ids = surface_slots(sent)
     return SlotSentence(
         words=tuple(forms),
         upos=tuple(w.upos for w in kept),

@@ -5,27 +5,31 @@ re-ordered by the same language's ordering model) and/or has constituents *delet
 relation, or every constituent whose underlying punctemes are brackets). Three ways to write the
 result:
 
-- **full**: the sentence's Viterbi T′ (:mod:`fstpunct.apps.decode`) is transformed — every word
-  keeps its underlying (l, r) — and each slot's surface is drawn through the channel (or, with
-  ``best_surface``, is the channel's most probable output for it);
+- **full**: the sentence's T′ — the Viterbi one (:mod:`fstpunct.apps.decode`), or with
+  ``tree="sample"`` a draw from p(T′ | T, x) for each sample — is transformed (every word keeps
+  its underlying (l, r); :mod:`.underlying` first pins the final point to the root and drops
+  absorbed brackets without a partner) and each changed slot's surface is drawn through the
+  channel (or, with ``best_surface``, is the channel's most probable output for it; with
+  ``rewrite_all`` every slot is, not only the changed ones);
 - **half**: the transformed T′'s underlying marks are printed as they are (no channel);
 - **base**: the surface tree is transformed with its punctuation tokens as ordinary dependents
   (deletion drops a constituent's words and the punctuation tokens attached inside it).
 
 One draw uses the random stream (seed, sentence index, sample) for the word order — the same for
-all three methods, so they differ only in punctuation — and (…, 1) for the channel.
+all three methods, so they differ only in punctuation — and (…, 1) for the channel; posterior
+trees are drawn per chunk of sentences from (seed, chunk number, 2).
 """
 from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ...errors import InputError
 from ...model.punct import PunctModel
-from ...ud.slots import SlotSentence, depunctuate, quote_symbols, slot_members
+from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
 from ...ud.treebank import Sentence
 from ..decode import chunk_inference
@@ -42,11 +46,11 @@ from .underlying import (
     without_orphans,
     write_slots,
 )
-from .wellformed import TERMINALS
 
-__all__ = ["METHODS", "Options", "bracketed_words", "final_point_on_root", "rephrase"]
+__all__ = ["METHODS", "Options", "TREES", "bracketed_words", "rephrase"]
 
 METHODS = ("full", "half", "base")
+TREES = ("viterbi", "sample")
 
 
 @dataclass(frozen=True)
@@ -61,12 +65,16 @@ class Options:
     delete_parens: bool = False           # delete constituents with bracket punctemes
     permuted: frozenset[str] = field(default=PERMUTED)  # UPOS of the re-ordered heads
     best_surface: bool = False            # full: the channel's most probable x, not a draw
+    tree: str = "viterbi"                 # T′: "viterbi", or "sample" (one posterior draw each)
+    rewrite_all: bool = False             # full: also slots whose marks are unchanged
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.samples < 1:
             raise InputError("the number of samples must be at least 1")
+        if self.tree not in TREES:
+            raise InputError(f"tree must be one of {', '.join(TREES)}, not {self.tree!r}")
 
     @property
     def needs_model(self) -> bool:
@@ -100,22 +108,6 @@ def _deleted(sent: Sentence, options: Options, bracketed: Sequence[int]) -> set[
     return out
 
 
-def final_point_on_root(slots: SlotSentence, marks: Sequence[Marks]) -> list[Marks]:
-    """``marks`` where the root's r also carries the sentence's final point (``. ? ! 。 ।`` …)
-    when T′ gave it only to a constituent ending the sentence: the channel absorbs the
-    doubled point, so the input's surface is the same, and deleting that constituent keeps
-    the point. A point the channel absorbed in the input is not moved."""
-    out = list(marks)
-    root = slots.heads.index(0)
-    last = [m for node, side in slot_members(slots)[slots.n] for m in marks[node][side]]
-    points = [m for m in last if m.symbol in TERMINALS and m.line is not None]
-    if points and not any(m.symbol in TERMINALS for m in marks[root][1]):
-        l, r = marks[root]
-        point = replace(points[-1], origin=(root, 1, len(r)))
-        out[root] = (l, (*r, point))
-    return out
-
-
 def _kept_head(head: int, heads: Mapping[int, int], kept: set[int]) -> int:
     """The nearest ancestor that is kept (input IDs; ``heads`` by input ID), or 0."""
     while head and head not in kept:
@@ -137,9 +129,10 @@ def _base(sent: Sentence, order: list[int]) -> list[OutToken]:
 
 
 def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: list[int],
-               model: PunctModel, surface: str, rng: np.random.Generator, align: Aligner
-               ) -> list[OutToken]:
-    """Full and half: the words of ``order`` with punctuation written from their marks."""
+               model: PunctModel, surface: str, rng: np.random.Generator, align: Aligner,
+               keep_input: bool = True) -> list[OutToken]:
+    """Full and half: the words of ``order`` with punctuation written from their marks (a
+    slot with unchanged marks keeps the input's surface when ``keep_input``)."""
     words, dep_heads, _ = depunctuate(sent)
     id_head = {w.id: words[h - 1].id if h else 0 for w, h in zip(words, dep_heads)}
     node_of = {wid: k for k, wid in enumerate(slots.word_ids)}
@@ -149,12 +142,13 @@ def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: lis
     position = {wid: k for k, wid in enumerate(placed, 1)}
     heads = [position[out_heads[wid]] if out_heads[wid] else 0 for wid in placed]
     marks = carried.marks
-    if len(placed) < slots.n:  # deletion: the final point stays, pairs go together
+    if len(placed) < slots.n:  # deletion: pairs (in T′ or as printed) go together
         kept_nodes = {node_of[w] for w in placed}
-        marks = without_orphans(final_point_on_root(slots, marks), kept_nodes,
-                                partners(slots, marks, model.attach.symmetric))
+        symmetric = model.attach.symmetric
+        marks = without_orphans(marks, kept_nodes, [*partners(slots, marks, symmetric),
+                                                    *partners(slots, marks, symmetric, True)])
     written = write_slots(model.channel, heads, [marks[node_of[w]] for w in placed], surface,
-                          rng, align, carried.observed)
+                          rng, align, carried.observed if keep_input else None)
     lines = {ln.id: ln for ln in sent.lines}
     out: list[OutToken] = []
     for i, slot in enumerate(written):
@@ -185,34 +179,41 @@ def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
         raise InputError(f"method {options.method} needs a punctuation model")
     align = Aligner(model.channel) if model is not None else None
     index = 0
-    for batch, prepared, best in _viterbi(sentences, model if options.needs_model else None,
-                                          chunk):
-        for sent, slots, pairs in zip(batch, prepared, best):
-            carried = (carried_marks(model, sent, slots, pairs, align)  # type: ignore[arg-type]
-                       if slots is not None else Carried([], {}))
-            bracketed = (bracketed_words(slots, carried.marks)
+    for batch, prepared, trees in _trees(sentences, model if options.needs_model else None,
+                                         options, chunk):
+        for sent, slots, drawn in zip(batch, prepared, trees):
+            carried = [carried_marks(model, sent, slots, pairs, align)  # type: ignore[arg-type]
+                       if slots is not None else Carried([], {}) for pairs in drawn]
+            bracketed = (bracketed_words(slots, carried[0].marks)
                          if options.delete_parens and slots else [])
             dropped = _deleted(sent, options, bracketed)
             for s in range(options.samples):
-                yield _one(sent, slots, carried, dropped, model, order_model, options, index, s,
-                           align)
+                yield _one(sent, slots, carried[s % len(carried)], dropped, model, order_model,
+                           options, index, s, align)
             index += 1
 
 
-def _viterbi(sentences: Iterable[Sentence], model: PunctModel | None, chunk: int):
-    """Chunks of (sentences, slot views, Viterbi pairs); without a model only the sentences."""
+def _trees(sentences: Iterable[Sentence], model: PunctModel | None, options: Options,
+           chunk: int):
+    """Chunks of (sentences, slot views, T′s: per sentence [Viterbi pairs], or one posterior
+    draw per sample); without a model only the sentences."""
     if model is None:
         batch: list[Sentence] = []
         for sent in sentences:
             batch.append(sent)
             if len(batch) == chunk:
-                yield batch, [None] * len(batch), [None] * len(batch)
+                yield batch, [None] * len(batch), [[None]] * len(batch)
                 batch = []
         if batch:
-            yield batch, [None] * len(batch), [None] * len(batch)
+            yield batch, [None] * len(batch), [[None]] * len(batch)
         return
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
-        yield batch, prepared, inference.viterbi_all()
+    for k, (batch, prepared, inference) in enumerate(
+            chunk_inference(model, sentences, chunk, paired=False)):
+        if options.tree == "sample":
+            rng = np.random.default_rng([options.seed, k, 2])
+            yield batch, prepared, inference.sample_all(rng, options.samples)
+        else:
+            yield batch, prepared, [[best] for best in inference.viterbi_all()]
 
 
 def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: set[int],
@@ -229,7 +230,8 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         surface = ("underlying" if options.method == "half" else
                    "best" if options.best_surface else "sample")
         tokens = _rewritten(sent, slots, carried, order, model, surface,
-                            np.random.default_rng([options.seed, index, sample, 1]), align)
+                            np.random.default_rng([options.seed, index, sample, 1]), align,
+                            not options.rewrite_all)
     origin = origin_name(sent)
     suffix = "" if options.samples == 1 else f"-{sample + 1}"
     sent_id = f"{sent.sent_id or f's{index + 1}'}-rephrased{suffix}"
@@ -241,5 +243,9 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         what.append("delete_parens=yes")
     if options.best_surface and options.method == "full":
         what.append("surface=best")
+    if options.tree != "viterbi" and options.method != "base":
+        what.append(f"tree={options.tree}")
+    if options.rewrite_all and options.method == "full":
+        what.append("rewrite=all")
     return assemble(sent, tokens, [f"# sent_id = {sent_id}", f"# rephrased_from = {origin}",
                                    f"# rephrase = {' '.join(what)}"])

@@ -1,6 +1,7 @@
-"""The Viterbi T′ as marks carried by words, and surface punctuation written from it again.
+"""A sentence's T′ as marks carried by words, and surface punctuation written from it again.
 
-:func:`carried_marks` turns a sentence's Viterbi T′ (one (l, r) puncteme pair per word) into
+:func:`carried_marks` turns a sentence's T′ (Viterbi or a posterior draw: one (l, r) puncteme
+pair per word) into
 :class:`Mark` s: each underlying token with the original token it was written as, found by
 aligning every slot's underlying string to its surface string (:meth:`Channel.align`: the
 token's position in uᵢ on the channel's most probable path). A mark that surfaced keeps its
@@ -8,6 +9,10 @@ form (a straight ``"``, a rare mark the model calls ``<unk>``) and its CoNLL-U l
 channel absorbed has only its symbol. Where the backoff beat every pair of W_d the Viterbi
 pair is unknown: such a word's l (then r) is re-maximised locally, all else fixed, over ε and
 the contiguous pieces of its slot's surface string, by q(p) · p(xᵢ | uᵢ) (approximate).
+Two marks T′ may hold that could only surface wrongly once the tree changes are then removed,
+each only where the input's surface stays explained: a point of a clause that ends the
+sentence beside the root's (:func:`pinned_final_point`), and an absorbed bracket or quote
+without a partner (:func:`without_phantom_orphans`).
 
 :func:`write_slots` writes a reordered (or pruned) sentence again: the marks of the words
 that remain, moved with their words, give each new slot's uᵢ (DESIGN §3); *full* draws xᵢ
@@ -18,8 +23,8 @@ it is already a draw of xᵢ given that uᵢ, the one the writer made.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -29,9 +34,10 @@ from ...model.vocab import Puncteme
 from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
 from ...ud.tree import projectivize
 from ...ud.treebank import Line, Sentence
+from .wellformed import TERMINALS
 
 __all__ = ["Aligner", "Carried", "Mark", "Marks", "Written", "carried_marks", "partners",
-           "without_orphans", "write_slots"]
+           "pinned_final_point", "without_orphans", "without_phantom_orphans", "write_slots"]
 
 Pair = tuple[Puncteme, Puncteme] | None
 
@@ -167,37 +173,140 @@ def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: 
     marks = [tuple(tuple(Mark(t, found.get((node, side, k)), (node, side, k))
                          for k, t in enumerate(pairs[node][side])) for side in (0, 1))
              for node in range(slots.n)]
-    return Carried(marks, observed)  # type: ignore[arg-type]
+    carried = pinned_final_point(model, slots, Carried(marks, observed), align)  # type: ignore
+    return without_phantom_orphans(model, slots, carried, align)
 
 
-def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tuple[str, str]]
-             ) -> list[tuple[tuple[int, int, int], tuple[int, int, int]]]:
+def pinned_final_point(model: PunctModel, slots: SlotSentence, carried: Carried,
+                       align: Aligner) -> Carried:
+    """``carried`` with the sentence's final point (``. ? ! 。 ।`` …) on the root only: the
+    points of the last slot's uᵢ that other constituents carry are dropped, and the root's r,
+    if it has none, ends with the last of them (the one that surfaced, if one did; an
+    absorbed point of the root's takes the surfaced one's token line). T′ often
+    gives a clause that ends the sentence a point of its own beside the root's (the channel
+    absorbs the doubled point); moved or kept, that clause would print it mid-sentence or keep
+    it where the root's point was deleted. Applied only when the new uᵢ still explains the
+    input's surface there (:func:`_revised`)."""
+    n, marks = slots.n, list(carried.marks)
+    root = slots.heads.index(0)
+    last = slot_members(slots)[n]
+    points = [(node, m) for node, side in last for m in marks[node][side]
+              if m.symbol in TERMINALS]
+    if all(node == root for node, _ in points):
+        return carried
+    for node, side in last:
+        if node != root:
+            marks[node] = _with_side(marks[node], side,
+                                     tuple(m for m in marks[node][side]
+                                           if m.symbol not in TERMINALS))
+    l, r = marks[root]
+    surfaced = ([m for _, m in points if m.line is not None] or [m for _, m in points])[-1]
+    own = [k for k, m in enumerate(r) if m.symbol in TERMINALS]
+    if not own:
+        r = (*r, replace(surfaced, origin=(root, 1, len(r))))
+    elif r[own[-1]].line is None and r[own[-1]].symbol == surfaced.symbol:
+        k = own[-1]  # the root's point takes the input's token line
+        r = (*r[:k], replace(surfaced, origin=r[k].origin), *r[k + 1:])
+    marks[root] = (l, r)
+    return _revised(model, slots, carried, marks, {n}, align)
+
+
+def without_phantom_orphans(model: PunctModel, slots: SlotSentence, carried: Carried,
+                            align: Aligner) -> Carried:
+    """``carried`` without the symmetric marks (brackets, quotes) that have no partner in T′
+    (:func:`partners`) and that the channel absorbed in the input: wherever they went, they
+    could only surface as orphans (T′ may give a phrase a second closing mark, absorbed after
+    the first, and pair the opening mark with the first). Applied only when the new uᵢ still
+    explain the input's surface (:func:`_revised`)."""
+    symmetric = model.attach.symmetric
+    marks = list(carried.marks)
+    paired = {place for pair in partners(slots, marks, symmetric) for place in pair}
+    either = {mark for pair in symmetric for mark in pair}
+    gone = {(node, side, k) for node, ms in enumerate(marks) for side in (0, 1)
+            for k, m in enumerate(ms[side])
+            if m.symbol in either and m.line is None and (node, side, k) not in paired}
+    if not gone:
+        return carried
+    for node, side, _ in gone:
+        marks[node] = _with_side(marks[node], side,
+                                 tuple(m for k, m in enumerate(marks[node][side])
+                                       if (node, side, k) not in gone))
+    return _revised(model, slots, carried, marks,
+                    {slots.spans[node][side] for node, side, _ in gone}, align)
+
+
+def _revised(model: PunctModel, slots: SlotSentence, carried: Carried, marks: list[Marks],
+             changed: set[int], align: Aligner) -> Carried:
+    """``marks`` in place of ``carried``'s if in every ``changed`` slot the new uᵢ can still be
+    written as the input's xᵢ there (:meth:`Channel.align`; the slot then keeps that surface,
+    as an unchanged one does), else ``carried`` as it is."""
+    members = slot_members(slots)
+    pairs = [[tuple(m.symbol for m in side) for side in ms] for ms in marks]
+    observed = dict(carried.observed)
+    for i in sorted(changed):
+        u, where = _slot_u(slots, members[i], i, pairs)  # type: ignore[arg-type]
+        positions = align(u, _surface(model, slots, i))
+        if positions is None:
+            return carried
+        observed[tuple(marks[node][side][k].origin if node >= 0 else (node, side, k)
+                       for node, side, k in where)] = positions
+    return Carried(marks, observed)
+
+
+def _with_side(marks: Marks, side: int, new: tuple[Mark, ...]) -> Marks:
+    return (new, marks[1]) if side == 0 else (marks[0], new)
+
+
+def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tuple[str, str]],
+             surface: bool = False) -> list[tuple[Place, Place]]:
     """The symmetric marks of T′ paired as brackets are, over the underlying string left to
-    right: each closing mark with the nearest open mark of its kind. A mark is named by
-    (word, side, index in its puncteme), words 0-based."""
+    right: each closing mark with the nearest open mark of its kind. With ``surface``, only
+    the marks that surfaced in the input, over the input's token order (the pairs a reader
+    sees; a mark the model calls ``<unk>`` by its form). A mark is named by (word, side,
+    index in its puncteme), words 0-based."""
+    if surface:
+        found = sorted((int(m.line.id), (node, side, k), m.form if m.symbol == UNK else m.symbol)
+                       for node, ms in enumerate(marks) for side in (0, 1)
+                       for k, m in enumerate(ms[side])
+                       if m.line is not None and m.line.id.isdigit())
+        return _paired(((place, symbol) for _, place, symbol in found), symmetric)
+    return _paired((((node, side, k), mark.symbol)
+                    for members in (slot_members(slots) if slots.n else [])
+                    for node, side in members for k, mark in enumerate(marks[node][side])),
+                   symmetric)
+
+
+def _paired(items: Iterable[tuple[Place, str | None]], symmetric: Sequence[tuple[str, str]]
+            ) -> list[tuple[Place, Place]]:
+    """Marks (place, symbol) in order, paired as brackets: each closing one with the nearest
+    open one of its kind."""
     closing = {b: a for a, b in symmetric}
     opening = set(closing.values())
-    open_marks: dict[str, list[tuple[int, int, int]]] = {}
+    open_marks: dict[str, list[Place]] = {}
     out = []
-    for members in (slot_members(slots) if slots.n else []):
-        for node, side in members:
-            for k, mark in enumerate(marks[node][side]):
-                where = (node, side, k)
-                if mark.symbol in closing and open_marks.get(closing[mark.symbol]):
-                    out.append((open_marks[closing[mark.symbol]].pop(), where))
-                elif mark.symbol in opening:
-                    open_marks.setdefault(mark.symbol, []).append(where)
+    for where, symbol in items:
+        if symbol in closing and open_marks.get(closing[symbol]):
+            out.append((open_marks[closing[symbol]].pop(), where))
+        elif symbol in opening:
+            open_marks.setdefault(symbol, []).append(where)  # type: ignore[arg-type]
     return out
 
 
 def without_orphans(marks: Sequence[Marks], kept: set[int],
                     pairs: Sequence[tuple[tuple[int, int, int], tuple[int, int, int]]]
                     ) -> list[Marks]:
-    """``marks`` without the symmetric marks whose partner (:func:`partners`) belongs to a
-    word that is not ``kept``: a bracket or quote goes with its partner, so deleting one half
-    of a pair split across constituents leaves no orphan."""
+    """``marks`` without the symmetric marks whose partner (:func:`partners`; ``pairs`` may
+    pair a mark twice, in T′ and as printed) belongs to a word that is not ``kept``, nor the
+    partners of those, and so on: a bracket or quote goes with its partner, so deleting one
+    half of a pair split across constituents leaves no orphan."""
     gone = {mine for a, b in pairs for mine, other in ((a, b), (b, a))
             if mine[0] in kept and other[0] not in kept}
+    while True:
+        more = {mine for a, b in pairs for mine, other in ((a, b), (b, a))
+                if other in gone and mine not in gone and mine[0] in kept}
+        if not more:
+            break
+        gone |= more
     return [tuple(tuple(m for k, m in enumerate(ms[side]) if (node, side, k) not in gone)
                   for side in (0, 1)) for node, ms in enumerate(marks)]  # type: ignore[misc]
 
