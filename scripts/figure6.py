@@ -12,7 +12,7 @@ seen twice or more; the rest is ``<UNK>``, as nltk's ``unk_cutoff=2``), and a ro
 gives the model trained on the train split as it is, for reference. Writes a JSON line per
 language to ``--out`` (rewritten whole after each language).
 
-    python scripts/figure6.py --langs ar en es hi zh --samples 5 --out results/figure6.jsonl
+    python scripts/figure6.py --langs zh ar hi es en --tree sample --out results/figure6.jsonl
     python scripts/figure6.py --report results/figure6.jsonl --plot results/figure6.png
 
 ``--model zh=DIR`` uses a punctuation model folder in place of the bundled one of that language;
@@ -53,7 +53,8 @@ def tokens(sent: Sentence) -> tuple[list[str], list[bool]]:
 
 def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict:
     """Perplexity over punctuation tokens and over all tokens, and per punctuation form (and
-    ``</s>``) its count and −Σ ln p (what it adds to the punctuation perplexity's exponent)."""
+    ``</s>``) its count and −Σ ln p (what it adds to the punctuation perplexity's exponent) and
+    the number of distinct tokens it follows in the LM's training text."""
     punct, every = [], []
     marks: dict[str, list[float]] = {}
     for sent in test:
@@ -67,7 +68,8 @@ def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict:
                 entry[1] -= lp
         punct.extend(lp for lp, p in zip(logs, is_punct) if p)
     return {"punct": math.exp(-sum(punct) / len(punct)), "all": math.exp(-sum(every) / len(every)),
-            "punct_tokens": len(punct), "all_tokens": len(every), "marks": marks}
+            "punct_tokens": len(punct), "all_tokens": len(every), "marks": marks,
+            "left_contexts": {m: lm.left_contexts(m) for m in marks}}
 
 
 def _counted(sentences: Iterable[list[str]], shape: Counter) -> Iterator[list[str]]:
@@ -94,8 +96,13 @@ def mark_report(rows: list[dict], first: str = "base", second: str = "full", top
         shapes = "; ".join(f"{m}: {r[m]['ill_formed'] / r[m]['sentences']:.1%} ill-formed, "
                            f"{r[m]['mid_point'] / r[m]['sentences']:.1%} with a point "
                            "mid-sentence" for m in ORDER if r[m].get("sentences"))
+        left = [(m, r[first]["left_contexts"][m], r[second]["left_contexts"][m])
+                for _, m in diff[:2] if "left_contexts" in r[first]]
+        contexts = "; ".join(f"`{m}` follows {a} distinct tokens in {first}'s text, {b} in "
+                             f"{second}'s" for m, a, b in left)
         print(f"- {r['lang']}: {second} − {first}, nats: {cells}" +
-              (f" (rephrased train: {shapes})" if shapes else ""))
+              (f" (rephrased train: {shapes})" if shapes else "") +
+              (f"; {contexts}" if contexts else ""))
 
 
 PAPER = {"ar": (156.0, 231.3, 186.1, 540.8, 590.3, 553.4),

@@ -105,6 +105,14 @@ def test_bad_input_halfway_leaves_the_target(tmp_path, capsys):
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
 
 
+def _default_signals() -> None:
+    """In the child before it starts: SIGINT and SIGTERM as a terminal gives them. A shell
+    without job control starts background jobs (a suite run with '&') with SIGINT ignored, the
+    child inherits that, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_interrupt_leaves_the_target(tmp_path, signum, status):
     """The input comes through a pipe that stays open, so the command cannot finish (nor
@@ -113,16 +121,21 @@ def test_interrupt_leaves_the_target(tmp_path, signum, status):
     target.write_text(PREVIOUS)
     proc = subprocess.Popen([sys.executable, "-m", "fstpunct.cli.main", "decode", "--model",
                              "en", "-", "-o", str(target)], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    proc.stdin.write(SAMPLE.read_bytes())  # some sentences, not the end of the input
-    proc.stdin.flush()
-    deadline = time.time() + 60
-    while not leftovers(tmp_path) and time.time() < deadline and proc.poll() is None:
-        time.sleep(0.05)  # wait until the temporary file is being written
-    writing = bool(leftovers(tmp_path)) and proc.poll() is None
-    proc.send_signal(signum if writing else signal.SIGKILL)
-    returncode = proc.wait(timeout=60)  # stdin still open: only the signal ends it
-    _, err = proc.communicate()
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_default_signals)
+    try:
+        proc.stdin.write(SAMPLE.read_bytes())  # some sentences, not the end of the input
+        proc.stdin.flush()
+        deadline = time.time() + 300
+        while not leftovers(tmp_path) and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.05)  # wait until the temporary file is being written
+        writing = bool(leftovers(tmp_path)) and proc.poll() is None
+        proc.send_signal(signum if writing else signal.SIGKILL)
+        returncode = proc.wait(timeout=300)  # stdin still open: only the signal ends it
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _, err = proc.communicate()
     assert writing, f"no temporary file while decode was running: {err!r}"
     assert returncode == status, err
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []

@@ -36,3 +36,12 @@ def test_log_probs_cover_every_token_and_the_end():
     assert len(logs) == 4
     assert logs[0] == pytest.approx(math.log(lm.prob("a", ["<s>", "<s>"])))
     assert sum(lm.prob(w, ["a", "b"]) for w in lm.vocab if w != "<s>") == pytest.approx(1, abs=1e-2)
+
+
+def test_left_contexts_count_distinct_predecessors():
+    lm = KneserNeyTrigram(TRAIN)
+    for w in ("a", ",", ".", "c"):
+        before = {p[i - 1] for p in (["<s>", "<s>", *s] for s in TRAIN)
+                  for i in range(2, len(p)) if p[i] == w}
+        assert lm.left_contexts(w) == len(before)
+    assert lm.left_contexts(",") == 3  # c, a and b precede a comma

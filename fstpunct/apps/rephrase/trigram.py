@@ -73,6 +73,11 @@ class KneserNeyTrigram:
             p = (max(self._c3[u, v, w] - d, 0.0) + d * self._ctx3_types[u, v] * p) / total
         return p
 
+    def left_contexts(self, w: str) -> int:
+        """N₁₊(•w): how many distinct tokens precede ``w`` in training (its continuation
+        count, which the lower orders of Kneser–Ney smoothing are estimated from)."""
+        return self._cont1[w if w in self.vocab else UNKNOWN]
+
     def log_probs(self, sentence: Sequence[str]) -> list[float]:
         """ln p of each token of ``sentence`` and of the end of sentence, in order."""
         padded = [BOS, BOS, *sentence, EOS]
