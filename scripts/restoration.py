@@ -14,8 +14,9 @@
     python scripts/restoration.py exact-report results/restoration-exact.jsonl
 
 ``table``: test split; trivial, CRF, Attach and +NC (both MBR decoders), each with the gold tree
-(and the exact balanced decoder of ``fstpunct restore``) and, unless ``--gold-only``, with the
-tree of the language's full-data parser, and on parsed trees also +NC-jk.
+(and the exact decoder ``--decoder``, by default ``fstpunct restore``'s: slot) and, unless
+``--gold-only``, with the tree of the language's full-data parser, and on parsed trees also
++NC-jk.
 ``figure``: dev split; +NC and +NC-jk (sentence MBR) with parsers trained on 10 %, 20 %, … 100 %
 of train, plus the tree-free trivial and CRF lines. Both also run "ens" (on test, and on dev
 with the full parser): the samples split among the trees of the full-data parser and of the
@@ -53,7 +54,7 @@ from tqdm import tqdm
 
 from fstpunct.apps.restoration import Restorer
 from fstpunct.apps.restoration.crf import CrfModel
-from fstpunct.apps.restoration.exact import ExactRestorer
+from fstpunct.apps.restoration.exact import EXACT_DECODERS, ExactRestorer
 from fstpunct.apps.restoration.generative import DECODERS, pooled_draws
 from fstpunct.apps.restoration.mbr import insertions
 from fstpunct.apps.restoration.metrics import score
@@ -194,8 +195,8 @@ def table(args: argparse.Namespace) -> None:
         models = [("+NC", f"fstpunct/models/{lang}"), ("Attach", str(MODELS / f"{lang}-attach"))]
         model_runs(lang, "test", gold, [bare], {"trees": "gold"}, args.samples, args.seed,
                    models + existing("Attach lex", MODELS / f"{lang}-attach-lex"))
-        for method, model_dir in models:  # restore's default when RESULTS' ten languages ran
-            exact_run(lang, "test", gold, bare, method, model_dir, "balanced")
+        for method, model_dir in models:
+            exact_run(lang, "test", gold, bare, method, model_dir, args.decoder)
         if args.gold_only:
             continue
         trees, uas = parsed(MODELS / f"parser-{lang}-removed-b1", bare)
@@ -374,6 +375,9 @@ def main() -> None:
                         "seeds, for sampled runs that exact did not repeat)")
     parser.add_argument("--parser", default="models/parser-{lang}",
                         help="exact: the parser of the parsed-tree runs ({lang} is replaced)")
+    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
+                        help="table: the exact decoder of the gold-tree runs (default: "
+                        "fstpunct restore's)")
     parser.add_argument("--trees", nargs="+", choices=["gold", "parsed"],
                         default=["gold", "parsed"], help="exact: which trees")
     args = parser.parse_args()

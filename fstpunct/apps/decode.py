@@ -25,7 +25,7 @@ from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
 __all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "inference_of", "over_chunks",
-           "ranked_pairs", "render", "scored"]
+           "misc_value", "ranked_pairs", "scored"]
 
 T = TypeVar("T")
 
@@ -36,7 +36,7 @@ _BACKOFF = ("<backoff>",)  # the backoff's tokens in T′
 
 
 @lru_cache(maxsize=4096)
-def render(p: Puncteme | None) -> str:
+def misc_value(p: Puncteme | None) -> str:
     """A puncteme as a MISC value (cached: a corpus has few distinct punctemes)."""
     if p is None:
         return "<backoff>"
@@ -193,10 +193,10 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
         lines = {ln.id: ln for ln in sent.lines}
         for w, word_id in enumerate(slots.word_ids):
             l, r = best[w] if best[w] is not None else (None, None)
-            items = {"PunctL": render(l), "PunctR": render(r)}
+            items = {"PunctL": misc_value(l), "PunctR": misc_value(r)}
             if posteriors:
                 items["PunctPost"] = "¦".join(
-                    f"{render(p[0] if p else None)}‖{render(p[1] if p else None)}:{q:.3f}"
+                    f"{misc_value(p[0] if p else None)}‖{misc_value(p[1] if p else None)}:{q:.3f}"
                     for p, q in ranked[w][:posteriors])
             line = lines[str(word_id)]
             line.fields[9] = set_misc(line.fields[9], items)

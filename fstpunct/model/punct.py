@@ -71,6 +71,12 @@ class Settings:
 
 @dataclass
 class PunctModel:
+    """A trained (or initial) punctuation model: the Attach model's features and pair table
+    (``attach``, with the vocabulary V of punctemes and pairs), its weights θ (``theta``:
+    contexts × pair features), the channel p_φ(x | u) (``channel``) and the training
+    settings, among them the backoff. :meth:`prepare` featurises sentences into a
+    :class:`Batch`; :class:`Inference` runs the tree dynamic programs over it."""
+
     attach: AttachModel
     theta: np.ndarray
     channel: Channel
