@@ -69,3 +69,11 @@ def test_depunctuated_drops_punct_tokens() -> None:
             "4\t.\t_\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n")
     sent = next(read_conllu(text.splitlines(keepends=True)))
     assert depunctuated(sent) == (("Hello", "world"), ("INTJ", "NOUN"))
+
+
+def test_words_only_tagging_never_says_punct() -> None:
+    data = _toy(100, 7) + [(["!", "?"], ["PUNCT", "PUNCT"])] * 20
+    tagger = train_tagger(data, epochs=3, log=lambda _: None)
+    assert tagger.tag(["!", "?"]) == ["PUNCT", "PUNCT"]
+    assert "PUNCT" not in tagger.tag(["!", "?"], punct=False)
+    assert tagger.tag(["the", "dog"], punct=False) == tagger.tag(["the", "dog"])

@@ -64,13 +64,13 @@ class Pipeline:
     def tagged(self, sent: Sentence) -> Sentence:
         """A copy of ``sent`` with UPOS for every word whose UPOS is ``_``: ``PUNCT`` for a
         word of punctuation characters only or with relation ``punct``, else the tagger's tag
-        in the depunctuated sentence (:meth:`tagger_for`)."""
+        (never ``PUNCT``) in the depunctuated sentence (:meth:`tagger_for`)."""
         upos = ["PUNCT" if w.upos == "_" and (w.deprel.partition(":")[0] == "punct" or
                                              _is_mark(w.form)) else w.upos
                 for w in sent.words]
         words = [k for k, t in enumerate(upos) if t != "PUNCT"]
         forms = [sent.words[k].form for k in words]
-        for k, tag in zip(words, self.tagger_for(forms).tag(forms)):
+        for k, tag in zip(words, self.tagger_for(forms).tag(forms, punct=False)):
             if upos[k] == "_":
                 upos[k] = tag
         by_id = {str(w.id): t for w, t in zip(sent.words, upos)}

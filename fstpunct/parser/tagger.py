@@ -106,14 +106,19 @@ class Tagger:
     def _scores(self, static: list[int], t1: int, t2: int) -> np.ndarray:
         return self.weights[self._rows(static + _tag_keys(static[0], t1, t2))].sum(axis=0)
 
-    def tag(self, words: Sequence[str]) -> list[str]:
-        """The UPOS of each word, chosen left to right."""
+    def tag(self, words: Sequence[str], punct: bool = True) -> list[str]:
+        """The UPOS of each word, chosen left to right; without ``punct`` never ``PUNCT``
+        (for words already told from punctuation: the sentences of punctuation only that
+        training keeps teach the tagger that tag)."""
         if self.lowercase:
             words = [w.lower() for w in words]
+        banned = np.zeros(len(self.tags), np.float32)
+        if not punct and "PUNCT" in self.tags:
+            banned[self.tags.index("PUNCT")] = -np.inf
         t1 = t2 = 0
         out = []
         for static in _static_keys(words):
-            best = int(np.argmax(self._scores(static, t1, t2)))
+            best = int(np.argmax(self._scores(static, t1, t2) + banned))
             out.append(self.tags[best])
             t1, t2 = best + 1, t1
         return out
