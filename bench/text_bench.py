@@ -44,28 +44,33 @@ def timed(f: Callable[[], Any]) -> tuple[Any, float, float]:
     return out, time.perf_counter() - wall, time.process_time() - cpu
 
 
-def pipeline(model: fstpunct.Model, lowercase: bool | None, tagger: str | None,
-             parser: str | None) -> tuple[Pipeline, str]:
-    """The bundled pipeline, else the shared development models; and which it is."""
+def load(name: str, lowercase: bool | None, tagger: str | None, parser: str | None
+         ) -> tuple[fstpunct.Model, Pipeline, dict[str, Any], str]:
+    """The punctuation model and its pipeline: the bundled one, else the shared development
+    models; the pipeline's options, and which it is."""
+    model = fstpunct.load(name)
+    given: dict[str, Any] = {"lowercase": lowercase, "tagger": tagger, "parser": parser}
     try:
-        return model.pipeline(lowercase=lowercase, tagger=tagger, parser=parser), "bundled"
+        return model, model.pipeline(**given), given, "bundled"
     except ModelError:
         suffix = "-lc" if lowercase else ""
-        return (model.pipeline(lowercase=lowercase, tagger=tagger or
-                               ROOT / f"models/tagger-en{suffix}",
-                               parser=parser or ROOT / "models/parser-en"),
-                f"models/tagger-en{suffix}, models/parser-en")
+        given.update(tagger=tagger or ROOT / f"models/tagger-en{suffix}",
+                     parser=parser or ROOT / "models/parser-en")
+        return model, model.pipeline(**given), given, \
+            f"models/tagger-en{suffix}, models/parser-en"
 
 
-def run(model: fstpunct.Model, pipe: Pipeline, text: str) -> dict[str, tuple[float, float]]:
+def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
+        ) -> dict[str, tuple[float, float]]:
     """Wall and CPU seconds of each stage and of the whole pipeline in one call."""
     tokenise = tokeniser(model.punct)
     sents, *read = timed(lambda: list(read_text(io.StringIO(text), "text", tokenise)))
     tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
     parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])
     staged, *restore = timed(lambda: "".join(s.text() for s in model.restore(parsed)))
-    whole, *total = timed(lambda: model.restore(text, text=True, format="conllu",
-                                                tagger=pipe.tagger, parsers=[pipe.parser]))
+    whole, *total = timed(lambda: model.restore(
+        text, text=True, format="conllu", lowercase=given["lowercase"], tagger=given["tagger"],
+        parsers=[given["parser"]] if given["parser"] else ()))
     if whole != staged:
         raise SystemExit("the whole pipeline and its stages disagree")
     return {"read": tuple(read), "tag": tuple(tag), "parse": tuple(parse),
@@ -86,15 +91,16 @@ def main() -> None:
     empty = sum(not line for line in lines)
     text = "".join(line + "\n" for line in lines if line)
     for lowercase in (None, True):
-        (model, (pipe, which)), *load = timed(lambda lc=lowercase: (
-            m := fstpunct.load(args.model), pipeline(m, lc, args.tagger, args.parser)))
-        runs = [run(model, pipe, text.lower() if lowercase else text) for _ in range(args.repeat)]
+        (model, pipe, given, which), *loading = timed(
+            lambda lc=lowercase: load(args.model, lc, args.tagger, args.parser))
+        runs = [run(model, pipe, given, text.lower() if lowercase else text)
+                for _ in range(args.repeat)]
         n = len(lines) - empty
         label = "lower-cased text" if lowercase else "text"
         print(f"text pipeline, en_ewt test as {label} ({n} sentences, {empty} without words "
               f"left out; {which}), median of {args.repeat}:")
-        print(f"  (loading the punctuation model, tagger and parser once: {load[0]:.2f} s wall, "
-              f"{load[1]:.2f} s CPU; not in the figures below)")
+        print(f"  (loading the punctuation model, tagger and parser once: {loading[0]:.2f} s wall, "
+              f"{loading[1]:.2f} s CPU; not in the figures below)")
         med = {k: tuple(statistics.median(r[k][i] for r in runs) for i in (0, 1))
                for k in (*STAGES, "whole")}
         wall, cpu = (sum(med[k][i] for k in STAGES) for i in (0, 1))
@@ -105,7 +111,8 @@ def main() -> None:
               f"{n / cpu:.1f} sentences/CPU s")
         print(f"  whole    {med['whole'][0]:7.2f} s wall = {n / med['whole'][0]:6.1f} "
               f"sentences/s, {med['whole'][1]:.2f} s CPU = {n / med['whole'][1]:.1f} "
-              f"sentences/CPU s (Model.restore(text, text=True), same output)")
+              f"sentences/CPU s (Model.restore(text, text=True), same output; loading the "
+              "tagger and parser included)")
 
 
 if __name__ == "__main__":

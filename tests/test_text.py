@@ -271,7 +271,7 @@ def test_restore_replaces_punctuation_given_in_text(pipe, model):
     assert list(model.restore(["Dale, means river valley!!"], **kw)) == [plain.rstrip("\n")]
 
 
-def test_conllu_without_trees_is_restored_and_decoded(pipe, model):
+def test_conllu_without_trees_is_restored_and_decoded(pipe, model, tmp_path):
     kw = dict(tagger=pipe / "tagger")
     restored = model.restore(_unparsed(), parsers=[pipe / "parser"], **kw)
     assert [len(s.words) > 0 and has_tree(s) for s in read_conllu(io.StringIO(restored))] == \
@@ -280,6 +280,11 @@ def test_conllu_without_trees_is_restored_and_decoded(pipe, model):
     for sent in read_conllu(io.StringIO(decoded)):
         assert any(c.startswith("# underlying = ") for c in sent.comments)
         assert all("PunctL=" in w.misc for w in sent.words if not w.is_punct)
+    own = tmp_path / "own"  # a model folder without tagger/ and parser/
+    shutil.copytree(BUNDLED / "en", own,
+                    ignore=shutil.ignore_patterns("tagger*", "parser*", "order.*"))
+    with pytest.raises(ModelError, match="no tagger"):
+        fstpunct.load(own).decode(_unparsed())
     bundled = model.decode(_unparsed())  # the bundled en tagger/ and parser/
     assert all(has_tree(s) for s in read_conllu(io.StringIO(bundled)))
     assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
@@ -368,6 +373,38 @@ def test_text_output_is_valid_ud(command, pipe, tmp_path):
     run = subprocess.run([UDVALIDATE, "--lang", "en", "--level", "2", str(out)],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]
+
+
+TEXT_LANGS = [lang for lang in ("ar", "de", "en", "es", "fr", "hi", "it", "pt", "ru", "zh")
+              if (BUNDLED / lang / "tagger").is_dir()]
+
+
+SENTENCES = {  # words as UD tokenises them, without punctuation
+    "ar": ["عرف ب الأمر في باريس و استمر في إذكاء الاستياء"],
+    "en": [line for line in TEXT.split("\n") if line],
+    "es": ["El gobierno nacional hace oídos sordos a los díctámenes de la justicia"],
+    "hi": ["इस घटना को पेरिस में जाना जाता है और यह रोटी की कीमत बढ़ाने का कारण बनी"],
+    "zh": ["然而 這樣 的 處理 也 衍生 了 一些 問題", "自從 2004 年 提出 了 興建 人文 大樓 的 構想"],
+    "de": ["Wir kauften Äpfel Birnen und Pflaumen auf dem Markt in Köln"],
+    "fr": ["Nous avons acheté des pommes des poires et des prunes au marché de Lyon"],
+    "it": ["Abbiamo comprato mele pere e prugne al mercato di Roma"],
+    "pt": ["Compramos maçãs peras e ameixas no mercado de Lisboa"],
+    "ru": ["Мы купили яблоки груши и сливы на рынке в Москве"],
+}
+
+
+@pytest.mark.parametrize("lang", TEXT_LANGS)
+def test_bundled_text_pipelines_restore_text(lang):
+    """The shipped tagger and parser of every language that has them: words kept, line for
+    line, in text and in CoNLL-U (with a tree and UPOS for every word)."""
+    model = fstpunct.load(lang)
+    text = "".join(line + "\n" for line in SENTENCES[lang])
+    out = model.restore(text, text=True).split("\n")[:-1]
+    tok = Tokeniser(model.punct.vocab.tokens)
+    assert [[p for t in o.split() for p, mark in tok(t) if not mark] for o in out] == \
+        [line.split() for line in SENTENCES[lang]]
+    for sent in read_conllu(io.StringIO(model.restore(text, text=True, format="conllu"))):
+        assert has_tree(sent) and all(w.upos != "_" for w in sent.words)
 
 
 @pytest.mark.skipif(not (BUNDLED / "en" / "tagger").is_dir(),
