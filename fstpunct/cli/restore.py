@@ -13,6 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
+from .arguments import add_io_arguments
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -24,11 +25,7 @@ HELP = ("Restore punctuation: remove any punctuation from the input, take its tr
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
-                        help="input file (default: stdin), or a standard split: 'es:dev', "
-                             "'en_ewt-test'")
-    parser.add_argument("-o", "--output", metavar="OUT.conllu",
-                        help="output file (default: stdout)")
+    add_io_arguments(parser)
     method = parser.add_mutually_exclusive_group()
     method.add_argument("--model", help="the punctuation model (the exact minimum-Bayes-risk "
                         "choice under it, --decoder; or MBR over samples, --samples): "
@@ -60,7 +57,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the input's language (picks the bundled model when no method is "
                              "given)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument("--ud-dir", help="UD release folder for a split name")
     parser.add_argument("--jobs", type=int, default=1,
                         help="restore chunks of 256 sentences in this many local processes "
                              "(default 1)")
