@@ -30,13 +30,12 @@ from pathlib import Path
 from ..errors import ConlluError
 from ..files import open_input
 from .slots import ABBV, BOUNDARY, UNK
-from .treebank import Line, Sentence, rebuild
+from .treebank import NO_SPACE, Line, Sentence, rebuild, space_after
 
 __all__ = ["Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
-_NO_SPACE = "SpaceAfter=No"
 _APOSTROPHES = ("'", "’")
 
 
@@ -124,7 +123,7 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
             for k, (form, mark) in enumerate(pieces):
                 last = k == len(pieces) - 1
                 rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_", "_",
-                                  "_", "_", "_", "_", "_" if last else _NO_SPACE], lineno))
+                                  "_", "_", "_", "_", "_" if last else NO_SPACE], lineno))
         index += 1
         comments = (["# newpar"] if blank else []) + [f"# sent_id = {lineno}",
                                                      f"# text = {' '.join(tokens)}"]
@@ -153,7 +152,7 @@ def surface(lines: Sequence[Line]) -> str:
             end = int(ident.split("-")[1])
         elif not ln.is_word or int(ident) <= end:
             continue
-        parts.append(ln.fields[1] + ("" if _NO_SPACE in ln.fields[9].split("|") else " "))
+        parts.append(ln.fields[1] + (" " if space_after(ln.fields[9]) else ""))
     return "".join(parts).rstrip(" ")
 
 

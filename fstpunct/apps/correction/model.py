@@ -154,8 +154,7 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
         raise InputError("the corrector needs as many corrected sentences as originals (>0)")
     for o, c in zip(originals, corrected):
         if o.n != c.n or o.heads != c.heads:
-            raise InputError(f"{c.path}:{c.lineno} (sent_id {c.sent_id}): its tree is not "
-                             "the original's")
+            raise InputError(f"{c.place}: its tree is not the original's")
     settings = settings or Settings(lexical=0)
     sources = with_learner(learner, originals)
     targets = [replace(c, contexts=o.contexts) for o, c in zip(sources, corrected)]
