@@ -22,7 +22,7 @@ import json
 import sys
 
 from fstpunct.apps.rephrase.rephrase import Options, rephrase
-from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
+from fstpunct.apps.rephrase.wellformed import is_terminal, problems
 from fstpunct.files import output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
@@ -144,8 +144,8 @@ def main() -> int:
             for label, sents in (("input", test), ("full", out["full"]), ("base", out["base"])):
                 bad = [k for k in changed if problems(forms(sents[k]))]
                 new = [k for k in bad if not problems(forms(test[k]))]
-                lost = [k for k in changed if forms(test[k])[-1] in TERMINALS
-                        and forms(sents[k])[-1] not in TERMINALS]
+                lost = [k for k in changed if is_terminal(forms(test[k])[-1])
+                        and not is_terminal(forms(sents[k])[-1])]
                 row[label] = {"ill_formed": len(bad), "introduced": len(new),
                               "lost_final": len(lost)}
             shown = 0

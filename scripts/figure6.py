@@ -36,7 +36,7 @@ from pathlib import Path
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, TREES, Options, rephrase
 from fstpunct.apps.rephrase.trigram import KneserNeyTrigram
-from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
+from fstpunct.apps.rephrase.wellformed import is_terminal, problems
 from fstpunct.files import atomic_path, output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
@@ -79,7 +79,7 @@ def _counted(sentences: Iterable[list[str]], shape: Counter) -> Iterator[list[st
     for toks in sentences:
         shape["sentences"] += 1
         shape["ill_formed"] += bool(problems(toks))
-        shape["mid_point"] += any(t in TERMINALS for t in toks[:-1])
+        shape["mid_point"] += any(map(is_terminal, toks[:-1]))
         yield toks
 
 

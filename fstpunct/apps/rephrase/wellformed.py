@@ -2,7 +2,7 @@
 
 :func:`problems` lists what is wrong with a sentence's tokens: a sentence-initial separator
 (``, ; :`` and their Arabic and CJK forms), two adjacent points one of which is a separator
-(``, .``, ``, ,``, ``. ,``), an empty pair (``( )``, ``“ ”``), an unbalanced bracket or
+(``, .``, ``, ,``, ``. ,``, ``, ...``), an empty pair (``( )``, ``“ ”``), an unbalanced bracket or
 directional quote (Unicode Ps/Pe, ``“ ” ‘ ’ « »``), an odd number of straight ``"``.
 """
 from __future__ import annotations
@@ -10,10 +10,16 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-__all__ = ["SEPARATORS", "TERMINALS", "problems"]
+__all__ = ["SEPARATORS", "TERMINALS", "is_terminal", "problems"]
 
 SEPARATORS = frozenset({",", ";", ":", "،", "؛", "，", "；", "：", "、"})
-TERMINALS = frozenset({".", "?", "!", "。", "？", "！", "।", "؟", "…"})
+TERMINALS = frozenset(".?!…。？！।॥؟۔")  # the characters of sentence-final points
+
+
+def is_terminal(token: str) -> bool:
+    """Whether ``token`` is a sentence-final point: made of :data:`TERMINALS` only (``.``,
+    ``...``, ``?!``, ``!!!``, ``。`` …)."""
+    return bool(token) and set(token) <= TERMINALS
 _QUOTES = {"“": "”", "‘": "’", "«": "»"}
 
 
@@ -42,8 +48,9 @@ def problems(tokens: Sequence[str]) -> list[str]:
     found: list[str] = []
     if tokens and tokens[0] in SEPARATORS:
         found.append("initial separator")
-    points = SEPARATORS | TERMINALS
-    if any(a in points and b in points and (a in SEPARATORS or b in SEPARATORS)
+    def point(t: str) -> bool:
+        return t in SEPARATORS or is_terminal(t)
+    if any(point(a) and point(b) and (a in SEPARATORS or b in SEPARATORS)
            for a, b in zip(tokens, tokens[1:])):
         found.append("doubled point")
     if any(_closer(a) == b for a, b in zip(tokens, tokens[1:])):
