@@ -9,7 +9,7 @@ import pytest
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
-from fstpunct.apps.rephrase.wellformed import is_terminal, problems
+from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.store import load_model
@@ -89,6 +89,8 @@ def test_wellformedness_checks():
     assert problems('a " b'.split()) == ["unbalanced"]
     assert problems("a （ b ） 「 c 」 。".split()) == []
     assert problems("a , ...".split()) == ["doubled point"]
+    assert unmatched('“ a ( b ” ) " c " "'.split()) == [0, 4, 9]  # ” is not ('s partner
+    assert unmatched("「 a 」 ( b )".split()) == []
 
 
 def test_a_final_point_may_have_several_characters():
