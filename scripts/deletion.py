@@ -127,7 +127,8 @@ def report(paths: list[str]) -> None:
                      else "- |"))
         sums = {k: sum(r[m][key] for r in rows) for m in ("base", "full", "input")
                 for key in ("ill_formed", "introduced") for k in [f"{m} {key}"]}
-        totals.append(f"{path}: {sum(r['changed'] for r in rows)} changed; all outputs: ill-formed base "
+        totals.append(f"{path}: {sum(r['changed'] for r in rows)} changed; all outputs: "
+                      f"ill-formed base "
                       f"{sums['base ill_formed']} / full {sums['full ill_formed']} "
                       f"({_ratio(sums['base ill_formed'], sums['full ill_formed'])}); outputs of "
                       f"well-formed inputs: ill-formed (new) base "
