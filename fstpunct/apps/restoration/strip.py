@@ -6,10 +6,10 @@ empty nodes and DEPS. A kept token is written ``SpaceAfter=No`` only when nothin
 separated it from the next kept token (``home, etc.`` → ``home etc``; ``well-known`` →
 ``wellknown``). :func:`insert` is the inverse: it adds restored tokens as ``PUNCT``/``punct``
 word lines. Its spacing is English-like and simple: in a gap written with a space, no space goes
-before a mark of :data:`NO_SPACE_BEFORE` nor after one of :data:`NO_SPACE_AFTER`, one space goes
-everywhere else; a gap written without a space (Chinese text) stays without. Both rebuild
-``# text`` from the forms (when the sentence has one) and keep every other comment, line and
-column.
+before a mark of :data:`~fstpunct.ud.spacing.NO_SPACE_BEFORE` nor after one of
+:data:`~fstpunct.ud.spacing.NO_SPACE_AFTER`, one space goes everywhere else; a gap written
+without a space (Chinese text) stays without. Both rebuild ``# text`` from the forms (when the
+sentence has one) and keep every other comment, line and column.
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...ud.slots import depunctuate, to_slots
+from ...ud.spacing import NO_SPACE_AFTER, NO_SPACE_BEFORE
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
 from ...ud.treebank import (
@@ -32,10 +33,8 @@ from ...ud.treebank import (
 )
 from . import HIDDEN, Insertion
 
-__all__ = ["NO_SPACE_AFTER", "NO_SPACE_BEFORE", "insert", "insertions_of", "strip"]
+__all__ = ["insert", "insertions_of", "strip"]
 
-NO_SPACE_BEFORE = frozenset(",.;:?!)]}”’»…،؛؟।۔，。、：；？！）」』】》〉")  # one-character tokens
-NO_SPACE_AFTER = frozenset("([{“‘«¿¡（「『【《〈")
 
 
 @dataclass(frozen=True)
