@@ -139,8 +139,9 @@ class Model:
         reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
         same output.
 
-        A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (by
-        :meth:`pipeline` with ``lowercase``, ``tagger`` and the first of ``parsers``, if any).
+        A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
+        ``lowercase`` and ``tagger``) and parsed once: by ``parsers`` if any, else by the
+        pipeline's parser.
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back
         as text (``format="conllu"``: CoNLL-U)."""
