@@ -1,4 +1,5 @@
-"""Punctuation correction of learner English (paper §6.2, issue 19): train, table, cross-validation.
+"""Punctuation correction of learner English (paper §6.2, issue 19): train, calibrate, table,
+cross-validation.
 
     python scripts/learner_corpus.py --tle ../shared/ud/UD_English-ESL --fce ../shared/fce \\
         -o learner
@@ -7,15 +8,19 @@
     python scripts/correction.py train --learner models/esl-learner \\
         --original learner/en_esl-ud-train.conllu --corrected learner/en_cesl-ud-train.conllu \\
         --copy 8 --reference models/esl-learner -o models/esl-correct-c8L
-    python scripts/correction.py table --model models/esl-correct-c8L --data learner \\
+    python scripts/correction.py calibrate --model models/esl-correct-c8L --data learner \\
+        -o models/esl-correct-c8L-cal
+    python scripts/correction.py table --model models/esl-correct-c8L-cal --data learner \\
         --split dev --split test -o results/tmp/correction-gold.json
     python scripts/correction.py cv --folds 4 --weight W --copy 8 --reference learner \\
-        --work models/esl-cv -o results/tmp/correction-cv.json
+        --edit-cost C --support P --work models/esl-cv -o results/tmp/correction-cv.json
 
 The corrector is trained on the (learner, corrected) pairs of the isomorphic train sentences
 (:func:`fstpunct.apps.correction.model.train`) with a prior that copies the learner's punctemes
 (``--copy``); its channel starts from, and is drawn towards, the channel of ``--reference``
 (the bundled English model, a model folder, or ``learner``: the learner model's own).
+``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
+on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it.
 
 ``table`` is the paper's Table 5 analog on the isomorphic sentences of each split: every system
 reads the learner's sentence (its tree gold, or with ``--parser`` the tree a ``tokens``-mode
@@ -24,19 +29,21 @@ learner's words): AED, P/R/F0.5 of punctuation edits, per-mark P/R/F1 and the re
 gold edits by FCE code; paired tests against keeping the input, the correction model and the
 CRF corrector. Systems: keep the input; trivial (a final period); restoration from scratch with
 the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
-sentences; the correction model; the CRF corrector; the CRF corrector with the English model's
+sentences; the correction model (with the decoding stored in it, and with plain MBR when that
+differs); the CRF corrector; the CRF corrector with the English model's
 slot posteriors as features; and the product of the CRF corrector's slot marginals and the
-correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev.
+correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev (a
+slot whose learner string the correction model cannot explain, below its support, is kept).
 
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
 the other folds — the learner model (on every learner sentence of the other folds' documents,
 isomorphic or not), the corrector, the three CRFs — with the hyper-parameters of the standard
-split (``--copy``, the product's ``--weight`` and the restoration CRF's ``--c2`` chosen on the
-standard dev), so every pair gets one held-out output of every system; the pooled outputs are
-scored and tested as in ``table`` (gold trees only: the parser is not retrained). By default
-only keep, the correction model, the CRF corrector and their product (``--all-systems``: the
-others too).
+split (``--copy``, the product's ``--weight``, the decoding's ``--edit-cost`` and ``--support``
+and the restoration CRF's ``--c2`` chosen on the standard dev), so every pair gets one
+held-out output of every system; the pooled outputs are scored and tested as in ``table`` (gold
+trees only: the parser is not retrained). By default only keep, the correction model, the CRF
+corrector and their product (``--all-systems``: the others too).
 """
 from __future__ import annotations
 
@@ -47,13 +54,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from fstpunct.apps.correction.correct import corrected
+from fstpunct.apps.correction.calibrate import calibrated
+from fstpunct.apps.correction.correct import corrected, slot_distributions
 from fstpunct.apps.correction.crf import CrfCorrector, combined, generative_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
-from fstpunct.apps.correction.model import CorrectionModel, train, with_learner
+from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.crf import train as crf_train
-from fstpunct.apps.restoration.exact import ExactPrior, ExactRestorer
+from fstpunct.apps.restoration.exact import ExactRestorer
 from fstpunct.apps.restoration.metrics import (
     EditScore,
     edit_score,
@@ -63,7 +71,7 @@ from fstpunct.apps.restoration.metrics import (
     slot_strings,
 )
 from fstpunct.apps.restoration.pipeline import restored
-from fstpunct.apps.restoration.strip import insert, strip
+from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.files import output
 from fstpunct.fst.grammar import load_grammar
@@ -135,10 +143,13 @@ def evaluate(name: str, source: list[Sentence], gold: list[Sentence], pred: list
             "marks": aed.to_dict()["marks"], "by_code": by_code}
 
 
-def product(source: list[Sentence], margs: list, dists: list, w: float) -> list[Sentence]:
+def product(source: list[Sentence], margs: list, dists: list, w: float, support: float
+            ) -> list[Sentence]:
     """The sentences corrected by the product of the CRF's and the generative model's slot
-    distributions (``combined``), the generative one weighted ``w``."""
-    return [insert(strip(s), combined(m, d, w)) for s, m, d in zip(source, margs, dists)]
+    distributions (``combined``), the generative one weighted ``w``; a learner string below
+    the generative model's ``support`` is kept."""
+    return [insert(strip(s), combined(m, d, w, own=insertions_of(s), support=support))
+            for s, m, d in zip(source, margs, dists)]
 
 
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None
@@ -200,26 +211,29 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
         out |= {"trivial": list(restored(source, Trivial.for_language("en"))),
                 "restore +NC": list(restored(source, ExactRestorer(english))),
                 "restore CRF": list(restored(source, crfs.restorer))}
-    out |= {"correction": list(corrected(source, model)),
-            "CRF corrector": [insert(strip(s), crfs.corrector.correct(ss))
-                              for s, ss in zip(source, slots)]}
+    out["correction"] = list(corrected(source, model))
+    if model.decoding != Decoding():
+        out[PLAIN] = list(corrected(source, model, edit_cost=0.0, support=0.0))
+    out["CRF corrector"] = [insert(strip(s), crfs.corrector.correct(ss))
+                            for s, ss in zip(source, slots)]
     if crfs.with_gen is not None:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(strip(s), crfs.with_gen.correct(ss, g))
                                       for s, ss, g in zip(source, slots, gen)]
-    dists = list(ExactPrior(model.corrector).distributions([with_learner(model.learner,
-                                                                         slots)]))
+    dists = slot_distributions(model, source)
     margs = [crfs.corrector.marginals(ss) for ss in slots]
+    support = model.decoding.support
     if weight is None:
         assert gold is not None
-        tried = {w: edit_score(source, gold, product(source, margs, dists, w)).scores()[2]
-                 for w in WEIGHTS}
+        tried = {w: edit_score(source, gold, product(source, margs, dists, w, support)
+                               ).scores()[2] for w in WEIGHTS}
         weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
-    out[PRODUCT] = product(source, margs, dists, weight)
+    out[PRODUCT] = product(source, margs, dists, weight, support)
     return out, weight
 
 
 PRODUCT = "CRF corrector x correction"
+PLAIN = "correction (plain MBR)"
 
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
@@ -239,13 +253,27 @@ def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: lis
 
 def print_rows(title: str, rows: list[dict]) -> None:
     print(title)
-    print("| system | AED | P | R | F0.5 | p AED vs keep | p AED vs correction | "
-          "p F0.5 vs CRF corrector |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| system | AED | P | R | F0.5 | right/proposed edits | p AED vs keep | "
+          "p AED vs correction | p F0.5 vs CRF corrector |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
+        right, proposed, _ = (sum(c) for c in r["edit_counts"])
         print(f"| {r['system']} | {r['aed']:.4f} | {r['precision']:.1f} | {r['recall']:.1f} | "
-              f"{r['f0.5']:.1f} | {r['p_aed_vs_keep']:.3f} | {r['p_aed_vs_correction']:.3f} | "
-              f"{r['p_f_vs_CRF corrector']:.3f} |", flush=True)
+              f"{r['f0.5']:.1f} | {right}/{proposed} | {r['p_aed_vs_keep']:.3f} | "
+              f"{r['p_aed_vs_correction']:.3f} | {r['p_f_vs_CRF corrector']:.3f} |", flush=True)
+
+
+def calibrate(args: argparse.Namespace) -> None:
+    """Choose the decoding on the dev pairs and write the model with it."""
+    model = CorrectionModel.load(args.model)
+    source, gold = split_pairs(Path(args.data), "dev")
+    chosen, trials = calibrated(model, source, gold, support=args.support)
+    print("| edit cost | dev AED | right/proposed edits | F0.5 |")
+    print("|---|---|---|---|")
+    for t in trials:
+        print(f"| {t.edit_cost:.2f} | {t.aed:.4f} | {t.correct}/{t.proposed} | {t.f05:.1f} |")
+    print(f"chosen: edit cost {chosen.decoding.edit_cost}, support {chosen.decoding.support}")
+    chosen.save(args.output)
 
 
 def table(args: argparse.Namespace) -> None:
@@ -322,6 +350,7 @@ def cv(args: argparse.Namespace) -> None:
                           record={"fold": fold, "copy": args.copy}, copy=args.copy,
                           vocabulary=own)
             model.save(folder / "correct")
+        model = model.decoded_with(Decoding(args.edit_cost, args.support))
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _ = systems(source, model, crfs, english, args.weight)
@@ -342,6 +371,7 @@ def cv(args: argparse.Namespace) -> None:
                f"product weight {args.weight})", rows)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "copy": args.copy,
+                            "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold}, indent=1) + "\n")
 
 
@@ -371,6 +401,12 @@ def main() -> None:
     t.add_argument("--corrected", required=True, help="their corrections (en_cesl train)")
     add_corrector_arguments(t)
     t.add_argument("-o", "--output", required=True)
+    a = sub.add_parser("calibrate", help="choose the decoding on the dev pairs")
+    a.add_argument("--model", required=True, help="correction model folder")
+    a.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    a.add_argument("--support", type=float, default=SUPPORT,
+                   help=f"keep a learner string below this probability ({SUPPORT})")
+    a.add_argument("-o", "--output", required=True, help="the calibrated model's folder")
     b = sub.add_parser("table", help="Table 5 analog on the isomorphic sentences")
     b.add_argument("--model", required=True, help="correction model folder")
     b.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -386,6 +422,10 @@ def main() -> None:
                    help="weight of the correction model in the product (from the dev table)")
     c.add_argument("--c2", type=float, default=1.0,
                    help="L2 of the restoration CRF (chosen on dev by the table)")
+    c.add_argument("--edit-cost", type=float, default=0.0,
+                   help="the decoding's edit cost (from calibrate on the standard dev; 0)")
+    c.add_argument("--support", type=float, default=0.0,
+                   help="the decoding's support (from calibrate on the standard dev; 0)")
     c.add_argument("--learner-iterations", type=int, default=6)
     c.add_argument("--all-systems", action="store_true",
                    help="also the restoration baselines and the CRF with generative features "
@@ -401,6 +441,9 @@ def main() -> None:
         return
     if args.command == "cv":
         cv(args)
+        return
+    if args.command == "calibrate":
+        calibrate(args)
         return
     originals, corrected, every = pairs(args.original, args.corrected)
     print(f"{len(corrected)} training pairs", file=sys.stderr)

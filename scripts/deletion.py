@@ -5,7 +5,10 @@ constituents without re-ordering; among the sentences where something was delete
 outputs with orphaned or doubled marks (:func:`~fstpunct.apps.rephrase.wellformed.problems`),
 the same share for those sentences before deletion (a floor: the input's own oddities), the
 outputs ill-formed where the input was not (introduced by the deletion), the share that lost a
-sentence-final mark the input had, and examples. Writes JSON lines to ``--out``.
+sentence-final mark the input had, and examples. Each ill-formed output is classed
+(:func:`classify`): new, made worse by the deletion, or the input's own orphan kept (a quote
+or a bracket whose partner is neither in the sentence nor in the deleted material). Writes
+JSON lines to ``--out``.
 
     python scripts/deletion.py --langs ar en es hi zh --best-surface --out results/deletion.jsonl
     python scripts/deletion.py --report results/deletion.jsonl
@@ -20,9 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import unicodedata
+from collections import Counter
 
 from fstpunct.apps.rephrase.rephrase import Options, rephrase
-from fstpunct.apps.rephrase.wellformed import TERMINALS, problems
+from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.files import output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
@@ -55,6 +60,37 @@ def slot_strings(sent) -> list[tuple[str, ...]]:
         else:
             out.append([])
     return [tuple(x) for x in out]
+
+
+CLASSES = ("new", "worse", "input's orphan quote", "input's orphan bracket", "other")
+
+
+def orphans(sent) -> Counter:
+    """The forms of the sentence's brackets and quotes without a partner
+    (:func:`~fstpunct.apps.rephrase.wellformed.unmatched`)."""
+    toks = forms(sent)
+    return Counter(toks[k] for k in unmatched(toks))
+
+
+def classify(source, out) -> str | None:
+    """Why ``out``, the output for the input sentence ``source``, is ill-formed (None if it is
+    not): *new* (the input is well-formed); *worse* (the output has an orphaned bracket or quote
+    the input had paired — its partner was deleted — or a kind of problem the input has not);
+    else the input's own problem kept, outside the deleted material: an *orphan quote* (a
+    quotation that spans sentences, a mistokenised apostrophe), an *orphan bracket*, or
+    *other* kinds."""
+    found = problems(forms(out))
+    if not found:
+        return None
+    if not problems(forms(source)):
+        return "new"
+    kept = orphans(out)
+    if not set(found) <= set(problems(forms(source))) or kept - orphans(source):
+        return "worse"
+    if not kept:
+        return "other"
+    quote = all(unicodedata.category(m) in ("Pi", "Pf") or m in "\"'「」『』" for m in kept)
+    return "input's orphan quote" if quote else "input's orphan bracket"
 
 
 def rewritten_slots(test, model, surface: bool) -> dict[str, int]:
@@ -91,12 +127,20 @@ def report(paths: list[str]) -> None:
                      else "- |"))
         sums = {k: sum(r[m][key] for r in rows) for m in ("base", "full", "input")
                 for key in ("ill_formed", "introduced") for k in [f"{m} {key}"]}
-        totals.append(f"{path}: {sum(r['changed'] for r in rows)} changed; ill-formed base "
+        totals.append(f"{path}: {sum(r['changed'] for r in rows)} changed; all outputs: "
+                      f"ill-formed base "
                       f"{sums['base ill_formed']} / full {sums['full ill_formed']} "
-                      f"({_ratio(sums['base ill_formed'], sums['full ill_formed'])}), new base "
+                      f"({_ratio(sums['base ill_formed'], sums['full ill_formed'])}); outputs of "
+                      f"well-formed inputs: ill-formed (new) base "
                       f"{sums['base introduced']} / full {sums['full introduced']} "
                       f"({_ratio(sums['base introduced'], sums['full introduced'])}); input "
                       f"{sums['input ill_formed']}")
+        for m in ("base", "full"):
+            classes = Counter()
+            for r in rows:
+                classes.update(r[m].get("classes", {}))
+            totals.append(f"  {m}'s ill-formed outputs by class: " + ", ".join(
+                f"{c} {classes[c]}" for c in CLASSES if classes[c]))
     print()
     print("\n".join(totals))
 
@@ -144,10 +188,12 @@ def main() -> int:
             for label, sents in (("input", test), ("full", out["full"]), ("base", out["base"])):
                 bad = [k for k in changed if problems(forms(sents[k]))]
                 new = [k for k in bad if not problems(forms(test[k]))]
-                lost = [k for k in changed if forms(test[k])[-1] in TERMINALS
-                        and forms(sents[k])[-1] not in TERMINALS]
+                lost = [k for k in changed if is_terminal(forms(test[k])[-1])
+                        and not is_terminal(forms(sents[k])[-1])]
                 row[label] = {"ill_formed": len(bad), "introduced": len(new),
                               "lost_final": len(lost)}
+                if label != "input":
+                    row[label]["classes"] = Counter(classify(test[k], sents[k]) for k in bad)
             shown = 0
             for k in changed:
                 naive, regen = forms(out["base"][k]), forms(out["full"][k])
@@ -158,8 +204,9 @@ def main() -> int:
                     shown += 1
             worse = [k for k in changed if problems(forms(out["full"][k]))]
             row["full_examples"] = [{"input": text(test[k]), "full": text(out["full"][k]),
-                                     "problems": problems(forms(out["full"][k]))}
-                                    for k in worse[:args.examples]]
+                                     "problems": problems(forms(out["full"][k])),
+                                     "class": classify(test[k], out["full"][k])}
+                                    for k in worse]  # all of them
             print(f"{lang} {name}: {len(changed)} changed; ill-formed input "
                   f"{row['input']['ill_formed']}, base {row['base']['ill_formed']} "
                   f"({row['base']['introduced']} new), full {row['full']['ill_formed']} "

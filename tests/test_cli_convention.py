@@ -99,3 +99,13 @@ def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys)
     assert main(["train", "--train", "en", "-o", str(tmp_path / "m")]) == 2
     assert "'en' names 3 files; name one split" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("command", ["decode", "normalise"])
+def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch):
+    monkeypatch.setattr(progress_module, "on_terminal", lambda: True)
+    args = [command, "--model", "en", str(SAMPLE)]
+    assert main(args) == 0
+    assert f"\r{command}: " in capsys.readouterr().err  # a tqdm bar
+    assert main([*args, "--quiet"]) == 0
+    assert "\r" not in capsys.readouterr().err

@@ -1,21 +1,26 @@
 """The correction model (paper §6.2) on hand-made learner/corrected pairs."""
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from fstpunct.api import load
-from fstpunct.apps.correction.correct import corrected
+from fstpunct.apps.correction.calibrate import calibrated
+from fstpunct.apps.correction.correct import corrected, decided, slot_distributions
 from fstpunct.apps.correction.crf import CrfCorrector, combined, features, generative_features
 from fstpunct.apps.correction.crf import train as crf_train
 from fstpunct.apps.correction.model import (
+    SUPPORT,
     CorrectionModel,
+    Decoding,
     copy_center,
     learner_contexts,
     train,
     with_learner,
 )
-from fstpunct.apps.restoration.exact import ExactPrior
-from fstpunct.apps.restoration.strip import strip
+from fstpunct.apps.restoration.exact import ExactPrior, SlotDistribution
+from fstpunct.apps.restoration.mbr import distance
+from fstpunct.apps.restoration.strip import insertions_of, strip
 from fstpunct.cli.main import main
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
@@ -189,12 +194,101 @@ def test_crf_marginals_and_the_product_with_the_generative_model(model, tmp_path
     assert [h for slot in heavy for _, h in slot] == [h for g in gen for h in g.heads[0]]
 
 
-def test_keep_makes_the_corrector_conservative(model):
-    learner = sentences(conll(RELATIVE, "r", drop=(1, 4)))
-    assert raw_slots(next(corrected(learner, model, keep=1.0))) == raw_slots(learner[0])
-    assert raw_slots(next(corrected(learner, model, keep=0.0)))[1] == (",",)
-    with pytest.raises(Exception, match="keep"):
-        next(corrected(learner, model, keep=0.5, samples=10))
+def brute_force(slot, own, cost):
+    """argmin over the candidates and the learner's string of R(y) + cost · ed(y, own)."""
+    strings = list(slot.strings) + ([own] if own not in slot.strings else [])
+    probs = list(slot.probs) + [0.0] * (len(strings) - len(slot.strings))
+
+    def loss(y):
+        return sum(p * distance(y, z) for z, p in zip(strings, probs)) + cost * distance(y, own)
+    return min(strings, key=lambda y: (loss(y), strings.index(y)))
+
+
+def test_edit_cost_is_mbr_with_a_cost_per_edited_token(model):
+    learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) + conll(PLAIN, f"p{k}")
+                                for k in range(2)))
+    dists = slot_distributions(model, learner)
+    seen = set()
+    for cost in (0.0, 0.2, 0.45, 0.9, 3.0):
+        for sent, slots in zip(learner, dists):
+            own = insertions_of(sent)
+            got = decided(model, slots, own, Decoding(cost, 0.0), "slot")
+            want = [brute_force(slot, tuple(t for t, _ in o), cost)
+                    for slot, o in zip(slots, own)]
+            assert [tuple(t for t, _ in g) for g in got] == want
+            seen.add(tuple(map(tuple, want)))
+    assert len(seen) > 2  # the costs change the choice
+    assert raw_slots(next(corrected(learner, model, edit_cost=3.0))) == raw_slots(learner[0])
+    assert raw_slots(next(corrected(learner, model, edit_cost=0.0)))[1] == (",",)
+    with pytest.raises(Exception, match="exact decoders"):
+        next(corrected(learner, model, edit_cost=0.5, samples=10))
+    with pytest.raises(Exception, match="edit cost must be"):
+        next(corrected(learner, model, edit_cost=-1.0))
+
+
+def test_support_keeps_a_learner_string_the_model_cannot_explain(model):
+    """Slot 0: the learner's opening quote is no candidate (kept at support 1e-3, dropped
+    without); slot 1 is decoded, the balanced decoder closing the kept quote there."""
+    slots = [SlotDistribution(((), (",",)), ((), (1,)), np.array([0.3, 0.7])),
+             SlotDistribution(((), ("”",)), ((), (1,)), np.array([0.4, 0.6]))]
+    own = [(("“", 1),), ()]
+    plain = decided(model, slots, own, Decoding(0.0, 0.0), "slot")
+    assert plain == [((",", 1),), (("”", 1),)]
+    kept = decided(model, slots, own, Decoding(0.0, 1e-3), "balanced")
+    assert kept == [(("“", 1),), (("”", 1),)]
+    assert decided(model, slots, [(("“", 1),), (("”", 1),)], Decoding(0.0, 1e-3),
+                   "balanced") == kept
+    assert decided(model, slots, own, Decoding(0.0, 0.8), "slot") == [(("“", 1),), ()]
+    assert decided(model, slots, own, Decoding(0.0, 0.8), "balanced") == [(("“", 1),), ()]
+
+
+def test_the_model_stores_its_decoding(model, tmp_path, capsys):
+    learner = conll(RELATIVE, "r", drop=(1, 4))
+    assert model.decoding == Decoding()
+    folder = model.decoded_with(Decoding(3.0, 1e-3), sentences=1).save(tmp_path / "cal")
+    again = CorrectionModel.load(folder)
+    assert again.decoding == Decoding(3.0, 1e-3) and again.record["decoding"]["sentences"] == 1
+    assert raw_slots(next(corrected(sentences(learner), again))) == \
+        raw_slots(sentences(learner)[0])
+    assert load(folder).correct(learner, edit_cost=0.0, support=0.0) == "".join(
+        s.text() for s in corrected(sentences(learner), model))
+    assert raw_slots(sentences(load(folder).correct(learner, edit_cost=0.0))[0])[1] == (",",)
+    path = tmp_path / "in.conllu"
+    path.write_text(learner, encoding="utf-8")
+    assert main(["correct", str(path), "--model", str(folder)]) == 0
+    assert raw_slots(sentences(capsys.readouterr().out)[0]) == raw_slots(sentences(learner)[0])
+    assert main(["correct", str(path), "--model", str(folder), "--edit-cost", "0"]) == 0
+    assert raw_slots(sentences(capsys.readouterr().out)[0])[1] == (",",)
+    assert main(["correct", str(path), "--model", str(folder), "--support", "2"]) == 2
+    assert "support" in capsys.readouterr().err
+
+
+def test_product_keeps_what_the_generative_model_cannot_explain():
+    gen = [SlotDistribution(((), (",",)), ((), (1,)), np.array([0.1, 0.9]))]
+    crf = [{(): 0.2, (",",): 0.8}]
+    own = [(("“", 1),)]
+    assert combined(crf, gen, 1.0) == [((",", 1),)]
+    assert combined(crf, gen, 1.0, own=own, support=1e-3) == own
+    own_comma = [((",", 1),)]
+    assert combined(crf, gen, 1.0, own=own_comma, support=0.95) == own_comma
+    assert combined(crf, gen, 1.0, own=[()], support=0.05) == [((",", 1),)]
+
+
+def test_calibration_chooses_the_cost_of_least_dev_aed(model):
+    learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(2)))
+    fixed = sentences("".join(conll(RELATIVE, f"r{k}") for k in range(2)))
+    chosen, trials = calibrated(model, learner, fixed, costs=(3.0, 0.0))
+    # cost 0 inserts both commas of each sentence (AED 0), cost 3 none (AED 2)
+    assert [(t.edit_cost, t.aed, t.correct, t.proposed, t.gold) for t in trials] == [
+        (3.0, 2.0, 0, 0, 4), (0.0, 0.0, 4, 4, 4)]
+    assert trials[1].f05 == 100.0 and trials[0].f05 == 0.0
+    assert chosen.decoding == Decoding(0.0, SUPPORT)
+    assert chosen.record["decoding"]["aed"] == 0.0
+    # gold keeps the learner's punctuation: no edit is best, and the tie goes to F0.5 then cost
+    kept, trials = calibrated(model, learner, learner, costs=(3.0, 0.0, 5.0))
+    assert kept.decoding.edit_cost == 3.0 and [t.aed for t in trials] == [0.0, 2.0, 0.0]
+    with pytest.raises(Exception, match="as many"):
+        calibrated(model, learner, fixed[:1])
 
 
 def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsys):

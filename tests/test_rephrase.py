@@ -9,7 +9,7 @@ import pytest
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
-from fstpunct.apps.rephrase.wellformed import problems
+from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.store import load_model
@@ -88,6 +88,39 @@ def test_wellformedness_checks():
     assert problems("a “ b".split()) == ["unbalanced"]
     assert problems('a " b'.split()) == ["unbalanced"]
     assert problems("a （ b ） 「 c 」 。".split()) == []
+    assert problems("a , ...".split()) == ["doubled point"]
+    assert unmatched('“ a ( b ” ) " c " "'.split()) == [0, 4, 9]  # ” is not ('s partner
+    assert unmatched("「 a 」 ( b )".split()) == []
+
+
+def test_a_final_point_may_have_several_characters():
+    assert all(map(is_terminal, [".", "...", "…", "!!!", "?!", "。", "।", "॥", "؟"]))
+    assert not any(map(is_terminal, [",", "", ".,", "etc.", "»", ";"]))
+
+
+PERCENT = """# sent_id = percent
+# text = It rose 5, or 6, %.
+1	It	it	PRON	PRP	_	2	nsubj	_	_
+2	rose	rise	VERB	VBD	_	0	root	_	_
+3	5	5	NUM	CD	_	8	nummod	_	SpaceAfter=No
+4	,	,	PUNCT	,	_	6	punct	_	_
+5	or	or	CCONJ	CC	_	6	cc	_	_
+6	6	6	NUM	CD	_	3	appos	_	SpaceAfter=No
+7	,	,	PUNCT	,	_	6	punct	_	_
+8	%	%	SYM	NN	_	2	obj	_	SpaceAfter=No
+9	.	.	PUNCT	.	_	2	punct	_	_
+
+"""
+
+
+def test_new_neighbours_are_spaced_by_the_shared_marks():
+    """``%`` is spaced like a word (its spacing differs by language), the same rule as
+    restoration's (:mod:`fstpunct.ud.spacing`); former neighbours keep the input's spacing."""
+    from fstpunct.ud.spacing import NO_SPACE_BEFORE
+    options = Options("base", permute=False, delete=frozenset({"appos"}))
+    (out,) = rephrase(read_conllu(io.StringIO(PERCENT)), None, None, options)
+    assert "# text = It rose 5 %." in out.comments
+    assert "%" not in NO_SPACE_BEFORE and {"॥", "۔", "…"} <= NO_SPACE_BEFORE
 
 
 def test_cli_rephrases_and_reports_bad_input(tmp_path, capsys):
@@ -173,23 +206,25 @@ class _Writes:
         return tuple(range(len(x))) if self.ok else None
 
 
-def test_the_final_point_is_pinned_to_the_root():
+@pytest.mark.parametrize("point", [".", "..."])
+def test_the_final_point_is_pinned_to_the_root(point):
     from fstpunct.apps.rephrase.underlying import Mark, pinned_final_point
     from fstpunct.ud.slots import to_slots
-    (sent,) = read_conllu(io.StringIO(SHE_LEFT))
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT.replace("\t.\t.\t", f"\t{point}\t{point}\t")))
     slots, line = to_slots(sent), sent.lines[-1]
     model = load_model("en")
-    absorbed, surfaced = Mark(".", None, (1, 1, 0)), Mark(".", line, (4, 1, 0))
+    absorbed, surfaced = Mark(point, None, (1, 1, 0)), Mark(point, line, (4, 1, 0))
     marks = [((), ()), ((), (absorbed,)), ((), ()), ((), ()), ((), (surfaced,))]
     pinned = pinned_final_point(model, slots, _carried(marks), _Writes())
     # the clause's point is dropped; the root's takes the input's token line
     assert pinned.marks[4] == ((), ())
-    assert pinned.marks[1] == ((), (Mark(".", line, (1, 1, 0)),))
+    assert pinned.marks[1] == ((), (Mark(point, line, (1, 1, 0)),))
     assert pinned.observed == {((1, 1, 0),): (0,)}
     # a root without a point gets the clause's
     marks[1] = ((), ())
     pinned = pinned_final_point(model, slots, _carried(marks), _Writes())
-    assert pinned.marks[1] == ((), (Mark(".", line, (1, 1, 0)),)) and pinned.marks[4] == ((), ())
+    assert pinned.marks[1] == ((), (Mark(point, line, (1, 1, 0)),))
+    assert pinned.marks[4] == ((), ())
     # unchanged when the new u cannot be written as the input's surface
     assert pinned_final_point(model, slots, _carried(marks), _Writes(False)).marks == \
         _carried(marks).marks

@@ -141,8 +141,9 @@ class Model:
         reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
         same output.
 
-        A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (by
-        :meth:`pipeline` with ``lowercase``, ``tagger`` and the first of ``parsers``, if any).
+        A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
+        ``lowercase`` and ``tagger``) and parsed once: by ``parsers`` if any, else by the
+        pipeline's parser.
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back
         as text (``format="conllu"``: CoNLL-U).
@@ -224,15 +225,18 @@ class Model:
     def correct(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
                 parser: str | os.PathLike[str] | ParserModel | None = None,
-                beam: int | None = None, keep: float = 0.0) -> Any:
+                beam: int | None = None, edit_cost: float | None = None,
+                support: float | None = None) -> Any:
         """Correct every sentence's punctuation (paper §6.2; a correction model only, as
         ``scripts/correction.py train`` writes): given its tree, or the tree ``parser`` (a
         ``tokens``-mode parser trained on learner English, beam ``beam``) gives the punctuated
         sentence, the learner's underlying punctuation T_e′, then the minimum-Bayes-risk
         punctuation under the corrector: exact (``decoder``: ``balanced`` or ``slot``) or, with
-        ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``);
-        ``keep`` mixes each slot's distribution with that much mass on the learner's own
-        string (exact decoders). Words and tree are kept; ``# text`` is rebuilt."""
+        ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``).
+        The exact decoders charge ``edit_cost`` per token edited away from the learner's
+        string and keep a learner string whose probability is below ``support`` (default:
+        the values stored in the model, chosen on dev; else 0 and 0). Words and tree are
+        kept; ``# text`` is rebuilt."""
         from ..apps.correction.correct import corrected
         from ..parser import Model as ParserModel
         from ..parser import parse
@@ -247,7 +251,8 @@ class Model:
             watched = self._watched(sents)
             if p is not None:
                 watched = (parse(p, s, beam or int(p.info.get("beam", 1))) for s in watched)
-            return corrected(watched, correction, decoder, samples, mbr, seed, keep=keep)
+            return corrected(watched, correction, decoder, samples, mbr, seed,
+                             edit_cost=edit_cost, support=support)
         return rewrite(data, step)
 
     def log_prob(self, data: Data) -> Any:

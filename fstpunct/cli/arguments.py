@@ -14,6 +14,11 @@ def add_ud_dir_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ud-dir", metavar="DIR", help=UD_DIR_HELP)
 
 
+def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
+    """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`)."""
+    parser.add_argument("--quiet", action="store_true", help="no progress report on stderr")
+
+
 def add_io_arguments(parser: argparse.ArgumentParser, output: str = "OUT.conllu") -> None:
     """IN.conllu (a file, stdin or a standard split), -o ``output`` and --ud-dir: the
     arguments of the commands that rewrite a corpus."""

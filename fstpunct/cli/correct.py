@@ -34,15 +34,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --samples: 'sentence' (the best sampled x) or 'slot'")
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="random seed for --samples (default 0)")
-    parser.add_argument("--keep", type=float, default=0.0, metavar="W",
-                        help="mix each slot's distribution with mass W on the learner's own "
-                             "string before MBR (0..1, default 0; exact decoders)")
+    parser.add_argument("--edit-cost", type=float, metavar="C",
+                        help="MBR loss: C more per token edited away from the learner's string "
+                             "(exact decoders; default: the model's, chosen on dev)")
+    parser.add_argument("--support", type=float, metavar="P",
+                        help="keep a learner string whose probability under the corrector is "
+                             "below P (exact decoders; default: the model's, chosen on dev)")
 
 
 def run(args: argparse.Namespace) -> int:
     model = load(args.model)
     out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,
-                        beam=args.beam, keep=args.keep)
+                        beam=args.beam, edit_cost=args.edit_cost,
+                        support=args.support)
     write_file(progress(out, "correct"), args.output)
     return 0

@@ -7,7 +7,7 @@ from ..parser import Model, parse, read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
-from .arguments import add_ud_dir_argument
+from .arguments import add_quiet_argument, add_ud_dir_argument
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -29,7 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
     add_ud_dir_argument(parser)
-    parser.add_argument("--quiet", action="store_true", help="no progress")
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -13,7 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from .arguments import add_io_arguments
+from .arguments import add_io_arguments, add_quiet_argument
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
                              "given)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_argument(parser)
     parser.add_argument("--jobs", type=int, default=1,
                         help="restore chunks of 256 sentences in this many local processes "
                              "(default 1)")

@@ -18,8 +18,9 @@ import numpy as np
 from ..dp._sparse import hash_lookup, hash_table
 from ..errors import ModelError
 from ..files import atomic_folder, output
+from ..ud.treebank import punct_relation
 from . import features as F
-from .punct import EMPTY, PROPS_VERSION, Prepared
+from .punct import EMPTY, MARK, PROPS_VERSION, REL_MARK, WORD, Prepared
 from .storage import FINGERPRINT_SHIFT, lookup_keys, pruned, read_folder, write_weights
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
@@ -43,11 +44,13 @@ class Vocab:
 @dataclass(frozen=True)
 class Input:
     """A prepared sentence with the model's ids: ``leaves[i]`` is token i's node (0 = root),
-    ``buf[j]`` the buffer atoms after j shifts."""
+    ``buf[j]`` the buffer atoms after j shifts, ``marks[i]`` what token i is
+    (:attr:`Prepared.marks`; the root and padding nodes count as :data:`MARK`)."""
 
     prep: Prepared
     leaves: list[Node]
     buf: list[tuple[int, ...]]
+    marks: tuple[int, ...] = ()
 
     @property
     def n(self) -> int:
@@ -78,7 +81,7 @@ class Model:
             np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
         self.info = info or {}
         self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
-        self._masks: dict[tuple[int, bool], np.ndarray] = {}
+        self._masks: dict[tuple[int, ...], np.ndarray] = {}
 
     # --- inputs and features ---------------------------------------------------------------
 
@@ -87,7 +90,9 @@ class Model:
         tags = [self.tags(t) for t in prep.upos]
         leaves = [leaf(0, ROOT, ROOT, EMPTY)] + [
             leaf(i, w, t, p) for i, (w, t, p) in enumerate(zip(words, tags, prep.props), 1)]
-        return Input(prep, leaves, F.buffer_atoms(words, tags, [p.code + 1 for p in prep.props]))
+        marks = (MARK,) + (prep.marks or (WORD,) * prep.n) + (MARK,)  # [-1]: padding
+        return Input(prep, leaves, F.buffer_atoms(words, tags, [p.code + 1 for p in prep.props]),
+                     marks)
 
     def feature_keys(self, states: Sequence[State], inp: Input) -> np.ndarray:
         rows = np.array([F.atoms(s, inp.buf) for s in states], dtype=np.int64)
@@ -110,16 +115,34 @@ class Model:
     def features(self, states: Sequence[State], inp: Input) -> np.ndarray:
         return self.rows(self.feature_keys(states, inp))
 
-    def mask(self, state: State) -> np.ndarray:
-        """0 for legal transitions, -inf for illegal ones (legality depends only on the
-        stack depth up to 3 and on whether the buffer is empty)."""
-        key = (min(state.depth, 3), state.j < state.n)
+    def mask(self, state: State, marks: Sequence[int] = ()) -> np.ndarray:
+        """0 for legal transitions, -inf for illegal ones. Legality depends only on the stack
+        depth up to 3 and on whether the buffer is empty; with ``marks``
+        (:attr:`Input.marks`) also on what s0 and s1 are: an arc that would make a word
+        punctuation (relation ``punct``) or punctuation by its relation alone a word (any
+        relation but ``punct``; root only in a sentence without words) is illegal, so parsing
+        keeps the punctuation of :attr:`fstpunct.ud.treebank.Word.is_punct`."""
+        key: tuple[int, ...] = (min(state.depth, 3), state.j < state.n)
+        if marks:
+            key += (marks[state.s0[0]], marks[state.s1[0]])
         m = self._masks.get(key)
         if m is None:
-            m = np.array([0.0 if t.is_legal(state) else -np.inf for t in self.transitions],
-                         dtype=np.float32)
+            m = np.array([0.0 if t.is_legal(state) and self._keeps(t, key[2:]) else -np.inf
+                          for t in self.transitions], dtype=np.float32)
             self._masks[key] = m
         return m
+
+    @staticmethod
+    def _keeps(t: Transition, marks: Sequence[int]) -> bool:
+        """Whether arc ``t`` keeps what its dependent is (``marks``: of s0 and s1). Punctuation
+        by its relation alone heads no word, so that a sentence with words has a word (or
+        ``PUNCT``) as its root."""
+        if t.label is None or not marks:
+            return True
+        dep, head = (marks[1], marks[0]) if isinstance(t, LeftArc) else marks
+        if dep == WORD:
+            return head != REL_MARK and not punct_relation(t.label)
+        return dep != REL_MARK or punct_relation(t.label) or t.label == ROOT_LABEL
 
     # --- persistence -------------------------------------------------------------------------
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from ..errors import ModelError
 from ..model.store import BUNDLED
 from ..ud.text import Tokeniser
-from ..ud.treebank import Line, Sentence, has_tree
+from ..ud.treebank import Line, Sentence, has_tree, punct_relation
 from .decode import parse
 from .model import Model
 from .tagger import Tagger
@@ -65,8 +65,8 @@ class Pipeline:
         """A copy of ``sent`` with UPOS for every word whose UPOS is ``_``: ``PUNCT`` for a
         word of punctuation characters only or with relation ``punct``, else the tagger's tag
         (never ``PUNCT``) in the depunctuated sentence (:meth:`tagger_for`)."""
-        upos = ["PUNCT" if w.upos == "_" and (w.deprel.partition(":")[0] == "punct" or
-                                             _is_mark(w.form)) else w.upos
+        upos = ["PUNCT" if w.upos == "_" and (punct_relation(w.deprel) or
+                                        _is_mark(w.form)) else w.upos
                 for w in sent.words]
         words = [k for k, t in enumerate(upos) if t != "PUNCT"]
         forms = [sent.words[k].form for k in words]

@@ -16,8 +16,13 @@
 * ``typed``: as ``properties``, but the plain punctuation property says which kind of mark it
   is (comma; sentence end; colon or semicolon; dash; other) where the paper has one kind.
 
-A token is punctuation here iff its UPOS is ``PUNCT`` (never its relation, which is what the
-parser predicts). Straight quotes take their direction from :func:`fstpunct.ud.slots.quote_symbols`,
+A token is punctuation here exactly when it is to the punctuation model
+(:attr:`fstpunct.ud.treebank.Word.is_punct`: UPOS ``PUNCT`` or relation ``punct``; in input
+to parse, the relation column is read only for that, and text has none). The parser keeps it so:
+a parsed token that is not punctuation never gets the relation ``punct``, and one that is
+punctuation by its relation alone gets only ``punct`` (see :attr:`Prepared.marks` and
+:meth:`fstpunct.parser.model.Model.mask`), so parsing never turns a word into punctuation nor
+the reverse. Straight quotes take their direction from :func:`fstpunct.ud.slots.quote_symbols`,
 without the input's heads.
 """
 from __future__ import annotations
@@ -34,7 +39,7 @@ from ..ud.treebank import Sentence
 
 __all__ = ["MODES", "PROPERTY_MODES", "PROPS_VERSION", "OPENING", "CLOSING", "Prop", "EMPTY",
            "make_prop", "combine", "mark_kind", "initial_props", "Prepared", "prepare", "reattach",
-           "is_punct"]
+           "WORD", "MARK", "REL_MARK"]
 
 MODES = ("tokens", "removed", "paired", "properties", "typed")
 PROPS_VERSION = 2  # the initial properties of new models (see :func:`initial_props`)
@@ -47,9 +52,10 @@ CLOSING = {p[1]: k for k, p in enumerate(_PAIRS, 1)}
 _PLAIN_KINDS = (",", ".?!…", ":;", "-–—")  # typed mode: comma, end, colon, dash; else other
 
 
-def is_punct(upos: str) -> bool:
-    """Whether a token of this UPOS is punctuation to the parser (``PUNCT`` only)."""
-    return upos == "PUNCT"
+# What a parsed token is (:attr:`Prepared.marks`), which decides the relations it may get.
+WORD = 0  # not punctuation: any relation but punct
+MARK = 1  # UPOS PUNCT: any relation (it stays punctuation whatever its relation)
+REL_MARK = 2  # punctuation by its relation alone (e.g. SYM): punct, or root
 
 
 class Prop(NamedTuple):
@@ -177,7 +183,8 @@ class Prepared:
 
     ``ids``: CoNLL-U word IDs of the parsed tokens; ``props``: initial properties (all
     :data:`EMPTY` outside :data:`PROPERTY_MODES`); ``heads``/``deprels``: the gold tree over the
-    parsed tokens made projective (training only, else ``None``).
+    parsed tokens made projective (training only, else ``None``); ``marks``: :data:`WORD`,
+    :data:`MARK` or :data:`REL_MARK` for each parsed token (empty: all words).
     """
 
     forms: tuple[str, ...]
@@ -186,6 +193,7 @@ class Prepared:
     props: tuple[Prop, ...]
     heads: tuple[int, ...] | None
     deprels: tuple[str, ...] | None
+    marks: tuple[int, ...] = ()
 
     @property
     def n(self) -> int:
@@ -226,7 +234,7 @@ def prepare(sent: Sentence, mode: str, gold: bool, version: int = PROPS_VERSION)
     words = sent.words
     quotes = _quotes(sent)
     forms = [quotes.get(w.id, w.form) for w in words]
-    punct = [is_punct(w.upos) for w in words]
+    punct = [w.is_punct for w in words]
     if mode == "tokens" or all(punct):  # a sentence of punctuation only is parsed as tokens
         keep = list(range(len(words)))
         props = [EMPTY] * len(words)
@@ -244,9 +252,11 @@ def prepare(sent: Sentence, mode: str, gold: bool, version: int = PROPS_VERSION)
     deprels: list[str] | None = None
     if gold:
         heads, deprels = _gold_tree(sent, ids)
+    marks = tuple(WORD if not punct[k] else MARK if words[k].upos == "PUNCT" else REL_MARK
+                  for k in keep)
     return Prepared(tuple(forms[k] for k in keep), tuple(words[k].upos for k in keep),
                     tuple(ids), tuple(props), None if heads is None else tuple(heads),
-                    None if deprels is None else tuple(deprels))
+                    None if deprels is None else tuple(deprels), marks)
 
 
 def reattach(sent: Sentence, prep: Prepared, heads: Sequence[int],

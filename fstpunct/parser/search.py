@@ -49,7 +49,7 @@ def search_beam(model: Model, inp: Input, k: int, weights: np.ndarray,
         states = [it.state for it in beam]
         rows = model.features(states, inp)
         scores = weights[rows].sum(axis=1, dtype=weights.dtype).astype(np.float64)
-        scores += np.array([model.mask(s) for s in states])
+        scores += np.array([model.mask(s, inp.marks) for s in states])
         scores += np.array([it.score for it in beam])[:, None]
         flat = scores.ravel()
         top = [int(np.argmax(flat))] if k == 1 else np.argsort(-flat, kind="stable")[:k]

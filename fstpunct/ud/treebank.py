@@ -18,8 +18,15 @@ from typing import TextIO
 from ..errors import ConlluError
 from ..files import open_input, output
 
-__all__ = ["NO_SPACE", "Line", "Sentence", "Word", "batches", "has_tree", "read_conllu",
-           "read_file", "rebuild", "space_after", "with_space_after", "write_conllu", "write_file"]
+__all__ = ["NO_SPACE", "Line", "Sentence", "Word", "batches", "has_tree", "punct_relation",
+           "read_conllu", "read_file", "rebuild", "space_after", "with_space_after",
+           "write_conllu", "write_file"]
+
+
+def punct_relation(deprel: str) -> bool:
+    """Whether a relation makes its dependent punctuation (``punct``, subtypes included)."""
+    return deprel.partition(":")[0] == "punct"
+
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")
 _WORD_ID = re.compile(r"[1-9][0-9]*\Z")
@@ -81,8 +88,9 @@ class Word:
 
     @property
     def is_punct(self) -> bool:
-        """Punctuation = UPOS ``PUNCT`` or relation ``punct`` (DESIGN §2)."""
-        return self.upos == "PUNCT" or self.deprel.partition(":")[0] == "punct"
+        """Punctuation = UPOS ``PUNCT`` or relation ``punct`` (DESIGN §2): the one definition,
+        which the parser keeps too (:mod:`fstpunct.parser.punct`)."""
+        return self.upos == "PUNCT" or punct_relation(self.deprel)
 
     @property
     def space_after(self) -> bool:

@@ -10,5 +10,7 @@ where the Attach model of T_c′ also sees the learner's puncteme pair at the no
 features ``xl=``, ``xr=``, ``xp=``) and the channel φ is estimated with a Dirichlet prior
 centred on the channel of correct English (:mod:`.model`). Corrections are chosen like
 restorations: samples from p(T_c′, x_c | T, T_e′) and the minimum-Bayes-risk decoder of
-:mod:`fstpunct.apps.restoration.mbr` (:mod:`.correct`).
+:mod:`fstpunct.apps.restoration.mbr` (:mod:`.correct`), with a decoding (an edit cost in
+the MBR loss, the support below which the learner's string is kept) chosen on dev
+(:mod:`.calibrate`).
 """

@@ -7,6 +7,14 @@ restoration's decoders: by default the exact ones of :mod:`fstpunct.apps.restora
 (``samples``; sentence k of a run draws from the random stream (seed, k)). Each token written
 attaches to the word whose puncteme produced it (:meth:`~fstpunct.fst.channel.Channel.align`
 on the channel's most probable path); ``# text`` is rebuilt.
+
+The exact decoders follow the model's :class:`~.model.Decoding` (or the one given): the loss
+adds ``edit_cost`` per token of edit distance between the chosen string and the learner's,
+R′(y) = R(y) + c · ed(y, x_e) — computed as MBR under the slot's distribution mixed with mass
+c / (1 + c) on the learner's string, which has the same minimiser — so an edit is made only
+where it lowers the expected loss by more than c per token; and a slot whose learner string
+has probability below ``support`` keeps it (the string, with its heads, is the slot's only
+candidate; the balanced decoder balances the sentence's marks around it).
 """
 from __future__ import annotations
 
@@ -23,9 +31,10 @@ from ..restoration.generative import DECODERS
 from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
-from .model import CorrectionModel, with_learner
+from .model import CorrectionModel, Decoding, with_learner
 
-__all__ = ["corrected", "corrections"]
+__all__ = ["corrected", "corrections", "decided", "slot_distributions"]
+
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
              ) -> exact_mbr.SlotDistribution:
@@ -41,28 +50,48 @@ def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
     return exact_mbr.SlotDistribution(tuple(strings), tuple(heads), probs)
 
 
+def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence]
+                       ) -> list[list[exact_mbr.SlotDistribution]]:
+    """Every sentence's exact slot distributions under the corrector, given its T_e′."""
+    learner = with_learner(model.learner, [to_slots(s) for s in sentences])
+    prior = exact_mbr.ExactPrior(model.corrector)
+    return [prior.sentence([(ss, m)]) for ss, m in zip(learner, prior.marginals(learner))]
+
+
+def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
+            own: Sequence[Insertion], decoding: Decoding, decoder: str = "balanced"
+            ) -> list[Insertion]:
+    """One sentence's corrected punctuation from its slot distributions and the learner's
+    punctuation ``own`` (module docstring)."""
+    weight = decoding.edit_cost / (1.0 + decoding.edit_cost)
+    mixed = []
+    for slot, o in zip(slots, own):
+        y = tuple(t for t, _ in o)
+        p = float(slot.probs[slot.strings.index(y)]) if y in slot.strings else 0.0
+        if p < decoding.support:  # kept: the learner's string alone
+            mixed.append(exact_mbr.SlotDistribution((y,), (tuple(h for _, h in o),),
+                                                    np.ones(1)))
+        else:
+            mixed.append(_keeping(slot, o, weight) if weight else slot)
+    choice = exact_mbr.slot_decoder(mixed)
+    pairs = model.corrector.attach.symmetric
+    if decoder == "balanced" and not exact_mbr.balanced(mixed, choice, pairs):
+        choice = exact_mbr.balanced_decoder(mixed, pairs)
+    return exact_mbr.insertions(mixed, choice)
+
+
 def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
                 decoder: str = "balanced", samples: int | None = None, mbr_decoder: str =
-                "sentence", seed: int = 0, first: int = 0, keep: float = 0.0
+                "sentence", seed: int = 0, first: int = 0, decoding: Decoding | None = None
                 ) -> list[list[Insertion]]:
     """The corrected punctuation of every sentence (all with words) as insertions into the
-    stripped sentence; with ``samples``, sentence k draws from stream (seed, first + k).
-    ``keep`` (exact decoders only): each slot's distribution is mixed with a point mass of
-    that weight on the learner's own string before MBR (a more conservative corrector)."""
-    learner = with_learner(model.learner, [to_slots(s) for s in sentences])
+    stripped sentence: exact, with ``decoding`` (default: the model's); with ``samples``,
+    sentence k draws from stream (seed, first + k) and MBR is plain."""
     if samples is None:
-        prior = exact_mbr.ExactPrior(model.corrector)
-        pairs = model.corrector.attach.symmetric
-        out = []
-        for sent, ss, m in zip(sentences, learner, prior.marginals(learner)):
-            slots = prior.sentence([(ss, m)])
-            if keep:
-                slots = [_keeping(s, own, keep) for s, own in zip(slots, insertions_of(sent))]
-            choice = exact_mbr.slot_decoder(slots)
-            if decoder == "balanced" and not exact_mbr.balanced(slots, choice, pairs):
-                choice = exact_mbr.balanced_decoder(slots, pairs)
-            out.append(exact_mbr.insertions(slots, choice))
-        return out
+        decoding = decoding or model.decoding
+        return [decided(model, slots, insertions_of(sent), decoding, decoder)
+                for sent, slots in zip(sentences, slot_distributions(model, sentences))]
+    learner = with_learner(model.learner, [to_slots(s) for s in sentences])
     decode = DECODERS[mbr_decoder]
     return [mbr.insertions(d, decode(d)) for d in
             PriorSampler(model.corrector, samples, seed).draws(learner, first)]
@@ -70,21 +99,27 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
 
 def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: str = "balanced",
               samples: int | None = None, mbr_decoder: str = "sentence", seed: int = 0,
-              batch: int = 100, keep: float = 0.0) -> Iterator[Sentence]:
+              batch: int = 100, edit_cost: float | None = None, support: float | None = None
+              ) -> Iterator[Sentence]:
     """Every sentence with its punctuation corrected (module docstring); a sentence that is
-    all punctuation is copied unchanged."""
+    all punctuation is copied unchanged. ``edit_cost``, ``support``: the exact decoders'
+    (default: the model's :attr:`~.model.CorrectionModel.decoding`)."""
     if decoder not in exact_mbr.EXACT_DECODERS:
         raise InputError(f"decoder must be one of {', '.join(sorted(exact_mbr.EXACT_DECODERS))}")
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
     if samples is not None and samples < 1:
         raise InputError("samples must be at least 1")
-    if not 0.0 <= keep <= 1.0 or (keep and samples is not None):
-        raise InputError("keep must be between 0 and 1, and is for the exact decoders only")
+    if samples is not None and (edit_cost is not None or support is not None):
+        raise InputError("edit cost and support are for the exact decoders only")
+    stored = model.decoding
+    decoding = Decoding(stored.edit_cost if edit_cost is None else edit_cost,
+                        stored.support if support is None else support)
     first = 0
     for group in batches(sentences, batch):
         words = [s for s in group if has_words(s)]
-        out = iter(corrections(model, words, decoder, samples, mbr_decoder, seed, first, keep))
+        out = iter(corrections(model, words, decoder, samples, mbr_decoder, seed, first,
+                               decoding))
         first += len(words)
         for sent in group:
             yield insert(strip(sent), next(out)) if has_words(sent) else sent

@@ -117,13 +117,19 @@ class CrfCorrector:
 
 
 def combined(crf: Sequence[dict[tuple[str, ...], float]], generative: Sequence[SlotDistribution],
-             weight: float, floor: float = 1e-4) -> list[Insertion]:
+             weight: float, floor: float = 1e-4, own: Sequence[Insertion] = (),
+             support: float = 0.0) -> list[Insertion]:
     """Per slot, the string of highest log p_crf(y) + ``weight`` · log p_gen(y) (both floored
     at ``floor``) among the CRF's strings and the generative candidates; each token attaches
-    to the generative candidate's head where it has one, else to the word left of the slot."""
+    to the generative candidate's head where it has one, else to the word left of the slot.
+    With the learner's punctuation ``own``, a slot whose learner string has p_gen below
+    ``support`` keeps it (the generative model cannot explain it; :mod:`.correct`)."""
     out = []
     for i, (c, g) in enumerate(zip(crf, generative)):
         gen = dict(zip(g.strings, (float(p) for p in g.probs)))
+        if own and gen.get(tuple(t for t, _ in own[i]), 0.0) < support:
+            out.append(own[i])
+            continue
         heads = dict(zip(g.strings, g.heads))
         best = max(set(c) | set(gen), key=lambda y: (math.log(max(c.get(y, 0.0), floor))
                                                     + weight * math.log(max(gen.get(y, 0.0),

@@ -18,6 +18,12 @@ puncteme on that side, ε included), so that where training pairs say little (ra
 pairs show often enough move away from it. The corrector's vocabulary and pair sets W_d are
 those of both sides of the pairs and of any further learner sentences (``vocabulary``: the
 learner model's training sentences), so the learner punctemes that T_e′ uses can be copied.
+
+*Decoding* (:attr:`CorrectionModel.decoding`, stored in the record, chosen on dev by
+:mod:`.calibrate`): the MBR loss charges ``edit_cost`` per token edited away from the learner's
+string, and a slot whose learner string has probability below ``support`` under the corrector
+(a string its trees cannot explain, e.g. a quote without its partner) keeps that string
+(:mod:`.correct`). A model without them decodes with 0 and 0 (plain MBR).
 """
 from __future__ import annotations
 
@@ -41,10 +47,26 @@ from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 
-__all__ = ["CorrectionModel", "copy_center", "learner_contexts", "read_meta", "train",
-           "with_learner"]
+__all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_contexts",
+           "read_meta", "train", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
+SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
+
+
+@dataclass(frozen=True)
+class Decoding:
+    """How corrections are decoded (module docstring): the MBR loss's cost per token edited
+    away from the learner's string, and the probability below which the learner's string of a
+    slot is kept as it is."""
+
+    edit_cost: float = 0.0
+    support: float = 0.0
+
+    def __post_init__(self) -> None:
+        if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
+            raise InputError(f"edit cost must be >= 0 and support within 0..1 (got "
+                             f"{self.edit_cost}, {self.support})")
 
 
 def learner_contexts(ss: SlotSentence, pairs: Sequence[tuple[Puncteme, Puncteme] | None]
@@ -120,6 +142,17 @@ class CorrectionModel:
     learner: PunctModel
     corrector: PunctModel
     record: dict[str, Any]
+
+    @property
+    def decoding(self) -> Decoding:
+        """The decoding stored in the record (``decoding``), else plain MBR."""
+        stored = self.record.get("decoding", {})
+        return Decoding(float(stored.get("edit_cost", 0.0)), float(stored.get("support", 0.0)))
+
+    def decoded_with(self, decoding: Decoding, **why: Any) -> CorrectionModel:
+        """This model with ``decoding`` stored (and ``why``: how it was chosen)."""
+        return replace(self, record={**self.record, "decoding": {
+            "edit_cost": decoding.edit_cost, "support": decoding.support, **why}})
 
     def save(self, folder: str | Path) -> Path:
         """A folder with ``learner/``, ``corrector/`` (punctuation model folders) and

@@ -5,21 +5,20 @@ tokens keep their range line when all their words remain, adjacent and in order;
 and DEPS are dropped (an enhanced graph cannot follow a reordered tree: DEPS becomes ``_``).
 Spacing is rebuilt, since a word's neighbours change: two tokens that were neighbours in the
 input keep the input's spacing; elsewhere no space before closing and point marks
-(``, . ; : ! ? ) ” »`` …) nor after opening ones (``( “ « ¿`` …), none at all when the input had
-none (Chinese); ``SpaceAfter=No`` says so in MISC and ``# text`` follows it.
+nor after opening ones (:mod:`fstpunct.ud.spacing`), none at all when the input had none
+(Chinese); ``SpaceAfter=No`` says so in MISC and ``# text`` follows it.
 """
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ...ud.spacing import NO_SPACE_AFTER, NO_SPACE_BEFORE
 from ...ud.treebank import Line, Sentence, rebuild
 from .. import decode
 
 __all__ = ["OutToken", "assemble", "origin_name"]
 
-_CLOSING = frozenset(",.;:!?)]}»”’%…،؛؟।॥。，、；：！？）」』》〉】")
-_OPENING = frozenset("([{«“‘¿¡（「『《〈【")
 _DROPPED_MISC = frozenset({"SpaceAfter", *decode.MISC_KEYS})
 _DROPPED_COMMENTS = ("sent_id", "text", "underlying", "punct_logprob", "rephrased_from",
                      "rephrase")
@@ -64,8 +63,8 @@ def _spaces(tokens: Sequence[OutToken], sent: Sentence) -> list[bool]:
         if nxt is not None and a.isdigit() and b.isdigit() and int(b) == int(a) + 1:
             out.append(before[int(a)])
         else:
-            out.append(spaced and nxt is not None and nxt.symbol not in _CLOSING
-                       and tok.symbol not in _OPENING)
+            out.append(spaced and nxt is not None and nxt.symbol not in NO_SPACE_BEFORE
+                       and tok.symbol not in NO_SPACE_AFTER)
     return out
 
 

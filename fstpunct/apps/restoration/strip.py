@@ -6,10 +6,10 @@ empty nodes and DEPS. A kept token is written ``SpaceAfter=No`` only when nothin
 separated it from the next kept token (``home, etc.`` → ``home etc``; ``well-known`` →
 ``wellknown``). :func:`insert` is the inverse: it adds restored tokens as ``PUNCT``/``punct``
 word lines. Its spacing is English-like and simple: in a gap written with a space, no space goes
-before a mark of :data:`NO_SPACE_BEFORE` nor after one of :data:`NO_SPACE_AFTER`, one space goes
-everywhere else; a gap written without a space (Chinese text) stays without. Both rebuild
-``# text`` from the forms (when the sentence has one) and keep every other comment, line and
-column.
+before a mark of :data:`~fstpunct.ud.spacing.NO_SPACE_BEFORE` nor after one of
+:data:`~fstpunct.ud.spacing.NO_SPACE_AFTER`, one space goes everywhere else; a gap written
+without a space (Chinese text) stays without. Both rebuild ``# text`` from the forms (when the
+sentence has one) and keep every other comment, line and column.
 """
 from __future__ import annotations
 
@@ -19,15 +19,22 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...ud.slots import depunctuate, to_slots
+from ...ud.spacing import NO_SPACE_AFTER, NO_SPACE_BEFORE
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
-from ...ud.treebank import NO_SPACE, Line, Sentence, rebuild, space_after, with_space_after
+from ...ud.treebank import (
+    NO_SPACE,
+    Line,
+    Sentence,
+    has_tree,
+    rebuild,
+    space_after,
+    with_space_after,
+)
 from . import HIDDEN, Insertion
 
-__all__ = ["NO_SPACE_AFTER", "NO_SPACE_BEFORE", "insert", "insertions_of", "strip"]
+__all__ = ["insert", "insertions_of", "strip"]
 
-NO_SPACE_BEFORE = frozenset(",.;:?!)]}”’»…،؛؟।۔，。、：；？！）」』】》〉")  # one-character tokens
-NO_SPACE_AFTER = frozenset("([{“‘«¿¡（「『【《〈")
 
 
 @dataclass(frozen=True)
@@ -52,8 +59,12 @@ def _tokens(lines: Sequence[Line]) -> list[_Token]:
 
 
 def _finish(sent: Sentence, lines: list[Line]) -> Sentence:
-    """The new sentence, validated, with ``# text`` rebuilt if ``sent`` has one."""
-    out = rebuild(sent, list(sent.comments), lines)
+    """The new sentence, validated, with ``# text`` rebuilt if ``sent`` has one; without a tree
+    if ``sent`` has none (every HEAD ``_``)."""
+    if not has_tree(sent):
+        lines = [Line(ln.fields[:6] + ["_"] + ln.fields[7:], ln.lineno) if ln.is_word else ln
+                 for ln in lines]
+    out = rebuild(sent, list(sent.comments), lines, tree=None)
     if any(re.match(r"#\s*text\s*=", c) for c in out.comments):
         out.set_comment("text", surface(lines))
     return out
@@ -149,10 +160,11 @@ def _kept_spacing(sent: Sentence, new: Mapping[int, int]) -> dict[int, bool]:
 
 def strip(sent: Sentence) -> Sentence:
     """``sent`` without its punctuation (see the module docstring); unpunctuated input comes out
-    unchanged. A sentence that is all punctuation raises :class:`~fstpunct.errors.ConlluError`."""
+    unchanged, and one without a tree (every HEAD ``_``) stays without. A sentence that is all
+    punctuation raises :class:`~fstpunct.errors.ConlluError`."""
     if not any(w.is_punct for w in sent.words):
         return rebuild(sent, list(sent.comments), [Line(list(ln.fields), ln.lineno)
-                                                   for ln in sent.lines])
+                                                   for ln in sent.lines], tree=None)
     new = _kept_ids(sent)
     heads = depunctuate(sent)[1]
     head_of = {old: heads[k - 1] for old, k in new.items()}

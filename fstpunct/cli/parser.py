@@ -10,7 +10,7 @@ from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
-from .arguments import add_ud_dir_argument
+from .arguments import add_quiet_argument, add_ud_dir_argument
 
 HELP = "Dependency parser commands (train, compact)."
 
@@ -52,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default 1)")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
     add_ud_dir_argument(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "

@@ -1,0 +1,62 @@
+"""Choosing a correction model's decoding on held-out pairs (dev).
+
+The corrector's exact slot distributions of the held-out learner sentences are computed once;
+each edit cost of ``costs`` (with the learner's string kept below ``support``,
+:class:`~.model.Decoding`) then decodes them, and the cost whose corrections have the least
+average edit distance (AED) to the corrected sentences wins; ties go to the higher F0.5 of the
+punctuation edits, then to the lower cost. The chosen decoding is stored in the model's record
+(:meth:`~.model.CorrectionModel.decoded_with`), which ``fstpunct correct`` then uses by default.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...errors import InputError
+from ...ud.treebank import Sentence
+from ..restoration.metrics import scores
+from ..restoration.pipeline import has_words
+from ..restoration.strip import insert, insertions_of, strip
+from .correct import decided, slot_distributions
+from .model import SUPPORT, CorrectionModel, Decoding
+
+__all__ = ["COSTS", "Trial", "calibrated"]
+
+COSTS = tuple(k / 20 for k in range(21))  # 0, 0.05, ..., 1: beyond 1 no single edit is made
+
+
+@dataclass(frozen=True)
+class Trial:
+    """The scores of one edit cost on the held-out pairs."""
+
+    edit_cost: float
+    aed: float
+    correct: int
+    proposed: int
+    gold: int
+    f05: float
+
+
+def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Sequence[Sentence],
+               costs: Sequence[float] = COSTS, support: float = SUPPORT,
+               decoder: str = "balanced") -> tuple[CorrectionModel, list[Trial]]:
+    """``model`` with the decoding chosen on the pairs (``sources[k]`` the learner's sentence,
+    ``golds[k]`` its correction; module docstring), and every cost's scores."""
+    if len(sources) != len(golds) or not sources or not costs:
+        raise InputError("calibration needs as many corrected sentences as sources (>0) and "
+                         "at least one cost")
+    if not all(has_words(s) for s in sources):
+        raise InputError("calibration: every source sentence must have words")
+    dists = slot_distributions(model, sources)
+    trials = []
+    for cost in costs:
+        decoding = Decoding(cost, support)
+        pred = [insert(strip(s), decided(model, d, insertions_of(s), decoding, decoder))
+                for s, d in zip(sources, dists)]
+        aed, edits = scores(golds, pred, sources)
+        trials.append(Trial(cost, aed.average_edit_distance, sum(edits.correct),
+                            sum(edits.proposed), sum(edits.gold), edits.scores()[2]))
+    best = min(trials, key=lambda t: (t.aed, -t.f05, t.edit_cost))
+    chosen = model.decoded_with(Decoding(best.edit_cost, support), sentences=len(sources),
+                                aed=best.aed, f05=best.f05)
+    return chosen, trials

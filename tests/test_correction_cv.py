@@ -1,0 +1,87 @@
+"""scripts/correction.py cv on a hand-made learner folder (no FCE text): folds by document,
+every model retrained without its fold, one held-out output per pair, pooled scores."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from test_correction import PLAIN, RELATIVE, conll
+
+from fstpunct.apps.correction.model import CorrectionModel, Decoding
+from fstpunct.model.store import read_record
+
+ROOT = Path(__file__).parent.parent
+SCRIPT = ROOT / "scripts" / "correction.py"
+# split -> its documents; each document: two learner sentences without the relative clause's
+# commas (corrected: with them, FCE code MP), two plain ones, and one sentence that is not in
+# the corrected file (as a non-isomorphic one: the learner model still reads it)
+DOCUMENTS = {"train": ["docA", "docB", "docC", "docD"], "dev": ["docE"], "test": ["docF"]}
+
+
+@pytest.fixture(scope="module")
+def script():
+    spec = importlib.util.spec_from_file_location("correction_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look themselves up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def learner_folder(folder: Path) -> None:
+    for split, docs in DOCUMENTS.items():
+        original, corrected = [], []
+        for doc in docs:
+            for k in range(2):
+                original.append(conll(RELATIVE, f"{doc}-r{k}", drop=(1, 4)))
+                fixed = conll(RELATIVE, f"{doc}-r{k}")
+                corrected.append(fixed.replace("\n# text", "\n# fce_punct_edits = 1:MP 3:MP"
+                                               "\n# text", 1))
+                original.append(conll(PLAIN, f"{doc}-p{k}"))
+                corrected.append(conll(PLAIN, f"{doc}-p{k}"))
+            original.append(conll(PLAIN, f"{doc}-x"))
+        (folder / f"en_esl-ud-{split}.conllu").write_text("".join(original), encoding="utf-8")
+        (folder / f"en_cesl-ud-{split}.conllu").write_text("".join(corrected), encoding="utf-8")
+
+
+def run_cv(script, monkeypatch, data: Path, work: Path, out: Path) -> None:
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "cv", "--data", str(data), "--folds", "2", "--weight", "1.0",
+        "--copy", "2", "--reference", "learner", "--iterations", "2",
+        "--learner-iterations", "2", "--edit-cost", "0.2", "--support", "0.001",
+        "--grammar", str(ROOT / "grammars" / "en.rules"), "--work", str(work), "-o", str(out)])
+    script.main()
+
+
+def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monkeypatch,
+                                                         capsys):
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json")
+    printed = capsys.readouterr().out
+    result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
+    # documents sorted (dev/docE, test/docF, train/docA..D) and dealt round-robin: fold 0 holds
+    # docE, docA, docC; fold 1 docF, docB, docD. Each fold's models see only the other's.
+    for fold in (0, 1):
+        assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == 15
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        assert model.record["pairs"] == 12 and model.record["fold"] == fold
+        assert model.decoding == Decoding()  # the decoding is the run's, not stored
+    assert printed.count("learner model trained on 15 sentences") == 2
+    rows = {r["system"]: r for r in result["rows"]}
+    assert list(rows) == ["keep", "correction", "correction (plain MBR)", "CRF corrector",
+                          "CRF corrector x correction"]
+    assert all(len(r["sentence_edits"]) == 24 for r in rows.values())  # 6 documents x 4 pairs
+    keep = rows["keep"]
+    # 12 relative clauses, each missing its two commas: AED 24 / 24, 24 gold edits (all MP)
+    assert keep["aed"] == 1.0 and [sum(c) for c in keep["edit_counts"]] == [0, 0, 24]
+    assert keep["by_code"] == {"MP": [0, 24]} and keep["f0.5"] == 0.0
+    assert rows["correction"]["aed"] < 1.0 and rows["correction"]["by_code"]["MP"][0] > 0
+    assert len(result["per_fold"]) == 2 and (result["edit_cost"], result["support"]) == (0.2,
+                                                                                          0.001)
+    # a second run loads every fold's models instead of training them, with the same figures
+    run_cv(script, monkeypatch, data, work, tmp_path / "again.json")
+    assert "trained" not in capsys.readouterr().out
+    again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
+    assert again["rows"] == result["rows"]
