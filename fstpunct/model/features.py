@@ -177,12 +177,12 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
     pseudo = [known(name) for name in ("bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end")]
     owner.append(np.repeat(empty, len(pseudo)))
     found.append(np.tile(np.array(pseudo, dtype=np.intp), len(empty)))
-    owner_all, ids = np.concatenate(owner), np.concatenate(found)
+    ids = np.concatenate(found)
     keep = ids >= 0
-    owner_all, ids = owner_all[keep], ids[keep]
-    order = np.lexsort((ids, owner_all))
-    ptr = np.searchsorted(owner_all[order], np.arange(node_offsets[-1] + 1)).astype(np.intp)
-    return ptr, ids[order], node_offsets
+    width = max(len(index), int(ids.max(initial=0)) + 1)
+    key = np.sort(np.concatenate(owner)[keep] * width + ids[keep])  # by node, then by id
+    ptr = np.searchsorted(key, np.arange(node_offsets[-1] + 1) * width).astype(np.intp)
+    return ptr, key % width, node_offsets
 
 
 def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str], Csr]:
