@@ -177,7 +177,8 @@ def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[Spars
             ((b_ptr, b_ind, b_val), ptr[:rows] + a_len[:rows] - b_ptr[:-1])):
         at = np.repeat(offset, np.diff(src_ptr)) + np.arange(len(src_ind))
         indices[at] = src_ind
-        values[:, at] = src_val
+        for row, src in zip(values, src_val):
+            row[at] = src
     return SparseStack.family(count, size, ptr, indices, values)
 
 

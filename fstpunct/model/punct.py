@@ -394,10 +394,12 @@ class Inference:
         at_left = np.repeat(ends[:, 0] * width, sizes) + left
         at_right = np.repeat(ends[:, 1] * width, sizes) + right
         needed: list[np.ndarray | None] = [None] * len(surfaces)
-        if self.slots.subset:
-            mask = np.zeros(len(surfaces) * width, dtype=bool)
-            mask[at_left] = mask[at_right] = True
-            needed = list(mask.reshape(len(surfaces), width))
+        if self.slots.subset:  # per slot, the sides of the candidate sets of its nodes
+            group, left_of_group, right_of_group = self._sides
+            meets = np.zeros((2, len(surfaces), len(left_of_group)), dtype=bool)
+            group = group[nodes.start:nodes.stop]
+            meets[0, ends[:, 0], group] = meets[1, ends[:, 1], group] = True
+            needed = list(meets[0] @ left_of_group | meets[1] @ right_of_group)
         flat = np.concatenate([self.slots.get(x, maximum, need).possible
                                for x, need in zip(surfaces, needed)])
         ok = flat[at_left] & flat[at_right]
@@ -418,6 +420,19 @@ class Inference:
         return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
                      spread(left[ok], closure), spread(right[ok], closure),
                      spread(rows, BACKOFF)), needed
+
+    @cached_property
+    def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each node's candidate set (its group in the batch's Attach data), and the punctemes
+        on the left and on the right of each set's pairs (sets × V, bool)."""
+        data, width = self.batch.data, len(self.model.vocab.punctemes)
+        group = np.zeros(data.n_nodes, dtype=np.intp)
+        left, right = (np.zeros((len(data.groups), width), dtype=bool) for _ in range(2))
+        for k, g in enumerate(data.groups):
+            group[g.nodes] = k
+            left[k, self._left_of_pair[g.candidates]] = True
+            right[k, self._right_of_pair[g.candidates]] = True
+        return group, left, right
 
     def log_prob(self, s: int) -> float:
         """log p(x | T) of sentence ``s`` (tilt included if the Inference has one), compiled."""
