@@ -14,6 +14,17 @@ def add_ud_dir_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ud-dir", metavar="DIR", help=UD_DIR_HELP)
 
 
+def positive(text: str) -> int:
+    """An option's value that must be a whole number of at least 1 (argparse ``type``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`)."""
     parser.add_argument("--quiet", action="store_true", help="no progress report on stderr")

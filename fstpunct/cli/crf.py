@@ -5,6 +5,7 @@ import argparse
 
 from ..apps.restoration.crf import CrfModel, train
 from ..errors import InputError
+from ..files import folder_target
 from ..ud.release import LANGUAGES, SPLITS, read_one, resolve, split_source
 from ..ud.slots import to_slots
 from .arguments import add_ud_dir_argument
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
+    folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()
     dev_src = read_one(args.dev, args.ud_dir) if args.dev else split_source(

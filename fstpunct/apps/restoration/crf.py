@@ -152,6 +152,15 @@ class CrfModel:
         return [() if t == OTHER else tuple((tok, max(i, 1)) for tok in _tokens(t))
                 for i, t in enumerate(self.tag(ss))]
 
+    def marginals(self, ss: SlotSentence) -> list[dict[tuple[str, ...], float]]:
+        """Per slot, the marginal probability of every tag, as token strings (:data:`EMPTY`:
+        the empty string); :data:`OTHER`, which stands for no string in particular, is left out
+        (so a slot's probabilities sum to 1 − p(OTHER))."""
+        self.tagger.set(features(ss, self.tree))
+        labels = [t for t in self.tagger.labels() if t != OTHER]
+        return [{_tokens(t): self.tagger.marginal(t, i) for t in labels}
+                for i in range(ss.n + 1)]
+
     def log_prob(self, ss: SlotSentence) -> float:
         """log p(x | words) of the sentence's surface punctuation (module docstring)."""
         gold = slot_tags(ss)
