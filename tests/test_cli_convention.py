@@ -109,3 +109,16 @@ def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch):
     assert f"\r{command}: " in capsys.readouterr().err  # a tqdm bar
     assert main([*args, "--quiet"]) == 0
     assert "\r" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["perplexity", "--model", "en"],
+                                     ["crf", "perplexity", "--model", "no-crf"]])
+def test_held_out_data_is_files_or_a_split_never_both(command, capsys):
+    """--lang with FILEs used to ignore the FILEs, --split without --lang to read stdin."""
+    assert main([*command, "--lang", "en", str(SAMPLE)]) == 2
+    assert "give FILEs or --lang (its standard split), not both" in capsys.readouterr().err
+    assert main([*command, "--split", "dev", str(SAMPLE)]) == 2
+    assert "--split goes with --lang" in capsys.readouterr().err
+    if command[0] == "perplexity":
+        assert main([*command, str(SAMPLE)]) == 0
+        assert capsys.readouterr().out.startswith(f"{SAMPLE}\tsentences 5\tslots 50\t")
