@@ -101,12 +101,13 @@ def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys)
     assert not (tmp_path / "m").exists()
 
 
-@pytest.mark.parametrize("command", ["decode", "normalise"])
-def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch):
+@pytest.mark.parametrize("command", ["decode", "normalise", "perplexity", "stats", "show"])
+def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(progress_module, "on_terminal", lambda: True)
-    args = [command, "--model", "en", str(SAMPLE)]
+    args = [command, *(["--model", "en"] if command != "stats" else []), str(SAMPLE),
+            *(["-o", str(tmp_path / "r.html")] if command == "show" else [])]
     assert main(args) == 0
-    assert f"\r{command}: " in capsys.readouterr().err  # a tqdm bar
+    assert f"\r{command}" in capsys.readouterr().err  # a tqdm bar
     assert main([*args, "--quiet"]) == 0
     assert "\r" not in capsys.readouterr().err
 
