@@ -54,6 +54,7 @@ class Perplexity:
 
     @property
     def value(self) -> float:
+        """The perplexity (NaN for a corpus without slots)."""
         return math.exp(-self.log_prob / self.slots) if self.slots else math.nan
 
     def __float__(self) -> float:

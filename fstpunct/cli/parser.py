@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError
+from ..files import folder_target
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
@@ -79,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
         raise InputError("--fraction must be above 0 and at most 1")
+    folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_sents = list(read_one(args.train, args.ud_dir) if args.train
                        else split_source(args.lang, "train", args.ud_dir).sentences())
     total = len(train_sents)

@@ -13,7 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from .arguments import add_io_arguments, add_quiet_argument
+from .arguments import add_io_arguments, add_quiet_argument, positive
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "repeat it for an ensemble: the output has the first parser's "
                              "tree, and --model mixes the distributions of every parser's "
                              "tree (with --samples: splits the samples among them)")
-    parser.add_argument("--beam", type=int, help="parser beam (default: each parser's)")
+    parser.add_argument("--beam", type=positive, help="parser beam (default: each parser's)")
     parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
                         help="exact decoder (no sampling): 'slot': every slot's least-risk "
                              "string (default); 'balanced': the least expected edit distance "

@@ -52,6 +52,8 @@ class Source:
     last: int | None = None
 
     def sentences(self, tree: bool | None = True) -> Iterator[Sentence]:
+        """The file's sentences (those numbered ``first``..``last`` if given), read as
+        :func:`~fstpunct.ud.treebank.read_file` reads them (``tree``)."""
         for k, sent in enumerate(read_file(self.path, tree), 1):
             if self.first is not None and k < self.first:
                 continue
@@ -116,6 +118,9 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     lang, _, split = spec.partition(":")
     if lang in _STANDARD:
         return [split_source(lang, s, ud_dir) for s in ([split] if split else SPLITS)]
+    if path.is_dir():  # not looked up as a treebank code: that message would not say why
+        raise InputError(f"{spec}: is a folder; name a CoNLL-U file, a split ('en:dev') or a "
+                         "treebank code")
     code, _, split = spec.partition("-")
     splits = [split] if split else SPLITS
     root = ud_root(ud_dir)

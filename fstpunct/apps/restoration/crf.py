@@ -129,6 +129,8 @@ class CrfModel:
 
     @classmethod
     def load(cls, folder: str | Path) -> CrfModel:
+        """The CRF model in ``folder`` (as :func:`train` writes it); ModelError if it is not
+        one."""
         path = Path(folder)
         try:
             meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))

@@ -397,6 +397,9 @@ class ExactRestorer:
         self.pairs = model.attach.symmetric
 
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
+        """:meth:`Restorer.restore <fstpunct.apps.restoration.Restorer.restore>`: every slot's
+        least-risk punctuation under the exact prior (``decoder``), its distribution averaged
+        over ``sent``'s tree and the ``alternatives``."""
         return self.restore_many([sent], [alternatives])[0]
 
     def restore_many(self, sentences: Sequence[Sentence],
