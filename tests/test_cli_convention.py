@@ -132,3 +132,12 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
                  str(out)]) == 2
     assert "--lexical -1, --l2 -2.0: must be at least 0" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_the_readme_first_command_runs_without_a_word_on_stderr(capsys, monkeypatch):
+    monkeypatch.chdir(SAMPLE.parents[1])  # the README's paths are the repository's
+    first = Path("README.md").read_text(encoding="utf-8").split("\n")[3]
+    command = first.split(".venv/bin/fstpunct ", 1)[1].split("#")[0].split()
+    assert command[0] == "decode" and main(command) == 0
+    out, err = capsys.readouterr()
+    assert out.count("# underlying = ") == 5 and err == ""
