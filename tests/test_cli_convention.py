@@ -141,3 +141,16 @@ def test_the_readme_first_command_runs_without_a_word_on_stderr(capsys, monkeypa
     assert command[0] == "decode" and main(command) == 0
     out, err = capsys.readouterr()
     assert out.count("# underlying = ") == 5 and err == ""
+
+
+def test_a_model_folder_that_cannot_be_read_says_why(tmp_path, capsys):
+    """Not Python's '[Errno 2] No such file or directory: 'x/model.json''."""
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    for name, why in (("missing", "no such folder"), ("file", "a file, not a folder"),
+                      ("empty", "no model.json")):
+        assert main(["parse", "--model", str(tmp_path / name), str(SAMPLE)]) == 2
+        assert capsys.readouterr().err == \
+            f"fstpunct parse: error: {tmp_path / name}: not a parser model ({why})\n"
+    assert main(["restore", "--crf", str(tmp_path / "empty"), str(SAMPLE)]) == 2
+    assert "empty: not a CRF model folder (no meta.json)" in capsys.readouterr().err
