@@ -22,8 +22,12 @@ from typing import IO, BinaryIO
 
 from .errors import InputError
 
-__all__ = ["Terminated", "atomic_folder", "atomic_path", "is_stdio", "open_input", "output",
-           "terminate_on_sigterm"]
+__all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_target",
+           "is_stdio", "open_input", "output", "terminate_on_sigterm"]
+
+# A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
+# tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
+MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
@@ -165,16 +169,35 @@ def output(path: str | Path | None, binary: bool = False) -> Iterator[IO]:
             yield f
 
 
-@contextmanager
-def atomic_folder(path: str | Path) -> Iterator[Path]:
-    """A fresh temporary folder beside ``path`` to fill; when the ``with`` block completes it
-    takes the place of ``path`` (a previous folder there is removed once the new one is in
-    place), else it is removed and ``path`` is untouched."""
+def folder_target(path: str | Path) -> Path:
+    """``path`` as a folder :func:`atomic_folder` may write, checked before long work: not a
+    file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
+    never replaced), and a temporary folder can be made beside it; else
+    :class:`~fstpunct.errors.InputError`."""
     target = Path(path)
     if target.exists() and not target.is_dir():
         raise InputError(f"{target}: is a file; name a folder to write")
+    if target.is_dir() and any(target.iterdir()) and \
+            not any((target / name).is_file() for name in MODEL_FILES):
+        raise InputError(f"{target}: a folder that holds no model ({', '.join(MODEL_FILES)}) "
+                         "and is not empty; name a new folder, or a model folder to replace")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
+            _remove_folder(tmp)
+    except OSError as e:
+        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+    return target
+
+
+@contextmanager
+def atomic_folder(path: str | Path) -> Iterator[Path]:
+    """A fresh temporary folder beside ``path`` to fill; when the ``with`` block completes it
+    takes the place of ``path`` (a previous model folder there is removed once the new one is in
+    place), else it is removed and ``path`` is untouched. ``path`` must be a
+    :func:`folder_target`."""
+    target = folder_target(path)
+    try:
         with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
             _keep_mode(target, tmp, 0o777)

@@ -239,8 +239,8 @@ PLAIN = "correction (plain MBR)"
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
            ) -> list[dict]:
     """One row per system: its scores and paired tests against the correction model and the
-    CRF corrector (AED: sign flips; F0.5: approximate randomisation) and against keeping the
-    input (AED)."""
+    CRF corrector (AED: sign flips; F0.5: approximate randomisation, two-sided, and one-sided
+    for the alternative that the row's system is better) and against keeping the input (AED)."""
     rows = [evaluate(name, source, gold, pred) for name, pred in outputs.items()]
     by = {r["system"]: r for r in rows}
     for r in rows:
@@ -248,6 +248,8 @@ def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: lis
             r[f"p_aed_vs_{ref}"] = sign_flip_p(by[ref]["sentence_edits"], r["sentence_edits"])
             r[f"p_f_vs_{ref}"] = f_randomisation_p(EditScore(*by[ref]["edit_counts"]),
                                                    EditScore(*r["edit_counts"]))
+            r[f"p_f_better_than_{ref}"] = f_randomisation_p(
+                EditScore(*by[ref]["edit_counts"]), EditScore(*r["edit_counts"]), one_sided=True)
     return rows
 
 
@@ -261,6 +263,8 @@ def print_rows(title: str, rows: list[dict]) -> None:
         print(f"| {r['system']} | {r['aed']:.4f} | {r['precision']:.1f} | {r['recall']:.1f} | "
               f"{r['f0.5']:.1f} | {right}/{proposed} | {r['p_aed_vs_keep']:.3f} | "
               f"{r['p_aed_vs_correction']:.3f} | {r['p_f_vs_CRF corrector']:.3f} |", flush=True)
+    print("one-sided p, F0.5 better than the CRF corrector's: " + ", ".join(
+        f"{r['system']} {r['p_f_better_than_CRF corrector']:.3f}" for r in rows), flush=True)
 
 
 def calibrate(args: argparse.Namespace) -> None:

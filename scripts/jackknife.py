@@ -16,7 +16,9 @@ whole file against gold is printed and saved with the per-fold figures in
 scripts/restoration.py uses them as an ensemble. With ``--tags DIR`` the train and dev sentences
 come from ``DIR/L-train.conllu`` and ``DIR/L-dev.conllu`` (jackknifed predicted UPOS of
 ``scripts/compact_parsers.py tags``) and, with ``--lowercase``, the fold parsers are case-free
-like the bundled ones: the trees the text pipeline gives train sentences.
+like the bundled ones: the trees the text pipeline gives train sentences. With ``--reuse`` the
+fold parsers already in ``<work>`` parse their folds again (none is trained): the trees of new
+parsing code from the same parsers.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ import sys
 import time
 from pathlib import Path
 
-from fstpunct.parser import parse, score, train
+from fstpunct.parser import Model, parse, score, train
 from fstpunct.parser.tagger import folds
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import Sentence, read_file, write_file
@@ -35,10 +37,11 @@ OUT = Path("results/tmp/jk")
 
 
 def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path,
-              tags: Path | None = None, lowercase: bool = False
+              tags: Path | None = None, lowercase: bool = False, reuse: bool = False
               ) -> tuple[list[Sentence], list[dict[str, object]]]:
-    """Every train sentence of ``lang`` parsed by the parser of the other folds, and per-fold
-    records (sentences, best epoch, dev UAS, held-out word UAS, seconds)."""
+    """Every train sentence of ``lang`` parsed by the parser of the other folds (with
+    ``reuse``, the one already in ``work``), and per-fold records (sentences, best epoch, dev
+    UAS, held-out word UAS, seconds)."""
     if tags:
         gold = list(read_file(tags / f"{lang}-train.conllu"))
         dev = list(read_file(tags / f"{lang}-dev.conllu"))
@@ -50,9 +53,11 @@ def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path,
     for i, held in enumerate(folds(len(gold), k), 1):
         rest = [s for j, s in enumerate(gold) if j not in held]
         t0 = time.perf_counter()
-        model = train(rest, dev, "removed", 1, work / f"parser-{lang}-jk-f{i}", epochs=epochs,
-                      patience=patience, progress=False, log=lambda m: None, lowercase=lowercase,
-                      info={"train": f"{lang} train minus fold {i}/{k}", "dev": f"{lang} dev"})
+        folder = work / f"parser-{lang}-jk-f{i}"
+        model = Model.load(folder) if reuse else \
+            train(rest, dev, "removed", 1, folder, epochs=epochs, patience=patience,
+                  progress=False, log=lambda m: None, lowercase=lowercase,
+                  info={"train": f"{lang} train minus fold {i}/{k}", "dev": f"{lang} dev"})
         parsed = [parse(model, gold[j], 1) for j in held]
         uas = score([gold[j] for j in held], parsed).words.uas
         out.extend(parsed)
@@ -77,15 +82,17 @@ def main() -> None:
     ap.add_argument("--tags", type=Path, metavar="DIR",
                     help="train/dev with predicted tags from DIR/L-{train,dev}.conllu")
     ap.add_argument("--lowercase", action="store_true", help="case-free fold parsers")
+    ap.add_argument("--reuse", action="store_true",
+                    help="parse with the fold parsers already in --work (train none)")
     args = ap.parse_args()
     path = args.output or OUT / f"{args.lang}-train-jk.conllu"
     path.parent.mkdir(parents=True, exist_ok=True)
     parsed, records = jackknife(args.lang, args.folds, args.epochs, args.patience, args.work,
-                                args.tags, args.lowercase)
+                                args.tags, args.lowercase, args.reuse)
     write_file(parsed, path)
     uas = score(split_source(args.lang, "train").sentences(), parsed).words.uas
     summary = {"lang": args.lang, "folds": args.folds, "epochs": args.epochs,
-               "patience": args.patience, "sentences": len(parsed),
+               "patience": args.patience, "reused_parsers": args.reuse, "sentences": len(parsed),
                "jackknife_uas": round(uas, 2), "per_fold": records}
     path.with_suffix(".json").write_text(json.dumps(summary, indent=1) + "\n")
     print(f"{args.lang}: {len(parsed)} sentences -> {path}; jackknifed word UAS {uas:.2f}")

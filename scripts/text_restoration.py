@@ -20,7 +20,17 @@ of punctuation characters that the treebank does not call punctuation (en test: 
 taken for punctuation, and the scorer needs the gold words. Sentences that
 are only punctuation are copied unchanged by every method, as in RESULTS.md's other tables.
 ``report`` adds the gold-tree and parsed-tree figures of the exact slot decoder from
-``scripts/restoration.py exact`` (its JSON lines).
+``scripts/restoration.py exact`` (its JSON lines), and the paired sign-flip p of each model's
+edits against the CRF's.
+
+Mixed with the CRF (``--mix W``; :mod:`fstpunct.apps.restoration.mixture`, what ``fstpunct
+restore --mix-crf`` does): each slot's string of least risk under W · model + (1 − W) · CRF
+marginals. ``choose`` picks, per language on the dev split (plain text), the model (shipped
++NC or +NC-textjk) and W; ``run --chosen`` runs that choice on test:
+
+    python scripts/text_restoration.py choose --langs de fr > results/text-choice.jsonl
+    python scripts/text_restoration.py run --langs de fr --chosen results/text-choice.jsonl \
+        --method chosen --no-baselines >> results/text-restoration.jsonl
 """
 from __future__ import annotations
 
@@ -36,7 +46,8 @@ from pathlib import Path
 from fstpunct.apps.restoration import Restorer
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.exact import ExactRestorer
-from fstpunct.apps.restoration.metrics import score
+from fstpunct.apps.restoration.metrics import score, sign_flip_p
+from fstpunct.apps.restoration.mixture import MixedRestorer
 from fstpunct.apps.restoration.pipeline import has_words, restored
 from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.apps.restoration.trivial import Trivial
@@ -85,36 +96,61 @@ def emit(record: dict[str, object]) -> None:
           f"AED {record['average_edit_distance']:.4f}", file=sys.stderr, flush=True)
 
 
-def run(lang: str, model_dir: str, method: str, baselines_too: bool) -> None:
-    gold = list(split_source(lang, "test").sentences())
+def analyse(lang: str, split: str, lower: bool
+            ) -> tuple[list[Sentence], list[int], list[Sentence], float]:
+    """``lang``'s ``split``: gold sentences, the indices of those with words, their words
+    tagged and parsed by the bundled pipeline (plain or ``lower``-cased input), seconds taken."""
+    gold = list(split_source(lang, split).sentences())
     todo = [k for k, s in enumerate(gold) if has_words(s)]
+    text = "".join(words_only(gold[k], lower) for k in todo)
+    sents = list(read_conllu(text.splitlines(keepends=True), f"{lang}-{split}-"
+                             f"{'lower-cased' if lower else 'plain'}", tree=None))
+    t0 = time.perf_counter()
+    trees = list(analysed(sents, functools.partial(load_pipeline, lang, lower)))
+    return gold, todo, trees, time.perf_counter() - t0
+
+
+def restorer(lang: str, model_dir: str, mix: float | None) -> Restorer:
+    """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone or mixed
+    with ``models/crf-L-notree`` (the model's weight ``mix``)."""
     model = load_model(model_dir.format(lang=lang))
+    if mix is None:
+        return ExactRestorer(model, "slot")
+    return MixedRestorer(model, CrfModel.load(MODELS / f"crf-{lang}-notree"), mix)
+
+
+def predicted(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
+              trees: Sequence[Sentence]) -> list[Sentence]:
+    """``gold`` with the analysed sentences restored by ``method`` (recased)."""
+    pred = list(gold)
+    for k, p in zip(todo, restored(trees, method)):
+        pred[k] = recased(p, gold[k])
+    return pred
+
+
+def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str = "test",
+        mix: float | None = None) -> None:
     crf_dir = MODELS / f"crf-{lang}-notree"
     baselines: list[tuple[str, Restorer]] = [("trivial", Trivial.for_language(lang))]
     if crf_dir.is_dir():
         baselines.append(("crf", CrfModel.load(crf_dir)))
     else:
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
+    restorer_ = restorer(lang, model_dir, mix)
     for case, lower in CASES.items():
-        text = "".join(words_only(gold[k], lower) for k in todo)
-        sents = list(read_conllu(text.splitlines(keepends=True), f"{lang}-test-{case}",
-                                 tree=None))
-        t0 = time.perf_counter()
-        trees = list(analysed(sents, functools.partial(load_pipeline, lang, lower)))
+        gold, todo, trees, seconds = analyse(lang, split, lower)
         t1 = time.perf_counter()
-        out = list(restored(trees, ExactRestorer(model, "slot")))
+        pred = predicted(restorer_, gold, todo, trees)
         t2 = time.perf_counter()
         words = [(g, a) for k, t in zip(todo, trees) for g, a in zip(strip(gold[k]).words,
                                                                       t.words)]
-        info = {"lang": lang, "split": "test", "case": case,
+        info = {"lang": lang, "split": split, "case": case,
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
-        pred = list(gold)
-        for k, p in zip(todo, out):
-            pred[k] = recased(p, gold[k])
+        mixed = {} if mix is None else {"mix_weight": mix}
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
-              "decoder": "exact slot",
-              "analysis_seconds": round(t1 - t0, 1), "restoration_seconds": round(t2 - t1, 1),
+              "decoder": "exact slot", **mixed,
+              "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
               **score(gold, pred).to_dict()})
         inputs: list[Sentence | None] = [None] * len(gold)
         for k, t in zip(todo, trees):
@@ -125,6 +161,38 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool) -> None:
             emit({**info, "method": name, **score(gold, restored_).to_dict()})
 
 
+def choose(lang: str, models: dict[str, str], weights: Sequence[float]) -> None:
+    """Dev edits (plain text) of every model alone and mixed with the CRF at every weight, as
+    JSON lines, and the CRF's Viterbi tags for reference; the chosen (fewest dev edits among
+    the weights above 0, where the model has a share; ties: the larger model weight, then the
+    first model) last, as ``"chosen": true``. Weight 0, the CRF's own minimum-Bayes-risk
+    choice, is a reference."""
+    gold, todo, trees, _ = analyse(lang, "dev", False)
+    rows = []
+    crf = CrfModel.load(MODELS / f"crf-{lang}-notree")
+    inputs: list[Sentence | None] = [None] * len(gold)
+    for k, t in zip(todo, trees):
+        inputs[k] = t
+    viterbi = [recased(p, g) if t else p for p, g, t in zip(by_method(crf, gold, inputs), gold,
+                                                             inputs)]
+    print(json.dumps({"lang": lang, "split": "dev", "case": "plain", "method": "crf",
+                      "edit_distance": score(gold, viterbi).edits}), flush=True)
+    for name, model_dir in models.items():
+        for w in weights:
+            s = score(gold, predicted(restorer(lang, model_dir, None if w == 1 else w), gold,
+                                      todo, trees))
+            rows.append({"lang": lang, "split": "dev", "case": "plain", "method": name,
+                         "model": model_dir.format(lang=lang), "weight": w,
+                         "edit_distance": s.edits,
+                         "average_edit_distance": round(s.average_edit_distance, 4)})
+            print(json.dumps(rows[-1]), flush=True)
+    best = min((r for r in rows if r["weight"] > 0),
+               key=lambda r: (r["edit_distance"], -r["weight"]))
+    print(json.dumps({**best, "chosen": True}), flush=True)
+    print(f"{lang}: chose {best['method']} weight {best['weight']} "
+          f"({best['edit_distance']} dev edits)", file=sys.stderr, flush=True)
+
+
 def report(paths: Sequence[Path], exact: Path | None) -> None:
     rows = [json.loads(line) for p in paths for line in p.read_text().splitlines() if line]
     ref: dict[tuple[str, str], dict] = {}
@@ -133,14 +201,15 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
             r = json.loads(line)
             if r.get("split") == "test" and r.get("mbr") == "exact slot":
                 ref.setdefault((r["lang"], r["trees"]), r)
-    print("| lang | input | tags | UAS | trivial | CRF (same tags) | **+NC from text** | "
-          "+NC-textjk from text | +NC parsed tree | +NC gold tree | comma F1 CRF / +NC | "
-          "all F1 CRF / +NC |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (lang, case) in dict.fromkeys((r["lang"], r["case"]) for r in rows):
+    cases = list(dict.fromkeys((r["lang"], r["case"]) for r in rows))
+    print("| lang | input | tags | UAS | trivial | CRF (same tags) | +NC from text | "
+          "+NC-textjk from text | **chosen on dev** | +NC parsed tree | +NC gold tree | "
+          "comma F1 CRF / +NC / chosen | all F1 CRF / +NC / chosen |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (lang, case) in cases:
         got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
         nc, crf, triv = got["+NC"], got.get("crf"), got.get("trivial")
-        best = min(r["edit_distance"] for r in got.values())
+        best = min(r["edit_distance"] for m, r in got.items() if m != "crf-mbr")
 
         def aed(r: dict | None, best: int | None = best) -> str:
             """AED, bold for the fewest edits among the runs from text."""
@@ -149,13 +218,42 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
             text = f"{r['average_edit_distance']:.3f}"
             return f"**{text}**" if r["edit_distance"] == best else text
 
-        def f1(r: dict | None, mark: str) -> str:
-            return f"{r['marks'][mark]['f1']:.1f}" if r else "–"
+        def f1(mark: str, got: dict = got) -> str:
+            return " / ".join(f"{got[m]['marks'][mark]['f1']:.1f}" if m in got else "–"
+                              for m in ("crf", "+NC", "chosen"))
 
         print(f"| {lang} | {case} | {nc['tagging_accuracy']:.1f} | {nc['uas']:.1f} | "
               f"{aed(triv)} | {aed(crf)} | {aed(nc)} | {aed(got.get('+NC-textjk'))} | "
-              f"{aed(ref.get((lang, 'parsed')), None)} | {aed(ref.get((lang, 'gold')), None)} | "
-              f"{f1(crf, 'comma')} / {f1(nc, 'comma')} | {f1(crf, 'all')} / {f1(nc, 'all')} |")
+              f"{aed(got.get('chosen'))} | {aed(ref.get((lang, 'parsed')), None)} | "
+              f"{aed(ref.get((lang, 'gold')), None)} | {f1('comma')} | {f1('all')} |")
+    print()
+    print("| lang | input | chosen on dev: model, weight | CRF edits | CRF MBR, weight 0 (p) | "
+          "+NC edits (p) | +NC-textjk edits (p) | chosen edits (p) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for (lang, case) in cases:
+        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+        crf, pick = got.get("crf"), got.get("chosen")
+
+        def edits(m: str, got: dict = got, crf: dict | None = crf) -> str:
+            """Edits and the paired sign-flip p (5,000 rounds) against the CRF's."""
+            if m not in got:
+                return "–"
+            r = got[m]
+            p = sign_flip_p(r["sentence_edits"], crf["sentence_edits"], 5000) if crf else None
+            shown = "" if p is None else f" ({p:.3f})" if p >= 0.001 else " (< 0.001)"
+            return f"{r['edit_distance']:,}{shown}"
+
+        which = (f"{'+NC-textjk' if 'textjk' in pick['model'] else '+NC'}, "
+                 f"{pick.get('mix_weight', 1.0):g}") if pick else "–"
+        print(f"| {lang} | {case} | {which} | {crf['edit_distance'] if crf else '–':,} | "
+              f"{edits('crf-mbr')} | {edits('+NC')} | {edits('+NC-textjk')} | "
+              f"{edits('chosen')} |")
+
+
+def chosen(path: Path) -> dict[str, dict]:
+    """Per language, the row of ``choose``'s JSON lines marked chosen."""
+    rows = (json.loads(line) for line in path.read_text().splitlines() if line)
+    return {r["lang"]: r for r in rows if r.get("chosen")}
 
 
 def main() -> None:
@@ -168,13 +266,33 @@ def main() -> None:
                    help="punctuation model folder ({lang} replaced; default the shipped one)")
     r.add_argument("--method", default="+NC", help="its name in the output (+NC)")
     r.add_argument("--no-baselines", action="store_true", help="only the model's run")
+    r.add_argument("--split", choices=["test", "dev"], default="test")
+    r.add_argument("--mix", type=float, metavar="W",
+                   help="mix the model with models/crf-L-notree, the model's weight W")
+    r.add_argument("--chosen", type=Path, metavar="FILE",
+                   help="each language's model and weight chosen by `choose` (its output)")
+    c = sub.add_parser("choose", help="dev edits of models mixed with the CRF at each weight")
+    c.add_argument("--langs", nargs="+", default=["en", "ar", "es", "hi", "zh"])
+    c.add_argument("--models", nargs="+", metavar="NAME=DIR",
+                   default=["+NC=fstpunct/models/{lang}",
+                            "+NC-textjk=models/compact-{lang}-textjk"])
+    c.add_argument("--weights", nargs="+", type=float,
+                   default=[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
     p = sub.add_parser("report", help="markdown table")
     p.add_argument("results", nargs="+", type=Path)
     p.add_argument("--exact", type=Path, help="scripts/restoration.py exact's JSON lines")
     args = ap.parse_args()
     if args.command == "run":
+        picks = chosen(args.chosen) if args.chosen else {}
         for lang in args.langs:
-            run(lang, args.model, args.method, not args.no_baselines)
+            pick = picks.get(lang)
+            model, mix = (pick["model"], None if pick["weight"] == 1 else pick["weight"]) \
+                if pick else (args.model, args.mix)
+            run(lang, model, args.method, not args.no_baselines, args.split, mix)
+    elif args.command == "choose":
+        models = dict(m.split("=", 1) for m in args.models)
+        for lang in args.langs:
+            choose(lang, models, args.weights)
     else:
         report(args.results, args.exact)
 

@@ -99,3 +99,26 @@ def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys)
     assert main(["train", "--train", "en", "-o", str(tmp_path / "m")]) == 2
     assert "'en' names 3 files; name one split" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("command", ["decode", "normalise"])
+def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch):
+    monkeypatch.setattr(progress_module, "on_terminal", lambda: True)
+    args = [command, "--model", "en", str(SAMPLE)]
+    assert main(args) == 0
+    assert f"\r{command}: " in capsys.readouterr().err  # a tqdm bar
+    assert main([*args, "--quiet"]) == 0
+    assert "\r" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["perplexity", "--model", "en"],
+                                     ["crf", "perplexity", "--model", "no-crf"]])
+def test_held_out_data_is_files_or_a_split_never_both(command, capsys):
+    """--lang with FILEs used to ignore the FILEs, --split without --lang to read stdin."""
+    assert main([*command, "--lang", "en", str(SAMPLE)]) == 2
+    assert "give FILEs or --lang (its standard split), not both" in capsys.readouterr().err
+    assert main([*command, "--split", "dev", str(SAMPLE)]) == 2
+    assert "--split goes with --lang" in capsys.readouterr().err
+    if command[0] == "perplexity":
+        assert main([*command, str(SAMPLE)]) == 0
+        assert capsys.readouterr().out.startswith(f"{SAMPLE}\tsentences 5\tslots 50\t")

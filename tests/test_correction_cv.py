@@ -1,18 +1,17 @@
 """scripts/correction.py cv on a hand-made learner folder (no FCE text): folds by document,
 every model retrained without its fold, one held-out output per pair, pooled scores."""
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 from test_correction import PLAIN, RELATIVE, conll
 
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.model.store import read_record
 
 ROOT = Path(__file__).parent.parent
-SCRIPT = ROOT / "scripts" / "correction.py"
 # split -> its documents; each document: two learner sentences without the relative clause's
 # commas (corrected: with them, FCE code MP), two plain ones, and one sentence that is not in
 # the corrected file (as a non-isomorphic one: the learner model still reads it)
@@ -21,11 +20,7 @@ DOCUMENTS = {"train": ["docA", "docB", "docC", "docD"], "dev": ["docE"], "test":
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("correction_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("correction")
 
 
 def learner_folder(folder: Path) -> None:

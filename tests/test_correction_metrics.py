@@ -68,9 +68,17 @@ def test_randomisation():
                           sum(p[0].proposed[k] for k, p in enumerate(pick)), 5)[2]
         y = EditScore.prf(sum(p[1].correct[k] for k, p in enumerate(pick)),
                           sum(p[1].proposed[k] for k, p in enumerate(pick)), 5)[2]
-        swaps.append(abs(x - y))
-    exact = sum(d >= swaps[0] - 1e-9 for d in swaps) / 8
+        swaps.append(x - y)
+    exact = sum(abs(d) >= abs(swaps[0]) - 1e-9 for d in swaps) / 8
     assert f_randomisation_p(a, b, rounds=40_000) == pytest.approx(exact, abs=0.01)
+    # one-sided: b better than a (b - a at least the observed); a is the better one here
+    b_better = sum(-d >= -swaps[0] - 1e-9 for d in swaps) / 8
+    a_better = sum(d >= swaps[0] - 1e-9 for d in swaps) / 8
+    assert swaps[0] > 0 and a_better < b_better
+    assert f_randomisation_p(a, b, rounds=40_000, one_sided=True) == pytest.approx(b_better,
+                                                                                    abs=0.01)
+    assert f_randomisation_p(b, a, rounds=40_000, one_sided=True) == pytest.approx(a_better,
+                                                                                    abs=0.01)
 
 
 def test_score_command_with_source(tmp_path, capsys):

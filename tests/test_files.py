@@ -59,15 +59,32 @@ def test_output_keeps_permissions_and_refuses_folders(tmp_path):
 def test_atomic_folder_replaces_whole_or_not_at_all(tmp_path):
     target = tmp_path / "model"
     target.mkdir()
-    (target / "old.json").write_text(PREVIOUS)
+    (target / "model.json").write_text(PREVIOUS)
     with pytest.raises(KeyboardInterrupt):
         with atomic_folder(target) as tmp:
             (tmp / "new.json").write_text("x")
             raise KeyboardInterrupt
-    assert [p.name for p in target.iterdir()] == ["old.json"] and leftovers(tmp_path) == []
+    assert [p.name for p in target.iterdir()] == ["model.json"] and leftovers(tmp_path) == []
     with atomic_folder(target) as tmp:
         (tmp / "new.json").write_text("x")
     assert [p.name for p in target.iterdir()] == ["new.json"] and leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("command", [["train", "--direction", "rtl"], ["crf", "train", "--lang",
+                                     "en"], ["parser", "train", "--dev", str(SAMPLE)]])
+def test_a_folder_of_other_things_is_never_replaced(tmp_path, capsys, command):
+    """Checked before training: -o naming e.g. a source folder would have deleted it."""
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "todo.txt").write_text(PREVIOUS)
+    with pytest.raises(InputError, match="holds no model"):
+        with atomic_folder(folder):
+            pass
+    assert main([*command, "--train", str(SAMPLE), "-o", str(folder)]) == 2
+    assert "notes: a folder that holds no model" in capsys.readouterr().err
+    assert [p.name for p in folder.iterdir()] == ["todo.txt"] and leftovers(tmp_path) == []
+    assert main([*command, "--train", str(SAMPLE), "-o", "/proc/fstpunct-model"]) == 2
+    assert "cannot write" in capsys.readouterr().err
 
 
 def test_open_input_names_and_refuses(tmp_path):

@@ -6,7 +6,7 @@ import pytest
 
 from fstpunct.dp import _sparse
 from fstpunct.fst.channel import Channel
-from fstpunct.fst.lattice import Lattice, LatticeBuilder, product_stack
+from fstpunct.fst.lattice import Lattice, LatticeBuilder, product_stack, product_stacks
 
 SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
 
@@ -113,3 +113,26 @@ def test_max_star_is_bitwise_the_numpy_floyd_warshall():
         star = np.maximum(np.eye(n), a)
         _sparse.max_star(star)
         assert np.array_equal(star, expected)
+
+
+@pytest.mark.parametrize("maximum", [False, True])
+def test_product_stacks_of_some_strings_are_bitwise_those_of_all(builder, maximum):
+    """``only``: the matrices of those strings exactly as in the whole stack (the restricted
+    plan computes the same products), every other matrix 0; extras after them as before."""
+    channel = builder.channel
+    tokens = [channel.index(t) for t in (",", ".", "”")]
+    strings = [u for k in range(4) for u in itertools.product(tokens, repeat=k)]
+    rng = np.random.default_rng(3)
+    for x in [(",",), (".", "”")]:
+        lats = builder.lattices(x, builder.arc_weights(), [maximum, not maximum])
+        extras = [[np.full((lat.size, lat.size), 0.25)] for lat in lats]
+        whole = product_stacks(lats, strings, extras)
+        for only in (np.array([], dtype=np.intp), np.array([len(strings) - 1]),
+                     np.flatnonzero(rng.random(len(strings)) < 0.4)):
+            some = product_stacks(lats, strings, extras, only=only)
+            for full, part in zip(whole, some):
+                assert len(part) == len(full)
+                for a in range(len(full)):
+                    expected = full.matrix(a) if a in only or a == len(strings) else 0 * \
+                        full.matrix(a)
+                    assert np.array_equal(part.matrix(a), expected)

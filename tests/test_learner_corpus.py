@@ -1,24 +1,17 @@
 """scripts/learner_corpus.py on hand-made FCE-like scripts and TLE-like trees (no FCE text)."""
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from script_module import load_script
 
 from fstpunct.ud.slots import raw_slots
 from fstpunct.ud.treebank import read_file
 
-SCRIPT = Path(__file__).parent.parent / "scripts" / "learner_corpus.py"
-
 
 @pytest.fixture(scope="module")
 def lc():
-    spec = importlib.util.spec_from_file_location("learner_corpus", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # its dataclasses look themselves up there
-    spec.loader.exec_module(module)
-    return module
+    return load_script("learner_corpus")
 
 
 def test_tokenize(lc):

@@ -144,6 +144,20 @@ def test_missing_model_is_a_one_line_error(tmp_path, capsys):
     assert err.count("\n") == 1 and "not a parser model" in err
 
 
+@pytest.mark.parametrize("command", ["parse", "restore", "decode", "correct"])
+@pytest.mark.parametrize("beam", ["0", "-1", "x"])
+def test_a_beam_below_1_is_refused(models, capsys, command, beam):
+    """--beam 0 used to mean the parser's beam, and -1 a beam that grows without end."""
+    with pytest.raises(SystemExit) as stop:
+        main([command, "--model", str(models["removed", 1]), "--beam", beam, "-"])
+    assert stop.value.code == 2
+    assert "argument --beam: expected a whole number of at least 1" in capsys.readouterr().err
+    sent = next(read_conllu(io.StringIO("1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n\n"),
+                            tree=None))
+    with pytest.raises(InputError, match="beam must be at least 1, not 0"):
+        parse(Model.load(models["removed", 1]), sent, 0)
+
+
 def test_parser_train_command(data, tmp_path, capsys):
     root, _, _ = data
     out = tmp_path / "m"

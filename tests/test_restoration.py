@@ -3,6 +3,7 @@ import io
 import itertools
 import json
 import math
+import re
 from pathlib import Path
 
 import conllu
@@ -71,6 +72,14 @@ def test_strip_insert_round_trip(sentences):
         for out in (stripped, back):
             assert parse_one(out.text()).text() == out.text()
             assert len(conllu.parse(out.text())) == 1
+
+
+def test_strip_keeps_a_sentence_without_a_tree_without_one():
+    for rows, words in ((GOLD, ["Yes", "go", "now"]), (conll("1 go VERB 0 root"), ["go"])):
+        unparsed = re.sub(r"^(\d+(?:\t[^\t]*){5})\t\d+", r"\1\t_", rows, flags=re.M)
+        out = strip(next(read_conllu(io.StringIO(unparsed), tree=None)))
+        assert [w.form for w in out.words] == words
+        assert [ln.fields[6] for ln in out.lines] == ["_"] * len(words)
 
 
 def test_strip_renumbers_ranges_empty_nodes_deps_and_spacing():

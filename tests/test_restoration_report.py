@@ -1,18 +1,12 @@
 """scripts/restoration_report.py: the choice on dev and the goal verdicts over sampling seeds."""
-import importlib.util
-from pathlib import Path
 
 import pytest
-
-SCRIPT = Path(__file__).parent.parent / "scripts" / "restoration_report.py"
+from script_module import load_script
 
 
 @pytest.fixture(scope="module")
 def report():
-    spec = importlib.util.spec_from_file_location("restoration_report", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("restoration_report")
 
 
 def run(split, method, trees, seed, edits, **extra):

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fstpunct.dp.semiring import MaxProduct, SumProduct
-from fstpunct.dp.stacks import DenseStack, SparseStack
+from fstpunct.dp.stacks import DenseStack, SparseStack, merged
 
 
 @pytest.mark.parametrize("semiring", [SumProduct, MaxProduct])
@@ -24,3 +24,36 @@ def test_sparse_stack_equals_dense(semiring, seed):
         np.testing.assert_array_equal(sparse.matrix(a), mats[a])
         np.testing.assert_array_equal(sparse.row(a, n - 1), mats[a, n - 1])
         np.testing.assert_array_equal(sparse.column(a, 0), mats[a, :, 0])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_merged_stacks_hold_both_families_matrices(seed):
+    """merged: each matrix is old's or new's (new has fewer matrices), the index arrays and
+    every value as they were; the values of every stack of the families follow."""
+    rng = np.random.default_rng(seed)
+    n, count = int(rng.integers(1, 9)), 6
+    mats = rng.uniform(0.1, 1.0, (2, count, n, n)) * (rng.random((2, count, n, n)) < 0.5)
+    mine = rng.random(count) < 0.5  # the matrices new gives (0 in old)
+    mine[count - 1] = False  # beyond new's matrices
+    old = SparseStack.family(count, n, *_rows(np.where(mine[None, :, None, None], 0.0, mats)))
+    new = SparseStack.family(count - 1, n,
+                             *_rows(np.where(mine[None, :-1, None, None], mats[:, :-1], 0.0)))
+    both = merged(old, new)
+    for k in range(2):
+        assert len(both[k]) == count
+        for a in range(count):
+            np.testing.assert_array_equal(both[k].matrix(a), mats[k, a])
+        x = rng.uniform(0, 1, n)
+        for semiring in (SumProduct, MaxProduct):
+            np.testing.assert_array_equal(both[k].apply_t(x, semiring),
+                                          SparseStack.of(mats[k]).apply_t(x, semiring))
+
+
+def _rows(mats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """CSR rows (row a·N + s is M_a[s, :]) of stacks (K, A, N, N) of one structure: the union
+    of their nonzeros, an explicit 0 where one of them has none."""
+    k, a, n, _ = mats.shape
+    flat = mats.reshape(k, a * n, n)
+    r, c = np.nonzero(flat.any(axis=0))
+    ptr = np.searchsorted(r, np.arange(a * n + 1))
+    return ptr.astype(np.intp), c.astype(np.int32), flat[:, r, c]

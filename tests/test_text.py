@@ -264,6 +264,23 @@ def test_text_is_parsed_once_and_as_unparsed_conllu(pipe, model):
     assert model.restore(trees) == from_text
 
 
+def test_every_sentence_is_parsed_once(pipe, model, monkeypatch):
+    """CoNLL-U without trees restored with a parser: the analysis only tags, the restoration
+    parses (it used to be parsed by both); text with two parsers: each parses it once."""
+    import fstpunct.apps.restoration.pipeline as restoration
+    import fstpunct.parser.pipeline as analysis
+    calls = []
+    for module in (restoration, analysis):
+        monkeypatch.setattr(module, "parse", lambda *a, parse=module.parse: calls.append(1)
+                            or parse(*a))
+    parser = ParserModel.load(pipe / "parser")
+    model.restore(_unparsed(), tagger=pipe / "tagger", parsers=[parser])
+    assert len(calls) == 5
+    calls.clear()
+    model.restore(TEXT, text=True, tagger=pipe / "tagger", parsers=[parser, parser])
+    assert len(calls) == 2 * len([line for line in TEXT.split("\n") if line])
+
+
 def test_restore_replaces_punctuation_given_in_text(pipe, model):
     kw = dict(text=True, tagger=pipe / "tagger", parsers=[pipe / "parser"])
     plain = model.restore("Dale means river valley", **kw)

@@ -1,164 +1,57 @@
 """A tiny UD release for the tests, in both layouts, written by the ``toy_ud`` fixture of
 conftest.py: ``UD_Toy/xx-ud-{train,dev,test}.conllu`` is the old layout (UD 1.x: no language
 code in the folder name, no ``# sent_id`` or other comments) and
-``UD_Toy-New/xx_new-ud-test.conllu`` the current one. Invented German-like sentences (CC0),
-kept as text here so that no treebank file is committed."""
+``UD_Toy-New/xx_new-ud-test.conllu`` the current one. Invented German-like sentences (CC0) from
+three templates, generated here so that no treebank file is committed."""
 from __future__ import annotations
 
 from pathlib import Path
 
+Row = tuple[str, str, int, str]  # FORM, UPOS, HEAD, DEPREL
+
+
+def quoted(word: str, verb: str, pron: str) -> list[Row]:
+    """„Ja“, sagte er."""
+    return [("„", "PUNCT", 2, "punct"), (word, "INTJ", 5, "ccomp"), ("“", "PUNCT", 2, "punct"),
+            (",", "PUNCT", 2, "punct"), (verb, "VERB", 0, "root"), (pron, "PRON", 5, "nsubj"),
+            (".", "PUNCT", 5, "punct")]
+
+
+def bracketed(word: str, verb: str, pron: str) -> list[Row]:
+    """er sagte (Ja) an."""
+    return [(pron, "PRON", 2, "nsubj"), (verb, "VERB", 0, "root"), ("(", "PUNCT", 4, "punct"),
+            (word, "ADV", 2, "advmod"), (")", "PUNCT", 4, "punct"),
+            ("an", "ADP", 2, "compound:prt"), (".", "PUNCT", 2, "punct")]
+
+
+def joined(pron: str, verb: str, pron2: str, verb2: str) -> list[Row]:
+    """ich meinte, du gehst."""
+    return [(pron, "PRON", 2, "nsubj"), (verb, "VERB", 0, "root"), (",", "PUNCT", 5, "punct"),
+            (pron2, "PRON", 5, "nsubj"), (verb2, "VERB", 2, "parataxis"),
+            (".", "PUNCT", 2, "punct")]
+
+
+def conllu(rows: list[Row], comments: tuple[str, ...] = ()) -> str:
+    """One sentence as CoNLL-U (LEMMA, XPOS, FEATS, DEPS and MISC ``_``)."""
+    return "".join(f"# {c}\n" for c in comments) + "".join(
+        f"{k}\t{form}\t_\t{upos}\t_\t_\t{head}\t{rel}\t_\t_\n"
+        for k, (form, upos, head, rel) in enumerate(rows, 1)) + "\n"
+
+
+SAID = [("Ja", "sagte", "er"), ("Nein", "rief", "sie"), ("Gut", "meinte", "ich"),
+        ("Heute", "kam", "wir"), ("Morgen", "schrieb", "man")]
+
 FILES: dict[str, str] = {
-    "UD_Toy/xx-ud-dev.conllu": (
-        "1\tich\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tmeinte\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t,\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "4\tdu\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "5\tgehst\t_\tVERB\t_\t_\t2\tparataxis\t_\t_\n"
-        "6\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tHeute\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\tkam\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\twir\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-    ),
-    "UD_Toy/xx-ud-test.conllu": (
-        "1\tman\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tschrieb\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t(\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "4\tMorgen\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
-        "5\t)\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "6\tan\t_\tADP\t_\t_\t2\tcompound:prt\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\twir\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tkam\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t,\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "4\tihr\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "5\tbleibt\t_\tVERB\t_\t_\t2\tparataxis\t_\t_\n"
-        "6\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-    ),
-    "UD_Toy/xx-ud-train.conllu": (
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tJa\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\tsagte\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\ter\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tNein\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\trief\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\tsie\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tGut\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\tmeinte\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\tich\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tHeute\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\tkam\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\twir\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tMorgen\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\tschrieb\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\tman\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-        "1\ter\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tsagte\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t(\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "4\tJa\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
-        "5\t)\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "6\tan\t_\tADP\t_\t_\t2\tcompound:prt\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\tsie\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\trief\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t(\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "4\tNein\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
-        "5\t)\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "6\tan\t_\tADP\t_\t_\t2\tcompound:prt\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\tich\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tmeinte\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t(\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "4\tGut\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
-        "5\t)\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "6\tan\t_\tADP\t_\t_\t2\tcompound:prt\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\twir\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tkam\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t(\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "4\tHeute\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
-        "5\t)\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "6\tan\t_\tADP\t_\t_\t2\tcompound:prt\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\tman\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tschrieb\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t(\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "4\tMorgen\t_\tADV\t_\t_\t2\tadvmod\t_\t_\n"
-        "5\t)\t_\tPUNCT\t_\t_\t4\tpunct\t_\t_\n"
-        "6\tan\t_\tADP\t_\t_\t2\tcompound:prt\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\ter\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tsagte\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t,\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "4\tsie\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "5\tweint\t_\tVERB\t_\t_\t2\tparataxis\t_\t_\n"
-        "6\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "1\tsie\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\trief\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t,\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "4\ter\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "5\tlacht\t_\tVERB\t_\t_\t2\tparataxis\t_\t_\n"
-        "6\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-    ),
-    "UD_Toy-New/xx_new-ud-test.conllu": (
-        "# sent_id = new-1\n"
-        "# text = x\n"
-        "1\tman\t_\tPRON\t_\t_\t2\tnsubj\t_\t_\n"
-        "2\tschrieb\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "3\t,\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "4\tes\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "5\tregnet\t_\tVERB\t_\t_\t2\tparataxis\t_\t_\n"
-        "6\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "\n"
-        "# sent_id = new-2\n"
-        "# text = y\n"
-        "1\t„\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "2\tNein\t_\tINTJ\t_\t_\t5\tccomp\t_\t_\n"
-        "3\t“\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "4\t,\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n"
-        "5\trief\t_\tVERB\t_\t_\t0\troot\t_\t_\n"
-        "6\tsie\t_\tPRON\t_\t_\t5\tnsubj\t_\t_\n"
-        "7\t.\t_\tPUNCT\t_\t_\t5\tpunct\t_\t_\n"
-        "\n"
-    ),
+    "UD_Toy/xx-ud-dev.conllu": conllu(joined("ich", "meinte", "du", "gehst"))
+    + conllu(quoted(*SAID[3])),
+    "UD_Toy/xx-ud-test.conllu": conllu(bracketed(*SAID[4]))
+    + conllu(joined("wir", "kam", "ihr", "bleibt")),
+    "UD_Toy/xx-ud-train.conllu": "".join(conllu(quoted(*s)) for s in SAID)
+    + "".join(conllu(bracketed(*s)) for s in SAID)
+    + conllu(joined("er", "sagte", "sie", "weint")) + conllu(joined("sie", "rief", "er", "lacht")),
+    "UD_Toy-New/xx_new-ud-test.conllu":
+        conllu(joined("man", "schrieb", "es", "regnet"), ("sent_id = new-1", "text = x"))
+        + conllu(quoted(*SAID[1]), ("sent_id = new-2", "text = y")),
 }
 
 

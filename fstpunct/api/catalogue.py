@@ -33,6 +33,7 @@ class ModelInfo:
 
     @property
     def language(self) -> str:
+        """The language code (a bundled model is named by its language)."""
         return self.name
 
 

@@ -30,6 +30,7 @@ from .data import Data, rewrite, sentences, values
 if TYPE_CHECKING:
     from ..apps.correction.model import CorrectionModel
     from ..apps.restoration import Restorer
+    from ..apps.restoration.crf import CrfModel
     from ..parser import Model as ParserModel
     from ..parser.pipeline import Pipeline
     from ..parser.tagger import Tagger
@@ -53,6 +54,7 @@ class Perplexity:
 
     @property
     def value(self) -> float:
+        """The perplexity (NaN for a corpus without slots)."""
         return math.exp(-self.log_prob / self.slots) if self.slots else math.nan
 
     def __float__(self) -> float:
@@ -129,7 +131,8 @@ class Model:
                 parsers: Sequence[Folder | ParserModel] = (),
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
                 format: str | None = None, lowercase: bool | None = None,
-                tagger: Folder | Tagger | None = None) -> Any:
+                tagger: Folder | Tagger | None = None, mix_crf: Folder | CrfModel | None = None,
+                mix_weight: float = 0.5) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
@@ -139,19 +142,30 @@ class Model:
         reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
         same output.
 
-        A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (by
-        :meth:`pipeline` with ``lowercase``, ``tagger`` and the first of ``parsers``, if any).
+        A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
+        ``lowercase`` and ``tagger``) and parsed once: by ``parsers`` if any, else by the
+        pipeline's parser.
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back
-        as text (``format="conllu"``: CoNLL-U)."""
+        as text (``format="conllu"``: CoNLL-U).
+
+        ``mix_crf`` (a CRF folder of ``fstpunct crf train``, or a loaded one): the exact decoder
+        chooses under each slot's mixture of the model's distribution (weight ``mix_weight``)
+        and the CRF's marginals (:mod:`fstpunct.apps.restoration.mixture`)."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
+        from ..apps.restoration.crf import CrfModel
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
+        from ..apps.restoration.mixture import MixedRestorer
         from ..parser import Model as ParserModel
         if decoder not in EXACT_DECODERS:
             raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
         if samples is not None and samples < 1:
             raise InputError("samples must be at least 1")
+        if mix_crf is not None and samples is not None:
+            raise InputError("a CRF mixture needs an exact decoder, not samples")
+        if not 0.0 <= mix_weight <= 1.0:
+            raise InputError(f"the mixture weight must be between 0 and 1, not {mix_weight}")
         if mbr not in DECODERS:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
@@ -159,6 +173,9 @@ class Model:
             raise InputError("samples must be at least the number of parsers")
         method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
             ModelRestorer(self.punct, samples, mbr, seed)
+        if mix_crf is not None:
+            crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
+            method = MixedRestorer(self.punct, crf, mix_weight, decoder)
         return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
                                                       lowercase, tagger),
                        self._tokeniser(text), format, tree=None)

@@ -80,9 +80,10 @@ def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int
                     paired: bool = True
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
-    :class:`Inference` (slot lattices shared by all chunks; ``paired``: built for both the sum
-    and the max, as decoding needs, else only as asked)."""
-    cache = SlotCache(model, paired=paired)
+    :class:`Inference` (slot lattices shared by all chunks, each holding the puncteme matrices
+    its candidates need; ``paired``: built for both the sum and the max, as decoding needs,
+    else only as asked)."""
+    cache = SlotCache(model, paired=paired, subset=True)
     for batch in batches(sentences, chunk):
         yield batch, *inference_of(model, batch, cache)
 
@@ -116,7 +117,7 @@ def _chunk_task(step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]]
     key = (id(model), paired)
     if key not in _CACHES:
         _CACHES.clear()  # a new model: the old one's lattices are of no use
-        _CACHES[key] = SlotCache(model, paired=paired)
+        _CACHES[key] = SlotCache(model, paired=paired, subset=True)
     return step(model, sentences, _CACHES[key])
 
 

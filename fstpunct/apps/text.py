@@ -21,23 +21,30 @@ if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not 
     from ..parser.pipeline import Pipeline
     from .restoration import Restorer
 
-__all__ = ["analysed", "needs_analysis", "restored_text", "tokeniser", "underlying"]
+__all__ = ["analysed", "needs_analysis", "restored_text", "tokeniser", "underlying", "untagged"]
+
+
+def untagged(sent: Sentence) -> bool:
+    """Whether ``sent`` lacks UPOS on some word."""
+    return any(w.upos == "_" for w in sent.words)
 
 
 def needs_analysis(sent: Sentence) -> bool:
     """Whether ``sent`` lacks UPOS on some word or has no tree."""
-    return any(w.upos == "_" for w in sent.words) or not has_tree(sent)
+    return untagged(sent) or not has_tree(sent)
 
 
-def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline]
-             ) -> Iterator[Sentence]:
+def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline],
+             parse: bool = True) -> Iterator[Sentence]:
     """``sentences``, each that :func:`needs_analysis` tagged and parsed by ``pipeline()``
-    (called once, at the first such sentence)."""
+    (called once, at the first such sentence); without ``parse``, tagged only (a later step
+    parses)."""
     loaded: Pipeline | None = None
+    needs = needs_analysis if parse else untagged
     for sent in sentences:
-        if needs_analysis(sent):
+        if needs(sent):
             loaded = loaded or pipeline()
-            sent = loaded.analyse(sent)
+            sent = loaded.analyse(sent) if parse else loaded.tagged(sent)
         yield sent
 
 
@@ -56,9 +63,11 @@ def restored_text(sentences: Iterable[Sentence], method: Restorer, parsers: Sequ
                   beam: int | None, pipeline: Callable[[], Pipeline], text: bool = False,
                   pool: Pool | None = None) -> Iterator[Sentence]:
     """Restoration (:func:`~fstpunct.apps.restoration.pipeline.restored`) after
-    :func:`analysed`. Text (no sentence has a tree) is parsed once, by the analysis, whose
-    pipeline should then use the first of ``parsers``; the restoration parses it again only to
-    mix several parsers. The analysis runs here, the restoration on ``pool`` if one is given."""
+    :func:`analysed`. Every sentence is parsed once: by the restoration if it has ``parsers``
+    (the analysis then only tags), else by the analysis; text (no sentence has a tree) with one
+    parser by the analysis, whose pipeline should then use it. The analysis runs here, the
+    restoration on ``pool`` if one is given."""
     from .restoration.pipeline import restored
-    return restored(analysed(sentences, pipeline), method,
-                    [] if text and len(parsers) == 1 else parsers, beam, pool=pool)
+    later = [] if text and len(parsers) == 1 else parsers
+    return restored(analysed(sentences, pipeline, parse=not later), method, later, beam,
+                    pool=pool)

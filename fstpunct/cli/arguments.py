@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import InputError
+from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
 from .model_option import add_model_arguments
 
 UD_DIR_HELP = ("UD release folder where split names are looked up (default: $FSTPUNCT_UD_DIR, "
@@ -12,6 +14,46 @@ UD_DIR_HELP = ("UD release folder where split names are looked up (default: $FST
 def add_ud_dir_argument(parser: argparse.ArgumentParser) -> None:
     """--ud-dir: the UD release folder of split names (:func:`fstpunct.ud.release.ud_root`)."""
     parser.add_argument("--ud-dir", metavar="DIR", help=UD_DIR_HELP)
+
+
+def add_held_out_arguments(parser: argparse.ArgumentParser, lang_help: str) -> None:
+    """FILE..., --lang, --split and --ud-dir: the held-out data of the perplexity commands
+    (:func:`held_out_sources`)."""
+    parser.add_argument("files", nargs="*", metavar="FILE",
+                        help="CoNLL-U files ('-' = stdin) or split names ('zh:dev')")
+    parser.add_argument("--lang", choices=LANGUAGES, help=lang_help)
+    parser.add_argument("--split", choices=SPLITS,
+                        help="with --lang: which split (default test)")
+    add_ud_dir_argument(parser)
+
+
+def held_out_sources(args: argparse.Namespace) -> list[Source]:
+    """--lang's --split (default test), else the FILEs (stdin without any). --lang with FILEs
+    and --split without --lang are errors (one of them would be ignored)."""
+    if args.lang and args.files:
+        raise InputError("give FILEs or --lang (its standard split), not both; a FILE may "
+                         "name a split: 'zh:dev'")
+    if args.split and not args.lang:
+        raise InputError("--split goes with --lang; a FILE may name a split: 'zh:dev'")
+    if args.lang:
+        return [split_source(args.lang, args.split or "test", args.ud_dir)]
+    return [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)]
+
+
+def positive(text: str) -> int:
+    """An option's value that must be a whole number of at least 1 (argparse ``type``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+    return value
+
+
+def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
+    """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`)."""
+    parser.add_argument("--quiet", action="store_true", help="no progress report on stderr")
 
 
 def add_io_arguments(parser: argparse.ArgumentParser, output: str = "OUT.conllu") -> None:

@@ -9,7 +9,7 @@ from ..apps.restoration.generative import DECODERS
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_io_arguments
+from .arguments import add_io_arguments, positive
 
 HELP = ("Correct punctuation with a correction model (scripts/correction.py train): given each "
         "sentence's tree (or the tree --parser gives the punctuated sentence), the learner's "
@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parser", metavar="DIR",
                         help="parse the punctuated input with this parser (a 'tokens'-mode "
                              "parser trained on learner English) instead of keeping its tree")
-    parser.add_argument("--beam", type=int, metavar="K",
+    parser.add_argument("--beam", type=positive, metavar="K",
                         help="parser beam (default: the parser's)")
     parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
                         help="exact MBR decoder (default balanced: paired marks balanced)")

@@ -5,9 +5,10 @@ import argparse
 
 from ..apps.restoration.crf import CrfModel, train
 from ..errors import InputError
-from ..ud.release import LANGUAGES, SPLITS, read_one, resolve, split_source
+from ..files import folder_target
+from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
-from .arguments import add_ud_dir_argument
+from .arguments import add_held_out_arguments, add_ud_dir_argument, held_out_sources
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
 
@@ -45,11 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        description="Per-slot perplexity exp(−Σ log p(x|words) / Σ (n+1)) of "
                                    "every sentence (none skipped) under a CRF model.")
     p.add_argument("--model", required=True, metavar="DIR", help="model folder")
-    p.add_argument("files", nargs="*", metavar="FILE", help="CoNLL-U files ('-' = stdin)")
-    p.add_argument("--lang", choices=LANGUAGES, help="use this language's standard split")
-    p.add_argument("--split", choices=SPLITS, default="test",
-                   help="with --lang: which split (default test)")
-    add_ud_dir_argument(p)
+    add_held_out_arguments(p, "use this language's standard split")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -59,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
+    folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()
     dev_src = read_one(args.dev, args.ud_dir) if args.dev else split_source(
@@ -70,9 +68,8 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _perplexity(args: argparse.Namespace) -> int:
+    sources = held_out_sources(args)
     model = CrfModel.load(args.model)
-    sources = ([split_source(args.lang, args.split, args.ud_dir)] if args.lang
-               else [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)])
     for src in sources:
         sents = [to_slots(s) for s in src.sentences()]
         log_p, slots, ppl = model.perplexity(sents)

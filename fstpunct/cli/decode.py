@@ -6,7 +6,7 @@ import argparse
 from ..apps.text import underlying
 from ..errors import InputError
 from ..progress import progress
-from .arguments import add_corpus_arguments
+from .arguments import add_corpus_arguments, add_quiet_argument, positive
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, write_output
 
@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--parser", metavar="DIR",
                         help="'removed'-mode parser for sentences without a tree (default: the "
                              "model's bundled parser/ or parser-lc/)")
-    parser.add_argument("--beam", type=int, help="parser beam (default: the parser's)")
+    parser.add_argument("--beam", type=positive, help="parser beam (default: the parser's)")
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,5 +41,5 @@ def run(args: argparse.Namespace) -> int:
         out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,
                            format="conllu", lowercase=args.lowercase_input, tagger=args.tagger,
                            parser=args.parser, beam=args.beam)
-        write_output(args, progress(out, "decode"), underlying)
+        write_output(args, progress(out, "decode", quiet=args.quiet), underlying)
     return 0

@@ -16,7 +16,7 @@ from ..files import Terminated, terminate_on_sigterm
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "show": "show", "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "correct": "correct", "crf": "crf",
-            "score": "score", "parser": "parser_train", "parse": "parse", "rephrase": "rephrase",
+            "score": "score", "parser": "parser", "parse": "parse", "rephrase": "rephrase",
             "models": "models"}
 
 

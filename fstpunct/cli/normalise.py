@@ -8,7 +8,7 @@ from ..apps.normalise import Counts
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_corpus_arguments
+from .arguments import add_corpus_arguments, add_quiet_argument
 from .model_option import chosen_model
 from .pool_option import add_pool_arguments, chosen_pool
 
@@ -24,13 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="normalise chunks of 500 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     counts = Counts()
     with chosen_pool(args) as pool:
-        write_file(progress(model.normalise(sentences, counts=counts, pool=pool), "normalise"),
+        write_file(progress(model.normalise(sentences, counts=counts, pool=pool), "normalise",
+                            quiet=args.quiet),
                    args.output)
     print(f"fstpunct normalise: {counts}", file=sys.stderr)
     return 0

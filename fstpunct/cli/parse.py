@@ -7,7 +7,7 @@ from ..parser import Model, parse, read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
-from .arguments import add_ud_dir_argument
+from .arguments import add_quiet_argument, add_ud_dir_argument, positive
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -20,7 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="input file (default: stdin; HEAD may be '_'), or one split of a "
                              "UD folder: 'en:dev', 'en_ewt-test' (its trees are replaced)")
     parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
-    parser.add_argument("--beam", type=int, metavar="K", help="beam width (default: the model's)")
+    parser.add_argument("--beam", type=positive, metavar="K",
+                        help="beam width (default: the model's)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--punct-model", metavar="M",
                         help="punctuation model folder or bundled name that re-ranks the "
@@ -29,7 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
     add_ud_dir_argument(parser)
-    parser.add_argument("--quiet", action="store_true", help="no progress")
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:

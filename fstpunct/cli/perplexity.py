@@ -4,8 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..progress import progress
-from ..ud.release import LANGUAGES, SPLITS, resolve, split_source
-from .arguments import add_ud_dir_argument
+from .arguments import add_held_out_arguments, held_out_sources
 from .model_option import add_model_arguments, chosen_model
 from .pool_option import add_pool_arguments, chosen_pool
 
@@ -15,14 +14,8 @@ HELP = ("Per-slot perplexity exp(−Σ log p(x|T) / Σ (n+1)) of the surface pun
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_arguments(parser, lang=False)
-    parser.add_argument("files", nargs="*", metavar="FILE",
-                        help="CoNLL-U files ('-' = stdin) or split names ('zh:dev')")
-    parser.add_argument("--lang", choices=LANGUAGES,
-                        help="use this language's standard split (and, without --model, its "
-                             "bundled model)")
-    parser.add_argument("--split", choices=SPLITS, default="test",
-                        help="with --lang: which split (default test)")
-    add_ud_dir_argument(parser)
+    add_held_out_arguments(parser, "use this language's standard split (and, without --model, "
+                                   "its bundled model)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="score chunks of 500 sentences in this many local processes "
                              "(default 1)")
@@ -30,8 +23,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    sources = ([split_source(args.lang, args.split, args.ud_dir)] if args.lang
-               else [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)])
+    sources = held_out_sources(args)
     with chosen_pool(args) as pool:
         for src in sources:  # without --model, each file gets its language's model
             model, sentences = chosen_model(args, str(src.path), src.sentences())

@@ -13,7 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from .arguments import add_io_arguments
+from .arguments import add_io_arguments, add_quiet_argument, positive
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -39,11 +39,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "repeat it for an ensemble: the output has the first parser's "
                              "tree, and --model mixes the distributions of every parser's "
                              "tree (with --samples: splits the samples among them)")
-    parser.add_argument("--beam", type=int, help="parser beam (default: each parser's)")
+    parser.add_argument("--beam", type=positive, help="parser beam (default: each parser's)")
     parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
                         help="exact decoder (no sampling): 'slot': every slot's least-risk "
                              "string (default); 'balanced': the least expected edit distance "
                              "whose paired marks balance")
+    parser.add_argument("--mix-crf", metavar="DIR",
+                        help="mix --model's slot distributions with this CRF's slot marginals "
+                             "(fstpunct crf train) and choose under the mixture (exact "
+                             "decoders only)")
+    parser.add_argument("--mix-weight", type=float, default=0.5, metavar="W",
+                        help="--model's weight in --mix-crf's mixture, the CRF's 1 − W "
+                             "(default 0.5)")
     parser.add_argument("--samples", type=int,
                         help="sample this many (T′, x) per sentence and choose by --mbr "
                              "instead (the paper: 1000)")
@@ -56,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
                              "given)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_argument(parser)
     parser.add_argument("--jobs", type=int, default=1,
                         help="restore chunks of 256 sentences in this many local processes "
                              "(default 1)")
@@ -69,6 +76,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.samples is not None and args.samples < 1:
         raise InputError("--samples must be at least 1")
+    if args.mix_crf and (args.trivial or args.crf):
+        raise InputError("--mix-crf mixes with --model, not with --crf or --trivial")
     parsers = [ParserModel.load(p) for p in args.parser]
     with chosen_pool(args) as pool:
         if args.trivial or args.crf:
@@ -88,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
                                 decoder=args.decoder, samples=args.samples, mbr=args.mbr,
                                 seed=args.seed, parsers=parsers, beam=args.beam, pool=pool,
                                 text=args.text, format="conllu", lowercase=args.lowercase_input,
-                                tagger=args.tagger)
+                                tagger=args.tagger, mix_crf=args.mix_crf,
+                                mix_weight=args.mix_weight)
         write_output(args, out)
     return 0

@@ -10,6 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import __version__
+from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
 from ..fst.grammar import load_grammar, parse_grammar
@@ -80,6 +81,7 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
 
 
 def run(args: argparse.Namespace) -> int:
+    folder_target(args.output)  # a folder it cannot write is said before training, not after
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
                else [resolve_one(f, args.ud_dir) for f in args.train])

@@ -11,6 +11,7 @@ uses them: every matrix times one vector, on either side, in a semiring.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import cached_property
 from typing import Protocol
 
@@ -20,7 +21,7 @@ from . import _sparse
 from .semiring import MaxProduct, Semiring
 from .sparse import Csr
 
-__all__ = ["DenseStack", "SparseStack", "Stack"]
+__all__ = ["DenseStack", "SparseStack", "Stack", "merged"]
 
 
 class Stack(Protocol):
@@ -151,6 +152,34 @@ class SparseStack:
 
     def matrix(self, a: int) -> np.ndarray:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
+
+
+def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[SparseStack]:
+    """One family of stacks (:meth:`SparseStack.family`) whose k-th holds, in every row, the
+    entries of ``old[k]`` then those of ``new[k]`` (``old`` and ``new`` are families of stacks
+    of one size, each sharing its index arrays; ``new`` may have fewer matrices: the others
+    are 0). Where one of two
+    matrices is 0, the other is stored exactly as it was."""
+    size, count = old[0].size, len(old[0])
+    a_ptr, a_ind = old[0].rows.indptr, old[0].rows.indices
+    b_ptr, b_ind = new[0].rows.indptr, new[0].rows.indices
+    a_val, b_val = (np.array([stack.rows.data for stack in x]) for x in (old, new))
+    a_len = np.diff(a_ptr)
+    b_len = np.zeros(count * size, dtype=np.intp)
+    b_len[:len(b_ptr) - 1] = np.diff(b_ptr)
+    ptr = np.zeros(count * size + 1, dtype=np.intp)
+    np.cumsum(a_len + b_len, out=ptr[1:])
+    indices = np.empty(ptr[-1], dtype=np.int32)
+    values = np.empty((len(a_val), ptr[-1]))
+    rows = len(b_ptr) - 1
+    for (src_ptr, src_ind, src_val), offset in (
+            ((a_ptr, a_ind, a_val), ptr[:-1] - a_ptr[:-1]),
+            ((b_ptr, b_ind, b_val), ptr[:rows] + a_len[:rows] - b_ptr[:-1])):
+        at = np.repeat(offset, np.diff(src_ptr)) + np.arange(len(src_ind))
+        indices[at] = src_ind
+        for row, src in zip(values, src_val):
+            row[at] = src
+    return SparseStack.family(count, size, ptr, indices, values)
 
 
 class _Transposes:

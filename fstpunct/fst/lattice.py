@@ -287,6 +287,27 @@ class _Plan(NamedTuple):
     parents: np.ndarray
     wanted: np.ndarray
 
+    def restricted(self, only: np.ndarray) -> _Plan:
+        """The plan of the strings ``only`` (indices into those asked for) alone: every level
+        keeps the suffixes of those strings, in the same order."""
+        offsets = self.level_offsets
+        level_of = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        parent = offsets[np.maximum(level_of - 1, 0)] + self.parents  # flat index of q's parent
+        keep = np.zeros(offsets[-1], dtype=bool)
+        keep[0] = True
+        keep[self.wanted[only]] = True
+        for d in range(len(offsets) - 2, 0, -1):  # the deepest level first
+            level = slice(offsets[d], offsets[d + 1])
+            keep[parent[level][keep[level]]] = True
+        rank = np.cumsum(keep) - 1  # new flat index of every kept string
+        counts = np.add.reduceat(keep.astype(np.intp), offsets[:-1])
+        new_offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.intp)
+        parents = np.where(level_of > 0, rank[parent] - new_offsets[np.maximum(level_of - 1, 0)],
+                           0)
+        levels = int(np.flatnonzero(counts)[-1]) + 1  # no empty levels at the end
+        return _Plan(new_offsets[:levels + 1], self.heads[keep], parents[keep].astype(np.intp),
+                     rank[self.wanted[only]].astype(np.intp))
+
 
 @lru_cache(maxsize=32)
 def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
@@ -315,8 +336,9 @@ class _Rows(NamedTuple):
 
 
 def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
-                     transpose: bool = False) -> _Rows:
-    """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I), stacked (row a·N + r
+                     transpose: bool = False, only: np.ndarray | None = None) -> _Rows:
+    """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I; ``only``: for a in
+    ``only`` alone), stacked (row a·N + r
     is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in every one of ``lattices`` (the same arcs,
     weighted in their own semirings): row r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by
     M(t)[r, r′], built for all suffixes level by level (compiled, all lattices in one pass)."""
@@ -329,6 +351,8 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
         order = np.lexsort((dst, src, token))
         token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
     plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
+    if only is not None:
+        plan = plan.restricted(only)
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
@@ -345,16 +369,23 @@ def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
 
 
 def product_stacks(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
-                   extras: Sequence[Sequence[np.ndarray]], transpose: bool = False
-                   ) -> list[SparseStack]:
+                   extras: Sequence[Sequence[np.ndarray]], transpose: bool = False,
+                   only: np.ndarray | None = None) -> list[SparseStack]:
     """:func:`product_stack` of each of ``lattices`` (the same arcs in their own semirings, as
-    the sum and max lattices of a surface string) with its ``extras``, computed in one pass.
+    the sum and max lattices of a surface string) with its ``extras``, computed in one pass;
+    with ``only`` (ascending indices into ``strings``), M(s) only for those strings, the other
+    matrices 0 (each M(s) computed exactly as in the whole stack).
     The stacks share their index arrays (and their transposes': see
     :meth:`~fstpunct.dp.stacks.SparseStack.family`): an extra matrix is stored on the union of its
     nonzeros in every lattice, an explicit 0 where one of them has none (sum and max closures
     have the same nonzeros)."""
     n = lattices[0].size
-    rows = _string_products(lattices, strings, transpose)
+    rows = _string_products(lattices, strings, transpose, only)
+    if only is not None:  # the rows of each string in its place, empty rows elsewhere
+        lengths = np.zeros(len(strings) * n, dtype=np.intp)
+        lengths[(np.asarray(only, dtype=np.intp)[:, None] * n + np.arange(n)).ravel()] = \
+            np.diff(rows.indptr)
+        rows = rows._replace(indptr=np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp))
     parts = [(rows.indptr[1:], rows.indices, rows.values)]
     for mats in zip(*extras):  # one extra matrix in every lattice
         r, c = np.nonzero(np.any(mats, axis=0))

@@ -32,7 +32,14 @@ import numpy as np
 from ..dp.sparse import Csr
 from ..errors import ModelError
 from ..ud.slots import SlotSentence
-from .features import is_lexical, is_side, lexical_contexts, node_contexts, pair_features
+from .features import (
+    context_ids,
+    is_lexical,
+    is_side,
+    lexical_contexts,
+    node_contexts,
+    pair_features,
+)
 from .vocab import EMPTY, Vocab
 
 if TYPE_CHECKING:
@@ -180,27 +187,28 @@ class AttachData:
     @classmethod
     def build(cls, model: AttachModel, sentences: Sequence[SlotSentence]) -> AttachData:
         """Featurise ``sentences`` (context features unknown to the model are dropped)."""
-        index, vocab = model.context_index, model.vocab
-        known = index.get
-        groups: dict[str, tuple[list[int], dict[tuple[int, ...], int], list[int]]] = {}
-        sentence_offsets = [0]
-        node = 0
-        for s in sentences:
-            for d, names in zip(s.deprels if s.n else (EMPTY,),
-                                node_contexts(s, model.lexical)):
-                key = vocab.relation_key(d)
-                ids = tuple(sorted([i for i in map(known, names) if i is not None]))
-                nodes, distinct, inverse = groups.setdefault(key, ([], {}, []))
-                nodes.append(node)
-                inverse.append(distinct.setdefault(ids, len(distinct)))
-                node += 1
-            sentence_offsets.append(node)
+        vocab = model.vocab
+        ptr, ids, sentence_offsets = context_ids(sentences, model.context_index, model.lexical)
+        keys: dict[str, str] = {}  # relation → key of its candidate set
+        key_of = [keys[d] if d in keys else keys.setdefault(d, vocab.relation_key(d))
+                  for s in sentences for d in (s.deprels if s.n else (EMPTY,))]
+        # per candidate set: its nodes, its distinct context rows (each by its first node)
+        groups: dict[str, tuple[list[int], dict[bytes, int], list[int], list[int]]] = {}
+        rows = [ids[a:b].tobytes() for a, b in zip(ptr[:-1].tolist(), ptr[1:].tolist())]
+        for node, (key, row) in enumerate(zip(key_of, rows)):
+            nodes, distinct, inverse, firsts = groups.setdefault(key, ([], {}, [], []))
+            nodes.append(node)
+            k = distinct.setdefault(row, len(distinct))
+            inverse.append(k)
+            if k == len(firsts):
+                firsts.append(node)
         built = []
-        sizes = np.zeros(node, dtype=np.int64)
+        sizes = np.zeros(len(key_of), dtype=np.int64)
         for key in sorted(groups):
-            nodes, distinct, inverse = groups[key]
-            indptr = np.cumsum([0] + [len(ids) for ids in distinct], dtype=np.intp)
-            flat = np.fromiter((c for ids in distinct for c in ids), np.intp, indptr[-1])
+            nodes, _, inverse, firsts = groups[key]
+            lengths = np.diff(ptr)[firsts]
+            indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+            flat = ids[np.repeat(ptr[firsts] - indptr[:-1], lengths) + np.arange(indptr[-1])]
             used, local = np.unique(flat, return_inverse=True)
             x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
             g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), used, x,

@@ -29,7 +29,8 @@ exist only for punctemes that occur on that side of some pair of the table.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from itertools import chain
 
 import numpy as np
 
@@ -38,8 +39,8 @@ from ..ud.slots import SlotSentence
 from ..ud.tree import children
 from .vocab import EMPTY, Puncteme, Vocab
 
-__all__ = ["node_contexts", "lexical_contexts", "is_lexical", "is_side", "pair_features",
-           "render"]
+__all__ = ["context_ids", "node_contexts", "lexical_contexts", "is_lexical", "is_side",
+           "pair_features", "render"]
 
 _BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
 _LEXICAL = ("fw=", "llw=", "lrw=", "rlw=", "rrw=")
@@ -96,6 +97,92 @@ def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
         for feats, words in zip(out, lexical_contexts(sent)):
             feats.extend(words)
     return out
+
+
+class _Codes:
+    """Strings numbered in order of first occurrence, and the id in a context index of each
+    one behind a template prefix (-1: unknown), worked out once per distinct string."""
+
+    def __init__(self, values: Sequence[str]) -> None:
+        number: dict[str, int] = {}
+        self.codes = np.array([number.setdefault(v, len(number)) for v in values],
+                              dtype=np.intp)
+        self.distinct = list(number)
+
+    def table(self, index: Mapping[str, int], prefix: str) -> np.ndarray:
+        """The id of ``prefix`` + each distinct string."""
+        return np.array([index.get(prefix + v, -1) for v in self.distinct], dtype=np.intp)
+
+    def ids(self, index: Mapping[str, int], prefix: str, at: np.ndarray) -> np.ndarray:
+        """The id of ``prefix`` + the string at each position ``at``."""
+        return self.table(index, prefix)[self.codes[at]]
+
+
+def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
+                lexical: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The ids in ``index`` of every node's :func:`node_contexts` (unknown ones left out),
+    ascending, for the nodes of all ``sentences`` in order: CSR rows (``ptr``, ``ids``), and
+    the offsets of each sentence's nodes. The same as mapping the names through ``index``,
+    computed template by template over all nodes at once."""
+    n = np.array([s.n for s in sentences], dtype=np.intp)
+    nodes = np.maximum(n, 1)
+    node_offsets = np.concatenate([[0], np.cumsum(nodes)]).astype(np.intp)
+    worded = [s for s in sentences if s.n]
+    # word positions over the worded sentences: padded ones (⟨s⟩, words, ⟨/s⟩) and plain ones
+    pad_offsets = np.concatenate([[0], np.cumsum([s.n + 2 for s in worded])]).astype(np.intp)
+    word_offsets = np.concatenate([[0], np.cumsum([s.n for s in worded])]).astype(np.intp)
+    sentence_of = np.repeat(np.arange(len(worded)), [s.n for s in worded])
+    w = np.arange(len(sentence_of)) - word_offsets[sentence_of] + 1  # 1-based word of each node
+    pad = pad_offsets[sentence_of]  # where each node's sentence starts among padded positions
+    heads = np.fromiter(chain.from_iterable(s.heads for s in worded), dtype=np.intp,
+                        count=len(w))
+    spans = np.fromiter(chain.from_iterable(chain.from_iterable(s.spans for s in worded)),
+                        dtype=np.intp, count=2 * len(w))
+    i, k = spans[0::2], spans[1::2]
+    upos = _Codes([u for s in worded for u in (_BOS, *s.upos, _EOS)])
+    deprels = _Codes([d for s in worded for d in s.deprels])
+    root = heads == 0
+    parent = np.where(root, 0, word_offsets[sentence_of] + heads - 1)  # word index of the head
+
+    def known(name: str) -> int:
+        return index.get(name, -1)
+
+    columns = [np.full(len(w), known("bias")), deprels.ids(index, "d=", np.arange(len(w))),
+               upos.ids(index, "u=", pad + w),
+               np.where(root, known(f"pd={_ROOT}"), deprels.ids(index, "pd=", parent)),
+               np.where(root, known(f"pu={_ROOT}"), upos.ids(index, "pu=", pad + heads)),
+               upos.ids(index, "ll=", pad + i), upos.ids(index, "lr=", pad + i + 1),
+               upos.ids(index, "rl=", pad + k), upos.ids(index, "rr=", pad + k + 1),
+               np.where(i == 0, known("start"), -1),
+               np.where(k == n[n > 0][sentence_of], known("end"), -1)]
+    bases = _Codes([d.split(":")[0] for d in deprels.distinct])
+    columns.append(bases.ids(index, "b=", deprels.codes))
+    if lexical:
+        words = _Codes([x for s in worded for x in (_BOS, *(v.lower() for v in s.words), _EOS)])
+        columns += [words.ids(index, prefix, pad + at) for prefix, at in
+                    (("fw=", w), ("llw=", i), ("lrw=", i + 1), ("rlw=", k), ("rrw=", k + 1))]
+    node = node_offsets[:-1][n > 0][sentence_of] + w - 1  # each word's node
+    owner = [np.tile(node, len(columns))]
+    found = [np.concatenate(columns)]
+    # c=: the distinct relations of each node's children
+    child = np.flatnonzero(~root)
+    pairs = np.unique(node[parent[child]] * max(len(deprels.distinct), 1) + deprels.codes[child])
+    owner.append(pairs // max(len(deprels.distinct), 1))
+    found.append(deprels.table(index, "c=")[pairs % max(len(deprels.distinct), 1)])
+    extra = [(node[word_offsets[j] + v], name) for j, s in enumerate(worded)
+             for v, names in enumerate(s.contexts) for name in names]
+    owner.append(np.array([t for t, _ in extra], dtype=np.intp))
+    found.append(np.array([known(name) for _, name in extra], dtype=np.intp))
+    empty = node_offsets[:-1][n == 0]  # pseudo nodes of sentences without words
+    pseudo = [known(name) for name in ("bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end")]
+    owner.append(np.repeat(empty, len(pseudo)))
+    found.append(np.tile(np.array(pseudo, dtype=np.intp), len(empty)))
+    ids = np.concatenate(found)
+    keep = ids >= 0
+    width = max(len(index), int(ids.max(initial=0)) + 1)
+    key = np.sort(np.concatenate(owner)[keep] * width + ids[keep])  # by node, then by id
+    ptr = np.searchsorted(key, np.arange(node_offsets[-1] + 1) * width).astype(np.intp)
+    return ptr, key % width, node_offsets
 
 
 def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str], Csr]:

@@ -36,7 +36,7 @@ from ..dp.forest import outside as forest_outside
 from ..dp.forest import sample as forest_sample
 from ..dp.forest import viterbi as forest_viterbi
 from ..dp.semiring import MaxProduct, SumProduct
-from ..dp.stacks import DenseStack, SparseStack
+from ..dp.stacks import DenseStack, SparseStack, merged
 from ..dp.treedp import Candidates, Gradients, MatrixTree, Outer, inside, outside, sample, viterbi
 from ..fst.channel import Channel
 from ..fst.lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
@@ -165,7 +165,9 @@ class Expectations(Posteriors):
 @dataclass
 class Slot:
     """One surface string's lattice in one semiring, with the stack of its puncteme matrices
-    (M(l) for every l of V, then the backoff closure) and which of them are nonzero."""
+    (M(l) for every l of V, then the backoff closure) and which of them are nonzero; in a
+    :class:`SlotCache` with ``subset``, M(l) only for the punctemes ``built`` (the others are
+    stored as 0 and not possible)."""
 
     lattice: Lattice
     closure: np.ndarray
@@ -174,6 +176,7 @@ class Slot:
     sparse: SparseStack  # the stack as a SparseStack
     entry: np.ndarray  # λᵀ ⊗ M(∘) where the slot opens a sentence (surface ∘ …), else empty
     counter: EditCounter | None = None  # built on the first E-step that needs it
+    built: np.ndarray | None = None  # (|V|,) bool: the punctemes whose M(l) is built (None: all)
 
     @cached_property
     def kernel(self) -> tuple[KernelStack, SlotVectors]:
@@ -186,43 +189,80 @@ class SlotCache:
     """Slots per distinct surface string for fixed channel-arc weights, the least recently used
     dropped beyond ``limit`` (None: none dropped); one cache can serve many :class:`Inference`
     objects (decode chunks) of the same model. With ``paired``, a surface string's sum and max
-    slots are built together, in one pass (for callers that need both, as decoding does)."""
+    slots are built together, in one pass (for callers that need both, as decoding does).
+
+    With ``subset``, a slot's stack holds M(l) only for the punctemes asked for (:meth:`get`'s
+    ``needed``: an Inference asks for the punctemes of the candidates that use the slot),
+    the others stored as 0; punctemes asked for later are added. Every M(l) is computed
+    exactly as in the whole stack (the same products in the same order), and a candidate
+    only ever reads the matrices of its own punctemes, so the tree DPs' results are the
+    same bit for bit, from smaller stacks (RESULTS.md, issue 23: every puncteme can produce
+    every surface string through the channel, but a slot meets only some of them)."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
                  weights: np.ndarray | None = None, limit: int | None = 256,
-                 paired: bool = False) -> None:
+                 paired: bool = False, subset: bool = False) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
         self.punctemes = [tuple(channel.index(t) for t in p) for p in model.vocab.punctemes]
         self.boundary = channel.index(BOUNDARY)
         self.rate = settings.continuation / (len(channel.symbols) - 1)
-        self.limit, self.paired = limit, paired
+        self.limit, self.paired, self.subset = limit, paired, subset
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
 
-    def get(self, surface: tuple[str, ...], maximum: bool = False) -> Slot:
+    def get(self, surface: tuple[str, ...], maximum: bool = False,
+            needed: np.ndarray | None = None) -> Slot:
+        """The slot of ``surface`` in the max (``maximum``) or sum semiring, with M(l) built
+        at least for the punctemes ``needed`` ((|V|,) bool; None: all)."""
         key = (surface, maximum)
         slot = self._slots.get(key)
         if slot is None:
             kinds = [not maximum, maximum] if self.paired else [maximum]  # the asked-for last
-            for kind, built in zip(kinds, self._build(surface, kinds)):
+            for kind, built in zip(kinds, self._build(surface, kinds, needed)):
                 self._slots[surface, kind] = built
             slot = self._slots[key]
             while self.limit is not None and len(self._slots) > self.limit:
                 self._slots.popitem(last=False)
         else:
             self._slots.move_to_end(key)
+            if slot.built is not None:
+                missing = ~slot.built if needed is None else needed & ~slot.built
+                if missing.any():
+                    slot = self._extend(surface, slot, missing)[maximum]
         return slot
 
-    def _build(self, surface: tuple[str, ...], kinds: list[bool]) -> list[Slot]:
+    def _build(self, surface: tuple[str, ...], kinds: list[bool],
+               needed: np.ndarray | None) -> list[Slot]:
         """The slots of ``surface`` in the semirings ``kinds`` (True: max), in one pass."""
         lattices = self.builder.lattices(surface, self.weights, kinds)
         closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
-        stacks = product_stacks(lattices, self.punctemes, [[closure] for closure in closures])
-        return [self._slot(surface, *parts) for parts in zip(lattices, closures, stacks)]
+        extras = [[closure] for closure in closures]
+        if not self.subset or needed is None or lattices[0].size == 1:
+            stacks, built = product_stacks(lattices, self.punctemes, extras), None
+        else:
+            stacks = product_stacks(lattices, self.punctemes, extras, only=np.flatnonzero(needed))
+            built = needed.copy()
+        return [self._slot(surface, *parts, built) for parts in zip(lattices, closures, stacks)]
+
+    def _extend(self, surface: tuple[str, ...], slot: Slot,
+                missing: np.ndarray) -> dict[bool, Slot]:
+        """Add M(l) for the punctemes ``missing`` to ``slot`` and to the other semiring's slot
+        built with it (they share ``built``); the new slots by semiring."""
+        kinds = [k for k in (False, True)
+                 if (surface, k) in self._slots and self._slots[surface, k].built is slot.built]
+        old = [self._slots[surface, k] for k in kinds]
+        part = product_stacks([s.lattice for s in old], self.punctemes, [[] for _ in old],
+                              only=np.flatnonzero(missing))
+        stacks = merged([s.sparse for s in old], part)
+        built = slot.built | missing
+        for k, s, stack in zip(kinds, old, stacks):
+            self._slots[surface, k] = replace(s, stack=stack, sparse=stack,
+                                              possible=stack.nonzero[:-1], built=built)
+        return {k: self._slots[surface, k] for k in kinds}
 
     def _slot(self, surface: tuple[str, ...], lat: Lattice, closure: np.ndarray,
-              sparse: SparseStack) -> Slot:
+              sparse: SparseStack, built: np.ndarray | None = None) -> Slot:
         """The slot of ``surface`` over its lattice, closure and sparse stack."""
         stack: SparseStack | DenseStack = sparse
         if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
@@ -231,7 +271,7 @@ class SlotCache:
         if surface[:1] == (BOUNDARY,):
             semiring = MaxProduct if lat.maximum else SumProduct
             entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
-        return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry)
+        return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry, built=built)
 
     def counter(self, surface: tuple[str, ...]) -> EditCounter:
         """The edit counter of a (sum) slot."""
@@ -268,6 +308,7 @@ class _Layout(NamedTuple):
     surfaces: tuple[tuple[str, ...], ...]
     forest: Forest
     candidates: _Flat
+    needed: list[np.ndarray | None]  # per surface string: the punctemes its slots need
 
 
 class _Choices(NamedTuple):
@@ -275,6 +316,7 @@ class _Choices(NamedTuple):
 
     spans: list[tuple[int, int]]
     candidates: list[tuple[np.ndarray, ...]]  # per node: weights, left_of, right_of, labels
+    needed: list[np.ndarray | None]  # per slot: the punctemes the candidates need there
 
 
 class Inference:
@@ -315,8 +357,8 @@ class Inference:
         :data:`BACKOFF` for the backoff). Every node's left and right matrices are the whole
         stacks of its two slots; candidates whose matrix is 0 there are left out."""
         sent, surface = self.batch.sentences[s], self.batch.surfaces[s]
-        slots = [self.slots.get(x, maximum) for x in surface]
-        choices = self._choices(s, slots)
+        choices = self._choices(s, maximum)
+        slots = [self.slots.get(x, maximum, need) for x, need in zip(surface, choices.needed)]
         nodes = [Candidates(w, slots[i].stack, slots[k].stack, l, r)
                  for (i, k), (w, l, r, _) in zip(choices.spans, choices.candidates)]
         prefix = slots[0].lattice.matrix((self.slots.boundary,))
@@ -324,31 +366,43 @@ class Inference:
                           [slot.lattice.final for slot in slots], prefix, nodes)
         return tree, [labels for *_, labels in choices.candidates]
 
-    def _choices(self, s: int, slots: list[Slot]) -> _Choices:
+    def _choices(self, s: int, maximum: bool) -> _Choices:
         """The candidates of sentence ``s``'s nodes, which are the same in both semirings (a
         product of nonnegative matrices is 0 in both or in neither): the last sentence's are
         kept, so that its Viterbi and its log p build them once."""
         if self._last_choices is not None and self._last_choices[0] == s:
             return self._last_choices[1]
         spans = _node_spans(self.batch.sentences[s])
-        flat = self._candidates(self.batch.nodes(s), np.array([slot.possible for slot in slots]),
-                                np.array(spans))
-        choices = _Choices(spans, flat.per_node())
+        flat, needed = self._candidates(self.batch.nodes(s), self.batch.surfaces[s],
+                                        np.array(spans), maximum)
+        choices = _Choices(spans, flat.per_node(), needed)
         self._last_choices = (s, choices)
         return choices
 
-    def _candidates(self, nodes: range, possible: np.ndarray, ends: np.ndarray) -> _Flat:
-        """The candidates of the batch's ``nodes``: node t's rows whose left puncteme is
-        possible in row ``ends[t, 0]`` of ``possible`` (slots × punctemes) and whose right one
-        is in row ``ends[t, 1]``, then the backoff (the closure on both sides)."""
+    def _candidates(self, nodes: range, surfaces: Sequence[tuple[str, ...]], ends: np.ndarray,
+                    maximum: bool) -> tuple[_Flat, list[np.ndarray | None]]:
+        """The candidates of the batch's ``nodes`` over the slots of ``surfaces``: node t's rows
+        whose left puncteme is possible in slot ``ends[t, 0]`` and whose right one in slot
+        ``ends[t, 1]``, then the backoff (the closure on both sides); and the punctemes each
+        slot needs (None: all, unless the slot cache builds only those asked for)."""
         data = self.batch.data
         lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
         sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
         pairs = data.pairs[lo:hi]
         left, right = self._left_of_pair[pairs], self._right_of_pair[pairs]
-        width, flat = possible.shape[1], possible.ravel()  # (slot, puncteme) as one index
-        ok = flat[np.repeat(ends[:, 0] * width, sizes) + left] & \
-            flat[np.repeat(ends[:, 1] * width, sizes) + right]
+        width = len(self.model.vocab.punctemes)  # (slot, puncteme) as one index
+        at_left = np.repeat(ends[:, 0] * width, sizes) + left
+        at_right = np.repeat(ends[:, 1] * width, sizes) + right
+        needed: list[np.ndarray | None] = [None] * len(surfaces)
+        if self.slots.subset:  # per slot, the sides of the candidate sets of its nodes
+            group, left_of_group, right_of_group = self._sides
+            meets = np.zeros((2, len(surfaces), len(left_of_group)), dtype=bool)
+            group = group[nodes.start:nodes.stop]
+            meets[0, ends[:, 0], group] = meets[1, ends[:, 1], group] = True
+            needed = list(meets[0] @ left_of_group | meets[1] @ right_of_group)
+        flat = np.concatenate([self.slots.get(x, maximum, need).possible
+                               for x, need in zip(surfaces, needed)])
+        ok = flat[at_left] & flat[at_right]
         rows = lo + np.flatnonzero(ok)
         kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp) if len(ok) else \
             np.zeros(len(sizes), dtype=np.intp)
@@ -365,7 +419,20 @@ class Inference:
         tilt = self._tilt[pairs[rows - lo]]
         return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
                      spread(left[ok], closure), spread(right[ok], closure),
-                     spread(rows, BACKOFF))
+                     spread(rows, BACKOFF)), needed
+
+    @cached_property
+    def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each node's candidate set (its group in the batch's Attach data), and the punctemes
+        on the left and on the right of each set's pairs (sets × V, bool)."""
+        data, width = self.batch.data, len(self.model.vocab.punctemes)
+        group = np.zeros(data.n_nodes, dtype=np.intp)
+        left, right = (np.zeros((len(data.groups), width), dtype=bool) for _ in range(2))
+        for k, g in enumerate(data.groups):
+            group[g.nodes] = k
+            left[k, self._left_of_pair[g.candidates]] = True
+            right[k, self._right_of_pair[g.candidates]] = True
+        return group, left, right
 
     def log_prob(self, s: int) -> float:
         """log p(x | T) of sentence ``s`` (tilt included if the Inference has one), compiled."""
@@ -384,7 +451,8 @@ class Inference:
         :meth:`tree` makes them, sentence after sentence) and the surface string of each of its
         slot vectors."""
         layout = self._layout(maximum, range(len(self.batch)) if part is None else part)
-        kernel = [self.slots.get(x, maximum).kernel for x in layout.surfaces]
+        kernel = [self.slots.get(x, maximum, need).kernel
+                  for x, need in zip(layout.surfaces, layout.needed)]
         forest = replace(layout.forest, stacks=[stack for stack, _ in kernel],
                          vectors=[vectors for _, vectors in kernel])
         return forest, layout.candidates, layout.surfaces
@@ -401,7 +469,6 @@ class Inference:
         slot_ids = np.array([index.setdefault(x, len(index))
                              for surface in batch.surfaces[part.start:part.stop]
                              for x in surface], dtype=np.intp)
-        possible = np.array([self.slots.get(x, maximum).possible for x in index])
         words = np.array([sent.n for sent in sentences], dtype=np.intp)
         word_offsets = np.concatenate([[0], np.cumsum(words)]).astype(np.intp)
         node_offsets = np.asarray(batch.data.sentence_offsets[part.start:part.stop + 1],
@@ -412,13 +479,13 @@ class Inference:
         spans = np.array([span for sent in sentences for span in _node_spans(sent)],
                          dtype=np.intp).reshape(-1, 2)
         ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
-        flat = self._candidates(nodes, possible, ends)
+        flat, needed = self._candidates(nodes, tuple(index), ends, maximum)
         heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in sentences),
                             dtype=np.intp, count=int(word_offsets[-1]))
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
                         ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
                         flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
-        self._layout_cache = _Layout(part, tuple(index), forest, flat)
+        self._layout_cache = _Layout(part, tuple(index), forest, flat, needed)
         return self._layout_cache
 
     def log_probs(self, part: range | None = None) -> np.ndarray:

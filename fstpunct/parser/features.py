@@ -6,7 +6,7 @@ tag, two leftmost / rightmost dependents' word, tag and label, valencies, label 
 punctuation property), for each of b0..b3 its word, tag and property, and three distances. A
 template is a conjunction of up to four atoms; :func:`keys` hashes every template of every row
 to a 64-bit key in one numpy pass (template number included), so features are never built as
-strings. :class:`~fstpunct.parser.model.Weights` maps keys to weight rows.
+strings. :meth:`~fstpunct.parser.model.Model.rows` maps keys to weight rows.
 
 :data:`BASE` follows Zhang & Nivre (2011) as far as arc-standard allows (no head features: s0
 and s1 have no head yet), with their S0 ↦ s1 and N0 ↦ s0: words, tags, pairs and triples,

@@ -29,13 +29,16 @@ class Counts:
 
     @property
     def uas(self) -> float:
+        """Unlabelled attachment score: % of the tokens with the right head (0 if none)."""
         return 100.0 * self.heads / self.total if self.total else 0.0
 
     @property
     def las(self) -> float:
+        """Labelled attachment score: % with the right head and universal relation."""
         return 100.0 * self.labelled / self.total if self.total else 0.0
 
     def add(self, head_ok: bool, label_ok: bool) -> None:
+        """Count one token: whether its head is right, and its relation."""
         self.total += 1
         self.heads += head_ok
         self.labelled += head_ok and label_ok
@@ -43,8 +46,9 @@ class Counts:
 
 @dataclass
 class Scores:
-    """Counts of words (punctuation excluded), punctuation and all tokens, sentences, and
-    word counts by length band."""
+    """Counts of words (punctuation excluded), punctuation and all tokens, the number of
+    sentences, and word counts by :func:`band` (sentence length band, punctuation-ratio
+    band)."""
 
     words: Counts = field(default_factory=Counts)
     punct: Counts = field(default_factory=Counts)

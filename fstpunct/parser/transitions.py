@@ -127,6 +127,10 @@ class Shift(Transition):
 
 
 class _Arc(Transition):
+    """An arc between s0 and s1, labelled ``label``. Legal with two nodes on the stack besides
+    the root for any label but the root's; with one, only as the last transition: a right arc
+    labelled the root's relation once the buffer is empty."""
+
     left: bool
 
     def __init__(self, label: str, label_id: int = 0) -> None:

@@ -52,6 +52,8 @@ class Source:
     last: int | None = None
 
     def sentences(self, tree: bool | None = True) -> Iterator[Sentence]:
+        """The file's sentences (those numbered ``first``..``last`` if given), read as
+        :func:`~fstpunct.ud.treebank.read_file` reads them (``tree``)."""
         for k, sent in enumerate(read_file(self.path, tree), 1):
             if self.first is not None and k < self.first:
                 continue

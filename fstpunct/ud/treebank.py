@@ -111,6 +111,7 @@ class Sentence:
 
     @property
     def sent_id(self) -> str | None:
+        """The ``# sent_id`` comment's value, if there is one."""
         for c in self.comments:
             m = _SENT_ID.match(c)
             if m:
@@ -130,6 +131,8 @@ class Sentence:
         return self.error("").where
 
     def error(self, message: str, lineno: int | None = None) -> ConlluError:
+        """A :class:`ConlluError` ``message`` naming this sentence and line ``lineno`` (default:
+        the sentence's first line), for the caller to raise."""
         return ConlluError(message, self.path, lineno if lineno is not None else self.lineno,
                            self.sent_id, self.index)
 

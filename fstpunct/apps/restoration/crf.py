@@ -129,6 +129,8 @@ class CrfModel:
 
     @classmethod
     def load(cls, folder: str | Path) -> CrfModel:
+        """The CRF model in ``folder`` (as :func:`train` writes it); ModelError if it is not
+        one."""
         path = Path(folder)
         try:
             meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
@@ -151,6 +153,15 @@ class CrfModel:
         ss = to_slots(sent)
         return [() if t == OTHER else tuple((tok, max(i, 1)) for tok in _tokens(t))
                 for i, t in enumerate(self.tag(ss))]
+
+    def marginals(self, ss: SlotSentence) -> list[dict[tuple[str, ...], float]]:
+        """Per slot, the marginal probability of every tag, as token strings (:data:`EMPTY`:
+        the empty string); :data:`OTHER`, which stands for no string in particular, is left out
+        (so a slot's probabilities sum to 1 − p(OTHER))."""
+        self.tagger.set(features(ss, self.tree))
+        labels = [t for t in self.tagger.labels() if t != OTHER]
+        return [{_tokens(t): self.tagger.marginal(t, i) for t in labels}
+                for i in range(ss.n + 1)]
 
     def log_prob(self, ss: SlotSentence) -> float:
         """log p(x | words) of the sentence's surface punctuation (module docstring)."""

@@ -207,14 +207,17 @@ class ExactPrior:
         for k in range(len(trees[0])):
             yield self.sentence([(ts[k], m[k]) for ts, m in zip(trees, marginals)], quick)
 
-    def sentence(self, trees: Sequence[tuple[SlotSentence, np.ndarray]], quick: bool = False
-                 ) -> list[SlotDistribution]:
-        """The slot distributions of one sentence from its (tree, :meth:`marginals`) pairs."""
+    def sentence(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+                 quick: bool | Callable[[int, float], bool] = False) -> list[SlotDistribution]:
+        """The slot distributions of one sentence from its (tree, :meth:`marginals`) pairs.
+        ``quick``: ε alone where p(ε) ≥ 1/2, or, a function of (slot i, a lower bound of its
+        p(ε)), where it says so."""
         per_tree = [(s, slot_members(s), m) for s, m in trees]
         empty = np.mean([self._empty(members, m) for _, members, m in per_tree], axis=0)
+        alone = quick if callable(quick) else lambda i, p: bool(quick) and p >= 0.5
         out = []
         for i, p_empty in enumerate(empty.tolist()):
-            if quick and p_empty >= 0.5:
+            if alone(i, p_empty):
                 out.append(SlotDistribution(((),), ((),), np.array([p_empty])))
                 continue
             slot = self._slot(i, per_tree, p_empty, self.coarse)
@@ -394,6 +397,9 @@ class ExactRestorer:
         self.pairs = model.attach.symmetric
 
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
+        """:meth:`Restorer.restore <fstpunct.apps.restoration.Restorer.restore>`: every slot's
+        least-risk punctuation under the exact prior (``decoder``), its distribution averaged
+        over ``sent``'s tree and the ``alternatives``."""
         return self.restore_many([sent], [alternatives])[0]
 
     def restore_many(self, sentences: Sequence[Sentence],
@@ -410,12 +416,18 @@ class ExactRestorer:
                ) -> tuple[list[SlotDistribution], list[int]]:
         """The slot distributions of one sentence (from its (tree, marginals) pairs) and the
         decoder's choice of candidate in each."""
-        slots = self._certain(trees, self.prior.sentence(trees, quick=True))
+        slots = self._certain(trees, self.distributions(trees, quick=True))
         choice = slot_decoder(slots)
         if self.decoder == "balanced" and not balanced(slots, choice, self.pairs):
-            slots = self._certain(trees, self.prior.sentence(trees))
+            slots = self._certain(trees, self.distributions(trees))
             choice = balanced_decoder(slots, self.pairs)
         return slots, choice
+
+    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+                      quick: bool = False) -> list[SlotDistribution]:
+        """The slot distributions the decoder reads (:meth:`ExactPrior.sentence`; ``quick``:
+        ε alone where ε is certainly the least-risk string)."""
+        return self.prior.sentence(trees, quick)
 
     def _certain(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
                  slots: list[SlotDistribution]) -> list[SlotDistribution]:

@@ -246,10 +246,12 @@ def edit_score(source: Iterable[Sentence], gold: Iterable[Sentence],
 
 
 def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int = 20_000,
-                      seed: int = 1) -> float:
+                      seed: int = 1, one_sided: bool = False) -> float:
     """Two-sided p-value of approximate randomisation: the share of ``rounds`` random swaps of
     the two systems' counts, sentence by sentence, whose F_β difference is at least the
-    observed one (the observed one counted, so never 0). Both must score the same sentences."""
+    observed one (the observed one counted, so never 0). Both must score the same sentences.
+    ``one_sided``: against the alternative that b is better, the share whose F_β(b) − F_β(a)
+    is at least the observed one."""
     if len(a.gold) != len(b.gold):
         raise ValueError("the two systems score different numbers of sentences")
     ca, pa = np.asarray(a.correct, float), np.asarray(a.proposed, float)
@@ -262,7 +264,9 @@ def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int
         den = beta ** 2 * p + r
         return np.where(den > 0, (1 + beta ** 2) * p * r / np.where(den > 0, den, 1), 0.0)
 
-    observed = abs(f(ca.sum(), pa.sum()) - f(cb.sum(), pb.sum()))
+    sign = -1.0 if one_sided else 1.0  # one-sided: differences b − a, unsigned: |a − b|
+    observed = f(ca.sum(), pa.sum()) - f(cb.sum(), pb.sum())
+    observed = sign * observed if one_sided else abs(observed)
     rng = np.random.default_rng(seed)
     hits = 0
     for start in range(0, rounds, 1000):
@@ -271,5 +275,6 @@ def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int
         p1 = np.where(swap, pb, pa).sum(axis=1)
         c2 = np.where(swap, ca, cb).sum(axis=1)
         p2 = np.where(swap, pa, pb).sum(axis=1)
-        hits += int((np.abs(f(c1, p1) - f(c2, p2)) >= observed - 1e-12).sum())
+        diff = f(c1, p1) - f(c2, p2)
+        hits += int(((sign * diff if one_sided else np.abs(diff)) >= observed - 1e-12).sum())
     return (hits + 1) / (rounds + 1)

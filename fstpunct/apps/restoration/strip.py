@@ -22,7 +22,15 @@ from ...ud.slots import depunctuate, to_slots
 from ...ud.spacing import NO_SPACE_AFTER, NO_SPACE_BEFORE
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
-from ...ud.treebank import NO_SPACE, Line, Sentence, rebuild, space_after, with_space_after
+from ...ud.treebank import (
+    NO_SPACE,
+    Line,
+    Sentence,
+    has_tree,
+    rebuild,
+    space_after,
+    with_space_after,
+)
 from . import HIDDEN, Insertion
 
 __all__ = ["insert", "insertions_of", "strip"]
@@ -51,8 +59,12 @@ def _tokens(lines: Sequence[Line]) -> list[_Token]:
 
 
 def _finish(sent: Sentence, lines: list[Line]) -> Sentence:
-    """The new sentence, validated, with ``# text`` rebuilt if ``sent`` has one."""
-    out = rebuild(sent, list(sent.comments), lines)
+    """The new sentence, validated, with ``# text`` rebuilt if ``sent`` has one; without a tree
+    if ``sent`` has none (every HEAD ``_``)."""
+    if not has_tree(sent):
+        lines = [Line(ln.fields[:6] + ["_"] + ln.fields[7:], ln.lineno) if ln.is_word else ln
+                 for ln in lines]
+    out = rebuild(sent, list(sent.comments), lines, tree=None)
     if any(re.match(r"#\s*text\s*=", c) for c in out.comments):
         out.set_comment("text", surface(lines))
     return out
@@ -148,10 +160,11 @@ def _kept_spacing(sent: Sentence, new: Mapping[int, int]) -> dict[int, bool]:
 
 def strip(sent: Sentence) -> Sentence:
     """``sent`` without its punctuation (see the module docstring); unpunctuated input comes out
-    unchanged. A sentence that is all punctuation raises :class:`~fstpunct.errors.ConlluError`."""
+    unchanged, and one without a tree (every HEAD ``_``) stays without. A sentence that is all
+    punctuation raises :class:`~fstpunct.errors.ConlluError`."""
     if not any(w.is_punct for w in sent.words):
         return rebuild(sent, list(sent.comments), [Line(list(ln.fields), ln.lineno)
-                                                   for ln in sent.lines])
+                                                   for ln in sent.lines], tree=None)
     new = _kept_ids(sent)
     heads = depunctuate(sent)[1]
     head_of = {old: heads[k - 1] for old, k in new.items()}

@@ -6,11 +6,12 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError
+from ..files import folder_target
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
-from .arguments import add_ud_dir_argument
+from .arguments import add_quiet_argument, add_ud_dir_argument
 
 HELP = "Dependency parser commands (train, compact)."
 
@@ -52,7 +53,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default 1)")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
     add_ud_dir_argument(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_quiet_argument(p)
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "
@@ -79,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
         raise InputError("--fraction must be above 0 and at most 1")
+    folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_sents = list(read_one(args.train, args.ud_dir) if args.train
                        else split_source(args.lang, "train", args.ud_dir).sentences())
     total = len(train_sents)
