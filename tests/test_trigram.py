@@ -23,7 +23,8 @@ def test_every_trigram_probability_matches_nltk(cutoff, discount):
     lm = KneserNeyInterpolated(3, discount=discount, vocabulary=vocab)
     lm.fit(grams)
     counts = Counter(t for s in TRAIN for t in s)
-    mine = KneserNeyTrigram(TRAIN, discount, vocabulary={t for t, c in counts.items() if c >= cutoff})
+    known = {t for t, c in counts.items() if c >= cutoff}
+    mine = KneserNeyTrigram(TRAIN, discount, vocabulary=known)
     tokens = sorted({*mine.vocab, "unseen"})
     for u, v, w in itertools.product(tokens, repeat=3):
         if w != "<s>":
