@@ -36,6 +36,7 @@ lint: install
 bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
 	$(BIN)/python bench/model_bench.py --floor --em
+	$(BIN)/python bench/decode_profile.py
 	$(BIN)/python bench/parallel_bench.py 2>/dev/null
 	if [ -d models/parser-en ]; then $(BIN)/python bench/parser_bench.py --model models/parser-en \
 	  | grep -E "greedy|word_uas"; fi

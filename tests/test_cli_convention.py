@@ -122,3 +122,12 @@ def test_held_out_data_is_files_or_a_split_never_both(command, capsys):
     if command[0] == "perplexity":
         assert main([*command, str(SAMPLE)]) == 0
         assert capsys.readouterr().out.startswith(f"{SAMPLE}\tsentences 5\tslots 50\t")
+
+
+def test_train_refuses_negative_settings(tmp_path, capsys):
+    """Before reading anything: --lexical -1 used to give every word but the rarest a feature."""
+    out = tmp_path / "m"
+    assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "--l2", "-2", "-o",
+                 str(out)]) == 2
+    assert "--lexical -1, --l2 -2.0: must be at least 0" in capsys.readouterr().err
+    assert not out.exists()

@@ -71,3 +71,15 @@ def test_draw_command(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("digraph")
     assert main(["draw", "channel", str(fst), "--symbols", ", x", "-o", str(out)]) == 2
     assert "x not in the channel" in capsys.readouterr().err
+
+
+def test_a_missing_or_foreign_channel_file_is_one_line(tmp_path, capfd):
+    """OpenFst used to print its own 'ERROR: ReadFstClass…' line before ours (capfd: C++
+    writes to file descriptor 2)."""
+    (tmp_path / "text.fst").write_text("not an fst\n")
+    for name, what in (("missing.fst", "cannot read an OpenFst channel"),
+                       ("text.fst", "not an OpenFst file")):
+        assert main(["draw", "channel", str(tmp_path / name), "--symbols", ", .",
+                     "-o", str(tmp_path / "c.svg")]) == 2
+        err = capfd.readouterr().err
+        assert err.count("\n") == 1 and f"{name}: {what}" in err
