@@ -154,3 +154,13 @@ def test_a_model_folder_that_cannot_be_read_says_why(tmp_path, capsys):
             f"fstpunct parse: error: {tmp_path / name}: not a parser model ({why})\n"
     assert main(["restore", "--crf", str(tmp_path / "empty"), str(SAMPLE)]) == 2
     assert "empty: not a CRF model folder (no meta.json)" in capsys.readouterr().err
+
+
+def test_score_reads_stdin_once(capsys, monkeypatch):
+    """'score --gold - -' read alternate sentences of stdin as gold and as prediction."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    assert main(["score", "--gold", "-", "-"]) == 2
+    assert capsys.readouterr().err == \
+        "fstpunct score: error: --gold and PRED cannot both be stdin ('-'); name files\n"
+    assert main(["score", "--gold", str(SAMPLE)]) == 0  # PRED: stdin
+    assert capsys.readouterr().out.startswith("sentences 5  slots 50  edit distance 0  ")
