@@ -1,7 +1,11 @@
 """The project's exceptions: every user-facing failure carries the place it happened."""
 from __future__ import annotations
 
-__all__ = ["ConlluError", "FstpunctError", "GrammarError", "InputError", "ModelError"]
+import os
+from pathlib import Path
+
+__all__ = ["ConlluError", "FstpunctError", "GrammarError", "InputError", "ModelError",
+           "not_a_model"]
 
 
 class FstpunctError(ValueError):
@@ -40,3 +44,21 @@ class GrammarError(InputError):
 
 class ModelError(InputError):
     """A model folder that is missing, incomplete or incompatible."""
+
+
+def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception) -> ModelError:
+    """The error for a model ``folder`` whose files could not be read (``cause``), saying
+    simply why: no such folder, a file, a missing file, or the file's own problem."""
+    path = Path(folder)
+    name = Path(getattr(cause, "filename", None) or "").name
+    if not path.exists():
+        why = "no such folder"
+    elif not path.is_dir():
+        why = "a file, not a folder"
+    elif isinstance(cause, FileNotFoundError) and name:
+        why = f"no {name}"
+    elif isinstance(cause, OSError):
+        why = f"{name or 'a file'}: {cause.strerror or cause}"
+    else:
+        why = str(cause)
+    return ModelError(f"{folder}: not {what} ({why})")

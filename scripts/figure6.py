@@ -57,19 +57,24 @@ def tokens(sent: Sentence) -> tuple[list[str], list[bool]]:
 
 def perplexities(lm: KneserNeyTrigram, test: list[Sentence]) -> dict:
     """Perplexity over punctuation tokens and over all tokens, and per punctuation form (and
-    ``</s>``) its count and −Σ ln p (what it adds to the punctuation perplexity's exponent) and
-    the number of distinct tokens it follows in the LM's training text."""
+    ``</s>``) its count and −Σ ln p (what it adds to the punctuation perplexity's exponent), the
+    same for its occurrences after a token it never follows in the LM's training text, and the
+    number of distinct tokens it follows there."""
     punct, every = [], []
     marks: dict[str, list[float]] = {}
     for sent in test:
         toks, is_punct = tokens(sent)
         logs = lm.log_probs(toks)
         every.extend(logs)
-        for tok, lp, p in [*zip(toks, logs, is_punct), ("</s>", logs[-1], False)]:
+        before = ["<s>", *toks]
+        for k, (tok, lp, p) in enumerate([*zip(toks, logs, is_punct), ("</s>", logs[-1], False)]):
             if p or tok == "</s>":
-                entry = marks.setdefault(tok, [0, 0.0])
+                entry = marks.setdefault(tok, [0, 0.0, 0, 0.0])
                 entry[0] += 1
                 entry[1] -= lp
+                if not lm.seen_after(before[k], tok):
+                    entry[2] += 1
+                    entry[3] -= lp
         punct.extend(lp for lp, p in zip(logs, is_punct) if p)
     return {"punct": math.exp(-sum(punct) / len(punct)), "all": math.exp(-sum(every) / len(every)),
             "punct_tokens": len(punct), "all_tokens": len(every), "marks": marks,
@@ -90,7 +95,8 @@ def _counted(sentences: Iterable[list[str]], shape: Counter) -> Iterator[list[st
 def mark_report(rows: list[dict], first: str = "base", second: str = "full", top: int = 6
                 ) -> None:
     """Per language, the marks whose −Σ ln p differ most between two methods (second − first):
-    which marks make one method's punctuation perplexity higher."""
+    which marks make one method's punctuation perplexity higher, and for the first two how much
+    of their loss falls after a token they never follow in each method's text."""
     for r in rows:
         a, b = r[first].get("marks"), r[second].get("marks")
         if not a or not b:
@@ -104,9 +110,14 @@ def mark_report(rows: list[dict], first: str = "base", second: str = "full", top
                 for _, m in diff[:2] if "left_contexts" in r[first]]
         contexts = "; ".join(f"`{m}` follows {a} distinct tokens in {first}'s text, {b} in "
                              f"{second}'s" for m, a, b in left)
+        unseen = "; ".join(
+            f"`{m}` after a token it never follows in the text: {first} ×{a[m][2]} "
+            f"{a[m][3]:.0f} nats, {second} ×{b[m][2]} {b[m][3]:.0f} (elsewhere {first} "
+            f"{a[m][1] - a[m][3]:.0f}, {second} {b[m][1] - b[m][3]:.0f})"
+            for _, m in diff[:2] if len(a[m]) > 2)
         print(f"- {r['lang']}: {second} − {first}, nats: {cells}" +
               (f" (rephrased train: {shapes})" if shapes else "") +
-              (f"; {contexts}" if contexts else ""))
+              (f"; {contexts}" if contexts else "") + (f"; {unseen}" if unseen else ""))
 
 
 PAPER = {"ar": (156.0, 231.3, 186.1, 540.8, 590.3, 553.4),

@@ -101,12 +101,13 @@ def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys)
     assert not (tmp_path / "m").exists()
 
 
-@pytest.mark.parametrize("command", ["decode", "normalise"])
-def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch):
+@pytest.mark.parametrize("command", ["decode", "normalise", "perplexity", "stats", "show"])
+def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(progress_module, "on_terminal", lambda: True)
-    args = [command, "--model", "en", str(SAMPLE)]
+    args = [command, *(["--model", "en"] if command != "stats" else []), str(SAMPLE),
+            *(["-o", str(tmp_path / "r.html")] if command == "show" else [])]
     assert main(args) == 0
-    assert f"\r{command}: " in capsys.readouterr().err  # a tqdm bar
+    assert f"\r{command}" in capsys.readouterr().err  # a tqdm bar
     assert main([*args, "--quiet"]) == 0
     assert "\r" not in capsys.readouterr().err
 
@@ -122,3 +123,44 @@ def test_held_out_data_is_files_or_a_split_never_both(command, capsys):
     if command[0] == "perplexity":
         assert main([*command, str(SAMPLE)]) == 0
         assert capsys.readouterr().out.startswith(f"{SAMPLE}\tsentences 5\tslots 50\t")
+
+
+def test_train_refuses_negative_settings(tmp_path, capsys):
+    """Before reading anything: --lexical -1 used to give every word but the rarest a feature."""
+    out = tmp_path / "m"
+    assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "--l2", "-2", "-o",
+                 str(out)]) == 2
+    assert "--lexical -1, --l2 -2.0: must be at least 0" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_the_readme_first_command_runs_without_a_word_on_stderr(capsys, monkeypatch):
+    monkeypatch.chdir(SAMPLE.parents[1])  # the README's paths are the repository's
+    first = Path("README.md").read_text(encoding="utf-8").split("\n")[3]
+    command = first.split(".venv/bin/fstpunct ", 1)[1].split("#")[0].split()
+    assert command[0] == "decode" and main(command) == 0
+    out, err = capsys.readouterr()
+    assert out.count("# underlying = ") == 5 and err == ""
+
+
+def test_a_model_folder_that_cannot_be_read_says_why(tmp_path, capsys):
+    """Not Python's '[Errno 2] No such file or directory: 'x/model.json''."""
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    for name, why in (("missing", "no such folder"), ("file", "a file, not a folder"),
+                      ("empty", "no model.json")):
+        assert main(["parse", "--model", str(tmp_path / name), str(SAMPLE)]) == 2
+        assert capsys.readouterr().err == \
+            f"fstpunct parse: error: {tmp_path / name}: not a parser model ({why})\n"
+    assert main(["restore", "--crf", str(tmp_path / "empty"), str(SAMPLE)]) == 2
+    assert "empty: not a CRF model folder (no meta.json)" in capsys.readouterr().err
+
+
+def test_score_reads_stdin_once(capsys, monkeypatch):
+    """'score --gold - -' read alternate sentences of stdin as gold and as prediction."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    assert main(["score", "--gold", "-", "-"]) == 2
+    assert capsys.readouterr().err == \
+        "fstpunct score: error: --gold and PRED cannot both be stdin ('-'); name files\n"
+    assert main(["score", "--gold", str(SAMPLE)]) == 0  # PRED: stdin
+    assert capsys.readouterr().out.startswith("sentences 5  slots 50  edit distance 0  ")

@@ -71,3 +71,25 @@ def test_draw_command(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("digraph")
     assert main(["draw", "channel", str(fst), "--symbols", ", x", "-o", str(out)]) == 2
     assert "x not in the channel" in capsys.readouterr().err
+
+
+def test_a_missing_or_foreign_channel_file_is_one_line(tmp_path, capfd):
+    """OpenFst used to print its own 'ERROR: ReadFstClass…' line before ours (capfd: C++
+    writes to file descriptor 2)."""
+    (tmp_path / "text.fst").write_text("not an fst\n")
+    for name, what in (("missing.fst", "cannot read an OpenFst channel"),
+                       ("text.fst", "not an OpenFst file")):
+        assert main(["draw", "channel", str(tmp_path / name), "--symbols", ", .",
+                     "-o", str(tmp_path / "c.svg")]) == 2
+        err = capfd.readouterr().err
+        assert err.count("\n") == 1 and f"{name}: {what}" in err
+
+
+@pytest.mark.parametrize("value", ["2", "-0.5", "x"])
+def test_min_prob_is_a_probability(tmp_path, capsys, value):
+    """--min-prob 2 used to draw a channel without arcs, exit 0."""
+    with pytest.raises(SystemExit) as stop:
+        main(["draw", "channel", str(EN), "--symbols", ", .", "--min-prob", value,
+              "-o", str(tmp_path / "c.svg")])
+    assert stop.value.code == 2
+    assert "argument --min-prob: expected a probability from 0 to 1" in capsys.readouterr().err

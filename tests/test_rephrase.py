@@ -230,6 +230,16 @@ def test_the_final_point_is_pinned_to_the_root(point):
         _carried(marks).marks
 
 
+def test_a_rare_final_point_is_pinned_to_the_root_too():
+    from fstpunct.apps.rephrase.underlying import Mark, pinned_final_point
+    from fstpunct.ud.slots import UNK, to_slots
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT.replace("\t.\t.\t", "\t!!!!\t!!!!\t")))
+    slots, line = to_slots(sent), sent.lines[-1]
+    marks = [((), ()), ((), ()), ((), ()), ((), ()), ((), (Mark(UNK, line, (4, 1, 0)),))]
+    pinned = pinned_final_point(load_model("en"), slots, _carried(marks), _Writes())
+    assert pinned.marks[1] == ((), (Mark(UNK, line, (1, 1, 0)),)) and pinned.marks[4] == ((), ())
+
+
 def test_an_absorbed_mark_without_partner_is_dropped():
     from fstpunct.apps.rephrase.underlying import Mark, without_phantom_orphans
     from fstpunct.ud.slots import to_slots

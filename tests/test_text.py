@@ -435,3 +435,56 @@ def test_acceptance_example_with_the_bundled_models():
     assert run.returncode == 0, run.stderr
     line = run.stdout.strip()
     assert line.endswith(".") and "apples," in line, line
+
+
+TEXT_MODEL_LANGS = sorted(p.parent.parent.name for p in BUNDLED.glob("*/text/model.json"))
+
+
+def test_some_bundled_languages_have_a_text_model():
+    assert {"de", "zh"} <= set(TEXT_MODEL_LANGS) and "fr" not in TEXT_MODEL_LANGS
+
+
+def same(a, b) -> bool:
+    """Whether two loaded punctuation models have the same weights."""
+    return a.theta.shape == b.theta.shape and bool((a.theta == b.theta).all())
+
+
+@pytest.mark.parametrize("lang", ["de", "fr"])
+def test_text_is_restored_and_decoded_by_the_text_model_where_there_is_one(lang, monkeypatch,
+                                                                          capsys):
+    """The text path uses the folder's text/ model (else falls back to the model itself); an
+    explicit --model, text_model=False, and CoNLL-U input use the model itself."""
+    import fstpunct.api.model as api
+    from fstpunct.apps.restoration import exact
+    model = fstpunct.load(lang)
+    own = model.for_text()
+    assert (own is model.punct) == (lang not in TEXT_MODEL_LANGS)
+    used: list[object] = []
+    real_init, real_annotate = exact.ExactRestorer.__init__, api.annotate
+
+    def spy_init(self, punct, *args, **kwargs):
+        used.append(punct)
+        real_init(self, punct, *args, **kwargs)
+
+    def spy_annotate(punct, *args, **kwargs):
+        used.append(punct)
+        return real_annotate(punct, *args, **kwargs)
+
+    monkeypatch.setattr(exact.ExactRestorer, "__init__", spy_init)
+    monkeypatch.setattr(api, "annotate", spy_annotate)
+    line = SENTENCES[lang][0] + "\n"
+    conllu = model.restore(line, text=True, format="conllu")
+    used.clear()
+    model.restore(line, text=True)
+    model.decode(line, text=True)
+    model.restore(line, text=True, text_model=False)
+    model.restore(conllu)
+    assert [u is own for u in used] == [True, True, own is model.punct, own is model.punct]
+    assert all(u is model.punct for u in used[2:])
+    for command in ("restore", "decode"):
+        used.clear()
+        for how in (["--lang", lang], ["--model", lang]):
+            monkeypatch.setattr("sys.stdin", io.StringIO(line))
+            assert main([command, "--text", "--quiet", *how]) == 0
+        assert [same(u, own) for u in used] == [True, lang not in TEXT_MODEL_LANGS]
+    capsys.readouterr()

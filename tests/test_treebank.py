@@ -52,6 +52,18 @@ def test_resolve_specs():
     assert [s.name for s in resolve("en_ewt-dev")] == ["en_ewt dev"]
 
 
+@pytest.mark.parametrize("command", [["decode", "--model", "en"], ["stats"], ["score", "--gold"]])
+def test_a_folder_as_input_is_named_as_one(tmp_path, capsys, monkeypatch, command):
+    """It used to be looked up as a treebank code: 'no UD folder: pass --ud-dir …' or 'is
+    neither a file, a language … nor a treebank code'."""
+    monkeypatch.delenv("FSTPUNCT_UD_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus").mkdir()
+    assert main([*command, "corpus"]) == 2
+    assert capsys.readouterr().err.endswith(": error: corpus: is a folder; name a CoNLL-U "
+                                            "file, a split ('en:dev') or a treebank code\n")
+
+
 GOOD = ("# sent_id = s1\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n"
         "2\tdog\tdog\tNOUN\t_\t_\t0\troot\t_\t_\n\n")
 

@@ -16,13 +16,15 @@ TRAIN = [["a", "b", "c", "."], ["a", "c", ",", "b", "."], ["b", "a", ",", "c", "
 
 
 @pytest.mark.parametrize("cutoff", [1, 2])
-def test_every_trigram_probability_matches_nltk(cutoff):
+@pytest.mark.parametrize("discount", [0.1, 0.9])
+def test_every_trigram_probability_matches_nltk(cutoff, discount):
     grams, padded = padded_everygram_pipeline(3, TRAIN)
     vocab = Vocabulary(padded, unk_cutoff=cutoff)
-    lm = KneserNeyInterpolated(3, discount=0.1, vocabulary=vocab)
+    lm = KneserNeyInterpolated(3, discount=discount, vocabulary=vocab)
     lm.fit(grams)
     counts = Counter(t for s in TRAIN for t in s)
-    mine = KneserNeyTrigram(TRAIN, 0.1, vocabulary={t for t, c in counts.items() if c >= cutoff})
+    known = {t for t, c in counts.items() if c >= cutoff}
+    mine = KneserNeyTrigram(TRAIN, discount, vocabulary=known)
     tokens = sorted({*mine.vocab, "unseen"})
     for u, v, w in itertools.product(tokens, repeat=3):
         if w != "<s>":
@@ -45,3 +47,9 @@ def test_left_contexts_count_distinct_predecessors():
                   for i in range(2, len(p)) if p[i] == w}
         assert lm.left_contexts(w) == len(before)
     assert lm.left_contexts(",") == 3  # c, a and b precede a comma
+
+
+def test_seen_after_names_the_pairs_of_the_text():
+    lm = KneserNeyTrigram(TRAIN, vocabulary={"a", "b", "c", ",", "."})
+    assert lm.seen_after("c", ",") and lm.seen_after("<s>", "a") and lm.seen_after("e", ".")
+    assert not lm.seen_after("a", ".") and not lm.seen_after("zzz", ",")  # e, zzz: <UNK>

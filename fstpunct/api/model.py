@@ -38,8 +38,9 @@ if TYPE_CHECKING:
 
 Folder = str | os.PathLike[str]
 
-__all__ = ["UNKNOWN_SHARE", "Model", "Perplexity", "load"]
+__all__ = ["TEXT_MODEL", "UNKNOWN_SHARE", "Model", "Perplexity", "load"]
 
+TEXT_MODEL = "text"  # a model folder's sub-folder with its punctuation model for plain text
 UNKNOWN_SHARE = 0.1   # warn when more of the input's punctuation tokens than this are unknown
 _WATCHED = 1000       # ... counted over the first sentences (at most this many)
 
@@ -69,6 +70,7 @@ class Model:
                  correction: CorrectionModel | None = None) -> None:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
+        self._text: PunctModel | None = None  # for_text's, loaded when first needed
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -86,7 +88,7 @@ class Model:
     def decode(self, data: Data, *, posteriors: int = 0, pool: Pool | None = None,
                text: bool = False, format: str | None = None, lowercase: bool | None = None,
                tagger: Folder | Tagger | None = None, parser: Folder | ParserModel | None = None,
-               beam: int | None = None) -> Any:
+               beam: int | None = None, text_model: bool = True) -> Any:
         """The most probable underlying punctuation of every sentence: ``PunctL``/``PunctR``
         in each word's MISC (``PunctPost``: the ``posteriors`` most probable pairs),
         ``# underlying`` and ``# punct_logprob`` comments; earlier such annotations are
@@ -97,12 +99,23 @@ class Model:
         :meth:`pipeline`: ``lowercase``, ``tagger``, ``parser``, ``beam``). With ``text``,
         ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is split off
         the words by the marks the model knows; ``format="text"`` (the default for text)
-        gives each sentence's T′ (``# underlying``) as a line."""
+        gives each sentence's T′ (``# underlying``) as a line, and the model is
+        :meth:`for_text`'s (unless ``text_model`` is false)."""
         from ..apps.text import analysed, underlying
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
-        return rewrite(data, lambda s: annotate(self.punct, analysed(self._watched(s), pipeline),
+        punct = self.for_text() if text and text_model else self.punct
+        return rewrite(data, lambda s: annotate(punct, analysed(self._watched(s), pipeline),
                                                 posteriors, pool=pool),
                        self._tokeniser(text), format, underlying, tree=None)
+
+    def for_text(self) -> PunctModel:
+        """The punctuation model for plain text: the folder's ``text/`` model if it has one (a
+        bundled language's model trained on the trees the bundled tagger and parser give its
+        training sentences, jackknifed; RESULTS.md, "Restoration from text"), else this one."""
+        if self._text is None:
+            folder = self.folder / TEXT_MODEL
+            self._text = load_model(folder) if (folder / "model.json").is_file() else self.punct
+        return self._text
 
     def pipeline(self, *, lowercase: bool | None = None, tagger: Folder | Tagger | None = None,
                  parser: Folder | ParserModel | None = None, beam: int | None = None
@@ -132,7 +145,7 @@ class Model:
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
                 format: str | None = None, lowercase: bool | None = None,
                 tagger: Folder | Tagger | None = None, mix_crf: Folder | CrfModel | None = None,
-                mix_weight: float = 0.5) -> Any:
+                mix_weight: float = 0.5, text_model: bool = True) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
@@ -147,7 +160,8 @@ class Model:
         pipeline's parser.
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back
-        as text (``format="conllu"``: CoNLL-U).
+        as text (``format="conllu"``: CoNLL-U), and restored by :meth:`for_text`'s model (unless
+        ``text_model`` is false).
 
         ``mix_crf`` (a CRF folder of ``fstpunct crf train``, or a loaded one): the exact decoder
         chooses under each slot's mixture of the model's distribution (weight ``mix_weight``)
@@ -171,11 +185,12 @@ class Model:
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
         if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
-        method: Restorer = ExactRestorer(self.punct, decoder) if samples is None else \
-            ModelRestorer(self.punct, samples, mbr, seed)
+        punct = self.for_text() if text and text_model else self.punct
+        method: Restorer = ExactRestorer(punct, decoder) if samples is None else \
+            ModelRestorer(punct, samples, mbr, seed)
         if mix_crf is not None:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
-            method = MixedRestorer(self.punct, crf, mix_weight, decoder)
+            method = MixedRestorer(punct, crf, mix_weight, decoder)
         return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
                                                       lowercase, tagger),
                        self._tokeniser(text), format, tree=None)

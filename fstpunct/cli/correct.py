@@ -9,7 +9,7 @@ from ..apps.restoration.generative import DECODERS
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_io_arguments, positive
+from .arguments import add_io_arguments, add_quiet_argument, positive
 
 HELP = ("Correct punctuation with a correction model (scripts/correction.py train): given each "
         "sentence's tree (or the tree --parser gives the punctuated sentence), the learner's "
@@ -40,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--support", type=float, metavar="P",
                         help="keep a learner string whose probability under the corrector is "
                              "below P (exact decoders; default: the model's, chosen on dev)")
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,5 +49,5 @@ def run(args: argparse.Namespace) -> int:
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,
                         beam=args.beam, edit_cost=args.edit_cost,
                         support=args.support)
-    write_file(progress(out, "correct"), args.output)
+    write_file(progress(out, "correct", quiet=args.quiet), args.output)
     return 0

@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_pool_arguments(parser)
     add_text_arguments(parser, "decode punctuated plain text: marks the model knows are split "
                                "off the words, the words tagged and parsed without them, the "
-                               "marks attached; --format text writes each sentence's T′")
+                               "marks attached, decoded by the language's text/ model where it has "
+                               "one and --model is not given; --format text writes each "
+                               "sentence's T′")
     parser.add_argument("--parser", metavar="DIR",
                         help="'removed'-mode parser for sentences without a tree (default: the "
                              "model's bundled parser/ or parser-lc/)")
@@ -40,6 +42,6 @@ def run(args: argparse.Namespace) -> int:
     with chosen_pool(args) as pool:
         out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,
                            format="conllu", lowercase=args.lowercase_input, tagger=args.tagger,
-                           parser=args.parser, beam=args.beam)
+                           parser=args.parser, beam=args.beam, text_model=not args.model)
         write_output(args, progress(out, "decode", quiet=args.quiet), underlying)
     return 0

@@ -29,6 +29,17 @@ HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a 
         "source goes to stdout.")
 
 
+def _probability(text: str) -> float:
+    """--min-prob's value: a number from 0 to 1 (argparse ``type``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability from 0 to 1, not {text!r}")
+    return value
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     what = parser.add_subparsers(dest="what", metavar="WHAT", required=True)
     p = what.add_parser("channel", help="the channel's states and arcs among a few symbols",
@@ -37,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("fst", metavar="CHANNEL.fst", help="a compiled channel, e.g. build/en.fst")
     p.add_argument("--symbols", required=True,
                    help="space-separated symbols to show, e.g. ', . ” ( )'")
-    p.add_argument("--min-prob", type=float, default=0.01, metavar="P",
+    p.add_argument("--min-prob", type=_probability, default=0.01, metavar="P",
                    help="hide arcs less probable than this (default 0.01)")
     p.add_argument("--direction", choices=DIRECTIONS,
                    help="scan direction, if CHANNEL.json is missing")
@@ -58,7 +69,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="samples of T′ that estimate the posteriors (default 1000)")
     p.add_argument("--full", action="store_true",
                    help="draw the whole lattice (refused above 60 states or 200 arcs)")
-    p.add_argument("--min-prob", type=float, default=0.01, metavar="P",
+    p.add_argument("--min-prob", type=_probability, default=0.01, metavar="P",
                    help="with --full: hide arcs less probable than this (default 0.01)")
     _output(p, RENDER_SUFFIXES + SOURCE_SUFFIXES)
     p.set_defaults(graph=_lattice)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..progress import progress
-from .arguments import add_held_out_arguments, held_out_sources
+from .arguments import add_held_out_arguments, add_quiet_argument, held_out_sources
 from .model_option import add_model_arguments, chosen_model
 from .pool_option import add_pool_arguments, chosen_pool
 
@@ -20,6 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="score chunks of 500 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -27,7 +28,8 @@ def run(args: argparse.Namespace) -> int:
     with chosen_pool(args) as pool:
         for src in sources:  # without --model, each file gets its language's model
             model, sentences = chosen_model(args, str(src.path), src.sentences())
-            result = model.perplexity(progress(sentences, f"perplexity {src.name}"), pool=pool)
+            result = model.perplexity(progress(sentences, f"perplexity {src.name}",
+                                                  quiet=args.quiet), pool=pool)
             print(f"{src.name}\tsentences {result.sentences}\tslots {result.slots}\t"
                   f"log p {result.log_prob:.2f}\tperplexity {result.value:.4f}")
     return 0

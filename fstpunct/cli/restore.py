@@ -70,7 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_pool_arguments(parser)
     add_text_arguments(parser, "restore plain text (unpunctuated; any punctuation in it is "
                                "replaced), tagged and parsed by the bundled tagger and parser of "
-                               "the model (or --tagger, --parser)")
+                               "the model (or --tagger, --parser), restored by the language's "
+                               "text/ model (trained on such trees) where it has one and "
+                               "--model is not given")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,6 +100,6 @@ def run(args: argparse.Namespace) -> int:
                                 seed=args.seed, parsers=parsers, beam=args.beam, pool=pool,
                                 text=args.text, format="conllu", lowercase=args.lowercase_input,
                                 tagger=args.tagger, mix_crf=args.mix_crf,
-                                mix_weight=args.mix_weight)
+                                mix_weight=args.mix_weight, text_model=not args.model)
         write_output(args, out)
     return 0

@@ -5,6 +5,7 @@ import argparse
 import json
 
 from ..apps.restoration.metrics import scores
+from ..errors import InputError
 from ..ud.release import read_one
 from .arguments import add_ud_dir_argument
 from .table import format_table
@@ -29,6 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    stdin = [name for name, value in (("--gold", args.gold), ("PRED", args.pred),
+                                      ("--source", args.source)) if value == "-"]
+    if len(stdin) > 1:  # they would read alternate sentences of one stream
+        raise InputError(f"{' and '.join(stdin)} cannot both be stdin ('-'); name files")
     result, edits = scores(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir),
                            read_one(args.source, args.ud_dir) if args.source else None)
     if args.json:

@@ -7,7 +7,7 @@ import sys
 from ..errors import InputError
 from ..progress import progress
 from ..ud.release import read_one
-from .arguments import add_corpus_arguments
+from .arguments import add_corpus_arguments, add_quiet_argument
 from .model_option import chosen_model
 
 HELP = ("Write one self-contained HTML page (no network needed) showing every sentence's "
@@ -26,13 +26,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="sentences per page (default 200)")
     parser.add_argument("--grammar", help="the rule file to compare the channel with (default: "
                                           "the one the model was trained from)")
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.pairs < 0 or args.page_size < 1:
         raise InputError("--pairs must be >= 0 and --page-size >= 1")
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
-    n = model.show(progress(sentences, "show"), args.output, pairs=args.pairs,
+    n = model.show(progress(sentences, "show", quiet=args.quiet), args.output, pairs=args.pairs,
                    page_size=args.page_size, grammar=args.grammar,
                    title=f"fstpunct: {args.input} · model {model.name}")
     print(f"fstpunct show: {n} sentences", file=sys.stderr)

@@ -6,7 +6,7 @@ import argparse
 from ..progress import progress
 from ..ud.release import LANGUAGES, resolve
 from ..ud.stats import collect
-from .arguments import add_ud_dir_argument
+from .arguments import add_quiet_argument, add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Print, per file or split: sentences, words, % punctuation, sentences omitted from "
@@ -21,10 +21,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "en_ewt-dev) or a CoNLL-U path ('-' = stdin); default: en")
     add_ud_dir_argument(parser)
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    rows = [collect(src.name, progress(src.sentences(), f"stats {src.name}")).row()
+    rows = [collect(src.name, progress(src.sentences(), f"stats {src.name}",
+                                       quiet=args.quiet)).row()
             for spec in args.specs for src in resolve(spec, args.ud_dir)]
     header = list(rows[0])
     print(format_table(header, [[str(r[h]) for h in header] for r in rows], args.tsv,

@@ -10,6 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import __version__
+from ..errors import InputError
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -81,6 +82,11 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
 
 
 def run(args: argparse.Namespace) -> int:
+    negative = [f"--{name.replace('_', '-')} {value}" for name, value in
+                (("iterations", args.iterations), ("lexical", args.lexical), ("xi", args.xi),
+                 ("l2", args.l2)) if value < 0]
+    if negative:  # --lexical -1 used to give every word but the rarest a feature of its own
+        raise InputError(f"{', '.join(negative)}: must be at least 0")
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang

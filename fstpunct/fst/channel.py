@@ -61,6 +61,7 @@ DIRECTIONS = ("ltr", "rtl")
 SPECIALS = (BOUNDARY, ABBV, UNK)
 START_STATE, FINAL_STATE = 0, 1
 _TOLERANCE = 1e-6
+_FST_MAGIC = (2125659606).to_bytes(4, "little")  # the first bytes of every OpenFst binary file
 
 
 class Step(NamedTuple):
@@ -387,6 +388,12 @@ class Channel:
     def load(cls, path: str | Path, direction: str | None = None) -> Channel:
         """Read a channel ``.fst`` (log or log64 arcs); the direction comes from the argument,
         else from the JSON sidecar (:func:`sidecar_path`). phi is recovered from the arcs."""
+        try:  # checked first: OpenFst would also print its own message to stderr
+            with open(path, "rb") as head:
+                if head.read(4) != _FST_MAGIC:
+                    raise ModelError(f"{path}: not an OpenFst file")
+        except OSError as e:
+            raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror}") from e
         try:
             f = pynini.Fst.read(str(path))
         except (OSError, pynini.FstIOError) as e:

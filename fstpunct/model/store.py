@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
+from ..errors import ModelError, not_a_model
 from ..files import atomic_folder, output
 from ..fst.channel import Channel
 from .attach import AttachModel
@@ -103,7 +103,7 @@ def read_record(name: str | Path) -> dict[str, Any]:
     try:
         meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise ModelError(f"{folder}: not a fstpunct model (model.json unreadable: {e})") from e
+        raise not_a_model(folder, "a fstpunct model", e) from e
     if meta.get("format") != FORMAT:
         raise ModelError(f"{folder}: model format {meta.get('format')} is not {FORMAT}")
     return meta

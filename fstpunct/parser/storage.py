@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import ModelError
+from ..errors import ModelError, not_a_model
 
 __all__ = ["FINGERPRINT_SHIFT", "lookup_keys", "pruned", "write_weights", "read_folder"]
 
@@ -88,7 +88,7 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
         weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
                                     shape=shape).toarray()
     except (OSError, ValueError, KeyError) as e:
-        raise ModelError(f"{folder}: not a {kind} model ({e})") from e
+        raise not_a_model(folder, f"a {kind} model", e) from e
     if meta.get("format") != format:
         raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {format}")
     return meta, keys, weights, fingerprints

@@ -118,6 +118,9 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     lang, _, split = spec.partition(":")
     if lang in _STANDARD:
         return [split_source(lang, s, ud_dir) for s in ([split] if split else SPLITS)]
+    if path.is_dir():  # not looked up as a treebank code: that message would not say why
+        raise InputError(f"{spec}: is a folder; name a CoNLL-U file, a split ('en:dev') or a "
+                         "treebank code")
     code, _, split = spec.partition("-")
     splits = [split] if split else SPLITS
     root = ud_root(ud_dir)

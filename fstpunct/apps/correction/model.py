@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError, ModelError
+from ...errors import InputError, ModelError, not_a_model
 from ...files import atomic_folder
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
@@ -129,7 +129,7 @@ def read_meta(path: Path, fmt: str, what: str) -> dict[str, Any]:
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise ModelError(f"{path.parent}: not {what} ({path.name}: {e})") from e
+        raise not_a_model(path.parent, what, e) from e
     if not isinstance(meta, dict) or meta.get("format") != fmt:
         raise ModelError(f"{path.parent}: {path.name} is not a {fmt} model")
     return meta

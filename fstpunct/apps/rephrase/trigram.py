@@ -78,6 +78,12 @@ class KneserNeyTrigram:
         count, which the lower orders of Kneser–Ney smoothing are estimated from)."""
         return self._cont1[w if w in self.vocab else UNKNOWN]
 
+    def seen_after(self, v: str, w: str) -> bool:
+        """Whether ``w`` follows ``v`` somewhere in the training text (unseen tokens read as
+        ``<UNK>``)."""
+        v, w = (t if t in self.vocab else UNKNOWN for t in self._lookup((v, w)))
+        return (v, w) in self._cont2
+
     def log_probs(self, sentence: Sequence[str]) -> list[float]:
         """ln p of each token of ``sentence`` and of the end of sentence, in order."""
         padded = [BOS, BOS, *sentence, EOS]

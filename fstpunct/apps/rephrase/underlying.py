@@ -180,28 +180,29 @@ def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: 
 def pinned_final_point(model: PunctModel, slots: SlotSentence, carried: Carried,
                        align: Aligner) -> Carried:
     """``carried`` with the sentence's final point (``. ? ! ... 。 ।`` …:
-    :func:`~.wellformed.is_terminal`) on the root only: the points of the last slot's uᵢ that
-    other constituents carry are dropped, and the root's r, if it has none, ends with the last
-    of them (the one that surfaced, if one did; an absorbed point of the root's takes the
-    surfaced one's token line). T′ often gives a clause that ends the sentence a point of its
-    own beside the root's (the channel absorbs the doubled point); moved or kept, that clause
-    would print it mid-sentence or keep it where the root's point was deleted. Applied only
-    when the new uᵢ still explains the input's surface there (:func:`_revised`)."""
+    :func:`~.wellformed.is_terminal` of what a mark prints, so also a rare point the model
+    calls ``<unk>``) on the root only: the points of the last slot's uᵢ that other constituents
+    carry are dropped, and the root's r, if it has none, ends with the last of them (the one
+    that surfaced, if one did; an absorbed point of the root's takes the surfaced one's token
+    line). T′ often gives a clause that ends the sentence a point of its own beside the root's
+    (the channel absorbs the doubled point); moved or kept, that clause would print it
+    mid-sentence or keep it where the root's point was deleted. Applied only when the new uᵢ
+    still explains the input's surface there (:func:`_revised`)."""
     n, marks = slots.n, list(carried.marks)
     root = slots.heads.index(0)
     last = slot_members(slots)[n]
     points = [(node, m) for node, side in last for m in marks[node][side]
-              if is_terminal(m.symbol)]
+              if is_terminal(m.form or "")]
     if all(node == root for node, _ in points):
         return carried
     for node, side in last:
         if node != root:
             marks[node] = _with_side(marks[node], side,
                                      tuple(m for m in marks[node][side]
-                                           if not is_terminal(m.symbol)))
+                                           if not is_terminal(m.form or "")))
     l, r = marks[root]
     surfaced = ([m for _, m in points if m.line is not None] or [m for _, m in points])[-1]
-    own = [k for k, m in enumerate(r) if is_terminal(m.symbol)]
+    own = [k for k, m in enumerate(r) if is_terminal(m.form or "")]
     if not own:
         r = (*r, replace(surfaced, origin=(root, 1, len(r))))
     elif r[own[-1]].line is None and r[own[-1]].symbol == surfaced.symbol:

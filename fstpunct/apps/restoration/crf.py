@@ -20,7 +20,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, ModelError
+from ...errors import InputError, ModelError, not_a_model
 from ...files import atomic_folder
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -135,7 +135,7 @@ class CrfModel:
         try:
             meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
-            raise ModelError(f"{path}: not a CRF model folder (meta.json: {e})") from e
+            raise not_a_model(path, "a CRF model folder", e) from e
         if meta.get("format") != FORMAT:
             raise ModelError(f"{path}: meta.json is not a {FORMAT} model")
         if not (path / "crf.model").is_file():

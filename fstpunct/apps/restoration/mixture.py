@@ -6,7 +6,9 @@ tag y at slot i (:meth:`~.crf.CrfModel.marginals`; the CRF's catch-all tag stand
 and is left out, its mass is the mixture's :attr:`~.exact.SlotDistribution.rest`), and the
 exact decoders choose under it (:class:`~.exact.ExactRestorer`: each slot's least-risk string,
 or the balanced combination). The weight w is a held-out choice: ``w = 1`` is the model alone,
-``w = 0`` the CRF's minimum-Bayes-risk choice (not its Viterbi tags). A token of a string that
+``w = 0`` the CRF's minimum-Bayes-risk choice (not its Viterbi tags). The CRF's candidates are
+its strings of probability at least the model's floor (:class:`~.exact.ExactPrior`), and ε.
+A token of a string that
 only the CRF proposes attaches to the word left of its slot (slot 0: word 1), as the CRF's own
 restorations do.
 """
@@ -24,11 +26,15 @@ from .exact import ExactRestorer, SlotDistribution
 __all__ = ["MixedRestorer", "crf_distributions", "mixture"]
 
 
-def crf_distributions(crf: CrfModel, ss: SlotSentence) -> list[SlotDistribution]:
-    """Every slot's CRF marginals as a :class:`SlotDistribution` (most probable first)."""
+def crf_distributions(crf: CrfModel, ss: SlotSentence, floor: float = 0.0
+                      ) -> list[SlotDistribution]:
+    """Every slot's CRF marginals as a :class:`SlotDistribution` (most probable first): the
+    strings of probability ≥ ``floor`` and ε (the others' mass is the slot's ``rest``, as for
+    the model's candidates below :class:`~.exact.ExactPrior`'s floor)."""
     out = []
     for i, probs in enumerate(crf.marginals(ss)):
-        strings = sorted(probs, key=lambda y: -probs[y])
+        strings = sorted((y for y, p in probs.items() if p >= floor or not y),
+                         key=lambda y: -probs[y])
         out.append(SlotDistribution(tuple(strings), tuple((max(i, 1),) * len(y) for y in strings),
                                     np.array([probs[y] for y in strings])))
     return out
@@ -67,7 +73,7 @@ class MixedRestorer(ExactRestorer):
 
     def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
                       quick: bool = False) -> list[SlotDistribution]:
-        crf = crf_distributions(self.crf, trees[0][0])
+        crf = crf_distributions(self.crf, trees[0][0], self.prior.floor)
         w = self.weight
         if w == 0.0:
             return crf
