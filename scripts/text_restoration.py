@@ -31,6 +31,11 @@ marginals. ``choose`` picks, per language on the dev split (plain text), the mod
     python scripts/text_restoration.py choose --langs de fr > results/text-choice.jsonl
     python scripts/text_restoration.py run --langs de fr --chosen results/text-choice.jsonl \
         --method chosen --no-baselines >> results/text-restoration.jsonl
+
+``--parsers DIR ...`` (``run`` and ``choose``): the models restore over the trees of several
+parsers, a tree ensemble (each analysed sentence parsed again by each; the output has the first
+one's tree), e.g. the bundled parser and the text pipeline's five jackknife fold parsers:
+``--parsers fstpunct/models/{lang}/parser models/compact-textjk/parser-{lang}-jk-f1 …``.
 """
 from __future__ import annotations
 
@@ -53,6 +58,7 @@ from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.apps.text import analysed
 from fstpunct.model.store import load_model
+from fstpunct.parser import Model as ParserModel
 from fstpunct.parser.pipeline import load_pipeline
 from fstpunct.ud.release import split_source
 from fstpunct.ud.text import Tokeniser
@@ -119,17 +125,25 @@ def restorer(lang: str, model_dir: str, mix: float | None) -> Restorer:
     return MixedRestorer(model, CrfModel.load(MODELS / f"crf-{lang}-notree"), mix)
 
 
+def ensemble(lang: str, folders: Sequence[str]) -> list[ParserModel]:
+    """The parsers of ``folders`` ({lang} replaced) for a tree ensemble: each analysed
+    sentence is parsed again by every one, and the method averages over their trees."""
+    return [ParserModel.load(Path(f.format(lang=lang))) for f in folders]
+
+
 def predicted(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
-              trees: Sequence[Sentence]) -> list[Sentence]:
-    """``gold`` with the analysed sentences restored by ``method`` (recased)."""
+              trees: Sequence[Sentence], parsers: Sequence[ParserModel] = ()
+              ) -> list[Sentence]:
+    """``gold`` with the analysed sentences restored by ``method`` (recased); with
+    ``parsers``, over the trees of every parser (the output has the first one's)."""
     pred = list(gold)
-    for k, p in zip(todo, restored(trees, method)):
+    for k, p in zip(todo, restored(trees, method, parsers)):
         pred[k] = recased(p, gold[k])
     return pred
 
 
 def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str = "test",
-        mix: float | None = None) -> None:
+        mix: float | None = None, parser_dirs: Sequence[str] = ()) -> None:
     crf_dir = MODELS / f"crf-{lang}-notree"
     baselines: list[tuple[str, Restorer]] = [("trivial", Trivial.for_language(lang))]
     if crf_dir.is_dir():
@@ -140,7 +154,7 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
     for case, lower in CASES.items():
         gold, todo, trees, seconds = analyse(lang, split, lower)
         t1 = time.perf_counter()
-        pred = predicted(restorer_, gold, todo, trees)
+        pred = predicted(restorer_, gold, todo, trees, ensemble(lang, parser_dirs))
         t2 = time.perf_counter()
         words = [(g, a) for k, t in zip(todo, trees) for g, a in zip(strip(gold[k]).words,
                                                                       t.words)]
@@ -148,6 +162,8 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
         mixed = {} if mix is None else {"mix_weight": mix}
+        if parser_dirs:
+            mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
               "decoder": "exact slot", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
@@ -161,12 +177,15 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
             emit({**info, "method": name, **score(gold, restored_).to_dict()})
 
 
-def choose(lang: str, models: dict[str, str], weights: Sequence[float]) -> None:
+def choose(lang: str, models: dict[str, str], weights: Sequence[float],
+           parser_dirs: Sequence[str] = ()) -> None:
     """Dev edits (plain text) of every model alone and mixed with the CRF at every weight, as
     JSON lines, and the CRF's Viterbi tags for reference; the chosen (fewest dev edits among
     the weights above 0, where the model has a share; ties: the larger model weight, then the
     first model) last, as ``"chosen": true``. Weight 0, the CRF's own minimum-Bayes-risk
-    choice, is a reference."""
+    choice, is a reference. With ``parser_dirs``, the models restore over those parsers' trees
+    (:func:`ensemble`; the CRF over the analysis's)."""
+    parsers = ensemble(lang, parser_dirs)
     gold, todo, trees, _ = analyse(lang, "dev", False)
     rows = []
     crf = CrfModel.load(MODELS / f"crf-{lang}-notree")
@@ -180,7 +199,7 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float]) -> None:
     for name, model_dir in models.items():
         for w in weights:
             s = score(gold, predicted(restorer(lang, model_dir, None if w == 1 else w), gold,
-                                      todo, trees))
+                                      todo, trees, parsers))
             rows.append({"lang": lang, "split": "dev", "case": "plain", "method": name,
                          "model": model_dir.format(lang=lang), "weight": w,
                          "edit_distance": s.edits,
@@ -278,6 +297,10 @@ def main() -> None:
                             "+NC-textjk=models/compact-{lang}-textjk"])
     c.add_argument("--weights", nargs="+", type=float,
                    default=[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+    for sp in (r, c):
+        sp.add_argument("--parsers", nargs="+", default=[], metavar="DIR",
+                        help="restore over the trees of these parsers ({lang} replaced), an "
+                             "ensemble; the first one's tree is output")
     p = sub.add_parser("report", help="markdown table")
     p.add_argument("results", nargs="+", type=Path)
     p.add_argument("--exact", type=Path, help="scripts/restoration.py exact's JSON lines")
@@ -288,11 +311,11 @@ def main() -> None:
             pick = picks.get(lang)
             model, mix = (pick["model"], None if pick["weight"] == 1 else pick["weight"]) \
                 if pick else (args.model, args.mix)
-            run(lang, model, args.method, not args.no_baselines, args.split, mix)
+            run(lang, model, args.method, not args.no_baselines, args.split, mix, args.parsers)
     elif args.command == "choose":
         models = dict(m.split("=", 1) for m in args.models)
         for lang in args.langs:
-            choose(lang, models, args.weights)
+            choose(lang, models, args.weights, args.parsers)
     else:
         report(args.results, args.exact)
 
