@@ -136,6 +136,18 @@ def test_cli_rephrases_and_reports_bad_input(tmp_path, capsys):
     assert err.count("\n") == 1 and "bad.conllu:1" in err
 
 
+def test_a_relation_that_is_not_ud_is_refused_not_ignored(tmp_path, capsys):
+    out = tmp_path / "out.conllu"
+    assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "en", "--delete",
+                 "apos", "-o", str(out)]) == 2  # a typo of appos deleted nothing, exit 0
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "apos" in err and not out.exists()
+    for fine in ("appos", "acl:relcl", "dobj", "appos,parataxis"):  # v2, subtype, v1
+        assert Options("full", delete=frozenset(fine.split(","))).delete
+    with pytest.raises(InputError):
+        Options("full", delete=frozenset({"appos", "apos"}))
+
+
 def test_the_api_method_writes_what_the_command_writes(tmp_path):
     import fstpunct
     text = (DATA / "arthur.conllu").read_text(encoding="utf-8")

@@ -33,8 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=1,
                         help="rephrasings per sentence (default 1)")
     parser.add_argument("--delete", type=_relations, default=frozenset(), metavar="RELS",
-                        help="delete the constituents with these relations, e.g. "
-                             "appos,parataxis (a relation also matches its subtypes)")
+                        help="delete the constituents with these UD relations, e.g. "
+                             "appos,parataxis (a relation also matches its subtypes; a name "
+                             "that is not a UD relation is an error)")
     parser.add_argument("--delete-parens", action="store_true",
                         help="delete every constituent whose underlying punctemes are brackets")
     parser.add_argument("--best-surface", action="store_true",

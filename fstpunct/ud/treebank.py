@@ -18,9 +18,20 @@ from typing import TextIO
 from ..errors import ConlluError
 from ..files import open_input, output
 
-__all__ = ["NO_SPACE", "Line", "Sentence", "Word", "batches", "has_tree", "punct_relation",
+__all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
+           "punct_relation",
            "read_conllu", "read_file", "rebuild", "space_after", "with_space_after",
            "write_conllu", "write_file"]
+
+
+RELATIONS = frozenset((
+    # UD v2's universal relations ...
+    "acl advcl advmod amod appos aux case cc ccomp clf compound conj cop csubj dep det "
+    "discourse dislocated expl fixed flat goeswith iobj list mark nmod nsubj nummod obj obl "
+    "orphan parataxis punct reparandum root vocative xcomp "
+    # ... and those of v1 that v2 retired (releases up to 1.4, e.g. UD 1.4 Chinese)
+    "auxpass csubjpass dobj foreign mwe name neg nsubjpass remnant").split())
+"""The universal dependency relations of UD v1 and v2 (a relation's part before ``:``)."""
 
 
 def punct_relation(deprel: str) -> bool:

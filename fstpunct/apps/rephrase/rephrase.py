@@ -31,7 +31,7 @@ from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
-from ...ud.treebank import Sentence
+from ...ud.treebank import RELATIONS, Sentence
 from ..decode import chunk_inference
 from .assemble import OutToken, assemble, origin_name
 from .order import OrderModel
@@ -75,6 +75,11 @@ class Options:
             raise InputError("the number of samples must be at least 1")
         if self.tree not in TREES:
             raise InputError(f"tree must be one of {', '.join(TREES)}, not {self.tree!r}")
+        unknown = sorted(r for r in self.delete if r.partition(":")[0] not in RELATIONS)
+        if unknown:
+            raise InputError(f"not a UD relation to delete: {', '.join(unknown)} (relations "
+                             "are UD's universal ones, e.g. appos, parataxis, with or without "
+                             "a subtype such as acl:relcl)")
 
     @property
     def needs_model(self) -> bool:
