@@ -163,20 +163,16 @@ def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[Spars
     a_ptr, a_ind = old[0].rows.indptr, old[0].rows.indices
     b_ptr, b_ind = new[0].rows.indptr, new[0].rows.indices
     a_val, b_val = (np.array([stack.rows.data for stack in x]) for x in (old, new))
-    a_len = np.diff(a_ptr)
-    b_len = np.zeros(count * size, dtype=np.intp)
-    b_len[:len(b_ptr) - 1] = np.diff(b_ptr)
+    a_len, b_len, rows = np.diff(a_ptr), np.zeros(count * size, dtype=np.intp), len(b_ptr) - 1
+    b_len[:rows] = np.diff(b_ptr)
     ptr = np.zeros(count * size + 1, dtype=np.intp)
     np.cumsum(a_len + b_len, out=ptr[1:])
     indices = np.empty(ptr[-1], dtype=np.int32)
     values = np.empty((len(a_val), ptr[-1]))
-    rows = len(b_ptr) - 1
     for (src_ptr, src_ind, src_val), starts in (((a_ptr, a_ind, a_val), ptr[:-1]),
                                                 ((b_ptr, b_ind, b_val), ptr[:rows] + a_len[:rows])):
         at = ranges(starts, np.diff(src_ptr))
-        indices[at] = src_ind
-        for row, src in zip(values, src_val):
-            row[at] = src
+        indices[at], values[:, at] = src_ind, src_val
     return SparseStack.family(count, size, ptr, indices, values)
 
 
