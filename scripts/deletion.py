@@ -72,10 +72,11 @@ def classify(source, out) -> str | None:
     found = problems(forms(out))
     if not found:
         return None
-    if not problems(forms(source)):
+    before = problems(forms(source))
+    if not before:
         return "new"
     kept = orphans(out)
-    if not set(found) <= set(problems(forms(source))) or kept - orphans(source):
+    if not set(found) <= set(before) or kept - orphans(source):
         return "worse"
     if not kept:
         return "other"
