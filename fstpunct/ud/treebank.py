@@ -19,9 +19,8 @@ from ..errors import ConlluError
 from ..files import open_input, output
 
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
-           "punct_relation",
-           "read_conllu", "read_file", "rebuild", "space_after", "with_space_after",
-           "write_conllu", "write_file"]
+           "punct_relation", "read_conllu", "read_file", "rebuild", "space_after", "universal",
+           "with_space_after", "write_conllu", "write_file"]
 
 
 RELATIONS = frozenset((
@@ -31,12 +30,17 @@ RELATIONS = frozenset((
     "orphan parataxis punct reparandum root vocative xcomp "
     # ... and those of v1 that v2 retired (releases up to 1.4, e.g. UD 1.4 Chinese)
     "auxpass csubjpass dobj foreign mwe name neg nsubjpass remnant").split())
-"""The universal dependency relations of UD v1 and v2 (a relation's part before ``:``)."""
+"""The universal dependency relations of UD v1 and v2 (what :func:`universal` returns)."""
+
+
+def universal(deprel: str) -> str:
+    """A relation without its subtype: ``acl:relcl`` → ``acl``."""
+    return deprel.partition(":")[0]
 
 
 def punct_relation(deprel: str) -> bool:
     """Whether a relation makes its dependent punctuation (``punct``, subtypes included)."""
-    return deprel.partition(":")[0] == "punct"
+    return universal(deprel) == "punct"
 
 
 FIELDS = ("id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "deps", "misc")

@@ -31,7 +31,7 @@ from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
-from ...ud.treebank import RELATIONS, Sentence
+from ...ud.treebank import RELATIONS, Sentence, universal
 from ..decode import chunk_inference
 from .assemble import OutToken, assemble, origin_name
 from .order import OrderModel
@@ -75,7 +75,7 @@ class Options:
             raise InputError("the number of samples must be at least 1")
         if self.tree not in TREES:
             raise InputError(f"tree must be one of {', '.join(TREES)}, not {self.tree!r}")
-        unknown = sorted(r for r in self.delete if r.partition(":")[0] not in RELATIONS)
+        unknown = sorted(r for r in self.delete if universal(r) not in RELATIONS)
         if unknown:
             raise InputError(f"not a UD relation to delete: {', '.join(unknown)} (relations "
                              "are UD's universal ones, e.g. appos, parataxis, with or without "
@@ -100,7 +100,7 @@ def _deleted(sent: Sentence, options: Options, bracketed: Sequence[int]) -> set[
     """Input IDs of every token (punctuation included) inside a deleted constituent, by the
     input's own heads (never the root)."""
     roots = {w.id for w in sent.words if w.head and not w.is_punct
-             and (w.deprel in options.delete or w.deprel.partition(":")[0] in options.delete)}
+             and (w.deprel in options.delete or universal(w.deprel) in options.delete)}
     roots |= {w for w in bracketed if sent.words[w - 1].head}
     kids = children([w.head for w in sent.words])
     out: set[int] = set()
