@@ -31,6 +31,7 @@ from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.files import output
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
+from fstpunct.ud.slots import raw_slots
 
 SETTINGS = {"appos,parataxis": {"delete": frozenset({"appos", "parataxis"})},
             "acl:relcl,advcl": {"delete": frozenset({"acl:relcl", "advcl"})},
@@ -49,17 +50,6 @@ def text(sent) -> str:
 
 def content(sent) -> int:
     return sum(not w.is_punct for w in sent.words)
-
-
-def slot_strings(sent) -> list[tuple[str, ...]]:
-    """The punctuation between consecutive words (before the first, after the last)."""
-    out: list[list[str]] = [[]]
-    for w in sent.words:
-        if w.is_punct:
-            out[-1].append(w.form)
-        else:
-            out.append([])
-    return [tuple(x) for x in out]
 
 
 CLASSES = ("new", "worse", "input's orphan quote", "input's orphan bracket", "other")
@@ -82,10 +72,11 @@ def classify(source, out) -> str | None:
     found = problems(forms(out))
     if not found:
         return None
-    if not problems(forms(source)):
+    before = problems(forms(source))
+    if not before:
         return "new"
     kept = orphans(out)
-    if not set(found) <= set(problems(forms(source))) or kept - orphans(source):
+    if not set(found) <= set(before) or kept - orphans(source):
         return "worse"
     if not kept:
         return "other"
@@ -98,7 +89,7 @@ def rewritten_slots(test, model, surface: bool) -> dict[str, int]:
     the input when nothing is deleted."""
     out = rephrase(test, model, None, Options("full", permute=False, best_surface=surface,
                                               rewrite_all=True))
-    pairs = [(slot_strings(a), slot_strings(b)) for a, b in zip(test, out)]
+    pairs = [(raw_slots(a), raw_slots(b)) for a, b in zip(test, out)]
     return {"slots": sum(len(a) for a, _ in pairs),
             "changed": sum(x != y for a, b in pairs for x, y in zip(a, b)),
             "sentences": sum(a != b for a, b in pairs)}

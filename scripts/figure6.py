@@ -203,16 +203,16 @@ def main() -> int:
     out = Path(args.out)
     rows: list[dict] = []
     for lang in args.langs:
-        model, order = load_model(folders.get(lang, lang)), OrderModel.load(order_path(lang))
         train, test = list(read_one(f"{lang}:train")), list(read_one(f"{lang}:{args.split}"))
+        counts = Counter(t for s in train for t in tokens(s)[0])
+        vocabulary = {t for t, c in counts.items() if c >= 2}
+        if args.discounts:  # needs neither the punctuation nor the ordering model
+            choose_discount(train, test, vocabulary, args.discounts, lang)
+            continue
+        model, order = load_model(folders.get(lang, lang)), OrderModel.load(order_path(lang))
         row: dict = {"lang": lang, "model": folders.get(lang, lang), "samples": args.samples,
                      "seed": args.seed, "tree": args.tree, "split": args.split,
                      "discount": args.discount, "train": len(train), "test": len(test)}
-        counts = Counter(t for s in train for t in tokens(s)[0])
-        vocabulary = {t for t, c in counts.items() if c >= 2}
-        if args.discounts:
-            choose_discount(train, test, vocabulary, args.discounts, lang)
-            continue
         original = KneserNeyTrigram((tokens(s)[0] for s in train), args.discount, vocabulary)
         row["original"] = perplexities(original, test)
         for method in METHODS:

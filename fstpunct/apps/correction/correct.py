@@ -31,7 +31,7 @@ from ..restoration.generative import DECODERS
 from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
-from .model import CorrectionModel, Decoding, with_learner
+from .model import CorrectionModel, Decoding, unexplained, with_learner
 
 __all__ = ["corrected", "corrections", "decided", "slot_distributions"]
 
@@ -66,11 +66,9 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
     weight = decoding.edit_cost / (1.0 + decoding.edit_cost)
     mixed = []
     for slot, o in zip(slots, own):
-        y = tuple(t for t, _ in o)
-        p = float(slot.probs[slot.strings.index(y)]) if y in slot.strings else 0.0
-        if p < decoding.support:  # kept: the learner's string alone
-            mixed.append(exact_mbr.SlotDistribution((y,), (tuple(h for _, h in o),),
-                                                    np.ones(1)))
+        if unexplained(slot, o, decoding.support):  # kept: the learner's string alone
+            mixed.append(exact_mbr.SlotDistribution((tuple(t for t, _ in o),),
+                                                    (tuple(h for _, h in o),), np.ones(1)))
         else:
             mixed.append(_keeping(slot, o, weight) if weight else slot)
     choice = exact_mbr.slot_decoder(mixed)

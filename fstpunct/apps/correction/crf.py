@@ -28,7 +28,7 @@ from ..restoration import Insertion
 from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, slot_tags
 from ..restoration.crf import features as restoration_features
 from ..restoration.exact import ExactPrior, SlotDistribution
-from .model import read_meta
+from .model import read_meta, unexplained
 
 __all__ = ["CrfCorrector", "combined", "features", "generative_features", "train"]
 
@@ -126,10 +126,10 @@ def combined(crf: Sequence[dict[tuple[str, ...], float]], generative: Sequence[S
     ``support`` keeps it (the generative model cannot explain it; :mod:`.correct`)."""
     out = []
     for i, (c, g) in enumerate(zip(crf, generative)):
-        gen = dict(zip(g.strings, (float(p) for p in g.probs)))
-        if own and gen.get(tuple(t for t, _ in own[i]), 0.0) < support:
+        if own and unexplained(g, own[i], support):
             out.append(own[i])
             continue
+        gen = dict(zip(g.strings, (float(p) for p in g.probs)))
         heads = dict(zip(g.strings, g.heads))
         best = max(set(c) | set(gen), key=lambda y: (math.log(max(c.get(y, 0.0), floor))
                                                     + weight * math.log(max(gen.get(y, 0.0),

@@ -46,9 +46,11 @@ from ...model.store import load_model, save_model
 from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
+from ..restoration import Insertion
+from ..restoration.exact import SlotDistribution
 
 __all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_contexts",
-           "read_meta", "train", "with_learner"]
+           "read_meta", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
@@ -67,6 +69,13 @@ class Decoding:
         if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
             raise InputError(f"edit cost must be >= 0 and support within 0..1 (got "
                              f"{self.edit_cost}, {self.support})")
+
+
+def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
+    """Whether the learner's string ``own`` has probability below ``support`` in the slot's
+    distribution (absent: 0), so that the slot keeps it (module docstring)."""
+    y = tuple(t for t, _ in own)
+    return (float(slot.probs[slot.strings.index(y)]) if y in slot.strings else 0.0) < support
 
 
 def learner_contexts(ss: SlotSentence, pairs: Sequence[tuple[Puncteme, Puncteme] | None]
