@@ -349,9 +349,6 @@ class Inference:
             self._slots = SlotCache(self.model, self.builder, self.weights)
         return self._slots
 
-    def lattice(self, surface: tuple[str, ...], maximum: bool = False) -> Lattice:
-        return self.slots.get(surface, maximum).lattice
-
     def tree(self, s: int, maximum: bool = False) -> tuple[MatrixTree, list[np.ndarray]]:
         """Sentence ``s`` as a matrix tree, and each node's candidate labels (flat Attach rows,
         :data:`BACKOFF` for the backoff). Every node's left and right matrices are the whole
