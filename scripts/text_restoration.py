@@ -66,6 +66,8 @@ from fstpunct.ud.treebank import Line, Sentence, read_conllu
 
 MODELS = Path("models")
 MARKS = Tokeniser()
+_load_model = functools.cache(load_model)  # `choose` restores with each model at every weight
+_load_crf = functools.cache(CrfModel.load)
 CASES = {"plain": False, "lower-cased": True}
 
 
@@ -91,9 +93,13 @@ def recased(pred: Sentence, gold: Sentence) -> Sentence:
     return dataclasses.replace(pred, lines=lines, words=words)
 
 
-def by_method(method: Restorer, gold: Sequence[Sentence],
-              inputs: Sequence[Sentence | None]) -> list[Sentence]:
-    return [insert(t, method.restore(t)) if t else g for g, t in zip(gold, inputs)]
+def by_method(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
+              trees: Sequence[Sentence]) -> list[Sentence]:
+    """``gold`` with the analysed sentences restored by ``method`` one by one (recased)."""
+    pred = list(gold)
+    for k, t in zip(todo, trees):
+        pred[k] = recased(insert(t, method.restore(t)), gold[k])
+    return pred
 
 
 def emit(record: dict[str, object]) -> None:
@@ -119,10 +125,10 @@ def analyse(lang: str, split: str, lower: bool
 def restorer(lang: str, model_dir: str, mix: float | None) -> Restorer:
     """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone or mixed
     with ``models/crf-L-notree`` (the model's weight ``mix``)."""
-    model = load_model(model_dir.format(lang=lang))
+    model = _load_model(model_dir.format(lang=lang))
     if mix is None:
         return ExactRestorer(model, "slot")
-    return MixedRestorer(model, CrfModel.load(MODELS / f"crf-{lang}-notree"), mix)
+    return MixedRestorer(model, _load_crf(MODELS / f"crf-{lang}-notree"), mix)
 
 
 def ensemble(lang: str, folders: Sequence[str]) -> list[ParserModel]:
@@ -147,14 +153,15 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
     crf_dir = MODELS / f"crf-{lang}-notree"
     baselines: list[tuple[str, Restorer]] = [("trivial", Trivial.for_language(lang))]
     if crf_dir.is_dir():
-        baselines.append(("crf", CrfModel.load(crf_dir)))
+        baselines.append(("crf", _load_crf(crf_dir)))
     else:
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
     restorer_ = restorer(lang, model_dir, mix)
+    parsers = ensemble(lang, parser_dirs)
     for case, lower in CASES.items():
         gold, todo, trees, seconds = analyse(lang, split, lower)
         t1 = time.perf_counter()
-        pred = predicted(restorer_, gold, todo, trees, ensemble(lang, parser_dirs))
+        pred = predicted(restorer_, gold, todo, trees, parsers)
         t2 = time.perf_counter()
         words = [(g, a) for k, t in zip(todo, trees) for g, a in zip(strip(gold[k]).words,
                                                                       t.words)]
@@ -168,13 +175,9 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
               "decoder": "exact slot", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
               **score(gold, pred).to_dict()})
-        inputs: list[Sentence | None] = [None] * len(gold)
-        for k, t in zip(todo, trees):
-            inputs[k] = t
         for name, baseline in baselines if baselines_too else []:
-            restored_ = [recased(p, g) if t else p
-                         for p, g, t in zip(by_method(baseline, gold, inputs), gold, inputs)]
-            emit({**info, "method": name, **score(gold, restored_).to_dict()})
+            emit({**info, "method": name,
+                  **score(gold, by_method(baseline, gold, todo, trees)).to_dict()})
 
 
 def choose(lang: str, models: dict[str, str], weights: Sequence[float],
@@ -188,12 +191,7 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float],
     parsers = ensemble(lang, parser_dirs)
     gold, todo, trees, _ = analyse(lang, "dev", False)
     rows = []
-    crf = CrfModel.load(MODELS / f"crf-{lang}-notree")
-    inputs: list[Sentence | None] = [None] * len(gold)
-    for k, t in zip(todo, trees):
-        inputs[k] = t
-    viterbi = [recased(p, g) if t else p for p, g, t in zip(by_method(crf, gold, inputs), gold,
-                                                             inputs)]
+    viterbi = by_method(_load_crf(MODELS / f"crf-{lang}-notree"), gold, todo, trees)
     print(json.dumps({"lang": lang, "split": "dev", "case": "plain", "method": "crf",
                       "edit_distance": score(gold, viterbi).edits}), flush=True)
     for name, model_dir in models.items():

@@ -186,11 +186,13 @@ class Model:
         if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
         punct = self.for_text() if text and text_model else self.punct
-        method: Restorer = ExactRestorer(punct, decoder) if samples is None else \
-            ModelRestorer(punct, samples, mbr, seed)
+        method: Restorer
         if mix_crf is not None:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
             method = MixedRestorer(punct, crf, mix_weight, decoder)
+        else:
+            method = ExactRestorer(punct, decoder) if samples is None else \
+                ModelRestorer(punct, samples, mbr, seed)
         return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
                                                       lowercase, tagger),
                        self._tokeniser(text), format, tree=None)

@@ -264,9 +264,11 @@ def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int
         den = beta ** 2 * p + r
         return np.where(den > 0, (1 + beta ** 2) * p * r / np.where(den > 0, den, 1), 0.0)
 
-    sign = -1.0 if one_sided else 1.0  # one-sided: differences b − a, unsigned: |a − b|
-    observed = f(ca.sum(), pa.sum()) - f(cb.sum(), pb.sum())
-    observed = sign * observed if one_sided else abs(observed)
+    def stat(diff: np.ndarray) -> np.ndarray:
+        """One-sided: the difference b − a; two-sided: |a − b|."""
+        return -diff if one_sided else np.abs(diff)
+
+    observed = stat(f(ca.sum(), pa.sum()) - f(cb.sum(), pb.sum()))
     rng = np.random.default_rng(seed)
     hits = 0
     for start in range(0, rounds, 1000):
@@ -275,6 +277,5 @@ def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int
         p1 = np.where(swap, pb, pa).sum(axis=1)
         c2 = np.where(swap, ca, cb).sum(axis=1)
         p2 = np.where(swap, pa, pb).sum(axis=1)
-        diff = f(c1, p1) - f(c2, p2)
-        hits += int(((sign * diff if one_sided else np.abs(diff)) >= observed - 1e-12).sum())
+        hits += int((stat(f(c1, p1) - f(c2, p2)) >= observed - 1e-12).sum())
     return (hits + 1) / (rounds + 1)
