@@ -51,6 +51,17 @@ def positive(text: str) -> int:
     return value
 
 
+def probability(text: str) -> float:
+    """An option's value that must be a number from 0 to 1 (argparse ``type``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a probability from 0 to 1, not {text!r}")
+    return value
+
+
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`)."""
     parser.add_argument("--quiet", action="store_true", help="no progress report on stderr")

@@ -19,7 +19,7 @@ from ..show.tree import tree_svg
 from ..ud.release import read_one
 from ..ud.slots import SlotSentence, to_slots
 from ..ud.treebank import Sentence
-from .arguments import add_ud_dir_argument
+from .arguments import add_ud_dir_argument, probability
 from .model_option import add_model_arguments, chosen_model
 
 HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a few symbols, "
@@ -27,17 +27,6 @@ HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a 
         "(Graphviz: .svg, .png, .pdf with the dot program, or .dot source), 'draw tree' a "
         "sentence's Viterbi underlying tree in word order (.svg). Without -o the picture's "
         "source goes to stdout.")
-
-
-def _probability(text: str) -> float:
-    """--min-prob's value: a number from 0 to 1 (argparse ``type``)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a probability from 0 to 1, not {text!r}")
-    return value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,7 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("fst", metavar="CHANNEL.fst", help="a compiled channel, e.g. build/en.fst")
     p.add_argument("--symbols", required=True,
                    help="space-separated symbols to show, e.g. ', . ” ( )'")
-    p.add_argument("--min-prob", type=_probability, default=0.01, metavar="P",
+    p.add_argument("--min-prob", type=probability, default=0.01, metavar="P",
                    help="hide arcs less probable than this (default 0.01)")
     p.add_argument("--direction", choices=DIRECTIONS,
                    help="scan direction, if CHANNEL.json is missing")
@@ -69,7 +58,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="samples of T′ that estimate the posteriors (default 1000)")
     p.add_argument("--full", action="store_true",
                    help="draw the whole lattice (refused above 60 states or 200 arcs)")
-    p.add_argument("--min-prob", type=_probability, default=0.01, metavar="P",
+    p.add_argument("--min-prob", type=probability, default=0.01, metavar="P",
                    help="with --full: hide arcs less probable than this (default 0.01)")
     _output(p, RENDER_SUFFIXES + SOURCE_SUFFIXES)
     p.set_defaults(graph=_lattice)

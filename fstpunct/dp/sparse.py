@@ -15,7 +15,14 @@ from . import _sparse
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["Csr"]
+__all__ = ["Csr", "ranges"]
+
+
+def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The concatenation of ``arange(start, start + length)`` for every pair (as for gathering
+    or scattering CSR rows of the given lengths at the given starts)."""
+    firsts = np.cumsum(lengths) - lengths
+    return np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
 
 
 class Csr(NamedTuple):

@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _sparse
 from .semiring import MaxProduct, Semiring
-from .sparse import Csr
+from .sparse import Csr, ranges
 
 __all__ = ["DenseStack", "SparseStack", "Stack", "merged"]
 
@@ -158,27 +158,21 @@ def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[Spars
     """One family of stacks (:meth:`SparseStack.family`) whose k-th holds, in every row, the
     entries of ``old[k]`` then those of ``new[k]`` (``old`` and ``new`` are families of stacks
     of one size, each sharing its index arrays; ``new`` may have fewer matrices: the others
-    are 0). Where one of two
-    matrices is 0, the other is stored exactly as it was."""
+    are 0). Where one of two matrices is 0, the other is stored exactly as it was."""
     size, count = old[0].size, len(old[0])
     a_ptr, a_ind = old[0].rows.indptr, old[0].rows.indices
     b_ptr, b_ind = new[0].rows.indptr, new[0].rows.indices
     a_val, b_val = (np.array([stack.rows.data for stack in x]) for x in (old, new))
-    a_len = np.diff(a_ptr)
-    b_len = np.zeros(count * size, dtype=np.intp)
-    b_len[:len(b_ptr) - 1] = np.diff(b_ptr)
+    a_len, b_len, rows = np.diff(a_ptr), np.zeros(count * size, dtype=np.intp), len(b_ptr) - 1
+    b_len[:rows] = np.diff(b_ptr)
     ptr = np.zeros(count * size + 1, dtype=np.intp)
     np.cumsum(a_len + b_len, out=ptr[1:])
     indices = np.empty(ptr[-1], dtype=np.int32)
     values = np.empty((len(a_val), ptr[-1]))
-    rows = len(b_ptr) - 1
-    for (src_ptr, src_ind, src_val), offset in (
-            ((a_ptr, a_ind, a_val), ptr[:-1] - a_ptr[:-1]),
-            ((b_ptr, b_ind, b_val), ptr[:rows] + a_len[:rows] - b_ptr[:-1])):
-        at = np.repeat(offset, np.diff(src_ptr)) + np.arange(len(src_ind))
-        indices[at] = src_ind
-        for row, src in zip(values, src_val):
-            row[at] = src
+    for (src_ptr, src_ind, src_val), starts in (((a_ptr, a_ind, a_val), ptr[:-1]),
+                                                ((b_ptr, b_ind, b_val), ptr[:rows] + a_len[:rows])):
+        at = ranges(starts, np.diff(src_ptr))
+        indices[at], values[:, at] = src_ind, src_val
     return SparseStack.family(count, size, ptr, indices, values)
 
 

@@ -30,6 +30,7 @@ import pynini
 
 from ..dp import _sparse
 from ..dp.semiring import MaxProduct, Semiring, SumProduct
+from ..dp.sparse import ranges
 from ..dp.stacks import SparseStack
 from ..dp.treedp import Outer
 from ..errors import FstpunctError
@@ -338,10 +339,10 @@ class _Rows(NamedTuple):
 def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
                      transpose: bool = False, only: np.ndarray | None = None) -> _Rows:
     """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I; ``only``: for a in
-    ``only`` alone), stacked (row a·N + r
-    is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in every one of ``lattices`` (the same arcs,
-    weighted in their own semirings): row r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by
-    M(t)[r, r′], built for all suffixes level by level (compiled, all lattices in one pass)."""
+    ``only`` alone), stacked (row a·N + r is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in
+    every one of ``lattices`` (the same arcs, weighted in their own semirings): row r of M(t·s)
+    is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′], built for all suffixes level by
+    level (compiled, all lattices in one pass)."""
     lattice = lattices[0]
     n = lattice.size
     token, src, dst = lattice.token, lattice.src, lattice.dst
@@ -397,12 +398,6 @@ def product_stacks(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...
     return SparseStack.family(len(parts) - 1 + len(strings), n, ptr,
                               np.concatenate([indices for _, indices, _ in parts]),
                               np.concatenate([values for *_, values in parts], axis=1))
-
-
-def _ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
-    """The concatenation of ``arange(start, start + length)`` for every pair."""
-    firsts = np.cumsum(lengths) - lengths
-    return np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
 
 
 class _Positions(NamedTuple):
@@ -465,7 +460,7 @@ class _Layout(NamedTuple):
         # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
         count = np.bincount(tok, minlength=n_tokens)[middle.token]
         at = np.repeat(np.arange(len(middle.token)), count)
-        middle_arc = _ranges(np.searchsorted(tok, middle.token), count)
+        middle_arc = ranges(np.searchsorted(tok, middle.token), count)
         tokens = np.arange(n_tokens + 1)
         # in the order _sparse.edit_gradients takes them: token arcs (per-token offsets, source,
         # target); first positions and last positions (per-token offsets, puncteme, suffix or

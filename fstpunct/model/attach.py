@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..dp.sparse import Csr
+from ..dp.sparse import Csr, ranges
 from ..errors import ModelError
 from ..ud.slots import SlotSentence
 from .features import (
@@ -204,11 +204,12 @@ class AttachData:
                 firsts.append(node)
         built = []
         sizes = np.zeros(len(key_of), dtype=np.int64)
+        row_lengths = np.diff(ptr)
         for key in sorted(groups):
             nodes, _, inverse, firsts = groups[key]
-            lengths = np.diff(ptr)[firsts]
+            lengths = row_lengths[firsts]
             indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
-            flat = ids[np.repeat(ptr[firsts] - indptr[:-1], lengths) + np.arange(indptr[-1])]
+            flat = ids[ranges(ptr[firsts], lengths)]
             used, local = np.unique(flat, return_inverse=True)
             x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
             g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), used, x,

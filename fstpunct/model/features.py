@@ -44,6 +44,7 @@ __all__ = ["context_ids", "node_contexts", "lexical_contexts", "is_lexical", "is
 
 _BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
 _LEXICAL = ("fw=", "llw=", "lrw=", "rlw=", "rrw=")
+_PSEUDO = ("bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end")  # the pseudo node's contexts
 
 
 def render(p: Puncteme) -> str:
@@ -74,7 +75,7 @@ def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
     lexical ones if asked."""
     n = sent.n
     if n == 0:
-        return [["bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end"]]
+        return [list(_PSEUDO)]
     upos = (_BOS, *sent.upos, _EOS)
     deprels, heads = sent.deprels, sent.heads
     kids = children(heads)
@@ -128,10 +129,11 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
     nodes = np.maximum(n, 1)
     node_offsets = np.concatenate([[0], np.cumsum(nodes)]).astype(np.intp)
     worded = [s for s in sentences if s.n]
+    lengths = n[n > 0]  # of the worded sentences
     # word positions over the worded sentences: padded ones (⟨s⟩, words, ⟨/s⟩) and plain ones
-    pad_offsets = np.concatenate([[0], np.cumsum([s.n + 2 for s in worded])]).astype(np.intp)
-    word_offsets = np.concatenate([[0], np.cumsum([s.n for s in worded])]).astype(np.intp)
-    sentence_of = np.repeat(np.arange(len(worded)), [s.n for s in worded])
+    pad_offsets = np.concatenate([[0], np.cumsum(lengths + 2)]).astype(np.intp)
+    word_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    sentence_of = np.repeat(np.arange(len(worded)), lengths)
     w = np.arange(len(sentence_of)) - word_offsets[sentence_of] + 1  # 1-based word of each node
     pad = pad_offsets[sentence_of]  # where each node's sentence starts among padded positions
     heads = np.fromiter(chain.from_iterable(s.heads for s in worded), dtype=np.intp,
@@ -154,7 +156,7 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
                upos.ids(index, "ll=", pad + i), upos.ids(index, "lr=", pad + i + 1),
                upos.ids(index, "rl=", pad + k), upos.ids(index, "rr=", pad + k + 1),
                np.where(i == 0, known("start"), -1),
-               np.where(k == n[n > 0][sentence_of], known("end"), -1)]
+               np.where(k == lengths[sentence_of], known("end"), -1)]
     bases = _Codes([d.split(":")[0] for d in deprels.distinct])
     columns.append(bases.ids(index, "b=", deprels.codes))
     if lexical:
@@ -165,16 +167,16 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
     owner = [np.tile(node, len(columns))]
     found = [np.concatenate(columns)]
     # c=: the distinct relations of each node's children
-    child = np.flatnonzero(~root)
-    pairs = np.unique(node[parent[child]] * max(len(deprels.distinct), 1) + deprels.codes[child])
-    owner.append(pairs // max(len(deprels.distinct), 1))
-    found.append(deprels.table(index, "c=")[pairs % max(len(deprels.distinct), 1)])
+    child, radix = np.flatnonzero(~root), max(len(deprels.distinct), 1)
+    pairs = np.unique(node[parent[child]] * radix + deprels.codes[child])
+    owner.append(pairs // radix)
+    found.append(deprels.table(index, "c=")[pairs % radix])
     extra = [(node[word_offsets[j] + v], name) for j, s in enumerate(worded)
              for v, names in enumerate(s.contexts) for name in names]
     owner.append(np.array([t for t, _ in extra], dtype=np.intp))
     found.append(np.array([known(name) for _, name in extra], dtype=np.intp))
     empty = node_offsets[:-1][n == 0]  # pseudo nodes of sentences without words
-    pseudo = [known(name) for name in ("bias", f"d={EMPTY}", f"b={EMPTY}", "start", "end")]
+    pseudo = [known(name) for name in _PSEUDO]
     owner.append(np.repeat(empty, len(pseudo)))
     found.append(np.tile(np.array(pseudo, dtype=np.intp), len(empty)))
     ids = np.concatenate(found)

@@ -36,6 +36,7 @@ from ..dp.forest import outside as forest_outside
 from ..dp.forest import sample as forest_sample
 from ..dp.forest import viterbi as forest_viterbi
 from ..dp.semiring import MaxProduct, SumProduct
+from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
 from ..dp.treedp import Candidates, Gradients, MatrixTree, Outer, inside, outside, sample, viterbi
 from ..fst.channel import Channel
@@ -229,7 +230,8 @@ class SlotCache:
             if slot.built is not None:
                 missing = ~slot.built if needed is None else needed & ~slot.built
                 if missing.any():
-                    slot = self._extend(surface, slot, missing)[maximum]
+                    self._extend(surface, slot, missing)
+                    slot = self._slots[key]
         return slot
 
     def _build(self, surface: tuple[str, ...], kinds: list[bool],
@@ -245,10 +247,9 @@ class SlotCache:
             built = needed.copy()
         return [self._slot(surface, *parts, built) for parts in zip(lattices, closures, stacks)]
 
-    def _extend(self, surface: tuple[str, ...], slot: Slot,
-                missing: np.ndarray) -> dict[bool, Slot]:
+    def _extend(self, surface: tuple[str, ...], slot: Slot, missing: np.ndarray) -> None:
         """Add M(l) for the punctemes ``missing`` to ``slot`` and to the other semiring's slot
-        built with it (they share ``built``); the new slots by semiring."""
+        built with it (they share ``built``), replacing them in the cache."""
         kinds = [k for k in (False, True)
                  if (surface, k) in self._slots and self._slots[surface, k].built is slot.built]
         old = [self._slots[surface, k] for k in kinds]
@@ -259,7 +260,6 @@ class SlotCache:
         for k, s, stack in zip(kinds, old, stacks):
             self._slots[surface, k] = replace(s, stack=stack, sparse=stack,
                                               possible=stack.nonzero[:-1], built=built)
-        return {k: self._slots[surface, k] for k in kinds}
 
     def _slot(self, surface: tuple[str, ...], lat: Lattice, closure: np.ndarray,
               sparse: SparseStack, built: np.ndarray | None = None) -> Slot:
@@ -557,8 +557,7 @@ class Inference:
             vec = terms.vec[terms.vec_at[rows][:, None] + np.arange(2 * n)]
             coef = np.zeros((len(rows), width))
             sizes = terms.coef_at[rows + 1] - terms.coef_at[rows]
-            entries = np.repeat(terms.coef_at[rows] - np.cumsum(sizes) + sizes, sizes) + \
-                np.arange(sizes.sum())
+            entries = ranges(terms.coef_at[rows], sizes)
             coef[np.repeat(np.arange(len(rows)), sizes), terms.matrix[entries]] = \
                 terms.coef[entries]
             counts += self.slots.counter(x).term_counts(coef, vec[:, :n], vec[:, n:], d_start,
