@@ -116,8 +116,8 @@ def report(paths: list[str]) -> None:
                   f"({u['introduced']}) | {b['lost_final']} / {u['lost_final']} | "
                   + (f"{needless['changed']} of {needless['slots']} slots |" if needless
                      else "- |"))
-        sums = {k: sum(r[m][key] for r in rows) for m in ("base", "full", "input")
-                for key in ("ill_formed", "introduced") for k in [f"{m} {key}"]}
+        sums = {f"{m} {key}": sum(r[m][key] for r in rows) for m in ("base", "full", "input")
+                for key in ("ill_formed", "introduced")}
         totals.append(f"{path}: {sum(r['changed'] for r in rows)} changed; all outputs: "
                       f"ill-formed base "
                       f"{sums['base ill_formed']} / full {sums['full ill_formed']} "

@@ -48,11 +48,12 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
     if not all(has_words(s) for s in sources):
         raise InputError("calibration: every source sentence must have words")
     dists = slot_distributions(model, sources)
+    stripped, own = [strip(s) for s in sources], [insertions_of(s) for s in sources]
     trials = []
     for cost in costs:
         decoding = Decoding(cost, support)
-        pred = [insert(strip(s), decided(model, d, insertions_of(s), decoding, decoder))
-                for s, d in zip(sources, dists)]
+        pred = [insert(t, decided(model, d, o, decoding, decoder))
+                for t, d, o in zip(stripped, dists, own)]
         aed, edits = scores(golds, pred, sources)
         trials.append(Trial(cost, aed.average_edit_distance, sum(edits.correct),
                             sum(edits.proposed), sum(edits.gold), edits.scores()[2]))

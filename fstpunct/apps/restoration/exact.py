@@ -46,9 +46,9 @@ from ...model.punct import PunctModel, SlotCache
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots
 from ...ud.treebank import Sentence
-from . import Insertion
+from . import HIDDEN, Insertion
 from .mbr import distance
-from .sample import HIDDEN, Visible
+from .sample import Visible
 
 __all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "SlotDistribution", "balanced",
            "balanced_decoder", "insertions", "slot_decoder"]

@@ -30,7 +30,6 @@ from . import HIDDEN
 __all__ = ["HIDDEN", "Draws", "PriorSampler", "SlotDraws", "Visible"]
 
 
-
 class Visible:
     """What a reader sees of a channel output: x without ∘ and the ``hidden`` symbols, and
     each remaining token's word."""

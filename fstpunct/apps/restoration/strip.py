@@ -36,7 +36,6 @@ from . import HIDDEN, Insertion
 __all__ = ["insert", "insertions_of", "strip"]
 
 
-
 @dataclass(frozen=True)
 class _Token:
     """A surface token: the line holding its FORM and MISC, and the word IDs it covers."""
