@@ -143,13 +143,14 @@ def evaluate(name: str, source: list[Sentence], gold: list[Sentence], pred: list
             "marks": aed.to_dict()["marks"], "by_code": by_code}
 
 
-def product(source: list[Sentence], margs: list, dists: list, w: float, support: float
-            ) -> list[Sentence]:
-    """The sentences corrected by the product of the CRF's and the generative model's slot
-    distributions (``combined``), the generative one weighted ``w``; a learner string below
-    the generative model's ``support`` is kept."""
-    return [insert(strip(s), combined(m, d, w, own=insertions_of(s), support=support))
-            for s, m, d in zip(source, margs, dists)]
+def product(stripped: list[Sentence], own: list, margs: list, dists: list, w: float,
+            support: float) -> list[Sentence]:
+    """The sentences (``stripped``, with the learner's punctuation ``own``) corrected by the
+    product of the CRF's and the generative model's slot distributions (``combined``), the
+    generative one weighted ``w``; a learner string below the generative model's ``support``
+    is kept."""
+    return [insert(t, combined(m, d, w, own=o, support=support))
+            for t, o, m, d in zip(stripped, own, margs, dists)]
 
 
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None
@@ -223,12 +224,13 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     dists = slot_distributions(model, source)
     margs = [crfs.corrector.marginals(ss) for ss in slots]
     support = model.decoding.support
+    stripped, own = [strip(s) for s in source], [insertions_of(s) for s in source]
     if weight is None:
         assert gold is not None
-        tried = {w: edit_score(source, gold, product(source, margs, dists, w, support)
+        tried = {w: edit_score(source, gold, product(stripped, own, margs, dists, w, support)
                                ).scores()[2] for w in WEIGHTS}
         weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
-    out[PRODUCT] = product(source, margs, dists, weight, support)
+    out[PRODUCT] = product(stripped, own, margs, dists, weight, support)
     return out, weight
 
 
