@@ -1,8 +1,10 @@
-"""Builds the compiled modules (fstpunct/dp/*.pyx); the rest is in pyproject.toml."""
+"""Builds the compiled modules (every fstpunct/*/_*.pyx); the rest is in pyproject.toml."""
+from pathlib import Path
+
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 setup(ext_modules=cythonize(
-    [Extension(f"fstpunct.dp.{name}", [f"fstpunct/dp/{name}.pyx"], extra_compile_args=["-O3"])
-     for name in ("_forest", "_sparse")],
+    [Extension(".".join(path.with_suffix("").parts), [str(path)], extra_compile_args=["-O3"])
+     for path in sorted(Path("fstpunct").glob("*/_*.pyx"))],
     compiler_directives={"language_level": "3"}))

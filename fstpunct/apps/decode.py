@@ -24,10 +24,17 @@ from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
 from ..ud.treebank import Sentence, batches
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "inference_of", "over_chunks",
-           "misc_value", "ranked_pairs", "scored"]
+__all__ = ["MISC_KEYS", "Mark", "annotate", "bracketed", "chunk_inference", "inference_of",
+           "over_chunks", "misc_value", "ranked_pairs", "scored"]
 
 T = TypeVar("T")
+Mark = Callable[[str], None]
+"""A stage hook: called with a stage's name as the stage ends (``bench/decode_profile.py`` times
+the stages of a decode with it)."""
+
+
+def _unmarked(stage: str) -> None:
+    """The default stage hook: nothing."""
 
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
@@ -76,23 +83,35 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
     return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 
+def _slot_cache(model: PunctModel, paired: bool) -> SlotCache:
+    """The slot lattices of a run over chunks: each holding the puncteme matrices its
+    candidates need; ``paired``: built for both the sum and the max, as decoding needs, else
+    only as asked."""
+    return SlotCache(model, paired=paired, subset=True)
+
+
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
-                    paired: bool = True
+                    paired: bool = True, mark: Mark = _unmarked
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
-    :class:`Inference` (slot lattices shared by all chunks, each holding the puncteme matrices
-    its candidates need; ``paired``: built for both the sum and the max, as decoding needs,
-    else only as asked)."""
-    cache = SlotCache(model, paired=paired, subset=True)
+    :class:`Inference` (slot lattices shared by all chunks; ``paired``: for both the sum and
+    the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`)."""
+    cache = _slot_cache(model, paired)
     for batch in batches(sentences, chunk):
-        yield batch, *inference_of(model, batch, cache)
+        yield batch, *inference_of(model, batch, cache, mark)
 
 
-def inference_of(model: PunctModel, sentences: list[Sentence],
-                 slots: SlotCache) -> tuple[list[SlotSentence], Inference]:
-    """The slot view of ``sentences`` and their :class:`Inference` over ``slots``."""
+def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
+                 mark: Mark = _unmarked) -> tuple[list[SlotSentence], Inference]:
+    """The slot view of ``sentences`` and their :class:`Inference` over ``slots``; ``mark`` is
+    called after each stage: ``to_slots``, ``featurise``, ``Attach probabilities``."""
     prepared = [to_slots(s) for s in sentences]
-    return prepared, Inference(model, model.prepare(prepared), slots=slots)
+    mark("to_slots")
+    batch = model.prepare(prepared)
+    mark("featurise")
+    inference = Inference(model, batch, slots=slots)
+    mark("Attach probabilities")
+    return prepared, inference
 
 
 _MODEL = "apps-model"  # the model shared with a pool's workers
@@ -117,19 +136,22 @@ def _chunk_task(step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]]
     key = (id(model), paired)
     if key not in _CACHES:
         _CACHES.clear()  # a new model: the old one's lattices are of no use
-        _CACHES[key] = SlotCache(model, paired=paired, subset=True)
+        _CACHES[key] = _slot_cache(model, paired)
     return step(model, sentences, _CACHES[key])
 
 
 def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
-             chunk: int = 500, pool: Pool | None = None) -> Iterator[Sentence]:
+             chunk: int = 500, pool: Pool | None = None,
+             mark: Mark = _unmarked) -> Iterator[Sentence]:
     """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′; on a parallel
-    ``pool``, chunks in parallel (the same output)."""
+    ``pool``, chunks in parallel (the same output). Serially, ``mark`` is called after each
+    stage of a chunk: those of :func:`inference_of`, then ``Viterbi``, ``inside pass`` (or
+    ``outside pass``, with ``posteriors``) and ``MISC items, bracketed T'``."""
     if pool is not None and pool.parallel:
         yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk)
         return
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk):
-        yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark):
+        yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
 
 
 def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
@@ -179,11 +201,13 @@ def ranked_pairs(inference: Inference, s: int, e: Posteriors | None = None
 
 def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     prepared: list[SlotSentence], inference: Inference,
-                    posteriors: int) -> Iterator[Sentence]:
+                    posteriors: int, mark: Mark = _unmarked) -> Iterator[Sentence]:
     viterbi = inference.viterbi_all()
+    mark("Viterbi")
     log_probs = None if posteriors else inference.log_probs()
     # the outside pass needs the inside pass anyway: log p comes with it
     outside = inference.posteriors_all() if posteriors else []
+    mark("outside pass" if posteriors else "inside pass")
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
@@ -204,4 +228,5 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
         sent.set_comment("underlying", bracketed(slots, best))
         sent.set_comment("punct_logprob", f"{log_p:.4f}")
         yield sent
+    mark("MISC items, bracketed T'")
 

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -189,9 +189,8 @@ class AttachData:
         """Featurise ``sentences`` (context features unknown to the model are dropped)."""
         vocab = model.vocab
         ptr, ids, sentence_offsets = context_ids(sentences, model.context_index, model.lexical)
-        keys: dict[str, str] = {}  # relation → key of its candidate set
-        key_of = [keys[d] if d in keys else keys.setdefault(d, vocab.relation_key(d))
-                  for s in sentences for d in (s.deprels if s.n else (EMPTY,))]
+        relation_key = lru_cache(maxsize=None)(vocab.relation_key)  # few distinct relations
+        key_of = [relation_key(d) for s in sentences for d in (s.deprels if s.n else (EMPTY,))]
         # per candidate set: its nodes, its distinct context rows (each by its first node)
         groups: dict[str, tuple[list[int], dict[bytes, int], list[int], list[int]]] = {}
         rows = [ids[a:b].tobytes() for a, b in zip(ptr[:-1].tolist(), ptr[1:].tolist())]
