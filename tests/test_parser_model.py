@@ -167,7 +167,15 @@ def test_parser_train_command(data, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "epoch 1:" in err and "dev UAS" in err
     assert Model.load(out).info["beam"] == 2
-    assert main(["parser", "train", "--punct", "tokens", "--beam", "0", "-o", str(out)]) == 2
+    for option, value in (("--beam", "0"), ("--beam", "-1"), ("--epochs", "0")):
+        with pytest.raises(SystemExit) as stop:
+            main(["parser", "train", "--punct", "tokens", option, value, "-o", str(out)])
+        assert stop.value.code == 2
+        assert f"argument {option}: expected a whole number of at least 1" in \
+            capsys.readouterr().err
+    for beam, epochs in ((0, 1), (-1, 1), (1, 0)):
+        with pytest.raises(InputError, match="must be at least 1"):
+            train(data[1][:2], data[1][:2], "tokens", beam, tmp_path / "x", epochs=epochs)
 
 
 def test_early_update_at_beam_1_is_an_option_recorded_in_the_model(data, models, tmp_path,
