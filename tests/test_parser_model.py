@@ -9,9 +9,10 @@ import sys
 import pytest
 from tqdm import tqdm
 
+import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.parser import Model, parse, score, train
+from fstpunct.parser import Model, kbest, parse, score, train
 from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, _mask_table, build
 from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
@@ -156,6 +157,24 @@ def test_a_beam_below_1_is_refused(models, capsys, command, beam):
                             tree=None))
     with pytest.raises(InputError, match="beam must be at least 1, not 0"):
         parse(Model.load(models["removed", 1]), sent, 0)
+
+
+def test_the_library_beam_is_the_models_by_default_and_never_0(data, models):
+    """``beam=None`` is the parser's own beam; 0 is refused everywhere (it used to mean the
+    parser's own beam in restoration and correction with a parser)."""
+    _, _, dev_sents = data
+    model = Model.load(models["properties", 3])
+    assert [parse(model, s).text() for s in dev_sents[:5]] == \
+        [parse(model, s, 3).text() for s in dev_sents[:5]]
+    assert [t.text() for _, t in kbest(model, dev_sents[0])] == \
+        [t.text() for _, t in kbest(model, dev_sents[0], 3)]
+    sample = "".join(s.text() for s in dev_sents[:2])
+    removed = models["removed", 1]
+    assert fstpunct.load("en").restore(sample, parsers=[removed]) == \
+        fstpunct.load("en").restore(sample, parsers=[removed], beam=1)
+    for beam in (0, -1):
+        with pytest.raises(InputError, match=f"beam must be at least 1, not {beam}"):
+            fstpunct.load("en").restore(sample, parsers=[removed], beam=beam)
 
 
 def test_parser_train_command(data, tmp_path, capsys):
