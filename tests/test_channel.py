@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fstpunct.errors import ModelError
-from fstpunct.fst.fstbinary import read_arcs
 from fstpunct.fst.channel import (
     END,
     KEEP,
@@ -23,6 +22,7 @@ from fstpunct.fst.channel import (
     sidecar_path,
     structural_mask,
 )
+from fstpunct.fst.fstbinary import read_arcs
 from fstpunct.ud.slots import BOUNDARY
 
 MARKS = (",", ".", "”")
