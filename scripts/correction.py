@@ -59,7 +59,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fstpunct.apps.correction.calibrate import COSTS, calibrated
+from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
 from fstpunct.apps.correction.combine import Combination, combined, fit
 from fstpunct.apps.correction.correct import decoded, slot_distributions
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features
@@ -73,7 +73,6 @@ from fstpunct.apps.restoration.metrics import (
     edit_score,
     f_randomisation_p,
     score,
-    scores,
     sign_flip_p,
     slot_strings,
 )
@@ -309,16 +308,25 @@ def print_rows(title: str, rows: list[dict]) -> None:
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    """Choose the decoding on the dev pairs and write the model with it."""
+    """Choose the decoding on the dev pairs (or from a cv run's edit costs) and write the
+    model with it."""
     model = CorrectionModel.load(args.model)
     parser = ParserModel.load(args.parser) if args.parser else None
-    source, gold = split_pairs(Path(args.data), "dev", parser)
-    chosen, trials = calibrated(model, source, gold, support=args.support,
-                                parsed=parser is not None)
-    print("| edit cost | dev AED | right/proposed edits | F0.5 |")
-    print("|---|---|---|---|")
-    for t in trials:
-        print(f"| {t.edit_cost:.2f} | {t.aed:.4f} | {t.correct}/{t.proposed} | {t.f05:.1f} |")
+    if args.cv:
+        if parser is not None:
+            raise SystemExit("calibrate: --cv chooses for gold trees (cv does not parse)")
+        done = json.loads(Path(args.cv).read_text(encoding="utf-8"))
+        trials = [Trial(**t) for t in done["edit_costs"]]
+        won = best(trials)
+        chosen = model.decoded_with(Decoding(won.edit_cost, done["support"]),
+                                    chosen_by=f"cross-validation {args.cv}",
+                                    sentences=len(done["rows"][0]["sentence_edits"]),
+                                    aed=won.aed, f05=won.f05)
+    else:
+        source, gold = split_pairs(Path(args.data), "dev", parser)
+        chosen, trials = calibrated(model, source, gold, support=args.support,
+                                    parsed=parser is not None)
+    print_trials(trials)
     decoding = chosen.decoding_for(parser is not None)
     print(f"chosen for {'parsed' if parser else 'gold'} trees: edit cost {decoding.edit_cost}, "
           f"support {decoding.support}")
@@ -441,29 +449,30 @@ def cv(args: argparse.Namespace) -> None:
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "copy": args.copy,
                             "edit_cost": args.edit_cost, "support": args.support,
-                            "rows": rows, "per_fold": per_fold, "edit_costs": costs,
+                            "rows": rows, "per_fold": per_fold,
+                            "edit_costs": [asdict(t) for t in costs],
                             "combination": {**asdict(combination), "missed": missed},
                             "combination_per_fold": fitted}, indent=1) + "\n")
 
 
-def edit_costs(folds: list, support: float) -> list[dict]:
+def edit_costs(folds: list, support: float) -> list[Trial]:
     """The correction model's pooled held-out scores at every edit cost of ``COSTS`` (the
     folds' slot distributions decoded again), printed as a table."""
     source = [s for _, _, src, _, _, _ in folds for s in src]
     gold = [g for _, _, _, golds, _, _ in folds for g in golds]
-    print("| edit cost | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
-    out = []
-    for cost in COSTS:
-        pred = [p for _, model, _, _, _, read in folds
-                for p in decoded(model, read.stripped, read.own, read.dists,
-                                 Decoding(cost, support))]
-        aed, edits = scores(gold, pred, source)
-        out.append({"edit_cost": cost, "aed": aed.average_edit_distance,
-                    "correct": sum(edits.correct), "proposed": sum(edits.proposed),
-                    "f0.5": edits.scores()[2]})
-        print(f"| {cost:.2f} | {out[-1]['aed']:.4f} | {out[-1]['correct']}/"
-              f"{out[-1]['proposed']} | {out[-1]['f0.5']:.1f} |", flush=True)
+    out = [Trial.of(cost, source, gold, [
+        p for _, model, _, _, _, read in folds
+        for p in decoded(model, read.stripped, read.own, read.dists, Decoding(cost, support))])
+        for cost in COSTS]
+    print_trials(out)
     return out
+
+
+def print_trials(trials: list[Trial]) -> None:
+    print("| edit cost | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
+    for t in trials:
+        print(f"| {t.edit_cost:.2f} | {t.aed:.4f} | {t.correct}/{t.proposed} | {t.f05:.1f} |",
+              flush=True)
 
 
 def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
@@ -497,6 +506,9 @@ def main() -> None:
     a.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
     a.add_argument("--parser", help="choose the decoding for this tokens-mode parser's trees "
                                     "(stored beside the gold trees' one; else gold trees)")
+    a.add_argument("--cv", metavar="JSON",
+                   help="instead of dev: the edit cost of least AED in this cv output (its "
+                        "pooled held-out pairs; gold trees), with its support")
     a.add_argument("--support", type=float, default=SUPPORT,
                    help=f"keep a learner string below this probability ({SUPPORT})")
     a.add_argument("-o", "--output", required=True, help="the calibrated model's folder")

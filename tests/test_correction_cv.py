@@ -83,6 +83,13 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     costs = {c["edit_cost"]: c for c in result["edit_costs"]}
     assert len(costs) == 21 and costs[0.0]["aed"] == rows["correction (plain MBR)"]["aed"]
     assert costs[0.2]["aed"] == rows["correction"]["aed"]
+    # calibrate --cv stores the cost of least pooled AED (ties: higher F0.5, lower cost)
+    monkeypatch.setattr(sys, "argv", ["correction.py", "calibrate", "--model",
+                                      str(work / "fold0" / "correct"), "--cv",
+                                      str(tmp_path / "cv.json"), "-o", str(tmp_path / "cal")])
+    script.main()
+    won = min(costs.values(), key=lambda c: (c["aed"], -c["f05"], c["edit_cost"]))
+    assert CorrectionModel.load(tmp_path / "cal").decoding == Decoding(won["edit_cost"], 0.001)
     # a second run loads every fold's models instead of training them, with the same figures
     run_cv(script, monkeypatch, data, work, tmp_path / "again.json")
     assert "trained" not in capsys.readouterr().out

@@ -22,7 +22,7 @@ from ..restoration.strip import insertions_of, strip
 from .correct import decoded, slot_distributions
 from .model import SUPPORT, CorrectionModel, Decoding
 
-__all__ = ["COSTS", "Trial", "calibrated"]
+__all__ = ["COSTS", "Trial", "best", "calibrated"]
 
 COSTS = tuple(k / 20 for k in range(21))  # 0, 0.05, ..., 1: beyond 1 no single edit is made
 
@@ -37,6 +37,19 @@ class Trial:
     proposed: int
     gold: int
     f05: float
+
+    @classmethod
+    def of(cls, edit_cost: float, sources: Sequence[Sentence], golds: Sequence[Sentence],
+           predicted: Sequence[Sentence]) -> Trial:
+        """The scores of the corrections ``predicted`` (made with ``edit_cost``)."""
+        aed, edits = scores(golds, predicted, sources)
+        return cls(edit_cost, aed.average_edit_distance, sum(edits.correct),
+                   sum(edits.proposed), sum(edits.gold), edits.scores()[2])
+
+
+def best(trials: Sequence[Trial]) -> Trial:
+    """The trial of least AED; ties: the higher F0.5, then the lower cost (module docstring)."""
+    return min(trials, key=lambda t: (t.aed, -t.f05, t.edit_cost))
 
 
 def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Sequence[Sentence],
@@ -53,14 +66,10 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
         raise InputError("calibration: every source sentence must have words")
     dists = slot_distributions(model, sources)
     stripped, own = [strip(s) for s in sources], [insertions_of(s) for s in sources]
-    trials = []
-    for cost in costs:
-        decoding = Decoding(cost, support)
-        aed, edits = scores(golds, decoded(model, stripped, own, dists, decoding, decoder),
-                            sources)
-        trials.append(Trial(cost, aed.average_edit_distance, sum(edits.correct),
-                            sum(edits.proposed), sum(edits.gold), edits.scores()[2]))
-    best = min(trials, key=lambda t: (t.aed, -t.f05, t.edit_cost))
-    chosen = model.decoded_with(Decoding(best.edit_cost, support), parsed,
-                                sentences=len(sources), aed=best.aed, f05=best.f05)
+    trials = [Trial.of(cost, sources, golds,
+                       decoded(model, stripped, own, dists, Decoding(cost, support), decoder))
+              for cost in costs]
+    won = best(trials)
+    chosen = model.decoded_with(Decoding(won.edit_cost, support), parsed,
+                                sentences=len(sources), aed=won.aed, f05=won.f05)
     return chosen, trials
