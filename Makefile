@@ -13,8 +13,9 @@ COMPILER := $(wildcard fstpunct/fst/grammar.py fstpunct/fst/channel.py)
 all: install $(CHANNELS)
 
 install: $(VENV)/.installed
-# the compiled modules (fstpunct/dp/*.pyx) are built by setup.py on install: rebuild when they change
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/dp/*.pyx)
+# the compiled modules (fstpunct/{dp,fst}/*.pyx) are built by setup.py on install: rebuild when
+# they change
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/dp/*.pyx fstpunct/fst/*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,crf,rephrase,dask]'

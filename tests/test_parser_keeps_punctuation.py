@@ -14,7 +14,8 @@ from fstpunct.cli.main import main
 from fstpunct.parser import Model, kbest, parse
 from fstpunct.parser import features as F
 from fstpunct.parser.punct import MARK, REL_MARK, WORD, prepare
-from fstpunct.parser.train import build
+from fstpunct.parser.train import _mask_table, build
+from fstpunct.parser.transitions import initial
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_conllu, read_file
 
@@ -75,6 +76,22 @@ def test_punctuation_by_its_relation_alone_stays_punctuation():
     out = parse(favouring("tokens", "dep"), RANGE, 1)
     assert [w.deprel for w in out.words][1] == "punct"  # the SYM token
     assert punctuation(out) == punctuation(RANGE)
+
+
+def test_greedy_training_masks_what_parsing_masks():
+    """Local and early learning at beam 1 (one mask table) forbid, at every gold configuration,
+    what parsing forbids: the perceptron is never told an arc making a word ``punct`` won."""
+    model, (ex,) = build([RANGE], "tokens", log=lambda m: None)
+    table = _mask_table(model, [ex])
+    punct_arcs = [a for a, t in enumerate(model.transitions) if t.label == "punct"]
+    state, between_words = initial(ex.inp.leaves[0], ex.inp.n), 0
+    for k, a in zip(ex.legality, ex.actions):
+        assert (table[k] == model.mask(state, ex.inp.marks)).all()
+        if ex.inp.marks[state.s0[0]] == ex.inp.marks[state.s1[0]] == WORD:
+            assert (table[k][punct_arcs] == -np.inf).all()
+            between_words += 1
+        state = model.transitions[a].apply(state, ex.inp.leaves)
+    assert between_words
 
 
 def test_restore_with_such_parsers_alone_or_as_an_ensemble_keeps_the_words(tmp_path):

@@ -269,7 +269,7 @@ class Model:
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
             watched = self._watched(sents)
             if p is not None:
-                watched = (parse(p, s, beam or int(p.info.get("beam", 1))) for s in watched)
+                watched = (parse(p, s, beam) for s in watched)
             return corrected(watched, correction, decoder, samples, mbr, seed,
                              edit_cost=edit_cost, support=support, parsed=p is not None)
         return rewrite(data, step)

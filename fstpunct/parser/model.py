@@ -24,10 +24,11 @@ from .punct import EMPTY, MARK, PROPS_VERSION, REL_MARK, WORD, Prepared
 from .storage import FINGERPRINT_SHIFT, lookup_keys, pruned, read_folder, write_weights
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
-__all__ = ["Vocab", "Input", "Model", "FORMAT"]
+__all__ = ["Vocab", "Input", "Model", "FORMAT", "LEGALITY_CLASSES"]
 
 FORMAT = "fstpunct-parser-1"
 NONE, ROOT, UNK = 0, 1, 2  # reserved ids in every vocabulary
+LEGALITY_CLASSES = 4 * 2 * 3 * 3  # of Model.legality: depth, buffer, what s0 and s1 are
 
 
 class Vocab:
@@ -50,7 +51,7 @@ class Input:
     prep: Prepared
     leaves: list[Node]
     buf: list[tuple[int, ...]]
-    marks: tuple[int, ...] = ()
+    marks: tuple[int, ...]
 
     @property
     def n(self) -> int:
@@ -81,7 +82,11 @@ class Model:
             np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
         self.info = info or {}
         self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
-        self._masks: dict[tuple[int, ...], np.ndarray] = {}
+        self._masks: dict[int, np.ndarray] = {}
+
+    def beam_width(self, beam: int | None) -> int:
+        """``beam``, or for ``None`` the beam the model was trained with (1 if not recorded)."""
+        return int(self.info.get("beam", 1)) if beam is None else beam
 
     # --- inputs and features ---------------------------------------------------------------
 
@@ -115,19 +120,25 @@ class Model:
     def features(self, states: Sequence[State], inp: Input) -> np.ndarray:
         return self.rows(self.feature_keys(states, inp))
 
-    def mask(self, state: State, marks: Sequence[int] = ()) -> np.ndarray:
-        """0 for legal transitions, -inf for illegal ones. Legality depends only on the stack
-        depth up to 3 and on whether the buffer is empty; with ``marks``
-        (:attr:`Input.marks`) also on what s0 and s1 are: an arc that would make a word
-        punctuation (relation ``punct``) or punctuation by its relation alone a word (any
-        relation but ``punct``; root only in a sentence without words) is illegal, so parsing
-        keeps the punctuation of :attr:`fstpunct.ud.treebank.Word.is_punct`."""
-        key: tuple[int, ...] = (min(state.depth, 3), state.j < state.n)
-        if marks:
-            key += (marks[state.s0[0]], marks[state.s1[0]])
+    @staticmethod
+    def legality(state: State, marks: Sequence[int]) -> int:
+        """What legality depends on, as a number below :data:`LEGALITY_CLASSES`: the stack depth
+        up to 3, whether the buffer is empty, and what s0 and s1 are (``marks``:
+        :attr:`Input.marks`)."""
+        return ((min(state.depth, 3) * 2 + (state.j < state.n)) * 3
+                + marks[state.s0[0]]) * 3 + marks[state.s1[0]]
+
+    def mask(self, state: State, marks: Sequence[int]) -> np.ndarray:
+        """0 for legal transitions, -inf for illegal ones (the same for every configuration of
+        one :meth:`legality` class). An arc that would make a word punctuation (relation
+        ``punct``) or punctuation by its relation alone a word (any relation but ``punct``; root
+        only in a sentence without words) is illegal, so parsing keeps the punctuation of
+        :attr:`fstpunct.ud.treebank.Word.is_punct`."""
+        key = self.legality(state, marks)
         m = self._masks.get(key)
         if m is None:
-            m = np.array([0.0 if t.is_legal(state) and self._keeps(t, key[2:]) else -np.inf
+            ends = (marks[state.s0[0]], marks[state.s1[0]])
+            m = np.array([0.0 if t.is_legal(state) and self._keeps(t, ends) else -np.inf
                           for t in self.transitions], dtype=np.float32)
             self._masks[key] = m
         return m
@@ -137,7 +148,7 @@ class Model:
         """Whether arc ``t`` keeps what its dependent is (``marks``: of s0 and s1). Punctuation
         by its relation alone heads no word, so that a sentence with words has a word (or
         ``PUNCT``) as its root."""
-        if t.label is None or not marks:
+        if t.label is None:
             return True
         dep, head = (marks[1], marks[0]) if isinstance(t, LeftArc) else marks
         if dep == WORD:

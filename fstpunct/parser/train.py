@@ -27,7 +27,7 @@ from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from . import features as F
 from .decode import parse
-from .model import Input, Model
+from .model import LEGALITY_CLASSES, Input, Model
 from .oracle import OracleError, oracle
 from .punct import PROPS_VERSION, prepare
 from .score import score
@@ -74,7 +74,7 @@ class Perceptron:
 @dataclass
 class Example:
     """A training sentence: its input, gold action numbers, gold feature rows and the
-    legality class (:func:`_legality`) of each gold configuration."""
+    legality class (:meth:`Model.legality`) of each gold configuration."""
 
     inp: Input
     actions: np.ndarray
@@ -82,27 +82,28 @@ class Example:
     legality: np.ndarray
 
 
-def _legality(state: State) -> int:
-    """What legality depends on (see :meth:`Model.mask`), as a number below 8."""
-    return min(state.depth, 3) * 2 + (state.j < state.n)
-
-
 def _mask_table(model: Model, examples: Sequence[Example]) -> np.ndarray:
-    """``model.mask`` of a configuration in row :func:`_legality` of it (rows of classes no
-    gold configuration has: all -inf)."""
-    table = np.full((8, len(model.transitions)), -np.inf, np.float32)
+    """``model.mask`` of a configuration in row :meth:`Model.legality` of it (rows of classes
+    no gold configuration has: all -inf)."""
+    table = np.full((LEGALITY_CLASSES, len(model.transitions)), -np.inf, np.float32)
     needed = set(np.unique(np.concatenate([ex.legality for ex in examples])).tolist())
     seen: dict[int, np.ndarray] = {}
     for ex in examples:
-        state = initial(ex.inp.leaves[0], ex.inp.n)
-        for a in ex.actions:
-            seen.setdefault(_legality(state), model.mask(state))
-            state = model.transitions[a].apply(state, ex.inp.leaves)
+        for k, state in zip(ex.legality.tolist(), _gold_states(model, ex.inp, ex.actions)):
+            seen.setdefault(k, model.mask(state, ex.inp.marks))
         if needed <= seen.keys():
             break
     for k, m in seen.items():
         table[k] = m
     return table
+
+
+def _gold_states(model: Model, inp: Input, actions: np.ndarray) -> list[State]:
+    """The configurations of the gold path, before each of its ``actions``."""
+    states = [initial(inp.leaves[0], inp.n)]
+    for a in actions[:-1]:
+        states.append(model.transitions[a].apply(states[-1], inp.leaves))
+    return states
 
 
 def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
@@ -128,11 +129,9 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
             continue
         inp = model.input(p)
         actions = np.array([model.action[t] for t in seq])
-        states = [initial(inp.leaves[0], inp.n)]
-        for a in actions[:-1]:
-            states.append(model.transitions[a].apply(states[-1], inp.leaves))
+        states = _gold_states(model, inp, actions)
         raw.append((inp, actions, model.feature_keys(states, inp),
-                    np.array([_legality(s) for s in states], np.int8)))
+                    np.array([model.legality(s, inp.marks) for s in states], np.int8)))
     if not raw:
         raise InputError("no training sentence could be used")
     keys, counts = np.unique(np.concatenate([r[2].ravel() for r in raw]), return_counts=True)
@@ -144,18 +143,19 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
     return model, examples
 
 
-def _greedy_epoch(model: Model, p: Perceptron, examples: Sequence[Example],
+def _greedy_epoch(p: Perceptron, examples: Sequence[Example], masks: np.ndarray,
                   bar: tqdm) -> None:
-    """Local learning on gold configurations: update on every wrong transition."""
+    """Local learning on gold configurations: update on every wrong transition (``masks``
+    from :func:`_mask_table`)."""
     for ex in examples:
-        masks = _gold_masks(model, ex)
-        scores = p.w[ex.rows].sum(axis=1, dtype=np.int32) + masks
+        legal = masks[ex.legality]
+        scores = p.w[ex.rows].sum(axis=1, dtype=np.int32) + legal
         for t, gold in enumerate(ex.actions):
             pred = int(np.argmax(scores[t]))
             if pred != gold:
                 p.update(ex.rows[t:t + 1], ex.actions[t:t + 1], ex.rows[t:t + 1],
                          np.array([pred]))
-                scores[t + 1:] = p.w[ex.rows[t + 1:]].sum(axis=1, dtype=np.int32) + masks[t + 1:]
+                scores[t + 1:] = p.w[ex.rows[t + 1:]].sum(axis=1, dtype=np.int32) + legal[t + 1:]
             p.c += 1
         bar.update()
 
@@ -179,15 +179,6 @@ def _early_greedy_epoch(p: Perceptron, examples: Sequence[Example], masks: np.nd
                 break
         p.c += 1
         bar.update()
-
-
-def _gold_masks(model: Model, ex: Example) -> np.ndarray:
-    state = initial(ex.inp.leaves[0], ex.inp.n)
-    out = []
-    for a in ex.actions:
-        out.append(model.mask(state))
-        state = model.transitions[a].apply(state, ex.inp.leaves)
-    return np.array(out)
 
 
 def _beam_epoch(model: Model, p: Perceptron, examples: Sequence[Example], beam: int,
@@ -223,6 +214,8 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     :func:`~fstpunct.parser.punct.initial_props`; ``learning``: one of :data:`LEARNING`, by
     default ``local`` at beam 1 and ``early`` above, the only choice there; ``lowercase``: a
     case-free parser, words lower-cased in training and parsing)."""
+    if beam < 1 or epochs < 1:
+        raise InputError(f"beam and epochs must be at least 1, not {beam} and {epochs}")
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
@@ -237,7 +230,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                             lowercase=lowercase)
     build_seconds = time.perf_counter() - t0
     p = Perceptron(model.weights.shape)
-    masks = _mask_table(model, examples) if learning == "early" and beam == 1 else None
+    masks = _mask_table(model, examples) if beam == 1 else None
     rng = random.Random(seed)
     history: list[dict] = []
     best, best_epoch = -1.0, 0
@@ -247,12 +240,12 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         t0 = time.perf_counter()
         with tqdm(total=len(order), desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
                   disable=not progress or not on_terminal(), leave=False) as bar:
-            if learning == "local":
-                _greedy_epoch(model, p, order, bar)
-            elif masks is not None:
-                _early_greedy_epoch(p, order, masks, bar)
-            else:
+            if masks is None:
                 _beam_epoch(model, p, order, beam, bar)
+            elif learning == "local":
+                _greedy_epoch(p, order, masks, bar)
+            else:
+                _early_greedy_epoch(p, order, masks, bar)
         seconds = time.perf_counter() - t0
         avg = p.averaged()
         t1 = time.perf_counter()
