@@ -24,9 +24,9 @@ Candidates = tuple[list[Sentence], np.ndarray, np.ndarray]  # trees, parser scor
 
 
 def candidates(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
-               beam: int, chunk: int = 200) -> Iterator[Candidates]:
-    """For every sentence, the parser's k best trees with their parser scores and
-    log p(x | T) under the punctuation model."""
+               beam: int | None, chunk: int = 200) -> Iterator[Candidates]:
+    """For every sentence, the parser's k best trees (``beam``: ``None`` for the parser's
+    own) with their parser scores and log p(x | T) under the punctuation model."""
     cache = SlotCache(model)  # the trees of a sentence share its slots: built once
     for batch in batches(sentences, chunk):
         lists = [kbest(parser, sent, beam) for sent in batch]
@@ -47,7 +47,7 @@ def choose(scores: np.ndarray, log_px: np.ndarray, weight: float) -> int:
 
 
 def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
-                beam: int, weight: float) -> Iterator[Sentence]:
+                beam: int | None, weight: float) -> Iterator[Sentence]:
     """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`."""
     for trees, scores, log_px in candidates(parser, model, sentences, beam):
         yield trees[choose(scores, log_px, weight)]

@@ -8,7 +8,12 @@ from ..errors import InputError
 from ..files import folder_target
 from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
-from .arguments import add_held_out_arguments, add_ud_dir_argument, held_out_sources
+from .arguments import (
+    add_held_out_arguments,
+    add_model_output_argument,
+    add_ud_dir_argument,
+    held_out_sources,
+)
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
 
@@ -41,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--no-tree", action="store_true",
                    help="no tree features (relations, head links): words and UPOS only")
     add_ud_dir_argument(p)
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+    add_model_output_argument(p)
     p = sub.add_parser("perplexity", help="per-slot perplexity of held-out punctuation",
                        description="Per-slot perplexity exp(−Σ log p(x|words) / Σ (n+1)) of "
                                    "every sentence (none skipped) under a CRF model.")
