@@ -285,7 +285,8 @@ class Model:
         ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``).
         The exact decoders charge ``edit_cost`` per token edited away from the learner's
         string and keep a learner string whose probability is below ``support`` (default:
-        the values stored in the model, chosen on dev; else 0 and 0). Words and tree are
+        the values stored in the model for the trees' source — with ``parser``, those chosen
+        on a parser's trees if stored —, chosen on dev; else 0 and 0). Words and tree are
         kept; ``# text`` is rebuilt."""
         from ..apps.correction.correct import corrected
         from ..parser import Model as ParserModel
@@ -302,7 +303,7 @@ class Model:
             if p is not None:
                 watched = (parse(p, s, beam) for s in watched)
             return corrected(watched, correction, decoder, samples, mbr, seed,
-                             edit_cost=edit_cost, support=support)
+                             edit_cost=edit_cost, support=support, parsed=p is not None)
         return rewrite(data, step)
 
     def log_prob(self, data: Data) -> Any:
