@@ -26,7 +26,7 @@ import sys
 import unicodedata
 from collections import Counter
 
-from fstpunct.apps.rephrase.rephrase import Options, rephrase
+from fstpunct.apps.rephrase.rephrase import Options, underlying, written
 from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.files import output
 from fstpunct.model.store import load_model
@@ -84,10 +84,10 @@ def classify(source, out) -> str | None:
     return "input's orphan quote" if quote else "input's orphan bracket"
 
 
-def rewritten_slots(test, model, surface: bool) -> dict[str, int]:
-    """Slots (and sentences) of ``test`` that full with ``--rewrite-all`` writes differently from
-    the input when nothing is deleted."""
-    out = rephrase(test, model, None, Options("full", permute=False, best_surface=surface,
+def rewritten_slots(test, trees, model, surface: bool) -> dict[str, int]:
+    """Slots (and sentences) of ``test`` (with ``trees``, its :func:`underlying`) that full
+    with ``--rewrite-all`` writes differently from the input when nothing is deleted."""
+    out = written(trees, model, None, Options("full", permute=False, best_surface=surface,
                                               rewrite_all=True))
     pairs = [(raw_slots(a), raw_slots(b)) for a, b in zip(test, out)]
     return {"slots": sum(len(a) for a, _ in pairs),
@@ -161,10 +161,11 @@ def main() -> int:
     rows = []
     for lang in args.langs:
         model, test = load_model(folders.get(lang, lang)), list(read_one(f"{lang}:test"))
-        needless = (rewritten_slots(test, model, args.best_surface) if args.rewrite_all
+        trees = list(underlying(test, model))  # the Viterbi T′, once for every setting
+        needless = (rewritten_slots(test, trees, model, args.best_surface) if args.rewrite_all
                     else None)
         for name, setting in SETTINGS.items():
-            out = {m: list(rephrase(test, model, None, Options(
+            out = {m: list(written(trees, model, None, Options(
                        m, permute=False, best_surface=args.best_surface,
                        rewrite_all=args.rewrite_all, **setting)))
                    for m in ("full", "base")}

@@ -37,7 +37,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
-from fstpunct.apps.rephrase.rephrase import METHODS, TREES, Options, rephrase
+from fstpunct.apps.rephrase.rephrase import METHODS, TREES, Options, underlying, written
 from fstpunct.apps.rephrase.trigram import KneserNeyTrigram
 from fstpunct.apps.rephrase.wellformed import is_terminal, problems
 from fstpunct.files import atomic_path, output
@@ -108,8 +108,8 @@ def mark_report(rows: list[dict], first: str = "base", second: str = "full", top
                            "mid-sentence" for m in ORDER if r[m].get("sentences"))
         left = [(m, r[first]["left_contexts"][m], r[second]["left_contexts"][m])
                 for _, m in diff[:2] if "left_contexts" in r[first]]
-        contexts = "; ".join(f"`{m}` follows {a} distinct tokens in {first}'s text, {b} in "
-                             f"{second}'s" for m, a, b in left)
+        contexts = "; ".join(f"`{m}` follows {before} distinct tokens in {first}'s text, "
+                             f"{after} in {second}'s" for m, before, after in left)
         unseen = "; ".join(
             f"`{m}` after a token it never follows in the text: {first} ×{a[m][2]} "
             f"{a[m][3]:.0f} nats, {second} ×{b[m][2]} {b[m][3]:.0f} (elsewhere {first} "
@@ -215,12 +215,15 @@ def main() -> int:
                      "discount": args.discount, "train": len(train), "test": len(test)}
         original = KneserNeyTrigram((tokens(s)[0] for s in train), args.discount, vocabulary)
         row["original"] = perplexities(original, test)
+        start = time.time()
+        trees = list(underlying(train, model, args.tree, args.seed, args.samples))
+        print(f"{lang}: T′ of train ({time.time() - start:.0f} s)", file=sys.stderr)
         for method in METHODS:
             start = time.time()
             options = Options(method, args.seed, args.samples, tree=args.tree)
             shape = Counter()
             lm = KneserNeyTrigram(_counted((tokens(s)[0] for s in
-                                            rephrase(train, model, order, options)), shape),
+                                            written(trees, model, order, options)), shape),
                                   args.discount, vocabulary)
             row[method] = {**perplexities(lm, test), **shape}
             print(f"{lang} {method}: punct {row[method]['punct']:.1f} all "

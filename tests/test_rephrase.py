@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
-from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase
+from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase, underlying, written
 from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
@@ -303,6 +303,22 @@ def test_posterior_trees_are_reproducible_and_vary(es):
                for a, b in zip(viterbi, drawn))
     with pytest.raises(InputError):
         Options("full", tree="best")
+
+
+def test_one_underlying_stage_serves_every_way_of_writing(es):
+    model, order, sents = es
+    for tree, samples in (("viterbi", 1), ("sample", 2)):
+        trees = list(underlying(sents, model, tree, seed=1, samples=samples))
+        assert len(trees) == len(sents) and all(len(t.carried) == samples for t in trees)
+        for options in (Options("full", seed=1, samples=samples, tree=tree),
+                        Options("half", seed=1, samples=samples, tree=tree),
+                        Options("base", seed=1, samples=samples, tree=tree),
+                        Options("full", seed=1, samples=samples, tree=tree, permute=False,
+                                best_surface=True, delete=frozenset({"obl"}))):
+            assert [s.text() for s in written(trees, model, order, options)] == \
+                [s.text() for s in rephrase(sents, model, order, options)]
+    with pytest.raises(InputError):  # full needs the T′ that a model gives
+        list(written(underlying(sents, None), model, order, Options("full")))
 
 
 def test_rewriting_every_slot_keeps_the_words(es):

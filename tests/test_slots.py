@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.ud.slots import ABBV, to_slots
+from fstpunct.ud.slots import ABBV, slot_members, to_slots
 from fstpunct.ud.tree import has_crossing_arcs, is_projective, projectivize, spans
 from fstpunct.ud.treebank import read_file
 
@@ -56,6 +56,13 @@ def test_punctuation_with_dependents_reattached_and_untrainable(edge):
     assert s.words == ("Yes", "no") and s.heads == (0, 1)
     assert s.punct_with_dependents == 1 and not s.trainable
     assert s.slots == ((), ("--",), ("!",))
+
+
+def test_members_are_slot_members_computed_once(edge):
+    for sent in edge.values():
+        s = to_slots(sent)
+        assert s.members == tuple(tuple(m) for m in slot_members(s))
+        assert s.members is s.members
 
 
 def test_all_punctuation_sentence_has_no_words(edge):

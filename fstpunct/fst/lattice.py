@@ -1,9 +1,11 @@
 """Slot lattices: for a surface slot string x, a weighted automaton over underlying strings u
 accepting u with weight p_φ(x | u) (DESIGN §3, "Slot lattices").
 
-Built by OpenFst composition: the channel's scan machine, with every arc's input relabelled to
-the arc's own index, is composed with the acceptor of x and trimmed; its input side (read from
-OpenFst's binary serialization, :mod:`~fstpunct.fst.fstbinary`) is the lattice. What remains is a
+Built as the composition of the channel's scan machine (every arc's input relabelled to the
+arc's own index) with the acceptor of x, trimmed; its input side is the lattice. The composition
+is compiled (:func:`fstpunct.fst._compose.compose_linear`), states and arcs numbered and ordered
+exactly as OpenFst's ``compose(machine, acceptor, connect=True)`` numbers them (the tests check
+it against OpenFst), so everything built on it is bitwise what it was. What remains is a
 :class:`Topology` — states and arcs, each arc remembering which
 channel arc (and so which edit φ[a, b, e]) it is. It depends only on x and the channel's
 structure, so it is cached per distinct surface string; weighting it by the current φ gives a
@@ -26,7 +28,6 @@ from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
-import pynini
 
 from ..dp import _sparse
 from ..dp.semiring import MaxProduct, Semiring, SumProduct
@@ -34,8 +35,8 @@ from ..dp.sparse import ranges
 from ..dp.stacks import SparseStack
 from ..dp.treedp import Outer
 from ..errors import FstpunctError
-from .channel import Channel, ScanArc
-from .fstbinary import read_arcs
+from . import _compose
+from .channel import FINAL_STATE, Channel, ScanArc
 
 __all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
            "product_stacks"]
@@ -131,7 +132,7 @@ class LatticeBuilder:
         self.hidden = hidden
         self._arcs = channel.arcs()
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
-        self._machine = self._relabelled_machine()
+        self._machine = self._sorted_machine()
         self._topologies: dict[tuple[str, ...], Topology] = {}
         # per surface string: the punctemes and excluded token it was made for, and the layout
         self._layouts: dict[tuple[str, ...], tuple[Sequence[tuple[int, ...]], int, _Layout]] = {}
@@ -155,19 +156,18 @@ class LatticeBuilder:
         """The channel's scan arcs; a topology's ``arc`` entries index this list."""
         return self._arcs
 
-    def _relabelled_machine(self) -> pynini.Fst:
-        """The scan machine with input label = 1 + arc index, output = 1 + symbol index."""
-        fst = pynini.Fst(arc_type="log")
-        n_states = 1 + max(max(a.src, a.dst) for a in self._arcs)
-        for _ in range(n_states):
-            fst.add_state()
-        fst.set_start(0)
-        fst.set_final(1)
-        one = pynini.Weight.one("log")
-        for k, a in enumerate(self._arcs):
-            out = 0 if a.olabel is None else 1 + self._symbols[a.olabel]
-            fst.add_arc(a.src, pynini.Arc(1 + k, out, one, a.dst))
-        return fst.arcsort("olabel")
+    def _sorted_machine(self) -> tuple[np.ndarray, ...]:
+        """The scan machine as :func:`~fstpunct.fst._compose.compose_linear` takes it: each
+        state's arcs (offsets), stably sorted by output label (0: ε, else 1 + symbol index),
+        with their output labels, indices and targets."""
+        src = np.array([a.src for a in self._arcs], dtype=np.intp)
+        olabel = np.array([0 if a.olabel is None else 1 + self._symbols[a.olabel]
+                           for a in self._arcs], dtype=np.intp)
+        order = np.lexsort((olabel, src))  # stable: by state, then output label
+        dst = np.array([a.dst for a in self._arcs], dtype=np.intp)
+        n_states = 1 + max(int(src.max()), int(dst.max()))
+        ptr = np.searchsorted(src[order], np.arange(n_states + 1)).astype(np.intp)
+        return ptr, olabel[order], order.astype(np.intp), dst[order]
 
     def topology(self, surface: Sequence[str]) -> Topology:
         key = tuple(surface)
@@ -191,36 +191,34 @@ class LatticeBuilder:
     def _compose(self, surface: tuple[str, ...]) -> Topology:
         reverse = self.channel.direction == "rtl"
         scan = surface[::-1] if reverse else surface
-        acceptor = pynini.Fst(arc_type="log")
-        acceptor.add_states(len(scan) + 1)
-        acceptor.set_start(0)
-        acceptor.set_final(len(scan))
-        one = pynini.Weight.one("log")
-        for k, tok in enumerate(scan):
+        for tok in scan:
             if tok not in self._symbols:
                 raise FstpunctError(f"surface token {tok!r} is not in the channel's alphabet")
-            label = 1 + self._symbols[tok]
-            acceptor.add_arc(k, pynini.Arc(label, label, one, k + 1))
-        for tok in sorted(self.hidden):
-            label = 1 + self._symbols[tok]
-            for k in range(len(scan) + 1):
-                acceptor.add_arc(k, pynini.Arc(label, label, one, k))
-        # trimmed (connect=True); only its input labels are read: no need to project
-        lattice = pynini.compose(self._machine, acceptor, connect=True)
-        if lattice.start() < 0:
+        # the acceptor of the scanned string, each hidden symbol looping at every position;
+        # each position's arcs stably sorted by label (as pynini sorts them for OpenFst)
+        loops = sorted(1 + self._symbols[tok] for tok in self.hidden)
+        labels, targets, ptr = [], [], [0]
+        for k in range(len(scan) + 1):
+            arcs = sorted(([(1 + self._symbols[scan[k]], k + 1)] if k < len(scan) else []) +
+                          [(label, k) for label in loops], key=lambda arc: arc[0])
+            labels += [label for label, _ in arcs]
+            targets += [nxt for _, nxt in arcs]
+            ptr.append(len(labels))
+        n, src_a, dst_a, arcs = _compose.compose_linear(
+            *self._machine, FINAL_STATE, np.array(ptr, dtype=np.intp),
+            np.array(labels, dtype=np.intp), np.array(targets, dtype=np.intp))
+        if not n:
             raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
-        read = read_arcs(lattice)
-        arcs, src_a, dst_a = read.ilabel - 1, read.src, read.dst
         token = self._arc_token[arcs]
         # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
-        used = np.zeros(lattice.num_states(), dtype=bool)
+        used = np.zeros(n, dtype=bool)
         used[src_a] = used[dst_a[token >= 0]] = True
-        used[lattice.start()] = True
+        used[0] = True  # the start
         keep = np.flatnonzero(used)
-        index = np.full(lattice.num_states(), -1)
+        index = np.full(n, -1)
         index[keep] = np.arange(len(keep))
-        return Topology(len(keep), int(index[lattice.start()]), index[src_a], index[dst_a],
-                        arcs, token, reverse)
+        return Topology(len(keep), int(index[0]), index[src_a], index[dst_a], arcs, token,
+                        reverse)
 
     def edit_totals(self, arc_counts: np.ndarray) -> np.ndarray:
         """Counts per channel arc summed into counts per edit φ[a, b, e]."""

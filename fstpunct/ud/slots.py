@@ -70,6 +70,11 @@ class SlotSentence:
         """The slot span (i, k) of every word's subtree (:func:`~fstpunct.ud.tree.spans`)."""
         return spans(self.heads)
 
+    @cached_property
+    def members(self) -> tuple[tuple[tuple[int, int], ...], ...]:
+        """:func:`slot_members` of the sentence, computed once."""
+        return tuple(tuple(m) for m in slot_members(self))
+
     @property
     def trainable(self) -> bool:
         """False when a punctuation token had dependents (DESIGN §2: omit from training)."""

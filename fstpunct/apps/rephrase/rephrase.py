@@ -47,7 +47,8 @@ from .underlying import (
     write_slots,
 )
 
-__all__ = ["METHODS", "Options", "TREES", "bracketed_words", "rephrase"]
+__all__ = ["METHODS", "Options", "TREES", "Underlying", "bracketed_words", "rephrase",
+           "underlying", "written"]
 
 METHODS = ("full", "half", "base")
 TREES = ("viterbi", "sample")
@@ -73,8 +74,7 @@ class Options:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.samples < 1:
             raise InputError("the number of samples must be at least 1")
-        if self.tree not in TREES:
-            raise InputError(f"tree must be one of {', '.join(TREES)}, not {self.tree!r}")
+        _check_tree(self.tree)
         unknown = sorted(r for r in self.delete if universal(r) not in RELATIONS)
         if unknown:
             raise InputError(f"not a UD relation to delete: {', '.join(unknown)} (relations "
@@ -85,6 +85,11 @@ class Options:
     def needs_model(self) -> bool:
         """Whether the punctuation model (Viterbi T′) is needed."""
         return self.method != "base" or self.delete_parens
+
+
+def _check_tree(tree: str) -> None:
+    if tree not in TREES:
+        raise InputError(f"tree must be one of {', '.join(TREES)}, not {tree!r}")
 
 
 def bracketed_words(slots: SlotSentence, marks: Sequence[Marks]) -> list[int]:
@@ -174,51 +179,70 @@ def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: lis
     return out
 
 
-def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
-             order_model: OrderModel | None, options: Options = Options(),
-             chunk: int = 500) -> Iterator[Sentence]:
-    """Rephrase every sentence ``options.samples`` times (see the module docstring)."""
+@dataclass(frozen=True)
+class Underlying:
+    """A sentence with what the writer needs of it: its slot view and the marks carried by its
+    words in each T′ (:func:`~.underlying.carried_marks`; made without a model, one empty
+    :class:`Carried`)."""
+
+    sentence: Sentence
+    slots: SlotSentence | None
+    carried: tuple[Carried, ...]
+
+
+def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: str = "viterbi",
+               seed: int = 0, samples: int = 1, chunk: int = 500) -> Iterator[Underlying]:
+    """The first stage of :func:`rephrase`: every sentence's T′ as carried marks — the Viterbi
+    one, or with ``tree="sample"`` ``samples`` posterior draws (drawn per chunk of ``chunk``
+    sentences from the random stream (seed, chunk number, 2)); without a model, only the
+    sentences. Compute it once to write a sentence in several ways (:func:`written`)."""
+    _check_tree(tree)
+    if model is None:
+        yield from (Underlying(sent, None, (Carried([], {}),)) for sent in sentences)
+        return
+    align = Aligner(model.channel)
+    for k, (batch, prepared, inference) in enumerate(
+            chunk_inference(model, sentences, chunk, paired=False)):
+        if tree == "sample":
+            trees = inference.sample_all(np.random.default_rng([seed, k, 2]), samples)
+        else:
+            trees = [[best] for best in inference.viterbi_all()]
+        for sent, slots, drawn in zip(batch, prepared, trees):
+            yield Underlying(sent, slots, tuple(carried_marks(model, sent, slots, pairs, align)
+                                                for pairs in drawn))
+
+
+def written(items: Iterable[Underlying], model: PunctModel | None,
+            order_model: OrderModel | None, options: Options = Options()
+            ) -> Iterator[Sentence]:
+    """The second stage of :func:`rephrase`: every sentence of ``items`` (:func:`underlying`,
+    made with ``options``' tree, seed and samples, and with ``model`` where the method needs
+    one) rephrased ``options.samples`` times."""
     if options.permute and order_model is None:
         raise InputError("permuting needs an ordering model")
     if options.needs_model and model is None:
         raise InputError(f"method {options.method} needs a punctuation model")
     align = Aligner(model.channel) if model is not None else None
-    index = 0
-    for batch, prepared, trees in _trees(sentences, model if options.needs_model else None,
-                                         options, chunk):
-        for sent, slots, drawn in zip(batch, prepared, trees):
-            carried = [carried_marks(model, sent, slots, pairs, align)  # type: ignore[arg-type]
-                       if slots is not None else Carried([], {}) for pairs in drawn]
-            bracketed = (bracketed_words(slots, carried[0].marks)
-                         if options.delete_parens and slots else [])
-            dropped = _deleted(sent, options, bracketed)
-            for s in range(options.samples):
-                yield _one(sent, slots, carried[s % len(carried)], dropped, model, order_model,
-                           options, index, s, align)
-            index += 1
+    for index, item in enumerate(items):
+        if options.needs_model and item.slots is None:
+            raise InputError(f"method {options.method} needs the sentences' T′ "
+                             "(underlying(..., model))")
+        bracketed = (bracketed_words(item.slots, item.carried[0].marks)
+                     if options.delete_parens and item.slots else [])
+        dropped = _deleted(item.sentence, options, bracketed)
+        for s in range(options.samples):
+            yield _one(item.sentence, item.slots, item.carried[s % len(item.carried)], dropped,
+                       model, order_model, options, index, s, align)
 
 
-def _trees(sentences: Iterable[Sentence], model: PunctModel | None, options: Options,
-           chunk: int):
-    """Chunks of (sentences, slot views, T′s: per sentence [Viterbi pairs], or one posterior
-    draw per sample); without a model only the sentences."""
-    if model is None:
-        batch: list[Sentence] = []
-        for sent in sentences:
-            batch.append(sent)
-            if len(batch) == chunk:
-                yield batch, [None] * len(batch), [[None]] * len(batch)
-                batch = []
-        if batch:
-            yield batch, [None] * len(batch), [[None]] * len(batch)
-        return
-    for k, (batch, prepared, inference) in enumerate(
-            chunk_inference(model, sentences, chunk, paired=False)):
-        if options.tree == "sample":
-            rng = np.random.default_rng([options.seed, k, 2])
-            yield batch, prepared, inference.sample_all(rng, options.samples)
-        else:
-            yield batch, prepared, [[best] for best in inference.viterbi_all()]
+def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
+             order_model: OrderModel | None, options: Options = Options(),
+             chunk: int = 500) -> Iterator[Sentence]:
+    """Rephrase every sentence ``options.samples`` times (see the module docstring):
+    :func:`underlying`, then :func:`written`."""
+    yield from written(underlying(sentences, model if options.needs_model else None,
+                                  options.tree, options.seed, options.samples, chunk),
+                       model, order_model, options)
 
 
 def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: set[int],

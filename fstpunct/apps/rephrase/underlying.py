@@ -31,7 +31,7 @@ import numpy as np
 from ...fst.channel import Channel
 from ...model.punct import PunctModel
 from ...model.vocab import Puncteme
-from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, slot_members, underlying_slot
+from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, underlying_slot
 from ...ud.tree import projectivize
 from ...ud.treebank import Line, Sentence
 from .wellformed import is_terminal
@@ -110,7 +110,7 @@ def _surface(model: PunctModel, slots: SlotSentence, i: int) -> tuple[str, ...]:
     return (BOUNDARY, *x) if i == 0 else x
 
 
-def _slot_u(slots: SlotSentence, members: list[tuple[int, int]], i: int,
+def _slot_u(slots: SlotSentence, members: Sequence[tuple[int, int]], i: int,
             pairs: list[list[Puncteme]]) -> tuple[list[str], list[tuple[int, int, int]]]:
     """uᵢ and, for each token, its (node, side, index in the puncteme); ∘ gets (−1, 0, 0)."""
     u, _ = underlying_slot(i, slots.n, ((node, pairs[node][side]) for node, side in members))
@@ -121,7 +121,7 @@ def _slot_u(slots: SlotSentence, members: list[tuple[int, int]], i: int,
 
 
 def _resolve_backoff(model: PunctModel, slots: SlotSentence, best: Sequence[Pair],
-                     members: list[list[tuple[int, int]]], align: Aligner
+                     members: Sequence[Sequence[tuple[int, int]]], align: Aligner
                      ) -> list[list[Puncteme]]:
     """Every word's [l, r]; where the backoff won, each side re-maximised over ε and the
     pieces of its slot's surface string (other unknown sides counted as ε meanwhile)."""
@@ -154,7 +154,7 @@ def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: 
     align = align or Aligner(model.channel)
     if slots.n == 0:
         return Carried([], {})
-    members = slot_members(slots)
+    members = slots.members
     pairs = _resolve_backoff(model, slots, best, members, align)
     lines = {ln.id: ln for ln in sent.lines}
     found: dict[Place, Line] = {}
@@ -190,7 +190,7 @@ def pinned_final_point(model: PunctModel, slots: SlotSentence, carried: Carried,
     still explains the input's surface there (:func:`_revised`)."""
     n, marks = slots.n, list(carried.marks)
     root = slots.heads.index(0)
-    last = slot_members(slots)[n]
+    last = slots.members[n]
     points = [(node, m) for node, side in last for m in marks[node][side]
               if is_terminal(m.form or "")]
     if all(node == root for node, _ in points):
@@ -241,7 +241,7 @@ def _revised(model: PunctModel, slots: SlotSentence, carried: Carried, marks: li
     """``marks`` in place of ``carried``'s if in every ``changed`` slot the new uᵢ can still be
     written as the input's xᵢ there (:meth:`Channel.align`; the slot then keeps that surface,
     as an unchanged one does), else ``carried`` as it is."""
-    members = slot_members(slots)
+    members = slots.members
     pairs = [[tuple(m.symbol for m in side) for side in ms] for ms in marks]
     observed = dict(carried.observed)
     for i in sorted(changed):
@@ -272,7 +272,7 @@ def partners(slots: SlotSentence, marks: Sequence[Marks], symmetric: Sequence[tu
                        if m.line is not None and m.line.id.isdigit())
         return _paired(((place, symbol) for _, place, symbol in found), symmetric)
     return _paired((((node, side, k), mark.symbol)
-                    for members in (slot_members(slots) if slots.n else [])
+                    for members in (slots.members if slots.n else ())
                     for node, side in members for k, mark in enumerate(marks[node][side])),
                    symmetric)
 
@@ -328,7 +328,7 @@ def write_slots(channel: Channel, heads: Sequence[int], marks: Sequence[Marks], 
                         slot_ids=((),) * (n + 1))
     pairs = [[tuple(m.symbol for m in side) for side in ms] for ms in marks]
     out: list[list[Written]] = []
-    for i, members in enumerate(slot_members(view) if n else [[]]):
+    for i, members in enumerate(view.members if n else ((),)):
         u, where = _slot_u(view, members, i, pairs)  # type: ignore[arg-type]
         key = tuple(marks[node][side][k].origin if node >= 0 else (node, side, k)
                     for node, side, k in where)
