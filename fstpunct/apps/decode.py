@@ -22,10 +22,11 @@ from ..parallel import Pool, share_value, shared
 from ..ud.annotations import MISC_KEYS, set_misc
 from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
-from ..ud.treebank import Sentence, batches
+from ..ud.treebank import Line, Sentence, batches
+from ._annotate import bracketed_tokens
 
-__all__ = ["MISC_KEYS", "Mark", "annotate", "bracketed", "chunk_inference", "inference_of",
-           "over_chunks", "misc_value", "ranked_pairs", "scored"]
+__all__ = ["MISC_KEYS", "Mark", "annotate", "bracketed", "bracketed_reference", "chunk_inference",
+           "inference_of", "over_chunks", "misc_value", "ranked_pairs", "scored"]
 
 T = TypeVar("T")
 Mark = Callable[[str], None]
@@ -51,7 +52,16 @@ def misc_value(p: Puncteme | None) -> str:
 
 
 def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
-    """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``."""
+    """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``
+    (compiled: :func:`bracketed_reference` step by step in Python)."""
+    if sent.n == 0:
+        return bracketed_reference(sent, pairs)
+    out = bracketed_tokens(sent.words, sent.heads, list(pairs), _BACKOFF)
+    return "[" + BOUNDARY + " " + " ".join(out)[1:]
+
+
+def bracketed_reference(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
+    """:func:`bracketed` by a walk over the tree in Python (the tests' oracle)."""
     def text(p: Puncteme | None) -> Puncteme:
         return _BACKOFF if p is None else p
 
@@ -199,6 +209,13 @@ def ranked_pairs(inference: Inference, s: int, e: Posteriors | None = None
     return ranked, e.log_z
 
 
+def _word_lines(sent: Sentence) -> list[Line]:
+    """The lines of ``sent``'s syntactic words, in order (word i's is ``[i - 1]``)."""
+    if len(sent.lines) == len(sent.words):  # no multiword-token ranges, no empty nodes
+        return sent.lines
+    return [line for line in sent.lines if line.is_word]
+
+
 def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     prepared: list[SlotSentence], inference: Inference,
                     posteriors: int, mark: Mark = _unmarked) -> Iterator[Sentence]:
@@ -208,23 +225,28 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
     # the outside pass needs the inside pass anyway: log p comes with it
     outside = inference.posteriors_all() if posteriors else []
     mark("outside pass" if posteriors else "inside pass")
+    log_ps = [] if log_probs is None else log_probs.tolist()
+    items: dict[Pair, str] = {}  # PunctL and PunctR of each pair, made once
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
-        if log_probs is not None:
-            log_p = float(log_probs[k])
-        else:
+        if posteriors:
             ranked, log_p = ranked_pairs(inference, k, outside[k])
-        lines = {ln.id: ln for ln in sent.lines}
+        else:
+            log_p = log_ps[k]
+        lines = _word_lines(sent)
         for w, word_id in enumerate(slots.word_ids):
-            l, r = best[w] if best[w] is not None else (None, None)
-            items = {"PunctL": misc_value(l), "PunctR": misc_value(r)}
+            pair = best[w]
+            text = items.get(pair)
+            if text is None:
+                l, r = pair if pair is not None else (None, None)
+                text = items[pair] = f"PunctL={misc_value(l)}|PunctR={misc_value(r)}"
             if posteriors:
-                items["PunctPost"] = "¦".join(
+                text += "|PunctPost=" + "¦".join(
                     f"{misc_value(p[0] if p else None)}‖{misc_value(p[1] if p else None)}:{q:.3f}"
                     for p, q in ranked[w][:posteriors])
-            line = lines[str(word_id)]
-            line.fields[9] = set_misc(line.fields[9], items)
+            fields = lines[word_id - 1].fields
+            fields[9] = set_misc(fields[9], text)
         sent.set_comment("underlying", bracketed(slots, best))
         sent.set_comment("punct_logprob", f"{log_p:.4f}")
         yield sent
