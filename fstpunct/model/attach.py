@@ -215,9 +215,9 @@ class AttachData:
         """Featurise ``sentences`` (context features unknown to the model are dropped)."""
         vocab = model.vocab
         ptr, ids, sentence_offsets = context_ids(sentences, model.context_index, model.lexical)
-        keys: dict[str, str] = {}  # relation → key of its candidate set
-        key_of = [keys[d] if d in keys else keys.setdefault(d, vocab.relation_key(d))
-                  for s in sentences for d in (s.deprels if s.n else (EMPTY,))]
+        deprels = [d for s in sentences for d in (s.deprels if s.n else (EMPTY,))]
+        keys = {d: vocab.relation_key(d) for d in set(deprels)}  # relation → its candidate set
+        key_of = [keys[d] for d in deprels]
         # per candidate set: its nodes, its distinct context rows (each by its first node)
         groups: dict[str, tuple[list[int], dict[bytes, int], list[int], list[int]]] = {}
         rows = [ids[a:b].tobytes() for a, b in zip(ptr[:-1].tolist(), ptr[1:].tolist())]
