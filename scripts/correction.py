@@ -10,6 +10,8 @@ cross-validation.
         --copy 8 --reference models/esl-learner -o models/esl-correct-c8L
     python scripts/correction.py calibrate --model models/esl-correct-c8L --data learner \\
         -o models/esl-correct-c8L-cal
+    python scripts/correction.py calibrate --model models/esl-correct-c8L-cal --data learner \\
+        --parser models/esl-parser -o models/esl-correct-c8L-cal2
     python scripts/correction.py table --model models/esl-correct-c8L-cal --data learner \\
         --split dev --split test -o results/tmp/correction-gold.json
     python scripts/correction.py cv --folds 4 --weight W --copy 8 --reference learner \\
@@ -20,7 +22,9 @@ The corrector is trained on the (learner, corrected) pairs of the isomorphic tra
 (``--copy``); its channel starts from, and is drawn towards, the channel of ``--reference``
 (the bundled English model, a model folder, or ``learner``: the learner model's own).
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
-on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it.
+on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
+gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
+--parser`` and ``fstpunct correct --parser`` decode with it).
 
 ``table`` is the paper's Table 5 analog on the isomorphic sentences of each split: every system
 reads the learner's sentence (its tree gold, or with ``--parser`` the tree a ``tokens``-mode
@@ -43,7 +47,8 @@ split (``--copy``, the product's ``--weight``, the decoding's ``--edit-cost`` an
 and the restoration CRF's ``--c2`` chosen on the standard dev), so every pair gets one
 held-out output of every system; the pooled outputs are scored and tested as in ``table`` (gold
 trees only: the parser is not retrained). By default only keep, the correction model, the CRF
-corrector and their product (``--all-systems``: the others too).
+corrector and their product (``--all-systems``: the others too); ``--split train`` pools the
+train pairs only (for choices made by cross-validation over train pairs, blind to dev and test).
 """
 from __future__ import annotations
 
@@ -51,12 +56,13 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from fstpunct.apps.correction.calibrate import calibrated
-from fstpunct.apps.correction.correct import corrected, slot_distributions
-from fstpunct.apps.correction.crf import CrfCorrector, combined, generative_features
+from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
+from fstpunct.apps.correction.combine import Combination, combined, fit
+from fstpunct.apps.correction.correct import decoded, slot_distributions
+from fstpunct.apps.correction.crf import CrfCorrector, generative_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
 from fstpunct.apps.restoration.crf import CrfModel
@@ -143,14 +149,12 @@ def evaluate(name: str, source: list[Sentence], gold: list[Sentence], pred: list
             "marks": aed.to_dict()["marks"], "by_code": by_code}
 
 
-def product(stripped: list[Sentence], own: list, margs: list, dists: list, w: float,
-            support: float) -> list[Sentence]:
-    """The sentences (``stripped``, with the learner's punctuation ``own``) corrected by the
-    product of the CRF's and the generative model's slot distributions (``combined``), the
-    generative one weighted ``w``; a learner string below the generative model's ``support``
-    is kept."""
+def product(read: Reading, w: float, support: float) -> list[Sentence]:
+    """The sentences corrected by the product of the CRF's and the generative model's slot
+    distributions (``combined``), the generative one weighted ``w``; a learner string below
+    the generative model's ``support`` is kept."""
     return [insert(t, combined(m, d, w, own=o, support=support))
-            for t, o, m, d in zip(stripped, own, margs, dists)]
+            for t, o, m, d in zip(read.stripped, read.own, read.margs, read.dists)]
 
 
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None
@@ -200,41 +204,75 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
              CrfCorrector.load))
 
 
+@dataclass
+class Reading:
+    """What the systems reading the correction model and the CRF corrector share, computed
+    once per sentence: the stripped sentences, the learner's punctuation as insertions, the
+    correction model's slot distributions and the CRF corrector's slot marginals."""
+
+    stripped: list[Sentence]
+    own: list
+    dists: list
+    margs: list
+
+    def slots(self, golds: list[Sentence]) -> list:
+        """Every slot as (CRF marginals, generative distribution, the learner's insertion,
+        the corrected string of ``golds``): the material of :func:`fit`."""
+        return [(m, d, o, tuple(t for t, _ in g))
+                for ms, ds, os, gold in zip(self.margs, self.dists, self.own, golds)
+                for m, d, o, g in zip(ms, ds, os, insertions_of(gold))]
+
+    def combined(self, model: CorrectionModel, combination: Combination, support: float
+                 ) -> list[Sentence]:
+        """The sentences corrected by the calibrated combination (learner strings below the
+        correction model's ``support`` kept)."""
+        return decoded(model, self.stripped, self.own,
+                       [combination.sentence(m, d, o, support)
+                        for m, d, o in zip(self.margs, self.dists, self.own)], Decoding())
+
+
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
-            weight: float | None, gold: list[Sentence] | None = None
-            ) -> tuple[dict[str, list[Sentence]], float]:
+            weight: float | None, gold: list[Sentence] | None = None, parsed: bool = False,
+            combination: Combination | None = None
+            ) -> tuple[dict[str, list[Sentence]], float, Reading]:
     """Every system's output on ``source`` (only keep, the correction model, the CRF corrector
-    and the product when ``crfs`` has no restoration CRF) and the weight of the product; a
-    ``weight`` of None is chosen among WEIGHTS by F0.5 against ``gold`` (dev)."""
+    and the product when ``crfs`` has no restoration CRF; the calibrated ``combination`` if
+    given), the weight of the product and the :class:`Reading`; a ``weight`` of None is chosen
+    among WEIGHTS by F0.5 against ``gold`` (dev). The correction model decodes with its
+    decoding for the trees' source (a parser's if ``parsed``)."""
     slots = [to_slots(s) for s in source]
     out = {"keep": source}
     if crfs.restorer is not None:
         out |= {"trivial": list(restored(source, Trivial.for_language("en"))),
                 "restore +NC": list(restored(source, ExactRestorer(english))),
                 "restore CRF": list(restored(source, crfs.restorer))}
-    out["correction"] = list(corrected(source, model))
-    if model.decoding != Decoding():
-        out[PLAIN] = list(corrected(source, model, edit_cost=0.0, support=0.0))
-    out["CRF corrector"] = [insert(strip(s), crfs.corrector.correct(ss))
-                            for s, ss in zip(source, slots)]
+    decoding = model.decoding_for(parsed)
+    read = Reading([strip(s) for s in source], [insertions_of(s) for s in source],
+                   slot_distributions(model, source),
+                   [crfs.corrector.marginals(ss) for ss in slots])
+    out["correction"] = decoded(model, read.stripped, read.own, read.dists, decoding)
+    if decoding != Decoding():
+        out[PLAIN] = decoded(model, read.stripped, read.own, read.dists, Decoding())
+    out["CRF corrector"] = [insert(t, crfs.corrector.correct(ss))
+                            for t, ss in zip(read.stripped, slots)]
     if crfs.with_gen is not None:
         gen = generative_features(english, slots)
-        out["CRF corrector + gen"] = [insert(strip(s), crfs.with_gen.correct(ss, g))
-                                      for s, ss, g in zip(source, slots, gen)]
-    dists = slot_distributions(model, source)
-    margs = [crfs.corrector.marginals(ss) for ss in slots]
-    support = model.decoding.support
-    stripped, own = [strip(s) for s in source], [insertions_of(s) for s in source]
+        out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
+                                      for t, ss, g in zip(read.stripped, slots, gen)]
+    support = decoding.support
     if weight is None:
         assert gold is not None
-        tried = {w: edit_score(source, gold, product(stripped, own, margs, dists, w, support)
-                               ).scores()[2] for w in WEIGHTS}
+        tried = {w: edit_score(source, gold, product(read, w, support)).scores()[2]
+                 for w in WEIGHTS}
         weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
-    out[PRODUCT] = product(stripped, own, margs, dists, weight, support)
-    return out, weight
+    out[PRODUCT] = product(read, weight, support)
+    if combination is not None:
+        out[CALIBRATED] = read.combined(model, combination, support)
+    return out, weight, read
 
 
 PRODUCT = "CRF corrector x correction"
+CALIBRATED = "CRF corrector + correction, calibrated"
 PLAIN = "correction (plain MBR)"
 
 
@@ -270,15 +308,28 @@ def print_rows(title: str, rows: list[dict]) -> None:
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    """Choose the decoding on the dev pairs and write the model with it."""
+    """Choose the decoding on the dev pairs (or from a cv run's edit costs) and write the
+    model with it."""
     model = CorrectionModel.load(args.model)
-    source, gold = split_pairs(Path(args.data), "dev")
-    chosen, trials = calibrated(model, source, gold, support=args.support)
-    print("| edit cost | dev AED | right/proposed edits | F0.5 |")
-    print("|---|---|---|---|")
-    for t in trials:
-        print(f"| {t.edit_cost:.2f} | {t.aed:.4f} | {t.correct}/{t.proposed} | {t.f05:.1f} |")
-    print(f"chosen: edit cost {chosen.decoding.edit_cost}, support {chosen.decoding.support}")
+    parser = ParserModel.load(args.parser) if args.parser else None
+    if args.cv:
+        if parser is not None:
+            raise SystemExit("calibrate: --cv chooses for gold trees (cv does not parse)")
+        done = json.loads(Path(args.cv).read_text(encoding="utf-8"))
+        trials = [Trial(**t) for t in done["edit_costs"]]
+        won = best(trials)
+        chosen = model.decoded_with(Decoding(won.edit_cost, done["support"]),
+                                    chosen_by=f"cross-validation {args.cv}",
+                                    sentences=len(done["rows"][0]["sentence_edits"]),
+                                    aed=won.aed, f05=won.f05)
+    else:
+        source, gold = split_pairs(Path(args.data), "dev", parser)
+        chosen, trials = calibrated(model, source, gold, support=args.support,
+                                    parsed=parser is not None)
+    print_trials(trials)
+    decoding = chosen.decoding_for(parser is not None)
+    print(f"chosen for {'parsed' if parser else 'gold'} trees: edit cost {decoding.edit_cost}, "
+          f"support {decoding.support}")
     chosen.save(args.output)
 
 
@@ -290,13 +341,18 @@ def table(args: argparse.Namespace) -> None:
     train_src, train_gold = split_pairs(data, "train", parser)
     crfs = train_crfs(train_src, train_gold, split_pairs(data, "dev", parser)[1], english,
                       work)
+    combination = None
+    if args.combination:
+        fitted = json.loads(Path(args.combination).read_text(encoding="utf-8"))["combination"]
+        combination = Combination(fitted["crf"], fitted["gen"], fitted["keep"])
     results: dict[str, object] = {}
     weight = None  # of the generative model in the product, chosen on dev
     for split in args.split:
         if weight is None and split != "dev":
             raise SystemExit("table: give --split dev first (it chooses the weight)")
         source, gold = split_pairs(data, split, parser)
-        outputs, weight = systems(source, model, crfs, english, weight, gold)
+        outputs, weight, _ = systems(source, model, crfs, english, weight, gold,
+                                     parser is not None, combination)
         rows = scored(outputs, source, gold)
         results[split] = rows
         print_rows(f"### {split} ({len(source)} sentences, {sum(rows[0]['edit_counts'][2])} "
@@ -315,14 +371,15 @@ def cv(args: argparse.Namespace) -> None:
     """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
+    splits = args.splits or list(SPLITS)
     learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
-                    for split in SPLITS}
-    pooled = [(split, s, g) for split in SPLITS for s, g in zip(*split_pairs(data, split))]
-    documents = sorted({_document(split, s) for split in SPLITS for s in learner_text[split]})
+                    for split in splits}
+    pooled = [(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split))]
+    documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
     fold_of = {d: j % k for j, d in enumerate(documents)}
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
-        own = [to_slots(s) for split in SPLITS for s in learner_text[split]
+        own = [to_slots(s) for split in splits for s in learner_text[split]
                if fold_of[_document(split, s)] != fold]
         own = [ss for ss in own if ss.trainable]
         folder = work / f"fold{fold}" / "learner"
@@ -335,7 +392,8 @@ def cv(args: argparse.Namespace) -> None:
     if args.learners_only:
         return
     outputs: dict[str, list[Sentence | None]] = {}
-    per_fold = []
+    per_fold: list[dict] = []
+    folds: list[tuple] = []
     for fold, (own, learner) in enumerate(learners):
         held = [j for j, (split, s, _) in enumerate(pooled)
                 if fold_of[_document(split, s)] == fold]
@@ -359,7 +417,15 @@ def cv(args: argparse.Namespace) -> None:
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
-        out, _ = systems(source, model, crfs, english, args.weight)
+        out, _, read = systems(source, model, crfs, english, args.weight)
+        folds.append((held, model, source, fold_gold, out, read))
+    # the calibrated combination of each fold: fitted on the other folds' held-out outputs
+    fitted = []
+    for fold, (held, model, source, fold_gold, out, read) in enumerate(folds):
+        combination, missed = fit([x for f, (_, _, _, g, _, r) in enumerate(folds) if f != fold
+                                   for x in r.slots(g)])
+        fitted.append({**asdict(combination), "missed": missed})
+        out[CALIBRATED] = read.combined(model, combination, args.support)
         for name, pred in out.items():
             slots = outputs.setdefault(name, [None] * len(pooled))
             for j, p in zip(held, pred):
@@ -368,17 +434,45 @@ def cv(args: argparse.Namespace) -> None:
         per_fold.append({r["system"]: [r["aed"], r["f0.5"]] for r in fold_rows})
         print(f"fold {fold}: {len(held)} held-out pairs, "
               + ", ".join(f"{name} F0.5 {v[1]:.1f}" for name, v in per_fold[-1].items()
-                          if name in ("correction", "CRF corrector", PRODUCT)), flush=True)
+                          if name in ("correction", "CRF corrector", PRODUCT, CALIBRATED))
+              + f"; combination fitted on the other folds {fitted[-1]}", flush=True)
+    combination, missed = fit([x for _, _, _, g, _, r in folds for x in r.slots(g)])
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
                   source, gold)
     print_rows(f"### {k}-fold cross-validation ({len(pooled)} sentences, "
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
                f"product weight {args.weight})", rows)
+    costs = edit_costs(folds, args.support)
+    print(f"combination fitted on every fold's held-out outputs: {asdict(combination)} "
+          f"({missed} slots whose corrected string is no candidate)")
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "copy": args.copy,
                             "edit_cost": args.edit_cost, "support": args.support,
-                            "rows": rows, "per_fold": per_fold}, indent=1) + "\n")
+                            "rows": rows, "per_fold": per_fold,
+                            "edit_costs": [asdict(t) for t in costs],
+                            "combination": {**asdict(combination), "missed": missed},
+                            "combination_per_fold": fitted}, indent=1) + "\n")
+
+
+def edit_costs(folds: list, support: float) -> list[Trial]:
+    """The correction model's pooled held-out scores at every edit cost of ``COSTS`` (the
+    folds' slot distributions decoded again), printed as a table."""
+    source = [s for _, _, src, _, _, _ in folds for s in src]
+    gold = [g for _, _, _, golds, _, _ in folds for g in golds]
+    out = [Trial.of(cost, source, gold, [
+        p for _, model, _, _, _, read in folds
+        for p in decoded(model, read.stripped, read.own, read.dists, Decoding(cost, support))])
+        for cost in COSTS]
+    print_trials(out)
+    return out
+
+
+def print_trials(trials: list[Trial]) -> None:
+    print("| edit cost | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
+    for t in trials:
+        print(f"| {t.edit_cost:.2f} | {t.aed:.4f} | {t.correct}/{t.proposed} | {t.f05:.1f} |",
+              flush=True)
 
 
 def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
@@ -410,6 +504,11 @@ def main() -> None:
     a = sub.add_parser("calibrate", help="choose the decoding on the dev pairs")
     a.add_argument("--model", required=True, help="correction model folder")
     a.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    a.add_argument("--parser", help="choose the decoding for this tokens-mode parser's trees "
+                                    "(stored beside the gold trees' one; else gold trees)")
+    a.add_argument("--cv", metavar="JSON",
+                   help="instead of dev: the edit cost of least AED in this cv output (its "
+                        "pooled held-out pairs; gold trees), with its support")
     a.add_argument("--support", type=float, default=SUPPORT,
                    help=f"keep a learner string below this probability ({SUPPORT})")
     a.add_argument("-o", "--output", required=True, help="the calibrated model's folder")
@@ -420,10 +519,15 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
+    b.add_argument("--combination", metavar="JSON",
+                   help="cv's output: add the calibrated combination fitted there")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
     c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
     c.add_argument("--folds", type=int, default=5)
+    c.add_argument("--split", dest="splits", action="append", choices=SPLITS,
+                   help="pool the pairs (and learner sentences) of this split (repeatable; "
+                        "default: train, dev and test)")
     c.add_argument("--weight", type=float, required=True,
                    help="weight of the correction model in the product (from the dev table)")
     c.add_argument("--c2", type=float, default=1.0,

@@ -6,8 +6,9 @@ import pytest
 
 from fstpunct.api import load
 from fstpunct.apps.correction.calibrate import calibrated
+from fstpunct.apps.correction.combine import combined
 from fstpunct.apps.correction.correct import corrected, decided, slot_distributions
-from fstpunct.apps.correction.crf import CrfCorrector, combined, features, generative_features
+from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
 from fstpunct.apps.correction.crf import train as crf_train
 from fstpunct.apps.correction.model import (
     SUPPORT,
@@ -289,6 +290,12 @@ def test_calibration_chooses_the_cost_of_least_dev_aed(model):
     assert kept.decoding.edit_cost == 3.0 and [t.aed for t in trials] == [0.0, 2.0, 0.0]
     with pytest.raises(Exception, match="as many"):
         calibrated(model, learner, fixed[:1])
+    # chosen on a parser's trees: stored beside the gold trees' decoding, which stays
+    both, _ = calibrated(kept, learner, fixed, costs=(3.0, 0.0), parsed=True)
+    assert both.decoding == Decoding(3.0, SUPPORT) and both.decoding_for(True) == Decoding(
+        0.0, SUPPORT)
+    assert both.record["decoding parsed"]["aed"] == 0.0
+    assert kept.decoding_for(True) == kept.decoding  # none chosen on parsed trees: gold's
 
 
 def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsys):
@@ -308,3 +315,11 @@ def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsy
     assert [w.form for w in out.words if not w.is_punct] == ["Peter", "who", "runs", "is", "here"]
     tree = parse(ParserModel.load(parser), sentences(flat)[0], 1)
     assert [w.head for w in strip(out).words] == [w.head for w in strip(tree).words]
+    # with --parser the decoding chosen on parsed trees, else the gold trees' one
+    gold_only = model.decoded_with(Decoding(5.0, SUPPORT)).save(tmp_path / "gold-only")
+    both = CorrectionModel.load(gold_only).decoded_with(Decoding(0.0, 0.0), parsed=True).save(
+        tmp_path / "both")
+    assert load(gold_only).correct(flat, parser=parser) == load(gold_only).correct(
+        flat, parser=parser, edit_cost=5.0, support=SUPPORT) != parsed
+    assert load(both).correct(flat, parser=parser) == parsed
+    assert load(both).correct(flat) == load(gold_only).correct(flat)

@@ -39,12 +39,13 @@ def learner_folder(folder: Path) -> None:
         (folder / f"en_cesl-ud-{split}.conllu").write_text("".join(corrected), encoding="utf-8")
 
 
-def run_cv(script, monkeypatch, data: Path, work: Path, out: Path) -> None:
+def run_cv(script, monkeypatch, data: Path, work: Path, out: Path, *more: str) -> None:
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "cv", "--data", str(data), "--folds", "2", "--weight", "1.0",
         "--copy", "2", "--reference", "learner", "--iterations", "2",
         "--learner-iterations", "2", "--edit-cost", "0.2", "--support", "0.001",
-        "--grammar", str(ROOT / "grammars" / "en.rules"), "--work", str(work), "-o", str(out)])
+        "--grammar", str(ROOT / "grammars" / "en.rules"), "--work", str(work), "-o", str(out),
+        *more])
     script.main()
 
 
@@ -66,7 +67,7 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     assert printed.count("learner model trained on 15 sentences") == 2
     rows = {r["system"]: r for r in result["rows"]}
     assert list(rows) == ["keep", "correction", "correction (plain MBR)", "CRF corrector",
-                          "CRF corrector x correction"]
+                          "CRF corrector x correction", "CRF corrector + correction, calibrated"]
     assert all(len(r["sentence_edits"]) == 24 for r in rows.values())  # 6 documents x 4 pairs
     keep = rows["keep"]
     # 12 relative clauses, each missing its two commas: AED 24 / 24, 24 gold edits (all MP)
@@ -75,8 +76,36 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     assert rows["correction"]["aed"] < 1.0 and rows["correction"]["by_code"]["MP"][0] > 0
     assert len(result["per_fold"]) == 2 and (result["edit_cost"], result["support"]) == (0.2,
                                                                                           0.001)
+    # the combination of each fold is fitted on the other fold's outputs, the final on both
+    assert len(result["combination_per_fold"]) == 2
+    assert set(result["combination"]) == {"crf", "gen", "keep", "missed"}
+    # the correction model at every edit cost: cost 0 is its plain MBR row
+    costs = {c["edit_cost"]: c for c in result["edit_costs"]}
+    assert len(costs) == 21 and costs[0.0]["aed"] == rows["correction (plain MBR)"]["aed"]
+    assert costs[0.2]["aed"] == rows["correction"]["aed"]
+    # calibrate --cv stores the cost of least pooled AED (ties: higher F0.5, lower cost)
+    monkeypatch.setattr(sys, "argv", ["correction.py", "calibrate", "--model",
+                                      str(work / "fold0" / "correct"), "--cv",
+                                      str(tmp_path / "cv.json"), "-o", str(tmp_path / "cal")])
+    script.main()
+    won = min(costs.values(), key=lambda c: (c["aed"], -c["f05"], c["edit_cost"]))
+    assert CorrectionModel.load(tmp_path / "cal").decoding == Decoding(won["edit_cost"], 0.001)
     # a second run loads every fold's models instead of training them, with the same figures
     run_cv(script, monkeypatch, data, work, tmp_path / "again.json")
     assert "trained" not in capsys.readouterr().out
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
     assert again["rows"] == result["rows"]
+
+
+def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train")
+    result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
+    # train's documents docA..D dealt into 2 folds: each model sees 2 documents of 5 learner
+    # sentences (4 pairs each); every output is one of the 16 train pairs
+    for fold in (0, 1):
+        assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == 10
+        assert CorrectionModel.load(work / f"fold{fold}" / "correct").record["pairs"] == 8
+    assert all(len(r["sentence_edits"]) == 16 for r in result["rows"])

@@ -9,9 +9,10 @@ import sys
 import pytest
 from tqdm import tqdm
 
+import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.parser import Model, parse, score, train
+from fstpunct.parser import Model, kbest, parse, score, train
 from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, _mask_table, build
 from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
@@ -158,6 +159,24 @@ def test_a_beam_below_1_is_refused(models, capsys, command, beam):
         parse(Model.load(models["removed", 1]), sent, 0)
 
 
+def test_the_library_beam_is_the_models_by_default_and_never_0(data, models):
+    """``beam=None`` is the parser's own beam; 0 is refused everywhere (it used to mean the
+    parser's own beam in restoration and correction with a parser)."""
+    _, _, dev_sents = data
+    model = Model.load(models["properties", 3])
+    assert [parse(model, s).text() for s in dev_sents[:5]] == \
+        [parse(model, s, 3).text() for s in dev_sents[:5]]
+    assert [t.text() for _, t in kbest(model, dev_sents[0])] == \
+        [t.text() for _, t in kbest(model, dev_sents[0], 3)]
+    sample = "".join(s.text() for s in dev_sents[:2])
+    removed = models["removed", 1]
+    assert fstpunct.load("en").restore(sample, parsers=[removed]) == \
+        fstpunct.load("en").restore(sample, parsers=[removed], beam=1)
+    for beam in (0, -1):
+        with pytest.raises(InputError, match=f"beam must be at least 1, not {beam}"):
+            fstpunct.load("en").restore(sample, parsers=[removed], beam=beam)
+
+
 def test_parser_train_command(data, tmp_path, capsys):
     root, _, _ = data
     out = tmp_path / "m"
@@ -167,7 +186,15 @@ def test_parser_train_command(data, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "epoch 1:" in err and "dev UAS" in err
     assert Model.load(out).info["beam"] == 2
-    assert main(["parser", "train", "--punct", "tokens", "--beam", "0", "-o", str(out)]) == 2
+    for option, value in (("--beam", "0"), ("--beam", "-1"), ("--epochs", "0")):
+        with pytest.raises(SystemExit) as stop:
+            main(["parser", "train", "--punct", "tokens", option, value, "-o", str(out)])
+        assert stop.value.code == 2
+        assert f"argument {option}: expected a whole number of at least 1" in \
+            capsys.readouterr().err
+    for beam, epochs in ((0, 1), (-1, 1), (1, 0)):
+        with pytest.raises(InputError, match="must be at least 1"):
+            train(data[1][:2], data[1][:2], "tokens", beam, tmp_path / "x", epochs=epochs)
 
 
 def test_early_update_at_beam_1_is_an_option_recorded_in_the_model(data, models, tmp_path,

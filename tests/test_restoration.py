@@ -248,3 +248,20 @@ def test_crf_train_restore_and_perplexity(tmp_path, capsys):
     assert "perplexity" in capsys.readouterr().out
     with pytest.raises(FstpunctError, match="not a CRF model"):
         CrfModel.load(tmp_path)
+
+
+def test_a_compact_crf_stores_fewer_features(tmp_path):
+    """L1 (``c1``) and ``min_freq`` leave weights out of the crfsuite file: a smaller model,
+    its settings in meta.json; the CLI refuses negative values."""
+    train_sents = [to_slots(s) for s in itertools.islice(split_source("en", "train").sentences(),
+                                                         200)]
+    dev = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(), 40)]
+    sizes = {}
+    for name, c1, min_freq in (("full", 0.0, 0.0), ("l1", 1.0, 0.0), ("freq", 0.0, 2.0)):
+        model = train(train_sents, dev, tmp_path / name, "en", c2_grid=(1.0,),
+                      max_iterations=50, log=lambda m: None, c1=c1, min_freq=min_freq)
+        assert model.meta["settings"]["c1"] == c1
+        assert model.meta["settings"]["feature_minfreq"] == min_freq
+        sizes[name] = (tmp_path / name / "crf.model").stat().st_size
+    assert sizes["l1"] < sizes["full"] / 2 and sizes["freq"] < sizes["full"]
+    assert main(["crf", "train", "--lang", "en", "--c1", "-1", "-o", str(tmp_path / "x")]) == 2

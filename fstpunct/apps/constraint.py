@@ -8,10 +8,12 @@ highest ``parser score + weight · log p(x | T)`` is kept; weight 0 is the parse
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.punct import Inference, PunctModel, SlotCache
 from ..parser import Model as ParserModel
 from ..parser import kbest
@@ -24,9 +26,9 @@ Candidates = tuple[list[Sentence], np.ndarray, np.ndarray]  # trees, parser scor
 
 
 def candidates(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
-               beam: int, chunk: int = 200) -> Iterator[Candidates]:
-    """For every sentence, the parser's k best trees with their parser scores and
-    log p(x | T) under the punctuation model."""
+               beam: int | None, chunk: int = 200) -> Iterator[Candidates]:
+    """For every sentence, the parser's k best trees (``beam``: ``None`` for the parser's
+    own) with their parser scores and log p(x | T) under the punctuation model."""
     cache = SlotCache(model)  # the trees of a sentence share its slots: built once
     for batch in batches(sentences, chunk):
         lists = [kbest(parser, sent, beam) for sent in batch]
@@ -47,7 +49,10 @@ def choose(scores: np.ndarray, log_px: np.ndarray, weight: float) -> int:
 
 
 def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
-                beam: int, weight: float) -> Iterator[Sentence]:
-    """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`."""
+                beam: int | None, weight: float) -> Iterator[Sentence]:
+    """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`
+    (``weight``: a finite number, else an :class:`~fstpunct.errors.InputError`)."""
+    if not math.isfinite(weight):  # NaN or ±inf: every tree would score alike (NaN or ±inf)
+        raise InputError(f"the punctuation weight must be a finite number, not {weight}")
     for trees, scores, log_px in candidates(parser, model, sentences, beam):
         yield trees[choose(scores, log_px, weight)]

@@ -62,6 +62,12 @@ def probability(text: str) -> float:
     return value
 
 
+def add_model_output_argument(parser: argparse.ArgumentParser) -> None:
+    """-o DIR (required): the model folder a command writes."""
+    parser.add_argument("-o", "--output", required=True, metavar="DIR",
+                        help="model folder to write")
+
+
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
     """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`)."""
     parser.add_argument("--quiet", action="store_true", help="no progress report on stderr")

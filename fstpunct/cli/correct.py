@@ -36,10 +36,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random seed for --samples (default 0)")
     parser.add_argument("--edit-cost", type=float, metavar="C",
                         help="MBR loss: C more per token edited away from the learner's string "
-                             "(exact decoders; default: the model's, chosen on dev)")
+                             "(exact decoders; default: the model's for the trees' source, "
+                             "chosen on dev)")
     parser.add_argument("--support", type=float, metavar="P",
                         help="keep a learner string whose probability under the corrector is "
-                             "below P (exact decoders; default: the model's, chosen on dev)")
+                             "below P (exact decoders; default: the model's for the trees' "
+                             "source, chosen on dev)")
     add_quiet_argument(parser)
 
 

@@ -35,15 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     model = Model.load(args.model)
-    beam = args.beam or int(model.info.get("beam", 1))
     sentences = progress(read_unparsed(args.input) if names_file(args.input)
                          else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..apps.constraint import constrained
         from ..model.store import load_model
-        trees = constrained(model, load_model(args.punct_model), sentences, beam,
+        trees = constrained(model, load_model(args.punct_model), sentences, args.beam,
                             args.punct_weight)
     else:
-        trees = (parse(model, sent, beam) for sent in sentences)
+        trees = (parse(model, sent, args.beam) for sent in sentences)
     write_file(trees, args.output)
     return 0

@@ -11,7 +11,7 @@ from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
-from .arguments import add_quiet_argument, add_ud_dir_argument
+from .arguments import add_model_output_argument, add_quiet_argument, add_ud_dir_argument, positive
 
 HELP = "Dependency parser commands (train, compact)."
 
@@ -30,12 +30,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
-    p.add_argument("--beam", type=int, default=1, help="beam width (default: 1)")
+    p.add_argument("--beam", type=positive, default=1, metavar="K", help="beam width (default: 1)")
     p.add_argument("--learning", choices=LEARNING,
                    help="local: update on every wrong transition along the gold path (beam 1 "
                         "only, its default); early: decode and update when the gold path leaves "
                         "the beam (always used for beam > 1)")
-    p.add_argument("--epochs", type=int, default=20, help="at most this many epochs (default 20)")
+    p.add_argument("--epochs", type=positive, default=20, metavar="N",
+                   help="at most this many epochs (default 20)")
     p.add_argument("--patience", type=int, default=4,
                    help="stop after this many epochs without a better dev UAS "
                         "(default 4)")
@@ -54,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
     add_ud_dir_argument(p)
     add_quiet_argument(p)
-    p.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+    add_model_output_argument(p)
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "
                                    "folder: weights below a magnitude threshold dropped, "
@@ -68,14 +69,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="store weights in float16 (taggers always are)")
     c.add_argument("--fingerprints", action="store_true",
                    help="store 32-bit fingerprints of the feature keys instead of the keys")
-    c.add_argument("-o", "--output", required=True, metavar="DIR", help="model folder to write")
+    add_model_output_argument(c)
 
 
 def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
-    if args.beam < 1 or args.epochs < 1:
-        raise InputError("--beam and --epochs must be at least 1")
     if args.learning == "local" and args.beam > 1:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
@@ -99,8 +98,6 @@ def run(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace) -> int:
     from ..parser.tagger import Tagger
 
-    if args.threshold < 0:
-        raise InputError("--threshold must be at least 0")
     if (Path(args.model) / "tagger.json").is_file():
         Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)
     else:

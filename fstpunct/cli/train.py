@@ -22,7 +22,7 @@ from ..model.train import INITS
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES, Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
-from .arguments import add_ud_dir_argument
+from .arguments import add_model_output_argument, add_ud_dir_argument
 from .pool_option import add_pool_arguments, chosen_pool
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
@@ -73,8 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, metavar="S",
                         help="seed for --init random (default 0)")
     add_ud_dir_argument(parser)
-    parser.add_argument("-o", "--output", required=True, metavar="DIR",
-                        help="model folder to write")
+    add_model_output_argument(parser)
 
 
 def _slots(sources: list[Source]) -> list[SlotSentence]:

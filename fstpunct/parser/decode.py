@@ -23,27 +23,31 @@ def read_unparsed(path: str | Path | None) -> Iterator[Sentence]:
     yield from read_conllu(lines, name, tree=False)
 
 
-def parse_input(model: Model, inp: Input, beam: int,
+def parse_input(model: Model, inp: Input, beam: int | None = None,
                 weights: np.ndarray | None = None) -> tuple[list[int], list[str]]:
-    """Heads and relations over the prepared tokens of ``inp``."""
+    """Heads and relations over the prepared tokens of ``inp`` (``beam``: see
+    :meth:`Model.beam_width`; below 1 an :class:`~fstpunct.errors.InputError`)."""
     w = model.weights if weights is None else weights
-    return tree(model, search(model, inp, beam, w))
+    return tree(model, search(model, inp, model.beam_width(beam), w))
 
 
-def parse(model: Model, sent: Sentence, beam: int, weights: np.ndarray | None = None
-          ) -> Sentence:
-    """A copy of ``sent`` with every word's HEAD and DEPREL from the parser."""
+def parse(model: Model, sent: Sentence, beam: int | None = None,
+          weights: np.ndarray | None = None) -> Sentence:
+    """A copy of ``sent`` with every word's HEAD and DEPREL from the parser (``beam``: by
+    default the model's own)."""
     prep = prepare(sent, model.mode, gold=False, version=model.props_version)
     heads, rels = parse_input(model, model.input(prep), beam, weights)
     return _with_arcs(sent, reattach(sent, prep, heads, rels))
 
 
-def kbest(model: Model, sent: Sentence, beam: int) -> list[tuple[float, Sentence]]:
+def kbest(model: Model, sent: Sentence, beam: int | None = None
+          ) -> list[tuple[float, Sentence]]:
     """The trees of the final beam, best first, each with its score: copies of ``sent`` as
-    :func:`parse` writes them."""
+    :func:`parse` writes them (``beam``: by default the model's own)."""
     prep = prepare(sent, model.mode, gold=False, version=model.props_version)
     return [(item.score, _with_arcs(sent, reattach(sent, prep, *tree(model, item))))
-            for item in search_beam(model, model.input(prep), beam, model.weights)]
+            for item in search_beam(model, model.input(prep), model.beam_width(beam),
+                                     model.weights)]
 
 
 def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:

@@ -84,6 +84,10 @@ class Model:
         self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
         self._masks: dict[int, np.ndarray] = {}
 
+    def beam_width(self, beam: int | None) -> int:
+        """``beam``, or for ``None`` the beam the model was trained with (1 if not recorded)."""
+        return int(self.info.get("beam", 1)) if beam is None else beam
+
     # --- inputs and features ---------------------------------------------------------------
 
     def input(self, prep: Prepared) -> Input:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..errors import InputError
-from ..ud.treebank import Sentence
+from ..ud.treebank import Sentence, universal
 
 __all__ = ["Counts", "Scores", "score", "band", "LENGTH_BANDS", "RATIO_BANDS"]
 
@@ -64,10 +64,6 @@ def band(length: int, ratio: float) -> tuple[int, int]:
     return lb, rb
 
 
-def _universal(rel: str) -> str:
-    return rel.split(":")[0]
-
-
 def score(gold: Iterable[Sentence], system: Iterable[Sentence]) -> Scores:
     """Compare two parses of the same tokens, sentence by sentence."""
     out = Scores()
@@ -81,7 +77,7 @@ def score(gold: Iterable[Sentence], system: Iterable[Sentence]) -> Scores:
         n_punct = sum(w.is_punct for w in g.words)
         cell = out.bands.setdefault(band(len(g.words), n_punct / len(g.words)), Counts())
         for gw, sw in zip(g.words, s.words):
-            ok, lab = gw.head == sw.head, _universal(gw.deprel) == _universal(sw.deprel)
+            ok, lab = gw.head == sw.head, universal(gw.deprel) == universal(sw.deprel)
             out.tokens.add(ok, lab)
             (out.punct if gw.is_punct else out.words).add(ok, lab)
             if not gw.is_punct:

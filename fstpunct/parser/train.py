@@ -214,6 +214,8 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     :func:`~fstpunct.parser.punct.initial_props`; ``learning``: one of :data:`LEARNING`, by
     default ``local`` at beam 1 and ``early`` above, the only choice there; ``lowercase``: a
     case-free parser, words lower-cased in training and parsing)."""
+    if beam < 1 or epochs < 1:
+        raise InputError(f"beam and epochs must be at least 1, not {beam} and {epochs}")
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")

@@ -5,7 +5,9 @@ each edit cost of ``costs`` (with the learner's string kept below ``support``,
 :class:`~.model.Decoding`) then decodes them, and the cost whose corrections have the least
 average edit distance (AED) to the corrected sentences wins; ties go to the higher F0.5 of the
 punctuation edits, then to the lower cost. The chosen decoding is stored in the model's record
-(:meth:`~.model.CorrectionModel.decoded_with`), which ``fstpunct correct`` then uses by default.
+for the held-out trees' source — gold, or a parser's: the errors of parsed trees change which
+edits pay — (:meth:`~.model.CorrectionModel.decoded_with`), and ``fstpunct correct`` then uses
+by default the one of its trees' source (``--parser``: the parsed one, if stored).
 """
 from __future__ import annotations
 
@@ -16,11 +18,11 @@ from ...errors import InputError
 from ...ud.treebank import Sentence
 from ..restoration.metrics import scores
 from ..restoration.pipeline import has_words
-from ..restoration.strip import insert, insertions_of, strip
-from .correct import decided, slot_distributions
+from ..restoration.strip import insertions_of, strip
+from .correct import decoded, slot_distributions
 from .model import SUPPORT, CorrectionModel, Decoding
 
-__all__ = ["COSTS", "Trial", "calibrated"]
+__all__ = ["COSTS", "Trial", "best", "calibrated"]
 
 COSTS = tuple(k / 20 for k in range(21))  # 0, 0.05, ..., 1: beyond 1 no single edit is made
 
@@ -36,12 +38,27 @@ class Trial:
     gold: int
     f05: float
 
+    @classmethod
+    def of(cls, edit_cost: float, sources: Sequence[Sentence], golds: Sequence[Sentence],
+           predicted: Sequence[Sentence]) -> Trial:
+        """The scores of the corrections ``predicted`` (made with ``edit_cost``)."""
+        aed, edits = scores(golds, predicted, sources)
+        return cls(edit_cost, aed.average_edit_distance, sum(edits.correct),
+                   sum(edits.proposed), sum(edits.gold), edits.scores()[2])
+
+
+def best(trials: Sequence[Trial]) -> Trial:
+    """The trial of least AED; ties: the higher F0.5, then the lower cost (module docstring)."""
+    return min(trials, key=lambda t: (t.aed, -t.f05, t.edit_cost))
+
 
 def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Sequence[Sentence],
                costs: Sequence[float] = COSTS, support: float = SUPPORT,
-               decoder: str = "balanced") -> tuple[CorrectionModel, list[Trial]]:
+               decoder: str = "balanced", parsed: bool = False
+               ) -> tuple[CorrectionModel, list[Trial]]:
     """``model`` with the decoding chosen on the pairs (``sources[k]`` the learner's sentence,
-    ``golds[k]`` its correction; module docstring), and every cost's scores."""
+    ``golds[k]`` its correction; module docstring) stored for their trees' source (a parser's
+    if ``parsed``, else gold), and every cost's scores."""
     if len(sources) != len(golds) or not sources or not costs:
         raise InputError("calibration needs as many corrected sentences as sources (>0) and "
                          "at least one cost")
@@ -49,15 +66,10 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
         raise InputError("calibration: every source sentence must have words")
     dists = slot_distributions(model, sources)
     stripped, own = [strip(s) for s in sources], [insertions_of(s) for s in sources]
-    trials = []
-    for cost in costs:
-        decoding = Decoding(cost, support)
-        pred = [insert(t, decided(model, d, o, decoding, decoder))
-                for t, d, o in zip(stripped, dists, own)]
-        aed, edits = scores(golds, pred, sources)
-        trials.append(Trial(cost, aed.average_edit_distance, sum(edits.correct),
-                            sum(edits.proposed), sum(edits.gold), edits.scores()[2]))
-    best = min(trials, key=lambda t: (t.aed, -t.f05, t.edit_cost))
-    chosen = model.decoded_with(Decoding(best.edit_cost, support), sentences=len(sources),
-                                aed=best.aed, f05=best.f05)
+    trials = [Trial.of(cost, sources, golds,
+                       decoded(model, stripped, own, dists, Decoding(cost, support), decoder))
+              for cost in costs]
+    won = best(trials)
+    chosen = model.decoded_with(Decoding(won.edit_cost, support), parsed,
+                                sentences=len(sources), aed=won.aed, f05=won.f05)
     return chosen, trials

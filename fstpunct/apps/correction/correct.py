@@ -33,7 +33,7 @@ from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .model import CorrectionModel, Decoding, unexplained, with_learner
 
-__all__ = ["corrected", "corrections", "decided", "slot_distributions"]
+__all__ = ["corrected", "corrections", "decided", "decoded", "slot_distributions"]
 
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
@@ -78,6 +78,17 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
     return exact_mbr.insertions(mixed, choice)
 
 
+def decoded(model: CorrectionModel, stripped: Sequence[Sentence],
+            own: Sequence[Sequence[Insertion]],
+            distributions: Sequence[Sequence[exact_mbr.SlotDistribution]], decoding: Decoding,
+            decoder: str = "balanced") -> list[Sentence]:
+    """The sentences corrected under ``decoding`` from their :func:`slot_distributions`
+    (``stripped``: the sentences without punctuation, ``own``: the learner's as insertions):
+    one computation of the distributions serves any number of decodings."""
+    return [insert(t, decided(model, d, o, decoding, decoder))
+            for t, o, d in zip(stripped, own, distributions)]
+
+
 def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
                 decoder: str = "balanced", samples: int | None = None, mbr_decoder: str =
                 "sentence", seed: int = 0, first: int = 0, decoding: Decoding | None = None
@@ -97,11 +108,12 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
 
 def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: str = "balanced",
               samples: int | None = None, mbr_decoder: str = "sentence", seed: int = 0,
-              batch: int = 100, edit_cost: float | None = None, support: float | None = None
-              ) -> Iterator[Sentence]:
+              batch: int = 100, edit_cost: float | None = None, support: float | None = None,
+              parsed: bool = False) -> Iterator[Sentence]:
     """Every sentence with its punctuation corrected (module docstring); a sentence that is
     all punctuation is copied unchanged. ``edit_cost``, ``support``: the exact decoders'
-    (default: the model's :attr:`~.model.CorrectionModel.decoding`)."""
+    (default: the model's decoding for the trees' source, a parser's if ``parsed``:
+    :meth:`~.model.CorrectionModel.decoding_for`)."""
     if decoder not in exact_mbr.EXACT_DECODERS:
         raise InputError(f"decoder must be one of {', '.join(sorted(exact_mbr.EXACT_DECODERS))}")
     if mbr_decoder not in DECODERS:
@@ -110,7 +122,7 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
         raise InputError("samples must be at least 1")
     if samples is not None and (edit_cost is not None or support is not None):
         raise InputError("edit cost and support are for the exact decoders only")
-    stored = model.decoding
+    stored = model.decoding_for(parsed)
     decoding = Decoding(stored.edit_cost if edit_cost is None else edit_cost,
                         stored.support if support is None else support)
     first = 0

@@ -13,7 +13,6 @@ learn when the model of correct English doubts what the learner wrote.
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
@@ -27,10 +26,10 @@ from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, slot_tags
 from ..restoration.crf import features as restoration_features
-from ..restoration.exact import ExactPrior, SlotDistribution
-from .model import read_meta, unexplained
+from ..restoration.exact import ExactPrior
+from .model import read_meta
 
-__all__ = ["CrfCorrector", "combined", "features", "generative_features", "train"]
+__all__ = ["CrfCorrector", "features", "generative_features", "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
@@ -114,28 +113,6 @@ class CrfCorrector:
                 dist[y] = dist.get(y, 0.0) + self.tagger.marginal(tag, i)
             out.append(dist)
         return out
-
-
-def combined(crf: Sequence[dict[tuple[str, ...], float]], generative: Sequence[SlotDistribution],
-             weight: float, floor: float = 1e-4, own: Sequence[Insertion] = (),
-             support: float = 0.0) -> list[Insertion]:
-    """Per slot, the string of highest log p_crf(y) + ``weight`` · log p_gen(y) (both floored
-    at ``floor``) among the CRF's strings and the generative candidates; each token attaches
-    to the generative candidate's head where it has one, else to the word left of the slot.
-    With the learner's punctuation ``own``, a slot whose learner string has p_gen below
-    ``support`` keeps it (the generative model cannot explain it; :mod:`.correct`)."""
-    out = []
-    for i, (c, g) in enumerate(zip(crf, generative)):
-        if own and unexplained(g, own[i], support):
-            out.append(own[i])
-            continue
-        gen = dict(zip(g.strings, (float(p) for p in g.probs)))
-        heads = dict(zip(g.strings, g.heads))
-        best = max(set(c) | set(gen), key=lambda y: (math.log(max(c.get(y, 0.0), floor))
-                                                    + weight * math.log(max(gen.get(y, 0.0),
-                                                                            floor)), y))
-        out.append(tuple(zip(best, heads.get(best, (max(i, 1),) * len(best)))))
-    return out
 
 
 def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output: str | Path,

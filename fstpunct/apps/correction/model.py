@@ -19,10 +19,11 @@ pairs show often enough move away from it. The corrector's vocabulary and pair s
 those of both sides of the pairs and of any further learner sentences (``vocabulary``: the
 learner model's training sentences), so the learner punctemes that T_e′ uses can be copied.
 
-*Decoding* (:attr:`CorrectionModel.decoding`, stored in the record, chosen on dev by
-:mod:`.calibrate`): the MBR loss charges ``edit_cost`` per token edited away from the learner's
-string, and a slot whose learner string has probability below ``support`` under the corrector
-(a string its trees cannot explain, e.g. a quote without its partner) keeps that string
+*Decoding* (:meth:`CorrectionModel.decoding_for`, stored in the record per tree source —
+gold trees, or a parser's —, chosen on dev by :mod:`.calibrate`): the MBR loss charges
+``edit_cost`` per token edited away from the learner's string, and a slot whose learner string
+has probability below ``support`` under the corrector (a string its trees cannot explain, e.g.
+a quote without its partner) keeps that string
 (:mod:`.correct`). A model without them decodes with 0 and 0 (plain MBR).
 """
 from __future__ import annotations
@@ -54,6 +55,7 @@ __all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_con
 
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
+_DECODING = {False: "decoding", True: "decoding parsed"}  # record keys, by tree source
 
 
 @dataclass(frozen=True)
@@ -154,13 +156,20 @@ class CorrectionModel:
 
     @property
     def decoding(self) -> Decoding:
-        """The decoding stored in the record (``decoding``), else plain MBR."""
-        stored = self.record.get("decoding", {})
+        """The decoding for gold trees stored in the record (``decoding``), else plain MBR."""
+        return self.decoding_for(parsed=False)
+
+    def decoding_for(self, parsed: bool) -> Decoding:
+        """The decoding for trees of that source: with ``parsed``, the one chosen on a
+        parser's trees (``decoding parsed``) if stored, else the gold trees' one."""
+        stored = self.record.get(_DECODING[parsed]) or self.record.get(_DECODING[False], {})
         return Decoding(float(stored.get("edit_cost", 0.0)), float(stored.get("support", 0.0)))
 
-    def decoded_with(self, decoding: Decoding, **why: Any) -> CorrectionModel:
-        """This model with ``decoding`` stored (and ``why``: how it was chosen)."""
-        return replace(self, record={**self.record, "decoding": {
+    def decoded_with(self, decoding: Decoding, parsed: bool = False, **why: Any
+                     ) -> CorrectionModel:
+        """This model with ``decoding`` stored for gold trees, or with ``parsed`` for a
+        parser's trees (and ``why``: how it was chosen)."""
+        return replace(self, record={**self.record, _DECODING[parsed]: {
             "edit_cost": decoding.edit_cost, "support": decoding.support, **why}})
 
     def save(self, folder: str | Path) -> Path:
