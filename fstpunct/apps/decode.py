@@ -108,18 +108,21 @@ def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int
     the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`)."""
     cache = _slot_cache(model, paired)
     for batch in batches(sentences, chunk):
-        yield batch, *inference_of(model, batch, cache, mark)
+        yield batch, *inference_of(model, batch, cache, mark=mark)
 
 
 def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
-                 mark: Mark = _unmarked) -> tuple[list[SlotSentence], Inference]:
-    """The slot view of ``sentences`` and their :class:`Inference` over ``slots``; ``mark`` is
-    called after each stage: ``to_slots``, ``featurise``, ``Attach probabilities``."""
+                 tilt: float = 0.0, mark: Mark = _unmarked
+                 ) -> tuple[list[SlotSentence], Inference]:
+    """The slot view of ``sentences`` and their :class:`Inference` over ``slots`` (``tilt``:
+    the pairs of W_d with unmatched symmetric marks weighted exp(−tilt), as in training's
+    posterior regularisation; ``math.inf`` excludes them); ``mark`` is called after each stage:
+    ``to_slots``, ``featurise``, ``Attach probabilities``."""
     prepared = [to_slots(s) for s in sentences]
     mark("to_slots")
     batch = model.prepare(prepared)
     mark("featurise")
-    inference = Inference(model, batch, slots=slots)
+    inference = Inference(model, batch, tilt, slots=slots)
     mark("Attach probabilities")
     return prepared, inference
 
