@@ -251,7 +251,7 @@ class Model:
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
                  delete: Iterable[str] = (), delete_parens: bool = False,
                  best_surface: bool = False, tree: str = "viterbi",
-                 rewrite_all: bool = False) -> Any:
+                 rewrite_all: bool = False, balance: bool = True) -> Any:
         """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
         dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
         by default the one beside this model; ``permute`` defaults to yes unless deleting)
@@ -260,15 +260,18 @@ class Model:
         (T′ transformed — ``tree`` ``viterbi``: the Viterbi T′, ``sample``: a posterior draw
         per sample — each changed slot drawn through the channel, or every slot with
         ``rewrite_all``; ``best_surface``: its most probable output), half (the underlying marks
-        as they are) or base (punctuation tokens moved like words). Reproducible for a
-        ``seed``."""
+        as they are) or base (punctuation tokens moved like words). When deleting,
+        ``balance`` (full and half) takes the best T′ whose paired marks match and prints both
+        marks of every pair in a shortened sentence (an orphaned quote whose partner the
+        input's channel absorbed gets it back). Reproducible for a ``seed``."""
         from ..apps.rephrase.order import OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, rephrase
         delete = frozenset(delete)
         if permute is None:
             permute = not (delete or delete_parens)
         options = Options(method, seed, samples, permute, delete, delete_parens,
-                          best_surface=best_surface, tree=tree, rewrite_all=rewrite_all)
+                          best_surface=best_surface, tree=tree, rewrite_all=rewrite_all,
+                          balance=balance)
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 

@@ -88,11 +88,13 @@ def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int
         yield batch, *inference_of(model, batch, cache)
 
 
-def inference_of(model: PunctModel, sentences: list[Sentence],
-                 slots: SlotCache) -> tuple[list[SlotSentence], Inference]:
-    """The slot view of ``sentences`` and their :class:`Inference` over ``slots``."""
+def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
+                 tilt: float = 0.0) -> tuple[list[SlotSentence], Inference]:
+    """The slot view of ``sentences`` and their :class:`Inference` over ``slots`` (``tilt``:
+    the pairs of W_d with unmatched symmetric marks weighted exp(−tilt), as in training's
+    posterior regularisation; ``math.inf`` excludes them)."""
     prepared = [to_slots(s) for s in sentences]
-    return prepared, Inference(model, model.prepare(prepared), slots=slots)
+    return prepared, Inference(model, model.prepare(prepared), tilt, slots=slots)
 
 
 _MODEL = "apps-model"  # the model shared with a pool's workers
