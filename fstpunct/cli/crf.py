@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.restoration.crf import CrfModel, train
+from ..apps.restoration.crf import MIN_COUNT, CrfModel, train
 from ..errors import InputError
 from ..files import folder_target
 from ..ud.release import read_one, split_source
@@ -13,6 +13,7 @@ from .arguments import (
     add_model_output_argument,
     add_ud_dir_argument,
     held_out_sources,
+    positive,
 )
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
@@ -47,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--min-freq", type=float, default=0.0, metavar="N",
                    help="leave out (attribute, tag) features seen fewer than N times in "
                         "training (default 0: none)")
+    p.add_argument("--min-tag-count", type=positive, default=MIN_COUNT, metavar="N",
+                   help=f"slot strings seen fewer than N times in training become one "
+                        f"'other' tag that restores nothing (default {MIN_COUNT}; fewer tags "
+                        f"train faster)")
     p.add_argument("--max-iterations", type=int, default=200, metavar="N",
                    help="L-BFGS iterations (default 200)")
     p.add_argument("--no-tree", action="store_true",
@@ -77,7 +82,7 @@ def _train(args: argparse.Namespace) -> int:
     train([to_slots(s) for s in train_src], [to_slots(s) for s in dev_src], args.output,
           args.lang, args.c2, args.max_iterations, tree=not args.no_tree,
           info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev"},
-          c1=args.c1, min_freq=args.min_freq)
+          c1=args.c1, min_freq=args.min_freq, min_tag_count=args.min_tag_count)
     return 0
 
 

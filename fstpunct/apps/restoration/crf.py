@@ -207,24 +207,25 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
           output: str | Path, lang: str, c2_grid: Sequence[float] = (0.1, 1.0, 10.0),
           max_iterations: int = 200, tree: bool = True, s: float = 0.5,
           info: dict[str, Any] | None = None, log: Callable[[str], None] = _stderr,
-          c1: float = 0.0, min_freq: float = 0.0) -> CrfModel:
+          c1: float = 0.0, min_freq: float = 0.0, min_tag_count: int = MIN_COUNT) -> CrfModel:
     """Train one CRF per L2 coefficient c2 in ``c2_grid`` (L-BFGS; with an L1 coefficient
     ``c1`` > 0, OWL-QN), keep the one with the lowest dev per-slot perplexity, and save it to
     the folder ``output``. A compact model: ``c1`` > 0 zeroes most weights (crfsuite stores only
     the non-zero ones), ``min_freq`` drops the (attribute, tag) features seen fewer times in
-    training."""
+    training, and a ``min_tag_count`` above :data:`MIN_COUNT` makes more rare slot strings
+    :data:`OTHER` (fewer tags: training time grows with their square)."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
-    tags = sorted(t for t, c in counts.items() if c >= MIN_COUNT)
+    tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
     known = set(tags)
     tokens = sorted({tok for ss in train_sents for slot in slot_strings(ss) for tok in slot})
     meta: dict[str, Any] = {
         "format": FORMAT, "lang": lang, "tags": tags, "tokens": tokens,
         "settings": {"algorithm": "lbfgs", "c1": c1, "c2": None, "c2_grid": list(c2_grid),
                      "feature_minfreq": min_freq,
-                     "max_iterations": max_iterations, "min_tag_count": MIN_COUNT, "s": s,
+                     "max_iterations": max_iterations, "min_tag_count": min_tag_count, "s": s,
                      "tree_features": tree},
         "training": {**(info or {}), "train_sentences": len(train_sents),
                      "train_slots": sum(ss.n + 1 for ss in train_sents),
