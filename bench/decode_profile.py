@@ -3,10 +3,11 @@
 sentences, one slot cache of sum and max slots holding the punctemes the candidates need).
 
 Stages: imports; loading the model; reading with the validating reader; the model-language
-check; then per chunk ``to_slots``, featurising, the Attach probabilities, the slot lattices and
-their stacks (built when a slot string first comes, extended when a later chunk needs more
-punctemes), the rest of the forest layout and candidates, the kernels' transposed stacks, the
-compiled Viterbi and inside passes, the MISC items and bracketed T′; then writing. ``--repeat``
+check; then per chunk decode's own stages (``fstpunct.apps.decode.annotate``'s stage hook):
+``to_slots``, featurising, the Attach probabilities, the slot lattices and their stacks (built
+when a slot string first comes, extended when a later chunk needs more punctemes), the rest of
+the forest layout and candidates, the kernels' transposed stacks, the compiled Viterbi and
+inside passes, the MISC items and bracketed T′; then writing. ``--repeat``
 runs in fresh processes; the minimum of each stage is printed (the least disturbed by a busy
 machine). Usage: python bench/decode_profile.py [--model M] [--repeat K] [FILE]
 """
@@ -24,66 +25,55 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def stages(path: str, model_name: str) -> dict[str, float]:
-    """(Child mode.) CPU seconds per stage of one decode of ``path``."""
+    """(Child mode.) CPU seconds per stage of one decode of ``path``: decode's own stages
+    (:data:`fstpunct.apps.decode.Mark`), with the time spent in ``SlotCache.get`` (slot
+    lattices and stacks, built or extended) and the rest of ``Inference.forest`` (layout,
+    candidates, kernels) taken out of the stage that called them."""
     clock = [time.process_time()]
     spent: dict[str, float] = {}
+    timed_since_mark = [0.0]  # CPU seconds of timed methods since the last mark
+    nested: list[float] = []  # per running timed method: CPU seconds of the timed ones it called
 
     def mark(name: str) -> None:
         now = time.process_time()
-        spent[name] = spent.get(name, 0.0) + now - clock[0]
-        clock[0] = now
+        spent[name] = spent.get(name, 0.0) + now - clock[0] - timed_since_mark[0]
+        clock[0], timed_since_mark[0] = now, 0.0
 
     import fstpunct.cli.decode  # noqa: F401  (what decode imports; BLAS on one thread)
     from fstpunct.api import load
-    from fstpunct.apps.decode import _annotate_chunk
-    from fstpunct.model import punct
-    from fstpunct.ud.slots import to_slots
-    from fstpunct.ud.treebank import batches, read_file
+    from fstpunct.apps.decode import annotate
+    from fstpunct.model.punct import Inference, SlotCache
+    from fstpunct.ud.treebank import read_file, write_conllu
     mark("imports")
-    built = [0.0]  # CPU seconds in building and extending slots
 
-    def timed(method):
+    def timed(cls: type, name: str, stage: str) -> None:
+        method = getattr(cls, name)
+
         def run(*args, **kwargs):
             start = time.process_time()
-            out = method(*args, **kwargs)
-            built[0] += time.process_time() - start
-            return out
-        return run
+            nested.append(0.0)
+            try:
+                return method(*args, **kwargs)
+            finally:
+                total = time.process_time() - start
+                spent[stage] = spent.get(stage, 0.0) + total - nested.pop()
+                if nested:
+                    nested[-1] += total
+                else:
+                    timed_since_mark[0] += total
+        setattr(cls, name, run)
 
-    for name in ("_build", "_extend"):
-        setattr(punct.SlotCache, name, timed(getattr(punct.SlotCache, name)))
+    timed(SlotCache, "get", "slot lattices and stacks")
+    timed(Inference, "forest", "layout, candidates, kernels")
     model = load(model_name)
     mark("load the model")
     sentences = list(read_file(path))
     mark("read (validating reader)")
-    model._check(sentences[:1000])
+    model.unknown_share(sentences[:1000])
     mark("model-language check")
-    cache = punct.SlotCache(model.punct, paired=True, subset=True)
-    out = []
-    for batch in batches(sentences, 500):
-        prepared = [to_slots(s) for s in batch]
-        mark("to_slots")
-        data = model.punct.prepare(prepared)
-        mark("featurise")
-        inference = punct.Inference(model.punct, data, slots=cache)
-        mark("Attach probabilities")
-        before = built[0]
-        inference.forest(True)
-        inference.forest(False)
-        mark("layout, candidates, kernels")
-        slots = built[0] - before
-        spent["layout, candidates, kernels"] -= slots
-        spent["slot lattices and stacks"] = spent.get("slot lattices and stacks", 0.0) + slots
-        best = inference.viterbi_all()
-        mark("Viterbi (compiled)")
-        log_p = inference.log_probs()
-        mark("inside pass (compiled)")
-        inference.viterbi_all = lambda best=best: best  # type: ignore[method-assign]
-        inference.log_probs = lambda part=None, log_p=log_p: log_p  # type: ignore[method-assign]
-        out.extend(_annotate_chunk(model.punct, batch, prepared, inference, 0))
-        mark("MISC items, bracketed T'")
+    out = list(annotate(model.punct, sentences, mark=mark))
     with open(os.devnull, "w", encoding="utf-8") as f:
-        f.writelines(s.text() for s in out)
+        write_conllu(out, f)
     mark("write")
     return spent
 

@@ -16,7 +16,8 @@ JSON lines to ``--out``.
 ``--rewrite-all``: full writes every slot of a sentence through the channel, also those whose marks
 are unchanged (by default such a slot keeps the input's surface); each row then also counts how
 many slots of the test split, with nothing deleted, the channel writes differently from the
-input (needless rewrites).
+input (needless rewrites). ``--no-balance``: full without balance (``rephrase --no-balance``:
+the Viterbi T′ as it is, an orphan's absorbed partner left unprinted).
 """
 from __future__ import annotations
 
@@ -148,6 +149,9 @@ def main() -> int:
                         help="full writes the channel's most probable surface (else a sample)")
     parser.add_argument("--rewrite-all", action="store_true",
                         help="full writes every slot, also those whose marks are unchanged")
+    parser.add_argument("--no-balance", action="store_true",
+                        help="full: the Viterbi T′ without the balance constraint, and an "
+                        "orphan's absorbed partner left unprinted (rephrase --no-balance)")
     parser.add_argument("--out", default="results/deletion.jsonl")
     parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
                         help="a punctuation model folder for LANG instead of the bundled one")
@@ -161,18 +165,20 @@ def main() -> int:
     rows = []
     for lang in args.langs:
         model, test = load_model(folders.get(lang, lang)), list(read_one(f"{lang}:test"))
-        trees = list(underlying(test, model))  # the Viterbi T′, once for every setting
+        # the Viterbi T′ (balanced unless --no-balance), once for every setting
+        trees = list(underlying(test, model, balanced=not args.no_balance))
         needless = (rewritten_slots(test, trees, model, args.best_surface) if args.rewrite_all
                     else None)
         for name, setting in SETTINGS.items():
             out = {m: list(written(trees, model, None, Options(
                        m, permute=False, best_surface=args.best_surface,
-                       rewrite_all=args.rewrite_all, **setting)))
+                       rewrite_all=args.rewrite_all, balance=not args.no_balance, **setting)))
                    for m in ("full", "base")}
             row = {"lang": lang, "model": folders.get(lang, lang), "setting": name,
                    "test": len(test), "examples": [],
                    "surface": ("best" if args.best_surface else "sample") +
-                   (", rewrite all" if args.rewrite_all else "")}
+                   (", rewrite all" if args.rewrite_all else "") +
+                   (", no balance" if args.no_balance else "")}
             if needless:
                 row["rewritten_unchanged"] = needless
             changed = [k for k, s in enumerate(out["full"]) if content(s) < content(test[k])]

@@ -32,6 +32,14 @@ marginals. ``choose`` picks, per language on the dev split (plain text), the mod
     python scripts/text_restoration.py run --langs de fr --chosen results/text-choice.jsonl \
         --method chosen --no-baselines >> results/text-restoration.jsonl
 
+``--crf DIR`` (``run`` and ``choose``): the CRF the models mix with ({lang} replaced; default
+the baseline ``models/crf-L-notree``). ``ship FILE``: each language's pick of ``choose``'s FILE
+becomes the bundled text path's default (``fstpunct/models/L/text/``: the model, the CRF as
+``crf/`` and ``mixture.json``); ``run --model shipped`` restores with that default, as
+``fstpunct restore --lang L --text`` does. ``constrain FILE --must-print LINE OUTPUT``: choose's
+pick again among the systems that restore the plain-text LINE as OUTPUT (en: the issue's
+acceptance example).
+
 ``--parsers DIR ...`` (``run`` and ``choose``): the models restore over the trees of several
 parsers, a tree ensemble (each analysed sentence parsed again by each; the output has the first
 one's tree), e.g. the bundled parser and the text pipeline's five jackknife fold parsers:
@@ -43,11 +51,14 @@ import argparse
 import dataclasses
 import functools
 import json
+import shutil
 import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+import fstpunct
+from fstpunct.api.model import TEXT_MIXTURE, TEXT_MODEL
 from fstpunct.apps.restoration import Restorer
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.exact import ExactRestorer
@@ -56,15 +67,16 @@ from fstpunct.apps.restoration.mixture import MixedRestorer
 from fstpunct.apps.restoration.pipeline import has_words, restored
 from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.apps.restoration.trivial import Trivial
-from fstpunct.apps.text import analysed
-from fstpunct.model.store import load_model
+from fstpunct.apps.text import analysed, restored_text
+from fstpunct.model.store import BUNDLED, load_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser.pipeline import load_pipeline
 from fstpunct.ud.release import split_source
-from fstpunct.ud.text import Tokeniser
+from fstpunct.ud.text import Tokeniser, read_text, text_lines
 from fstpunct.ud.treebank import Line, Sentence, read_conllu
 
-MODELS = Path("models")
+CRF = "models/crf-{lang}-notree"  # the CRF baseline (trained on gold tags), and what mixes
+SHIPPED = "shipped"  # --model: the bundled text path's default (text/ model, text/mixture.json)
 MARKS = Tokeniser()
 _load_model = functools.cache(load_model)  # `choose` restores with each model at every weight
 _load_crf = functools.cache(CrfModel.load)
@@ -122,13 +134,26 @@ def analyse(lang: str, split: str, lower: bool
     return gold, todo, trees, time.perf_counter() - t0
 
 
-def restorer(lang: str, model_dir: str, mix: float | None) -> Restorer:
+def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF) -> Restorer:
     """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone or mixed
-    with ``models/crf-L-notree`` (the model's weight ``mix``)."""
+    with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir``
+    :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with."""
+    if model_dir == SHIPPED:
+        return fstpunct.load(lang).restorer(text=True)
     model = _load_model(model_dir.format(lang=lang))
     if mix is None:
         return ExactRestorer(model, "slot")
-    return MixedRestorer(model, _load_crf(MODELS / f"crf-{lang}-notree"), mix)
+    return MixedRestorer(model, _load_crf(crf.format(lang=lang)), mix)
+
+
+def shipped(lang: str) -> dict[str, object]:
+    """What the bundled text path of ``lang`` restores with: whether a ``text/`` model, and
+    the mixture weight (1: none) and CRF."""
+    model = fstpunct.load(lang)
+    mixture = model.text_mixture()
+    return {"text_model": model.for_text() is not model.punct,
+            "mix_weight": mixture[1] if mixture else 1.0,
+            "crf": str(mixture[0].relative_to(BUNDLED.parent.parent)) if mixture else None}
 
 
 def ensemble(lang: str, folders: Sequence[str]) -> list[ParserModel]:
@@ -149,14 +174,14 @@ def predicted(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
 
 
 def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str = "test",
-        mix: float | None = None, parser_dirs: Sequence[str] = ()) -> None:
-    crf_dir = MODELS / f"crf-{lang}-notree"
+        mix: float | None = None, parser_dirs: Sequence[str] = (), crf: str = CRF) -> None:
+    crf_dir = Path(CRF.format(lang=lang))
     baselines: list[tuple[str, Restorer]] = [("trivial", Trivial.for_language(lang))]
     if crf_dir.is_dir():
         baselines.append(("crf", _load_crf(crf_dir)))
     else:
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
-    restorer_ = restorer(lang, model_dir, mix)
+    restorer_ = restorer(lang, model_dir, mix, crf)
     parsers = ensemble(lang, parser_dirs)
     for case, lower in CASES.items():
         gold, todo, trees, seconds = analyse(lang, split, lower)
@@ -168,7 +193,8 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         info = {"lang": lang, "split": split, "case": case,
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
-        mixed = {} if mix is None else {"mix_weight": mix}
+        mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
+            {"mix_weight": mix, "crf": crf.format(lang=lang)}
         if parser_dirs:
             mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
@@ -181,9 +207,10 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
 
 
 def choose(lang: str, models: dict[str, str], weights: Sequence[float],
-           parser_dirs: Sequence[str] = ()) -> None:
-    """Dev edits (plain text) of every model alone and mixed with the CRF at every weight, as
-    JSON lines, and the CRF's Viterbi tags for reference; the chosen (fewest dev edits among
+           parser_dirs: Sequence[str] = (), crf: str = CRF) -> None:
+    """Dev edits (plain text) of every model alone and mixed with the CRF ``crf`` ({lang}
+    replaced) at every weight, as JSON lines, and the CRF's Viterbi tags for reference; the
+    chosen (fewest dev edits among
     the weights above 0, where the model has a share; ties: the larger model weight, then the
     first model) last, as ``"chosen": true``. Weight 0, the CRF's own minimum-Bayes-risk
     choice, is a reference. With ``parser_dirs``, the models restore over those parsers' trees
@@ -191,23 +218,59 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float],
     parsers = ensemble(lang, parser_dirs)
     gold, todo, trees, _ = analyse(lang, "dev", False)
     rows = []
-    viterbi = by_method(_load_crf(MODELS / f"crf-{lang}-notree"), gold, todo, trees)
+    viterbi = by_method(_load_crf(crf.format(lang=lang)), gold, todo, trees)
     print(json.dumps({"lang": lang, "split": "dev", "case": "plain", "method": "crf",
-                      "edit_distance": score(gold, viterbi).edits}), flush=True)
+                      "crf": crf.format(lang=lang), "edit_distance": score(gold, viterbi).edits}),
+          flush=True)
     for name, model_dir in models.items():
         for w in weights:
-            s = score(gold, predicted(restorer(lang, model_dir, None if w == 1 else w), gold,
-                                      todo, trees, parsers))
+            s = score(gold, predicted(restorer(lang, model_dir, None if w == 1 else w, crf),
+                                      gold, todo, trees, parsers))
             rows.append({"lang": lang, "split": "dev", "case": "plain", "method": name,
                          "model": model_dir.format(lang=lang), "weight": w,
+                         "crf": crf.format(lang=lang),
                          "edit_distance": s.edits,
                          "average_edit_distance": round(s.average_edit_distance, 4)})
             print(json.dumps(rows[-1]), flush=True)
-    best = min((r for r in rows if r["weight"] > 0),
+    announce(pick(rows))
+
+
+def pick(rows: Sequence[dict]) -> dict:
+    """The chosen of ``choose``'s rows: fewest dev edits among the weights above 0 (where the
+    model has a share); ties: the larger model weight, then the first model."""
+    return min((r for r in rows if r["weight"] > 0),
                key=lambda r: (r["edit_distance"], -r["weight"]))
+
+
+def announce(best: dict) -> None:
     print(json.dumps({**best, "chosen": True}), flush=True)
-    print(f"{lang}: chose {best['method']} weight {best['weight']} "
+    print(f"{best['lang']}: chose {best['method']} weight {best['weight']} "
           f"({best['edit_distance']} dev edits)", file=sys.stderr, flush=True)
+
+
+def printed(lang: str, method: Restorer, line: str) -> str:
+    """``method``'s restoration of the plain-text ``line`` through ``lang``'s bundled tagger
+    and parser, as ``fstpunct restore --text --format text`` prints it."""
+    out = restored_text(read_text([line]), method, [], None,
+                        functools.partial(load_pipeline, lang, None), True)
+    return "".join(text_lines(out)).strip()
+
+
+def constrain(path: Path, line: str, want: str) -> None:
+    """``choose``'s rows in ``path`` (one language) again, each with what it prints for the
+    plain-text ``line``, then the chosen (:func:`pick`) among those that print ``want``."""
+    rows = [r for r in map(json.loads, path.read_text().splitlines())
+            if "weight" in r and not r.get("chosen") and r["weight"] > 0]
+    kept = []
+    for r in rows:
+        w = r["weight"]
+        r = {**r, "example": printed(r["lang"], restorer(r["lang"], r["model"],
+                                                         None if w == 1 else w, r["crf"]),
+                                     line)}
+        print(json.dumps(r, ensure_ascii=False), flush=True)
+        if r["example"] == want:
+            kept.append(r)
+    announce({**pick(kept), "must_print": want})
 
 
 def report(paths: Sequence[Path], exact: Path | None) -> None:
@@ -220,13 +283,13 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
                 ref.setdefault((r["lang"], r["trees"]), r)
     cases = list(dict.fromkeys((r["lang"], r["case"]) for r in rows))
     print("| lang | input | tags | UAS | trivial | CRF (same tags) | +NC from text | "
-          "+NC-textjk from text | **chosen on dev** | +NC parsed tree | +NC gold tree | "
-          "comma F1 CRF / +NC / chosen | all F1 CRF / +NC / chosen |")
+          "+NC-textjk from text | **shipped default** | +NC parsed tree | +NC gold tree | "
+          "comma F1 CRF / +NC / shipped | all F1 CRF / +NC / shipped |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for (lang, case) in cases:
         got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
         nc, crf, triv = got["+NC"], got.get("crf"), got.get("trivial")
-        best = min(r["edit_distance"] for m, r in got.items() if m != "crf-mbr")
+        best = min(r["edit_distance"] for m, r in got.items() if m not in ("crf-mbr", "chosen"))
 
         def aed(r: dict | None, best: int | None = best) -> str:
             """AED, bold for the fewest edits among the runs from text."""
@@ -237,19 +300,20 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
 
         def f1(mark: str, got: dict = got) -> str:
             return " / ".join(f"{got[m]['marks'][mark]['f1']:.1f}" if m in got else "–"
-                              for m in ("crf", "+NC", "chosen"))
+                              for m in ("crf", "+NC", "shipped"))
 
         print(f"| {lang} | {case} | {nc['tagging_accuracy']:.1f} | {nc['uas']:.1f} | "
               f"{aed(triv)} | {aed(crf)} | {aed(nc)} | {aed(got.get('+NC-textjk'))} | "
-              f"{aed(got.get('chosen'))} | {aed(ref.get((lang, 'parsed')), None)} | "
+              f"{aed(got.get('shipped'))} | {aed(ref.get((lang, 'parsed')), None)} | "
               f"{aed(ref.get((lang, 'gold')), None)} | {f1('comma')} | {f1('all')} |")
     print()
-    print("| lang | input | chosen on dev: model, weight | CRF edits | CRF MBR, weight 0 (p) | "
-          "+NC edits (p) | +NC-textjk edits (p) | chosen edits (p) |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| lang | input | shipped: model, weight | CRF edits | CRF MBR, weight 0 (p) | "
+          "+NC edits (p) | +NC-textjk edits (p) | chosen with the full CRF (p) | "
+          "**shipped edits (p)** |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for (lang, case) in cases:
         got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
-        crf, pick = got.get("crf"), got.get("chosen")
+        crf, pick = got.get("crf"), got.get("shipped")
 
         def edits(m: str, got: dict = got, crf: dict | None = crf) -> str:
             """Edits and the paired sign-flip p (5,000 rounds) against the CRF's."""
@@ -260,17 +324,39 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
             shown = "" if p is None else f" ({p:.3f})" if p >= 0.001 else " (< 0.001)"
             return f"{r['edit_distance']:,}{shown}"
 
-        which = (f"{'+NC-textjk' if 'textjk' in pick['model'] else '+NC'}, "
-                 f"{pick.get('mix_weight', 1.0):g}") if pick else "–"
+        which = (f"{'+NC-textjk' if pick['text_model'] else '+NC'}, "
+                 f"{pick['mix_weight']:g}") if pick else "–"
         print(f"| {lang} | {case} | {which} | {crf['edit_distance'] if crf else '–':,} | "
               f"{edits('crf-mbr')} | {edits('+NC')} | {edits('+NC-textjk')} | "
-              f"{edits('chosen')} |")
+              f"{edits('chosen')} | {edits('shipped')} |")
 
 
 def chosen(path: Path) -> dict[str, dict]:
     """Per language, the row of ``choose``'s JSON lines marked chosen."""
     rows = (json.loads(line) for line in path.read_text().splitlines() if line)
     return {r["lang"]: r for r in rows if r.get("chosen")}
+
+
+def ship(lang: str, pick: dict) -> None:
+    """Make ``choose``'s ``pick`` the text path's default in ``fstpunct/models/L/text/``: its
+    model there (none for the shipped model itself, which the text path then uses) and, for a
+    weight below 1, its CRF as ``crf/`` and the weight in ``mixture.json``
+    (:meth:`fstpunct.Model.text_mixture`)."""
+    folder = BUNDLED / lang / TEXT_MODEL
+    if folder.is_dir():
+        shutil.rmtree(folder)
+    if Path(pick["model"]).resolve() != (BUNDLED / lang).resolve():
+        shutil.copytree(pick["model"], folder)
+    if pick["weight"] < 1:
+        shutil.copytree(pick["crf"], folder / "crf")
+        record = {"crf": "crf", "weight": pick["weight"],
+                  "chosen": {"split": "dev", "case": "plain", "model": pick["method"],
+                             "crf": pick["crf"], "edit_distance": pick["edit_distance"],
+                             "by": "scripts/text_restoration.py choose (fewest edits)",
+                             **{k: pick[k] for k in ("must_print",) if k in pick}}}
+        (folder / TEXT_MIXTURE).write_text(json.dumps(record, indent=1) + "\n",
+                                           encoding="utf-8")
+    print(f"{lang}: text path = {pick['method']}, weight {pick['weight']}", file=sys.stderr)
 
 
 def main() -> None:
@@ -280,12 +366,14 @@ def main() -> None:
     r = sub.add_parser("run", help="JSON lines of every language and input case")
     r.add_argument("--langs", nargs="+", default=["en", "ar", "es", "hi", "zh"])
     r.add_argument("--model", default="fstpunct/models/{lang}",
-                   help="punctuation model folder ({lang} replaced; default the shipped one)")
+                   help=f"punctuation model folder ({{lang}} replaced; default the shipped one), "
+                        f"or {SHIPPED!r}: the bundled text path's default, as `fstpunct restore "
+                        f"--lang L --text` restores")
     r.add_argument("--method", default="+NC", help="its name in the output (+NC)")
     r.add_argument("--no-baselines", action="store_true", help="only the model's run")
     r.add_argument("--split", choices=["test", "dev"], default="test")
     r.add_argument("--mix", type=float, metavar="W",
-                   help="mix the model with models/crf-L-notree, the model's weight W")
+                   help="mix the model with --crf, the model's weight W")
     r.add_argument("--chosen", type=Path, metavar="FILE",
                    help="each language's model and weight chosen by `choose` (its output)")
     c = sub.add_parser("choose", help="dev edits of models mixed with the CRF at each weight")
@@ -296,9 +384,19 @@ def main() -> None:
     c.add_argument("--weights", nargs="+", type=float,
                    default=[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
     for sp in (r, c):
+        sp.add_argument("--crf", default=CRF, metavar="DIR",
+                        help="the CRF the models mix with ({lang} replaced; default %(default)s, "
+                             "also the CRF baseline)")
         sp.add_argument("--parsers", nargs="+", default=[], metavar="DIR",
                         help="restore over the trees of these parsers ({lang} replaced), an "
                              "ensemble; the first one's tree is output")
+    k = sub.add_parser("constrain", help="choose again among the systems of choose's output "
+                                         "that restore an example line as given")
+    k.add_argument("chosen", type=Path, help="choose's output for one language")
+    k.add_argument("--must-print", nargs=2, required=True, metavar=("LINE", "OUTPUT"))
+    s = sub.add_parser("ship", help="bundle each language's chosen model and CRF for the text "
+                                    "path (fstpunct/models/L/text/)")
+    s.add_argument("chosen", type=Path, nargs="+", help="choose's output(s)")
     p = sub.add_parser("report", help="markdown table")
     p.add_argument("results", nargs="+", type=Path)
     p.add_argument("--exact", type=Path, help="scripts/restoration.py exact's JSON lines")
@@ -307,13 +405,20 @@ def main() -> None:
         picks = chosen(args.chosen) if args.chosen else {}
         for lang in args.langs:
             pick = picks.get(lang)
-            model, mix = (pick["model"], None if pick["weight"] == 1 else pick["weight"]) \
-                if pick else (args.model, args.mix)
-            run(lang, model, args.method, not args.no_baselines, args.split, mix, args.parsers)
+            model, mix, crf = (pick["model"], None if pick["weight"] == 1 else pick["weight"],
+                               pick.get("crf", CRF)) if pick else (args.model, args.mix, args.crf)
+            run(lang, model, args.method, not args.no_baselines, args.split, mix, args.parsers,
+                crf)
+    elif args.command == "constrain":
+        constrain(args.chosen, *args.must_print)
+    elif args.command == "ship":
+        for path in args.chosen:
+            for lang, pick in chosen(path).items():
+                ship(lang, pick)
     elif args.command == "choose":
         models = dict(m.split("=", 1) for m in args.models)
         for lang in args.langs:
-            choose(lang, models, args.weights, args.parsers)
+            choose(lang, models, args.weights, args.parsers, args.crf)
     else:
         report(args.results, args.exact)
 

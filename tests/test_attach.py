@@ -188,6 +188,33 @@ def test_save_and_load(tmp_path, model, data, corpus):
     assert np.allclose(probabilities(theta2, again), probabilities(theta, data))
 
 
+def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
+    """θ is saved as its nonzero entries, uncompressed, and read back bitwise (zeros, −0.0,
+    tiny values, both blocks); a file of older models (blocks whole, compressed) still loads;
+    a damaged file is a ModelError."""
+    lexical = AttachModel.build(model.vocab, SYM, corpus, lexical=3)
+    for m in (model, lexical):
+        theta = random_theta(m) * (np.random.default_rng(1).random(len(random_theta(m))) < 0.6)
+        theta[:4] = [-0.0, 5e-324, -1e300, 0.0]
+        m.save(tmp_path / "attach", theta)
+        with np.load(tmp_path / "attach.npz") as npz:
+            assert "theta" not in npz and all(v.dtype != object for v in npz.values())
+        _, again = AttachModel.load(tmp_path / "attach")
+        assert np.array_equal(again.view(np.uint64), theta.view(np.uint64))
+        base, lex = m.blocks(theta)
+        np.savez_compressed(tmp_path / "attach.npz", theta=base,
+                            **({"lexical": lex} if m.lexical else {}))
+        _, old = AttachModel.load(tmp_path / "attach")
+        assert np.array_equal(old.view(np.uint64), theta.view(np.uint64))
+    m.save(tmp_path / "attach", theta)
+    with np.load(tmp_path / "attach.npz") as npz:
+        parts = dict(npz)
+    parts["lexical_values"] = parts["lexical_values"][:-1]
+    np.savez(tmp_path / "attach.npz", **parts)
+    with pytest.raises(ModelError, match="cannot load attach model"):
+        AttachModel.load(tmp_path / "attach")
+
+
 def test_conj_with_cc_context(model):
     names = node_contexts(LIST)
     assert "c=cc" in names[3] and "c=cc" not in names[1]

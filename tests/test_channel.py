@@ -6,6 +6,7 @@ from collections import Counter
 import numpy as np
 import pynini
 import pytest
+import pywrapfst
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -21,6 +22,7 @@ from fstpunct.fst.channel import (
     sidecar_path,
     structural_mask,
 )
+from fstpunct.fst.fstbinary import read_arcs
 from fstpunct.ud.slots import BOUNDARY
 
 MARKS = (",", ".", "”")
@@ -206,3 +208,68 @@ def test_load_errors(tmp_path):
         Channel.load(path)
     sidecar_path(path).write_text('{"direction": "rtl"}', encoding="utf-8")
     assert Channel.load(path).direction == "rtl"
+
+
+def pynini_phi(path, direction) -> np.ndarray:
+    """phi of a channel file read by pynini (weights exactly, from its serialization), each
+    arc's edit looked up among every arc Channel.arcs could make (how Channel.load read files
+    before it parsed them itself)."""
+    f = pynini.Fst.read(str(path))
+    table = f.input_symbols()
+    names = [table.find(k) for k in range(table.num_symbols())]
+    shell = Channel.identity(names[2:], direction)
+    full = shell.mask / shell.mask.sum(axis=2, keepdims=True)
+    param = {(a.src, a.dst, a.ilabel, a.olabel): a.param
+             for a in Channel(shell.symbols, direction, full).arcs()}
+    phi = np.zeros_like(shell.phi)
+    arcs = read_arcs(f)
+    for s, t, i, o, w in zip(*(x.tolist() for x in (arcs.src, arcs.dst, arcs.ilabel,
+                                                    arcs.olabel, arcs.weight))):
+        key = (s, t, names[i], names[o] if o else None)
+        if param[key] is not None:
+            phi[param[key]] += math.exp(-w)
+    return phi / phi.sum(axis=2, keepdims=True)
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_load_reads_phi_bitwise_as_pynini_does(tmp_path, direction):
+    rng = np.random.default_rng(11)
+    channel = Channel.random(SPECIALS + MARKS, direction, rng)
+    phi = channel.phi * (rng.random(channel.phi.shape) < 0.6)  # some edits without an arc
+    phi[..., KEEP] += channel.mask[..., KEEP] * (phi.sum(axis=2) == 0)
+    channel = Channel(channel.symbols, direction, phi / phi.sum(axis=2, keepdims=True))
+    path = tmp_path / "c.fst"
+    channel.save(path)
+    loaded = Channel.load(path, direction)
+    assert loaded.symbols == channel.symbols and loaded.arcs() == channel.arcs()
+    np.testing.assert_array_equal(loaded.phi.view(np.uint64),
+                                  pynini_phi(path, direction).view(np.uint64))
+    const = tmp_path / "const.fst"  # another kind of machine: converted by pynini
+    pywrapfst.convert(pywrapfst.Fst.read(str(path)), "const").write(str(const))
+    np.testing.assert_array_equal(Channel.load(const, direction).phi, loaded.phi)
+
+
+@pytest.mark.parametrize("lang", ["en", "ar", "zh"])
+def test_bundled_channels_load_as_through_pynini(lang):
+    from fstpunct.model.store import BUNDLED
+
+    path = BUNDLED / lang / "channel.fst"
+    loaded = Channel.load(path)
+    np.testing.assert_array_equal(loaded.phi.view(np.uint64),
+                                  pynini_phi(path, loaded.direction).view(np.uint64))
+
+
+def test_load_refuses_malformed_machines(tmp_path):
+    path = tmp_path / "c.fst"
+    channel = Channel.identity(SPECIALS + MARKS, "ltr")
+    channel.save(path)
+    data = path.read_bytes()
+    path.write_bytes(data[:len(data) - 7])  # cut short
+    with pytest.raises(ModelError, match="cannot read an OpenFst channel: malformed"):
+        Channel.load(path, "ltr")
+    fst = channel.fst("log64")  # an arc no channel has: 0 –,:,→ q_,
+    comma = 2 + channel.index(",")
+    fst.add_arc(0, pynini.Arc(comma, comma, pynini.Weight.one("log64"), comma))
+    fst.write(str(path))
+    with pytest.raises(ModelError, match=r"arc \(0, \d+, ',', ','\) is not a channel arc"):
+        Channel.load(path, "ltr")

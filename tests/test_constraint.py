@@ -6,6 +6,7 @@ import pytest
 
 from fstpunct.apps.constraint import candidates, choose, constrained
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
 from fstpunct.parser import Model, kbest, parse, train
@@ -55,6 +56,19 @@ def test_constrained_with_weight_zero_is_the_parser(setup):
     parser, model, sents, _ = setup
     got = list(constrained(parser, model, sents, 4, 0.0))
     assert [t.text() for t in got] == [parse(parser, s, 4).text() for s in sents]
+
+
+@pytest.mark.parametrize("weight", ["nan", "inf", "-inf"])
+def test_a_weight_that_is_not_a_finite_number_is_refused(setup, tmp_path, capsys, weight):
+    """NaN used to keep the parser's tree silently."""
+    parser, model, sents, folder = setup
+    with pytest.raises(InputError, match="must be a finite number"):
+        next(constrained(parser, model, sents, 4, float(weight)))
+    src = tmp_path / "in.conllu"
+    src.write_text(sents[0].text(), encoding="utf-8")
+    assert main(["parse", "--model", str(folder), "--beam", "4", "--punct-model", "en",
+                 f"--punct-weight={weight}", str(src), "-o", str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "out").exists()
 
 
 def test_parse_command_with_a_punctuation_model(setup, tmp_path):

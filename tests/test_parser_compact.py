@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
 from fstpunct.parser import Model, parse, train
 from fstpunct.parser.storage import lookup_keys, pruned, read_folder, write_weights
 from fstpunct.parser.tagger import Tagger, depunctuated, folds, jackknifed, retagged, train_tagger
@@ -113,9 +114,14 @@ def test_compact_command(case_free, tmp_path, capsys):
                  str(tmp_path / "t2")]) == 0
     again = Tagger.load(tmp_path / "t2")
     assert again.fingerprints and again.tag(["the", "dog"]) == ["DET", "NOUN"]
-    assert main(["parser", "compact", str(case_free), "--threshold", "-1", "-o",
-                 str(out)]) == 2
-    assert capsys.readouterr().err.count("\n") == 1
+    for bad in ("-1", "nan"):  # NaN used to write a model without any weight
+        assert main(["parser", "compact", str(case_free), "--threshold", bad, "-o",
+                     str(tmp_path / "bad")]) == 2
+        assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "bad").exists()
+        with pytest.raises(InputError, match="threshold must be at least 0"):
+            Model.load(case_free).compacted(float(bad))
+        with pytest.raises(InputError, match="threshold must be at least 0"):
+            tagger.compacted(float(bad))
 
 
 TEXT = ("1\tHello\t_\tINTJ\t_\t_\t0\troot\t_\tSpaceAfter=No\n"

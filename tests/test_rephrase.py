@@ -5,6 +5,7 @@ import io
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fstpunct.apps.rephrase.order import OrderModel, order_path
@@ -353,3 +354,120 @@ def test_deleting_a_bracket_takes_the_printed_partner_along():
                       Options("full", permute=False, best_surface=True, delete_parens=True))
     forms = [w.form for w in out.words]
     assert "九" not in forms and problems(forms) == []
+
+
+COME = """# sent_id = come
+# text = Come see how we continue this tradition."
+1	Come	come	VERB	VB	_	0	root	_	_
+2	see	see	VERB	VB	_	1	parataxis	_	_
+3	how	how	ADV	WRB	_	5	advmod	_	_
+4	we	we	PRON	PRP	_	5	nsubj	_	_
+5	continue	continue	VERB	VBP	_	2	ccomp	_	_
+6	this	this	DET	DT	_	7	det	_	_
+7	tradition	tradition	NOUN	NN	_	5	obj	_	SpaceAfter=No
+8	.	.	PUNCT	.	_	1	punct	_	SpaceAfter=No
+9	"	"	PUNCT	''	_	1	punct	_	_
+
+"""
+
+
+@pytest.mark.parametrize("balance", [True, False])
+def test_a_shortened_sentence_prints_the_absorbed_partner_of_an_orphan(balance):
+    # the closing quote of a quotation opened in the previous sentence: for the model, the
+    # root's pair (“, . ”) with the “ absorbed by the channel
+    sent = list(read_conllu(io.StringIO(COME)))
+    (out,) = rephrase(sent, load_model("en"), None,
+                      Options("full", permute=False, best_surface=True, balance=balance,
+                              delete=frozenset({"parataxis"})))
+    forms = [w.form for w in out.words]
+    assert forms == (['"', "Come", ".", '"'] if balance else ["Come", ".", '"'])
+    assert (problems(forms) == []) is balance
+    assert ("balance=no" in out.text()) is not balance
+
+
+def test_printed_partners_prints_only_the_partner_of_a_surface_orphan():
+    from fstpunct.apps.rephrase.underlying import Mark, printed_partners
+    from fstpunct.ud.slots import to_slots
+    from fstpunct.ud.treebank import Line
+    (sent,) = read_conllu(io.StringIO(SHE_LEFT))
+    slots = to_slots(sent)
+
+    def line(i, form):
+        return Line([str(i), form, form, "PUNCT", "_", "_", "1", "punct", "_", "_"], 0)
+    absorbed = Mark("“", None, (0, 0, 0))
+    printed = Mark("”", line(7, '"'), (1, 1, 0))  # a straight quote, printed
+    marks = [((absorbed,), ()), ((), (printed,)), ((), ()), ((), ()), ((), ())]
+    symmetric = [("“", "”")]
+    new, settled = printed_partners(slots, marks, {0, 1, 2, 3, 4}, symmetric)
+    assert new[0] == ((Mark("“", None, (0, 0, 0), glyph='"'),), ()) and new[1:] == marks[1:]
+    assert settled == {(0, 0, 0), (1, 1, 0)}
+    # a printed partner that pairs on the surface: nothing to print
+    other = Mark("“", line(1, '"'), (2, 0, 0))
+    marks[2] = ((other,), ())
+    assert printed_partners(slots, marks, {0, 1, 2, 3, 4}, symmetric) == (marks, frozenset())
+
+
+def test_a_settled_slot_takes_the_most_probable_surface_even_when_sampling():
+    from fstpunct.apps.rephrase.underlying import Aligner, Mark, write_slots
+    channel = load_model("en").channel
+    opening = Mark("“", None, (0, 0, 0))
+    marks = [((opening,), ()), ((), (Mark(".", None, (1, 1, 0)),))]
+    observed = {((-1, 0, 0), (0, 0, 0)): (0,)}  # the input printed no “ there
+    kept = write_slots(channel, [0, 1], marks, "sample", np.random.default_rng(0), None,
+                       observed)
+    assert kept[0] == []
+    best = Aligner(channel).best(("∘", "“"))
+    for seed in range(5):
+        out = write_slots(channel, [0, 1], marks, "sample", np.random.default_rng(seed), None,
+                          observed, frozenset({(0, 0, 0)}))
+        assert [w.mark.symbol for w in out[0]] == [t for t in best if t != "∘"] == ["“"]
+    # a settled mark the input printed there: an unchanged slot keeps the input's surface
+    printed = Mark("“", read_conllu(io.StringIO(SHE_LEFT)).__next__().lines[0], (0, 0, 0))
+    marks[0] = ((printed,), ())
+    observed = {((-1, 0, 0), (0, 0, 0)): (0,)}  # as if the input printed ∘ alone there
+    out = write_slots(channel, [0, 1], marks, "sample", np.random.default_rng(0), None,
+                      observed, frozenset({(0, 0, 0)}))
+    assert out[0] == []
+
+
+def test_only_sentences_with_a_surface_orphan_take_a_balanced_t_prime(es):
+    model, _, sents = es
+    sents = [*sents, *read_conllu(io.StringIO(COME))]
+    plain, balanced = (list(underlying(sents, model, balanced=b)) for b in (False, True))
+    for sent, a, b in zip(sents, plain, balanced):
+        if not unmatched([w.form for w in sent.words if w.is_punct]):
+            assert a.carried == b.carried
+    from fstpunct.model.vocab import unmatched as unmatched_pair
+    l, r = balanced[-1].carried[0].marks[0]
+    symbols = (tuple(m.symbol for m in l), tuple(m.symbol for m in r))
+    assert unmatched_pair(*symbols, model.attach.symmetric) is False  # the root's pair
+    assert [m.line for m in l if m.symbol == "“"] == [None]  # its “ absorbed
+
+
+
+def test_a_balanced_t_prime_explains_an_orphan_by_an_absorbed_partner():
+    sent = [s for s in read_one("en:test") if s.words[0].form == "It" and
+            [w.form for w in s.words[1:4]] == ["read", ",", '"']]
+    model = load_model("en")
+    (plain,), (balanced,) = (underlying(sent, model, balanced=b) for b in (False, True))
+    node = [w.form for w in sent[0].words if not w.is_punct].index("condemn")
+
+    def pair(item):
+        return tuple(tuple(m.symbol for m in side) for side in item.carried[0].marks[node])
+    assert pair(plain) == ((",", "“"), ())  # the Viterbi T′: an unmatched pair
+    assert pair(balanced) == ((",", "“"), ("”",))  # matched, its ” absorbed
+    assert balanced.carried[0].marks[node][1][0].line is None
+
+
+def test_the_command_and_the_api_take_no_balance(tmp_path):
+    import fstpunct
+    path, out = tmp_path / "come.conllu", tmp_path / "out.conllu"
+    path.write_text(COME, encoding="utf-8")
+    assert main(["rephrase", str(path), "--model", "en", "--delete", "parataxis",
+                 "--best-surface", "--no-balance", "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert '# text = Come."' in text and "balance=no" in text
+    assert text == fstpunct.load("en").rephrase(COME, delete=["parataxis"], best_surface=True,
+                                                balance=False)
+    assert '# text = "Come."' in fstpunct.load("en").rephrase(COME, delete=["parataxis"],
+                                                              best_surface=True)

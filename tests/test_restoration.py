@@ -248,3 +248,26 @@ def test_crf_train_restore_and_perplexity(tmp_path, capsys):
     assert "perplexity" in capsys.readouterr().out
     with pytest.raises(FstpunctError, match="not a CRF model"):
         CrfModel.load(tmp_path)
+
+
+def test_a_compact_crf_stores_fewer_features(tmp_path):
+    """L1 (``c1``), ``min_freq`` and ``min_tag_count`` leave weights out of the crfsuite file:
+    a smaller model, its settings in meta.json; the CLI refuses negative values."""
+    train_sents = [to_slots(s) for s in itertools.islice(split_source("en", "train").sentences(),
+                                                         200)]
+    dev = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(), 40)]
+    sizes = {}
+    tags = {}
+    for name, c1, min_freq, min_tags in (("full", 0.0, 0.0, 2), ("l1", 1.0, 0.0, 2),
+                                         ("freq", 0.0, 2.0, 2), ("tags", 0.0, 0.0, 10)):
+        model = train(train_sents, dev, tmp_path / name, "en", c2_grid=(1.0,),
+                      max_iterations=50, log=lambda m: None, c1=c1, min_freq=min_freq,
+                      min_tag_count=min_tags)
+        settings = model.meta["settings"]
+        assert (settings["c1"], settings["feature_minfreq"], settings["min_tag_count"]) == \
+            (c1, min_freq, min_tags)
+        sizes[name] = (tmp_path / name / "crf.model").stat().st_size
+        tags[name] = set(model.meta["tags"])
+    assert sizes["l1"] < sizes["full"] / 2 and sizes["freq"] < sizes["full"]
+    assert tags["tags"] < tags["full"] and sizes["tags"] < sizes["full"]
+    assert main(["crf", "train", "--lang", "en", "--c1", "-1", "-o", str(tmp_path / "x")]) == 2

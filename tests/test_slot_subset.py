@@ -69,3 +69,30 @@ def test_subset_stacks_on_en_dev_chunks():
     assert results(parts) == results([whole])
     built = [slot.built for slot in cache._slots.values() if slot.built is not None]
     assert built and sum(b.sum() for b in built) < 0.9 * sum(len(b) for b in built)
+
+
+@settings(max_examples=25, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6))
+def test_expected_counts_on_a_subset_cache(sentences, direction, seed):
+    """The E-step's expected counts (compiled and reference) over a subset slot cache equal
+    those over whole stacks, and leave the slots holding only what the candidates need."""
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed, backoff=1e-3)
+    batch = model.prepare(sentences)
+    whole = Inference(model, batch)
+    subset = Inference(model, batch, slots=SlotCache(model, subset=True))
+    try:
+        expected = whole.expected_counts()
+    except ZeroWeightError:
+        return
+    got = subset.expected_counts()
+    assert got.log_z == expected.log_z
+    np.testing.assert_array_equal(got.arc_counts, expected.arc_counts)
+    np.testing.assert_array_equal(got.posterior, expected.posterior)
+    np.testing.assert_array_equal(subset.expectations(0).arc_counts,
+                                  whole.expectations(0).arc_counts)
+    layout = subset._layout(False, range(len(batch)))
+    for x, need in zip(layout.surfaces, layout.needed):
+        slot = subset.slots.get(x, False, need)
+        assert slot.built is None or np.array_equal(slot.built, need)

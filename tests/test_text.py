@@ -433,15 +433,14 @@ def test_acceptance_example_with_the_bundled_models():
          "text"], input="we bought apples pears and plums at the market in oxford england\n",
         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert run.returncode == 0, run.stderr
-    line = run.stdout.strip()
-    assert line.endswith(".") and "apples," in line, line
+    assert run.stdout == "we bought apples, pears and plums at the market in oxford, england.\n"
 
 
 TEXT_MODEL_LANGS = sorted(p.parent.parent.name for p in BUNDLED.glob("*/text/model.json"))
 
 
 def test_some_bundled_languages_have_a_text_model():
-    assert {"de", "zh"} <= set(TEXT_MODEL_LANGS) and "fr" not in TEXT_MODEL_LANGS
+    assert {"it", "zh"} <= set(TEXT_MODEL_LANGS) and "fr" not in TEXT_MODEL_LANGS
 
 
 def same(a, b) -> bool:
@@ -449,7 +448,7 @@ def same(a, b) -> bool:
     return a.theta.shape == b.theta.shape and bool((a.theta == b.theta).all())
 
 
-@pytest.mark.parametrize("lang", ["de", "fr"])
+@pytest.mark.parametrize("lang", ["it", "fr"])
 def test_text_is_restored_and_decoded_by_the_text_model_where_there_is_one(lang, monkeypatch,
                                                                           capsys):
     """The text path uses the folder's text/ model (else falls back to the model itself); an
@@ -488,3 +487,46 @@ def test_text_is_restored_and_decoded_by_the_text_model_where_there_is_one(lang,
             assert main([command, "--text", "--quiet", *how]) == 0
         assert [same(u, own) for u in used] == [True, lang not in TEXT_MODEL_LANGS]
     capsys.readouterr()
+
+
+MIXTURE_LANGS = sorted(p.parent.parent.name for p in BUNDLED.glob("*/text/mixture.json"))
+
+
+@pytest.mark.parametrize("lang", MIXTURE_LANGS)
+def test_the_text_path_mixes_with_its_bundled_crf_as_an_explicit_mixture_does(lang, monkeypatch,
+                                                                             capsys):
+    """Where dev chose a mixture, ``restore --text`` (CLI and API) mixes the text model with
+    the bundled compact CRF at the stored weight: the same output as --mix-crf/--mix-weight
+    given explicitly; weight 1 is the model alone (the CRF not run); --model turns it off."""
+    from fstpunct.apps.restoration.crf import CrfModel
+    model = fstpunct.load(lang)
+    crf, weight = model.text_mixture()
+    assert 0.0 < weight < 1.0 and (crf / "crf.model").stat().st_size <= 1_100_000
+    text = "".join(line + "\n" for line in SENTENCES[lang])
+    out = {}
+    for name, options in (("default", []),
+                          ("explicit", ["--mix-crf", str(crf), "--mix-weight", str(weight)])):
+        monkeypatch.setattr("sys.stdin", io.StringIO(text))
+        assert main(["restore", "--lang", lang, "--text", "--quiet", *options]) == 0
+        out[name] = capsys.readouterr().out
+    assert out["default"] == out["explicit"] == model.restore(
+        text, text=True, format="conllu", mix_crf=CrfModel.load(crf), mix_weight=weight)
+    monkeypatch.setattr(CrfModel, "marginals", lambda *a: pytest.fail("the CRF ran"))
+    alone = model.restore(text, text=True, mix_weight=1.0)
+    assert model.restore(text, text=True, text_model=False) == \
+        model.restore(text, text=True, text_model=False, mix_weight=0.3)  # no CRF either
+    monkeypatch.setattr(type(model), "text_mixture", lambda self: None)
+    assert alone == model.restore(text, text=True)
+
+
+def test_a_text_mixture_file_is_read_or_refused(tmp_path):
+    from fstpunct.api.model import Model
+    model = fstpunct.load("fr")
+    here = Model(model.punct, tmp_path, "here")
+    assert here.text_mixture() is None
+    (tmp_path / "text").mkdir()
+    (tmp_path / "text" / "mixture.json").write_text('{"crf": "crf", "weight": 0.4}\n')
+    assert here.text_mixture() == (tmp_path / "text" / "crf", 0.4)
+    (tmp_path / "text" / "mixture.json").write_text('{"weight": 0.4}\n')
+    with pytest.raises(ModelError, match="not a text mixture"):
+        here.text_mixture()

@@ -9,6 +9,7 @@ plain text (sentences without trees) parses the text into sentences and calls th
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import warnings
@@ -38,9 +39,10 @@ if TYPE_CHECKING:
 
 Folder = str | os.PathLike[str]
 
-__all__ = ["TEXT_MODEL", "UNKNOWN_SHARE", "Model", "Perplexity", "load"]
+__all__ = ["TEXT_MIXTURE", "TEXT_MODEL", "UNKNOWN_SHARE", "Model", "Perplexity", "load"]
 
 TEXT_MODEL = "text"  # a model folder's sub-folder with its punctuation model for plain text
+TEXT_MIXTURE = "mixture.json"  # in TEXT_MODEL: the CRF and weight plain text is restored with
 UNKNOWN_SHARE = 0.1   # warn when more of the input's punctuation tokens than this are unknown
 _WATCHED = 1000       # ... counted over the first sentences (at most this many)
 
@@ -103,7 +105,7 @@ class Model:
         :meth:`for_text`'s (unless ``text_model`` is false)."""
         from ..apps.text import analysed, underlying
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
-        punct = self.for_text() if text and text_model else self.punct
+        punct = self._model_for(text and text_model)
         return rewrite(data, lambda s: annotate(punct, analysed(self._watched(s), pipeline),
                                                 posteriors, pool=pool),
                        self._tokeniser(text), format, underlying, tree=None)
@@ -116,6 +118,24 @@ class Model:
             folder = self.folder / TEXT_MODEL
             self._text = load_model(folder) if (folder / "model.json").is_file() else self.punct
         return self._text
+
+    def text_mixture(self) -> tuple[Path, float] | None:
+        """The CRF folder and the model's weight that :meth:`restore` mixes with for plain text
+        by default (``text/mixture.json``: for a bundled language, the choice of fewest edits
+        on plain dev text; RESULTS.md, "Restoration from text"), or None (no mixture)."""
+        path = self.folder / TEXT_MODEL / TEXT_MIXTURE
+        if not path.is_file():
+            return None
+        try:
+            stored = json.loads(path.read_text(encoding="utf-8"))
+            return path.parent / stored["crf"], float(stored["weight"])
+        except (OSError, KeyError, TypeError, ValueError) as e:
+            raise ModelError(f"{path}: not a text mixture (JSON with 'crf' and 'weight'): "
+                             f"{e}") from e
+
+    def _model_for(self, text: bool) -> PunctModel:
+        """:meth:`for_text`'s model for ``text``, else this one."""
+        return self.for_text() if text else self.punct
 
     def pipeline(self, *, lowercase: bool | None = None, tagger: Folder | Tagger | None = None,
                  parser: Folder | ParserModel | None = None, beam: int | None = None
@@ -145,7 +165,7 @@ class Model:
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
                 format: str | None = None, lowercase: bool | None = None,
                 tagger: Folder | Tagger | None = None, mix_crf: Folder | CrfModel | None = None,
-                mix_weight: float = 0.5, text_model: bool = True) -> Any:
+                mix_weight: float | None = None, text_model: bool = True) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
         is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
@@ -160,42 +180,54 @@ class Model:
         pipeline's parser.
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back
-        as text (``format="conllu"``: CoNLL-U), and restored by :meth:`for_text`'s model (unless
-        ``text_model`` is false).
+        as text (``format="conllu"``: CoNLL-U), and restored by :meth:`for_text`'s model mixed
+        as :meth:`text_mixture` says (unless ``text_model`` is false: this model, unmixed).
 
         ``mix_crf`` (a CRF folder of ``fstpunct crf train``, or a loaded one): the exact decoder
-        chooses under each slot's mixture of the model's distribution (weight ``mix_weight``)
-        and the CRF's marginals (:mod:`fstpunct.apps.restoration.mixture`)."""
+        chooses under each slot's mixture of the model's distribution (weight ``mix_weight``,
+        by default :meth:`text_mixture`'s for text, else 0.5; 1: the model alone, the CRF not
+        run) and the CRF's marginals (:mod:`fstpunct.apps.restoration.mixture`); by default
+        :meth:`text_mixture`'s CRF for text restored by an exact decoder, else none."""
+        from ..parser import Model as ParserModel
+        method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
+                               text=text and text_model, mix_crf=mix_crf,
+                               mix_weight=mix_weight)
+        loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
+        if samples is not None and len(loaded) > samples:
+            raise InputError("samples must be at least the number of parsers")
+        return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
+                                                      lowercase, tagger),
+                       self._tokeniser(text), format, tree=None)
+
+    def restorer(self, *, decoder: str = "slot", samples: int | None = None,
+                 mbr: str = "sentence", seed: int = 0, text: bool = False,
+                 mix_crf: Folder | CrfModel | None = None, mix_weight: float | None = None
+                 ) -> Restorer:
+        """The restoration method of :meth:`restore` (same arguments; ``text``: the plain-text
+        path's, i.e. :meth:`for_text`'s model and :meth:`text_mixture`'s defaults)."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
         from ..apps.restoration.crf import CrfModel
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
         from ..apps.restoration.mixture import MixedRestorer
-        from ..parser import Model as ParserModel
         if decoder not in EXACT_DECODERS:
             raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
         if samples is not None and samples < 1:
             raise InputError("samples must be at least 1")
         if mix_crf is not None and samples is not None:
             raise InputError("a CRF mixture needs an exact decoder, not samples")
-        if not 0.0 <= mix_weight <= 1.0:
-            raise InputError(f"the mixture weight must be between 0 and 1, not {mix_weight}")
         if mbr not in DECODERS:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
-        loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
-        if samples is not None and len(loaded) > samples:
-            raise InputError("samples must be at least the number of parsers")
-        punct = self.for_text() if text and text_model else self.punct
-        method: Restorer
+        punct = self._model_for(text)
+        stored = self.text_mixture() if text and samples is None else None
+        if stored:
+            mix_crf = stored[0] if mix_crf is None else mix_crf
+            mix_weight = stored[1] if mix_weight is None else mix_weight
         if mix_crf is not None:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
-            method = MixedRestorer(punct, crf, mix_weight, decoder)
-        else:
-            method = ExactRestorer(punct, decoder) if samples is None else \
-                ModelRestorer(punct, samples, mbr, seed)
-        return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
-                                                      lowercase, tagger),
-                       self._tokeniser(text), format, tree=None)
+            return MixedRestorer(punct, crf, 0.5 if mix_weight is None else mix_weight, decoder)
+        return ExactRestorer(punct, decoder) if samples is None else \
+            ModelRestorer(punct, samples, mbr, seed)
 
     def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
                   beam: int | None, pool: Pool | None, text: bool, lowercase: bool | None,
@@ -219,7 +251,7 @@ class Model:
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
                  delete: Iterable[str] = (), delete_parens: bool = False,
                  best_surface: bool = False, tree: str = "viterbi",
-                 rewrite_all: bool = False) -> Any:
+                 rewrite_all: bool = False, balance: bool = True) -> Any:
         """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
         dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
         by default the one beside this model; ``permute`` defaults to yes unless deleting)
@@ -228,15 +260,18 @@ class Model:
         (T′ transformed — ``tree`` ``viterbi``: the Viterbi T′, ``sample``: a posterior draw
         per sample — each changed slot drawn through the channel, or every slot with
         ``rewrite_all``; ``best_surface``: its most probable output), half (the underlying marks
-        as they are) or base (punctuation tokens moved like words). Reproducible for a
-        ``seed``."""
+        as they are) or base (punctuation tokens moved like words). When deleting,
+        ``balance`` (full and half) takes the best T′ whose paired marks match and prints both
+        marks of every pair in a shortened sentence (an orphaned quote whose partner the
+        input's channel absorbed gets it back). Reproducible for a ``seed``."""
         from ..apps.rephrase.order import OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, rephrase
         delete = frozenset(delete)
         if permute is None:
             permute = not (delete or delete_parens)
         options = Options(method, seed, samples, permute, delete, delete_parens,
-                          best_surface=best_surface, tree=tree, rewrite_all=rewrite_all)
+                          best_surface=best_surface, tree=tree, rewrite_all=rewrite_all,
+                          balance=balance)
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 

@@ -8,10 +8,12 @@ highest ``parser score + weight · log p(x | T)`` is kept; weight 0 is the parse
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ..errors import InputError
 from ..model.punct import Inference, PunctModel, SlotCache
 from ..parser import Model as ParserModel
 from ..parser import kbest
@@ -48,6 +50,9 @@ def choose(scores: np.ndarray, log_px: np.ndarray, weight: float) -> int:
 
 def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
                 beam: int | None, weight: float) -> Iterator[Sentence]:
-    """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`."""
+    """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`
+    (``weight``: a finite number, else an :class:`~fstpunct.errors.InputError`)."""
+    if not math.isfinite(weight):  # NaN or ±inf: every tree would score alike (NaN or ±inf)
+        raise InputError(f"the punctuation weight must be a finite number, not {weight}")
     for trees, scores, log_px in candidates(parser, model, sentences, beam):
         yield trees[choose(scores, log_px, weight)]

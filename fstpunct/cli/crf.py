@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.restoration.crf import CrfModel, train
+from ..apps.restoration.crf import MIN_COUNT, CrfModel, train
 from ..errors import InputError
 from ..files import folder_target
 from ..ud.release import read_one, split_source
@@ -13,6 +13,7 @@ from .arguments import (
     add_model_output_argument,
     add_ud_dir_argument,
     held_out_sources,
+    positive,
 )
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
@@ -41,6 +42,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--c2", type=_c2_grid, default=[0.1, 1.0, 10.0], metavar="C,C,...",
                    help="L2 coefficients to try (default: 0.1,1,10)")
+    p.add_argument("--c1", type=float, default=0.0, metavar="C",
+                   help="L1 coefficient (default 0; above 0 most weights become 0 and are not "
+                        "stored: a compact model)")
+    p.add_argument("--min-freq", type=float, default=0.0, metavar="N",
+                   help="leave out (attribute, tag) features seen fewer than N times in "
+                        "training (default 0: none)")
+    p.add_argument("--min-tag-count", type=positive, default=MIN_COUNT, metavar="N",
+                   help=f"slot strings seen fewer than N times in training become one "
+                        f"'other' tag that restores nothing (default {MIN_COUNT}; fewer tags "
+                        f"train faster)")
     p.add_argument("--max-iterations", type=int, default=200, metavar="N",
                    help="L-BFGS iterations (default 200)")
     p.add_argument("--no-tree", action="store_true",
@@ -61,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
+    if args.c1 < 0 or args.min_freq < 0:
+        raise InputError("--c1 and --min-freq must not be negative")
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()
@@ -68,7 +81,8 @@ def _train(args: argparse.Namespace) -> int:
         args.lang, "dev", args.ud_dir).sentences()
     train([to_slots(s) for s in train_src], [to_slots(s) for s in dev_src], args.output,
           args.lang, args.c2, args.max_iterations, tree=not args.no_tree,
-          info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev"})
+          info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev"},
+          c1=args.c1, min_freq=args.min_freq, min_tag_count=args.min_tag_count)
     return 0
 
 

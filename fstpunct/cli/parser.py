@@ -98,8 +98,6 @@ def run(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace) -> int:
     from ..parser.tagger import Tagger
 
-    if args.threshold < 0:
-        raise InputError("--threshold must be at least 0")
     if (Path(args.model) / "tagger.json").is_file():
         Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)
     else:

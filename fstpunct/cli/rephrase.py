@@ -48,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rewrite-all", action="store_true",
                         help="full: write every slot through the channel, also those whose "
                              "marks are unchanged (by default they keep the input's surface)")
+    parser.add_argument("--no-balance", dest="balance", action="store_false",
+                        help="deletion, full and half: use the Viterbi T′ as it is and leave "
+                             "an orphaned bracket or quote as the input printed it (by "
+                             "default T′ is the best one whose paired marks match, and a "
+                             "shortened sentence prints both marks of each pair)")
     parser.add_argument("--permute", choices=("auto", "yes", "no"), default="auto",
                         help="self-permute (auto: yes unless deleting)")
 
@@ -58,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
     out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,
                          samples=args.samples, permute=permute, delete=args.delete,
                          delete_parens=args.delete_parens, best_surface=args.best_surface,
-                         tree=args.tree, rewrite_all=args.rewrite_all)
+                         tree=args.tree, rewrite_all=args.rewrite_all,
+                         balance=args.balance)
     write_file(out, args.output)
     return 0

@@ -45,12 +45,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "string (default); 'balanced': the least expected edit distance "
                              "whose paired marks balance")
     parser.add_argument("--mix-crf", metavar="DIR",
-                        help="mix --model's slot distributions with this CRF's slot marginals "
-                             "(fstpunct crf train) and choose under the mixture (exact "
-                             "decoders only)")
-    parser.add_argument("--mix-weight", type=float, default=0.5, metavar="W",
-                        help="--model's weight in --mix-crf's mixture, the CRF's 1 − W "
-                             "(default 0.5)")
+                        help="mix the model's slot distributions with this CRF's slot "
+                             "marginals (fstpunct crf train) and choose under the mixture "
+                             "(exact decoders only; default: with --text and no --model, the "
+                             "language's bundled text/ CRF where dev chose a mixture)")
+    parser.add_argument("--mix-weight", type=float, metavar="W",
+                        help="the model's weight in the mixture, the CRF's 1 − W (default: "
+                             "the one chosen on dev with the bundled text/ CRF, else 0.5); "
+                             "1: the model alone, no mixing")
     parser.add_argument("--samples", type=int,
                         help="sample this many (T′, x) per sentence and choose by --mbr "
                              "instead (the paper: 1000)")
@@ -71,8 +73,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_text_arguments(parser, "restore plain text (unpunctuated; any punctuation in it is "
                                "replaced), tagged and parsed by the bundled tagger and parser of "
                                "the model (or --tagger, --parser), restored by the language's "
-                               "text/ model (trained on such trees) where it has one and "
-                               "--model is not given")
+                               "text/ model (trained on such trees) where it has one, mixed with "
+                               "its bundled CRF where dev chose that, unless --model is given")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -40,15 +40,17 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-import pynini
 
-from ..errors import ModelError
+from ..errors import FstpunctError, ModelError
 from ..files import atomic_path
 from ..ud.slots import ABBV, BOUNDARY, UNK
-from .fstbinary import read_arcs
+from .fstbinary import FstArcs, read_file
+
+if TYPE_CHECKING:
+    import pynini
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
            "SPECIALS", "EditPath", "ScanArc", "Step", "Channel", "structural_mask", "sidecar_path"]
@@ -325,6 +327,8 @@ class Channel:
 
     def symbol_table(self) -> pynini.SymbolTable:
         """Shared input/output table: 0 ε, 1 ``$``, then :attr:`symbols` from 2."""
+        import pynini  # only to write or draw a channel: slow to import
+
         table = pynini.SymbolTable(name="fstpunct-channel")
         for s in (EPSILON, END, *self.symbols):
             table.add_symbol(s)
@@ -337,6 +341,8 @@ class Channel:
 
     def fst(self, arc_type: str = "log") -> pynini.Fst:
         """The channel as a transducer (weights −log p); ``rtl`` reads and writes reversed."""
+        import pynini
+
         f = pynini.Fst(arc_type=arc_type)
         f.add_states(2 + len(self.symbols))
         f.set_start(START_STATE)
@@ -353,6 +359,8 @@ class Channel:
         return f
 
     def _acceptor(self, labels: Sequence[str], arc_type: str) -> pynini.Fst:
+        import pynini
+
         f = pynini.Fst(arc_type=arc_type)
         f.add_states(len(labels) + 1)
         f.set_start(0)
@@ -381,50 +389,81 @@ class Channel:
         try:
             with atomic_path(path) as tmp:
                 self.fst("log64").write(str(tmp))
-        except (OSError, pynini.FstIOError) as e:
+        except OSError as e:  # pynini's FstIOError is one
             raise ModelError(f"{path}: cannot write channel: {e}") from e
 
     @classmethod
     def load(cls, path: str | Path, direction: str | None = None) -> Channel:
         """Read a channel ``.fst`` (log or log64 arcs); the direction comes from the argument,
-        else from the JSON sidecar (:func:`sidecar_path`). phi is recovered from the arcs."""
+        else from the JSON sidecar (:func:`sidecar_path`). phi is recovered from the arcs
+        (read from the file's bytes: :func:`~fstpunct.fst.fstbinary.read_file`)."""
         try:  # checked first: OpenFst would also print its own message to stderr
             with open(path, "rb") as head:
                 if head.read(4) != _FST_MAGIC:
                     raise ModelError(f"{path}: not an OpenFst file")
+            f = read_file(path)
         except OSError as e:
-            raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror}") from e
-        try:
-            f = pynini.Fst.read(str(path))
-        except (OSError, pynini.FstIOError) as e:
+            raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror or e}") from e
+        except FstpunctError as e:
+            if isinstance(e, ModelError):
+                raise
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e}") from e
         if direction is None:
             direction = _sidecar_direction(path)
-        table = f.input_symbols()
-        if f.arc_type() not in ("log", "log64") or table is None or f.start() != START_STATE:
+        table, arcs = f.input_symbols, f.arcs
+        if f.arc_type not in ("log", "log64") or table is None or arcs.start != START_STATE:
             raise ModelError(f"{path}: not a channel (need log arcs, symbol tables, start 0)")
-        names = [table.find(k) for k in range(table.num_symbols())]
+        names = [table.get(k, "") for k in range(len(table))]
         if names[:2] != [EPSILON, END]:
             raise ModelError(f"{path}: symbol table does not start with {EPSILON} {END}")
         try:
             shell = cls.identity(names[2:], direction)
         except ModelError as e:
             raise ModelError(f"{path}: {e}") from e
-        param = {(a.src, a.dst, a.ilabel, a.olabel): a.param for a in _all_arcs(shell)}
+        a, b, e, bad = _edits(shell, arcs)
+        if len(bad):
+            k = int(bad[0])
+            state, nextstate, ilabel, olabel = (int(x[k]) for x in (arcs.src, arcs.dst,
+                                                                    arcs.ilabel, arcs.olabel))
+            key = (state, nextstate, names[ilabel] if 0 <= ilabel < len(names) else ilabel,
+                   (names[olabel] if 0 < olabel < len(names) else olabel) if olabel else None)
+            raise ModelError(f"{path}: arc {key} is not a channel arc")
         phi = np.zeros_like(shell.phi)
-        arcs = read_arcs(f)  # weights exactly as stored (log64: float64)
-        for state, nextstate, ilabel, olabel, weight in zip(
-                *(x.tolist() for x in (arcs.src, arcs.dst, arcs.ilabel, arcs.olabel,
-                                       arcs.weight))):
-            key = (state, nextstate, names[ilabel], names[olabel] if olabel else None)
-            if key not in param:
-                raise ModelError(f"{path}: arc {key} is not a channel arc")
-            if param[key] is not None:
-                phi[param[key]] += math.exp(-weight)
+        has = e >= 0
+        # weights exactly as stored (log64: float64), added up in the file's order
+        np.add.at(phi, (a[has], b[has], e[has]), [math.exp(-w) for w in arcs.weight[has].tolist()])
         sums = phi.sum(axis=2, keepdims=True)
         if not np.allclose(sums, 1.0, atol=1e-4):
             raise ModelError(f"{path}: edit probabilities do not sum to 1")
         return cls(shell.symbols, direction, phi / sums)
+
+
+def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
+    """Which edit φ[a, b, e] each arc of a channel's file is (a, b, e; e = −1 where the arc
+    has no parameter), and the indices of the arcs that are no arc :meth:`Channel.arcs` makes
+    over ``shell.symbols``, whatever phi is."""
+    n = len(shell.symbols)
+    src, dst, ilabel, olabel = arcs.src, arcs.dst, arcs.ilabel, arcs.olabel
+    p, t, nxt, emitted = src - 2, ilabel - 2, dst - 2, np.where(olabel > 0, olabel - 2, -1)
+    # the parameter-free arcs: 0 –t:ε→ q_t, 0 –$:ε→ F, q_p –$:p→ F
+    free = ((src == START_STATE) & (olabel == 0) & (((ilabel >= 2) & (ilabel < n + 2) &
+                                                      (dst == ilabel))
+                                                     | ((ilabel == 1) & (dst == FINAL_STATE)))) \
+        | ((src >= 2) & (src < n + 2) & (ilabel == 1) & (dst == FINAL_STATE) & (olabel == src))
+    inside = (src >= 2) & (src < n + 2) & (ilabel >= 2) & (ilabel < n + 2) & (dst >= 2) & \
+        (dst < n + 2) & (olabel >= 0) & (olabel < n + 2) & (olabel != 1)
+    a, b = (p, t) if shell.direction == "ltr" else (t, p)
+    # each edit's emitted symbol (−1: none) and next pending one, as Channel.arcs makes them;
+    # where two fit (a == b), the first (the other is structurally impossible there)
+    moves = ((KEEP, a, b), (LEFT, -1, b), (RIGHT, -1, a), (SWAP, b, a)) \
+        if shell.direction == "ltr" else ((KEEP, b, a), (LEFT, -1, b), (RIGHT, -1, a), (SWAP, a, b))
+    e = np.full(len(src), -1)
+    for code, out, pending in reversed(moves):
+        e = np.where(inside & (emitted == out) & (nxt == pending), code, e)
+    ok = e >= 0
+    ok[ok] = shell.mask[a[ok], b[ok], e[ok]]
+    e[~ok] = -1
+    return a, b, e, np.flatnonzero(~ok & ~free)
 
 
 def _all_arcs(shell: Channel) -> list[ScanArc]:

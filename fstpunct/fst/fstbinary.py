@@ -1,6 +1,6 @@
 """The arcs of an OpenFst machine as numpy arrays, read from its binary serialization (what
 ``Fst.write`` writes) instead of arc by arc through pynini's iterators, which costs a Python call
-per arc.
+per arc; a ``vector`` file is read without pynini at all (:func:`read_file`).
 
 OpenFst's ``vector`` format: a header (magic number, FST and arc type names, version, flags,
 properties, start state, numbers of states and arcs, then the input and output symbol tables if
@@ -12,13 +12,17 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pynini
 
 from ..errors import FstpunctError
 
-__all__ = ["FstArcs", "read_arcs"]
+if TYPE_CHECKING:
+    import pynini
+
+__all__ = ["FstArcs", "FstFile", "read_arcs", "read_file"]
 
 _MAGIC = 2125659606
 _SYMBOL_MAGIC = 2125658996
@@ -54,31 +58,75 @@ class _Reader:
         self.at += size
         return text
 
-    def skip_symbols(self) -> None:
+    def symbols(self) -> dict[int, str]:
+        """A symbol table: symbol of every key."""
         magic, = self.take("i")
         if magic != _SYMBOL_MAGIC:
             raise FstpunctError("not an OpenFst symbol table")
         self.string()
         _, size = self.take("qq")
+        table = {}
         for _ in range(size):
-            self.string()
-            self.take("q")
+            symbol = self.string()
+            key, = self.take("q")
+            table[key] = symbol
+        return table
+
+
+@dataclass(frozen=True)
+class FstFile:
+    """What a machine's binary holds: its arc type, input symbols (symbol of every key; None
+    without a table) and arcs."""
+
+    arc_type: str
+    input_symbols: dict[int, str] | None
+    arcs: FstArcs
 
 
 def read_arcs(fst: pynini.Fst) -> FstArcs:
     """The arcs of a mutable (vector) FST."""
-    r = _Reader(fst.write_to_string())
+    return _parse(fst.write_to_string()).arcs
+
+
+def read_file(path: str | Path) -> FstFile:
+    """A machine's file: a ``vector`` one read directly; another kind (e.g. ``const``) read by
+    pynini, which converts it. OSError if the file cannot be read, FstpunctError (or what
+    pynini raises) if it is not a well-formed OpenFst machine."""
+    data = Path(path).read_bytes()
+    try:
+        return _parse(data)
+    except _OtherKind:
+        import pynini
+
+        return _parse(pynini.Fst.read(str(path)).write_to_string())
+
+
+class _OtherKind(Exception):
+    """The binary is not of the ``vector`` kind."""
+
+
+def _parse(data: bytes) -> FstFile:
+    try:
+        return _parse_vector(data)
+    except (FstpunctError, _OtherKind):
+        raise
+    except (struct.error, UnicodeDecodeError, ValueError, IndexError, OverflowError,
+            MemoryError) as e:
+        raise FstpunctError(f"malformed OpenFst binary ({e})") from e
+
+
+def _parse_vector(data: bytes) -> FstFile:
+    r = _Reader(data)
     magic, = r.take("i")
     if magic != _MAGIC:
         raise FstpunctError("not an OpenFst binary")
     kind, arc_type = r.string(), r.string()
     if kind != "vector":
-        raise FstpunctError(f"cannot read {kind!r} FSTs, only vector ones")
+        raise _OtherKind(f"cannot read {kind!r} FSTs, only vector ones")
     _, flags, _, start, n_states, _ = r.take("iiQqqq")  # the arc count is not kept up
-    if flags & _HAS_ISYMBOLS:
-        r.skip_symbols()
+    input_symbols = r.symbols() if flags & _HAS_ISYMBOLS else None
     if flags & _HAS_OSYMBOLS:
-        r.skip_symbols()
+        r.symbols()
     # every field is a whole number of 32-bit words: a state is its final weight (1 or 2 words)
     # and its arc count (2), then 4 (or 5) words per arc
     wide = arc_type in _WIDE
@@ -101,6 +149,7 @@ def read_arcs(fst: pynini.Fst) -> FstArcs:
     else:
         weight = table[:, 2].view("<f4").astype(np.float64)
     labels = table.view("<i4")
-    return FstArcs(start, n_states, np.repeat(np.arange(n_states), counts),
-                   labels[:, arc_words - 1].astype(np.int64), labels[:, 0].astype(np.int64),
-                   labels[:, 1].astype(np.int64), weight)
+    return FstFile(arc_type, input_symbols, FstArcs(
+        start, n_states, np.repeat(np.arange(n_states), counts),
+        labels[:, arc_words - 1].astype(np.int64), labels[:, 0].astype(np.int64),
+        labels[:, 1].astype(np.int64), weight))

@@ -275,7 +275,8 @@ def _combine(semirings: Sequence[type[Semiring]], key: np.ndarray,
 
 # --- products of token matrices as sparse stacks -------------------------------------------------
 
-class _Plan(NamedTuple):
+@dataclass(frozen=True, eq=False)
+class _Plan:
     """How to build M(s) for a list of token strings through all their suffixes, level by level
     (the same for every lattice): level d holds the suffixes of length d, string q of it being
     token ``heads[q]`` then string ``parents[q]`` of level d − 1 (indices within levels, flat
@@ -286,12 +287,19 @@ class _Plan(NamedTuple):
     parents: np.ndarray
     wanted: np.ndarray
 
+    @cached_property
+    def _levels(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every string's level and the flat index of its parent (once per plan: a cached plan
+        is restricted at every slot build)."""
+        offsets = self.level_offsets
+        level_of = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
+        return level_of, offsets[np.maximum(level_of - 1, 0)] + self.parents
+
     def restricted(self, only: np.ndarray) -> _Plan:
         """The plan of the strings ``only`` (indices into those asked for) alone: every level
         keeps the suffixes of those strings, in the same order."""
         offsets = self.level_offsets
-        level_of = np.repeat(np.arange(len(offsets) - 1), np.diff(offsets))
-        parent = offsets[np.maximum(level_of - 1, 0)] + self.parents  # flat index of q's parent
+        level_of, parent = self._levels
         keep = np.zeros(offsets[-1], dtype=bool)
         keep[0] = True
         keep[self.wanted[only]] = True

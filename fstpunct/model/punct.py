@@ -273,9 +273,10 @@ class SlotCache:
             entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
         return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry, built=built)
 
-    def counter(self, surface: tuple[str, ...]) -> EditCounter:
-        """The edit counter of a (sum) slot."""
-        slot = self.get(surface)
+    def counter(self, surface: tuple[str, ...], needed: np.ndarray | None = None) -> EditCounter:
+        """The edit counter of a (sum) slot (``needed`` as :meth:`get`'s: it counts edits over
+        the slot's lattice and closure, whatever punctemes its stack holds)."""
+        slot = self.get(surface, needed=needed)
         if slot.counter is None:
             slot.counter = EditCounter(self.builder, surface, self.weights, slot.lattice,
                                        self.punctemes, slot.closure, self.rate, self.boundary)
@@ -300,6 +301,13 @@ class _Flat(NamedTuple):
         return [tuple(x[a:b] for x in arrays) for a, b in zip(bounds, bounds[1:])]
 
 
+class _Found(NamedTuple):
+    """The slots candidates were chosen over (one per surface string), and their semiring."""
+
+    maximum: bool
+    slots: list[Slot]
+
+
 class _Layout(NamedTuple):
     """The forest of a range of a batch's sentences without stacks, the surface string of each
     of its slot indices, and its candidates."""
@@ -309,6 +317,7 @@ class _Layout(NamedTuple):
     forest: Forest
     candidates: _Flat
     needed: list[np.ndarray | None]  # per surface string: the punctemes its slots need
+    found: _Found
 
 
 class _Choices(NamedTuple):
@@ -317,6 +326,7 @@ class _Choices(NamedTuple):
     spans: list[tuple[int, int]]
     candidates: list[tuple[np.ndarray, ...]]  # per node: weights, left_of, right_of, labels
     needed: list[np.ndarray | None]  # per slot: the punctemes the candidates need there
+    found: _Found
 
 
 class Inference:
@@ -355,7 +365,7 @@ class Inference:
         stacks of its two slots; candidates whose matrix is 0 there are left out."""
         sent, surface = self.batch.sentences[s], self.batch.surfaces[s]
         choices = self._choices(s, maximum)
-        slots = [self.slots.get(x, maximum, need) for x, need in zip(surface, choices.needed)]
+        slots = self._slots_in(maximum, surface, choices.needed, choices.found)
         nodes = [Candidates(w, slots[i].stack, slots[k].stack, l, r)
                  for (i, k), (w, l, r, _) in zip(choices.spans, choices.candidates)]
         prefix = slots[0].lattice.matrix((self.slots.boundary,))
@@ -370,18 +380,19 @@ class Inference:
         if self._last_choices is not None and self._last_choices[0] == s:
             return self._last_choices[1]
         spans = _node_spans(self.batch.sentences[s])
-        flat, needed = self._candidates(self.batch.nodes(s), self.batch.surfaces[s],
-                                        np.array(spans), maximum)
-        choices = _Choices(spans, flat.per_node(), needed)
+        flat, needed, found = self._candidates(self.batch.nodes(s), self.batch.surfaces[s],
+                                               np.array(spans), maximum)
+        choices = _Choices(spans, flat.per_node(), needed, found)
         self._last_choices = (s, choices)
         return choices
 
     def _candidates(self, nodes: range, surfaces: Sequence[tuple[str, ...]], ends: np.ndarray,
-                    maximum: bool) -> tuple[_Flat, list[np.ndarray | None]]:
+                    maximum: bool) -> tuple[_Flat, list[np.ndarray | None], _Found]:
         """The candidates of the batch's ``nodes`` over the slots of ``surfaces``: node t's rows
         whose left puncteme is possible in slot ``ends[t, 0]`` and whose right one in slot
-        ``ends[t, 1]``, then the backoff (the closure on both sides); and the punctemes each
-        slot needs (None: all, unless the slot cache builds only those asked for)."""
+        ``ends[t, 1]``, then the backoff (the closure on both sides); the punctemes each
+        slot needs (None: all, unless the slot cache builds only those asked for); and the
+        slots looked up (in the max semiring if ``maximum``)."""
         data = self.batch.data
         lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
         sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
@@ -397,8 +408,9 @@ class Inference:
             group = group[nodes.start:nodes.stop]
             meets[0, ends[:, 0], group] = meets[1, ends[:, 1], group] = True
             needed = list(meets[0] @ left_of_group | meets[1] @ right_of_group)
-        flat = np.concatenate([self.slots.get(x, maximum, need).possible
-                               for x, need in zip(surfaces, needed)])
+        found = _Found(maximum, [self.slots.get(x, maximum, need)
+                                 for x, need in zip(surfaces, needed)])
+        flat = np.concatenate([slot.possible for slot in found.slots])
         ok = flat[at_left] & flat[at_right]
         rows = lo + np.flatnonzero(ok)
         kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp) if len(ok) else \
@@ -416,7 +428,15 @@ class Inference:
         tilt = self._tilt[pairs[rows - lo]]
         return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
                      spread(left[ok], closure), spread(right[ok], closure),
-                     spread(rows, BACKOFF)), needed
+                     spread(rows, BACKOFF)), needed, found
+
+    def _slots_in(self, maximum: bool, surfaces: Sequence[tuple[str, ...]],
+                  needed: Sequence[np.ndarray | None], found: _Found) -> list[Slot]:
+        """The slots of ``surfaces`` in the max (``maximum``) or sum semiring: those the
+        candidates were chosen over if they are of that semiring, else each looked up once."""
+        if found.maximum == maximum:
+            return found.slots
+        return [self.slots.get(x, maximum, need) for x, need in zip(surfaces, needed)]
 
     @cached_property
     def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -448,8 +468,8 @@ class Inference:
         :meth:`tree` makes them, sentence after sentence) and the surface string of each of its
         slot vectors."""
         layout = self._layout(maximum, range(len(self.batch)) if part is None else part)
-        kernel = [self.slots.get(x, maximum, need).kernel
-                  for x, need in zip(layout.surfaces, layout.needed)]
+        kernel = [slot.kernel for slot in self._slots_in(maximum, layout.surfaces, layout.needed,
+                                                         layout.found)]
         forest = replace(layout.forest, stacks=[stack for stack, _ in kernel],
                          vectors=[vectors for _, vectors in kernel])
         return forest, layout.candidates, layout.surfaces
@@ -476,13 +496,13 @@ class Inference:
         spans = np.array([span for sent in sentences for span in _node_spans(sent)],
                          dtype=np.intp).reshape(-1, 2)
         ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
-        flat, needed = self._candidates(nodes, tuple(index), ends, maximum)
+        flat, needed, found = self._candidates(nodes, tuple(index), ends, maximum)
         heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in sentences),
                             dtype=np.intp, count=int(word_offsets[-1]))
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
                         ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
                         flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
-        self._layout_cache = _Layout(part, tuple(index), forest, flat, needed)
+        self._layout_cache = _Layout(part, tuple(index), forest, flat, needed, found)
         return self._layout_cache
 
     def log_probs(self, part: range | None = None) -> np.ndarray:
@@ -519,17 +539,18 @@ class Inference:
         """Σ log Z, the pair posteriors of every Attach row and the expected channel-arc counts
         over the sentences ``part`` (default: all), by the compiled outside pass (as
         :meth:`expectations` summed over them, up to the order of additions)."""
-        out, forest, flat, surfaces = self._compiled_outside(
-            range(len(self.batch)) if part is None else part)
+        part = range(len(self.batch)) if part is None else part
+        out, forest, flat, _ = self._compiled_outside(part)
         post = flat.weights * out.weights
         keep = flat.labels != BACKOFF
         return Expectations(sum(out.log_z.tolist()), flat.labels[keep], post[keep],
-                            self._arc_counts(out, forest, surfaces))
+                            self._arc_counts(out, forest, self._layout(False, part)))
 
-    def _arc_counts(self, out: Outside, forest: Forest,
-                    surfaces: tuple[tuple[str, ...], ...]) -> np.ndarray:
-        """Expected channel-arc counts from a compiled outside pass, one batched edit count per
-        distinct surface string (the terms and slot adjoints of its slots together)."""
+    def _arc_counts(self, out: Outside, forest: Forest, layout: _Layout) -> np.ndarray:
+        """Expected channel-arc counts from a compiled outside pass over ``layout``'s forest,
+        one batched edit count per distinct surface string (the terms and slot adjoints of its
+        slots together)."""
+        surfaces = layout.surfaces
         terms, counts = out.terms, np.zeros(len(self.weights))
         of_term = forest.slot_vectors[terms.slot]
         order = np.argsort(of_term, kind="stable")
@@ -537,18 +558,19 @@ class Inference:
         slots = np.argsort(forest.slot_vectors, kind="stable")
         slot_bounds = np.searchsorted(forest.slot_vectors[slots], np.arange(len(surfaces) + 1))
         width = len(self.model.vocab.punctemes) + 1  # every stack: M(l) for l in V, then K
-        for u, x in enumerate(surfaces):
+        found = self._slots_in(False, surfaces, layout.needed, layout.found)
+        for u, (x, slot, need) in enumerate(zip(surfaces, found, layout.needed)):
             if not x:  # no tokens: no edits
                 continue
             rows = order[term_bounds[u]:term_bounds[u + 1]]
             occurrences = out.slot_at[slots[slot_bounds[u]:slot_bounds[u + 1]]
                                       - out.first_slot]
-            n = self.slots.get(x).lattice.size
+            n = slot.lattice.size
             span = occurrences[:, None] + np.arange(n)
             d_start, d_final = out.start[span].sum(axis=0), out.final[span].sum(axis=0)
             prefix = None
             if x[0] == BOUNDARY:  # only in slot 0, where start holds ∂log Z/∂(λ₀ᵀ prefix)
-                lat = self.slots.get(x).lattice
+                lat = slot.lattice
                 prefix = np.outer(lat.start, d_start)
                 d_start = lat.matrix((self.slots.boundary,)) @ d_start
             vec = terms.vec[terms.vec_at[rows][:, None] + np.arange(2 * n)]
@@ -557,8 +579,8 @@ class Inference:
             entries = ranges(terms.coef_at[rows], sizes)
             coef[np.repeat(np.arange(len(rows)), sizes), terms.matrix[entries]] = \
                 terms.coef[entries]
-            counts += self.slots.counter(x).term_counts(coef, vec[:, :n], vec[:, n:], d_start,
-                                                        d_final, prefix)
+            counts += self.slots.counter(x, need).term_counts(coef, vec[:, :n], vec[:, n:],
+                                                              d_start, d_final, prefix)
         return counts
 
     def posteriors_reference(self, s: int) -> Posteriors:
@@ -569,17 +591,18 @@ class Inference:
         """log Z, pair posteriors and expected channel-arc counts of sentence ``s`` (the numpy
         reference, one sentence: see :meth:`expected_counts`)."""
         posteriors, grads = self._outside(s)
-        surface = self.batch.surfaces[s]
+        surface, needed = self.batch.surfaces[s], self._choices(s, False).needed
         terms: list[list[Outer]] = [[] for _ in surface]
         for (i, k), gl, gr in zip(_node_spans(self.batch.sentences[s]), grads.left_outer,
                                   grads.right_outer):
             terms[i].append(gl)
             terms[k].append(gr)
         counts = np.zeros(len(self.weights))
-        for i, x in enumerate(surface):
+        for i, (x, need) in enumerate(zip(surface, needed)):
             if x:  # no tokens: no edits
-                counts += self.slots.counter(x).counts(terms[i], grads.start[i], grads.final[i],
-                                                       grads.prefix if i == 0 else None)
+                counts += self.slots.counter(x, need).counts(terms[i], grads.start[i],
+                                                             grads.final[i],
+                                                             grads.prefix if i == 0 else None)
         return Expectations(posteriors.log_z, posteriors.rows, posteriors.posterior, counts)
 
     def _outside(self, s: int) -> tuple[Posteriors, Gradients]:

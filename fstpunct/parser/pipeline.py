@@ -118,7 +118,8 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
             raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {path} does not "
                              f"exist (give one with --{what} DIR)")
         parts.append(kind.load(path))
-    lower = pipeline_folders(lang_or_folder, True)[0]
-    auto = Tagger.load(lower) if lowercase is None and tagger is None and lower.is_dir() \
-        else None
+    auto = None
+    if lowercase is None and tagger is None:
+        lower = pipeline_folders(lang_or_folder, True)[0]
+        auto = Tagger.load(lower) if lower.is_dir() else None
     return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]

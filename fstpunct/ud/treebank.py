@@ -17,6 +17,7 @@ from typing import TextIO
 
 from ..errors import ConlluError
 from ..files import open_input, output
+from ._reader import sentence_words
 
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
            "punct_relation", "read_conllu", "read_file", "rebuild", "space_after", "universal",
@@ -325,6 +326,17 @@ def _validate_tree(sent: Sentence) -> None:
 
 
 def _finish(sent: Sentence, tree: bool | None = True) -> Sentence:
+    """``sent`` with its words parsed, every sentence check passed (compiled for a sentence
+    with a tree, :mod:`._reader`; else, and for the error of a failed check, the reference)."""
+    words = None if tree is False else sentence_words(sent, Word, _check_order)
+    if words is None:
+        return _finish_reference(sent, tree)
+    sent.words = words
+    return sent
+
+
+def _finish_reference(sent: Sentence, tree: bool | None = True) -> Sentence:
+    """:func:`_finish` step by step in Python (the tests' oracle)."""
     if not sent.lines:
         raise sent.error("sentence has comments but no token lines")
     _check_order(sent)

@@ -21,6 +21,7 @@ trees are drawn per chunk of sentences from (seed, chunk number, 2).
 """
 from __future__ import annotations
 
+import math
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,11 +29,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...errors import InputError
-from ...model.punct import PunctModel
+from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
 from ...ud.treebank import RELATIONS, Sentence, universal
-from ..decode import chunk_inference
+from ..decode import chunk_inference, inference_of
 from .assemble import OutToken, assemble, origin_name
 from .order import OrderModel
 from .permute import PERMUTED, linearize, permuted_order, surface_tree
@@ -43,9 +44,11 @@ from .underlying import (
     Marks,
     carried_marks,
     partners,
+    printed_partners,
     without_orphans,
     write_slots,
 )
+from .wellformed import unmatched
 
 __all__ = ["METHODS", "Options", "TREES", "Underlying", "bracketed_words", "rephrase",
            "underlying", "written"]
@@ -68,6 +71,7 @@ class Options:
     best_surface: bool = False            # full: the channel's most probable x, not a draw
     tree: str = "viterbi"                 # T′: "viterbi", or "sample" (one posterior draw each)
     rewrite_all: bool = False             # full: also slots whose marks are unchanged
+    balance: bool = True                  # deletion: balanced T′, pairs printed whole
 
     def __post_init__(self) -> None:
         if self.method not in METHODS:
@@ -80,6 +84,11 @@ class Options:
             raise InputError(f"not a UD relation to delete: {', '.join(unknown)} (relations "
                              "are UD's universal ones, e.g. appos, parataxis, with or without "
                              "a subtype such as acl:relcl)")
+
+    @property
+    def deleting(self) -> bool:
+        """Whether constituents are deleted."""
+        return bool(self.delete) or self.delete_parens
 
     @property
     def needs_model(self) -> bool:
@@ -140,9 +149,10 @@ def _base(sent: Sentence, order: list[int]) -> list[OutToken]:
 
 def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: list[int],
                model: PunctModel, surface: str, rng: np.random.Generator, align: Aligner,
-               keep_input: bool = True) -> list[OutToken]:
+               keep_input: bool = True, balance: bool = False) -> list[OutToken]:
     """Full and half: the words of ``order`` with punctuation written from their marks (a
-    slot with unchanged marks keeps the input's surface when ``keep_input``)."""
+    slot with unchanged marks keeps the input's surface when ``keep_input``; with
+    ``balance``, a shortened sentence prints both marks of a pair, :func:`printed_partners`)."""
     words, dep_heads, _ = depunctuate(sent)
     id_head = {w.id: words[h - 1].id if h else 0 for w, h in zip(words, dep_heads)}
     node_of = {wid: k for k, wid in enumerate(slots.word_ids)}
@@ -151,14 +161,16 @@ def _rewritten(sent: Sentence, slots: SlotSentence, carried: Carried, order: lis
     out_heads = {wid: _kept_head(id_head[wid], id_head, kept) for wid in placed}
     position = {wid: k for k, wid in enumerate(placed, 1)}
     heads = [position[out_heads[wid]] if out_heads[wid] else 0 for wid in placed]
-    marks = carried.marks
+    marks, settled = carried.marks, frozenset()
     if len(placed) < slots.n:  # deletion: pairs (in T′ or as printed) go together
         kept_nodes = {node_of[w] for w in placed}
         symmetric = model.attach.symmetric
         marks = without_orphans(marks, kept_nodes, [*partners(slots, marks, symmetric),
                                                     *partners(slots, marks, symmetric, True)])
+        if balance:
+            marks, settled = printed_partners(slots, marks, kept_nodes, symmetric)
     written = write_slots(model.channel, heads, [marks[node_of[w]] for w in placed], surface,
-                          rng, align, carried.observed if keep_input else None)
+                          rng, align, carried.observed if keep_input else None, settled)
     lines = {ln.id: ln for ln in sent.lines}
     out: list[OutToken] = []
     for i, slot in enumerate(written):
@@ -191,10 +203,16 @@ class Underlying:
 
 
 def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: str = "viterbi",
-               seed: int = 0, samples: int = 1, chunk: int = 500) -> Iterator[Underlying]:
+               seed: int = 0, samples: int = 1, chunk: int = 500, balanced: bool = False
+               ) -> Iterator[Underlying]:
     """The first stage of :func:`rephrase`: every sentence's T′ as carried marks — the Viterbi
     one, or with ``tree="sample"`` ``samples`` posterior draws (drawn per chunk of ``chunk``
-    sentences from the random stream (seed, chunk number, 2)); without a model, only the
+    sentences from the random stream (seed, chunk number, 2)). With ``balanced``, a sentence
+    whose surface has a bracket or quote without a partner (:func:`~.wellformed.unmatched`)
+    takes its T′ among those whose pairs of W_d all have matched symmetric marks (the
+    unmatched pairs excluded: training's posterior-regularisation tilt taken to ∞; the
+    backoff stays possible; draws from (seed, chunk number, 3)): the orphan is then a mark
+    whose partner the channel absorbed, not an unmatched pair. Without a model, only the
     sentences. Compute it once to write a sentence in several ways (:func:`written`)."""
     _check_tree(tree)
     if model is None:
@@ -203,13 +221,24 @@ def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: st
     align = Aligner(model.channel)
     for k, (batch, prepared, inference) in enumerate(
             chunk_inference(model, sentences, chunk, paired=False)):
-        if tree == "sample":
-            trees = inference.sample_all(np.random.default_rng([seed, k, 2]), samples)
-        else:
-            trees = [[best] for best in inference.viterbi_all()]
+        trees = _drawn(inference, tree, samples, [seed, k, 2])
+        odd = [j for j, sent in enumerate(batch)
+               if balanced and unmatched([w.form for w in sent.words if w.is_punct])]
+        if odd:
+            _, tilted = inference_of(model, [batch[j] for j in odd], inference.slots, math.inf)
+            for j, drawn in zip(odd, _drawn(tilted, tree, samples, [seed, k, 3])):
+                trees[j] = drawn
         for sent, slots, drawn in zip(batch, prepared, trees):
             yield Underlying(sent, slots, tuple(carried_marks(model, sent, slots, pairs, align)
                                                 for pairs in drawn))
+
+
+def _drawn(inference: Inference, tree: str, samples: int, stream: list[int]) -> list[list]:
+    """Per sentence of ``inference``, its T′s: [the Viterbi one], or ``samples`` posterior
+    draws from the random ``stream``."""
+    if tree == "sample":
+        return inference.sample_all(np.random.default_rng(stream), samples)
+    return [[best] for best in inference.viterbi_all()]
 
 
 def written(items: Iterable[Underlying], model: PunctModel | None,
@@ -241,7 +270,8 @@ def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
     """Rephrase every sentence ``options.samples`` times (see the module docstring):
     :func:`underlying`, then :func:`written`."""
     yield from written(underlying(sentences, model if options.needs_model else None,
-                                  options.tree, options.seed, options.samples, chunk),
+                                  options.tree, options.seed, options.samples, chunk,
+                                  options.balance and options.deleting),
                        model, order_model, options)
 
 
@@ -260,7 +290,7 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
                    "best" if options.best_surface else "sample")
         tokens = _rewritten(sent, slots, carried, order, model, surface,
                             np.random.default_rng([options.seed, index, sample, 1]), align,
-                            not options.rewrite_all)
+                            not options.rewrite_all, options.balance)
     origin = origin_name(sent)
     suffix = "" if options.samples == 1 else f"-{sample + 1}"
     sent_id = f"{sent.sent_id or f's{index + 1}'}-rephrased{suffix}"
@@ -276,5 +306,7 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         what.append(f"tree={options.tree}")
     if options.rewrite_all and options.method == "full":
         what.append("rewrite=all")
+    if not options.balance and options.deleting and options.method != "base":
+        what.append("balance=no")
     return assemble(sent, tokens, [f"# sent_id = {sent_id}", f"# rephrased_from = {origin}",
                                    f"# rephrase = {' '.join(what)}"])

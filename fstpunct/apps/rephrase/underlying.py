@@ -37,7 +37,8 @@ from ...ud.treebank import Line, Sentence
 from .wellformed import is_terminal
 
 __all__ = ["Aligner", "Carried", "Mark", "Marks", "Written", "carried_marks", "partners",
-           "pinned_final_point", "without_orphans", "without_phantom_orphans", "write_slots"]
+           "pinned_final_point", "printed_partners", "without_orphans", "without_phantom_orphans",
+           "write_slots"]
 
 Pair = tuple[Puncteme, Puncteme] | None
 
@@ -50,12 +51,16 @@ class Mark:
     symbol: str
     line: Line | None = None
     origin: tuple[int, int, int] = (-1, 0, 0)  # (word, side, index) in the input's T′
+    glyph: str | None = None  # what an absorbed mark prints instead of its symbol
 
     @property
     def form(self) -> str | None:
-        """What to print: the input form, else the symbol (None: nothing printable)."""
+        """What to print: the input form, else the glyph or the symbol (None: nothing
+        printable)."""
         if self.line is not None:
             return self.line.fields[1]
+        if self.glyph is not None:
+            return self.glyph
         return None if self.symbol in (ABBV, UNK, BOUNDARY) else self.symbol
 
 
@@ -312,15 +317,48 @@ def without_orphans(marks: Sequence[Marks], kept: set[int],
                   for side in (0, 1)) for node, ms in enumerate(marks)]  # type: ignore[misc]
 
 
+def printed_partners(slots: SlotSentence, marks: Sequence[Marks], kept: set[int],
+                     symmetric: Sequence[tuple[str, str]]) -> tuple[list[Marks], frozenset[Place]]:
+    """Balance in a shortened sentence (the words ``kept``): a bracket or quote that the input
+    printed without a printed partner among the kept words (an orphan as a reader sees it:
+    :func:`partners` with ``surface``) and whose partner in T′ the channel absorbed gets that
+    partner printed: returns the marks, the partner written like the printed mark where the
+    input wrote that other than as its symbol (a straight ``"`` for both ends), and the
+    origins of both marks of each such pair, whose slots :func:`write_slots` never samples."""
+    marks = list(marks)
+    visible = [ms if node in kept else ((), ()) for node, ms in enumerate(marks)]
+    either = {m for pair in symmetric for m in pair}
+    paired = {place for pair in partners(slots, visible, symmetric, True) for place in pair}
+
+    def at(place: Place) -> Mark:
+        return marks[place[0]][place[1]][place[2]]
+
+    shown = {}  # origin of an absorbed mark to print -> its printed partner
+    for a, b in partners(slots, visible, symmetric):
+        for gone, printed in ((a, b), (b, a)):
+            if (at(gone).line is None and at(printed).line is not None
+                    and at(printed).symbol in either and printed not in paired):
+                shown[at(gone).origin] = at(printed)
+    for node, ms in enumerate(marks if shown else ()):
+        marks[node] = tuple(tuple(  # type: ignore[assignment]
+            replace(m, glyph=shown[m.origin].form
+                    if shown[m.origin].form != shown[m.origin].symbol else None)
+            if m.origin in shown else m for m in side) for side in ms)
+    return marks, frozenset(shown) | {m.origin for m in shown.values()}
+
+
 def write_slots(channel: Channel, heads: Sequence[int], marks: Sequence[Marks], surface: str,
                 rng: np.random.Generator, align: Aligner | None = None,
-                observed: Mapping[tuple[Place, ...], tuple[int, ...]] | None = None
-                ) -> list[list[Written]]:
+                observed: Mapping[tuple[Place, ...], tuple[int, ...]] | None = None,
+                settled: frozenset[Place] = frozenset()) -> list[list[Written]]:
     """The surface punctuation of every slot (0..n) of the words ``marks`` (in their new
     order; ``heads`` 1-based over them) — ``surface`` = ``sample``: drawn through the channel,
     ``best``: the channel's most probable output, ``underlying``: the marks as they are —
     without ∘ and marks with nothing to print. A slot whose marks are exactly those of an
-    input slot (``observed``, :class:`Carried`) keeps the surface the input has there."""
+    input slot (``observed``, :class:`Carried`) keeps the surface the input has there. A slot
+    holding marks of ``settled`` (by origin: :func:`printed_partners`) is never sampled: it
+    keeps the input's surface only when, besides, the input printed all those marks there,
+    else it takes the channel's most probable output."""
     align = align or Aligner(channel)
     n = len(marks)
     view = SlotSentence(words=("",) * n, upos=("",) * n, heads=tuple(projectivize(heads)[0]),
@@ -332,10 +370,13 @@ def write_slots(channel: Channel, heads: Sequence[int], marks: Sequence[Marks], 
         u, where = _slot_u(view, members, i, pairs)  # type: ignore[arg-type]
         key = tuple(marks[node][side][k].origin if node >= 0 else (node, side, k)
                     for node, side, k in where)
-        if surface != "underlying" and observed and key in observed:
+        settle = [marks[node][side][k] for node, side, k in where
+                  if node >= 0 and marks[node][side][k].origin in settled]
+        if (surface != "underlying" and observed and key in observed
+                and all(m.line is not None for m in settle)):
             kept = observed[key]
         elif surface != "underlying" and len(u) > 1:
-            x = channel.sample(u, rng) if surface == "sample" else align.best(u)
+            x = channel.sample(u, rng) if surface == "sample" and not settle else align.best(u)
             kept = align(u, x) or ()
         else:
             kept = tuple(range(len(u)))

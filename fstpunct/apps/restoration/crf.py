@@ -191,13 +191,14 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _fit(sents: Sequence[SlotSentence], tags: Collection[str], tree: bool, c2: float,
-         max_iterations: int, path: Path) -> int:
+def _fit(sents: Sequence[SlotSentence], tags: Collection[str], tree: bool, c1: float,
+         c2: float, min_freq: float, max_iterations: int, path: Path) -> int:
     """Train one crfsuite model into ``path``; returns the number of L-BFGS iterations."""
     trainer = _pycrfsuite().Trainer(verbose=False)
     for ss in sents:
         trainer.append(features(ss, tree), [t if t in tags else OTHER for t in slot_tags(ss)])
-    trainer.set_params({"c1": 0.0, "c2": c2, "max_iterations": max_iterations})
+    trainer.set_params({"c1": c1, "c2": c2, "feature.minfreq": min_freq,
+                        "max_iterations": max_iterations})
     trainer.train(str(path))
     return int((trainer.logparser.last_iteration or {}).get("num", 0))
 
@@ -205,20 +206,26 @@ def _fit(sents: Sequence[SlotSentence], tags: Collection[str], tree: bool, c2: f
 def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence],
           output: str | Path, lang: str, c2_grid: Sequence[float] = (0.1, 1.0, 10.0),
           max_iterations: int = 200, tree: bool = True, s: float = 0.5,
-          info: dict[str, Any] | None = None, log: Callable[[str], None] = _stderr) -> CrfModel:
-    """Train one CRF per L2 coefficient c2 in ``c2_grid`` (L-BFGS, no L1), keep the one with
-    the lowest dev per-slot perplexity, and save it to the folder ``output``."""
+          info: dict[str, Any] | None = None, log: Callable[[str], None] = _stderr,
+          c1: float = 0.0, min_freq: float = 0.0, min_tag_count: int = MIN_COUNT) -> CrfModel:
+    """Train one CRF per L2 coefficient c2 in ``c2_grid`` (L-BFGS; with an L1 coefficient
+    ``c1`` > 0, OWL-QN), keep the one with the lowest dev per-slot perplexity, and save it to
+    the folder ``output``. A compact model: ``c1`` > 0 zeroes most weights (crfsuite stores only
+    the non-zero ones), ``min_freq`` drops the (attribute, tag) features seen fewer times in
+    training, and a ``min_tag_count`` above :data:`MIN_COUNT` makes more rare slot strings
+    :data:`OTHER` (fewer tags: training time grows with their square)."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
-    tags = sorted(t for t, c in counts.items() if c >= MIN_COUNT)
+    tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
     known = set(tags)
     tokens = sorted({tok for ss in train_sents for slot in slot_strings(ss) for tok in slot})
     meta: dict[str, Any] = {
         "format": FORMAT, "lang": lang, "tags": tags, "tokens": tokens,
-        "settings": {"algorithm": "lbfgs", "c1": 0.0, "c2": None, "c2_grid": list(c2_grid),
-                     "max_iterations": max_iterations, "min_tag_count": MIN_COUNT, "s": s,
+        "settings": {"algorithm": "lbfgs", "c1": c1, "c2": None, "c2_grid": list(c2_grid),
+                     "feature_minfreq": min_freq,
+                     "max_iterations": max_iterations, "min_tag_count": min_tag_count, "s": s,
                      "tree_features": tree},
         "training": {**(info or {}), "train_sentences": len(train_sents),
                      "train_slots": sum(ss.n + 1 for ss in train_sents),
@@ -227,7 +234,7 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     with atomic_folder(output) as out:  # the folder appears whole or not at all
         for c2 in c2_grid:
             path = out / f"c2-{c2}.model"
-            iterations = _fit(train_sents, known, tree, c2, max_iterations, path)
+            iterations = _fit(train_sents, known, tree, c1, c2, min_freq, max_iterations, path)
             ppl = CrfModel(path, meta).perplexity(dev_sents)[2]
             meta["training"]["dev_perplexity"][str(c2)] = ppl
             meta["training"]["iterations"][str(c2)] = iterations

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 import numpy as np
 
@@ -416,18 +416,20 @@ class ExactRestorer:
                ) -> tuple[list[SlotDistribution], list[int]]:
         """The slot distributions of one sentence (from its (tree, marginals) pairs) and the
         decoder's choice of candidate in each."""
-        slots = self._certain(trees, self.distributions(trees, quick=True))
+        distributions = self.distributions(trees)
+        slots = self._certain(trees, distributions(True))
         choice = slot_decoder(slots)
         if self.decoder == "balanced" and not balanced(slots, choice, self.pairs):
-            slots = self._certain(trees, self.distributions(trees))
+            slots = self._certain(trees, distributions(False))
             choice = balanced_decoder(slots, self.pairs)
         return slots, choice
 
-    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
-                      quick: bool = False) -> list[SlotDistribution]:
-        """The slot distributions the decoder reads (:meth:`ExactPrior.sentence`; ``quick``:
-        ε alone where ε is certainly the least-risk string)."""
-        return self.prior.sentence(trees, quick)
+    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
+                      ) -> Callable[[bool], list[SlotDistribution]]:
+        """The slot distributions the decoder reads, as a function of ``quick`` (ε alone where
+        ε is certainly the least-risk string): :meth:`ExactPrior.sentence`. The decoder may ask
+        twice (quick, then all candidates), so what both share is computed here, once."""
+        return partial(self.prior.sentence, trees)
 
     def _certain(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
                  slots: list[SlotDistribution]) -> list[SlotDistribution]:

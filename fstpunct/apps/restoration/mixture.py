@@ -14,10 +14,11 @@ restorations do.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from .crf import CrfModel
@@ -61,23 +62,31 @@ def _empty(slot: SlotDistribution) -> float:
 
 class MixedRestorer(ExactRestorer):
     """An :class:`ExactRestorer` whose slot distributions are the model's mixed with ``crf``'s
-    marginals (:func:`mixture`, the model's share ``weight``); the model's candidates of a slot
-    are skipped only where the mixture's p(ε) is certainly ≥ 1/2."""
+    marginals (:func:`mixture`, the model's share ``weight``; at ``weight`` 1 the model alone,
+    the CRF not run); the model's candidates of a slot are skipped only where the mixture's
+    p(ε) is certainly ≥ 1/2."""
 
     def __init__(self, model: PunctModel, crf: CrfModel, weight: float, decoder: str = "slot",
                  floor: float = 1e-3, prune: float = 3e-4) -> None:
         if not 0.0 <= weight <= 1.0:
-            raise ValueError(f"the model's weight must be in [0, 1], not {weight}")
+            raise InputError(f"the mixture weight must be between 0 and 1, not {weight}")
         super().__init__(model, decoder, floor, prune)
         self.crf, self.weight = crf, weight
 
-    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
-                      quick: bool = False) -> list[SlotDistribution]:
-        crf = crf_distributions(self.crf, trees[0][0], self.prior.floor)
+    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
+                      ) -> Callable[[bool], list[SlotDistribution]]:
+        """:meth:`ExactRestorer.distributions` mixed with the CRF's, whose marginals are
+        computed once per sentence."""
         w = self.weight
+        if w == 1.0:
+            return super().distributions(trees)
+        crf = crf_distributions(self.crf, trees[0][0], self.prior.floor)
         if w == 0.0:
-            return crf
+            return lambda quick: crf
         empty = [(1.0 - w) * _empty(slot) for slot in crf]
-        own = self.prior.sentence(trees, (lambda i, p: w * p + empty[i] >= 0.5) if quick
-                                  else False)
-        return [mixture(a, b, w) for a, b in zip(own, crf)]
+
+        def mixed(quick: bool) -> list[SlotDistribution]:
+            own = self.prior.sentence(trees, (lambda i, p: w * p + empty[i] >= 0.5) if quick
+                                      else False)
+            return [mixture(a, b, w) for a, b in zip(own, crf)]
+        return mixed
