@@ -24,31 +24,36 @@ The corrector is trained on the (learner, corrected) pairs of the isomorphic tra
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
 on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
 gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
---parser`` and ``fstpunct correct --parser`` decode with it).
+--parser`` and ``fstpunct correct --parser`` decode with it); with ``--cv``, the edit cost of
+least AED in a ``cv`` run's sweep instead (gold trees).
 
 ``table`` is the paper's Table 5 analog on the isomorphic sentences of each split: every system
 reads the learner's sentence (its tree gold, or with ``--parser`` the tree a ``tokens``-mode
 parser gives the punctuated sentence) and is scored against the corrected punctuation (on the
 learner's words): AED, P/R/F0.5 of punctuation edits, per-mark P/R/F1 and the recall of the
 gold edits by FCE code; paired tests against keeping the input, the correction model and the
-CRF corrector. Systems: keep the input; trivial (a final period); restoration from scratch with
-the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
-sentences; the correction model (with the decoding stored in it, and with plain MBR when that
-differs); the CRF corrector; the CRF corrector with the English model's
-slot posteriors as features; and the product of the CRF corrector's slot marginals and the
-correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev (a
-slot whose learner string the correction model cannot explain, below its support, is kept).
+two CRF correctors. Systems: keep the input; trivial (a final period); restoration from scratch
+with the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
+sentences; the correction model (with the decoding stored in it for the trees' source, and
+with plain MBR when that differs); the CRF corrector, and the same with the keep tag
+(:func:`fstpunct.apps.correction.crf.labels`; L2 ``KEEP_C2``); the CRF corrector with the
+English model's slot posteriors as features; and the product of each CRF corrector's slot
+marginals and the correction model's slot distribution, log p_crf + w log p_gen per slot, w
+chosen on dev (a slot whose learner string the correction model cannot explain, below its
+support, is kept).
 
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
 the other folds — the learner model (on every learner sentence of the other folds' documents,
-isomorphic or not), the corrector, the three CRFs — with the hyper-parameters of the standard
-split (``--copy``, the product's ``--weight``, the decoding's ``--edit-cost`` and ``--support``
-and the restoration CRF's ``--c2`` chosen on the standard dev), so every pair gets one
-held-out output of every system; the pooled outputs are scored and tested as in ``table`` (gold
-trees only: the parser is not retrained). By default only keep, the correction model, the CRF
-corrector and their product (``--all-systems``: the others too); ``--split train`` pools the
-train pairs only (for choices made by cross-validation over train pairs, blind to dev and test).
+isomorphic or not), the corrector, the CRFs — with the hyper-parameters given (``--copy``, the
+products' ``--weight`` and ``--keep-weight``, the decoding's ``--edit-cost`` and ``--support``,
+the keep tag's ``--keep-c2``, the restoration CRF's ``--c2``), so every pair gets one held-out
+output of every system; the pooled outputs are scored and tested as in ``table`` (gold trees
+only: the parser is not retrained), and the correction model's pooled outputs are decoded again
+at every edit cost (the sweep ``calibrate --cv`` chooses from). By default only keep, the
+correction model, the two CRF correctors and their products (``--all-systems``: the others
+too); ``--split train`` pools the train pairs only (for choices made by cross-validation over
+train pairs, blind to dev and test).
 """
 from __future__ import annotations
 
