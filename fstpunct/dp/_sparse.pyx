@@ -384,7 +384,8 @@ def concat_rows(Py_ssize_t n_rows, const Py_ssize_t[::1] a_ptr, const int[::1] a
     the others are empty), with one row of values per set (``a_val[k]``, ``b_val[k]``). Runs
     of rows that come from one side alone are copied as one block."""
     cdef Py_ssize_t b_rows = b_ptr.shape[0] - 1, r, width = a_val.shape[0]
-    cdef Py_ssize_t la, lb, a_run = 0, b_run = 0, a_from = 0, b_from = 0, at = 0
+    cdef Py_ssize_t la, lb, run = 0, run_from = 0, at = 0
+    cdef bint from_b = False
     if b_rows > n_rows or a_ptr.shape[0] != n_rows + 1 or b_val.shape[0] != width:
         raise ValueError("concat_rows: shapes do not match")
     ptr_a = np.empty(n_rows + 1, dtype=np.intp)
@@ -402,40 +403,41 @@ def concat_rows(Py_ssize_t n_rows, const Py_ssize_t[::1] a_ptr, const int[::1] a
         lb = b_ptr[r + 1] - b_ptr[r] if r < b_rows else 0
         if la == 0 and lb == 0:  # an empty row breaks no run
             continue
-        if lb == 0:  # A's row alone: it extends the run of A's rows
-            if b_run:
-                _copy(col, val, at, b_col, b_val, b_from, b_run)
-                at, b_run = at + b_run, 0
-            if not a_run:
-                a_from = a_ptr[r]
-            a_run += la
-        elif la == 0:  # B's row alone
-            if a_run:
-                _copy(col, val, at, a_col, a_val, a_from, a_run)
-                at, a_run = at + a_run, 0
-            if not b_run:
-                b_from = b_ptr[r]
-            b_run += lb
-        else:  # both: the runs so far, then A's row and B's
-            if a_run:
-                _copy(col, val, at, a_col, a_val, a_from, a_run)
-                at, a_run = at + a_run, 0
-            if b_run:
-                _copy(col, val, at, b_col, b_val, b_from, b_run)
-                at, b_run = at + b_run, 0
-            _copy(col, val, at, a_col, a_val, a_ptr[r], la)
-            _copy(col, val, at + la, b_col, b_val, b_ptr[r], lb)
-            at += la + lb
-    if a_run:
-        _copy(col, val, at, a_col, a_val, a_from, a_run)
-    if b_run:
-        _copy(col, val, at, b_col, b_val, b_from, b_run)
+        if la and lb:  # both: the run so far, then A's row and B's
+            at = _flush(col, val, at, from_b, a_col, a_val, b_col, b_val, run_from, run)
+            at = _flush(col, val, at, False, a_col, a_val, b_col, b_val, a_ptr[r], la)
+            at = _flush(col, val, at, True, a_col, a_val, b_col, b_val, b_ptr[r], lb)
+            run = 0
+        elif run == 0 or from_b != (lb > 0):  # one side's row starts a run of that side
+            at = _flush(col, val, at, from_b, a_col, a_val, b_col, b_val, run_from, run)
+            from_b = lb > 0
+            if from_b:
+                run_from, run = b_ptr[r], lb
+            else:
+                run_from, run = a_ptr[r], la
+        else:  # ... or extends it
+            run += lb if from_b else la
+    _flush(col, val, at, from_b, a_col, a_val, b_col, b_val, run_from, run)
     return ptr_a, col_a, val_a
+
+
+cdef Py_ssize_t _flush(int[::1] col, double[:, ::1] val, Py_ssize_t at, bint from_b,
+                       const int[::1] a_col, const double[:, ::1] a_val, const int[::1] b_col,
+                       const double[:, ::1] b_val, Py_ssize_t start,
+                       Py_ssize_t length) noexcept:
+    """Copy entries start … start + length − 1 of A (or B, ``from_b``) to ``at`` … of the
+    output; where the output continues."""
+    if length:
+        if from_b:
+            _copy(col, val, at, b_col, b_val, start, length)
+        else:
+            _copy(col, val, at, a_col, a_val, start, length)
+    return at + length
 
 
 cdef void _copy(int[::1] col, double[:, ::1] val, Py_ssize_t at, const int[::1] src_col,
                 const double[:, ::1] src_val, Py_ssize_t start, Py_ssize_t length) noexcept:
-    """Entries start … start + length − 1 of a source to ``at`` … of the output (length > 0)."""
+    """Entries start … start + length − 1 of a source to ``at`` … of the output."""
     cdef Py_ssize_t k
     memcpy(&col[at], &src_col[start], length * sizeof(int))
     for k in range(val.shape[0]):
