@@ -13,9 +13,8 @@ COMPILER := $(wildcard fstpunct/fst/grammar.py fstpunct/fst/channel.py)
 all: install $(CHANNELS)
 
 install: $(VENV)/.installed
-# the compiled modules (fstpunct/{dp,fst}/*.pyx) are built by setup.py on install: rebuild when
-# they change
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/dp/*.pyx fstpunct/fst/*.pyx)
+# the compiled modules (fstpunct/*/_*.pyx) are built by setup.py on install: rebuild when they change
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/*/_*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,crf,rephrase,dask]'

@@ -1,10 +1,10 @@
-"""Builds the compiled modules (fstpunct/dp/*.pyx, fstpunct/fst/*.pyx); the rest is in
-pyproject.toml."""
+"""Builds the compiled modules (every fstpunct/*/_*.pyx); the rest is in pyproject.toml."""
+from pathlib import Path
+
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 setup(ext_modules=cythonize(
-    [Extension(f"fstpunct.{name}", [f"fstpunct/{name.replace('.', '/')}.pyx"],
-               extra_compile_args=["-O3"])
-     for name in ("dp._forest", "dp._sparse", "fst._compose")],
+    [Extension(".".join(path.with_suffix("").parts), [str(path)], extra_compile_args=["-O3"])
+     for path in sorted(Path("fstpunct").glob("*/_*.pyx"))],
     compiler_directives={"language_level": "3"}))

@@ -1,12 +1,14 @@
 """Where a decode's time goes (issue 23): CPU seconds (``time.process_time``) per stage of
-``fstpunct decode`` of en_ewt test in one process, run as the command runs it (chunks of 500
-sentences, one slot cache of sum and max slots holding the punctemes the candidates need).
+``fstpunct decode`` of en_ewt test in one process, run as the command runs it (sentences
+streamed from the file to the output in chunks of 500, one slot cache of sum and max slots
+holding the punctemes the candidates need, the loaded model frozen for the collector).
 
 Stages: imports; loading the model; reading with the validating reader; the model-language
-check; then per chunk ``to_slots``, featurising, the Attach probabilities, the slot lattices and
-their stacks (built when a slot string first comes, extended when a later chunk needs more
-punctemes), the rest of the forest layout and candidates, the kernels' transposed stacks, the
-compiled Viterbi and inside passes, the MISC items and bracketed T′; then writing. ``--repeat``
+check; then per chunk decode's own stages (``fstpunct.apps.decode.annotate``'s stage hook):
+``to_slots``, featurising, the Attach probabilities, the slot lattices and their stacks (built
+when a slot string first comes, extended when a later chunk needs more punctemes), the rest of
+the forest layout and candidates, the kernels' transposed stacks, the compiled Viterbi and
+inside passes, the MISC items and bracketed T′; then writing. ``--repeat``
 runs in fresh processes; the minimum of each stage is printed (the least disturbed by a busy
 machine). Usage: python bench/decode_profile.py [--model M] [--repeat K] [FILE]
 """
@@ -24,67 +26,62 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def stages(path: str, model_name: str) -> dict[str, float]:
-    """(Child mode.) CPU seconds per stage of one decode of ``path``."""
+    """(Child mode.) CPU seconds per stage of one decode of ``path``, streamed as the command
+    runs it: decode's own stages (:data:`fstpunct.apps.decode.Mark`), with the time spent in
+    reading, the model-language check on the first 1,000 sentences, ``SlotCache.get`` (slot
+    lattices and stacks, built or extended), the rest of ``Inference.forest`` (layout,
+    candidates, kernels) and writing taken out of the stage they happen in."""
     clock = [time.process_time()]
     spent: dict[str, float] = {}
+    charged_since_mark = [0.0]  # CPU seconds of charged calls since the last mark
+    nested: list[float] = []  # per running charged call: CPU seconds of the charged ones in it
 
     def mark(name: str) -> None:
         now = time.process_time()
-        spent[name] = spent.get(name, 0.0) + now - clock[0]
-        clock[0] = now
+        spent[name] = spent.get(name, 0.0) + now - clock[0] - charged_since_mark[0]
+        clock[0], charged_since_mark[0] = now, 0.0
+
+    import gc
+    import itertools
 
     import fstpunct.cli.decode  # noqa: F401  (what decode imports; BLAS on one thread)
     from fstpunct.api import load
-    from fstpunct.apps.decode import _annotate_chunk
-    from fstpunct.model import punct
-    from fstpunct.ud.slots import to_slots
-    from fstpunct.ud.treebank import batches, read_file
+    from fstpunct.apps.decode import annotate
+    from fstpunct.model.punct import Inference, SlotCache
+    from fstpunct.ud.treebank import read_file
     mark("imports")
-    built = [0.0]  # CPU seconds in building and extending slots
 
-    def timed(method):
+    def charged(stage: str, function):
+        """``function`` with its CPU time charged to ``stage``."""
         def run(*args, **kwargs):
             start = time.process_time()
-            out = method(*args, **kwargs)
-            built[0] += time.process_time() - start
-            return out
+            nested.append(0.0)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                total = time.process_time() - start
+                spent[stage] = spent.get(stage, 0.0) + total - nested.pop()
+                if nested:
+                    nested[-1] += total
+                else:
+                    charged_since_mark[0] += total
         return run
 
-    for name in ("_build", "_extend"):
-        setattr(punct.SlotCache, name, timed(getattr(punct.SlotCache, name)))
+    for cls, name, stage in ((SlotCache, "get", "slot lattices and stacks"),
+                             (Inference, "forest", "layout, candidates, kernels")):
+        setattr(cls, name, charged(stage, getattr(cls, name)))
     model = load(model_name)
+    gc.freeze()  # as the command does
     mark("load the model")
-    sentences = list(read_file(path))
-    mark("read (validating reader)")
-    model._check(sentences[:1000])
-    mark("model-language check")
-    cache = punct.SlotCache(model.punct, paired=True, subset=True)
-    out = []
-    for batch in batches(sentences, 500):
-        prepared = [to_slots(s) for s in batch]
-        mark("to_slots")
-        data = model.punct.prepare(prepared)
-        mark("featurise")
-        inference = punct.Inference(model.punct, data, slots=cache)
-        mark("Attach probabilities")
-        before = built[0]
-        inference.forest(True)
-        inference.forest(False)
-        mark("layout, candidates, kernels")
-        slots = built[0] - before
-        spent["layout, candidates, kernels"] -= slots
-        spent["slot lattices and stacks"] = spent.get("slot lattices and stacks", 0.0) + slots
-        best = inference.viterbi_all()
-        mark("Viterbi (compiled)")
-        log_p = inference.log_probs()
-        mark("inside pass (compiled)")
-        inference.viterbi_all = lambda best=best: best  # type: ignore[method-assign]
-        inference.log_probs = lambda part=None, log_p=log_p: log_p  # type: ignore[method-assign]
-        out.extend(_annotate_chunk(model.punct, batch, prepared, inference, 0))
-        mark("MISC items, bracketed T'")
+    read = charged("read (validating reader)", next)
+    sentences = iter(read_file(path))
+    stream = iter(lambda: read(sentences, None), None)
+    first = list(itertools.islice(stream, 1000))
+    charged("model-language check", model.unknown_share)(first)
     with open(os.devnull, "w", encoding="utf-8") as f:
-        f.writelines(s.text() for s in out)
-    mark("write")
+        write = charged("write", lambda sent: f.write(sent.text()))
+        for sent in annotate(model.punct, itertools.chain(first, stream), mark=mark):
+            write(sent)
     return spent
 
 

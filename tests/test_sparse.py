@@ -71,3 +71,31 @@ def test_template_keys_are_the_wrapping_uint64_hash():
         h ^= h >> shift
     got = _sparse.template_keys(rows, columns.astype(np.intp), int(mul), int(shift))
     np.testing.assert_array_equal(got, h)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_concat_rows_equals_row_by_row_concatenation(seed):
+    """_sparse.concat_rows against a plain loop: row r of A then row r of B, for rows from
+    one side, from both, empty, and beyond B's rows, with two sets of values."""
+    rng = np.random.default_rng(seed)
+    n_rows = int(rng.integers(1, 40))
+    b_rows = int(rng.integers(0, n_rows + 1))
+
+    def random_rows(count):
+        lengths = rng.integers(0, 4, count) * (rng.random(count) < 0.6)
+        ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+        return ptr, rng.integers(0, 9, ptr[-1]).astype(np.int32), rng.random((2, ptr[-1]))
+
+    a, b = random_rows(n_rows), random_rows(b_rows)
+    ptr, col, val = _sparse.concat_rows(n_rows, *a, *b)
+    want_ptr, want_col, want_val = [0], [], [[], []]
+    for r in range(n_rows):
+        for side, rows in ((a, n_rows), (b, b_rows)):
+            if r < rows:
+                lo, hi = side[0][r], side[0][r + 1]
+                want_col += side[1][lo:hi].tolist()
+                for k in range(2):
+                    want_val[k] += side[2][k, lo:hi].tolist()
+        want_ptr.append(len(want_col))
+    assert ptr.tolist() == want_ptr and col.tolist() == want_col
+    assert val.tolist() == want_val

@@ -27,9 +27,13 @@ def test_sparse_stack_equals_dense(semiring, seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_merged_stacks_hold_both_families_matrices(seed):
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("flipped", [False, True])
+def test_merged_stacks_hold_both_families_matrices(seed, transposed, flipped):
     """merged: each matrix is old's or new's (new has fewer matrices), the index arrays and
-    every value as they were; the values of every stack of the families follow."""
+    every value as they were, in the rows and (carried over when old's were built, else built
+    later) in the transposes; the values of every stack of the families follow, in the order
+    the stacks are given (``flipped``: not their families' order)."""
     rng = np.random.default_rng(seed)
     n, count = int(rng.integers(1, 9)), 6
     mats = rng.uniform(0.1, 1.0, (2, count, n, n)) * (rng.random((2, count, n, n)) < 0.5)
@@ -38,15 +42,30 @@ def test_merged_stacks_hold_both_families_matrices(seed):
     old = SparseStack.family(count, n, *_rows(np.where(mine[None, :, None, None], 0.0, mats)))
     new = SparseStack.family(count - 1, n,
                              *_rows(np.where(mine[None, :-1, None, None], mats[:, :-1], 0.0)))
-    both = merged(old, new)
-    for k in range(2):
-        assert len(both[k]) == count
+    if transposed:
+        old[1].columns  # noqa: B018 (builds the family's transposes)
+    order = [1, 0] if flipped else [0, 1]
+    both = merged([old[k] for k in order], [new[k] for k in order])
+    wholes = SparseStack.family(count, n, *_rows(mats))  # stored as one family from the start
+    for k, stack in zip(order, both):
+        assert len(stack) == count
+        whole = wholes[k]
         for a in range(count):
-            np.testing.assert_array_equal(both[k].matrix(a), mats[k, a])
+            np.testing.assert_array_equal(stack.matrix(a), mats[k, a])
+        for mine_, theirs in ((stack.rows, whole.rows), (stack.columns, whole.columns)):
+            for part in ("indptr", "indices", "data"):
+                np.testing.assert_array_equal(getattr(mine_, part), getattr(theirs, part))
         x = rng.uniform(0, 1, n)
         for semiring in (SumProduct, MaxProduct):
-            np.testing.assert_array_equal(both[k].apply_t(x, semiring),
-                                          SparseStack.of(mats[k]).apply_t(x, semiring))
+            np.testing.assert_array_equal(stack.apply_t(x, semiring),
+                                          whole.apply_t(x, semiring))
+
+
+def test_merged_refuses_a_matrix_in_both():
+    mats = np.ones((1, 2, 3, 3))
+    old, new = (SparseStack.family(2, 3, *_rows(mats)) for _ in range(2))
+    with pytest.raises(ValueError, match="nonzero in both"):
+        merged(old, new)
 
 
 def _rows(mats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

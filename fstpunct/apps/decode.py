@@ -22,12 +22,20 @@ from ..parallel import Pool, share_value, shared
 from ..ud.annotations import MISC_KEYS, set_misc
 from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
-from ..ud.treebank import Sentence, batches
+from ..ud.treebank import Line, Sentence, batches
+from ._annotate import bracketed_tokens
 
-__all__ = ["MISC_KEYS", "annotate", "bracketed", "chunk_inference", "inference_of", "over_chunks",
-           "misc_value", "ranked_pairs", "scored"]
+__all__ = ["MISC_KEYS", "Mark", "annotate", "bracketed", "bracketed_reference", "chunk_inference",
+           "inference_of", "over_chunks", "misc_value", "ranked_pairs", "scored"]
 
 T = TypeVar("T")
+Mark = Callable[[str], None]
+"""A stage hook: called with a stage's name as the stage ends (``bench/decode_profile.py`` times
+the stages of a decode with it)."""
+
+
+def _unmarked(stage: str) -> None:
+    """The default stage hook: nothing."""
 
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
@@ -44,7 +52,16 @@ def misc_value(p: Puncteme | None) -> str:
 
 
 def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
-    """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``."""
+    """T′ as a bracketed string, e.g. ``[∘ [“ Dale ”] means [“ [river] valley ”] .]``
+    (compiled: :func:`bracketed_reference` step by step in Python)."""
+    if sent.n == 0:
+        return bracketed_reference(sent, pairs)
+    out = bracketed_tokens(sent.words, sent.heads, list(pairs), _BACKOFF)
+    return "[" + BOUNDARY + " " + " ".join(out)[1:]
+
+
+def bracketed_reference(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
+    """:func:`bracketed` by a walk over the tree in Python (the tests' oracle)."""
     def text(p: Puncteme | None) -> Puncteme:
         return _BACKOFF if p is None else p
 
@@ -76,25 +93,38 @@ def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
     return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 
+def _slot_cache(model: PunctModel, paired: bool) -> SlotCache:
+    """The slot lattices of a run over chunks: each holding the puncteme matrices its
+    candidates need; ``paired``: built for both the sum and the max, as decoding needs, else
+    only as asked."""
+    return SlotCache(model, paired=paired, subset=True)
+
+
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
-                    paired: bool = True
+                    paired: bool = True, mark: Mark = _unmarked
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
-    :class:`Inference` (slot lattices shared by all chunks, each holding the puncteme matrices
-    its candidates need; ``paired``: built for both the sum and the max, as decoding needs,
-    else only as asked)."""
-    cache = SlotCache(model, paired=paired, subset=True)
+    :class:`Inference` (slot lattices shared by all chunks; ``paired``: for both the sum and
+    the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`)."""
+    cache = _slot_cache(model, paired)
     for batch in batches(sentences, chunk):
-        yield batch, *inference_of(model, batch, cache)
+        yield batch, *inference_of(model, batch, cache, mark=mark)
 
 
 def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
-                 tilt: float = 0.0) -> tuple[list[SlotSentence], Inference]:
+                 tilt: float = 0.0, mark: Mark = _unmarked
+                 ) -> tuple[list[SlotSentence], Inference]:
     """The slot view of ``sentences`` and their :class:`Inference` over ``slots`` (``tilt``:
     the pairs of W_d with unmatched symmetric marks weighted exp(−tilt), as in training's
-    posterior regularisation; ``math.inf`` excludes them)."""
+    posterior regularisation; ``math.inf`` excludes them); ``mark`` is called after each stage:
+    ``to_slots``, ``featurise``, ``Attach probabilities``."""
     prepared = [to_slots(s) for s in sentences]
-    return prepared, Inference(model, model.prepare(prepared), tilt, slots=slots)
+    mark("to_slots")
+    batch = model.prepare(prepared)
+    mark("featurise")
+    inference = Inference(model, batch, tilt, slots=slots)
+    mark("Attach probabilities")
+    return prepared, inference
 
 
 _MODEL = "apps-model"  # the model shared with a pool's workers
@@ -119,19 +149,22 @@ def _chunk_task(step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]]
     key = (id(model), paired)
     if key not in _CACHES:
         _CACHES.clear()  # a new model: the old one's lattices are of no use
-        _CACHES[key] = SlotCache(model, paired=paired, subset=True)
+        _CACHES[key] = _slot_cache(model, paired)
     return step(model, sentences, _CACHES[key])
 
 
 def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int = 0,
-             chunk: int = 500, pool: Pool | None = None) -> Iterator[Sentence]:
+             chunk: int = 500, pool: Pool | None = None,
+             mark: Mark = _unmarked) -> Iterator[Sentence]:
     """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′; on a parallel
-    ``pool``, chunks in parallel (the same output)."""
+    ``pool``, chunks in parallel (the same output). Serially, ``mark`` is called after each
+    stage of a chunk: those of :func:`inference_of`, then ``Viterbi``, ``inside pass`` (or
+    ``outside pass``, with ``posteriors``) and ``MISC items, bracketed T'``."""
     if pool is not None and pool.parallel:
         yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk)
         return
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk):
-        yield from _annotate_chunk(model, batch, prepared, inference, posteriors)
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark):
+        yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
 
 
 def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
@@ -179,31 +212,46 @@ def ranked_pairs(inference: Inference, s: int, e: Posteriors | None = None
     return ranked, e.log_z
 
 
+def _word_lines(sent: Sentence) -> list[Line]:
+    """The lines of ``sent``'s syntactic words, in order (word i's is ``[i - 1]``)."""
+    if len(sent.lines) == len(sent.words):  # no multiword-token ranges, no empty nodes
+        return sent.lines
+    return [line for line in sent.lines if line.is_word]
+
+
 def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     prepared: list[SlotSentence], inference: Inference,
-                    posteriors: int) -> Iterator[Sentence]:
+                    posteriors: int, mark: Mark = _unmarked) -> Iterator[Sentence]:
     viterbi = inference.viterbi_all()
+    mark("Viterbi")
     log_probs = None if posteriors else inference.log_probs()
     # the outside pass needs the inside pass anyway: log p comes with it
     outside = inference.posteriors_all() if posteriors else []
+    mark("outside pass" if posteriors else "inside pass")
+    log_ps = [] if log_probs is None else log_probs.tolist()
+    items: dict[Pair, str] = {}  # PunctL and PunctR of each pair, made once
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]
         ranked: list[list[tuple[Pair, float]]] = []  # with posteriors: per node
-        if log_probs is not None:
-            log_p = float(log_probs[k])
-        else:
+        if posteriors:
             ranked, log_p = ranked_pairs(inference, k, outside[k])
-        lines = {ln.id: ln for ln in sent.lines}
+        else:
+            log_p = log_ps[k]
+        lines = _word_lines(sent)
         for w, word_id in enumerate(slots.word_ids):
-            l, r = best[w] if best[w] is not None else (None, None)
-            items = {"PunctL": misc_value(l), "PunctR": misc_value(r)}
+            pair = best[w]
+            text = items.get(pair)
+            if text is None:
+                l, r = pair if pair is not None else (None, None)
+                text = items[pair] = f"PunctL={misc_value(l)}|PunctR={misc_value(r)}"
             if posteriors:
-                items["PunctPost"] = "¦".join(
+                text += "|PunctPost=" + "¦".join(
                     f"{misc_value(p[0] if p else None)}‖{misc_value(p[1] if p else None)}:{q:.3f}"
                     for p, q in ranked[w][:posteriors])
-            line = lines[str(word_id)]
-            line.fields[9] = set_misc(line.fields[9], items)
+            fields = lines[word_id - 1].fields
+            fields[9] = set_misc(fields[9], text)
         sent.set_comment("underlying", bracketed(slots, best))
         sent.set_comment("punct_logprob", f"{log_p:.4f}")
         yield sent
+    mark("MISC items, bracketed T'")
 

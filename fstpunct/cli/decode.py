@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 
 from ..apps.text import underlying
 from ..errors import InputError
@@ -39,9 +40,14 @@ def run(args: argparse.Namespace) -> int:
     if args.posteriors < 0:
         raise InputError(f"--posteriors must be at least 0, not {args.posteriors}")
     model, sentences = model_and_input(args)
-    with chosen_pool(args) as pool:
-        out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,
-                           format="conllu", lowercase=args.lowercase_input, tagger=args.tagger,
-                           parser=args.parser, beam=args.beam, text_model=not args.model)
-        write_output(args, progress(out, "decode", quiet=args.quiet), underlying)
+    gc.freeze()  # the loaded model outlives the run: no collection during it need walk it
+    try:
+        with chosen_pool(args) as pool:
+            out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,
+                               format="conllu", lowercase=args.lowercase_input,
+                               tagger=args.tagger, parser=args.parser, beam=args.beam,
+                               text_model=not args.model)
+            write_output(args, progress(out, "decode", quiet=args.quiet), underlying)
+    finally:
+        gc.unfreeze()  # (for a caller that goes on in this process)
     return 0

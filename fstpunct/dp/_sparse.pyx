@@ -3,7 +3,8 @@
 """Compiled helpers of :mod:`fstpunct.fst.lattice`, :mod:`fstpunct.dp.stacks` and
 :mod:`fstpunct.dp.sparse`: products of a slot lattice's token matrices along token strings, the
 max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
-CSR × vector and CSR × dense products (either side), and the E-step's gradient of log Z at a slot's arcs
+CSR × vector and CSR × dense products (either side), stacked rows of two CSR stacks concatenated
+(:func:`concat_rows`), and the E-step's gradient of log Z at a slot's arcs
 (:func:`edit_gradient`, for :class:`fstpunct.fst.lattice.EditCounter`).
 
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
@@ -15,6 +16,7 @@ one lattice in several semirings at once (sum and max: the same nonzeros, other 
 entry holding one value per weighting.
 """
 from libc.stdlib cimport free, malloc, realloc
+from libc.string cimport memcpy
 
 import numpy as np
 
@@ -373,6 +375,73 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
                 fill[t] += 1
     free(fill)
     return tptr_a, tcol_a, tval_a
+
+
+def concat_rows(Py_ssize_t n_rows, const Py_ssize_t[::1] a_ptr, const int[::1] a_col,
+                const double[:, ::1] a_val, const Py_ssize_t[::1] b_ptr, const int[::1] b_col,
+                const double[:, ::1] b_val):
+    """Stacked CSR rows whose row r holds row r of A then row r of B (B may have fewer rows:
+    the others are empty), with one row of values per set (``a_val[k]``, ``b_val[k]``). Runs
+    of rows that come from one side alone are copied as one block."""
+    cdef Py_ssize_t b_rows = b_ptr.shape[0] - 1, r, width = a_val.shape[0]
+    cdef Py_ssize_t la, lb, run = 0, run_from = 0, at = 0
+    cdef bint from_b = False
+    if b_rows > n_rows or a_ptr.shape[0] != n_rows + 1 or b_val.shape[0] != width:
+        raise ValueError("concat_rows: shapes do not match")
+    ptr_a = np.empty(n_rows + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] ptr = ptr_a
+    ptr[0] = 0
+    for r in range(n_rows):
+        ptr[r + 1] = ptr[r] + a_ptr[r + 1] - a_ptr[r] + (b_ptr[r + 1] - b_ptr[r] if r < b_rows
+                                                          else 0)
+    col_a = np.empty(ptr[n_rows], dtype=np.int32)
+    val_a = np.empty((width, ptr[n_rows]), dtype=np.float64)
+    cdef int[::1] col = col_a
+    cdef double[:, ::1] val = val_a
+    for r in range(n_rows):
+        la = a_ptr[r + 1] - a_ptr[r]
+        lb = b_ptr[r + 1] - b_ptr[r] if r < b_rows else 0
+        if la == 0 and lb == 0:  # an empty row breaks no run
+            continue
+        if la and lb:  # both: the run so far, then A's row and B's
+            at = _flush(col, val, at, from_b, a_col, a_val, b_col, b_val, run_from, run)
+            at = _flush(col, val, at, False, a_col, a_val, b_col, b_val, a_ptr[r], la)
+            at = _flush(col, val, at, True, a_col, a_val, b_col, b_val, b_ptr[r], lb)
+            run = 0
+        elif run == 0 or from_b != (lb > 0):  # one side's row starts a run of that side
+            at = _flush(col, val, at, from_b, a_col, a_val, b_col, b_val, run_from, run)
+            from_b = lb > 0
+            if from_b:
+                run_from, run = b_ptr[r], lb
+            else:
+                run_from, run = a_ptr[r], la
+        else:  # ... or extends it
+            run += lb if from_b else la
+    _flush(col, val, at, from_b, a_col, a_val, b_col, b_val, run_from, run)
+    return ptr_a, col_a, val_a
+
+
+cdef Py_ssize_t _flush(int[::1] col, double[:, ::1] val, Py_ssize_t at, bint from_b,
+                       const int[::1] a_col, const double[:, ::1] a_val, const int[::1] b_col,
+                       const double[:, ::1] b_val, Py_ssize_t start,
+                       Py_ssize_t length) noexcept:
+    """Copy entries start … start + length − 1 of A (or B, ``from_b``) to ``at`` … of the
+    output; where the output continues."""
+    if length:
+        if from_b:
+            _copy(col, val, at, b_col, b_val, start, length)
+        else:
+            _copy(col, val, at, a_col, a_val, start, length)
+    return at + length
+
+
+cdef void _copy(int[::1] col, double[:, ::1] val, Py_ssize_t at, const int[::1] src_col,
+                const double[:, ::1] src_val, Py_ssize_t start, Py_ssize_t length) noexcept:
+    """Entries start … start + length − 1 of a source to ``at`` … of the output."""
+    cdef Py_ssize_t k
+    memcpy(&col[at], &src_col[start], length * sizeof(int))
+    for k in range(val.shape[0]):
+        memcpy(&val[k, at], &src_val[k, start], length * sizeof(double))
 
 
 def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,

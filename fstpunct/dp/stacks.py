@@ -19,7 +19,7 @@ import numpy as np
 
 from . import _sparse
 from .semiring import MaxProduct, Semiring
-from .sparse import Csr, ranges
+from .sparse import Csr
 
 __all__ = ["DenseStack", "SparseStack", "Stack", "merged"]
 
@@ -95,11 +95,14 @@ class SparseStack:
 
     @classmethod
     def family(cls, count: int, size: int, indptr: np.ndarray, indices: np.ndarray,
-               values: np.ndarray) -> list[SparseStack]:
+               values: np.ndarray,
+               transposes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+               ) -> list[SparseStack]:
         """The stacks whose matrices' rows have nonzeros ``indptr``, ``indices`` (row a·N + s is
         M_a[s, :]) and values ``values[k]`` (one row per stack): they share those index arrays,
-        and their transposes are built together, when the first is needed."""
-        family = _Transposes(size, indptr, indices, values)
+        and their transposes are built together, when the first is needed (or given, in
+        the same form)."""
+        family = _Transposes(size, indptr, indices, values, transposes)
         stacks = [cls.__new__(cls) for _ in values]
         for k, stack in enumerate(stacks):
             stack._set(count, size, family, k)
@@ -155,41 +158,52 @@ class SparseStack:
 
 
 def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[SparseStack]:
-    """One family of stacks (:meth:`SparseStack.family`) whose k-th holds, in every row, the
-    entries of ``old[k]`` then those of ``new[k]`` (``old`` and ``new`` are families of stacks
-    of one size, each sharing its index arrays; ``new`` may have fewer matrices: the others
-    are 0). Where one of two matrices is 0, the other is stored exactly as it was."""
+    """One family of stacks (:meth:`SparseStack.family`) whose k-th holds the matrices of
+    ``old[k]`` and of ``new[k]``: ``old`` and ``new`` are families of stacks of one size, each
+    sharing its index arrays, and every matrix is 0 in one of them (``new`` may have fewer
+    matrices: the others are 0). Every row is the row of one of them, stored exactly as it was
+    (compiled: :func:`fstpunct.dp._sparse.concat_rows`), and so is every row of the transposes,
+    which are carried over when ``old``'s are built (else built when first needed)."""
     size, count = old[0].size, len(old[0])
-    a_ptr, a_ind = old[0].rows.indptr, old[0].rows.indices
-    b_ptr, b_ind = new[0].rows.indptr, new[0].rows.indices
-    a_val, b_val = (np.array([stack.rows.data for stack in x]) for x in (old, new))
-    a_len, b_len, rows = np.diff(a_ptr), np.zeros(count * size, dtype=np.intp), len(b_ptr) - 1
-    b_len[:rows] = np.diff(b_ptr)
-    ptr = np.zeros(count * size + 1, dtype=np.intp)
-    np.cumsum(a_len + b_len, out=ptr[1:])
-    indices = np.empty(ptr[-1], dtype=np.int32)
-    values = np.empty((len(a_val), ptr[-1]))
-    for (src_ptr, src_ind, src_val), starts in (((a_ptr, a_ind, a_val), ptr[:-1]),
-                                                ((b_ptr, b_ind, b_val), ptr[:rows] + a_len[:rows])):
-        at = ranges(starts, np.diff(src_ptr))
-        indices[at], values[:, at] = src_ind, src_val
-    return SparseStack.family(count, size, ptr, indices, values)
+    a, b = old[0]._family, new[0]._family
+    a_sets, b_sets = [x._k for x in old], [x._k for x in new]  # the stacks' own value sets
+    rows = count * size
+    if np.any((np.diff(a.indptr)[:len(b.indptr) - 1] > 0) & (np.diff(b.indptr) > 0)):
+        raise ValueError("merged: a matrix is nonzero in both families")
+    transposes = None
+    if a.built:
+        (a_ptr, a_col, a_val), (b_ptr, b_col, b_val) = a.transposes(), b.transposes()
+        transposes = _sparse.concat_rows(rows, a_ptr, a_col, a_val[a_sets], b_ptr, b_col,
+                                         b_val[b_sets])
+    return SparseStack.family(count, size, *_sparse.concat_rows(
+        rows, a.indptr, a.indices, a.values[a_sets], b.indptr, b.indices, b.values[b_sets]),
+        transposes)
 
 
 class _Transposes:
     """Stacked CSR rows of one structure with several sets of values (``values[k]``), and
-    their transposes, built in one pass when first asked for."""
+    their transposes, built in one pass when first asked for (or given)."""
 
-    def __init__(self, size: int, indptr: np.ndarray, indices: np.ndarray,
-                 values: np.ndarray) -> None:
-        self.size, self.indptr, self.indices, self.values = size, indptr, indices, values
+    def __init__(self, size: int, indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
+                 transposes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
+        self.size, self.indptr, self.indices = size, indptr, indices
+        self.values = np.ascontiguousarray(values, dtype=np.float64)
+        self._transposes = transposes
 
-    @cached_property
-    def _all(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        values = np.ascontiguousarray(self.values, dtype=np.float64)
-        return _sparse.transpose(self.size, self.indptr, self.indices, values)
+    @property
+    def built(self) -> bool:
+        """Whether the transposes are built."""
+        return self._transposes is not None
+
+    def transposes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Row pointers, column indices and values (one row per set) of the transposes' rows,
+        built on the first call."""
+        if self._transposes is None:
+            self._transposes = _sparse.transpose(self.size, self.indptr, self.indices,
+                                                 self.values)
+        return self._transposes
 
     def transposed(self, k: int) -> Csr:
         """The rows of the transposes of value set k: row a·N + t is M_a[:, t]."""
-        tptr, tcol, tval = self._all
+        tptr, tcol, tval = self.transposes()
         return Csr(tptr, tcol, tval[k], self.size)

@@ -33,6 +33,8 @@ import numpy as np
 from ..dp.sparse import Csr, ranges
 from ..errors import ModelError
 from ..ud.slots import SlotSentence
+from ._attach import gathered_matmul
+from ._features import distinct_rows
 from .features import (
     context_ids,
     is_lexical,
@@ -196,7 +198,16 @@ class _Group:
 
     def scores(self, st: np.ndarray) -> np.ndarray:
         """The score of every candidate at every distinct context row (U × |W|), from the
-        :func:`pair_scores` ``st``: only the rows of the contexts used are read."""
+        :func:`pair_scores` ``st`` (C-ordered): only the entries of the contexts used and the
+        candidates are read, compiled (:meth:`scores_reference`'s product, bitwise)."""
+        out = np.zeros((self.contexts.n_rows, len(self.candidates)))
+        x = self.contexts
+        gathered_matmul(x.indptr, x.indices, x.data, self.used, self.candidates,
+                        np.ascontiguousarray(st), out)
+        return out
+
+    def scores_reference(self, st: np.ndarray) -> np.ndarray:
+        """:meth:`scores` by gathering the block of ``st`` first (the tests' oracle)."""
         return self.contexts.matmul(st[np.ix_(self.used, self.candidates)])
 
 
@@ -217,29 +228,26 @@ class AttachData:
         ptr, ids, sentence_offsets = context_ids(sentences, model.context_index, model.lexical)
         deprels = [d for s in sentences for d in (s.deprels if s.n else (EMPTY,))]
         keys = {d: vocab.relation_key(d) for d in set(deprels)}  # relation → its candidate set
-        key_of = [keys[d] for d in deprels]
+        sets = sorted(set(keys.values()))
+        number = {key: k for k, key in enumerate(sets)}
+        group = np.array([number[keys[d]] for d in deprels], dtype=np.intp)
         # per candidate set: its nodes, its distinct context rows (each by its first node)
-        groups: dict[str, tuple[list[int], dict[bytes, int], list[int], list[int]]] = {}
-        rows = [ids[a:b].tobytes() for a, b in zip(ptr[:-1].tolist(), ptr[1:].tolist())]
-        for node, (key, row) in enumerate(zip(key_of, rows)):
-            nodes, distinct, inverse, firsts = groups.setdefault(key, ([], {}, [], []))
-            nodes.append(node)
-            k = distinct.setdefault(row, len(distinct))
-            inverse.append(k)
-            if k == len(firsts):
-                firsts.append(node)
+        inverse, first = distinct_rows(ptr, ids, group)
+        by_set = np.argsort(group, kind="stable")
+        bounds = np.searchsorted(group[by_set], np.arange(len(sets) + 1))
         built = []
-        sizes = np.zeros(len(key_of), dtype=np.int64)
+        sizes = np.zeros(len(deprels), dtype=np.int64)
         row_lengths = np.diff(ptr)
-        for key in sorted(groups):
-            nodes, _, inverse, firsts = groups[key]
+        for k, key in enumerate(sets):
+            nodes = by_set[bounds[k]:bounds[k + 1]]
+            firsts = nodes[first[nodes]]
             lengths = row_lengths[firsts]
             indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
             flat = ids[ranges(ptr[firsts], lengths)]
             used, local = np.unique(flat, return_inverse=True)
             x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
-            g = _Group(key, vocab.candidates(key), np.asarray(nodes, dtype=np.int64), used, x,
-                       np.asarray(inverse, dtype=np.int64))
+            g = _Group(key, vocab.candidates(key), nodes.astype(np.int64), used, x,
+                       inverse[nodes].astype(np.int64))
             sizes[g.nodes] = len(g.candidates)
             built.append(g)
         node_offsets = np.concatenate([[0], np.cumsum(sizes)])

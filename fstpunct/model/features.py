@@ -30,13 +30,14 @@ exist only for punctemes that occur on that side of some pair of the table.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
 from ..dp.sparse import Csr
 from ..ud.slots import SlotSentence
 from ..ud.tree import children
+from ._features import word_columns
 from .vocab import EMPTY, Puncteme, Vocab
 
 __all__ = ["context_ids", "node_contexts", "lexical_contexts", "is_lexical", "is_side",
@@ -100,15 +101,19 @@ def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
     return out
 
 
-class _Codes:
-    """Strings numbered in order of first occurrence, and the id in a context index of each
-    one behind a template prefix (-1: unknown), worked out once per distinct string."""
+class _Codes(NamedTuple):
+    """Strings numbered in order of first occurrence (``codes``: the number of each, and
+    ``distinct`` the strings), and the id in a context index of each one behind a template
+    prefix (-1: unknown), worked out once per distinct string."""
 
-    def __init__(self, values: Sequence[str]) -> None:
+    codes: np.ndarray
+    distinct: list[str]
+
+    @classmethod
+    def of(cls, values: Sequence[str]) -> _Codes:
         number: dict[str, int] = {}
-        self.codes = np.array([number.setdefault(v, len(number)) for v in values],
-                              dtype=np.intp)
-        self.distinct = list(number)
+        codes = np.array([number.setdefault(v, len(number)) for v in values], dtype=np.intp)
+        return cls(codes, list(number))
 
     def table(self, index: Mapping[str, int], prefix: str) -> np.ndarray:
         """The id of ``prefix`` + each distinct string."""
@@ -136,13 +141,10 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
     sentence_of = np.repeat(np.arange(len(worded)), lengths)
     w = np.arange(len(sentence_of)) - word_offsets[sentence_of] + 1  # 1-based word of each node
     pad = pad_offsets[sentence_of]  # where each node's sentence starts among padded positions
-    heads = np.fromiter(chain.from_iterable(s.heads for s in worded), dtype=np.intp,
-                        count=len(w))
-    spans = np.fromiter(chain.from_iterable(chain.from_iterable(s.spans for s in worded)),
-                        dtype=np.intp, count=2 * len(w))
+    heads, spans, upos_codes, deprel_codes, form_codes = word_columns(worded, _BOS, _EOS,
+                                                                      lexical)
     i, k = spans[0::2], spans[1::2]
-    upos = _Codes([u for s in worded for u in (_BOS, *s.upos, _EOS)])
-    deprels = _Codes([d for s in worded for d in s.deprels])
+    upos, deprels = _Codes(*upos_codes), _Codes(*deprel_codes)
     root = heads == 0
     parent = np.where(root, 0, word_offsets[sentence_of] + heads - 1)  # word index of the head
 
@@ -157,10 +159,10 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
                upos.ids(index, "rl=", pad + k), upos.ids(index, "rr=", pad + k + 1),
                np.where(i == 0, known("start"), -1),
                np.where(k == lengths[sentence_of], known("end"), -1)]
-    bases = _Codes([d.split(":")[0] for d in deprels.distinct])
+    bases = _Codes.of([d.split(":")[0] for d in deprels.distinct])
     columns.append(bases.ids(index, "b=", deprels.codes))
     if lexical:
-        words = _Codes([x for s in worded for x in (_BOS, *(v.lower() for v in s.words), _EOS)])
+        words = _Codes(*form_codes)
         columns += [words.ids(index, prefix, pad + at) for prefix, at in
                     (("fw=", w), ("llw=", i), ("lrw=", i + 1), ("rlw=", k), ("rrw=", k + 1))]
     node = node_offsets[:-1][n > 0][sentence_of] + w - 1  # each word's node

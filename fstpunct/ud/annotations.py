@@ -18,10 +18,13 @@ COMMENTS = ("underlying", "punct_logprob")
 _COMMENT = re.compile(rf"#\s*(?:{'|'.join(COMMENTS)})\s*=")
 
 
-def set_misc(misc: str, items: dict[str, str]) -> str:
-    """``misc`` without any of :data:`MISC_KEYS`, then ``items`` added."""
+def set_misc(misc: str, items: str = "") -> str:
+    """``misc`` without any of :data:`MISC_KEYS`, then ``items`` (``Key=value`` joined by
+    ``|``, or empty) added."""
+    if misc == "_":  # the usual case
+        return items or "_"
     kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
-    return "|".join(kept + [f"{k}={v}" for k, v in items.items()]) or "_"
+    return "|".join(kept + [items] if items else kept) or "_"
 
 
 def forget(sent: Sentence) -> Sentence:
@@ -31,5 +34,5 @@ def forget(sent: Sentence) -> Sentence:
     for line in sent.lines:
         misc = line.fields[9]
         if any(item.split("=")[0] in MISC_KEYS for item in misc.split("|")):
-            line.fields[9] = set_misc(misc, {})
+            line.fields[9] = set_misc(misc)
     return sent

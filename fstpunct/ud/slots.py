@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from ..errors import ConlluError
+from ._slots import slot_parts
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "slot_members", "surface_slots", "to_slots", "underlying_slot"]
+           "slot_members", "surface_slots", "to_slots", "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -172,7 +173,22 @@ def surface_slots(sent: Sentence) -> tuple[list[str], list[list[str]], list[list
 
 
 def to_slots(sent: Sentence) -> SlotSentence:
-    """Prepare one sentence for the model (DESIGN §2)."""
+    """Prepare one sentence for the model (DESIGN §2), compiled (:mod:`._slots`): the same
+    view as :func:`to_slots_reference`, its spans included."""
+    parts = slot_parts(sent.words, ABBV, quote_symbols, projectivize)
+    if parts is None:  # not a sentence as the reader gives it: the reference
+        return to_slots_reference(sent)
+    forms, upos, heads, deprels, slots, word_ids, slot_ids, lifted, with_deps, node_spans = parts
+    out = SlotSentence(words=forms, upos=upos, heads=heads, deprels=deprels, slots=slots,
+                       word_ids=word_ids, slot_ids=slot_ids, lifted=lifted,
+                       punct_with_dependents=with_deps, sent_id=sent.sent_id, path=sent.path,
+                       lineno=sent.lineno, index=sent.index)
+    vars(out)["spans"] = node_spans  # the cached property, known already
+    return out
+
+
+def to_slots_reference(sent: Sentence) -> SlotSentence:
+    """:func:`to_slots` step by step in Python (the tests' oracle)."""
     kept, heads, with_deps = depunctuate(sent)
     heads, lifted = projectivize(heads)
     forms, slots, slot_ids = surface_slots(sent)

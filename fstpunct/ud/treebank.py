@@ -17,6 +17,7 @@ from typing import TextIO
 
 from ..errors import ConlluError
 from ..files import open_input, output
+from ._reader import sentence_words
 
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
            "punct_relation", "read_conllu", "read_file", "rebuild", "space_after", "universal",
@@ -67,7 +68,7 @@ def _comment_key(key: str) -> re.Pattern[str]:
     return re.compile(rf"#\s*{re.escape(key)}\s*=")
 
 
-@dataclass
+@dataclass(slots=True)  # made per token: slots make it cheaper to build and read
 class Line:
     """One token line: its ten fields as strings and its line number in the source."""
 
@@ -86,7 +87,7 @@ class Line:
         return "\t".join(self.fields)
 
 
-@dataclass
+@dataclass(slots=True)
 class Word:
     """A syntactic word (integer ID) with its head and relation parsed."""
 
@@ -325,6 +326,17 @@ def _validate_tree(sent: Sentence) -> None:
 
 
 def _finish(sent: Sentence, tree: bool | None = True) -> Sentence:
+    """``sent`` with its words parsed, every sentence check passed (compiled for a sentence
+    with a tree, :mod:`._reader`; else, and for the error of a failed check, the reference)."""
+    words = None if tree is False else sentence_words(sent, Word, _check_order)
+    if words is None:
+        return _finish_reference(sent, tree)
+    sent.words = words
+    return sent
+
+
+def _finish_reference(sent: Sentence, tree: bool | None = True) -> Sentence:
+    """:func:`_finish` step by step in Python (the tests' oracle)."""
     if not sent.lines:
         raise sent.error("sentence has comments but no token lines")
     _check_order(sent)

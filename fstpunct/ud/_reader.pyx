@@ -1,0 +1,105 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""The sentence checks of :func:`fstpunct.ud.treebank.read_conllu` compiled, for the usual
+sentence: word IDs in order, heads in range, DEPS heads that are nodes, one root and no cycle
+(what the readable ``_finish_reference`` checks step by step). Anything else — a failed check,
+unparsed input (HEAD ``_``) — is left to the reference, which names the error."""
+from libc.stdlib cimport free, malloc
+
+
+cdef Py_ssize_t _number(str text):
+    """``text`` as a number if it is ASCII digits (at most 18), else -1."""
+    cdef Py_ssize_t value = 0, k, length = len(text)
+    cdef Py_UCS4 c
+    if length == 0 or length > 18:
+        return -1
+    for k in range(length):
+        c = text[k]
+        if c < 48 or c > 57:  # not '0'..'9'
+            return -1
+        value = value * 10 + (<Py_ssize_t> c - 48)
+    return value
+
+
+cdef bint _deps_heads_known(str deps, Py_ssize_t n, set empty):
+    """Whether every head of a DEPS value (``HEAD:RELATION`` items joined by ``|``, as the
+    line check accepts) is 0, a word 1..n or one of the ``empty`` nodes."""
+    cdef Py_ssize_t h
+    for item in deps.split("|"):
+        head = item.partition(":")[0]
+        h = _number(head)
+        if h < 0:
+            if empty is None or head not in empty:
+                return False
+        elif h > n:
+            return False
+    return True
+
+
+def sentence_words(sent, word, check_order):
+    """The :class:`~fstpunct.ud.treebank.Word` list (made by ``word``) of ``sent``, a sentence
+    with a tree whose token lines passed the line checks, when every sentence check passes;
+    None otherwise. Multiword-token ranges and empty nodes are put in order by ``check_order``
+    (the reference's, which raises on a misplaced one)."""
+    cdef list lines = sent.lines
+    cdef Py_ssize_t count = len(lines), n = 0, j, k, h, expected = 1, roots = 0
+    cdef bint special = False
+    cdef str ident
+    if count == 0:
+        return None
+    for line in lines:
+        ident = line.fields[0]
+        if "-" in ident or "." in ident:
+            special = True
+            break
+    cdef set empty = None
+    if special:
+        check_order(sent)
+        empty = {line.fields[0] for line in lines if "." in line.fields[0]}
+        word_lines = [line for line in lines
+                      if "-" not in line.fields[0] and "." not in line.fields[0]]
+    else:
+        word_lines = lines
+    n = len(word_lines)
+    if n == 0:
+        return None
+    cdef Py_ssize_t* heads = <Py_ssize_t*> malloc(2 * (n + 1) * sizeof(Py_ssize_t))
+    if heads == NULL:
+        raise MemoryError()
+    cdef Py_ssize_t* state = heads + (n + 1)  # 0 unknown, 1 on the current walk, 2 rooted
+    try:
+        for j in range(n):
+            fields = word_lines[j].fields
+            if _number(fields[0]) != j + 1:
+                return None
+            h = _number(fields[6])
+            if h < 0 or h > n or h == j + 1:
+                return None
+            heads[j + 1] = h
+            roots += h == 0
+            if fields[8] != "_" and not _deps_heads_known(fields[8], n, empty):
+                return None
+        if roots != 1:
+            return None
+        state[0] = 2
+        for j in range(1, n + 1):
+            state[j] = 0
+        for j in range(1, n + 1):  # walk up from every word; a cycle never reaches 0
+            h = j
+            while state[h] == 0:
+                state[h] = 1
+                h = heads[h]
+            if state[h] == 1:
+                return None
+            h = j
+            while state[h] == 1:
+                state[h] = 2
+                h = heads[h]
+        out = []
+        for j in range(n):
+            line = word_lines[j]
+            fields = line.fields
+            out.append(word(j + 1, fields[1], fields[2], fields[3], fields[4], fields[5],
+                            heads[j + 1], fields[7], fields[9], line.lineno))
+        return out
+    finally:
+        free(heads)

@@ -1,0 +1,60 @@
+"""The compiled sentence checks of the reader (fstpunct/ud/_reader.pyx) against the readable
+reference: the same words, or the same error, on random trees with random faults."""
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fstpunct.errors import ConlluError
+from fstpunct.ud import treebank
+from fstpunct.ud.release import split_source
+from fstpunct.ud.treebank import read_conllu
+
+HEADS = st.integers(0, 9).map(str) | st.sampled_from(["_", "10", "1.1"])
+DEPS = st.sampled_from(["_", "0:root", "1:nsubj", "2:obj|3:conj", "1.1:nsubj", "9:dep",
+                        "12:x", "3:a|1.1:b"])
+
+
+@st.composite
+def sentences(draw: st.DrawFn) -> str:
+    """A random tree over 1-8 words with, at random, wrong heads, a second root, a cycle,
+    HEAD '_', DEPS naming missing nodes, a multiword-token range, an empty node."""
+    n = draw(st.integers(1, 8))
+    order = draw(st.permutations(range(1, n + 1)))
+    heads = {order[0]: "0"}
+    for k, w in enumerate(order[1:], 1):
+        heads[w] = str(order[draw(st.integers(0, k - 1))])
+    for _ in range(draw(st.integers(0, 2))):  # faults
+        heads[draw(st.integers(1, n))] = draw(HEADS)
+    lines = [f"{w}\tw{w}\t_\tX\t_\t_\t{heads[w]}\tdep\t{draw(DEPS)}\t_" for w in range(1, n + 1)]
+    if draw(st.booleans()):
+        k = draw(st.integers(0, n - 1))
+        lines.insert(k, f"{k + 1}-{k + draw(st.integers(1, 2))}\tww\t_\t_\t_\t_\t_\t_\t_\t_")
+    if draw(st.booleans()):
+        lines.append(f"{n}.{draw(st.integers(1, 2))}\te\t_\tX\t_\t_\t_\t_\t{draw(DEPS)}\t_")
+    return "# sent_id = s\n" + "\n".join(lines) + "\n\n"
+
+
+def outcome(text: str, tree: bool | None, finish) -> object:
+    """The sentences read (their words and lines), or the error message."""
+    saved = treebank._finish
+    treebank._finish = finish
+    try:
+        return [(s.words, s.lines) for s in read_conllu(text.splitlines(keepends=True),
+                                                         "x.conllu", tree)]
+    except ConlluError as e:
+        return str(e)
+    finally:
+        treebank._finish = saved
+
+
+@given(sentences(), st.sampled_from([True, None, False]))
+def test_compiled_checks_equal_the_reference(text, tree):
+    assert outcome(text, tree, treebank._finish) == \
+        outcome(text, tree, treebank._finish_reference)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_compiled_checks_equal_the_reference_on_dev(lang):
+    text = split_source(lang, "dev").path.read_text(encoding="utf-8")
+    assert outcome(text, True, treebank._finish) == \
+        outcome(text, True, treebank._finish_reference)
