@@ -24,31 +24,36 @@ The corrector is trained on the (learner, corrected) pairs of the isomorphic tra
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
 on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
 gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
---parser`` and ``fstpunct correct --parser`` decode with it).
+--parser`` and ``fstpunct correct --parser`` decode with it); with ``--cv``, the edit cost of
+least AED in a ``cv`` run's sweep instead (gold trees).
 
 ``table`` is the paper's Table 5 analog on the isomorphic sentences of each split: every system
 reads the learner's sentence (its tree gold, or with ``--parser`` the tree a ``tokens``-mode
 parser gives the punctuated sentence) and is scored against the corrected punctuation (on the
 learner's words): AED, P/R/F0.5 of punctuation edits, per-mark P/R/F1 and the recall of the
 gold edits by FCE code; paired tests against keeping the input, the correction model and the
-CRF corrector. Systems: keep the input; trivial (a final period); restoration from scratch with
-the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
-sentences; the correction model (with the decoding stored in it, and with plain MBR when that
-differs); the CRF corrector; the CRF corrector with the English model's
-slot posteriors as features; and the product of the CRF corrector's slot marginals and the
-correction model's slot distribution, log p_crf + w log p_gen per slot, w chosen on dev (a
-slot whose learner string the correction model cannot explain, below its support, is kept).
+two CRF correctors. Systems: keep the input; trivial (a final period); restoration from scratch
+with the bundled English model (+NC, exact MBR) and with a CRF trained on the corrected train
+sentences; the correction model (with the decoding stored in it for the trees' source, and
+with plain MBR when that differs); the CRF corrector, and the same with the keep tag
+(:func:`fstpunct.apps.correction.crf.labels`; L2 ``KEEP_C2``); the CRF corrector with the
+English model's slot posteriors as features; and the product of each CRF corrector's slot
+marginals and the correction model's slot distribution, log p_crf + w log p_gen per slot, w
+chosen on dev (a slot whose learner string the correction model cannot explain, below its
+support, is kept).
 
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
 the other folds — the learner model (on every learner sentence of the other folds' documents,
-isomorphic or not), the corrector, the three CRFs — with the hyper-parameters of the standard
-split (``--copy``, the product's ``--weight``, the decoding's ``--edit-cost`` and ``--support``
-and the restoration CRF's ``--c2`` chosen on the standard dev), so every pair gets one
-held-out output of every system; the pooled outputs are scored and tested as in ``table`` (gold
-trees only: the parser is not retrained). By default only keep, the correction model, the CRF
-corrector and their product (``--all-systems``: the others too); ``--split train`` pools the
-train pairs only (for choices made by cross-validation over train pairs, blind to dev and test).
+isomorphic or not), the corrector, the CRFs — with the hyper-parameters given (``--copy``, the
+products' ``--weight`` and ``--keep-weight``, the decoding's ``--edit-cost`` and ``--support``,
+the keep tag's ``--keep-c2``, the restoration CRF's ``--c2``), so every pair gets one held-out
+output of every system; the pooled outputs are scored and tested as in ``table`` (gold trees
+only: the parser is not retrained), and the correction model's pooled outputs are decoded again
+at every edit cost (the sweep ``calibrate --cv`` chooses from). By default only keep, the
+correction model, the two CRF correctors and their products (``--all-systems``: the others
+too); ``--split train`` pools the train pairs only (for choices made by cross-validation over
+train pairs, blind to dev and test).
 """
 from __future__ import annotations
 
@@ -60,7 +65,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
-from fstpunct.apps.correction.combine import Combination, combined, fit
+from fstpunct.apps.correction.combine import combined
 from fstpunct.apps.correction.correct import decoded, slot_distributions
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
@@ -108,6 +113,10 @@ def pairs(original: str, corrected: str) -> tuple[list, list, list]:
 
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
+CRF = "CRF corrector"
+KEEP = "CRF corrector, keep tag"
+PRODUCT, KEEP_PRODUCT = f"{CRF} x correction", f"{KEEP} x correction"
+KEEP_C2 = 0.1  # the keep-tag corrector's L2, chosen by cross-validation over train pairs
 SPLITS = ("train", "dev", "test")
 
 
@@ -149,12 +158,12 @@ def evaluate(name: str, source: list[Sentence], gold: list[Sentence], pred: list
             "marks": aed.to_dict()["marks"], "by_code": by_code}
 
 
-def product(read: Reading, w: float, support: float) -> list[Sentence]:
-    """The sentences corrected by the product of the CRF's and the generative model's slot
-    distributions (``combined``), the generative one weighted ``w``; a learner string below
-    the generative model's ``support`` is kept."""
+def product(read: Reading, crf: str, w: float, support: float) -> list[Sentence]:
+    """The sentences corrected by the product of the CRF corrector ``crf``'s and the
+    generative model's slot distributions (``combined``), the generative one weighted ``w``;
+    a learner string below the generative model's ``support`` is kept."""
     return [insert(t, combined(m, d, w, own=o, support=support))
-            for t, o, m, d in zip(read.stripped, read.own, read.margs, read.dists)]
+            for t, o, m, d in zip(read.stripped, read.own, read.margs[crf], read.dists)]
 
 
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None
@@ -175,16 +184,17 @@ class Crfs:
     the corrector with the English model's slot posteriors as features."""
 
     corrector: CrfCorrector
+    keep: CrfCorrector
     restorer: CrfModel | None
     with_gen: CrfCorrector | None
 
 
 def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence],
                english: PunctModel, work: Path, c2_grid: tuple[float, ...] = (0.1, 1.0, 10.0),
-               corrector_only: bool = False) -> Crfs:
-    """The three CRFs (or the corrector only) trained on (learner, corrected) pairs; the
-    restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``. Folders
-    already in ``work`` are loaded, not retrained."""
+               corrector_only: bool = False, keep_c2: float = KEEP_C2) -> Crfs:
+    """The four CRFs (or the two correctors only) trained on (learner, corrected) pairs; the
+    restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``, the
+    keep-tag corrector's ``keep_c2``. Folders already in ``work`` are loaded, not retrained."""
     train_s, train_g = [to_slots(s) for s in source], [to_slots(g) for g in gold]
 
     def made(name: str, build: Callable[[Path], object], load: Callable[[Path], object]):
@@ -193,10 +203,13 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
 
     corrector = made("crf-correct", lambda f: crf_corrector_train(train_s, train_g, f),
                      CrfCorrector.load)
+    keep = made(f"crf-keep-c2-{keep_c2:g}",
+                lambda f: crf_corrector_train(train_s, train_g, f, c2=keep_c2, keep=True),
+                CrfCorrector.load)
     if corrector_only:
-        return Crfs(corrector, None, None)
+        return Crfs(corrector, keep, None, None)
     return Crfs(
-        corrector,
+        corrector, keep,
         made("crf-restore", lambda f: crf_train(train_g, [to_slots(g) for g in dev], f, "en",
                                                 c2_grid, log=lambda m: None), CrfModel.load),
         made("crf-gen", lambda f: crf_corrector_train(train_s, train_g, f,
@@ -206,40 +219,24 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
 
 @dataclass
 class Reading:
-    """What the systems reading the correction model and the CRF corrector share, computed
+    """What the systems reading the correction model and the CRF correctors share, computed
     once per sentence: the stripped sentences, the learner's punctuation as insertions, the
-    correction model's slot distributions and the CRF corrector's slot marginals."""
+    correction model's slot distributions and each CRF corrector's slot marginals."""
 
     stripped: list[Sentence]
     own: list
     dists: list
-    margs: list
-
-    def slots(self, golds: list[Sentence]) -> list:
-        """Every slot as (CRF marginals, generative distribution, the learner's insertion,
-        the corrected string of ``golds``): the material of :func:`fit`."""
-        return [(m, d, o, tuple(t for t, _ in g))
-                for ms, ds, os, gold in zip(self.margs, self.dists, self.own, golds)
-                for m, d, o, g in zip(ms, ds, os, insertions_of(gold))]
-
-    def combined(self, model: CorrectionModel, combination: Combination, support: float
-                 ) -> list[Sentence]:
-        """The sentences corrected by the calibrated combination (learner strings below the
-        correction model's ``support`` kept)."""
-        return decoded(model, self.stripped, self.own,
-                       [combination.sentence(m, d, o, support)
-                        for m, d, o in zip(self.margs, self.dists, self.own)], Decoding())
+    margs: dict[str, list]
 
 
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
-            weight: float | None, gold: list[Sentence] | None = None, parsed: bool = False,
-            combination: Combination | None = None
-            ) -> tuple[dict[str, list[Sentence]], float, Reading]:
-    """Every system's output on ``source`` (only keep, the correction model, the CRF corrector
-    and the product when ``crfs`` has no restoration CRF; the calibrated ``combination`` if
-    given), the weight of the product and the :class:`Reading`; a ``weight`` of None is chosen
-    among WEIGHTS by F0.5 against ``gold`` (dev). The correction model decodes with its
-    decoding for the trees' source (a parser's if ``parsed``)."""
+            weights: dict[str, float] | None, gold: list[Sentence] | None = None,
+            parsed: bool = False) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading]:
+    """Every system's output on ``source`` (only keep, the correction model, the two CRF
+    correctors and their products when ``crfs`` has no restoration CRF), the weight of each
+    product (by name) and the :class:`Reading`; ``weights`` of None are chosen among WEIGHTS
+    by F0.5 against ``gold`` (dev). The correction model decodes with its decoding for the
+    trees' source (a parser's if ``parsed``)."""
     slots = [to_slots(s) for s in source]
     out = {"keep": source}
     if crfs.restorer is not None:
@@ -249,42 +246,43 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     decoding = model.decoding_for(parsed)
     read = Reading([strip(s) for s in source], [insertions_of(s) for s in source],
                    slot_distributions(model, source),
-                   [crfs.corrector.marginals(ss) for ss in slots])
+                   {name: [crf.marginals(ss) for ss in slots]
+                    for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))})
     out["correction"] = decoded(model, read.stripped, read.own, read.dists, decoding)
     if decoding != Decoding():
         out[PLAIN] = decoded(model, read.stripped, read.own, read.dists, Decoding())
-    out["CRF corrector"] = [insert(t, crfs.corrector.correct(ss))
-                            for t, ss in zip(read.stripped, slots)]
+    for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
+        out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(read.stripped, slots)]
     if crfs.with_gen is not None:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
                                       for t, ss, g in zip(read.stripped, slots, gen)]
     support = decoding.support
-    if weight is None:
+    if weights is None:
         assert gold is not None
-        tried = {w: edit_score(source, gold, product(read, w, support)).scores()[2]
-                 for w in WEIGHTS}
-        weight = max(WEIGHTS, key=lambda w: (tried[w], -w))
-    out[PRODUCT] = product(read, weight, support)
-    if combination is not None:
-        out[CALIBRATED] = read.combined(model, combination, support)
-    return out, weight, read
+        weights = {}
+        for crf in (CRF, KEEP):
+            tried = {w: edit_score(source, gold, product(read, crf, w, support)).scores()[2]
+                     for w in WEIGHTS}
+            weights[crf] = max(WEIGHTS, key=lambda w: (tried[w], -w))
+    for crf in (CRF, KEEP):
+        out[f"{crf} x correction"] = product(read, crf, weights[crf], support)
+    return out, weights, read
 
 
-PRODUCT = "CRF corrector x correction"
-CALIBRATED = "CRF corrector + correction, calibrated"
 PLAIN = "correction (plain MBR)"
 
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
            ) -> list[dict]:
     """One row per system: its scores and paired tests against the correction model and the
-    CRF corrector (AED: sign flips; F0.5: approximate randomisation, two-sided, and one-sided
-    for the alternative that the row's system is better) and against keeping the input (AED)."""
+    two CRF correctors (AED: sign flips; F0.5: approximate randomisation, two-sided, and in
+    the JSON one-sided for the alternative that the row's system is better) and against
+    keeping the input (AED)."""
     rows = [evaluate(name, source, gold, pred) for name, pred in outputs.items()]
     by = {r["system"]: r for r in rows}
     for r in rows:
-        for ref in ("keep", "correction", "CRF corrector"):
+        for ref in ("keep", "correction", CRF, KEEP):
             r[f"p_aed_vs_{ref}"] = sign_flip_p(by[ref]["sentence_edits"], r["sentence_edits"])
             r[f"p_f_vs_{ref}"] = f_randomisation_p(EditScore(*by[ref]["edit_counts"]),
                                                    EditScore(*r["edit_counts"]))
@@ -296,15 +294,14 @@ def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: lis
 def print_rows(title: str, rows: list[dict]) -> None:
     print(title)
     print("| system | AED | P | R | F0.5 | right/proposed edits | p AED vs keep | "
-          "p AED vs correction | p F0.5 vs CRF corrector |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "p AED vs correction | p F0.5 vs CRF corrector | p F0.5 vs keep-tag CRF |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         right, proposed, _ = (sum(c) for c in r["edit_counts"])
         print(f"| {r['system']} | {r['aed']:.4f} | {r['precision']:.1f} | {r['recall']:.1f} | "
               f"{r['f0.5']:.1f} | {right}/{proposed} | {r['p_aed_vs_keep']:.3f} | "
-              f"{r['p_aed_vs_correction']:.3f} | {r['p_f_vs_CRF corrector']:.3f} |", flush=True)
-    print("one-sided p, F0.5 better than the CRF corrector's: " + ", ".join(
-        f"{r['system']} {r['p_f_better_than_CRF corrector']:.3f}" for r in rows), flush=True)
+              f"{r['p_aed_vs_correction']:.3f} | {r[f'p_f_vs_{CRF}']:.3f} | "
+              f"{r[f'p_f_vs_{KEEP}']:.3f} |", flush=True)
 
 
 def calibrate(args: argparse.Namespace) -> None:
@@ -341,24 +338,20 @@ def table(args: argparse.Namespace) -> None:
     train_src, train_gold = split_pairs(data, "train", parser)
     crfs = train_crfs(train_src, train_gold, split_pairs(data, "dev", parser)[1], english,
                       work)
-    combination = None
-    if args.combination:
-        fitted = json.loads(Path(args.combination).read_text(encoding="utf-8"))["combination"]
-        combination = Combination(fitted["crf"], fitted["gen"], fitted["keep"])
     results: dict[str, object] = {}
-    weight = None  # of the generative model in the product, chosen on dev
+    weights = None  # of the generative model in the products, chosen on dev
     for split in args.split:
-        if weight is None and split != "dev":
-            raise SystemExit("table: give --split dev first (it chooses the weight)")
+        if weights is None and split != "dev":
+            raise SystemExit("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser)
-        outputs, weight, _ = systems(source, model, crfs, english, weight, gold,
-                                     parser is not None, combination)
+        outputs, weights, _ = systems(source, model, crfs, english, weights, gold,
+                                      parser is not None)
         rows = scored(outputs, source, gold)
         results[split] = rows
         print_rows(f"### {split} ({len(source)} sentences, {sum(rows[0]['edit_counts'][2])} "
                    f"gold punctuation edits; trees {'parsed' if parser else 'gold'}; "
-                   f"product weight {weight})", rows)
-    results["weight"] = weight
+                   f"product weights {weights})", rows)
+    results["weights"] = weights
     with output(args.output) as f:
         f.write(json.dumps(results, indent=1) + "\n")
 
@@ -415,17 +408,12 @@ def cv(args: argparse.Namespace) -> None:
                           vocabulary=own)
             model.save(folder / "correct")
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
-        crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems)
+        crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
+                          args.keep_c2)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
-        out, _, read = systems(source, model, crfs, english, args.weight)
+        out, _, read = systems(source, model, crfs, english,
+                               {CRF: args.weight, KEEP: args.keep_weight})
         folds.append((held, model, source, fold_gold, out, read))
-    # the calibrated combination of each fold: fitted on the other folds' held-out outputs
-    fitted = []
-    for fold, (held, model, source, fold_gold, out, read) in enumerate(folds):
-        combination, missed = fit([x for f, (_, _, _, g, _, r) in enumerate(folds) if f != fold
-                                   for x in r.slots(g)])
-        fitted.append({**asdict(combination), "missed": missed})
-        out[CALIBRATED] = read.combined(model, combination, args.support)
         for name, pred in out.items():
             slots = outputs.setdefault(name, [None] * len(pooled))
             for j, p in zip(held, pred):
@@ -434,25 +422,21 @@ def cv(args: argparse.Namespace) -> None:
         per_fold.append({r["system"]: [r["aed"], r["f0.5"]] for r in fold_rows})
         print(f"fold {fold}: {len(held)} held-out pairs, "
               + ", ".join(f"{name} F0.5 {v[1]:.1f}" for name, v in per_fold[-1].items()
-                          if name in ("correction", "CRF corrector", PRODUCT, CALIBRATED))
-              + f"; combination fitted on the other folds {fitted[-1]}", flush=True)
-    combination, missed = fit([x for _, _, _, g, _, r in folds for x in r.slots(g)])
+                          if name in ("correction", CRF, PRODUCT, KEEP, KEEP_PRODUCT)),
+              flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
                   source, gold)
     print_rows(f"### {k}-fold cross-validation ({len(pooled)} sentences, "
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
-               f"product weight {args.weight})", rows)
+               f"product weights {args.weight}, keep tag {args.keep_weight})", rows)
     costs = edit_costs(folds, args.support)
-    print(f"combination fitted on every fold's held-out outputs: {asdict(combination)} "
-          f"({missed} slots whose corrected string is no candidate)")
     with output(args.output) as f:
-        f.write(json.dumps({"folds": k, "weight": args.weight, "copy": args.copy,
+        f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
+                            "keep_c2": args.keep_c2, "copy": args.copy,
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold,
-                            "edit_costs": [asdict(t) for t in costs],
-                            "combination": {**asdict(combination), "missed": missed},
-                            "combination_per_fold": fitted}, indent=1) + "\n")
+                            "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
 def edit_costs(folds: list, support: float) -> list[Trial]:
@@ -519,8 +503,6 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
-    b.add_argument("--combination", metavar="JSON",
-                   help="cv's output: add the calibrated combination fitted there")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
     c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -530,6 +512,12 @@ def main() -> None:
                         "default: train, dev and test)")
     c.add_argument("--weight", type=float, required=True,
                    help="weight of the correction model in the product (from the dev table)")
+    c.add_argument("--keep-weight", type=float, default=1.0,
+                   help="weight of the correction model in the product with the keep-tag CRF "
+                        "corrector (from the dev table; 1)")
+    c.add_argument("--keep-c2", type=float, default=KEEP_C2,
+                   help=f"L2 of the keep-tag CRF corrector ({KEEP_C2}: chosen by cv --split "
+                        "train)")
     c.add_argument("--c2", type=float, default=1.0,
                    help="L2 of the restoration CRF (chosen on dev by the table)")
     c.add_argument("--edit-cost", type=float, default=0.0,

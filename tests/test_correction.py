@@ -8,7 +8,7 @@ from fstpunct.api import load
 from fstpunct.apps.correction.calibrate import calibrated
 from fstpunct.apps.correction.combine import combined
 from fstpunct.apps.correction.correct import corrected, decided, slot_distributions
-from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features
+from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features, labels
 from fstpunct.apps.correction.crf import train as crf_train
 from fstpunct.apps.correction.model import (
     SUPPORT,
@@ -19,6 +19,7 @@ from fstpunct.apps.correction.model import (
     train,
     with_learner,
 )
+from fstpunct.apps.restoration.crf import OTHER
 from fstpunct.apps.restoration.exact import ExactPrior, SlotDistribution
 from fstpunct.apps.restoration.mbr import distance
 from fstpunct.apps.restoration.strip import insertions_of, strip
@@ -177,6 +178,17 @@ def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
     fixed = again.correct(learner[0], gen[0])
     assert [tuple(t for t, _ in slot) for slot in fixed] == list(gold[0].slots)
     assert model.correct(learner[-1], gen[-1])[-1] == ((".", 3),)
+    # the keep tag: slots whose corrected string is the learner's are labelled <other>
+    # (Peter _ who runs _ is here . : the two commas inserted, the rest kept)
+    assert labels(learner[0], gold[0], {",", ".", "O"}) == ["O", ",", "O", ",", "O", "."]
+    assert labels(learner[0], gold[0], {",", ".", "O"}, keep=True) == [
+        OTHER, ",", OTHER, ",", OTHER, OTHER]
+    assert labels(learner[0], gold[0], {"."}, keep=True) == [OTHER] * 6
+    kept = crf_train(learner, gold, tmp_path / "keep", keep=True)
+    assert kept.meta["keep_tag"] and not again.meta["keep_tag"]
+    assert [tuple(t for t, _ in slot) for slot in kept.correct(learner[0])] == list(
+        gold[0].slots)
+    assert kept.correct(learner[-1])[-1] == ((".", 3),)
 
 
 def test_crf_marginals_and_the_product_with_the_generative_model(model, tmp_path):
@@ -296,6 +308,10 @@ def test_calibration_chooses_the_cost_of_least_dev_aed(model):
         0.0, SUPPORT)
     assert both.record["decoding parsed"]["aed"] == 0.0
     assert kept.decoding_for(True) == kept.decoding  # none chosen on parsed trees: gold's
+    # parsed ties go to the cost nearest the gold trees' (3.0), not to the lowest
+    near, trials = calibrated(kept, learner, learner, costs=(1.5, 2.0, 5.0, 0.0), parsed=True)
+    assert [t.aed for t in trials] == [0.0, 0.0, 0.0, 2.0]
+    assert near.decoding_for(True).edit_cost == 2.0
 
 
 def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsys):

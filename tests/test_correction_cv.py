@@ -67,7 +67,8 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     assert printed.count("learner model trained on 15 sentences") == 2
     rows = {r["system"]: r for r in result["rows"]}
     assert list(rows) == ["keep", "correction", "correction (plain MBR)", "CRF corrector",
-                          "CRF corrector x correction", "CRF corrector + correction, calibrated"]
+                          "CRF corrector, keep tag", "CRF corrector x correction",
+                          "CRF corrector, keep tag x correction"]
     assert all(len(r["sentence_edits"]) == 24 for r in rows.values())  # 6 documents x 4 pairs
     keep = rows["keep"]
     # 12 relative clauses, each missing its two commas: AED 24 / 24, 24 gold edits (all MP)
@@ -76,9 +77,7 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     assert rows["correction"]["aed"] < 1.0 and rows["correction"]["by_code"]["MP"][0] > 0
     assert len(result["per_fold"]) == 2 and (result["edit_cost"], result["support"]) == (0.2,
                                                                                           0.001)
-    # the combination of each fold is fitted on the other fold's outputs, the final on both
-    assert len(result["combination_per_fold"]) == 2
-    assert set(result["combination"]) == {"crf", "gen", "keep", "missed"}
+    assert (work / "fold0" / "crf-keep-c2-0.1").is_dir()  # the keep-tag corrector, L2 0.1
     # the correction model at every edit cost: cost 0 is its plain MBR row
     costs = {c["edit_cost"]: c for c in result["edit_costs"]}
     assert len(costs) == 21 and costs[0.0]["aed"] == rows["correction (plain MBR)"]["aed"]

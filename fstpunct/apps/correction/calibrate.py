@@ -4,7 +4,9 @@ The corrector's exact slot distributions of the held-out learner sentences are c
 each edit cost of ``costs`` (with the learner's string kept below ``support``,
 :class:`~.model.Decoding`) then decodes them, and the cost whose corrections have the least
 average edit distance (AED) to the corrected sentences wins; ties go to the higher F0.5 of the
-punctuation edits, then to the lower cost. The chosen decoding is stored in the model's record
+punctuation edits, then — on a parser's trees — to the cost nearest the gold trees' one (where
+the parsed pairs cannot tell costs apart, the choice made on gold trees stands), then to the
+lower cost. The chosen decoding is stored in the model's record
 for the held-out trees' source — gold, or a parser's: the errors of parsed trees change which
 edits pay — (:meth:`~.model.CorrectionModel.decoded_with`), and ``fstpunct correct`` then uses
 by default the one of its trees' source (``--parser``: the parsed one, if stored).
@@ -47,9 +49,12 @@ class Trial:
                    sum(edits.proposed), sum(edits.gold), edits.scores()[2])
 
 
-def best(trials: Sequence[Trial]) -> Trial:
-    """The trial of least AED; ties: the higher F0.5, then the lower cost (module docstring)."""
-    return min(trials, key=lambda t: (t.aed, -t.f05, t.edit_cost))
+def best(trials: Sequence[Trial], near: float | None = None) -> Trial:
+    """The trial of least AED; ties: the higher F0.5, then (given ``near``) the cost nearest
+    to it, then the lower cost (module docstring)."""
+    return min(trials, key=lambda t: (t.aed, -t.f05,
+                                      0.0 if near is None else abs(t.edit_cost - near),
+                                      t.edit_cost))
 
 
 def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Sequence[Sentence],
@@ -69,7 +74,7 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
     trials = [Trial.of(cost, sources, golds,
                        decoded(model, stripped, own, dists, Decoding(cost, support), decoder))
               for cost in costs]
-    won = best(trials)
+    won = best(trials, model.decoding.edit_cost if parsed else None)
     chosen = model.decoded_with(Decoding(won.edit_cost, support), parsed,
                                 sentences=len(sources), aed=won.aed, f05=won.f05)
     return chosen, trials

@@ -5,10 +5,15 @@ restoration's CRF (:func:`fstpunct.apps.restoration.crf.features`: words, UPOS a
 the slot) with the learner's punctuation of the slot and of its neighbours added (``x=``,
 ``xl=``, ``xr=``, and ``x=`` conjoined with the UPOS bigram across the slot), predicting the
 corrected string of every slot (tags seen fewer than twice in training keep the learner's
-string). Optional *generative* features per slot (:func:`generative_features`) come from a
-punctuation model's exact slot distribution under the tree (:class:`ExactPrior`): its most
-probable string, and the probability it gives the learner's string, bucketed — so the CRF can
-learn when the model of correct English doubts what the learner wrote.
+string). With *the keep tag* (``keep``), every slot whose corrected string is the learner's is
+labelled :data:`OTHER` (keep the learner's string) in training, so that keeping is one label
+shared by every mark rather than one per mark: a rare mark the learner wrote (a dash, a bracket,
+a quote) is no longer rewritten because its own ``x=`` weights are too weak, the main error of
+the per-string labelling (cross-validation over train pairs, RESULTS). Optional *generative*
+features per slot (:func:`generative_features`) come from a punctuation model's exact slot
+distribution under the tree (:class:`ExactPrior`): its most probable string, and the
+probability it gives the learner's string, bucketed — so the CRF can learn when the model of
+correct English doubts what the learner wrote.
 """
 from __future__ import annotations
 
@@ -29,7 +34,7 @@ from ..restoration.crf import features as restoration_features
 from ..restoration.exact import ExactPrior
 from .model import read_meta
 
-__all__ = ["CrfCorrector", "features", "generative_features", "train"]
+__all__ = ["CrfCorrector", "features", "generative_features", "labels", "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
@@ -115,22 +120,30 @@ class CrfCorrector:
         return out
 
 
+def labels(source: SlotSentence, gold: SlotSentence, known: set[str], keep: bool = False
+           ) -> list[str]:
+    """The training label of every slot: the corrected string if it is a ``known`` tag, else
+    :data:`OTHER`; with ``keep``, :data:`OTHER` also wherever it is the learner's string."""
+    return [OTHER if keep and t == own else t if t in known else OTHER
+            for t, own in zip(slot_tags(gold), slot_tags(source))]
+
+
 def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output: str | Path,
           extras: Sequence[Sequence[Sequence[str]]] | None = None, c2: float = 1.0,
           max_iterations: int = 200, tree: bool = True,
-          info: dict[str, Any] | None = None) -> CrfCorrector:
+          info: dict[str, Any] | None = None, keep: bool = False) -> CrfCorrector:
     """Train on (learner, corrected) slot sentences of the same words; ``extras[k]``: sentence
-    k's extra features per slot."""
+    k's extra features per slot; ``keep``: the keep tag (module docstring)."""
     if len(sources) != len(golds) or not sources:
         raise InputError("the CRF corrector needs as many corrected sentences as sources (>0)")
     counts = Counter(t for g in golds for t in slot_tags(g))
     known = {t for t, c in counts.items() if c >= MIN_COUNT}
     trainer = _pycrfsuite().Trainer(verbose=False)
     for k, (s, g) in enumerate(zip(sources, golds)):
-        trainer.append(features(s, tree, extras[k] if extras else ()),
-                       [t if t in known else OTHER for t in slot_tags(g)])
+        trainer.append(features(s, tree, extras[k] if extras else ()), labels(s, g, known, keep))
     trainer.set_params({"c1": 0.0, "c2": c2, "max_iterations": max_iterations})
-    meta = {"format": FORMAT, "tree_features": tree, "c2": c2, "tags": sorted(known),
+    meta = {"format": FORMAT, "tree_features": tree, "c2": c2, "keep_tag": keep,
+            "tags": sorted(known),
             "training": {**(info or {}), "pairs": len(sources)}}
     with atomic_folder(Path(output)) as tmp, tempfile.TemporaryDirectory() as work:
         trainer.train(str(Path(work) / "crf.model"))
