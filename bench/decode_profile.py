@@ -1,6 +1,7 @@
 """Where a decode's time goes (issue 23): CPU seconds (``time.process_time``) per stage of
-``fstpunct decode`` of en_ewt test in one process, run as the command runs it (chunks of 500
-sentences, one slot cache of sum and max slots holding the punctemes the candidates need).
+``fstpunct decode`` of en_ewt test in one process, run as the command runs it (sentences
+streamed from the file to the output in chunks of 500, one slot cache of sum and max slots
+holding the punctemes the candidates need, the loaded model frozen for the collector).
 
 Stages: imports; loading the model; reading with the validating reader; the model-language
 check; then per chunk decode's own stages (``fstpunct.apps.decode.annotate``'s stage hook):
@@ -25,56 +26,62 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def stages(path: str, model_name: str) -> dict[str, float]:
-    """(Child mode.) CPU seconds per stage of one decode of ``path``: decode's own stages
-    (:data:`fstpunct.apps.decode.Mark`), with the time spent in ``SlotCache.get`` (slot
-    lattices and stacks, built or extended) and the rest of ``Inference.forest`` (layout,
-    candidates, kernels) taken out of the stage that called them."""
+    """(Child mode.) CPU seconds per stage of one decode of ``path``, streamed as the command
+    runs it: decode's own stages (:data:`fstpunct.apps.decode.Mark`), with the time spent in
+    reading, the model-language check on the first 1,000 sentences, ``SlotCache.get`` (slot
+    lattices and stacks, built or extended), the rest of ``Inference.forest`` (layout,
+    candidates, kernels) and writing taken out of the stage they happen in."""
     clock = [time.process_time()]
     spent: dict[str, float] = {}
-    timed_since_mark = [0.0]  # CPU seconds of timed methods since the last mark
-    nested: list[float] = []  # per running timed method: CPU seconds of the timed ones it called
+    charged_since_mark = [0.0]  # CPU seconds of charged calls since the last mark
+    nested: list[float] = []  # per running charged call: CPU seconds of the charged ones in it
 
     def mark(name: str) -> None:
         now = time.process_time()
-        spent[name] = spent.get(name, 0.0) + now - clock[0] - timed_since_mark[0]
-        clock[0], timed_since_mark[0] = now, 0.0
+        spent[name] = spent.get(name, 0.0) + now - clock[0] - charged_since_mark[0]
+        clock[0], charged_since_mark[0] = now, 0.0
+
+    import gc
+    import itertools
 
     import fstpunct.cli.decode  # noqa: F401  (what decode imports; BLAS on one thread)
     from fstpunct.api import load
     from fstpunct.apps.decode import annotate
     from fstpunct.model.punct import Inference, SlotCache
-    from fstpunct.ud.treebank import read_file, write_conllu
+    from fstpunct.ud.treebank import read_file
     mark("imports")
 
-    def timed(cls: type, name: str, stage: str) -> None:
-        method = getattr(cls, name)
-
+    def charged(stage: str, function):
+        """``function`` with its CPU time charged to ``stage``."""
         def run(*args, **kwargs):
             start = time.process_time()
             nested.append(0.0)
             try:
-                return method(*args, **kwargs)
+                return function(*args, **kwargs)
             finally:
                 total = time.process_time() - start
                 spent[stage] = spent.get(stage, 0.0) + total - nested.pop()
                 if nested:
                     nested[-1] += total
                 else:
-                    timed_since_mark[0] += total
-        setattr(cls, name, run)
+                    charged_since_mark[0] += total
+        return run
 
-    timed(SlotCache, "get", "slot lattices and stacks")
-    timed(Inference, "forest", "layout, candidates, kernels")
+    for cls, name, stage in ((SlotCache, "get", "slot lattices and stacks"),
+                             (Inference, "forest", "layout, candidates, kernels")):
+        setattr(cls, name, charged(stage, getattr(cls, name)))
     model = load(model_name)
+    gc.freeze()  # as the command does
     mark("load the model")
-    sentences = list(read_file(path))
-    mark("read (validating reader)")
-    model.unknown_share(sentences[:1000])
-    mark("model-language check")
-    out = list(annotate(model.punct, sentences, mark=mark))
+    read = charged("read (validating reader)", next)
+    sentences = iter(read_file(path))
+    stream = iter(lambda: read(sentences, None), None)
+    first = list(itertools.islice(stream, 1000))
+    charged("model-language check", model.unknown_share)(first)
     with open(os.devnull, "w", encoding="utf-8") as f:
-        write_conllu(out, f)
-    mark("write")
+        write = charged("write", lambda sent: f.write(sent.text()))
+        for sent in annotate(model.punct, itertools.chain(first, stream), mark=mark):
+            write(sent)
     return spent
 
 

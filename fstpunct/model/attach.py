@@ -33,6 +33,7 @@ import numpy as np
 from ..dp.sparse import Csr, ranges
 from ..errors import ModelError
 from ..ud.slots import SlotSentence
+from ._attach import gathered_matmul
 from ._features import distinct_rows
 from .features import (
     context_ids,
@@ -197,7 +198,16 @@ class _Group:
 
     def scores(self, st: np.ndarray) -> np.ndarray:
         """The score of every candidate at every distinct context row (U × |W|), from the
-        :func:`pair_scores` ``st``: only the rows of the contexts used are read."""
+        :func:`pair_scores` ``st`` (C-ordered): only the entries of the contexts used and the
+        candidates are read, compiled (:meth:`scores_reference`'s product, bitwise)."""
+        out = np.zeros((self.contexts.n_rows, len(self.candidates)))
+        x = self.contexts
+        gathered_matmul(x.indptr, x.indices, x.data, self.used, self.candidates,
+                        np.ascontiguousarray(st), out)
+        return out
+
+    def scores_reference(self, st: np.ndarray) -> np.ndarray:
+        """:meth:`scores` by gathering the block of ``st`` first (the tests' oracle)."""
         return self.contexts.matmul(st[np.ix_(self.used, self.candidates)])
 
 
