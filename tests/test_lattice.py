@@ -136,3 +136,35 @@ def test_product_stacks_of_some_strings_are_bitwise_those_of_all(builder, maximu
                     expected = full.matrix(a) if a in only or a == len(strings) else 0 * \
                         full.matrix(a)
                     assert np.array_equal(part.matrix(a), expected)
+
+
+def _numpy_lattices(builder, surface, weights, kinds):
+    """The weighted lattices as numpy built them (the reference of the compiled combination):
+    parallel arcs combined by a stable sort of their keys and ufunc.reduceat."""
+    topo = builder.topology(surface)
+    n, w, ends = topo.n_states, weights[topo.arc], topo.token < 0
+    src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
+    key = (topo.token[~ends] * n + src[~ends]) * n + dst[~ends]
+    order = np.argsort(key, kind="stable")
+    key, values = key[order], w[~ends][order]
+    first = np.flatnonzero(np.diff(key, prepend=-1))
+    token, state = np.divmod(key[first], n * n)
+    return [(token, state // n, state % n,
+             (np.maximum if maximum else np.add).reduceat(values, first) if len(first)
+             else values) for maximum in kinds]
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_lattice_arcs_combined_as_numpy_combines_them(direction):
+    rng = np.random.default_rng(3)
+    symbols = SYMBOLS + ("!", "?")
+    for hidden in (frozenset(), frozenset({"<unk>", ","})):
+        builder = LatticeBuilder(Channel.random(symbols, direction, rng), hidden)
+        weights = builder.arc_weights()
+        for _ in range(30):
+            surface = tuple(rng.choice(symbols[1:], rng.integers(0, 4)).tolist())
+            for kinds in ([False], [True], [False, True], [True, False]):
+                got = builder.lattices(surface, weights, kinds)
+                for lat, want in zip(got, _numpy_lattices(builder, surface, weights, kinds)):
+                    for mine, theirs in zip((lat.token, lat.src, lat.dst, lat.weight), want):
+                        np.testing.assert_array_equal(mine, theirs)

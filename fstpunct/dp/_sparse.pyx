@@ -3,8 +3,9 @@
 """Compiled helpers of :mod:`fstpunct.fst.lattice`, :mod:`fstpunct.dp.stacks` and
 :mod:`fstpunct.dp.sparse`: products of a slot lattice's token matrices along token strings, the
 max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
-CSR × vector and CSR × dense products (either side), stacked rows of two CSR stacks concatenated
-(:func:`concat_rows`), and the E-step's gradient of log Z at a slot's arcs
+CSR × vector and CSR × dense products (either side), a lattice's parallel arcs combined
+(:func:`combine_arcs`), stacked rows of two CSR stacks concatenated (:func:`concat_rows`), and
+the E-step's gradient of log Z at a slot's arcs
 (:func:`edit_gradient`, for :class:`fstpunct.fst.lattice.EditCounter`).
 
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
@@ -15,7 +16,7 @@ bitwise the same in both semirings; each row's columns come out ascending. It we
 one lattice in several semirings at once (sum and max: the same nonzeros, other values), each
 entry holding one value per weighting.
 """
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcpy
 
 import numpy as np
@@ -375,6 +376,92 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
                 fill[t] += 1
     free(fill)
     return tptr_a, tcol_a, tval_a
+
+
+def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
+                 const Py_ssize_t[::1] dst, const double[::1] weight,
+                 const unsigned char[::1] maximum):
+    """The distinct arcs (token, src, dst) of a lattice of n states, in increasing order of
+    (token·n + src)·n + dst, with the ⊕ of their weights in each semiring (``maximum[k]``: max,
+    else sum): what a stable sort of those keys then ``np.add.reduceat`` or
+    ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
+    others, in the arcs' order). Returns token, src, dst (intp) and the (K, arcs) values."""
+    cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, g, q
+    cdef Py_ssize_t u = 0, x
+    for e in range(m):
+        buckets = max(buckets, token[e] * n + src[e] + 1)
+    cdef Py_ssize_t* ptr = <Py_ssize_t*> calloc(buckets + 1, sizeof(Py_ssize_t))
+    cdef Py_ssize_t* order = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
+    cdef double* terms = <double*> malloc(max(m, 1) * sizeof(double))
+    if ptr == NULL or order == NULL or terms == NULL:
+        free(ptr)
+        free(order)
+        free(terms)
+        raise MemoryError()
+    try:
+        for e in range(m):  # counting sort by (token, src), stable ...
+            ptr[token[e] * n + src[e] + 1] += 1
+        for q in range(buckets):
+            ptr[q + 1] += ptr[q]
+        for e in range(m):
+            q = token[e] * n + src[e]
+            order[ptr[q]] = e
+            ptr[q] += 1
+        for q in range(buckets, 0, -1):
+            ptr[q] = ptr[q - 1]
+        ptr[0] = 0
+        for q in range(buckets):  # ... then each bucket by dst, stable (insertion)
+            for f in range(ptr[q] + 1, ptr[q + 1]):
+                x, g = order[f], f
+                while g > ptr[q] and dst[order[g - 1]] > dst[x]:
+                    order[g] = order[g - 1]
+                    g -= 1
+                order[g] = x
+        for f in range(m):  # the number of distinct arcs
+            u += f == 0 or token[order[f]] != token[order[f - 1]] or \
+                src[order[f]] != src[order[f - 1]] or dst[order[f]] != dst[order[f - 1]]
+        out_token = np.empty(u, dtype=np.intp)
+        out_src = np.empty(u, dtype=np.intp)
+        out_dst = np.empty(u, dtype=np.intp)
+        out_val = np.empty((width, u), dtype=np.float64)
+        _combined(m, token, src, dst, weight, maximum, order, terms, out_token, out_src,
+                  out_dst, out_val)
+        return out_token, out_src, out_dst, out_val
+    finally:
+        free(ptr)
+        free(order)
+        free(terms)
+
+
+cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
+                    const Py_ssize_t[::1] dst, const double[::1] weight,
+                    const unsigned char[::1] maximum, const Py_ssize_t* order, double* terms,
+                    Py_ssize_t[::1] out_token, Py_ssize_t[::1] out_src, Py_ssize_t[::1] out_dst,
+                    double[:, ::1] out_val) noexcept:
+    """Each run of equal arcs in ``order`` as one arc of ``out_*``, its weights ⊕-combined."""
+    cdef Py_ssize_t lo = 0, hi, a = 0, k, f
+    cdef double best
+    while lo < m:
+        hi = lo + 1
+        while hi < m and token[order[hi]] == token[order[lo]] and \
+                src[order[hi]] == src[order[lo]] and dst[order[hi]] == dst[order[lo]]:
+            hi += 1
+        out_token[a], out_src[a], out_dst[a] = token[order[lo]], src[order[lo]], dst[order[lo]]
+        for f in range(lo, hi):
+            terms[f - lo] = weight[order[f]]
+        for k in range(maximum.shape[0]):
+            if maximum[k]:
+                best = terms[0]
+                for f in range(1, hi - lo):
+                    if terms[f] > best:
+                        best = terms[f]
+                out_val[k, a] = best
+            elif hi - lo == 1:
+                out_val[k, a] = terms[0]
+            else:
+                out_val[k, a] = terms[0] + _pairwise_sum(terms + 1, hi - lo - 1)
+        a += 1
+        lo = hi
 
 
 def concat_rows(Py_ssize_t n_rows, const Py_ssize_t[::1] a_ptr, const int[::1] a_col,

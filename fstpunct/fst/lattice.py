@@ -30,7 +30,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..dp import _sparse
-from ..dp.semiring import MaxProduct, Semiring, SumProduct
+from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import SparseStack
 from ..dp.treedp import Outer
@@ -242,35 +242,22 @@ class LatticeBuilder:
         """:meth:`lattice` in every semiring of ``kinds`` (True: max), all with the same arcs."""
         topo = self.topology(surface)
         n = topo.n_states
-        semirings = [MaxProduct if maximum else SumProduct for maximum in kinds]
         w = weights[topo.arc]
         ends = topo.token < 0
         src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
         arcs = ~ends
-        key, combined = _combine(semirings, (topo.token[arcs] * n + src[arcs]) * n + dst[arcs],
-                                 w[arcs])
-        token, state = np.divmod(key, n * n)
+        # parallel arcs combined, sorted by token, source and target (compiled)
+        token, a_src, a_dst, combined = _sparse.combine_arcs(
+            n, topo.token[arcs], src[arcs], dst[arcs], w[arcs], np.array(kinds, dtype=np.uint8))
         out = []
-        for semiring, maximum, weight in zip(semirings, kinds, combined):
+        for maximum, weight in zip(kinds, combined):
             start = np.zeros(n)
             start[topo.start] = 1.0
-            final = semiring.scatter(topo.src[ends], w[ends], n)
+            final = (MaxProduct if maximum else SumProduct).scatter(topo.src[ends], w[ends], n)
             if topo.reverse:
                 start, final = final, start
-            out.append(Lattice(start, final, token, state // n, state % n, weight, maximum))
+            out.append(Lattice(start, final, token, a_src, a_dst, weight, maximum))
         return out
-
-
-def _combine(semirings: Sequence[type[Semiring]], key: np.ndarray,
-             values: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
-    """The distinct keys in increasing order, with the ⊕ of the values of each in every one of
-    ``semirings``."""
-    if not len(key):
-        return key, [values for _ in semirings]
-    order = np.argsort(key, kind="stable")  # keys come nearly sorted: runs make this cheap
-    key, values = key[order], values[order]
-    first = np.flatnonzero(np.diff(key, prepend=-1))
-    return key[first], [semiring.segments(values, first) for semiring in semirings]
 
 
 # --- products of token matrices as sparse stacks -------------------------------------------------
