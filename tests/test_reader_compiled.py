@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fstpunct.errors import ConlluError
-from fstpunct.ud import treebank
+from fstpunct.ud import _reader, treebank
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_conllu
 
@@ -65,3 +65,33 @@ def test_compiled_checks_equal_the_reference_on_dev(lang):
 def test_is_word_is_the_word_id_pattern(ident):
     line = treebank.Line([ident] + ["_"] * 9, 1)
     assert line.is_word == (treebank._WORD_ID.match(ident) is not None)
+
+
+FIELD = st.text(alphabet=st.sampled_from(list("a_ =|:.0123\u00a0\u2003é-")), max_size=6)
+SHAPED = {0: st.sampled_from(["1", "12", "0", "01", "1-2", "3.1", "", " 1"]) | FIELD,
+          5: st.sampled_from(["_", "A=b", "A=b|C=d", "A==b", "=b", "A=", "A=b||C=d", "A=b|",
+                              "A b=c", "A=b\u00a0"]) | FIELD,
+          6: st.sampled_from(["0", "1", "10", "01", "_", " 1", "1.1"]) | FIELD,
+          8: st.sampled_from(["_", "0:root", "1:nsubj", "0.1:x", "1.1:x", "1.01:x", "01:x",
+                              "1:", ":x", "1:a|2:b", "1:a||2:b", "1:a b", "1.1.1:x"]) | FIELD,
+          9: st.sampled_from(["_", "SpaceAfter=No", "a|b", "|a", "a|", "a||b", " a", "a "])
+          | FIELD}
+
+
+@given(st.tuples(*(SHAPED.get(k, FIELD) for k in range(10))), st.integers(8, 11))
+def test_the_line_scan_accepts_only_what_the_pattern_accepts(fields, count):
+    text = "\t".join(fields[:count] if count <= 10 else fields + ("x",))
+    if _reader.usual_line(text):
+        assert treebank._QUICK.match(text)
+
+
+def test_the_line_scan_accepts_the_usual_line():
+    assert _reader.usual_line("1\tThe\tthe\tDET\tDT\tDefinite=Def|PronType=Art\t2\tdet\t2:det\t_")
+
+
+def test_the_line_scan_on_en_dev_lines():
+    lines = [ln for ln in split_source("en", "dev").path.read_text(encoding="utf-8").split("\n")
+             if ln and not ln.startswith("#")]
+    accepted = [ln for ln in lines if _reader.usual_line(ln)]
+    assert all(treebank._QUICK.match(ln) for ln in accepted)
+    assert len(accepted) > 0.9 * len(lines)  # the usual line is judged by the scan

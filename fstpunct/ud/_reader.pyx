@@ -103,3 +103,121 @@ def sentence_words(sent, word, check_order):
         return out
     finally:
         free(heads)
+
+
+cdef bint _ascii(str text, Py_ssize_t a, Py_ssize_t b):
+    """Whether ``text[a:b]`` is printable ASCII without spaces."""
+    cdef Py_ssize_t k
+    cdef Py_UCS4 c
+    for k in range(a, b):
+        c = text[k]
+        if c < 33 or c > 126:
+            return False
+    return True
+
+
+cdef bint _number_at(str text, Py_ssize_t a, Py_ssize_t b):
+    """Whether ``text[a:b]`` is ``[1-9][0-9]*``."""
+    cdef Py_ssize_t k
+    cdef Py_UCS4 c
+    if b <= a or text[a] == u"0":
+        return False
+    for k in range(a, b):
+        c = text[k]
+        if c < 48 or c > 57:
+            return False
+    return True
+
+
+cdef bint _feats(str text, Py_ssize_t a, Py_ssize_t b):
+    """``Feature=Value`` items joined by ``|`` (printable ASCII only)."""
+    cdef Py_ssize_t start = a, k, equals
+    if not _ascii(text, a, b):
+        return False
+    while start <= b:
+        k, equals = start, -1
+        while k < b and text[k] != u"|":
+            if equals < 0 and text[k] == u"=":
+                equals = k
+            k += 1
+        if equals <= start or equals + 1 >= k:  # an empty name or value, or no '='
+            return False
+        start = k + 1
+    return True
+
+
+cdef bint _deps(str text, Py_ssize_t a, Py_ssize_t b):
+    """``HEAD:RELATION`` items joined by ``|``, HEAD ``0``, a word or an empty node (printable
+    ASCII only)."""
+    cdef Py_ssize_t start = a, k, colon, dot
+    if not _ascii(text, a, b):
+        return False
+    while start <= b:
+        k, colon, dot = start, -1, -1
+        while k < b and text[k] != u"|":
+            if colon < 0 and text[k] == u":":
+                colon = k
+            elif colon < 0 and dot < 0 and text[k] == u".":
+                dot = k
+            k += 1
+        if colon < 0 or colon + 1 >= k:  # no ':' or no relation
+            return False
+        if dot < 0:
+            if not (colon == start + 1 and text[start] == u"0" or
+                    _number_at(text, start, colon)):
+                return False
+        elif not (_number_at(text, start, dot) and _number_at(text, dot + 1, colon)):
+            return False
+        start = k + 1
+    return True
+
+
+def usual_line(str text):
+    """Whether a line is a word line that the reader's line check accepts (the pattern
+    ``treebank._QUICK``), by a scan of its characters; False may also mean a line of a kind
+    this scan does not judge (non-ASCII FEATS or DEPS, a range, an empty node): the caller then
+    asks the pattern."""
+    cdef Py_ssize_t n = len(text), k, field = 0, a, b
+    cdef Py_ssize_t ends[10]  # where field k ends (a tab, or the end of the line)
+    cdef Py_UCS4 c
+    for k in range(n):
+        if text[k] == u"\t":
+            if field == 9:
+                return False
+            ends[field] = k
+            field += 1
+    if field != 9:
+        return False
+    ends[9] = n
+    for field in range(10):
+        a = 0 if field == 0 else ends[field - 1] + 1
+        b = ends[field]
+        if b <= a:
+            return False
+        if field == 0:
+            if not _number_at(text, a, b):
+                return False
+        elif field == 6:
+            if not (b == a + 1 and text[a] == u"0" or _number_at(text, a, b)):
+                return False
+        elif b == a + 1 and text[a] == u"_" and field in (5, 8, 9):
+            continue
+        elif field == 5:
+            if not _feats(text, a, b):
+                return False
+        elif field == 8:
+            if not _deps(text, a, b):
+                return False
+        elif field == 9:
+            c = text[a]
+            if c == u"|" or c == u" ":
+                return False
+            c = text[b - 1]
+            if c == u"|" or c == u" ":
+                return False
+            for k in range(a, b - 1):
+                if text[k] == u"|" and text[k + 1] == u"|":
+                    return False
+        elif text[a] == u" " or text[b - 1] == u" ":
+            return False
+    return True

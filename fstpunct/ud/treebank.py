@@ -17,7 +17,7 @@ from typing import TextIO
 
 from ..errors import ConlluError
 from ..files import open_input, output
-from ._reader import sentence_words
+from ._reader import sentence_words, usual_line
 
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
            "punct_relation", "read_conllu", "read_file", "rebuild", "space_after", "universal",
@@ -426,7 +426,7 @@ def read_conllu(stream: Iterable[str], path: str = "<stdin>",
         if not text.strip():
             raise probe().error("line of only spaces (an empty line ends a sentence)", lineno)
         fields = text.split("\t")
-        if not _QUICK.match(text):  # the usual word line passes at once
+        if not (usual_line(text) or _QUICK.match(text)):  # the usual word line passes at once
             error = _field_error(fields, tree)
             if error:
                 raise probe().error(error, lineno)
