@@ -1,17 +1,18 @@
 """Benchmark of the text-in pipeline (issue 22 item 5): sentences per second from plain text to
 restored punctuation, and the share of each stage, by wall and CPU time. Input: the words of
 en_ewt test (punctuation removed), one sentence a line, as text (the default: the cased tagger,
-the lower-case one for sentences without capitals), and the same lower-cased
-(``--lowercase-input``: the lower-case tagger, and parser-lc/ if there is one). Sentences with
-no word left are not in the text (they have nothing to restore; their number is printed). Each
-stage runs over all sentences in turn, in this process: reading and tokenising
+the lower-case one for sentences without capitals), and the same lower-cased (``--lowercase-
+input``: the lower-case tagger, and parser-lc/ if there is one). Sentences with no word left are
+not in the text (they have nothing to restore; their number is printed). Each stage runs over
+all sentences in turn, in this process: reading and tokenising
 (:func:`fstpunct.ud.text.read_text`), tagging (``Pipeline.tagged``), parsing
-(``Pipeline.parsed``) and restoration (``Model.restore``, the default exact decoder, given those
-trees); then the whole pipeline in one call (``Model.restore(text, text=True)``, what ``fstpunct
-restore --text`` runs), which must give the same output. Each figure is the median of
-``--repeat`` runs; loading the models, once per process, is timed apart. Models: the bundled
-tagger and parser of the punctuation model (or ``--tagger``/``--parser``; without bundled ones,
-models/tagger-en[-lc] and models/parser-en).
+(``Pipeline.parsed``) and restoration (by ``Model.restorer(text=True)``, what the text path
+restores with: the default exact decoder, mixed with the bundled CRF where the model has one,
+given those trees); then the whole pipeline in one call (``Model.restore(text, text=True)``,
+what ``fstpunct restore --text`` runs), which must give the same output. Each figure is the
+median of ``--repeat`` runs; loading the models, once per process, is timed apart. Models: the
+bundled tagger and parser of the punctuation model (or ``--tagger``/``--parser``; without
+bundled ones, models/tagger-en[-lc] and models/parser-en).
 Usage: python bench/text_bench.py [--sentences N] [--repeat R] [--tagger DIR] [--parser DIR]
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fstpunct
+from fstpunct.apps.restoration.pipeline import restored
 from fstpunct.apps.text import tokeniser
 from fstpunct.errors import ModelError
 from fstpunct.parser.pipeline import Pipeline
@@ -67,7 +69,8 @@ def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
     sents, *read = timed(lambda: list(read_text(io.StringIO(text), "text", tokenise)))
     tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
     parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])
-    staged, *restore = timed(lambda: "".join(s.text() for s in model.restore(parsed)))
+    method = model.restorer(text=True)
+    staged, *restore = timed(lambda: "".join(s.text() for s in restored(parsed, method)))
     whole, *total = timed(lambda: model.restore(
         text, text=True, format="conllu", lowercase=given["lowercase"], tagger=given["tagger"],
         parsers=[given["parser"]] if given["parser"] else ()))

@@ -81,6 +81,7 @@ MARKS = Tokeniser()
 _load_model = functools.cache(load_model)  # `choose` restores with each model at every weight
 _load_crf = functools.cache(CrfModel.load)
 CASES = {"plain": False, "lower-cased": True}
+COLUMNS = {"trivial", "crf", "+NC", "+NC-textjk", "shipped"}  # report's runs from text
 
 
 def words_only(sent: Sentence, lower: bool) -> str:
@@ -273,6 +274,17 @@ def constrain(path: Path, line: str, want: str) -> None:
     announce({**pick(kept), "must_print": want})
 
 
+def edits(got: dict[str, dict], method: str) -> str:
+    """``method``'s edits among the runs ``got`` and the paired sign-flip p (5,000 rounds)
+    against the CRF's."""
+    if method not in got:
+        return "–"
+    r, crf = got[method], got.get("crf")
+    p = sign_flip_p(r["sentence_edits"], crf["sentence_edits"], 5000) if crf else None
+    shown = "" if p is None else f" ({p:.3f})" if p >= 0.001 else " (< 0.001)"
+    return f"{r['edit_distance']:,}{shown}"
+
+
 def report(paths: Sequence[Path], exact: Path | None) -> None:
     rows = [json.loads(line) for p in paths for line in p.read_text().splitlines() if line]
     ref: dict[tuple[str, str], dict] = {}
@@ -289,7 +301,7 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
     for (lang, case) in cases:
         got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
         nc, crf, triv = got["+NC"], got.get("crf"), got.get("trivial")
-        best = min(r["edit_distance"] for m, r in got.items() if m not in ("crf-mbr", "chosen"))
+        best = min(r["edit_distance"] for m, r in got.items() if m in COLUMNS)
 
         def aed(r: dict | None, best: int | None = best) -> str:
             """AED, bold for the fewest edits among the runs from text."""
@@ -314,21 +326,15 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
     for (lang, case) in cases:
         got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
         crf, pick = got.get("crf"), got.get("shipped")
-
-        def edits(m: str, got: dict = got, crf: dict | None = crf) -> str:
-            """Edits and the paired sign-flip p (5,000 rounds) against the CRF's."""
-            if m not in got:
-                return "–"
-            r = got[m]
-            p = sign_flip_p(r["sentence_edits"], crf["sentence_edits"], 5000) if crf else None
-            shown = "" if p is None else f" ({p:.3f})" if p >= 0.001 else " (< 0.001)"
-            return f"{r['edit_distance']:,}{shown}"
-
         which = (f"{'+NC-textjk' if pick['text_model'] else '+NC'}, "
                  f"{pick['mix_weight']:g}") if pick else "–"
         print(f"| {lang} | {case} | {which} | {crf['edit_distance'] if crf else '–':,} | "
-              f"{edits('crf-mbr')} | {edits('+NC')} | {edits('+NC-textjk')} | "
-              f"{edits('chosen')} | {edits('shipped')} |")
+              f"{edits(got, 'crf-mbr')} | {edits(got, '+NC')} | {edits(got, '+NC-textjk')} | "
+              f"{edits(got, 'chosen')} | {edits(got, 'shipped')} |")
+    for (lang, case) in cases:
+        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+        for m in got.keys() - COLUMNS - {"crf-mbr", "chosen"}:
+            print(f"- {lang} {case}, {m}: {edits(got, m)} edits (p against the CRF)")
 
 
 def chosen(path: Path) -> dict[str, dict]:

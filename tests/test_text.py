@@ -515,6 +515,9 @@ def test_the_text_path_mixes_with_its_bundled_crf_as_an_explicit_mixture_does(la
     alone = model.restore(text, text=True, mix_weight=1.0)
     assert model.restore(text, text=True, text_model=False) == \
         model.restore(text, text=True, text_model=False, mix_weight=0.3)  # no CRF either
+    monkeypatch.setattr("fstpunct.apps.restoration.crf.installed", lambda: False)
+    with pytest.warns(UserWarning, match="python-crfsuite is not installed"):
+        assert model.restore(text, text=True) == alone
     monkeypatch.setattr(type(model), "text_mixture", lambda self: None)
     assert alone == model.restore(text, text=True)
 

@@ -47,3 +47,40 @@ def test_every_parser_gives_the_method_a_tree(script, tmp_path):
     alone = Recording()
     script.predicted(alone, gold, range(len(gold)), trees)
     assert all(alt == () for _, alt in alone.seen)  # no parsers: the analysis's tree only
+
+
+def test_pick_prefers_fewest_edits_then_the_larger_weight(script):
+    rows = [{"weight": w, "edit_distance": e} for w, e in ((0.0, 1), (0.3, 5), (0.6, 5), (1.0, 6))]
+    assert script.pick(rows)["weight"] == 0.6  # weight 0 (the CRF alone) is not a pick
+
+
+def test_constrain_picks_among_the_systems_that_print_the_example(script, tmp_path, capsys):
+    import json
+    crf = "fstpunct/models/en/text/crf"
+    rows = [{"lang": "en", "method": "+NC", "model": "fstpunct/models/en", "weight": w,
+             "crf": crf, "edit_distance": e} for w, e in ((0.2, 10), (1.0, 20))]
+    (tmp_path / "choice.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    line = "we bought apples pears and plums at the market in oxford england"
+    want = "we bought apples, pears and plums at the market in oxford, england."
+    script.constrain(tmp_path / "choice.jsonl", line, want)
+    out = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [r["example"] == want for r in out[:2]] == [False, True]
+    assert out[-1]["chosen"] and out[-1]["weight"] == 1.0 and out[-1]["must_print"] == want
+
+
+def test_ship_bundles_the_pick(script, tmp_path, monkeypatch):
+    import json
+    monkeypatch.setattr(script, "BUNDLED", tmp_path / "models")
+    (tmp_path / "models" / "xx").mkdir(parents=True)
+    for name in ("textjk", "crf"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / f"{name}.bin").write_text(name)
+    script.ship("xx", {"model": str(tmp_path / "textjk"), "weight": 0.6, "method": "+NC-textjk",
+                       "crf": str(tmp_path / "crf"), "edit_distance": 7})
+    text = tmp_path / "models" / "xx" / "text"
+    assert (text / "textjk.bin").is_file() and (text / "crf" / "crf.bin").is_file()
+    stored = json.loads((text / "mixture.json").read_text())
+    assert (stored["crf"], stored["weight"], stored["chosen"]["edit_distance"]) == ("crf", 0.6, 7)
+    script.ship("xx", {"model": str(tmp_path / "models" / "xx"), "weight": 1.0, "method": "+NC",
+                       "crf": str(tmp_path / "crf"), "edit_distance": 9})
+    assert not text.exists()  # the model itself, alone: nothing in text/

@@ -206,7 +206,7 @@ class Model:
         """The restoration method of :meth:`restore` (same arguments; ``text``: the plain-text
         path's, i.e. :meth:`for_text`'s model and :meth:`text_mixture`'s defaults)."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
-        from ..apps.restoration.crf import CrfModel
+        from ..apps.restoration.crf import CrfModel, installed
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
         from ..apps.restoration.generative import DECODERS, ModelRestorer
         from ..apps.restoration.mixture import MixedRestorer
@@ -220,7 +220,10 @@ class Model:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None
-        if stored:
+        if stored and mix_crf is None and not installed():
+            warnings.warn("python-crfsuite is not installed: plain text is restored without "
+                          "the bundled CRF mixture (pip install 'fstpunct[crf]')", stacklevel=2)
+        elif stored:
             mix_crf = stored[0] if mix_crf is None else mix_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight
         if mix_crf is not None:

@@ -13,7 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from .arguments import add_io_arguments, add_quiet_argument, positive
+from .arguments import add_io_arguments, add_quiet_argument, positive, probability
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -49,7 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "marginals (fstpunct crf train) and choose under the mixture "
                              "(exact decoders only; default: with --text and no --model, the "
                              "language's bundled text/ CRF where dev chose a mixture)")
-    parser.add_argument("--mix-weight", type=float, metavar="W",
+    parser.add_argument("--mix-weight", type=probability, metavar="W",
                         help="the model's weight in the mixture, the CRF's 1 − W (default: "
                              "the one chosen on dev with the bundled text/ CRF, else 0.5); "
                              "1: the model alone, no mixing")

@@ -10,6 +10,7 @@ tags. Per-slot perplexity = exp(−Σ log p(x | words) / Σ (n+1)), no sentence 
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 import math
 import os
@@ -27,14 +28,19 @@ from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "features", "slot_tags",
-           "train"]
+__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "features", "installed",
+           "slot_tags", "train"]
 
 EMPTY = "O"
 OTHER = "<other>"
 MIN_COUNT = 2
 FORMAT = "fstpunct-crf 1"
 _DISTANCES = ((1, "1"), (2, "2"), (5, "3-5"), (10, "6-10"))
+
+
+def installed() -> bool:
+    """Whether python-crfsuite (the ``crf`` extra) is installed."""
+    return importlib.util.find_spec("pycrfsuite") is not None
 
 
 def _pycrfsuite() -> Any:
