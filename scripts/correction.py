@@ -63,6 +63,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
 from fstpunct.apps.correction.combine import combined
@@ -84,6 +85,7 @@ from fstpunct.apps.restoration.metrics import (
 from fstpunct.apps.restoration.pipeline import restored
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial
+from fstpunct.errors import FstpunctError
 from fstpunct.files import output
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.fit import train as fit_train
@@ -95,6 +97,12 @@ from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild
 
 
+def _fail(message: str) -> NoReturn:
+    """Bad input: one line on stderr, exit status 2."""
+    print(f"correction: {message}", file=sys.stderr)
+    raise SystemExit(2)
+
+
 def pairs(original: str, corrected: str) -> tuple[list, list, list]:
     """The slot sentences of the corrected file and of their originals (by sent_id), those
     usable for training (no punctuation with dependents on either side), and every usable
@@ -104,7 +112,7 @@ def pairs(original: str, corrected: str) -> tuple[list, list, list]:
     for c in read_file(corrected):
         o = by_id.get(c.sent_id)
         if o is None:
-            raise SystemExit(f"{corrected}: sent_id {c.sent_id} is not in {original}")
+            _fail(f"{corrected}: sent_id {c.sent_id} is not in {original}")
         so, sc = to_slots(o), to_slots(c)
         if so.trainable and sc.trainable:
             out_o.append(so)
@@ -307,11 +315,11 @@ def print_rows(title: str, rows: list[dict]) -> None:
 def calibrate(args: argparse.Namespace) -> None:
     """Choose the decoding on the dev pairs (or from a cv run's edit costs) and write the
     model with it."""
+    if args.cv and args.parser:
+        _fail("calibrate: --cv chooses for gold trees (cv does not parse): no --parser")
     model = CorrectionModel.load(args.model)
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.cv:
-        if parser is not None:
-            raise SystemExit("calibrate: --cv chooses for gold trees (cv does not parse)")
         done = json.loads(Path(args.cv).read_text(encoding="utf-8"))
         trials = [Trial(**t) for t in done["edit_costs"]]
         won = best(trials)
@@ -342,7 +350,7 @@ def table(args: argparse.Namespace) -> None:
     weights = None  # of the generative model in the products, chosen on dev
     for split in args.split:
         if weights is None and split != "dev":
-            raise SystemExit("table: give --split dev first (it chooses the weights)")
+            _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser)
         outputs, weights, _ = systems(source, model, crfs, english, weights, gold,
                                       parser is not None)
@@ -475,6 +483,25 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
                    help="prior weight of keeping the learner's punctemes (0: none)")
 
 
+def train_model(args: argparse.Namespace) -> None:
+    """Train a correction model on the train pairs and write it."""
+    originals, corrected, every = pairs(args.original, args.corrected)
+    print(f"{len(corrected)} training pairs", file=sys.stderr)
+    learner = load_model(args.learner)
+    reference = learner if args.reference == "learner" else load_model(args.reference)
+    model = train(learner, originals, corrected, reference, load_grammar(args.grammar),
+                  args.iterations,
+                  Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
+                  report=lambda it, obj, ll: print(f"EM iteration {it}: objective {obj:.1f}, "
+                                                   f"log-likelihood {ll:.1f}", file=sys.stderr),
+                  record={"learner": args.learner, "original": args.original,
+                          "corrected": args.corrected, "reference": args.reference,
+                          "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
+                          "copy": args.copy},
+                  copy=args.copy, vocabulary=every)
+    model.save(args.output)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -534,30 +561,11 @@ def main() -> None:
     c.add_argument("--work", default="models/esl-cv", help="folder for every fold's models")
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
     args = parser.parse_args()
-    if args.command == "table":
-        table(args)
-        return
-    if args.command == "cv":
-        cv(args)
-        return
-    if args.command == "calibrate":
-        calibrate(args)
-        return
-    originals, corrected, every = pairs(args.original, args.corrected)
-    print(f"{len(corrected)} training pairs", file=sys.stderr)
-    learner = load_model(args.learner)
-    reference = learner if args.reference == "learner" else load_model(args.reference)
-    model = train(learner, originals, corrected, reference, load_grammar(args.grammar),
-                  args.iterations,
-                  Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
-                  report=lambda it, obj, ll: print(f"EM iteration {it}: objective {obj:.1f}, "
-                                                   f"log-likelihood {ll:.1f}", file=sys.stderr),
-                  record={"learner": args.learner, "original": args.original,
-                          "corrected": args.corrected, "reference": args.reference,
-                          "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
-                          "copy": args.copy},
-                  copy=args.copy, vocabulary=every)
-    model.save(args.output)
+    try:
+        {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model}[args.command](
+            args)
+    except FstpunctError as e:  # bad input or model: one line, exit 2
+        _fail(str(e))
 
 
 if __name__ == "__main__":

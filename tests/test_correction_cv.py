@@ -108,3 +108,17 @@ def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
         assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == 10
         assert CorrectionModel.load(work / f"fold{fold}" / "correct").record["pairs"] == 8
     assert all(len(r["sentence_edits"]) == 16 for r in result["rows"])
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["table", "--model", "M", "--split", "test", "-o", "out.json"], "M"),  # no model folder
+    (["calibrate", "--model", "M", "--cv", "cv.json", "--parser", "P", "-o", "out"], "--parser"),
+])
+def test_bad_input_is_one_line_and_exit_2(script, tmp_path, monkeypatch, capsys, argv, says):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["correction.py", *argv])
+    with pytest.raises(SystemExit) as exit_:
+        script.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and err.startswith("correction: ") and says in err
+    assert err.count("\n") == 1

@@ -58,3 +58,10 @@ def test_compiled_checks_equal_the_reference_on_dev(lang):
     text = split_source(lang, "dev").path.read_text(encoding="utf-8")
     assert outcome(text, True, treebank._finish) == \
         outcome(text, True, treebank._finish_reference)
+
+
+@given(st.text(alphabet=st.sampled_from(list("0123456789-.a²٣\n ")), max_size=5)
+       | st.text(max_size=4))
+def test_is_word_is_the_word_id_pattern(ident):
+    line = treebank.Line([ident] + ["_"] * 9, 1)
+    assert line.is_word == (treebank._WORD_ID.match(ident) is not None)

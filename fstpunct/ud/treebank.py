@@ -81,7 +81,10 @@ class Line:
 
     @property
     def is_word(self) -> bool:
-        return _WORD_ID.match(self.fields[0]) is not None
+        """Whether the ID is a word's (``[1-9][0-9]*``, ASCII digits), not a range or an
+        empty node's (a test of the string's characters: the reader asks it of every line)."""
+        ident = self.fields[0]
+        return ident.isascii() and ident.isdigit() and ident[0] != "0"
 
     def text(self) -> str:
         return "\t".join(self.fields)
