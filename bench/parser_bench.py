@@ -14,6 +14,7 @@ import statistics
 import time
 from pathlib import Path
 
+from fstpunct.cli.arguments import positive
 from fstpunct.parser import Model, parse, score
 from fstpunct.parser.score import LENGTH_BANDS, RATIO_BANDS
 from fstpunct.ud.release import split_source
@@ -24,12 +25,12 @@ def main() -> None:
     ap.add_argument("--model", required=True)
     ap.add_argument("--lang", default="en")
     ap.add_argument("--split", default="test", choices=("dev", "test"))
-    ap.add_argument("--beam", type=int, help="default: the model's training beam")
+    ap.add_argument("--beam", type=positive, help="default: the model's training beam")
     ap.add_argument("--json", action="store_true", help="one JSON line instead of a report")
     args = ap.parse_args()
 
     model = Model.load(args.model)
-    beam = args.beam or int(model.info["beam"])
+    beam = model.beam_width(args.beam)
     gold = list(split_source(args.lang, args.split).sentences())
     t0, c0 = time.perf_counter(), time.process_time()
     system = [parse(model, s, beam) for s in gold]

@@ -28,7 +28,7 @@ def folder(models: Path, lang: str, pct: int, mode: str = "removed", beam: int =
 
 def measure(path: Path, lang: str, pct: int) -> dict:
     model = Model.load(path)
-    beam = int(model.info.get("beam", 1))
+    beam = model.beam_width(None)
     row = {"model": str(path), "lang": lang, "percent": pct, "mode": model.mode, "beam": beam,
            "fraction": model.info.get("fraction"),
            "train_sentences": model.info.get("train_sentences"),

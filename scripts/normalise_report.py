@@ -73,7 +73,7 @@ def parsers(lang: str, released: str, normalised: str) -> str:
     rows = []
     for name, (folder, trees) in versions.items():
         model = ParserModel.load(folder)
-        s = score(trees, [parse(model, t, int(model.info["beam"])) for t in trees])
+        s = score(trees, [parse(model, t) for t in trees])
         rows.append([name, folder, f"{s.words.uas:.2f}", f"{s.words.las:.2f}",
                      f"{s.punct.uas:.2f}", f"{s.tokens.uas:.2f}"])
     return format_table(["treebank", "parser", "word UAS", "word LAS", "punct UAS",

@@ -166,18 +166,23 @@ def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[Spars
     which are carried over when ``old``'s are built (else built when first needed)."""
     size, count = old[0].size, len(old[0])
     a, b = old[0]._family, new[0]._family
-    a_sets, b_sets = [x._k for x in old], [x._k for x in new]  # the stacks' own value sets
+    a_sets, b_sets = ([x._k for x in stacks] for stacks in (old, new))  # their own value sets
     rows = count * size
     if np.any((np.diff(a.indptr)[:len(b.indptr) - 1] > 0) & (np.diff(b.indptr) > 0)):
         raise ValueError("merged: a matrix is nonzero in both families")
     transposes = None
     if a.built:
         (a_ptr, a_col, a_val), (b_ptr, b_col, b_val) = a.transposes(), b.transposes()
-        transposes = _sparse.concat_rows(rows, a_ptr, a_col, a_val[a_sets], b_ptr, b_col,
-                                         b_val[b_sets])
+        transposes = _sparse.concat_rows(rows, a_ptr, a_col, _sets(a_val, a_sets), b_ptr, b_col,
+                                         _sets(b_val, b_sets))
     return SparseStack.family(count, size, *_sparse.concat_rows(
-        rows, a.indptr, a.indices, a.values[a_sets], b.indptr, b.indices, b.values[b_sets]),
-        transposes)
+        rows, a.indptr, a.indices, _sets(a.values, a_sets), b.indptr, b.indices,
+        _sets(b.values, b_sets)), transposes)
+
+
+def _sets(values: np.ndarray, sets: list[int]) -> np.ndarray:
+    """Rows ``sets`` of ``values``, copied only if that is not all of them in order."""
+    return values if sets == list(range(len(values))) else values[sets]
 
 
 class _Transposes:
