@@ -105,28 +105,25 @@ def sentence_words(sent, word, check_order):
         free(heads)
 
 
-cdef bint _ascii(str text, Py_ssize_t a, Py_ssize_t b):
+cdef bint _within(str text, Py_ssize_t a, Py_ssize_t b, Py_UCS4 lo, Py_UCS4 hi):
+    """Whether every character of ``text[a:b]`` is between ``lo`` and ``hi``."""
+    cdef Py_ssize_t k
+    cdef Py_UCS4 c
+    for k in range(a, b):
+        c = text[k]
+        if c < lo or c > hi:
+            return False
+    return True
+
+
+cdef inline bint _ascii(str text, Py_ssize_t a, Py_ssize_t b):
     """Whether ``text[a:b]`` is printable ASCII without spaces."""
-    cdef Py_ssize_t k
-    cdef Py_UCS4 c
-    for k in range(a, b):
-        c = text[k]
-        if c < 33 or c > 126:
-            return False
-    return True
+    return _within(text, a, b, 33, 126)
 
 
-cdef bint _number_at(str text, Py_ssize_t a, Py_ssize_t b):
+cdef inline bint _number_at(str text, Py_ssize_t a, Py_ssize_t b):
     """Whether ``text[a:b]`` is ``[1-9][0-9]*``."""
-    cdef Py_ssize_t k
-    cdef Py_UCS4 c
-    if b <= a or text[a] == u"0":
-        return False
-    for k in range(a, b):
-        c = text[k]
-        if c < 48 or c > 57:
-            return False
-    return True
+    return b > a and text[a] != u"0" and _within(text, a, b, 48, 57)
 
 
 cdef bint _feats(str text, Py_ssize_t a, Py_ssize_t b):
