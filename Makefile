@@ -17,7 +17,7 @@ install: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/*/_*.pyx)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev,crf,rephrase,dask]'
+	$(BIN)/pip install --quiet -e '.[dev,rephrase,dask]'
 	touch $@
 
 build/%.fst: grammars/%.rules $(COMPILER) $(VENV)/.installed

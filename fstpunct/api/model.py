@@ -222,7 +222,7 @@ class Model:
         stored = self.text_mixture() if text and samples is None else None
         if stored and mix_crf is None and not installed():
             warnings.warn("python-crfsuite is not installed: plain text is restored without "
-                          "the bundled CRF mixture (pip install 'fstpunct[crf]')", stacklevel=2)
+                          "the bundled CRF mixture (pip install python-crfsuite)", stacklevel=2)
         elif stored:
             mix_crf = stored[0] if mix_crf is None else mix_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight

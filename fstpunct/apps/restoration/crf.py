@@ -39,7 +39,7 @@ _DISTANCES = ((1, "1"), (2, "2"), (5, "3-5"), (10, "6-10"))
 
 
 def installed() -> bool:
-    """Whether python-crfsuite (the ``crf`` extra) is installed."""
+    """Whether python-crfsuite (a dependency; it may still fail to install) is installed."""
     return importlib.util.find_spec("pycrfsuite") is not None
 
 
@@ -47,7 +47,7 @@ def _pycrfsuite() -> Any:
     try:
         import pycrfsuite
     except ImportError as e:
-        raise ModelError("the CRF needs python-crfsuite: pip install 'fstpunct[crf]'") from e
+        raise ModelError("the CRF needs python-crfsuite: pip install python-crfsuite") from e
     return pycrfsuite
 
 
