@@ -71,6 +71,20 @@ def test_a_weight_that_is_not_a_finite_number_is_refused(setup, tmp_path, capsys
     assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "out").exists()
 
 
+def test_a_beam_of_1_is_refused(setup, tmp_path, capsys):
+    """With one tree in the beam the punctuation model had nothing to choose from: the
+    parser's tree came out, silently (the parser of ``setup`` was trained at beam 1)."""
+    parser, model, sents, folder = setup
+    for beam in (1, None):
+        with pytest.raises(InputError, match="beam of at least 2"):
+            next(constrained(parser, model, sents, beam, 8.0))
+    src = tmp_path / "in.conllu"
+    src.write_text(sents[0].text(), encoding="utf-8")
+    assert main(["parse", "--model", str(folder), "--punct-model", "en", str(src), "-o",
+                 str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1 and not (tmp_path / "out").exists()
+
+
 def test_parse_command_with_a_punctuation_model(setup, tmp_path):
     _, _, sents, folder = setup
     src = tmp_path / "in.conllu"

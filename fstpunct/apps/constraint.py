@@ -51,8 +51,12 @@ def choose(scores: np.ndarray, log_px: np.ndarray, weight: float) -> int:
 def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
                 beam: int | None, weight: float) -> Iterator[Sentence]:
     """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`
-    (``weight``: a finite number, else an :class:`~fstpunct.errors.InputError`)."""
+    (``weight``: a finite number; ``beam``, or the parser's own, at least 2; else an
+    :class:`~fstpunct.errors.InputError`)."""
     if not math.isfinite(weight):  # NaN or ±inf: every tree would score alike (NaN or ±inf)
         raise InputError(f"the punctuation weight must be a finite number, not {weight}")
+    if parser.beam_width(beam) < 2:  # one tree: nothing to choose, the parser's tree
+        raise InputError("choosing a tree by its punctuation needs a beam of at least 2 "
+                         f"(the parser's k best), not {parser.beam_width(beam)}")
     for trees, scores, log_px in candidates(parser, model, sentences, beam):
         yield trees[choose(scores, log_px, weight)]

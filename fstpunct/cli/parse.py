@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--punct-model", metavar="M",
                         help="punctuation model folder or bundled name that re-ranks the "
-                             "beam's trees (use a 'removed'-mode parser and a beam > 1)")
+                             "beam's trees (a 'removed'-mode parser; the beam, --beam or the "
+                             "parser's, must be at least 2)")
     parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
