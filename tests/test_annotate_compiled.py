@@ -1,7 +1,9 @@
 """The compiled T′ string of decode (fstpunct/apps/_annotate.pyx) against the readable walk."""
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fstpunct.apps import _annotate
 from fstpunct.apps.decode import bracketed, bracketed_reference
 from fstpunct.ud.slots import SlotSentence
 
@@ -38,3 +40,8 @@ def test_bracketed_example():
                         word_ids=(1, 2, 3, 4), slot_ids=((),) * 5)
     pairs = [(("“",), ("”",)), ((), (".",)), ((), ()), (("“",), ("”",))]
     assert bracketed(sent, pairs) == "[∘ [“ Dale ”] means [“ [river] valley ”] .]"
+
+
+def test_compiled_walk_refuses_heads_out_of_range():
+    with pytest.raises(ValueError):
+        _annotate.bracketed_tokens(("a", "b"), (0, 3), [None, None], ("<backoff>",))

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from fstpunct.api import load
 from fstpunct.dp.sparse import Csr
+from fstpunct.model import _attach
 from fstpunct.model.attach import _Group
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
@@ -34,3 +35,10 @@ def test_scores_bitwise_on_dev(lang):
     for group in model.prepare(sentences).data.groups:
         assert group.scores(model.pair_scores).tobytes() == \
             group.scores_reference(model.pair_scores).tobytes()
+
+
+def test_gathered_matmul_refuses_an_output_of_another_shape():
+    with pytest.raises(ValueError):
+        _attach.gathered_matmul(np.array([0, 1], dtype=np.intp), np.zeros(1, dtype=np.int32),
+                                np.ones(1), np.zeros(1, dtype=np.intp),
+                                np.zeros(2, dtype=np.intp), np.ones((1, 2)), np.zeros((1, 3)))

@@ -1,6 +1,7 @@
 """The compiled featurising loops (fstpunct/model/_features.pyx) against readable Python (the
 per-word columns are checked through context_ids against node_contexts in test_attach.py)."""
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -33,3 +34,9 @@ def test_distinct_rows_equal_the_dict_reference(nodes):
     expected_number, expected_first = reference(rows, group)
     assert number.tolist() == expected_number
     assert first.tolist() == expected_first
+
+
+def test_distinct_rows_refuses_rows_that_do_not_fit():
+    with pytest.raises(ValueError):
+        _features.distinct_rows(np.array([0, 3], dtype=np.intp), np.zeros(2, dtype=np.intp),
+                                np.zeros(1, dtype=np.intp))

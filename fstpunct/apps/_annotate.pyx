@@ -20,11 +20,15 @@ def bracketed_tokens(tuple words, tuple heads, list pairs, tuple backoff):
     cdef Py_ssize_t* first = buf + (2 * n + 2)  # where node w's tokens begin in ``out``
     cdef Py_ssize_t* stack = buf + (3 * n + 3)  # entries 3·w + step: at most 3n at once
     cdef list out = []
+    if len(words) != n or len(pairs) < n:
+        raise ValueError("bracketed_tokens: a word and a pair per node")
     try:
         for h in range(n + 2):
             start[h] = 0
         for w in range(n):
             h = heads[w]
+            if h < 0 or h > n:
+                raise ValueError(f"bracketed_tokens: head {h} out of range")
             start[h + 1] += 1
         for h in range(n + 1):
             start[h + 1] += start[h]

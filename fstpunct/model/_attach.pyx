@@ -12,6 +12,8 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
     block, so bitwise its result."""
     cdef Py_ssize_t i, e, k, row, width = candidates.shape[0]
     cdef double a
+    if out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != width:
+        raise ValueError("gathered_matmul: out must be rows × candidates")
     with nogil:  # other threads may run meanwhile (the M-step's)
         for i in range(indptr.shape[0] - 1):
             for e in range(indptr[i], indptr[i + 1]):

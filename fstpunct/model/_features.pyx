@@ -37,6 +37,10 @@ def word_columns(list worded, str bos, str eos, bint lexical):
     for s in worded:
         s_heads, s_spans, s_upos, s_deprels = s.heads, s.spans, s.upos, s.deprels
         m = len(s_heads)
+        if len(s_spans) != m or len(s_upos) != m or len(s_deprels) != m or \
+                lexical and len(s.words) != m:
+            raise ValueError("word_columns: a sentence's words, heads, spans, UPOS and "
+                             "relations differ in number")
         u[p] = _code(upos_number, bos)
         if lexical:
             s_words = s.words
@@ -67,9 +71,13 @@ def distinct_rows(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] ids,
     the distinct rows of its set (in order of first occurrence), and whether it is the first
     node of its row (found by hashing, rows compared in full)."""
     cdef Py_ssize_t n = len(group), size = 1, r, q, a, b, k, h, pos, most = 0
+    if ptr.shape[0] != n + 1 or ptr[0] != 0 or ptr[n] > ids.shape[0]:
+        raise ValueError("distinct_rows: a row per node")
     while size < 2 * n:
         size *= 2
     for r in range(n):
+        if group[r] < 0 or ptr[r + 1] < ptr[r]:
+            raise ValueError("distinct_rows: sets are numbered from 0, rows ordered")
         most = group[r] if group[r] > most else most
     number = np.empty(n, dtype=np.intp)
     first = np.zeros(n, dtype=bool)

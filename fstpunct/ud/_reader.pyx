@@ -47,6 +47,8 @@ def sentence_words(sent, word, check_order):
     if count == 0:
         return None
     for line in lines:
+        if len(line.fields) != 10:  # (not from the reader: the reference names the error)
+            return None
         ident = line.fields[0]
         if "-" in ident or "." in ident:
             special = True
@@ -69,7 +71,7 @@ def sentence_words(sent, word, check_order):
     try:
         for j in range(n):
             fields = word_lines[j].fields
-            if _number(fields[0]) != j + 1:
+            if len(fields) != 10 or _number(fields[0]) != j + 1:
                 return None
             h = _number(fields[6])
             if h < 0 or h > n or h == j + 1:
