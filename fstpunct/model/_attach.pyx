@@ -1,6 +1,11 @@
-# cython: language_level=3, boundscheck=False, wraparound=False
-"""The Attach scores of a candidate set compiled: ``contexts · (Θ Gᵀ)[used, candidates]``
-without gathering that block of Θ Gᵀ first (:meth:`fstpunct.model.attach._Group.scores`)."""
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The Attach products of a candidate set compiled, reading and writing only the block
+(used contexts × candidates) of a contexts × pairs matrix: the scores
+``contexts · (Θ Gᵀ)[used, candidates]`` and the gradient's ``d[used, candidates] += contextsᵀ · p``
+(:meth:`fstpunct.model.attach._Group.scores`, :meth:`~fstpunct.model.attach._Group.add_gradient`).
+Both add the same terms in the same order as the readable products they replace, so bitwise
+their results; both release the GIL (the M-step's threads)."""
+from libc.stdlib cimport calloc, free, malloc
 
 
 def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
@@ -9,14 +14,61 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                     double[:, ::1] out):
     """out += A · scores[used][:, candidates] for the CSR matrix A (columns: ``used``): the same
     terms added in the same order as :func:`fstpunct.dp._sparse.csr_matmul` over the gathered
-    block, so bitwise its result."""
-    cdef Py_ssize_t i, e, k, row, width = candidates.shape[0]
+    block, so bitwise its result. The block is gathered first (contiguous rows: the inner loop
+    vectorises)."""
+    cdef Py_ssize_t i, e, k, u, width = candidates.shape[0], n_used = used.shape[0]
     cdef double a
+    cdef double *block
+    cdef double *row
+    cdef double *target
     if out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != width:
         raise ValueError("gathered_matmul: out must be rows × candidates")
-    with nogil:  # other threads may run meanwhile (the M-step's)
+    if width == 0 or n_used == 0:
+        return
+    block = <double *> malloc(n_used * width * sizeof(double))
+    if block == NULL:
+        raise MemoryError()
+    with nogil:
+        for u in range(n_used):
+            for k in range(width):
+                block[u * width + k] = scores[used[u], candidates[k]]
         for i in range(indptr.shape[0] - 1):
+            target = &out[i, 0]
             for e in range(indptr[i], indptr[i + 1]):
-                a, row = data[e], used[indices[e]]
+                a, row = data[e], block + indices[e] * width
                 for k in range(width):
-                    out[i, k] += a * scores[row, candidates[k]]
+                    target[k] += a * row[k]
+    free(block)
+
+
+def scattered_matmul_t(const Py_ssize_t[::1] indptr, const int[::1] indices,
+                       const double[::1] data, const Py_ssize_t[::1] used,
+                       const Py_ssize_t[::1] candidates, const double[:, ::1] p,
+                       double[:, ::1] out):
+    """out[used][:, candidates] += Aᵀ · p for the CSR matrix A (columns: ``used``; no repeated
+    ``used`` or ``candidates``): Aᵀ · p summed from zeros, row by row of A (scipy's order for
+    the CSC matrix Aᵀ), then added to the block, so bitwise ``out[np.ix_(used, candidates)] +=
+    A.T @ p``."""
+    cdef Py_ssize_t i, e, k, u, width = candidates.shape[0], n_used = used.shape[0]
+    cdef double a
+    cdef double *total
+    cdef double *source
+    cdef double *row
+    if p.shape[0] != indptr.shape[0] - 1 or p.shape[1] != width:
+        raise ValueError("scattered_matmul_t: p must be rows × candidates")
+    if width == 0 or n_used == 0:
+        return
+    total = <double *> calloc(n_used * width, sizeof(double))
+    if total == NULL:
+        raise MemoryError()
+    with nogil:
+        for i in range(indptr.shape[0] - 1):
+            source = &p[i, 0]
+            for e in range(indptr[i], indptr[i + 1]):
+                a, row = data[e], total + indices[e] * width
+                for k in range(width):
+                    row[k] += a * source[k]
+        for u in range(n_used):
+            for k in range(width):
+                out[used[u], candidates[k]] += total[u * width + k]
+    free(total)

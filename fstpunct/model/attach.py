@@ -24,16 +24,14 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..dp.sparse import Csr, ranges
 from ..errors import ModelError
 from ..ud.slots import SlotSentence
-from ._attach import gathered_matmul
+from ._attach import gathered_matmul, scattered_matmul_t
 from ._features import distinct_rows
 from .features import (
     context_ids,
@@ -44,9 +42,6 @@ from .features import (
     pair_features,
 )
 from .vocab import EMPTY, Vocab
-
-if TYPE_CHECKING:
-    import scipy.sparse as sp
 
 __all__ = ["AttachModel", "AttachData", "pair_scores", "probabilities", "node_pairs", "objective",
            "fit"]
@@ -191,11 +186,6 @@ class _Group:
     contexts: Csr             # distinct context rows (U × len(used)), binary, over ``used``
     inverse: np.ndarray       # node -> its row in ``contexts``
 
-    @cached_property
-    def contexts_t(self) -> sp.csr_matrix:
-        """The transpose of ``contexts`` for scipy (training's gradients)."""
-        return self.contexts.scipy().T
-
     def scores(self, st: np.ndarray) -> np.ndarray:
         """The score of every candidate at every distinct context row (U × |W|), from the
         :func:`pair_scores` ``st`` (C-ordered): only the entries of the contexts used and the
@@ -209,6 +199,17 @@ class _Group:
     def scores_reference(self, st: np.ndarray) -> np.ndarray:
         """:meth:`scores` by gathering the block of ``st`` first (the tests' oracle)."""
         return self.contexts.matmul(st[np.ix_(self.used, self.candidates)])
+
+    def add_gradient(self, p: np.ndarray, d_st: np.ndarray) -> None:
+        """``d_st[used, candidates] += contextsᵀ · p`` for the per-row gradient ``p`` (U × |W|,
+        C-ordered) into ``d_st`` (contexts × pairs), compiled (:meth:`add_gradient_reference`'s
+        result, bitwise)."""
+        x = self.contexts
+        scattered_matmul_t(x.indptr, x.indices, x.data, self.used, self.candidates, p, d_st)
+
+    def add_gradient_reference(self, p: np.ndarray, d_st: np.ndarray) -> None:
+        """:meth:`add_gradient` through scipy and a gathered block (the tests' oracle)."""
+        d_st[np.ix_(self.used, self.candidates)] += self.contexts.scipy().T @ p
 
 
 @dataclass(frozen=True, eq=False)
@@ -344,7 +345,7 @@ def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
             terms.append(float(fit_term - mass @ log_z))
             p *= -mass[:, None]
             p += t
-            d_st[np.ix_(g.used, g.candidates)] += g.contexts_t @ p
+            g.add_gradient(p, d_st)
         return terms, d_st
 
     parts = list((threads.map if threads else map)(half, [groups[:cut], groups[cut:]]))
