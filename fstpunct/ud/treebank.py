@@ -230,7 +230,7 @@ def _field_error(fields: list[str], tree: bool | None) -> str | None:
         kind = "multiword-token range" if "-" in ident else "empty node"
         for k in (6, 7, 8) if "-" in ident else (6, 7):
             if fields[k] != "_":
-                return f"a {kind} must have '_' as {FIELDS[k].upper()}, found {_short(fields[k])!r}"
+                return f"{'an' if kind[0] in 'aeiou' else 'a'} {kind} must have '_' as {FIELDS[k].upper()}, found {_short(fields[k])!r}"
     else:
         return f"ID {_short(ident)!r} is not a word, range or empty-node ID"
     if deps != "_" and not _DEPS.match(deps):
