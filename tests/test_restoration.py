@@ -271,3 +271,12 @@ def test_a_compact_crf_stores_fewer_features(tmp_path):
     assert sizes["l1"] < sizes["full"] / 2 and sizes["freq"] < sizes["full"]
     assert tags["tags"] < tags["full"] and sizes["tags"] < sizes["full"]
     assert main(["crf", "train", "--lang", "en", "--c1", "-1", "-o", str(tmp_path / "x")]) == 2
+
+
+@pytest.mark.parametrize("c1, min_freq", [(float("nan"), 0.0), (0.0, float("nan")), (-1.0, 0.0)])
+def test_crf_train_refuses_a_negative_or_nan_setting(tmp_path, c1, min_freq):
+    """A NaN c1 used to train and write ``"c1": NaN`` (not JSON) into meta.json."""
+    sents = [to_slots(s) for s in read_file(SAMPLE)]
+    with pytest.raises(InputError):
+        train(sents, sents, tmp_path / "crf", "en", c1=c1, min_freq=min_freq)
+    assert not (tmp_path / "crf").exists()

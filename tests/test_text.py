@@ -533,3 +533,12 @@ def test_a_text_mixture_file_is_read_or_refused(tmp_path):
     (tmp_path / "text" / "mixture.json").write_text('{"weight": 0.4}\n')
     with pytest.raises(ModelError, match="not a text mixture"):
         here.text_mixture()
+
+
+def test_a_pipeline_beam_of_0_is_refused_not_the_parsers_own(pipe):
+    """Pipeline(beam=0) used to parse at the parser's own beam silently (``self.beam or …``)."""
+    sent = next(iter(read_file(SAMPLE)))
+    default = load_pipeline(pipe)
+    assert default.parsed(sent).words  # beam None: the parser's own
+    with pytest.raises(InputError):
+        load_pipeline(pipe, beam=0).parsed(sent)

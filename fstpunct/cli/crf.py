@@ -72,8 +72,8 @@ def run(args: argparse.Namespace) -> int:
 def _train(args: argparse.Namespace) -> int:
     if args.max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
-    if args.c1 < 0 or args.min_freq < 0:
-        raise InputError("--c1 and --min-freq must not be negative")
+    if not (args.c1 >= 0 and args.min_freq >= 0):  # checked before reading anything
+        raise InputError("--c1 and --min-freq must be non-negative numbers")
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()

@@ -466,12 +466,6 @@ def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
     return a, b, e, np.flatnonzero(~ok & ~free)
 
 
-def _all_arcs(shell: Channel) -> list[ScanArc]:
-    """Every arc the machine over ``shell.symbols`` could have, whatever phi is."""
-    full = shell.mask / shell.mask.sum(axis=2, keepdims=True)
-    return Channel(shell.symbols, shell.direction, full).arcs()
-
-
 def _sidecar_direction(path: str | Path) -> str:
     side = sidecar_path(path)
     try:

@@ -84,7 +84,8 @@ class FstFile:
 
 
 def read_arcs(fst: pynini.Fst) -> FstArcs:
-    """The arcs of a mutable (vector) FST."""
+    """The arcs of a mutable (vector) FST (through its serialisation; the tests' reference for
+    what OpenFst writes)."""
     return _parse(fst.write_to_string()).arcs
 
 

@@ -83,7 +83,7 @@ class Pipeline:
     def parsed(self, sent: Sentence) -> Sentence:
         """A copy of ``sent`` parsed with its punctuation removed (the punctuation attached as
         :func:`~.punct.reattach` does)."""
-        return parse(self.parser, sent, self.beam or int(self.parser.info.get("beam", 1)))
+        return parse(self.parser, sent, self.beam)
 
 
 def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None

@@ -227,10 +227,10 @@ def _field_error(fields: list[str], tree: bool | None) -> str | None:
         if not (_HEAD.match(head) or head == "_" and tree is not True):
             return f"HEAD must be 0 or a word ID (ASCII digits), found {_short(head)!r}"
     elif _RANGE_ID.match(ident) or _EMPTY_ID.match(ident):
-        kind = "multiword-token range" if "-" in ident else "empty node"
+        kind = "a multiword-token range" if "-" in ident else "an empty node"
         for k in (6, 7, 8) if "-" in ident else (6, 7):
             if fields[k] != "_":
-                return f"a {kind} must have '_' as {FIELDS[k].upper()}, found {_short(fields[k])!r}"
+                return f"{kind} must have '_' as {FIELDS[k].upper()}, found {_short(fields[k])!r}"
     else:
         return f"ID {_short(ident)!r} is not a word, range or empty-node ID"
     if deps != "_" and not _DEPS.match(deps):

@@ -222,6 +222,8 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     :data:`OTHER` (fewer tags: training time grows with their square)."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
+    if not (c1 >= 0 and min_freq >= 0):  # NaN too: it would train, and break meta.json
+        raise InputError("c1 and min_freq must be non-negative numbers")
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
     tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
