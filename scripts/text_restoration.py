@@ -184,6 +184,10 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
     restorer_ = restorer(lang, model_dir, mix, crf)
     parsers = ensemble(lang, parser_dirs)
+    mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
+        {"mix_weight": mix, "crf": crf.format(lang=lang)}
+    if parser_dirs:
+        mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
     for case, lower in CASES.items():
         gold, todo, trees, seconds = analyse(lang, split, lower)
         t1 = time.perf_counter()
@@ -194,10 +198,6 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         info = {"lang": lang, "split": split, "case": case,
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
-        mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
-            {"mix_weight": mix, "crf": crf.format(lang=lang)}
-        if parser_dirs:
-            mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
               "decoder": "exact slot", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
