@@ -184,6 +184,10 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
     restorer_ = restorer(lang, model_dir, mix, crf)
     parsers = ensemble(lang, parser_dirs)
+    mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
+        {"mix_weight": mix, "crf": crf.format(lang=lang)}
+    if parser_dirs:
+        mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
     for case, lower in CASES.items():
         gold, todo, trees, seconds = analyse(lang, split, lower)
         t1 = time.perf_counter()
@@ -194,10 +198,6 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         info = {"lang": lang, "split": split, "case": case,
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
-        mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
-            {"mix_weight": mix, "crf": crf.format(lang=lang)}
-        if parser_dirs:
-            mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
               "decoder": "exact slot", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
@@ -293,13 +293,14 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
             r = json.loads(line)
             if r.get("split") == "test" and r.get("mbr") == "exact slot":
                 ref.setdefault((r["lang"], r["trees"]), r)
-    cases = list(dict.fromkeys((r["lang"], r["case"]) for r in rows))
+    runs: dict[tuple[str, str], dict[str, dict]] = {}  # (lang, case): method: its run
+    for r in rows:
+        runs.setdefault((r["lang"], r["case"]), {})[r["method"]] = r
     print("| lang | input | tags | UAS | trivial | CRF (same tags) | +NC from text | "
           "+NC-textjk from text | **shipped default** | +NC parsed tree | +NC gold tree | "
           "comma F1 CRF / +NC / shipped | all F1 CRF / +NC / shipped |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (lang, case) in cases:
-        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+    for (lang, case), got in runs.items():
         nc, crf, triv = got["+NC"], got.get("crf"), got.get("trivial")
         best = min(r["edit_distance"] for m, r in got.items() if m in COLUMNS)
 
@@ -323,16 +324,14 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
           "+NC edits (p) | +NC-textjk edits (p) | chosen with the full CRF (p) | "
           "**shipped edits (p)** |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for (lang, case) in cases:
-        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+    for (lang, case), got in runs.items():
         crf, pick = got.get("crf"), got.get("shipped")
         which = (f"{'+NC-textjk' if pick['text_model'] else '+NC'}, "
                  f"{pick['mix_weight']:g}") if pick else "–"
         print(f"| {lang} | {case} | {which} | {crf['edit_distance'] if crf else '–':,} | "
               f"{edits(got, 'crf-mbr')} | {edits(got, '+NC')} | {edits(got, '+NC-textjk')} | "
               f"{edits(got, 'chosen')} | {edits(got, 'shipped')} |")
-    for (lang, case) in cases:
-        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+    for (lang, case), got in runs.items():
         for m in got.keys() - COLUMNS - {"crf-mbr", "chosen"}:
             print(f"- {lang} {case}, {m}: {edits(got, m)} edits (p against the CRF)")
 
