@@ -330,7 +330,7 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
               f"{edits(got, 'crf-mbr')} | {edits(got, '+NC')} | {edits(got, '+NC-textjk')} | "
               f"{edits(got, 'chosen')} | {edits(got, 'shipped')} |")
     for (lang, case), got in runs.items():
-        for m in got.keys() - COLUMNS - {"crf-mbr", "chosen"}:
+        for m in sorted(got.keys() - COLUMNS - {"crf-mbr", "chosen"}):
             print(f"- {lang} {case}, {m}: {edits(got, m)} edits (p against the CRF)")
 
 
