@@ -136,13 +136,13 @@ def analyse(lang: str, split: str, lower: bool
 
 
 def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF) -> Restorer:
-    """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone or mixed
-    with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir``
-    :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with."""
+    """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone (``mix``
+    None or 1) or mixed with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``);
+    ``model_dir`` :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with."""
     if model_dir == SHIPPED:
         return fstpunct.load(lang).restorer(text=True)
     model = _load_model(model_dir.format(lang=lang))
-    if mix is None:
+    if mix is None or mix == 1:
         return ExactRestorer(model, "slot")
     return MixedRestorer(model, _load_crf(crf.format(lang=lang)), mix)
 
@@ -225,8 +225,8 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float],
           flush=True)
     for name, model_dir in models.items():
         for w in weights:
-            s = score(gold, predicted(restorer(lang, model_dir, None if w == 1 else w, crf),
-                                      gold, todo, trees, parsers))
+            s = score(gold, predicted(restorer(lang, model_dir, w, crf), gold, todo, trees,
+                                      parsers))
             rows.append({"lang": lang, "split": "dev", "case": "plain", "method": name,
                          "model": model_dir.format(lang=lang), "weight": w,
                          "crf": crf.format(lang=lang),
@@ -264,10 +264,8 @@ def constrain(path: Path, line: str, want: str) -> None:
             if "weight" in r and not r.get("chosen") and r["weight"] > 0]
     kept = []
     for r in rows:
-        w = r["weight"]
-        r = {**r, "example": printed(r["lang"], restorer(r["lang"], r["model"],
-                                                         None if w == 1 else w, r["crf"]),
-                                     line)}
+        r = {**r, "example": printed(r["lang"], restorer(r["lang"], r["model"], r["weight"],
+                                                         r["crf"]), line)}
         print(json.dumps(r, ensure_ascii=False), flush=True)
         if r["example"] == want:
             kept.append(r)
