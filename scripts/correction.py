@@ -236,6 +236,10 @@ class Reading:
     dists: list
     margs: dict[str, list]
 
+    def corrected_with(self, model: CorrectionModel, decoding: Decoding) -> list[Sentence]:
+        """The sentences corrected by ``model`` under ``decoding`` (:func:`decoded`)."""
+        return decoded(model, self.stripped, self.own, self.dists, decoding)
+
 
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weights: dict[str, float] | None, gold: list[Sentence] | None = None,
@@ -256,9 +260,9 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
                    slot_distributions(model, source),
                    {name: [crf.marginals(ss) for ss in slots]
                     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))})
-    out["correction"] = decoded(model, read.stripped, read.own, read.dists, decoding)
+    out["correction"] = read.corrected_with(model, decoding)
     if decoding != Decoding():
-        out[PLAIN] = decoded(model, read.stripped, read.own, read.dists, Decoding())
+        out[PLAIN] = read.corrected_with(model, Decoding())
     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
         out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(read.stripped, slots)]
     if crfs.with_gen is not None:
@@ -394,7 +398,7 @@ def cv(args: argparse.Namespace) -> None:
         return
     outputs: dict[str, list[Sentence | None]] = {}
     per_fold: list[dict] = []
-    folds: list[tuple] = []
+    folds: list[tuple[CorrectionModel, list[Sentence], list[Sentence], Reading]] = []
     for fold, (own, learner) in enumerate(learners):
         held = [j for j, (split, s, _) in enumerate(pooled)
                 if fold_of[_document(split, s)] == fold]
@@ -421,7 +425,7 @@ def cv(args: argparse.Namespace) -> None:
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _, read = systems(source, model, crfs, english,
                                {CRF: args.weight, KEEP: args.keep_weight})
-        folds.append((held, model, source, fold_gold, out, read))
+        folds.append((model, source, fold_gold, read))
         for name, pred in out.items():
             slots = outputs.setdefault(name, [None] * len(pooled))
             for j, p in zip(held, pred):
@@ -447,15 +451,16 @@ def cv(args: argparse.Namespace) -> None:
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
-def edit_costs(folds: list, support: float) -> list[Trial]:
+def edit_costs(folds: list[tuple[CorrectionModel, list[Sentence], list[Sentence], Reading]],
+               support: float) -> list[Trial]:
     """The correction model's pooled held-out scores at every edit cost of ``COSTS`` (the
     folds' slot distributions decoded again), printed as a table."""
-    source = [s for _, _, src, _, _, _ in folds for s in src]
-    gold = [g for _, _, _, golds, _, _ in folds for g in golds]
-    out = [Trial.of(cost, source, gold, [
-        p for _, model, _, _, _, read in folds
-        for p in decoded(model, read.stripped, read.own, read.dists, Decoding(cost, support))])
-        for cost in COSTS]
+    source = [s for _, src, _, _ in folds for s in src]
+    gold = [g for _, _, golds, _ in folds for g in golds]
+    out = [Trial.of(cost, source, gold, [p for model, _, _, read in folds
+                                         for p in read.corrected_with(model,
+                                                                      Decoding(cost, support))])
+           for cost in COSTS]
     print_trials(out)
     return out
 

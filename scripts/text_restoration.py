@@ -136,13 +136,13 @@ def analyse(lang: str, split: str, lower: bool
 
 
 def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF) -> Restorer:
-    """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone or mixed
-    with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir``
-    :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with."""
+    """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone (``mix``
+    None or 1) or mixed with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``);
+    ``model_dir`` :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with."""
     if model_dir == SHIPPED:
         return fstpunct.load(lang).restorer(text=True)
     model = _load_model(model_dir.format(lang=lang))
-    if mix is None:
+    if mix is None or mix == 1:
         return ExactRestorer(model, "slot")
     return MixedRestorer(model, _load_crf(crf.format(lang=lang)), mix)
 
@@ -184,6 +184,10 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
     restorer_ = restorer(lang, model_dir, mix, crf)
     parsers = ensemble(lang, parser_dirs)
+    mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
+        {"mix_weight": mix, "crf": crf.format(lang=lang)}
+    if parser_dirs:
+        mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
     for case, lower in CASES.items():
         gold, todo, trees, seconds = analyse(lang, split, lower)
         t1 = time.perf_counter()
@@ -194,10 +198,6 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
         info = {"lang": lang, "split": split, "case": case,
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
-        mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
-            {"mix_weight": mix, "crf": crf.format(lang=lang)}
-        if parser_dirs:
-            mixed["parsers"] = [f.format(lang=lang) for f in parser_dirs]
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
               "decoder": "exact slot", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
@@ -225,8 +225,8 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float],
           flush=True)
     for name, model_dir in models.items():
         for w in weights:
-            s = score(gold, predicted(restorer(lang, model_dir, None if w == 1 else w, crf),
-                                      gold, todo, trees, parsers))
+            s = score(gold, predicted(restorer(lang, model_dir, w, crf), gold, todo, trees,
+                                      parsers))
             rows.append({"lang": lang, "split": "dev", "case": "plain", "method": name,
                          "model": model_dir.format(lang=lang), "weight": w,
                          "crf": crf.format(lang=lang),
@@ -264,10 +264,8 @@ def constrain(path: Path, line: str, want: str) -> None:
             if "weight" in r and not r.get("chosen") and r["weight"] > 0]
     kept = []
     for r in rows:
-        w = r["weight"]
-        r = {**r, "example": printed(r["lang"], restorer(r["lang"], r["model"],
-                                                         None if w == 1 else w, r["crf"]),
-                                     line)}
+        r = {**r, "example": printed(r["lang"], restorer(r["lang"], r["model"], r["weight"],
+                                                         r["crf"]), line)}
         print(json.dumps(r, ensure_ascii=False), flush=True)
         if r["example"] == want:
             kept.append(r)
@@ -293,13 +291,14 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
             r = json.loads(line)
             if r.get("split") == "test" and r.get("mbr") == "exact slot":
                 ref.setdefault((r["lang"], r["trees"]), r)
-    cases = list(dict.fromkeys((r["lang"], r["case"]) for r in rows))
+    runs: dict[tuple[str, str], dict[str, dict]] = {}  # (lang, case): method: its run
+    for r in rows:
+        runs.setdefault((r["lang"], r["case"]), {})[r["method"]] = r
     print("| lang | input | tags | UAS | trivial | CRF (same tags) | +NC from text | "
           "+NC-textjk from text | **shipped default** | +NC parsed tree | +NC gold tree | "
           "comma F1 CRF / +NC / shipped | all F1 CRF / +NC / shipped |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    for (lang, case) in cases:
-        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+    for (lang, case), got in runs.items():
         nc, crf, triv = got["+NC"], got.get("crf"), got.get("trivial")
         best = min(r["edit_distance"] for m, r in got.items() if m in COLUMNS)
 
@@ -323,17 +322,15 @@ def report(paths: Sequence[Path], exact: Path | None) -> None:
           "+NC edits (p) | +NC-textjk edits (p) | chosen with the full CRF (p) | "
           "**shipped edits (p)** |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for (lang, case) in cases:
-        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
+    for (lang, case), got in runs.items():
         crf, pick = got.get("crf"), got.get("shipped")
         which = (f"{'+NC-textjk' if pick['text_model'] else '+NC'}, "
                  f"{pick['mix_weight']:g}") if pick else "–"
         print(f"| {lang} | {case} | {which} | {crf['edit_distance'] if crf else '–':,} | "
               f"{edits(got, 'crf-mbr')} | {edits(got, '+NC')} | {edits(got, '+NC-textjk')} | "
               f"{edits(got, 'chosen')} | {edits(got, 'shipped')} |")
-    for (lang, case) in cases:
-        got = {r["method"]: r for r in rows if r["lang"] == lang and r["case"] == case}
-        for m in got.keys() - COLUMNS - {"crf-mbr", "chosen"}:
+    for (lang, case), got in runs.items():
+        for m in sorted(got.keys() - COLUMNS - {"crf-mbr", "chosen"}):
             print(f"- {lang} {case}, {m}: {edits(got, m)} edits (p against the CRF)")
 
 

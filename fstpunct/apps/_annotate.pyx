@@ -44,6 +44,9 @@ def bracketed_tokens(tuple words, tuple heads, list pairs, tuple backoff):
         while top:
             top -= 1
             w, step = stack[top] // 3, stack[top] % 3
+            if step == WORD:
+                out.append(words[w - 1])
+                continue
             pair = pairs[w - 1]
             if step == OPEN:  # l, the left children, the word, the right children, r
                 first[w] = len(out)
@@ -62,8 +65,6 @@ def bracketed_tokens(tuple words, tuple heads, list pairs, tuple backoff):
                     if c < w:
                         stack[top] = 3 * c + OPEN
                         top += 1
-            elif step == WORD:
-                out.append(words[w - 1])
             else:
                 out.extend(backoff if pair is None else pair[1])
                 at = len(out) - 1

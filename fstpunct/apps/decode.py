@@ -224,11 +224,10 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     posteriors: int, mark: Mark = _unmarked) -> Iterator[Sentence]:
     viterbi = inference.viterbi_all()
     mark("Viterbi")
-    log_probs = None if posteriors else inference.log_probs()
     # the outside pass needs the inside pass anyway: log p comes with it
     outside = inference.posteriors_all() if posteriors else []
+    log_ps = [] if posteriors else inference.log_probs().tolist()
     mark("outside pass" if posteriors else "inside pass")
-    log_ps = [] if log_probs is None else log_probs.tolist()
     items: dict[Pair, str] = {}  # PunctL and PunctR of each pair, made once
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]

@@ -25,8 +25,6 @@ _BROADCAST_LIMIT = 1 << 15
 class Semiring:
     """⊕-reduction and ⊕/⊗ matrix product over nonnegative arrays (⊗ = ordinary ``*``)."""
 
-    ufunc: np.ufunc  # ⊕ as a numpy ufunc
-
     @staticmethod
     def sum(x: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:
         raise NotImplementedError
@@ -46,12 +44,6 @@ class Semiring:
         """``out[..., s] = ⊕_t m[..., s, t] ⊗ x[t]``: matrices (or rows) times a vector."""
         raise NotImplementedError
 
-    @classmethod
-    def segments(cls, x: np.ndarray, starts: np.ndarray, axis: int = 0) -> np.ndarray:
-        """``⊕`` over consecutive segments of ``x`` along ``axis``: segment r runs from
-        ``starts[r]`` to ``starts[r + 1]`` (the last one to the end); each must be nonempty."""
-        return cls.ufunc.reduceat(x, starts, axis=axis)
-
     @staticmethod
     def vecmat(x: np.ndarray, m: np.ndarray) -> np.ndarray:
         """``out[..., t] = ⊕_s x[s] ⊗ m[..., s, t]``: a vector times matrices (or rows)."""
@@ -60,8 +52,6 @@ class Semiring:
 
 class SumProduct(Semiring):
     """The real semiring (+, ×): totals and expectations."""
-
-    ufunc = np.add
 
     @staticmethod
     def sum(x: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:
@@ -86,8 +76,6 @@ class SumProduct(Semiring):
 
 class MaxProduct(Semiring):
     """The Viterbi semiring (max, ×): best derivations."""
-
-    ufunc = np.maximum
 
     @staticmethod
     def sum(x: np.ndarray, axis: int | tuple[int, ...] | None) -> np.ndarray:

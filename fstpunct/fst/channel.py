@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import FstpunctError, ModelError
 from ..files import atomic_path
 from ..ud.slots import ABBV, BOUNDARY, UNK
-from .fstbinary import FstArcs, read_file
+from .fstbinary import FstArcs, NotAnFst, read_file
 
 if TYPE_CHECKING:
     import pynini
@@ -63,7 +63,6 @@ DIRECTIONS = ("ltr", "rtl")
 SPECIALS = (BOUNDARY, ABBV, UNK)
 START_STATE, FINAL_STATE = 0, 1
 _TOLERANCE = 1e-6
-_FST_MAGIC = (2125659606).to_bytes(4, "little")  # the first bytes of every OpenFst binary file
 
 
 class Step(NamedTuple):
@@ -397,16 +396,13 @@ class Channel:
         """Read a channel ``.fst`` (log or log64 arcs); the direction comes from the argument,
         else from the JSON sidecar (:func:`sidecar_path`). phi is recovered from the arcs
         (read from the file's bytes: :func:`~fstpunct.fst.fstbinary.read_file`)."""
-        try:  # checked first: OpenFst would also print its own message to stderr
-            with open(path, "rb") as head:
-                if head.read(4) != _FST_MAGIC:
-                    raise ModelError(f"{path}: not an OpenFst file")
+        try:  # a foreign file is refused before pynini (which prints its own message) sees it
             f = read_file(path)
         except OSError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror or e}") from e
+        except NotAnFst as e:
+            raise ModelError(f"{path}: not an OpenFst file") from e
         except FstpunctError as e:
-            if isinstance(e, ModelError):
-                raise
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e}") from e
         if direction is None:
             direction = _sidecar_direction(path)

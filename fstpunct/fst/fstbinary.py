@@ -22,7 +22,7 @@ from ..errors import FstpunctError
 if TYPE_CHECKING:
     import pynini
 
-__all__ = ["FstArcs", "FstFile", "read_arcs", "read_file"]
+__all__ = ["FstArcs", "FstFile", "NotAnFst", "read_arcs", "read_file"]
 
 _MAGIC = 2125659606
 _SYMBOL_MAGIC = 2125658996
@@ -102,6 +102,10 @@ def read_file(path: str | Path) -> FstFile:
         return _parse(pynini.Fst.read(str(path)).write_to_string())
 
 
+class NotAnFst(FstpunctError):
+    """The bytes do not start with OpenFst's magic number."""
+
+
 class _OtherKind(Exception):
     """The binary is not of the ``vector`` kind."""
 
@@ -117,10 +121,10 @@ def _parse(data: bytes) -> FstFile:
 
 
 def _parse_vector(data: bytes) -> FstFile:
+    if data[:4] != _MAGIC.to_bytes(4, "little"):  # before pynini could see it (read_file)
+        raise NotAnFst("not an OpenFst binary")
     r = _Reader(data)
-    magic, = r.take("i")
-    if magic != _MAGIC:
-        raise FstpunctError("not an OpenFst binary")
+    r.take("i")  # the magic number
     kind, arc_type = r.string(), r.string()
     if kind != "vector":
         raise _OtherKind(f"cannot read {kind!r} FSTs, only vector ones")

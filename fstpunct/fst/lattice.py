@@ -213,12 +213,11 @@ class LatticeBuilder:
         # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
         used = np.zeros(n, dtype=bool)
         used[src_a] = used[dst_a[token >= 0]] = True
-        used[0] = True  # the start
+        used[0] = True  # the start, kept as state 0
         keep = np.flatnonzero(used)
         index = np.full(n, -1)
         index[keep] = np.arange(len(keep))
-        return Topology(len(keep), int(index[0]), index[src_a], index[dst_a], arcs, token,
-                        reverse)
+        return Topology(len(keep), 0, index[src_a], index[dst_a], arcs, token, reverse)
 
     def edit_totals(self, arc_counts: np.ndarray) -> np.ndarray:
         """Counts per channel arc summed into counts per edit φ[a, b, e]."""

@@ -8,6 +8,25 @@ their results; both release the GIL (the M-step's threads)."""
 from libc.stdlib cimport calloc, free, malloc
 
 
+cdef double* _block(str name, str given, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t n_rows,
+                    Py_ssize_t width, Py_ssize_t n_used, bint zeroed) except? NULL:
+    """A ``n_used`` × ``width`` buffer for a product's block (zeroed if asked), after checking
+    that the ``given`` matrix (``rows`` × ``cols``) is ``n_rows`` × ``width``; NULL when the
+    block is empty (nothing to do)."""
+    cdef double* block
+    if rows != n_rows or cols != width:
+        raise ValueError(f"{name}: {given} must be rows × candidates")
+    if width == 0 or n_used == 0:
+        return NULL
+    if zeroed:
+        block = <double *> calloc(n_used * width, sizeof(double))
+    else:
+        block = <double *> malloc(n_used * width * sizeof(double))
+    if block == NULL:
+        raise MemoryError()
+    return block
+
+
 def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                     const double[::1] data, const Py_ssize_t[::1] used,
                     const Py_ssize_t[::1] candidates, const double[:, ::1] scores,
@@ -21,13 +40,10 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
     cdef double *block
     cdef double *row
     cdef double *target
-    if out.shape[0] != indptr.shape[0] - 1 or out.shape[1] != width:
-        raise ValueError("gathered_matmul: out must be rows × candidates")
-    if width == 0 or n_used == 0:
-        return
-    block = <double *> malloc(n_used * width * sizeof(double))
+    block = _block("gathered_matmul", "out", out.shape[0], out.shape[1], indptr.shape[0] - 1,
+                   width, n_used, False)
     if block == NULL:
-        raise MemoryError()
+        return
     with nogil:
         for u in range(n_used):
             for k in range(width):
@@ -54,13 +70,10 @@ def scattered_matmul_t(const Py_ssize_t[::1] indptr, const int[::1] indices,
     cdef double *total
     cdef double *source
     cdef double *row
-    if p.shape[0] != indptr.shape[0] - 1 or p.shape[1] != width:
-        raise ValueError("scattered_matmul_t: p must be rows × candidates")
-    if width == 0 or n_used == 0:
-        return
-    total = <double *> calloc(n_used * width, sizeof(double))
+    total = _block("scattered_matmul_t", "p", p.shape[0], p.shape[1], indptr.shape[0] - 1,
+                   width, n_used, True)
     if total == NULL:
-        raise MemoryError()
+        return
     with nogil:
         for i in range(indptr.shape[0] - 1):
             source = &p[i, 0]

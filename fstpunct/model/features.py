@@ -37,6 +37,7 @@ import numpy as np
 from ..dp.sparse import Csr
 from ..ud.slots import SlotSentence
 from ..ud.tree import children
+from ..ud.treebank import universal
 from ._features import word_columns
 from .vocab import EMPTY, Puncteme, Vocab
 
@@ -83,7 +84,7 @@ def node_contexts(sent: SlotSentence, lexical: bool = False) -> list[list[str]]:
     out = []
     for w, (i, k) in enumerate(sent.spans, 1):
         d, h = deprels[w - 1], heads[w - 1]
-        feats = ["bias", f"d={d}", f"b={d.split(':')[0]}", f"u={upos[w]}",
+        feats = ["bias", f"d={d}", f"b={universal(d)}", f"u={upos[w]}",
                  f"pd={deprels[h - 1] if h else _ROOT}", f"pu={upos[h] if h else _ROOT}",
                  f"ll={upos[i]}", f"lr={upos[i + 1]}", f"rl={upos[k]}", f"rr={upos[k + 1]}"]
         if kids[w]:
@@ -159,7 +160,7 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
                upos.ids(index, "rl=", pad + k), upos.ids(index, "rr=", pad + k + 1),
                np.where(i == 0, known("start"), -1),
                np.where(k == lengths[sentence_of], known("end"), -1)]
-    bases = _Codes.of([d.split(":")[0] for d in deprels.distinct])
+    bases = _Codes.of([universal(d) for d in deprels.distinct])
     columns.append(bases.ids(index, "b=", deprels.codes))
     if lexical:
         words = _Codes(*form_codes)

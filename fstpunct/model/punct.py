@@ -512,12 +512,10 @@ class Inference:
         forest, _, _ = self.forest(False, part)
         return forest_log_partition(forest, lambda s: self.log_prob_reference(part.start + s))
 
-    def _compiled_outside(self, part: range) -> tuple[Outside, Forest, _Flat,
-                                                      tuple[tuple[str, ...], ...]]:
-        forest, flat, surfaces = self.forest(False, part)
+    def _compiled_outside(self, part: range) -> tuple[Outside, Forest, _Flat]:
+        forest, flat, _ = self.forest(False, part)
         return (forest_outside(forest, lambda s: self.log_prob_reference(part.start + s)), forest,
-                flat,
-                surfaces)
+                flat)
 
     def posteriors(self, s: int) -> Posteriors:
         """log Z of sentence ``s`` and the posterior of every Attach row of its nodes (compiled,
@@ -527,7 +525,7 @@ class Inference:
     def posteriors_all(self, part: range | None = None) -> list[Posteriors]:
         """:meth:`posteriors` of every sentence of ``part`` (default: all), by the compiled
         outside pass."""
-        out, forest, flat, _ = self._compiled_outside(
+        out, forest, flat = self._compiled_outside(
             range(len(self.batch)) if part is None else part)
         post = flat.weights * out.weights
         keep = flat.labels != BACKOFF
@@ -540,7 +538,7 @@ class Inference:
         over the sentences ``part`` (default: all), by the compiled outside pass (as
         :meth:`expectations` summed over them, up to the order of additions)."""
         part = range(len(self.batch)) if part is None else part
-        out, forest, flat, _ = self._compiled_outside(part)
+        out, forest, flat = self._compiled_outside(part)
         post = flat.weights * out.weights
         keep = flat.labels != BACKOFF
         return Expectations(sum(out.log_z.tolist()), flat.labels[keep], post[keep],

@@ -76,8 +76,7 @@ class Decoding:
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
     """Whether the learner's string ``own`` has probability below ``support`` in the slot's
     distribution (absent: 0), so that the slot keeps it (module docstring)."""
-    y = tuple(t for t, _ in own)
-    return (float(slot.probs[slot.strings.index(y)]) if y in slot.strings else 0.0) < support
+    return slot.prob(tuple(t for t, _ in own)) < support
 
 
 def learner_contexts(ss: SlotSentence, pairs: Sequence[tuple[Puncteme, Puncteme] | None]

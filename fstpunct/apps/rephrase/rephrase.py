@@ -223,7 +223,7 @@ def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: st
             chunk_inference(model, sentences, chunk, paired=False)):
         trees = _drawn(inference, tree, samples, [seed, k, 2])
         odd = [j for j, sent in enumerate(batch)
-               if balanced and unmatched([w.form for w in sent.words if w.is_punct])]
+               if unmatched([w.form for w in sent.words if w.is_punct])] if balanced else []
         if odd:
             _, tilted = inference_of(model, [batch[j] for j in odd], inference.slots, math.inf)
             for j, drawn in zip(odd, _drawn(tilted, tree, samples, [seed, k, 3])):

@@ -69,6 +69,10 @@ class SlotDistribution:
         estimates of the candidates' probabilities lack (0 for exact ones)."""
         return max(0.0, 1.0 - float(self.probs.sum()))
 
+    def prob(self, y: tuple[str, ...]) -> float:
+        """The probability of the string ``y`` (0 if it is not a candidate)."""
+        return float(self.probs[self.strings.index(y)]) if y in self.strings else 0.0
+
     @cached_property
     def risks(self) -> np.ndarray:
         """Rᵢ(y) = Σ_y′ p(y′) · ed(y, y′) over the candidates y′, for every candidate y (the

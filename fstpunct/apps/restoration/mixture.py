@@ -56,10 +56,6 @@ def mixture(a: SlotDistribution, b: SlotDistribution, weight: float) -> SlotDist
                             np.array([probs[y] for y in strings]))
 
 
-def _empty(slot: SlotDistribution) -> float:
-    return float(slot.probs[slot.strings.index(())]) if () in slot.strings else 0.0
-
-
 class MixedRestorer(ExactRestorer):
     """An :class:`ExactRestorer` whose slot distributions are the model's mixed with ``crf``'s
     marginals (:func:`mixture`, the model's share ``weight``; at ``weight`` 1 the model alone,
@@ -83,7 +79,7 @@ class MixedRestorer(ExactRestorer):
         crf = crf_distributions(self.crf, trees[0][0], self.prior.floor)
         if w == 0.0:
             return lambda quick: crf
-        empty = [(1.0 - w) * _empty(slot) for slot in crf]
+        empty = [(1.0 - w) * slot.prob(()) for slot in crf]
 
         def mixed(quick: bool) -> list[SlotDistribution]:
             own = self.prior.sentence(trees, (lambda i, p: w * p + empty[i] >= 0.5) if quick

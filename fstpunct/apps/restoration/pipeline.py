@@ -82,8 +82,7 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
             warn(f"{sent.place}: only punctuation, copied unchanged")
             continue
         bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
-        todo.append([parse(p, bare, beam) for p in parsers]
-                    or [bare])
+        todo.append([parse(p, bare, beam) for p in parsers] or [bare])
     done = many([t[0] for t in todo], [t[1:] for t in todo]) if many else \
         [method.restore(t[0], t[1:]) for t in todo]
     results = iter(zip(todo, done))
