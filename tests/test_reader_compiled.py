@@ -1,7 +1,7 @@
 """The compiled sentence checks of the reader (fstpunct/ud/_reader.pyx) against the readable
 reference: the same words, or the same error, on random trees with random faults."""
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fstpunct.errors import ConlluError
@@ -48,6 +48,8 @@ def outcome(text: str, tree: bool | None, finish) -> object:
 
 
 @given(sentences(), st.sampled_from([True, None, False]))
+@example("# sent_id = s\n1\tw1\t_\tX\t_\t_\t0\tdep\t_\t_\n"
+         "1.1\te\t_\tX\t_\t_\t_\t_\t1.2:nsubj\t_\n\n", True)  # an empty node's DEPS
 def test_compiled_checks_equal_the_reference(text, tree):
     assert outcome(text, tree, treebank._finish) == \
         outcome(text, tree, treebank._finish_reference)

@@ -64,6 +64,12 @@ def sentence_words(sent, word, check_order):
     n = len(word_lines)
     if n == 0:
         return None
+    if special:  # an empty node's DEPS heads too must be nodes (the word lines' are below)
+        for line in lines:
+            fields = line.fields
+            if "." in fields[0] and fields[8] != "_" and \
+                    not _deps_heads_known(fields[8], n, empty):
+                return None
     cdef Py_ssize_t* heads = <Py_ssize_t*> malloc(2 * (n + 1) * sizeof(Py_ssize_t))
     if heads == NULL:
         raise MemoryError()
