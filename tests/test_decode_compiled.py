@@ -1,0 +1,59 @@
+"""The compiled parts of a decode's forest layout against their readable references: the
+candidate arrays of an Inference (``candidate_arrays`` against the numpy passes), on random
+models (tilted or not, slots holding random punctemes so that candidates are dropped) and on
+the bundled English model over en_ewt dev."""
+import itertools
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_model import corpora, make_model
+
+import fstpunct
+from fstpunct.model.punct import Inference, SlotCache, _node_spans
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import to_slots
+
+
+def assert_same_candidates(inference: Inference, slots_of: dict) -> None:
+    """Compiled and reference candidate arrays of every node of the batch, bit for bit."""
+    batch = inference.batch
+    surfaces = tuple(dict.fromkeys(x for surface in batch.surfaces for x in surface))
+    index = {x: k for k, x in enumerate(surfaces)}
+    ends = np.array([[index[batch.surfaces[s][i]], index[batch.surfaces[s][k]]]
+                     for s in range(len(batch))
+                     for i, k in _node_spans(batch.sentences[s])], dtype=np.intp).reshape(-1, 2)
+    slots = [slots_of[x] for x in surfaces]
+    for part in (range(batch.data.n_nodes), range(batch.data.n_nodes // 2, batch.data.n_nodes)):
+        got = inference._candidate_arrays(part, ends[part.start:part.stop], slots)
+        want = inference._candidate_arrays_reference(part, ends[part.start:part.stop], slots)
+        for a, b in zip(got, want):
+            assert a.dtype == np.intp or a.dtype == b.dtype
+            assert a.tobytes() == b.astype(a.dtype).tobytes()
+
+
+@settings(max_examples=40, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
+       st.sampled_from([0.0, 0.7, float("inf")]), st.sampled_from([0.0, 0.3]))
+def test_candidate_arrays_match_the_numpy_passes(sentences, direction, seed, tilt, share):
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed)
+    cache = SlotCache(model, subset=True)
+    inference = Inference(model, model.prepare(sentences), tilt, slots=cache)
+    rng = np.random.default_rng(seed)
+    width = len(model.vocab.punctemes)
+    slots_of = {x: cache.get(x, False, rng.random(width) < share if share else None)
+                for x in {x for surface in inference.batch.surfaces for x in surface}}
+    assert_same_candidates(inference, slots_of)
+
+
+def test_candidate_arrays_on_en_dev():
+    model = fstpunct.load("en").punct
+    sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
+                                                       120)]
+    cache = SlotCache(model, paired=True, subset=True)
+    inference = Inference(model, model.prepare(sentences), slots=cache)
+    inference.forest(True)  # the slots as decoding builds them
+    layout = inference._layout_cache
+    assert_same_candidates(inference, dict(zip(layout.surfaces, layout.found.slots)))
