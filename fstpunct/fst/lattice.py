@@ -319,22 +319,15 @@ def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
                  np.array([at[s] for s in strings], np.intp))
 
 
-class _Rows(NamedTuple):
-    """Stacked CSR rows of matrices in several lattices of one topology: the nonzeros' places,
-    and a row of values per lattice."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray  # (lattices, nonzeros)
-
-
 def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
-                     transpose: bool = False, only: np.ndarray | None = None) -> _Rows:
-    """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I; ``only``: for a in
-    ``only`` alone), stacked (row a·N + r is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in
-    every one of ``lattices`` (the same arcs, weighted in their own semirings): row r of M(t·s)
-    is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′], built for all suffixes level by
-    level (compiled, all lattices in one pass)."""
+                     extras: Sequence[Sequence[np.ndarray]], transpose: bool = False,
+                     only: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """The CSR rows (ptr, col, val) of the stack of M(s) for the strings s = ``strings[a]``
+    (M(ε) = I; ``only``: for a in ``only`` alone, the other matrices 0), or of M(s)ᵀ with
+    ``transpose``, then the ``extras`` (per lattice, the same number), in every one of
+    ``lattices`` (the same arcs, weighted in their own semirings; ``val[k]`` in lattice k): row
+    r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′], built for all suffixes
+    level by level (compiled, all lattices in one pass)."""
     lattice = lattices[0]
     n = lattice.size
     token, src, dst = lattice.token, lattice.src, lattice.dst
@@ -344,14 +337,17 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
         order = np.lexsort((dst, src, token))
         token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
     plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
+    place = np.arange(len(strings), dtype=np.intp)
     if only is not None:
-        plan = plan.restricted(only)
+        plan, place = plan.restricted(only), np.asarray(only, dtype=np.intp)
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
-    return _Rows(*_sparse.string_products(
+    extra = np.ascontiguousarray(np.array(extras, dtype=float).reshape(
+        len(lattices), -1, n, n).transpose(1, 0, 2, 3))  # (extra, lattice, n, n)
+    return _sparse.string_products(
         n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
-        plan.parents, plan.wanted, maximum))
+        plan.parents, plan.wanted, maximum, place, len(strings), extra)
 
 
 def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
@@ -372,24 +368,8 @@ def product_stacks(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...
     :meth:`~fstpunct.dp.stacks.SparseStack.family`): an extra matrix is stored on the union of its
     nonzeros in every lattice, an explicit 0 where one of them has none (sum and max closures
     have the same nonzeros)."""
-    n = lattices[0].size
-    rows = _string_products(lattices, strings, transpose, only)
-    if only is not None:  # the rows of each string in its place, empty rows elsewhere
-        lengths = np.zeros(len(strings) * n, dtype=np.intp)
-        lengths[(np.asarray(only, dtype=np.intp)[:, None] * n + np.arange(n)).ravel()] = \
-            np.diff(rows.indptr)
-        rows = rows._replace(indptr=np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp))
-    parts = [(rows.indptr[1:], rows.indices, rows.values)]
-    for mats in zip(*extras):  # one extra matrix in every lattice
-        r, c = np.nonzero(np.any(mats, axis=0))
-        parts.append((np.searchsorted(r, np.arange(1, n + 1)), c.astype(np.int32),
-                      np.array([m[r, c] for m in mats])))
-    starts = np.cumsum([0] + [len(indices) for _, indices, _ in parts[:-1]])
-    ptr = np.concatenate([rows.indptr[:1]] + [ends + start
-                                              for (ends, _, _), start in zip(parts, starts)])
-    return SparseStack.family(len(parts) - 1 + len(strings), n, ptr,
-                              np.concatenate([indices for _, indices, _ in parts]),
-                              np.concatenate([values for *_, values in parts], axis=1))
+    ptr, col, val = _string_products(lattices, strings, extras, transpose, only)
+    return SparseStack.family(len(strings) + len(extras[0]), lattices[0].size, ptr, col, val)
 
 
 class _Positions(NamedTuple):
