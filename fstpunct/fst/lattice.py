@@ -336,7 +336,7 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
         src, dst = dst, src
         order = np.lexsort((dst, src, token))
         token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
-    plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
+    plan = _plan(tuple(s[::-1] for s in strings) if transpose else tuple(strings))
     place = np.arange(len(strings), dtype=np.intp)
     if only is not None:
         plan, place = plan.restricted(only), np.asarray(only, dtype=np.intp)

@@ -207,7 +207,7 @@ class SlotCache:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
-        self.punctemes = [tuple(channel.index(t) for t in p) for p in model.vocab.punctemes]
+        self.punctemes = tuple(tuple(channel.index(t) for t in p) for p in model.vocab.punctemes)
         self.boundary = channel.index(BOUNDARY)
         self.rate = settings.continuation / (len(channel.symbols) - 1)
         self.limit, self.paired, self.subset = limit, paired, subset
@@ -501,10 +501,9 @@ class Inference:
             return self._layout_cache
         batch = self.batch
         sentences = batch.sentences[part.start:part.stop]
-        index: dict[tuple[str, ...], int] = {}
-        slot_ids = np.array([index.setdefault(x, len(index))
-                             for surface in batch.surfaces[part.start:part.stop]
-                             for x in surface], dtype=np.intp)
+        slots = list(itertools.chain.from_iterable(batch.surfaces[part.start:part.stop]))
+        index = {x: k for k, x in enumerate(dict.fromkeys(slots))}  # in order of first use
+        slot_ids = np.fromiter(map(index.__getitem__, slots), dtype=np.intp, count=len(slots))
         words = np.array([sent.n for sent in sentences], dtype=np.intp)
         word_offsets = np.concatenate([[0], np.cumsum(words)]).astype(np.intp)
         node_offsets = np.asarray(batch.data.sentence_offsets[part.start:part.stop + 1],
