@@ -1,15 +1,18 @@
-"""The compiled parts of a decode's forest layout against their readable references: the
-candidate arrays of an Inference (``candidate_arrays`` against the numpy passes), on random
-models (tilted or not, slots holding random punctemes so that candidates are dropped) and on
-the bundled English model over en_ewt dev."""
+"""The faster parts of a decode against their readable references: the candidate arrays of an
+Inference (``candidate_arrays`` against the numpy passes), on random models (tilted or not,
+slots holding random punctemes so that candidates are dropped) and on the bundled English
+model over en_ewt dev; a channel's scan arcs as arrays (``Channel.arc_table`` against
+``Channel.arcs``)."""
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_model import corpora, make_model
 
 import fstpunct
+from fstpunct.fst.channel import END, Channel
 from fstpunct.model.punct import Inference, SlotCache, _node_spans
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
@@ -57,3 +60,33 @@ def test_candidate_arrays_on_en_dev():
     inference.forest(True)  # the slots as decoding builds them
     layout = inference._layout_cache
     assert_same_candidates(inference, dict(zip(layout.surfaces, layout.found.slots)))
+
+
+def arcs_as_table(channel: Channel) -> list[tuple[int, ...]]:
+    """:meth:`Channel.arcs` as rows of :class:`ArcTable` (symbol indices, −1 for none)."""
+    index = {s: k for k, s in enumerate(channel.symbols)}
+    return [(a.src, a.dst, -1 if a.ilabel == END else index[a.ilabel],
+             -1 if a.olabel is None else index[a.olabel], *(a.param or (-1, -1, -1)))
+            for a in channel.arcs()]
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_arc_table_is_arcs(direction, seed):
+    rng = np.random.default_rng(seed)
+    symbols = ["∘", "<abbv>", "<unk>", ",", ".", "“", "”"][:3 + seed * 2]
+    channel = Channel.random(symbols, direction, rng)
+    phi = channel.phi * (rng.random(channel.phi.shape) < 0.6)  # some edits impossible
+    phi[..., 0] += channel.mask[..., 0] * (phi.sum(axis=2) == 0)  # every pair keeps a way out
+    for c in (channel, Channel(symbols, direction, phi / phi.sum(axis=2, keepdims=True))):
+        table = c.arc_table()
+        assert np.column_stack([table.src, table.dst, table.ilabel, table.olabel,
+                                table.param]).tolist() == [list(a) for a in arcs_as_table(c)]
+
+
+@pytest.mark.parametrize("lang", ["en", "ar", "zh"])
+def test_arc_table_of_bundled_channels(lang):
+    channel = fstpunct.load(lang).punct.channel
+    table = channel.arc_table()
+    assert np.column_stack([table.src, table.dst, table.ilabel, table.olabel,
+                            table.param]).tolist() == [list(a) for a in arcs_as_table(channel)]

@@ -41,8 +41,6 @@ from .channel import FINAL_STATE, Channel, ScanArc
 __all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
            "product_stacks"]
 
-END = "$"
-
 
 @dataclass(frozen=True)
 class Topology:
@@ -130,16 +128,15 @@ class LatticeBuilder:
     def __init__(self, channel: Channel, hidden: frozenset[str] = frozenset()) -> None:
         self.channel = channel
         self.hidden = hidden
-        self._arcs = channel.arcs()
+        self._arcs = channel.arc_table()
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
         self._machine = self._sorted_machine()
         self._topologies: dict[tuple[str, ...], Topology] = {}
         # per surface string: the punctemes and excluded token it was made for, and the layout
         self._layouts: dict[tuple[str, ...], tuple[Sequence[tuple[int, ...]], int, _Layout]] = {}
-        self._has_param = np.array([a.param is not None for a in self._arcs])
-        self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
-        self._arc_token = np.array(
-            [-1 if a.ilabel == END else self._symbols[a.ilabel] for a in self._arcs])
+        self._has_param = self._arcs.param[:, 0] >= 0
+        self._param_index = tuple(self._arcs.param[self._has_param].T)
+        self._arc_token = self._arcs.ilabel
 
     def rebound(self, channel: Channel) -> LatticeBuilder:
         """A builder for ``channel`` that shares this one's topologies when the two machines
@@ -151,20 +148,24 @@ class LatticeBuilder:
             builder._topologies, builder._layouts = self._topologies, self._layouts
         return builder
 
-    @property
+    @cached_property
     def channel_arcs(self) -> list[ScanArc]:
         """The channel's scan arcs; a topology's ``arc`` entries index this list."""
-        return self._arcs
+        return self.channel.arcs()
+
+    @property
+    def n_arcs(self) -> int:
+        """The number of the channel's scan arcs (:meth:`~fstpunct.fst.channel.Channel.arcs`),
+        which a topology's ``arc`` entries index."""
+        return len(self._arcs.src)
 
     def _sorted_machine(self) -> tuple[np.ndarray, ...]:
         """The scan machine as :func:`~fstpunct.fst._compose.compose_linear` takes it: each
         state's arcs (offsets), stably sorted by output label (0: ε, else 1 + symbol index),
         with their output labels, indices and targets."""
-        src = np.array([a.src for a in self._arcs], dtype=np.intp)
-        olabel = np.array([0 if a.olabel is None else 1 + self._symbols[a.olabel]
-                           for a in self._arcs], dtype=np.intp)
+        src, dst = self._arcs.src, self._arcs.dst
+        olabel = self._arcs.olabel + 1  # 0: ε
         order = np.lexsort((olabel, src))  # stable: by state, then output label
-        dst = np.array([a.dst for a in self._arcs], dtype=np.intp)
         n_states = 1 + max(int(src.max()), int(dst.max()))
         ptr = np.searchsorted(src[order], np.arange(n_states + 1)).astype(np.intp)
         return ptr, olabel[order], order.astype(np.intp), dst[order]
@@ -227,7 +228,7 @@ class LatticeBuilder:
 
     def arc_weights(self) -> np.ndarray:
         """Probability of every channel arc under the current φ (1 for parameter-free arcs)."""
-        weights = np.ones(len(self._arcs))
+        weights = np.ones(self.n_arcs)
         weights[self._has_param] = self.channel.phi[self._param_index]
         return weights
 
@@ -467,7 +468,7 @@ class EditCounter:
                  rate: float, exclude: int) -> None:
         layout = builder.counter_layout(surface, punctemes, exclude)
         topo = layout.topology
-        self._topology, self._n_arcs = topo, len(builder.channel_arcs)
+        self._topology, self._n_arcs = topo, builder.n_arcs
         self._n_states = topo.n_states  # = lattice.size
         self._weights = weights[topo.arc]
         self._closure, self._rate = closure, rate
