@@ -40,7 +40,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     import pynini
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
-           "SPECIALS", "EditPath", "ScanArc", "Step", "Channel", "structural_mask", "sidecar_path"]
+           "SPECIALS", "EditPath", "ScanArc", "Step", "Channel", "scan_moves", "structural_mask",
+           "sidecar_path"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -62,6 +63,7 @@ EPSILON = "<eps>"
 DIRECTIONS = ("ltr", "rtl")
 SPECIALS = (BOUNDARY, ABBV, UNK)
 START_STATE, FINAL_STATE = 0, 1
+T = TypeVar("T")
 _TOLERANCE = 1e-6
 
 
@@ -110,6 +112,19 @@ def structural_mask(symbols: Sequence[str]) -> np.ndarray:
         mask[o, :, LEFT] = mask[o, :, SWAP] = False
         mask[:, o, LEFT:] = False
     return mask
+
+
+def scan_moves(direction: str, pending: T, t: T) -> tuple[T, T, tuple[tuple[int, T | None, T],
+                                                                     ...]]:
+    """The window (a, b) met when the scan reads ``t`` with ``pending`` (symbol ids, positions,
+    or arrays of either), and its four edits in scan order, each as (edit, what it emits or
+    None, the next pending): the one move table of :meth:`Channel._steps`,
+    :meth:`Channel.arcs` and the check of a channel file's arcs."""
+    if direction == "ltr":
+        a, b = pending, t
+        return a, b, ((KEEP, a, b), (LEFT, None, b), (RIGHT, None, a), (SWAP, b, a))
+    a, b = t, pending
+    return a, b, ((KEEP, b, a), (LEFT, None, b), (RIGHT, None, a), (SWAP, a, b))
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -184,17 +199,12 @@ class Channel:
                ) -> Iterator[tuple[int, float, tuple[int, ...], int]]:
         """(edit, prob, emitted, new pending) for reading t with ``pending`` in scan order.
         ``pending`` and ``t`` are symbol ids, or anything ``symbol`` maps to one (positions)."""
-        if self.direction == "ltr":
-            a, b = pending, t
-            moves = ((KEEP, (a,), b), (LEFT, (), b), (RIGHT, (), a), (SWAP, (b,), a))
-        else:
-            a, b = t, pending
-            moves = ((KEEP, (b,), a), (LEFT, (), b), (RIGHT, (), a), (SWAP, (a,), b))
+        a, b, moves = scan_moves(self.direction, pending, t)
         phi = self.phi[a, b] if symbol is None else self.phi[symbol(a), symbol(b)]
         for edit, emitted, nxt in moves:
             p = phi[edit]
             if p > 0:
-                yield edit, float(p), emitted, nxt
+                yield edit, float(p), () if emitted is None else (emitted,), nxt
 
     def _scan_order(self, tokens: Sequence[str]) -> list[int]:
         ids = [self.index(t) for t in tokens]
@@ -308,13 +318,9 @@ class Channel:
         arcs = [ScanArc(START_STATE, 2 + t, syms[t], None, None) for t in range(n)]
         arcs.append(ScanArc(START_STATE, FINAL_STATE, END, None, None))
         positive = (self.phi > 0).tolist()  # as _steps, without a numpy scalar per edit
-        ltr = self.direction == "ltr"
         for p in range(n):
             for t in range(n):
-                a, b = (p, t) if ltr else (t, p)
-                # (edit, emitted symbol or None, next pending) in _steps' order
-                moves = ((KEEP, a, b), (LEFT, None, b), (RIGHT, None, a), (SWAP, b, a)) if ltr \
-                    else ((KEEP, b, a), (LEFT, None, b), (RIGHT, None, a), (SWAP, a, b))
+                a, b, moves = scan_moves(self.direction, p, t)
                 allowed = positive[a][b]
                 for edit, emitted, nxt in moves:
                     if allowed[edit]:
@@ -448,14 +454,13 @@ def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
         | ((src >= 2) & (src < n + 2) & (ilabel == 1) & (dst == FINAL_STATE) & (olabel == src))
     inside = (src >= 2) & (src < n + 2) & (ilabel >= 2) & (ilabel < n + 2) & (dst >= 2) & \
         (dst < n + 2) & (olabel >= 0) & (olabel < n + 2) & (olabel != 1)
-    a, b = (p, t) if shell.direction == "ltr" else (t, p)
-    # each edit's emitted symbol (−1: none) and next pending one, as Channel.arcs makes them;
-    # where two fit (a == b), the first (the other is structurally impossible there)
-    moves = ((KEEP, a, b), (LEFT, -1, b), (RIGHT, -1, a), (SWAP, b, a)) \
-        if shell.direction == "ltr" else ((KEEP, b, a), (LEFT, -1, b), (RIGHT, -1, a), (SWAP, a, b))
+    # each edit's emitted symbol and next pending one, as Channel.arcs makes them; where two
+    # fit (a == b), the first (the other is structurally impossible there)
+    a, b, moves = scan_moves(shell.direction, p, t)
     e = np.full(len(src), -1)
     for code, out, pending in reversed(moves):
-        e = np.where(inside & (emitted == out) & (nxt == pending), code, e)
+        e = np.where(inside & (emitted == (-1 if out is None else out)) & (nxt == pending), code,
+                     e)
     ok = e >= 0
     ok[ok] = shell.mask[a[ok], b[ok], e[ok]]
     e[~ok] = -1

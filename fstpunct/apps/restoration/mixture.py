@@ -72,7 +72,7 @@ class MixedRestorer(ExactRestorer):
     def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
                       ) -> Callable[[bool], list[SlotDistribution]]:
         """:meth:`ExactRestorer.distributions` mixed with the CRF's, whose marginals are
-        computed once per sentence."""
+        computed once per sentence (as the model's slots computed in full)."""
         w = self.weight
         if w == 1.0:
             return super().distributions(trees)
@@ -80,9 +80,10 @@ class MixedRestorer(ExactRestorer):
         if w == 0.0:
             return lambda quick: crf
         empty = [(1.0 - w) * slot.prob(()) for slot in crf]
+        done: dict[int, SlotDistribution] = {}  # the model's slots computed in full, kept
 
         def mixed(quick: bool) -> list[SlotDistribution]:
             own = self.prior.sentence(trees, (lambda i, p: w * p + empty[i] >= 0.5) if quick
-                                      else False)
+                                      else False, done)
             return [mixture(a, b, w) for a, b in zip(own, crf)]
         return mixed
