@@ -21,7 +21,7 @@ import numpy as np
 from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
-from .crf import CrfModel
+from .crf import CrfModel, crf_heads
 from .exact import ExactRestorer, SlotDistribution
 
 __all__ = ["MixedRestorer", "crf_distributions", "mixture"]
@@ -36,7 +36,7 @@ def crf_distributions(crf: CrfModel, ss: SlotSentence, floor: float = 0.0
     for i, probs in enumerate(crf.marginals(ss)):
         strings = sorted((y for y, p in probs.items() if p >= floor or not y),
                          key=lambda y: -probs[y])
-        out.append(SlotDistribution(tuple(strings), tuple((max(i, 1),) * len(y) for y in strings),
+        out.append(SlotDistribution(tuple(strings), tuple(crf_heads(i, y) for y in strings),
                                     np.array([probs[y] for y in strings])))
     return out
 
