@@ -67,7 +67,7 @@ from typing import NoReturn
 
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
 from fstpunct.apps.correction.combine import combined
-from fstpunct.apps.correction.correct import decoded, slot_distributions
+from fstpunct.apps.correction.correct import Prepared
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
@@ -83,7 +83,7 @@ from fstpunct.apps.restoration.metrics import (
     slot_strings,
 )
 from fstpunct.apps.restoration.pipeline import restored
-from fstpunct.apps.restoration.strip import insert, insertions_of, strip
+from fstpunct.apps.restoration.strip import insert
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.errors import FstpunctError
 from fstpunct.files import output
@@ -103,20 +103,21 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def pairs(original: str, corrected: str) -> tuple[list, list, list]:
-    """The slot sentences of the corrected file and of their originals (by sent_id), those
+def pairs(original: str, *corrected: str) -> tuple[list, list, list]:
+    """The slot sentences of the corrected files and of their originals (by sent_id), those
     usable for training (no punctuation with dependents on either side), and every usable
     original sentence."""
     by_id = {s.sent_id: s for s in read_file(original)}
     out_o, out_c = [], []
-    for c in read_file(corrected):
-        o = by_id.get(c.sent_id)
-        if o is None:
-            _fail(f"{corrected}: sent_id {c.sent_id} is not in {original}")
-        so, sc = to_slots(o), to_slots(c)
-        if so.trainable and sc.trainable:
-            out_o.append(so)
-            out_c.append(sc)
+    for path in corrected:
+        for c in read_file(path):
+            o = by_id.get(c.sent_id)
+            if o is None:
+                _fail(f"{path}: sent_id {c.sent_id} is not in {original}")
+            so, sc = to_slots(o), to_slots(c)
+            if so.trainable and sc.trainable:
+                out_o.append(so)
+                out_c.append(sc)
     return out_o, out_c, [ss for ss in map(to_slots, by_id.values()) if ss.trainable]
 
 
@@ -171,15 +172,20 @@ def product(read: Reading, crf: str, w: float, support: float) -> list[Sentence]
     generative model's slot distributions (``combined``), the generative one weighted ``w``;
     a learner string below the generative model's ``support`` is kept."""
     return [insert(t, combined(m, d, w, own=o, support=support))
-            for t, o, m, d in zip(read.stripped, read.own, read.margs[crf], read.dists)]
+            for t, o, m, d in zip(read.prepared.stripped, read.prepared.own, read.margs[crf],
+                                  read.prepared.dists)]
 
 
-def split_pairs(data: Path, split: str, parser: ParserModel | None = None
-                ) -> tuple[list[Sentence], list[Sentence]]:
-    """The learner's sentences of a split's isomorphic subset (parsed by ``parser`` if given)
+ISOMORPHIC, PUNCTUATION_ONLY = "cesl", "pesl"  # learner_corpus.py's corrected files
+
+
+def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
+                kind: str = ISOMORPHIC) -> tuple[list[Sentence], list[Sentence]]:
+    """The learner's sentences of a split's isomorphic subset (``kind`` PUNCTUATION_ONLY: of
+    the other sentences, with only their punctuation edits; parsed by ``parser`` if given)
     and their corrections on the learner's words."""
     originals = {s.sent_id: s for s in read_file(data / f"en_esl-ud-{split}.conllu")}
-    gold = list(read_file(data / f"en_cesl-ud-{split}.conllu"))
+    gold = list(read_file(data / f"en_{kind}-ud-{split}.conllu"))
     source = [originals[g.sent_id] for g in gold]
     if parser is not None:
         source = [parse(parser, s, int(parser.info.get("beam", 1))) for s in source]
@@ -228,17 +234,11 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
 @dataclass
 class Reading:
     """What the systems reading the correction model and the CRF correctors share, computed
-    once per sentence: the stripped sentences, the learner's punctuation as insertions, the
-    correction model's slot distributions and each CRF corrector's slot marginals."""
+    once per sentence: the sentences :class:`Prepared` for the correction model and each CRF
+    corrector's slot marginals."""
 
-    stripped: list[Sentence]
-    own: list
-    dists: list
+    prepared: Prepared
     margs: dict[str, list]
-
-    def corrected_with(self, model: CorrectionModel, decoding: Decoding) -> list[Sentence]:
-        """The sentences corrected by ``model`` under ``decoding`` (:func:`decoded`)."""
-        return decoded(model, self.stripped, self.own, self.dists, decoding)
 
 
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
@@ -256,19 +256,19 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
                 "restore +NC": list(restored(source, ExactRestorer(english))),
                 "restore CRF": list(restored(source, crfs.restorer))}
     decoding = model.decoding_for(parsed)
-    read = Reading([strip(s) for s in source], [insertions_of(s) for s in source],
-                   slot_distributions(model, source),
+    read = Reading(Prepared.of(model, source),
                    {name: [crf.marginals(ss) for ss in slots]
                     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))})
-    out["correction"] = read.corrected_with(model, decoding)
+    stripped = read.prepared.stripped
+    out["correction"] = read.prepared.corrected_with(decoding)
     if decoding != Decoding():
-        out[PLAIN] = read.corrected_with(model, Decoding())
+        out[PLAIN] = read.prepared.corrected_with(Decoding())
     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
-        out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(read.stripped, slots)]
+        out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(stripped, slots)]
     if crfs.with_gen is not None:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
-                                      for t, ss, g in zip(read.stripped, slots, gen)]
+                                      for t, ss, g in zip(stripped, slots, gen)]
     support = decoding.support
     if weights is None:
         assert gold is not None
@@ -348,6 +348,9 @@ def table(args: argparse.Namespace) -> None:
     data, work = Path(args.data), Path(args.work)
     parser = ParserModel.load(args.parser) if args.parser else None
     train_src, train_gold = split_pairs(data, "train", parser)
+    if args.extra:
+        extra_src, extra_gold = split_pairs(data, "train", parser, PUNCTUATION_ONLY)
+        train_src, train_gold = train_src + extra_src, train_gold + extra_gold
     crfs = train_crfs(train_src, train_gold, split_pairs(data, "dev", parser)[1], english,
                       work)
     results: dict[str, object] = {}
@@ -355,13 +358,14 @@ def table(args: argparse.Namespace) -> None:
     for split in args.split:
         if weights is None and split != "dev":
             _fail("table: give --split dev first (it chooses the weights)")
-        source, gold = split_pairs(data, split, parser)
+        source, gold = split_pairs(data, split, parser, args.evaluate)
         outputs, weights, _ = systems(source, model, crfs, english, weights, gold,
                                       parser is not None)
         rows = scored(outputs, source, gold)
         results[split] = rows
-        print_rows(f"### {split} ({len(source)} sentences, {sum(rows[0]['edit_counts'][2])} "
-                   f"gold punctuation edits; trees {'parsed' if parser else 'gold'}; "
+        print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
+                   f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; trees "
+                   f"{'parsed' if parser else 'gold'}; "
                    f"product weights {weights})", rows)
     results["weights"] = weights
     with output(args.output) as f:
@@ -380,6 +384,8 @@ def cv(args: argparse.Namespace) -> None:
     learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
                     for split in splits}
     pooled = [(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split))]
+    extra = [(split, s, g) for split in splits if args.extra
+             for s, g in zip(*split_pairs(data, split, kind=PUNCTUATION_ONLY))]
     documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
     fold_of = {d: j % k for j, d in enumerate(documents)}
     learners = []
@@ -398,14 +404,14 @@ def cv(args: argparse.Namespace) -> None:
         return
     outputs: dict[str, list[Sentence | None]] = {}
     per_fold: list[dict] = []
-    folds: list[tuple[CorrectionModel, list[Sentence], list[Sentence], Reading]] = []
+    folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
     for fold, (own, learner) in enumerate(learners):
         held = [j for j, (split, s, _) in enumerate(pooled)
                 if fold_of[_document(split, s)] == fold]
-        rest = [j for j, (split, s, _) in enumerate(pooled)
+        rest = [(s, g) for split, s, g in pooled + extra
                 if fold_of[_document(split, s)] != fold]
         folder = work / f"fold{fold}"
-        src, gold = [pooled[j][1] for j in rest], [pooled[j][2] for j in rest]
+        src, gold = [s for s, _ in rest], [g for _, g in rest]
         if (folder / "correct").is_dir():
             model = CorrectionModel.load(folder / "correct")
         else:
@@ -416,7 +422,8 @@ def cv(args: argparse.Namespace) -> None:
                           grammar, args.iterations,
                           Settings(lexical=0, prior=args.prior, l2=args.l2,
                                    token_cost=args.token_cost),
-                          record={"fold": fold, "copy": args.copy}, copy=args.copy,
+                          record={"fold": fold, "copy": args.copy, "extra": args.extra},
+                          copy=args.copy,
                           vocabulary=own)
             model.save(folder / "correct")
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
@@ -425,7 +432,7 @@ def cv(args: argparse.Namespace) -> None:
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _, read = systems(source, model, crfs, english,
                                {CRF: args.weight, KEEP: args.keep_weight})
-        folds.append((model, source, fold_gold, read))
+        folds.append((source, fold_gold, read))
         for name, pred in out.items():
             slots = outputs.setdefault(name, [None] * len(pooled))
             for j, p in zip(held, pred):
@@ -445,21 +452,20 @@ def cv(args: argparse.Namespace) -> None:
     costs = edit_costs(folds, args.support)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
-                            "keep_c2": args.keep_c2, "copy": args.copy,
+                            "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold,
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
-def edit_costs(folds: list[tuple[CorrectionModel, list[Sentence], list[Sentence], Reading]],
-               support: float) -> list[Trial]:
+def edit_costs(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float
+               ) -> list[Trial]:
     """The correction model's pooled held-out scores at every edit cost of ``COSTS`` (the
     folds' slot distributions decoded again), printed as a table."""
-    source = [s for _, src, _, _ in folds for s in src]
-    gold = [g for _, _, golds, _ in folds for g in golds]
-    out = [Trial.of(cost, source, gold, [p for model, _, _, read in folds
-                                         for p in read.corrected_with(model,
-                                                                      Decoding(cost, support))])
+    source = [s for src, _, _ in folds for s in src]
+    gold = [g for _, golds, _ in folds for g in golds]
+    out = [Trial.of(cost, source, gold, [p for _, _, read in folds for p in
+                                         read.prepared.corrected_with(Decoding(cost, support))])
            for cost in COSTS]
     print_trials(out)
     return out
@@ -490,7 +496,7 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
 
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
-    originals, corrected, every = pairs(args.original, args.corrected)
+    originals, corrected, every = pairs(args.original, args.corrected, *args.extra)
     print(f"{len(corrected)} training pairs", file=sys.stderr)
     learner = load_model(args.learner)
     reference = learner if args.reference == "learner" else load_model(args.reference)
@@ -500,7 +506,8 @@ def train_model(args: argparse.Namespace) -> None:
                   report=lambda it, obj, ll: print(f"EM iteration {it}: objective {obj:.1f}, "
                                                    f"log-likelihood {ll:.1f}", file=sys.stderr),
                   record={"learner": args.learner, "original": args.original,
-                          "corrected": args.corrected, "reference": args.reference,
+                          "corrected": args.corrected, "extra": args.extra,
+                          "reference": args.reference,
                           "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
                           "copy": args.copy},
                   copy=args.copy, vocabulary=every)
@@ -515,6 +522,9 @@ def main() -> None:
     t.add_argument("--learner", required=True, help="punctuation model of the learners' text")
     t.add_argument("--original", required=True, help="learner sentences (en_esl train)")
     t.add_argument("--corrected", required=True, help="their corrections (en_cesl train)")
+    t.add_argument("--extra", action="append", default=[], metavar="CONLLU",
+                   help="more corrected sentences of --original (en_pesl train: the "
+                        "non-isomorphic ones with their punctuation edits only; repeatable)")
     add_corrector_arguments(t)
     t.add_argument("-o", "--output", required=True)
     a = sub.add_parser("calibrate", help="choose the decoding on the dev pairs")
@@ -535,6 +545,13 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
+    b.add_argument("--extra", action="store_true",
+                   help="train the CRFs on the punctuation-only train pairs too (en_pesl; give "
+                        "a correction model trained with them and another --work)")
+    b.add_argument("--evaluate", choices=(ISOMORPHIC, PUNCTUATION_ONLY), default=ISOMORPHIC,
+                   help="the pairs scored: the isomorphic subset (cesl, the standard table) or "
+                        "the punctuation-only pairs of the other sentences (pesl, an "
+                        "additional evaluation); the product weights are chosen on its dev")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
     c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -560,6 +577,10 @@ def main() -> None:
     c.add_argument("--all-systems", action="store_true",
                    help="also the restoration baselines and the CRF with generative features "
                         "(default: keep, correction, CRF corrector and their product)")
+    c.add_argument("--extra", action="store_true",
+                   help="train every fold's corrector and CRFs on the punctuation-only pairs "
+                        "(en_pesl) of its training documents too (the held-out pairs stay the "
+                        "isomorphic ones)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
     add_corrector_arguments(c)

@@ -431,10 +431,12 @@ class Correction:
     reason: str = ""                       # why not isomorphic
 
 
-def _edits_in(script: Script, start: int, end: int) -> tuple[list[tuple[int, int, str, str]],
-                                                                str]:
+def _edits_in(script: Script, start: int, end: int, detections: bool = False
+              ) -> tuple[list[tuple[int, int, str | None, str]], str]:
     """The edits to apply inside [start, end] (outer detection-only edits give way to the
-    edits nested in them; a corrected edit swallows those inside it), or a reason."""
+    edits nested in them; a corrected edit swallows those inside it), or a reason;
+    ``detections``: a detection-only edit with nothing nested is returned (correction None)
+    instead of being a reason."""
     inside, crossing = [], False
     for e in script.edits:
         if start <= e[0] and e[1] <= end:
@@ -444,11 +446,11 @@ def _edits_in(script: Script, start: int, end: int) -> tuple[list[tuple[int, int
     if crossing:
         return [], "an edit crosses the sentence boundary"
     inside.sort(key=lambda e: (e[0], -e[1]))
-    kept: list[tuple[int, int, str, str]] = []
+    kept: list[tuple[int, int, str | None, str]] = []
     for e in inside:
         nested = [f for f in inside if f is not e and e[0] <= f[0] and f[1] <= e[1]
                   and f[1] - f[0] < e[1] - e[0]]
-        if e[2] is None:
+        if e[2] is None and not (detections and not nested):
             if not nested:
                 return [], "an edit marks an error without a correction"
             continue
@@ -487,20 +489,31 @@ def correct(match: Match, tle: TleSentence) -> Correction:
     words_before = [sum(not t.is_punct for t in tokens if t.end <= e[0]) for e in edits]
     codes = []
     for e, slot in zip(edits, words_before):
+        assert e[2] is not None
         old = tokenize(text, e[0], e[1], compounds)
         new = tokenize(e[2], compounds=compounds)
         wo, wc = _words(old), _words(new)
         if len(wo) != len(wc) or (wo != wc and len(wo) != 1):
             return Correction(reason="an edit adds, removes or changes several words")
-        if [t.text for t in old if t.is_punct] != [t.text for t in new if t.is_punct]:
+        if _marks(old) != _marks(new):
             codes.append((slot, e[3]))
-    fixed = text[start:end]
+    return _applied(text[start:end], start, [(a, b, str(c)) for a, b, c, _ in edits], codes,
+                    compounds, len(_words(tokens)))
+
+
+def _marks(tokens: Sequence[Token]) -> list[str]:
+    return [t.text for t in tokens if t.is_punct]
+
+
+def _applied(fixed: str, start: int, edits: Sequence[tuple[int, int, str]],
+             codes: list[tuple[int, str]], compounds: bool, words: int) -> Correction:
+    """The sentence text ``fixed`` (starting at offset ``start`` of its script) with
+    ``edits`` (offsets, correction) applied, split into its corrected slots."""
     for e in sorted(edits, key=lambda e: -e[0]):
         fixed = fixed[:e[0] - start] + e[2] + fixed[e[1] - start:]
     new_tokens = tokenize(fixed, compounds=compounds)
-    old_words = [t.text for t, p in zip(tokens, tle.punct) if not p]
     new_words = _words(new_tokens)
-    if len(new_words) != len(old_words):
+    if len(new_words) != words:
         return Correction(reason="the corrected text has another number of words")
     slots: list[list[tuple[str, str]]] = [[]]
     for t in new_tokens:
@@ -511,6 +524,67 @@ def correct(match: Match, tle: TleSentence) -> Correction:
     collapsed = re.sub(r"\s+", " ", fixed).strip()
     space = [t.end == len(fixed) or fixed[t.end].isspace() for t in new_tokens]
     return Correction(slots, new_words, collapsed, space, codes)
+
+
+def _slot_range(tokens: Sequence[Token], a: int, b: int) -> range:
+    """The slots (gaps before word k; slot n after the last word) that touch the characters
+    [a, b): from the words ending at or before a to the words starting before b."""
+    words = [t for t in tokens if not t.is_punct]
+    return range(sum(t.end <= a for t in words), sum(t.start < b for t in words) + 1)
+
+
+def correct_punctuation(match: Match, tle: TleSentence) -> Correction:
+    """The learner's sentence (its words, so its TLE tree) with only the FCE edits that change
+    nothing but punctuation applied, if the rest of its edits leave its punctuation alone.
+
+    An edit is a *punctuation edit* when its correction has the same words as the text it
+    replaces up to case (``, the`` -> ``. The``; the learner's forms are kept) and other
+    punctuation; an edit that changes case only is not applied and constrains nothing (the
+    capital after a corrected full stop is often an edit of its own); every other edit is a
+    *word edit* and is not applied. The sentence is refused when a word edit changes
+    punctuation itself (``, and`` -> ``.``), when a detection-only edit spans punctuation (its
+    correct punctuation is unknown), or when a punctuation edit touches a slot next to a word
+    edit (the slots from before its first word to after its last, or its gap): such a mark
+    may be there because of the word edit (a comma dropped where a conjunction is inserted),
+    so neither applying it nor keeping the learner's mark is known to be right for the
+    learner's words. Marks away from word edits do not depend on them, and the sentence is a
+    (learner, corrected punctuation) pair on the same words and tree."""
+    tokens = match.tokens(len(tle.rows))
+    text, compounds = match.script.text, match.view is match.script.views[0]
+    start, end = tokens[0].start, tokens[-1].end
+    edits, reason = _edits_in(match.script, start, end, detections=True)
+    if reason:
+        return Correction(reason=reason)
+    applied, codes = [], []
+    marked, worded = set(), set()
+    for a, b, new_text, code in edits:
+        old = tokenize(text, a, b, compounds)
+        slots = _slot_range(tokens, a, b)
+        if new_text is None:
+            if _marks(old):
+                return Correction(reason="a detection-only edit spans punctuation")
+            worded.update(slots)
+            continue
+        new = tokenize(new_text, compounds=compounds)
+        if [w.lower() for w in _words(old)] == [w.lower() for w in _words(new)]:
+            if _marks(old) != _marks(new):
+                kept = new_text  # with the learner's forms, case included
+                for t, form in reversed(list(zip([t for t in new if not t.is_punct],
+                                                 _words(old)))):
+                    kept = kept[:t.start] + form + kept[t.end:]
+                applied.append((a, b, kept))
+                codes.append((slots.start, code))
+                marked.update(slots)
+        elif _marks(old) != _marks(new):
+            return Correction(reason="a word edit changes punctuation")
+        else:
+            worded.update(slots)
+    if marked & worded:
+        return Correction(reason="a punctuation edit beside a word edit")
+    out = _applied(text[start:end], start, applied, codes, compounds, len(_words(tokens)))
+    if out.slots is not None and out.words != _words(tokens):
+        return Correction(reason="the corrected text has other words")
+    return out
 
 
 def _no_space(misc: str, space: bool) -> str:
@@ -665,10 +739,13 @@ def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path) -> dict[str,
     report: dict[str, dict] = {}
     for split in SPLITS:
         sents = [t for t in tle if t.split == split]
-        esl, cesl = [], []
+        esl, cesl, pesl = [], [], []
         r: dict = {"TLE sentences": len(sents), "aligned": 0, "verified": 0, "isomorphic": 0,
                    "with a punctuation edit": 0, "punctuation edits by code": Counter(),
-                   "not aligned": Counter(), "not verified": [], "not isomorphic": Counter()}
+                   "not aligned": Counter(), "not verified": [], "not isomorphic": Counter(),
+                   "punctuation-only": 0, "punctuation-only with a punctuation edit": 0,
+                   "punctuation-only edits by code": Counter(),
+                   "not punctuation-only": Counter()}
         for t in sents:
             m = matches.get(t.sent_id)
             if m is None:
@@ -681,22 +758,37 @@ def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path) -> dict[str,
             r["verified"] += 1
             esl.append(learner_lines(t, m))
             c = correct(m, t)
-            if c.slots is None:
+            edited, by_code = "with a punctuation edit", "punctuation edits by code"
+            if c.slots is not None:
+                r["isomorphic"] += 1
+                cesl.append(lines := corrected_lines(t, c))
+            else:
                 r["not isomorphic"][c.reason] += 1
-                continue
-            r["isomorphic"] += 1
-            cesl.append(corrected_lines(t, c))
-            old = [r for r in esl[-1] if not r.startswith("#")]
-            new = [r for r in cesl[-1] if not r.startswith("#")]
-            if [x.split("\t")[1] for x in old] != [x.split("\t")[1] for x in new] and any(
-                    x.split("\t")[3] == "PUNCT" for x in old + new):
-                if _slots(old) != _slots(new):
-                    r["with a punctuation edit"] += 1
-                    r["punctuation edits by code"].update(code for _, code in c.codes)
+                c = correct_punctuation(m, t)
+                if c.slots is None:
+                    r["not punctuation-only"][c.reason] += 1
+                    continue
+                r["punctuation-only"] += 1
+                pesl.append(lines := corrected_lines(t, c))
+                edited, by_code = (f"punctuation-only {edited}",
+                                   "punctuation-only edits by code")
+            if _edited(esl[-1], lines):
+                r[edited] += 1
+                r[by_code].update(code for _, code in c.codes)
         _write(out / f"en_esl-ud-{split}.conllu", esl)
         _write(out / f"en_cesl-ud-{split}.conllu", cesl)
+        _write(out / f"en_pesl-ud-{split}.conllu", pesl)
         report[split] = r
     return report
+
+
+def _edited(learner: Sequence[str], corrected: Sequence[str]) -> bool:
+    """Whether the corrected sentence's punctuation differs from the learner's (the lines of
+    both, comments included)."""
+    old = [r for r in learner if not r.startswith("#")]
+    new = [r for r in corrected if not r.startswith("#")]
+    return [x.split("\t")[1] for x in old] != [x.split("\t")[1] for x in new] and any(
+        x.split("\t")[3] == "PUNCT" for x in old + new) and _slots(old) != _slots(new)
 
 
 def _slots(rows: Sequence[str]) -> list[list[str]]:
@@ -729,7 +821,8 @@ def main() -> None:
     report = build(args.tle, args.fce, ewt, args.output)
     with output(args.output / "report.json") as f:
         f.write(json.dumps(report, indent=1) + "\n")
-    keys = ["TLE sentences", "aligned", "verified", "isomorphic", "with a punctuation edit"]
+    keys = ["TLE sentences", "aligned", "verified", "isomorphic", "with a punctuation edit",
+            "punctuation-only", "punctuation-only with a punctuation edit"]
     print("| split | " + " | ".join(keys) + " |")
     print("|---" * (len(keys) + 1) + "|")
     for split, r in report.items():
@@ -737,7 +830,8 @@ def main() -> None:
         cells = [str(total)] + [f"{r[k]} ({100 * r[k] / total:.1f} %)" for k in keys[1:]]
         print(f"| {split} | " + " | ".join(cells) + " |")
     for split, r in report.items():
-        for key in ("not aligned", "not isomorphic", "punctuation edits by code"):
+        for key in ("not aligned", "not isomorphic", "punctuation edits by code",
+                    "not punctuation-only", "punctuation-only edits by code"):
             for reason, count in sorted(r[key].items(), key=lambda kv: -kv[1]):
                 print(f"{split}: {key}: {reason}: {count}")
         if r["not verified"]:

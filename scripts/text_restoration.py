@@ -65,7 +65,7 @@ from fstpunct.apps.restoration.exact import ExactRestorer
 from fstpunct.apps.restoration.metrics import score, sign_flip_p
 from fstpunct.apps.restoration.mixture import MixedRestorer
 from fstpunct.apps.restoration.pipeline import has_words, restored
-from fstpunct.apps.restoration.strip import insert, strip
+from fstpunct.apps.restoration.strip import strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.apps.text import analysed, restored_text
 from fstpunct.model.store import BUNDLED, load_model
@@ -104,15 +104,6 @@ def recased(pred: Sentence, gold: Sentence) -> Sentence:
                   ln.lineno) if ln.is_word else ln for ln in pred.lines]
     words = [dataclasses.replace(w, form=new.get(w.id, w.form)) for w in pred.words]
     return dataclasses.replace(pred, lines=lines, words=words)
-
-
-def by_method(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
-              trees: Sequence[Sentence]) -> list[Sentence]:
-    """``gold`` with the analysed sentences restored by ``method`` one by one (recased)."""
-    pred = list(gold)
-    for k, t in zip(todo, trees):
-        pred[k] = recased(insert(t, method.restore(t)), gold[k])
-    return pred
 
 
 def emit(record: dict[str, object]) -> None:
@@ -204,7 +195,7 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
               **score(gold, pred).to_dict()})
         for name, baseline in baselines if baselines_too else []:
             emit({**info, "method": name,
-                  **score(gold, by_method(baseline, gold, todo, trees)).to_dict()})
+                  **score(gold, predicted(baseline, gold, todo, trees)).to_dict()})
 
 
 def choose(lang: str, models: dict[str, str], weights: Sequence[float],
@@ -219,7 +210,7 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float],
     parsers = ensemble(lang, parser_dirs)
     gold, todo, trees, _ = analyse(lang, "dev", False)
     rows = []
-    viterbi = by_method(_load_crf(crf.format(lang=lang)), gold, todo, trees)
+    viterbi = predicted(_load_crf(crf.format(lang=lang)), gold, todo, trees)
     print(json.dumps({"lang": lang, "split": "dev", "case": "plain", "method": "crf",
                       "crf": crf.format(lang=lang), "edit_distance": score(gold, viterbi).edits}),
           flush=True)

@@ -122,3 +122,43 @@ def test_bad_input_is_one_line_and_exit_2(script, tmp_path, monkeypatch, capsys,
     err = capsys.readouterr().err
     assert exit_.value.code == 2 and err.startswith("correction: ") and says in err
     assert err.count("\n") == 1
+
+
+def punctuation_only_files(folder: Path) -> None:
+    """Each document's sentence outside the isomorphic subset (``-x``) as a punctuation-only
+    pair: its learner sentence lacks the relative clause's commas."""
+    for split, docs in DOCUMENTS.items():
+        path = folder / f"en_esl-ud-{split}.conllu"
+        text = path.read_text(encoding="utf-8")
+        for doc in docs:
+            text = text.replace(conll(PLAIN, f"{doc}-x"), conll(RELATIVE, f"{doc}-x", drop=(1, 4)))
+        path.write_text(text, encoding="utf-8")
+        (folder / f"en_pesl-ud-{split}.conllu").write_text(
+            "".join(conll(RELATIVE, f"{doc}-x").replace(
+                "\n# text", "\n# fce_punct_edits = 1:MP 3:MP\n# text", 1) for doc in docs),
+            encoding="utf-8")
+
+
+def test_cv_trains_on_the_punctuation_only_pairs_too(script, tmp_path, monkeypatch):
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    punctuation_only_files(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--extra")
+    result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
+    # each fold's models: the 12 isomorphic pairs and the 3 punctuation-only pairs of the
+    # other fold's 3 documents; the held-out outputs are the 24 isomorphic pairs only
+    for fold in (0, 1):
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        assert model.record["pairs"] == 15 and model.record["extra"] is True
+    assert result["extra"] is True
+    assert all(len(r["sentence_edits"]) == 24 for r in result["rows"])
+
+
+def test_pairs_read_several_corrected_files(script, tmp_path):
+    learner_folder(tmp_path)
+    punctuation_only_files(tmp_path)
+    original, corrected, every = script.pairs(str(tmp_path / "en_esl-ud-train.conllu"),
+                                              str(tmp_path / "en_cesl-ud-train.conllu"),
+                                              str(tmp_path / "en_pesl-ud-train.conllu"))
+    assert len(original) == len(corrected) == 16 + 4 and len(every) == 20

@@ -120,3 +120,61 @@ def test_build(lc, tmp_path):
     comma = third.words[4]
     assert (comma.form, comma.xpos, comma.head) == (",", ",", 8)  # to the conjunct "went"
     assert "# fce_punct_edits = 4:MP" in third.comments
+    # the non-isomorphic sentence keeps its words: no punctuation edit, a pair all the same
+    assert (report["punctuation-only"], report["punctuation-only with a punctuation edit"]
+            ) == (1, 0)
+    pesl = list(read_file(tmp_path / "out" / "en_pesl-ud-train.conllu"))
+    assert [(s.sent_id, s.comments[1]) for s in pesl] == [("0100_2000_6-doc9.xml-0",
+                                                           "# text = We watched a film.")]
+
+
+def _placed(lc, text: str, *edits):
+    """A one-sentence script with ``edits`` (anchor, shift, size, correction, code) and a flat
+    TLE tree of its tokens, matched at its start."""
+    script = lc.Script("TR9*0100*2000*01", "train", text, [
+        (text.index(a) + shift, text.index(a) + shift + size, new, code)
+        for a, shift, size, new, code in edits])
+    script.prepare()
+    tokens = script.views[0].tokens
+    first = next(k for k, t in enumerate(tokens) if not t.is_punct) + 1
+    rows = [[str(k), "_", "_", "PUNCT" if t.is_punct else "X", "." if t.is_punct else "NN",
+             "_", "0" if k == first else str(first), "punct" if t.is_punct else "dep", "_",
+             "_"] for k, t in enumerate(tokens, 1)]
+    tle = lc.TleSentence("train", ["# sent_id = d-1", "# text = x"], rows)
+    return lc.Match(script, script.views[0], 0, 1.0, True), tle
+
+
+def test_punctuation_only_edits(lc):
+    # a comma splice and a missing comma mended; a word replaced elsewhere is not applied,
+    # nor is the capital of the corrected ". We" (the learner's forms stay)
+    match, tle = _placed(lc, "I came, we ate well then it rained.",
+                         (", we", 0, 4, ". We", "RP"), ("well", 0, 4, "good", "RV"),
+                         ("then", 4, 0, ",", "MP"))
+    c = lc.correct_punctuation(match, tle)
+    assert c.text == "I came. we ate well then, it rained."
+    assert c.words == ["I", "came", "we", "ate", "well", "then", "it", "rained"]
+    assert [[f for f, _ in s] for s in c.slots] == [[], [], ["."], [], [], [], [","], [], ["."]]
+    assert c.codes == [(2, "RP"), (6, "MP")]
+    lines = lc.corrected_lines(tle, c)
+    assert [ln.split("\t")[1] for ln in lines if not ln.startswith("#")] == [
+        "I", "came", ".", "we", "ate", "well", "then", ",", "it", "rained", "."]
+    assert "# fce_punct_edits = 2:RP 6:MP" in lines
+    # a word edit that changes punctuation itself
+    match, tle = _placed(lc, "We sang, and we danced.", (", and", 0, 5, ".", "RP"))
+    assert lc.correct_punctuation(match, tle).reason == "a word edit changes punctuation"
+    # a comma dropped where a conjunction is inserted: the mark depends on the word edit
+    match, tle = _placed(lc, "We sang, danced and slept.", (",", 0, 1, "", "UP"),
+                         ("danced", 0, 0, "and ", "MC"))
+    assert lc.correct_punctuation(match, tle).reason == "a punctuation edit beside a word edit"
+    # the same comma with the word edit two words away is applied
+    match, tle = _placed(lc, "We sang, danced and slept.", (",", 0, 1, "", "UP"),
+                         ("slept", 0, 5, "rested", "RV"))
+    assert lc.correct_punctuation(match, tle).text == "We sang danced and slept."
+    # an error marked without its correction, over punctuation: its right marks are unknown
+    match, tle = _placed(lc, "We sang, danced and slept.", (", danced", 0, 8, None, "X"))
+    assert lc.correct_punctuation(match, tle).reason == (
+        "a detection-only edit spans punctuation")
+    # over words only, it is a word edit (the comma away from it is applied)
+    match, tle = _placed(lc, "We sang, danced and slept.", (",", 0, 1, "", "UP"),
+                         ("slept", 0, 5, None, "X"))
+    assert lc.correct_punctuation(match, tle).text == "We sang danced and slept."

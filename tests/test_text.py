@@ -525,14 +525,29 @@ def test_the_text_path_mixes_with_its_bundled_crf_as_an_explicit_mixture_does(la
 def test_a_text_mixture_file_is_read_or_refused(tmp_path):
     from fstpunct.api.model import Model
     model = fstpunct.load("fr")
-    here = Model(model.punct, tmp_path, "here")
-    assert here.text_mixture() is None
+
+    def here() -> Model:  # the mixture is read once per model: a new one for each file
+        return Model(model.punct, tmp_path, "here")
+
+    assert here().text_mixture() is None
     (tmp_path / "text").mkdir()
     (tmp_path / "text" / "mixture.json").write_text('{"crf": "crf", "weight": 0.4}\n')
-    assert here.text_mixture() == (tmp_path / "text" / "crf", 0.4)
+    assert here().text_mixture() == (tmp_path / "text" / "crf", 0.4)
     (tmp_path / "text" / "mixture.json").write_text('{"weight": 0.4}\n')
     with pytest.raises(ModelError, match="not a text mixture"):
-        here.text_mixture()
+        here().text_mixture()
+
+
+def test_the_bundled_text_crf_is_loaded_once_per_model(monkeypatch):
+    """``restore(text=True)`` used to load the bundled CRF again at every call."""
+    from fstpunct.apps.restoration.crf import CrfModel
+    loads = []
+    load = CrfModel.load
+    monkeypatch.setattr(CrfModel, "load", lambda folder: loads.append(folder) or load(folder))
+    model = fstpunct.load(MIXTURE_LANGS[0])
+    text = SENTENCES[MIXTURE_LANGS[0]][0] + "\n"
+    first = model.restore(text, text=True)
+    assert model.restore(text, text=True) == first and len(loads) == 1
 
 
 def test_a_pipeline_beam_of_0_is_refused_not_the_parsers_own(pipe):

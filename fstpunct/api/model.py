@@ -15,6 +15,7 @@ import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,7 @@ class Model:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
         self._text: PunctModel | None = None  # for_text's, loaded when first needed
+        self._text_crf: CrfModel | None = None  # text_mixture's CRF, loaded when first needed
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -122,7 +124,12 @@ class Model:
     def text_mixture(self) -> tuple[Path, float] | None:
         """The CRF folder and the model's weight that :meth:`restore` mixes with for plain text
         by default (``text/mixture.json``: for a bundled language, the choice of fewest edits
-        on plain dev text; RESULTS.md, "Restoration from text"), or None (no mixture)."""
+        on plain dev text; RESULTS.md, "Restoration from text"), or None (no mixture); read
+        once per model."""
+        return self._stored_mixture
+
+    @cached_property
+    def _stored_mixture(self) -> tuple[Path, float] | None:
         path = self.folder / TEXT_MODEL / TEXT_MIXTURE
         if not path.is_file():
             return None
@@ -224,7 +231,10 @@ class Model:
             warnings.warn("python-crfsuite is not installed: plain text is restored without "
                           "the bundled CRF mixture (pip install python-crfsuite)", stacklevel=2)
         elif stored:
-            mix_crf = stored[0] if mix_crf is None else mix_crf
+            if mix_crf is None:  # the bundled CRF: loaded once per model, not at every call
+                if self._text_crf is None:
+                    self._text_crf = CrfModel.load(stored[0])
+                mix_crf = self._text_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight
         if mix_crf is not None:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)

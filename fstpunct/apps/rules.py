@@ -20,6 +20,7 @@ from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
+from ..ud.treebank import universal
 
 __all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "RuleBar", "RuleRank", "compare_rules",
            "relation_pairs", "rule_bars"]
@@ -150,7 +151,7 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
     deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]
     out = {}
     for rel in relations:
-        nodes = [k for k, d in enumerate(deprels) if d.split(":")[0] == rel]
+        nodes = [k for k, d in enumerate(deprels) if universal(d) == rel]
         mass: dict[int, float] = {}
         for k in nodes:
             rows = range(data.node_offsets[k], data.node_offsets[k + 1])

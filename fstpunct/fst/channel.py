@@ -40,7 +40,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     import pynini
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
-           "SPECIALS", "EditPath", "ScanArc", "Step", "Channel", "structural_mask", "sidecar_path"]
+           "SPECIALS", "ArcTable", "EditPath", "ScanArc", "Step", "Channel", "scan_moves",
+           "structural_mask",           "sidecar_path"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -62,6 +63,7 @@ EPSILON = "<eps>"
 DIRECTIONS = ("ltr", "rtl")
 SPECIALS = (BOUNDARY, ABBV, UNK)
 START_STATE, FINAL_STATE = 0, 1
+T = TypeVar("T")
 _TOLERANCE = 1e-6
 
 
@@ -99,6 +101,22 @@ class ScanArc(NamedTuple):
     param: tuple[int, int, int] | None
 
 
+class ArcTable(NamedTuple):
+    """The scan machine's arcs (:meth:`Channel.arcs`, in that order) as arrays: source and
+    target states, input and output symbol indices (−1: the end mark ``$``, or no output), and
+    the (a, b, edit) index into ``phi`` (rows of −1 for parameter-free arcs)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    ilabel: np.ndarray
+    olabel: np.ndarray
+    param: np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArcTable) and all(
+            np.array_equal(x, y) for x, y in zip(self, other))
+
+
 def structural_mask(symbols: Sequence[str]) -> np.ndarray:
     """Boolean (S, S, 4): which edits may have nonzero probability (see the module docstring)."""
     n = len(symbols)
@@ -110,6 +128,19 @@ def structural_mask(symbols: Sequence[str]) -> np.ndarray:
         mask[o, :, LEFT] = mask[o, :, SWAP] = False
         mask[:, o, LEFT:] = False
     return mask
+
+
+def scan_moves(direction: str, pending: T, t: T) -> tuple[T, T, tuple[tuple[int, T | None, T],
+                                                                     ...]]:
+    """The window (a, b) met when the scan reads ``t`` with ``pending`` (symbol ids, positions,
+    or arrays of either), and its four edits in scan order, each as (edit, what it emits or
+    None, the next pending): the one move table of :meth:`Channel._steps`,
+    :meth:`Channel.arcs` and the check of a channel file's arcs."""
+    if direction == "ltr":
+        a, b = pending, t
+        return a, b, ((KEEP, a, b), (LEFT, None, b), (RIGHT, None, a), (SWAP, b, a))
+    a, b = t, pending
+    return a, b, ((KEEP, b, a), (LEFT, None, b), (RIGHT, None, a), (SWAP, a, b))
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -184,17 +215,12 @@ class Channel:
                ) -> Iterator[tuple[int, float, tuple[int, ...], int]]:
         """(edit, prob, emitted, new pending) for reading t with ``pending`` in scan order.
         ``pending`` and ``t`` are symbol ids, or anything ``symbol`` maps to one (positions)."""
-        if self.direction == "ltr":
-            a, b = pending, t
-            moves = ((KEEP, (a,), b), (LEFT, (), b), (RIGHT, (), a), (SWAP, (b,), a))
-        else:
-            a, b = t, pending
-            moves = ((KEEP, (b,), a), (LEFT, (), b), (RIGHT, (), a), (SWAP, (a,), b))
+        a, b, moves = scan_moves(self.direction, pending, t)
         phi = self.phi[a, b] if symbol is None else self.phi[symbol(a), symbol(b)]
         for edit, emitted, nxt in moves:
             p = phi[edit]
             if p > 0:
-                yield edit, float(p), emitted, nxt
+                yield edit, float(p), () if emitted is None else (emitted,), nxt
 
     def _scan_order(self, tokens: Sequence[str]) -> list[int]:
         ids = [self.index(t) for t in tokens]
@@ -308,13 +334,9 @@ class Channel:
         arcs = [ScanArc(START_STATE, 2 + t, syms[t], None, None) for t in range(n)]
         arcs.append(ScanArc(START_STATE, FINAL_STATE, END, None, None))
         positive = (self.phi > 0).tolist()  # as _steps, without a numpy scalar per edit
-        ltr = self.direction == "ltr"
         for p in range(n):
             for t in range(n):
-                a, b = (p, t) if ltr else (t, p)
-                # (edit, emitted symbol or None, next pending) in _steps' order
-                moves = ((KEEP, a, b), (LEFT, None, b), (RIGHT, None, a), (SWAP, b, a)) if ltr \
-                    else ((KEEP, b, a), (LEFT, None, b), (RIGHT, None, a), (SWAP, a, b))
+                a, b, moves = scan_moves(self.direction, p, t)
                 allowed = positive[a][b]
                 for edit, emitted, nxt in moves:
                     if allowed[edit]:
@@ -323,6 +345,36 @@ class Channel:
                                             (a, b, edit)))
             arcs.append(ScanArc(2 + p, FINAL_STATE, END, syms[p], None))
         return arcs
+
+    def arc_table(self) -> ArcTable:
+        """:meth:`arcs` as arrays, computed with numpy (the same arcs in the same order)."""
+        n = len(self.symbols)
+        p, t = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")  # (n, n) each
+        a, b, moves = scan_moves(self.direction, p, t)
+        # per move, in arcs()' order: the edit, the emitted symbol (−1: none), the next pending
+        edit = np.array([code for code, _, _ in moves])
+        emitted = np.stack([np.full_like(a, -1) if out is None else out for _, out, _ in moves],
+                           axis=-1)
+        pending = np.stack([nxt for _, _, nxt in moves], axis=-1)
+        allowed = self.phi[a[..., None], b[..., None], edit] > 0  # (p, t, move)
+        # per pending p: its moves (t, move) in order, then its end arc
+        keep = np.concatenate([allowed.reshape(n, 4 * n), np.ones((n, 1), dtype=bool)], axis=1)
+        at = np.flatnonzero(keep)
+        p_of, rest = np.divmod(at, 4 * n + 1)
+        end = rest == 4 * n
+        t_of, move = np.divmod(np.where(end, 0, rest), 4)
+        param = np.where(end[:, None], -1, np.stack(
+            [a[p_of, t_of], b[p_of, t_of], edit[move]], axis=1))
+        start = np.arange(n)
+        src = np.concatenate([np.full(n + 1, START_STATE), 2 + p_of])
+        dst = np.concatenate([2 + start, [FINAL_STATE],
+                              np.where(end, FINAL_STATE, 2 + pending[p_of, t_of, move])])
+        ilabel = np.concatenate([start, [-1], np.where(end, -1, t_of)])
+        olabel = np.concatenate([np.full(n + 1, -1),
+                                 np.where(end, p_of, emitted[p_of, t_of, move])])
+        param = np.concatenate([np.full((n + 1, 3), -1), param])
+        return ArcTable(*(np.ascontiguousarray(x, dtype=np.intp)
+                          for x in (src, dst, ilabel, olabel, param)))
 
     def symbol_table(self) -> pynini.SymbolTable:
         """Shared input/output table: 0 ε, 1 ``$``, then :attr:`symbols` from 2."""
@@ -448,14 +500,13 @@ def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
         | ((src >= 2) & (src < n + 2) & (ilabel == 1) & (dst == FINAL_STATE) & (olabel == src))
     inside = (src >= 2) & (src < n + 2) & (ilabel >= 2) & (ilabel < n + 2) & (dst >= 2) & \
         (dst < n + 2) & (olabel >= 0) & (olabel < n + 2) & (olabel != 1)
-    a, b = (p, t) if shell.direction == "ltr" else (t, p)
-    # each edit's emitted symbol (−1: none) and next pending one, as Channel.arcs makes them;
-    # where two fit (a == b), the first (the other is structurally impossible there)
-    moves = ((KEEP, a, b), (LEFT, -1, b), (RIGHT, -1, a), (SWAP, b, a)) \
-        if shell.direction == "ltr" else ((KEEP, b, a), (LEFT, -1, b), (RIGHT, -1, a), (SWAP, a, b))
+    # each edit's emitted symbol and next pending one, as Channel.arcs makes them; where two
+    # fit (a == b), the first (the other is structurally impossible there)
+    a, b, moves = scan_moves(shell.direction, p, t)
     e = np.full(len(src), -1)
     for code, out, pending in reversed(moves):
-        e = np.where(inside & (emitted == out) & (nxt == pending), code, e)
+        e = np.where(inside & (emitted == (-1 if out is None else out)) & (nxt == pending), code,
+                     e)
     ok = e >= 0
     ok[ok] = shell.mask[a[ok], b[ok], e[ok]]
     e[~ok] = -1

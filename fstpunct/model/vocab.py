@@ -27,6 +27,7 @@ import numpy as np
 
 from ..ud.slots import ABBV, BOUNDARY, UNK, SlotSentence
 from ..ud.tree import spans
+from ..ud.treebank import universal
 
 __all__ = ["EMPTY", "NONE", "Puncteme", "Vocab", "flanks", "unmatched"]
 
@@ -160,4 +161,4 @@ class Vocab:
 
 def _family(deprel: str) -> str:
     """Backoff key shared by all relations with the same base: ``nmod:poss`` → ``nmod:*``."""
-    return deprel.split(":")[0] + ":*"
+    return universal(deprel) + ":*"

@@ -28,7 +28,7 @@ from ..fst.default_grammar import GRAMMARS
 from ..fst.grammar import Grammar, load_grammar, parse_grammar
 from ..model.punct import PunctModel
 from ..ud.slots import SlotSentence
-from ..ud.treebank import Sentence
+from ..ud.treebank import Sentence, universal
 from .learned import EDIT_NAMES, rules_chart
 from .sentence import SentenceView, shown, view_of
 from .tree import FONTS, STYLE, svg
@@ -106,7 +106,7 @@ def learned_html(model: PunctModel, sentences: Sequence[SlotSentence], grammar: 
                 for g in result.confident)
             parts.append("<table><tr><th>window</th><th>count</th><th>learned</th><th>p</th>"
                          f"<th>grammar</th></tr>{rows}</table>")
-    counts = Counter(d.split(":")[0] for s in sentences for d in s.deprels)
+    counts = Counter(universal(d) for s in sentences for d in s.deprels)
     chosen = [r for r in PAPER_RELATIONS if counts[r]] + \
         [r for r, _ in counts.most_common() if r not in PAPER_RELATIONS][:relations]
     if chosen:

@@ -20,8 +20,7 @@ from ...errors import InputError
 from ...ud.treebank import Sentence
 from ..restoration.metrics import scores
 from ..restoration.pipeline import has_words
-from ..restoration.strip import insertions_of, strip
-from .correct import decoded, slot_distributions
+from .correct import Prepared
 from .model import SUPPORT, CorrectionModel, Decoding
 
 __all__ = ["COSTS", "Trial", "best", "calibrated"]
@@ -69,10 +68,9 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
                          "at least one cost")
     if not all(has_words(s) for s in sources):
         raise InputError("calibration: every source sentence must have words")
-    dists = slot_distributions(model, sources)
-    stripped, own = [strip(s) for s in sources], [insertions_of(s) for s in sources]
+    prepared = Prepared.of(model, sources)
     trials = [Trial.of(cost, sources, golds,
-                       decoded(model, stripped, own, dists, Decoding(cost, support), decoder))
+                       prepared.corrected_with(Decoding(cost, support), decoder))
               for cost in costs]
     won = best(trials, model.decoding.edit_cost if parsed else None)
     chosen = model.decoded_with(Decoding(won.edit_cost, support), parsed,

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..restoration import Insertion
+from ..restoration.crf import crf_heads
 from ..restoration.exact import SlotDistribution
 from .model import unexplained
 
@@ -28,7 +29,7 @@ def slot_candidates(crf: Crf, gen: SlotDistribution, i: int, floor: float = FLOO
     strings, sorted), their heads (the generative candidate's; else the word left of the slot)
     and the matrix of (log p_crf, log p_gen) per candidate, floored at ``floor``."""
     strings = list(gen.strings) + sorted(set(crf) - set(gen.strings))
-    heads = list(gen.heads) + [(max(i, 1),) * len(y) for y in strings[len(gen.strings):]]
+    heads = list(gen.heads) + [crf_heads(i, y) for y in strings[len(gen.strings):]]
     p_gen = dict(zip(gen.strings, (float(p) for p in gen.probs)))
     logs = np.log(np.maximum(np.array([[crf.get(y, 0.0), p_gen.get(y, 0.0)] for y in strings],
                                       dtype=float).reshape(len(strings), 2), floor))

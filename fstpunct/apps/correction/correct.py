@@ -19,6 +19,7 @@ candidate; the balanced decoder balances the sentence's marks around it).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .model import CorrectionModel, Decoding, unexplained, with_learner
 
-__all__ = ["corrected", "corrections", "decided", "decoded", "slot_distributions"]
+__all__ = ["Prepared", "corrected", "corrections", "decided", "slot_distributions"]
 
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
@@ -78,15 +79,27 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
     return exact_mbr.insertions(mixed, choice)
 
 
-def decoded(model: CorrectionModel, stripped: Sequence[Sentence],
-            own: Sequence[Sequence[Insertion]],
-            distributions: Sequence[Sequence[exact_mbr.SlotDistribution]], decoding: Decoding,
-            decoder: str = "balanced") -> list[Sentence]:
-    """The sentences corrected under ``decoding`` from their :func:`slot_distributions`
-    (``stripped``: the sentences without punctuation, ``own``: the learner's as insertions):
-    one computation of the distributions serves any number of decodings."""
-    return [insert(t, decided(model, d, o, decoding, decoder))
-            for t, o, d in zip(stripped, own, distributions)]
+@dataclass
+class Prepared:
+    """Learner sentences ready to be corrected under any number of decodings: without their
+    punctuation (``stripped``), their punctuation as insertions (``own``) and their
+    :func:`slot_distributions` under ``model``, computed once."""
+
+    model: CorrectionModel
+    stripped: list[Sentence]
+    own: list[list[Insertion]]
+    dists: list[list[exact_mbr.SlotDistribution]]
+
+    @classmethod
+    def of(cls, model: CorrectionModel, sentences: Sequence[Sentence]) -> Prepared:
+        """The sentences (all with words) prepared for ``model``."""
+        return cls(model, [strip(s) for s in sentences], [insertions_of(s) for s in sentences],
+                   slot_distributions(model, sentences))
+
+    def corrected_with(self, decoding: Decoding, decoder: str = "balanced") -> list[Sentence]:
+        """The sentences corrected under ``decoding`` (:func:`decided`)."""
+        return [insert(t, decided(self.model, d, o, decoding, decoder))
+                for t, o, d in zip(self.stripped, self.own, self.dists)]
 
 
 def corrections(model: CorrectionModel, sentences: Sequence[Sentence],

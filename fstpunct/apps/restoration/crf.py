@@ -28,8 +28,8 @@ from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "features", "installed",
-           "slot_tags", "train"]
+__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "crf_heads", "features",
+           "installed", "slot_tags", "train"]
 
 EMPTY = "O"
 OTHER = "<other>"
@@ -97,6 +97,12 @@ def slot_tags(ss: SlotSentence) -> list[str]:
     return [" ".join(slot) or EMPTY for slot in slot_strings(ss)]
 
 
+def crf_heads(slot: int, string: Sequence[str]) -> tuple[int, ...]:
+    """The heads of a string a CRF writes into ``slot``: the word left of the slot (slot 0:
+    word 1) for every token."""
+    return (max(slot, 1),) * len(string)
+
+
 def _tokens(tag: str) -> tuple[str, ...]:
     return () if tag == EMPTY else tuple(tag.split(" "))
 
@@ -157,8 +163,8 @@ class CrfModel:
         (slot 0: word 1); :data:`OTHER` restores nothing. Only ``sent``'s tree is read (and
         only by a CRF with tree features)."""
         ss = to_slots(sent)
-        return [() if t == OTHER else tuple((tok, max(i, 1)) for tok in _tokens(t))
-                for i, t in enumerate(self.tag(ss))]
+        strings = [() if t == OTHER else _tokens(t) for t in self.tag(ss)]
+        return [tuple(zip(y, crf_heads(i, y))) for i, y in enumerate(strings)]
 
     def marginals(self, ss: SlotSentence) -> list[dict[tuple[str, ...], float]]:
         """Per slot, the marginal probability of every tag, as token strings (:data:`EMPTY`:

@@ -212,10 +212,12 @@ class ExactPrior:
             yield self.sentence([(ts[k], m[k]) for ts, m in zip(trees, marginals)], quick)
 
     def sentence(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
-                 quick: bool | Callable[[int, float], bool] = False) -> list[SlotDistribution]:
+                 quick: bool | Callable[[int, float], bool] = False,
+                 done: dict[int, SlotDistribution] | None = None) -> list[SlotDistribution]:
         """The slot distributions of one sentence from its (tree, :meth:`marginals`) pairs.
         ``quick``: ε alone where p(ε) ≥ 1/2, or, a function of (slot i, a lower bound of its
-        p(ε)), where it says so."""
+        p(ε)), where it says so. ``done``: the slots already computed in full for these trees,
+        by index (read, and filled with the others)."""
         per_tree = [(s, slot_members(s), m) for s, m in trees]
         empty = np.mean([self._empty(members, m) for _, members, m in per_tree], axis=0)
         alone = quick if callable(quick) else lambda i, p: bool(quick) and p >= 0.5
@@ -224,9 +226,13 @@ class ExactPrior:
             if alone(i, p_empty):
                 out.append(SlotDistribution(((),), ((),), np.array([p_empty])))
                 continue
-            slot = self._slot(i, per_tree, p_empty, self.coarse)
-            if not slot.certified(int(np.argmin(slot.risks))):
-                slot = self._slot(i, per_tree, p_empty, self.prune)
+            slot = None if done is None else done.get(i)
+            if slot is None:
+                slot = self._slot(i, per_tree, p_empty, self.coarse)
+                if not slot.certified(int(np.argmin(slot.risks))):
+                    slot = self._slot(i, per_tree, p_empty, self.prune)
+                if done is not None:
+                    done[i] = slot
             out.append(slot)
         return out
 
@@ -432,8 +438,9 @@ class ExactRestorer:
                       ) -> Callable[[bool], list[SlotDistribution]]:
         """The slot distributions the decoder reads, as a function of ``quick`` (ε alone where
         ε is certainly the least-risk string): :meth:`ExactPrior.sentence`. The decoder may ask
-        twice (quick, then all candidates), so what both share is computed here, once."""
-        return partial(self.prior.sentence, trees)
+        twice (quick, then all candidates): the slots computed in full by the first call are
+        kept for the second."""
+        return partial(self.prior.sentence, trees, done={})
 
     def _certain(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
                  slots: list[SlotDistribution]) -> list[SlotDistribution]:

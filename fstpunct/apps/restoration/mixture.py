@@ -21,7 +21,7 @@ import numpy as np
 from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
-from .crf import CrfModel
+from .crf import CrfModel, crf_heads
 from .exact import ExactRestorer, SlotDistribution
 
 __all__ = ["MixedRestorer", "crf_distributions", "mixture"]
@@ -36,7 +36,7 @@ def crf_distributions(crf: CrfModel, ss: SlotSentence, floor: float = 0.0
     for i, probs in enumerate(crf.marginals(ss)):
         strings = sorted((y for y, p in probs.items() if p >= floor or not y),
                          key=lambda y: -probs[y])
-        out.append(SlotDistribution(tuple(strings), tuple((max(i, 1),) * len(y) for y in strings),
+        out.append(SlotDistribution(tuple(strings), tuple(crf_heads(i, y) for y in strings),
                                     np.array([probs[y] for y in strings])))
     return out
 
@@ -72,7 +72,7 @@ class MixedRestorer(ExactRestorer):
     def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
                       ) -> Callable[[bool], list[SlotDistribution]]:
         """:meth:`ExactRestorer.distributions` mixed with the CRF's, whose marginals are
-        computed once per sentence."""
+        computed once per sentence (as the model's slots computed in full)."""
         w = self.weight
         if w == 1.0:
             return super().distributions(trees)
@@ -80,9 +80,10 @@ class MixedRestorer(ExactRestorer):
         if w == 0.0:
             return lambda quick: crf
         empty = [(1.0 - w) * slot.prob(()) for slot in crf]
+        done: dict[int, SlotDistribution] = {}  # the model's slots computed in full, kept
 
         def mixed(quick: bool) -> list[SlotDistribution]:
             own = self.prior.sentence(trees, (lambda i, p: w * p + empty[i] >= 0.5) if quick
-                                      else False)
+                                      else False, done)
             return [mixture(a, b, w) for a, b in zip(own, crf)]
         return mixed
