@@ -42,6 +42,11 @@ marginals and the correction model's slot distribution, log p_crf + w log p_gen 
 chosen on dev (a slot whose learner string the correction model cannot explain, below its
 support, is kept).
 
+``--extra`` (train, table, cv) adds the punctuation-only pairs of the non-isomorphic sentences
+(``en_pesl``) to every trained system's training pairs; ``table --evaluate pesl`` scores those
+pairs of dev and test instead (an additional evaluation); ``table --weights-from`` takes the
+products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's.
+
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
 the other folds — the learner model (on every learner sentence of the other folds' documents,
