@@ -67,9 +67,9 @@ cdef void _free(Rows* m) noexcept:
     free(m.val)
 
 
-cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept:
+cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
     """numpy's pairwise summation of a[0:n] (what ``np.add.reduceat`` adds to a segment's first
-    element), so that sums are bitwise those of the former numpy formulation."""
+    element, and ``sum`` along a contiguous row adds to 0), so that sums are bitwise numpy's."""
     cdef double res
     cdef double r[8]
     cdef Py_ssize_t i, j, half
@@ -111,17 +111,22 @@ cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept:
 def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] dst,
                     const double[:, ::1] weight, const Py_ssize_t[::1] level_offsets,
                     const Py_ssize_t[::1] heads, const Py_ssize_t[::1] parents,
-                    const Py_ssize_t[::1] wanted, const unsigned char[::1] maximum):
-    """CSR rows (ptr, col, val) of M(s) for the wanted strings, stacked (row a·n + r); column
-    indices int32. The arcs have K weightings: ``weight[k]`` in the max semiring where
-    ``maximum[k]``, else in the sum semiring; ``val[k]`` holds the values under weighting k.
+                    const Py_ssize_t[::1] wanted, const unsigned char[::1] maximum,
+                    const Py_ssize_t[::1] place, Py_ssize_t n_matrices,
+                    const double[:, :, :, ::1] extras):
+    """CSR rows (ptr, col, val) of a stack of ``n_matrices`` matrices, then the E matrices
+    ``extras`` (E, K, n, n), stacked (row a·n + r); column indices int32. Matrix ``place[a]``
+    (ascending) is M(s) for the a-th wanted string, the others are 0; an extra matrix is stored
+    on the union of its nonzeros under the K weightings (row by row, columns ascending). The
+    arcs have K weightings: ``weight[k]`` in the max semiring where ``maximum[k]``, else in the
+    sum semiring; ``val[k]`` holds the values under weighting k.
 
     The strings are given level by level (``level_offsets``; level 0 is ε alone): string q of a
     level is token ``heads[q]`` followed by string ``parents[q]`` of the level below (indices
     within levels, flat over levels). The arcs of token t leaving state r are
     ``arc_ptr[t·n + r] : arc_ptr[t·n + r + 1]``, in ascending ``dst``. ``wanted[a]`` is the flat
     index of the a-th string to return."""
-    cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i
+    cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i, a
     cdef Py_ssize_t first, n_touched
     cdef Rows* levels = <Rows*> malloc(max(n_levels, 1) * sizeof(Rows))
     cdef Py_ssize_t* where = <Py_ssize_t*> malloc(max(level_offsets[n_levels], 1)
@@ -226,18 +231,27 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                         m.nnz += 1
                         seen[c] = 0
                     _push_row(m)
-        # the wanted strings, stacked
-        total_rows = wanted.shape[0] * n
-        ptr = np.empty(total_rows + 1, dtype=np.intp)
+        # the wanted strings in their places, then the extra matrices
+        if place.shape[0] != wanted.shape[0] or extras.shape[1] != width or \
+                (extras.shape[0] and (extras.shape[2] != n or extras.shape[3] != n)):
+            raise ValueError("string_products: shapes do not match")
+        for a in range(place.shape[0]):
+            if place[a] >= n_matrices or place[a] < 0 or (a and place[a] <= place[a - 1]):
+                raise ValueError("string_products: places must ascend below n_matrices")
+        ptr = np.empty((n_matrices + extras.shape[0]) * n + 1, dtype=np.intp)
         size = 0
         for a in range(wanted.shape[0]):
             q = wanted[a]
             m = &levels[where[q]]
             first = (q - level_offsets[where[q]]) * n
             size += m.ptr[first + n] - m.ptr[first]
+        for e in range(extras.shape[0]):
+            for r in range(n):
+                for c in range(n):
+                    size += _extra_at(extras, e, r, c)
         col = np.empty(size, dtype=np.int32)
         val = np.empty((width, size), dtype=np.float64)
-        _gather(levels, where, level_offsets, wanted, n, ptr, col, val)
+        _gather(levels, where, level_offsets, wanted, n, place, n_matrices, extras, ptr, col, val)
         return ptr, col, val
     finally:
         for d in range(n_levels):
@@ -324,13 +338,31 @@ cdef int _pairwise_row(Rows* below, const Py_ssize_t[::1] arc_ptr, const Py_ssiz
     return 0
 
 
+cdef inline bint _extra_at(const double[:, :, :, ::1] extras, Py_ssize_t e, Py_ssize_t r,
+                           Py_ssize_t c) noexcept:
+    """Whether extra matrix e has a nonzero at (r, c) under some weighting."""
+    cdef Py_ssize_t k
+    for k in range(extras.shape[1]):
+        if extras[e, k, r, c] != 0.0:
+            return True
+    return False
+
+
 cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
-                  const Py_ssize_t[::1] wanted, Py_ssize_t n, Py_ssize_t[::1] ptr,
+                  const Py_ssize_t[::1] wanted, Py_ssize_t n, const Py_ssize_t[::1] place,
+                  Py_ssize_t count, const double[:, :, :, ::1] extras, Py_ssize_t[::1] ptr,
                   int[::1] col, double[:, ::1] val) noexcept:
-    cdef Py_ssize_t a, q, r, f, j, first, at = 0, row = 0
+    cdef Py_ssize_t a, b, q, r, f, j, c, e, first, at = 0, row = 0, next_wanted = 0
     cdef Rows* m
     ptr[0] = 0
-    for a in range(wanted.shape[0]):
+    for b in range(count):
+        if next_wanted == place.shape[0] or place[next_wanted] != b:  # a 0 matrix
+            for r in range(n):
+                row += 1
+                ptr[row] = at
+            continue
+        a = next_wanted
+        next_wanted += 1
         q = wanted[a]
         m = &levels[where[q]]
         first = (q - level_offsets[where[q]]) * n
@@ -340,6 +372,16 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
                 for j in range(m.width):
                     val[j, at] = m.val[f * m.width + j]
                 at += 1
+            row += 1
+            ptr[row] = at
+    for e in range(extras.shape[0]):
+        for r in range(n):
+            for c in range(n):
+                if _extra_at(extras, e, r, c):
+                    col[at] = c
+                    for j in range(extras.shape[1]):
+                        val[j, at] = extras[e, j, r, c]
+                    at += 1
             row += 1
             ptr[row] = at
 

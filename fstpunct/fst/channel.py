@@ -53,8 +53,8 @@ if TYPE_CHECKING:
     import pynini
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
-           "SPECIALS", "EditPath", "ScanArc", "Step", "Channel", "scan_moves", "structural_mask",
-           "sidecar_path"]
+           "SPECIALS", "ArcTable", "EditPath", "ScanArc", "Step", "Channel", "scan_moves",
+           "structural_mask",           "sidecar_path"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -99,6 +99,22 @@ class ScanArc(NamedTuple):
     ilabel: str
     olabel: str | None
     param: tuple[int, int, int] | None
+
+
+class ArcTable(NamedTuple):
+    """The scan machine's arcs (:meth:`Channel.arcs`, in that order) as arrays: source and
+    target states, input and output symbol indices (−1: the end mark ``$``, or no output), and
+    the (a, b, edit) index into ``phi`` (rows of −1 for parameter-free arcs)."""
+
+    src: np.ndarray
+    dst: np.ndarray
+    ilabel: np.ndarray
+    olabel: np.ndarray
+    param: np.ndarray
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ArcTable) and all(
+            np.array_equal(x, y) for x, y in zip(self, other))
 
 
 def structural_mask(symbols: Sequence[str]) -> np.ndarray:
@@ -329,6 +345,36 @@ class Channel:
                                             (a, b, edit)))
             arcs.append(ScanArc(2 + p, FINAL_STATE, END, syms[p], None))
         return arcs
+
+    def arc_table(self) -> ArcTable:
+        """:meth:`arcs` as arrays, computed with numpy (the same arcs in the same order)."""
+        n = len(self.symbols)
+        p, t = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")  # (n, n) each
+        a, b, moves = scan_moves(self.direction, p, t)
+        # per move, in arcs()' order: the edit, the emitted symbol (−1: none), the next pending
+        edit = np.array([code for code, _, _ in moves])
+        emitted = np.stack([np.full_like(a, -1) if out is None else out for _, out, _ in moves],
+                           axis=-1)
+        pending = np.stack([nxt for _, _, nxt in moves], axis=-1)
+        allowed = self.phi[a[..., None], b[..., None], edit] > 0  # (p, t, move)
+        # per pending p: its moves (t, move) in order, then its end arc
+        keep = np.concatenate([allowed.reshape(n, 4 * n), np.ones((n, 1), dtype=bool)], axis=1)
+        at = np.flatnonzero(keep)
+        p_of, rest = np.divmod(at, 4 * n + 1)
+        end = rest == 4 * n
+        t_of, move = np.divmod(np.where(end, 0, rest), 4)
+        param = np.where(end[:, None], -1, np.stack(
+            [a[p_of, t_of], b[p_of, t_of], edit[move]], axis=1))
+        start = np.arange(n)
+        src = np.concatenate([np.full(n + 1, START_STATE), 2 + p_of])
+        dst = np.concatenate([2 + start, [FINAL_STATE],
+                              np.where(end, FINAL_STATE, 2 + pending[p_of, t_of, move])])
+        ilabel = np.concatenate([start, [-1], np.where(end, -1, t_of)])
+        olabel = np.concatenate([np.full(n + 1, -1),
+                                 np.where(end, p_of, emitted[p_of, t_of, move])])
+        param = np.concatenate([np.full((n + 1, 3), -1), param])
+        return ArcTable(*(np.ascontiguousarray(x, dtype=np.intp)
+                          for x in (src, dst, ilabel, olabel, param)))
 
     def symbol_table(self) -> pynini.SymbolTable:
         """Shared input/output table: 0 ε, 1 ``$``, then :attr:`symbols` from 2."""

@@ -41,8 +41,6 @@ from .channel import FINAL_STATE, Channel, ScanArc
 __all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
            "product_stacks"]
 
-END = "$"
-
 
 @dataclass(frozen=True)
 class Topology:
@@ -130,16 +128,15 @@ class LatticeBuilder:
     def __init__(self, channel: Channel, hidden: frozenset[str] = frozenset()) -> None:
         self.channel = channel
         self.hidden = hidden
-        self._arcs = channel.arcs()
+        self._arcs = channel.arc_table()
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
         self._machine = self._sorted_machine()
         self._topologies: dict[tuple[str, ...], Topology] = {}
         # per surface string: the punctemes and excluded token it was made for, and the layout
         self._layouts: dict[tuple[str, ...], tuple[Sequence[tuple[int, ...]], int, _Layout]] = {}
-        self._has_param = np.array([a.param is not None for a in self._arcs])
-        self._param_index = tuple(np.array([a.param for a in self._arcs if a.param is not None]).T)
-        self._arc_token = np.array(
-            [-1 if a.ilabel == END else self._symbols[a.ilabel] for a in self._arcs])
+        self._has_param = self._arcs.param[:, 0] >= 0
+        self._param_index = tuple(self._arcs.param[self._has_param].T)
+        self._arc_token = self._arcs.ilabel
 
     def rebound(self, channel: Channel) -> LatticeBuilder:
         """A builder for ``channel`` that shares this one's topologies when the two machines
@@ -151,20 +148,24 @@ class LatticeBuilder:
             builder._topologies, builder._layouts = self._topologies, self._layouts
         return builder
 
-    @property
+    @cached_property
     def channel_arcs(self) -> list[ScanArc]:
         """The channel's scan arcs; a topology's ``arc`` entries index this list."""
-        return self._arcs
+        return self.channel.arcs()
+
+    @property
+    def n_arcs(self) -> int:
+        """The number of the channel's scan arcs (:meth:`~fstpunct.fst.channel.Channel.arcs`),
+        which a topology's ``arc`` entries index."""
+        return len(self._arcs.src)
 
     def _sorted_machine(self) -> tuple[np.ndarray, ...]:
         """The scan machine as :func:`~fstpunct.fst._compose.compose_linear` takes it: each
         state's arcs (offsets), stably sorted by output label (0: ε, else 1 + symbol index),
         with their output labels, indices and targets."""
-        src = np.array([a.src for a in self._arcs], dtype=np.intp)
-        olabel = np.array([0 if a.olabel is None else 1 + self._symbols[a.olabel]
-                           for a in self._arcs], dtype=np.intp)
+        src, dst = self._arcs.src, self._arcs.dst
+        olabel = self._arcs.olabel + 1  # 0: ε
         order = np.lexsort((olabel, src))  # stable: by state, then output label
-        dst = np.array([a.dst for a in self._arcs], dtype=np.intp)
         n_states = 1 + max(int(src.max()), int(dst.max()))
         ptr = np.searchsorted(src[order], np.arange(n_states + 1)).astype(np.intp)
         return ptr, olabel[order], order.astype(np.intp), dst[order]
@@ -227,7 +228,7 @@ class LatticeBuilder:
 
     def arc_weights(self) -> np.ndarray:
         """Probability of every channel arc under the current φ (1 for parameter-free arcs)."""
-        weights = np.ones(len(self._arcs))
+        weights = np.ones(self.n_arcs)
         weights[self._has_param] = self.channel.phi[self._param_index]
         return weights
 
@@ -319,22 +320,15 @@ def _plan(strings: tuple[tuple[int, ...], ...]) -> _Plan:
                  np.array([at[s] for s in strings], np.intp))
 
 
-class _Rows(NamedTuple):
-    """Stacked CSR rows of matrices in several lattices of one topology: the nonzeros' places,
-    and a row of values per lattice."""
-
-    indptr: np.ndarray
-    indices: np.ndarray
-    values: np.ndarray  # (lattices, nonzeros)
-
-
 def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...]],
-                     transpose: bool = False, only: np.ndarray | None = None) -> _Rows:
-    """The CSR rows of M(s) for the strings s = ``strings[a]`` (M(ε) = I; ``only``: for a in
-    ``only`` alone), stacked (row a·N + r is M(s)[r, :]), or of M(s)ᵀ with ``transpose``, in
-    every one of ``lattices`` (the same arcs, weighted in their own semirings): row r of M(t·s)
-    is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′], built for all suffixes level by
-    level (compiled, all lattices in one pass)."""
+                     extras: Sequence[Sequence[np.ndarray]], transpose: bool = False,
+                     only: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+    """The CSR rows (ptr, col, val) of the stack of M(s) for the strings s = ``strings[a]``
+    (M(ε) = I; ``only``: for a in ``only`` alone, the other matrices 0), or of M(s)ᵀ with
+    ``transpose``, then the ``extras`` (per lattice, the same number), in every one of
+    ``lattices`` (the same arcs, weighted in their own semirings; ``val[k]`` in lattice k): row
+    r of M(t·s) is the ⊕ of the rows r′ of M(s) scaled by M(t)[r, r′], built for all suffixes
+    level by level (compiled, all lattices in one pass)."""
     lattice = lattices[0]
     n = lattice.size
     token, src, dst = lattice.token, lattice.src, lattice.dst
@@ -343,15 +337,18 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
         src, dst = dst, src
         order = np.lexsort((dst, src, token))
         token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
-    plan = _plan(tuple(s[::-1] if transpose else tuple(s) for s in strings))
+    plan = _plan(tuple(s[::-1] for s in strings) if transpose else tuple(strings))
+    place = np.arange(len(strings), dtype=np.intp)
     if only is not None:
-        plan = plan.restricted(only)
+        plan, place = plan.restricted(only), np.asarray(only, dtype=np.intp)
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
-    return _Rows(*_sparse.string_products(
+    extra = np.ascontiguousarray(np.array(extras, dtype=float).reshape(
+        len(lattices), -1, n, n).transpose(1, 0, 2, 3))  # (extra, lattice, n, n)
+    return _sparse.string_products(
         n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
-        plan.parents, plan.wanted, maximum))
+        plan.parents, plan.wanted, maximum, place, len(strings), extra)
 
 
 def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
@@ -372,24 +369,8 @@ def product_stacks(lattices: Sequence[Lattice], strings: Sequence[tuple[int, ...
     :meth:`~fstpunct.dp.stacks.SparseStack.family`): an extra matrix is stored on the union of its
     nonzeros in every lattice, an explicit 0 where one of them has none (sum and max closures
     have the same nonzeros)."""
-    n = lattices[0].size
-    rows = _string_products(lattices, strings, transpose, only)
-    if only is not None:  # the rows of each string in its place, empty rows elsewhere
-        lengths = np.zeros(len(strings) * n, dtype=np.intp)
-        lengths[(np.asarray(only, dtype=np.intp)[:, None] * n + np.arange(n)).ravel()] = \
-            np.diff(rows.indptr)
-        rows = rows._replace(indptr=np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp))
-    parts = [(rows.indptr[1:], rows.indices, rows.values)]
-    for mats in zip(*extras):  # one extra matrix in every lattice
-        r, c = np.nonzero(np.any(mats, axis=0))
-        parts.append((np.searchsorted(r, np.arange(1, n + 1)), c.astype(np.int32),
-                      np.array([m[r, c] for m in mats])))
-    starts = np.cumsum([0] + [len(indices) for _, indices, _ in parts[:-1]])
-    ptr = np.concatenate([rows.indptr[:1]] + [ends + start
-                                              for (ends, _, _), start in zip(parts, starts)])
-    return SparseStack.family(len(parts) - 1 + len(strings), n, ptr,
-                              np.concatenate([indices for _, indices, _ in parts]),
-                              np.concatenate([values for *_, values in parts], axis=1))
+    ptr, col, val = _string_products(lattices, strings, extras, transpose, only)
+    return SparseStack.family(len(strings) + len(extras[0]), lattices[0].size, ptr, col, val)
 
 
 class _Positions(NamedTuple):
@@ -487,7 +468,7 @@ class EditCounter:
                  rate: float, exclude: int) -> None:
         layout = builder.counter_layout(surface, punctemes, exclude)
         topo = layout.topology
-        self._topology, self._n_arcs = topo, len(builder.channel_arcs)
+        self._topology, self._n_arcs = topo, builder.n_arcs
         self._n_states = topo.n_states  # = lattice.size
         self._weights = weights[topo.arc]
         self._closure, self._rate = closure, rate

@@ -42,6 +42,7 @@ from ..dp.treedp import Candidates, Gradients, MatrixTree, Outer, inside, outsid
 from ..fst.channel import Channel
 from ..fst.lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
+from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .vocab import Puncteme, Vocab
 
@@ -206,7 +207,7 @@ class SlotCache:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
-        self.punctemes = [tuple(channel.index(t) for t in p) for p in model.vocab.punctemes]
+        self.punctemes = tuple(tuple(channel.index(t) for t in p) for p in model.vocab.punctemes)
         self.boundary = channel.index(BOUNDARY)
         self.rate = settings.continuation / (len(channel.symbols) - 1)
         self.limit, self.paired, self.subset = limit, paired, subset
@@ -393,14 +394,6 @@ class Inference:
         ``ends[t, 1]``, then the backoff (the closure on both sides); the punctemes each
         slot needs (None: all, unless the slot cache builds only those asked for); and the
         slots looked up (in the max semiring if ``maximum``)."""
-        data = self.batch.data
-        lo, hi = data.node_offsets[nodes.start], data.node_offsets[nodes.stop]
-        sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
-        pairs = data.pairs[lo:hi]
-        left, right = self._left_of_pair[pairs], self._right_of_pair[pairs]
-        width = len(self.model.vocab.punctemes)  # (slot, puncteme) as one index
-        at_left = np.repeat(ends[:, 0] * width, sizes) + left
-        at_right = np.repeat(ends[:, 1] * width, sizes) + right
         needed: list[np.ndarray | None] = [None] * len(surfaces)
         if self.slots.subset:  # per slot, the sides of the candidate sets of its nodes
             group, left_of_group, right_of_group = self._sides
@@ -410,7 +403,33 @@ class Inference:
             needed = list(meets[0] @ left_of_group | meets[1] @ right_of_group)
         found = _Found(maximum, [self.slots.get(x, maximum, need)
                                  for x, need in zip(surfaces, needed)])
-        flat = np.concatenate([slot.possible for slot in found.slots])
+        return self._candidate_arrays(nodes, ends, found.slots), needed, found
+
+    def _candidate_arrays(self, nodes: range, ends: np.ndarray, slots: Sequence[Slot]) -> _Flat:
+        """The candidates of the batch's ``nodes`` (see :meth:`_candidates`) over the slots
+        ``slots`` (``ends`` index them), in one compiled pass
+        (:meth:`_candidate_arrays_reference`'s arrays)."""
+        data = self.batch.data
+        possible = np.array([slot.possible for slot in slots], dtype=np.uint8).reshape(
+            len(slots), len(self.model.vocab.punctemes))
+        return _Flat(*candidate_arrays(
+            np.asarray(data.node_offsets[nodes.start:nodes.stop + 1], dtype=np.intp),
+            np.asarray(data.pairs, dtype=np.int32), self._left_of_pair, self._right_of_pair,
+            np.ascontiguousarray(ends, dtype=np.intp), possible, self.probs, self._tilt,
+            self._keep, self._backoff, self._closure_id, BACKOFF))
+
+    def _candidate_arrays_reference(self, nodes: range, ends: np.ndarray,
+                                    slots: Sequence[Slot]) -> _Flat:
+        """:meth:`_candidate_arrays` by numpy passes over the rows (the tests' oracle)."""
+        data = self.batch.data
+        lo = data.node_offsets[nodes.start]
+        sizes = np.diff(data.node_offsets[nodes.start:nodes.stop + 1])
+        pairs = data.pairs[lo:data.node_offsets[nodes.stop]]
+        left, right = self._left_of_pair[pairs], self._right_of_pair[pairs]
+        width = len(self.model.vocab.punctemes)  # (slot, puncteme) as one index
+        at_left = np.repeat(ends[:, 0] * width, sizes) + left
+        at_right = np.repeat(ends[:, 1] * width, sizes) + right
+        flat = np.concatenate([slot.possible for slot in slots])
         ok = flat[at_left] & flat[at_right]
         rows = lo + np.flatnonzero(ok)
         kept = np.add.reduceat(ok, np.cumsum(sizes) - sizes, dtype=np.intp) if len(ok) else \
@@ -428,7 +447,7 @@ class Inference:
         tilt = self._tilt[pairs[rows - lo]]
         return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
                      spread(left[ok], closure), spread(right[ok], closure),
-                     spread(rows, BACKOFF)), needed, found
+                     spread(rows, BACKOFF))
 
     def _slots_in(self, maximum: bool, surfaces: Sequence[tuple[str, ...]],
                   needed: Sequence[np.ndarray | None], found: _Found) -> list[Slot]:
@@ -482,10 +501,9 @@ class Inference:
             return self._layout_cache
         batch = self.batch
         sentences = batch.sentences[part.start:part.stop]
-        index: dict[tuple[str, ...], int] = {}
-        slot_ids = np.array([index.setdefault(x, len(index))
-                             for surface in batch.surfaces[part.start:part.stop]
-                             for x in surface], dtype=np.intp)
+        slots = list(itertools.chain.from_iterable(batch.surfaces[part.start:part.stop]))
+        index = {x: k for k, x in enumerate(dict.fromkeys(slots))}  # in order of first use
+        slot_ids = np.fromiter(map(index.__getitem__, slots), dtype=np.intp, count=len(slots))
         words = np.array([sent.n for sent in sentences], dtype=np.intp)
         word_offsets = np.concatenate([[0], np.cumsum(words)]).astype(np.intp)
         node_offsets = np.asarray(batch.data.sentence_offsets[part.start:part.stop + 1],
@@ -500,8 +518,9 @@ class Inference:
         heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in sentences),
                             dtype=np.intp, count=int(word_offsets[-1]))
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
-                        ends[:, 1].copy(), flat.offsets.astype(np.intp), flat.weights,
-                        flat.left_of.astype(np.intp), flat.right_of.astype(np.intp), [], [])
+                        ends[:, 1].copy(), np.asarray(flat.offsets, dtype=np.intp), flat.weights,
+                        *(np.asarray(x, dtype=np.intp) for x in (flat.left_of, flat.right_of)),
+                        [], [])
         self._layout_cache = _Layout(part, tuple(index), forest, flat, needed, found)
         return self._layout_cache
 
