@@ -18,7 +18,7 @@ from ..fst.grammar import load_grammar, parse_grammar
 from ..model.fit import train
 from ..model.punct import Settings
 from ..model.store import save_model
-from ..model.train import INITS
+from ..model.train import ATTACH_ITERATIONS, INITS
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES, Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
@@ -54,6 +54,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default grammar, the one with the lower dev perplexity)")
     parser.add_argument("--iterations", type=int, default=10, metavar="N",
                         help="EM iterations (default 10)")
+    parser.add_argument("--attach-iterations", type=int, default=ATTACH_ITERATIONS, metavar="N",
+                        help="L-BFGS iterations of each Attach M-step (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
                         help="E-step worker processes (default: 2 or fewer cores)")
     add_pool_arguments(parser)
@@ -86,6 +88,8 @@ def run(args: argparse.Namespace) -> int:
                  ("l2", args.l2)) if value < 0]
     if negative:  # --lexical -1 used to give every word but the rarest a feature of its own
         raise InputError(f"{', '.join(negative)}: must be at least 0")
+    if args.attach_iterations < 1:
+        raise InputError(f"--attach-iterations {args.attach_iterations}: must be at least 1")
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
@@ -142,7 +146,8 @@ def run(args: argparse.Namespace) -> int:
 
     with chosen_pool(args) as pool:
         trained = train(usable, grammar, directions, dev=dev, init=args.init, settings=settings,
-                        iterations=args.iterations, seed=args.seed, pool=pool, started=start,
+                        iterations=args.iterations, attach_iterations=args.attach_iterations,
+                        seed=args.seed, pool=pool, started=start,
                         report=report, progress=progress)
     inner.close()
     bar.close()

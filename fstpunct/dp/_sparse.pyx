@@ -67,9 +67,9 @@ cdef void _free(Rows* m) noexcept:
     free(m.val)
 
 
-cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept:
+cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
     """numpy's pairwise summation of a[0:n] (what ``np.add.reduceat`` adds to a segment's first
-    element), so that sums are bitwise those of the former numpy formulation."""
+    element, and ``sum`` along a contiguous row adds to 0), so that sums are bitwise numpy's."""
     cdef double res
     cdef double r[8]
     cdef Py_ssize_t i, j, half

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +32,7 @@ import numpy as np
 from ..dp.sparse import Csr, ranges
 from ..errors import ModelError
 from ..ud.slots import SlotSentence
-from ._attach import gathered_matmul, scattered_matmul_t
+from ._attach import gathered_matmul, prefix_matmul, softmax_gradient
 from ._features import distinct_rows
 from .features import (
     context_ids,
@@ -200,16 +201,56 @@ class _Group:
         """:meth:`scores` by gathering the block of ``st`` first (the tests' oracle)."""
         return self.contexts.matmul(st[np.ix_(self.used, self.candidates)])
 
-    def add_gradient(self, p: np.ndarray, d_st: np.ndarray) -> None:
-        """``d_st[used, candidates] += contextsᵀ · p`` for the per-row gradient ``p`` (U × |W|,
-        C-ordered) into ``d_st`` (contexts × pairs), compiled (:meth:`add_gradient_reference`'s
-        result, bitwise)."""
+    @cached_property
+    def prefixes(self) -> tuple[np.ndarray, np.ndarray]:
+        """The distinct context rows in lexicographic order of their entries (column, value),
+        and how many first entries each shares with the row before it: :func:`prefix_matmul`'s
+        ``order`` and ``shared`` (the M-step's; computed once per group)."""
         x = self.contexts
-        scattered_matmul_t(x.indptr, x.indices, x.data, self.used, self.candidates, p, d_st)
+        lengths = np.diff(x.indptr)
+        width = int(lengths.max(initial=0))
+        if width == 0:
+            return np.arange(x.n_rows, dtype=np.intp), np.zeros(x.n_rows, dtype=np.intp)
+        columns = np.full((x.n_rows, width), -1, dtype=np.int64)  # −1: shorter rows sort first
+        values = np.zeros((x.n_rows, width))
+        rows = np.repeat(np.arange(x.n_rows), lengths)
+        at = (rows, np.arange(len(x.indices)) - x.indptr[rows])
+        columns[at], values[at] = x.indices, x.data
+        # lexsort's last key sorts first: the first entry's column, its value, the second's, …
+        order = np.lexsort([key[:, c] for c in reversed(range(width)) for key in (values, columns)])
+        columns, values = columns[order], values[order]
+        same = ((columns[1:] == columns[:-1]) & (values[1:].view(np.int64) ==
+                                                 values[:-1].view(np.int64)) & (columns[1:] >= 0))
+        shared = np.concatenate([[0], np.cumprod(same, axis=1).sum(axis=1)])
+        return order.astype(np.intp), shared.astype(np.intp)
 
-    def add_gradient_reference(self, p: np.ndarray, d_st: np.ndarray) -> None:
-        """:meth:`add_gradient` through scipy and a gathered block (the tests' oracle)."""
+    def fit_term(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray,
+                 d_st: np.ndarray) -> float:
+        """The group's term of the M-step's objective, Σ targets · log p_θ over its distinct
+        context rows (``targets``: U × |W|, C-ordered; ``mass``: their row sums), adding its
+        gradient in Θ Gᵀ into ``d_st``; compiled, the scores sharing the partial sums of common
+        prefixes and the softmax fused with the gradient (:meth:`fit_term_reference`'s value
+        and gradient, bitwise)."""
+        x = self.contexts
+        scores = np.empty((x.n_rows, len(self.candidates)))
+        prefix_matmul(x.indptr, x.indices, x.data, *self.prefixes, self.used, self.candidates,
+                      np.ascontiguousarray(st), scores)
+        fit_term = np.vdot(targets, scores)
+        top, total = np.empty(x.n_rows), np.empty(x.n_rows)
+        softmax_gradient(scores, targets, mass, x.indptr, x.indices, x.data, self.used,
+                         self.candidates, d_st, top, total)
+        return float(fit_term - mass @ (top + np.log(total)))
+
+    def fit_term_reference(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray,
+                           d_st: np.ndarray) -> float:
+        """:meth:`fit_term` in numpy and scipy (the tests' oracle)."""
+        scores = self.scores_reference(st)
+        fit_term = np.vdot(targets, scores)  # before the softmax overwrites the scores
+        log_z, p = _softmax(scores)
+        p *= -mass[:, None]
+        p += targets
         d_st[np.ix_(self.used, self.candidates)] += self.contexts.scipy().T @ p
+        return float(fit_term - mass @ log_z)
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,20 +353,23 @@ def probabilities(theta: np.ndarray, data: AttachData,
     return out
 
 
-def _merge_targets(data: AttachData, targets: np.ndarray) -> list[np.ndarray]:
-    """Targets summed over the nodes merged into each distinct context row, per group."""
+def _merge_targets(data: AttachData, targets: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Targets summed over the nodes merged into each distinct context row, per group, and
+    their row sums (what does not depend on θ, computed once per M-step)."""
     import scipy.sparse as sp  # here: training only (slow to import)
 
     out = []
     for g in data.groups:
         merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
                               shape=(g.contexts.n_rows, len(g.nodes)))
-        out.append(np.asarray(merge @ targets[data.rows(g)]))
+        merged = np.ascontiguousarray(merge @ targets[data.rows(g)])
+        out.append((merged, merged.sum(axis=1)))
     return out
 
 
-def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
-               l2: float, center: np.ndarray | None,
+def _objective(theta: np.ndarray, data: AttachData,
+               merged: list[tuple[np.ndarray, np.ndarray]], l2: float,
+               center: np.ndarray | None,
                threads: Executor | None = None) -> tuple[float, np.ndarray]:
     """The objective and its gradient; with ``threads`` (two), the groups in two halves of
     about equal work and each block of Θ Gᵀ and of the gradient on a thread of its own (numpy
@@ -335,18 +379,10 @@ def _objective(theta: np.ndarray, data: AttachData, merged: list[np.ndarray],
     groups = list(zip(data.groups, merged))
     cut = _halves(data) if threads else len(groups)
 
-    def half(part: list[tuple[_Group, np.ndarray]]) -> tuple[list[float], np.ndarray]:
-        terms, d_st = [], np.zeros_like(st)
-        for g, t in part:
-            scores = g.scores(st)
-            fit_term = np.vdot(t, scores)  # before the softmax overwrites the scores
-            log_z, p = _softmax(scores)
-            mass = t.sum(axis=1)
-            terms.append(float(fit_term - mass @ log_z))
-            p *= -mass[:, None]
-            p += t
-            g.add_gradient(p, d_st)
-        return terms, d_st
+    def half(part: list[tuple[_Group, tuple[np.ndarray, np.ndarray]]]
+             ) -> tuple[list[float], np.ndarray]:
+        d_st = np.zeros_like(st)
+        return [g.fit_term(st, t, mass, d_st) for g, (t, mass) in part], d_st
 
     parts = list((threads.map if threads else map)(half, [groups[:cut], groups[cut:]]))
     value = -0.5 * l2 * float(offset @ offset)

@@ -15,7 +15,7 @@ from ..fst.grammar import Grammar
 from ..parallel import Pool
 from ..ud.slots import SlotSentence
 from .punct import Inference, PunctModel, Settings
-from .train import History, em, initial_model
+from .train import ATTACH_ITERATIONS, History, em, initial_model
 
 __all__ = ["Trained", "perplexity", "train"]
 
@@ -38,7 +38,8 @@ class Trained:
 
 def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Sequence[str], *,
           dev: Sequence[SlotSentence] = (), init: str = "nunberg",
-          settings: Settings | None = None, iterations: int = 10, jobs: int = 1, seed: int = 0,
+          settings: Settings | None = None, iterations: int = 10,
+          attach_iterations: int = ATTACH_ITERATIONS, jobs: int = 1, seed: int = 0,
           pool: Pool | None = None, started: Callable[[str], None] | None = None,
           report: Callable[[int, float, float], None] | None = None,
           progress: Callable[[int], None] | None = None) -> Trained:
@@ -46,7 +47,8 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
     direction; with more than one, the model with the lowest dev perplexity is kept (ties: the
     first). Every tried direction's dev perplexity is recorded when ``dev`` is given.
     ``started(direction)`` is called before each run; the E-steps run on ``pool`` (default:
-    ``jobs`` local processes)."""
+    ``jobs`` local processes); each Attach M-step runs at most ``attach_iterations`` L-BFGS
+    iterations."""
     if not directions:
         raise ValueError("no direction to train")
     if len(directions) > 1 and not dev:
@@ -59,7 +61,8 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
             started(direction)
         model = initial_model(list(sentences), grammar, init, direction, settings, seed)
         model, history = em(model, model.prepare(sentences), iterations, jobs=jobs, pool=pool,
-                            train_channel=init != "identity", report=report, progress=progress)
+                            train_channel=init != "identity", report=report, progress=progress,
+                            attach_iterations=attach_iterations)
         if dev:
             scores[direction] = perplexity(model, dev)[1]
         if best is None or (dev and scores[direction] < scores[best.model.channel.direction]):

@@ -31,9 +31,12 @@ from .attach import AttachModel, fit
 from .punct import Batch, Inference, PunctModel, Settings, SlotCache
 from .vocab import Vocab
 
-__all__ = ["CHUNK", "INITS", "Counts", "History", "em", "expected_counts", "initial_model"]
+__all__ = ["ATTACH_ITERATIONS", "CHUNK", "INITS", "Counts", "History", "em", "expected_counts",
+           "initial_model"]
 
 CHUNK = 500  # sentences per E-step task: a second or so
+
+ATTACH_ITERATIONS = 50  # L-BFGS iterations of each Attach M-step
 
 INITS = ("nunberg", "random", "identity")
 
@@ -148,7 +151,8 @@ def _reestimate(channel: Channel, counts: np.ndarray, prior: np.ndarray) -> Chan
 
 
 def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
-       pool: Pool | None = None, train_channel: bool = True, attach_iterations: int = 50,
+       pool: Pool | None = None, train_channel: bool = True,
+       attach_iterations: int = ATTACH_ITERATIONS,
        report: Callable[[int, float, float], None] | None = None,
        progress: Callable[[int], None] | None = None,
        center: np.ndarray | None = None) -> tuple[PunctModel, History]:

@@ -1,0 +1,75 @@
+"""One Attach M-step on en_ewt train from fixed expected counts, for paired A/B timings and for
+checking that θ is bitwise unchanged by an exact speed-up.
+
+``prepare COUNTS.npz``: the initial model of ``fstpunct train --lang en`` and one E-step on 2
+local workers; saves θ₀, the prior's centre and the expected Attach counts.
+``fit COUNTS.npz THETA.npy``: featurises en_ewt train again (deterministic), runs
+:func:`fstpunct.model.attach.fit` from the saved θ₀ and counts, saves θ (compare two with ``cmp``)
+and prints the M-step's wall and CPU seconds and its objective evaluations as JSON.
+
+Run: FSTPUNCT_UD_DIR=/work/shared/ud .venv/bin/python bench/mstep_bench.py prepare|fit ...
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI sets it, before numpy loads BLAS
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fstpunct.fst.grammar import load_grammar
+from fstpunct.model import attach
+from fstpunct.model.punct import Settings
+from fstpunct.model.train import initial_model
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import to_slots
+
+
+def _model():
+    sents = [s for s in map(to_slots, split_source("en", "train").sentences()) if s.trainable]
+    grammar = load_grammar(Path(__file__).resolve().parents[1] / "grammars" / "en.rules")
+    return sents, initial_model(sents, grammar, "nunberg", None, Settings())
+
+
+def prepare(out: str) -> None:
+    from fstpunct.model.train import expected_counts, share_batch
+    from fstpunct.parallel import LocalPool
+
+    sents, model = _model()
+    batch = model.prepare(sents)
+    with LocalPool(2) as pool:
+        share_batch(pool, batch, model)
+        counts = expected_counts(pool, model, batch)
+    np.savez(out, theta=model.theta, targets=counts.targets,
+             center=model.attach.init_theta(model.settings.token_cost))
+
+
+def fit(counts: str, out: str) -> None:
+    sents, model = _model()
+    data = attach.AttachData.build(model.attach, sents)
+    saved = np.load(counts)
+    evaluations = 0
+    objective = attach._objective
+
+    def counted(*args, **kwargs):
+        nonlocal evaluations
+        evaluations += 1
+        return objective(*args, **kwargs)
+
+    attach._objective = counted
+    start, cpu = time.perf_counter(), time.process_time()
+    theta = attach.fit(saved["theta"], data, saved["targets"], model.settings.l2, 50,
+                       saved["center"])
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    np.save(out, theta)
+    print(json.dumps({"m_step": round(seconds, 3), "cpu": round(cpu, 3),
+                      "evaluations": evaluations, "weights": len(theta)}))
+
+
+if __name__ == "__main__":
+    {"prepare": prepare, "fit": fit}[sys.argv[1]](*sys.argv[2:])
