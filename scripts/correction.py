@@ -42,6 +42,11 @@ marginals and the correction model's slot distribution, log p_crf + w log p_gen 
 chosen on dev (a slot whose learner string the correction model cannot explain, below its
 support, is kept).
 
+``--extra`` (train, table, cv) adds the punctuation-only pairs of the non-isomorphic sentences
+(``en_pesl``) to every trained system's training pairs; ``table --evaluate pesl`` scores those
+pairs of dev and test instead (an additional evaluation); ``table --weights-from`` takes the
+products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's.
+
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
 the other folds — the learner model (on every learner sentence of the other folds' documents,
@@ -272,17 +277,24 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     support = decoding.support
     if weights is None:
         assert gold is not None
-        weights = {}
-        for crf in (CRF, KEEP):
-            tried = {w: edit_score(source, gold, product(read, crf, w, support)).scores()[2]
-                     for w in WEIGHTS}
-            weights[crf] = max(WEIGHTS, key=lambda w: (tried[w], -w))
+        weights, _ = chosen_weights(source, gold, lambda crf, w: product(read, crf, w, support))
     for crf in (CRF, KEEP):
         out[f"{crf} x correction"] = product(read, crf, weights[crf], support)
     return out, weights, read
 
 
 PLAIN = "correction (plain MBR)"
+
+
+def chosen_weights(source: list[Sentence], gold: list[Sentence],
+                   products: Callable[[str, float], list[Sentence]]
+                   ) -> tuple[dict[str, float], dict[str, dict[float, float]]]:
+    """Per CRF corrector, the weight of WEIGHTS whose product (``products(crf, w)``: the
+    corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower
+    weight), and every weight's F0.5."""
+    tried = {crf: {w: edit_score(source, gold, products(crf, w)).scores()[2] for w in WEIGHTS}
+             for crf in (CRF, KEEP)}
+    return {crf: max(WEIGHTS, key=lambda w: (f[w], -w)) for crf, f in tried.items()}, tried
 
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
@@ -355,6 +367,9 @@ def table(args: argparse.Namespace) -> None:
                       work)
     results: dict[str, object] = {}
     weights = None  # of the generative model in the products, chosen on dev
+    if args.weights_from:
+        weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
+            "chosen_weights"]
     for split in args.split:
         if weights is None and split != "dev":
             _fail("table: give --split dev first (it chooses the weights)")
@@ -450,11 +465,18 @@ def cv(args: argparse.Namespace) -> None:
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
                f"product weights {args.weight}, keep tag {args.keep_weight})", rows)
     costs = edit_costs(folds, args.support)
+    weights, tried = chosen_weights(
+        [s for src, _, _ in folds for s in src], [g for _, golds, _ in folds for g in golds],
+        lambda crf, w: [p for _, _, read in folds for p in product(read, crf, w, args.support)])
+    print("product weights, pooled F0.5: " + "; ".join(
+        f"{crf}: " + ", ".join(f"{w:g} {f:.1f}" for w, f in fs.items())
+        for crf, fs in tried.items()) + f"; chosen {weights}", flush=True)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
                             "edit_cost": args.edit_cost, "support": args.support,
-                            "rows": rows, "per_fold": per_fold,
+                            "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
+                            "product_weights": tried,
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
@@ -545,6 +567,9 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
+    b.add_argument("--weights-from", metavar="JSON",
+                   help="the products' weights chosen by a cv run (its pooled held-out F0.5) "
+                        "instead of on dev")
     b.add_argument("--extra", action="store_true",
                    help="train the CRFs on the punctuation-only train pairs too (en_pesl; give "
                         "a correction model trained with them and another --work)")

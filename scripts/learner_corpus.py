@@ -29,9 +29,14 @@ that stay keep their heads, a new mark attaches to the word that heads the const
 right after it (the root for the sentence's last slot). Words replaced one for one take their
 corrected form; their tree and tags stay the learner's (the TLE v2 annotates only the original).
 
+The other sentences give *punctuation-only* pairs (:func:`correct_punctuation`): the learner's
+words and tree with only the edits that change nothing but punctuation, where the rest of the
+sentence's edits leave its punctuation alone.
+
 Outputs (under ``-o``; FCE-derived, never to be committed): ``en_esl-ud-SPLIT.conllu`` (every
 aligned TLE sentence, with forms, ``SpaceAfter=No`` and ``# text``), ``en_cesl-ud-SPLIT.conllu``
-(the isomorphic subset, corrected) and ``report.json``; the per-split table goes to stdout.
+(the isomorphic subset, corrected), ``en_pesl-ud-SPLIT.conllu`` (the punctuation-only pairs of
+the other verified sentences) and ``report.json``; the per-split table goes to stdout.
 """
 from __future__ import annotations
 

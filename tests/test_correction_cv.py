@@ -82,6 +82,11 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     costs = {c["edit_cost"]: c for c in result["edit_costs"]}
     assert len(costs) == 21 and costs[0.0]["aed"] == rows["correction (plain MBR)"]["aed"]
     assert costs[0.2]["aed"] == rows["correction"]["aed"]
+    # each product at every weight: the run's own weight (1.0) gives its row's F0.5
+    tried = result["product_weights"]
+    assert tried["CRF corrector"]["1.0"] == rows["CRF corrector x correction"]["f0.5"]
+    chosen = result["chosen_weights"]
+    assert all(tried[crf][str(w)] == max(tried[crf].values()) for crf, w in chosen.items())
     # calibrate --cv stores the cost of least pooled AED (ties: higher F0.5, lower cost)
     monkeypatch.setattr(sys, "argv", ["correction.py", "calibrate", "--model",
                                       str(work / "fold0" / "correct"), "--cv",
