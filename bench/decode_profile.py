@@ -1,7 +1,8 @@
 """Where a decode's time goes (issue 23): CPU seconds (``time.process_time``) per stage of
 ``fstpunct decode`` of en_ewt test in one process, run as the command runs it (sentences
 streamed from the file to the output in chunks of 500, one slot cache of sum and max slots
-holding the punctemes the candidates need, the loaded model frozen for the collector).
+holding the punctemes the candidates need, the loaded model frozen for the collector and the
+collector off).
 
 Stages: imports; loading the model; reading with the validating reader; the model-language
 check; then per chunk decode's own stages (``fstpunct.apps.decode.annotate``'s stage hook):
@@ -71,7 +72,8 @@ def stages(path: str, model_name: str) -> dict[str, float]:
                              (Inference, "forest", "layout, candidates, kernels")):
         setattr(cls, name, charged(stage, getattr(cls, name)))
     model = load(model_name)
-    gc.freeze()  # as the command does
+    gc.freeze()  # as the command does, which also turns the cycle collector off for the run
+    gc.disable()
     mark("load the model")
     read = charged("read (validating reader)", next)
     sentences = iter(read_file(path))

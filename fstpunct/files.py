@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import secrets
 import shutil
 import signal
 import sys
@@ -113,7 +112,7 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
     the process — an error, Ctrl-C or SIGTERM, even while ``make`` runs — the ``except`` that
     removes it knows the name (blocking signals cannot promise that: a signal delivered to
     another thread still interrupts the main one)."""
-    tmp = target.parent / f".{target.name}.{secrets.token_hex(8)}{suffix}"
+    tmp = target.parent / f".{target.name}.{os.urandom(8).hex()}{suffix}"
     try:
         make(tmp)
         yield tmp

@@ -3,6 +3,7 @@ Inference (``candidate_arrays`` against the numpy passes), on random models (til
 slots holding random punctemes so that candidates are dropped) and on the bundled English
 model over en_ewt dev; a channel's scan arcs as arrays (``Channel.arc_table`` against
 ``Channel.arcs``)."""
+import gc
 import itertools
 
 import numpy as np
@@ -90,3 +91,29 @@ def test_arc_table_of_bundled_channels(lang):
     table = channel.arc_table()
     assert np.column_stack([table.src, table.dst, table.ilabel, table.olabel,
                             table.param]).tolist() == [list(a) for a in arcs_as_table(channel)]
+
+
+@pytest.mark.parametrize("mode", ["conllu", "posteriors", "text"])
+def test_decoding_makes_no_reference_cycles_per_sentence(mode):
+    """``fstpunct decode`` runs with the cycle collector off (cli/decode.py): what cyclic garbage
+    a decode leaves must not grow with the input (CoNLL-U with trees leaves none), or memory
+    would."""
+    model = fstpunct.load("en")
+    sentences = list(itertools.islice(split_source("en", "dev").sentences(), 90))
+    data = [" ".join(w.form for w in s.words) for s in sentences] if mode == "text" \
+        else sentences
+
+    def garbage(n: int) -> int:
+        gc.collect()
+        gc.disable()
+        try:
+            list(model.decode(data[:n], posteriors=3 if mode == "posteriors" else 0,
+                              text=mode == "text", format="conllu"))
+            return gc.collect()
+        finally:
+            gc.enable()
+
+    garbage(5)  # caches filled
+    assert garbage(30) == garbage(90)
+    if mode != "text":
+        assert garbage(90) == 0

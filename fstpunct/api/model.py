@@ -361,7 +361,7 @@ class Model:
         known = self.punct.vocab.map_slot
         tokens = unknown = 0
         for sent in sentences:
-            for slot in surface_slots(sent)[1]:
+            for slot in filter(None, surface_slots(sent)[1]):  # most slots are empty
                 pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
                 tokens += len(pairs)
                 unknown += sum(m != t for t, m in pairs)

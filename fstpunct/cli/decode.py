@@ -41,6 +41,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--posteriors must be at least 0, not {args.posteriors}")
     model, sentences = model_and_input(args)
     gc.freeze()  # the loaded model outlives the run: no collection during it need walk it
+    collecting = gc.isenabled()
+    gc.disable()  # decoding makes no reference cycles (tests/test_decode_compiled.py)
     try:
         with chosen_pool(args) as pool:
             out = model.decode(sentences, posteriors=args.posteriors, pool=pool, text=args.text,
@@ -49,5 +51,7 @@ def run(args: argparse.Namespace) -> int:
                                text_model=not args.model)
             write_output(args, progress(out, "decode", quiet=args.quiet), underlying)
     finally:
-        gc.unfreeze()  # (for a caller that goes on in this process)
+        if collecting:  # (for a caller that goes on in this process)
+            gc.enable()
+        gc.unfreeze()
     return 0

@@ -172,6 +172,10 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
         for d in range(1, n_levels):
             below, m = &levels[d - 1], &levels[d]
             _start(m, width)
+            # room for as many entries per string as the level below has (grown if need be):
+            # few reallocations, each of which copies what the level holds so far
+            _reserve(m, (level_offsets[d + 1] - level_offsets[d]) * below.nnz
+                     // max(level_offsets[d] - level_offsets[d - 1], 1))
             for q in range(level_offsets[d], level_offsets[d + 1]):
                 where[q] = d
                 t, p = heads[q], parents[q]
