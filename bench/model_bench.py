@@ -7,7 +7,8 @@ references, each measured in the same run.
   also a process that only imports what decode imports and reads the file (then also loads the
   model): what no decode can go below;
 * EM (``--em``): one EM iteration on en_ewt train as every iteration after the first runs
-  (E-step on 2 local workers kept from the first iteration, then the M-step; timed in a child
+  (E-step on 2 local workers kept from the first iteration, then the M-step, of
+  ``--attach-iterations`` L-BFGS iterations, default ``fstpunct train``'s; timed in a child
   process after the batch is prepared and a first E-step) against one ``fstpunct decode`` of
   en_ewt train (goal ≤ 3×);
 * train (``--train``): one full EM run on en_ewt train (goal: ≤ 10 minutes on 2 cores), and its
@@ -17,7 +18,8 @@ Each command runs in a child process, timed by wall clock and by its CPU time (u
 workers included: what a busy machine inflates least); peak memory is the child's max RSS. The
 machine's load average is printed first: on a shared machine the ratios are what count.
 fstpunct's bytecode is compiled first (as installed packages have it).
-Usage: python bench/model_bench.py [--model M] [--floor] [--em] [--train] [--iterations N]
+Usage: python bench/model_bench.py [--model M] [--floor] [--em [--attach-iterations N]] [--train]
+[--iterations N]
 [--repeat K]
 """
 from __future__ import annotations
@@ -34,6 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fstpunct.model.train import ATTACH_ITERATIONS
 from fstpunct.parallel import LocalPool
 from fstpunct.ud.release import find_treebank
 
@@ -94,11 +97,11 @@ def _workers_cpu(pool: LocalPool) -> float:
     return total / tick
 
 
-def em_iteration() -> None:
+def em_iteration(attach_iterations: int) -> None:
     """(Child mode.) Prepare en_ewt train as ``fstpunct train --lang en`` does, run the first
     E-step on 2 local workers (they build every slot lattice's shape), then time one EM
     iteration as every later one runs: E-step (θ and φ sent again, the workers kept) then
-    M-step; print JSON."""
+    M-step (at most ``attach_iterations`` L-BFGS iterations); print JSON."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from fstpunct.fst.grammar import load_grammar
     from fstpunct.model.attach import fit
@@ -122,7 +125,7 @@ def em_iteration() -> None:
         counts = expected_counts(pool, model, batch)
         e_step = time.perf_counter() - start
         e_cpu = _workers_cpu(pool) - workers
-        fit(model.theta, batch.data, counts.targets, settings.l2, 50,
+        fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations,
             model.attach.init_theta(settings.token_cost))
         seconds = time.perf_counter() - start
         m_cpu = _cpu(resource.RUSAGE_SELF) - cpu
@@ -141,10 +144,13 @@ def main() -> None:
                              "reads the file (then also loads the model)")
     parser.add_argument("--iterations", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5, help="runs of each timed process")
+    parser.add_argument("--attach-iterations", type=int, default=ATTACH_ITERATIONS,
+                        help="L-BFGS iterations of the timed M-step (default: fstpunct train's, "
+                             "%(default)s)")
     parser.add_argument("--em-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.em_child:
-        return em_iteration()
+        return em_iteration(args.attach_iterations)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     # as an installed package has them (pip compiles them; a checkout may run with
     # PYTHONDONTWRITEBYTECODE, which would make every timed process compile fstpunct first)
@@ -169,13 +175,15 @@ def main() -> None:
         train = find_treebank("en_ewt", "train")
         decode, decode_cpu, _ = medians([FSTPUNCT, "decode", "--model", args.model, str(train),
                                          "-o", os.devnull], max(1, args.repeat // 2))
-        out = subprocess.run([sys.executable, __file__, "--em-child"], check=True,
+        out = subprocess.run([sys.executable, __file__, "--em-child", "--attach-iterations",
+                              str(args.attach_iterations)], check=True,
                              capture_output=True, text=True,
                              env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}).stdout
         em = json.loads(out.strip().splitlines()[-1])
         print(f"one EM iteration on en_ewt train ({em['sentences']} sentences; E-step on 2 "
               f"kept workers {em['e_step']:.2f} s (the first iteration's, which builds the "
-              f"lattices' shapes: {em['first_e_step']:.2f} s), M-step {em['m_step']:.2f} s): "
+              f"lattices' shapes: {em['first_e_step']:.2f} s), M-step of at most "
+              f"{args.attach_iterations} L-BFGS iterations {em['m_step']:.2f} s): "
               f"{em['seconds']:.2f} s "
               f"wall ({em['cpu']:.2f} s CPU); decode of en_ewt train {decode:.2f} s wall "
               f"({decode_cpu:.2f} s CPU); ratio {em['seconds'] / decode:.2f}x wall, "

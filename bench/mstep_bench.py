@@ -3,9 +3,10 @@ checking that θ is bitwise unchanged by an exact speed-up.
 
 ``prepare COUNTS.npz``: the initial model of ``fstpunct train --lang en`` and one E-step on 2
 local workers; saves θ₀, the prior's centre and the expected Attach counts.
-``fit COUNTS.npz THETA.npy``: featurises en_ewt train again (deterministic), runs
-:func:`fstpunct.model.attach.fit` from the saved θ₀ and counts, saves θ (compare two with ``cmp``)
-and prints the M-step's wall and CPU seconds and its objective evaluations as JSON.
+``fit COUNTS.npz THETA.npy [ITERATIONS]``: featurises en_ewt train again (deterministic), runs
+:func:`fstpunct.model.attach.fit` (at most ITERATIONS L-BFGS iterations, default ``fstpunct
+train``'s) from the saved θ₀ and counts, saves θ (compare two with ``cmp``) and prints the
+M-step's wall and CPU seconds and its objective evaluations as JSON.
 
 Run: FSTPUNCT_UD_DIR=/work/shared/ud .venv/bin/python bench/mstep_bench.py prepare|fit ...
 """
@@ -25,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model import attach
 from fstpunct.model.punct import Settings
-from fstpunct.model.train import initial_model
+from fstpunct.model.train import ATTACH_ITERATIONS, initial_model
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
@@ -49,7 +50,7 @@ def prepare(out: str) -> None:
              center=model.attach.init_theta(model.settings.token_cost))
 
 
-def fit(counts: str, out: str) -> None:
+def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS)) -> None:
     sents, model = _model()
     data = attach.AttachData.build(model.attach, sents)
     saved = np.load(counts)
@@ -63,8 +64,8 @@ def fit(counts: str, out: str) -> None:
 
     attach._objective = counted
     start, cpu = time.perf_counter(), time.process_time()
-    theta = attach.fit(saved["theta"], data, saved["targets"], model.settings.l2, 50,
-                       saved["center"])
+    theta = attach.fit(saved["theta"], data, saved["targets"], model.settings.l2,
+                       int(iterations), saved["center"])
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     np.save(out, theta)
     print(json.dumps({"m_step": round(seconds, 3), "cpu": round(cpu, 3),

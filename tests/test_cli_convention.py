@@ -132,6 +132,10 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
                  str(out)]) == 2
     assert "--lexical -1, --l2 -2.0: must be at least 0" in capsys.readouterr().err
     assert not out.exists()
+    assert main(["train", "--train", str(SAMPLE), "--attach-iterations", "0", "-o",
+                 str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith("--attach-iterations 0: must be at least 1")
+    assert not out.exists()
 
 
 def test_the_readme_first_command_runs_without_a_word_on_stderr(capsys, monkeypatch):
