@@ -69,7 +69,7 @@ def use_cached_models() -> None:
     """The commands load the bundled model once per process (loading is not fuzzed)."""
     build_parser()  # imports every command module
     for m in list(sys.modules.values()):
-        if m and m.__name__.startswith("fstpunct") and \
+        if m and getattr(m, "__name__", "").startswith("fstpunct") and \
                 getattr(m, "load_model", None) is load_model:
             m.load_model = cached_model
 

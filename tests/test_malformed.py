@@ -153,7 +153,7 @@ def load_each_model_once():
     build_parser()  # imports every command module
     cached = functools.lru_cache(load_model)
     patched = [m for m in list(sys.modules.values())
-               if m and m.__name__.startswith("fstpunct") and
+               if m and getattr(m, "__name__", "").startswith("fstpunct") and
                getattr(m, "load_model", None) is load_model]
     for m in patched:
         m.load_model = cached
