@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from fstpunct.cli.main import build_parser, main
@@ -76,7 +76,24 @@ def use_cached_models() -> None:
 
 def token_columns(path, keep):
     """The columns ``keep`` of every token line, sentence by sentence."""
-    return [[tuple(ln.fields[k] for k in keep) for ln in s.lines] for s in read_file(path)]
+    return [[tuple(ln.fields[k] for k in keep) for ln in s.lines]
+            for s in read_file(path, tree=None)]  # HEAD `_` in the input: parsed, not refused
+
+
+def kept_words(out, src) -> bool:
+    """Whether ``out``'s words (non-punctuation forms) are ``src``'s, but for words of
+    ``src`` without UPOS (`_`): the tagger may make those punctuation, which is stripped."""
+    for a, b in zip(out, src, strict=True):
+        rest = iter(a)
+        following = next(rest, None)
+        for form, untagged in b:
+            if form == following:
+                following = next(rest, None)
+            elif not untagged:
+                return False
+        if following is not None:
+            return False
+    return True
 
 
 FILLED = (3, 6, 7)  # UPOS, HEAD, DEPREL: a `_` there is tagged or parsed, not kept
@@ -105,6 +122,10 @@ COMMANDS = {  # command -> (arguments, the columns of the input its output keeps
 
 @settings(max_examples=EXAMPLES, suppress_health_check=list(HealthCheck))
 @given(data=mutated())
+# found by random examples: HEAD `_` (parsed, and the test's own reading refused it); a word
+# without UPOS that the tagger makes punctuation (restore strips it)
+@example(data=b"# sent_id = all-punct\n# text = :)\n1\t:)\t:)\tPUNCT\tNFP\t_\t_\troot\t_\t0\n\n")
+@example(data=b"# sent_id = all-punct\n# text = :)\n1\t:)\t:)\t_\tNFP\t_\t0\troot\t_\tPUNCT\n\n")
 def test_mutated_input_succeeds_or_is_one_error_line(tmp_path_factory, data, capsys):
     use_cached_models()
     tmp = tmp_path_factory.mktemp("fuzz")
@@ -122,9 +143,10 @@ def test_mutated_input_succeeds_or_is_one_error_line(tmp_path_factory, data, cap
         elif kept is not None:  # the round trip: what the command must not change, unchanged
             assert filled(token_columns(out, kept), token_columns(src, kept), kept), command
         elif command == "restore":
-            words = [[w.form for w in s.words if not w.is_punct] for s in read_file(src)]
-            assert [[w.form for w in s.words if not w.is_punct] for s in read_file(out)] \
-                == words, command
+            words = [[(w.form, w.upos == "_") for w in s.words if not w.is_punct]
+                     for s in read_file(src, tree=None)]
+            assert kept_words([[w.form for w in s.words if not w.is_punct]
+                               for s in read_file(out, tree=None)], words), command
         out.unlink(missing_ok=True)
     if os.environ.get("FSTPUNCT_FUZZ_LOG"):
         with open(os.environ["FSTPUNCT_FUZZ_LOG"], "a") as log:
