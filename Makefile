@@ -13,8 +13,9 @@ COMPILER := $(wildcard fstpunct/fst/grammar.py fstpunct/fst/channel.py)
 all: install $(CHANNELS)
 
 install: $(VENV)/.installed
-# the compiled modules (fstpunct/*/_*.pyx) are built by setup.py on install: rebuild when they change
-$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/*/_*.pyx)
+# the compiled modules (fstpunct/*/_*.pyx, with their .pxd declarations) are built by setup.py on
+# install: rebuild when they change
+$(VENV)/.installed: pyproject.toml setup.py $(wildcard fstpunct/*/_*.pyx fstpunct/*/_*.pxd)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev,rephrase,dask]'

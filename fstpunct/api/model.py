@@ -74,7 +74,6 @@ class Model:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
         self._text: PunctModel | None = None  # for_text's, loaded when first needed
-        self._text_crf: CrfModel | None = None  # text_mixture's CRF, loaded when first needed
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -139,6 +138,14 @@ class Model:
         except (OSError, KeyError, TypeError, ValueError) as e:
             raise ModelError(f"{path}: not a text mixture (JSON with 'crf' and 'weight'): "
                              f"{e}") from e
+
+    @cached_property
+    def _text_crf(self) -> CrfModel | None:
+        """:meth:`text_mixture`'s CRF (None: no mixture), loaded once per model (not at every
+        restore call)."""
+        from ..apps.restoration.crf import CrfModel
+        mixture = self.text_mixture()
+        return CrfModel.load(mixture[0]) if mixture else None
 
     def _model_for(self, text: bool) -> PunctModel:
         """:meth:`for_text`'s model for ``text``, else this one."""
@@ -231,10 +238,7 @@ class Model:
             warnings.warn("python-crfsuite is not installed: plain text is restored without "
                           "the bundled CRF mixture (pip install python-crfsuite)", stacklevel=2)
         elif stored:
-            if mix_crf is None:  # the bundled CRF: loaded once per model, not at every call
-                if self._text_crf is None:
-                    self._text_crf = CrfModel.load(stored[0])
-                mix_crf = self._text_crf
+            mix_crf = self._text_crf if mix_crf is None else mix_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight
         if mix_crf is not None:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)

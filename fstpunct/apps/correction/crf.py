@@ -29,7 +29,7 @@ from ...files import atomic_folder
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
-from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, crf_heads, slot_tags
+from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, crf_insertions, slot_tags
 from ..restoration.crf import features as restoration_features
 from ..restoration.exact import ExactPrior
 from .model import read_meta
@@ -100,9 +100,8 @@ class CrfCorrector:
         left of its slot; slot 0: word 1); :data:`OTHER` keeps the learner's string."""
         own = slot_tags(ss)
         tags = self.tagger.tag(features(ss, self.tree, extra))
-        strings = [tuple(tok for tok in (own[i] if t == OTHER else t).split(" ") if tok != EMPTY)
-                   for i, t in enumerate(tags)]
-        return [tuple(zip(y, crf_heads(i, y))) for i, y in enumerate(strings)]
+        return crf_insertions([[tok for tok in (own[i] if t == OTHER else t).split(" ")
+                                if tok != EMPTY] for i, t in enumerate(tags)])
 
 
     def marginals(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()

@@ -28,8 +28,8 @@ from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "crf_heads", "features",
-           "installed", "slot_tags", "train"]
+__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "crf_heads", "crf_insertions",
+           "features", "installed", "slot_tags", "train"]
 
 EMPTY = "O"
 OTHER = "<other>"
@@ -103,6 +103,11 @@ def crf_heads(slot: int, string: Sequence[str]) -> tuple[int, ...]:
     return (max(slot, 1),) * len(string)
 
 
+def crf_insertions(strings: Sequence[Sequence[str]]) -> list[Insertion]:
+    """The strings a CRF writes into every slot, as insertions (heads: :func:`crf_heads`)."""
+    return [tuple(zip(y, crf_heads(i, y))) for i, y in enumerate(strings)]
+
+
 def _tokens(tag: str) -> tuple[str, ...]:
     return () if tag == EMPTY else tuple(tag.split(" "))
 
@@ -163,8 +168,7 @@ class CrfModel:
         (slot 0: word 1); :data:`OTHER` restores nothing. Only ``sent``'s tree is read (and
         only by a CRF with tree features)."""
         ss = to_slots(sent)
-        strings = [() if t == OTHER else _tokens(t) for t in self.tag(ss)]
-        return [tuple(zip(y, crf_heads(i, y))) for i, y in enumerate(strings)]
+        return crf_insertions([() if t == OTHER else _tokens(t) for t in self.tag(ss)])
 
     def marginals(self, ss: SlotSentence) -> list[dict[tuple[str, ...], float]]:
         """Per slot, the marginal probability of every tag, as token strings (:data:`EMPTY`:
