@@ -1,12 +1,13 @@
 """One Attach M-step on en_ewt train from fixed expected counts, for paired A/B timings and for
-checking that θ is bitwise unchanged by an exact speed-up.
+checking that θ is bitwise unchanged by an exact speed-up (and by the number of threads).
 
 ``prepare COUNTS.npz``: the initial model of ``fstpunct train --lang en`` and one E-step on 2
 local workers; saves θ₀, the prior's centre and the expected Attach counts.
-``fit COUNTS.npz THETA.npy [ITERATIONS]``: featurises en_ewt train again (deterministic), runs
-:func:`fstpunct.model.attach.fit` (at most ITERATIONS L-BFGS iterations, default ``fstpunct
-train``'s) from the saved θ₀ and counts, saves θ (compare two with ``cmp``) and prints the
-M-step's wall and CPU seconds and its objective evaluations as JSON.
+``fit COUNTS.npz THETA.npy [ITERATIONS [THREADS]]``: featurises en_ewt train again
+(deterministic), runs :func:`fstpunct.model.attach.fit` (at most ITERATIONS L-BFGS iterations,
+default ``fstpunct train``'s, on THREADS threads, default 2) from the saved θ₀ and counts,
+saves θ (compare two with ``cmp``) and prints the M-step's wall and CPU seconds and its
+objective evaluations as JSON.
 
 Run: FSTPUNCT_UD_DIR=/work/shared/ud .venv/bin/python bench/mstep_bench.py prepare|fit ...
 """
@@ -50,26 +51,20 @@ def prepare(out: str) -> None:
              center=model.attach.init_theta(model.settings.token_cost))
 
 
-def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS)) -> None:
+def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads: str = "2"
+        ) -> None:
     sents, model = _model()
     data = attach.AttachData.build(model.attach, sents)
     saved = np.load(counts)
-    evaluations = 0
-    objective = attach._objective
-
-    def counted(*args, **kwargs):
-        nonlocal evaluations
-        evaluations += 1
-        return objective(*args, **kwargs)
-
-    attach._objective = counted
+    evaluations = []
     start, cpu = time.perf_counter(), time.process_time()
     theta = attach.fit(saved["theta"], data, saved["targets"], model.settings.l2,
-                       int(iterations), saved["center"])
+                       int(iterations), saved["center"], int(threads), evaluations.append)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     np.save(out, theta)
     print(json.dumps({"m_step": round(seconds, 3), "cpu": round(cpu, 3),
-                      "evaluations": evaluations, "weights": len(theta)}))
+                      "evaluations": len(evaluations), "threads": int(threads),
+                      "weights": len(theta)}))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,4 @@
 """The Attach model: layout, normalisation, gradient, M-step, backoff, save/load."""
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import islice
 
@@ -11,14 +10,14 @@ from test_model import corpora
 from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
 from fstpunct.errors import InputError, ModelError
+from fstpunct.model import attach
 from fstpunct.model.attach import (
     AttachData,
     AttachModel,
-    _merge_targets,
-    _objective,
     fit,
     node_pairs,
     objective,
+    pair_scores,
     probabilities,
 )
 from fstpunct.model.features import context_ids, is_lexical, node_contexts
@@ -121,11 +120,51 @@ def test_gradient_matches_finite_differences(data, model, token_cost):
         fd = (objective(theta + e, data, targets, 0.3, center)[0]
               - objective(theta - e, data, targets, 0.3, center)[0]) / (2 * eps)
         assert fd == pytest.approx(grad[k], rel=1e-4, abs=1e-6)
-    with ThreadPoolExecutor(2) as threads:  # the M-step's way: two halves of the groups
-        merged = _merge_targets(data, targets)
-        threaded, threaded_grad = _objective(theta, data, merged, 0.3, center, threads)
-    assert threaded == value  # the same terms added in the same order
-    np.testing.assert_allclose(threaded_grad, grad, rtol=1e-12, atol=1e-12)
+
+
+def reference_objective(theta, data, targets, l2, center):
+    """:func:`objective` from the groups' readable terms (numpy and scipy)."""
+    model = data.model
+    st = pair_scores(theta, model)
+    d_st = np.zeros_like(st)
+    offset = theta - center
+    value = -0.5 * l2 * float(offset @ offset)
+    for g in data.groups:
+        merged = np.zeros((g.contexts.n_rows, len(g.candidates)))
+        np.add.at(merged, g.inverse, targets[data.rows(g)])
+        value += g.fit_term_reference(st, merged, merged.sum(axis=1), d_st)
+    grad = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
+                           model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+    return value, grad - l2 * offset
+
+
+@pytest.mark.parametrize("piece", [attach.PIECE, 40])
+def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, monkeypatch):
+    """Pieces (here also of a few rows each) run on 1, 2 or 3 threads give bitwise the same
+    value and gradient, within rounding of the readable reference."""
+    monkeypatch.setattr(attach, "PIECE", piece)
+    data = AttachData.build(model, corpus)
+    theta, targets = random_theta(model, seed=3), random_targets(data)
+    center = model.init_theta(1.5)
+    value, grad = objective(theta, data, targets, 0.3, center)
+    assert len([p for g in data.groups for p in g.pieces]) > (len(data.groups) if piece == 40
+                                                              else 0)
+    for threads in (2, 3):
+        other, other_grad = objective(theta, data, targets, 0.3, center, threads)
+        assert other == value and other_grad.tobytes() == grad.tobytes()
+    ref, ref_grad = reference_objective(theta, data, targets, 0.3, center)
+    assert value == pytest.approx(ref, rel=1e-13)
+    np.testing.assert_allclose(grad, ref_grad, rtol=1e-11, atol=1e-12 * np.abs(ref_grad).max())
+    fitted = [fit(center, data, targets, 0.3, 5, center, threads) for threads in (1, 2)]
+    assert fitted[0].tobytes() == fitted[1].tobytes()
+
+
+def test_fit_refuses_no_iterations_and_no_threads(data, model):
+    targets = np.zeros(len(data.pairs))
+    with pytest.raises(InputError, match="must be at least 1"):
+        fit(model.init_theta(), data, targets, 0.1, maxiter=0)
+    with pytest.raises(InputError, match="threads 0: must be at least 1"):
+        objective(model.init_theta(), data, targets, 0.1, threads=0)
 
 
 def test_token_cost_prior_prefers_fewer_marks(data, model):

@@ -1,9 +1,8 @@
-"""The compiled Attach products of a candidate set (fstpunct/model/_attach.pyx), scores and the
-M-step's fused softmax and gradient, against the numpy products they replace: bitwise the same,
-on random sets and on en_ewt dev (the exponential bitwise where numpy's is libm's, as here; else
-to a few units in the last place)."""
+"""The compiled Attach products of a candidate set (fstpunct/model/_attach.pyx) against the numpy
+products they replace, on random sets and on en_ewt dev: the scores bitwise the same; the
+M-step's pieces (objective term and gradient in one pass over a trie of the rows, another order
+of summation) to a few units in the last place, however the rows are cut into pieces."""
 import itertools
-import math
 
 import numpy as np
 import pytest
@@ -17,31 +16,34 @@ from fstpunct.model.attach import _Group
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
-# numpy's exp is libm's unless numpy has a SIMD exp of its own for this machine (AVX512F)
-_PROBE = np.random.default_rng(0).normal(size=1000) * 20
-LIBM_EXP = np.exp(_PROBE).tobytes() == np.array([math.exp(x) for x in _PROBE]).tobytes()
 
-
-def _same(a, b) -> None:
-    if LIBM_EXP:
-        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
-    else:
-        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-300)
+def _fit_pieces(group, scores, targets, size) -> tuple[float, np.ndarray]:
+    """The group's term and gradient (added to ``scores``'s shape of zeros) from its pieces of
+    at most ``size`` entries, as the M-step adds them."""
+    value, gradient = 0.0, np.zeros_like(scores)
+    for piece in group.cut(size):
+        rows = np.ascontiguousarray(targets[piece.rows])
+        term, block = piece.fit(scores, rows, rows.sum(axis=1))
+        _attach.scatter_add(gradient, block, piece.used, piece.candidates)
+        value += term
+    return value, gradient
 
 
 def _check_group(group, scores, targets) -> None:
-    """Every compiled product of ``group`` against its reference, bitwise."""
+    """Every compiled product of ``group`` against its reference: the scores bitwise, the
+    M-step's term and gradient to rounding (pieces of one row, a few rows, all rows)."""
     assert group.scores(scores).tobytes() == group.scores_reference(scores).tobytes()
-    x = group.contexts
-    prefixed = np.empty((x.n_rows, len(group.candidates)))
-    _attach.prefix_matmul(x.indptr, x.indices, x.data, *group.prefixes, group.used,
-                          group.candidates, scores, prefixed)
-    assert prefixed.tobytes() == group.scores_reference(scores).tobytes()
-    mass = targets.sum(axis=1)
-    compiled, reference = scores.copy(), scores.copy()
-    value = group.fit_term(scores, targets, mass, compiled)
-    _same(value, group.fit_term_reference(scores, targets, mass, reference))
-    _same(compiled, reference)
+    reference = np.zeros_like(scores)
+    value = group.fit_term_reference(scores, targets, targets.sum(axis=1), reference)
+    scale = np.abs(reference).max(initial=0.0) + np.abs(targets).sum()
+    for size in (1, 3 * len(group.candidates), 1 << 30):
+        term, gradient = _fit_pieces(group, scores, targets, size)
+        assert term == pytest.approx(value, rel=1e-12, abs=1e-12 * scale)
+        np.testing.assert_allclose(gradient, reference, rtol=1e-12, atol=1e-13 * scale)
+    pieces = group.cut(2 * len(group.candidates))
+    assert sorted(np.concatenate([p.rows for p in pieces]).tolist()) == \
+        list(range(group.contexts.n_rows))
+    assert all(p.shared[0] == 0 for p in pieces)
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 9), st.integers(1, 12))
@@ -79,19 +81,31 @@ def test_products_bitwise_on_dev(lang):
         _check_group(group, model.pair_scores, targets)
 
 
-@pytest.mark.parametrize("product", [_attach.gathered_matmul, _attach.prefix_matmul])
-def test_products_refuse_a_block_of_another_shape(product):
-    order = () if product is _attach.gathered_matmul else (np.zeros(1, dtype=np.intp),) * 2
+def test_products_refuse_a_block_of_another_shape():
     with pytest.raises(ValueError):
-        product(np.array([0, 1], dtype=np.intp), np.zeros(1, dtype=np.int32), np.ones(1),
-                *order, np.zeros(1, dtype=np.intp), np.zeros(2, dtype=np.intp), np.ones((1, 3)),
-                np.zeros((1, 3)))
+        _attach.gathered_matmul(np.array([0, 1], dtype=np.intp), np.zeros(1, dtype=np.int32),
+                                np.ones(1), np.zeros(1, dtype=np.intp),
+                                np.zeros(2, dtype=np.intp), np.ones((1, 3)), np.zeros((1, 3)))
+    with pytest.raises(ValueError):
+        _attach.scatter_add(np.zeros((3, 3)), np.zeros((2, 2)), np.zeros(1, dtype=np.intp),
+                            np.arange(2, dtype=np.intp))
 
 
-def test_softmax_gradient_refuses_mismatched_rows():
-    one = np.ones((1, 2))
+def test_fit_piece_refuses_mismatched_rows():
+    def fit(targets, mass, gradient, width=2):
+        candidates = np.arange(width, dtype=np.intp)
+        return _attach.fit_piece(np.array([0, 1], np.intp), np.zeros(1, np.int32), np.ones(1),
+                                 np.zeros(1, np.intp), np.zeros(1, np.intp), candidates,
+                                 np.ones((1, 2)), targets, mass, gradient)
+
+    gradient = np.full((1, 2), np.nan)  # written whole
+    # two candidates of score 1 and one of each seen: 1 + 1 − 2 log(2e)
+    assert fit(np.ones((1, 2)), np.full(1, 2.0), gradient) == pytest.approx(-2.0 * np.log(2.0))
+    assert gradient.tolist() == [[0.0, 0.0]]
+    for wrong in ((np.ones((2, 2)), np.ones(1), np.zeros((1, 2))),
+                  (np.ones((1, 2)), np.ones(2), np.zeros((1, 2))),
+                  (np.ones((1, 2)), np.ones(1), np.zeros((2, 2)))):
+        with pytest.raises(ValueError):
+            fit(*wrong)
     with pytest.raises(ValueError):
-        _attach.softmax_gradient(one, np.ones((2, 2)), np.ones(1), np.array([0, 1], np.intp),
-                                 np.zeros(1, np.int32), np.ones(1), np.zeros(1, np.intp),
-                                 np.arange(2, dtype=np.intp), np.zeros((1, 2)), np.empty(1),
-                                 np.empty(1))
+        fit(np.ones((1, 0)), np.ones(1), np.zeros((1, 0)), width=0)

@@ -130,11 +130,12 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
     out = tmp_path / "m"
     assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "--l2", "-2", "-o",
                  str(out)]) == 2
-    assert "--lexical -1, --l2 -2.0: must be at least 0" in capsys.readouterr().err
+    assert "lexical -1, l2 -2.0: must be at least 0" in capsys.readouterr().err
     assert not out.exists()
     assert main(["train", "--train", str(SAMPLE), "--attach-iterations", "0", "-o",
                  str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith("--attach-iterations 0: must be at least 1")
+    assert capsys.readouterr().err.strip().endswith(
+        "iterations 10, attach_iterations 0: must be at least 0 and 1")
     assert not out.exists()
 
 

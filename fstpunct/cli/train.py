@@ -10,7 +10,6 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import __version__
-from ..errors import InputError
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -83,13 +82,8 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
 
 
 def run(args: argparse.Namespace) -> int:
-    negative = [f"--{name.replace('_', '-')} {value}" for name, value in
-                (("iterations", args.iterations), ("lexical", args.lexical), ("xi", args.xi),
-                 ("l2", args.l2)) if value < 0]
-    if negative:  # --lexical -1 used to give every word but the rarest a feature of its own
-        raise InputError(f"{', '.join(negative)}: must be at least 0")
-    if args.attach_iterations < 1:
-        raise InputError(f"--attach-iterations {args.attach_iterations}: must be at least 1")
+    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
+                        lexical=args.lexical)  # checked before anything is read
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
@@ -112,8 +106,6 @@ def run(args: argparse.Namespace) -> int:
         directions = ([args.direction] if args.direction else
                       [DIRECTIONS[0]] if args.init == "identity" else list(DIRECTIONS))
     dev = _slots(dev_sources)
-    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
-                        lexical=args.lexical)
     started = time.time()
     bars = on_terminal()  # in a log: a plain line per iteration instead
     bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr,

@@ -1,17 +1,14 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The Attach products of a candidate set compiled, reading and writing only the block
 (used contexts × candidates) of a contexts × pairs matrix: the scores
-``contexts · (Θ Gᵀ)[used, candidates]`` (:func:`gathered_matmul`; :func:`prefix_matmul` sharing
-the partial sums of rows with a common prefix of entries) and, for the M-step, each row's
-softmax with the objective's gradient ``d[used, candidates] += contextsᵀ · (targets − mass · p)``
-(:func:`softmax_gradient`) in one pass over the rows (:meth:`fstpunct.model.attach._Group.scores`,
-:meth:`~fstpunct.model.attach._Group.fit_term`). Each adds the same terms in the same order as
-the readable numpy products it replaces, so bitwise their results (the exponential is libm's,
-which numpy calls too where it has no SIMD version of its own); all release the GIL (the
-M-step's threads)."""
-from libc.math cimport exp
+``contexts · (Θ Gᵀ)[used, candidates]`` (:func:`gathered_matmul`, bitwise the readable numpy
+product it replaces: the same terms added in the same order) and, for the M-step, a piece of a
+candidate set's objective term with its gradient in one pass over its rows as a trie
+(:func:`fit_piece`; :class:`fstpunct.model.attach._Piece`), whose gradient blocks
+:func:`scatter_add` adds up. All release the GIL (the M-step's threads)."""
+from libc.math cimport exp, log
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memset
 
 from ..dp._sparse cimport _pairwise_sum
 
@@ -71,44 +68,71 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
     free(block)
 
 
-def prefix_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
-                  const double[::1] data, const Py_ssize_t[::1] order,
-                  const Py_ssize_t[::1] shared, const Py_ssize_t[::1] used,
-                  const Py_ssize_t[::1] candidates, const double[:, ::1] scores,
-                  double[:, ::1] out):
-    """out = A · scores[used][:, candidates] for the CSR matrix A (columns: ``used``), bitwise
-    :func:`gathered_matmul` into zeros: row i is 0 + a₁·b₁ + a₂·b₂ + … in the order of its
-    entries, and the partial sum after its first d entries is the same for every row that
-    starts with the same d entries, so it is computed once. Rows are visited in ``order``
-    (rows with common prefixes next to each other, e.g. sorted), ``shared[j]`` being how many
-    first entries row ``order[j]`` shares with row ``order[j − 1]`` (0 for j = 0): only the
-    partial sums past them are computed."""
-    cdef Py_ssize_t i, j, d, e, k, n, width = candidates.shape[0], depth = 0
-    cdef double a
+def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
+              const Py_ssize_t[::1] shared, const Py_ssize_t[::1] used,
+              const Py_ssize_t[::1] candidates, const double[:, ::1] scores,
+              const double[:, ::1] targets, const double[::1] mass, double[:, ::1] gradient):
+    """The M-step's term of some context rows (the CSR matrix A, columns: ``used``; row i has
+    ``targets[i]`` over the candidates, ``mass[i]`` their sum): returns
+    Σ_i targets[i] · s_i − mass[i] · log Σ_k exp s_ik for the scores s = A · scores[used][:,
+    candidates], and writes ``gradient`` = Aᵀ · (targets − mass · p) (``used`` × candidates; p
+    the rows' softmax), in one pass over the rows as a trie of their entries (column, value).
+
+    ``shared[i]`` is how many first entries row i shares with row i − 1 (0 for i = 0; rows
+    sorted so that common prefixes are next to each other share most). A row's score is
+    0 + a₁·b₁ + a₂·b₂ + … in the order of its entries, and the partial sums of a shared prefix
+    are computed once (scores bitwise :func:`gathered_matmul`'s); the gradient is summed the
+    same way in reverse, as the trie is left: each trie node at depth d with entry (c, a) adds
+    a · (the sum of its subtree's rows' targets − mass · p) to ``gradient[c]`` once, and that sum
+    to its parent's. Each row's exponentials are libm's, after the row's maximum, and their sum
+    numpy's pairwise sum (p bitwise numpy's softmax); the value and the gradient are sums in
+    another order than numpy's products (equal to a few units in the last place)."""
+    cdef Py_ssize_t i, d, e, k, n, open_ = 0, prev = 0, depth = 0
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, width = candidates.shape[0]
+    cdef Py_ssize_t n_used = used.shape[0]
+    cdef double a, high, sum_, m, dot, value = 0.0
     cdef double *block
-    cdef double *partial = NULL
+    cdef double *partial
+    cdef double *below
+    cdef double *p
+    cdef double *zero
     cdef double *level
     cdef double *row
-    cdef double *target
-    if order.shape[0] != indptr.shape[0] - 1 or shared.shape[0] != order.shape[0]:
-        raise ValueError("prefix_matmul: order and shared must have one entry per row")
-    for i in range(indptr.shape[0] - 1):
+    cdef const double *score
+    cdef const double *t
+    if shared.shape[0] != n_rows or targets.shape[0] != n_rows or \
+            targets.shape[1] != width or mass.shape[0] != n_rows or \
+            gradient.shape[0] != n_used or gradient.shape[1] != width:
+        raise ValueError("fit_piece: shared, targets and mass must have one row per context "
+                         "row (targets: rows × candidates), gradient be used × candidates")
+    if n_rows == 0:
+        gradient[:, :] = 0.0
+        return 0.0
+    if width == 0:
+        raise ValueError("fit_piece: a row without candidates has no distribution")
+    for i in range(n_rows):
         depth = max(depth, indptr[i + 1] - indptr[i])
-    block = _block("prefix_matmul", "out", out.shape[0], out.shape[1], indptr.shape[0] - 1,
-                   width, used.shape[0], False)
-    if block == NULL:
-        out[:, :] = 0.0
-        return
+    block = <double *> malloc(max(n_used * width, 1) * sizeof(double))
     partial = <double *> malloc(max(depth, 1) * width * sizeof(double))
-    if partial == NULL:
+    below = <double *> calloc(max(depth, 1) * width, sizeof(double))  # closed levels are 0
+    p = <double *> malloc(width * sizeof(double))
+    zero = <double *> calloc(width, sizeof(double))
+    if block == NULL or partial == NULL or below == NULL or p == NULL or zero == NULL:
         free(block)
+        free(partial)
+        free(below)
+        free(p)
+        free(zero)
         raise MemoryError()
     with nogil:
         _gather(block, scores, used, candidates)
-        for j in range(order.shape[0]):
-            i = order[j]
+        if n_used:
+            memset(&gradient[0, 0], 0, n_used * width * sizeof(double))
+        for i in range(n_rows):
             n = indptr[i + 1] - indptr[i]
-            for d in range(shared[j], n):
+            _leave(&gradient[0, 0], below, indptr[prev], indices, data, open_, shared[i],
+                   width)
+            for d in range(shared[i], n):
                 e = indptr[i] + d
                 a, row, level = data[e], block + indices[e] * width, partial + d * width
                 if d == 0:
@@ -117,69 +141,62 @@ def prefix_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                 else:
                     for k in range(width):
                         level[k] = level[k - width] + a * row[k]
-            target = &out[i, 0]
-            if n == 0:
+            score, t = (partial + (n - 1) * width if n else zero), &targets[i, 0]
+            high = score[0]
+            for k in range(1, width):
+                high = score[k] if score[k] > high else high
+            for k in range(width):
+                p[k] = exp(score[k] - high)
+            sum_ = 0.0 + _pairwise_sum(p, width)
+            dot = 0.0
+            for k in range(width):
+                dot = dot + t[k] * score[k]
+            value = value + (dot - mass[i] * (high + log(sum_)))
+            if n:
+                m, level = -mass[i], below + (n - 1) * width
                 for k in range(width):
-                    target[k] = 0.0
-            else:
-                memcpy(target, partial + (n - 1) * width, width * sizeof(double))
+                    level[k] += p[k] / sum_ * m + t[k]
+            open_, prev = n, i
+        _leave(&gradient[0, 0], below, indptr[prev], indices, data, open_, 0, width)
+    free(zero)
+    free(p)
+    free(below)
     free(partial)
     free(block)
+    return value
 
 
-def softmax_gradient(const double[:, ::1] scores, const double[:, ::1] targets,
-                     const double[::1] mass, const Py_ssize_t[::1] indptr,
-                     const int[::1] indices, const double[::1] data,
-                     const Py_ssize_t[::1] used, const Py_ssize_t[::1] candidates,
-                     double[:, ::1] out, double[::1] top, double[::1] total):
-    """For the scores S = A · (…)[used, candidates] of the CSR matrix A's rows (columns:
-    ``used``): each row's maximum ``top`` and ``total`` = Σ exp(S − top) (numpy's pairwise sum),
-    p = exp(S − top) / total, and ``out[used][:, candidates] += Aᵀ · (p · (−mass) + targets)``,
-    row by row in one pass; bitwise what numpy's ``max``, ``exp``, ``sum`` and the products of
-    ``_Group.fit_term_reference`` give (the gradient summed from zeros, row by row of A, then
-    added to the block)."""
-    cdef Py_ssize_t i, e, k, u, width = candidates.shape[0], n_used = used.shape[0]
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
-    cdef double a, m, high, sum_
-    cdef double *gradient
-    cdef double *p
+cdef void _leave(double* gradient, double* below, Py_ssize_t first, const int[::1] indices,
+                 const double[::1] data, Py_ssize_t open_, Py_ssize_t keep,
+                 Py_ssize_t width) noexcept nogil:
+    """Close the trie levels ``open_`` − 1 down to ``keep`` of the path whose entries start at
+    ``first``: each adds a · (its subtree's sum ``below[d]``) to its column's gradient row and
+    that sum to its parent's, and is set back to 0 for the next node at its depth."""
+    cdef Py_ssize_t d, k, e
+    cdef double a
+    cdef double *level
     cdef double *row
-    cdef const double *s
-    cdef const double *t
-    if scores.shape[0] != n_rows or scores.shape[1] != width or \
-            targets.shape[0] != n_rows or targets.shape[1] != width or \
-            mass.shape[0] != n_rows or top.shape[0] != n_rows or total.shape[0] != n_rows:
-        raise ValueError("softmax_gradient: scores and targets must be rows × candidates, "
-                         "mass, top and total one per row")
-    if n_rows == 0:
-        return
-    if width == 0:
-        raise ValueError("softmax_gradient: a row without candidates has no distribution")
-    gradient = <double *> calloc(max(n_used * width, 1), sizeof(double))
-    p = <double *> malloc(width * sizeof(double))
-    if gradient == NULL or p == NULL:
-        free(gradient)
-        free(p)
-        raise MemoryError()
+    for d in range(open_ - 1, keep - 1, -1):
+        e = first + d
+        a, level, row = data[e], below + d * width, gradient + indices[e] * width
+        if d > 0:
+            for k in range(width):
+                row[k] += a * level[k]
+                level[k - width] += level[k]
+                level[k] = 0.0
+        else:
+            for k in range(width):
+                row[k] += a * level[k]
+                level[k] = 0.0
+
+
+def scatter_add(double[:, ::1] out, const double[:, ::1] block, const Py_ssize_t[::1] used,
+                const Py_ssize_t[::1] candidates):
+    """out[used][:, candidates] += block (row by row; GIL released)."""
+    cdef Py_ssize_t u, k, width = candidates.shape[0]
+    if block.shape[0] != used.shape[0] or block.shape[1] != width:
+        raise ValueError("scatter_add: block must be used × candidates")
     with nogil:
-        for i in range(n_rows):
-            s, t = &scores[i, 0], &targets[i, 0]
-            high = s[0]
-            for k in range(1, width):
-                high = s[k] if s[k] > high else high
+        for u in range(used.shape[0]):
             for k in range(width):
-                p[k] = exp(s[k] - high)
-            sum_ = 0.0 + _pairwise_sum(p, width)
-            m = -mass[i]
-            for k in range(width):
-                p[k] = p[k] / sum_ * m + t[k]
-            for e in range(indptr[i], indptr[i + 1]):
-                a, row = data[e], gradient + indices[e] * width
-                for k in range(width):
-                    row[k] += a * p[k]
-            top[i], total[i] = high, sum_
-        for u in range(n_used):
-            for k in range(width):
-                out[used[u], candidates[k]] += gradient[u * width + k]
-    free(p)
-    free(gradient)
+                out[used[u], candidates[k]] += block[u, k]

@@ -21,8 +21,9 @@ import json
 import logging
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -30,9 +31,9 @@ from pathlib import Path
 import numpy as np
 
 from ..dp.sparse import Csr, ranges
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
-from ._attach import gathered_matmul, prefix_matmul, softmax_gradient
+from ._attach import fit_piece, gathered_matmul, scatter_add
 from ._features import distinct_rows
 from .features import (
     context_ids,
@@ -176,6 +177,35 @@ def _block(npz: Mapping[str, np.ndarray], name: str) -> np.ndarray | None:
     return block.reshape(shape)
 
 
+PIECE = 1 << 17  # (context row × candidate) entries of an M-step task: a few ms
+
+
+@dataclass(frozen=True, eq=False)
+class _Piece:
+    """Some distinct context rows of a group (:attr:`_Group.pieces`), one task of the M-step."""
+
+    candidates: np.ndarray  # the group's W (intp)
+    used: np.ndarray        # the context features the rows have (ascending ids)
+    contexts: Csr           # the rows, over ``used``, in the group's prefix order
+    shared: np.ndarray      # how many first entries each row shares with the one before
+    rows: np.ndarray        # their rows in the group's ``contexts``
+
+    @property
+    def work(self) -> int:
+        return len(self.contexts.indices) * len(self.candidates)
+
+    def fit(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray
+            ) -> tuple[float, np.ndarray]:
+        """The rows' term of the M-step's objective and its gradient block (``used`` ×
+        candidates) in Θ Gᵀ, compiled (:func:`~._attach.fit_piece`); ``targets``, ``mass``: the
+        rows' merged targets and their sums."""
+        x = self.contexts
+        gradient = np.empty((len(self.used), len(self.candidates)))
+        value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.used, self.candidates,
+                          st, targets, mass, gradient)
+        return value, gradient
+
+
 @dataclass(frozen=True, eq=False)
 class _Group:
     """Nodes sharing one candidate set W (key from :meth:`Vocab.relation_key`)."""
@@ -204,8 +234,7 @@ class _Group:
     @cached_property
     def prefixes(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct context rows in lexicographic order of their entries (column, value),
-        and how many first entries each shares with the row before it: :func:`prefix_matmul`'s
-        ``order`` and ``shared`` (the M-step's; computed once per group)."""
+        and how many first entries each shares with the row before it (for :attr:`pieces`)."""
         x = self.contexts
         lengths = np.diff(x.indptr)
         width = int(lengths.max(initial=0))
@@ -224,26 +253,36 @@ class _Group:
         shared = np.concatenate([[0], np.cumprod(same, axis=1).sum(axis=1)])
         return order.astype(np.intp), shared.astype(np.intp)
 
-    def fit_term(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray,
-                 d_st: np.ndarray) -> float:
-        """The group's term of the M-step's objective, Σ targets · log p_θ over its distinct
-        context rows (``targets``: U × |W|, C-ordered; ``mass``: their row sums), adding its
-        gradient in Θ Gᵀ into ``d_st``; compiled, the scores sharing the partial sums of common
-        prefixes and the softmax fused with the gradient (:meth:`fit_term_reference`'s value
-        and gradient, bitwise)."""
+    @cached_property
+    def pieces(self) -> tuple[_Piece, ...]:
+        """The M-step's tasks: :meth:`cut` into pieces of :data:`PIECE` entries."""
+        return self.cut(PIECE)
+
+    def cut(self, size: int) -> tuple[_Piece, ...]:
+        """The distinct context rows in :attr:`prefixes` order, cut into pieces of at most
+        ``size`` (row × candidate) entries (at least one row each)."""
+        order, shared = self.prefixes
         x = self.contexts
-        scores = np.empty((x.n_rows, len(self.candidates)))
-        prefix_matmul(x.indptr, x.indices, x.data, *self.prefixes, self.used, self.candidates,
-                      np.ascontiguousarray(st), scores)
-        fit_term = np.vdot(targets, scores)
-        top, total = np.empty(x.n_rows), np.empty(x.n_rows)
-        softmax_gradient(scores, targets, mass, x.indptr, x.indices, x.data, self.used,
-                         self.candidates, d_st, top, total)
-        return float(fit_term - mass @ (top + np.log(total)))
+        step = max(1, size // max(len(self.candidates), 1))
+        pieces = []
+        for start in range(0, x.n_rows, step):
+            rows = order[start:start + step]
+            lengths = x.indptr[rows + 1] - x.indptr[rows]
+            flat = ranges(x.indptr[rows], lengths)
+            used, local = np.unique(x.indices[flat], return_inverse=True)
+            indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+            common = shared[start:start + step].copy()
+            common[0] = 0
+            pieces.append(_Piece(self.candidates.astype(np.intp), self.used[used],
+                                 Csr(indptr, local.astype(np.int32), x.data[flat], len(used)),
+                                 common, rows))
+        return tuple(pieces)
 
     def fit_term_reference(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray,
                            d_st: np.ndarray) -> float:
-        """:meth:`fit_term` in numpy and scipy (the tests' oracle)."""
+        """The group's term of the M-step's objective, Σ targets · log p_θ over its distinct
+        context rows (``targets``: U × |W|; ``mass``: their row sums), adding its gradient in
+        Θ Gᵀ into ``d_st``; in numpy and scipy (the tests' oracle for its :attr:`pieces`)."""
         scores = self.scores_reference(st)
         fit_term = np.vdot(targets, scores)  # before the softmax overwrites the scores
         log_z, p = _softmax(scores)
@@ -317,19 +356,28 @@ def node_pairs(data: AttachData, node: int) -> np.ndarray:
 def pair_scores(theta: np.ndarray, model: AttachModel,
                 threads: Executor | None = None) -> np.ndarray:
     """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
-    block (lexical contexts through the side features only; the two blocks on two of
-    ``threads``, if given)."""
+    block (lexical contexts through the side features only; rows in :func:`_row_chunks` on
+    ``threads``, if given: rows are independent, so the result is the same)."""
     base, lexical = model.blocks(theta)
     out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
 
-    def block(k: int) -> None:
-        if k == 0:
-            out[:model.n_base] = model.pair_matrix.rmatmul_t(base)
-        elif model.lexical:
-            out[model.n_base:] = model.side_matrix.rmatmul_t(lexical)
+    def chunk(rows: slice) -> None:
+        if rows.start < model.n_base:
+            out[rows] = model.pair_matrix.rmatmul_t(base[rows])
+        else:
+            lex = slice(rows.start - model.n_base, rows.stop - model.n_base)
+            out[rows] = model.side_matrix.rmatmul_t(lexical[lex])
 
-    list((threads.map if threads else map)(block, range(2)))
+    list((threads.map if threads else map)(chunk, _row_chunks(model)))
     return out
+
+
+def _row_chunks(model: AttachModel, rows: int = 256) -> list[slice]:
+    """The rows of Θ Gᵀ (contexts) in chunks of at most ``rows``, none across θ's blocks."""
+    n = len(model.contexts)
+    return [slice(a, min(a + rows, model.n_base if a < model.n_base else n))
+            for start, stop in ((0, model.n_base), (model.n_base, n))
+            for a in range(start, stop, rows)]
 
 
 def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -353,76 +401,97 @@ def probabilities(theta: np.ndarray, data: AttachData,
     return out
 
 
-def _merge_targets(data: AttachData, targets: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Targets summed over the nodes merged into each distinct context row, per group, and
-    their row sums (what does not depend on θ, computed once per M-step)."""
-    import scipy.sparse as sp  # here: training only (slow to import)
+class _MStep:
+    """The M-step's objective Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (:func:`objective`)
+    for fixed targets, prepared once: the targets merged per distinct context row and cut into
+    each group's :attr:`~_Group.pieces`. An evaluation runs the pieces as tasks (largest
+    first) on ``threads`` and adds their terms and gradient blocks in a fixed order (piece by
+    piece, group by group), so its value and gradient do not depend on the number of threads."""
 
-    out = []
-    for g in data.groups:
-        merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
-                              shape=(g.contexts.n_rows, len(g.nodes)))
-        merged = np.ascontiguousarray(merge @ targets[data.rows(g)])
-        out.append((merged, merged.sum(axis=1)))
-    return out
+    def __init__(self, data: AttachData, targets: np.ndarray, l2: float,
+                 center: np.ndarray | None = None) -> None:
+        import scipy.sparse as sp  # here: training only (slow to import)
 
+        self.data, self.l2, self.center = data, l2, center
+        self.tasks: list[tuple[_Piece, np.ndarray, np.ndarray]] = []
+        for g in data.groups:
+            merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
+                                  shape=(g.contexts.n_rows, len(g.nodes)))
+            merged = merge @ targets[data.rows(g)]
+            for piece in g.pieces:
+                rows = np.ascontiguousarray(merged[piece.rows])
+                self.tasks.append((piece, rows, rows.sum(axis=1)))
+        self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
 
-def _objective(theta: np.ndarray, data: AttachData,
-               merged: list[tuple[np.ndarray, np.ndarray]], l2: float,
-               center: np.ndarray | None,
-               threads: Executor | None = None) -> tuple[float, np.ndarray]:
-    """The objective and its gradient; with ``threads`` (two), the groups in two halves of
-    about equal work and each block of Θ Gᵀ and of the gradient on a thread of its own (numpy
-    and the compiled products release the GIL); the halves' terms are added in group order."""
-    st = pair_scores(theta, data.model, threads)
-    offset = theta if center is None else theta - center
-    groups = list(zip(data.groups, merged))
-    cut = _halves(data) if threads else len(groups)
+    def __call__(self, theta: np.ndarray, threads: Executor | None = None
+                 ) -> tuple[float, np.ndarray]:
+        """The objective and its gradient at ``theta`` (on ``threads``, if given)."""
+        model = self.data.model
+        run = threads.map if threads else map
+        st = pair_scores(theta, model, threads)
 
-    def half(part: list[tuple[_Group, tuple[np.ndarray, np.ndarray]]]
-             ) -> tuple[list[float], np.ndarray]:
+        def task(k: int) -> tuple[float, np.ndarray]:
+            piece, targets, mass = self.tasks[k]
+            return piece.fit(st, targets, mass)
+
+        done = dict(zip(self.largest_first, run(task, self.largest_first)))
+        fitted = [done[k] for k in range(len(self.tasks))]
         d_st = np.zeros_like(st)
-        return [g.fit_term(st, t, mass, d_st) for g, (t, mass) in part], d_st
 
-    parts = list((threads.map if threads else map)(half, [groups[:cut], groups[cut:]]))
-    value = -0.5 * l2 * float(offset @ offset)
-    for term in parts[0][0] + parts[1][0]:
-        value += term
-    d_st = parts[0][1]
-    d_st += parts[1][1]
-    model = data.model
-    blocks = [(model.pair_matrix, d_st[:model.n_base]), (model.side_matrix, d_st[model.n_base:])]
-    grad = np.concatenate([g.ravel() for g in (threads.map if threads else map)(
-        lambda block: block[0].rmatmul(block[1]), blocks)])
-    grad -= l2 * offset
-    return value, grad
+        def reduce(rows: slice) -> None:  # every entry of d_st adds its terms in task order
+            for (piece, _, _), (_, block) in zip(self.tasks, fitted):
+                lo, hi = np.searchsorted(piece.used, [rows.start, rows.stop])
+                scatter_add(d_st, block[lo:hi], piece.used[lo:hi], piece.candidates)
 
+        chunks = _row_chunks(model)
+        list(run(reduce, chunks))
+        offset = theta if self.center is None else theta - self.center
+        value = -0.5 * self.l2 * float(offset @ offset)
+        for term, _ in fitted:
+            value += term
+        grad = np.empty_like(theta)
+        gb, gl = model.blocks(grad)  # views
 
-def _halves(data: AttachData) -> int:
-    """Where to cut the groups into two runs of about equal work (rows × candidates)."""
-    work = np.cumsum([g.contexts.n_rows * len(g.candidates) for g in data.groups])
-    return int(np.searchsorted(work, work[-1] / 2)) + 1 if len(work) else 0
+        def gradient(rows: slice) -> None:
+            if rows.start < model.n_base:
+                gb[rows] = model.pair_matrix.rmatmul(d_st[rows])
+            else:
+                gl[rows.start - model.n_base:rows.stop - model.n_base] = \
+                    model.side_matrix.rmatmul(d_st[rows])
+
+        list(run(gradient, chunks))
+        grad -= self.l2 * offset
+        return value, grad
 
 
 def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
-              center: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+              center: np.ndarray | None = None, threads: int = 1) -> tuple[float, np.ndarray]:
     """Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (center: 0 unless given, e.g.
-    :meth:`AttachModel.init_theta`) and its gradient in θ."""
-    return _objective(theta, data, _merge_targets(data, targets), l2, center)
+    :meth:`AttachModel.init_theta`) and its gradient in θ, computed on ``threads`` threads (the
+    same value and gradient for any number)."""
+    with _threads(threads) as pool:
+        return _MStep(data, targets, l2, center)(theta, pool)
 
 
 def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
-        maxiter: int = 50, center: np.ndarray | None = None) -> np.ndarray:
+        maxiter: int = 50, center: np.ndarray | None = None, threads: int = 1,
+        evaluated: Callable[[float], None] | None = None) -> np.ndarray:
     """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
-    iterations); ``targets`` are expected pair counts aligned with the rows of ``data``."""
-    merged = _merge_targets(data, targets)
+    iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
+    pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
+    evaluation of the objective."""
+    if maxiter < 1:
+        raise InputError(f"attach iterations {maxiter}: must be at least 1")
+    problem = _MStep(data, targets, l2, center)
 
     from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
-    with ThreadPoolExecutor(2) as threads:  # the M-step on both cores
+    with _threads(threads) as pool:
 
         def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            value, grad = _objective(theta, data, merged, l2, center, threads)
+            value, grad = problem(theta, pool)
+            if evaluated:
+                evaluated(value)
             return -value, -grad
 
         result = minimize(loss, theta0, jac=True, method="L-BFGS-B",
@@ -430,3 +499,15 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
               result.message)
     return np.asarray(result.x)
+
+
+@contextmanager
+def _threads(threads: int) -> Iterator[Executor | None]:
+    """A pool of ``threads`` threads (None for one: the work runs in this thread)."""
+    if threads < 1:
+        raise InputError(f"threads {threads}: must be at least 1")
+    if threads == 1:
+        yield None
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        yield pool

@@ -15,7 +15,7 @@ from ..fst.grammar import Grammar
 from ..parallel import Pool
 from ..ud.slots import SlotSentence
 from .punct import Inference, PunctModel, Settings
-from .train import ATTACH_ITERATIONS, History, em, initial_model
+from .train import ATTACH_ITERATIONS, History, check_iterations, em, initial_model
 
 __all__ = ["Trained", "perplexity", "train"]
 
@@ -49,6 +49,7 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
     ``started(direction)`` is called before each run; the E-steps run on ``pool`` (default:
     ``jobs`` local processes); each Attach M-step runs at most ``attach_iterations`` L-BFGS
     iterations."""
+    check_iterations(iterations, attach_iterations)
     if not directions:
         raise ValueError("no direction to train")
     if len(directions) > 1 and not dev:

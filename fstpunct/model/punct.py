@@ -39,6 +39,7 @@ from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
 from ..dp.treedp import Candidates, Gradients, MatrixTree, Outer, inside, outside, sample, viterbi
+from ..errors import InputError
 from ..fst.channel import Channel
 from ..fst.lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
@@ -66,6 +67,12 @@ class Settings:
     # word contexts for this many of the most frequent training words (features.py; 0: none;
     # 500: the bundled +NC models', chosen on dev; RESULTS.md, "Lexical contexts")
     lexical: int = 500
+
+    def __post_init__(self) -> None:
+        negative = [f"{name} {value}" for name, value in
+                    (("lexical", self.lexical), ("xi", self.xi), ("l2", self.l2)) if value < 0]
+        if negative:  # lexical −1 used to give every word but the rarest a feature of its own
+            raise InputError(f"{', '.join(negative)}: must be at least 0")
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)

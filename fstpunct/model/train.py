@@ -10,18 +10,21 @@ Each iteration:
   so any pool gives exactly the serial result.
 * **M-step** — channel: φ[a, b] ∝ expected edit counts + ``prior`` · φ₀[a, b] (Dirichlet
   pseudo-counts centred on the initial channel, structural zeros kept); Attach: L-BFGS on the
-  expected log-likelihood with L2 (:func:`fstpunct.model.attach.fit`).
+  expected log-likelihood with L2 (:func:`fstpunct.model.attach.fit`), on as many threads as
+  the E-step has workers.
 
 The objective — Σ log Σ_T′ p(T′, x | T)·exp(−ξ·c(T′)) + Σ prior·φ₀·log φ − (l2/2)‖θ − θ₀‖² —
 never decreases (generalised EM); :class:`History` records it per iteration.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..errors import InputError
 from ..fst.channel import Channel
 from ..fst.grammar import Grammar
 from ..fst.lattice import LatticeBuilder
@@ -31,8 +34,8 @@ from .attach import AttachModel, fit
 from .punct import Batch, Inference, PunctModel, Settings, SlotCache
 from .vocab import Vocab
 
-__all__ = ["ATTACH_ITERATIONS", "CHUNK", "INITS", "Counts", "History", "em", "expected_counts",
-           "initial_model"]
+__all__ = ["ATTACH_ITERATIONS", "CHUNK", "INITS", "Counts", "History", "check_iterations", "em",
+           "expected_counts", "initial_model"]
 
 CHUNK = 500  # sentences per E-step task: a second or so
 
@@ -150,21 +153,35 @@ def _reestimate(channel: Channel, counts: np.ndarray, prior: np.ndarray) -> Chan
     return Channel(channel.symbols, channel.direction, phi)
 
 
+def check_iterations(iterations: int, attach_iterations: int) -> None:
+    """Refuse fewer than 0 EM iterations or 1 L-BFGS iteration per M-step (InputError)."""
+    if iterations < 0 or attach_iterations < 1:
+        raise InputError(f"iterations {iterations}, attach_iterations {attach_iterations}: "
+                         "must be at least 0 and 1")
+
+
 def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
        pool: Pool | None = None, train_channel: bool = True,
        attach_iterations: int = ATTACH_ITERATIONS,
        report: Callable[[int, float, float], None] | None = None,
        progress: Callable[[int], None] | None = None,
-       center: np.ndarray | None = None) -> tuple[PunctModel, History]:
+       center: np.ndarray | None = None, threads: int | None = None
+       ) -> tuple[PunctModel, History]:
     """Run ``iterations`` EM iterations from ``model`` on ``batch``; returns the final model
     and the objective history. The E-step runs on ``pool`` (default: ``jobs`` local
-    processes). ``train_channel=False`` keeps φ fixed (the Attach ablation). ``center``: the
-    mean of θ's L2 prior (default :meth:`~.attach.AttachModel.init_theta` of the token cost)."""
+    processes), each M-step of at most ``attach_iterations`` L-BFGS iterations on ``threads``
+    threads (default: as many as the pool has workers, at most this machine's cores; the
+    result is the same for any number). ``train_channel=False`` keeps φ fixed (the Attach
+    ablation). ``center``: the mean of θ's L2 prior (default
+    :meth:`~.attach.AttachModel.init_theta` of the token cost)."""
+    check_iterations(iterations, attach_iterations)
     own = pool is None
     pool = make_pool(jobs) if pool is None else pool
+    if threads is None:
+        threads = max(1, min(pool.workers, os.cpu_count() or 1))
     try:
         return _em(model, batch, iterations, pool, train_channel, attach_iterations, report,
-                   progress, center)
+                   progress, center, threads)
     finally:
         if own:
             pool.close()
@@ -172,7 +189,7 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
 
 def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_channel: bool,
         attach_iterations: int, report: Callable[[int, float, float], None] | None,
-        progress: Callable[[int], None] | None, center: np.ndarray | None
+        progress: Callable[[int], None] | None, center: np.ndarray | None, threads: int
         ) -> tuple[PunctModel, History]:
     settings = model.settings
     prior = settings.prior * model.channel.phi
@@ -198,6 +215,6 @@ def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_chan
         if train_channel:
             channel = _reestimate(channel, builder.edit_totals(counts.arc_counts), prior)
         theta = fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations,
-                    center)
+                    center, threads)
         model = PunctModel(model.attach, theta, channel, settings)
     return model, history
