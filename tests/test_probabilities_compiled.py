@@ -4,28 +4,18 @@ candidate sets (rows of fewer and more than 8 candidates, numpy's two ways of su
 en_ewt dev with the bundled model (the exponential bitwise where numpy's is libm's, as here;
 else to a few units in the last place)."""
 import itertools
-import math
 
 import numpy as np
 import pytest
+from fstpunct.model._punct import softmax_rows
 from hypothesis import given
 from hypothesis import strategies as st
+from libm_exp import same
 
 from fstpunct.api import load
-from fstpunct.model._punct import softmax_rows
 from fstpunct.model.attach import _softmax, probabilities, probabilities_reference
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
-
-_PROBE = np.random.default_rng(0).normal(size=1000) * 20
-LIBM_EXP = np.exp(_PROBE).tobytes() == np.array([math.exp(x) for x in _PROBE]).tobytes()
-
-
-def _same(a, b) -> None:
-    if LIBM_EXP:
-        assert np.asarray(a).tobytes() == np.asarray(b).tobytes()
-    else:
-        np.testing.assert_allclose(a, b, rtol=1e-13, atol=1e-300)
 
 
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 300), st.integers(0, 9))
@@ -38,11 +28,11 @@ def test_softmax_rows_bitwise_numpy(seed, rows, width, nodes):
     out = np.full(nodes * width, np.nan)
     _, p = _softmax(scores.copy())
     softmax_rows(scores, inverse, starts, out)
-    _same(scores, p)  # in place
+    same(scores, p)  # in place
     expect = np.full_like(out, np.nan)
     for j in range(nodes):
         expect[starts[j]:starts[j] + width] = p[inverse[j]]
-    _same(out, expect)
+    same(out, expect)
 
 
 def test_softmax_rows_refuses_indices_out_of_range():
@@ -59,5 +49,5 @@ def test_probabilities_bitwise_reference_on_dev():
                                                        800)]
     data = model.prepare(sentences).data
     compiled = probabilities(model.theta, data, model.pair_scores)
-    _same(compiled, probabilities_reference(model.theta, data, model.pair_scores))
+    same(compiled, probabilities_reference(model.theta, data, model.pair_scores))
     assert np.allclose(np.add.reduceat(compiled, data.node_offsets[:-1]), 1.0)

@@ -16,6 +16,7 @@ bitwise the same in both semirings; each row's columns come out ascending. It we
 one lattice in several semirings at once (sum and max: the same nonzeros, other values), each
 entry holding one value per weighting.
 """
+from libc.math cimport exp
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
@@ -94,6 +95,21 @@ cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
     half = n // 2
     half -= half % 8
     return _pairwise_sum(a, half) + _pairwise_sum(a + half, n - half)
+
+
+cdef double _exp_terms(const double* s, double* p, Py_ssize_t n,
+                       double* high) noexcept nogil:
+    """A softmax's terms p = exp(s − max s) (``p`` may be ``s``), their total by numpy's
+    pairwise sum, and the maximum in ``high``: what ``max``, ``exp`` and ``sum`` along a row
+    give in numpy (the exponential libm's, as numpy's where it has no SIMD one; n ≥ 1)."""
+    cdef Py_ssize_t k
+    cdef double top = s[0]
+    for k in range(1, n):
+        top = s[k] if s[k] > top else top
+    for k in range(n):
+        p[k] = exp(s[k] - top)
+    high[0] = top
+    return 0.0 + _pairwise_sum(p, n)
 
 
 cdef void _counting_sort(const Py_ssize_t* key, Py_ssize_t m, Py_ssize_t buckets,

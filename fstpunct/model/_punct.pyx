@@ -6,11 +6,9 @@ candidates in one pass over the rows of a range of nodes, where the numpy formul
 (:func:`candidate_arrays`); and the Attach probabilities of a candidate set's nodes, each
 distinct context row's softmax written straight to its nodes' rows (:func:`softmax_rows`,
 bitwise :func:`fstpunct.model.attach.probabilities_reference`'s)."""
-from libc.math cimport exp
-
 import numpy as np
 
-from ..dp._sparse cimport _pairwise_sum
+from ..dp._sparse cimport _exp_terms
 
 
 def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
@@ -75,12 +73,7 @@ def softmax_rows(double[:, ::1] scores, const Py_ssize_t[::1] inverse,
     with nogil:
         for i in range(n_rows):
             s = &scores[i, 0]
-            high = s[0]
-            for k in range(1, width):
-                high = s[k] if s[k] > high else high
-            for k in range(width):
-                s[k] = exp(s[k] - high)
-            total = 0.0 + _pairwise_sum(s, width)
+            total = _exp_terms(s, s, width, &high)
             for k in range(width):
                 s[k] = s[k] / total
         for j in range(inverse.shape[0]):
