@@ -6,11 +6,11 @@ product it replaces: the same terms added in the same order) and, for the M-step
 candidate set's objective term with its gradient in one pass over its rows as a trie
 (:func:`fit_piece`; :class:`fstpunct.model.attach._Piece`), whose gradient blocks
 :func:`scatter_add` adds up. All release the GIL (the M-step's threads)."""
-from libc.math cimport exp, log
+from libc.math cimport log
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
-from ..dp._sparse cimport _pairwise_sum
+from ..dp._sparse cimport _exp_terms
 
 
 cdef double* _block(str name, str given, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t n_rows,
@@ -142,12 +142,7 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
                     for k in range(width):
                         level[k] = level[k - width] + a * row[k]
             score, t = (partial + (n - 1) * width if n else zero), &targets[i, 0]
-            high = score[0]
-            for k in range(1, width):
-                high = score[k] if score[k] > high else high
-            for k in range(width):
-                p[k] = exp(score[k] - high)
-            sum_ = 0.0 + _pairwise_sum(p, width)
+            sum_ = _exp_terms(score, p, width, &high)
             dot = 0.0
             for k in range(width):
                 dot = dot + t[k] * score[k]
