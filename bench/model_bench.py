@@ -7,7 +7,7 @@ references, each measured in the same run.
   also a process that only imports what decode imports and reads the file (then also loads the
   model): what no decode can go below;
 * EM (``--em``): one EM iteration on en_ewt train as every iteration after the first runs
-  (E-step on 2 local workers kept from the first iteration, then the M-step, of
+  (E-step on 2 local workers kept from the first iteration, then the M-step on 2 threads, of
   ``--attach-iterations`` L-BFGS iterations, default ``fstpunct train``'s; timed in a child
   process after the batch is prepared and a first E-step) against one ``fstpunct decode`` of
   en_ewt train (goal ≤ 3×);
@@ -101,7 +101,8 @@ def em_iteration(attach_iterations: int) -> None:
     """(Child mode.) Prepare en_ewt train as ``fstpunct train --lang en`` does, run the first
     E-step on 2 local workers (they build every slot lattice's shape), then time one EM
     iteration as every later one runs: E-step (θ and φ sent again, the workers kept) then
-    M-step (at most ``attach_iterations`` L-BFGS iterations); print JSON."""
+    M-step (at most ``attach_iterations`` L-BFGS iterations, on as many threads as the E-step
+    has workers, as ``fstpunct train`` runs it); print JSON."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from fstpunct.fst.grammar import load_grammar
     from fstpunct.model.attach import fit
@@ -126,7 +127,7 @@ def em_iteration(attach_iterations: int) -> None:
         e_step = time.perf_counter() - start
         e_cpu = _workers_cpu(pool) - workers
         fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations,
-            model.attach.init_theta(settings.token_cost))
+            model.attach.init_theta(settings.token_cost), threads=pool.workers)
         seconds = time.perf_counter() - start
         m_cpu = _cpu(resource.RUSAGE_SELF) - cpu
     print(json.dumps({"seconds": seconds, "e_step": e_step, "m_step": seconds - e_step,

@@ -435,9 +435,10 @@ class _MStep:
                 self.tasks.append((piece, rows, rows.sum(axis=1)))
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
 
-    def __call__(self, theta: np.ndarray, threads: Executor | None = None
+    def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
-        """The objective and its gradient at ``theta`` (on ``threads``, if given)."""
+        """The objective and its gradient at ``theta`` (on ``threads``, if given, of
+        ``workers`` threads)."""
         model = self.data.model
         run = threads.map if threads else map
         st = pair_scores(theta, model, threads)
@@ -450,13 +451,13 @@ class _MStep:
         fitted = [done[k] for k in range(len(self.tasks))]
         d_st = np.zeros_like(st)
 
-        def reduce(rows: slice) -> None:  # every entry of d_st adds its terms in task order
+        def reduce(part: int) -> None:  # every entry of d_st adds its terms in task order
             for (piece, _, _), (_, block) in zip(self.tasks, fitted):
-                lo, hi = np.searchsorted(piece.used, [rows.start, rows.stop])
+                lo, hi = np.searchsorted(piece.used, bounds[part:part + 2])
                 scatter_add(d_st, block[lo:hi], piece.used[lo:hi], piece.candidates)
 
-        chunks = _row_chunks(model)
-        list(run(reduce, chunks))
+        bounds = np.linspace(0, len(st), workers + 1).astype(np.intp)  # rows of d_st
+        list(run(reduce, range(workers)))
         offset = theta if self.center is None else theta - self.center
         value = -0.5 * self.l2 * float(offset @ offset)
         for term, _ in fitted:
@@ -471,7 +472,7 @@ class _MStep:
                 gl[rows.start - model.n_base:rows.stop - model.n_base] = \
                     model.side_matrix.rmatmul(d_st[rows])
 
-        list(run(gradient, chunks))
+        list(run(gradient, _row_chunks(model)))
         grad -= self.l2 * offset
         return value, grad
 
@@ -482,7 +483,7 @@ def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: floa
     :meth:`AttachModel.init_theta`) and its gradient in θ, computed on ``threads`` threads (the
     same value and gradient for any number)."""
     with _threads(threads) as pool:
-        return _MStep(data, targets, l2, center)(theta, pool)
+        return _MStep(data, targets, l2, center)(theta, pool, threads)
 
 
 def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
@@ -501,7 +502,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     with _threads(threads) as pool:
 
         def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-            value, grad = problem(theta, pool)
+            value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
             return -value, -grad
