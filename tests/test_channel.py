@@ -273,3 +273,29 @@ def test_load_refuses_malformed_machines(tmp_path):
     fst.write(str(path))
     with pytest.raises(ModelError, match=r"arc \(0, \d+, ',', ','\) is not a channel arc"):
         Channel.load(path, "ltr")
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_file_arcs_looked_up_as_arcs_makes_them(direction):
+    """Each arc of a file (states and labels, some made at random) is identified with the edit
+    of the same arc among every arc :meth:`Channel.arcs` could make, or refused if none."""
+    from fstpunct.fst.channel import _edits
+    from fstpunct.fst.fstbinary import FstArcs
+
+    shell = Channel.identity(SPECIALS + MARKS, direction)
+    n = len(shell.symbols)
+    full = Channel(shell.symbols, direction, shell.mask / shell.mask.sum(axis=2, keepdims=True))
+    label = {None: 0, END: 1, **{s: 2 + k for k, s in enumerate(shell.symbols)}}
+    param = {(a.src, a.dst, label[a.ilabel], label[a.olabel]): a.param for a in full.arcs()}
+    rng = np.random.default_rng(5)
+    real = list(param)
+    keys = [real[k] for k in rng.choice(len(real), 300)] + \
+        [tuple(int(x) for x in rng.integers(-1, n + 3, 4)) for _ in range(300)]
+    src, dst, ilabel, olabel = (np.array(x) for x in zip(*keys))
+    a, b, e, bad = _edits(shell, FstArcs(0, n + 2, src, dst, ilabel, olabel, np.zeros(len(keys))))
+    assert set(bad.tolist()) == {k for k, key in enumerate(keys) if key not in param}
+    for k, key in enumerate(keys):
+        if param.get(key) is not None:
+            assert (a[k], b[k], e[k]) == param[key]
+        else:
+            assert e[k] == -1

@@ -5,6 +5,7 @@ model over en_ewt dev; a channel's scan arcs as arrays (``Channel.arc_table`` ag
 ``Channel.arcs``)."""
 import gc
 import itertools
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +18,8 @@ from fstpunct.fst.channel import END, Channel
 from fstpunct.model.punct import Inference, SlotCache, _node_spans
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 
 
 def assert_same_candidates(inference: Inference, slots_of: dict) -> None:
@@ -117,3 +120,26 @@ def test_decoding_makes_no_reference_cycles_per_sentence(mode):
     assert garbage(30) == garbage(90)
     if mode != "text":
         assert garbage(90) == 0
+
+
+@pytest.mark.parametrize("good", [True, False])
+def test_decode_command_restores_the_cycle_collector(tmp_path, good):
+    """``fstpunct decode`` turns the collector off and freezes the model for its run only: a
+    caller in the same process finds it on and nothing frozen afterwards, after a run that
+    failed midway on bad input too."""
+    from fstpunct.cli.main import main
+
+    text = SAMPLE.read_text(encoding="utf-8")
+    if not good:  # a sentence near the end with a word whose HEAD is out of range
+        lines = text.rstrip("\n").split("\n")
+        last = max(k for k, line in enumerate(lines) if line[:1].isdigit())
+        fields = lines[last].split("\t")
+        fields[6] = "99"
+        lines[last] = "\t".join(fields)
+        text = "\n".join(lines) + "\n\n"
+    source = tmp_path / "in.conllu"
+    source.write_text(text, encoding="utf-8")
+    assert gc.isenabled() and gc.get_freeze_count() == 0
+    status = main(["decode", "--model", "en", str(source), "-o", str(tmp_path / "out.conllu")])
+    assert status == (0 if good else 2)
+    assert gc.isenabled() and gc.get_freeze_count() == 0

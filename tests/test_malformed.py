@@ -114,6 +114,8 @@ SENTENCE_CASES = [
     ("invalid UTF-8", sub(W2, fields(W2, form="d\udcffg")), 4, "not UTF-8 (byte 0xFF)"),
     ("NUL byte", sub(W2, fields(W2, form="d\x00g")), 4, "NUL byte"),
     ("CR inside a line*", sub(W2, fields(W2, form="d\rg")), 4, "CR inside a line"),
+    ("NUL beside non-ASCII", sub(W2, fields(W2, form="dö\x00g")), 4, "NUL byte"),
+    ("CR beside non-ASCII", sub(W2, fields(W2, form="dö\rg")), 4, "CR inside a line"),
     ("CRLF after LF*", BAD.replace("\n", "\r\n"), 1, "line ends with CRLF but earlier lines"),
 ]
 PARSE_ACCEPTS = {"HEAD _", "own head", "cycle", "no root*", "two roots"}

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+from fstpunct.dp import _sparse
 from fstpunct.dp.semiring import MaxProduct, SumProduct
 from fstpunct.dp.stacks import DenseStack, SparseStack, merged
 
@@ -76,3 +77,20 @@ def _rows(mats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r, c = np.nonzero(flat.any(axis=0))
     ptr = np.searchsorted(r, np.arange(a * n + 1))
     return ptr.astype(np.intp), c.astype(np.int32), flat[:, r, c]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_transposes_are_the_matrices_transposed_row_by_row(seed):
+    """_sparse.transpose against numpy: row a·n + t holds M_a[:, t]'s nonzeros, rows
+    ascending, for every value set of the family (empty matrices, rows and columns included)."""
+    rng = np.random.default_rng(seed)
+    count, n = int(rng.integers(1, 6)), int(rng.integers(1, 30))
+    mats = rng.uniform(0.1, 1.0, (count, n, n)) * (rng.random((count, n, n)) < 0.2)
+    mats[0] = 0.0
+    rows = SparseStack.of(mats).rows
+    values = np.vstack([rows.data, -rows.data])
+    tptr, tcol, tval = _sparse.transpose(n, rows.indptr, rows.indices, values)
+    a, t, s = np.nonzero(mats.transpose(0, 2, 1))  # in order of (a, t, s)
+    assert tptr.tolist() == np.searchsorted(a * n + t, np.arange(count * n + 1)).tolist()
+    assert tcol.tolist() == s.tolist()
+    assert tval.tobytes() == np.vstack([mats[a, s, t], -mats[a, s, t]]).tobytes()

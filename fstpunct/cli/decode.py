@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     if args.posteriors < 0:
         raise InputError(f"--posteriors must be at least 0, not {args.posteriors}")
     model, sentences = model_and_input(args)
+    # the command owns the collector's state for its whole run, not the library's lazy decode
+    # (its caller's code would run with the collector off between sentences)
     gc.freeze()  # the loaded model outlives the run: no collection during it need walk it
     collecting = gc.isenabled()
     gc.disable()  # decoding makes no reference cycles (tests/test_decode_compiled.py)

@@ -1,3 +1,6 @@
 # The C functions of _sparse.pyx that other compiled modules use.
 
 cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil
+cdef void _counting_sort(const Py_ssize_t* key, Py_ssize_t m, Py_ssize_t buckets,
+                         Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil
+cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high) noexcept nogil

@@ -15,6 +15,8 @@ acceptor arc in order the machine's arcs of its label. Trimming keeps the coacce
 """
 from libc.stdlib cimport free, malloc, realloc
 
+from ..dp._sparse cimport _counting_sort
+
 import numpy as np
 
 
@@ -77,7 +79,7 @@ def compose_linear(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] olabel,
     cdef Grow src, dst_, arcs, states
     cdef Py_ssize_t* ids = <Py_ssize_t*> malloc(machine * positions * sizeof(Py_ssize_t))
     cdef Py_ssize_t* rptr = NULL
-    cdef Py_ssize_t* rsrc = NULL
+    cdef Py_ssize_t* rarc = NULL
     cdef Py_ssize_t* todo = NULL
     cdef char* co = NULL
     if ids == NULL:
@@ -117,24 +119,12 @@ def compose_linear(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] olabel,
         # coaccessible states: backwards from the final one, over arcs grouped by target
         n = states.size
         rptr = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
-        rsrc = <Py_ssize_t*> malloc((src.size + 1) * sizeof(Py_ssize_t))
+        rarc = <Py_ssize_t*> malloc((src.size + 1) * sizeof(Py_ssize_t))
         todo = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
         co = <char*> malloc(n + 1)
-        if rptr == NULL or rsrc == NULL or todo == NULL or co == NULL:
+        if rptr == NULL or rarc == NULL or todo == NULL or co == NULL:
             raise MemoryError()
-        for x in range(n + 1):
-            rptr[x] = 0
-        for j in range(src.size):
-            rptr[dst_.data[j] + 1] += 1
-        for x in range(n):
-            rptr[x + 1] += rptr[x]
-        for j in range(src.size):
-            y = dst_.data[j]
-            rsrc[rptr[y]] = src.data[j]
-            rptr[y] += 1
-        for x in range(n, 0, -1):
-            rptr[x] = rptr[x - 1]
-        rptr[0] = 0
+        _counting_sort(dst_.data, src.size, n, rptr, rarc)  # the arcs into y: rarc[rptr[y]:…]
         for x in range(n):
             co[x] = 0
         kept = 0
@@ -147,9 +137,10 @@ def compose_linear(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] olabel,
             kept -= 1
             y = todo[kept]
             for j in range(rptr[y], rptr[y + 1]):
-                if not co[rsrc[j]]:
-                    co[rsrc[j]] = 1
-                    todo[kept] = rsrc[j]
+                x = src.data[rarc[j]]
+                if not co[x]:
+                    co[x] = 1
+                    todo[kept] = x
                     kept += 1
         if not co[0]:
             return 0, *(np.zeros(0, dtype=np.intp) for _ in range(3))
@@ -167,7 +158,7 @@ def compose_linear(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] olabel,
     finally:
         free(ids)
         free(rptr)
-        free(rsrc)
+        free(rarc)
         free(todo)
         free(co)
         free(src.data)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
@@ -347,34 +347,12 @@ class Channel:
         return arcs
 
     def arc_table(self) -> ArcTable:
-        """:meth:`arcs` as arrays, computed with numpy (the same arcs in the same order)."""
-        n = len(self.symbols)
-        p, t = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")  # (n, n) each
-        a, b, moves = scan_moves(self.direction, p, t)
-        # per move, in arcs()' order: the edit, the emitted symbol (−1: none), the next pending
-        edit = np.array([code for code, _, _ in moves])
-        emitted = np.stack([np.full_like(a, -1) if out is None else out for _, out, _ in moves],
-                           axis=-1)
-        pending = np.stack([nxt for _, _, nxt in moves], axis=-1)
-        allowed = self.phi[a[..., None], b[..., None], edit] > 0  # (p, t, move)
-        # per pending p: its moves (t, move) in order, then its end arc
-        keep = np.concatenate([allowed.reshape(n, 4 * n), np.ones((n, 1), dtype=bool)], axis=1)
-        at = np.flatnonzero(keep)
-        p_of, rest = np.divmod(at, 4 * n + 1)
-        end = rest == 4 * n
-        t_of, move = np.divmod(np.where(end, 0, rest), 4)
-        param = np.where(end[:, None], -1, np.stack(
-            [a[p_of, t_of], b[p_of, t_of], edit[move]], axis=1))
-        start = np.arange(n)
-        src = np.concatenate([np.full(n + 1, START_STATE), 2 + p_of])
-        dst = np.concatenate([2 + start, [FINAL_STATE],
-                              np.where(end, FINAL_STATE, 2 + pending[p_of, t_of, move])])
-        ilabel = np.concatenate([start, [-1], np.where(end, -1, t_of)])
-        olabel = np.concatenate([np.full(n + 1, -1),
-                                 np.where(end, p_of, emitted[p_of, t_of, move])])
-        param = np.concatenate([np.full((n + 1, 3), -1), param])
-        return ArcTable(*(np.ascontiguousarray(x, dtype=np.intp)
-                          for x in (src, dst, ilabel, olabel, param)))
+        """:meth:`arcs` as arrays (the same arcs in the same order): the arcs every channel over
+        these symbols could have, less the edits phi gives no probability."""
+        every = _every_arc(self.symbols, self.direction)
+        a, b, e = every.param.T
+        keep = (e < 0) | (self.phi[a, b, e] > 0)
+        return ArcTable(*(x[keep] for x in every))
 
     def symbol_table(self) -> pynini.SymbolTable:
         """Shared input/output table: 0 ε, 1 ``$``, then :attr:`symbols` from 2."""
@@ -486,31 +464,64 @@ class Channel:
         return cls(shell.symbols, direction, phi / sums)
 
 
+@lru_cache(maxsize=16)
+def _every_arc(symbols: tuple[str, ...], direction: str) -> ArcTable:
+    """The scan machine's arcs when every structurally allowed edit has one, in
+    :meth:`Channel.arcs`' order, as read-only arrays (shared: one table per alphabet)."""
+    n = len(symbols)
+    a, b, moves = scan_moves(direction, *np.divmod(np.arange(n * n), n))  # every (p, t)
+    edit = np.array([code for code, _, _ in moves])
+    allowed = structural_mask(symbols)[a[:, None], b[:, None], edit]  # (p·n + t, move)
+    # per pending p: its moves (t, move) in order, then its end arc
+    keep = np.concatenate([allowed.reshape(n, 4 * n), np.ones((n, 1), dtype=bool)], axis=1)
+    p_of, rest = np.divmod(np.flatnonzero(keep), 4 * n + 1)
+    end = rest == 4 * n
+    t_of, move = np.divmod(np.where(end, 0, rest), 4)
+    a, b, moves = scan_moves(direction, p_of, t_of)  # each arc's window and its four moves
+    emitted = np.choose(move, [np.full_like(a, -1) if out is None else out
+                               for _, out, _ in moves])  # −1: none
+    pending = np.choose(move, [nxt for _, _, nxt in moves])
+    start = np.arange(n)
+    src = np.concatenate([np.full(n + 1, START_STATE), 2 + p_of])
+    dst = np.concatenate([2 + start, [FINAL_STATE], np.where(end, FINAL_STATE, 2 + pending)])
+    ilabel = np.concatenate([start, [-1], np.where(end, -1, t_of)])
+    olabel = np.concatenate([np.full(n + 1, -1), np.where(end, p_of, emitted)])
+    param = np.concatenate([np.full((n + 1, 3), -1),
+                            np.where(end[:, None], -1, np.stack([a, b, edit[move]], axis=1))])
+    table = ArcTable(*(np.ascontiguousarray(x, dtype=np.intp)
+                       for x in (src, dst, ilabel, olabel, param)))
+    for x in table:
+        x.setflags(write=False)
+    return table
+
+
 def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
     """Which edit φ[a, b, e] each arc of a channel's file is (a, b, e; e = −1 where the arc
     has no parameter), and the indices of the arcs that are no arc :meth:`Channel.arcs` makes
-    over ``shell.symbols``, whatever phi is."""
+    over ``shell.symbols``, whatever phi is: each arc looked up by its states and labels among
+    the arcs of a channel where every allowed edit has an arc."""
     n = len(shell.symbols)
-    src, dst, ilabel, olabel = arcs.src, arcs.dst, arcs.ilabel, arcs.olabel
-    p, t, nxt, emitted = src - 2, ilabel - 2, dst - 2, np.where(olabel > 0, olabel - 2, -1)
-    # the parameter-free arcs: 0 –t:ε→ q_t, 0 –$:ε→ F, q_p –$:p→ F
-    free = ((src == START_STATE) & (olabel == 0) & (((ilabel >= 2) & (ilabel < n + 2) &
-                                                      (dst == ilabel))
-                                                     | ((ilabel == 1) & (dst == FINAL_STATE)))) \
-        | ((src >= 2) & (src < n + 2) & (ilabel == 1) & (dst == FINAL_STATE) & (olabel == src))
-    inside = (src >= 2) & (src < n + 2) & (ilabel >= 2) & (ilabel < n + 2) & (dst >= 2) & \
-        (dst < n + 2) & (olabel >= 0) & (olabel < n + 2) & (olabel != 1)
-    # each edit's emitted symbol and next pending one, as Channel.arcs makes them; where two
-    # fit (a == b), the first (the other is structurally impossible there)
-    a, b, moves = scan_moves(shell.direction, p, t)
-    e = np.full(len(src), -1)
-    for code, out, pending in reversed(moves):
-        e = np.where(inside & (emitted == (-1 if out is None else out)) & (nxt == pending), code,
-                     e)
-    ok = e >= 0
-    ok[ok] = shell.mask[a[ok], b[ok], e[ok]]
-    e[~ok] = -1
-    return a, b, e, np.flatnonzero(~ok & ~free)
+    every = _every_arc(shell.symbols, shell.direction)
+
+    def key(src: np.ndarray, dst: np.ndarray, ilabel: np.ndarray,
+            olabel: np.ndarray) -> np.ndarray:
+        """One integer per (src, dst, ilabel, olabel) in the table's terms (−1: $ or none)."""
+        return ((src * (n + 2) + dst) * (n + 1) + ilabel + 1) * (n + 1) + olabel + 1
+
+    known = key(every.src, every.dst, every.ilabel, every.olabel)
+    order = np.argsort(known)
+    # the file's labels: 0 ε, 1 $, then the symbols from 2; anything else matches no arc
+    src, dst = arcs.src.astype(np.intp), arcs.dst.astype(np.intp)
+    ilabel = arcs.ilabel.astype(np.intp) - 2   # $ (1) becomes −1; ε (0) matches nothing
+    olabel = np.select([arcs.olabel == 0, arcs.olabel == 1], [-1, n],  # ε: none; $: no arc
+                       arcs.olabel.astype(np.intp) - 2)
+    valid = ((src >= 0) & (src < n + 2) & (dst >= 0) & (dst < n + 2) & (ilabel >= -1)
+             & (ilabel < n) & (olabel >= -1) & (olabel < n))
+    wanted = key(src, dst, ilabel, olabel)
+    row = order[np.searchsorted(known, wanted, sorter=order).clip(0, len(known) - 1)]
+    found = valid & (known[row] == wanted)
+    param = np.where(found[:, None], every.param[row], -1)
+    return param[:, 0], param[:, 1], param[:, 2], np.flatnonzero(~found)
 
 
 def _sidecar_direction(path: str | Path) -> str:

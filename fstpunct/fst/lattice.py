@@ -342,12 +342,14 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     if only is not None:
         plan, place = plan.restricted(only), np.asarray(only, dtype=np.intp)
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
-    arc_ptr = np.searchsorted(token * n + src, np.arange(n_tokens * n + 1))
+    # where each (token, source) run of the sorted arcs begins: the arcs before it
+    arc_ptr = np.zeros(n_tokens * n + 1, dtype=np.intp)
+    np.cumsum(np.bincount(token * n + src, minlength=n_tokens * n), out=arc_ptr[1:])
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
     extra = np.ascontiguousarray(np.array(extras, dtype=float).reshape(
         len(lattices), -1, n, n).transpose(1, 0, 2, 3))  # (extra, lattice, n, n)
     return _sparse.string_products(
-        n, arc_ptr.astype(np.intp), dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
+        n, arc_ptr, dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
         plan.parents, plan.wanted, maximum, place, len(strings), extra)
 
 

@@ -9,11 +9,10 @@ softmax with the objective's gradient ``d[used, candidates] += contextsᵀ · (t
 the readable numpy products it replaces, so bitwise their results (the exponential is libm's,
 which numpy calls too where it has no SIMD version of its own); all release the GIL (the
 M-step's threads)."""
-from libc.math cimport exp
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
-from ..dp._sparse cimport _pairwise_sum
+from ..dp._sparse cimport _exp_terms
 
 
 cdef double* _block(str name, str given, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t n_rows,
@@ -164,12 +163,7 @@ def softmax_gradient(const double[:, ::1] scores, const double[:, ::1] targets,
     with nogil:
         for i in range(n_rows):
             s, t = &scores[i, 0], &targets[i, 0]
-            high = s[0]
-            for k in range(1, width):
-                high = s[k] if s[k] > high else high
-            for k in range(width):
-                p[k] = exp(s[k] - high)
-            sum_ = 0.0 + _pairwise_sum(p, width)
+            sum_ = _exp_terms(s, p, width, &high)
             m = -mass[i]
             for k in range(width):
                 p[k] = p[k] / sum_ * m + t[k]

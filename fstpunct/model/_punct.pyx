@@ -1,9 +1,14 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 # cython: initializedcheck=False, nonecheck=False
-"""The candidates of :class:`fstpunct.model.punct.Inference` compiled: one pass over the Attach
-rows of a range of nodes, where the numpy formulation
-(``Inference._candidate_arrays_reference``, the tests' oracle) makes a dozen passes over them."""
+"""What :class:`fstpunct.model.punct.Inference` computes per Attach row, compiled: its
+candidates in one pass over the rows of a range of nodes, where the numpy formulation
+(``Inference._candidate_arrays_reference``, the tests' oracle) makes a dozen passes over them
+(:func:`candidate_arrays`); and the Attach probabilities of a candidate set's nodes, each
+distinct context row's softmax written straight to its nodes' rows (:func:`softmax_rows`,
+bitwise :func:`fstpunct.model.attach.probabilities_reference`'s)."""
 import numpy as np
+
+from ..dp._sparse cimport _exp_terms
 
 
 def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
@@ -46,3 +51,32 @@ def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
         at += 1
         offsets[t + 1] = at
     return offsets_a, weights_a, left_a, right_a, labels_a
+
+
+def softmax_rows(double[:, ::1] scores, const Py_ssize_t[::1] inverse,
+                 const Py_ssize_t[::1] starts, double[::1] out):
+    """Each row of ``scores`` (distinct context rows × candidates) turned in place into
+    p = exp(S − max) / Σ exp(S − max) (numpy's ``max``, ``exp``, pairwise ``sum`` and division,
+    as :func:`fstpunct.model.attach._softmax` computes it: bitwise where numpy's exponential is
+    libm's), then row ``inverse[j]`` of p copied to ``out[starts[j] : starts[j] + width]`` for
+    every node j."""
+    cdef Py_ssize_t n_rows = scores.shape[0], width = scores.shape[1], i, j, k
+    cdef double high, total
+    cdef double* s
+    if inverse.shape[0] != starts.shape[0]:
+        raise ValueError("softmax_rows: one row and one start per node")
+    for j in range(inverse.shape[0]):
+        if not (0 <= inverse[j] < n_rows and 0 <= starts[j] <= out.shape[0] - width):
+            raise ValueError("softmax_rows: a node's row or start is out of range")
+    if width == 0:
+        return
+    with nogil:
+        for i in range(n_rows):
+            s = &scores[i, 0]
+            total = _exp_terms(s, s, width, &high)
+            for k in range(width):
+                s[k] = s[k] / total
+        for j in range(inverse.shape[0]):
+            s = &scores[inverse[j], 0]
+            for k in range(width):
+                out[starts[j] + k] = s[k]

@@ -404,9 +404,11 @@ def read_conllu(stream: Iterable[str], path: str = "<stdin>",
                 raise probe().error(f"line ends with {_NAMES[end]} but earlier lines with "
                                     f"{_NAMES[newline]}; use one kind of line end", lineno)
             newline = end
-        bad = _BAD_CHAR.search(text)
-        if bad:
-            raise probe().error(_bad_char(bad.group()), lineno)
+        # (an ASCII line can only hold NUL or CR: two quick scans spare it the search)
+        if "\x00" in text or "\r" in text or not text.isascii():
+            bad = _BAD_CHAR.search(text)
+            if bad:
+                raise probe().error(_bad_char(bad.group()), lineno)
         if not text:
             if not (comments or lines):
                 raise ConlluError("empty line outside a sentence (one empty line ends each "
