@@ -32,15 +32,19 @@ lint: install
 	$(BIN)/ruff check fstpunct tests bench scripts setup.py
 
 # Speed and memory benchmarks (figures and ratios to their references, each measured in the
-# same run; see RESULTS.md). The greedy parser's is timed with models/parser-en if it exists;
-# the text pipeline's with the bundled tagger and parser (else models/tagger-en, models/parser-en).
+# same run; see RESULTS.md). The greedy parser's is timed with models/parser-en if it exists,
+# against UDPipe 1 in the same run if results/tmp/udpipe-en.model exists (bench/udpipe_peer.py;
+# ufal.udpipe, extra bench); the text pipeline's with the bundled tagger and parser (else
+# models/tagger-en, models/parser-en).
+UDPIPE_MODEL = results/tmp/udpipe-en.model
 bench: all
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
 	$(BIN)/python bench/model_bench.py --floor --em
 	$(BIN)/python bench/decode_profile.py
 	$(BIN)/python bench/parallel_bench.py 2>/dev/null
 	if [ -d models/parser-en ]; then $(BIN)/python bench/parser_bench.py --model models/parser-en \
-	  | grep -E "greedy|word_uas"; fi
+	  $(if $(wildcard $(UDPIPE_MODEL)),--udpipe $(UDPIPE_MODEL) --rounds 3) \
+	  | grep -E "greedy|UDPipe|word_uas"; fi
 	$(BIN)/python bench/restore_speed.py 2>/dev/null
 	$(BIN)/python bench/text_bench.py 2>/dev/null
 	nice -n 10 $(BIN)/python bench/memory_bench.py

@@ -3,17 +3,23 @@ import io
 import itertools
 import json
 import os
+import random
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 from tqdm import tqdm
 
 import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.parser import Model, kbest, parse, score, train
+from fstpunct.parser import Model, decode, kbest, parse, score, train
+from fstpunct.parser.model import LEGALITY_CLASSES
+from fstpunct.parser.punct import EMPTY, MARK, REL_MARK, WORD, Prepared, initial_props, prepare
+from fstpunct.parser.search import greedy, search, tree
 from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, _mask_table, build
+from fstpunct.parser.transitions import Shift, initial, leaf
 from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -269,3 +275,95 @@ def test_scores_follow_the_conll_2018_script(data):
     assert s.words.uas == 100.0
     wrong = sum(w.deprel == "compound" for w in sent.words if not w.is_punct)
     assert s.words.labelled == s.words.total - wrong
+
+
+def _reference(model, prep, weights):
+    """The readable greedy parse: beam search with k = 1."""
+    return tree(model, search(model, model.input(prep), 1, weights))
+
+
+def _random_weights(rng, model, integers):
+    """Random float32 weights of the model's shape: small integers (many ties and zeros, row 0
+    of unknown features included) or normal values, half of them 0."""
+    shape = model.weights.shape
+    if integers:
+        return rng.integers(-2, 3, shape).astype(np.float32)
+    return (rng.standard_normal(shape) * (rng.random(shape) < 0.5)).astype(np.float32)
+
+
+@pytest.mark.parametrize("key", [("tokens", 1), ("removed", 1), ("paired", 1),
+                                 ("properties", 1), ("typed", 1), ("properties", 3)])
+def test_compiled_greedy_parser_is_the_reference(data, models, key, tmp_path):
+    """The same heads and relations as beam search with k = 1, on real sentences, with the
+    trained weights, random ones and a model read back with fingerprints."""
+    _, train_sents, dev_sents = data
+    model = Model.load(models[key])
+    rng = np.random.default_rng(len(key[0]))
+    small = tmp_path / "small"
+    model.compacted(0.5).save(small, float16=True, fingerprints=True)
+    compact = Model.load(small)
+    assert compact.fingerprints
+    for m, weights in ((model, model.weights), (model, _random_weights(rng, model, True)),
+                       (model, _random_weights(rng, model, False)),
+                       (compact, compact.weights)):
+        for sent in train_sents + dev_sents:
+            prep = prepare(sent, m.mode, gold=False, version=m.props_version)
+            assert greedy(m, prep, weights) == _reference(m, prep, weights)
+
+
+@pytest.mark.parametrize("key", [("tokens", 1), ("properties", 1), ("typed", 1),
+                                 ("paired", 1)])
+def test_compiled_greedy_parser_on_random_sentences(models, key):
+    """Random words, tags, marks and punctuation around them (nested paired marks, both
+    versions of the initial properties), random weights; sentences of 0 to 25 tokens."""
+    model = Model.load(models[key])
+    rng = np.random.default_rng(7)
+    r = random.Random(7)
+    marks = [WORD, MARK, REL_MARK] if "punct" in model.labels else [WORD, MARK]
+    around = ["(", ")", "“", "”", "[", "]", "‘", "’", ",", ".", ":", "-", "!"]
+    for trial in range(150):
+        weights = _random_weights(rng, model, trial % 2 == 0)
+        n = r.randrange(26)
+        gaps = [r.choices(around, k=r.choice([0, 0, 1, 2, 4])) for _ in range(n + 1)]
+        props = initial_props(gaps, typed=key[0] == "typed", version=r.choice([1, 2]))
+        prep = Prepared(tuple(r.choice(model.words.items + ["zzz"]) for _ in range(n)),
+                        tuple(r.choice(model.tags.items + ["X"]) for _ in range(n)),
+                        tuple(range(1, n + 1)), tuple(props), None, None,
+                        tuple(r.choice(marks) for _ in range(n)))
+        assert greedy(model, prep, weights) == _reference(model, prep, weights)
+
+
+def test_parse_at_beam_1_is_the_compiled_parser(data, models, monkeypatch):
+    _, _, dev_sents = data
+    model = Model.load(models["properties", 1])
+    expected = [parse(model, s, 1).text() for s in dev_sents]
+    calls = []
+    monkeypatch.setattr(decode, "greedy", lambda *a: calls.append(1) or greedy(*a))
+    assert [parse(model, s, 1).text() for s in dev_sents] == expected and calls
+    calls.clear()  # the reference: asked for, or with float64 weights
+    assert [parse(model, s, 1, reference=True).text() for s in dev_sents] == expected
+    assert [parse(model, s, 1, model.weights.astype(np.float64)).text()
+            for s in dev_sents] == expected and not calls
+
+
+def test_the_mask_table_is_every_legality_class(models):
+    model = Model.load(models["tokens", 1])
+    table = model.mask_table()
+    assert table.shape == (LEGALITY_CLASSES, len(model.transitions))
+    assert all(np.array_equal(table[model.legality(s, marks)], model.mask(s, marks))
+               for s, marks in _some_states(model))
+
+
+def _some_states(model):
+    """Configurations of every depth up to 4, empty buffer or not, all marks at s0 and s1."""
+    for n, depth, marks in itertools.product((2, 4), (1, 2, 3, 4), itertools.product(
+            (WORD, MARK, REL_MARK), repeat=2)):
+        if depth > n + 1:
+            continue
+        leaves = [leaf(i, 3, 3, EMPTY) for i in range(n + 1)]
+        state = initial(leaves[0], n)
+        for _ in range(depth - 1):
+            state = Shift().apply(state, leaves)
+        m = [WORD] * (n + 2)
+        m[state.s0[0]], m[state.s1[0]] = marks
+        yield state, tuple(m)

@@ -1,6 +1,12 @@
 # The C functions of _sparse.pyx that other compiled modules use.
 
 cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil
+cdef Py_ssize_t _slot(long long key, Py_ssize_t mask) noexcept nogil
+cdef int _rank(const long long* table, const int* ranks, Py_ssize_t mask, long long key,
+               Py_ssize_t h) noexcept nogil
+cdef unsigned long long _template_key(const long long* row, const Py_ssize_t* columns,
+                                      Py_ssize_t width, Py_ssize_t t,
+                                      unsigned long long multiplier, int shift) noexcept nogil
 cdef void _counting_sort(const Py_ssize_t* key, Py_ssize_t m, Py_ssize_t buckets,
                          Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high) noexcept nogil

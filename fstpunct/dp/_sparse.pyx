@@ -793,16 +793,22 @@ def hash_table(const long long[::1] keys, Py_ssize_t size):
 def hash_lookup(const long long[::1] table, const int[::1] ranks, const long long[::1] queries,
                 int[::1] out):
     """out[q] = the rank of queries[q] in the table of :func:`hash_table`, 0 if absent."""
-    cdef Py_ssize_t q, h, mask = table.shape[0] - 1
+    cdef Py_ssize_t q, mask = table.shape[0] - 1
     with nogil:
         for q in range(queries.shape[0]):
-            h = _slot(queries[q], mask)
-            while ranks[h] != 0 and table[h] != queries[q]:
-                h = (h + 1) & mask
-            out[q] = ranks[h]  # 0 at an empty slot
+            out[q] = _rank(&table[0], &ranks[0], mask, queries[q], _slot(queries[q], mask))
 
 
-cdef inline Py_ssize_t _slot(long long key, Py_ssize_t mask) noexcept nogil:
+cdef int _rank(const long long* table, const int* ranks, Py_ssize_t mask, long long key,
+               Py_ssize_t h) noexcept nogil:
+    """The rank of ``key`` in the table of :func:`hash_table` (``mask`` = its size - 1), 0 if
+    absent, searched from its slot ``h`` = ``_slot(key, mask)``."""
+    while ranks[h] != 0 and table[h] != key:
+        h = (h + 1) & mask
+    return ranks[h]  # 0 at an empty slot
+
+
+cdef Py_ssize_t _slot(long long key, Py_ssize_t mask) noexcept nogil:
     """A well-mixed slot for a key (the splitmix64 finaliser)."""
     cdef unsigned long long z = <unsigned long long> key
     z = (z ^ (z >> 30)) * <unsigned long long> 0xbf58476d1ce4e5b9
@@ -819,14 +825,23 @@ def template_keys(const long long[:, ::1] rows, const Py_ssize_t[:, ::1] columns
     import numpy as np
     out = np.empty((rows.shape[0], columns.shape[0]), dtype=np.uint64)
     cdef unsigned long long[:, ::1] o = out
-    cdef unsigned long long h
-    cdef Py_ssize_t b, t, c
+    cdef Py_ssize_t b, t
     with nogil:
         for b in range(rows.shape[0]):
             for t in range(columns.shape[0]):
-                h = <unsigned long long> (t + 1) * multiplier
-                for c in range(columns.shape[1]):
-                    h = (h ^ <unsigned long long> rows[b, columns[t, c]]) * multiplier
-                    h = h ^ (h >> shift)
-                o[b, t] = h
+                o[b, t] = _template_key(&rows[b, 0], &columns[t, 0], columns.shape[1], t,
+                                        multiplier, shift)
     return out
+
+
+cdef unsigned long long _template_key(const long long* row, const Py_ssize_t* columns,
+                                      Py_ssize_t width, Py_ssize_t t,
+                                      unsigned long long multiplier, int shift) noexcept nogil:
+    """The key of template ``t`` (atom columns ``columns[:width]``) over the atom ``row``
+    (:func:`template_keys`)."""
+    cdef unsigned long long h = <unsigned long long> (t + 1) * multiplier
+    cdef Py_ssize_t c
+    for c in range(width):
+        h = (h ^ <unsigned long long> row[columns[c]]) * multiplier
+        h = h ^ (h >> shift)
+    return h

@@ -11,8 +11,8 @@ from ..files import open_input
 from ..ud.annotations import forget
 from ..ud.treebank import Line, Sentence, read_conllu
 from .model import Input, Model
-from .punct import prepare, reattach
-from .search import search, search_beam, tree
+from .punct import Prepared, prepare, reattach
+from .search import greedy, search, search_beam, tree
 
 __all__ = ["kbest", "parse_input", "parse", "read_unparsed"]
 
@@ -27,16 +27,28 @@ def parse_input(model: Model, inp: Input, beam: int | None = None,
                 weights: np.ndarray | None = None) -> tuple[list[int], list[str]]:
     """Heads and relations over the prepared tokens of ``inp`` (``beam``: see
     :meth:`Model.beam_width`; below 1 an :class:`~fstpunct.errors.InputError`)."""
+    return _arcs(model, inp.prep, beam, weights, inp)
+
+
+def _arcs(model: Model, prep: Prepared, beam: int | None, weights: np.ndarray | None,
+          inp: Input | None = None, reference: bool = False) -> tuple[list[int], list[str]]:
+    """:func:`parse_input`; at beam 1 with float32 weights of more than one transition (numpy
+    sums a single column in another order) the compiled greedy parser
+    (:func:`~fstpunct.parser.search.greedy`: the same arcs) unless ``reference``."""
     w = model.weights if weights is None else weights
-    return tree(model, search(model, inp, model.beam_width(beam), w))
+    k = model.beam_width(beam)
+    if k == 1 and not reference and w.dtype == np.float32 and w.shape[1] > 1:
+        return greedy(model, prep, np.ascontiguousarray(w))
+    return tree(model, search(model, inp or model.input(prep), k, w))
 
 
 def parse(model: Model, sent: Sentence, beam: int | None = None,
-          weights: np.ndarray | None = None) -> Sentence:
+          weights: np.ndarray | None = None, *, reference: bool = False) -> Sentence:
     """A copy of ``sent`` with every word's HEAD and DEPREL from the parser (``beam``: by
-    default the model's own)."""
+    default the model's own; ``reference``: the readable beam search at beam 1 too, which the
+    compiled greedy parser is checked against)."""
     prep = prepare(sent, model.mode, gold=False, version=model.props_version)
-    heads, rels = parse_input(model, model.input(prep), beam, weights)
+    heads, rels = _arcs(model, prep, beam, weights, reference=reference)
     return _with_arcs(sent, reattach(sent, prep, heads, rels))
 
 

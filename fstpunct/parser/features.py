@@ -25,7 +25,7 @@ from .punct import PROPERTY_MODES
 from .transitions import NODE_ATOMS, State
 
 __all__ = ["ATOMS", "BASE", "PUNCT_PAIRED", "PUNCT", "templates", "compile_templates", "atoms",
-           "keys", "buffer_atoms", "MAX_DIST"]
+           "keys", "buffer_atoms", "MAX_DIST", "KEY_MULTIPLIER", "KEY_SHIFT"]
 
 _BUFFER = ("b0", "b1", "b2", "b3")
 _BUFFER_ATOMS = ("w", "p", "pc")
@@ -117,8 +117,8 @@ def atoms(state: State, buf: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     return s0[1:20] + s1[1:20] + s2[1:20] + buf[state.j] + (d01, d02, d0b, 0)
 
 
-_MUL = np.uint64(0x9E3779B97F4A7C15)
-_SHIFT = np.uint64(29)
+KEY_MULTIPLIER = np.uint64(0x9E3779B97F4A7C15)  # of the template hash (:func:`keys`)
+KEY_SHIFT = np.uint64(29)
 
 
 def keys(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
@@ -127,4 +127,5 @@ def keys(rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
     h ^= h >> 29, in wrapping uint64 arithmetic (compiled: one state at a time, as greedy
     parsing asks, numpy's per-call costs dominated)."""
     return template_keys(np.ascontiguousarray(rows, dtype=np.int64),
-                         np.ascontiguousarray(columns, dtype=np.intp), int(_MUL), int(_SHIFT))
+                         np.ascontiguousarray(columns, dtype=np.intp), int(KEY_MULTIPLIER),
+                         int(KEY_SHIFT))

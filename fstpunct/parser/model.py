@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from scipy import sparse
 
 from ..dp._sparse import hash_lookup, hash_table
 from ..errors import ModelError
@@ -58,6 +59,19 @@ class Input:
         return self.prep.n
 
 
+def _csr_arrays(csr: sparse.csr_matrix) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Row pointers (intp), columns (int32) and float32 values of a CSR matrix, no column twice
+    in a row."""
+    csr.sum_duplicates()
+    return (csr.indptr.astype(np.intp), csr.indices.astype(np.int32),
+            csr.data.astype(np.float32))
+
+
+def input_marks(prep: Prepared) -> tuple[int, ...]:
+    """:attr:`Input.marks` of a prepared sentence."""
+    return (MARK,) + (prep.marks or (WORD,) * prep.n) + (MARK,)  # [-1]: padding
+
+
 class Model:
     """Everything needed to parse: mode, vocabularies, transitions, templates, weights."""
 
@@ -83,6 +97,12 @@ class Model:
         self.info = info or {}
         self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
         self._masks: dict[int, np.ndarray] = {}
+        self._mask_table: np.ndarray | None = None
+        self._csr: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
+        # per transition, for the compiled greedy parser: 0 shift, 1 left arc, 2 right arc
+        self.kinds = np.array([0] + [1 if isinstance(t, LeftArc) else 2
+                                     for t in self.transitions[1:]], dtype=np.int8)
+        self.label_ids = np.array([t.label_id for t in self.transitions], dtype=np.int64)
 
     def beam_width(self, beam: int | None) -> int:
         """``beam``, or for ``None`` the beam the model was trained with (1 if not recorded)."""
@@ -90,14 +110,17 @@ class Model:
 
     # --- inputs and features ---------------------------------------------------------------
 
+    def ids(self, prep: Prepared) -> tuple[list[int], list[int]]:
+        """Word and tag ids of the prepared tokens."""
+        return ([self.words(w.lower() if self.lowercase else w) for w in prep.forms],
+                [self.tags(t) for t in prep.upos])
+
     def input(self, prep: Prepared) -> Input:
-        words = [self.words(w.lower() if self.lowercase else w) for w in prep.forms]
-        tags = [self.tags(t) for t in prep.upos]
+        words, tags = self.ids(prep)
         leaves = [leaf(0, ROOT, ROOT, EMPTY)] + [
             leaf(i, w, t, p) for i, (w, t, p) in enumerate(zip(words, tags, prep.props), 1)]
-        marks = (MARK,) + (prep.marks or (WORD,) * prep.n) + (MARK,)  # [-1]: padding
         return Input(prep, leaves, F.buffer_atoms(words, tags, [p.code + 1 for p in prep.props]),
-                     marks)
+                     input_marks(prep))
 
     def feature_keys(self, states: Sequence[State], inp: Input) -> np.ndarray:
         rows = np.array([F.atoms(s, inp.buf) for s in states], dtype=np.int64)
@@ -105,16 +128,17 @@ class Model:
 
     def set_keys(self, keys: np.ndarray) -> None:
         """Known feature keys, sorted; weight row k + 1 belongs to ``keys[k]`` (found through a
-        hash table: a compiled lookup per key, where a binary search took most of parsing)."""
+        hash table, ``table``: a compiled lookup per key, where a binary search took most of
+        parsing)."""
         self.keys = keys
         size = 1 << max(4, (2 * len(keys)).bit_length())  # at most half full
-        self._table = hash_table(np.ascontiguousarray(keys, dtype=np.int64), size)
+        self.table = hash_table(np.ascontiguousarray(keys, dtype=np.int64), size)
 
     def rows(self, keys: np.ndarray) -> np.ndarray:
         """Weight rows of feature keys (0 for keys the model does not know)."""
         rows = np.empty(keys.size, dtype=np.int32)
         keys = lookup_keys(np.asarray(keys, np.uint64), self.fingerprints)
-        hash_lookup(*self._table, np.ascontiguousarray(keys, dtype=np.int64).ravel(), rows)
+        hash_lookup(*self.table, np.ascontiguousarray(keys, dtype=np.int64).ravel(), rows)
         return rows.reshape(keys.shape)
 
     def features(self, states: Sequence[State], inp: Input) -> np.ndarray:
@@ -127,6 +151,27 @@ class Model:
         :attr:`Input.marks`)."""
         return ((min(state.depth, 3) * 2 + (state.j < state.n)) * 3
                 + marks[state.s0[0]]) * 3 + marks[state.s1[0]]
+
+    def sparse_weights(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``weights`` (the model's own or others of its shape, never changed in place) as CSR
+        arrays: row pointers, columns, values; remembered for the last weights asked."""
+        if self._csr is None or self._csr[0] is not weights:
+            self._csr = (weights, _csr_arrays(sparse.csr_matrix(weights)))
+        return self._csr[1]
+
+    def mask_table(self) -> np.ndarray:
+        """:meth:`mask` of every :meth:`legality` class, row k for class k (a stand-in
+        configuration of each class: legality reads nothing else)."""
+        if self._mask_table is None:
+            rows = []
+            for k in range(LEGALITY_CLASSES):
+                rest, m1 = divmod(k, 3)
+                rest, m0 = divmod(rest, 3)
+                depth, buffer = divmod(rest, 2)
+                state = State(((0,), ((1,), None)), depth, 1 - buffer, 1)
+                rows.append(self.mask(state, (m0, m1)))
+            self._mask_table = np.stack(rows)
+        return self._mask_table
 
     def mask(self, state: State, marks: Sequence[int]) -> np.ndarray:
         """0 for legal transitions, -inf for illegal ones (the same for every configuration of
@@ -194,13 +239,14 @@ class Model:
     @classmethod
     def load(cls, folder: str | Path) -> Model:
         folder = Path(folder)
-        meta, keys, weights, fingerprints = read_folder(folder, "model", "weights", FORMAT,
-                                                        "parser")
+        meta, keys, csr, fingerprints = read_folder(folder, "model", "weights", FORMAT,
+                                                    "parser")
         model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
-                    meta["templates"], keys, weights, meta.get("info"),
+                    meta["templates"], keys, csr.toarray(), meta.get("info"),
                     meta.get("props_version", 1),  # models without it predate version 2
                     meta.get("lowercase", False))
-        if weights.shape != (len(keys) + 1, len(model.transitions)):
-            raise ModelError(f"{folder}: weights of shape {weights.shape} do not fit the model")
+        if csr.shape != (len(keys) + 1, len(model.transitions)):
+            raise ModelError(f"{folder}: weights of shape {csr.shape} do not fit the model")
         model.fingerprints = fingerprints
+        model._csr = (model.weights, _csr_arrays(csr))
         return model

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..errors import InputError
-from ..ud.slots import quote_symbols
+from ..ud.slots import STRAIGHT_QUOTES, quote_symbols
 from ..ud.tree import projectivize, spans
 from ..ud.treebank import Sentence
 
@@ -223,7 +223,8 @@ def _quotes(sent: Sentence) -> dict[int, str]:
     """Directions of straight quotes (:func:`fstpunct.ud.slots.quote_symbols`) found without the
     heads of the input, which are the answer when a treebank is parsed (the same in training,
     so that the parser learns what it will see)."""
-    return quote_symbols([dataclasses.replace(w, head=0) for w in sent.words])
+    return quote_symbols([dataclasses.replace(w, head=0) for w in sent.words
+                          if w.form in STRAIGHT_QUOTES])  # it reads no other word
 
 
 def prepare(sent: Sentence, mode: str, gold: bool, version: int = PROPS_VERSION) -> Prepared:

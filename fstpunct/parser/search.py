@@ -13,10 +13,14 @@ from typing import NamedTuple
 import numpy as np
 
 from ..errors import InputError
-from .model import Input, Model
+from . import _greedy
+from . import features as F
+from .model import Input, Model, input_marks
+from .punct import Prepared
+from .storage import FINGERPRINT_SHIFT
 from .transitions import State, heads_of, initial
 
-__all__ = ["Item", "search", "search_beam", "trail", "tree"]
+__all__ = ["Item", "greedy", "search", "search_beam", "trail", "tree"]
 
 
 class Item(NamedTuple):
@@ -68,6 +72,21 @@ def search_beam(model: Model, inp: Input, k: int, weights: np.ndarray,
         if gold is not None and not any(it.gold for it in beam):
             break
     return beam
+
+
+def greedy(model: Model, prep: Prepared, weights: np.ndarray) -> tuple[list[int], list[str]]:
+    """``tree(model, search(model, model.input(prep), 1, weights))`` compiled
+    (:mod:`._greedy`): the same heads and relations, its float32 sums and float64 scores the
+    same bit for bit (``weights``: float32, more than one transition)."""
+    if weights.shape != model.weights.shape:
+        raise ValueError(f"weights of shape {weights.shape} do not fit the model")
+    words, tags = model.ids(prep)
+    heads, actions = _greedy.parse(
+        words, tags, prep.props, input_marks(prep), model.columns, int(F.KEY_MULTIPLIER),
+        int(F.KEY_SHIFT), F.MAX_DIST, *model.table,
+        FINGERPRINT_SHIFT if model.fingerprints else 0, *model.sparse_weights(weights),
+        model.mask_table(), model.kinds, model.label_ids)
+    return heads, [model.transitions[a].label or "" for a in actions]
 
 
 def trail(item: Item) -> list[Item]:

@@ -74,10 +74,11 @@ def write_weights(path: Path, keys: np.ndarray, weights: np.ndarray,
 
 
 def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
-                kind: str) -> tuple[dict, np.ndarray, np.ndarray, bool]:
+                kind: str) -> tuple[dict, np.ndarray, sparse.csr_matrix, bool]:
     """``META_NAME.json`` (checked to be of ``format``), and from ``WEIGHTS_NAME.npz`` (see
-    :func:`write_weights`) the keys, the dense float32 weights and whether the keys are
-    fingerprints; else a :class:`ModelError` saying the folder is not a ``kind`` model."""
+    :func:`write_weights`) the keys, the float32 weights (sparse: ``.toarray()`` makes them
+    dense) and whether the keys are fingerprints; else a :class:`ModelError` saying the folder
+    is not a ``kind`` model."""
     try:
         meta = json.loads((folder / f"{meta_name}.json").read_text(encoding="utf-8"))
         z = np.load(folder / f"{weights_name}.npz")
@@ -89,7 +90,7 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
         else:
             keys, indptr = z["keys"], z["indptr"]
         weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
-                                    shape=shape).toarray()
+                                    shape=shape)
     except (OSError, ValueError, KeyError) as e:
         raise not_a_model(folder, f"a {kind} model", e) from e
     if meta.get("format") != format:

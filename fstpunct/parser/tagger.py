@@ -148,7 +148,7 @@ class Tagger:
     def load(cls, folder: str | Path) -> Tagger:
         meta, keys, weights, fingerprints = read_folder(Path(folder), "tagger", "tagger", FORMAT,
                                                         "tagger")
-        tagger = cls(meta["tags"], keys, weights, meta["lowercase"], meta.get("info"))
+        tagger = cls(meta["tags"], keys, weights.toarray(), meta["lowercase"], meta.get("info"))
         tagger.fingerprints = fingerprints
         return tagger
 

@@ -17,14 +17,16 @@ from ._slots import slot_parts
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
-__all__ = ["ABBV", "BOUNDARY", "UNK", "SlotSentence", "depunctuate", "quote_symbols", "raw_slots",
-           "slot_members", "surface_slots", "to_slots", "to_slots_reference", "underlying_slot"]
+__all__ = ["ABBV", "BOUNDARY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
+           "quote_symbols", "raw_slots", "slot_members", "surface_slots", "to_slots",
+           "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
 UNK = "<unk>"
 _OPEN_XPOS, _CLOSE_XPOS = "``", "''"
 _DIRECTIONAL = {'"': ("“", "”"), "'": ("‘", "’")}
+STRAIGHT_QUOTES = frozenset(_DIRECTIONAL)  # the forms :func:`quote_symbols` gives a direction
 
 
 @dataclass(frozen=True)
