@@ -58,7 +58,13 @@ only: the parser is not retrained), and the correction model's pooled outputs ar
 at every edit cost (the sweep ``calibrate --cv`` chooses from). By default only keep, the
 correction model, the two CRF correctors and their products (``--all-systems``: the others
 too); ``--split train`` pools the train pairs only (for choices made by cross-validation over
-train pairs, blind to dev and test).
+train pairs, blind to dev and test). Every ``cv`` run also fits the gate of the correction
+model's edits (:mod:`fstpunct.apps.correction.gate`: on all held-out edits, written as ``gate``,
+and nested per fold for its row, ``correction, gated``); ``--crossfit`` gives every pair the
+correction model's slot features from the fold corrector trained without it (``WORK/crossfit.json``)
+and trains the CRF correctors with them. ``table --gate-from CV.json`` and ``table --crossfit
+WORK/crossfit.json`` add those systems to the table (the CRFs trained on the train pairs'
+cross-fitted features, applied with the full corrector's).
 """
 from __future__ import annotations
 
