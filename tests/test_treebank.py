@@ -1,4 +1,5 @@
 """CoNLL-U reading: lossless round trip, agreement with `conllu`, clear errors for bad input."""
+import dataclasses
 import io
 import os
 import threading
@@ -134,3 +135,11 @@ def test_stats_match_the_shared_readme(capsys):
         assert (r["sentences"], r["words"], r["% punct"], r["non-projective"],
                 r["punct types"], r["slot strings"]) == values
     assert body["zh train"]["omitted"] == "3"  # the paper's Table 2 "#Omit" for Chinese
+
+
+def test_with_arc_is_replace_of_head_and_relation():
+    """Every field but head and deprel copied (a field added to Word must be added there)."""
+    w = next(read_conllu(io.StringIO("1\tdogs\tdog\tNOUN\tNNS\tNumber=Plur\t0\troot\t_\t"
+                                     "SpaceAfter=No\n\n"))).words[0]
+    assert w.with_arc(7, "obj") == dataclasses.replace(w, head=7, deprel="obj")
+    assert (w.head, w.deprel) == (0, "root")

@@ -70,8 +70,7 @@ def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
             head, rel = arcs[int(fields[0])]
             fields[6], fields[7] = str(head), rel
         lines.append(Line(fields, ln.lineno))
-    words = [dataclasses.replace(w, head=arcs[w.id][0], deprel=arcs[w.id][1])
-             for w in sent.words]
+    words = [w.with_arc(*arcs[w.id]) for w in sent.words]
     # decode's analysis was of the old tree
     return forget(dataclasses.replace(sent, comments=list(sent.comments), lines=lines,
                                       words=words))
