@@ -14,7 +14,7 @@ from fstpunct.cli.main import main
 from fstpunct.parser import Model, kbest, parse
 from fstpunct.parser import features as F
 from fstpunct.parser.punct import MARK, REL_MARK, WORD, prepare
-from fstpunct.parser.train import _mask_table, build
+from fstpunct.parser.train import build
 from fstpunct.parser.transitions import initial
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -82,7 +82,7 @@ def test_greedy_training_masks_what_parsing_masks():
     """Local and early learning at beam 1 (one mask table) forbid, at every gold configuration,
     what parsing forbids: the perceptron is never told an arc making a word ``punct`` won."""
     model, (ex,) = build([RANGE], "tokens", log=lambda m: None)
-    table = _mask_table(model, [ex])
+    table = model.mask_table()
     punct_arcs = [a for a, t in enumerate(model.transitions) if t.label == "punct"]
     state, between_words = initial(ex.inp.leaves[0], ex.inp.n), 0
     for k, a in zip(ex.legality, ex.actions):

@@ -18,7 +18,7 @@ from fstpunct.parser import Model, decode, kbest, parse, score, train
 from fstpunct.parser.model import LEGALITY_CLASSES
 from fstpunct.parser.punct import EMPTY, MARK, REL_MARK, WORD, Prepared, initial_props, prepare
 from fstpunct.parser.search import greedy, search, tree
-from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, _mask_table, build
+from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, build
 from fstpunct.parser.transitions import Shift, initial, leaf
 from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
@@ -235,7 +235,7 @@ def test_fast_early_update_at_beam_1_is_beam_search_early_update(data, mode):
     legal transitions: no word labelled ``punct``)."""
     _, train_sents, _ = data
     model, examples = build(train_sents, mode, log=lambda m: None)
-    masks = _mask_table(model, examples)
+    masks = model.mask_table()
     out = []
     for epoch in (lambda p, bar: _beam_epoch(model, p, examples, 1, bar),
                   lambda p, bar: _early_greedy_epoch(p, examples, masks, bar)):

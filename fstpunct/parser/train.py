@@ -27,7 +27,7 @@ from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from . import features as F
 from .decode import parse
-from .model import LEGALITY_CLASSES, Input, Model
+from .model import Input, Model
 from .oracle import OracleError, oracle
 from .punct import PROPS_VERSION, prepare
 from .score import score
@@ -82,22 +82,6 @@ class Example:
     legality: np.ndarray
 
 
-def _mask_table(model: Model, examples: Sequence[Example]) -> np.ndarray:
-    """``model.mask`` of a configuration in row :meth:`Model.legality` of it (rows of classes
-    no gold configuration has: all -inf)."""
-    table = np.full((LEGALITY_CLASSES, len(model.transitions)), -np.inf, np.float32)
-    needed = set(np.unique(np.concatenate([ex.legality for ex in examples])).tolist())
-    seen: dict[int, np.ndarray] = {}
-    for ex in examples:
-        for k, state in zip(ex.legality.tolist(), _gold_states(model, ex.inp, ex.actions)):
-            seen.setdefault(k, model.mask(state, ex.inp.marks))
-        if needed <= seen.keys():
-            break
-    for k, m in seen.items():
-        table[k] = m
-    return table
-
-
 def _gold_states(model: Model, inp: Input, actions: np.ndarray) -> list[State]:
     """The configurations of the gold path, before each of its ``actions``."""
     states = [initial(inp.leaves[0], inp.n)]
@@ -146,7 +130,7 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
 def _greedy_epoch(p: Perceptron, examples: Sequence[Example], masks: np.ndarray,
                   bar: tqdm) -> None:
     """Local learning on gold configurations: update on every wrong transition (``masks``
-    from :func:`_mask_table`)."""
+    from :meth:`Model.mask_table`)."""
     for ex in examples:
         legal = masks[ex.legality]
         scores = p.w[ex.rows].sum(axis=1, dtype=np.int32) + legal
@@ -165,7 +149,7 @@ def _early_greedy_epoch(p: Perceptron, examples: Sequence[Example], masks: np.nd
     """Early update at beam 1: decode greedily with the current weights and update at the
     first wrong transition only. Up to it the decoder's configurations are the gold ones, whose
     feature rows are ``ex.rows``: the same updates as :func:`_beam_epoch` with beam 1, faster
-    (``block`` steps scored at a time; ``masks`` from :func:`_mask_table`)."""
+    (``block`` steps scored at a time; ``masks`` from :meth:`Model.mask_table`)."""
     for ex in examples:
         for t0 in range(0, len(ex.actions), block):
             rows = ex.rows[t0:t0 + block]
@@ -230,7 +214,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                             lowercase=lowercase)
     build_seconds = time.perf_counter() - t0
     p = Perceptron(model.weights.shape)
-    masks = _mask_table(model, examples) if beam == 1 else None
+    masks = model.mask_table() if beam == 1 else None
     rng = random.Random(seed)
     history: list[dict] = []
     best, best_epoch = -1.0, 0
