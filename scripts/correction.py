@@ -58,7 +58,13 @@ only: the parser is not retrained), and the correction model's pooled outputs ar
 at every edit cost (the sweep ``calibrate --cv`` chooses from). By default only keep, the
 correction model, the two CRF correctors and their products (``--all-systems``: the others
 too); ``--split train`` pools the train pairs only (for choices made by cross-validation over
-train pairs, blind to dev and test).
+train pairs, blind to dev and test). Every ``cv`` run also fits the gate of the correction
+model's edits (:mod:`fstpunct.apps.correction.gate`: on all held-out edits, written as ``gate``,
+and nested per fold for its row, ``correction, gated``); ``--crossfit`` gives every pair the
+correction model's slot features from the fold corrector trained without it (``WORK/crossfit.json``)
+and trains the CRF correctors with them. ``table --gate-from CV.json`` and ``table --crossfit
+WORK/crossfit.json`` add those systems to the table (the CRFs trained on the train pairs'
+cross-fitted features, applied with the full corrector's).
 """
 from __future__ import annotations
 
@@ -66,15 +72,18 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+import numpy as np
+
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
 from fstpunct.apps.correction.combine import combined
-from fstpunct.apps.correction.correct import Prepared
-from fstpunct.apps.correction.crf import CrfCorrector, generative_features
+from fstpunct.apps.correction.correct import Prepared, decided
+from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
+from fstpunct.apps.correction.gate import FEATURES, examples, fit
 from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.crf import train as crf_train
@@ -130,6 +139,8 @@ WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
 CRF = "CRF corrector"
 KEEP = "CRF corrector, keep tag"
 PRODUCT, KEEP_PRODUCT = f"{CRF} x correction", f"{KEEP} x correction"
+CRF_CORR, KEEP_CORR = f"{CRF} + correction features", f"{KEEP} + correction features"
+GATED = "correction, gated"
 KEEP_C2 = 0.1  # the keep-tag corrector's L2, chosen by cross-validation over train pairs
 SPLITS = ("train", "dev", "test")
 
@@ -206,14 +217,18 @@ class Crfs:
     keep: CrfCorrector
     restorer: CrfModel | None
     with_gen: CrfCorrector | None
+    with_corr: dict[str, CrfCorrector] = field(default_factory=dict)  # name: with CORR_FEATURES
 
 
 def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence],
                english: PunctModel, work: Path, c2_grid: tuple[float, ...] = (0.1, 1.0, 10.0),
-               corrector_only: bool = False, keep_c2: float = KEEP_C2) -> Crfs:
+               corrector_only: bool = False, keep_c2: float = KEEP_C2,
+               corr: list[list[list[str]]] | None = None) -> Crfs:
     """The four CRFs (or the two correctors only) trained on (learner, corrected) pairs; the
     restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``, the
-    keep-tag corrector's ``keep_c2``. Folders already in ``work`` are loaded, not retrained."""
+    keep-tag corrector's ``keep_c2``; given ``corr`` (every pair's cross-fitted correction
+    features, :func:`crossfit`), the two correctors again with them. Folders already in
+    ``work`` are loaded, not retrained."""
     train_s, train_g = [to_slots(s) for s in source], [to_slots(g) for g in gold]
 
     def made(name: str, build: Callable[[Path], object], load: Callable[[Path], object]):
@@ -225,15 +240,22 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
     keep = made(f"crf-keep-c2-{keep_c2:g}",
                 lambda f: crf_corrector_train(train_s, train_g, f, c2=keep_c2, keep=True),
                 CrfCorrector.load)
+    with_corr = {} if corr is None else {
+        CRF_CORR: made("crf-correct-corr",
+                       lambda f: crf_corrector_train(train_s, train_g, f, corr),
+                       CrfCorrector.load),
+        KEEP_CORR: made(f"crf-keep-corr-c2-{keep_c2:g}",
+                        lambda f: crf_corrector_train(train_s, train_g, f, corr, c2=keep_c2,
+                                                      keep=True), CrfCorrector.load)}
     if corrector_only:
-        return Crfs(corrector, keep, None, None)
+        return Crfs(corrector, keep, None, None, with_corr)
     return Crfs(
         corrector, keep,
         made("crf-restore", lambda f: crf_train(train_g, [to_slots(g) for g in dev], f, "en",
                                                 c2_grid, log=lambda m: None), CrfModel.load),
         made("crf-gen", lambda f: crf_corrector_train(train_s, train_g, f,
                                                       generative_features(english, train_s)),
-             CrfCorrector.load))
+             CrfCorrector.load), with_corr)
 
 
 @dataclass
@@ -248,7 +270,9 @@ class Reading:
 
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weights: dict[str, float] | None, gold: list[Sentence] | None = None,
-            parsed: bool = False) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading]:
+            parsed: bool = False, gate: tuple[float, ...] = (),
+            prepared: Prepared | None = None
+            ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading]:
     """Every system's output on ``source`` (only keep, the correction model, the two CRF
     correctors and their products when ``crfs`` has no restoration CRF), the weight of each
     product (by name) and the :class:`Reading`; ``weights`` of None are chosen among WEIGHTS
@@ -261,19 +285,25 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
                 "restore +NC": list(restored(source, ExactRestorer(english))),
                 "restore CRF": list(restored(source, crfs.restorer))}
     decoding = model.decoding_for(parsed)
-    read = Reading(Prepared.of(model, source),
+    read = Reading(prepared or Prepared.of(model, source),
                    {name: [crf.marginals(ss) for ss in slots]
                     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))})
     stripped = read.prepared.stripped
     out["correction"] = read.prepared.corrected_with(decoding)
     if decoding != Decoding():
         out[PLAIN] = read.prepared.corrected_with(Decoding())
+    if gate:
+        out[GATED] = read.prepared.corrected_with(Decoding(0.0, decoding.support, gate))
     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
         out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(stripped, slots)]
     if crfs.with_gen is not None:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
                                       for t, ss, g in zip(stripped, slots, gen)]
+    if crfs.with_corr:
+        corr = [slot_features(ss, d, "c") for ss, d in zip(slots, read.prepared.dists)]
+        for name, crf in crfs.with_corr.items():
+            out[name] = [insert(t, crf.correct(ss, f)) for t, ss, f in zip(stripped, slots, corr)]
     support = decoding.support
     if weights is None:
         assert gold is not None
@@ -360,12 +390,24 @@ def table(args: argparse.Namespace) -> None:
     data, work = Path(args.data), Path(args.work)
     parser = ParserModel.load(args.parser) if args.parser else None
     train_src, train_gold = split_pairs(data, "train", parser)
+    keys = [_key("train", ISOMORPHIC, s) for s in train_src]
     if args.extra:
         extra_src, extra_gold = split_pairs(data, "train", parser, PUNCTUATION_ONLY)
         train_src, train_gold = train_src + extra_src, train_gold + extra_gold
+        keys += [_key("train", PUNCTUATION_ONLY, s) for s in extra_src]
+    corr = None
+    if args.crossfit:
+        crossfitted = json.loads(Path(args.crossfit).read_text(encoding="utf-8"))
+        if any(key not in crossfitted for key in keys):
+            _fail(f"{args.crossfit}: not every train pair has cross-fitted features "
+                  "(cv --split train --crossfit, with --extra as here)")
+        corr = [crossfitted[key] for key in keys]
     crfs = train_crfs(train_src, train_gold, split_pairs(data, "dev", parser)[1], english,
-                      work)
-    results: dict[str, object] = {}
+                      work, corr=corr)
+    gate: tuple[float, ...] = ()
+    if args.gate_from:
+        gate = tuple(json.loads(Path(args.gate_from).read_text(encoding="utf-8"))["gate"])
+    results: dict[str, object] = {"gate": list(gate)}
     weights = None  # of the generative model in the products, chosen on dev
     if args.weights_from:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
@@ -375,7 +417,7 @@ def table(args: argparse.Namespace) -> None:
             _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser, args.evaluate)
         outputs, weights, _ = systems(source, model, crfs, english, weights, gold,
-                                      parser is not None)
+                                      parser is not None, gate)
         rows = scored(outputs, source, gold)
         results[split] = rows
         print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
@@ -420,33 +462,29 @@ def cv(args: argparse.Namespace) -> None:
     outputs: dict[str, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
-    for fold, (own, learner) in enumerate(learners):
+    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar,
+                         [(s, g) for split, s, g in pooled + extra
+                          if fold_of[_document(split, s)] != fold])
+              for fold, (own, learner) in enumerate(learners)]
+    crossfitted = crossfit(work, models, pooled, extra, lambda split, s: fold_of[
+        _document(split, s)]) if args.crossfit else None
+    for fold, model in enumerate(models):
         held = [j for j, (split, s, _) in enumerate(pooled)
                 if fold_of[_document(split, s)] == fold]
-        rest = [(s, g) for split, s, g in pooled + extra
-                if fold_of[_document(split, s)] != fold]
+        rest = [(split, kind, s, g) for kind, part in ((ISOMORPHIC, pooled),
+                                                       (PUNCTUATION_ONLY, extra))
+                for split, s, g in part if fold_of[_document(split, s)] != fold]
         folder = work / f"fold{fold}"
-        src, gold = [s for s, _ in rest], [g for _, g in rest]
-        if (folder / "correct").is_dir():
-            model = CorrectionModel.load(folder / "correct")
-        else:
-            usable = [(to_slots(s), to_slots(g)) for s, g in zip(src, gold)]
-            usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
-            reference = learner if args.reference == "learner" else load_model(args.reference)
-            model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
-                          grammar, args.iterations,
-                          Settings(lexical=0, prior=args.prior, l2=args.l2,
-                                   token_cost=args.token_cost),
-                          record={"fold": fold, "copy": args.copy, "extra": args.extra},
-                          copy=args.copy,
-                          vocabulary=own)
-            model.save(folder / "correct")
+        src, gold = [s for _, _, s, _ in rest], [g for _, _, _, g in rest]
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
+        corr = None if crossfitted is None else [crossfitted[0][_key(split, kind, s)]
+                                                 for split, kind, s, _ in rest]
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
-                          args.keep_c2)
+                          args.keep_c2, corr)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _, read = systems(source, model, crfs, english,
-                               {CRF: args.weight, KEEP: args.keep_weight})
+                               {CRF: args.weight, KEEP: args.keep_weight},
+                               prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
         for name, pred in out.items():
             slots = outputs.setdefault(name, [None] * len(pooled))
@@ -458,6 +496,9 @@ def cv(args: argparse.Namespace) -> None:
               + ", ".join(f"{name} F0.5 {v[1]:.1f}" for name, v in per_fold[-1].items()
                           if name in ("correction", CRF, PRODUCT, KEEP, KEEP_PRODUCT)),
               flush=True)
+    gate, gates = gated_folds(folds, args.support, outputs, [
+        [j for j, (split, s, _) in enumerate(pooled) if fold_of[_document(split, s)] == fold]
+        for fold in range(k)])
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
                   source, gold)
@@ -476,8 +517,90 @@ def cv(args: argparse.Namespace) -> None:
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
-                            "product_weights": tried,
+                            "product_weights": tried, "gate": gate, "fold_gates": gates,
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
+
+
+def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
+               own: list, grammar, rest: list[tuple[Sentence, Sentence]]) -> CorrectionModel:
+    """The fold's corrector (loaded from ``folder``/correct if there, else trained on the
+    ``rest`` pairs with the learner model of the other folds, and saved)."""
+    if (folder / "correct").is_dir():
+        return CorrectionModel.load(folder / "correct")
+    usable = [(to_slots(s), to_slots(g)) for s, g in rest]
+    usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
+    reference = learner if args.reference == "learner" else load_model(args.reference)
+    model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
+                  grammar, args.iterations,
+                  Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
+                  record={"fold": fold, "copy": args.copy, "extra": args.extra},
+                  copy=args.copy, vocabulary=own)
+    model.save(folder / "correct")
+    return model
+
+
+def _key(split: str, kind: str, sent: Sentence) -> str:
+    return f"{split}/{kind}/{sent.sent_id}"
+
+
+def crossfit(work: Path, models: list[CorrectionModel], pooled: list, extra: list,
+             fold_of: Callable[[str, Sentence], int]
+             ) -> tuple[dict[str, list[list[str]]], list[Prepared]]:
+    """Cross-fitted correction features: every pair's (isomorphic and punctuation-only) slot
+    features (:func:`~fstpunct.apps.correction.crf.slot_features`, prefix ``c``) under the
+    fold corrector trained without it, by key (:func:`_key`; also written to
+    ``work``/crossfit.json for ``table --crossfit``), and each fold's held-out isomorphic
+    pairs :class:`Prepared`."""
+    feats: dict[str, list[list[str]]] = {}
+    prepared = []
+    for fold, model in enumerate(models):
+        for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra)):
+            mine = [(split, s) for split, s, _ in part if fold_of(split, s) == fold]
+            ready = Prepared.of(model, [s for _, s in mine])
+            if kind == ISOMORPHIC:
+                prepared.append(ready)
+            for (split, s), d in zip(mine, ready.dists):
+                feats[_key(split, kind, s)] = slot_features(to_slots(s), d, "c")
+        print(f"fold {fold}: cross-fitted features of {len(feats)} pairs", flush=True)
+    with output(work / "crossfit.json") as f:
+        f.write(json.dumps(feats) + "\n")
+    return feats, prepared
+
+
+def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float,
+                outputs: dict[str, list[Sentence | None]], helds: list[list[int]]
+                ) -> tuple[list[float], list[list[float]]]:
+    """The gate (:mod:`fstpunct.apps.correction.gate`) of the correction model's edits under
+    plain MBR with ``support``: fitted on every fold's held-out edits (returned, for the
+    standard test), and for each fold on the other folds' edits only, which decodes that fold
+    into ``outputs`` (:data:`GATED`: a held-out estimate, nested in the cross-validation)."""
+    proposer = Decoding(0.0, support)
+    edits = []
+    for _, gold, read in folds:
+        x: list = []
+        y: list = []
+        for own, dists, g in zip(read.prepared.own, read.prepared.dists, gold):
+            proposed = decided(read.prepared.model, dists, own, proposer)
+            a, b = examples(dists, own, proposed, slot_strings(to_slots(g)))
+            x += a
+            y += b
+        edits.append((x, y))
+    gates = []
+    for fold, (_, _, read) in enumerate(folds):
+        x = [f for j, (xs, _) in enumerate(edits) if j != fold for f in xs]
+        y = [v for j, (_, ys) in enumerate(edits) if j != fold for v in ys]
+        w = fit(np.array(x), np.array(y))
+        gates.append([float(v) for v in w])
+        decoded = read.prepared.corrected_with(Decoding(0.0, support, tuple(gates[-1])))
+        slots = outputs.setdefault(GATED, [None] * len(outputs["keep"]))
+        for j, p in zip(helds[fold], decoded):
+            slots[j] = p
+    x = np.array([f for xs, _ in edits for f in xs])
+    y = np.array([v for _, ys in edits for v in ys])
+    w = fit(x, y)
+    print(f"gate on {len(y)} held-out edits ({y.sum():.0f} right): "
+          + ", ".join(f"{n} {v:.3f}" for n, v in zip(FEATURES, w)), flush=True)
+    return [float(v) for v in w], gates
 
 
 def edit_costs(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float
@@ -577,6 +700,12 @@ def main() -> None:
                    help="the pairs scored: the isomorphic subset (cesl, the standard table) or "
                         "the punctuation-only pairs of the other sentences (pesl, an "
                         "additional evaluation); the product weights are chosen on its dev")
+    b.add_argument("--crossfit", metavar="JSON",
+                   help="also the CRF correctors with the correction model's slot features, "
+                        "trained on the train pairs' cross-fitted ones (a cv --split train "
+                        "--crossfit run's crossfit.json)")
+    b.add_argument("--gate-from", metavar="JSON", help="also the correction model gated by "
+                   "the gate a cv run fitted (its plain MBR edits kept where likely right)")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
     c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -606,6 +735,10 @@ def main() -> None:
                    help="train every fold's corrector and CRFs on the punctuation-only pairs "
                         "(en_pesl) of its training documents too (the held-out pairs stay the "
                         "isomorphic ones)")
+    c.add_argument("--crossfit", action="store_true",
+                   help="also the CRF correctors with the correction model's slot features, "
+                        "each pair's from the fold corrector trained without it (written to "
+                        "WORK/crossfit.json for table --crossfit)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
     add_corrector_arguments(c)

@@ -494,6 +494,9 @@ def correct(match: Match, tle: TleSentence) -> Correction:
     words_before = [sum(not t.is_punct for t in tokens if t.end <= e[0]) for e in edits]
     codes = []
     for e, slot in zip(edits, words_before):
+        # by construction: without ``detections`` _edits_in returns no detection-only edit
+        # (one with nothing nested is a reason, one with nested edits gives way to them;
+        # tests/test_learner_corpus.py::test_detection_only_edits_are_never_applied)
         assert e[2] is not None
         old = tokenize(text, e[0], e[1], compounds)
         new = tokenize(e[2], compounds=compounds)

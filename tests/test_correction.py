@@ -339,3 +339,17 @@ def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsy
         flat, parser=parser, edit_cost=5.0, support=SUPPORT) != parsed
     assert load(both).correct(flat, parser=parser) == parsed
     assert load(both).correct(flat) == load(gold_only).correct(flat)
+
+
+def test_a_stored_gate_undoes_the_edits_it_doubts(model, tmp_path):
+    learner = sentences(conll(RELATIVE, "r", drop=(1, 4)))
+    n = len(Decoding(0.0, 0.0, (0.0,) * 6).gate)
+    doubt, trust = (-10.0,) + (0.0,) * (n - 1), (10.0,) + (0.0,) * (n - 1)
+    folder = model.decoded_with(Decoding(0.0, SUPPORT, doubt)).save(tmp_path / "gated")
+    again = CorrectionModel.load(folder)
+    assert again.decoding == Decoding(0.0, SUPPORT, doubt)
+    assert raw_slots(next(corrected(learner, again))) == raw_slots(learner[0])
+    trusted = next(corrected(learner, model.decoded_with(Decoding(0.0, SUPPORT, trust))))
+    assert raw_slots(trusted) == raw_slots(next(corrected(learner, model, edit_cost=0.0,
+                                                          support=SUPPORT)))
+    assert raw_slots(trusted)[1] == (",",)

@@ -68,7 +68,13 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     rows = {r["system"]: r for r in result["rows"]}
     assert list(rows) == ["keep", "correction", "correction (plain MBR)", "CRF corrector",
                           "CRF corrector, keep tag", "CRF corrector x correction",
-                          "CRF corrector, keep tag x correction"]
+                          "CRF corrector, keep tag x correction", "correction, gated"]
+    # the gate: fitted on every held-out edit, and per fold on the other fold's only; here
+    # every plain MBR edit is right, so the gate trusts them all and the gated row is plain MBR
+    assert len(result["gate"]) == 6 and len(result["fold_gates"]) == 2
+    assert all(g[0] > 5 for g in result["fold_gates"])
+    assert rows["correction, gated"]["sentence_edits"] == rows["correction (plain MBR)"][
+        "sentence_edits"]
     assert all(len(r["sentence_edits"]) == 24 for r in rows.values())  # 6 documents x 4 pairs
     keep = rows["keep"]
     # 12 relative clauses, each missing its two commas: AED 24 / 24, 24 gold edits (all MP)
@@ -167,3 +173,24 @@ def test_pairs_read_several_corrected_files(script, tmp_path):
                                               str(tmp_path / "en_cesl-ud-train.conllu"),
                                               str(tmp_path / "en_pesl-ud-train.conllu"))
     assert len(original) == len(corrected) == 16 + 4 and len(every) == 20
+
+
+def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train",
+           "--crossfit")
+    rows = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
+    assert {script.CRF_CORR, script.KEEP_CORR} <= set(rows)
+    feats = json.loads((work / "crossfit.json").read_text(encoding="utf-8"))
+    assert len(feats) == 16 and all(k.startswith("train/cesl/doc") for k in feats)
+    # a pair's features come from the corrector of its own fold (trained without it):
+    # docA is in fold 0, docB in fold 1
+    source = {s.sent_id: s for s in script.read_file(data / "en_esl-ud-train.conllu")}
+    for sent_id, fold in (("docA-r0", 0), ("docB-r1", 1)):
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        dists = script.Prepared.of(model, [source[sent_id]]).dists[0]
+        assert feats[f"train/cesl/{sent_id}"] == script.slot_features(
+            script.to_slots(source[sent_id]), dists, "c")
+    assert (work / "fold0" / "crf-correct-corr").is_dir()

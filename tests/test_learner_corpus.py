@@ -178,3 +178,15 @@ def test_punctuation_only_edits(lc):
     match, tle = _placed(lc, "We sang, danced and slept.", (",", 0, 1, "", "UP"),
                          ("slept", 0, 5, None, "X"))
     assert lc.correct_punctuation(match, tle).text == "We sang danced and slept."
+
+
+def test_detection_only_edits_are_never_applied(lc):
+    # correct() applies what _edits_in returns without detections: a detection-only edit is
+    # either the reason the sentence is not isomorphic or gives way to its nested corrections
+    match, tle = _placed(lc, "We sang, danced and slept.", ("slept", 0, 5, None, "X"))
+    assert lc.correct(match, tle).reason == "an edit marks an error without a correction"
+    match, tle = _placed(lc, "We sang, danced and slept.", ("sang, danced", 0, 12, None, "X"),
+                         (",", 0, 1, "", "UP"))
+    edits, reason = lc._edits_in(match.script, 0, len(match.script.text))
+    assert reason == "" and [e[2] for e in edits] == [""]
+    assert lc.correct(match, tle).text == "We sang danced and slept."

@@ -14,7 +14,8 @@ R′(y) = R(y) + c · ed(y, x_e) — computed as MBR under the slot's distributi
 c / (1 + c) on the learner's string, which has the same minimiser — so an edit is made only
 where it lowers the expected loss by more than c per token; and a slot whose learner string
 has probability below ``support`` keeps it (the string, with its heads, is the slot's only
-candidate; the balanced decoder balances the sentence's marks around it).
+candidate; the balanced decoder balances the sentence's marks around it); with a ``gate``
+(:mod:`.gate`), the edits it judges more likely wrong than right are then undone.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from ..restoration.generative import DECODERS
 from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
+from .gate import gated
 from .model import CorrectionModel, Decoding, unexplained, with_learner
 
 __all__ = ["Prepared", "corrected", "corrections", "decided", "slot_distributions"]
@@ -76,7 +78,8 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
     pairs = model.corrector.attach.symmetric
     if decoder == "balanced" and not exact_mbr.balanced(mixed, choice, pairs):
         choice = exact_mbr.balanced_decoder(mixed, pairs)
-    return exact_mbr.insertions(mixed, choice)
+    out = exact_mbr.insertions(mixed, choice)
+    return gated(slots, own, out, decoding.gate, pairs) if decoding.gate else out
 
 
 @dataclass
@@ -137,7 +140,7 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
         raise InputError("edit cost and support are for the exact decoders only")
     stored = model.decoding_for(parsed)
     decoding = Decoding(stored.edit_cost if edit_cost is None else edit_cost,
-                        stored.support if support is None else support)
+                        stored.support if support is None else support, stored.gate)
     first = 0
     for group in batches(sentences, batch):
         words = [s for s in group if has_words(s)]

@@ -13,7 +13,8 @@ the per-string labelling (cross-validation over train pairs, RESULTS). Optional 
 features per slot (:func:`generative_features`) come from a punctuation model's exact slot
 distribution under the tree (:class:`ExactPrior`): its most probable string, and the
 probability it gives the learner's string, bucketed — so the CRF can learn when the model of
-correct English doubts what the learner wrote.
+correct English doubts what the learner wrote; the same features of the correction model's slot
+distributions (:func:`slot_features`) give the CRF the generative corrector's view.
 """
 from __future__ import annotations
 
@@ -31,10 +32,11 @@ from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, crf_insertions, slot_tags
 from ..restoration.crf import features as restoration_features
-from ..restoration.exact import ExactPrior
+from ..restoration.exact import ExactPrior, SlotDistribution
 from .model import read_meta
 
-__all__ = ["CrfCorrector", "features", "generative_features", "labels", "train"]
+__all__ = ["CrfCorrector", "features", "generative_features", "labels", "slot_features",
+           "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
@@ -50,18 +52,21 @@ def generative_features(model: PunctModel, sentences: Sequence[SlotSentence],
     bucketed probability of the sentence's own string (``NAMEx=<0.01`` for one outside the
     candidates)."""
     prior = ExactPrior(model)
-    out = []
-    for ss, slots in zip(sentences, prior.distributions([sentences])):
-        own = slot_tags(ss)
-        feats = []
-        for tag, slot in zip(own, slots):
-            best = " ".join(slot.strings[0]) or EMPTY
-            p = next((float(q) for y, q in zip(slot.strings, slot.probs)
-                      if (" ".join(y) or EMPTY) == tag), 0.0)
-            feats.append([f"{name}1={best}", f"{name}x={_bucket(p)}",
-                          f"{name}same={best == tag}"])
-        out.append(feats)
-    return out
+    return [slot_features(ss, slots, name)
+            for ss, slots in zip(sentences, prior.distributions([sentences]))]
+
+
+def slot_features(ss: SlotSentence, slots: Sequence[SlotDistribution], name: str
+                  ) -> list[list[str]]:
+    """:func:`generative_features` of one sentence from its slot distributions (a punctuation
+    model's, or the correction model's)."""
+    feats = []
+    for tag, slot in zip(slot_tags(ss), slots):
+        best = " ".join(slot.strings[0]) or EMPTY
+        p = next((float(q) for y, q in zip(slot.strings, slot.probs)
+                  if (" ".join(y) or EMPTY) == tag), 0.0)
+        feats.append([f"{name}1={best}", f"{name}x={_bucket(p)}", f"{name}same={best == tag}"])
+    return feats
 
 
 def features(ss: SlotSentence, tree: bool = True,

@@ -24,7 +24,8 @@ gold trees, or a parser's —, chosen on dev by :mod:`.calibrate`): the MBR loss
 ``edit_cost`` per token edited away from the learner's string, and a slot whose learner string
 has probability below ``support`` under the corrector (a string its trees cannot explain, e.g.
 a quote without its partner) keeps that string
-(:mod:`.correct`). A model without them decodes with 0 and 0 (plain MBR).
+(:mod:`.correct`); a *gate* (:mod:`.gate`), when stored, undoes the edits it judges more
+likely wrong than right. A model without them decodes with 0 and 0 (plain MBR).
 """
 from __future__ import annotations
 
@@ -49,6 +50,7 @@ from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.exact import SlotDistribution
+from .gate import FEATURES
 
 __all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_contexts",
            "read_meta", "train", "unexplained", "with_learner"]
@@ -66,11 +68,14 @@ class Decoding:
 
     edit_cost: float = 0.0
     support: float = 0.0
+    gate: tuple[float, ...] = ()  # coefficients of :mod:`.gate` (none: every edit is made)
 
     def __post_init__(self) -> None:
         if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
             raise InputError(f"edit cost must be >= 0 and support within 0..1 (got "
                              f"{self.edit_cost}, {self.support})")
+        if self.gate and len(self.gate) != len(FEATURES):
+            raise InputError(f"a gate has {len(FEATURES)} coefficients (got {len(self.gate)})")
 
 
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
@@ -162,14 +167,16 @@ class CorrectionModel:
         """The decoding for trees of that source: with ``parsed``, the one chosen on a
         parser's trees (``decoding parsed``) if stored, else the gold trees' one."""
         stored = self.record.get(_DECODING[parsed]) or self.record.get(_DECODING[False], {})
-        return Decoding(float(stored.get("edit_cost", 0.0)), float(stored.get("support", 0.0)))
+        return Decoding(float(stored.get("edit_cost", 0.0)), float(stored.get("support", 0.0)),
+                        tuple(float(w) for w in stored.get("gate", ())))
 
     def decoded_with(self, decoding: Decoding, parsed: bool = False, **why: Any
                      ) -> CorrectionModel:
         """This model with ``decoding`` stored for gold trees, or with ``parsed`` for a
         parser's trees (and ``why``: how it was chosen)."""
+        gate = {"gate": list(decoding.gate)} if decoding.gate else {}
         return replace(self, record={**self.record, _DECODING[parsed]: {
-            "edit_cost": decoding.edit_cost, "support": decoding.support, **why}})
+            "edit_cost": decoding.edit_cost, "support": decoding.support, **gate, **why}})
 
     def save(self, folder: str | Path) -> Path:
         """A folder with ``learner/``, ``corrector/`` (punctuation model folders) and
