@@ -91,6 +91,24 @@ def test_save_load_round_trip_gives_identical_parses(data, models, tmp_path):
     assert Model.load(tmp_path / "copy").props_version == 1
 
 
+def test_a_loaded_models_weights_stay_sparse_until_read(data, models):
+    """A loaded model parses greedily from its stored sparse weights; reading ``weights``
+    makes them dense (the same values), and setting them replaces the stored ones."""
+    _, _, dev_sents = data
+    model = Model.load(models["properties", 1])
+    before = [parse(model, s).text() for s in dev_sents]
+    assert model._dense is None  # the compiled parser never needed them dense
+    stored = model.sparse_weights()
+    dense = model.weights
+    assert dense.dtype == np.float32 and dense.shape == (len(model.keys) + 1,
+                                                         len(model.transitions))
+    for x, y in zip(stored, model.sparse_weights(dense.copy())):
+        np.testing.assert_array_equal(x, y)
+    assert [parse(model, s).text() for s in dev_sents] == before
+    model.weights = np.zeros_like(dense)
+    assert not any(model.sparse_weights()[2])
+
+
 def test_a_fresh_process_parses_identically(data, models, tmp_path):
     """Features hash only integers: nothing depends on the process (e.g. PYTHONHASHSEED)."""
     root, _, dev_sents = data

@@ -35,11 +35,12 @@ def _arcs(model: Model, prep: Prepared, beam: int | None, weights: np.ndarray | 
     """:func:`parse_input`; at beam 1 with float32 weights of more than one transition (numpy
     sums a single column in another order) the compiled greedy parser
     (:func:`~fstpunct.parser.search.greedy`: the same arcs) unless ``reference``."""
-    w = model.weights if weights is None else weights
     k = model.beam_width(beam)
-    if k == 1 and not reference and w.dtype == np.float32 and w.shape[1] > 1:
-        return greedy(model, prep, np.ascontiguousarray(w))
-    return tree(model, search(model, inp or model.input(prep), k, w))
+    if k == 1 and not reference and len(model.transitions) > 1 and (
+            weights is None or weights.dtype == np.float32):
+        return greedy(model, prep, weights)  # the model's own weights: float32
+    return tree(model, search(model, inp or model.input(prep), k,
+                              model.weights if weights is None else weights))
 
 
 def parse(model: Model, sent: Sentence, beam: int | None = None,

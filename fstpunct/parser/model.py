@@ -73,11 +73,14 @@ def input_marks(prep: Prepared) -> tuple[int, ...]:
 
 
 class Model:
-    """Everything needed to parse: mode, vocabularies, transitions, templates, weights."""
+    """Everything needed to parse: mode, vocabularies, transitions, templates, weights (dense,
+    zeros by default; given as a sparse matrix, as a loaded model's are, they stay sparse until
+    :attr:`weights` is read)."""
 
     def __init__(self, mode: str, words: Sequence[str], tags: Sequence[str],
                  labels: Sequence[str], template_names: Sequence[str], keys: np.ndarray,
-                 weights: np.ndarray | None = None, info: dict | None = None,
+                 weights: np.ndarray | sparse.csr_matrix | None = None,
+                 info: dict | None = None,
                  props_version: int = PROPS_VERSION, lowercase: bool = False) -> None:
         self.mode = mode
         self.lowercase = lowercase  # words lower-cased before lookup: a case-free parser
@@ -92,13 +95,20 @@ class Model:
         self.template_names = list(template_names)
         self.columns = F.compile_templates(self.template_names)
         self.set_keys(keys)
-        self.weights = weights if weights is not None else \
-            np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
+        # the last weights asked of sparse_weights with their CSR arrays; a loaded model's own
+        # weights as CSR arrays (until weights are set), made dense only when asked
+        self._csr: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
+        self._stored: tuple[np.ndarray, ...] | None = None
+        self._dense: np.ndarray | None = None
+        if sparse.issparse(weights):
+            self._stored = _csr_arrays(sparse.csr_matrix(weights))
+        else:
+            self.weights = weights if weights is not None else \
+                np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
         self.info = info or {}
         self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
         self._masks: dict[int, np.ndarray] = {}
         self._mask_table: np.ndarray | None = None
-        self._csr: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
         # per transition, for the compiled greedy parser: 0 shift, 1 left arc, 2 right arc
         self.kinds = np.array([0] + [1 if isinstance(t, LeftArc) else 2
                                      for t in self.transitions[1:]], dtype=np.int8)
@@ -152,9 +162,30 @@ class Model:
         return ((min(state.depth, 3) * 2 + (state.j < state.n)) * 3
                 + marks[state.s0[0]]) * 3 + marks[state.s1[0]]
 
-    def sparse_weights(self, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``weights`` (the model's own or others of its shape, never changed in place) as CSR
-        arrays: row pointers, columns, values; remembered for the last weights asked."""
+    @property
+    def weights(self) -> np.ndarray:
+        """The dense ``(F + 1, A)`` weights (those of a loaded model made dense on first use:
+        the compiled greedy parser reads :meth:`sparse_weights` and never needs them)."""
+        if self._dense is None:
+            assert self._stored is not None  # only a loaded model has no dense weights
+            indptr, indices, data = self._stored
+            self._dense = sparse.csr_matrix((data, indices, indptr), shape=(
+                len(self.keys) + 1, len(self.transitions))).toarray()
+        return self._dense
+
+    @weights.setter
+    def weights(self, weights: np.ndarray) -> None:
+        self._dense, self._stored = weights, None
+
+    def sparse_weights(self, weights: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``weights`` (by default the model's own; others of its shape, never changed in
+        place) as CSR arrays: row pointers, columns, values; remembered for the last weights
+        asked."""
+        if weights is None:
+            if self._stored is not None:
+                return self._stored
+            weights = self.weights
         if self._csr is None or self._csr[0] is not weights:
             self._csr = (weights, _csr_arrays(sparse.csr_matrix(weights)))
         return self._csr[1]
@@ -242,11 +273,10 @@ class Model:
         meta, keys, csr, fingerprints = read_folder(folder, "model", "weights", FORMAT,
                                                     "parser")
         model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
-                    meta["templates"], keys, csr.toarray(), meta.get("info"),
+                    meta["templates"], keys, csr, meta.get("info"),
                     meta.get("props_version", 1),  # models without it predate version 2
                     meta.get("lowercase", False))
         if csr.shape != (len(keys) + 1, len(model.transitions)):
             raise ModelError(f"{folder}: weights of shape {csr.shape} do not fit the model")
         model.fingerprints = fingerprints
-        model._csr = (model.weights, _csr_arrays(csr))
         return model

@@ -74,11 +74,14 @@ def search_beam(model: Model, inp: Input, k: int, weights: np.ndarray,
     return beam
 
 
-def greedy(model: Model, prep: Prepared, weights: np.ndarray) -> tuple[list[int], list[str]]:
+def greedy(model: Model, prep: Prepared, weights: np.ndarray | None = None
+           ) -> tuple[list[int], list[str]]:
     """``tree(model, search(model, model.input(prep), 1, weights))`` compiled
     (:mod:`._greedy`): the same heads and relations, its float32 sums and float64 scores the
-    same bit for bit (``weights``: float32, more than one transition)."""
-    if weights.shape != model.weights.shape:
+    same bit for bit (``weights``: float32, more than one transition; by default the model's
+    own, read sparse)."""
+    shape = (len(model.keys) + 1, len(model.transitions))
+    if weights is not None and weights.shape != shape:
         raise ValueError(f"weights of shape {weights.shape} do not fit the model")
     words, tags = model.ids(prep)
     heads, actions = _greedy.parse(
