@@ -37,7 +37,7 @@ lint: install
 # ufal.udpipe, extra bench); the text pipeline's with the bundled tagger and parser (else
 # models/tagger-en, models/parser-en).
 UDPIPE_MODEL = results/tmp/udpipe-en.model
-bench: all
+bench: all $(VENV)/.bench
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
 	$(BIN)/python bench/model_bench.py --floor --em
 	$(BIN)/python bench/decode_profile.py
@@ -48,6 +48,11 @@ bench: all
 	$(BIN)/python bench/restore_speed.py 2>/dev/null
 	$(BIN)/python bench/text_bench.py 2>/dev/null
 	nice -n 10 $(BIN)/python bench/memory_bench.py
+
+# the benchmarks' extra (UDPipe 1, the parser's peer; matplotlib)
+$(VENV)/.bench: $(VENV)/.installed
+	$(BIN)/pip install --quiet -e '.[bench]'
+	touch $@
 
 clean:
 	rm -rf build
