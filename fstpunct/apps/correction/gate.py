@@ -55,6 +55,10 @@ def examples(slots: Sequence[SlotDistribution], own: Sequence[Insertion],
     return x, y
 
 
+def _sigmoid(z: np.ndarray | float) -> np.ndarray | float:
+    return 1.0 / (1.0 + np.exp(-z))
+
+
 def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float = L2
               ) -> tuple[float, np.ndarray]:
     """The penalised negative log-likelihood of labels ``y`` (1: the edit was right) under
@@ -63,7 +67,7 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float = L2
     nll = float(np.sum(np.logaddexp(0.0, z) - y * z))
     penalty = w.copy()
     penalty[0] = 0.0
-    grad = x.T @ (1.0 / (1.0 + np.exp(-z)) - y) + l2 * penalty
+    grad = x.T @ (_sigmoid(z) - y) + l2 * penalty
     return nll + 0.5 * l2 * float(penalty @ penalty), grad
 
 
@@ -77,7 +81,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, iterations: int = 100) -> 
     ridge[0, 0] = 1e-8  # keeps the Hessian invertible when every label is the same
     for _ in range(iterations):
         _, grad = objective(w, x, y, l2)
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        p = _sigmoid(x @ w)
         hessian = x.T @ (x * (p * (1.0 - p))[:, None]) + ridge
         step = np.linalg.solve(hessian, grad)
         w -= step
@@ -88,7 +92,7 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, iterations: int = 100) -> 
 
 def probability(w: Sequence[float], features: np.ndarray) -> float:
     """P(right) of one edit."""
-    return float(1.0 / (1.0 + np.exp(-float(np.dot(w, features)))))
+    return float(_sigmoid(float(np.dot(w, features))))
 
 
 def gated(slots: Sequence[SlotDistribution], own: Sequence[Insertion],
