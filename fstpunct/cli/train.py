@@ -17,7 +17,7 @@ from ..fst.grammar import load_grammar, parse_grammar
 from ..model.fit import train
 from ..model.punct import Settings
 from ..model.store import save_model
-from ..model.train import ATTACH_ITERATIONS, INITS
+from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES, Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
@@ -83,7 +83,8 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
 
 def run(args: argparse.Namespace) -> int:
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
-                        lexical=args.lexical)  # checked before anything is read
+                        lexical=args.lexical)  # checked before anything is read, as are
+    check_iterations(args.iterations, args.attach_iterations)  # the iteration counts
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     lang = args.lang
     sources = ([split_source(lang, "train", args.ud_dir)] if lang
