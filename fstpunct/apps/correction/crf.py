@@ -63,8 +63,7 @@ def slot_features(ss: SlotSentence, slots: Sequence[SlotDistribution], name: str
     feats = []
     for tag, slot in zip(slot_tags(ss), slots):
         best = " ".join(slot.strings[0]) or EMPTY
-        p = next((float(q) for y, q in zip(slot.strings, slot.probs)
-                  if (" ".join(y) or EMPTY) == tag), 0.0)
+        p = slot.prob(() if tag == EMPTY else tuple(tag.split()))
         feats.append([f"{name}1={best}", f"{name}x={_bucket(p)}", f"{name}same={best == tag}"])
     return feats
 
