@@ -64,7 +64,9 @@ and nested per fold for its row, ``correction, gated``); ``--crossfit`` gives ev
 correction model's slot features from the fold corrector trained without it (``WORK/crossfit.json``)
 and trains the CRF correctors with them. ``table --gate-from CV.json`` and ``table --crossfit
 WORK/crossfit.json`` add those systems to the table (the CRFs trained on the train pairs'
-cross-fitted features, applied with the full corrector's).
+cross-fitted features, applied with the full corrector's). ``crossfit --parser P`` computes
+those features again with the same fold correctors on the trees of a parser (``table --parser
+P --crossfit``: the CRFs trained on parsed train trees read features of parsed trees).
 """
 from __future__ import annotations
 
@@ -433,18 +435,33 @@ def _document(split: str, sent: Sentence) -> str:
     return f"{split}/{sent.sent_id.rsplit('-', 1)[0]}"
 
 
+def document_folds(data: Path, splits: list[str], k: int
+                   ) -> tuple[dict[str, list[Sentence]], dict[str, int]]:
+    """The learner sentences of ``splits`` and the fold of each of their FCE documents
+    (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
+    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
+                    for split in splits}
+    documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
+    return learner_text, {d: j % k for j, d in enumerate(documents)}
+
+
+def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None
+                 ) -> tuple[list[tuple[str, Sentence, Sentence]],
+                            list[tuple[str, Sentence, Sentence]]]:
+    """(split, learner sentence, correction) of every isomorphic pair of ``splits`` and, if
+    ``extra``, of every punctuation-only pair (:func:`split_pairs`, parsed by ``parser``)."""
+    return ([(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split, parser))],
+            [(split, s, g) for split in splits if extra
+             for s, g in zip(*split_pairs(data, split, parser, PUNCTUATION_ONLY))])
+
+
 def cv(args: argparse.Namespace) -> None:
     """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
-    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
-                    for split in splits}
-    pooled = [(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split))]
-    extra = [(split, s, g) for split in splits if args.extra
-             for s, g in zip(*split_pairs(data, split, kind=PUNCTUATION_ONLY))]
-    documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
-    fold_of = {d: j % k for j, d in enumerate(documents)}
+    learner_text, fold_of = document_folds(data, splits, k)
+    pooled, extra = pooled_pairs(data, splits, args.extra)
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own = [to_slots(s) for split in splits for s in learner_text[split]
@@ -466,8 +483,9 @@ def cv(args: argparse.Namespace) -> None:
                          [(s, g) for split, s, g in pooled + extra
                           if fold_of[_document(split, s)] != fold])
               for fold, (own, learner) in enumerate(learners)]
-    crossfitted = crossfit(work, models, pooled, extra, lambda split, s: fold_of[
-        _document(split, s)]) if args.crossfit else None
+    crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
+                           lambda split, s: fold_of[_document(split, s)]
+                           ) if args.crossfit else None
     for fold, model in enumerate(models):
         held = [j for j, (split, s, _) in enumerate(pooled)
                 if fold_of[_document(split, s)] == fold]
@@ -543,14 +561,13 @@ def _key(split: str, kind: str, sent: Sentence) -> str:
     return f"{split}/{kind}/{sent.sent_id}"
 
 
-def crossfit(work: Path, models: list[CorrectionModel], pooled: list, extra: list,
+def crossfit(path: Path, models: list[CorrectionModel], pooled: list, extra: list,
              fold_of: Callable[[str, Sentence], int]
              ) -> tuple[dict[str, list[list[str]]], list[Prepared]]:
     """Cross-fitted correction features: every pair's (isomorphic and punctuation-only) slot
     features (:func:`~fstpunct.apps.correction.crf.slot_features`, prefix ``c``) under the
-    fold corrector trained without it, by key (:func:`_key`; also written to
-    ``work``/crossfit.json for ``table --crossfit``), and each fold's held-out isomorphic
-    pairs :class:`Prepared`."""
+    fold corrector trained without it, by key (:func:`_key`; also written to ``path`` for
+    ``table --crossfit``), and each fold's held-out isomorphic pairs :class:`Prepared`."""
     feats: dict[str, list[list[str]]] = {}
     prepared = []
     for fold, model in enumerate(models):
@@ -562,9 +579,33 @@ def crossfit(work: Path, models: list[CorrectionModel], pooled: list, extra: lis
             for (split, s), d in zip(mine, ready.dists):
                 feats[_key(split, kind, s)] = slot_features(to_slots(s), d, "c")
         print(f"fold {fold}: cross-fitted features of {len(feats)} pairs", flush=True)
-    with output(work / "crossfit.json") as f:
+    with output(path) as f:
         f.write(json.dumps(feats) + "\n")
     return feats, prepared
+
+
+def crossfit_trees(args: argparse.Namespace) -> None:
+    """The cross-fitted correction features of a ``cv --crossfit`` run's fold correctors
+    (same ``--data``, ``--split``, ``--folds`` and ``--extra``) on the trees that ``--parser``
+    gives the punctuated learner sentences (without it, the gold trees: the cv run's own
+    features again), for ``table --crossfit`` with that parser."""
+    data, work, k = Path(args.data), Path(args.work), args.folds
+    splits = args.splits or list(SPLITS)
+    _, fold_of = document_folds(data, splits, k)
+    models = []
+    for fold in range(k):
+        folder = work / f"fold{fold}" / "correct"
+        if not folder.is_dir():
+            _fail(f"{folder}: no fold corrector (run cv --crossfit with --work {work} first)")
+        model = CorrectionModel.load(folder)
+        if model.record.get("fold") != fold or model.record.get("extra") != args.extra:
+            _fail(f"{folder}: trained as fold {model.record.get('fold')} with extra "
+                  f"{model.record.get('extra')}, not fold {fold} with extra {args.extra}")
+        models.append(model)
+    parser = ParserModel.load(args.parser) if args.parser else None
+    pooled, extra = pooled_pairs(data, splits, args.extra, parser)
+    crossfit(Path(args.output), models, pooled, extra,
+             lambda split, s: fold_of[_document(split, s)])
 
 
 def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float,
@@ -744,10 +785,20 @@ def main() -> None:
     add_corrector_arguments(c)
     c.add_argument("--work", default="models/esl-cv", help="folder for every fold's models")
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    x = sub.add_parser("crossfit", help="a cv --crossfit run's cross-fitted correction "
+                                        "features on a parser's trees")
+    x.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    x.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
+    x.add_argument("--split", dest="splits", action="append", choices=SPLITS,
+                   help="the cv run's --split (repeatable; default: train, dev and test)")
+    x.add_argument("--extra", action="store_true", help="the cv run's --extra")
+    x.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
+    x.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
+    x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
     args = parser.parse_args()
     try:
-        {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model}[args.command](
-            args)
+        {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
+         "crossfit": crossfit_trees}[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))
 

@@ -10,6 +10,9 @@ from test_correction import PLAIN, RELATIVE, conll
 
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.model.store import read_record
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import parse
+from fstpunct.parser import train as train_parser
 
 ROOT = Path(__file__).parent.parent
 # split -> its documents; each document: two learner sentences without the relative clause's
@@ -194,3 +197,39 @@ def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
         assert feats[f"train/cesl/{sent_id}"] == script.slot_features(
             script.to_slots(source[sent_id]), dists, "c")
     assert (work / "fold0" / "crf-correct-corr").is_dir()
+
+
+def test_crossfit_again_on_a_parsers_trees(script, tmp_path, monkeypatch):
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train",
+           "--crossfit")
+
+    def run(*more: str) -> dict:
+        out = tmp_path / "feats.json"
+        monkeypatch.setattr(sys, "argv", ["correction.py", "crossfit", "--data", str(data),
+                                          "--split", "train", "--folds", "2", "--work",
+                                          str(work), "-o", str(out), *more])
+        script.main()
+        return json.loads(out.read_text(encoding="utf-8"))
+
+    # without a parser: the cv run's own features, pair by pair
+    assert run() == json.loads((work / "crossfit.json").read_text(encoding="utf-8"))
+    # with one: each pair's features under its own fold's corrector, on the parser's tree
+    parser = tmp_path / "parser"
+    learner = list(script.read_file(data / "en_esl-ud-train.conllu"))
+    train_parser(learner, learner, "tokens", 1, parser, epochs=1, progress=False,
+                 log=lambda m: None)
+    parsed = run("--parser", str(parser))
+    assert set(parsed) == set(json.loads((work / "crossfit.json").read_text(encoding="utf-8")))
+    source = {s.sent_id: s for s in learner}
+    for sent_id, fold in (("docA-r0", 0), ("docB-r1", 1)):
+        tree = parse(ParserModel.load(parser), source[sent_id], 1)
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        assert parsed[f"train/cesl/{sent_id}"] == script.slot_features(
+            script.to_slots(tree), script.Prepared.of(model, [tree]).dists[0], "c")
+    # fold correctors of another cv run (here: without --extra) are refused
+    with pytest.raises(SystemExit) as e:
+        run("--extra")
+    assert e.value.code == 2
