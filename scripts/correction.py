@@ -45,7 +45,8 @@ support, is kept).
 ``--extra`` (train, table, cv) adds the punctuation-only pairs of the non-isomorphic sentences
 (``en_pesl``) to every trained system's training pairs; ``table --evaluate pesl`` scores those
 pairs of dev and test instead (an additional evaluation); ``table --weights-from`` takes the
-products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's.
+products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's, ``table
+--pool-weights`` chooses them on dev with a ``cv`` run's held-out edit counts added to dev's.
 
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
@@ -74,7 +75,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -273,13 +274,14 @@ class Reading:
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weights: dict[str, float] | None, gold: list[Sentence] | None = None,
             parsed: bool = False, gate: tuple[float, ...] = (),
-            prepared: Prepared | None = None
-            ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading]:
+            prepared: Prepared | None = None, prior: WeightCounts | None = None
+            ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading, WeightCounts]:
     """Every system's output on ``source`` (only keep, the correction model, the two CRF
     correctors and their products when ``crfs`` has no restoration CRF), the weight of each
-    product (by name) and the :class:`Reading`; ``weights`` of None are chosen among WEIGHTS
-    by F0.5 against ``gold`` (dev). The correction model decodes with its decoding for the
-    trees' source (a parser's if ``parsed``)."""
+    product (by name), the :class:`Reading` and, when ``weights`` is None, every weight's
+    edit counts on ``source``: ``weights`` of None are chosen among WEIGHTS by F0.5 against
+    ``gold`` (dev; with ``prior``'s counts added, :func:`chosen_weights`). The correction
+    model decodes with its decoding for the trees' source (a parser's if ``parsed``)."""
     slots = [to_slots(s) for s in source]
     out = {"keep": source}
     if crfs.restorer is not None:
@@ -307,26 +309,47 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
         for name, crf in crfs.with_corr.items():
             out[name] = [insert(t, crf.correct(ss, f)) for t, ss, f in zip(stripped, slots, corr)]
     support = decoding.support
+    tried: WeightCounts = {}
     if weights is None:
         assert gold is not None
-        weights, _ = chosen_weights(source, gold, lambda crf, w: product(read, crf, w, support))
+        weights, tried = chosen_weights(source, gold,
+                                        lambda crf, w: product(read, crf, w, support), prior)
     for crf in (CRF, KEEP):
         out[f"{crf} x correction"] = product(read, crf, weights[crf], support)
-    return out, weights, read
+    return out, weights, read, tried
 
 
 PLAIN = "correction (plain MBR)"
 
 
+WeightCounts = dict[str, dict[float, list[int]]]  # CRF -> weight -> [right, proposed, gold]
+
+
 def chosen_weights(source: list[Sentence], gold: list[Sentence],
-                   products: Callable[[str, float], list[Sentence]]
-                   ) -> tuple[dict[str, float], dict[str, dict[float, float]]]:
+                   products: Callable[[str, float], list[Sentence]],
+                   prior: WeightCounts | None = None
+                   ) -> tuple[dict[str, float], WeightCounts]:
     """Per CRF corrector, the weight of WEIGHTS whose product (``products(crf, w)``: the
-    corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower
-    weight), and every weight's F0.5."""
-    tried = {crf: {w: edit_score(source, gold, products(crf, w)).scores()[2] for w in WEIGHTS}
-             for crf in (CRF, KEEP)}
-    return {crf: max(WEIGHTS, key=lambda w: (f[w], -w)) for crf, f in tried.items()}, tried
+    corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower weight)
+    — with ``prior``'s edit counts (another evaluation's, e.g. a cv run's pooled held-out
+    pairs) added to its own first, if given — and every weight's own edit counts."""
+    tried = {crf: {w: [sum(c) for c in astuple(edit_score(source, gold, products(crf, w)))]
+                   for w in WEIGHTS} for crf in (CRF, KEEP)}
+
+    def f05(crf: str, w: float) -> float:
+        counts = np.add(tried[crf][w], prior[crf][w]) if prior else tried[crf][w]
+        return EditScore.prf(*counts)[2]
+
+    return {crf: max(WEIGHTS, key=lambda w: (f05(crf, w), -w)) for crf in tried}, tried
+
+
+def weight_counts(path: str) -> WeightCounts:
+    """The per-weight edit counts of the products that a cv run wrote."""
+    done = json.loads(Path(path).read_text(encoding="utf-8"))
+    if "product_weight_counts" not in done:
+        _fail(f"{path}: no product_weight_counts (a cv run of older code): run cv again")
+    return {crf: {float(w): c for w, c in ws.items()}
+            for crf, ws in done["product_weight_counts"].items()}
 
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
@@ -345,6 +368,12 @@ def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: lis
             r[f"p_f_better_than_{ref}"] = f_randomisation_p(
                 EditScore(*by[ref]["edit_counts"]), EditScore(*r["edit_counts"]), one_sided=True)
     return rows
+
+
+def print_weights(title: str, tried: WeightCounts, chosen: dict[str, float]) -> None:
+    print(f"{title}: " + "; ".join(
+        f"{crf}: " + ", ".join(f"{w:g} {EditScore.prf(*c)[2]:.1f}" for w, c in ws.items())
+        for crf, ws in tried.items()) + f"; chosen {chosen}", flush=True)
 
 
 def print_rows(title: str, rows: list[dict]) -> None:
@@ -414,12 +443,22 @@ def table(args: argparse.Namespace) -> None:
     if args.weights_from:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
             "chosen_weights"]
+    if args.pool_weights and args.weights_from:
+        _fail("table: --weights-from or --pool-weights, not both")
+    prior = weight_counts(args.pool_weights) if args.pool_weights else None
     for split in args.split:
         if weights is None and split != "dev":
             _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser, args.evaluate)
-        outputs, weights, _ = systems(source, model, crfs, english, weights, gold,
-                                      parser is not None, gate)
+        outputs, weights, _, tried = systems(source, model, crfs, english, weights, gold,
+                                             parser is not None, gate, prior=prior)
+        if tried:
+            print_weights("product weights, dev F0.5", tried, weights)
+            results["dev_weight_counts"] = tried
+            if prior:
+                print_weights("pooled with the cv run's held-out pairs",
+                              {crf: {w: list(np.add(c, prior[crf][w])) for w, c in ws.items()}
+                               for crf, ws in tried.items()}, weights)
         rows = scored(outputs, source, gold)
         results[split] = rows
         print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
@@ -500,7 +539,7 @@ def cv(args: argparse.Namespace) -> None:
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
                           args.keep_c2, corr)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
-        out, _, read = systems(source, model, crfs, english,
+        out, _, read, _ = systems(source, model, crfs, english,
                                {CRF: args.weight, KEEP: args.keep_weight},
                                prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
@@ -527,15 +566,16 @@ def cv(args: argparse.Namespace) -> None:
     weights, tried = chosen_weights(
         [s for src, _, _ in folds for s in src], [g for _, golds, _ in folds for g in golds],
         lambda crf, w: [p for _, _, read in folds for p in product(read, crf, w, args.support)])
-    print("product weights, pooled F0.5: " + "; ".join(
-        f"{crf}: " + ", ".join(f"{w:g} {f:.1f}" for w, f in fs.items())
-        for crf, fs in tried.items()) + f"; chosen {weights}", flush=True)
+    print_weights("product weights, pooled F0.5", tried, weights)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
-                            "product_weights": tried, "gate": gate, "fold_gates": gates,
+                            "product_weights": {crf: {w: EditScore.prf(*c)[2]
+                                                      for w, c in ws.items()}
+                                                for crf, ws in tried.items()},
+                            "product_weight_counts": tried, "gate": gate, "fold_gates": gates,
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
@@ -734,6 +774,9 @@ def main() -> None:
     b.add_argument("--weights-from", metavar="JSON",
                    help="the products' weights chosen by a cv run (its pooled held-out F0.5) "
                         "instead of on dev")
+    b.add_argument("--pool-weights", metavar="JSON",
+                   help="choose the products' weights on dev with a cv run's pooled held-out "
+                        "edit counts added to dev's (F0.5 of the sums)")
     b.add_argument("--extra", action="store_true",
                    help="train the CRFs on the punctuation-only train pairs too (en_pesl; give "
                         "a correction model trained with them and another --work)")

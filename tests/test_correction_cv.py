@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll
+from test_correction import PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.model.store import read_record
@@ -233,3 +233,23 @@ def test_crossfit_again_on_a_parsers_trees(script, tmp_path, monkeypatch):
     with pytest.raises(SystemExit) as e:
         run("--extra")
     assert e.value.code == 2
+
+
+def test_product_weights_chosen_on_dev_pooled_with_a_cv_run(script):
+    source = sentences(conll(RELATIVE, "r", drop=(1, 4)))
+    gold = sentences(conll(RELATIVE, "r"))
+
+    def products(crf: str, w: float) -> list:  # only weight 2 sets both missing commas
+        return gold if w == 2.0 else source
+
+    weights, tried = script.chosen_weights(source, gold, products)
+    assert weights == {script.CRF: 2.0, script.KEEP: 2.0}
+    assert tried[script.CRF][2.0] == [2, 2, 2] and tried[script.KEEP][0.0] == [0, 0, 2]
+    # a cv run's counts: weight 2 made 50 edits, none right; weight 4 made 10, all right
+    prior = {crf: {w: [0, 50, 50] if w == 2.0 else [10, 10, 10] if w == 4.0 else [0, 0, 10]
+                   for w in script.WEIGHTS} for crf in (script.CRF, script.KEEP)}
+    pooled, again = script.chosen_weights(source, gold, products, prior)
+    assert pooled == {script.CRF: 4.0, script.KEEP: 4.0} and again == tried  # own counts only
+    # ties go to the lower weight
+    flat = {crf: {w: [0, 0, 0] for w in script.WEIGHTS} for crf in prior}
+    assert script.chosen_weights(source, source, products, flat)[0][script.CRF] == 0.0
