@@ -389,6 +389,35 @@ def print_rows(title: str, rows: list[dict]) -> None:
               f"{r[f'p_f_vs_{KEEP}']:.3f} |", flush=True)
 
 
+MARKS = ("comma", "period", "quotes", "all")
+CODES = ("MP", "RP", "UP")
+
+
+def print_breakdown(title: str, rows: list[dict]) -> None:
+    """Per system: P/R/F1 of each mark class (token level) and the gold edits set right by
+    FCE code (right of all)."""
+    print(title)
+    print("| system | " + " | ".join(f"{m} P/R/F1" for m in MARKS) + " | "
+          + " | ".join(CODES) + " |")
+    print("|---|" + "---|" * (len(MARKS) + len(CODES)))
+    for r in rows:
+        marks = [r["marks"][m] for m in MARKS]
+        codes = [r["by_code"].get(c, [0, 0]) for c in CODES]
+        print(f"| {r['system']} | "
+              + " | ".join(f"{m['precision']:.1f}/{m['recall']:.1f}/{m['f1']:.1f}"
+                           for m in marks) + " | "
+              + " | ".join(f"{right}/{every}" for right, every in codes) + " |")
+
+
+def breakdown(args: argparse.Namespace) -> None:
+    """Print the per-mark and FCE-code breakdown of a table or cv run's JSON."""
+    done = json.loads(Path(args.json).read_text(encoding="utf-8"))
+    for name in ("dev", "test", "rows"):
+        if name in done:
+            print_breakdown(f"### {args.json}: {'pooled' if name == 'rows' else name}",
+                            done[name])
+
+
 def calibrate(args: argparse.Namespace) -> None:
     """Choose the decoding on the dev pairs (or from a cv run's edit costs) and write the
     model with it."""
@@ -838,10 +867,12 @@ def main() -> None:
     x.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     x.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
     x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
+    r = sub.add_parser("breakdown", help="per-mark P/R/F1 and FCE codes of a table or cv JSON")
+    r.add_argument("json", help="a table or cv run's JSON")
     args = parser.parse_args()
     try:
         {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
-         "crossfit": crossfit_trees}[args.command](args)
+         "crossfit": crossfit_trees, "breakdown": breakdown}[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))
 

@@ -253,3 +253,16 @@ def test_product_weights_chosen_on_dev_pooled_with_a_cv_run(script):
     # ties go to the lower weight
     flat = {crf: {w: [0, 0, 0] for w in script.WEIGHTS} for crf in prior}
     assert script.chosen_weights(source, source, products, flat)[0][script.CRF] == 0.0
+
+
+def test_breakdown_prints_marks_and_fce_codes(script, tmp_path, monkeypatch, capsys):
+    mark = {"precision": 50.0, "recall": 25.0, "f1": 100 / 3}
+    row = {"system": "keep", "marks": {m: mark for m in script.MARKS},
+           "by_code": {"MP": [1, 4], "RP": [0, 2]}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"test": [row], "weights": {}}), encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["correction.py", "breakdown", str(path)])
+    script.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"### {path}: test" and len(lines) == 4
+    assert lines[3] == "| keep | " + " | ".join(["50.0/25.0/33.3"] * 4) + " | 1/4 | 0/2 | 0/0 |"
