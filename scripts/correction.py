@@ -65,9 +65,11 @@ and nested per fold for its row, ``correction, gated``); ``--crossfit`` gives ev
 correction model's slot features from the fold corrector trained without it (``WORK/crossfit.json``)
 and trains the CRF correctors with them. ``table --gate-from CV.json`` and ``table --crossfit
 WORK/crossfit.json`` add those systems to the table (the CRFs trained on the train pairs'
-cross-fitted features, applied with the full corrector's). ``crossfit --parser P`` computes
-those features again with the same fold correctors on the trees of a parser (``table --parser
-P --crossfit``: the CRFs trained on parsed train trees read features of parsed trees).
+cross-fitted features, applied with the full corrector's). ``table --bilstm`` adds the
+BiLSTM-CRF corrector (:mod:`fstpunct.apps.correction.bilstm`; torch). ``crossfit --parser
+P`` computes those features again with the same fold correctors on the trees of a parser
+(``table --parser P --crossfit``: the CRFs trained on parsed train trees read features of
+parsed trees).
 """
 from __future__ import annotations
 
@@ -81,6 +83,8 @@ from typing import NoReturn
 
 import numpy as np
 
+from fstpunct.apps.correction.bilstm import BilstmCorrector
+from fstpunct.apps.correction.bilstm import train as bilstm_train
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
 from fstpunct.apps.correction.combine import combined
 from fstpunct.apps.correction.correct import Prepared, decided
@@ -144,6 +148,7 @@ KEEP = "CRF corrector, keep tag"
 PRODUCT, KEEP_PRODUCT = f"{CRF} x correction", f"{KEEP} x correction"
 CRF_CORR, KEEP_CORR = f"{CRF} + correction features", f"{KEEP} + correction features"
 GATED = "correction, gated"
+BILSTM = "BiLSTM-CRF corrector"
 KEEP_C2 = 0.1  # the keep-tag corrector's L2, chosen by cross-validation over train pairs
 SPLITS = ("train", "dev", "test")
 
@@ -221,17 +226,18 @@ class Crfs:
     restorer: CrfModel | None
     with_gen: CrfCorrector | None
     with_corr: dict[str, CrfCorrector] = field(default_factory=dict)  # name: with CORR_FEATURES
+    bilstm: BilstmCorrector | None = None
 
 
 def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence],
                english: PunctModel, work: Path, c2_grid: tuple[float, ...] = (0.1, 1.0, 10.0),
                corrector_only: bool = False, keep_c2: float = KEEP_C2,
-               corr: list[list[list[str]]] | None = None) -> Crfs:
+               corr: list[list[list[str]]] | None = None, bilstm: bool = False) -> Crfs:
     """The four CRFs (or the two correctors only) trained on (learner, corrected) pairs; the
     restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``, the
     keep-tag corrector's ``keep_c2``; given ``corr`` (every pair's cross-fitted correction
     features, :func:`crossfit`), the two correctors again with them. Folders already in
-    ``work`` are loaded, not retrained."""
+    ``work`` are loaded, not retrained; with ``bilstm``, the BiLSTM-CRF corrector too."""
     train_s, train_g = [to_slots(s) for s in source], [to_slots(g) for g in gold]
 
     def made(name: str, build: Callable[[Path], object], load: Callable[[Path], object]):
@@ -250,15 +256,17 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
         KEEP_CORR: made(f"crf-keep-corr-c2-{keep_c2:g}",
                         lambda f: crf_corrector_train(train_s, train_g, f, corr, c2=keep_c2,
                                                       keep=True), CrfCorrector.load)}
+    lstm = made("bilstm-crf", lambda f: bilstm_train(train_s, train_g, f),
+                BilstmCorrector.load) if bilstm else None
     if corrector_only:
-        return Crfs(corrector, keep, None, None, with_corr)
+        return Crfs(corrector, keep, None, None, with_corr, lstm)
     return Crfs(
         corrector, keep,
         made("crf-restore", lambda f: crf_train(train_g, [to_slots(g) for g in dev], f, "en",
                                                 c2_grid, log=lambda m: None), CrfModel.load),
         made("crf-gen", lambda f: crf_corrector_train(train_s, train_g, f,
                                                       generative_features(english, train_s)),
-             CrfCorrector.load), with_corr)
+             CrfCorrector.load), with_corr, lstm)
 
 
 @dataclass
@@ -304,6 +312,8 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
                                       for t, ss, g in zip(stripped, slots, gen)]
+    if crfs.bilstm is not None:
+        out[BILSTM] = [insert(t, crfs.bilstm.correct(ss)) for t, ss in zip(stripped, slots)]
     if crfs.with_corr:
         corr = [slot_features(ss, d, "c") for ss, d in zip(slots, read.prepared.dists)]
         for name, crf in crfs.with_corr.items():
@@ -463,7 +473,7 @@ def table(args: argparse.Namespace) -> None:
                   "(cv --split train --crossfit, with --extra as here)")
         corr = [crossfitted[key] for key in keys]
     crfs = train_crfs(train_src, train_gold, split_pairs(data, "dev", parser)[1], english,
-                      work, corr=corr)
+                      work, corr=corr, bilstm=args.bilstm)
     gate: tuple[float, ...] = ()
     if args.gate_from:
         gate = tuple(json.loads(Path(args.gate_from).read_text(encoding="utf-8"))["gate"])
@@ -817,6 +827,9 @@ def main() -> None:
                    help="also the CRF correctors with the correction model's slot features, "
                         "trained on the train pairs' cross-fitted ones (a cv --split train "
                         "--crossfit run's crossfit.json)")
+    b.add_argument("--bilstm", action="store_true",
+                   help="also the BiLSTM-CRF corrector (needs torch; WORK/bilstm-crf, trained "
+                        "if missing; it reads no tree)")
     b.add_argument("--gate-from", metavar="JSON", help="also the correction model gated by "
                    "the gate a cv run fitted (its plain MBR edits kept where likely right)")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")

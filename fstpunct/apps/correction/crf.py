@@ -36,7 +36,7 @@ from ..restoration.exact import ExactPrior, SlotDistribution
 from .model import read_meta
 
 __all__ = ["CrfCorrector", "features", "generative_features", "labels", "slot_features",
-           "train"]
+           "tag_insertions", "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
@@ -102,10 +102,7 @@ class CrfCorrector:
     def correct(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()) -> list[Insertion]:
         """The corrected string of every slot as insertions (each token attached to the word
         left of its slot; slot 0: word 1); :data:`OTHER` keeps the learner's string."""
-        own = slot_tags(ss)
-        tags = self.tagger.tag(features(ss, self.tree, extra))
-        return crf_insertions([[tok for tok in (own[i] if t == OTHER else t).split(" ")
-                                if tok != EMPTY] for i, t in enumerate(tags)])
+        return tag_insertions(slot_tags(ss), self.tagger.tag(features(ss, self.tree, extra)))
 
 
     def marginals(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()
@@ -122,6 +119,13 @@ class CrfCorrector:
                 dist[y] = dist.get(y, 0.0) + self.tagger.marginal(tag, i)
             out.append(dist)
         return out
+
+
+def tag_insertions(own: Sequence[str], tags: Sequence[str]) -> list[Insertion]:
+    """A corrector's slot labels as insertions (:data:`OTHER`: the learner's string ``own``
+    of that slot)."""
+    return crf_insertions([[tok for tok in (own[i] if t == OTHER else t).split(" ")
+                            if tok != EMPTY] for i, t in enumerate(tags)])
 
 
 def labels(source: SlotSentence, gold: SlotSentence, known: set[str], keep: bool = False
