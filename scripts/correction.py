@@ -364,14 +364,14 @@ def weight_counts(path: str) -> WeightCounts:
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
            ) -> list[dict]:
-    """One row per system: its scores and paired tests against the correction model and the
-    two CRF correctors (AED: sign flips; F0.5: approximate randomisation, two-sided, and in
-    the JSON one-sided for the alternative that the row's system is better) and against
-    keeping the input (AED)."""
+    """One row per system: its scores and paired tests against the correction model, the
+    two CRF correctors and the BiLSTM-CRF corrector if there (AED: sign flips; F0.5:
+    approximate randomisation, two-sided, and in the JSON one-sided for the alternative that
+    the row's system is better) and against keeping the input (AED)."""
     rows = [evaluate(name, source, gold, pred) for name, pred in outputs.items()]
     by = {r["system"]: r for r in rows}
     for r in rows:
-        for ref in ("keep", "correction", CRF, KEEP):
+        for ref in ("keep", "correction", CRF, KEEP) + ((BILSTM,) if BILSTM in by else ()):
             r[f"p_aed_vs_{ref}"] = sign_flip_p(by[ref]["sentence_edits"], r["sentence_edits"])
             r[f"p_f_vs_{ref}"] = f_randomisation_p(EditScore(*by[ref]["edit_counts"]),
                                                    EditScore(*r["edit_counts"]))
