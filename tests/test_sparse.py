@@ -27,6 +27,9 @@ def test_matmul_is_bitwise_scipys(seed):
     left[1, ::2] = 0.0
     assert np.array_equal(m.rmatmul_t(other.T), expected.T)  # the same sums, transposed
     assert np.allclose(m.rmatmul(left), left @ dense, rtol=1e-12, atol=0)
+    for product, arg in ((m.rmatmul, left), (m.rmatmul_t, other.T)):  # into a given array
+        out = np.full(product(arg).shape, np.nan)
+        assert product(arg, out=out) is out and out.tobytes() == product(arg).tobytes()
     nonnegative = Csr.of(rows, cols, r, c, np.abs(dense[r, c]))  # the max-times semiring's
     assert np.array_equal(nonnegative.matvec(np.abs(x), maximum=True),
                           np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
