@@ -11,7 +11,7 @@ import pytest
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
 from fstpunct.ud.release import find_treebank, resolve, split_source
-from fstpunct.ud.treebank import read_conllu, read_file
+from fstpunct.ud.treebank import Word, read_conllu, read_file
 
 EDGE = Path(__file__).parent / "data" / "edge.conllu"
 
@@ -138,7 +138,10 @@ def test_stats_match_the_shared_readme(capsys):
 
 
 def test_with_arc_is_replace_of_head_and_relation():
-    """Every field but head and deprel copied (a field added to Word must be added there)."""
+    """Every field but head and deprel copied (a field added to Word must be added there: the
+    field list is pinned, so a new field fails here even when it has a default)."""
+    assert [f.name for f in dataclasses.fields(Word)] == [
+        "id", "form", "lemma", "upos", "xpos", "feats", "head", "deprel", "misc", "lineno"]
     w = next(read_conllu(io.StringIO("1\tdogs\tdog\tNOUN\tNNS\tNumber=Plur\t0\troot\t_\t"
                                      "SpaceAfter=No\n\n"))).words[0]
     assert w.with_arc(7, "obj") == dataclasses.replace(w, head=7, deprel="obj")
