@@ -30,6 +30,21 @@ def test_lattice_weight_is_channel_probability(builder):
                 assert got == pytest.approx(want, abs=1e-12)
 
 
+
+@pytest.mark.parametrize("maximum", [False, True])
+def test_uncached_builder_and_token_matrix(builder, maximum):
+    """A builder that keeps no topologies (decoding's) weights each string as the caching one
+    does, bitwise, and keeps none; M(token) uncached is matrix() of that one token."""
+    uncached = LatticeBuilder(builder.channel, cache=False)
+    weights = builder.arc_weights()
+    for x in [(), (",",), ("∘", ".", "”"), ("”", ",")]:
+        want, got = builder.lattice(x, weights, maximum), uncached.lattice(x, weights, maximum)
+        for name in ("start", "final", "token", "src", "dst", "weight"):
+            np.testing.assert_array_equal(getattr(got, name), getattr(want, name))
+        for t in range(len(SYMBOLS)):
+            np.testing.assert_array_equal(got.token_matrix(t), want.matrix((t,)))
+    assert uncached._topologies == {} and len(builder._topologies) == 4
+
 @pytest.mark.parametrize("maximum", [False, True])
 def test_closure_equals_series_over_token_strings(builder, maximum):
     channel = builder.channel

@@ -7,7 +7,7 @@ import pytest
 import scipy.sparse as sp
 
 from fstpunct.dp import _sparse
-from fstpunct.dp.sparse import Csr
+from fstpunct.dp.sparse import Csr, unique_ids
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -151,3 +151,19 @@ def test_exponentials_same_bits_on_every_path(n):
     with pytest.raises(ValueError):
         _sparse.exponentials(x, np.empty(n + 1))
 
+
+@pytest.mark.parametrize("seed", range(6))
+def test_unique_ids_is_numpy_unique(seed):
+    """unique_ids: np.unique(values, return_inverse=True), the same arrays and dtypes, on the
+    marking path (values below a few times their number) and on the fallback (sparse or
+    negative values, none at all)."""
+    rng = np.random.default_rng(seed)
+    cases = [np.zeros(0, dtype=np.int64), np.array([-3, 5, -3]), np.array([10 ** 9, 3])]
+    for _ in range(200):
+        n, top = int(rng.integers(1, 400)), int(rng.integers(1, 6000))
+        cases.append(rng.integers(0, top, n).astype(rng.choice([np.int32, np.int64])))
+    for values in cases:
+        got, want = unique_ids(values), np.unique(values, return_inverse=True)
+        for g, w in zip(got, want):
+            assert g.dtype == w.dtype and g.shape == w.shape
+            np.testing.assert_array_equal(g, w)

@@ -15,7 +15,7 @@ from . import _sparse
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["Csr", "ranges"]
+__all__ = ["Csr", "ranges", "unique_ids"]
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -24,6 +24,19 @@ def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     firsts = np.cumsum(lengths) - lengths
     return np.repeat(starts - firsts, lengths) + np.arange(lengths.sum())
 
+
+
+def unique_ids(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(values, return_inverse=True)`` of a 1-D integer array (the same arrays and
+    types): for nonnegative values no larger than a few times their number, by marking them in
+    a table (no sort), else by ``np.unique``."""
+    bound = int(values.max(initial=-1)) + 1
+    if bound > 4 * len(values) + 1024 or int(values.min(initial=0)) < 0:
+        return np.unique(values, return_inverse=True)
+    seen = np.zeros(bound, dtype=bool)
+    seen[values] = True
+    rank = np.cumsum(seen, dtype=np.intp) - 1
+    return np.flatnonzero(seen).astype(values.dtype, copy=False), rank[values]
 
 class Csr(NamedTuple):
     """An ``n_rows × n_cols`` sparse matrix: row r's entries are ``data[indptr[r]:indptr[r+1]]``

@@ -131,8 +131,9 @@ class SparseStack:
 
     @property
     def nonzero(self) -> np.ndarray:
-        """Whether each matrix has a nonzero entry."""
-        return np.diff(self._rows.indptr).reshape(self.count, self._n).any(axis=1)
+        """Whether each matrix has a nonzero entry (matrix a's rows are a·N … a·N + N − 1, so
+        its entries are those between their first and last row pointers)."""
+        return np.diff(self._rows.indptr[::self._n]) > 0
 
     @property
     def size(self) -> int:

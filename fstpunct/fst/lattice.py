@@ -85,9 +85,7 @@ class Lattice:
             done -= 1
         result = self._products[key[:done]]
         for k in range(done, len(key)):  # extend it one token at a time
-            last = np.zeros_like(result)
-            arcs = self.token == key[k]
-            last[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
+            last = self.token_matrix(key[k])
             if k == 0:  # I · M(υ) = M(υ) exactly, in both semirings
                 result = last
             elif not result.any():
@@ -98,6 +96,13 @@ class Lattice:
                 result = result @ last
             self._products[key[:k + 1]] = result
         return result
+
+    def token_matrix(self, token: int) -> np.ndarray:
+        """M(token) as a dense array (:meth:`matrix` of a one-token puncteme, not cached)."""
+        out = np.zeros((self.size, self.size))
+        arcs = self.token == token
+        out[self.src[arcs], self.dst[arcs]] = self.weight[arcs]
+        return out
 
     def closure(self, rate: float, exclude: int) -> np.ndarray:
         """Σ over every token string l of rate^|l| · M(l), tokens ``exclude`` left out: the
@@ -119,15 +124,19 @@ class Lattice:
 
 
 class LatticeBuilder:
-    """Builds lattices for one channel structure; topologies cached per surface string.
+    """Builds lattices for one channel structure; topologies cached per surface string (unless
+    ``cache`` is false: for a caller that weights each string's topology once, as decoding
+    does through its :class:`~fstpunct.model.punct.SlotCache`, which keeps the lattices).
 
     With ``hidden`` symbols, a lattice of x accepts u with weight Σ p_φ(x′ | u) over every x′
     that is x once the hidden symbols are deleted (the acceptor of x gets a loop of each hidden
     symbol at every state): the probability of what a reader sees, e.g. without ``∘``."""
 
-    def __init__(self, channel: Channel, hidden: frozenset[str] = frozenset()) -> None:
+    def __init__(self, channel: Channel, hidden: frozenset[str] = frozenset(),
+                 cache: bool = True) -> None:
         self.channel = channel
         self.hidden = hidden
+        self.cache = cache
         self._arcs = channel.arc_table()
         self._symbols = {s: k for k, s in enumerate(channel.symbols)}
         self._machine = self._sorted_machine()
@@ -174,7 +183,9 @@ class LatticeBuilder:
         key = tuple(surface)
         topo = self._topologies.get(key)
         if topo is None:
-            topo = self._topologies[key] = self._compose(key)
+            topo = self._compose(key)
+            if self.cache:
+                self._topologies[key] = topo
         return topo
 
     def counter_layout(self, surface: Sequence[str], punctemes: Sequence[tuple[int, ...]],

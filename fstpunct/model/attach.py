@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dp.sparse import Csr, ranges
+from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
 from ._attach import fit_piece, gathered_matmul, scatter_add
@@ -328,7 +328,7 @@ class AttachData:
             lengths = row_lengths[firsts]
             indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
             flat = ids[ranges(ptr[firsts], lengths)]
-            used, local = np.unique(flat, return_inverse=True)
+            used, local = unique_ids(flat)
             x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
             g = _Group(key, vocab.candidates(key), nodes.astype(np.int64), used, x,
                        inverse[nodes].astype(np.int64))

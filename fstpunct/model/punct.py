@@ -278,7 +278,7 @@ class SlotCache:
         entry = np.zeros(0)
         if surface[:1] == (BOUNDARY,):
             semiring = MaxProduct if lat.maximum else SumProduct
-            entry = semiring.vecmat(lat.start, lat.matrix((self.boundary,)))
+            entry = semiring.vecmat(lat.start, lat.token_matrix(self.boundary))
         return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry, built=built)
 
     def counter(self, surface: tuple[str, ...], needed: np.ndarray | None = None) -> EditCounter:
