@@ -448,6 +448,20 @@ class _MStep:
                        for piece, _, _ in self.tasks]
         self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
 
+    def free(self, theta0: np.ndarray) -> np.ndarray:
+        """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
+        (a context and a pair feature that meet in some candidate set's block) and those not at
+        the prior's centre. Every other weight has gradient 0 at every θ that keeps it, so
+        L-BFGS never moves it (its components of every step and gradient difference are 0)."""
+        model = self.data.model
+        touched = np.zeros(self.st.shape)
+        for piece, _, _ in self.tasks:
+            touched[np.ix_(piece.used, piece.candidates)] = 1.0
+        mask = np.concatenate([
+            _absolute(model.pair_matrix).rmatmul(touched[:model.n_base]).ravel(),
+            _absolute(model.side_matrix).rmatmul(touched[model.n_base:]).ravel()]) > 0.0
+        return mask | (theta0 != (0.0 if self.center is None else self.center))
+
     def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
         """The objective and its gradient at ``theta`` (on ``threads``, if given, of
@@ -490,6 +504,11 @@ class _MStep:
         return value, grad
 
 
+def _absolute(matrix: Csr) -> Csr:
+    """The matrix of the absolute values (its products add no terms that cancel)."""
+    return matrix._replace(data=np.abs(matrix.data))
+
+
 def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
               center: np.ndarray | None = None, threads: int = 1) -> tuple[float, np.ndarray]:
     """Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (center: 0 unless given, e.g.
@@ -505,26 +524,32 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
     iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
     pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
-    evaluation of the objective."""
+    evaluation of the objective. L-BFGS runs over the weights that can move
+    (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
+    of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
         raise InputError(f"attach iterations {maxiter}: must be at least 1")
     problem = _MStep(data, targets, l2, center)
+    theta = np.array(theta0, dtype=np.float64)
+    free = problem.free(theta)
 
     from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
     with _threads(threads) as pool:
 
-        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
+            theta[free] = x
             value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
-            return -value, np.negative(grad, out=grad)
+            return -value, -grad[free]
 
-        result = minimize(loss, theta0, jac=True, method="L-BFGS-B",
+        result = minimize(loss, theta[free], jac=True, method="L-BFGS-B",
                           options={"maxiter": maxiter})
     log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
               result.message)
-    return np.asarray(result.x)
+    theta[free] = result.x
+    return theta
 
 
 @contextmanager
