@@ -45,7 +45,8 @@ support, is kept).
 ``--extra`` (train, table, cv) adds the punctuation-only pairs of the non-isomorphic sentences
 (``en_pesl``) to every trained system's training pairs; ``table --evaluate pesl`` scores those
 pairs of dev and test instead (an additional evaluation); ``table --weights-from`` takes the
-products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's.
+products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's, ``table
+--pool-weights`` chooses them on dev with a ``cv`` run's held-out edit counts added to dev's.
 
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
@@ -64,7 +65,9 @@ and nested per fold for its row, ``correction, gated``); ``--crossfit`` gives ev
 correction model's slot features from the fold corrector trained without it (``WORK/crossfit.json``)
 and trains the CRF correctors with them. ``table --gate-from CV.json`` and ``table --crossfit
 WORK/crossfit.json`` add those systems to the table (the CRFs trained on the train pairs'
-cross-fitted features, applied with the full corrector's).
+cross-fitted features, applied with the full corrector's). ``crossfit --parser P`` computes
+those features again with the same fold correctors on the trees of a parser (``table --parser
+P --crossfit``: the CRFs trained on parsed train trees read features of parsed trees).
 """
 from __future__ import annotations
 
@@ -72,7 +75,7 @@ import argparse
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -271,13 +274,14 @@ class Reading:
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weights: dict[str, float] | None, gold: list[Sentence] | None = None,
             parsed: bool = False, gate: tuple[float, ...] = (),
-            prepared: Prepared | None = None
-            ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading]:
+            prepared: Prepared | None = None, prior: WeightCounts | None = None
+            ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading, WeightCounts]:
     """Every system's output on ``source`` (only keep, the correction model, the two CRF
     correctors and their products when ``crfs`` has no restoration CRF), the weight of each
-    product (by name) and the :class:`Reading`; ``weights`` of None are chosen among WEIGHTS
-    by F0.5 against ``gold`` (dev). The correction model decodes with its decoding for the
-    trees' source (a parser's if ``parsed``)."""
+    product (by name), the :class:`Reading` and, when ``weights`` is None, every weight's
+    edit counts on ``source``: ``weights`` of None are chosen among WEIGHTS by F0.5 against
+    ``gold`` (dev; with ``prior``'s counts added, :func:`chosen_weights`). The correction
+    model decodes with its decoding for the trees' source (a parser's if ``parsed``)."""
     slots = [to_slots(s) for s in source]
     out = {"keep": source}
     if crfs.restorer is not None:
@@ -305,26 +309,47 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
         for name, crf in crfs.with_corr.items():
             out[name] = [insert(t, crf.correct(ss, f)) for t, ss, f in zip(stripped, slots, corr)]
     support = decoding.support
+    tried: WeightCounts = {}
     if weights is None:
         assert gold is not None
-        weights, _ = chosen_weights(source, gold, lambda crf, w: product(read, crf, w, support))
+        weights, tried = chosen_weights(source, gold,
+                                        lambda crf, w: product(read, crf, w, support), prior)
     for crf in (CRF, KEEP):
         out[f"{crf} x correction"] = product(read, crf, weights[crf], support)
-    return out, weights, read
+    return out, weights, read, tried
 
 
 PLAIN = "correction (plain MBR)"
 
 
+WeightCounts = dict[str, dict[float, list[int]]]  # CRF -> weight -> [right, proposed, gold]
+
+
 def chosen_weights(source: list[Sentence], gold: list[Sentence],
-                   products: Callable[[str, float], list[Sentence]]
-                   ) -> tuple[dict[str, float], dict[str, dict[float, float]]]:
+                   products: Callable[[str, float], list[Sentence]],
+                   prior: WeightCounts | None = None
+                   ) -> tuple[dict[str, float], WeightCounts]:
     """Per CRF corrector, the weight of WEIGHTS whose product (``products(crf, w)``: the
-    corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower
-    weight), and every weight's F0.5."""
-    tried = {crf: {w: edit_score(source, gold, products(crf, w)).scores()[2] for w in WEIGHTS}
-             for crf in (CRF, KEEP)}
-    return {crf: max(WEIGHTS, key=lambda w: (f[w], -w)) for crf, f in tried.items()}, tried
+    corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower weight)
+    — with ``prior``'s edit counts (another evaluation's, e.g. a cv run's pooled held-out
+    pairs) added to its own first, if given — and every weight's own edit counts."""
+    tried = {crf: {w: [sum(c) for c in astuple(edit_score(source, gold, products(crf, w)))]
+                   for w in WEIGHTS} for crf in (CRF, KEEP)}
+
+    def f05(crf: str, w: float) -> float:
+        counts = np.add(tried[crf][w], prior[crf][w]) if prior else tried[crf][w]
+        return EditScore.prf(*counts)[2]
+
+    return {crf: max(WEIGHTS, key=lambda w: (f05(crf, w), -w)) for crf in tried}, tried
+
+
+def weight_counts(path: str) -> WeightCounts:
+    """The per-weight edit counts of the products that a cv run wrote."""
+    done = json.loads(Path(path).read_text(encoding="utf-8"))
+    if "product_weight_counts" not in done:
+        _fail(f"{path}: no product_weight_counts (a cv run of older code): run cv again")
+    return {crf: {float(w): c for w, c in ws.items()}
+            for crf, ws in done["product_weight_counts"].items()}
 
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
@@ -345,6 +370,12 @@ def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: lis
     return rows
 
 
+def print_weights(title: str, tried: WeightCounts, chosen: dict[str, float]) -> None:
+    print(f"{title}: " + "; ".join(
+        f"{crf}: " + ", ".join(f"{w:g} {EditScore.prf(*c)[2]:.1f}" for w, c in ws.items())
+        for crf, ws in tried.items()) + f"; chosen {chosen}", flush=True)
+
+
 def print_rows(title: str, rows: list[dict]) -> None:
     print(title)
     print("| system | AED | P | R | F0.5 | right/proposed edits | p AED vs keep | "
@@ -356,6 +387,35 @@ def print_rows(title: str, rows: list[dict]) -> None:
               f"{r['f0.5']:.1f} | {right}/{proposed} | {r['p_aed_vs_keep']:.3f} | "
               f"{r['p_aed_vs_correction']:.3f} | {r[f'p_f_vs_{CRF}']:.3f} | "
               f"{r[f'p_f_vs_{KEEP}']:.3f} |", flush=True)
+
+
+MARKS = ("comma", "period", "quotes", "all")
+CODES = ("MP", "RP", "UP")
+
+
+def print_breakdown(title: str, rows: list[dict]) -> None:
+    """Per system: P/R/F1 of each mark class (token level) and the gold edits set right by
+    FCE code (right of all)."""
+    print(title)
+    print("| system | " + " | ".join(f"{m} P/R/F1" for m in MARKS) + " | "
+          + " | ".join(CODES) + " |")
+    print("|---|" + "---|" * (len(MARKS) + len(CODES)))
+    for r in rows:
+        marks = [r["marks"][m] for m in MARKS]
+        codes = [r["by_code"].get(c, [0, 0]) for c in CODES]
+        print(f"| {r['system']} | "
+              + " | ".join(f"{m['precision']:.1f}/{m['recall']:.1f}/{m['f1']:.1f}"
+                           for m in marks) + " | "
+              + " | ".join(f"{right}/{every}" for right, every in codes) + " |")
+
+
+def breakdown(args: argparse.Namespace) -> None:
+    """Print the per-mark and FCE-code breakdown of a table or cv run's JSON."""
+    done = json.loads(Path(args.json).read_text(encoding="utf-8"))
+    for name in ("dev", "test", "rows"):
+        if name in done:
+            print_breakdown(f"### {args.json}: {'pooled' if name == 'rows' else name}",
+                            done[name])
 
 
 def calibrate(args: argparse.Namespace) -> None:
@@ -412,12 +472,22 @@ def table(args: argparse.Namespace) -> None:
     if args.weights_from:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
             "chosen_weights"]
+    if args.pool_weights and args.weights_from:
+        _fail("table: --weights-from or --pool-weights, not both")
+    prior = weight_counts(args.pool_weights) if args.pool_weights else None
     for split in args.split:
         if weights is None and split != "dev":
             _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser, args.evaluate)
-        outputs, weights, _ = systems(source, model, crfs, english, weights, gold,
-                                      parser is not None, gate)
+        outputs, weights, _, tried = systems(source, model, crfs, english, weights, gold,
+                                             parser is not None, gate, prior=prior)
+        if tried:
+            print_weights("product weights, dev F0.5", tried, weights)
+            results["dev_weight_counts"] = tried
+            if prior:
+                print_weights("pooled with the cv run's held-out pairs",
+                              {crf: {w: list(np.add(c, prior[crf][w])) for w, c in ws.items()}
+                               for crf, ws in tried.items()}, weights)
         rows = scored(outputs, source, gold)
         results[split] = rows
         print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
@@ -433,18 +503,33 @@ def _document(split: str, sent: Sentence) -> str:
     return f"{split}/{sent.sent_id.rsplit('-', 1)[0]}"
 
 
+def document_folds(data: Path, splits: list[str], k: int
+                   ) -> tuple[dict[str, list[Sentence]], dict[str, int]]:
+    """The learner sentences of ``splits`` and the fold of each of their FCE documents
+    (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
+    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
+                    for split in splits}
+    documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
+    return learner_text, {d: j % k for j, d in enumerate(documents)}
+
+
+def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None
+                 ) -> tuple[list[tuple[str, Sentence, Sentence]],
+                            list[tuple[str, Sentence, Sentence]]]:
+    """(split, learner sentence, correction) of every isomorphic pair of ``splits`` and, if
+    ``extra``, of every punctuation-only pair (:func:`split_pairs`, parsed by ``parser``)."""
+    return ([(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split, parser))],
+            [(split, s, g) for split in splits if extra
+             for s, g in zip(*split_pairs(data, split, parser, PUNCTUATION_ONLY))])
+
+
 def cv(args: argparse.Namespace) -> None:
     """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
-    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
-                    for split in splits}
-    pooled = [(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split))]
-    extra = [(split, s, g) for split in splits if args.extra
-             for s, g in zip(*split_pairs(data, split, kind=PUNCTUATION_ONLY))]
-    documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
-    fold_of = {d: j % k for j, d in enumerate(documents)}
+    learner_text, fold_of = document_folds(data, splits, k)
+    pooled, extra = pooled_pairs(data, splits, args.extra)
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own = [to_slots(s) for split in splits for s in learner_text[split]
@@ -466,8 +551,9 @@ def cv(args: argparse.Namespace) -> None:
                          [(s, g) for split, s, g in pooled + extra
                           if fold_of[_document(split, s)] != fold])
               for fold, (own, learner) in enumerate(learners)]
-    crossfitted = crossfit(work, models, pooled, extra, lambda split, s: fold_of[
-        _document(split, s)]) if args.crossfit else None
+    crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
+                           lambda split, s: fold_of[_document(split, s)]
+                           ) if args.crossfit else None
     for fold, model in enumerate(models):
         held = [j for j, (split, s, _) in enumerate(pooled)
                 if fold_of[_document(split, s)] == fold]
@@ -482,7 +568,7 @@ def cv(args: argparse.Namespace) -> None:
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
                           args.keep_c2, corr)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
-        out, _, read = systems(source, model, crfs, english,
+        out, _, read, _ = systems(source, model, crfs, english,
                                {CRF: args.weight, KEEP: args.keep_weight},
                                prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
@@ -509,15 +595,16 @@ def cv(args: argparse.Namespace) -> None:
     weights, tried = chosen_weights(
         [s for src, _, _ in folds for s in src], [g for _, golds, _ in folds for g in golds],
         lambda crf, w: [p for _, _, read in folds for p in product(read, crf, w, args.support)])
-    print("product weights, pooled F0.5: " + "; ".join(
-        f"{crf}: " + ", ".join(f"{w:g} {f:.1f}" for w, f in fs.items())
-        for crf, fs in tried.items()) + f"; chosen {weights}", flush=True)
+    print_weights("product weights, pooled F0.5", tried, weights)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
-                            "product_weights": tried, "gate": gate, "fold_gates": gates,
+                            "product_weights": {crf: {w: EditScore.prf(*c)[2]
+                                                      for w, c in ws.items()}
+                                                for crf, ws in tried.items()},
+                            "product_weight_counts": tried, "gate": gate, "fold_gates": gates,
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
@@ -543,14 +630,13 @@ def _key(split: str, kind: str, sent: Sentence) -> str:
     return f"{split}/{kind}/{sent.sent_id}"
 
 
-def crossfit(work: Path, models: list[CorrectionModel], pooled: list, extra: list,
+def crossfit(path: Path, models: list[CorrectionModel], pooled: list, extra: list,
              fold_of: Callable[[str, Sentence], int]
              ) -> tuple[dict[str, list[list[str]]], list[Prepared]]:
     """Cross-fitted correction features: every pair's (isomorphic and punctuation-only) slot
     features (:func:`~fstpunct.apps.correction.crf.slot_features`, prefix ``c``) under the
-    fold corrector trained without it, by key (:func:`_key`; also written to
-    ``work``/crossfit.json for ``table --crossfit``), and each fold's held-out isomorphic
-    pairs :class:`Prepared`."""
+    fold corrector trained without it, by key (:func:`_key`; also written to ``path`` for
+    ``table --crossfit``), and each fold's held-out isomorphic pairs :class:`Prepared`."""
     feats: dict[str, list[list[str]]] = {}
     prepared = []
     for fold, model in enumerate(models):
@@ -562,9 +648,33 @@ def crossfit(work: Path, models: list[CorrectionModel], pooled: list, extra: lis
             for (split, s), d in zip(mine, ready.dists):
                 feats[_key(split, kind, s)] = slot_features(to_slots(s), d, "c")
         print(f"fold {fold}: cross-fitted features of {len(feats)} pairs", flush=True)
-    with output(work / "crossfit.json") as f:
+    with output(path) as f:
         f.write(json.dumps(feats) + "\n")
     return feats, prepared
+
+
+def crossfit_trees(args: argparse.Namespace) -> None:
+    """The cross-fitted correction features of a ``cv --crossfit`` run's fold correctors
+    (same ``--data``, ``--split``, ``--folds`` and ``--extra``) on the trees that ``--parser``
+    gives the punctuated learner sentences (without it, the gold trees: the cv run's own
+    features again), for ``table --crossfit`` with that parser."""
+    data, work, k = Path(args.data), Path(args.work), args.folds
+    splits = args.splits or list(SPLITS)
+    _, fold_of = document_folds(data, splits, k)
+    models = []
+    for fold in range(k):
+        folder = work / f"fold{fold}" / "correct"
+        if not folder.is_dir():
+            _fail(f"{folder}: no fold corrector (run cv --crossfit with --work {work} first)")
+        model = CorrectionModel.load(folder)
+        if model.record.get("fold") != fold or model.record.get("extra") != args.extra:
+            _fail(f"{folder}: trained as fold {model.record.get('fold')} with extra "
+                  f"{model.record.get('extra')}, not fold {fold} with extra {args.extra}")
+        models.append(model)
+    parser = ParserModel.load(args.parser) if args.parser else None
+    pooled, extra = pooled_pairs(data, splits, args.extra, parser)
+    crossfit(Path(args.output), models, pooled, extra,
+             lambda split, s: fold_of[_document(split, s)])
 
 
 def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float,
@@ -693,6 +803,9 @@ def main() -> None:
     b.add_argument("--weights-from", metavar="JSON",
                    help="the products' weights chosen by a cv run (its pooled held-out F0.5) "
                         "instead of on dev")
+    b.add_argument("--pool-weights", metavar="JSON",
+                   help="choose the products' weights on dev with a cv run's pooled held-out "
+                        "edit counts added to dev's (F0.5 of the sums)")
     b.add_argument("--extra", action="store_true",
                    help="train the CRFs on the punctuation-only train pairs too (en_pesl; give "
                         "a correction model trained with them and another --work)")
@@ -744,10 +857,22 @@ def main() -> None:
     add_corrector_arguments(c)
     c.add_argument("--work", default="models/esl-cv", help="folder for every fold's models")
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    x = sub.add_parser("crossfit", help="a cv --crossfit run's cross-fitted correction "
+                                        "features on a parser's trees")
+    x.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    x.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
+    x.add_argument("--split", dest="splits", action="append", choices=SPLITS,
+                   help="the cv run's --split (repeatable; default: train, dev and test)")
+    x.add_argument("--extra", action="store_true", help="the cv run's --extra")
+    x.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
+    x.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
+    x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
+    r = sub.add_parser("breakdown", help="per-mark P/R/F1 and FCE codes of a table or cv JSON")
+    r.add_argument("json", help="a table or cv run's JSON")
     args = parser.parse_args()
     try:
-        {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model}[args.command](
-            args)
+        {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
+         "crossfit": crossfit_trees, "breakdown": breakdown}[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))
 

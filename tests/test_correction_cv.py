@@ -6,10 +6,14 @@ from pathlib import Path
 
 import pytest
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll
+from test_correction import PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.model.store import read_record
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import parse
+from fstpunct.parser import train as train_parser
+from fstpunct.ud.treebank import Line, rebuild
 
 ROOT = Path(__file__).parent.parent
 # split -> its documents; each document: two learner sentences without the relative clause's
@@ -175,12 +179,25 @@ def test_pairs_read_several_corrected_files(script, tmp_path):
     assert len(original) == len(corrected) == 16 + 4 and len(every) == 20
 
 
-def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
+def crossfit_cv(script, monkeypatch, tmp_path: Path) -> tuple[Path, Path]:
+    """The learner folder and the work folder of a 2-fold cv --crossfit over its train pairs."""
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()
     learner_folder(data)
     run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train",
            "--crossfit")
+    return data, work
+
+
+def fold_features(script, work: Path, fold: int, tree) -> list:
+    """The correction features of ``tree`` under fold ``fold``'s corrector."""
+    model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+    return script.slot_features(script.to_slots(tree), script.Prepared.of(model, [tree]).dists[0],
+                                "c")
+
+
+def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
+    data, work = crossfit_cv(script, monkeypatch, tmp_path)
     rows = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
     assert {script.CRF_CORR, script.KEEP_CORR} <= set(rows)
     feats = json.loads((work / "crossfit.json").read_text(encoding="utf-8"))
@@ -189,8 +206,84 @@ def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
     # docA is in fold 0, docB in fold 1
     source = {s.sent_id: s for s in script.read_file(data / "en_esl-ud-train.conllu")}
     for sent_id, fold in (("docA-r0", 0), ("docB-r1", 1)):
-        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
-        dists = script.Prepared.of(model, [source[sent_id]]).dists[0]
-        assert feats[f"train/cesl/{sent_id}"] == script.slot_features(
-            script.to_slots(source[sent_id]), dists, "c")
+        assert feats[f"train/cesl/{sent_id}"] == fold_features(script, work, fold,
+                                                               source[sent_id])
     assert (work / "fold0" / "crf-correct-corr").is_dir()
+
+
+def chained(sent):
+    """``sent`` with every word headed by the next word (the last by the root) and every
+    punctuation token by the last word."""
+    words = [w.id for w in sent.words if not w.is_punct]
+    head = dict(zip(words, words[1:] + [0])) | {w.id: words[-1] for w in sent.words
+                                                if w.is_punct}
+    return rebuild(sent, list(sent.comments), [
+        Line(ln.fields[:6] + [str(head[int(ln.id)])] + ln.fields[7:], ln.lineno)
+        if ln.is_word else ln for ln in sent.lines])
+
+
+def test_crossfit_again_on_a_parsers_trees(script, tmp_path, monkeypatch):
+    data, work = crossfit_cv(script, monkeypatch, tmp_path)
+
+    def run(*more: str) -> dict:
+        out = tmp_path / "feats.json"
+        monkeypatch.setattr(sys, "argv", ["correction.py", "crossfit", "--data", str(data),
+                                          "--split", "train", "--folds", "2", "--work",
+                                          str(work), "-o", str(out), *more])
+        script.main()
+        return json.loads(out.read_text(encoding="utf-8"))
+
+    # without a parser: the cv run's own features, pair by pair
+    assert run() == json.loads((work / "crossfit.json").read_text(encoding="utf-8"))
+    # with one: each pair's features under its own fold's corrector, on the parser's tree (a
+    # parser trained on chains of words, so that its trees differ from the gold ones)
+    parser = tmp_path / "parser"
+    learner = list(script.read_file(data / "en_esl-ud-train.conllu"))
+    chains = [chained(s) for s in learner]
+    train_parser(chains, chains, "tokens", 1, parser, epochs=1, progress=False,
+                 log=lambda m: None)
+    parsed = run("--parser", str(parser))
+    assert set(parsed) == set(json.loads((work / "crossfit.json").read_text(encoding="utf-8")))
+    source = {s.sent_id: s for s in learner}
+    for sent_id, fold in (("docA-r0", 0), ("docB-r1", 1)):
+        tree = parse(ParserModel.load(parser), source[sent_id], 1)
+        assert [w.head for w in tree.words] == [2, 3, 4, 5, 0, 5] != [
+            w.head for w in source[sent_id].words]
+        assert parsed[f"train/cesl/{sent_id}"] == fold_features(script, work, fold, tree)
+    # fold correctors of another cv run (here: without --extra) are refused
+    with pytest.raises(SystemExit) as e:
+        run("--extra")
+    assert e.value.code == 2
+
+
+def test_product_weights_chosen_on_dev_pooled_with_a_cv_run(script):
+    source = sentences(conll(RELATIVE, "r", drop=(1, 4)))
+    gold = sentences(conll(RELATIVE, "r"))
+
+    def products(crf: str, w: float) -> list:  # only weight 2 sets both missing commas
+        return gold if w == 2.0 else source
+
+    weights, tried = script.chosen_weights(source, gold, products)
+    assert weights == {script.CRF: 2.0, script.KEEP: 2.0}
+    assert tried[script.CRF][2.0] == [2, 2, 2] and tried[script.KEEP][0.0] == [0, 0, 2]
+    # a cv run's counts: weight 2 made 50 edits, none right; weight 4 made 10, all right
+    prior = {crf: {w: [0, 50, 50] if w == 2.0 else [10, 10, 10] if w == 4.0 else [0, 0, 10]
+                   for w in script.WEIGHTS} for crf in (script.CRF, script.KEEP)}
+    pooled, again = script.chosen_weights(source, gold, products, prior)
+    assert pooled == {script.CRF: 4.0, script.KEEP: 4.0} and again == tried  # own counts only
+    # ties go to the lower weight
+    flat = {crf: {w: [0, 0, 0] for w in script.WEIGHTS} for crf in prior}
+    assert script.chosen_weights(source, source, products, flat)[0][script.CRF] == 0.0
+
+
+def test_breakdown_prints_marks_and_fce_codes(script, tmp_path, monkeypatch, capsys):
+    mark = {"precision": 50.0, "recall": 25.0, "f1": 100 / 3}
+    row = {"system": "keep", "marks": {m: mark for m in script.MARKS},
+           "by_code": {"MP": [1, 4], "RP": [0, 2]}}
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"test": [row], "weights": {}}), encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["correction.py", "breakdown", str(path)])
+    script.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"### {path}: test" and len(lines) == 4
+    assert lines[3] == "| keep | " + " | ".join(["50.0/25.0/33.3"] * 4) + " | 1/4 | 0/2 | 0/0 |"
