@@ -357,8 +357,10 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     arc_ptr = np.zeros(n_tokens * n + 1, dtype=np.intp)
     np.cumsum(np.bincount(token * n + src, minlength=n_tokens * n), out=arc_ptr[1:])
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
-    extra = np.ascontiguousarray(np.array(extras, dtype=float).reshape(
-        len(lattices), -1, n, n).transpose(1, 0, 2, 3))  # (extra, lattice, n, n)
+    extra = np.empty((len(extras[0]), len(lattices), n, n))  # (extra, lattice, n, n)
+    for k, matrices in enumerate(extras):
+        for e, matrix in enumerate(matrices):
+            extra[e, k] = matrix
     return _sparse.string_products(
         n, arc_ptr, dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
         plan.parents, plan.wanted, maximum, place, len(strings), extra)

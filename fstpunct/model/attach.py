@@ -314,7 +314,7 @@ class AttachData:
         keys = {d: vocab.relation_key(d) for d in set(deprels)}  # relation → its candidate set
         sets = sorted(set(keys.values()))
         number = {key: k for k, key in enumerate(sets)}
-        group = np.array([number[keys[d]] for d in deprels], dtype=np.intp)
+        group = np.fromiter((number[keys[d]] for d in deprels), dtype=np.intp, count=len(deprels))
         # per candidate set: its nodes, its distinct context rows (each by its first node)
         inverse, first = distinct_rows(ptr, ids, group)
         by_set = np.argsort(group, kind="stable")

@@ -518,8 +518,8 @@ class Inference:
         nodes = range(int(node_offsets[0]), int(node_offsets[-1]))
         node_offsets = node_offsets - node_offsets[0]
         first_slot = word_offsets[:-1] + np.arange(len(words))
-        spans = np.array([span for sent in sentences for span in _node_spans(sent)],
-                         dtype=np.intp).reshape(-1, 2)
+        spans = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(
+            map(_node_spans, sentences))), dtype=np.intp).reshape(-1, 2)
         ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
         flat, needed, found = self._candidates(nodes, tuple(index), ends, maximum)
         heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in sentences),
