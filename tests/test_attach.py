@@ -159,6 +159,32 @@ def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, 
     assert fitted[0].tobytes() == fitted[1].tobytes()
 
 
+def test_fit_moves_only_the_weights_that_can_move(data, model):
+    """L-BFGS over the weights with a gradient from the data or off the prior's centre (the
+    others keep θ₀'s values) follows L-BFGS over all of θ: the same steps in exact arithmetic,
+    the fixed weights' components of every step and gradient being 0."""
+    from scipy.optimize import minimize
+
+    targets, center = random_targets(data), model.init_theta(1.5)
+    fixed = ~attach._MStep(data, targets, 0.3, center).free(center)
+    assert fixed.any()
+    theta0 = center.copy()
+    off = np.random.default_rng(4).choice(np.flatnonzero(fixed), 3, replace=False)
+    theta0[off] += 0.5  # off the centre: the prior pulls them back
+    free = attach._MStep(data, targets, 0.3, center).free(theta0)
+    assert free[off].all() and free.sum() == (~fixed).sum() + 3
+    fitted = fit(theta0, data, targets, 0.3, 8, center)
+    assert fitted[~free].tobytes() == theta0[~free].tobytes()
+    assert (np.abs(fitted[off] - center[off]) < 0.5).all()
+
+    def loss(theta):
+        value, grad = objective(theta, data, targets, 0.3, center)
+        return -value, -grad
+
+    whole = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": 8}).x
+    np.testing.assert_allclose(fitted, whole, rtol=1e-9, atol=1e-12)
+
+
 def test_fit_refuses_no_iterations_and_no_threads(data, model):
     targets = np.zeros(len(data.pairs))
     with pytest.raises(InputError, match="must be at least 1"):

@@ -1,4 +1,7 @@
-"""sparse.Csr against scipy.sparse: the same matrices, and bitwise the same products."""
+"""sparse.Csr against scipy.sparse: the same matrices, and bitwise the same products; the
+M-step's exponential against libm's and the exact value."""
+import math
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -27,6 +30,9 @@ def test_matmul_is_bitwise_scipys(seed):
     left[1, ::2] = 0.0
     assert np.array_equal(m.rmatmul_t(other.T), expected.T)  # the same sums, transposed
     assert np.allclose(m.rmatmul(left), left @ dense, rtol=1e-12, atol=0)
+    for product, arg in ((m.rmatmul, left), (m.rmatmul_t, other.T)):  # into a given array
+        out = np.full(product(arg).shape, np.nan)
+        assert product(arg, out=out) is out and out.tobytes() == product(arg).tobytes()
     nonnegative = Csr.of(rows, cols, r, c, np.abs(dense[r, c]))  # the max-times semiring's
     assert np.array_equal(nonnegative.matvec(np.abs(x), maximum=True),
                           np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
@@ -99,6 +105,51 @@ def test_concat_rows_equals_row_by_row_concatenation(seed):
         want_ptr.append(len(want_col))
     assert ptr.tolist() == want_ptr and col.tolist() == want_col
     assert val.tolist() == want_val
+
+
+def _exponential_arguments() -> np.ndarray:
+    """Arguments x ≤ 0 over the whole range of the M-step's exponential: uniform on [−746.5, 0]
+    (subnormal results below −708.4, 0 below about −745.13), near 0, the reduction's boundaries
+    (multiples of ln 2 / 2) and their neighbours, and special values."""
+    rng = np.random.default_rng(0)
+    half = np.arange(-2153, 1) * (np.log(2.0) / 2.0)
+    return np.concatenate([
+        -746.5 * rng.random(300_000), -40.0 * rng.random(300_000), -rng.random(300_000),
+        -1e-3 * rng.random(50_000) ** 3, half, np.nextafter(half, -np.inf),
+        np.nextafter(half, np.inf)[:-1],
+        [0.0, -0.0, -5e-324, -1e-300, -708.39641853226408, -708.4, -744.44, -745.1332191019411,
+         -745.1332191019412, -745.14, -746.0, -1000.0, -1e308, -np.inf]])
+
+
+def test_exponentials_within_one_ulp_of_libm_and_of_the_exact_value():
+    x = _exponential_arguments()
+    ours = np.empty_like(x)
+    _sparse.exponentials(x, ours)
+    libm = np.array([math.exp(v) for v in x])  # math.exp is libm's exp
+    assert (np.abs(ours - libm) <= np.spacing(libm)).all()
+    assert 0.0 < np.mean(ours != libm) < 0.2  # not libm's: it differs in the last bit at times
+    if np.finfo(np.longdouble).nmant > 60:  # x87's 64-bit mantissa: the exact value rounded
+        exact = np.exp(x.astype(np.longdouble))
+        error = np.abs(ours.astype(np.longdouble) - exact) / np.spacing(exact.astype(float))
+        assert error.max() < 1.0
+    assert (ours[x == 0.0] == 1.0).all() and ours[x == -np.inf].tolist() == [0.0]
+    assert (ours[x < -745.14] == 0.0).all() and (ours[x > -745.13] > 0.0).all()
+    out = np.empty(2)
+    _sparse.exponentials(np.array([np.nan, -1.0]), out)
+    assert np.isnan(out[0]) and out[1] == math.exp(-1.0)
+
+
+@pytest.mark.parametrize("n", [*range(10), 101])
+def test_exponentials_same_bits_on_every_path(n):
+    """The AVX2 loop (where the processor has it) and the portable one: the same operations
+    element by element, so the same bits, at every length (vector tails included)."""
+    x = _exponential_arguments()[::997][:n].copy() if n < 101 else _exponential_arguments()
+    fast, portable = np.full_like(x, np.nan), np.full_like(x, np.nan)
+    _sparse.exponentials(x, fast)
+    _sparse.exponentials(x, portable, avx2=False)
+    assert fast.tobytes() == portable.tobytes()
+    with pytest.raises(ValueError):
+        _sparse.exponentials(x, np.empty(n + 1))
 
 
 @pytest.mark.parametrize("seed", range(6))

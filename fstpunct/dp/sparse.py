@@ -96,17 +96,23 @@ class Csr(NamedTuple):
         mask = cols >= 0
         return Csr.of(self.n_rows, len(keep), rows[mask], cols[mask], self.data[mask])
 
-    def rmatmul_t(self, dense: np.ndarray) -> np.ndarray:
+    def rmatmul_t(self, dense: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """A 2-D array times this matrix transposed, ``dense · Aᵀ`` (entry (c, i) adds row i's
-        terms as :meth:`matmul` does), without transposing ``dense``."""
-        out = np.empty((dense.shape[0], self.n_rows))
+        terms as :meth:`matmul` does), without transposing ``dense``; written into ``out`` (C
+        contiguous) if given."""
+        if out is None:
+            out = np.empty((dense.shape[0], self.n_rows))
         _sparse.dense_csr_t(np.ascontiguousarray(dense, dtype=float), self.indptr, self.indices,
                             self.data, out)
         return out
 
-    def rmatmul(self, dense: np.ndarray) -> np.ndarray:
-        """A 2-D array times this matrix, ``dense · A``."""
-        out = np.zeros((dense.shape[0], self.n_cols))
+    def rmatmul(self, dense: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """A 2-D array times this matrix, ``dense · A``; written into ``out`` (C contiguous,
+        overwritten) if given."""
+        if out is None:
+            out = np.zeros((dense.shape[0], self.n_cols))
+        else:
+            out[...] = 0.0
         _sparse.dense_csr(np.ascontiguousarray(dense, dtype=float), self.indptr, self.indices,
                           self.data, out)
         return out

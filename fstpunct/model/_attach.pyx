@@ -84,9 +84,10 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
     are computed once (scores bitwise :func:`gathered_matmul`'s); the gradient is summed the
     same way in reverse, as the trie is left: each trie node at depth d with entry (c, a) adds
     a · (the sum of its subtree's rows' targets − mass · p) to ``gradient[c]`` once, and that sum
-    to its parent's. Each row's exponentials are libm's, after the row's maximum, and their sum
-    numpy's pairwise sum (p bitwise numpy's softmax); the value and the gradient are sums in
-    another order than numpy's products (equal to a few units in the last place)."""
+    to its parent's. Each row's exponentials, after the row's maximum, are the vectorised
+    :func:`fstpunct.dp._sparse.exponentials` (within 1 ulp of libm's and numpy's) and their sum
+    numpy's pairwise sum; the value and the gradient are sums in another order than numpy's
+    products (equal to a few units in the last place)."""
     cdef Py_ssize_t i, d, e, k, n, open_ = 0, prev = 0, depth = 0
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1, width = candidates.shape[0]
     cdef Py_ssize_t n_used = used.shape[0]
@@ -142,7 +143,7 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
                     for k in range(width):
                         level[k] = level[k - width] + a * row[k]
             score, t = (partial + (n - 1) * width if n else zero), &targets[i, 0]
-            sum_ = _exp_terms(score, p, width, &high)
+            sum_ = _exp_terms(score, p, width, &high, False)
             dot = 0.0
             for k in range(width):
                 dot = dot + t[k] * score[k]

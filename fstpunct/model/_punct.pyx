@@ -73,7 +73,7 @@ def softmax_rows(double[:, ::1] scores, const Py_ssize_t[::1] inverse,
     with nogil:
         for i in range(n_rows):
             s = &scores[i, 0]
-            total = _exp_terms(s, s, width, &high)
+            total = _exp_terms(s, s, width, &high, True)
             for k in range(width):
                 s[k] = s[k] / total
         for j in range(inverse.shape[0]):

@@ -195,13 +195,15 @@ class _Piece:
     def work(self) -> int:
         return len(self.contexts.indices) * len(self.candidates)
 
-    def fit(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray
-            ) -> tuple[float, np.ndarray]:
+    def fit(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray,
+            gradient: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """The rows' term of the M-step's objective and its gradient block (``used`` ×
-        candidates) in Θ Gᵀ, compiled (:func:`~._attach.fit_piece`); ``targets``, ``mass``: the
-        rows' merged targets and their sums."""
+        candidates) in Θ Gᵀ, written into ``gradient`` if given, compiled
+        (:func:`~._attach.fit_piece`); ``targets``, ``mass``: the rows' merged targets and their
+        sums."""
         x = self.contexts
-        gradient = np.empty((len(self.used), len(self.candidates)))
+        if gradient is None:
+            gradient = np.empty((len(self.used), len(self.candidates)))
         value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.used, self.candidates,
                           st, targets, mass, gradient)
         return value, gradient
@@ -354,20 +356,22 @@ def node_pairs(data: AttachData, node: int) -> np.ndarray:
     return data.pairs[data.node_offsets[node]:data.node_offsets[node + 1]]
 
 
-def pair_scores(theta: np.ndarray, model: AttachModel,
-                threads: Executor | None = None) -> np.ndarray:
+def pair_scores(theta: np.ndarray, model: AttachModel, threads: Executor | None = None,
+                out: np.ndarray | None = None) -> np.ndarray:
     """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
     block (lexical contexts through the side features only; rows in :func:`_row_chunks` on
-    ``threads``, if given: rows are independent, so the result is the same)."""
+    ``threads``, if given: rows are independent, so the result is the same), written into
+    ``out`` if given."""
     base, lexical = model.blocks(theta)
-    out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
+    if out is None:
+        out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
 
     def chunk(rows: slice) -> None:
         if rows.start < model.n_base:
-            out[rows] = model.pair_matrix.rmatmul_t(base[rows])
+            model.pair_matrix.rmatmul_t(base[rows], out=out[rows])
         else:
             lex = slice(rows.start - model.n_base, rows.stop - model.n_base)
-            out[rows] = model.side_matrix.rmatmul_t(lexical[lex])
+            model.side_matrix.rmatmul_t(lexical[lex], out=out[rows])
 
     list((threads.map if threads else map)(chunk, _row_chunks(model)))
     return out
@@ -418,7 +422,10 @@ class _MStep:
     for fixed targets, prepared once: the targets merged per distinct context row and cut into
     each group's :attr:`~_Group.pieces`. An evaluation runs the pieces as tasks (largest
     first) on ``threads`` and adds their terms and gradient blocks in a fixed order (piece by
-    piece, group by group), so its value and gradient do not depend on the number of threads."""
+    piece, group by group), so its value and gradient do not depend on the number of threads.
+    The large arrays of an evaluation (Θ Gᵀ, its gradient, the pieces' gradient blocks) are
+    allocated once and overwritten by each evaluation: fresh ones cost the kernel's page
+    faults and zeroing, a fifth of an evaluation's time."""
 
     def __init__(self, data: AttachData, targets: np.ndarray, l2: float,
                  center: np.ndarray | None = None) -> None:
@@ -434,6 +441,26 @@ class _MStep:
                 rows = np.ascontiguousarray(merged[piece.rows])
                 self.tasks.append((piece, rows, rows.sum(axis=1)))
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
+        model = data.model
+        self.st = np.empty((len(model.contexts), model.pair_matrix.n_rows))
+        self.d_st = np.empty_like(self.st)
+        self.blocks = [np.empty((len(piece.used), len(piece.candidates)))
+                       for piece, _, _ in self.tasks]
+        self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
+
+    def free(self, theta0: np.ndarray) -> np.ndarray:
+        """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
+        (a context and a pair feature that meet in some candidate set's block) and those not at
+        the prior's centre. Every other weight has gradient 0 at every θ that keeps it, so
+        L-BFGS never moves it (its components of every step and gradient difference are 0)."""
+        model = self.data.model
+        touched = np.zeros(self.st.shape)
+        for piece, _, _ in self.tasks:
+            touched[np.ix_(piece.used, piece.candidates)] = 1.0
+        mask = np.concatenate([
+            _absolute(model.pair_matrix).rmatmul(touched[:model.n_base]).ravel(),
+            _absolute(model.side_matrix).rmatmul(touched[model.n_base:]).ravel()]) > 0.0
+        return mask | (theta0 != (0.0 if self.center is None else self.center))
 
     def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
@@ -441,40 +468,45 @@ class _MStep:
         ``workers`` threads)."""
         model = self.data.model
         run = threads.map if threads else map
-        st = pair_scores(theta, model, threads)
+        st, d_st = pair_scores(theta, model, threads, self.st), self.d_st
 
-        def task(k: int) -> tuple[float, np.ndarray]:
+        def task(k: int) -> float:
             piece, targets, mass = self.tasks[k]
-            return piece.fit(st, targets, mass)
+            return piece.fit(st, targets, mass, self.blocks[k])[0]
 
-        done = dict(zip(self.largest_first, run(task, self.largest_first)))
-        fitted = [done[k] for k in range(len(self.tasks))]
-        d_st = np.zeros_like(st)
+        terms = dict(zip(self.largest_first, run(task, self.largest_first)))
 
         def reduce(part: int) -> None:  # every entry of d_st adds its terms in task order
-            for (piece, _, _), (_, block) in zip(self.tasks, fitted):
+            d_st[bounds[part]:bounds[part + 1]] = 0.0
+            for (piece, _, _), block in zip(self.tasks, self.blocks):
                 lo, hi = np.searchsorted(piece.used, bounds[part:part + 2])
                 scatter_add(d_st, block[lo:hi], piece.used[lo:hi], piece.candidates)
 
         bounds = np.linspace(0, len(st), workers + 1).astype(np.intp)  # rows of d_st
         list(run(reduce, range(workers)))
-        offset = theta if self.center is None else theta - self.center
+        offset = theta if self.center is None else np.subtract(theta, self.center,
+                                                               out=self.offset)
         value = -0.5 * self.l2 * float(offset @ offset)
-        for term, _ in fitted:
-            value += term
+        for k in range(len(self.tasks)):
+            value += terms[k]
         grad = np.empty_like(theta)
         gb, gl = model.blocks(grad)  # views
 
         def gradient(rows: slice) -> None:
             if rows.start < model.n_base:
-                gb[rows] = model.pair_matrix.rmatmul(d_st[rows])
+                model.pair_matrix.rmatmul(d_st[rows], out=gb[rows])
             else:
-                gl[rows.start - model.n_base:rows.stop - model.n_base] = \
-                    model.side_matrix.rmatmul(d_st[rows])
+                model.side_matrix.rmatmul(
+                    d_st[rows], out=gl[rows.start - model.n_base:rows.stop - model.n_base])
 
         list(run(gradient, _row_chunks(model)))
-        grad -= self.l2 * offset
+        grad -= np.multiply(offset, self.l2, out=self.scaled)
         return value, grad
+
+
+def _absolute(matrix: Csr) -> Csr:
+    """The matrix of the absolute values (its products add no terms that cancel)."""
+    return matrix._replace(data=np.abs(matrix.data))
 
 
 def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
@@ -492,26 +524,32 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
     iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
     pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
-    evaluation of the objective."""
+    evaluation of the objective. L-BFGS runs over the weights that can move
+    (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
+    of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
         raise InputError(f"attach iterations {maxiter}: must be at least 1")
     problem = _MStep(data, targets, l2, center)
+    theta = np.array(theta0, dtype=np.float64)
+    free = problem.free(theta)
 
     from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
     with _threads(threads) as pool:
 
-        def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
+            theta[free] = x
             value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
-            return -value, -grad
+            return -value, -grad[free]
 
-        result = minimize(loss, theta0, jac=True, method="L-BFGS-B",
+        result = minimize(loss, theta[free], jac=True, method="L-BFGS-B",
                           options={"maxiter": maxiter})
     log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
               result.message)
-    return np.asarray(result.x)
+    theta[free] = result.x
+    return theta
 
 
 @contextmanager
