@@ -531,7 +531,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
         raise InputError(f"attach iterations {maxiter}: must be at least 1")
     problem = _MStep(data, targets, l2, center)
     theta = np.array(theta0, dtype=np.float64)
-    free = problem.free(theta)
+    free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
 
     from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
@@ -542,7 +542,8 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
             value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
-            return -value, -grad[free]
+            moving = grad.take(free)
+            return -value, np.negative(moving, out=moving)
 
         result = minimize(loss, theta[free], jac=True, method="L-BFGS-B",
                           options={"maxiter": maxiter})
