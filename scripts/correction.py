@@ -482,8 +482,6 @@ def table(args: argparse.Namespace) -> None:
     if args.weights_from:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
             "chosen_weights"]
-    if args.pool_weights and args.weights_from:
-        _fail("table: --weights-from or --pool-weights, not both")
     prior = weight_counts(args.pool_weights) if args.pool_weights else None
     for split in args.split:
         if weights is None and split != "dev":
@@ -810,12 +808,13 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
-    b.add_argument("--weights-from", metavar="JSON",
-                   help="the products' weights chosen by a cv run (its pooled held-out F0.5) "
-                        "instead of on dev")
-    b.add_argument("--pool-weights", metavar="JSON",
-                   help="choose the products' weights on dev with a cv run's pooled held-out "
-                        "edit counts added to dev's (F0.5 of the sums)")
+    chosen = b.add_mutually_exclusive_group()  # the products' weights: dev's by default
+    chosen.add_argument("--weights-from", metavar="JSON",
+                        help="the products' weights chosen by a cv run (its pooled held-out F0.5) "
+                             "instead of on dev")
+    chosen.add_argument("--pool-weights", metavar="JSON",
+                        help="choose the products' weights on dev with a cv run's pooled held-out "
+                             "edit counts added to dev's (F0.5 of the sums)")
     b.add_argument("--extra", action="store_true",
                    help="train the CRFs on the punctuation-only train pairs too (en_pesl; give "
                         "a correction model trained with them and another --work)")
