@@ -92,6 +92,13 @@ from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.gate import FEATURES, examples, fit
 from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
+from fstpunct.apps.correction.rerank import (
+    Chain,
+    Nbest,
+    correction_log_probs,
+    english_log_probs,
+    nbest,
+)
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.crf import train as crf_train
 from fstpunct.apps.restoration.exact import ExactRestorer
@@ -149,6 +156,7 @@ PRODUCT, KEEP_PRODUCT = f"{CRF} x correction", f"{KEEP} x correction"
 CRF_CORR, KEEP_CORR = f"{CRF} + correction features", f"{KEEP} + correction features"
 GATED = "correction, gated"
 BILSTM = "BiLSTM-CRF corrector"
+BILSTM_KEEP = f"{BILSTM}, keep tag"
 KEEP_C2 = 0.1  # the keep-tag corrector's L2, chosen by cross-validation over train pairs
 SPLITS = ("train", "dev", "test")
 
@@ -227,6 +235,7 @@ class Crfs:
     with_gen: CrfCorrector | None
     with_corr: dict[str, CrfCorrector] = field(default_factory=dict)  # name: with CORR_FEATURES
     bilstm: BilstmCorrector | None = None
+    bilstm_keep: BilstmCorrector | None = None  # with the keep tag
 
 
 def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence],
@@ -237,7 +246,8 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
     restoration CRF's c2 chosen on the corrected ``dev`` sentences among ``c2_grid``, the
     keep-tag corrector's ``keep_c2``; given ``corr`` (every pair's cross-fitted correction
     features, :func:`crossfit`), the two correctors again with them. Folders already in
-    ``work`` are loaded, not retrained; with ``bilstm``, the BiLSTM-CRF corrector too."""
+    ``work`` are loaded, not retrained; with ``bilstm``, the BiLSTM-CRF corrector too (with
+    and without the keep tag)."""
     train_s, train_g = [to_slots(s) for s in source], [to_slots(g) for g in gold]
 
     def made(name: str, build: Callable[[Path], object], load: Callable[[Path], object]):
@@ -256,17 +266,18 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
         KEEP_CORR: made(f"crf-keep-corr-c2-{keep_c2:g}",
                         lambda f: crf_corrector_train(train_s, train_g, f, corr, c2=keep_c2,
                                                       keep=True), CrfCorrector.load)}
-    lstm = made("bilstm-crf", lambda f: bilstm_train(train_s, train_g, f),
-                BilstmCorrector.load) if bilstm else None
+    lstm, lstm_keep = (made(name, lambda f, k=k: bilstm_train(train_s, train_g, f, keep=k),
+                            BilstmCorrector.load) if bilstm else None
+                       for name, k in (("bilstm-crf", False), ("bilstm-keep", True)))
     if corrector_only:
-        return Crfs(corrector, keep, None, None, with_corr, lstm)
+        return Crfs(corrector, keep, None, None, with_corr, lstm, lstm_keep)
     return Crfs(
         corrector, keep,
         made("crf-restore", lambda f: crf_train(train_g, [to_slots(g) for g in dev], f, "en",
                                                 c2_grid, log=lambda m: None), CrfModel.load),
         made("crf-gen", lambda f: crf_corrector_train(train_s, train_g, f,
                                                       generative_features(english, train_s)),
-             CrfCorrector.load), with_corr, lstm)
+             CrfCorrector.load), with_corr, lstm, lstm_keep)
 
 
 @dataclass
@@ -297,9 +308,11 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
                 "restore +NC": list(restored(source, ExactRestorer(english))),
                 "restore CRF": list(restored(source, crfs.restorer))}
     decoding = model.decoding_for(parsed)
+    chains = {name: crf for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep),
+                                          (BILSTM, crfs.bilstm), (BILSTM_KEEP, crfs.bilstm_keep))
+              if crf is not None}
     read = Reading(prepared or Prepared.of(model, source),
-                   {name: [crf.marginals(ss) for ss in slots]
-                    for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))})
+                   {name: [crf.marginals(ss) for ss in slots] for name, crf in chains.items()})
     stripped = read.prepared.stripped
     out["correction"] = read.prepared.corrected_with(decoding)
     if decoding != Decoding():
@@ -312,8 +325,9 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
                                       for t, ss, g in zip(stripped, slots, gen)]
-    if crfs.bilstm is not None:
-        out[BILSTM] = [insert(t, crfs.bilstm.correct(ss)) for t, ss in zip(stripped, slots)]
+    for name in (BILSTM, BILSTM_KEEP):
+        if name in chains:
+            out[name] = [insert(t, chains[name].correct(ss)) for t, ss in zip(stripped, slots)]
     if crfs.with_corr:
         corr = [slot_features(ss, d, "c") for ss, d in zip(slots, read.prepared.dists)]
         for name, crf in crfs.with_corr.items():
@@ -323,9 +337,11 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     if weights is None:
         assert gold is not None
         weights, tried = chosen_weights(source, gold,
-                                        lambda crf, w: product(read, crf, w, support), prior)
-    for crf in (CRF, KEEP):
-        out[f"{crf} x correction"] = product(read, crf, weights[crf], support)
+                                        lambda crf, w: product(read, crf, w, support), prior,
+                                        list(chains))
+    for crf in chains:
+        if crf in weights:  # (weights given without a BiLSTM's: no product of it)
+            out[f"{crf} x correction"] = product(read, crf, weights[crf], support)
     return out, weights, read, tried
 
 
@@ -337,17 +353,20 @@ WeightCounts = dict[str, dict[float, list[int]]]  # CRF -> weight -> [right, pro
 
 def chosen_weights(source: list[Sentence], gold: list[Sentence],
                    products: Callable[[str, float], list[Sentence]],
-                   prior: WeightCounts | None = None
+                   prior: WeightCounts | None = None,
+                   names: tuple[str, ...] | list[str] = (CRF, KEEP)
                    ) -> tuple[dict[str, float], WeightCounts]:
-    """Per CRF corrector, the weight of WEIGHTS whose product (``products(crf, w)``: the
-    corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower weight)
+    """Per CRF corrector of ``names``, the weight of WEIGHTS whose product (``products(crf,
+    w)``: the corrections of ``source``) has the highest F0.5 against ``gold`` (ties: the lower
+    weight)
     — with ``prior``'s edit counts (another evaluation's, e.g. a cv run's pooled held-out
     pairs) added to its own first, if given — and every weight's own edit counts."""
     tried = {crf: {w: [sum(c) for c in astuple(edit_score(source, gold, products(crf, w)))]
-                   for w in WEIGHTS} for crf in (CRF, KEEP)}
+                   for w in WEIGHTS} for crf in names}
 
     def f05(crf: str, w: float) -> float:
-        counts = np.add(tried[crf][w], prior[crf][w]) if prior else tried[crf][w]
+        counts = np.add(tried[crf][w], prior[crf][w]) if prior and crf in prior else tried[
+            crf][w]
         return EditScore.prf(*counts)[2]
 
     return {crf: max(WEIGHTS, key=lambda w: (f05(crf, w), -w)) for crf in tried}, tried
@@ -360,6 +379,51 @@ def weight_counts(path: str) -> WeightCounts:
         _fail(f"{path}: no product_weight_counts (a cv run of older code): run cv again")
     return {crf: {float(w): c for w, c in ws.items()}
             for crf, ws in done["product_weight_counts"].items()}
+
+
+RERANK_K = (1, 2, 5, 10, 20, 50)  # the n-best sizes tried (the lists built once, of the largest)
+RERANK_WEIGHTS = WEIGHTS + (8.0, 16.0)  # of the generative model in a re-ranking
+GENERATORS = ("correction", "english")  # p(y | T, T_e') of the correction model; p(y | T) of en
+
+
+def reranked_name(crf: str) -> str:
+    return f"{crf}, n-best reranked"
+
+
+@dataclass(frozen=True)
+class Rerank:
+    """A re-ranking of a CRF corrector's n-best: the generative model, k and its weight."""
+
+    generator: str
+    k: int
+    weight: float
+
+
+def nbest_scores(source: list[Sentence], stripped: list[Sentence], model: CorrectionModel,
+                 english: PunctModel, crfs: dict[str, CrfCorrector], k: int
+                 ) -> dict[str, tuple[list[Nbest], dict[str, list[list[float]]]]]:
+    """Per CRF corrector: every sentence's k-best corrections and their log-probabilities under
+    each of GENERATORS (:mod:`fstpunct.apps.correction.rerank`)."""
+    out = {}
+    for name, crf in crfs.items():
+        chain = Chain(crf)
+        lists = [nbest(chain, to_slots(s), k) for s in source]
+        out[name] = (lists, {"correction": correction_log_probs(model, source, stripped, lists),
+                             "english": english_log_probs(english, stripped, lists)})
+    return out
+
+
+def reranked_systems(source: list[Sentence], stripped: list[Sentence], model: CorrectionModel,
+                     english: PunctModel, crfs: dict[str, CrfCorrector],
+                     chosen: dict[str, Rerank]) -> dict[str, list[Sentence]]:
+    """Each CRF corrector's n-best re-ranked as ``chosen`` (by a ``rerank`` run)."""
+    out = {}
+    for name, (lists, gen) in nbest_scores(source, stripped, model, english, crfs, max(
+            r.k for r in chosen.values())).items():
+        r = chosen[name]
+        out[reranked_name(name)] = [insert(t, nb.choose(g, r.weight, r.k)) for t, nb, g in
+                                    zip(stripped, lists, gen[r.generator])]
+    return out
 
 
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
@@ -483,12 +547,17 @@ def table(args: argparse.Namespace) -> None:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
             "chosen_weights"]
     prior = weight_counts(args.pool_weights) if args.pool_weights else None
+    chosen: dict[str, Rerank] = {}
+    if args.rerank:
+        chosen = {crf: Rerank(**r) for crf, r in json.loads(
+            Path(args.rerank).read_text(encoding="utf-8"))["chosen"].items()}
+        results["rerank"] = {crf: asdict(r) for crf, r in chosen.items()}
     for split in args.split:
         if weights is None and split != "dev":
             _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser, args.evaluate)
-        outputs, weights, _, tried = systems(source, model, crfs, english, weights, gold,
-                                             parser is not None, gate, prior=prior)
+        outputs, weights, read, tried = systems(source, model, crfs, english, weights, gold,
+                                                parser is not None, gate, prior=prior)
         if tried:
             print_weights("product weights, dev F0.5", tried, weights)
             results["dev_weight_counts"] = tried
@@ -496,6 +565,9 @@ def table(args: argparse.Namespace) -> None:
                 print_weights("pooled with the cv run's held-out pairs",
                               {crf: {w: list(np.add(c, prior[crf][w])) for w, c in ws.items()}
                                for crf, ws in tried.items()}, weights)
+        if args.rerank:
+            outputs |= reranked_systems(source, read.prepared.stripped, model, english,
+                                        {CRF: crfs.corrector, KEEP: crfs.keep}, chosen)
         rows = scored(outputs, source, gold)
         results[split] = rows
         print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
@@ -574,10 +646,11 @@ def cv(args: argparse.Namespace) -> None:
         corr = None if crossfitted is None else [crossfitted[0][_key(split, kind, s)]
                                                  for split, kind, s, _ in rest]
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
-                          args.keep_c2, corr)
+                          args.keep_c2, corr, args.bilstm)
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _, read, _ = systems(source, model, crfs, english,
-                               {CRF: args.weight, KEEP: args.keep_weight},
+                               {CRF: args.weight, KEEP: args.keep_weight,
+                                BILSTM: args.weight, BILSTM_KEEP: args.keep_weight},
                                prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
         for name, pred in out.items():
@@ -602,7 +675,8 @@ def cv(args: argparse.Namespace) -> None:
     costs = edit_costs(folds, args.support)
     weights, tried = chosen_weights(
         [s for src, _, _ in folds for s in src], [g for _, golds, _ in folds for g in golds],
-        lambda crf, w: [p for _, _, read in folds for p in product(read, crf, w, args.support)])
+        lambda crf, w: [p for _, _, read in folds for p in product(read, crf, w, args.support)],
+        names=list(folds[0][2].margs))
     print_weights("product weights, pooled F0.5", tried, weights)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
@@ -614,6 +688,92 @@ def cv(args: argparse.Namespace) -> None:
                                                 for crf, ws in tried.items()},
                             "product_weight_counts": tried, "gate": gate, "fold_gates": gates,
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
+
+
+def rerank_outputs(ranked: list[tuple[Nbest, Sentence, dict[str, list[float]]]], r: Rerank,
+                   made: dict[tuple[int, int], Sentence]) -> list[Sentence]:
+    """The sentences re-ranked as ``r`` from each one's (n-best, stripped sentence, generative
+    scores); ``made``: the corrected sentences already written, by (sentence, correction)."""
+    out = []
+    for j, (nb, stripped, gen) in enumerate(ranked):
+        c = nb.best(gen[r.generator], r.weight, r.k)
+        if (j, c) not in made:
+            made[j, c] = insert(stripped, nb.corrections[c])
+        out.append(made[j, c])
+    return out
+
+
+def rerank_cv(args: argparse.Namespace) -> None:
+    """Choose each CRF corrector's n-best re-ranking (generator, k, weight) on the held-out
+    pairs of a ``cv`` run's fold models (its ``--work``; the fold correctors and CRF
+    correctors are loaded, not trained): the highest pooled F0.5 (ties: the lower k, the lower
+    weight, GENERATORS' order); every setting's edit counts and AED, and the rows of keep,
+    the correction model, the CRF correctors, their products and the chosen re-rankings."""
+    data, work, k = Path(args.data), Path(args.work), args.folds
+    english = load_model(args.reference)
+    splits = args.splits or list(SPLITS)
+    _, fold_of = document_folds(data, splits, k)
+    pooled, _ = pooled_pairs(data, splits, False)
+    outputs: dict[str, list[Sentence | None]] = {}
+    ranked: dict[str, dict[int, tuple]] = {CRF: {}, KEEP: {}}  # crf -> pair -> its n-best
+    for fold in range(k):
+        folder = work / f"fold{fold}"
+        missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
+                   if not (folder / f).is_dir()]
+        if missing:
+            _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
+        held = [j for j, (split, s, _) in enumerate(pooled)
+                if fold_of[_document(split, s)] == fold]
+        source = [pooled[j][1] for j in held]
+        model = CorrectionModel.load(folder / "correct").decoded_with(
+            Decoding(args.edit_cost, args.support))
+        crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
+                    CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
+        out, _, read, _ = systems(source, model, crfs, english,
+                                  {CRF: args.weight, KEEP: args.keep_weight})
+        for name, pred in out.items():
+            slots = outputs.setdefault(name, [None] * len(pooled))
+            for j, p in zip(held, pred):
+                slots[j] = p
+        for name, (lists, gen) in nbest_scores(source, read.prepared.stripped, model, english,
+                                               {CRF: crfs.corrector, KEEP: crfs.keep},
+                                               max(RERANK_K)).items():
+            for pos, j in enumerate(held):
+                ranked[name][j] = (lists[pos], read.prepared.stripped[pos],
+                                   {g: gen[g][pos] for g in GENERATORS})
+        print(f"fold {fold}: {len(held)} held-out pairs re-ranked", flush=True)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    grid: dict[str, dict] = {}
+    chosen: dict[str, Rerank] = {}
+    for name in (CRF, KEEP):
+        lists = [ranked[name][j] for j in range(len(pooled))]
+        trials = {}
+        made: dict[tuple[int, int], Sentence] = {}
+        for r in (Rerank(g, kk, w) for g in GENERATORS for kk in RERANK_K
+                  for w in RERANK_WEIGHTS):
+            pred = rerank_outputs(lists, r, made)
+            counts = [sum(c) for c in astuple(edit_score(source, gold, pred))]
+            trials[r] = (counts, score(gold, pred).average_edit_distance)
+        won = max(trials, key=lambda r: (EditScore.prf(*trials[r][0])[2], -r.k, -r.weight,
+                                         -GENERATORS.index(r.generator)))
+        chosen[name] = won
+        grid[name] = [{**asdict(r), "edit_counts": c, "aed": a, "f0.5": EditScore.prf(*c)[2]}
+                      for r, (c, a) in trials.items()]
+        print(f"{name}: F0.5 (AED) by generator, k, weight "
+              + "; ".join(f"{r.generator} {r.k} {r.weight:g}: {EditScore.prf(*c)[2]:.1f} "
+                          f"({a:.4f})" for r, (c, a) in trials.items()), flush=True)
+        print(f"{name}: chosen {won}", flush=True)
+        outputs[reranked_name(name)] = rerank_outputs(lists, won, made)
+    rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
+                  source, gold)
+    print_rows(f"### re-ranking, {k}-fold cross-validation ({len(pooled)} sentences, "
+               f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
+               f"product weights {args.weight}, keep tag {args.keep_weight})", rows)
+    with output(args.output) as f:
+        f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
+                            "support": args.support, "keep_c2": args.keep_c2,
+                            "chosen": {crf: asdict(r) for crf, r in chosen.items()},
+                            "grid": grid, "rows": rows}, indent=1) + "\n")
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
@@ -827,10 +987,13 @@ def main() -> None:
                         "trained on the train pairs' cross-fitted ones (a cv --split train "
                         "--crossfit run's crossfit.json)")
     b.add_argument("--bilstm", action="store_true",
-                   help="also the BiLSTM-CRF corrector (needs torch; WORK/bilstm-crf, trained "
+                   help="also the BiLSTM-CRF correctors and their products (needs torch; "
+                        "WORK/bilstm-crf and bilstm-keep, the keep tag, trained "
                         "if missing; it reads no tree)")
     b.add_argument("--gate-from", metavar="JSON", help="also the correction model gated by "
                    "the gate a cv run fitted (its plain MBR edits kept where likely right)")
+    b.add_argument("--rerank", metavar="JSON", help="also each CRF corrector's n-best "
+                   "re-ranked by a generative model as a rerank run chose")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
     c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -864,6 +1027,10 @@ def main() -> None:
                    help="also the CRF correctors with the correction model's slot features, "
                         "each pair's from the fold corrector trained without it (written to "
                         "WORK/crossfit.json for table --crossfit)")
+    c.add_argument("--bilstm", action="store_true",
+                   help="also the BiLSTM-CRF correctors (with and without the keep tag; torch) "
+                        "and their products (in the rows: at --weight, with the keep tag "
+                        "--keep-weight)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
     add_corrector_arguments(c)
@@ -879,12 +1046,30 @@ def main() -> None:
     x.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     x.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
     x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
+    n = sub.add_parser("rerank", help="choose the CRF correctors' n-best re-ranking on a cv "
+                                      "run's held-out pairs")
+    n.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    n.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
+    n.add_argument("--split", dest="splits", action="append", choices=SPLITS,
+                   help="the cv run's --split (repeatable; default: train, dev and test)")
+    n.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
+    n.add_argument("--reference", default="en", help="model of correct English (default en)")
+    n.add_argument("--weight", type=float, default=1.0,
+                   help="weight of the correction model in the product, for its row (1)")
+    n.add_argument("--keep-weight", type=float, default=1.0,
+                   help="the same in the product with the keep-tag CRF corrector (1)")
+    n.add_argument("--keep-c2", type=float, default=KEEP_C2,
+                   help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
+    n.add_argument("--edit-cost", type=float, default=0.0, help="the correction row's edit cost")
+    n.add_argument("--support", type=float, default=0.0, help="the correction row's support")
+    n.add_argument("-o", "--output", required=True, help="JSON of every figure")
     r = sub.add_parser("breakdown", help="per-mark P/R/F1 and FCE codes of a table or cv JSON")
     r.add_argument("json", help="a table or cv run's JSON")
     args = parser.parse_args()
     try:
-        {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
-         "crossfit": crossfit_trees, "breakdown": breakdown}[args.command](args)
+        commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
+                    "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown}
+        commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))
 

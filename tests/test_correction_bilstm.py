@@ -32,6 +32,20 @@ def test_chain_crf_against_brute_force(seed):
         float(torch.logsumexp(st + em[0] + en, 0)), abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_chain_crf_marginals_against_brute_force(seed):
+    em, tr, st, en = random_chain(seed)
+    z = bilstm.crf_log_partition(em, tr, st, en)
+    expected = torch.zeros_like(em)
+    for y in itertools.product(range(3), repeat=em.shape[0]):
+        p = torch.exp(bilstm.crf_score(em, tr, st, en, y) - z)
+        for t, label in enumerate(y):
+            expected[t, label] += p
+    assert torch.allclose(bilstm.crf_marginals(em, tr, st, en), expected, atol=1e-12)
+    assert torch.allclose(bilstm.crf_marginals(em[:1], tr, st, en),
+                          torch.softmax(st + em[0] + en, 0)[None], atol=1e-12)
+
+
 def test_chain_crf_gradient_against_finite_differences():
     chain = [t.requires_grad_() for t in random_chain(7)]
     y = (0, 2, 1, 1)
@@ -55,6 +69,9 @@ def test_bilstm_corrector_learns_the_missing_commas(tmp_path):
     assert [[tok for tok, _ in slot] for slot in fixed] == [list(s) for s in gold[0].slots]
     assert [[tok for tok, _ in slot] for slot in model.correct(source[-1])] == [
         list(s) for s in gold[-1].slots]  # a correct sentence is kept
+    margs = model.marginals(source[0])  # per slot over strings, the keep label as the own
+    assert all(abs(sum(m.values()) - 1) < 1e-5 for m in margs)
+    assert [max(m, key=m.get) for m in margs] == list(gold[0].slots)
     # saved and loaded: the same corrections; trained again: the same weights (deterministic)
     again = bilstm.BilstmCorrector.load(tmp_path / "m")
     assert again.correct(source[0]) == fixed

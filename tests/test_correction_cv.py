@@ -287,3 +287,24 @@ def test_breakdown_prints_marks_and_fce_codes(script, tmp_path, monkeypatch, cap
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"### {path}: test" and len(lines) == 4
     assert lines[3] == "| keep | " + " | ".join(["50.0/25.0/33.3"] * 4) + " | 1/4 | 0/2 | 0/0 |"
+
+
+def test_cv_with_the_bilstm_correctors_and_their_products(script, tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train",
+           "--bilstm")
+    result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
+    rows = {r["system"]: r for r in result["rows"]}
+    names = (script.CRF, script.KEEP, script.BILSTM, script.BILSTM_KEEP)
+    assert all(f"{n} x correction" in rows and n in rows for n in names)
+    assert set(result["product_weight_counts"]) == set(names) == set(result["chosen_weights"])
+    for fold in (0, 1):  # the keep-tag BiLSTM-CRF: trained with one label for "keep"
+        keep = json.loads(
+            (work / f"fold{fold}" / "bilstm-keep" / "meta.json").read_text(encoding="utf-8"))
+        assert keep["keep_tag"] is True and keep["training"]["pairs"] == 8
+    # the product at weight 0 is the BiLSTM-CRF's slot-wise best string: here its Viterbi
+    counts = result["product_weight_counts"][script.BILSTM]
+    assert counts["0.0"] == [sum(c) for c in rows[script.BILSTM]["edit_counts"]]

@@ -24,10 +24,10 @@ from ...files import atomic_folder
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import MIN_COUNT, OTHER, slot_tags
-from .crf import labels, tag_insertions
+from .crf import labels, string_marginals, tag_insertions
 from .model import read_meta
 
-__all__ = ["BilstmCorrector", "crf_log_partition", "crf_viterbi", "train"]
+__all__ = ["BilstmCorrector", "crf_log_partition", "crf_marginals", "crf_viterbi", "train"]
 
 FORMAT = "fstpunct-bilstm-corrector 1"
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
@@ -58,6 +58,19 @@ def crf_score(emissions, transitions, start, end, y: Sequence[int]):
     for t in range(1, len(y)):
         s = s + transitions[y[t - 1], y[t]] + emissions[t, y[t]]
     return s
+
+
+def crf_marginals(emissions, transitions, start, end):
+    """p(y_t = l) of every position t and label l (T, L), by forward-backward."""
+    torch = _torch()
+    alphas = [start + emissions[0]]
+    for t in range(1, emissions.shape[0]):
+        alphas.append(torch.logsumexp(alphas[-1][:, None] + transitions, dim=0) + emissions[t])
+    betas = [end]
+    for t in range(emissions.shape[0] - 1, 0, -1):
+        betas.append(torch.logsumexp(transitions + (emissions[t] + betas[-1])[None, :], dim=1))
+    alpha, beta = torch.stack(alphas), torch.stack(betas[::-1])
+    return torch.exp(alpha + beta - torch.logsumexp(alphas[-1] + end, dim=0))
 
 
 def crf_viterbi(emissions, transitions, start, end) -> list[int]:
@@ -142,6 +155,15 @@ class BilstmCorrector:
             y = crf_viterbi(self.net(self.ids(ss)), self.net.transitions, self.net.start,
                             self.net.end)
         return tag_insertions(slot_tags(ss), [self.labels[k] for k in y])
+
+    def marginals(self, ss: SlotSentence) -> list[dict[tuple[str, ...], float]]:
+        """Every slot's marginal distribution over corrected strings (:data:`OTHER` read as
+        the learner's string), as :meth:`~.crf.CrfCorrector.marginals`."""
+        torch = _torch()
+        with torch.no_grad():
+            m = crf_marginals(self.net(self.ids(ss)), self.net.transitions, self.net.start,
+                              self.net.end).tolist()
+        return string_marginals(slot_tags(ss), [list(zip(self.labels, row)) for row in m])
 
 
 def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output: str | Path,

@@ -36,7 +36,7 @@ from ..restoration.exact import ExactPrior, SlotDistribution
 from .model import read_meta
 
 __all__ = ["CrfCorrector", "features", "generative_features", "labels", "slot_features",
-           "tag_insertions", "train"]
+           "string_marginals", "tag_insertions", "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
@@ -109,16 +109,24 @@ class CrfCorrector:
                   ) -> list[dict[tuple[str, ...], float]]:
         """Every slot's marginal distribution over corrected strings (:data:`OTHER` read as
         the learner's string)."""
-        own = slot_tags(ss)
         self.tagger.set(features(ss, self.tree, extra))
-        out = []
-        for i in range(ss.n + 1):
-            dist: dict[tuple[str, ...], float] = {}
-            for tag in self.tagger.labels():
-                y = tuple(t for t in (own[i] if tag == OTHER else tag).split(" ") if t != EMPTY)
-                dist[y] = dist.get(y, 0.0) + self.tagger.marginal(tag, i)
-            out.append(dist)
-        return out
+        tags = self.tagger.labels()
+        return string_marginals(slot_tags(ss), [[(tag, self.tagger.marginal(tag, i))
+                                                 for tag in tags] for i in range(ss.n + 1)])
+
+
+def string_marginals(own: Sequence[str], rows: Sequence[Sequence[tuple[str, float]]]
+                     ) -> list[dict[tuple[str, ...], float]]:
+    """Per slot, its (label, marginal) ``rows`` as a distribution over corrected strings
+    (:data:`OTHER`: the learner's string ``own[i]``; labels writing the same string summed)."""
+    out = []
+    for mine, row in zip(own, rows):
+        dist: dict[tuple[str, ...], float] = {}
+        for tag, p in row:
+            y = tuple(t for t in (mine if tag == OTHER else tag).split(" ") if t != EMPTY)
+            dist[y] = dist.get(y, 0.0) + p
+        out.append(dist)
+    return out
 
 
 def tag_insertions(own: Sequence[str], tags: Sequence[str]) -> list[Insertion]:
