@@ -70,6 +70,13 @@ BiLSTM-CRF corrector (:mod:`fstpunct.apps.correction.bilstm`; torch). ``crossfit
 P`` computes those features again with the same fold correctors on the trees of a parser
 (``table --parser P --crossfit``: the CRFs trained on parsed train trees read features of
 parsed trees).
+
+``rerank`` re-ranks each CRF corrector's k-best corrections (:mod:`fstpunct.apps.correction.rerank`:
+log p_crf + w · log p_gen, p_gen the correction model's p(y | T, T_e') or the English model's
+p(y | T)) on a finished ``cv`` run's held-out pairs with its fold models, and chooses the
+generator, k (RERANK_K) and w (RERANK_WEIGHTS) of highest pooled F0.5; ``table --rerank
+RERANK.json`` adds the re-ranked correctors with those choices. ``cv --bilstm`` and ``table
+--bilstm`` add the BiLSTM-CRF correctors (with and without the keep tag) and their products.
 """
 from __future__ import annotations
 
@@ -917,6 +924,15 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
                    help="prior weight of keeping the learner's punctemes (0: none)")
 
 
+def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
+    """The options naming a finished cv run whose fold models a command reads."""
+    p.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    p.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
+    p.add_argument("--split", dest="splits", action="append", choices=SPLITS,
+                   help="the cv run's --split (repeatable; default: train, dev and test)")
+    p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
+
+
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
     originals, corrected, every = pairs(args.original, args.corrected, *args.extra)
@@ -1038,21 +1054,13 @@ def main() -> None:
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
     x = sub.add_parser("crossfit", help="a cv --crossfit run's cross-fitted correction "
                                         "features on a parser's trees")
-    x.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
-    x.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
-    x.add_argument("--split", dest="splits", action="append", choices=SPLITS,
-                   help="the cv run's --split (repeatable; default: train, dev and test)")
+    add_cv_run_arguments(x)
     x.add_argument("--extra", action="store_true", help="the cv run's --extra")
     x.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
-    x.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
     x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
     n = sub.add_parser("rerank", help="choose the CRF correctors' n-best re-ranking on a cv "
                                       "run's held-out pairs")
-    n.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
-    n.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
-    n.add_argument("--split", dest="splits", action="append", choices=SPLITS,
-                   help="the cv run's --split (repeatable; default: train, dev and test)")
-    n.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
+    add_cv_run_arguments(n)
     n.add_argument("--reference", default="en", help="model of correct English (default en)")
     n.add_argument("--weight", type=float, default=1.0,
                    help="weight of the correction model in the product, for its row (1)")
