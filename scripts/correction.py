@@ -571,7 +571,7 @@ def table(args: argparse.Namespace) -> None:
             if prior:
                 print_weights("pooled with the cv run's held-out pairs",
                               {crf: {w: list(np.add(c, prior[crf][w])) for w, c in ws.items()}
-                               for crf, ws in tried.items()}, weights)
+                               for crf, ws in tried.items() if crf in prior}, weights)
         if args.rerank:
             outputs |= reranked_systems(source, read.prepared.stripped, model, english,
                                         {CRF: crfs.corrector, KEEP: crfs.keep}, chosen)
