@@ -97,3 +97,42 @@ def test_the_line_scan_on_en_dev_lines():
     accepted = [ln for ln in lines if _reader.usual_line(ln)]
     assert all(treebank._QUICK.match(ln) for ln in accepted)
     assert len(accepted) > 0.9 * len(lines)  # the usual line is judged by the scan
+
+
+LINES = st.sampled_from([
+    "1\tw\t_\tX\t_\t_\t0\troot\t_\t_", "2\tw\t_\tX\t_\t_\t1\tdep\t_\t_",
+    "2\tw\t_\tX\t_\tA=b\t1\tdep\t1:dep\tSpaceAfter=No", "1-2\tww\t_\t_\t_\t_\t_\t_\t_\t_",
+    "1.1\te\t_\tX\t_\t_\t_\t_\t1:x\t_", "2\twé\t_\tX\t_\tA=é\t1\tdep\t_\t_",
+    "2\tw\t_\tX\t_\t_\t_\tdep\t_\t_", "2\tw\t_\tX", "2\tw \t_\tX\t_\t_\t1\tdep\t_\t_",
+    "2\tw\t_\tX\t_\t_\t1\tdep\t_\ta||b", "# sent_id = s", "# text = w w", "#", "", "   ",
+    "\t", "2\tw\x00\t_\tX\t_\t_\t1\tdep\t_\t_", "2\tw\r\t_\tX\t_\t_\t1\tdep\t_\t_",
+    "2\tw\udcff\t_\tX\t_\t_\t1\tdep\t_\t_", "2\tw\u2003\t_\tX\t_\t_\t1\tdep\t_\t_",
+    "\u00a0", "3\tw\t_\tX\t_\t_\t1\tdep\t_\t_"])
+
+
+def read_outcome(lines: list[str], tree: bool | None, read) -> object:
+    """The sentences read (all they hold), or the error message."""
+    try:
+        return [(s.comments, s.lines, s.words, s.path, s.lineno, s.index, s.newline)
+                for s in read(iter(lines), "x.conllu", tree)]
+    except ConlluError as e:
+        return str(e)
+
+
+@given(st.lists(st.tuples(LINES, st.sampled_from(["\n", "\n", "\n", "\r\n", ""])),
+                max_size=14),
+       st.sampled_from([True, None, False]))
+@example([("# a", "\n"), ("1\tw\t_\tX\t_\t_\t0\troot\t_\t_", "\n"), ("", "\n"),
+          ("1\tw\t_\tX\t_\t_\t0\troot\t_\t_", "\r\n")], True)  # line ends change mid-file
+def test_compiled_line_loop_equals_the_reference(pieces, tree):
+    lines = [text + end for text, end in pieces]
+    assert read_outcome(lines, tree, treebank.read_conllu) == \
+        read_outcome(lines, tree, treebank.read_conllu_reference)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ar"])
+@pytest.mark.parametrize("split", ["dev", "test"])
+def test_compiled_line_loop_equals_the_reference_on_treebanks(lang, split):
+    lines = split_source(lang, split).path.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert read_outcome(lines, True, treebank.read_conllu) == \
+        read_outcome(lines, True, treebank.read_conllu_reference)

@@ -1,8 +1,12 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The sentence checks of :func:`fstpunct.ud.treebank.read_conllu` compiled, for the usual
-sentence: word IDs in order, heads in range, DEPS heads that are nodes, one root and no cycle
-(what the readable ``_finish_reference`` checks step by step). Anything else — a failed check,
-unparsed input (HEAD ``_``) — is left to the reference, which names the error."""
+""":func:`fstpunct.ud.treebank.read_conllu` compiled for usual input: the loop over the lines
+(:func:`read_usual`), the scan of a usual word line (:func:`usual_line`) and the sentence
+checks — word IDs in order, heads in range, DEPS heads that are nodes, one root and no cycle
+(:func:`sentence_words`; what the readable ``_finish_reference`` checks step by step).
+Anything else — a failed check, unparsed input (HEAD ``_``), a malformed line — is left to the
+readable reference, which names the error."""
+from itertools import chain
+
 from libc.stdlib cimport free, malloc
 
 
@@ -178,6 +182,75 @@ cdef bint _deps(str text, Py_ssize_t a, Py_ssize_t b):
 
 
 def usual_line(str text):
+    """Whether a line is a word line that the reader's line check accepts (:func:`_usual`)."""
+    return _usual(text)
+
+
+def read_usual(stream, str path, tree, finish, sentence, line, quick, field_error, bad_char,
+               reference):
+    """The sentences of a CoNLL-U stream, as ``treebank.read_conllu_reference(stream, path,
+    tree)`` yields them, by the same loop over the lines compiled; ``finish``, ``sentence``
+    and ``line`` make them (``_finish``, :class:`Sentence`, :class:`Line`), ``quick`` and
+    ``field_error`` judge a line that is not a usual word line, ``bad_char`` finds a character
+    no line may hold. At the first line that is not usual input the rest of the stream, from
+    the first line of that sentence on, goes to ``reference`` (started where this loop was),
+    which yields what follows or raises the error."""
+    cdef list comments = [], lines = [], pending = []  # pending: the sentence's raw lines
+    cdef Py_ssize_t lineno = 0, done = 0, start = 0, index = 0, length
+    cdef str raw, text, end
+    cdef list fields
+    newline = None
+    rest = iter(stream)
+    for raw in rest:
+        lineno += 1
+        pending.append(raw)
+        length = len(raw)
+        if length and raw[length - 1] == u"\n":
+            if length > 1 and raw[length - 2] == u"\r":
+                text, end = raw[:length - 2], "\r\n"
+            else:
+                text, end = raw[:length - 1], "\n"
+        else:
+            text, end = raw, ""
+        if end and end != newline:
+            if newline is not None:
+                break
+            newline = end
+        if ("\x00" in text or "\r" in text or not text.isascii()) and \
+                bad_char(text) is not None:
+            break
+        if not text:
+            if not (comments or lines):
+                break
+            index += 1
+            pending, done = [], lineno
+            yield finish(sentence(comments, lines, path, start, index=index,
+                                  newline=newline or "\n"), tree)
+            comments, lines = [], []
+            continue
+        if not comments and not lines:
+            start = lineno
+        if text[0] == u"#":
+            if lines:
+                break
+            comments.append(text)
+            continue
+        fields = text.split("\t")
+        if not _usual(text):
+            if not text.strip() or not quick(text) and field_error(fields, tree) is not None:
+                break
+        lines.append(line(fields, lineno))
+    else:
+        if comments or lines:  # the last sentence lacks its empty line: accepted
+            index += 1
+            yield finish(sentence(comments, lines, path, start, index=index,
+                                  newline=newline or "\n"), tree)
+        if index:
+            return
+    yield from reference(chain(pending, rest), path, tree, done, index, newline)
+
+
+cdef bint _usual(str text):
     """Whether a line is a word line that the reader's line check accepts (the pattern
     ``treebank._QUICK``), by a scan of its characters; False may also mean a line of a kind
     this scan does not judge (non-ASCII FEATS or DEPS, a range, an empty node): the caller then

@@ -17,11 +17,11 @@ from typing import TextIO
 
 from ..errors import ConlluError
 from ..files import open_input, output
-from ._reader import sentence_words, usual_line
+from ._reader import read_usual, sentence_words, usual_line
 
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
-           "punct_relation", "read_conllu", "read_file", "rebuild", "space_after", "universal",
-           "with_space_after", "write_conllu", "write_file"]
+           "punct_relation", "read_conllu", "read_conllu_reference", "read_file", "rebuild",
+           "space_after", "universal", "with_space_after", "write_conllu", "write_file"]
 
 
 RELATIONS = frozenset((
@@ -388,18 +388,29 @@ def read_conllu(stream: Iterable[str], path: str = "<stdin>",
     a UTF-8 byte-order mark, dropped by :func:`fstpunct.files.open_input`). With ``tree=False``
     (input to parse) HEAD may be ``_`` and the tree is not checked (roots, cycles); with
     ``tree=None`` (input a command tags and parses as needed) a sentence may have HEAD ``_`` on
-    every word (no tree: :func:`has_tree` tells) and any other's tree is checked."""
+    every word (no tree: :func:`has_tree` tells) and any other's tree is checked.
+
+    The loop over the lines is compiled (:func:`._reader.read_usual`); from the first line
+    that is not usual input on, :func:`read_conllu_reference` reads the rest."""
+    return read_usual(stream, path, tree, _finish, Sentence, Line, _QUICK.match, _field_error,
+                      _BAD_CHAR.search, read_conllu_reference)
+
+
+def read_conllu_reference(stream: Iterable[str], path: str = "<stdin>", tree: bool | None = True,
+                          read: int = 0, index: int = 0, newline: str | None = None
+                          ) -> Iterator[Sentence]:
+    """:func:`read_conllu` step by step in Python (the tests' oracle), from the state given:
+    ``read`` lines and ``index`` sentences read before ``stream``, line ends ``newline``
+    (None: none seen yet)."""
     comments: list[str] = []
     lines: list[Line] = []
     start = 0
-    lineno = 0
-    index = 0
-    newline: str | None = None
+    lineno = read
 
     def probe() -> Sentence:
         return Sentence(comments, lines, path, start, index=index + 1)
 
-    for lineno, raw in enumerate(stream, 1):
+    for lineno, raw in enumerate(stream, read + 1):
         if raw[-1:] == "\n":
             text, end = (raw[:-2], "\r\n") if raw[-2:-1] == "\r" else (raw[:-1], "\n")
         else:
