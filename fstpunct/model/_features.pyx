@@ -1,7 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
-"""The per-word loop of :func:`fstpunct.model.features.context_ids` compiled: every word's
-head, span, and the codes of its UPOS, relation and (lowercased) form, as the readable
-comprehensions over the sentences would number them (in order of first occurrence)."""
+"""The loops of featurising compiled: the per-word loop of
+:func:`fstpunct.model.features.context_ids` (every word's head, span, and the codes of its UPOS,
+relation and (lowercased) form, as the readable comprehensions over the sentences would number
+them, in order of first occurrence), and the layout of ``attach.AttachData`` by candidate set
+(each set's distinct context rows, every node's candidate rows)."""
 import numpy as np
 
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
@@ -111,3 +113,103 @@ def distinct_rows(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] ids,
                 break
             pos = (pos + 1) & (size - 1)
     return number, first
+
+
+def set_contexts(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] ids,
+                 const Py_ssize_t[::1] group, const unsigned char[::1] first, Py_ssize_t sets):
+    """For CSR rows (``ptr``, ``ids``; ids ≥ 0) of nodes in candidate sets ``group`` (numbered
+    0 … ``sets`` − 1), per set: its nodes (ascending, int64) and the rows of those nodes
+    marked ``first`` as a CSR over the contexts the set uses — row pointers (intp), the
+    contexts used (ascending, int64) and each entry's column among them (int32): what
+    ``attach.set_contexts_reference`` computes with numpy (a stable argsort of ``group``,
+    :func:`~fstpunct.dp.sparse.unique_ids`)."""
+    cdef Py_ssize_t n = len(group), r, k, g, j, u, width = 0, count, entries, lo, hi
+    if ptr.shape[0] != n + 1 or first.shape[0] != n or ptr[0] != 0 or ptr[n] > ids.shape[0]:
+        raise ValueError("set_contexts: a row and a flag per node")
+    for r in range(n):
+        if group[r] < 0 or group[r] >= sets or ptr[r + 1] < ptr[r]:
+            raise ValueError("set_contexts: sets are numbered from 0 to sets - 1, rows ordered")
+    for k in range(ptr[n]):
+        if ids[k] < 0:
+            raise ValueError("set_contexts: ids are nonnegative")
+        if ids[k] >= width:
+            width = ids[k] + 1
+    bounds = np.zeros(sets + 1, dtype=np.intp)
+    order = np.empty(n, dtype=np.int64)
+    table = np.full(width, -1, dtype=np.intp)  # per context: -1, or its column in the set
+    cdef Py_ssize_t[::1] start = bounds, rank = table, at
+    cdef Py_ssize_t[::1] by_set = order, used_of
+    cdef Py_ssize_t[::1] row_ptr
+    cdef int[::1] local_of
+    for r in range(n):  # a counting sort: the nodes of each set in ascending order
+        start[group[r] + 1] += 1
+    for g in range(sets):
+        start[g + 1] += start[g]
+    at = bounds.copy()
+    for r in range(n):
+        by_set[at[group[r]]] = r
+        at[group[r]] += 1
+    out = []
+    for g in range(sets):
+        count = entries = u = 0
+        lo, hi = width, 0
+        for j in range(start[g], start[g + 1]):  # mark the contexts of the set's first rows
+            r = by_set[j]
+            if first[r]:
+                count += 1
+                entries += ptr[r + 1] - ptr[r]
+                for k in range(ptr[r], ptr[r + 1]):
+                    if rank[ids[k]] < 0:
+                        rank[ids[k]] = 0
+                        u += 1
+                        lo = ids[k] if ids[k] < lo else lo
+                        hi = ids[k] + 1 if ids[k] >= hi else hi
+        used = np.empty(u, dtype=np.int64)
+        indptr = np.empty(count + 1, dtype=np.intp)
+        local = np.empty(entries, dtype=np.int32)
+        used_of, row_ptr, local_of = used, indptr, local
+        u = 0
+        for k in range(lo, hi):  # number them in ascending order
+            if rank[k] == 0:
+                rank[k] = u
+                used_of[u] = k
+                u += 1
+        count = entries = 0
+        row_ptr[0] = 0
+        for j in range(start[g], start[g + 1]):
+            r = by_set[j]
+            if first[r]:
+                for k in range(ptr[r], ptr[r + 1]):
+                    local_of[entries] = <int> rank[ids[k]]
+                    entries += 1
+                count += 1
+                row_ptr[count] = entries
+        for k in range(u):
+            rank[used_of[k]] = -1
+        out.append((order[start[g]:start[g + 1]], indptr, used, local))
+    return out
+
+
+def candidate_rows(const Py_ssize_t[::1] node_offsets, const Py_ssize_t[::1] group,
+                   list candidates):
+    """Every node's candidate pairs, rows concatenated in node order (int32): node r's rows
+    ``node_offsets[r]:node_offsets[r + 1]`` hold ``candidates[group[r]]`` (what
+    ``attach.candidate_rows_reference`` scatters with numpy)."""
+    cdef Py_ssize_t n = len(group), r, k, a, size, sets = len(candidates)
+    if node_offsets.shape[0] != n + 1 or node_offsets[0] != 0:
+        raise ValueError("candidate_rows: an offset per node and one more")
+    lengths = np.array([len(c) for c in candidates], dtype=np.intp)
+    starts = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    flat = np.concatenate(candidates).astype(np.int32) if sets else np.empty(0, dtype=np.int32)
+    pairs = np.empty(node_offsets[n], dtype=np.int32)
+    cdef const Py_ssize_t[::1] first = starts, length = lengths
+    cdef const int[::1] values = flat
+    cdef int[::1] out = pairs
+    for r in range(n):
+        if group[r] < 0 or group[r] >= sets or \
+                node_offsets[r + 1] - node_offsets[r] != length[group[r]]:
+            raise ValueError("candidate_rows: each node's rows are its set's candidates")
+        a, size = first[group[r]], length[group[r]]
+        for k in range(size):
+            out[node_offsets[r] + k] = values[a + k]
+    return pairs

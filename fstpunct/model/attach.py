@@ -34,7 +34,7 @@ from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
 from ._attach import fit_piece, gathered_matmul, scatter_add
-from ._features import distinct_rows
+from ._features import candidate_rows, distinct_rows, set_contexts
 from ._punct import softmax_rows
 from .features import (
     context_ids,
@@ -46,8 +46,9 @@ from .features import (
 )
 from .vocab import EMPTY, Vocab
 
-__all__ = ["AttachModel", "AttachData", "pair_scores", "probabilities", "probabilities_reference",
-           "node_pairs", "objective", "fit"]
+__all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
+           "probabilities", "probabilities_reference", "node_pairs", "objective", "fit",
+           "set_contexts_reference"]
 
 log = logging.getLogger(__name__)
 
@@ -314,33 +315,20 @@ class AttachData:
         keys = {d: vocab.relation_key(d) for d in set(deprels)}  # relation → its candidate set
         sets = sorted(set(keys.values()))
         number = {key: k for k, key in enumerate(sets)}
-        group = np.fromiter((number[keys[d]] for d in deprels), dtype=np.intp, count=len(deprels))
+        code = {d: number[key] for d, key in keys.items()}
+        group = np.fromiter(map(code.__getitem__, deprels), dtype=np.intp, count=len(deprels))
         # per candidate set: its nodes, its distinct context rows (each by its first node)
         inverse, first = distinct_rows(ptr, ids, group)
-        by_set = np.argsort(group, kind="stable")
-        bounds = np.searchsorted(group[by_set], np.arange(len(sets) + 1))
-        built = []
-        sizes = np.zeros(len(deprels), dtype=np.int64)
-        row_lengths = np.diff(ptr)
-        for k, key in enumerate(sets):
-            nodes = by_set[bounds[k]:bounds[k + 1]]
-            firsts = nodes[first[nodes]]
-            lengths = row_lengths[firsts]
-            indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
-            flat = ids[ranges(ptr[firsts], lengths)]
-            used, local = unique_ids(flat)
-            x = Csr(indptr, local.astype(np.int32), np.ones(len(flat)), len(used))
-            g = _Group(key, vocab.candidates(key), nodes.astype(np.int64), used, x,
-                       inverse[nodes].astype(np.int64))
-            sizes[g.nodes] = len(g.candidates)
-            built.append(g)
+        built = tuple(_Group(key, vocab.candidates(key), nodes, used,
+                             Csr(indptr, local, np.ones(len(local)), len(used)),
+                             inverse[nodes].astype(np.int64))
+                      for key, (nodes, indptr, used, local) in
+                      zip(sets, set_contexts(ptr, ids, group, first.view(np.uint8), len(sets))))
+        candidates = [g.candidates for g in built]
+        sizes = np.array([len(c) for c in candidates], dtype=np.int64)[group]
         node_offsets = np.concatenate([[0], np.cumsum(sizes)])
-        pairs = np.empty(node_offsets[-1], dtype=np.int32)
-        data = cls(model, pairs, node_offsets, np.asarray(sentence_offsets, dtype=np.int64),
-                   tuple(built))
-        for g in built:
-            pairs[data.rows(g)] = g.candidates
-        return data
+        return cls(model, candidate_rows(node_offsets, group, candidates), node_offsets,
+                   np.asarray(sentence_offsets, dtype=np.int64), built)
 
     @property
     def n_nodes(self) -> int:
@@ -354,6 +342,37 @@ class AttachData:
 def node_pairs(data: AttachData, node: int) -> np.ndarray:
     """The candidate pair indices (W) of ``node``, aligned with its rows."""
     return data.pairs[data.node_offsets[node]:data.node_offsets[node + 1]]
+
+
+def set_contexts_reference(ptr: np.ndarray, ids: np.ndarray, group: np.ndarray,
+                           first: np.ndarray, sets: int
+                           ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
+    """:func:`._features.set_contexts` by numpy passes (the tests' oracle): per candidate set,
+    its nodes, and its nodes' ``first`` rows as a CSR over the contexts the set uses (row
+    pointers, the contexts used, each entry's column among them)."""
+    by_set = np.argsort(group, kind="stable").astype(np.int64)
+    bounds = np.searchsorted(group[by_set], np.arange(sets + 1))
+    row_lengths = np.diff(ptr)
+    out = []
+    for k in range(sets):
+        nodes = by_set[bounds[k]:bounds[k + 1]]
+        firsts = nodes[first[nodes]]
+        lengths = row_lengths[firsts]
+        flat = ids[ranges(ptr[firsts], lengths)]
+        used, local = unique_ids(flat)
+        out.append((nodes, np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp), used,
+                    local.astype(np.int32)))
+    return out
+
+
+def candidate_rows_reference(node_offsets: np.ndarray, group: np.ndarray,
+                             candidates: Sequence[np.ndarray]) -> np.ndarray:
+    """:func:`._features.candidate_rows` by a numpy scatter per set (the tests' oracle)."""
+    pairs = np.empty(node_offsets[-1], dtype=np.int32)
+    for k, c in enumerate(candidates):
+        starts = node_offsets[np.flatnonzero(group == k)]
+        pairs[starts[:, None] + np.arange(len(c))] = c
+    return pairs
 
 
 def pair_scores(theta: np.ndarray, model: AttachModel, threads: Executor | None = None,
