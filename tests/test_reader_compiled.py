@@ -69,7 +69,8 @@ def test_is_word_is_the_word_id_pattern(ident):
     assert line.is_word == (treebank._WORD_ID.match(ident) is not None)
 
 
-FIELD = st.text(alphabet=st.sampled_from(list("a_ =|:.0123\u00a0\u2003é-")), max_size=6)
+FIELD = st.text(alphabet=st.sampled_from(list("a_ =|:.0123\u00a0\u2003é-\U0001f600")),
+                max_size=6)
 SHAPED = {0: st.sampled_from(["1", "12", "0", "01", "1-2", "3.1", "", " 1"]) | FIELD,
           5: st.sampled_from(["_", "A=b", "A=b|C=d", "A==b", "=b", "A=", "A=b||C=d", "A=b|",
                               "A b=c", "A=b\u00a0"]) | FIELD,
@@ -107,6 +108,7 @@ LINES = st.sampled_from([
     "2\tw\t_\tX\t_\t_\t1\tdep\t_\ta||b", "# sent_id = s", "# text = w w", "#", "", "   ",
     "\t", "2\tw\x00\t_\tX\t_\t_\t1\tdep\t_\t_", "2\tw\r\t_\tX\t_\t_\t1\tdep\t_\t_",
     "2\tw\udcff\t_\tX\t_\t_\t1\tdep\t_\t_", "2\tw\u2003\t_\tX\t_\t_\t1\tdep\t_\t_",
+    "2\tw\U0001f600\t_\tX\t_\tA=\U0001f600\t1\tdep\t1:d\U0001f600\t_",
     "\u00a0", "3\tw\t_\tX\t_\t_\t1\tdep\t_\t_"])
 
 

@@ -7,17 +7,40 @@ Anything else — a failed check, unparsed input (HEAD ``_``), a malformed line 
 readable reference, which names the error."""
 from itertools import chain
 
+from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from libc.stdlib cimport free, malloc
+
+
+ctypedef struct _Chars:  # a string's characters as stored (PEP 393: 1, 2 or 4 bytes each)
+    void* data
+    int kind
+
+
+cdef inline _Chars _chars(str text):
+    """The characters of ``text``, to read without the checks of indexing a ``str``."""
+    cdef _Chars out
+    out.data, out.kind = PyUnicode_DATA(text), PyUnicode_KIND(text)
+    return out
+
+
+cdef inline Py_UCS4 _at(_Chars text, Py_ssize_t k):
+    """Character k."""
+    return PyUnicode_READ(text.kind, text.data, k)
 
 
 cdef Py_ssize_t _number(str text):
     """``text`` as a number if it is ASCII digits (at most 18), else -1."""
-    cdef Py_ssize_t value = 0, k, length = len(text)
+    return _digits(_chars(text), 0, len(text))
+
+
+cdef Py_ssize_t _digits(_Chars text, Py_ssize_t a, Py_ssize_t b):
+    """``text[a:b]`` as a number if it is ASCII digits (at most 18), else -1."""
+    cdef Py_ssize_t value = 0, k
     cdef Py_UCS4 c
-    if length == 0 or length > 18:
+    if b <= a or b - a > 18:
         return -1
-    for k in range(length):
-        c = text[k]
+    for k in range(a, b):
+        c = _at(text, k)
         if c < 48 or c > 57:  # not '0'..'9'
             return -1
         value = value * 10 + (<Py_ssize_t> c - 48)
@@ -26,16 +49,23 @@ cdef Py_ssize_t _number(str text):
 
 cdef bint _deps_heads_known(str deps, Py_ssize_t n, set empty):
     """Whether every head of a DEPS value (``HEAD:RELATION`` items joined by ``|``, as the
-    line check accepts) is 0, a word 1..n or one of the ``empty`` nodes."""
-    cdef Py_ssize_t h
-    for item in deps.split("|"):
-        head = item.partition(":")[0]
-        h = _number(head)
+    line check accepts; a head is what precedes an item's first ``:``) is 0, a word 1..n or
+    one of the ``empty`` nodes."""
+    cdef _Chars text = _chars(deps)
+    cdef Py_ssize_t length = len(deps), start = 0, end, h
+    while start <= length:  # an item from ``start`` on
+        end = start
+        while end < length and _at(text, end) != u"|" and _at(text, end) != u":":
+            end += 1
+        h = _digits(text, start, end)
         if h < 0:
-            if empty is None or head not in empty:
+            if empty is None or deps[start:end] not in empty:
                 return False
         elif h > n:
             return False
+        while end < length and _at(text, end) != u"|":
+            end += 1
+        start = end + 1
     return True
 
 
@@ -117,36 +147,36 @@ def sentence_words(sent, word, check_order):
         free(heads)
 
 
-cdef bint _within(str text, Py_ssize_t a, Py_ssize_t b, Py_UCS4 lo, Py_UCS4 hi):
+cdef bint _within(_Chars text, Py_ssize_t a, Py_ssize_t b, Py_UCS4 lo, Py_UCS4 hi):
     """Whether every character of ``text[a:b]`` is between ``lo`` and ``hi``."""
     cdef Py_ssize_t k
     cdef Py_UCS4 c
     for k in range(a, b):
-        c = text[k]
+        c = _at(text, k)
         if c < lo or c > hi:
             return False
     return True
 
 
-cdef inline bint _ascii(str text, Py_ssize_t a, Py_ssize_t b):
+cdef inline bint _ascii(_Chars text, Py_ssize_t a, Py_ssize_t b):
     """Whether ``text[a:b]`` is printable ASCII without spaces."""
     return _within(text, a, b, 33, 126)
 
 
-cdef inline bint _number_at(str text, Py_ssize_t a, Py_ssize_t b):
+cdef inline bint _number_at(_Chars text, Py_ssize_t a, Py_ssize_t b):
     """Whether ``text[a:b]`` is ``[1-9][0-9]*``."""
-    return b > a and text[a] != u"0" and _within(text, a, b, 48, 57)
+    return b > a and _at(text, a) != u"0" and _within(text, a, b, 48, 57)
 
 
-cdef bint _feats(str text, Py_ssize_t a, Py_ssize_t b):
+cdef bint _feats(_Chars text, Py_ssize_t a, Py_ssize_t b):
     """``Feature=Value`` items joined by ``|`` (printable ASCII only)."""
     cdef Py_ssize_t start = a, k, equals
     if not _ascii(text, a, b):
         return False
     while start <= b:
         k, equals = start, -1
-        while k < b and text[k] != u"|":
-            if equals < 0 and text[k] == u"=":
+        while k < b and _at(text, k) != u"|":
+            if equals < 0 and _at(text, k) == u"=":
                 equals = k
             k += 1
         if equals <= start or equals + 1 >= k:  # an empty name or value, or no '='
@@ -155,7 +185,7 @@ cdef bint _feats(str text, Py_ssize_t a, Py_ssize_t b):
     return True
 
 
-cdef bint _deps(str text, Py_ssize_t a, Py_ssize_t b):
+cdef bint _deps(_Chars text, Py_ssize_t a, Py_ssize_t b):
     """``HEAD:RELATION`` items joined by ``|``, HEAD ``0``, a word or an empty node (printable
     ASCII only)."""
     cdef Py_ssize_t start = a, k, colon, dot
@@ -163,16 +193,16 @@ cdef bint _deps(str text, Py_ssize_t a, Py_ssize_t b):
         return False
     while start <= b:
         k, colon, dot = start, -1, -1
-        while k < b and text[k] != u"|":
-            if colon < 0 and text[k] == u":":
+        while k < b and _at(text, k) != u"|":
+            if colon < 0 and _at(text, k) == u":":
                 colon = k
-            elif colon < 0 and dot < 0 and text[k] == u".":
+            elif colon < 0 and dot < 0 and _at(text, k) == u".":
                 dot = k
             k += 1
         if colon < 0 or colon + 1 >= k:  # no ':' or no relation
             return False
         if dot < 0:
-            if not (colon == start + 1 and text[start] == u"0" or
+            if not (colon == start + 1 and _at(text, start) == u"0" or
                     _number_at(text, start, colon)):
                 return False
         elif not (_number_at(text, start, dot) and _number_at(text, dot + 1, colon)):
@@ -250,16 +280,17 @@ def read_usual(stream, str path, tree, finish, sentence, line, quick, field_erro
     yield from reference(chain(pending, rest), path, tree, done, index, newline)
 
 
-cdef bint _usual(str text):
+cdef bint _usual(str line):
     """Whether a line is a word line that the reader's line check accepts (the pattern
     ``treebank._QUICK``), by a scan of its characters; False may also mean a line of a kind
     this scan does not judge (non-ASCII FEATS or DEPS, a range, an empty node): the caller then
     asks the pattern."""
-    cdef Py_ssize_t n = len(text), k, field = 0, a, b
+    cdef _Chars text = _chars(line)
+    cdef Py_ssize_t n = len(line), k, field = 0, a, b
     cdef Py_ssize_t ends[10]  # where field k ends (a tab, or the end of the line)
     cdef Py_UCS4 c
     for k in range(n):
-        if text[k] == u"\t":
+        if _at(text, k) == u"\t":
             if field == 9:
                 return False
             ends[field] = k
@@ -276,9 +307,9 @@ cdef bint _usual(str text):
             if not _number_at(text, a, b):
                 return False
         elif field == 6:
-            if not (b == a + 1 and text[a] == u"0" or _number_at(text, a, b)):
+            if not (b == a + 1 and _at(text, a) == u"0" or _number_at(text, a, b)):
                 return False
-        elif b == a + 1 and text[a] == u"_" and field in (5, 8, 9):
+        elif b == a + 1 and _at(text, a) == u"_" and field in (5, 8, 9):
             continue
         elif field == 5:
             if not _feats(text, a, b):
@@ -287,15 +318,15 @@ cdef bint _usual(str text):
             if not _deps(text, a, b):
                 return False
         elif field == 9:
-            c = text[a]
+            c = _at(text, a)
             if c == u"|" or c == u" ":
                 return False
-            c = text[b - 1]
+            c = _at(text, b - 1)
             if c == u"|" or c == u" ":
                 return False
             for k in range(a, b - 1):
-                if text[k] == u"|" and text[k + 1] == u"|":
+                if _at(text, k) == u"|" and _at(text, k + 1) == u"|":
                     return False
-        elif text[a] == u" " or text[b - 1] == u" ":
+        elif _at(text, a) == u" " or _at(text, b - 1) == u" ":
             return False
     return True
