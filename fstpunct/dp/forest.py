@@ -46,16 +46,14 @@ class SlotVectors:
 @dataclass(frozen=True)
 class KernelStack:
     """A :class:`~fstpunct.dp.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
-    and of their transposes (intp row pointers, int32 column indices, float values)."""
+    (intp row pointers, int32 column indices, float values; the kernel reads columns from the
+    rows, so the transposes are not built)."""
 
     size: int
     count: int
     ptr: np.ndarray
     col: np.ndarray
     val: np.ndarray
-    tptr: np.ndarray
-    tcol: np.ndarray
-    tval: np.ndarray
 
     @classmethod
     def of(cls, stack: Stack) -> KernelStack:
@@ -64,9 +62,8 @@ class KernelStack:
             size = stack.size
             stack = SparseStack.of(np.array([stack.matrix(a) for a in range(len(stack))])
                                    .reshape(-1, size, size))
-        rows, cols = stack.rows, stack.columns
-        return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data, cols.indptr,
-                   cols.indices, cols.data)
+        rows = stack.rows
+        return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data)
 
 
 @dataclass(frozen=True)
