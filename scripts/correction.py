@@ -499,6 +499,34 @@ def breakdown(args: argparse.Namespace) -> None:
                             done[name])
 
 
+def power(args: argparse.Namespace) -> None:
+    """Print what a table's paired F0.5 test can show for one system against another: its p
+    on the split as scored, on the split replicated m times (every sentence's counts repeated:
+    the same observed difference on m times the gold edits), and with r sentences added, each
+    holding one gold edit that the system sets right and the other does not (until p < 0.05)."""
+    done = json.loads(Path(args.json).read_text(encoding="utf-8"))
+    rows = {r["system"]: r for r in done.get(args.split, [])}
+    for name in (args.system, args.against):
+        if name not in rows:
+            _fail(f"{args.json}: no row {name!r} in {args.split} (rows: {', '.join(rows)})")
+    a, b = (EditScore(*rows[n]["edit_counts"]) for n in (args.against, args.system))
+
+    def report(what: str, x: EditScore, y: EditScore) -> float:
+        p = f_randomisation_p(x, y)
+        print(f"{what}: {sum(y.gold)} gold edits, {args.system} {sum(y.correct)}/"
+              f"{sum(y.proposed)} right, F0.5 {y.scores()[2]:.1f}; {args.against} "
+              f"{sum(x.correct)}/{sum(x.proposed)}, {x.scores()[2]:.1f}; p {p:.4f}")
+        return p
+
+    for m in range(1, args.copies + 1):
+        report(f"x{m}", *(EditScore(e.correct * m, e.proposed * m, e.gold * m) for e in (a, b)))
+    for r in range(1, args.add + 1):
+        if report(f"+{r} right",
+                  EditScore(a.correct + [0] * r, a.proposed + [0] * r, a.gold + [1] * r),
+                  EditScore(b.correct + [1] * r, b.proposed + [1] * r, b.gold + [1] * r)) < 0.05:
+            break
+
+
 def calibrate(args: argparse.Namespace) -> None:
     """Choose the decoding on the dev pairs (or from a cv run's edit costs) and write the
     model with it."""
@@ -1073,10 +1101,19 @@ def main() -> None:
     n.add_argument("-o", "--output", required=True, help="JSON of every figure")
     r = sub.add_parser("breakdown", help="per-mark P/R/F1 and FCE codes of a table or cv JSON")
     r.add_argument("json", help="a table or cv run's JSON")
+    w = sub.add_parser("power", help="what a table's paired F0.5 test can show: p on the "
+                                     "split replicated, or with right edits added")
+    w.add_argument("json", help="a table run's JSON")
+    w.add_argument("--system", required=True, help="the row to test")
+    w.add_argument("--against", default="CRF corrector", help="the row it is tested against")
+    w.add_argument("--split", default="test", choices=("dev", "test"))
+    w.add_argument("--copies", type=int, default=4, help="replicate the split up to this (4)")
+    w.add_argument("--add", type=int, default=20, help="add at most this many right edits (20)")
     args = parser.parse_args()
     try:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
-                    "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown}
+                    "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
+                    "power": power}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -308,3 +308,27 @@ def test_cv_with_the_bilstm_correctors_and_their_products(script, tmp_path, monk
     # the product at weight 0 is the BiLSTM-CRF's slot-wise best string: here its Viterbi
     counts = result["product_weight_counts"][script.BILSTM]
     assert counts["0.0"] == [sum(c) for c in rows[script.BILSTM]["edit_counts"]]
+
+
+def test_power_replicates_the_split_and_adds_right_edits(script, tmp_path, monkeypatch, capsys):
+    def row(name, correct, proposed, gold):
+        return {"system": name, "edit_counts": [correct, proposed, gold]}
+
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"test": [row("CRF corrector", [0, 0, 1], [1, 0, 1], [1, 1, 1]),
+                                         row("product", [1, 1, 0], [1, 1, 0], [1, 1, 1])]}),
+                    encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["correction.py", "power", str(path), "--system", "product",
+                                      "--copies", "3"])
+    script.main()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("x1: 3 gold edits, product 2/2 right, F0.5 90.9; "
+                               "CRF corrector 1/2, 45.5; p ")  # worked out by hand
+    assert lines[2].startswith("x3: 9 gold edits, product 6/6 right")
+    p = [float(x.rsplit("p ", 1)[1]) for x in lines]
+    assert p[2] < p[0] and p[-1] < 0.05 <= p[-2]  # added right edits stop at p < 0.05
+    assert lines[3].startswith("+1 right: 4 gold edits, product 3/3 right")
+    monkeypatch.setattr(sys, "argv", ["correction.py", "power", str(path), "--system", "none"])
+    with pytest.raises(SystemExit) as stop:
+        script.main()
+    assert stop.value.code == 2 and "no row 'none' in test" in capsys.readouterr().err
