@@ -5,9 +5,8 @@ candidates need, extended when a later chunk needs more).
 
 Parts (nested ones indented): building a surface string's slots — its topology (the compiled
 composition), weighting it, the closures, the string products — and extending a slot's stacks
-(the new products, concatenating them with the old); the stacks' transposes wherever they are
-built (since the compiled tree DP reads only rows, only by the numpy reference). Usage:
-python bench/slot_profile.py [--model M] [FILE]
+(the new products, concatenating them with the old); the kernels' transposes wherever they are
+built. Usage: python bench/slot_profile.py [--model M] [FILE]
 """
 from __future__ import annotations
 
@@ -60,7 +59,7 @@ def main() -> None:
              (punct.SlotCache, "_extend", "extend slots"),
              (punct, "merged", "  concatenating"),
              (lattice, "_string_products", "string products (building and extending)"),
-             (stacks._Transposes, "transposes", "stacks' transposes"))
+             (stacks._Transposes, "transposes", "kernels' transposes"))
     for owner, name, label in parts:
         timed(owner, name, label)
     model = load(args.model).punct

@@ -24,14 +24,16 @@ OK, ZERO, MALFORMED, NOT_FINITE = _OK, _ZERO, _MALFORMED, _NOT_FINITE
 
 
 cdef struct Mats:
-    # A stack of `count` N×N matrices as CSR rows (row a·N + s = M_a[s, :]), column indices
-    # ascending within each row. A column is read by finding its entry in each row (binary
-    # search), or a whole vector-times-matrix product by scattering rows (see _scatter).
+    # A stack of `count` N×N matrices as CSR rows (row a·N + s = M_a[s, :]) and CSR rows of the
+    # transposes (row a·N + t = M_a[:, t]), column indices ascending within each row.
     Py_ssize_t n
     Py_ssize_t count
     const Py_ssize_t* ptr
     const int* col
     const double* val
+    const Py_ssize_t* tptr
+    const int* tcol
+    const double* tval
 
 
 cdef struct Vecs:
@@ -98,6 +100,8 @@ cdef class _Inputs:
             self.mats[q].n, self.mats[q].count = m.size, m.count
             self.mats[q].ptr, self.mats[q].col = _iptr(m.ptr), _i32ptr(m.col)
             self.mats[q].val = _dptr(m.val)
+            self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _i32ptr(m.tcol)
+            self.mats[q].tval = _dptr(m.tval)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
         for q, x in enumerate(vecs):
@@ -179,84 +183,20 @@ cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
     return at
 
 
-# Columns are read from the rows. Every stored product below adds, for each output entry, the
-# same terms in the same order as a dot product along a stored column (the matrices' transposes,
-# which the kernel once held too) would: terms x[s] · M[s, t] with s ascending. A term whose
-# x[s] is 0 is left out: it would add an exact 0 to a nonnegative sum (or maximum).
-
-cdef inline Py_ssize_t _find(const int* col, Py_ssize_t lo, Py_ssize_t hi,
-                             Py_ssize_t t) noexcept nogil:
-    """The entry of lo..hi−1 in column t (``col`` ascending there), or −1."""
-    cdef Py_ssize_t mid
-    if lo == hi or t < col[lo] or t > col[hi - 1]:
-        return -1
-    if col[lo] == t:  # often: column 0 is the final state
-        return lo
-    hi -= 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if col[mid] < t:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo if col[lo] == t else -1
+cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
+                            bint rightward, bint mx) noexcept nogil:
+    """(far matrix f applied to ctx)[y]: row y of R_f ⊗ ctx, or ctx ⊗ column y of L_f."""
+    if rightward:
+        return _dot(m.tptr, m.tcol, m.tval, f * m.n + y, ctx, mx)
+    return _dot(m.ptr, m.col, m.val, f * m.n + y, ctx, mx)
 
 
-cdef inline double _row_dot(const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* x,
-                            bint mx) noexcept nogil:
-    """(M_a ⊗ x)[s]: row s against x."""
-    return _dot(m.ptr, m.col, m.val, a * m.n + s, x, mx)
-
-
-cdef double _column_dot(const Mats* m, Py_ssize_t a, Py_ssize_t t, const double* x,
-                        const Py_ssize_t* nz, Py_ssize_t n_nz, bint mx) noexcept nogil:
-    """(x ⊗ M_a)[t]: column t against x, whose nonzero entries are nz[0:n_nz] (ascending)."""
-    cdef double acc = 0.0
-    cdef Py_ssize_t k, e, row
-    for k in range(n_nz):
-        row = a * m.n + nz[k]
-        e = _find(m.col, m.ptr[row], m.ptr[row + 1], t)
-        if e >= 0:
-            acc = _plus(acc, m.val[e] * x[nz[k]], mx)
-    return acc
-
-
-cdef void _scatter(const Mats* m, Py_ssize_t a, const double* x, const Py_ssize_t* nz,
-                   Py_ssize_t n_nz, double* out, bint mx) noexcept nogil:
-    """out = x ⊗ M_a (every entry as _column_dot gives it), from the rows of x's nonzero
-    entries nz[0:n_nz] (ascending)."""
-    cdef const Py_ssize_t* ptr = m.ptr + a * m.n
-    cdef const int* col = m.col
-    cdef const double* val = m.val
-    cdef Py_ssize_t k, e
-    cdef double xs
-    for k in range(m.n):
-        out[k] = 0.0
-    if mx:
-        for k in range(n_nz):
-            xs = x[nz[k]]
-            for e in range(ptr[nz[k]], ptr[nz[k] + 1]):
-                out[col[e]] = _plus(out[col[e]], val[e] * xs, True)
-        return
-    for k in range(n_nz):
-        xs = x[nz[k]]
-        for e in range(ptr[nz[k]], ptr[nz[k] + 1]):
-            out[col[e]] += val[e] * xs
-
-
-cdef Py_ssize_t _argmax_column(const Mats* m, Py_ssize_t a, Py_ssize_t t, const double* x,
-                               const Py_ssize_t* nz, Py_ssize_t n_nz) noexcept nogil:
-    """As _argmax_line over column t of M_a against x (nonzero entries nz[0:n_nz])."""
-    cdef double best = 0.0, p
-    cdef Py_ssize_t at = 0, k, e, row
-    for k in range(n_nz):
-        row = a * m.n + nz[k]
-        e = _find(m.col, m.ptr[row], m.ptr[row + 1], t)
-        if e >= 0:
-            p = m.val[e] * x[nz[k]]
-            if p > best:
-                best, at = p, nz[k]
-    return at
+cdef inline double _near_vec(const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* inner,
+                             bint rightward, bint mx) noexcept nogil:
+    """(near matrix a applied to the near inner vector)[s]."""
+    if rightward:
+        return _dot(m.tptr, m.tcol, m.tval, a * m.n + s, inner, mx)
+    return _dot(m.ptr, m.col, m.val, a * m.n + s, inner, mx)
 
 
 # --- the forest ----------------------------------------------------------------------------------
@@ -312,7 +252,6 @@ cdef class _Run:
     cdef Py_ssize_t* loc   # 2 per candidate: local near index, local far index
     cdef Py_ssize_t* idx   # 2 per candidate: distinct near matrices, distinct far matrices
     cdef double* adj       # 2 per candidate: in the outside pass, d_near and d_far
-    cdef double* line      # a vector-times-matrix product (largest N)
     cdef double* tab       # a table to choose from (candidates or states) ...
     cdef Py_ssize_t* sup   # ... and its support
     cdef Py_ssize_t n_cands, n_tab
@@ -326,12 +265,10 @@ cdef class _Run:
         self.rng = rng
         self.mark = <Py_ssize_t*> malloc(self.inp.most * sizeof(Py_ssize_t))
         self.nz = <Py_ssize_t*> malloc(3 * self.inp.longest * sizeof(Py_ssize_t))
-        self.line = <double*> malloc(self.inp.longest * sizeof(double))
         self.n_tab = self.inp.longest
         self.tab = <double*> malloc(self.n_tab * sizeof(double))
         self.sup = <Py_ssize_t*> malloc(self.n_tab * sizeof(Py_ssize_t))
-        if (self.mark == NULL or self.nz == NULL or self.line == NULL or self.tab == NULL
-                or self.sup == NULL):
+        if self.mark == NULL or self.nz == NULL or self.tab == NULL or self.sup == NULL:
             raise MemoryError()
         cdef Py_ssize_t q
         for q in range(self.inp.most):
@@ -343,7 +280,6 @@ cdef class _Run:
         free(self.ints)
         free(self.mark)
         free(self.nz)
-        free(self.line)
         free(self.buf)
         free(self.loc)
         free(self.idx)
@@ -496,33 +432,27 @@ cdef class _Run:
         # values: rounding a product by a fixed factor is monotone, so it commutes with max.
         cdef const Mats* fm = sd.far
         cdef const Mats* nm = sd.near
-        cdef double* line = self.line
+        cdef const Py_ssize_t* far_ptr = fm.ptr if rightward else fm.tptr  # across
+        cdef const int* far_col = fm.col if rightward else fm.tcol
+        cdef const double* far_v = fm.val if rightward else fm.tval
+        cdef const Py_ssize_t* near_ptr = nm.ptr if rightward else nm.tptr  # across
+        cdef const int* near_col = nm.col if rightward else nm.tcol
+        cdef const double* near_v = nm.val if rightward else nm.tval
         cdef double acc, x, w
-        cdef Py_ssize_t k, e, r, f, i
+        cdef Py_ssize_t k, e, r
         for q in range(n_far):
             acc = 0.0
-            f = far_idx[q]
             if n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
                 for k in range(n_nz_ctx):
+                    r = far_idx[q] * fm.n + nz_ctx[k]
                     x = cx[nz_ctx[k]]
-                    if rightward:  # row nz_ctx[k] of L_f
-                        r = f * fm.n + nz_ctx[k]
-                        for e in range(fm.ptr[r], fm.ptr[r + 1]):
-                            acc = _plus(acc, (fm.val[e] * x) * far_in[fm.col[e]], mx)
-                    else:  # column nz_ctx[k] of R_f, down the rows where far_in is not 0
-                        for i in range(n_nz_far):
-                            r = f * fm.n + nz_far[i]
-                            e = _find(fm.col, fm.ptr[r], fm.ptr[r + 1], nz_ctx[k])
-                            if e >= 0:
-                                acc = _plus(acc, (fm.val[e] * x) * far_in[nz_far[i]], mx)
-            elif rightward:  # ctx ⊗ L_f, against far_in
-                _scatter(fm, f, cx, nz_ctx, n_nz_ctx, line, mx)
-                for k in range(n_nz_far):
-                    acc = _plus(acc, line[nz_far[k]] * far_in[nz_far[k]], mx)
-            else:  # R_f ⊗ ctx, against far_in
+                    for e in range(far_ptr[r], far_ptr[r + 1]):
+                        acc = _plus(acc, (far_v[e] * x) * far_in[far_col[e]], mx)
+            else:
                 for k in range(n_nz_far):
                     y = nz_far[k]
-                    acc = _plus(acc, _row_dot(fm, f, y, cx, mx) * far_in[y], mx)
+                    acc = _plus(acc, _far_ctx(fm, far_idx[q], y, cx, rightward, mx) * far_in[y],
+                                mx)
             far_val[q] = acc
         for q in range(n_near):
             near_w[q] = 0.0
@@ -538,24 +468,13 @@ cdef class _Run:
             a = near_idx[q]
             if 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
                 for k in range(n_nz_near):
+                    r = a * nm.n + nz_near[k]
                     x = near_in[nz_near[k]]
-                    if rightward:  # row nz_near[k] of R_a
-                        r = a * nm.n + nz_near[k]
-                        for e in range(nm.ptr[r], nm.ptr[r + 1]):
-                            raw[nm.col[e]] = _plus(raw[nm.col[e]], w * (nm.val[e] * x), mx)
-                    else:  # column nz_near[k] of L_a
-                        for s in range(out.n):
-                            r = a * nm.n + s
-                            e = _find(nm.col, nm.ptr[r], nm.ptr[r + 1], nz_near[k])
-                            if e >= 0:
-                                raw[s] = _plus(raw[s], w * (nm.val[e] * x), mx)
-            elif rightward:  # near_in ⊗ R_a
-                _scatter(nm, a, near_in, nz_near, n_nz_near, line, mx)
+                    for e in range(near_ptr[r], near_ptr[r + 1]):
+                        raw[near_col[e]] = _plus(raw[near_col[e]], w * (near_v[e] * x), mx)
+            else:
                 for s in range(out.n):
-                    raw[s] = _plus(raw[s], w * line[s], mx)
-            else:  # L_a ⊗ near_in
-                for s in range(out.n):
-                    raw[s] = _plus(raw[s], w * _row_dot(nm, a, s, near_in, mx), mx)
+                    raw[s] = _plus(raw[s], w * _near_vec(nm, a, s, near_in, rightward, mx), mx)
         _rescale_in_place(raw, out.n, &out, ctx.ls + sd.near_in.ls + sd.far_in.ls)
         cdef Node* nd = &self.nodes[v]
         nd.app.ctx, nd.app.out, nd.app.rightward = ctx, out, rightward
@@ -632,24 +551,6 @@ cdef class _Run:
                 k += 1
         return self.draw(k, False)
 
-    cdef Py_ssize_t pick_column(self, const Mats* m, Py_ssize_t a, Py_ssize_t t,
-                                const double* x, const Py_ssize_t* nz,
-                                Py_ssize_t n_nz) except -1:
-        """As :meth:`pick_line` over column t of M_a against x (nonzero entries nz[0:n_nz])."""
-        if self.rng is None:
-            return _argmax_column(m, a, t, x, nz, n_nz)
-        cdef Py_ssize_t e, i, row, k = 0
-        cdef double p
-        for i in range(n_nz):
-            row = a * m.n + nz[i]
-            e = _find(m.col, m.ptr[row], m.ptr[row + 1], t)
-            if e >= 0:
-                p = m.val[e] * x[nz[i]]
-                if p != 0.0:
-                    self.tab[k], self.sup[k] = p, nz[i]
-                    k += 1
-        return self.draw(k, False)
-
     cdef Py_ssize_t draw(self, Py_ssize_t k, bint gather) except -1:
         """Draw among the k support entries sup[0:k], weighing tab[sup[q]] (``gather``) or
         tab[q]."""
@@ -685,40 +586,29 @@ cdef class _Run:
         cdef const double* near_in = self.arena + sd.near_in.off
         cdef const double* far_in = self.arena + sd.far_in.off
         cdef const double* cx = self.arena + nd.app.ctx.off
-        cdef Py_ssize_t* nz_near = self.nz  # rightward: the nonzero entries of v and the context
-        cdef Py_ssize_t* nz_ctx = self.nz + self.inp.longest
-        cdef Py_ssize_t n_nz_near = 0, n_nz_ctx = 0
-        if right:
-            n_nz_near = _nonzeros(near_in, sd.near_in.n, nz_near)
-            n_nz_ctx = _nonzeros(cx, nd.app.ctx.n, nz_ctx)
         for q in range(hi - lo):
             near_at[q] = -1.0
         for j in range(lo, hi):
             q = loc_near[j - lo]
             if near_at[q] < 0.0:
-                near_at[q] = (_column_dot(sd.near, near_idx[q], s, near_in, nz_near, n_nz_near,
-                                          mx) if right
-                              else _row_dot(sd.near, near_idx[q], s, near_in, mx))
+                near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, mx)
             self.tab[j - lo] = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
         best_j = self.pick(hi - lo)
         a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
         if right:  # column s of R_a against v
-            x_near[0] = self.pick_column(sd.near, a, s, near_in, nz_near, n_nz_near)
+            x_near[0] = self.pick_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
+                                       a * sd.near.n + s, near_in)
         else:  # row s of L_a against u
             x_near[0] = self.pick_line(sd.near.ptr, sd.near.col, sd.near.val,
                                        a * sd.near.n + s, near_in)
-        if right:  # the context ⊗ L_c
-            _scatter(sd.far, c, cx, nz_ctx, n_nz_ctx, self.line, mx)
         for y in range(sd.far_in.n):
-            if far_in[y] == 0.0:
-                self.tab[y] = 0.0
-            else:
-                self.tab[y] = far_in[y] * (self.line[y] if right
-                                           else _row_dot(sd.far, c, y, cx, mx))
+            self.tab[y] = (far_in[y] * _far_ctx(sd.far, c, y, cx, right, mx)
+                           if far_in[y] != 0.0 else 0.0)
         best_y = self.pick(sd.far_in.n)
         y_far[0] = best_y
         if right:  # column y of L_c against the context
-            t_meet[0] = self.pick_column(sd.far, c, best_y, cx, nz_ctx, n_nz_ctx)
+            t_meet[0] = self.pick_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
+                                       c * sd.far.n + best_y, cx)
         else:  # row y of R_c
             t_meet[0] = self.pick_line(sd.far.ptr, sd.far.col, sd.far.val,
                                        c * sd.far.n + best_y, cx)
@@ -779,9 +669,10 @@ cdef class _Run:
         self.p_el = self.take(self.p_left * n)
         self.p_rf = self.take(self.p_right * n)
         cdef double* arena = self.arena
-        cdef Py_ssize_t n_nz = _nonzeros(x.entry, n, self.nz)
-        for q in range(self.p_left):  # e ⊗ L_a
-            _scatter(lm, left_idx[q], x.entry, self.nz, n_nz, arena + self.p_el + q * n, mx)
+        for q in range(self.p_left):  # e ⊗ L_a: column t of L_a against the entry vector
+            for t in range(n):
+                arena[self.p_el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval,
+                                                    left_idx[q] * n + t, x.entry, mx)
         for q in range(self.p_right):  # R_c ⊗ ρ₀
             for t in range(n):
                 arena[self.p_rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val,
@@ -850,7 +741,7 @@ cdef class _Run:
         for q in range(nd.app.n_near):  # back through each near matrix
             for s in range(nn):
                 tmp[s] = 0.0
-            _accumulate(sd.near, near_idx[q], gk, 1.0, tmp, not right, self.line, self.nz)
+            _accumulate(sd.near, near_idx[q], gk, 1.0, tmp, not right)
             acc = 0.0
             for s in range(nn):
                 acc += tmp[s] * near_in[s]
@@ -866,9 +757,8 @@ cdef class _Run:
             d_far[loc_far[j - lo]] += self.fo.weights[j] * dn
         for q in range(nd.app.n_far):
             if d_far[q] != 0.0:
-                _accumulate(sd.far, far_idx[q], cx, d_far[q], g_far, right, self.line, self.nz)
-                _accumulate(sd.far, far_idx[q], far_in, d_far[q], g_ctx, not right, self.line,
-                            self.nz)
+                _accumulate(sd.far, far_idx[q], cx, d_far[q], g_far, right)
+                _accumulate(sd.far, far_idx[q], far_in, d_far[q], g_ctx, not right)
         cdef Sentence* t = &self.sen
         cdef Py_ssize_t i = t.slot0 + t.lo[v + 1] - 1, k = t.slot0 + t.hi[v + 1]
         cdef Py_ssize_t near_stack = self.fo.node_right[g] if right else self.fo.node_left[g]
@@ -955,13 +845,12 @@ cdef class _Run:
             o.start[at + t], o.final[at + t] = 0.0, 0.0
         cdef double one = 1.0
         for q in range(n_left):  # ∂/∂L_a = e (d_el[a])ᵀ
-            _accumulate(lm, self.idx[q], arena + d_el + q * n, 1.0, &o.start[at], False,
-                        self.line, self.nz)
+            _accumulate(lm, self.idx[q], arena + d_el + q * n, 1.0, &o.start[at], False)
             o.term(self.sen.slot0, self.fo.node_left[g], self.idx + q, &one, 1, x.entry,
                    arena + d_el + q * n, n)
         for q in range(n_right):  # ∂/∂R_c = d_rf[c] ρ₀ᵀ
             _accumulate(rm, self.idx[hi - lo + q], arena + d_rf + q * n, 1.0, &o.final[at],
-                        True, self.line, self.nz)
+                        True)
             o.term(self.sen.slot0, self.fo.node_right[g], self.idx + (hi - lo) + q, &one, 1,
                    arena + d_rf + q * n, x.final, n)
         return 0
@@ -1075,37 +964,34 @@ cdef object _copy(Py_ssize_t count, bint ints, const void* src):
 
 
 cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, double* out,
-                      bint transpose, double* line, Py_ssize_t* nz) noexcept:
-    """out += c · M_a x, or c · M_aᵀ x (``transpose``): each entry a dot product along a row
-    (or column), or, where x has few nonzero entries (λ and ρ have one), the lines across
-    (columns, or rows) of those entries times them. ``line`` and ``nz`` are scratch of N."""
-    cdef Py_ssize_t s, t, e, k, row, n_nz = _nonzeros(x, m.n, nz)
+                      bint transpose) noexcept:
+    """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
+    across them from x's nonzero entries where x has few (λ and ρ have one)."""
+    cdef const Py_ssize_t* ptr = m.tptr if transpose else m.ptr
+    cdef const int* col = m.tcol if transpose else m.col
+    cdef const double* val = m.tval if transpose else m.val
+    cdef Py_ssize_t s, e, row, nonzero = 0
     cdef double acc, xs
-    if 4 * n_nz < m.n:  # across: line s of the other orientation, times x[s]
-        for k in range(n_nz):
-            s = nz[k]
-            xs = c * x[s]
-            if transpose:  # row s
-                row = a * m.n + s
-                for e in range(m.ptr[row], m.ptr[row + 1]):
-                    out[m.col[e]] += m.val[e] * xs
-            else:  # column s
-                for t in range(m.n):
-                    row = a * m.n + t
-                    e = _find(m.col, m.ptr[row], m.ptr[row + 1], s)
-                    if e >= 0:
-                        out[t] += m.val[e] * xs
-        return
-    if transpose:  # x ⊗ M_a: the dot products along the columns
-        _scatter(m, a, x, nz, n_nz, line, False)
+    for s in range(m.n):
+        nonzero += x[s] != 0.0
+    if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
+        if transpose:
+            ptr, col, val = m.ptr, m.col, m.val
+        else:
+            ptr, col, val = m.tptr, m.tcol, m.tval
         for s in range(m.n):
-            out[s] += c * line[s]
+            if x[s] == 0.0:
+                continue
+            xs = c * x[s]
+            row = a * m.n + s
+            for e in range(ptr[row], ptr[row + 1]):
+                out[col[e]] += val[e] * xs
         return
     for s in range(m.n):
         row = a * m.n + s
         acc = 0.0
-        for e in range(m.ptr[row], m.ptr[row + 1]):
-            acc += m.val[e] * x[m.col[e]]
+        for e in range(ptr[row], ptr[row + 1]):
+            acc += val[e] * x[col[e]]
         out[s] += c * acc
 
 

@@ -46,14 +46,16 @@ class SlotVectors:
 @dataclass(frozen=True)
 class KernelStack:
     """A :class:`~fstpunct.dp.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
-    (intp row pointers, int32 column indices, float values; the kernel reads columns from the
-    rows, so the transposes are not built)."""
+    and of their transposes (intp row pointers, int32 column indices, float values)."""
 
     size: int
     count: int
     ptr: np.ndarray
     col: np.ndarray
     val: np.ndarray
+    tptr: np.ndarray
+    tcol: np.ndarray
+    tval: np.ndarray
 
     @classmethod
     def of(cls, stack: Stack) -> KernelStack:
@@ -62,8 +64,9 @@ class KernelStack:
             size = stack.size
             stack = SparseStack.of(np.array([stack.matrix(a) for a in range(len(stack))])
                                    .reshape(-1, size, size))
-        rows = stack.rows
-        return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data)
+        rows, cols = stack.rows, stack.columns
+        return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data, cols.indptr,
+                   cols.indices, cols.data)
 
 
 @dataclass(frozen=True)

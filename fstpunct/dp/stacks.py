@@ -7,8 +7,7 @@ uses them: every matrix times one vector, on either side, in a semiring.
   is one compiled sparse matrix-vector product (for the real semiring, each row's terms added in
   order, as scipy's CSR product does). Stacks of one structure with other values (a slot's sum
   and max stacks) can share their index arrays and have their transposes built in one pass
-  (:meth:`SparseStack.family`), when first needed: the compiled tree DP
-  (:mod:`fstpunct.dp._forest`) reads only the rows, so only the numpy reference builds them.
+  (:meth:`SparseStack.family`).
 """
 from __future__ import annotations
 
