@@ -124,8 +124,7 @@ class Nbest:
         ids, logs = self.merged(k)
         g = np.array([gen[j] for j in ids], dtype=float)
         if weight and np.isfinite(g).any():
-            logs = np.where(np.isfinite(g), logs + weight * np.where(np.isfinite(g), g, 0.0),
-                            -np.inf)
+            logs = np.where(np.isfinite(g), logs + weight * g, -np.inf)
         return ids[int(np.argmax(logs))]
 
     def choose(self, gen: Sequence[float], weight: float, k: int) -> list[Insertion]:
