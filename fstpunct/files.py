@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import codecs
 import os
-import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -220,4 +219,5 @@ def _make_folder(path: Path) -> None:
 
 
 def _remove_folder(path: Path) -> None:
+    import shutil  # here: only a failed folder output needs it
     shutil.rmtree(path, ignore_errors=True)

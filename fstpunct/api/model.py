@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..apps.decode import annotate, scored
-from ..apps.normalise import Counts, normalise
 from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
@@ -31,6 +30,7 @@ from .data import Data, rewrite, sentences, values
 
 if TYPE_CHECKING:
     from ..apps.correction.model import CorrectionModel
+    from ..apps.normalise import Counts
     from ..apps.restoration import Restorer
     from ..apps.restoration.crf import CrfModel
     from ..parser import Model as ParserModel
@@ -261,6 +261,7 @@ class Model:
         """Re-attach every punctuation token to the word whose underlying puncteme wrote it
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
         what moved. On ``pool``, chunks of sentences in parallel, with the same output."""
+        from ..apps.normalise import normalise
         return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts,
                                                  pool=pool))
 

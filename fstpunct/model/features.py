@@ -171,7 +171,10 @@ def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
     found = [np.concatenate(columns)]
     # c=: the distinct relations of each node's children
     child, radix = np.flatnonzero(~root), max(len(deprels.distinct), 1)
-    pairs = np.unique(node[parent[child]] * radix + deprels.codes[child])
+    pairs = np.sort(node[parent[child]] * radix + deprels.codes[child])
+    first = np.ones(len(pairs), dtype=bool)  # np.unique's values (it would import numpy.ma)
+    first[1:] = pairs[1:] != pairs[:-1]
+    pairs = pairs[first]
     owner.append(pairs // radix)
     found.append(deprels.table(index, "c=")[pairs % radix])
     extra = [(node[word_offsets[j] + v], name) for j, s in enumerate(worded)
