@@ -5,7 +5,9 @@ from hypothesis import strategies as st
 
 from fstpunct.apps import _annotate
 from fstpunct.apps.decode import bracketed, bracketed_reference
+from fstpunct.apps.text import untagged, untagged_reference
 from fstpunct.ud.slots import SlotSentence
+from fstpunct.ud.treebank import Sentence, Word
 
 PUNCTEMES = [(), (",",), ("“",), ("”",), (".",), ("(", "“"), ("[",), ("]",)]
 
@@ -45,3 +47,10 @@ def test_bracketed_example():
 def test_compiled_walk_refuses_heads_out_of_range():
     with pytest.raises(ValueError):
         _annotate.bracketed_tokens(("a", "b"), (0, 3), [None, None], ("<backoff>",))
+
+
+@given(st.lists(st.sampled_from(["_", "NOUN", "__", " _", "PUNCT"]), max_size=5))
+def test_compiled_untagged_is_the_reference(tags):
+    sent = Sentence([], [], words=[Word(k, "w", "_", tag, "_", "_", 0, "dep", "_", k)
+                                   for k, tag in enumerate(tags, 1)])
+    assert untagged(sent) == untagged_reference(sent) == ("_" in tags)

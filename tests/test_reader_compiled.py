@@ -1,5 +1,9 @@
 """The compiled sentence checks of the reader (fstpunct/ud/_reader.pyx) against the readable
 reference: the same words, or the same error, on random trees with random faults."""
+import gc
+import sys
+from dataclasses import dataclass
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -67,6 +71,25 @@ def test_compiled_checks_equal_the_reference_on_dev(lang):
 def test_is_word_is_the_word_id_pattern(ident):
     line = treebank.Line([ident] + ["_"] * 9, 1)
     assert line.is_word == (treebank._WORD_ID.match(ident) is not None)
+
+
+@given(st.lists(st.tuples(st.text(alphabet=st.sampled_from(list("0123456789-.a²٣ ")),
+                                  max_size=4) | st.text(max_size=3),
+                          st.sampled_from(["_", "0", "1", "__", " _"])), max_size=6))
+def test_compiled_has_tree_is_the_reference(ids_and_heads):
+    sent = treebank.Sentence([], [treebank.Line([i, "w", "_", "X", "_", "_", h, "dep", "_", "_"],
+                                                k) for k, (i, h) in enumerate(ids_and_heads)])
+    assert treebank.has_tree(sent) == treebank.has_tree_reference(sent)
+
+
+def test_compiled_has_tree_on_dev():
+    sents = list(split_source("en", "dev").sentences())
+    unparsed = treebank.rebuild(sents[0], [], [treebank.Line(ln.fields[:6] + ["_"] + ln.fields[7:],
+                                                             ln.lineno) for ln in sents[0].lines],
+                                tree=None)
+    for sent in [*sents, unparsed]:
+        assert treebank.has_tree(sent) == treebank.has_tree_reference(sent)
+    assert not treebank.has_tree(unparsed)
 
 
 FIELD = st.text(alphabet=st.sampled_from(list("a_ =|:.0123\u00a0\u2003é-\U0001f600")),
@@ -138,3 +161,54 @@ def test_compiled_line_loop_equals_the_reference_on_treebanks(lang, split):
     lines = split_source(lang, split).path.read_text(encoding="utf-8").splitlines(keepends=True)
     assert read_outcome(lines, True, treebank.read_conllu) == \
         read_outcome(lines, True, treebank.read_conllu_reference)
+
+
+@dataclass(slots=True)
+class _Checked:
+    value: str
+    count: int
+
+    def __post_init__(self) -> None:
+        self.count += 1
+
+
+@dataclass
+class _Plain:
+    value: str
+
+
+def _fresh(value: object) -> object:
+    """A new object like ``value`` that nothing else references (counts can be checked; an
+    int made large: small ones are shared)."""
+    return int(f"1{value:020d}") if isinstance(value, int) else \
+        "".join(["", *str(value)]) if isinstance(value, str) else list(value)  # type: ignore
+
+
+@pytest.mark.parametrize("cls, values", [
+    (treebank.Word, (3, "dogs", "dog", "NOUN", "NNS", "Number=Plur", 2, "obj", "_", 7)),
+    (treebank.Line, (["3", "dogs"] + ["_"] * 8, 7))])
+def test_made_without_init_equals_made_by_init(cls, values):
+    """The reader's words and lines, made without ``__init__``, are what ``__init__`` makes:
+    equal, of the class, tracked by the collector, each value referenced once more while the
+    object lives and no longer after."""
+    values = tuple(_fresh(v) for v in values)
+    maker = _reader.maker_of(cls)
+    assert maker.direct
+    before = [sys.getrefcount(v) for v in values]
+    made = maker.make(*values)
+    assert type(made) is cls and made == cls(*values) and gc.is_tracked(made)
+    assert [sys.getrefcount(v) for v in values] == [b + 1 for b in before]
+    made.lineno = 9  # the slots work as usual
+    assert made.lineno == 9
+    del made
+    assert [sys.getrefcount(v) for v in values] == before
+    with pytest.raises(TypeError):
+        maker.make(*values[1:])
+
+
+@pytest.mark.parametrize("cls, values, made", [(_Checked, ("a", 1), _Checked("a", 1)),
+                                                (_Plain, ("a",), _Plain("a"))])
+def test_a_class_whose_init_does_more_is_called(cls, values, made):
+    maker = _reader.maker_of(cls)
+    assert not maker.direct
+    assert maker.make(*values) == made

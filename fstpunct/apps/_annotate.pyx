@@ -1,6 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False
 """The per-word work of :mod:`fstpunct.apps.decode` compiled: T′ as a bracketed string, by the
-same walk over the tree as the readable :func:`~fstpunct.apps.decode.bracketed_reference`."""
+same walk over the tree as the readable :func:`~fstpunct.apps.decode.bracketed_reference`; and
+whether a sentence lacks UPOS (:func:`fstpunct.apps.text.untagged`, asked of every sentence)."""
 from libc.stdlib cimport free, malloc
 
 cdef enum:
@@ -73,3 +74,12 @@ def bracketed_tokens(tuple words, tuple heads, list pairs, tuple backoff):
         return out
     finally:
         free(buf)
+
+
+def untagged(list words):
+    """Whether some word has UPOS ``_`` (:func:`fstpunct.apps.text.untagged_reference` of a
+    sentence with these words)."""
+    for word in words:
+        if word.upos == "_":
+            return True
+    return False

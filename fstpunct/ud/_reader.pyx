@@ -5,10 +5,104 @@ checks — word IDs in order, heads in range, DEPS heads that are nodes, one roo
 (:func:`sentence_words`; what the readable ``_finish_reference`` checks step by step).
 Anything else — a failed check, unparsed input (HEAD ``_``), a malformed line — is left to the
 readable reference, which names the error."""
+import dataclasses
 from itertools import chain
 
+from cpython.object cimport PyObject
+from cpython.ref cimport Py_INCREF
+from cpython.type cimport PyType_GenericAlloc
 from cpython.unicode cimport PyUnicode_DATA, PyUnicode_KIND, PyUnicode_READ
 from libc.stdlib cimport free, malloc
+
+
+cdef extern from "structmember.h":
+    ctypedef struct PyMemberDef:
+        int type
+        Py_ssize_t offset
+        int flags
+    enum:
+        T_OBJECT_EX
+        READONLY
+
+
+cdef extern from "Python.h":
+    ctypedef struct PyMemberDescrObject:
+        PyMemberDef* d_member
+
+
+cdef class _Maker:
+    """Makes instances of a dataclass with ``slots=True`` (:class:`~.treebank.Line`,
+    :class:`~.treebank.Word`: thousands per file) without calling its ``__init__``, which only
+    stores each field: the new object's slots are written directly. A class whose ``__init__``
+    may do more (``__post_init__``, a field not in a plain slot, its own ``__new__``) is called
+    instead."""
+    cdef object cls
+    cdef readonly bint direct
+    cdef Py_ssize_t offsets[16]  # of each field's slot in an instance, in ``__init__`` order
+    cdef Py_ssize_t n
+
+    def __init__(self, cls):
+        self.cls = cls
+        names = [f.name for f in dataclasses.fields(cls) if f.init] \
+            if dataclasses.is_dataclass(cls) else []
+        self.n = len(names)
+        self.direct = (type(cls) is type and cls.__new__ is object.__new__ and
+                       not hasattr(cls, "__post_init__") and 0 < self.n <= 16 and
+                       len(names) == len(dataclasses.fields(cls)))
+        for k, name in enumerate(names if self.direct else ()):
+            member = cls.__dict__.get(name)
+            if type(member).__name__ != "member_descriptor" or \
+                    (<PyMemberDescrObject*> member).d_member.type != T_OBJECT_EX or \
+                    (<PyMemberDescrObject*> member).d_member.flags & READONLY:
+                self.direct = False
+                break
+            self.offsets[k] = (<PyMemberDescrObject*> member).d_member.offset
+
+    cdef object start(self):
+        """A new instance whose fields are all unset (``direct`` only)."""
+        return PyType_GenericAlloc(self.cls, 0)
+
+    def make(self, *values):
+        """``cls(*values)``, made directly where the class allows it."""
+        if not self.direct:
+            return self.cls(*values)
+        if len(values) != self.n:
+            raise TypeError(f"{self.cls.__name__}: {self.n} fields, {len(values)} values")
+        obj = self.start()
+        for k in range(self.n):
+            _put(obj, self.offsets[k], values[k])
+        return obj
+
+
+cdef inline void _put(object obj, Py_ssize_t offset, object value):
+    """Store ``value`` in the (unset) slot at ``offset`` of a new ``obj``."""
+    Py_INCREF(value)
+    (<PyObject**> (<char*> <PyObject*> obj + offset))[0] = <PyObject*> value
+
+
+cdef dict _MAKERS = {}  # per class
+
+
+cdef _Maker _maker_of(cls):
+    maker = _MAKERS.get(cls)
+    if maker is None:
+        maker = _MAKERS[cls] = _Maker(cls)
+    return maker
+
+
+def maker_of(cls):
+    """The :class:`_Maker` of ``cls`` (the tests')."""
+    return _maker_of(cls)
+
+
+cdef object _line(_Maker maker, list fields, Py_ssize_t lineno):
+    """``Line(fields, lineno)``."""
+    if not maker.direct:
+        return maker.cls(fields, lineno)
+    obj = maker.start()
+    _put(obj, maker.offsets[0], fields)
+    _put(obj, maker.offsets[1], lineno)
+    return obj
 
 
 ctypedef struct _Chars:  # a string's characters as stored (PEP 393: 1, 2 or 4 bytes each)
@@ -137,11 +231,10 @@ def sentence_words(sent, word, check_order):
                 state[h] = 2
                 h = heads[h]
         out = []
+        maker = _maker_of(word)
         for j in range(n):
             line = word_lines[j]
-            fields = line.fields
-            out.append(word(j + 1, fields[1], fields[2], fields[3], fields[4], fields[5],
-                            heads[j + 1], fields[7], fields[9], line.lineno))
+            out.append(_word(maker, j + 1, line.fields, heads[j + 1], line.lineno))
         return out
     finally:
         free(heads)
@@ -230,6 +323,7 @@ def read_usual(stream, str path, tree, finish, sentence, line, quick, field_erro
     cdef str raw, text, end
     cdef list fields
     newline = None
+    cdef _Maker line_maker = _maker_of(line)
     rest = iter(stream)
     for raw in rest:
         lineno += 1
@@ -269,7 +363,7 @@ def read_usual(stream, str path, tree, finish, sentence, line, quick, field_erro
         if not _usual(text):
             if not text.strip() or not quick(text) and field_error(fields, tree) is not None:
                 break
-        lines.append(line(fields, lineno))
+        lines.append(_line(line_maker, fields, lineno))
     else:
         if comments or lines:  # the last sentence lacks its empty line: accepted
             index += 1
@@ -328,5 +422,46 @@ cdef bint _usual(str line):
                 if _at(text, k) == u"|" and _at(text, k + 1) == u"|":
                     return False
         elif _at(text, a) == u" " or _at(text, b - 1) == u" ":
+            return False
+    return True
+
+
+cdef object _word(_Maker maker, Py_ssize_t ident, list fields, Py_ssize_t head, lineno):
+    """``Word(ident, FORM, LEMMA, UPOS, XPOS, FEATS, head, DEPREL, MISC, lineno)`` of a word
+    line's ``fields``."""
+    if not maker.direct or maker.n != 10:
+        return maker.cls(ident, fields[1], fields[2], fields[3], fields[4], fields[5], head,
+                         fields[7], fields[9], lineno)
+    obj = maker.start()
+    _put(obj, maker.offsets[0], ident)
+    for k in range(1, 6):
+        _put(obj, maker.offsets[k], fields[k])
+    _put(obj, maker.offsets[6], head)
+    _put(obj, maker.offsets[7], fields[7])
+    _put(obj, maker.offsets[8], fields[9])
+    _put(obj, maker.offsets[9], lineno)
+    return obj
+
+
+cdef bint _word_id(str ident):
+    """Whether ``ident`` is a word's ID, ``[1-9][0-9]*`` in ASCII digits (``Line.is_word``)."""
+    cdef _Chars text = _chars(ident)
+    cdef Py_ssize_t k, n = len(ident)
+    cdef Py_UCS4 c
+    if n == 0 or _at(text, 0) == u"0":
+        return False
+    for k in range(n):
+        c = _at(text, k)
+        if c < 48 or c > 57:
+            return False
+    return True
+
+
+def has_tree(list lines):
+    """Whether no word line among ``lines`` has HEAD ``_`` (``treebank.has_tree_reference``
+    of a sentence with these lines)."""
+    for line in lines:
+        fields = line.fields
+        if _word_id(fields[0]) and fields[6] == "_":
             return False
     return True
