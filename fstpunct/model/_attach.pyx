@@ -13,6 +13,10 @@ from libc.string cimport memset
 from ..dp._sparse cimport _exp_terms
 
 
+cdef enum:
+    _TILE = 16  # output entries summed at once by gathered_matmul
+
+
 cdef double* _block(str name, str given, Py_ssize_t rows, Py_ssize_t cols, Py_ssize_t n_rows,
                     Py_ssize_t width, Py_ssize_t n_used, bint zeroed) except? NULL:
     """A ``n_used`` × ``width`` buffer for a product's block (zeroed if asked), after checking
@@ -47,9 +51,12 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                     double[:, ::1] out):
     """out += A · scores[used][:, candidates] for the CSR matrix A (columns: ``used``): the same
     terms added in the same order as :func:`fstpunct.dp._sparse.csr_matmul` over the gathered
-    block, so bitwise its result."""
-    cdef Py_ssize_t i, e, k, width = candidates.shape[0]
-    cdef double a
+    block, so bitwise its result. Each output row is summed :data:`_TILE` entries at a time
+    (held in registers while the row's terms are added), not term by term over the whole row:
+    every entry still gets its terms in the same order."""
+    cdef Py_ssize_t i, e, k, j, width = candidates.shape[0]
+    cdef double a, t
+    cdef double acc[_TILE]
     cdef double *block
     cdef double *row
     cdef double *target
@@ -61,10 +68,22 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
         _gather(block, scores, used, candidates)
         for i in range(indptr.shape[0] - 1):
             target = &out[i, 0]
-            for e in range(indptr[i], indptr[i + 1]):
-                a, row = data[e], block + indices[e] * width
-                for k in range(width):
-                    target[k] += a * row[k]
+            k = 0
+            while k + _TILE <= width:
+                for j in range(_TILE):
+                    acc[j] = target[k + j]
+                for e in range(indptr[i], indptr[i + 1]):
+                    a, row = data[e], block + indices[e] * width + k
+                    for j in range(_TILE):
+                        acc[j] += a * row[j]
+                for j in range(_TILE):
+                    target[k + j] = acc[j]
+                k += _TILE
+            for k in range(k, width):  # the last entries, one at a time
+                t = target[k]
+                for e in range(indptr[i], indptr[i + 1]):
+                    t += data[e] * block[indices[e] * width + k]
+                target[k] = t
     free(block)
 
 
