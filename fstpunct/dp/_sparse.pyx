@@ -266,7 +266,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
     ``arc_ptr[t·n + r] : arc_ptr[t·n + r + 1]``, in ascending ``dst``. ``wanted[a]`` is the flat
     index of the a-th string to return."""
     cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i, a
-    cdef Py_ssize_t first, n_touched
+    cdef Py_ssize_t first, n_touched, size = 0
     cdef Rows* levels = <Rows*> malloc(max(n_levels, 1) * sizeof(Rows))
     cdef Py_ssize_t* where = <Py_ssize_t*> malloc(max(level_offsets[n_levels], 1)
                                                    * sizeof(Py_ssize_t))
@@ -382,7 +382,6 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
             if place[a] >= n_matrices or place[a] < 0 or (a and place[a] <= place[a - 1]):
                 raise ValueError("string_products: places must ascend below n_matrices")
         ptr = np.empty((n_matrices + extras.shape[0]) * n + 1, dtype=np.intp)
-        size = 0
         for a in range(wanted.shape[0]):
             q = wanted[a]
             m = &levels[where[q]]
@@ -779,7 +778,7 @@ def max_star(double[:, ::1] star):
     """Floyd–Warshall in place in the max-times semiring: for k = 0, 1, …, every entry becomes
     max(star[i, j], star[i, k] · star[k, j]), row and column k taken before step k (as the numpy
     formulation ``np.maximum(star, star[:, k, None] * star[None, k, :], out=star)``)."""
-    cdef Py_ssize_t n = star.shape[0], i, j, k
+    cdef Py_ssize_t n = star.shape[0], i, j, k, lo, hi
     cdef double c, p
     cdef double* line
     cdef double* row = <double*> malloc(max(n, 1) * sizeof(double))
@@ -789,15 +788,18 @@ def max_star(double[:, ::1] star):
         free(col)
         raise MemoryError()
     for k in range(n):
+        lo, hi = n, 0  # the nonzeros of row k lie in [lo, hi)
         for i in range(n):
             row[i], col[i] = star[k, i], star[i, k]
+            if row[i] != 0.0:
+                lo, hi = min(lo, i), i + 1
         for i in range(n):
             c = col[i]
             if c == 0.0:  # every product is 0: nothing changes (entries are nonnegative)
                 continue
             line = &star[i, 0]
-            for j in range(n):  # a branch-free max, which the compiler vectorises
-                p = c * row[j]
+            for j in range(lo, hi):  # a branch-free max, which the compiler vectorises
+                p = c * row[j]  # (outside [lo, hi) every product is 0: nothing changes)
                 line[j] = p if p > line[j] else line[j]
     free(row)
     free(col)
