@@ -416,13 +416,18 @@ cdef int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py
     """Push row i of ``below`` times arc e's weights as the next row of ``m``: a row reached by
     one arc (its columns are ascending already; each value is its one term, as the general
     case gives it: first term + 0 in the sum semiring)."""
-    cdef Py_ssize_t f, j, width = m.width
-    _reserve(m, below.ptr[i + 1] - below.ptr[i])
-    for f in range(below.ptr[i], below.ptr[i + 1]):
-        m.col[m.nnz] = below.col[f]
+    cdef Py_ssize_t f, j, width = m.width, lo = below.ptr[i], length = below.ptr[i + 1] - lo
+    cdef double w
+    cdef double* out
+    cdef const double* src
+    _reserve(m, length)
+    if length:
+        memcpy(m.col + m.nnz, below.col + lo, length * sizeof(int))
         for j in range(width):
-            m.val[m.nnz * width + j] = weight[j, e] * below.val[f * width + j]
-        m.nnz += 1
+            w, out, src = weight[j, e], m.val + m.nnz * width + j, below.val + lo * width + j
+            for f in range(length):
+                out[f * width] = w * src[f * width]
+        m.nnz += length
     _push_row(m)
     return 0
 
@@ -494,8 +499,10 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
                   const Py_ssize_t[::1] wanted, Py_ssize_t n, const Py_ssize_t[::1] place,
                   Py_ssize_t count, const double[:, :, :, ::1] extras, Py_ssize_t[::1] ptr,
                   int[::1] col, double[:, ::1] val) noexcept:
-    cdef Py_ssize_t a, b, q, r, f, j, c, e, first, at = 0, row = 0, next_wanted = 0
+    cdef Py_ssize_t a, b, q, r, f, j, c, e, first, lo, length, at = 0, row = 0, next_wanted = 0
     cdef Rows* m
+    cdef double* out
+    cdef const double* src
     ptr[0] = 0
     for b in range(count):
         if next_wanted == place.shape[0] or place[next_wanted] != b:  # a 0 matrix
@@ -508,14 +515,18 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
         q = wanted[a]
         m = &levels[where[q]]
         first = (q - level_offsets[where[q]]) * n
+        lo = m.ptr[first]  # the matrix's rows are one block of its level's entries
+        length = m.ptr[first + n] - lo
+        if length:
+            memcpy(&col[at], m.col + lo, length * sizeof(int))
+            for j in range(m.width):
+                out, src = &val[j, at], m.val + lo * m.width + j
+                for f in range(length):
+                    out[f] = src[f * m.width]
         for r in range(first, first + n):
-            for f in range(m.ptr[r], m.ptr[r + 1]):
-                col[at] = m.col[f]
-                for j in range(m.width):
-                    val[j, at] = m.val[f * m.width + j]
-                at += 1
             row += 1
-            ptr[row] = at
+            ptr[row] = at + m.ptr[r + 1] - lo
+        at += length
     for e in range(extras.shape[0]):
         for r in range(n):
             for c in range(n):
@@ -534,6 +545,8 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
     row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices); one row
     of values ``val[k]`` per set of matrices of that structure, transposed all at once."""
     cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, k, width = val.shape[0]
+    if val.shape[1] != col.shape[0]:
+        raise ValueError("transpose: values and column indices differ in number")
     tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
     tcol_a = np.empty(col.shape[0], dtype=np.int32)
     tval_a = np.empty((width, col.shape[0]), dtype=np.float64)
@@ -552,14 +565,18 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
         raise MemoryError()
     for r in range(n_rows):
         fill[r] = tptr[r]
+    cdef Py_ssize_t m = col.shape[0], q
+    cdef const double* v = &val[0, 0] if m else NULL  # value set k at v[k·m …]
+    cdef double* tv = &tval[0, 0] if m else NULL
     for base in range(0, n_rows, n):
         for s in range(n):
             for f in range(ptr[base + s], ptr[base + s + 1]):
                 t = base + col[f]
-                tcol[fill[t]] = s
+                q = fill[t]
+                fill[t] = q + 1
+                tcol[q] = s
                 for k in range(width):
-                    tval[k, fill[t]] = val[k, f]
-                fill[t] += 1
+                    tv[k * m + q] = v[k * m + f]
     free(fill)
     return tptr_a, tcol_a, tval_a
 
