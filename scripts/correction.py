@@ -407,16 +407,20 @@ class Rerank:
 
 
 def nbest_scores(source: list[Sentence], stripped: list[Sentence], model: CorrectionModel,
-                 english: PunctModel, crfs: dict[str, CrfCorrector], k: int
+                 english: PunctModel, crfs: dict[str, CrfCorrector], k: int,
+                 generators: dict[str, tuple[str, ...]] | None = None
                  ) -> dict[str, tuple[list[Nbest], dict[str, list[list[float]]]]]:
     """Per CRF corrector: every sentence's k-best corrections and their log-probabilities under
-    each of GENERATORS (:mod:`fstpunct.apps.correction.rerank`)."""
+    each of its ``generators`` (by CRF name; default: each of GENERATORS)
+    (:mod:`fstpunct.apps.correction.rerank`)."""
+    scorers = {"correction": lambda lists: correction_log_probs(model, source, stripped, lists),
+               "english": lambda lists: english_log_probs(english, stripped, lists)}
     out = {}
     for name, crf in crfs.items():
         chain = Chain(crf)
         lists = [nbest(chain, to_slots(s), k) for s in source]
-        out[name] = (lists, {"correction": correction_log_probs(model, source, stripped, lists),
-                             "english": english_log_probs(english, stripped, lists)})
+        out[name] = (lists, {g: scorers[g](lists)
+                             for g in (generators or {}).get(name, GENERATORS)})
     return out
 
 
@@ -425,8 +429,9 @@ def reranked_systems(source: list[Sentence], stripped: list[Sentence], model: Co
                      chosen: dict[str, Rerank]) -> dict[str, list[Sentence]]:
     """Each CRF corrector's n-best re-ranked as ``chosen`` (by a ``rerank`` run)."""
     out = {}
-    for name, (lists, gen) in nbest_scores(source, stripped, model, english, crfs, max(
-            r.k for r in chosen.values())).items():
+    for name, (lists, gen) in nbest_scores(
+            source, stripped, model, english, crfs, max(r.k for r in chosen.values()),
+            {name: (r.generator,) for name, r in chosen.items()}).items():
         r = chosen[name]
         out[reranked_name(name)] = [insert(t, nb.choose(g, r.weight, r.k)) for t, nb, g in
                                     zip(stripped, lists, gen[r.generator])]
