@@ -44,6 +44,7 @@ from .features import (
     node_contexts,
     pair_features,
 )
+from .lbfgs import minimize
 from .vocab import EMPTY, Vocab
 
 __all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
@@ -543,7 +544,8 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
     iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
     pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
-    evaluation of the objective. L-BFGS runs over the weights that can move
+    evaluation of the objective. L-BFGS (:func:`~.lbfgs.minimize`: scipy's L-BFGS-B step for step,
+    with cheaper vector work) runs over the weights that can move
     (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
     of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
@@ -551,8 +553,6 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     problem = _MStep(data, targets, l2, center)
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
-
-    from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
     with _threads(threads) as pool:
 
@@ -564,10 +564,9 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
             moving = grad.take(free)
             return -value, np.negative(moving, out=moving)
 
-        result = minimize(loss, theta[free], jac=True, method="L-BFGS-B",
-                          options={"maxiter": maxiter})
-    log.debug("attach M-step: %d iterations, objective %.6g (%s)", result.nit, -result.fun,
-              result.message)
+        result = minimize(loss, theta[free], maxiter)
+    log.debug("attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
+              result.nfev, -result.fun, result.message)
     theta[free] = result.x
     return theta
 
