@@ -335,6 +335,18 @@ class AttachData:
     def n_nodes(self) -> int:
         return len(self.node_offsets) - 1
 
+    @cached_property
+    def touched(self) -> np.ndarray:
+        """Which weights of θ the data give a gradient (a mask): a context and a pair feature
+        that meet in some candidate set's block (the same for every M-step on these data)."""
+        model = self.model
+        touched = np.zeros((len(model.contexts), model.pair_matrix.n_rows))
+        for g in self.groups:
+            touched[np.ix_(g.used, g.candidates)] = 1.0
+        return np.concatenate([
+            _absolute(model.pair_matrix).rmatmul(touched[:model.n_base]).ravel(),
+            _absolute(model.side_matrix).rmatmul(touched[model.n_base:]).ravel()]) > 0.0
+
     def rows(self, group: _Group) -> np.ndarray:
         """Flat row indices of a group's candidates (nodes × |W|)."""
         return self.node_offsets[group.nodes][:, None] + np.arange(len(group.candidates))
@@ -470,17 +482,10 @@ class _MStep:
 
     def free(self, theta0: np.ndarray) -> np.ndarray:
         """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
-        (a context and a pair feature that meet in some candidate set's block) and those not at
-        the prior's centre. Every other weight has gradient 0 at every θ that keeps it, so
-        L-BFGS never moves it (its components of every step and gradient difference are 0)."""
-        model = self.data.model
-        touched = np.zeros(self.st.shape)
-        for piece, _, _ in self.tasks:
-            touched[np.ix_(piece.used, piece.candidates)] = 1.0
-        mask = np.concatenate([
-            _absolute(model.pair_matrix).rmatmul(touched[:model.n_base]).ravel(),
-            _absolute(model.side_matrix).rmatmul(touched[model.n_base:]).ravel()]) > 0.0
-        return mask | (theta0 != (0.0 if self.center is None else self.center))
+        (:attr:`AttachData.touched`) and those not at the prior's centre. Every other weight has
+        gradient 0 at every θ that keeps it, so L-BFGS never moves it (its components of every
+        step and gradient difference are 0)."""
+        return self.data.touched | (theta0 != (0.0 if self.center is None else self.center))
 
     def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
