@@ -71,6 +71,12 @@ P`` computes those features again with the same fold correctors on the trees of 
 (``table --parser P --crossfit``: the CRFs trained on parsed train trees read features of
 parsed trees).
 
+``jackknife`` parses every learner train sentence with a tokens-mode parser trained on the other
+folds' (``--folds``, by FCE document; the settings of the parsed rows' parser), so that ``table
+--parser P --train-trees FILE`` and ``crossfit --parser P --train-trees FILE`` train the parsed
+trees' CRFs on held-out parses of the train pairs instead of P's parses of its own training
+sentences.
+
 ``rerank`` re-ranks each CRF corrector's k-best corrections (:mod:`fstpunct.apps.correction.rerank`:
 log p_crf + w · log p_gen, p_gen the correction model's p(y | T, T_e') or the English model's
 p(y | T)) on a finished ``cv`` run's held-out pairs with its fold models, and chooses the
@@ -128,8 +134,10 @@ from fstpunct.model.punct import PunctModel, Settings
 from fstpunct.model.store import load_model, save_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
+from fstpunct.parser import score as parse_score
+from fstpunct.parser.jackknife import jackknifed
 from fstpunct.ud.slots import to_slots
-from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild
+from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild, write_file
 
 
 def _fail(message: str) -> NoReturn:
@@ -219,16 +227,33 @@ ISOMORPHIC, PUNCTUATION_ONLY = "cesl", "pesl"  # learner_corpus.py's corrected f
 
 
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
-                kind: str = ISOMORPHIC) -> tuple[list[Sentence], list[Sentence]]:
+                kind: str = ISOMORPHIC, trees: dict[str, Sentence] | None = None
+                ) -> tuple[list[Sentence], list[Sentence]]:
     """The learner's sentences of a split's isomorphic subset (``kind`` PUNCTUATION_ONLY: of
-    the other sentences, with only their punctuation edits; parsed by ``parser`` if given)
-    and their corrections on the learner's words."""
+    the other sentences, with only their punctuation edits; parsed by ``parser`` if given, or
+    with their trees from ``trees``, by sent_id: :func:`read_trees`) and their corrections on
+    the learner's words."""
     originals = {s.sent_id: s for s in read_file(data / f"en_esl-ud-{split}.conllu")}
     gold = list(read_file(data / f"en_{kind}-ud-{split}.conllu"))
     source = [originals[g.sent_id] for g in gold]
-    if parser is not None:
+    if trees is not None:
+        source = [trees[s.sent_id] for s in source]
+    elif parser is not None:
         source = [parse(parser, s, int(parser.info.get("beam", 1))) for s in source]
     return source, [with_words(g, s) for g, s in zip(gold, source)]
+
+
+def read_trees(path: str, data: Path, split: str) -> dict[str, Sentence]:
+    """The learner sentences of ``split`` with the trees of the CoNLL-U file ``path`` (e.g.
+    ``jackknife``'s), by sent_id; every sentence of the split must be there with the same
+    tokens."""
+    trees = {s.sent_id: s for s in read_file(path)}
+    for s in read_file(data / f"en_esl-ud-{split}.conllu"):
+        t = trees.get(s.sent_id)
+        if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
+            _fail(f"{path}: sentence {s.sent_id} of {split} is "
+                  + ("missing" if t is None else "not the learner's (other tokens)"))
+    return trees
 
 
 @dataclass
@@ -407,16 +432,20 @@ class Rerank:
 
 
 def nbest_scores(source: list[Sentence], stripped: list[Sentence], model: CorrectionModel,
-                 english: PunctModel, crfs: dict[str, CrfCorrector], k: int
+                 english: PunctModel, crfs: dict[str, CrfCorrector], k: int,
+                 generators: dict[str, tuple[str, ...]] | None = None
                  ) -> dict[str, tuple[list[Nbest], dict[str, list[list[float]]]]]:
     """Per CRF corrector: every sentence's k-best corrections and their log-probabilities under
-    each of GENERATORS (:mod:`fstpunct.apps.correction.rerank`)."""
+    each of its ``generators`` (by CRF name; default: each of GENERATORS)
+    (:mod:`fstpunct.apps.correction.rerank`)."""
+    scorers = {"correction": lambda lists: correction_log_probs(model, source, stripped, lists),
+               "english": lambda lists: english_log_probs(english, stripped, lists)}
     out = {}
     for name, crf in crfs.items():
         chain = Chain(crf)
         lists = [nbest(chain, to_slots(s), k) for s in source]
-        out[name] = (lists, {"correction": correction_log_probs(model, source, stripped, lists),
-                             "english": english_log_probs(english, stripped, lists)})
+        out[name] = (lists, {g: scorers[g](lists)
+                             for g in (generators or {}).get(name, GENERATORS)})
     return out
 
 
@@ -425,8 +454,9 @@ def reranked_systems(source: list[Sentence], stripped: list[Sentence], model: Co
                      chosen: dict[str, Rerank]) -> dict[str, list[Sentence]]:
     """Each CRF corrector's n-best re-ranked as ``chosen`` (by a ``rerank`` run)."""
     out = {}
-    for name, (lists, gen) in nbest_scores(source, stripped, model, english, crfs, max(
-            r.k for r in chosen.values())).items():
+    for name, (lists, gen) in nbest_scores(
+            source, stripped, model, english, crfs, max(r.k for r in chosen.values()),
+            {name: (r.generator,) for name, r in chosen.items()}).items():
         r = chosen[name]
         out[reranked_name(name)] = [insert(t, nb.choose(g, r.weight, r.k)) for t, nb, g in
                                     zip(stripped, lists, gen[r.generator])]
@@ -558,10 +588,13 @@ def table(args: argparse.Namespace) -> None:
     english = load_model(args.reference)
     data, work = Path(args.data), Path(args.work)
     parser = ParserModel.load(args.parser) if args.parser else None
-    train_src, train_gold = split_pairs(data, "train", parser)
+    if args.train_trees and parser is None:
+        _fail("table: --train-trees are a parser's trees of train: give --parser too")
+    trees = read_trees(args.train_trees, data, "train") if args.train_trees else None
+    train_src, train_gold = split_pairs(data, "train", parser, trees=trees)
     keys = [_key("train", ISOMORPHIC, s) for s in train_src]
     if args.extra:
-        extra_src, extra_gold = split_pairs(data, "train", parser, PUNCTUATION_ONLY)
+        extra_src, extra_gold = split_pairs(data, "train", parser, PUNCTUATION_ONLY, trees)
         train_src, train_gold = train_src + extra_src, train_gold + extra_gold
         keys += [_key("train", PUNCTUATION_ONLY, s) for s in extra_src]
     corr = None
@@ -628,14 +661,17 @@ def document_folds(data: Path, splits: list[str], k: int
     return learner_text, {d: j % k for j, d in enumerate(documents)}
 
 
-def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None
+def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None,
+                 trees: dict[str, Sentence] | None = None
                  ) -> tuple[list[tuple[str, Sentence, Sentence]],
                             list[tuple[str, Sentence, Sentence]]]:
     """(split, learner sentence, correction) of every isomorphic pair of ``splits`` and, if
-    ``extra``, of every punctuation-only pair (:func:`split_pairs`, parsed by ``parser``)."""
-    return ([(split, s, g) for split in splits for s, g in zip(*split_pairs(data, split, parser))],
+    ``extra``, of every punctuation-only pair (:func:`split_pairs`, parsed by ``parser`` or
+    with the ``trees`` given)."""
+    return ([(split, s, g) for split in splits
+             for s, g in zip(*split_pairs(data, split, parser, trees=trees))],
             [(split, s, g) for split in splits if extra
-             for s, g in zip(*split_pairs(data, split, parser, PUNCTUATION_ONLY))])
+             for s, g in zip(*split_pairs(data, split, parser, PUNCTUATION_ONLY, trees))])
 
 
 def cv(args: argparse.Namespace) -> None:
@@ -875,9 +911,30 @@ def crossfit_trees(args: argparse.Namespace) -> None:
                   f"{model.record.get('extra')}, not fold {fold} with extra {args.extra}")
         models.append(model)
     parser = ParserModel.load(args.parser) if args.parser else None
-    pooled, extra = pooled_pairs(data, splits, args.extra, parser)
+    trees = None
+    if args.train_trees:
+        if splits != ["train"]:
+            _fail("crossfit: --train-trees are trees of train: give --split train only")
+        trees = read_trees(args.train_trees, data, "train")
+    pooled, extra = pooled_pairs(data, splits, args.extra, parser, trees)
     crossfit(Path(args.output), models, pooled, extra,
              lambda split, s: fold_of[_document(split, s)])
+
+
+def jackknife(args: argparse.Namespace) -> None:
+    """Every learner train sentence parsed by the parser trained on the other folds' (folds by
+    FCE document, :func:`document_folds`; :func:`~fstpunct.parser.jackknife.jackknifed`),
+    written as CoNLL-U for ``table --train-trees`` and ``crossfit --train-trees``."""
+    data = Path(args.data)
+    learner_text, fold_of = document_folds(data, ["train"], args.folds)
+    train_text = learner_text["train"]
+    parsed = jackknifed(train_text, [fold_of[_document("train", s)] for s in train_text],
+                        list(read_file(data / "en_esl-ud-dev.conllu")), "tokens", args.beam,
+                        args.work, epochs=args.epochs)
+    s = parse_score(train_text, parsed)
+    print(f"{len(parsed)} train sentences parsed by {args.folds} jackknife parsers: word UAS "
+          f"{s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
+    write_file(parsed, args.output)
 
 
 def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float,
@@ -1012,6 +1069,9 @@ def main() -> None:
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
+    b.add_argument("--train-trees", metavar="CONLLU",
+                   help="with --parser: the train pairs' trees from this file (jackknife's "
+                        "held-out parses) instead of --parser's parses of them")
     chosen = b.add_mutually_exclusive_group()  # the products' weights: dev's by default
     chosen.add_argument("--weights-from", metavar="JSON",
                         help="the products' weights chosen by a cv run (its pooled held-out F0.5) "
@@ -1085,6 +1145,8 @@ def main() -> None:
     add_cv_run_arguments(x)
     x.add_argument("--extra", action="store_true", help="the cv run's --extra")
     x.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
+    x.add_argument("--train-trees", metavar="CONLLU",
+                   help="the train pairs' trees from this file (jackknife's) instead")
     x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
     n = sub.add_parser("rerank", help="choose the CRF correctors' n-best re-ranking on a cv "
                                       "run's held-out pairs")
@@ -1099,6 +1161,14 @@ def main() -> None:
     n.add_argument("--edit-cost", type=float, default=0.0, help="the correction row's edit cost")
     n.add_argument("--support", type=float, default=0.0, help="the correction row's support")
     n.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    j = sub.add_parser("jackknife", help="parse every learner train sentence with a tokens-mode "
+                                         "parser trained on the other folds")
+    j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    j.add_argument("--folds", type=int, default=10, help="folds by FCE document (10)")
+    j.add_argument("--beam", type=int, default=1, help="the parsers' beam (1: greedy)")
+    j.add_argument("--epochs", type=int, default=8, help="at most this many epochs (8)")
+    j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
+    j.add_argument("-o", "--output", required=True, help="CoNLL-U of the parsed train sentences")
     r = sub.add_parser("breakdown", help="per-mark P/R/F1 and FCE codes of a table or cv JSON")
     r.add_argument("json", help="a table or cv run's JSON")
     w = sub.add_parser("power", help="what a table's paired F0.5 test can show: p on the "
@@ -1113,7 +1183,7 @@ def main() -> None:
     try:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
-                    "power": power}
+                    "power": power, "jackknife": jackknife}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

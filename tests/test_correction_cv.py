@@ -332,3 +332,57 @@ def test_power_replicates_the_split_and_adds_right_edits(script, tmp_path, monke
     with pytest.raises(SystemExit) as stop:
         script.main()
     assert stop.value.code == 2 and "no row 'none' in test" in capsys.readouterr().err
+
+
+def test_jackknifed_train_trees(script, tmp_path, monkeypatch, capsys):
+    data, work = crossfit_cv(script, monkeypatch, tmp_path)
+    learner = list(script.read_file(data / "en_esl-ud-train.conllu"))
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "argv", ["correction.py", "jackknife", "--data", str(data),
+                                      "--folds", "2", "--epochs", "1", "--work",
+                                      str(tmp_path / "jk"), "-o", str(tmp_path / "jk.conllu")])
+    script.main()
+    assert "20 train sentences parsed by 2 jackknife parsers" in capsys.readouterr().out
+    # folds by document as cv's (docA and docC in fold 0): each sentence parsed by the parser
+    # trained on the other fold's 10 sentences
+    parsers = [ParserModel.load(tmp_path / "jk" / f"fold{fold}") for fold in (0, 1)]
+    assert [p.info["train_sentences"] for p in parsers] == [10, 10]
+    assert [s.text() for s in script.read_file(tmp_path / "jk.conllu")] == [
+        parse(parsers[s.sent_id[:4] not in ("docA", "docC")], s, 1).text() for s in learner]
+    # trees given for train (here: chains) replace the parser's parses of the train pairs
+    chains = tmp_path / "chains.conllu"
+    script.write_file([chained(s) for s in learner], chains)
+    parser = str(tmp_path / "jk" / "fold0")
+    out = tmp_path / "feats.json"
+    monkeypatch.setattr(sys, "argv", ["correction.py", "crossfit", "--data", str(data),
+                                      "--split", "train", "--folds", "2", "--work", str(work),
+                                      "--parser", parser, "--train-trees", str(chains),
+                                      "-o", str(out)])
+    script.main()
+    feats = json.loads(out.read_text(encoding="utf-8"))
+    source = {s.sent_id: chained(s) for s in learner}
+    for sent_id, fold in (("docA-r0", 0), ("docB-r1", 1)):
+        assert feats[f"train/cesl/{sent_id}"] == fold_features(script, work, fold,
+                                                               source[sent_id])
+    trained = []
+
+    def stop(source, *rest, **more):
+        trained.append(source)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(script, "train_crfs", stop)
+    monkeypatch.setattr(sys, "argv", ["correction.py", "table", "--model",
+                                      str(work / "fold0" / "correct"), "--data", str(data),
+                                      "--split", "dev", "--parser", parser, "--train-trees",
+                                      str(chains), "-o", str(tmp_path / "t.json")])
+    with pytest.raises(SystemExit):
+        script.main()
+    assert [s.text() for s in trained[0]] == [source[s.sent_id].text() for s in trained[0]]
+    assert len(trained[0]) == 16
+    # a trees file without every train sentence: one line, exit 2
+    script.write_file(learner[1:], chains)
+    with pytest.raises(SystemExit) as e:
+        script.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1
+    assert f"{chains}: sentence {learner[0].sent_id} of train is missing" in err

@@ -181,3 +181,50 @@ def test_rerank_chooses_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
         for g in grid:
             if g["k"] == 1:
                 assert g["edit_counts"] == [sum(c) for c in rows[crf]["edit_counts"]]
+
+
+def test_table_adds_the_reranked_correctors_scoring_the_chosen_generator_only(
+        model, tmp_path, monkeypatch):  # noqa: F811 (fixture)
+    script = load_script("correction")
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    model.save(tmp_path / "model")
+    chosen = {script.CRF: {"generator": "english", "k": 5, "weight": 1.0},
+              script.KEEP: {"generator": "correction", "k": 3, "weight": 0.5}}
+    (tmp_path / "rerank.json").write_text(json.dumps({"chosen": chosen}), encoding="utf-8")
+    calls = []
+
+    def counted(name: str):
+        real = getattr(script, name)
+        return lambda *a: (calls.append(name.split("_")[0]), real(*a))[1]
+
+    for name in ("correction_log_probs", "english_log_probs"):
+        monkeypatch.setattr(script, name, counted(name))
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "table", "--model", str(tmp_path / "model"), "--data", str(data),
+        "--split", "dev", "--split", "test", "--work", str(tmp_path / "crfs"),
+        "--rerank", str(tmp_path / "rerank.json"), "-o", str(tmp_path / "table.json")])
+    script.main()
+    assert calls == ["english", "correction"] * 2  # one generator per CRF corrector and split
+    result = json.loads((tmp_path / "table.json").read_text(encoding="utf-8"))
+    assert result["rerank"] == chosen
+    # each re-ranked row: the table's CRF corrector's 5-best (the largest k chosen), scored by
+    # both generators, the chosen one weighed in as the rerank run chose
+    english = load_model("en")
+    for split in ("dev", "test"):
+        source, gold = script.split_pairs(data, split)
+        stripped = [strip(s) for s in source]
+        rows = {r["system"]: r for r in result[split]}
+        for crf, folder in ((script.CRF, "crf-correct"), (script.KEEP, "crf-keep-c2-0.1")):
+            chain = Chain(script.CrfCorrector.load(tmp_path / "crfs" / folder))
+            lists = [nbest(chain, to_slots(s), 5) for s in source]
+            gen = {"english": english_log_probs(english, stripped, lists),
+                   "correction": correction_log_probs(model, source, stripped, lists)}
+            r = chosen[crf]
+            pred = [insert(t, nb.choose(g, r["weight"], r["k"]))
+                    for t, nb, g in zip(stripped, lists, gen[r["generator"]])]
+            name = script.reranked_name(crf)
+            expected = script.evaluate(name, source, gold, pred)
+            assert {key: rows[name][key] for key in expected} == expected
+        assert sum(rows[script.CRF]["edit_counts"][2]) == 4  # dev and test: 2 commas x 2 pairs

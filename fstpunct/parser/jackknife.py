@@ -1,0 +1,46 @@
+"""Jackknifed parses: every sentence of a training set parsed by a parser that did not see it.
+
+A model trained on a parser's trees of its own training sentences sees trees better than it
+will get at test time (the parser was trained on them). Jackknifing splits the sentences into
+folds and parses each fold with the parser (:func:`~fstpunct.parser.train.train`) trained on the
+other folds, so the training trees carry the parser's held-out errors.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from ..errors import InputError
+from ..ud.treebank import Sentence
+from .decode import parse
+from .model import Model
+from .train import train
+
+__all__ = ["jackknifed"]
+
+
+def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
+               mode: str, beam: int, work: str | Path,
+               log: Callable[[str], None] | None = None, **settings) -> list[Sentence]:
+    """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
+    fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
+    ``settings`` passed to :func:`~fstpunct.parser.train.train`. Fold k's parser is saved in
+    ``work``/fold{k}, and loaded from there, not trained, when that folder exists."""
+    if len(folds) != len(sentences):
+        raise InputError(f"{len(folds)} folds given for {len(sentences)} sentences")
+    if len(set(folds)) < 2:
+        raise InputError("jackknifing needs at least two folds")
+    out: list[Sentence | None] = [None] * len(sentences)
+    for fold in sorted(set(folds)):
+        folder = Path(work) / f"fold{fold}"
+        if folder.is_dir():
+            model = Model.load(folder)
+        else:
+            rest = [s for s, f in zip(sentences, folds) if f != fold]
+            model = train(rest, dev, mode, beam, folder, log=log, progress=False,
+                          info={"jackknife_fold": fold, "folds": len(set(folds))}, **settings)
+            model = Model.load(folder)  # the best epoch's weights, as saved
+        for j, f in enumerate(folds):
+            if f == fold:
+                out[j] = parse(model, sentences[j], beam)
+    return [s for s in out if s is not None]

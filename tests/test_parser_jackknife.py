@@ -1,0 +1,42 @@
+"""Jackknifed parses: each fold parsed by the parser trained on the other folds only."""
+import pytest
+from test_correction import RELATIVE, conll, sentences
+from test_correction_cv import chained
+
+from fstpunct.errors import InputError
+from fstpunct.parser import Model, parse
+from fstpunct.parser.jackknife import jackknifed
+
+GOLD = [4, 3, 1, 0, 4, 4]  # "Peter who runs is here ." (the relative clause without commas)
+CHAIN = [2, 3, 4, 5, 0, 5]  # every word headed by the next, the period by the last word
+
+
+def test_each_fold_is_parsed_by_the_parser_trained_without_it(tmp_path):
+    gold = sentences("".join(conll(RELATIVE, f"g{k}", drop=(1, 4)) for k in range(4)))
+    chains = [chained(s) for s in sentences(
+        "".join(conll(RELATIVE, f"c{k}", drop=(1, 4)) for k in range(4)))]
+    assert [w.head for w in gold[0].words] == GOLD and [w.head for w in chains[0].words] == CHAIN
+    every, folds = gold + chains, [0] * 4 + [1] * 4
+    logged: list[str] = []
+    parsed = jackknifed(every, folds, gold, "tokens", 1, tmp_path, log=logged.append, epochs=1)
+    # fold 0 (gold trees) is parsed by the parser that saw the chains only, and fold 1 by the
+    # one that saw the gold trees only
+    assert [[w.head for w in s.words] for s in parsed] == [CHAIN] * 4 + [GOLD] * 4
+    assert [s.sent_id for s in parsed] == [s.sent_id for s in every]
+    for fold in (0, 1):
+        model = Model.load(tmp_path / f"fold{fold}")
+        assert model.info["train_sentences"] == 4 and model.info["jackknife_fold"] == fold
+        mine = [s for s, f in zip(every, folds) if f == fold]
+        assert [parse(model, s, 1).text() for s in mine] == [
+            p.text() for p, f in zip(parsed, folds) if f == fold]
+    # the fold parsers are loaded, not trained again
+    logged.clear()
+    again = jackknifed(every, folds, gold, "tokens", 1, tmp_path, log=logged.append, epochs=1)
+    assert logged == [] and [s.text() for s in again] == [s.text() for s in parsed]
+
+
+@pytest.mark.parametrize("folds, says", [([0, 1], "2 folds given for 3"), ([0, 0, 0], "two")])
+def test_bad_folds(tmp_path, folds, says):
+    three = sentences("".join(conll(RELATIVE, f"g{k}") for k in range(3)))
+    with pytest.raises(InputError, match=says):
+        jackknifed(three, folds, three, "tokens", 1, tmp_path)
