@@ -120,8 +120,11 @@ def test_product_stack_is_bitwise_the_reduceat_formulation(maximum):
 
 def test_max_star_is_bitwise_the_numpy_floyd_warshall():
     rng = np.random.default_rng(1)
-    for n in (1, 2, 7, 30):
+    for n, band in itertools.product((1, 2, 7, 30), (None, (0, 30), (-2, 3))):
         a = np.where(rng.random((n, n)) < 0.3, rng.uniform(0, 0.9, (n, n)), 0.0)
+        if band is not None:  # rows with zeros at one or both ends, as slot lattices' have
+            offset = np.subtract.outer(np.arange(n), np.arange(n))
+            a[(offset < band[0]) | (offset > band[1])] = 0.0
         expected = np.maximum(np.eye(n), a)
         for k in range(n):
             np.maximum(expected, expected[:, k, None] * expected[None, k, :], out=expected)

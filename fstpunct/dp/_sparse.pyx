@@ -266,7 +266,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
     ``arc_ptr[t·n + r] : arc_ptr[t·n + r + 1]``, in ascending ``dst``. ``wanted[a]`` is the flat
     index of the a-th string to return."""
     cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i, a
-    cdef Py_ssize_t first, n_touched
+    cdef Py_ssize_t first, n_touched, size = 0
     cdef Rows* levels = <Rows*> malloc(max(n_levels, 1) * sizeof(Rows))
     cdef Py_ssize_t* where = <Py_ssize_t*> malloc(max(level_offsets[n_levels], 1)
                                                    * sizeof(Py_ssize_t))
@@ -382,7 +382,6 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
             if place[a] >= n_matrices or place[a] < 0 or (a and place[a] <= place[a - 1]):
                 raise ValueError("string_products: places must ascend below n_matrices")
         ptr = np.empty((n_matrices + extras.shape[0]) * n + 1, dtype=np.intp)
-        size = 0
         for a in range(wanted.shape[0]):
             q = wanted[a]
             m = &levels[where[q]]
@@ -417,13 +416,18 @@ cdef int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py
     """Push row i of ``below`` times arc e's weights as the next row of ``m``: a row reached by
     one arc (its columns are ascending already; each value is its one term, as the general
     case gives it: first term + 0 in the sum semiring)."""
-    cdef Py_ssize_t f, j, width = m.width
-    _reserve(m, below.ptr[i + 1] - below.ptr[i])
-    for f in range(below.ptr[i], below.ptr[i + 1]):
-        m.col[m.nnz] = below.col[f]
+    cdef Py_ssize_t f, j, width = m.width, lo = below.ptr[i], length = below.ptr[i + 1] - lo
+    cdef double w
+    cdef double* out
+    cdef const double* src
+    _reserve(m, length)
+    if length:
+        memcpy(m.col + m.nnz, below.col + lo, length * sizeof(int))
         for j in range(width):
-            m.val[m.nnz * width + j] = weight[j, e] * below.val[f * width + j]
-        m.nnz += 1
+            w, out, src = weight[j, e], m.val + m.nnz * width + j, below.val + lo * width + j
+            for f in range(length):
+                out[f * width] = w * src[f * width]
+        m.nnz += length
     _push_row(m)
     return 0
 
@@ -495,8 +499,10 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
                   const Py_ssize_t[::1] wanted, Py_ssize_t n, const Py_ssize_t[::1] place,
                   Py_ssize_t count, const double[:, :, :, ::1] extras, Py_ssize_t[::1] ptr,
                   int[::1] col, double[:, ::1] val) noexcept:
-    cdef Py_ssize_t a, b, q, r, f, j, c, e, first, at = 0, row = 0, next_wanted = 0
+    cdef Py_ssize_t a, b, q, r, f, j, c, e, first, lo, length, at = 0, row = 0, next_wanted = 0
     cdef Rows* m
+    cdef double* out
+    cdef const double* src
     ptr[0] = 0
     for b in range(count):
         if next_wanted == place.shape[0] or place[next_wanted] != b:  # a 0 matrix
@@ -509,14 +515,18 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
         q = wanted[a]
         m = &levels[where[q]]
         first = (q - level_offsets[where[q]]) * n
+        lo = m.ptr[first]  # the matrix's rows are one block of its level's entries
+        length = m.ptr[first + n] - lo
+        if length:
+            memcpy(&col[at], m.col + lo, length * sizeof(int))
+            for j in range(m.width):
+                out, src = &val[j, at], m.val + lo * m.width + j
+                for f in range(length):
+                    out[f] = src[f * m.width]
         for r in range(first, first + n):
-            for f in range(m.ptr[r], m.ptr[r + 1]):
-                col[at] = m.col[f]
-                for j in range(m.width):
-                    val[j, at] = m.val[f * m.width + j]
-                at += 1
             row += 1
-            ptr[row] = at
+            ptr[row] = at + m.ptr[r + 1] - lo
+        at += length
     for e in range(extras.shape[0]):
         for r in range(n):
             for c in range(n):
@@ -535,6 +545,8 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
     row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices); one row
     of values ``val[k]`` per set of matrices of that structure, transposed all at once."""
     cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, k, width = val.shape[0]
+    if val.shape[1] != col.shape[0]:
+        raise ValueError("transpose: values and column indices differ in number")
     tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
     tcol_a = np.empty(col.shape[0], dtype=np.int32)
     tval_a = np.empty((width, col.shape[0]), dtype=np.float64)
@@ -553,14 +565,18 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
         raise MemoryError()
     for r in range(n_rows):
         fill[r] = tptr[r]
+    cdef Py_ssize_t m = col.shape[0], q
+    cdef const double* v = &val[0, 0] if m else NULL  # value set k at v[k·m …]
+    cdef double* tv = &tval[0, 0] if m else NULL
     for base in range(0, n_rows, n):
         for s in range(n):
             for f in range(ptr[base + s], ptr[base + s + 1]):
                 t = base + col[f]
-                tcol[fill[t]] = s
+                q = fill[t]
+                fill[t] = q + 1
+                tcol[q] = s
                 for k in range(width):
-                    tval[k, fill[t]] = val[k, f]
-                fill[t] += 1
+                    tv[k * m + q] = v[k * m + f]
     free(fill)
     return tptr_a, tcol_a, tval_a
 
@@ -779,7 +795,7 @@ def max_star(double[:, ::1] star):
     """Floyd–Warshall in place in the max-times semiring: for k = 0, 1, …, every entry becomes
     max(star[i, j], star[i, k] · star[k, j]), row and column k taken before step k (as the numpy
     formulation ``np.maximum(star, star[:, k, None] * star[None, k, :], out=star)``)."""
-    cdef Py_ssize_t n = star.shape[0], i, j, k
+    cdef Py_ssize_t n = star.shape[0], i, j, k, lo, hi
     cdef double c, p
     cdef double* line
     cdef double* row = <double*> malloc(max(n, 1) * sizeof(double))
@@ -789,15 +805,18 @@ def max_star(double[:, ::1] star):
         free(col)
         raise MemoryError()
     for k in range(n):
+        lo, hi = n, 0  # the nonzeros of row k lie in [lo, hi)
         for i in range(n):
             row[i], col[i] = star[k, i], star[i, k]
+            if row[i] != 0.0:
+                lo, hi = min(lo, i), i + 1
         for i in range(n):
             c = col[i]
             if c == 0.0:  # every product is 0: nothing changes (entries are nonnegative)
                 continue
             line = &star[i, 0]
-            for j in range(n):  # a branch-free max, which the compiler vectorises
-                p = c * row[j]
+            for j in range(lo, hi):  # a branch-free max, which the compiler vectorises
+                p = c * row[j]  # (outside [lo, hi) every product is 0: nothing changes)
                 line[j] = p if p > line[j] else line[j]
     free(row)
     free(col)
