@@ -17,7 +17,9 @@ from fstpunct.dp.semiring import MaxProduct, SumProduct
 from fstpunct.dp.stacks import SparseStack
 from fstpunct.dp.treedp import Candidates, MatrixTree, MatrixTreeError, ZeroWeightError
 from fstpunct.errors import FstpunctError
+from fstpunct.fst import lattice
 from fstpunct.model.punct import Inference
+from fstpunct.ud.slots import BOUNDARY
 
 SEEDS = st.integers(0, 2**32 - 1)
 FAST = settings(max_examples=150, deadline=None)
@@ -352,3 +354,49 @@ def test_inference_expected_counts_equal_the_reference(sentences, direction, see
     ref_rng = np.random.default_rng(seed)
     assert draws == [inference.sample_reference(s, ref_rng, 5) for s in range(len(sentences))]
     assert inference.sample(0, np.random.default_rng(seed), 5) == draws[0]
+
+
+@settings(max_examples=15, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
+       st.sampled_from([0.0, 0.2]))
+def test_summed_edit_counts_equal_the_reference(sentences, direction, seed, backoff):
+    """Expected channel-arc counts with every slot's terms summed first
+    (EditCounter._summed_gradient, forced by SUMMED_ROWS = 0) against the numpy reference, one
+    sentence at a time, term by term."""
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed, backoff=backoff)
+    inference = Inference(model, model.prepare(sentences))
+    try:
+        expected = sum(inference.expectations(s).arc_counts for s in range(len(sentences)))
+    except ZeroWeightError:
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lattice, "SUMMED_ROWS", 0)
+        got = inference.expected_counts().arc_counts
+    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=20, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6))
+def test_summed_term_counts_equal_term_by_term(sentences, direction, seed):
+    """EditCounter.term_counts with the terms summed first against term by term, on random
+    terms (every puncteme's and the closure's coefficient drawn, some 0) in every slot of a
+    model, slot 0's boundary gradient included."""
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed, backoff=0.2)
+    inference = Inference(model, model.prepare(sentences))
+    rng = np.random.default_rng(seed)
+    for surface in {x for s in inference.batch.surfaces for x in s if x}:
+        counter = inference.slots.counter(surface)
+        n = counter._n_states
+        rows = int(rng.integers(1, 6))
+        coef = rng.normal(size=(rows, len(counter._punctemes) + 1))
+        coef[rng.random(coef.shape) < 0.3] = 0.0
+        p, q = rng.random((rows, n)), rng.random((rows, n))
+        start, final, prefix = rng.random(n), rng.random(n), rng.random((n, n))
+        args = (coef, p, q, start, final, prefix if surface[0] == BOUNDARY else None)
+        np.testing.assert_allclose(counter.term_counts(*args, summed=True),
+                                   counter.term_counts(*args, summed=False), rtol=1e-12,
+                                   atol=1e-12)

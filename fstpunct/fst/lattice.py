@@ -463,6 +463,9 @@ class _Layout(NamedTuple):
                    suffixes, passes)
 
 
+SUMMED_ROWS = 16  # EditCounter.term_counts sums the terms first from this many per state
+
+
 class EditCounter:
     """Expected counts of the channel arcs used in one slot (sum semiring), given ∂log Z with
     respect to the slot's puncteme matrices M(l) (l in ``punctemes``) and their backoff
@@ -491,6 +494,7 @@ class EditCounter:
         self._tok, self._src, self._dst = layout.tok, layout.src, layout.dst
         self._boundary = layout.boundary
         self._exclude = exclude  # the token the closure does not reach
+        self._lattice, self._punctemes = lattice, punctemes
         self._prefixes = product_stack(lattice, layout.prefixes, transpose=True)
         self._suffixes = product_stack(lattice, layout.suffixes)
         self._layout = layout.passes
@@ -508,11 +512,19 @@ class EditCounter:
 
     def term_counts(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray,
                     grad_start: np.ndarray, grad_final: np.ndarray,
-                    grad_prefix: np.ndarray | None = None) -> np.ndarray:
+                    grad_prefix: np.ndarray | None = None,
+                    summed: bool | None = None) -> np.ndarray:
         """:meth:`counts` of the terms ∂log Z/∂M(l) = coef[r, l] · p[r] q[r]ᵀ (rows r; the
-        closure's coefficient last), all at once."""
+        closure's coefficient last), all at once: term by term, or (``summed``; by default
+        where there are at least :data:`SUMMED_ROWS` times as many terms as states) summed
+        first (:meth:`_summed_gradient`; equal up to the order of the additions)."""
+        if summed is None:
+            summed = len(coef) >= SUMMED_ROWS * self._n_states
         grad = np.zeros(len(self._tok))
-        if len(coef):
+        if len(coef) and summed:
+            grad = self._summed_gradient(np.asarray(coef, dtype=float),
+                                         np.asarray(p, dtype=float), np.asarray(q, dtype=float))
+        elif len(coef):
             # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix, Kᵀp and Kq
             p, q, coef = (np.ascontiguousarray(x, dtype=float) for x in (p, q, coef))
             closure = np.ascontiguousarray(coef[:, -1] * self._rate)
@@ -529,6 +541,38 @@ class EditCounter:
         full[self._arcs] = grad
         full[self._ends] = (grad_start if topo.reverse else grad_final)[topo.src[self._ends]]
         return np.bincount(topo.arc, weights=full * self._weights, minlength=self._n_arcs)
+
+    def _summed_gradient(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+        """∂log Z/∂M(υ)[s, t] at every token arc, the terms summed per matrix first: G_l =
+        Σ_r coef[r, l] p_r q_rᵀ (one n × rows × n product per puncteme used), then ∂/∂M(υ) =
+        Σ over the positions k with l_k = υ of M(l_<k)ᵀ G_l M(l_>k)ᵀ, and the closure's
+        rate · Kᵀ G_K Kᵀ for every token but the excluded one (dense n × n products: cheaper
+        than the terms one by one where there are many more terms than states)."""
+        lattice, n = self._lattice, self._n_states
+        tokens = np.unique(self._tok)
+        grad_of = np.zeros((len(tokens), n, n))
+        at = {int(v): k for k, v in enumerate(tokens)}
+        used, rows = np.nonzero(coef[:, :-1].T)  # by puncteme: the terms that have it
+        bounds = np.searchsorted(used, np.arange(coef.shape[1]))
+        for a in np.unique(used):
+            puncteme = self._punctemes[a]
+            if not any(v in at for v in puncteme):
+                continue
+            these = rows[bounds[a]:bounds[a + 1]]
+            summed = (p[these] * coef[these, a, None]).T @ q[these]
+            for k, v in enumerate(puncteme):
+                if v in at:
+                    term = summed if k == 0 else lattice.matrix(puncteme[:k]).T @ summed
+                    if k < len(puncteme) - 1:
+                        term = term @ lattice.matrix(puncteme[k + 1:]).T
+                    grad_of[at[v]] += term
+        these = np.flatnonzero(coef[:, -1])
+        if len(these):
+            closure = self._closure
+            summed = (p[these] * coef[these, -1, None]).T @ q[these]
+            summed = self._rate * (closure.T @ summed @ closure.T)
+            grad_of[tokens != self._exclude] += summed
+        return grad_of[np.searchsorted(tokens, self._tok), self._src, self._dst]
 
 
 def _rank_one(terms: Sequence[Outer]) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:

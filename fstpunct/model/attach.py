@@ -43,6 +43,7 @@ from .features import (
     node_contexts,
     pair_features,
 )
+from .lbfgs import minimize
 from .vocab import EMPTY, Vocab
 
 if TYPE_CHECKING:  # threads: the M-step's only (decode need not import them)
@@ -334,6 +335,18 @@ class AttachData:
     def n_nodes(self) -> int:
         return len(self.node_offsets) - 1
 
+    @cached_property
+    def touched(self) -> np.ndarray:
+        """Which weights of θ the data give a gradient (a mask): a context and a pair feature
+        that meet in some candidate set's block (the same for every M-step on these data)."""
+        model = self.model
+        touched = np.zeros((len(model.contexts), model.pair_matrix.n_rows))
+        for g in self.groups:
+            touched[np.ix_(g.used, g.candidates)] = 1.0
+        return np.concatenate([
+            _absolute(model.pair_matrix).rmatmul(touched[:model.n_base]).ravel(),
+            _absolute(model.side_matrix).rmatmul(touched[model.n_base:]).ravel()]) > 0.0
+
     def rows(self, group: _Group) -> np.ndarray:
         """Flat row indices of a group's candidates (nodes × |W|)."""
         return self.node_offsets[group.nodes][:, None] + np.arange(len(group.candidates))
@@ -469,17 +482,10 @@ class _MStep:
 
     def free(self, theta0: np.ndarray) -> np.ndarray:
         """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
-        (a context and a pair feature that meet in some candidate set's block) and those not at
-        the prior's centre. Every other weight has gradient 0 at every θ that keeps it, so
-        L-BFGS never moves it (its components of every step and gradient difference are 0)."""
-        model = self.data.model
-        touched = np.zeros(self.st.shape)
-        for piece, _, _ in self.tasks:
-            touched[np.ix_(piece.used, piece.candidates)] = 1.0
-        mask = np.concatenate([
-            _absolute(model.pair_matrix).rmatmul(touched[:model.n_base]).ravel(),
-            _absolute(model.side_matrix).rmatmul(touched[model.n_base:]).ravel()]) > 0.0
-        return mask | (theta0 != (0.0 if self.center is None else self.center))
+        (:attr:`AttachData.touched`) and those not at the prior's centre. Every other weight has
+        gradient 0 at every θ that keeps it, so L-BFGS never moves it (its components of every
+        step and gradient difference are 0)."""
+        return self.data.touched | (theta0 != (0.0 if self.center is None else self.center))
 
     def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
@@ -543,7 +549,8 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
     iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
     pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
-    evaluation of the objective. L-BFGS runs over the weights that can move
+    evaluation of the objective. L-BFGS (:func:`~.lbfgs.minimize`: scipy's L-BFGS-B step for step,
+    with cheaper vector work) runs over the weights that can move
     (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
     of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
@@ -551,8 +558,6 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     problem = _MStep(data, targets, l2, center)
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
-
-    from scipy.optimize import minimize  # here: importing it costs every command 0.3 s
 
     with _threads(threads) as pool:
 
@@ -564,11 +569,11 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
             moving = grad.take(free)
             return -value, np.negative(moving, out=moving)
 
-        result = minimize(loss, theta[free], jac=True, method="L-BFGS-B",
-                          options={"maxiter": maxiter})
+        result = minimize(loss, theta[free], maxiter)
     import logging  # here: decode does not import it
-    logging.getLogger(__name__).debug("attach M-step: %d iterations, objective %.6g (%s)",
-                                      result.nit, -result.fun, result.message)
+    logging.getLogger(__name__).debug(
+        "attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
+        result.nfev, -result.fun, result.message)
     theta[free] = result.x
     return theta
 
