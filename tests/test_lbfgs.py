@@ -62,3 +62,15 @@ def test_minimize_gives_up_without_a_descent_direction():
     result = minimize(lambda x: (float(-x @ x), x.copy()), np.ones(4), 5)
     assert result.message.startswith("abnormal")
     np.testing.assert_array_equal(result.x, np.ones(4))
+
+
+def test_minimize_falls_back_to_scipy_without_its_line_search(monkeypatch):
+    """scipy's private line search moved or gone: scipy's L-BFGS-B runs, with the same options."""
+    import sys
+    monkeypatch.setitem(sys.modules, "scipy.optimize._dcsrch", None)  # import fails
+    fun = _logistic(30, 100, seed=5)
+    ours = minimize(fun, np.zeros(30), 7, m=4)
+    theirs = scipy_minimize(fun, np.zeros(30), jac=True, method="L-BFGS-B",
+                            options={"maxiter": 7, "maxcor": 4})
+    assert (ours.nit, ours.nfev, ours.fun) == (theirs.nit, theirs.nfev, theirs.fun)
+    np.testing.assert_array_equal(ours.x, theirs.x)

@@ -98,8 +98,14 @@ def minimize(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarr
              factr: float = 1e7) -> Result:
     """Minimise ``fun`` (returning the value and the gradient) from ``x0`` by at most
     ``maxiter`` L-BFGS iterations, as scipy's ``minimize(method="L-BFGS-B")`` without bounds
-    does with the same options (module docstring)."""
-    from scipy.optimize._dcsrch import DCSRCH  # training only; MINPACK-2's dcsrch
+    does with the same options (module docstring). Where scipy's line search is not where
+    scipy 1.12–1.17 keep it (a private module), scipy's L-BFGS-B itself runs instead."""
+    try:
+        from scipy.optimize._dcsrch import DCSRCH  # training only; MINPACK-2's dcsrch
+    except ImportError:
+        return _scipy_lbfgsb(fun, x0, maxiter, m, maxls, pgtol, factr)
+    if not hasattr(DCSRCH, "_iterate"):
+        return _scipy_lbfgsb(fun, x0, maxiter, m, maxls, pgtol, factr)
 
     x = np.array(x0, dtype=np.float64)
     f, g = fun(x)
@@ -142,3 +148,14 @@ def minimize(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarr
         if sy > _EPS * scale:  # else L-BFGS-B skips the pair
             memory.add(s, y, sy, float(y @ y))
     return Result(x, f, g, nit, nfev, "iterations reached maxiter")
+
+
+def _scipy_lbfgsb(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarray,
+                  maxiter: int, m: int, maxls: int, pgtol: float, factr: float) -> Result:
+    """:func:`minimize` by scipy's own L-BFGS-B (public API) with the same options."""
+    from scipy.optimize import minimize as lbfgsb
+
+    r = lbfgsb(fun, np.array(x0, dtype=np.float64), jac=True, method="L-BFGS-B",
+               options={"maxiter": maxiter, "maxcor": m, "maxls": maxls, "gtol": pgtol,
+                        "ftol": factr * _EPS})
+    return Result(r.x, float(r.fun), r.jac, int(r.nit), int(r.nfev), str(r.message))
