@@ -33,6 +33,9 @@ def test_each_fold_is_parsed_by_the_parser_trained_without_it(tmp_path):
     logged.clear()
     again = jackknifed(every, folds, gold, "tokens", 1, tmp_path, log=logged.append, epochs=1)
     assert logged == [] and [s.text() for s in again] == [s.text() for s in parsed]
+    # parsers saved for other folds are not reused: they may have seen the sentences
+    with pytest.raises(InputError, match="a parser of other folds"):
+        jackknifed(every, [0, 1, 2, 0, 1, 2, 0, 1], gold, "tokens", 1, tmp_path, epochs=1)
 
 
 @pytest.mark.parametrize("folds, says", [([0, 1], "2 folds given for 3"), ([0, 0, 0], "two")])

@@ -18,14 +18,15 @@ their distributions are equal and their targets add up — which shrinks the wor
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -46,12 +47,11 @@ from .features import (
 from .lbfgs import minimize
 from .vocab import EMPTY, Vocab
 
-if TYPE_CHECKING:  # threads: the M-step's only (decode need not import them)
-    from concurrent.futures import Executor
-
 __all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
            "probabilities", "probabilities_reference", "node_pairs", "objective", "fit",
            "set_contexts_reference"]
+
+log = logging.getLogger(__name__)
 
 
 class AttachModel:
@@ -570,10 +570,8 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
             return -value, np.negative(moving, out=moving)
 
         result = minimize(loss, theta[free], maxiter)
-    import logging  # here: decode does not import it
-    logging.getLogger(__name__).debug(
-        "attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
-        result.nfev, -result.fun, result.message)
+    log.debug("attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
+              result.nfev, -result.fun, result.message)
     theta[free] = result.x
     return theta
 
@@ -586,6 +584,5 @@ def _threads(threads: int) -> Iterator[Executor | None]:
     if threads == 1:
         yield None
         return
-    from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(threads) as pool:
         yield pool

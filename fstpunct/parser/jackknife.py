@@ -25,7 +25,9 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
     fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
     ``settings`` passed to :func:`~fstpunct.parser.train.train`. Fold k's parser is saved in
-    ``work``/fold{k}, and loaded from there, not trained, when that folder exists."""
+    ``work``/fold{k}, and loaded from there, not trained, when that folder exists and holds the
+    parser of fold k of as many folds and training sentences (else an error: it may have seen
+    the fold's sentences)."""
     if len(folds) != len(sentences):
         raise InputError(f"{len(folds)} folds given for {len(sentences)} sentences")
     if len(set(folds)) < 2:
@@ -33,10 +35,15 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in sorted(set(folds)):
         folder = Path(work) / f"fold{fold}"
+        rest = [s for s, f in zip(sentences, folds) if f != fold]
         if folder.is_dir():
             model = Model.load(folder)
+            saved = [model.info.get(k) for k in ("jackknife_fold", "folds", "train_sentences")]
+            if saved != [fold, len(set(folds)), len(rest)]:
+                raise InputError(f"{folder}: a parser of other folds (fold, folds, training "
+                                 f"sentences {saved}, not {[fold, len(set(folds)), len(rest)]})"
+                                 f": remove it or give another work folder")
         else:
-            rest = [s for s, f in zip(sentences, folds) if f != fold]
             model = train(rest, dev, mode, beam, folder, log=log, progress=False,
                           info={"jackknife_fold": fold, "folds": len(set(folds))}, **settings)
             model = Model.load(folder)  # the best epoch's weights, as saved
