@@ -588,7 +588,8 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     (token·n + src)·n + dst, with the ⊕ of their weights in each semiring (``maximum[k]``: max,
     else sum): what a stable sort of those keys then ``np.add.reduceat`` or
     ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
-    others, in the arcs' order). Returns token, src, dst (intp) and the (K, arcs) values."""
+    others, in the arcs' order). Returns token, src, dst (int32: a slot cache keeps them for
+    its whole run) and the (K, arcs) values."""
     cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, g, q
     cdef Py_ssize_t u = 0, x
     for e in range(m):
@@ -617,9 +618,9 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
         for f in range(m):  # the number of distinct arcs
             u += f == 0 or token[order[f]] != token[order[f - 1]] or \
                 src[order[f]] != src[order[f - 1]] or dst[order[f]] != dst[order[f - 1]]
-        out_token = np.empty(u, dtype=np.intp)
-        out_src = np.empty(u, dtype=np.intp)
-        out_dst = np.empty(u, dtype=np.intp)
+        out_token = np.empty(u, dtype=np.int32)
+        out_src = np.empty(u, dtype=np.int32)
+        out_dst = np.empty(u, dtype=np.int32)
         out_val = np.empty((width, u), dtype=np.float64)
         _combined(m, token, src, dst, weight, maximum, order, terms, out_token, out_src,
                   out_dst, out_val)
@@ -634,7 +635,7 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
 cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
                     const Py_ssize_t[::1] dst, const double[::1] weight,
                     const unsigned char[::1] maximum, const Py_ssize_t* order, double* terms,
-                    Py_ssize_t[::1] out_token, Py_ssize_t[::1] out_src, Py_ssize_t[::1] out_dst,
+                    int[::1] out_token, int[::1] out_src, int[::1] out_dst,
                     double[:, ::1] out_val) noexcept:
     """Each run of equal arcs in ``order`` as one arc of ``out_*``, its weights ⊕-combined."""
     cdef Py_ssize_t lo = 0, hi, a = 0, k, f

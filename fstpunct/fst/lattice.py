@@ -63,7 +63,7 @@ class Lattice:
 
     start: np.ndarray
     final: np.ndarray
-    token: np.ndarray  # each arc's token
+    token: np.ndarray  # each arc's token (int32 or intp, as src and dst)
     src: np.ndarray  # M(token)[src, dst] = weight
     dst: np.ndarray
     weight: np.ndarray
@@ -112,8 +112,8 @@ class Lattice:
         n = self.size
         a = np.zeros(n * n)  # flat: ufunc.at is much faster on one index array
         keep = self.token != exclude
-        (np.maximum if self.maximum else np.add).at(a, self.src[keep] * n + self.dst[keep],
-                                                    rate * self.weight[keep])
+        at = self.src[keep].astype(np.intp) * n + self.dst[keep]
+        (np.maximum if self.maximum else np.add).at(a, at, rate * self.weight[keep])
         a = a.reshape(n, n)
         eye = np.eye(n)
         if not self.maximum:
@@ -355,7 +355,8 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     # where each (token, source) run of the sorted arcs begins: the arcs before it
     arc_ptr = np.zeros(n_tokens * n + 1, dtype=np.intp)
-    np.cumsum(np.bincount(token * n + src, minlength=n_tokens * n), out=arc_ptr[1:])
+    np.cumsum(np.bincount(token.astype(np.intp) * n + src, minlength=n_tokens * n),
+              out=arc_ptr[1:])
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
     extra = np.empty((len(extras[0]), len(lattices), n, n))  # (extra, lattice, n, n)
     for k, matrices in enumerate(extras):
