@@ -46,12 +46,12 @@ from ...model.punct import PunctModel, SlotCache
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots
 from ...ud.treebank import Sentence
+from .._restore import edit_distances, top_entries
 from . import HIDDEN, Insertion
-from .mbr import distance
 from .sample import Visible
 
 __all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "Marginals", "SlotDistribution",
-           "balanced", "balanced_decoder", "insertions", "slot_decoder"]
+           "balanced", "balanced_decoder", "insertions", "slot_decoder", "top_entries_reference"]
 
 
 @dataclass(frozen=True)
@@ -74,22 +74,24 @@ class SlotDistribution:
         return float(self.probs[self.strings.index(y)]) if y in self.strings else 0.0
 
     @cached_property
+    def distances(self) -> np.ndarray:
+        """The edit distance between every two candidates (compiled)."""
+        return edit_distances(self.strings)
+
+    @cached_property
     def risks(self) -> np.ndarray:
         """Rᵢ(y) = Σ_y′ p(y′) · ed(y, y′) over the candidates y′, for every candidate y (the
         strings left out add between 0 and :attr:`rest` · ed(y, y*) to a difference of risks;
         see :meth:`certified`)."""
         if len(self.strings) == 1:
             return np.zeros(1)
-        dist = np.array([[distance(a, b) for b in self.strings] for a in self.strings],
-                        dtype=float).reshape(len(self.strings), len(self.strings))
-        return dist @ self.probs
+        return self.distances @ self.probs
 
     def certified(self, j: int) -> bool:
         """Whether candidate j has the least risk whatever the left-out strings are (by the
         triangle inequality they change R(y) − R(y_j) by at most rest · ed(y, y_j))."""
         gap = self.risks - self.risks[j]
-        eds = np.array([distance(y, self.strings[j]) for y in self.strings])
-        return bool(np.all(gap + 1e-12 >= self.rest * eds))
+        return bool(np.all(gap + 1e-12 >= self.rest * self.distances[:, j]))
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,7 +314,7 @@ class ExactPrior:
         added is what p̃ lacks)."""
         ltr = self.model.channel.direction == "ltr"
         steps: list[tuple[int, list[tuple[Puncteme, float]]]] = [
-            (node + 1 if n else 0, self._support(marginals.row(2 * node + side)[:-1], prune))
+            (node + 1 if n else 0, self._support(marginals.row(2 * node + side), prune))
             for node, side in members]
         if i == 0:
             steps.insert(0, (0, [((BOUNDARY,), 1.0)]))
@@ -360,12 +362,9 @@ class ExactPrior:
 
     def _support(self, row: np.ndarray, prune: float) -> list[tuple[Puncteme, float]]:
         """The punctemes of a member whose marginal (backoff share included) is ≥ ``prune``,
-        most probable first."""
-        row = row + self._backoff
-        top = np.flatnonzero(row >= prune)
-        top = top[np.argsort(-row[top], kind="stable")]
+        most probable first (``row``: :meth:`Marginals.row`)."""
         punctemes = self.model.vocab.punctemes
-        return [(punctemes[a], w) for a, w in zip(top.tolist(), row[top].tolist())]
+        return [(punctemes[a], w) for a, w in zip(*top_entries(row, self._backoff, prune))]
 
     def _step(self, pending: str | None, puncteme: Puncteme
               ) -> list[tuple[Shown, tuple[bool, ...], str | None, bool, float]]:
@@ -499,6 +498,16 @@ def balanced(slots: Sequence[SlotDistribution], choice: Sequence[int],
         if stack is None:
             return False
     return stack == ()
+
+
+def top_entries_reference(row: np.ndarray, add: np.ndarray, floor: float
+                          ) -> tuple[list[int], list[float]]:
+    """:func:`~fstpunct.apps._restore.top_entries` by numpy (the tests' oracle): the indices k
+    with row[k] + add[k] ≥ ``floor`` (k < len(add)), largest first, and their values."""
+    values = row[:len(add)] + add
+    top = np.flatnonzero(values >= floor)
+    top = top[np.argsort(-values[top], kind="stable")]
+    return top.tolist(), values[top].tolist()
 
 
 def insertions(slots: Sequence[SlotDistribution], choice: Sequence[int]) -> list[Insertion]:
