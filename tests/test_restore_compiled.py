@@ -30,13 +30,20 @@ def test_edit_distances_compare_tokens_by_value():
 
 @pytest.mark.parametrize("seed", range(20))
 def test_top_entries_equal_the_numpy_reference(seed):
+    """Random candidate rows whose sums tie, or land on the floor, or are 0."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(0, 40))
-    row = np.append(rng.choice([0.0, 1e-4, 3e-4, 0.01, 0.2, 0.5], n) * rng.choice([1, 1, 0.5], n),
-                    rng.random())  # ties, entries exactly at the floor, a last entry not read
+    n, table, rows = int(rng.integers(1, 30)), int(rng.integers(1, 50)), int(rng.integers(0, 80))
+    column = rng.integers(0, n, table).astype(np.intp)
+    pairs = rng.integers(0, table, rows).astype(np.int32)
+    probs = rng.choice([0.0, 1e-4, 2e-4, 3e-4, 0.01, 0.2], rows) * rng.choice([1, 1, 0.5], rows)
     add = rng.choice([0.0, 1e-4], n)
+    start = int(rng.integers(0, rows + 1))
+    stop = int(rng.integers(start, rows + 1))
+    row = np.bincount(column[pairs[start:stop]], probs[start:stop], n + 1)  # + one not read
     for floor in (3e-4, 1e-2, 0.0):
-        got = top_entries(row, add, floor)
+        got = top_entries(pairs, probs, column, start, stop, add, floor)
         assert got == top_entries_reference(row, add, floor)
     with pytest.raises(ValueError):
-        top_entries(row[:n - 1] if n else row[:0], np.zeros(n + 1), 0.1)
+        top_entries(pairs, probs, column, start, rows + 1, add, 0.1)
+    with pytest.raises(ValueError):
+        top_entries(np.full(1, table, dtype=np.int32), np.ones(1), column, 0, 1, add, 0.1)

@@ -16,6 +16,7 @@ from fstpunct.apps.restoration.exact import (
     balanced,
     balanced_decoder,
     slot_decoder,
+    top_entries_reference,
 )
 from fstpunct.apps.restoration.metrics import levenshtein
 from fstpunct.apps.restoration.pipeline import restored
@@ -137,6 +138,10 @@ def test_marginals_rows_equal_the_sum_over_each_nodes_pairs(direction):
         assert np.array_equal(marginals.empty, want[:, 0])
         assert np.array_equal(marginals.dense(), want)
         assert marginals.row(1) is marginals.row(1)  # made once
+        for r in range(len(marginals)):
+            for floor in (0.0, 1e-3, 0.1):
+                assert marginals.top(r, prior._backoff, floor) == \
+                    top_entries_reference(want[r], prior._backoff, floor)
 
 
 def random_slots(rng: np.random.Generator, n: int = 4) -> list[SlotDistribution]:

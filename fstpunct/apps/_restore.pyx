@@ -2,7 +2,8 @@
 """The small, often repeated steps of exact restoration (:mod:`fstpunct.apps.restoration.exact`)
 compiled: the edit distances among a slot's candidate strings (each as the readable
 :func:`~fstpunct.apps.restoration.metrics.levenshtein`) and a node's most probable punctemes
-(as the readable :func:`~fstpunct.apps.restoration.exact.top_entries_reference`)."""
+from its Attach probabilities (as the readable
+:func:`~fstpunct.apps.restoration.exact.top_entries_reference` of its row)."""
 import numpy as np
 
 from cpython.object cimport Py_EQ, PyObject_RichCompareBool
@@ -40,22 +41,33 @@ def edit_distances(tuple strings):
     return out
 
 
-def top_entries(const double[::1] row, const double[::1] add, double floor):
-    """The indices k < len(add) with row[k] + add[k] ≥ ``floor``, largest value first (ties:
-    the smaller index first), and those values: two lists."""
-    cdef Py_ssize_t n = add.shape[0], k, at, count = 0
+def top_entries(const int[::1] pairs, const double[::1] probs, const Py_ssize_t[::1] column,
+                Py_ssize_t start, Py_ssize_t stop, const double[::1] add, double floor):
+    """A node's row of marginals (``probs[e]`` added to entry ``column[pairs[e]]`` for e from
+    ``start`` to ``stop``, in that order) plus ``add``: the indices k < len(add) whose value is
+    ≥ ``floor``, largest first (ties: the smaller index first), and those values, as two
+    lists."""
+    cdef Py_ssize_t n = add.shape[0], e, k, at, count = 0
     cdef double w
-    if row.shape[0] < n:
-        raise ValueError("top_entries: row shorter than add")
+    if not (0 <= start <= stop <= pairs.shape[0] and stop <= probs.shape[0]):
+        raise ValueError("top_entries: rows out of range")
+    cdef double* acc = <double*> malloc((n + 1) * sizeof(double))
     cdef Py_ssize_t* order = <Py_ssize_t*> malloc((n + 1) * sizeof(Py_ssize_t))
     cdef double* value = <double*> malloc((n + 1) * sizeof(double))
-    if order == NULL or value == NULL:
-        free(order)
-        free(value)
-        raise MemoryError()
     try:
+        if acc == NULL or order == NULL or value == NULL:
+            raise MemoryError()
         for k in range(n):
-            w = row[k] + add[k]
+            acc[k] = 0.0
+        for e in range(start, stop):
+            if not 0 <= pairs[e] < column.shape[0]:
+                raise ValueError("top_entries: a pair out of range")
+            k = column[pairs[e]]
+            if not 0 <= k < n:
+                raise ValueError("top_entries: an entry out of range")
+            acc[k] += probs[e]
+        for k in range(n):
+            w = acc[k] + add[k]
             if w >= floor:  # insertion after every value at least as large: stable
                 at = count
                 while at > 0 and value[at - 1] < w:
@@ -65,5 +77,6 @@ def top_entries(const double[::1] row, const double[::1] add, double floor):
                 count += 1
         return [order[k] for k in range(count)], [value[k] for k in range(count)]
     finally:
+        free(acc)
         free(order)
         free(value)

@@ -106,7 +106,7 @@ class Marginals:
     offsets: np.ndarray       # node t's candidate rows: offsets[t]:offsets[t + 1]
     pairs: np.ndarray         # per candidate row, its pair of V's pair table
     probs: np.ndarray         # per candidate row, (1 − β) p_θ(l, r | w)
-    sides: np.ndarray         # per pair of the table, its (l, r) puncteme indices
+    sides: tuple[np.ndarray, np.ndarray]  # per pair of the table, its l; its r (intp)
     size: int                 # len(V) + 1
     closure: float            # β(1 − s)
     _rows: dict[int, np.ndarray] = field(default_factory=dict)
@@ -120,10 +120,18 @@ class Marginals:
         out = self._rows.get(r)
         if out is None:
             a, b = self.offsets[r // 2], self.offsets[r // 2 + 1]
-            out = np.bincount(self.sides[self.pairs[a:b], r % 2], self.probs[a:b], self.size)
+            out = np.bincount(self.sides[r % 2][self.pairs[a:b]], self.probs[a:b], self.size)
             out[-1] = self.closure
             self._rows[r] = out
         return out
+
+    def top(self, r: int, add: np.ndarray, floor: float) -> tuple[list[int], list[float]]:
+        """The punctemes of V (indices) whose entry of row r plus ``add`` is ≥ ``floor``, the
+        largest first, and those sums: :func:`top_entries_reference` of :meth:`row`, compiled
+        from the node's Attach probabilities (the row is not made)."""
+        t = r // 2
+        return top_entries(self.pairs, self.probs, self.sides[r % 2], self.offsets[t],
+                           self.offsets[t + 1], add, floor)
 
     def dense(self) -> np.ndarray:
         """Every row (rows × (len(V) + 1))."""
@@ -212,7 +220,8 @@ class ExactPrior:
         self._visible = Visible(channel, hidden)
         self._slots: SlotCache | None = None  # lattices, built when first needed
         self._boundary = channel.index(BOUNDARY)
-        self._pairs = np.asarray(model.vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        pairs = np.asarray(model.vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        self._sides = (np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]))
         self._size = len(model.vocab.punctemes) + 1  # punctemes, then the backoff closure
         self._keep = 1.0 - settings.backoff
         self._closure = settings.backoff * (1.0 - settings.continuation)
@@ -233,10 +242,10 @@ class ExactPrior:
         # ε's column of every row 2t + side (bincount adds in row order, as a row's own does)
         empty = np.zeros(2 * data.n_nodes)
         for side in (0, 1):
-            rows = (self._pairs[:, side] == 0)[data.pairs]
+            rows = (self._sides[side] == 0)[data.pairs]
             empty[side::2] = np.bincount(node_of_row[rows], probs[rows], data.n_nodes)
         nodes, offsets = data.node_offsets, np.asarray(data.sentence_offsets)
-        return [Marginals(empty[2 * a:2 * b], nodes[a:b + 1], data.pairs, probs, self._pairs,
+        return [Marginals(empty[2 * a:2 * b], nodes[a:b + 1], data.pairs, probs, self._sides,
                           self._size, self._closure)
                 for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
@@ -314,7 +323,7 @@ class ExactPrior:
         added is what p̃ lacks)."""
         ltr = self.model.channel.direction == "ltr"
         steps: list[tuple[int, list[tuple[Puncteme, float]]]] = [
-            (node + 1 if n else 0, self._support(marginals.row(2 * node + side), prune))
+            (node + 1 if n else 0, self._support(marginals, 2 * node + side, prune))
             for node, side in members]
         if i == 0:
             steps.insert(0, (0, [((BOUNDARY,), 1.0)]))
@@ -360,11 +369,12 @@ class ExactPrior:
                 best_path[y] = (best, y_heads)
         return estimate, {y: h for y, (_, h) in best_path.items()}
 
-    def _support(self, row: np.ndarray, prune: float) -> list[tuple[Puncteme, float]]:
-        """The punctemes of a member whose marginal (backoff share included) is ≥ ``prune``,
-        most probable first (``row``: :meth:`Marginals.row`)."""
+    def _support(self, marginals: Marginals, r: int, prune: float
+                 ) -> list[tuple[Puncteme, float]]:
+        """The punctemes of row r whose marginal (backoff share included) is ≥ ``prune``, most
+        probable first."""
         punctemes = self.model.vocab.punctemes
-        return [(punctemes[a], w) for a, w in zip(*top_entries(row, self._backoff, prune))]
+        return [(punctemes[a], w) for a, w in zip(*marginals.top(r, self._backoff, prune))]
 
     def _step(self, pending: str | None, puncteme: Puncteme
               ) -> list[tuple[Shown, tuple[bool, ...], str | None, bool, float]]:
@@ -502,8 +512,8 @@ def balanced(slots: Sequence[SlotDistribution], choice: Sequence[int],
 
 def top_entries_reference(row: np.ndarray, add: np.ndarray, floor: float
                           ) -> tuple[list[int], list[float]]:
-    """:func:`~fstpunct.apps._restore.top_entries` by numpy (the tests' oracle): the indices k
-    with row[k] + add[k] ≥ ``floor`` (k < len(add)), largest first, and their values."""
+    """:meth:`Marginals.top` by numpy from the row (the tests' oracle): the indices k < len(add)
+    with row[k] + add[k] ≥ ``floor``, largest first (ties: the smaller k), and those sums."""
     values = row[:len(add)] + add
     top = np.flatnonzero(values >= floor)
     top = top[np.argsort(-values[top], kind="stable")]
