@@ -380,14 +380,15 @@ class Model:
     def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sents``, with a warning when many of the first ones' punctuation tokens are
         unknown to the model (a model of another language, say)."""
-        seen: list[Sentence] = []
+        seen: list[Sentence] | None = []
         for sent in sents:
-            if len(seen) < _WATCHED:
+            if seen is not None:
                 seen.append(sent)
                 if len(seen) == _WATCHED:
                     self._check(seen)
+                    seen = None  # not kept for the rest of the run: their memory is reused
             yield sent
-        if len(seen) < _WATCHED:
+        if seen is not None:
             self._check(seen)
 
     def _check(self, sents: list[Sentence]) -> None:

@@ -176,10 +176,11 @@ class Slot:
     """One surface string's lattice in one semiring, with the stack of its puncteme matrices
     (M(l) for every l of V, then the backoff closure) and which of them are nonzero; in a
     :class:`SlotCache` with ``subset``, M(l) only for the punctemes ``built`` (the others are
-    stored as 0 and not possible)."""
+    stored as 0 and not possible). ``closure`` is the closure as a dense matrix, for the
+    E-step's edit counter (None where the cache does not keep it)."""
 
     lattice: Lattice
-    closure: np.ndarray
+    closure: np.ndarray | None
     stack: SparseStack | DenseStack
     possible: np.ndarray  # (|V|,) bool
     sparse: SparseStack  # the stack as a SparseStack
@@ -206,18 +207,23 @@ class SlotCache:
     exactly as in the whole stack (the same products in the same order), and a candidate
     only ever reads the matrices of its own punctemes, so the tree DPs' results are the
     same bit for bit, from smaller stacks (RESULTS.md, issue 23: every puncteme can produce
-    every surface string through the channel, but a slot meets only some of them)."""
+    every surface string through the channel, but a slot meets only some of them).
+
+    Without ``closures``, a slot does not keep its closure as a dense matrix once its stack
+    holds it (the tree DPs read the stack; only the E-step's edit counter reads the dense
+    matrix, and :meth:`counter` computes it again): decoding's caches, ~11 MB over en_ewt
+    test."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
                  weights: np.ndarray | None = None, limit: int | None = 256,
-                 paired: bool = False, subset: bool = False) -> None:
+                 paired: bool = False, subset: bool = False, closures: bool = True) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
         self.punctemes = tuple(tuple(channel.index(t) for t in p) for p in model.vocab.punctemes)
         self.boundary = channel.index(BOUNDARY)
         self.rate = settings.continuation / (len(channel.symbols) - 1)
-        self.limit, self.paired, self.subset = limit, paired, subset
+        self.limit, self.paired, self.subset, self.closures = limit, paired, subset, closures
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
 
     def get(self, surface: tuple[str, ...], maximum: bool = False,
@@ -279,15 +285,19 @@ class SlotCache:
         if surface[:1] == (BOUNDARY,):
             semiring = MaxProduct if lat.maximum else SumProduct
             entry = semiring.vecmat(lat.start, lat.token_matrix(self.boundary))
-        return Slot(lat, closure, stack, sparse.nonzero[:-1], sparse, entry, built=built)
+        return Slot(lat, closure if self.closures else None, stack, sparse.nonzero[:-1], sparse,
+                    entry, built=built)
 
     def counter(self, surface: tuple[str, ...], needed: np.ndarray | None = None) -> EditCounter:
         """The edit counter of a (sum) slot (``needed`` as :meth:`get`'s: it counts edits over
         the slot's lattice and closure, whatever punctemes its stack holds)."""
         slot = self.get(surface, needed=needed)
         if slot.counter is None:
+            closure = slot.closure
+            if closure is None:  # not kept: the same matrix again
+                closure = slot.lattice.closure(self.rate, self.boundary)
             slot.counter = EditCounter(self.builder, surface, self.weights, slot.lattice,
-                                       self.punctemes, slot.closure, self.rate, self.boundary)
+                                       self.punctemes, closure, self.rate, self.boundary)
         return slot.counter
 
 
