@@ -4,6 +4,7 @@ equal to serial runs."""
 import contextlib
 import io
 import os
+import sys
 from functools import partial
 
 import numpy as np
@@ -51,8 +52,8 @@ def test_a_failing_task_raises_its_error(dask_pool):
             pool.close()
 
 
-def test_training_is_exactly_the_serial_run(dask_pool, monkeypatch):
-    monkeypatch.setattr("fstpunct.model.train.CHUNK", 3)  # several E-step tasks
+def _sentences() -> list[SlotSentence]:
+    """Ten small random projective sentences with commas and full stops."""
     rng = np.random.default_rng(5)
     sents = []
     for _ in range(10):
@@ -66,6 +67,12 @@ def test_training_is_exactly_the_serial_run(dask_pool, monkeypatch):
                                                       for d in range(n)),
                                   tuple(slots), tuple(range(1, n + 1)),
                                   tuple(tuple(range(len(x))) for x in slots)))
+    return sents
+
+
+def test_training_is_exactly_the_serial_run(dask_pool, monkeypatch):
+    monkeypatch.setattr("fstpunct.model.train.CHUNK", 3)  # several E-step tasks
+    sents = _sentences()
     runs = []
     for pool in pools(dask_pool):
         model = make_model(sents, "rtl", seed=2, backoff=1e-3)
@@ -115,6 +122,71 @@ def test_local_workers_are_kept_and_see_new_values():
         after = list(pool.map(_pid_and_factor, range(8)))
     assert {f for _, f in before} == {3} and {f for _, f in after} == {5}
     assert {pid for pid, _ in before} & {pid for pid, _ in after}
+
+
+def _faults_of_big_blocks(_: int) -> int:
+    """Minor page faults while a 1 MiB block is allocated, filled and freed 64 times."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(64):
+        np.ones(1 << 17)
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+
+
+def _holds_factor() -> bool:
+    try:
+        return shared("factor") is not None
+    except LookupError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_cluster_workers_allocate_as_a_plain_process_while_the_pool_is_open():
+    """Dask's nanny fixes glibc's malloc thresholds (MALLOC_TRIM_THRESHOLD_): every 1 MiB
+    block is mapped afresh and faults its 256 pages again. A DaskPool on the cluster gives
+    the workers adaptive-like thresholds while it is open; closing it restores them and
+    removes its shared values from the cluster, which lives on."""
+    from fstpunct.parallel.cluster import DaskPool
+
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        def faults() -> int:
+            return client.submit(_faults_of_big_blocks, 0, pure=False).result()
+
+        assert faults() > 8000
+        pool = DaskPool(cluster.scheduler_address)
+        share_value(pool, "factor", 3)
+        assert list(pool.map(_faults_of_big_blocks, range(2)))[1] < 1000
+        assert list(client.run(_holds_factor).values()) == [True]
+        pool.close()
+        assert faults() > 8000
+        assert list(client.run(_holds_factor).values()) == [False]
+
+
+def _topologies() -> tuple[int, int]:
+    from fstpunct.model.train import _WORKER
+
+    topologies = _WORKER["builder"]._topologies
+    return id(topologies), len(topologies)
+
+
+def test_dask_workers_keep_their_lattice_shapes_across_iterations(dask_pool):
+    """Each E-step builds one Inference per worker; the slot lattices' topologies it caches
+    survive from task to task and from one EM iteration to the next (as in a local pool)."""
+    from fstpunct.model.train import expected_counts, share_batch
+
+    sents = _sentences()
+    model = make_model(sents, "rtl", seed=2, backoff=1e-3)
+    batch = model.prepare(sents)
+    share_batch(dask_pool, batch, model)
+    expected_counts(dask_pool, model, batch, chunk=1)
+    first = dask_pool.client.run(_topologies)
+    model.theta = model.theta + 0.1  # a new θ reaches every worker; shapes are kept
+    expected_counts(dask_pool, model, batch, chunk=1)
+    assert dask_pool.client.run(_topologies) == first
+    assert all(n > 0 for _, n in first.values())
 
 
 def test_normalise_and_restore_are_exactly_the_serial_runs(dask_pool):

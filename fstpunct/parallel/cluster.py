@@ -2,6 +2,9 @@
 when asked for: dask is an optional dependency, ``pip install 'fstpunct[dask]'``)."""
 from __future__ import annotations
 
+import ctypes
+import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
@@ -17,7 +20,10 @@ class DaskPool(Pool):
     """The cluster at ``scheduler`` (an address such as ``tcp://host:8786``), or else a
     ``LocalCluster`` of ``workers`` single-threaded processes started here and stopped by
     :meth:`close`. Every worker runs one task at a time; a shared value is a worker plugin,
-    pickled once here and loaded once on every worker (workers that join later too)."""
+    pickled once here and loaded once on every worker (workers that join later too). While the
+    pool is open its workers allocate as a plain process does (:class:`_Malloc`); :meth:`close`
+    removes the pool's plugins, and with them its shared values, from a cluster it did not
+    start."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
         self._cluster = None
@@ -31,14 +37,24 @@ class DaskPool(Pool):
         self.workers = max(1, sum(w["nthreads"] for w in
                                   self.client.scheduler_info()["workers"].values()))
         self._executor = self.client.get_executor(pure=False)
+        self._plugins: set[str] = set()
+        self._register(_Malloc(), "fstpunct-malloc")
 
     def executor(self) -> Executor:
         return self._executor
 
     def share(self, name: str, loader: Callable[[], Any]) -> None:
-        self.client.register_plugin(_Share(name, loader), name=f"fstpunct-{name}")
+        self._register(_Share(name, loader), f"fstpunct-{name}")
+
+    def _register(self, plugin: WorkerPlugin, name: str) -> None:
+        self.client.register_plugin(plugin, name=name)
+        self._plugins.add(name)
 
     def close(self) -> None:
+        if self._cluster is None and self.client.status == "running":
+            for name in self._plugins:  # the cluster outlives the pool
+                self.client.unregister_worker_plugin(name)
+        self._plugins.clear()
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
@@ -55,3 +71,46 @@ class _Share(WorkerPlugin):
 
     def teardown(self, worker: object) -> None:
         forget(self.name)
+
+
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
+_ADAPTIVE = {_M_MMAP_THRESHOLD: 32 << 20, _M_TRIM_THRESHOLD: 64 << 20}
+_ENVIRONMENT = {_M_TRIM_THRESHOLD: "MALLOC_TRIM_THRESHOLD_",
+                _M_MMAP_THRESHOLD: "MALLOC_MMAP_THRESHOLD_"}
+_GLIBC_DEFAULTS = {_M_MMAP_THRESHOLD: 128 << 10, _M_TRIM_THRESHOLD: 128 << 10}
+
+
+class _Malloc(WorkerPlugin):
+    """glibc's malloc on a worker as in a plain process, while the pool uses it.
+
+    A dask nanny starts its worker with ``MALLOC_TRIM_THRESHOLD_=65536`` (dask's default
+    ``distributed.nanny.pre-spawn-environ``). Setting a threshold turns off glibc's adaptive
+    ones, which a plain process has: every block of 128 KiB or more (an E-step's slot stacks
+    and count arrays) is then mapped afresh and returned to the system when freed, and every
+    page of it faults again on first touch: on en_ewt train that costs a dask worker's E-step
+    ~70 % more CPU time than a local worker's (RESULTS.md, "Dask's overhead"). Where the
+    environment fixed the thresholds, :meth:`setup` sets them to the values glibc's adaptive
+    thresholds reach (32 MiB mapped, 64 MiB trimmed) and :meth:`teardown` puts the
+    environment's back; a worker with adaptive thresholds is left alone."""
+
+    def setup(self, worker: object) -> None:
+        if _fixed_thresholds():
+            _mallopt(_ADAPTIVE)
+
+    def teardown(self, worker: object) -> None:
+        if _fixed_thresholds():
+            _mallopt({p: int(os.environ.get(v, _GLIBC_DEFAULTS[p]))
+                      for p, v in _ENVIRONMENT.items()})
+
+
+def _fixed_thresholds() -> bool:
+    """Whether this process's environment turned glibc's adaptive malloc thresholds off."""
+    return sys.platform.startswith("linux") and any(v in os.environ
+                                                    for v in _ENVIRONMENT.values())
+
+
+def _mallopt(settings: dict[int, int]) -> None:
+    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)  # absent outside glibc/musl
+    if mallopt is not None:
+        for parameter, bytes_ in settings.items():
+            mallopt(parameter, bytes_)
