@@ -21,7 +21,7 @@ from fstpunct.apps.correction.model import (
 )
 from fstpunct.apps.restoration.crf import OTHER
 from fstpunct.apps.restoration.exact import ExactPrior, SlotDistribution
-from fstpunct.apps.restoration.mbr import distance
+from fstpunct.apps.restoration.metrics import levenshtein as distance
 from fstpunct.apps.restoration.strip import insertions_of, strip
 from fstpunct.cli.main import main
 from fstpunct.fst.grammar import load_grammar

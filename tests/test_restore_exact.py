@@ -16,6 +16,7 @@ from fstpunct.apps.restoration.exact import (
     balanced,
     balanced_decoder,
     slot_decoder,
+    top_entries_reference,
 )
 from fstpunct.apps.restoration.metrics import levenshtein
 from fstpunct.apps.restoration.pipeline import restored
@@ -111,6 +112,36 @@ def test_exact_probabilities_match_sampled_frequencies_with_backoff(direction):
         for y, f in zip(slot.strings, slot.frequencies()):
             p = prior.probability(y, i, members, marginals)
             assert f == pytest.approx(p, abs=5 * math.sqrt(p * (1 - p) / m) + 1e-4)
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+def test_marginals_rows_equal_the_sum_over_each_nodes_pairs(direction):
+    """Each sentence's rows (made when read) and ε's column, bitwise, against adding every
+    candidate pair's probability to its side's puncteme in row order, several sentences
+    featurised together."""
+    model = make_model(TRAIN, direction, seed=8)
+    model.settings = Settings(backoff=0.3)
+    prior = ExactPrior(model)
+    trees = [*TREES, TREES[0]]
+    data = AttachData.build(model.attach, trees)
+    probs = (1.0 - model.settings.backoff) * model.attach_probabilities(data)
+    size = len(model.vocab.punctemes) + 1
+    for k, marginals in enumerate(prior.marginals(trees)):
+        nodes = range(data.sentence_offsets[k], data.sentence_offsets[k + 1])
+        want = np.zeros((2 * len(nodes), size))
+        for t, node in enumerate(nodes):
+            for r in range(data.node_offsets[node], data.node_offsets[node + 1]):
+                for side, l in enumerate(model.vocab.pairs[data.pairs[r]]):
+                    want[2 * t + side, l] += probs[r]
+        want[:, -1] = model.settings.backoff * (1.0 - model.settings.continuation)
+        assert len(marginals) == 2 * len(nodes)
+        assert np.array_equal(marginals.empty, want[:, 0])
+        assert np.array_equal(marginals.dense(), want)
+        assert marginals.row(1) is marginals.row(1)  # made once
+        for r in range(len(marginals)):
+            for floor in (0.0, 1e-3, 0.1):
+                assert marginals.top(r, prior._backoff, floor) == \
+                    top_entries_reference(want[r], prior._backoff, floor)
 
 
 def random_slots(rng: np.random.Generator, n: int = 4) -> list[SlotDistribution]:

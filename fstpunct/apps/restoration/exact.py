@@ -34,7 +34,7 @@ Decoders (the loss is the edit distance summed over slots, so a sentence's expec
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property, partial
 
 import numpy as np
@@ -46,12 +46,12 @@ from ...model.punct import PunctModel, SlotCache
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots
 from ...ud.treebank import Sentence
+from .._restore import edit_distances, top_entries
 from . import HIDDEN, Insertion
-from .mbr import distance
 from .sample import Visible
 
-__all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "SlotDistribution", "balanced",
-           "balanced_decoder", "insertions", "slot_decoder"]
+__all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "Marginals", "SlotDistribution",
+           "balanced", "balanced_decoder", "insertions", "slot_decoder", "top_entries_reference"]
 
 
 @dataclass(frozen=True)
@@ -74,22 +74,68 @@ class SlotDistribution:
         return float(self.probs[self.strings.index(y)]) if y in self.strings else 0.0
 
     @cached_property
+    def distances(self) -> np.ndarray:
+        """The edit distance between every two candidates (compiled)."""
+        return edit_distances(self.strings)
+
+    @cached_property
     def risks(self) -> np.ndarray:
         """Rᵢ(y) = Σ_y′ p(y′) · ed(y, y′) over the candidates y′, for every candidate y (the
         strings left out add between 0 and :attr:`rest` · ed(y, y*) to a difference of risks;
         see :meth:`certified`)."""
         if len(self.strings) == 1:
             return np.zeros(1)
-        dist = np.array([[distance(a, b) for b in self.strings] for a in self.strings],
-                        dtype=float).reshape(len(self.strings), len(self.strings))
-        return dist @ self.probs
+        return self.distances @ self.probs
 
     def certified(self, j: int) -> bool:
         """Whether candidate j has the least risk whatever the left-out strings are (by the
         triangle inequality they change R(y) − R(y_j) by at most rest · ed(y, y_j))."""
         gap = self.risks - self.risks[j]
-        eds = np.array([distance(y, self.strings[j]) for y in self.strings])
-        return bool(np.all(gap + 1e-12 >= self.rest * eds))
+        return bool(np.all(gap + 1e-12 >= self.rest * self.distances[:, j]))
+
+
+@dataclass(frozen=True, eq=False)
+class Marginals:
+    """Every node's marginal distributions of one sentence (:meth:`ExactPrior.marginals`):
+    row 2t is node t's left side, row 2t + 1 its right side, over the punctemes of V and then
+    the backoff closure's coefficient β(1 − s) (which adds β q(l) for every token string l).
+    A row is made from the node's Attach probabilities when first read (:meth:`row`): most
+    slots need only ε's column (:attr:`empty`)."""
+
+    empty: np.ndarray         # per row, the Attach part of ε's marginal
+    offsets: np.ndarray       # node t's candidate rows: offsets[t]:offsets[t + 1]
+    pairs: np.ndarray         # per candidate row, its pair of V's pair table
+    probs: np.ndarray         # per candidate row, (1 − β) p_θ(l, r | w)
+    sides: tuple[np.ndarray, np.ndarray]  # per pair of the table, its l; its r (intp)
+    size: int                 # len(V) + 1
+    closure: float            # β(1 − s)
+    _rows: dict[int, np.ndarray] = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        return len(self.empty)
+
+    def row(self, r: int) -> np.ndarray:
+        """Row r (do not write to it): (1 − β) Σ_r′ p_θ(l, r′ | w) (left side; the right side
+        alike) for every puncteme l of V, then β(1 − s)."""
+        out = self._rows.get(r)
+        if out is None:
+            a, b = self.offsets[r // 2], self.offsets[r // 2 + 1]
+            out = np.bincount(self.sides[r % 2][self.pairs[a:b]], self.probs[a:b], self.size)
+            out[-1] = self.closure
+            self._rows[r] = out
+        return out
+
+    def top(self, r: int, add: np.ndarray, floor: float) -> tuple[list[int], list[float]]:
+        """The punctemes of V (indices) whose entry of row r plus ``add`` is ≥ ``floor``, the
+        largest first, and those sums: :func:`top_entries_reference` of :meth:`row`, compiled
+        from the node's Attach probabilities (the row is not made)."""
+        t = r // 2
+        return top_entries(self.pairs, self.probs, self.sides[r % 2], self.offsets[t],
+                           self.offsets[t + 1], add, floor)
+
+    def dense(self) -> np.ndarray:
+        """Every row (rows × (len(V) + 1))."""
+        return np.array([self.row(r) for r in range(len(self))]).reshape(len(self), self.size)
 
 
 Shown = tuple[str, ...]  # a visible slot string
@@ -174,7 +220,8 @@ class ExactPrior:
         self._visible = Visible(channel, hidden)
         self._slots: SlotCache | None = None  # lattices, built when first needed
         self._boundary = channel.index(BOUNDARY)
-        self._pairs = np.asarray(model.vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        pairs = np.asarray(model.vocab.pairs, dtype=np.intp).reshape(-1, 2)
+        self._sides = (np.ascontiguousarray(pairs[:, 0]), np.ascontiguousarray(pairs[:, 1]))
         self._size = len(model.vocab.punctemes) + 1  # punctemes, then the backoff closure
         self._keep = 1.0 - settings.backoff
         self._closure = settings.backoff * (1.0 - settings.continuation)
@@ -184,22 +231,23 @@ class ExactPrior:
         self._steps: dict[tuple[str | None, Puncteme],
                           list[tuple[Shown, tuple[bool, ...], str | None, bool, float]]] = {}
 
-    def marginals(self, sentences: Sequence[SlotSentence]) -> list[np.ndarray]:
-        """Per sentence, every node's marginals as the mixture of the lattice computation:
-        the Attach part (1 − β) Σ_r p_θ(l, r | w) for every puncteme l of V, then the backoff
-        closure's coefficient β(1 − s) (which adds β q(l) for every token string l): row 2t is
-        node t's left side, row 2t + 1 its right side."""
+    def marginals(self, sentences: Sequence[SlotSentence]) -> list[Marginals]:
+        """Per sentence, every node's marginals as the mixture of the lattice computation
+        (:class:`Marginals`: the Attach part (1 − β) Σ_r p_θ(l, r | w) for every puncteme l of
+        V, then the backoff closure's coefficient β(1 − s)), from one featurisation of all
+        ``sentences``."""
         data = AttachData.build(self.model.attach, sentences)
         probs = self._keep * self.model.attach_probabilities(data)
         node_of_row = np.repeat(np.arange(data.n_nodes), np.diff(data.node_offsets))
-        sides = self._pairs[data.pairs]
-        out = np.zeros((2 * data.n_nodes, self._size))
+        # ε's column of every row 2t + side (bincount adds in row order, as a row's own does)
+        empty = np.zeros(2 * data.n_nodes)
         for side in (0, 1):
-            flat = (2 * node_of_row + side) * self._size + sides[:, side]
-            out += np.bincount(flat, probs, out.size).reshape(out.shape)
-        out[:, -1] = self._closure
-        offsets = 2 * np.asarray(data.sentence_offsets)
-        return [out[a:b] for a, b in zip(offsets[:-1], offsets[1:])]
+            rows = (self._sides[side] == 0)[data.pairs]
+            empty[side::2] = np.bincount(node_of_row[rows], probs[rows], data.n_nodes)
+        nodes, offsets = data.node_offsets, np.asarray(data.sentence_offsets)
+        return [Marginals(empty[2 * a:2 * b], nodes[a:b + 1], data.pairs, probs, self._sides,
+                          self._size, self._closure)
+                for a, b in zip(offsets[:-1].tolist(), offsets[1:].tolist())]
 
     def distributions(self, trees: Sequence[Sequence[SlotSentence]], quick: bool = False
                       ) -> Iterator[list[SlotDistribution]]:
@@ -211,7 +259,7 @@ class ExactPrior:
         for k in range(len(trees[0])):
             yield self.sentence([(ts[k], m[k]) for ts, m in zip(trees, marginals)], quick)
 
-    def sentence(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+    def sentence(self, trees: Sequence[tuple[SlotSentence, Marginals]],
                  quick: bool | Callable[[int, float], bool] = False,
                  done: dict[int, SlotDistribution] | None = None) -> list[SlotDistribution]:
         """The slot distributions of one sentence from its (tree, :meth:`marginals`) pairs.
@@ -237,7 +285,7 @@ class ExactPrior:
         return out
 
     def _slot(self, i: int, per_tree: list[tuple[SlotSentence, list[list[tuple[int, int]]],
-                                                  np.ndarray]],
+                                                  Marginals]],
               p_empty: float, prune: float) -> SlotDistribution:
         """Slot i's candidates from a forward pass pruned at ``prune`` in every tree, mixed."""
         # ε: at least the probability that every member draws ε (and a candidate always)
@@ -254,7 +302,7 @@ class ExactPrior:
         return SlotDistribution(tuple(kept), tuple(heads[y] for y in kept),
                                 np.array([estimate[y] for y in kept]))
 
-    def _empty(self, members: list[list[tuple[int, int]]], marginals: np.ndarray) -> np.ndarray:
+    def _empty(self, members: list[list[tuple[int, int]]], marginals: Marginals) -> np.ndarray:
         """Per slot, the probability that every member draws ε: u = ε (u = ∘ in slot 0), so
         that the slot shows nothing (a lower bound of p(ε), which also counts outputs of only
         hidden symbols)."""
@@ -262,11 +310,11 @@ class ExactPrior:
                         dtype=np.intp)
         slot_of = np.repeat(np.arange(len(members)), [len(slot) for slot in members])
         with np.errstate(divide="ignore"):
-            logs = np.log(marginals[rows, 0] + self._backoff[0])
+            logs = np.log(marginals.empty[rows] + self._backoff[0])
         return np.exp(np.bincount(slot_of, logs, len(members)))
 
     def _candidates(self, i: int, n: int, members: list[tuple[int, int]],
-                    marginals: np.ndarray, prune: float) -> tuple[dict[Shown, float],
+                    marginals: Marginals, prune: float) -> tuple[dict[Shown, float],
                                                     dict[Shown, tuple[int, ...]]]:
         """p̃(y) of the visible strings of slot i, and the heads of each on its most probable
         path: a forward pass over the members in the channel's reading order whose state is
@@ -275,7 +323,7 @@ class ExactPrior:
         added is what p̃ lacks)."""
         ltr = self.model.channel.direction == "ltr"
         steps: list[tuple[int, list[tuple[Puncteme, float]]]] = [
-            (node + 1 if n else 0, self._support(marginals[2 * node + side, :-1], prune))
+            (node + 1 if n else 0, self._support(marginals, 2 * node + side, prune))
             for node, side in members]
         if i == 0:
             steps.insert(0, (0, [((BOUNDARY,), 1.0)]))
@@ -321,14 +369,12 @@ class ExactPrior:
                 best_path[y] = (best, y_heads)
         return estimate, {y: h for y, (_, h) in best_path.items()}
 
-    def _support(self, row: np.ndarray, prune: float) -> list[tuple[Puncteme, float]]:
-        """The punctemes of a member whose marginal (backoff share included) is ≥ ``prune``,
-        most probable first."""
-        row = row + self._backoff
-        top = np.flatnonzero(row >= prune)
-        top = top[np.argsort(-row[top], kind="stable")]
+    def _support(self, marginals: Marginals, r: int, prune: float
+                 ) -> list[tuple[Puncteme, float]]:
+        """The punctemes of row r whose marginal (backoff share included) is ≥ ``prune``, most
+        probable first."""
         punctemes = self.model.vocab.punctemes
-        return [(punctemes[a], w) for a, w in zip(top.tolist(), row[top].tolist())]
+        return [(punctemes[a], w) for a, w in zip(*marginals.top(r, self._backoff, prune))]
 
     def _step(self, pending: str | None, puncteme: Puncteme
               ) -> list[tuple[Shown, tuple[bool, ...], str | None, bool, float]]:
@@ -358,13 +404,13 @@ class ExactPrior:
         self._steps[key] = out
         return out
 
-    def exact(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+    def exact(self, trees: Sequence[tuple[SlotSentence, Marginals]],
               slots: Sequence[SlotDistribution]) -> list[SlotDistribution]:
         """``slots`` (of the sentence of ``trees``, as :meth:`sentence` takes them) with the
         exact probability of every candidate, most probable first."""
         return [self.exact_slot(trees, i, slot) for i, slot in enumerate(slots)]
 
-    def exact_slot(self, trees: Sequence[tuple[SlotSentence, np.ndarray]], i: int,
+    def exact_slot(self, trees: Sequence[tuple[SlotSentence, Marginals]], i: int,
                    slot: SlotDistribution) -> SlotDistribution:
         """Slot i of :meth:`exact`."""
         probs = np.mean([[self.probability(y, i, slot_members(s)[i], m) for y in slot.strings]
@@ -374,7 +420,7 @@ class ExactPrior:
                                 tuple(slot.heads[j] for j in order), probs[order])
 
     def probability(self, y: tuple[str, ...], i: int, members: Sequence[tuple[int, int]],
-                    marginals: np.ndarray) -> float:
+                    marginals: Marginals) -> float:
         """p(yᵢ = y) exactly: the slot lattice of y times every member's mixture."""
         if self._slots is None:
             builder = LatticeBuilder(self.model.channel, frozenset(self._visible.hidden))
@@ -385,7 +431,7 @@ class ExactPrior:
         if i == 0:
             v = v @ lat.matrix((self._boundary,))
         for node, side in members:
-            v = marginals[2 * node + side] @ slot.stack.apply_t(v, SumProduct)
+            v = marginals.row(2 * node + side) @ slot.stack.apply_t(v, SumProduct)
         return float(v @ lat.final)
 
 
@@ -422,7 +468,7 @@ class ExactRestorer:
         marginals = iter(self.prior.marginals([t for ts in trees for t in ts]))
         return [insertions(*self.decode([(t, next(marginals)) for t in ts])) for ts in trees]
 
-    def decode(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
+    def decode(self, trees: Sequence[tuple[SlotSentence, Marginals]]
                ) -> tuple[list[SlotDistribution], list[int]]:
         """The slot distributions of one sentence (from its (tree, marginals) pairs) and the
         decoder's choice of candidate in each."""
@@ -434,7 +480,7 @@ class ExactRestorer:
             choice = balanced_decoder(slots, self.pairs)
         return slots, choice
 
-    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
+    def distributions(self, trees: Sequence[tuple[SlotSentence, Marginals]]
                       ) -> Callable[[bool], list[SlotDistribution]]:
         """The slot distributions the decoder reads, as a function of ``quick`` (ε alone where
         ε is certainly the least-risk string): :meth:`ExactPrior.sentence`. The decoder may ask
@@ -442,7 +488,7 @@ class ExactRestorer:
         kept for the second."""
         return partial(self.prior.sentence, trees, done={})
 
-    def _certain(self, trees: Sequence[tuple[SlotSentence, np.ndarray]],
+    def _certain(self, trees: Sequence[tuple[SlotSentence, Marginals]],
                  slots: list[SlotDistribution]) -> list[SlotDistribution]:
         """``slots`` with exact probabilities where the estimates leave the choice open."""
         if not self.exact:
@@ -462,6 +508,16 @@ def balanced(slots: Sequence[SlotDistribution], choice: Sequence[int],
         if stack is None:
             return False
     return stack == ()
+
+
+def top_entries_reference(row: np.ndarray, add: np.ndarray, floor: float
+                          ) -> tuple[list[int], list[float]]:
+    """:meth:`Marginals.top` by numpy from the row (the tests' oracle): the indices k < len(add)
+    with row[k] + add[k] ≥ ``floor``, largest first (ties: the smaller k), and those sums."""
+    values = row[:len(add)] + add
+    top = np.flatnonzero(values >= floor)
+    top = top[np.argsort(-values[top], kind="stable")]
+    return top.tolist(), values[top].tolist()
 
 
 def insertions(slots: Sequence[SlotDistribution], choice: Sequence[int]) -> list[Insertion]:

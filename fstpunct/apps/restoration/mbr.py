@@ -12,24 +12,18 @@ Rᵢ(y) = Σ_y′ p̂ᵢ(y′) · ed(y, y′) over the distinct strings y′ dra
 """
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
+from .._restore import edit_distances
 from . import Insertion
-from .metrics import levenshtein
 from .sample import Draws, SlotDraws
 
-__all__ = ["distance", "insertions", "sentence_mbr", "slot_mbr", "slot_risks"]
-
-distance = lru_cache(maxsize=1 << 16)(levenshtein)  # slot strings recur across sentences
+__all__ = ["insertions", "sentence_mbr", "slot_mbr", "slot_risks"]
 
 
 def slot_risks(slot: SlotDraws) -> np.ndarray:
     """Rᵢ(y) for every distinct string y of the slot."""
-    strings = slot.strings
-    dist = np.array([[distance(a, b) for b in strings] for a in strings], dtype=float)
-    return dist @ slot.frequencies()
+    return edit_distances(slot.strings) @ slot.frequencies()
 
 
 def sentence_mbr(draws: Draws) -> list[int]:

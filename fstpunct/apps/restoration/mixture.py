@@ -22,7 +22,7 @@ from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from .crf import CrfModel, crf_heads
-from .exact import ExactRestorer, SlotDistribution
+from .exact import ExactRestorer, Marginals, SlotDistribution
 
 __all__ = ["MixedRestorer", "crf_distributions", "mixture"]
 
@@ -69,7 +69,7 @@ class MixedRestorer(ExactRestorer):
         super().__init__(model, decoder, floor, prune)
         self.crf, self.weight = crf, weight
 
-    def distributions(self, trees: Sequence[tuple[SlotSentence, np.ndarray]]
+    def distributions(self, trees: Sequence[tuple[SlotSentence, Marginals]]
                       ) -> Callable[[bool], list[SlotDistribution]]:
         """:meth:`ExactRestorer.distributions` mixed with the CRF's, whose marginals are
         computed once per sentence (as the model's slots computed in full)."""
