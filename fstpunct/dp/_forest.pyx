@@ -125,8 +125,11 @@ cdef void* _grow(void* p, size_t size) except NULL:
 
 
 cdef inline double _plus(double a, double b, bint mx) noexcept nogil:
+    """a ⊕ b; the maximum keeps a on ties, written as x86's ``maxsd`` (one instruction, where
+    ``a if a >= b else b`` compiles to a compare and a blend): the same value unless one of
+    them is NaN."""
     if mx:
-        return a if a >= b else b
+        return b if b > a else a
     return a + b
 
 
