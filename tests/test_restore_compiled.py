@@ -2,10 +2,15 @@
 readable references."""
 import numpy as np
 import pytest
-from fstpunct.apps._restore import edit_distances, top_entries
+from test_model import make_model
+from test_restore_exact import TREES
+from test_restore_sampling import TRAIN
 
-from fstpunct.apps.restoration.exact import top_entries_reference
+from fstpunct.apps import _restore
+from fstpunct.apps.restoration.exact import ExactPrior, forward_reference, top_entries_reference
 from fstpunct.apps.restoration.metrics import levenshtein
+from fstpunct.model.punct import Settings
+from fstpunct.ud.slots import BOUNDARY, slot_members
 
 TOKENS = [",", ".", "(", ")", "“", "”", "--"]
 
@@ -16,7 +21,7 @@ def test_edit_distances_equal_levenshtein(seed):
     strings = tuple(tuple(TOKENS[j] for j in rng.integers(0, 4, int(rng.integers(0, 6))))
                     for _ in range(int(rng.integers(1, 12))))
     strings += ((),) + tuple(tuple(s) for s in strings[:2])  # ε, and equal strings
-    got = edit_distances(strings)
+    got = _restore.edit_distances(strings)
     want = np.array([[levenshtein(a, b) for b in strings] for a in strings], dtype=float)
     assert got.dtype == np.float64 and np.array_equal(got, want)
 
@@ -24,7 +29,7 @@ def test_edit_distances_equal_levenshtein(seed):
 def test_edit_distances_compare_tokens_by_value():
     a = ("".join(["-", "-"]), ",")  # a token equal to "--" but another object
     assert a[0] is not TOKENS[-1]
-    assert edit_distances((a, (TOKENS[-1], ","), (",",), ())).tolist() == [
+    assert _restore.edit_distances((a, (TOKENS[-1], ","), (",",), ())).tolist() == [
         [0, 0, 1, 2], [0, 0, 1, 2], [1, 1, 0, 1], [2, 2, 1, 0]]
 
 
@@ -41,9 +46,31 @@ def test_top_entries_equal_the_numpy_reference(seed):
     stop = int(rng.integers(start, rows + 1))
     row = np.bincount(column[pairs[start:stop]], probs[start:stop], n + 1)  # + one not read
     for floor in (3e-4, 1e-2, 0.0):
-        got = top_entries(pairs, probs, column, start, stop, add, floor)
+        got = _restore.top_entries(pairs, probs, column, start, stop, add, floor)
         assert got == top_entries_reference(row, add, floor)
     with pytest.raises(ValueError):
-        top_entries(pairs, probs, column, start, rows + 1, add, 0.1)
+        _restore.top_entries(pairs, probs, column, start, rows + 1, add, 0.1)
     with pytest.raises(ValueError):
-        top_entries(np.full(1, table, dtype=np.int32), np.ones(1), column, 0, 1, add, 0.1)
+        _restore.top_entries(np.full(1, table, dtype=np.int32), np.ones(1), column, 0, 1, add, 0.1)
+
+
+@pytest.mark.parametrize("direction", ["ltr", "rtl"])
+@pytest.mark.parametrize("prune", [1e-15, 1e-3, 1e-2])
+def test_forward_equals_the_readable_reference(direction, prune):
+    """The candidates' forward pass over every slot of the test trees (backoff on, so every
+    puncteme has a share), its states bitwise: sums, best paths and their heads."""
+    model = make_model(TRAIN, direction, seed=3)
+    model.settings = Settings(backoff=0.3)
+    prior = ExactPrior(model)
+    ltr = direction == "ltr"
+    for tree, marginals in zip(TREES, prior.marginals(TREES)):
+        for i, members in enumerate(slot_members(tree)):
+            steps = [(node + 1, prior._support(marginals, 2 * node + side, prune))
+                     for node, side in members]
+            if i == 0:
+                steps.insert(0, (0, [((BOUNDARY,), 1.0)]))
+            steps = steps if ltr else steps[::-1]
+            cache = dict(prior._steps)
+            want = forward_reference(steps, ltr, prune, cache, prior._step)
+            got = _restore.forward(steps, ltr, prune, {}, prior._step)
+            assert got == want and list(got) == list(want)

@@ -80,3 +80,53 @@ def top_entries(const int[::1] pairs, const double[::1] probs, const Py_ssize_t[
         free(acc)
         free(order)
         free(value)
+
+
+def forward(list steps, bint ltr, double prune, dict cache, step):
+    """The forward pass of :meth:`~fstpunct.apps.restoration.exact.ExactPrior._candidates`
+    over ``steps`` (in reading order), as the readable
+    :func:`~fstpunct.apps.restoration.exact.forward_reference` does it (the same products and
+    sums in the same order): the final states."""
+    cdef dict states = {((), None): [1.0, 1.0, (), 0]}, nxt
+    cdef list support, outcomes, got, value
+    cdef tuple entry, choice, outcome, key, written, shown, olds, heads, made
+    cdef object head, pending, puncteme, pending_head, o
+    cdef double p, best, w, pw, q, mass, path
+    for entry in steps:
+        head, support = entry
+        nxt = {}
+        for key, value in states.items():
+            written, pending = key
+            p, best, heads, pending_head = value[0], value[1], value[2], value[3]
+            for choice in support:
+                puncteme, w = choice
+                pw = p * w
+                if pw < prune:
+                    break
+                outcomes = cache.get((pending, puncteme))
+                if not outcomes:
+                    outcomes = step(pending, puncteme)
+                for outcome in outcomes:
+                    q = outcome[4]
+                    mass = pw * q
+                    if mass < prune:
+                        continue
+                    shown = outcome[0]
+                    key = (written + shown, outcome[2]) if ltr else (shown + written, outcome[2])
+                    got = nxt.get(key)
+                    if got is None:
+                        got = [0.0, -1.0, (), 0]
+                        nxt[key] = got
+                    got[0] = <double> got[0] + mass
+                    path = best * w * q
+                    if path > <double> got[1]:
+                        olds = outcome[1]
+                        if olds:
+                            made = tuple([pending_head if o else head for o in olds])
+                            got[2] = heads + made if ltr else made + heads
+                        else:
+                            got[2] = heads
+                        got[1] = path
+                        got[3] = pending_head if outcome[3] else head
+        states = nxt
+    return states

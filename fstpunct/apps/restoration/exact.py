@@ -46,12 +46,13 @@ from ...model.punct import PunctModel, SlotCache
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, to_slots
 from ...ud.treebank import Sentence
-from .._restore import edit_distances, top_entries
+from .._restore import edit_distances, forward, top_entries
 from . import HIDDEN, Insertion
 from .sample import Visible
 
 __all__ = ["EXACT_DECODERS", "ExactPrior", "ExactRestorer", "Marginals", "SlotDistribution",
-           "balanced", "balanced_decoder", "insertions", "slot_decoder", "top_entries_reference"]
+           "balanced", "balanced_decoder", "insertions", "forward_reference", "slot_decoder",
+           "top_entries_reference"]
 
 
 @dataclass(frozen=True)
@@ -327,36 +328,7 @@ class ExactPrior:
             for node, side in members]
         if i == 0:
             steps.insert(0, (0, [((BOUNDARY,), 1.0)]))
-        # (written, pending) -> [probability, best path's probability, written's heads,
-        # pending's head]
-        states: dict[tuple[Shown, str | None], list] = {((), None): [1.0, 1.0, (), 0]}
-        cache = self._steps
-        for head, support in (steps if ltr else reversed(steps)):
-            nxt: dict[tuple[Shown, str | None], list] = {}
-            for (written, pending), (p, best, heads, pending_head) in states.items():
-                for puncteme, w in support:
-                    pw = p * w
-                    if pw < prune:
-                        break
-                    outcomes = cache.get((pending, puncteme)) or self._step(pending, puncteme)
-                    for shown, olds, new, old_new, q in outcomes:
-                        mass = pw * q
-                        if mass < prune:
-                            continue
-                        key = (written + shown, new) if ltr else (shown + written, new)
-                        got = nxt.get(key)
-                        if got is None:
-                            got = nxt[key] = [0.0, -1.0, (), 0]
-                        got[0] += mass
-                        path = best * w * q
-                        if path > got[1]:
-                            if olds:
-                                made = tuple(pending_head if o else head for o in olds)
-                                got[2] = heads + made if ltr else made + heads
-                            else:
-                                got[2] = heads
-                            got[1], got[3] = path, pending_head if old_new else head
-            states = nxt
+        states = forward(steps if ltr else steps[::-1], ltr, prune, self._steps, self._step)
         estimate: dict[Shown, float] = {}
         best_path: dict[Shown, tuple[float, tuple[int, ...]]] = {}
         for (written, pending), (p, best, heads, pending_head) in states.items():
@@ -392,13 +364,14 @@ class ExactPrior:
         u = puncteme if pending is None else (pending, *puncteme) if ltr else \
             (*puncteme, pending)
         out = []
+        repeats, hidden = len(set(u)) < len(u), self._visible.hidden
         for x, q in channel.distribution(u).items():
             if not x:
                 out.append(((), (), pending, True, q))
                 continue
-            at = channel.align(u, x) if len(set(u)) < len(u) else tuple(u.index(t) for t in x)
+            at = channel.align(u, x) if repeats else tuple(u.index(t) for t in x)
             last = len(x) - 1 if ltr else 0  # the token written at the end: still pending
-            kept = [k for k in range(len(x)) if k != last and x[k] not in self._visible.hidden]
+            kept = [k for k in range(len(x)) if k != last and x[k] not in hidden]
             out.append((tuple(x[k] for k in kept), tuple(at[k] == old for k in kept), x[last],
                         at[last] == old, q))
         self._steps[key] = out
@@ -508,6 +481,46 @@ def balanced(slots: Sequence[SlotDistribution], choice: Sequence[int],
         if stack is None:
             return False
     return stack == ()
+
+
+def forward_reference(steps: list[tuple[int, list[tuple[Puncteme, float]]]], ltr: bool,
+                      prune: float, cache: dict[tuple[str | None, Puncteme], list],
+                      step: Callable[[str | None, Puncteme], list]
+                      ) -> dict[tuple[Shown, str | None], list]:
+    """The forward pass of :meth:`ExactPrior._candidates` (compiled:
+    :func:`~fstpunct.apps._restore.forward`; this is the tests' oracle): ``steps`` in reading
+    order, each a member's head and support; ``cache``: the channel's outcomes of (pending
+    token, puncteme) so far, ``step`` computes one (:meth:`ExactPrior._step`). The final
+    states: (visible tokens written, token pending) -> [probability, best path's
+    probability, written's heads, pending's head]."""
+    states: dict[tuple[Shown, str | None], list] = {((), None): [1.0, 1.0, (), 0]}
+    for head, support in steps:
+        nxt: dict[tuple[Shown, str | None], list] = {}
+        for (written, pending), (p, best, heads, pending_head) in states.items():
+            for puncteme, w in support:
+                pw = p * w
+                if pw < prune:
+                    break
+                outcomes = cache.get((pending, puncteme)) or step(pending, puncteme)
+                for shown, olds, new, old_new, q in outcomes:
+                    mass = pw * q
+                    if mass < prune:
+                        continue
+                    key = (written + shown, new) if ltr else (shown + written, new)
+                    got = nxt.get(key)
+                    if got is None:
+                        got = nxt[key] = [0.0, -1.0, (), 0]
+                    got[0] += mass
+                    path = best * w * q
+                    if path > got[1]:
+                        if olds:
+                            made = tuple(pending_head if o else head for o in olds)
+                            got[2] = heads + made if ltr else made + heads
+                        else:
+                            got[2] = heads
+                        got[1], got[3] = path, pending_head if old_new else head
+        states = nxt
+    return states
 
 
 def top_entries_reference(row: np.ndarray, add: np.ndarray, floor: float
