@@ -103,8 +103,8 @@ def minimize(fun: Callable[[np.ndarray], tuple[float, np.ndarray]], x0: np.ndarr
     try:
         from scipy.optimize._dcsrch import DCSRCH  # training only; MINPACK-2's dcsrch
     except ImportError:
-        return _scipy_lbfgsb(fun, x0, maxiter, m, maxls, pgtol, factr)
-    if not hasattr(DCSRCH, "_iterate"):
+        DCSRCH = None
+    if not hasattr(DCSRCH, "_iterate"):  # moved or gone (None has no _iterate either)
         return _scipy_lbfgsb(fun, x0, maxiter, m, maxls, pgtol, factr)
 
     x = np.array(x0, dtype=np.float64)

@@ -134,10 +134,6 @@ class Marginals:
         return top_entries(self.pairs, self.probs, self.sides[r % 2], self.offsets[t],
                            self.offsets[t + 1], add, floor)
 
-    def dense(self) -> np.ndarray:
-        """Every row (rows × (len(V) + 1))."""
-        return np.array([self.row(r) for r in range(len(self))]).reshape(len(self), self.size)
-
 
 Shown = tuple[str, ...]  # a visible slot string
 Decoder = Callable[[Sequence[SlotDistribution], Sequence[tuple[str, str]]], list[int]]
