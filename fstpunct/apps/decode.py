@@ -94,23 +94,31 @@ def bracketed_reference(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
     return "[" + BOUNDARY + " " + " ".join(out)[1:]
 
 
-def _slot_cache(model: PunctModel, paired: bool) -> SlotCache:
+CHAINED_USES = 8
+"""Decoding without posteriors applies the puncteme matrices of a slot string that at most this
+many node sides of a chunk meet as token chains, never built (``SlotCache``'s ``chains``;
+RESULTS.md, issue 23, "Decode's slot stage")."""
+
+
+def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:
     """The slot lattices of a run over chunks: each holding the puncteme matrices its
     candidates need; ``paired``: built for both the sum and the max, as decoding needs, else
-    only as asked. Each string's topology is weighted once, so none is kept beside its
-    lattices (about 23 MB over en_ewt test), nor the dense closures beside the stacks (no
-    edit counts are taken)."""
+    only as asked; ``chains``: as :class:`SlotCache`'s. Each string's topology is weighted
+    once, so none is kept beside its lattices (about 23 MB over en_ewt test), nor the dense
+    closures beside the stacks (no edit counts are taken)."""
     return SlotCache(model, LatticeBuilder(model.channel, cache=False), paired=paired,
-                     subset=True, closures=False)
+                     subset=True, closures=False, chains=chains)
 
 
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
-                    paired: bool = True, mark: Mark = _unmarked
+                    paired: bool = True, mark: Mark = _unmarked, chains: int = 0
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
     :class:`Inference` (slot lattices shared by all chunks; ``paired``: for both the sum and
-    the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`)."""
-    cache = _slot_cache(model, paired)
+    the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`;
+    ``chains``: as :class:`SlotCache`'s, for callers that run only the inside pass and
+    Viterbi)."""
+    cache = _slot_cache(model, paired, chains)
     for batch in batches(sentences, chunk):
         yield batch, *inference_of(model, batch, cache, mark=mark)
 
@@ -132,28 +140,28 @@ def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
 
 
 _MODEL = "apps-model"  # the model shared with a pool's workers
-_CACHES: dict[tuple[int, bool], SlotCache] = {}  # a worker's slot lattices, per model
+_CACHES: dict[tuple[int, bool, int], SlotCache] = {}  # a worker's slot lattices, per model
 
 
 def over_chunks(pool: Pool, model: PunctModel, sentences: Iterable[Sentence],
                 step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]],
-                chunk: int = 500, paired: bool = True) -> Iterator[T]:
+                chunk: int = 500, paired: bool = True, chains: int = 0) -> Iterator[T]:
     """``step(model, sentences, slots)`` over chunks of ``chunk`` sentences on ``pool`` (the
     model shared with its workers once, each worker's slot lattices kept from chunk to chunk,
-    ``paired`` as :func:`chunk_inference`); the results in order. ``step`` must be picklable
-    (a module-level function, or a partial of one) for a cluster."""
+    ``paired`` and ``chains`` as :func:`chunk_inference`); the results in order. ``step`` must
+    be picklable (a module-level function, or a partial of one) for a cluster."""
     share_value(pool, _MODEL, model)
     yield from itertools.chain.from_iterable(
-        pool.imap(partial(_chunk_task, step, paired), batches(sentences, chunk)))
+        pool.imap(partial(_chunk_task, step, paired, chains), batches(sentences, chunk)))
 
 
 def _chunk_task(step: Callable[[PunctModel, list[Sentence], SlotCache], list[T]], paired: bool,
-                sentences: list[Sentence]) -> list[T]:
+                chains: int, sentences: list[Sentence]) -> list[T]:
     model = shared(_MODEL)
-    key = (id(model), paired)
+    key = (id(model), paired, chains)
     if key not in _CACHES:
         _CACHES.clear()  # a new model: the old one's lattices are of no use
-        _CACHES[key] = _slot_cache(model, paired)
+        _CACHES[key] = _slot_cache(model, paired, chains)
     return step(model, sentences, _CACHES[key])
 
 
@@ -164,10 +172,13 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
     ``pool``, chunks in parallel (the same output). Serially, ``mark`` is called after each
     stage of a chunk: those of :func:`inference_of`, then ``Viterbi``, ``inside pass`` (or
     ``outside pass``, with ``posteriors``) and ``MISC items, bracketed T'``."""
+    chains = 0 if posteriors else CHAINED_USES  # posteriors: the outside pass reads stacks
     if pool is not None and pool.parallel:
-        yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk)
+        yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk,
+                               chains=chains)
         return
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark):
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark,
+                                                      chains=chains):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
 
 

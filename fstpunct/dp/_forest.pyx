@@ -34,6 +34,19 @@ cdef struct Mats:
     const Py_ssize_t* tptr
     const int* tcol
     const double* tval
+    # A stack of token chains (fstpunct.dp.chains.TokenChains, base > 0): matrix a < base is
+    # the product M(υ₁)⋯M(υₘ) of the tokens stok[soff[a] : soff[a + 1]], never built: applied to
+    # a vector token matrix by token matrix (_chain); matrix base + b is stored above as lines
+    # b·N + s (base = 0: every matrix is stored).
+    Py_ssize_t base
+    const Py_ssize_t* soff
+    const Py_ssize_t* stok
+    const Py_ssize_t* kptr  # rows of the token matrices: row υ·N + s is M(υ)[s, :]
+    const int* kcol
+    const double* kval
+    const Py_ssize_t* ktptr  # and their columns: row υ·N + t is M(υ)[:, t]
+    const int* ktcol
+    const double* ktval
 
 
 cdef struct Vecs:
@@ -87,6 +100,7 @@ cdef class _Inputs:
     cdef Mats* mats
     cdef Vecs* vecs
     cdef Py_ssize_t n_mats, n_vecs, most, longest  # most matrices in a stack, largest N
+    cdef bint chains  # whether some stack is of token chains
 
     def __cinit__(self, list mats, list vecs):
         self.n_mats, self.n_vecs = len(mats), len(vecs)
@@ -102,6 +116,15 @@ cdef class _Inputs:
             self.mats[q].val = _dptr(m.val)
             self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _i32ptr(m.tcol)
             self.mats[q].tval = _dptr(m.tval)
+            self.mats[q].base = 0
+            if getattr(m, "base", 0):
+                self.chains = True
+                self.mats[q].base = m.base
+                self.mats[q].soff, self.mats[q].stok = _iptr(m.soff), _iptr(m.stok)
+                self.mats[q].kptr, self.mats[q].kcol = _iptr(m.kptr), _i32ptr(m.kcol)
+                self.mats[q].kval = _dptr(m.kval)
+                self.mats[q].ktptr, self.mats[q].ktcol = _iptr(m.ktptr), _i32ptr(m.ktcol)
+                self.mats[q].ktval = _dptr(m.ktval)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
         for q, x in enumerate(vecs):
@@ -186,20 +209,72 @@ cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
     return at
 
 
+cdef inline Py_ssize_t _line(const Mats* m, Py_ssize_t a, Py_ssize_t s) noexcept nogil:
+    """Where line s of stored matrix a is (row a·N + s of ptr, or of tptr)."""
+    return (a - m.base) * m.n + s
+
+
+cdef inline bint _chained(const Mats* m, Py_ssize_t a) noexcept nogil:
+    """Whether matrix a of the stack is a token chain (applied, never stored)."""
+    return a < m.base
+
+
+cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, double* tmp,
+                 bint vm, bint mx) noexcept nogil:
+    """out = M_a ⊗ x, or x ⊗ M_a (``vm``), for the token chain a: M(υ₁)(M(υ₂)(⋯ M(υₘ) x)) or
+    ((x M(υ₁)) M(υ₂))⋯, one sparse token matrix at a time (x itself for ε); ``tmp``: N doubles
+    of scratch (neither may be x). A step from a vector with few nonzeros (λ, ρ) goes across
+    the lines of the other orientation from them."""
+    cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, s, e, tok, nonzero
+    cdef const double* cur = x
+    cdef double* nxt = out if (hi - lo) % 2 else tmp  # so that the last step writes out
+    cdef double xs
+    if hi == lo:
+        memcpy(out, x, n * sizeof(double))
+        return
+    for k in range(hi - lo):
+        tok = m.stok[lo + k] if vm else m.stok[hi - 1 - k]
+        nonzero = 0
+        for s in range(n):
+            nonzero += cur[s] != 0.0
+        if 4 * nonzero < n:  # across: each nonzero entry's line, scattered
+            for s in range(n):
+                nxt[s] = 0.0
+            for s in range(n):
+                if cur[s] == 0.0:
+                    continue
+                xs = cur[s]
+                if vm:  # row s of M(υ) times x[s]
+                    for e in range(m.kptr[tok * n + s], m.kptr[tok * n + s + 1]):
+                        nxt[m.kcol[e]] = _plus(nxt[m.kcol[e]], m.kval[e] * xs, mx)
+                else:  # column s of M(υ) times x[s]
+                    for e in range(m.ktptr[tok * n + s], m.ktptr[tok * n + s + 1]):
+                        nxt[m.ktcol[e]] = _plus(nxt[m.ktcol[e]], m.ktval[e] * xs, mx)
+        elif vm:  # along the columns
+            for s in range(n):
+                nxt[s] = _dot(m.ktptr, m.ktcol, m.ktval, tok * n + s, cur, mx)
+        else:  # along the rows
+            for s in range(n):
+                nxt[s] = _dot(m.kptr, m.kcol, m.kval, tok * n + s, cur, mx)
+        cur = nxt
+        nxt = tmp if nxt == out else out
+
+
 cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
                             bint rightward, bint mx) noexcept nogil:
-    """(far matrix f applied to ctx)[y]: row y of R_f ⊗ ctx, or ctx ⊗ column y of L_f."""
+    """(far matrix f applied to ctx)[y]: row y of R_f ⊗ ctx, or ctx ⊗ column y of L_f (f
+    stored)."""
     if rightward:
-        return _dot(m.tptr, m.tcol, m.tval, f * m.n + y, ctx, mx)
-    return _dot(m.ptr, m.col, m.val, f * m.n + y, ctx, mx)
+        return _dot(m.tptr, m.tcol, m.tval, _line(m, f, y), ctx, mx)
+    return _dot(m.ptr, m.col, m.val, _line(m, f, y), ctx, mx)
 
 
 cdef inline double _near_vec(const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* inner,
                              bint rightward, bint mx) noexcept nogil:
-    """(near matrix a applied to the near inner vector)[s]."""
+    """(near matrix a applied to the near inner vector)[s] (a stored)."""
     if rightward:
-        return _dot(m.tptr, m.tcol, m.tval, a * m.n + s, inner, mx)
-    return _dot(m.ptr, m.col, m.val, a * m.n + s, inner, mx)
+        return _dot(m.tptr, m.tcol, m.tval, _line(m, a, s), inner, mx)
+    return _dot(m.ptr, m.col, m.val, _line(m, a, s), inner, mx)
 
 
 # --- the forest ----------------------------------------------------------------------------------
@@ -257,6 +332,7 @@ cdef class _Run:
     cdef double* adj       # 2 per candidate: in the outside pass, d_near and d_far
     cdef double* tab       # a table to choose from (candidates or states) ...
     cdef Py_ssize_t* sup   # ... and its support
+    cdef double* lz        # 3 × the largest slot: a token chain's output, its scratch, a unit
     cdef Py_ssize_t n_cands, n_tab
     cdef Sentence sen
     cdef object rng        # sampling: a numpy Generator (None: maximise)
@@ -271,11 +347,15 @@ cdef class _Run:
         self.n_tab = self.inp.longest
         self.tab = <double*> malloc(self.n_tab * sizeof(double))
         self.sup = <Py_ssize_t*> malloc(self.n_tab * sizeof(Py_ssize_t))
-        if self.mark == NULL or self.nz == NULL or self.tab == NULL or self.sup == NULL:
+        self.lz = <double*> malloc(3 * self.inp.longest * sizeof(double))
+        if (self.mark == NULL or self.nz == NULL or self.tab == NULL or self.sup == NULL
+                or self.lz == NULL):
             raise MemoryError()
         cdef Py_ssize_t q
         for q in range(self.inp.most):
             self.mark[q] = -1
+        for q in range(self.inp.longest):
+            self.lz[2 * self.inp.longest + q] = 0.0
 
     def __dealloc__(self):
         free(self.arena)
@@ -289,6 +369,7 @@ cdef class _Run:
         free(self.adj)
         free(self.tab)
         free(self.sup)
+        free(self.lz)
 
     cdef int start(self, Py_ssize_t s) except -1:
         """Make room for sentence s and point self.sen at it."""
@@ -324,6 +405,27 @@ cdef class _Run:
             self.arena = <double*> _grow(self.arena, self.size * sizeof(double))
         self.used = at + n
         return at
+
+    cdef double* chained(self, const Mats* m, Py_ssize_t a, const double* x, bint vm) noexcept:
+        """M_a ⊗ x (or x ⊗ M_a) for a token chain a, in scratch (valid until the next call)."""
+        _chain(m, a, x, self.lz, self.lz + self.inp.longest, vm, self.mx)
+        return self.lz
+
+    cdef double* chain_line(self, const Mats* m, Py_ssize_t a, Py_ssize_t s, bint column) noexcept:
+        """Row s (or column s) of a token chain a as a dense vector, in scratch."""
+        cdef double* unit = self.lz + 2 * self.inp.longest
+        unit[s] = 1.0
+        _chain(m, a, unit, self.lz, self.lz + self.inp.longest, not column, self.mx)
+        unit[s] = 0.0
+        return self.lz
+
+    cdef Py_ssize_t pick_dense(self, const double* line, const double* x,
+                               Py_ssize_t n) except -1:
+        """As :meth:`pick_line` over a dense line of n entries."""
+        cdef Py_ssize_t t
+        for t in range(n):
+            self.tab[t] = line[t] * x[t]
+        return self.pick(n)
 
     cdef const Vecs* vecs(self, Py_ssize_t slot) noexcept:
         return &self.inp.vecs[self.fo.slot_vecs[self.sen.slot0 + slot]]
@@ -443,11 +545,22 @@ cdef class _Run:
         cdef const double* near_v = nm.val if rightward else nm.tval
         cdef double acc, x, w
         cdef Py_ssize_t k, e, r
+        cdef const double* z
         for q in range(n_far):
             acc = 0.0
-            if n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
+            if _chained(fm, far_idx[q]) and n_nz_ctx <= n_nz_far:  # a token chain, applied
+                z = self.chained(fm, far_idx[q], cx, rightward)  # to the sparser vector first
+                for k in range(n_nz_far):
+                    y = nz_far[k]
+                    acc = _plus(acc, z[y] * far_in[y], mx)
+            elif _chained(fm, far_idx[q]):
+                z = self.chained(fm, far_idx[q], far_in, not rightward)
                 for k in range(n_nz_ctx):
-                    r = far_idx[q] * fm.n + nz_ctx[k]
+                    y = nz_ctx[k]
+                    acc = _plus(acc, z[y] * cx[y], mx)
+            elif n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
+                for k in range(n_nz_ctx):
+                    r = _line(fm, far_idx[q], nz_ctx[k])
                     x = cx[nz_ctx[k]]
                     for e in range(far_ptr[r], far_ptr[r + 1]):
                         acc = _plus(acc, (far_v[e] * x) * far_in[far_col[e]], mx)
@@ -469,9 +582,13 @@ cdef class _Run:
             if w == 0.0:
                 continue
             a = near_idx[q]
-            if 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
+            if _chained(nm, a):
+                z = self.chained(nm, a, near_in, rightward)
+                for s in range(out.n):
+                    raw[s] = _plus(raw[s], w * z[s], mx)
+            elif 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
                 for k in range(n_nz_near):
-                    r = a * nm.n + nz_near[k]
+                    r = _line(nm, a, nz_near[k])
                     x = near_in[nz_near[k]]
                     for e in range(near_ptr[r], near_ptr[r + 1]):
                         raw[near_col[e]] = _plus(raw[near_col[e]], w * (near_v[e] * x), mx)
@@ -594,27 +711,42 @@ cdef class _Run:
         for j in range(lo, hi):
             q = loc_near[j - lo]
             if near_at[q] < 0.0:
-                near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, mx)
+                if _chained(sd.near, near_idx[q]):
+                    near_at[q] = self.chained(sd.near, near_idx[q], near_in, right)[s]
+                else:
+                    near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, mx)
             self.tab[j - lo] = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
         best_j = self.pick(hi - lo)
         a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
-        if right:  # column s of R_a against v
+        if _chained(sd.near, a):  # column s of R_a or row s of L_a, as below
+            x_near[0] = self.pick_dense(self.chain_line(sd.near, a, s, right), near_in,
+                                        sd.near.n)
+        elif right:  # column s of R_a against v
             x_near[0] = self.pick_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
-                                       a * sd.near.n + s, near_in)
+                                       _line(sd.near, a, s), near_in)
         else:  # row s of L_a against u
             x_near[0] = self.pick_line(sd.near.ptr, sd.near.col, sd.near.val,
-                                       a * sd.near.n + s, near_in)
-        for y in range(sd.far_in.n):
-            self.tab[y] = (far_in[y] * _far_ctx(sd.far, c, y, cx, right, mx)
-                           if far_in[y] != 0.0 else 0.0)
+                                       _line(sd.near, a, s), near_in)
+        cdef const double* z
+        if _chained(sd.far, c):
+            z = self.chained(sd.far, c, cx, right)
+            for y in range(sd.far_in.n):
+                self.tab[y] = far_in[y] * z[y] if far_in[y] != 0.0 else 0.0
+        else:
+            for y in range(sd.far_in.n):
+                self.tab[y] = (far_in[y] * _far_ctx(sd.far, c, y, cx, right, mx)
+                               if far_in[y] != 0.0 else 0.0)
         best_y = self.pick(sd.far_in.n)
         y_far[0] = best_y
-        if right:  # column y of L_c against the context
+        if _chained(sd.far, c):  # column y of L_c or row y of R_c, as below
+            t_meet[0] = self.pick_dense(self.chain_line(sd.far, c, best_y, right), cx,
+                                        sd.far.n)
+        elif right:  # column y of L_c against the context
             t_meet[0] = self.pick_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
-                                       c * sd.far.n + best_y, cx)
+                                       _line(sd.far, c, best_y), cx)
         else:  # row y of R_c
             t_meet[0] = self.pick_line(sd.far.ptr, sd.far.col, sd.far.val,
-                                       c * sd.far.n + best_y, cx)
+                                       _line(sd.far, c, best_y), cx)
         return best_j
 
     cdef int descend(self, Py_ssize_t* choice) except -1:
@@ -672,14 +804,23 @@ cdef class _Run:
         self.p_el = self.take(self.p_left * n)
         self.p_rf = self.take(self.p_right * n)
         cdef double* arena = self.arena
+        cdef const double* chain
         for q in range(self.p_left):  # e ⊗ L_a: column t of L_a against the entry vector
+            if _chained(lm, left_idx[q]):
+                chain = self.chained(lm, left_idx[q], x.entry, True)
+                memcpy(arena + self.p_el + q * n, chain, n * sizeof(double))
+                continue
             for t in range(n):
                 arena[self.p_el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval,
-                                                    left_idx[q] * n + t, x.entry, mx)
+                                                    _line(lm, left_idx[q], t), x.entry, mx)
         for q in range(self.p_right):  # R_c ⊗ ρ₀
+            if _chained(rm, right_idx[q]):
+                chain = self.chained(rm, right_idx[q], x.final, False)
+                memcpy(arena + self.p_rf + q * n, chain, n * sizeof(double))
+                continue
             for t in range(n):
                 arena[self.p_rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val,
-                                                    right_idx[q] * n + t, x.final, mx)
+                                                    _line(rm, right_idx[q], t), x.final, mx)
         self.pseudo_terms(True)
         cdef double z = 0.0
         for j in range(hi - lo):
@@ -1110,6 +1251,8 @@ def outside(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi,
     vectors (slots of the range in order, one more entry than slots)."""
     import numpy as np
     cdef _Run r = _Run(forest, mats, vecs, False)
+    if r.inp.chains:
+        raise ValueError("outside: stacks of token chains are not supported")
     cdef const Py_ssize_t[::1] nodes = forest.node_offsets
     cdef const Py_ssize_t[::1] cands = forest.candidate_offsets
     cdef const Py_ssize_t[::1] words = forest.word_offsets
@@ -1136,6 +1279,8 @@ def sample(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
     choices, (size, nodes of the range)."""
     import numpy as np
     cdef _Run r = _Run(forest, mats, vecs, False, rng)
+    if r.inp.chains:
+        raise ValueError("sample: stacks of token chains are not supported")
     cdef const Py_ssize_t[::1] nodes = forest.node_offsets
     log_total = np.empty(hi - lo)
     status = np.empty(hi - lo, dtype=np.int8)
@@ -1155,3 +1300,41 @@ def sample(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
             else:
                 ch[d, at] = r.pick(r.pseudo_terms(True))
     return log_total, status, choice
+
+
+def chain_nonzero(Py_ssize_t n, const Py_ssize_t[::1] kptr, const int[::1] kcol,
+                  const Py_ssize_t[::1] soff, const Py_ssize_t[::1] stok):
+    """Whether each token chain M(υ₁)⋯M(υₘ) (tokens ``stok[soff[a] : soff[a + 1]]``; rows of the
+    token matrices as :class:`Mats`' ``kptr``, ``kcol``) has an entry: some path of its tokens
+    through the arcs, whatever their weights (what the entries of a stored product are; ε: the
+    identity). (A,) uint8."""
+    import numpy as np
+    cdef Py_ssize_t count = soff.shape[0] - 1, a, k, s, e, tok, alive
+    out = np.zeros(count, dtype=np.uint8)
+    cdef unsigned char[::1] nonzero = out
+    cdef unsigned char* cur = <unsigned char*> malloc(max(n, 1))
+    cdef unsigned char* nxt = <unsigned char*> malloc(max(n, 1))
+    if cur == NULL or nxt == NULL:
+        free(cur)
+        free(nxt)
+        raise MemoryError()
+    for a in range(count):
+        for s in range(n):
+            cur[s] = 1
+        alive = n
+        for k in range(soff[a + 1] - 1, soff[a] - 1, -1):  # the states that start such a path
+            if not alive:
+                break
+            tok, alive = stok[k], 0
+            for s in range(n):
+                nxt[s] = 0
+                for e in range(kptr[tok * n + s], kptr[tok * n + s + 1]):
+                    if cur[kcol[e]]:
+                        nxt[s] = 1
+                        alive += 1
+                        break
+            cur, nxt = nxt, cur
+        nonzero[a] = alive > 0
+    free(cur)
+    free(nxt)
+    return out

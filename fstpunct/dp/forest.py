@@ -29,7 +29,8 @@ from .semiring import MaxProduct, Semiring, SumProduct
 from .stacks import SparseStack, Stack
 from .treedp import MatrixTree
 
-__all__ = ["Forest", "Outside", "SlotVectors", "Terms", "from_trees", "log_partition", "outside",
+__all__ = ["ChainStack", "Forest", "Outside", "SlotVectors", "Terms", "from_trees", "log_partition",
+           "outside",
            "sample", "viterbi"]
 
 
@@ -59,7 +60,11 @@ class KernelStack:
 
     @classmethod
     def of(cls, stack: Stack) -> KernelStack:
-        """Any stack (a dense one is made sparse first)."""
+        """Any stack (a dense one is made sparse first; one with a kernel form of its own, as
+        :class:`~fstpunct.dp.chains.TokenChains`, gives that)."""
+        own = getattr(stack, "kernel", None)
+        if own is not None:
+            return own()
         if not isinstance(stack, SparseStack):
             size = stack.size
             stack = SparseStack.of(np.array([stack.matrix(a) for a in range(len(stack))])
@@ -67,6 +72,24 @@ class KernelStack:
         rows, cols = stack.rows, stack.columns
         return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data, cols.indptr,
                    cols.indices, cols.data)
+
+
+@dataclass(frozen=True)
+class ChainStack(KernelStack):
+    """A :class:`~fstpunct.dp.chains.TokenChains` as the kernel reads it: its stored matrices as a
+    :class:`KernelStack` (matrix ``base`` + b as its b-th), matrices a < ``base`` the token
+    chains ``stok[soff[a]:soff[a+1]]`` over the token matrices' rows (``kptr``, ``kcol``,
+    ``kval``: row υ·N + s is M(υ)[s, :]) and columns (``ktptr``, …)."""
+
+    base: int
+    soff: np.ndarray
+    stok: np.ndarray
+    kptr: np.ndarray
+    kcol: np.ndarray
+    kval: np.ndarray
+    ktptr: np.ndarray
+    ktcol: np.ndarray
+    ktval: np.ndarray
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..dp.chains import ChainShape, TokenChains
+from ..dp.chains import strings as chain_strings
 from ..dp.forest import Forest, KernelStack, Outside, SlotVectors
 from ..dp.forest import log_partition as forest_log_partition
 from ..dp.forest import outside as forest_outside
@@ -176,14 +178,16 @@ class Slot:
     """One surface string's lattice in one semiring, with the stack of its puncteme matrices
     (M(l) for every l of V, then the backoff closure) and which of them are nonzero; in a
     :class:`SlotCache` with ``subset``, M(l) only for the punctemes ``built`` (the others are
-    stored as 0 and not possible). ``closure`` is the closure as a dense matrix, for the
-    E-step's edit counter (None where the cache does not keep it)."""
+    stored as 0 and not possible); with ``chains``, for a string few nodes use, M(l) as
+    :class:`~fstpunct.dp.chains.TokenChains` (applied, never built). ``closure`` is the
+    closure as a dense matrix, for the E-step's edit counter (None where the cache does not
+    keep it)."""
 
     lattice: Lattice
     closure: np.ndarray | None
-    stack: SparseStack | DenseStack
+    stack: SparseStack | DenseStack | TokenChains
     possible: np.ndarray  # (|V|,) bool
-    sparse: SparseStack  # the stack as a SparseStack
+    sparse: SparseStack  # the stack as a SparseStack (of token chains: the stored closure)
     entry: np.ndarray  # λᵀ ⊗ M(∘) where the slot opens a sentence (surface ∘ …), else empty
     counter: EditCounter | None = None  # built on the first E-step that needs it
     built: np.ndarray | None = None  # (|V|,) bool: the punctemes whose M(l) is built (None: all)
@@ -192,7 +196,8 @@ class Slot:
     def kernel(self) -> tuple[KernelStack, SlotVectors]:
         """The stack and vectors as the compiled tree DP reads them."""
         lat = self.lattice
-        return KernelStack.of(self.sparse), SlotVectors(lat.start, lat.final, self.entry)
+        stack = KernelStack.of(self.stack if isinstance(self.stack, TokenChains) else self.sparse)
+        return stack, SlotVectors(lat.start, lat.final, self.entry)
 
 
 class SlotCache:
@@ -212,11 +217,20 @@ class SlotCache:
     Without ``closures``, a slot does not keep its closure as a dense matrix once its stack
     holds it (the tree DPs read the stack; only the E-step's edit counter reads the dense
     matrix, and :meth:`counter` computes it again): decoding's caches, ~11 MB over en_ewt
-    test."""
+    test.
+
+    With ``chains`` (> 0), where at most that many node sides meet a string (:meth:`get`'s
+    ``uses``: in one chunk), its slots are of token chains
+    (:class:`~fstpunct.dp.chains.TokenChains`: M(l) applied to the tree DP's vectors token
+    matrix by token matrix, never built; the closure stored), kept apart from its stack
+    slots, so which a chunk gets depends on that chunk alone. Only the inside pass and
+    Viterbi read them (not the outside pass or sampling), and their sums and max-products
+    are associated otherwise than in built stacks (last-bit differences)."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
                  weights: np.ndarray | None = None, limit: int | None = 256,
-                 paired: bool = False, subset: bool = False, closures: bool = True) -> None:
+                 paired: bool = False, subset: bool = False, closures: bool = True,
+                 chains: int = 0) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
@@ -224,21 +238,30 @@ class SlotCache:
         self.boundary = channel.index(BOUNDARY)
         self.rate = settings.continuation / (len(channel.symbols) - 1)
         self.limit, self.paired, self.subset, self.closures = limit, paired, subset, closures
+        self.chains = chains
+        self._strings = chain_strings(self.punctemes)
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
+        self._chained: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
 
     def get(self, surface: tuple[str, ...], maximum: bool = False,
-            needed: np.ndarray | None = None) -> Slot:
+            needed: np.ndarray | None = None, uses: int | None = None) -> Slot:
         """The slot of ``surface`` in the max (``maximum``) or sum semiring, with M(l) built
-        at least for the punctemes ``needed`` ((|V|,) bool; None: all)."""
+        at least for the punctemes ``needed`` ((|V|,) bool; None: all); ``uses``: how many
+        node sides meet the string where it is asked for (None: unknown), which decides
+        between stacks and token chains (see the class)."""
         key = (surface, maximum)
-        slot = self._slots.get(key)
+        chained = uses is not None and uses <= self.chains
+        slots = self._chained if chained else self._slots
+        slot = slots.get(key)
         if slot is None:
             kinds = [not maximum, maximum] if self.paired else [maximum]  # the asked-for last
-            for kind, built in zip(kinds, self._build(surface, kinds, needed)):
-                self._slots[surface, kind] = built
-            slot = self._slots[key]
-            while self.limit is not None and len(self._slots) > self.limit:
-                self._slots.popitem(last=False)
+            for kind, built in zip(kinds, self._build(surface, kinds, needed, chained)):
+                slots[surface, kind] = built
+            slot = slots[key]
+            while self.limit is not None and len(slots) > self.limit:
+                slots.popitem(last=False)
+        elif chained:
+            slots.move_to_end(key)
         else:
             self._slots.move_to_end(key)
             if slot.built is not None:
@@ -248,12 +271,25 @@ class SlotCache:
                     slot = self._slots[key]
         return slot
 
-    def _build(self, surface: tuple[str, ...], kinds: list[bool],
-               needed: np.ndarray | None) -> list[Slot]:
-        """The slots of ``surface`` in the semirings ``kinds`` (True: max), in one pass."""
-        lattices = self.builder.lattices(surface, self.weights, kinds)
-        closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
+    def _build(self, surface: tuple[str, ...], kinds: list[bool], needed: np.ndarray | None,
+               chained: bool = False) -> list[Slot]:
+        """The slots of ``surface`` in the semirings ``kinds`` (True: max), in one pass; with
+        ``chained``, of token chains (unless the string has no tokens)."""
+        other = [(self._slots if chained else self._chained).get((surface, k)) for k in kinds]
+        if all(other):  # built the other way for another chunk: the same lattices and closures
+            lattices = [slot.lattice for slot in other]
+            closures = [_last_matrix(slot.sparse) for slot in other]
+        else:
+            lattices = self.builder.lattices(surface, self.weights, kinds)
+            closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
         extras = [[closure] for closure in closures]
+        if chained and lattices[0].size > 1:
+            stored = product_stacks(lattices, [], extras)  # the closures alone
+            lat = lattices[0]
+            shape = ChainShape(lat.size, lat.token, lat.src, lat.dst, self._strings)
+            return [self._slot(surface, lat, closure, part,
+                               chains=TokenChains(shape, lat.weight, part, lat.maximum))
+                    for lat, closure, part in zip(lattices, closures, stored)]
         if not self.subset or needed is None or lattices[0].size == 1:
             stacks, built = product_stacks(lattices, self.punctemes, extras), None
         else:
@@ -276,17 +312,20 @@ class SlotCache:
                                               possible=stack.nonzero[:-1], built=built)
 
     def _slot(self, surface: tuple[str, ...], lat: Lattice, closure: np.ndarray,
-              sparse: SparseStack, built: np.ndarray | None = None) -> Slot:
-        """The slot of ``surface`` over its lattice, closure and sparse stack."""
-        stack: SparseStack | DenseStack = sparse
+              sparse: SparseStack, built: np.ndarray | None = None,
+              chains: TokenChains | None = None) -> Slot:
+        """The slot of ``surface`` over its lattice, closure and sparse stack (or token
+        chains, ``sparse`` then holding the closure alone)."""
+        stack: SparseStack | DenseStack | TokenChains = sparse if chains is None else chains
         if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
             stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))
         entry = np.zeros(0)
         if surface[:1] == (BOUNDARY,):
             semiring = MaxProduct if lat.maximum else SumProduct
             entry = semiring.vecmat(lat.start, lat.token_matrix(self.boundary))
-        return Slot(lat, closure if self.closures else None, stack, sparse.nonzero[:-1], sparse,
-                    entry, built=built)
+        possible = (sparse if chains is None else chains).nonzero[:-1]
+        return Slot(lat, closure if self.closures else None, stack, possible, sparse, entry,
+                    built=built)
 
     def counter(self, surface: tuple[str, ...], needed: np.ndarray | None = None) -> EditCounter:
         """The edit counter of a (sum) slot (``needed`` as :meth:`get`'s: it counts edits over
@@ -299,6 +338,17 @@ class SlotCache:
             slot.counter = EditCounter(self.builder, surface, self.weights, slot.lattice,
                                        self.punctemes, closure, self.rate, self.boundary)
         return slot.counter
+
+
+def _last_matrix(stack: SparseStack) -> np.ndarray:
+    """A stack's last matrix as a dense array (a slot's closure: every stored entry as it was
+    computed, 0 elsewhere)."""
+    n, rows = stack.size, stack.rows
+    lo, hi = rows.indptr[(len(stack) - 1) * n], rows.indptr[-1]
+    out = np.zeros((n, n))
+    out[np.repeat(np.arange(n), np.diff(rows.indptr[-n - 1:])), rows.indices[lo:hi]] = \
+        rows.data[lo:hi]
+    return out
 
 
 class _Flat(NamedTuple):
@@ -320,10 +370,12 @@ class _Flat(NamedTuple):
 
 
 class _Found(NamedTuple):
-    """The slots candidates were chosen over (one per surface string), and their semiring."""
+    """The slots candidates were chosen over (one per surface string), their semiring and the
+    node sides that meet each string (None: not counted; :meth:`SlotCache.get`'s ``uses``)."""
 
     maximum: bool
     slots: list[Slot]
+    uses: Sequence[int | None]
 
 
 class _Layout(NamedTuple):
@@ -405,21 +457,23 @@ class Inference:
         return choices
 
     def _candidates(self, nodes: range, surfaces: Sequence[tuple[str, ...]], ends: np.ndarray,
-                    maximum: bool) -> tuple[_Flat, list[np.ndarray | None], _Found]:
+                    maximum: bool, uses: Sequence[int | None] | None = None
+                    ) -> tuple[_Flat, list[np.ndarray | None], _Found]:
         """The candidates of the batch's ``nodes`` over the slots of ``surfaces``: node t's rows
         whose left puncteme is possible in slot ``ends[t, 0]`` and whose right one in slot
         ``ends[t, 1]``, then the backoff (the closure on both sides); the punctemes each
         slot needs (None: all, unless the slot cache builds only those asked for); and the
         slots looked up (in the max semiring if ``maximum``)."""
         needed: list[np.ndarray | None] = [None] * len(surfaces)
+        uses = [None] * len(surfaces) if uses is None else uses
         if self.slots.subset:  # per slot, the sides of the candidate sets of its nodes
             group, left_of_group, right_of_group = self._sides
             meets = np.zeros((2, len(surfaces), len(left_of_group)), dtype=bool)
             group = group[nodes.start:nodes.stop]
             meets[0, ends[:, 0], group] = meets[1, ends[:, 1], group] = True
             needed = list(meets[0] @ left_of_group | meets[1] @ right_of_group)
-        found = _Found(maximum, [self.slots.get(x, maximum, need)
-                                 for x, need in zip(surfaces, needed)])
+        found = _Found(maximum, [self.slots.get(x, maximum, need, use)
+                                 for x, need, use in zip(surfaces, needed, uses)], uses)
         return self._candidate_arrays(nodes, ends, found.slots), needed, found
 
     def _candidate_arrays(self, nodes: range, ends: np.ndarray, slots: Sequence[Slot]) -> _Flat:
@@ -472,7 +526,8 @@ class Inference:
         candidates were chosen over if they are of that semiring, else each looked up once."""
         if found.maximum == maximum:
             return found.slots
-        return [self.slots.get(x, maximum, need) for x, need in zip(surfaces, needed)]
+        return [self.slots.get(x, maximum, need, use)
+                for x, need, use in zip(surfaces, needed, found.uses)]
 
     @cached_property
     def _sides(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -531,7 +586,9 @@ class Inference:
         spans = np.fromiter(itertools.chain.from_iterable(itertools.chain.from_iterable(
             map(_node_spans, sentences))), dtype=np.intp).reshape(-1, 2)
         ends = slot_ids[first_slot.repeat(np.diff(node_offsets))[:, None] + spans]
-        flat, needed, found = self._candidates(nodes, tuple(index), ends, maximum)
+        uses = np.bincount(ends.ravel(), minlength=len(index)).tolist() if self.slots.chains \
+            else None  # node sides meeting each string
+        flat, needed, found = self._candidates(nodes, tuple(index), ends, maximum, uses)
         heads = np.fromiter(itertools.chain.from_iterable(sent.heads for sent in sentences),
                             dtype=np.intp, count=int(word_offsets[-1]))
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),

@@ -1,0 +1,164 @@
+"""Stacks whose matrices are products of token matrices that are never built: the vector path of
+a slot string few nodes use (RESULTS.md, issue 23, "Decode's slot stage").
+
+A :class:`TokenChains` holds a lattice's token matrices M(υ) (sparse, in one semiring), the
+token strings l of its first matrices, M_a = M(l₁)⋯M(lₘ) (M(ε) = I), and a
+:class:`~fstpunct.dp.stacks.SparseStack` of stored matrices after them (a slot's closure). It is
+a :class:`~fstpunct.dp.stacks.Stack`: applying M_a to a vector applies its token matrices one
+after the other, which for a handful of vectors costs far less than building M_a (a product per
+state). The compiled tree DP reads it as a :class:`~fstpunct.dp.forest.ChainStack`
+(:func:`fstpunct.dp._forest._chain`); the methods here are the readable reference (dense token
+matrices). Applied this way the products are associated otherwise than in a built stack (M(l₁)
+(M(l₂) x) against (M(l₁) M(l₂)) x), so sums and max-products may differ in the last bits.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+import numpy as np
+
+from . import _forest
+from .forest import ChainStack, KernelStack
+from .semiring import MaxProduct, Semiring, SumProduct
+from .stacks import SparseStack
+
+__all__ = ["ChainShape", "TokenChains", "strings"]
+
+
+class ChainShape:
+    """What the token chains of one lattice share in every semiring: N, the token matrices'
+    entries (M(token[e])[src[e], dst[e]], sorted by (token, src, dst), no two alike) as
+    stacked rows (row υ·N + s is M(υ)[s, :]) and columns (row υ·N + t is M(υ)[:, t], entry
+    ``order[f]`` of the rows), and the token strings (:func:`strings`)."""
+
+    def __init__(self, size: int, token: np.ndarray, src: np.ndarray, dst: np.ndarray,
+                 strings: tuple[np.ndarray, np.ndarray]) -> None:
+        self.size, self.strings = size, strings
+        tok = np.asarray(token, dtype=np.intp)
+        src, dst = np.asarray(src, dtype=np.intp), np.asarray(dst, dtype=np.intp)
+        self.tokens = 1 + int(max(tok.max(initial=-1), strings[1].max(initial=-1)))
+        rows = self.tokens * size
+        self.ptr, self.col = _pointers(tok * size + src, rows), dst.astype(np.int32)
+        key = tok * size + dst
+        self.order = np.argsort(key, kind="stable")  # by token and target, then source
+        self.tptr, self.tcol = _pointers(key, rows), src[self.order].astype(np.int32)
+        self._arcs = tok, src, dst
+
+    @cached_property
+    def nonzero(self) -> np.ndarray:
+        """Whether each token chain has an entry: some path of its tokens through the arcs,
+        whatever their weights (what the entries of a built product are; compiled)."""
+        return _forest.chain_nonzero(self.size, self.ptr, self.col, *self.strings).astype(bool)
+
+    def token_matrix(self, token: int, weight: np.ndarray) -> np.ndarray:
+        """M(token) as a dense array, under the arcs' weights ``weight``."""
+        tok, src, dst = self._arcs
+        out = np.zeros((self.size, self.size))
+        these = tok == token
+        out[src[these], dst[these]] = weight[these]
+        return out
+
+
+def strings(punctemes: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarray]:
+    """Token strings as the offsets of each and their tokens, one after the other."""
+    lengths = np.array([len(s) for s in punctemes], dtype=np.intp)
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
+    return offsets, np.fromiter((t for s in punctemes for t in s), dtype=np.intp,
+                                count=int(offsets[-1]))
+
+
+def _pointers(key: np.ndarray, rows: int) -> np.ndarray:
+    """CSR row pointers of entries with sorted row numbers ``key``."""
+    ptr = np.zeros(rows + 1, dtype=np.intp)
+    np.cumsum(np.bincount(key, minlength=rows), out=ptr[1:])
+    return ptr
+
+
+class TokenChains:
+    """A :class:`~fstpunct.dp.stacks.Stack` of N×N matrices: M_a = M(l₁)⋯M(lₘ) for the token
+    strings of ``shape`` (a < their number), then the matrices of ``stored``; the token matrices'
+    arcs weigh ``weight`` (in ``shape``'s order), in the max-product semiring if ``maximum``
+    (which :meth:`matrix` multiplies them in), else in the real one."""
+
+    def __init__(self, shape: ChainShape, weight: np.ndarray, stored: SparseStack,
+                 maximum: bool = False) -> None:
+        if stored.size != shape.size:
+            raise ValueError("token chains: the stored matrices are not N×N")
+        self.shape, self.stored, self.maximum = shape, stored, maximum
+        self.weight = np.ascontiguousarray(weight, dtype=np.float64)
+        self._n, self._chains = shape.size, len(shape.strings[0]) - 1
+        self._dense: dict[int, np.ndarray] = {}
+
+    @cached_property
+    def strings(self) -> list[tuple[int, ...]]:
+        """The token strings of the chains."""
+        offsets, tokens = self.shape.strings
+        return [tuple(tokens[a:b].tolist()) for a, b in zip(offsets, offsets[1:])]
+
+    @property
+    def size(self) -> int:
+        return self._n
+
+    def __len__(self) -> int:
+        return self._chains + len(self.stored)
+
+    def token_matrix(self, token: int) -> np.ndarray:
+        """M(token) as a dense array (cached)."""
+        out = self._dense.get(token)
+        if out is None:
+            out = self._dense[token] = self.shape.token_matrix(token, self.weight)
+        return out
+
+    def apply(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        rows = []
+        for s in self.strings:
+            y = np.asarray(x, dtype=float)
+            for token in reversed(s):
+                y = semiring.matvec(self.token_matrix(token), y)
+            rows.append(y)
+        return np.concatenate([np.reshape(rows, (-1, self._n)), self.stored.apply(x, semiring)])
+
+    def apply_t(self, x: np.ndarray, semiring: type[Semiring]) -> np.ndarray:
+        rows = []
+        for s in self.strings:
+            y = np.asarray(x, dtype=float)
+            for token in s:
+                y = semiring.vecmat(y, self.token_matrix(token))
+            rows.append(y)
+        return np.concatenate([np.reshape(rows, (-1, self._n)),
+                               self.stored.apply_t(x, semiring)])
+
+    def matrix(self, a: int) -> np.ndarray:
+        """M_a as a dense array (a token chain multiplied out in the weights' semiring)."""
+        if a >= self._chains:
+            return self.stored.matrix(a - self._chains)
+        semiring = MaxProduct if self.maximum else SumProduct
+        out = np.eye(self._n)
+        for token in self.strings[a]:
+            out = semiring.matmul(out, self.token_matrix(token))
+        return out
+
+    def row(self, a: int, s: int) -> np.ndarray:
+        return self.matrix(a)[s]
+
+    def column(self, a: int, t: int) -> np.ndarray:
+        return self.matrix(a)[:, t]
+
+    @property
+    def nonzero(self) -> np.ndarray:
+        """Whether each matrix has an entry (:attr:`ChainShape.nonzero`, then the stored
+        matrices'; :meth:`nonzero_reference`)."""
+        return np.concatenate([self.shape.nonzero, self.stored.nonzero])
+
+    def nonzero_reference(self) -> np.ndarray:
+        """:attr:`nonzero` by dense products of the token matrices (positive weights)."""
+        return np.array([self.matrix(a).any() for a in range(len(self))], dtype=bool)
+
+    def kernel(self) -> KernelStack:
+        """The stack as the compiled tree DP reads it."""
+        stored, shape = KernelStack.of(self.stored), self.shape
+        return ChainStack(self._n, len(self), stored.ptr, stored.col, stored.val, stored.tptr,
+                          stored.tcol, stored.tval, self._chains, *shape.strings,
+                          shape.ptr, shape.col, self.weight, shape.tptr, shape.tcol,
+                          self.weight[shape.order])

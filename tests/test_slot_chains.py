@@ -1,0 +1,161 @@
+"""The vector path of rare slot strings: :class:`~fstpunct.dp.chains.TokenChains` (puncteme
+matrices as products of token matrices, applied to vectors, never built) against dense products;
+the compiled tree DP over token chains against the reference over them and over the built
+matrices (Viterbi choices the same, scores and log Z up to rounding: the products are associated
+otherwise); and a slot cache with ``chains`` against one without, on random models and the
+bundled English model."""
+import itertools
+from dataclasses import replace
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_forest import reference
+from test_model import corpora, make_model
+from test_treedp import random_tree
+
+import fstpunct
+from fstpunct.dp import forest
+from fstpunct.dp.chains import ChainShape, TokenChains, strings
+from fstpunct.dp.semiring import MaxProduct, SumProduct
+from fstpunct.dp.stacks import DenseStack, SparseStack
+from fstpunct.dp.treedp import ZeroWeightError
+from fstpunct.model.punct import Inference, SlotCache
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import to_slots
+from fstpunct.ud.tree import spans
+
+SEEDS = st.integers(0, 2**32 - 1)
+TOKENS = 4  # token 3 has no arcs: chains through it are 0
+
+
+def random_chains(rng: np.random.Generator, size: int) -> tuple[TokenChains, TokenChains]:
+    """The same random token chains (ε, single tokens, longer strings) and one stored matrix,
+    weighted in the real and in the max-product semiring."""
+    arcs = sorted({(int(rng.integers(TOKENS - 1)), int(rng.integers(size)),
+                    int(rng.integers(size))) for _ in range(int(rng.integers(1, 3 * size + 2)))})
+    token, src, dst = (np.array(x) for x in zip(*arcs))
+    weight = rng.uniform(0.05, 1.0, len(arcs))
+    words = [(), *((t,) for t in range(TOKENS))] + [
+        tuple(rng.integers(TOKENS, size=int(rng.integers(2, 4))).tolist()) for _ in range(4)]
+    shape = ChainShape(size, token, src, dst, strings(words))
+    stored = rng.uniform(0.05, 1.0, (1, size, size)) * (rng.random((1, size, size)) < 0.7)
+    return tuple(TokenChains(shape, weight, SparseStack.of(stored), m) for m in (False, True))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 6), SEEDS)
+def test_token_chains_against_dense_products(size, seed):
+    rng = np.random.default_rng(seed)
+    for chains, semiring in zip(random_chains(rng, size), (SumProduct, MaxProduct)):
+        mats = np.array([chains.matrix(a) for a in range(len(chains))])
+        for a, s in enumerate(chains.strings):  # matrix(a) multiplies the tokens out
+            expected = np.eye(size)
+            for t in s:
+                expected = semiring.matmul(expected, chains.token_matrix(t))
+            np.testing.assert_array_equal(mats[a], expected)
+        x = rng.random(size)
+        np.testing.assert_allclose(chains.apply(x, semiring), semiring.matvec(mats, x),
+                                   rtol=1e-13)
+        np.testing.assert_allclose(chains.apply_t(x, semiring), semiring.vecmat(x, mats),
+                                   rtol=1e-13)
+        np.testing.assert_array_equal(chains.nonzero, chains.nonzero_reference())
+        assert not chains.nonzero[[a for a, s in enumerate(chains.strings) if TOKENS - 1 in s]
+                                  ].any()
+
+
+def chain_trees(rng: np.random.Generator, n: int):
+    """A random tree whose slots' stacks are token chains, in the real and the max-product
+    semiring, and the same with the chains multiplied out (dense stacks)."""
+    tree = random_tree(rng, n, zeros=0.2, max_states=4, max_cands=5)
+    chains = [random_chains(rng, len(x)) for x in tree.start]
+    sp = spans(tree.heads) if n else [(0, 0)]
+    draws = [(rng.integers(len(chains[i][0]), size=len(c.weights)),
+              rng.integers(len(chains[k][0]), size=len(c.weights)))
+             for c, (i, k) in zip(tree.nodes, sp)]
+    def stack(c: TokenChains, dense: bool):
+        return DenseStack(np.array([c.matrix(a) for a in range(len(c))])) if dense else c
+
+    out = []
+    for kind, dense in itertools.product((0, 1), (False, True)):
+        nodes = [replace(c, lefts=stack(chains[i][kind], dense),
+                         rights=stack(chains[k][kind], dense), left_of=lo, right_of=ro)
+                 for c, (i, k), (lo, ro) in zip(tree.nodes, sp, draws)]
+        out.append(replace(tree, nodes=nodes))
+    return out  # sum chains, sum dense, max chains, max dense
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(0, 6), SEEDS)
+def test_compiled_chains_against_the_references(n, seed):
+    rng = np.random.default_rng(seed)
+    sum_chains, sum_dense, max_chains, max_dense = chain_trees(rng, n)
+    expected = reference(max_dense)
+    if expected[0] is None:
+        return
+    assert reference(max_chains)[0] == expected[0]  # the reference over chains
+    fallback = lambda s: None  # noqa: E731  (Z > 0 here)
+    choice, score = forest.viterbi(forest.from_trees([max_chains], MaxProduct), fallback)
+    assert choice.tolist() == expected[0]
+    assert score[0] == pytest.approx(expected[1], rel=1e-12, abs=1e-12)
+    log_z = forest.log_partition(forest.from_trees([sum_chains], SumProduct), fallback)
+    assert log_z[0] == pytest.approx(reference(sum_dense)[2], rel=1e-12, abs=1e-12)
+
+
+def test_outside_and_sampling_reject_token_chains():
+    rng = np.random.default_rng(3)
+    sum_chains = chain_trees(rng, 3)[0]
+    fo = forest.from_trees([sum_chains], SumProduct)
+    with pytest.raises(ValueError, match="token chains"):
+        forest.outside(fo, lambda s: None)
+    with pytest.raises(ValueError, match="token chains"):
+        forest.sample(fo, np.random.default_rng(0), 2, lambda s: None)
+
+
+def decoded(inference: Inference) -> tuple[list, np.ndarray, np.ndarray]:
+    best, scores = inference._viterbi(range(len(inference.batch)))
+    return best, scores, inference.log_probs()
+
+
+def check_against_stacks(model, batches, chains: int) -> SlotCache:
+    """Viterbi T′ the same, its scores and log p to rounding, over a cache with ``chains``
+    (one per run, shared by the batches as by decode's chunks) and over stacks."""
+    cache = SlotCache(model, paired=True, subset=True, closures=False, chains=chains)
+    for batch in batches:
+        best, scores, log_p = decoded(Inference(model, batch))
+        got_best, got_scores, got_log_p = decoded(Inference(model, batch, slots=cache))
+        assert got_best == best
+        np.testing.assert_allclose(got_scores, scores, rtol=1e-12)
+        np.testing.assert_allclose(got_log_p, log_p, rtol=1e-12)
+    return cache
+
+
+@settings(max_examples=40, deadline=None)
+@given(corpora(), st.sampled_from(["ltr", "rtl"]), SEEDS, st.sampled_from([0.0, 1e-3]),
+       st.sampled_from([1, 3, 1000]))
+def test_chained_slots_give_the_results_of_stacks(sentences, direction, seed, backoff, chains):
+    if not sentences:
+        return
+    model = make_model(sentences, direction, seed, backoff=backoff)
+    batches = [model.prepare(sentences[k:k + 2]) for k in range(0, len(sentences), 2)]
+    try:
+        for batch in batches:
+            decoded(Inference(model, batch))
+    except ZeroWeightError:
+        return
+    cache = check_against_stacks(model, batches, chains)
+    if chains == 1000:  # every string with tokens is chained
+        assert all(slot.lattice.size == 1 for slot in cache._slots.values())
+
+
+def test_chained_slots_on_en_dev_chunks():
+    model = fstpunct.load("en").punct
+    sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
+                                                       240)]
+    batches = [model.prepare(sentences[k:k + 60]) for k in range(0, len(sentences), 60)]
+    cache = check_against_stacks(model, batches, 8)
+    chained = {x for x, _ in cache._chained}
+    assert chained and chained & {x for x, _ in cache._slots}  # some strings both ways
+    with pytest.raises(ValueError, match="token chains"):
+        Inference(model, batches[0], slots=cache).posteriors_all()
