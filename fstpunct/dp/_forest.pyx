@@ -232,11 +232,11 @@ cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, doub
     if hi == lo:
         memcpy(out, x, n * sizeof(double))
         return
+    nonzero = 0
+    for s in range(n):
+        nonzero += x[s] != 0.0
     for k in range(hi - lo):
         tok = m.stok[lo + k] if vm else m.stok[hi - 1 - k]
-        nonzero = 0
-        for s in range(n):
-            nonzero += cur[s] != 0.0
         if 4 * nonzero < n:  # across: each nonzero entry's line, scattered
             for s in range(n):
                 nxt[s] = 0.0
@@ -250,14 +250,31 @@ cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, doub
                 else:  # column s of M(υ) times x[s]
                     for e in range(m.ktptr[tok * n + s], m.ktptr[tok * n + s + 1]):
                         nxt[m.ktcol[e]] = _plus(nxt[m.ktcol[e]], m.ktval[e] * xs, mx)
+            nonzero = 0
+            for s in range(n):
+                nonzero += nxt[s] != 0.0
         elif vm:  # along the columns
+            nonzero = 0
             for s in range(n):
                 nxt[s] = _dot(m.ktptr, m.ktcol, m.ktval, tok * n + s, cur, mx)
+                nonzero += nxt[s] != 0.0
         else:  # along the rows
+            nonzero = 0
             for s in range(n):
                 nxt[s] = _dot(m.kptr, m.kcol, m.kval, tok * n + s, cur, mx)
+                nonzero += nxt[s] != 0.0
         cur = nxt
         nxt = tmp if nxt == out else out
+
+
+cdef inline double _dense_dot(const double* a, const double* b, Py_ssize_t n,
+                              bint mx) noexcept nogil:
+    """⊕_t a[t] ⊗ b[t]."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t t
+    for t in range(n):
+        acc = _plus(acc, a[t] * b[t], mx)
+    return acc
 
 
 cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
@@ -711,8 +728,9 @@ cdef class _Run:
         for j in range(lo, hi):
             q = loc_near[j - lo]
             if near_at[q] < 0.0:
-                if _chained(sd.near, near_idx[q]):
-                    near_at[q] = self.chained(sd.near, near_idx[q], near_in, right)[s]
+                if _chained(sd.near, near_idx[q]):  # line s of the chain, against near_in
+                    near_at[q] = _dense_dot(self.chain_line(sd.near, near_idx[q], s, right),
+                                            near_in, sd.near.n, mx)
                 else:
                     near_at[q] = _near_vec(sd.near, near_idx[q], s, near_in, right, mx)
             self.tab[j - lo] = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
