@@ -2,9 +2,10 @@
 # cython: initializedcheck=False, nonecheck=False
 """Compiled helpers of :mod:`fstpunct.fst.lattice`, :mod:`fstpunct.dp.stacks` and
 :mod:`fstpunct.dp.sparse`: products of a slot lattice's token matrices along token strings, the
-max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
-CSR × vector and CSR × dense products (either side), a lattice's parallel arcs combined
-(:func:`combine_arcs`), stacked rows of two CSR stacks concatenated (:func:`concat_rows`), and
+max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices
+(as permutations of their entries), CSR × vector and CSR × dense products (either side), a
+lattice's parallel arcs combined (:func:`combine_arcs`), stacked rows of two CSR stacks and
+their transposes concatenated (:func:`concat_rows`, :func:`concat_transposes`), and
 the E-step's gradient of log Z at a slot's arcs
 (:func:`edit_gradient`, for :class:`fstpunct.fst.lattice.EditCounter`).
 
@@ -569,20 +570,20 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
             ptr[row] = at
 
 
-def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
-              const double[:, ::1] val):
-    """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]):
-    row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices); one row
-    of values ``val[k]`` per set of matrices of that structure, transposed all at once."""
-    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, k, width = val.shape[0]
-    if val.shape[1] != col.shape[0]:
-        raise ValueError("transpose: values and column indices differ in number")
+def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col):
+    """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]) as a
+    permutation of their entries: row a·n + t of the result is M_a[:, t], its entries ``perm[q]``
+    of the rows (rows ascending within it, ``col[q]`` the row s); one permutation serves every
+    set of values of that structure (int32 indices)."""
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, q
+    if col.shape[0] >= 2 ** 31:
+        raise ValueError("transpose: more entries than int32 positions")
     tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
     tcol_a = np.empty(col.shape[0], dtype=np.int32)
-    tval_a = np.empty((width, col.shape[0]), dtype=np.float64)
+    perm_a = np.empty(col.shape[0], dtype=np.int32)
     cdef Py_ssize_t[::1] tptr = tptr_a
     cdef int[::1] tcol = tcol_a
-    cdef double[:, ::1] tval = tval_a
+    cdef int[::1] perm = perm_a
     # a counting sort of the entries by their row of the transposes, scattering each entry
     # straight to its place (no key or order array, as _counting_sort takes: 1.7 times faster)
     for base in range(0, n_rows, n):  # matrix a's rows are a·n ... a·n + n − 1
@@ -595,20 +596,67 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
         raise MemoryError()
     for r in range(n_rows):
         fill[r] = tptr[r]
-    cdef Py_ssize_t m = col.shape[0], q
-    cdef const double* v = &val[0, 0] if m else NULL  # value set k at v[k·m …]
-    cdef double* tv = &tval[0, 0] if m else NULL
     for base in range(0, n_rows, n):
         for s in range(n):
             for f in range(ptr[base + s], ptr[base + s + 1]):
                 t = base + col[f]
                 q = fill[t]
                 fill[t] = q + 1
-                tcol[q] = s
-                for k in range(width):
-                    tv[k * m + q] = v[k * m + f]
+                tcol[q], perm[q] = s, f
     free(fill)
-    return tptr_a, tcol_a, tval_a
+    return tptr_a, tcol_a, perm_a
+
+
+cdef inline const int* _ints(const int[::1] x) noexcept:
+    """The first of x's ints (NULL if it has none)."""
+    return &x[0] if x.shape[0] else NULL
+
+
+def concat_transposes(Py_ssize_t n, const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] a_ptr,
+                      const Py_ssize_t[::1] a_tptr, const int[::1] a_tcol,
+                      const int[::1] a_perm, const Py_ssize_t[::1] b_ptr,
+                      const Py_ssize_t[::1] b_tptr, const int[::1] b_tcol,
+                      const int[::1] b_perm):
+    """The transposes (:func:`transpose`) of the stacked n×n rows that :func:`concat_rows`
+    made (row pointers ``ptr``) from A's and B's (``a_ptr``, ``b_ptr``; B may have fewer
+    matrices), from theirs, where every matrix is 0 in A or in B: each matrix's transposes are
+    those of the side that has it, their entries moved as :func:`concat_rows` moved its
+    rows' (by as many places for the whole matrix)."""
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, b_rows = b_ptr.shape[0] - 1, a, r0, q0, q, t
+    cdef Py_ssize_t at = 0, length, shift
+    if (a_ptr.shape[0] != n_rows + 1 or a_tptr.shape[0] != n_rows + 1
+            or b_tptr.shape[0] != b_rows + 1 or b_rows > n_rows or n_rows % n or b_rows % n):
+        raise ValueError("concat_transposes: shapes do not match")
+    tptr_a = np.empty(n_rows + 1, dtype=np.intp)
+    tcol_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.int32)
+    perm_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.int32)
+    cdef Py_ssize_t[::1] tptr = tptr_a
+    cdef int[::1] tcol = tcol_a
+    cdef int[::1] perm = perm_a
+    cdef const Py_ssize_t* side_tptr
+    cdef const int* side_tcol
+    cdef const int* side_perm
+    tptr[0] = 0
+    for a in range(n_rows // n):  # matrix a: rows r0 … r0 + n − 1
+        r0 = a * n
+        if r0 < b_rows and b_ptr[r0 + n] > b_ptr[r0]:
+            if a_ptr[r0 + n] > a_ptr[r0]:
+                raise ValueError("concat_transposes: a matrix is nonzero in A and in B")
+            side_tptr, side_tcol, side_perm = &b_tptr[0], _ints(b_tcol), _ints(b_perm)
+            shift = ptr[r0] - b_ptr[r0]
+        else:
+            side_tptr, side_tcol, side_perm = &a_tptr[0], _ints(a_tcol), _ints(a_perm)
+            shift = ptr[r0] - a_ptr[r0]
+        q0 = side_tptr[r0]
+        length = side_tptr[r0 + n] - q0
+        for t in range(1, n + 1):
+            tptr[r0 + t] = at + side_tptr[r0 + t] - q0
+        if length:
+            memcpy(&tcol[at], side_tcol + q0, length * sizeof(int))
+            for q in range(length):
+                perm[at + q] = side_perm[q0 + q] + shift
+        at += length
+    return tptr_a, tcol_a, perm_a
 
 
 def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
