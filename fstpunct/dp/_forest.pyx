@@ -26,7 +26,7 @@ OK, ZERO, MALFORMED, NOT_FINITE = _OK, _ZERO, _MALFORMED, _NOT_FINITE
 cdef struct Lines:
     # Stored lines of matrices: line r's entries are e in ptr[r] : ptr[r + 1], in columns
     # col[e] (ascending), with values val[perm[e]] (val[e] where perm is NULL).
-    const Py_ssize_t* ptr
+    const int* ptr
     const int* col
     const int* perm
     const double* val
@@ -72,11 +72,6 @@ cdef struct Node:
     Py_ssize_t ua, va  # in the outside pass: where the scaled adjoints of u and v are
 
 
-cdef const Py_ssize_t* _iptr(object a):
-    cdef const Py_ssize_t[::1] view = a
-    return &view[0] if view.shape[0] else NULL
-
-
 cdef const int* _i32ptr(object a):
     cdef const int[::1] view = a
     return &view[0] if view.shape[0] else NULL
@@ -103,9 +98,9 @@ cdef class _Inputs:
         cdef Py_ssize_t q
         for q, m in enumerate(mats):
             self.mats[q].n, self.mats[q].count = m.size, m.count
-            self.mats[q].rows.ptr, self.mats[q].rows.col = _iptr(m.ptr), _i32ptr(m.col)
+            self.mats[q].rows.ptr, self.mats[q].rows.col = _i32ptr(m.ptr), _i32ptr(m.col)
             self.mats[q].rows.perm, self.mats[q].rows.val = NULL, _dptr(m.val)
-            self.mats[q].cols.ptr, self.mats[q].cols.col = _iptr(m.tptr), _i32ptr(m.tcol)
+            self.mats[q].cols.ptr, self.mats[q].cols.col = _i32ptr(m.tptr), _i32ptr(m.tcol)
             self.mats[q].cols.perm, self.mats[q].cols.val = _i32ptr(m.tperm), _dptr(m.val)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
@@ -448,12 +443,12 @@ cdef class _Run:
         cdef const Mats* fm = sd.far
         cdef const Mats* nm = sd.near
         cdef const Lines* across = &fm.rows if rightward else &fm.cols
-        cdef const Py_ssize_t* far_ptr = across.ptr
+        cdef const int* far_ptr = across.ptr
         cdef const int* far_col = across.col
         cdef const int* far_perm = across.perm
         cdef const double* far_v = across.val
         across = &nm.rows if rightward else &nm.cols
-        cdef const Py_ssize_t* near_ptr = across.ptr
+        cdef const int* near_ptr = across.ptr
         cdef const int* near_col = across.col
         cdef const int* near_perm = across.perm
         cdef const double* near_v = across.val
@@ -987,7 +982,7 @@ cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, do
         nonzero += x[s] != 0.0
     if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
         lines = &m.rows if transpose else &m.cols
-    cdef const Py_ssize_t* ptr = lines.ptr
+    cdef const int* ptr = lines.ptr
     cdef const int* col = lines.col
     cdef const int* perm = lines.perm
     cdef const double* val = lines.val

@@ -49,7 +49,7 @@ class SlotVectors:
 @dataclass(frozen=True)
 class KernelStack:
     """A :class:`~fstpunct.dp.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
-    (intp row pointers, int32 column indices, float values) and of their transposes, whose
+    (int32 row pointers and column indices, float values) and of their transposes, whose
     entries are those of the rows in the order ``tperm`` (int32; :attr:`SparseStack.transposes
     <fstpunct.dp.stacks.SparseStack.transposes>`)."""
 

@@ -199,11 +199,14 @@ def _sets(values: np.ndarray, sets: list[int]) -> np.ndarray:
 class _Transposes:
     """Stacked CSR rows of one structure with several sets of values (``values[k]``), and
     their transposes as a permutation of the entries (one for every set), built when first
-    asked for (or given)."""
+    asked for (or given); row pointers int32 (a slot cache keeps them for its whole run)."""
 
     def __init__(self, size: int, indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
                  transposes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
-        self.size, self.indptr, self.indices = size, indptr, indices
+        if len(indices) >= 2 ** 31:
+            raise ValueError("stack: more entries than int32 row pointers hold")
+        self.size, self.indices = size, indices
+        self.indptr = indptr.astype(np.int32, copy=False)
         self.values = np.ascontiguousarray(values, dtype=np.float64)
         self._transposes = transposes
 
