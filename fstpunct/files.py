@@ -10,6 +10,7 @@ be the output (``-o`` naming the input): the input stays readable until the rena
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import signal
 import sys
@@ -27,7 +28,10 @@ __all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
 MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# UTF-16's byte-order marks as the UTF-8 decoder gives them (bytes that are not UTF-8 are
+# lone surrogates)
+_UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
+                    for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
@@ -84,20 +88,24 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
 
 
 def _decoded(stream: BinaryIO, name: str, close: bool) -> Iterator[str]:
+    """The lines of ``stream`` as :func:`open_input` gives them: split at LF only (as bytes
+    are), decoded in blocks by the io module."""
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="\n")
     try:
-        for lineno, data in enumerate(stream, 1):
-            if lineno == 1:
-                if data.startswith(_UTF16_BOMS):
-                    raise InputError(f"{name}:1: UTF-16 text; fstpunct reads UTF-8 (convert it, "
-                                     "e.g. iconv -f UTF-16 -t UTF-8)")
-                if data.startswith(codecs.BOM_UTF8):
-                    data = data[len(codecs.BOM_UTF8):]
-            yield data.decode("utf-8", "surrogateescape")
+        first = text.readline()
+        if first.startswith(_UTF16_BOMS):
+            raise InputError(f"{name}:1: UTF-16 text; fstpunct reads UTF-8 (convert it, "
+                             "e.g. iconv -f UTF-16 -t UTF-8)")
+        if first:
+            yield first
+            yield from text
     except OSError as e:
         raise InputError(f"{name}: cannot read: {e.strerror or e}") from e
     finally:
         if close:
-            stream.close()
+            text.close()
+        else:
+            text.detach()  # stdin's buffer stays open
 
 
 def _check_target(target: Path) -> None:
