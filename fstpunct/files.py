@@ -5,7 +5,9 @@ Every command reads its text inputs through :func:`open_input` and writes every 
 file (or folder) beside the target, is flushed to disk, and only a complete output is renamed
 over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`terminate_on_sigterm`)
 the temporary is removed and the target keeps its previous bytes. An input may therefore also
-be the output (``-o`` naming the input): the input stays readable until the rename.
+be the output (``-o`` naming the input): the input stays readable until the rename. A device or
+named pipe (``-o /dev/null``) is written in place: it has no bytes to keep, and a rename would
+put a regular file in its place.
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import codecs
 import io
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -113,6 +116,17 @@ def _check_target(target: Path) -> None:
         raise InputError(f"{target}: is a folder; name a file to write")
 
 
+def _special(target: Path) -> bool:
+    """Whether ``target`` exists and is neither a regular file nor a folder: a device such as
+    ``/dev/null`` or a named pipe, which is written in place (a temporary renamed over it would
+    replace the device or pipe by a regular file)."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
 @contextmanager
 def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
                remove: Callable[[Path], None]) -> Iterator[Path]:
@@ -147,9 +161,13 @@ def _make_file(path: Path) -> None:
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A fresh temporary path beside ``path`` for the caller (or a tool it runs) to write;
-    renamed over ``path`` when the ``with`` block completes, removed if it does not."""
+    renamed over ``path`` when the ``with`` block completes, removed if it does not. A device
+    or named pipe is given as it is."""
     target = Path(path)
     _check_target(target)
+    if _special(target):
+        yield target
+        return
     try:
         with _temporary(target, ".part", _make_file,
                         lambda p: p.unlink(missing_ok=True)) as tmp:
