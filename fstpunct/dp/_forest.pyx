@@ -23,17 +23,22 @@ cdef enum:
 OK, ZERO, MALFORMED, NOT_FINITE = _OK, _ZERO, _MALFORMED, _NOT_FINITE
 
 
+cdef struct Lines:
+    # Stored lines of matrices: line r's entries are e in ptr[r] : ptr[r + 1], in columns
+    # col[e] (ascending), with values val[perm[e]] (val[e] where perm is NULL).
+    const int* ptr
+    const int* col
+    const int* perm
+    const double* val
+
+
 cdef struct Mats:
-    # A stack of `count` N×N matrices as CSR rows (row a·N + s = M_a[s, :]) and CSR rows of the
-    # transposes (row a·N + t = M_a[:, t]), column indices ascending within each row.
+    # A stack of `count` N×N matrices as CSR rows (line a·N + s = M_a[s, :]) and the rows of
+    # the transposes (line a·N + t = M_a[:, t]) as a permutation of the rows' entries.
     Py_ssize_t n
     Py_ssize_t count
-    const Py_ssize_t* ptr
-    const int* col
-    const double* val
-    const Py_ssize_t* tptr
-    const int* tcol
-    const double* tval
+    Lines rows
+    Lines cols
     # A stack of token chains (fstpunct.dp.chains.TokenChains, base > 0): matrix a < base is
     # the product M(υ₁)⋯M(υₘ) of the tokens stok[soff[a] : soff[a + 1]], never built: applied to
     # a vector token matrix by token matrix (_chain); matrix base + b is stored above as lines
@@ -41,12 +46,8 @@ cdef struct Mats:
     Py_ssize_t base
     const Py_ssize_t* soff
     const Py_ssize_t* stok
-    const Py_ssize_t* kptr  # rows of the token matrices: row υ·N + s is M(υ)[s, :]
-    const int* kcol
-    const double* kval
-    const Py_ssize_t* ktptr  # and their columns: row υ·N + t is M(υ)[:, t]
-    const int* ktcol
-    const double* ktval
+    Lines krows  # the token matrices' rows: line υ·N + s is M(υ)[s, :]
+    Lines kcols  # and their columns: line υ·N + t is M(υ)[:, t]
 
 
 cdef struct Vecs:
@@ -80,11 +81,6 @@ cdef struct Node:
     Py_ssize_t ua, va  # in the outside pass: where the scaled adjoints of u and v are
 
 
-cdef const Py_ssize_t* _iptr(object a):
-    cdef const Py_ssize_t[::1] view = a
-    return &view[0] if view.shape[0] else NULL
-
-
 cdef const int* _i32ptr(object a):
     cdef const int[::1] view = a
     return &view[0] if view.shape[0] else NULL
@@ -112,19 +108,20 @@ cdef class _Inputs:
         cdef Py_ssize_t q
         for q, m in enumerate(mats):
             self.mats[q].n, self.mats[q].count = m.size, m.count
-            self.mats[q].ptr, self.mats[q].col = _iptr(m.ptr), _i32ptr(m.col)
-            self.mats[q].val = _dptr(m.val)
-            self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _i32ptr(m.tcol)
-            self.mats[q].tval = _dptr(m.tval)
+            self.mats[q].rows.ptr, self.mats[q].rows.col = _i32ptr(m.ptr), _i32ptr(m.col)
+            self.mats[q].rows.perm, self.mats[q].rows.val = NULL, _dptr(m.val)
+            self.mats[q].cols.ptr, self.mats[q].cols.col = _i32ptr(m.tptr), _i32ptr(m.tcol)
+            self.mats[q].cols.perm, self.mats[q].cols.val = _i32ptr(m.tperm), _dptr(m.val)
             self.mats[q].base = 0
             if getattr(m, "base", 0):
                 self.chains = True
                 self.mats[q].base = m.base
                 self.mats[q].soff, self.mats[q].stok = _iptr(m.soff), _iptr(m.stok)
-                self.mats[q].kptr, self.mats[q].kcol = _iptr(m.kptr), _i32ptr(m.kcol)
-                self.mats[q].kval = _dptr(m.kval)
-                self.mats[q].ktptr, self.mats[q].ktcol = _iptr(m.ktptr), _i32ptr(m.ktcol)
-                self.mats[q].ktval = _dptr(m.ktval)
+                self.mats[q].krows.ptr, self.mats[q].krows.col = _i32ptr(m.kptr), _i32ptr(m.kcol)
+                self.mats[q].krows.perm, self.mats[q].krows.val = NULL, _dptr(m.kval)
+                self.mats[q].kcols.ptr = _i32ptr(m.ktptr)
+                self.mats[q].kcols.col = _i32ptr(m.ktcol)
+                self.mats[q].kcols.perm, self.mats[q].kcols.val = _i32ptr(m.ktperm), _dptr(m.kval)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
         for q, x in enumerate(vecs):
@@ -186,37 +183,58 @@ cdef void _rescale_in_place(double* y, Py_ssize_t n, Vec* out, double ls) noexce
 
 # --- lines of matrices ---------------------------------------------------------------------------
 
-cdef inline double _dot(const Py_ssize_t* ptr, const int* col, const double* val,
-                        Py_ssize_t row, const double* x, bint mx) noexcept nogil:
+cdef inline Py_ssize_t _at(const int* perm, Py_ssize_t e) noexcept nogil:
+    """Where a line's entry e has its value (:c:type:`Lines`); loops test the loop-invariant
+    ``perm`` once (the compiler makes one loop of each kind)."""
+    return perm[e] if perm != NULL else e
+
+
+cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
+                        bint mx) noexcept nogil:
     """⊕_t line[t] ⊗ x[t] over the stored line ``row``."""
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
     cdef double acc = 0.0
     cdef Py_ssize_t e
-    for e in range(ptr[row], ptr[row + 1]):
-        acc = _plus(acc, val[e] * x[col[e]], mx)
+    for e in range(lines.ptr[row], lines.ptr[row + 1]):
+        acc = _plus(acc, val[_at(perm, e)] * x[col[e]], mx)
     return acc
 
 
-cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
-                                    const double* val, Py_ssize_t row,
+cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
                                     const double* x) noexcept nogil:
     """The first t maximising line[t]·x[t] over the dense line (0 if every product is 0)."""
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
     cdef double best = 0.0, p
     cdef Py_ssize_t at = 0, e
-    for e in range(ptr[row], ptr[row + 1]):
-        p = val[e] * x[col[e]]
+    for e in range(lines.ptr[row], lines.ptr[row + 1]):
+        p = val[_at(perm, e)] * x[col[e]]
         if p > best:
             best, at = p, col[e]
     return at
 
 
 cdef inline Py_ssize_t _line(const Mats* m, Py_ssize_t a, Py_ssize_t s) noexcept nogil:
-    """Where line s of stored matrix a is (row a·N + s of ptr, or of tptr)."""
+    """Where line s of stored matrix a is (line a·N + s of rows or cols, less the chains)."""
     return (a - m.base) * m.n + s
 
 
 cdef inline bint _chained(const Mats* m, Py_ssize_t a) noexcept nogil:
     """Whether matrix a of the stack is a token chain (applied, never stored)."""
     return a < m.base
+
+
+cdef inline double _dense_dot(const double* a, const double* b, Py_ssize_t n,
+                              bint mx) noexcept nogil:
+    """⊕_t a[t] ⊗ b[t]."""
+    cdef double acc = 0.0
+    cdef Py_ssize_t t
+    for t in range(n):
+        acc = _plus(acc, a[t] * b[t], mx)
+    return acc
 
 
 cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, double* tmp,
@@ -228,6 +246,8 @@ cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, doub
     cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, s, e, tok, nonzero
     cdef const double* cur = x
     cdef double* nxt = out if (hi - lo) % 2 else tmp  # so that the last step writes out
+    cdef const Lines* along = &m.kcols if vm else &m.krows
+    cdef const Lines* across = &m.krows if vm else &m.kcols
     cdef double xs
     if hi == lo:
         memcpy(out, x, n * sizeof(double))
@@ -244,54 +264,32 @@ cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, doub
                 if cur[s] == 0.0:
                     continue
                 xs = cur[s]
-                if vm:  # row s of M(υ) times x[s]
-                    for e in range(m.kptr[tok * n + s], m.kptr[tok * n + s + 1]):
-                        nxt[m.kcol[e]] = _plus(nxt[m.kcol[e]], m.kval[e] * xs, mx)
-                else:  # column s of M(υ) times x[s]
-                    for e in range(m.ktptr[tok * n + s], m.ktptr[tok * n + s + 1]):
-                        nxt[m.ktcol[e]] = _plus(nxt[m.ktcol[e]], m.ktval[e] * xs, mx)
+                for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
+                    nxt[across.col[e]] = _plus(nxt[across.col[e]],
+                                               across.val[_at(across.perm, e)] * xs, mx)
             nonzero = 0
             for s in range(n):
                 nonzero += nxt[s] != 0.0
-        elif vm:  # along the columns
+        else:  # along
             nonzero = 0
             for s in range(n):
-                nxt[s] = _dot(m.ktptr, m.ktcol, m.ktval, tok * n + s, cur, mx)
-                nonzero += nxt[s] != 0.0
-        else:  # along the rows
-            nonzero = 0
-            for s in range(n):
-                nxt[s] = _dot(m.kptr, m.kcol, m.kval, tok * n + s, cur, mx)
+                nxt[s] = _dot(along, tok * n + s, cur, mx)
                 nonzero += nxt[s] != 0.0
         cur = nxt
         nxt = tmp if nxt == out else out
-
-
-cdef inline double _dense_dot(const double* a, const double* b, Py_ssize_t n,
-                              bint mx) noexcept nogil:
-    """⊕_t a[t] ⊗ b[t]."""
-    cdef double acc = 0.0
-    cdef Py_ssize_t t
-    for t in range(n):
-        acc = _plus(acc, a[t] * b[t], mx)
-    return acc
 
 
 cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
                             bint rightward, bint mx) noexcept nogil:
     """(far matrix f applied to ctx)[y]: row y of R_f ⊗ ctx, or ctx ⊗ column y of L_f (f
     stored)."""
-    if rightward:
-        return _dot(m.tptr, m.tcol, m.tval, _line(m, f, y), ctx, mx)
-    return _dot(m.ptr, m.col, m.val, _line(m, f, y), ctx, mx)
+    return _dot(&m.cols if rightward else &m.rows, _line(m, f, y), ctx, mx)
 
 
 cdef inline double _near_vec(const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* inner,
                              bint rightward, bint mx) noexcept nogil:
     """(near matrix a applied to the near inner vector)[s] (a stored)."""
-    if rightward:
-        return _dot(m.tptr, m.tcol, m.tval, _line(m, a, s), inner, mx)
-    return _dot(m.ptr, m.col, m.val, _line(m, a, s), inner, mx)
+    return _dot(&m.cols if rightward else &m.rows, _line(m, a, s), inner, mx)
 
 
 # --- the forest ----------------------------------------------------------------------------------
@@ -554,12 +552,16 @@ cdef class _Run:
         # values: rounding a product by a fixed factor is monotone, so it commutes with max.
         cdef const Mats* fm = sd.far
         cdef const Mats* nm = sd.near
-        cdef const Py_ssize_t* far_ptr = fm.ptr if rightward else fm.tptr  # across
-        cdef const int* far_col = fm.col if rightward else fm.tcol
-        cdef const double* far_v = fm.val if rightward else fm.tval
-        cdef const Py_ssize_t* near_ptr = nm.ptr if rightward else nm.tptr  # across
-        cdef const int* near_col = nm.col if rightward else nm.tcol
-        cdef const double* near_v = nm.val if rightward else nm.tval
+        cdef const Lines* across = &fm.rows if rightward else &fm.cols
+        cdef const int* far_ptr = across.ptr
+        cdef const int* far_col = across.col
+        cdef const int* far_perm = across.perm
+        cdef const double* far_v = across.val
+        across = &nm.rows if rightward else &nm.cols
+        cdef const int* near_ptr = across.ptr
+        cdef const int* near_col = across.col
+        cdef const int* near_perm = across.perm
+        cdef const double* near_v = across.val
         cdef double acc, x, w
         cdef Py_ssize_t k, e, r
         cdef const double* z
@@ -580,7 +582,8 @@ cdef class _Run:
                     r = _line(fm, far_idx[q], nz_ctx[k])
                     x = cx[nz_ctx[k]]
                     for e in range(far_ptr[r], far_ptr[r + 1]):
-                        acc = _plus(acc, (far_v[e] * x) * far_in[far_col[e]], mx)
+                        acc = _plus(acc, (far_v[_at(far_perm, e)] * x) * far_in[far_col[e]],
+                                    mx)
             else:
                 for k in range(n_nz_far):
                     y = nz_far[k]
@@ -608,7 +611,8 @@ cdef class _Run:
                     r = _line(nm, a, nz_near[k])
                     x = near_in[nz_near[k]]
                     for e in range(near_ptr[r], near_ptr[r + 1]):
-                        raw[near_col[e]] = _plus(raw[near_col[e]], w * (near_v[e] * x), mx)
+                        raw[near_col[e]] = _plus(raw[near_col[e]],
+                                                 w * (near_v[_at(near_perm, e)] * x), mx)
             else:
                 for s in range(out.n):
                     raw[s] = _plus(raw[s], w * _near_vec(nm, a, s, near_in, rightward, mx), mx)
@@ -674,17 +678,17 @@ cdef class _Run:
                 k += 1
         return self.draw(k, True)
 
-    cdef Py_ssize_t pick_line(self, const Py_ssize_t* ptr, const int* col, const double* val,
-                              Py_ssize_t row, const double* x) except -1:
+    cdef Py_ssize_t pick_line(self, const Lines* lines, Py_ssize_t row,
+                              const double* x) except -1:
         """As :meth:`pick` over the table line[t] · x[t] of a stored matrix line."""
         if self.rng is None:
-            return _argmax_line(ptr, col, val, row, x)
+            return _argmax_line(lines, row, x)
         cdef Py_ssize_t e, k = 0
         cdef double p
-        for e in range(ptr[row], ptr[row + 1]):
-            p = val[e] * x[col[e]]
+        for e in range(lines.ptr[row], lines.ptr[row + 1]):
+            p = lines.val[_at(lines.perm, e)] * x[lines.col[e]]
             if p != 0.0:
-                self.tab[k], self.sup[k] = p, col[e]
+                self.tab[k], self.sup[k] = p, lines.col[e]
                 k += 1
         return self.draw(k, False)
 
@@ -736,14 +740,12 @@ cdef class _Run:
             self.tab[j - lo] = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
         best_j = self.pick(hi - lo)
         a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
-        if _chained(sd.near, a):  # column s of R_a or row s of L_a, as below
+        # right: column s of R_a against v; left: row s of L_a against u
+        if _chained(sd.near, a):
             x_near[0] = self.pick_dense(self.chain_line(sd.near, a, s, right), near_in,
                                         sd.near.n)
-        elif right:  # column s of R_a against v
-            x_near[0] = self.pick_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
-                                       _line(sd.near, a, s), near_in)
-        else:  # row s of L_a against u
-            x_near[0] = self.pick_line(sd.near.ptr, sd.near.col, sd.near.val,
+        else:
+            x_near[0] = self.pick_line(&sd.near.cols if right else &sd.near.rows,
                                        _line(sd.near, a, s), near_in)
         cdef const double* z
         if _chained(sd.far, c):
@@ -756,14 +758,12 @@ cdef class _Run:
                                if far_in[y] != 0.0 else 0.0)
         best_y = self.pick(sd.far_in.n)
         y_far[0] = best_y
-        if _chained(sd.far, c):  # column y of L_c or row y of R_c, as below
+        # right: column y of L_c against the context; left: row y of R_c
+        if _chained(sd.far, c):
             t_meet[0] = self.pick_dense(self.chain_line(sd.far, c, best_y, right), cx,
                                         sd.far.n)
-        elif right:  # column y of L_c against the context
-            t_meet[0] = self.pick_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
-                                       _line(sd.far, c, best_y), cx)
-        else:  # row y of R_c
-            t_meet[0] = self.pick_line(sd.far.ptr, sd.far.col, sd.far.val,
+        else:
+            t_meet[0] = self.pick_line(&sd.far.cols if right else &sd.far.rows,
                                        _line(sd.far, c, best_y), cx)
         return best_j
 
@@ -829,16 +829,16 @@ cdef class _Run:
                 memcpy(arena + self.p_el + q * n, chain, n * sizeof(double))
                 continue
             for t in range(n):
-                arena[self.p_el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval,
-                                                    _line(lm, left_idx[q], t), x.entry, mx)
+                arena[self.p_el + q * n + t] = _dot(&lm.cols, _line(lm, left_idx[q], t),
+                                                    x.entry, mx)
         for q in range(self.p_right):  # R_c ⊗ ρ₀
             if _chained(rm, right_idx[q]):
                 chain = self.chained(rm, right_idx[q], x.final, False)
                 memcpy(arena + self.p_rf + q * n, chain, n * sizeof(double))
                 continue
             for t in range(n):
-                arena[self.p_rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val,
-                                                    _line(rm, right_idx[q], t), x.final, mx)
+                arena[self.p_rf + q * n + t] = _dot(&rm.rows, _line(rm, right_idx[q], t),
+                                                    x.final, mx)
         self.pseudo_terms(True)
         cdef double z = 0.0
         for j in range(hi - lo):
@@ -1129,31 +1129,31 @@ cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, do
                       bint transpose) noexcept:
     """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
     across them from x's nonzero entries where x has few (λ and ρ have one)."""
-    cdef const Py_ssize_t* ptr = m.tptr if transpose else m.ptr
-    cdef const int* col = m.tcol if transpose else m.col
-    cdef const double* val = m.tval if transpose else m.val
+    cdef const Lines* lines = &m.cols if transpose else &m.rows
     cdef Py_ssize_t s, e, row, nonzero = 0
     cdef double acc, xs
     for s in range(m.n):
         nonzero += x[s] != 0.0
     if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
-        if transpose:
-            ptr, col, val = m.ptr, m.col, m.val
-        else:
-            ptr, col, val = m.tptr, m.tcol, m.tval
+        lines = &m.rows if transpose else &m.cols
+    cdef const int* ptr = lines.ptr
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
+    if 4 * nonzero < m.n:
         for s in range(m.n):
             if x[s] == 0.0:
                 continue
             xs = c * x[s]
             row = a * m.n + s
             for e in range(ptr[row], ptr[row + 1]):
-                out[col[e]] += val[e] * xs
+                out[col[e]] += val[_at(perm, e)] * xs
         return
     for s in range(m.n):
         row = a * m.n + s
         acc = 0.0
         for e in range(ptr[row], ptr[row + 1]):
-            acc += val[e] * x[col[e]]
+            acc += val[_at(perm, e)] * x[col[e]]
         out[s] += c * acc
 
 
@@ -1318,9 +1318,7 @@ def sample(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
             else:
                 ch[d, at] = r.pick(r.pseudo_terms(True))
     return log_total, status, choice
-
-
-def chain_nonzero(Py_ssize_t n, const Py_ssize_t[::1] kptr, const int[::1] kcol,
+def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const int[::1] kcol,
                   const Py_ssize_t[::1] soff, const Py_ssize_t[::1] stok):
     """Whether each token chain M(υ₁)⋯M(υₘ) (tokens ``stok[soff[a] : soff[a + 1]]``; rows of the
     token matrices as :class:`Mats`' ``kptr``, ``kcol``) has an entry: some path of its tokens
