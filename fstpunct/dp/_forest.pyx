@@ -81,6 +81,11 @@ cdef struct Node:
     Py_ssize_t ua, va  # in the outside pass: where the scaled adjoints of u and v are
 
 
+cdef const Py_ssize_t* _iptr(object a):
+    cdef const Py_ssize_t[::1] view = a
+    return &view[0] if view.shape[0] else NULL
+
+
 cdef const int* _i32ptr(object a):
     cdef const int[::1] view = a
     return &view[0] if view.shape[0] else NULL

@@ -41,8 +41,9 @@ class ChainShape:
         rows = self.tokens * size
         self.ptr, self.col = _pointers(tok * size + src, rows), dst.astype(np.int32)
         key = tok * size + dst
-        self.order = np.argsort(key, kind="stable")  # by token and target, then source
-        self.tptr, self.tcol = _pointers(key, rows), src[self.order].astype(np.int32)
+        order = np.argsort(key, kind="stable")  # by token and target, then source
+        self.tptr, self.tcol = _pointers(key, rows), src[order].astype(np.int32)
+        self.order = order.astype(np.int32)
         self._arcs = tok, src, dst
 
     @cached_property
@@ -70,7 +71,7 @@ def strings(punctemes: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarra
 
 def _pointers(key: np.ndarray, rows: int) -> np.ndarray:
     """CSR row pointers of entries with sorted row numbers ``key``."""
-    ptr = np.zeros(rows + 1, dtype=np.intp)
+    ptr = np.zeros(rows + 1, dtype=np.int32)
     np.cumsum(np.bincount(key, minlength=rows), out=ptr[1:])
     return ptr
 
@@ -159,6 +160,6 @@ class TokenChains:
         """The stack as the compiled tree DP reads it."""
         stored, shape = KernelStack.of(self.stored), self.shape
         return ChainStack(self._n, len(self), stored.ptr, stored.col, stored.val, stored.tptr,
-                          stored.tcol, stored.tval, self._chains, *shape.strings,
+                          stored.tcol, stored.tperm, self._chains, *shape.strings,
                           shape.ptr, shape.col, self.weight, shape.tptr, shape.tcol,
-                          self.weight[shape.order])
+                          shape.order)

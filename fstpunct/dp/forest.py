@@ -84,7 +84,8 @@ class ChainStack(KernelStack):
     """A :class:`~fstpunct.dp.chains.TokenChains` as the kernel reads it: its stored matrices as a
     :class:`KernelStack` (matrix ``base`` + b as its b-th), matrices a < ``base`` the token
     chains ``stok[soff[a]:soff[a+1]]`` over the token matrices' rows (``kptr``, ``kcol``,
-    ``kval``: row υ·N + s is M(υ)[s, :]) and columns (``ktptr``, …)."""
+    ``kval``: row υ·N + s is M(υ)[s, :]) and columns (``ktptr``, ``ktcol``, their entries
+    those of the rows in the order ``ktperm``; int32 as :class:`KernelStack`'s)."""
 
     base: int
     soff: np.ndarray
@@ -94,7 +95,7 @@ class ChainStack(KernelStack):
     kval: np.ndarray
     ktptr: np.ndarray
     ktcol: np.ndarray
-    ktval: np.ndarray
+    ktperm: np.ndarray
 
 
 @dataclass(frozen=True)
