@@ -439,13 +439,18 @@ cdef class _Run:
         unit[s] = 0.0
         return self.lz
 
-    cdef Py_ssize_t pick_dense(self, const double* line, const double* x,
-                               Py_ssize_t n) except -1:
-        """As :meth:`pick_line` over a dense line of n entries."""
+    cdef Py_ssize_t pick_in(self, const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* x,
+                            bint column) except -1:
+        """As :meth:`pick_line` over column s (or row s) of matrix a, stored or a token
+        chain (its line computed, dense)."""
         cdef Py_ssize_t t
-        for t in range(n):
+        cdef const double* line
+        if not _chained(m, a):
+            return self.pick_line(&m.cols if column else &m.rows, _line(m, a, s), x)
+        line = self.chain_line(m, a, s, column)
+        for t in range(m.n):
             self.tab[t] = line[t] * x[t]
-        return self.pick(n)
+        return self.pick(m.n)
 
     cdef const Vecs* vecs(self, Py_ssize_t slot) noexcept:
         return &self.inp.vecs[self.fo.slot_vecs[self.sen.slot0 + slot]]
@@ -746,12 +751,7 @@ cdef class _Run:
         best_j = self.pick(hi - lo)
         a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
         # right: column s of R_a against v; left: row s of L_a against u
-        if _chained(sd.near, a):
-            x_near[0] = self.pick_dense(self.chain_line(sd.near, a, s, right), near_in,
-                                        sd.near.n)
-        else:
-            x_near[0] = self.pick_line(&sd.near.cols if right else &sd.near.rows,
-                                       _line(sd.near, a, s), near_in)
+        x_near[0] = self.pick_in(sd.near, a, s, near_in, right)
         cdef const double* z
         if _chained(sd.far, c):
             z = self.chained(sd.far, c, cx, right)
@@ -764,12 +764,7 @@ cdef class _Run:
         best_y = self.pick(sd.far_in.n)
         y_far[0] = best_y
         # right: column y of L_c against the context; left: row y of R_c
-        if _chained(sd.far, c):
-            t_meet[0] = self.pick_dense(self.chain_line(sd.far, c, best_y, right), cx,
-                                        sd.far.n)
-        else:
-            t_meet[0] = self.pick_line(&sd.far.cols if right else &sd.far.rows,
-                                       _line(sd.far, c, best_y), cx)
+        t_meet[0] = self.pick_in(sd.far, c, best_y, cx, right)
         return best_j
 
     cdef int descend(self, Py_ssize_t* choice) except -1:
