@@ -2,8 +2,9 @@
 references, each measured in the same run.
 
 * decode: ``fstpunct decode`` on en_ewt test, against a process that only parses the same file
-  with the ``conllu`` library (both whole processes, start-up included; median of ``--repeat``
-  runs each, by wall clock and by CPU time; goal ≤ 2×), and its peak memory; with ``--floor``,
+  with the ``conllu`` library (both whole processes, start-up included, run in turn after a
+  warm-up of each; medians of ``--repeat`` runs each and of the pairs' ratios, by wall clock and
+  by CPU time; goal ≤ 2×), and its peak memory; with ``--floor``,
   also a process that only imports what decode imports and reads the file (then also loads the
   model): what no decode can go below;
 * EM (``--em``): one EM iteration on en_ewt train as every iteration after the first runs
@@ -81,9 +82,25 @@ FLOOR = ("import sys\n"
 
 def medians(cmd: list[str], repeat: int) -> tuple[float, float, float]:
     """Median wall and CPU seconds of ``repeat`` runs of a child, and its largest peak RSS."""
-    runs = [child(cmd) for _ in range(repeat)]
+    return _summary([child(cmd) for _ in range(repeat)])
+
+
+def _summary(runs: list[tuple[float, float, float]]) -> tuple[float, float, float]:
     return (statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs),
             max(r[2] for r in runs))
+
+
+def paired(cmd: list[str], reference: list[str], repeat: int
+           ) -> tuple[tuple[float, float, float], tuple[float, float, float], float, float]:
+    """``cmd`` and ``reference`` run in turn (one warm-up of each, then ``repeat`` pairs, A B A
+    B …): the medians of each (as :func:`medians`) and the medians of the pairs' wall and CPU
+    ratios, which hold when the machine's speed drifts during the run."""
+    for warm_up in (cmd, reference):
+        child(warm_up)
+    runs = [(child(cmd), child(reference)) for _ in range(repeat)]
+    return (_summary([a for a, _ in runs]), _summary([b for _, b in runs]),
+            statistics.median(a[0] / b[0] for a, b in runs),
+            statistics.median(a[1] / b[1] for a, b in runs))
 
 
 def _workers_cpu(pool: LocalPool) -> float:
@@ -157,14 +174,14 @@ def main() -> None:
     # PYTHONDONTWRITEBYTECODE, which would make every timed process compile fstpunct first)
     compileall.compile_dir(ROOT / "fstpunct", quiet=1)
     test = find_treebank("en_ewt", "test")
-    reference, reference_cpu, _ = medians([sys.executable, "-c", PARSE_ONLY, str(test)],
-                                          args.repeat)
-    seconds, cpu, peak = medians([FSTPUNCT, "decode", "--model", args.model, str(test), "-o",
-                                  os.devnull], args.repeat)
+    (seconds, cpu, peak), (reference, reference_cpu, _), wall_ratio, cpu_ratio = paired(
+        [FSTPUNCT, "decode", "--model", args.model, str(test), "-o", os.devnull],
+        [sys.executable, "-c", PARSE_ONLY, str(test)], args.repeat)
     print(f"decode en_ewt test: {seconds:.2f} s wall ({cpu:.2f} s CPU), peak {peak:.0f} MiB; "
           f"a process parsing it with conllu {reference:.2f} s ({reference_cpu:.2f} s CPU); "
-          f"medians of {args.repeat}; ratio {seconds / reference:.2f}x wall, "
-          f"{cpu / reference_cpu:.2f}x CPU (goal <= 2x)")
+          f"medians of {args.repeat}, run in turn; ratio {seconds / reference:.2f}x wall, "
+          f"{cpu / reference_cpu:.2f}x CPU; median of the pairs' ratios {wall_ratio:.2f}x "
+          f"wall, {cpu_ratio:.2f}x CPU (goal <= 2x)")
     if args.floor:
         floor = [medians([sys.executable, "-c", FLOOR, str(test), *extra], args.repeat)
                  for extra in ([], [args.model])]

@@ -21,13 +21,15 @@ from typing import IO, BinaryIO
 from .errors import InputError
 
 __all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_target",
-           "is_stdio", "open_input", "output", "terminate_on_sigterm"]
+           "is_stdio", "open_input", "output", "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
 MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 
 _UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+_TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
 
 class Terminated(BaseException):
@@ -112,12 +114,22 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
     removes it knows the name (blocking signals cannot promise that: a signal delivered to
     another thread still interrupts the main one)."""
     tmp = target.parent / f".{target.name}.{os.urandom(8).hex()}{suffix}"
+    _TEMPORARIES.add(tmp)
     try:
         make(tmp)
         yield tmp
     except BaseException:
         remove(tmp)
         raise
+    finally:
+        _TEMPORARIES.discard(tmp)
+
+
+def writing() -> bool:
+    """Whether an output of this process is being written: a temporary of :func:`output`,
+    :func:`atomic_path` or :func:`atomic_folder` is neither renamed into place nor removed yet
+    (e.g. a generator holding one was left unfinished)."""
+    return bool(_TEMPORARIES)
 
 
 def _make_file(path: Path) -> None:

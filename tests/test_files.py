@@ -10,7 +10,7 @@ import pytest
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.files import atomic_folder, open_input, output
+from fstpunct.files import atomic_folder, open_input, output, writing
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 UD = Path(os.environ.get("FSTPUNCT_UD_DIR", Path(__file__).parents[2] / "shared" / "ud"))
@@ -204,3 +204,116 @@ def test_ctrl_c_while_the_command_loads_is_130_without_a_traceback(monkeypatch, 
     monkeypatch.setattr(main_module, "build_parser", interrupted)
     assert main(["decode", str(SAMPLE)]) == 130
     assert capsys.readouterr().err == ""
+
+
+def test_writing_is_true_while_an_output_is_unsettled(tmp_path):
+    assert not writing()
+    with output(tmp_path / "a.txt") as f:
+        f.write("a")
+        assert writing()
+    assert not writing()
+    with pytest.raises(RuntimeError), atomic_folder(tmp_path / "model"):
+        assert writing()
+        raise RuntimeError
+    assert not writing() and leftovers(tmp_path) == []
+    unfinished = _write_lines(tmp_path / "b.txt")
+    next(unfinished)
+    assert writing()  # a generator left holding its output
+    unfinished.close()
+    assert not writing() and leftovers(tmp_path) == []
+
+
+def _write_lines(path):
+    with output(path) as f:
+        while True:
+            f.write("line\n")
+            yield
+
+
+# The console script with markers: 'teardown' is written only by the interpreter's teardown
+# (which frees the object), 'atexit' by an atexit handler (and '# atexit' to stdout, buffered);
+# before the command, "thread" starts a thread that ends only after the command has returned,
+# "unfinished FILE" leaves a generator holding an output of FILE unfinished when it returns.
+EXIT_PROBE = """
+import atexit, os, sys, threading, time
+import fstpunct.cli.main as cli
+from fstpunct.files import output
+
+class Teardown:
+    def __del__(self):
+        os.write(2, b"teardown\\n")
+
+def late():
+    returned.wait()
+    time.sleep(0.2)
+    os.write(2, b"thread\\n")
+
+def writer(path):
+    with output(path) as f:
+        f.write("part")
+        yield
+
+def main(argv=None):
+    global unfinished
+    status = command(argv)
+    cli.main = command  # no cycle through cli's module: teardown frees this one's objects
+    if mode == "unfinished":
+        unfinished = writer(args.pop(0))
+        next(unfinished)
+    returned.set()
+    return status
+
+probe = Teardown()
+atexit.register(os.write, 2, b"atexit\\n")
+atexit.register(sys.stdout.write, "# atexit\\n")
+mode, *args = sys.argv[1:]
+returned, command, cli.main = threading.Event(), cli.main, main
+if mode == "thread":
+    threading.Thread(target=late).start()
+sys.argv[1:] = args[1:] if mode == "unfinished" else args
+sys.exit(cli.console())
+"""
+
+
+def probe(mode, *args, stdout=subprocess.PIPE):
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # stdout buffered
+    return subprocess.run([sys.executable, "-c", EXIT_PROBE, mode, *map(str, args)], env=env,
+                          stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300)
+
+
+def test_a_finished_command_exits_without_teardown_outputs_whole(tmp_path):
+    expected = tmp_path / "expected.conllu"
+    assert main(["decode", "--model", "en", str(SAMPLE), "-o", str(expected)]) == 0
+    decode = ("decode", "--model", "en", SAMPLE)
+    piped = probe("-", *decode)  # stdout a pipe: all of the output still buffered at the end
+    with open(tmp_path / "stdout.conllu", "w") as f:  # stdout a file
+        to_file = probe("-", *decode, stdout=f)
+    written = probe("-", *decode, "-o", tmp_path / "out.conllu")
+    for proc in (piped, to_file, written):
+        assert proc.returncode == 0 and proc.stderr == "atexit\n"
+    at_exit = b"# atexit\n"
+    assert piped.stdout.encode() == expected.read_bytes() + at_exit
+    assert (tmp_path / "stdout.conllu").read_bytes() == expected.read_bytes() + at_exit
+    assert (tmp_path / "out.conllu").read_bytes() == expected.read_bytes()
+    assert written.stdout.encode() == at_exit and leftovers(tmp_path) == []
+
+
+def test_a_thread_still_running_gets_the_interpreters_exit():
+    proc = probe("thread", "decode", "--model", "en", SAMPLE, "-o", os.devnull)
+    assert proc.returncode == 0 and proc.stdout == "# atexit\n"
+    assert proc.stderr.splitlines() == ["thread", "atexit", "teardown"]
+
+
+def test_an_output_left_unfinished_gets_the_interpreters_exit(tmp_path):
+    proc = probe("unfinished", tmp_path / "part.txt", "decode", "--model", "en", SAMPLE,
+                 "-o", os.devnull)
+    assert proc.returncode == 0
+    assert proc.stderr.splitlines() == ["atexit", "teardown"]
+    assert list(tmp_path.iterdir()) == []  # teardown closed the generator: no temporary left
+
+
+@pytest.mark.parametrize("args", [["decode", "missing.conllu"], ["decode", "--no-such-option"]])
+def test_a_failed_command_gets_the_interpreters_exit(args):
+    proc = probe("-", *args)
+    assert proc.returncode == 2
+    assert proc.stderr.splitlines()[-2:] == ["atexit", "teardown"]

@@ -26,7 +26,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -38,7 +38,6 @@ from ..dp.forest import viterbi as forest_viterbi
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
-from ..dp.treedp import Candidates, Gradients, MatrixTree, Outer, inside, outside, sample, viterbi
 from ..errors import InputError
 from ..fst.channel import Channel
 from ..fst.lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
@@ -46,6 +45,9 @@ from ..ud.slots import BOUNDARY, SlotSentence
 from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .vocab import Puncteme, Vocab
+
+if TYPE_CHECKING:  # the readable tree DP, the tests' oracle: imported by the methods using it
+    from ..dp.treedp import Gradients, MatrixTree, Outer
 
 __all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
 
@@ -381,6 +383,7 @@ class Inference:
         """Sentence ``s`` as a matrix tree, and each node's candidate labels (flat Attach rows,
         :data:`BACKOFF` for the backoff). Every node's left and right matrices are the whole
         stacks of its two slots; candidates whose matrix is 0 there are left out."""
+        from ..dp.treedp import Candidates, MatrixTree
         sent, surface = self.batch.sentences[s], self.batch.surfaces[s]
         choices = self._choices(s, maximum)
         slots = self._slots_in(maximum, surface, choices.needed, choices.found)
@@ -496,6 +499,7 @@ class Inference:
     def log_prob_reference(self, s: int) -> float:
         """:meth:`log_prob` by the numpy reference (the tests' oracle; it also names the error
         of a sentence the compiled pass rejects)."""
+        from ..dp.treedp import inside
         tree, _ = self.tree(s)
         return inside(tree).log_total
 
@@ -644,6 +648,7 @@ class Inference:
     def _outside(self, s: int) -> tuple[Posteriors, Gradients]:
         """The inside and outside passes over sentence ``s``: its posteriors, and the gradients
         of log Z."""
+        from ..dp.treedp import inside, outside
         tree, labels = self.tree(s)
         grads = outside(tree, inside(tree))
         rows = [lab[:-1] for lab in labels]
@@ -667,6 +672,7 @@ class Inference:
 
     def viterbi_reference(self, s: int) -> tuple[list[tuple[Puncteme, Puncteme] | None], float]:
         """:meth:`viterbi` by the numpy reference (what the tests compare with)."""
+        from ..dp.treedp import viterbi
         tree, labels = self.tree(s, maximum=True)
         choice, score = viterbi(tree)
         return self._pairs_of(labels, choice), score
@@ -714,6 +720,7 @@ class Inference:
     def sample_reference(self, s: int, rng: np.random.Generator,
                          size: int) -> list[list[tuple[Puncteme, Puncteme] | None]]:
         """:meth:`sample` by the numpy reference (what the tests compare with)."""
+        from ..dp.treedp import sample
         tree, labels = self.tree(s)
         return [self._pairs_of(labels, c) for c in sample(tree, rng, size)]
 
