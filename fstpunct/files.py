@@ -5,13 +5,17 @@ Every command reads its text inputs through :func:`open_input` and writes every 
 file (or folder) beside the target, is flushed to disk, and only a complete output is renamed
 over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`terminate_on_sigterm`)
 the temporary is removed and the target keeps its previous bytes. An input may therefore also
-be the output (``-o`` naming the input): the input stays readable until the rename.
+be the output (``-o`` naming the input): the input stays readable until the rename. A device or
+named pipe (``-o /dev/null``) is written in place: it has no bytes to keep, and a rename would
+put a regular file in its place.
 """
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import signal
+import stat
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -27,7 +31,10 @@ __all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
 MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# UTF-16's byte-order marks as the UTF-8 decoder gives them (bytes that are not UTF-8 are
+# lone surrogates)
+_UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
+                    for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
@@ -84,25 +91,40 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
 
 
 def _decoded(stream: BinaryIO, name: str, close: bool) -> Iterator[str]:
+    """The lines of ``stream`` as :func:`open_input` gives them: split at LF only (as bytes
+    are), decoded in blocks by the io module."""
+    text = io.TextIOWrapper(stream, encoding="utf-8-sig", errors="surrogateescape", newline="\n")
     try:
-        for lineno, data in enumerate(stream, 1):
-            if lineno == 1:
-                if data.startswith(_UTF16_BOMS):
-                    raise InputError(f"{name}:1: UTF-16 text; fstpunct reads UTF-8 (convert it, "
-                                     "e.g. iconv -f UTF-16 -t UTF-8)")
-                if data.startswith(codecs.BOM_UTF8):
-                    data = data[len(codecs.BOM_UTF8):]
-            yield data.decode("utf-8", "surrogateescape")
+        first = text.readline()
+        if first.startswith(_UTF16_BOMS):
+            raise InputError(f"{name}:1: UTF-16 text; fstpunct reads UTF-8 (convert it, "
+                             "e.g. iconv -f UTF-16 -t UTF-8)")
+        if first:
+            yield first
+            yield from text
     except OSError as e:
         raise InputError(f"{name}: cannot read: {e.strerror or e}") from e
     finally:
         if close:
-            stream.close()
+            text.close()
+        else:
+            text.detach()  # stdin's buffer stays open
 
 
 def _check_target(target: Path) -> None:
     if target.is_dir():
         raise InputError(f"{target}: is a folder; name a file to write")
+
+
+def _special(target: Path) -> bool:
+    """Whether ``target`` exists and is neither a regular file nor a folder: a device such as
+    ``/dev/null`` or a named pipe, which is written in place (a temporary renamed over it would
+    replace the device or pipe by a regular file)."""
+    try:
+        mode = target.stat().st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 @contextmanager
@@ -139,9 +161,13 @@ def _make_file(path: Path) -> None:
 @contextmanager
 def atomic_path(path: str | Path) -> Iterator[Path]:
     """A fresh temporary path beside ``path`` for the caller (or a tool it runs) to write;
-    renamed over ``path`` when the ``with`` block completes, removed if it does not."""
+    renamed over ``path`` when the ``with`` block completes, removed if it does not. A device
+    or named pipe is given as it is."""
     target = Path(path)
     _check_target(target)
+    if _special(target):
+        yield target
+        return
     try:
         with _temporary(target, ".part", _make_file,
                         lambda p: p.unlink(missing_ok=True)) as tmp:

@@ -261,7 +261,7 @@ def test_save_and_load(tmp_path, model, data, corpus):
 def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
     """θ is saved as its nonzero entries, uncompressed, and read back bitwise (zeros, −0.0,
     tiny values, both blocks); a file of older models (blocks whole, compressed) still loads;
-    a damaged file is a ModelError."""
+    a damaged file or a block of another shape is a ModelError."""
     lexical = AttachModel.build(model.vocab, SYM, corpus, lexical=3)
     for m in (model, lexical):
         theta = random_theta(m) * (np.random.default_rng(1).random(len(random_theta(m))) < 0.6)
@@ -279,9 +279,11 @@ def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
     m.save(tmp_path / "attach", theta)
     with np.load(tmp_path / "attach.npz") as npz:
         parts = dict(npz)
-    parts["lexical_values"] = parts["lexical_values"][:-1]
-    np.savez(tmp_path / "attach.npz", **parts)
+    np.savez(tmp_path / "attach.npz", **{**parts, "lexical_values": parts["lexical_values"][:-1]})
     with pytest.raises(ModelError, match="cannot load attach model"):
+        AttachModel.load(tmp_path / "attach")
+    np.savez(tmp_path / "attach.npz", **{**parts, "theta_shape": parts["theta_shape"][::-1]})
+    with pytest.raises(ModelError, match="do not match the feature index"):
         AttachModel.load(tmp_path / "attach")
 
 

@@ -1,6 +1,7 @@
 """Outputs appear whole or not at all; inputs open one way; the CLI's exit statuses."""
 import os
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -156,6 +157,23 @@ def test_interrupt_leaves_the_target(tmp_path, signum, status):
     assert writing, f"no temporary file while decode was running: {err!r}"
     assert returncode == status, err
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
+
+
+def test_a_named_pipe_is_written_in_place_not_replaced(tmp_path):
+    """A device or named pipe (``-o /dev/null``) is not a file to replace: a temporary renamed
+    over it would leave a regular file where the device or pipe was."""
+    expected = tmp_path / "expected.conllu"
+    assert main(["decode", "--model", "en", str(SAMPLE), "-o", str(expected)]) == 0
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # so that the writer need not wait
+    try:
+        assert main(["decode", "--model", "en", str(SAMPLE), "-o", str(pipe)]) == 0
+        received = os.read(reader, 1 << 16)  # the output is smaller than the pipe's buffer
+    finally:
+        os.close(reader)
+    assert received == expected.read_bytes()
+    assert stat.S_ISFIFO(pipe.stat().st_mode) and leftovers(tmp_path) == []
 
 
 def test_two_writers_leave_one_complete_output(tmp_path):

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -143,17 +142,17 @@ class AttachModel:
         zip-compressed): the model and flat θ."""
         try:
             meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
-            with np.load(f"{path}.npz") as npz:
-                blocks = [_block(npz, "theta"), _block(npz, "lexical")]
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
+            theta = np.empty(model.size)
+            with np.load(f"{path}.npz") as npz:
+                fits = model.pair_feature_names == meta["pair_features"] and all(
+                    _read_block(npz, name, block)
+                    for name, block in zip(("theta", "lexical"), model.blocks(theta)))
         except (OSError, KeyError, ValueError, ModelError) as e:
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
-        if blocks[1] is None:
-            blocks[1] = np.zeros((0, len(model.side)))
-        if model.pair_feature_names != meta["pair_features"] or \
-                [b.shape for b in blocks] != list(model.shapes):
+        if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")
-        return model, np.concatenate([b.ravel() for b in blocks]).astype(np.float64, copy=False)
+        return model, theta
 
 
 def _stored(name: str, block: np.ndarray) -> dict[str, np.ndarray]:
@@ -166,18 +165,25 @@ def _stored(name: str, block: np.ndarray) -> dict[str, np.ndarray]:
             f"{name}_nonzero": np.packbits(nonzero), f"{name}_values": flat[nonzero]}
 
 
-def _block(npz: Mapping[str, np.ndarray], name: str) -> np.ndarray | None:
-    """Block ``name`` of θ from an open ``.npz`` (None if absent), as :func:`_stored` wrote
-    it or whole (older models)."""
+def _read_block(npz: Mapping[str, np.ndarray], name: str, block: np.ndarray) -> bool:
+    """Fill ``block`` (a view of θ) with block ``name`` of an open ``.npz``, as :func:`_stored`
+    wrote it or whole (older models); absent, it must be empty. False if the stored block has
+    another shape."""
     if name in npz:
-        return npz[name]
+        stored = npz[name]
+        if stored.shape != block.shape:
+            return False
+        block[...] = stored
+        return True
     if f"{name}_shape" not in npz:
-        return None
-    shape = tuple(npz[f"{name}_shape"].tolist())
-    nonzero = np.unpackbits(npz[f"{name}_nonzero"], count=math.prod(shape)).view(bool)
-    block = np.zeros(nonzero.shape)
-    block[nonzero] = npz[f"{name}_values"]
-    return block.reshape(shape)
+        return block.size == 0
+    if tuple(npz[f"{name}_shape"].tolist()) != block.shape:
+        return False
+    nonzero = np.unpackbits(npz[f"{name}_nonzero"], count=block.size).view(bool)
+    flat = block.reshape(-1)  # a view: θ's blocks are contiguous
+    flat[...] = 0.0
+    flat[nonzero] = npz[f"{name}_values"]
+    return True
 
 
 PIECE = 1 << 17  # (context row × candidate) entries of an M-step task: a few ms
