@@ -10,6 +10,8 @@ import numpy as np
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.object cimport PyObject
 
+from ..dp._sparse cimport _sort
+
 
 cdef inline Py_ssize_t _code(dict number, str value):
     """The number of ``value`` (a new one, ``len(number)``, the first time)."""
@@ -224,18 +226,6 @@ cdef inline Py_ssize_t _put(Py_ssize_t* out, Py_ssize_t at, Py_ssize_t id) noexc
     return at
 
 
-cdef void _sort_ids(Py_ssize_t* x, Py_ssize_t k) noexcept nogil:
-    """Insertion sort (a node has a few dozen ids at most)."""
-    cdef Py_ssize_t i, j, v
-    for i in range(1, k):
-        v = x[i]
-        j = i - 1
-        while j >= 0 and x[j] > v:
-            x[j + 1] = x[j]
-            j -= 1
-        x[j + 1] = v
-
-
 def node_rows(const Py_ssize_t[::1] n, const Py_ssize_t[::1] heads,
               const Py_ssize_t[::1] spans, const Py_ssize_t[::1] upos,
               const Py_ssize_t[::1] deprels, const Py_ssize_t[::1] forms,
@@ -305,7 +295,7 @@ def node_rows(const Py_ssize_t[::1] n, const Py_ssize_t[::1] heads,
                 start = at
                 for k in range(5):
                     at = _put(out, at, pseudo[k])
-                _sort_ids(out + start, at - start)
+                _sort(out + start, at - start)
                 node += 1
                 ptr[node] = at
                 continue
@@ -355,7 +345,7 @@ def node_rows(const Py_ssize_t[::1] n, const Py_ssize_t[::1] heads,
                 while e < extra_word.shape[0] and extra_word[e] == wo + w - 1:
                     at = _put(out, at, extra_id[e])
                     e += 1
-                _sort_ids(out + start, at - start)
+                _sort(out + start, at - start)
                 node += 1
                 ptr[node] = at
             wo += m
