@@ -56,17 +56,24 @@ def test_merged_stacks_hold_both_families_matrices(seed, transposed, flipped):
         for mine_, theirs in ((stack.rows, whole.rows), (stack.columns, whole.columns)):
             for part in ("indptr", "indices", "data"):
                 np.testing.assert_array_equal(getattr(mine_, part), getattr(theirs, part))
+        for mine_, theirs in zip(stack.transposes, whole.transposes):  # the permutation too
+            assert mine_.dtype == theirs.dtype and mine_.tolist() == theirs.tolist()
         x = rng.uniform(0, 1, n)
         for semiring in (SumProduct, MaxProduct):
             np.testing.assert_array_equal(stack.apply_t(x, semiring),
                                           whole.apply_t(x, semiring))
 
 
-def test_merged_refuses_a_matrix_in_both():
+@pytest.mark.parametrize("rows", [False, True])
+def test_merged_refuses_a_matrix_in_both(rows):
+    """Whole matrices in both, or a matrix with some rows in one family and some in the other
+    (its transposes' lines would not be the concatenation of theirs)."""
     mats = np.ones((1, 2, 3, 3))
-    old, new = (SparseStack.family(2, 3, *_rows(mats)) for _ in range(2))
+    old, new = mats.copy(), mats.copy()
+    if rows:
+        old[:, :, 1:], new[:, :, :1] = 0.0, 0.0
     with pytest.raises(ValueError, match="nonzero in both"):
-        merged(old, new)
+        merged(SparseStack.family(2, 3, *_rows(old)), SparseStack.family(2, 3, *_rows(new)))
 
 
 def _rows(mats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -79,18 +86,25 @@ def _rows(mats: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ptr.astype(np.intp), c.astype(np.int32), flat[:, r, c]
 
 
-@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("seed", range(8))
 def test_transposes_are_the_matrices_transposed_row_by_row(seed):
-    """_sparse.transpose against numpy: row a·n + t holds M_a[:, t]'s nonzeros, rows
-    ascending, for every value set of the family (empty matrices, rows and columns included)."""
+    """_sparse.transpose against numpy: row a·n + t holds M_a[:, t]'s nonzeros, rows ascending,
+    as a permutation of the rows' entries that gives every value set of the family its
+    transposes (empty matrices, rows and columns included; one state; no entry at all)."""
     rng = np.random.default_rng(seed)
-    count, n = int(rng.integers(1, 6)), int(rng.integers(1, 30))
+    count, n = int(rng.integers(1, 6)), [1, 1, 2][seed] if seed < 3 else int(rng.integers(1, 30))
     mats = rng.uniform(0.1, 1.0, (count, n, n)) * (rng.random((count, n, n)) < 0.2)
     mats[0] = 0.0
+    if seed == 0:
+        mats[:] = 0.0
     rows = SparseStack.of(mats).rows
     values = np.vstack([rows.data, -rows.data])
-    tptr, tcol, tval = _sparse.transpose(n, rows.indptr, rows.indices, values)
+    tptr, tcol, perm = _sparse.transpose(n, rows.indptr, rows.indices)
     a, t, s = np.nonzero(mats.transpose(0, 2, 1))  # in order of (a, t, s)
     assert tptr.tolist() == np.searchsorted(a * n + t, np.arange(count * n + 1)).tolist()
-    assert tcol.tolist() == s.tolist()
-    assert tval.tobytes() == np.vstack([mats[a, s, t], -mats[a, s, t]]).tobytes()
+    assert tcol.dtype == perm.dtype == np.int32 and tcol.tolist() == s.tolist()
+    assert sorted(perm.tolist()) == list(range(len(rows.data)))  # a permutation
+    assert values[:, perm].tobytes() == np.vstack([mats[a, s, t], -mats[a, s, t]]).tobytes()
+    for k in range(count):
+        np.testing.assert_array_equal(  # column by column, as the dense transposes
+            [SparseStack.of(mats).column(k, c) for c in range(n)], mats[k].T)

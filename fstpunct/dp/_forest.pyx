@@ -23,17 +23,22 @@ cdef enum:
 OK, ZERO, MALFORMED, NOT_FINITE = _OK, _ZERO, _MALFORMED, _NOT_FINITE
 
 
+cdef struct Lines:
+    # Stored lines of matrices: line r's entries are e in ptr[r] : ptr[r + 1], in columns
+    # col[e] (ascending), with values val[perm[e]] (val[e] where perm is NULL).
+    const int* ptr
+    const int* col
+    const int* perm
+    const double* val
+
+
 cdef struct Mats:
-    # A stack of `count` N×N matrices as CSR rows (row a·N + s = M_a[s, :]) and CSR rows of the
-    # transposes (row a·N + t = M_a[:, t]), column indices ascending within each row.
+    # A stack of `count` N×N matrices as CSR rows (line a·N + s = M_a[s, :]) and the rows of
+    # the transposes (line a·N + t = M_a[:, t]) as a permutation of the rows' entries.
     Py_ssize_t n
     Py_ssize_t count
-    const Py_ssize_t* ptr
-    const int* col
-    const double* val
-    const Py_ssize_t* tptr
-    const int* tcol
-    const double* tval
+    Lines rows
+    Lines cols
 
 
 cdef struct Vecs:
@@ -67,11 +72,6 @@ cdef struct Node:
     Py_ssize_t ua, va  # in the outside pass: where the scaled adjoints of u and v are
 
 
-cdef const Py_ssize_t* _iptr(object a):
-    cdef const Py_ssize_t[::1] view = a
-    return &view[0] if view.shape[0] else NULL
-
-
 cdef const int* _i32ptr(object a):
     cdef const int[::1] view = a
     return &view[0] if view.shape[0] else NULL
@@ -98,10 +98,10 @@ cdef class _Inputs:
         cdef Py_ssize_t q
         for q, m in enumerate(mats):
             self.mats[q].n, self.mats[q].count = m.size, m.count
-            self.mats[q].ptr, self.mats[q].col = _iptr(m.ptr), _i32ptr(m.col)
-            self.mats[q].val = _dptr(m.val)
-            self.mats[q].tptr, self.mats[q].tcol = _iptr(m.tptr), _i32ptr(m.tcol)
-            self.mats[q].tval = _dptr(m.tval)
+            self.mats[q].rows.ptr, self.mats[q].rows.col = _i32ptr(m.ptr), _i32ptr(m.col)
+            self.mats[q].rows.perm, self.mats[q].rows.val = NULL, _dptr(m.val)
+            self.mats[q].cols.ptr, self.mats[q].cols.col = _i32ptr(m.tptr), _i32ptr(m.tcol)
+            self.mats[q].cols.perm, self.mats[q].cols.val = _i32ptr(m.tperm), _dptr(m.val)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
         for q, x in enumerate(vecs):
@@ -163,24 +163,35 @@ cdef void _rescale_in_place(double* y, Py_ssize_t n, Vec* out, double ls) noexce
 
 # --- lines of matrices ---------------------------------------------------------------------------
 
-cdef inline double _dot(const Py_ssize_t* ptr, const int* col, const double* val,
-                        Py_ssize_t row, const double* x, bint mx) noexcept nogil:
+cdef inline Py_ssize_t _at(const int* perm, Py_ssize_t e) noexcept nogil:
+    """Where a line's entry e has its value (:c:type:`Lines`); loops test the loop-invariant
+    ``perm`` once (the compiler makes one loop of each kind)."""
+    return perm[e] if perm != NULL else e
+
+
+cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
+                        bint mx) noexcept nogil:
     """⊕_t line[t] ⊗ x[t] over the stored line ``row``."""
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
     cdef double acc = 0.0
     cdef Py_ssize_t e
-    for e in range(ptr[row], ptr[row + 1]):
-        acc = _plus(acc, val[e] * x[col[e]], mx)
+    for e in range(lines.ptr[row], lines.ptr[row + 1]):
+        acc = _plus(acc, val[_at(perm, e)] * x[col[e]], mx)
     return acc
 
 
-cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
-                                    const double* val, Py_ssize_t row,
+cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
                                     const double* x) noexcept nogil:
     """The first t maximising line[t]·x[t] over the dense line (0 if every product is 0)."""
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
     cdef double best = 0.0, p
     cdef Py_ssize_t at = 0, e
-    for e in range(ptr[row], ptr[row + 1]):
-        p = val[e] * x[col[e]]
+    for e in range(lines.ptr[row], lines.ptr[row + 1]):
+        p = val[_at(perm, e)] * x[col[e]]
         if p > best:
             best, at = p, col[e]
     return at
@@ -189,17 +200,13 @@ cdef inline Py_ssize_t _argmax_line(const Py_ssize_t* ptr, const int* col,
 cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
                             bint rightward, bint mx) noexcept nogil:
     """(far matrix f applied to ctx)[y]: row y of R_f ⊗ ctx, or ctx ⊗ column y of L_f."""
-    if rightward:
-        return _dot(m.tptr, m.tcol, m.tval, f * m.n + y, ctx, mx)
-    return _dot(m.ptr, m.col, m.val, f * m.n + y, ctx, mx)
+    return _dot(&m.cols if rightward else &m.rows, f * m.n + y, ctx, mx)
 
 
 cdef inline double _near_vec(const Mats* m, Py_ssize_t a, Py_ssize_t s, const double* inner,
                              bint rightward, bint mx) noexcept nogil:
     """(near matrix a applied to the near inner vector)[s]."""
-    if rightward:
-        return _dot(m.tptr, m.tcol, m.tval, a * m.n + s, inner, mx)
-    return _dot(m.ptr, m.col, m.val, a * m.n + s, inner, mx)
+    return _dot(&m.cols if rightward else &m.rows, a * m.n + s, inner, mx)
 
 
 # --- the forest ----------------------------------------------------------------------------------
@@ -435,12 +442,16 @@ cdef class _Run:
         # values: rounding a product by a fixed factor is monotone, so it commutes with max.
         cdef const Mats* fm = sd.far
         cdef const Mats* nm = sd.near
-        cdef const Py_ssize_t* far_ptr = fm.ptr if rightward else fm.tptr  # across
-        cdef const int* far_col = fm.col if rightward else fm.tcol
-        cdef const double* far_v = fm.val if rightward else fm.tval
-        cdef const Py_ssize_t* near_ptr = nm.ptr if rightward else nm.tptr  # across
-        cdef const int* near_col = nm.col if rightward else nm.tcol
-        cdef const double* near_v = nm.val if rightward else nm.tval
+        cdef const Lines* across = &fm.rows if rightward else &fm.cols
+        cdef const int* far_ptr = across.ptr
+        cdef const int* far_col = across.col
+        cdef const int* far_perm = across.perm
+        cdef const double* far_v = across.val
+        across = &nm.rows if rightward else &nm.cols
+        cdef const int* near_ptr = across.ptr
+        cdef const int* near_col = across.col
+        cdef const int* near_perm = across.perm
+        cdef const double* near_v = across.val
         cdef double acc, x, w
         cdef Py_ssize_t k, e, r
         for q in range(n_far):
@@ -450,7 +461,8 @@ cdef class _Run:
                     r = far_idx[q] * fm.n + nz_ctx[k]
                     x = cx[nz_ctx[k]]
                     for e in range(far_ptr[r], far_ptr[r + 1]):
-                        acc = _plus(acc, (far_v[e] * x) * far_in[far_col[e]], mx)
+                        acc = _plus(acc, (far_v[_at(far_perm, e)] * x) * far_in[far_col[e]],
+                                    mx)
             else:
                 for k in range(n_nz_far):
                     y = nz_far[k]
@@ -474,7 +486,8 @@ cdef class _Run:
                     r = a * nm.n + nz_near[k]
                     x = near_in[nz_near[k]]
                     for e in range(near_ptr[r], near_ptr[r + 1]):
-                        raw[near_col[e]] = _plus(raw[near_col[e]], w * (near_v[e] * x), mx)
+                        raw[near_col[e]] = _plus(raw[near_col[e]],
+                                                 w * (near_v[_at(near_perm, e)] * x), mx)
             else:
                 for s in range(out.n):
                     raw[s] = _plus(raw[s], w * _near_vec(nm, a, s, near_in, rightward, mx), mx)
@@ -540,17 +553,17 @@ cdef class _Run:
                 k += 1
         return self.draw(k, True)
 
-    cdef Py_ssize_t pick_line(self, const Py_ssize_t* ptr, const int* col, const double* val,
-                              Py_ssize_t row, const double* x) except -1:
+    cdef Py_ssize_t pick_line(self, const Lines* lines, Py_ssize_t row,
+                              const double* x) except -1:
         """As :meth:`pick` over the table line[t] · x[t] of a stored matrix line."""
         if self.rng is None:
-            return _argmax_line(ptr, col, val, row, x)
+            return _argmax_line(lines, row, x)
         cdef Py_ssize_t e, k = 0
         cdef double p
-        for e in range(ptr[row], ptr[row + 1]):
-            p = val[e] * x[col[e]]
+        for e in range(lines.ptr[row], lines.ptr[row + 1]):
+            p = lines.val[_at(lines.perm, e)] * x[lines.col[e]]
             if p != 0.0:
-                self.tab[k], self.sup[k] = p, col[e]
+                self.tab[k], self.sup[k] = p, lines.col[e]
                 k += 1
         return self.draw(k, False)
 
@@ -598,23 +611,17 @@ cdef class _Run:
             self.tab[j - lo] = self.fo.weights[j] * near_at[q] * far_val[loc_far[j - lo]]
         best_j = self.pick(hi - lo)
         a, c = sd.near_of[lo + best_j], sd.far_of[lo + best_j]
-        if right:  # column s of R_a against v
-            x_near[0] = self.pick_line(sd.near.tptr, sd.near.tcol, sd.near.tval,
-                                       a * sd.near.n + s, near_in)
-        else:  # row s of L_a against u
-            x_near[0] = self.pick_line(sd.near.ptr, sd.near.col, sd.near.val,
-                                       a * sd.near.n + s, near_in)
+        # right: column s of R_a against v; left: row s of L_a against u
+        x_near[0] = self.pick_line(&sd.near.cols if right else &sd.near.rows,
+                                   a * sd.near.n + s, near_in)
         for y in range(sd.far_in.n):
             self.tab[y] = (far_in[y] * _far_ctx(sd.far, c, y, cx, right, mx)
                            if far_in[y] != 0.0 else 0.0)
         best_y = self.pick(sd.far_in.n)
         y_far[0] = best_y
-        if right:  # column y of L_c against the context
-            t_meet[0] = self.pick_line(sd.far.tptr, sd.far.tcol, sd.far.tval,
-                                       c * sd.far.n + best_y, cx)
-        else:  # row y of R_c
-            t_meet[0] = self.pick_line(sd.far.ptr, sd.far.col, sd.far.val,
-                                       c * sd.far.n + best_y, cx)
+        # right: column y of L_c against the context; left: row y of R_c
+        t_meet[0] = self.pick_line(&sd.far.cols if right else &sd.far.rows,
+                                   c * sd.far.n + best_y, cx)
         return best_j
 
     cdef int descend(self, Py_ssize_t* choice) except -1:
@@ -674,12 +681,10 @@ cdef class _Run:
         cdef double* arena = self.arena
         for q in range(self.p_left):  # e ⊗ L_a: column t of L_a against the entry vector
             for t in range(n):
-                arena[self.p_el + q * n + t] = _dot(lm.tptr, lm.tcol, lm.tval,
-                                                    left_idx[q] * n + t, x.entry, mx)
+                arena[self.p_el + q * n + t] = _dot(&lm.cols, left_idx[q] * n + t, x.entry, mx)
         for q in range(self.p_right):  # R_c ⊗ ρ₀
             for t in range(n):
-                arena[self.p_rf + q * n + t] = _dot(rm.ptr, rm.col, rm.val,
-                                                    right_idx[q] * n + t, x.final, mx)
+                arena[self.p_rf + q * n + t] = _dot(&rm.rows, right_idx[q] * n + t, x.final, mx)
         self.pseudo_terms(True)
         cdef double z = 0.0
         for j in range(hi - lo):
@@ -970,31 +975,31 @@ cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, do
                       bint transpose) noexcept:
     """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
     across them from x's nonzero entries where x has few (λ and ρ have one)."""
-    cdef const Py_ssize_t* ptr = m.tptr if transpose else m.ptr
-    cdef const int* col = m.tcol if transpose else m.col
-    cdef const double* val = m.tval if transpose else m.val
+    cdef const Lines* lines = &m.cols if transpose else &m.rows
     cdef Py_ssize_t s, e, row, nonzero = 0
     cdef double acc, xs
     for s in range(m.n):
         nonzero += x[s] != 0.0
     if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
-        if transpose:
-            ptr, col, val = m.ptr, m.col, m.val
-        else:
-            ptr, col, val = m.tptr, m.tcol, m.tval
+        lines = &m.rows if transpose else &m.cols
+    cdef const int* ptr = lines.ptr
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
+    if 4 * nonzero < m.n:
         for s in range(m.n):
             if x[s] == 0.0:
                 continue
             xs = c * x[s]
             row = a * m.n + s
             for e in range(ptr[row], ptr[row + 1]):
-                out[col[e]] += val[e] * xs
+                out[col[e]] += val[_at(perm, e)] * xs
         return
     for s in range(m.n):
         row = a * m.n + s
         acc = 0.0
         for e in range(ptr[row], ptr[row + 1]):
-            acc += val[e] * x[col[e]]
+            acc += val[_at(perm, e)] * x[col[e]]
         out[s] += c * acc
 
 

@@ -2,9 +2,10 @@
 # cython: initializedcheck=False, nonecheck=False
 """Compiled helpers of :mod:`fstpunct.fst.lattice`, :mod:`fstpunct.dp.stacks` and
 :mod:`fstpunct.dp.sparse`: products of a slot lattice's token matrices along token strings, the
-max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices,
-CSR × vector and CSR × dense products (either side), a lattice's parallel arcs combined
-(:func:`combine_arcs`), stacked rows of two CSR stacks concatenated (:func:`concat_rows`), and
+max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices
+(as permutations of their entries), CSR × vector and CSR × dense products (either side), a
+lattice's parallel arcs combined (:func:`combine_arcs`), stacked rows of two CSR stacks and
+their transposes concatenated (:func:`concat_rows`, :func:`concat_transposes`), and
 the E-step's gradient of log Z at a slot's arcs
 (:func:`edit_gradient`, for :class:`fstpunct.fst.lattice.EditCounter`).
 
@@ -29,6 +30,11 @@ from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
 import numpy as np
+
+
+ctypedef fused Index:  # row pointers: intp, or int32 (a stack's rows)
+    int
+    Py_ssize_t
 
 
 cdef struct Rows:
@@ -284,7 +290,8 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                     const Py_ssize_t[::1] place, Py_ssize_t n_matrices,
                     const double[:, :, :, ::1] extras):
     """CSR rows (ptr, col, val) of a stack of ``n_matrices`` matrices, then the E matrices
-    ``extras`` (E, K, n, n), stacked (row a·n + r); column indices int32. Matrix ``place[a]``
+    ``extras`` (E, K, n, n), stacked (row a·n + r); row pointers and column indices int32
+    (more entries are refused: a slot cache keeps them for its whole run). Matrix ``place[a]``
     (ascending) is M(s) for the a-th wanted string, the others are 0; an extra matrix is stored
     on the union of its nonzeros under the K weightings (row by row, columns ascending). The
     arcs have K weightings: ``weight[k]`` in the max semiring where ``maximum[k]``, else in the
@@ -411,7 +418,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
         for a in range(place.shape[0]):
             if place[a] >= n_matrices or place[a] < 0 or (a and place[a] <= place[a - 1]):
                 raise ValueError("string_products: places must ascend below n_matrices")
-        ptr = np.empty((n_matrices + extras.shape[0]) * n + 1, dtype=np.intp)
+        ptr = np.empty((n_matrices + extras.shape[0]) * n + 1, dtype=np.int32)
         for a in range(wanted.shape[0]):
             q = wanted[a]
             m = &levels[where[q]]
@@ -421,6 +428,8 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
             for r in range(n):
                 for c in range(n):
                     size += _extra_at(extras, e, r, c)
+        if size >= 2 ** 31:
+            raise ValueError("string_products: more entries than int32 row pointers hold")
         col = np.empty(size, dtype=np.int32)
         val = np.empty((width, size), dtype=np.float64)
         _gather(levels, where, level_offsets, wanted, n, place, n_matrices, extras, ptr, col, val)
@@ -527,7 +536,7 @@ cdef inline bint _extra_at(const double[:, :, :, ::1] extras, Py_ssize_t e, Py_s
 
 cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
                   const Py_ssize_t[::1] wanted, Py_ssize_t n, const Py_ssize_t[::1] place,
-                  Py_ssize_t count, const double[:, :, :, ::1] extras, Py_ssize_t[::1] ptr,
+                  Py_ssize_t count, const double[:, :, :, ::1] extras, int[::1] ptr,
                   int[::1] col, double[:, ::1] val) noexcept:
     cdef Py_ssize_t a, b, q, r, f, j, c, e, first, lo, length, at = 0, row = 0, next_wanted = 0
     cdef Rows* m
@@ -569,20 +578,18 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
             ptr[row] = at
 
 
-def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
-              const double[:, ::1] val):
-    """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]):
-    row a·n + t of the result is M_a[:, t], rows ascending within it (int32 indices); one row
-    of values ``val[k]`` per set of matrices of that structure, transposed all at once."""
-    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, k, width = val.shape[0]
-    if val.shape[1] != col.shape[0]:
-        raise ValueError("transpose: values and column indices differ in number")
-    tptr_a = np.zeros(n_rows + 1, dtype=np.intp)
+def transpose(Py_ssize_t n, const int[::1] ptr, const int[::1] col):
+    """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]) as a
+    permutation of their entries: row a·n + t of the result is M_a[:, t], its entries ``perm[q]``
+    of the rows (rows ascending within it, ``col[q]`` the row s); one permutation serves every
+    set of values of that structure (int32 row pointers and indices, as the rows')."""
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, q
+    tptr_a = np.zeros(n_rows + 1, dtype=np.int32)
     tcol_a = np.empty(col.shape[0], dtype=np.int32)
-    tval_a = np.empty((width, col.shape[0]), dtype=np.float64)
-    cdef Py_ssize_t[::1] tptr = tptr_a
+    perm_a = np.empty(col.shape[0], dtype=np.int32)
+    cdef int[::1] tptr = tptr_a
     cdef int[::1] tcol = tcol_a
-    cdef double[:, ::1] tval = tval_a
+    cdef int[::1] perm = perm_a
     # a counting sort of the entries by their row of the transposes, scattering each entry
     # straight to its place (no key or order array, as _counting_sort takes: 1.7 times faster)
     for base in range(0, n_rows, n):  # matrix a's rows are a·n ... a·n + n − 1
@@ -595,20 +602,66 @@ def transpose(Py_ssize_t n, const Py_ssize_t[::1] ptr, const int[::1] col,
         raise MemoryError()
     for r in range(n_rows):
         fill[r] = tptr[r]
-    cdef Py_ssize_t m = col.shape[0], q
-    cdef const double* v = &val[0, 0] if m else NULL  # value set k at v[k·m …]
-    cdef double* tv = &tval[0, 0] if m else NULL
     for base in range(0, n_rows, n):
         for s in range(n):
             for f in range(ptr[base + s], ptr[base + s + 1]):
                 t = base + col[f]
                 q = fill[t]
                 fill[t] = q + 1
-                tcol[q] = s
-                for k in range(width):
-                    tv[k * m + q] = v[k * m + f]
+                tcol[q], perm[q] = s, f
     free(fill)
-    return tptr_a, tcol_a, tval_a
+    return tptr_a, tcol_a, perm_a
+
+
+cdef inline const int* _ints(const int[::1] x) noexcept:
+    """The first of x's ints (NULL if it has none)."""
+    return &x[0] if x.shape[0] else NULL
+
+
+def concat_transposes(Py_ssize_t n, const int[::1] ptr, const int[::1] a_ptr,
+                      const int[::1] a_tptr, const int[::1] a_tcol, const int[::1] a_perm,
+                      const int[::1] b_ptr, const int[::1] b_tptr, const int[::1] b_tcol,
+                      const int[::1] b_perm):
+    """The transposes (:func:`transpose`) of the stacked n×n rows that :func:`concat_rows`
+    made (row pointers ``ptr``) from A's and B's (``a_ptr``, ``b_ptr``; B may have fewer
+    matrices), from theirs, where every matrix is 0 in A or in B: each matrix's transposes are
+    those of the side that has it, their entries moved as :func:`concat_rows` moved its
+    rows' (by as many places for the whole matrix)."""
+    cdef Py_ssize_t n_rows = ptr.shape[0] - 1, b_rows = b_ptr.shape[0] - 1, a, r0, q0, q, t
+    cdef Py_ssize_t at = 0, length, shift
+    if (a_ptr.shape[0] != n_rows + 1 or a_tptr.shape[0] != n_rows + 1
+            or b_tptr.shape[0] != b_rows + 1 or b_rows > n_rows or n_rows % n or b_rows % n):
+        raise ValueError("concat_transposes: shapes do not match")
+    tptr_a = np.empty(n_rows + 1, dtype=np.int32)
+    tcol_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.int32)
+    perm_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.int32)
+    cdef int[::1] tptr = tptr_a
+    cdef int[::1] tcol = tcol_a
+    cdef int[::1] perm = perm_a
+    cdef const int* side_tptr
+    cdef const int* side_tcol
+    cdef const int* side_perm
+    tptr[0] = 0
+    for a in range(n_rows // n):  # matrix a: rows r0 … r0 + n − 1
+        r0 = a * n
+        if r0 < b_rows and b_ptr[r0 + n] > b_ptr[r0]:
+            if a_ptr[r0 + n] > a_ptr[r0]:
+                raise ValueError("concat_transposes: a matrix is nonzero in A and in B")
+            side_tptr, side_tcol, side_perm = &b_tptr[0], _ints(b_tcol), _ints(b_perm)
+            shift = ptr[r0] - b_ptr[r0]
+        else:
+            side_tptr, side_tcol, side_perm = &a_tptr[0], _ints(a_tcol), _ints(a_perm)
+            shift = ptr[r0] - a_ptr[r0]
+        q0 = side_tptr[r0]
+        length = side_tptr[r0 + n] - q0
+        for t in range(1, n + 1):
+            tptr[r0 + t] = at + side_tptr[r0 + t] - q0
+        if length:
+            memcpy(&tcol[at], side_tcol + q0, length * sizeof(int))
+            for q in range(length):
+                perm[at + q] = side_perm[q0 + q] + shift
+        at += length
+    return tptr_a, tcol_a, perm_a
 
 
 def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
@@ -693,19 +746,22 @@ cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[
         lo = hi
 
 
-def concat_rows(Py_ssize_t n_rows, const Py_ssize_t[::1] a_ptr, const int[::1] a_col,
-                const double[:, ::1] a_val, const Py_ssize_t[::1] b_ptr, const int[::1] b_col,
+def concat_rows(Py_ssize_t n_rows, const int[::1] a_ptr, const int[::1] a_col,
+                const double[:, ::1] a_val, const int[::1] b_ptr, const int[::1] b_col,
                 const double[:, ::1] b_val):
     """Stacked CSR rows whose row r holds row r of A then row r of B (B may have fewer rows:
-    the others are empty), with one row of values per set (``a_val[k]``, ``b_val[k]``). Runs
-    of rows that come from one side alone are copied as one block."""
+    the others are empty), with one row of values per set (``a_val[k]``, ``b_val[k]``); int32
+    row pointers and indices (as a stack's). Runs of rows that come from one side alone are
+    copied as one block."""
     cdef Py_ssize_t b_rows = b_ptr.shape[0] - 1, r, width = a_val.shape[0]
     cdef Py_ssize_t la, lb, run = 0, run_from = 0, at = 0
     cdef bint from_b = False
     if b_rows > n_rows or a_ptr.shape[0] != n_rows + 1 or b_val.shape[0] != width:
         raise ValueError("concat_rows: shapes do not match")
-    ptr_a = np.empty(n_rows + 1, dtype=np.intp)
-    cdef Py_ssize_t[::1] ptr = ptr_a
+    if <Py_ssize_t> a_ptr[n_rows] + b_ptr[b_rows] >= 2 ** 31:
+        raise ValueError("concat_rows: more entries than int32 row pointers hold")
+    ptr_a = np.empty(n_rows + 1, dtype=np.int32)
+    cdef int[::1] ptr = ptr_a
     ptr[0] = 0
     for r in range(n_rows):
         ptr[r + 1] = ptr[r] + a_ptr[r + 1] - a_ptr[r] + (b_ptr[r + 1] - b_ptr[r] if r < b_rows
@@ -774,10 +830,11 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                     out[i, k] += a * dense[j, k]
 
 
-def dense_csr_t(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
+def dense_csr_t(const double[:, ::1] dense, const Index[::1] indptr,
                 const int[::1] indices, const double[::1] data, double[:, ::1] out):
-    """out = dense · Aᵀ for the CSR matrix A: out[c, i] adds row i's terms one by one in the
-    order of its entries, from 0 (as :func:`csr_matmul` computes (A · denseᵀ)[i, c])."""
+    """out = dense · Aᵀ for the CSR matrix A (intp or int32 row pointers): out[c, i] adds row
+    i's terms one by one in the order of its entries, from 0 (as :func:`csr_matmul` computes
+    (A · denseᵀ)[i, c])."""
     cdef Py_ssize_t c, i, e
     cdef double acc
     with nogil:
@@ -803,9 +860,9 @@ def dense_csr(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
                         out[c, indices[e]] += d * data[e]
 
 
-def csr_matvec(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
+def csr_matvec(const Index[::1] indptr, const int[::1] indices, const double[::1] data,
                const double[::1] x, double[::1] out, bint maximum):
-    """out = A ⊗ x for the CSR matrix A, in the real semiring (each row's terms added one by one
+    """out = A ⊗ x for the CSR matrix A (intp or int32 row pointers), in the real semiring (each row's terms added one by one
     in the order of its entries, from 0: scipy's product, and ``np.bincount``'s) or, with
     ``maximum``, in the max-times one (from 0: entries are nonnegative)."""
     cdef Py_ssize_t i, e

@@ -49,7 +49,9 @@ class SlotVectors:
 @dataclass(frozen=True)
 class KernelStack:
     """A :class:`~fstpunct.dp.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
-    and of their transposes (intp row pointers, int32 column indices, float values)."""
+    (int32 row pointers and column indices, float values) and of their transposes, whose
+    entries are those of the rows in the order ``tperm`` (int32; :attr:`SparseStack.transposes
+    <fstpunct.dp.stacks.SparseStack.transposes>`)."""
 
     size: int
     count: int
@@ -58,7 +60,7 @@ class KernelStack:
     val: np.ndarray
     tptr: np.ndarray
     tcol: np.ndarray
-    tval: np.ndarray
+    tperm: np.ndarray
 
     @classmethod
     def of(cls, stack: Stack) -> KernelStack:
@@ -67,9 +69,9 @@ class KernelStack:
             size = stack.size
             stack = SparseStack.of(np.array([stack.matrix(a) for a in range(len(stack))])
                                    .reshape(-1, size, size))
-        rows, cols = stack.rows, stack.columns
-        return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data, cols.indptr,
-                   cols.indices, cols.data)
+        rows = stack.rows
+        return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data,
+                   *stack.transposes)
 
 
 @dataclass(frozen=True)

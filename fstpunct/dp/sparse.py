@@ -42,7 +42,7 @@ class Csr(NamedTuple):
     """An ``n_rows × n_cols`` sparse matrix: row r's entries are ``data[indptr[r]:indptr[r+1]]``
     in columns ``indices[...]``, ascending."""
 
-    indptr: np.ndarray  # (n_rows + 1,) intp
+    indptr: np.ndarray  # (n_rows + 1,) intp; int32 in a stack's rows (matvec, rmatmul_t, row)
     indices: np.ndarray  # int32
     data: np.ndarray  # float
     n_cols: int

@@ -3,10 +3,11 @@ uses them: every matrix times one vector, on either side, in a semiring.
 
 - :class:`DenseStack` holds an (A, N, N) array.
 - :class:`SparseStack` holds the rows of all matrices in one CSR matrix (row a·N + s is
-  M_a[s, :], column indices ascending) and the rows of their transposes in another, so a product
-  is one compiled sparse matrix-vector product (for the real semiring, each row's terms added in
-  order, as scipy's CSR product does). Stacks of one structure with other values (a slot's sum
-  and max stacks) can share their index arrays and have their transposes built in one pass
+  M_a[s, :], column indices ascending) and the rows of their transposes as a permutation of its
+  entries (no second copy of the values), so a product is one compiled sparse matrix-vector
+  product (for the real semiring, each row's terms added in order, as scipy's CSR product
+  does). Stacks of one structure with other values (a slot's sum and max stacks) share their
+  index arrays and their transposes' permutation, built when first needed
   (:meth:`SparseStack.family`).
 """
 from __future__ import annotations
@@ -100,8 +101,7 @@ class SparseStack:
                ) -> list[SparseStack]:
         """The stacks whose matrices' rows have nonzeros ``indptr``, ``indices`` (row a·N + s is
         M_a[s, :]) and values ``values[k]`` (one row per stack): they share those index arrays,
-        and their transposes are built together, when the first is needed (or given, in
-        the same form)."""
+        and their transposes (:attr:`transposes`), built when first needed (or given)."""
         family = _Transposes(size, indptr, indices, values, transposes)
         stacks = [cls.__new__(cls) for _ in values]
         for k, stack in enumerate(stacks):
@@ -110,8 +110,10 @@ class SparseStack:
 
     @cached_property
     def _cols(self) -> Csr:
-        """The rows of the transposes, built when first needed."""
-        return self._family.transposed(self._k)
+        """The rows of the transposes with their values gathered (for the Python products),
+        built when first needed."""
+        tptr, tcol, perm = self.transposes
+        return Csr(tptr, tcol, self._rows.data[perm], self._n)
 
     @property
     def rows(self) -> Csr:
@@ -122,6 +124,13 @@ class SparseStack:
     def columns(self) -> Csr:
         """The transposes' rows: row a·N + t is M_a[:, t]."""
         return self._cols
+
+    @property
+    def transposes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The transposes' rows as row pointers, row indices and the permutation ``perm`` of
+        the rows' entries (int32): row a·N + t holds entries ``rows.data[perm[q]]``, q in
+        ``tptr[a·N + t] : tptr[a·N + t + 1]``, rows ascending; shared by the family."""
+        return self._family.transposes()
 
     @classmethod
     def of(cls, mats: np.ndarray) -> SparseStack:
@@ -164,21 +173,22 @@ def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[Spars
     sharing its index arrays, and every matrix is 0 in one of them (``new`` may have fewer
     matrices: the others are 0). Every row is the row of one of them, stored exactly as it was
     (compiled: :func:`fstpunct.dp._sparse.concat_rows`), and so is every row of the transposes,
-    which are carried over when ``old``'s are built (else built when first needed)."""
+    which are carried over when ``old``'s are built (:func:`fstpunct.dp._sparse.concat_transposes`;
+    else built when first needed)."""
     size, count = old[0].size, len(old[0])
     a, b = old[0]._family, new[0]._family
     a_sets, b_sets = ([x._k for x in stacks] for stacks in (old, new))  # their own value sets
     rows = count * size
-    if np.any((np.diff(a.indptr)[:len(b.indptr) - 1] > 0) & (np.diff(b.indptr) > 0)):
+    if np.any((np.diff(a.indptr[::size])[:(len(b.indptr) - 1) // size] > 0)
+              & (np.diff(b.indptr[::size]) > 0)):
         raise ValueError("merged: a matrix is nonzero in both families")
+    ptr, col, val = _sparse.concat_rows(rows, a.indptr, a.indices, _sets(a.values, a_sets),
+                                        b.indptr, b.indices, _sets(b.values, b_sets))
     transposes = None
     if a.built:
-        (a_ptr, a_col, a_val), (b_ptr, b_col, b_val) = a.transposes(), b.transposes()
-        transposes = _sparse.concat_rows(rows, a_ptr, a_col, _sets(a_val, a_sets), b_ptr, b_col,
-                                         _sets(b_val, b_sets))
-    return SparseStack.family(count, size, *_sparse.concat_rows(
-        rows, a.indptr, a.indices, _sets(a.values, a_sets), b.indptr, b.indices,
-        _sets(b.values, b_sets)), transposes)
+        transposes = _sparse.concat_transposes(size, ptr, a.indptr, *a.transposes(), b.indptr,
+                                               *b.transposes())
+    return SparseStack.family(count, size, ptr, col, val, transposes)
 
 
 def _sets(values: np.ndarray, sets: list[int]) -> np.ndarray:
@@ -188,11 +198,15 @@ def _sets(values: np.ndarray, sets: list[int]) -> np.ndarray:
 
 class _Transposes:
     """Stacked CSR rows of one structure with several sets of values (``values[k]``), and
-    their transposes, built in one pass when first asked for (or given)."""
+    their transposes as a permutation of the entries (one for every set), built when first
+    asked for (or given); row pointers int32 (a slot cache keeps them for its whole run)."""
 
     def __init__(self, size: int, indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
                  transposes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
-        self.size, self.indptr, self.indices = size, indptr, indices
+        if len(indices) >= 2 ** 31:
+            raise ValueError("stack: more entries than int32 row pointers hold")
+        self.size, self.indices = size, indices
+        self.indptr = indptr.astype(np.int32, copy=False)
         self.values = np.ascontiguousarray(values, dtype=np.float64)
         self._transposes = transposes
 
@@ -202,14 +216,8 @@ class _Transposes:
         return self._transposes is not None
 
     def transposes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Row pointers, column indices and values (one row per set) of the transposes' rows,
-        built on the first call."""
+        """Row pointers, row indices and the entries' permutation of the transposes' rows
+        (:func:`fstpunct.dp._sparse.transpose`), built on the first call."""
         if self._transposes is None:
-            self._transposes = _sparse.transpose(self.size, self.indptr, self.indices,
-                                                 self.values)
+            self._transposes = _sparse.transpose(self.size, self.indptr, self.indices)
         return self._transposes
-
-    def transposed(self, k: int) -> Csr:
-        """The rows of the transposes of value set k: row a·N + t is M_a[:, t]."""
-        tptr, tcol, tval = self.transposes()
-        return Csr(tptr, tcol, tval[k], self.size)
