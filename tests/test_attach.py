@@ -20,7 +20,12 @@ from fstpunct.model.attach import (
     pair_scores,
     probabilities,
 )
-from fstpunct.model.features import context_ids, is_lexical, node_contexts
+from fstpunct.model.features import (
+    context_ids,
+    context_ids_reference,
+    is_lexical,
+    node_contexts,
+)
 from fstpunct.model.vocab import EMPTY, Vocab
 from fstpunct.ud import release as ud
 from fstpunct.ud.slots import to_slots
@@ -342,9 +347,9 @@ def test_lexical_contexts_weigh_side_features_only(corpus):
 @settings(max_examples=60, deadline=None)
 @given(corpora(), st.integers(0, 2**32 - 1), st.booleans())
 def test_context_ids_map_node_contexts_through_the_index(sentences, seed, lexical):
-    """context_ids (all nodes at once, template by template) against node_contexts (names,
-    node by node) mapped through an index that knows only some of the names; with extra
-    contexts on some sentences and sentences without words."""
+    """context_ids (each template's strings looked up once, the rows assembled compiled)
+    against node_contexts (names, node by node) mapped through an index that knows only
+    some of the names; with extra contexts on some sentences and sentences without words."""
     rng = np.random.default_rng(seed)
     sentences = [replace(s, contexts=tuple((f"xl={rng.integers(3)}",) * int(rng.integers(3))
                                            for _ in range(s.n)))
@@ -352,7 +357,6 @@ def test_context_ids_map_node_contexts_through_the_index(sentences, seed, lexica
     names = sorted({c for s in sentences for node in node_contexts(s, lexical) for c in node})
     index = {c: k for k, c in enumerate(c for c in names if rng.random() < 0.8)}
     ptr, ids, offsets = context_ids(sentences, index, lexical)
-    expected = [sorted(index[c] for c in node if c in index)
-                for s in sentences for node in node_contexts(s, lexical)]
+    expected = context_ids_reference(sentences, index, lexical)
     assert [ids[a:b].tolist() for a, b in zip(ptr[:-1], ptr[1:])] == expected
     assert offsets.tolist() == np.cumsum([0] + [max(s.n, 1) for s in sentences]).tolist()

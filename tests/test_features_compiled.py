@@ -102,3 +102,22 @@ def test_featurising_en_dev_lays_out_the_sets_as_the_references():
                for g, expected in zip(data.groups, reference))
     assert same_arrays((data.pairs,), (candidate_rows_reference(
         data.node_offsets, group, [g.candidates for g in data.groups]),))
+
+
+def test_node_rows_refuses_columns_out_of_range():
+    """One sentence of two words: a head beyond the sentence, a relation code beyond the
+    tables and columns of the wrong length are refused, not read out of bounds."""
+    def rows(heads=(2, 0), deprels=(0, 1), upos=(0, 1, 1, 0)):
+        ids = np.zeros((6, 2), dtype=np.intp)
+        return _features.node_rows(
+            np.array([2], dtype=np.intp), np.array(heads, dtype=np.intp),
+            np.array([0, 1, 1, 2], dtype=np.intp), np.array(upos, dtype=np.intp),
+            np.array(deprels, dtype=np.intp), np.zeros(0, dtype=np.intp), ids, ids[:4],
+            np.zeros((0, 0), dtype=np.intp), np.arange(5, dtype=np.intp),
+            np.arange(5, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp))
+
+    ptr, ids = rows()
+    assert ptr.tolist() == [0, 11, 23] and len(ids) == 23  # word 2: end and c= of word 1
+    for bad in ({"heads": (3, 0)}, {"deprels": (0, 2)}, {"upos": (0, 1, 1)}):
+        with pytest.raises(ValueError, match="node_rows"):
+            rows(**bad)

@@ -271,7 +271,7 @@ cdef void _counting_sort(const Py_ssize_t* key, Py_ssize_t m, Py_ssize_t buckets
     ptr[0] = 0
 
 
-cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept:
+cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept nogil:
     """Insertion sort (rows are short)."""
     cdef Py_ssize_t i, j, v
     for i in range(1, k):

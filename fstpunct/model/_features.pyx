@@ -2,12 +2,15 @@
 """The loops of featurising compiled: the per-word loop of
 :func:`fstpunct.model.features.context_ids` (every word's head, span, and the codes of its UPOS,
 relation and (lowercased) form, as the readable comprehensions over the sentences would number
-them, in order of first occurrence), and the layout of ``attach.AttachData`` by candidate set
-(each set's distinct context rows, every node's candidate rows)."""
+them, in order of first occurrence) and its assembly of every node's context ids from them
+(:func:`node_rows`), and the layout of ``attach.AttachData`` by candidate set (each set's
+distinct context rows, every node's candidate rows)."""
 import numpy as np
 
 from cpython.dict cimport PyDict_GetItem, PyDict_SetItem
 from cpython.object cimport PyObject
+
+from ..dp._sparse cimport _sort
 
 
 cdef inline Py_ssize_t _code(dict number, str value):
@@ -213,3 +216,138 @@ def candidate_rows(const Py_ssize_t[::1] node_offsets, const Py_ssize_t[::1] gro
         for k in range(size):
             out[node_offsets[r] + k] = values[a + k]
     return pairs
+
+
+cdef inline Py_ssize_t _put(Py_ssize_t* out, Py_ssize_t at, Py_ssize_t id) noexcept nogil:
+    """Append ``id`` at ``out[at]`` unless it is −1 (a context unknown to the index)."""
+    if id >= 0:
+        out[at] = id
+        return at + 1
+    return at
+
+
+def node_rows(const Py_ssize_t[::1] n, const Py_ssize_t[::1] heads,
+              const Py_ssize_t[::1] spans, const Py_ssize_t[::1] upos,
+              const Py_ssize_t[::1] deprels, const Py_ssize_t[::1] forms,
+              const Py_ssize_t[:, ::1] upos_ids, const Py_ssize_t[:, ::1] deprel_ids,
+              const Py_ssize_t[:, ::1] form_ids, const Py_ssize_t[::1] fixed,
+              const Py_ssize_t[::1] pseudo, const Py_ssize_t[::1] extra_word,
+              const Py_ssize_t[::1] extra_id):
+    """The context ids of every node, ascending, as CSR rows (``ptr``, ``ids``): the assembly
+    of :func:`fstpunct.model.features.context_ids` from the columns of :func:`word_columns`
+    (``n``: the words of every sentence; ``heads``, ``spans``, ``upos``, ``deprels``,
+    ``forms`` for the sentences with words) and the ids of each template's strings
+    (−1: unknown, left out): ``upos_ids`` rows u=, pu=, ll=, lr=, rl=, rr= by UPOS code;
+    ``deprel_ids`` rows d=, pd=, b=, c= by relation code; ``form_ids`` rows fw=, llw=, lrw=,
+    rlw=, rrw= by form code (no rows: no lexical contexts); ``fixed``: bias, pd=<root>,
+    pu=<root>, start, end; ``pseudo``: the pseudo node's of a sentence without words;
+    ``extra_id[e]`` a context of word ``extra_word[e]`` (ascending). Each node's c= ids are
+    those of the distinct relations of its children."""
+    cdef Py_ssize_t sentences = n.shape[0], words = heads.shape[0], worded = 0, nodes = 0
+    cdef Py_ssize_t s, m, w, h, i, k, c, j, j0, cid, e = 0, wo = 0, po = 0, at = 0, start, node = 0
+    cdef Py_ssize_t bound, longest = 0, n_upos = upos_ids.shape[1]
+    cdef Py_ssize_t n_deprel = deprel_ids.shape[1], n_form = form_ids.shape[1]
+    cdef bint lexical = form_ids.shape[0] > 0
+    if upos_ids.shape[0] != 6 or deprel_ids.shape[0] != 4 or form_ids.shape[0] not in (0, 5) \
+            or fixed.shape[0] != 5 or pseudo.shape[0] != 5 \
+            or extra_word.shape[0] != extra_id.shape[0]:
+        raise ValueError("node_rows: 6 UPOS, 4 relation, 0 or 5 form templates, 5 fixed and "
+                         "5 pseudo ids, a word per extra id")
+    for s in range(sentences):
+        if n[s] < 0:
+            raise ValueError("node_rows: negative sentence length")
+        worded += n[s] > 0
+        nodes += n[s] if n[s] > 0 else 1
+        longest = n[s] if n[s] > longest else longest
+        wo += n[s]
+    if wo != words or spans.shape[0] != 2 * words or deprels.shape[0] != words or \
+            upos.shape[0] != words + 2 * worded or \
+            lexical and forms.shape[0] != words + 2 * worded:
+        raise ValueError("node_rows: the columns do not match the sentence lengths")
+    wo = po = 0
+    for s in range(sentences):  # every index in range, before the unchecked loop below
+        m = n[s]
+        for w in range(wo, wo + m):
+            if not (0 <= heads[w] <= m and 0 <= spans[2 * w] <= spans[2 * w + 1] <= m and
+                    0 <= deprels[w] < n_deprel):
+                raise ValueError("node_rows: a head, span or relation code out of range")
+        for w in range(po, po + m + 2 if m else po):
+            if not 0 <= upos[w] < n_upos or lexical and not 0 <= forms[w] < n_form:
+                raise ValueError("node_rows: a UPOS or form code out of range")
+        wo += m
+        po += m + 2 if m else 0
+    for e in range(extra_word.shape[0]):
+        if not 0 <= extra_word[e] < words or e and extra_word[e] < extra_word[e - 1]:
+            raise ValueError("node_rows: extra contexts' words ascending, in range")
+    bound = words * (12 + 5 * lexical) + words + extra_word.shape[0] + 5 * (sentences - worded)
+    ptr_a = np.empty(nodes + 1, dtype=np.intp)
+    ids_a = np.empty(bound, dtype=np.intp)
+    first_a = np.empty(longest + 1, dtype=np.intp)  # per word of a sentence: its first child
+    next_a = np.empty(longest + 1, dtype=np.intp)   # and its next sibling (0: none)
+    cdef Py_ssize_t[::1] ptr = ptr_a, first_child = first_a, sibling = next_a, ids = ids_a
+    cdef Py_ssize_t* out = &ids[0] if bound else NULL
+    wo = po = e = 0
+    ptr[0] = 0
+    with nogil:
+        for s in range(sentences):
+            m = n[s]
+            if m == 0:  # the pseudo node
+                start = at
+                for k in range(5):
+                    at = _put(out, at, pseudo[k])
+                _sort(out + start, at - start)
+                node += 1
+                ptr[node] = at
+                continue
+            for w in range(m + 1):
+                first_child[w] = 0
+            for w in range(m, 0, -1):  # children lists, each ascending
+                h = heads[wo + w - 1]
+                if h:
+                    sibling[w] = first_child[h]
+                    first_child[h] = w
+            for w in range(1, m + 1):
+                start = at
+                h, i, k = heads[wo + w - 1], spans[2 * (wo + w - 1)], spans[2 * (wo + w - 1) + 1]
+                at = _put(out, at, fixed[0])
+                at = _put(out, at, deprel_ids[0, deprels[wo + w - 1]])
+                at = _put(out, at, upos_ids[0, upos[po + w]])
+                if h:
+                    at = _put(out, at, deprel_ids[1, deprels[wo + h - 1]])
+                    at = _put(out, at, upos_ids[1, upos[po + h]])
+                else:
+                    at = _put(out, at, fixed[1])
+                    at = _put(out, at, fixed[2])
+                at = _put(out, at, upos_ids[2, upos[po + i]])
+                at = _put(out, at, upos_ids[3, upos[po + i + 1]])
+                at = _put(out, at, upos_ids[4, upos[po + k]])
+                at = _put(out, at, upos_ids[5, upos[po + k + 1]])
+                if i == 0:
+                    at = _put(out, at, fixed[3])
+                if k == m:
+                    at = _put(out, at, fixed[4])
+                at = _put(out, at, deprel_ids[2, deprels[wo + w - 1]])
+                if lexical:
+                    at = _put(out, at, form_ids[0, forms[po + w]])
+                    at = _put(out, at, form_ids[1, forms[po + i]])
+                    at = _put(out, at, form_ids[2, forms[po + i + 1]])
+                    at = _put(out, at, form_ids[3, forms[po + k]])
+                    at = _put(out, at, form_ids[4, forms[po + k + 1]])
+                c, j0 = first_child[w], at
+                while c:  # c=: a relation's id once (distinct relations, distinct names)
+                    cid = deprel_ids[3, deprels[wo + c - 1]]
+                    for j in range(j0, at):
+                        if out[j] == cid:
+                            cid = -1
+                            break
+                    at = _put(out, at, cid)
+                    c = sibling[c]
+                while e < extra_word.shape[0] and extra_word[e] == wo + w - 1:
+                    at = _put(out, at, extra_id[e])
+                    e += 1
+                _sort(out + start, at - start)
+                node += 1
+                ptr[node] = at
+            wo += m
+            po += m + 2
+    return ptr_a, ids_a[:at]

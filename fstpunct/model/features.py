@@ -38,11 +38,11 @@ from ..dp.sparse import Csr
 from ..ud.slots import SlotSentence
 from ..ud.tree import children
 from ..ud.treebank import universal
-from ._features import word_columns
+from ._features import node_rows, word_columns
 from .vocab import EMPTY, Puncteme, Vocab
 
-__all__ = ["context_ids", "node_contexts", "lexical_contexts", "is_lexical", "is_side",
-           "pair_features", "render"]
+__all__ = ["context_ids", "context_ids_reference", "node_contexts", "lexical_contexts",
+           "is_lexical", "is_side", "pair_features", "render"]
 
 _BOS, _EOS, _ROOT = "<s>", "</s>", "<root>"
 _LEXICAL = ("fw=", "llw=", "lrw=", "rlw=", "rrw=")
@@ -120,77 +120,50 @@ class _Codes(NamedTuple):
         """The id of ``prefix`` + each distinct string."""
         return np.array([index.get(prefix + v, -1) for v in self.distinct], dtype=np.intp)
 
-    def ids(self, index: Mapping[str, int], prefix: str, at: np.ndarray) -> np.ndarray:
-        """The id of ``prefix`` + the string at each position ``at``."""
-        return self.table(index, prefix)[self.codes[at]]
-
 
 def context_ids(sentences: Sequence[SlotSentence], index: Mapping[str, int],
                 lexical: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The ids in ``index`` of every node's :func:`node_contexts` (unknown ones left out),
     ascending, for the nodes of all ``sentences`` in order: CSR rows (``ptr``, ``ids``), and
-    the offsets of each sentence's nodes. The same as mapping the names through ``index``,
-    computed template by template over all nodes at once."""
+    the offsets of each sentence's nodes. The same as mapping the names through ``index``
+    (:func:`context_ids_reference`): each template's id is looked up once per distinct string
+    of its column, and the rows are assembled compiled (:func:`~._features.node_rows`)."""
     n = np.array([s.n for s in sentences], dtype=np.intp)
-    nodes = np.maximum(n, 1)
-    node_offsets = np.concatenate([[0], np.cumsum(nodes)]).astype(np.intp)
+    node_offsets = np.concatenate([[0], np.cumsum(np.maximum(n, 1))]).astype(np.intp)
     worded = [s for s in sentences if s.n]
-    lengths = n[n > 0]  # of the worded sentences
-    # word positions over the worded sentences: padded ones (⟨s⟩, words, ⟨/s⟩) and plain ones
-    pad_offsets = np.concatenate([[0], np.cumsum(lengths + 2)]).astype(np.intp)
-    word_offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
-    sentence_of = np.repeat(np.arange(len(worded)), lengths)
-    w = np.arange(len(sentence_of)) - word_offsets[sentence_of] + 1  # 1-based word of each node
-    pad = pad_offsets[sentence_of]  # where each node's sentence starts among padded positions
     heads, spans, upos_codes, deprel_codes, form_codes = word_columns(worded, _BOS, _EOS,
                                                                       lexical)
-    i, k = spans[0::2], spans[1::2]
-    upos, deprels = _Codes(*upos_codes), _Codes(*deprel_codes)
-    root = heads == 0
-    parent = np.where(root, 0, word_offsets[sentence_of] + heads - 1)  # word index of the head
-
-    def known(name: str) -> int:
-        return index.get(name, -1)
-
-    columns = [np.full(len(w), known("bias")), deprels.ids(index, "d=", np.arange(len(w))),
-               upos.ids(index, "u=", pad + w),
-               np.where(root, known(f"pd={_ROOT}"), deprels.ids(index, "pd=", parent)),
-               np.where(root, known(f"pu={_ROOT}"), upos.ids(index, "pu=", pad + heads)),
-               upos.ids(index, "ll=", pad + i), upos.ids(index, "lr=", pad + i + 1),
-               upos.ids(index, "rl=", pad + k), upos.ids(index, "rr=", pad + k + 1),
-               np.where(i == 0, known("start"), -1),
-               np.where(k == lengths[sentence_of], known("end"), -1)]
+    upos, deprels, forms = _Codes(*upos_codes), _Codes(*deprel_codes), _Codes(*form_codes)
     bases = _Codes.of([universal(d) for d in deprels.distinct])
-    columns.append(bases.ids(index, "b=", deprels.codes))
-    if lexical:
-        words = _Codes(*form_codes)
-        columns += [words.ids(index, prefix, pad + at) for prefix, at in
-                    (("fw=", w), ("llw=", i), ("lrw=", i + 1), ("rlw=", k), ("rrw=", k + 1))]
-    node = node_offsets[:-1][n > 0][sentence_of] + w - 1  # each word's node
-    owner = [np.tile(node, len(columns))]
-    found = [np.concatenate(columns)]
-    # c=: the distinct relations of each node's children
-    child, radix = np.flatnonzero(~root), max(len(deprels.distinct), 1)
-    pairs = np.sort(node[parent[child]] * radix + deprels.codes[child])
-    first = np.ones(len(pairs), dtype=bool)  # np.unique's values (it would import numpy.ma)
-    first[1:] = pairs[1:] != pairs[:-1]
-    pairs = pairs[first]
-    owner.append(pairs // radix)
-    found.append(deprels.table(index, "c=")[pairs % radix])
-    extra = [(node[word_offsets[j] + v], name) for j, s in enumerate(worded)
-             for v, names in enumerate(s.contexts) for name in names]
-    owner.append(np.array([t for t, _ in extra], dtype=np.intp))
-    found.append(np.array([known(name) for _, name in extra], dtype=np.intp))
-    empty = node_offsets[:-1][n == 0]  # pseudo nodes of sentences without words
-    pseudo = [known(name) for name in _PSEUDO]
-    owner.append(np.repeat(empty, len(pseudo)))
-    found.append(np.tile(np.array(pseudo, dtype=np.intp), len(empty)))
-    ids = np.concatenate(found)
-    keep = ids >= 0
-    width = max(len(index), int(ids.max(initial=0)) + 1)
-    key = np.sort(np.concatenate(owner)[keep] * width + ids[keep])  # by node, then by id
-    ptr = np.searchsorted(key, np.arange(node_offsets[-1] + 1) * width).astype(np.intp)
-    return ptr, key % width, node_offsets
+
+    def tables(codes: _Codes, prefixes: Sequence[str]) -> np.ndarray:
+        return np.array([codes.table(index, p) for p in prefixes],
+                        dtype=np.intp).reshape(len(prefixes), len(codes.distinct))
+
+    deprel_ids = np.concatenate([tables(deprels, ("d=", "pd=")),
+                                 bases.table(index, "b=")[bases.codes][None],
+                                 tables(deprels, ("c=",))])
+    first_word = np.concatenate([[0], np.cumsum(n[n > 0])]).tolist()
+    extra = [(first + w, index.get(name, -1)) for s, first in zip(worded, first_word)
+             if s.contexts for w, names in enumerate(s.contexts[:s.n]) for name in names]
+    ptr, ids = node_rows(n, heads, spans, upos.codes, deprels.codes, forms.codes,
+                         tables(upos, ("u=", "pu=", "ll=", "lr=", "rl=", "rr=")), deprel_ids,
+                         tables(forms, _LEXICAL if lexical else ()),
+                         np.array([index.get(c, -1) for c in ("bias", f"pd={_ROOT}",
+                                                              f"pu={_ROOT}", "start", "end")],
+                                  dtype=np.intp),
+                         np.array([index.get(c, -1) for c in _PSEUDO], dtype=np.intp),
+                         np.array([w for w, _ in extra], dtype=np.intp),
+                         np.array([k for _, k in extra], dtype=np.intp))
+    return ptr, ids, node_offsets
+
+
+def context_ids_reference(sentences: Sequence[SlotSentence], index: Mapping[str, int],
+                          lexical: bool = False) -> list[list[int]]:
+    """:func:`context_ids`'s rows by mapping :func:`node_contexts` through ``index`` node by
+    node (the tests' oracle)."""
+    return [sorted(index[c] for c in node if c in index)
+            for s in sentences for node in node_contexts(s, lexical)]
 
 
 def pair_features(vocab: Vocab, symmetric: Sequence[tuple[str, str]]) -> tuple[list[str], Csr]:
