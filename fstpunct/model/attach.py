@@ -180,9 +180,8 @@ def _read_block(npz: Mapping[str, np.ndarray], name: str, block: np.ndarray) -> 
     if tuple(npz[f"{name}_shape"].tolist()) != block.shape:
         return False
     nonzero = np.unpackbits(npz[f"{name}_nonzero"], count=block.size).view(bool)
-    flat = block.reshape(-1)  # a view: θ's blocks are contiguous
-    flat[...] = 0.0
-    flat[nonzero] = npz[f"{name}_values"]
+    block[...] = 0.0
+    block[nonzero.reshape(block.shape)] = npz[f"{name}_values"]  # row-major, as stored
     return True
 
 
