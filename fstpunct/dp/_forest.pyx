@@ -15,7 +15,7 @@ sentence through the Python reference for its error.
 """
 from libc.math cimport INFINITY, exp, isfinite, log
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 cdef enum:
     _OK, _ZERO, _MALFORMED, _NOT_FINITE
@@ -170,6 +170,14 @@ cdef Py_ssize_t _nonzeros(const double* x, Py_ssize_t n, Py_ssize_t* out) noexce
     return k
 
 
+cdef inline Py_ssize_t _count_nonzero(const double* x, Py_ssize_t n) noexcept nogil:
+    """The number of nonzero entries of x[0:n]."""
+    cdef Py_ssize_t i, k = 0
+    for i in range(n):
+        k += x[i] != 0.0
+    return k
+
+
 cdef void _rescale_in_place(double* y, Py_ssize_t n, Vec* out, double ls) noexcept nogil:
     cdef double top = 0.0
     cdef Py_ssize_t q
@@ -207,6 +215,51 @@ cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
     return acc
 
 
+cdef inline void _lines_k(const int* ptr, const int* col, const int* perm, const double* val,
+                          Py_ssize_t n, const double* x, double w, double* out, bint mx,
+                          bint permuted, bint add) noexcept nogil:
+    """:func:`_lines_into` for one semiring, one kind of lines and one kind of output (constant
+    arguments, so that each call site compiles to its own loop: no per-line tests)."""
+    cdef Py_ssize_t s, e = ptr[0], end
+    cdef double acc
+    for s in range(n):
+        end = ptr[s + 1]
+        acc = 0.0
+        while e < end:
+            acc = _plus(acc, val[perm[e] if permuted else e] * x[col[e]], mx)
+            e += 1
+        out[s] = _plus(out[s], w * acc, mx) if add else acc
+
+
+cdef void _lines_into(const Lines* lines, Py_ssize_t row0, Py_ssize_t n, const double* x,
+                      double w, double* out, bint mx, bint add) noexcept nogil:
+    """out[s] = :func:`_dot` of line row0 + s against x, or out[s] ⊕= w ⊗ that (``add``), for
+    s < n (the lines of one matrix, whose entries follow each other)."""
+    cdef const int* ptr = lines.ptr + row0
+    cdef const int* col = lines.col
+    cdef const int* perm = lines.perm
+    cdef const double* val = lines.val
+    if add:
+        if perm != NULL:
+            if mx:
+                _lines_k(ptr, col, perm, val, n, x, w, out, True, True, True)
+            else:
+                _lines_k(ptr, col, perm, val, n, x, w, out, False, True, True)
+        elif mx:
+            _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, True)
+        else:
+            _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, True)
+    elif perm != NULL:
+        if mx:
+            _lines_k(ptr, col, perm, val, n, x, w, out, True, True, False)
+        else:
+            _lines_k(ptr, col, perm, val, n, x, w, out, False, True, False)
+    elif mx:
+        _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, False)
+    else:
+        _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, False)
+
+
 cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
                                     const double* x) noexcept nogil:
     """The first t maximising line[t]·x[t] over the dense line (0 if every product is 0)."""
@@ -242,13 +295,15 @@ cdef inline double _dense_dot(const double* a, const double* b, Py_ssize_t n,
     return acc
 
 
-cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, double* tmp,
-                 bint vm, bint mx) noexcept nogil:
+cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, Py_ssize_t nonzero, double* out,
+                 double* tmp, bint vm, bint mx) noexcept nogil:
     """out = M_a ⊗ x, or x ⊗ M_a (``vm``), for the token chain a: M(υ₁)(M(υ₂)(⋯ M(υₘ) x)) or
     ((x M(υ₁)) M(υ₂))⋯, one sparse token matrix at a time (x itself for ε); ``tmp``: N doubles
-    of scratch (neither may be x). A step from a vector with few nonzeros (λ, ρ) goes across
-    the lines of the other orientation from them."""
-    cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, s, e, tok, nonzero
+    of scratch (neither may be x). A step from a vector with few nonzeros (λ, ρ: ``nonzero``
+    is x's number of them, or more) goes across the lines of the other orientation from them:
+    the same terms added in the same order (a line's entries ascend), so either way gives the
+    same bits, and the counts need only choose well."""
+    cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, s, e, tok
     cdef const double* cur = x
     cdef double* nxt = out if (hi - lo) % 2 else tmp  # so that the last step writes out
     cdef const Lines* along = &m.kcols if vm else &m.krows
@@ -257,29 +312,22 @@ cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, double* out, doub
     if hi == lo:
         memcpy(out, x, n * sizeof(double))
         return
-    nonzero = 0
-    for s in range(n):
-        nonzero += x[s] != 0.0
     for k in range(hi - lo):
         tok = m.stok[lo + k] if vm else m.stok[hi - 1 - k]
         if 4 * nonzero < n:  # across: each nonzero entry's line, scattered
-            for s in range(n):
-                nxt[s] = 0.0
+            memset(nxt, 0, n * sizeof(double))
+            nonzero = 0  # bounded by the entries scattered
             for s in range(n):
                 if cur[s] == 0.0:
                     continue
                 xs = cur[s]
+                nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
                 for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
                     nxt[across.col[e]] = _plus(nxt[across.col[e]],
                                                across.val[_at(across.perm, e)] * xs, mx)
-            nonzero = 0
-            for s in range(n):
-                nonzero += nxt[s] != 0.0
         else:  # along
-            nonzero = 0
-            for s in range(n):
-                nxt[s] = _dot(along, tok * n + s, cur, mx)
-                nonzero += nxt[s] != 0.0
+            _lines_into(along, tok * n, n, cur, 1.0, nxt, mx, False)
+            nonzero = _count_nonzero(nxt, n)
         cur = nxt
         nxt = tmp if nxt == out else out
 
@@ -426,16 +474,18 @@ cdef class _Run:
         self.used = at + n
         return at
 
-    cdef double* chained(self, const Mats* m, Py_ssize_t a, const double* x, bint vm) noexcept:
-        """M_a ⊗ x (or x ⊗ M_a) for a token chain a, in scratch (valid until the next call)."""
-        _chain(m, a, x, self.lz, self.lz + self.inp.longest, vm, self.mx)
+    cdef double* chained(self, const Mats* m, Py_ssize_t a, const double* x, Py_ssize_t nonzero,
+                         bint vm) noexcept:
+        """M_a ⊗ x (or x ⊗ M_a) for a token chain a, in scratch (valid until the next call);
+        ``nonzero``: as :func:`_chain`'s."""
+        _chain(m, a, x, nonzero, self.lz, self.lz + self.inp.longest, vm, self.mx)
         return self.lz
 
     cdef double* chain_line(self, const Mats* m, Py_ssize_t a, Py_ssize_t s, bint column) noexcept:
         """Row s (or column s) of a token chain a as a dense vector, in scratch."""
         cdef double* unit = self.lz + 2 * self.inp.longest
         unit[s] = 1.0
-        _chain(m, a, unit, self.lz, self.lz + self.inp.longest, not column, self.mx)
+        _chain(m, a, unit, 1, self.lz, self.lz + self.inp.longest, not column, self.mx)
         unit[s] = 0.0
         return self.lz
 
@@ -578,12 +628,12 @@ cdef class _Run:
         for q in range(n_far):
             acc = 0.0
             if _chained(fm, far_idx[q]) and n_nz_ctx <= n_nz_far:  # a token chain, applied
-                z = self.chained(fm, far_idx[q], cx, rightward)  # to the sparser vector first
+                z = self.chained(fm, far_idx[q], cx, n_nz_ctx, rightward)  # to the sparser vector
                 for k in range(n_nz_far):
                     y = nz_far[k]
                     acc = _plus(acc, z[y] * far_in[y], mx)
             elif _chained(fm, far_idx[q]):
-                z = self.chained(fm, far_idx[q], far_in, not rightward)
+                z = self.chained(fm, far_idx[q], far_in, n_nz_far, not rightward)
                 for k in range(n_nz_ctx):
                     y = nz_ctx[k]
                     acc = _plus(acc, z[y] * cx[y], mx)
@@ -613,7 +663,7 @@ cdef class _Run:
                 continue
             a = near_idx[q]
             if _chained(nm, a):
-                z = self.chained(nm, a, near_in, rightward)
+                z = self.chained(nm, a, near_in, n_nz_near, rightward)
                 for s in range(out.n):
                     raw[s] = _plus(raw[s], w * z[s], mx)
             elif 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
@@ -624,8 +674,8 @@ cdef class _Run:
                         raw[near_col[e]] = _plus(raw[near_col[e]],
                                                  w * (near_v[_at(near_perm, e)] * x), mx)
             else:
-                for s in range(out.n):
-                    raw[s] = _plus(raw[s], w * _near_vec(nm, a, s, near_in, rightward, mx), mx)
+                _lines_into(&nm.cols if rightward else &nm.rows, _line(nm, a, 0), out.n, near_in,
+                            w, raw, mx, True)
         _rescale_in_place(raw, out.n, &out, ctx.ls + sd.near_in.ls + sd.far_in.ls)
         cdef Node* nd = &self.nodes[v]
         nd.app.ctx, nd.app.out, nd.app.rightward = ctx, out, rightward
@@ -754,7 +804,7 @@ cdef class _Run:
         x_near[0] = self.pick_in(sd.near, a, s, near_in, right)
         cdef const double* z
         if _chained(sd.far, c):
-            z = self.chained(sd.far, c, cx, right)
+            z = self.chained(sd.far, c, cx, _count_nonzero(cx, nd.app.ctx.n), right)
             for y in range(sd.far_in.n):
                 self.tab[y] = far_in[y] * z[y] if far_in[y] != 0.0 else 0.0
         else:
@@ -825,7 +875,7 @@ cdef class _Run:
         cdef const double* chain
         for q in range(self.p_left):  # e ⊗ L_a: column t of L_a against the entry vector
             if _chained(lm, left_idx[q]):
-                chain = self.chained(lm, left_idx[q], x.entry, True)
+                chain = self.chained(lm, left_idx[q], x.entry, _count_nonzero(x.entry, n), True)
                 memcpy(arena + self.p_el + q * n, chain, n * sizeof(double))
                 continue
             for t in range(n):
@@ -833,7 +883,7 @@ cdef class _Run:
                                                     x.entry, mx)
         for q in range(self.p_right):  # R_c ⊗ ρ₀
             if _chained(rm, right_idx[q]):
-                chain = self.chained(rm, right_idx[q], x.final, False)
+                chain = self.chained(rm, right_idx[q], x.final, _count_nonzero(x.final, n), False)
                 memcpy(arena + self.p_rf + q * n, chain, n * sizeof(double))
                 continue
             for t in range(n):
@@ -1130,10 +1180,8 @@ cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, do
     """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
     across them from x's nonzero entries where x has few (λ and ρ have one)."""
     cdef const Lines* lines = &m.cols if transpose else &m.rows
-    cdef Py_ssize_t s, e, row, nonzero = 0
+    cdef Py_ssize_t s, e, row, nonzero = _count_nonzero(x, m.n)
     cdef double acc, xs
-    for s in range(m.n):
-        nonzero += x[s] != 0.0
     if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
         lines = &m.rows if transpose else &m.cols
     cdef const int* ptr = lines.ptr
