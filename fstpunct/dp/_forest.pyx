@@ -1179,30 +1179,23 @@ cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, do
                       bint transpose) noexcept:
     """out += c · M_a x, or c · M_aᵀ x (``transpose``), over the stored lines: along them, or
     across them from x's nonzero entries where x has few (λ and ρ have one)."""
-    cdef const Lines* lines = &m.cols if transpose else &m.rows
-    cdef Py_ssize_t s, e, row, nonzero = _count_nonzero(x, m.n)
-    cdef double acc, xs
-    if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
-        lines = &m.rows if transpose else &m.cols
+    if 4 * _count_nonzero(x, m.n) >= m.n:
+        _lines_into(&m.cols if transpose else &m.rows, a * m.n, m.n, x, c, out, False, True)
+        return
+    cdef const Lines* lines = &m.rows if transpose else &m.cols  # across: line s, times x[s]
     cdef const int* ptr = lines.ptr
     cdef const int* col = lines.col
     cdef const int* perm = lines.perm
     cdef const double* val = lines.val
-    if 4 * nonzero < m.n:
-        for s in range(m.n):
-            if x[s] == 0.0:
-                continue
-            xs = c * x[s]
-            row = a * m.n + s
-            for e in range(ptr[row], ptr[row + 1]):
-                out[col[e]] += val[_at(perm, e)] * xs
-        return
+    cdef Py_ssize_t s, e, row
+    cdef double xs
     for s in range(m.n):
+        if x[s] == 0.0:
+            continue
+        xs = c * x[s]
         row = a * m.n + s
-        acc = 0.0
         for e in range(ptr[row], ptr[row + 1]):
-            acc += val[_at(perm, e)] * x[col[e]]
-        out[s] += c * acc
+            out[col[e]] += val[_at(perm, e)] * xs
 
 
 cdef double _log_scale(const double* x, Py_ssize_t n) noexcept:
