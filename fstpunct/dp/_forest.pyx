@@ -235,29 +235,25 @@ cdef void _lines_into(const Lines* lines, Py_ssize_t row0, Py_ssize_t n, const d
                       double w, double* out, bint mx, bint add) noexcept nogil:
     """out[s] = :func:`_dot` of line row0 + s against x, or out[s] ⊕= w ⊗ that (``add``), for
     s < n (the lines of one matrix, whose entries follow each other)."""
-    cdef const int* ptr = lines.ptr + row0
-    cdef const int* col = lines.col
-    cdef const int* perm = lines.perm
-    cdef const double* val = lines.val
     if add:
-        if perm != NULL:
-            if mx:
-                _lines_k(ptr, col, perm, val, n, x, w, out, True, True, True)
-            else:
-                _lines_k(ptr, col, perm, val, n, x, w, out, False, True, True)
-        elif mx:
-            _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, True)
-        else:
-            _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, True)
-    elif perm != NULL:
-        if mx:
-            _lines_k(ptr, col, perm, val, n, x, w, out, True, True, False)
-        else:
-            _lines_k(ptr, col, perm, val, n, x, w, out, False, True, False)
-    elif mx:
-        _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, False)
+        _lines_of(lines.ptr + row0, lines.col, lines.perm, lines.val, n, x, w, out, mx, True)
     else:
-        _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, False)
+        _lines_of(lines.ptr + row0, lines.col, lines.perm, lines.val, n, x, w, out, mx, False)
+
+
+cdef inline void _lines_of(const int* ptr, const int* col, const int* perm, const double* val,
+                           Py_ssize_t n, const double* x, double w, double* out, bint mx,
+                           bint add) noexcept nogil:
+    """:func:`_lines_into` for one kind of output: a loop per semiring and kind of lines."""
+    if perm != NULL:
+        if mx:
+            _lines_k(ptr, col, perm, val, n, x, w, out, True, True, add)
+        else:
+            _lines_k(ptr, col, perm, val, n, x, w, out, False, True, add)
+    elif mx:
+        _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, add)
+    else:
+        _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, add)
 
 
 cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
