@@ -37,9 +37,9 @@ def test_matmul_is_bitwise_scipys(seed):
     assert np.array_equal(nonnegative.matvec(np.abs(x), maximum=True),
                           np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
     # a stack's row pointers (int32) and states (uint16 column indices): the same products
-    for narrow in (m._replace(indptr=m.indptr.astype(np.int32)),
-                   m._replace(indices=m.indices.astype(np.uint16)),
-                   m._replace(indptr=m.indptr.astype(np.int32), indices=m.indices.astype(np.uint16))):
+    ptr32, col16 = m.indptr.astype(np.int32), m.indices.astype(np.uint16)
+    for narrow in (m._replace(indptr=ptr32), m._replace(indices=col16),
+                   m._replace(indptr=ptr32, indices=col16)):
         assert narrow.matvec(x).tobytes() == m.matvec(x).tobytes()
         assert narrow.matvec(np.abs(x), maximum=True).tobytes() == \
             m.matvec(np.abs(x), maximum=True).tobytes()
