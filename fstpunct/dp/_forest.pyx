@@ -222,7 +222,7 @@ cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
     return acc
 
 
-cdef inline void _lines_k(const int* ptr, const int* col, const int* perm, const double* val,
+cdef inline void _lines_k(const int* ptr, const State* col, const int* perm, const double* val,
                           Py_ssize_t n, const double* x, double w, double* out, bint mx,
                           bint permuted, bint add) noexcept nogil:
     """:func:`_lines_into` for one semiring, one kind of lines and one kind of output (constant
@@ -248,9 +248,9 @@ cdef void _lines_into(const Lines* lines, Py_ssize_t row0, Py_ssize_t n, const d
         _lines_of(lines.ptr + row0, lines.col, lines.perm, lines.val, n, x, w, out, mx, False)
 
 
-cdef inline void _lines_of(const int* ptr, const int* col, const int* perm, const double* val,
-                           Py_ssize_t n, const double* x, double w, double* out, bint mx,
-                           bint add) noexcept nogil:
+cdef inline void _lines_of(const int* ptr, const State* col, const int* perm,
+                           const double* val, Py_ssize_t n, const double* x, double w,
+                           double* out, bint mx, bint add) noexcept nogil:
     """:func:`_lines_into` for one kind of output: a loop per semiring and kind of lines."""
     if perm != NULL:
         if mx:
