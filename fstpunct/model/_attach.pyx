@@ -243,10 +243,8 @@ cdef extern from *:
     FSTP_LOOPS(portable, )
     #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
     FSTP_LOOPS(avx2, __attribute__((target("avx2"))))
-    static int fstp_attach_avx2(void) { return __builtin_cpu_supports("avx2") != 0; }
     #else
     FSTP_LOOPS(avx2, )
-    static int fstp_attach_avx2(void) { return 0; }
     #endif
     """
     void fstp_prefix_portable(double* partial, const double* block, const Py_ssize_t* at,
@@ -265,10 +263,6 @@ cdef extern from *:
                             double m, Py_ssize_t width) noexcept nogil
     void fstp_leaf_avx2(double* level, const double* p, const double* t, double total,
                         double m, Py_ssize_t width) noexcept nogil
-    int fstp_attach_avx2() noexcept nogil
-
-
-cdef bint _avx2 = fstp_attach_avx2()
 
 
 def gather(const double[:, ::1] scores, const Py_ssize_t[::1] used,
