@@ -113,10 +113,10 @@ def test_products_refuse_a_block_of_another_shape():
 
 
 def test_fit_piece_refuses_mismatched_rows():
-    def fit(targets, mass, gradient, width=2, at=np.zeros(1, np.intp), index=0):
+    def fit(targets, mass, gradient, width=2, at=0, index=0):
         return _attach.fit_piece(np.array([0, 1], np.intp), np.full(1, index, np.int32),
-                                 np.ones(1), np.zeros(1, np.intp), at, np.ones((1, width)),
-                                 targets, mass, gradient)
+                                 np.ones(1), np.zeros(1, np.intp), np.full(1, at, np.intp),
+                                 np.ones((1, width)), targets, mass, gradient)
 
     gradient = np.full((1, 2), np.nan)  # written whole
     # two candidates of score 1 and one of each seen: 1 + 1 − 2 log(2e)
@@ -130,7 +130,7 @@ def test_fit_piece_refuses_mismatched_rows():
     with pytest.raises(ValueError):
         fit(np.ones((1, 0)), np.ones(1), np.zeros((1, 0)), width=0)
     with pytest.raises(ValueError):  # a row outside the block
-        fit(np.ones((1, 2)), np.full(1, 2.0), gradient, at=np.ones(1, np.intp))
+        fit(np.ones((1, 2)), np.full(1, 2.0), gradient, at=1)
     with pytest.raises(ValueError):  # a column outside ``at``
         fit(np.ones((1, 2)), np.full(1, 2.0), gradient, index=1)
     with pytest.raises(ValueError):
