@@ -83,13 +83,19 @@ p(y | T)) on a finished ``cv`` run's held-out pairs with its fold models, and ch
 generator, k (RERANK_K) and w (RERANK_WEIGHTS) of highest pooled F0.5; ``table --rerank
 RERANK.json`` adds the re-ranked correctors with those choices. ``cv --bilstm`` and ``table
 --bilstm`` add the BiLSTM-CRF correctors (with and without the keep tag) and their products.
+
+``agree`` chooses, on a finished ``cv`` run's held-out pairs with its fold models, the
+agreement of a CRF corrector and the correction model (:class:`Agreement`,
+:mod:`fstpunct.apps.correction.combine`: an edit only where both back it) of least pooled AED,
+and reports the same choice nested per fold; ``table --agree AGREE.json`` adds the hard
+agreements and the chosen one.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 from typing import NoReturn
@@ -735,10 +741,7 @@ def cv(args: argparse.Namespace) -> None:
                                 BILSTM: args.weight, BILSTM_KEEP: args.keep_weight},
                                prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
-        for name, pred in out.items():
-            slots = outputs.setdefault(name, [None] * len(pooled))
-            for j, p in zip(held, pred):
-                slots[j] = p
+        place(outputs, held, out, len(pooled))
         fold_rows = [evaluate(name, source, fold_gold, pred) for name, pred in out.items()]
         per_fold.append({r["system"]: [r["aed"], r["f0.5"]] for r in fold_rows})
         print(f"fold {fold}: {len(held)} held-out pairs, "
@@ -785,20 +788,27 @@ def rerank_outputs(ranked: list[tuple[Nbest, Sentence, dict[str, list[float]]]],
     return out
 
 
-def rerank_cv(args: argparse.Namespace) -> None:
-    """Choose each CRF corrector's n-best re-ranking (generator, k, weight) on the held-out
-    pairs of a ``cv`` run's fold models (its ``--work``; the fold correctors and CRF
-    correctors are loaded, not trained): the highest pooled F0.5 (ties: the lower k, the lower
-    weight, GENERATORS' order); every setting's edit counts and AED, and the rows of keep,
-    the correction model, the CRF correctors, their products and the chosen re-rankings."""
-    data, work, k = Path(args.data), Path(args.work), args.folds
-    english = load_model(args.reference)
-    splits = args.splits or list(SPLITS)
-    _, fold_of = document_folds(data, splits, k)
-    pooled, _ = pooled_pairs(data, splits, False)
-    outputs: dict[str, list[Sentence | None]] = {}
-    ranked: dict[str, dict[int, tuple]] = {CRF: {}, KEEP: {}}  # crf -> pair -> its n-best
-    for fold in range(k):
+@dataclass
+class HeldOut:
+    """One fold of a finished ``cv`` run read again: its held-out pairs (indices into the
+    pooled pairs, and the learner sentences), its models (loaded) and the systems' outputs on
+    them (:func:`systems`)."""
+
+    held: list[int]
+    source: list[Sentence]
+    model: CorrectionModel
+    crfs: Crfs
+    read: Reading
+
+
+def held_out(args: argparse.Namespace, pooled: list, fold_of: dict[str, int],
+             english: PunctModel, outputs: dict[str, list[Sentence | None]]
+             ) -> Iterator[HeldOut]:
+    """Every fold of the ``cv`` run in ``args.work`` (its correction model decoded with
+    ``--edit-cost`` and ``--support``, its two CRF correctors), the systems' outputs placed
+    into ``outputs`` by pooled pair (the products at ``--weight`` and ``--keep-weight``)."""
+    work = Path(args.work)
+    for fold in range(args.folds):
         folder = work / f"fold{fold}"
         missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
                    if not (folder / f).is_dir()]
@@ -813,15 +823,39 @@ def rerank_cv(args: argparse.Namespace) -> None:
                     CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
         out, _, read, _ = systems(source, model, crfs, english,
                                   {CRF: args.weight, KEEP: args.keep_weight})
-        for name, pred in out.items():
-            slots = outputs.setdefault(name, [None] * len(pooled))
-            for j, p in zip(held, pred):
-                slots[j] = p
-        for name, (lists, gen) in nbest_scores(source, read.prepared.stripped, model, english,
-                                               {CRF: crfs.corrector, KEEP: crfs.keep},
+        place(outputs, held, out, len(pooled))
+        yield HeldOut(held, source, model, crfs, read)
+
+
+def place(outputs: dict[str, list[Sentence | None]], held: list[int],
+          out: dict[str, list[Sentence]], n: int) -> None:
+    """Each system's outputs ``out`` on the pairs ``held`` into ``outputs`` (n pairs each)."""
+    for name, pred in out.items():
+        slots = outputs.setdefault(name, [None] * n)
+        for j, p in zip(held, pred):
+            slots[j] = p
+
+
+def rerank_cv(args: argparse.Namespace) -> None:
+    """Choose each CRF corrector's n-best re-ranking (generator, k, weight) on the held-out
+    pairs of a ``cv`` run's fold models (its ``--work``; the fold correctors and CRF
+    correctors are loaded, not trained): the highest pooled F0.5 (ties: the lower k, the lower
+    weight, GENERATORS' order); every setting's edit counts and AED, and the rows of keep,
+    the correction model, the CRF correctors, their products and the chosen re-rankings."""
+    data, k = Path(args.data), args.folds
+    english = load_model(args.reference)
+    splits = args.splits or list(SPLITS)
+    _, fold_of = document_folds(data, splits, k)
+    pooled, _ = pooled_pairs(data, splits, False)
+    outputs: dict[str, list[Sentence | None]] = {}
+    ranked: dict[str, dict[int, tuple]] = {CRF: {}, KEEP: {}}  # crf -> pair -> its n-best
+    for fold, h in enumerate(held_out(args, pooled, fold_of, english, outputs)):
+        held = h.held
+        for name, (lists, gen) in nbest_scores(h.source, h.read.prepared.stripped, h.model,
+                                               english, {CRF: h.crfs.corrector, KEEP: h.crfs.keep},
                                                max(RERANK_K)).items():
             for pos, j in enumerate(held):
-                ranked[name][j] = (lists[pos], read.prepared.stripped[pos],
+                ranked[name][j] = (lists[pos], h.read.prepared.stripped[pos],
                                    {g: gen[g][pos] for g in GENERATORS})
         print(f"fold {fold}: {len(held)} held-out pairs re-ranked", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
@@ -859,8 +893,9 @@ def rerank_cv(args: argparse.Namespace) -> None:
 
 
 NESTED = "agreement, nested choice"
-AGREE_KINDS = ("decoded", "mbr", "joint")  # agree with the stored decoding's / MBR's edits; joint p
-AGREE_THRESHOLDS = (0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+AGREE_KINDS = ("decoded", "mbr", "joint")  # with the decoding's or MBR's edits; joint p
+AGREE_THRESHOLDS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5,
+                    0.6, 0.7, 0.8, 0.9)  # first grid from 0.05; widened once (RESULTS)
 
 
 @dataclass(frozen=True)
@@ -922,38 +957,20 @@ def agree_cv(args: argparse.Namespace) -> None:
     nested (each fold decoded with the agreement chosen on the other folds). Prints every
     agreement's pooled scores; writes the choice and the rows of keep, the correction model,
     the CRF correctors, their products, every hard agreement, the chosen and the nested one."""
-    data, work, k = Path(args.data), Path(args.work), args.folds
+    data, k = Path(args.data), args.folds
     english = load_model(args.reference)
     splits = args.splits or list(SPLITS)
     _, fold_of = document_folds(data, splits, k)
     pooled, _ = pooled_pairs(data, splits, False)
     outputs: dict[str, list[Sentence | None]] = {}
     helds = []
-    for fold in range(k):
-        folder = work / f"fold{fold}"
-        missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
-                   if not (folder / f).is_dir()]
-        if missing:
-            _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
-        held = [j for j, (split, s, _) in enumerate(pooled)
-                if fold_of[_document(split, s)] == fold]
-        helds.append(held)
-        source = [pooled[j][1] for j in held]
-        decoding = Decoding(args.edit_cost, args.support)
-        model = CorrectionModel.load(folder / "correct").decoded_with(decoding)
-        crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
-                    CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
-        out, _, read, _ = systems(source, model, crfs, english,
-                                  {CRF: args.weight, KEEP: args.keep_weight})
-        slots = [to_slots(s) for s in source]
-        viterbi = {CRF: [crfs.corrector.correct(ss) for ss in slots],
-                   KEEP: [crfs.keep.correct(ss) for ss in slots]}
-        out |= agreement_outputs(read, viterbi, decoding, AGREEMENTS)
-        for name, pred in out.items():
-            placed = outputs.setdefault(name, [None] * len(pooled))
-            for j, p in zip(held, pred):
-                placed[j] = p
-        print(f"fold {fold}: {len(held)} held-out pairs", flush=True)
+    for fold, h in enumerate(held_out(args, pooled, fold_of, english, outputs)):
+        helds.append(h.held)
+        viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
+                   KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
+        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
+              len(pooled))
+        print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     edits = {v: score(gold, outputs[v.name]).sentence_edits for v in AGREEMENTS}
     counts = {v: edit_score(source, gold, outputs[v.name]) for v in AGREEMENTS}
@@ -1171,6 +1188,23 @@ def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
 
 
+def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of a command reading a finished cv run's folds again (:func:`held_out`)."""
+    add_cv_run_arguments(p)
+    p.add_argument("--reference", default="en", help="model of correct English (default en)")
+    p.add_argument("--weight", type=float, default=1.0,
+                   help="weight of the correction model in the product, for its row (1)")
+    p.add_argument("--keep-weight", type=float, default=1.0,
+                   help="the same in the product with the keep-tag CRF corrector (1)")
+    p.add_argument("--keep-c2", type=float, default=KEEP_C2,
+                   help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
+    p.add_argument("--edit-cost", type=float, default=0.0,
+                   help="the correction model's edit cost (its decoding; 0)")
+    p.add_argument("--support", type=float, default=0.0,
+                   help="the correction model's support (its decoding; 0)")
+    p.add_argument("-o", "--output", required=True, help="JSON of every figure")
+
+
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
     originals, corrected, every = pairs(args.original, args.corrected, *args.extra)
@@ -1306,32 +1340,10 @@ def main() -> None:
     x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
     n = sub.add_parser("rerank", help="choose the CRF correctors' n-best re-ranking on a cv "
                                       "run's held-out pairs")
-    add_cv_run_arguments(n)
-    n.add_argument("--reference", default="en", help="model of correct English (default en)")
-    n.add_argument("--weight", type=float, default=1.0,
-                   help="weight of the correction model in the product, for its row (1)")
-    n.add_argument("--keep-weight", type=float, default=1.0,
-                   help="the same in the product with the keep-tag CRF corrector (1)")
-    n.add_argument("--keep-c2", type=float, default=KEEP_C2,
-                   help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
-    n.add_argument("--edit-cost", type=float, default=0.0, help="the correction row's edit cost")
-    n.add_argument("--support", type=float, default=0.0, help="the correction row's support")
-    n.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    add_held_out_arguments(n)
     g = sub.add_parser("agree", help="choose the agreement of a CRF corrector and the "
                                      "correction model on a cv run's held-out pairs")
-    add_cv_run_arguments(g)
-    g.add_argument("--reference", default="en", help="model of correct English (default en)")
-    g.add_argument("--weight", type=float, default=1.0,
-                   help="weight of the correction model in the product, for its row (1)")
-    g.add_argument("--keep-weight", type=float, default=1.0,
-                   help="the same in the product with the keep-tag CRF corrector (1)")
-    g.add_argument("--keep-c2", type=float, default=KEEP_C2,
-                   help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
-    g.add_argument("--edit-cost", type=float, default=0.0,
-                   help="the correction model's edit cost (its decoding; 0)")
-    g.add_argument("--support", type=float, default=0.0,
-                   help="the correction model's support (its decoding; 0)")
-    g.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    add_held_out_arguments(g)
     j = sub.add_parser("jackknife", help="parse every learner train sentence with a tokens-mode "
                                          "parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")

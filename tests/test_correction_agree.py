@@ -5,23 +5,13 @@ import sys
 
 from script_module import load_script
 from test_correction import model  # noqa: F401 (fixture)
-from test_correction_cv import learner_folder, run_cv
+from test_correction_cv import cv_then, learner_folder
 
 
 def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
     script = load_script("correction")
-    data, work = tmp_path / "learner", tmp_path / "cv"
-    data.mkdir()
-    learner_folder(data)
-    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train")
-    monkeypatch.setattr(sys, "argv", [
-        "correction.py", "agree", "--data", str(data), "--split", "train", "--folds", "2",
-        "--work", str(work), "--edit-cost", "0.2", "--support", "0.001",
-        "-o", str(tmp_path / "agree.json")])
-    script.main()
-    result = json.loads((tmp_path / "agree.json").read_text(encoding="utf-8"))
+    result, cv = cv_then(script, monkeypatch, tmp_path, "agree")
     rows = {r["system"]: r for r in result["rows"]}
-    cv = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
     for name in ("keep", "correction", script.CRF, script.KEEP):  # the cv run's rows again
         assert rows[name]["sentence_edits"] == cv[name]["sentence_edits"]
     grid = result["grid"]

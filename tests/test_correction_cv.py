@@ -53,6 +53,22 @@ def run_cv(script, monkeypatch, data: Path, work: Path, out: Path, *more: str) -
     script.main()
 
 
+def cv_then(script, monkeypatch, tmp_path: Path, command: str) -> tuple[dict, dict]:
+    """A 2-fold cv run over the hand-made train pairs, then ``command`` (rerank, agree) on its
+    fold models: the command's JSON and the cv run's rows by system."""
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train")
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", command, "--data", str(data), "--split", "train", "--folds", "2",
+        "--work", str(work), "--edit-cost", "0.2", "--support", "0.001",
+        "-o", str(tmp_path / f"{command}.json")])
+    script.main()
+    return (json.loads((tmp_path / f"{command}.json").read_text(encoding="utf-8")),
+            {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]})
+
+
 def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monkeypatch,
                                                          capsys):
     data, work = tmp_path / "learner", tmp_path / "cv"
