@@ -801,30 +801,48 @@ class HeldOut:
     read: Reading
 
 
-def held_out(args: argparse.Namespace, pooled: list, fold_of: dict[str, int],
-             english: PunctModel, outputs: dict[str, list[Sentence | None]]
-             ) -> Iterator[HeldOut]:
-    """Every fold of the ``cv`` run in ``args.work`` (its correction model decoded with
-    ``--edit-cost`` and ``--support``, its two CRF correctors), the systems' outputs placed
-    into ``outputs`` by pooled pair (the products at ``--weight`` and ``--keep-weight``)."""
-    work = Path(args.work)
-    for fold in range(args.folds):
-        folder = work / f"fold{fold}"
-        missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
-                   if not (folder / f).is_dir()]
-        if missing:
-            _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
-        held = [j for j, (split, s, _) in enumerate(pooled)
-                if fold_of[_document(split, s)] == fold]
-        source = [pooled[j][1] for j in held]
-        model = CorrectionModel.load(folder / "correct").decoded_with(
-            Decoding(args.edit_cost, args.support))
-        crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
-                    CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
-        out, _, read, _ = systems(source, model, crfs, english,
-                                  {CRF: args.weight, KEEP: args.keep_weight})
-        place(outputs, held, out, len(pooled))
-        yield HeldOut(held, source, model, crfs, read)
+@dataclass
+class CvRun:
+    """A finished ``cv`` run read again (``args``: its ``--data``, ``--split``, ``--folds``,
+    ``--work``): its pooled held-out pairs, the model of correct English and every system's
+    outputs by pooled pair, filled in by :meth:`folds`."""
+
+    args: argparse.Namespace
+    splits: list[str]
+    fold_of: dict[str, int]
+    pooled: list
+    english: PunctModel
+    outputs: dict[str, list[Sentence | None]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> CvRun:
+        data, splits = Path(args.data), args.splits or list(SPLITS)
+        _, fold_of = document_folds(data, splits, args.folds)
+        return cls(args, splits, fold_of, pooled_pairs(data, splits, False)[0],
+                   load_model(args.reference))
+
+    def folds(self) -> Iterator[HeldOut]:
+        """Every fold (its correction model decoded with ``--edit-cost`` and ``--support``,
+        its two CRF correctors), the systems' outputs placed into :attr:`outputs` (the
+        products at ``--weight`` and ``--keep-weight``)."""
+        args, pooled, work = self.args, self.pooled, Path(self.args.work)
+        for fold in range(args.folds):
+            folder = work / f"fold{fold}"
+            missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
+                       if not (folder / f).is_dir()]
+            if missing:
+                _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
+            held = [j for j, (split, s, _) in enumerate(pooled)
+                    if self.fold_of[_document(split, s)] == fold]
+            source = [pooled[j][1] for j in held]
+            model = CorrectionModel.load(folder / "correct").decoded_with(
+                Decoding(args.edit_cost, args.support))
+            crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
+                        CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
+            out, _, read, _ = systems(source, model, crfs, self.english,
+                                      {CRF: args.weight, KEEP: args.keep_weight})
+            place(self.outputs, held, out, len(pooled))
+            yield HeldOut(held, source, model, crfs, read)
 
 
 def place(outputs: dict[str, list[Sentence | None]], held: list[int],
@@ -842,14 +860,10 @@ def rerank_cv(args: argparse.Namespace) -> None:
     correctors are loaded, not trained): the highest pooled F0.5 (ties: the lower k, the lower
     weight, GENERATORS' order); every setting's edit counts and AED, and the rows of keep,
     the correction model, the CRF correctors, their products and the chosen re-rankings."""
-    data, k = Path(args.data), args.folds
-    english = load_model(args.reference)
-    splits = args.splits or list(SPLITS)
-    _, fold_of = document_folds(data, splits, k)
-    pooled, _ = pooled_pairs(data, splits, False)
-    outputs: dict[str, list[Sentence | None]] = {}
+    run = CvRun.of(args)
+    pooled, outputs, english, k = run.pooled, run.outputs, run.english, args.folds
     ranked: dict[str, dict[int, tuple]] = {CRF: {}, KEEP: {}}  # crf -> pair -> its n-best
-    for fold, h in enumerate(held_out(args, pooled, fold_of, english, outputs)):
+    for fold, h in enumerate(run.folds()):
         held = h.held
         for name, (lists, gen) in nbest_scores(h.source, h.read.prepared.stripped, h.model,
                                                english, {CRF: h.crfs.corrector, KEEP: h.crfs.keep},
@@ -886,7 +900,7 @@ def rerank_cv(args: argparse.Namespace) -> None:
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
                f"product weights {args.weight}, keep tag {args.keep_weight})", rows)
     with output(args.output) as f:
-        f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
+        f.write(json.dumps({"folds": k, "splits": run.splits, "edit_cost": args.edit_cost,
                             "support": args.support, "keep_c2": args.keep_c2,
                             "chosen": {crf: asdict(r) for crf, r in chosen.items()},
                             "grid": grid, "rows": rows}, indent=1) + "\n")
@@ -957,14 +971,10 @@ def agree_cv(args: argparse.Namespace) -> None:
     nested (each fold decoded with the agreement chosen on the other folds). Prints every
     agreement's pooled scores; writes the choice and the rows of keep, the correction model,
     the CRF correctors, their products, every hard agreement, the chosen and the nested one."""
-    data, k = Path(args.data), args.folds
-    english = load_model(args.reference)
-    splits = args.splits or list(SPLITS)
-    _, fold_of = document_folds(data, splits, k)
-    pooled, _ = pooled_pairs(data, splits, False)
-    outputs: dict[str, list[Sentence | None]] = {}
+    run = CvRun.of(args)
+    pooled, outputs, k, splits = run.pooled, run.outputs, args.folds, run.splits
     helds = []
-    for fold, h in enumerate(held_out(args, pooled, fold_of, english, outputs)):
+    for fold, h in enumerate(run.folds()):
         helds.append(h.held)
         viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
                    KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}

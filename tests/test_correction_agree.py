@@ -10,10 +10,7 @@ from test_correction_cv import cv_then, learner_folder
 
 def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
     script = load_script("correction")
-    result, cv = cv_then(script, monkeypatch, tmp_path, "agree")
-    rows = {r["system"]: r for r in result["rows"]}
-    for name in ("keep", "correction", script.CRF, script.KEEP):  # the cv run's rows again
-        assert rows[name]["sentence_edits"] == cv[name]["sentence_edits"]
+    result, rows = cv_then(script, monkeypatch, tmp_path, "agree")
     grid = result["grid"]
     assert len(grid) == len(script.AGREEMENTS)
     won = script.Agreement(**result["chosen"])

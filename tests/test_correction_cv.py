@@ -55,7 +55,8 @@ def run_cv(script, monkeypatch, data: Path, work: Path, out: Path, *more: str) -
 
 def cv_then(script, monkeypatch, tmp_path: Path, command: str) -> tuple[dict, dict]:
     """A 2-fold cv run over the hand-made train pairs, then ``command`` (rerank, agree) on its
-    fold models: the command's JSON and the cv run's rows by system."""
+    fold models, whose rows of keep, the correction model and the two CRF correctors must be
+    the cv run's: the command's JSON and its rows by system."""
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()
     learner_folder(data)
@@ -65,8 +66,12 @@ def cv_then(script, monkeypatch, tmp_path: Path, command: str) -> tuple[dict, di
         "--work", str(work), "--edit-cost", "0.2", "--support", "0.001",
         "-o", str(tmp_path / f"{command}.json")])
     script.main()
-    return (json.loads((tmp_path / f"{command}.json").read_text(encoding="utf-8")),
-            {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]})
+    result = json.loads((tmp_path / f"{command}.json").read_text(encoding="utf-8"))
+    rows = {r["system"]: r for r in result["rows"]}
+    cv = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
+    for name in ("keep", "correction", script.CRF, script.KEEP):
+        assert rows[name]["sentence_edits"] == cv[name]["sentence_edits"]
+    return result, rows
 
 
 def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monkeypatch,

@@ -155,10 +155,7 @@ def test_generative_scores_of_the_corrections(model, crf):  # noqa: F811 (fixtur
 
 def test_rerank_chooses_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
     script = load_script("correction")
-    result, cv = cv_then(script, monkeypatch, tmp_path, "rerank")
-    rows = {r["system"]: r for r in result["rows"]}
-    for name in ("keep", "correction", script.CRF, script.KEEP):  # the cv run's rows again
-        assert rows[name]["sentence_edits"] == cv[name]["sentence_edits"]
+    result, rows = cv_then(script, monkeypatch, tmp_path, "rerank")
     for crf in (script.CRF, script.KEEP):
         grid = result["grid"][crf]
         assert len(grid) == len(script.GENERATORS) * len(script.RERANK_K) * len(
