@@ -32,7 +32,14 @@ def _fit_pieces(group, scores, targets, size) -> tuple[float, np.ndarray]:
 def _check_group(group, scores, targets) -> None:
     """Every compiled product of ``group`` against its reference: the scores bitwise, the
     M-step's term and gradient to rounding (pieces of one row, a few rows, all rows)."""
-    assert group.scores(scores).tobytes() == group.scores_reference(scores).tobytes()
+    expected = group.scores_reference(scores).tobytes()
+    assert group.scores(scores).tobytes() == expected
+    x = group.contexts
+    for avx2 in (True, False):  # either loop, whatever ``out`` held before
+        out = np.full((x.n_rows, len(group.candidates)), np.nan)
+        _attach.gathered_matmul(x.indptr, x.indices, x.data, group.used, group.candidates,
+                                np.ascontiguousarray(scores), out, avx2)
+        assert out.tobytes() == expected
     reference = np.zeros_like(scores)
     value = group.fit_term_reference(scores, targets, targets.sum(axis=1), reference)
     scale = np.abs(reference).max(initial=0.0) + np.abs(targets).sum()
@@ -46,8 +53,9 @@ def _check_group(group, scores, targets) -> None:
     assert all(p.shared[0] == 0 for p in pieces)
 
 
-@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 9), st.integers(1, 12))
+@given(st.integers(0, 2**32 - 1), st.integers(1, 7), st.integers(1, 9), st.integers(1, 40))
 def test_products_bitwise_equal_numpy(seed, rows, contexts, pairs):
+    """(Up to 40 candidates: the scores' loops go 16 entries at a time, then one by one.)"""
     rng = np.random.default_rng(seed)
     scores = rng.normal(size=(contexts + 3, pairs)) * 10.0 ** rng.integers(-3, 4)
     used = np.sort(rng.choice(contexts + 3, size=contexts, replace=False)).astype(np.intp)
@@ -86,6 +94,12 @@ def test_products_refuse_a_block_of_another_shape():
         _attach.gathered_matmul(np.array([0, 1], dtype=np.intp), np.zeros(1, dtype=np.int32),
                                 np.ones(1), np.zeros(1, dtype=np.intp),
                                 np.zeros(2, dtype=np.intp), np.ones((1, 3)), np.zeros((1, 3)))
+    for indptr, indices in (([0, 2], [0]), ([1, 0], [0]), ([0, 1], [1]), ([0, 1], [-1])):
+        with pytest.raises(ValueError, match="out of range"):  # row pointers, columns
+            _attach.gathered_matmul(np.array(indptr, dtype=np.intp),
+                                    np.array(indices, dtype=np.int32), np.ones(1),
+                                    np.zeros(1, dtype=np.intp), np.zeros(2, dtype=np.intp),
+                                    np.ones((1, 3)), np.zeros((1, 2)))
     with pytest.raises(ValueError):
         _attach.scatter_add(np.zeros((3, 3)), np.zeros((2, 2)), np.zeros(1, dtype=np.intp),
                             np.arange(2, dtype=np.intp))

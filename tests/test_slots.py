@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.ud.slots import ABBV, slot_members, to_slots
+from fstpunct.ud.release import split_source
+from fstpunct.ud.slots import ABBV, punct_tokens, slot_members, surface_slots, to_slots
 from fstpunct.ud.tree import has_crossing_arcs, is_projective, projectivize, spans
 from fstpunct.ud.treebank import read_file
 
@@ -43,6 +44,15 @@ def test_place_names_file_line_and_sentence(edge):
     assert to_slots(sent).place == sent.place == f"{EDGE}:{sent.lineno} (sent_id {sent.sent_id})"
     sent = replace(sent, comments=[])  # no sent_id: named by its number, as ConlluError does
     assert to_slots(sent).place == sent.place == f"{EDGE}:{sent.lineno} (sentence {EDGE}#1)"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ar"])
+def test_punct_tokens_are_the_slot_tokens_without_abbreviation_dots(edge, lang):
+    sentences = [*edge.values(), *split_source(lang, "dev").sentences()]
+    for sent in sentences:
+        assert punct_tokens(sent) == [t for slot in surface_slots(sent)[1] for t in slot
+                                      if t != ABBV]
+    assert punct_tokens(edge["quotes-xpos"]) == ["“", ",", "”", "."]
 
 
 def test_nonprojective_tree_is_lifted(edge):

@@ -109,3 +109,11 @@ def test_unmatched_mask_covers_pair_table():
     mask = vocab.unmatched_mask(SYM)
     assert mask.shape == (len(vocab.pairs),)
     assert {vocab.pair_strings(p) for p in np.flatnonzero(mask)} == {((), ("”", "."))}
+
+
+def test_unmatched_mask_is_unmatched_of_every_pair_of_a_real_table():
+    from fstpunct.api import load
+    attach = load("en").punct.attach
+    vocab = attach.vocab
+    assert vocab.unmatched_mask(attach.symmetric).tolist() == \
+        [unmatched(*vocab.pair_strings(p), attach.symmetric) for p in range(len(vocab.pairs))]

@@ -24,7 +24,7 @@ from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
 from ..model.store import load_model, model_path, read_record
 from ..parallel import Pool
-from ..ud.slots import ABBV, surface_slots
+from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
 from .data import Data, rewrite, sentences, values
 
@@ -366,10 +366,9 @@ class Model:
         known = self.punct.vocab.map_slot
         tokens = unknown = 0
         for sent in sentences:
-            for slot in filter(None, surface_slots(sent)[1]):  # most slots are empty
-                pairs = [(t, m) for t, m in zip(slot, known(slot)) if t != ABBV]
-                tokens += len(pairs)
-                unknown += sum(m != t for t, m in pairs)
+            slot = punct_tokens(sent)
+            tokens += len(slot)
+            unknown += sum(m != t for t, m in zip(slot, known(slot)))
         return tokens, unknown
 
     def _scored(self, sents: Iterator[Sentence],

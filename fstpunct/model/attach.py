@@ -231,7 +231,7 @@ class _Group:
         """The score of every candidate at every distinct context row (U × |W|), from the
         :func:`pair_scores` ``st`` (C-ordered): only the entries of the contexts used and the
         candidates are read, compiled (:meth:`scores_reference`'s product, bitwise)."""
-        out = np.zeros((self.contexts.n_rows, len(self.candidates)))
+        out = np.empty((self.contexts.n_rows, len(self.candidates)))
         x = self.contexts
         gathered_matmul(x.indptr, x.indices, x.data, self.used, self.candidates,
                         np.ascontiguousarray(st), out)

@@ -61,8 +61,14 @@ def unmatched(l: Puncteme, r: Puncteme, pairs: Iterable[tuple[str, str]]) -> boo
     give the partners of r's marks in order: ``(, “ | ” ,)`` and ``(( “ | ” ))`` are matched,
     ``(( | ,)``, ``(| ))`` and ``() | ))`` are not.
     """
-    closing_of = dict(pairs)
-    opening, closing = set(closing_of), set(closing_of.values())
+    return _unmatched(l, r, dict(pairs))
+
+
+def _unmatched(l: Puncteme, r: Puncteme, closing_of: dict[str, str],
+               marks: tuple[set[str], set[str]] | None = None) -> bool:
+    """:func:`unmatched` with the pairs as a dict (opening → closing) and, if known, the sets
+    of opening and closing marks (made once for a whole table)."""
+    opening, closing = marks or (set(closing_of), set(closing_of.values()))
     left = [t for t in l if t in opening or t in closing]
     right = [t for t in r if t in opening or t in closing]
     if any(t not in opening for t in left) or any(t not in closing for t in right):
@@ -143,9 +149,10 @@ class Vocab:
 
     def unmatched_mask(self, symmetric: Iterable[tuple[str, str]]) -> np.ndarray:
         """:func:`unmatched` for every pair of the table (bool array)."""
-        sym = list(symmetric)
-        return np.array([unmatched(*self.pair_strings(p), sym) for p in range(len(self.pairs))],
-                        dtype=bool)
+        closing_of = dict(symmetric)
+        marks = set(closing_of), set(closing_of.values())
+        return np.array([_unmatched(*self.pair_strings(p), closing_of, marks)
+                         for p in range(len(self.pairs))], dtype=bool)
 
     def to_dict(self) -> dict[str, Any]:
         return {"min_count": self.min_count, "tokens": list(self.tokens),

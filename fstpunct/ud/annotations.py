@@ -7,6 +7,7 @@ A step that changes either (restoring punctuation, parsing, rephrasing, correcti
 """
 from __future__ import annotations
 
+import os
 import re
 
 from .treebank import Sentence
@@ -15,6 +16,7 @@ __all__ = ["COMMENTS", "MISC_KEYS", "forget", "set_misc"]
 
 MISC_KEYS = ("PunctL", "PunctR", "PunctPost")
 COMMENTS = ("underlying", "punct_logprob")
+_STEM = os.path.commonprefix(MISC_KEYS)  # in every key: a MISC column without it has none
 _COMMENT = re.compile(rf"#\s*(?:{'|'.join(COMMENTS)})\s*=")
 
 
@@ -23,6 +25,8 @@ def set_misc(misc: str, items: str = "") -> str:
     ``|``, or empty) added."""
     if misc == "_":  # the usual case
         return items or "_"
+    if _STEM not in misc and "_" not in misc:  # no item to drop: kept as it is
+        return f"{misc}|{items}" if items else misc or "_"
     kept = [m for m in misc.split("|") if m != "_" and m.split("=")[0] not in MISC_KEYS]
     return "|".join(kept + [items] if items else kept) or "_"
 

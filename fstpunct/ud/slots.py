@@ -18,8 +18,8 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
-           "quote_symbols", "raw_slots", "slot_members", "surface_slots", "to_slots",
-           "to_slots_reference", "underlying_slot"]
+           "punct_tokens", "quote_symbols", "raw_slots", "slot_members", "surface_slots",
+           "to_slots", "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -172,6 +172,15 @@ def surface_slots(sent: Sentence) -> tuple[list[str], list[list[str]], list[list
         slots.append([] if stem is None else [ABBV])
         slot_ids.append([] if stem is None else [w.id])
     return forms, slots, slot_ids
+
+
+def punct_tokens(sent: Sentence) -> list[str]:
+    """The tokens of ``sent``'s punctuation words in order (straight quotes directional), as
+    :func:`surface_slots`'s slot strings hold them without the :data:`ABBV` tokens (none of
+    the other words' work: the model-language check reads only these)."""
+    quotes = quote_symbols(sent.words)
+    return [t for t in (quotes.get(w.id, w.form) for w in sent.words if w.is_punct)
+            if t != ABBV]
 
 
 def to_slots(sent: Sentence) -> SlotSentence:

@@ -139,7 +139,7 @@ class Sentence:
     def sent_id(self) -> str | None:
         """The ``# sent_id`` comment's value, if there is one."""
         for c in self.comments:
-            m = _SENT_ID.match(c)
+            m = _SENT_ID.match(c) if "sent_id" in c else None  # (most comments: no match)
             if m:
                 return m.group(1)
         return None
@@ -167,7 +167,7 @@ class Sentence:
         text = f"# {key} = {value}"
         pattern = _comment_key(key)
         for i, c in enumerate(self.comments):
-            if pattern.match(c):
+            if key in c and pattern.match(c):  # (the test of ``key`` first: faster)
                 self.comments[i] = text
                 return
         self.comments.append(text)
