@@ -187,7 +187,7 @@ def test_lattice_arcs_combined_as_numpy_combines_them(direction):
             for kinds in ([False], [True], [False, True], [True, False]):
                 got = builder.lattices(surface, weights, kinds)
                 for lat, want in zip(got, _numpy_lattices(builder, surface, weights, kinds)):
-                    # int32 arcs: a decode's slot cache keeps every lattice for its whole run
-                    assert lat.token.dtype == lat.src.dtype == lat.dst.dtype == np.int32
+                    # uint16 arcs: a decode's slot cache keeps every lattice for its whole run
+                    assert lat.token.dtype == lat.src.dtype == lat.dst.dtype == np.uint16
                     for mine, theirs in zip((lat.token, lat.src, lat.dst, lat.weight), want):
                         np.testing.assert_array_equal(mine, theirs)

@@ -36,10 +36,15 @@ def test_matmul_is_bitwise_scipys(seed):
     nonnegative = Csr.of(rows, cols, r, c, np.abs(dense[r, c]))  # the max-times semiring's
     assert np.array_equal(nonnegative.matvec(np.abs(x), maximum=True),
                           np.max(np.abs(dense) * np.abs(x), axis=1, initial=0.0))
-    narrow = m._replace(indptr=m.indptr.astype(np.int32))  # a stack's row pointers: the same
-    assert narrow.matvec(x).tobytes() == m.matvec(x).tobytes()
-    assert narrow.rmatmul_t(other.T).tobytes() == m.rmatmul_t(other.T).tobytes()
-    assert narrow.row(5).tobytes() == m.row(5).tobytes()
+    # a stack's row pointers (int32) and states (uint16 column indices): the same products
+    ptr32, col16 = m.indptr.astype(np.int32), m.indices.astype(np.uint16)
+    for narrow in (m._replace(indptr=ptr32), m._replace(indices=col16),
+                   m._replace(indptr=ptr32, indices=col16)):
+        assert narrow.matvec(x).tobytes() == m.matvec(x).tobytes()
+        assert narrow.matvec(np.abs(x), maximum=True).tobytes() == \
+            m.matvec(np.abs(x), maximum=True).tobytes()
+        assert narrow.rmatmul_t(other.T).tobytes() == m.rmatmul_t(other.T).tobytes()
+        assert narrow.row(5).tobytes() == m.row(5).tobytes()
 
 
 def test_columns_keeps_and_renumbers_columns():
@@ -94,7 +99,7 @@ def test_concat_rows_equals_row_by_row_concatenation(seed):
     def random_rows(count):
         lengths = rng.integers(0, 4, count) * (rng.random(count) < 0.6)
         ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)  # as a stack's
-        return ptr, rng.integers(0, 9, ptr[-1]).astype(np.int32), rng.random((2, ptr[-1]))
+        return ptr, rng.integers(0, 9, ptr[-1]).astype(np.uint16), rng.random((2, ptr[-1]))
 
     a, b = random_rows(n_rows), random_rows(b_rows)
     ptr, col, val = _sparse.concat_rows(n_rows, *a, *b)
@@ -107,7 +112,8 @@ def test_concat_rows_equals_row_by_row_concatenation(seed):
                 for k in range(2):
                     want_val[k] += side[2][k, lo:hi].tolist()
         want_ptr.append(len(want_col))
-    assert ptr.dtype == np.int32 and ptr.tolist() == want_ptr and col.tolist() == want_col
+    assert ptr.dtype == np.int32 and ptr.tolist() == want_ptr
+    assert col.dtype == np.uint16 and col.tolist() == want_col
     assert val.tolist() == want_val
 
 

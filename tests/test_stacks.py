@@ -3,8 +3,9 @@ import numpy as np
 import pytest
 
 from fstpunct.dp import _sparse
+from fstpunct.dp.chains import ChainShape, strings
 from fstpunct.dp.semiring import MaxProduct, SumProduct
-from fstpunct.dp.stacks import DenseStack, SparseStack, merged
+from fstpunct.dp.stacks import STATES, DenseStack, SparseStack, merged
 
 
 @pytest.mark.parametrize("semiring", [SumProduct, MaxProduct])
@@ -102,9 +103,43 @@ def test_transposes_are_the_matrices_transposed_row_by_row(seed):
     tptr, tcol, perm = _sparse.transpose(n, rows.indptr, rows.indices)
     a, t, s = np.nonzero(mats.transpose(0, 2, 1))  # in order of (a, t, s)
     assert tptr.tolist() == np.searchsorted(a * n + t, np.arange(count * n + 1)).tolist()
-    assert tcol.dtype == perm.dtype == np.int32 and tcol.tolist() == s.tolist()
+    assert tcol.dtype == np.uint16 and perm.dtype == np.int32 and tcol.tolist() == s.tolist()
     assert sorted(perm.tolist()) == list(range(len(rows.data)))  # a permutation
     assert values[:, perm].tobytes() == np.vstack([mats[a, s, t], -mats[a, s, t]]).tobytes()
     for k in range(count):
         np.testing.assert_array_equal(  # column by column, as the dense transposes
             [SparseStack.of(mats).column(k, c) for c in range(n)], mats[k].T)
+
+
+def test_stacks_hold_states_as_uint16_up_to_their_limit():
+    """A stack's column indices and its transposes' row indices are uint16: N = STATES works
+    to its last state (products and transposes, in both semirings); more states are refused
+    by the stacks, the string products, the lattices' arcs and the token chains."""
+    n, last = STATES, STATES - 1
+    stack = SparseStack(2, n, np.array([0, 0, 1]), np.array([last, 0, last]),
+                        np.array([last, 3, 0]), np.array([2.0, 3.0, 5.0]))
+    tptr, tcol, perm = stack.transposes
+    assert stack.rows.indices.dtype == tcol.dtype == np.uint16
+    assert stack.rows.indices.tolist() == [3, last, 0] and tcol.tolist() == [0, last, last]
+    x = np.zeros(n)
+    x[[0, 3, last]] = 7.0, 11.0, 13.0
+    for semiring in (SumProduct, MaxProduct):
+        out, out_t = stack.apply(x, semiring), stack.apply_t(x, semiring)
+        assert out[0, last] == 26.0 and out[0, 0] == 33.0 and out[1, last] == 35.0
+        assert out_t[0, last] == 26.0 and out_t[0, 3] == 21.0 and out_t[1, 0] == 65.0
+        assert np.count_nonzero(out) == np.count_nonzero(out_t) == 3
+    with pytest.raises(ValueError, match="states"):
+        SparseStack(1, n + 1, np.array([0]), np.array([0]), np.array([n]), np.array([1.0]))
+    with pytest.raises(ValueError, match="states"):
+        _sparse.string_products(n + 1, np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.intp),
+                                np.zeros((1, 0)), np.array([0, 1]), np.zeros(1, dtype=np.intp),
+                                np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.intp),
+                                np.zeros(1, dtype=np.uint8), np.zeros(0, dtype=np.intp), 0,
+                                np.zeros((0, 1, 0, 0)))
+    one = np.zeros(1, dtype=np.intp)
+    with pytest.raises(ValueError, match="states"):
+        _sparse.combine_arcs(n + 1, one, one, one, np.ones(1), np.zeros(1, dtype=np.uint8))
+    with pytest.raises(ValueError, match="token"):
+        _sparse.combine_arcs(2, one + STATES, one, one, np.ones(1), np.zeros(1, dtype=np.uint8))
+    with pytest.raises(ValueError, match="states"):
+        ChainShape(n + 1, one, one, one, strings([(0,)]))

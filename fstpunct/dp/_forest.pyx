@@ -17,6 +17,8 @@ from libc.math cimport INFINITY, exp, isfinite, log
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcpy
 
+from ._sparse cimport State
+
 cdef enum:
     _OK, _ZERO, _MALFORMED, _NOT_FINITE
 
@@ -27,7 +29,7 @@ cdef struct Lines:
     # Stored lines of matrices: line r's entries are e in ptr[r] : ptr[r + 1], in columns
     # col[e] (ascending), with values val[perm[e]] (val[e] where perm is NULL).
     const int* ptr
-    const int* col
+    const State* col
     const int* perm
     const double* val
 
@@ -91,6 +93,11 @@ cdef const int* _i32ptr(object a):
     return &view[0] if view.shape[0] else NULL
 
 
+cdef const State* _sptr(object a):
+    cdef const State[::1] view = a
+    return &view[0] if view.shape[0] else NULL
+
+
 cdef const double* _dptr(object a):
     cdef const double[::1] view = a
     return &view[0] if view.shape[0] else NULL
@@ -113,19 +120,19 @@ cdef class _Inputs:
         cdef Py_ssize_t q
         for q, m in enumerate(mats):
             self.mats[q].n, self.mats[q].count = m.size, m.count
-            self.mats[q].rows.ptr, self.mats[q].rows.col = _i32ptr(m.ptr), _i32ptr(m.col)
+            self.mats[q].rows.ptr, self.mats[q].rows.col = _i32ptr(m.ptr), _sptr(m.col)
             self.mats[q].rows.perm, self.mats[q].rows.val = NULL, _dptr(m.val)
-            self.mats[q].cols.ptr, self.mats[q].cols.col = _i32ptr(m.tptr), _i32ptr(m.tcol)
+            self.mats[q].cols.ptr, self.mats[q].cols.col = _i32ptr(m.tptr), _sptr(m.tcol)
             self.mats[q].cols.perm, self.mats[q].cols.val = _i32ptr(m.tperm), _dptr(m.val)
             self.mats[q].base = 0
             if getattr(m, "base", 0):
                 self.chains = True
                 self.mats[q].base = m.base
                 self.mats[q].soff, self.mats[q].stok = _iptr(m.soff), _iptr(m.stok)
-                self.mats[q].krows.ptr, self.mats[q].krows.col = _i32ptr(m.kptr), _i32ptr(m.kcol)
+                self.mats[q].krows.ptr, self.mats[q].krows.col = _i32ptr(m.kptr), _sptr(m.kcol)
                 self.mats[q].krows.perm, self.mats[q].krows.val = NULL, _dptr(m.kval)
                 self.mats[q].kcols.ptr = _i32ptr(m.ktptr)
-                self.mats[q].kcols.col = _i32ptr(m.ktcol)
+                self.mats[q].kcols.col = _sptr(m.ktcol)
                 self.mats[q].kcols.perm, self.mats[q].kcols.val = _i32ptr(m.ktperm), _dptr(m.kval)
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
@@ -197,7 +204,7 @@ cdef inline Py_ssize_t _at(const int* perm, Py_ssize_t e) noexcept nogil:
 cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
                         bint mx) noexcept nogil:
     """⊕_t line[t] ⊗ x[t] over the stored line ``row``."""
-    cdef const int* col = lines.col
+    cdef const State* col = lines.col
     cdef const int* perm = lines.perm
     cdef const double* val = lines.val
     cdef double acc = 0.0
@@ -210,7 +217,7 @@ cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
 cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
                                     const double* x) noexcept nogil:
     """The first t maximising line[t]·x[t] over the dense line (0 if every product is 0)."""
-    cdef const int* col = lines.col
+    cdef const State* col = lines.col
     cdef const int* perm = lines.perm
     cdef const double* val = lines.val
     cdef double best = 0.0, p
@@ -564,12 +571,12 @@ cdef class _Run:
         cdef const Mats* nm = sd.near
         cdef const Lines* across = &fm.rows if rightward else &fm.cols
         cdef const int* far_ptr = across.ptr
-        cdef const int* far_col = across.col
+        cdef const State* far_col = across.col
         cdef const int* far_perm = across.perm
         cdef const double* far_v = across.val
         across = &nm.rows if rightward else &nm.cols
         cdef const int* near_ptr = across.ptr
-        cdef const int* near_col = across.col
+        cdef const State* near_col = across.col
         cdef const int* near_perm = across.perm
         cdef const double* near_v = across.val
         cdef double acc, x, w
@@ -1137,7 +1144,7 @@ cdef void _accumulate(const Mats* m, Py_ssize_t a, const double* x, double c, do
     if 4 * nonzero < m.n:  # across: line s of the other orientation, times x[s]
         lines = &m.rows if transpose else &m.cols
     cdef const int* ptr = lines.ptr
-    cdef const int* col = lines.col
+    cdef const State* col = lines.col
     cdef const int* perm = lines.perm
     cdef const double* val = lines.val
     if 4 * nonzero < m.n:
@@ -1318,7 +1325,7 @@ def sample(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_
             else:
                 ch[d, at] = r.pick(r.pseudo_terms(True))
     return log_total, status, choice
-def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const int[::1] kcol,
+def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
                   const Py_ssize_t[::1] soff, const Py_ssize_t[::1] stok):
     """Whether each token chain M(υ₁)⋯M(υₘ) (tokens ``stok[soff[a] : soff[a + 1]]``; rows of the
     token matrices as :class:`Mats`' ``kptr``, ``kcol``) has an entry: some path of its tokens

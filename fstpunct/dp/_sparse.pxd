@@ -1,5 +1,12 @@
 # The C functions of _sparse.pyx that other compiled modules use.
 
+# A state of a stack's N×N matrices, as their column indices (and their transposes' row
+# indices) store it: N ≤ STATES (an N×N dense closure of more states would not fit in memory
+# anyway).
+ctypedef unsigned short State
+cdef enum:
+    STATES = 65536
+
 cdef double _pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil
 cdef Py_ssize_t _slot(long long key, Py_ssize_t mask) noexcept nogil
 cdef int _rank(const long long* table, const int* ranks, Py_ssize_t mask, long long key,

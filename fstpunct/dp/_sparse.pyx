@@ -36,11 +36,18 @@ ctypedef fused Index:  # row pointers: intp, or int32 (a stack's rows)
     int
     Py_ssize_t
 
+MAX_STATES = STATES  # (the C constant for Python: dp.stacks.STATES)
+
+
+ctypedef fused Column:  # column indices: int32, or a stack's states (State: uint16)
+    int
+    State
+
 
 cdef struct Rows:
     # A growable CSR: ptr has one entry per row + 1; `width` values per entry (val[f·width + k]).
     Py_ssize_t* ptr
-    int* col
+    State* col
     double* val
     Py_ssize_t n_rows, nnz, cap_rows, cap, width
 
@@ -64,7 +71,7 @@ cdef int _push_row(Rows* m) except -1:
 cdef int _reserve(Rows* m, Py_ssize_t extra) except -1:
     if m.nnz + extra > m.cap:
         m.cap = 2 * (m.nnz + extra) + 64
-        m.col = <int*> _grow(m.col, m.cap * sizeof(int))
+        m.col = <State*> _grow(m.col, m.cap * sizeof(State))
         m.val = <double*> _grow(m.val, m.cap * m.width * sizeof(double))
     return 0
 
@@ -290,8 +297,9 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                     const Py_ssize_t[::1] place, Py_ssize_t n_matrices,
                     const double[:, :, :, ::1] extras):
     """CSR rows (ptr, col, val) of a stack of ``n_matrices`` matrices, then the E matrices
-    ``extras`` (E, K, n, n), stacked (row a·n + r); row pointers and column indices int32
-    (more entries are refused: a slot cache keeps them for its whole run). Matrix ``place[a]``
+    ``extras`` (E, K, n, n), stacked (row a·n + r); row pointers int32 (more entries are
+    refused) and column indices :data:`State` (n > 65,536 is refused): a slot cache keeps
+    them for its whole run. Matrix ``place[a]``
     (ascending) is M(s) for the a-th wanted string, the others are 0; an extra matrix is stored
     on the union of its nonzeros under the K weightings (row by row, columns ascending). The
     arcs have K weightings: ``weight[k]`` in the max semiring where ``maximum[k]``, else in the
@@ -302,6 +310,8 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
     within levels, flat over levels). The arcs of token t leaving state r are
     ``arc_ptr[t·n + r] : arc_ptr[t·n + r + 1]``, in ascending ``dst``. ``wanted[a]`` is the flat
     index of the a-th string to return."""
+    if n > STATES:
+        raise ValueError(f"string_products: {n} states; a stack holds at most {STATES}")
     cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i, a
     cdef Py_ssize_t first, n_touched, size = 0
     cdef Rows* levels = <Rows*> malloc(max(n_levels, 1) * sizeof(Rows))
@@ -430,7 +440,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
                     size += _extra_at(extras, e, r, c)
         if size >= 2 ** 31:
             raise ValueError("string_products: more entries than int32 row pointers hold")
-        col = np.empty(size, dtype=np.int32)
+        col = np.empty(size, dtype=np.uint16)
         val = np.empty((width, size), dtype=np.float64)
         _gather(levels, where, level_offsets, wanted, n, place, n_matrices, extras, ptr, col, val)
         return ptr, col, val
@@ -461,7 +471,7 @@ cdef int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py
     cdef const double* src
     _reserve(m, length)
     if length:
-        memcpy(m.col + m.nnz, below.col + lo, length * sizeof(int))
+        memcpy(m.col + m.nnz, below.col + lo, length * sizeof(State))
         for j in range(width):
             w, out, src = weight[j, e], m.val + m.nnz * width + j, below.val + lo * width + j
             for f in range(length):
@@ -537,7 +547,7 @@ cdef inline bint _extra_at(const double[:, :, :, ::1] extras, Py_ssize_t e, Py_s
 cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] level_offsets,
                   const Py_ssize_t[::1] wanted, Py_ssize_t n, const Py_ssize_t[::1] place,
                   Py_ssize_t count, const double[:, :, :, ::1] extras, int[::1] ptr,
-                  int[::1] col, double[:, ::1] val) noexcept:
+                  State[::1] col, double[:, ::1] val) noexcept:
     cdef Py_ssize_t a, b, q, r, f, j, c, e, first, lo, length, at = 0, row = 0, next_wanted = 0
     cdef Rows* m
     cdef double* out
@@ -557,7 +567,7 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
         lo = m.ptr[first]  # the matrix's rows are one block of its level's entries
         length = m.ptr[first + n] - lo
         if length:
-            memcpy(&col[at], m.col + lo, length * sizeof(int))
+            memcpy(&col[at], m.col + lo, length * sizeof(State))
             for j in range(m.width):
                 out, src = &val[j, at], m.val + lo * m.width + j
                 for f in range(length):
@@ -578,17 +588,18 @@ cdef void _gather(Rows* levels, const Py_ssize_t* where, const Py_ssize_t[::1] l
             ptr[row] = at
 
 
-def transpose(Py_ssize_t n, const int[::1] ptr, const int[::1] col):
+def transpose(Py_ssize_t n, const int[::1] ptr, const State[::1] col):
     """The CSR rows of the transposes of stacked n×n matrices (row a·n + s = M_a[s, :]) as a
     permutation of their entries: row a·n + t of the result is M_a[:, t], its entries ``perm[q]``
     of the rows (rows ascending within it, ``col[q]`` the row s); one permutation serves every
-    set of values of that structure (int32 row pointers and indices, as the rows')."""
+    set of values of that structure (int32 row pointers and permutation, row indices
+    :data:`State`, as the rows' columns)."""
     cdef Py_ssize_t n_rows = ptr.shape[0] - 1, r, f, t, base, s, q
     tptr_a = np.zeros(n_rows + 1, dtype=np.int32)
-    tcol_a = np.empty(col.shape[0], dtype=np.int32)
+    tcol_a = np.empty(col.shape[0], dtype=np.uint16)
     perm_a = np.empty(col.shape[0], dtype=np.int32)
     cdef int[::1] tptr = tptr_a
-    cdef int[::1] tcol = tcol_a
+    cdef State[::1] tcol = tcol_a
     cdef int[::1] perm = perm_a
     # a counting sort of the entries by their row of the transposes, scattering each entry
     # straight to its place (no key or order array, as _counting_sort takes: 1.7 times faster)
@@ -618,9 +629,14 @@ cdef inline const int* _ints(const int[::1] x) noexcept:
     return &x[0] if x.shape[0] else NULL
 
 
+cdef inline const State* _states(const State[::1] x) noexcept:
+    """The first of x's states (NULL if it has none)."""
+    return &x[0] if x.shape[0] else NULL
+
+
 def concat_transposes(Py_ssize_t n, const int[::1] ptr, const int[::1] a_ptr,
-                      const int[::1] a_tptr, const int[::1] a_tcol, const int[::1] a_perm,
-                      const int[::1] b_ptr, const int[::1] b_tptr, const int[::1] b_tcol,
+                      const int[::1] a_tptr, const State[::1] a_tcol, const int[::1] a_perm,
+                      const int[::1] b_ptr, const int[::1] b_tptr, const State[::1] b_tcol,
                       const int[::1] b_perm):
     """The transposes (:func:`transpose`) of the stacked n×n rows that :func:`concat_rows`
     made (row pointers ``ptr``) from A's and B's (``a_ptr``, ``b_ptr``; B may have fewer
@@ -633,13 +649,13 @@ def concat_transposes(Py_ssize_t n, const int[::1] ptr, const int[::1] a_ptr,
             or b_tptr.shape[0] != b_rows + 1 or b_rows > n_rows or n_rows % n or b_rows % n):
         raise ValueError("concat_transposes: shapes do not match")
     tptr_a = np.empty(n_rows + 1, dtype=np.int32)
-    tcol_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.int32)
+    tcol_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.uint16)
     perm_a = np.empty(a_tcol.shape[0] + b_tcol.shape[0], dtype=np.int32)
     cdef int[::1] tptr = tptr_a
-    cdef int[::1] tcol = tcol_a
+    cdef State[::1] tcol = tcol_a
     cdef int[::1] perm = perm_a
     cdef const int* side_tptr
-    cdef const int* side_tcol
+    cdef const State* side_tcol
     cdef const int* side_perm
     tptr[0] = 0
     for a in range(n_rows // n):  # matrix a: rows r0 … r0 + n − 1
@@ -647,17 +663,17 @@ def concat_transposes(Py_ssize_t n, const int[::1] ptr, const int[::1] a_ptr,
         if r0 < b_rows and b_ptr[r0 + n] > b_ptr[r0]:
             if a_ptr[r0 + n] > a_ptr[r0]:
                 raise ValueError("concat_transposes: a matrix is nonzero in A and in B")
-            side_tptr, side_tcol, side_perm = &b_tptr[0], _ints(b_tcol), _ints(b_perm)
+            side_tptr, side_tcol, side_perm = &b_tptr[0], _states(b_tcol), _ints(b_perm)
             shift = ptr[r0] - b_ptr[r0]
         else:
-            side_tptr, side_tcol, side_perm = &a_tptr[0], _ints(a_tcol), _ints(a_perm)
+            side_tptr, side_tcol, side_perm = &a_tptr[0], _states(a_tcol), _ints(a_perm)
             shift = ptr[r0] - a_ptr[r0]
         q0 = side_tptr[r0]
         length = side_tptr[r0 + n] - q0
         for t in range(1, n + 1):
             tptr[r0 + t] = at + side_tptr[r0 + t] - q0
         if length:
-            memcpy(&tcol[at], side_tcol + q0, length * sizeof(int))
+            memcpy(&tcol[at], side_tcol + q0, length * sizeof(State))
             for q in range(length):
                 perm[at + q] = side_perm[q0 + q] + shift
         at += length
@@ -671,12 +687,17 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     (token·n + src)·n + dst, with the ⊕ of their weights in each semiring (``maximum[k]``: max,
     else sum): what a stable sort of those keys then ``np.add.reduceat`` or
     ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
-    others, in the arcs' order). Returns token, src, dst (int32: a slot cache keeps them for
-    its whole run) and the (K, arcs) values."""
+    others, in the arcs' order). Returns token, src, dst (uint16, :data:`State`: a slot cache
+    keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
+    values."""
     cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, g, q
     cdef Py_ssize_t u = 0, x
+    if n > STATES:
+        raise ValueError(f"combine_arcs: {n} states; a lattice holds at most {STATES}")
     for e in range(m):
         buckets = max(buckets, token[e] * n + src[e] + 1)
+        if token[e] >= STATES:
+            raise ValueError(f"combine_arcs: token {token[e]}; at most {STATES - 1}")
     cdef Py_ssize_t* ptr = <Py_ssize_t*> malloc((buckets + 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* order = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* key = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
@@ -701,9 +722,9 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
         for f in range(m):  # the number of distinct arcs
             u += f == 0 or token[order[f]] != token[order[f - 1]] or \
                 src[order[f]] != src[order[f - 1]] or dst[order[f]] != dst[order[f - 1]]
-        out_token = np.empty(u, dtype=np.int32)
-        out_src = np.empty(u, dtype=np.int32)
-        out_dst = np.empty(u, dtype=np.int32)
+        out_token = np.empty(u, dtype=np.uint16)
+        out_src = np.empty(u, dtype=np.uint16)
+        out_dst = np.empty(u, dtype=np.uint16)
         out_val = np.empty((width, u), dtype=np.float64)
         _combined(m, token, src, dst, weight, maximum, order, terms, out_token, out_src,
                   out_dst, out_val)
@@ -718,7 +739,7 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
 cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
                     const Py_ssize_t[::1] dst, const double[::1] weight,
                     const unsigned char[::1] maximum, const Py_ssize_t* order, double* terms,
-                    int[::1] out_token, int[::1] out_src, int[::1] out_dst,
+                    State[::1] out_token, State[::1] out_src, State[::1] out_dst,
                     double[:, ::1] out_val) noexcept:
     """Each run of equal arcs in ``order`` as one arc of ``out_*``, its weights ⊕-combined."""
     cdef Py_ssize_t lo = 0, hi, a = 0, k, f
@@ -746,12 +767,12 @@ cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[
         lo = hi
 
 
-def concat_rows(Py_ssize_t n_rows, const int[::1] a_ptr, const int[::1] a_col,
-                const double[:, ::1] a_val, const int[::1] b_ptr, const int[::1] b_col,
+def concat_rows(Py_ssize_t n_rows, const int[::1] a_ptr, const State[::1] a_col,
+                const double[:, ::1] a_val, const int[::1] b_ptr, const State[::1] b_col,
                 const double[:, ::1] b_val):
     """Stacked CSR rows whose row r holds row r of A then row r of B (B may have fewer rows:
     the others are empty), with one row of values per set (``a_val[k]``, ``b_val[k]``); int32
-    row pointers and indices (as a stack's). Runs of rows that come from one side alone are
+    row pointers and :data:`State` column indices (as a stack's). Runs of rows that come from one side alone are
     copied as one block."""
     cdef Py_ssize_t b_rows = b_ptr.shape[0] - 1, r, width = a_val.shape[0]
     cdef Py_ssize_t la, lb, run = 0, run_from = 0, at = 0
@@ -766,9 +787,9 @@ def concat_rows(Py_ssize_t n_rows, const int[::1] a_ptr, const int[::1] a_col,
     for r in range(n_rows):
         ptr[r + 1] = ptr[r] + a_ptr[r + 1] - a_ptr[r] + (b_ptr[r + 1] - b_ptr[r] if r < b_rows
                                                           else 0)
-    col_a = np.empty(ptr[n_rows], dtype=np.int32)
+    col_a = np.empty(ptr[n_rows], dtype=np.uint16)
     val_a = np.empty((width, ptr[n_rows]), dtype=np.float64)
-    cdef int[::1] col = col_a
+    cdef State[::1] col = col_a
     cdef double[:, ::1] val = val_a
     for r in range(n_rows):
         la = a_ptr[r + 1] - a_ptr[r]
@@ -793,8 +814,8 @@ def concat_rows(Py_ssize_t n_rows, const int[::1] a_ptr, const int[::1] a_col,
     return ptr_a, col_a, val_a
 
 
-cdef Py_ssize_t _flush(int[::1] col, double[:, ::1] val, Py_ssize_t at, bint from_b,
-                       const int[::1] a_col, const double[:, ::1] a_val, const int[::1] b_col,
+cdef Py_ssize_t _flush(State[::1] col, double[:, ::1] val, Py_ssize_t at, bint from_b,
+                       const State[::1] a_col, const double[:, ::1] a_val, const State[::1] b_col,
                        const double[:, ::1] b_val, Py_ssize_t start,
                        Py_ssize_t length) noexcept:
     """Copy entries start … start + length − 1 of A (or B, ``from_b``) to ``at`` … of the
@@ -807,11 +828,11 @@ cdef Py_ssize_t _flush(int[::1] col, double[:, ::1] val, Py_ssize_t at, bint fro
     return at + length
 
 
-cdef void _copy(int[::1] col, double[:, ::1] val, Py_ssize_t at, const int[::1] src_col,
+cdef void _copy(State[::1] col, double[:, ::1] val, Py_ssize_t at, const State[::1] src_col,
                 const double[:, ::1] src_val, Py_ssize_t start, Py_ssize_t length) noexcept:
     """Entries start … start + length − 1 of a source to ``at`` … of the output."""
     cdef Py_ssize_t k
-    memcpy(&col[at], &src_col[start], length * sizeof(int))
+    memcpy(&col[at], &src_col[start], length * sizeof(State))
     for k in range(val.shape[0]):
         memcpy(&val[k, at], &src_val[k, start], length * sizeof(double))
 
@@ -831,8 +852,9 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
 
 
 def dense_csr_t(const double[:, ::1] dense, const Index[::1] indptr,
-                const int[::1] indices, const double[::1] data, double[:, ::1] out):
-    """out = dense · Aᵀ for the CSR matrix A (intp or int32 row pointers): out[c, i] adds row
+                const Column[::1] indices, const double[::1] data, double[:, ::1] out):
+    """out = dense · Aᵀ for the CSR matrix A (intp or int32 row pointers, int32 or
+    :data:`State` column indices): out[c, i] adds row
     i's terms one by one in the order of its entries, from 0 (as :func:`csr_matmul` computes
     (A · denseᵀ)[i, c])."""
     cdef Py_ssize_t c, i, e
@@ -860,9 +882,10 @@ def dense_csr(const double[:, ::1] dense, const Py_ssize_t[::1] indptr,
                         out[c, indices[e]] += d * data[e]
 
 
-def csr_matvec(const Index[::1] indptr, const int[::1] indices, const double[::1] data,
+def csr_matvec(const Index[::1] indptr, const Column[::1] indices, const double[::1] data,
                const double[::1] x, double[::1] out, bint maximum):
-    """out = A ⊗ x for the CSR matrix A (intp or int32 row pointers), in the real semiring (each row's terms added one by one
+    """out = A ⊗ x for the CSR matrix A (intp or int32 row pointers, int32 or :data:`State`
+    column indices), in the real semiring (each row's terms added one by one
     in the order of its entries, from 0: scipy's product, and ``np.bincount``'s) or, with
     ``maximum``, in the max-times one (from 0: entries are nonnegative)."""
     cdef Py_ssize_t i, e

@@ -21,7 +21,7 @@ import numpy as np
 from . import _forest
 from .forest import ChainStack, KernelStack
 from .semiring import MaxProduct, Semiring, SumProduct
-from .stacks import SparseStack
+from .stacks import STATES, SparseStack
 
 __all__ = ["ChainShape", "TokenChains", "strings"]
 
@@ -34,15 +34,17 @@ class ChainShape:
 
     def __init__(self, size: int, token: np.ndarray, src: np.ndarray, dst: np.ndarray,
                  strings: tuple[np.ndarray, np.ndarray]) -> None:
+        if size > STATES:
+            raise ValueError(f"token chains: {size} states; at most {STATES}")
         self.size, self.strings = size, strings
         tok = np.asarray(token, dtype=np.intp)
         src, dst = np.asarray(src, dtype=np.intp), np.asarray(dst, dtype=np.intp)
         self.tokens = 1 + int(max(tok.max(initial=-1), strings[1].max(initial=-1)))
         rows = self.tokens * size
-        self.ptr, self.col = _pointers(tok * size + src, rows), dst.astype(np.int32)
+        self.ptr, self.col = _pointers(tok * size + src, rows), dst.astype(np.uint16)
         key = tok * size + dst
         order = np.argsort(key, kind="stable")  # by token and target, then source
-        self.tptr, self.tcol = _pointers(key, rows), src[order].astype(np.int32)
+        self.tptr, self.tcol = _pointers(key, rows), src[order].astype(np.uint16)
         self.order = order.astype(np.int32)
         self._arcs = tok, src, dst
 

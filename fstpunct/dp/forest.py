@@ -50,8 +50,9 @@ class SlotVectors:
 @dataclass(frozen=True)
 class KernelStack:
     """A :class:`~fstpunct.dp.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
-    (int32 row pointers and column indices, float values) and of their transposes, whose
-    entries are those of the rows in the order ``tperm`` (int32; :attr:`SparseStack.transposes
+    (int32 row pointers, uint16 column indices, float values) and of their transposes (row
+    indices uint16), whose entries are those of the rows in the order ``tperm`` (int32;
+    :attr:`SparseStack.transposes
     <fstpunct.dp.stacks.SparseStack.transposes>`)."""
 
     size: int
@@ -85,7 +86,7 @@ class ChainStack(KernelStack):
     :class:`KernelStack` (matrix ``base`` + b as its b-th), matrices a < ``base`` the token
     chains ``stok[soff[a]:soff[a+1]]`` over the token matrices' rows (``kptr``, ``kcol``,
     ``kval``: row υ·N + s is M(υ)[s, :]) and columns (``ktptr``, ``ktcol``, their entries
-    those of the rows in the order ``ktperm``; int32 as :class:`KernelStack`'s)."""
+    those of the rows in the order ``ktperm``; typed as :class:`KernelStack`'s)."""
 
     base: int
     soff: np.ndarray

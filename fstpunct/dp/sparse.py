@@ -43,7 +43,7 @@ class Csr(NamedTuple):
     in columns ``indices[...]``, ascending."""
 
     indptr: np.ndarray  # (n_rows + 1,) intp; int32 in a stack's rows (matvec, rmatmul_t, row)
-    indices: np.ndarray  # int32
+    indices: np.ndarray  # int32; uint16 in a stack's rows and transposes (matvec, rmatmul_t, row)
     data: np.ndarray  # float
     n_cols: int
 

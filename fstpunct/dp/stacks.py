@@ -22,7 +22,12 @@ from . import _sparse
 from .semiring import MaxProduct, Semiring
 from .sparse import Csr
 
-__all__ = ["DenseStack", "SparseStack", "Stack", "merged"]
+__all__ = ["STATES", "DenseStack", "SparseStack", "Stack", "merged"]
+
+STATES = _sparse.MAX_STATES
+"""The most states a :class:`SparseStack`'s matrices may have: their column indices (and their
+transposes' row indices) are uint16, 2 bytes an entry (an N×N dense closure of more states
+would not fit in memory anyway)."""
 
 
 class Stack(Protocol):
@@ -199,13 +204,16 @@ def _sets(values: np.ndarray, sets: list[int]) -> np.ndarray:
 class _Transposes:
     """Stacked CSR rows of one structure with several sets of values (``values[k]``), and
     their transposes as a permutation of the entries (one for every set), built when first
-    asked for (or given); row pointers int32 (a slot cache keeps them for its whole run)."""
+    asked for (or given); row pointers int32, column indices and the transposes' row indices
+    uint16 (:data:`STATES` at most: a slot cache keeps them for its whole run)."""
 
     def __init__(self, size: int, indptr: np.ndarray, indices: np.ndarray, values: np.ndarray,
                  transposes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         if len(indices) >= 2 ** 31:
             raise ValueError("stack: more entries than int32 row pointers hold")
-        self.size, self.indices = size, indices
+        if size > STATES:
+            raise ValueError(f"stack: {size} states; a stack holds at most {STATES}")
+        self.size, self.indices = size, indices.astype(np.uint16, copy=False)
         self.indptr = indptr.astype(np.int32, copy=False)
         self.values = np.ascontiguousarray(values, dtype=np.float64)
         self._transposes = transposes

@@ -25,22 +25,27 @@ cdef struct Grow:
     Py_ssize_t size, cap
 
 
-cdef int _push(Grow* g, Py_ssize_t x) except -1:
+cdef int _grow(Grow* g) except -1:
     cdef Py_ssize_t* q
-    if g.size == g.cap:
-        g.cap = 2 * g.cap + 256
-        q = <Py_ssize_t*> realloc(g.data, g.cap * sizeof(Py_ssize_t))
-        if q == NULL:
-            raise MemoryError()
-        g.data = q
+    g.cap = 2 * g.cap + 256
+    q = <Py_ssize_t*> realloc(g.data, g.cap * sizeof(Py_ssize_t))
+    if q == NULL:
+        raise MemoryError()
+    g.data = q
+    return 0
+
+
+cdef inline int _push(Grow* g, Py_ssize_t x) except -1:
+    if g.size == g.cap:  # rarely: the growth out of line, the rest inlined
+        _grow(g)
     g.data[g.size] = x
     g.size += 1
     return 0
 
 
-cdef int _add(Grow* src, Grow* dst, Grow* arcs, Grow* states, Py_ssize_t* ids,
-              Py_ssize_t positions, Py_ssize_t s, Py_ssize_t s1, Py_ssize_t k,
-              Py_ssize_t a) except -1:
+cdef inline int _add(Grow* src, Grow* dst, Grow* arcs, Grow* states, Py_ssize_t* ids,
+                     Py_ssize_t positions, Py_ssize_t s, Py_ssize_t s1, Py_ssize_t k,
+                     Py_ssize_t a) except -1:
     cdef Py_ssize_t key = s1 * positions + k
     if ids[key] < 0:
         ids[key] = states.size

@@ -65,7 +65,7 @@ class Lattice:
 
     start: np.ndarray
     final: np.ndarray
-    token: np.ndarray  # each arc's token (int32 or intp, as src and dst)
+    token: np.ndarray  # each arc's token (uint16 as built, or any integer type, as src and dst)
     src: np.ndarray  # M(token)[src, dst] = weight
     dst: np.ndarray
     weight: np.ndarray
@@ -344,7 +344,7 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     level by level (compiled, all lattices in one pass)."""
     lattice = lattices[0]
     n = lattice.size
-    token, src, dst = lattice.token, lattice.src, lattice.dst
+    token, src, dst = (x.astype(np.intp) for x in (lattice.token, lattice.src, lattice.dst))
     weight = np.array([lat.weight for lat in lattices], dtype=float)
     if transpose:  # Mᵀ(s) = Mᵀ(s_m)⋯Mᵀ(s_1): reversed strings over reversed arcs
         src, dst = dst, src
@@ -357,7 +357,7 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     # where each (token, source) run of the sorted arcs begins: the arcs before it
     arc_ptr = np.zeros(n_tokens * n + 1, dtype=np.intp)
-    np.cumsum(np.bincount(token.astype(np.intp) * n + src, minlength=n_tokens * n),
+    np.cumsum(np.bincount(token * n + src, minlength=n_tokens * n),
               out=arc_ptr[1:])
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
     extra = np.empty((len(extras[0]), len(lattices), n, n))  # (extra, lattice, n, n)
@@ -365,7 +365,7 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
         for e, matrix in enumerate(matrices):
             extra[e, k] = matrix
     return _sparse.string_products(
-        n, arc_ptr, dst.astype(np.intp), weight, plan.level_offsets, plan.heads,
+        n, arc_ptr, dst, weight, plan.level_offsets, plan.heads,
         plan.parents, plan.wanted, maximum, place, len(strings), extra)
 
 
