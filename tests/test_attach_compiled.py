@@ -19,11 +19,18 @@ from fstpunct.ud.slots import to_slots
 
 def _fit_pieces(group, scores, targets, size) -> tuple[float, np.ndarray]:
     """The group's term and gradient (added to ``scores``'s shape of zeros) from its pieces of
-    at most ``size`` entries, as the M-step adds them."""
+    at most ``size`` entries, as the M-step adds them; the portable loops give the same bits
+    as the AVX2 ones."""
     value, gradient = 0.0, np.zeros_like(scores)
+    gathered = group.gather(scores)
+    assert gathered.tobytes() == scores[np.ix_(group.used, group.candidates)].tobytes()
     for piece in group.cut(size):
         rows = np.ascontiguousarray(targets[piece.rows])
-        term, block = piece.fit(scores, rows, rows.sum(axis=1))
+        term, block = piece.fit(gathered, rows, rows.sum(axis=1))
+        x, portable = piece.contexts, np.empty_like(block)
+        assert _attach.fit_piece(x.indptr, x.indices, x.data, piece.shared, piece.at, gathered,
+                                 rows, rows.sum(axis=1), portable, avx2=False) == term
+        assert portable.tobytes() == block.tobytes()
         _attach.scatter_add(gradient, block, piece.used, piece.candidates)
         value += term
     return value, gradient
@@ -106,11 +113,10 @@ def test_products_refuse_a_block_of_another_shape():
 
 
 def test_fit_piece_refuses_mismatched_rows():
-    def fit(targets, mass, gradient, width=2):
-        candidates = np.arange(width, dtype=np.intp)
-        return _attach.fit_piece(np.array([0, 1], np.intp), np.zeros(1, np.int32), np.ones(1),
-                                 np.zeros(1, np.intp), np.zeros(1, np.intp), candidates,
-                                 np.ones((1, 2)), targets, mass, gradient)
+    def fit(targets, mass, gradient, width=2, at=0, index=0):
+        return _attach.fit_piece(np.array([0, 1], np.intp), np.full(1, index, np.int32),
+                                 np.ones(1), np.zeros(1, np.intp), np.full(1, at, np.intp),
+                                 np.ones((1, width)), targets, mass, gradient)
 
     gradient = np.full((1, 2), np.nan)  # written whole
     # two candidates of score 1 and one of each seen: 1 + 1 − 2 log(2e)
@@ -123,3 +129,33 @@ def test_fit_piece_refuses_mismatched_rows():
             fit(*wrong)
     with pytest.raises(ValueError):
         fit(np.ones((1, 0)), np.ones(1), np.zeros((1, 0)), width=0)
+    with pytest.raises(ValueError):  # a row outside the block
+        fit(np.ones((1, 2)), np.full(1, 2.0), gradient, at=1)
+    with pytest.raises(ValueError):  # a column outside ``at``
+        fit(np.ones((1, 2)), np.full(1, 2.0), gradient, index=1)
+    with pytest.raises(ValueError):
+        _attach.gather(np.ones((2, 3)), np.zeros(1, np.intp), np.arange(2, dtype=np.intp),
+                       np.zeros((2, 2)))
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 6), st.integers(0, 5))
+def test_merge_rows_adds_nodes_in_order(seed, nodes, rows, width):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    targets = rng.normal(size=nodes * width + 3) * 10.0 ** rng.integers(-8, 9, size=nodes *
+                                                                          width + 3)
+    starts = rng.integers(0, 4, size=nodes) + np.arange(nodes) * width
+    into = rng.integers(0, rows, size=nodes).astype(np.intp)
+    out = np.full((rows, width), np.nan)  # zeroed first
+    _attach.merge_rows(targets, starts, into, out)
+    expected = np.zeros((rows, width))
+    for start, row in zip(starts, into):  # the readable reference: node by node
+        expected[row] += targets[start:start + width]
+    assert out.tobytes() == expected.tobytes()
+    nodes_rows = targets[starts[:, None] + np.arange(width)].reshape(nodes, width)
+    product = sp.csr_matrix((np.ones(nodes), (into, np.arange(nodes))), shape=(rows, nodes))
+    assert out.tobytes() == (product @ nodes_rows).tobytes()  # what the M-step used to do
+    for start, row in ((len(targets) - width + 1, 0), (0, rows), (0, -1)):  # out of range
+        with pytest.raises(ValueError):
+            _attach.merge_rows(targets, np.array([start]), np.array([row], np.intp), out)

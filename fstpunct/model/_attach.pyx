@@ -118,15 +118,174 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
     free(block)
 
 
+cdef extern from *:
+    """
+    /* The hot loops of fit_piece, over a tile of candidates at a time held in registers (GCC's
+       vector extensions: + and * element by element, each rounded once: the module is built
+       with -ffp-contract=off), so every build gives the same bits; the AVX2 build does four
+       elements per instruction where the portable one does two. */
+    typedef double fstp_v4 __attribute__((vector_size(32), aligned(8), may_alias));
+
+    /* Levels lo..n-1 of a row's partial sums for candidates k..k+4V-1: level d = level d-1
+       (0.0 for d = 0) + data[d] * (its context's row of the gathered block). */
+    static inline __attribute__((always_inline)) void fstp_prefix_tile(
+            double* __restrict partial, const double* __restrict block, const Py_ssize_t* at,
+            const int* indices, const double* data, Py_ssize_t lo, Py_ssize_t n,
+            Py_ssize_t width, Py_ssize_t k, const int V) {
+        fstp_v4 acc[4];
+        int v;
+        for (v = 0; v < V; v++)
+            acc[v] = lo ? *(const fstp_v4*) (partial + (lo - 1) * width + k + 4 * v)
+                        : (fstp_v4) {0.0, 0.0, 0.0, 0.0};
+        for (Py_ssize_t d = lo; d < n; d++) {
+            const double a = data[d];
+            const double* row = block + at[indices[d]] * width + k;
+            double* level = partial + d * width + k;
+            for (v = 0; v < V; v++) {
+                acc[v] = acc[v] + a * *(const fstp_v4*) (row + 4 * v);
+                *(fstp_v4*) (level + 4 * v) = acc[v];
+            }
+        }
+    }
+
+    static inline __attribute__((always_inline)) void fstp_prefix_body(
+            double* __restrict partial, const double* __restrict block, const Py_ssize_t* at,
+            const int* indices, const double* data, Py_ssize_t lo, Py_ssize_t n,
+            Py_ssize_t width) {
+        Py_ssize_t k = 0;
+        for (; k + 16 <= width; k += 16)
+            fstp_prefix_tile(partial, block, at, indices, data, lo, n, width, k, 4);
+        for (; k + 4 <= width; k += 4)
+            fstp_prefix_tile(partial, block, at, indices, data, lo, n, width, k, 1);
+        for (; k < width; k++) {
+            double t = lo ? partial[(lo - 1) * width + k] : 0.0;
+            for (Py_ssize_t d = lo; d < n; d++) {
+                t = t + data[d] * block[at[indices[d]] * width + k];
+                partial[d * width + k] = t;
+            }
+        }
+    }
+
+    /* Close the trie levels open-1 down to keep (> 0: that level stays open) of a path (its
+       entries indices, data) for candidates k..k+4V-1: each level's sum (its own rows' plus
+       its closed child's, carried in registers) adds data[d] * sum to its context's gradient
+       row and is set back to 0; the last one's sum is added to level keep-1. */
+    static inline __attribute__((always_inline)) void fstp_leave_tile(
+            double* __restrict gradient, double* __restrict below, const int* indices,
+            const double* data, Py_ssize_t open, Py_ssize_t keep, Py_ssize_t width,
+            Py_ssize_t k, const int V) {
+        fstp_v4 carry[4];
+        int v;
+        for (v = 0; v < V; v++) carry[v] = *(fstp_v4*) (below + (open - 1) * width + k + 4 * v);
+        for (Py_ssize_t d = open - 1; d >= keep; d--) {
+            const double a = data[d];
+            double* level = below + d * width + k;
+            double* row = gradient + (Py_ssize_t) indices[d] * width + k;
+            for (v = 0; v < V; v++) {
+                if (d < open - 1) carry[v] = *(fstp_v4*) (level + 4 * v) + carry[v];
+                *(fstp_v4*) (row + 4 * v) = *(fstp_v4*) (row + 4 * v) + a * carry[v];
+                *(fstp_v4*) (level + 4 * v) = (fstp_v4) {0.0, 0.0, 0.0, 0.0};
+            }
+        }
+        if (keep > 0)
+            for (v = 0; v < V; v++) {
+                fstp_v4* parent = (fstp_v4*) (below + (keep - 1) * width + k + 4 * v);
+                *parent = *parent + carry[v];
+            }
+    }
+
+    static inline __attribute__((always_inline)) void fstp_leave_body(
+            double* __restrict gradient, double* __restrict below, const int* indices,
+            const double* data, Py_ssize_t open, Py_ssize_t keep, Py_ssize_t width) {
+        Py_ssize_t k = 0;
+        if (open <= keep) return;
+        for (; k + 16 <= width; k += 16)
+            fstp_leave_tile(gradient, below, indices, data, open, keep, width, k, 4);
+        for (; k + 4 <= width; k += 4)
+            fstp_leave_tile(gradient, below, indices, data, open, keep, width, k, 1);
+        for (; k < width; k++) {
+            double c = below[(open - 1) * width + k];
+            for (Py_ssize_t d = open - 1; d >= keep; d--) {
+                double* level = below + d * width + k;
+                if (d < open - 1) c = *level + c;
+                gradient[(Py_ssize_t) indices[d] * width + k] += data[d] * c;
+                *level = 0.0;
+            }
+            if (keep > 0) below[(keep - 1) * width + k] += c;
+        }
+    }
+
+    /* A row's leaf: level += p / total * m + t, element by element. */
+    static inline __attribute__((always_inline)) void fstp_leaf_body(
+            double* __restrict level, const double* __restrict p,
+            const double* __restrict t, double total, double m, Py_ssize_t width) {
+        for (Py_ssize_t k = 0; k < width; k++) level[k] += p[k] / total * m + t[k];
+    }
+
+    #define FSTP_LOOPS(suffix, attributes)                                                  \\
+        static attributes void fstp_prefix_##suffix(                                        \\
+                double* partial, const double* block, const Py_ssize_t* at,                 \\
+                const int* indices, const double* data, Py_ssize_t lo, Py_ssize_t n,        \\
+                Py_ssize_t width) {                                                         \\
+            fstp_prefix_body(partial, block, at, indices, data, lo, n, width);              \\
+        }                                                                                   \\
+        static attributes void fstp_leave_##suffix(                                         \\
+                double* gradient, double* below, const int* indices, const double* data,    \\
+                Py_ssize_t open, Py_ssize_t keep, Py_ssize_t width) {                       \\
+            fstp_leave_body(gradient, below, indices, data, open, keep, width);             \\
+        }                                                                                   \\
+        static attributes void fstp_leaf_##suffix(                                          \\
+                double* level, const double* p, const double* t, double total, double m,    \\
+                Py_ssize_t width) {                                                         \\
+            fstp_leaf_body(level, p, t, total, m, width);                                   \\
+        }
+
+    FSTP_LOOPS(portable, )
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    FSTP_LOOPS(avx2, __attribute__((target("avx2"))))
+    #else
+    FSTP_LOOPS(avx2, )
+    #endif
+    """
+    void fstp_prefix_portable(double* partial, const double* block, const Py_ssize_t* at,
+                              const int* indices, const double* data, Py_ssize_t lo,
+                              Py_ssize_t n, Py_ssize_t width) noexcept nogil
+    void fstp_prefix_avx2(double* partial, const double* block, const Py_ssize_t* at,
+                          const int* indices, const double* data, Py_ssize_t lo, Py_ssize_t n,
+                          Py_ssize_t width) noexcept nogil
+    void fstp_leave_portable(double* gradient, double* below, const int* indices,
+                             const double* data, Py_ssize_t open, Py_ssize_t keep,
+                             Py_ssize_t width) noexcept nogil
+    void fstp_leave_avx2(double* gradient, double* below, const int* indices,
+                         const double* data, Py_ssize_t open, Py_ssize_t keep,
+                         Py_ssize_t width) noexcept nogil
+    void fstp_leaf_portable(double* level, const double* p, const double* t, double total,
+                            double m, Py_ssize_t width) noexcept nogil
+    void fstp_leaf_avx2(double* level, const double* p, const double* t, double total,
+                        double m, Py_ssize_t width) noexcept nogil
+
+
+def gather(const double[:, ::1] scores, const Py_ssize_t[::1] used,
+           const Py_ssize_t[::1] candidates, double[:, ::1] out):
+    """out = scores[used][:, candidates] (a candidate set's block, read by :func:`fit_piece`;
+    GIL released)."""
+    if out.shape[0] != used.shape[0] or out.shape[1] != candidates.shape[0]:
+        raise ValueError("gather: out must be used × candidates")
+    if out.shape[0] and out.shape[1]:
+        with nogil:
+            _gather(&out[0, 0], scores, used, candidates)
+
+
 def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
-              const Py_ssize_t[::1] shared, const Py_ssize_t[::1] used,
-              const Py_ssize_t[::1] candidates, const double[:, ::1] scores,
-              const double[:, ::1] targets, const double[::1] mass, double[:, ::1] gradient):
-    """The M-step's term of some context rows (the CSR matrix A, columns: ``used``; row i has
-    ``targets[i]`` over the candidates, ``mass[i]`` their sum): returns
-    Σ_i targets[i] · s_i − mass[i] · log Σ_k exp s_ik for the scores s = A · scores[used][:,
-    candidates], and writes ``gradient`` = Aᵀ · (targets − mass · p) (``used`` × candidates; p
-    the rows' softmax), in one pass over the rows as a trie of their entries (column, value).
+              const Py_ssize_t[::1] shared, const Py_ssize_t[::1] at,
+              const double[:, ::1] block, const double[:, ::1] targets,
+              const double[::1] mass, double[:, ::1] gradient, bint avx2=True):
+    """The M-step's term of some context rows (the CSR matrix A over the piece's contexts,
+    whose rows in the candidate set's :func:`gather`-ed ``block`` (contexts × candidates) are
+    ``at``; row i has ``targets[i]`` over the candidates, ``mass[i]`` their sum): returns
+    Σ_i targets[i] · s_i − mass[i] · log Σ_k exp s_ik for the scores s = A · block[at], and
+    writes ``gradient`` = Aᵀ · (targets − mass · p) (len(at) × candidates; p the rows'
+    softmax), in one pass over the rows as a trie of their entries (column, value).
 
     ``shared[i]`` is how many first entries row i shares with row i − 1 (0 for i = 0; rows
     sorted so that common prefixes are next to each other share most). A row's score is
@@ -137,25 +296,32 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
     to its parent's. Each row's exponentials, after the row's maximum, are the vectorised
     :func:`fstpunct.dp._sparse.exponentials` (within 1 ulp of libm's and numpy's) and their sum
     numpy's pairwise sum; the value and the gradient are sums in another order than numpy's
-    products (equal to a few units in the last place)."""
-    cdef Py_ssize_t i, d, e, k, n, open_ = 0, prev = 0, depth = 0
-    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, width = candidates.shape[0]
-    cdef Py_ssize_t n_used = used.shape[0]
-    cdef double a, high, sum_, m, dot, value = 0.0
-    cdef double *block
+    products (equal to a few units in the last place). The loops over the candidates run in
+    the build for AVX2 if ``avx2`` and the processor has it (the same bits as the portable
+    one)."""
+    cdef Py_ssize_t i, k, n, open_ = 0, prev = 0, depth = 0
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1, width = block.shape[1]
+    cdef Py_ssize_t n_used = at.shape[0]
+    cdef double high, sum_, dot, value = 0.0
+    cdef bint wide = avx2 and _avx2
     cdef double *partial
     cdef double *below
     cdef double *p
     cdef double *zero
-    cdef double *level
-    cdef double *row
+    cdef double *grad
     cdef const double *score
     cdef const double *t
     if shared.shape[0] != n_rows or targets.shape[0] != n_rows or \
             targets.shape[1] != width or mass.shape[0] != n_rows or \
             gradient.shape[0] != n_used or gradient.shape[1] != width:
         raise ValueError("fit_piece: shared, targets and mass must have one row per context "
-                         "row (targets: rows × candidates), gradient be used × candidates")
+                         "row (targets: rows × candidates), gradient be len(at) × candidates")
+    for i in range(n_used):
+        if not 0 <= at[i] < block.shape[0]:
+            raise ValueError("fit_piece: at must give rows of block")
+    for i in range(indptr[n_rows]):
+        if not 0 <= indices[i] < n_used:
+            raise ValueError("fit_piece: indices must be columns of at")
     if n_rows == 0:
         gradient[:, :] = 0.0
         return 0.0
@@ -163,35 +329,32 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
         raise ValueError("fit_piece: a row without candidates has no distribution")
     for i in range(n_rows):
         depth = max(depth, indptr[i + 1] - indptr[i])
-    block = <double *> malloc(max(n_used * width, 1) * sizeof(double))
     partial = <double *> malloc(max(depth, 1) * width * sizeof(double))
     below = <double *> calloc(max(depth, 1) * width, sizeof(double))  # closed levels are 0
     p = <double *> malloc(width * sizeof(double))
     zero = <double *> calloc(width, sizeof(double))
-    if block == NULL or partial == NULL or below == NULL or p == NULL or zero == NULL:
-        free(block)
+    if partial == NULL or below == NULL or p == NULL or zero == NULL:
         free(partial)
         free(below)
         free(p)
         free(zero)
         raise MemoryError()
     with nogil:
-        _gather(block, scores, used, candidates)
+        grad = &gradient[0, 0] if n_used else zero
         if n_used:
-            memset(&gradient[0, 0], 0, n_used * width * sizeof(double))
+            memset(grad, 0, n_used * width * sizeof(double))
         for i in range(n_rows):
             n = indptr[i + 1] - indptr[i]
-            _leave(&gradient[0, 0], below, indptr[prev], indices, data, open_, shared[i],
-                   width)
-            for d in range(shared[i], n):
-                e = indptr[i] + d
-                a, row, level = data[e], block + indices[e] * width, partial + d * width
-                if d == 0:
-                    for k in range(width):
-                        level[k] = 0.0 + a * row[k]
-                else:
-                    for k in range(width):
-                        level[k] = level[k - width] + a * row[k]
+            if wide:
+                fstp_leave_avx2(grad, below, &indices[indptr[prev]], &data[indptr[prev]],
+                                open_, shared[i], width)
+                fstp_prefix_avx2(partial, &block[0, 0], &at[0], &indices[indptr[i]],
+                                 &data[indptr[i]], shared[i], n, width)
+            else:
+                fstp_leave_portable(grad, below, &indices[indptr[prev]], &data[indptr[prev]],
+                                    open_, shared[i], width)
+                fstp_prefix_portable(partial, &block[0, 0], &at[0], &indices[indptr[i]],
+                                     &data[indptr[i]], shared[i], n, width)
             score, t = (partial + (n - 1) * width if n else zero), &targets[i, 0]
             sum_ = _exp_terms(score, p, width, &high, False)
             dot = 0.0
@@ -199,41 +362,43 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
                 dot = dot + t[k] * score[k]
             value = value + (dot - mass[i] * (high + log(sum_)))
             if n:
-                m, level = -mass[i], below + (n - 1) * width
-                for k in range(width):
-                    level[k] += p[k] / sum_ * m + t[k]
+                if wide:
+                    fstp_leaf_avx2(below + (n - 1) * width, p, t, sum_, -mass[i], width)
+                else:
+                    fstp_leaf_portable(below + (n - 1) * width, p, t, sum_, -mass[i], width)
             open_, prev = n, i
-        _leave(&gradient[0, 0], below, indptr[prev], indices, data, open_, 0, width)
+        if wide:
+            fstp_leave_avx2(grad, below, &indices[indptr[prev]], &data[indptr[prev]], open_, 0,
+                            width)
+        else:
+            fstp_leave_portable(grad, below, &indices[indptr[prev]], &data[indptr[prev]],
+                                open_, 0, width)
     free(zero)
     free(p)
     free(below)
     free(partial)
-    free(block)
     return value
 
 
-cdef void _leave(double* gradient, double* below, Py_ssize_t first, const int[::1] indices,
-                 const double[::1] data, Py_ssize_t open_, Py_ssize_t keep,
-                 Py_ssize_t width) noexcept nogil:
-    """Close the trie levels ``open_`` − 1 down to ``keep`` of the path whose entries start at
-    ``first``: each adds a · (its subtree's sum ``below[d]``) to its column's gradient row and
-    that sum to its parent's, and is set back to 0 for the next node at its depth."""
-    cdef Py_ssize_t d, k, e
-    cdef double a
-    cdef double *level
-    cdef double *row
-    for d in range(open_ - 1, keep - 1, -1):
-        e = first + d
-        a, level, row = data[e], below + d * width, gradient + indices[e] * width
-        if d > 0:
+def merge_rows(const double[::1] targets, const long long[::1] starts,
+               const Py_ssize_t[::1] into, double[:, ::1] out):
+    """out = 0, then out[into[j]] += targets[starts[j] : starts[j] + width] for j = 0, 1, … in
+    turn (width: out's columns): nodes' candidate rows merged into their distinct context rows,
+    each a sum 0 + its nodes' rows in node order (what a product by a 0/1 CSR matrix gives)."""
+    cdef Py_ssize_t j, k, width = out.shape[1]
+    cdef double* row
+    if starts.shape[0] != into.shape[0]:
+        raise ValueError("merge_rows: a start and a row per node")
+    for j in range(starts.shape[0]):
+        if not (0 <= into[j] < out.shape[0] and 0 <= starts[j] <= targets.shape[0] - width):
+            raise ValueError("merge_rows: a node's row or targets out of range")
+    with nogil:
+        if out.shape[0] and width:
+            memset(&out[0, 0], 0, out.shape[0] * width * sizeof(double))
+        for j in range(starts.shape[0]):
+            row = &out[into[j], 0] if width else NULL
             for k in range(width):
-                row[k] += a * level[k]
-                level[k - width] += level[k]
-                level[k] = 0.0
-        else:
-            for k in range(width):
-                row[k] += a * level[k]
-                level[k] = 0.0
+                row[k] += targets[starts[j] + k]
 
 
 def scatter_add(double[:, ::1] out, const double[:, ::1] block, const Py_ssize_t[::1] used,

@@ -32,7 +32,7 @@ import numpy as np
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
-from ._attach import fit_piece, gathered_matmul, scatter_add
+from ._attach import fit_piece, gather, gathered_matmul, merge_rows, scatter_add
 from ._features import candidate_rows, distinct_rows, set_contexts
 from ._punct import softmax_rows
 from .features import (
@@ -194,6 +194,7 @@ class _Piece:
 
     candidates: np.ndarray  # the group's W (intp)
     used: np.ndarray        # the context features the rows have (ascending ids)
+    at: np.ndarray          # their rows in the group's :meth:`~_Group.gather`-ed block (intp)
     contexts: Csr           # the rows, over ``used``, in the group's prefix order
     shared: np.ndarray      # how many first entries each row shares with the one before
     rows: np.ndarray        # their rows in the group's ``contexts``
@@ -202,17 +203,17 @@ class _Piece:
     def work(self) -> int:
         return len(self.contexts.indices) * len(self.candidates)
 
-    def fit(self, st: np.ndarray, targets: np.ndarray, mass: np.ndarray,
+    def fit(self, block: np.ndarray, targets: np.ndarray, mass: np.ndarray,
             gradient: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         """The rows' term of the M-step's objective and its gradient block (``used`` ×
         candidates) in Θ Gᵀ, written into ``gradient`` if given, compiled
-        (:func:`~._attach.fit_piece`); ``targets``, ``mass``: the rows' merged targets and their
-        sums."""
+        (:func:`~._attach.fit_piece`); ``block``: the group's :meth:`~_Group.gather` of Θ Gᵀ;
+        ``targets``, ``mass``: the rows' merged targets and their sums."""
         x = self.contexts
         if gradient is None:
             gradient = np.empty((len(self.used), len(self.candidates)))
-        value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.used, self.candidates,
-                          st, targets, mass, gradient)
+        value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.at, block, targets,
+                          mass, gradient)
         return value, gradient
 
 
@@ -235,6 +236,15 @@ class _Group:
         x = self.contexts
         gathered_matmul(x.indptr, x.indices, x.data, self.used, self.candidates,
                         np.ascontiguousarray(st), out)
+        return out
+
+    def gather(self, st: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+        """The block of ``st`` (C-ordered contexts × pairs) that the group reads: its used
+        contexts × its candidates (compiled; written into ``out`` if given)."""
+        if out is None:
+            out = np.empty((len(self.used), len(self.candidates)))
+        gather(st, self.used.astype(np.intp, copy=False),
+               self.candidates.astype(np.intp, copy=False), out)
         return out
 
     def scores_reference(self, st: np.ndarray) -> np.ndarray:
@@ -284,6 +294,7 @@ class _Group:
             common = shared[start:start + step].copy()
             common[0] = 0
             pieces.append(_Piece(self.candidates.astype(np.intp), self.used[used],
+                                 used.astype(np.intp),
                                  Csr(indptr, local.astype(np.int32), x.data[flat], len(used)),
                                  common, rows))
         return tuple(pieces)
@@ -466,23 +477,29 @@ class _MStep:
 
     def __init__(self, data: AttachData, targets: np.ndarray, l2: float,
                  center: np.ndarray | None = None) -> None:
-        import scipy.sparse as sp  # here: training only (slow to import)
-
         self.data, self.l2, self.center = data, l2, center
-        self.tasks: list[tuple[_Piece, np.ndarray, np.ndarray]] = []
-        for g in data.groups:
-            merge = sp.csr_matrix((np.ones(len(g.nodes)), (g.inverse, np.arange(len(g.nodes)))),
-                                  shape=(g.contexts.n_rows, len(g.nodes)))
-            merged = merge @ targets[data.rows(g)]
+        self.tasks: list[tuple[_Piece, np.ndarray, np.ndarray, int]] = []
+        targets = np.ascontiguousarray(targets, dtype=np.float64)
+        for k, g in enumerate(data.groups):
+            order = g.prefixes[0]  # the pieces' rows, one after the other
+            position = np.empty(len(order), dtype=np.intp)
+            position[order] = np.arange(len(order))
+            merged = np.empty((len(order), len(g.candidates)))
+            merge_rows(targets, data.node_offsets[g.nodes], position[g.inverse], merged)
+            mass, first = merged.sum(axis=1), 0
             for piece in g.pieces:
-                rows = np.ascontiguousarray(merged[piece.rows])
-                self.tasks.append((piece, rows, rows.sum(axis=1)))
+                last = first + len(piece.rows)
+                self.tasks.append((piece, merged[first:last], mass[first:last], k))
+                first = last
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
+        self.gathered = [np.empty((len(g.used), len(g.candidates))) for g in data.groups]
+        self.gather_order = sorted(range(len(data.groups)),
+                                   key=lambda k: -self.gathered[k].size)
         model = data.model
         self.st = np.empty((len(model.contexts), model.pair_matrix.n_rows))
         self.d_st = np.empty_like(self.st)
         self.blocks = [np.empty((len(piece.used), len(piece.candidates)))
-                       for piece, _, _ in self.tasks]
+                       for piece, _, _, _ in self.tasks]
         self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
 
     def free(self, theta0: np.ndarray) -> np.ndarray:
@@ -499,16 +516,18 @@ class _MStep:
         model = self.data.model
         run = threads.map if threads else map
         st, d_st = pair_scores(theta, model, threads, self.st), self.d_st
+        groups = self.data.groups
+        list(run(lambda k: groups[k].gather(st, self.gathered[k]), self.gather_order))
 
         def task(k: int) -> float:
-            piece, targets, mass = self.tasks[k]
-            return piece.fit(st, targets, mass, self.blocks[k])[0]
+            piece, targets, mass, group = self.tasks[k]
+            return piece.fit(self.gathered[group], targets, mass, self.blocks[k])[0]
 
         terms = dict(zip(self.largest_first, run(task, self.largest_first)))
 
         def reduce(part: int) -> None:  # every entry of d_st adds its terms in task order
             d_st[bounds[part]:bounds[part + 1]] = 0.0
-            for (piece, _, _), block in zip(self.tasks, self.blocks):
+            for (piece, _, _, _), block in zip(self.tasks, self.blocks):
                 lo, hi = np.searchsorted(piece.used, bounds[part:part + 2])
                 scatter_add(d_st, block[lo:hi], piece.used[lo:hi], piece.candidates)
 
