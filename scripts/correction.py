@@ -83,13 +83,19 @@ p(y | T)) on a finished ``cv`` run's held-out pairs with its fold models, and ch
 generator, k (RERANK_K) and w (RERANK_WEIGHTS) of highest pooled F0.5; ``table --rerank
 RERANK.json`` adds the re-ranked correctors with those choices. ``cv --bilstm`` and ``table
 --bilstm`` add the BiLSTM-CRF correctors (with and without the keep tag) and their products.
+
+``agree`` chooses, on a finished ``cv`` run's held-out pairs with its fold models, the
+agreement of a CRF corrector and the correction model (:class:`Agreement`,
+:mod:`fstpunct.apps.correction.combine`: an edit only where both back it) of least pooled AED,
+and reports the same choice nested per fold; ``table --agree AGREE.json`` adds the hard
+agreements and the chosen one.
 """
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 from typing import NoReturn
@@ -99,7 +105,7 @@ import numpy as np
 from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
-from fstpunct.apps.correction.combine import combined
+from fstpunct.apps.correction.combine import agreed, combined, joint
 from fstpunct.apps.correction.correct import Prepared, decided
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
@@ -620,6 +626,12 @@ def table(args: argparse.Namespace) -> None:
         chosen = {crf: Rerank(**r) for crf, r in json.loads(
             Path(args.rerank).read_text(encoding="utf-8"))["chosen"].items()}
         results["rerank"] = {crf: asdict(r) for crf, r in chosen.items()}
+    agreements: list[Agreement] = []
+    if args.agree:
+        won = Agreement(**json.loads(Path(args.agree).read_text(encoding="utf-8"))["chosen"])
+        agreements = [v for v in AGREEMENTS if v.kind != "joint"] + (
+            [won] if won.kind == "joint" else [])
+        results["agree"] = asdict(won)
     for split in args.split:
         if weights is None and split != "dev":
             _fail("table: give --split dev first (it chooses the weights)")
@@ -633,6 +645,11 @@ def table(args: argparse.Namespace) -> None:
                 print_weights("pooled with the cv run's held-out pairs",
                               {crf: {w: list(np.add(c, prior[crf][w])) for w, c in ws.items()}
                                for crf, ws in tried.items() if crf in prior}, weights)
+        if agreements:
+            viterbi = {name: [crf.correct(to_slots(s)) for s in source]
+                       for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))}
+            outputs |= agreement_outputs(read, viterbi, model.decoding_for(parser is not None),
+                                         agreements)
         if args.rerank:
             outputs |= reranked_systems(source, read.prepared.stripped, model, english,
                                         {CRF: crfs.corrector, KEEP: crfs.keep}, chosen)
@@ -724,10 +741,7 @@ def cv(args: argparse.Namespace) -> None:
                                 BILSTM: args.weight, BILSTM_KEEP: args.keep_weight},
                                prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
-        for name, pred in out.items():
-            slots = outputs.setdefault(name, [None] * len(pooled))
-            for j, p in zip(held, pred):
-                slots[j] = p
+        place(outputs, held, out, len(pooled))
         fold_rows = [evaluate(name, source, fold_gold, pred) for name, pred in out.items()]
         per_fold.append({r["system"]: [r["aed"], r["f0.5"]] for r in fold_rows})
         print(f"fold {fold}: {len(held)} held-out pairs, "
@@ -774,43 +788,88 @@ def rerank_outputs(ranked: list[tuple[Nbest, Sentence, dict[str, list[float]]]],
     return out
 
 
+@dataclass
+class HeldOut:
+    """One fold of a finished ``cv`` run read again: its held-out pairs (indices into the
+    pooled pairs, and the learner sentences), its models (loaded) and the systems' outputs on
+    them (:func:`systems`)."""
+
+    held: list[int]
+    source: list[Sentence]
+    model: CorrectionModel
+    crfs: Crfs
+    read: Reading
+
+
+@dataclass
+class CvRun:
+    """A finished ``cv`` run read again (``args``: its ``--data``, ``--split``, ``--folds``,
+    ``--work``): its pooled held-out pairs, the model of correct English and every system's
+    outputs by pooled pair, filled in by :meth:`folds`."""
+
+    args: argparse.Namespace
+    splits: list[str]
+    fold_of: dict[str, int]
+    pooled: list
+    english: PunctModel
+    outputs: dict[str, list[Sentence | None]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, args: argparse.Namespace) -> CvRun:
+        data, splits = Path(args.data), args.splits or list(SPLITS)
+        _, fold_of = document_folds(data, splits, args.folds)
+        return cls(args, splits, fold_of, pooled_pairs(data, splits, False)[0],
+                   load_model(args.reference))
+
+    def folds(self) -> Iterator[HeldOut]:
+        """Every fold (its correction model decoded with ``--edit-cost`` and ``--support``,
+        its two CRF correctors), the systems' outputs placed into :attr:`outputs` (the
+        products at ``--weight`` and ``--keep-weight``)."""
+        args, pooled, work = self.args, self.pooled, Path(self.args.work)
+        for fold in range(args.folds):
+            folder = work / f"fold{fold}"
+            missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
+                       if not (folder / f).is_dir()]
+            if missing:
+                _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
+            held = [j for j, (split, s, _) in enumerate(pooled)
+                    if self.fold_of[_document(split, s)] == fold]
+            source = [pooled[j][1] for j in held]
+            model = CorrectionModel.load(folder / "correct").decoded_with(
+                Decoding(args.edit_cost, args.support))
+            crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
+                        CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
+            out, _, read, _ = systems(source, model, crfs, self.english,
+                                      {CRF: args.weight, KEEP: args.keep_weight})
+            place(self.outputs, held, out, len(pooled))
+            yield HeldOut(held, source, model, crfs, read)
+
+
+def place(outputs: dict[str, list[Sentence | None]], held: list[int],
+          out: dict[str, list[Sentence]], n: int) -> None:
+    """Each system's outputs ``out`` on the pairs ``held`` into ``outputs`` (n pairs each)."""
+    for name, pred in out.items():
+        slots = outputs.setdefault(name, [None] * n)
+        for j, p in zip(held, pred):
+            slots[j] = p
+
+
 def rerank_cv(args: argparse.Namespace) -> None:
     """Choose each CRF corrector's n-best re-ranking (generator, k, weight) on the held-out
     pairs of a ``cv`` run's fold models (its ``--work``; the fold correctors and CRF
     correctors are loaded, not trained): the highest pooled F0.5 (ties: the lower k, the lower
     weight, GENERATORS' order); every setting's edit counts and AED, and the rows of keep,
     the correction model, the CRF correctors, their products and the chosen re-rankings."""
-    data, work, k = Path(args.data), Path(args.work), args.folds
-    english = load_model(args.reference)
-    splits = args.splits or list(SPLITS)
-    _, fold_of = document_folds(data, splits, k)
-    pooled, _ = pooled_pairs(data, splits, False)
-    outputs: dict[str, list[Sentence | None]] = {}
+    run = CvRun.of(args)
+    pooled, outputs, english, k = run.pooled, run.outputs, run.english, args.folds
     ranked: dict[str, dict[int, tuple]] = {CRF: {}, KEEP: {}}  # crf -> pair -> its n-best
-    for fold in range(k):
-        folder = work / f"fold{fold}"
-        missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
-                   if not (folder / f).is_dir()]
-        if missing:
-            _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
-        held = [j for j, (split, s, _) in enumerate(pooled)
-                if fold_of[_document(split, s)] == fold]
-        source = [pooled[j][1] for j in held]
-        model = CorrectionModel.load(folder / "correct").decoded_with(
-            Decoding(args.edit_cost, args.support))
-        crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
-                    CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
-        out, _, read, _ = systems(source, model, crfs, english,
-                                  {CRF: args.weight, KEEP: args.keep_weight})
-        for name, pred in out.items():
-            slots = outputs.setdefault(name, [None] * len(pooled))
-            for j, p in zip(held, pred):
-                slots[j] = p
-        for name, (lists, gen) in nbest_scores(source, read.prepared.stripped, model, english,
-                                               {CRF: crfs.corrector, KEEP: crfs.keep},
+    for fold, h in enumerate(run.folds()):
+        held = h.held
+        for name, (lists, gen) in nbest_scores(h.source, h.read.prepared.stripped, h.model,
+                                               english, {CRF: h.crfs.corrector, KEEP: h.crfs.keep},
                                                max(RERANK_K)).items():
             for pos, j in enumerate(held):
-                ranked[name][j] = (lists[pos], read.prepared.stripped[pos],
+                ranked[name][j] = (lists[pos], h.read.prepared.stripped[pos],
                                    {g: gen[g][pos] for g in GENERATORS})
         print(f"fold {fold}: {len(held)} held-out pairs re-ranked", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
@@ -841,10 +900,131 @@ def rerank_cv(args: argparse.Namespace) -> None:
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
                f"product weights {args.weight}, keep tag {args.keep_weight})", rows)
     with output(args.output) as f:
-        f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
+        f.write(json.dumps({"folds": k, "splits": run.splits, "edit_cost": args.edit_cost,
                             "support": args.support, "keep_c2": args.keep_c2,
                             "chosen": {crf: asdict(r) for crf, r in chosen.items()},
                             "grid": grid, "rows": rows}, indent=1) + "\n")
+
+
+NESTED = "agreement, nested choice"
+AGREE_KINDS = ("decoded", "mbr", "joint")  # with the decoding's or MBR's edits; joint p
+AGREE_THRESHOLDS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5,
+                    0.6, 0.7, 0.8, 0.9)  # first grid from 0.05; widened once (RESULTS)
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """An agreement of a CRF corrector and the correction model
+    (:mod:`fstpunct.apps.correction.combine`): ``decoded`` — an edit where the CRF's Viterbi
+    correction and the correction model's (its decoding) write the same string; ``mbr`` — the
+    same with the correction model's MBR without edit cost (its support kept); ``joint`` — the
+    edit of highest p_crf · p_gen where that exceeds ``threshold``."""
+
+    crf: str
+    kind: str
+    threshold: float = 0.0
+
+    @property
+    def name(self) -> str:
+        if self.kind == "joint":
+            return f"{self.crf} and correction, joint p > {self.threshold:g}"
+        return f"{self.crf} and correction{' (MBR)' if self.kind == 'mbr' else ''}, agreed"
+
+
+AGREEMENTS = tuple(Agreement(crf, kind) for crf in (CRF, KEEP) for kind in AGREE_KINDS[:2]) + \
+    tuple(Agreement(crf, "joint", t) for crf in (CRF, KEEP) for t in AGREE_THRESHOLDS)
+
+
+def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decoding,
+                      variants: tuple[Agreement, ...] | list[Agreement]
+                      ) -> dict[str, list[Sentence]]:
+    """Every agreement of ``variants`` on the :class:`Reading`'s sentences (``viterbi``: each
+    CRF corrector's own corrections as insertions, by name), by its name; the correction
+    model decodes with ``decoding`` (``mbr``: its support, no edit cost)."""
+    prep = read.prepared
+    decoded = {kind: [decided(prep.model, d, o, dec) for d, o in zip(prep.dists, prep.own)]
+               for kind, dec in (("decoded", decoding), ("mbr", Decoding(0.0, decoding.support)))
+               if any(v.kind == kind for v in variants)}
+    out = {}
+    for v in variants:
+        if v.kind == "joint":
+            made = [joint(m, d, o, v.threshold, decoding.support)
+                    for m, d, o in zip(read.margs[v.crf], prep.dists, prep.own)]
+        else:
+            made = [agreed(a, b, o) for a, b, o in zip(decoded[v.kind], viterbi[v.crf], prep.own)]
+        out[v.name] = [insert(t, i) for t, i in zip(prep.stripped, made)]
+    return out
+
+
+def least_aed(candidates: list[Agreement], edits: dict[Agreement, list[int]],
+              counts: dict[Agreement, EditScore]) -> Agreement:
+    """The agreement of least summed token edits over the sentences ``edits`` and ``counts``
+    hold (ties: the higher F0.5, then the earlier in ``candidates``)."""
+    return min(candidates, key=lambda v: (sum(edits[v]), -counts[v].scores()[2],
+                                          candidates.index(v)))
+
+
+def agree_cv(args: argparse.Namespace) -> None:
+    """Choose the agreement of a CRF corrector and the correction model (:class:`Agreement`)
+    on the held-out pairs of a ``cv`` run's fold models (its ``--work``; loaded, not trained):
+    the least pooled AED (ties: the higher F0.5, then AGREEMENTS' order); and the same choice
+    nested (each fold decoded with the agreement chosen on the other folds). Prints every
+    agreement's pooled scores; writes the choice and the rows of keep, the correction model,
+    the CRF correctors, their products, every hard agreement, the chosen and the nested one."""
+    run = CvRun.of(args)
+    pooled, outputs, k, splits = run.pooled, run.outputs, args.folds, run.splits
+    helds = []
+    for fold, h in enumerate(run.folds()):
+        helds.append(h.held)
+        viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
+                   KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
+        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
+              len(pooled))
+        print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    edits = {v: score(gold, outputs[v.name]).sentence_edits for v in AGREEMENTS}
+    counts = {v: edit_score(source, gold, outputs[v.name]) for v in AGREEMENTS}
+    keep_edits = score(gold, outputs["keep"]).sentence_edits
+
+    def part(js: list[int]) -> tuple[dict, dict]:
+        return ({v: [edits[v][j] for j in js] for v in AGREEMENTS},
+                {v: EditScore(*([c[j] for j in js] for c in astuple(counts[v])))
+                 for v in AGREEMENTS})
+
+    chosen = least_aed(list(AGREEMENTS), edits, counts)
+    print("| agreement | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
+    for v in AGREEMENTS:
+        right, proposed, _ = (sum(c) for c in astuple(counts[v]))
+        print(f"| {v.name} | {sum(edits[v]) / len(gold):.4f} | {right}/{proposed} | "
+              f"{counts[v].scores()[2]:.1f} |", flush=True)
+    print(f"chosen: {chosen.name} (keep {sum(keep_edits) / len(gold):.4f})", flush=True)
+    nested_name = NESTED
+    nested: list[Sentence | None] = [None] * len(pooled)
+    fold_choices = []
+    for fold, held in enumerate(helds):
+        rest = [j for f, h in enumerate(helds) if f != fold for j in h]
+        e, c = part(rest)
+        won = least_aed(list(AGREEMENTS), e, c)
+        fold_choices.append(asdict(won))
+        for j in held:
+            nested[j] = outputs[won.name][j]
+        print(f"fold {fold}: nested choice {won.name}", flush=True)
+    shown = {name: pred for name, pred in outputs.items()
+             if name not in {v.name for v in AGREEMENTS}
+             or any(v.name == name and (v.kind != "joint" or v == chosen) for v in AGREEMENTS)}
+    shown[nested_name] = nested
+    rows = scored({name: [p for p in pred if p is not None] for name, pred in shown.items()},
+                  source, gold)
+    print_rows(f"### agreement, {k}-fold cross-validation ({len(pooled)} sentences, "
+               f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees)", rows)
+    with output(args.output) as f:
+        f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
+                            "support": args.support, "keep_c2": args.keep_c2,
+                            "chosen": asdict(chosen), "nested": fold_choices,
+                            "grid": [{**asdict(v), "aed": sum(edits[v]) / len(gold),
+                                      "edit_counts": [sum(c) for c in astuple(counts[v])],
+                                      "f0.5": counts[v].scores()[2]} for v in AGREEMENTS],
+                            "rows": rows}, indent=1) + "\n")
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
@@ -1018,6 +1198,23 @@ def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
 
 
+def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of a command reading a finished cv run's folds again (:func:`held_out`)."""
+    add_cv_run_arguments(p)
+    p.add_argument("--reference", default="en", help="model of correct English (default en)")
+    p.add_argument("--weight", type=float, default=1.0,
+                   help="weight of the correction model in the product, for its row (1)")
+    p.add_argument("--keep-weight", type=float, default=1.0,
+                   help="the same in the product with the keep-tag CRF corrector (1)")
+    p.add_argument("--keep-c2", type=float, default=KEEP_C2,
+                   help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
+    p.add_argument("--edit-cost", type=float, default=0.0,
+                   help="the correction model's edit cost (its decoding; 0)")
+    p.add_argument("--support", type=float, default=0.0,
+                   help="the correction model's support (its decoding; 0)")
+    p.add_argument("-o", "--output", required=True, help="JSON of every figure")
+
+
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
     originals, corrected, every = pairs(args.original, args.corrected, *args.extra)
@@ -1098,6 +1295,9 @@ def main() -> None:
                    "the gate a cv run fitted (its plain MBR edits kept where likely right)")
     b.add_argument("--rerank", metavar="JSON", help="also each CRF corrector's n-best "
                    "re-ranked by a generative model as a rerank run chose")
+    b.add_argument("--agree", metavar="JSON", help="also the agreements of each CRF corrector "
+                   "and the correction model's decoded or MBR edits, and the agreement an agree "
+                   "run chose")
     b.add_argument("-o", "--output", required=True, help="JSON of every figure")
     c = sub.add_parser("cv", help="k-fold cross-validation over every isomorphic pair")
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -1150,17 +1350,10 @@ def main() -> None:
     x.add_argument("-o", "--output", required=True, help="JSON of the features, by pair")
     n = sub.add_parser("rerank", help="choose the CRF correctors' n-best re-ranking on a cv "
                                       "run's held-out pairs")
-    add_cv_run_arguments(n)
-    n.add_argument("--reference", default="en", help="model of correct English (default en)")
-    n.add_argument("--weight", type=float, default=1.0,
-                   help="weight of the correction model in the product, for its row (1)")
-    n.add_argument("--keep-weight", type=float, default=1.0,
-                   help="the same in the product with the keep-tag CRF corrector (1)")
-    n.add_argument("--keep-c2", type=float, default=KEEP_C2,
-                   help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
-    n.add_argument("--edit-cost", type=float, default=0.0, help="the correction row's edit cost")
-    n.add_argument("--support", type=float, default=0.0, help="the correction row's support")
-    n.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    add_held_out_arguments(n)
+    g = sub.add_parser("agree", help="choose the agreement of a CRF corrector and the "
+                                     "correction model on a cv run's held-out pairs")
+    add_held_out_arguments(g)
     j = sub.add_parser("jackknife", help="parse every learner train sentence with a tokens-mode "
                                          "parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -1183,7 +1376,7 @@ def main() -> None:
     try:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
-                    "power": power, "jackknife": jackknife}
+                    "power": power, "jackknife": jackknife, "agree": agree_cv}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -53,6 +53,27 @@ def run_cv(script, monkeypatch, data: Path, work: Path, out: Path, *more: str) -
     script.main()
 
 
+def cv_then(script, monkeypatch, tmp_path: Path, command: str) -> tuple[dict, dict]:
+    """A 2-fold cv run over the hand-made train pairs, then ``command`` (rerank, agree) on its
+    fold models, whose rows of keep, the correction model and the two CRF correctors must be
+    the cv run's: the command's JSON and its rows by system."""
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train")
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", command, "--data", str(data), "--split", "train", "--folds", "2",
+        "--work", str(work), "--edit-cost", "0.2", "--support", "0.001",
+        "-o", str(tmp_path / f"{command}.json")])
+    script.main()
+    result = json.loads((tmp_path / f"{command}.json").read_text(encoding="utf-8"))
+    rows = {r["system"]: r for r in result["rows"]}
+    cv = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
+    for name in ("keep", "correction", script.CRF, script.KEEP):
+        assert rows[name]["sentence_edits"] == cv[name]["sentence_edits"]
+    return result, rows
+
+
 def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monkeypatch,
                                                          capsys):
     data, work = tmp_path / "learner", tmp_path / "cv"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from script_module import load_script
 from test_correction import PLAIN, RELATIVE, conll, model, sentences  # noqa: F401 (fixture)
-from test_correction_cv import learner_folder, run_cv
+from test_correction_cv import cv_then, learner_folder
 
 from fstpunct.apps.correction.crf import features
 from fstpunct.apps.correction.crf import train as crf_train
@@ -155,20 +155,7 @@ def test_generative_scores_of_the_corrections(model, crf):  # noqa: F811 (fixtur
 
 def test_rerank_chooses_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
     script = load_script("correction")
-    data, work = tmp_path / "learner", tmp_path / "cv"
-    data.mkdir()
-    learner_folder(data)
-    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train")
-    monkeypatch.setattr(sys, "argv", [
-        "correction.py", "rerank", "--data", str(data), "--split", "train", "--folds", "2",
-        "--work", str(work), "--edit-cost", "0.2", "--support", "0.001",
-        "-o", str(tmp_path / "rerank.json")])
-    script.main()
-    result = json.loads((tmp_path / "rerank.json").read_text(encoding="utf-8"))
-    rows = {r["system"]: r for r in result["rows"]}
-    cv = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
-    for name in ("keep", "correction", script.CRF, script.KEEP):  # the cv run's rows again
-        assert rows[name]["sentence_edits"] == cv[name]["sentence_edits"]
+    result, rows = cv_then(script, monkeypatch, tmp_path, "rerank")
     for crf in (script.CRF, script.KEEP):
         grid = result["grid"][crf]
         assert len(grid) == len(script.GENERATORS) * len(script.RERANK_K) * len(
