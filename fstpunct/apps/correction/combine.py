@@ -64,10 +64,7 @@ def agreed(first: Sequence[Insertion], second: Sequence[Insertion], own: Sequenc
            ) -> list[Insertion]:
     """Per slot, ``first``'s insertion where ``second`` writes the same string and it is not
     the learner's (``own``); everywhere else the learner's own."""
-    def string(ins: Insertion) -> tuple[str, ...]:
-        return tuple(t for t, _ in ins)
-
-    return [a if string(a) == string(b) != string(o) else o
+    return [a if _string(a) == _string(b) != _string(o) else o
             for a, b, o in zip(first, second, own, strict=True)]
 
 
@@ -79,7 +76,7 @@ def joint(crf: Sequence[Crf], generative: Sequence[SlotDistribution], own: Seque
     generative model's ``support``, the learner's own."""
     out = []
     for i, (c, g, o) in enumerate(zip(crf, generative, own, strict=True)):
-        mine = tuple(t for t, _ in o)
+        mine = _string(o)
         if unexplained(g, o, support):
             out.append(o)
             continue
@@ -90,3 +87,8 @@ def joint(crf: Sequence[Crf], generative: Sequence[SlotDistribution], own: Seque
         out.append(o if best is None or both[best] <= threshold
                    else tuple(zip(strings[best], heads[best])))
     return out
+
+
+def _string(ins: Insertion) -> tuple[str, ...]:
+    """The marks an insertion writes, without their heads."""
+    return tuple(t for t, _ in ins)
