@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from fstpunct.api import load
 from fstpunct.dp.sparse import Csr
 from fstpunct.model import _attach
+from fstpunct.model import attach as reference
 from fstpunct.model.attach import _Group
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
@@ -159,3 +160,33 @@ def test_merge_rows_adds_nodes_in_order(seed, nodes, rows, width):
     for start, row in ((len(targets) - width + 1, 0), (0, rows), (0, -1)):  # out of range
         with pytest.raises(ValueError):
             _attach.merge_rows(targets, np.array([start]), np.array([row], np.intp), out)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 70), st.floats(0.0, 1.0), st.integers(-2, 2),
+       st.integers(-2, 1))
+def test_unpack_nonzeros_against_the_mask(seed, size, share, extra, cut):
+    """θ's stored blocks unpacked in one pass: the bits of the boolean-mask reference (−0.0,
+    NaN and subnormals as stored), whatever ``out`` held; bits past the packed bytes are zero
+    (where numpy's ``unpackbits`` of an empty array is not); values that do not pair up with
+    the set bits refused (the reference too, where it does not broadcast one value)."""
+    rng = np.random.default_rng(seed)
+    mask = rng.random(size) < share
+    bits = np.packbits(mask)
+    if cut < 0:  # a damaged file: bytes missing
+        bits = bits[:max(0, len(bits) + cut)]
+        mask[8 * len(bits):] = False
+    values = rng.choice([-0.0, np.nan, 5e-324, -1.5, 2.0], max(0, int(mask.sum()) + extra))
+    out, want = np.full(size, np.inf), np.zeros(size)
+    if len(values) == mask.sum():
+        _attach.unpack_nonzeros(bits, values, out)
+        want[mask] = values
+        assert out.view(np.uint64).tolist() == want.view(np.uint64).tolist()
+        if len(bits) or not size:
+            reference.unpack_nonzeros_reference(bits, values, want)
+            assert out.view(np.uint64).tolist() == want.view(np.uint64).tolist()
+        return
+    with pytest.raises(ValueError, match="do not pair up"):
+        _attach.unpack_nonzeros(bits, values, out)
+    if len(values) != 1 and len(bits):
+        with pytest.raises(ValueError):
+            reference.unpack_nonzeros_reference(bits, values, want)

@@ -10,6 +10,10 @@ from libc.math cimport log
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memset
 
+
+cdef extern from *:
+    int __builtin_popcount(unsigned int x) noexcept nogil
+
 from ..dp._sparse cimport _exp_terms
 
 
@@ -74,6 +78,46 @@ cdef void _gather(double* block, const double[:, ::1] scores, const Py_ssize_t[:
     for u in range(used.shape[0]):
         for k in range(width):
             block[u * width + k] = scores[used[u], candidates[k]]
+
+
+def unpack_nonzeros(const unsigned char[::1] bits, const double[::1] values,
+                    double[::1] out):
+    """``out`` filled from a stored block (``attach._stored``): where bit k of ``bits``
+    (``np.packbits``' order, bits past its end zero) is set, the next of ``values``, else 0.0
+    (``attach.unpack_nonzeros_reference``, by a boolean mask; here a byte at a time, without a
+    mask of every entry). ValueError if the set bits and the values do not pair up."""
+    cdef Py_ssize_t n = out.shape[0], full = min(n >> 3, bits.shape[0]), at = 0, i
+    for i in range(full):  # the values each byte takes, checked before the unchecked loop
+        at += __builtin_popcount(bits[i])
+    if full < bits.shape[0] and n & 7:
+        at += __builtin_popcount(bits[full] >> (8 - (n & 7)))
+    if at != values.shape[0]:
+        raise ValueError("the stored values do not pair up with the block's nonzero bits")
+    if n:
+        _unpack(&bits[0] if bits.shape[0] else NULL, bits.shape[0],
+                &values[0] if values.shape[0] else NULL, n, &out[0])
+
+
+cdef void _unpack(const unsigned char* bits, Py_ssize_t n_bits, const double* values,
+                  Py_ssize_t n, double* out) noexcept nogil:
+    """:func:`unpack_nonzeros`' loop (the values counted already): a byte's 8 entries at a
+    time, a zero byte's without testing its bits."""
+    cdef Py_ssize_t at = 0, i, j, width
+    cdef unsigned int byte
+    for i in range((n + 7) >> 3):
+        byte = bits[i] if i < n_bits else 0
+        width = min(8, n - (i << 3))
+        if byte == 0:
+            for j in range(width):
+                out[j] = 0.0
+        else:
+            for j in range(width):
+                if byte & (0x80 >> j):
+                    out[j] = values[at]
+                    at += 1
+                else:
+                    out[j] = 0.0
+        out += 8
 
 
 def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,

@@ -32,7 +32,7 @@ import numpy as np
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
-from ._attach import fit_piece, gather, gathered_matmul, merge_rows, scatter_add
+from ._attach import fit_piece, gather, gathered_matmul, merge_rows, scatter_add, unpack_nonzeros
 from ._features import candidate_rows, distinct_rows, set_contexts
 from ._punct import softmax_rows
 from .features import (
@@ -48,7 +48,7 @@ from .vocab import EMPTY, Vocab
 
 __all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
            "probabilities", "probabilities_reference", "node_pairs", "objective", "fit",
-           "set_contexts_reference"]
+           "set_contexts_reference", "unpack_nonzeros_reference"]
 
 log = logging.getLogger(__name__)
 
@@ -179,10 +179,17 @@ def _read_block(npz: Mapping[str, np.ndarray], name: str, block: np.ndarray) -> 
         return block.size == 0
     if tuple(npz[f"{name}_shape"].tolist()) != block.shape:
         return False
-    nonzero = np.unpackbits(npz[f"{name}_nonzero"], count=block.size).view(bool)
-    block[...] = 0.0
-    block[nonzero.reshape(block.shape)] = npz[f"{name}_values"]  # row-major, as stored
+    # row-major, as stored (a view: θ's blocks are contiguous)
+    unpack_nonzeros(npz[f"{name}_nonzero"], npz[f"{name}_values"], block.reshape(-1))
     return True
+
+
+def unpack_nonzeros_reference(bits: np.ndarray, values: np.ndarray, out: np.ndarray) -> None:
+    """:func:`~._attach.unpack_nonzeros` by a boolean mask of every entry (the tests'
+    oracle)."""
+    nonzero = np.unpackbits(bits, count=out.size).view(bool)
+    out[...] = 0.0
+    out[nonzero] = values
 
 
 PIECE = 1 << 17  # (context row × candidate) entries of an M-step task: a few ms
