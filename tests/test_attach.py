@@ -261,7 +261,8 @@ def test_save_and_load(tmp_path, model, data, corpus):
 def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
     """θ is saved as its nonzero entries, uncompressed, and read back bitwise (zeros, −0.0,
     tiny values, both blocks); a file of older models (blocks whole, compressed) still loads;
-    a damaged file or a block of another shape is a ModelError."""
+    a damaged file (values missing, a flipped bit that the zip's CRC finds, a truncated file)
+    or a block of another shape is a ModelError."""
     lexical = AttachModel.build(model.vocab, SYM, corpus, lexical=3)
     for m in (model, lexical):
         theta = random_theta(m) * (np.random.default_rng(1).random(len(random_theta(m))) < 0.6)
@@ -285,6 +286,14 @@ def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
     np.savez(tmp_path / "attach.npz", **{**parts, "theta_shape": parts["theta_shape"][::-1]})
     with pytest.raises(ModelError, match="do not match the feature index"):
         AttachModel.load(tmp_path / "attach")
+    np.savez(tmp_path / "attach.npz", **parts)
+    stored = (tmp_path / "attach.npz").read_bytes()
+    at = stored.index(parts["lexical_values"].tobytes()[:64]) + 8  # inside a stored value
+    for damaged in (stored[:at] + bytes([stored[at] ^ 1]) + stored[at + 1:],  # a flipped bit
+                    stored[:len(stored) // 2]):  # a truncated file
+        (tmp_path / "attach.npz").write_bytes(damaged)
+        with pytest.raises(ModelError, match="cannot load attach model"):
+            AttachModel.load(tmp_path / "attach")
 
 
 def test_conj_with_cc_context(model):

@@ -385,3 +385,22 @@ def _some_states(model):
         m = [WORD] * (n + 2)
         m[state.s0[0]], m[state.s1[0]] = marks
         yield state, tuple(m)
+
+
+def test_a_damaged_model_is_a_one_line_error(tmp_path, capsys, monkeypatch):
+    """A flipped bit in the weights (the zip's CRC finds it) or a truncated weights file: one
+    line naming the folder, exit 2 (a zip error used to escape as a traceback)."""
+    bundled = os.path.join(os.path.dirname(fstpunct.__file__), "models", "en", "parser")
+    weights = open(os.path.join(bundled, "weights.npz"), "rb").read()
+    middle = len(weights) // 2
+    for k, damaged in enumerate((weights[:middle] + bytes([weights[middle] ^ 1]) +
+                                 weights[middle + 1:], weights[:middle])):
+        folder = tmp_path / str(k)
+        folder.mkdir()
+        for name in os.listdir(bundled):
+            (folder / name).write_bytes(open(os.path.join(bundled, name), "rb").read())
+        (folder / "weights.npz").write_bytes(damaged)
+        monkeypatch.setattr(sys, "stdin", io.StringIO("1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n\n"))
+        assert main(["parse", "--model", str(folder), "-"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "not a parser model" in err and str(folder) in err

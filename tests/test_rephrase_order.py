@@ -11,6 +11,7 @@ import pytest
 from fstpunct.apps.rephrase import order as order_mod
 from fstpunct.apps.rephrase.order import HEAD, Family, Item, OrderModel, train_order
 from fstpunct.apps.rephrase.permute import families, permuted_order, surface_tree
+from fstpunct.errors import ModelError
 from fstpunct.ud.release import read_one
 from fstpunct.ud.tree import children
 
@@ -94,6 +95,17 @@ def test_save_and_load(tmp_path):
     back = OrderModel.load(tmp_path / "order")
     assert back.features == model.features
     assert np.allclose(back.theta, model.theta, atol=1e-6)
+    stored = (tmp_path / "order.npz").read_bytes()  # deflated: a flipped bit there fails
+    for at in range(40, len(stored) - 120, 3):  # the CRC or the inflating (zlib.error)
+        (tmp_path / "order.npz").write_bytes(stored[:at] + bytes([stored[at] ^ 1]) +
+                                             stored[at + 1:])
+        try:
+            OrderModel.load(tmp_path / "order")
+        except ModelError as e:
+            assert "not an ordering model" in str(e)
+    (tmp_path / "order.npz").write_bytes(stored[:len(stored) // 2])  # a truncated file
+    with pytest.raises(ModelError, match="not an ordering model"):
+        OrderModel.load(tmp_path / "order")
 
 
 @pytest.fixture(scope="module")

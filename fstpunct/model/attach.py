@@ -139,7 +139,11 @@ class AttachModel:
     @classmethod
     def load(cls, path: str | Path) -> tuple[AttachModel, np.ndarray]:
         """Read what :meth:`save` wrote (or, from older models, θ's blocks whole and
-        zip-compressed): the model and flat θ."""
+        zip-compressed): the model and flat θ. A damaged file (a member whose CRC fails, a
+        stream that does not inflate, a truncated zip) is a ModelError like any other
+        unreadable model."""
+        from zipfile import BadZipFile  # (np.load imports zipfile anyway)
+        from zlib import error as ZlibError
         try:
             meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
@@ -148,7 +152,7 @@ class AttachModel:
                 fits = model.pair_feature_names == meta["pair_features"] and all(
                     _read_block(npz, name, block)
                     for name, block in zip(("theta", "lexical"), model.blocks(theta)))
-        except (OSError, KeyError, ValueError, ModelError) as e:
+        except (OSError, KeyError, ValueError, ModelError, BadZipFile, ZlibError) as e:
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")

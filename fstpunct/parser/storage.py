@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from zipfile import BadZipFile
+from zlib import error as ZlibError
 
 import numpy as np
 from scipy import sparse
@@ -91,7 +93,7 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
             keys, indptr = z["keys"], z["indptr"]
         weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
                                     shape=shape)
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError, KeyError, BadZipFile, ZlibError) as e:
         raise not_a_model(folder, f"a {kind} model", e) from e
     if meta.get("format") != format:
         raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {format}")
