@@ -93,6 +93,7 @@ agreements and the chosen one.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -232,6 +233,13 @@ def product(read: Reading, crf: str, w: float, support: float) -> list[Sentence]
 ISOMORPHIC, PUNCTUATION_ONLY = "cesl", "pesl"  # learner_corpus.py's corrected files
 
 
+@functools.cache
+def sentences_of(path: Path) -> tuple[Sentence, ...]:
+    """The sentences of a CoNLL-U file, read once per run (the learner files are read by every
+    split's pairs, their folds and trees; no caller changes a sentence)."""
+    return tuple(read_file(path))
+
+
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
                 kind: str = ISOMORPHIC, trees: dict[str, Sentence] | None = None
                 ) -> tuple[list[Sentence], list[Sentence]]:
@@ -239,8 +247,8 @@ def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
     the other sentences, with only their punctuation edits; parsed by ``parser`` if given, or
     with their trees from ``trees``, by sent_id: :func:`read_trees`) and their corrections on
     the learner's words."""
-    originals = {s.sent_id: s for s in read_file(data / f"en_esl-ud-{split}.conllu")}
-    gold = list(read_file(data / f"en_{kind}-ud-{split}.conllu"))
+    originals = {s.sent_id: s for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
+    gold = sentences_of(data / f"en_{kind}-ud-{split}.conllu")
     source = [originals[g.sent_id] for g in gold]
     if trees is not None:
         source = [trees[s.sent_id] for s in source]
@@ -254,7 +262,7 @@ def read_trees(path: str, data: Path, split: str) -> dict[str, Sentence]:
     ``jackknife``'s), by sent_id; every sentence of the split must be there with the same
     tokens."""
     trees = {s.sent_id: s for s in read_file(path)}
-    for s in read_file(data / f"en_esl-ud-{split}.conllu"):
+    for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
         t = trees.get(s.sent_id)
         if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
             _fail(f"{path}: sentence {s.sent_id} of {split} is "
@@ -672,7 +680,7 @@ def document_folds(data: Path, splits: list[str], k: int
                    ) -> tuple[dict[str, list[Sentence]], dict[str, int]]:
     """The learner sentences of ``splits`` and the fold of each of their FCE documents
     (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
-    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
+    learner_text = {split: list(sentences_of(data / f"en_esl-ud-{split}.conllu"))
                     for split in splits}
     documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
     return learner_text, {d: j % k for j, d in enumerate(documents)}
