@@ -57,6 +57,7 @@ def _check_group(group, scores, targets) -> None:
         term, gradient = _fit_pieces(group, scores, targets, size)
         assert term == pytest.approx(value, rel=1e-12, abs=1e-12 * scale)
         np.testing.assert_allclose(gradient, reference, rtol=1e-12, atol=1e-13 * scale)
+    assert all(np.array_equal(a, b) for a, b in zip(group.prefixes, group.prefixes_reference()))
     pieces = group.cut(2 * len(group.candidates))
     assert sorted(np.concatenate([p.rows for p in pieces]).tolist()) == \
         list(range(group.contexts.n_rows))
@@ -86,6 +87,27 @@ def test_prefixes_share_common_first_entries():
     group = _Group("k", np.arange(2), np.arange(4), np.arange(4, dtype=np.intp), x, np.arange(4))
     order, shared = group.prefixes
     assert order.tolist() == [3, 1, 0, 2] and shared.tolist() == [0, 0, 2, 2]
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 6))
+def test_lexicographic_is_lexsorts_order(seed, rows, contexts):
+    """Rows that are prefixes of others, equal rows (kept in row order) and values that are
+    equal but not bitwise (0.0 and −0.0: the same for the order, not shared)."""
+    rng = np.random.default_rng(seed)
+    dense = rng.random((rows, contexts)) < rng.choice([0.2, 0.5, 0.9])
+    dense[rng.random(rows) < 0.5, :contexts // 2] = True
+    x = Csr.of(rows, contexts, *np.nonzero(dense),
+               rng.choice([1.0, 0.5, -2.0, 0.0, -0.0], size=int(dense.sum())))
+    half = rows // 2  # repeat the first half's rows
+    x = Csr.of(rows + half, contexts, *np.nonzero(np.vstack([dense, dense[:half]])),
+               np.concatenate([x.data, x.data[:x.indptr[half]]]))
+    group = _Group("k", np.arange(2), np.arange(x.n_rows), np.arange(contexts, dtype=np.intp),
+                   x, np.arange(x.n_rows))
+    order, shared = group.prefixes
+    expected_order, expected_shared = group.prefixes_reference()
+    assert order.tolist() == expected_order.tolist()
+    assert shared.tolist() == expected_shared.tolist()
+    assert order.dtype == shared.dtype == np.intp
 
 
 @pytest.mark.parametrize("lang", ["en"])

@@ -32,7 +32,7 @@ import numpy as np
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
-from ._attach import add_blocks, fit_piece, gather, gathered_matmul, merge_rows
+from ._attach import add_blocks, fit_piece, gather, gathered_matmul, lexicographic, merge_rows
 from ._features import candidate_rows, distinct_rows, set_contexts
 from ._punct import softmax_rows
 from .features import (
@@ -264,7 +264,14 @@ class _Group:
     @cached_property
     def prefixes(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct context rows in lexicographic order of their entries (column, value),
-        and how many first entries each shares with the row before it (for :attr:`pieces`)."""
+        and how many first entries each shares with the row before it (for :attr:`pieces`):
+        compiled (:func:`~._attach.lexicographic`), :meth:`prefixes_reference`'s arrays."""
+        x = self.contexts
+        return lexicographic(x.indptr.astype(np.intp, copy=False), x.indices, x.data)
+
+    def prefixes_reference(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`prefixes` by numpy's ``lexsort`` over every entry's column and value (the
+        tests' oracle)."""
         x = self.contexts
         lengths = np.diff(x.indptr)
         width = int(lengths.max(initial=0))
@@ -299,7 +306,7 @@ class _Group:
             rows = order[start:start + step]
             lengths = x.indptr[rows + 1] - x.indptr[rows]
             flat = ranges(x.indptr[rows], lengths)
-            used, local = np.unique(x.indices[flat], return_inverse=True)
+            used, local = unique_ids(x.indices[flat])
             indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
             common = shared[start:start + step].copy()
             common[0] = 0
