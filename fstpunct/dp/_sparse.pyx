@@ -936,6 +936,85 @@ def max_star(double[:, ::1] star, bint avx2=True):
     free(col)
 
 
+def strong_components(const double[:, ::1] a):
+    """The strongly connected components of the graph with an arc i → j wherever a[i, j] ≠ 0
+    (i ≠ j), in topological order (every arc within a component or to a later one: the matrix
+    permuted by them is block upper triangular). Returns ``order``, the states component by
+    component (ascending within each), and ``offsets``: component c is
+    ``order[offsets[c] : offsets[c + 1]]`` (Tarjan's algorithm, which finds the components
+    in reverse topological order)."""
+    cdef Py_ssize_t n = a.shape[0], top = 0, depth = 0, counter = 0, placed, v, w, u, lo
+    if a.shape[1] != n:
+        raise ValueError("strong_components: the matrix is not square")
+    order = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] out = order
+    starts = []  # each component's first place in order, as found (the last one first)
+    cdef Py_ssize_t* index = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* low = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* stack = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* frame = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* next_w = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef unsigned char* held = <unsigned char*> malloc(max(n, 1))
+    try:
+        if index == NULL or low == NULL or stack == NULL or frame == NULL or \
+                next_w == NULL or held == NULL:
+            raise MemoryError()
+        for v in range(n):
+            index[v], held[v] = -1, 0
+        placed = n  # components are placed from the end of order: the last found first
+        for u in range(n):
+            if index[u] != -1:
+                continue
+            index[u] = low[u] = counter
+            counter += 1
+            stack[top], held[u] = u, 1
+            top += 1
+            frame[0], next_w[0], depth = u, 0, 1
+            while depth:
+                v, w = frame[depth - 1], next_w[depth - 1]
+                while w < n:  # v's next unexplored successor, if any
+                    if w != v and a[v, w] != 0.0:
+                        if index[w] == -1:
+                            break
+                        if held[w]:
+                            low[v] = min(low[v], index[w])
+                    w += 1
+                if w < n:  # descend into w
+                    next_w[depth - 1] = w + 1
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[top], held[w] = w, 1
+                    top += 1
+                    frame[depth], next_w[depth] = w, 0
+                    depth += 1
+                    continue
+                depth -= 1  # v done
+                if low[v] == index[v]:  # v's component: the stack down to v
+                    lo = top
+                    while True:
+                        lo -= 1
+                        held[stack[lo]] = 0
+                        if stack[lo] == v:
+                            break
+                    placed -= top - lo
+                    for w in range(top - lo):
+                        out[placed + w] = stack[lo + w]
+                    _sort(&out[placed], top - lo)
+                    starts.append(placed)
+                    top = lo
+                if depth:
+                    u = frame[depth - 1]
+                    low[u] = min(low[u], low[v])
+    finally:
+        free(index)
+        free(low)
+        free(stack)
+        free(frame)
+        free(next_w)
+        free(held)
+    return order, np.array(starts[::-1] + [n], dtype=np.intp)
+
+
 cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_ssize_t lo,
                          Py_ssize_t hi, const Py_ssize_t[::1] puncteme,
                          const Py_ssize_t[::1] string, const double[::1] strings) noexcept:
