@@ -6,8 +6,13 @@ import pytest
 
 from fstpunct.dp import _sparse
 from fstpunct.fst.channel import Channel
-from fstpunct.fst.lattice import (BlockClosures, Lattice, LatticeBuilder, product_stack,
-                                  product_stacks)
+from fstpunct.fst.lattice import (
+    BlockClosures,
+    Lattice,
+    LatticeBuilder,
+    product_stack,
+    product_stacks,
+)
 
 SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
 

@@ -16,12 +16,12 @@ from test_model import corpora, make_model
 from test_treedp import random_tree
 
 import fstpunct
+from fstpunct.apps.decode import _slot_cache
 from fstpunct.dp import forest
 from fstpunct.dp.chains import ChainShape, TokenChains, strings
 from fstpunct.dp.semiring import MaxProduct, SumProduct
 from fstpunct.dp.stacks import DenseStack, SparseStack
 from fstpunct.dp.treedp import ZeroWeightError
-from fstpunct.apps.decode import _slot_cache
 from fstpunct.fst.lattice import BlockClosures
 from fstpunct.model.punct import Inference, SlotCache, _last_matrix
 from fstpunct.ud.release import split_source
