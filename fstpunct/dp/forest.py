@@ -67,11 +67,11 @@ class KernelStack:
 
     @classmethod
     def of(cls, stack: Stack) -> KernelStack:
-        """Any stack (a dense one is made sparse first; token chains give their
-        :meth:`~fstpunct.dp.chains.TokenChains.kernel`, a :class:`ChainStack`)."""
-        from .chains import TokenChains  # which imports this module
-        if isinstance(stack, TokenChains):
-            return stack.kernel()
+        """Any stack (a dense one is made sparse first; one with a kernel form of its own, as
+        :class:`~fstpunct.dp.chains.TokenChains`, gives that)."""
+        own = getattr(stack, "kernel", None)
+        if own is not None:
+            return own()
         if not isinstance(stack, SparseStack):
             size = stack.size
             stack = SparseStack.of(np.array([stack.matrix(a) for a in range(len(stack))])
