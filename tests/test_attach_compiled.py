@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from fstpunct.api import load
 from fstpunct.dp.sparse import Csr
 from fstpunct.model import _attach
-from fstpunct.model.attach import _Group
+from fstpunct.model.attach import _Group, _nonzero
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
@@ -31,7 +31,10 @@ def _fit_pieces(group, scores, targets, size) -> tuple[float, np.ndarray]:
         assert _attach.fit_piece(x.indptr, x.indices, x.data, piece.shared, piece.at, gathered,
                                  rows, rows.sum(axis=1), portable, avx2=False) == term
         assert portable.tobytes() == block.tobytes()
-        _attach.scatter_add(gradient, block, piece.used, piece.candidates)
+        sparse = np.full_like(block, np.nan)  # only the nonzero targets' terms: the same bits
+        assert piece.fit(gathered, rows, rows.sum(axis=1), sparse, _nonzero(rows))[0] == term
+        assert sparse.tobytes() == block.tobytes()
+        gradient[np.ix_(piece.used, piece.candidates)] += block
         value += term
     return value, gradient
 
@@ -54,6 +57,7 @@ def _check_group(group, scores, targets) -> None:
         term, gradient = _fit_pieces(group, scores, targets, size)
         assert term == pytest.approx(value, rel=1e-12, abs=1e-12 * scale)
         np.testing.assert_allclose(gradient, reference, rtol=1e-12, atol=1e-13 * scale)
+    assert all(np.array_equal(a, b) for a, b in zip(group.prefixes, group.prefixes_reference()))
     pieces = group.cut(2 * len(group.candidates))
     assert sorted(np.concatenate([p.rows for p in pieces]).tolist()) == \
         list(range(group.contexts.n_rows))
@@ -85,6 +89,27 @@ def test_prefixes_share_common_first_entries():
     assert order.tolist() == [3, 1, 0, 2] and shared.tolist() == [0, 0, 2, 2]
 
 
+@given(st.integers(0, 2**32 - 1), st.integers(0, 30), st.integers(1, 6))
+def test_lexicographic_is_lexsorts_order(seed, rows, contexts):
+    """Rows that are prefixes of others, equal rows (kept in row order) and values that are
+    equal but not bitwise (0.0 and −0.0: the same for the order, not shared)."""
+    rng = np.random.default_rng(seed)
+    dense = rng.random((rows, contexts)) < rng.choice([0.2, 0.5, 0.9])
+    dense[rng.random(rows) < 0.5, :contexts // 2] = True
+    x = Csr.of(rows, contexts, *np.nonzero(dense),
+               rng.choice([1.0, 0.5, -2.0, 0.0, -0.0], size=int(dense.sum())))
+    half = rows // 2  # repeat the first half's rows
+    x = Csr.of(rows + half, contexts, *np.nonzero(np.vstack([dense, dense[:half]])),
+               np.concatenate([x.data, x.data[:x.indptr[half]]]))
+    group = _Group("k", np.arange(2), np.arange(x.n_rows), np.arange(contexts, dtype=np.intp),
+                   x, np.arange(x.n_rows))
+    order, shared = group.prefixes
+    expected_order, expected_shared = group.prefixes_reference()
+    assert order.tolist() == expected_order.tolist()
+    assert shared.tolist() == expected_shared.tolist()
+    assert order.dtype == shared.dtype == np.intp
+
+
 @pytest.mark.parametrize("lang", ["en"])
 def test_products_bitwise_on_dev(lang):
     model = load(lang).punct
@@ -107,9 +132,6 @@ def test_products_refuse_a_block_of_another_shape():
                                     np.array(indices, dtype=np.int32), np.ones(1),
                                     np.zeros(1, dtype=np.intp), np.zeros(2, dtype=np.intp),
                                     np.ones((1, 3)), np.zeros((1, 2)))
-    with pytest.raises(ValueError):
-        _attach.scatter_add(np.zeros((3, 3)), np.zeros((2, 2)), np.zeros(1, dtype=np.intp),
-                            np.arange(2, dtype=np.intp))
 
 
 def test_fit_piece_refuses_mismatched_rows():
@@ -133,6 +155,13 @@ def test_fit_piece_refuses_mismatched_rows():
         fit(np.ones((1, 2)), np.full(1, 2.0), gradient, at=1)
     with pytest.raises(ValueError):  # a column outside ``at``
         fit(np.ones((1, 2)), np.full(1, 2.0), gradient, index=1)
+    one = np.ones(1, np.int32)
+    for ptr, columns in (([0], one), ([1, 1], one), ([0, 2], one), ([0, 1], 2 * one)):
+        with pytest.raises(ValueError, match="nonzero"):
+            _attach.fit_piece(np.array([0, 1], np.intp), np.zeros(1, np.int32), np.ones(1),
+                              np.zeros(1, np.intp), np.zeros(1, np.intp), np.ones((1, 2)),
+                              np.ones((1, 2)), np.full(1, 2.0), gradient, True,
+                              np.array(ptr, np.intp), columns)
     with pytest.raises(ValueError):
         _attach.gather(np.ones((2, 3)), np.zeros(1, np.intp), np.arange(2, dtype=np.intp),
                        np.zeros((2, 2)))
@@ -159,3 +188,47 @@ def test_merge_rows_adds_nodes_in_order(seed, nodes, rows, width):
     for start, row in ((len(targets) - width + 1, 0), (0, rows), (0, -1)):  # out of range
         with pytest.raises(ValueError):
             _attach.merge_rows(targets, np.array([start]), np.array([row], np.intp), out)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 6), st.integers(1, 8), st.integers(1, 12))
+def test_add_blocks_bitwise_the_scatter_in_block_order(seed, n, rows, width):
+    """Row by row, in any split of the rows, the same bits as scattering the blocks in turn
+    (blocks over the same rows and columns, of magnitudes far apart: the order shows)."""
+    rng = np.random.default_rng(seed)
+    blocks, used, columns = [], [], []
+    for _ in range(n):
+        used.append(np.sort(rng.choice(rows, size=rng.integers(0, rows + 1), replace=False)))
+        columns.append(np.sort(rng.choice(width, size=rng.integers(0, width + 1),
+                                          replace=False)).astype(np.intp))
+        blocks.append(rng.normal(size=(len(used[-1]), len(columns[-1])))
+                      * 10.0 ** rng.integers(-16, 17, size=(len(used[-1]), 1)))
+    expected = np.zeros((rows, width))
+    for b, u, c in zip(blocks, used, columns):
+        expected[np.ix_(u, c)] += b
+    flat = np.concatenate([[]] + used).astype(np.intp)
+    order = np.argsort(flat, kind="stable")
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(flat, minlength=rows))]).astype(np.intp)
+    block = np.repeat(np.arange(n), [len(u) for u in used]).astype(np.intp)[order]
+    row = np.concatenate([[]] + [np.arange(len(u)) for u in used]).astype(np.intp)[order]
+    out = np.full((rows, width), np.nan)
+    cut = int(rng.integers(0, rows + 1))
+    for lo, hi in ((cut, rows), (0, cut)):
+        _attach.add_blocks(out, lo, hi, ptr, block, row, blocks, columns)
+    assert out.tobytes() == expected.tobytes()
+
+
+def test_add_blocks_refuses_what_is_out_of_range():
+    blocks, columns = [np.ones((1, 2))], [np.arange(2, dtype=np.intp)]
+    ptr, one = np.array([0, 1, 1], np.intp), np.zeros(1, np.intp)
+    _attach.add_blocks(np.zeros((2, 2)), 0, 2, ptr, one, one, blocks, columns)
+    for wrong in ((np.zeros((2, 2)), 1, 3, ptr, one, one, blocks, columns),
+                  (np.zeros((3, 2)), 0, 2, ptr, one, one, blocks, columns),
+                  (np.zeros((2, 2)), 0, 2, np.array([0, 2, 2], np.intp), one, one, blocks,
+                   columns),
+                  (np.zeros((2, 2)), 0, 2, ptr, one + 1, one, blocks, columns),
+                  (np.zeros((2, 2)), 0, 2, ptr, one, one + 1, blocks, columns),
+                  (np.zeros((2, 1)), 0, 2, ptr, one, one, blocks, columns),
+                  (np.zeros((2, 2)), 0, 2, ptr, one, one, blocks, [np.arange(3, dtype=np.intp)]),
+                  (np.zeros((2, 2)), 0, 2, ptr, one, one, blocks, [])):
+        with pytest.raises(ValueError, match="add_blocks"):
+            _attach.add_blocks(*wrong)

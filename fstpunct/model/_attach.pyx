@@ -5,10 +5,12 @@
 product it replaces: the same terms added in the same order) and, for the M-step, a piece of a
 candidate set's objective term with its gradient in one pass over its rows as a trie
 (:func:`fit_piece`; :class:`fstpunct.model.attach._Piece`), whose gradient blocks
-:func:`scatter_add` adds up. All release the GIL (the M-step's threads)."""
+:func:`add_blocks` adds up. All release the GIL (the M-step's threads)."""
 from libc.math cimport log
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memset
+from libc.string cimport memcmp, memset
+
+import numpy as np
 
 from ..dp._sparse cimport _exp_terms
 
@@ -279,7 +281,8 @@ def gather(const double[:, ::1] scores, const Py_ssize_t[::1] used,
 def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data,
               const Py_ssize_t[::1] shared, const Py_ssize_t[::1] at,
               const double[:, ::1] block, const double[:, ::1] targets,
-              const double[::1] mass, double[:, ::1] gradient, bint avx2=True):
+              const double[::1] mass, double[:, ::1] gradient, bint avx2=True,
+              const Py_ssize_t[::1] nonzero_ptr=None, const int[::1] nonzero=None):
     """The M-step's term of some context rows (the CSR matrix A over the piece's contexts,
     whose rows in the candidate set's :func:`gather`-ed ``block`` (contexts × candidates) are
     ``at``; row i has ``targets[i]`` over the candidates, ``mass[i]`` their sum): returns
@@ -298,8 +301,11 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
     numpy's pairwise sum; the value and the gradient are sums in another order than numpy's
     products (equal to a few units in the last place). The loops over the candidates run in
     the build for AVX2 if ``avx2`` and the processor has it (the same bits as the portable
-    one)."""
+    one). ``nonzero_ptr``, ``nonzero`` (optional, CSR): the candidates where each row's targets
+    are not 0, in ascending order; targets · s then adds only their terms, the same bits (a
+    term 0 · s adds ±0, which leaves a sum that starts at +0 unchanged)."""
     cdef Py_ssize_t i, k, n, open_ = 0, prev = 0, depth = 0
+    cdef bint sparse = nonzero_ptr is not None
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1, width = block.shape[1]
     cdef Py_ssize_t n_used = at.shape[0]
     cdef double high, sum_, dot, value = 0.0
@@ -322,6 +328,15 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
     for i in range(indptr[n_rows]):
         if not 0 <= indices[i] < n_used:
             raise ValueError("fit_piece: indices must be columns of at")
+    if sparse:
+        if nonzero is None or nonzero_ptr.shape[0] != n_rows + 1 or nonzero_ptr[0] != 0:
+            raise ValueError("fit_piece: nonzero_ptr must have a pointer per row and one more")
+        for i in range(n_rows):
+            if not nonzero_ptr[i] <= nonzero_ptr[i + 1] <= nonzero.shape[0]:
+                raise ValueError("fit_piece: nonzero_ptr is out of range")
+        for i in range(nonzero_ptr[n_rows]):
+            if not 0 <= nonzero[i] < width:
+                raise ValueError("fit_piece: nonzero must give candidates")
     if n_rows == 0:
         gradient[:, :] = 0.0
         return 0.0
@@ -358,8 +373,12 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
             score, t = (partial + (n - 1) * width if n else zero), &targets[i, 0]
             sum_ = _exp_terms(score, p, width, &high, False)
             dot = 0.0
-            for k in range(width):
-                dot = dot + t[k] * score[k]
+            if sparse:
+                for k in range(nonzero_ptr[i], nonzero_ptr[i + 1]):
+                    dot = dot + t[nonzero[k]] * score[nonzero[k]]
+            else:
+                for k in range(width):
+                    dot = dot + t[k] * score[k]
             value = value + (dot - mass[i] * (high + log(sum_)))
             if n:
                 if wide:
@@ -401,13 +420,148 @@ def merge_rows(const double[::1] targets, const long long[::1] starts,
                 row[k] += targets[starts[j] + k]
 
 
-def scatter_add(double[:, ::1] out, const double[:, ::1] block, const Py_ssize_t[::1] used,
-                const Py_ssize_t[::1] candidates):
-    """out[used][:, candidates] += block (row by row; GIL released)."""
-    cdef Py_ssize_t u, k, width = candidates.shape[0]
-    if block.shape[0] != used.shape[0] or block.shape[1] != width:
-        raise ValueError("scatter_add: block must be used × candidates")
+def add_blocks(double[:, ::1] out, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t[::1] ptr,
+               const Py_ssize_t[::1] block, const Py_ssize_t[::1] row, list blocks,
+               list columns):
+    """Rows ``lo``…``hi − 1`` of ``out`` set to 0 and then, row r by row, each of its entries
+    j = ptr[r] … ptr[r + 1] − 1 in turn added: out[r, columns[b]] += blocks[b][row[j]] for
+    b = block[j] (``blocks``: C-ordered 2-d arrays, ``columns``: intp arrays of their widths).
+    The scatter ``out[used][:, columns[b]] += blocks[b]`` of every block b in turn, row by row
+    instead: an entry of ``out`` gets its terms in the same order, so the same bits, when each
+    row lists its blocks in the order of the scatter; the row stays in cache. GIL released for
+    the sums."""
+    cdef Py_ssize_t n = len(blocks), b, j, k, r, width
+    cdef double[:, ::1] view
+    cdef const Py_ssize_t[::1] cols
+    cdef double** starts
+    cdef const Py_ssize_t** wheres
+    cdef Py_ssize_t* shape
+    cdef double* target
+    cdef const double* source
+    cdef const Py_ssize_t* where
+    if len(columns) != n:
+        raise ValueError("add_blocks: one array of columns per block")
+    if not (0 <= lo <= hi <= out.shape[0] and ptr.shape[0] == out.shape[0] + 1):
+        raise ValueError("add_blocks: rows lo..hi of out, and a pointer per row and one more")
+    for r in range(lo, hi):
+        if not (0 <= ptr[r] <= ptr[r + 1] <= block.shape[0] and block.shape[0] == row.shape[0]):
+            raise ValueError("add_blocks: the row pointers are out of range")
+    starts = <double**> calloc(max(n, 1), sizeof(double*))
+    wheres = <const Py_ssize_t**> calloc(max(n, 1), sizeof(Py_ssize_t*))
+    shape = <Py_ssize_t*> calloc(2 * max(n, 1), sizeof(Py_ssize_t))
+    if starts == NULL or wheres == NULL or shape == NULL:
+        free(starts)
+        free(<void*> wheres)
+        free(shape)
+        raise MemoryError()
+    try:
+        for b in range(n):
+            view, cols = blocks[b], columns[b]
+            if view.shape[1] != cols.shape[0]:
+                raise ValueError("add_blocks: a block's width is not its columns'")
+            for k in range(cols.shape[0]):
+                if not 0 <= cols[k] < out.shape[1]:
+                    raise ValueError("add_blocks: a column is out of range")
+            shape[2 * b], shape[2 * b + 1] = view.shape[0], view.shape[1]
+            if view.shape[0] and view.shape[1]:
+                starts[b], wheres[b] = &view[0, 0], &cols[0]
+        for j in range(ptr[lo], ptr[hi]):
+            if not (0 <= block[j] < n and 0 <= row[j] < shape[2 * block[j]]):
+                raise ValueError("add_blocks: an entry's block or row is out of range")
+        width = out.shape[1]
+        with nogil:
+            for r in range(lo, hi):
+                target = &out[r, 0] if width else NULL
+                if width:
+                    memset(target, 0, width * sizeof(double))
+                for j in range(ptr[r], ptr[r + 1]):
+                    b = block[j]
+                    source, where = starts[b] + row[j] * shape[2 * b + 1], wheres[b]
+                    for k in range(shape[2 * b + 1]):
+                        target[where[k]] += source[k]
+    finally:
+        free(starts)
+        free(<void*> wheres)
+        free(shape)
+
+
+cdef int _compare(const Py_ssize_t* indptr, const int* indices, const double* data,
+                  Py_ssize_t a, Py_ssize_t b) noexcept nogil:
+    """Rows a and b by their entries (column, value) in turn; a row that is a prefix of the
+    other first; 0 for equal rows."""
+    cdef Py_ssize_t i = indptr[a], j = indptr[b]
+    while True:
+        if i == indptr[a + 1]:
+            return 0 if j == indptr[b + 1] else -1
+        if j == indptr[b + 1]:
+            return 1
+        if indices[i] != indices[j]:
+            return -1 if indices[i] < indices[j] else 1
+        if data[i] != data[j]:
+            return -1 if data[i] < data[j] else 1
+        i += 1
+        j += 1
+
+
+def lexicographic(const Py_ssize_t[::1] indptr, const int[::1] indices, const double[::1] data):
+    """The rows of a CSR matrix in lexicographic order of their entries (column, value), a row
+    that is a prefix of another first, equal rows in row order (a stable merge sort), and how
+    many first entries each shares with the row before it (column and value's bits; 0 for the
+    first): what :meth:`fstpunct.model.attach._Group.prefixes_reference` computes by numpy's
+    ``lexsort`` (values: not NaN)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, i, j, k, lo, mid, hi, width, a, b, s
+    cdef Py_ssize_t[::1] order, shared
+    cdef Py_ssize_t *source
+    cdef Py_ssize_t *target
+    cdef Py_ssize_t *buffer
+    if n < 0 or indptr[0] != 0:
+        raise ValueError("lexicographic: row pointers from 0, one per row and one more")
+    for i in range(n):
+        if not indptr[i] <= indptr[i + 1] <= min(indices.shape[0], data.shape[0]):
+            raise ValueError("lexicographic: the row pointers are out of range")
+    order_array, shared_array = np.arange(n, dtype=np.intp), np.zeros(n, dtype=np.intp)
+    order, shared = order_array, shared_array
+    if n < 2:
+        return order_array, shared_array
+    buffer = <Py_ssize_t*> malloc(n * sizeof(Py_ssize_t))
+    if buffer == NULL:
+        raise MemoryError()
     with nogil:
-        for u in range(used.shape[0]):
-            for k in range(width):
-                out[used[u], candidates[k]] += block[u, k]
+        source, target = &order[0], buffer
+        width = 1
+        while width < n:  # bottom-up: merge runs of ``width`` from source into target
+            lo = 0
+            while lo < n:
+                mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+                i, j, k = lo, mid, lo
+                while i < mid and j < hi:
+                    if _compare(&indptr[0], &indices[0], &data[0], source[j], source[i]) < 0:
+                        target[k] = source[j]
+                        j += 1
+                    else:
+                        target[k] = source[i]
+                        i += 1
+                    k += 1
+                while i < mid:
+                    target[k] = source[i]
+                    i += 1
+                    k += 1
+                while j < hi:
+                    target[k] = source[j]
+                    j += 1
+                    k += 1
+                lo = hi
+            source, target = target, source
+            width *= 2
+        if source != &order[0]:
+            for i in range(n):
+                order[i] = source[i]
+        for k in range(1, n):
+            a, b, s = order[k - 1], order[k], 0
+            while (indptr[a] + s < indptr[a + 1] and indptr[b] + s < indptr[b + 1]
+                   and indices[indptr[a] + s] == indices[indptr[b] + s]
+                   and memcmp(&data[indptr[a] + s], &data[indptr[b] + s], sizeof(double)) == 0):
+                s += 1
+            shared[k] = s
+    free(buffer)
+    return order_array, shared_array

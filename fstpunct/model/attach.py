@@ -32,7 +32,7 @@ import numpy as np
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import InputError, ModelError
 from ..ud.slots import SlotSentence
-from ._attach import fit_piece, gather, gathered_matmul, merge_rows, scatter_add
+from ._attach import add_blocks, fit_piece, gather, gathered_matmul, lexicographic, merge_rows
 from ._features import candidate_rows, distinct_rows, set_contexts
 from ._punct import softmax_rows
 from .features import (
@@ -204,17 +204,27 @@ class _Piece:
         return len(self.contexts.indices) * len(self.candidates)
 
     def fit(self, block: np.ndarray, targets: np.ndarray, mass: np.ndarray,
-            gradient: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+            gradient: np.ndarray | None = None,
+            nonzero: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, np.ndarray]:
         """The rows' term of the M-step's objective and its gradient block (``used`` ×
         candidates) in Θ Gᵀ, written into ``gradient`` if given, compiled
         (:func:`~._attach.fit_piece`); ``block``: the group's :meth:`~_Group.gather` of Θ Gᵀ;
-        ``targets``, ``mass``: the rows' merged targets and their sums."""
+        ``targets``, ``mass``: the rows' merged targets and their sums; ``nonzero``: where the
+        targets are not 0 (:func:`_nonzero`), if known (the same bits, faster)."""
         x = self.contexts
         if gradient is None:
             gradient = np.empty((len(self.used), len(self.candidates)))
         value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.at, block, targets,
-                          mass, gradient)
+                          mass, gradient, True, *(nonzero or (None, None)))
         return value, gradient
+
+
+def _nonzero(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Where each row of ``targets`` is not 0 (a CSR's row pointers and columns)."""
+    rows, columns = np.nonzero(targets)
+    ptr = np.zeros(len(targets) + 1, dtype=np.intp)
+    np.cumsum(np.bincount(rows, minlength=len(targets)), out=ptr[1:])
+    return ptr, columns.astype(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -254,7 +264,14 @@ class _Group:
     @cached_property
     def prefixes(self) -> tuple[np.ndarray, np.ndarray]:
         """The distinct context rows in lexicographic order of their entries (column, value),
-        and how many first entries each shares with the row before it (for :attr:`pieces`)."""
+        and how many first entries each shares with the row before it (for :attr:`pieces`):
+        compiled (:func:`~._attach.lexicographic`), :meth:`prefixes_reference`'s arrays."""
+        x = self.contexts
+        return lexicographic(x.indptr.astype(np.intp, copy=False), x.indices, x.data)
+
+    def prefixes_reference(self) -> tuple[np.ndarray, np.ndarray]:
+        """:attr:`prefixes` by numpy's ``lexsort`` over every entry's column and value (the
+        tests' oracle)."""
         x = self.contexts
         lengths = np.diff(x.indptr)
         width = int(lengths.max(initial=0))
@@ -289,7 +306,7 @@ class _Group:
             rows = order[start:start + step]
             lengths = x.indptr[rows + 1] - x.indptr[rows]
             flat = ranges(x.indptr[rows], lengths)
-            used, local = np.unique(x.indices[flat], return_inverse=True)
+            used, local = unique_ids(x.indices[flat])
             indptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
             common = shared[start:start + step].copy()
             common[0] = 0
@@ -491,6 +508,7 @@ class _MStep:
                 last = first + len(piece.rows)
                 self.tasks.append((piece, merged[first:last], mass[first:last], k))
                 first = last
+        self.nonzero = [_nonzero(targets) for _, targets, _, _ in self.tasks]
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
         self.gathered = [np.empty((len(g.used), len(g.candidates))) for g in data.groups]
         self.gather_order = sorted(range(len(data.groups)),
@@ -500,6 +518,16 @@ class _MStep:
         self.d_st = np.empty_like(self.st)
         self.blocks = [np.empty((len(piece.used), len(piece.candidates)))
                        for piece, _, _, _ in self.tasks]
+        self.columns = [piece.candidates for piece, _, _, _ in self.tasks]
+        # the blocks' rows listed by their row of d(Θ Gᵀ), in task order: (pointers, task, row)
+        used = np.concatenate([piece.used for piece, _, _, _ in self.tasks])
+        order = np.argsort(used, kind="stable")
+        ptr = np.zeros(len(self.st) + 1, dtype=np.intp)
+        np.cumsum(np.bincount(used, minlength=len(self.st)), out=ptr[1:])
+        self.scatter = (ptr, np.repeat(np.arange(len(self.tasks), dtype=np.intp),
+                                       [len(b) for b in self.blocks])[order],
+                        np.concatenate([np.arange(len(b), dtype=np.intp)
+                                        for b in self.blocks])[order])
         self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
 
     def free(self, theta0: np.ndarray) -> np.ndarray:
@@ -521,15 +549,14 @@ class _MStep:
 
         def task(k: int) -> float:
             piece, targets, mass, group = self.tasks[k]
-            return piece.fit(self.gathered[group], targets, mass, self.blocks[k])[0]
+            return piece.fit(self.gathered[group], targets, mass, self.blocks[k],
+                             self.nonzero[k])[0]
 
         terms = dict(zip(self.largest_first, run(task, self.largest_first)))
 
         def reduce(part: int) -> None:  # every entry of d_st adds its terms in task order
-            d_st[bounds[part]:bounds[part + 1]] = 0.0
-            for (piece, _, _, _), block in zip(self.tasks, self.blocks):
-                lo, hi = np.searchsorted(piece.used, bounds[part:part + 2])
-                scatter_add(d_st, block[lo:hi], piece.used[lo:hi], piece.candidates)
+            add_blocks(d_st, bounds[part], bounds[part + 1], *self.scatter, self.blocks,
+                       self.columns)
 
         bounds = np.linspace(0, len(st), workers + 1).astype(np.intp)  # rows of d_st
         list(run(reduce, range(workers)))
