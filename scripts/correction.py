@@ -87,18 +87,22 @@ RERANK.json`` adds the re-ranked correctors with those choices. ``cv --bilstm`` 
 ``agree`` chooses, on a finished ``cv`` run's held-out pairs with its fold models, the
 agreement of a CRF corrector and the correction model (:class:`Agreement`,
 :mod:`fstpunct.apps.correction.combine`: an edit only where both back it) of least pooled AED,
-and reports the same choice nested per fold; ``table --agree AGREE.json`` adds the hard
-agreements and the chosen one.
+and reports the same choice nested per fold, and the correction model's edit cost nested so
+too; over a cv run pooling several splits, also every row on each split's held-out pairs (e.g.
+the standard test's documents). ``table --agree AGREE.json`` adds the hard agreements and the
+chosen one. ``cv --models-only`` trains every fold's models and stops (for ``agree`` and
+``rerank``, which score the held-out pairs themselves).
 """
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator
 from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 import numpy as np
 
@@ -232,6 +236,13 @@ def product(read: Reading, crf: str, w: float, support: float) -> list[Sentence]
 ISOMORPHIC, PUNCTUATION_ONLY = "cesl", "pesl"  # learner_corpus.py's corrected files
 
 
+@functools.cache
+def sentences_of(path: Path) -> tuple[Sentence, ...]:
+    """The sentences of a CoNLL-U file, read once per run (the learner files are read by every
+    split's pairs, their folds and trees; no caller changes a sentence)."""
+    return tuple(read_file(path))
+
+
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
                 kind: str = ISOMORPHIC, trees: dict[str, Sentence] | None = None
                 ) -> tuple[list[Sentence], list[Sentence]]:
@@ -239,8 +250,8 @@ def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
     the other sentences, with only their punctuation edits; parsed by ``parser`` if given, or
     with their trees from ``trees``, by sent_id: :func:`read_trees`) and their corrections on
     the learner's words."""
-    originals = {s.sent_id: s for s in read_file(data / f"en_esl-ud-{split}.conllu")}
-    gold = list(read_file(data / f"en_{kind}-ud-{split}.conllu"))
+    originals = {s.sent_id: s for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
+    gold = sentences_of(data / f"en_{kind}-ud-{split}.conllu")
     source = [originals[g.sent_id] for g in gold]
     if trees is not None:
         source = [trees[s.sent_id] for s in source]
@@ -254,7 +265,7 @@ def read_trees(path: str, data: Path, split: str) -> dict[str, Sentence]:
     ``jackknife``'s), by sent_id; every sentence of the split must be there with the same
     tokens."""
     trees = {s.sent_id: s for s in read_file(path)}
-    for s in read_file(data / f"en_esl-ud-{split}.conllu"):
+    for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
         t = trees.get(s.sent_id)
         if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
             _fail(f"{path}: sentence {s.sent_id} of {split} is "
@@ -672,7 +683,7 @@ def document_folds(data: Path, splits: list[str], k: int
                    ) -> tuple[dict[str, list[Sentence]], dict[str, int]]:
     """The learner sentences of ``splits`` and the fold of each of their FCE documents
     (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
-    learner_text = {split: list(read_file(data / f"en_esl-ud-{split}.conllu"))
+    learner_text = {split: list(sentences_of(data / f"en_esl-ud-{split}.conllu"))
                     for split in splits}
     documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
     return learner_text, {d: j % k for j, d in enumerate(documents)}
@@ -735,6 +746,9 @@ def cv(args: argparse.Namespace) -> None:
                                                  for split, kind, s, _ in rest]
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
                           args.keep_c2, corr, args.bilstm)
+        if args.models_only:
+            print(f"fold {fold}: models trained", flush=True)
+            continue
         source, fold_gold = [pooled[j][1] for j in held], [pooled[j][2] for j in held]
         out, _, read, _ = systems(source, model, crfs, english,
                                {CRF: args.weight, KEEP: args.keep_weight,
@@ -748,6 +762,8 @@ def cv(args: argparse.Namespace) -> None:
               + ", ".join(f"{name} F0.5 {v[1]:.1f}" for name, v in per_fold[-1].items()
                           if name in ("correction", CRF, PRODUCT, KEEP, KEEP_PRODUCT)),
               flush=True)
+    if args.models_only:
+        return
     gate, gates = gated_folds(folds, args.support, outputs, [
         [j for j, (split, s, _) in enumerate(pooled) if fold_of[_document(split, s)] == fold]
         for fold in range(k)])
@@ -907,6 +923,8 @@ def rerank_cv(args: argparse.Namespace) -> None:
 
 
 NESTED = "agreement, nested choice"
+NESTED_COST = "correction, nested edit cost"
+K = TypeVar("K", bound=Hashable)  # a candidate of a choice by least AED
 AGREE_KINDS = ("decoded", "mbr", "joint")  # with the decoding's or MBR's edits; joint p
 AGREE_THRESHOLDS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5,
                     0.6, 0.7, 0.8, 0.9)  # first grid from 0.05; widened once (RESULTS)
@@ -956,75 +974,113 @@ def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decodin
     return out
 
 
-def least_aed(candidates: list[Agreement], edits: dict[Agreement, list[int]],
-              counts: dict[Agreement, EditScore]) -> Agreement:
-    """The agreement of least summed token edits over the sentences ``edits`` and ``counts``
-    hold (ties: the higher F0.5, then the earlier in ``candidates``)."""
+def least_aed(candidates: list[K], edits: dict[K, list[int]], counts: dict[K, EditScore]) -> K:
+    """The candidate (an agreement, an edit cost) of least summed token edits over the
+    sentences ``edits`` and ``counts`` hold (ties: the higher F0.5, then the earlier in
+    ``candidates``)."""
     return min(candidates, key=lambda v: (sum(edits[v]), -counts[v].scores()[2],
                                           candidates.index(v)))
+
+
+def nested_choices(helds: list[list[int]], candidates: list[K], edits: dict[K, list[int]],
+                   counts: dict[K, EditScore]) -> list[K]:
+    """Per fold (``helds``: its pooled pairs), the candidate of :func:`least_aed` on the other
+    folds' pairs (``edits``, ``counts``: every candidate's, by pooled pair)."""
+    out = []
+    for fold in range(len(helds)):
+        rest = [j for f, h in enumerate(helds) if f != fold for j in h]
+        out.append(least_aed(candidates, {v: [edits[v][j] for j in rest] for v in candidates},
+                             {v: EditScore(*([c[j] for j in rest] for c in astuple(counts[v])))
+                              for v in candidates}))
+    return out
+
+
+def grid_of(candidates: Iterable[K], outputs: Callable[[K], list[Sentence]],
+            source: list[Sentence], gold: list[Sentence]
+            ) -> tuple[dict[K, list[int]], dict[K, EditScore]]:
+    """Every candidate's token edits by sentence and its edit counts (its ``outputs``)."""
+    return ({v: score(gold, outputs(v)).sentence_edits for v in candidates},
+            {v: edit_score(source, gold, outputs(v)) for v in candidates})
+
+
+def print_grid(what: str, candidates: Iterable[K], name: Callable[[K], str],
+               edits: dict[K, list[int]], counts: dict[K, EditScore]) -> None:
+    print(f"| {what} | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
+    for v in candidates:
+        right, proposed, _ = (sum(c) for c in astuple(counts[v]))
+        print(f"| {name(v)} | {sum(edits[v]) / len(edits[v]):.4f} | {right}/{proposed} | "
+              f"{counts[v].scores()[2]:.1f} |", flush=True)
 
 
 def agree_cv(args: argparse.Namespace) -> None:
     """Choose the agreement of a CRF corrector and the correction model (:class:`Agreement`)
     on the held-out pairs of a ``cv`` run's fold models (its ``--work``; loaded, not trained):
     the least pooled AED (ties: the higher F0.5, then AGREEMENTS' order); and the same choice
-    nested (each fold decoded with the agreement chosen on the other folds). Prints every
-    agreement's pooled scores; writes the choice and the rows of keep, the correction model,
-    the CRF correctors, their products, every hard agreement, the chosen and the nested one."""
+    nested (each fold decoded with the agreement chosen on the other folds), and the correction
+    model's edit cost (of COSTS) chosen so too (:data:`NESTED_COST`). Prints every agreement's
+    and edit cost's pooled scores; writes the choices and the rows of keep, the correction
+    model, the CRF correctors, their products, every hard agreement, the chosen and the nested
+    ones; when the pairs pool several splits, the same rows on each split's pairs too
+    (``rows_by_split``)."""
     run = CvRun.of(args)
     pooled, outputs, k, splits = run.pooled, run.outputs, args.folds, run.splits
     helds = []
+    by_cost: dict[str, list[Sentence | None]] = {}
     for fold, h in enumerate(run.folds()):
         helds.append(h.held)
         viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
                    KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
         place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
               len(pooled))
+        place(by_cost, h.held, {f"{c:g}": h.read.prepared.corrected_with(
+            Decoding(c, args.support)) for c in COSTS}, len(pooled))
         print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
-    edits = {v: score(gold, outputs[v.name]).sentence_edits for v in AGREEMENTS}
-    counts = {v: edit_score(source, gold, outputs[v.name]) for v in AGREEMENTS}
-    keep_edits = score(gold, outputs["keep"]).sentence_edits
-
-    def part(js: list[int]) -> tuple[dict, dict]:
-        return ({v: [edits[v][j] for j in js] for v in AGREEMENTS},
-                {v: EditScore(*([c[j] for j in js] for c in astuple(counts[v])))
-                 for v in AGREEMENTS})
-
+    edits, counts = grid_of(AGREEMENTS, lambda v: outputs[v.name], source, gold)
     chosen = least_aed(list(AGREEMENTS), edits, counts)
-    print("| agreement | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
-    for v in AGREEMENTS:
-        right, proposed, _ = (sum(c) for c in astuple(counts[v]))
-        print(f"| {v.name} | {sum(edits[v]) / len(gold):.4f} | {right}/{proposed} | "
-              f"{counts[v].scores()[2]:.1f} |", flush=True)
-    print(f"chosen: {chosen.name} (keep {sum(keep_edits) / len(gold):.4f})", flush=True)
-    nested_name = NESTED
+    print_grid("agreement", AGREEMENTS, lambda v: v.name, edits, counts)
+    print(f"chosen: {chosen.name} (keep {score(gold, outputs['keep']).average_edit_distance:.4f})",
+          flush=True)
+    fold_choices = nested_choices(helds, list(AGREEMENTS), edits, counts)
+    cost_edits, cost_counts = grid_of(COSTS, lambda c: by_cost[f"{c:g}"], source, gold)
+    print_grid("edit cost", COSTS, lambda c: f"{c:g}", cost_edits, cost_counts)
+    fold_costs = nested_choices(helds, list(COSTS), cost_edits, cost_counts)
     nested: list[Sentence | None] = [None] * len(pooled)
-    fold_choices = []
-    for fold, held in enumerate(helds):
-        rest = [j for f, h in enumerate(helds) if f != fold for j in h]
-        e, c = part(rest)
-        won = least_aed(list(AGREEMENTS), e, c)
-        fold_choices.append(asdict(won))
+    nested_cost: list[Sentence | None] = [None] * len(pooled)
+    for fold, (held, won, cost) in enumerate(zip(helds, fold_choices, fold_costs)):
         for j in held:
-            nested[j] = outputs[won.name][j]
-        print(f"fold {fold}: nested choice {won.name}", flush=True)
+            nested[j], nested_cost[j] = outputs[won.name][j], by_cost[f"{cost:g}"][j]
+        print(f"fold {fold}: nested choice {won.name}; edit cost {cost:g}", flush=True)
     shown = {name: pred for name, pred in outputs.items()
              if name not in {v.name for v in AGREEMENTS}
              or any(v.name == name and (v.kind != "joint" or v == chosen) for v in AGREEMENTS)}
-    shown[nested_name] = nested
+    shown[NESTED], shown[NESTED_COST] = nested, nested_cost
+    title = f"{k}-fold cross-validation ({'+'.join(splits)}"
     rows = scored({name: [p for p in pred if p is not None] for name, pred in shown.items()},
                   source, gold)
-    print_rows(f"### agreement, {k}-fold cross-validation ({len(pooled)} sentences, "
+    print_rows(f"### agreement, {title}: {len(pooled)} sentences, "
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees)", rows)
+    rows_by_split = {}
+    for split in splits if len(splits) > 1 else ():
+        js = [j for j, (sp, _, _) in enumerate(pooled) if sp == split]
+        rows_by_split[split] = scored({name: [pred[j] for j in js] for name, pred in shown.items()},
+                                      [source[j] for j in js], [gold[j] for j in js])
+        print_rows(f"### agreement, {title}), the held-out pairs of {split} ({len(js)} sentences, "
+                   f"{sum(rows_by_split[split][0]['edit_counts'][2])} gold punctuation edits)",
+                   rows_by_split[split])
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "keep_c2": args.keep_c2,
-                            "chosen": asdict(chosen), "nested": fold_choices,
+                            "chosen": asdict(chosen), "nested": [asdict(v) for v in fold_choices],
+                            "nested_costs": fold_costs,
                             "grid": [{**asdict(v), "aed": sum(edits[v]) / len(gold),
                                       "edit_counts": [sum(c) for c in astuple(counts[v])],
                                       "f0.5": counts[v].scores()[2]} for v in AGREEMENTS],
-                            "rows": rows}, indent=1) + "\n")
+                            "cost_grid": [{"edit_cost": c, "aed": sum(cost_edits[c]) / len(gold),
+                                           "edit_counts": [sum(x) for x in
+                                                           astuple(cost_counts[c])],
+                                           "f0.5": cost_counts[c].scores()[2]} for c in COSTS],
+                            "rows": rows, "rows_by_split": rows_by_split}, indent=1) + "\n")
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
@@ -1337,6 +1393,9 @@ def main() -> None:
                         "--keep-weight)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
+    c.add_argument("--models-only", action="store_true",
+                   help="train every fold's models (learner model, corrector, CRFs) and stop "
+                        "(for agree, rerank)")
     add_corrector_arguments(c)
     c.add_argument("--work", default="models/esl-cv", help="folder for every fold's models")
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fstpunct.apps.restoration import marks
 from fstpunct.apps.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
-from fstpunct.apps.restoration.metrics import levenshtein, score, sign_flip_p
+from fstpunct.apps.restoration.metrics import levenshtein, score, sign_flip_p, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.cli.main import main
@@ -72,6 +73,14 @@ def test_strip_insert_round_trip(sentences):
         for out in (stripped, back):
             assert parse_one(out.text()).text() == out.text()
             assert len(conllu.parse(out.text())) == 1
+
+
+def test_marks_are_an_insertions_tokens_without_heads(sentences):
+    assert marks(((",", 3), ("”", 2))) == (",", "”") and marks(()) == ()
+    for s in sentences[:50]:
+        if not all(w.is_punct for w in s.words):
+            assert [marks(i) for i in insertions_of(s)] == [
+                tuple(x) for x in slot_strings(to_slots(s))], s.sent_id
 
 
 def test_strip_keeps_a_sentence_without_a_tree_without_one():

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from ..restoration import Insertion
+from ..restoration import Insertion, marks
 from ..restoration.crf import crf_heads
 from ..restoration.exact import SlotDistribution
 from .model import unexplained
@@ -64,7 +64,7 @@ def agreed(first: Sequence[Insertion], second: Sequence[Insertion], own: Sequenc
            ) -> list[Insertion]:
     """Per slot, ``first``'s insertion where ``second`` writes the same string and it is not
     the learner's (``own``); everywhere else the learner's own."""
-    return [a if _string(a) == _string(b) != _string(o) else o
+    return [a if marks(a) == marks(b) != marks(o) else o
             for a, b, o in zip(first, second, own, strict=True)]
 
 
@@ -76,7 +76,7 @@ def joint(crf: Sequence[Crf], generative: Sequence[SlotDistribution], own: Seque
     generative model's ``support``, the learner's own."""
     out = []
     for i, (c, g, o) in enumerate(zip(crf, generative, own, strict=True)):
-        mine = _string(o)
+        mine = marks(o)
         if unexplained(g, o, support):
             out.append(o)
             continue
@@ -87,8 +87,3 @@ def joint(crf: Sequence[Crf], generative: Sequence[SlotDistribution], own: Seque
         out.append(o if best is None or both[best] <= threshold
                    else tuple(zip(strings[best], heads[best])))
     return out
-
-
-def _string(ins: Insertion) -> tuple[str, ...]:
-    """The marks an insertion writes, without their heads."""
-    return tuple(t for t, _ in ins)

@@ -27,7 +27,7 @@ import numpy as np
 from ...errors import InputError
 from ...ud.slots import to_slots
 from ...ud.treebank import Sentence, batches
-from ..restoration import Insertion, mbr
+from ..restoration import Insertion, marks, mbr
 from ..restoration import exact as exact_mbr
 from ..restoration.generative import DECODERS
 from ..restoration.pipeline import has_words
@@ -42,7 +42,7 @@ __all__ = ["Prepared", "corrected", "corrections", "decided", "slot_distribution
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
              ) -> exact_mbr.SlotDistribution:
     """The slot's distribution mixed with a point mass ``keep`` on the learner's string."""
-    y = tuple(t for t, _ in own)
+    y = marks(own)
     strings, heads = list(slot.strings), list(slot.heads)
     if y not in strings:
         strings.append(y)
@@ -70,7 +70,7 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
     mixed = []
     for slot, o in zip(slots, own):
         if unexplained(slot, o, decoding.support):  # kept: the learner's string alone
-            mixed.append(exact_mbr.SlotDistribution((tuple(t for t, _ in o),),
+            mixed.append(exact_mbr.SlotDistribution((marks(o),),
                                                     (tuple(h for _, h in o),), np.ones(1)))
         else:
             mixed.append(_keeping(slot, o, weight) if weight else slot)

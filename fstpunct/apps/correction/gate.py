@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ...errors import InputError
-from ..restoration import Insertion
+from ..restoration import Insertion, marks
 from ..restoration.exact import SlotDistribution
 
 __all__ = ["FEATURES", "FLOOR", "L2", "THRESHOLD", "edit_features", "examples", "fit", "gated",
@@ -48,7 +48,7 @@ def examples(slots: Sequence[SlotDistribution], own: Sequence[Insertion],
     x, y = [], []
     last = len(slots) - 1
     for i, (slot, o, p, g) in enumerate(zip(slots, own, proposed, gold, strict=True)):
-        mine, theirs = tuple(t for t, _ in o), tuple(t for t, _ in p)
+        mine, theirs = marks(o), marks(p)
         if mine != theirs:
             x.append(edit_features(slot, mine, theirs, i == last))
             y.append(float(theirs == tuple(g)))
@@ -105,10 +105,10 @@ def gated(slots: Sequence[SlotDistribution], own: Sequence[Insertion],
     last = len(slots) - 1
     chance: dict[int, float] = {}
     for i, (slot, o, y) in enumerate(zip(slots, own, proposed)):
-        mine, theirs = tuple(t for t, _ in o), tuple(t for t, _ in y)
+        mine, theirs = marks(o), marks(y)
         if mine != theirs:
             chance[i] = probability(w, edit_features(slot, mine, theirs, i == last))
-    group = [i for i in chance if paired & {t for t, _ in (*own[i], *proposed[i])}]
+    group = [i for i in chance if paired & {*marks(own[i]), *marks(proposed[i])}]
     if group:
         least = min(chance[i] for i in group)
         chance.update({i: least for i in group})

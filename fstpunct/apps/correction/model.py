@@ -48,7 +48,7 @@ from ...model.store import load_model, save_model
 from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
-from ..restoration import Insertion
+from ..restoration import Insertion, marks
 from ..restoration.exact import SlotDistribution
 from .gate import FEATURES
 
@@ -81,7 +81,7 @@ class Decoding:
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
     """Whether the learner's string ``own`` has probability below ``support`` in the slot's
     distribution (absent: 0), so that the slot keeps it (module docstring)."""
-    return slot.prob(tuple(t for t, _ in own)) < support
+    return slot.prob(marks(own)) < support
 
 
 def learner_contexts(ss: SlotSentence, pairs: Sequence[tuple[Puncteme, Puncteme] | None]

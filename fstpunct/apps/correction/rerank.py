@@ -26,7 +26,7 @@ import numpy as np
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
-from ..restoration import Insertion
+from ..restoration import Insertion, marks
 from ..restoration.crf import slot_tags
 from ..restoration.strip import insert
 from .crf import CrfCorrector, features, tag_insertions
@@ -144,7 +144,7 @@ def nbest(chain: Chain, ss: SlotSentence, k: int, extra: Sequence[Sequence[str]]
     logs, which = [], []
     for score, path in kbest(state, chain.trans, k):
         ins = tag_insertions(own, [chain.labels[y] for y in path])
-        key = tuple(tuple(t for t, _ in slot) for slot in ins)
+        key = tuple(marks(slot) for slot in ins)
         if key not in index:
             index[key] = len(corrections)
             corrections.append(ins)

@@ -13,10 +13,15 @@ from typing import Protocol
 from ...ud.slots import ABBV, UNK
 from ...ud.treebank import Sentence
 
-__all__ = ["HIDDEN", "Insertion", "Restorer"]
+__all__ = ["HIDDEN", "Insertion", "Restorer", "marks"]
 
 Insertion = tuple[tuple[str, int], ...]
 HIDDEN = frozenset({ABBV, UNK})  # model symbols a restorer never writes
+
+
+def marks(ins: Insertion) -> tuple[str, ...]:
+    """The marks an insertion writes, without their heads."""
+    return tuple(t for t, _ in ins)
 
 
 class Restorer(Protocol):
