@@ -6,7 +6,13 @@ import pytest
 
 from fstpunct.dp import _sparse
 from fstpunct.fst.channel import Channel
-from fstpunct.fst.lattice import Lattice, LatticeBuilder, product_stack, product_stacks
+from fstpunct.fst.lattice import (
+    BlockClosures,
+    Lattice,
+    LatticeBuilder,
+    product_stack,
+    product_stacks,
+)
 
 SYMBOLS = ("∘", "<abbv>", "<unk>", ",", ".", "”")
 
@@ -59,6 +65,63 @@ def test_closure_equals_series_over_token_strings(builder, maximum):
             series = np.maximum(series, term) if maximum else series + term
     assert lat.closure(rate, boundary) == pytest.approx(series, abs=1e-6)
 
+
+
+def test_strong_components_are_scipys_in_topological_order():
+    csgraph = pytest.importorskip("scipy.sparse.csgraph")
+    rng = np.random.default_rng(2)
+    for n, density in itertools.product((0, 1, 2, 9, 40), (0.0, 0.03, 0.1, 0.5)):
+        a = np.where(rng.random((n, n)) < density, rng.random((n, n)), 0.0)
+        if n > 8:  # a chain of cycles, as a slot lattice's positions
+            a[np.arange(n - 1), np.arange(1, n)] = 0.5
+            a[np.arange(4, n, 4), np.arange(0, n - 4, 4)] = 0.5
+        order, offsets = _sparse.strong_components(a)
+        assert sorted(order.tolist()) == list(range(n)) and offsets[0] == 0 and offsets[-1] == n
+        component = np.empty(n, dtype=np.intp)
+        for c, (lo, hi) in enumerate(zip(offsets[:-1], offsets[1:])):
+            assert hi > lo and np.all(np.diff(order[lo:hi]) > 0)  # ascending within
+            component[order[lo:hi]] = c
+        src, dst = np.nonzero(a)
+        assert np.all(component[src] <= component[dst])  # block upper triangular
+        count, labels = csgraph.connected_components(a, directed=True, connection="strong")
+        assert count == len(offsets) - 1  # scipy's partition: one label per component
+        assert len(set(zip(component.tolist(), labels.tolist()))) == count
+    with pytest.raises(ValueError, match="not square"):
+        _sparse.strong_components(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("maximum", [False, True])
+def test_block_closures_are_the_closures_to_rounding(builder, maximum):
+    """Decoding's closures against the whole inverse (sum: to rounding, the same zeros) or
+    the same (max), whatever the blocks memoised before (a string computed first and after
+    others: the same bits); and on lattices with cycles across many states."""
+    channel, weights = builder.channel, builder.arc_weights()
+    boundary = channel.index("∘")
+    rate = 0.5 / len(SYMBOLS)
+    blocks = BlockClosures()
+    strings = [(), (",",), ("∘",), (".", "”"), ("∘", ",", "."), ("”", ",", ".", "”")]
+    first = {}
+    for x in strings + strings[::-1]:
+        lat = builder.lattice(x, weights, maximum)
+        got, want = blocks.of(lat, rate, boundary), lat.closure(rate, boundary)
+        assert got.tobytes() == first.setdefault(x, BlockClosures().of(lat, rate, boundary)
+                                                   ).tobytes()
+        if maximum:
+            assert got.tobytes() == want.tobytes()
+        else:
+            np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+            assert np.array_equal(got != 0, want != 0)
+    rng = np.random.default_rng(4)
+    for n in (1, 5, 30):
+        m = 3 * n
+        token, src, dst = (rng.integers(0, k, m) for k in (3, n, n))
+        key = np.unique((token * n + src) * n + dst)  # sorted, distinct
+        token, src, dst = key // (n * n), key // n % n, key % n
+        lat = Lattice(np.eye(n)[0], np.ones(n), token, src, dst, rng.uniform(0, 1, len(key)),
+                      maximum)
+        got, want = blocks.of(lat, 1.0 / (3 * n), 2), lat.closure(1.0 / (3 * n), 2)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
+        assert np.array_equal(got != 0, want != 0)
 
 @pytest.mark.parametrize("maximum", [False, True])
 def test_product_stack_holds_the_products_of_token_matrices(builder, maximum):
@@ -174,6 +237,29 @@ def _numpy_lattices(builder, surface, weights, kinds):
              (np.maximum if maximum else np.add).reduceat(values, first) if len(first)
              else values) for maximum in kinds]
 
+
+def test_combine_arcs_is_bitwise_a_stable_sort_and_reduceat():
+    """Arcs in any order with up to 20 parallel copies (numpy's pairwise sum from 9 terms),
+    weights over many magnitudes, every semiring order; and no arcs at all."""
+    rng = np.random.default_rng(5)
+    kinds = np.array([0, 1, 1, 0], dtype=np.uint8)
+    for n, tokens, m in ((1, 1, 0), (1, 1, 30), (3, 2, 200), (17, 5, 2000), (60, 9, 3000)):
+        token, src, dst = (rng.integers(0, k, m) for k in (tokens, n, n))
+        repeat = rng.integers(1, 21, m) * (rng.random(m) < 0.1) + 1
+        token, src, dst = (np.repeat(x, repeat) for x in (token, src, dst))
+        shuffle = rng.permutation(len(token))
+        token, src, dst = token[shuffle], src[shuffle], dst[shuffle]
+        weight = rng.uniform(0.1, 1, len(token)) * 10.0 ** rng.integers(-8, 8, len(token))
+        got = _sparse.combine_arcs(n, token, src, dst, weight, kinds)
+        key = (token * n + src) * n + dst
+        order = np.argsort(key, kind="stable")
+        first = np.flatnonzero(np.diff(key[order], prepend=-1))
+        for mine, theirs in zip(got[:3], (token, src, dst)):
+            assert mine.dtype == np.uint16 and np.array_equal(mine, theirs[order][first])
+        for k, maximum in enumerate(kinds):
+            want = (np.maximum if maximum else np.add).reduceat(weight[order], first) if m \
+                else np.zeros(0)
+            assert got[3][k].tobytes() == want.tobytes()
 
 @pytest.mark.parametrize("direction", ["ltr", "rtl"])
 def test_lattice_arcs_combined_as_numpy_combines_them(direction):

@@ -16,12 +16,14 @@ from test_model import corpora, make_model
 from test_treedp import random_tree
 
 import fstpunct
+from fstpunct.apps.decode import _slot_cache
 from fstpunct.dp import forest
 from fstpunct.dp.chains import ChainShape, TokenChains, strings
 from fstpunct.dp.semiring import MaxProduct, SumProduct
 from fstpunct.dp.stacks import DenseStack, SparseStack
 from fstpunct.dp.treedp import ZeroWeightError
-from fstpunct.model.punct import Inference, SlotCache
+from fstpunct.fst.lattice import BlockClosures
+from fstpunct.model.punct import Inference, SlotCache, _last_matrix
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.tree import spans
@@ -125,8 +127,10 @@ def decoded(inference: Inference) -> tuple[list, np.ndarray, np.ndarray]:
 
 def check_against_stacks(model, batches, chains: int) -> SlotCache:
     """Viterbi T′ the same, its scores and log p to rounding, over a cache with ``chains``
-    (one per run, shared by the batches as by decode's chunks) and over stacks."""
-    cache = SlotCache(model, paired=True, subset=True, closures=False, chains=chains)
+    and blockwise sum closures, as decode's (one per run, shared by the batches as by
+    decode's chunks), and over stacks."""
+    cache = SlotCache(model, paired=True, subset=True, closures=False, chains=chains,
+                      blockwise=True)
     for batch in batches:
         best, scores, log_p = decoded(Inference(model, batch))
         got_best, got_scores, got_log_p = decoded(Inference(model, batch, slots=cache))
@@ -164,3 +168,18 @@ def test_chained_slots_on_en_dev_chunks():
     assert chained and chained & {x for x, _ in cache._slots}  # some strings both ways
     with pytest.raises(ValueError, match="token chains"):
         Inference(model, batches[0], slots=cache).posteriors_all()
+
+
+@pytest.mark.parametrize("chains", [0, 8])
+def test_only_decode_with_chains_takes_blockwise_closures(chains):
+    """decode without posteriors (chains) stores blockwise sum closures; every other caller of
+    decode's caches (posteriors, scores, normalisation) LAPACK's, bit for bit."""
+    model = fstpunct.load("en").punct
+    cache = _slot_cache(model, True, chains)
+    for maximum in (False, True):
+        slot = cache.get((")", "."), maximum)
+        lat = slot.lattice
+        want = lat.closure(cache.rate, cache.boundary)
+        if chains and not maximum:
+            want = BlockClosures().of(lat, cache.rate, cache.boundary)
+        assert _last_matrix(slot.sparse).tobytes() == want.tobytes()

@@ -689,48 +689,48 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
     others, in the arcs' order). Returns token, src, dst (uint16, :data:`State`: a slot cache
     keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
-    values."""
-    cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, g, q
-    cdef Py_ssize_t u = 0, x
+    values. The sort is two stable counting sorts, by dst and then by (token, src)."""
+    cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, q
+    cdef Py_ssize_t u = 0
     if n > STATES:
         raise ValueError(f"combine_arcs: {n} states; a lattice holds at most {STATES}")
     for e in range(m):
         buckets = max(buckets, token[e] * n + src[e] + 1)
         if token[e] >= STATES:
             raise ValueError(f"combine_arcs: token {token[e]}; at most {STATES - 1}")
-    cdef Py_ssize_t* ptr = <Py_ssize_t*> malloc((buckets + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* ptr = <Py_ssize_t*> malloc((max(buckets, n) + 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* by_dst = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* order = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* key = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
     cdef double* terms = <double*> malloc(max(m, 1) * sizeof(double))
-    if ptr == NULL or order == NULL or key == NULL or terms == NULL:
-        free(ptr)
-        free(order)
-        free(key)
-        free(terms)
-        raise MemoryError()
     try:
-        for e in range(m):  # counting sort by (token, src), stable ...
+        if ptr == NULL or by_dst == NULL or order == NULL or key == NULL or terms == NULL:
+            raise MemoryError()
+        _counting_sort(&dst[0] if m else NULL, m, n, ptr, by_dst)  # stable by dst ...
+        for q in range(buckets + 1):  # ... then stable by (token, src)
+            ptr[q] = 0
+        for e in range(m):
             key[e] = token[e] * n + src[e]
-        _counting_sort(key, m, buckets, ptr, order)
-        for q in range(buckets):  # ... then each bucket by dst, stable (insertion)
-            for f in range(ptr[q] + 1, ptr[q + 1]):
-                x, g = order[f], f
-                while g > ptr[q] and dst[order[g - 1]] > dst[x]:
-                    order[g] = order[g - 1]
-                    g -= 1
-                order[g] = x
+            ptr[key[e] + 1] += 1
+        for q in range(buckets):
+            ptr[q + 1] += ptr[q]
+        for f in range(m):
+            e = by_dst[f]
+            order[ptr[key[e]]] = e
+            ptr[key[e]] += 1
         for f in range(m):  # the number of distinct arcs
-            u += f == 0 or token[order[f]] != token[order[f - 1]] or \
-                src[order[f]] != src[order[f - 1]] or dst[order[f]] != dst[order[f - 1]]
+            u += f == 0 or key[order[f]] != key[order[f - 1]] or \
+                dst[order[f]] != dst[order[f - 1]]
         out_token = np.empty(u, dtype=np.uint16)
         out_src = np.empty(u, dtype=np.uint16)
         out_dst = np.empty(u, dtype=np.uint16)
         out_val = np.empty((width, u), dtype=np.float64)
-        _combined(m, token, src, dst, weight, maximum, order, terms, out_token, out_src,
+        _combined(m, token, src, dst, weight, maximum, order, key, terms, out_token, out_src,
                   out_dst, out_val)
         return out_token, out_src, out_dst, out_val
     finally:
         free(ptr)
+        free(by_dst)
         free(order)
         free(key)
         free(terms)
@@ -738,18 +738,25 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
 
 cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[::1] src,
                     const Py_ssize_t[::1] dst, const double[::1] weight,
-                    const unsigned char[::1] maximum, const Py_ssize_t* order, double* terms,
-                    State[::1] out_token, State[::1] out_src, State[::1] out_dst,
-                    double[:, ::1] out_val) noexcept:
-    """Each run of equal arcs in ``order`` as one arc of ``out_*``, its weights ⊕-combined."""
-    cdef Py_ssize_t lo = 0, hi, a = 0, k, f
+                    const unsigned char[::1] maximum, const Py_ssize_t* order,
+                    const Py_ssize_t* key, double* terms, State[::1] out_token,
+                    State[::1] out_src, State[::1] out_dst, double[:, ::1] out_val) noexcept:
+    """Each run of equal arcs in ``order`` (equal ``key``, (token, src), and dst) as one arc of
+    ``out_*``, its weights ⊕-combined."""
+    cdef Py_ssize_t lo = 0, hi, a = 0, k, f, e
     cdef double best
     while lo < m:
+        e = order[lo]
         hi = lo + 1
-        while hi < m and token[order[hi]] == token[order[lo]] and \
-                src[order[hi]] == src[order[lo]] and dst[order[hi]] == dst[order[lo]]:
+        while hi < m and key[order[hi]] == key[e] and dst[order[hi]] == dst[e]:
             hi += 1
-        out_token[a], out_src[a], out_dst[a] = token[order[lo]], src[order[lo]], dst[order[lo]]
+        out_token[a], out_src[a], out_dst[a] = token[e], src[e], dst[e]
+        if hi - lo == 1:  # the usual case: no parallel arc
+            for k in range(maximum.shape[0]):
+                out_val[k, a] = weight[e]
+            a += 1
+            lo = hi
+            continue
         for f in range(lo, hi):
             terms[f - lo] = weight[order[f]]
         for k in range(maximum.shape[0]):
@@ -759,8 +766,6 @@ cdef void _combined(Py_ssize_t m, const Py_ssize_t[::1] token, const Py_ssize_t[
                     if terms[f] > best:
                         best = terms[f]
                 out_val[k, a] = best
-            elif hi - lo == 1:
-                out_val[k, a] = terms[0]
             else:
                 out_val[k, a] = terms[0] + _pairwise_sum(terms + 1, hi - lo - 1)
         a += 1
@@ -934,6 +939,86 @@ def max_star(double[:, ::1] star, bint avx2=True):
                 fstp_fw_row_portable(&star[i, 0], row, c, lo, hi)
     free(row)
     free(col)
+
+
+
+def strong_components(const double[:, ::1] a):
+    """The strongly connected components of the graph with an arc i → j wherever a[i, j] ≠ 0
+    (i ≠ j), in topological order (every arc within a component or to a later one: the matrix
+    permuted by them is block upper triangular). Returns ``order``, the states component by
+    component (ascending within each), and ``offsets``: component c is
+    ``order[offsets[c] : offsets[c + 1]]`` (Tarjan's algorithm, which finds the components
+    in reverse topological order)."""
+    cdef Py_ssize_t n = a.shape[0], top = 0, depth = 0, counter = 0, placed, v, w, u, lo
+    if a.shape[1] != n:
+        raise ValueError("strong_components: the matrix is not square")
+    order = np.empty(n, dtype=np.intp)
+    cdef Py_ssize_t[::1] out = order
+    starts = []  # each component's first place in order, as found (the last one first)
+    cdef Py_ssize_t* index = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* low = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* stack = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* frame = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* next_w = <Py_ssize_t*> malloc(max(n, 1) * sizeof(Py_ssize_t))
+    cdef unsigned char* held = <unsigned char*> malloc(max(n, 1))
+    try:
+        if index == NULL or low == NULL or stack == NULL or frame == NULL or \
+                next_w == NULL or held == NULL:
+            raise MemoryError()
+        for v in range(n):
+            index[v], held[v] = -1, 0
+        placed = n  # components are placed from the end of order: the last found first
+        for u in range(n):
+            if index[u] != -1:
+                continue
+            index[u] = low[u] = counter
+            counter += 1
+            stack[top], held[u] = u, 1
+            top += 1
+            frame[0], next_w[0], depth = u, 0, 1
+            while depth:
+                v, w = frame[depth - 1], next_w[depth - 1]
+                while w < n:  # v's next unexplored successor, if any
+                    if w != v and a[v, w] != 0.0:
+                        if index[w] == -1:
+                            break
+                        if held[w]:
+                            low[v] = min(low[v], index[w])
+                    w += 1
+                if w < n:  # descend into w
+                    next_w[depth - 1] = w + 1
+                    index[w] = low[w] = counter
+                    counter += 1
+                    stack[top], held[w] = w, 1
+                    top += 1
+                    frame[depth], next_w[depth] = w, 0
+                    depth += 1
+                    continue
+                depth -= 1  # v done
+                if low[v] == index[v]:  # v's component: the stack down to v
+                    lo = top
+                    while True:
+                        lo -= 1
+                        held[stack[lo]] = 0
+                        if stack[lo] == v:
+                            break
+                    placed -= top - lo
+                    for w in range(top - lo):
+                        out[placed + w] = stack[lo + w]
+                    _sort(&out[placed], top - lo)
+                    starts.append(placed)
+                    top = lo
+                if depth:
+                    u = frame[depth - 1]
+                    low[u] = min(low[u], low[v])
+    finally:
+        free(index)
+        free(low)
+        free(stack)
+        free(frame)
+        free(next_w)
+        free(held)
+    return order, np.array(starts[::-1] + [n], dtype=np.intp)
 
 
 cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_ssize_t lo,

@@ -18,7 +18,7 @@ from functools import cached_property
 
 import numpy as np
 
-from . import _forest
+from . import _forest, _sparse
 from .forest import ChainStack, KernelStack
 from .semiring import MaxProduct, Semiring, SumProduct
 from .stacks import STATES, SparseStack
@@ -40,12 +40,9 @@ class ChainShape:
         tok = np.asarray(token, dtype=np.intp)
         src, dst = np.asarray(src, dtype=np.intp), np.asarray(dst, dtype=np.intp)
         self.tokens = 1 + int(max(tok.max(initial=-1), strings[1].max(initial=-1)))
-        rows = self.tokens * size
-        self.ptr, self.col = _pointers(tok * size + src, rows), dst.astype(np.uint16)
-        key = tok * size + dst
-        order = np.argsort(key, kind="stable")  # by token and target, then source
-        self.tptr, self.tcol = _pointers(key, rows), src[order].astype(np.uint16)
-        self.order = order.astype(np.int32)
+        self.ptr, self.col = _pointers(tok * size + src, self.tokens * size), dst.astype(np.uint16)
+        # the columns: by token and target, then source (a stack's transposes)
+        self.tptr, self.tcol, self.order = _sparse.transpose(size, self.ptr, self.col)
         self._arcs = tok, src, dst
 
     @cached_property

@@ -40,7 +40,7 @@ from .channel import FINAL_STATE, Channel, ScanArc
 if TYPE_CHECKING:  # the readable tree DP, the tests' oracle: decode does not import it
     from ..dp.treedp import Outer
 
-__all__ = ["EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
+__all__ = ["BlockClosures", "EditCounter", "Lattice", "LatticeBuilder", "Topology", "product_stack",
            "product_stacks"]
 
 
@@ -111,18 +111,69 @@ class Lattice:
         geometric backoff over punctemes. Sum semiring: (I − rate·A)⁻¹ with A = Σ_υ M(υ);
         max semiring: the best such path, the Kleene star of A (Floyd–Warshall: every cycle
         has weight < 1, so best paths are simple)."""
+        return _star(self.backoff_arcs(rate, exclude), self.maximum)
+
+    def backoff_arcs(self, rate: float, exclude: int) -> np.ndarray:
+        """rate · A as a dense matrix (A = ⊕_υ M(υ), tokens ``exclude`` left out)."""
         n = self.size
         a = np.zeros(n * n)  # flat: ufunc.at is much faster on one index array
         keep = self.token != exclude
         at = self.src[keep].astype(np.intp) * n + self.dst[keep]
         (np.maximum if self.maximum else np.add).at(a, at, rate * self.weight[keep])
-        a = a.reshape(n, n)
-        eye = np.eye(n)
-        if not self.maximum:
-            return np.linalg.inv(eye - a)
-        star = np.maximum(eye, a)  # best paths through no intermediate state ...
-        _sparse.max_star(star)  # ... then through states < k + 1, for k = 0, 1, ...
-        return star
+        return a.reshape(n, n)
+
+
+def _star(a: np.ndarray, maximum: bool) -> np.ndarray:
+    """The closure of a dense rate · A: (I − a)⁻¹, or the max-times Kleene star of a."""
+    eye = np.eye(len(a))
+    if not maximum:
+        return np.linalg.inv(eye - a)
+    star = np.maximum(eye, a)  # best paths through no intermediate state ...
+    _sparse.max_star(star)  # ... then through states < k + 1, for k = 0, 1, ...
+    return star
+
+
+class BlockClosures:
+    """Sum closures (I − rate·A)⁻¹ of :meth:`Lattice.closure` computed block by block, for
+    decoding (RESULTS.md, issue 23, "Decode's slot stage: session 2026-11-29 06:32–09:32"). A
+    slot lattice's graph is acyclic between surface positions, so in the topological order of
+    its strongly connected components (:func:`~fstpunct.dp._sparse.strong_components`: one per
+    position, ~49 states each, and the start) a = rate·A is block upper triangular, and so is
+    X = (I − a)⁻¹: with a component k and R the components after it, X_kk = (I − a_kk)⁻¹ and
+    X_kR = X_kk a_kR X_RR, filled in from the last component to the first. The diagonal
+    blocks' inverses are kept per block (every position of every string has the same one).
+    The same matrix in exact arithmetic, associated otherwise than LAPACK's whole inverse:
+    last-bit differences (the tests compare the two). Max closures are
+    :meth:`Lattice.closure`'s (Floyd–Warshall already skips what is 0 there)."""
+
+    def __init__(self) -> None:
+        self._diagonal: dict[bytes, np.ndarray] = {}
+
+    def of(self, lattice: Lattice, rate: float, exclude: int) -> np.ndarray:
+        """The closure of ``lattice`` (as :meth:`Lattice.closure`'s arguments)."""
+        if lattice.maximum:
+            return lattice.closure(rate, exclude)
+        a = lattice.backoff_arcs(rate, exclude)
+        order, offsets = _sparse.strong_components(a)
+        a = a.take(order, 0).take(order, 1)  # block upper triangular
+        x = np.zeros_like(a)
+        bounds = offsets.tolist()
+        for lo, hi in zip(bounds[-2::-1], bounds[:0:-1]):  # the last component first
+            x[lo:hi, lo:hi] = inverse = self._block(a[lo:hi, lo:hi])
+            arcs = np.flatnonzero(a[lo:hi, hi:].any(axis=0))
+            if len(arcs):  # where the component's arcs out go, then X_RR's rows there
+                reach = slice(hi, hi + arcs[-1] + 1)
+                x[lo:hi, hi:] = inverse @ (a[lo:hi, reach] @ x[reach, hi:])
+        rank = np.empty_like(order)
+        rank[order] = np.arange(len(order))
+        return x.take(rank, 0).take(rank, 1)
+
+    def _block(self, a: np.ndarray) -> np.ndarray:
+        key = a.tobytes()
+        inverse = self._diagonal.get(key)
+        if inverse is None:
+            inverse = self._diagonal[key] = _star(a, False)
+        return inverse
 
 
 class LatticeBuilder:

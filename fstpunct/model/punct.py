@@ -43,7 +43,7 @@ from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
 from ..errors import InputError
 from ..fst.channel import Channel
-from ..fst.lattice import EditCounter, Lattice, LatticeBuilder, product_stacks
+from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
 from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
@@ -228,12 +228,16 @@ class SlotCache:
     matrix by token matrix, never built; the closure stored), kept apart from its stack
     slots, so which a chunk gets depends on that chunk alone. Only the inside pass and
     Viterbi read them (not the outside pass or sampling), and their sums and max-products
-    are associated otherwise than in built stacks (last-bit differences)."""
+    are associated otherwise than in built stacks (last-bit differences).
+
+    With ``blockwise``, sum closures are computed block by block
+    (:class:`~fstpunct.fst.lattice.BlockClosures`: a fraction of the work, last-bit
+    differences), for callers that, like the token chains', only decode."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
                  weights: np.ndarray | None = None, limit: int | None = 256,
                  paired: bool = False, subset: bool = False, closures: bool = True,
-                 chains: int = 0) -> None:
+                 chains: int = 0, blockwise: bool = False) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
@@ -242,6 +246,7 @@ class SlotCache:
         self.rate = settings.continuation / (len(channel.symbols) - 1)
         self.limit, self.paired, self.subset, self.closures = limit, paired, subset, closures
         self.chains = chains
+        self._blocks = BlockClosures() if blockwise else None
         self._strings = chain_strings(self.punctemes)
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
         self._chained: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
@@ -284,7 +289,7 @@ class SlotCache:
             closures = [_last_matrix(slot.sparse) for slot in other]
         else:
             lattices = self.builder.lattices(surface, self.weights, kinds)
-            closures = [lat.closure(self.rate, self.boundary) for lat in lattices]
+            closures = [self._closure(lat) for lat in lattices]
         extras = [[closure] for closure in closures]
         if chained and lattices[0].size > 1:
             stored = product_stacks(lattices, [], extras)  # the closures alone
@@ -330,6 +335,11 @@ class SlotCache:
         return Slot(lat, closure if self.closures else None, stack, possible, sparse, entry,
                     built=built)
 
+    def _closure(self, lattice: Lattice) -> np.ndarray:
+        if self._blocks is None:
+            return lattice.closure(self.rate, self.boundary)
+        return self._blocks.of(lattice, self.rate, self.boundary)
+
     def counter(self, surface: tuple[str, ...], needed: np.ndarray | None = None) -> EditCounter:
         """The edit counter of a (sum) slot (``needed`` as :meth:`get`'s: it counts edits over
         the slot's lattice and closure, whatever punctemes its stack holds)."""
@@ -337,7 +347,7 @@ class SlotCache:
         if slot.counter is None:
             closure = slot.closure
             if closure is None:  # not kept: the same matrix again
-                closure = slot.lattice.closure(self.rate, self.boundary)
+                closure = self._closure(slot.lattice)
             slot.counter = EditCounter(self.builder, surface, self.weights, slot.lattice,
                                        self.punctemes, closure, self.rate, self.boundary)
         return slot.counter
