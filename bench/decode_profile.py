@@ -9,7 +9,7 @@ check; then per chunk decode's own stages (``fstpunct.apps.decode.annotate``'s s
 ``to_slots``, featurising, the Attach probabilities, the slot lattices and their stacks (built
 when a slot string first comes, extended when a later chunk needs more punctemes), the rest of
 the forest layout and candidates, the kernels' transposed stacks, the compiled Viterbi and
-inside passes, the MISC items and bracketed T′; then writing. ``--repeat``
+inside passes (one traversal), the MISC items and bracketed T′; then writing. ``--repeat``
 runs in fresh processes; the minimum of each stage is printed (the least disturbed by a busy
 machine). Usage: python bench/decode_profile.py [--model M] [--repeat K] [FILE]
 """

@@ -60,9 +60,12 @@ def compiled(trees: list[MatrixTree]) -> tuple[list[list[int]], np.ndarray, np.n
     def fallback(s: int) -> None:
         treedp.inside(trees[s])
 
-    best = forest.from_trees(trees, MaxProduct)
+    best, total = forest.from_trees(trees, MaxProduct), forest.from_trees(trees, SumProduct)
     choice, score = forest.viterbi(best, fallback)
-    log_z = forest.log_partition(forest.from_trees(trees, SumProduct), fallback)
+    log_z = forest.log_partition(total, fallback)
+    joint = forest.viterbi_and_log_partition(total, best, fallback, fallback)
+    for got, want in zip(joint, (choice, score, log_z)):  # one traversal, the same bits
+        assert got.tobytes() == want.tobytes()
     offsets = best.node_offsets.tolist()
     return [choice[a:b].tolist() for a, b in zip(offsets, offsets[1:])], score, log_z
 
@@ -107,6 +110,48 @@ def test_one_forest_of_many_sentences(seed):
     check(trees)
     check_outside(trees)
     check_outside(trees, range(3, 7))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 6), SEEDS, st.booleans())
+def test_joint_pass_over_stacks_of_other_lines(n, seed, ties):
+    """Viterbi and log Z in one traversal where the max-product stacks and slot vectors have
+    entries the real-semiring ones lack (some of theirs zeroed): the lines not shared, the two
+    runs choosing their ways apart; each result bitwise that of its own call, Viterbi that of
+    the reference."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n, zeros=0.2, max_states=4, max_cands=5, share=0.6)
+    if ties:
+        tree = coarse(tree, rng)
+
+    def thin(x):
+        x = np.asarray(x, dtype=float)
+        return np.where(rng.random(x.shape) < 0.3, 0.0, x)
+
+    thinned = replace(tree, final=[thin(x) for x in tree.final], nodes=[
+        replace(c, lefts=thin(c.lefts), rights=thin(c.rights)) for c in tree.nodes])
+    kept = with_weight([tree, thinned])
+    if len(kept) < 2:
+        return
+    total = forest.from_trees([sparse(thinned)], SumProduct)
+    best = forest.from_trees([sparse(tree)], MaxProduct)
+    choice, score = forest.viterbi(best, lambda s: treedp.inside(tree))
+    log_z = forest.log_partition(total, lambda s: treedp.inside(thinned))
+    joint = forest.viterbi_and_log_partition(total, best, lambda s: treedp.inside(thinned),
+                                             lambda s: treedp.inside(tree))
+    for got, want in zip(joint, (choice, score, log_z)):
+        assert got.tobytes() == want.tobytes()
+    assert joint[0].tolist() == treedp.viterbi(tree)[0]
+    assert joint[2][0] == pytest.approx(treedp.log_partition(thinned), rel=1e-12, abs=1e-12)
+
+
+def test_joint_pass_needs_the_same_layout():
+    rng = np.random.default_rng(5)
+    trees = [random_tree(rng, 3, max_states=2, max_cands=3) for _ in range(2)]
+    with pytest.raises(ValueError, match="differ beyond their stacks"):
+        forest.viterbi_and_log_partition(forest.from_trees(trees[:1], SumProduct),
+                                         forest.from_trees(trees[1:], MaxProduct),
+                                         lambda s: None, lambda s: None)
 
 
 def test_scalar_slots_and_sparse_vectors():
@@ -192,10 +237,9 @@ def test_indices_out_of_range_are_rejected():
 @given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
        st.sampled_from([0.0, 1e-3]))
 def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed, backoff):
-    """Inference.viterbi_all, viterbi, log_probs and log_prob (compiled, whole batch or one
-    sentence) against Inference.viterbi_reference and log_prob_reference (the reference, one
-    sentence at a time) on
-    a model's slot lattices."""
+    """Inference.viterbi_all, viterbi, log_probs, log_prob and viterbi_and_log_probs (compiled,
+    whole batch or one sentence) against Inference.viterbi_reference and log_prob_reference (the
+    reference, one sentence at a time) on a model's slot lattices."""
     if not sentences:
         return
     model = make_model(sentences, direction, seed, backoff=backoff)
@@ -208,8 +252,13 @@ def test_inference_batch_equals_sentence_by_sentence(sentences, direction, seed,
             inference.viterbi_all()
         with pytest.raises(ZeroWeightError):
             inference.log_probs()
+        with pytest.raises(ZeroWeightError):
+            inference.viterbi_and_log_probs()
         return
     assert inference.viterbi_all() == expected
+    best, log_z = inference.viterbi_and_log_probs()
+    assert best == expected
+    assert log_z.tobytes() == inference.log_probs().tobytes()
     assert [inference.viterbi(s)[0] for s in range(len(sentences))] == expected
     np.testing.assert_allclose(inference.log_probs(), log_p, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose([inference.log_prob(s) for s in range(len(sentences))], log_p,

@@ -116,8 +116,13 @@ def test_outside_and_sampling_reject_token_chains():
 
 
 def decoded(inference: Inference) -> tuple[list, np.ndarray, np.ndarray]:
+    """Viterbi T′, its scores and log p; in one traversal the same T′ and log p bit for bit."""
     best, scores = inference._viterbi(range(len(inference.batch)))
-    return best, scores, inference.log_probs()
+    log_p = inference.log_probs()
+    joint_best, joint_log_p = inference.viterbi_and_log_probs()
+    assert joint_best == best
+    assert joint_log_p.tobytes() == log_p.tobytes()
+    return best, scores, log_p
 
 
 def check_against_stacks(model, batches, chains: int) -> SlotCache:

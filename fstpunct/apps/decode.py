@@ -171,8 +171,9 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
              mark: Mark = _unmarked) -> Iterator[Sentence]:
     """Annotate sentences (streamed in chunks of ``chunk``) with the Viterbi T′; on a parallel
     ``pool``, chunks in parallel (the same output). Serially, ``mark`` is called after each
-    stage of a chunk: those of :func:`inference_of`, then ``Viterbi``, ``inside pass`` (or
-    ``outside pass``, with ``posteriors``) and ``MISC items, bracketed T'``."""
+    stage of a chunk: those of :func:`inference_of`, then ``Viterbi and inside pass`` (one
+    compiled traversal; with ``posteriors``, ``Viterbi`` and ``outside pass``) and ``MISC items,
+    bracketed T'``."""
     chains = 0 if posteriors else CHAINED_USES  # posteriors: the outside pass reads stacks
     if pool is not None and pool.parallel:
         yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk,
@@ -238,12 +239,17 @@ def _word_lines(sent: Sentence) -> list[Line]:
 def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                     prepared: list[SlotSentence], inference: Inference,
                     posteriors: int, mark: Mark = _unmarked) -> Iterator[Sentence]:
-    viterbi = inference.viterbi_all()
-    mark("Viterbi")
-    # the outside pass needs the inside pass anyway: log p comes with it
-    outside = inference.posteriors_all() if posteriors else []
-    log_ps = [] if posteriors else inference.log_probs().tolist()
-    mark("outside pass" if posteriors else "inside pass")
+    outside: list[Posteriors] = []
+    log_ps: list[float] = []
+    if posteriors:  # the outside pass needs the inside pass anyway: log p comes with it
+        viterbi = inference.viterbi_all()
+        mark("Viterbi")
+        outside = inference.posteriors_all()
+        mark("outside pass")
+    else:
+        viterbi, log_z = inference.viterbi_and_log_probs()
+        log_ps = log_z.tolist()
+        mark("Viterbi and inside pass")
     items: dict[Pair, str] = {}  # PunctL and PunctR of each pair, made once
     for k, (sent, slots) in enumerate(zip(sentences, prepared)):
         best = viterbi[k]

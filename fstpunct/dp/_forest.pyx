@@ -1,7 +1,9 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False
 """The tree DP of :mod:`fstpunct.dp.treedp` compiled, over a whole :class:`~fstpunct.dp.forest.Forest`
-per call: the inside pass in the real or the max-product semiring, and the Viterbi descent.
+per call: the inside pass in the real or the max-product semiring, and the Viterbi descent; or
+both inside passes in one traversal (:func:`run_pair`: a real-semiring run and its max-product
+twin, whose stacks have the same lines, read once for both), with the same values.
 
 The arithmetic is that of the Python reference, step by step: the same vectors (u_w, v_w, each
 application's output) rescaled the same way, and in the max-product semiring the same products
@@ -15,7 +17,7 @@ sentence through the Python reference for its error.
 """
 from libc.math cimport INFINITY, exp, isfinite, log
 from libc.stdlib cimport free, malloc, realloc
-from libc.string cimport memcpy, memset
+from libc.string cimport memcmp, memcpy, memset
 
 from ._sparse cimport State
 
@@ -224,18 +226,31 @@ cdef inline double _dot(const Lines* lines, Py_ssize_t row, const double* x,
 
 cdef inline void _lines_k(const int* ptr, const State* col, const int* perm, const double* val,
                           Py_ssize_t n, const double* x, double w, double* out, bint mx,
-                          bint permuted, bint add) noexcept nogil:
+                          bint permuted, bint add, bint pair, const double* val2,
+                          const double* x2, double w2, double* out2) noexcept nogil:
     """:func:`_lines_into` for one semiring, one kind of lines and one kind of output (constant
-    arguments, so that each call site compiles to its own loop: no per-line tests)."""
-    cdef Py_ssize_t s, e = ptr[0], end
-    cdef double acc
+    arguments, so that each call site compiles to its own loop: no per-line tests); with
+    ``pair``, also the same into ``out2`` in the max-product semiring, from the values ``val2``
+    of lines alike (the same ``ptr``, ``col``, ``perm``) against ``x2`` with ``w2``: the lines
+    read once for both, each output's operations those of its own loop."""
+    cdef Py_ssize_t s, e = ptr[0], end, p
+    cdef State c
+    cdef double acc, acc2 = 0.0
     for s in range(n):
         end = ptr[s + 1]
         acc = 0.0
+        if pair:
+            acc2 = 0.0
         while e < end:
-            acc = _plus(acc, val[perm[e] if permuted else e] * x[col[e]], mx)
+            p = perm[e] if permuted else e
+            c = col[e]
+            acc = _plus(acc, val[p] * x[c], mx)
+            if pair:
+                acc2 = _plus(acc2, val2[p] * x2[c], True)
             e += 1
         out[s] = _plus(out[s], w * acc, mx) if add else acc
+        if pair:
+            out2[s] = _plus(out2[s], w2 * acc2, True) if add else acc2
 
 
 cdef void _lines_into(const Lines* lines, Py_ssize_t row0, Py_ssize_t n, const double* x,
@@ -254,13 +269,46 @@ cdef inline void _lines_of(const int* ptr, const State* col, const int* perm,
     """:func:`_lines_into` for one kind of output: a loop per semiring and kind of lines."""
     if perm != NULL:
         if mx:
-            _lines_k(ptr, col, perm, val, n, x, w, out, True, True, add)
+            _lines_k(ptr, col, perm, val, n, x, w, out, True, True, add, False, NULL, NULL, 0.0,
+                     NULL)
         else:
-            _lines_k(ptr, col, perm, val, n, x, w, out, False, True, add)
+            _lines_k(ptr, col, perm, val, n, x, w, out, False, True, add, False, NULL, NULL, 0.0,
+                     NULL)
     elif mx:
-        _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, add)
+        _lines_k(ptr, col, NULL, val, n, x, w, out, True, False, add, False, NULL, NULL, 0.0, NULL)
     else:
-        _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, add)
+        _lines_k(ptr, col, NULL, val, n, x, w, out, False, False, add, False, NULL, NULL, 0.0,
+                 NULL)
+
+
+cdef void _lines_pair(const Lines* lines, const double* val2, Py_ssize_t row0, Py_ssize_t n,
+                      const double* x, const double* x2, double w, double w2, double* out,
+                      double* out2) noexcept nogil:
+    """:func:`_lines_into` adding w ⊗ (lines · x) into ``out`` in the real semiring and, over
+    the same lines with the values ``val2``, w2 ⊗ (lines · x2) into ``out2`` in the max-product
+    one (each bitwise what its own call gives)."""
+    if lines.perm != NULL:
+        _lines_k(lines.ptr + row0, lines.col, lines.perm, lines.val, n, x, w, out, False, True,
+                 True, True, val2, x2, w2, out2)
+    else:
+        _lines_k(lines.ptr + row0, lines.col, NULL, lines.val, n, x, w, out, False, False, True,
+                 True, val2, x2, w2, out2)
+
+
+cdef bint _same_lines(const Lines* a, const Lines* b, Py_ssize_t lines) noexcept:
+    """Whether the first ``lines`` lines of a and b have the same entries in the same columns,
+    read in the same order (values aside)."""
+    if (a.perm == NULL) != (b.perm == NULL):
+        return False
+    if lines == 0:
+        return True
+    cdef Py_ssize_t entries = a.ptr[lines]
+    if a.ptr != b.ptr and memcmp(a.ptr, b.ptr, (lines + 1) * sizeof(int)):
+        return False
+    if entries and a.col != b.col and memcmp(a.col, b.col, entries * sizeof(State)):
+        return False
+    return (a.perm == NULL or not entries or a.perm == b.perm
+            or not memcmp(a.perm, b.perm, entries * sizeof(int)))
 
 
 cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
@@ -374,6 +422,29 @@ cdef struct Sides:
     Vec far_in
 
 
+cdef struct Lane:
+    # One run's side of an application (_Run.apply): its sides and context, its output (raw,
+    # before rescaling), its vectors in the arena and their nonzero entries, and where its
+    # distinct far matrices' values and near matrices' weights go.
+    Sides sd
+    Vec ctx
+    Vec out
+    const double* cx
+    const double* far_in
+    const double* near_in
+    double* raw
+    Py_ssize_t* nz_far
+    Py_ssize_t* nz_ctx
+    Py_ssize_t* nz_near
+    Py_ssize_t n_nz_far, n_nz_ctx, n_nz_near
+    double* far_val
+    double* near_w
+
+
+cdef enum:  # how a near matrix goes into an application's output (_Run.way)
+    _SKIP, _CHAINED, _ACROSS, _ALONG
+
+
 cdef struct Sentence:
     # Where one sentence's nodes, candidates and slots start in the forest, and its tree.
     Py_ssize_t n, w0, node0, cand0, slot0
@@ -396,6 +467,7 @@ cdef class _Run:
     cdef Py_ssize_t* ints  # its tree
     cdef Py_ssize_t n_nodes
     cdef Py_ssize_t* mark  # per matrix of a stack: its place among a node's distinct ones, or -1
+    cdef unsigned char* alike  # per stack, with a twin (pair): whether the twin's has its lines
     cdef Py_ssize_t* nz    # 3 × the largest slot: nonzero entries of an application's vectors
     cdef double* buf       # 2 per candidate: the far values, the near weights
     cdef Py_ssize_t* loc   # 2 per candidate: local near index, local far index
@@ -433,6 +505,7 @@ cdef class _Run:
         free(self.nodes)
         free(self.ints)
         free(self.mark)
+        free(self.alike)
         free(self.nz)
         free(self.buf)
         free(self.loc)
@@ -466,6 +539,25 @@ cdef class _Run:
         self.used = 0
         self.sen.n, self.sen.node0, self.sen.cand0 = n, node0, fo.cand_off[node0]
         self.sen.w0, self.sen.slot0 = fo.word_off[s], fo.word_off[s] + s
+        return 0
+
+    cdef int pair(self, _Run twin) except -1:
+        """Make ``twin`` (the same forest's run in the max-product semiring; this one in the real
+        one) this run's twin (:meth:`apply`): note which of its stacks have the same lines as
+        this run's (the same entries in the same columns: stacks built together share them)."""
+        if self.mx or not twin.mx:
+            raise ValueError("a pair of runs is a real-semiring run and a max-product twin")
+        self.alike = <unsigned char*> _grow(self.alike, max(self.inp.n_mats, 1))
+        cdef Py_ssize_t q, lines
+        cdef const Mats* a
+        cdef const Mats* b
+        for q in range(self.inp.n_mats):
+            a, b = &self.inp.mats[q], &twin.inp.mats[q] if q < twin.inp.n_mats else NULL
+            self.alike[q] = False
+            if b != NULL and a.n == b.n and a.count == b.count and a.base == b.base:
+                lines = (a.count - a.base) * a.n
+                self.alike[q] = (_same_lines(&a.rows, &b.rows, lines)
+                                 and _same_lines(&a.cols, &b.cols, lines))
         return 0
 
     cdef Py_ssize_t take(self, Py_ssize_t n) except -1:
@@ -579,54 +671,97 @@ cdef class _Run:
             self.mark[idx[j]] = -1
         count[0] = q
 
-    cdef int apply(self, Py_ssize_t v, Vec ctx, bint rightward) except -1:
+    cdef int apply(self, Py_ssize_t v, Vec ctx, bint rightward, _Run twin,
+                   Vec twin_ctx) except -1:
         """In(v) ⊗ ctx (leftward) or ctx ⊗ In(v) (rightward) as node v's application; the
-        values of its distinct far matrices stay in buf for the descent."""
-        cdef bint mx = self.mx
+        values of its distinct far matrices stay in buf for the descent. With a ``twin`` (a run
+        in the max-product semiring, this one in the real one, :meth:`pair`), the same
+        application there to ``twin_ctx``: its candidates' matrices numbered once, and where
+        both go along the same lines of a near matrix (alike stacks), the lines read once for
+        both; each run's values, and its choices between ways, are its own."""
         cdef Sides sd = self.sides(v, rightward)
         cdef Py_ssize_t g = self.sen.node0 + v
         cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
-        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), j, q, y, s, a, n_near, n_far
+        cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), q, n_near, n_far
         cdef Py_ssize_t* loc_near = self.loc + at
         cdef Py_ssize_t* loc_far = loc_near + (hi - lo)
         cdef Py_ssize_t* near_idx = self.idx + at
         cdef Py_ssize_t* far_idx = near_idx + (hi - lo)
-        cdef double* far_val = self.buf + at
-        cdef double* near_w = far_val + (hi - lo)
         self.distinct(sd.far_of, lo, hi, loc_far, far_idx, &n_far)
         self.distinct(sd.near_of, lo, hi, loc_near, near_idx, &n_near)
-        cdef Vec out
-        out.n = sd.near_in.n
-        out.off = self.take(out.n)  # before any pointer into the arena is taken
-        cdef const double* cx = self.arena + ctx.off
-        cdef const double* far_in = self.arena + sd.far_in.off
-        cdef const double* near_in = self.arena + sd.near_in.off
-        cdef double* raw = self.arena + out.off
-        cdef Py_ssize_t* nz_far = self.nz
-        cdef Py_ssize_t* nz_ctx = self.nz + self.inp.longest
-        cdef Py_ssize_t* nz_near = nz_ctx + self.inp.longest
-        cdef Py_ssize_t n_nz_far = _nonzeros(far_in, sd.far_in.n, nz_far)
-        cdef Py_ssize_t n_nz_ctx = _nonzeros(cx, ctx.n, nz_ctx)
-        cdef Py_ssize_t n_nz_near = _nonzeros(near_in, sd.near_in.n, nz_near)
+        cdef Lane one, two
+        cdef bint paired = twin is not None, alike = False
+        cdef int way, way2
+        self.begin(v, ctx, rightward, lo, hi, &one)
+        self.far(&one, far_idx, n_far, rightward)
+        self.weigh(&one, lo, hi, loc_near, loc_far, n_near)
+        if paired:
+            memcpy(twin.loc + at, self.loc + at, 2 * (hi - lo) * sizeof(Py_ssize_t))
+            memcpy(twin.idx + at, self.idx + at, 2 * (hi - lo) * sizeof(Py_ssize_t))
+            twin.begin(v, twin_ctx, rightward, lo, hi, &two)
+            twin.far(&two, far_idx, n_far, rightward)
+            twin.weigh(&two, lo, hi, loc_near, loc_far, n_near)
+            alike = self.alike[self.fo.node_right[g] if rightward else self.fo.node_left[g]]
+        for q in range(n_near):
+            way = self.way(&one, near_idx[q], one.near_w[q])
+            if paired:
+                way2 = twin.way(&two, near_idx[q], two.near_w[q])
+                if alike and way == _ALONG and way2 == _ALONG:
+                    _lines_pair(&sd.near.cols if rightward else &sd.near.rows,
+                                two.sd.near.cols.val if rightward else two.sd.near.rows.val,
+                                _line(sd.near, near_idx[q], 0), one.out.n, one.near_in,
+                                two.near_in, one.near_w[q], two.near_w[q], one.raw, two.raw)
+                    continue
+                twin.near(&two, near_idx[q], two.near_w[q], way2, rightward)
+            self.near(&one, near_idx[q], one.near_w[q], way, rightward)
+        self.close(v, &one, rightward, n_near, n_far)
+        if paired:
+            twin.close(v, &two, rightward, n_near, n_far)
+        return 0
+
+    cdef int begin(self, Py_ssize_t v, Vec ctx, bint rightward, Py_ssize_t lo, Py_ssize_t hi,
+                   Lane* ln) except -1:
+        """Node v's application to ctx (its candidates lo..hi−1): room for its output, where its
+        vectors are and their nonzero entries, where its far values and near weights go."""
+        ln.sd = self.sides(v, rightward)
+        ln.ctx = ctx
+        ln.out.n = ln.sd.near_in.n
+        ln.out.off = self.take(ln.out.n)  # before any pointer into the arena is taken
+        ln.cx = self.arena + ctx.off
+        ln.far_in = self.arena + ln.sd.far_in.off
+        ln.near_in = self.arena + ln.sd.near_in.off
+        ln.raw = self.arena + ln.out.off
+        ln.nz_far = self.nz
+        ln.nz_ctx = self.nz + self.inp.longest
+        ln.nz_near = ln.nz_ctx + self.inp.longest
+        ln.n_nz_far = _nonzeros(ln.far_in, ln.sd.far_in.n, ln.nz_far)
+        ln.n_nz_ctx = _nonzeros(ln.cx, ctx.n, ln.nz_ctx)
+        ln.n_nz_near = _nonzeros(ln.near_in, ln.sd.near_in.n, ln.nz_near)
+        ln.far_val = self.buf + 2 * (lo - self.sen.cand0)
+        ln.near_w = ln.far_val + (hi - lo)
+        return 0
+
+    cdef void far(self, Lane* ln, const Py_ssize_t* far_idx, Py_ssize_t n_far,
+                  bint rightward) noexcept:
+        """far_val[q] = far_in ⊗ (far matrix far_idx[q] applied to ctx), q < n_far."""
         # lines of a matrix "along" the application (rows of a leftward one's matrices, columns
         # of a rightward one's) give the products one output entry at a time; lines "across"
         # give the terms of one nonzero input entry, for sparse inputs (mostly λ and ρ, which
         # have a single nonzero). In the max-product semiring both orders give the same
         # values: rounding a product by a fixed factor is monotone, so it commutes with max.
-        cdef const Mats* fm = sd.far
-        cdef const Mats* nm = sd.near
+        cdef bint mx = self.mx
+        cdef const Mats* fm = ln.sd.far
         cdef const Lines* across = &fm.rows if rightward else &fm.cols
         cdef const int* far_ptr = across.ptr
         cdef const State* far_col = across.col
         cdef const int* far_perm = across.perm
         cdef const double* far_v = across.val
-        across = &nm.rows if rightward else &nm.cols
-        cdef const int* near_ptr = across.ptr
-        cdef const State* near_col = across.col
-        cdef const int* near_perm = across.perm
-        cdef const double* near_v = across.val
-        cdef double acc, x, w
-        cdef Py_ssize_t k, e, r
+        cdef const double* cx = ln.cx
+        cdef const double* far_in = ln.far_in
+        cdef const Py_ssize_t* nz_far = ln.nz_far
+        cdef const Py_ssize_t* nz_ctx = ln.nz_ctx
+        cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, q, k, y, r, e
+        cdef double acc, x
         cdef const double* z
         for q in range(n_far):
             acc = 0.0
@@ -652,74 +787,127 @@ cdef class _Run:
                     y = nz_far[k]
                     acc = _plus(acc, _far_ctx(fm, far_idx[q], y, cx, rightward, mx) * far_in[y],
                                 mx)
-            far_val[q] = acc
+            ln.far_val[q] = acc
+
+    cdef void weigh(self, Lane* ln, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t* loc_near,
+                    const Py_ssize_t* loc_far, Py_ssize_t n_near) noexcept:
+        """near_w[q] = ⊕ over the candidates of near matrix q of weight ⊗ far value; the
+        output zeroed."""
+        cdef Py_ssize_t j, q, s
         for q in range(n_near):
-            near_w[q] = 0.0
+            ln.near_w[q] = 0.0
         for j in range(lo, hi):
             q = loc_near[j - lo]
-            near_w[q] = _plus(near_w[q], self.fo.weights[j] * far_val[loc_far[j - lo]], mx)
-        for s in range(out.n):
-            raw[s] = 0.0
-        for q in range(n_near):
-            w = near_w[q]
-            if w == 0.0:
-                continue
-            a = near_idx[q]
-            if _chained(nm, a):
-                z = self.chained(nm, a, near_in, n_nz_near, rightward)
-                for s in range(out.n):
-                    raw[s] = _plus(raw[s], w * z[s], mx)
-            elif 2 * n_nz_near < out.n:  # across, from the inner vector's nonzeros
-                for k in range(n_nz_near):
-                    r = _line(nm, a, nz_near[k])
-                    x = near_in[nz_near[k]]
-                    for e in range(near_ptr[r], near_ptr[r + 1]):
-                        raw[near_col[e]] = _plus(raw[near_col[e]],
-                                                 w * (near_v[_at(near_perm, e)] * x), mx)
-            else:
-                _lines_into(&nm.cols if rightward else &nm.rows, _line(nm, a, 0), out.n, near_in,
-                            w, raw, mx, True)
-        _rescale_in_place(raw, out.n, &out, ctx.ls + sd.near_in.ls + sd.far_in.ls)
-        cdef Node* nd = &self.nodes[v]
-        nd.app.ctx, nd.app.out, nd.app.rightward = ctx, out, rightward
-        nd.app.n_near, nd.app.n_far = n_near, n_far
-        return 0
+            ln.near_w[q] = _plus(ln.near_w[q], self.fo.weights[j] * ln.far_val[loc_far[j - lo]],
+                                 self.mx)
+        for s in range(ln.out.n):
+            ln.raw[s] = 0.0
 
-    cdef int inside(self, double* log_total, signed char* status) except -1:
-        """The inside pass over the current sentence (n ≥ 1, tree built)."""
+    cdef int way(self, const Lane* ln, Py_ssize_t a, double w) noexcept:
+        """How near matrix a goes into the output with weight w (:meth:`near`)."""
+        if w == 0.0:
+            return _SKIP
+        if _chained(ln.sd.near, a):
+            return _CHAINED
+        if 2 * ln.n_nz_near < ln.out.n:  # across, from the inner vector's nonzeros
+            return _ACROSS
+        return _ALONG
+
+    cdef void near(self, Lane* ln, Py_ssize_t a, double w, int way, bint rightward) noexcept:
+        """raw ⊕= w ⊗ (near matrix a applied to near_in), the way :meth:`way` chose."""
+        cdef bint mx = self.mx
+        cdef const Mats* nm = ln.sd.near
+        cdef const Lines* across = &nm.rows if rightward else &nm.cols
+        cdef const double* near_in = ln.near_in
+        cdef double* raw = ln.raw
+        cdef Py_ssize_t k, r, e, s
+        cdef double x
+        cdef const double* z
+        if way == _CHAINED:
+            z = self.chained(nm, a, near_in, ln.n_nz_near, rightward)
+            for s in range(ln.out.n):
+                raw[s] = _plus(raw[s], w * z[s], mx)
+        elif way == _ACROSS:
+            for k in range(ln.n_nz_near):
+                r = _line(nm, a, ln.nz_near[k])
+                x = near_in[ln.nz_near[k]]
+                for e in range(across.ptr[r], across.ptr[r + 1]):
+                    raw[across.col[e]] = _plus(raw[across.col[e]],
+                                               w * (across.val[_at(across.perm, e)] * x), mx)
+        elif way == _ALONG:
+            _lines_into(&nm.cols if rightward else &nm.rows, _line(nm, a, 0), ln.out.n, near_in,
+                        w, raw, mx, True)
+
+    cdef void close(self, Py_ssize_t v, Lane* ln, bint rightward, Py_ssize_t n_near,
+                    Py_ssize_t n_far) noexcept:
+        """The output rescaled, and the application recorded as node v's."""
+        _rescale_in_place(ln.raw, ln.out.n, &ln.out,
+                          ln.ctx.ls + ln.sd.near_in.ls + ln.sd.far_in.ls)
+        cdef Node* nd = &self.nodes[v]
+        nd.app.ctx, nd.app.out, nd.app.rightward = ln.ctx, ln.out, rightward
+        nd.app.n_near, nd.app.n_far = n_near, n_far
+
+    cdef int inside(self, double* log_total, signed char* status, _Run twin,
+                    double* twin_total, signed char* twin_status) except -1:
+        """The inside pass over the current sentence (n ≥ 1, tree built); with a ``twin``
+        (:meth:`apply`), the twin's at the same time, its total and status into ``twin_total``
+        and ``twin_status``."""
         cdef Sentence* t = &self.sen
+        cdef bint paired = twin is not None
         cdef Py_ssize_t m, v, h, e, c
-        cdef Node* nd
-        cdef Vec u, vec
-        cdef const Vecs* x
+        cdef Vec u, vec, u2, vec2
+        u2.off, u2.n, u2.ls = 0, 0, 0.0
+        vec2 = u2
         for m in range(t.n):
             v = t.order[m]
             h = v + 1
-            x = self.vecs(h - 1)
-            u = self.rescaled(x.final, x.n)
+            u = self.slot_vector(h - 1, False)
+            if paired:
+                u2 = twin.slot_vector(h - 1, False)
             for e in range(t.kid_ptr[h + 1] - 1, t.kid_ptr[h] - 1, -1):  # left, innermost first
                 c = t.kids[e]
                 if c < h:
-                    self.apply(c - 1, u, False)
+                    self.apply(c - 1, u, False, twin, u2)
                     u = self.nodes[c - 1].app.out
-            x = self.vecs(h)
-            vec = self.rescaled(x.start, x.n)
+                    if paired:
+                        u2 = twin.nodes[c - 1].app.out
+            vec = self.slot_vector(h, True)
+            if paired:
+                vec2 = twin.slot_vector(h, True)
             for e in range(t.kid_ptr[h], t.kid_ptr[h + 1]):  # right, innermost first
                 c = t.kids[e]
                 if c > h:
-                    self.apply(c - 1, vec, True)
+                    self.apply(c - 1, vec, True, twin, vec2)
                     vec = self.nodes[c - 1].app.out
-            nd = &self.nodes[v]
-            nd.u, nd.v = u, vec
-        x = self.vecs(t.n)
-        self.apply(t.root, self.rescaled(x.final, x.n), False)
-        cdef Vec out = self.nodes[t.root].app.out
+                    if paired:
+                        vec2 = twin.nodes[c - 1].app.out
+            self.nodes[v].u, self.nodes[v].v = u, vec
+            if paired:
+                twin.nodes[v].u, twin.nodes[v].v = u2, vec2
+        u = self.slot_vector(t.n, False)
+        if paired:
+            u2 = twin.slot_vector(t.n, False)
+        self.apply(t.root, u, False, twin, u2)
+        self.total(log_total, status)
+        if paired:
+            twin.total(twin_total, twin_status)
+        return 0
+
+    cdef Vec slot_vector(self, Py_ssize_t slot, bint start) except *:
+        """A slot's start (``start``) or final vector, rescaled into the arena."""
+        cdef const Vecs* x = self.vecs(slot)
+        return self.rescaled(x.start if start else x.final, x.n)
+
+    cdef void total(self, double* log_total, signed char* status) noexcept:
+        """The current sentence's log total and status, after its inside pass: entry ⊗ the
+        root's output."""
+        cdef Vec out = self.nodes[self.sen.root].app.out
         cdef const double* entry = self.vecs(0).entry
         cdef double z = 0.0
+        cdef Py_ssize_t m
         for m in range(out.n):
             z = _plus(z, entry[m] * self.arena[out.off + m], self.mx)
         _finish(z, out.ls, log_total, status)
-        return 0
 
     # --- top-down descent: Viterbi and sampling --------------------------------------------------
 
@@ -1087,9 +1275,29 @@ cdef class _Run:
         if not self.tree() or not self.sizes_match():
             status[0], log_total[0] = _MALFORMED, 0.0
             return 0
-        self.inside(log_total, status)
+        self.inside(log_total, status, None, NULL, NULL)
         if choice != NULL and status[0] == _OK:
             self.descend(choice)
+        return 0
+
+
+    cdef int sentence_pair(self, _Run twin, Py_ssize_t s, double* log_total,
+                           signed char* status, double* best, signed char* best_status,
+                           Py_ssize_t* choice) except -1:
+        """:meth:`sentence` s here (log Z) and in the twin (:meth:`pair`; its best score, status
+        and Viterbi choices) by one inside pass over the tree built once (a sentence without
+        words or malformed: each run on its own)."""
+        self.start(s)
+        twin.start(s)
+        if self.sen.n and self.tree() and self.sizes_match():
+            twin.sen = self.sen  # the tree, which neither changes from here
+            if twin.sizes_match():
+                self.inside(log_total, status, twin, best, best_status)
+                if best_status[0] == _OK:
+                    twin.descend(choice)
+                return 0
+        self.sentence(s, log_total, status, NULL)
+        twin.sentence(s, best, best_status, choice)
         return 0
 
 
@@ -1304,6 +1512,29 @@ def run(forest, list mats, list vecs, bint maximum, bint viterbi):
     for s in range(n_sent):
         r.sentence(s, &lt[s], &st[s], &ch[nodes[s]] if viterbi else NULL)
     return log_total, status, choice
+
+
+def run_pair(forest, list mats, list vecs, list max_mats, list max_vecs):
+    """:func:`run` over the real-semiring stacks ``mats`` (log Z and status per sentence) and
+    :func:`run` with ``viterbi`` over the max-product stacks ``max_mats`` (best log score,
+    status and every node's best candidate) in one traversal of ``forest``, reading the lines
+    of alike stacks once for both: (log Z, status, best, best status, choice), every value
+    bitwise what the two runs give."""
+    import numpy as np
+    cdef _Run r = _Run(forest, mats, vecs, False)
+    cdef _Run twin = _Run(forest, max_mats, max_vecs, True)
+    r.pair(twin)
+    cdef Py_ssize_t n_sent = len(forest.word_offsets) - 1, s
+    log_total, best = np.empty(n_sent), np.empty(n_sent)
+    status, best_status = np.empty(n_sent, dtype=np.int8), np.empty(n_sent, dtype=np.int8)
+    choice = np.zeros(forest.node_offsets[n_sent] if n_sent else 0, dtype=np.intp)
+    cdef double[::1] lt = log_total, bt = best
+    cdef signed char[::1] st = status, bst = best_status
+    cdef Py_ssize_t[::1] ch = choice
+    cdef const Py_ssize_t[::1] nodes = forest.node_offsets
+    for s in range(n_sent):
+        r.sentence_pair(twin, s, &lt[s], &st[s], &bt[s], &bst[s], &ch[nodes[s]])
+    return log_total, status, best, best_status, choice
 
 
 def outside(forest, list mats, list vecs, Py_ssize_t lo, Py_ssize_t hi,

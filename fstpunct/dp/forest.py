@@ -7,8 +7,10 @@ left and right matrix indices). Stacks and slot vectors are shared: a model's sl
 for every sentence with the same surface string. :func:`viterbi` and :func:`log_partition` run
 the compiled inside pass (and descent) over all sentences at once and give exactly the
 reference's Viterbi choices (:func:`fstpunct.dp.treedp.viterbi`, ties included) and its log Z up to
-the order of additions. A sentence whose total is 0 or whose tree is malformed is handed to a
-``reference`` callback, which runs :mod:`fstpunct.dp.treedp` to raise the proper error.
+the order of additions; :func:`viterbi_and_log_partition` runs both in one traversal (decode's:
+the same values bit for bit, each matrix line read once for both). A sentence whose total is 0
+or whose tree is malformed is handed to a ``reference`` callback, which runs
+:mod:`fstpunct.dp.treedp` to raise the proper error.
 
 :func:`outside` (posteriors and every gradient of log Z, :func:`fstpunct.dp.treedp.outside`) and
 :func:`sample` (forward filtering, backward sampling: :func:`fstpunct.dp.treedp.sample`, drawing
@@ -33,8 +35,7 @@ if TYPE_CHECKING:  # the readable tree DP, the tests' oracle: decode does not im
     from .treedp import MatrixTree
 
 __all__ = ["ChainStack", "Forest", "Outside", "SlotVectors", "Terms", "from_trees", "log_partition",
-           "outside",
-           "sample", "viterbi"]
+           "outside", "sample", "viterbi", "viterbi_and_log_partition"]
 
 
 @dataclass(frozen=True)
@@ -159,6 +160,26 @@ def viterbi(forest: Forest, reference: Callable[[int], object]) -> tuple[np.ndar
 def log_partition(forest: Forest, reference: Callable[[int], object]) -> np.ndarray:
     """log Z of every sentence, over real-semiring stacks."""
     return _run(forest, SumProduct, False, reference)[0]
+
+
+def viterbi_and_log_partition(forest: Forest, best: Forest, reference: Callable[[int], object],
+                              best_reference: Callable[[int], object]
+                              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`viterbi` over ``best`` (max-product stacks) and :func:`log_partition` over
+    ``forest`` (real-semiring stacks of the same sentences, nodes and candidates) in one
+    compiled traversal, bitwise the same values: (choice, best log score, log Z)."""
+    layout = ("word_offsets", "node_offsets", "heads", "slot_vectors", "node_left", "node_right",
+              "candidate_offsets", "weights", "left_of", "right_of")
+    if len(forest.stacks) != len(best.stacks) or not all(
+            getattr(forest, k) is getattr(best, k) or np.array_equal(getattr(forest, k),
+                                                                     getattr(best, k))
+            for k in layout):
+        raise ValueError("viterbi_and_log_partition: the two forests differ beyond their stacks")
+    log_z, status, score, best_status, choice = _forest.run_pair(
+        forest, list(forest.stacks), list(forest.vectors), list(best.stacks), list(best.vectors))
+    _check(best_status, best_reference)
+    _check(status, reference)
+    return choice, score, log_z
 
 
 @dataclass(frozen=True)

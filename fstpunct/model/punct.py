@@ -37,6 +37,7 @@ from ..dp.forest import log_partition as forest_log_partition
 from ..dp.forest import outside as forest_outside
 from ..dp.forest import sample as forest_sample
 from ..dp.forest import viterbi as forest_viterbi
+from ..dp.forest import viterbi_and_log_partition as forest_viterbi_and_log_partition
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
@@ -748,14 +749,31 @@ class Inference:
         """:meth:`viterbi`'s T′ of every sentence of the batch, by the compiled tree DP."""
         return self._viterbi(range(len(self.batch)))[0]
 
+    def viterbi_and_log_probs(self, part: range | None = None
+                              ) -> tuple[list[list[tuple[Puncteme, Puncteme] | None]], np.ndarray]:
+        """:meth:`viterbi_all`'s T′ and :meth:`log_probs` of the sentences ``part`` (default:
+        all) in one compiled traversal (the same values; what decoding runs)."""
+        part = range(len(self.batch)) if part is None else part
+        best, flat, _ = self.forest(True, part)
+        forest, _, _ = self.forest(False, part)
+        choice, _, log_z = forest_viterbi_and_log_partition(
+            forest, best, lambda s: self.log_prob_reference(part.start + s),
+            lambda s: self.viterbi_reference(part.start + s))
+        return self._best_pairs(flat, best, choice), log_z
+
     def _viterbi(self, part: range) -> tuple[list[list[tuple[Puncteme, Puncteme] | None]],
                                              np.ndarray]:
         forest, flat, _ = self.forest(True, part)
         choice, scores = forest_viterbi(forest,
                                         lambda s: self.viterbi_reference(part.start + s))
+        return self._best_pairs(flat, forest, choice), scores
+
+    def _best_pairs(self, flat: _Flat, forest: Forest,
+                    choice: np.ndarray) -> list[list[tuple[Puncteme, Puncteme] | None]]:
+        """The (l, r) pairs of every node's chosen candidate, per sentence of the forest."""
         best = self._pairs_of_choice(flat, flat.offsets[:-1] + choice)
         offsets = forest.node_offsets.tolist()
-        return [best[a:b] for a, b in zip(offsets, offsets[1:])], scores
+        return [best[a:b] for a, b in zip(offsets, offsets[1:])]
 
     def _pairs_of_choice(self, flat: _Flat,
                          chosen: np.ndarray) -> list[tuple[Puncteme, Puncteme] | None]:
