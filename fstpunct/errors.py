@@ -2,10 +2,16 @@
 from __future__ import annotations
 
 import os
+import zlib
 from pathlib import Path
+from zipfile import BadZipFile
 
-__all__ = ["ConlluError", "FstpunctError", "GrammarError", "InputError", "ModelError",
-           "not_a_model"]
+__all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "GrammarError", "InputError",
+           "ModelError", "not_a_model"]
+
+# what reading a missing or damaged model file raises (json, numpy's .npz reader: a zip
+# member whose CRC fails, a stream that does not inflate, a truncated zip)
+UNREADABLE = (OSError, ValueError, KeyError, BadZipFile, zlib.error)
 
 
 class FstpunctError(ValueError):

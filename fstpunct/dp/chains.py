@@ -21,6 +21,7 @@ import numpy as np
 from . import _forest, _sparse
 from .forest import ChainStack, KernelStack
 from .semiring import MaxProduct, Semiring, SumProduct
+from .sparse import pointers
 from .stacks import STATES, SparseStack
 
 __all__ = ["ChainShape", "TokenChains", "strings"]
@@ -40,7 +41,8 @@ class ChainShape:
         tok = np.asarray(token, dtype=np.intp)
         src, dst = np.asarray(src, dtype=np.intp), np.asarray(dst, dtype=np.intp)
         self.tokens = 1 + int(max(tok.max(initial=-1), strings[1].max(initial=-1)))
-        self.ptr, self.col = _pointers(tok * size + src, self.tokens * size), dst.astype(np.uint16)
+        self.ptr = pointers(tok * size + src, self.tokens * size, np.int32)
+        self.col = dst.astype(np.uint16)
         # the columns: by token and target, then source (a stack's transposes)
         self.tptr, self.tcol, self.order = _sparse.transpose(size, self.ptr, self.col)
         self._arcs = tok, src, dst
@@ -66,13 +68,6 @@ def strings(punctemes: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarra
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.intp)
     return offsets, np.fromiter((t for s in punctemes for t in s), dtype=np.intp,
                                 count=int(offsets[-1]))
-
-
-def _pointers(key: np.ndarray, rows: int) -> np.ndarray:
-    """CSR row pointers of entries with sorted row numbers ``key``."""
-    ptr = np.zeros(rows + 1, dtype=np.int32)
-    np.cumsum(np.bincount(key, minlength=rows), out=ptr[1:])
-    return ptr
 
 
 class TokenChains:

@@ -15,7 +15,14 @@ from . import _sparse
 if TYPE_CHECKING:
     import scipy.sparse as sp
 
-__all__ = ["Csr", "ranges", "unique_ids"]
+__all__ = ["Csr", "pointers", "ranges", "unique_ids"]
+
+
+def pointers(rows_of: np.ndarray, rows: int, dtype: type = np.intp) -> np.ndarray:
+    """CSR row pointers (``rows`` + 1) of entries in rows ``rows_of`` (once listed by row)."""
+    ptr = np.zeros(rows + 1, dtype=dtype)
+    np.cumsum(np.bincount(rows_of, minlength=rows), out=ptr[1:])
+    return ptr
 
 
 def ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..dp import _sparse
 from ..dp.semiring import MaxProduct, SumProduct
-from ..dp.sparse import ranges
+from ..dp.sparse import pointers, ranges
 from ..dp.stacks import SparseStack
 from ..errors import FstpunctError
 from . import _compose
@@ -407,9 +407,7 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
         plan, place = plan.restricted(only), np.asarray(only, dtype=np.intp)
     n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
     # where each (token, source) run of the sorted arcs begins: the arcs before it
-    arc_ptr = np.zeros(n_tokens * n + 1, dtype=np.intp)
-    np.cumsum(np.bincount(token * n + src, minlength=n_tokens * n),
-              out=arc_ptr[1:])
+    arc_ptr = pointers(token * n + src, n_tokens * n)
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
     extra = np.empty((len(extras[0]), len(lattices), n, n))  # (extra, lattice, n, n)
     for k, matrices in enumerate(extras):

@@ -29,8 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..dp.sparse import Csr, ranges, unique_ids
-from ..errors import InputError, ModelError
+from ..dp.sparse import Csr, pointers, ranges, unique_ids
+from ..errors import UNREADABLE, InputError, ModelError
 from ..ud.slots import SlotSentence
 from ._attach import (
     add_blocks,
@@ -150,8 +150,6 @@ class AttachModel:
         zip-compressed): the model and flat θ. A damaged file (a member whose CRC fails, a
         stream that does not inflate, a truncated zip) is a ModelError like any other
         unreadable model."""
-        from zipfile import BadZipFile  # (np.load imports zipfile anyway)
-        from zlib import error as ZlibError
         try:
             meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
@@ -160,7 +158,7 @@ class AttachModel:
                 fits = model.pair_feature_names == meta["pair_features"] and all(
                     _read_block(npz, name, block)
                     for name, block in zip(("theta", "lexical"), model.blocks(theta)))
-        except (OSError, KeyError, ValueError, ModelError, BadZipFile, ZlibError) as e:
+        except (*UNREADABLE, ModelError) as e:
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")
@@ -241,9 +239,7 @@ class _Piece:
 def _nonzero(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Where each row of ``targets`` is not 0 (a CSR's row pointers and columns)."""
     rows, columns = np.nonzero(targets)
-    ptr = np.zeros(len(targets) + 1, dtype=np.intp)
-    np.cumsum(np.bincount(rows, minlength=len(targets)), out=ptr[1:])
-    return ptr, columns.astype(np.int32)
+    return pointers(rows, len(targets)), columns.astype(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -541,12 +537,9 @@ class _MStep:
         # the blocks' rows listed by their row of d(Θ Gᵀ), in task order: (pointers, task, row)
         used = np.concatenate([piece.used for piece, _, _, _ in self.tasks])
         order = np.argsort(used, kind="stable")
-        ptr = np.zeros(len(self.st) + 1, dtype=np.intp)
-        np.cumsum(np.bincount(used, minlength=len(self.st)), out=ptr[1:])
-        self.scatter = (ptr, np.repeat(np.arange(len(self.tasks), dtype=np.intp),
-                                       [len(b) for b in self.blocks])[order],
-                        np.concatenate([np.arange(len(b), dtype=np.intp)
-                                        for b in self.blocks])[order])
+        tasks = np.repeat(np.arange(len(self.tasks), dtype=np.intp), [len(b) for b in self.blocks])
+        rows = np.concatenate([np.arange(len(b), dtype=np.intp) for b in self.blocks])
+        self.scatter = (pointers(used, len(self.st)), tasks[order], rows[order])
         self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
 
     def free(self, theta0: np.ndarray) -> np.ndarray:

@@ -19,13 +19,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from zipfile import BadZipFile
-from zlib import error as ZlibError
 
 import numpy as np
 from scipy import sparse
 
-from ..errors import InputError, ModelError, not_a_model
+from ..errors import UNREADABLE, InputError, ModelError, not_a_model
 
 __all__ = ["FINGERPRINT_SHIFT", "lookup_keys", "pruned", "write_weights", "read_folder"]
 
@@ -93,7 +91,7 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
             keys, indptr = z["keys"], z["indptr"]
         weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
                                     shape=shape)
-    except (OSError, ValueError, KeyError, BadZipFile, ZlibError) as e:
+    except UNREADABLE as e:
         raise not_a_model(folder, f"a {kind} model", e) from e
     if meta.get("format") != format:
         raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {format}")

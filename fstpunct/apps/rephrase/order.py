@@ -32,13 +32,11 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from zipfile import BadZipFile
-from zlib import error as ZlibError
 
 import numpy as np
 from scipy import optimize, sparse
 
-from ...errors import ModelError
+from ...errors import UNREADABLE, ModelError
 from ...files import output
 from ...model.store import model_path
 
@@ -169,7 +167,7 @@ class OrderModel:
             meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
             with np.load(path.with_suffix(".npz")) as data:
                 theta = data["theta"].astype(np.float64)
-        except (OSError, ValueError, KeyError, BadZipFile, ZlibError) as e:
+        except UNREADABLE as e:
             raise ModelError(f"{path}: not an ordering model ({e})") from e
         if meta.get("format") != FORMAT:
             raise ModelError(f"{path}: ordering model format {meta.get('format')} is not {FORMAT}")
