@@ -47,6 +47,20 @@ def test_matmul_is_bitwise_scipys(seed):
         assert narrow.row(5).tobytes() == m.row(5).tobytes()
 
 
+@pytest.mark.parametrize("rows", range(10))
+def test_rmatmul_t_in_blocks_of_four_rows_is_bitwise_scipys(rows):
+    """dense · Aᵀ four rows of ``dense`` at a time, then the rest one by one: every row
+    bitwise scipy's A · row, whatever the number of rows."""
+    rng = np.random.default_rng(rows)
+    a = np.where(rng.random((23, 17)) < 0.3, rng.normal(size=(23, 17)), 0.0)
+    a[[2, 9]] = 0.0  # empty rows
+    r, c = np.nonzero(a)
+    m = Csr.of(23, 17, r, c, a[r, c])
+    dense = rng.normal(size=(rows, 17)) * 10.0 ** rng.integers(-8, 8, (rows, 17))
+    expected = np.array([sp.csr_matrix(a) @ row for row in dense]).reshape(rows, 23)
+    assert m.rmatmul_t(dense).tobytes() == expected.tobytes()
+
+
 def test_columns_keeps_and_renumbers_columns():
     m = Csr.of(3, 4, np.array([0, 0, 1, 2, 2]), np.array([0, 3, 1, 2, 3]),
                np.array([1.0, 2, 3, 4, 5]))
