@@ -59,7 +59,7 @@ cdef int _start(Rows* m, Py_ssize_t width) except -1:
     return 0
 
 
-cdef int _push_row(Rows* m) except -1:
+cdef inline int _push_row(Rows* m) except -1:
     if m.n_rows + 2 > m.cap_rows:
         m.cap_rows = 2 * m.cap_rows + 64
         m.ptr = <Py_ssize_t*> _grow(m.ptr, m.cap_rows * sizeof(Py_ssize_t))
@@ -68,7 +68,7 @@ cdef int _push_row(Rows* m) except -1:
     return 0
 
 
-cdef int _reserve(Rows* m, Py_ssize_t extra) except -1:
+cdef inline int _reserve(Rows* m, Py_ssize_t extra) except -1:
     if m.nnz + extra > m.cap:
         m.cap = 2 * (m.nnz + extra) + 64
         m.col = <State*> _grow(m.col, m.cap * sizeof(State))
@@ -460,7 +460,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
         free(terms.fill)
 
 
-cdef int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py_ssize_t e,
+cdef inline int _scaled_row(const Rows* below, Rows* m, const double[:, ::1] weight, Py_ssize_t e,
                      Py_ssize_t i) except -1:
     """Push row i of ``below`` times arc e's weights as the next row of ``m``: a row reached by
     one arc (its columns are ascending already; each value is its one term, as the general

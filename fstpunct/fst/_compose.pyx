@@ -25,9 +25,10 @@ cdef struct Grow:
     Py_ssize_t size, cap
 
 
-cdef int _grow(Grow* g) except -1:
+cdef int _grow(Grow* g, Py_ssize_t cap=0) except -1:
+    """Room for at least ``cap`` entries (by default, twice as many as now, plus 256)."""
     cdef Py_ssize_t* q
-    g.cap = 2 * g.cap + 256
+    g.cap = max(cap, 2 * g.cap + 256)
     q = <Py_ssize_t*> realloc(g.data, g.cap * sizeof(Py_ssize_t))
     if q == NULL:
         raise MemoryError()
@@ -93,6 +94,15 @@ def compose_linear(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] olabel,
     src.size = dst_.size = arcs.size = states.size = 0
     src.cap = dst_.cap = arcs.cap = states.cap = 0
     try:
+        # room for every state pair, and for as many arcs as the machine's times the
+        # acceptor's at each position (no more can come): no copying growth on the way
+        _grow(&states, machine * positions)
+        n = 0
+        for k in range(positions):
+            n += ptr[machine] * max(1, acc_ptr[k + 1] - acc_ptr[k])
+        _grow(&src, n)
+        _grow(&dst_, n)
+        _grow(&arcs, n)
         for i in range(machine * positions):
             ids[i] = -1
         ids[0] = 0
