@@ -39,6 +39,7 @@ from ._attach import (
     gathered_matmul,
     lexicographic,
     merge_rows,
+    nonzero_rows,
     unpack_nonzeros,
 )
 from ._features import candidate_rows, distinct_rows, set_contexts
@@ -227,19 +228,13 @@ class _Piece:
         candidates) in Θ Gᵀ, written into ``gradient`` if given, compiled
         (:func:`~._attach.fit_piece`); ``block``: the group's :meth:`~_Group.gather` of Θ Gᵀ;
         ``targets``, ``mass``: the rows' merged targets and their sums; ``nonzero``: where the
-        targets are not 0 (:func:`_nonzero`), if known (the same bits, faster)."""
+        targets are not 0 (:func:`~._attach.nonzero_rows`), if known (the same bits, faster)."""
         x = self.contexts
         if gradient is None:
             gradient = np.empty((len(self.used), len(self.candidates)))
         value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.at, block, targets,
                           mass, gradient, True, *(nonzero or (None, None)))
         return value, gradient
-
-
-def _nonzero(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each row of ``targets`` is not 0 (a CSR's row pointers and columns)."""
-    rows, columns = np.nonzero(targets)
-    return pointers(rows, len(targets)), columns.astype(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -523,7 +518,7 @@ class _MStep:
                 last = first + len(piece.rows)
                 self.tasks.append((piece, merged[first:last], mass[first:last], k))
                 first = last
-        self.nonzero = [_nonzero(targets) for _, targets, _, _ in self.tasks]
+        self.nonzero = [nonzero_rows(targets) for _, targets, _, _ in self.tasks]
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
         self.gathered = [np.empty((len(g.used), len(g.candidates))) for g in data.groups]
         self.gather_order = sorted(range(len(data.groups)),
