@@ -608,7 +608,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
     pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
     evaluation of the objective. L-BFGS (:func:`~.lbfgs.minimize`: scipy's L-BFGS-B step for step,
-    with cheaper vector work) runs over the weights that can move
+    with cheaper vector work, on the same threads) runs over the weights that can move
     (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
     of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
@@ -627,7 +627,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
             moving = grad.take(free)
             return -value, np.negative(moving, out=moving)
 
-        result = minimize(loss, theta[free], maxiter)
+        result = minimize(loss, theta[free], maxiter, threads=pool, workers=threads)
     log.debug("attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
               result.nfev, -result.fun, result.message)
     theta[free] = result.x
