@@ -536,6 +536,7 @@ class _MStep:
         rows = np.concatenate([np.arange(len(b), dtype=np.intp) for b in self.blocks])
         self.scatter = (pointers(used, len(self.st)), tasks[order], rows[order])
         self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
+        self.grad = np.empty(model.size)
 
     def free(self, theta0: np.ndarray) -> np.ndarray:
         """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
@@ -547,7 +548,7 @@ class _MStep:
     def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
         """The objective and its gradient at ``theta`` (on ``threads``, if given, of
-        ``workers`` threads)."""
+        ``workers`` threads; the gradient's array is overwritten by the next call)."""
         model = self.data.model
         run = threads.map if threads else map
         st, d_st = pair_scores(theta, model, threads, self.st), self.d_st
@@ -567,23 +568,23 @@ class _MStep:
 
         bounds = np.linspace(0, len(st), workers + 1).astype(np.intp)  # rows of d_st
         list(run(reduce, range(workers)))
-        offset = theta if self.center is None else np.subtract(theta, self.center,
-                                                               out=self.offset)
+        offset, grad = theta if self.center is None else self.offset, self.grad
+        center = theta if self.center is None else self.center
+        views = [model.blocks(a) for a in (grad, theta, center, offset, self.scaled)]
+
+        def gradient(rows: slice) -> None:  # and the prior's share, entry by entry
+            lexical = rows.start >= model.n_base
+            at = slice(rows.start - model.n_base, rows.stop - model.n_base) if lexical else rows
+            g, t, c, o, scaled = (view[lexical][at] for view in views)
+            (model.side_matrix if lexical else model.pair_matrix).rmatmul(d_st[rows], out=g)
+            if self.center is not None:
+                np.subtract(t, c, out=o)
+            g -= np.multiply(o, self.l2, out=scaled)
+
+        list(run(gradient, _row_chunks(model)))
         value = -0.5 * self.l2 * float(offset @ offset)
         for k in range(len(self.tasks)):
             value += terms[k]
-        grad = np.empty_like(theta)
-        gb, gl = model.blocks(grad)  # views
-
-        def gradient(rows: slice) -> None:
-            if rows.start < model.n_base:
-                model.pair_matrix.rmatmul(d_st[rows], out=gb[rows])
-            else:
-                model.side_matrix.rmatmul(
-                    d_st[rows], out=gl[rows.start - model.n_base:rows.stop - model.n_base])
-
-        list(run(gradient, _row_chunks(model)))
-        grad -= np.multiply(offset, self.l2, out=self.scaled)
         return value, grad
 
 
@@ -617,15 +618,24 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
 
+    bounds = np.linspace(0, len(free), threads + 1).astype(np.intp)
+    parts = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]  # of ``free``, a thread's
+
     with _threads(threads) as pool:
+        run = pool.map if pool else map
 
         def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
-            theta[free] = x
+            list(run(lambda part: theta.__setitem__(free[part], x[part]), parts))
             value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
-            moving = grad.take(free)
-            return -value, np.negative(moving, out=moving)
+            moving = np.empty(len(free))
+
+            def take(part: slice) -> None:
+                np.negative(grad.take(free[part]), out=moving[part])
+
+            list(run(take, parts))
+            return -value, moving
 
         result = minimize(loss, theta[free], maxiter, threads=pool, workers=threads)
     log.debug("attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
