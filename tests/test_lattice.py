@@ -260,6 +260,13 @@ def test_combine_arcs_is_bitwise_a_stable_sort_and_reduceat():
             want = (np.maximum if maximum else np.add).reduceat(weight[order], first) if m \
                 else np.zeros(0)
             assert got[3][k].tobytes() == want.tobytes()
+        # end marks (negative tokens) mixed in, their states out of range: left out, unread
+        ends = rng.random(len(token)) < 0.2
+        mixed = [np.where(ends, bad, x) for x, bad in ((token, -1), (src, -1), (dst, n + 99))]
+        with_ends = _sparse.combine_arcs(n, *mixed, np.where(ends, np.nan, weight), kinds)
+        without = _sparse.combine_arcs(n, token[~ends], src[~ends], dst[~ends], weight[~ends],
+                                       kinds)
+        assert all(a.tobytes() == b.tobytes() for a, b in zip(with_ends, without))
 
 @pytest.mark.parametrize("direction", ["ltr", "rtl"])
 def test_lattice_arcs_combined_as_numpy_combines_them(direction):

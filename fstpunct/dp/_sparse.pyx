@@ -687,45 +687,60 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     (token·n + src)·n + dst, with the ⊕ of their weights in each semiring (``maximum[k]``: max,
     else sum): what a stable sort of those keys then ``np.add.reduceat`` or
     ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
-    others, in the arcs' order). Returns token, src, dst (uint16, :data:`State`: a slot cache
-    keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
+    others, in the arcs' order). Arcs with a negative token (a topology's end marks ``$``) are
+    left out, their src and dst unread. Returns token, src, dst (uint16, :data:`State`: a slot
+    cache keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
     values. The sort is two stable counting sorts, by dst and then by (token, src)."""
     cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, q
-    cdef Py_ssize_t u = 0
+    cdef Py_ssize_t u = 0, kept = 0
     if n > STATES:
         raise ValueError(f"combine_arcs: {n} states; a lattice holds at most {STATES}")
     for e in range(m):
+        if token[e] < 0:
+            continue
+        kept += 1
         buckets = max(buckets, token[e] * n + src[e] + 1)
         if token[e] >= STATES:
             raise ValueError(f"combine_arcs: token {token[e]}; at most {STATES - 1}")
     cdef Py_ssize_t* ptr = <Py_ssize_t*> malloc((max(buckets, n) + 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t* by_dst = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
-    cdef Py_ssize_t* order = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* by_dst = <Py_ssize_t*> malloc(max(kept, 1) * sizeof(Py_ssize_t))
+    cdef Py_ssize_t* order = <Py_ssize_t*> malloc(max(kept, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* key = <Py_ssize_t*> malloc(max(m, 1) * sizeof(Py_ssize_t))
-    cdef double* terms = <double*> malloc(max(m, 1) * sizeof(double))
+    cdef double* terms = <double*> malloc(max(kept, 1) * sizeof(double))
     try:
         if ptr == NULL or by_dst == NULL or order == NULL or key == NULL or terms == NULL:
             raise MemoryError()
-        _counting_sort(&dst[0] if m else NULL, m, n, ptr, by_dst)  # stable by dst ...
-        for q in range(buckets + 1):  # ... then stable by (token, src)
+        for q in range(n + 1):  # stable by dst (the kept arcs) ...
             ptr[q] = 0
         for e in range(m):
+            if token[e] >= 0:
+                ptr[dst[e] + 1] += 1
+        for q in range(n):
+            ptr[q + 1] += ptr[q]
+        for e in range(m):
+            if token[e] >= 0:
+                by_dst[ptr[dst[e]]] = e
+                ptr[dst[e]] += 1
+        for q in range(buckets + 1):  # ... then stable by (token, src)
+            ptr[q] = 0
+        for f in range(kept):
+            e = by_dst[f]
             key[e] = token[e] * n + src[e]
             ptr[key[e] + 1] += 1
         for q in range(buckets):
             ptr[q + 1] += ptr[q]
-        for f in range(m):
+        for f in range(kept):
             e = by_dst[f]
             order[ptr[key[e]]] = e
             ptr[key[e]] += 1
-        for f in range(m):  # the number of distinct arcs
+        for f in range(kept):  # the number of distinct arcs
             u += f == 0 or key[order[f]] != key[order[f - 1]] or \
                 dst[order[f]] != dst[order[f - 1]]
         out_token = np.empty(u, dtype=np.uint16)
         out_src = np.empty(u, dtype=np.uint16)
         out_dst = np.empty(u, dtype=np.uint16)
         out_val = np.empty((width, u), dtype=np.float64)
-        _combined(m, token, src, dst, weight, maximum, order, key, terms, out_token, out_src,
+        _combined(kept, token, src, dst, weight, maximum, order, key, terms, out_token, out_src,
                   out_dst, out_val)
         return out_token, out_src, out_dst, out_val
     finally:

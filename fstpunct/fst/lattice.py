@@ -307,12 +307,12 @@ class LatticeBuilder:
         topo = self.topology(surface)
         n = topo.n_states
         w = weights[topo.arc]
-        ends = topo.token < 0
+        ends = np.flatnonzero(topo.token < 0)
         src, dst = (topo.dst, topo.src) if topo.reverse else (topo.src, topo.dst)
-        arcs = ~ends
-        # parallel arcs combined, sorted by token, source and target (compiled)
+        # parallel arcs combined, sorted by token, source and target, the ends left out
+        # (compiled)
         token, a_src, a_dst, combined = _sparse.combine_arcs(
-            n, topo.token[arcs], src[arcs], dst[arcs], w[arcs], np.array(kinds, dtype=np.uint8))
+            n, topo.token, src, dst, w, np.array(kinds, dtype=np.uint8))
         out = []
         for maximum, weight in zip(kinds, combined):
             start = np.zeros(n)
