@@ -10,8 +10,8 @@ __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "GrammarError", "InputE
            "ModelError", "not_a_model"]
 
 # what reading a missing or damaged model file raises (json, numpy's .npz reader: a zip
-# member whose CRC fails, a stream that does not inflate, a truncated zip)
-UNREADABLE = (OSError, ValueError, KeyError, BadZipFile, zlib.error)
+# member whose CRC fails, a stream that does not inflate, a truncated zip; an empty .npy)
+UNREADABLE = (OSError, ValueError, KeyError, EOFError, BadZipFile, zlib.error)
 
 
 class FstpunctError(ValueError):

@@ -48,7 +48,8 @@ def rules(out: Path, top: int = 12) -> list[Path]:
         if grammar is None:
             continue
         model = load_model(folder)
-        bars, left = rule_bars(model.channel, load_edit_counts(folder), grammar)
+        bars, left = rule_bars(model.channel, load_edit_counts(folder, model.channel.phi.shape),
+                                 grammar)
         bars = bars[:top]
         if not bars:
             continue

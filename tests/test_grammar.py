@@ -157,3 +157,35 @@ def test_rules_usage_errors_are_one_line_and_status_2(args, capsys):
     assert main(["rules", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("fstpunct rules: error: ")
+
+
+def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
+    """A model's ``edits.npy`` that is empty, truncated, not an array of counts or of another
+    shape than its channel's φ is a ModelError, and ``rules --compare`` says so in one line
+    naming the file, with status 2."""
+    import shutil
+
+    from fstpunct.errors import ModelError
+    from fstpunct.model.store import load_edit_counts, load_model, model_path
+
+    folder = tmp_path / "en"
+    shutil.copytree(model_path("en"), folder, ignore=shutil.ignore_patterns("parser", "tagger*",
+                                                                           "text"))
+    shape = load_model(folder).channel.phi.shape
+    good = load_edit_counts(folder, shape)
+    stored = (folder / "edits.npy").read_bytes()
+    damaged = {"empty": b"", "truncated": stored[:len(stored) // 2],
+               "header only": stored[:60], "pickled": b"\x80\x04K\x01."}
+    for counts in (good[:-1], good.astype(np.int64), -good, good * np.nan, good[..., 0]):
+        np.save(tmp_path / "x.npy", counts)
+        damaged[f"{counts.dtype} {counts.shape}"] = (tmp_path / "x.npy").read_bytes()
+    for what, data in damaged.items():
+        (folder / "edits.npy").write_bytes(data)
+        with pytest.raises(ModelError, match="edits.npy"):
+            load_edit_counts(folder, shape)
+        assert main(["rules", "--model", str(folder), "--compare", str(EN)]) == 2, what
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "edits.npy" in err, what
+    (folder / "edits.npy").unlink()
+    with pytest.raises(ModelError, match="no readable expected edit counts"):
+        load_edit_counts(folder)

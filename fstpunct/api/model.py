@@ -353,7 +353,7 @@ class Model:
         from ..model.store import load_edit_counts
         from ..show.report import model_grammar, write_report
         try:
-            counts = load_edit_counts(self.folder)
+            counts = load_edit_counts(self.folder, self.punct.channel.phi.shape)
         except ModelError:
             counts = None
         rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))

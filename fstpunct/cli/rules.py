@@ -47,7 +47,8 @@ def rule_rows(grammar: Grammar, channel: Channel) -> list[tuple[str, ...]]:
 def _compare(args: argparse.Namespace) -> None:
     model = load_model(args.model)
     grammar = load_grammar(args.compare)
-    result = compare_rules(model.channel, load_edit_counts(args.model), grammar)
+    counts = load_edit_counts(args.model, model.channel.phi.shape)
+    result = compare_rules(model.channel, counts, grammar)
     agree = [g for g in result.confident if g.edit == g.grammar_edit]
     moves = [g for g in result.confident if g.edit != "KEEP"]
     print(f"# {len(result.confident)} confident learned edits (bigram expected count >= 25, "

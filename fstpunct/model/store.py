@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError, not_a_model
+from ..errors import UNREADABLE, ModelError, not_a_model
 from ..files import atomic_folder, output
 from ..fst.channel import Channel
 from .attach import AttachModel
@@ -132,10 +132,19 @@ def load_model(name: str | Path) -> PunctModel:
     return PunctModel(attach, theta, channel, settings)
 
 
-def load_edit_counts(name: str | Path) -> np.ndarray:
-    """The expected edit counts a model was trained with (``edits.npy``)."""
+def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> np.ndarray:
+    """The expected edit counts a model was trained with (``edits.npy``): finite, ≥ 0, per
+    (a, b, edit), of ``shape`` when given (its channel's φ's). ModelError when the file is
+    missing, unreadable or not such an array."""
     path = model_path(name) / "edits.npy"
     try:
-        return np.load(path)
-    except OSError as e:
-        raise ModelError(f"{path}: no expected edit counts in this model ({e})") from e
+        counts = np.load(path)
+    except UNREADABLE as e:
+        raise ModelError(f"{path}: no readable expected edit counts in this model ({e})") from e
+    wrong_shape = counts.ndim != 3 or (shape is not None and counts.shape != shape)
+    if counts.dtype.kind != "f" or wrong_shape or not np.all(np.isfinite(counts)) \
+            or np.any(counts < 0):
+        want = f"of shape {shape}" if shape is not None else "of 3 axes"
+        raise ModelError(f"{path}: not the model's expected edit counts (want finite counts ≥ 0 "
+                         f"{want}; found {counts.dtype} of shape {counts.shape})")
+    return counts
