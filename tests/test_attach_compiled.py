@@ -13,7 +13,7 @@ from fstpunct.api import load
 from fstpunct.dp.sparse import Csr
 from fstpunct.model import _attach
 from fstpunct.model import attach as reference
-from fstpunct.model.attach import _Group, _nonzero
+from fstpunct.model.attach import _Group
 from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
@@ -33,7 +33,8 @@ def _fit_pieces(group, scores, targets, size) -> tuple[float, np.ndarray]:
                                  rows, rows.sum(axis=1), portable, avx2=False) == term
         assert portable.tobytes() == block.tobytes()
         sparse = np.full_like(block, np.nan)  # only the nonzero targets' terms: the same bits
-        assert piece.fit(gathered, rows, rows.sum(axis=1), sparse, _nonzero(rows))[0] == term
+        assert piece.fit(gathered, rows, rows.sum(axis=1), sparse,
+                         _attach.nonzero_rows(rows))[0] == term
         assert sparse.tobytes() == block.tobytes()
         gradient[np.ix_(piece.used, piece.candidates)] += block
         value += term
@@ -246,6 +247,16 @@ def test_add_blocks_bitwise_the_scatter_in_block_order(seed, n, rows, width):
     for lo, hi in ((cut, rows), (0, cut)):
         _attach.add_blocks(out, lo, hi, ptr, block, row, blocks, columns)
     assert out.tobytes() == expected.tobytes()
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(0, 9), st.integers(0, 9))
+def test_nonzero_rows_are_numpys_nonzero(seed, rows, width):
+    rng = np.random.default_rng(seed)
+    values = rng.choice([0.0, -0.0, 1.5, np.nan, -1e-300], size=(rows, width))
+    ptr, columns = _attach.nonzero_rows(values)
+    at, expected = np.nonzero(values)
+    assert columns.tolist() == expected.tolist() and columns.dtype == np.int32
+    assert ptr.tolist() == [0] + np.cumsum(np.bincount(at, minlength=rows)).tolist()
 
 
 def test_add_blocks_refuses_what_is_out_of_range():

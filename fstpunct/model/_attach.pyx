@@ -609,3 +609,28 @@ def lexicographic(const Py_ssize_t[::1] indptr, const int[::1] indices, const do
             shared[k] = s
     free(buffer)
     return order_array, shared_array
+
+
+def nonzero_rows(const double[:, ::1] values):
+    """Where each row of ``values`` is not 0, as a CSR's row pointers (intp) and columns
+    (int32, ascending in each row): ``np.nonzero``'s entries in its order."""
+    cdef Py_ssize_t n = values.shape[0], width = values.shape[1], i, k, count = 0
+    cdef Py_ssize_t[::1] ptr
+    cdef int[::1] columns
+    ptr_array = np.zeros(n + 1, dtype=np.intp)
+    ptr = ptr_array
+    with nogil:
+        for i in range(n):
+            for k in range(width):
+                count += values[i, k] != 0.0
+            ptr[i + 1] = count
+    columns_array = np.empty(count, dtype=np.int32)
+    columns = columns_array
+    with nogil:
+        count = 0
+        for i in range(n):
+            for k in range(width):
+                if values[i, k] != 0.0:
+                    columns[count] = <int> k
+                    count += 1
+    return ptr_array, columns_array

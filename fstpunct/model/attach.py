@@ -39,6 +39,7 @@ from ._attach import (
     gathered_matmul,
     lexicographic,
     merge_rows,
+    nonzero_rows,
     unpack_nonzeros,
 )
 from ._features import candidate_rows, distinct_rows, set_contexts
@@ -227,19 +228,13 @@ class _Piece:
         candidates) in Θ Gᵀ, written into ``gradient`` if given, compiled
         (:func:`~._attach.fit_piece`); ``block``: the group's :meth:`~_Group.gather` of Θ Gᵀ;
         ``targets``, ``mass``: the rows' merged targets and their sums; ``nonzero``: where the
-        targets are not 0 (:func:`_nonzero`), if known (the same bits, faster)."""
+        targets are not 0 (:func:`~._attach.nonzero_rows`), if known (the same bits, faster)."""
         x = self.contexts
         if gradient is None:
             gradient = np.empty((len(self.used), len(self.candidates)))
         value = fit_piece(x.indptr, x.indices, x.data, self.shared, self.at, block, targets,
                           mass, gradient, True, *(nonzero or (None, None)))
         return value, gradient
-
-
-def _nonzero(targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Where each row of ``targets`` is not 0 (a CSR's row pointers and columns)."""
-    rows, columns = np.nonzero(targets)
-    return pointers(rows, len(targets)), columns.astype(np.int32)
 
 
 @dataclass(frozen=True, eq=False)
@@ -523,7 +518,7 @@ class _MStep:
                 last = first + len(piece.rows)
                 self.tasks.append((piece, merged[first:last], mass[first:last], k))
                 first = last
-        self.nonzero = [_nonzero(targets) for _, targets, _, _ in self.tasks]
+        self.nonzero = [nonzero_rows(targets) for _, targets, _, _ in self.tasks]
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
         self.gathered = [np.empty((len(g.used), len(g.candidates))) for g in data.groups]
         self.gather_order = sorted(range(len(data.groups)),
@@ -541,6 +536,7 @@ class _MStep:
         rows = np.concatenate([np.arange(len(b), dtype=np.intp) for b in self.blocks])
         self.scatter = (pointers(used, len(self.st)), tasks[order], rows[order])
         self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
+        self.grad = np.empty(model.size)
 
     def free(self, theta0: np.ndarray) -> np.ndarray:
         """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
@@ -552,7 +548,7 @@ class _MStep:
     def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
                  ) -> tuple[float, np.ndarray]:
         """The objective and its gradient at ``theta`` (on ``threads``, if given, of
-        ``workers`` threads)."""
+        ``workers`` threads; the gradient's array is overwritten by the next call)."""
         model = self.data.model
         run = threads.map if threads else map
         st, d_st = pair_scores(theta, model, threads, self.st), self.d_st
@@ -572,23 +568,23 @@ class _MStep:
 
         bounds = np.linspace(0, len(st), workers + 1).astype(np.intp)  # rows of d_st
         list(run(reduce, range(workers)))
-        offset = theta if self.center is None else np.subtract(theta, self.center,
-                                                               out=self.offset)
+        offset, grad = theta if self.center is None else self.offset, self.grad
+        center = theta if self.center is None else self.center
+        views = [model.blocks(a) for a in (grad, theta, center, offset, self.scaled)]
+
+        def gradient(rows: slice) -> None:  # and the prior's share, entry by entry
+            lexical = rows.start >= model.n_base
+            at = slice(rows.start - model.n_base, rows.stop - model.n_base) if lexical else rows
+            g, t, c, o, scaled = (view[lexical][at] for view in views)
+            (model.side_matrix if lexical else model.pair_matrix).rmatmul(d_st[rows], out=g)
+            if self.center is not None:
+                np.subtract(t, c, out=o)
+            g -= np.multiply(o, self.l2, out=scaled)
+
+        list(run(gradient, _row_chunks(model)))
         value = -0.5 * self.l2 * float(offset @ offset)
         for k in range(len(self.tasks)):
             value += terms[k]
-        grad = np.empty_like(theta)
-        gb, gl = model.blocks(grad)  # views
-
-        def gradient(rows: slice) -> None:
-            if rows.start < model.n_base:
-                model.pair_matrix.rmatmul(d_st[rows], out=gb[rows])
-            else:
-                model.side_matrix.rmatmul(
-                    d_st[rows], out=gl[rows.start - model.n_base:rows.stop - model.n_base])
-
-        list(run(gradient, _row_chunks(model)))
-        grad -= np.multiply(offset, self.l2, out=self.scaled)
         return value, grad
 
 
@@ -613,7 +609,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
     pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
     evaluation of the objective. L-BFGS (:func:`~.lbfgs.minimize`: scipy's L-BFGS-B step for step,
-    with cheaper vector work) runs over the weights that can move
+    with cheaper vector work, on the same threads) runs over the weights that can move
     (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
     of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
@@ -622,17 +618,26 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
 
+    bounds = np.linspace(0, len(free), threads + 1).astype(np.intp)
+    parts = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]  # of ``free``, a thread's
+
     with _threads(threads) as pool:
+        run = pool.map if pool else map
 
         def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
-            theta[free] = x
+            list(run(lambda part: theta.__setitem__(free[part], x[part]), parts))
             value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
-            moving = grad.take(free)
-            return -value, np.negative(moving, out=moving)
+            moving = np.empty(len(free))
 
-        result = minimize(loss, theta[free], maxiter)
+            def take(part: slice) -> None:
+                np.negative(grad.take(free[part]), out=moving[part])
+
+            list(run(take, parts))
+            return -value, moving
+
+        result = minimize(loss, theta[free], maxiter, threads=pool, workers=threads)
     log.debug("attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
               result.nfev, -result.fun, result.message)
     theta[free] = result.x
