@@ -20,7 +20,12 @@ cross-validation.
 The corrector is trained on the (learner, corrected) pairs of the isomorphic train sentences
 (:func:`fstpunct.apps.correction.model.train`) with a prior that copies the learner's punctemes
 (``--copy``); its channel starts from, and is drawn towards, the channel of ``--reference``
-(the bundled English model, a model folder, or ``learner``: the learner model's own).
+(the bundled English model, a model folder, or ``learner``: the learner model's own);
+``--lexical K`` (train, cv) gives the corrector the lexical contexts of its K most frequent
+words (the node's word and the words beside its span's edge slots, conjoined with the side pair
+features, as ``fstpunct train --lexical``; default 0, unlexicalised); ``--sharpen BETA``
+(train, cv) reads T_e′ under the learner channel sharpened to the power BETA
+(:func:`fstpunct.apps.correction.model.sharpened`; default 1, as it is).
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
 on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
 gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
@@ -1093,10 +1098,10 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
     reference = learner if args.reference == "learner" else load_model(args.reference)
     model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
-                  grammar, args.iterations,
-                  Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
-                  record={"fold": fold, "copy": args.copy, "extra": args.extra},
-                  copy=args.copy, vocabulary=own)
+                  grammar, args.iterations, corrector_settings(args),
+                  record={"fold": fold, "copy": args.copy, "extra": args.extra,
+                          "lexical": args.lexical},
+                  copy=args.copy, vocabulary=own, sharpen=args.sharpen)
     model.save(folder / "correct")
     return model
 
@@ -1243,6 +1248,17 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
                    help="θ's prior centre: −COST per underlying token (4, as the bundled models)")
     p.add_argument("--copy", type=float, default=0.0,
                    help="prior weight of keeping the learner's punctemes (0: none)")
+    p.add_argument("--lexical", type=int, default=0, metavar="K",
+                   help="lexical contexts of the corrector's K most frequent words (0: none)")
+    p.add_argument("--sharpen", type=float, default=1.0, metavar="BETA",
+                   help="read T_e' under the learner channel sharpened to the power BETA "
+                        "(1: as it is)")
+
+
+def corrector_settings(args: argparse.Namespace) -> Settings:
+    """The corrector's training settings from :func:`add_corrector_arguments`' options."""
+    return Settings(lexical=args.lexical, prior=args.prior, l2=args.l2,
+                    token_cost=args.token_cost)
 
 
 def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
@@ -1278,16 +1294,15 @@ def train_model(args: argparse.Namespace) -> None:
     learner = load_model(args.learner)
     reference = learner if args.reference == "learner" else load_model(args.reference)
     model = train(learner, originals, corrected, reference, load_grammar(args.grammar),
-                  args.iterations,
-                  Settings(lexical=0, prior=args.prior, l2=args.l2, token_cost=args.token_cost),
+                  args.iterations, corrector_settings(args),
                   report=lambda it, obj, ll: print(f"EM iteration {it}: objective {obj:.1f}, "
                                                    f"log-likelihood {ll:.1f}", file=sys.stderr),
                   record={"learner": args.learner, "original": args.original,
                           "corrected": args.corrected, "extra": args.extra,
                           "reference": args.reference,
                           "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
-                          "copy": args.copy},
-                  copy=args.copy, vocabulary=every)
+                          "copy": args.copy, "lexical": args.lexical},
+                  copy=args.copy, vocabulary=every, sharpen=args.sharpen)
     model.save(args.output)
 
 

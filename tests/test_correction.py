@@ -16,6 +16,7 @@ from fstpunct.apps.correction.model import (
     Decoding,
     copy_center,
     learner_contexts,
+    sharpened,
     train,
     with_learner,
 )
@@ -24,6 +25,7 @@ from fstpunct.apps.restoration.exact import ExactPrior, SlotDistribution
 from fstpunct.apps.restoration.metrics import levenshtein as distance
 from fstpunct.apps.restoration.strip import insertions_of, strip
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
 from fstpunct.model.punct import Settings
@@ -159,6 +161,69 @@ def test_copy_prior_makes_keeping_the_default(model):
     assert [raw_slots(s) for s in corrected(learner, kept)] == [raw_slots(s) for s in learner]
     bare = train(model.learner, originals, originals, english, grammar, iterations=0)
     assert [raw_slots(s)[-1] for s in corrected(learner, bare)] == [()] * 6
+
+
+def test_lexical_contexts_let_the_corrector_tell_words_apart(model):
+    """Two sentences of the same tree that differ in one word: the annotators put a comma
+    before *however* and none before *early*. Unlexicalised, the corrector cannot tell the two
+    slots apart; with lexical contexts (``Settings.lexical``) it corrects the first only."""
+    def variant(word, comma):
+        rows = [("We", 2, "nsubj"), ("left", 0, "root")] + ([(",", 4, "punct")] if comma
+                                                            else [])
+        return rows + [(word, 2, "advmod"), (".", 2, "punct")]
+    learner_text = "".join(conll(variant(w, False), f"{w}{k}") for w in ("however", "early")
+                           for k in range(8))
+    gold_text = "".join(conll(variant(w, w == "however"), f"{w}{k}")
+                        for w in ("however", "early") for k in range(8))
+    originals = [to_slots(s) for s in sentences(learner_text)]
+    fixed = [to_slots(s) for s in sentences(gold_text)]
+    grammar, english = load_grammar(GRAMMAR), load_model("en")
+    test = sentences(conll(variant("however", False), "h") + conll(variant("early", False), "e"))
+    comma = []
+    for lexical in (0, 10):
+        corrector = train(model.learner, originals, fixed, english, grammar, iterations=3,
+                          settings=Settings(lexical=lexical))
+        assert corrector.corrector.attach.lexical == bool(lexical)
+        comma.append([d[2].prob((",",)) for d in slot_distributions(corrector, test)])
+    assert comma[0][0] == pytest.approx(comma[0][1], abs=1e-12)  # the same contexts
+    assert comma[1][0] > 0.5 > comma[1][1]
+
+
+def test_sharpened_channel_by_hand():
+    """Each window's edit probabilities to the power β, renormalised: worked out by hand for
+    one window; β = 1 changes nothing; structural zeros stay zero."""
+    channel = load_model("en").channel
+    phi = channel.phi
+    a, b = channel.index("”"), channel.index(".")
+    assert 0.0 < phi[a, b].max() < 1.0  # a window with a choice of edits
+    sharp = sharpened(channel, 2.0).phi
+    assert sharp[a, b] == pytest.approx(phi[a, b] ** 2 / (phi[a, b] ** 2).sum())
+    assert np.allclose(sharp.sum(axis=2), 1.0) and not sharp[~channel.mask].any()
+    assert np.allclose(sharpened(channel, 1.0).phi, phi, rtol=0.0, atol=1e-12)
+    likeliest = phi[a, b].argmax()
+    assert sharpened(channel, 8.0).phi[a, b, likeliest] > sharp[a, b, likeliest] > phi[a, b,
+                                                                                      likeliest]
+    with pytest.raises(InputError, match="sharpening"):
+        sharpened(channel, 0.0)
+
+
+def test_the_corrector_reads_t_e_under_the_sharpened_learner_channel(model, tmp_path):
+    """``train(sharpen=β)`` reads T_e′ of its pairs under the learner model with the sharpened
+    channel and stores that learner model (so decoding reads T_e′ alike); β = 1 is the learner
+    model as it is."""
+    learner_text = "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(4))
+    gold_text = "".join(conll(RELATIVE, f"r{k}") for k in range(4))
+    originals = [to_slots(s) for s in sentences(learner_text)]
+    fixed = [to_slots(s) for s in sentences(gold_text)]
+    grammar, english = load_grammar(GRAMMAR), load_model("en")
+    sharp = train(model.learner, originals, fixed, english, grammar, iterations=1, sharpen=3.0)
+    assert sharp.record["sharpen"] == 3.0
+    assert np.allclose(sharp.learner.channel.phi, sharpened(model.learner.channel, 3.0).phi)
+    assert sharp.learner.attach is model.learner.attach
+    again = CorrectionModel.load(sharp.save(tmp_path / "sharp"))
+    assert np.allclose(again.learner.channel.phi, sharp.learner.channel.phi, atol=1e-6)
+    plain = train(model.learner, originals, fixed, english, grammar, iterations=1)
+    assert plain.learner is model.learner and plain.record["sharpen"] == 1.0
 
 
 def test_crf_corrector_reads_the_learners_punctuation(tmp_path):

@@ -180,13 +180,16 @@ def test_cv_trains_on_the_punctuation_only_pairs_too(script, tmp_path, monkeypat
     data.mkdir()
     learner_folder(data)
     punctuation_only_files(data)
-    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--extra")
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--extra", "--lexical", "3")
     result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
     # each fold's models: the 12 isomorphic pairs and the 3 punctuation-only pairs of the
-    # other fold's 3 documents; the held-out outputs are the 24 isomorphic pairs only
+    # other fold's 3 documents; the held-out outputs are the 24 isomorphic pairs only; the
+    # correctors with the lexical contexts of their 3 most frequent words
     for fold in (0, 1):
         model = CorrectionModel.load(work / f"fold{fold}" / "correct")
         assert model.record["pairs"] == 15 and model.record["extra"] is True
+        assert model.record["lexical"] == 3 and model.corrector.settings.lexical == 3
+        assert model.corrector.attach.lexical and not model.learner.attach.lexical
     assert result["extra"] is True
     assert all(len(r["sentence_edits"]) == 24 for r in result["rows"])
 

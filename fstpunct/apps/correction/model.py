@@ -11,6 +11,15 @@ weights learn when a learner's mark is kept, dropped or changed; its channel sta
 drawn towards (Dirichlet pseudo-counts ``prior`` per window), the channel of a reference model
 (``reference``: the bundled ``en``, correct English, or the learners' own model).
 
+*Reading T_e′ faithfully* (``sharpen`` β > 1, :func:`sharpened`): T_e′ is the Viterbi
+analysis under the learner model with its channel's edit probabilities raised to the power β
+and renormalised per window. Under the learner channel itself, Viterbi may explain a learner's
+string by an improbable channel path (a ``. ”`` read as ``” . .`` with a swap, a ``.`` as an
+underlying ``?``), and then copying T_e′'s punctemes renders another string than the learner
+wrote, which MBR turns into an edit; with β > 1 the analyses whose likely renderings are the
+learner's own strings are preferred. The learner model stored in the correction model is the
+sharpened one, so training and decoding read T_e′ alike.
+
 *Copying is the default* (``copy`` > 0, :func:`copy_center`): the mean of θ's L2 prior gives
 the weight ``copy`` to every conjunction ``xl=p`` × ``L=p`` and ``xr=p`` × ``R=p`` (the learner's
 puncteme on that side, ε included), so that where training pairs say little (rare marks such as
@@ -18,6 +27,10 @@ puncteme on that side, ε included), so that where training pairs say little (ra
 pairs show often enough move away from it. The corrector's vocabulary and pair sets W_d are
 those of both sides of the pairs and of any further learner sentences (``vocabulary``: the
 learner model's training sentences), so the learner punctemes that T_e′ uses can be copied.
+With lexical contexts (``Settings.lexical`` of :func:`train`'s ``settings``) the corrector also
+reads the words at each node (:func:`~fstpunct.model.features.lexical_contexts`), which no
+other context of the corrector does: whether a comma splice is corrected, say, may depend on
+the word that follows the comma; the copy prior stays on the unlexicalised contexts.
 
 *Decoding* (:meth:`CorrectionModel.decoding_for`, stored in the record per tree source —
 gold trees, or a parser's —, chosen on dev by :mod:`.calibrate`): the MBR loss charges
@@ -53,7 +66,7 @@ from ..restoration.exact import SlotDistribution
 from .gate import FEATURES
 
 __all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_contexts",
-           "read_meta", "train", "unexplained", "with_learner"]
+           "read_meta", "sharpened", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
@@ -107,6 +120,16 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
     inference = Inference(learner, learner.prepare(sentences))
     return [replace(ss, contexts=learner_contexts(ss, pairs[:ss.n] if ss.n else ()))
             for ss, pairs in zip(sentences, inference.viterbi_all())]
+
+
+def sharpened(channel: Channel, beta: float) -> Channel:
+    """``channel`` with every window's edit probabilities raised to the power ``beta`` (> 0)
+    and renormalised (module docstring: 1 leaves it as it is; large β keeps the likeliest
+    edit of each window alone)."""
+    if not beta > 0.0:
+        raise InputError(f"the channel's sharpening must be > 0 (got {beta})")
+    phi = channel.phi ** beta
+    return Channel(channel.symbols, channel.direction, phi / phi.sum(axis=2, keepdims=True))
 
 
 def copy_center(attach: AttachModel, token_cost: float, copy: float) -> np.ndarray:
@@ -202,17 +225,20 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
           iterations: int = 8, settings: Settings | None = None,
           report: Callable[[int, float, float], None] | None = None,
           record: dict[str, Any] | None = None, copy: float = 0.0,
-          vocabulary: Sequence[SlotSentence] = ()) -> CorrectionModel:
+          vocabulary: Sequence[SlotSentence] = (), sharpen: float = 1.0) -> CorrectionModel:
     """Train the corrector on pairs: ``originals[k]`` (the learner's punctuation) and
     ``corrected[k]`` (the same words and tree, corrected punctuation); ``copy``: the prior
     weight of keeping the learner's punctemes (:func:`copy_center`); ``vocabulary``: more
-    sentences whose punctuation joins the corrector's vocabulary (module docstring)."""
+    sentences whose punctuation joins the corrector's vocabulary; ``sharpen``: β of the
+    learner channel by which T_e′ is read (:func:`sharpened`; module docstring)."""
     if len(originals) != len(corrected) or not originals:
         raise InputError("the corrector needs as many corrected sentences as originals (>0)")
     for o, c in zip(originals, corrected):
         if o.n != c.n or o.heads != c.heads:
             raise InputError(f"{c.place}: its tree is not the original's")
     settings = settings or Settings(lexical=0)
+    if sharpen != 1.0:
+        learner = replace(learner, channel=sharpened(learner.channel, sharpen))
     sources = with_learner(learner, originals)
     targets = [replace(c, contexts=o.contexts) for o, c in zip(sources, corrected)]
     start = initial_model(targets + sources + list(vocabulary), grammar, settings=settings)
@@ -222,5 +248,5 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
     model, history = em(start, start.prepare(targets), iterations, report=report,
                         center=center)
     info = {**(record or {}), "pairs": len(targets), "iterations": iterations,
-            "objective": history.objective}
+            "objective": history.objective, "sharpen": sharpen}
     return CorrectionModel(learner, model, info)
