@@ -405,47 +405,35 @@ def test_inference_expected_counts_equal_the_reference(sentences, direction, see
     assert inference.sample(0, np.random.default_rng(seed), 5) == draws[0]
 
 
-@settings(max_examples=15, deadline=None)
-@given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6),
-       st.sampled_from([0.0, 0.2]))
-def test_summed_edit_counts_equal_the_reference(sentences, direction, seed, backoff):
-    """Expected channel-arc counts with every slot's terms summed first
-    (EditCounter._summed_gradient, forced by SUMMED_ROWS = 0) against the numpy reference, one
-    sentence at a time, term by term."""
-    if not sentences:
-        return
-    model = make_model(sentences, direction, seed, backoff=backoff)
-    inference = Inference(model, model.prepare(sentences))
-    try:
-        expected = sum(inference.expectations(s).arc_counts for s in range(len(sentences)))
-    except ZeroWeightError:
-        return
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(lattice, "SUMMED_ROWS", 0)
-        got = inference.expected_counts().arc_counts
-    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-9)
-
-
 @settings(max_examples=20, deadline=None)
 @given(corpora(), st.sampled_from(["ltr", "rtl"]), st.integers(0, 10**6))
-def test_summed_term_counts_equal_term_by_term(sentences, direction, seed):
-    """EditCounter.term_counts with the terms summed first against term by term, on random
-    terms (every puncteme's and the closure's coefficient drawn, some 0) in every slot of a
-    model, slot 0's boundary gradient included."""
+def test_term_counts_equal_the_dense_reference(sentences, direction, seed):
+    """EditCounter.term_counts (compiled, term by term, each term's prefix and suffix products
+    only where its nonzero coefficients use them) against term_counts_reference (dense numpy,
+    summed per puncteme first), on random terms in every slot of a model, slot 0's boundary
+    gradient included: the model's punctemes and random ones of 3–4 tokens (middle
+    positions), coefficients drawn with 30 % or 90 % of them 0 (rows using few prefixes)."""
     if not sentences:
         return
     model = make_model(sentences, direction, seed, backoff=0.2)
     inference = Inference(model, model.prepare(sentences))
     rng = np.random.default_rng(seed)
+    slots = inference.slots
+    tokens = len(model.channel.symbols)
+    punctemes = slots.punctemes + tuple(tuple(int(t) for t in rng.integers(0, tokens, size))
+                                        for size in rng.integers(3, 5, 6))
     for surface in {x for s in inference.batch.surfaces for x in s if x}:
-        counter = inference.slots.counter(surface)
-        n = counter._n_states
-        rows = int(rng.integers(1, 6))
-        coef = rng.normal(size=(rows, len(counter._punctemes) + 1))
-        coef[rng.random(coef.shape) < 0.3] = 0.0
-        p, q = rng.random((rows, n)), rng.random((rows, n))
-        start, final, prefix = rng.random(n), rng.random(n), rng.random((n, n))
-        args = (coef, p, q, start, final, prefix if surface[0] == BOUNDARY else None)
-        np.testing.assert_allclose(counter.term_counts(*args, summed=True),
-                                   counter.term_counts(*args, summed=False), rtol=1e-12,
-                                   atol=1e-12)
+        slot = slots.get(surface)
+        for chosen in (slots.punctemes, punctemes):
+            counter = lattice.EditCounter(slots.builder, surface, slots.weights, slot.lattice,
+                                          chosen, slot.closure, slots.rate, slots.boundary)
+            n = counter._n_states
+            rows = int(rng.integers(1, 40))
+            coef = rng.normal(size=(rows, len(chosen) + 1))
+            coef[rng.random(coef.shape) < rng.choice([0.3, 0.9])] = 0.0
+            p, q = rng.random((rows, n)), rng.random((rows, n))
+            start, final, prefix = rng.random(n), rng.random(n), rng.random((n, n))
+            args = (coef, p, q, start, final, prefix if surface[0] == BOUNDARY else None)
+            np.testing.assert_allclose(counter.term_counts(*args),
+                                       counter.term_counts_reference(*args), rtol=1e-12,
+                                       atol=1e-12)

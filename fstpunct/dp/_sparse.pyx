@@ -7,7 +7,7 @@ max-times Kleene star of a lattice (its backoff closure), transposes of stacked 
 lattice's parallel arcs combined (:func:`combine_arcs`), stacked rows of two CSR stacks and
 their transposes concatenated (:func:`concat_rows`, :func:`concat_transposes`), and
 the E-step's gradient of log Z at a slot's arcs
-(:func:`edit_gradient`, for :class:`fstpunct.fst.lattice.EditCounter`).
+(:func:`edit_gradients`, for :class:`fstpunct.fst.lattice.EditCounter`).
 
 :func:`string_products` computes what the level-by-level numpy formulation computed (row r of
 M(t·s) is the ⊕ over the arcs r → r′ of token t of weight · row r′ of M(s)), entry by entry with
@@ -1053,9 +1053,9 @@ def strong_components(const double[:, ::1] a):
     return order, np.array(starts[::-1] + [n], dtype=np.intp)
 
 
-cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_ssize_t lo,
-                         Py_ssize_t hi, const Py_ssize_t[::1] puncteme,
-                         const Py_ssize_t[::1] string, const double[::1] strings) noexcept:
+cdef bint _positions_sum(double* out, Py_ssize_t n, const double* coef, Py_ssize_t lo,
+                         Py_ssize_t hi, const Py_ssize_t* puncteme, const Py_ssize_t* string,
+                         const double* strings) noexcept nogil:
     """out = Σ coef[puncteme[k]] · strings[string[k]] (rows of n) over positions lo ≤ k < hi;
     whether any term was nonzero."""
     cdef Py_ssize_t k, s, r
@@ -1073,55 +1073,121 @@ cdef bint _positions_sum(double* out, Py_ssize_t n, const double[::1] coef, Py_s
     return any_term
 
 
+cdef void _mark(unsigned char* need, const double* coef, const Py_ssize_t* puncteme,
+                const Py_ssize_t* string, Py_ssize_t count) noexcept nogil:
+    """need[string[k]] = 1 for every k < count whose puncteme's coefficient is nonzero."""
+    cdef Py_ssize_t k
+    for k in range(count):
+        if coef[puncteme[k]] != 0.0:
+            need[string[k]] = 1
+
+
+cdef void _products(double* out, const unsigned char* need, Py_ssize_t strings, Py_ssize_t n,
+                    const Index* ptr, const Column* col, const double* val,
+                    const double* x) noexcept nogil:
+    """out[j·n + i] = Σ_e val[e] · x[col[e]] over row j·n + i's entries in order, from 0
+    (:func:`dense_csr_t`'s sum), for the strings j with need[j]."""
+    cdef Py_ssize_t j, i, e
+    cdef double acc
+    for j in range(strings):
+        if need[j]:
+            for i in range(j * n, (j + 1) * n):
+                acc = 0.0
+                for e in range(ptr[i], ptr[i + 1]):
+                    acc = acc + val[e] * x[col[e]]
+                out[i] = acc
+
+
 def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, ::1] p,
-                   const double[:, ::1] q, const double[:, ::1] prefixed,
-                   const double[:, ::1] suffixed, const double[::1] closure,
-                   const double[:, ::1] kp, const double[:, ::1] kq, Py_ssize_t exclude,
-                   Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_t[::1] src,
-                   const Py_ssize_t[::1] dst,
+                   const double[:, ::1] q, const Index[::1] pre_ptr, const Column[::1] pre_col,
+                   const double[::1] pre_val, const Index[::1] suf_ptr,
+                   const Column[::1] suf_col, const double[::1] suf_val,
+                   const double[::1] closure, const double[:, ::1] kp, const double[:, ::1] kq,
+                   Py_ssize_t exclude, Py_ssize_t n, const Py_ssize_t[::1] arc_ptr,
+                   const Py_ssize_t[::1] src, const Py_ssize_t[::1] dst,
                    const Py_ssize_t[::1] first_ptr, const Py_ssize_t[::1] first_puncteme,
                    const Py_ssize_t[::1] first_suffix,
                    const Py_ssize_t[::1] last_ptr, const Py_ssize_t[::1] last_puncteme,
                    const Py_ssize_t[::1] last_prefix,
-                   const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_puncteme,
-                   const Py_ssize_t[::1] middle_f, const Py_ssize_t[::1] middle_b):
+                   const Py_ssize_t[::1] middle_ptr, const Py_ssize_t[::1] middle_puncteme,
+                   const Py_ssize_t[::1] middle_prefix, const Py_ssize_t[::1] middle_suffix,
+                   const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_f,
+                   const Py_ssize_t[::1] middle_b):
     """For every term r (a row of each 2-D argument), add ∂log Z/∂M(υ)[s, t] at every token arc
     (arcs sorted by token υ: ``arc_ptr``; from ``src`` to ``dst``) for ∂log Z/∂M(l) =
-    coef[r, l] · p_r q_rᵀ and ∂log Z/∂K = ``closure[r]`` · p_r q_rᵀ, given M(l_>k) q_r for every
-    suffix (``suffixed[r]``, flat strings × n), M(l_<k)ᵀ p_r for every prefix (``prefixed[r]``),
-    and the closure's share at every arc of a token but ``exclude`` (``closure[r]`` · kp[r, s] ·
-    kq[r, t], the rate included; kp and kq are read only where closure[r] ≠ 0). First positions
-    (grouped by token: ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones
-    f_υ ⊗ q with f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones pair with their token's arcs one by
-    one (flat indices into ``prefixed`` and ``suffixed``)."""
-    cdef Py_ssize_t v, e, m, r, n_tokens = arc_ptr.shape[0] - 1
+    coef[r, l] · p_r q_rᵀ and ∂log Z/∂K = ``closure[r]`` · p_r q_rᵀ, term by term. The stacks
+    of M(l_<k)ᵀ for every prefix (CSR rows ``pre_*``: row j·n + s of prefix j) and of M(l_>k)
+    for every suffix (``suf_*``) are applied to p_r and q_r here, one term at a time and only
+    for the prefixes and suffixes its nonzero coefficients use (each product :func:`dense_csr_t`'s
+    sum, so the same values as ``rmatmul_t`` of the whole stacks). The closure's share at every
+    arc of a token but ``exclude`` is ``closure[r]`` · kp[r, s] · kq[r, t] (the rate included;
+    kp and kq are read only where closure[r] ≠ 0). First positions (grouped by token:
+    ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones f_υ ⊗ q with
+    f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones (puncteme, prefix, suffix; their pairs
+    ``middle_ptr[i]:middle_ptr[i + 1]``) pair with their token's arcs one by one (flat indices
+    (string · n + state) into the prefixes' and suffixes' products)."""
+    cdef Py_ssize_t v, e, m, k, r, n_tokens = arc_ptr.shape[0] - 1
+    cdef Py_ssize_t n_pre = (pre_ptr.shape[0] - 1) // n if n else 0
+    cdef Py_ssize_t n_suf = (suf_ptr.shape[0] - 1) // n if n else 0
+    cdef Py_ssize_t n_first = first_puncteme.shape[0], n_last = last_puncteme.shape[0]
+    cdef Py_ssize_t n_middle = middle_puncteme.shape[0]
     cdef double c
-    cdef double* b = <double*> malloc(max(2 * n, 1) * sizeof(double))
+    cdef double* b = <double*> malloc(max(2 * n + (n_pre + n_suf) * n, 1) * sizeof(double))
+    cdef unsigned char* need_pre = <unsigned char*> malloc(max(n_pre + n_suf, 1))
+    cdef unsigned char* need_suf = need_pre + n_pre
     cdef double* f
+    cdef double* prefixed
+    cdef double* suffixed
+    cdef const double* row
     cdef bint any_b, any_f, any_k
-    if b == NULL:
+    if b == NULL or need_pre == NULL:
+        free(b)
+        free(need_pre)
         raise MemoryError()
     f = b + n
-    for r in range(coef.shape[0]):
-        for v in range(n_tokens):
-            if arc_ptr[v] == arc_ptr[v + 1]:
-                continue
-            any_b = _positions_sum(b, n, coef[r], first_ptr[v], first_ptr[v + 1],
-                                   first_puncteme, first_suffix, suffixed[r])
-            any_f = _positions_sum(f, n, coef[r], last_ptr[v], last_ptr[v + 1], last_puncteme,
-                                   last_prefix, prefixed[r])
-            any_k = closure[r] != 0.0 and v != exclude
-            if any_b or any_f:
-                for e in range(arc_ptr[v], arc_ptr[v + 1]):
-                    grad[e] += p[r, src[e]] * b[dst[e]] + f[src[e]] * q[r, dst[e]]
-            if any_k:
-                for e in range(arc_ptr[v], arc_ptr[v + 1]):
-                    grad[e] += closure[r] * kp[r, src[e]] * kq[r, dst[e]]
-        for m in range(middle_arc.shape[0]):
-            c = coef[r, middle_puncteme[m]]
-            if c != 0.0:
-                grad[middle_arc[m]] += c * prefixed[r, middle_f[m]] * suffixed[r, middle_b[m]]
+    prefixed = f + n
+    suffixed = prefixed + n_pre * n
+    with nogil:
+        for r in range(coef.shape[0]):
+            row = &coef[r, 0]
+            for m in range(n_pre + n_suf):
+                need_pre[m] = 0
+            if n_first:
+                _mark(need_suf, row, &first_puncteme[0], &first_suffix[0], n_first)
+            if n_last:
+                _mark(need_pre, row, &last_puncteme[0], &last_prefix[0], n_last)
+            if n_middle:
+                _mark(need_pre, row, &middle_puncteme[0], &middle_prefix[0], n_middle)
+                _mark(need_suf, row, &middle_puncteme[0], &middle_suffix[0], n_middle)
+            if n_pre:
+                _products(prefixed, need_pre, n_pre, n, &pre_ptr[0], &pre_col[0], &pre_val[0],
+                          &p[r, 0])
+            if n_suf:
+                _products(suffixed, need_suf, n_suf, n, &suf_ptr[0], &suf_col[0], &suf_val[0],
+                          &q[r, 0])
+            for v in range(n_tokens):
+                if arc_ptr[v] == arc_ptr[v + 1]:
+                    continue
+                any_b = _positions_sum(b, n, row, first_ptr[v], first_ptr[v + 1],
+                                       &first_puncteme[0] if n_first else NULL,
+                                       &first_suffix[0] if n_first else NULL, suffixed)
+                any_f = _positions_sum(f, n, row, last_ptr[v], last_ptr[v + 1],
+                                       &last_puncteme[0] if n_last else NULL,
+                                       &last_prefix[0] if n_last else NULL, prefixed)
+                any_k = closure[r] != 0.0 and v != exclude
+                if any_b or any_f:
+                    for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                        grad[e] += p[r, src[e]] * b[dst[e]] + f[src[e]] * q[r, dst[e]]
+                if any_k:
+                    for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                        grad[e] += closure[r] * kp[r, src[e]] * kq[r, dst[e]]
+            for k in range(n_middle):
+                c = row[middle_puncteme[k]]
+                if c != 0.0:
+                    for m in range(middle_ptr[k], middle_ptr[k + 1]):
+                        grad[middle_arc[m]] += c * prefixed[middle_f[m]] * suffixed[middle_b[m]]
     free(b)
+    free(need_pre)
 
 
 def hash_table(const long long[::1] keys, Py_ssize_t size):

@@ -504,18 +504,17 @@ class _Layout(NamedTuple):
         tokens = np.arange(n_tokens + 1)
         # in the order _sparse.edit_gradients takes them: token arcs (per-token offsets, source,
         # target); first positions and last positions (per-token offsets, puncteme, suffix or
-        # prefix); middle pairs (arc, puncteme, flat prefix and suffix indices)
+        # prefix); middle positions (offsets of their pairs, puncteme, prefix, suffix) and
+        # their pairs (arc, flat prefix and suffix indices)
         passes = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
             np.searchsorted(tok, tokens), src, dst,
             np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
             np.searchsorted(last.token, tokens), last.puncteme, last.prefix,
-            middle_arc, middle.puncteme[at], middle.prefix[at] * n_states + src[middle_arc],
+            np.concatenate([[0], np.cumsum(count)]), middle.puncteme, middle.prefix,
+            middle.suffix, middle_arc, middle.prefix[at] * n_states + src[middle_arc],
             middle.suffix[at] * n_states + dst[middle_arc]))
         return cls(topo, ends, arcs, tok, src, dst, np.flatnonzero(tok == exclude), prefixes,
                    suffixes, passes)
-
-
-SUMMED_ROWS = 16  # EditCounter.term_counts sums the terms first from this many per state
 
 
 class EditCounter:
@@ -564,27 +563,37 @@ class EditCounter:
 
     def term_counts(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray,
                     grad_start: np.ndarray, grad_final: np.ndarray,
-                    grad_prefix: np.ndarray | None = None,
-                    summed: bool | None = None) -> np.ndarray:
+                    grad_prefix: np.ndarray | None = None) -> np.ndarray:
         """:meth:`counts` of the terms ∂log Z/∂M(l) = coef[r, l] · p[r] q[r]ᵀ (rows r; the
-        closure's coefficient last), all at once: term by term, or (``summed``; by default
-        where there are at least :data:`SUMMED_ROWS` times as many terms as states) summed
-        first (:meth:`_summed_gradient`; equal up to the order of the additions)."""
-        if summed is None:
-            summed = len(coef) >= SUMMED_ROWS * self._n_states
+        closure's coefficient last), all at once, term by term in one compiled pass (each
+        term's products with the prefixes' and suffixes' stacks made there, only for those
+        its nonzero coefficients use)."""
         grad = np.zeros(len(self._tok))
-        if len(coef) and summed:
-            grad = self._summed_gradient(np.asarray(coef, dtype=float),
-                                         np.asarray(p, dtype=float), np.asarray(q, dtype=float))
-        elif len(coef):
-            # M(l_>k) q for every suffix, M(l_<k)ᵀ p for every prefix, Kᵀp and Kq
+        if len(coef):
             p, q, coef = (np.ascontiguousarray(x, dtype=float) for x in (p, q, coef))
             closure = np.ascontiguousarray(coef[:, -1] * self._rate)
-            kp, kq = p @ self._closure, q @ self._closure.T
-            _sparse.edit_gradients(grad, coef, p, q, self._prefixes.rows.rmatmul_t(p),
-                                   self._suffixes.rows.rmatmul_t(q), closure,
+            kp, kq = p @ self._closure, q @ self._closure.T  # Kᵀp and Kq
+            pre, suf = self._prefixes.rows, self._suffixes.rows
+            _sparse.edit_gradients(grad, coef, p, q, pre.indptr, pre.indices, pre.data,
+                                   suf.indptr, suf.indices, suf.data, closure,
                                    np.ascontiguousarray(kp), np.ascontiguousarray(kq),
                                    self._exclude, self._n_states, *self._layout)
+        return self._arc_counts(grad, grad_start, grad_final, grad_prefix)
+
+    def term_counts_reference(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray,
+                              grad_start: np.ndarray, grad_final: np.ndarray,
+                              grad_prefix: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`term_counts` by dense numpy products, the terms summed per puncteme first
+        (:meth:`_dense_gradient`; the tests' oracle: equal up to the order of additions)."""
+        grad = np.zeros(len(self._tok))
+        if len(coef):
+            grad = self._dense_gradient(*(np.asarray(x, dtype=float) for x in (coef, p, q)))
+        return self._arc_counts(grad, grad_start, grad_final, grad_prefix)
+
+    def _arc_counts(self, grad: np.ndarray, grad_start: np.ndarray, grad_final: np.ndarray,
+                    grad_prefix: np.ndarray | None) -> np.ndarray:
+        """Expected arc counts from ∂log Z/∂M(υ) at the token arcs (``grad``, changed) and
+        the gradients of the start and final vectors and of M(∘) in slot 0."""
         if grad_prefix is not None:
             src, dst = self._src[self._boundary], self._dst[self._boundary]
             grad[self._boundary] += grad_prefix[src, dst]
@@ -594,12 +603,11 @@ class EditCounter:
         full[self._ends] = (grad_start if topo.reverse else grad_final)[topo.src[self._ends]]
         return np.bincount(topo.arc, weights=full * self._weights, minlength=self._n_arcs)
 
-    def _summed_gradient(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    def _dense_gradient(self, coef: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
         """∂log Z/∂M(υ)[s, t] at every token arc, the terms summed per matrix first: G_l =
-        Σ_r coef[r, l] p_r q_rᵀ (one n × rows × n product per puncteme used), then ∂/∂M(υ) =
-        Σ over the positions k with l_k = υ of M(l_<k)ᵀ G_l M(l_>k)ᵀ, and the closure's
-        rate · Kᵀ G_K Kᵀ for every token but the excluded one (dense n × n products: cheaper
-        than the terms one by one where there are many more terms than states)."""
+        Σ_r coef[r, l] p_r q_rᵀ, then ∂/∂M(υ) = Σ over the positions k with l_k = υ of
+        M(l_<k)ᵀ G_l M(l_>k)ᵀ, and the closure's rate · Kᵀ G_K Kᵀ for every token but the
+        excluded one (dense n × n products)."""
         lattice, n = self._lattice, self._n_states
         tokens = np.unique(self._tok)
         grad_of = np.zeros((len(tokens), n, n))
