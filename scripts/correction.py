@@ -135,6 +135,7 @@ from fstpunct.apps.restoration.metrics import (
     edit_score,
     f_randomisation_p,
     score,
+    scores,
     sign_flip_p,
     slot_strings,
 )
@@ -1003,9 +1004,11 @@ def nested_choices(helds: list[list[int]], candidates: list[K], edits: dict[K, l
 def grid_of(candidates: Iterable[K], outputs: Callable[[K], list[Sentence]],
             source: list[Sentence], gold: list[Sentence]
             ) -> tuple[dict[K, list[int]], dict[K, EditScore]]:
-    """Every candidate's token edits by sentence and its edit counts (its ``outputs``)."""
-    return ({v: score(gold, outputs(v)).sentence_edits for v in candidates},
-            {v: edit_score(source, gold, outputs(v)) for v in candidates})
+    """Every candidate's token edits by sentence and its edit counts (its ``outputs``, scored
+    once)."""
+    both = {v: scores(gold, outputs(v), source) for v in candidates}
+    return ({v: r.sentence_edits for v, (r, _) in both.items()},
+            {v: e for v, (_, e) in both.items()})
 
 
 def print_grid(what: str, candidates: Iterable[K], name: Callable[[K], str],
@@ -1090,10 +1093,18 @@ def agree_cv(args: argparse.Namespace) -> None:
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
                own: list, grammar, rest: list[tuple[Sentence, Sentence]]) -> CorrectionModel:
-    """The fold's corrector (loaded from ``folder``/correct if there, else trained on the
-    ``rest`` pairs with the learner model of the other folds, and saved)."""
+    """The fold's corrector (loaded from ``folder``/correct if there and trained with the
+    options asked for, else trained on the ``rest`` pairs with the learner model of the other
+    folds, and saved)."""
     if (folder / "correct").is_dir():
-        return CorrectionModel.load(folder / "correct")
+        model = CorrectionModel.load(folder / "correct")
+        asked = (args.copy, args.extra, args.lexical, args.sharpen)
+        stored = (model.record.get("copy"), model.record.get("extra"),
+                  model.corrector.settings.lexical, model.record.get("sharpen", 1.0))
+        if stored != asked:
+            _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen = {stored}, "
+                  f"not {asked}: name another --work")
+        return model
     usable = [(to_slots(s), to_slots(g)) for s, g in rest]
     usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
     reference = learner if args.reference == "learner" else load_model(args.reference)

@@ -203,6 +203,10 @@ def test_sharpened_channel_by_hand():
     likeliest = phi[a, b].argmax()
     assert sharpened(channel, 8.0).phi[a, b, likeliest] > sharp[a, b, likeliest] > phi[a, b,
                                                                                       likeliest]
+    for beta in (1e4, np.inf):  # every window's likeliest edits alone, no window lost
+        alone = sharpened(channel, beta).phi
+        assert np.allclose(alone.sum(axis=2), 1.0)
+        assert alone[a, b, likeliest] == 1.0
     with pytest.raises(InputError, match="sharpening"):
         sharpened(channel, 0.0)
 

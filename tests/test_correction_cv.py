@@ -130,6 +130,10 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     assert "trained" not in capsys.readouterr().out
     again = json.loads((tmp_path / "again.json").read_text(encoding="utf-8"))
     assert again["rows"] == result["rows"]
+    # but not models trained with other options: one line, status 2
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, work, tmp_path / "other.json", "--sharpen", "2")
+    assert stop.value.code == 2 and "trained with copy" in capsys.readouterr().err
 
 
 def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):

@@ -179,6 +179,8 @@ def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
     for counts in (good[:-1], good.astype(np.int64), -good, good * np.nan, good[..., 0]):
         np.save(tmp_path / "x.npy", counts)
         damaged[f"{counts.dtype} {counts.shape}"] = (tmp_path / "x.npy").read_bytes()
+    np.savez(tmp_path / "x.npz", edits=good)
+    damaged["an archive"] = (tmp_path / "x.npz").read_bytes()
     for what, data in damaged.items():
         (folder / "edits.npy").write_bytes(data)
         with pytest.raises(ModelError, match="edits.npy"):

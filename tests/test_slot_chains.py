@@ -129,8 +129,7 @@ def check_against_stacks(model, batches, chains: int) -> SlotCache:
     """Viterbi T′ the same, its scores and log p to rounding, over a cache with ``chains``
     and blockwise sum closures, as decode's (one per run, shared by the batches as by
     decode's chunks), and over stacks."""
-    cache = SlotCache(model, paired=True, subset=True, closures=False, chains=chains,
-                      blockwise=True)
+    cache = SlotCache(model, paired=True, subset=True, closures=False, chains=chains)
     for batch in batches:
         best, scores, log_p = decoded(Inference(model, batch))
         got_best, got_scores, got_log_p = decoded(Inference(model, batch, slots=cache))

@@ -141,5 +141,8 @@ def test_stacks_hold_states_as_uint16_up_to_their_limit():
         _sparse.combine_arcs(n + 1, one, one, one, np.ones(1), np.zeros(1, dtype=np.uint8))
     with pytest.raises(ValueError, match="token"):
         _sparse.combine_arcs(2, one + STATES, one, one, np.ones(1), np.zeros(1, dtype=np.uint8))
+    for src, dst in ((one, one + 2), (one - 1, one), (one + 2, one)):  # states outside 0..n-1
+        with pytest.raises(ValueError, match="arc 0 from"):
+            _sparse.combine_arcs(2, one, src, dst, np.ones(1), np.zeros(1, dtype=np.uint8))
     with pytest.raises(ValueError, match="states"):
         ChainShape(n + 1, one, one, one, strings([(0,)]))

@@ -103,12 +103,12 @@ RESULTS.md, issue 23, "Decode's slot stage")."""
 def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:
     """The slot lattices of a run over chunks: each holding the puncteme matrices its
     candidates need; ``paired``: built for both the sum and the max, as decoding needs, else
-    only as asked; ``chains``: as :class:`SlotCache`'s, and with them (only the inside pass and
-    Viterbi read the slots: last bits may differ) blockwise sum closures. Each string's
+    only as asked; ``chains``: as :class:`SlotCache`'s (with them, blockwise sum closures; only
+    the inside pass and Viterbi read the slots: last bits may differ). Each string's
     topology is weighted once, so none is kept beside its lattices (about 23 MB over en_ewt
     test), nor the dense closures beside the stacks (no edit counts are taken)."""
     return SlotCache(model, LatticeBuilder(model.channel, cache=False), paired=paired,
-                     subset=True, closures=False, chains=chains, blockwise=chains > 0)
+                     subset=True, closures=False, chains=chains)
 
 
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,

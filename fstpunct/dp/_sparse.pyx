@@ -688,7 +688,7 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     else sum): what a stable sort of those keys then ``np.add.reduceat`` or
     ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
     others, in the arcs' order). Arcs with a negative token (a topology's end marks ``$``) are
-    left out, their src and dst unread. Returns token, src, dst (uint16, :data:`State`: a slot
+    left out, their src and dst unread (the others' must be states < n). Returns token, src, dst (uint16, :data:`State`: a slot
     cache keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
     values. The sort is two stable counting sorts, by dst and then by (token, src)."""
     cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, q
@@ -702,6 +702,8 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
         buckets = max(buckets, token[e] * n + src[e] + 1)
         if token[e] >= STATES:
             raise ValueError(f"combine_arcs: token {token[e]}; at most {STATES - 1}")
+        if not (0 <= src[e] < n and 0 <= dst[e] < n):
+            raise ValueError(f"combine_arcs: arc {e} from {src[e]} to {dst[e]}; {n} states")
     cdef Py_ssize_t* ptr = <Py_ssize_t*> malloc((max(buckets, n) + 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* by_dst = <Py_ssize_t*> malloc(max(kept, 1) * sizeof(Py_ssize_t))
     cdef Py_ssize_t* order = <Py_ssize_t*> malloc(max(kept, 1) * sizeof(Py_ssize_t))

@@ -20,7 +20,7 @@ over a range of the forest's sentences.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -168,8 +168,7 @@ def viterbi_and_log_partition(forest: Forest, best: Forest, reference: Callable[
     """:func:`viterbi` over ``best`` (max-product stacks) and :func:`log_partition` over
     ``forest`` (real-semiring stacks of the same sentences, nodes and candidates) in one
     compiled traversal, bitwise the same values: (choice, best log score, log Z)."""
-    layout = ("word_offsets", "node_offsets", "heads", "slot_vectors", "node_left", "node_right",
-              "candidate_offsets", "weights", "left_of", "right_of")
+    layout = [f.name for f in fields(Forest) if f.name not in ("stacks", "vectors")]
     if len(forest.stacks) != len(best.stacks) or not all(
             getattr(forest, k) is getattr(best, k) or np.array_equal(getattr(forest, k),
                                                                      getattr(best, k))

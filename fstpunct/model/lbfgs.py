@@ -91,6 +91,12 @@ class _Memory:
         """The stored pairs' ring slots, oldest first."""
         return (self.head + np.arange(self.col)) % self.m
 
+    @property
+    def which(self) -> np.ndarray:
+        """The rows of the stored pairs' s, then of their y, oldest first."""
+        order = self.order
+        return np.concatenate([order, self.m + order]).astype(np.intp)
+
     def update(self, g: np.ndarray, g_old: np.ndarray, d: np.ndarray, stp: float,
                sy: float | None) -> float:
         """The new gradient ``g``: if ``sy`` (= sᵀy) is given, first append the pair s = stp · d,
@@ -105,8 +111,7 @@ class _Memory:
             else:
                 s_row = k
             self.col, y_row = k + 1, m + s_row
-        order = self.order
-        which = np.concatenate([order, m + order]).astype(np.intp)
+        which = self.which
         passes = self.passes
         out, top = np.empty((passes.n_chunks, len(which), 2)), np.empty(passes.n_chunks)
         passes.run(_lbfgs.update, self.rows, which, s_row, y_row, d, stp, g, g_old, out, top)
@@ -134,10 +139,8 @@ class _Memory:
                 r, np.diag(r) * v + gamma * (self.yy[:k, :k] @ v) - gamma * self.yg[:k],
                 trans="T")
             coef[k:] = -gamma * v
-        order = self.order
-        which = np.concatenate([order, self.m + order]).astype(np.intp)
         out = np.empty((self.passes.n_chunks, 2))
-        self.passes.run(_lbfgs.direction, self.rows, which, coef, gamma, g, d, out)
+        self.passes.run(_lbfgs.direction, self.rows, self.which, coef, gamma, g, d, out)
         gd, dd = out.sum(axis=0)
         return float(gd), float(dd)
 

@@ -228,16 +228,15 @@ class SlotCache:
     matrix by token matrix, never built; the closure stored), kept apart from its stack
     slots, so which a chunk gets depends on that chunk alone. Only the inside pass and
     Viterbi read them (not the outside pass or sampling), and their sums and max-products
-    are associated otherwise than in built stacks (last-bit differences).
-
-    With ``blockwise``, sum closures are computed block by block
+    are associated otherwise than in built stacks (last-bit differences). Such a cache only
+    decodes, so its sum closures are computed block by block as well
     (:class:`~fstpunct.fst.lattice.BlockClosures`: a fraction of the work, last-bit
-    differences), for callers that, like the token chains', only decode."""
+    differences)."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
                  weights: np.ndarray | None = None, limit: int | None = 256,
                  paired: bool = False, subset: bool = False, closures: bool = True,
-                 chains: int = 0, blockwise: bool = False) -> None:
+                 chains: int = 0) -> None:
         channel, settings = model.channel, model.settings
         self.builder = builder or LatticeBuilder(channel)
         self.weights = self.builder.arc_weights() if weights is None else weights
@@ -246,7 +245,7 @@ class SlotCache:
         self.rate = settings.continuation / (len(channel.symbols) - 1)
         self.limit, self.paired, self.subset, self.closures = limit, paired, subset, closures
         self.chains = chains
-        self._blocks = BlockClosures() if blockwise else None
+        self._blocks = BlockClosures() if chains else None
         self._strings = chain_strings(self.punctemes)
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
         self._chained: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()

@@ -141,6 +141,9 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
         counts = np.load(path)
     except UNREADABLE as e:
         raise ModelError(f"{path}: no readable expected edit counts in this model ({e})") from e
+    if not isinstance(counts, np.ndarray):  # an .npz archive loads as an open NpzFile
+        counts.close()
+        raise ModelError(f"{path}: not the model's expected edit counts (an archive)")
     wrong_shape = counts.ndim != 3 or (shape is not None and counts.shape != shape)
     if counts.dtype.kind != "f" or wrong_shape or not np.all(np.isfinite(counts)) \
             or np.any(counts < 0):

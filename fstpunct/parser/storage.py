@@ -81,16 +81,16 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
     is not a ``kind`` model."""
     try:
         meta = json.loads((folder / f"{meta_name}.json").read_text(encoding="utf-8"))
-        z = np.load(folder / f"{weights_name}.npz")
-        shape = tuple(int(x) for x in z["shape"])
-        fingerprints = "fingerprints" in z.files
-        if fingerprints:
-            keys = np.cumsum(z["fingerprints"], dtype=np.uint64)
-            indptr = np.concatenate([[0], np.cumsum(z["lengths"], dtype=np.int64)])
-        else:
-            keys, indptr = z["keys"], z["indptr"]
-        weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
-                                    shape=shape)
+        with np.load(folder / f"{weights_name}.npz") as z:
+            shape = tuple(int(x) for x in z["shape"])
+            fingerprints = "fingerprints" in z.files
+            if fingerprints:
+                keys = np.cumsum(z["fingerprints"], dtype=np.uint64)
+                indptr = np.concatenate([[0], np.cumsum(z["lengths"], dtype=np.int64)])
+            else:
+                keys, indptr = z["keys"], z["indptr"]
+            weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
+                                        shape=shape)
     except UNREADABLE as e:
         raise not_a_model(folder, f"a {kind} model", e) from e
     if meta.get("format") != format:

@@ -125,10 +125,11 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
 def sharpened(channel: Channel, beta: float) -> Channel:
     """``channel`` with every window's edit probabilities raised to the power ``beta`` (> 0)
     and renormalised (module docstring: 1 leaves it as it is; large β keeps the likeliest
-    edit of each window alone)."""
+    edit of each window alone, β = ∞ exactly: each window is divided by its largest entry
+    first, so that no window underflows to 0)."""
     if not beta > 0.0:
         raise InputError(f"the channel's sharpening must be > 0 (got {beta})")
-    phi = channel.phi ** beta
+    phi = (channel.phi / channel.phi.max(axis=2, keepdims=True)) ** beta
     return Channel(channel.symbols, channel.direction, phi / phi.sum(axis=2, keepdims=True))
 
 
