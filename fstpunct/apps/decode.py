@@ -97,7 +97,7 @@ def bracketed_reference(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
 CHAINED_USES = 8
 """Decoding without posteriors applies the puncteme matrices of a slot string that at most this
 many node sides of a chunk meet as token chains, never built (``SlotCache``'s ``chains``;
-RESULTS.md, issue 23, "Decode's slot stage")."""
+results/speed-history.md, "Decode's slot stage")."""
 
 
 def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:

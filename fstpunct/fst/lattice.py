@@ -135,7 +135,7 @@ def _star(a: np.ndarray, maximum: bool) -> np.ndarray:
 
 class BlockClosures:
     """Sum closures (I − rate·A)⁻¹ of :meth:`Lattice.closure` computed block by block, for
-    decoding (RESULTS.md, issue 23, "Decode's slot stage: session 2026-11-29 06:32–09:32"). A
+    decoding (results/speed-history.md, "Decode's slot stage: session 2026-11-29 06:32–09:32"). A
     slot lattice's graph is acyclic between surface positions, so in the topological order of
     its strongly connected components (:func:`~fstpunct.dp._sparse.strong_components`: one per
     position, ~49 states each, and the start) a = rate·A is block upper triangular, and so is
