@@ -95,8 +95,15 @@ agreement of a CRF corrector and the correction model (:class:`Agreement`,
 and reports the same choice nested per fold, and the correction model's edit cost nested so
 too; over a cv run pooling several splits, also every row on each split's held-out pairs (e.g.
 the standard test's documents). ``table --agree AGREE.json`` adds the hard agreements and the
-chosen one. ``cv --models-only`` trains every fold's models and stops (for ``agree`` and
-``rerank``, which score the held-out pairs themselves).
+chosen one. ``cv --models-only`` trains every fold's models and stops (for ``agree``,
+``rerank`` and ``compare``, which score the held-out pairs themselves).
+
+``compare --before WORK1 --after WORK2`` decodes the held-out pairs of two cv runs over the same
+folds with each run's fold correctors (old against new correction model) at every edit cost,
+and writes the rows of each at ``--edit-cost`` and at the cost chosen nested as ``agree``
+chooses it, tested against keep and the before side, pooled and per split; ``--platt`` decodes
+the after side with the Platt map of the learner string's probability
+(:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots.
 """
 from __future__ import annotations
 
@@ -105,7 +112,7 @@ import functools
 import json
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from dataclasses import asdict, astuple, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn, TypeVar
 
@@ -120,6 +127,8 @@ from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.gate import FEATURES, examples, fit
 from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
+from fstpunct.apps.correction.platt import examples as platt_examples
+from fstpunct.apps.correction.platt import fitted as platt_fitted
 from fstpunct.apps.correction.rerank import (
     Chain,
     Nbest,
@@ -245,7 +254,8 @@ ISOMORPHIC, PUNCTUATION_ONLY = "cesl", "pesl"  # learner_corpus.py's corrected f
 @functools.cache
 def sentences_of(path: Path) -> tuple[Sentence, ...]:
     """The sentences of a CoNLL-U file, read once per run (the learner files are read by every
-    split's pairs, their folds and trees; no caller changes a sentence)."""
+    split's pairs, their folds and trees). No caller changes a sentence: the restoration
+    baselines' :func:`~fstpunct.ud.annotations.forget` and the parser write copies."""
     return tuple(read_file(path))
 
 
@@ -486,16 +496,16 @@ def reranked_systems(source: list[Sentence], stripped: list[Sentence], model: Co
     return out
 
 
-def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence]
-           ) -> list[dict]:
-    """One row per system: its scores and paired tests against the correction model, the
-    two CRF correctors and the BiLSTM-CRF corrector if there (AED: sign flips; F0.5:
-    approximate randomisation, two-sided, and in the JSON one-sided for the alternative that
-    the row's system is better) and against keeping the input (AED)."""
+def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence],
+           refs: tuple[str, ...] = ("keep", "correction", CRF, KEEP)) -> list[dict]:
+    """One row per system: its scores and paired tests against each system of ``refs`` (by
+    default keep, the correction model and the two CRF correctors) and the BiLSTM-CRF
+    corrector if there (AED: sign flips; F0.5: approximate randomisation, two-sided, and in
+    the JSON one-sided for the alternative that the row's system is better)."""
     rows = [evaluate(name, source, gold, pred) for name, pred in outputs.items()]
     by = {r["system"]: r for r in rows}
     for r in rows:
-        for ref in ("keep", "correction", CRF, KEEP) + ((BILSTM,) if BILSTM in by else ()):
+        for ref in refs + ((BILSTM,) if BILSTM in by else ()):
             r[f"p_aed_vs_{ref}"] = sign_flip_p(by[ref]["sentence_edits"], r["sentence_edits"])
             r[f"p_f_vs_{ref}"] = f_randomisation_p(EditScore(*by[ref]["edit_counts"]),
                                                    EditScore(*r["edit_counts"]))
@@ -510,17 +520,24 @@ def print_weights(title: str, tried: WeightCounts, chosen: dict[str, float]) -> 
         for crf, ws in tried.items()) + f"; chosen {chosen}", flush=True)
 
 
-def print_rows(title: str, rows: list[dict]) -> None:
+ROW_TESTS = (("aed", "keep"), ("aed", "correction"), ("f", CRF), ("f", KEEP))  # print_rows'
+
+
+def print_rows(title: str, rows: list[dict], tests: tuple[tuple[str, str], ...] = ROW_TESTS
+               ) -> None:
+    """The rows of :func:`scored` as a table, with the p values of ``tests`` ((``aed`` or
+    ``f``, the system tested against))."""
     print(title)
-    print("| system | AED | P | R | F0.5 | right/proposed edits | p AED vs keep | "
-          "p AED vs correction | p F0.5 vs CRF corrector | p F0.5 vs keep-tag CRF |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| system | AED | P | R | F0.5 | right/proposed edits | " + " | ".join(
+        f"p {'AED' if what == 'aed' else 'F0.5'} vs {'keep-tag CRF' if ref == KEEP else ref}"
+        for what, ref in tests) + " |")
+    print("|---|---|---|---|---|---|" + "---|" * len(tests))
     for r in rows:
         right, proposed, _ = (sum(c) for c in r["edit_counts"])
         print(f"| {r['system']} | {r['aed']:.4f} | {r['precision']:.1f} | {r['recall']:.1f} | "
-              f"{r['f0.5']:.1f} | {right}/{proposed} | {r['p_aed_vs_keep']:.3f} | "
-              f"{r['p_aed_vs_correction']:.3f} | {r[f'p_f_vs_{CRF}']:.3f} | "
-              f"{r[f'p_f_vs_{KEEP}']:.3f} |", flush=True)
+              f"{r['f0.5']:.1f} | {right}/{proposed} | "
+              + " | ".join(f"{r[f'p_{what}_vs_{ref}']:.3f}" for what, ref in tests) + " |",
+              flush=True)
 
 
 MARKS = ("comma", "period", "quotes", "all")
@@ -695,6 +712,13 @@ def document_folds(data: Path, splits: list[str], k: int
     return learner_text, {d: j % k for j, d in enumerate(documents)}
 
 
+def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
+            ) -> list[list[int]]:
+    """Per fold, the indices of its held-out pairs among the ``pooled`` ones."""
+    return [[j for j, (split, s, _) in enumerate(pooled) if fold_of[_document(split, s)] == fold]
+            for fold in range(k)]
+
+
 def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None,
                  trees: dict[str, Sentence] | None = None
                  ) -> tuple[list[tuple[str, Sentence, Sentence]],
@@ -739,9 +763,8 @@ def cv(args: argparse.Namespace) -> None:
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
                            lambda split, s: fold_of[_document(split, s)]
                            ) if args.crossfit else None
-    for fold, model in enumerate(models):
-        held = [j for j, (split, s, _) in enumerate(pooled)
-                if fold_of[_document(split, s)] == fold]
+    helds = held_of(pooled, fold_of, k)
+    for fold, (model, held) in enumerate(zip(models, helds)):
         rest = [(split, kind, s, g) for kind, part in ((ISOMORPHIC, pooled),
                                                        (PUNCTUATION_ONLY, extra))
                 for split, s, g in part if fold_of[_document(split, s)] != fold]
@@ -770,9 +793,7 @@ def cv(args: argparse.Namespace) -> None:
               flush=True)
     if args.models_only:
         return
-    gate, gates = gated_folds(folds, args.support, outputs, [
-        [j for j, (split, s, _) in enumerate(pooled) if fold_of[_document(split, s)] == fold]
-        for fold in range(k)])
+    gate, gates = gated_folds(folds, args.support, outputs, helds)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
                   source, gold)
@@ -848,14 +869,9 @@ class CvRun:
         its two CRF correctors), the systems' outputs placed into :attr:`outputs` (the
         products at ``--weight`` and ``--keep-weight``)."""
         args, pooled, work = self.args, self.pooled, Path(self.args.work)
-        for fold in range(args.folds):
+        for fold, held in enumerate(held_of(pooled, self.fold_of, args.folds)):
             folder = work / f"fold{fold}"
-            missing = [f for f in ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}")
-                       if not (folder / f).is_dir()]
-            if missing:
-                _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
-            held = [j for j, (split, s, _) in enumerate(pooled)
-                    if self.fold_of[_document(split, s)] == fold]
+            fold_folders(work, fold, ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}"))
             source = [pooled[j][1] for j in held]
             model = CorrectionModel.load(folder / "correct").decoded_with(
                 Decoding(args.edit_cost, args.support))
@@ -865,6 +881,14 @@ class CvRun:
                                       {CRF: args.weight, KEEP: args.keep_weight})
             place(self.outputs, held, out, len(pooled))
             yield HeldOut(held, source, model, crfs, read)
+
+
+def fold_folders(work: Path, fold: int, names: tuple[str, ...]) -> None:
+    """Fail unless the cv run's fold folder in ``work`` has every model folder ``names``."""
+    folder = work / f"fold{fold}"
+    missing = [f for f in names if not (folder / f).is_dir()]
+    if missing:
+        _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
 
 
 def place(outputs: dict[str, list[Sentence | None]], held: list[int],
@@ -1020,6 +1044,29 @@ def print_grid(what: str, candidates: Iterable[K], name: Callable[[K], str],
               f"{counts[v].scores()[2]:.1f} |", flush=True)
 
 
+def cost_outputs(prepared: Prepared, decoding: Decoding) -> dict[float, list[Sentence]]:
+    """The sentences corrected at every edit cost of COSTS (``decoding``'s other fields)."""
+    return {c: prepared.corrected_with(replace(decoding, edit_cost=c)) for c in COSTS}
+
+
+def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int]],
+               source: list[Sentence], gold: list[Sentence]
+               ) -> tuple[list[Trial], list[float], list[Sentence | None]]:
+    """The correction model's edit costs on the pooled held-out pairs (``by_cost``: its
+    outputs at every cost of COSTS, by pooled pair): every cost's pooled scores (printed), the
+    cost chosen nested per fold (:func:`nested_choices`: least AED on the other folds) and
+    the outputs at those nested costs."""
+    edits, counts = grid_of(COSTS, by_cost.__getitem__, source, gold)
+    trials = [Trial.counted(c, edits[c], counts[c]) for c in COSTS]
+    print_trials(trials)
+    fold_costs = nested_choices(helds, list(COSTS), edits, counts)
+    nested: list[Sentence | None] = [None] * len(source)
+    for held, cost in zip(helds, fold_costs):
+        for j in held:
+            nested[j] = by_cost[cost][j]
+    return trials, fold_costs, nested
+
+
 def agree_cv(args: argparse.Namespace) -> None:
     """Choose the agreement of a CRF corrector and the correction model (:class:`Agreement`)
     on the held-out pairs of a ``cv`` run's fold models (its ``--work``; loaded, not trained):
@@ -1033,15 +1080,15 @@ def agree_cv(args: argparse.Namespace) -> None:
     run = CvRun.of(args)
     pooled, outputs, k, splits = run.pooled, run.outputs, args.folds, run.splits
     helds = []
-    by_cost: dict[str, list[Sentence | None]] = {}
+    by_cost: dict[float, list[Sentence | None]] = {}
     for fold, h in enumerate(run.folds()):
         helds.append(h.held)
         viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
                    KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
         place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
               len(pooled))
-        place(by_cost, h.held, {f"{c:g}": h.read.prepared.corrected_with(
-            Decoding(c, args.support)) for c in COSTS}, len(pooled))
+        place(by_cost, h.held, cost_outputs(h.read.prepared, Decoding(0.0, args.support)),
+              len(pooled))
         print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     edits, counts = grid_of(AGREEMENTS, lambda v: outputs[v.name], source, gold)
@@ -1050,15 +1097,13 @@ def agree_cv(args: argparse.Namespace) -> None:
     print(f"chosen: {chosen.name} (keep {score(gold, outputs['keep']).average_edit_distance:.4f})",
           flush=True)
     fold_choices = nested_choices(helds, list(AGREEMENTS), edits, counts)
-    cost_edits, cost_counts = grid_of(COSTS, lambda c: by_cost[f"{c:g}"], source, gold)
-    print_grid("edit cost", COSTS, lambda c: f"{c:g}", cost_edits, cost_counts)
-    fold_costs = nested_choices(helds, list(COSTS), cost_edits, cost_counts)
+    trials, fold_costs, nested_cost = cost_sweep(by_cost, helds, source, gold)
     nested: list[Sentence | None] = [None] * len(pooled)
-    nested_cost: list[Sentence | None] = [None] * len(pooled)
-    for fold, (held, won, cost) in enumerate(zip(helds, fold_choices, fold_costs)):
+    for fold, (held, won) in enumerate(zip(helds, fold_choices)):
         for j in held:
-            nested[j], nested_cost[j] = outputs[won.name][j], by_cost[f"{cost:g}"][j]
-        print(f"fold {fold}: nested choice {won.name}; edit cost {cost:g}", flush=True)
+            nested[j] = outputs[won.name][j]
+        print(f"fold {fold}: nested choice {won.name}; edit cost {fold_costs[fold]:g}",
+              flush=True)
     shown = {name: pred for name, pred in outputs.items()
              if name not in {v.name for v in AGREEMENTS}
              or any(v.name == name and (v.kind != "joint" or v == chosen) for v in AGREEMENTS)}
@@ -1068,14 +1113,7 @@ def agree_cv(args: argparse.Namespace) -> None:
                   source, gold)
     print_rows(f"### agreement, {title}: {len(pooled)} sentences, "
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees)", rows)
-    rows_by_split = {}
-    for split in splits if len(splits) > 1 else ():
-        js = [j for j, (sp, _, _) in enumerate(pooled) if sp == split]
-        rows_by_split[split] = scored({name: [pred[j] for j in js] for name, pred in shown.items()},
-                                      [source[j] for j in js], [gold[j] for j in js])
-        print_rows(f"### agreement, {title}), the held-out pairs of {split} ({len(js)} sentences, "
-                   f"{sum(rows_by_split[split][0]['edit_counts'][2])} gold punctuation edits)",
-                   rows_by_split[split])
+    rows_by_split = split_rows(shown, pooled, splits, f"agreement, {title})")
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "keep_c2": args.keep_c2,
@@ -1084,11 +1122,105 @@ def agree_cv(args: argparse.Namespace) -> None:
                             "grid": [{**asdict(v), "aed": sum(edits[v]) / len(gold),
                                       "edit_counts": [sum(c) for c in astuple(counts[v])],
                                       "f0.5": counts[v].scores()[2]} for v in AGREEMENTS],
-                            "cost_grid": [{"edit_cost": c, "aed": sum(cost_edits[c]) / len(gold),
-                                           "edit_counts": [sum(x) for x in
-                                                           astuple(cost_counts[c])],
-                                           "f0.5": cost_counts[c].scores()[2]} for c in COSTS],
+                            "cost_grid": [asdict(t) for t in trials],
                             "rows": rows, "rows_by_split": rows_by_split}, indent=1) + "\n")
+
+
+def split_rows(outputs: dict[str, list[Sentence | None]], pooled: list, splits: list[str],
+               title: str, refs: tuple[str, ...] = ("keep", "correction", CRF, KEEP),
+               tests: tuple[tuple[str, str], ...] = ROW_TESTS) -> dict[str, list[dict]]:
+    """When the pooled pairs pool several splits, the rows of :func:`scored` (against
+    ``refs``) on each split's pairs, printed (:func:`print_rows` with ``tests``), by split."""
+    out = {}
+    for split in splits if len(splits) > 1 else ():
+        js = [j for j, (sp, _, _) in enumerate(pooled) if sp == split]
+        out[split] = scored({name: [pred[j] for j in js] for name, pred in outputs.items()},
+                            [pooled[j][1] for j in js], [pooled[j][2] for j in js], refs)
+        print_rows(f"### {title}, the held-out pairs of {split} ({len(js)} sentences, "
+                   f"{sum(out[split][0]['edit_counts'][2])} gold punctuation edits)", out[split],
+                   tests)
+    return out
+
+
+BEFORE, AFTER = "before", "after"  # compare's two sides
+
+
+def nested_platt(prepared: list[Prepared], golds: list[list[Sentence]], support: float
+                 ) -> list[tuple[float, ...]]:
+    """Per fold, the Platt map (:mod:`fstpunct.apps.correction.platt`) fitted on the other
+    folds' held-out slots (``prepared``, ``golds``: every fold's held-out pairs, decoded by
+    that fold's corrector, and their corrections)."""
+    per_fold = []
+    for prep, gold in zip(prepared, golds):
+        x: list = []
+        offset: list = []
+        y: list = []
+        for dists, own, g in zip(prep.dists, prep.own, gold):
+            for got, more in zip((x, offset, y), platt_examples(
+                    dists, own, slot_strings(to_slots(g)), support)):
+                got += more
+        per_fold.append((x, offset, y))
+    return [platt_fitted(*([v for f, part in enumerate(per_fold) if f != fold for v in part[i]]
+                           for i in range(3))) for fold in range(len(per_fold))]
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Two cv runs' fold correctors (``--before``, ``--after``: their ``--work``, the same
+    folds) on the same held-out pairs: each decodes every fold's pairs at every edit cost of
+    COSTS (with ``--support``; ``--platt``: the after side with the Platt map fitted nested,
+    :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
+    chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
+    before side at ``--edit-cost`` (AED: sign flips; F0.5: approximate randomisation), pooled
+    and on each split's pairs."""
+    data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
+    if args.edit_cost not in COSTS:
+        _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
+              f"(got {args.edit_cost})")
+    _, fold_of = document_folds(data, splits, k)
+    pooled = pooled_pairs(data, splits, False)[0]
+    helds = held_of(pooled, fold_of, k)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
+    prepared: dict[Path, list[Prepared]] = {}
+    for work in dict.fromkeys(works.values()):  # a folder on both sides: decoded once
+        for fold in range(k):
+            fold_folders(work, fold, ("correct",))
+        prepared[work] = [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
+                                      [source[j] for j in held])
+                          for fold, held in enumerate(helds)]
+        print(f"{work}: {len(pooled)} held-out pairs prepared", flush=True)
+    maps = nested_platt(prepared[works[AFTER]], [[gold[j] for j in held] for held in helds],
+                        args.support) if args.platt else [()] * k
+    for fold, w in enumerate(maps if args.platt else ()):
+        print(f"fold {fold}: Platt map " + ", ".join(f"{v:.3f}" for v in w), flush=True)
+    outputs: dict[str, list[Sentence | None]] = {"keep": list(source)}
+    sides = {}
+    for side, work in works.items():
+        by_cost: dict[float, list[Sentence | None]] = {}
+        for fold, (prep, held) in enumerate(zip(prepared[work], helds)):
+            platt = maps[fold] if side == AFTER else ()
+            place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support, platt=platt)),
+                  len(pooled))
+        print(f"{side} ({work}):", flush=True)
+        trials, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
+        outputs[f"{side} (cost {args.edit_cost:g})"] = by_cost[args.edit_cost]
+        outputs[f"{side}, nested edit cost"] = nested
+        sides[side] = {"work": str(work), "cost_grid": [asdict(t) for t in trials],
+                       "nested_costs": fold_costs}
+    refs = ("keep", f"{BEFORE} (cost {args.edit_cost:g})")
+    tests = (("aed", refs[0]), ("aed", refs[1]), ("f", refs[1]))
+    title = (f"{BEFORE} {works[BEFORE]} against {AFTER} {works[AFTER]}, {k}-fold "
+             f"({'+'.join(splits)})")
+    rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
+                  source, gold, refs)
+    print_rows(f"### {title}: {len(pooled)} sentences, {sum(rows[0]['edit_counts'][2])} gold "
+               "punctuation edits; gold trees", rows, tests)
+    rows_by_split = split_rows(outputs, pooled, splits, title, refs, tests)
+    with output(args.output) as f:
+        f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
+                            "support": args.support, "platt": [list(w) for w in maps],
+                            **sides, "rows": rows, "rows_by_split": rows_by_split},
+                           indent=1) + "\n")
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
@@ -1231,8 +1363,8 @@ def edit_costs(folds: list[tuple[list[Sentence], list[Sentence], Reading]], supp
     folds' slot distributions decoded again), printed as a table."""
     source = [s for src, _, _ in folds for s in src]
     gold = [g for _, golds, _ in folds for g in golds]
-    out = [Trial.of(cost, source, gold, [p for _, _, read in folds for p in
-                                         read.prepared.corrected_with(Decoding(cost, support))])
+    decoded = [cost_outputs(read.prepared, Decoding(0.0, support)) for _, _, read in folds]
+    out = [Trial.of(cost, source, gold, [p for by_cost in decoded for p in by_cost[cost]])
            for cost in COSTS]
     print_trials(out)
     return out
@@ -1439,6 +1571,20 @@ def main() -> None:
     g = sub.add_parser("agree", help="choose the agreement of a CRF corrector and the "
                                      "correction model on a cv run's held-out pairs")
     add_held_out_arguments(g)
+    m = sub.add_parser("compare", help="two cv runs' fold correctors on the same held-out "
+                                       "pairs, at a fixed and at the nested edit cost")
+    add_cv_run_arguments(m)
+    m.add_argument("--before", required=True, help="the first cv run's --work")
+    m.add_argument("--after", required=True, help="the second cv run's --work (may be the "
+                                                  "first's, e.g. with --platt)")
+    m.add_argument("--platt", action="store_true",
+                   help="decode the after side with the Platt map of the learner string's "
+                        "probability, for each fold fitted on the other folds' held-out slots")
+    m.add_argument("--edit-cost", type=float, default=0.25,
+                   help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
+    m.add_argument("--support", type=float, default=SUPPORT,
+                   help=f"keep a learner string below this probability ({SUPPORT})")
+    m.add_argument("-o", "--output", required=True, help="JSON of every figure")
     j = sub.add_parser("jackknife", help="parse every learner train sentence with a tokens-mode "
                                          "parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -1461,7 +1607,8 @@ def main() -> None:
     try:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
-                    "power": power, "jackknife": jackknife, "agree": agree_cv}
+                    "power": power, "jackknife": jackknife, "agree": agree_cv,
+                    "compare": compare}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -49,6 +49,10 @@ def test_forget_keeps_everything_else(capsys):
     original = SAMPLE.read_text(encoding="utf-8")
     text = decoded(capsys, "--posteriors", "2")
     assert "".join(forget(s).text() for s in read_conllu(io.StringIO(text))) == original
+    read = list(read_conllu(io.StringIO(text)))  # the sentences given are not changed
+    for s in read:
+        forget(s)
+    assert "".join(s.text() for s in read) == text
 
 
 @pytest.fixture(scope="module")

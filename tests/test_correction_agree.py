@@ -3,9 +3,16 @@
 import json
 import sys
 
+import pytest
 from script_module import load_script
 from test_correction import model  # noqa: F401 (fixture)
 from test_correction_cv import cv_then, learner_folder, run_cv
+
+from fstpunct.apps.correction.correct import Prepared
+from fstpunct.apps.correction.model import CorrectionModel, Decoding
+from fstpunct.apps.correction.platt import examples, fitted
+from fstpunct.apps.restoration.metrics import score, slot_strings
+from fstpunct.ud.slots import to_slots
 
 
 def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
@@ -24,12 +31,28 @@ def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monke
             assert all(a <= b for a, b in zip(mine["edit_counts"][1], theirs["edit_counts"][1]))
 
 
-def test_agree_over_pooled_splits_after_cv_models_only(tmp_path, monkeypatch, capsys):
-    script = load_script("correction")
+def models_only(script, monkeypatch, tmp_path):
+    """A 2-fold ``cv --models-only`` run pooling the hand-made splits: (data, work)."""
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()
     learner_folder(data)
     run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--models-only")
+    return data, work
+
+
+def by_split_slices(result, rows):
+    """Every split's rows are the pooled rows' sentences of that split (train's 16 pairs,
+    then dev's 4, then test's 4)."""
+    for split, (start, end) in {"train": (0, 16), "dev": (16, 20), "test": (20, 24)}.items():
+        mine = {r["system"]: r for r in result["rows_by_split"][split]}
+        assert list(mine) == list(rows)
+        for name, r in mine.items():
+            assert r["sentence_edits"] == rows[name]["sentence_edits"][start:end]
+
+
+def test_agree_over_pooled_splits_after_cv_models_only(tmp_path, monkeypatch, capsys):
+    script = load_script("correction")
+    data, work = models_only(script, monkeypatch, tmp_path)
     assert not (tmp_path / "cv.json").exists()  # models only: nothing scored
     assert capsys.readouterr().out.count("models trained") == 2
     monkeypatch.setattr(sys, "argv", [
@@ -39,12 +62,7 @@ def test_agree_over_pooled_splits_after_cv_models_only(tmp_path, monkeypatch, ca
     result = json.loads((tmp_path / "agree.json").read_text(encoding="utf-8"))
     rows = {r["system"]: r for r in result["rows"]}
     assert result["splits"] == ["train", "dev", "test"] and len(result["nested_costs"]) == 2
-    # the pooled pairs in the splits' order: train's 16, dev's 4, test's 4
-    for split, (start, end) in {"train": (0, 16), "dev": (16, 20), "test": (20, 24)}.items():
-        mine = {r["system"]: r for r in result["rows_by_split"][split]}
-        assert list(mine) == list(rows)
-        for name, r in mine.items():
-            assert r["sentence_edits"] == rows[name]["sentence_edits"][start:end]
+    by_split_slices(result, rows)
     # the nested edit cost: each fold's pairs decoded at the cost of least AED on the other's
     costs = {c["edit_cost"]: c for c in result["cost_grid"]}
     assert len(costs) == 21 and costs[0.2]["aed"] == rows["correction"]["aed"]
@@ -72,3 +90,76 @@ def test_table_adds_the_agreements(model, tmp_path, monkeypatch):  # noqa: F811 
         rows = {r["system"]: r for r in result[split]}
         names = [v.name for v in script.AGREEMENTS if v.kind != "joint"]
         assert script.Agreement(**chosen).name in rows and all(n in rows for n in names)
+
+
+def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
+    script = load_script("correction")
+    data, work = models_only(script, monkeypatch, tmp_path)
+    common = ["--data", str(data), "--folds", "2", "--edit-cost", "0.2", "--support", "0.001"]
+
+    def run(command, out, *more):
+        monkeypatch.setattr(sys, "argv", ["correction.py", command, *common, "--work", str(work),
+                                          *more, "-o", str(tmp_path / out)])
+        script.main()
+        return json.loads((tmp_path / out).read_text(encoding="utf-8"))
+
+    agree = run("agree", "agree.json")
+    same = run("compare", "same.json", "--before", str(work), "--after", str(work))
+    rows = {r["system"]: r for r in same["rows"]}
+    assert list(rows) == ["keep", "before (cost 0.2)", "before, nested edit cost",
+                          "after (cost 0.2)", "after, nested edit cost"]
+    theirs = {r["system"]: r for r in agree["rows"]}
+    # the before side is agree's correction model, at the fixed and at the nested cost
+    for mine, name in (("keep", "keep"), ("before (cost 0.2)", "correction"),
+                       ("before, nested edit cost", script.NESTED_COST)):
+        assert rows[mine]["sentence_edits"] == theirs[name]["sentence_edits"]
+        assert rows[mine]["edit_counts"] == theirs[name]["edit_counts"]
+    assert same["before"]["cost_grid"] == agree["cost_grid"] == same["after"]["cost_grid"]
+    assert same["before"]["nested_costs"] == agree["nested_costs"]
+    for name in ("after (cost 0.2)", "after, nested edit cost"):  # one folder: the same rows
+        twin = rows[name.replace("after", "before")]
+        assert rows[name]["sentence_edits"] == twin["sentence_edits"]
+    assert rows["after (cost 0.2)"]["p_aed_vs_before (cost 0.2)"] == 1.0
+    assert rows["after (cost 0.2)"]["p_f_vs_before (cost 0.2)"] == 1.0
+    by_split_slices(same, rows)
+    assert "p AED vs before (cost 0.2)" in capsys.readouterr().out
+    assert same["platt"] == [[], []]
+
+    mapped = run("compare", "platt.json", "--before", str(work), "--after", str(work),
+                 "--platt")
+    rows = {r["system"]: r for r in mapped["rows"]}
+    assert rows["before (cost 0.2)"]["sentence_edits"] == theirs["correction"]["sentence_edits"]
+    # nested: fold 0's map is fitted on fold 1's held-out slots alone, and so on
+    _, fold_of = script.document_folds(data, list(script.SPLITS), 2)
+    pooled = script.pooled_pairs(data, list(script.SPLITS), False)[0]
+    helds = script.held_of(pooled, fold_of, 2)
+    assert sorted(j for h in helds for j in h) == list(range(len(pooled)))
+    for fold, other in ((0, 1), (1, 0)):
+        prep = Prepared.of(CorrectionModel.load(work / f"fold{other}" / "correct"),
+                           [pooled[j][1] for j in helds[other]])
+        x, offset, y = [], [], []
+        for d, o, j in zip(prep.dists, prep.own, helds[other]):
+            a, b, c = examples(d, o, slot_strings(to_slots(pooled[j][2])), 0.001)
+            x, offset, y = x + a, offset + b, y + c
+        assert mapped["platt"][fold] == pytest.approx(list(fitted(x, offset, y)))
+        # and its after rows are that fold's corrector decoded with the map
+        corrector = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        decoded = Prepared.of(corrector, [pooled[j][1] for j in helds[fold]]).corrected_with(
+            Decoding(0.2, 0.001, platt=tuple(mapped["platt"][fold])))
+        gold = [pooled[j][2] for j in helds[fold]]
+        assert score(gold, decoded).sentence_edits == [
+            rows["after (cost 0.2)"]["sentence_edits"][j] for j in helds[fold]]
+
+
+def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkeypatch, capsys):
+    script = load_script("correction")
+    learner_folder(tmp_path)
+    for cost, message in (("0.22", "must be one of the sweep's costs"),
+                          ("0.25", "no correct (run cv")):
+        monkeypatch.setattr(sys, "argv", [
+            "correction.py", "compare", "--data", str(tmp_path), "--folds", "2", "--before",
+            str(tmp_path / "a"), "--after", str(tmp_path / "b"), "--edit-cost", cost,
+            "-o", str(tmp_path / "c.json")])
+        with pytest.raises(SystemExit) as e:
+            script.main()
+        assert e.value.code == 2 and message in capsys.readouterr().err

@@ -73,5 +73,4 @@ def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
         lines.append(Line(fields, ln.lineno))
     words = [w.with_arc(*arcs[w.id]) for w in sent.words]
     # decode's analysis was of the old tree
-    return forget(dataclasses.replace(sent, comments=list(sent.comments), lines=lines,
-                                      words=words))
+    return forget(dataclasses.replace(sent, lines=lines, words=words))

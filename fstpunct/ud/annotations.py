@@ -7,10 +7,11 @@ A step that changes either (restoring punctuation, parsing, rephrasing, correcti
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 
-from .treebank import Sentence
+from .treebank import Line, Sentence
 
 __all__ = ["COMMENTS", "MISC_KEYS", "forget", "set_misc"]
 
@@ -32,11 +33,14 @@ def set_misc(misc: str, items: str = "") -> str:
 
 
 def forget(sent: Sentence) -> Sentence:
-    """``sent`` (changed in place) without the analysis :data:`MISC_KEYS` and
-    :data:`COMMENTS`; every other comment and MISC item kept."""
-    sent.comments[:] = [c for c in sent.comments if not _COMMENT.match(c)]
+    """A copy of ``sent`` without the analysis :data:`MISC_KEYS` and :data:`COMMENTS`; every
+    other comment and MISC item kept. ``sent`` itself is not changed (the copy shares its
+    words and the lines without such an item)."""
+    lines = []
     for line in sent.lines:
         misc = line.fields[9]
         if any(item.split("=")[0] in MISC_KEYS for item in misc.split("|")):
-            line.fields[9] = set_misc(misc)
-    return sent
+            line = Line(line.fields[:9] + [set_misc(misc)], line.lineno)
+        lines.append(line)
+    return dataclasses.replace(sent, comments=[c for c in sent.comments
+                                               if not _COMMENT.match(c)], lines=lines)

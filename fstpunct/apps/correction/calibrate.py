@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ...errors import InputError
 from ...ud.treebank import Sentence
-from ..restoration.metrics import scores
+from ..restoration.metrics import EditScore, scores
 from ..restoration.pipeline import has_words
 from .correct import Prepared
 from .model import SUPPORT, CorrectionModel, Decoding
@@ -44,7 +44,13 @@ class Trial:
            predicted: Sequence[Sentence]) -> Trial:
         """The scores of the corrections ``predicted`` (made with ``edit_cost``)."""
         aed, edits = scores(golds, predicted, sources)
-        return cls(edit_cost, aed.average_edit_distance, sum(edits.correct),
+        return cls.counted(edit_cost, aed.sentence_edits, edits)
+
+    @classmethod
+    def counted(cls, edit_cost: float, sentence_edits: Sequence[int], edits: EditScore
+                ) -> Trial:
+        """The scores from every sentence's token edits and edit counts."""
+        return cls(edit_cost, sum(sentence_edits) / len(sentence_edits), sum(edits.correct),
                    sum(edits.proposed), sum(edits.gold), edits.scores()[2])
 
 

@@ -14,13 +14,15 @@ R′(y) = R(y) + c · ed(y, x_e) — computed as MBR under the slot's distributi
 c / (1 + c) on the learner's string, which has the same minimiser — so an edit is made only
 where it lowers the expected loss by more than c per token; and a slot whose learner string
 has probability below ``support`` keeps it (the string, with its heads, is the slot's only
-candidate; the balanced decoder balances the sentence's marks around it); with a ``gate``
-(:mod:`.gate`), the edits it judges more likely wrong than right are then undone.
+candidate; the balanced decoder balances the sentence's marks around it); with a ``platt``
+map (:mod:`.platt`), every other slot's learner string gets its re-estimated probability
+first; with a ``gate`` (:mod:`.gate`), the edits it judges more likely wrong than right are
+then undone.
 """
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -35,6 +37,7 @@ from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .gate import gated
 from .model import CorrectionModel, Decoding, unexplained, with_learner
+from .platt import mapped
 
 __all__ = ["Prepared", "corrected", "corrections", "decided", "slot_distributions"]
 
@@ -73,6 +76,7 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
             mixed.append(exact_mbr.SlotDistribution((marks(o),),
                                                     (tuple(h for _, h in o),), np.ones(1)))
         else:
+            slot = mapped(slot, o, decoding.platt, decoding.support)
             mixed.append(_keeping(slot, o, weight) if weight else slot)
     choice = exact_mbr.slot_decoder(mixed)
     pairs = model.corrector.attach.symmetric
@@ -139,8 +143,8 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
     if samples is not None and (edit_cost is not None or support is not None):
         raise InputError("edit cost and support are for the exact decoders only")
     stored = model.decoding_for(parsed)
-    decoding = Decoding(stored.edit_cost if edit_cost is None else edit_cost,
-                        stored.support if support is None else support, stored.gate)
+    decoding = replace(stored, edit_cost=stored.edit_cost if edit_cost is None else edit_cost,
+                       support=stored.support if support is None else support)
     first = 0
     for group in batches(sentences, batch):
         words = [s for s in group if has_words(s)]

@@ -59,11 +59,11 @@ def _sigmoid(z: np.ndarray | float) -> np.ndarray | float:
     return 1.0 / (1.0 + np.exp(-z))
 
 
-def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float = L2
-              ) -> tuple[float, np.ndarray]:
+def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float = L2,
+              offset: np.ndarray | float = 0.0) -> tuple[float, np.ndarray]:
     """The penalised negative log-likelihood of labels ``y`` (1: the edit was right) under
-    P(right) = σ(x · w), and its gradient (the bias, column 0, is not penalised)."""
-    z = x @ w
+    P(right) = σ(x · w + offset), and its gradient (the bias, column 0, is not penalised)."""
+    z = x @ w + offset
     nll = float(np.sum(np.logaddexp(0.0, z) - y * z))
     penalty = w.copy()
     penalty[0] = 0.0
@@ -71,17 +71,19 @@ def objective(w: np.ndarray, x: np.ndarray, y: np.ndarray, l2: float = L2
     return nll + 0.5 * l2 * float(penalty @ penalty), grad
 
 
-def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, iterations: int = 100) -> np.ndarray:
+def fit(x: np.ndarray, y: np.ndarray, l2: float = L2, iterations: int = 100,
+        offset: np.ndarray | float = 0.0) -> np.ndarray:
     """The coefficients minimising :func:`objective` (Newton's method; the objective is
-    strictly convex for ``l2`` > 0 once the bias is identified, i.e. with at least one edit)."""
+    strictly convex for ``l2`` > 0 once the bias is identified, i.e. with at least one edit;
+    ``offset``: a fixed term of every example's logit, e.g. a Platt map's own logit)."""
     if len(x) == 0 or len(x) != len(y):
         raise InputError("the gate needs as many labels as edits (> 0)")
     w = np.zeros(x.shape[1])
     ridge = l2 * np.eye(x.shape[1])
     ridge[0, 0] = 1e-8  # keeps the Hessian invertible when every label is the same
     for _ in range(iterations):
-        _, grad = objective(w, x, y, l2)
-        p = _sigmoid(x @ w)
+        _, grad = objective(w, x, y, l2, offset)
+        p = _sigmoid(x @ w + offset)
         hessian = x.T @ (x * (p * (1.0 - p))[:, None]) + ridge
         step = np.linalg.solve(hessian, grad)
         w -= step

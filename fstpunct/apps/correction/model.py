@@ -38,7 +38,9 @@ gold trees, or a parser's —, chosen on dev by :mod:`.calibrate`): the MBR loss
 has probability below ``support`` under the corrector (a string its trees cannot explain, e.g.
 a quote without its partner) keeps that string
 (:mod:`.correct`); a *gate* (:mod:`.gate`), when stored, undoes the edits it judges more
-likely wrong than right. A model without them decodes with 0 and 0 (plain MBR).
+likely wrong than right; a *Platt map* (:mod:`.platt`), when stored, re-estimates the learner
+string's probability of every slot before the decoder reads it. A model without them decodes
+with 0 and 0 (plain MBR).
 """
 from __future__ import annotations
 
@@ -64,6 +66,7 @@ from ...ud.slots import SlotSentence
 from ..restoration import Insertion, marks
 from ..restoration.exact import SlotDistribution
 from .gate import FEATURES
+from .platt import CLASSES
 
 __all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_contexts",
            "read_meta", "sharpened", "train", "unexplained", "with_learner"]
@@ -71,6 +74,7 @@ __all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_con
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
 _DECODING = {False: "decoding", True: "decoding parsed"}  # record keys, by tree source
+PLATT_SIZE = 2 * len(CLASSES)  # :func:`.platt.features`' length
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,7 @@ class Decoding:
     edit_cost: float = 0.0
     support: float = 0.0
     gate: tuple[float, ...] = ()  # coefficients of :mod:`.gate` (none: every edit is made)
+    platt: tuple[float, ...] = ()  # w of :mod:`.platt` (none: the corrector's p as it is)
 
     def __post_init__(self) -> None:
         if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
@@ -89,6 +94,9 @@ class Decoding:
                              f"{self.edit_cost}, {self.support})")
         if self.gate and len(self.gate) != len(FEATURES):
             raise InputError(f"a gate has {len(FEATURES)} coefficients (got {len(self.gate)})")
+        if self.platt and len(self.platt) != PLATT_SIZE:
+            raise InputError(f"a Platt map has {PLATT_SIZE} coefficients (got "
+                             f"{len(self.platt)})")
 
 
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
@@ -192,15 +200,17 @@ class CorrectionModel:
         parser's trees (``decoding parsed``) if stored, else the gold trees' one."""
         stored = self.record.get(_DECODING[parsed]) or self.record.get(_DECODING[False], {})
         return Decoding(float(stored.get("edit_cost", 0.0)), float(stored.get("support", 0.0)),
-                        tuple(float(w) for w in stored.get("gate", ())))
+                        tuple(float(w) for w in stored.get("gate", ())),
+                        tuple(float(w) for w in stored.get("platt", ())))
 
     def decoded_with(self, decoding: Decoding, parsed: bool = False, **why: Any
                      ) -> CorrectionModel:
         """This model with ``decoding`` stored for gold trees, or with ``parsed`` for a
         parser's trees (and ``why``: how it was chosen)."""
-        gate = {"gate": list(decoding.gate)} if decoding.gate else {}
+        maps = {name: list(w) for name, w in (("gate", decoding.gate),
+                                              ("platt", decoding.platt)) if w}
         return replace(self, record={**self.record, _DECODING[parsed]: {
-            "edit_cost": decoding.edit_cost, "support": decoding.support, **gate, **why}})
+            "edit_cost": decoding.edit_cost, "support": decoding.support, **maps, **why}})
 
     def save(self, folder: str | Path) -> Path:
         """A folder with ``learner/``, ``corrector/`` (punctuation model folders) and
