@@ -103,7 +103,9 @@ folds with each run's fold correctors (old against new correction model) at ever
 and writes the rows of each at ``--edit-cost`` and at the cost chosen nested as ``agree``
 chooses it, tested against keep and the before side, pooled and per split; ``--platt`` decodes
 the after side with the Platt map of the learner string's probability
-(:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots.
+(:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots;
+``--after-decoder learner`` decodes it balancing the paired marks only in sentences whose
+learner punctuation balances (:mod:`fstpunct.apps.correction.correct`).
 """
 from __future__ import annotations
 
@@ -122,7 +124,7 @@ from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
 from fstpunct.apps.correction.combine import agreed, combined, joint
-from fstpunct.apps.correction.correct import Prepared, decided
+from fstpunct.apps.correction.correct import DECODERS_CORRECT, Prepared, decided
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.gate import FEATURES, examples, fit
@@ -1044,9 +1046,11 @@ def print_grid(what: str, candidates: Iterable[K], name: Callable[[K], str],
               f"{counts[v].scores()[2]:.1f} |", flush=True)
 
 
-def cost_outputs(prepared: Prepared, decoding: Decoding) -> dict[float, list[Sentence]]:
-    """The sentences corrected at every edit cost of COSTS (``decoding``'s other fields)."""
-    return {c: prepared.corrected_with(replace(decoding, edit_cost=c)) for c in COSTS}
+def cost_outputs(prepared: Prepared, decoding: Decoding, decoder: str = "balanced"
+                 ) -> dict[float, list[Sentence]]:
+    """The sentences corrected by ``decoder`` at every edit cost of COSTS (``decoding``'s
+    other fields)."""
+    return {c: prepared.corrected_with(replace(decoding, edit_cost=c), decoder) for c in COSTS}
 
 
 def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int]],
@@ -1167,7 +1171,8 @@ def nested_platt(prepared: list[Prepared], golds: list[list[Sentence]], support:
 def compare(args: argparse.Namespace) -> None:
     """Two cv runs' fold correctors (``--before``, ``--after``: their ``--work``, the same
     folds) on the same held-out pairs: each decodes every fold's pairs at every edit cost of
-    COSTS (with ``--support``; ``--platt``: the after side with the Platt map fitted nested,
+    COSTS (with ``--support``; the before side by the balanced decoder, the after side by
+    ``--after-decoder``; ``--platt``: the after side with the Platt map fitted nested,
     :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
     chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
     before side at ``--edit-cost`` (AED: sign flips; F0.5: approximate randomisation), pooled
@@ -1198,9 +1203,10 @@ def compare(args: argparse.Namespace) -> None:
     for side, work in works.items():
         by_cost: dict[float, list[Sentence | None]] = {}
         for fold, (prep, held) in enumerate(zip(prepared[work], helds)):
-            platt = maps[fold] if side == AFTER else ()
-            place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support, platt=platt)),
-                  len(pooled))
+            platt, decoder = (maps[fold], args.after_decoder) if side == AFTER else ((),
+                                                                                   "balanced")
+            place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support, platt=platt),
+                                              decoder), len(pooled))
         print(f"{side} ({work}):", flush=True)
         trials, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
         outputs[f"{side} (cost {args.edit_cost:g})"] = by_cost[args.edit_cost]
@@ -1219,6 +1225,7 @@ def compare(args: argparse.Namespace) -> None:
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "platt": [list(w) for w in maps],
+                            "after_decoder": args.after_decoder,
                             **sides, "rows": rows, "rows_by_split": rows_by_split},
                            indent=1) + "\n")
 
@@ -1580,6 +1587,9 @@ def main() -> None:
     m.add_argument("--platt", action="store_true",
                    help="decode the after side with the Platt map of the learner string's "
                         "probability, for each fold fitted on the other folds' held-out slots")
+    m.add_argument("--after-decoder", choices=DECODERS_CORRECT, default="balanced",
+                   help="the after side's exact decoder (the before side's: balanced, as every "
+                        "cv and agree row; learner: balanced where the learner's marks balance)")
     m.add_argument("--edit-cost", type=float, default=0.25,
                    help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
     m.add_argument("--support", type=float, default=SUPPORT,

@@ -20,6 +20,7 @@ from fstpunct.apps.correction.model import (
     train,
     with_learner,
 )
+from fstpunct.apps.restoration import exact
 from fstpunct.apps.restoration.crf import OTHER
 from fstpunct.apps.restoration.exact import ExactPrior, SlotDistribution
 from fstpunct.apps.restoration.metrics import levenshtein as distance
@@ -322,6 +323,29 @@ def test_support_keeps_a_learner_string_the_model_cannot_explain(model):
                    "balanced") == kept
     assert decided(model, slots, own, Decoding(0.0, 0.8), "slot") == [(("“", 1),), ()]
     assert decided(model, slots, own, Decoding(0.0, 0.8), "balanced") == [(("“", 1),), ()]
+
+
+def test_the_learner_decoder_balances_only_what_the_learner_balanced(model):
+    """The learner opened a quote that this sentence does not close (a quotation going on in
+    the next one): the balanced decoder drops it (or closes it), the learner decoder keeps the
+    slot decoder's choice; where the learner's marks balance, it is the balanced decoder."""
+    slots = [SlotDistribution((("“",), ()), ((1,), ()), np.array([0.9, 0.1])),
+             SlotDistribution(((), ("”",)), ((), (1,)), np.array([0.8, 0.2]))]
+    unbalanced = [(("“", 1),), ()]
+    balanced = decided(model, slots, unbalanced, Decoding(1.0, 0.0), "balanced")
+    assert balanced != unbalanced  # an edit at edit cost 1, made for the balance alone
+    for cost in (0.0, 1.0):
+        assert decided(model, slots, unbalanced, Decoding(cost, 0.0), "learner") == unbalanced
+    both = [(("“", 1),), (("”", 1),)]  # balanced by the learner: held to it
+    for cost in (0.0, 0.3):
+        assert decided(model, slots, both, Decoding(cost, 0.0), "learner") == decided(
+            model, slots, both, Decoding(cost, 0.0), "balanced")
+    assert decided(model, slots, both, Decoding(0.0, 0.0), "slot") == unbalanced
+    assert decided(model, slots, both, Decoding(0.0, 0.0), "learner") != unbalanced
+    assert exact.balanced_strings([("“",), (), (",", "”")], model.corrector.attach.symmetric)
+    assert not exact.balanced_strings([("“",), ()], model.corrector.attach.symmetric)
+    with pytest.raises(Exception, match="decoder must be one of balanced, slot, learner"):
+        next(corrected([], model, decoder="nearest"))
 
 
 def test_the_model_stores_its_decoding(model, tmp_path, capsys):

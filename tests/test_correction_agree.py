@@ -126,7 +126,8 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
     assert same["platt"] == [[], []]
 
     mapped = run("compare", "platt.json", "--before", str(work), "--after", str(work),
-                 "--platt")
+                 "--platt", "--after-decoder", "learner")
+    assert mapped["after_decoder"] == "learner" and same["after_decoder"] == "balanced"
     rows = {r["system"]: r for r in mapped["rows"]}
     assert rows["before (cost 0.2)"]["sentence_edits"] == theirs["correction"]["sentence_edits"]
     # nested: fold 0's map is fitted on fold 1's held-out slots alone, and so on
@@ -145,7 +146,7 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
         # and its after rows are that fold's corrector decoded with the map
         corrector = CorrectionModel.load(work / f"fold{fold}" / "correct")
         decoded = Prepared.of(corrector, [pooled[j][1] for j in helds[fold]]).corrected_with(
-            Decoding(0.2, 0.001, platt=tuple(mapped["platt"][fold])))
+            Decoding(0.2, 0.001, platt=tuple(mapped["platt"][fold])), "learner")
         gold = [pooled[j][2] for j in helds[fold]]
         assert score(gold, decoded).sentence_edits == [
             rows["after (cost 0.2)"]["sentence_edits"][j] for j in helds[fold]]

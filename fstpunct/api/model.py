@@ -302,7 +302,8 @@ class Model:
         ``scripts/correction.py train`` writes): given its tree, or the tree ``parser`` (a
         ``tokens``-mode parser trained on learner English, beam ``beam``) gives the punctuated
         sentence, the learner's underlying punctuation T_e′, then the minimum-Bayes-risk
-        punctuation under the corrector: exact (``decoder``: ``balanced`` or ``slot``) or, with
+        punctuation under the corrector: exact (``decoder``: ``balanced``, ``slot``, or
+        ``learner``: balanced where the learner's own marks balance) or, with
         ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``).
         The exact decoders charge ``edit_cost`` per token edited away from the learner's
         string and keep a learner string whose probability is below ``support`` (default:

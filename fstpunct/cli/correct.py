@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..api import load
-from ..apps.restoration.exact import EXACT_DECODERS
+from ..apps.correction.correct import DECODERS_CORRECT
 from ..apps.restoration.generative import DECODERS
 from ..progress import progress
 from ..ud.release import read_one
@@ -26,8 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "parser trained on learner English) instead of keeping its tree")
     parser.add_argument("--beam", type=positive, metavar="K",
                         help="parser beam (default: the parser's)")
-    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="balanced",
-                        help="exact MBR decoder (default balanced: paired marks balanced)")
+    parser.add_argument("--decoder", choices=DECODERS_CORRECT, default="balanced",
+                        help="exact MBR decoder (default balanced: paired marks balanced; "
+                             "learner: balanced where the learner's own marks balance)")
     parser.add_argument("--samples", type=int, metavar="N",
                         help="MBR over this many samples instead of the exact decoder")
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",

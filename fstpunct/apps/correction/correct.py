@@ -14,7 +14,10 @@ R′(y) = R(y) + c · ed(y, x_e) — computed as MBR under the slot's distributi
 c / (1 + c) on the learner's string, which has the same minimiser — so an edit is made only
 where it lowers the expected loss by more than c per token; and a slot whose learner string
 has probability below ``support`` keeps it (the string, with its heads, is the slot's only
-candidate; the balanced decoder balances the sentence's marks around it); with a ``platt``
+candidate; the balanced decoder balances the sentence's marks around it; the ``learner``
+decoder only where the learner's own marks balance — a learner's sentence whose quote opens or
+closes in another sentence, or a wrong-way quote, is not made to balance by dropping or adding
+a mark, an edit that no edit cost would make); with a ``platt``
 map (:mod:`.platt`), every other slot's learner string gets its re-estimated probability
 first; with a ``gate`` (:mod:`.gate`), the edits it judges more likely wrong than right are
 then undone.
@@ -39,7 +42,11 @@ from .gate import gated
 from .model import CorrectionModel, Decoding, unexplained, with_learner
 from .platt import mapped
 
-__all__ = ["Prepared", "corrected", "corrections", "decided", "slot_distributions"]
+__all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
+           "slot_distributions"]
+
+# the exact decoders of corrections: restoration's two, and ``learner`` (module docstring)
+DECODERS_CORRECT = (*sorted(exact_mbr.EXACT_DECODERS), "learner")
 
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
@@ -80,7 +87,8 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
             mixed.append(_keeping(slot, o, weight) if weight else slot)
     choice = exact_mbr.slot_decoder(mixed)
     pairs = model.corrector.attach.symmetric
-    if decoder == "balanced" and not exact_mbr.balanced(mixed, choice, pairs):
+    if decoder != "slot" and not exact_mbr.balanced(mixed, choice, pairs) and (
+            decoder == "balanced" or exact_mbr.balanced_strings([marks(o) for o in own], pairs)):
         choice = exact_mbr.balanced_decoder(mixed, pairs)
     out = exact_mbr.insertions(mixed, choice)
     return gated(slots, own, out, decoding.gate, pairs) if decoding.gate else out
@@ -134,8 +142,8 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
     all punctuation is copied unchanged. ``edit_cost``, ``support``: the exact decoders'
     (default: the model's decoding for the trees' source, a parser's if ``parsed``:
     :meth:`~.model.CorrectionModel.decoding_for`)."""
-    if decoder not in exact_mbr.EXACT_DECODERS:
-        raise InputError(f"decoder must be one of {', '.join(sorted(exact_mbr.EXACT_DECODERS))}")
+    if decoder not in DECODERS_CORRECT:
+        raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)}")
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
     if samples is not None and samples < 1:

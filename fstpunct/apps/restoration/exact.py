@@ -469,11 +469,18 @@ class ExactRestorer:
 def balanced(slots: Sequence[SlotDistribution], choice: Sequence[int],
              pairs: Sequence[tuple[str, str]]) -> bool:
     """Whether the chosen strings' marks of ``pairs`` balance (see :func:`balanced_decoder`)."""
+    return balanced_strings([slot.strings[j] for slot, j in zip(slots, choice)], pairs)
+
+
+def balanced_strings(strings: Sequence[Sequence[str]], pairs: Sequence[tuple[str, str]]
+                     ) -> bool:
+    """Whether the marks of ``pairs`` in the slot strings ``strings`` balance (see
+    :func:`balanced_decoder`)."""
     closer = {a: b for a, b in pairs}
     opener = {b: a for a, b in pairs}
     stack: tuple[str, ...] | None = ()
-    for slot, j in zip(slots, choice):
-        stack = _push(stack, slot.strings[j], closer, opener, len(slots) + 1)
+    for y in strings:
+        stack = _push(stack, y, closer, opener, len(strings) + 1)
         if stack is None:
             return False
     return stack == ()
