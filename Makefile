@@ -35,7 +35,8 @@ lint: install
 # same run; see RESULTS.md). The greedy parser's is timed with models/parser-en if it exists,
 # against UDPipe 1 in the same run if results/tmp/udpipe-en.model exists (bench/udpipe_peer.py;
 # ufal.udpipe, extra bench); the text pipeline's with the bundled tagger and parser (else
-# models/tagger-en, models/parser-en).
+# models/tagger-en, models/parser-en). Last, the load-independent figures: instruction counts of
+# decode and restoration against their references under callgrind (skipped without valgrind).
 UDPIPE_MODEL = results/tmp/udpipe-en.model
 bench: all $(VENV)/.bench
 	OPENBLAS_NUM_THREADS=1 $(BIN)/python bench/treedp_speed.py
@@ -48,6 +49,7 @@ bench: all $(VENV)/.bench
 	$(BIN)/python bench/restore_speed.py 2>/dev/null
 	$(BIN)/python bench/text_bench.py 2>/dev/null
 	nice -n 10 $(BIN)/python bench/memory_bench.py
+	$(BIN)/python bench/instructions.py --restore
 
 # the benchmarks' extra (UDPipe 1, the parser's peer; matplotlib)
 $(VENV)/.bench: $(VENV)/.installed

@@ -22,7 +22,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.model_bench import FSTPUNCT, child
 from fstpunct.apps.restoration.metrics import score
 from fstpunct.ud.release import find_treebank
-from fstpunct.ud.treebank import read_file
+from fstpunct.ud.treebank import Sentence, read_file
+
+
+def write_sample(path: Path, sentences: int) -> list[Sentence]:
+    """The benchmark's input, the first ``sentences`` sentences of en_ewt test, written to
+    ``path``; returns them."""
+    sents = list(read_file(find_treebank("en_ewt", "test")))[:sentences]
+    path.write_text("".join(s.text() for s in sents), encoding="utf-8")
+    return sents
 
 
 def main() -> None:
@@ -33,11 +41,10 @@ def main() -> None:
     parser.add_argument("--model", default="en")
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()
-    sents = list(read_file(find_treebank("en_ewt", "test")))[:args.sentences]
-    n = len(sents)
     with tempfile.TemporaryDirectory() as tmp:
         sample = Path(tmp) / "sample.conllu"
-        sample.write_text("".join(s.text() for s in sents), encoding="utf-8")
+        sents = write_sample(sample, args.sentences)
+        n = len(sents)
         base = [FSTPUNCT, "restore", str(sample), "--quiet"]
         commands = {"trivial": ["--trivial", "en"], "default": ["--model", args.model],
                     "sampled": ["--model", args.model, "--samples", str(args.samples)]}
