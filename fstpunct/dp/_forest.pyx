@@ -679,7 +679,6 @@ cdef class _Run:
         application there to ``twin_ctx``: its candidates' matrices numbered once, and where
         both go along the same lines of a near matrix (alike stacks), the lines read once for
         both; each run's values, and its choices between ways, are its own."""
-        cdef Sides sd = self.sides(v, rightward)
         cdef Py_ssize_t g = self.sen.node0 + v
         cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
         cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), q, n_near, n_far
@@ -687,12 +686,13 @@ cdef class _Run:
         cdef Py_ssize_t* loc_far = loc_near + (hi - lo)
         cdef Py_ssize_t* near_idx = self.idx + at
         cdef Py_ssize_t* far_idx = near_idx + (hi - lo)
-        self.distinct(sd.far_of, lo, hi, loc_far, far_idx, &n_far)
-        self.distinct(sd.near_of, lo, hi, loc_near, near_idx, &n_near)
         cdef Lane one, two
         cdef bint paired = twin is not None, alike = False
         cdef int way, way2
         self.begin(v, ctx, rightward, lo, hi, &one)
+        cdef const Sides* sd = &one.sd
+        self.distinct(sd.far_of, lo, hi, loc_far, far_idx, &n_far)
+        self.distinct(sd.near_of, lo, hi, loc_near, near_idx, &n_near)
         self.far(&one, far_idx, n_far, rightward)
         self.weigh(&one, lo, hi, loc_near, loc_far, n_near)
         if paired:
@@ -1495,16 +1495,24 @@ cdef bint _build_tree(Sentence* t, const Py_ssize_t* heads, Py_ssize_t n, Py_ssi
     return True
 
 
+cdef tuple _outputs(forest, Py_ssize_t passes):
+    """A traversal's output arrays: the number of sentences of ``forest``, every node's best
+    candidate (zeros), and for each of ``passes`` passes a log score and a status per
+    sentence."""
+    import numpy as np
+    cdef Py_ssize_t n_sent = len(forest.word_offsets) - 1
+    choice = np.zeros(forest.node_offsets[n_sent] if n_sent else 0, dtype=np.intp)
+    return n_sent, choice, [(np.empty(n_sent), np.empty(n_sent, dtype=np.int8))
+                            for _ in range(passes)]
+
+
 def run(forest, list mats, list vecs, bint maximum, bint viterbi):
     """log Z (or the best log score) and a status per sentence of ``forest``; with ``viterbi``
     (max-product only) also the best candidate of every node, as an index into its candidates.
     ``mats`` and ``vecs`` are the stacks and slot vectors the forest's indices refer to."""
-    import numpy as np
     cdef _Run r = _Run(forest, mats, vecs, maximum)
-    cdef Py_ssize_t n_sent = len(forest.word_offsets) - 1, s
-    log_total = np.empty(n_sent)
-    status = np.empty(n_sent, dtype=np.int8)
-    choice = np.zeros(forest.node_offsets[n_sent] if n_sent else 0, dtype=np.intp)
+    cdef Py_ssize_t n_sent, s
+    n_sent, choice, ((log_total, status),) = _outputs(forest, 1)
     cdef double[::1] lt = log_total
     cdef signed char[::1] st = status
     cdef Py_ssize_t[::1] ch = choice
@@ -1520,14 +1528,11 @@ def run_pair(forest, list mats, list vecs, list max_mats, list max_vecs):
     status and every node's best candidate) in one traversal of ``forest``, reading the lines
     of alike stacks once for both: (log Z, status, best, best status, choice), every value
     bitwise what the two runs give."""
-    import numpy as np
     cdef _Run r = _Run(forest, mats, vecs, False)
     cdef _Run twin = _Run(forest, max_mats, max_vecs, True)
     r.pair(twin)
-    cdef Py_ssize_t n_sent = len(forest.word_offsets) - 1, s
-    log_total, best = np.empty(n_sent), np.empty(n_sent)
-    status, best_status = np.empty(n_sent, dtype=np.int8), np.empty(n_sent, dtype=np.int8)
-    choice = np.zeros(forest.node_offsets[n_sent] if n_sent else 0, dtype=np.intp)
+    cdef Py_ssize_t n_sent, s
+    n_sent, choice, ((log_total, status), (best, best_status)) = _outputs(forest, 2)
     cdef double[::1] lt = log_total, bt = best
     cdef signed char[::1] st = status, bst = best_status
     cdef Py_ssize_t[::1] ch = choice
