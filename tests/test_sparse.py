@@ -191,3 +191,18 @@ def test_unique_ids_is_numpy_unique(seed):
         for g, w in zip(got, want):
             assert g.dtype == w.dtype and g.shape == w.shape
             np.testing.assert_array_equal(g, w)
+
+
+def test_edit_gradients_refuses_a_middle_token_out_of_range() -> None:
+    """A middle position's token indexes the per-token arc offsets: one outside them is
+    refused (not read out of bounds)."""
+    ints = np.zeros(0, dtype=np.intp)
+    row, n = np.zeros((1, 1)), 1
+    one = np.zeros(2, dtype=np.intp)  # one token, no arcs
+    with pytest.raises(ValueError, match="middle token 5; 1 tokens"):
+        _sparse.edit_gradients(np.zeros(0), row, row, row, one, ints.astype(np.int32),
+                               np.zeros(0), one, ints.astype(np.int32), np.zeros(0),
+                               np.zeros(1), row, row, -1, n, one, ints, ints, one, ints, ints,
+                               one, ints, ints, np.array([5], dtype=np.intp),
+                               np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp),
+                               np.zeros(1, dtype=np.intp))

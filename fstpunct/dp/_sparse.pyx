@@ -873,6 +873,16 @@ def csr_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
                     out[i, k] += a * dense[j, k]
 
 
+cdef inline double _row_dot(const Index* ptr, const Column* col, const double* val, Py_ssize_t i,
+                            const double* x) noexcept nogil:
+    """Σ_e val[e] · x[col[e]] over row i's entries in order, from 0."""
+    cdef Py_ssize_t e
+    cdef double acc = 0.0
+    for e in range(ptr[i], ptr[i + 1]):
+        acc = acc + val[e] * x[col[e]]
+    return acc
+
+
 def dense_csr_t(const double[:, ::1] dense, const Index[::1] indptr,
                 const Column[::1] indices, const double[::1] data, double[:, ::1] out):
     """out = dense · Aᵀ for the CSR matrix A (intp or int32 row pointers, int32 or
@@ -900,10 +910,7 @@ def dense_csr_t(const double[:, ::1] dense, const Index[::1] indptr,
         while c < rows:
             d = &dense[c, 0]
             for i in range(n):
-                acc0 = 0.0
-                for e in range(indptr[i], indptr[i + 1]):
-                    acc0 = acc0 + data[e] * d[indices[e]]
-                out[c, i] = acc0
+                out[c, i] = _row_dot(&indptr[0], &indices[0], &data[0], i, d)
             c += 1
 
 
@@ -1087,17 +1094,13 @@ cdef void _mark(unsigned char* need, const double* coef, const Py_ssize_t* punct
 cdef void _products(double* out, const unsigned char* need, Py_ssize_t strings, Py_ssize_t n,
                     const Index* ptr, const Column* col, const double* val,
                     const double* x) noexcept nogil:
-    """out[j·n + i] = Σ_e val[e] · x[col[e]] over row j·n + i's entries in order, from 0
-    (:func:`dense_csr_t`'s sum), for the strings j with need[j]."""
-    cdef Py_ssize_t j, i, e
-    cdef double acc
+    """out[j·n + i] = row j·n + i's :func:`_row_dot` with x (:func:`dense_csr_t`'s sum), for
+    the strings j with need[j]."""
+    cdef Py_ssize_t j, i
     for j in range(strings):
         if need[j]:
             for i in range(j * n, (j + 1) * n):
-                acc = 0.0
-                for e in range(ptr[i], ptr[i + 1]):
-                    acc = acc + val[e] * x[col[e]]
-                out[i] = acc
+                out[i] = _row_dot(ptr, col, val, i, x)
 
 
 def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, ::1] p,
@@ -1111,10 +1114,8 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
                    const Py_ssize_t[::1] first_suffix,
                    const Py_ssize_t[::1] last_ptr, const Py_ssize_t[::1] last_puncteme,
                    const Py_ssize_t[::1] last_prefix,
-                   const Py_ssize_t[::1] middle_ptr, const Py_ssize_t[::1] middle_puncteme,
-                   const Py_ssize_t[::1] middle_prefix, const Py_ssize_t[::1] middle_suffix,
-                   const Py_ssize_t[::1] middle_arc, const Py_ssize_t[::1] middle_f,
-                   const Py_ssize_t[::1] middle_b):
+                   const Py_ssize_t[::1] middle_token, const Py_ssize_t[::1] middle_puncteme,
+                   const Py_ssize_t[::1] middle_prefix, const Py_ssize_t[::1] middle_suffix):
     """For every term r (a row of each 2-D argument), add ∂log Z/∂M(υ)[s, t] at every token arc
     (arcs sorted by token υ: ``arc_ptr``; from ``src`` to ``dst``) for ∂log Z/∂M(l) =
     coef[r, l] · p_r q_rᵀ and ∂log Z/∂K = ``closure[r]`` · p_r q_rᵀ, term by term. The stacks
@@ -1125,10 +1126,10 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     arc of a token but ``exclude`` is ``closure[r]`` · kp[r, s] · kq[r, t] (the rate included;
     kp and kq are read only where closure[r] ≠ 0). First positions (grouped by token:
     ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones f_υ ⊗ q with
-    f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones (puncteme, prefix, suffix; their pairs
-    ``middle_ptr[i]:middle_ptr[i + 1]``) pair with their token's arcs one by one (flat indices
-    (string · n + state) into the prefixes' and suffixes' products)."""
-    cdef Py_ssize_t v, e, m, k, r, n_tokens = arc_ptr.shape[0] - 1
+    f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones (token, puncteme, prefix, suffix) pair with
+    their token's arcs one by one, in the arcs' order (prefix · n + src and suffix · n + dst
+    index the prefixes' and suffixes' products)."""
+    cdef Py_ssize_t v, e, m, k, r, n_tokens = arc_ptr.shape[0] - 1, at_pre, at_suf
     cdef Py_ssize_t n_pre = (pre_ptr.shape[0] - 1) // n if n else 0
     cdef Py_ssize_t n_suf = (suf_ptr.shape[0] - 1) // n if n else 0
     cdef Py_ssize_t n_first = first_puncteme.shape[0], n_last = last_puncteme.shape[0]
@@ -1142,6 +1143,10 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     cdef double* suffixed
     cdef const double* row
     cdef bint any_b, any_f, any_k
+    for k in range(n_middle):
+        if not 0 <= middle_token[k] < n_tokens:
+            raise ValueError(f"edit_gradients: middle token {middle_token[k]}; "
+                             f"{n_tokens} tokens")
     if b == NULL or need_pre == NULL:
         free(b)
         free(need_pre)
@@ -1186,8 +1191,10 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
             for k in range(n_middle):
                 c = row[middle_puncteme[k]]
                 if c != 0.0:
-                    for m in range(middle_ptr[k], middle_ptr[k + 1]):
-                        grad[middle_arc[m]] += c * prefixed[middle_f[m]] * suffixed[middle_b[m]]
+                    v = middle_token[k]
+                    at_pre, at_suf = middle_prefix[k] * n, middle_suffix[k] * n
+                    for e in range(arc_ptr[v], arc_ptr[v + 1]):
+                        grad[e] += c * prefixed[at_pre + src[e]] * suffixed[at_suf + dst[e]]
     free(b)
     free(need_pre)
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from ..dp import _sparse
 from ..dp.semiring import MaxProduct, SumProduct
-from ..dp.sparse import pointers, ranges
+from ..dp.sparse import pointers
 from ..dp.stacks import SparseStack
 from ..errors import FstpunctError
 from . import _compose
@@ -479,7 +479,6 @@ class _Layout(NamedTuple):
     @classmethod
     def of(cls, topo: Topology, n_tokens: int, punctemes: Sequence[tuple[int, ...]],
            exclude: int) -> _Layout:
-        n_states = topo.n_states
         ends = np.flatnonzero(topo.token < 0)
         # token arcs in natural reading order, sorted by token
         arcs = np.flatnonzero(topo.token >= 0)
@@ -496,23 +495,15 @@ class _Layout(NamedTuple):
         suf = {x: i for i, x in enumerate(suffixes)}
         first, last, middle = (_Positions.of(punctemes, spots[x], pre, suf)
                                for x in ("first", "last", "middle"))
-        # each middle position against each arc of its token, as flat indices into the
-        # (puncteme,) coefficients and the (prefix, state) and (suffix, state) products
-        count = np.bincount(tok, minlength=n_tokens)[middle.token]
-        at = np.repeat(np.arange(len(middle.token)), count)
-        middle_arc = ranges(np.searchsorted(tok, middle.token), count)
         tokens = np.arange(n_tokens + 1)
         # in the order _sparse.edit_gradients takes them: token arcs (per-token offsets, source,
         # target); first positions and last positions (per-token offsets, puncteme, suffix or
-        # prefix); middle positions (offsets of their pairs, puncteme, prefix, suffix) and
-        # their pairs (arc, flat prefix and suffix indices)
+        # prefix); middle positions (token, puncteme, prefix, suffix)
         passes = tuple(np.ascontiguousarray(x, dtype=np.intp) for x in (
             np.searchsorted(tok, tokens), src, dst,
             np.searchsorted(first.token, tokens), first.puncteme, first.suffix,
             np.searchsorted(last.token, tokens), last.puncteme, last.prefix,
-            np.concatenate([[0], np.cumsum(count)]), middle.puncteme, middle.prefix,
-            middle.suffix, middle_arc, middle.prefix[at] * n_states + src[middle_arc],
-            middle.suffix[at] * n_states + dst[middle_arc]))
+            middle.token, middle.puncteme, middle.prefix, middle.suffix))
         return cls(topo, ends, arcs, tok, src, dst, np.flatnonzero(tok == exclude), prefixes,
                    suffixes, passes)
 
