@@ -261,3 +261,14 @@ def test_minimize_is_the_same_on_any_number_of_threads(monkeypatch, maxiter):
             shared = minimize(fun, np.zeros(120), maxiter, m=5, threads=pool, workers=workers)
         assert shared.x.tobytes() == alone.x.tobytes() and shared.fun == alone.fun
         assert (shared.nit, shared.nfev) == (alone.nit, alone.nfev)
+
+
+@pytest.mark.parametrize("n, parts", [(0, 1), (0, 3), (2, 3), (10, 3), (8192, 2), (12345, 7)])
+def test_contiguous_ranges_cover_in_order(n: int, parts: int) -> None:
+    """The threads' ranges: ``parts`` of them, in order, end to end from 0 to n, sizes at most
+    one apart."""
+    got = lbfgs.contiguous_ranges(n, parts)
+    assert len(got) == parts and got[0][0] == 0 and got[-1][1] == n
+    assert all(a == b for (_, a), (b, _) in zip(got, got[1:]))
+    sizes = [b - a for a, b in got]
+    assert min(sizes) >= 0 and max(sizes) - min(sizes) <= 1

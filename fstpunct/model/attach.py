@@ -52,7 +52,7 @@ from .features import (
     node_contexts,
     pair_features,
 )
-from .lbfgs import minimize
+from .lbfgs import contiguous_ranges, minimize
 from .vocab import EMPTY, Vocab
 
 __all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
@@ -562,12 +562,10 @@ class _MStep:
 
         terms = dict(zip(self.largest_first, run(task, self.largest_first)))
 
-        def reduce(part: int) -> None:  # every entry of d_st adds its terms in task order
-            add_blocks(d_st, bounds[part], bounds[part + 1], *self.scatter, self.blocks,
-                       self.columns)
+        def reduce(rows: tuple[int, int]) -> None:  # every entry adds its terms in task order
+            add_blocks(d_st, *rows, *self.scatter, self.blocks, self.columns)
 
-        bounds = np.linspace(0, len(st), workers + 1).astype(np.intp)  # rows of d_st
-        list(run(reduce, range(workers)))
+        list(run(reduce, contiguous_ranges(len(st), workers)))  # rows of d_st
         offset, grad = theta if self.center is None else self.offset, self.grad
         center = theta if self.center is None else self.center
         views = [model.blocks(a) for a in (grad, theta, center, offset, self.scaled)]
@@ -618,8 +616,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
 
-    bounds = np.linspace(0, len(free), threads + 1).astype(np.intp)
-    parts = [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]  # of ``free``, a thread's
+    parts = [slice(a, b) for a, b in contiguous_ranges(len(free), threads)]  # a thread's
 
     with _threads(threads) as pool:
         run = pool.map if pool else map

@@ -44,6 +44,13 @@ class Result(NamedTuple):
     message: str
 
 
+def contiguous_ranges(n: int, parts: int) -> list[tuple[int, int]]:
+    """0..n split into ``parts`` contiguous, nearly equal ranges (a, b), in order (bounds
+    rounded down from ``np.linspace``; ranges may be empty when n < parts): one per thread."""
+    bounds = np.linspace(0, n, parts + 1).astype(np.intp)
+    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
 class _Passes:
     """The chunks of vectors of ``n`` entries (:data:`CHUNK` each) split into one contiguous
     range per thread; :meth:`run` runs a compiled pass over every range on ``threads``."""
@@ -51,8 +58,8 @@ class _Passes:
     def __init__(self, n: int, threads: Executor | None, workers: int) -> None:
         self.n_chunks = -(-n // CHUNK)
         self.threads = threads
-        bounds = np.linspace(0, self.n_chunks, max(workers, 1) + 1).astype(int)
-        self.ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:]) if b > a]
+        self.ranges = [(a, b) for a, b in contiguous_ranges(self.n_chunks, max(workers, 1))
+                       if b > a]
 
     def run(self, kernel: Callable[..., None], *args: object) -> None:
         def part(bounds: tuple[int, int]) -> None:
