@@ -437,3 +437,15 @@ def test_term_counts_equal_the_dense_reference(sentences, direction, seed):
             np.testing.assert_allclose(counter.term_counts(*args),
                                        counter.term_counts_reference(*args), rtol=1e-12,
                                        atol=1e-12)
+
+
+def test_kernel_stack_of_dense_is_its_sparse_stack_and_refuses_other_types() -> None:
+    """KernelStack.of takes a SparseStack, a DenseStack (made sparse: the same arrays) or
+    TokenChains (a KernelSource); anything else is refused."""
+    from fstpunct.dp.stacks import DenseStack
+    mats = np.random.default_rng(3).random((3, 4, 4)) * (np.arange(4) % 2)
+    dense, sparse = (forest.KernelStack.of(x) for x in (DenseStack(mats), SparseStack.of(mats)))
+    for name in ("size", "count", "ptr", "col", "val", "tptr", "tcol", "tperm"):
+        assert np.array_equal(getattr(dense, name), getattr(sparse, name)), name
+    with pytest.raises(TypeError, match="KernelStack.of: a list"):
+        forest.KernelStack.of([mats[0]])

@@ -19,7 +19,7 @@ from functools import cached_property
 import numpy as np
 
 from . import _forest, _sparse
-from .forest import ChainStack, KernelStack
+from .forest import ChainStack, KernelSource, KernelStack
 from .semiring import MaxProduct, Semiring, SumProduct
 from .sparse import pointers
 from .stacks import STATES, SparseStack
@@ -70,7 +70,7 @@ def strings(punctemes: Sequence[tuple[int, ...]]) -> tuple[np.ndarray, np.ndarra
                                 count=int(offsets[-1]))
 
 
-class TokenChains:
+class TokenChains(KernelSource):
     """A :class:`~fstpunct.dp.stacks.Stack` of N×N matrices: M_a = M(l₁)⋯M(lₘ) for the token
     strings of ``shape`` (a < their number), then the matrices of ``stored``; the token matrices'
     arcs weigh ``weight`` (in ``shape``'s order), in the max-product semiring if ``maximum``

@@ -29,13 +29,13 @@ from ..errors import FstpunctError
 from ..ud.tree import spans as tree_spans
 from . import _forest
 from .semiring import MaxProduct, Semiring, SumProduct
-from .stacks import SparseStack, Stack
+from .stacks import DenseStack, SparseStack
 
 if TYPE_CHECKING:  # the readable tree DP, the tests' oracle: decode does not import it
     from .treedp import MatrixTree
 
-__all__ = ["ChainStack", "Forest", "Outside", "SlotVectors", "Terms", "from_trees", "log_partition",
-           "outside", "sample", "viterbi", "viterbi_and_log_partition"]
+__all__ = ["ChainStack", "Forest", "KernelSource", "Outside", "SlotVectors", "Terms", "from_trees",
+           "log_partition", "outside", "sample", "viterbi", "viterbi_and_log_partition"]
 
 
 @dataclass(frozen=True)
@@ -66,19 +66,28 @@ class KernelStack:
     tperm: np.ndarray
 
     @classmethod
-    def of(cls, stack: Stack) -> KernelStack:
-        """Any stack (a dense one is made sparse first; one with a kernel form of its own, as
-        :class:`~fstpunct.dp.chains.TokenChains`, gives that)."""
-        own = getattr(stack, "kernel", None)
-        if own is not None:
-            return own()
-        if not isinstance(stack, SparseStack):
-            size = stack.size
-            stack = SparseStack.of(np.array([stack.matrix(a) for a in range(len(stack))])
-                                   .reshape(-1, size, size))
+    def of(cls, stack: SparseStack | DenseStack | KernelSource) -> KernelStack:
+        """A sparse stack's, a dense one's (made sparse first), or a :class:`KernelSource`'s
+        own (token chains': a :class:`ChainStack`); another type is refused (TypeError)."""
+        if isinstance(stack, DenseStack):
+            stack = SparseStack.of(stack.mats)
+        elif isinstance(stack, KernelSource):
+            return stack.kernel()
+        elif not isinstance(stack, SparseStack):
+            raise TypeError(f"KernelStack.of: a {type(stack).__name__}; a SparseStack, "
+                            "DenseStack or KernelSource (TokenChains) is needed")
         rows = stack.rows
         return cls(stack.size, len(stack), rows.indptr, rows.indices, rows.data,
                    *stack.transposes)
+
+
+class KernelSource:
+    """The base of stacks with a kernel form of their own (:class:`~fstpunct.dp.chains.TokenChains`,
+    whose :meth:`kernel` gives a :class:`ChainStack`)."""
+
+    def kernel(self) -> KernelStack:
+        """The stack as the compiled tree DP reads it."""
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
