@@ -39,6 +39,14 @@ ctypedef fused Index:  # row pointers: intp, or int32 (a stack's rows)
 MAX_STATES = STATES  # (the C constant for Python: dp.stacks.STATES)
 
 
+cpdef int check_states(Py_ssize_t n, str what) except -1:
+    """Refuse (ValueError, naming ``what``) n states above :data:`STATES`: stacks, lattices'
+    arcs and token chains hold states as :data:`State` (uint16) indices."""
+    if n > STATES:
+        raise ValueError(f"{what}: {n} states; at most {STATES} (uint16 state indices)")
+    return 0
+
+
 ctypedef fused Column:  # column indices: int32, or a stack's states (State: uint16)
     int
     State
@@ -310,8 +318,7 @@ def string_products(Py_ssize_t n, const Py_ssize_t[::1] arc_ptr, const Py_ssize_
     within levels, flat over levels). The arcs of token t leaving state r are
     ``arc_ptr[t·n + r] : arc_ptr[t·n + r + 1]``, in ascending ``dst``. ``wanted[a]`` is the flat
     index of the a-th string to return."""
-    if n > STATES:
-        raise ValueError(f"string_products: {n} states; a stack holds at most {STATES}")
+    check_states(n, "string_products")
     cdef Py_ssize_t n_levels = level_offsets.shape[0] - 1, d, q, p, t, r, e, f, c, k, i, a
     cdef Py_ssize_t first, n_touched, size = 0
     cdef Rows* levels = <Rows*> malloc(max(n_levels, 1) * sizeof(Rows))
@@ -693,8 +700,7 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     values. The sort is two stable counting sorts, by dst and then by (token, src)."""
     cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, q
     cdef Py_ssize_t u = 0, kept = 0
-    if n > STATES:
-        raise ValueError(f"combine_arcs: {n} states; a lattice holds at most {STATES}")
+    check_states(n, "combine_arcs")
     for e in range(m):
         if token[e] < 0:
             continue

@@ -22,7 +22,7 @@ from . import _forest, _sparse
 from .forest import ChainStack, KernelSource, KernelStack
 from .semiring import MaxProduct, Semiring, SumProduct
 from .sparse import pointers
-from .stacks import STATES, SparseStack
+from .stacks import SparseStack
 
 __all__ = ["ChainShape", "TokenChains", "strings"]
 
@@ -35,8 +35,7 @@ class ChainShape:
 
     def __init__(self, size: int, token: np.ndarray, src: np.ndarray, dst: np.ndarray,
                  strings: tuple[np.ndarray, np.ndarray]) -> None:
-        if size > STATES:
-            raise ValueError(f"token chains: {size} states; at most {STATES}")
+        _sparse.check_states(size, "token chains")
         self.size, self.strings = size, strings
         tok = np.asarray(token, dtype=np.intp)
         src, dst = np.asarray(src, dtype=np.intp), np.asarray(dst, dtype=np.intp)

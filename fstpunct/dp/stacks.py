@@ -211,8 +211,7 @@ class _Transposes:
                  transposes: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None) -> None:
         if len(indices) >= 2 ** 31:
             raise ValueError("stack: more entries than int32 row pointers hold")
-        if size > STATES:
-            raise ValueError(f"stack: {size} states; a stack holds at most {STATES}")
+        _sparse.check_states(size, "stack")
         self.size, self.indices = size, indices.astype(np.uint16, copy=False)
         self.indptr = indptr.astype(np.int32, copy=False)
         self.values = np.ascontiguousarray(values, dtype=np.float64)
