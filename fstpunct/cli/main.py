@@ -97,7 +97,12 @@ def console() -> int:
     the status for ``sys.exit``, as before."""
     status = main()
     if status == 0 and not writing() and _only_thread():
-        atexit._run_exitfuncs()  # as the interpreter's exit would (and they are cleared)
+        # atexit's public API cannot do this: it only registers, and handlers run last in,
+        # first out, so a handler calling os._exit, registered here, would run before the
+        # others and skip them; registered when console() starts, it would still skip those
+        # registered before (by a program calling console(), a sitecustomize). CPython's
+        # _run_exitfuncs runs them all, in the interpreter's order, and clears them.
+        atexit._run_exitfuncs()
         if _flushed():
             os._exit(status)
     return status
