@@ -1,9 +1,10 @@
 """Instruction counts of decode and restoration against their references (callgrind, whole
 process): the load-independent figures, where the timed benchmarks' ratios move with the load.
 
-Each command runs under ``valgrind --tool=callgrind`` (``OPENBLAS_NUM_THREADS=1``) and its
-total ``Ir`` (the out file's ``totals:`` line, else its ``summary:`` line) is printed in G
-instructions:
+Each command runs under ``valgrind --tool=callgrind`` (``OPENBLAS_NUM_THREADS=1``, and
+``PYTHONHASHSEED=0``: with random string hashes a count moves by about ±0.05 % from run to run,
+with a fixed seed it repeats exactly) and its total ``Ir`` (the out file's ``totals:`` line,
+else its ``summary:`` line) is printed in G instructions:
 
 * ``fstpunct decode --model M`` on en_ewt test (``--quiet``, output to /dev/null) against the
   process that only parses the file with ``conllu`` (bench/model_bench.py's decode reference),
@@ -13,7 +14,12 @@ instructions:
   (``--trivial en``) on them, and their ratio.
 
 fstpunct's bytecode is compiled first (as installed packages have it). Without valgrind, one
-line says so and nothing runs. A callgrind run is 50-100 times slower than the process.
+line says so and nothing runs. A callgrind run is 50-100 times slower than the process. To
+count another tree's code, run with ``PYTHONPATH=TREE`` (its compiled modules built in place,
+its bytecode compiled): the commands counted import fstpunct from there. Between builds of
+equivalent code a count moves by up to about 0.2 % (the compiler's code for routines not
+edited, the interpreter's caches over another memory layout): a smaller change is not resolved
+by one whole-process count.
 Usage: python bench/instructions.py [--model M] [--restore [--sentences N]]
 """
 from __future__ import annotations
@@ -51,7 +57,7 @@ def instructions(cmd: list[str], folder: Path) -> int:
     out = folder / "callgrind.out"
     subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env={**os.environ, "OPENBLAS_NUM_THREADS": "1"})
+                   env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
     count = total_instructions(out.read_text(encoding="utf-8", errors="replace"))
     out.unlink()
     return count
