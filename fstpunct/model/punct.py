@@ -199,7 +199,8 @@ class Slot:
     def kernel(self) -> tuple[KernelStack, SlotVectors]:
         """The stack and vectors as the compiled tree DP reads them."""
         lat = self.lattice
-        stack = KernelStack.of(self.stack if isinstance(self.stack, TokenChains) else self.sparse)
+        stack = self.stack.kernel() if isinstance(self.stack, TokenChains) else \
+            KernelStack.of(self.sparse)
         return stack, SlotVectors(lat.start, lat.final, self.entry)
 
 
