@@ -105,7 +105,9 @@ chooses it, tested against keep and the before side, pooled and per split; ``--p
 the after side with the Platt map of the learner string's probability
 (:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots;
 ``--after-decoder learner`` decodes it balancing the paired marks only in sentences whose
-learner punctuation balances (:mod:`fstpunct.apps.correction.correct`).
+learner punctuation balances (:mod:`fstpunct.apps.correction.correct`). ``--decoder learner``
+(agree, rerank, table, calibrate) decodes the correction model so in every row and agreement
+that reads its decoding, and in calibrate's choice on dev (default ``balanced``).
 """
 from __future__ import annotations
 
@@ -360,14 +362,16 @@ class Reading:
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weights: dict[str, float] | None, gold: list[Sentence] | None = None,
             parsed: bool = False, gate: tuple[float, ...] = (),
-            prepared: Prepared | None = None, prior: WeightCounts | None = None
+            prepared: Prepared | None = None, prior: WeightCounts | None = None,
+            decoder: str = "balanced"
             ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading, WeightCounts]:
     """Every system's output on ``source`` (only keep, the correction model, the two CRF
     correctors and their products when ``crfs`` has no restoration CRF), the weight of each
     product (by name), the :class:`Reading` and, when ``weights`` is None, every weight's
     edit counts on ``source``: ``weights`` of None are chosen among WEIGHTS by F0.5 against
     ``gold`` (dev; with ``prior``'s counts added, :func:`chosen_weights`). The correction
-    model decodes with its decoding for the trees' source (a parser's if ``parsed``)."""
+    model decodes with its decoding for the trees' source (a parser's if ``parsed``) and
+    ``decoder``."""
     slots = [to_slots(s) for s in source]
     out = {"keep": source}
     if crfs.restorer is not None:
@@ -381,11 +385,12 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     read = Reading(prepared or Prepared.of(model, source),
                    {name: [crf.marginals(ss) for ss in slots] for name, crf in chains.items()})
     stripped = read.prepared.stripped
-    out["correction"] = read.prepared.corrected_with(decoding)
+    out["correction"] = read.prepared.corrected_with(decoding, decoder)
     if decoding != Decoding():
-        out[PLAIN] = read.prepared.corrected_with(Decoding())
+        out[PLAIN] = read.prepared.corrected_with(Decoding(), decoder)
     if gate:
-        out[GATED] = read.prepared.corrected_with(Decoding(0.0, decoding.support, gate))
+        out[GATED] = read.prepared.corrected_with(Decoding(0.0, decoding.support, gate),
+                                                  decoder)
     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
         out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(stripped, slots)]
     if crfs.with_gen is not None:
@@ -600,10 +605,12 @@ def power(args: argparse.Namespace) -> None:
 
 
 def calibrate(args: argparse.Namespace) -> None:
-    """Choose the decoding on the dev pairs (or from a cv run's edit costs) and write the
-    model with it."""
+    """Choose the decoding on the dev pairs, each edit cost decoded by ``--decoder`` (or from a
+    cv run's edit costs), and write the model with it."""
     if args.cv and args.parser:
         _fail("calibrate: --cv chooses for gold trees (cv does not parse): no --parser")
+    if args.cv and args.decoder != "balanced":
+        _fail("calibrate: a cv run's edit costs are the balanced decoder's: no --decoder")
     model = CorrectionModel.load(args.model)
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.cv:
@@ -617,7 +624,7 @@ def calibrate(args: argparse.Namespace) -> None:
     else:
         source, gold = split_pairs(Path(args.data), "dev", parser)
         chosen, trials = calibrated(model, source, gold, support=args.support,
-                                    parsed=parser is not None)
+                                    decoder=args.decoder, parsed=parser is not None)
     print_trials(trials)
     decoding = chosen.decoding_for(parser is not None)
     print(f"chosen for {'parsed' if parser else 'gold'} trees: edit cost {decoding.edit_cost}, "
@@ -651,7 +658,7 @@ def table(args: argparse.Namespace) -> None:
     gate: tuple[float, ...] = ()
     if args.gate_from:
         gate = tuple(json.loads(Path(args.gate_from).read_text(encoding="utf-8"))["gate"])
-    results: dict[str, object] = {"gate": list(gate)}
+    results: dict[str, object] = {"gate": list(gate), "decoder": args.decoder}
     weights = None  # of the generative model in the products, chosen on dev
     if args.weights_from:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
@@ -673,7 +680,8 @@ def table(args: argparse.Namespace) -> None:
             _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser, args.evaluate)
         outputs, weights, read, tried = systems(source, model, crfs, english, weights, gold,
-                                                parser is not None, gate, prior=prior)
+                                                parser is not None, gate, prior=prior,
+                                                decoder=args.decoder)
         if tried:
             print_weights("product weights, dev F0.5", tried, weights)
             results["dev_weight_counts"] = tried
@@ -685,7 +693,7 @@ def table(args: argparse.Namespace) -> None:
             viterbi = {name: [crf.correct(to_slots(s)) for s in source]
                        for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))}
             outputs |= agreement_outputs(read, viterbi, model.decoding_for(parser is not None),
-                                         agreements)
+                                         agreements, args.decoder)
         if args.rerank:
             outputs |= reranked_systems(source, read.prepared.stripped, model, english,
                                         {CRF: crfs.corrector, KEEP: crfs.keep}, chosen)
@@ -693,7 +701,7 @@ def table(args: argparse.Namespace) -> None:
         results[split] = rows
         print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
                    f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; trees "
-                   f"{'parsed' if parser else 'gold'}; "
+                   f"{'parsed' if parser else 'gold'}; decoder {args.decoder}; "
                    f"product weights {weights})", rows)
     results["weights"] = weights
     with output(args.output) as f:
@@ -867,9 +875,9 @@ class CvRun:
                    load_model(args.reference))
 
     def folds(self) -> Iterator[HeldOut]:
-        """Every fold (its correction model decoded with ``--edit-cost`` and ``--support``,
-        its two CRF correctors), the systems' outputs placed into :attr:`outputs` (the
-        products at ``--weight`` and ``--keep-weight``)."""
+        """Every fold (its correction model decoded with ``--edit-cost``, ``--support`` and
+        ``--decoder``, its two CRF correctors), the systems' outputs placed into
+        :attr:`outputs` (the products at ``--weight`` and ``--keep-weight``)."""
         args, pooled, work = self.args, self.pooled, Path(self.args.work)
         for fold, held in enumerate(held_of(pooled, self.fold_of, args.folds)):
             folder = work / f"fold{fold}"
@@ -880,7 +888,8 @@ class CvRun:
             crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
                         CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
             out, _, read, _ = systems(source, model, crfs, self.english,
-                                      {CRF: args.weight, KEEP: args.keep_weight})
+                                      {CRF: args.weight, KEEP: args.keep_weight},
+                                      decoder=args.decoder)
             place(self.outputs, held, out, len(pooled))
             yield HeldOut(held, source, model, crfs, read)
 
@@ -986,13 +995,14 @@ AGREEMENTS = tuple(Agreement(crf, kind) for crf in (CRF, KEEP) for kind in AGREE
 
 
 def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decoding,
-                      variants: tuple[Agreement, ...] | list[Agreement]
-                      ) -> dict[str, list[Sentence]]:
+                      variants: tuple[Agreement, ...] | list[Agreement],
+                      decoder: str = "balanced") -> dict[str, list[Sentence]]:
     """Every agreement of ``variants`` on the :class:`Reading`'s sentences (``viterbi``: each
     CRF corrector's own corrections as insertions, by name), by its name; the correction
-    model decodes with ``decoding`` (``mbr``: its support, no edit cost)."""
+    model decodes with ``decoding`` (``mbr``: its support, no edit cost) and ``decoder``."""
     prep = read.prepared
-    decoded = {kind: [decided(prep.model, d, o, dec) for d, o in zip(prep.dists, prep.own)]
+    decoded = {kind: [decided(prep.model, d, o, dec, decoder)
+                      for d, o in zip(prep.dists, prep.own)]
                for kind, dec in (("decoded", decoding), ("mbr", Decoding(0.0, decoding.support)))
                if any(v.kind == kind for v in variants)}
     out = {}
@@ -1089,10 +1099,10 @@ def agree_cv(args: argparse.Namespace) -> None:
         helds.append(h.held)
         viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
                    KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
-        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
-              len(pooled))
-        place(by_cost, h.held, cost_outputs(h.read.prepared, Decoding(0.0, args.support)),
-              len(pooled))
+        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS,
+                                                 args.decoder), len(pooled))
+        place(by_cost, h.held, cost_outputs(h.read.prepared, Decoding(0.0, args.support),
+                                            args.decoder), len(pooled))
         print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     edits, counts = grid_of(AGREEMENTS, lambda v: outputs[v.name], source, gold)
@@ -1112,7 +1122,7 @@ def agree_cv(args: argparse.Namespace) -> None:
              if name not in {v.name for v in AGREEMENTS}
              or any(v.name == name and (v.kind != "joint" or v == chosen) for v in AGREEMENTS)}
     shown[NESTED], shown[NESTED_COST] = nested, nested_cost
-    title = f"{k}-fold cross-validation ({'+'.join(splits)}"
+    title = f"{k}-fold cross-validation ({'+'.join(splits)}; decoder {args.decoder}"
     rows = scored({name: [p for p in pred if p is not None] for name, pred in shown.items()},
                   source, gold)
     print_rows(f"### agreement, {title}: {len(pooled)} sentences, "
@@ -1120,8 +1130,9 @@ def agree_cv(args: argparse.Namespace) -> None:
     rows_by_split = split_rows(shown, pooled, splits, f"agreement, {title})")
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
-                            "support": args.support, "keep_c2": args.keep_c2,
-                            "chosen": asdict(chosen), "nested": [asdict(v) for v in fold_choices],
+                            "support": args.support, "decoder": args.decoder,
+                            "keep_c2": args.keep_c2, "chosen": asdict(chosen),
+                            "nested": [asdict(v) for v in fold_choices],
                             "nested_costs": fold_costs,
                             "grid": [{**asdict(v), "aed": sum(edits[v]) / len(gold),
                                       "edit_counts": [sum(c) for c in astuple(counts[v])],
@@ -1420,6 +1431,12 @@ def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
 
 
+def add_decoder_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--decoder", choices=DECODERS_CORRECT, default="balanced",
+                   help="the correction model's exact decoder (balanced; learner: balanced "
+                        "only where the learner's own marks balance)")
+
+
 def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
     """The options of a command reading a finished cv run's folds again (:func:`held_out`)."""
     add_cv_run_arguments(p)
@@ -1434,6 +1451,7 @@ def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
                    help="the correction model's edit cost (its decoding; 0)")
     p.add_argument("--support", type=float, default=0.0,
                    help="the correction model's support (its decoding; 0)")
+    add_decoder_argument(p)
     p.add_argument("-o", "--output", required=True, help="JSON of every figure")
 
 
@@ -1477,6 +1495,7 @@ def main() -> None:
     a.add_argument("--cv", metavar="JSON",
                    help="instead of dev: the edit cost of least AED in this cv output (its "
                         "pooled held-out pairs; gold trees), with its support")
+    add_decoder_argument(a)
     a.add_argument("--support", type=float, default=SUPPORT,
                    help=f"keep a learner string below this probability ({SUPPORT})")
     a.add_argument("-o", "--output", required=True, help="the calibrated model's folder")
@@ -1486,6 +1505,7 @@ def main() -> None:
     b.add_argument("--split", action="append", default=[], help="dev, test (repeatable)")
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
+    add_decoder_argument(b)
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
     b.add_argument("--train-trees", metavar="CONLLU",
                    help="with --parser: the train pairs' trees from this file (jackknife's "

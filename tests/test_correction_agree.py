@@ -8,7 +8,9 @@ from script_module import load_script
 from test_correction import model  # noqa: F401 (fixture)
 from test_correction_cv import cv_then, learner_folder, run_cv
 
-from fstpunct.apps.correction.correct import Prepared
+from fstpunct.apps.correction import correct as correct_module
+from fstpunct.apps.correction.calibrate import calibrated
+from fstpunct.apps.correction.correct import Prepared, decided
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import examples, fitted
 from fstpunct.apps.restoration.metrics import score, slot_strings
@@ -164,3 +166,76 @@ def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkey
         with pytest.raises(SystemExit) as e:
             script.main()
         assert e.value.code == 2 and message in capsys.readouterr().err
+
+
+def decoders_seen(script, monkeypatch) -> list[str]:
+    """The decoder of every sentence the correction model decodes from now on (the script's
+    ``decided`` and :meth:`Prepared.corrected_with`'s, spied)."""
+    seen: list[str] = []
+
+    def spy(corrector, slots, own, decoding, decoder="balanced"):
+        seen.append(decoder)
+        return decided(corrector, slots, own, decoding, decoder)
+    monkeypatch.setattr(script, "decided", spy)
+    monkeypatch.setattr(correct_module, "decided", spy)
+    return seen
+
+
+def test_agree_with_the_learner_decoder(tmp_path, monkeypatch):
+    script = load_script("correction")
+    data, work = models_only(script, monkeypatch, tmp_path)
+    common = ["--data", str(data), "--folds", "2", "--edit-cost", "0.2", "--support", "0.001"]
+
+    def run(command, out, *more):
+        monkeypatch.setattr(sys, "argv", ["correction.py", command, *common, "--work", str(work),
+                                          *more, "-o", str(tmp_path / out)])
+        script.main()
+        return json.loads((tmp_path / out).read_text(encoding="utf-8"))
+
+    seen = decoders_seen(script, monkeypatch)
+    agree = run("agree", "agree.json", "--decoder", "learner")
+    assert agree["decoder"] == "learner" and seen and set(seen) == {"learner"}
+    seen.clear()
+    same = run("compare", "same.json", "--before", str(work), "--after", str(work),
+               "--after-decoder", "learner")
+    assert set(seen) == {"balanced", "learner"}
+    # agree's correction model is compare's after side, at the fixed and at the nested cost
+    rows, theirs = {r["system"]: r for r in agree["rows"]}, {r["system"]: r for r in same["rows"]}
+    for mine, name in (("correction", "after (cost 0.2)"),
+                       (script.NESTED_COST, "after, nested edit cost")):
+        assert rows[mine]["sentence_edits"] == theirs[name]["sentence_edits"]
+        assert rows[mine]["edit_counts"] == theirs[name]["edit_counts"]
+    assert agree["cost_grid"] == same["after"]["cost_grid"]
+    assert agree["nested_costs"] == same["after"]["nested_costs"]
+
+
+def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypatch,  # noqa: F811
+                                                      capsys):
+    script = load_script("correction")
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    model.save(tmp_path / "model")
+    seen = decoders_seen(script, monkeypatch)
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "calibrate", "--model", str(tmp_path / "model"), "--data", str(data),
+        "--decoder", "learner", "-o", str(tmp_path / "cal")])
+    script.main()
+    assert seen and set(seen) == {"learner"}
+    cal = CorrectionModel.load(tmp_path / "cal")
+    source, gold = script.split_pairs(data, "dev")
+    want, _ = calibrated(model, source, gold, decoder="learner")
+    assert cal.decoding == want.decoding
+    seen.clear()
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "table", "--model", str(tmp_path / "cal"), "--data", str(data),
+        "--split", "dev", "--split", "test", "--work", str(tmp_path / "crfs"),
+        "--decoder", "learner", "-o", str(tmp_path / "table.json")])
+    script.main()
+    assert set(seen) == {"learner"}
+    result = json.loads((tmp_path / "table.json").read_text(encoding="utf-8"))
+    assert result["decoder"] == "learner" and "decoder learner" in capsys.readouterr().out
+    source, gold = script.split_pairs(data, "test")
+    rows = {r["system"]: r for r in result["test"]}
+    decoded = Prepared.of(cal, source).corrected_with(cal.decoding, "learner")
+    assert rows["correction"]["sentence_edits"] == score(gold, decoded).sentence_edits

@@ -153,6 +153,8 @@ def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
 @pytest.mark.parametrize("argv, says", [
     (["table", "--model", "M", "--split", "test", "-o", "out.json"], "M"),  # no model folder
     (["calibrate", "--model", "M", "--cv", "cv.json", "--parser", "P", "-o", "out"], "--parser"),
+    (["calibrate", "--model", "M", "--cv", "cv.json", "--decoder", "learner", "-o", "out"],
+     "--decoder"),
 ])
 def test_bad_input_is_one_line_and_exit_2(script, tmp_path, monkeypatch, capsys, argv, says):
     monkeypatch.chdir(tmp_path)
