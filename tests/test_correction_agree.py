@@ -94,8 +94,10 @@ def test_table_adds_the_agreements(model, tmp_path, monkeypatch):  # noqa: F811 
         assert script.Agreement(**chosen).name in rows and all(n in rows for n in names)
 
 
-def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
-    script = load_script("correction")
+def held_out_runs(script, monkeypatch, tmp_path):
+    """After a 2-fold ``cv --models-only`` run: (data, work, run), run(command, out, *more)
+    running a command on its held-out pairs (edit cost 0.2, support 0.001) and giving its
+    JSON."""
     data, work = models_only(script, monkeypatch, tmp_path)
     common = ["--data", str(data), "--folds", "2", "--edit-cost", "0.2", "--support", "0.001"]
 
@@ -104,7 +106,12 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
                                           *more, "-o", str(tmp_path / out)])
         script.main()
         return json.loads((tmp_path / out).read_text(encoding="utf-8"))
+    return data, work, run
 
+
+def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
+    script = load_script("correction")
+    data, work, run = held_out_runs(script, monkeypatch, tmp_path)
     agree = run("agree", "agree.json")
     same = run("compare", "same.json", "--before", str(work), "--after", str(work))
     rows = {r["system"]: r for r in same["rows"]}
@@ -183,15 +190,7 @@ def decoders_seen(script, monkeypatch) -> list[str]:
 
 def test_agree_with_the_learner_decoder(tmp_path, monkeypatch):
     script = load_script("correction")
-    data, work = models_only(script, monkeypatch, tmp_path)
-    common = ["--data", str(data), "--folds", "2", "--edit-cost", "0.2", "--support", "0.001"]
-
-    def run(command, out, *more):
-        monkeypatch.setattr(sys, "argv", ["correction.py", command, *common, "--work", str(work),
-                                          *more, "-o", str(tmp_path / out)])
-        script.main()
-        return json.loads((tmp_path / out).read_text(encoding="utf-8"))
-
+    _, work, run = held_out_runs(script, monkeypatch, tmp_path)
     seen = decoders_seen(script, monkeypatch)
     agree = run("agree", "agree.json", "--decoder", "learner")
     assert agree["decoder"] == "learner" and seen and set(seen) == {"learner"}
