@@ -13,11 +13,12 @@ else its ``summary:`` line) is printed in G instructions:
   of en_ewt test (bench/restore_speed.py's input) against the trivial baseline
   (``--trivial en``) on them, and their ratio.
 
-fstpunct's bytecode is compiled first (as installed packages have it). Without valgrind, one
+The bytecode of the fstpunct the counted commands import (this tree's, or ``PYTHONPATH``'s) is
+compiled first (as installed packages have it). Without valgrind, one
 line says so and nothing runs. A callgrind run is 50-100 times slower than the process. To
 count another tree's code, run with ``PYTHONPATH=TREE`` (its compiled modules built in place,
 its bytecode compiled): the commands counted import fstpunct from there. Between builds of
-equivalent code a count moves by up to about 0.2 % (the compiler's code for routines not
+equivalent code a count moves by up to about 0.3 % (the compiler's code for routines not
 edited, the interpreter's caches over another memory layout): a smaller change is not resolved
 by one whole-process count.
 Usage: python bench/instructions.py [--model M] [--restore [--sentences N]]
@@ -35,7 +36,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.model_bench import FSTPUNCT, PARSE_ONLY, ROOT
+from bench.model_bench import FSTPUNCT, PARSE_ONLY
 from bench.restore_speed import write_sample
 from fstpunct.ud.release import find_treebank
 
@@ -55,9 +56,13 @@ def total_instructions(out: str) -> int:
 def instructions(cmd: list[str], folder: Path) -> int:
     """Instructions of ``cmd``'s whole process (not its children) under callgrind."""
     out = folder / "callgrind.out"
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
-                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                   env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
+    run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
+    if run.returncode:
+        last = [line for line in run.stderr.splitlines() if not line.startswith("==")][-1:]
+        sys.exit(f"instructions: {' '.join(cmd[:4])} ... failed (exit {run.returncode}): "
+                 f"{last[0] if last else 'no message'}")
     count = total_instructions(out.read_text(encoding="utf-8", errors="replace"))
     out.unlink()
     return count
@@ -82,7 +87,9 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         print("instructions: valgrind not found; skipped (apt-get install valgrind)")
         return
-    compileall.compile_dir(ROOT / "fstpunct", quiet=1)
+    package = subprocess.run([sys.executable, "-c", "import fstpunct; print(fstpunct.__file__)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    compileall.compile_dir(Path(package).parent, quiet=1)
     test = str(find_treebank("en_ewt", "test"))
     fstpunct = [sys.executable, FSTPUNCT]
     with tempfile.TemporaryDirectory() as tmp:

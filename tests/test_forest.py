@@ -14,7 +14,7 @@ from test_treedp import random_tree
 
 from fstpunct.dp import forest, treedp
 from fstpunct.dp.semiring import MaxProduct, SumProduct
-from fstpunct.dp.stacks import SparseStack
+from fstpunct.dp.stacks import DenseStack, SparseStack
 from fstpunct.dp.treedp import Candidates, MatrixTree, MatrixTreeError, ZeroWeightError
 from fstpunct.errors import FstpunctError
 from fstpunct.fst import lattice
@@ -440,12 +440,19 @@ def test_term_counts_equal_the_dense_reference(sentences, direction, seed):
 
 
 def test_kernel_stack_of_dense_is_its_sparse_stack_and_refuses_other_types() -> None:
-    """KernelStack.of takes a SparseStack, a DenseStack (made sparse: the same arrays) or
-    TokenChains (a KernelSource); anything else is refused."""
-    from fstpunct.dp.stacks import DenseStack
+    """KernelStack.of takes a SparseStack, a DenseStack (made sparse: the same arrays) or a
+    KernelSource such as TokenChains (its own kernel form); anything else is refused."""
     mats = np.random.default_rng(3).random((3, 4, 4)) * (np.arange(4) % 2)
     dense, sparse = (forest.KernelStack.of(x) for x in (DenseStack(mats), SparseStack.of(mats)))
     for name in ("size", "count", "ptr", "col", "val", "tptr", "tcol", "tperm"):
         assert np.array_equal(getattr(dense, name), getattr(sparse, name)), name
+
+    class Source(forest.KernelSource):
+        def kernel(self) -> forest.KernelStack:
+            return sparse
+
+    assert forest.KernelStack.of(Source()) is sparse
+    with pytest.raises(TypeError):
+        forest.KernelSource()  # abstract: kernel() must be given
     with pytest.raises(TypeError, match="KernelStack.of: a list"):
         forest.KernelStack.of([mats[0]])

@@ -193,16 +193,21 @@ def test_unique_ids_is_numpy_unique(seed):
             np.testing.assert_array_equal(g, w)
 
 
-def test_edit_gradients_refuses_a_middle_token_out_of_range() -> None:
-    """A middle position's token indexes the per-token arc offsets: one outside them is
-    refused (not read out of bounds)."""
+@pytest.mark.parametrize("bad", [None, 0, 1, 2, 3])
+def test_edit_gradients_refuses_a_middle_position_out_of_range(bad) -> None:
+    """A middle position's token, puncteme, prefix and suffix index the per-token arc offsets,
+    the coefficients and the prefixes' and suffixes' products: one outside them is refused
+    (not read out of bounds); in range, the call goes through."""
     ints = np.zeros(0, dtype=np.intp)
     row, n = np.zeros((1, 1)), 1
     one = np.zeros(2, dtype=np.intp)  # one token, no arcs
-    with pytest.raises(ValueError, match="middle token 5; 1 tokens"):
-        _sparse.edit_gradients(np.zeros(0), row, row, row, one, ints.astype(np.int32),
-                               np.zeros(0), one, ints.astype(np.int32), np.zeros(0),
-                               np.zeros(1), row, row, -1, n, one, ints, ints, one, ints, ints,
-                               one, ints, ints, np.array([5], dtype=np.intp),
-                               np.zeros(1, dtype=np.intp), np.zeros(1, dtype=np.intp),
-                               np.zeros(1, dtype=np.intp))
+    middle = [np.zeros(1, dtype=np.intp) for _ in range(4)]  # token, puncteme, prefix, suffix
+    args = (np.zeros(0), row, row, row, one, ints.astype(np.int32), np.zeros(0), one,
+            ints.astype(np.int32), np.zeros(0), np.zeros(1), row, row, -1, n, one, ints, ints,
+            one, ints, ints, one, ints, ints)
+    if bad is None:
+        _sparse.edit_gradients(*args, *middle)
+        return
+    middle[bad][0] = 5
+    with pytest.raises(ValueError, match=r"middle position 0 \(token .*1 tokens"):
+        _sparse.edit_gradients(*args, *middle)

@@ -128,6 +128,9 @@ def test_stacks_hold_states_as_uint16_up_to_their_limit():
         assert out[0, last] == 26.0 and out[0, 0] == 33.0 and out[1, last] == 35.0
         assert out_t[0, last] == 26.0 and out_t[0, 3] == 21.0 and out_t[1, 0] == 65.0
         assert np.count_nonzero(out) == np.count_nonzero(out_t) == 3
+    assert _sparse.check_states(n, "x") == 0
+    with pytest.raises(ValueError, match=f"x: {n + 1} states; at most {n} "):
+        _sparse.check_states(n + 1, "x")
     with pytest.raises(ValueError, match="states"):
         SparseStack(1, n + 1, np.array([0]), np.array([0]), np.array([n]), np.array([1.0]))
     with pytest.raises(ValueError, match="states"):

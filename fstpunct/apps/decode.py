@@ -97,7 +97,7 @@ def bracketed_reference(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
 CHAINED_USES = 8
 """Decoding without posteriors applies the puncteme matrices of a slot string that at most this
 many node sides of a chunk meet as token chains, never built (``SlotCache``'s ``chains``;
-results/speed-history.md, "Decode's slot stage")."""
+results/speed-history.md, "Decode's slot stage: session 2026-11-29 01:04–04:04")."""
 
 
 def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:

@@ -1150,9 +1150,14 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     cdef const double* row
     cdef bint any_b, any_f, any_k
     for k in range(n_middle):
-        if not 0 <= middle_token[k] < n_tokens:
-            raise ValueError(f"edit_gradients: middle token {middle_token[k]}; "
-                             f"{n_tokens} tokens")
+        if not (0 <= middle_token[k] < n_tokens and 0 <= middle_puncteme[k] < coef.shape[1]
+                and 0 <= middle_prefix[k] < n_pre and 0 <= middle_suffix[k] < n_suf):
+            free(b)
+            free(need_pre)
+            raise ValueError(f"edit_gradients: middle position {k} (token {middle_token[k]}, "
+                             f"puncteme {middle_puncteme[k]}, prefix {middle_prefix[k]}, "
+                             f"suffix {middle_suffix[k]}); {n_tokens} tokens, "
+                             f"{coef.shape[1]} punctemes, {n_pre} prefixes, {n_suf} suffixes")
     if b == NULL or need_pre == NULL:
         free(b)
         free(need_pre)

@@ -1,5 +1,6 @@
 """Stacks whose matrices are products of token matrices that are never built: the vector path of
-a slot string few nodes use (results/speed-history.md, "Decode's slot stage").
+a slot string few nodes use (results/speed-history.md, "Decode's slot stage: session
+2026-11-29 01:04–04:04").
 
 A :class:`TokenChains` holds a lattice's token matrices M(υ) (sparse, in one semiring), the
 token strings l of its first matrices, M_a = M(l₁)⋯M(lₘ) (M(ε) = I), and a

@@ -19,6 +19,7 @@ over a range of the forest's sentences.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
@@ -81,13 +82,13 @@ class KernelStack:
                    *stack.transposes)
 
 
-class KernelSource:
+class KernelSource(ABC):
     """The base of stacks with a kernel form of their own (:class:`~fstpunct.dp.chains.TokenChains`,
     whose :meth:`kernel` gives a :class:`ChainStack`)."""
 
+    @abstractmethod
     def kernel(self) -> KernelStack:
         """The stack as the compiled tree DP reads it."""
-        raise NotImplementedError
 
 
 @dataclass(frozen=True)

@@ -616,7 +616,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
 
-    parts = [slice(a, b) for a, b in contiguous_ranges(len(free), threads)]  # a thread's
+    parts = [slice(a, b) for a, b in contiguous_ranges(len(free), threads)]  # each thread's part
 
     with _threads(threads) as pool:
         run = pool.map if pool else map

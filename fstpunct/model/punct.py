@@ -199,8 +199,8 @@ class Slot:
     def kernel(self) -> tuple[KernelStack, SlotVectors]:
         """The stack and vectors as the compiled tree DP reads them."""
         lat = self.lattice
-        stack = self.stack.kernel() if isinstance(self.stack, TokenChains) else \
-            KernelStack.of(self.sparse)
+        stack = (self.stack.kernel() if isinstance(self.stack, TokenChains)
+                 else KernelStack.of(self.sparse))
         return stack, SlotVectors(lat.start, lat.final, self.entry)
 
 
@@ -215,8 +215,9 @@ class SlotCache:
     the others stored as 0; punctemes asked for later are added. Every M(l) is computed
     exactly as in the whole stack (the same products in the same order), and a candidate
     only ever reads the matrices of its own punctemes, so the tree DPs' results are the
-    same bit for bit, from smaller stacks (RESULTS.md, issue 23: every puncteme can produce
-    every surface string through the channel, but a slot meets only some of them).
+    same bit for bit, from smaller stacks (results/speed-history.md, "Decode against a conllu
+    process: slot stacks over the punctemes a slot carries": every puncteme can produce every
+    surface string through the channel, but a slot meets only some of them).
 
     Without ``closures``, a slot does not keep its closure as a dense matrix once its stack
     holds it (the tree DPs read the stack; only the E-step's edit counter reads the dense
