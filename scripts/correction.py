@@ -95,8 +95,9 @@ agreement of a CRF corrector and the correction model (:class:`Agreement`,
 and reports the same choice nested per fold, and the correction model's edit cost nested so
 too; over a cv run pooling several splits, also every row on each split's held-out pairs (e.g.
 the standard test's documents). ``table --agree AGREE.json`` adds the hard agreements and the
-chosen one. ``cv --models-only`` trains every fold's models and stops (for ``agree``,
-``rerank`` and ``compare``, which score the held-out pairs themselves).
+chosen one (of an agree run with table's ``--decoder``). ``cv --models-only`` trains every
+fold's models and stops (for ``agree``, ``rerank`` and ``compare``, which score the held-out
+pairs themselves).
 
 ``compare --before WORK1 --after WORK2`` decodes the held-out pairs of two cv runs over the same
 folds with each run's fold correctors (old against new correction model) at every edit cost,
@@ -107,7 +108,8 @@ the after side with the Platt map of the learner string's probability
 ``--after-decoder learner`` decodes it balancing the paired marks only in sentences whose
 learner punctuation balances (:mod:`fstpunct.apps.correction.correct`). ``--decoder learner``
 (agree, rerank, table, calibrate) decodes the correction model so in every row and agreement
-that reads its decoding, and in calibrate's choice on dev (default ``balanced``).
+that reads its decoding, and in calibrate's choice on dev (default ``balanced``; calibrate
+stores it with the chosen decoding, and ``fstpunct correct`` decodes with it by default).
 """
 from __future__ import annotations
 
@@ -160,7 +162,7 @@ from fstpunct.files import output
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.fit import train as fit_train
 from fstpunct.model.punct import PunctModel, Settings
-from fstpunct.model.store import load_model, save_model
+from fstpunct.model.store import load_model, read_record, save_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser import score as parse_score
@@ -628,7 +630,7 @@ def calibrate(args: argparse.Namespace) -> None:
     print_trials(trials)
     decoding = chosen.decoding_for(parser is not None)
     print(f"chosen for {'parsed' if parser else 'gold'} trees: edit cost {decoding.edit_cost}, "
-          f"support {decoding.support}")
+          f"support {decoding.support}, decoder {decoding.decoder}")
     chosen.save(args.output)
 
 
@@ -639,6 +641,10 @@ def table(args: argparse.Namespace) -> None:
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.train_trees and parser is None:
         _fail("table: --train-trees are a parser's trees of train: give --parser too")
+    agreed = json.loads(Path(args.agree).read_text(encoding="utf-8")) if args.agree else {}
+    if args.agree and agreed.get("decoder", "balanced") != args.decoder:
+        _fail(f"{args.agree}: an agree run with --decoder {agreed.get('decoder', 'balanced')}, "
+              f"not {args.decoder}: give table the same --decoder")
     trees = read_trees(args.train_trees, data, "train") if args.train_trees else None
     train_src, train_gold = split_pairs(data, "train", parser, trees=trees)
     keys = [_key("train", ISOMORPHIC, s) for s in train_src]
@@ -671,7 +677,7 @@ def table(args: argparse.Namespace) -> None:
         results["rerank"] = {crf: asdict(r) for crf, r in chosen.items()}
     agreements: list[Agreement] = []
     if args.agree:
-        won = Agreement(**json.loads(Path(args.agree).read_text(encoding="utf-8"))["chosen"])
+        won = Agreement(**agreed["chosen"])
         agreements = [v for v in AGREEMENTS if v.kind != "joint"] + (
             [won] if won.kind == "joint" else [])
         results["agree"] = asdict(won)
@@ -881,7 +887,8 @@ class CvRun:
         args, pooled, work = self.args, self.pooled, Path(self.args.work)
         for fold, held in enumerate(held_of(pooled, self.fold_of, args.folds)):
             folder = work / f"fold{fold}"
-            fold_folders(work, fold, ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}"))
+            fold_folders(work, fold, ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}"),
+                         args.folds)
             source = [pooled[j][1] for j in held]
             model = CorrectionModel.load(folder / "correct").decoded_with(
                 Decoding(args.edit_cost, args.support))
@@ -894,12 +901,16 @@ class CvRun:
             yield HeldOut(held, source, model, crfs, read)
 
 
-def fold_folders(work: Path, fold: int, names: tuple[str, ...]) -> None:
-    """Fail unless the cv run's fold folder in ``work`` has every model folder ``names``."""
+def fold_folders(work: Path, fold: int, names: tuple[str, ...], folds: int) -> None:
+    """Fail unless the cv run's fold folder in ``work`` has its learner model and every model
+    folder ``names``, and the learner model was made by a cv run of ``folds`` folds."""
     folder = work / f"fold{fold}"
-    missing = [f for f in names if not (folder / f).is_dir()]
+    missing = [f for f in ("learner", *names) if not (folder / f).is_dir()]
     if missing:
         _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
+    made = read_record(folder / "learner").get("record", {}).get("folds")
+    if made != folds:
+        _fail(f"{folder / 'learner'}: made by a cv run with --folds {made}, not {folds}")
 
 
 def place(outputs: dict[str, list[Sentence | None]], held: list[int],
@@ -1187,7 +1198,8 @@ def compare(args: argparse.Namespace) -> None:
     :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
     chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
     before side at ``--edit-cost`` (AED: sign flips; F0.5: approximate randomisation), pooled
-    and on each split's pairs."""
+    and on each split's pairs. With ``--platt`` the nested cost is only singly nested: fold
+    k's cost is chosen on the other folds decoded with maps fitted partly on fold k's pairs."""
     data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
     if args.edit_cost not in COSTS:
         _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
@@ -1200,7 +1212,7 @@ def compare(args: argparse.Namespace) -> None:
     prepared: dict[Path, list[Prepared]] = {}
     for work in dict.fromkeys(works.values()):  # a folder on both sides: decoded once
         for fold in range(k):
-            fold_folders(work, fold, ("correct",))
+            fold_folders(work, fold, ("correct",), k)
         prepared[work] = [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
                                       [source[j] for j in held])
                           for fold, held in enumerate(helds)]
@@ -1609,7 +1621,7 @@ def main() -> None:
                         "probability, for each fold fitted on the other folds' held-out slots")
     m.add_argument("--after-decoder", choices=DECODERS_CORRECT, default="balanced",
                    help="the after side's exact decoder (the before side's: balanced, as every "
-                        "cv and agree row; learner: balanced where the learner's marks balance)")
+                        "cv row; learner: balanced where the learner's marks balance)")
     m.add_argument("--edit-cost", type=float, default=0.25,
                    help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
     m.add_argument("--support", type=float, default=SUPPORT,

@@ -1,10 +1,12 @@
 """The correction model (paper §6.2) on hand-made learner/corrected pairs."""
+import json
 from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from fstpunct.api import load
+from fstpunct.apps.correction import correct as correct_module
 from fstpunct.apps.correction.calibrate import calibrated
 from fstpunct.apps.correction.combine import combined
 from fstpunct.apps.correction.correct import corrected, decided, slot_distributions
@@ -344,8 +346,10 @@ def test_the_learner_decoder_balances_only_what_the_learner_balanced(model):
     assert decided(model, slots, both, Decoding(0.0, 0.0), "learner") != unbalanced
     assert exact.balanced_strings([("“",), (), (",", "”")], model.corrector.attach.symmetric)
     assert not exact.balanced_strings([("“",), ()], model.corrector.attach.symmetric)
-    with pytest.raises(Exception, match="decoder must be one of balanced, slot, learner"):
+    with pytest.raises(InputError, match="decoder must be one of balanced, slot, learner"):
         next(corrected([], model, decoder="nearest"))
+    with pytest.raises(InputError, match="decoder must be one of balanced, slot, learner"):
+        Decoding(decoder="nearest")
 
 
 def test_the_model_stores_its_decoding(model, tmp_path, capsys):
@@ -367,6 +371,35 @@ def test_the_model_stores_its_decoding(model, tmp_path, capsys):
     assert raw_slots(sentences(capsys.readouterr().out)[0])[1] == (",",)
     assert main(["correct", str(path), "--model", str(folder), "--support", "2"]) == 2
     assert "support" in capsys.readouterr().err
+
+
+def test_the_stored_decoder_is_the_default(model, tmp_path, monkeypatch):
+    """calibrate stores the decoder with the decoding; ``correct`` decodes with it unless
+    another is named (an older record, without one: balanced)."""
+    learner = conll(RELATIVE, "r", drop=(1, 4))
+    folder = model.decoded_with(Decoding(0.5, 1e-3, decoder="learner")).save(tmp_path / "cal")
+    assert CorrectionModel.load(folder).decoding == Decoding(0.5, 1e-3, decoder="learner")
+    older = model.decoded_with(Decoding(0.5, 1e-3)).save(tmp_path / "old")
+    record = json.loads((older / "correction.json").read_text(encoding="utf-8"))
+    del record["record"]["decoding"]["decoder"]
+    (older / "correction.json").write_text(json.dumps(record), encoding="utf-8")
+    seen: list[str] = []
+
+    def spy(corrector, slots, own, decoding, decoder=None):
+        seen.append(decoder or decoding.decoder)
+        return decided(corrector, slots, own, decoding, decoder)
+    monkeypatch.setattr(correct_module, "decided", spy)
+    path = tmp_path / "in.conllu"
+    path.write_text(learner, encoding="utf-8")
+    for how, want in ((lambda: load(folder).correct(learner), "learner"),
+                      (lambda: load(folder).correct(learner, decoder="slot"), "slot"),
+                      (lambda: load(older).correct(learner), "balanced"),
+                      (lambda: main(["correct", str(path), "--model", str(folder)]), "learner"),
+                      (lambda: main(["correct", str(path), "--model", str(folder),
+                                     "--decoder", "balanced"]), "balanced")):
+        seen.clear()
+        how()
+        assert seen == [want]
 
 
 def test_product_keeps_what_the_generative_model_cannot_explain():

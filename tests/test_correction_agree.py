@@ -14,6 +14,7 @@ from fstpunct.apps.correction.correct import Prepared, decided
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import examples, fitted
 from fstpunct.apps.restoration.metrics import score, slot_strings
+from fstpunct.model.store import FORMAT
 from fstpunct.ud.slots import to_slots
 
 
@@ -73,7 +74,7 @@ def test_agree_over_pooled_splits_after_cv_models_only(tmp_path, monkeypatch, ca
         assert rows[script.NESTED_COST]["aed"] == costs[result["nested_costs"][0]]["aed"]
 
 
-def test_table_adds_the_agreements(model, tmp_path, monkeypatch):  # noqa: F811 (fixture)
+def test_table_adds_the_agreements(model, tmp_path, monkeypatch, capsys):  # noqa: F811
     script = load_script("correction")
     data = tmp_path / "learner"
     data.mkdir()
@@ -88,6 +89,18 @@ def test_table_adds_the_agreements(model, tmp_path, monkeypatch):  # noqa: F811 
     script.main()
     result = json.loads((tmp_path / "table.json").read_text(encoding="utf-8"))
     assert result["agree"] == chosen
+    # an agree run of the learner decoder (its "decoder" key) is not this table's: refused
+    (tmp_path / "agree-l.json").write_text(json.dumps({"chosen": chosen, "decoder": "learner"}),
+                                           encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "table", "--model", str(tmp_path / "model"), "--data", str(data),
+        "--split", "dev", "--work", str(tmp_path / "crfs"), "--agree",
+        str(tmp_path / "agree-l.json"), "-o", str(tmp_path / "table-l.json")])
+    with pytest.raises(SystemExit) as e:
+        script.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "agree run with --decoder learner, not balanced" in err
+    assert not (tmp_path / "table-l.json").exists()
     for split in ("dev", "test"):
         rows = {r["system"]: r for r in result[split]}
         names = [v.name for v in script.AGREEMENTS if v.kind != "joint"]
@@ -164,15 +177,23 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
 def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkeypatch, capsys):
     script = load_script("correction")
     learner_folder(tmp_path)
-    for cost, message in (("0.22", "must be one of the sweep's costs"),
-                          ("0.25", "no correct (run cv")):
+    made = tmp_path / "three" / "fold0"  # a 3-fold cv run's first fold (its records alone)
+    (made / "correct").mkdir(parents=True)
+    (made / "learner").mkdir()
+    (made / "learner" / "model.json").write_text(json.dumps(
+        {"format": FORMAT, "record": {"fold": 0, "folds": 3}}), encoding="utf-8")
+    for cost, work, message in (
+            ("0.22", "a", "must be one of the sweep's costs"),
+            ("0.25", "a", "no learner, correct (run cv"),
+            ("0.25", "three", "made by a cv run with --folds 3, not 2")):
         monkeypatch.setattr(sys, "argv", [
             "correction.py", "compare", "--data", str(tmp_path), "--folds", "2", "--before",
-            str(tmp_path / "a"), "--after", str(tmp_path / "b"), "--edit-cost", cost,
+            str(tmp_path / work), "--after", str(tmp_path / "b"), "--edit-cost", cost,
             "-o", str(tmp_path / "c.json")])
         with pytest.raises(SystemExit) as e:
             script.main()
-        assert e.value.code == 2 and message in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
 def decoders_seen(script, monkeypatch) -> list[str]:
@@ -180,8 +201,8 @@ def decoders_seen(script, monkeypatch) -> list[str]:
     ``decided`` and :meth:`Prepared.corrected_with`'s, spied)."""
     seen: list[str] = []
 
-    def spy(corrector, slots, own, decoding, decoder="balanced"):
-        seen.append(decoder)
+    def spy(corrector, slots, own, decoding, decoder=None):
+        seen.append(decoder or decoding.decoder)
         return decided(corrector, slots, own, decoding, decoder)
     monkeypatch.setattr(script, "decided", spy)
     monkeypatch.setattr(correct_module, "decided", spy)
@@ -224,7 +245,7 @@ def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypat
     cal = CorrectionModel.load(tmp_path / "cal")
     source, gold = script.split_pairs(data, "dev")
     want, _ = calibrated(model, source, gold, decoder="learner")
-    assert cal.decoding == want.decoding
+    assert cal.decoding == want.decoding and cal.record["decoding"]["decoder"] == "learner"
     seen.clear()
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "table", "--model", str(tmp_path / "cal"), "--data", str(data),

@@ -5,7 +5,7 @@ import pytest
 from test_correction import model  # noqa: F401 (fixture)
 
 from fstpunct.apps.correction.correct import decided
-from fstpunct.apps.correction.gate import objective
+from fstpunct.apps.correction.gate import FEATURES, objective
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import (
     CLASSES,
@@ -68,6 +68,10 @@ def test_mapped_leaves_alone_what_it_cannot_change():
     assert mapped(SLOT, ((";", 1),), w) is SLOT          # no candidate
     sure = SlotDistribution(((",",), ()), ((1,), ()), np.array([1 - FLOOR / 2, FLOOR / 2]))
     assert mapped(sure, COMMA, w) is sure
+    doubted = SlotDistribution(((",",), ()), ((1,), ()), np.array([FLOOR / 2, 1 - FLOOR / 2]))
+    for v in (w, (0.0,) * 6):  # below the floor: left alone, so the zero map is the identity
+        assert mapped(doubted, COMMA, v) is doubted
+    assert examples([doubted, sure], [COMMA, COMMA], [(",",), (",",)]) == ([], [], [])
 
 
 def test_examples_label_whether_the_learner_string_was_kept():
@@ -143,4 +147,6 @@ def test_the_map_is_stored_with_the_decoding(model, tmp_path):  # noqa: F811 (fi
     assert loaded.decoding_for(parsed=True).platt == w  # the gold trees' one
     with pytest.raises(InputError):
         Decoding(platt=(1.0, 2.0))
+    with pytest.raises(InputError, match="a gate or a Platt map, not both"):
+        Decoding(gate=(0.0,) * len(FEATURES), platt=w)
 

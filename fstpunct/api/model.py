@@ -293,7 +293,7 @@ class Model:
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 
-    def correct(self, data: Data, *, decoder: str = "balanced", samples: int | None = None,
+    def correct(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
                 parser: str | os.PathLike[str] | ParserModel | None = None,
                 beam: int | None = None, edit_cost: float | None = None,
@@ -303,7 +303,8 @@ class Model:
         ``tokens``-mode parser trained on learner English, beam ``beam``) gives the punctuated
         sentence, the learner's underlying punctuation T_e′, then the minimum-Bayes-risk
         punctuation under the corrector: exact (``decoder``: ``balanced``, ``slot``, or
-        ``learner``: balanced where the learner's own marks balance) or, with
+        ``learner``: balanced where the learner's own marks balance; default: the one stored
+        in the model with its decoding, else ``balanced``) or, with
         ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``).
         The exact decoders charge ``edit_cost`` per token edited away from the learner's
         string and keep a learner string whose probability is below ``support`` (default:

@@ -26,9 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "parser trained on learner English) instead of keeping its tree")
     parser.add_argument("--beam", type=positive, metavar="K",
                         help="parser beam (default: the parser's)")
-    parser.add_argument("--decoder", choices=DECODERS_CORRECT, default="balanced",
-                        help="exact MBR decoder (default balanced: paired marks balanced; "
-                             "learner: balanced where the learner's own marks balance)")
+    parser.add_argument("--decoder", choices=DECODERS_CORRECT,
+                        help="exact MBR decoder (balanced: paired marks balanced; learner: "
+                             "balanced where the learner's own marks balance; default: the "
+                             "model's for the trees' source, else balanced)")
     parser.add_argument("--samples", type=int, metavar="N",
                         help="MBR over this many samples instead of the exact decoder")
     parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",

@@ -6,10 +6,10 @@ each edit cost of ``costs`` (with the learner's string kept below ``support``,
 average edit distance (AED) to the corrected sentences wins; ties go to the higher F0.5 of the
 punctuation edits, then — on a parser's trees — to the cost nearest the gold trees' one (where
 the parsed pairs cannot tell costs apart, the choice made on gold trees stands), then to the
-lower cost. The chosen decoding is stored in the model's record
-for the held-out trees' source — gold, or a parser's: the errors of parsed trees change which
-edits pay — (:meth:`~.model.CorrectionModel.decoded_with`), and ``fstpunct correct`` then uses
-by default the one of its trees' source (``--parser``: the parsed one, if stored).
+lower cost. The chosen decoding, with the decoder that chose it, is stored in the model's
+record for the held-out trees' source — gold, or a parser's: the errors of parsed trees change
+which edits pay — (:meth:`~.model.CorrectionModel.decoded_with`), and ``fstpunct correct`` then
+uses by default the one of its trees' source (``--parser``: the parsed one, if stored).
 """
 from __future__ import annotations
 
@@ -79,6 +79,6 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
                        prepared.corrected_with(Decoding(cost, support), decoder))
               for cost in costs]
     won = best(trials, model.decoding.edit_cost if parsed else None)
-    chosen = model.decoded_with(Decoding(won.edit_cost, support), parsed,
+    chosen = model.decoded_with(Decoding(won.edit_cost, support, decoder=decoder), parsed,
                                 sentences=len(sources), aed=won.aed, f05=won.f05)
     return chosen, trials

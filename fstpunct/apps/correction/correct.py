@@ -3,12 +3,14 @@
 Every sentence keeps its words and tree; its punctuation is replaced by the minimum-Bayes-risk
 choice under p(T_c′, x_c | T, T_e′) (the loss: token edit distance summed over slots), with
 restoration's decoders: by default the exact ones of :mod:`fstpunct.apps.restoration.exact`
-(``balanced`` or ``slot``, deterministic), or MBR over samples of :class:`PriorSampler`
+(``balanced`` or ``slot``, deterministic) and ``learner`` (below), or MBR over samples of
+:class:`PriorSampler`
 (``samples``; sentence k of a run draws from the random stream (seed, k)). Each token written
 attaches to the word whose puncteme produced it (:meth:`~fstpunct.fst.channel.Channel.align`
 on the channel's most probable path); ``# text`` is rebuilt.
 
-The exact decoders follow the model's :class:`~.model.Decoding` (or the one given): the loss
+The exact decoders follow the model's :class:`~.model.Decoding` (or the one given; its
+``decoder`` unless another is named): the loss
 adds ``edit_cost`` per token of edit distance between the chosen string and the learner's,
 R′(y) = R(y) + c · ed(y, x_e) — computed as MBR under the slot's distribution mixed with mass
 c / (1 + c) on the learner's string, which has the same minimiser — so an edit is made only
@@ -39,14 +41,11 @@ from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .gate import gated
-from .model import CorrectionModel, Decoding, unexplained, with_learner
+from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained, with_learner
 from .platt import mapped
 
 __all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
            "slot_distributions"]
-
-# the exact decoders of corrections: restoration's two, and ``learner`` (module docstring)
-DECODERS_CORRECT = (*sorted(exact_mbr.EXACT_DECODERS), "learner")
 
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
@@ -72,10 +71,11 @@ def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence]
 
 
 def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
-            own: Sequence[Insertion], decoding: Decoding, decoder: str = "balanced"
+            own: Sequence[Insertion], decoding: Decoding, decoder: str | None = None
             ) -> list[Insertion]:
     """One sentence's corrected punctuation from its slot distributions and the learner's
-    punctuation ``own`` (module docstring)."""
+    punctuation ``own`` (module docstring; ``decoder``: default ``decoding``'s)."""
+    decoder = decoder or decoding.decoder
     weight = decoding.edit_cost / (1.0 + decoding.edit_cost)
     mixed = []
     for slot, o in zip(slots, own):
@@ -111,18 +111,19 @@ class Prepared:
         return cls(model, [strip(s) for s in sentences], [insertions_of(s) for s in sentences],
                    slot_distributions(model, sentences))
 
-    def corrected_with(self, decoding: Decoding, decoder: str = "balanced") -> list[Sentence]:
+    def corrected_with(self, decoding: Decoding, decoder: str | None = None) -> list[Sentence]:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
         return [insert(t, decided(self.model, d, o, decoding, decoder))
                 for t, o, d in zip(self.stripped, self.own, self.dists)]
 
 
 def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
-                decoder: str = "balanced", samples: int | None = None, mbr_decoder: str =
+                decoder: str | None = None, samples: int | None = None, mbr_decoder: str =
                 "sentence", seed: int = 0, first: int = 0, decoding: Decoding | None = None
                 ) -> list[list[Insertion]]:
     """The corrected punctuation of every sentence (all with words) as insertions into the
-    stripped sentence: exact, with ``decoding`` (default: the model's); with ``samples``,
+    stripped sentence: exact, with ``decoding`` (default: the model's) and ``decoder``
+    (default: the decoding's); with ``samples``,
     sentence k draws from stream (seed, first + k) and MBR is plain."""
     if samples is None:
         decoding = decoding or model.decoding
@@ -134,15 +135,15 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
             PriorSampler(model.corrector, samples, seed).draws(learner, first)]
 
 
-def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: str = "balanced",
+def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: str | None = None,
               samples: int | None = None, mbr_decoder: str = "sentence", seed: int = 0,
               batch: int = 100, edit_cost: float | None = None, support: float | None = None,
               parsed: bool = False) -> Iterator[Sentence]:
     """Every sentence with its punctuation corrected (module docstring); a sentence that is
-    all punctuation is copied unchanged. ``edit_cost``, ``support``: the exact decoders'
-    (default: the model's decoding for the trees' source, a parser's if ``parsed``:
+    all punctuation is copied unchanged. ``decoder``, ``edit_cost``, ``support``: the exact
+    decoders' (default: the model's decoding for the trees' source, a parser's if ``parsed``:
     :meth:`~.model.CorrectionModel.decoding_for`)."""
-    if decoder not in DECODERS_CORRECT:
+    if decoder is not None and decoder not in DECODERS_CORRECT:
         raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)}")
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")

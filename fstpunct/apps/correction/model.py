@@ -39,8 +39,9 @@ has probability below ``support`` under the corrector (a string its trees cannot
 a quote without its partner) keeps that string
 (:mod:`.correct`); a *gate* (:mod:`.gate`), when stored, undoes the edits it judges more
 likely wrong than right; a *Platt map* (:mod:`.platt`), when stored, re-estimates the learner
-string's probability of every slot before the decoder reads it. A model without them decodes
-with 0 and 0 (plain MBR).
+string's probability of every slot before the decoder reads it (a decoding has at most one of
+the two); the exact decoder (``decoder``, :data:`DECODERS_CORRECT`) is stored with them. A
+model without them decodes with 0 and 0 (plain MBR) and the ``balanced`` decoder.
 """
 from __future__ import annotations
 
@@ -64,29 +65,32 @@ from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion, marks
-from ..restoration.exact import SlotDistribution
+from ..restoration.exact import EXACT_DECODERS, SlotDistribution
 from .gate import FEATURES
 from .platt import CLASSES
 
-__all__ = ["SUPPORT", "CorrectionModel", "Decoding", "copy_center", "learner_contexts",
-           "read_meta", "sharpened", "train", "unexplained", "with_learner"]
+__all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center",
+           "learner_contexts", "read_meta", "sharpened", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
 _DECODING = {False: "decoding", True: "decoding parsed"}  # record keys, by tree source
 PLATT_SIZE = 2 * len(CLASSES)  # :func:`.platt.features`' length
+# the exact decoders of corrections: restoration's two, and ``learner`` (:mod:`.correct`)
+DECODERS_CORRECT = (*sorted(EXACT_DECODERS), "learner")
 
 
 @dataclass(frozen=True)
 class Decoding:
     """How corrections are decoded (module docstring): the MBR loss's cost per token edited
-    away from the learner's string, and the probability below which the learner's string of a
-    slot is kept as it is."""
+    away from the learner's string, the probability below which the learner's string of a
+    slot is kept as it is, at most one of a gate and a Platt map, and the exact decoder."""
 
     edit_cost: float = 0.0
     support: float = 0.0
     gate: tuple[float, ...] = ()  # coefficients of :mod:`.gate` (none: every edit is made)
     platt: tuple[float, ...] = ()  # w of :mod:`.platt` (none: the corrector's p as it is)
+    decoder: str = "balanced"  # one of DECODERS_CORRECT
 
     def __post_init__(self) -> None:
         if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
@@ -97,6 +101,12 @@ class Decoding:
         if self.platt and len(self.platt) != PLATT_SIZE:
             raise InputError(f"a Platt map has {PLATT_SIZE} coefficients (got "
                              f"{len(self.platt)})")
+        if self.gate and self.platt:
+            raise InputError("a decoding has a gate or a Platt map, not both (no model "
+                             "combines them)")
+        if self.decoder not in DECODERS_CORRECT:
+            raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)} (got "
+                             f"{self.decoder!r})")
 
 
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
@@ -201,7 +211,8 @@ class CorrectionModel:
         stored = self.record.get(_DECODING[parsed]) or self.record.get(_DECODING[False], {})
         return Decoding(float(stored.get("edit_cost", 0.0)), float(stored.get("support", 0.0)),
                         tuple(float(w) for w in stored.get("gate", ())),
-                        tuple(float(w) for w in stored.get("platt", ())))
+                        tuple(float(w) for w in stored.get("platt", ())),
+                        str(stored.get("decoder", "balanced")))
 
     def decoded_with(self, decoding: Decoding, parsed: bool = False, **why: Any
                      ) -> CorrectionModel:
@@ -210,7 +221,8 @@ class CorrectionModel:
         maps = {name: list(w) for name, w in (("gate", decoding.gate),
                                               ("platt", decoding.platt)) if w}
         return replace(self, record={**self.record, _DECODING[parsed]: {
-            "edit_cost": decoding.edit_cost, "support": decoding.support, **maps, **why}})
+            "edit_cost": decoding.edit_cost, "support": decoding.support, **maps,
+            "decoder": decoding.decoder, **why}})
 
     def save(self, folder: str | Path) -> Path:
         """A folder with ``learner/``, ``corrector/`` (punctuation model folders) and

@@ -9,14 +9,15 @@ and per class of ``own`` (:data:`CLASSES`: no mark, commas and periods only, any
 
     logit p′(own) = logit p(own) + w · x,   x = (1, [cp], [other], z[none], z[cp], z[other])
 
-with z = logit p(own) (p floored to [FLOOR, 1 − FLOOR]) and [c] the class's indicator, so that
-w = 0 is the identity; w is fitted by the gate's penalised logistic regression
-(:func:`~fstpunct.apps.correction.gate.fit`, L2 towards the identity on all but the bias) on
-held-out slots labelled by whether the annotators kept ``own`` (:func:`examples`). The slot's
-other strings share 1 − p′(own) in their old proportions (:func:`mapped`); the decoders then
-run as before (:mod:`.correct`). Slots the map cannot change are left out of the fit and
-alone: ``own`` below the decoding's support (kept anyway), or with p(own) > 1 − FLOOR (no
-alternative worth the name).
+with z = logit p(own) and [c] the class's indicator, so that w = 0 is the identity (the map
+acts only where FLOOR ≤ p(own) ≤ 1 − FLOOR; :func:`features` floors p to that range); w is
+fitted by the gate's penalised logistic regression (:func:`~fstpunct.apps.correction.gate.fit`,
+L2 towards the identity on all but the bias) on held-out slots labelled by whether the
+annotators kept ``own`` (:func:`examples`). The slot's other strings share 1 − p′(own) in their
+old proportions (:func:`mapped`); the decoders then run as before (:mod:`.correct`). Slots
+the map cannot change are left out of the fit and alone: ``own`` below the decoding's support
+(kept anyway), or with p(own) outside [FLOOR, 1 − FLOOR] (no alternative, or no logit, worth
+the name).
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ __all__ = ["CLASSES", "FLOOR", "PLAIN", "examples", "features", "fitted", "mappe
 
 CLASSES = ("none", "comma or period", "other")
 PLAIN = frozenset({",", "."})
-FLOOR = 1e-4  # p(own) is floored to [FLOOR, 1 - FLOOR] before its logit
+FLOOR = 1e-4  # the map changes p(own) only within [FLOOR, 1 - FLOOR] (features floor p to it)
 
 
 def mark_class(own: tuple[str, ...]) -> int:
@@ -54,7 +55,7 @@ def features(p: float, own: tuple[str, ...]) -> np.ndarray:
 
 
 def _changeable(p: float, support: float) -> bool:
-    return p >= support and p > 0.0 and p <= 1.0 - FLOOR
+    return p >= support and FLOOR <= p <= 1.0 - FLOOR
 
 
 def mapped(slot: SlotDistribution, own: Insertion, w: Sequence[float], support: float = 0.0
