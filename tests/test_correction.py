@@ -124,7 +124,7 @@ def test_save_load_api_and_cli(model, tmp_path, capsys):
     path.write_text(learner, encoding="utf-8")
     assert main(["correct", str(path), "--model", str(folder)]) == 0
     assert capsys.readouterr().out == api.correct(learner)
-    with pytest.raises(Exception, match="not a correction model"):
+    with pytest.raises(InputError, match="not a correction model"):
         load("en").correct(learner)
 
 
@@ -305,9 +305,9 @@ def test_edit_cost_is_mbr_with_a_cost_per_edited_token(model):
     assert len(seen) > 2  # the costs change the choice
     assert raw_slots(next(corrected(learner, model, edit_cost=3.0))) == raw_slots(learner[0])
     assert raw_slots(next(corrected(learner, model, edit_cost=0.0)))[1] == (",",)
-    with pytest.raises(Exception, match="exact decoders"):
+    with pytest.raises(InputError, match="exact decoders"):
         next(corrected(learner, model, edit_cost=0.5, samples=10))
-    with pytest.raises(Exception, match="edit cost must be"):
+    with pytest.raises(InputError, match="edit cost must be"):
         next(corrected(learner, model, edit_cost=-1.0))
 
 
@@ -426,7 +426,7 @@ def test_calibration_chooses_the_cost_of_least_dev_aed(model):
     # gold keeps the learner's punctuation: no edit is best, and the tie goes to F0.5 then cost
     kept, trials = calibrated(model, learner, learner, costs=(3.0, 0.0, 5.0))
     assert kept.decoding.edit_cost == 3.0 and [t.aed for t in trials] == [0.0, 2.0, 0.0]
-    with pytest.raises(Exception, match="as many"):
+    with pytest.raises(InputError, match="as many"):
         calibrated(model, learner, fixed[:1])
     # chosen on a parser's trees: stored beside the gold trees' decoding, which stays
     both, _ = calibrated(kept, learner, fixed, costs=(3.0, 0.0), parsed=True)

@@ -5,6 +5,7 @@ import itertools
 import pytest
 from test_correction import PLAIN, RELATIVE, conll, sentences
 
+from fstpunct.errors import InputError
 from fstpunct.ud.slots import to_slots
 
 torch = pytest.importorskip("torch")
@@ -79,6 +80,6 @@ def test_bilstm_corrector_learns_the_missing_commas(tmp_path):
                          dims={"word": 8, "tag": 4, "hidden": 8})
     assert all(torch.equal(a, b) for a, b in zip(model.net.state_dict().values(),
                                                   twice.net.state_dict().values()))
-    with pytest.raises(Exception, match="as many"):
+    with pytest.raises(InputError, match="as many"):
         bilstm.train(source, gold[:1], tmp_path / "bad")
 
