@@ -16,7 +16,6 @@ machine). Usage: python bench/decode_profile.py [--model M] [--repeat K] [FILE]
 from __future__ import annotations
 
 import argparse
-import compileall
 import json
 import os
 import subprocess
@@ -102,9 +101,8 @@ def main() -> None:
     if args.child:
         print(json.dumps(stages(args.file, args.model)))
         return
-    # the children import compiled bytecode, as an installed package has it (a checkout run
-    # with PYTHONDONTWRITEBYTECODE would otherwise count compiling fstpunct under "imports")
-    compileall.compile_dir(ROOT / "fstpunct", quiet=1)
+    from bench.model_bench import compile_fstpunct
+    compile_fstpunct()  # else "imports" would count compiling fstpunct (PYTHONDONTWRITEBYTECODE)
     runs = [json.loads(subprocess.run(
         [sys.executable, __file__, "--child", "--model", args.model, args.file], check=True,
         capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}

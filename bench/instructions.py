@@ -26,7 +26,6 @@ Usage: python bench/instructions.py [--model M] [--restore [--sentences N]]
 from __future__ import annotations
 
 import argparse
-import compileall
 import os
 import re
 import shutil
@@ -36,7 +35,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from bench.model_bench import FSTPUNCT, PARSE_ONLY
+from bench.model_bench import FSTPUNCT, PARSE_ONLY, compile_fstpunct
 from bench.restore_speed import write_sample
 from fstpunct.ud.release import find_treebank
 
@@ -87,9 +86,7 @@ def main() -> None:
     if shutil.which("valgrind") is None:
         print("instructions: valgrind not found; skipped (apt-get install valgrind)")
         return
-    package = subprocess.run([sys.executable, "-c", "import fstpunct; print(fstpunct.__file__)"],
-                             capture_output=True, text=True, check=True).stdout.strip()
-    compileall.compile_dir(Path(package).parent, quiet=1)
+    compile_fstpunct()
     test = str(find_treebank("en_ewt", "test"))
     fstpunct = [sys.executable, FSTPUNCT]
     with tempfile.TemporaryDirectory() as tmp:

@@ -151,6 +151,15 @@ def em_iteration(attach_iterations: int) -> None:
                       "first_e_step": first, "cpu": e_cpu + m_cpu, "sentences": len(batch)}))
 
 
+
+def compile_fstpunct() -> None:
+    """Compile the bytecode of the fstpunct that child processes import (this tree's, or
+    ``PYTHONPATH``'s), as an installed package has it: a checkout may run with
+    PYTHONDONTWRITEBYTECODE, which would make every timed process compile fstpunct first."""
+    package = subprocess.run([sys.executable, "-c", "import fstpunct; print(fstpunct.__file__)"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    compileall.compile_dir(Path(package).parent, quiet=1)
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="en")
@@ -170,9 +179,7 @@ def main() -> None:
     if args.em_child:
         return em_iteration(args.attach_iterations)
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    # as an installed package has them (pip compiles them; a checkout may run with
-    # PYTHONDONTWRITEBYTECODE, which would make every timed process compile fstpunct first)
-    compileall.compile_dir(ROOT / "fstpunct", quiet=1)
+    compile_fstpunct()
     test = find_treebank("en_ewt", "test")
     (seconds, cpu, peak), (reference, reference_cpu, _), wall_ratio, cpu_ratio = paired(
         [FSTPUNCT, "decode", "--model", args.model, str(test), "-o", os.devnull],

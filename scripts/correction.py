@@ -229,8 +229,7 @@ def fce_codes(sent: Sentence) -> dict[int, list[str]]:
 
 def evaluate(name: str, source: list[Sentence], gold: list[Sentence], pred: list[Sentence]
              ) -> dict:
-    aed = score(gold, pred)
-    edits = edit_score(source, gold, pred)
+    aed, edits = scores(gold, pred, source)
     by_code: dict[str, list[int]] = {}
     for g, p in zip(gold, pred):
         gs, ps = slot_strings(to_slots(g)), slot_strings(to_slots(p))
@@ -364,16 +363,15 @@ class Reading:
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
             weights: dict[str, float] | None, gold: list[Sentence] | None = None,
             parsed: bool = False, gate: tuple[float, ...] = (),
-            prepared: Prepared | None = None, prior: WeightCounts | None = None,
-            decoder: str = "balanced"
+            prepared: Prepared | None = None, prior: WeightCounts | None = None
             ) -> tuple[dict[str, list[Sentence]], dict[str, float], Reading, WeightCounts]:
     """Every system's output on ``source`` (only keep, the correction model, the two CRF
     correctors and their products when ``crfs`` has no restoration CRF), the weight of each
     product (by name), the :class:`Reading` and, when ``weights`` is None, every weight's
     edit counts on ``source``: ``weights`` of None are chosen among WEIGHTS by F0.5 against
     ``gold`` (dev; with ``prior``'s counts added, :func:`chosen_weights`). The correction
-    model decodes with its decoding for the trees' source (a parser's if ``parsed``) and
-    ``decoder``."""
+    model decodes with its decoding for the trees' source (a parser's if ``parsed``), decoder
+    included."""
     slots = [to_slots(s) for s in source]
     out = {"keep": source}
     if crfs.restorer is not None:
@@ -387,12 +385,13 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     read = Reading(prepared or Prepared.of(model, source),
                    {name: [crf.marginals(ss) for ss in slots] for name, crf in chains.items()})
     stripped = read.prepared.stripped
-    out["correction"] = read.prepared.corrected_with(decoding, decoder)
-    if decoding != Decoding():
-        out[PLAIN] = read.prepared.corrected_with(Decoding(), decoder)
+    out["correction"] = read.prepared.corrected_with(decoding)
+    plain = Decoding(decoder=decoding.decoder)
+    if decoding != plain:
+        out[PLAIN] = read.prepared.corrected_with(plain)
     if gate:
-        out[GATED] = read.prepared.corrected_with(Decoding(0.0, decoding.support, gate),
-                                                  decoder)
+        out[GATED] = read.prepared.corrected_with(replace(plain, support=decoding.support,
+                                                          gate=gate))
     for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
         out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(stripped, slots)]
     if crfs.with_gen is not None:
@@ -641,10 +640,15 @@ def table(args: argparse.Namespace) -> None:
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.train_trees and parser is None:
         _fail("table: --train-trees are a parser's trees of train: give --parser too")
+    parsed = parser is not None
+    if args.decoder:  # else the decoder stored with the model's decoding
+        model = model.decoded_with(replace(model.decoding_for(parsed), decoder=args.decoder),
+                                   parsed)
+    decoder = model.decoding_for(parsed).decoder
     agreed = json.loads(Path(args.agree).read_text(encoding="utf-8")) if args.agree else {}
-    if args.agree and agreed.get("decoder", "balanced") != args.decoder:
+    if args.agree and agreed.get("decoder", "balanced") != decoder:
         _fail(f"{args.agree}: an agree run with --decoder {agreed.get('decoder', 'balanced')}, "
-              f"not {args.decoder}: give table the same --decoder")
+              f"not {decoder}: give table the same --decoder")
     trees = read_trees(args.train_trees, data, "train") if args.train_trees else None
     train_src, train_gold = split_pairs(data, "train", parser, trees=trees)
     keys = [_key("train", ISOMORPHIC, s) for s in train_src]
@@ -664,7 +668,7 @@ def table(args: argparse.Namespace) -> None:
     gate: tuple[float, ...] = ()
     if args.gate_from:
         gate = tuple(json.loads(Path(args.gate_from).read_text(encoding="utf-8"))["gate"])
-    results: dict[str, object] = {"gate": list(gate), "decoder": args.decoder}
+    results: dict[str, object] = {"gate": list(gate), "decoder": decoder}
     weights = None  # of the generative model in the products, chosen on dev
     if args.weights_from:
         weights = json.loads(Path(args.weights_from).read_text(encoding="utf-8"))[
@@ -686,8 +690,7 @@ def table(args: argparse.Namespace) -> None:
             _fail("table: give --split dev first (it chooses the weights)")
         source, gold = split_pairs(data, split, parser, args.evaluate)
         outputs, weights, read, tried = systems(source, model, crfs, english, weights, gold,
-                                                parser is not None, gate, prior=prior,
-                                                decoder=args.decoder)
+                                                parsed, gate, prior=prior)
         if tried:
             print_weights("product weights, dev F0.5", tried, weights)
             results["dev_weight_counts"] = tried
@@ -698,8 +701,7 @@ def table(args: argparse.Namespace) -> None:
         if agreements:
             viterbi = {name: [crf.correct(to_slots(s)) for s in source]
                        for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))}
-            outputs |= agreement_outputs(read, viterbi, model.decoding_for(parser is not None),
-                                         agreements, args.decoder)
+            outputs |= agreement_outputs(read, viterbi, model.decoding_for(parsed), agreements)
         if args.rerank:
             outputs |= reranked_systems(source, read.prepared.stripped, model, english,
                                         {CRF: crfs.corrector, KEEP: crfs.keep}, chosen)
@@ -707,7 +709,7 @@ def table(args: argparse.Namespace) -> None:
         results[split] = rows
         print_rows(f"### {split} ({len(source)} {args.evaluate} sentences, "
                    f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; trees "
-                   f"{'parsed' if parser else 'gold'}; decoder {args.decoder}; "
+                   f"{'parsed' if parser else 'gold'}; decoder {decoder}; "
                    f"product weights {weights})", rows)
     results["weights"] = weights
     with output(args.output) as f:
@@ -770,6 +772,7 @@ def cv(args: argparse.Namespace) -> None:
     if args.learners_only:
         return
     outputs: dict[str, list[Sentence | None]] = {}
+    by_cost: dict[float, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
     models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar,
@@ -801,6 +804,8 @@ def cv(args: argparse.Namespace) -> None:
                                prepared=None if crossfitted is None else crossfitted[1][fold])
         folds.append((source, fold_gold, read))
         place(outputs, held, out, len(pooled))
+        place(by_cost, held, cost_outputs(read.prepared, Decoding(0.0, args.support)),
+              len(pooled))
         fold_rows = [evaluate(name, source, fold_gold, pred) for name, pred in out.items()]
         per_fold.append({r["system"]: [r["aed"], r["f0.5"]] for r in fold_rows})
         print(f"fold {fold}: {len(held)} held-out pairs, "
@@ -816,7 +821,7 @@ def cv(args: argparse.Namespace) -> None:
     print_rows(f"### {k}-fold cross-validation ({len(pooled)} sentences, "
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees; "
                f"product weights {args.weight}, keep tag {args.keep_weight})", rows)
-    costs = edit_costs(folds, args.support)
+    costs, _, _ = cost_sweep(by_cost, helds, source, gold)
     weights, tried = chosen_weights(
         [s for src, _, _ in folds for s in src], [g for _, golds, _ in folds for g in golds],
         lambda crf, w: [p for _, _, read in folds for p in product(read, crf, w, args.support)],
@@ -891,12 +896,11 @@ class CvRun:
                          args.folds)
             source = [pooled[j][1] for j in held]
             model = CorrectionModel.load(folder / "correct").decoded_with(
-                Decoding(args.edit_cost, args.support))
+                Decoding(args.edit_cost, args.support, decoder=args.decoder))
             crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
                         CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
             out, _, read, _ = systems(source, model, crfs, self.english,
-                                      {CRF: args.weight, KEEP: args.keep_weight},
-                                      decoder=args.decoder)
+                                      {CRF: args.weight, KEEP: args.keep_weight})
             place(self.outputs, held, out, len(pooled))
             yield HeldOut(held, source, model, crfs, read)
 
@@ -913,8 +917,8 @@ def fold_folders(work: Path, fold: int, names: tuple[str, ...], folds: int) -> N
         _fail(f"{folder / 'learner'}: made by a cv run with --folds {made}, not {folds}")
 
 
-def place(outputs: dict[str, list[Sentence | None]], held: list[int],
-          out: dict[str, list[Sentence]], n: int) -> None:
+def place(outputs: dict[K, list[Sentence | None]], held: list[int],
+          out: dict[K, list[Sentence]], n: int) -> None:
     """Each system's outputs ``out`` on the pairs ``held`` into ``outputs`` (n pairs each)."""
     for name, pred in out.items():
         slots = outputs.setdefault(name, [None] * n)
@@ -950,8 +954,8 @@ def rerank_cv(args: argparse.Namespace) -> None:
         for r in (Rerank(g, kk, w) for g in GENERATORS for kk in RERANK_K
                   for w in RERANK_WEIGHTS):
             pred = rerank_outputs(lists, r, made)
-            counts = [sum(c) for c in astuple(edit_score(source, gold, pred))]
-            trials[r] = (counts, score(gold, pred).average_edit_distance)
+            aed, edits = scores(gold, pred, source)
+            trials[r] = ([sum(c) for c in astuple(edits)], aed.average_edit_distance)
         won = max(trials, key=lambda r: (EditScore.prf(*trials[r][0])[2], -r.k, -r.weight,
                                          -GENERATORS.index(r.generator)))
         chosen[name] = won
@@ -1006,15 +1010,15 @@ AGREEMENTS = tuple(Agreement(crf, kind) for crf in (CRF, KEEP) for kind in AGREE
 
 
 def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decoding,
-                      variants: tuple[Agreement, ...] | list[Agreement],
-                      decoder: str = "balanced") -> dict[str, list[Sentence]]:
+                      variants: tuple[Agreement, ...] | list[Agreement]
+                      ) -> dict[str, list[Sentence]]:
     """Every agreement of ``variants`` on the :class:`Reading`'s sentences (``viterbi``: each
     CRF corrector's own corrections as insertions, by name), by its name; the correction
-    model decodes with ``decoding`` (``mbr``: its support, no edit cost) and ``decoder``."""
+    model decodes with ``decoding`` (``mbr``: its support and decoder, no edit cost)."""
     prep = read.prepared
-    decoded = {kind: [decided(prep.model, d, o, dec, decoder)
-                      for d, o in zip(prep.dists, prep.own)]
-               for kind, dec in (("decoded", decoding), ("mbr", Decoding(0.0, decoding.support)))
+    mbr = Decoding(0.0, decoding.support, decoder=decoding.decoder)
+    decoded = {kind: [decided(prep.model, d, o, dec) for d, o in zip(prep.dists, prep.own)]
+               for kind, dec in (("decoded", decoding), ("mbr", mbr))
                if any(v.kind == kind for v in variants)}
     out = {}
     for v in variants:
@@ -1067,11 +1071,9 @@ def print_grid(what: str, candidates: Iterable[K], name: Callable[[K], str],
               f"{counts[v].scores()[2]:.1f} |", flush=True)
 
 
-def cost_outputs(prepared: Prepared, decoding: Decoding, decoder: str = "balanced"
-                 ) -> dict[float, list[Sentence]]:
-    """The sentences corrected by ``decoder`` at every edit cost of COSTS (``decoding``'s
-    other fields)."""
-    return {c: prepared.corrected_with(replace(decoding, edit_cost=c), decoder) for c in COSTS}
+def cost_outputs(prepared: Prepared, decoding: Decoding) -> dict[float, list[Sentence]]:
+    """The sentences corrected at every edit cost of COSTS (``decoding``'s other fields)."""
+    return {c: prepared.corrected_with(replace(decoding, edit_cost=c)) for c in COSTS}
 
 
 def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int]],
@@ -1110,10 +1112,11 @@ def agree_cv(args: argparse.Namespace) -> None:
         helds.append(h.held)
         viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
                    KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
-        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS,
-                                                 args.decoder), len(pooled))
-        place(by_cost, h.held, cost_outputs(h.read.prepared, Decoding(0.0, args.support),
-                                            args.decoder), len(pooled))
+        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
+              len(pooled))
+        place(by_cost, h.held, cost_outputs(h.read.prepared,
+                                            replace(h.model.decoding, edit_cost=0.0)),
+              len(pooled))
         print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     edits, counts = grid_of(AGREEMENTS, lambda v: outputs[v.name], source, gold)
@@ -1217,19 +1220,21 @@ def compare(args: argparse.Namespace) -> None:
                                       [source[j] for j in held])
                           for fold, held in enumerate(helds)]
         print(f"{work}: {len(pooled)} held-out pairs prepared", flush=True)
-    maps = nested_platt(prepared[works[AFTER]], [[gold[j] for j in held] for held in helds],
-                        args.support) if args.platt else [()] * k
-    for fold, w in enumerate(maps if args.platt else ()):
-        print(f"fold {fold}: Platt map " + ", ".join(f"{v:.3f}" for v in w), flush=True)
+    maps: list[tuple[float, ...]] = [()] * k
+    if args.platt:
+        maps = nested_platt(prepared[works[AFTER]], [[gold[j] for j in held] for held in helds],
+                            args.support)
+        for fold, w in enumerate(maps):
+            print(f"fold {fold}: Platt map " + ", ".join(f"{v:.3f}" for v in w), flush=True)
     outputs: dict[str, list[Sentence | None]] = {"keep": list(source)}
     sides = {}
+    decodings = {BEFORE: [Decoding(0.0, args.support)] * k,
+                 AFTER: [Decoding(0.0, args.support, platt=w, decoder=args.after_decoder)
+                         for w in maps]}
     for side, work in works.items():
         by_cost: dict[float, list[Sentence | None]] = {}
-        for fold, (prep, held) in enumerate(zip(prepared[work], helds)):
-            platt, decoder = (maps[fold], args.after_decoder) if side == AFTER else ((),
-                                                                                   "balanced")
-            place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support, platt=platt),
-                                              decoder), len(pooled))
+        for prep, held, decoding in zip(prepared[work], helds, decodings[side]):
+            place(by_cost, held, cost_outputs(prep, decoding), len(pooled))
         print(f"{side} ({work}):", flush=True)
         trials, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
         outputs[f"{side} (cost {args.edit_cost:g})"] = by_cost[args.edit_cost]
@@ -1387,19 +1392,6 @@ def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], sup
     return [float(v) for v in w], gates
 
 
-def edit_costs(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float
-               ) -> list[Trial]:
-    """The correction model's pooled held-out scores at every edit cost of ``COSTS`` (the
-    folds' slot distributions decoded again), printed as a table."""
-    source = [s for src, _, _ in folds for s in src]
-    gold = [g for _, golds, _ in folds for g in golds]
-    decoded = [cost_outputs(read.prepared, Decoding(0.0, support)) for _, _, read in folds]
-    out = [Trial.of(cost, source, gold, [p for by_cost in decoded for p in by_cost[cost]])
-           for cost in COSTS]
-    print_trials(out)
-    return out
-
-
 def print_trials(trials: list[Trial]) -> None:
     print("| edit cost | AED | right/proposed edits | F0.5 |\n|---|---|---|---|")
     for t in trials:
@@ -1443,10 +1435,11 @@ def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
 
 
-def add_decoder_argument(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--decoder", choices=DECODERS_CORRECT, default="balanced",
-                   help="the correction model's exact decoder (balanced; learner: balanced "
-                        "only where the learner's own marks balance)")
+def add_decoder_argument(p: argparse.ArgumentParser, default: str | None = "balanced") -> None:
+    p.add_argument("--decoder", choices=DECODERS_CORRECT, default=default,
+                   help="the correction model's exact decoder (learner: balanced only where the "
+                        "learner's own marks balance; default: "
+                        + (default or "the one stored with the model's decoding") + ")")
 
 
 def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
@@ -1517,7 +1510,7 @@ def main() -> None:
     b.add_argument("--split", action="append", default=[], help="dev, test (repeatable)")
     b.add_argument("--reference", default="en", help="model of correct English (default en)")
     b.add_argument("--parser", help="tokens-mode parser of learner English (else gold trees)")
-    add_decoder_argument(b)
+    add_decoder_argument(b, None)
     b.add_argument("--work", default="models/esl-table", help="folder for the CRFs trained")
     b.add_argument("--train-trees", metavar="CONLLU",
                    help="with --parser: the train pairs' trees from this file (jackknife's "

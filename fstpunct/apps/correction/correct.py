@@ -118,16 +118,14 @@ class Prepared:
 
 
 def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
-                decoder: str | None = None, samples: int | None = None, mbr_decoder: str =
-                "sentence", seed: int = 0, first: int = 0, decoding: Decoding | None = None
-                ) -> list[list[Insertion]]:
+                samples: int | None = None, mbr_decoder: str = "sentence", seed: int = 0,
+                first: int = 0, decoding: Decoding | None = None) -> list[list[Insertion]]:
     """The corrected punctuation of every sentence (all with words) as insertions into the
-    stripped sentence: exact, with ``decoding`` (default: the model's) and ``decoder``
-    (default: the decoding's); with ``samples``,
-    sentence k draws from stream (seed, first + k) and MBR is plain."""
+    stripped sentence: exact, with ``decoding`` (default: the model's; its decoder included);
+    with ``samples``, sentence k draws from stream (seed, first + k) and MBR is plain."""
     if samples is None:
         decoding = decoding or model.decoding
-        return [decided(model, slots, insertions_of(sent), decoding, decoder)
+        return [decided(model, slots, insertions_of(sent), decoding)
                 for sent, slots in zip(sentences, slot_distributions(model, sentences))]
     learner = with_learner(model.learner, [to_slots(s) for s in sentences])
     decode = DECODERS[mbr_decoder]
@@ -143,8 +141,6 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
     all punctuation is copied unchanged. ``decoder``, ``edit_cost``, ``support``: the exact
     decoders' (default: the model's decoding for the trees' source, a parser's if ``parsed``:
     :meth:`~.model.CorrectionModel.decoding_for`)."""
-    if decoder is not None and decoder not in DECODERS_CORRECT:
-        raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)}")
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
     if samples is not None and samples < 1:
@@ -153,12 +149,12 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
         raise InputError("edit cost and support are for the exact decoders only")
     stored = model.decoding_for(parsed)
     decoding = replace(stored, edit_cost=stored.edit_cost if edit_cost is None else edit_cost,
-                       support=stored.support if support is None else support)
+                       support=stored.support if support is None else support,
+                       decoder=decoder or stored.decoder)  # an unknown one: refused by Decoding
     first = 0
     for group in batches(sentences, batch):
         words = [s for s in group if has_words(s)]
-        out = iter(corrections(model, words, decoder, samples, mbr_decoder, seed, first,
-                               decoding))
+        out = iter(corrections(model, words, samples, mbr_decoder, seed, first, decoding))
         first += len(words)
         for sent in group:
             yield insert(strip(sent), next(out)) if has_words(sent) else sent
