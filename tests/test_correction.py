@@ -297,7 +297,7 @@ def test_edit_cost_is_mbr_with_a_cost_per_edited_token(model):
     for cost in (0.0, 0.2, 0.45, 0.9, 3.0):
         for sent, slots in zip(learner, dists):
             own = insertions_of(sent)
-            got = decided(model, slots, own, Decoding(cost, 0.0), "slot")
+            got = decided(model, slots, own, Decoding(cost, 0.0, decoder="slot"))
             want = [brute_force(slot, tuple(t for t, _ in o), cost)
                     for slot, o in zip(slots, own)]
             assert [tuple(t for t, _ in g) for g in got] == want
@@ -317,14 +317,14 @@ def test_support_keeps_a_learner_string_the_model_cannot_explain(model):
     slots = [SlotDistribution(((), (",",)), ((), (1,)), np.array([0.3, 0.7])),
              SlotDistribution(((), ("”",)), ((), (1,)), np.array([0.4, 0.6]))]
     own = [(("“", 1),), ()]
-    plain = decided(model, slots, own, Decoding(0.0, 0.0), "slot")
+    plain = decided(model, slots, own, Decoding(0.0, 0.0, decoder="slot"))
     assert plain == [((",", 1),), (("”", 1),)]
-    kept = decided(model, slots, own, Decoding(0.0, 1e-3), "balanced")
+    kept = decided(model, slots, own, Decoding(0.0, 1e-3, decoder="balanced"))
     assert kept == [(("“", 1),), (("”", 1),)]
-    assert decided(model, slots, [(("“", 1),), (("”", 1),)], Decoding(0.0, 1e-3),
-                   "balanced") == kept
-    assert decided(model, slots, own, Decoding(0.0, 0.8), "slot") == [(("“", 1),), ()]
-    assert decided(model, slots, own, Decoding(0.0, 0.8), "balanced") == [(("“", 1),), ()]
+    assert decided(model, slots, [(("“", 1),), (("”", 1),)],
+                   Decoding(0.0, 1e-3, decoder="balanced")) == kept
+    assert decided(model, slots, own, Decoding(0.0, 0.8, decoder="slot")) == [(("“", 1),), ()]
+    assert decided(model, slots, own, Decoding(0.0, 0.8, decoder="balanced")) == [(("“", 1),), ()]
 
 
 def test_the_learner_decoder_balances_only_what_the_learner_balanced(model):
@@ -334,16 +334,17 @@ def test_the_learner_decoder_balances_only_what_the_learner_balanced(model):
     slots = [SlotDistribution((("“",), ()), ((1,), ()), np.array([0.9, 0.1])),
              SlotDistribution(((), ("”",)), ((), (1,)), np.array([0.8, 0.2]))]
     unbalanced = [(("“", 1),), ()]
-    balanced = decided(model, slots, unbalanced, Decoding(1.0, 0.0), "balanced")
+    balanced = decided(model, slots, unbalanced, Decoding(1.0, 0.0, decoder="balanced"))
     assert balanced != unbalanced  # an edit at edit cost 1, made for the balance alone
     for cost in (0.0, 1.0):
-        assert decided(model, slots, unbalanced, Decoding(cost, 0.0), "learner") == unbalanced
+        learner = Decoding(cost, 0.0, decoder="learner")
+        assert decided(model, slots, unbalanced, learner) == unbalanced
     both = [(("“", 1),), (("”", 1),)]  # balanced by the learner: held to it
     for cost in (0.0, 0.3):
-        assert decided(model, slots, both, Decoding(cost, 0.0), "learner") == decided(
-            model, slots, both, Decoding(cost, 0.0), "balanced")
-    assert decided(model, slots, both, Decoding(0.0, 0.0), "slot") == unbalanced
-    assert decided(model, slots, both, Decoding(0.0, 0.0), "learner") != unbalanced
+        assert decided(model, slots, both, Decoding(cost, 0.0, decoder="learner")) == decided(
+            model, slots, both, Decoding(cost, 0.0, decoder="balanced"))
+    assert decided(model, slots, both, Decoding(0.0, 0.0, decoder="slot")) == unbalanced
+    assert decided(model, slots, both, Decoding(0.0, 0.0, decoder="learner")) != unbalanced
     assert exact.balanced_strings([("“",), (), (",", "”")], model.corrector.attach.symmetric)
     assert not exact.balanced_strings([("“",), ()], model.corrector.attach.symmetric)
     with pytest.raises(InputError, match="decoder must be one of balanced, slot, learner"):
@@ -383,12 +384,7 @@ def test_the_stored_decoder_is_the_default(model, tmp_path, monkeypatch):
     record = json.loads((older / "correction.json").read_text(encoding="utf-8"))
     del record["record"]["decoding"]["decoder"]
     (older / "correction.json").write_text(json.dumps(record), encoding="utf-8")
-    seen: list[str] = []
-
-    def spy(corrector, slots, own, decoding, decoder=None):
-        seen.append(decoder or decoding.decoder)
-        return decided(corrector, slots, own, decoding, decoder)
-    monkeypatch.setattr(correct_module, "decided", spy)
+    seen = decoders_seen(monkeypatch)
     path = tmp_path / "in.conllu"
     path.write_text(learner, encoding="utf-8")
     for how, want in ((lambda: load(folder).correct(learner), "learner"),
@@ -479,3 +475,16 @@ def test_a_stored_gate_undoes_the_edits_it_doubts(model, tmp_path):
     assert raw_slots(trusted) == raw_slots(next(corrected(learner, model, edit_cost=0.0,
                                                           support=SUPPORT)))
     assert raw_slots(trusted)[1] == (",",)
+
+
+def decoders_seen(monkeypatch, *modules) -> list[str]:
+    """The decoder of every sentence the correction model decodes from now on (``decided`` of
+    the correction module and of ``modules``, spied)."""
+    seen: list[str] = []
+
+    def spy(corrector, slots, own, decoding):
+        seen.append(decoding.decoder)
+        return decided(corrector, slots, own, decoding)
+    for module in (correct_module, *modules):
+        monkeypatch.setattr(module, "decided", spy)
+    return seen

@@ -5,12 +5,11 @@ import sys
 
 import pytest
 from script_module import load_script
-from test_correction import model  # noqa: F401 (fixture)
+from test_correction import decoders_seen, model  # noqa: F401 (fixture)
 from test_correction_cv import cv_then, learner_folder, run_cv
 
-from fstpunct.apps.correction import correct as correct_module
 from fstpunct.apps.correction.calibrate import calibrated
-from fstpunct.apps.correction.correct import Prepared, decided
+from fstpunct.apps.correction.correct import Prepared
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import examples, fitted
 from fstpunct.apps.restoration.metrics import score, slot_strings
@@ -168,7 +167,7 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
         # and its after rows are that fold's corrector decoded with the map
         corrector = CorrectionModel.load(work / f"fold{fold}" / "correct")
         decoded = Prepared.of(corrector, [pooled[j][1] for j in helds[fold]]).corrected_with(
-            Decoding(0.2, 0.001, platt=tuple(mapped["platt"][fold])), "learner")
+            Decoding(0.2, 0.001, platt=tuple(mapped["platt"][fold]), decoder="learner"))
         gold = [pooled[j][2] for j in helds[fold]]
         assert score(gold, decoded).sentence_edits == [
             rows["after (cost 0.2)"]["sentence_edits"][j] for j in helds[fold]]
@@ -196,23 +195,10 @@ def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkey
         assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
 
 
-def decoders_seen(script, monkeypatch) -> list[str]:
-    """The decoder of every sentence the correction model decodes from now on (the script's
-    ``decided`` and :meth:`Prepared.corrected_with`'s, spied)."""
-    seen: list[str] = []
-
-    def spy(corrector, slots, own, decoding, decoder=None):
-        seen.append(decoder or decoding.decoder)
-        return decided(corrector, slots, own, decoding, decoder)
-    monkeypatch.setattr(script, "decided", spy)
-    monkeypatch.setattr(correct_module, "decided", spy)
-    return seen
-
-
 def test_agree_with_the_learner_decoder(tmp_path, monkeypatch):
     script = load_script("correction")
     _, work, run = held_out_runs(script, monkeypatch, tmp_path)
-    seen = decoders_seen(script, monkeypatch)
+    seen = decoders_seen(monkeypatch, script)
     agree = run("agree", "agree.json", "--decoder", "learner")
     assert agree["decoder"] == "learner" and seen and set(seen) == {"learner"}
     seen.clear()
@@ -236,7 +222,7 @@ def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypat
     data.mkdir()
     learner_folder(data)
     model.save(tmp_path / "model")
-    seen = decoders_seen(script, monkeypatch)
+    seen = decoders_seen(monkeypatch, script)
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "calibrate", "--model", str(tmp_path / "model"), "--data", str(data),
         "--decoder", "learner", "-o", str(tmp_path / "cal")])
@@ -257,5 +243,5 @@ def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypat
     assert result["decoder"] == "learner" and "decoder learner" in capsys.readouterr().out
     source, gold = script.split_pairs(data, "test")
     rows = {r["system"]: r for r in result["test"]}
-    decoded = Prepared.of(cal, source).corrected_with(cal.decoding, "learner")
+    decoded = Prepared.of(cal, source).corrected_with(cal.decoding)
     assert rows["correction"]["sentence_edits"] == score(gold, decoded).sentence_edits

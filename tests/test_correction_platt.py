@@ -129,13 +129,14 @@ def test_fitted_recovers_an_overconfident_class():
 def test_decoding_with_a_map_keeps_the_learner_string(model):  # noqa: F811 (fixture)
     # plain MBR edits "," to "."; a map that trusts commas (p' near 1) keeps it
     slots, own = [SLOT], [COMMA]
-    assert decided(model, slots, own, Decoding(), "slot") == [((".", 1),)]
+    assert decided(model, slots, own, Decoding(decoder="slot")) == [((".", 1),)]
     trusting = (0.0, 6.0, 0.0, 0.0, 0.0, 0.0)
-    assert decided(model, slots, own, Decoding(platt=trusting), "slot") == [COMMA]
+    assert decided(model, slots, own, Decoding(platt=trusting, decoder="slot")) == [COMMA]
     # below the support the learner string is kept whatever the map says
     doubting = (0.0, -6.0, 0.0, 0.0, 0.0, 0.0)
-    assert decided(model, slots, own, Decoding(0.0, 0.5, platt=doubting), "slot") == [COMMA]
-    assert decided(model, slots, own, Decoding(0.0, 0.0, platt=doubting), "slot") == [
+    assert decided(model, slots, own,
+                   Decoding(0.0, 0.5, platt=doubting, decoder="slot")) == [COMMA]
+    assert decided(model, slots, own, Decoding(0.0, 0.0, platt=doubting, decoder="slot")) == [
         ((".", 1),)]
 
 

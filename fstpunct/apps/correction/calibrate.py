@@ -76,7 +76,7 @@ def calibrated(model: CorrectionModel, sources: Sequence[Sentence], golds: Seque
         raise InputError("calibration: every source sentence must have words")
     prepared = Prepared.of(model, sources)
     trials = [Trial.of(cost, sources, golds,
-                       prepared.corrected_with(Decoding(cost, support), decoder))
+                       prepared.corrected_with(Decoding(cost, support, decoder=decoder)))
               for cost in costs]
     won = best(trials, model.decoding.edit_cost if parsed else None)
     chosen = model.decoded_with(Decoding(won.edit_cost, support, decoder=decoder), parsed,

@@ -9,8 +9,8 @@ restoration's decoders: by default the exact ones of :mod:`fstpunct.apps.restora
 attaches to the word whose puncteme produced it (:meth:`~fstpunct.fst.channel.Channel.align`
 on the channel's most probable path); ``# text`` is rebuilt.
 
-The exact decoders follow the model's :class:`~.model.Decoding` (or the one given; its
-``decoder`` unless another is named): the loss
+The exact decoders follow the model's :class:`~.model.Decoding` (or the one given, its
+``decoder`` included): the loss
 adds ``edit_cost`` per token of edit distance between the chosen string and the learner's,
 R′(y) = R(y) + c · ed(y, x_e) — computed as MBR under the slot's distribution mixed with mass
 c / (1 + c) on the learner's string, which has the same minimiser — so an edit is made only
@@ -71,11 +71,10 @@ def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence]
 
 
 def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
-            own: Sequence[Insertion], decoding: Decoding, decoder: str | None = None
-            ) -> list[Insertion]:
+            own: Sequence[Insertion], decoding: Decoding) -> list[Insertion]:
     """One sentence's corrected punctuation from its slot distributions and the learner's
-    punctuation ``own`` (module docstring; ``decoder``: default ``decoding``'s)."""
-    decoder = decoder or decoding.decoder
+    punctuation ``own`` (module docstring), by ``decoding``'s decoder."""
+    decoder = decoding.decoder
     weight = decoding.edit_cost / (1.0 + decoding.edit_cost)
     mixed = []
     for slot, o in zip(slots, own):
@@ -111,9 +110,9 @@ class Prepared:
         return cls(model, [strip(s) for s in sentences], [insertions_of(s) for s in sentences],
                    slot_distributions(model, sentences))
 
-    def corrected_with(self, decoding: Decoding, decoder: str | None = None) -> list[Sentence]:
+    def corrected_with(self, decoding: Decoding) -> list[Sentence]:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
-        return [insert(t, decided(self.model, d, o, decoding, decoder))
+        return [insert(t, decided(self.model, d, o, decoding))
                 for t, o, d in zip(self.stripped, self.own, self.dists)]
 
 
