@@ -14,8 +14,8 @@ cdef int _rank(const long long* table, const int* ranks, Py_ssize_t mask, long l
 cdef unsigned long long _template_key(const long long* row, const Py_ssize_t* columns,
                                       Py_ssize_t width, Py_ssize_t t,
                                       unsigned long long multiplier, int shift) noexcept nogil
-cdef void _counting_sort(const Py_ssize_t* key, Py_ssize_t m, Py_ssize_t buckets,
-                         Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil
+cdef void _counting_sort(const Py_ssize_t* key, const Py_ssize_t* items, Py_ssize_t m,
+                         Py_ssize_t buckets, Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil
 cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept nogil
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
                        bint exact) noexcept nogil

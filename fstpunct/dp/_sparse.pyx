@@ -265,19 +265,22 @@ cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
     return 0.0 + _pairwise_sum(p, n)
 
 
-cdef void _counting_sort(const Py_ssize_t* key, Py_ssize_t m, Py_ssize_t buckets,
-                         Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil:
-    """A stable counting sort of the m keys ``key`` (each in [0, buckets)): afterwards
-    ``order[ptr[q] : ptr[q + 1]]`` are the e with ``key[e] == q``, ascending (``ptr``: buckets + 1
-    entries, overwritten; the CSR grouping of the e by key)."""
-    cdef Py_ssize_t e, q
+cdef void _counting_sort(const Py_ssize_t* key, const Py_ssize_t* items, Py_ssize_t m,
+                         Py_ssize_t buckets, Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil:
+    """A stable counting sort of the m items ``items[:m]`` (NULL: 0 … m − 1) by their keys
+    ``key[e]`` (each in [0, buckets)): afterwards ``order[ptr[q] : ptr[q + 1]]`` are the items e
+    with ``key[e] == q``, in their order in ``items`` (``ptr``: buckets + 1 entries, overwritten;
+    the CSR grouping of the items by key; ``order`` must not be ``items``)."""
+    cdef Py_ssize_t e, f, q
     for q in range(buckets + 1):
         ptr[q] = 0
-    for e in range(m):
+    for f in range(m):
+        e = items[f] if items != NULL else f
         ptr[key[e] + 1] += 1
     for q in range(buckets):
         ptr[q + 1] += ptr[q]
-    for e in range(m):
+    for f in range(m):
+        e = items[f] if items != NULL else f
         q = key[e]
         order[ptr[q]] = e
         ptr[q] += 1
@@ -698,7 +701,7 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     left out, their src and dst unread (the others' must be states < n). Returns token, src, dst (uint16, :data:`State`: a slot
     cache keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
     values. The sort is two stable counting sorts, by dst and then by (token, src)."""
-    cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f, q
+    cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f
     cdef Py_ssize_t u = 0, kept = 0
     check_states(n, "combine_arcs")
     for e in range(m):
@@ -718,29 +721,14 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     try:
         if ptr == NULL or by_dst == NULL or order == NULL or key == NULL or terms == NULL:
             raise MemoryError()
-        for q in range(n + 1):  # stable by dst (the kept arcs) ...
-            ptr[q] = 0
-        for e in range(m):
+        f = 0
+        for e in range(m):  # the kept arcs, in order (in ``order`` until it is sorted)
             if token[e] >= 0:
-                ptr[dst[e] + 1] += 1
-        for q in range(n):
-            ptr[q + 1] += ptr[q]
-        for e in range(m):
-            if token[e] >= 0:
-                by_dst[ptr[dst[e]]] = e
-                ptr[dst[e]] += 1
-        for q in range(buckets + 1):  # ... then stable by (token, src)
-            ptr[q] = 0
-        for f in range(kept):
-            e = by_dst[f]
-            key[e] = token[e] * n + src[e]
-            ptr[key[e] + 1] += 1
-        for q in range(buckets):
-            ptr[q + 1] += ptr[q]
-        for f in range(kept):
-            e = by_dst[f]
-            order[ptr[key[e]]] = e
-            ptr[key[e]] += 1
+                order[f] = e
+                key[e] = token[e] * n + src[e]
+                f += 1
+        _counting_sort(&dst[0] if m else NULL, order, kept, n, ptr, by_dst)  # stable by dst ...
+        _counting_sort(key, by_dst, kept, buckets, ptr, order)  # ... then by (token, src)
         for f in range(kept):  # the number of distinct arcs
             u += f == 0 or key[order[f]] != key[order[f - 1]] or \
                 dst[order[f]] != dst[order[f - 1]]

@@ -139,7 +139,7 @@ def compose_linear(const Py_ssize_t[::1] ptr, const Py_ssize_t[::1] olabel,
         co = <char*> malloc(n + 1)
         if rptr == NULL or rarc == NULL or todo == NULL or co == NULL:
             raise MemoryError()
-        _counting_sort(dst_.data, src.size, n, rptr, rarc)  # the arcs into y: rarc[rptr[y]:…]
+        _counting_sort(dst_.data, NULL, src.size, n, rptr, rarc)  # arcs into y: rarc[rptr[y]:…]
         for x in range(n):
             co[x] = 0
         kept = 0
