@@ -634,13 +634,14 @@ def transpose(Py_ssize_t n, const int[::1] ptr, const State[::1] col):
     return tptr_a, tcol_a, perm_a
 
 
-cdef inline const int* _ints(const int[::1] x) noexcept:
-    """The first of x's ints (NULL if it has none)."""
-    return &x[0] if x.shape[0] else NULL
+ctypedef fused Item:  # the items of an array _first points into
+    int
+    State
+    Py_ssize_t
 
 
-cdef inline const State* _states(const State[::1] x) noexcept:
-    """The first of x's states (NULL if it has none)."""
+cdef inline const Item* _first(const Item[::1] x) noexcept:
+    """The address of x's first item (NULL if it has none)."""
     return &x[0] if x.shape[0] else NULL
 
 
@@ -673,10 +674,10 @@ def concat_transposes(Py_ssize_t n, const int[::1] ptr, const int[::1] a_ptr,
         if r0 < b_rows and b_ptr[r0 + n] > b_ptr[r0]:
             if a_ptr[r0 + n] > a_ptr[r0]:
                 raise ValueError("concat_transposes: a matrix is nonzero in A and in B")
-            side_tptr, side_tcol, side_perm = &b_tptr[0], _states(b_tcol), _ints(b_perm)
+            side_tptr, side_tcol, side_perm = &b_tptr[0], _first(b_tcol), _first(b_perm)
             shift = ptr[r0] - b_ptr[r0]
         else:
-            side_tptr, side_tcol, side_perm = &a_tptr[0], _states(a_tcol), _ints(a_perm)
+            side_tptr, side_tcol, side_perm = &a_tptr[0], _first(a_tcol), _first(a_perm)
             shift = ptr[r0] - a_ptr[r0]
         q0 = side_tptr[r0]
         length = side_tptr[r0 + n] - q0
@@ -727,7 +728,7 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
                 order[f] = e
                 key[e] = token[e] * n + src[e]
                 f += 1
-        _counting_sort(&dst[0] if m else NULL, order, kept, n, ptr, by_dst)  # stable by dst ...
+        _counting_sort(_first(dst), order, kept, n, ptr, by_dst)  # stable by dst ...
         _counting_sort(key, by_dst, kept, buckets, ptr, order)  # ... then by (token, src)
         for f in range(kept):  # the number of distinct arcs
             u += f == 0 or key[order[f]] != key[order[f - 1]] or \
@@ -1128,6 +1129,13 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     cdef Py_ssize_t n_suf = (suf_ptr.shape[0] - 1) // n if n else 0
     cdef Py_ssize_t n_first = first_puncteme.shape[0], n_last = last_puncteme.shape[0]
     cdef Py_ssize_t n_middle = middle_puncteme.shape[0]
+    cdef const Py_ssize_t* first_l = _first(first_puncteme)
+    cdef const Py_ssize_t* first_s = _first(first_suffix)
+    cdef const Py_ssize_t* last_l = _first(last_puncteme)
+    cdef const Py_ssize_t* last_p = _first(last_prefix)
+    cdef const Py_ssize_t* middle_l = _first(middle_puncteme)
+    cdef const Py_ssize_t* middle_p = _first(middle_prefix)
+    cdef const Py_ssize_t* middle_s = _first(middle_suffix)
     cdef double c
     cdef double* b = <double*> malloc(max(2 * n + (n_pre + n_suf) * n, 1) * sizeof(double))
     cdef unsigned char* need_pre = <unsigned char*> malloc(max(n_pre + n_suf, 1))
@@ -1158,13 +1166,10 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
             row = &coef[r, 0]
             for m in range(n_pre + n_suf):
                 need_pre[m] = 0
-            if n_first:
-                _mark(need_suf, row, &first_puncteme[0], &first_suffix[0], n_first)
-            if n_last:
-                _mark(need_pre, row, &last_puncteme[0], &last_prefix[0], n_last)
-            if n_middle:
-                _mark(need_pre, row, &middle_puncteme[0], &middle_prefix[0], n_middle)
-                _mark(need_suf, row, &middle_puncteme[0], &middle_suffix[0], n_middle)
+            _mark(need_suf, row, first_l, first_s, n_first)
+            _mark(need_pre, row, last_l, last_p, n_last)
+            _mark(need_pre, row, middle_l, middle_p, n_middle)
+            _mark(need_suf, row, middle_l, middle_s, n_middle)
             if n_pre:
                 _products(prefixed, need_pre, n_pre, n, &pre_ptr[0], &pre_col[0], &pre_val[0],
                           &p[r, 0])
@@ -1174,12 +1179,10 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
             for v in range(n_tokens):
                 if arc_ptr[v] == arc_ptr[v + 1]:
                     continue
-                any_b = _positions_sum(b, n, row, first_ptr[v], first_ptr[v + 1],
-                                       &first_puncteme[0] if n_first else NULL,
-                                       &first_suffix[0] if n_first else NULL, suffixed)
-                any_f = _positions_sum(f, n, row, last_ptr[v], last_ptr[v + 1],
-                                       &last_puncteme[0] if n_last else NULL,
-                                       &last_prefix[0] if n_last else NULL, prefixed)
+                any_b = _positions_sum(b, n, row, first_ptr[v], first_ptr[v + 1], first_l,
+                                       first_s, suffixed)
+                any_f = _positions_sum(f, n, row, last_ptr[v], last_ptr[v + 1], last_l, last_p,
+                                       prefixed)
                 any_k = closure[r] != 0.0 and v != exclude
                 if any_b or any_f:
                     for e in range(arc_ptr[v], arc_ptr[v + 1]):
