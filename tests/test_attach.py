@@ -164,6 +164,15 @@ def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, 
     assert fitted[0].tobytes() == fitted[1].tobytes()
 
 
+def test_no_center_is_center_zero(data, model):
+    """Without a centre the prior's mean is 0: the value and gradient of centre 0, bit for bit
+    (the M-step's uncentred branch)."""
+    theta, targets = random_theta(model), random_targets(data)
+    value, grad = objective(theta, data, targets, 0.3)
+    zero, zero_grad = objective(theta, data, targets, 0.3, np.zeros_like(theta))
+    assert value == zero and grad.tobytes() == zero_grad.tobytes()
+
+
 def test_fit_moves_only_the_weights_that_can_move(data, model):
     """L-BFGS over the weights with a gradient from the data or off the prior's centre (the
     others keep θ₀'s values) follows L-BFGS over all of θ: the same steps in exact arithmetic,

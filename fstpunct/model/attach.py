@@ -567,15 +567,16 @@ class _MStep:
 
         list(run(reduce, contiguous_ranges(len(st), workers)))  # rows of d_st
         offset, grad = theta if self.center is None else self.offset, self.grad
-        center = theta if self.center is None else self.center
-        views = [model.blocks(a) for a in (grad, theta, center, offset, self.scaled)]
+        views = [model.blocks(a) for a in (grad, offset, self.scaled)]
+        centred = None if self.center is None else [model.blocks(a) for a in (theta, self.center)]
 
         def gradient(rows: slice) -> None:  # and the prior's share, entry by entry
             lexical = rows.start >= model.n_base
             at = slice(rows.start - model.n_base, rows.stop - model.n_base) if lexical else rows
-            g, t, c, o, scaled = (view[lexical][at] for view in views)
+            g, o, scaled = (view[lexical][at] for view in views)
             (model.side_matrix if lexical else model.pair_matrix).rmatmul(d_st[rows], out=g)
-            if self.center is not None:
+            if centred is not None:  # o = θ − centre (else o is θ)
+                t, c = (view[lexical][at] for view in centred)
                 np.subtract(t, c, out=o)
             g -= np.multiply(o, self.l2, out=scaled)
 
