@@ -28,8 +28,8 @@ import sys
 import time
 from pathlib import Path
 
+from fstpunct.model.lbfgs import contiguous_ranges
 from fstpunct.parser import Model, parse, score, train
-from fstpunct.parser.tagger import folds
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import Sentence, read_file, write_file
 
@@ -50,7 +50,8 @@ def jackknife(lang: str, k: int, epochs: int, patience: int, work: Path,
         dev = list(split_source(lang, "dev").sentences())
     out: list[Sentence] = []
     records: list[dict[str, object]] = []
-    for i, held in enumerate(folds(len(gold), k), 1):
+    for i, (a, b) in enumerate(contiguous_ranges(len(gold), k), 1):
+        held = range(a, b)
         rest = [s for j, s in enumerate(gold) if j not in held]
         t0 = time.perf_counter()
         folder = work / f"parser-{lang}-jk-f{i}"

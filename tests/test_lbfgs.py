@@ -263,11 +263,14 @@ def test_minimize_is_the_same_on_any_number_of_threads(monkeypatch, maxiter):
         assert (shared.nit, shared.nfev) == (alone.nit, alone.nfev)
 
 
-@pytest.mark.parametrize("n, parts", [(0, 1), (0, 3), (2, 3), (10, 3), (8192, 2), (12345, 7)])
+@pytest.mark.parametrize("n, parts", [(0, 1), (0, 3), (2, 3), (10, 3), (8192, 2), (12345, 7),
+                                      (122, 14)])
 def test_contiguous_ranges_cover_in_order(n: int, parts: int) -> None:
-    """The threads' ranges: ``parts`` of them, in order, end to end from 0 to n, sizes at most
-    one apart."""
+    """The threads' ranges (and a jackknife's folds): ``parts`` of them, in order, end to end
+    from 0 to n, sizes at most one apart, bounds exactly i·n // parts (a float split's, e.g.
+    ``np.linspace``'s rounded down, is one less at (122, 14))."""
     got = lbfgs.contiguous_ranges(n, parts)
+    assert got == [(i * n // parts, (i + 1) * n // parts) for i in range(parts)]
     assert len(got) == parts and got[0][0] == 0 and got[-1][1] == n
     assert all(a == b for (_, a), (b, _) in zip(got, got[1:]))
     sizes = [b - a for a, b in got]

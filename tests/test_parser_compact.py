@@ -8,9 +8,10 @@ import pytest
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
+from fstpunct.model.lbfgs import contiguous_ranges
 from fstpunct.parser import Model, parse, train
 from fstpunct.parser.storage import lookup_keys, pruned, read_folder, write_weights
-from fstpunct.parser.tagger import Tagger, depunctuated, folds, jackknifed, retagged, train_tagger
+from fstpunct.parser.tagger import Tagger, depunctuated, jackknifed, retagged, train_tagger
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_conllu
 
@@ -146,9 +147,10 @@ def test_jackknifed_tags_come_from_the_other_folds(data):
     sents = data[0][:30]
     out = jackknifed(sents, 3, log=lambda m: None, epochs=2, min_count=1)
     pairs = [depunctuated(s) for s in sents]
-    for held in folds(len(sents), 3):
+    for a, b in contiguous_ranges(len(sents), 3):
+        held = range(a, b)
         tagger = train_tagger([p for j, p in enumerate(pairs) if j not in held], epochs=2,
                               log=lambda m: None)
         for j in held:
             assert depunctuated(out[j]) == (pairs[j][0], tuple(tagger.tag(pairs[j][0])))
-    assert [len(r) for r in folds(10, 3)] == [3, 3, 4]
+    assert [b - a for a, b in contiguous_ranges(10, 3)] == [3, 3, 4]

@@ -25,7 +25,7 @@ import numpy as np
 
 from . import _lbfgs
 
-__all__ = ["Result", "minimize"]
+__all__ = ["Result", "contiguous_ranges", "minimize"]
 
 _EPS = float(np.finfo(float).eps)
 _STPMAX = 1e10  # L-BFGS-B's largest step without bounds
@@ -46,9 +46,9 @@ class Result(NamedTuple):
 
 def contiguous_ranges(n: int, parts: int) -> list[tuple[int, int]]:
     """0..n split into ``parts`` contiguous, nearly equal ranges (a, b), in order (bounds
-    rounded down from ``np.linspace``; ranges may be empty when n < parts): one per thread."""
-    bounds = np.linspace(0, n, parts + 1).astype(np.intp)
-    return [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+    i·n // parts; ranges may be empty when n < parts): one per thread, or a jackknife's folds
+    (:func:`fstpunct.parser.tagger.jackknifed`)."""
+    return [(i * n // parts, (i + 1) * n // parts) for i in range(parts)]
 
 
 class _Passes:

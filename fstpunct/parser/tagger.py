@@ -24,12 +24,13 @@ from pathlib import Path
 import numpy as np
 
 from ..files import atomic_folder
+from ..model.lbfgs import contiguous_ranges
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
 from .storage import FINGERPRINT_SHIFT, pruned, read_folder, write_weights
 from .train import Perceptron
 
-__all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "retagged", "folds",
+__all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "retagged",
            "jackknifed", "FORMAT"]
 
 FORMAT = "fstpunct-tagger-1"
@@ -238,11 +239,6 @@ def retagged(sent: Sentence, tags: Sequence[str]) -> Sentence:
     return dataclasses.replace(sent, comments=list(sent.comments), lines=lines, words=words)
 
 
-def folds(n: int, k: int) -> list[range]:
-    """K contiguous, nearly equal index ranges covering 0..n-1."""
-    return [range(i * n // k, (i + 1) * n // k) for i in range(k)]
-
-
 def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = (),
                log: Callable[[str], None] = print, **options: object) -> list[Sentence]:
     """``sentences`` with predicted UPOS (:func:`retagged`): each of K contiguous folds tagged
@@ -253,7 +249,8 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
     data = [depunctuated(s) for s in sentences]
     dev_data = [depunctuated(s) for s in dev]
     out: list[Sentence] = []
-    for i, held in enumerate(folds(len(sentences), k), 1):
+    for i, (a, b) in enumerate(contiguous_ranges(len(sentences), k), 1):
+        held = range(a, b)
         rest = [d for j, d in enumerate(data) if j not in held]
         tagger = train_tagger(rest, dev_data, log=lambda m: None, **options)  # type: ignore[arg-type]
         tagged = [retagged(sentences[j], tagger.tag(data[j][0])) for j in held]
