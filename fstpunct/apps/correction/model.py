@@ -67,7 +67,7 @@ from ...ud.slots import SlotSentence
 from ..restoration import Insertion, marks
 from ..restoration.exact import EXACT_DECODERS, SlotDistribution
 from .gate import FEATURES
-from .platt import CLASSES
+from .platt import PLATT_SIZE
 
 __all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center",
            "learner_contexts", "read_meta", "sharpened", "train", "unexplained", "with_learner"]
@@ -75,7 +75,6 @@ __all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_c
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
 _DECODING = {False: "decoding", True: "decoding parsed"}  # record keys, by tree source
-PLATT_SIZE = 2 * len(CLASSES)  # :func:`.platt.features`' length
 # the exact decoders of corrections: restoration's two, and ``learner`` (:mod:`.correct`)
 DECODERS_CORRECT = (*sorted(EXACT_DECODERS), "learner")
 

@@ -29,10 +29,11 @@ from ..restoration import Insertion, marks
 from ..restoration.exact import SlotDistribution
 from .gate import fit
 
-__all__ = ["CLASSES", "FLOOR", "PLAIN", "examples", "features", "fitted", "mapped",
+__all__ = ["CLASSES", "FLOOR", "PLAIN", "PLATT_SIZE", "examples", "features", "fitted", "mapped",
            "mark_class"]
 
 CLASSES = ("none", "comma or period", "other")
+PLATT_SIZE = 2 * len(CLASSES)  # the length of x (:func:`features`) and of w
 PLAIN = frozenset({",", "."})
 FLOOR = 1e-4  # the map changes p(own) only within [FLOOR, 1 - FLOOR] (features floor p to it)
 
