@@ -1,46 +1,68 @@
-"""Where a decode's time goes (issue 23): CPU seconds (``time.process_time``) per stage of
+"""Where a decode's time and memory go (issue 23): CPU seconds (``time.process_time``) and
+minor page faults (first touches of memory: ``getrusage``'s ``ru_minflt``) per stage of
 ``fstpunct decode`` of en_ewt test in one process, run as the command runs it (sentences
-streamed from the file to the output in chunks of 500, one slot cache of sum and max slots
-holding the punctemes the candidates need, the loaded model frozen for the collector and the
-collector off).
+streamed from the file to the output in chunks of 500, none kept once decoded, one slot cache
+of sum and max slots holding the punctemes the candidates need, the loaded model frozen for the
+collector and the collector off), and the process's peak RSS.
 
-Stages: imports; loading the model; reading with the validating reader; the model-language
-check; then per chunk decode's own stages (``fstpunct.apps.decode.annotate``'s stage hook):
-``to_slots``, featurising, the Attach probabilities, the slot lattices and their stacks (built
-when a slot string first comes, extended when a later chunk needs more punctemes), the rest of
-the forest layout and candidates, the kernels' transposed stacks, the compiled Viterbi and
-inside passes (one traversal), the MISC items and bracketed T′; then writing. ``--repeat``
-runs in fresh processes; the minimum of each stage is printed (the least disturbed by a busy
-machine). Usage: python bench/decode_profile.py [--model M] [--repeat K] [FILE]
+Stages: the interpreter's start-up (with this script's own few imports); imports; loading the
+model; reading with the validating reader; the model-language check; then per chunk decode's
+own stages (``fstpunct.apps.decode.annotate``'s stage hook): ``to_slots``, featurising, the
+Attach probabilities, the slot lattices and their stacks (built when a slot string first
+comes, extended when a later chunk needs more punctemes), the rest of the forest layout and
+candidates, the kernels' transposed stacks, the compiled Viterbi and inside passes (one
+traversal), the MISC items and bracketed T′; then writing. A stage's faults are where the
+process's memory grew, not all it allocated (freed memory is reused without faults).
+``--repeat`` runs in fresh processes; the minimum of each stage's CPU time is printed (the
+least disturbed by a busy machine), the median of its faults, the largest peak.
+Usage: python bench/decode_profile.py [--model M] [--repeat K] [FILE]
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import resource
+import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def stages(path: str, model_name: str) -> dict[str, float]:
-    """(Child mode.) CPU seconds per stage of one decode of ``path``, streamed as the command
-    runs it: decode's own stages (:data:`fstpunct.apps.decode.Mark`), with the time spent in
-    reading, the model-language check on the first 1,000 sentences, ``SlotCache.get`` (slot
-    lattices and stacks, built or extended), the rest of ``Inference.forest`` (layout,
-    candidates, kernels) and writing taken out of the stage they happen in."""
-    clock = [time.process_time()]
-    spent: dict[str, float] = {}
-    charged_since_mark = [0.0]  # CPU seconds of charged calls since the last mark
-    nested: list[float] = []  # per running charged call: CPU seconds of the charged ones in it
+Cost = tuple[float, float]  # CPU seconds, minor page faults
+
+
+def _now() -> Cost:
+    """CPU seconds and minor page faults of this process so far."""
+    return time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _plus(a: Cost, b: Cost, sign: int = 1) -> Cost:
+    return a[0] + sign * b[0], a[1] + sign * b[1]
+
+
+def stages(path: str, model_name: str) -> dict[str, Cost]:
+    """(Child mode.) CPU seconds and minor page faults per stage of one decode of ``path``,
+    streamed as the command runs it: decode's own stages (:data:`fstpunct.apps.decode.Mark`),
+    with what reading, the model-language check on the first 1,000 sentences,
+    ``SlotCache.get`` (slot lattices and stacks, built or extended), the rest of
+    ``Inference.forest`` (layout, candidates, kernels) and writing cost taken out of the
+    stage they happen in; and the peak RSS (MiB) under ``"peak"``."""
+    clock = [_now()]
+    zero = (0.0, 0.0)
+    spent: dict[str, Cost] = {"interpreter start-up": clock[0]}
+    charged_since_mark = [zero]  # the cost of charged calls since the last mark
+    nested: list[Cost] = []  # per running charged call: the cost of the charged ones in it
 
     def mark(name: str) -> None:
-        now = time.process_time()
-        spent[name] = spent.get(name, 0.0) + now - clock[0] - charged_since_mark[0]
-        clock[0], charged_since_mark[0] = now, 0.0
+        now = _now()
+        own = _plus(_plus(now, clock[0], -1), charged_since_mark[0], -1)
+        spent[name] = _plus(spent.get(name, zero), own)
+        clock[0], charged_since_mark[0] = now, zero
 
     import gc
     import itertools
@@ -49,23 +71,23 @@ def stages(path: str, model_name: str) -> dict[str, float]:
     from fstpunct.api import load
     from fstpunct.apps.decode import annotate
     from fstpunct.model.punct import Inference, SlotCache
-    from fstpunct.ud.treebank import read_file
+    from fstpunct.ud.treebank import Sentence, read_file
     mark("imports")
 
     def charged(stage: str, function):
-        """``function`` with its CPU time charged to ``stage``."""
+        """``function`` with its CPU time and faults charged to ``stage``."""
         def run(*args, **kwargs):
-            start = time.process_time()
-            nested.append(0.0)
+            start = _now()
+            nested.append(zero)
             try:
                 return function(*args, **kwargs)
             finally:
-                total = time.process_time() - start
-                spent[stage] = spent.get(stage, 0.0) + total - nested.pop()
+                total = _plus(_now(), start, -1)
+                spent[stage] = _plus(_plus(spent.get(stage, zero), total), nested.pop(), -1)
                 if nested:
-                    nested[-1] += total
+                    nested[-1] = _plus(nested[-1], total)
                 else:
-                    charged_since_mark[0] += total
+                    charged_since_mark[0] = _plus(charged_since_mark[0], total)
         return run
 
     for cls, name, stage in ((SlotCache, "get", "slot lattices and stacks"),
@@ -80,11 +102,20 @@ def stages(path: str, model_name: str) -> dict[str, float]:
     stream = iter(lambda: read(sentences, None), None)
     first = list(itertools.islice(stream, 1000))
     charged("model-language check", model.unknown_share)(first)
+    first.reverse()
+
+    def handed_out() -> Iterator[Sentence]:
+        """The sentences, none kept once handed out (as the command's language check)."""
+        while first:
+            yield first.pop()
+        yield from stream
+
     with open(os.devnull, "w", encoding="utf-8") as f:
         write = charged("write", lambda sent: f.write(sent.text()))
-        for sent in annotate(model.punct, itertools.chain(first, stream), mark=mark):
+        for sent in annotate(model.punct, handed_out(), mark=mark):
             write(sent)
-    return spent
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {**spent, "peak": (peak, peak)}
 
 
 def main() -> None:
@@ -107,13 +138,17 @@ def main() -> None:
         [sys.executable, __file__, "--child", "--model", args.model, args.file], check=True,
         capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     ).stdout) for _ in range(args.repeat)]
-    least = {k: min(run[k] for run in runs) for k in runs[0]}
+    peak = max(run.pop("peak")[0] for run in runs)
+    least = {k: min(run[k][0] for run in runs) for k in runs[0]}
+    faults = {k: statistics.median(run[k][1] for run in runs) for k in runs[0]}
     total = sum(least.values())
-    print(f"load average {os.getloadavg()[0]:.1f}; CPU seconds per stage, minimum of "
-          f"{args.repeat} processes")
+    print(f"load average {os.getloadavg()[0]:.1f}; per stage: CPU seconds (minimum of "
+          f"{args.repeat} processes) and minor page faults (median)")
     for name, seconds in sorted(least.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:30s} {seconds:6.3f} s  {100 * seconds / total:5.1f} %")
-    print(f"  {'sum':30s} {total:6.3f} s")
+        print(f"  {name:30s} {seconds:6.3f} s  {100 * seconds / total:5.1f} %  "
+              f"{faults[name]:8,.0f} faults")
+    print(f"  {'sum':30s} {total:6.3f} s          {sum(faults.values()):8,.0f} faults; "
+          f"peak RSS {peak:.0f} MiB")
 
 
 if __name__ == "__main__":

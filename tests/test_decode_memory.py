@@ -37,3 +37,40 @@ def test_the_language_check_does_not_keep_the_sentences(monkeypatch):
         if k >= 2:  # checked once the third has come; the k-th is still the generator's
             assert all(r() is None for r in refs[:k]), k
     assert k == 5
+
+
+def test_a_chunk_is_not_kept_while_the_next_is_built(monkeypatch):
+    import fstpunct.apps.decode as decode
+    made: list[weakref.ref] = []
+
+    def recorded(*args, **kwargs):
+        inference = decode_inference(*args, **kwargs)
+        made.append(weakref.ref(inference))
+        return inference
+
+    decode_inference = decode.Inference
+    monkeypatch.setattr(decode, "Inference", recorded)
+    alive: list[int] = []
+
+    def mark(stage: str) -> None:
+        if stage == "to_slots":  # the next chunk's first stage: the earlier ones are gone
+            gc.collect()
+            alive.append(sum(r() is not None for r in made))
+
+    model = fstpunct.load("en").punct
+    sentences = itertools.islice(split_source("en", "dev").sentences(), 30)
+    assert len(list(decode.annotate(model, sentences, chunk=10, mark=mark))) == 30
+    assert alive == [0, 0, 0]
+
+
+def test_token_chains_keep_no_copies_of_their_lattices_arcs():
+    model = fstpunct.load("en").punct
+    sentences = itertools.islice(split_source("en", "dev").sentences(), 40)
+    for _, _, inference in chunk_inference(model, sentences, 40, chains=8):
+        inference.viterbi_and_log_probs()
+    chained = list(inference.slots._chained.values())
+    assert chained
+    for slot in chained:
+        shape, lat = slot.stack.shape, slot.lattice
+        assert shape.col is lat.dst and all(
+            kept is arcs for kept, arcs in zip(shape._arcs, (lat.token, lat.src, lat.dst)))

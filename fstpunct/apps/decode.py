@@ -182,6 +182,7 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
     for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark,
                                                       chains=chains):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
+        del batch, prepared, inference  # not alive while the next chunk is built
 
 
 def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,

@@ -38,11 +38,12 @@ class ChainShape:
                  strings: tuple[np.ndarray, np.ndarray]) -> None:
         _sparse.check_states(size, "token chains")
         self.size, self.strings = size, strings
-        tok = np.asarray(token, dtype=np.intp)
-        src, dst = np.asarray(src, dtype=np.intp), np.asarray(dst, dtype=np.intp)
-        self.tokens = 1 + int(max(tok.max(initial=-1), strings[1].max(initial=-1)))
-        self.ptr = pointers(tok * size + src, self.tokens * size, np.int32)
-        self.col = dst.astype(np.uint16)
+        # kept as given (a lattice's uint16 arrays, which its slot keeps anyway: no copies)
+        tok, src, dst = (np.asarray(x) for x in (token, src, dst))
+        wide = tok.astype(np.intp)
+        self.tokens = 1 + int(max(wide.max(initial=-1), strings[1].max(initial=-1)))
+        self.ptr = pointers(wide * size + src, self.tokens * size, np.int32)
+        self.col = dst.astype(np.uint16, copy=False)
         # the columns: by token and target, then source (a stack's transposes)
         self.tptr, self.tcol, self.order = _sparse.transpose(size, self.ptr, self.col)
         self._arcs = tok, src, dst
