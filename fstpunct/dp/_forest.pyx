@@ -19,7 +19,7 @@ from libc.math cimport INFINITY, exp, isfinite, log
 from libc.stdlib cimport free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-from ._sparse cimport State
+from ._sparse cimport State, _first
 
 cdef enum:
     _OK, _ZERO, _MALFORMED, _NOT_FINITE
@@ -615,7 +615,7 @@ cdef class _Run:
         """The current sentence's tree from its heads; False unless it is a projective tree."""
         cdef Sentence* t = &self.sen
         cdef Py_ssize_t n = t.n
-        cdef const Py_ssize_t* heads = _ints(self.fo.heads) + t.w0
+        cdef const Py_ssize_t* heads = _first(self.fo.heads) + t.w0
         cdef Py_ssize_t* ints = self.ints
         t.kid_ptr, t.kids, t.order = ints, ints + (n + 2), ints + (2 * n + 2)
         t.lo, t.hi = ints + (3 * n + 2), ints + (4 * n + 3)
@@ -648,11 +648,11 @@ cdef class _Run:
         cdef Sides sd
         if rightward:
             sd.near, sd.far = &self.inp.mats[fo.node_right[g]], &self.inp.mats[fo.node_left[g]]
-            sd.near_of, sd.far_of = _ints(fo.right_of), _ints(fo.left_of)
+            sd.near_of, sd.far_of = _first(fo.right_of), _first(fo.left_of)
             sd.near_in, sd.far_in = nd.v, nd.u
         else:
             sd.near, sd.far = &self.inp.mats[fo.node_left[g]], &self.inp.mats[fo.node_right[g]]
-            sd.near_of, sd.far_of = _ints(fo.left_of), _ints(fo.right_of)
+            sd.near_of, sd.far_of = _first(fo.left_of), _first(fo.right_of)
             sd.near_in, sd.far_in = nd.u, nd.v
         return sd
 
@@ -1057,8 +1057,8 @@ cdef class _Run:
         cdef Py_ssize_t n = x.n, j, q, t
         cdef Py_ssize_t* left_idx = self.idx
         cdef Py_ssize_t* right_idx = self.idx + (hi - lo)
-        self.distinct(_ints(self.fo.left_of), lo, hi, self.loc, left_idx, &self.p_left)
-        self.distinct(_ints(self.fo.right_of), lo, hi, self.loc + (hi - lo), right_idx,
+        self.distinct(_first(self.fo.left_of), lo, hi, self.loc, left_idx, &self.p_left)
+        self.distinct(_first(self.fo.right_of), lo, hi, self.loc + (hi - lo), right_idx,
                       &self.p_right)
         self.p_el = self.take(self.p_left * n)
         self.p_rf = self.take(self.p_right * n)
@@ -1426,10 +1426,6 @@ cdef void _finish(double z, double ls, double* log_total, signed char* status) n
         status[0], log_total[0] = _ZERO, -INFINITY
     else:
         status[0], log_total[0] = _OK, log(z) + ls
-
-
-cdef inline const Py_ssize_t* _ints(const Py_ssize_t[::1] a) noexcept:
-    return &a[0] if a.shape[0] else NULL
 
 
 cdef bint _build_tree(Sentence* t, const Py_ssize_t* heads, Py_ssize_t n, Py_ssize_t* size,

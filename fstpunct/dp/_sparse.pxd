@@ -19,3 +19,16 @@ cdef void _counting_sort(const Py_ssize_t* key, const Py_ssize_t* items, Py_ssiz
 cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept nogil
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
                        bint exact) noexcept nogil
+
+
+# Defined here, inline, for every compiled module: the address of a view's first item.
+ctypedef fused Item:  # the items of an array _first points into
+    int
+    State
+    Py_ssize_t
+    double
+
+
+cdef inline const Item* _first(const Item[::1] x) noexcept nogil:
+    """The address of x's first item (NULL if it has none)."""
+    return &x[0] if x.shape[0] else NULL

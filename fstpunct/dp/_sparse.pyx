@@ -236,11 +236,9 @@ def exponentials(const double[::1] x, double[::1] out, bint avx2=True):
     if out.shape[0] != x.shape[0]:
         raise ValueError("exponentials: out must have x's length")
     if avx2 and _avx2:
-        fstp_exp_avx2(&x[0] if x.shape[0] else NULL, &out[0] if x.shape[0] else NULL,
-                      x.shape[0], 0.0)
+        fstp_exp_avx2(_first(x), &out[0] if x.shape[0] else NULL, x.shape[0], 0.0)
     else:
-        fstp_exp_portable(&x[0] if x.shape[0] else NULL, &out[0] if x.shape[0] else NULL,
-                          x.shape[0], 0.0)
+        fstp_exp_portable(_first(x), &out[0] if x.shape[0] else NULL, x.shape[0], 0.0)
 
 
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
@@ -632,17 +630,6 @@ def transpose(Py_ssize_t n, const int[::1] ptr, const State[::1] col):
                 tcol[q], perm[q] = s, f
     free(fill)
     return tptr_a, tcol_a, perm_a
-
-
-ctypedef fused Item:  # the items of an array _first points into
-    int
-    State
-    Py_ssize_t
-
-
-cdef inline const Item* _first(const Item[::1] x) noexcept:
-    """The address of x's first item (NULL if it has none)."""
-    return &x[0] if x.shape[0] else NULL
 
 
 def concat_transposes(Py_ssize_t n, const int[::1] ptr, const int[::1] a_ptr,

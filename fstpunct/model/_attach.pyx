@@ -16,7 +16,7 @@ import numpy as np
 cdef extern from *:
     int __builtin_popcount(unsigned int x) noexcept nogil
 
-from ..dp._sparse cimport _exp_terms
+from ..dp._sparse cimport _exp_terms, _first
 
 
 cdef extern from *:
@@ -96,8 +96,8 @@ def unpack_nonzeros(const unsigned char[::1] bits, const double[::1] values,
     if at != values.shape[0]:
         raise ValueError("the stored values do not pair up with the block's nonzero bits")
     if n:
-        _unpack(&bits[0] if bits.shape[0] else NULL, bits.shape[0],
-                &values[0] if values.shape[0] else NULL, n, &out[0])
+        _unpack(&bits[0] if bits.shape[0] else NULL, bits.shape[0], _first(values), n,
+                &out[0])
 
 
 cdef void _unpack(const unsigned char* bits, Py_ssize_t n_bits, const double* values,
@@ -154,13 +154,11 @@ def gathered_matmul(const Py_ssize_t[::1] indptr, const int[::1] indices,
     with nogil:
         _gather(block, scores, used, candidates)
         if avx2 and _avx2:
-            fstp_gathered_rows_avx2(&indptr[0], &indices[0] if indices.shape[0] else NULL,
-                                    &data[0] if data.shape[0] else NULL, n_rows, block, width,
-                                    &out[0, 0] if n_rows else NULL)
+            fstp_gathered_rows_avx2(&indptr[0], _first(indices), _first(data), n_rows, block,
+                                    width, &out[0, 0] if n_rows else NULL)
         else:
-            fstp_gathered_rows_portable(&indptr[0], &indices[0] if indices.shape[0] else NULL,
-                                        &data[0] if data.shape[0] else NULL, n_rows, block,
-                                        width, &out[0, 0] if n_rows else NULL)
+            fstp_gathered_rows_portable(&indptr[0], _first(indices), _first(data), n_rows,
+                                        block, width, &out[0, 0] if n_rows else NULL)
     free(block)
 
 

@@ -8,6 +8,8 @@ j in lane j mod 4), the lanes added as (l₀ + l₁) + (l₂ + l₃): the same p
 another order (the readable references are numpy's)."""
 from libc.stdlib cimport free, malloc
 
+from ..dp._sparse cimport _first
+
 
 cdef extern from *:
     """
@@ -317,7 +319,7 @@ def direction(const double[:, ::1] rows, const Py_ssize_t[::1] which,
             for c in range(first, last):
                 a, w = c * chunk, _width(c, chunk, n)
                 _point(pointers, rows, which, a)
-                loops.combine(pointers, &coef[0] if k else NULL, k, gamma, &g[a], w, &d[a])
+                loops.combine(pointers, _first(coef), k, gamma, &g[a], w, &d[a])
                 di = &d[a]
                 loops.products(&di, 1, &g[a], &d[a], w, &out[c, 0])
     finally:
