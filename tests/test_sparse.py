@@ -193,21 +193,76 @@ def test_unique_ids_is_numpy_unique(seed):
             np.testing.assert_array_equal(g, w)
 
 
-@pytest.mark.parametrize("bad", [None, 0, 1, 2, 3])
+def _edit_gradients_arguments() -> dict[str, np.ndarray | int]:
+    """edit_gradients' arguments for one state, one token without arcs, one puncteme (all
+    coefficients 0), one prefix and one suffix, and one first, last and middle position each:
+    all in range."""
+    ints, row, one = np.zeros(0, dtype=np.intp), np.zeros((1, 1)), np.zeros(2, dtype=np.intp)
+    position, ptr = np.zeros(1, dtype=np.intp), np.array([0, 1])
+    return dict(grad=np.zeros(0), coef=row, p=row, q=row, pre_ptr=one,
+                pre_col=ints.astype(np.int32), pre_val=np.zeros(0), suf_ptr=one,
+                suf_col=ints.astype(np.int32), suf_val=np.zeros(0), closure=np.zeros(1),
+                kp=row, kq=row, exclude=-1, n=1, arc_ptr=one, src=ints, dst=ints,
+                first_ptr=ptr, first_puncteme=position, first_suffix=position,
+                last_ptr=ptr, last_puncteme=position, last_prefix=position,
+                middle_token=position, middle_puncteme=position, middle_prefix=position,
+                middle_suffix=position)
+
+
+@pytest.mark.parametrize("bad", [None, "token", "puncteme", "prefix", "suffix"])
 def test_edit_gradients_refuses_a_middle_position_out_of_range(bad) -> None:
     """A middle position's token, puncteme, prefix and suffix index the per-token arc offsets,
     the coefficients and the prefixes' and suffixes' products: one outside them is refused
     (not read out of bounds); in range, the call goes through."""
-    ints = np.zeros(0, dtype=np.intp)
-    row, n = np.zeros((1, 1)), 1
-    one = np.zeros(2, dtype=np.intp)  # one token, no arcs
-    middle = [np.zeros(1, dtype=np.intp) for _ in range(4)]  # token, puncteme, prefix, suffix
-    args = (np.zeros(0), row, row, row, one, ints.astype(np.int32), np.zeros(0), one,
-            ints.astype(np.int32), np.zeros(0), np.zeros(1), row, row, -1, n, one, ints, ints,
-            one, ints, ints, one, ints, ints)
+    args = _edit_gradients_arguments()
     if bad is None:
-        _sparse.edit_gradients(*args, *middle)
+        _sparse.edit_gradients(**args)
         return
-    middle[bad][0] = 5
+    args[f"middle_{bad}"] = np.array([5])
     with pytest.raises(ValueError, match=r"middle position 0 \(token .*1 tokens"):
-        _sparse.edit_gradients(*args, *middle)
+        _sparse.edit_gradients(**args)
+
+
+@pytest.mark.parametrize(("name", "value", "message"), [
+    ("first_suffix", [0, 0], "first_puncteme and first_suffix of lengths 1 and 2; one length"),
+    ("last_prefix", [], "last_puncteme and last_prefix of lengths 1 and 0; one length"),
+    ("first_ptr", [0, 1, 1], r"3 offsets in first_ptr; 1 tokens need 2"),
+    ("last_ptr", [0], r"1 offsets in last_ptr; 1 tokens need 2"),
+    ("first_ptr", [0, 0], r"first_ptr does not ascend from 0 to 1 \(first positions\): "
+                          "offset 1 is 0"),
+    ("last_ptr", [1, 1], r"last_ptr does not ascend .* offset 0 is 1"),
+    ("last_ptr", [-1, 1], r"last_ptr does not ascend .* offset 0 is -1"),
+    ("first_suffix", [1], r"first position 0 \(puncteme 0, suffix 1\); 1 punctemes, "
+                          "1 suffixes"),
+    ("first_puncteme", [-1], r"first position 0 \(puncteme -1, suffix 0\)"),
+    ("last_prefix", [-1], r"last position 0 \(puncteme 0, prefix -1\); 1 punctemes, "
+                          "1 prefixes"),
+    ("last_puncteme", [1], r"last position 0 \(puncteme 1, prefix 0\)"),
+    ("middle_suffix", [0, 0], "middle_token, middle_puncteme, middle_prefix, middle_suffix of "
+                              "lengths 1, 1, 1, 2; one length"),
+    ("middle_token", [], "middle_token, .* of lengths 0, 1, 1, 1; one length"),
+])
+def test_edit_gradients_refuses_positions_that_do_not_fit(name, value, message) -> None:
+    """The first and last positions' offsets group them by token (one per token and one more,
+    ascending from 0 to their number), their suffixes and prefixes pair with their punctemes,
+    each in range, and the middle positions' four arrays have one length: else ValueError
+    (not read out of bounds)."""
+    args = _edit_gradients_arguments()
+    args[name] = np.array(value, dtype=np.intp)
+    with pytest.raises(ValueError, match=f"^edit_gradients: {message}"):
+        _sparse.edit_gradients(**args)
+
+
+@pytest.mark.parametrize("short", ["src", "dst", "weight"])
+def test_combine_arcs_refuses_arrays_of_other_lengths(short) -> None:
+    """src, dst and weight have token's length (one entry per arc): a shorter one is refused,
+    not read past its end; of equal lengths, the call goes through."""
+    arcs = dict(token=np.array([0, 1, -1]), src=np.array([0, 1, 0]), dst=np.array([1, 1, 0]),
+                weight=np.array([0.5, 2.0, 1.0]))
+    kinds = np.zeros(1, dtype=np.uint8)
+    assert _sparse.combine_arcs(2, **arcs, maximum=kinds)[3].tolist() == [[0.5, 2.0]]
+    arcs[short] = arcs[short][:2]
+    lengths = ", ".join("2" if name == short else "3" for name in ("src", "dst", "weight"))
+    with pytest.raises(ValueError, match=f"^combine_arcs: token, src, dst, weight of lengths "
+                                         f"3, {lengths}; one length$"):
+        _sparse.combine_arcs(2, **arcs, maximum=kinds)

@@ -686,12 +686,16 @@ def combine_arcs(Py_ssize_t n, const Py_ssize_t[::1] token, const Py_ssize_t[::1
     else sum): what a stable sort of those keys then ``np.add.reduceat`` or
     ``np.maximum.reduceat`` give (a sum is its first term plus numpy's pairwise sum of the
     others, in the arcs' order). Arcs with a negative token (a topology's end marks ``$``) are
-    left out, their src and dst unread (the others' must be states < n). Returns token, src, dst (uint16, :data:`State`: a slot
+    left out, their src and dst unread (the others' must be states < n; src, dst and weight
+    have token's length). Returns token, src, dst (uint16, :data:`State`: a slot
     cache keeps them for its whole run; more states or tokens are refused) and the (K, arcs)
     values. The sort is two stable counting sorts, by dst and then by (token, src)."""
     cdef Py_ssize_t m = token.shape[0], width = maximum.shape[0], buckets = 0, e, f
     cdef Py_ssize_t u = 0, kept = 0
     check_states(n, "combine_arcs")
+    if not src.shape[0] == dst.shape[0] == weight.shape[0] == m:
+        raise ValueError(f"combine_arcs: token, src, dst, weight of lengths {m}, {src.shape[0]}, "
+                         f"{dst.shape[0]}, {weight.shape[0]}; one length")
     for e in range(m):
         if token[e] < 0:
             continue
@@ -1085,6 +1089,30 @@ cdef void _products(double* out, const unsigned char* need, Py_ssize_t strings, 
                 out[i] = _row_dot(ptr, col, val, i, x)
 
 
+cdef _check_ends(str name, const Py_ssize_t[::1] ptr, Py_ssize_t n_tokens,
+                 const Py_ssize_t[::1] puncteme, Py_ssize_t n_punctemes,
+                 const Py_ssize_t[::1] string, Py_ssize_t n_strings, str kind):
+    """ValueError unless :func:`edit_gradients`' first or last positions (``name``) fit: their
+    offsets one per token and one more, ascending from 0 to the number of positions; as many
+    strings (suffixes or prefixes: ``kind``) as punctemes, each in range."""
+    cdef Py_ssize_t count = puncteme.shape[0], v, k
+    if string.shape[0] != count:
+        raise ValueError(f"edit_gradients: {name}_puncteme and {name}_{kind} of lengths "
+                         f"{count} and {string.shape[0]}; one length")
+    if ptr.shape[0] != n_tokens + 1:
+        raise ValueError(f"edit_gradients: {ptr.shape[0]} offsets in {name}_ptr; "
+                         f"{n_tokens} tokens need {n_tokens + 1}")
+    for v in range(n_tokens + 1):
+        if (ptr[v] < ptr[v - 1] if v else ptr[v] != 0) or v == n_tokens and ptr[v] != count:
+            raise ValueError(f"edit_gradients: {name}_ptr does not ascend from 0 to "
+                             f"{count} ({name} positions): offset {v} is {ptr[v]}")
+    for k in range(count):
+        if not (0 <= puncteme[k] < n_punctemes and 0 <= string[k] < n_strings):
+            raise ValueError(f"edit_gradients: {name} position {k} (puncteme {puncteme[k]}, "
+                             f"{kind} {string[k]}); {n_punctemes} punctemes, {n_strings} "
+                             f"{kind}es")
+
+
 def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, ::1] p,
                    const double[:, ::1] q, const Index[::1] pre_ptr, const Column[::1] pre_col,
                    const double[::1] pre_val, const Index[::1] suf_ptr,
@@ -1110,7 +1138,9 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     ``first_ptr``) give p ⊗ b_υ with b_υ = Σ coef[l] · M(l_>0) q, last ones f_υ ⊗ q with
     f_υ = Σ coef[l] · M(l_<k)ᵀ p; middle ones (token, puncteme, prefix, suffix) pair with
     their token's arcs one by one, in the arcs' order (prefix · n + src and suffix · n + dst
-    index the prefixes' and suffixes' products)."""
+    index the prefixes' and suffixes' products). ValueError if the positions' arrays differ in
+    length, their offsets do not group them by token or an index is out of range (the arcs,
+    the stacks and the 2-D arguments are not checked)."""
     cdef Py_ssize_t v, e, m, k, r, n_tokens = arc_ptr.shape[0] - 1, at_pre, at_suf
     cdef Py_ssize_t n_pre = (pre_ptr.shape[0] - 1) // n if n else 0
     cdef Py_ssize_t n_suf = (suf_ptr.shape[0] - 1) // n if n else 0
@@ -1124,23 +1154,33 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     cdef const Py_ssize_t* middle_p = _first(middle_prefix)
     cdef const Py_ssize_t* middle_s = _first(middle_suffix)
     cdef double c
-    cdef double* b = <double*> malloc(max(2 * n + (n_pre + n_suf) * n, 1) * sizeof(double))
-    cdef unsigned char* need_pre = <unsigned char*> malloc(max(n_pre + n_suf, 1))
-    cdef unsigned char* need_suf = need_pre + n_pre
+    cdef double* b
+    cdef unsigned char* need_pre
+    cdef unsigned char* need_suf
     cdef double* f
     cdef double* prefixed
     cdef double* suffixed
     cdef const double* row
     cdef bint any_b, any_f, any_k
+    _check_ends("first", first_ptr, n_tokens, first_puncteme, coef.shape[1], first_suffix,
+                n_suf, "suffix")
+    _check_ends("last", last_ptr, n_tokens, last_puncteme, coef.shape[1], last_prefix, n_pre,
+                "prefix")
+    if not (middle_token.shape[0] == middle_prefix.shape[0] == middle_suffix.shape[0]
+            == n_middle):
+        raise ValueError(f"edit_gradients: middle_token, middle_puncteme, middle_prefix, "
+                         f"middle_suffix of lengths {middle_token.shape[0]}, {n_middle}, "
+                         f"{middle_prefix.shape[0]}, {middle_suffix.shape[0]}; one length")
     for k in range(n_middle):
         if not (0 <= middle_token[k] < n_tokens and 0 <= middle_puncteme[k] < coef.shape[1]
                 and 0 <= middle_prefix[k] < n_pre and 0 <= middle_suffix[k] < n_suf):
-            free(b)
-            free(need_pre)
             raise ValueError(f"edit_gradients: middle position {k} (token {middle_token[k]}, "
                              f"puncteme {middle_puncteme[k]}, prefix {middle_prefix[k]}, "
                              f"suffix {middle_suffix[k]}); {n_tokens} tokens, "
                              f"{coef.shape[1]} punctemes, {n_pre} prefixes, {n_suf} suffixes")
+    b = <double*> malloc(max(2 * n + (n_pre + n_suf) * n, 1) * sizeof(double))
+    need_pre = <unsigned char*> malloc(max(n_pre + n_suf, 1))
+    need_suf = need_pre + n_pre
     if b == NULL or need_pre == NULL:
         free(b)
         free(need_pre)
