@@ -10,13 +10,15 @@ default ``fstpunct train``'s, on THREADS threads, default 2) from the saved θ�
 saves θ (compare two with ``cmp``) and prints the M-step's wall and CPU seconds and its
 objective evaluations as JSON.
 ``same A B``: whether two such files (``.npz`` or ``.npy``) hold the same arrays bit for bit
-(exit 1 if not): with ``prepare`` and ``fit``, one EM iteration's log-likelihood, expected counts
-and θ compared across two builds.
+(prints their names, an ``.npy``'s "array"; exit 1 if not): with ``prepare`` and ``fit``, one
+EM iteration's log-likelihood, expected counts and θ compared across two builds.
+Wrong arguments, or a file that cannot be read or written: one line on stderr, exit 2.
 
 Run: FSTPUNCT_UD_DIR=/work/shared/ud .venv/bin/python bench/mstep_bench.py prepare|fit|same ...
 """
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import sys
@@ -58,13 +60,14 @@ def prepare(out: str) -> None:
 
 def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads: str = "2"
         ) -> None:
+    with np.load(counts) as saved:
+        theta0, targets, center = saved["theta"], saved["targets"], saved["center"]
     sents, model = _model()
     data = attach.AttachData.build(model.attach, sents)
-    saved = np.load(counts)
     evaluations = []
     start, cpu = time.perf_counter(), time.process_time()
-    theta = attach.fit(saved["theta"], data, saved["targets"], model.settings.l2,
-                       int(iterations), saved["center"], int(threads), evaluations.append)
+    theta = attach.fit(theta0, data, targets, model.settings.l2, int(iterations), center,
+                       int(threads), evaluations.append)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     np.save(out, theta)
     print(json.dumps({"m_step": round(seconds, 3), "cpu": round(cpu, 3),
@@ -73,11 +76,15 @@ def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads
 
 
 def _arrays(path: str) -> dict[str, np.ndarray]:
+    """The arrays a saved file holds: an .npz's by name, an .npy's as "array"."""
     loaded = np.load(path)
-    return dict(loaded) if isinstance(loaded, np.lib.npyio.NpzFile) else {"": loaded}
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        return {"array": loaded}
+    with loaded:
+        return dict(loaded)
 
 
-def same(a: str, b: str) -> None:
+def same(a: str, b: str) -> int:
     first, second = _arrays(a), _arrays(b)
     differ = sorted(name for name in first.keys() | second.keys()
                     if name not in first or name not in second
@@ -85,9 +92,38 @@ def same(a: str, b: str) -> None:
                     or first[name].shape != second[name].shape
                     or first[name].tobytes() != second[name].tobytes())
     print(f"differ: {', '.join(differ)}" if differ else
-          f"bitwise equal: {', '.join(sorted(first)) or 'the array'}")
-    sys.exit(1 if differ else 0)
+          f"bitwise equal: {', '.join(sorted(first))}")
+    return 1 if differ else 0
+
+
+COMMANDS = {"prepare": prepare, "fit": fit, "same": same}
+USAGE = ("usage: mstep_bench.py prepare COUNTS.npz | fit COUNTS.npz THETA.npy [ITERATIONS "
+         "[THREADS]] | same A B")
+
+
+def _fits(command, args: list[str]) -> bool:
+    """Whether ``args`` are the right number of arguments for ``command`` (fit's counts
+    digits)."""
+    try:
+        inspect.signature(command).bind(*args)
+    except TypeError:
+        return False
+    return command is not fit or all(x.isdigit() for x in args[2:])
+
+
+def main(argv: list[str]) -> int:
+    """Run the command of ``argv``; its exit status (``same``: 1 if the files differ). Wrong
+    arguments or a file that cannot be read or written: one line on stderr, 2."""
+    command = COMMANDS.get(argv[0]) if argv else None
+    if command is None or not _fits(command, argv[1:]):
+        print(USAGE, file=sys.stderr)
+        return 2
+    try:
+        return command(*argv[1:]) or 0
+    except OSError as err:
+        print(f"mstep_bench.py: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
-    {"prepare": prepare, "fit": fit, "same": same}[sys.argv[1]](*sys.argv[2:])
+    sys.exit(main(sys.argv[1:]))
