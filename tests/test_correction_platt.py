@@ -10,6 +10,7 @@ from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import (
     CLASSES,
     FLOOR,
+    PLATT_SIZE,
     examples,
     features,
     fitted,
@@ -40,6 +41,7 @@ def test_features_by_hand():
     assert np.allclose(features(0.2, ("”",)), [1, 0, 1, 0, 0, logit(0.2)])
     assert np.allclose(features(0.9, ()), [1, 0, 0, logit(0.9), 0, 0])
     assert np.allclose(features(0.0, ()), [1, 0, 0, logit(FLOOR), 0, 0])  # floored
+    assert len(features(0.3, (",",))) == PLATT_SIZE  # a Platt map's number of coefficients
 
 
 def test_the_zero_map_is_the_identity():
@@ -146,8 +148,8 @@ def test_the_map_is_stored_with_the_decoding(model, tmp_path):  # noqa: F811 (fi
     loaded = CorrectionModel.load(tmp_path / "m")
     assert loaded.decoding == Decoding(0.25, 0.001, platt=w)
     assert loaded.decoding_for(parsed=True).platt == w  # the gold trees' one
-    with pytest.raises(InputError):
-        Decoding(platt=(1.0, 2.0))
+    with pytest.raises(InputError, match=rf"a Platt map has {PLATT_SIZE} coefficients \(got 5\)"):
+        Decoding(platt=(1.0,) * 5)
     with pytest.raises(InputError, match="a gate or a Platt map, not both"):
         Decoding(gate=(0.0,) * len(FEATURES), platt=w)
 
