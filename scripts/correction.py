@@ -53,6 +53,14 @@ pairs of dev and test instead (an additional evaluation); ``table --weights-from
 products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of dev's, ``table
 --pool-weights`` chooses them on dev with a ``cv`` run's held-out edit counts added to dev's.
 
+``--fce all`` (cv, train; or ``isomorphic``: those pairs only) adds to the training of every
+model (cv: the learner model, the corrector and the CRFs) the pairs of the FCE sentences outside
+the TLE (``learner_corpus.py --parser P --tagger T``: parsed trees, never tested on): in ``cv``
+those whose FCE script holds none of the fold's held-out documents (a script without TLE
+sentences trains every fold), in ``train`` those whose script holds no TLE dev or test sentence.
+Folds are by FCE document: the TLE spreads most documents' sentences over its three splits, and
+all of a document's sentences are in one fold.
+
 ``cv`` (an additional evaluation) pools the isomorphic pairs of train, dev and test and splits
 them by FCE document into ``--folds`` folds; for each fold every trained model is retrained on
 the other folds — the learner model (on every learner sentence of the other folds' documents,
@@ -105,8 +113,9 @@ and writes the rows of each at ``--edit-cost`` and at the cost chosen nested as 
 chooses it, tested against keep and the before side, pooled and per split; ``--platt`` decodes
 the after side with the Platt map of the learner string's probability
 (:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots;
-``--after-decoder learner`` decodes it balancing the paired marks only in sentences whose
-learner punctuation balances (:mod:`fstpunct.apps.correction.correct`). ``--decoder learner``
+``--after-decoder learner`` (``--before-decoder learner``: the before side) decodes it
+balancing the paired marks only in sentences whose learner punctuation balances
+(:mod:`fstpunct.apps.correction.correct`). ``--decoder learner``
 (agree, rerank, table, calibrate) decodes the correction model so in every row and agreement
 that reads its decoding, and in calibrate's choice on dev (default ``balanced``; calibrate
 stores it with the chosen decoding, and ``fstpunct correct`` decodes with it by default).
@@ -716,8 +725,10 @@ def table(args: argparse.Namespace) -> None:
         f.write(json.dumps(results, indent=1) + "\n")
 
 
-def _document(split: str, sent: Sentence) -> str:
-    return f"{split}/{sent.sent_id.rsplit('-', 1)[0]}"
+def _document(sent: Sentence) -> str:
+    """The FCE document of a learner sentence (its sent_id's TLE document: one FCE script,
+    whose sentences the TLE spreads over its three splits)."""
+    return sent.sent_id.rsplit("-", 1)[0]
 
 
 def document_folds(data: Path, splits: list[str], k: int
@@ -726,14 +737,14 @@ def document_folds(data: Path, splits: list[str], k: int
     (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
     learner_text = {split: list(sentences_of(data / f"en_esl-ud-{split}.conllu"))
                     for split in splits}
-    documents = sorted({_document(split, s) for split in splits for s in learner_text[split]})
+    documents = sorted({_document(s) for split in splits for s in learner_text[split]})
     return learner_text, {d: j % k for j, d in enumerate(documents)}
 
 
 def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
             ) -> list[list[int]]:
     """Per fold, the indices of its held-out pairs among the ``pooled`` ones."""
-    return [[j for j, (split, s, _) in enumerate(pooled) if fold_of[_document(split, s)] == fold]
+    return [[j for j, (_, s, _) in enumerate(pooled) if fold_of[_document(s)] == fold]
             for fold in range(k)]
 
 
@@ -750,6 +761,56 @@ def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel
              for s, g in zip(*split_pairs(data, split, parser, PUNCTUATION_ONLY, trees))])
 
 
+FCE_KINDS = {"isomorphic": (ISOMORPHIC,), "all": (ISOMORPHIC, PUNCTUATION_ONLY)}
+
+
+def tle_document(sent: Sentence) -> str | None:
+    """The TLE document of a sentence outside the TLE (``# tle_document``: its FCE script
+    holds that document's TLE sentences), or None (a script without TLE sentences)."""
+    for c in sent.comments:
+        if c.startswith("# tle_document ="):
+            return c.split("=", 1)[1].strip()
+    return None
+
+
+@dataclass
+class Outside:
+    """The FCE sentences outside the TLE (``learner_corpus.py --parser``: ``en_xesl`` of every
+    FCE file, parsed) and their pairs of the kinds asked for, training data only."""
+
+    learners: list[Sentence]
+    pairs: list[tuple[Sentence, Sentence]]
+
+    @classmethod
+    def read(cls, data: Path, kind: str) -> Outside:
+        learners, out = [], []
+        for split in SPLITS:
+            files = [data / f"en_x{k}-ud-{split}.conllu" for k in ("esl",) + FCE_KINDS[kind]]
+            for path in files:
+                if not path.is_file():
+                    _fail(f"{path}: not found (learner_corpus.py --parser P --tagger T writes it)")
+            read = [sentences_of(path) if path.stat().st_size else () for path in files]
+            originals = {s.sent_id: s for s in read[0]}
+            learners += originals.values()
+            out += [(originals[g.sent_id], with_words(g, originals[g.sent_id]))
+                    for gold in read[1:] for g in gold]
+        return cls(learners, out)
+
+    def without(self, held: set[str]) -> Outside:
+        """The sentences and pairs whose FCE script holds none of the ``held`` TLE documents
+        (a held-out fold's, or the standard dev and test documents): a script without TLE
+        sentences trains every model."""
+        return Outside([s for s in self.learners if tle_document(s) not in held],
+                       [(s, g) for s, g in self.pairs if tle_document(s) not in held])
+
+
+def tested_documents(data: Path) -> set[str]:
+    """The FCE documents of the TLE's dev and test sentences (the standard split's held-out
+    side; most also have train sentences)."""
+    return {_document(s) for split in ("dev", "test")
+            for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
+
+
 def cv(args: argparse.Namespace) -> None:
     """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
     data, work, k = Path(args.data), Path(args.work), args.folds
@@ -757,17 +818,27 @@ def cv(args: argparse.Namespace) -> None:
     splits = args.splits or list(SPLITS)
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
+    if args.fce and args.crossfit:
+        _fail("cv: --fce and --crossfit do not go together")
+    outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
+    fold_outside = [outside.without({d for d, f in fold_of.items() if f == fold})
+                    for fold in range(k)]
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own = [to_slots(s) for split in splits for s in learner_text[split]
-               if fold_of[_document(split, s)] != fold]
+               if fold_of[_document(s)] != fold] + list(map(to_slots,
+                                                            fold_outside[fold].learners))
         own = [ss for ss in own if ss.trainable]
         folder = work / f"fold{fold}" / "learner"
         if not folder.is_dir():
             model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
                               iterations=args.learner_iterations).model
-            save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own)})
+            save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own),
+                                       "fce": args.fce})
             print(f"fold {fold}: learner model trained on {len(own)} sentences", flush=True)
+        elif read_record(folder)["record"].get("fce") != args.fce:
+            _fail(f"{folder}: trained with --fce {read_record(folder)['record'].get('fce')}, "
+                  f"not {args.fce}: name another --work")
         learners.append((own, load_model(folder)))
     if args.learners_only:
         return
@@ -777,18 +848,19 @@ def cv(args: argparse.Namespace) -> None:
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
     models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar,
                          [(s, g) for split, s, g in pooled + extra
-                          if fold_of[_document(split, s)] != fold])
+                          if fold_of[_document(s)] != fold] + fold_outside[fold].pairs)
               for fold, (own, learner) in enumerate(learners)]
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
-                           lambda split, s: fold_of[_document(split, s)]
+                           lambda split, s: fold_of[_document(s)]
                            ) if args.crossfit else None
     helds = held_of(pooled, fold_of, k)
     for fold, (model, held) in enumerate(zip(models, helds)):
         rest = [(split, kind, s, g) for kind, part in ((ISOMORPHIC, pooled),
                                                        (PUNCTUATION_ONLY, extra))
-                for split, s, g in part if fold_of[_document(split, s)] != fold]
+                for split, s, g in part if fold_of[_document(s)] != fold]
         folder = work / f"fold{fold}"
-        src, gold = [s for _, _, s, _ in rest], [g for _, _, _, g in rest]
+        src = [s for _, _, s, _ in rest] + [s for s, _ in fold_outside[fold].pairs]
+        gold = [g for _, _, _, g in rest] + [g for _, g in fold_outside[fold].pairs]
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
         corr = None if crossfitted is None else [crossfitted[0][_key(split, kind, s)]
                                                  for split, kind, s, _ in rest]
@@ -830,6 +902,7 @@ def cv(args: argparse.Namespace) -> None:
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
+                            "fce": args.fce, "fce_pairs": [len(o.pairs) for o in fold_outside],
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
                             "product_weights": {crf: {w: EditScore.prf(*c)[2]
@@ -1196,7 +1269,7 @@ def nested_platt(prepared: list[Prepared], golds: list[list[Sentence]], support:
 def compare(args: argparse.Namespace) -> None:
     """Two cv runs' fold correctors (``--before``, ``--after``: their ``--work``, the same
     folds) on the same held-out pairs: each decodes every fold's pairs at every edit cost of
-    COSTS (with ``--support``; the before side by the balanced decoder, the after side by
+    COSTS (with ``--support``; the before side by ``--before-decoder``, the after side by
     ``--after-decoder``; ``--platt``: the after side with the Platt map fitted nested,
     :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
     chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
@@ -1228,7 +1301,7 @@ def compare(args: argparse.Namespace) -> None:
             print(f"fold {fold}: Platt map " + ", ".join(f"{v:.3f}" for v in w), flush=True)
     outputs: dict[str, list[Sentence | None]] = {"keep": list(source)}
     sides = {}
-    decodings = {BEFORE: [Decoding(0.0, args.support)] * k,
+    decodings = {BEFORE: [Decoding(0.0, args.support, decoder=args.before_decoder)] * k,
                  AFTER: [Decoding(0.0, args.support, platt=w, decoder=args.after_decoder)
                          for w in maps]}
     for side, work in works.items():
@@ -1265,12 +1338,13 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     folds, and saved)."""
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
-        asked = (args.copy, args.extra, args.lexical, args.sharpen)
+        asked = (args.copy, args.extra, args.lexical, args.sharpen, args.fce)
         stored = (model.record.get("copy"), model.record.get("extra"),
-                  model.corrector.settings.lexical, model.record.get("sharpen", 1.0))
+                  model.corrector.settings.lexical, model.record.get("sharpen", 1.0),
+                  model.record.get("fce"))
         if stored != asked:
-            _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen = {stored}, "
-                  f"not {asked}: name another --work")
+            _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen, fce = "
+                  f"{stored}, not {asked}: name another --work")
         return model
     usable = [(to_slots(s), to_slots(g)) for s, g in rest]
     usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
@@ -1278,7 +1352,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
                   grammar, args.iterations, corrector_settings(args),
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
-                          "lexical": args.lexical},
+                          "lexical": args.lexical, "fce": args.fce},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen)
     model.save(folder / "correct")
     return model
@@ -1337,7 +1411,7 @@ def crossfit_trees(args: argparse.Namespace) -> None:
         trees = read_trees(args.train_trees, data, "train")
     pooled, extra = pooled_pairs(data, splits, args.extra, parser, trees)
     crossfit(Path(args.output), models, pooled, extra,
-             lambda split, s: fold_of[_document(split, s)])
+             lambda split, s: fold_of[_document(s)])
 
 
 def jackknife(args: argparse.Namespace) -> None:
@@ -1347,7 +1421,7 @@ def jackknife(args: argparse.Namespace) -> None:
     data = Path(args.data)
     learner_text, fold_of = document_folds(data, ["train"], args.folds)
     train_text = learner_text["train"]
-    parsed = jackknifed(train_text, [fold_of[_document("train", s)] for s in train_text],
+    parsed = jackknifed(train_text, [fold_of[_document(s)] for s in train_text],
                         list(read_file(data / "en_esl-ud-dev.conllu")), "tokens", args.beam,
                         args.work, epochs=args.epochs)
     s = parse_score(train_text, parsed)
@@ -1463,6 +1537,14 @@ def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
     originals, corrected, every = pairs(args.original, args.corrected, *args.extra)
+    if args.fce:
+        data = Path(args.data)
+        outside = Outside.read(data, args.fce).without(tested_documents(data))
+        usable = [(to_slots(s), to_slots(g)) for s, g in outside.pairs]
+        usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
+        originals += [a for a, _ in usable]
+        corrected += [b for _, b in usable]
+        every += [ss for ss in map(to_slots, outside.learners) if ss.trainable]
     print(f"{len(corrected)} training pairs", file=sys.stderr)
     learner = load_model(args.learner)
     reference = learner if args.reference == "learner" else load_model(args.reference)
@@ -1474,7 +1556,7 @@ def train_model(args: argparse.Namespace) -> None:
                           "corrected": args.corrected, "extra": args.extra,
                           "reference": args.reference,
                           "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
-                          "copy": args.copy, "lexical": args.lexical},
+                          "copy": args.copy, "lexical": args.lexical, "fce": args.fce},
                   copy=args.copy, vocabulary=every, sharpen=args.sharpen)
     model.save(args.output)
 
@@ -1490,6 +1572,10 @@ def main() -> None:
     t.add_argument("--extra", action="append", default=[], metavar="CONLLU",
                    help="more corrected sentences of --original (en_pesl train: the "
                         "non-isomorphic ones with their punctuation edits only; repeatable)")
+    t.add_argument("--fce", choices=tuple(FCE_KINDS),
+                   help="also the pairs of the FCE sentences outside the TLE (learner_corpus.py "
+                        "--parser) whose script holds no TLE dev or test sentence")
+    t.add_argument("--data", default="learner", help="with --fce: learner_corpus.py's folder")
     add_corrector_arguments(t)
     t.add_argument("-o", "--output", required=True)
     a = sub.add_parser("calibrate", help="choose the decoding on the dev pairs")
@@ -1573,6 +1659,11 @@ def main() -> None:
                    help="train every fold's corrector and CRFs on the punctuation-only pairs "
                         "(en_pesl) of its training documents too (the held-out pairs stay the "
                         "isomorphic ones)")
+    c.add_argument("--fce", choices=tuple(FCE_KINDS),
+                   help="also train every fold's learner model, corrector and CRFs on the FCE "
+                        "sentences outside the TLE (learner_corpus.py --parser) whose script "
+                        "holds none of the fold's held-out documents: their isomorphic pairs, "
+                        "or all (punctuation-only pairs too)")
     c.add_argument("--crossfit", action="store_true",
                    help="also the CRF correctors with the correction model's slot features, "
                         "each pair's from the fold corrector trained without it (written to "
@@ -1612,9 +1703,11 @@ def main() -> None:
     m.add_argument("--platt", action="store_true",
                    help="decode the after side with the Platt map of the learner string's "
                         "probability, for each fold fitted on the other folds' held-out slots")
+    m.add_argument("--before-decoder", choices=DECODERS_CORRECT, default="balanced",
+                   help="decode the before side so (default balanced)")
     m.add_argument("--after-decoder", choices=DECODERS_CORRECT, default="balanced",
-                   help="the after side's exact decoder (the before side's: balanced, as every "
-                        "cv row; learner: balanced where the learner's marks balance)")
+                   help="the after side's exact decoder (default balanced, as every cv row; "
+                        "learner: balanced where the learner's marks balance)")
     m.add_argument("--edit-cost", type=float, default=0.25,
                    help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
     m.add_argument("--support", type=float, default=SUPPORT,

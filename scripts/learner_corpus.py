@@ -33,10 +33,26 @@ The other sentences give *punctuation-only* pairs (:func:`correct_punctuation`):
 words and tree with only the edits that change nothing but punctuation, where the rest of the
 sentence's edits leave its punctuation alone.
 
+With ``--parser P --tagger T`` the FCE sentences outside the TLE (each script's own sentences
+that overlap no aligned TLE sentence, in every FCE file) give pairs too, for training only
+(issue 19): each is tokenised as above, its words tagged by T (:mod:`fstpunct.parser.tagger`,
+trained on the learner train sentences if T does not exist) and the punctuated sentence parsed
+by the tokens-mode parser P; the tree stands in for the TLE's and the sentence goes through the
+same isomorphic / punctuation-only rules and new-mark attachment. Each such sentence names its
+FCE script (``# fce_document``, also its sent_id's document), its FCE file (``# fce_split``)
+and, when the script holds TLE sentences, their document (``# tle_document``, the fold key of
+``correction.py cv``; the TLE spreads most documents' sentences over its three splits).
+Sentences that cannot be analysed are counted by reason.
+
 Outputs (under ``-o``; FCE-derived, never to be committed): ``en_esl-ud-SPLIT.conllu`` (every
 aligned TLE sentence, with forms, ``SpaceAfter=No`` and ``# text``), ``en_cesl-ud-SPLIT.conllu``
 (the isomorphic subset, corrected), ``en_pesl-ud-SPLIT.conllu`` (the punctuation-only pairs of
-the other verified sentences) and ``report.json``; the per-split table goes to stdout.
+the other verified sentences); with ``--parser``, ``en_xesl``, ``en_xcesl``, ``en_xpesl`` the
+same for the sentences outside the TLE, SPLIT their FCE file; and ``report.json`` (also: how
+many TLE documents of each split come from each FCE file); the per-split tables go to stdout.
+
+    python scripts/learner_corpus.py --tle ../shared/ud/UD_English-ESL --fce ../shared/fce \\
+        -o learner/ --parser models/esl-parser --tagger models/esl-tagger
 """
 from __future__ import annotations
 
@@ -46,12 +62,17 @@ import json
 import re
 import sys
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from fstpunct.errors import FstpunctError
 from fstpunct.files import output
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import parse
+from fstpunct.parser.tagger import Tagger, depunctuated, train_tagger
+from fstpunct.ud.treebank import read_conllu, read_file
 
 SPLITS = ("train", "dev", "test")
 
@@ -736,8 +757,50 @@ def _unaligned_reason(t: TleSentence, doc_script: Script | None) -> str:
     return "its shape (tokens, punctuation positions) occurs nowhere in its script"
 
 
-def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path) -> dict[str, dict]:
-    """Align, correct and write every split; returns the report."""
+def _pair_counts() -> dict:
+    """The counts of :func:`_add_pairs`, zero."""
+    return {"isomorphic": 0, "with a punctuation edit": 0,
+            "punctuation edits by code": Counter(), "not isomorphic": Counter(),
+            "punctuation-only": 0, "punctuation-only with a punctuation edit": 0,
+            "punctuation-only edits by code": Counter(), "not punctuation-only": Counter()}
+
+
+def _add_pairs(t: TleSentence, m: Match, r: dict, esl: list, cesl: list, pesl: list) -> None:
+    """The learner sentence ``t`` placed at ``m`` appended to ``esl``, its corrected twin to
+    ``cesl`` (isomorphic) or ``pesl`` (punctuation-only) if it has one, counted in ``r``
+    (:func:`_pair_counts`)."""
+    esl.append(learner_lines(t, m))
+    c = correct(m, t)
+    edited, by_code = "with a punctuation edit", "punctuation edits by code"
+    if c.slots is not None:
+        r["isomorphic"] += 1
+        cesl.append(lines := corrected_lines(t, c))
+    else:
+        r["not isomorphic"][c.reason] += 1
+        c = correct_punctuation(m, t)
+        if c.slots is None:
+            r["not punctuation-only"][c.reason] += 1
+            return
+        r["punctuation-only"] += 1
+        pesl.append(lines := corrected_lines(t, c))
+        edited, by_code = f"punctuation-only {edited}", "punctuation-only edits by code"
+    if _edited(esl[-1], lines):
+        r[edited] += 1
+        r[by_code].update(code for _, code in c.codes)
+
+
+def _write_split(out: Path, prefix: str, split: str, esl: list, cesl: list, pesl: list
+                 ) -> None:
+    """The learner sentences and both kinds of twins of one split (``prefix``: ``""`` for
+    the TLE's files, ``x`` for the extra sentences')."""
+    for kind, blocks in (("esl", esl), ("cesl", cesl), ("pesl", pesl)):
+        _write(out / f"en_{prefix}{kind}-ud-{split}.conllu", blocks)
+
+
+def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path,
+          analyse: Analyse | None = None) -> dict[str, dict]:
+    """Align, correct and write every split; with ``analyse``, the FCE sentences outside the
+    TLE too (:func:`extra`); returns the report."""
     scripts = read_fce(fce_dir)
     tle = read_tle(tle_dir)
     lexicon = Lexicon(ewt_train)
@@ -747,13 +810,11 @@ def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path) -> dict[str,
     report: dict[str, dict] = {}
     for split in SPLITS:
         sents = [t for t in tle if t.split == split]
-        esl, cesl, pesl = [], [], []
-        r: dict = {"TLE sentences": len(sents), "aligned": 0, "verified": 0, "isomorphic": 0,
-                   "with a punctuation edit": 0, "punctuation edits by code": Counter(),
-                   "not aligned": Counter(), "not verified": [], "not isomorphic": Counter(),
-                   "punctuation-only": 0, "punctuation-only with a punctuation edit": 0,
-                   "punctuation-only edits by code": Counter(),
-                   "not punctuation-only": Counter()}
+        esl: list = []
+        cesl: list = []
+        pesl: list = []
+        r: dict = {"TLE sentences": len(sents), "aligned": 0, "verified": 0,
+                   "not aligned": Counter(), "not verified": [], **_pair_counts()}
         for t in sents:
             m = matches.get(t.sent_id)
             if m is None:
@@ -764,30 +825,119 @@ def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path) -> dict[str,
                 r["not verified"].append(t.sent_id)
                 continue
             r["verified"] += 1
-            esl.append(learner_lines(t, m))
-            c = correct(m, t)
-            edited, by_code = "with a punctuation edit", "punctuation edits by code"
-            if c.slots is not None:
-                r["isomorphic"] += 1
-                cesl.append(lines := corrected_lines(t, c))
-            else:
-                r["not isomorphic"][c.reason] += 1
-                c = correct_punctuation(m, t)
-                if c.slots is None:
-                    r["not punctuation-only"][c.reason] += 1
+            _add_pairs(t, m, r, esl, cesl, pesl)
+        _write_split(out, "", split, esl, cesl, pesl)
+        report[split] = r
+    documents = {(t.split, t.document) for t in tle if t.document in script_of}
+    report["documents"] = dict(sorted(Counter(
+        f"TLE {split} -> fce-{script_of[doc].split}" for split, doc in documents).items()))
+    if analyse is not None:
+        report["extra"] = extra(scripts, matches, tle, analyse, out)
+    return report
+
+
+# (forms, whether each is punctuation) -> (UPOS, head, relation) per token
+Analyse = Callable[[Sequence[str], Sequence[bool]], list[tuple[str, int, str]]]
+
+
+def parsed_by(tagger: Tagger, parser: ParserModel) -> Analyse:
+    """Tagging (``PUNCT`` for the punctuation tokens, the tagger's tags for the words of the
+    depunctuated sentence) and parsing (the parser's own beam) as an :data:`Analyse`."""
+    def analyse(forms: Sequence[str], punct: Sequence[bool]) -> list[tuple[str, int, str]]:
+        tags = iter(tagger.tag([f for f, p in zip(forms, punct) if not p], punct=False))
+        rows = [f"{k}\t{f}\t_\t{'PUNCT' if p else next(tags)}\t_\t_\t_\t_\t_\t_"
+                for k, (f, p) in enumerate(zip(forms, punct), 1)]
+        sent = parse(parser, next(read_conllu(rows + [""], "<extra>", tree=False)))
+        return [(w.upos, w.head, w.deprel) for w in sent.words]
+    return analyse
+
+
+def _analysed(script: Script, first: int, end: int, index: int, tle_document: str | None,
+              analyse: Analyse) -> tuple[TleSentence | None, str]:
+    """The FCE sentence of tokens [first, end) of ``script``'s first view as a TLE-like
+    sentence with the tree ``analyse`` gives it (``# sent_id`` the script's id and the
+    sentence's index, ``# fce_document``, ``# fce_split`` and, if the script holds TLE
+    sentences, their TLE document ``# tle_document``), or why it has none."""
+    tokens = script.views[0].tokens[first:end]
+    punct = [t.is_punct for t in tokens]
+    if all(punct):
+        return None, "no word (punctuation only)"
+    try:
+        arcs = analyse([t.text for t in tokens], punct)
+    except FstpunctError as e:
+        return None, f"not parsed: {e}"
+    rows = [[str(k), t.text, "_", upos, _xpos(t, script.text) if t.is_punct else "_", "_",
+             str(head), rel, "_", "_"]
+            for k, (t, (upos, head, rel)) in enumerate(zip(tokens, arcs), 1)]
+    comments = [f"# sent_id = {script.id}-{index}", "# text = ",
+                f"# fce_document = {script.id}", f"# fce_split = {script.split}"]
+    if tle_document:
+        comments.append(f"# tle_document = {tle_document}")
+    sent = TleSentence(script.split, comments, rows)
+    if sent.punct != punct:
+        return None, "the parser gives a word the relation punct"
+    return sent, ""
+
+
+def extra(scripts: Sequence[Script], matches: dict[str, Match], tle: Sequence[TleSentence],
+          analyse: Analyse, out: Path) -> dict[str, dict]:
+    """The FCE sentences outside the TLE (the script's own sentences, :func:`sentence_starts`,
+    that overlap no aligned TLE sentence), tagged and parsed by ``analyse``, and their
+    corrected twins, written by FCE split (``en_xesl``, ``en_xcesl``, ``en_xpesl``) and
+    counted; sentences that cannot be analysed are counted by reason."""
+    spans: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    tle_document: dict[int, str] = {}
+    for t in tle:
+        m = matches.get(t.sent_id)
+        if m is not None:
+            tokens = m.tokens(len(t.rows))
+            spans[id(m.script)].append((tokens[0].start, tokens[-1].end))
+            tle_document[id(m.script)] = t.document
+    report: dict[str, dict] = {}
+    for split in SPLITS:
+        esl: list = []
+        cesl: list = []
+        pesl: list = []
+        r: dict = {"FCE sentences": 0, "in the TLE": 0, "extra sentences": 0,
+                   "of scripts with TLE sentences": 0, "not analysed": Counter(), "parsed": 0,
+                   **_pair_counts()}
+        for script in (s for s in scripts if s.split == split):
+            view, taken = script.views[0], spans.get(id(script), [])
+            for index, (a, b) in enumerate(view.sentences()):
+                r["FCE sentences"] += 1
+                start, end = view.tokens[a].start, view.tokens[b - 1].end
+                if any(s0 < end and start < e0 for s0, e0 in taken):
+                    r["in the TLE"] += 1
                     continue
-                r["punctuation-only"] += 1
-                pesl.append(lines := corrected_lines(t, c))
-                edited, by_code = (f"punctuation-only {edited}",
-                                   "punctuation-only edits by code")
-            if _edited(esl[-1], lines):
-                r[edited] += 1
-                r[by_code].update(code for _, code in c.codes)
-        _write(out / f"en_esl-ud-{split}.conllu", esl)
-        _write(out / f"en_cesl-ud-{split}.conllu", cesl)
-        _write(out / f"en_pesl-ud-{split}.conllu", pesl)
+                r["extra sentences"] += 1
+                r["of scripts with TLE sentences"] += bool(taken)
+                t, reason = _analysed(script, a, b, index, tle_document.get(id(script)),
+                                      analyse)
+                if t is None:
+                    r["not analysed"][reason] += 1
+                    continue
+                r["parsed"] += 1
+                _add_pairs(t, Match(script, view, a, 0.0, True), r, esl, cesl, pesl)
+        _write_split(out, "x", split, esl, cesl, pesl)
         report[split] = r
     return report
+
+
+def _tagger(folder: Path, data: Path) -> Tagger:
+    """The tagger in ``folder``, or one trained on the learner train sentences of ``data``
+    (depunctuated; 6 epochs, the best on dev kept, features seen twice: as
+    scripts/tagger_table.py) and saved there."""
+    if folder.is_dir():
+        return Tagger.load(folder)
+    files = [data / f"en_esl-ud-{split}.conllu" for split in ("train", "dev")]
+    for path in files:
+        if not path.is_file():
+            _fail(f"{path}: not found (run this script without --parser first)")
+    train, dev = ([depunctuated(s) for s in read_file(path)] for path in files)
+    tagger = train_tagger(train, dev, epochs=6, min_count=2,
+                          log=lambda m: print(f"tagger: {m}", file=sys.stderr))
+    tagger.save(folder)
+    return tagger
 
 
 def _edited(learner: Sequence[str], corrected: Sequence[str]) -> bool:
@@ -821,14 +971,30 @@ def main() -> None:
                              "--tle)")
     parser.add_argument("-o", "--output", type=Path, required=True,
                         help="output folder (keep it out of git: FCE-derived)")
+    parser.add_argument("--parser", type=Path, metavar="DIR",
+                        help="also the FCE sentences outside the TLE, parsed by this tokens-mode "
+                             "parser (trained on -o's en_esl-ud-train.conllu)")
+    parser.add_argument("--tagger", type=Path, metavar="DIR",
+                        help="with --parser: their UPOS tagger (trained on -o's learner train "
+                             "sentences and saved here if DIR does not exist)")
     args = parser.parse_args()
     ewt = args.ewt or args.tle.parent / "UD_English-EWT" / "en_ewt-ud-train.conllu"
-    for path in (args.tle, args.fce, ewt):
+    for path in (args.tle, args.fce, ewt) + ((args.parser,) if args.parser else ()):
         if not path.exists():
             _fail(f"{path}: not found")
-    report = build(args.tle, args.fce, ewt, args.output)
+    if (args.parser is None) != (args.tagger is None):
+        _fail("--parser and --tagger go together")
+    analyse = None
+    if args.parser is not None:
+        model = ParserModel.load(args.parser)
+        if model.mode != "tokens":
+            _fail(f"{args.parser}: a {model.mode}-mode parser; --parser needs a tokens-mode one")
+        analyse = parsed_by(_tagger(args.tagger, args.output), model)
+    report = build(args.tle, args.fce, ewt, args.output, analyse)
     with output(args.output / "report.json") as f:
         f.write(json.dumps(report, indent=1) + "\n")
+    extras = report.pop("extra", {})
+    documents = report.pop("documents")
     keys = ["TLE sentences", "aligned", "verified", "isomorphic", "with a punctuation edit",
             "punctuation-only", "punctuation-only with a punctuation edit"]
     print("| split | " + " | ".join(keys) + " |")
@@ -845,6 +1011,21 @@ def main() -> None:
         if r["not verified"]:
             print(f"{split}: aligned, not verified: {len(r['not verified'])} "
                   f"({', '.join(r['not verified'])})")
+    print("TLE documents by FCE file: " + ", ".join(f"{k}: {v}" for k, v in documents.items()))
+    if extras:
+        keys = ["FCE sentences", "in the TLE", "extra sentences", "of scripts with TLE sentences",
+                "parsed", "isomorphic", "with a punctuation edit", "punctuation-only",
+                "punctuation-only with a punctuation edit"]
+        print("\nFCE sentences outside the TLE, parsed (by FCE file):\n")
+        print("| FCE file | " + " | ".join(keys) + " |")
+        print("|---" * (len(keys) + 1) + "|")
+        for split, r in extras.items():
+            print(f"| fce-{split} | " + " | ".join(str(r[k]) for k in keys) + " |")
+        for split, r in extras.items():
+            for key in ("not analysed", "not isomorphic", "punctuation edits by code",
+                        "not punctuation-only", "punctuation-only edits by code"):
+                for reason, count in sorted(r[key].items(), key=lambda kv: -kv[1]):
+                    print(f"extra fce-{split}: {key}: {reason}: {count}")
 
 
 if __name__ == "__main__":

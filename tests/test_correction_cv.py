@@ -416,3 +416,57 @@ def test_jackknifed_train_trees(script, tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1
     assert f"{chains}: sentence {learner[0].sent_id} of train is missing" in err
+
+
+def outside_folder(folder: Path) -> None:
+    """Sentences outside the TLE (learner_corpus.py --parser's files): two of docA's script,
+    one of docB's, one of docE's (a dev document) and one of a script without TLE sentences;
+    all relative clauses without their commas, corrected (isomorphic), and one plain sentence
+    of docB's script with a punctuation-only pair."""
+    original, corrected, punctuation = [], [], []
+    for sent_id, doc in (("TRa-0", "docA"), ("TRa-1", "docA"), ("TRb-0", "docB"),
+                         ("TRe-0", "docE"), ("TRz-0", None)):
+        note = f"\n# tle_document = {doc}\n# text" if doc else "\n# text"
+        original.append(conll(RELATIVE, sent_id, drop=(1, 4)).replace("\n# text", note, 1))
+        corrected.append(conll(RELATIVE, sent_id).replace("\n# text", note, 1))
+    plain = conll(PLAIN, "TRb-1").replace("\n# text", "\n# tle_document = docB\n# text")
+    original.append(plain)
+    punctuation.append(plain)
+    for split in ("train", "dev", "test"):
+        texts = (original, corrected, punctuation) if split == "train" else ([], [], [])
+        for kind, text in zip(("esl", "cesl", "pesl"), texts):
+            (folder / f"en_x{kind}-ud-{split}.conllu").write_text("".join(text), encoding="utf-8")
+
+
+def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkeypatch):
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    outside_folder(data)
+    every = script.Outside.read(data, "all")
+    assert [s.sent_id for s, _ in every.pairs] == ["TRa-0", "TRa-1", "TRb-0", "TRe-0", "TRz-0",
+                                                   "TRb-1"]
+    assert len(script.Outside.read(data, "isomorphic").pairs) == 5
+    # the standard split: docE has dev sentences, docF test ones; docA..D train only
+    assert script.tested_documents(data) == {"docE", "docF"}
+    kept = every.without(script.tested_documents(data))
+    assert [s.sent_id for s in kept.learners] == ["TRa-0", "TRa-1", "TRb-0", "TRz-0", "TRb-1"]
+    # 2 folds by document: fold 0 holds docA, docC, docE; fold 1 docB, docD, docF. Fold 0
+    # trains on TRb-0, TRb-1 and TRz-0 (not docA's nor docE's); fold 1 on TRa-0, TRa-1, TRe-0
+    # and TRz-0 (not docB's)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--fce", "all")
+    result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
+    assert result["fce"] == "all" and result["fce_pairs"] == [3, 4]
+    for fold, extra in ((0, 3), (1, 4)):
+        assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == 15 + extra
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        assert model.record["pairs"] == 12 + extra and model.record["fce"] == "all"
+    # the held-out pairs are the TLE's only: 24, as without --fce
+    assert all(len(r["sentence_edits"]) == 24 for r in result["rows"])
+    # a work folder trained without --fce is refused
+    run_cv(script, monkeypatch, data, tmp_path / "plain", tmp_path / "plain.json",
+           "--learners-only")
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, tmp_path / "plain", tmp_path / "again.json",
+               "--fce", "isomorphic")
+    assert stop.value.code == 2

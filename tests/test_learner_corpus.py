@@ -190,3 +190,55 @@ def test_detection_only_edits_are_never_applied(lc):
     edits, reason = lc._edits_in(match.script, 0, len(match.script.text))
     assert reason == "" and [e[2] for e in edits] == [""]
     assert lc.correct(match, tle).text == "We sang danced and slept."
+
+
+def _flat(forms, punct):
+    """A stand-in for tagger and parser: every token on the first word, the root."""
+    first = punct.index(False) + 1
+    return [("PUNCT" if p else "X", 0 if k == first else first, "punct" if p else
+             "root" if k == first else "dep") for k, p in enumerate(punct, 1)]
+
+
+def test_sentences_outside_the_tle(lc, tmp_path):
+    _fce(tmp_path / "fce")
+    _tle(tmp_path / "tle")
+    ewt = tmp_path / "ewt.conllu"
+    ewt.write_text("".join("1\tthe\t_\tDET\tDT\t_\t0\troot\t_\t_\n\n" for _ in range(3)))
+    report = lc.build(tmp_path / "tle", tmp_path / "fce", ewt, tmp_path / "out", _flat)
+    # the TLE's own outputs are those of a run without the parser
+    assert report["train"]["isomorphic"] == 3
+    assert report["documents"] == {"TLE train -> fce-train": 2}
+    # script B's second sentence is the only one outside the TLE
+    extra = report["extra"]["train"]
+    assert (extra["FCE sentences"], extra["in the TLE"], extra["extra sentences"],
+            extra["of scripts with TLE sentences"], extra["parsed"], extra["isomorphic"]
+            ) == (5, 4, 1, 1, 1, 1)
+    assert report["extra"]["dev"]["FCE sentences"] == 0
+    (sent,) = read_file(tmp_path / "out" / "en_xesl-ud-train.conllu")
+    assert sent.sent_id == "TR2*0100*2000*01-1"
+    assert sent.comments[1:] == ["# text = It was long.", "# fce_document = TR2*0100*2000*01",
+                                 "# fce_split = train",
+                                 "# tle_document = 0100_2000_6-doc9.xml"]
+    assert [(w.form, w.upos, w.xpos, w.head) for w in sent.words] == [
+        ("It", "X", "_", 0), ("was", "X", "_", 1), ("long", "X", "_", 1), (".", "PUNCT", ".", 1)]
+    (twin,) = read_file(tmp_path / "out" / "en_xcesl-ud-train.conllu")
+    assert twin.sent_id == sent.sent_id and [w.form for w in twin.words] == ["It", "was",
+                                                                            "long", "."]
+
+
+def test_outside_sentences_that_cannot_be_analysed_are_counted(lc, tmp_path):
+    script = lc.Script("TR9*0100*2000*01", "train", "Fine. ... I went home.", [])
+    script.prepare()
+    bounds = list(script.views[0].sentences())
+    assert len(bounds) == 3
+    assert lc._analysed(script, *bounds[1], 1, None, _flat) == (
+        None, "no word (punctuation only)")
+
+    def labels_a_word_punct(forms, punct):
+        return [(u, h, "punct") for u, h, _ in _flat(forms, punct)]
+
+    assert lc._analysed(script, *bounds[2], 2, None, labels_a_word_punct)[1] == (
+        "the parser gives a word the relation punct")
+    sent, reason = lc._analysed(script, *bounds[2], 2, None, _flat)
+    assert reason == "" and [r[1] for r in sent.rows] == ["I", "went", "home", "."]
+    assert "# tle_document" not in " ".join(sent.comments)
