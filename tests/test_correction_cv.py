@@ -82,8 +82,8 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     run_cv(script, monkeypatch, data, work, tmp_path / "cv.json")
     printed = capsys.readouterr().out
     result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
-    # documents sorted (dev/docE, test/docF, train/docA..D) and dealt round-robin: fold 0 holds
-    # docE, docA, docC; fold 1 docF, docB, docD. Each fold's models see only the other's.
+    # documents sorted (docA..docF, whatever their split) and dealt round-robin: fold 0 holds
+    # docA, docC, docE; fold 1 docB, docD, docF. Each fold's models see only the other's.
     for fold in (0, 1):
         assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == 15
         model = CorrectionModel.load(work / f"fold{fold}" / "correct")
@@ -470,3 +470,20 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
         run_cv(script, monkeypatch, data, tmp_path / "plain", tmp_path / "again.json",
                "--fce", "isomorphic")
     assert stop.value.code == 2
+
+
+def test_a_document_over_several_splits_is_in_one_fold(script, tmp_path):
+    # docA has sentences in train and in test (as most TLE documents do): one fold holds both
+    data = tmp_path / "learner"
+    data.mkdir()
+    files = {"train": ["docA-1", "docB-1"], "dev": ["docC-1"], "test": ["docA-2", "docD-1"]}
+    for split, ids in files.items():
+        text = "".join(conll(PLAIN, sent_id) for sent_id in ids)
+        for kind in ("esl", "cesl"):
+            (data / f"en_{kind}-ud-{split}.conllu").write_text(text, encoding="utf-8")
+    _, fold_of = script.document_folds(data, list(script.SPLITS), 2)
+    assert fold_of == {"docA": 0, "docB": 1, "docC": 0, "docD": 1}
+    pooled = script.pooled_pairs(data, list(script.SPLITS), False)[0]
+    helds = script.held_of(pooled, fold_of, 2)
+    assert [[pooled[j][1].sent_id for j in held] for held in helds] == [
+        ["docA-1", "docC-1", "docA-2"], ["docB-1", "docD-1"]]
