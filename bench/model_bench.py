@@ -122,7 +122,7 @@ def em_iteration(attach_iterations: int) -> None:
     has workers, as ``fstpunct train`` runs it); print JSON."""
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     from fstpunct.fst.grammar import load_grammar
-    from fstpunct.model.attach import fit
+    from fstpunct.model.mstep import fit
     from fstpunct.model.punct import Settings
     from fstpunct.model.train import expected_counts, initial_model, share_batch
     from fstpunct.ud.release import split_source

@@ -5,7 +5,7 @@ checking that θ is bitwise unchanged by an exact speed-up (and by the number of
 local workers; saves θ₀, the prior's centre, the expected Attach counts, the E-step's log Z and
 its expected channel-arc counts.
 ``fit COUNTS.npz THETA.npy [ITERATIONS [THREADS]]``: featurises en_ewt train again
-(deterministic), runs :func:`fstpunct.model.attach.fit` (at most ITERATIONS L-BFGS iterations,
+(deterministic), runs :func:`fstpunct.model.mstep.fit` (at most ITERATIONS L-BFGS iterations,
 default ``fstpunct train``'s, on THREADS threads, default 2) from the saved θ₀ and counts,
 saves θ (compare two with ``cmp``) and prints the M-step's wall and CPU seconds and its
 objective evaluations as JSON.
@@ -31,7 +31,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from fstpunct.fst.grammar import load_grammar
-from fstpunct.model import attach
+from fstpunct.model import mstep
+from fstpunct.model.attach import AttachData
 from fstpunct.model.punct import Settings
 from fstpunct.model.train import ATTACH_ITERATIONS, initial_model
 from fstpunct.ud.release import split_source
@@ -63,11 +64,11 @@ def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads
     with np.load(counts) as saved:
         theta0, targets, center = saved["theta"], saved["targets"], saved["center"]
     sents, model = _model()
-    data = attach.AttachData.build(model.attach, sents)
+    data = AttachData.build(model.attach, sents)
     evaluations = []
     start, cpu = time.perf_counter(), time.process_time()
-    theta = attach.fit(theta0, data, targets, model.settings.l2, int(iterations), center,
-                       int(threads), evaluations.append)
+    theta = mstep.fit(theta0, data, targets, model.settings.l2, int(iterations), center,
+                      int(threads), evaluations.append)
     seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     np.save(out, theta)
     print(json.dumps({"m_step": round(seconds, 3), "cpu": round(cpu, 3),

@@ -1,4 +1,5 @@
-"""The Attach model: layout, normalisation, gradient, M-step, backoff, save/load."""
+"""The Attach model: layout, normalisation, gradient, M-step (:mod:`fstpunct.model.mstep`), backoff,
+save/load."""
 from dataclasses import replace
 from itertools import islice
 
@@ -10,13 +11,11 @@ from test_model import corpora
 from test_vocab import CORPUS, LIST, SAID, SMILEY, SYM, sentence
 
 from fstpunct.errors import InputError, ModelError
-from fstpunct.model import attach
+from fstpunct.model import attach, mstep
 from fstpunct.model.attach import (
     AttachData,
     AttachModel,
-    fit,
     node_pairs,
-    objective,
     pair_scores,
     probabilities,
 )
@@ -111,19 +110,19 @@ def test_probabilities_normalised_and_match_naive_scores(data, model, corpus):
 def test_gradient_matches_finite_differences(data, model, token_cost):
     theta, targets = random_theta(model), random_targets(data)
     center = model.init_theta(token_cost)
-    value, grad = objective(theta, data, targets, 0.3, center)
+    value, grad = mstep.objective(theta, data, targets, 0.3, center)
     rng = np.random.default_rng(2)
     eps = 1e-5
     for _ in range(5):
         v = rng.normal(size=theta.shape)
-        plus = objective(theta + eps * v, data, targets, 0.3, center)[0]
-        minus = objective(theta - eps * v, data, targets, 0.3, center)[0]
+        plus = mstep.objective(theta + eps * v, data, targets, 0.3, center)[0]
+        minus = mstep.objective(theta - eps * v, data, targets, 0.3, center)[0]
         assert (plus - minus) / (2 * eps) == pytest.approx(grad @ v, rel=1e-5, abs=1e-6)
     for k in rng.choice(np.flatnonzero(grad), 5, replace=False):
         e = np.zeros_like(theta)
         e[k] = eps
-        fd = (objective(theta + e, data, targets, 0.3, center)[0]
-              - objective(theta - e, data, targets, 0.3, center)[0]) / (2 * eps)
+        fd = (mstep.objective(theta + e, data, targets, 0.3, center)[0]
+              - mstep.objective(theta - e, data, targets, 0.3, center)[0]) / (2 * eps)
         assert fd == pytest.approx(grad[k], rel=1e-4, abs=1e-6)
 
 
@@ -151,16 +150,16 @@ def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, 
     data = AttachData.build(model, corpus)
     theta, targets = random_theta(model, seed=3), random_targets(data)
     center = model.init_theta(1.5)
-    value, grad = objective(theta, data, targets, 0.3, center)
+    value, grad = mstep.objective(theta, data, targets, 0.3, center)
     assert len([p for g in data.groups for p in g.pieces]) > (len(data.groups) if piece == 40
                                                               else 0)
     for threads in (2, 3):
-        other, other_grad = objective(theta, data, targets, 0.3, center, threads)
+        other, other_grad = mstep.objective(theta, data, targets, 0.3, center, threads)
         assert other == value and other_grad.tobytes() == grad.tobytes()
     ref, ref_grad = reference_objective(theta, data, targets, 0.3, center)
     assert value == pytest.approx(ref, rel=1e-13)
     np.testing.assert_allclose(grad, ref_grad, rtol=1e-11, atol=1e-12 * np.abs(ref_grad).max())
-    fitted = [fit(center, data, targets, 0.3, 5, center, threads) for threads in (1, 2)]
+    fitted = [mstep.fit(center, data, targets, 0.3, 5, center, threads) for threads in (1, 2)]
     assert fitted[0].tobytes() == fitted[1].tobytes()
 
 
@@ -168,8 +167,8 @@ def test_no_center_is_center_zero(data, model):
     """Without a centre the prior's mean is 0: the value and gradient of centre 0, bit for bit
     (the M-step's uncentred branch)."""
     theta, targets = random_theta(model), random_targets(data)
-    value, grad = objective(theta, data, targets, 0.3)
-    zero, zero_grad = objective(theta, data, targets, 0.3, np.zeros_like(theta))
+    value, grad = mstep.objective(theta, data, targets, 0.3)
+    zero, zero_grad = mstep.objective(theta, data, targets, 0.3, np.zeros_like(theta))
     assert value == zero and grad.tobytes() == zero_grad.tobytes()
 
 
@@ -180,19 +179,19 @@ def test_fit_moves_only_the_weights_that_can_move(data, model):
     from scipy.optimize import minimize
 
     targets, center = random_targets(data), model.init_theta(1.5)
-    fixed = ~attach._MStep(data, targets, 0.3, center).free(center)
+    fixed = ~mstep._MStep(data, targets, 0.3, center).free(center)
     assert fixed.any()
     theta0 = center.copy()
     off = np.random.default_rng(4).choice(np.flatnonzero(fixed), 3, replace=False)
     theta0[off] += 0.5  # off the centre: the prior pulls them back
-    free = attach._MStep(data, targets, 0.3, center).free(theta0)
+    free = mstep._MStep(data, targets, 0.3, center).free(theta0)
     assert free[off].all() and free.sum() == (~fixed).sum() + 3
-    fitted = fit(theta0, data, targets, 0.3, 8, center)
+    fitted = mstep.fit(theta0, data, targets, 0.3, 8, center)
     assert fitted[~free].tobytes() == theta0[~free].tobytes()
     assert (np.abs(fitted[off] - center[off]) < 0.5).all()
 
     def loss(theta):
-        value, grad = objective(theta, data, targets, 0.3, center)
+        value, grad = mstep.objective(theta, data, targets, 0.3, center)
         return -value, -grad
 
     whole = minimize(loss, theta0, jac=True, method="L-BFGS-B", options={"maxiter": 8}).x
@@ -202,9 +201,9 @@ def test_fit_moves_only_the_weights_that_can_move(data, model):
 def test_fit_refuses_no_iterations_and_no_threads(data, model):
     targets = np.zeros(len(data.pairs))
     with pytest.raises(InputError, match="must be at least 1"):
-        fit(model.init_theta(), data, targets, 0.1, maxiter=0)
+        mstep.fit(model.init_theta(), data, targets, 0.1, maxiter=0)
     with pytest.raises(InputError, match="threads 0: must be at least 1"):
-        objective(model.init_theta(), data, targets, 0.1, threads=0)
+        mstep.objective(model.init_theta(), data, targets, 0.1, threads=0)
 
 
 def test_token_cost_prior_prefers_fewer_marks(data, model):
@@ -219,7 +218,7 @@ def test_token_cost_prior_prefers_fewer_marks(data, model):
         tokens = np.array([sum(map(len, vocab.pair_strings(k))) for k in data.pairs[rows]])
         expected = np.exp(-cost * tokens)
         assert np.allclose(p[rows], expected / expected.sum())
-    fitted = fit(center, data, np.zeros(len(data.pairs)), l2=0.5, maxiter=10, center=center)
+    fitted = mstep.fit(center, data, np.zeros(len(data.pairs)), l2=0.5, maxiter=10, center=center)
     assert np.allclose(fitted, center)
     assert np.array_equal(model.init_theta(0.0), np.zeros_like(center))
 
@@ -227,9 +226,9 @@ def test_token_cost_prior_prefers_fewer_marks(data, model):
 def test_fit_learns_observed_pairs(data, model, corpus):
     targets = one_hot_observed(data, corpus)
     theta0 = model.init_theta()
-    before = objective(theta0, data, targets, 0.1)[0]
-    theta = fit(theta0, data, targets, l2=0.1, maxiter=30)
-    assert objective(theta, data, targets, 0.1)[0] > before
+    before = mstep.objective(theta0, data, targets, 0.1)[0]
+    theta = mstep.fit(theta0, data, targets, l2=0.1, maxiter=30)
+    assert mstep.objective(theta, data, targets, 0.1)[0] > before
     p = probabilities(theta, data)
     first = data.sentence_offsets[corpus.index(SAID)]
     for j in range(first, first + SAID.n):

@@ -52,6 +52,17 @@ def test_a_failing_task_raises_its_error(dask_pool):
             pool.close()
 
 
+def test_submit_gives_a_future(dask_pool):
+    """``submit`` on every pool (the serial one's executor is made when first used): a future of
+    the task's result, or of its error."""
+    for pool in pools(dask_pool):
+        assert pool.submit(divmod, 7, 2).result() == (3, 1)
+        with pytest.raises(ZeroDivisionError):
+            pool.submit(divmod, 1, 0).result()
+        if pool is not dask_pool:
+            pool.close()
+
+
 def _sentences() -> list[SlotSentence]:
     """Ten small random projective sentences with commas and full stops."""
     rng = np.random.default_rng(5)

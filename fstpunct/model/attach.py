@@ -18,28 +18,23 @@ their distributions are equal and their targets add up — which shrinks the wor
 from __future__ import annotations
 
 import json
-import logging
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Executor, ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..dp.sparse import Csr, pointers, ranges, unique_ids
-from ..errors import UNREADABLE, InputError, ModelError
+from ..dp.sparse import Csr, ranges, unique_ids
+from ..errors import UNREADABLE, ModelError
 from ..ud.slots import SlotSentence
 from ._attach import (
-    add_blocks,
     fit_piece,
     gather,
     gathered_matmul,
     lexicographic,
-    merge_rows,
-    nonzero_rows,
     unpack_nonzeros,
 )
 from ._features import candidate_rows, distinct_rows, set_contexts
@@ -52,14 +47,14 @@ from .features import (
     node_contexts,
     pair_features,
 )
-from .lbfgs import contiguous_ranges, minimize
 from .vocab import EMPTY, Vocab
 
-__all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
-           "probabilities", "probabilities_reference", "node_pairs", "objective", "fit",
-           "set_contexts_reference", "unpack_nonzeros_reference"]
+if TYPE_CHECKING:  # pair_scores' threads, given by the M-step (:mod:`.mstep`)
+    from concurrent.futures import Executor
 
-log = logging.getLogger(__name__)
+__all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores",
+           "probabilities", "probabilities_reference", "node_pairs", "row_chunks",
+           "set_contexts_reference", "unpack_nonzeros_reference"]
 
 
 class AttachModel:
@@ -434,7 +429,7 @@ def candidate_rows_reference(node_offsets: np.ndarray, group: np.ndarray,
 def pair_scores(theta: np.ndarray, model: AttachModel, threads: Executor | None = None,
                 out: np.ndarray | None = None) -> np.ndarray:
     """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
-    block (lexical contexts through the side features only; rows in :func:`_row_chunks` on
+    block (lexical contexts through the side features only; rows in :func:`row_chunks` on
     ``threads``, if given: rows are independent, so the result is the same), written into
     ``out`` if given."""
     base, lexical = model.blocks(theta)
@@ -448,11 +443,11 @@ def pair_scores(theta: np.ndarray, model: AttachModel, threads: Executor | None 
             lex = slice(rows.start - model.n_base, rows.stop - model.n_base)
             model.side_matrix.rmatmul_t(lexical[lex], out=out[rows])
 
-    list((threads.map if threads else map)(chunk, _row_chunks(model)))
+    list((threads.map if threads else map)(chunk, row_chunks(model)))
     return out
 
 
-def _row_chunks(model: AttachModel, rows: int = 256) -> list[slice]:
+def row_chunks(model: AttachModel, rows: int = 256) -> list[slice]:
     """The rows of Θ Gᵀ (contexts) in chunks of at most ``rows``, none across θ's blocks."""
     n = len(model.contexts)
     return [slice(a, min(a + rows, model.n_base if a < model.n_base else n))
@@ -492,163 +487,6 @@ def probabilities_reference(theta: np.ndarray, data: AttachData,
     return out
 
 
-class _MStep:
-    """The M-step's objective Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (:func:`objective`)
-    for fixed targets, prepared once: the targets merged per distinct context row and cut into
-    each group's :attr:`~_Group.pieces`. An evaluation runs the pieces as tasks (largest
-    first) on ``threads`` and adds their terms and gradient blocks in a fixed order (piece by
-    piece, group by group), so its value and gradient do not depend on the number of threads.
-    The large arrays of an evaluation (Θ Gᵀ, its gradient, the pieces' gradient blocks) are
-    allocated once and overwritten by each evaluation: fresh ones cost the kernel's page
-    faults and zeroing, a fifth of an evaluation's time."""
-
-    def __init__(self, data: AttachData, targets: np.ndarray, l2: float,
-                 center: np.ndarray | None = None) -> None:
-        self.data, self.l2, self.center = data, l2, center
-        self.tasks: list[tuple[_Piece, np.ndarray, np.ndarray, int]] = []
-        targets = np.ascontiguousarray(targets, dtype=np.float64)
-        for k, g in enumerate(data.groups):
-            order = g.prefixes[0]  # the pieces' rows, one after the other
-            position = np.empty(len(order), dtype=np.intp)
-            position[order] = np.arange(len(order))
-            merged = np.empty((len(order), len(g.candidates)))
-            merge_rows(targets, data.node_offsets[g.nodes], position[g.inverse], merged)
-            mass, first = merged.sum(axis=1), 0
-            for piece in g.pieces:
-                last = first + len(piece.rows)
-                self.tasks.append((piece, merged[first:last], mass[first:last], k))
-                first = last
-        self.nonzero = [nonzero_rows(targets) for _, targets, _, _ in self.tasks]
-        self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
-        self.gathered = [np.empty((len(g.used), len(g.candidates))) for g in data.groups]
-        self.gather_order = sorted(range(len(data.groups)),
-                                   key=lambda k: -self.gathered[k].size)
-        model = data.model
-        self.st = np.empty((len(model.contexts), model.pair_matrix.n_rows))
-        self.d_st = np.empty_like(self.st)
-        self.blocks = [np.empty((len(piece.used), len(piece.candidates)))
-                       for piece, _, _, _ in self.tasks]
-        self.columns = [piece.candidates for piece, _, _, _ in self.tasks]
-        # the blocks' rows listed by their row of d(Θ Gᵀ), in task order: (pointers, task, row)
-        used = np.concatenate([piece.used for piece, _, _, _ in self.tasks])
-        order = np.argsort(used, kind="stable")
-        tasks = np.repeat(np.arange(len(self.tasks), dtype=np.intp), [len(b) for b in self.blocks])
-        rows = np.concatenate([np.arange(len(b), dtype=np.intp) for b in self.blocks])
-        self.scatter = (pointers(used, len(self.st)), tasks[order], rows[order])
-        self.offset, self.scaled = np.empty(model.size), np.empty(model.size)
-        self.grad = np.empty(model.size)
-
-    def free(self, theta0: np.ndarray) -> np.ndarray:
-        """Which weights of θ can move from ``theta0`` (a mask): those the data give a gradient
-        (:attr:`AttachData.touched`) and those not at the prior's centre. Every other weight has
-        gradient 0 at every θ that keeps it, so L-BFGS never moves it (its components of every
-        step and gradient difference are 0)."""
-        return self.data.touched | (theta0 != (0.0 if self.center is None else self.center))
-
-    def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
-                 ) -> tuple[float, np.ndarray]:
-        """The objective and its gradient at ``theta`` (on ``threads``, if given, of
-        ``workers`` threads; the gradient's array is overwritten by the next call)."""
-        model = self.data.model
-        run = threads.map if threads else map
-        st, d_st = pair_scores(theta, model, threads, self.st), self.d_st
-        groups = self.data.groups
-        list(run(lambda k: groups[k].gather(st, self.gathered[k]), self.gather_order))
-
-        def task(k: int) -> float:
-            piece, targets, mass, group = self.tasks[k]
-            return piece.fit(self.gathered[group], targets, mass, self.blocks[k],
-                             self.nonzero[k])[0]
-
-        terms = dict(zip(self.largest_first, run(task, self.largest_first)))
-
-        def reduce(rows: tuple[int, int]) -> None:  # every entry adds its terms in task order
-            add_blocks(d_st, *rows, *self.scatter, self.blocks, self.columns)
-
-        list(run(reduce, contiguous_ranges(len(st), workers)))  # rows of d_st
-        offset, grad = theta if self.center is None else self.offset, self.grad
-        views = [model.blocks(a) for a in (grad, offset, self.scaled)]
-        centred = None if self.center is None else [model.blocks(a) for a in (theta, self.center)]
-
-        def gradient(rows: slice) -> None:  # and the prior's share, entry by entry
-            lexical = rows.start >= model.n_base
-            at = slice(rows.start - model.n_base, rows.stop - model.n_base) if lexical else rows
-            g, o, scaled = (view[lexical][at] for view in views)
-            (model.side_matrix if lexical else model.pair_matrix).rmatmul(d_st[rows], out=g)
-            if centred is not None:  # o = θ − centre (else o is θ)
-                t, c = (view[lexical][at] for view in centred)
-                np.subtract(t, c, out=o)
-            g -= np.multiply(o, self.l2, out=scaled)
-
-        list(run(gradient, _row_chunks(model)))
-        value = -0.5 * self.l2 * float(offset @ offset)
-        for k in range(len(self.tasks)):
-            value += terms[k]
-        return value, grad
-
-
 def _absolute(matrix: Csr) -> Csr:
     """The matrix of the absolute values (its products add no terms that cancel)."""
     return matrix._replace(data=np.abs(matrix.data))
-
-
-def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
-              center: np.ndarray | None = None, threads: int = 1) -> tuple[float, np.ndarray]:
-    """Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (center: 0 unless given, e.g.
-    :meth:`AttachModel.init_theta`) and its gradient in θ, computed on ``threads`` threads (the
-    same value and gradient for any number)."""
-    with _threads(threads) as pool:
-        return _MStep(data, targets, l2, center)(theta, pool, threads)
-
-
-def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
-        maxiter: int = 50, center: np.ndarray | None = None, threads: int = 1,
-        evaluated: Callable[[float], None] | None = None) -> np.ndarray:
-    """M-step: maximise :func:`objective` from ``theta0`` with L-BFGS (at most ``maxiter``
-    iterations) on ``threads`` threads (θ the same for any number); ``targets`` are expected
-    pair counts aligned with the rows of ``data``; ``evaluated(value)`` is called after each
-    evaluation of the objective. L-BFGS (:func:`~.lbfgs.minimize`: scipy's L-BFGS-B step for step,
-    with cheaper vector work, on the same threads) runs over the weights that can move
-    (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
-    of θ): its own work per iteration is proportional to their number."""
-    if maxiter < 1:
-        raise InputError(f"attach iterations {maxiter}: must be at least 1")
-    problem = _MStep(data, targets, l2, center)
-    theta = np.array(theta0, dtype=np.float64)
-    free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
-
-    parts = [slice(a, b) for a, b in contiguous_ranges(len(free), threads)]  # each thread's part
-
-    with _threads(threads) as pool:
-        run = pool.map if pool else map
-
-        def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
-            list(run(lambda part: theta.__setitem__(free[part], x[part]), parts))
-            value, grad = problem(theta, pool, threads)
-            if evaluated:
-                evaluated(value)
-            moving = np.empty(len(free))
-
-            def take(part: slice) -> None:
-                np.negative(grad.take(free[part]), out=moving[part])
-
-            list(run(take, parts))
-            return -value, moving
-
-        result = minimize(loss, theta[free], maxiter, threads=pool, workers=threads)
-    log.debug("attach M-step: %d iterations, %d evaluations, objective %.6g (%s)", result.nit,
-              result.nfev, -result.fun, result.message)
-    theta[free] = result.x
-    return theta
-
-
-@contextmanager
-def _threads(threads: int) -> Iterator[Executor | None]:
-    """A pool of ``threads`` threads (None for one: the work runs in this thread)."""
-    if threads < 1:
-        raise InputError(f"threads {threads}: must be at least 1")
-    if threads == 1:
-        yield None
-        return
-    with ThreadPoolExecutor(threads) as pool:
-        yield pool

@@ -10,7 +10,7 @@ Each iteration:
   so any pool gives exactly the serial result.
 * **M-step** — channel: φ[a, b] ∝ expected edit counts + ``prior`` · φ₀[a, b] (Dirichlet
   pseudo-counts centred on the initial channel, structural zeros kept); Attach: L-BFGS on the
-  expected log-likelihood with L2 (:func:`fstpunct.model.attach.fit`), on as many threads as
+  expected log-likelihood with L2 (:func:`fstpunct.model.mstep.fit`), on as many threads as
   the E-step has workers.
 
 The objective — Σ log Σ_T′ p(T′, x | T)·exp(−ξ·c(T′)) + Σ prior·φ₀·log φ − (l2/2)‖θ − θ₀‖² —
@@ -30,7 +30,8 @@ from ..fst.grammar import Grammar
 from ..fst.lattice import LatticeBuilder
 from ..parallel import Pool, make_pool, share_value, shared
 from ..ud.slots import SlotSentence
-from .attach import AttachModel, fit
+from .attach import AttachModel
+from .mstep import fit
 from .punct import Batch, Inference, PunctModel, Settings, SlotCache
 from .vocab import Vocab
 

@@ -26,13 +26,12 @@ import os
 import pickle
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import Executor, Future
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
-if TYPE_CHECKING:  # imported when first used: multiprocessing is slow to import
-    import tempfile
-    from concurrent.futures import ProcessPoolExecutor
+if TYPE_CHECKING:  # imported when first used: multiprocessing, concurrent.futures (and logging
+    import tempfile  # with it) are slow to import, and a serial run needs neither
+    from concurrent.futures import Executor, Future, ProcessPoolExecutor
 
 __all__ = ["LocalPool", "Pool", "SerialPool", "forget", "load", "share_value", "shared", "value"]
 
@@ -108,27 +107,18 @@ class Pool:
         self.close()
 
 
-class _Inline(Executor):
-    """Runs each task when it is submitted."""
-
-    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
-        future: Future[R] = Future()
-        try:
-            future.set_result(fn(*args, **kwargs))
-        except BaseException as error:  # the caller gets it from result()
-            future.set_exception(error)
-        return future
-
-
 class SerialPool(Pool):
     """Every task in this process, one after the other."""
 
     parallel = False
 
     def __init__(self) -> None:
-        self._inline = _Inline()
+        self._inline: Executor | None = None
 
     def executor(self) -> Executor:
+        if self._inline is None:
+            from .inline import Inline
+            self._inline = Inline()
         return self._inline
 
     def share(self, name: str, loader: Callable[[], Any]) -> None:
