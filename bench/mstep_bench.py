@@ -24,6 +24,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from zipfile import BadZipFile
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI sets it, before numpy loads BLAS
 
@@ -61,8 +62,10 @@ def prepare(out: str) -> None:
 
 def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads: str = "2"
         ) -> None:
-    with np.load(counts) as saved:
-        theta0, targets, center = saved["theta"], saved["targets"], saved["center"]
+    saved = _arrays(counts)
+    if not {"theta", "targets", "center"} <= saved.keys():
+        raise ValueError(f"{counts}: not a file of prepare (no theta, targets or center)")
+    theta0, targets, center = saved["theta"], saved["targets"], saved["center"]
     sents, model = _model()
     data = AttachData.build(model.attach, sents)
     evaluations = []
@@ -78,11 +81,14 @@ def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads
 
 def _arrays(path: str) -> dict[str, np.ndarray]:
     """The arrays a saved file holds: an .npz's by name, an .npy's as "array"."""
-    loaded = np.load(path)
-    if not isinstance(loaded, np.lib.npyio.NpzFile):
-        return {"array": loaded}
-    with loaded:
-        return dict(loaded)
+    try:
+        loaded = np.load(path)  # not numpy's (pickled objects, text): ValueError
+        if not isinstance(loaded, np.lib.npyio.NpzFile):
+            return {"array": loaded}
+        with loaded:
+            return dict(loaded)
+    except (ValueError, BadZipFile) as err:
+        raise ValueError(f"{path}: {err}") from None
 
 
 def same(a: str, b: str) -> int:
@@ -121,7 +127,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         return command(*argv[1:]) or 0
-    except OSError as err:
+    except (OSError, ValueError) as err:  # unreadable, not numpy's, or not prepare's
         print(f"mstep_bench.py: {err}", file=sys.stderr)
         return 2
 

@@ -44,3 +44,18 @@ def test_missing_file_one_line_exit_2(tmp_path, capsys) -> None:
         err = capsys.readouterr().err
         assert err.startswith("mstep_bench.py: ") and str(missing) in err
         assert err.count("\n") == 1
+
+
+def test_unreadable_file_one_line_exit_2(tmp_path, capsys) -> None:
+    """Not numpy's (text, a truncated .npz), or not prepare's (an .npy given as COUNTS): one
+    line naming the file, exit 2 (not a traceback)."""
+    text, cut, array = tmp_path / "a.txt", tmp_path / "cut.npz", tmp_path / "x.npy"
+    text.write_text("theta\n")
+    np.savez(cut, theta=np.zeros(3))
+    cut.write_bytes(cut.read_bytes()[:30])
+    np.save(array, np.zeros(2))
+    for argv in (["same", str(text), str(array)], ["same", str(cut), str(array)],
+                 ["fit", str(array), str(tmp_path / "t.npy")]):
+        assert mstep_bench.main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"mstep_bench.py: {argv[1]}: ") and err.count("\n") == 1

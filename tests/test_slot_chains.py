@@ -37,7 +37,7 @@ def random_chains(rng: np.random.Generator, size: int) -> tuple[TokenChains, Tok
     weighted in the real and in the max-product semiring."""
     arcs = sorted({(int(rng.integers(TOKENS - 1)), int(rng.integers(size)),
                     int(rng.integers(size))) for _ in range(int(rng.integers(1, 3 * size + 2)))})
-    token, src, dst = (np.array(x) for x in zip(*arcs))
+    token, src, dst = (np.array(x, dtype=np.uint16) for x in zip(*arcs))  # as a lattice's
     weight = rng.uniform(0.05, 1.0, len(arcs))
     words = [(), *((t,) for t in range(TOKENS))] + [
         tuple(rng.integers(TOKENS, size=int(rng.integers(2, 4))).tolist()) for _ in range(4)]

@@ -195,11 +195,11 @@ def test_unique_ids_is_numpy_unique(seed):
 
 def _edit_gradients_arguments() -> dict[str, np.ndarray | int]:
     """edit_gradients' arguments for one state, one token without arcs, one puncteme (all
-    coefficients 0), one prefix and one suffix, and one first, last and middle position each:
-    all in range."""
+    coefficients 0; the closure's column last), one prefix and one suffix, and one first, last
+    and middle position each: all in range."""
     ints, row, one = np.zeros(0, dtype=np.intp), np.zeros((1, 1)), np.zeros(2, dtype=np.intp)
     position, ptr = np.zeros(1, dtype=np.intp), np.array([0, 1])
-    return dict(grad=np.zeros(0), coef=row, p=row, q=row, pre_ptr=one,
+    return dict(grad=np.zeros(0), coef=np.zeros((1, 2)), p=row, q=row, pre_ptr=one,
                 pre_col=ints.astype(np.int32), pre_val=np.zeros(0), suf_ptr=one,
                 suf_col=ints.astype(np.int32), suf_val=np.zeros(0), closure=np.zeros(1),
                 kp=row, kq=row, exclude=-1, n=1, arc_ptr=one, src=ints, dst=ints,

@@ -194,6 +194,7 @@ def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
         return
     for _, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
         yield from _scores(prepared, inference)
+        del prepared, inference  # not alive while the next chunk is built
 
 
 def _scored_step(model: PunctModel, sentences: list[Sentence],

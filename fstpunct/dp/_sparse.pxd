@@ -1,4 +1,5 @@
 # The C functions of _sparse.pyx that other compiled modules use.
+cimport cython
 
 # A state of a stack's N×N matrices, as their column indices (and their transposes' row
 # indices) store it: N ≤ STATES (an N×N dense closure of more states would not fit in memory
@@ -29,6 +30,8 @@ ctypedef fused Item:  # the items of an array _first points into
     double
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
 cdef inline const Item* _first(const Item[::1] x) noexcept nogil:
     """The address of x's first item (NULL if it has none)."""
     return &x[0] if x.shape[0] else NULL

@@ -1128,7 +1128,8 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
                    const Py_ssize_t[::1] middle_prefix, const Py_ssize_t[::1] middle_suffix):
     """For every term r (a row of each 2-D argument), add ∂log Z/∂M(υ)[s, t] at every token arc
     (arcs sorted by token υ: ``arc_ptr``; from ``src`` to ``dst``) for ∂log Z/∂M(l) =
-    coef[r, l] · p_r q_rᵀ and ∂log Z/∂K = ``closure[r]`` · p_r q_rᵀ, term by term. The stacks
+    coef[r, l] · p_r q_rᵀ (coef's last column is the closure's, not a puncteme's) and
+    ∂log Z/∂K = ``closure[r]`` · p_r q_rᵀ, term by term. The stacks
     of M(l_<k)ᵀ for every prefix (CSR rows ``pre_*``: row j·n + s of prefix j) and of M(l_>k)
     for every suffix (``suf_*``) are applied to p_r and q_r here, one term at a time and only
     for the prefixes and suffixes its nonzero coefficients use (each product :func:`dense_csr_t`'s
@@ -1146,6 +1147,7 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     cdef Py_ssize_t n_suf = (suf_ptr.shape[0] - 1) // n if n else 0
     cdef Py_ssize_t n_first = first_puncteme.shape[0], n_last = last_puncteme.shape[0]
     cdef Py_ssize_t n_middle = middle_puncteme.shape[0]
+    cdef Py_ssize_t n_punctemes = coef.shape[1] - 1  # the closure's coefficient is last
     cdef const Py_ssize_t* first_l = _first(first_puncteme)
     cdef const Py_ssize_t* first_s = _first(first_suffix)
     cdef const Py_ssize_t* last_l = _first(last_puncteme)
@@ -1162,9 +1164,9 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
     cdef double* suffixed
     cdef const double* row
     cdef bint any_b, any_f, any_k
-    _check_ends("first", first_ptr, n_tokens, first_puncteme, coef.shape[1], first_suffix,
+    _check_ends("first", first_ptr, n_tokens, first_puncteme, n_punctemes, first_suffix,
                 n_suf, "suffix")
-    _check_ends("last", last_ptr, n_tokens, last_puncteme, coef.shape[1], last_prefix, n_pre,
+    _check_ends("last", last_ptr, n_tokens, last_puncteme, n_punctemes, last_prefix, n_pre,
                 "prefix")
     if not (middle_token.shape[0] == middle_prefix.shape[0] == middle_suffix.shape[0]
             == n_middle):
@@ -1172,12 +1174,12 @@ def edit_gradients(double[::1] grad, const double[:, ::1] coef, const double[:, 
                          f"middle_suffix of lengths {middle_token.shape[0]}, {n_middle}, "
                          f"{middle_prefix.shape[0]}, {middle_suffix.shape[0]}; one length")
     for k in range(n_middle):
-        if not (0 <= middle_token[k] < n_tokens and 0 <= middle_puncteme[k] < coef.shape[1]
+        if not (0 <= middle_token[k] < n_tokens and 0 <= middle_puncteme[k] < n_punctemes
                 and 0 <= middle_prefix[k] < n_pre and 0 <= middle_suffix[k] < n_suf):
             raise ValueError(f"edit_gradients: middle position {k} (token {middle_token[k]}, "
                              f"puncteme {middle_puncteme[k]}, prefix {middle_prefix[k]}, "
                              f"suffix {middle_suffix[k]}); {n_tokens} tokens, "
-                             f"{coef.shape[1]} punctemes, {n_pre} prefixes, {n_suf} suffixes")
+                             f"{n_punctemes} punctemes, {n_pre} prefixes, {n_suf} suffixes")
     b = <double*> malloc(max(2 * n + (n_pre + n_suf) * n, 1) * sizeof(double))
     need_pre = <unsigned char*> malloc(max(n_pre + n_suf, 1))
     need_suf = need_pre + n_pre

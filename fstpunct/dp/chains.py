@@ -43,7 +43,7 @@ class ChainShape:
         wide = tok.astype(np.intp)
         self.tokens = 1 + int(max(wide.max(initial=-1), strings[1].max(initial=-1)))
         self.ptr = pointers(wide * size + src, self.tokens * size, np.int32)
-        self.col = dst.astype(np.uint16, copy=False)
+        self.col = np.ascontiguousarray(dst, dtype=np.uint16)
         # the columns: by token and target, then source (a stack's transposes)
         self.tptr, self.tcol, self.order = _sparse.transpose(size, self.ptr, self.col)
         self._arcs = tok, src, dst
