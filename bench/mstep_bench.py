@@ -31,6 +31,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as the CLI sets it, before
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from fstpunct.errors import FstpunctError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model import mstep
 from fstpunct.model.attach import AttachData
@@ -64,7 +65,7 @@ def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads
         ) -> None:
     saved = _arrays(counts)
     if not {"theta", "targets", "center"} <= saved.keys():
-        raise ValueError(f"{counts}: not a file of prepare (no theta, targets or center)")
+        raise Unreadable(f"{counts}: not a file of prepare (no theta, targets or center)")
     theta0, targets, center = saved["theta"], saved["targets"], saved["center"]
     sents, model = _model()
     data = AttachData.build(model.attach, sents)
@@ -79,6 +80,10 @@ def fit(counts: str, out: str, iterations: str = str(ATTACH_ITERATIONS), threads
                       "weights": len(theta)}))
 
 
+class Unreadable(Exception):
+    """A file that is not numpy's, or not the one a command needs."""
+
+
 def _arrays(path: str) -> dict[str, np.ndarray]:
     """The arrays a saved file holds: an .npz's by name, an .npy's as "array"."""
     try:
@@ -88,7 +93,7 @@ def _arrays(path: str) -> dict[str, np.ndarray]:
         with loaded:
             return dict(loaded)
     except (ValueError, BadZipFile) as err:
-        raise ValueError(f"{path}: {err}") from None
+        raise Unreadable(f"{path}: {err}") from None
 
 
 def same(a: str, b: str) -> int:
@@ -127,7 +132,7 @@ def main(argv: list[str]) -> int:
         return 2
     try:
         return command(*argv[1:]) or 0
-    except (OSError, ValueError) as err:  # unreadable, not numpy's, or not prepare's
+    except (OSError, Unreadable, FstpunctError) as err:  # unreadable, not numpy's or prepare's
         print(f"mstep_bench.py: {err}", file=sys.stderr)
         return 2
 

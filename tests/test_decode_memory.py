@@ -5,6 +5,8 @@ import gc
 import itertools
 import weakref
 
+import pytest
+
 import fstpunct
 import fstpunct.api.model as api_model
 from fstpunct.apps.decode import chunk_inference
@@ -39,28 +41,26 @@ def test_the_language_check_does_not_keep_the_sentences(monkeypatch):
     assert k == 5
 
 
-def test_a_chunk_is_not_kept_while_the_next_is_built(monkeypatch):
+@pytest.mark.parametrize("run", ["annotate", "scored"])
+def test_a_chunk_is_not_kept_while_the_next_is_built(run, monkeypatch):
+    """When a chunk's Inference is made, no earlier chunk's is alive (decode and perplexity)."""
     import fstpunct.apps.decode as decode
     made: list[weakref.ref] = []
+    alive: list[int] = []
 
     def recorded(*args, **kwargs):
+        alive.append(sum(r() is not None for r in made))
         inference = decode_inference(*args, **kwargs)
         made.append(weakref.ref(inference))
         return inference
 
     decode_inference = decode.Inference
     monkeypatch.setattr(decode, "Inference", recorded)
-    alive: list[int] = []
-
-    def mark(stage: str) -> None:
-        if stage == "to_slots":  # the next chunk's first stage: the earlier ones are gone
-            alive.append(sum(r() is not None for r in made))
-
     model = fstpunct.load("en").punct
     sentences = itertools.islice(split_source("en", "dev").sentences(), 30)
     gc.disable()  # as the command runs: freed by reference counts alone, not by a collection
     try:
-        assert len(list(decode.annotate(model, sentences, chunk=10, mark=mark))) == 30
+        assert len(list(getattr(decode, run)(model, sentences, chunk=10))) == 30
     finally:
         gc.enable()
     assert alive == [0, 0, 0]

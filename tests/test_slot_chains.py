@@ -67,6 +67,18 @@ def test_token_chains_against_dense_products(size, seed):
                                   ].any()
 
 
+def test_a_chain_shape_of_strided_arcs_is_the_same():
+    """Arcs given as strided views (the columns of one array) make the same shape, with
+    contiguous columns, as contiguous copies of them."""
+    arcs = np.array([[0, 0, 1], [1, 1, 2], [1, 0, 0], [2, 2, 2]], dtype=np.uint16)
+    words = strings([(), (0,), (1,), (2,), (0, 1)])
+    strided = ChainShape(3, arcs[:, 0], arcs[:, 1], arcs[:, 2], words)
+    copied = ChainShape(3, *(arcs[:, k].copy() for k in range(3)), words)
+    assert strided.col.flags.c_contiguous
+    for name in ("ptr", "col", "tptr", "tcol", "order"):
+        np.testing.assert_array_equal(getattr(strided, name), getattr(copied, name))
+
+
 def chain_trees(rng: np.random.Generator, n: int):
     """A random tree whose slots' stacks are token chains, in the real and the max-product
     semiring, and the same with the chains multiplied out (dense stacks)."""

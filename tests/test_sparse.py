@@ -241,6 +241,8 @@ def test_edit_gradients_refuses_a_middle_position_out_of_range(bad) -> None:
     ("middle_suffix", [0, 0], "middle_token, middle_puncteme, middle_prefix, middle_suffix of "
                               "lengths 1, 1, 1, 2; one length"),
     ("middle_token", [], "middle_token, .* of lengths 0, 1, 1, 1; one length"),
+    ("middle_puncteme", [1], r"middle position 0 \(token 0, puncteme 1, .*; 1 tokens, "
+                             "1 punctemes"),  # coef's column 1 is the closure's
 ])
 def test_edit_gradients_refuses_positions_that_do_not_fit(name, value, message) -> None:
     """The first and last positions' offsets group them by token (one per token and one more,

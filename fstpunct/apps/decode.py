@@ -192,9 +192,9 @@ def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
     if pool is not None and pool.parallel:
         yield from over_chunks(pool, model, sentences, _scored_step, chunk, paired=False)
         return
-    for _, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
         yield from _scores(prepared, inference)
-        del prepared, inference  # not alive while the next chunk is built
+        del batch, prepared, inference  # not alive while the next chunk is built
 
 
 def _scored_step(model: PunctModel, sentences: list[Sentence],

@@ -30,8 +30,8 @@ ctypedef fused Item:  # the items of an array _first points into
     double
 
 
-@cython.boundscheck(False)
-@cython.wraparound(False)
 cdef inline const Item* _first(const Item[::1] x) noexcept nogil:
     """The address of x's first item (NULL if it has none)."""
-    return &x[0] if x.shape[0] else NULL
+    # (decorators on an inline function of a .pxd are ignored where it is cimported)
+    with cython.boundscheck(False), cython.wraparound(False):
+        return &x[0] if x.shape[0] else NULL

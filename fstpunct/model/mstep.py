@@ -11,14 +11,18 @@ import logging
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..dp.sparse import pointers
 from ..errors import InputError
 from ._attach import add_blocks, merge_rows, nonzero_rows
-from .attach import AttachData, _Piece, pair_scores, row_chunks
+from .attach import AttachData, pair_scores, row_chunks
 from .lbfgs import contiguous_ranges, minimize
+
+if TYPE_CHECKING:
+    from .attach import _Piece
 
 __all__ = ["objective", "fit"]
 
@@ -123,8 +127,8 @@ class _MStep:
 def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
               center: np.ndarray | None = None, threads: int = 1) -> tuple[float, np.ndarray]:
     """Σ_rows targets · log p_θ − (l2/2)‖θ − center‖² (center: 0 unless given, e.g.
-    :meth:`AttachModel.init_theta`) and its gradient in θ, computed on ``threads`` threads (the
-    same value and gradient for any number)."""
+    :meth:`~.attach.AttachModel.init_theta`) and its gradient in θ, computed on ``threads``
+    threads (the same value and gradient for any number)."""
     with _threads(threads) as pool:
         return _MStep(data, targets, l2, center)(theta, pool, threads)
 
