@@ -58,6 +58,8 @@ model (cv: the learner model, the corrector and the CRFs) the pairs of the FCE s
 the TLE (``learner_corpus.py --parser P --tagger T``: parsed trees, never tested on): in ``cv``
 those whose FCE script holds none of the fold's held-out documents (a script without TLE
 sentences trains every fold), in ``train`` those whose script holds no TLE dev or test sentence.
+``cv --fce K --fce-corrector-only`` (a diagnostic) gives those pairs to
+the corrector and the CRFs only: every fold's learner model trains on the TLE sentences alone.
 Folds are by FCE document: the TLE spreads most documents' sentences over its three splits, and
 all of a document's sentences are in one fold.
 
@@ -105,7 +107,8 @@ too; over a cv run pooling several splits, also every row on each split's held-o
 the standard test's documents). ``table --agree AGREE.json`` adds the hard agreements and the
 chosen one (of an agree run with table's ``--decoder``). ``cv --models-only`` trains every
 fold's models and stops (for ``agree``, ``rerank`` and ``compare``, which score the held-out
-pairs themselves).
+pairs themselves). ``cv --correctors-only``: the learner models and the correctors only (for
+``compare``).
 
 ``compare --before WORK1 --after WORK2`` decodes the held-out pairs of two cv runs over the same
 folds with each run's fold correctors (old against new correction model) at every edit cost,
@@ -811,6 +814,12 @@ def tested_documents(data: Path) -> set[str]:
             for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
 
 
+def learner_fce(args: argparse.Namespace) -> str | None:
+    """The ``--fce`` kind the fold learner models train on (none with
+    ``--fce-corrector-only``)."""
+    return None if args.fce_corrector_only else args.fce
+
+
 def cv(args: argparse.Namespace) -> None:
     """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
     data, work, k = Path(args.data), Path(args.work), args.folds
@@ -820,25 +829,28 @@ def cv(args: argparse.Namespace) -> None:
     pooled, extra = pooled_pairs(data, splits, args.extra)
     if args.fce and args.crossfit:
         _fail("cv: --fce and --crossfit do not go together")
+    if args.fce_corrector_only and not args.fce:
+        _fail("cv: --fce-corrector-only needs --fce")
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
     fold_outside = [outside.without({d for d, f in fold_of.items() if f == fold})
                     for fold in range(k)]
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own = [to_slots(s) for split in splits for s in learner_text[split]
-               if fold_of[_document(s)] != fold] + list(map(to_slots,
-                                                            fold_outside[fold].learners))
+               if fold_of[_document(s)] != fold]
+        if learner_fce(args):
+            own += map(to_slots, fold_outside[fold].learners)
         own = [ss for ss in own if ss.trainable]
         folder = work / f"fold{fold}" / "learner"
         if not folder.is_dir():
             model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
                               iterations=args.learner_iterations).model
             save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own),
-                                       "fce": args.fce})
+                                       "fce": learner_fce(args)})
             print(f"fold {fold}: learner model trained on {len(own)} sentences", flush=True)
-        elif read_record(folder)["record"].get("fce") != args.fce:
+        elif read_record(folder)["record"].get("fce") != learner_fce(args):
             _fail(f"{folder}: trained with --fce {read_record(folder)['record'].get('fce')}, "
-                  f"not {args.fce}: name another --work")
+                  f"not {learner_fce(args)}: name another --work")
         learners.append((own, load_model(folder)))
     if args.learners_only:
         return
@@ -850,6 +862,8 @@ def cv(args: argparse.Namespace) -> None:
                          [(s, g) for split, s, g in pooled + extra
                           if fold_of[_document(s)] != fold] + fold_outside[fold].pairs)
               for fold, (own, learner) in enumerate(learners)]
+    if args.correctors_only:
+        return
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
                            lambda split, s: fold_of[_document(s)]
                            ) if args.crossfit else None
@@ -1338,13 +1352,14 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     folds, and saved)."""
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
-        asked = (args.copy, args.extra, args.lexical, args.sharpen, args.fce)
+        asked = (args.copy, args.extra, args.lexical, args.sharpen, args.fce, learner_fce(args))
         stored = (model.record.get("copy"), model.record.get("extra"),
                   model.corrector.settings.lexical, model.record.get("sharpen", 1.0),
-                  model.record.get("fce"))
+                  model.record.get("fce"),
+                  model.record.get("fce_learner", model.record.get("fce")))
         if stored != asked:
-            _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen, fce = "
-                  f"{stored}, not {asked}: name another --work")
+            _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen, fce, "
+                  f"the learner model's fce = {stored}, not {asked}: name another --work")
         return model
     usable = [(to_slots(s), to_slots(g)) for s, g in rest]
     usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
@@ -1352,7 +1367,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
                   grammar, args.iterations, corrector_settings(args),
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
-                          "lexical": args.lexical, "fce": args.fce},
+                          "lexical": args.lexical, "fce": args.fce,
+                          "fce_learner": learner_fce(args)},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen)
     model.save(folder / "correct")
     return model
@@ -1664,6 +1680,9 @@ def main() -> None:
                         "sentences outside the TLE (learner_corpus.py --parser) whose script "
                         "holds none of the fold's held-out documents: their isomorphic pairs, "
                         "or all (punctuation-only pairs too)")
+    c.add_argument("--fce-corrector-only", action="store_true",
+                   help="with --fce: those pairs train the corrector and the CRFs, but every "
+                        "fold's learner model trains on the TLE sentences alone")
     c.add_argument("--crossfit", action="store_true",
                    help="also the CRF correctors with the correction model's slot features, "
                         "each pair's from the fold corrector trained without it (written to "
@@ -1674,6 +1693,8 @@ def main() -> None:
                         "--keep-weight)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
+    c.add_argument("--correctors-only", action="store_true",
+                   help="train every fold's learner model and corrector and stop (for compare)")
     c.add_argument("--models-only", action="store_true",
                    help="train every fold's models (learner model, corrector, CRFs) and stop "
                         "(for agree, rerank)")

@@ -472,6 +472,35 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
     assert stop.value.code == 2
 
 
+def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch):
+    # --fce-corrector-only: the fold learner models train on the 15 TLE sentences of the other
+    # fold alone, the correctors on the outside pairs too (3 and 4, as above); and
+    # --correctors-only trains no CRF
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    outside_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--fce", "all",
+           "--fce-corrector-only", "--correctors-only")
+    for fold, extra in ((0, 3), (1, 4)):
+        record = read_record(work / f"fold{fold}" / "learner")["record"]
+        assert record["sentences"] == 15 and record["fce"] is None
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        assert model.record["pairs"] == 12 + extra
+        assert model.record["fce"] == "all" and model.record["fce_learner"] is None
+        assert sorted(p.name for p in (work / f"fold{fold}").iterdir()) == ["correct", "learner"]
+    assert not (tmp_path / "cv.json").exists()
+    # the same work folder without --fce-corrector-only is refused (its learner models)
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--fce", "all")
+    assert stop.value.code == 2
+    # and so is --fce-corrector-only without --fce
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, tmp_path / "none", tmp_path / "none.json",
+               "--fce-corrector-only")
+    assert stop.value.code == 2
+
+
 def test_a_document_over_several_splits_is_in_one_fold(script, tmp_path):
     # docA has sentences in train and in test (as most TLE documents do): one fold holds both
     data = tmp_path / "learner"
