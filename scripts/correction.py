@@ -1287,9 +1287,10 @@ def compare(args: argparse.Namespace) -> None:
     ``--after-decoder``; ``--platt``: the after side with the Platt map fitted nested,
     :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
     chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
-    before side at ``--edit-cost`` (AED: sign flips; F0.5: approximate randomisation), pooled
-    and on each split's pairs. With ``--platt`` the nested cost is only singly nested: fold
-    k's cost is chosen on the other folds decoded with maps fitted partly on fold k's pairs."""
+    before side at ``--edit-cost`` and at its nested cost (AED: sign flips; F0.5: approximate
+    randomisation), pooled and on each split's pairs. With ``--platt`` the nested cost is only
+    singly nested: fold k's cost is chosen on the other folds decoded with maps fitted partly on
+    fold k's pairs."""
     data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
     if args.edit_cost not in COSTS:
         _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
@@ -1328,8 +1329,9 @@ def compare(args: argparse.Namespace) -> None:
         outputs[f"{side}, nested edit cost"] = nested
         sides[side] = {"work": str(work), "cost_grid": [asdict(t) for t in trials],
                        "nested_costs": fold_costs}
-    refs = ("keep", f"{BEFORE} (cost {args.edit_cost:g})")
-    tests = (("aed", refs[0]), ("aed", refs[1]), ("f", refs[1]))
+    refs = ("keep", f"{BEFORE} (cost {args.edit_cost:g})", f"{BEFORE}, nested edit cost")
+    tests = (("aed", refs[0]), ("aed", refs[1]), ("f", refs[1]), ("aed", refs[2]),
+             ("f", refs[2]))
     title = (f"{BEFORE} {works[BEFORE]} against {AFTER} {works[AFTER]}, {k}-fold "
              f"({'+'.join(splits)})")
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
@@ -1340,6 +1342,7 @@ def compare(args: argparse.Namespace) -> None:
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "platt": [list(w) for w in maps],
+                            "before_decoder": args.before_decoder,
                             "after_decoder": args.after_decoder,
                             **sides, "rows": rows, "rows_by_split": rows_by_split},
                            indent=1) + "\n")

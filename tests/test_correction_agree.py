@@ -142,6 +142,9 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
         assert rows[name]["sentence_edits"] == twin["sentence_edits"]
     assert rows["after (cost 0.2)"]["p_aed_vs_before (cost 0.2)"] == 1.0
     assert rows["after (cost 0.2)"]["p_f_vs_before (cost 0.2)"] == 1.0
+    nested = rows["after, nested edit cost"]  # tested against the before side's nested row too
+    for test in ("p_aed_vs_", "p_f_vs_"):
+        assert nested[test + "before, nested edit cost"] == 1.0
     by_split_slices(same, rows)
     assert "p AED vs before (cost 0.2)" in capsys.readouterr().out
     assert same["platt"] == [[], []]
@@ -149,6 +152,7 @@ def test_compare_two_cv_runs_correctors(tmp_path, monkeypatch, capsys):
     mapped = run("compare", "platt.json", "--before", str(work), "--after", str(work),
                  "--platt", "--after-decoder", "learner")
     assert mapped["after_decoder"] == "learner" and same["after_decoder"] == "balanced"
+    assert mapped["before_decoder"] == same["before_decoder"] == "balanced"
     rows = {r["system"]: r for r in mapped["rows"]}
     assert rows["before (cost 0.2)"]["sentence_edits"] == theirs["correction"]["sentence_edits"]
     # nested: fold 0's map is fitted on fold 1's held-out slots alone, and so on
