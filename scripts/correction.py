@@ -846,11 +846,14 @@ def cv(args: argparse.Namespace) -> None:
             model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
                               iterations=args.learner_iterations).model
             save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own),
-                                       "fce": learner_fce(args)})
+                                       "fce": learner_fce(args), "fold_key": FOLD_KEY})
             print(f"fold {fold}: learner model trained on {len(own)} sentences", flush=True)
-        elif read_record(folder)["record"].get("fce") != learner_fce(args):
-            _fail(f"{folder}: trained with --fce {read_record(folder)['record'].get('fce')}, "
-                  f"not {learner_fce(args)}: name another --work")
+        else:
+            record = read_record(folder)["record"]
+            refuse_old_folds(folder, record)
+            if record.get("fce") != learner_fce(args):
+                _fail(f"{folder}: trained with --fce {record.get('fce')}, "
+                      f"not {learner_fce(args)}: name another --work")
         learners.append((own, load_model(folder)))
     if args.learners_only:
         return
@@ -999,9 +1002,25 @@ def fold_folders(work: Path, fold: int, names: tuple[str, ...], folds: int) -> N
     missing = [f for f in ("learner", *names) if not (folder / f).is_dir()]
     if missing:
         _fail(f"{folder}: no {', '.join(missing)} (run cv with --work {work} first)")
-    made = read_record(folder / "learner").get("record", {}).get("folds")
-    if made != folds:
-        _fail(f"{folder / 'learner'}: made by a cv run with --folds {made}, not {folds}")
+    record = read_record(folder / "learner").get("record", {})
+    if record.get("folds") != folds:
+        _fail(f"{folder / 'learner'}: made by a cv run with --folds {record.get('folds')}, "
+              f"not {folds}")
+    refuse_old_folds(folder / "learner", record)
+
+
+FOLD_KEY = "FCE document"  # what cv's folds are made of (:func:`document_folds`)
+
+
+def refuse_old_folds(folder: Path, record: dict) -> None:
+    """Fail unless the fold learner model's ``record`` is of a cv run whose folds are by FCE
+    document (``fold_key``; a record with ``fce`` but no ``fold_key`` is of 7148b46 or later,
+    already by document): older runs' folds were by split/document, which can split one FCE
+    document between folds."""
+    key = record.get("fold_key", FOLD_KEY if "fce" in record else "split/document")
+    if key != FOLD_KEY:
+        _fail(f"{folder}: made by a cv run with folds by {key}, not by {FOLD_KEY}: "
+              "name another --work and run cv again")
 
 
 def place(outputs: dict[K, list[Sentence | None]], held: list[int],

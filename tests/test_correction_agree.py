@@ -185,10 +185,16 @@ def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkey
     (made / "learner").mkdir()
     (made / "learner" / "model.json").write_text(json.dumps(
         {"format": FORMAT, "record": {"fold": 0, "folds": 3}}), encoding="utf-8")
+    old = tmp_path / "old" / "fold0"  # a 2-fold run of the old folds (no fce, no fold_key)
+    (old / "correct").mkdir(parents=True)
+    (old / "learner").mkdir()
+    (old / "learner" / "model.json").write_text(json.dumps(
+        {"format": FORMAT, "record": {"fold": 0, "folds": 2}}), encoding="utf-8")
     for cost, work, message in (
             ("0.22", "a", "must be one of the sweep's costs"),
             ("0.25", "a", "no learner, correct (run cv"),
-            ("0.25", "three", "made by a cv run with --folds 3, not 2")):
+            ("0.25", "three", "made by a cv run with --folds 3, not 2"),
+            ("0.25", "old", "folds by split/document, not by FCE document")):
         monkeypatch.setattr(sys, "argv", [
             "correction.py", "compare", "--data", str(tmp_path), "--folds", "2", "--before",
             str(tmp_path / work), "--after", str(tmp_path / "b"), "--edit-cost", cost,

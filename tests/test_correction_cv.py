@@ -485,6 +485,7 @@ def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch):
     for fold, extra in ((0, 3), (1, 4)):
         record = read_record(work / f"fold{fold}" / "learner")["record"]
         assert record["sentences"] == 15 and record["fce"] is None
+        assert record["fold_key"] == "FCE document"
         model = CorrectionModel.load(work / f"fold{fold}" / "correct")
         assert model.record["pairs"] == 12 + extra
         assert model.record["fce"] == "all" and model.record["fce_learner"] is None
@@ -493,6 +494,15 @@ def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch):
     # the same work folder without --fce-corrector-only is refused (its learner models)
     with pytest.raises(SystemExit) as stop:
         run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--fce", "all")
+    assert stop.value.code == 2
+    # and a learner model of the old folds (split/document: no fce, no fold_key in its record)
+    meta = work / "fold0" / "learner" / "model.json"
+    old = json.loads(meta.read_text(encoding="utf-8"))
+    old["record"] = {"fold": 0, "folds": 2, "sentences": 15}
+    meta.write_text(json.dumps(old), encoding="utf-8")
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--fce", "all",
+               "--fce-corrector-only")
     assert stop.value.code == 2
     # and so is --fce-corrector-only without --fce
     with pytest.raises(SystemExit) as stop:
