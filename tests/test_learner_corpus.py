@@ -242,3 +242,21 @@ def test_outside_sentences_that_cannot_be_analysed_are_counted(lc, tmp_path):
     sent, reason = lc._analysed(script, *bounds[2], 2, None, _flat)
     assert reason == "" and [r[1] for r in sent.rows] == ["I", "went", "home", "."]
     assert "# tle_document" not in " ".join(sent.comments)
+
+
+def test_a_folder_that_is_no_parser_or_tagger_is_one_line(lc, tmp_path, monkeypatch, capsys):
+    # main's --parser / --tagger: a folder without the model's files (exit 2, no traceback)
+    _fce(tmp_path / "fce")
+    _tle(tmp_path / "tle")
+    ewt = tmp_path / "ewt.conllu"
+    ewt.write_text("1\tthe\t_\tDET\tDT\t_\t0\troot\t_\t_\n\n")
+    (tmp_path / "empty").mkdir()
+    monkeypatch.setattr("sys.argv", [
+        "learner_corpus.py", "--tle", str(tmp_path / "tle"), "--fce", str(tmp_path / "fce"),
+        "--ewt", str(ewt), "-o", str(tmp_path / "out"), "--parser", str(tmp_path / "empty"),
+        "--tagger", str(tmp_path / "empty")])
+    with pytest.raises(SystemExit) as stop:
+        lc.main()
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "not a parser model" in err
+    assert len(err.strip().splitlines()) == 1
