@@ -57,7 +57,9 @@ products' weights that a ``cv`` run chose (its pooled held-out F0.5) instead of 
 model (cv: the learner model, the corrector and the CRFs) the pairs of the FCE sentences outside
 the TLE (``learner_corpus.py --parser P --tagger T``: parsed trees, never tested on): in ``cv``
 those whose FCE script holds none of the fold's held-out documents (a script without TLE
-sentences trains every fold), in ``train`` those whose script holds no TLE dev or test sentence.
+sentences trains every fold), in ``train`` those whose script holds no sentence of the aligned
+TLE dev or test files (``en_esl``: the sentences evaluated; a TLE dev or test sentence that did
+not align is in no file and excludes nothing).
 ``cv --fce K --fce-corrector-only`` (a diagnostic) gives those pairs to
 the corrector and the CRFs only: every fold's learner model trains on the TLE sentences alone.
 Folds are by FCE document: the TLE spreads most documents' sentences over its three splits, and
@@ -808,8 +810,9 @@ class Outside:
 
 
 def tested_documents(data: Path) -> set[str]:
-    """The FCE documents of the TLE's dev and test sentences (the standard split's held-out
-    side; most also have train sentences)."""
+    """The FCE documents of the aligned TLE dev and test sentences (``en_esl``: the standard
+    split's evaluated side; most also have train sentences). A document whose dev or test
+    sentences did not align is not among them: none of its sentences is evaluated."""
     return {_document(s) for split in ("dev", "test")
             for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
 
@@ -1612,7 +1615,8 @@ def main() -> None:
                         "non-isomorphic ones with their punctuation edits only; repeatable)")
     t.add_argument("--fce", choices=tuple(FCE_KINDS),
                    help="also the pairs of the FCE sentences outside the TLE (learner_corpus.py "
-                        "--parser) whose script holds no TLE dev or test sentence")
+                        "--parser) whose script holds no sentence of the aligned TLE dev or "
+                        "test files (en_esl)")
     t.add_argument("--data", default="learner", help="with --fce: learner_corpus.py's folder")
     add_corrector_arguments(t)
     t.add_argument("-o", "--output", required=True)
