@@ -871,8 +871,7 @@ def cv(args: argparse.Namespace) -> None:
     if args.correctors_only:
         return
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
-                           lambda split, s: fold_of[_document(s)]
-                           ) if args.crossfit else None
+                           fold_of) if args.crossfit else None
     helds = held_of(pooled, fold_of, k)
     for fold, (model, held) in enumerate(zip(models, helds)):
         rest = [(split, kind, s, g) for kind, part in ((ISOMORPHIC, pooled),
@@ -1404,17 +1403,17 @@ def _key(split: str, kind: str, sent: Sentence) -> str:
 
 
 def crossfit(path: Path, models: list[CorrectionModel], pooled: list, extra: list,
-             fold_of: Callable[[str, Sentence], int]
-             ) -> tuple[dict[str, list[list[str]]], list[Prepared]]:
+             fold_of: dict[str, int]) -> tuple[dict[str, list[list[str]]], list[Prepared]]:
     """Cross-fitted correction features: every pair's (isomorphic and punctuation-only) slot
     features (:func:`~fstpunct.apps.correction.crf.slot_features`, prefix ``c``) under the
-    fold corrector trained without it, by key (:func:`_key`; also written to ``path`` for
-    ``table --crossfit``), and each fold's held-out isomorphic pairs :class:`Prepared`."""
+    fold corrector trained without it (``fold_of``: the fold of each FCE document), by key
+    (:func:`_key`; also written to ``path`` for ``table --crossfit``), and each fold's held-out
+    isomorphic pairs :class:`Prepared`."""
     feats: dict[str, list[list[str]]] = {}
     prepared = []
     for fold, model in enumerate(models):
         for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra)):
-            mine = [(split, s) for split, s, _ in part if fold_of(split, s) == fold]
+            mine = [(split, s) for split, s, _ in part if fold_of[_document(s)] == fold]
             ready = Prepared.of(model, [s for _, s in mine])
             if kind == ISOMORPHIC:
                 prepared.append(ready)
@@ -1451,8 +1450,7 @@ def crossfit_trees(args: argparse.Namespace) -> None:
             _fail("crossfit: --train-trees are trees of train: give --split train only")
         trees = read_trees(args.train_trees, data, "train")
     pooled, extra = pooled_pairs(data, splits, args.extra, parser, trees)
-    crossfit(Path(args.output), models, pooled, extra,
-             lambda split, s: fold_of[_document(s)])
+    crossfit(Path(args.output), models, pooled, extra, fold_of)
 
 
 def jackknife(args: argparse.Namespace) -> None:

@@ -876,7 +876,7 @@ def _analysed(script: Script, first: int, end: int, index: int, tle_document: st
         comments.append(f"# tle_document = {tle_document}")
     sent = TleSentence(script.split, comments, rows)
     if sent.punct != punct:
-        return None, "the parser gives a word the relation punct"
+        return None, "a word tagged PUNCT or labelled punct by the tagger and parser"
     return sent, ""
 
 
@@ -893,7 +893,9 @@ def extra(scripts: Sequence[Script], matches: dict[str, Match], tle: Sequence[Tl
         if m is not None:
             tokens = m.tokens(len(t.rows))
             spans[id(m.script)].append((tokens[0].start, tokens[-1].end))
-            tle_document[id(m.script)] = t.document
+            if tle_document.setdefault(id(m.script), t.document) != t.document:
+                _fail(f"FCE script {m.script.id} holds sentences of two TLE documents, "
+                      f"{tle_document[id(m.script)]} and {t.document}")
     report: dict[str, dict] = {}
     for split in SPLITS:
         esl: list = []

@@ -238,7 +238,7 @@ def test_outside_sentences_that_cannot_be_analysed_are_counted(lc, tmp_path):
         return [(u, h, "punct") for u, h, _ in _flat(forms, punct)]
 
     assert lc._analysed(script, *bounds[2], 2, None, labels_a_word_punct)[1] == (
-        "the parser gives a word the relation punct")
+        "a word tagged PUNCT or labelled punct by the tagger and parser")
     sent, reason = lc._analysed(script, *bounds[2], 2, None, _flat)
     assert reason == "" and [r[1] for r in sent.rows] == ["I", "went", "home", "."]
     assert "# tle_document" not in " ".join(sent.comments)
