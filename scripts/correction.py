@@ -1435,9 +1435,8 @@ def crossfit_trees(args: argparse.Namespace) -> None:
     _, fold_of = document_folds(data, splits, k)
     models = []
     for fold in range(k):
+        fold_folders(work, fold, ("correct",), k)
         folder = work / f"fold{fold}" / "correct"
-        if not folder.is_dir():
-            _fail(f"{folder}: no fold corrector (run cv --crossfit with --work {work} first)")
         model = CorrectionModel.load(folder)
         if model.record.get("fold") != fold or model.record.get("extra") != args.extra:
             _fail(f"{folder}: trained as fold {model.record.get('fold')} with extra "
