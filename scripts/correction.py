@@ -181,7 +181,7 @@ from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser import score as parse_score
 from fstpunct.parser.jackknife import jackknifed
-from fstpunct.ud.slots import to_slots
+from fstpunct.ud.slots import SlotSentence, to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild, write_file
 
 
@@ -191,22 +191,40 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
-def pairs(original: str, *corrected: str) -> tuple[list, list, list]:
-    """The slot sentences of the corrected files and of their originals (by sent_id), those
-    usable for training (no punctuation with dependents on either side), and every usable
-    original sentence."""
+def pairs(original: str, *corrected: str) -> tuple[list[tuple[Sentence, Sentence]],
+                                                  list[Sentence]]:
+    """The (original, corrected) sentence pairs of the corrected files (their originals by
+    sent_id) and every original sentence; :func:`trainable_pairs` and :func:`trainable` keep
+    those usable for training."""
     by_id = {s.sent_id: s for s in read_file(original)}
-    out_o, out_c = [], []
+    out = []
     for path in corrected:
         for c in read_file(path):
             o = by_id.get(c.sent_id)
             if o is None:
                 _fail(f"{path}: sent_id {c.sent_id} is not in {original}")
-            so, sc = to_slots(o), to_slots(c)
-            if so.trainable and sc.trainable:
-                out_o.append(so)
-                out_c.append(sc)
-    return out_o, out_c, [ss for ss in map(to_slots, by_id.values()) if ss.trainable]
+            out.append((o, c))
+    return out, list(by_id.values())
+
+
+UNTRAINABLE = "a punctuation token with dependents, DESIGN §2"
+
+
+def trainable(sentences: Iterable[Sentence]) -> tuple[list[SlotSentence], int]:
+    """The slot sentences usable for training (no punctuation token with dependents) and the
+    number of the others, left out."""
+    slots = list(map(to_slots, sentences))
+    kept = [ss for ss in slots if ss.trainable]
+    return kept, len(slots) - len(kept)
+
+
+def trainable_pairs(sentence_pairs: Iterable[tuple[Sentence, Sentence]]
+                    ) -> tuple[list[SlotSentence], list[SlotSentence], int]:
+    """The learner and corrected slot sentences of the pairs usable for training (both sides
+    :func:`trainable`) and the number of the others, left out."""
+    slots = [(to_slots(s), to_slots(g)) for s, g in sentence_pairs]
+    kept = [(a, b) for a, b in slots if a.trainable and b.trainable]
+    return [a for a, _ in kept], [b for _, b in kept], len(slots) - len(kept)
 
 
 WEIGHTS = (0.0, 0.25, 0.5, 1.0, 2.0, 4.0)
@@ -825,32 +843,31 @@ def learner_fce(args: argparse.Namespace) -> str | None:
 
 def cv(args: argparse.Namespace) -> None:
     """k-fold cross-validation over every isomorphic pair of every split (module docstring)."""
+    if args.fce and args.crossfit:
+        _fail("cv: --fce and --crossfit do not go together")
+    if args.fce_corrector_only and not args.fce:
+        _fail("cv: --fce-corrector-only needs --fce")
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
-    if args.fce and args.crossfit:
-        _fail("cv: --fce and --crossfit do not go together")
-    if args.fce_corrector_only and not args.fce:
-        _fail("cv: --fce-corrector-only needs --fce")
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
     fold_outside = [outside.without({d for d, f in fold_of.items() if f == fold})
                     for fold in range(k)]
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
-        own = [to_slots(s) for split in splits for s in learner_text[split]
-               if fold_of[_document(s)] != fold]
-        if learner_fce(args):
-            own += map(to_slots, fold_outside[fold].learners)
-        own = [ss for ss in own if ss.trainable]
+        own, dropped = trainable([s for split in splits for s in learner_text[split]
+                                  if fold_of[_document(s)] != fold]
+                                 + (fold_outside[fold].learners if learner_fce(args) else []))
         folder = work / f"fold{fold}" / "learner"
         if not folder.is_dir():
             model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
                               iterations=args.learner_iterations).model
             save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own),
                                        "fce": learner_fce(args), "fold_key": FOLD_KEY})
-            print(f"fold {fold}: learner model trained on {len(own)} sentences", flush=True)
+            print(f"fold {fold}: learner model trained on {len(own)} sentences ({dropped} left "
+                  f"out: {UNTRAINABLE})", flush=True)
         else:
             record = read_record(folder)["record"]
             refuse_old_folds(folder, record)
@@ -1385,16 +1402,17 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
             _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen, fce, "
                   f"the learner model's fce = {stored}, not {asked}: name another --work")
         return model
-    usable = [(to_slots(s), to_slots(g)) for s, g in rest]
-    usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
+    originals, corrected, dropped = trainable_pairs(rest)
     reference = learner if args.reference == "learner" else load_model(args.reference)
-    model = train(learner, [a for a, _ in usable], [b for _, b in usable], reference,
+    model = train(learner, originals, corrected, reference,
                   grammar, args.iterations, corrector_settings(args),
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args)},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen)
     model.save(folder / "correct")
+    print(f"fold {fold}: corrector trained on {len(corrected)} pairs ({dropped} left out: "
+          f"{UNTRAINABLE})", flush=True)
     return model
 
 
@@ -1574,16 +1592,17 @@ def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
 
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
-    originals, corrected, every = pairs(args.original, args.corrected, *args.extra)
+    sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)
         outside = Outside.read(data, args.fce).without(tested_documents(data))
-        usable = [(to_slots(s), to_slots(g)) for s, g in outside.pairs]
-        usable = [(a, b) for a, b in usable if a.trainable and b.trainable]
-        originals += [a for a, _ in usable]
-        corrected += [b for _, b in usable]
-        every += [ss for ss in map(to_slots, outside.learners) if ss.trainable]
-    print(f"{len(corrected)} training pairs", file=sys.stderr)
+        sentence_pairs += outside.pairs
+        learners += outside.learners
+    originals, corrected, dropped = trainable_pairs(sentence_pairs)
+    every, left_out = trainable(learners)
+    print(f"{len(corrected)} training pairs and {len(every)} learner sentences for the "
+          f"vocabulary; left out ({UNTRAINABLE}): {dropped} pairs, {left_out} sentences",
+          file=sys.stderr)
     learner = load_model(args.learner)
     reference = learner if args.reference == "learner" else load_model(args.reference)
     model = train(learner, originals, corrected, reference, load_grammar(args.grammar),

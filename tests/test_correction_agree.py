@@ -223,6 +223,19 @@ def test_agree_with_the_learner_decoder(tmp_path, monkeypatch):
         assert rows[mine]["edit_counts"] == theirs[name]["edit_counts"]
     assert agree["cost_grid"] == same["after"]["cost_grid"]
     assert agree["nested_costs"] == same["after"]["nested_costs"]
+    # --before-decoder learner: the sides swap their decoders, so their rows swap too
+    seen.clear()
+    swapped = run("compare", "swapped.json", "--before", str(work), "--after", str(work),
+                  "--before-decoder", "learner")
+    assert set(seen) == {"balanced", "learner"}
+    assert swapped["before_decoder"] == "learner" and swapped["after_decoder"] == "balanced"
+    assert same["before_decoder"] == "balanced"
+    mine = {r["system"]: r for r in swapped["rows"]}
+    for cost in (" (cost 0.2)", ", nested edit cost"):
+        for side, other in (("before", "after"), ("after", "before")):
+            assert mine[side + cost]["sentence_edits"] == theirs[other + cost]["sentence_edits"]
+    assert swapped["before"]["cost_grid"] == same["after"]["cost_grid"]
+    assert swapped["after"]["cost_grid"] == same["before"]["cost_grid"]
 
 
 def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypatch,  # noqa: F811

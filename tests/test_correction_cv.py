@@ -155,6 +155,10 @@ def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
     (["calibrate", "--model", "M", "--cv", "cv.json", "--parser", "P", "-o", "out"], "--parser"),
     (["calibrate", "--model", "M", "--cv", "cv.json", "--decoder", "learner", "-o", "out"],
      "--decoder"),
+    (["cv", "--weight", "1", "--fce", "all", "--crossfit", "-o", "out.json"],
+     "--fce and --crossfit do not go together"),
+    (["cv", "--weight", "1", "--fce-corrector-only", "-o", "out.json"],
+     "--fce-corrector-only needs --fce"),
 ])
 def test_bad_input_is_one_line_and_exit_2(script, tmp_path, monkeypatch, capsys, argv, says):
     monkeypatch.chdir(tmp_path)
@@ -203,10 +207,11 @@ def test_cv_trains_on_the_punctuation_only_pairs_too(script, tmp_path, monkeypat
 def test_pairs_read_several_corrected_files(script, tmp_path):
     learner_folder(tmp_path)
     punctuation_only_files(tmp_path)
-    original, corrected, every = script.pairs(str(tmp_path / "en_esl-ud-train.conllu"),
-                                              str(tmp_path / "en_cesl-ud-train.conllu"),
-                                              str(tmp_path / "en_pesl-ud-train.conllu"))
-    assert len(original) == len(corrected) == 16 + 4 and len(every) == 20
+    both, learners = script.pairs(str(tmp_path / "en_esl-ud-train.conllu"),
+                                  str(tmp_path / "en_cesl-ud-train.conllu"),
+                                  str(tmp_path / "en_pesl-ud-train.conllu"))
+    assert len(both) == 16 + 4 and len(learners) == 20
+    assert [o.sent_id for o, c in both] == [c.sent_id for o, c in both]
 
 
 def crossfit_cv(script, monkeypatch, tmp_path: Path) -> tuple[Path, Path]:
@@ -443,6 +448,13 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
     data.mkdir()
     learner_folder(data)
     outside_folder(data)
+    crf_sources = []
+
+    def spy(source, *rest):
+        crf_sources.append([s.sent_id for s in source])
+        return train_crfs(source, *rest)
+    train_crfs = script.train_crfs
+    monkeypatch.setattr(script, "train_crfs", spy)
     every = script.Outside.read(data, "all")
     assert [s.sent_id for s, _ in every.pairs] == ["TRa-0", "TRa-1", "TRb-0", "TRe-0", "TRz-0",
                                                    "TRb-1"]
@@ -463,6 +475,13 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
         assert model.record["pairs"] == 12 + extra and model.record["fce"] == "all"
     # the held-out pairs are the TLE's only: 24, as without --fce
     assert all(len(r["sentence_edits"]) == 24 for r in result["rows"])
+    # the CRF correctors train on the other fold's TLE pairs and the same outside pairs
+    tle = {0: ("docB", "docD", "docF"), 1: ("docA", "docC", "docE")}
+    for fold, outside in ((0, ["TRb-0", "TRz-0", "TRb-1"]),
+                          (1, ["TRa-0", "TRa-1", "TRe-0", "TRz-0"])):
+        assert crf_sources[fold][-len(outside):] == outside
+        assert sorted(crf_sources[fold][:-len(outside)]) == sorted(
+            f"{doc}-{kind}{k}" for doc in tle[fold] for kind in "rp" for k in range(2))
     # a work folder trained without --fce is refused
     run_cv(script, monkeypatch, data, tmp_path / "plain", tmp_path / "plain.json",
            "--learners-only")
@@ -509,6 +528,47 @@ def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch):
         run_cv(script, monkeypatch, data, tmp_path / "none", tmp_path / "none.json",
                "--fce-corrector-only")
     assert stop.value.code == 2
+
+
+# a full stop with a dependent: not trainable (DESIGN §2)
+UNTRAINABLE = [("We", 2, "nsubj"), ("left", 0, "root"), ("early", 4, "advmod"),
+               (".", 2, "punct")]
+
+
+def test_untrainable_sentences_and_pairs_are_left_out_and_counted(script):
+    good, bad = sentences(conll(PLAIN, "a") + conll(UNTRAINABLE, "b"))
+    kept, dropped = script.trainable([good, bad, good])
+    assert len(kept) == 2 and dropped == 1 and all(ss.trainable for ss in kept)
+    originals, corrected, dropped = script.trainable_pairs([(good, good), (bad, good),
+                                                            (good, bad)])
+    assert len(originals) == len(corrected) == 1 and dropped == 2
+
+
+def test_train_with_the_outside_pairs(script, tmp_path, monkeypatch, capsys):
+    # train --fce: the outside pairs of every script without a TLE dev or test sentence
+    # (docE's TRe-0 out), less one untrainable pair of a script without TLE sentences
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    outside_folder(data)
+    for kind in ("xesl", "xcesl"):
+        path = data / f"en_{kind}-ud-train.conllu"
+        path.write_text(path.read_text(encoding="utf-8") + conll(UNTRAINABLE, "TRz-1"),
+                        encoding="utf-8")
+    run_cv(script, monkeypatch, data, tmp_path / "cv", tmp_path / "cv.json", "--learners-only")
+    for kind, outside in (("all", 5), ("isomorphic", 4)):
+        monkeypatch.setattr(sys, "argv", [
+            "correction.py", "train", "--learner", str(tmp_path / "cv" / "fold0" / "learner"),
+            "--original", str(data / "en_esl-ud-train.conllu"),
+            "--corrected", str(data / "en_cesl-ud-train.conllu"), "--data", str(data),
+            "--fce", kind, "--iterations", "1", "--reference", "learner",
+            "--grammar", str(ROOT / "grammars" / "en.rules"), "-o", str(tmp_path / kind)])
+        script.main()
+        model = CorrectionModel.load(tmp_path / kind)
+        assert model.record["pairs"] == 16 + outside and model.record["fce"] == kind
+        err = capsys.readouterr().err
+        assert f"{16 + outside} training pairs and {20 + 5} learner sentences" in err
+        assert "): 1 pairs, 1 sentences" in err
 
 
 def test_a_document_over_several_splits_is_in_one_fold(script, tmp_path):

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 from script_module import load_script
 
+from fstpunct.errors import FstpunctError
 from fstpunct.ud.slots import raw_slots
 from fstpunct.ud.treebank import read_file
 
@@ -239,6 +240,11 @@ def test_outside_sentences_that_cannot_be_analysed_are_counted(lc, tmp_path):
 
     assert lc._analysed(script, *bounds[2], 2, None, labels_a_word_punct)[1] == (
         "a word tagged PUNCT or labelled punct by the tagger and parser")
+
+    def fails(forms, punct):
+        raise FstpunctError("no tree")
+
+    assert lc._analysed(script, *bounds[2], 2, None, fails) == (None, "not parsed: no tree")
     sent, reason = lc._analysed(script, *bounds[2], 2, None, _flat)
     assert reason == "" and [r[1] for r in sent.rows] == ["I", "went", "home", "."]
     assert "# tle_document" not in " ".join(sent.comments)
