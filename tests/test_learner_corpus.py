@@ -4,8 +4,11 @@ from pathlib import Path
 
 import pytest
 from script_module import load_script
+from test_correction import PLAIN, RELATIVE, conll
 
 from fstpunct.errors import FstpunctError
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import train as train_parser
 from fstpunct.ud.slots import raw_slots
 from fstpunct.ud.treebank import read_file
 
@@ -266,3 +269,33 @@ def test_a_folder_that_is_no_parser_or_tagger_is_one_line(lc, tmp_path, monkeypa
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "not a parser model" in err
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_tagger_is_trained_once_and_parsed_by_tags_the_words_only(lc, tmp_path, capsys):
+    data, folder = tmp_path / "learner", tmp_path / "tagger"
+    data.mkdir()
+    with pytest.raises(SystemExit) as stop:  # no learner files yet: nothing to train on
+        lc._tagger(folder, data)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "en_esl-ud-train.conllu: not found" in err
+    assert err.count("\n") == 1 and not folder.exists()
+    text = "".join(conll(rows, f"d-{k}") for k in range(4) for rows in (PLAIN, RELATIVE))
+    for split in ("train", "dev"):
+        (data / f"en_esl-ud-{split}.conllu").write_text(text, encoding="utf-8")
+    tagger = lc._tagger(folder, data)  # trained and saved
+    assert folder.is_dir() and "tagger: " in capsys.readouterr().err
+    again = lc._tagger(folder, data)  # loaded: not trained again
+    assert capsys.readouterr().err == ""
+    words = ["Peter", "who", "runs", "is", "here"]
+    assert again.tag(words, punct=False) == tagger.tag(words, punct=False)
+    sents = list(read_file(data / "en_esl-ud-train.conllu"))
+    train_parser(sents, sents, "tokens", 1, tmp_path / "parser", epochs=1, progress=False,
+                 log=lambda m: None)
+    analyse = lc.parsed_by(tagger, ParserModel.load(tmp_path / "parser"))
+    forms = ["Peter", ",", "who", "runs", ",", "is", "here", "."]
+    punct = [f in ",." for f in forms]
+    arcs = analyse(forms, punct)
+    tags = iter(tagger.tag([f for f, p in zip(forms, punct) if not p], punct=False))
+    assert [u for u, _, _ in arcs] == ["PUNCT" if p else next(tags) for p in punct]
+    assert len(arcs) == 8 and all(0 <= h <= 8 for _, h, _ in arcs)
+    assert sum(h == 0 for _, h, _ in arcs) == 1
