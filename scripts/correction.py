@@ -938,7 +938,8 @@ def cv(args: argparse.Namespace) -> None:
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
-                            "fce": args.fce, "fce_pairs": [len(o.pairs) for o in fold_outside],
+                            "fce": args.fce, "fce_learner": learner_fce(args),
+                            "fce_pairs": [len(o.pairs) for o in fold_outside],
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
                             "product_weights": {crf: {w: EditScore.prf(*c)[2]

@@ -468,7 +468,7 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
     # and TRz-0 (not docB's)
     run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--fce", "all")
     result = json.loads((tmp_path / "cv.json").read_text(encoding="utf-8"))
-    assert result["fce"] == "all" and result["fce_pairs"] == [3, 4]
+    assert result["fce"] == result["fce_learner"] == "all" and result["fce_pairs"] == [3, 4]
     for fold, extra in ((0, 3), (1, 4)):
         assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == 15 + extra
         model = CorrectionModel.load(work / f"fold{fold}" / "correct")
@@ -491,7 +491,7 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
     assert stop.value.code == 2
 
 
-def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch):
+def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch, capsys):
     # --fce-corrector-only: the fold learner models train on the 15 TLE sentences of the other
     # fold alone, the correctors on the outside pairs too (3 and 4, as above); and
     # --correctors-only trains no CRF
@@ -510,24 +510,28 @@ def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch):
         assert model.record["fce"] == "all" and model.record["fce_learner"] is None
         assert sorted(p.name for p in (work / f"fold{fold}").iterdir()) == ["correct", "learner"]
     assert not (tmp_path / "cv.json").exists()
+    capsys.readouterr()
+
+    def refused(says: str, *more: str) -> None:
+        with pytest.raises(SystemExit) as stop:
+            run_cv(script, monkeypatch, data, work, tmp_path / "again.json", *more)
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and says in err and err.count("\n") == 1
+
     # the same work folder without --fce-corrector-only is refused (its learner models)
-    with pytest.raises(SystemExit) as stop:
-        run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--fce", "all")
-    assert stop.value.code == 2
-    # and a learner model of the old folds (split/document: no fce, no fold_key in its record)
+    refused("trained with --fce None, not all", "--fce", "all")
+    # a learner model of 7148b46 (fce in its record, no fold_key: folds by document) is taken
     meta = work / "fold0" / "learner" / "model.json"
     old = json.loads(meta.read_text(encoding="utf-8"))
+    old["record"] = {"fold": 0, "folds": 2, "sentences": 15, "fce": None}
+    meta.write_text(json.dumps(old), encoding="utf-8")
+    run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--fce", "all",
+           "--fce-corrector-only", "--correctors-only")
+    # but not one of the old folds (split/document: no fce, no fold_key in its record)
     old["record"] = {"fold": 0, "folds": 2, "sentences": 15}
     meta.write_text(json.dumps(old), encoding="utf-8")
-    with pytest.raises(SystemExit) as stop:
-        run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--fce", "all",
-               "--fce-corrector-only")
-    assert stop.value.code == 2
-    # and so is --fce-corrector-only without --fce
-    with pytest.raises(SystemExit) as stop:
-        run_cv(script, monkeypatch, data, tmp_path / "none", tmp_path / "none.json",
-               "--fce-corrector-only")
-    assert stop.value.code == 2
+    refused("folds by split/document, not by FCE document", "--fce", "all",
+            "--fce-corrector-only")
 
 
 # a full stop with a dependent: not trainable (DESIGN §2)

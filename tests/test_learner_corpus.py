@@ -1,6 +1,7 @@
 """scripts/learner_corpus.py on hand-made FCE-like scripts and TLE-like trees (no FCE text)."""
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from script_module import load_script
@@ -268,6 +269,13 @@ def test_a_folder_that_is_no_parser_or_tagger_is_one_line(lc, tmp_path, monkeypa
         lc.main()
     err = capsys.readouterr().err
     assert stop.value.code == 2 and "not a parser model" in err
+    assert len(err.strip().splitlines()) == 1
+    # a tokens-mode parser, and the empty folder as the tagger
+    monkeypatch.setattr(lc.ParserModel, "load", lambda folder: SimpleNamespace(mode="tokens"))
+    with pytest.raises(SystemExit) as stop:
+        lc.main()
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and str(tmp_path / "empty") in err
     assert len(err.strip().splitlines()) == 1
 
 
