@@ -27,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,10 +47,10 @@ def _plus(a: Cost, b: Cost, sign: int = 1) -> Cost:
 def stages(path: str, model_name: str) -> dict[str, Cost]:
     """(Child mode.) CPU seconds and minor page faults per stage of one decode of ``path``,
     streamed as the command runs it: decode's own stages (:data:`fstpunct.apps.decode.Mark`),
-    with what reading, the model-language check on the first 1,000 sentences,
-    ``SlotCache.get`` (slot lattices and stacks, built or extended), the rest of
-    ``Inference.forest`` (layout, candidates, kernels) and writing cost taken out of the
-    stage they happen in; and the peak RSS (MiB) under ``"peak"``."""
+    with what reading, the model-language check on the first 1,000 sentences (``Model._watched``,
+    as the command runs it), ``SlotCache.get`` (slot lattices and stacks, built or extended),
+    the rest of ``Inference.forest`` (layout, candidates, kernels) and writing cost taken out of
+    the stage they happen in."""
     clock = [_now()]
     zero = (0.0, 0.0)
     spent: dict[str, Cost] = {"interpreter start-up": clock[0]}
@@ -65,13 +64,12 @@ def stages(path: str, model_name: str) -> dict[str, Cost]:
         clock[0], charged_since_mark[0] = now, zero
 
     import gc
-    import itertools
 
     import fstpunct.cli.decode  # noqa: F401  (what decode imports; BLAS on one thread)
     from fstpunct.api import load
     from fstpunct.apps.decode import annotate
     from fstpunct.model.punct import Inference, SlotCache
-    from fstpunct.ud.treebank import Sentence, read_file
+    from fstpunct.ud.treebank import read_file
     mark("imports")
 
     def charged(stage: str, function):
@@ -100,22 +98,12 @@ def stages(path: str, model_name: str) -> dict[str, Cost]:
     read = charged("read (validating reader)", next)
     sentences = iter(read_file(path))
     stream = iter(lambda: read(sentences, None), None)
-    first = list(itertools.islice(stream, 1000))
-    charged("model-language check", model.unknown_share)(first)
-    first.reverse()
-
-    def handed_out() -> Iterator[Sentence]:
-        """The sentences, none kept once handed out (as the command's language check)."""
-        while first:
-            yield first.pop()
-        yield from stream
-
+    model.unknown_share = charged("model-language check", model.unknown_share)
     with open(os.devnull, "w", encoding="utf-8") as f:
         write = charged("write", lambda sent: f.write(sent.text()))
-        for sent in annotate(model.punct, handed_out(), mark=mark):
+        for sent in annotate(model.punct, model._watched(stream), mark=mark):  # as Model.decode
             write(sent)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return {**spent, "peak": (peak, peak)}
+    return spent
 
 
 def main() -> None:
@@ -130,15 +118,18 @@ def main() -> None:
         from fstpunct.ud.release import find_treebank
         args.file = str(find_treebank("en_ewt", "test"))
     if args.child:
-        print(json.dumps(stages(args.file, args.model)))
+        spent = stages(args.file, args.model)
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(json.dumps({"stages": spent, "peak": peak}))
         return
     from bench.model_bench import compile_fstpunct
     compile_fstpunct()  # else "imports" would count compiling fstpunct (PYTHONDONTWRITEBYTECODE)
-    runs = [json.loads(subprocess.run(
+    children = [json.loads(subprocess.run(
         [sys.executable, __file__, "--child", "--model", args.model, args.file], check=True,
         capture_output=True, text=True, env={**os.environ, "OPENBLAS_NUM_THREADS": "1"}
     ).stdout) for _ in range(args.repeat)]
-    peak = max(run.pop("peak")[0] for run in runs)
+    peak = max(child["peak"] for child in children)
+    runs = [child["stages"] for child in children]
     least = {k: min(run[k][0] for run in runs) for k in runs[0]}
     faults = {k: statistics.median(run[k][1] for run in runs) for k in runs[0]}
     total = sum(least.values())

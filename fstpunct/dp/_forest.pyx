@@ -87,22 +87,22 @@ cdef struct Node:
 
 cdef const Py_ssize_t* _iptr(object a):
     cdef const Py_ssize_t[::1] view = a
-    return &view[0] if view.shape[0] else NULL
+    return _first(view)
 
 
 cdef const int* _i32ptr(object a):
     cdef const int[::1] view = a
-    return &view[0] if view.shape[0] else NULL
+    return _first(view)
 
 
 cdef const State* _sptr(object a):
     cdef const State[::1] view = a
-    return &view[0] if view.shape[0] else NULL
+    return _first(view)
 
 
 cdef const double* _dptr(object a):
     cdef const double[::1] view = a
-    return &view[0] if view.shape[0] else NULL
+    return _first(view)
 
 
 cdef class _Inputs:

@@ -18,12 +18,14 @@ from L-BFGS-B's in the last bits (the order of the sums)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Executor
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
 from . import _lbfgs
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
 
 __all__ = ["Result", "contiguous_ranges", "minimize"]
 

@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 
 from ..files import atomic_folder
-from ..model.lbfgs import contiguous_ranges
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
 from .storage import FINGERPRINT_SHIFT, pruned, read_folder, write_weights
@@ -244,6 +243,7 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
     """``sentences`` with predicted UPOS (:func:`retagged`): each of K contiguous folds tagged
     by a tagger trained (:func:`train_tagger` with ``options``, epoch chosen on ``dev``) on the
     other folds, so a parser trained on them sees tags as good as a tagger's on new text."""
+    from ..model.lbfgs import contiguous_ranges  # training only: not loaded for tagging
     if k < 2:
         raise ValueError("jackknifing needs at least 2 folds")
     data = [depunctuated(s) for s in sentences]
