@@ -292,19 +292,21 @@ ISOMORPHIC, PUNCTUATION_ONLY = "cesl", "pesl"  # learner_corpus.py's corrected f
 def sentences_of(path: Path) -> tuple[Sentence, ...]:
     """The sentences of a CoNLL-U file, read once per run (the learner files are read by every
     split's pairs, their folds and trees). No caller changes a sentence: the restoration
-    baselines' :func:`~fstpunct.ud.annotations.forget` and the parser write copies."""
-    return tuple(read_file(path))
+    baselines' :func:`~fstpunct.ud.annotations.forget` and the parser write copies. An empty
+    file (a split without pairs: ``learner_corpus.py`` writes one) has none."""
+    return tuple(read_file(path)) if path.stat().st_size else ()
 
 
 def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
-                kind: str = ISOMORPHIC, trees: dict[str, Sentence] | None = None
-                ) -> tuple[list[Sentence], list[Sentence]]:
+                kind: str = ISOMORPHIC, trees: dict[str, Sentence] | None = None,
+                prefix: str = "") -> tuple[list[Sentence], list[Sentence]]:
     """The learner's sentences of a split's isomorphic subset (``kind`` PUNCTUATION_ONLY: of
     the other sentences, with only their punctuation edits; parsed by ``parser`` if given, or
     with their trees from ``trees``, by sent_id: :func:`read_trees`) and their corrections on
-    the learner's words."""
-    originals = {s.sent_id: s for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
-    gold = sentences_of(data / f"en_{kind}-ud-{split}.conllu")
+    the learner's words; ``prefix`` "x": of the FCE sentences outside the TLE (:class:`Outside`)."""
+    originals = {s.sent_id: s
+                 for s in sentences_of(data / f"en_{prefix}esl-ud-{split}.conllu")}
+    gold = sentences_of(data / f"en_{prefix}{kind}-ud-{split}.conllu")
     source = [originals[g.sent_id] for g in gold]
     if trees is not None:
         source = [trees[s.sent_id] for s in source]
@@ -812,11 +814,9 @@ class Outside:
             for path in files:
                 if not path.is_file():
                     _fail(f"{path}: not found (learner_corpus.py --parser P --tagger T writes it)")
-            read = [sentences_of(path) if path.stat().st_size else () for path in files]
-            originals = {s.sent_id: s for s in read[0]}
-            learners += originals.values()
-            out += [(originals[g.sent_id], with_words(g, originals[g.sent_id]))
-                    for gold in read[1:] for g in gold]
+            learners += sentences_of(files[0])
+            for k in FCE_KINDS[kind]:
+                out += zip(*split_pairs(data, split, kind=k, prefix="x"))
         return cls(learners, out)
 
     def without(self, held: set[str]) -> Outside:

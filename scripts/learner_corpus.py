@@ -65,7 +65,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import NoReturn
 
 from fstpunct.errors import FstpunctError
 from fstpunct.files import output
@@ -75,7 +75,6 @@ from fstpunct.parser.tagger import Tagger, depunctuated, train_tagger
 from fstpunct.ud.treebank import read_conllu, read_file
 
 SPLITS = ("train", "dev", "test")
-T = TypeVar("T")
 
 
 def _fail(message: str) -> NoReturn:
@@ -926,20 +925,12 @@ def extra(scripts: Sequence[Script], matches: dict[str, Match], tle: Sequence[Tl
     return report
 
 
-def _loaded(load: Callable[[Path], T], folder: Path) -> T:
-    """``load(folder)``, or one line and exit 2 if it is not such a model."""
-    try:
-        return load(folder)
-    except FstpunctError as e:
-        _fail(str(e))
-
-
 def _tagger(folder: Path, data: Path) -> Tagger:
     """The tagger in ``folder``, or one trained on the learner train sentences of ``data``
     (depunctuated; 6 epochs, the best on dev kept, features seen twice: as
     scripts/tagger_table.py) and saved there."""
     if folder.is_dir():
-        return _loaded(Tagger.load, folder)
+        return Tagger.load(folder)
     files = [data / f"en_esl-ud-{split}.conllu" for split in ("train", "dev")]
     for path in files:
         if not path.is_file():
@@ -997,10 +988,14 @@ def main() -> None:
         _fail("--parser and --tagger go together")
     analyse = None
     if args.parser is not None:
-        model = _loaded(ParserModel.load, args.parser)
-        if model.mode != "tokens":
-            _fail(f"{args.parser}: a {model.mode}-mode parser; --parser needs a tokens-mode one")
-        analyse = parsed_by(_tagger(args.tagger, args.output), model)
+        try:  # a folder that is no such model: one line
+            model = ParserModel.load(args.parser)
+            if model.mode != "tokens":
+                _fail(f"{args.parser}: a {model.mode}-mode parser; --parser needs a tokens-mode "
+                      "one")
+            analyse = parsed_by(_tagger(args.tagger, args.output), model)
+        except FstpunctError as e:
+            _fail(str(e))
     report = build(args.tle, args.fce, ewt, args.output, analyse)
     with output(args.output / "report.json") as f:
         f.write(json.dumps(report, indent=1) + "\n")
