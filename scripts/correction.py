@@ -131,7 +131,7 @@ import argparse
 import functools
 import json
 import sys
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
 from typing import NoReturn, TypeVar
@@ -1107,6 +1107,7 @@ def rerank_cv(args: argparse.Namespace) -> None:
 NESTED = "agreement, nested choice"
 NESTED_COST = "correction, nested edit cost"
 K = TypeVar("K", bound=Hashable)  # a candidate of a choice by least AED
+V = TypeVar("V")
 AGREE_KINDS = ("decoded", "mbr", "joint")  # with the decoding's or MBR's edits; joint p
 AGREE_THRESHOLDS = (0.01, 0.02, 0.03, 0.04, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5,
                     0.6, 0.7, 0.8, 0.9)  # first grid from 0.05; widened once (RESULTS)
@@ -1165,13 +1166,18 @@ def least_aed(candidates: list[K], edits: dict[K, list[int]], counts: dict[K, Ed
                                           candidates.index(v)))
 
 
+def others(parts: Sequence[Sequence[V]], fold: int) -> list[V]:
+    """The items of every part but ``fold``'s, in order (what a fold is chosen or fitted on)."""
+    return [x for f, part in enumerate(parts) if f != fold for x in part]
+
+
 def nested_choices(helds: list[list[int]], candidates: list[K], edits: dict[K, list[int]],
                    counts: dict[K, EditScore]) -> list[K]:
     """Per fold (``helds``: its pooled pairs), the candidate of :func:`least_aed` on the other
     folds' pairs (``edits``, ``counts``: every candidate's, by pooled pair)."""
     out = []
     for fold in range(len(helds)):
-        rest = [j for f, h in enumerate(helds) if f != fold for j in h]
+        rest = others(helds, fold)
         out.append(least_aed(candidates, {v: [edits[v][j] for j in rest] for v in candidates},
                              {v: EditScore(*([c[j] for j in rest] for c in astuple(counts[v])))
                               for v in candidates}))
@@ -1315,8 +1321,8 @@ def nested_platt(prepared: list[Prepared], golds: list[list[Sentence]], support:
                     dists, own, slot_strings(to_slots(g)), support)):
                 got += more
         per_fold.append((x, offset, y))
-    return [platt_fitted(*([v for f, part in enumerate(per_fold) if f != fold for v in part[i]]
-                           for i in range(3))) for fold in range(len(per_fold))]
+    return [platt_fitted(*(others([part[i] for part in per_fold], fold) for i in range(3)))
+            for fold in range(len(per_fold))]
 
 
 def compare(args: argparse.Namespace) -> None:
@@ -1507,8 +1513,7 @@ def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], sup
         edits.append((x, y))
     gates = []
     for fold, (_, _, read) in enumerate(folds):
-        x = [f for j, (xs, _) in enumerate(edits) if j != fold for f in xs]
-        y = [v for j, (_, ys) in enumerate(edits) if j != fold for v in ys]
+        x, y = (others([part[i] for part in edits], fold) for i in range(2))
         w = fit(np.array(x), np.array(y))
         gates.append([float(v) for v in w])
         decoded = read.prepared.corrected_with(Decoding(0.0, support, tuple(gates[-1])))
