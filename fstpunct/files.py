@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import codecs
 import io
+import json
 import os
 import signal
 import stat
@@ -20,12 +21,12 @@ import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, BinaryIO
+from typing import IO, Any, BinaryIO
 
-from .errors import InputError
+from .errors import InputError, ModelError, not_a_model
 
 __all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_target",
-           "is_stdio", "open_input", "output", "terminate_on_sigterm", "writing"]
+           "is_stdio", "open_input", "output", "read_meta", "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -259,3 +260,19 @@ def _make_folder(path: Path) -> None:
 def _remove_folder(path: Path) -> None:
     import shutil  # here: only a failed folder output needs it
     shutil.rmtree(path, ignore_errors=True)
+
+
+def read_meta(path: Path, fmt: str, what: str) -> dict[str, Any]:
+    """The JSON object of a model's description file ``path`` (``model.json``, ``meta.json``,
+    …), checked to be of format ``fmt``; else a :class:`ModelError` saying that ``path``'s
+    folder is not ``what`` (``"a CRF corrector"``) and why."""
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise not_a_model(path.parent, what, e) from e
+    if not isinstance(meta, dict):
+        raise ModelError(f"{path.parent}: not {what} ({path.name} is not a JSON object)")
+    if meta.get("format") != fmt:
+        raise ModelError(f"{path.parent}: not {what} ({path.name}: format "
+                         f"{meta.get('format')!r}, expected {fmt!r})")
+    return meta

@@ -1,6 +1,7 @@
 """One command-line convention (issue 17 item 4): inputs by path, '-' or split name; progress
 only as plain lines off a terminal; a step that re-analyses drops the stale analysis."""
 import io
+import shutil
 import sys
 from pathlib import Path
 
@@ -8,6 +9,7 @@ import pytest
 
 from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
+from fstpunct.model.store import model_path
 from fstpunct.parser import train
 from fstpunct.progress import progress
 from fstpunct.ud.annotations import COMMENTS, MISC_KEYS, forget
@@ -173,3 +175,33 @@ def test_score_reads_stdin_once(capsys, monkeypatch):
         "fstpunct score: error: --gold and PRED cannot both be stdin ('-'); name files\n"
     assert main(["score", "--gold", str(SAMPLE)]) == 0  # PRED: stdin
     assert capsys.readouterr().out.startswith("sentences 5  slots 50  edit distance 0  ")
+
+
+@pytest.mark.parametrize("command, described", [
+    (["decode", "--model", "{m}"], "model.json"),
+    (["restore", "--crf", "{m}"], "meta.json"),
+    (["parse", "--model", "{m}"], "model.json"),
+    (["rephrase", "--lang", "en", "--order", "{m}/order"], "order.json"),
+    (["correct", "--model", "{m}"], "correction.json"),
+])
+@pytest.mark.parametrize("text, why", [
+    ("[1]\n", " is not a JSON object)"),
+    ('{"format": "other-1"}\n', ": format 'other-1', expected "),
+])
+def test_a_model_description_of_another_shape_or_format_is_one_line(command, described, text,
+                                                                    why, tmp_path, capsys):
+    """Not an AttributeError's traceback ('list' object has no attribute 'get')."""
+    (tmp_path / described).write_text(text)
+    assert main([a.format(m=tmp_path) for a in command] + [str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"error: {tmp_path}: not a" in err, err
+    assert f"({described}{why}" in err, err
+
+
+def test_an_attach_description_of_another_shape_is_one_line(tmp_path, capsys):
+    """attach.json holding a list: a TypeError's traceback before."""
+    shutil.copytree(model_path("en"), tmp_path / "en")
+    (tmp_path / "en" / "attach.json").write_text("[1]\n")
+    assert main(["decode", "--model", str(tmp_path / "en"), str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "attach: cannot load attach model: " in err, err

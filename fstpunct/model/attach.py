@@ -154,7 +154,7 @@ class AttachModel:
                 fits = model.pair_feature_names == meta["pair_features"] and all(
                     _read_block(npz, name, block)
                     for name, block in zip(("theta", "lexical"), model.blocks(theta)))
-        except (*UNREADABLE, ModelError) as e:
+        except (*UNREADABLE, TypeError, ModelError) as e:  # TypeError: JSON of another shape
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")

@@ -32,8 +32,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UNREADABLE, ModelError, not_a_model
-from ..files import atomic_folder, output
+from ..errors import UNREADABLE, ModelError
+from ..files import atomic_folder, output, read_meta
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -99,14 +99,7 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
 def read_record(name: str | Path) -> dict[str, Any]:
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
     bundled name; ModelError if it is missing or of another format."""
-    folder = model_path(name)
-    try:
-        meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise not_a_model(folder, "a fstpunct model", e) from e
-    if meta.get("format") != FORMAT:
-        raise ModelError(f"{folder}: model format {meta.get('format')} is not {FORMAT}")
-    return meta
+    return read_meta(model_path(name) / "model.json", FORMAT, "a fstpunct model")
 
 
 def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:

@@ -17,13 +17,13 @@ make a model small, each an option (their cost in accuracy: RESULTS.md):
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 from scipy import sparse
 
-from ..errors import UNREADABLE, InputError, ModelError, not_a_model
+from ..errors import UNREADABLE, InputError, not_a_model
+from ..files import read_meta
 
 __all__ = ["FINGERPRINT_SHIFT", "lookup_keys", "pruned", "write_weights", "read_folder"]
 
@@ -79,8 +79,8 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
     :func:`write_weights`) the keys, the float32 weights (sparse: ``.toarray()`` makes them
     dense) and whether the keys are fingerprints; else a :class:`ModelError` saying the folder
     is not a ``kind`` model."""
+    meta = read_meta(folder / f"{meta_name}.json", format, f"a {kind} model")
     try:
-        meta = json.loads((folder / f"{meta_name}.json").read_text(encoding="utf-8"))
         with np.load(folder / f"{weights_name}.npz") as z:
             shape = tuple(int(x) for x in z["shape"])
             fingerprints = "fingerprints" in z.files
@@ -93,6 +93,4 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
                                         shape=shape)
     except UNREADABLE as e:
         raise not_a_model(folder, f"a {kind} model", e) from e
-    if meta.get("format") != format:
-        raise ModelError(f"{folder}: model format {meta.get('format')!r}, expected {format}")
     return meta, keys, weights, fingerprints

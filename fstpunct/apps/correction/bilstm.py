@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder
+from ...files import atomic_folder, read_meta
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import MIN_COUNT, OTHER, slot_tags
 from .crf import labels, string_marginals, tag_insertions
-from .model import read_meta
 
 __all__ = ["BilstmCorrector", "crf_log_partition", "crf_marginals", "crf_viterbi", "train"]
 

@@ -26,14 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder
+from ...files import atomic_folder, read_meta
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, crf_insertions, slot_tags
 from ..restoration.crf import features as restoration_features
 from ..restoration.exact import ExactPrior, SlotDistribution
-from .model import read_meta
 
 __all__ = ["CrfCorrector", "features", "generative_features", "labels", "slot_features",
            "string_marginals", "tag_insertions", "train"]

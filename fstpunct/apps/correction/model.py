@@ -53,8 +53,8 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError, ModelError, not_a_model
-from ...files import atomic_folder
+from ...errors import InputError, ModelError
+from ...files import atomic_folder, read_meta
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
 from ...model.attach import AttachModel
@@ -70,7 +70,7 @@ from .gate import FEATURES
 from .platt import PLATT_SIZE
 
 __all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center",
-           "learner_contexts", "read_meta", "sharpened", "train", "unexplained", "with_learner"]
+           "learner_contexts", "sharpened", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
@@ -177,18 +177,6 @@ def _towards(channel: Channel, reference: Channel) -> Channel:
     theirs = np.array([j for _, j in both], dtype=np.intp)
     phi[np.ix_(mine, mine)] = reference.phi[np.ix_(theirs, theirs)]
     return Channel(channel.symbols, channel.direction, phi)
-
-
-def read_meta(path: Path, fmt: str, what: str) -> dict[str, Any]:
-    """The JSON object of a model folder's description file, checked to be of format ``fmt``
-    (``what`` names the kind of model in the error)."""
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise not_a_model(path.parent, what, e) from e
-    if not isinstance(meta, dict) or meta.get("format") != fmt:
-        raise ModelError(f"{path.parent}: {path.name} is not a {fmt} model")
-    return meta
 
 
 @dataclass

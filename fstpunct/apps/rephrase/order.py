@@ -37,7 +37,7 @@ import numpy as np
 from scipy import optimize, sparse
 
 from ...errors import UNREADABLE, ModelError
-from ...files import output
+from ...files import output, read_meta
 from ...model.store import model_path
 
 __all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "OrderModel", "order_path", "train_order"]
@@ -163,14 +163,12 @@ class OrderModel:
     @classmethod
     def load(cls, path: str | Path) -> OrderModel:
         path = Path(path)
+        meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model")
         try:
-            meta = json.loads(path.with_suffix(".json").read_text(encoding="utf-8"))
             with np.load(path.with_suffix(".npz")) as data:
                 theta = data["theta"].astype(np.float64)
         except UNREADABLE as e:
             raise ModelError(f"{path}: not an ordering model ({e})") from e
-        if meta.get("format") != FORMAT:
-            raise ModelError(f"{path}: ordering model format {meta.get('format')} is not {FORMAT}")
         return cls(meta["features"], theta, meta.get("record"))
 
 

@@ -21,8 +21,8 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, ModelError, not_a_model
-from ...files import atomic_folder
+from ...errors import InputError, ModelError
+from ...files import atomic_folder, read_meta
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -149,12 +149,7 @@ class CrfModel:
         """The CRF model in ``folder`` (as :func:`train` writes it); ModelError if it is not
         one."""
         path = Path(folder)
-        try:
-            meta = json.loads((path / "meta.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            raise not_a_model(path, "a CRF model folder", e) from e
-        if meta.get("format") != FORMAT:
-            raise ModelError(f"{path}: meta.json is not a {FORMAT} model")
+        meta = read_meta(path / "meta.json", FORMAT, "a CRF model folder")
         if not (path / "crf.model").is_file():
             raise ModelError(f"{path}: crf.model is missing")
         return cls(path / "crf.model", meta)
