@@ -62,6 +62,10 @@ TLE dev or test files (``en_esl``: the sentences evaluated; a TLE dev or test se
 not align is in no file and excludes nothing).
 ``cv --fce K --fce-corrector-only`` (a diagnostic) gives those pairs to
 the corrector and the CRFs only: every fold's learner model trains on the TLE sentences alone.
+``--fce-edited`` (cv, train; with ``--fce``) keeps only the outside pairs with at least one
+punctuation edit (the scorer's: a slot whose scored string the correction changes,
+:func:`edited_outside`), as negative subsampling; the outside learner sentences (learner model,
+vocabulary) are all kept. ``cv`` prints per fold how many outside pairs it kept.
 Folds are by FCE document: the TLE spreads most documents' sentences over its three splits, and
 all of a document's sentences are in one fold.
 
@@ -819,12 +823,32 @@ class Outside:
                 out += zip(*split_pairs(data, split, kind=k, prefix="x"))
         return cls(learners, out)
 
+    def edited(self) -> Outside:
+        """The same sentences, and of the pairs only those with at least one punctuation edit
+        (the scorer's, :func:`~fstpunct.apps.restoration.metrics.edit_score`: a slot whose
+        scored string differs between the pair's sides)."""
+        return Outside(self.learners, [(s, g) for s, g in self.pairs
+                                       if sum(edit_score([s], [g], [g]).gold)])
+
     def without(self, held: set[str]) -> Outside:
         """The sentences and pairs whose FCE script holds none of the ``held`` TLE documents
         (a held-out fold's, or the standard dev and test documents): a script without TLE
         sentences trains every model."""
         return Outside([s for s in self.learners if tle_document(s) not in held],
                        [(s, g) for s, g in self.pairs if tle_document(s) not in held])
+
+
+def edited_outside(outside: Outside, what: str, file=None) -> Outside:
+    """``outside`` with its edited pairs only (:meth:`Outside.edited`), saying how many of its
+    pairs were kept (``what``: the fold or run they train) on ``file`` (None: stdout)."""
+    kept = outside.edited()
+    print(f"{what}: {len(kept.pairs)} of {len(outside.pairs)} outside pairs kept (those with "
+          f"a punctuation edit)", file=file, flush=True)
+    return kept
+
+
+FCE_EDITED_HELP = ("with --fce: only the outside pairs with at least one punctuation edit (the "
+                   "outside learner sentences all kept)")
 
 
 def tested_documents(data: Path) -> set[str]:
@@ -847,6 +871,8 @@ def cv(args: argparse.Namespace) -> None:
         _fail("cv: --fce and --crossfit do not go together")
     if args.fce_corrector_only and not args.fce:
         _fail("cv: --fce-corrector-only needs --fce")
+    if args.fce_edited and not args.fce:
+        _fail("cv: --fce-edited needs --fce")
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
@@ -855,6 +881,8 @@ def cv(args: argparse.Namespace) -> None:
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
     fold_outside = [outside.without({d for d, f in fold_of.items() if f == fold})
                     for fold in range(k)]
+    if args.fce_edited:
+        fold_outside = [edited_outside(o, f"fold {fold}") for fold, o in enumerate(fold_outside)]
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own, dropped = trainable([s for split in splits for s in learner_text[split]
@@ -939,6 +967,7 @@ def cv(args: argparse.Namespace) -> None:
         f.write(json.dumps({"folds": k, "weight": args.weight, "keep_weight": args.keep_weight,
                             "keep_c2": args.keep_c2, "copy": args.copy, "extra": args.extra,
                             "fce": args.fce, "fce_learner": learner_fce(args),
+                            "fce_edited": args.fce_edited,
                             "fce_pairs": [len(o.pairs) for o in fold_outside],
                             "edit_cost": args.edit_cost, "support": args.support,
                             "rows": rows, "per_fold": per_fold, "chosen_weights": weights,
@@ -1400,14 +1429,17 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     folds, and saved)."""
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
-        asked = (args.copy, args.extra, args.lexical, args.sharpen, args.fce, learner_fce(args))
+        asked = (args.copy, args.extra, args.lexical, args.sharpen, args.fce, learner_fce(args),
+                 args.fce_edited)
         stored = (model.record.get("copy"), model.record.get("extra"),
                   model.corrector.settings.lexical, model.record.get("sharpen", 1.0),
                   model.record.get("fce"),
-                  model.record.get("fce_learner", model.record.get("fce")))
+                  model.record.get("fce_learner", model.record.get("fce")),
+                  model.record.get("fce_edited", False))
         if stored != asked:
             _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen, fce, "
-                  f"the learner model's fce = {stored}, not {asked}: name another --work")
+                  f"the learner model's fce, fce-edited = {stored}, not {asked}: name another "
+                  f"--work")
         return model
     originals, corrected, dropped = trainable_pairs(rest)
     reference = learner if args.reference == "learner" else load_model(args.reference)
@@ -1415,7 +1447,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
                   grammar, args.iterations, corrector_settings(args),
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
-                          "fce_learner": learner_fce(args)},
+                          "fce_learner": learner_fce(args), "fce_edited": args.fce_edited},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen)
     model.save(folder / "correct")
     print(f"fold {fold}: corrector trained on {len(corrected)} pairs ({dropped} left out: "
@@ -1598,10 +1630,14 @@ def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
 
 def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
+    if args.fce_edited and not args.fce:
+        _fail("train: --fce-edited needs --fce")
     sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)
         outside = Outside.read(data, args.fce).without(tested_documents(data))
+        if args.fce_edited:
+            outside = edited_outside(outside, "train", sys.stderr)
         sentence_pairs += outside.pairs
         learners += outside.learners
     originals, corrected, dropped = trainable_pairs(sentence_pairs)
@@ -1619,7 +1655,8 @@ def train_model(args: argparse.Namespace) -> None:
                           "corrected": args.corrected, "extra": args.extra,
                           "reference": args.reference,
                           "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
-                          "copy": args.copy, "lexical": args.lexical, "fce": args.fce},
+                          "copy": args.copy, "lexical": args.lexical, "fce": args.fce,
+                          "fce_edited": args.fce_edited},
                   copy=args.copy, vocabulary=every, sharpen=args.sharpen)
     model.save(args.output)
 
@@ -1640,6 +1677,7 @@ def main() -> None:
                         "--parser) whose script holds no sentence of the aligned TLE dev or "
                         "test files (en_esl)")
     t.add_argument("--data", default="learner", help="with --fce: learner_corpus.py's folder")
+    t.add_argument("--fce-edited", action="store_true", help=FCE_EDITED_HELP)
     add_corrector_arguments(t)
     t.add_argument("-o", "--output", required=True)
     a = sub.add_parser("calibrate", help="choose the decoding on the dev pairs")
@@ -1728,6 +1766,7 @@ def main() -> None:
                         "sentences outside the TLE (learner_corpus.py --parser) whose script "
                         "holds none of the fold's held-out documents: their isomorphic pairs, "
                         "or all (punctuation-only pairs too)")
+    c.add_argument("--fce-edited", action="store_true", help=FCE_EDITED_HELP)
     c.add_argument("--fce-corrector-only", action="store_true",
                    help="with --fce: those pairs train the corrector and the CRFs, but every "
                         "fold's learner model trains on the TLE sentences alone")

@@ -159,6 +159,9 @@ def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
      "--fce and --crossfit do not go together"),
     (["cv", "--weight", "1", "--fce-corrector-only", "-o", "out.json"],
      "--fce-corrector-only needs --fce"),
+    (["cv", "--weight", "1", "--fce-edited", "-o", "out.json"], "cv: --fce-edited needs --fce"),
+    (["train", "--learner", "L", "--original", "O", "--corrected", "C", "--fce-edited",
+      "-o", "out"], "train: --fce-edited needs --fce"),
 ])
 def test_bad_input_is_one_line_and_exit_2(script, tmp_path, monkeypatch, capsys, argv, says):
     monkeypatch.chdir(tmp_path)
@@ -534,6 +537,65 @@ def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch, cap
             "--fce-corrector-only")
 
 
+def unedited_outside_pairs(folder: Path) -> None:
+    """Two more isomorphic outside pairs, each without a punctuation edit (a plain sentence,
+    corrected as it is): TRa-2 of docA's script, TRz-2 of a script without TLE sentences."""
+    for sent_id, doc in (("TRa-2", "docA"), ("TRz-2", None)):
+        note = f"\n# tle_document = {doc}\n# text" if doc else "\n# text"
+        for kind in ("xesl", "xcesl"):
+            path = folder / f"en_{kind}-ud-train.conllu"
+            path.write_text(path.read_text(encoding="utf-8")
+                            + conll(PLAIN, sent_id).replace("\n# text", note, 1),
+                            encoding="utf-8")
+
+
+def test_outside_pairs_with_a_punctuation_edit_only(script, tmp_path, monkeypatch, capsys):
+    # --fce-edited keeps the outside pairs whose sides differ in punctuation: not TRb-1
+    # (punctuation-only, unchanged), TRa-2, TRz-2; fold 0 (docA, docC, docE held out) keeps
+    # TRb-0 and TRz-0 of its 4 pairs, fold 1 (docB, docD, docF) TRa-0, TRa-1, TRe-0 and TRz-0 of
+    # its 6; the learner models read every outside learner sentence all the same
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    outside_folder(data)
+    unedited_outside_pairs(data)
+    every = script.Outside.read(data, "all")
+    assert [s.sent_id for s, _ in every.edited().pairs] == ["TRa-0", "TRa-1", "TRb-0",
+                                                            "TRe-0", "TRz-0"]
+    assert every.edited().learners == every.learners
+    # the scorer's edit: a pair whose corrected side is its learner side has none
+    relative = every.pairs[0]
+    assert script.Outside([], [relative, (relative[0], relative[0])]).edited().pairs == [
+        relative]
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--fce", "all",
+           "--fce-edited", "--models-only")
+    out = capsys.readouterr().out
+    assert "fold 0: 2 of 4 outside pairs kept (those with a punctuation edit)" in out
+    assert "fold 1: 4 of 6 outside pairs kept (those with a punctuation edit)" in out
+    for fold, extra, learners in ((0, 2, 4), (1, 4, 6)):
+        assert read_record(work / f"fold{fold}" / "learner")["record"]["sentences"] == (
+            15 + learners)
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        assert model.record["pairs"] == 12 + extra and model.record["fce_edited"] is True
+    # the fold correctors of a run without --fce-edited are refused, and with it the
+    # corrector-only arm's learner models are the TLE's alone
+    plain = tmp_path / "plain"
+    run_cv(script, monkeypatch, data, plain, tmp_path / "plain.json", "--fce", "all",
+           "--fce-corrector-only", "--correctors-only")
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, plain, tmp_path / "again.json", "--fce", "all",
+               "--fce-corrector-only", "--fce-edited", "--correctors-only")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and "fce-edited" in err and err.count("\n") == 1
+    edited = tmp_path / "edited"
+    run_cv(script, monkeypatch, data, edited, tmp_path / "edited.json", "--fce", "all",
+           "--fce-corrector-only", "--fce-edited", "--correctors-only")
+    for fold, extra in ((0, 2), (1, 4)):
+        assert read_record(edited / f"fold{fold}" / "learner")["record"]["sentences"] == 15
+        model = CorrectionModel.load(edited / f"fold{fold}" / "correct")
+        assert model.record["pairs"] == 12 + extra and model.record["fce_learner"] is None
+
+
 # a full stop with a dependent: not trainable (DESIGN §2)
 UNTRAINABLE = [("We", 2, "nsubj"), ("left", 0, "root"), ("early", 4, "advmod"),
                (".", 2, "punct")]
@@ -573,6 +635,21 @@ def test_train_with_the_outside_pairs(script, tmp_path, monkeypatch, capsys):
         err = capsys.readouterr().err
         assert f"{16 + outside} training pairs and {20 + 5} learner sentences" in err
         assert "): 1 pairs, 1 sentences" in err
+    # train --fce all --fce-edited: of the 6 outside pairs (TRe-0 out), the 4 with an edit
+    # (not TRb-1, nor the untrainable TRz-1: each side the other's punctuation); the learner
+    # sentences all kept
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "train", "--learner", str(tmp_path / "cv" / "fold0" / "learner"),
+        "--original", str(data / "en_esl-ud-train.conllu"),
+        "--corrected", str(data / "en_cesl-ud-train.conllu"), "--data", str(data),
+        "--fce", "all", "--fce-edited", "--iterations", "1", "--reference", "learner",
+        "--grammar", str(ROOT / "grammars" / "en.rules"), "-o", str(tmp_path / "edited")])
+    script.main()
+    model = CorrectionModel.load(tmp_path / "edited")
+    assert model.record["pairs"] == 16 + 4 and model.record["fce_edited"] is True
+    err = capsys.readouterr().err
+    assert "train: 4 of 6 outside pairs kept (those with a punctuation edit)" in err
+    assert f"{16 + 4} training pairs and {20 + 5} learner sentences" in err
 
 
 def test_a_document_over_several_splits_is_in_one_fold(script, tmp_path):
