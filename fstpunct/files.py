@@ -18,7 +18,7 @@ import os
 import signal
 import stat
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO
@@ -36,6 +36,8 @@ MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 # lone surrogates)
 _UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
                     for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+
+_JSON_NAMES = {dict: "a JSON object", list: "a JSON list", str: "a string", bool: "true or false"}
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
@@ -262,17 +264,25 @@ def _remove_folder(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
 
 
-def read_meta(path: Path, fmt: str, what: str) -> dict[str, Any]:
+def read_meta(path: Path, fmt: str | int | None, what: str,
+              fields: Mapping[str, type] | None = None, name: Path | None = None
+              ) -> dict[str, Any]:
     """The JSON object of a model's description file ``path`` (``model.json``, ``meta.json``,
-    …), checked to be of format ``fmt``; else a :class:`ModelError` saying that ``path``'s
-    folder is not ``what`` (``"a CRF corrector"``) and why."""
+    …), checked to be of format ``fmt`` (None: a file without one) and to hold each of
+    ``fields`` with a value of its type; else a :class:`ModelError` saying that the model
+    (``name``, by default ``path``'s folder) is not ``what`` (``"a CRF corrector"``) and why."""
+    name = path.parent if name is None else name
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise not_a_model(path.parent, what, e) from e
+        raise not_a_model(name, what, e) from e
     if not isinstance(meta, dict):
-        raise ModelError(f"{path.parent}: not {what} ({path.name} is not a JSON object)")
-    if meta.get("format") != fmt:
-        raise ModelError(f"{path.parent}: not {what} ({path.name}: format "
+        raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")
+    if fmt is not None and meta.get("format") != fmt:
+        raise ModelError(f"{name}: not {what} ({path.name}: format "
                          f"{meta.get('format')!r}, expected {fmt!r})")
+    for key, kind in (fields or {}).items():
+        if not isinstance(meta.get(key), kind):
+            raise ModelError(f"{name}: not {what} ({path.name}: {key!r} missing or not "
+                             f"{_JSON_NAMES.get(kind, kind.__name__)})")
     return meta

@@ -1,6 +1,7 @@
 """One command-line convention (issue 17 item 4): inputs by path, '-' or split name; progress
 only as plain lines off a terminal; a step that re-analyses drops the stale analysis."""
 import io
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -194,7 +195,7 @@ def test_a_model_description_of_another_shape_or_format_is_one_line(command, des
     (tmp_path / described).write_text(text)
     assert main([a.format(m=tmp_path) for a in command] + [str(SAMPLE)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"error: {tmp_path}: not a" in err, err
+    assert err.count("\n") == 1 and f"error: {tmp_path}" in err and ": not a" in err, err
     assert f"({described}{why}" in err, err
 
 
@@ -204,4 +205,29 @@ def test_an_attach_description_of_another_shape_is_one_line(tmp_path, capsys):
     (tmp_path / "en" / "attach.json").write_text("[1]\n")
     assert main(["decode", "--model", str(tmp_path / "en"), str(SAMPLE)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "attach: cannot load attach model: " in err, err
+    assert err.count("\n") == 1 and "attach: not an attach model (attach.json is not a JSON " \
+        "object)" in err, err
+
+
+@pytest.mark.parametrize("file, text, why", [
+    ("model.json", '{"format": 1, "settings": [1]}', "'settings' missing or not a JSON object"),
+    ("model.json", '{"format": 1, "settings": {"newer": 1}}', "settings this fstpunct does not "
+                                                              "know: newer"),
+    ("attach.json", '{"vocab": {}, "symmetric": []}', "'contexts' missing or not a JSON list"),
+    ("parser/model.json", '{"format": "FORMAT", "mode": 3}', "'mode' missing or not a string"),
+    ("tagger/tagger.json", '{"format": "FORMAT", "tags": []}', "'lowercase' missing or not "
+                                                               "true or false"),
+])
+def test_a_model_description_without_a_field_is_one_line(file, text, why, tmp_path, capsys):
+    """A field missing or of another type: a KeyError's or TypeError's traceback before."""
+    shutil.copytree(model_path("en"), tmp_path / "en")
+    path = tmp_path / "en" / file
+    fmt = json.loads(path.read_text(encoding="utf-8")).get("format")
+    path.write_text(text.replace('"FORMAT"', json.dumps(fmt)))
+    command = {"parser/model.json": ["parse", "--model", str(path.parent)],
+               "tagger/tagger.json": ["restore", "--lang", "en", "--text", "--tagger",
+                                      str(path.parent)]}.get(file, ["decode", "--model",
+                                                                    str(tmp_path / "en")])
+    assert main(command + [str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and why in err, err

@@ -7,9 +7,9 @@ language's standard test split, with the command that reproduces it).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
+from ..fst.channel import sidecar_direction
 from ..model.store import bundled, model_path, model_size, read_record, record_evaluation
 from ..ud.release import split_source
 from .model import load
@@ -40,12 +40,11 @@ class ModelInfo:
 def _info(name: str) -> ModelInfo:
     meta = read_record(name)
     folder = model_path(name)
-    side = json.loads((folder / "channel.json").read_text(encoding="utf-8"))
     test = meta.get("evaluation", {}).get("test", {})
     record = meta.get("record", {})
     return ModelInfo(name, tuple(record.get("data", ())), record.get("sentences"),
-                     side["direction"], test.get("perplexity"), test.get("data"),
-                     model_size(folder))
+                     sidecar_direction(folder / "channel.fst"), test.get("perplexity"),
+                     test.get("data"), model_size(folder))
 
 
 def bundled_models() -> list[ModelInfo]:

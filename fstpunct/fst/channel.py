@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
            "SPECIALS", "ArcTable", "EditPath", "ScanArc", "Step", "Channel", "scan_moves",
-           "structural_mask", "sidecar_path"]
+           "structural_mask", "sidecar_direction", "sidecar_path"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -435,7 +435,7 @@ class Channel:
         except FstpunctError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e}") from e
         if direction is None:
-            direction = _sidecar_direction(path)
+            direction = sidecar_direction(path)
         table, arcs = f.input_symbols, f.arcs
         if f.arc_type not in ("log", "log64") or table is None or arcs.start != START_STATE:
             raise ModelError(f"{path}: not a channel (need log arcs, symbol tables, start 0)")
@@ -524,7 +524,9 @@ def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
     return param[:, 0], param[:, 1], param[:, 2], np.flatnonzero(~found)
 
 
-def _sidecar_direction(path: str | Path) -> str:
+def sidecar_direction(path: str | Path) -> str:
+    """The direction (``ltr``/``rtl``) in the JSON beside the channel ``path``; a
+    ModelError if it cannot be read or holds none."""
     side = sidecar_path(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import UNREADABLE, ModelError
+from ..files import read_meta
 from ..ud.slots import SlotSentence
 from ._attach import (
     fit_piece,
@@ -146,15 +147,17 @@ class AttachModel:
         zip-compressed): the model and flat θ. A damaged file (a member whose CRC fails, a
         stream that does not inflate, a truncated zip) is a ModelError like any other
         unreadable model."""
+        meta = read_meta(Path(f"{path}.json"), None, "an attach model",
+                         {"vocab": dict, "symmetric": list, "contexts": list,
+                          "pair_features": list}, name=Path(path))
         try:
-            meta = json.loads(Path(f"{path}.json").read_text(encoding="utf-8"))
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
             theta = np.empty(model.size)
             with np.load(f"{path}.npz") as npz:
                 fits = model.pair_feature_names == meta["pair_features"] and all(
                     _read_block(npz, name, block)
                     for name, block in zip(("theta", "lexical"), model.blocks(theta)))
-        except (*UNREADABLE, TypeError, ModelError) as e:  # TypeError: JSON of another shape
+        except (*UNREADABLE, ModelError) as e:
             raise ModelError(f"{path}: cannot load attach model: {e}") from e
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")

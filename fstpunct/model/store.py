@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,11 @@ def load_model(name: str | Path) -> PunctModel:
     if not folder.is_dir():
         raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
                          f"({', '.join(bundled()) or 'none'})")
-    meta = read_record(folder)
+    meta = read_meta(folder / "model.json", FORMAT, "a fstpunct model", {"settings": dict})
+    unknown = sorted(set(meta["settings"]) - {f.name for f in fields(Settings)})
+    if unknown:
+        raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
+                         f"{', '.join(unknown)} (a newer version's model?)")
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")
     # models saved before the token cost or lexical contexts existed were trained without them

@@ -270,8 +270,9 @@ class Model:
     @classmethod
     def load(cls, folder: str | Path) -> Model:
         folder = Path(folder)
-        meta, keys, csr, fingerprints = read_folder(folder, "model", "weights", FORMAT,
-                                                    "parser")
+        meta, keys, csr, fingerprints = read_folder(
+            folder, "model", "weights", FORMAT, "parser",
+            {"mode": str, "words": list, "tags": list, "labels": list, "templates": list})
         model = cls(meta["mode"], meta["words"], meta["tags"], meta["labels"],
                     meta["templates"], keys, csr, meta.get("info"),
                     meta.get("props_version", 1),  # models without it predate version 2

@@ -17,6 +17,7 @@ make a model small, each an option (their cost in accuracy: RESULTS.md):
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import numpy as np
@@ -73,13 +74,14 @@ def write_weights(path: Path, keys: np.ndarray, weights: np.ndarray,
                         shape=np.array(w.shape))
 
 
-def read_folder(folder: Path, meta_name: str, weights_name: str, format: str,
-                kind: str) -> tuple[dict, np.ndarray, sparse.csr_matrix, bool]:
+def read_folder(folder: Path, meta_name: str, weights_name: str, format: str, kind: str,
+                fields: Mapping[str, type] | None = None
+                ) -> tuple[dict, np.ndarray, sparse.csr_matrix, bool]:
     """``META_NAME.json`` (checked to be of ``format``), and from ``WEIGHTS_NAME.npz`` (see
     :func:`write_weights`) the keys, the float32 weights (sparse: ``.toarray()`` makes them
     dense) and whether the keys are fingerprints; else a :class:`ModelError` saying the folder
-    is not a ``kind`` model."""
-    meta = read_meta(folder / f"{meta_name}.json", format, f"a {kind} model")
+    is not a ``kind`` model (also when META's ``fields`` are missing or of other types)."""
+    meta = read_meta(folder / f"{meta_name}.json", format, f"a {kind} model", fields)
     try:
         with np.load(folder / f"{weights_name}.npz") as z:
             shape = tuple(int(x) for x in z["shape"])

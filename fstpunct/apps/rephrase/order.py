@@ -163,7 +163,8 @@ class OrderModel:
     @classmethod
     def load(cls, path: str | Path) -> OrderModel:
         path = Path(path)
-        meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model")
+        meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model",
+                         {"features": list}, name=path)
         try:
             with np.load(path.with_suffix(".npz")) as data:
                 theta = data["theta"].astype(np.float64)
