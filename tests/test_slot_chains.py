@@ -32,11 +32,14 @@ SEEDS = st.integers(0, 2**32 - 1)
 TOKENS = 4  # token 3 has no arcs: chains through it are 0
 
 
-def random_chains(rng: np.random.Generator, size: int) -> tuple[TokenChains, TokenChains]:
+def random_chains(rng: np.random.Generator, size: int,
+                  draws: int | None = None) -> tuple[TokenChains, TokenChains]:
     """The same random token chains (ε, single tokens, longer strings) and one stored matrix,
-    weighted in the real and in the max-product semiring."""
+    weighted in the real and in the max-product semiring (``draws``: of arcs, default up to
+    3 per state)."""
+    draws = int(rng.integers(1, 3 * size + 2)) if draws is None else draws
     arcs = sorted({(int(rng.integers(TOKENS - 1)), int(rng.integers(size)),
-                    int(rng.integers(size))) for _ in range(int(rng.integers(1, 3 * size + 2)))})
+                    int(rng.integers(size))) for _ in range(draws)})
     token, src, dst = (np.array(x, dtype=np.uint16) for x in zip(*arcs))  # as a lattice's
     weight = rng.uniform(0.05, 1.0, len(arcs))
     words = [(), *((t,) for t in range(TOKENS))] + [
@@ -79,11 +82,12 @@ def test_a_chain_shape_of_strided_arcs_is_the_same():
         np.testing.assert_array_equal(getattr(strided, name), getattr(copied, name))
 
 
-def chain_trees(rng: np.random.Generator, n: int):
+def chain_trees(rng: np.random.Generator, n: int, max_states: int = 4, dense: bool = False):
     """A random tree whose slots' stacks are token chains, in the real and the max-product
-    semiring, and the same with the chains multiplied out (dense stacks)."""
-    tree = random_tree(rng, n, zeros=0.2, max_states=4, max_cands=5)
-    chains = [random_chains(rng, len(x)) for x in tree.start]
+    semiring, and the same with the chains multiplied out (dense stacks); ``dense``: token
+    matrices of about half their entries."""
+    tree = random_tree(rng, n, zeros=0.2, max_states=max_states, max_cands=5)
+    chains = [random_chains(rng, len(x), 2 * len(x) ** 2 if dense else None) for x in tree.start]
     sp = spans(tree.heads) if n else [(0, 0)]
     draws = [(rng.integers(len(chains[i][0]), size=len(c.weights)),
               rng.integers(len(chains[k][0]), size=len(c.weights)))
@@ -115,6 +119,59 @@ def test_compiled_chains_against_the_references(n, seed):
     assert score[0] == pytest.approx(expected[1], rel=1e-12, abs=1e-12)
     log_z = forest.log_partition(forest.from_trees([sum_chains], SumProduct), fallback)
     assert log_z[0] == pytest.approx(reference(sum_dense)[2], rel=1e-12, abs=1e-12)
+
+
+class _NoWeight(Exception):
+    """A sentence of weight 0 (the example is left out)."""
+
+
+def _no_weight(s: int) -> None:
+    raise _NoWeight
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 6), SEEDS, st.booleans(), st.booleans())
+def test_joint_pass_over_token_chains(n, seed, thin, sparse):
+    """Viterbi and log Z in one traversal over token chains (the chains and the token matrices'
+    lines alike in both semirings, applied to both runs' vectors at once): each result bitwise
+    that of its own run. With ``thin``, entries of the max-product run's token weights and
+    slot vectors are 0 where the real run's are not, so that the two runs' vectors have other
+    nonzeros and their chains' steps go other ways; with ``sparse``, up to 12 states and slot
+    vectors of one nonzero entry (as λ and ρ), so that steps go across lines from a few
+    entries."""
+    rng = np.random.default_rng(seed)
+    sum_chains, _, max_chains, _ = chain_trees(rng, n, 12 if sparse else 4, dense=sparse)
+    if sparse:
+        def single(x):
+            out = np.zeros(len(x))
+            out[int(rng.integers(len(x)))] = rng.uniform(0.05, 1.0)
+            return out
+
+        start, final = [single(x) for x in sum_chains.start], [single(x) for x in sum_chains.final]
+        sum_chains = replace(sum_chains, start=start, final=final)
+        max_chains = replace(max_chains, start=start, final=final)
+    if thin:
+        def thinned(x):
+            x = np.asarray(x, dtype=float)
+            return np.where(rng.random(x.shape) < 0.3, 0.0, x)
+
+        def stack(c: TokenChains) -> TokenChains:
+            return TokenChains(c.shape, thinned(c.weight), c.stored, True)
+
+        max_chains = replace(max_chains, start=[thinned(x) for x in max_chains.start],
+                             final=[thinned(x) for x in max_chains.final],
+                             nodes=[replace(c, lefts=stack(c.lefts), rights=stack(c.rights))
+                                    for c in max_chains.nodes])
+    total = forest.from_trees([sum_chains], SumProduct)
+    best = forest.from_trees([max_chains], MaxProduct)
+    try:
+        choice, score = forest.viterbi(best, _no_weight)
+        log_z = forest.log_partition(total, _no_weight)
+    except _NoWeight:
+        return
+    joint = forest.viterbi_and_log_partition(total, best, _no_weight, _no_weight)
+    for got, want in zip(joint, (choice, score, log_z)):
+        assert got.tobytes() == want.tobytes()
 
 
 def test_outside_and_sampling_reject_token_chains():

@@ -52,6 +52,7 @@ cdef struct Mats:
     const Py_ssize_t* stok
     Lines krows  # the token matrices' rows: line υ·N + s is M(υ)[s, :]
     Lines kcols  # and their columns: line υ·N + t is M(υ)[:, t]
+    Py_ssize_t klines  # how many lines krows (and kcols) have
 
 
 cdef struct Vecs:
@@ -136,6 +137,7 @@ cdef class _Inputs:
                 self.mats[q].kcols.ptr = _i32ptr(m.ktptr)
                 self.mats[q].kcols.col = _sptr(m.ktcol)
                 self.mats[q].kcols.perm, self.mats[q].kcols.val = _i32ptr(m.ktperm), _dptr(m.kval)
+                self.mats[q].klines = len(m.kptr) - 1
             self.most = max(self.most, m.count)
             self.longest = max(self.longest, m.size)
         for q, x in enumerate(vecs):
@@ -283,16 +285,24 @@ cdef inline void _lines_of(const int* ptr, const State* col, const int* perm,
 
 cdef void _lines_pair(const Lines* lines, const double* val2, Py_ssize_t row0, Py_ssize_t n,
                       const double* x, const double* x2, double w, double w2, double* out,
-                      double* out2) noexcept nogil:
+                      double* out2, bint add=True) noexcept nogil:
     """:func:`_lines_into` adding w ⊗ (lines · x) into ``out`` in the real semiring and, over
     the same lines with the values ``val2``, w2 ⊗ (lines · x2) into ``out2`` in the max-product
-    one (each bitwise what its own call gives)."""
-    if lines.perm != NULL:
+    one (each bitwise what its own call gives); without ``add``, the products written (w and
+    w2 unused)."""
+    if add:
+        if lines.perm != NULL:
+            _lines_k(lines.ptr + row0, lines.col, lines.perm, lines.val, n, x, w, out, False,
+                     True, True, True, val2, x2, w2, out2)
+        else:
+            _lines_k(lines.ptr + row0, lines.col, NULL, lines.val, n, x, w, out, False, False,
+                     True, True, val2, x2, w2, out2)
+    elif lines.perm != NULL:
         _lines_k(lines.ptr + row0, lines.col, lines.perm, lines.val, n, x, w, out, False, True,
-                 True, True, val2, x2, w2, out2)
+                 False, True, val2, x2, w2, out2)
     else:
-        _lines_k(lines.ptr + row0, lines.col, NULL, lines.val, n, x, w, out, False, False, True,
-                 True, val2, x2, w2, out2)
+        _lines_k(lines.ptr + row0, lines.col, NULL, lines.val, n, x, w, out, False, False,
+                 False, True, val2, x2, w2, out2)
 
 
 cdef bint _same_lines(const Lines* a, const Lines* b, Py_ssize_t lines) noexcept:
@@ -309,6 +319,24 @@ cdef bint _same_lines(const Lines* a, const Lines* b, Py_ssize_t lines) noexcept
         return False
     return (a.perm == NULL or not entries or a.perm == b.perm
             or not memcmp(a.perm, b.perm, entries * sizeof(int)))
+
+
+cdef enum:  # bits of _Run.alike: which lines of a stack its twin's has
+    _STORED = 1
+    _CHAINS = 2
+
+
+cdef bint _same_chains(const Mats* a, const Mats* b) noexcept:
+    """Whether two stacks have the same token chains over token matrices of the same lines."""
+    if a.base != b.base or a.klines != b.klines:
+        return False
+    if a.soff != b.soff and memcmp(a.soff, b.soff, (a.base + 1) * sizeof(Py_ssize_t)):
+        return False
+    if (a.stok != b.stok and a.soff[a.base]
+            and memcmp(a.stok, b.stok, a.soff[a.base] * sizeof(Py_ssize_t))):
+        return False
+    return (_same_lines(&a.krows, &b.krows, a.klines)
+            and _same_lines(&a.kcols, &b.kcols, a.klines))
 
 
 cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
@@ -346,6 +374,29 @@ cdef inline double _dense_dot(const double* a, const double* b, Py_ssize_t n,
     return acc
 
 
+cdef inline Py_ssize_t _chain_step(const Lines* along, const Lines* across, Py_ssize_t tok,
+                                   Py_ssize_t n, const double* cur, Py_ssize_t nonzero,
+                                   double* nxt, bint mx) noexcept nogil:
+    """One step of :func:`_chain`: nxt = M(tok) ⊗ cur (or cur ⊗ M(tok), as ``along`` and
+    ``across`` are oriented); the new bound on nxt's nonzero entries."""
+    cdef Py_ssize_t s, e
+    cdef double xs
+    if 4 * nonzero < n:  # across: each nonzero entry's line, scattered
+        memset(nxt, 0, n * sizeof(double))
+        nonzero = 0  # bounded by the entries scattered
+        for s in range(n):
+            if cur[s] == 0.0:
+                continue
+            xs = cur[s]
+            nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
+            for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
+                nxt[across.col[e]] = _plus(nxt[across.col[e]],
+                                           across.val[_at(across.perm, e)] * xs, mx)
+        return nonzero
+    _lines_into(along, tok * n, n, cur, 1.0, nxt, mx, False)  # along
+    return _count_nonzero(nxt, n)
+
+
 cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, Py_ssize_t nonzero, double* out,
                  double* tmp, bint vm, bint mx) noexcept nogil:
     """out = M_a ⊗ x, or x ⊗ M_a (``vm``), for the token chain a: M(υ₁)(M(υ₂)(⋯ M(υₘ) x)) or
@@ -354,33 +405,77 @@ cdef void _chain(const Mats* m, Py_ssize_t a, const double* x, Py_ssize_t nonzer
     is x's number of them, or more) goes across the lines of the other orientation from them:
     the same terms added in the same order (a line's entries ascend), so either way gives the
     same bits, and the counts need only choose well."""
-    cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, s, e, tok
+    cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, tok
     cdef const double* cur = x
     cdef double* nxt = out if (hi - lo) % 2 else tmp  # so that the last step writes out
     cdef const Lines* along = &m.kcols if vm else &m.krows
     cdef const Lines* across = &m.krows if vm else &m.kcols
-    cdef double xs
     if hi == lo:
         memcpy(out, x, n * sizeof(double))
         return
     for k in range(hi - lo):
         tok = m.stok[lo + k] if vm else m.stok[hi - 1 - k]
-        if 4 * nonzero < n:  # across: each nonzero entry's line, scattered
-            memset(nxt, 0, n * sizeof(double))
-            nonzero = 0  # bounded by the entries scattered
-            for s in range(n):
-                if cur[s] == 0.0:
-                    continue
-                xs = cur[s]
-                nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
-                for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
-                    nxt[across.col[e]] = _plus(nxt[across.col[e]],
-                                               across.val[_at(across.perm, e)] * xs, mx)
-        else:  # along
-            _lines_into(along, tok * n, n, cur, 1.0, nxt, mx, False)
-            nonzero = _count_nonzero(nxt, n)
+        nonzero = _chain_step(along, across, tok, n, cur, nonzero, nxt, mx)
         cur = nxt
         nxt = tmp if nxt == out else out
+
+
+cdef void _chain_pair(const Mats* m, const Mats* m2, Py_ssize_t a, const double* x,
+                      const double* x2, Py_ssize_t nonzero, Py_ssize_t nonzero2, double* out,
+                      double* tmp, double* out2, double* tmp2, bint vm) noexcept nogil:
+    """:func:`_chain` of token chain a in the real-semiring stack ``m`` (x into out) and in its
+    max-product twin ``m2`` (x2 into out2), whose token matrices have the same lines: where
+    both steps go the same way, the lines are read once for both; each output's operations are
+    those of its own :func:`_chain` (the same bits)."""
+    cdef Py_ssize_t n = m.n, lo = m.soff[a], hi = m.soff[a + 1], k, tok, s, e, p, c
+    cdef const double* cur = x
+    cdef const double* cur2 = x2
+    cdef double* nxt = out if (hi - lo) % 2 else tmp
+    cdef double* nxt2 = out2 if (hi - lo) % 2 else tmp2
+    cdef const Lines* along = &m.kcols if vm else &m.krows
+    cdef const Lines* across = &m.krows if vm else &m.kcols
+    cdef const Lines* along2 = &m2.kcols if vm else &m2.krows
+    cdef const Lines* across2 = &m2.krows if vm else &m2.kcols
+    cdef const double* val2 = across2.val
+    cdef double xs, xs2
+    if hi == lo:
+        memcpy(out, x, n * sizeof(double))
+        memcpy(out2, x2, n * sizeof(double))
+        return
+    for k in range(hi - lo):
+        tok = m.stok[lo + k] if vm else m.stok[hi - 1 - k]
+        if 4 * nonzero < n and 4 * nonzero2 < n:  # both across
+            memset(nxt, 0, n * sizeof(double))
+            memset(nxt2, 0, n * sizeof(double))
+            nonzero, nonzero2 = 0, 0
+            for s in range(n):
+                xs, xs2 = cur[s], cur2[s]
+                if xs != 0.0 and xs2 != 0.0:
+                    nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
+                    nonzero2 += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
+                    for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
+                        p, c = _at(across.perm, e), across.col[e]
+                        nxt[c] = nxt[c] + across.val[p] * xs
+                        nxt2[c] = _plus(nxt2[c], val2[p] * xs2, True)
+                elif xs != 0.0:
+                    nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
+                    for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
+                        c = across.col[e]
+                        nxt[c] = nxt[c] + across.val[_at(across.perm, e)] * xs
+                elif xs2 != 0.0:
+                    nonzero2 += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
+                    for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
+                        c = across.col[e]
+                        nxt2[c] = _plus(nxt2[c], val2[_at(across.perm, e)] * xs2, True)
+        elif 4 * nonzero >= n and 4 * nonzero2 >= n:  # both along
+            _lines_pair(along, along2.val, tok * n, n, cur, cur2, 1.0, 1.0, nxt, nxt2, False)
+            nonzero, nonzero2 = _count_nonzero(nxt, n), _count_nonzero(nxt2, n)
+        else:
+            nonzero = _chain_step(along, across, tok, n, cur, nonzero, nxt, False)
+            nonzero2 = _chain_step(along2, across2, tok, n, cur2, nonzero2, nxt2, True)
+        cur, cur2 = nxt, nxt2
+        nxt = tmp if nxt == out else out
+        nxt2 = tmp2 if nxt2 == out2 else out2
 
 
 cdef inline double _far_ctx(const Mats* m, Py_ssize_t f, Py_ssize_t y, const double* ctx,
@@ -445,6 +540,14 @@ cdef enum:  # how a near matrix goes into an application's output (_Run.way)
     _SKIP, _CHAINED, _ACROSS, _ALONG
 
 
+cdef bint _same_nonzeros(const Lane* a, const Lane* b) noexcept:
+    """Whether two lanes' far and context vectors have their nonzero entries in the same places
+    (then both runs take the same way through :meth:`_Run.far_one`)."""
+    return (a.n_nz_far == b.n_nz_far and a.n_nz_ctx == b.n_nz_ctx
+            and not memcmp(a.nz_far, b.nz_far, a.n_nz_far * sizeof(Py_ssize_t))
+            and not memcmp(a.nz_ctx, b.nz_ctx, a.n_nz_ctx * sizeof(Py_ssize_t)))
+
+
 cdef struct Sentence:
     # Where one sentence's nodes, candidates and slots start in the forest, and its tree.
     Py_ssize_t n, w0, node0, cand0, slot0
@@ -467,7 +570,7 @@ cdef class _Run:
     cdef Py_ssize_t* ints  # its tree
     cdef Py_ssize_t n_nodes
     cdef Py_ssize_t* mark  # per matrix of a stack: its place among a node's distinct ones, or -1
-    cdef unsigned char* alike  # per stack, with a twin (pair): whether the twin's has its lines
+    cdef unsigned char* alike  # per stack, with a twin (pair): which of its lines the twin's has
     cdef Py_ssize_t* nz    # 3 × the largest slot: nonzero entries of an application's vectors
     cdef double* buf       # 2 per candidate: the far values, the near weights
     cdef Py_ssize_t* loc   # 2 per candidate: local near index, local far index
@@ -544,7 +647,9 @@ cdef class _Run:
     cdef int pair(self, _Run twin) except -1:
         """Make ``twin`` (the same forest's run in the max-product semiring; this one in the real
         one) this run's twin (:meth:`apply`): note which of its stacks have the same lines as
-        this run's (the same entries in the same columns: stacks built together share them)."""
+        this run's (the same entries in the same columns: stacks built together share them): bit
+        :data:`_STORED` for the stored matrices' lines, :data:`_CHAINS` for the token chains and
+        the token matrices' lines."""
         if self.mx or not twin.mx:
             raise ValueError("a pair of runs is a real-semiring run and a max-product twin")
         self.alike = <unsigned char*> _grow(self.alike, max(self.inp.n_mats, 1))
@@ -553,11 +658,13 @@ cdef class _Run:
         cdef const Mats* b
         for q in range(self.inp.n_mats):
             a, b = &self.inp.mats[q], &twin.inp.mats[q] if q < twin.inp.n_mats else NULL
-            self.alike[q] = False
+            self.alike[q] = 0
             if b != NULL and a.n == b.n and a.count == b.count and a.base == b.base:
                 lines = (a.count - a.base) * a.n
-                self.alike[q] = (_same_lines(&a.rows, &b.rows, lines)
-                                 and _same_lines(&a.cols, &b.cols, lines))
+                if _same_lines(&a.rows, &b.rows, lines) and _same_lines(&a.cols, &b.cols, lines):
+                    self.alike[q] = _STORED
+                if a.base and _same_chains(a, b):
+                    self.alike[q] |= _CHAINS
         return 0
 
     cdef Py_ssize_t take(self, Py_ssize_t n) except -1:
@@ -687,30 +794,41 @@ cdef class _Run:
         cdef Py_ssize_t* near_idx = self.idx + at
         cdef Py_ssize_t* far_idx = near_idx + (hi - lo)
         cdef Lane one, two
-        cdef bint paired = twin is not None, alike = False
+        cdef bint paired = twin is not None
+        cdef unsigned char alike = 0, far_alike
         cdef int way, way2
         self.begin(v, ctx, rightward, lo, hi, &one)
         cdef const Sides* sd = &one.sd
         self.distinct(sd.far_of, lo, hi, loc_far, far_idx, &n_far)
         self.distinct(sd.near_of, lo, hi, loc_near, near_idx, &n_near)
-        self.far(&one, far_idx, n_far, rightward)
-        self.weigh(&one, lo, hi, loc_near, loc_far, n_near)
         if paired:
             memcpy(twin.loc + at, self.loc + at, 2 * (hi - lo) * sizeof(Py_ssize_t))
             memcpy(twin.idx + at, self.idx + at, 2 * (hi - lo) * sizeof(Py_ssize_t))
             twin.begin(v, twin_ctx, rightward, lo, hi, &two)
-            twin.far(&two, far_idx, n_far, rightward)
+            far_alike = self.alike[self.fo.node_left[g] if rightward else self.fo.node_right[g]]
+            if far_alike & _STORED and _same_nonzeros(&one, &two):
+                self.far_pair(&one, twin, &two, far_idx, n_far, rightward, far_alike & _CHAINS)
+            else:
+                self.far(&one, far_idx, n_far, rightward)
+                twin.far(&two, far_idx, n_far, rightward)
             twin.weigh(&two, lo, hi, loc_near, loc_far, n_near)
             alike = self.alike[self.fo.node_right[g] if rightward else self.fo.node_left[g]]
+        else:
+            self.far(&one, far_idx, n_far, rightward)
+        self.weigh(&one, lo, hi, loc_near, loc_far, n_near)
         for q in range(n_near):
             way = self.way(&one, near_idx[q], one.near_w[q])
             if paired:
                 way2 = twin.way(&two, near_idx[q], two.near_w[q])
-                if alike and way == _ALONG and way2 == _ALONG:
+                if alike & _STORED and way == _ALONG and way2 == _ALONG:
                     _lines_pair(&sd.near.cols if rightward else &sd.near.rows,
                                 two.sd.near.cols.val if rightward else two.sd.near.rows.val,
                                 _line(sd.near, near_idx[q], 0), one.out.n, one.near_in,
                                 two.near_in, one.near_w[q], two.near_w[q], one.raw, two.raw)
+                    continue
+                if alike & _CHAINS and way == _CHAINED and way2 == _CHAINED:
+                    self.near_chains(&one, twin, &two, near_idx[q], one.near_w[q],
+                                     two.near_w[q], rightward)
                     continue
                 twin.near(&two, near_idx[q], two.near_w[q], way2, rightward)
             self.near(&one, near_idx[q], one.near_w[q], way, rightward)
@@ -744,6 +862,12 @@ cdef class _Run:
     cdef void far(self, Lane* ln, const Py_ssize_t* far_idx, Py_ssize_t n_far,
                   bint rightward) noexcept:
         """far_val[q] = far_in ⊗ (far matrix far_idx[q] applied to ctx), q < n_far."""
+        cdef Py_ssize_t q
+        for q in range(n_far):
+            ln.far_val[q] = self.far_one(ln, far_idx[q], rightward)
+
+    cdef inline double far_one(self, const Lane* ln, Py_ssize_t a, bint rightward) noexcept:
+        """far_in ⊗ (far matrix a applied to ctx)."""
         # lines of a matrix "along" the application (rows of a leftward one's matrices, columns
         # of a rightward one's) give the products one output entry at a time; lines "across"
         # give the terms of one nonzero input entry, for sparse inputs (mostly λ and ρ, which
@@ -760,34 +884,97 @@ cdef class _Run:
         cdef const double* far_in = ln.far_in
         cdef const Py_ssize_t* nz_far = ln.nz_far
         cdef const Py_ssize_t* nz_ctx = ln.nz_ctx
-        cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, q, k, y, r, e
-        cdef double acc, x
+        cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, k, y, r, e
+        cdef double acc = 0.0, x
         cdef const double* z
+        if _chained(fm, a) and n_nz_ctx <= n_nz_far:  # a token chain, applied
+            z = self.chained(fm, a, cx, n_nz_ctx, rightward)  # to the sparser vector
+            for k in range(n_nz_far):
+                y = nz_far[k]
+                acc = _plus(acc, z[y] * far_in[y], mx)
+        elif _chained(fm, a):
+            z = self.chained(fm, a, far_in, n_nz_far, not rightward)
+            for k in range(n_nz_ctx):
+                y = nz_ctx[k]
+                acc = _plus(acc, z[y] * cx[y], mx)
+        elif n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
+            for k in range(n_nz_ctx):
+                r = _line(fm, a, nz_ctx[k])
+                x = cx[nz_ctx[k]]
+                for e in range(far_ptr[r], far_ptr[r + 1]):
+                    acc = _plus(acc, (far_v[_at(far_perm, e)] * x) * far_in[far_col[e]], mx)
+        else:
+            for k in range(n_nz_far):
+                y = nz_far[k]
+                acc = _plus(acc, _far_ctx(fm, a, y, cx, rightward, mx) * far_in[y], mx)
+        return acc
+
+    cdef void far_pair(self, Lane* ln, _Run twin, Lane* ln2, const Py_ssize_t* far_idx,
+                       Py_ssize_t n_far, bint rightward, bint chains) noexcept:
+        """:meth:`far` of this run (real semiring) and of its ``twin`` (max-product, lane
+        ``ln2``) at once, where the far stacks' stored matrices are alike and both lanes'
+        vectors have the same nonzero entries: the stored matrices' lines read once for both,
+        and with ``chains`` (alike token chains) the token matrices' (:func:`_chain_pair`);
+        each value's operations those of its own :meth:`far_one` (the same bits)."""
+        cdef const Mats* fm = ln.sd.far
+        cdef const Lines* across = &fm.rows if rightward else &fm.cols
+        cdef const Lines* along = &fm.cols if rightward else &fm.rows
+        cdef const double* across2 = ln2.sd.far.rows.val if rightward else ln2.sd.far.cols.val
+        cdef const double* along2 = ln2.sd.far.cols.val if rightward else ln2.sd.far.rows.val
+        cdef const double* cx = ln.cx
+        cdef const double* cx2 = ln2.cx
+        cdef const double* far_in = ln.far_in
+        cdef const double* far_in2 = ln2.far_in
+        cdef const Py_ssize_t* nz_far = ln.nz_far
+        cdef const Py_ssize_t* nz_ctx = ln.nz_ctx
+        cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, q, a, k, y, r, e, p
+        cdef double acc, acc2, x, x2, d, d2, v
+        cdef double* z = self.lz
+        cdef double* z2 = twin.lz
         for q in range(n_far):
-            acc = 0.0
-            if _chained(fm, far_idx[q]) and n_nz_ctx <= n_nz_far:  # a token chain, applied
-                z = self.chained(fm, far_idx[q], cx, n_nz_ctx, rightward)  # to the sparser vector
+            a = far_idx[q]
+            if _chained(fm, a) and not chains:
+                ln.far_val[q] = self.far_one(ln, a, rightward)
+                ln2.far_val[q] = twin.far_one(ln2, a, rightward)
+                continue
+            acc, acc2 = 0.0, 0.0
+            if _chained(fm, a) and n_nz_ctx <= n_nz_far:  # applied to the sparser vector
+                _chain_pair(fm, ln2.sd.far, a, cx, cx2, n_nz_ctx, n_nz_ctx, z,
+                            z + self.inp.longest, z2, z2 + twin.inp.longest, rightward)
                 for k in range(n_nz_far):
                     y = nz_far[k]
-                    acc = _plus(acc, z[y] * far_in[y], mx)
-            elif _chained(fm, far_idx[q]):
-                z = self.chained(fm, far_idx[q], far_in, n_nz_far, not rightward)
+                    acc = acc + z[y] * far_in[y]
+                    acc2 = _plus(acc2, z2[y] * far_in2[y], True)
+            elif _chained(fm, a):
+                _chain_pair(fm, ln2.sd.far, a, far_in, far_in2, n_nz_far, n_nz_far, z,
+                            z + self.inp.longest, z2, z2 + twin.inp.longest, not rightward)
                 for k in range(n_nz_ctx):
                     y = nz_ctx[k]
-                    acc = _plus(acc, z[y] * cx[y], mx)
+                    acc = acc + z[y] * cx[y]
+                    acc2 = _plus(acc2, z2[y] * cx2[y], True)
             elif n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
                 for k in range(n_nz_ctx):
-                    r = _line(fm, far_idx[q], nz_ctx[k])
-                    x = cx[nz_ctx[k]]
-                    for e in range(far_ptr[r], far_ptr[r + 1]):
-                        acc = _plus(acc, (far_v[_at(far_perm, e)] * x) * far_in[far_col[e]],
-                                    mx)
+                    r = _line(fm, a, nz_ctx[k])
+                    x, x2 = cx[nz_ctx[k]], cx2[nz_ctx[k]]
+                    for e in range(across.ptr[r], across.ptr[r + 1]):
+                        p = _at(across.perm, e)
+                        y = across.col[e]
+                        acc = acc + (across.val[p] * x) * far_in[y]
+                        acc2 = _plus(acc2, (across2[p] * x2) * far_in2[y], True)
             else:
                 for k in range(n_nz_far):
                     y = nz_far[k]
-                    acc = _plus(acc, _far_ctx(fm, far_idx[q], y, cx, rightward, mx) * far_in[y],
-                                mx)
+                    r = _line(fm, a, y)
+                    d, d2 = 0.0, 0.0
+                    for e in range(along.ptr[r], along.ptr[r + 1]):
+                        p = _at(along.perm, e)
+                        v = cx[along.col[e]]
+                        d = d + along.val[p] * v
+                        d2 = _plus(d2, along2[p] * cx2[along.col[e]], True)
+                    acc = acc + d * far_in[y]
+                    acc2 = _plus(acc2, d2 * far_in2[y], True)
             ln.far_val[q] = acc
+            ln2.far_val[q] = acc2
 
     cdef void weigh(self, Lane* ln, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t* loc_near,
                     const Py_ssize_t* loc_far, Py_ssize_t n_near) noexcept:
@@ -837,6 +1024,21 @@ cdef class _Run:
         elif way == _ALONG:
             _lines_into(&nm.cols if rightward else &nm.rows, _line(nm, a, 0), ln.out.n, near_in,
                         w, raw, mx, True)
+
+    cdef void near_chains(self, Lane* ln, _Run twin, Lane* ln2, Py_ssize_t a, double w,
+                          double w2, bint rightward) noexcept:
+        """:meth:`near` of token chain a with weights w and w2 in both runs (this one real,
+        ``twin`` max-product; their stacks' chains alike), the chain applied in both at once
+        (:func:`_chain_pair`)."""
+        cdef double* z = self.lz
+        cdef double* z2 = twin.lz
+        cdef Py_ssize_t s
+        _chain_pair(ln.sd.near, ln2.sd.near, a, ln.near_in, ln2.near_in, ln.n_nz_near,
+                    ln2.n_nz_near, z, z + self.inp.longest, z2, z2 + twin.inp.longest, rightward)
+        for s in range(ln.out.n):
+            ln.raw[s] = ln.raw[s] + w * z[s]
+        for s in range(ln2.out.n):
+            ln2.raw[s] = _plus(ln2.raw[s], w2 * z2[s], True)
 
     cdef void close(self, Py_ssize_t v, Lane* ln, bint rightward, Py_ssize_t n_near,
                     Py_ssize_t n_far) noexcept:
