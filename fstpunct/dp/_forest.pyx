@@ -548,6 +548,35 @@ cdef bint _same_nonzeros(const Lane* a, const Lane* b) noexcept:
             and not memcmp(a.nz_ctx, b.nz_ctx, a.n_nz_ctx * sizeof(Py_ssize_t)))
 
 
+cdef bint _same_near_nonzeros(const Lane* a, const Lane* b) noexcept:
+    """Whether two lanes' near vectors have their nonzero entries in the same places."""
+    return (a.n_nz_near == b.n_nz_near
+            and not memcmp(a.nz_near, b.nz_near, a.n_nz_near * sizeof(Py_ssize_t)))
+
+
+cdef void _across_pair(Lane* ln, Lane* ln2, Py_ssize_t a, double w, double w2,
+                       bint rightward) noexcept:
+    """:meth:`_Run.near`'s way across, from the near vector's nonzeros, of near matrix a in
+    both runs at once (real: ``ln``; max-product: ``ln2``, whose stack has the same lines and
+    whose near vector the same nonzeros): the lines read once, each output's operations those
+    of its own run."""
+    cdef const Mats* nm = ln.sd.near
+    cdef const Lines* across = &nm.rows if rightward else &nm.cols
+    cdef const double* val2 = ln2.sd.near.rows.val if rightward else ln2.sd.near.cols.val
+    cdef double* raw = ln.raw
+    cdef double* raw2 = ln2.raw
+    cdef Py_ssize_t k, r, e, p, c, y
+    cdef double x, x2
+    for k in range(ln.n_nz_near):
+        y = ln.nz_near[k]
+        r = _line(nm, a, y)
+        x, x2 = ln.near_in[y], ln2.near_in[y]
+        for e in range(across.ptr[r], across.ptr[r + 1]):
+            p, c = _at(across.perm, e), across.col[e]
+            raw[c] = raw[c] + w * (across.val[p] * x)
+            raw2[c] = _plus(raw2[c], w2 * (val2[p] * x2), True)
+
+
 cdef struct Sentence:
     # Where one sentence's nodes, candidates and slots start in the forest, and its tree.
     Py_ssize_t n, w0, node0, cand0, slot0
@@ -796,6 +825,7 @@ cdef class _Run:
         cdef Lane one, two
         cdef bint paired = twin is not None
         cdef unsigned char alike = 0, far_alike
+        cdef bint same_near = False
         cdef int way, way2
         self.begin(v, ctx, rightward, lo, hi, &one)
         cdef const Sides* sd = &one.sd
@@ -813,6 +843,7 @@ cdef class _Run:
                 twin.far(&two, far_idx, n_far, rightward)
             twin.weigh(&two, lo, hi, loc_near, loc_far, n_near)
             alike = self.alike[self.fo.node_right[g] if rightward else self.fo.node_left[g]]
+            same_near = alike & _STORED and _same_near_nonzeros(&one, &two)
         else:
             self.far(&one, far_idx, n_far, rightward)
         self.weigh(&one, lo, hi, loc_near, loc_far, n_near)
@@ -825,6 +856,10 @@ cdef class _Run:
                                 two.sd.near.cols.val if rightward else two.sd.near.rows.val,
                                 _line(sd.near, near_idx[q], 0), one.out.n, one.near_in,
                                 two.near_in, one.near_w[q], two.near_w[q], one.raw, two.raw)
+                    continue
+                if same_near and way == _ACROSS and way2 == _ACROSS:
+                    _across_pair(&one, &two, near_idx[q], one.near_w[q], two.near_w[q],
+                                 rightward)
                     continue
                 if alike & _CHAINS and way == _CHAINED and way2 == _CHAINED:
                     self.near_chains(&one, twin, &two, near_idx[q], one.near_w[q],
