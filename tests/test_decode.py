@@ -2,6 +2,7 @@
 import io
 import json
 import math
+import os
 import re
 import shutil
 import subprocess
@@ -148,3 +149,22 @@ def test_settings_are_recorded_and_old_models_load_without_them(tiny_model, tmp_
     del meta["settings"]["token_cost"], meta["settings"]["lexical"]
     (old / "model.json").write_text(json.dumps(meta), encoding="utf-8")
     assert load_model(old).settings.token_cost == load_model(old).settings.lexical == 0
+
+
+def test_blas_threads_are_one_in_the_command_line_not_in_the_library():
+    """The command line sets the BLAS thread counts to 1 where the environment does not set
+    them (before numpy loads), keeps a value the environment sets, and ``import fstpunct``
+    (with the model loaded) sets none."""
+    names = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+    env = {k: v for k, v in os.environ.items() if k not in names}
+    show = "import os; print([os.environ.get(k) for k in %r])" % (names,)
+
+    def run(script: str, **extra: str) -> str:
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                              check=True, env={**env, **extra}).stdout.strip()
+
+    library = "import fstpunct; fstpunct.load('en'); import numpy; " + show
+    assert run(library) == "[None, None, None]"
+    cli = "import fstpunct.cli.main; import numpy; " + show
+    assert run(cli) == "['1', '1', '1']"
+    assert run(cli, OPENBLAS_NUM_THREADS="2") == "['2', '1', '1']"

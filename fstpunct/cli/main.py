@@ -28,7 +28,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fstpunct",
         description="Punctuation as underlying marks on syntactic constituents, "
-                    "rendered on the surface by a weighted finite-state transducer.")
+                    "rendered on the surface by a weighted finite-state transducer.",
+        epilog="BLAS runs on one thread (OPENBLAS_NUM_THREADS, OMP_NUM_THREADS and "
+               "MKL_NUM_THREADS default to 1; set them to override): parallel work runs in "
+               "processes (--jobs), and more BLAS threads only cost CPU time here.")
     parser.add_argument("--version", action="version", version=f"fstpunct {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, module_name in COMMANDS.items():
