@@ -1836,22 +1836,40 @@ def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
     """Whether each token chain M(υ₁)⋯M(υₘ) (tokens ``stok[soff[a] : soff[a + 1]]``; rows of the
     token matrices as :class:`Mats`' ``kptr``, ``kcol``) has an entry: some path of its tokens
     through the arcs, whatever their weights (what the entries of a stored product are; ε: the
-    identity). (A,) uint8."""
+    identity). (A,) uint8. The states that start a path of a chain's last token (the rows of
+    its matrix with an entry) are found once per token, for all the chains it ends."""
     import numpy as np
-    cdef Py_ssize_t count = soff.shape[0] - 1, a, k, s, e, tok, alive
+    cdef Py_ssize_t count = soff.shape[0] - 1, tokens = (kptr.shape[0] - 1) // max(n, 1)
+    cdef Py_ssize_t a, k, s, e, tok, alive
     out = np.zeros(count, dtype=np.uint8)
+    if n <= 0:  # no states: no entries
+        return out
     cdef unsigned char[::1] nonzero = out
     cdef unsigned char* cur = <unsigned char*> malloc(max(n, 1))
     cdef unsigned char* nxt = <unsigned char*> malloc(max(n, 1))
-    if cur == NULL or nxt == NULL:
+    cdef unsigned char* rows = <unsigned char*> malloc(max(n * tokens, 1))  # per token: row s
+    cdef Py_ssize_t* ends = <Py_ssize_t*> malloc(max(tokens, 1) * sizeof(Py_ssize_t))  # has one
+    if cur == NULL or nxt == NULL or rows == NULL or ends == NULL:
         free(cur)
         free(nxt)
+        free(rows)
+        free(ends)
         raise MemoryError()
+    for tok in range(tokens):
+        ends[tok] = -1  # rows with an entry: not counted yet
     for a in range(count):
-        for s in range(n):
-            cur[s] = 1
-        alive = n
-        for k in range(soff[a + 1] - 1, soff[a] - 1, -1):  # the states that start such a path
+        if soff[a + 1] == soff[a]:  # ε
+            nonzero[a] = n > 0
+            continue
+        tok = stok[soff[a + 1] - 1]
+        if ends[tok] < 0:
+            ends[tok] = 0
+            for s in range(n):
+                rows[tok * n + s] = kptr[tok * n + s + 1] > kptr[tok * n + s]
+                ends[tok] += rows[tok * n + s]
+        memcpy(cur, rows + tok * n, n)
+        alive = ends[tok]
+        for k in range(soff[a + 1] - 2, soff[a] - 1, -1):  # the states that start such a path
             if not alive:
                 break
             tok, alive = stok[k], 0
@@ -1866,4 +1884,6 @@ def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
         nonzero[a] = alive > 0
     free(cur)
     free(nxt)
+    free(rows)
+    free(ends)
     return out
