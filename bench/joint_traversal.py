@@ -1,0 +1,80 @@
+"""What decode's one compiled traversal (Viterbi and the inside pass together,
+:func:`fstpunct.dp.forest.viterbi_and_log_partition`) costs against each pass alone (issue 23):
+CPU seconds (``time.process_time``, the least of ``--repeat`` runs per chunk, summed over the
+chunks) over the forests of en_ewt test as ``fstpunct decode`` builds them (chunks of 500
+sentences, one slot cache with token chains for rare strings), and whether Viterbi alone gives
+the joint traversal's choices and scores bit for bit. The inside pass gives each sentence's
+``# punct_logprob`` (log p(x | T), a sum over every T′), so decode needs it beside Viterbi.
+Usage: python bench/joint_traversal.py [--model M] [--repeat K] [FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import numpy as np  # noqa: E402
+
+from fstpunct.api import load  # noqa: E402
+from fstpunct.apps.decode import CHAINED_USES, chunk_inference  # noqa: E402
+from fstpunct.dp import _forest  # noqa: E402
+from fstpunct.dp.forest import Forest  # noqa: E402
+from fstpunct.ud.release import find_treebank  # noqa: E402
+from fstpunct.ud.treebank import read_file  # noqa: E402
+
+
+def least(run: Callable[[], object], repeat: int) -> float:
+    """The least CPU seconds of ``repeat`` calls of ``run``."""
+    spent = []
+    for _ in range(repeat):
+        start = time.process_time()
+        run()
+        spent.append(time.process_time() - start)
+    return min(spent)
+
+
+def passes(total: Forest, best: Forest) -> dict[str, Callable[[], tuple]]:
+    """The three compiled runs over a chunk's real-semiring and max-product forests."""
+    sums, maxima = (list(total.stacks), list(total.vectors)), (list(best.stacks),
+                                                                list(best.vectors))
+    return {"joint": partial(_forest.run_pair, total, *sums, *maxima),
+            "Viterbi alone": partial(_forest.run, best, *maxima, True, True),
+            "inside alone": partial(_forest.run, total, *sums, False, False)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("file", nargs="?", help="CoNLL-U (default: en_ewt test)")
+    parser.add_argument("--model", default="en")
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    path = args.file or str(find_treebank("en_ewt", "test"))
+    model = load(args.model).punct
+    spent = {"joint": 0.0, "Viterbi alone": 0.0, "inside alone": 0.0}
+    same = True
+    for _, _, inference in chunk_inference(model, read_file(path), chains=CHAINED_USES):
+        best, _, _ = inference.forest(True)
+        total, _, _ = inference.forest(False)
+        runs = passes(total, best)
+        for name, run in runs.items():
+            spent[name] += least(run, args.repeat)
+        joint, alone = runs["joint"](), runs["Viterbi alone"]()
+        same &= joint[4].tobytes() == alone[2].tobytes() and joint[2].tobytes() == \
+            alone[0].tobytes() and bool(np.all(joint[3] == alone[1]))
+    print(f"load average {os.getloadavg()[0]:.1f}; CPU seconds, least of {args.repeat} runs "
+          "per chunk, summed:")
+    for name, seconds in spent.items():
+        print(f"  {name:14s} {seconds:.4f} s")
+    print(f"  the inside pass adds {spent['joint'] - spent['Viterbi alone']:.4f} s to Viterbi; "
+          f"Viterbi alone gives the joint choices and scores bitwise: {same}")
+
+
+if __name__ == "__main__":
+    main()
