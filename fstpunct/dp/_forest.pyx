@@ -542,7 +542,7 @@ cdef enum:  # how a near matrix goes into an application's output (_Run.way)
 
 cdef bint _same_nonzeros(const Lane* a, const Lane* b) noexcept:
     """Whether two lanes' far and context vectors have their nonzero entries in the same places
-    (then both runs take the same way through :meth:`_Run.far_one`)."""
+    (then both runs take the same way through :func:`_far_at`)."""
     return (a.n_nz_far == b.n_nz_far and a.n_nz_ctx == b.n_nz_ctx
             and not memcmp(a.nz_far, b.nz_far, a.n_nz_far * sizeof(Py_ssize_t))
             and not memcmp(a.nz_ctx, b.nz_ctx, a.n_nz_ctx * sizeof(Py_ssize_t)))
@@ -575,6 +575,88 @@ cdef void _across_pair(Lane* ln, Lane* ln2, Py_ssize_t a, double w, double w2,
             p, c = _at(across.perm, e), across.col[e]
             raw[c] = raw[c] + w * (across.val[p] * x)
             raw2[c] = _plus(raw2[c], w2 * (val2[p] * x2), True)
+
+
+cdef inline void _far_at(const Lane* ln, const Lane* ln2, Py_ssize_t a, bint rightward,
+                         bint mx, bint pair, double* z, Py_ssize_t zn, double* z2,
+                         Py_ssize_t zn2, double* out, double* out2) noexcept:
+    """out[0] = far_in ⊗ (far matrix a applied to ctx) in lane ``ln`` (max-product if ``mx``;
+    a token chain applied in ``z``, 2·``zn`` doubles of scratch); with ``pair`` (constant
+    arguments: each call site compiles to its own code), ``ln`` real and ``ln2`` max-product,
+    their far stacks alike (stored lines, and token chains if a is one) and their vectors of
+    the same nonzeros, also out2[0] for ``ln2`` (scratch ``z2``, ``zn2``), the lines read once
+    for both, each value's operations those of its own run (the same bits)."""
+    # lines of a matrix "along" the application (rows of a leftward one's matrices, columns
+    # of a rightward one's) give the products one output entry at a time; lines "across"
+    # give the terms of one nonzero input entry, for sparse inputs (mostly λ and ρ, which
+    # have a single nonzero). In the max-product semiring both orders give the same
+    # values: rounding a product by a fixed factor is monotone, so it commutes with max.
+    cdef const Mats* fm = ln.sd.far
+    cdef const Lines* across = &fm.rows if rightward else &fm.cols
+    cdef const Lines* along = &fm.cols if rightward else &fm.rows
+    cdef const double* across2 = NULL
+    cdef const double* along2 = NULL
+    cdef const double* cx = ln.cx
+    cdef const double* far_in = ln.far_in
+    cdef const double* cx2 = NULL
+    cdef const double* far_in2 = NULL
+    cdef const Py_ssize_t* nz_far = ln.nz_far
+    cdef const Py_ssize_t* nz_ctx = ln.nz_ctx
+    cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, k, y, r, e, p, c
+    cdef double acc = 0.0, acc2 = 0.0, x, x2 = 0.0, d, d2
+    if pair:
+        across2 = ln2.sd.far.rows.val if rightward else ln2.sd.far.cols.val
+        along2 = ln2.sd.far.cols.val if rightward else ln2.sd.far.rows.val
+        cx2, far_in2 = ln2.cx, ln2.far_in
+    if _chained(fm, a) and n_nz_ctx <= n_nz_far:  # a token chain, applied to the sparser vector
+        if pair:
+            _chain_pair(fm, ln2.sd.far, a, cx, cx2, n_nz_ctx, n_nz_ctx, z, z + zn, z2, z2 + zn2,
+                        rightward)
+        else:
+            _chain(fm, a, cx, n_nz_ctx, z, z + zn, rightward, mx)
+        for k in range(n_nz_far):
+            y = nz_far[k]
+            acc = _plus(acc, z[y] * far_in[y], mx)
+            if pair:
+                acc2 = _plus(acc2, z2[y] * far_in2[y], True)
+    elif _chained(fm, a):
+        if pair:
+            _chain_pair(fm, ln2.sd.far, a, far_in, far_in2, n_nz_far, n_nz_far, z, z + zn, z2,
+                        z2 + zn2, not rightward)
+        else:
+            _chain(fm, a, far_in, n_nz_far, z, z + zn, not rightward, mx)
+        for k in range(n_nz_ctx):
+            y = nz_ctx[k]
+            acc = _plus(acc, z[y] * cx[y], mx)
+            if pair:
+                acc2 = _plus(acc2, z2[y] * cx2[y], True)
+    elif n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
+        for k in range(n_nz_ctx):
+            r = _line(fm, a, nz_ctx[k])
+            x = cx[nz_ctx[k]]
+            if pair:
+                x2 = cx2[nz_ctx[k]]
+            for e in range(across.ptr[r], across.ptr[r + 1]):
+                p, c = _at(across.perm, e), across.col[e]
+                acc = _plus(acc, (across.val[p] * x) * far_in[c], mx)
+                if pair:
+                    acc2 = _plus(acc2, (across2[p] * x2) * far_in2[c], True)
+    else:  # along: each nonzero of far_in against its line applied to ctx
+        for k in range(n_nz_far):
+            y = nz_far[k]
+            r = _line(fm, a, y)
+            d, d2 = 0.0, 0.0
+            for e in range(along.ptr[r], along.ptr[r + 1]):
+                p, c = _at(along.perm, e), along.col[e]
+                d = _plus(d, along.val[p] * cx[c], mx)
+                if pair:
+                    d2 = _plus(d2, along2[p] * cx2[c], True)
+            acc = _plus(acc, d * far_in[y], mx)
+            if pair:
+                acc2 = _plus(acc2, d2 * far_in2[y], True)
+    out[0] = acc
+    if pair:
+        out2[0] = acc2
 
 
 cdef struct Sentence:
@@ -899,50 +981,12 @@ cdef class _Run:
         """far_val[q] = far_in ⊗ (far matrix far_idx[q] applied to ctx), q < n_far."""
         cdef Py_ssize_t q
         for q in range(n_far):
-            ln.far_val[q] = self.far_one(ln, far_idx[q], rightward)
-
-    cdef inline double far_one(self, const Lane* ln, Py_ssize_t a, bint rightward) noexcept:
-        """far_in ⊗ (far matrix a applied to ctx)."""
-        # lines of a matrix "along" the application (rows of a leftward one's matrices, columns
-        # of a rightward one's) give the products one output entry at a time; lines "across"
-        # give the terms of one nonzero input entry, for sparse inputs (mostly λ and ρ, which
-        # have a single nonzero). In the max-product semiring both orders give the same
-        # values: rounding a product by a fixed factor is monotone, so it commutes with max.
-        cdef bint mx = self.mx
-        cdef const Mats* fm = ln.sd.far
-        cdef const Lines* across = &fm.rows if rightward else &fm.cols
-        cdef const int* far_ptr = across.ptr
-        cdef const State* far_col = across.col
-        cdef const int* far_perm = across.perm
-        cdef const double* far_v = across.val
-        cdef const double* cx = ln.cx
-        cdef const double* far_in = ln.far_in
-        cdef const Py_ssize_t* nz_far = ln.nz_far
-        cdef const Py_ssize_t* nz_ctx = ln.nz_ctx
-        cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, k, y, r, e
-        cdef double acc = 0.0, x
-        cdef const double* z
-        if _chained(fm, a) and n_nz_ctx <= n_nz_far:  # a token chain, applied
-            z = self.chained(fm, a, cx, n_nz_ctx, rightward)  # to the sparser vector
-            for k in range(n_nz_far):
-                y = nz_far[k]
-                acc = _plus(acc, z[y] * far_in[y], mx)
-        elif _chained(fm, a):
-            z = self.chained(fm, a, far_in, n_nz_far, not rightward)
-            for k in range(n_nz_ctx):
-                y = nz_ctx[k]
-                acc = _plus(acc, z[y] * cx[y], mx)
-        elif n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
-            for k in range(n_nz_ctx):
-                r = _line(fm, a, nz_ctx[k])
-                x = cx[nz_ctx[k]]
-                for e in range(far_ptr[r], far_ptr[r + 1]):
-                    acc = _plus(acc, (far_v[_at(far_perm, e)] * x) * far_in[far_col[e]], mx)
-        else:
-            for k in range(n_nz_far):
-                y = nz_far[k]
-                acc = _plus(acc, _far_ctx(fm, a, y, cx, rightward, mx) * far_in[y], mx)
-        return acc
+            if self.mx:
+                _far_at(ln, NULL, far_idx[q], rightward, True, False, self.lz,
+                        self.inp.longest, NULL, 0, &ln.far_val[q], NULL)
+            else:
+                _far_at(ln, NULL, far_idx[q], rightward, False, False, self.lz,
+                        self.inp.longest, NULL, 0, &ln.far_val[q], NULL)
 
     cdef void far_pair(self, Lane* ln, _Run twin, Lane* ln2, const Py_ssize_t* far_idx,
                        Py_ssize_t n_far, bint rightward, bint chains) noexcept:
@@ -950,66 +994,18 @@ cdef class _Run:
         ``ln2``) at once, where the far stacks' stored matrices are alike and both lanes'
         vectors have the same nonzero entries: the stored matrices' lines read once for both,
         and with ``chains`` (alike token chains) the token matrices' (:func:`_chain_pair`);
-        each value's operations those of its own :meth:`far_one` (the same bits)."""
-        cdef const Mats* fm = ln.sd.far
-        cdef const Lines* across = &fm.rows if rightward else &fm.cols
-        cdef const Lines* along = &fm.cols if rightward else &fm.rows
-        cdef const double* across2 = ln2.sd.far.rows.val if rightward else ln2.sd.far.cols.val
-        cdef const double* along2 = ln2.sd.far.cols.val if rightward else ln2.sd.far.rows.val
-        cdef const double* cx = ln.cx
-        cdef const double* cx2 = ln2.cx
-        cdef const double* far_in = ln.far_in
-        cdef const double* far_in2 = ln2.far_in
-        cdef const Py_ssize_t* nz_far = ln.nz_far
-        cdef const Py_ssize_t* nz_ctx = ln.nz_ctx
-        cdef Py_ssize_t n_nz_far = ln.n_nz_far, n_nz_ctx = ln.n_nz_ctx, q, a, k, y, r, e, p
-        cdef double acc, acc2, x, x2, d, d2, v
-        cdef double* z = self.lz
-        cdef double* z2 = twin.lz
+        each value's operations those of its own run (the same bits)."""
+        cdef Py_ssize_t q, a
         for q in range(n_far):
             a = far_idx[q]
-            if _chained(fm, a) and not chains:
-                ln.far_val[q] = self.far_one(ln, a, rightward)
-                ln2.far_val[q] = twin.far_one(ln2, a, rightward)
-                continue
-            acc, acc2 = 0.0, 0.0
-            if _chained(fm, a) and n_nz_ctx <= n_nz_far:  # applied to the sparser vector
-                _chain_pair(fm, ln2.sd.far, a, cx, cx2, n_nz_ctx, n_nz_ctx, z,
-                            z + self.inp.longest, z2, z2 + twin.inp.longest, rightward)
-                for k in range(n_nz_far):
-                    y = nz_far[k]
-                    acc = acc + z[y] * far_in[y]
-                    acc2 = _plus(acc2, z2[y] * far_in2[y], True)
-            elif _chained(fm, a):
-                _chain_pair(fm, ln2.sd.far, a, far_in, far_in2, n_nz_far, n_nz_far, z,
-                            z + self.inp.longest, z2, z2 + twin.inp.longest, not rightward)
-                for k in range(n_nz_ctx):
-                    y = nz_ctx[k]
-                    acc = acc + z[y] * cx[y]
-                    acc2 = _plus(acc2, z2[y] * cx2[y], True)
-            elif n_nz_ctx < n_nz_far:  # across, from the context's nonzeros
-                for k in range(n_nz_ctx):
-                    r = _line(fm, a, nz_ctx[k])
-                    x, x2 = cx[nz_ctx[k]], cx2[nz_ctx[k]]
-                    for e in range(across.ptr[r], across.ptr[r + 1]):
-                        p = _at(across.perm, e)
-                        y = across.col[e]
-                        acc = acc + (across.val[p] * x) * far_in[y]
-                        acc2 = _plus(acc2, (across2[p] * x2) * far_in2[y], True)
+            if _chained(ln.sd.far, a) and not chains:
+                _far_at(ln, NULL, a, rightward, False, False, self.lz, self.inp.longest, NULL,
+                        0, &ln.far_val[q], NULL)
+                _far_at(ln2, NULL, a, rightward, True, False, twin.lz, twin.inp.longest, NULL,
+                        0, &ln2.far_val[q], NULL)
             else:
-                for k in range(n_nz_far):
-                    y = nz_far[k]
-                    r = _line(fm, a, y)
-                    d, d2 = 0.0, 0.0
-                    for e in range(along.ptr[r], along.ptr[r + 1]):
-                        p = _at(along.perm, e)
-                        v = cx[along.col[e]]
-                        d = d + along.val[p] * v
-                        d2 = _plus(d2, along2[p] * cx2[along.col[e]], True)
-                    acc = acc + d * far_in[y]
-                    acc2 = _plus(acc2, d2 * far_in2[y], True)
-            ln.far_val[q] = acc
-            ln2.far_val[q] = acc2
+                _far_at(ln, ln2, a, rightward, False, True, self.lz, self.inp.longest, twin.lz,
+                        twin.inp.longest, &ln.far_val[q], &ln2.far_val[q])
 
     cdef void weigh(self, Lane* ln, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t* loc_near,
                     const Py_ssize_t* loc_far, Py_ssize_t n_near) noexcept:
