@@ -542,8 +542,11 @@ def reranked_systems(source: list[Sentence], stripped: list[Sentence], model: Co
     return out
 
 
+REFS = ("keep", "correction", CRF, KEEP)  # the systems rows are tested against by default
+
+
 def scored(outputs: dict[str, list[Sentence]], source: list[Sentence], gold: list[Sentence],
-           refs: tuple[str, ...] = ("keep", "correction", CRF, KEEP)) -> list[dict]:
+           refs: tuple[str, ...] = REFS) -> list[dict]:
     """One row per system: its scores and paired tests against each system of ``refs`` (by
     default keep, the correction model and the two CRF correctors) and the BiLSTM-CRF
     corrector if there (AED: sign flips; F0.5: approximate randomisation, two-sided, and in
@@ -566,7 +569,8 @@ def print_weights(title: str, tried: WeightCounts, chosen: dict[str, float]) -> 
         for crf, ws in tried.items()) + f"; chosen {chosen}", flush=True)
 
 
-ROW_TESTS = (("aed", "keep"), ("aed", "correction"), ("f", CRF), ("f", KEEP))  # print_rows'
+# print_rows' default tests: AED against keep and the correction model, F0.5 against the CRFs
+ROW_TESTS = tuple(zip(("aed", "aed", "f", "f"), REFS))
 
 
 def print_rows(title: str, rows: list[dict], tests: tuple[tuple[str, str], ...] = ROW_TESTS
@@ -830,12 +834,20 @@ class Outside:
         return Outside(self.learners, [(s, g) for s, g in self.pairs
                                        if sum(edit_score([s], [g], [g]).gold)])
 
+    @functools.cached_property
+    def documents(self) -> tuple[list[str | None], list[str | None]]:
+        """The TLE document (:func:`tle_document`) of each learner sentence and of each pair's
+        learner side, read once (:meth:`without` runs once a fold)."""
+        return ([tle_document(s) for s in self.learners],
+                [tle_document(s) for s, _ in self.pairs])
+
     def without(self, held: set[str]) -> Outside:
         """The sentences and pairs whose FCE script holds none of the ``held`` TLE documents
         (a held-out fold's, or the standard dev and test documents): a script without TLE
         sentences trains every model."""
-        return Outside([s for s in self.learners if tle_document(s) not in held],
-                       [(s, g) for s, g in self.pairs if tle_document(s) not in held])
+        learners, pairs = self.documents
+        return Outside([s for s, d in zip(self.learners, learners) if d not in held],
+                       [p for p, d in zip(self.pairs, pairs) if d not in held])
 
 
 def edited_outside(outside: Outside, what: str, file=None) -> Outside:
@@ -1213,6 +1225,19 @@ def nested_choices(helds: list[list[int]], candidates: list[K], edits: dict[K, l
     return out
 
 
+def nested_outputs(helds: list[list[int]], choices: list[K],
+                   outputs: Callable[[K], Sequence[Sentence | None]], n: int
+                   ) -> list[Sentence | None]:
+    """The ``n`` pooled pairs' outputs, each fold's held-out pairs (``helds``) taken from the
+    ``outputs`` of that fold's choice (``choices``, :func:`nested_choices`)."""
+    nested: list[Sentence | None] = [None] * n
+    for held, choice in zip(helds, choices):
+        chosen = outputs(choice)
+        for j in held:
+            nested[j] = chosen[j]
+    return nested
+
+
 def grid_of(candidates: Iterable[K], outputs: Callable[[K], list[Sentence]],
             source: list[Sentence], gold: list[Sentence]
             ) -> tuple[dict[K, list[int]], dict[K, EditScore]]:
@@ -1248,11 +1273,8 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
     trials = [Trial.counted(c, edits[c], counts[c]) for c in COSTS]
     print_trials(trials)
     fold_costs = nested_choices(helds, list(COSTS), edits, counts)
-    nested: list[Sentence | None] = [None] * len(source)
-    for held, cost in zip(helds, fold_costs):
-        for j in held:
-            nested[j] = by_cost[cost][j]
-    return trials, fold_costs, nested
+    return trials, fold_costs, nested_outputs(helds, fold_costs, by_cost.__getitem__,
+                                              len(source))
 
 
 def agree_cv(args: argparse.Namespace) -> None:
@@ -1287,10 +1309,8 @@ def agree_cv(args: argparse.Namespace) -> None:
           flush=True)
     fold_choices = nested_choices(helds, list(AGREEMENTS), edits, counts)
     trials, fold_costs, nested_cost = cost_sweep(by_cost, helds, source, gold)
-    nested: list[Sentence | None] = [None] * len(pooled)
-    for fold, (held, won) in enumerate(zip(helds, fold_choices)):
-        for j in held:
-            nested[j] = outputs[won.name][j]
+    nested = nested_outputs(helds, fold_choices, lambda v: outputs[v.name], len(pooled))
+    for fold, won in enumerate(fold_choices):
         print(f"fold {fold}: nested choice {won.name}; edit cost {fold_costs[fold]:g}",
               flush=True)
     shown = {name: pred for name, pred in outputs.items()
@@ -1317,7 +1337,7 @@ def agree_cv(args: argparse.Namespace) -> None:
 
 
 def split_rows(outputs: dict[str, list[Sentence | None]], pooled: list, splits: list[str],
-               title: str, refs: tuple[str, ...] = ("keep", "correction", CRF, KEEP),
+               title: str, refs: tuple[str, ...] = REFS,
                tests: tuple[tuple[str, str], ...] = ROW_TESTS) -> dict[str, list[dict]]:
     """When the pooled pairs pool several splits, the rows of :func:`scored` (against
     ``refs``) on each split's pairs, printed (:func:`print_rows` with ``tests``), by split."""

@@ -33,6 +33,13 @@ def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monke
             assert all(a <= b for a, b in zip(mine["edit_counts"][1], theirs["edit_counts"][1]))
 
 
+def test_nested_outputs_take_each_folds_pairs_from_its_choice():
+    script = load_script("correction")
+    outputs = {"a": ["a0", "a1", "a2", "a3"], "b": ["b0", "b1", "b2", "b3"]}
+    assert script.nested_outputs([[0, 3], [2]], ["b", "a"], outputs.__getitem__, 4) == [
+        "b0", None, "a2", "b3"]
+
+
 def models_only(script, monkeypatch, tmp_path):
     """A 2-fold ``cv --models-only`` run pooling the hand-made splits: (data, work)."""
     data, work = tmp_path / "learner", tmp_path / "cv"

@@ -466,6 +466,15 @@ def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkey
     assert script.tested_documents(data) == {"docE", "docF"}
     kept = every.without(script.tested_documents(data))
     assert [s.sent_id for s in kept.learners] == ["TRa-0", "TRa-1", "TRb-0", "TRz-0", "TRb-1"]
+    read, document = [], script.tle_document  # each sentence's document is read once
+    with monkeypatch.context() as m:
+        m.setattr(script, "tle_document", lambda s: read.append(s) or document(s))
+        fresh = script.Outside(every.learners, every.pairs)
+        assert [s.sent_id for s in fresh.without({"docA"}).learners] == [
+            "TRb-0", "TRe-0", "TRz-0", "TRb-1"]
+        assert [s.sent_id for s, _ in fresh.without({"docB"}).pairs] == [
+            "TRa-0", "TRa-1", "TRe-0", "TRz-0"]
+    assert len(read) == len(every.learners) + len(every.pairs) == 12
     # 2 folds by document: fold 0 holds docA, docC, docE; fold 1 docB, docD, docF. Fold 0
     # trains on TRb-0, TRb-1 and TRz-0 (not docA's nor docE's); fold 1 on TRa-0, TRa-1, TRe-0
     # and TRz-0 (not docB's)
