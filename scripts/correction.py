@@ -138,7 +138,7 @@ import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
-from typing import NoReturn, TypeVar
+from typing import IO, NoReturn, TypeVar
 
 import numpy as np
 
@@ -850,12 +850,18 @@ class Outside:
                        [p for p, d in zip(self.pairs, pairs) if d not in held])
 
 
-def edited_outside(outside: Outside, what: str, file=None) -> Outside:
-    """``outside`` with its edited pairs only (:meth:`Outside.edited`), saying how many of its
-    pairs were kept (``what``: the fold or run they train) on ``file`` (None: stdout)."""
-    kept = outside.edited()
-    print(f"{what}: {len(kept.pairs)} of {len(outside.pairs)} outside pairs kept (those with "
-          f"a punctuation edit)", file=file, flush=True)
+def kept_outside(outside: Outside, edited: Outside | None, held: set[str], what: str,
+                 file: IO[str] | None = None) -> Outside:
+    """The sentences and pairs of ``outside`` that may train ``what`` (a fold, or the standard
+    split's model): none of the ``held`` documents'. Given ``edited`` (``outside.edited()``,
+    computed once for every fold), only its pairs, saying how many were kept on ``file``
+    (None: stdout)."""
+    mine = outside.without(held)
+    if edited is None:
+        return mine
+    kept = edited.without(held)
+    print(f"{what}: {len(kept.pairs)} of {len(mine.pairs)} outside pairs kept (those with a "
+          f"punctuation edit)", file=file, flush=True)
     return kept
 
 
@@ -891,10 +897,9 @@ def cv(args: argparse.Namespace) -> None:
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
-    fold_outside = [outside.without({d for d, f in fold_of.items() if f == fold})
-                    for fold in range(k)]
-    if args.fce_edited:
-        fold_outside = [edited_outside(o, f"fold {fold}") for fold, o in enumerate(fold_outside)]
+    edited = outside.edited() if args.fce_edited else None
+    fold_outside = [kept_outside(outside, edited, {d for d, f in fold_of.items() if f == fold},
+                                 f"fold {fold}") for fold in range(k)]
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own, dropped = trainable([s for split in splits for s in learner_text[split]
@@ -1457,9 +1462,11 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
                   model.record.get("fce_learner", model.record.get("fce")),
                   model.record.get("fce_edited", False))
         if stored != asked:
-            _fail(f"{folder / 'correct'}: trained with copy, extra, lexical, sharpen, fce, "
-                  f"the learner model's fce, fce-edited = {stored}, not {asked}: name another "
-                  f"--work")
+            names = ("copy", "extra", "lexical", "sharpen", "fce", "the learner model's fce",
+                     "fce-edited")
+            differ = "; ".join(f"{name} {s!r}, not {a!r}"
+                               for name, s, a in zip(names, stored, asked, strict=True) if s != a)
+            _fail(f"{folder / 'correct'}: trained with {differ}: name another --work")
         return model
     originals, corrected, dropped = trainable_pairs(rest)
     reference = learner if args.reference == "learner" else load_model(args.reference)
@@ -1655,9 +1662,9 @@ def train_model(args: argparse.Namespace) -> None:
     sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)
-        outside = Outside.read(data, args.fce).without(tested_documents(data))
-        if args.fce_edited:
-            outside = edited_outside(outside, "train", sys.stderr)
+        outside = Outside.read(data, args.fce)
+        outside = kept_outside(outside, outside.edited() if args.fce_edited else None,
+                               tested_documents(data), "train", sys.stderr)
         sentence_pairs += outside.pairs
         learners += outside.learners
     originals, corrected, dropped = trainable_pairs(sentence_pairs)

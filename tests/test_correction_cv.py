@@ -133,7 +133,8 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
     # but not models trained with other options: one line, status 2
     with pytest.raises(SystemExit) as stop:
         run_cv(script, monkeypatch, data, work, tmp_path / "other.json", "--sharpen", "2")
-    assert stop.value.code == 2 and "trained with copy" in capsys.readouterr().err
+    assert stop.value.code == 2 and "trained with sharpen 1.0, not 2.0: name another --work" \
+        in capsys.readouterr().err
 
 
 def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
@@ -595,7 +596,8 @@ def test_outside_pairs_with_a_punctuation_edit_only(script, tmp_path, monkeypatc
         run_cv(script, monkeypatch, data, plain, tmp_path / "again.json", "--fce", "all",
                "--fce-corrector-only", "--fce-edited", "--correctors-only")
     err = capsys.readouterr().err
-    assert stop.value.code == 2 and "fce-edited" in err and err.count("\n") == 1
+    assert stop.value.code == 2 and "trained with fce-edited False, not True: " in err
+    assert err.count("\n") == 1
     edited = tmp_path / "edited"
     run_cv(script, monkeypatch, data, edited, tmp_path / "edited.json", "--fce", "all",
            "--fce-corrector-only", "--fce-edited", "--correctors-only")
@@ -645,7 +647,8 @@ def test_train_with_the_outside_pairs(script, tmp_path, monkeypatch, capsys):
         assert f"{16 + outside} training pairs and {20 + 5} learner sentences" in err
         assert "): 1 pairs, 1 sentences" in err
     # train --fce all --fce-edited: of the 6 outside pairs (TRe-0 out), the 4 with an edit
-    # (not TRb-1, nor the untrainable TRz-1: each side the other's punctuation); the learner
+    # (not TRb-1, nor TRz-1, whose two sides are the same sentence: no edit, and untrainable
+    # anyway); the learner
     # sentences all kept
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "train", "--learner", str(tmp_path / "cv" / "fold0" / "learner"),
