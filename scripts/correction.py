@@ -64,7 +64,7 @@ not align is in no file and excludes nothing).
 the corrector and the CRFs only: every fold's learner model trains on the TLE sentences alone.
 ``--fce-edited`` (cv, train; with ``--fce``) keeps only the outside pairs with at least one
 punctuation edit (the scorer's: a slot whose scored string the correction changes,
-:func:`edited_outside`), as negative subsampling; the outside learner sentences (learner model,
+:attr:`Outside.edited`), as negative subsampling; the outside learner sentences (learner model,
 vocabulary) are all kept. ``cv`` prints per fold how many outside pairs it kept.
 Folds are by FCE document: the TLE spreads most documents' sentences over its three splits, and
 all of a document's sentences are in one fold.
@@ -570,7 +570,7 @@ def print_weights(title: str, tried: WeightCounts, chosen: dict[str, float]) -> 
 
 
 # print_rows' default tests: AED against keep and the correction model, F0.5 against the CRFs
-ROW_TESTS = tuple(zip(("aed", "aed", "f", "f"), REFS))
+ROW_TESTS = tuple(zip(("aed", "aed", "f", "f"), REFS, strict=True))
 
 
 def print_rows(title: str, rows: list[dict], tests: tuple[tuple[str, str], ...] = ROW_TESTS
@@ -827,6 +827,7 @@ class Outside:
                 out += zip(*split_pairs(data, split, kind=k, prefix="x"))
         return cls(learners, out)
 
+    @functools.cached_property
     def edited(self) -> Outside:
         """The same sentences, and of the pairs only those with at least one punctuation edit
         (the scorer's, :func:`~fstpunct.apps.restoration.metrics.edit_score`: a slot whose
@@ -850,16 +851,16 @@ class Outside:
                        [p for p, d in zip(self.pairs, pairs) if d not in held])
 
 
-def kept_outside(outside: Outside, edited: Outside | None, held: set[str], what: str,
+def kept_outside(outside: Outside, edited: bool, held: set[str], what: str,
                  file: IO[str] | None = None) -> Outside:
     """The sentences and pairs of ``outside`` that may train ``what`` (a fold, or the standard
-    split's model): none of the ``held`` documents'. Given ``edited`` (``outside.edited()``,
-    computed once for every fold), only its pairs, saying how many were kept on ``file``
-    (None: stdout)."""
+    split's model): none of the ``held`` documents'. With ``edited``, of the pairs only those
+    of :attr:`Outside.edited` (found once for every fold), saying how many were kept on
+    ``file`` (None: stdout)."""
     mine = outside.without(held)
-    if edited is None:
+    if not edited:
         return mine
-    kept = edited.without(held)
+    kept = outside.edited.without(held)
     print(f"{what}: {len(kept.pairs)} of {len(mine.pairs)} outside pairs kept (those with a "
           f"punctuation edit)", file=file, flush=True)
     return kept
@@ -897,9 +898,9 @@ def cv(args: argparse.Namespace) -> None:
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
-    edited = outside.edited() if args.fce_edited else None
-    fold_outside = [kept_outside(outside, edited, {d for d, f in fold_of.items() if f == fold},
-                                 f"fold {fold}") for fold in range(k)]
+    fold_outside = [kept_outside(outside, args.fce_edited,
+                                 {d for d, f in fold_of.items() if f == fold}, f"fold {fold}")
+                    for fold in range(k)]
     learners = []
     for fold in range(k):  # the learner models first: they need no hyper-parameter
         own, dropped = trainable([s for split in splits for s in learner_text[split]
@@ -1663,8 +1664,8 @@ def train_model(args: argparse.Namespace) -> None:
     if args.fce:
         data = Path(args.data)
         outside = Outside.read(data, args.fce)
-        outside = kept_outside(outside, outside.edited() if args.fce_edited else None,
-                               tested_documents(data), "train", sys.stderr)
+        outside = kept_outside(outside, args.fce_edited, tested_documents(data), "train",
+                               sys.stderr)
         sentence_pairs += outside.pairs
         learners += outside.learners
     originals, corrected, dropped = trainable_pairs(sentence_pairs)

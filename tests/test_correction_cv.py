@@ -570,12 +570,12 @@ def test_outside_pairs_with_a_punctuation_edit_only(script, tmp_path, monkeypatc
     outside_folder(data)
     unedited_outside_pairs(data)
     every = script.Outside.read(data, "all")
-    assert [s.sent_id for s, _ in every.edited().pairs] == ["TRa-0", "TRa-1", "TRb-0",
+    assert [s.sent_id for s, _ in every.edited.pairs] == ["TRa-0", "TRa-1", "TRb-0",
                                                             "TRe-0", "TRz-0"]
-    assert every.edited().learners == every.learners
+    assert every.edited.learners == every.learners
     # the scorer's edit: a pair whose corrected side is its learner side has none
     relative = every.pairs[0]
-    assert script.Outside([], [relative, (relative[0], relative[0])]).edited().pairs == [
+    assert script.Outside([], [relative, (relative[0], relative[0])]).edited.pairs == [
         relative]
     run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--fce", "all",
            "--fce-edited", "--models-only")
