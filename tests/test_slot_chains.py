@@ -9,19 +9,19 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given, reject, settings
 from hypothesis import strategies as st
-from test_forest import reference
+from test_forest import coarse, reference
 from test_model import corpora, make_model
 from test_treedp import random_tree
 
 import fstpunct
 from fstpunct.apps.decode import _slot_cache
-from fstpunct.dp import forest
+from fstpunct.dp import _forest, forest
 from fstpunct.dp.chains import ChainShape, TokenChains, strings
 from fstpunct.dp.semiring import MaxProduct, SumProduct
 from fstpunct.dp.stacks import DenseStack, SparseStack
-from fstpunct.dp.treedp import ZeroWeightError
+from fstpunct.dp.treedp import MatrixTree, ZeroWeightError
 from fstpunct.fst.lattice import BlockClosures
 from fstpunct.model.punct import Inference, SlotCache, _last_matrix
 from fstpunct.ud.release import split_source
@@ -32,20 +32,22 @@ SEEDS = st.integers(0, 2**32 - 1)
 TOKENS = 4  # token 3 has no arcs: chains through it are 0
 
 
-def random_chains(rng: np.random.Generator, size: int,
-                  draws: int | None = None) -> tuple[TokenChains, TokenChains]:
+def random_chains(rng: np.random.Generator, size: int, draws: int | None = None,
+                  ties: bool = False) -> tuple[TokenChains, TokenChains]:
     """The same random token chains (ε, single tokens, longer strings) and one stored matrix,
     weighted in the real and in the max-product semiring (``draws``: of arcs, default up to
-    3 per state)."""
+    3 per state; ``ties``: weights from {¼, ½, 1}, products exact, so that paths tie)."""
     draws = int(rng.integers(1, 3 * size + 2)) if draws is None else draws
     arcs = sorted({(int(rng.integers(TOKENS - 1)), int(rng.integers(size)),
                     int(rng.integers(size))) for _ in range(draws)})
     token, src, dst = (np.array(x, dtype=np.uint16) for x in zip(*arcs))  # as a lattice's
-    weight = rng.uniform(0.05, 1.0, len(arcs))
+    weight = (rng.choice([0.25, 0.5, 1.0], len(arcs)) if ties
+              else rng.uniform(0.05, 1.0, len(arcs)))
     words = [(), *((t,) for t in range(TOKENS))] + [
         tuple(rng.integers(TOKENS, size=int(rng.integers(2, 4))).tolist()) for _ in range(4)]
     shape = ChainShape(size, token, src, dst, strings(words))
-    stored = rng.uniform(0.05, 1.0, (1, size, size)) * (rng.random((1, size, size)) < 0.7)
+    stored = (rng.choice([0.25, 0.5, 1.0], (1, size, size)) if ties
+              else rng.uniform(0.05, 1.0, (1, size, size))) * (rng.random((1, size, size)) < 0.7)
     return tuple(TokenChains(shape, weight, SparseStack.of(stored), m) for m in (False, True))
 
 
@@ -82,16 +84,27 @@ def test_a_chain_shape_of_strided_arcs_is_the_same():
         np.testing.assert_array_equal(getattr(strided, name), getattr(copied, name))
 
 
-def chain_trees(rng: np.random.Generator, n: int, max_states: int = 4, dense: bool = False):
+def chain_trees(rng: np.random.Generator, n: int, max_states: int = 4, dense: bool = False,
+                zeros: float = 0.2, ties: bool = False):
     """A random tree whose slots' stacks are token chains, in the real and the max-product
     semiring, and the same with the chains multiplied out (dense stacks); ``dense``: token
-    matrices of about half their entries."""
-    tree = random_tree(rng, n, zeros=0.2, max_states=max_states, max_cands=5)
-    chains = [random_chains(rng, len(x), 2 * len(x) ** 2 if dense else None) for x in tree.start]
+    matrices of about half their entries; ``zeros``: the share of zero weights and vector
+    entries (:func:`random_tree`'s); without them, the candidates' matrices have entries;
+    ``ties``: every weight from {¼, ½, 1} (:func:`random_chains`, test_forest's ``coarse``)."""
+    tree = random_tree(rng, n, zeros=zeros, max_states=max_states, max_cands=5)
+    if ties:
+        tree = coarse(tree, rng)
+    chains = [random_chains(rng, len(x), 2 * len(x) ** 2 if dense else None, ties)
+              for x in tree.start]
     sp = spans(tree.heads) if n else [(0, 0)]
-    draws = [(rng.integers(len(chains[i][0]), size=len(c.weights)),
-              rng.integers(len(chains[k][0]), size=len(c.weights)))
+
+    def draw(c: TokenChains, size: int) -> np.ndarray:
+        return (rng.choice(np.flatnonzero(c.nonzero), size) if not zeros
+                else rng.integers(len(c), size=size))
+
+    draws = [(draw(chains[i][0], len(c.weights)), draw(chains[k][0], len(c.weights)))
              for c, (i, k) in zip(tree.nodes, sp)]
+
     def stack(c: TokenChains, dense: bool):
         return DenseStack(np.array([c.matrix(a) for a in range(len(c))])) if dense else c
 
@@ -121,57 +134,127 @@ def test_compiled_chains_against_the_references(n, seed):
     assert log_z[0] == pytest.approx(reference(sum_dense)[2], rel=1e-12, abs=1e-12)
 
 
-class _NoWeight(Exception):
-    """A sentence of weight 0 (the example is left out)."""
-
-
 def _no_weight(s: int) -> None:
-    raise _NoWeight
+    reject()  # a sentence of weight 0: the example is filtered out (hypothesis counts them)
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.integers(0, 6), SEEDS, st.booleans(), st.booleans())
-def test_joint_pass_over_token_chains(n, seed, thin, sparse):
-    """Viterbi and log Z in one traversal over token chains (the chains and the token matrices'
-    lines alike in both semirings, applied to both runs' vectors at once): each result bitwise
-    that of its own run. With ``thin``, entries of the max-product run's token weights and
-    slot vectors are 0 where the real run's are not, so that the two runs' vectors have other
-    nonzeros and their chains' steps go other ways; with ``sparse``, up to 12 states and slot
-    vectors of one nonzero entry (as λ and ρ), so that steps go across lines from a few
-    entries."""
-    rng = np.random.default_rng(seed)
-    sum_chains, _, max_chains, _ = chain_trees(rng, n, 12 if sparse else 4, dense=sparse)
-    if sparse:
-        def single(x):
-            out = np.zeros(len(x))
-            out[int(rng.integers(len(x)))] = rng.uniform(0.05, 1.0)
-            return out
-
-        start, final = [single(x) for x in sum_chains.start], [single(x) for x in sum_chains.final]
-        sum_chains = replace(sum_chains, start=start, final=final)
-        max_chains = replace(max_chains, start=start, final=final)
-    if thin:
-        def thinned(x):
-            x = np.asarray(x, dtype=float)
-            return np.where(rng.random(x.shape) < 0.3, 0.0, x)
-
-        def stack(c: TokenChains) -> TokenChains:
-            return TokenChains(c.shape, thinned(c.weight), c.stored, True)
-
-        max_chains = replace(max_chains, start=[thinned(x) for x in max_chains.start],
-                             final=[thinned(x) for x in max_chains.final],
-                             nodes=[replace(c, lefts=stack(c.lefts), rights=stack(c.rights))
-                                    for c in max_chains.nodes])
-    total = forest.from_trees([sum_chains], SumProduct)
-    best = forest.from_trees([max_chains], MaxProduct)
-    try:
-        choice, score = forest.viterbi(best, _no_weight)
-        log_z = forest.log_partition(total, _no_weight)
-    except _NoWeight:
-        return
+def check_joint(total_tree: MatrixTree, best_tree: MatrixTree) -> None:
+    """Viterbi over ``best_tree`` and log Z over ``total_tree`` in one traversal: each result
+    bitwise that of its own run."""
+    total = forest.from_trees([total_tree], SumProduct)
+    best = forest.from_trees([best_tree], MaxProduct)
+    choice, score = forest.viterbi(best, _no_weight)
+    log_z = forest.log_partition(total, _no_weight)
     joint = forest.viterbi_and_log_partition(total, best, _no_weight, _no_weight)
     for got, want in zip(joint, (choice, score, log_z)):
         assert got.tobytes() == want.tobytes()
+
+
+def few(rng: np.random.Generator, size: int, ties: bool) -> np.ndarray:
+    """A slot vector of 1 to 3 nonzero entries (as λ and ρ, which mostly have one; ``ties``:
+    from {¼, ½, 1})."""
+    k = min(size, int(rng.integers(1, 4)))
+    out = np.zeros(size)
+    out[rng.choice(size, k, replace=False)] = (rng.choice([0.25, 0.5, 1.0], k) if ties
+                                               else rng.uniform(0.05, 1.0, k))
+    return out
+
+
+def thin(rng: np.random.Generator, x, keep: bool = True) -> np.ndarray:
+    """x with about a third of its entries zeroed (``keep``: a nonzero entry kept, if any)."""
+    x = np.asarray(x, dtype=float)
+    out = np.where(rng.random(x.shape) < 0.3, 0.0, x)
+    if keep and x.any() and not out.any():
+        at = rng.choice(np.flatnonzero(x))
+        out[at] = x[at]
+    return out
+
+
+def thinned(tree: MatrixTree, rng: np.random.Generator) -> MatrixTree:
+    """The tree with about a third of its slot vectors' entries and of its token chains' arc
+    weights zeroed (a vector keeps one nonzero entry; the shapes stay): thinned apart, the
+    real and the max-product trees each have nonzeros the other lacks."""
+    def stack(c: TokenChains) -> TokenChains:
+        return TokenChains(c.shape, thin(rng, c.weight, False), c.stored, c.maximum)
+
+    return replace(tree, start=[thin(rng, x) for x in tree.start],
+                   final=[thin(rng, x) for x in tree.final],
+                   nodes=[replace(c, lefts=stack(c.lefts), rights=stack(c.rights))
+                          for c in tree.nodes])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 12), SEEDS, st.booleans())
+def test_a_chain_in_both_semirings_at_once_is_each_alone(size, seed, sparse):
+    """The compiled step of a token chain in both runs at once (across lines where both
+    vectors are sparse, along where both are not, else each its own way) against each run's
+    chain alone, bitwise, and the readable reference to rounding: token weights and vectors
+    thinned apart, so that each run's vectors have nonzeros the other's lack (``sparse``: 1 to
+    3 nonzero entries before thinning, as λ and ρ)."""
+    rng = np.random.default_rng(seed)
+    sums, maxs = random_chains(rng, size, int(rng.integers(1, 2 * size * size + 2)))
+    sums, maxs = (TokenChains(c.shape, thin(rng, c.weight, False), c.stored, c.maximum)
+                  for c in (sums, maxs))
+    x = few(rng, size, False) if sparse else rng.uniform(0.05, 1.0, size)
+    x, x2 = thin(rng, x), thin(rng, x)
+    stacks = [sums.kernel(), maxs.kernel()]
+    for vm, a in itertools.product((False, True), range(len(sums.strings))):
+        out, out2, alone, alone2 = _forest.chain_pair(stacks, a, x, x2, vm)
+        assert out.tobytes() == alone.tobytes() and out2.tobytes() == alone2.tobytes()
+        for got, c, v, semiring in ((alone, sums, x, SumProduct), (alone2, maxs, x2, MaxProduct)):
+            want = (c.apply_t if vm else c.apply)(v, semiring)[a]
+            np.testing.assert_allclose(got, want, rtol=1e-13)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 6), SEEDS, st.booleans(), st.booleans(), st.booleans())
+def test_joint_pass_over_token_chains(n, seed, thin, sparse, ties):
+    """Viterbi and log Z in one traversal over token chains (the chains and the token matrices'
+    lines alike in both semirings, applied to both runs' vectors at once): each result bitwise
+    that of its own run. With ``thin``, each run's token weights and slot vectors thinned
+    apart, so that each run's vectors have nonzeros the other's lack: the guards of the fused
+    ways (the same nonzeros) decide, and a fused step across lines scatters entries of one run
+    only; with ``sparse``, up to 12 states and slot vectors of 1 to 3 nonzero entries (as λ and
+    ρ), so that steps go across lines from a few entries; with ``ties``, every weight from
+    {¼, ½, 1}: paths tie, so that a max-product value one ulp off changes a choice (a log
+    score hides it)."""
+    rng = np.random.default_rng(seed)
+    sum_chains, _, max_chains, _ = chain_trees(rng, n, 12 if sparse else 4, dense=sparse,
+                                               zeros=0.0, ties=ties)
+    if sparse:
+        start, final = ([few(rng, len(x), ties) for x in v] for v in (sum_chains.start,
+                                                                     sum_chains.final))
+        sum_chains = replace(sum_chains, start=start, final=final)
+        max_chains = replace(max_chains, start=start, final=final)
+    if thin:
+        sum_chains, max_chains = thinned(sum_chains, rng), thinned(max_chains, rng)
+    check_joint(sum_chains, max_chains)
+
+
+def reshaped(c: TokenChains, rng: np.random.Generator, drop: bool) -> TokenChains:
+    """c with its token strings in another order (rotated by one: other chains over the same
+    token matrices); with ``drop``, about a third of its arcs dropped too (other lines)."""
+    token, src, dst = c.shape._arcs
+    keep = rng.random(len(token)) >= (0.3 if drop else 0.0)
+    words = c.strings[1:] + c.strings[:1]
+    shape = ChainShape(c.size, token[keep], src[keep], dst[keep], strings(words))
+    return TokenChains(shape, c.weight[keep], c.stored, c.maximum)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 6), SEEDS, st.booleans(), st.booleans(), st.booleans())
+def test_joint_pass_over_token_chains_of_other_shapes(n, seed, drop, sparse, ties):
+    """As test_forest's test_joint_pass_over_stacks_of_other_lines over token chains: the
+    max-product run's chains other strings of the same number (with ``drop``, over token
+    matrices of fewer arcs), their stored matrices alike, so that only the stored lines are
+    read once for both runs; each result bitwise that of its own run."""
+    rng = np.random.default_rng(seed)
+    sum_chains, _, max_chains, _ = chain_trees(rng, n, 12 if sparse else 4, dense=sparse,
+                                               zeros=0.0, ties=ties)
+    max_chains = replace(max_chains, nodes=[
+        replace(c, lefts=reshaped(c.lefts, rng, drop), rights=reshaped(c.rights, rng, drop))
+        for c in max_chains.nodes])
+    check_joint(sum_chains, max_chains)
 
 
 def test_outside_and_sampling_reject_token_chains():

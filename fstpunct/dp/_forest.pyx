@@ -894,9 +894,12 @@ cdef class _Run:
         """In(v) ⊗ ctx (leftward) or ctx ⊗ In(v) (rightward) as node v's application; the
         values of its distinct far matrices stay in buf for the descent. With a ``twin`` (a run
         in the max-product semiring, this one in the real one, :meth:`pair`), the same
-        application there to ``twin_ctx``: its candidates' matrices numbered once, and where
-        both go along the same lines of a near matrix (alike stacks), the lines read once for
-        both; each run's values, and its choices between ways, are its own."""
+        application there to ``twin_ctx``: its candidates' matrices numbered once, and the lines
+        of alike stacks read once for both where both runs take the same way: the far
+        matrices' where both runs' vectors have the same nonzeros (:meth:`far_pair`), a near
+        matrix's where both go along its lines, or across them from the same nonzeros
+        (:func:`_across_pair`), or both apply its token chain (:meth:`near_chains`); each
+        run's values, and its choices between ways, are its own."""
         cdef Py_ssize_t g = self.sen.node0 + v
         cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
         cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), q, n_near, n_far
@@ -918,8 +921,9 @@ cdef class _Run:
             memcpy(twin.idx + at, self.idx + at, 2 * (hi - lo) * sizeof(Py_ssize_t))
             twin.begin(v, twin_ctx, rightward, lo, hi, &two)
             far_alike = self.alike[self.fo.node_left[g] if rightward else self.fo.node_right[g]]
-            if far_alike & _STORED and _same_nonzeros(&one, &two):
-                self.far_pair(&one, twin, &two, far_idx, n_far, rightward, far_alike & _CHAINS)
+            if (far_alike & _STORED and (sd.far.base == 0 or far_alike & _CHAINS)
+                    and _same_nonzeros(&one, &two)):
+                self.far_pair(&one, twin, &two, far_idx, n_far, rightward)
             else:
                 self.far(&one, far_idx, n_far, rightward)
                 twin.far(&two, far_idx, n_far, rightward)
@@ -989,23 +993,16 @@ cdef class _Run:
                         self.inp.longest, NULL, 0, &ln.far_val[q], NULL)
 
     cdef void far_pair(self, Lane* ln, _Run twin, Lane* ln2, const Py_ssize_t* far_idx,
-                       Py_ssize_t n_far, bint rightward, bint chains) noexcept:
+                       Py_ssize_t n_far, bint rightward) noexcept:
         """:meth:`far` of this run (real semiring) and of its ``twin`` (max-product, lane
-        ``ln2``) at once, where the far stacks' stored matrices are alike and both lanes'
-        vectors have the same nonzero entries: the stored matrices' lines read once for both,
-        and with ``chains`` (alike token chains) the token matrices' (:func:`_chain_pair`);
-        each value's operations those of its own run (the same bits)."""
-        cdef Py_ssize_t q, a
+        ``ln2``) at once, where the far stacks are alike (their stored matrices' lines, and
+        their token chains if they have any) and both lanes' vectors have the same nonzero
+        entries: the lines read once for both (a chain's by :func:`_chain_pair`); each value's
+        operations those of its own run (the same bits)."""
+        cdef Py_ssize_t q
         for q in range(n_far):
-            a = far_idx[q]
-            if _chained(ln.sd.far, a) and not chains:
-                _far_at(ln, NULL, a, rightward, False, False, self.lz, self.inp.longest, NULL,
-                        0, &ln.far_val[q], NULL)
-                _far_at(ln2, NULL, a, rightward, True, False, twin.lz, twin.inp.longest, NULL,
-                        0, &ln2.far_val[q], NULL)
-            else:
-                _far_at(ln, ln2, a, rightward, False, True, self.lz, self.inp.longest, twin.lz,
-                        twin.inp.longest, &ln.far_val[q], &ln2.far_val[q])
+            _far_at(ln, ln2, far_idx[q], rightward, False, True, self.lz, self.inp.longest,
+                    twin.lz, twin.inp.longest, &ln.far_val[q], &ln2.far_val[q])
 
     cdef void weigh(self, Lane* ln, Py_ssize_t lo, Py_ssize_t hi, const Py_ssize_t* loc_near,
                     const Py_ssize_t* loc_far, Py_ssize_t n_near) noexcept:
@@ -1841,10 +1838,10 @@ def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
     if n <= 0:  # no states: no entries
         return out
     cdef unsigned char[::1] nonzero = out
-    cdef unsigned char* cur = <unsigned char*> malloc(max(n, 1))
-    cdef unsigned char* nxt = <unsigned char*> malloc(max(n, 1))
-    cdef unsigned char* rows = <unsigned char*> malloc(max(n * tokens, 1))  # per token: row s
-    cdef Py_ssize_t* ends = <Py_ssize_t*> malloc(max(tokens, 1) * sizeof(Py_ssize_t))  # has one
+    cdef unsigned char* cur = <unsigned char*> malloc(n)
+    cdef unsigned char* nxt = <unsigned char*> malloc(n)
+    cdef unsigned char* rows = <unsigned char*> malloc(max(n * tokens, 1))  # row s has an entry
+    cdef Py_ssize_t* ends = <Py_ssize_t*> malloc(max(tokens, 1) * sizeof(Py_ssize_t))
     if cur == NULL or nxt == NULL or rows == NULL or ends == NULL:
         free(cur)
         free(nxt)
@@ -1855,7 +1852,7 @@ def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
         ends[tok] = -1  # rows with an entry: not counted yet
     for a in range(count):
         if soff[a + 1] == soff[a]:  # ε
-            nonzero[a] = n > 0
+            nonzero[a] = 1
             continue
         tok = stok[soff[a + 1] - 1]
         if ends[tok] < 0:
@@ -1883,3 +1880,25 @@ def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
     free(rows)
     free(ends)
     return out
+
+
+def chain_pair(list stacks, Py_ssize_t a, const double[::1] x, const double[::1] x2, bint vm):
+    """For the tests: token chain a of two kernel stacks of alike chains (real, then
+    max-product) applied to x and x2 (x ⊗ M_a with ``vm``) at once (:func:`_chain_pair`),
+    and each alone (:func:`_chain`): (out, out2, alone, alone2), the same bits."""
+    import numpy as np
+    cdef _Inputs inp = _Inputs(stacks, [])
+    if (inp.n_mats != 2 or not 0 <= a < inp.mats[0].base
+            or not _same_chains(&inp.mats[0], &inp.mats[1])
+            or x.shape[0] != inp.mats[0].n or x2.shape[0] != inp.mats[0].n):
+        raise ValueError("chain_pair: two stacks of alike token chains, one of their chains "
+                         "and two vectors of their size")
+    cdef Py_ssize_t n = inp.mats[0].n
+    out = np.zeros((4, 2, n))  # each output and its scratch
+    cdef double[:, :, ::1] o = out
+    cdef Py_ssize_t nz = _count_nonzero(&x[0], n), nz2 = _count_nonzero(&x2[0], n)
+    _chain_pair(&inp.mats[0], &inp.mats[1], a, &x[0], &x2[0], nz, nz2, &o[0, 0, 0],
+                &o[0, 1, 0], &o[1, 0, 0], &o[1, 1, 0], vm)
+    _chain(&inp.mats[0], a, &x[0], nz, &o[2, 0, 0], &o[2, 1, 0], vm, False)
+    _chain(&inp.mats[1], a, &x2[0], nz2, &o[3, 0, 0], &o[3, 1, 0], vm, True)
+    return out[:, 0]
