@@ -2,8 +2,9 @@
 :func:`fstpunct.dp.forest.viterbi_and_log_partition`) costs against each pass alone (issue 23):
 CPU seconds (``time.process_time``, the least of ``--repeat`` runs per chunk, summed over the
 chunks) over the forests of en_ewt test as ``fstpunct decode`` builds them (chunks of 500
-sentences, one slot cache with token chains for rare strings), and whether Viterbi alone gives
-the joint traversal's choices and scores bit for bit. The inside pass gives each sentence's
+sentences, one slot cache with token chains for rare strings), and whether each pass alone
+gives the joint traversal's values bit for bit (Viterbi's choices, scores and statuses, the
+inside pass's log Z and statuses). The inside pass gives each sentence's
 ``# punct_logprob`` (log p(x | T), a sum over every T′), so decode needs it beside Viterbi.
 Usage: python bench/joint_traversal.py [--model M] [--repeat K] [FILE]
 """
@@ -65,15 +66,17 @@ def main() -> None:
         runs = passes(total, best)
         for name, run in runs.items():
             spent[name] += least(run, args.repeat)
-        joint, alone = runs["joint"](), runs["Viterbi alone"]()
-        same &= joint[4].tobytes() == alone[2].tobytes() and joint[2].tobytes() == \
-            alone[0].tobytes() and bool(np.all(joint[3] == alone[1]))
+        joint, alone, inside = runs["joint"](), runs["Viterbi alone"](), runs["inside alone"]()
+        same &= (joint[4].tobytes() == alone[2].tobytes()
+                 and joint[2].tobytes() == alone[0].tobytes() and bool(np.all(joint[3] == alone[1]))
+                 and joint[0].tobytes() == inside[0].tobytes()
+                 and bool(np.all(joint[1] == inside[1])))
     print(f"load average {os.getloadavg()[0]:.1f}; CPU seconds, least of {args.repeat} runs "
           "per chunk, summed:")
     for name, seconds in spent.items():
         print(f"  {name:14s} {seconds:.4f} s")
     print(f"  the inside pass adds {spent['joint'] - spent['Viterbi alone']:.4f} s to Viterbi; "
-          f"Viterbi alone gives the joint choices and scores bitwise: {same}")
+          f"each pass alone gives the joint values bitwise: {same}")
 
 
 if __name__ == "__main__":

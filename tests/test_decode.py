@@ -165,6 +165,7 @@ def test_blas_threads_are_one_in_the_command_line_not_in_the_library():
 
     library = "import fstpunct; fstpunct.load('en'); import numpy; " + show
     assert run(library) == "[None, None, None]"
-    cli = "import fstpunct.cli.main; import numpy; " + show
+    cli = ("import sys, fstpunct.cli.main; assert 'numpy' not in sys.modules; import numpy; "
+           + show)  # set before numpy loads
     assert run(cli) == "['1', '1', '1']"
     assert run(cli, OPENBLAS_NUM_THREADS="2") == "['2', '1', '1']"
