@@ -374,24 +374,29 @@ cdef inline double _dense_dot(const double* a, const double* b, Py_ssize_t n,
     return acc
 
 
+cdef inline Py_ssize_t _scatter_line(const Lines* lines, const double* val, Py_ssize_t row,
+                                     double x, double* out, bint mx) noexcept nogil:
+    """out ⊕= line ``row`` of ``lines`` (its values in ``val``) ⊗ x, the line's entries in
+    order: a step across lines from a nonzero entry x; the number of entries scattered."""
+    cdef Py_ssize_t e, c
+    for e in range(lines.ptr[row], lines.ptr[row + 1]):
+        c = lines.col[e]
+        out[c] = _plus(out[c], val[_at(lines.perm, e)] * x, mx)
+    return lines.ptr[row + 1] - lines.ptr[row]
+
+
 cdef inline Py_ssize_t _chain_step(const Lines* along, const Lines* across, Py_ssize_t tok,
                                    Py_ssize_t n, const double* cur, Py_ssize_t nonzero,
                                    double* nxt, bint mx) noexcept nogil:
     """One step of :func:`_chain`: nxt = M(tok) ⊗ cur (or cur ⊗ M(tok), as ``along`` and
     ``across`` are oriented); the new bound on nxt's nonzero entries."""
-    cdef Py_ssize_t s, e
-    cdef double xs
+    cdef Py_ssize_t s
     if 4 * nonzero < n:  # across: each nonzero entry's line, scattered
         memset(nxt, 0, n * sizeof(double))
         nonzero = 0  # bounded by the entries scattered
         for s in range(n):
-            if cur[s] == 0.0:
-                continue
-            xs = cur[s]
-            nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
-            for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
-                nxt[across.col[e]] = _plus(nxt[across.col[e]],
-                                           across.val[_at(across.perm, e)] * xs, mx)
+            if cur[s] != 0.0:
+                nonzero += _scatter_line(across, across.val, tok * n + s, cur[s], nxt, mx)
         return nonzero
     _lines_into(along, tok * n, n, cur, 1.0, nxt, mx, False)  # along
     return _count_nonzero(nxt, n)
@@ -458,15 +463,9 @@ cdef void _chain_pair(const Mats* m, const Mats* m2, Py_ssize_t a, const double*
                         nxt[c] = nxt[c] + across.val[p] * xs
                         nxt2[c] = _plus(nxt2[c], val2[p] * xs2, True)
                 elif xs != 0.0:
-                    nonzero += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
-                    for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
-                        c = across.col[e]
-                        nxt[c] = nxt[c] + across.val[_at(across.perm, e)] * xs
+                    nonzero += _scatter_line(across, across.val, tok * n + s, xs, nxt, False)
                 elif xs2 != 0.0:
-                    nonzero2 += across.ptr[tok * n + s + 1] - across.ptr[tok * n + s]
-                    for e in range(across.ptr[tok * n + s], across.ptr[tok * n + s + 1]):
-                        c = across.col[e]
-                        nxt2[c] = _plus(nxt2[c], val2[_at(across.perm, e)] * xs2, True)
+                    nonzero2 += _scatter_line(across, val2, tok * n + s, xs2, nxt2, True)
         elif 4 * nonzero >= n and 4 * nonzero2 >= n:  # both along
             _lines_pair(along, along2.val, tok * n, n, cur, cur2, 1.0, 1.0, nxt, nxt2, False)
             nonzero, nonzero2 = _count_nonzero(nxt, n), _count_nonzero(nxt2, n)
