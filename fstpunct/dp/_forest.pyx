@@ -553,27 +553,58 @@ cdef bint _same_near_nonzeros(const Lane* a, const Lane* b) noexcept:
             and not memcmp(a.nz_near, b.nz_near, a.n_nz_near * sizeof(Py_ssize_t)))
 
 
-cdef void _across_pair(Lane* ln, Lane* ln2, Py_ssize_t a, double w, double w2,
-                       bint rightward) noexcept:
-    """:meth:`_Run.near`'s way across, from the near vector's nonzeros, of near matrix a in
-    both runs at once (real: ``ln``; max-product: ``ln2``, whose stack has the same lines and
-    whose near vector the same nonzeros): the lines read once, each output's operations those
-    of its own run."""
+cdef inline void _near_at(Lane* ln, Lane* ln2, Py_ssize_t a, double w, double w2, int way,
+                          bint rightward, bint mx, bint pair, double* z, Py_ssize_t zn,
+                          double* z2, Py_ssize_t zn2) noexcept:
+    """raw ⊕= w ⊗ (near matrix a applied to near_in) in lane ``ln`` (max-product if ``mx``),
+    the way ``way`` (:meth:`_Run.way`; a token chain applied in ``z``, 2·``zn`` doubles of
+    scratch); with ``pair`` (constant arguments: each call site compiles to its own code),
+    ``ln`` real and ``ln2`` max-product, both taking that way over alike lines (across, from
+    the same nonzeros), also w2 ⊗ … into ``ln2``'s raw (scratch ``z2``, ``zn2``), the lines
+    read once for both, each value's operations those of its own run (the same bits)."""
     cdef const Mats* nm = ln.sd.near
     cdef const Lines* across = &nm.rows if rightward else &nm.cols
-    cdef const double* val2 = ln2.sd.near.rows.val if rightward else ln2.sd.near.cols.val
+    cdef const Lines* along = &nm.cols if rightward else &nm.rows
+    cdef const double* across2 = NULL
+    cdef const double* along2 = NULL
+    cdef const double* near_in = ln.near_in
+    cdef const double* near_in2 = NULL
     cdef double* raw = ln.raw
-    cdef double* raw2 = ln2.raw
-    cdef Py_ssize_t k, r, e, p, c, y
-    cdef double x, x2
-    for k in range(ln.n_nz_near):
-        y = ln.nz_near[k]
-        r = _line(nm, a, y)
-        x, x2 = ln.near_in[y], ln2.near_in[y]
-        for e in range(across.ptr[r], across.ptr[r + 1]):
-            p, c = _at(across.perm, e), across.col[e]
-            raw[c] = raw[c] + w * (across.val[p] * x)
-            raw2[c] = _plus(raw2[c], w2 * (val2[p] * x2), True)
+    cdef double* raw2 = NULL
+    cdef Py_ssize_t k, y, r, e, p, c, s
+    cdef double x, x2 = 0.0
+    if pair:
+        across2 = ln2.sd.near.rows.val if rightward else ln2.sd.near.cols.val
+        along2 = ln2.sd.near.cols.val if rightward else ln2.sd.near.rows.val
+        near_in2, raw2 = ln2.near_in, ln2.raw
+    if way == _CHAINED:
+        if pair:
+            _chain_pair(nm, ln2.sd.near, a, near_in, near_in2, ln.n_nz_near, ln2.n_nz_near, z,
+                        z + zn, z2, z2 + zn2, rightward)
+        else:
+            _chain(nm, a, near_in, ln.n_nz_near, z, z + zn, rightward, mx)
+        for s in range(ln.out.n):
+            raw[s] = _plus(raw[s], w * z[s], mx)
+            if pair:
+                raw2[s] = _plus(raw2[s], w2 * z2[s], True)
+    elif way == _ACROSS:  # from the inner vector's nonzeros
+        for k in range(ln.n_nz_near):
+            y = ln.nz_near[k]
+            r = _line(nm, a, y)
+            x = near_in[y]
+            if pair:
+                x2 = near_in2[y]
+            for e in range(across.ptr[r], across.ptr[r + 1]):
+                p, c = _at(across.perm, e), across.col[e]
+                raw[c] = _plus(raw[c], w * (across.val[p] * x), mx)
+                if pair:
+                    raw2[c] = _plus(raw2[c], w2 * (across2[p] * x2), True)
+    elif way == _ALONG:
+        if pair:
+            _lines_pair(along, along2, _line(nm, a, 0), ln.out.n, near_in, near_in2, w, w2, raw,
+                        raw2)
+        else:
+            _lines_into(along, _line(nm, a, 0), ln.out.n, near_in, w, raw, mx, True)
 
 
 cdef inline void _far_at(const Lane* ln, const Lane* ln2, Py_ssize_t a, bint rightward,
@@ -896,9 +927,9 @@ cdef class _Run:
         application there to ``twin_ctx``: its candidates' matrices numbered once, and the lines
         of alike stacks read once for both where both runs take the same way: the far
         matrices' where both runs' vectors have the same nonzeros (:meth:`far_pair`), a near
-        matrix's where both go along its lines, or across them from the same nonzeros
-        (:func:`_across_pair`), or both apply its token chain (:meth:`near_chains`); each
-        run's values, and its choices between ways, are its own."""
+        matrix's where both go along its lines, or across them from the same nonzeros, or both
+        apply its token chain (:func:`_near_at`); each run's values, and its choices between
+        ways, are its own."""
         cdef Py_ssize_t g = self.sen.node0 + v
         cdef Py_ssize_t lo = self.fo.cand_off[g], hi = self.fo.cand_off[g + 1]
         cdef Py_ssize_t at = 2 * (lo - self.sen.cand0), q, n_near, n_far
@@ -936,19 +967,12 @@ cdef class _Run:
             way = self.way(&one, near_idx[q], one.near_w[q])
             if paired:
                 way2 = twin.way(&two, near_idx[q], two.near_w[q])
-                if alike & _STORED and way == _ALONG and way2 == _ALONG:
-                    _lines_pair(&sd.near.cols if rightward else &sd.near.rows,
-                                two.sd.near.cols.val if rightward else two.sd.near.rows.val,
-                                _line(sd.near, near_idx[q], 0), one.out.n, one.near_in,
-                                two.near_in, one.near_w[q], two.near_w[q], one.raw, two.raw)
-                    continue
-                if same_near and way == _ACROSS and way2 == _ACROSS:
-                    _across_pair(&one, &two, near_idx[q], one.near_w[q], two.near_w[q],
-                                 rightward)
-                    continue
-                if alike & _CHAINS and way == _CHAINED and way2 == _CHAINED:
-                    self.near_chains(&one, twin, &two, near_idx[q], one.near_w[q],
-                                     two.near_w[q], rightward)
+                if way == way2 and (way == _ALONG and alike & _STORED
+                                    or way == _ACROSS and same_near
+                                    or way == _CHAINED and alike & _CHAINS):
+                    _near_at(&one, &two, near_idx[q], one.near_w[q], two.near_w[q], way,
+                             rightward, False, True, self.lz, self.inp.longest, twin.lz,
+                             twin.inp.longest)
                     continue
                 twin.near(&two, near_idx[q], two.near_w[q], way2, rightward)
             self.near(&one, near_idx[q], one.near_w[q], way, rightward)
@@ -1029,43 +1053,12 @@ cdef class _Run:
 
     cdef void near(self, Lane* ln, Py_ssize_t a, double w, int way, bint rightward) noexcept:
         """raw ⊕= w ⊗ (near matrix a applied to near_in), the way :meth:`way` chose."""
-        cdef bint mx = self.mx
-        cdef const Mats* nm = ln.sd.near
-        cdef const Lines* across = &nm.rows if rightward else &nm.cols
-        cdef const double* near_in = ln.near_in
-        cdef double* raw = ln.raw
-        cdef Py_ssize_t k, r, e, s
-        cdef double x
-        cdef const double* z
-        if way == _CHAINED:
-            z = self.chained(nm, a, near_in, ln.n_nz_near, rightward)
-            for s in range(ln.out.n):
-                raw[s] = _plus(raw[s], w * z[s], mx)
-        elif way == _ACROSS:
-            for k in range(ln.n_nz_near):
-                r = _line(nm, a, ln.nz_near[k])
-                x = near_in[ln.nz_near[k]]
-                for e in range(across.ptr[r], across.ptr[r + 1]):
-                    raw[across.col[e]] = _plus(raw[across.col[e]],
-                                               w * (across.val[_at(across.perm, e)] * x), mx)
-        elif way == _ALONG:
-            _lines_into(&nm.cols if rightward else &nm.rows, _line(nm, a, 0), ln.out.n, near_in,
-                        w, raw, mx, True)
-
-    cdef void near_chains(self, Lane* ln, _Run twin, Lane* ln2, Py_ssize_t a, double w,
-                          double w2, bint rightward) noexcept:
-        """:meth:`near` of token chain a with weights w and w2 in both runs (this one real,
-        ``twin`` max-product; their stacks' chains alike), the chain applied in both at once
-        (:func:`_chain_pair`)."""
-        cdef double* z = self.lz
-        cdef double* z2 = twin.lz
-        cdef Py_ssize_t s
-        _chain_pair(ln.sd.near, ln2.sd.near, a, ln.near_in, ln2.near_in, ln.n_nz_near,
-                    ln2.n_nz_near, z, z + self.inp.longest, z2, z2 + twin.inp.longest, rightward)
-        for s in range(ln.out.n):
-            ln.raw[s] = ln.raw[s] + w * z[s]
-        for s in range(ln2.out.n):
-            ln2.raw[s] = _plus(ln2.raw[s], w2 * z2[s], True)
+        if self.mx:
+            _near_at(ln, NULL, a, w, 0.0, way, rightward, True, False, self.lz,
+                     self.inp.longest, NULL, 0)
+        else:
+            _near_at(ln, NULL, a, w, 0.0, way, rightward, False, False, self.lz,
+                     self.inp.longest, NULL, 0)
 
     cdef void close(self, Py_ssize_t v, Lane* ln, bint rightward, Py_ssize_t n_near,
                     Py_ssize_t n_far) noexcept:
