@@ -838,7 +838,8 @@ class Outside:
     @functools.cached_property
     def documents(self) -> tuple[list[str | None], list[str | None]]:
         """The TLE document (:func:`tle_document`) of each learner sentence and of each pair's
-        learner side, read once (:meth:`without` runs once a fold)."""
+        learner side, read once per :class:`Outside` (:meth:`without` runs once a fold; the
+        edited pairs' :class:`Outside` reads its own)."""
         return ([tle_document(s) for s in self.learners],
                 [tle_document(s) for s, _ in self.pairs])
 
@@ -1455,18 +1456,19 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
     folds, and saved)."""
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
-        asked = (args.copy, args.extra, args.lexical, args.sharpen, args.fce, learner_fce(args),
-                 args.fce_edited)
-        stored = (model.record.get("copy"), model.record.get("extra"),
-                  model.corrector.settings.lexical, model.record.get("sharpen", 1.0),
-                  model.record.get("fce"),
-                  model.record.get("fce_learner", model.record.get("fce")),
-                  model.record.get("fce_edited", False))
-        if stored != asked:
-            names = ("copy", "extra", "lexical", "sharpen", "fce", "the learner model's fce",
-                     "fce-edited")
-            differ = "; ".join(f"{name} {s!r}, not {a!r}"
-                               for name, s, a in zip(names, stored, asked, strict=True) if s != a)
+        record = model.record
+        settings = {  # name: (stored, asked)
+            "copy": (record.get("copy"), args.copy),
+            "extra": (record.get("extra"), args.extra),
+            "lexical": (model.corrector.settings.lexical, args.lexical),
+            "sharpen": (record.get("sharpen", 1.0), args.sharpen),
+            "fce": (record.get("fce"), args.fce),
+            "the learner model's fce": (record.get("fce_learner", record.get("fce")),
+                                        learner_fce(args)),
+            "fce-edited": (record.get("fce_edited", False), args.fce_edited)}
+        differ = "; ".join(f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items()
+                           if s != a)
+        if differ:
             _fail(f"{folder / 'correct'}: trained with {differ}: name another --work")
         return model
     originals, corrected, dropped = trainable_pairs(rest)

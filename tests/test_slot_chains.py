@@ -170,17 +170,19 @@ def thin(rng: np.random.Generator, x, keep: bool = True) -> np.ndarray:
     return out
 
 
+def thin_chains(c: TokenChains, rng: np.random.Generator) -> TokenChains:
+    """c with about a third of its arc weights zeroed (the shape stays)."""
+    return TokenChains(c.shape, thin(rng, c.weight, False), c.stored, c.maximum)
+
+
 def thinned(tree: MatrixTree, rng: np.random.Generator) -> MatrixTree:
     """The tree with about a third of its slot vectors' entries and of its token chains' arc
     weights zeroed (a vector keeps one nonzero entry; the shapes stay): thinned apart, the
     real and the max-product trees each have nonzeros the other lacks."""
-    def stack(c: TokenChains) -> TokenChains:
-        return TokenChains(c.shape, thin(rng, c.weight, False), c.stored, c.maximum)
-
     return replace(tree, start=[thin(rng, x) for x in tree.start],
                    final=[thin(rng, x) for x in tree.final],
-                   nodes=[replace(c, lefts=stack(c.lefts), rights=stack(c.rights))
-                          for c in tree.nodes])
+                   nodes=[replace(c, lefts=thin_chains(c.lefts, rng),
+                                  rights=thin_chains(c.rights, rng)) for c in tree.nodes])
 
 
 @settings(max_examples=150, deadline=None)
@@ -193,8 +195,7 @@ def test_a_chain_in_both_semirings_at_once_is_each_alone(size, seed, sparse):
     3 nonzero entries before thinning, as λ and ρ)."""
     rng = np.random.default_rng(seed)
     sums, maxs = random_chains(rng, size, int(rng.integers(1, 2 * size * size + 2)))
-    sums, maxs = (TokenChains(c.shape, thin(rng, c.weight, False), c.stored, c.maximum)
-                  for c in (sums, maxs))
+    sums, maxs = thin_chains(sums, rng), thin_chains(maxs, rng)
     x = few(rng, size, False) if sparse else rng.uniform(0.05, 1.0, size)
     x, x2 = thin(rng, x), thin(rng, x)
     stacks = [sums.kernel(), maxs.kernel()]
@@ -208,10 +209,10 @@ def test_a_chain_in_both_semirings_at_once_is_each_alone(size, seed, sparse):
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(0, 6), SEEDS, st.booleans(), st.booleans(), st.booleans())
-def test_joint_pass_over_token_chains(n, seed, thin, sparse, ties):
+def test_joint_pass_over_token_chains(n, seed, apart, sparse, ties):
     """Viterbi and log Z in one traversal over token chains (the chains and the token matrices'
     lines alike in both semirings, applied to both runs' vectors at once): each result bitwise
-    that of its own run. With ``thin``, each run's token weights and slot vectors thinned
+    that of its own run. With ``apart``, each run's token weights and slot vectors thinned
     apart, so that each run's vectors have nonzeros the other's lack: the guards of the fused
     ways (the same nonzeros) decide, and a fused step across lines scatters entries of one run
     only; with ``sparse``, up to 12 states and slot vectors of 1 to 3 nonzero entries (as λ and
@@ -226,7 +227,7 @@ def test_joint_pass_over_token_chains(n, seed, thin, sparse, ties):
                                                                      sum_chains.final))
         sum_chains = replace(sum_chains, start=start, final=final)
         max_chains = replace(max_chains, start=start, final=final)
-    if thin:
+    if apart:
         sum_chains, max_chains = thinned(sum_chains, rng), thinned(max_chains, rng)
     check_joint(sum_chains, max_chains)
 

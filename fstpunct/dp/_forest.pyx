@@ -285,7 +285,7 @@ cdef inline void _lines_of(const int* ptr, const State* col, const int* perm,
 
 cdef void _lines_pair(const Lines* lines, const double* val2, Py_ssize_t row0, Py_ssize_t n,
                       const double* x, const double* x2, double w, double w2, double* out,
-                      double* out2, bint add=True) noexcept nogil:
+                      double* out2, bint add) noexcept nogil:
     """:func:`_lines_into` adding w ⊗ (lines · x) into ``out`` in the real semiring and, over
     the same lines with the values ``val2``, w2 ⊗ (lines · x2) into ``out2`` in the max-product
     one (each bitwise what its own call gives); without ``add``, the products written (w and
@@ -602,7 +602,7 @@ cdef inline void _near_at(Lane* ln, Lane* ln2, Py_ssize_t a, double w, double w2
     elif way == _ALONG:
         if pair:
             _lines_pair(along, along2, _line(nm, a, 0), ln.out.n, near_in, near_in2, w, w2, raw,
-                        raw2)
+                        raw2, True)
         else:
             _lines_into(along, _line(nm, a, 0), ln.out.n, near_in, w, raw, mx, True)
 
@@ -671,7 +671,11 @@ cdef inline void _far_at(const Lane* ln, const Lane* ln2, Py_ssize_t a, bint rig
                 acc = _plus(acc, (across.val[p] * x) * far_in[c], mx)
                 if pair:
                     acc2 = _plus(acc2, (across2[p] * x2) * far_in2[c], True)
-    else:  # along: each nonzero of far_in against its line applied to ctx
+    elif not pair:  # along: each nonzero of far_in against its line applied to ctx
+        for k in range(n_nz_far):
+            y = nz_far[k]
+            acc = _plus(acc, _far_ctx(fm, a, y, cx, rightward, mx) * far_in[y], mx)
+    else:  # along, both runs over one line
         for k in range(n_nz_far):
             y = nz_far[k]
             r = _line(fm, a, y)
@@ -679,11 +683,9 @@ cdef inline void _far_at(const Lane* ln, const Lane* ln2, Py_ssize_t a, bint rig
             for e in range(along.ptr[r], along.ptr[r + 1]):
                 p, c = _at(along.perm, e), along.col[e]
                 d = _plus(d, along.val[p] * cx[c], mx)
-                if pair:
-                    d2 = _plus(d2, along2[p] * cx2[c], True)
+                d2 = _plus(d2, along2[p] * cx2[c], True)
             acc = _plus(acc, d * far_in[y], mx)
-            if pair:
-                acc2 = _plus(acc2, d2 * far_in2[y], True)
+            acc2 = _plus(acc2, d2 * far_in2[y], True)
     out[0] = acc
     if pair:
         out2[0] = acc2
@@ -804,7 +806,7 @@ cdef class _Run:
                 lines = (a.count - a.base) * a.n
                 if _same_lines(&a.rows, &b.rows, lines) and _same_lines(&a.cols, &b.cols, lines):
                     self.alike[q] = _STORED
-                if a.base and _same_chains(a, b):
+                if not a.base or _same_chains(a, b):  # a stack without chains: none unlike
                     self.alike[q] |= _CHAINS
         return 0
 
@@ -951,8 +953,7 @@ cdef class _Run:
             memcpy(twin.idx + at, self.idx + at, 2 * (hi - lo) * sizeof(Py_ssize_t))
             twin.begin(v, twin_ctx, rightward, lo, hi, &two)
             far_alike = self.alike[self.fo.node_left[g] if rightward else self.fo.node_right[g]]
-            if (far_alike & _STORED and (sd.far.base == 0 or far_alike & _CHAINS)
-                    and _same_nonzeros(&one, &two)):
+            if far_alike & _STORED and far_alike & _CHAINS and _same_nonzeros(&one, &two):
                 self.far_pair(&one, twin, &two, far_idx, n_far, rightward)
             else:
                 self.far(&one, far_idx, n_far, rightward)
@@ -1824,11 +1825,12 @@ def chain_nonzero(Py_ssize_t n, const int[::1] kptr, const State[::1] kcol,
     identity). (A,) uint8. The states that start a path of a chain's last token (the rows of
     its matrix with an entry) are found once per token, for all the chains it ends."""
     import numpy as np
-    cdef Py_ssize_t count = soff.shape[0] - 1, tokens = (kptr.shape[0] - 1) // max(n, 1)
+    cdef Py_ssize_t count = soff.shape[0] - 1, tokens
     cdef Py_ssize_t a, k, s, e, tok, alive
     out = np.zeros(count, dtype=np.uint8)
     if n <= 0:  # no states: no entries
         return out
+    tokens = (kptr.shape[0] - 1) // n
     cdef unsigned char[::1] nonzero = out
     cdef unsigned char* cur = <unsigned char*> malloc(n)
     cdef unsigned char* nxt = <unsigned char*> malloc(n)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import os
 import warnings
+from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -97,10 +98,11 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     return folder
 
 
-def read_record(name: str | Path) -> dict[str, Any]:
+def read_record(name: str | Path, fields: Mapping[str, type] | None = None) -> dict[str, Any]:
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
-    bundled name; ModelError if it is missing or of another format."""
-    return read_meta(model_path(name) / "model.json", FORMAT, "a fstpunct model")
+    bundled name; ModelError if it is missing, of another format or without ``fields`` of
+    their types."""
+    return read_meta(model_path(name) / "model.json", FORMAT, "a fstpunct model", fields)
 
 
 def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
@@ -118,7 +120,7 @@ def load_model(name: str | Path) -> PunctModel:
     if not folder.is_dir():
         raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
                          f"({', '.join(bundled()) or 'none'})")
-    meta = read_meta(folder / "model.json", FORMAT, "a fstpunct model", {"settings": dict})
+    meta = read_record(folder, {"settings": dict})
     unknown = sorted(set(meta["settings"]) - {f.name for f in fields(Settings)})
     if unknown:
         raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
