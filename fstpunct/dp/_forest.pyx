@@ -792,7 +792,7 @@ cdef class _Run:
         one) this run's twin (:meth:`apply`): note which of its stacks have the same lines as
         this run's (the same entries in the same columns: stacks built together share them): bit
         :data:`_STORED` for the stored matrices' lines, :data:`_CHAINS` for the token chains and
-        the token matrices' lines."""
+        the token matrices' lines (set too for a stack without chains: none unlike)."""
         if self.mx or not twin.mx:
             raise ValueError("a pair of runs is a real-semiring run and a max-product twin")
         self.alike = <unsigned char*> _grow(self.alike, max(self.inp.n_mats, 1))

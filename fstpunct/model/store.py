@@ -98,11 +98,12 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     return folder
 
 
-def read_record(name: str | Path, fields: Mapping[str, type] | None = None) -> dict[str, Any]:
+def read_record(name: str | Path, required: Mapping[str, type] | None = None
+                ) -> dict[str, Any]:
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
-    bundled name; ModelError if it is missing, of another format or without ``fields`` of
-    their types."""
-    return read_meta(model_path(name) / "model.json", FORMAT, "a fstpunct model", fields)
+    bundled name; ModelError if it is missing, of another format or without the ``required``
+    fields of their types."""
+    return read_meta(model_path(name) / "model.json", FORMAT, "a fstpunct model", required)
 
 
 def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
