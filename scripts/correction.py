@@ -167,6 +167,7 @@ from fstpunct.apps.restoration.metrics import (
     EditScore,
     edit_score,
     f_randomisation_p,
+    has_edit,
     score,
     scores,
     sign_flip_p,
@@ -830,10 +831,9 @@ class Outside:
     @functools.cached_property
     def edited(self) -> Outside:
         """The same sentences, and of the pairs only those with at least one punctuation edit
-        (the scorer's, :func:`~fstpunct.apps.restoration.metrics.edit_score`: a slot whose
+        (the scorer's, :func:`~fstpunct.apps.restoration.metrics.has_edit`: a slot whose
         scored string differs between the pair's sides)."""
-        return Outside(self.learners, [(s, g) for s, g in self.pairs
-                                       if sum(edit_score([s], [g], [g]).gold)])
+        return Outside(self.learners, [(s, g) for s, g in self.pairs if has_edit(s, g)])
 
     @functools.cached_property
     def documents(self) -> tuple[list[str | None], list[str | None]]:

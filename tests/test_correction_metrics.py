@@ -4,8 +4,9 @@ import json
 
 import pytest
 
-from fstpunct.apps.restoration.metrics import EditScore, edit_score, f_randomisation_p
+from fstpunct.apps.restoration.metrics import EditScore, edit_score, f_randomisation_p, has_edit
 from fstpunct.cli.main import main
+from fstpunct.errors import ConlluError
 from fstpunct.ud.treebank import read_conllu
 
 
@@ -109,3 +110,46 @@ def test_score_command_with_source_reads_the_prediction_from_stdin(tmp_path, cap
     result = json.loads(capsys.readouterr().out)
     assert result["average_edit_distance"] == pytest.approx(2.0)
     assert (result["edits"]["gold"], result["edits"]["proposed"]) == (2, 2)
+
+
+def words(*forms):
+    """One sentence of ``forms``: the first word the root and head of every other token, a
+    form without a letter punctuation."""
+    root = next((k for k, f in enumerate(forms, 1) if any(c.isalpha() for c in f)), 0)
+    return one(conll([(f, 0 if k == root else root,
+                       "root" if k == root else "dep" if any(c.isalpha() for c in f)
+                       else "punct") for k, f in enumerate(forms, 1)]))[0]
+
+
+@pytest.mark.parametrize("source, gold, edit", [
+    (words("a", "b", "."), words("a", "b", "."), False),             # the same
+    (words("a", "b", "."), words("a", "b", "!"), True),              # a mark replaced
+    (words("a", ",", "b", "."), words("a", "b", "."), True),         # a mark deleted
+    (words("a", "b"), words("a", "b", "."), True),                   # a mark inserted
+    (words("a", ",", "b"), words("a", "b", ","), True),              # a mark moved
+    # straight quotes are scored directional: '" a b "' is '“ a b ”'
+    (words('"', "a", "b", '"'), words("“", "a", "b", "”"), False),
+    # an abbreviation's dot (a word "b.") is no punctuation: "a b." is "a b", not "a b ."
+    (words("a", "b."), words("a", "b"), False),
+    (words("a", "b."), words("a", "b", "."), True),
+    # all punctuation (no words): slot 0 alone is scored
+    (words("."), words("."), False),
+    (words("."), words("!"), True),
+])
+def test_has_edit_is_the_scorers_gold_edit(source, gold, edit):
+    assert has_edit(source, gold) is edit
+    assert (sum(edit_score([source], [gold], [gold]).gold) > 0) is edit
+
+
+@pytest.mark.parametrize("source, gold, says", [
+    (words("a", "c", "."), words("a", "b", "."), "word 2 is 'c'"),
+    (words("a", "."), words("a", "b", "."), "1 words without punctuation"),
+    (words("."), words("a", "."), "0 words without punctuation"),
+    # a source with words for an all-punctuation gold sentence: an extra sentence to the scorer
+    (words("a", "."), words("."), "the source has more sentences"),
+])
+def test_has_edit_refuses_what_the_scorer_refuses(source, gold, says):
+    with pytest.raises(ConlluError, match=says):
+        has_edit(source, gold)
+    with pytest.raises(ConlluError, match=says):
+        edit_score([source], [gold], [gold])

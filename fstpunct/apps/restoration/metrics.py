@@ -13,9 +13,10 @@ Correction (paper §6.2) is also scored by the F0.5 of punctuation *edits*, as t
 M2 scorer defines it, with one edit per slot: against the uncorrected source, slot i has a gold
 edit when the gold string differs from the source's, and a system edit when the prediction's
 does; a system edit is correct when the gold has an edit at that slot to the same string
-(:func:`edit_score`). P = correct / system edits (1 when there are none), R = correct / gold
-edits (1 when there are none), F_β = (1 + β²) P R / (β² P + R). :func:`f_randomisation_p`
-tests two systems' F0.5 by approximate randomisation over sentences.
+(:func:`edit_score`; :func:`has_edit`: whether one pair has a gold edit). P = correct / system
+edits (1 when there are none), R = correct / gold edits (1 when there are none), F_β = (1 + β²)
+P R / (β² P + R). :func:`f_randomisation_p` tests two systems' F0.5 by approximate
+randomisation over sentences.
 """
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ from ...ud.slots import ABBV, SlotSentence, to_slots
 from ...ud.treebank import Sentence
 
 __all__ = ["CLASSES", "EditScore", "MarkCounts", "RestorationScore", "edit_score",
-           "f_randomisation_p", "levenshtein", "score", "scores", "sign_flip_p", "slot_strings"]
+           "f_randomisation_p", "has_edit", "levenshtein", "score", "scores", "sign_flip_p",
+           "slot_strings"]
 
 # Mark classes, each a set of one-character tokens; None = every punctuation token.
 CLASSES: dict[str, frozenset[str] | None] = {
@@ -243,6 +245,15 @@ def edit_score(source: Iterable[Sentence], gold: Iterable[Sentence],
     """The punctuation edits of ``pred`` against ``gold``, both relative to ``source`` (the
     uncorrected input); all three must have the same words once punctuation is removed."""
     return scores(gold, pred, source)[1]
+
+
+def has_edit(source: Sentence, gold: Sentence) -> bool:
+    """Whether ``gold`` (``source`` corrected) makes at least one punctuation edit, as
+    :func:`edit_score` counts gold edits: whether any slot's scored string differs between
+    the two, aligned as :func:`scores` aligns them (:func:`_aligned`: the words checked, an
+    all-punctuation sentence, ``<abbv>`` left out, quotes directional)."""
+    (g, s), = _aligned([gold], {"the source": [source]})
+    return g != s
 
 
 def f_randomisation_p(a: EditScore, b: EditScore, beta: float = 0.5, rounds: int = 20_000,
