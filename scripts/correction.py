@@ -1232,16 +1232,15 @@ def nested_choices(helds: list[list[int]], candidates: list[K], edits: dict[K, l
     return out
 
 
-def nested_outputs(helds: list[list[int]], choices: list[K],
-                   outputs: Callable[[K], Sequence[Sentence | None]], n: int
+def nested_outputs(helds: list[list[int]], chosen: list[Sequence[Sentence | None]], n: int
                    ) -> list[Sentence | None]:
-    """The ``n`` pooled pairs' outputs, each fold's held-out pairs (``helds``) taken from the
-    ``outputs`` of that fold's choice (``choices``, :func:`nested_choices`)."""
+    """The ``n`` pooled pairs' outputs, each fold's held-out pairs (``helds``) taken from its
+    ``chosen`` outputs (per fold, by pooled pair, those of the fold's choice of
+    :func:`nested_choices`)."""
     nested: list[Sentence | None] = [None] * n
-    for held, choice in zip(helds, choices):
-        chosen = outputs(choice)
+    for held, outputs in zip(helds, chosen):
         for j in held:
-            nested[j] = chosen[j]
+            nested[j] = outputs[j]
     return nested
 
 
@@ -1280,7 +1279,7 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
     trials = [Trial.counted(c, edits[c], counts[c]) for c in COSTS]
     print_trials(trials)
     fold_costs = nested_choices(helds, list(COSTS), edits, counts)
-    return trials, fold_costs, nested_outputs(helds, fold_costs, by_cost.__getitem__,
+    return trials, fold_costs, nested_outputs(helds, [by_cost[c] for c in fold_costs],
                                               len(source))
 
 
@@ -1316,7 +1315,7 @@ def agree_cv(args: argparse.Namespace) -> None:
           flush=True)
     fold_choices = nested_choices(helds, list(AGREEMENTS), edits, counts)
     trials, fold_costs, nested_cost = cost_sweep(by_cost, helds, source, gold)
-    nested = nested_outputs(helds, fold_choices, lambda v: outputs[v.name], len(pooled))
+    nested = nested_outputs(helds, [outputs[v.name] for v in fold_choices], len(pooled))
     for fold, won in enumerate(fold_choices):
         print(f"fold {fold}: nested choice {won.name}; edit cost {fold_costs[fold]:g}",
               flush=True)

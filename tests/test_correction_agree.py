@@ -36,7 +36,7 @@ def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monke
 def test_nested_outputs_take_each_folds_pairs_from_its_choice():
     script = load_script("correction")
     outputs = {"a": ["a0", "a1", "a2", "a3"], "b": ["b0", "b1", "b2", "b3"]}
-    assert script.nested_outputs([[0, 3], [2]], ["b", "a"], outputs.__getitem__, 4) == [
+    assert script.nested_outputs([[0, 3], [2]], [outputs["b"], outputs["a"]], 4) == [
         "b0", None, "a2", "b3"]
 
 
