@@ -427,24 +427,36 @@ def test_jackknifed_train_trees(script, tmp_path, monkeypatch, capsys):
     assert f"{chains}: sentence {learner[0].sent_id} of train is missing" in err
 
 
+def outside_sentence(words: list, sent_id: str, doc: str | None, **more) -> str:
+    """A sentence outside the TLE (``conll(words, sent_id, **more)``) of ``doc``'s FCE script
+    (``# tle_document``; None: a script without TLE sentences)."""
+    note = f"\n# tle_document = {doc}\n# text" if doc else "\n# text"
+    return conll(words, sent_id, **more).replace("\n# text", note, 1)
+
+
+def add_outside(folder: Path, **train: str) -> None:
+    """Add each kind's sentences (``esl``, ``cesl``, ``pesl``) to its outside train file
+    (``en_x{kind}-ud-train.conllu``, learner_corpus.py --parser's), every outside file of every
+    split made if missing (empty)."""
+    for split in ("train", "dev", "test"):
+        for kind in ("esl", "cesl", "pesl"):
+            path = folder / f"en_x{kind}-ud-{split}.conllu"
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            path.write_text(old + (train.get(kind, "") if split == "train" else ""),
+                            encoding="utf-8")
+
+
 def outside_folder(folder: Path) -> None:
     """Sentences outside the TLE (learner_corpus.py --parser's files): two of docA's script,
     one of docB's, one of docE's (a dev document) and one of a script without TLE sentences;
     all relative clauses without their commas, corrected (isomorphic), and one plain sentence
     of docB's script with a punctuation-only pair."""
-    original, corrected, punctuation = [], [], []
-    for sent_id, doc in (("TRa-0", "docA"), ("TRa-1", "docA"), ("TRb-0", "docB"),
-                         ("TRe-0", "docE"), ("TRz-0", None)):
-        note = f"\n# tle_document = {doc}\n# text" if doc else "\n# text"
-        original.append(conll(RELATIVE, sent_id, drop=(1, 4)).replace("\n# text", note, 1))
-        corrected.append(conll(RELATIVE, sent_id).replace("\n# text", note, 1))
-    plain = conll(PLAIN, "TRb-1").replace("\n# text", "\n# tle_document = docB\n# text")
-    original.append(plain)
-    punctuation.append(plain)
-    for split in ("train", "dev", "test"):
-        texts = (original, corrected, punctuation) if split == "train" else ([], [], [])
-        for kind, text in zip(("esl", "cesl", "pesl"), texts):
-            (folder / f"en_x{kind}-ud-{split}.conllu").write_text("".join(text), encoding="utf-8")
+    scripts = (("TRa-0", "docA"), ("TRa-1", "docA"), ("TRb-0", "docB"), ("TRe-0", "docE"),
+               ("TRz-0", None))
+    learner = "".join(outside_sentence(RELATIVE, i, doc, drop=(1, 4)) for i, doc in scripts)
+    plain = outside_sentence(PLAIN, "TRb-1", "docB")
+    add_outside(folder, esl=learner + plain, pesl=plain,
+                cesl="".join(outside_sentence(RELATIVE, i, doc) for i, doc in scripts))
 
 
 def test_outside_pairs_never_train_their_documents_fold(script, tmp_path, monkeypatch):
@@ -550,13 +562,8 @@ def test_outside_pairs_for_the_corrector_only(script, tmp_path, monkeypatch, cap
 def unedited_outside_pairs(folder: Path) -> None:
     """Two more isomorphic outside pairs, each without a punctuation edit (a plain sentence,
     corrected as it is): TRa-2 of docA's script, TRz-2 of a script without TLE sentences."""
-    for sent_id, doc in (("TRa-2", "docA"), ("TRz-2", None)):
-        note = f"\n# tle_document = {doc}\n# text" if doc else "\n# text"
-        for kind in ("xesl", "xcesl"):
-            path = folder / f"en_{kind}-ud-train.conllu"
-            path.write_text(path.read_text(encoding="utf-8")
-                            + conll(PLAIN, sent_id).replace("\n# text", note, 1),
-                            encoding="utf-8")
+    text = outside_sentence(PLAIN, "TRa-2", "docA") + outside_sentence(PLAIN, "TRz-2", None)
+    add_outside(folder, esl=text, cesl=text)
 
 
 def test_outside_pairs_with_a_punctuation_edit_only(script, tmp_path, monkeypatch, capsys):
@@ -628,10 +635,8 @@ def test_train_with_the_outside_pairs(script, tmp_path, monkeypatch, capsys):
     data.mkdir()
     learner_folder(data)
     outside_folder(data)
-    for kind in ("xesl", "xcesl"):
-        path = data / f"en_{kind}-ud-train.conllu"
-        path.write_text(path.read_text(encoding="utf-8") + conll(UNTRAINABLE, "TRz-1"),
-                        encoding="utf-8")
+    untrainable = conll(UNTRAINABLE, "TRz-1")
+    add_outside(data, esl=untrainable, cesl=untrainable)
     run_cv(script, monkeypatch, data, tmp_path / "cv", tmp_path / "cv.json", "--learners-only")
     for kind, outside in (("all", 5), ("isomorphic", 4)):
         monkeypatch.setattr(sys, "argv", [

@@ -3,6 +3,7 @@
 same Viterbi choices, ties included, the same best score, and log Z, on random trees in both
 semirings; every gradient of log Z from the outside pass; the same samples from the same
 generator; and the same on a model's batches (Inference)."""
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
@@ -56,16 +57,23 @@ def reference(tree: MatrixTree) -> tuple[list[int] | None, float | None, float |
     return choice, score, treedp.log_partition(tree)
 
 
+def joint(total: forest.Forest, best: forest.Forest, total_fallback: Callable[[int], object],
+          best_fallback: Callable[[int], object]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Viterbi over ``best`` and log Z over ``total`` in one traversal, each result
+    bitwise that of its own run: (choice, best score, log Z)."""
+    alone = (*forest.viterbi(best, best_fallback), forest.log_partition(total, total_fallback))
+    together = forest.viterbi_and_log_partition(total, best, total_fallback, best_fallback)
+    for got, want in zip(together, alone):
+        assert got.tobytes() == want.tobytes()
+    return alone
+
+
 def compiled(trees: list[MatrixTree]) -> tuple[list[list[int]], np.ndarray, np.ndarray]:
     def fallback(s: int) -> None:
         treedp.inside(trees[s])
 
     best, total = forest.from_trees(trees, MaxProduct), forest.from_trees(trees, SumProduct)
-    choice, score = forest.viterbi(best, fallback)
-    log_z = forest.log_partition(total, fallback)
-    joint = forest.viterbi_and_log_partition(total, best, fallback, fallback)
-    for got, want in zip(joint, (choice, score, log_z)):  # one traversal, the same bits
-        assert got.tobytes() == want.tobytes()
+    choice, score, log_z = joint(total, best, fallback, fallback)
     offsets = best.node_offsets.tolist()
     return [choice[a:b].tolist() for a, b in zip(offsets, offsets[1:])], score, log_z
 
@@ -133,16 +141,11 @@ def test_joint_pass_over_stacks_of_other_lines(n, seed, ties):
     kept = with_weight([tree, thinned])
     if len(kept) < 2:
         return
-    total = forest.from_trees([sparse(thinned)], SumProduct)
-    best = forest.from_trees([sparse(tree)], MaxProduct)
-    choice, score = forest.viterbi(best, lambda s: treedp.inside(tree))
-    log_z = forest.log_partition(total, lambda s: treedp.inside(thinned))
-    joint = forest.viterbi_and_log_partition(total, best, lambda s: treedp.inside(thinned),
-                                             lambda s: treedp.inside(tree))
-    for got, want in zip(joint, (choice, score, log_z)):
-        assert got.tobytes() == want.tobytes()
-    assert joint[0].tolist() == treedp.viterbi(tree)[0]
-    assert joint[2][0] == pytest.approx(treedp.log_partition(thinned), rel=1e-12, abs=1e-12)
+    choice, _, log_z = joint(forest.from_trees([sparse(thinned)], SumProduct),
+                             forest.from_trees([sparse(tree)], MaxProduct),
+                             lambda s: treedp.inside(thinned), lambda s: treedp.inside(tree))
+    assert choice.tolist() == treedp.viterbi(tree)[0]
+    assert log_z[0] == pytest.approx(treedp.log_partition(thinned), rel=1e-12, abs=1e-12)
 
 
 def test_joint_pass_needs_the_same_layout():
