@@ -1623,13 +1623,15 @@ def corrector_settings(args: argparse.Namespace) -> Settings:
                     token_cost=args.token_cost)
 
 
-def add_cv_run_arguments(p: argparse.ArgumentParser) -> None:
-    """The options naming a finished cv run whose fold models a command reads."""
+def add_cv_run_arguments(p: argparse.ArgumentParser, work: bool = True) -> None:
+    """The options naming a finished cv run whose fold models a command reads (``work``: its
+    folder too; ``compare`` names two, by ``--before`` and ``--after``)."""
     p.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
     p.add_argument("--folds", type=int, default=5, help="the cv run's --folds")
     p.add_argument("--split", dest="splits", action="append", choices=SPLITS,
                    help="the cv run's --split (repeatable; default: train, dev and test)")
-    p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
+    if work:
+        p.add_argument("--work", default="models/esl-cv", help="the cv run's --work")
 
 
 def add_decoder_argument(p: argparse.ArgumentParser, default: str | None = "balanced") -> None:
@@ -1833,7 +1835,7 @@ def main() -> None:
     add_held_out_arguments(g)
     m = sub.add_parser("compare", help="two cv runs' fold correctors on the same held-out "
                                        "pairs, at a fixed and at the nested edit cost")
-    add_cv_run_arguments(m)
+    add_cv_run_arguments(m, work=False)
     m.add_argument("--before", required=True, help="the first cv run's --work")
     m.add_argument("--after", required=True, help="the second cv run's --work (may be the "
                                                   "first's, e.g. with --platt)")

@@ -115,14 +115,15 @@ def test_table_adds_the_agreements(model, tmp_path, monkeypatch, capsys):  # noq
 
 def held_out_runs(script, monkeypatch, tmp_path):
     """After a 2-fold ``cv --models-only`` run: (data, work, run), run(command, out, *more)
-    running a command on its held-out pairs (edit cost 0.2, support 0.001) and giving its
-    JSON."""
+    running a command on its held-out pairs (edit cost 0.2, support 0.001; ``--work`` but for
+    compare, which names its runs by ``--before`` and ``--after``) and giving its JSON."""
     data, work = models_only(script, monkeypatch, tmp_path)
     common = ["--data", str(data), "--folds", "2", "--edit-cost", "0.2", "--support", "0.001"]
 
     def run(command, out, *more):
-        monkeypatch.setattr(sys, "argv", ["correction.py", command, *common, "--work", str(work),
-                                          *more, "-o", str(tmp_path / out)])
+        own = [] if command == "compare" else ["--work", str(work)]
+        monkeypatch.setattr(sys, "argv", ["correction.py", command, *common, *own, *more,
+                                          "-o", str(tmp_path / out)])
         script.main()
         return json.loads((tmp_path / out).read_text(encoding="utf-8"))
     return data, work, run
@@ -210,6 +211,14 @@ def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkey
             script.main()
         err = capsys.readouterr().err
         assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+    # compare reads no --work (its runs are --before and --after): refused, not ignored
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "compare", "--data", str(tmp_path), "--folds", "2", "--before",
+        str(tmp_path / "a"), "--after", str(tmp_path / "b"), "--work", str(tmp_path / "a"),
+        "-o", str(tmp_path / "c.json")])
+    with pytest.raises(SystemExit) as e:
+        script.main()
+    assert e.value.code == 2 and "unrecognized arguments: --work" in capsys.readouterr().err
 
 
 def test_agree_with_the_learner_decoder(tmp_path, monkeypatch):
