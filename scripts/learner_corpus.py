@@ -765,16 +765,20 @@ def _pair_counts() -> dict:
             "punctuation-only edits by code": Counter(), "not punctuation-only": Counter()}
 
 
-def _add_pairs(t: TleSentence, m: Match, r: dict, esl: list, cesl: list, pesl: list) -> None:
-    """The learner sentence ``t`` placed at ``m`` appended to ``esl``, its corrected twin to
-    ``cesl`` (isomorphic) or ``pesl`` (punctuation-only) if it has one, counted in ``r``
-    (:func:`_pair_counts`)."""
-    esl.append(learner_lines(t, m))
+# a split's files: the learner sentences, their isomorphic and their punctuation-only twins
+KINDS = ("esl", "cesl", "pesl")
+
+
+def _add_pairs(t: TleSentence, m: Match, r: dict, blocks: dict[str, list]) -> None:
+    """The learner sentence ``t`` placed at ``m`` appended to ``blocks["esl"]``, its corrected
+    twin to ``blocks["cesl"]`` (isomorphic) or ``blocks["pesl"]`` (punctuation-only) if it has
+    one, counted in ``r`` (:func:`_pair_counts`)."""
+    blocks["esl"].append(learner := learner_lines(t, m))
     c = correct(m, t)
     edited, by_code = "with a punctuation edit", "punctuation edits by code"
     if c.slots is not None:
         r["isomorphic"] += 1
-        cesl.append(lines := corrected_lines(t, c))
+        blocks["cesl"].append(lines := corrected_lines(t, c))
     else:
         r["not isomorphic"][c.reason] += 1
         c = correct_punctuation(m, t)
@@ -782,19 +786,18 @@ def _add_pairs(t: TleSentence, m: Match, r: dict, esl: list, cesl: list, pesl: l
             r["not punctuation-only"][c.reason] += 1
             return
         r["punctuation-only"] += 1
-        pesl.append(lines := corrected_lines(t, c))
+        blocks["pesl"].append(lines := corrected_lines(t, c))
         edited, by_code = f"punctuation-only {edited}", "punctuation-only edits by code"
-    if _edited(esl[-1], lines):
+    if _edited(learner, lines):
         r[edited] += 1
         r[by_code].update(code for _, code in c.codes)
 
 
-def _write_split(out: Path, prefix: str, split: str, esl: list, cesl: list, pesl: list
-                 ) -> None:
-    """The learner sentences and both kinds of twins of one split (``prefix``: ``""`` for
-    the TLE's files, ``x`` for the extra sentences')."""
-    for kind, blocks in (("esl", esl), ("cesl", cesl), ("pesl", pesl)):
-        _write(out / f"en_{prefix}{kind}-ud-{split}.conllu", blocks)
+def _write_split(out: Path, prefix: str, split: str, blocks: dict[str, list]) -> None:
+    """The learner sentences and both kinds of twins of one split (``blocks``, by kind of
+    :data:`KINDS`; ``prefix``: ``""`` for the TLE's files, ``x`` for the extra sentences')."""
+    for kind in KINDS:
+        _write(out / f"en_{prefix}{kind}-ud-{split}.conllu", blocks[kind])
 
 
 def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path,
@@ -810,9 +813,7 @@ def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path,
     report: dict[str, dict] = {}
     for split in SPLITS:
         sents = [t for t in tle if t.split == split]
-        esl: list = []
-        cesl: list = []
-        pesl: list = []
+        blocks: dict[str, list] = {kind: [] for kind in KINDS}
         r: dict = {"TLE sentences": len(sents), "aligned": 0, "verified": 0,
                    "not aligned": Counter(), "not verified": [], **_pair_counts()}
         for t in sents:
@@ -825,8 +826,8 @@ def build(tle_dir: Path, fce_dir: Path, ewt_train: Path, out: Path,
                 r["not verified"].append(t.sent_id)
                 continue
             r["verified"] += 1
-            _add_pairs(t, m, r, esl, cesl, pesl)
-        _write_split(out, "", split, esl, cesl, pesl)
+            _add_pairs(t, m, r, blocks)
+        _write_split(out, "", split, blocks)
         report[split] = r
     documents = {(t.split, t.document) for t in tle if t.document in script_of}
     report["documents"] = dict(sorted(Counter(
@@ -897,9 +898,7 @@ def extra(scripts: Sequence[Script], matches: dict[str, Match], tle: Sequence[Tl
                       f"{tle_document[id(m.script)]} and {t.document}")
     report: dict[str, dict] = {}
     for split in SPLITS:
-        esl: list = []
-        cesl: list = []
-        pesl: list = []
+        blocks: dict[str, list] = {kind: [] for kind in KINDS}
         r: dict = {"FCE sentences": 0, "in the TLE": 0, "extra sentences": 0,
                    "of scripts with TLE sentences": 0, "not analysed": Counter(), "parsed": 0,
                    **_pair_counts()}
@@ -919,8 +918,8 @@ def extra(scripts: Sequence[Script], matches: dict[str, Match], tle: Sequence[Tl
                     r["not analysed"][reason] += 1
                     continue
                 r["parsed"] += 1
-                _add_pairs(t, Match(script, view, a, 0.0, True), r, esl, cesl, pesl)
-        _write_split(out, "x", split, esl, cesl, pesl)
+                _add_pairs(t, Match(script, view, a, 0.0, True), r, blocks)
+        _write_split(out, "x", split, blocks)
         report[split] = r
     return report
 
