@@ -153,6 +153,7 @@ from fstpunct.apps.correction.gate import FEATURES, examples, fit
 from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
 from fstpunct.apps.correction.platt import examples as platt_examples
 from fstpunct.apps.correction.platt import fitted as platt_fitted
+from fstpunct.apps.correction.readings import SlotReading, readings
 from fstpunct.apps.correction.rerank import (
     Chain,
     Nbest,
@@ -1448,6 +1449,74 @@ def compare(args: argparse.Namespace) -> None:
                            indent=1) + "\n")
 
 
+def edit_kind(source: tuple[str, ...], pred: tuple[str, ...]) -> str:
+    """An edit's kind: ``insert`` (the learner wrote nothing there), ``delete`` (nothing is
+    written) or ``substitute``."""
+    return "insert" if not source else "delete" if not pred else "substitute"
+
+
+def slot_edits(args: argparse.Namespace) -> None:
+    """Every edit that a cv run's fold correctors (``--work``) make on their held-out pairs at
+    the edit cost chosen nested (decoded as ``compare`` decodes one side: ``--support``,
+    ``--decoder``), classified: right or wrong, its kind (:func:`edit_kind`) and marks, and
+    how the fold's learner model reads the slot in T_e′ (:func:`readings`: a reading artifact
+    or not, and the share of ``--draws`` draws of T′ that read it so). Prints the counts;
+    writes every edit (JSON)."""
+    data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
+    _, fold_of = document_folds(data, splits, k)
+    pooled = pooled_pairs(data, splits, False)[0]
+    helds = held_of(pooled, fold_of, k)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    work, by_cost = Path(args.work), {}
+    read: list[list[SlotReading] | None] = [None] * len(pooled)
+    for fold, held in enumerate(helds):
+        fold_folders(work, fold, ("correct",), k)
+        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        sources = [source[j] for j in held]
+        prep = Prepared.of(model, sources)
+        place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support,
+                                                         decoder=args.decoder)), len(pooled))
+        for j, r in zip(held, readings(model.learner, [to_slots(s) for s in sources],
+                                       args.draws)):
+            read[j] = r
+    _, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
+    fold_by_pair = {j: f for f, held in enumerate(helds) for j in held}
+    rows = []
+    for j, (s, g, p) in enumerate(zip(source, gold, nested)):
+        assert p is not None and read[j] is not None
+        for i, (a, b, c) in enumerate(zip(*(slot_strings(to_slots(x)) for x in (s, g, p)))):
+            if c != a:
+                r = read[j][i]  # type: ignore[index]
+                rows.append({"fold": fold_by_pair[j], "kind": edit_kind(a, c),
+                             "learner": " ".join(a), "written": " ".join(c),
+                             "right": c == b, "artifact": r.artifact,
+                             "reading": None if r.reading is None else " ".join(r.reading),
+                             "posterior": r.posterior})
+    print_edits(rows)
+    with output(args.output) as f:
+        f.write(json.dumps({"work": str(work), "folds": k, "nested_costs": fold_costs,
+                            "decoder": args.decoder, "support": args.support,
+                            "draws": args.draws, "edits": rows}, indent=1) + "\n")
+
+
+def print_edits(rows: list[dict]) -> None:
+    """The edits' right/proposed counts by kind, by reading and by posterior, and by marks."""
+    def counts_by(title: str, key: Callable[[dict], str]) -> None:
+        groups: dict[str, list[bool]] = {}
+        for row in rows:
+            groups.setdefault(key(row), []).append(row["right"])
+        print(f"| {title} | right/proposed |\n|---|---|")
+        for name, right in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+            print(f"| {name} | {sum(right)}/{len(right)} |")
+    counts_by("kind", lambda r: r["kind"])
+    counts_by("T_e' at the slot", lambda r: "reading artifact" if r["artifact"] else "faithful")
+    counts_by("posterior of the reading", lambda r: "< 0.9" if r["posterior"] < 0.9 else ">= 0.9")
+    counts_by("reading, posterior", lambda r: ("artifact" if r["artifact"] else "faithful")
+          + (", < 0.9" if r["posterior"] < 0.9 else ", >= 0.9"))
+    counts_by("edit (learner -> written)", lambda r: f"`{r['learner'] or 'ε'}` -> "
+          f"`{r['written'] or 'ε'}`")
+
+
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
                own: list, grammar, rest: list[tuple[Sentence, Sentence]]) -> CorrectionModel:
     """The fold's corrector (loaded from ``folder``/correct if there and trained with the
@@ -1461,6 +1530,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
             "extra": (record.get("extra"), args.extra),
             "lexical": (model.corrector.settings.lexical, args.lexical),
             "sharpen": (record.get("sharpen", 1.0), args.sharpen),
+            "readings": (record.get("readings", 0), args.readings),
             "fce": (record.get("fce"), args.fce),
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
@@ -1477,7 +1547,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args), "fce_edited": args.fce_edited},
-                  copy=args.copy, vocabulary=own, sharpen=args.sharpen)
+                  copy=args.copy, vocabulary=own, sharpen=args.sharpen,
+                  readings=args.readings)
     model.save(folder / "correct")
     print(f"fold {fold}: corrector trained on {len(corrected)} pairs ({dropped} left out: "
           f"{UNTRAINABLE})", flush=True)
@@ -1615,6 +1686,9 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--sharpen", type=float, default=1.0, metavar="BETA",
                    help="read T_e' under the learner channel sharpened to the power BETA "
                         "(1: as it is)")
+    p.add_argument("--readings", type=int, default=0, metavar="D",
+                   help="read T_e' as D draws from the learner model's posterior, mixed "
+                        "equally, in training and decoding (0: the Viterbi T_e')")
 
 
 def corrector_settings(args: argparse.Namespace) -> Settings:
@@ -1688,7 +1762,8 @@ def train_model(args: argparse.Namespace) -> None:
                           "prior": args.prior, "l2": args.l2, "token_cost": args.token_cost,
                           "copy": args.copy, "lexical": args.lexical, "fce": args.fce,
                           "fce_edited": args.fce_edited},
-                  copy=args.copy, vocabulary=every, sharpen=args.sharpen)
+                  copy=args.copy, vocabulary=every, sharpen=args.sharpen,
+                  readings=args.readings)
     model.save(args.output)
 
 
@@ -1852,6 +1927,15 @@ def main() -> None:
     m.add_argument("--support", type=float, default=SUPPORT,
                    help=f"keep a learner string below this probability ({SUPPORT})")
     m.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    e = sub.add_parser("edits", help="every edit of a cv run's fold correctors at the nested "
+                                     "edit cost, by kind and by how T_e' reads its slot")
+    add_cv_run_arguments(e)
+    add_decoder_argument(e)
+    e.add_argument("--support", type=float, default=SUPPORT,
+                   help="the learner string's support (default %(default)g)")
+    e.add_argument("--draws", type=int, default=200,
+                   help="draws of T' per sentence for the reading's posterior (200)")
+    e.add_argument("-o", "--output", required=True, help="JSON of every edit")
     j = sub.add_parser("jackknife", help="parse every learner train sentence with a tokens-mode "
                                          "parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -1875,7 +1959,7 @@ def main() -> None:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
                     "power": power, "jackknife": jackknife, "agree": agree_cv,
-                    "compare": compare}
+                    "compare": compare, "edits": slot_edits}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -41,7 +41,7 @@ from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .gate import gated
-from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained, with_learner
+from .model import DECODERS_CORRECT, CorrectionModel, Decoding, drawn, unexplained, with_learner
 from .platt import mapped
 
 __all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
@@ -64,9 +64,16 @@ def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
 
 def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence]
                        ) -> list[list[exact_mbr.SlotDistribution]]:
-    """Every sentence's exact slot distributions under the corrector, given its T_e′."""
-    learner = with_learner(model.learner, [to_slots(s) for s in sentences])
+    """Every sentence's exact slot distributions under the corrector, given its T_e′; for a
+    model trained on drawn readings (record ``readings`` D), the equal mixture of the
+    distributions given each of D draws of T_e′ (:func:`~.model.drawn`, stream 0 for each
+    call)."""
+    slots = [to_slots(s) for s in sentences]
     prior = exact_mbr.ExactPrior(model.corrector)
+    draws = int(model.record.get("readings", 0))
+    if draws:
+        return list(prior.distributions(drawn(model.learner, slots, draws)))
+    learner = with_learner(model.learner, slots)
     return [prior.sentence([(ss, m)]) for ss, m in zip(learner, prior.marginals(learner))]
 
 
@@ -126,6 +133,9 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
         decoding = decoding or model.decoding
         return [decided(model, slots, insertions_of(sent), decoding)
                 for sent, slots in zip(sentences, slot_distributions(model, sentences))]
+    if model.record.get("readings"):
+        raise InputError("a correction model trained on drawn readings decodes exactly only "
+                         "(no samples)")
     learner = with_learner(model.learner, [to_slots(s) for s in sentences])
     decode = DECODERS[mbr_decoder]
     return [mbr.insertions(d, decode(d)) for d in

@@ -20,6 +20,15 @@ wrote, which MBR turns into an edit; with β > 1 the analyses whose likely rende
 learner's own strings are preferred. The learner model stored in the correction model is the
 sharpened one, so training and decoding read T_e′ alike.
 
+*Drawn readings* (``readings`` D > 0, :func:`drawn`): instead of the one Viterbi T_e′, the
+corrector reads D exact draws of T′ from the learner model's posterior p(T′ | T, x_e), each
+with weight 1/D: training has D copies of every pair, one per draw (θ's L2 and the channel's
+Dirichlet prior multiplied by D, so that they weigh as much against the data as with one
+reading), and decoding mixes the slot distributions of the D readings equally — a Monte Carlo
+estimate of p(x_c | T, x_e) = Σ p(x_c | T, T_e′) p(T_e′ | T, x_e), so that a reading the
+learner model is unsure of (a final ``.`` as an underlying ``?``) drives an edit only in the
+share of draws that make it.
+
 *Copying is the default* (``copy`` > 0, :func:`copy_center`): the mean of θ's L2 prior gives
 the weight ``copy`` to every conjunction ``xl=p`` × ``L=p`` and ``xr=p`` × ``R=p`` (the learner's
 puncteme on that side, ε included), so that where training pairs say little (rare marks such as
@@ -69,7 +78,7 @@ from ..restoration.exact import EXACT_DECODERS, SlotDistribution
 from .gate import FEATURES
 from .platt import PLATT_SIZE
 
-__all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center",
+__all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center", "drawn",
            "learner_contexts", "sharpened", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
@@ -137,6 +146,20 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
     inference = Inference(learner, learner.prepare(sentences))
     return [replace(ss, contexts=learner_contexts(ss, pairs[:ss.n] if ss.n else ()))
             for ss, pairs in zip(sentences, inference.viterbi_all())]
+
+
+def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, seed: int = 0
+          ) -> list[list[SlotSentence]]:
+    """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
+    T_e′ from p(T′ | T, x_e) under ``learner`` (random stream ``seed``; module docstring)."""
+    if draws < 1:
+        raise InputError(f"the readings drawn must be at least 1 (got {draws})")
+    if not sentences:
+        return [[] for _ in range(draws)]
+    inference = Inference(learner, learner.prepare(sentences))
+    sampled = inference.sample_all(np.random.default_rng(seed), draws)
+    return [[replace(ss, contexts=learner_contexts(ss, pairs[d][:ss.n] if ss.n else ()))
+             for ss, pairs in zip(sentences, sampled)] for d in range(draws)]
 
 
 def sharpened(channel: Channel, beta: float) -> Channel:
@@ -235,12 +258,14 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
           iterations: int = 8, settings: Settings | None = None,
           report: Callable[[int, float, float], None] | None = None,
           record: dict[str, Any] | None = None, copy: float = 0.0,
-          vocabulary: Sequence[SlotSentence] = (), sharpen: float = 1.0) -> CorrectionModel:
+          vocabulary: Sequence[SlotSentence] = (), sharpen: float = 1.0,
+          readings: int = 0) -> CorrectionModel:
     """Train the corrector on pairs: ``originals[k]`` (the learner's punctuation) and
     ``corrected[k]`` (the same words and tree, corrected punctuation); ``copy``: the prior
     weight of keeping the learner's punctemes (:func:`copy_center`); ``vocabulary``: more
     sentences whose punctuation joins the corrector's vocabulary; ``sharpen``: β of the
-    learner channel by which T_e′ is read (:func:`sharpened`; module docstring)."""
+    learner channel by which T_e′ is read (:func:`sharpened`); ``readings``: D drawn readings
+    of T_e′ in place of the Viterbi one (:func:`drawn`; 0: Viterbi; module docstring)."""
     if len(originals) != len(corrected) or not originals:
         raise InputError("the corrector needs as many corrected sentences as originals (>0)")
     for o, c in zip(originals, corrected):
@@ -249,8 +274,13 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
     settings = settings or Settings(lexical=0)
     if sharpen != 1.0:
         learner = replace(learner, channel=sharpened(learner.channel, sharpen))
-    sources = with_learner(learner, originals)
-    targets = [replace(c, contexts=o.contexts) for o, c in zip(sources, corrected)]
+    if readings:
+        sources = [ss for draw in drawn(learner, originals, readings) for ss in draw]
+        settings = replace(settings, l2=settings.l2 * readings, prior=settings.prior * readings)
+    else:
+        sources = with_learner(learner, originals)
+    targets = [replace(c, contexts=o.contexts)
+               for o, c in zip(sources, list(corrected) * max(readings, 1))]
     start = initial_model(targets + sources + list(vocabulary), grammar, settings=settings)
     center = copy_center(start.attach, settings.token_cost, copy)
     start = PunctModel(start.attach, center, _towards(start.channel, reference.channel),
@@ -258,5 +288,6 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
     model, history = em(start, start.prepare(targets), iterations, report=report,
                         center=center)
     info = {**(record or {}), "pairs": len(targets), "iterations": iterations,
-            "objective": history.objective, "sharpen": sharpen}
+            "objective": history.objective, "sharpen": sharpen,
+            **({"readings": readings} if readings else {})}
     return CorrectionModel(learner, model, info)

@@ -1,0 +1,80 @@
+"""How the learner model reads each slot of a learner's sentence (a diagnostic of T_e′).
+
+The corrector sees T_e′, the learner model's Viterbi analysis (:func:`.model.with_learner`). At
+slot i the punctemes of a T′'s member nodes (:func:`~fstpunct.ud.slots.slot_members`) make an
+underlying string u_i, which the learner channel rewrites into the learner's surface string.
+The string u_i *stands for* is its likeliest rendering under that channel (the grammar's
+absorptions applied: ``? .`` stands for ``?``). A slot is a *reading artifact* where T_e′'s
+u_i stands for another string than the learner wrote: T_e′ explains the learner's string by a
+less likely channel path (e.g. a final ``.`` read as an underlying ``?`` whose rendering lost
+it), so that copying T_e′ through a like channel writes another string than the learner did.
+Its *posterior* is the share of exact draws of T′ from p(T′ | T, x_e) whose u_i stands for the
+same string as T_e′'s (a Monte Carlo estimate of how sure the learner model is of its
+reading there).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...fst.channel import Channel
+from ...model.punct import Inference, PunctModel
+from ...model.vocab import Puncteme
+from ...ud.slots import BOUNDARY, SlotSentence, slot_members, underlying_slot
+
+__all__ = ["SlotReading", "readings", "stands_for"]
+
+
+@dataclass(frozen=True)
+class SlotReading:
+    """T_e′ at one slot (module docstring): the string its u_i stands for (None where a member
+    node's pair is the backoff, which has no string), whether that is not the learner's, and
+    the share of the draws of T′ that read the slot as T_e′ does."""
+
+    reading: tuple[str, ...] | None
+    artifact: bool
+    posterior: float
+
+
+def stands_for(channel: Channel, ss: SlotSentence,
+               pairs: Sequence[tuple[Puncteme, Puncteme] | None],
+               cache: dict[tuple[str, ...], tuple[str, ...]]) -> list[tuple[str, ...] | None]:
+    """The string every slot's u_i under the (l, r) ``pairs`` of the nodes stands for (its
+    likeliest rendering by ``channel``, ∘ left out; None where a member's pair is the backoff);
+    ``cache``: renderings already found, by u_i."""
+    out: list[tuple[str, ...] | None] = []
+    for i, members in enumerate(slot_members(ss)):
+        if any(pairs[node] is None for node, _ in members):
+            out.append(None)
+            continue
+        u, _ = underlying_slot(i, ss.n, ((node, pairs[node][side])  # type: ignore[index]
+                                         for node, side in members))
+        key = tuple(u)
+        if key not in cache:
+            dist = channel.distribution(key)
+            cache[key] = tuple(t for t in max(dist, key=dist.__getitem__) if t != BOUNDARY)
+        out.append(cache[key])
+    return out
+
+
+def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int = 200,
+             seed: int = 0) -> list[list[SlotReading]]:
+    """Every slot's :class:`SlotReading` of every sentence (all with words) under ``learner``,
+    its posterior from ``draws`` exact draws of T′ (random stream ``seed``)."""
+    if not sentences:
+        return []
+    inference = Inference(learner, learner.prepare(sentences))
+    sampled = inference.sample_all(np.random.default_rng(seed), draws)
+    cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+    out = []
+    for ss, best, drawn in zip(sentences, inference.viterbi_all(), sampled):
+        viterbi = stands_for(learner.channel, ss, best, cache)
+        agree = np.zeros(ss.n + 1)
+        for pairs in drawn:
+            agree += [m == v for m, v in zip(stands_for(learner.channel, ss, pairs, cache),
+                                             viterbi)]
+        out.append([SlotReading(v, v != tuple(ss.slots[i]), float(a) / draws)
+                    for i, (v, a) in enumerate(zip(viterbi, agree))])
+    return out
