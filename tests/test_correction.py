@@ -66,21 +66,27 @@ def sentences(text):
     return list(read_conllu(text.splitlines(keepends=True)))
 
 
-@pytest.fixture(scope="module")
-def model():
-    """Learners who leave out the commas of a relative clause, and their corrections."""
-    learner_text = "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(12))
-    learner_text += "".join(conll(PLAIN, f"p{k}") for k in range(12))
-    gold_text = "".join(conll(RELATIVE, f"r{k}") for k in range(12))
-    gold_text += "".join(conll(PLAIN, f"p{k}") for k in range(12))
+def learner_pairs(copies):
+    """Learners who leave out the commas of a relative clause, and their corrections:
+    ``copies`` relative and plain sentences each, and a learner model (2 EM iterations) on
+    the learners' side."""
+    learner_text = "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(copies))
+    learner_text += "".join(conll(PLAIN, f"p{k}") for k in range(copies))
+    gold_text = "".join(conll(RELATIVE, f"r{k}") for k in range(copies))
+    gold_text += "".join(conll(PLAIN, f"p{k}") for k in range(copies))
     originals = [to_slots(s) for s in sentences(learner_text)]
     fixed = [to_slots(s) for s in sentences(gold_text)]
-    grammar = load_grammar(GRAMMAR)
-    settings = Settings(lexical=0)
-    start = initial_model(originals, grammar, settings=settings)
+    start = initial_model(originals, load_grammar(GRAMMAR), settings=Settings(lexical=0))
     learner, _ = em(start, start.prepare(originals), 2)
-    return train(learner, originals, fixed, load_model("en"), grammar, iterations=3,
-                 settings=settings)
+    return learner, originals, fixed
+
+
+@pytest.fixture(scope="module")
+def model():
+    """The corrector of :func:`learner_pairs` (12 of each)."""
+    learner, originals, fixed = learner_pairs(12)
+    return train(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR),
+                 iterations=3, settings=Settings(lexical=0))
 
 
 def test_learner_contexts():

@@ -5,7 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_correction import PLAIN, RELATIVE, conll, sentences
+from test_correction import PLAIN, RELATIVE, conll, learner_pairs, sentences
 
 from fstpunct.apps.correction.correct import slot_distributions
 from fstpunct.apps.correction.model import drawn, learner_contexts, train, with_learner
@@ -16,7 +16,6 @@ from fstpunct.errors import InputError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.punct import Inference, Settings
 from fstpunct.model.store import load_model
-from fstpunct.model.train import em, initial_model
 from fstpunct.ud.slots import to_slots
 
 GRAMMAR = "grammars/en.rules"
@@ -24,16 +23,8 @@ GRAMMAR = "grammars/en.rules"
 
 @pytest.fixture(scope="module")
 def pairs():
-    """A learner model (2 EM iterations) and 8 learner/corrected pairs."""
-    learner_text = "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(4))
-    learner_text += "".join(conll(PLAIN, f"p{k}") for k in range(4))
-    gold_text = "".join(conll(RELATIVE, f"r{k}") for k in range(4))
-    gold_text += "".join(conll(PLAIN, f"p{k}") for k in range(4))
-    originals = [to_slots(s) for s in sentences(learner_text)]
-    fixed = [to_slots(s) for s in sentences(gold_text)]
-    start = initial_model(originals, load_grammar(GRAMMAR), settings=Settings(lexical=0))
-    learner, _ = em(start, start.prepare(originals), 2)
-    return learner, originals, fixed
+    """A learner model and 8 learner/corrected pairs (:func:`learner_pairs`)."""
+    return learner_pairs(4)
 
 
 def test_drawn_readings_follow_the_learner_posterior(pairs):
