@@ -25,7 +25,11 @@ The corrector is trained on the (learner, corrected) pairs of the isomorphic tra
 words (the node's word and the words beside its span's edge slots, conjoined with the side pair
 features, as ``fstpunct train --lexical``; default 0, unlexicalised); ``--sharpen BETA``
 (train, cv) reads T_e′ under the learner channel sharpened to the power BETA
-(:func:`fstpunct.apps.correction.model.sharpened`; default 1, as it is).
+(:func:`fstpunct.apps.correction.model.sharpened`; default 1, as it is); ``--readings D``
+(train, cv) reads T_e′ as D exact draws from the learner model's posterior, mixed equally in
+training and decoding (:func:`fstpunct.apps.correction.model.drawn`; default 0, the Viterbi
+T_e′). ``edits`` lists a cv run's edits at the nested edit cost, right or wrong, by kind, marks
+and how the learner model reads the slot (:mod:`fstpunct.apps.correction.readings`).
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
 on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
 gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
