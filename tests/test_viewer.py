@@ -121,3 +121,18 @@ def test_api_show(tmp_path):
     assert fstpunct.load("en").show(text, out, pairs=2, page_size=2) == 5
     page = data(out.read_text(encoding="utf-8"))
     assert page["pageSize"] == 2 and all(len(n) <= 2 for r in page["sentences"] for n in r["k"])
+
+
+def test_model_of_the_default_grammar(tmp_path):
+    """A model trained from the default grammar (bundled de; model.json records the grammar's
+    lines) shows its learned rules against that grammar."""
+    from fstpunct.fst.grammar import parse_grammar
+    from fstpunct.model.store import read_record
+    from fstpunct.show.report import model_grammar
+
+    lines = read_record("de")["record"]["default_grammar"]
+    assert model_grammar({"default_grammar": lines}).rules == \
+        parse_grammar("\n".join(lines)).rules
+    out = tmp_path / "de.html"
+    assert main(["show", str(SAMPLE), "--model", "de", "-o", str(out)]) == 0
+    assert "The rules of <code>default grammar</code>" in out.read_text(encoding="utf-8")

@@ -37,11 +37,12 @@ __all__ = ["learned_html", "model_grammar", "report_html", "write_report"]
 
 
 def model_grammar(record: dict[str, Any]) -> Grammar | None:
-    """The grammar a model was trained from, by its ``model.json`` ``record``: the text of a
-    default grammar, else the package's grammar of the recorded file name if there is one (the
-    recorded path may be another checkout's), else the recorded path; else None."""
+    """The grammar a model was trained from, by its ``model.json`` ``record``: a default
+    grammar's lines (as ``fstpunct train`` records them), else the package's grammar of the
+    recorded file name if there is one (the recorded path may be another checkout's), else the
+    recorded path; else None."""
     if record.get("default_grammar"):
-        return parse_grammar(record["default_grammar"], "default grammar")
+        return parse_grammar("\n".join(record["default_grammar"]), "default grammar")
     recorded = record.get("grammar")
     if not recorded:
         return None
