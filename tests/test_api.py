@@ -11,7 +11,7 @@ import fstpunct
 from fstpunct.api import choose, language_of
 from fstpunct.apps.decode import annotate
 from fstpunct.cli.main import main
-from fstpunct.errors import ConlluError
+from fstpunct.errors import ConlluError, InputError
 from fstpunct.model.store import BUNDLED, bundled, load_model
 from fstpunct.ud.treebank import read_file
 
@@ -182,3 +182,31 @@ def test_evaluate_refuses_a_name_that_is_not_bundled_before_measuring(capsys):
     assert main(["models", "--evaluate", "en", "xx"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not a bundled model: xx" in err and "measuring" not in err
+
+
+def test_arguments_are_checked_by_the_library(en, tmp_path):
+    """What the commands refuse, the methods refuse too (the commands only pass it on)."""
+    with pytest.raises(InputError, match="posteriors must be at least 0"):
+        en.decode(TEXT, posteriors=-1)
+    with pytest.raises(InputError, match="page_size at least 1"):
+        en.show(TEXT, tmp_path / "page.html", page_size=0)
+    with pytest.raises(InputError, match="pairs must be at least 0"):
+        en.show(TEXT, tmp_path / "page.html", pairs=-1)
+    assert not (tmp_path / "page.html").exists()
+    assert main(["decode", "--posteriors", "-1", str(SAMPLE)]) == 2
+    assert main(["show", "--page-size", "0", str(SAMPLE), "-o", str(tmp_path / "p.html")]) == 2
+
+
+@pytest.mark.parametrize("data", [b"1\tx\n", 3, None])
+def test_data_of_another_kind_is_named(en, data):
+    with pytest.raises(TypeError, match=f"not {type(data).__name__}$"):
+        en.decode(data)
+
+
+def test_one_string_is_not_a_list_of_characters(en):
+    """``delete="appos,parataxis"`` is the command line's list; ``parsers=FOLDER`` one parser."""
+    arthur = (Path(__file__).parent / "data" / "arthur.conllu").read_text(encoding="utf-8")
+    assert en.rephrase(arthur, delete="appos, parataxis") == \
+        en.rephrase(arthur, delete=["appos", "parataxis"])
+    parser = BUNDLED / "en" / "parser"
+    assert en.restore(TEXT, parsers=str(parser)) == en.restore(TEXT, parsers=[parser])

@@ -72,6 +72,10 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
           ) -> tuple[Iterator[Sentence], bool]:
     """The sentences of ``data`` (``tree``: see :func:`~fstpunct.ud.treebank.read_conllu`) and
     whether the answer goes back as TokenLists."""
+    if isinstance(data, (bytes, bytearray)) or not isinstance(data, (str, os.PathLike,
+                                                                     Iterable)):
+        raise TypeError(f"expected a string, a path or an iterable of sentences, not "
+                        f"{type(data).__name__}")
     if text is not None:
         if isinstance(data, str):
             return read_text(io.StringIO(data), "<string>", text), False

@@ -105,6 +105,8 @@ class Model:
         gives each sentence's T′ (``# underlying``) as a line, and the model is
         :meth:`for_text`'s (unless ``text_model`` is false)."""
         from ..apps.text import analysed, underlying
+        if posteriors < 0:
+            raise InputError(f"posteriors must be at least 0, not {posteriors}")
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
         punct = self._model_for(text and text_model)
         return rewrite(data, lambda s: annotate(punct, analysed(self._watched(s), pipeline),
@@ -175,16 +177,16 @@ class Model:
 
     def restore(self, data: Data, *, decoder: str = "slot", samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
-                parsers: Sequence[Folder | ParserModel] = (),
+                parsers: Folder | ParserModel | Sequence[Folder | ParserModel] = (),
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
                 format: str | None = None, lowercase: bool | None = None,
                 tagger: Folder | Tagger | None = None, mix_crf: Folder | CrfModel | None = None,
                 mix_weight: float | None = None, text_model: bool = True) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
-        of ``parsers`` (folders of ``removed``-mode parsers, beam ``beam``; the first one's tree
-        is kept): by default the exact minimum-Bayes-risk choice under the model, no sampling
-        (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired marks
-        kept balanced); with ``samples``,
+        of ``parsers`` (folders of ``removed``-mode parsers, or one, beam ``beam``; the first
+        one's tree is kept): by default the exact minimum-Bayes-risk choice under the model, no
+        sampling (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired
+        marks kept balanced); with ``samples``,
         minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
         reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
         same output.
@@ -206,6 +208,8 @@ class Model:
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
                                mix_weight=mix_weight)
+        if isinstance(parsers, (str, os.PathLike, ParserModel)):
+            parsers = [parsers]
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
         if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
@@ -267,13 +271,14 @@ class Model:
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
-                 delete: Iterable[str] = (), delete_parens: bool = False,
+                 delete: str | Iterable[str] = (), delete_parens: bool = False,
                  best_surface: bool = False, tree: str = "viterbi",
                  rewrite_all: bool = False, balance: bool = True) -> Any:
         """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
         dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
         by default the one beside this model; ``permute`` defaults to yes unless deleting)
-        and/or delete the constituents with the relations ``delete`` (``delete_parens``: those
+        and/or delete the constituents with the relations ``delete`` (names, or one string of
+        them joined by commas, ``"appos,parataxis"``; ``delete_parens``: those
         whose underlying punctemes are brackets), then write the punctuation: ``method`` full
         (T′ transformed — ``tree`` ``viterbi``: the Viterbi T′, ``sample``: a posterior draw
         per sample — each changed slot drawn through the channel, or every slot with
@@ -284,7 +289,8 @@ class Model:
         input's channel absorbed gets it back). Reproducible for a ``seed``."""
         from ..apps.rephrase.order import OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, rephrase
-        delete = frozenset(delete)
+        names = delete.split(",") if isinstance(delete, str) else delete
+        delete = frozenset(r.strip() for r in names if r.strip())
         if permute is None:
             permute = not (delete or delete_parens)
         options = Options(method, seed, samples, permute, delete, delete_parens,
@@ -354,6 +360,9 @@ class Model:
         from ..fst.grammar import load_grammar
         from ..model.store import load_edit_counts
         from ..show.report import model_grammar, write_report
+        if pairs < 0 or page_size < 1:
+            raise InputError(f"pairs must be at least 0 and page_size at least 1, not {pairs} "
+                             f"and {page_size}")
         try:
             counts = load_edit_counts(self.folder, self.punct.channel.phi.shape)
         except ModelError:

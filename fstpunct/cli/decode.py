@@ -5,7 +5,6 @@ import argparse
 import gc
 
 from ..apps.text import underlying
-from ..errors import InputError
 from ..progress import progress
 from .arguments import add_corpus_arguments, add_quiet_argument, positive
 from .pool_option import add_pool_arguments, chosen_pool
@@ -37,8 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.posteriors < 0:
-        raise InputError(f"--posteriors must be at least 0, not {args.posteriors}")
     model, sentences = model_and_input(args)
     # the command owns the collector's state for its whole run, not the library's lazy decode
     # (its caller's code would run with the collector off between sentences)

@@ -17,10 +17,6 @@ HELP = ("Rephrase sentences: re-order the dependents of every NOUN and VERB by s
         "out: IDs renumbered, heads remapped, '# text' rebuilt, '# rephrased_from'.")
 
 
-def _relations(text: str) -> frozenset[str]:
-    return frozenset(r.strip() for r in text.split(",") if r.strip())
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--order", metavar="O",
@@ -32,7 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     parser.add_argument("--samples", type=int, default=1,
                         help="rephrasings per sentence (default 1)")
-    parser.add_argument("--delete", type=_relations, default=frozenset(), metavar="RELS",
+    parser.add_argument("--delete", default="", metavar="RELS",
                         help="delete the constituents with these UD relations, e.g. "
                              "appos,parataxis (a relation also matches its subtypes; a name "
                              "that is not a UD relation is an error)")

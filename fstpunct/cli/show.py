@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..errors import InputError
 from ..progress import progress
 from ..ud.release import read_one
 from .arguments import add_corpus_arguments, add_quiet_argument
@@ -30,8 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.pairs < 0 or args.page_size < 1:
-        raise InputError("--pairs must be >= 0 and --page-size >= 1")
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     n = model.show(progress(sentences, "show", quiet=args.quiet), args.output, pairs=args.pairs,
                    page_size=args.page_size, grammar=args.grammar,
