@@ -26,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_text_arguments(parser, "decode punctuated plain text: marks the model knows are split "
                                "off the words, the words tagged and parsed without them, the "
                                "marks attached, decoded by the language's text/ model where it has "
-                               "one and --model is not given; --format text writes each "
-                               "sentence's T′")
+                               "one and --model is not given (--format text: each sentence's T′ "
+                               "as a line)")
     parser.add_argument("--parser", metavar="DIR",
                         help="'removed'-mode parser for sentences without a tree (default: the "
                              "model's bundled parser/ or parser-lc/)")
