@@ -4,12 +4,13 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from fstpunct.apps.rephrase import order as order_mod
-from fstpunct.apps.rephrase.order import HEAD, Family, Item, OrderModel, train_order
+from fstpunct.apps.rephrase.order import HEAD, Family, Item, OrderModel, order_path, train_order
 from fstpunct.apps.rephrase.permute import families, permuted_order, surface_tree
 from fstpunct.errors import ModelError
 from fstpunct.ud.release import read_one
@@ -155,3 +156,16 @@ def test_self_permutations_keep_subtrees_contiguous(es_dev, trained):
                 stack.extend(below[m])
             assert max(span) - min(span) + 1 == len(span)
     assert changed > 10
+
+
+def test_a_missing_ordering_model_names_its_file(tmp_path, capsys):
+    """A model folder without order.json (as fstpunct train writes), or --order naming a file
+    that is not one: the message names the .json looked for, not a 'folder' that never was."""
+    from fstpunct.cli.main import main
+
+    (tmp_path / "model").mkdir()
+    with pytest.raises(ModelError, match=r"order: not an ordering model \(no .*order\.json\)"):
+        OrderModel.load(order_path(tmp_path / "model"))
+    sample = Path(__file__).parents[1] / "data" / "sample.conllu"
+    assert main(["rephrase", "--order", str(sample), str(sample)]) == 2
+    assert "(no " + str(sample.with_suffix(".json")) + ")" in capsys.readouterr().err
