@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +21,8 @@ from fstpunct.model.fit import perplexity, train
 from fstpunct.model.punct import Settings
 from fstpunct.ud.release import find_treebank, read_one, resolve
 from fstpunct.ud.slots import to_slots
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 
 
 @pytest.fixture
@@ -124,7 +127,7 @@ def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys, toy_ud)
                  "--dev", str(toy_ud / "UD_Toy" / "xx-ud-dev.conllu"), "--iterations", "1",
                  "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
     record = json.loads((out / "model.json").read_text(encoding="utf-8"))["record"]
-    assert record["grammar"] == "default" and record["language"] == "und"
+    assert record["grammar"] == "default" and record["language"] == "xx"  # the files' names
     assert record["direction"] == min(record["dev_perplexity"], key=record["dev_perplexity"].get)
     assert "pair „ “" in record["default_grammar"]
     assert "direction" in capsys.readouterr().err
@@ -135,6 +138,20 @@ def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys, toy_ud)
     assert main(["train", "--train", str(toy_ud / "UD_Toy" / "xx-ud-train.conllu"),
                  "--iterations", "1", "-o", str(tmp_path / "n")]) == 2
     assert "--dev" in capsys.readouterr().err
+
+
+def test_train_files_named_for_a_language_use_its_rule_file(tmp_path):
+    """--train en_ewt-ud-train.conllu (no --lang) trains from grammars/en.rules, as --lang en
+    does; files that do not tell one language get the default grammar."""
+    named = tmp_path / "en_ewt-ud-train.conllu"
+    named.write_bytes(SAMPLE.read_bytes())
+    for files, grammar, lang in (([named], "en.rules", "en"),
+                                 ([named, SAMPLE], "default", "und")):
+        out = tmp_path / f"m{len(files)}"
+        assert main(["train", "--train", *map(str, files), "--dev", str(SAMPLE),
+                     "--iterations", "0", "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
+        record = json.loads((out / "model.json").read_text(encoding="utf-8"))["record"]
+        assert Path(record["grammar"]).name == grammar and record["language"] == lang
 
 
 def test_sentences_without_sent_id_are_named_by_file_and_number(tmp_path, capsys, toy_ud):

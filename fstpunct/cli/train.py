@@ -10,6 +10,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .. import __version__
+from ..api import language_of
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -44,7 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--grammar", help="rule file for the initial channel and the symmetric "
                                           "pairs, or 'default': the default grammar built "
                                           "from the training data (default: "
-                                          "grammars/LANG.rules if it exists, else 'default')")
+                                          "grammars/LANG.rules if it exists, else 'default'; "
+                                          "LANG: --lang, or the language the --train files' "
+                                          "UD names tell, en_ewt-ud-train.conllu or en:train)")
     parser.add_argument("--init", choices=INITS, default="nunberg",
                         help="initial channel: the grammar's rules (nunberg), random, or "
                              "identity (the Attach ablation: channel fixed, never re-estimated)")
@@ -77,6 +80,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_output_argument(parser)
 
 
+def _told_language(sources: list[Source]) -> str | None:
+    """The language the training files' UD names tell (``en_ewt-ud-train.conllu``, a split
+    such as ``en:train``), if they all tell the same; else None."""
+    told = {language_of(s.path) for s in sources}
+    return told.pop() if len(told) == 1 else None
+
+
 def _slots(sources: list[Source]) -> list[SlotSentence]:
     return [to_slots(s) for src in sources for s in src.sentences()]
 
@@ -86,11 +96,11 @@ def run(args: argparse.Namespace) -> int:
                         lexical=args.lexical)  # checked before anything is read, as are
     check_iterations(args.iterations, args.attach_iterations)  # the iteration counts
     folder_target(args.output)  # a folder it cannot write is said before training, not after
-    lang = args.lang
-    sources = ([split_source(lang, "train", args.ud_dir)] if lang
+    sources = ([split_source(args.lang, "train", args.ud_dir)] if args.lang
                else [resolve_one(f, args.ud_dir) for f in args.train])
     dev_sources = ([resolve_one(f, args.ud_dir) for f in args.dev] if args.dev
-                   else [split_source(lang, "dev", args.ud_dir)] if lang else [])
+                   else [split_source(args.lang, "dev", args.ud_dir)] if args.lang else [])
+    lang = args.lang or _told_language(sources)
     prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]
     print(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
