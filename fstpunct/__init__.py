@@ -5,9 +5,9 @@ FSTs.
 >>> model = fstpunct.load("en")     # a bundled model by name, or a folder
 
 then ``model.decode``, ``model.restore``, ``model.normalise``, ``model.log_prob`` and
-``model.perplexity`` on a CoNLL-U string, a path or split name, or ``conllu.TokenList``s (see
-the README's "Python API"). The names below are loaded on first use, so ``import fstpunct`` stays
-quick.
+``model.perplexity`` on a CoNLL-U string, a path or split name, or ``conllu.TokenList``s;
+``fstpunct.train(folder, files)`` trains a model folder (see the README's "Python API"). The
+names below are loaded on first use, so ``import fstpunct`` stays quick.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "ModelInfo", "Perplexity", "bundled_models", "language_of", "load"]
+__all__ = ["Model", "ModelInfo", "Perplexity", "bundled_models", "language_of", "load", "train"]
 
 
 def __getattr__(name: str) -> Any:

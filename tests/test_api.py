@@ -210,3 +210,24 @@ def test_one_string_is_not_a_list_of_characters(en):
         en.rephrase(arthur, delete=["appos", "parataxis"])
     parser = BUNDLED / "en" / "parser"
     assert en.restore(TEXT, parsers=str(parser)) == en.restore(TEXT, parsers=[parser])
+
+
+def test_train_from_python_is_the_command(tmp_path):
+    """fstpunct.train writes the folder fstpunct train writes (the command is a layer over it),
+    takes one file or several, and gives the model back loaded."""
+    from fstpunct.model.punct import Settings
+
+    lines: list[str] = []
+    model = fstpunct.train(tmp_path / "py", str(SAMPLE), dev=SAMPLE, iterations=1,
+                           settings=Settings(lexical=0), log=lines.append)
+    assert isinstance(model, fstpunct.Model)
+    with pytest.warns(UserWarning, match="unknown to the model"):  # 5 sentences: rare marks
+        assert model.perplexity(TEXT).sentences == 5
+    assert lines[0].startswith("training on 5 sentences") and lines[-1].startswith("saved")
+    assert main(["train", "--train", str(SAMPLE), "--dev", str(SAMPLE), "--iterations", "1",
+                 "--lexical", "0", "--jobs", "1", "-o", str(tmp_path / "cli")]) == 0
+    for name in ("attach.json", "attach.npz", "channel.fst", "channel.json", "edits.npy"):
+        assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
+    with pytest.raises(InputError, match="iterations -1"):
+        fstpunct.train(tmp_path / "bad", [SAMPLE], iterations=-1)
+    assert not (tmp_path / "bad").exists()

@@ -1,7 +1,7 @@
 """Stage 8, the Python API. Takes a model name or folder and what users hold (a CoNLL-U
 string, a path or split name, ``conllu.TokenList`` sentences); gives back the same kind, decoded,
-restored or normalised, or scored. ``fstpunct``'s top level re-exports it; the command line is a
-thin layer over it.
+restored or normalised, or scored; and trains model folders (:func:`train`). ``fstpunct``'s top
+level re-exports it; the command line is a thin layer over it.
 
 Adding a method: write the step in ``fstpunct/apps`` (sentences in, sentences
 out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
@@ -12,6 +12,7 @@ from .catalogue import ModelInfo, bundled_models, evaluate
 from .choice import Choice, choose, language_of
 from .data import Data, rewrite, sentences, values
 from .model import Model, Perplexity, load
+from .training import train
 
 __all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "bundled_models", "choose",
-           "evaluate", "language_of", "load", "rewrite", "sentences", "values"]
+           "evaluate", "language_of", "load", "rewrite", "sentences", "train", "values"]

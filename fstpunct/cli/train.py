@@ -5,23 +5,15 @@ import argparse
 import os
 import sys
 import time
-from pathlib import Path
 
 from tqdm import tqdm
 
-from .. import __version__
-from ..api import language_of
-from ..files import folder_target
+from ..api.training import train
 from ..fst.channel import DIRECTIONS
-from ..fst.default_grammar import GRAMMARS, default_rules
-from ..fst.grammar import load_grammar, parse_grammar
-from ..model.fit import train
 from ..model.punct import Settings
-from ..model.store import save_model
-from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
+from ..model.train import ATTACH_ITERATIONS, INITS
 from ..progress import on_terminal
-from ..ud.release import LANGUAGES, Source, resolve_one, split_source
-from ..ud.slots import SlotSentence, to_slots
+from ..ud.release import LANGUAGES
 from .arguments import add_model_output_argument, add_ud_dir_argument
 from .pool_option import add_pool_arguments, chosen_pool
 
@@ -80,55 +72,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_model_output_argument(parser)
 
 
-def _told_language(sources: list[Source]) -> str | None:
-    """The language the training files' UD names tell (``en_ewt-ud-train.conllu``, a split
-    such as ``en:train``), if they all tell the same; else None."""
-    told = {language_of(s.path) for s in sources}
-    return told.pop() if len(told) == 1 else None
-
-
-def _slots(sources: list[Source]) -> list[SlotSentence]:
-    return [to_slots(s) for src in sources for s in src.sentences()]
-
-
 def run(args: argparse.Namespace) -> int:
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
-                        lexical=args.lexical)  # checked before anything is read, as are
-    check_iterations(args.iterations, args.attach_iterations)  # the iteration counts
-    folder_target(args.output)  # a folder it cannot write is said before training, not after
-    sources = ([split_source(args.lang, "train", args.ud_dir)] if args.lang
-               else [resolve_one(f, args.ud_dir) for f in args.train])
-    dev_sources = ([resolve_one(f, args.ud_dir) for f in args.dev] if args.dev
-                   else [split_source(args.lang, "dev", args.ud_dir)] if args.lang else [])
-    lang = args.lang or _told_language(sources)
-    prepared = _slots(sources)
-    usable = [s for s in prepared if s.trainable]
-    print(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
-          f"punctuation with dependents)", file=sys.stderr)
-    rule_file = args.grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
-    rules_text = None
-    if rule_file not in (None, DEFAULT) and (args.grammar or Path(rule_file).is_file()):
-        grammar = load_grammar(rule_file)
-        directions = [args.direction or grammar.direction]
-    else:
-        rules_text = default_rules(usable, lang or "und")
-        grammar = parse_grammar(rules_text, "<default>")
-        # the identity channel (Attach) reads the same either way
-        directions = ([args.direction] if args.direction else
-                      [DIRECTIONS[0]] if args.init == "identity" else list(DIRECTIONS))
-    dev = _slots(dev_sources)
-    started = time.time()
+                        lexical=args.lexical)  # checked before anything is read
     bars = on_terminal()  # in a log: a plain line per iteration instead
     bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr,
                disable=not bars)
-    inner = tqdm(total=len(usable), desc="E-step", unit="sent", leave=False, file=sys.stderr,
+    inner = tqdm(total=0, desc="E-step", unit="sent", leave=False, file=sys.stderr,
                  disable=not bars)
-
     label = ["EM"]
+    begun = time.time()
 
-    def start(direction: str) -> None:
+    def start(direction: str | None, sentences: int) -> None:
         bar.reset()
-        label[0] = f"EM {direction}" if len(directions) > 1 else "EM"
+        inner.reset(total=sentences)
+        label[0] = f"EM {direction}" if direction else "EM"
         bar.set_description(label[0])
 
     def report(it: int, objective: float, log_likelihood: float) -> None:
@@ -136,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
         if not bars:
             print(f"{label[0]} iteration {it}: objective {objective:.1f}, log-likelihood "
-                  f"{log_likelihood:.1f}, {time.time() - started:.0f} s", file=sys.stderr,
+                  f"{log_likelihood:.1f}, {time.time() - begun:.0f} s", file=sys.stderr,
                   flush=True)
         inner.reset()
         if it < args.iterations:  # the M-step runs until the next E-step reports progress
@@ -148,31 +106,13 @@ def run(args: argparse.Namespace) -> int:
         inner.update(sentences)
 
     with chosen_pool(args) as pool:
-        trained = train(usable, grammar, directions, dev=dev, init=args.init, settings=settings,
-                        iterations=args.iterations, attach_iterations=args.attach_iterations,
-                        seed=args.seed, pool=pool, started=start,
-                        report=report, progress=progress)
+        train(args.output, args.train or (), lang=args.lang, dev=args.dev or (),
+              grammar=args.grammar, init=args.init, direction=args.direction,
+              iterations=args.iterations, attach_iterations=args.attach_iterations,
+              settings=settings, seed=args.seed, pool=pool, ud_dir=args.ud_dir,
+              command="fstpunct " + " ".join(sys.argv[1:]),
+              log=lambda line: tqdm.write(line, file=sys.stderr),
+              started=start, report=report, progress=progress)
     inner.close()
     bar.close()
-    model, history = trained.model, trained.history
-    record = {"fstpunct": __version__, "command": "fstpunct " + " ".join(sys.argv[1:]),
-              "language": lang or grammar.language,
-              "data": [f"{s.name}: {s.path}" for s in sources], "sentences": len(usable),
-              "omitted": len(prepared) - len(usable),
-              "grammar": "default" if rules_text else str(rule_file),
-              "init": args.init, "direction": model.channel.direction,
-              "iterations": args.iterations, "seed": args.seed,
-              "objective": history.objective, "log_likelihood": history.log_likelihood,
-              "seconds": round(time.time() - started, 1)}
-    if dev:
-        record["dev"] = [f"{s.name}: {s.path}" for s in dev_sources]
-        record["dev_perplexity"] = trained.dev_perplexity
-    if rules_text:
-        record["default_grammar"] = rules_text.splitlines()
-    save_model(model, args.output, record, history.edit_counts)
-    chosen = (f", direction {model.channel.direction} by dev perplexity "
-              + " / ".join(f"{d} {p:.4f}" for d, p in trained.dev_perplexity.items())
-              if len(directions) > 1 else "")
-    print(f"saved {args.output} (objective {history.objective[-1]:.1f}, "
-          f"{record['seconds']} s{chosen})", file=sys.stderr)
     return 0

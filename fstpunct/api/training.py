@@ -1,0 +1,124 @@
+"""Training a model folder from Python, as ``fstpunct train`` does (the command is a thin layer
+over :func:`train`): the data read, the grammar chosen (the language's rule file, else the
+default grammar written from the training data), EM in the grammar's direction or in both, and
+the folder written whole with its training record."""
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from .. import __version__
+from ..files import folder_target
+from ..fst.channel import DIRECTIONS
+from ..fst.default_grammar import GRAMMARS, default_rules
+from ..fst.grammar import load_grammar, parse_grammar
+from ..model.punct import Settings
+from ..model.store import save_model
+from ..parallel import Pool
+from ..ud.release import Source, resolve_one, split_source
+from ..ud.slots import SlotSentence, to_slots
+from .choice import language_of
+from .model import Folder, Model, load
+
+__all__ = ["DEFAULT_GRAMMAR", "train"]
+
+DEFAULT_GRAMMAR = "default"  # grammar=: the default grammar even where a rule file exists
+
+
+def _told_language(sources: list[Source]) -> str | None:
+    """The language the training files' UD names tell (``en_ewt-ud-train.conllu``, a split
+    such as ``en:train``), if they all tell the same; else None."""
+    told = {language_of(s.path) for s in sources}
+    return told.pop() if len(told) == 1 else None
+
+
+def _slots(sources: list[Source]) -> list[SlotSentence]:
+    return [to_slots(s) for src in sources for s in src.sentences()]
+
+
+def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | None = None,
+          dev: Folder | Sequence[Folder] = (), grammar: Folder | None = None,
+          init: str = "nunberg", direction: str | None = None, iterations: int = 10,
+          attach_iterations: int | None = None, settings: Settings | None = None,
+          seed: int = 0, pool: Pool | None = None, ud_dir: Folder | None = None,
+          command: str | None = None, log: Callable[[str], None] = lambda _: None,
+          started: Callable[[str | None, int], None] | None = None,
+          report: Callable[[int, float, float], None] | None = None,
+          progress: Callable[[int], None] | None = None) -> Model:
+    """Train a punctuation model on the CoNLL-U files or split names ``data`` (one or several;
+    without them, language ``lang``'s standard train split, and its dev split unless ``dev``
+    is given), write it to the folder ``output`` and return it loaded.
+
+    ``grammar``: a rule file, or ``"default"``; by default ``grammars/LANG.rules`` where it
+    exists (LANG: ``lang``, else what the files' UD names tell when they agree), else the
+    default grammar, whose direction is chosen by perplexity on ``dev`` (both are trained) unless
+    ``direction`` is given. ``init``, ``iterations``, ``attach_iterations``, ``settings``,
+    ``seed``: as ``fstpunct train``'s options (``attach_iterations`` None: its default); the
+    E-steps run on ``pool``. ``log`` receives
+    a line on the data and one on the saved model; ``started(direction, sentences)`` is called
+    before each EM run (``direction`` None when only one is trained), ``report`` and
+    ``progress`` as :func:`fstpunct.model.fit.train` calls them. ``command`` is recorded in
+    ``model.json``.
+    Arguments and the output folder are checked before any data is read (InputError)."""
+    # imported here: training brings the M-step and its workers, which the API's other
+    # methods (and the commands that import it) never need
+    from ..model.fit import train as fit
+    from ..model.train import ATTACH_ITERATIONS, check_iterations
+    settings = settings or Settings()
+    attach_iterations = ATTACH_ITERATIONS if attach_iterations is None else attach_iterations
+    check_iterations(iterations, attach_iterations)
+    folder_target(output)  # a folder it cannot write is said before training, not after
+    data, dev = ([f] if isinstance(f, (str, os.PathLike)) else f for f in (data, dev))
+    sources = ([resolve_one(os.fspath(f), ud_dir) for f in data] if data
+               else [split_source(lang, "train", ud_dir)] if lang else [])
+    if not sources:
+        raise ValueError("train needs data (files or split names) or lang")
+    dev_sources = ([resolve_one(os.fspath(f), ud_dir) for f in dev] if dev
+                   else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
+    lang = lang or _told_language(sources)
+    prepared = _slots(sources)
+    usable = [s for s in prepared if s.trainable]
+    log(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
+        "punctuation with dependents)")
+    rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
+    rules_text = None
+    if rule_file not in (None, DEFAULT_GRAMMAR) and (grammar or Path(rule_file).is_file()):
+        rules = load_grammar(rule_file)
+        directions = [direction or rules.direction]
+    else:
+        rules_text = default_rules(usable, lang or "und")
+        rules = parse_grammar(rules_text, "<default>")
+        # the identity channel (Attach) reads the same either way
+        directions = ([direction] if direction else
+                      [DIRECTIONS[0]] if init == "identity" else list(DIRECTIONS))
+    held_out = _slots(dev_sources)
+    begun = time.time()
+    trained = fit(usable, rules, directions, dev=held_out, init=init, settings=settings,
+                  iterations=iterations, attach_iterations=attach_iterations, seed=seed,
+                  pool=pool, report=report, progress=progress,
+                  started=started and (lambda d: started(d if len(directions) > 1 else None,
+                                                         len(usable))))
+    model, history = trained.model, trained.history
+    record = {"fstpunct": __version__, "command": command or "fstpunct.train",
+              "language": lang or rules.language,
+              "data": [f"{s.name}: {s.path}" for s in sources], "sentences": len(usable),
+              "omitted": len(prepared) - len(usable),
+              "grammar": DEFAULT_GRAMMAR if rules_text else str(rule_file),
+              "init": init, "direction": model.channel.direction,
+              "iterations": iterations, "seed": seed,
+              "objective": history.objective, "log_likelihood": history.log_likelihood,
+              "seconds": round(time.time() - begun, 1)}
+    if held_out:
+        record["dev"] = [f"{s.name}: {s.path}" for s in dev_sources]
+        record["dev_perplexity"] = trained.dev_perplexity
+    if rules_text:
+        record["default_grammar"] = rules_text.splitlines()
+    save_model(model, output, record, history.edit_counts)
+    chosen = (f", direction {model.channel.direction} by dev perplexity "
+              + " / ".join(f"{d} {p:.4f}" for d, p in trained.dev_perplexity.items())
+              if len(directions) > 1 else "")
+    log(f"saved {output} (objective {history.objective[-1]:.1f}, {record['seconds']} s"
+        f"{chosen})")
+    return load(Path(output))
