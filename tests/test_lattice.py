@@ -67,6 +67,38 @@ def test_closure_equals_series_over_token_strings(builder, maximum):
 
 
 
+@pytest.mark.parametrize("maximum", [False, True])
+def test_backoff_arcs_are_bitwise_ufunc_at(builder, maximum):
+    """The compiled rate · A against numpy's ``ufunc.at`` (its readable reference), bitwise:
+    on slot lattices, and on arcs with many parallel copies in random order (sums in the
+    arcs' order), weights over 16 orders of magnitude, a NaN and zeros; bad arcs refused."""
+    weights, boundary = builder.arc_weights(), builder.channel.index("∘")
+    for x in [(), (",",), ("∘", ".", "”"), ("”", ",", ".", "”")]:
+        lat = builder.lattice(x, weights, maximum)
+        for exclude in (boundary, -1):
+            got = lat.backoff_arcs(0.3, exclude)
+            assert got.tobytes() == lat.backoff_arcs_reference(0.3, exclude).tobytes()
+    rng = np.random.default_rng(5)
+    for n, m in ((1, 0), (1, 9), (4, 60), (17, 400)):
+        token, src, dst = (rng.integers(0, k, m).astype(np.uint16) for k in (3, n, n))
+        weight = 10.0 ** rng.uniform(-16, 0, m)
+        weight[rng.random(m) < 0.1] = 0.0
+        if m > 20:  # a NaN on a kept arc, then every later arc of its place
+            weight[7], token[7] = np.nan, 0
+            token[(src == src[7]) & (dst == dst[7])] = 0
+        lat = Lattice(np.eye(n)[0], np.ones(n), token, src, dst, weight, maximum)
+        with np.errstate(invalid="ignore"):  # numpy's maximum warns of the NaN
+            got, want = lat.backoff_arcs(1 / 3, 1), lat.backoff_arcs_reference(1 / 3, 1)
+        assert got.tobytes() == want.tobytes()
+        assert got.shape == (n, n) and (m <= 20 or np.isnan(got[src[7], dst[7]]))
+    with pytest.raises(ValueError, match="from 0 to 2; 2 states"):
+        _sparse.backoff_arcs(2, *(np.array([0], dtype=np.uint16) for _ in range(2)),
+                             np.array([2], dtype=np.uint16), np.ones(1), 1.0, 9, False)
+    with pytest.raises(ValueError, match="one length"):
+        _sparse.backoff_arcs(2, *(np.zeros(2, dtype=np.uint16) for _ in range(3)), np.ones(1),
+                             1.0, 9, True)
+
+
 def test_strong_components_are_scipys_in_topological_order():
     csgraph = pytest.importorskip("scipy.sparse.csgraph")
     rng = np.random.default_rng(2)

@@ -934,6 +934,38 @@ def csr_matvec(const Index[::1] indptr, const Column[::1] indices, const double[
         out[i] = acc
 
 
+def backoff_arcs(Py_ssize_t n, const State[::1] token, const State[::1] src,
+                 const State[::1] dst, const double[::1] weight, double rate,
+                 Py_ssize_t exclude, bint maximum):
+    """rate · A as a dense (n, n) array, A the ⊕ (max if ``maximum``, else sum) of the arcs'
+    ``weight`` at (``src``, ``dst``) over the arcs whose ``token`` is not ``exclude``, in one
+    pass in the arcs' order: what ``np.maximum.at`` or ``np.add.at`` of ``rate * weight`` on a
+    zero array gives, bitwise (:meth:`fstpunct.fst.lattice.Lattice.backoff_arcs_reference`)."""
+    cdef Py_ssize_t m = token.shape[0], e, at
+    cdef double x
+    check_states(n, "backoff_arcs")
+    if not src.shape[0] == dst.shape[0] == weight.shape[0] == m:
+        raise ValueError(f"backoff_arcs: token, src, dst, weight of lengths {m}, {src.shape[0]}, "
+                         f"{dst.shape[0]}, {weight.shape[0]}; one length")
+    for e in range(m):
+        if src[e] >= n or dst[e] >= n:
+            raise ValueError(f"backoff_arcs: arc {e} from {src[e]} to {dst[e]}; {n} states")
+    out = np.zeros((n, n))
+    cdef double[:, ::1] view = out
+    cdef double* a = &view[0, 0] if n else NULL
+    for e in range(m):
+        if token[e] == exclude:
+            continue
+        at = src[e] * n + dst[e]
+        x = rate * weight[e]
+        if not maximum:
+            a[at] = a[at] + x
+        elif x > a[at] or x != x:  # np.maximum: the larger, NaN if either is
+            if a[at] == a[at]:
+                a[at] = x
+    return out
+
+
 def max_star(double[:, ::1] star, bint avx2=True):
     """Floyd–Warshall in place in the max-times semiring: for k = 0, 1, …, every entry becomes
     max(star[i, j], star[i, k] · star[k, j]), row and column k taken before step k (as the numpy

@@ -114,7 +114,16 @@ class Lattice:
         return _star(self.backoff_arcs(rate, exclude), self.maximum)
 
     def backoff_arcs(self, rate: float, exclude: int) -> np.ndarray:
-        """rate · A as a dense matrix (A = ⊕_υ M(υ), tokens ``exclude`` left out)."""
+        """rate · A as a dense matrix (A = ⊕_υ M(υ), tokens ``exclude`` left out; compiled:
+        :meth:`backoff_arcs_reference`'s values bitwise)."""
+        token, src, dst = (np.asarray(x, dtype=np.uint16) for x in (self.token, self.src,
+                                                                    self.dst))
+        return _sparse.backoff_arcs(self.size, token, src, dst,
+                                    np.asarray(self.weight, dtype=np.float64), rate, exclude,
+                                    self.maximum)
+
+    def backoff_arcs_reference(self, rate: float, exclude: int) -> np.ndarray:
+        """:meth:`backoff_arcs` by numpy's ``ufunc.at`` (the tests' oracle)."""
         n = self.size
         a = np.zeros(n * n)  # flat: ufunc.at is much faster on one index array
         keep = self.token != exclude
