@@ -155,6 +155,26 @@ def test_block_closures_are_the_closures_to_rounding(builder, maximum):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
         assert np.array_equal(got != 0, want != 0)
 
+@pytest.mark.parametrize("transpose", [False, True])
+def test_product_stacks_without_token_strings(builder, transpose):
+    """Stacks of ε and extras alone (a chained slot's closures; no arc is read): the same
+    rows as where ε and the extras follow strings of tokens, in both semirings at once."""
+    weights, tokens = builder.arc_weights(), [builder.channel.index(t) for t in (",", ".")]
+    for x in [(), (",",), (".", "”")]:
+        lattices = builder.lattices(x, weights, [False, True])
+        extras = [[lat.closure(0.1, 0), np.eye(lat.size) * (1 + lat.maximum)]
+                  for lat in lattices]
+        for strings in ([], [()]):
+            got = product_stacks(lattices, strings, extras, transpose)
+            longer = product_stacks(lattices, [*strings, tuple(tokens)], extras, transpose)
+            for g, w in zip(got, longer):
+                n = len(strings)
+                assert len(g) == n + 2
+                for a in range(n + 2):
+                    want = w.matrix(a + (a >= n))
+                    assert g.matrix(a).tobytes() == want.tobytes()
+
+
 @pytest.mark.parametrize("maximum", [False, True])
 def test_product_stack_holds_the_products_of_token_matrices(builder, maximum):
     channel = builder.channel

@@ -404,19 +404,15 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     level by level (compiled, all lattices in one pass)."""
     lattice = lattices[0]
     n = lattice.size
-    token, src, dst = (x.astype(np.intp) for x in (lattice.token, lattice.src, lattice.dst))
-    weight = np.array([lat.weight for lat in lattices], dtype=float)
-    if transpose:  # Mᵀ(s) = Mᵀ(s_m)⋯Mᵀ(s_1): reversed strings over reversed arcs
-        src, dst = dst, src
-        order = np.lexsort((dst, src, token))
-        token, src, dst, weight = token[order], src[order], dst[order], weight[:, order]
     plan = _plan(tuple(s[::-1] for s in strings) if transpose else tuple(strings))
     place = np.arange(len(strings), dtype=np.intp)
     if only is not None:
         plan, place = plan.restricted(only), np.asarray(only, dtype=np.intp)
-    n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
-    # where each (token, source) run of the sorted arcs begins: the arcs before it
-    arc_ptr = pointers(token * n + src, n_tokens * n)
+    if len(plan.level_offsets) > 2:  # strings of tokens: their arcs
+        arc_ptr, dst, weight = _token_arcs(lattices, plan, transpose)
+    else:  # only ε (or only the extras, as for a slot of token chains): no arc is read
+        arc_ptr, dst = np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.intp)
+        weight = np.zeros((len(lattices), 0))
     maximum = np.array([lat.maximum for lat in lattices], dtype=np.uint8)
     extra = np.empty((len(extras[0]), len(lattices), n, n))  # (extra, lattice, n, n)
     for k, matrices in enumerate(extras):
@@ -425,6 +421,25 @@ def _string_products(lattices: Sequence[Lattice], strings: Sequence[tuple[int, .
     return _sparse.string_products(
         n, arc_ptr, dst, weight, plan.level_offsets, plan.heads,
         plan.parents, plan.wanted, maximum, place, len(strings), extra)
+
+
+def _token_arcs(lattices: Sequence[Lattice], plan: _Plan,
+                transpose: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arcs as :func:`~fstpunct.dp._sparse.string_products` reads them: where each
+    (token, source) run of the arcs sorted by token, source and target begins, their targets
+    and their weights in every lattice (of the transposed matrices with ``transpose``)."""
+    lattice = lattices[0]
+    n = lattice.size
+    token, src, dst = (x.astype(np.intp) for x in (lattice.token, lattice.src, lattice.dst))
+    weight = np.array([lat.weight for lat in lattices], dtype=float)
+    if transpose:  # Mᵀ(s) = Mᵀ(s_m)⋯Mᵀ(s_1): reversed strings over reversed arcs
+        src, dst = dst, src
+        order = np.lexsort((dst, src, token))
+        token, src, dst = token[order], src[order], dst[order]
+        weight = np.ascontiguousarray(weight[:, order])  # (numpy gives two rows F-ordered)
+    n_tokens = int(max(token.max(initial=-1), plan.heads.max(initial=-1))) + 1
+    # where each (token, source) run of the sorted arcs begins: the arcs before it
+    return pointers(token * n + src, n_tokens * n), dst, weight
 
 
 def product_stack(lattice: Lattice, strings: Sequence[tuple[int, ...]],
