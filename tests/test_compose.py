@@ -125,3 +125,18 @@ def test_string_the_channel_cannot_produce(direction):
         openfst_topology(builder, surface)
     assert_same(builder, surface)
     assert_same(builder, surface[::-1])
+
+
+def test_without_final_refuses_arcs_out_of_range():
+    """The compiled renumbering (checked against the reference's numpy one above) refuses
+    arcs it would read out of bounds."""
+    from fstpunct.fst import _compose
+    one, tokens = np.zeros(1, dtype=np.intp), np.zeros(3, dtype=np.intp)
+    with pytest.raises(ValueError, match="out of range"):
+        _compose.without_final(1, one, one + 1, one, tokens)
+    with pytest.raises(ValueError, match="out of range"):
+        _compose.without_final(2, one, one, one + 3, tokens)
+    with pytest.raises(ValueError, match="one length"):
+        _compose.without_final(2, one, np.zeros(2, dtype=np.intp), one, tokens)
+    assert _compose.without_final(0, *(np.zeros(0, dtype=np.intp) for _ in range(3)),
+                                  tokens)[0] == 0

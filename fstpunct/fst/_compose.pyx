@@ -192,3 +192,40 @@ cdef void _fill(Grow src, Grow dst, Grow arcs, const char* co, const Py_ssize_t*
             out_dst[at] = new[dst.data[j]]
             out_arc[at] = arcs.data[j]
             at += 1
+
+
+def without_final(Py_ssize_t n, const Py_ssize_t[::1] src, const Py_ssize_t[::1] dst,
+                  const Py_ssize_t[::1] arc, const Py_ssize_t[::1] arc_token):
+    """A composition's states (n, arcs ``src`` → ``dst`` with machine arcs ``arc``) numbered
+    anew, in order, without the states only end-mark arcs (``arc_token[arc] < 0``) reach: a
+    state is kept if it is 0, an arc leaves it or a token arc enters it. Returns (states kept,
+    src, dst (-1 where an end mark's target is dropped), each arc's token)."""
+    cdef Py_ssize_t m = src.shape[0], e, kept = 0
+    if not dst.shape[0] == arc.shape[0] == m:
+        raise ValueError(f"without_final: src, dst, arc of lengths {m}, {dst.shape[0]}, "
+                         f"{arc.shape[0]}; one length")
+    for e in range(m):
+        if not (0 <= src[e] < n and 0 <= dst[e] < n and 0 <= arc[e] < arc_token.shape[0]):
+            raise ValueError(f"without_final: arc {e} ({src[e]} → {dst[e]}, machine arc "
+                             f"{arc[e]}) out of range")
+    out_token = np.empty(m, dtype=np.intp)
+    out_src = np.empty(m, dtype=np.intp)
+    out_dst = np.empty(m, dtype=np.intp)
+    index_a = np.zeros(max(n, 1), dtype=np.intp)
+    cdef Py_ssize_t[::1] token = out_token, new_src = out_src, new_dst = out_dst
+    cdef Py_ssize_t[::1] index = index_a  # first 1 where kept, then the new ids (-1: dropped)
+    index[0] = 1
+    for e in range(m):
+        token[e] = arc_token[arc[e]]
+        index[src[e]] = 1
+        if token[e] >= 0:
+            index[dst[e]] = 1
+    for e in range(n):
+        if index[e]:
+            index[e] = kept
+            kept += 1
+        else:
+            index[e] = -1
+    for e in range(m):
+        new_src[e], new_dst[e] = index[src[e]], index[dst[e]]
+    return kept, out_src, out_dst, out_token

@@ -207,7 +207,7 @@ class LatticeBuilder:
         self._layouts: dict[tuple[str, ...], tuple[Sequence[tuple[int, ...]], int, _Layout]] = {}
         self._has_param = self._arcs.param[:, 0] >= 0
         self._param_index = tuple(self._arcs.param[self._has_param].T)
-        self._arc_token = self._arcs.ilabel
+        self._arc_token = np.ascontiguousarray(self._arcs.ilabel, dtype=np.intp)
 
     def rebound(self, channel: Channel) -> LatticeBuilder:
         """A builder for ``channel`` that shares this one's topologies when the two machines
@@ -283,15 +283,10 @@ class LatticeBuilder:
             np.array(labels, dtype=np.intp), np.array(targets, dtype=np.intp))
         if not n:
             raise FstpunctError(f"the channel cannot produce the slot string {' '.join(surface)!r}")
-        token = self._arc_token[arcs]
-        # The final state is reached only by `$` arcs, which fold into the final vector: drop it.
-        used = np.zeros(n, dtype=bool)
-        used[src_a] = used[dst_a[token >= 0]] = True
-        used[0] = True  # the start, kept as state 0
-        keep = np.flatnonzero(used)
-        index = np.full(n, -1)
-        index[keep] = np.arange(len(keep))
-        return Topology(len(keep), 0, index[src_a], index[dst_a], arcs, token, reverse)
+        # The final state is reached only by `$` arcs, which fold into the final vector: drop it
+        # (the start kept as state 0; compiled)
+        kept, src, dst, token = _compose.without_final(n, src_a, dst_a, arcs, self._arc_token)
+        return Topology(kept, 0, src, dst, arcs, token, reverse)
 
     def edit_totals(self, arc_counts: np.ndarray) -> np.ndarray:
         """Counts per channel arc summed into counts per edit φ[a, b, e]."""
