@@ -171,6 +171,14 @@ class SparseStack:
     def matrix(self, a: int) -> np.ndarray:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
 
+    def dense(self) -> np.ndarray:
+        """Every matrix at once, as an (A, N, N) array (:meth:`matrix` of each, stacked)."""
+        rows = self._rows
+        out = np.zeros((self.count * self._n, self._n))
+        out[np.repeat(np.arange(len(rows.indptr) - 1), np.diff(rows.indptr)), rows.indices] = \
+            rows.data
+        return out.reshape(self.count, self._n, self._n)
+
 
 def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[SparseStack]:
     """One family of stacks (:meth:`SparseStack.family`) whose k-th holds the matrices of

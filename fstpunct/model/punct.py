@@ -327,7 +327,7 @@ class SlotCache:
         chains, ``sparse`` then holding the closure alone)."""
         stack: SparseStack | DenseStack | TokenChains = sparse if chains is None else chains
         if lat.size == 1:  # no tokens: dense 1×1 matrices are cheaper to apply
-            stack = DenseStack(np.array([sparse.matrix(a) for a in range(len(sparse))]))
+            stack = DenseStack(sparse.dense())
         entry = np.zeros(0)
         if surface[:1] == (BOUNDARY,):
             semiring = MaxProduct if lat.maximum else SumProduct
