@@ -10,6 +10,7 @@ from fstpunct.fst.lattice import (
     BlockClosures,
     Lattice,
     LatticeBuilder,
+    _distinct_rows,
     product_stack,
     product_stacks,
 )
@@ -50,6 +51,25 @@ def test_uncached_builder_and_token_matrix(builder, maximum):
         for t in range(len(SYMBOLS)):
             np.testing.assert_array_equal(got.token_matrix(t), want.matrix((t,)))
     assert uncached._topologies == {} and len(builder._topologies) == 4
+
+def test_semirings_share_equal_weights(builder):
+    """A string's sum and max lattices hold one weight array where their weights are bitwise
+    equal (no parallel arcs), each its own where they differ (here only in the sign of a
+    zero); the values are each semiring's own either way."""
+    weights = builder.arc_weights()
+    for x in [(), (",",), ("∘", ".", "”"), ("”", ",", ".", "”")]:
+        both = builder.lattices(x, weights, [False, True])
+        for lat, maximum in zip(both, (False, True)):
+            assert lat.weight.tobytes() == builder.lattice(x, weights, maximum).weight.tobytes()
+        assert both[0].weight is both[1].weight
+    rows = np.array([[0.5, 0.0, 1e-300], [0.5, -0.0, 1e-300], [0.5, 0.0, 1e-300]])
+    got = _distinct_rows(rows)
+    assert [g.tobytes() for g in got] == [r.tobytes() for r in rows]
+    assert not any(np.shares_memory(a, b) for a, b in itertools.combinations(got, 2))
+    got = _distinct_rows(rows[[0, 2]])
+    assert got[0] is got[1] and got[0].tobytes() == rows[0].tobytes()
+    assert not np.shares_memory(got[0], rows)  # not a view keeping both rows' memory
+
 
 @pytest.mark.parametrize("maximum", [False, True])
 def test_closure_equals_series_over_token_strings(builder, maximum):

@@ -318,7 +318,7 @@ class LatticeBuilder:
         token, a_src, a_dst, combined = _sparse.combine_arcs(
             n, topo.token, src, dst, w, np.array(kinds, dtype=np.uint8))
         out = []
-        for maximum, weight in zip(kinds, combined):
+        for maximum, weight in zip(kinds, _distinct_rows(combined)):
             start = np.zeros(n)
             start[topo.start] = 1.0
             final = (MaxProduct if maximum else SumProduct).scatter(topo.src[ends], w[ends], n)
@@ -326,6 +326,16 @@ class LatticeBuilder:
                 start, final = final, start
             out.append(Lattice(start, final, token, a_src, a_dst, weight, maximum))
         return out
+
+
+def _distinct_rows(values: np.ndarray) -> list[np.ndarray]:
+    """The rows of ``values``, each row that is bitwise the first one the same array as it (a
+    lattice without parallel arcs has the same weights in both semirings: one array, half the
+    memory, for a slot cache that keeps its lattices for the whole run)."""
+    bits = values.view(np.uint64)
+    if len(values) < 2 or not all(np.array_equal(bits[0], row) for row in bits[1:]):
+        return list(values)
+    return [values[0].copy()] * len(values)
 
 
 # --- products of token matrices as sparse stacks -------------------------------------------------
