@@ -3,6 +3,9 @@ the memory it holds): its slot cache keeps no dense closures beside the stacks, 
 language check does not keep the first sentences once it has looked at them."""
 import gc
 import itertools
+import os
+import subprocess
+import sys
 import weakref
 
 import pytest
@@ -77,3 +80,44 @@ def test_token_chains_keep_no_copies_of_their_lattices_arcs():
         shape, lat = slot.stack.shape, slot.lattice
         assert shape.col is lat.dst and all(
             kept is arcs for kept, arcs in zip(shape._arcs, (lat.token, lat.src, lat.dst)))
+
+
+_GROWING_BLOCKS = """
+import resource, sys
+import numpy as np
+from fstpunct.parallel.heap import settle
+if sys.argv[1] == "settled":
+    settle()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+for k in range(32):  # each block a little larger than the last one freed (as chunks' arrays)
+    np.ones((1 << 17) + 4096 * k)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+@pytest.mark.parametrize("environment", [{}, {"MALLOC_TRIM_THRESHOLD_": "65536"}])
+def test_settled_heap_reuses_freed_blocks(environment):
+    """With glibc's adaptive thresholds every block larger than the last one freed is mapped
+    afresh and faults all its pages (~256 per 1 MiB block); settled (as ``fstpunct decode``
+    runs), a freed block is reused; thresholds the environment fixed are left as they are."""
+    def faults(mode: str) -> int:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        run = subprocess.run([sys.executable, "-c", _GROWING_BLOCKS, mode], check=True,
+                             capture_output=True, text=True, env={**env, **environment})
+        return int(run.stdout)
+
+    plain, settled = faults("plain"), faults("settled")
+    assert plain > 32 * 200
+    assert (settled > 32 * 200) if environment else (settled < plain / 4)
+
+
+def test_decode_command_settles_the_heap(monkeypatch, tmp_path):
+    import fstpunct.cli.decode as cli_decode
+    from fstpunct.cli.main import main
+
+    calls = []
+    monkeypatch.setattr(cli_decode, "settle", lambda: calls.append(True))
+    assert main(["decode", "--model", "en", "data/sample.conllu", "-o",
+                 str(tmp_path / "out.conllu"), "--quiet"]) == 0
+    assert calls == [True]

@@ -2,15 +2,14 @@
 when asked for: dask is an optional dependency, ``pip install 'fstpunct[dask]'``)."""
 from __future__ import annotations
 
-import ctypes
 import os
-import sys
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
 from distributed import Client, LocalCluster, WorkerPlugin
 
+from .heap import ADAPTIVE, ENVIRONMENT, GLIBC_DEFAULTS, fixed_thresholds, mallopt
 from .pool import Pool, forget, load
 
 __all__ = ["DaskPool"]
@@ -73,13 +72,6 @@ class _Share(WorkerPlugin):
         forget(self.name)
 
 
-_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters (malloc.h)
-_ADAPTIVE = {_M_MMAP_THRESHOLD: 32 << 20, _M_TRIM_THRESHOLD: 64 << 20}
-_ENVIRONMENT = {_M_TRIM_THRESHOLD: "MALLOC_TRIM_THRESHOLD_",
-                _M_MMAP_THRESHOLD: "MALLOC_MMAP_THRESHOLD_"}
-_GLIBC_DEFAULTS = {_M_MMAP_THRESHOLD: 128 << 10, _M_TRIM_THRESHOLD: 128 << 10}
-
-
 class _Malloc(WorkerPlugin):
     """glibc's malloc on a worker as in a plain process, while the pool uses it.
 
@@ -94,23 +86,9 @@ class _Malloc(WorkerPlugin):
     environment's back; a worker with adaptive thresholds is left alone."""
 
     def setup(self, worker: object) -> None:
-        if _fixed_thresholds():
-            _mallopt(_ADAPTIVE)
+        if fixed_thresholds():
+            mallopt(ADAPTIVE)
 
     def teardown(self, worker: object) -> None:
-        if _fixed_thresholds():
-            _mallopt({p: int(os.environ.get(v, _GLIBC_DEFAULTS[p]))
-                      for p, v in _ENVIRONMENT.items()})
-
-
-def _fixed_thresholds() -> bool:
-    """Whether this process's environment turned glibc's adaptive malloc thresholds off."""
-    return sys.platform.startswith("linux") and any(v in os.environ
-                                                    for v in _ENVIRONMENT.values())
-
-
-def _mallopt(settings: dict[int, int]) -> None:
-    mallopt = getattr(ctypes.CDLL(None), "mallopt", None)  # absent outside glibc/musl
-    if mallopt is not None:
-        for parameter, bytes_ in settings.items():
-            mallopt(parameter, bytes_)
+        if fixed_thresholds():
+            mallopt({p: int(os.environ.get(v, GLIBC_DEFAULTS[p])) for p, v in ENVIRONMENT.items()})
