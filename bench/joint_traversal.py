@@ -4,8 +4,9 @@ CPU seconds (``time.process_time``, the least of ``--repeat`` runs per chunk, su
 chunks) over the forests of en_ewt test as ``fstpunct decode`` builds them (chunks of 500
 sentences, one slot cache with token chains for rare strings), and whether each pass alone
 gives the joint traversal's values bit for bit (Viterbi's choices, scores and statuses, the
-inside pass's log Z and statuses). The inside pass gives each sentence's
-``# punct_logprob`` (log p(x | T), a sum over every T′), so decode needs it beside Viterbi.
+inside pass's log Z and statuses; compared on the timed runs' own results, each pass's last).
+The inside pass gives each sentence's ``# punct_logprob`` (log p(x | T), a sum over every T′),
+so decode needs it beside Viterbi.
 Usage: python bench/joint_traversal.py [--model M] [--repeat K] [FILE]
 """
 from __future__ import annotations
@@ -31,14 +32,14 @@ from fstpunct.ud.release import find_treebank  # noqa: E402
 from fstpunct.ud.treebank import read_file  # noqa: E402
 
 
-def least(run: Callable[[], object], repeat: int) -> float:
-    """The least CPU seconds of ``repeat`` calls of ``run``."""
+def least(run: Callable[[], tuple], repeat: int) -> tuple[float, tuple]:
+    """The least CPU seconds of ``repeat`` calls of ``run``, and the last call's result."""
     spent = []
     for _ in range(repeat):
         start = time.process_time()
-        run()
+        out = run()
         spent.append(time.process_time() - start)
-    return min(spent)
+    return min(spent), out
 
 
 def passes(total: Forest, best: Forest) -> dict[str, Callable[[], tuple]]:
@@ -63,10 +64,11 @@ def main() -> None:
     for _, _, inference in chunk_inference(model, read_file(path), chains=CHAINED_USES):
         best, _, _ = inference.forest(True)
         total, _, _ = inference.forest(False)
-        runs = passes(total, best)
-        for name, run in runs.items():
-            spent[name] += least(run, args.repeat)
-        joint, alone, inside = runs["joint"](), runs["Viterbi alone"](), runs["inside alone"]()
+        outs = {}
+        for name, run in passes(total, best).items():
+            seconds, outs[name] = least(run, args.repeat)
+            spent[name] += seconds
+        joint, alone, inside = outs["joint"], outs["Viterbi alone"], outs["inside alone"]
         same &= (joint[4].tobytes() == alone[2].tobytes()
                  and joint[2].tobytes() == alone[0].tobytes() and bool(np.all(joint[3] == alone[1]))
                  and joint[0].tobytes() == inside[0].tobytes()
