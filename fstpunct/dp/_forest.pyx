@@ -495,7 +495,8 @@ cdef inline double _near_vec(const Mats* m, Py_ssize_t a, Py_ssize_t s, const do
 cdef class _Forest:
     """Typed views of a Forest's arrays."""
     cdef const Py_ssize_t[::1] word_off, node_off, heads, slot_vecs, node_left, node_right
-    cdef const Py_ssize_t[::1] cand_off, left_of, right_of
+    cdef const Py_ssize_t[::1] cand_off
+    cdef const int[::1] left_of, right_of
     cdef const double[::1] weights
 
     def __cinit__(self, forest):
@@ -510,8 +511,8 @@ cdef struct Sides:
     # An application's near side (where its chain enters) and far side.
     const Mats* near
     const Mats* far
-    const Py_ssize_t* near_of
-    const Py_ssize_t* far_of
+    const int* near_of
+    const int* far_of
     Vec near_in
     Vec far_in
 
@@ -906,7 +907,7 @@ cdef class _Run:
             sd.near_in, sd.far_in = nd.u, nd.v
         return sd
 
-    cdef void distinct(self, const Py_ssize_t* of, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* loc,
+    cdef void distinct(self, const int* of, Py_ssize_t lo, Py_ssize_t hi, Py_ssize_t* loc,
                        Py_ssize_t* idx, Py_ssize_t* count) noexcept:
         """Number the distinct matrices of[lo:hi] in order of first use: loc[j − lo], idx[q]."""
         cdef Py_ssize_t j, a, q = 0

@@ -113,7 +113,8 @@ class ChainStack(KernelStack):
 @dataclass(frozen=True)
 class Forest:
     """Sentences s = 0..S−1 with n_s words, max(n_s, 1) nodes (the pseudo node when n_s = 0)
-    and n_s + 1 slots each, flattened in order; all index arrays are intp."""
+    and n_s + 1 slots each, flattened in order; the index arrays are intp, but the
+    candidates' stack indices ``left_of`` and ``right_of``, int32 (a chunk holds ~250 k)."""
 
     word_offsets: np.ndarray  # (S + 1,): sentence s's heads are heads[word_offsets[s]:...]
     node_offsets: np.ndarray  # (S + 1,)
@@ -305,12 +306,13 @@ def from_trees(trees: Sequence[MatrixTree], semiring: type[Semiring] = SumProduc
             lefts.append(np.asarray(node.left_of, dtype=np.intp))
             rights.append(np.asarray(node.right_of, dtype=np.intp))
 
-    def ints(x: Sequence[int] | list[np.ndarray], flat: bool = False) -> np.ndarray:
-        return (np.concatenate(x) if flat and x else np.asarray(x)).astype(np.intp)
+    def ints(x: Sequence[int] | list[np.ndarray], flat: bool = False,
+             dtype: type = np.intp) -> np.ndarray:
+        return (np.concatenate(x) if flat and x else np.asarray(x, dtype=np.intp)).astype(dtype)
 
     forest = Forest(ints(words), ints(nodes), ints(heads), ints(slots), ints(left), ints(right),
                     ints(np.concatenate([[0], np.cumsum(sizes, dtype=np.intp)])),
-                    np.concatenate(weights) if weights else np.zeros(0), ints(lefts, True),
-                    ints(rights, True), stacks, vectors)
+                    np.concatenate(weights) if weights else np.zeros(0),
+                    ints(lefts, True, np.int32), ints(rights, True, np.int32), stacks, vectors)
     forest.check()
     return forest

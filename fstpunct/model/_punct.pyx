@@ -20,8 +20,8 @@ def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
     are ``pairs[row]``) whose left puncteme is possible in slot ``ends[t, 0]`` and whose right
     one in slot ``ends[t, 1]`` (``possible[slot, puncteme]``), then the backoff. Returns the
     candidates' offsets (per node, + 1), weights (keep · probs[row] · tilt[pair], the backoff's
-    ``backoff``), left and right stack indices (the backoff's ``closure``) and labels (the row,
-    the backoff's ``backoff_label``)."""
+    ``backoff``), left and right stack indices (int32; the backoff's ``closure``) and labels
+    (the row, the backoff's ``backoff_label``)."""
     cdef Py_ssize_t n_nodes = node_offsets.shape[0] - 1, t, row, p, total = 0, at = 0, i, k
     cdef Py_ssize_t width = possible.shape[1]
     cdef const unsigned char* pos = &possible[0, 0] if possible.shape[0] else NULL
@@ -33,11 +33,14 @@ def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
         total += 1
     offsets_a = np.empty(n_nodes + 1, dtype=np.intp)
     weights_a = np.empty(total, dtype=np.float64)
-    left_a = np.empty(total, dtype=np.intp)
-    right_a = np.empty(total, dtype=np.intp)
+    left_a = np.empty(total, dtype=np.int32)
+    right_a = np.empty(total, dtype=np.int32)
     labels_a = np.empty(total, dtype=np.intp)
-    cdef Py_ssize_t[::1] offsets = offsets_a, left = left_a, right = right_a, labels = labels_a
+    cdef Py_ssize_t[::1] offsets = offsets_a, labels = labels_a
+    cdef int[::1] left = left_a, right = right_a
     cdef double[::1] weights = weights_a
+    if max(width, closure) >= 2 ** 31:  # (stack indices: punctemes, or the closure's)
+        raise ValueError("candidate_arrays: more matrices in a stack than int32 indices hold")
     offsets[0] = 0
     for t in range(n_nodes):
         i, k = ends[t, 0] * width, ends[t, 1] * width
@@ -45,9 +48,10 @@ def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
             p = pairs[row]
             if pos[i + left_of_pair[p]] and pos[k + right_of_pair[p]]:
                 weights[at] = keep * probs[row] * tilt[p]
-                left[at], right[at], labels[at] = left_of_pair[p], right_of_pair[p], row
+                left[at], right[at], labels[at] = <int> left_of_pair[p], <int> right_of_pair[p], row
                 at += 1
-        weights[at], left[at], right[at], labels[at] = backoff, closure, closure, backoff_label
+        weights[at], left[at], right[at], labels[at] = backoff, <int> closure, <int> closure, \
+            backoff_label
         at += 1
         offsets[t + 1] = at
     return offsets_a, weights_a, left_a, right_a, labels_a

@@ -532,8 +532,8 @@ class Inference:
         closure = self._closure_id
         tilt = self._tilt[pairs[rows - lo]]
         return _Flat(offsets, spread(self._keep * self.probs[rows] * tilt, self._backoff),
-                     spread(left[ok], closure), spread(right[ok], closure),
-                     spread(rows, BACKOFF))
+                     spread(left[ok].astype(np.int32), closure),
+                     spread(right[ok].astype(np.int32), closure), spread(rows, BACKOFF))
 
     def _slots_in(self, maximum: bool, surfaces: Sequence[tuple[str, ...]],
                   needed: Sequence[np.ndarray | None], found: _Found) -> list[Slot]:
@@ -611,7 +611,7 @@ class Inference:
                             dtype=np.intp, count=int(word_offsets[-1]))
         forest = Forest(word_offsets, node_offsets, heads, slot_ids, ends[:, 0].copy(),
                         ends[:, 1].copy(), np.asarray(flat.offsets, dtype=np.intp), flat.weights,
-                        *(np.asarray(x, dtype=np.intp) for x in (flat.left_of, flat.right_of)),
+                        *(np.asarray(x, dtype=np.int32) for x in (flat.left_of, flat.right_of)),
                         [], [])
         self._layout_cache = _Layout(part, tuple(index), forest, flat, needed, found)
         return self._layout_cache
