@@ -1,17 +1,22 @@
-"""Where the slot lattices and stacks of a decode spend their time (issue 23): CPU seconds
-(``time.process_time``) of each part, in one process, as ``fstpunct decode`` builds them for
-en_ewt test (chunks of 500 sentences, one cache of sum and max slots holding the punctemes the
-candidates need, extended when a later chunk needs more).
+"""Where the slot stage of a decode spends its time and memory (issue 23): CPU seconds
+(``time.process_time``) and minor page faults (``getrusage``'s ``ru_minflt``: first touches
+of memory) of each part, in one process, as ``fstpunct decode`` runs it on en_ewt test
+(:func:`fstpunct.apps.decode.annotate`: chunks of 500 sentences, one slot cache of sum and max
+slots holding the punctemes the candidates need, token chains for rare strings, the heap
+settled and the collector frozen and off, as the command runs).
 
-Parts (nested ones indented): building a surface string's slots — its topology (the compiled
-composition), weighting it, the closures, the string products — and extending a slot's stacks
-(the new products, concatenating them with the old); the kernels' transposes wherever they are
-built. Usage: python bench/slot_profile.py [--model M] [FILE]
+Parts are inclusive; indented ones run inside the part above them: looking slots up (building
+a surface string's slots — its topology, the compiled composition and the final state dropped,
+weighting it, the closures, the product stacks, the token chains, the slots themselves — and
+extending a slot's stacks), the rest of each chunk's forest (its layout with the candidates, the
+kernels' stacks and their transposes). Usage: python bench/slot_profile.py [--model M] [FILE]
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import os
+import resource
 import sys
 import time
 from collections import Counter
@@ -22,26 +27,56 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fstpunct.api import load  # noqa: E402
-from fstpunct.dp import stacks  # noqa: E402
+from fstpunct.apps import decode  # noqa: E402
+from fstpunct.dp import chains, stacks  # noqa: E402
+from fstpunct.dp import forest as dp_forest  # noqa: E402
 from fstpunct.fst import lattice  # noqa: E402
 from fstpunct.model import punct  # noqa: E402
 from fstpunct.ud.release import find_treebank  # noqa: E402
-from fstpunct.ud.slots import to_slots  # noqa: E402
-from fstpunct.ud.treebank import batches, read_file  # noqa: E402
+from fstpunct.ud.treebank import read_file  # noqa: E402
 
-SPENT: Counter[str] = Counter()
+SECONDS: Counter[str] = Counter()
+FAULTS: Counter[str] = Counter()
+CALLS: Counter[str] = Counter()
+
+PARTS = ((punct.SlotCache, "get", "slot lookups"),
+         (punct.SlotCache, "_build", "  build a string's slots"),
+         (lattice.LatticeBuilder, "lattices", "    lattices"),
+         (lattice.LatticeBuilder, "_compose", "      topology"),
+         (lattice._compose, "compose_linear", "        composition (compiled)"),
+         (lattice._compose, "without_final", "        final state dropped (compiled)"),
+         (lattice._sparse, "combine_arcs", "      arcs combined (compiled)"),
+         (punct.SlotCache, "_closure", "    closures"),
+         (lattice.Lattice, "backoff_arcs", "      rate·A"),
+         (lattice._sparse, "max_star", "      max: Floyd–Warshall (compiled)"),
+         (lattice._sparse, "strong_components", "      sum: components (compiled)"),
+         (punct, "product_stacks", "    product stacks"),
+         (lattice._sparse, "string_products", "      string products (compiled)"),
+         (chains.ChainShape, "__init__", "    token chains' shapes"),
+         (punct.SlotCache, "_slot", "    slots"),
+         (punct.SlotCache, "_extend", "  extend a slot's stacks"),
+         (punct, "merged", "    stacks merged"),
+         (punct.Inference, "forest", "chunks' forests (with the lookups)"),
+         (punct.Inference, "_candidate_arrays", "  candidates (compiled)"),
+         (dp_forest.KernelStack, "of", "  kernels' stacks"),
+         (stacks._Transposes, "transposes", "    transposes"))
 
 
-def timed(owner: object, name: str, label: str) -> None:
-    """Charge the CPU time of ``owner.name`` to ``label``."""
-    method: Callable = getattr(owner, name)
+def charged(owner: object, name: str, label: str) -> None:
+    """Charge the CPU time and faults of ``owner.name`` to ``label`` (inclusive; nothing where
+    the tree run has no such function: an older tree, for comparisons)."""
+    function: Callable | None = getattr(owner, name, None)
+    if function is None:
+        return
 
     def run(*args, **kwargs):
-        start = time.process_time()
+        start, faults = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         try:
-            return method(*args, **kwargs)
+            return function(*args, **kwargs)
         finally:
-            SPENT[label] += time.process_time() - start
+            SECONDS[label] += time.process_time() - start
+            FAULTS[label] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+            CALLS[label] += 1
 
     setattr(owner, name, run)
 
@@ -52,29 +87,28 @@ def main() -> None:
     parser.add_argument("--model", default="en")
     args = parser.parse_args()
     path = args.file or str(find_treebank("en_ewt", "test"))
-    parts = ((punct.SlotCache, "_build", "build slots"),
-             (lattice.LatticeBuilder, "lattices", "  weighting (with the topology)"),
-             (lattice.LatticeBuilder, "_compose", "    topology (composition)"),
-             (lattice.Lattice, "closure", "  closures"),
-             (punct.SlotCache, "_extend", "extend slots"),
-             (punct, "merged", "  concatenating"),
-             (lattice, "_string_products", "string products (building and extending)"),
-             (stacks._Transposes, "transposes", "kernels' transposes"))
-    for owner, name, label in parts:
-        timed(owner, name, label)
+    for owner, name, label in PARTS:
+        charged(owner, name, label)
+    try:  # as the command does (a tree from before fstpunct.parallel.heap: as it ran)
+        from fstpunct.parallel.heap import settle
+        settle()
+    except ImportError:
+        pass
     model = load(args.model).punct
-    cache = punct.SlotCache(model, paired=True, subset=True)
-    inferences = [punct.Inference(model, model.prepare([to_slots(s) for s in chunk]),
-                                  slots=cache) for chunk in batches(read_file(path), 500)]
-    start = time.process_time()
-    for inference in inferences:
-        for maximum in (True, False):
-            inference.forest(maximum)
-    SPENT["forests of every chunk, in all"] = time.process_time() - start
-    print(f"load average {os.getloadavg()[0]:.1f}; CPU seconds, "
-          f"{len({x for x, _ in cache._slots})} distinct slot strings")
-    for label in [label for *_, label in parts] + ["forests of every chunk, in all"]:
-        print(f"  {label:42s} {SPENT[label]:6.3f} s")
+    gc.freeze()
+    gc.disable()
+    start, faults = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in decode.annotate(model, read_file(path)):
+        pass
+    spent = time.process_time() - start
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
+    print(f"load average {os.getloadavg()[0]:.1f}; decode's chunks in all (reading to MISC "
+          f"items) {spent:.3f} s, {faults:,} faults; per part: CPU seconds, minor faults, calls")
+    for *_, label in PARTS:
+        if CALLS[label]:
+            print(f"  {label:42s} {SECONDS[label]:6.3f} s {FAULTS[label]:7,} {CALLS[label]:5}")
+        else:
+            print(f"  {label:42s}      — (not in this tree, or not called)")
 
 
 if __name__ == "__main__":
