@@ -1,9 +1,9 @@
 """Where a decode's time and memory go (issue 23): CPU seconds (``time.process_time``) and
 minor page faults (first touches of memory: ``getrusage``'s ``ru_minflt``) per stage of
-``fstpunct decode`` of en_ewt test in one process, run as the command runs it (sentences
-streamed from the file to the output in chunks of 500, none kept once decoded, one slot cache
-of sum and max slots holding the punctemes the candidates need, the loaded model frozen for the
-collector and the collector off), and the process's peak RSS.
+``fstpunct decode`` of en_ewt test in one process, run as the command runs it (the heap
+settled, sentences streamed from the file to the output in chunks of 500, none kept once
+decoded, one slot cache of sum and max slots holding the punctemes the candidates need, the
+loaded model frozen for the collector and the collector off), and the process's peak RSS.
 
 Stages: the interpreter's start-up (with this script's own few imports); imports; loading the
 model; reading with the validating reader; the model-language check; then per chunk decode's
@@ -69,8 +69,10 @@ def stages(path: str, model_name: str) -> dict[str, Cost]:
     from fstpunct.api import load
     from fstpunct.apps.decode import annotate
     from fstpunct.model.punct import Inference, SlotCache
+    from fstpunct.parallel.heap import settle
     from fstpunct.ud.treebank import read_file
     mark("imports")
+    settle()  # as the command does before it loads the model
 
     def charged(stage: str, function):
         """``function`` with its CPU time and faults charged to ``stage``."""
