@@ -329,9 +329,9 @@ class LatticeBuilder:
 
 
 def _distinct_rows(values: np.ndarray) -> list[np.ndarray]:
-    """The rows of ``values``, each row that is bitwise the first one the same array as it (a
-    lattice without parallel arcs has the same weights in both semirings: one array, half the
-    memory, for a slot cache that keeps its lattices for the whole run)."""
+    """The rows of ``values``: one array for them all where every row is bitwise the first (a
+    lattice without parallel arcs has the same weights in both semirings: half the memory, for
+    a slot cache that keeps its lattices for the whole run), else the rows as they are."""
     bits = values.view(np.uint64)
     if len(values) < 2 or not all(np.array_equal(bits[0], row) for row in bits[1:]):
         return list(values)
