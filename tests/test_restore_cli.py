@@ -131,3 +131,18 @@ def test_a_sentence_of_punctuation_only_is_copied_with_a_warning_naming_it(tmp_p
                    "punctuation, copied unchanged\n")
     with pytest.warns(UserWarning, match=f"{path}#6.*only punctuation"):  # the API warns
         assert [t["form"] for t in list(fstpunct.load("en").restore(path))[-1]] == ["..."]
+
+
+def test_crf_restores_text_with_its_own_language(tmp_path, capsys):
+    """restore --crf DIR --text tags and parses with the CRF's language (meta.json), as --lang
+    would, not the English tagger (Spanish text read by it: 'el' a PROPN)."""
+    text = tmp_path / "es.txt"
+    text.write_text("el niño come manzanas peras y uvas en el mercado de madrid\n",
+                    encoding="utf-8")
+    crf = str(Path(fstpunct.__file__).parent / "models" / "es" / "text" / "crf")
+    outputs = []
+    for lang in ([], ["--lang", "es"]):
+        assert main(["restore", "--crf", crf, *lang, "--text", str(text)]) == 0
+        outputs.append(capsys.readouterr().out)
+    assert outputs[0] == outputs[1]
+    assert "1\tel\t_\tDET\t" in outputs[0]

@@ -64,7 +64,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="random seed of --samples (default 0)")
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
-                             "given)")
+                             "given, and the tagger and parser of --text; with --crf, by "
+                             "default the CRF's language)")
     add_quiet_argument(parser)
     parser.add_argument("--jobs", type=int, default=1,
                         help="restore chunks of 256 sentences in this many local processes "
@@ -87,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
         if args.trivial or args.crf:
             method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
-            lang = args.trivial or args.lang or "en"
+            # the tagger and parser of text: --lang's, else the method's own language
+            lang = args.trivial or args.lang or (args.crf and method.meta.get("lang")) or "en"
 
             def pipeline() -> Pipeline:
                 return load_pipeline(lang, args.lowercase_input, args.tagger,
