@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from fstpunct.cli.main import main
-from fstpunct.model.store import load_model
+from fstpunct.model.store import BUNDLED, load_model
 from fstpunct.show.report import write_report
 from fstpunct.ud.treebank import read_conllu
 
@@ -136,3 +136,17 @@ def test_model_of_the_default_grammar(tmp_path):
     out = tmp_path / "de.html"
     assert main(["show", str(SAMPLE), "--model", "de", "-o", str(out)]) == 0
     assert "The rules of <code>default grammar</code>" in out.read_text(encoding="utf-8")
+
+
+def test_model_whose_record_is_not_an_object(tmp_path):
+    """A model.json whose record is a string (a correction model's learner records the folder
+    it came from) has no grammar to compare with: the page says so, no traceback."""
+    folder = tmp_path / "m"
+    shutil.copytree(BUNDLED / "en", folder,
+                    ignore=shutil.ignore_patterns("tagger*", "parser*", "text", "order.*"))
+    meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    meta["record"] = "models/esl-learner"
+    (folder / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    out = tmp_path / "page.html"
+    assert main(["show", str(SAMPLE), "--model", str(folder), "-o", str(out)]) == 0
+    assert "No grammar to compare with" in out.read_text(encoding="utf-8")

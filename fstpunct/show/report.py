@@ -36,11 +36,14 @@ from .tree import FONTS, STYLE, svg
 __all__ = ["learned_html", "model_grammar", "report_html", "write_report"]
 
 
-def model_grammar(record: dict[str, Any]) -> Grammar | None:
+def model_grammar(record: object) -> Grammar | None:
     """The grammar a model was trained from, by its ``model.json`` ``record``: a default
     grammar's lines (as ``fstpunct train`` records them), else the package's grammar of the
     recorded file name if there is one (the recorded path may be another checkout's), else the
-    recorded path; else None."""
+    recorded path; else None (also for a record that is not a JSON object: a correction
+    model's learner records the folder it was copied from)."""
+    if not isinstance(record, dict):
+        return None
     if record.get("default_grammar"):
         return parse_grammar("\n".join(record["default_grammar"]), "default grammar")
     recorded = record.get("grammar")
