@@ -1477,12 +1477,12 @@ def slot_edits(args: argparse.Namespace) -> None:
         fold_folders(work, fold, ("correct",), k)
         model = CorrectionModel.load(work / f"fold{fold}" / "correct")
         sources = [source[j] for j in held]
-        prep = Prepared.of(model, sources)
-        place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support,
-                                                         decoder=args.decoder)), len(pooled))
         for j, r in zip(held, readings(model.learner, [to_slots(s) for s in sources],
                                        args.draws)):
             read[j] = r
+        prep = Prepared.of(model, sources)
+        place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support,
+                                                         decoder=args.decoder)), len(pooled))
     _, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
     fold_by_pair = {j: f for f, held in enumerate(helds) for j in held}
     rows = []

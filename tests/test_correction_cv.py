@@ -684,3 +684,46 @@ def test_a_document_over_several_splits_is_in_one_fold(script, tmp_path):
     helds = script.held_of(pooled, fold_of, 2)
     assert [[pooled[j][1].sent_id for j in held] for held in helds] == [
         ["docA-1", "docC-1", "docA-2"], ["docB-1", "docD-1"]]
+
+
+def test_cv_with_drawn_readings_then_its_edits(script, tmp_path, monkeypatch, capsys):
+    """``cv --readings 2``: every fold corrector trained on 2 readings of each of its 8 pairs;
+    the work folder asked for again without readings is refused (one line, exit 2); ``edits``
+    lists the fold correctors' edits at their nested cost, each with its reading, and refuses
+    ``--draws 0``."""
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train",
+           "--readings", "2")
+    for fold in (0, 1):
+        record = CorrectionModel.load(work / f"fold{fold}" / "correct").record
+        assert (record["readings"], record["pairs"]) == (2, 16)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exit_:
+        run_cv(script, monkeypatch, data, work, tmp_path / "again.json", "--split", "train")
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "trained with readings 2, not 0" in err
+    assert err.count("\n") == 1
+    edits = ["correction.py", "edits", "--data", str(data), "--split", "train", "--folds", "2",
+             "--work", str(work), "--decoder", "learner", "-o", str(tmp_path / "edits.json")]
+    monkeypatch.setattr(sys, "argv", [*edits, "--draws", "10"])
+    script.main()
+    printed = capsys.readouterr().out
+    result = json.loads((tmp_path / "edits.json").read_text(encoding="utf-8"))
+    assert result["draws"] == 10 and len(result["nested_costs"]) == 2
+    rows = result["edits"]
+    # the learners leave out the relative clauses' commas: an edit there is right if it
+    # writes the comma back; the plain sentences have nothing to correct
+    for row in rows:
+        assert row["fold"] in (0, 1) and row["kind"] == script.edit_kind(
+            tuple(row["learner"].split()), tuple(row["written"].split()))
+        assert row["right"] == ((row["learner"], row["written"]) == ("", ","))
+        assert row["posterior"] * 10 == round(row["posterior"] * 10)
+    right = sum(r["right"] for r in rows)
+    assert rows and f"| insert | {right}/{len(rows)} |" in printed
+    monkeypatch.setattr(sys, "argv", [*edits, "--draws", "0"])
+    with pytest.raises(SystemExit) as exit_:
+        script.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "at least 1" in err and err.count("\n") == 1

@@ -85,11 +85,13 @@ class AttachModel:
 
     @classmethod
     def build(cls, vocab: Vocab, symmetric: Sequence[tuple[str, str]],
-              sentences: Sequence[SlotSentence], lexical: int = 0) -> AttachModel:
-        """Index every context feature that occurs in the (training) sentences, and the lexical
-        ones (:func:`~fstpunct.model.features.lexical_contexts`) of their ``lexical`` most frequent
-        lowercased words (ties broken alphabetically)."""
-        contexts = {c for s in sentences for node in node_contexts(s) for c in node}
+              sentences: Sequence[SlotSentence], lexical: int = 0,
+              readings: Sequence[SlotSentence] = ()) -> AttachModel:
+        """Index every context feature that occurs in the (training) sentences or in
+        ``readings`` (more readings of them: the same words, other contexts), and the lexical
+        ones (:func:`~fstpunct.model.features.lexical_contexts`) of the sentences' ``lexical``
+        most frequent lowercased words (ties broken alphabetically)."""
+        contexts = {c for s in (*sentences, *readings) for node in node_contexts(s) for c in node}
         words: set[str] = set()
         if lexical:
             counts = Counter(w.lower() for s in sentences for w in s.words)

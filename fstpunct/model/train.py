@@ -19,7 +19,7 @@ never decreases (generalised EM); :class:`History` records it per iteration.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -65,13 +65,15 @@ class Counts:
 
 def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "nunberg",
                   direction: str | None = None, settings: Settings | None = None,
-                  seed: int = 0) -> PunctModel:
+                  seed: int = 0, readings: Sequence[SlotSentence] = ()) -> PunctModel:
     """θ = θ₀ (the prior mean, :meth:`AttachModel.init_theta`) and φ from the grammar
     (``nunberg``), random (``random``) or KEEP (``identity``),
-    over the vocabulary of ``sentences`` (tokens seen fewer than 5 times become UNK)."""
+    over the vocabulary of ``sentences`` (tokens seen fewer than 5 times become UNK);
+    ``readings``: more readings of ``sentences`` (the same words and slots, other contexts),
+    whose contexts join θ's and nothing else (:meth:`AttachModel.build`)."""
     settings = settings or Settings()
     vocab = Vocab.build(sentences)
-    attach = AttachModel.build(vocab, grammar.pairs, sentences, settings.lexical)
+    attach = AttachModel.build(vocab, grammar.pairs, sentences, settings.lexical, readings)
     # The channel's alphabet is the model's: marks the grammar declares but training never
     # shows (or shows rarely) are UNK to the model, so they need no states of their own.
     base = grammar.channel(extra_symbols=vocab.tokens, direction=direction)

@@ -62,17 +62,17 @@ def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
     return exact_mbr.SlotDistribution(tuple(strings), tuple(heads), probs)
 
 
-def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence]
+def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence], first: int = 0
                        ) -> list[list[exact_mbr.SlotDistribution]]:
     """Every sentence's exact slot distributions under the corrector, given its T_e′; for a
     model trained on drawn readings (record ``readings`` D), the equal mixture of the
-    distributions given each of D draws of T_e′ (:func:`~.model.drawn`, stream 0 for each
-    call)."""
+    distributions given each of D draws of T_e′ (:func:`~.model.drawn`: sentence k draws from
+    stream (0, first + k), whatever the other sentences of the call)."""
     slots = [to_slots(s) for s in sentences]
     prior = exact_mbr.ExactPrior(model.corrector)
     draws = int(model.record.get("readings", 0))
     if draws:
-        return list(prior.distributions(drawn(model.learner, slots, draws)))
+        return list(prior.distributions(drawn(model.learner, slots, draws, first=first)))
     learner = with_learner(model.learner, slots)
     return [prior.sentence([(ss, m)]) for ss, m in zip(learner, prior.marginals(learner))]
 
@@ -127,12 +127,13 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
                 samples: int | None = None, mbr_decoder: str = "sentence", seed: int = 0,
                 first: int = 0, decoding: Decoding | None = None) -> list[list[Insertion]]:
     """The corrected punctuation of every sentence (all with words) as insertions into the
-    stripped sentence: exact, with ``decoding`` (default: the model's; its decoder included);
-    with ``samples``, sentence k draws from stream (seed, first + k) and MBR is plain."""
+    stripped sentence: exact, with ``decoding`` (default: the model's; its decoder included;
+    sentence k's drawn readings, if the model has them, from stream (0, first + k)); with
+    ``samples``, sentence k draws from stream (seed, first + k) and MBR is plain."""
     if samples is None:
         decoding = decoding or model.decoding
         return [decided(model, slots, insertions_of(sent), decoding)
-                for sent, slots in zip(sentences, slot_distributions(model, sentences))]
+                for sent, slots in zip(sentences, slot_distributions(model, sentences, first))]
     if model.record.get("readings"):
         raise InputError("a correction model trained on drawn readings decodes exactly only "
                          "(no samples)")

@@ -24,7 +24,8 @@ sharpened one, so training and decoding read T_e′ alike.
 corrector reads D exact draws of T′ from the learner model's posterior p(T′ | T, x_e), each
 with weight 1/D: training has D copies of every pair, one per draw (θ's L2 and the channel's
 Dirichlet prior multiplied by D, so that they weigh as much against the data as with one
-reading), and decoding mixes the slot distributions of the D readings equally — a Monte Carlo
+reading; the vocabulary that of one copy, as with one reading, θ's contexts those of every
+draw), and decoding mixes the slot distributions of the D readings equally — a Monte Carlo
 estimate of p(x_c | T, x_e) = Σ p(x_c | T, T_e′) p(T_e′ | T, x_e), so that a reading the
 learner model is unsure of (a final ``.`` as an underlying ``?``) drives an edit only in the
 share of draws that make it.
@@ -148,16 +149,18 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
             for ss, pairs in zip(sentences, inference.viterbi_all())]
 
 
-def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, seed: int = 0
-          ) -> list[list[SlotSentence]]:
+def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, seed: int = 0,
+          first: int = 0) -> list[list[SlotSentence]]:
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
-    T_e′ from p(T′ | T, x_e) under ``learner`` (random stream ``seed``; module docstring)."""
+    T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
+    random stream (seed, first + k), so its readings do not depend on the other sentences."""
     if draws < 1:
         raise InputError(f"the readings drawn must be at least 1 (got {draws})")
     if not sentences:
         return [[] for _ in range(draws)]
     inference = Inference(learner, learner.prepare(sentences))
-    sampled = inference.sample_all(np.random.default_rng(seed), draws)
+    sampled = [inference.sample(k, np.random.default_rng((seed, first + k)), draws)
+               for k in range(len(sentences))]
     return [[replace(ss, contexts=learner_contexts(ss, pairs[d][:ss.n] if ss.n else ()))
              for ss, pairs in zip(sentences, sampled)] for d in range(draws)]
 
@@ -281,7 +284,9 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
         sources = with_learner(learner, originals)
     targets = [replace(c, contexts=o.contexts)
                for o, c in zip(sources, list(corrected) * max(readings, 1))]
-    start = initial_model(targets + sources + list(vocabulary), grammar, settings=settings)
+    n = len(originals)  # the vocabulary from one copy of the pairs, as without readings
+    start = initial_model(targets[:n] + sources[:n] + list(vocabulary), grammar,
+                          settings=settings, readings=targets[n:] + sources[n:])
     center = copy_center(start.attach, settings.token_cost, copy)
     start = PunctModel(start.attach, center, _towards(start.channel, reference.channel),
                        settings)

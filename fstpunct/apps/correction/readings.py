@@ -5,7 +5,8 @@ slot i the punctemes of a T′'s member nodes (:func:`~fstpunct.ud.slots.slot_me
 underlying string u_i, which the learner channel rewrites into the learner's surface string.
 The string u_i *stands for* is its likeliest rendering under that channel (the grammar's
 absorptions applied: ``? .`` stands for ``?``). A slot is a *reading artifact* where T_e′'s
-u_i stands for another string than the learner wrote: T_e′ explains the learner's string by a
+u_i stands for another string than the learner wrote (both in the model's symbols: a mark too
+rare for its vocabulary is UNK on both sides): T_e′ explains the learner's string by a
 less likely channel path (e.g. a final ``.`` read as an underlying ``?`` whose rendering lost
 it), so that copying T_e′ through a like channel writes another string than the learner did.
 Its *posterior* is the share of exact draws of T′ from p(T′ | T, x_e) whose u_i stands for the
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import InputError
 from ...fst.channel import Channel
 from ...model.punct import Inference, PunctModel
 from ...model.vocab import Puncteme
@@ -62,7 +64,9 @@ def stands_for(channel: Channel, ss: SlotSentence,
 def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int = 200,
              seed: int = 0) -> list[list[SlotReading]]:
     """Every slot's :class:`SlotReading` of every sentence (all with words) under ``learner``,
-    its posterior from ``draws`` exact draws of T′ (random stream ``seed``)."""
+    its posterior from ``draws`` (≥ 1) exact draws of T′ (random stream ``seed``)."""
+    if draws < 1:
+        raise InputError(f"the draws of T′ must be at least 1 (got {draws})")
     if not sentences:
         return []
     inference = Inference(learner, learner.prepare(sentences))
@@ -75,6 +79,6 @@ def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int 
         for pairs in drawn:
             agree += [m == v for m, v in zip(stands_for(learner.channel, ss, pairs, cache),
                                              viterbi)]
-        out.append([SlotReading(v, v != tuple(ss.slots[i]), float(a) / draws)
+        out.append([SlotReading(v, v != learner.vocab.map_slot(ss.slots[i]), float(a) / draws)
                     for i, (v, a) in enumerate(zip(viterbi, agree))])
     return out

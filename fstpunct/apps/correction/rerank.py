@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+from scipy.special import logsumexp
 
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, to_slots
@@ -30,7 +31,7 @@ from ..restoration import Insertion, marks
 from ..restoration.crf import slot_tags
 from ..restoration.strip import insert
 from .crf import CrfCorrector, features, tag_insertions
-from .model import CorrectionModel, with_learner
+from .model import CorrectionModel, drawn, with_learner
 
 __all__ = ["Chain", "Nbest", "correction_log_probs", "english_log_probs", "kbest",
            "log_partition", "nbest"]
@@ -174,12 +175,21 @@ def correction_log_probs(model: CorrectionModel, sources: Sequence[Sentence],
     """Per sentence and correction of its :class:`Nbest`, log p(y | T, T_e′) under the
     corrector: the corrected sentence (``stripped`` with the correction inserted) with the
     contexts of the learner's sentence ``sources[k]`` (its T_e′ under the model's learner
-    model and the learner's surface strings, :func:`~.model.with_learner`)."""
-    learner = with_learner(model.learner, [to_slots(s) for s in sources])
+    model and the learner's surface strings, :func:`~.model.with_learner`); for a model
+    trained on D drawn readings, log (1/D) Σ_d p(y | T, T_e′(d)) over the D readings that
+    decoding mixes (:func:`~.model.drawn`)."""
+    slots = [to_slots(s) for s in sources]
+    draws = int(model.record.get("readings", 0))
+    readings = drawn(model.learner, slots, draws) if draws else [with_learner(model.learner,
+                                                                              slots)]
     cands = _candidates(stripped, lists)
-    contexts = [ss.contexts for ss, nb in zip(learner, lists) for _ in nb.corrections]
-    return _split(_log_probs(model.corrector, [replace(c, contexts=x)
-                                               for c, x in zip(cands, contexts)]), lists)
+    logs = []
+    for learner in readings:
+        contexts = [ss.contexts for ss, nb in zip(learner, lists) for _ in nb.corrections]
+        logs.append(_log_probs(model.corrector, [replace(c, contexts=x)
+                                                 for c, x in zip(cands, contexts)]))
+    mixed = logs[0] if len(logs) == 1 else logsumexp(logs, axis=0) - np.log(len(logs))
+    return _split(mixed, lists)
 
 
 def english_log_probs(model: PunctModel, stripped: Sequence[Sentence], lists: Sequence[Nbest]
