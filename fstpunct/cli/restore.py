@@ -81,8 +81,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.samples is not None and args.samples < 1:
         raise InputError("--samples must be at least 1")
-    if args.mix_crf and (args.trivial or args.crf):
-        raise InputError("--mix-crf mixes with --model, not with --crf or --trivial")
+    model_only = [name for name, value in (("--samples", args.samples),
+                                           ("--mix-crf", args.mix_crf),
+                                           ("--mix-weight", args.mix_weight)) if value is not None]
+    if model_only and (args.trivial or args.crf):  # not ignored in silence
+        raise InputError(f"{', '.join(model_only)} go with --model, not with --crf or --trivial")
     parsers = [ParserModel.load(p) for p in args.parser]
     with chosen_pool(args) as pool:
         if args.trivial or args.crf:
