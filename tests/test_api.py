@@ -231,3 +231,20 @@ def test_train_from_python_is_the_command(tmp_path):
     with pytest.raises(InputError, match="iterations -1"):
         fstpunct.train(tmp_path / "bad", [SAMPLE], iterations=-1)
     assert not (tmp_path / "bad").exists()
+
+
+def test_draw_from_python_is_the_command(en, tmp_path):
+    """Model.draw_tree and Model.draw_lattice give what fstpunct draw writes (the command is a
+    layer over them); a sentence by number or sent_id; a missing one is one InputError."""
+    svg = en.draw_tree(TEXT, "sample-2", name=f"{SAMPLE}:2")
+    assert main(["draw", "tree", "--model", "en", "--sentence", f"{SAMPLE}:2", "-o",
+                 str(tmp_path / "t.svg")]) == 0
+    assert svg == (tmp_path / "t.svg").read_text(encoding="utf-8")
+    graph = en.draw_lattice(SAMPLE, 3, 2, paths=4, samples=50, name=f"{SAMPLE}:2")
+    assert main(["draw", "lattice", "--model", "en", "--sentence", f"{SAMPLE}:2", "--slot", "3",
+                 "--paths", "4", "--samples", "50", "-o", str(tmp_path / "l.dot")]) == 0
+    assert graph.source == (tmp_path / "l.dot").read_text(encoding="utf-8")
+    with pytest.raises(InputError, match="has no sentence 9"):
+        en.draw_tree(TEXT, 9)
+    with pytest.raises(InputError, match="slot 99: the sentence has slots 0..4"):
+        en.draw_lattice(TEXT, 99, 2)

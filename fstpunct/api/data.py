@@ -36,7 +36,8 @@ from ..ud.treebank import Sentence, read_conllu
 if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
     import conllu
 
-__all__ = ["FORMATS", "Data", "Step", "is_text", "rewrite", "sentences", "values"]
+__all__ = ["FORMATS", "Data", "Step", "is_text", "one_sentence", "rewrite", "sentences",
+           "values"]
 
 FORMATS = ("conllu", "text")
 
@@ -101,6 +102,20 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
 def sentences(data: Data) -> Iterator[Sentence]:
     """fstpunct sentences of any kind of data."""
     return _open(data)[0]
+
+
+def one_sentence(data: Data, which: int | str = 1, name: str | None = None) -> Sentence:
+    """Sentence ``which`` of ``data``: its number counting from 1, or its ``sent_id`` (a string
+    of digits is a number); InputError naming ``name`` (by default a path's or split's name,
+    else "the input") if there is none."""
+    which = str(which)
+    for k, sent in enumerate(sentences(data), 1):
+        if which == (str(k) if which.isdigit() else sent.sent_id):
+            return sent
+    if name is None:
+        path = isinstance(data, (str, os.PathLike)) and not is_text(data)
+        name = os.fspath(data) if path else "the input"  # type: ignore[arg-type]
+    raise InputError(f"{name}: has no sentence {which}")
 
 
 def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str | None = None,

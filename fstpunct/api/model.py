@@ -26,9 +26,11 @@ from ..model.store import load_model, model_path, read_record
 from ..parallel import Pool
 from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
-from .data import Data, rewrite, sentences, values
+from .data import Data, one_sentence, rewrite, sentences, values
 
 if TYPE_CHECKING:
+    import graphviz
+
     from ..apps.correction.model import CorrectionModel
     from ..apps.normalise import Counts
     from ..apps.restoration import Restorer
@@ -371,6 +373,27 @@ class Model:
         return write_report(self.punct, self._watched(sentences(data)), path,
                             title or f"fstpunct · model {self.name}", rules, counts, pairs,
                             page_size)
+
+    def draw_tree(self, data: Data, which: int | str = 1, name: str | None = None) -> str:
+        """An SVG document of sentence ``which`` of ``data`` (its number from 1, or its
+        ``sent_id``): its Viterbi underlying tree in word order, as ``fstpunct draw tree``
+        draws it; ``name`` heads the caption (default: ``which``)."""
+        from ..show.tree import sentence_svg
+        sent = one_sentence(data, which)
+        return sentence_svg(self.punct, sent, str(which) if name is None else name)
+
+    def draw_lattice(self, data: Data, slot: int, which: int | str = 1, *, paths: int = 10,
+                     samples: int = 1000, full: bool = False, min_prob: float = 0.01,
+                     name: str | None = None) -> graphviz.Digraph:
+        """The ``graphviz.Digraph`` of slot ``slot`` of sentence ``which`` of ``data``, as
+        ``fstpunct draw lattice`` draws it: its ``paths`` most probable underlying strings
+        (posteriors from ``samples`` samples of T′), or with ``full`` the whole lattice (arcs
+        of p ≥ ``min_prob``; refused when large); ``.source`` is its dot text, ``.render``
+        draws it (with Graphviz's ``dot``)."""
+        from ..show.lattice import sentence_lattice
+        sent = one_sentence(data, which)
+        return sentence_lattice(self.punct, sent, slot, str(which) if name is None else name,
+                                paths, samples, full, min_prob)
 
     def unknown_share(self, sentences: Iterable[Sentence]) -> tuple[int, int]:
         """(punctuation tokens, tokens unknown to the model) in ``sentences``."""

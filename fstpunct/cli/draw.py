@@ -7,17 +7,14 @@ from pathlib import Path
 
 import graphviz
 
+from ..api import Model
+from ..api.data import one_sentence
 from ..errors import InputError
 from ..files import output
 from ..fst.channel import DIRECTIONS, Channel
-from ..model.punct import Inference, PunctModel
 from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
-from ..show.lattice import lattice_graph, paths_graph, sample_slots, slot_paths
-from ..show.sentence import sentence_views
-from ..show.tree import tree_svg
 from ..ud.release import read_one
-from ..ud.slots import SlotSentence, to_slots
 from ..ud.treebank import Sentence
 from .arguments import add_ud_dir_argument, probability
 from .model_option import add_model_arguments, chosen_model
@@ -84,15 +81,13 @@ def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
                         help=f"picture to write: {' '.join(suffixes)}")
 
 
-def _load_sentence(args: argparse.Namespace) -> tuple[PunctModel, Sentence]:
+def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence]:
     """The sentence ``--sentence`` names, and the model (``--model``, else its language's)."""
     path, _, which = args.sentence.rpartition(":")
     if not path or not which:
         raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
-    for k, sent in enumerate(read_one(path, args.ud_dir), 1):
-        if which == str(k) if which.isdigit() else which == sent.sent_id:
-            return chosen_model(args, path, iter([sent]))[0].punct, sent
-    raise InputError(f"{path}: has no sentence {which}")
+    sent = one_sentence(read_one(path, args.ud_dir), which, path)
+    return chosen_model(args, path, iter([sent]))[0], sent
 
 
 def _channel(args: argparse.Namespace) -> graphviz.Digraph:
@@ -100,35 +95,16 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
     return channel_graph(channel, args.symbols.split(), args.min_prob)
 
 
-def _inference(args: argparse.Namespace) -> tuple[Inference, SlotSentence]:
-    model, sent = _load_sentence(args)
-    slots = to_slots(sent)
-    return Inference(model, model.prepare([slots])), slots
-
-
 def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
-    if args.paths < 1 or args.samples < 1:
-        raise InputError("--paths and --samples must be at least 1")
-    inference, slots = _inference(args)
-    surfaces = inference.batch.surfaces[0]
-    if not 0 <= args.slot < len(surfaces):
-        raise InputError(f"--slot {args.slot}: the sentence has slots 0..{len(surfaces) - 1}")
-    x = surfaces[args.slot]
-    caption = (f"slot {args.slot} of {args.sentence}: surface '{' '.join(x) or 'ε'}', between "
-               f"'{slots.words[args.slot - 1] if args.slot else '<s>'}' and "
-               f"'{slots.words[args.slot] if args.slot < slots.n else '</s>'}'")
-    if args.full:
-        return lattice_graph(inference.builder, inference.weights, x, caption, args.min_prob)
-    sampled = sample_slots(inference, 0, args.samples)[args.slot]
-    paths = slot_paths(inference, 0, args.slot, args.paths, sampled)
-    return paths_graph(inference.builder, inference.weights, paths, caption)
+    model, sent = _load_sentence(args)
+    return model.draw_lattice([sent], args.slot, paths=args.paths, samples=args.samples,
+                              full=args.full, min_prob=args.min_prob, name=args.sentence)
 
 
 def _tree(args: argparse.Namespace) -> str:
     _check_svg(args.output)
     model, sent = _load_sentence(args)
-    view = next(sentence_views(model, [sent], k=0))
-    return tree_svg(view, f"{args.sentence}: {view.text}   (log p(x | T) = {view.log_prob:.2f})")
+    return model.draw_tree([sent], name=args.sentence)
 
 
 def _check_svg(path: str | None) -> None:

@@ -24,13 +24,14 @@ import numpy as np
 from ..errors import InputError
 from ..fst.channel import EDITS, END
 from ..fst.lattice import LatticeBuilder, Topology
-from ..model.punct import Inference
-from ..ud.slots import slot_members, underlying_slot
+from ..model.punct import Inference, PunctModel
+from ..ud.slots import slot_members, to_slots, underlying_slot
+from ..ud.treebank import Sentence
 from .channel import state_name
 from .dot import EPS, digraph
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
-           "paths_graph", "sample_slots", "slot_paths"]
+           "paths_graph", "sample_slots", "sentence_lattice", "slot_paths"]
 
 MAX_STATES, MAX_ARCS = 60, 200  # a full drawing above this would keep dot busy for minutes
 _MAX_PATHS = 10_000  # edit paths enumerated per underlying string
@@ -215,3 +216,27 @@ def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequenc
         g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
                graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))))
     return g
+
+
+def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str, paths: int = 10,
+                     samples: int = 1000, full: bool = False, min_prob: float = 0.01
+                     ) -> graphviz.Digraph:
+    """What ``fstpunct draw lattice`` draws of slot ``slot`` of ``sent`` (called ``name`` in the
+    caption): its ``paths`` most probable paths, posteriors from ``samples`` samples of T′
+    (:func:`paths_graph`), or with ``full`` the whole lattice (:func:`lattice_graph`)."""
+    if paths < 1 or samples < 1:
+        raise InputError("paths and samples must be at least 1")
+    slots = to_slots(sent)
+    inference = Inference(model, model.prepare([slots]))
+    surfaces = inference.batch.surfaces[0]
+    if not 0 <= slot < len(surfaces):
+        raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
+    x = surfaces[slot]
+    caption = (f"slot {slot} of {name}: surface '{' '.join(x) or 'ε'}', between "
+               f"'{slots.words[slot - 1] if slot else '<s>'}' and "
+               f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
+    if full:
+        return lattice_graph(inference.builder, inference.weights, x, caption, min_prob)
+    sampled = sample_slots(inference, 0, samples)[slot]
+    return paths_graph(inference.builder, inference.weights,
+                       slot_paths(inference, 0, slot, paths, sampled), caption)

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from html import escape
 
+from ..model.punct import PunctModel
+from ..ud.treebank import Sentence
 from .layout import FONT, MARGIN, SMALL, Layout, layout, text_width
-from .sentence import SentenceView
+from .sentence import SentenceView, sentence_views
 
-__all__ = ["FONTS", "STYLE", "svg", "tree_svg"]
+__all__ = ["FONTS", "STYLE", "sentence_svg", "svg", "tree_svg"]
 
 # Noto covers Latin, Chinese (CJK), Devanagari and Arabic: Debian's fonts-noto-core and
 # fonts-noto-cjk (README, "Set-up"); DejaVu and the generic family as a last resort.
@@ -122,3 +124,10 @@ def tree_svg(view: SentenceView, caption: str) -> str:
             f'height="{_f(height)}" viewBox="0 0 {_f(width)} {_f(height)}">'
             f"<style>{STYLE}</style>"
             f'<rect width="100%" height="100%" fill="white"/>{body}{"".join(parts)}</svg>\n')
+
+
+def sentence_svg(model: PunctModel, sent: Sentence, name: str) -> str:
+    """What ``fstpunct draw tree`` draws of ``sent`` (called ``name`` in the caption): its
+    Viterbi T′ under ``model``, as :func:`tree_svg`."""
+    view = next(sentence_views(model, [sent], k=0))
+    return tree_svg(view, f"{name}: {view.text}   (log p(x | T) = {view.log_prob:.2f})")
