@@ -62,12 +62,14 @@ def test_semirings_share_equal_weights(builder):
         for lat, maximum in zip(both, (False, True)):
             assert lat.weight.tobytes() == builder.lattice(x, weights, maximum).weight.tobytes()
         assert both[0].weight is both[1].weight
+        assert not both[0].weight.flags.writeable  # a write for one semiring would change both
     rows = np.array([[0.5, 0.0, 1e-300], [0.5, -0.0, 1e-300], [0.5, 0.0, 1e-300]])
     got = _distinct_rows(rows)
     assert [g.tobytes() for g in got] == [r.tobytes() for r in rows]
     assert not any(np.shares_memory(a, b) for a, b in itertools.combinations(got, 2))
     got = _distinct_rows(rows[[0, 2]])
     assert got[0] is got[1] and got[0].tobytes() == rows[0].tobytes()
+    assert not got[0].flags.writeable
     assert not np.shares_memory(got[0], rows)  # not a view keeping both rows' memory
 
 

@@ -331,11 +331,14 @@ class LatticeBuilder:
 def _distinct_rows(values: np.ndarray) -> list[np.ndarray]:
     """The rows of ``values``: one array for them all where every row is bitwise the first (a
     lattice without parallel arcs has the same weights in both semirings: half the memory, for
-    a slot cache that keeps its lattices for the whole run), else the rows as they are."""
+    a slot cache that keeps its lattices for the whole run; read-only, so that no write meant
+    for one semiring changes the other's), else the rows as they are."""
     bits = values.view(np.uint64)
     if len(values) < 2 or not all(np.array_equal(bits[0], row) for row in bits[1:]):
         return list(values)
-    return [values[0].copy()] * len(values)
+    shared = values[0].copy()
+    shared.flags.writeable = False
+    return [shared] * len(values)
 
 
 # --- products of token matrices as sparse stacks -------------------------------------------------
