@@ -96,13 +96,16 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
-@pytest.mark.parametrize("environment", [{}, {"MALLOC_TRIM_THRESHOLD_": "65536"}])
+@pytest.mark.parametrize("environment", [
+    {}, {"MALLOC_TRIM_THRESHOLD_": "65536"}, {"MALLOC_TOP_PAD_": "131072"},
+    {"GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=131072:glibc.malloc.trim_threshold=131072"}])
 def test_settled_heap_reuses_freed_blocks(environment):
     """With glibc's adaptive thresholds every block larger than the last one freed is mapped
     afresh and faults all its pages (~256 per 1 MiB block); settled (as ``fstpunct decode``
     runs), a freed block is reused; thresholds the environment fixed are left as they are."""
     def faults(mode: str) -> int:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith("MALLOC_") and k != "GLIBC_TUNABLES"}
         run = subprocess.run([sys.executable, "-c", _GROWING_BLOCKS, mode], check=True,
                              capture_output=True, text=True, env={**env, **environment})
         return int(run.stdout)
@@ -110,6 +113,30 @@ def test_settled_heap_reuses_freed_blocks(environment):
     plain, settled = faults("plain"), faults("settled")
     assert plain > 32 * 200
     assert (settled > 32 * 200) if environment else (settled < plain / 4)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="glibc's malloc")
+def test_the_environment_fixes_the_thresholds_by_any_malloc_variable_or_tunable(monkeypatch):
+    """Any of the thresholds, the top pad or the mapped blocks' maximum, as a variable or as a
+    tunable, turns the adaptive thresholds off; the thresholds put back are the tunables'."""
+    from fstpunct.parallel import heap
+
+    for name in (*heap.FIXING, "GLIBC_TUNABLES"):
+        monkeypatch.delenv(name, raising=False)
+    assert not heap.fixed_thresholds()
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.rtld.nns=2")
+    assert not heap.fixed_thresholds()
+    for name in (*heap.FIXING, *heap.FIXING_TUNABLES):
+        with monkeypatch.context() as m:
+            if name.startswith("glibc."):
+                m.setenv("GLIBC_TUNABLES", f"glibc.rtld.nns=2:{name}=65536")
+            else:
+                m.setenv(name, "65536")
+            assert heap.fixed_thresholds(), name
+    monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=65536")
+    monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "262144")
+    assert heap.environment_thresholds() == {heap.M_TRIM_THRESHOLD: 65536,
+                                             heap.M_MMAP_THRESHOLD: 262144}
 
 
 def test_decode_command_settles_the_heap(monkeypatch, tmp_path):

@@ -2,14 +2,13 @@
 when asked for: dask is an optional dependency, ``pip install 'fstpunct[dask]'``)."""
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any
 
 from distributed import Client, LocalCluster, WorkerPlugin
 
-from .heap import ADAPTIVE, ENVIRONMENT, GLIBC_DEFAULTS, fixed_thresholds, mallopt
+from .heap import ADAPTIVE, environment_thresholds, fixed_thresholds, mallopt
 from .pool import Pool, forget, load
 
 __all__ = ["DaskPool"]
@@ -91,4 +90,4 @@ class _Malloc(WorkerPlugin):
 
     def teardown(self, worker: object) -> None:
         if fixed_thresholds():
-            mallopt({p: int(os.environ.get(v, GLIBC_DEFAULTS[p])) for p, v in ENVIRONMENT.items()})
+            mallopt(environment_thresholds())

@@ -17,13 +17,36 @@ ADAPTIVE = {M_MMAP_THRESHOLD: 32 << 20, M_TRIM_THRESHOLD: 64 << 20}
 """The values glibc's adaptive thresholds reach on 64-bit systems."""
 ENVIRONMENT = {M_TRIM_THRESHOLD: "MALLOC_TRIM_THRESHOLD_",
                M_MMAP_THRESHOLD: "MALLOC_MMAP_THRESHOLD_"}
+TUNABLES = {M_TRIM_THRESHOLD: "glibc.malloc.trim_threshold",
+            M_MMAP_THRESHOLD: "glibc.malloc.mmap_threshold"}
+FIXING = (*ENVIRONMENT.values(), "MALLOC_TOP_PAD_", "MALLOC_MMAP_MAX_")
+"""The variables that turn glibc's adaptive thresholds off (as the tunables of
+:data:`FIXING_TUNABLES` in ``GLIBC_TUNABLES`` do)."""
+FIXING_TUNABLES = (*TUNABLES.values(), "glibc.malloc.top_pad", "glibc.malloc.mmap_max")
 GLIBC_DEFAULTS = {M_MMAP_THRESHOLD: 128 << 10, M_TRIM_THRESHOLD: 128 << 10}
 
 
+def _tunables() -> dict[str, str]:
+    """The glibc tunables ``GLIBC_TUNABLES`` sets (``name=value:name=value``): name to value."""
+    items = (item.partition("=") for item in os.environ.get("GLIBC_TUNABLES", "").split(":"))
+    return {name: value for name, equals, value in items if equals}
+
+
 def fixed_thresholds() -> bool:
-    """Whether this process's environment turned glibc's adaptive malloc thresholds off."""
-    return sys.platform.startswith("linux") and any(v in os.environ
-                                                    for v in ENVIRONMENT.values())
+    """Whether this process's environment turned glibc's adaptive malloc thresholds off: it
+    sets a variable of :data:`FIXING`, or ``GLIBC_TUNABLES`` names a tunable of
+    :data:`FIXING_TUNABLES`."""
+    tunables = _tunables()
+    return sys.platform.startswith("linux") and (any(v in os.environ for v in FIXING)
+                                                 or any(t in tunables for t in FIXING_TUNABLES))
+
+
+def environment_thresholds() -> dict[int, int]:
+    """The thresholds this process's environment fixed (parameter: bytes): ``GLIBC_TUNABLES``'s
+    value, else the variable's (:data:`ENVIRONMENT`), else glibc's default."""
+    tunables = _tunables()
+    return {p: int(tunables.get(TUNABLES[p], os.environ.get(v, GLIBC_DEFAULTS[p])))
+            for p, v in ENVIRONMENT.items()}
 
 
 def mallopt(settings: dict[int, int]) -> None:
