@@ -50,9 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     interrupt exits 130 (Ctrl-C) or 143 (SIGTERM), a closed output pipe exits quietly; files
     being written are removed, previous outputs untouched (:mod:`fstpunct.files`)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    # the first word that is not an option names the subcommand (the top level has no options
-    # with values); anything else (--help, a typo) gets the whole parser
-    command = next((a for a in argv if not a.startswith("-")), None)
+    command = _command(argv)  # anything but a command's name (--help, a typo): the whole parser
     try:  # importing a command's modules takes a moment: Ctrl-C there is no traceback either
         args = build_parser(command if command in COMMANDS else None).parse_args(argv)
     except KeyboardInterrupt:
@@ -81,6 +79,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
 
 
+def _command(argv: Sequence[str]) -> str | None:
+    """The first word of ``argv`` that is not an option: the subcommand's name, if it is one
+    (the top level has no options with values)."""
+    return next((a for a in argv if not a.startswith("-")), None)
+
+
 def _silence_stdout() -> None:
     """Point stdout at /dev/null so the interpreter's final flush of what is still buffered
     cannot fail again (the reader has gone, or the disk is full)."""
@@ -97,7 +101,15 @@ def console() -> int:
     process as the interpreter's exit would — the ``atexit`` handlers run, then stdout and
     stderr flushed — but without its teardown, which only frees every object (after a decode of
     en_ewt test: the slot cache, the model, the modules; ~45 M instructions); else it returns
-    the status for ``sys.exit``, as before."""
+    the status for ``sys.exit``, as before.
+
+    For ``fstpunct decode`` it first settles glibc's malloc thresholds
+    (:func:`fstpunct.parallel.heap.settle`). Here, not in :func:`main` or the command's ``run``:
+    the setting lasts for the process (glibc's thresholds cannot become adaptive again), and a
+    Python program calling :func:`main` goes on after it."""
+    if _command(sys.argv[1:]) == "decode":
+        from ..parallel.heap import settle
+        settle()  # freed arrays reused, not unmapped: pages fault once (fstpunct.parallel.heap)
     status = main()
     if status == 0 and not writing() and _only_thread():
         # atexit's public API cannot do this: it only registers, and handlers run last in,
