@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from fstpunct.model._punct import candidate_arrays
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from test_model import corpora, make_model
@@ -234,6 +235,31 @@ def test_indices_out_of_range_are_rejected():
     tree.nodes[0].left_of = tree.nodes[0].left_of + 7
     with pytest.raises(FstpunctError, match="out of range"):
         forest.from_trees([tree])
+    tree.nodes[0].left_of = tree.nodes[0].left_of - 7 + 2**32  # not wrapped into range as int32
+    with pytest.raises(FstpunctError, match="beyond int32's range"):
+        forest.from_trees([tree])
+
+
+def test_stack_indices_of_another_type_are_rejected():
+    """The kernel reads ``left_of`` and ``right_of`` as int32: ``check`` names another type."""
+    tree = random_tree(np.random.default_rng(0), 2, max_states=2, max_cands=2)
+    built = forest.from_trees([tree])
+    for name in ("left_of", "right_of"):
+        wide = replace(built, **{name: getattr(built, name).astype(np.intp)})
+        with pytest.raises(FstpunctError, match=f"{name} is int64, not int32"):
+            wide.check()
+        with pytest.raises(FstpunctError, match=f"{name} is int64, not int32"):
+            forest.log_partition(wide, lambda s: None)
+        with pytest.raises(FstpunctError, match=f"{name} is int64, not int32"):
+            forest.viterbi_and_log_partition(wide, wide, *[lambda s: None] * 2)
+
+
+def test_candidate_arrays_refuse_stack_indices_beyond_int32():
+    empty = np.zeros(0, dtype=np.intp)
+    with pytest.raises(ValueError, match="more matrices in a stack than int32 indices hold"):
+        candidate_arrays(np.zeros(1, dtype=np.intp), np.zeros(0, dtype=np.int32), empty, empty,
+                         np.zeros((0, 2), dtype=np.intp), np.zeros((0, 0), dtype=np.uint8),
+                         np.zeros(0), np.zeros(0), 1.0, 1.0, 2**31, 0)
 
 
 @settings(max_examples=30, deadline=None)

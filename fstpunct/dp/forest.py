@@ -133,7 +133,9 @@ class Forest:
         return len(self.word_offsets) - 1
 
     def check(self) -> None:
-        """Raise :class:`FstpunctError` unless every index is in range (the kernel trusts them)."""
+        """Raise :class:`FstpunctError` unless every index is in range (the kernel trusts them)
+        and ``left_of`` and ``right_of`` are int32 (the kernel's type for them)."""
+        self.check_types()
         counts = np.array([m.count for m in self.stacks], dtype=np.intp)
         nodes = np.repeat(np.arange(len(self.node_left)), np.diff(self.candidate_offsets))
         ok = (np.all(self.slot_vectors < len(self.vectors)) and np.all(self.slot_vectors >= 0)
@@ -145,6 +147,13 @@ class Forest:
         if not ok:
             raise FstpunctError("forest: an index is out of range")
 
+    def check_types(self) -> None:
+        """Raise :class:`FstpunctError` unless ``left_of`` and ``right_of`` are int32 (checked
+        before every kernel run: else Cython's bare "Buffer dtype mismatch")."""
+        for name in ("left_of", "right_of"):
+            if getattr(self, name).dtype != np.int32:
+                raise FstpunctError(f"forest: {name} is {getattr(self, name).dtype}, not int32")
+
 
 def _check(status: np.ndarray, reference: Callable[[int], object], first: int = 0) -> None:
     for s in np.flatnonzero(status != _forest.OK) + first:
@@ -155,6 +164,7 @@ def _check(status: np.ndarray, reference: Callable[[int], object], first: int = 
 
 def _run(forest: Forest, semiring: type[Semiring], choices: bool,
          reference: Callable[[int], object]) -> tuple[np.ndarray, np.ndarray]:
+    forest.check_types()
     log_total, status, choice = _forest.run(forest, list(forest.stacks), list(forest.vectors),
                                             semiring is MaxProduct, choices)
     _check(status, reference)
@@ -185,6 +195,8 @@ def viterbi_and_log_partition(forest: Forest, best: Forest, reference: Callable[
                                                                      getattr(best, k))
             for k in layout):
         raise ValueError("viterbi_and_log_partition: the two forests differ beyond their stacks")
+    forest.check_types()
+    best.check_types()
     log_z, status, score, best_status, choice = _forest.run_pair(
         forest, list(forest.stacks), list(forest.vectors), list(best.stacks), list(best.vectors))
     _check(best_status, best_reference)
@@ -308,7 +320,11 @@ def from_trees(trees: Sequence[MatrixTree], semiring: type[Semiring] = SumProduc
 
     def ints(x: Sequence[int] | list[np.ndarray], flat: bool = False,
              dtype: type = np.intp) -> np.ndarray:
-        return (np.concatenate(x) if flat and x else np.asarray(x, dtype=np.intp)).astype(dtype)
+        values = np.concatenate(x) if flat and x else np.asarray(x, dtype=np.intp)
+        bounds = np.iinfo(dtype)
+        if values.size and (values.min() < bounds.min or values.max() > bounds.max):
+            raise FstpunctError(f"forest: an index beyond {bounds.dtype}'s range")
+        return values.astype(dtype)
 
     forest = Forest(ints(words), ints(nodes), ints(heads), ints(slots), ints(left), ints(right),
                     ints(np.concatenate([[0], np.cumsum(sizes, dtype=np.intp)])),
