@@ -23,6 +23,7 @@ def test_sparse_stack_equals_dense(semiring, seed):
                                rtol=1e-12)
     np.testing.assert_array_equal(sparse.nonzero, mats.any(axis=(1, 2)))
     assert sparse.dense().tobytes() == mats.tobytes()
+    assert all(sparse.dense(a).tobytes() == mats[a:].tobytes() for a in range(8))
     for a in range(7):
         np.testing.assert_array_equal(sparse.matrix(a), mats[a])
         np.testing.assert_array_equal(sparse.row(a, n - 1), mats[a, n - 1])

@@ -171,13 +171,15 @@ class SparseStack:
     def matrix(self, a: int) -> np.ndarray:
         return np.array([self.row(a, s) for s in range(self._n)]).reshape(self._n, self._n)
 
-    def dense(self) -> np.ndarray:
-        """Every matrix at once, as an (A, N, N) array (:meth:`matrix` of each, stacked)."""
-        rows = self._rows
-        out = np.zeros((self.count * self._n, self._n))
-        out[np.repeat(np.arange(len(rows.indptr) - 1), np.diff(rows.indptr)), rows.indices] = \
-            rows.data
-        return out.reshape(self.count, self._n, self._n)
+    def dense(self, first: int = 0) -> np.ndarray:
+        """The matrices from ``first`` on at once, as an (A − first, N, N) array (:meth:`matrix`
+        of each, stacked: every stored entry as it was computed, 0 elsewhere)."""
+        n, indptr = self._n, self._rows.indptr[first * self._n:]
+        lo, hi = indptr[0], indptr[-1]
+        out = np.zeros(((self.count - first) * n, n))
+        out[np.repeat(np.arange(len(indptr) - 1), np.diff(indptr)), self._rows.indices[lo:hi]] = \
+            self._rows.data[lo:hi]
+        return out.reshape(self.count - first, n, n)
 
 
 def merged(old: Sequence[SparseStack], new: Sequence[SparseStack]) -> list[SparseStack]:

@@ -357,12 +357,7 @@ class SlotCache:
 def _last_matrix(stack: SparseStack) -> np.ndarray:
     """A stack's last matrix as a dense array (a slot's closure: every stored entry as it was
     computed, 0 elsewhere)."""
-    n, rows = stack.size, stack.rows
-    lo, hi = rows.indptr[(len(stack) - 1) * n], rows.indptr[-1]
-    out = np.zeros((n, n))
-    out[np.repeat(np.arange(n), np.diff(rows.indptr[-n - 1:])), rows.indices[lo:hi]] = \
-        rows.data[lo:hi]
-    return out
+    return stack.dense(len(stack) - 1)[0]
 
 
 class _Flat(NamedTuple):
