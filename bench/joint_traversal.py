@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 
 from fstpunct.api import load  # noqa: E402
 from fstpunct.apps.decode import CHAINED_USES, chunk_inference  # noqa: E402
+from fstpunct.cli.arguments import positive  # noqa: E402
 from fstpunct.dp import _forest  # noqa: E402
 from fstpunct.dp.forest import Forest  # noqa: E402
 from fstpunct.ud.release import find_treebank  # noqa: E402
@@ -55,7 +56,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("file", nargs="?", help="CoNLL-U (default: en_ewt test)")
     parser.add_argument("--model", default="en")
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=positive, default=7)
     args = parser.parse_args()
     path = args.file or str(find_treebank("en_ewt", "test"))
     model = load(args.model).punct
