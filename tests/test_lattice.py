@@ -52,6 +52,7 @@ def test_uncached_builder_and_token_matrix(builder, maximum):
             np.testing.assert_array_equal(got.token_matrix(t), want.matrix((t,)))
     assert uncached._topologies == {} and len(builder._topologies) == 4
 
+
 def test_semirings_share_equal_weights(builder):
     """A string's sum and max lattices hold one weight array where their weights are bitwise
     equal (no parallel arcs), each its own where they differ (here only in the sign of a
@@ -176,6 +177,7 @@ def test_block_closures_are_the_closures_to_rounding(builder, maximum):
         got, want = blocks.of(lat, 1.0 / (3 * n), 2), lat.closure(1.0 / (3 * n), 2)
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=0)
         assert np.array_equal(got != 0, want != 0)
+
 
 @pytest.mark.parametrize("transpose", [False, True])
 def test_product_stacks_without_token_strings(builder, transpose):
@@ -341,6 +343,7 @@ def test_combine_arcs_is_bitwise_a_stable_sort_and_reduceat():
         without = _sparse.combine_arcs(n, token[~ends], src[~ends], dst[~ends], weight[~ends],
                                        kinds)
         assert all(a.tobytes() == b.tobytes() for a, b in zip(with_ends, without))
+
 
 @pytest.mark.parametrize("direction", ["ltr", "rtl"])
 def test_lattice_arcs_combined_as_numpy_combines_them(direction):
