@@ -8,8 +8,9 @@ settled and the collector frozen and off, as the command runs).
 Parts are inclusive; indented ones run inside the part above them: looking slots up (building
 a surface string's slots — its topology, the compiled composition and the final state dropped,
 weighting it, the closures, the product stacks, the token chains, the slots themselves — and
-extending a slot's stacks), the rest of each chunk's forest (its layout with the candidates, the
-kernels' stacks and their transposes). Usage: python bench/slot_profile.py [--model M] [FILE]
+extending a slot's stacks: its own product stacks, charged there, and the stacks merged), the
+rest of each chunk's forest (its layout with the candidates, the kernels' stacks and their
+transposes). Usage: python bench/slot_profile.py [--model M] [FILE]
 """
 from __future__ import annotations
 
@@ -38,9 +39,12 @@ from fstpunct.ud.treebank import read_file  # noqa: E402
 SECONDS: Counter[str] = Counter()
 FAULTS: Counter[str] = Counter()
 CALLS: Counter[str] = Counter()
+RUNNING: Counter[str] = Counter()  # the parts running now (calls in progress of each)
+
+BUILD, EXTEND = "  build a string's slots", "  extend a slot's stacks"
 
 PARTS = ((punct.SlotCache, "get", "slot lookups"),
-         (punct.SlotCache, "_build", "  build a string's slots"),
+         (punct.SlotCache, "_build", BUILD),
          (lattice.LatticeBuilder, "lattices", "    lattices"),
          (lattice.LatticeBuilder, "_compose", "      topology"),
          (lattice._compose, "compose_linear", "        composition (compiled)"),
@@ -50,11 +54,15 @@ PARTS = ((punct.SlotCache, "get", "slot lookups"),
          (lattice.Lattice, "backoff_arcs", "      rate·A"),
          (lattice._sparse, "max_star", "      max: Floyd–Warshall (compiled)"),
          (lattice._sparse, "strong_components", "      sum: components (compiled)"),
-         (punct, "product_stacks", "    product stacks"),
-         (lattice._sparse, "string_products", "      string products (compiled)"),
+         (punct, "product_stacks", "    product stacks", BUILD),
+         (lattice._sparse, "string_products", "      string products (compiled)",
+          "    product stacks"),
          (chains.ChainShape, "__init__", "    token chains' shapes"),
          (punct.SlotCache, "_slot", "    slots"),
-         (punct.SlotCache, "_extend", "  extend a slot's stacks"),
+         (punct.SlotCache, "_extend", EXTEND),
+         (punct, "product_stacks", "    its product stacks", EXTEND),
+         (lattice._sparse, "string_products", "      its string products (compiled)",
+          "    its product stacks"),
          (punct, "merged", "    stacks merged"),
          (punct.Inference, "forest", "chunks' forests (with the lookups)"),
          (punct.Inference, "_candidate_arrays", "  candidates (compiled)"),
@@ -62,14 +70,18 @@ PARTS = ((punct.SlotCache, "get", "slot lookups"),
          (stacks._Transposes, "transposes", "    transposes"))
 
 
-def charged(owner: object, name: str, label: str) -> None:
-    """Charge the CPU time and faults of ``owner.name`` to ``label`` (inclusive; nothing where
-    the tree run has no such function: an older tree, for comparisons)."""
+def charged(owner: object, name: str, label: str, within: str | None = None) -> None:
+    """Charge the CPU time and faults of ``owner.name`` to ``label`` (inclusive; only its calls
+    made inside part ``within``, if given: a function called by two parts is listed under each;
+    nothing where the tree run has no such function: an older tree, for comparisons)."""
     function: Callable | None = getattr(owner, name, None)
     if function is None:
         return
 
     def run(*args, **kwargs):
+        if within is not None and not RUNNING[within]:
+            return function(*args, **kwargs)
+        RUNNING[label] += 1
         start, faults = time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_minflt
         try:
             return function(*args, **kwargs)
@@ -77,6 +89,7 @@ def charged(owner: object, name: str, label: str) -> None:
             SECONDS[label] += time.process_time() - start
             FAULTS[label] += resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
             CALLS[label] += 1
+            RUNNING[label] -= 1
 
     setattr(owner, name, run)
 
@@ -87,8 +100,8 @@ def main() -> None:
     parser.add_argument("--model", default="en")
     args = parser.parse_args()
     path = args.file or str(find_treebank("en_ewt", "test"))
-    for owner, name, label in PARTS:
-        charged(owner, name, label)
+    for owner, name, label, *within in PARTS:
+        charged(owner, name, label, *within)
     try:  # as the command does (a tree from before fstpunct.parallel.heap: as it ran)
         from fstpunct.parallel.heap import settle
         settle()
@@ -104,7 +117,7 @@ def main() -> None:
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults
     print(f"load average {os.getloadavg()[0]:.1f}; decode's chunks in all (reading to MISC "
           f"items) {spent:.3f} s, {faults:,} faults; per part: CPU seconds, minor faults, calls")
-    for *_, label in PARTS:
+    for _, _, label, *_ in PARTS:
         if CALLS[label]:
             print(f"  {label:42s} {SECONDS[label]:6.3f} s {FAULTS[label]:7,} {CALLS[label]:5}")
         else:
