@@ -1288,6 +1288,37 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
                                               len(source))
 
 
+def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]]]:
+    """A finished cv run's pooled pairs (``--data``, ``--split``) and the pairs each of its
+    ``--folds`` folds holds out."""
+    data, splits = Path(args.data), args.splits or list(SPLITS)
+    _, fold_of = document_folds(data, splits, args.folds)
+    pooled = pooled_pairs(data, splits, False)[0]
+    return pooled, held_of(pooled, fold_of, args.folds)
+
+
+def prepared_folds(work: Path, pooled: list, helds: list[list[int]]) -> list[Prepared]:
+    """A finished cv run's fold correctors (its ``work``), each with its held-out learner
+    sentences prepared (:class:`Prepared`)."""
+    for fold in range(len(helds)):
+        fold_folders(work, fold, ("correct",), len(helds))
+    return [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
+                        [pooled[j][1] for j in held]) for fold, held in enumerate(helds)]
+
+
+def swept(prepared: list[Prepared], decodings: list[Decoding], helds: list[list[int]],
+          source: list[Sentence], gold: list[Sentence]
+          ) -> tuple[dict[float, list[Sentence | None]], list[Trial], list[float],
+                     list[Sentence | None]]:
+    """Every fold's held-out pairs decoded at every edit cost of COSTS (fold k by
+    ``decodings[k]``), then :func:`cost_sweep`: the outputs by cost, the trials (printed), the
+    costs chosen nested and the outputs at them."""
+    by_cost: dict[float, list[Sentence | None]] = {}
+    for prep, held, decoding in zip(prepared, helds, decodings):
+        place(by_cost, held, cost_outputs(prep, decoding), len(source))
+    return (by_cost, *cost_sweep(by_cost, helds, source, gold))
+
+
 def agree_cv(args: argparse.Namespace) -> None:
     """Choose the agreement of a CRF corrector and the correction model (:class:`Agreement`)
     on the held-out pairs of a ``cv`` run's fold models (its ``--work``; loaded, not trained):
@@ -1396,22 +1427,16 @@ def compare(args: argparse.Namespace) -> None:
     randomisation), pooled and on each split's pairs. With ``--platt`` the nested cost is only
     singly nested: fold k's cost is chosen on the other folds decoded with maps fitted partly on
     fold k's pairs."""
-    data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
+    splits, k = args.splits or list(SPLITS), args.folds
     if args.edit_cost not in COSTS:
         _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
               f"(got {args.edit_cost})")
-    _, fold_of = document_folds(data, splits, k)
-    pooled = pooled_pairs(data, splits, False)[0]
-    helds = held_of(pooled, fold_of, k)
+    pooled, helds = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
     prepared: dict[Path, list[Prepared]] = {}
     for work in dict.fromkeys(works.values()):  # a folder on both sides: decoded once
-        for fold in range(k):
-            fold_folders(work, fold, ("correct",), k)
-        prepared[work] = [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
-                                      [source[j] for j in held])
-                          for fold, held in enumerate(helds)]
+        prepared[work] = prepared_folds(work, pooled, helds)
         print(f"{work}: {len(pooled)} held-out pairs prepared", flush=True)
     maps: list[tuple[float, ...]] = [()] * k
     if args.platt:
@@ -1425,11 +1450,9 @@ def compare(args: argparse.Namespace) -> None:
                  AFTER: [Decoding(0.0, args.support, platt=w, decoder=args.after_decoder)
                          for w in maps]}
     for side, work in works.items():
-        by_cost: dict[float, list[Sentence | None]] = {}
-        for prep, held, decoding in zip(prepared[work], helds, decodings[side]):
-            place(by_cost, held, cost_outputs(prep, decoding), len(pooled))
         print(f"{side} ({work}):", flush=True)
-        trials, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
+        by_cost, trials, fold_costs, nested = swept(prepared[work], decodings[side], helds,
+                                                    source, gold)
         outputs[f"{side} (cost {args.edit_cost:g})"] = by_cost[args.edit_cost]
         outputs[f"{side}, nested edit cost"] = nested
         sides[side] = {"work": str(work), "cost_grid": [asdict(t) for t in trials],
@@ -1466,24 +1489,18 @@ def slot_edits(args: argparse.Namespace) -> None:
     how the fold's learner model reads the slot in T_e′ (:func:`readings`: a reading artifact
     or not, and the share of ``--draws`` draws of T′ that read it so). Prints the counts;
     writes every edit (JSON)."""
-    data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
-    _, fold_of = document_folds(data, splits, k)
-    pooled = pooled_pairs(data, splits, False)[0]
-    helds = held_of(pooled, fold_of, k)
+    pooled, helds = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
-    work, by_cost = Path(args.work), {}
+    work, k = Path(args.work), args.folds
+    prepared = prepared_folds(work, pooled, helds)
     read: list[list[SlotReading] | None] = [None] * len(pooled)
-    for fold, held in enumerate(helds):
-        fold_folders(work, fold, ("correct",), k)
-        model = CorrectionModel.load(work / f"fold{fold}" / "correct")
-        sources = [source[j] for j in held]
-        for j, r in zip(held, readings(model.learner, [to_slots(s) for s in sources],
+    for prep, held in zip(prepared, helds):
+        for j, r in zip(held, readings(prep.model.learner, [to_slots(source[j]) for j in held],
                                        args.draws)):
             read[j] = r
-        prep = Prepared.of(model, sources)
-        place(by_cost, held, cost_outputs(prep, Decoding(0.0, args.support,
-                                                         decoder=args.decoder)), len(pooled))
-    _, fold_costs, nested = cost_sweep(by_cost, helds, source, gold)
+    _, _, fold_costs, nested = swept(prepared, [Decoding(0.0, args.support,
+                                                         decoder=args.decoder)] * k,
+                                     helds, source, gold)
     fold_by_pair = {j: f for f, held in enumerate(helds) for j in held}
     rows = []
     for j, (s, g, p) in enumerate(zip(source, gold, nested)):

@@ -14,6 +14,7 @@ from fstpunct.apps.correction.model import drawn, learner_contexts, train, with_
 from fstpunct.apps.correction.readings import readings, stands_for
 from fstpunct.apps.correction.rerank import Nbest, correction_log_probs
 from fstpunct.apps.decode import ranked_pairs
+from fstpunct.apps.rephrase.underlying import Aligner
 from fstpunct.apps.restoration.exact import ExactPrior
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.errors import InputError
@@ -146,10 +147,10 @@ def test_a_reading_stands_for_its_likeliest_rendering():
     english = load_model("en")
     ss = to_slots(sentences(conll(PLAIN, "p"))[0])  # We left early . : spans (0,1) (0,3) (2,3)
     faithful = [((), ()), ((), (".",)), ((), ())]
-    assert stands_for(english.channel, ss, faithful, {}) == [(), (), (), (".",)]
+    assert stands_for(Aligner(english.channel), ss, faithful) == [(), (), (), (".",)]
     both = [((), ()), ((), ("?",)), ((), (".",))]  # slot 3: u = . ? (innermost first)
-    assert stands_for(english.channel, ss, both, {})[3] == ("?",)
-    assert stands_for(english.channel, ss, [None, *faithful[1:]], {})[:2] == [None, None]
+    assert stands_for(Aligner(english.channel), ss, both)[3] == ("?",)
+    assert stands_for(Aligner(english.channel), ss, [None, *faithful[1:]])[:2] == [None, None]
 
 
 def test_readings_flag_what_t_e_does_not_render_as_written(pairs):
@@ -159,7 +160,7 @@ def test_readings_flag_what_t_e_does_not_render_as_written(pairs):
     got = readings(learner, originals[:5], draws=50)
     inference = Inference(learner, learner.prepare(originals[:5]))
     for ss, row, best in zip(originals, got, inference.viterbi_all()):
-        assert [r.reading for r in row] == stands_for(learner.channel, ss, best, {})
+        assert [r.reading for r in row] == stands_for(Aligner(learner.channel), ss, best)
         assert [r.artifact for r in row] == [r.reading != ss.slots[i] for i, r in enumerate(row)]
         assert all(0.0 <= r.posterior <= 1.0 and r.posterior * 50 == round(r.posterior * 50)
                    for r in row)
@@ -176,7 +177,7 @@ def test_a_readings_posterior_is_the_share_of_the_posterior_that_reads_it_so():
     exact = np.zeros(ss.n + 1)
     for pairs_, p in enumerated(english, ss):
         exact += p * np.array([a == r.reading for a, r in
-                               zip(stands_for(english.channel, ss, pairs_, {}), row)])
+                               zip(stands_for(Aligner(english.channel), ss, pairs_), row)])
     assert [r.reading for r in row] == [(), (".",)] and max(exact) < 0.995
     for r, p in zip(row, exact):
         assert abs(r.posterior - p) <= 4 * np.sqrt(p * (1 - p) / n)

@@ -21,10 +21,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...errors import InputError
-from ...fst.channel import Channel
 from ...model.punct import Inference, PunctModel
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, underlying_slot
+from ..rephrase.underlying import Aligner
 
 __all__ = ["SlotReading", "readings", "stands_for"]
 
@@ -40,12 +40,12 @@ class SlotReading:
     posterior: float
 
 
-def stands_for(channel: Channel, ss: SlotSentence,
-               pairs: Sequence[tuple[Puncteme, Puncteme] | None],
-               cache: dict[tuple[str, ...], tuple[str, ...]]) -> list[tuple[str, ...] | None]:
+def stands_for(align: Aligner, ss: SlotSentence,
+               pairs: Sequence[tuple[Puncteme, Puncteme] | None]) -> list[tuple[str, ...] | None]:
     """The string every slot's u_i under the (l, r) ``pairs`` of the nodes stands for (its
-    likeliest rendering by ``channel``, ∘ left out; None where a member's pair is the backoff);
-    ``cache``: renderings already found, by u_i."""
+    likeliest rendering by ``align``'s channel,
+    :meth:`~fstpunct.apps.rephrase.underlying.Aligner.best`, ∘ left out; None where a member's
+    pair is the backoff)."""
     out: list[tuple[str, ...] | None] = []
     for i, members in enumerate(slot_members(ss)):
         if any(pairs[node] is None for node, _ in members):
@@ -53,11 +53,7 @@ def stands_for(channel: Channel, ss: SlotSentence,
             continue
         u, _ = underlying_slot(i, ss.n, ((node, pairs[node][side])  # type: ignore[index]
                                          for node, side in members))
-        key = tuple(u)
-        if key not in cache:
-            dist = channel.distribution(key)
-            cache[key] = tuple(t for t in max(dist, key=dist.__getitem__) if t != BOUNDARY)
-        out.append(cache[key])
+        out.append(tuple(t for t in align.best(u) if t != BOUNDARY))
     return out
 
 
@@ -71,14 +67,13 @@ def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int 
         return []
     inference = Inference(learner, learner.prepare(sentences))
     sampled = inference.sample_all(np.random.default_rng(seed), draws)
-    cache: dict[tuple[str, ...], tuple[str, ...]] = {}
+    align = Aligner(learner.channel)
     out = []
     for ss, best, drawn in zip(sentences, inference.viterbi_all(), sampled):
-        viterbi = stands_for(learner.channel, ss, best, cache)
+        viterbi = stands_for(align, ss, best)
         agree = np.zeros(ss.n + 1)
         for pairs in drawn:
-            agree += [m == v for m, v in zip(stands_for(learner.channel, ss, pairs, cache),
-                                             viterbi)]
+            agree += [m == v for m, v in zip(stands_for(align, ss, pairs), viterbi)]
         out.append([SlotReading(v, v != learner.vocab.map_slot(ss.slots[i]), float(a) / draws)
                     for i, (v, a) in enumerate(zip(viterbi, agree))])
     return out
