@@ -1,6 +1,7 @@
 """The Python API (fstpunct.load and the model's methods) against the command line and the app
 functions, for every kind of input; the choice of model by the input's language."""
 import itertools
+import json
 import warnings
 from pathlib import Path
 
@@ -212,25 +213,103 @@ def test_one_string_is_not_a_list_of_characters(en):
     assert en.restore(TEXT, parsers=str(parser)) == en.restore(TEXT, parsers=[parser])
 
 
+def _record(folder: Path) -> dict:
+    """A model.json but the command and the seconds (which differ between any two runs)."""
+    meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    for key in ("command", "seconds"):
+        del meta["record"][key]
+    return meta
+
+
 def test_train_from_python_is_the_command(tmp_path):
     """fstpunct.train writes the folder fstpunct train writes (the command is a layer over it),
     takes one file or several, and gives the model back loaded."""
     from fstpunct.model.punct import Settings
 
     lines: list[str] = []
-    model = fstpunct.train(tmp_path / "py", str(SAMPLE), dev=SAMPLE, iterations=1,
+    second = tmp_path / "second.conllu"
+    second.write_text(TEXT, encoding="utf-8")
+    model = fstpunct.train(tmp_path / "py", [str(SAMPLE), second], dev=SAMPLE, iterations=1,
                            settings=Settings(lexical=0), log=lines.append)
     assert isinstance(model, fstpunct.Model)
     with pytest.warns(UserWarning, match="unknown to the model"):  # 5 sentences: rare marks
         assert model.perplexity(TEXT).sentences == 5
-    assert lines[0].startswith("training on 5 sentences") and lines[-1].startswith("saved")
-    assert main(["train", "--train", str(SAMPLE), "--dev", str(SAMPLE), "--iterations", "1",
-                 "--lexical", "0", "--jobs", "1", "-o", str(tmp_path / "cli")]) == 0
+    assert lines[0].startswith("training on 10 sentences") and lines[-1].startswith("saved")
+    assert main(["train", "--train", str(SAMPLE), str(second), "--dev", str(SAMPLE),
+                 "--iterations", "1", "--lexical", "0", "--jobs", "1",
+                 "-o", str(tmp_path / "cli")]) == 0
     for name in ("attach.json", "attach.npz", "channel.fst", "channel.json", "edits.npy"):
         assert (tmp_path / "py" / name).read_bytes() == (tmp_path / "cli" / name).read_bytes()
-    with pytest.raises(InputError, match="iterations -1"):
-        fstpunct.train(tmp_path / "bad", [SAMPLE], iterations=-1)
-    assert not (tmp_path / "bad").exists()
+    assert _record(tmp_path / "py") == _record(tmp_path / "cli")
+    fstpunct.train(tmp_path / "one", SAMPLE, dev=[SAMPLE], iterations=0)
+    assert _record(tmp_path / "one")["record"]["sentences"] == 5
+
+
+@pytest.mark.parametrize("arguments, message", [
+    ({"iterations": -1}, "iterations -1"),
+    ({"init": "bogus"}, "init 'bogus': must be one of nunberg, random, identity"),
+    ({"direction": "up"}, "direction 'up': must be one of ltr, rtl"),
+    ({"init": "random", "seed": -5}, "seed -5: must be at least 0"),
+    ({"grammar": "missing.rules"}, "missing.rules"),
+    ({"grammar": "default"}, "needs dev sentences: give dev files"),
+])
+def test_train_refuses_before_reading(tmp_path, arguments, message):
+    """Bad arguments, a missing rule file and a direction to choose without dev files are
+    refused before the data is read (a file that is not CoNLL-U would be refused on reading)
+    and before the pool is opened."""
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tx\n", encoding="utf-8")
+    opened: list[bool] = []
+    with pytest.raises(InputError, match=message):
+        fstpunct.train(tmp_path / "out", [bad], pool=lambda: opened.append(True), **arguments)
+    assert not opened and not (tmp_path / "out").exists()
+
+
+def test_train_opens_the_pool_after_reading(tmp_path):
+    """A pool given as a function is opened once the data is read, and closed after EM."""
+    from fstpunct.parallel import SerialPool
+
+    class Pool(SerialPool):
+        events: list[str] = []
+
+        def __enter__(self):
+            self.events.append("open")
+            return self
+
+        def close(self) -> None:
+            self.events.append("close")
+
+    fstpunct.train(tmp_path / "m", SAMPLE, direction="ltr", iterations=0, pool=lambda: Pool(),
+                   log=lambda line: Pool.events.append(line[:5]),
+                   started=lambda *_: Pool.events.append("EM"))
+    assert Pool.events == ["train", "open", "EM", "close", "saved"]
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tx\n", encoding="utf-8")
+    with pytest.raises(ConlluError):
+        fstpunct.train(tmp_path / "n", bad, direction="ltr", pool=lambda: Pool())
+    assert Pool.events[-1] == "saved"
+
+
+def test_train_command_opens_no_pool_before_its_checks(tmp_path, monkeypatch, capsys):
+    """fstpunct train --dask-workers N refuses bad input before starting a cluster; on a
+    terminal the error is the only line (no bars drawn before it), and on a good run the
+    'saved' line comes below the closed bars."""
+    import fstpunct.cli.train as command
+
+    monkeypatch.setattr(command, "chosen_pool", lambda _: pytest.fail("pool opened"))
+    monkeypatch.setattr(command, "on_terminal", lambda: True)
+    for bad in (["--iterations", "-1"], ["--grammar", str(tmp_path / "missing.rules")],
+                ["-o", str(SAMPLE)], ["--grammar", "default"]):
+        output = ["-o", str(tmp_path / "out")] if "-o" not in bad else []
+        assert main(["train", "--train", str(SAMPLE), "--dask-workers", "1", *output,
+                     *bad]) == 2
+        assert capsys.readouterr().err.count("\n") == 1
+    monkeypatch.undo()
+    monkeypatch.setattr(command, "on_terminal", lambda: True)
+    assert main(["train", "--train", str(SAMPLE), "--direction", "ltr", "--iterations", "1",
+                 "--jobs", "1", "-o", str(tmp_path / "m")]) == 0
+    err = capsys.readouterr().err
+    assert "EM" in err and err.endswith(" s)\n") and "saved" in err.splitlines()[-1]
 
 
 def test_draw_from_python_is_the_command(en, tmp_path):

@@ -7,9 +7,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from .. import __version__
+from ..errors import InputError
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -42,8 +44,9 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
           dev: Folder | Sequence[Folder] = (), grammar: Folder | None = None,
           init: str = "nunberg", direction: str | None = None, iterations: int = 10,
           attach_iterations: int | None = None, settings: Settings | None = None,
-          seed: int = 0, pool: Pool | None = None, ud_dir: Folder | None = None,
-          command: str | None = None, log: Callable[[str], None] = lambda _: None,
+          seed: int = 0, pool: Pool | Callable[[], AbstractContextManager[Pool]] | None = None,
+          ud_dir: Folder | None = None, command: str | None = None,
+          log: Callable[[str], None] = lambda _: None,
           started: Callable[[str | None, int], None] | None = None,
           report: Callable[[int, float, float], None] | None = None,
           progress: Callable[[int], None] | None = None) -> Model:
@@ -55,20 +58,27 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     exists (LANG: ``lang``, else what the files' UD names tell when they agree), else the
     default grammar, whose direction is chosen by perplexity on ``dev`` (both are trained) unless
     ``direction`` is given. ``init``, ``iterations``, ``attach_iterations``, ``settings``,
-    ``seed``: as ``fstpunct train``'s options (``attach_iterations`` None: its default); the
-    E-steps run on ``pool``. ``log`` receives
-    a line on the data and one on the saved model; ``started(direction, sentences)`` is called
-    before each EM run (``direction`` None when only one is trained), ``report`` and
-    ``progress`` as :func:`fstpunct.model.fit.train` calls them. ``command`` is recorded in
-    ``model.json``.
-    Arguments and the output folder are checked before any data is read (InputError)."""
+    ``seed``: as ``fstpunct train``'s options (``attach_iterations`` None: its default). The
+    E-steps run on ``pool``: a pool, or a function that opens one (called once the data and
+    the grammar are read, the pool closed after training). ``log`` receives a line on the data
+    and one on the saved model; ``started(direction, sentences)`` is called before each EM run
+    (``direction`` None when only one is trained), ``report`` and ``progress`` as
+    :func:`fstpunct.model.fit.train` calls them. ``command`` is recorded in ``model.json``.
+    The arguments, the output folder, the files' names and the rule file are checked before
+    any data is read (InputError)."""
     # imported here: training brings the M-step and its workers, which the API's other
     # methods (and the commands that import it) never need
+    from ..model.fit import check_directions
     from ..model.fit import train as fit
-    from ..model.train import ATTACH_ITERATIONS, check_iterations
+    from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
     settings = settings or Settings()
     attach_iterations = ATTACH_ITERATIONS if attach_iterations is None else attach_iterations
     check_iterations(iterations, attach_iterations)
+    _check_choice("init", init, INITS)
+    if direction is not None:
+        _check_choice("direction", direction, DIRECTIONS)
+    if seed < 0:
+        raise InputError(f"seed {seed}: must be at least 0")
     folder_target(output)  # a folder it cannot write is said before training, not after
     data, dev = ([f] if isinstance(f, (str, os.PathLike)) else f for f in (data, dev))
     sources = ([resolve_one(os.fspath(f), ud_dir) for f in data] if data
@@ -78,28 +88,33 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     dev_sources = ([resolve_one(os.fspath(f), ud_dir) for f in dev] if dev
                    else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
     lang = lang or _told_language(sources)
+    rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
+    rules = None
+    if rule_file not in (None, DEFAULT_GRAMMAR) and (grammar or Path(rule_file).is_file()):
+        rules = load_grammar(rule_file)
+        directions = [direction or rules.direction]
+    else:  # the default grammar, written from the training data once it is read
+        # the identity channel (Attach) reads the same either way
+        directions = ([direction] if direction else
+                      [DIRECTIONS[0]] if init == "identity" else list(DIRECTIONS))
+    check_directions(directions, bool(dev_sources))
     prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]
     log(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
         "punctuation with dependents)")
-    rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
     rules_text = None
-    if rule_file not in (None, DEFAULT_GRAMMAR) and (grammar or Path(rule_file).is_file()):
-        rules = load_grammar(rule_file)
-        directions = [direction or rules.direction]
-    else:
+    if rules is None:
         rules_text = default_rules(usable, lang or "und")
         rules = parse_grammar(rules_text, "<default>")
-        # the identity channel (Attach) reads the same either way
-        directions = ([direction] if direction else
-                      [DIRECTIONS[0]] if init == "identity" else list(DIRECTIONS))
     held_out = _slots(dev_sources)
+    opening = nullcontext(pool) if pool is None or isinstance(pool, Pool) else pool()
     begun = time.time()
-    trained = fit(usable, rules, directions, dev=held_out, init=init, settings=settings,
-                  iterations=iterations, attach_iterations=attach_iterations, seed=seed,
-                  pool=pool, report=report, progress=progress,
-                  started=started and (lambda d: started(d if len(directions) > 1 else None,
-                                                         len(usable))))
+    with opening as opened:
+        trained = fit(usable, rules, directions, dev=held_out, init=init, settings=settings,
+                      iterations=iterations, attach_iterations=attach_iterations, seed=seed,
+                      pool=opened, report=report, progress=progress,
+                      started=started and (lambda d: started(d if len(directions) > 1 else None,
+                                                             len(usable))))
     model, history = trained.model, trained.history
     record = {"fstpunct": __version__, "command": command or "fstpunct.train",
               "language": lang or rules.language,
@@ -122,3 +137,8 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     log(f"saved {output} (objective {history.objective[-1]:.1f}, {record['seconds']} s"
         f"{chosen})")
     return load(Path(output))
+
+
+def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
+    if value not in allowed:
+        raise InputError(f"{name} {value!r}: must be one of {', '.join(allowed)}")

@@ -22,7 +22,6 @@ HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM wi
         "it as a model folder. Without a rule file for the language the initial channel comes "
         "from the default grammar (fstpunct.fst.default_grammar), and the channel direction is "
         "chosen by dev perplexity.")
-DEFAULT = "default"  # --grammar default
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -75,44 +74,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                         lexical=args.lexical)  # checked before anything is read
-    bars = on_terminal()  # in a log: a plain line per iteration instead
-    bar = tqdm(total=args.iterations + 1, desc="EM", unit="it", file=sys.stderr,
-               disable=not bars)
-    inner = tqdm(total=0, desc="E-step", unit="sent", leave=False, file=sys.stderr,
-                 disable=not bars)
+    shown = on_terminal()  # in a log: a plain line per iteration instead
+    bars: list[tqdm] = []  # the EM bar and the E-step bar, opened when EM starts
     label = ["EM"]
-    begun = time.time()
+    begun = [0.0]
 
     def start(direction: str | None, sentences: int) -> None:
+        if not bars:
+            begun[0] = time.time()
+            bars.extend(tqdm(total=total, desc=desc, unit=unit, leave=leave, file=sys.stderr,
+                             disable=not shown)
+                        for total, desc, unit, leave in ((args.iterations + 1, "EM", "it", True),
+                                                         (0, "E-step", "sent", False)))
+        bar, inner = bars
         bar.reset()
         inner.reset(total=sentences)
         label[0] = f"EM {direction}" if direction else "EM"
         bar.set_description(label[0])
 
     def report(it: int, objective: float, log_likelihood: float) -> None:
+        bar, inner = bars
         bar.set_postfix(objective=f"{objective:.1f}", loglik=f"{log_likelihood:.1f}")
         bar.update(1)
-        if not bars:
+        if not shown:
             print(f"{label[0]} iteration {it}: objective {objective:.1f}, log-likelihood "
-                  f"{log_likelihood:.1f}, {time.time() - begun:.0f} s", file=sys.stderr,
+                  f"{log_likelihood:.1f}, {time.time() - begun[0]:.0f} s", file=sys.stderr,
                   flush=True)
         inner.reset()
         if it < args.iterations:  # the M-step runs until the next E-step reports progress
             inner.set_description("M-step (L-BFGS), then E-step")
 
     def progress(sentences: int) -> None:
+        inner = bars[1]
         if inner.n == 0:
             inner.set_description("E-step", refresh=False)
         inner.update(sentences)
 
-    with chosen_pool(args) as pool:
+    def log(line: str) -> None:
+        while bars:  # the line after training ('saved ...') comes below the closed bars
+            bars.pop().close()
+        print(line, file=sys.stderr, flush=True)
+
+    try:
         train(args.output, args.train or (), lang=args.lang, dev=args.dev or (),
               grammar=args.grammar, init=args.init, direction=args.direction,
               iterations=args.iterations, attach_iterations=args.attach_iterations,
-              settings=settings, seed=args.seed, pool=pool, ud_dir=args.ud_dir,
-              command="fstpunct " + " ".join(sys.argv[1:]),
-              log=lambda line: tqdm.write(line, file=sys.stderr),
+              settings=settings, seed=args.seed, pool=lambda: chosen_pool(args),
+              ud_dir=args.ud_dir, command="fstpunct " + " ".join(sys.argv[1:]), log=log,
               started=start, report=report, progress=progress)
-    inner.close()
-    bar.close()
+    finally:
+        while bars:
+            bars.pop().close()
     return 0

@@ -17,7 +17,7 @@ from ..ud.slots import SlotSentence
 from .punct import Inference, PunctModel, Settings
 from .train import ATTACH_ITERATIONS, History, check_iterations, em, initial_model
 
-__all__ = ["Trained", "perplexity", "train"]
+__all__ = ["Trained", "check_directions", "perplexity", "train"]
 
 
 def perplexity(model: PunctModel, sentences: Sequence[SlotSentence]) -> tuple[float, float, int]:
@@ -36,6 +36,13 @@ class Trained:
     dev_perplexity: dict[str, float] = field(default_factory=dict)
 
 
+def check_directions(directions: Sequence[str], dev: bool) -> None:
+    """Refuse to choose between several directions without dev sentences (InputError)."""
+    if len(directions) > 1 and not dev:
+        raise InputError("choosing the channel direction needs dev sentences: give dev files "
+                         "(--dev FILE) or a direction (--direction ltr|rtl)")
+
+
 def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Sequence[str], *,
           dev: Sequence[SlotSentence] = (), init: str = "nunberg",
           settings: Settings | None = None, iterations: int = 10,
@@ -52,9 +59,7 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
     check_iterations(iterations, attach_iterations)
     if not directions:
         raise ValueError("no direction to train")
-    if len(directions) > 1 and not dev:
-        raise InputError("choosing the channel direction needs dev sentences "
-                         "(give --dev FILE, or --direction ltr|rtl)")
+    check_directions(directions, bool(dev))
     best: Trained | None = None
     scores: dict[str, float] = {}
     for direction in directions:
