@@ -185,8 +185,9 @@ def test_evaluate_refuses_a_name_that_is_not_bundled_before_measuring(capsys):
     assert err.count("\n") == 1 and "not a bundled model: xx" in err and "measuring" not in err
 
 
-def test_arguments_are_checked_by_the_library(en, tmp_path):
-    """What the commands refuse, the methods refuse too (the commands only pass it on)."""
+def test_arguments_are_checked_by_the_library(en, tmp_path, capsys):
+    """What the commands refuse, the methods refuse too; the commands refuse it first, naming
+    the option, before a model is loaded or the input read (no note on its language)."""
     with pytest.raises(InputError, match="posteriors must be at least 0"):
         en.decode(TEXT, posteriors=-1)
     with pytest.raises(InputError, match="page_size at least 1"):
@@ -194,8 +195,15 @@ def test_arguments_are_checked_by_the_library(en, tmp_path):
     with pytest.raises(InputError, match="pairs must be at least 0"):
         en.show(TEXT, tmp_path / "page.html", pairs=-1)
     assert not (tmp_path / "page.html").exists()
-    assert main(["decode", "--posteriors", "-1", str(SAMPLE)]) == 2
-    assert main(["show", "--page-size", "0", str(SAMPLE), "-o", str(tmp_path / "p.html")]) == 2
+    for command in (["decode", "--posteriors", "-1"], ["show", "--page-size", "0"],
+                    ["show", "--pairs", "-1"], ["draw", "lattice", "--slot", "1", "--paths", "0"],
+                    ["draw", "lattice", "--slot", "1", "--samples", "0"]):
+        data = ["--sentence", f"{SAMPLE}:1"] if "draw" in command else [str(SAMPLE)]
+        with pytest.raises(SystemExit) as exit:
+            main([*command, *data, "-o", str(tmp_path / "out")])
+        err = capsys.readouterr().err
+        assert exit.value.code == 2 and f"argument {command[-2]}: expected a whole number" in err
+        assert "note" not in err and not (tmp_path / "out").exists()
 
 
 @pytest.mark.parametrize("data", [b"1\tx\n", 3, None])

@@ -209,6 +209,16 @@ def test_an_attach_description_of_another_shape_is_one_line(tmp_path, capsys):
         "object)" in err, err
 
 
+def test_a_model_without_attach_json_names_the_file(tmp_path, capsys):
+    """Not '(no such folder)' for a folder that exists: the attach model is a file stem."""
+    shutil.copytree(model_path("en"), tmp_path / "en")
+    (tmp_path / "en" / "attach.json").unlink()
+    assert main(["decode", "--model", str(tmp_path / "en"), str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "attach: not an attach model (no " \
+        f"{tmp_path / 'en' / 'attach.json'})" in err, err
+
+
 @pytest.mark.parametrize("file, text, why", [
     ("model.json", '{"format": 1, "settings": [1]}', "'settings' missing or not a JSON object"),
     ("model.json", '{"format": 1, "settings": {"newer": 1}}', "settings this fstpunct does not "

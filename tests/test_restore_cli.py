@@ -1,6 +1,7 @@
 """`fstpunct restore` end to end: the bundled model, the trivial baseline, a parser, errors."""
 import itertools
 import json
+import shutil
 from pathlib import Path
 
 import conllu
@@ -146,3 +147,12 @@ def test_crf_restores_text_with_its_own_language(tmp_path, capsys):
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1]
     assert "1\tel\t_\tDET\t" in outputs[0]
+    labelled = tmp_path / "xx-crf"  # a language without a bundled tagger: --lang is the way
+    shutil.copytree(crf, labelled)
+    meta = json.loads((labelled / "meta.json").read_text(encoding="utf-8"))
+    (labelled / "meta.json").write_text(json.dumps({**meta, "lang": "xx"}), encoding="utf-8")
+    assert main(["restore", "--crf", str(labelled), "--text", str(text)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no tagger for 'xx'" in err and "with --lang" in err, err
+    assert main(["restore", "--crf", str(labelled), "--lang", "es", "--text", str(text)]) == 0
+    assert capsys.readouterr().out == outputs[0]

@@ -111,7 +111,10 @@ def test_restore_mixes_with_a_crf_on_the_command_line(tmp_path, capsys):
                       mix_weight=1.5)
     assert main(["restore", str(SAMPLE), "--quiet", "--trivial", "en", "--mix-crf",
                  str(tmp_path / "crf")]) == 2
-    assert "--mix-crf go with --model" in capsys.readouterr().err
+    assert "--mix-crf: only with --model, not with --crf or --trivial" in capsys.readouterr().err
     assert main(["restore", str(SAMPLE), "--quiet", "--crf", str(tmp_path / "crf"), "--samples",
                  "3", "--mix-weight", "0.5"]) == 2  # options the CRF would ignore in silence
-    assert "--samples, --mix-weight go with --model" in capsys.readouterr().err
+    assert "--samples, --mix-weight: only with --model" in capsys.readouterr().err
+    assert main(["restore", str(SAMPLE), "--quiet", "--trivial", "en", "--decoder", "balanced",
+                 "--seed", "1", "--mbr", "slot"]) == 2  # these had defaults: ignored in silence
+    assert "--decoder, --mbr, --seed: only with --model" in capsys.readouterr().err

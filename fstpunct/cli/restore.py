@@ -8,7 +8,7 @@ from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial
 from ..apps.text import restored_text
-from ..errors import InputError
+from ..errors import InputError, ModelError
 from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
@@ -40,7 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "tree, and --model mixes the distributions of every parser's "
                              "tree (with --samples: splits the samples among them)")
     parser.add_argument("--beam", type=positive, help="parser beam (default: each parser's)")
-    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
+    parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS),
                         help="exact decoder (no sampling): 'slot': every slot's least-risk "
                              "string (default); 'balanced': the least expected edit distance "
                              "whose paired marks balance")
@@ -56,11 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int,
                         help="sample this many (T′, x) per sentence and choose by --mbr "
                              "instead (the paper: 1000)")
-    parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
+    parser.add_argument("--mbr", choices=sorted(DECODERS),
                         help="with --samples: 'sentence': the best sampled x (the paper); "
                              "'slot': the best string of every slot separately (default "
                              "sentence)")
-    parser.add_argument("--seed", type=int, default=0,
+    parser.add_argument("--seed", type=int,
                         help="random seed of --samples (default 0)")
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
@@ -81,32 +81,39 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.samples is not None and args.samples < 1:
         raise InputError("--samples must be at least 1")
-    model_only = [name for name, value in (("--samples", args.samples),
-                                           ("--mix-crf", args.mix_crf),
-                                           ("--mix-weight", args.mix_weight)) if value is not None]
-    if model_only and (args.trivial or args.crf):  # not ignored in silence
-        raise InputError(f"{', '.join(model_only)} go with --model, not with --crf or --trivial")
+    # the model's options, None unless given: not ignored in silence by --crf or --trivial
+    model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,
+                     "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight}
+    given = {name: value for name, value in model_options.items() if value is not None}
+    if given and (args.trivial or args.crf):
+        raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
+                         "with --model, not with --crf or --trivial")
     parsers = [ParserModel.load(p) for p in args.parser]
     with chosen_pool(args) as pool:
         if args.trivial or args.crf:
             method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
-            # the tagger and parser of text: --lang's, else the method's own language
+            # the tagger and parser of text: --trivial's language, else --lang, else the
+            # CRF's own (its meta.json lang), else English
             lang = args.trivial or args.lang or (args.crf and method.meta.get("lang")) or "en"
 
             def pipeline() -> Pipeline:
-                return load_pipeline(lang, args.lowercase_input, args.tagger,
-                                     parsers[0] if parsers else None, args.beam)
+                try:
+                    return load_pipeline(lang, args.lowercase_input, args.tagger,
+                                         parsers[0] if parsers else None, args.beam)
+                except ModelError as e:
+                    if args.trivial or args.lang:
+                        raise
+                    raise ModelError(f"{e}; the CRF is labelled {lang!r}: give the text's "
+                                     "language with --lang") from e
             sentences = progress(read_input(args), "restore", quiet=args.quiet)
             out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
                                 pool=pool)
         else:
             model, sentences = model_and_input(args)
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),
-                                decoder=args.decoder, samples=args.samples, mbr=args.mbr,
-                                seed=args.seed, parsers=parsers, beam=args.beam, pool=pool,
-                                text=args.text, format="conllu", lowercase=args.lowercase_input,
-                                tagger=args.tagger, mix_crf=args.mix_crf,
-                                mix_weight=args.mix_weight, text_model=not args.model)
+                                parsers=parsers, beam=args.beam, pool=pool, text=args.text,
+                                format="conllu", lowercase=args.lowercase_input,
+                                tagger=args.tagger, text_model=not args.model, **given)
         write_output(args, out)
     return 0

@@ -6,7 +6,7 @@ import sys
 
 from ..progress import progress
 from ..ud.release import read_one
-from .arguments import add_corpus_arguments, add_quiet_argument
+from .arguments import add_corpus_arguments, add_quiet_argument, non_negative, positive
 from .model_option import chosen_model
 
 HELP = ("Write one self-contained HTML page (no network needed) showing every sentence's "
@@ -19,9 +19,9 @@ HELP = ("Write one self-contained HTML page (no network needed) showing every se
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser, output="OUT.html")
-    parser.add_argument("--pairs", type=int, default=5, metavar="K",
+    parser.add_argument("--pairs", type=non_negative, default=5, metavar="K",
                         help="the K most probable (l, r) pairs shown per word (default 5)")
-    parser.add_argument("--page-size", type=int, default=200, metavar="N",
+    parser.add_argument("--page-size", type=positive, default=200, metavar="N",
                         help="sentences per page (default 200)")
     parser.add_argument("--grammar", help="the rule file to compare the channel with (default: "
                                           "the one the model was trained from)")

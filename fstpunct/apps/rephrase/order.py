@@ -163,8 +163,6 @@ class OrderModel:
     @classmethod
     def load(cls, path: str | Path) -> OrderModel:
         path = Path(path)
-        if not path.with_suffix(".json").is_file():  # a path without suffix, not a folder
-            raise ModelError(f"{path}: not an ordering model (no {path.with_suffix('.json')})")
         meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model",
                          {"features": list}, name=path)
         try:
