@@ -142,12 +142,18 @@ def test_train_on_any_ud_files_without_lang_or_grammar(tmp_path, capsys, toy_ud)
 
 def test_train_files_named_for_a_language_use_its_rule_file(tmp_path):
     """--train en_ewt-ud-train.conllu (no --lang) trains from grammars/en.rules, as --lang en
-    does; files that do not tell one language get the default grammar."""
+    does; files that do not tell one language get the default grammar, and only UD release
+    names (with -ud-) tell one: not 'my' of my-train.conllu, 'es' of es-train.conllu."""
     named = tmp_path / "en_ewt-ud-train.conllu"
     named.write_bytes(SAMPLE.read_bytes())
+    mine = tmp_path / "my-train.conllu"
+    mine.write_bytes(SAMPLE.read_bytes())
+    other = tmp_path / "es-train.conllu"
+    other.write_bytes(SAMPLE.read_bytes())
     for files, grammar, lang in (([named], "en.rules", "en"),
-                                 ([named, SAMPLE], "default", "und")):
-        out = tmp_path / f"m{len(files)}"
+                                 ([named, SAMPLE], "default", "und"),
+                                 ([mine], "default", "und"), ([other], "default", "und")):
+        out = tmp_path / f"m-{files[-1].stem}-{len(files)}"
         assert main(["train", "--train", *map(str, files), "--dev", str(SAMPLE),
                      "--iterations", "0", "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
         record = json.loads((out / "model.json").read_text(encoding="utf-8"))["record"]

@@ -30,9 +30,12 @@ DEFAULT_GRAMMAR = "default"  # grammar=: the default grammar even where a rule f
 
 
 def _told_language(sources: list[Source]) -> str | None:
-    """The language the training files' UD names tell (``en_ewt-ud-train.conllu``, a split
-    such as ``en:train``), if they all tell the same; else None."""
-    told = {language_of(s.path) for s in sources}
+    """The language the training files' UD release names tell, if they all tell the same;
+    else None. Only names with ``-ud-`` tell one (``en_ewt-ud-train.conllu``; a split name such
+    as ``en:train`` or ``en_ewt-train`` is read from such a file): ``my-train.conllu`` or
+    ``fce-train.conllu`` would otherwise be language 'my' or 'fce' in the model's record, its
+    default grammar and its channel."""
+    told = {language_of(s.path) if "-ud-" in Path(s.path).name else None for s in sources}
     return told.pop() if len(told) == 1 else None
 
 
