@@ -42,23 +42,21 @@ def held_out_sources(args: argparse.Namespace) -> list[Source]:
 
 def positive(text: str) -> int:
     """An option's value that must be a whole number of at least 1 (argparse ``type``)."""
-    return _at_least(text, 1)
-
-
-def non_negative(text: str) -> int:
-    """An option's value that must be a whole number of at least 0 (argparse ``type``)."""
-    return _at_least(text, 0)
-
-
-def _at_least(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        value = least - 1
-    if value < least:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least {least}, "
-                                         f"not {text!r}")
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
     return value
+
+
+def at_least(least: int, **options: int | None) -> None:
+    """Refuse an option's value below ``least`` (None: not given) in one line, before the
+    command does any work (InputError); ``page_size=0`` names ``--page-size``."""
+    for name, value in options.items():
+        if value is not None and value < least:
+            raise InputError(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
 
 
 def probability(text: str) -> float:

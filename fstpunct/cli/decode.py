@@ -6,7 +6,7 @@ import gc
 
 from ..apps.text import underlying
 from ..progress import progress
-from .arguments import add_corpus_arguments, add_quiet_argument, non_negative, positive
+from .arguments import add_corpus_arguments, add_quiet_argument, at_least, positive
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, write_output
 
@@ -17,7 +17,7 @@ HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
-    parser.add_argument("--posteriors", type=non_negative, default=0, metavar="K",
+    parser.add_argument("--posteriors", type=int, default=0, metavar="K",
                         help="also list the K most probable (l, r) pairs per word (PunctPost)")
     parser.add_argument("--jobs", type=int, default=1,
                         help="decode chunks of 500 sentences in this many local processes "
@@ -36,6 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    at_least(0, posteriors=args.posteriors)  # the library checks it too, after loading
     model, sentences = model_and_input(args)
     # the command owns the collector's state for its whole run, not the library's lazy decode
     # (its caller's code would run with the collector off between sentences)

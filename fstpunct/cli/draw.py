@@ -16,7 +16,7 @@ from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
 from ..ud.release import read_one
 from ..ud.treebank import Sentence
-from .arguments import add_ud_dir_argument, positive, probability
+from .arguments import add_ud_dir_argument, at_least, probability
 from .model_option import add_model_arguments, chosen_model
 
 HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a few symbols, "
@@ -49,9 +49,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _sentence(p)
     p.add_argument("--slot", type=int, required=True, metavar="I",
                    help="slot I lies between word I and word I+1 (0 = sentence start)")
-    p.add_argument("--paths", type=positive, default=10, metavar="K",
+    p.add_argument("--paths", type=int, default=10, metavar="K",
                    help="draw the K most probable paths (default 10)")
-    p.add_argument("--samples", type=positive, default=1000, metavar="N",
+    p.add_argument("--samples", type=int, default=1000, metavar="N",
                    help="samples of T′ that estimate the posteriors (default 1000)")
     p.add_argument("--full", action="store_true",
                    help="draw the whole lattice (refused above 60 states or 200 arcs)")
@@ -96,6 +96,7 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
 
 
 def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
+    at_least(1, paths=args.paths, samples=args.samples)  # the library checks them too
     model, sent = _load_sentence(args)
     return model.draw_lattice([sent], args.slot, paths=args.paths, samples=args.samples,
                               full=args.full, min_prob=args.min_prob, name=args.sentence)

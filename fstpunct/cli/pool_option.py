@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..errors import InputError
 from ..parallel import Pool, make_pool
+from .arguments import at_least
 
 
 def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +23,5 @@ def chosen_pool(args: argparse.Namespace) -> Pool:
     """The pool the options ask for: a dask cluster, else ``--jobs`` local processes (if the
     command has that option), else this process."""
     jobs = getattr(args, "jobs", 1)
-    if jobs < 1:
-        raise InputError(f"--jobs must be at least 1, not {jobs}")
-    if args.dask_workers is not None and args.dask_workers < 1:
-        raise InputError(f"--dask-workers must be at least 1, not {args.dask_workers}")
+    at_least(1, jobs=jobs, dask_workers=args.dask_workers)
     return make_pool(jobs, args.scheduler, args.dask_workers)

@@ -13,7 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from .arguments import add_io_arguments, add_quiet_argument, positive, probability
+from .arguments import add_io_arguments, add_quiet_argument, at_least, positive, probability
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -79,8 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.samples is not None and args.samples < 1:
-        raise InputError("--samples must be at least 1")
+    at_least(1, samples=args.samples)
     # the model's options, None unless given: not ignored in silence by --crf or --trivial
     model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,
                      "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight}

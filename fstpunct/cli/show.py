@@ -6,7 +6,7 @@ import sys
 
 from ..progress import progress
 from ..ud.release import read_one
-from .arguments import add_corpus_arguments, add_quiet_argument, non_negative, positive
+from .arguments import add_corpus_arguments, add_quiet_argument, at_least
 from .model_option import chosen_model
 
 HELP = ("Write one self-contained HTML page (no network needed) showing every sentence's "
@@ -19,9 +19,9 @@ HELP = ("Write one self-contained HTML page (no network needed) showing every se
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser, output="OUT.html")
-    parser.add_argument("--pairs", type=non_negative, default=5, metavar="K",
+    parser.add_argument("--pairs", type=int, default=5, metavar="K",
                         help="the K most probable (l, r) pairs shown per word (default 5)")
-    parser.add_argument("--page-size", type=positive, default=200, metavar="N",
+    parser.add_argument("--page-size", type=int, default=200, metavar="N",
                         help="sentences per page (default 200)")
     parser.add_argument("--grammar", help="the rule file to compare the channel with (default: "
                                           "the one the model was trained from)")
@@ -29,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    at_least(0, pairs=args.pairs)  # the library checks them too, after loading
+    at_least(1, page_size=args.page_size)
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     n = model.show(progress(sentences, "show", quiet=args.quiet), args.output, pairs=args.pairs,
                    page_size=args.page_size, grammar=args.grammar,
