@@ -306,7 +306,8 @@ def test_train_command_opens_no_pool_before_its_checks(tmp_path, monkeypatch, ca
     monkeypatch.setattr(command, "chosen_pool", lambda _: pytest.fail("pool opened"))
     monkeypatch.setattr(command, "on_terminal", lambda: True)
     for bad in (["--iterations", "-1"], ["--grammar", str(tmp_path / "missing.rules")],
-                ["-o", str(SAMPLE)], ["--grammar", "default"]):
+                ["-o", str(SAMPLE)], ["--grammar", "default"],
+                ["--jobs", "0", "--direction", "ltr"]):
         output = ["-o", str(tmp_path / "out")] if "-o" not in bad else []
         assert main(["train", "--train", str(SAMPLE), "--dask-workers", "1", *output,
                      *bad]) == 2
