@@ -28,8 +28,9 @@ features, as ``fstpunct train --lexical``; default 0, unlexicalised); ``--sharpe
 (:func:`fstpunct.apps.correction.model.sharpened`; default 1, as it is); ``--readings D``
 (train, cv) reads T_e′ as D exact draws from the learner model's posterior, mixed equally in
 training and decoding (:func:`fstpunct.apps.correction.model.drawn`; default 0, the Viterbi
-T_e′). ``edits`` lists a cv run's edits at the nested edit cost, right or wrong, by kind, marks
-and how the learner model reads the slot (:mod:`fstpunct.apps.correction.readings`).
+T_e′), from random stream ``--readings-seed S`` (default 0). ``edits`` lists a cv run's
+edits at the nested edit cost, right or wrong, by kind, marks and how the learner model reads
+the slot (:mod:`fstpunct.apps.correction.readings`).
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
 on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
 gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
@@ -1552,6 +1553,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
             "lexical": (model.corrector.settings.lexical, args.lexical),
             "sharpen": (record.get("sharpen", 1.0), args.sharpen),
             "readings": (record.get("readings", 0), args.readings),
+            "readings seed": (record.get("readings_seed", 0), args.readings_seed),
             "fce": (record.get("fce"), args.fce),
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
@@ -1569,7 +1571,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args), "fce_edited": args.fce_edited},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
-                  readings=args.readings)
+                  readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")
     print(f"fold {fold}: corrector trained on {len(corrected)} pairs ({dropped} left out: "
           f"{UNTRAINABLE})", flush=True)
@@ -1710,6 +1712,8 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--readings", type=int, default=0, metavar="D",
                    help="read T_e' as D draws from the learner model's posterior, mixed "
                         "equally, in training and decoding (0: the Viterbi T_e')")
+    p.add_argument("--readings-seed", type=int, default=0, metavar="S",
+                   help="random stream of the drawn readings, in training and decoding (0)")
 
 
 def corrector_settings(args: argparse.Namespace) -> Settings:
@@ -1784,7 +1788,7 @@ def train_model(args: argparse.Namespace) -> None:
                           "copy": args.copy, "lexical": args.lexical, "fce": args.fce,
                           "fce_edited": args.fce_edited},
                   copy=args.copy, vocabulary=every, sharpen=args.sharpen,
-                  readings=args.readings)
+                  readings=args.readings, readings_seed=args.readings_seed)
     model.save(args.output)
 
 

@@ -135,6 +135,10 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
         run_cv(script, monkeypatch, data, work, tmp_path / "other.json", "--sharpen", "2")
     assert stop.value.code == 2 and "trained with sharpen 1.0, not 2.0: name another --work" \
         in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        run_cv(script, monkeypatch, data, work, tmp_path / "other.json", "--readings-seed", "1")
+    assert stop.value.code == 2 and "trained with readings seed 0, not 1: name another" \
+        in capsys.readouterr().err
 
 
 def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):

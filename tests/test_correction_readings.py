@@ -115,23 +115,36 @@ def test_training_on_drawn_readings(pairs):
     plain = train(learner, originals, fixed, english, grammar, iterations=1, settings=settings)
     assert "readings" not in plain.record and plain.record["pairs"] == len(fixed)
     assert plain.corrector.settings == settings
+    assert "readings_seed" not in model.record  # stream 0: the record as before the option
+    seeded = train(learner, originals, fixed, english, grammar, iterations=1, settings=settings,
+                   readings=3, readings_seed=2)
+    assert seeded.record["readings_seed"] == 2
+    assert not np.array_equal(seeded.corrector.theta, model.corrector.theta)
+    with pytest.raises(InputError, match="needs drawn readings"):
+        train(learner, originals, fixed, english, grammar, iterations=1, readings_seed=2)
 
 
 def test_decoding_mixes_the_drawn_readings_equally(pairs):
     """A model trained on drawn readings decodes with the equal mixture of the slot
-    distributions under each of its D draws (stream 0); the Viterbi model with T_e′'s."""
+    distributions under each of its D draws (stream 0, or the recorded ``readings_seed``);
+    the Viterbi model with T_e′'s."""
     learner, originals, fixed = pairs
     grammar, english = load_grammar(GRAMMAR), load_model("en")
     model = train(learner, originals, fixed, english, grammar, iterations=1, readings=4)
     text = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(PLAIN, "p"))
-    got = slot_distributions(model, text)
     prior = ExactPrior(model.corrector)
-    draws = drawn(model.learner, [to_slots(s) for s in text], 4)
-    for k in range(len(text)):
-        alone = [prior.sentence([(d[k], prior.marginals([d[k]])[0])]) for d in draws]
-        for i, slot in enumerate(got[k]):
-            for y, p in zip(slot.strings, slot.probs):
-                assert p == pytest.approx(np.mean([a[i].prob(y) for a in alone]), abs=1e-9)
+    streams = {seed: drawn(model.learner, [to_slots(s) for s in text], 4, seed) for seed in (0, 7)}
+    assert [[ss.contexts for ss in d] for d in streams[0]] != [[ss.contexts for ss in d]
+                                                               for d in streams[7]]
+    for seed, draws in streams.items():
+        decoded = replace(model, record={**model.record, "readings_seed": seed})
+        got = slot_distributions(decoded, text)
+        for k in range(len(text)):
+            alone = [prior.sentence([(d[k], prior.marginals([d[k]])[0])]) for d in draws]
+            for i, slot in enumerate(got[k]):
+                for y, p in zip(slot.strings, slot.probs):
+                    assert p == pytest.approx(np.mean([a[i].prob(y) for a in alone]),
+                                              abs=1e-9)
     viterbi = replace(model, record={**model.record, "readings": 0})
     marked = with_learner(viterbi.learner, [to_slots(s) for s in text])
     want = [prior.sentence([(ss, m)]) for ss, m in zip(marked, prior.marginals(marked))]

@@ -41,7 +41,7 @@ from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .gate import gated
-from .model import DECODERS_CORRECT, CorrectionModel, Decoding, drawn, unexplained, with_learner
+from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained, with_learner
 from .platt import mapped
 
 __all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
@@ -66,13 +66,14 @@ def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence], fi
                        ) -> list[list[exact_mbr.SlotDistribution]]:
     """Every sentence's exact slot distributions under the corrector, given its T_e′; for a
     model trained on drawn readings (record ``readings`` D), the equal mixture of the
-    distributions given each of D draws of T_e′ (:func:`~.model.drawn`: sentence k draws from
-    stream (0, first + k), whatever the other sentences of the call)."""
+    distributions given each of D draws of T_e′ (:meth:`~.model.CorrectionModel.drawn_readings`:
+    sentence k draws from stream (S, first + k), S the record's ``readings_seed``, 0 if none,
+    whatever the other sentences of the call)."""
     slots = [to_slots(s) for s in sentences]
     prior = exact_mbr.ExactPrior(model.corrector)
     draws = int(model.record.get("readings", 0))
     if draws:
-        return list(prior.distributions(drawn(model.learner, slots, draws, first=first)))
+        return list(prior.distributions(model.drawn_readings(slots, first)))
     learner = with_learner(model.learner, slots)
     return [prior.sentence([(ss, m)]) for ss, m in zip(learner, prior.marginals(learner))]
 
@@ -128,7 +129,8 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
                 first: int = 0, decoding: Decoding | None = None) -> list[list[Insertion]]:
     """The corrected punctuation of every sentence (all with words) as insertions into the
     stripped sentence: exact, with ``decoding`` (default: the model's; its decoder included;
-    sentence k's drawn readings, if the model has them, from stream (0, first + k)); with
+    sentence k's drawn readings, if the model has them, from stream (S, first + k), S its
+    ``readings_seed``); with
     ``samples``, sentence k draws from stream (seed, first + k) and MBR is plain."""
     if samples is None:
         decoding = decoding or model.decoding

@@ -28,7 +28,9 @@ reading; the vocabulary that of one copy, as with one reading, θ's contexts tho
 draw), and decoding mixes the slot distributions of the D readings equally — a Monte Carlo
 estimate of p(x_c | T, x_e) = Σ p(x_c | T, T_e′) p(T_e′ | T, x_e), so that a reading the
 learner model is unsure of (a final ``.`` as an underlying ``?``) drives an edit only in the
-share of draws that make it.
+share of draws that make it. The draws of a call's sentence k come from the random stream
+(S, first + k), S = ``readings_seed`` (0 by default; recorded unless 0), in training and in
+decoding alike (:meth:`CorrectionModel.drawn_readings`).
 
 *Copying is the default* (``copy`` > 0, :func:`copy_center`): the mean of θ's L2 prior gives
 the weight ``copy`` to every conjunction ``xl=p`` × ``L=p`` and ``xr=p`` × ``R=p`` (the learner's
@@ -218,6 +220,13 @@ class CorrectionModel:
         """The decoding for gold trees stored in the record (``decoding``), else plain MBR."""
         return self.decoding_for(parsed=False)
 
+    def drawn_readings(self, sentences: Sequence[SlotSentence], first: int = 0
+                       ) -> list[list[SlotSentence]]:
+        """The drawn readings decoding mixes (record ``readings`` D > 0): :func:`drawn` of
+        ``sentences`` from the recorded stream ``readings_seed`` (0 if none)."""
+        return drawn(self.learner, sentences, int(self.record["readings"]),
+                     int(self.record.get("readings_seed", 0)), first)
+
     def decoding_for(self, parsed: bool) -> Decoding:
         """The decoding for trees of that source: with ``parsed``, the one chosen on a
         parser's trees (``decoding parsed``) if stored, else the gold trees' one."""
@@ -262,23 +271,27 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
           report: Callable[[int, float, float], None] | None = None,
           record: dict[str, Any] | None = None, copy: float = 0.0,
           vocabulary: Sequence[SlotSentence] = (), sharpen: float = 1.0,
-          readings: int = 0) -> CorrectionModel:
+          readings: int = 0, readings_seed: int = 0) -> CorrectionModel:
     """Train the corrector on pairs: ``originals[k]`` (the learner's punctuation) and
     ``corrected[k]`` (the same words and tree, corrected punctuation); ``copy``: the prior
     weight of keeping the learner's punctemes (:func:`copy_center`); ``vocabulary``: more
     sentences whose punctuation joins the corrector's vocabulary; ``sharpen``: β of the
     learner channel by which T_e′ is read (:func:`sharpened`); ``readings``: D drawn readings
-    of T_e′ in place of the Viterbi one (:func:`drawn`; 0: Viterbi; module docstring)."""
+    of T_e′ in place of the Viterbi one (:func:`drawn`; 0: Viterbi; module docstring), from
+    random stream ``readings_seed`` (recorded unless 0, as decoding reads it)."""
     if len(originals) != len(corrected) or not originals:
         raise InputError("the corrector needs as many corrected sentences as originals (>0)")
     for o, c in zip(originals, corrected):
         if o.n != c.n or o.heads != c.heads:
             raise InputError(f"{c.place}: its tree is not the original's")
+    if readings_seed and not readings:
+        raise InputError(f"a readings seed ({readings_seed}) needs drawn readings")
     settings = settings or Settings(lexical=0)
     if sharpen != 1.0:
         learner = replace(learner, channel=sharpened(learner.channel, sharpen))
     if readings:
-        sources = [ss for draw in drawn(learner, originals, readings) for ss in draw]
+        sources = [ss for draw in drawn(learner, originals, readings, readings_seed)
+                   for ss in draw]
         settings = replace(settings, l2=settings.l2 * readings, prior=settings.prior * readings)
     else:
         sources = with_learner(learner, originals)
@@ -294,5 +307,6 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
                         center=center)
     info = {**(record or {}), "pairs": len(targets), "iterations": iterations,
             "objective": history.objective, "sharpen": sharpen,
-            **({"readings": readings} if readings else {})}
+            **({"readings": readings} if readings else {}),
+            **({"readings_seed": readings_seed} if readings_seed else {})}
     return CorrectionModel(learner, model, info)
