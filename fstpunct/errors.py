@@ -52,9 +52,11 @@ class ModelError(InputError):
     """A model folder that is missing, incomplete or incompatible."""
 
 
-def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception) -> ModelError:
+def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
+                model: str | os.PathLike[str] | None = None) -> ModelError:
     """The error for a model ``folder`` whose files could not be read (``cause``), saying
-    simply why: no such folder, a file, a missing file, or the file's own problem."""
+    simply why: no such folder, a file, a missing file, or the file's own problem. ``model``:
+    the model's name if it is not the folder (a file stem inside it, ``folder/attach``)."""
     path = Path(folder)
     name = Path(getattr(cause, "filename", None) or "").name
     if not path.exists():
@@ -67,4 +69,4 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception) -> 
         why = f"{name or 'a file'}: {cause.strerror or cause}"
     else:
         why = str(cause)
-    return ModelError(f"{folder}: not {what} ({why})")
+    return ModelError(f"{folder if model is None else model}: not {what} ({why})")

@@ -270,15 +270,14 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
     """The JSON object of a model's description file ``path`` (``model.json``, ``meta.json``,
     …), checked to be of format ``fmt`` (None: a file without one) and to hold each of
     ``fields`` with a value of its type; else a :class:`ModelError` saying that the model
-    (``name``, by default ``path``'s folder) is not ``what`` (``"a CRF corrector"``) and why
-    (``name`` a file stem, ``folder/attach``, and ``path`` missing: ``no PATH``)."""
+    (``name``, by default ``path``'s folder; or a file stem in it, ``folder/attach``) is not
+    ``what`` (``"a CRF corrector"``) and why (:func:`~.errors.not_a_model`, judged by the
+    folder)."""
     name = path.parent if name is None else name
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        if name != path.parent and isinstance(e, FileNotFoundError):  # a file stem's model
-            raise ModelError(f"{name}: not {what} (no {path})") from e
-        raise not_a_model(name, what, e) from e
+        raise not_a_model(path.parent, what, e, name) from e
     if not isinstance(meta, dict):
         raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")
     if fmt is not None and meta.get("format") != fmt:

@@ -1037,16 +1037,14 @@ class CvRun:
 
     args: argparse.Namespace
     splits: list[str]
-    fold_of: dict[str, int]
     pooled: list
+    helds: list[list[int]]
     english: PunctModel
     outputs: dict[str, list[Sentence | None]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> CvRun:
-        data, splits = Path(args.data), args.splits or list(SPLITS)
-        _, fold_of = document_folds(data, splits, args.folds)
-        return cls(args, splits, fold_of, pooled_pairs(data, splits, False)[0],
+        return cls(args, args.splits or list(SPLITS), *held_out_pairs(args),
                    load_model(args.reference))
 
     def folds(self) -> Iterator[HeldOut]:
@@ -1054,7 +1052,7 @@ class CvRun:
         ``--decoder``, its two CRF correctors), the systems' outputs placed into
         :attr:`outputs` (the products at ``--weight`` and ``--keep-weight``)."""
         args, pooled, work = self.args, self.pooled, Path(self.args.work)
-        for fold, held in enumerate(held_of(pooled, self.fold_of, args.folds)):
+        for fold, held in enumerate(self.helds):
             folder = work / f"fold{fold}"
             fold_folders(work, fold, ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}"),
                          args.folds)

@@ -215,8 +215,21 @@ def test_a_model_without_attach_json_names_the_file(tmp_path, capsys):
     (tmp_path / "en" / "attach.json").unlink()
     assert main(["decode", "--model", str(tmp_path / "en"), str(SAMPLE)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "attach: not an attach model (no " \
-        f"{tmp_path / 'en' / 'attach.json'})" in err, err
+    assert err.count("\n") == 1 and f"{tmp_path / 'en' / 'attach'}: not an attach model " \
+        "(no attach.json)" in err, err
+
+
+def test_an_unreadable_stem_model_is_judged_by_its_folder(tmp_path):
+    """A file stem's model (folder/attach) whose file is damaged or missing: its own problem,
+    not '(no such folder)' for the stem (which is no folder)."""
+    from fstpunct.errors import ModelError
+    from fstpunct.files import read_meta
+    (tmp_path / "m.json").write_text("{", encoding="utf-8")
+    with pytest.raises(ModelError, match=r"/m: not an attach model \(Expecting"):
+        read_meta(tmp_path / "m.json", None, "an attach model", name=tmp_path / "m")
+    with pytest.raises(ModelError, match=r"/gone/m: not an attach model \(no such folder\)"):
+        read_meta(tmp_path / "gone" / "m.json", None, "an attach model",
+                  name=tmp_path / "gone" / "m")
 
 
 @pytest.mark.parametrize("file, text, why", [

@@ -65,6 +65,8 @@ def test_drawn_readings_follow_the_learner_posterior(pairs):
             assert abs(share - p) <= 4 * np.sqrt(p * (1 - p) / len(draws)) + 1e-9, (node, pair)
     with pytest.raises(InputError, match="at least 1"):
         drawn(learner, [ss], 0)
+    with pytest.raises(InputError, match="seed >= 0"):  # numpy's traceback before
+        drawn(learner, [ss], 2, -1)
 
 
 def enumerated(model, ss):
@@ -93,12 +95,19 @@ def test_drawn_readings_follow_the_joint_posterior(pairs):
     joint: Counter = Counter()
     for pairs_, p in enumerated(learner, ss):
         joint[tuple(node[2] for node in learner_contexts(ss, pairs_))] += p
-    z, n = 1.0, 3000
+    nodes = len(next(iter(joint)))
+    marginals = [Counter() for _ in range(nodes)]
+    for t, p in joint.items():
+        for i, pair in enumerate(t):
+            marginals[i][pair] += p
+    product = {t: float(np.prod([marginals[i][t[i]] for i in range(nodes)])) for t in joint}
+    assert 0.5 * sum(abs(joint[t] - product[t]) for t in joint) > 0.1  # the nodes depend
+    n = 3000
     seen = Counter(tuple(node[2] for node in d[0].contexts) for d in drawn(learner, [ss], n, 7))
     assert all(joint[t] > 0 for t in seen)
-    big = [t for t in joint if joint[t] / z * n >= 5]  # the rest pooled in one cell
+    big = [t for t in joint if joint[t] * n >= 5]  # the rest pooled in one cell
     observed = [seen[t] for t in big] + [n - sum(seen[t] for t in big)]
-    expected = [joint[t] / z * n for t in big] + [n - sum(joint[t] / z * n for t in big)]
+    expected = [joint[t] * n for t in big] + [n - sum(joint[t] * n for t in big)]
     assert len(big) >= 3 and stats.chisquare(observed, expected).pvalue > 1e-3
 
 
@@ -175,7 +184,7 @@ def test_readings_flag_what_t_e_does_not_render_as_written(pairs):
     for ss, row, best in zip(originals, got, inference.viterbi_all()):
         assert [r.reading for r in row] == stands_for(Aligner(learner.channel), ss, best)
         assert [r.artifact for r in row] == [r.reading != ss.slots[i] for i, r in enumerate(row)]
-        assert all(0.0 <= r.posterior <= 1.0 and r.posterior * 50 == round(r.posterior * 50)
+        assert all(0.0 <= r.posterior <= 1.0 and round(r.posterior * 50) / 50 == r.posterior
                    for r in row)
 
 

@@ -41,12 +41,27 @@ def fixed_thresholds() -> bool:
                                                  or any(t in tunables for t in FIXING_TUNABLES))
 
 
+def _size(text: str | None) -> int | None:
+    """A size as glibc reads one (``strtoul`` in base 0: decimal, ``0x`` hexadecimal, a
+    leading ``0`` octal); None for none or a value glibc would not take either."""
+    text = (text or "").strip()
+    octal = len(text) > 1 and text[0] == "0" and text[1] not in "xX"
+    try:
+        return int(text, 8 if octal else 0)
+    except ValueError:
+        return None
+
+
 def environment_thresholds() -> dict[int, int]:
     """The thresholds this process's environment fixed (parameter: bytes): ``GLIBC_TUNABLES``'s
     value, else the variable's (:data:`ENVIRONMENT`), else glibc's default."""
     tunables = _tunables()
-    return {p: int(tunables.get(TUNABLES[p], os.environ.get(v, GLIBC_DEFAULTS[p])))
-            for p, v in ENVIRONMENT.items()}
+    out = {}
+    for p, v in ENVIRONMENT.items():
+        size = _size(tunables.get(TUNABLES[p]))
+        size = _size(os.environ.get(v)) if size is None else size
+        out[p] = GLIBC_DEFAULTS[p] if size is None else size
+    return out
 
 
 def mallopt(settings: dict[int, int]) -> None:

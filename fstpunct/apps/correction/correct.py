@@ -66,16 +66,11 @@ def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence], fi
                        ) -> list[list[exact_mbr.SlotDistribution]]:
     """Every sentence's exact slot distributions under the corrector, given its T_e′; for a
     model trained on drawn readings (record ``readings`` D), the equal mixture of the
-    distributions given each of D draws of T_e′ (:meth:`~.model.CorrectionModel.drawn_readings`:
+    distributions given each of D draws of T_e′ (:meth:`~.model.CorrectionModel.readings_of`:
     sentence k draws from stream (S, first + k), S the record's ``readings_seed``, 0 if none,
     whatever the other sentences of the call)."""
-    slots = [to_slots(s) for s in sentences]
-    prior = exact_mbr.ExactPrior(model.corrector)
-    draws = int(model.record.get("readings", 0))
-    if draws:
-        return list(prior.distributions(model.drawn_readings(slots, first)))
-    learner = with_learner(model.learner, slots)
-    return [prior.sentence([(ss, m)]) for ss, m in zip(learner, prior.marginals(learner))]
+    readings = model.readings_of([to_slots(s) for s in sentences], first)
+    return list(exact_mbr.ExactPrior(model.corrector).distributions(readings))
 
 
 def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
@@ -136,7 +131,7 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
         decoding = decoding or model.decoding
         return [decided(model, slots, insertions_of(sent), decoding)
                 for sent, slots in zip(sentences, slot_distributions(model, sentences, first))]
-    if model.record.get("readings"):
+    if model.readings:
         raise InputError("a correction model trained on drawn readings decodes exactly only "
                          "(no samples)")
     learner = with_learner(model.learner, [to_slots(s) for s in sentences])

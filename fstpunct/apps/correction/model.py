@@ -30,7 +30,7 @@ estimate of p(x_c | T, x_e) = Σ p(x_c | T, T_e′) p(T_e′ | T, x_e), so that 
 learner model is unsure of (a final ``.`` as an underlying ``?``) drives an edit only in the
 share of draws that make it. The draws of a call's sentence k come from the random stream
 (S, first + k), S = ``readings_seed`` (0 by default; recorded unless 0), in training and in
-decoding alike (:meth:`CorrectionModel.drawn_readings`).
+decoding alike (:meth:`CorrectionModel.readings_of`).
 
 *Copying is the default* (``copy`` > 0, :func:`copy_center`): the mean of θ's L2 prior gives
 the weight ``copy`` to every conjunction ``xl=p`` × ``L=p`` and ``xr=p`` × ``R=p`` (the learner's
@@ -156,8 +156,9 @@ def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, se
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
     random stream (seed, first + k), so its readings do not depend on the other sentences."""
-    if draws < 1:
-        raise InputError(f"the readings drawn must be at least 1 (got {draws})")
+    if draws < 1 or seed < 0:
+        raise InputError(f"the readings drawn must be at least 1 and their seed >= 0 (got "
+                         f"{draws} and {seed})")
     if not sentences:
         return [[] for _ in range(draws)]
     inference = Inference(learner, learner.prepare(sentences))
@@ -220,11 +221,20 @@ class CorrectionModel:
         """The decoding for gold trees stored in the record (``decoding``), else plain MBR."""
         return self.decoding_for(parsed=False)
 
-    def drawn_readings(self, sentences: Sequence[SlotSentence], first: int = 0
-                       ) -> list[list[SlotSentence]]:
-        """The drawn readings decoding mixes (record ``readings`` D > 0): :func:`drawn` of
+    @property
+    def readings(self) -> int:
+        """How many drawn readings of T_e′ the corrector reads (record ``readings``; 0: the
+        learner model's Viterbi reading alone)."""
+        return int(self.record.get("readings", 0))
+
+    def readings_of(self, sentences: Sequence[SlotSentence], first: int = 0
+                    ) -> list[list[SlotSentence]]:
+        """The readings of T_e′ decoding mixes, one list per reading: the Viterbi one
+        (:func:`with_learner`), or for a model trained on D drawn readings, :func:`drawn` of
         ``sentences`` from the recorded stream ``readings_seed`` (0 if none)."""
-        return drawn(self.learner, sentences, int(self.record["readings"]),
+        if not self.readings:
+            return [with_learner(self.learner, sentences)]
+        return drawn(self.learner, sentences, self.readings,
                      int(self.record.get("readings_seed", 0)), first)
 
     def decoding_for(self, parsed: bool) -> Decoding:

@@ -31,7 +31,7 @@ from ..restoration import Insertion, marks
 from ..restoration.crf import slot_tags
 from ..restoration.strip import insert
 from .crf import CrfCorrector, features, tag_insertions
-from .model import CorrectionModel, with_learner
+from .model import CorrectionModel
 
 __all__ = ["Chain", "Nbest", "correction_log_probs", "english_log_probs", "kbest",
            "log_partition", "nbest"]
@@ -177,10 +177,8 @@ def correction_log_probs(model: CorrectionModel, sources: Sequence[Sentence],
     contexts of the learner's sentence ``sources[k]`` (its T_e′ under the model's learner
     model and the learner's surface strings, :func:`~.model.with_learner`); for a model
     trained on D drawn readings, log (1/D) Σ_d p(y | T, T_e′(d)) over the D readings that
-    decoding mixes (:meth:`~.model.CorrectionModel.drawn_readings`)."""
-    slots = [to_slots(s) for s in sources]
-    draws = int(model.record.get("readings", 0))
-    readings = model.drawn_readings(slots) if draws else [with_learner(model.learner, slots)]
+    decoding mixes (:meth:`~.model.CorrectionModel.readings_of`)."""
+    readings = model.readings_of([to_slots(s) for s in sources])
     cands = _candidates(stripped, lists)
     logs = []
     for learner in readings:
