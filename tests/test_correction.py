@@ -32,7 +32,7 @@ from fstpunct.errors import InputError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
 from fstpunct.model.punct import Settings
-from fstpunct.model.store import load_model
+from fstpunct.model.store import load_model, read_record
 from fstpunct.model.train import em, initial_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
@@ -122,6 +122,13 @@ def test_corrects_what_it_was_trained_on_and_keeps_words_and_tree(model):
 def test_save_load_api_and_cli(model, tmp_path, capsys):
     folder = model.save(tmp_path / "esl-correct")
     again = CorrectionModel.load(folder)
+    # each part's model.json records an object (train's record names the learner's folder:
+    # it was written as the learner's whole record, a string, which show could not read)
+    named = replace(model, record={**model.record, "learner": "models/esl-learner"})
+    parts = named.save(tmp_path / "named")
+    assert read_record(parts / "learner")["record"] == {"part": "learner",
+                                                        "from": "models/esl-learner"}
+    assert read_record(parts / "corrector")["record"] == {"part": "corrector"}
     learner = conll(RELATIVE, "r", drop=(1, 4))
     api = load(folder)
     assert api.correct(learner) == "".join(s.text() for s in corrected(sentences(learner),

@@ -257,11 +257,14 @@ class CorrectionModel:
             "decoder": decoding.decoder, **why}})
 
     def save(self, folder: str | Path) -> Path:
-        """A folder with ``learner/``, ``corrector/`` (punctuation model folders) and
-        ``correction.json``, written whole."""
+        """A folder with ``learner/``, ``corrector/`` (punctuation model folders, each
+        recording which part it is and, for the learner, the model it was read from if the
+        record names one) and ``correction.json``, written whole."""
         with atomic_folder(Path(folder)) as tmp:
-            save_model(self.learner, tmp / "learner", self.record.get("learner", {}))
-            save_model(self.corrector, tmp / "corrector", self.record.get("corrector", {}))
+            for part, model in (("learner", self.learner), ("corrector", self.corrector)):
+                source = self.record.get(part)  # train records the learner model's folder
+                save_model(model, tmp / part, {"part": part, **({"from": source} if source
+                                                                else {})})
             (tmp / "correction.json").write_text(
                 json.dumps({"format": FORMAT, "record": self.record}, ensure_ascii=False,
                            indent=1) + "\n", encoding="utf-8")
