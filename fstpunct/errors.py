@@ -60,7 +60,7 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     path = Path(folder)
     name = Path(getattr(cause, "filename", None) or "").name
     if not path.exists():
-        why = "no such folder"
+        why = "no such folder" if model is None else f"no folder {folder}"
     elif not path.is_dir():
         why = "a file, not a folder"
     elif isinstance(cause, FileNotFoundError) and name:

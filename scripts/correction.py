@@ -1329,11 +1329,9 @@ def agree_cv(args: argparse.Namespace) -> None:
     ones; when the pairs pool several splits, the same rows on each split's pairs too
     (``rows_by_split``)."""
     run = CvRun.of(args)
-    pooled, outputs, k, splits = run.pooled, run.outputs, args.folds, run.splits
-    helds = []
+    pooled, outputs, k, splits, helds = run.pooled, run.outputs, args.folds, run.splits, run.helds
     by_cost: dict[float, list[Sentence | None]] = {}
     for fold, h in enumerate(run.folds()):
-        helds.append(h.held)
         viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
                    KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
         place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),

@@ -227,7 +227,7 @@ def test_an_unreadable_stem_model_is_judged_by_its_folder(tmp_path):
     (tmp_path / "m.json").write_text("{", encoding="utf-8")
     with pytest.raises(ModelError, match=r"/m: not an attach model \(Expecting"):
         read_meta(tmp_path / "m.json", None, "an attach model", name=tmp_path / "m")
-    with pytest.raises(ModelError, match=r"/gone/m: not an attach model \(no such folder\)"):
+    with pytest.raises(ModelError, match=r"/gone/m: not an attach model \(no folder .*/gone\)"):
         read_meta(tmp_path / "gone" / "m.json", None, "an attach model",
                   name=tmp_path / "gone" / "m")
 

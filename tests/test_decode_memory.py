@@ -140,8 +140,8 @@ def test_the_environment_fixes_the_thresholds_by_any_malloc_variable_or_tunable(
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "262144")
     assert heap.environment_thresholds() == {heap.M_TRIM_THRESHOLD: 65536,
                                              heap.M_MMAP_THRESHOLD: 262144}
-    # glibc reads sizes in base 0 (strtoul): hexadecimal and octal too; a value it would not
-    # take leaves its default
+    # glibc reads sizes in base 0 (strtoul): hexadecimal and octal too; a value not parsed
+    # whole is taken as glibc's default (an approximation: glibc may read its leading digits)
     monkeypatch.setenv("GLIBC_TUNABLES", "glibc.malloc.trim_threshold=0x10000")
     monkeypatch.setenv("MALLOC_MMAP_THRESHOLD_", "0400000")
     assert heap.environment_thresholds() == {heap.M_TRIM_THRESHOLD: 65536,

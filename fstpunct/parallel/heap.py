@@ -42,8 +42,9 @@ def fixed_thresholds() -> bool:
 
 
 def _size(text: str | None) -> int | None:
-    """A size as glibc reads one (``strtoul`` in base 0: decimal, ``0x`` hexadecimal, a
-    leading ``0`` octal); None for none or a value glibc would not take either."""
+    """A size written as glibc reads one (``strtoul`` in base 0: decimal, ``0x`` hexadecimal,
+    a leading ``0`` octal); None for none or a value this does not parse whole (glibc may then
+    read its leading digits, or 0: the caller keeps glibc's default, an approximation)."""
     text = (text or "").strip()
     octal = len(text) > 1 and text[0] == "0" and text[1] not in "xX"
     try:

@@ -41,7 +41,7 @@ from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
 from .gate import gated
-from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained, with_learner
+from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained
 from .platt import mapped
 
 __all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
@@ -134,7 +134,7 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
     if model.readings:
         raise InputError("a correction model trained on drawn readings decodes exactly only "
                          "(no samples)")
-    learner = with_learner(model.learner, [to_slots(s) for s in sentences])
+    learner, = model.readings_of([to_slots(s) for s in sentences])
     decode = DECODERS[mbr_decoder]
     return [mbr.insertions(d, decode(d)) for d in
             PriorSampler(model.corrector, samples, seed).draws(learner, first)]
