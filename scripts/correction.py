@@ -577,7 +577,7 @@ def print_weights(title: str, tried: WeightCounts, chosen: dict[str, float]) -> 
 
 
 # print_rows' default tests: AED against keep and the correction model, F0.5 against the CRFs
-ROW_TESTS = tuple(zip(("aed", "aed", "f", "f"), REFS, strict=True))
+ROW_TESTS = (("aed", "keep"), ("aed", "correction"), ("f", CRF), ("f", KEEP))
 
 
 def print_rows(title: str, rows: list[dict], tests: tuple[tuple[str, str], ...] = ROW_TESTS
