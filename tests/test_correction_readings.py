@@ -10,7 +10,7 @@ from test_correction import PLAIN, RELATIVE, conll, learner_pairs, sentences
 from test_treedp import enumerate_choices
 
 from fstpunct.apps.correction.correct import slot_distributions
-from fstpunct.apps.correction.model import drawn, learner_contexts, train, with_learner
+from fstpunct.apps.correction.model import drawn, learner_contexts, sharpened, train, with_learner
 from fstpunct.apps.correction.readings import readings, stands_for
 from fstpunct.apps.correction.rerank import Nbest, correction_log_probs
 from fstpunct.apps.decode import ranked_pairs
@@ -271,3 +271,23 @@ def test_readings_refuse_no_draws_and_compare_in_model_symbols(pairs):
     row = readings(rare, [commas], draws=20)[0]
     assert [r.reading for r in row[1::2]] == [(UNK,), (UNK,), (".",)]
     assert not any(r.artifact for r in row)
+
+
+def test_a_sentences_reading_posteriors_do_not_depend_on_its_batch():
+    """The diagnostic draws sentence k of a call from stream (seed, first + k), as drawn
+    readings do (Inference.sample_each): each sentence's posteriors alone at its place equal
+    those in the batch (one generator for the whole call made sentences 1 and 3 differ), and
+    another place draws otherwise. A flattened channel (β 0.3) makes the readings unsure."""
+    english = load_model("en")
+    unsure = replace(english, channel=sharpened(english.channel, 0.3))
+    text = [to_slots(s) for s in sentences(
+        conll([("Who", 0, "root"), (".", 1, "punct")], "w") + conll(PLAIN, "p")
+        + conll(RELATIVE, "r", drop=(1, 4)) + conll(RELATIVE, "q", drop=(1,)))]
+    together = readings(unsure, text, draws=40)
+    assert any(r.posterior < 1.0 for row in together for r in row)
+    for k, ss in enumerate(text):
+        assert readings(unsure, [ss], draws=40, first=k)[0] == together[k]
+    shifted = readings(unsure, text, draws=40, first=1)
+    assert shifted != together and shifted[:2] == readings(unsure, text[:2], 40, first=1)
+    with pytest.raises(InputError, match="seed >= 0"):
+        readings(unsure, text, draws=2, seed=-1)

@@ -785,6 +785,15 @@ class Inference:
         backward sampling: the draws of :meth:`sample_reference` from the same generator)."""
         return self.sample_all(rng, size, range(s, s + 1))[0]
 
+    def sample_each(self, size: int, seed: int = 0, first: int = 0
+                    ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
+        """``size`` exact samples of T′ for every sentence of the batch, sentence k from its own
+        random stream (seed, first + k), so that a sentence's samples do not depend on the
+        other sentences of the batch (``first``: the batch's place in a longer input; seed ≥ 0):
+        ``[sentence][draw][node]``."""
+        return [self.sample(k, np.random.default_rng((seed, first + k)), size)
+                for k in range(len(self.batch))]
+
     def sample_all(self, rng: np.random.Generator, size: int, part: range | None = None
                    ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
         """``size`` exact samples of T′ for every sentence of ``part`` (default: all), sentence

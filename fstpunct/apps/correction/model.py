@@ -155,15 +155,15 @@ def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, se
           first: int = 0) -> list[list[SlotSentence]]:
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
-    random stream (seed, first + k), so its readings do not depend on the other sentences."""
+    random stream (seed, first + k) (:meth:`~fstpunct.model.punct.Inference.sample_each`), so
+    its readings do not depend on the other sentences."""
     if draws < 1 or seed < 0:
         raise InputError(f"the readings drawn must be at least 1 and their seed >= 0 (got "
                          f"{draws} and {seed})")
     if not sentences:
         return [[] for _ in range(draws)]
     inference = Inference(learner, learner.prepare(sentences))
-    sampled = [inference.sample(k, np.random.default_rng((seed, first + k)), draws)
-               for k in range(len(sentences))]
+    sampled = inference.sample_each(draws, seed, first)
     return [[replace(ss, contexts=learner_contexts(ss, pairs[d][:ss.n] if ss.n else ()))
              for ss, pairs in zip(sentences, sampled)] for d in range(draws)]
 

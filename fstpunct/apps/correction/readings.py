@@ -58,15 +58,18 @@ def stands_for(align: Aligner, ss: SlotSentence,
 
 
 def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int = 200,
-             seed: int = 0) -> list[list[SlotReading]]:
+             seed: int = 0, first: int = 0) -> list[list[SlotReading]]:
     """Every slot's :class:`SlotReading` of every sentence (all with words) under ``learner``,
-    its posterior from ``draws`` (≥ 1) exact draws of T′ (random stream ``seed``)."""
-    if draws < 1:
-        raise InputError(f"the draws of T′ must be at least 1 (got {draws})")
+    its posterior from ``draws`` (≥ 1) exact draws of T′, sentence k's from the random stream
+    (seed, first + k), as drawn readings are (:func:`~.model.drawn`), so that a sentence's
+    posteriors do not depend on the other sentences of the call."""
+    if draws < 1 or seed < 0:
+        raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got {draws} "
+                         f"and {seed})")
     if not sentences:
         return []
     inference = Inference(learner, learner.prepare(sentences))
-    sampled = inference.sample_all(np.random.default_rng(seed), draws)
+    sampled = inference.sample_each(draws, seed, first)
     align = Aligner(learner.channel)
     out = []
     for ss, best, drawn in zip(sentences, inference.viterbi_all(), sampled):
