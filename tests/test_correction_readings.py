@@ -9,7 +9,7 @@ from scipy import stats
 from test_correction import PLAIN, RELATIVE, conll, learner_pairs, sentences
 from test_treedp import enumerate_choices
 
-from fstpunct.apps.correction.correct import slot_distributions
+from fstpunct.apps.correction.correct import Prepared, corrected, slot_distributions
 from fstpunct.apps.correction.model import drawn, learner_contexts, sharpened, train, with_learner
 from fstpunct.apps.correction.readings import readings, stands_for
 from fstpunct.apps.correction.rerank import Nbest, correction_log_probs
@@ -17,7 +17,7 @@ from fstpunct.apps.decode import ranked_pairs
 from fstpunct.apps.rephrase.underlying import Aligner
 from fstpunct.apps.restoration.exact import ExactPrior
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
-from fstpunct.errors import InputError
+from fstpunct.errors import ConlluError, InputError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
 from fstpunct.model.punct import Inference, Settings
@@ -291,3 +291,36 @@ def test_a_sentences_reading_posteriors_do_not_depend_on_its_batch():
     assert shifted != together and shifted[:2] == readings(unsure, text[:2], 40, first=1)
     with pytest.raises(InputError, match="seed >= 0"):
         readings(unsure, text, draws=2, seed=-1)
+
+
+def test_rerank_and_decoding_give_a_sentence_the_same_draw_stream(drawn_model, monkeypatch):
+    """The review's doubt, kept as a guard: a sentence's drawn readings come from stream
+    (S, k), k its number among the sentences with words. ``fstpunct correct``
+    (:func:`corrected`, any batch size) skips a sentence that is all punctuation when counting;
+    the lists that decoding (:meth:`Prepared.of`) and re-ranking
+    (:func:`correction_log_probs`) read refuse one (strip's error), so their positions are that
+    same number, and they give each sentence the same index."""
+    seen: dict[str, list[int]] = {}
+    readings_of = type(drawn_model).readings_of
+
+    def recorded(self, slots, first=0):
+        for k, ss in enumerate(slots):
+            seen.setdefault(ss.sent_id, []).append(first + k)
+        return readings_of(self, slots, first)
+    monkeypatch.setattr(type(drawn_model), "readings_of", recorded)
+    text = sentences(conll(PLAIN, "a") + conll([("...", 0, "punct")], "dots")
+                     + conll(RELATIVE, "b", drop=(1, 4)))
+    for batch in (1, 2, 100):
+        list(corrected(text, drawn_model, batch=batch))
+    assert seen == {"a": [0, 0, 0], "b": [1, 1, 1]}
+    words = [text[0], text[2]]
+    seen.clear()
+    prepared = Prepared.of(drawn_model, words)
+    lists = [Nbest(np.zeros(1), [0], [insertions_of(s)]) for s in words]
+    correction_log_probs(drawn_model, words, prepared.stripped, lists)
+    assert seen == {"a": [0, 0], "b": [1, 1]}
+    for refused in (lambda: Prepared.of(drawn_model, text),
+                    lambda: correction_log_probs(drawn_model, text, [strip(s) for s in text],
+                                                 lists)):
+        with pytest.raises(ConlluError, match="all punctuation"):
+            refused()
