@@ -28,3 +28,13 @@ def test_compiled_channel_is_a_readable_openfst_machine(grammar, tmp_path):
     assert "vector" in info.stdout and "fstpunct-channel" in info.stdout
     printed = subprocess.run(["fstprint", str(out)], capture_output=True, text=True, check=True)
     assert len(printed.stdout.splitlines()) == sum(1 for s in fst.states() for _ in fst.arcs(s)) + 1
+
+
+def test_a_channel_named_like_its_sidecar_is_refused(tmp_path, capsys):
+    """``-o x.json`` once wrote the channel, then its JSON sidecar over it, and said it had
+    written both: now an error before anything is written."""
+    out = tmp_path / "channel.json"
+    assert main(["compile", str(GRAMMARS[0]), "-o", str(out)]) == 2
+    assert not out.exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "channel.json" in err[0] and "sidecar" in err[0]

@@ -119,6 +119,21 @@ def test_missing_header_and_unreadable_file(tmp_path):
         load_grammar(tmp_path / "nope.rules")
 
 
+def test_unreadable_rule_files_are_said_plainly(tmp_path):
+    """A missing file, a folder and bytes that are not UTF-8, each in the words the CoNLL-U
+    reader uses (no Python errno text), the bad bytes by line."""
+    for path, message in ((tmp_path / "nope.rules", "no such file"),
+                          (tmp_path, "is a folder, not a file")):
+        with pytest.raises(GrammarError) as info:
+            load_grammar(path)
+        assert str(info.value) == f"{path}: cannot read rule file: {message}"
+    bad = tmp_path / "bad.rules"
+    bad.write_bytes(b"language xx\n\ndirection \xff\n")
+    with pytest.raises(GrammarError) as info:
+        load_grammar(bad)
+    assert str(info.value) == f"{bad}:3: cannot read rule file: bytes that are not UTF-8"
+
+
 def test_schemata_features():
     text = HEAD + """strength , then ; then .   # weakest first
 schema demo

@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import GrammarError
+from ..errors import GrammarError, InputError
 from ..files import output
 from ..ud.slots import BOUNDARY
 from .channel import (
@@ -112,7 +112,12 @@ class Grammar:
         return Channel(symbols, direction or self.direction, phi)
 
     def compile(self, path: str | Path, direction: str | None = None) -> Channel:
-        """Write the initial channel to ``path`` (OpenFst) and its JSON sidecar beside it."""
+        """Write the initial channel to ``path`` (OpenFst) and its JSON sidecar beside it
+        (a ``path`` ending in ``.json``, which the sidecar would overwrite, is refused)."""
+        side = sidecar_path(path)
+        if side == Path(path):
+            raise InputError(f"{path}: the channel's JSON sidecar would overwrite it; name "
+                             "the channel .fst")
         channel = self.channel(direction=direction)
         channel.save(path)
         meta = {"language": self.language, "direction": channel.direction,
@@ -120,7 +125,6 @@ class Grammar:
                 "grammar": self.path, "mass": self.mass, "rules": len(self.rules),
                 "note": "phi[a, b, edit] is recovered from the arcs; rtl machines read u and "
                         "write x reversed (see fstpunct.fst.channel)"}
-        side = sidecar_path(path)
         with output(side) as f:
             f.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
         return channel
@@ -385,7 +389,16 @@ def parse_grammar(text: str, path: str = "<string>") -> Grammar:
 def load_grammar(path: str | Path) -> Grammar:
     """Read and expand a rule file."""
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise GrammarError(f"cannot read rule file: {e}", str(path)) from e
+        data = Path(path).read_bytes()
+    except IsADirectoryError as e:
+        raise GrammarError("cannot read rule file: is a folder, not a file", str(path)) from e
+    except FileNotFoundError as e:
+        raise GrammarError("cannot read rule file: no such file", str(path)) from e
+    except OSError as e:
+        raise GrammarError(f"cannot read rule file: {e.strerror or e}", str(path)) from e
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise GrammarError("cannot read rule file: bytes that are not UTF-8", str(path),
+                           data.count(b"\n", 0, e.start) + 1) from e
     return parse_grammar(text, str(path))
