@@ -149,6 +149,17 @@ def test_a_relation_that_is_not_ud_is_refused_not_ignored(tmp_path, capsys):
         Options("full", delete=frozenset({"appos", "apos"}))
 
 
+def test_a_model_without_an_ordering_model_says_so(capsys):
+    """de has no order.json: self-permutation is refused naming the model and the ways on
+    (the message named an internal path); deleting needs no ordering model."""
+    assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "de"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'de' has no ordering model" in err and "--order" in err
+    assert "models/de/order" not in err
+    assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "de", "--delete",
+                 "appos"]) == 0
+
+
 def test_the_api_method_writes_what_the_command_writes(tmp_path):
     import fstpunct
     text = (DATA / "arthur.conllu").read_text(encoding="utf-8")

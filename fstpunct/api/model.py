@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..apps.decode import annotate, scored
 from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
-from ..model.store import load_model, model_path, read_record
+from ..model.store import BUNDLED, load_model, model_path, read_record
 from ..parallel import Pool
 from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
@@ -298,6 +298,11 @@ class Model:
         options = Options(method, seed, samples, permute, delete, delete_parens,
                           best_surface=best_surface, tree=tree, rewrite_all=rewrite_all,
                           balance=balance)
+        if permute and order is None and not (self.folder / "order.json").is_file():
+            shipped = ", ".join(sorted(p.parent.name for p in BUNDLED.glob("*/order.json")))
+            raise ModelError(f"{self.name!r} has no ordering model to re-order with (no "
+                             f"order.json in its folder; bundled for {shipped}): give one "
+                             "(--order, order=), or only delete (--delete, --delete-parens)")
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
 
