@@ -16,14 +16,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..errors import InputError
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
-from ..ud.treebank import universal
+from ..ud.treebank import RELATIONS, universal
 
-__all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "RuleBar", "RuleRank", "compare_rules",
-           "relation_pairs", "rule_bars"]
+__all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "RuleBar", "RuleRank", "check_relations",
+           "compare_rules", "relation_pairs", "rule_bars"]
 
 KEEP = EDITS.index("KEEP")
 PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
@@ -142,10 +143,21 @@ def rule_bars(channel: Channel, edit_counts: np.ndarray | None, grammar: Grammar
     return bars, left
 
 
+def check_relations(relations: Sequence[str]) -> None:
+    """An InputError unless every relation is a UD universal one (not a typo, not a subtype:
+    :func:`relation_pairs` counts nodes by universal relation)."""
+    unknown = [rel for rel in relations if rel not in RELATIONS]
+    if unknown:
+        raise InputError(f"not a UD universal relation: {', '.join(unknown)} (the table "
+                         "counts nodes by universal relation, without subtypes: appos, acl)")
+
+
 def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
                    top: int = 5) -> dict[str, tuple[int, list[tuple[str, float]]]]:
     """For each relation (base name, e.g. ``appos``): how many nodes it has in ``batch`` and its
-    ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w)."""
+    ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w).
+    A relation that is not a UD universal one is an InputError (:func:`check_relations`)."""
+    check_relations(relations)
     probs = model.attach_probabilities(batch.data)
     data, vocab = batch.data, model.vocab
     deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]

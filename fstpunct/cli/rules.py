@@ -2,20 +2,23 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
-from ..apps.rules import PAPER_RELATIONS, compare_rules, relation_pairs
+from ..apps.rules import PAPER_RELATIONS, check_relations, compare_rules, relation_pairs
 from ..errors import InputError
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
-from ..model.store import load_edit_counts, load_model
+from ..model.store import load_edit_counts, load_model, read_record
+from ..show.report import model_grammar
 from ..ud.release import LANGUAGES, SPLITS, split_source
 from ..ud.slots import to_slots
 from .arguments import add_ud_dir_argument
 from .table import format_table
 
 HELP = ("Print the rewrite rules a rule file expands to (window, edit, result, initial "
-        "probability, schema, source line); with --model M --compare GRAMMAR, compare what the "
-        "model learned with the grammar (the paper's §5.1 statistics and Table 4).")
+        "probability, schema, source line); with --model M, compare what the model learned "
+        "with the grammar it was trained from or with --compare GRAMMAR (the paper's §5.1 "
+        "statistics and Table 4).")
 
 HEADER = ("window", "edit", "result", "p", "schema", "line")
 
@@ -23,10 +26,13 @@ HEADER = ("window", "edit", "result", "p", "schema", "line")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grammar", nargs="?", metavar="GRAMMAR",
                         help="a rule file, e.g. grammars/en.rules")
-    parser.add_argument("--model", help="a trained model to compare with --compare GRAMMAR")
-    parser.add_argument("--compare", metavar="GRAMMAR", help="the grammar to compare --model with")
-    parser.add_argument("--lang", choices=LANGUAGES, default="en",
-                        help="whose dev split gives the relation table (default en)")
+    parser.add_argument("--model", help="a trained model: compare what it learned with a grammar")
+    parser.add_argument("--compare", metavar="GRAMMAR",
+                        help="the grammar to compare --model with (default: the one the model "
+                             "was trained from, a rule file or the default grammar)")
+    parser.add_argument("--lang", choices=LANGUAGES,
+                        help="whose dev split gives the relation table (default: the model's "
+                             "language, else en)")
     parser.add_argument("--split", choices=SPLITS, default="dev",
                         help="the split of --lang for that table (default dev)")
     parser.add_argument("--relations", nargs="+", default=list(PAPER_RELATIONS), metavar="REL",
@@ -44,9 +50,23 @@ def rule_rows(grammar: Grammar, channel: Channel) -> list[tuple[str, ...]]:
             for r in grammar.rules]
 
 
+def _trained_grammar(name: str, record: dict[str, Any]) -> Grammar:
+    """The grammar model ``name`` was trained from, by its training ``record``."""
+    grammar = model_grammar(record)
+    if grammar is None:
+        raise InputError(f"{name}: its model.json names no rule file that can be read; "
+                         "give one with --compare GRAMMAR")
+    return grammar
+
+
 def _compare(args: argparse.Namespace) -> None:
+    check_relations(args.relations)  # before any output
     model = load_model(args.model)
-    grammar = load_grammar(args.compare)
+    record = read_record(args.model).get("record", {})
+    grammar = load_grammar(args.compare) if args.compare else \
+        _trained_grammar(args.model, record)
+    lang = args.lang or next((g for g in (record.get("language"), grammar.language)
+                              if g in LANGUAGES), "en")
     counts = load_edit_counts(args.model, model.channel.phi.shape)
     result = compare_rules(model.channel, counts, grammar)
     agree = [g for g in result.confident if g.edit == g.grammar_edit]
@@ -65,22 +85,22 @@ def _compare(args: argparse.Namespace) -> None:
     print(f"# over the {len(confident)} whose bigram has an edit with p > 0.5: rank 1: "
           f"{sum(r.rank == 1 for r in confident)}, rank 2: {sum(r.rank == 2 for r in confident)}, "
           f"rank > 2: {sum(r.rank > 2 for r in confident)}; MRR {result.mrr_confident:.3f}")
-    sents = [to_slots(s) for s in split_source(args.lang, args.split, args.ud_dir).sentences()]
+    sents = [to_slots(s) for s in split_source(lang, args.split, args.ud_dir).sentences()]
     table = relation_pairs(model, model.prepare(sents), args.relations)
-    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {args.lang} {args.split}")
+    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {lang} {args.split}")
     rows = [(rel, str(n), pair, f"{100 * p:.1f}") for rel, (n, pairs) in table.items()
             for pair, p in pairs]
     print(format_table(("relation", "nodes", "l | r", "%"), rows, args.tsv))
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.model or args.compare:
-        if not (args.model and args.compare):
-            raise InputError("--model and --compare go together")
+    if args.compare and not args.model:
+        raise InputError("--compare goes with --model")
+    if args.model:
         _compare(args)
         return 0
     if not args.grammar:
-        raise InputError("give a GRAMMAR, or --model M --compare GRAMMAR")
+        raise InputError("give a GRAMMAR, or --model M [--compare GRAMMAR]")
     grammar = load_grammar(args.grammar)
     print(format_table(HEADER, rule_rows(grammar, grammar.channel()), args.tsv))
     return 0
