@@ -9,8 +9,11 @@ GRAMMARS := $(wildcard grammars/*.rules)
 CHANNELS := $(patsubst grammars/%.rules,build/%.fst,$(GRAMMARS))
 COMPILER := $(wildcard fstpunct/fst/grammar.py fstpunct/fst/channel.py)
 
-.PHONY: all install test lint bench clean
-all: install $(CHANNELS)
+.PHONY: all install grammars test lint bench clean help
+all: install grammars
+
+# every grammars/LANG.rules compiled to build/LANG.fst (phony: grammars/ is also a folder)
+grammars: $(CHANNELS)
 
 install: $(VENV)/.installed
 # the compiled modules (fstpunct/*/_*.pyx, with their .pxd declarations) are built by setup.py on
@@ -58,3 +61,12 @@ $(VENV)/.bench: $(VENV)/.installed
 
 clean:
 	rm -rf build
+
+help:
+	@echo "make            set up .venv (the package, its extras, compiled modules) and compile the grammars"
+	@echo "make grammars   compile every grammars/LANG.rules into build/LANG.fst (fstpunct compile)"
+	@echo "make test       run the test suite (builds first)"
+	@echo "make lint       ruff over fstpunct, tests, bench, scripts"
+	@echo "make bench      the speed and memory benchmarks (long; see RESULTS.md)"
+	@echo "make clean      remove build/ (the compiled channels)"
+	@echo "UD_DIR=DIR      the UD release folder the tests and benchmarks read (default ../shared/ud)"
