@@ -37,7 +37,16 @@ def held_out_sources(args: argparse.Namespace) -> list[Source]:
         raise InputError("--split goes with --lang; a FILE may name a split: 'zh:dev'")
     if args.lang:
         return [split_source(args.lang, args.split or "test", args.ud_dir)]
+    stdin_once(args.files)
     return [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)]
+
+
+def stdin_once(specs: list[str]) -> None:
+    """An InputError if ``-`` (stdin) is named more than once: the second would read an
+    exhausted stream ('no sentences')."""
+    if specs.count("-") > 1:
+        raise InputError("'-' (stdin) is named more than once; it can be read once: name files "
+                         "for the others")
 
 
 def positive(text: str) -> int:

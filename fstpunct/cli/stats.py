@@ -6,7 +6,7 @@ import argparse
 from ..progress import progress
 from ..ud.release import LANGUAGES, resolve
 from ..ud.stats import collect
-from .arguments import add_quiet_argument, add_ud_dir_argument
+from .arguments import add_quiet_argument, add_ud_dir_argument, stdin_once
 from .table import format_table
 
 HELP = ("Print, per file or split: sentences, words, % punctuation, sentences omitted from "
@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    stdin_once(args.specs)
     rows = [collect(src.name, progress(src.sentences(), f"stats {src.name}",
                                        quiet=args.quiet)).row()
             for spec in args.specs for src in resolve(spec, args.ud_dir)]
