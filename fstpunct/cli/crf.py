@@ -35,7 +35,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        description="Train a CRF over slots (features: neighbouring words, UPOS "
                                    "and, unless --no-tree, relations and head links); pick "
                                    "the L2 coefficient c2 by dev per-slot perplexity.")
-    p.add_argument("--lang", required=True, help="language (its standard train and dev splits)")
+    p.add_argument("--lang", required=True,
+                   help="the data's language: its standard train and dev splits (unless "
+                        "--train and --dev), and the language recorded in the model (whose "
+                        "tagger and parser restore --crf --text uses)")
     p.add_argument("--train", metavar="FILE",
                    help="training .conllu, '-' or split ('en:train') instead of --lang's train")
     p.add_argument("--dev", metavar="FILE",

@@ -19,7 +19,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--posteriors", type=int, default=0, metavar="K",
                         help="also list the K most probable (l, r) pairs per word (PunctPost)")
-    parser.add_argument("--jobs", type=int, default=1,
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="decode chunks of 500 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)

@@ -20,7 +20,7 @@ HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give ever
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
-    parser.add_argument("--jobs", type=int, default=1,
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="normalise chunks of 500 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)

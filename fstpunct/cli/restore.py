@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "given, and the tagger and parser of --text; with --crf, by "
                              "default the CRF's language)")
     add_quiet_argument(parser)
-    parser.add_argument("--jobs", type=int, default=1,
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="restore chunks of 256 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)
