@@ -167,7 +167,7 @@ def test_compile_and_rules_commands(tmp_path, capsys):
     assert len(err) == 1 and f"{bad}:6:" in err[0]
 
 
-@pytest.mark.parametrize("args", [[], ["--compare", str(EN)],
+@pytest.mark.parametrize("args", [[], ["--compare", str(EN)], [str(EN), "--model", "en"],
                                   ["--model", "en", "--compare", str(EN), "--relations", "appos",
                                    "apos"],
                                   ["--model", "en", "--compare", str(EN), "--relations",

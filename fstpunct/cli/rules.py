@@ -96,6 +96,9 @@ def _compare(args: argparse.Namespace) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.compare and not args.model:
         raise InputError("--compare goes with --model")
+    if args.grammar and args.model:  # GRAMMAR would be ignored
+        raise InputError("GRAMMAR lists a rule file's rules; to compare a model with it: "
+                         "--model M --compare GRAMMAR")
     if args.model:
         _compare(args)
         return 0
