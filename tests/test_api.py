@@ -158,10 +158,17 @@ def test_a_bundled_name_is_not_shadowed_silently(tmp_path, monkeypatch):
 
 
 def test_models_lists_every_bundled_model(capsys):
-    assert main(["models"]) == 0
-    rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()[1:]]
+    """Aligned columns, as stats and rules print (the rows were tab-separated only), and
+    with --tsv tab-separated."""
+    assert main(["models", "--tsv"]) == 0
+    tsv = capsys.readouterr().out
+    rows = [line.split("\t") for line in tsv.splitlines()[1:]]
     assert [r[0] for r in rows] == bundled()
     assert all(r[1] in ("ltr", "rtl") and r[3].endswith(" MB") for r in rows)
+    assert main(["models"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert "\t" not in "".join(table) and table[0].startswith("language  direction  ")
+    assert [line.split()[:2] for line in table[1:]] == [r[:2] for r in rows]
 
 
 def test_evaluate_records_the_test_perplexity(tmp_path, monkeypatch, capsys):
@@ -170,7 +177,7 @@ def test_evaluate_records_the_test_perplexity(tmp_path, monkeypatch, capsys):
     from fstpunct.model import store
     shutil.copytree(BUNDLED / "hi", tmp_path / "hi")
     monkeypatch.setattr(store, "BUNDLED", tmp_path)
-    assert main(["models", "--evaluate", "hi"]) == 0
+    assert main(["models", "--evaluate", "hi", "--tsv"]) == 0
     row = capsys.readouterr().out.splitlines()[1].split("\t")
     assert main(["perplexity", "--model", "hi", "--lang", "hi", "--split", "test"]) == 0
     measured = capsys.readouterr().out.split("perplexity ")[1].strip()

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..api import ModelInfo, bundled_models, evaluate
 from ..errors import InputError
 from ..model.store import bundled
+from .table import format_table
 
 HELP = ("List the bundled models: language, channel direction, test perplexity, size, training "
         "data. --evaluate measures the test perplexity (on the language's standard test split) "
@@ -17,7 +18,8 @@ HELP = ("List the bundled models: language, channel direction, test perplexity, 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--evaluate", nargs="+", metavar="NAME",
                         help="measure and record these bundled models' test perplexity first")
-    parser.add_argument("--ud-dir", help="UD release folder (with --evaluate)")
+    parser.add_argument("--ud-dir", metavar="DIR", help="UD release folder (with --evaluate)")
+    parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 
 
 def _data(info: ModelInfo) -> str:
@@ -36,9 +38,9 @@ def run(args: argparse.Namespace) -> int:
     for name in args.evaluate or ():
         print(f"fstpunct models: measuring {name} on {name} test", file=sys.stderr, flush=True)
         evaluate(name, args.ud_dir)
-    print("language\tdirection\ttest perplexity\tsize\ttraining data")
-    for info in bundled_models():
-        perplexity = f"{info.perplexity:.4f}" if info.perplexity is not None else "-"
-        print(f"{info.language}\t{info.direction}\t{perplexity}\t"
-              f"{info.size / 1e6:.1f} MB\t{_data(info)}")
+    rows = [(info.language, info.direction,
+             f"{info.perplexity:.4f}" if info.perplexity is not None else "-",
+             f"{info.size / 1e6:.1f} MB", _data(info)) for info in bundled_models()]
+    print(format_table(("language", "direction", "test perplexity", "size", "training data"),
+                       rows, args.tsv))
     return 0
