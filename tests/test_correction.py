@@ -141,6 +141,18 @@ def test_save_load_api_and_cli(model, tmp_path, capsys):
         load("en").correct(learner)
 
 
+def test_full_width_input_is_corrected_in_its_width(model, tmp_path):
+    """fstpunct.ud.width: ``，`` and ``。``, unknown to the model, are read as ``,`` and ``.``,
+    and the corrected sentence is written full-width, ``# text`` too."""
+    api = load(model.save(tmp_path / "m"))
+    learner = conll(RELATIVE, "r", drop=(1, 4))
+    wide = str.maketrans(",.", "，。")
+    fixed = api.correct(learner)
+    assert "# text = Peter, who runs, is here." in fixed
+    assert api.correct(learner.translate(wide)) == fixed.translate(wide)
+    assert api.correct(learner, width="full") == fixed.translate(wide)
+
+
 def test_copy_center_weights_the_learners_own_punctemes(model):
     attach = model.corrector.attach
     base = attach.blocks(copy_center(attach, 4.0, 3.0) - attach.init_theta(4.0))[0]

@@ -26,7 +26,8 @@ from ..model.store import BUNDLED, load_model, model_path, read_record
 from ..parallel import Pool
 from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
-from .data import Data, one_sentence, rewrite, sentences, values
+from ..ud.width import Widths, checked
+from .data import Data, Step, one_sentence, rewrite, sentences, values
 
 if TYPE_CHECKING:
     import graphviz
@@ -111,9 +112,10 @@ class Model:
             raise InputError(f"posteriors must be at least 0, not {posteriors}")
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
         punct = self._model_for(text and text_model)
-        return rewrite(data, lambda s: annotate(punct, analysed(self._watched(s), pipeline),
-                                                posteriors, pool=pool),
-                       self._tokeniser(text), format, underlying, tree=None)
+        return self._rewrite(data, lambda s: annotate(punct, analysed(s, pipeline), posteriors,
+                                                      pool=pool),
+                             punct=punct, text=self._tokeniser(text), format=format,
+                             line=underlying, tree=None)
 
     def for_text(self) -> PunctModel:
         """The punctuation model for plain text: the folder's ``text/`` model if it has one (a
@@ -183,7 +185,8 @@ class Model:
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
                 format: str | None = None, lowercase: bool | None = None,
                 tagger: Folder | Tagger | None = None, mix_crf: Folder | CrfModel | None = None,
-                mix_weight: float | None = None, text_model: bool = True) -> Any:
+                mix_weight: float | None = None, text_model: bool = True, width: str = "input"
+                ) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, or one, beam ``beam``; the first
         one's tree is kept): by default the exact minimum-Bayes-risk choice under the model, no
@@ -205,7 +208,10 @@ class Model:
         chooses under each slot's mixture of the model's distribution (weight ``mix_weight``,
         by default :meth:`text_mixture`'s for text, else 0.5; 1: the model alone, the CRF not
         run) and the CRF's marginals (:mod:`fstpunct.apps.restoration.mixture`); by default
-        :meth:`text_mixture`'s CRF for text restored by an exact decoder, else none."""
+        :meth:`text_mixture`'s CRF for text restored by an exact decoder, else none.
+
+        ``width`` (``input``, ``full``, ``half``): the width the marks are written in; ``input``:
+        that of the input's punctuation, else the model's forms (:mod:`fstpunct.ud.width`)."""
         from ..parser import Model as ParserModel
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
@@ -215,9 +221,10 @@ class Model:
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
         if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
-        return rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
-                                                      lowercase, tagger),
-                       self._tokeniser(text), format, tree=None)
+        return self._rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
+                                                            lowercase, tagger),
+                             width, self._model_for(text and text_model),
+                             text=self._tokeniser(text), format=format, tree=None)
 
     def restorer(self, *, decoder: str = "slot", samples: int | None = None,
                  mbr: str = "sentence", seed: int = 0, text: bool = False,
@@ -259,8 +266,7 @@ class Model:
         from ..apps.text import restored_text
         pipeline = self._pipeline_loader(lowercase, tagger, parsers[0] if parsers else None,
                                          beam)
-        return restored_text(self._watched(sents), method, parsers, beam, pipeline, text,
-                             pool=pool)
+        return restored_text(sents, method, parsers, beam, pipeline, text, pool=pool)
 
     def normalise(self, data: Data, *, counts: Counts | None = None,
                   pool: Pool | None = None) -> Any:
@@ -268,14 +274,13 @@ class Model:
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
         what moved. On ``pool``, chunks of sentences in parallel, with the same output."""
         from ..apps.normalise import normalise
-        return rewrite(data, lambda s: normalise(self.punct, self._watched(s), counts,
-                                                 pool=pool))
+        return self._rewrite(data, lambda s: normalise(self.punct, s, counts, pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
                  delete: str | Iterable[str] = (), delete_parens: bool = False,
                  best_surface: bool = False, tree: str = "viterbi",
-                 rewrite_all: bool = False, balance: bool = True) -> Any:
+                 rewrite_all: bool = False, balance: bool = True, width: str = "input") -> Any:
         """Rephrase every sentence (paper §6.3) ``samples`` times: self-permute it (the
         dependents of every NOUN and VERB re-ordered by sampling the ordering model ``order``,
         by default the one beside this model; ``permute`` defaults to yes unless deleting)
@@ -288,7 +293,8 @@ class Model:
         as they are) or base (punctuation tokens moved like words). When deleting,
         ``balance`` (full and half) takes the best T′ whose paired marks match and prints both
         marks of every pair in a shortened sentence (an orphaned quote whose partner the
-        input's channel absorbed gets it back). Reproducible for a ``seed``."""
+        input's channel absorbed gets it back). Reproducible for a ``seed``. ``width``: as
+        :meth:`restore`'s."""
         from ..apps.rephrase.order import OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, rephrase
         names = delete.split(",") if isinstance(delete, str) else delete
@@ -304,13 +310,13 @@ class Model:
                              f"order.json in its folder; bundled for {shipped}): give one "
                              "(--order, order=), or only delete (--delete, --delete-parens)")
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
-        return rewrite(data, lambda s: rephrase(self._watched(s), self.punct, ordering, options))
+        return self._rewrite(data, lambda s: rephrase(s, self.punct, ordering, options), width)
 
     def correct(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
                 mbr: str = "sentence", seed: int = 0,
                 parser: str | os.PathLike[str] | ParserModel | None = None,
                 beam: int | None = None, edit_cost: float | None = None,
-                support: float | None = None) -> Any:
+                support: float | None = None, width: str = "input") -> Any:
         """Correct every sentence's punctuation (paper §6.2; a correction model only, as
         ``scripts/correction.py train`` writes): given its tree, or the tree ``parser`` (a
         ``tokens``-mode parser trained on learner English, beam ``beam``) gives the punctuated
@@ -323,7 +329,7 @@ class Model:
         string and keep a learner string whose probability is below ``support`` (default:
         the values stored in the model for the trees' source — with ``parser``, those chosen
         on a parser's trees if stored —, chosen on dev; else 0 and 0). Words and tree are
-        kept; ``# text`` is rebuilt."""
+        kept; ``# text`` is rebuilt. ``width``: as :meth:`restore`'s."""
         from ..apps.correction.correct import corrected
         from ..parser import Model as ParserModel
         from ..parser import parse
@@ -335,12 +341,11 @@ class Model:
         correction = self.correction
 
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
-            watched = self._watched(sents)
             if p is not None:
-                watched = (parse(p, s, beam) for s in watched)
-            return corrected(watched, correction, decoder, samples, mbr, seed,
+                sents = (parse(p, s, beam) for s in sents)
+            return corrected(sents, correction, decoder, samples, mbr, seed,
                              edit_cost=edit_cost, support=support, parsed=p is not None)
-        return rewrite(data, step)
+        return self._rewrite(data, step, width)
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):
@@ -415,22 +420,37 @@ class Model:
         """(log p(x | T), slots) of every sentence."""
         return scored(self.punct, self._watched(sents), pool=pool)
 
-    def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
-        """``sents``, with a warning when many of the first ones' punctuation tokens are
-        unknown to the model (a model of another language, say)."""
-        seen: list[Sentence] | None = []
-        for sent in sents:
-            if seen is not None:
-                seen.append(sent)
-                if len(seen) == _WATCHED:
-                    self._check(seen)
-                    seen = None  # not kept for the rest of the run: their memory is reused
-            yield sent
-        if seen is not None:
-            self._check(seen)
+    def _rewrite(self, data: Data, step: Step, width: str = "input",
+                 punct: PunctModel | None = None, **options: Any) -> Any:
+        """:func:`~fstpunct.api.data.rewrite` of ``step`` (``options``: its own) over the
+        sentences as ``punct`` (default: this model) reads them, their punctuation written
+        back in ``width`` (:mod:`fstpunct.ud.width`)."""
+        checked(width)
 
-    def _check(self, sents: list[Sentence]) -> None:
-        tokens, unknown = self.unknown_share(sents)
+        def run(sents: Iterator[Sentence]) -> Iterator[Sentence]:
+            widths = Widths((punct or self.punct).vocab.tokens, width)
+            return widths.write(step(self._watched(sents, widths)))
+        return rewrite(data, run, **options)
+
+    def _watched(self, sents: Iterable[Sentence], widths: Widths | None = None
+                 ) -> Iterator[Sentence]:
+        """``sents`` as the model reads them (marks it does not know read as their width twins
+        by ``widths``, by default a run of its own: :mod:`fstpunct.ud.width`), with a warning
+        when many of the first ones' punctuation tokens are unknown to the model (a model of
+        another language, say)."""
+        tokens = unknown = read = 0  # counted as read: a command may write a sentence back
+        for sent in (widths or Widths(self.punct.vocab.tokens)).read(sents):
+            if read < _WATCHED:
+                read += 1
+                counts = self.unknown_share([sent])
+                tokens, unknown = tokens + counts[0], unknown + counts[1]
+                if read == _WATCHED:
+                    self._check(tokens, unknown)
+            yield sent
+        if read < _WATCHED:
+            self._check(tokens, unknown)
+
+    def _check(self, tokens: int, unknown: int) -> None:
         if tokens and unknown > UNKNOWN_SHARE * tokens:
             warnings.warn(f"{unknown} of {tokens} punctuation tokens "
                           f"({100 * unknown / tokens:.0f}%) are unknown to the model "

@@ -5,6 +5,7 @@ import argparse
 
 from ..errors import InputError
 from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
+from ..ud.width import WIDTHS
 from .model_option import add_model_arguments
 
 UD_DIR_HELP = ("UD release folder where split names are looked up (default: $FSTPUNCT_UD_DIR, "
@@ -83,6 +84,17 @@ def add_model_output_argument(parser: argparse.ArgumentParser) -> None:
     """-o DIR (required): the model folder a command writes."""
     parser.add_argument("-o", "--output", required=True, metavar="DIR",
                         help="model folder to write")
+
+
+def add_width_argument(parser: argparse.ArgumentParser) -> None:
+    """--width: the width of the punctuation marks a command writes (:mod:`fstpunct.ud.width`)."""
+    parser.add_argument("--width", choices=WIDTHS,
+                        help="write the marks full-width (，。；：？！（）) or half-width "
+                             "(, . ; : ? ! ( )); input (default): as the input's punctuation "
+                             "is written (the width of the marks of its first sentence that "
+                             "has any; a mark the model does not know but whose twin of the "
+                             "other width it knows is read as that twin), else in the model's "
+                             "own forms")
 
 
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:

@@ -9,7 +9,7 @@ from ..apps.restoration.generative import DECODERS
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_io_arguments, add_quiet_argument, positive
+from .arguments import add_io_arguments, add_quiet_argument, add_width_argument, positive
 
 HELP = ("Correct punctuation with a correction model (scripts/correction.py train): given each "
         "sentence's tree (or the tree --parser gives the punctuated sentence), the learner's "
@@ -44,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="keep a learner string whose probability under the corrector is "
                              "below P (exact decoders; default: the model's for the trees' "
                              "source, chosen on dev)")
+    add_width_argument(parser)
     add_quiet_argument(parser)
 
 
@@ -52,6 +53,6 @@ def run(args: argparse.Namespace) -> int:
     out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,
                         beam=args.beam, edit_cost=args.edit_cost,
-                        support=args.support)
+                        support=args.support, width=args.width or "input")
     write_file(progress(out, "correct", quiet=args.quiet), args.output)
     return 0

@@ -7,7 +7,7 @@ import argparse
 from ..apps.rephrase.rephrase import METHODS, TREES
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_corpus_arguments
+from .arguments import add_corpus_arguments, add_width_argument
 from .model_option import chosen_model
 
 HELP = ("Rephrase sentences: re-order the dependents of every NOUN and VERB by sampling the "
@@ -51,6 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "shortened sentence prints both marks of each pair)")
     parser.add_argument("--permute", choices=("auto", "yes", "no"), default="auto",
                         help="self-permute (auto: yes unless deleting)")
+    add_width_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,6 +61,6 @@ def run(args: argparse.Namespace) -> int:
                          samples=args.samples, permute=permute, delete=args.delete,
                          delete_parens=args.delete_parens, best_surface=args.best_surface,
                          tree=args.tree, rewrite_all=args.rewrite_all,
-                         balance=args.balance)
+                         balance=args.balance, width=args.width or "input")
     write_file(out, args.output)
     return 0

@@ -13,7 +13,14 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from .arguments import add_io_arguments, add_quiet_argument, at_least, positive, probability
+from .arguments import (
+    add_io_arguments,
+    add_quiet_argument,
+    add_width_argument,
+    at_least,
+    positive,
+    probability,
+)
 from .model_option import MODEL_HELP
 from .pool_option import add_pool_arguments, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
@@ -66,6 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the input's language (picks the bundled model when no method is "
                              "given, and the tagger and parser of --text; with --crf, by "
                              "default the CRF's language)")
+    add_width_argument(parser)
     add_quiet_argument(parser)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="restore chunks of 256 sentences in this many local processes "
@@ -82,7 +90,8 @@ def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)
     # the model's options, None unless given: not ignored in silence by --crf or --trivial
     model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,
-                     "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight}
+                     "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight,
+                     "width": args.width}
     given = {name: value for name, value in model_options.items() if value is not None}
     if given and (args.trivial or args.crf):
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "

@@ -134,6 +134,9 @@ class Sentence:
     words: list[Word] = field(default_factory=list)
     index: int = 0  # 1-based number of the sentence in its file
     newline: str = "\n"  # the file's line end, written back (LF or CRLF)
+    folded: dict[str, str] | None = field(default=None, compare=False, repr=False)
+    """Punctuation forms a model reads as their width twins, by word ID, while a command runs
+    (:mod:`fstpunct.ud.width`); None outside."""
 
     @property
     def sent_id(self) -> str | None:

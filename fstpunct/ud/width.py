@@ -1,0 +1,172 @@
+"""Punctuation of either width: a model reads a mark it does not know as the mark's width twin,
+and the marks a command writes come back in the input's width.
+
+Chinese text today writes ``，。；：？！（）`` where UD 1.4 Chinese, the bundled zh model's
+training data, writes ``, . ; : ? ! ( )``. The **twins** of a punctuation token:
+
+* its half-width form (:func:`half`): every character of the Fullwidth Forms block U+FF01–U+FF5E
+  as NFKC gives it (``，`` → ``,``, ``．`` → ``.``), and the ideographic full stop ``。`` as ``.``
+  (:data:`IDEOGRAPHIC`; NFKC leaves it alone); other characters unchanged;
+* its full-width form (:func:`full`): for the one-character marks of :data:`FULL`, the form
+  Chinese writes (``.`` → ``。``, not ``．``); any other token unchanged (``...`` and ``-`` stay).
+
+**Reading** (:meth:`Widths.read`): a punctuation token the model does not know whose twin it
+knows is read as the twin (its FORM changed in place, the original kept in
+:attr:`~fstpunct.ud.treebank.Sentence.folded`). A token the model knows is never changed, so
+input written in the model's own forms (UD 1.4, every other language's treebanks) reads exactly
+as before.
+
+**Writing** (:meth:`Widths.write`): a sentence a command changed in place (decode, normalise)
+gets its folded tokens back as the input wrote them. In a sentence the command made anew
+(restore, correct, rephrase) every punctuation token is written in the document's width
+(:data:`WIDTHS`): ``full`` or ``half`` when forced, else (``input``) the width of the input's
+punctuation, i.e. of the twin-bearing marks of its first sentence that has any (full when more
+of them are full-width; looked for among the first :data:`LOOKAHEAD` sentences), else the
+model's own forms. ``# text`` is rebuilt where the command had built it from the marks.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Iterator
+
+from ..errors import InputError
+from .text import surface
+from .treebank import Line, Sentence, punct_relation
+
+__all__ = ["FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full", "half",
+           "width_of"]
+
+WIDTHS = ("input", "full", "half")
+LOOKAHEAD = 1000  # sentences read ahead, at most, for the input's width
+FULL = {",": "，", ".": "。", ";": "；", ":": "：", "?": "？", "!": "！", "(": "（", ")": "）"}
+"""Half-width marks → the full-width forms Chinese writes for them."""
+IDEOGRAPHIC = {"。": "."}
+"""Full-width marks outside the Fullwidth Forms block → their half-width twins."""
+_TEXT = re.compile(r"#\s*text\s*=")
+_BLOCK = range(0xFF01, 0xFF5F)  # Fullwidth Forms: U+FF01–U+FF5E = U+0021–U+007E + 0xFEE0
+
+
+def _half_char(c: str) -> str:
+    return chr(ord(c) - 0xFEE0) if ord(c) in _BLOCK else IDEOGRAPHIC.get(c, c)
+
+
+def half(token: str) -> str:
+    """``token`` with its full-width characters half-width (module docstring)."""
+    return "".join(map(_half_char, token))
+
+
+def full(token: str) -> str:
+    """The full-width form Chinese writes for ``token`` (:data:`FULL`), else ``token``."""
+    return FULL.get(token, token)
+
+
+def width_of(token: str) -> str | None:
+    """``full`` or ``half`` for a token that has a twin of the other width, else None."""
+    if half(token) != token:
+        return "full"
+    return "half" if full(token) != token else None
+
+
+def checked(width: str) -> str:
+    """``width`` if it is one of :data:`WIDTHS`, else InputError."""
+    if width not in WIDTHS:
+        raise InputError(f"width must be one of {', '.join(WIDTHS)}, not {width!r}")
+    return width
+
+
+def _punct(ln: Line) -> bool:
+    return ln.is_word and (ln.fields[3] == "PUNCT" or punct_relation(ln.fields[7]))
+
+
+class Widths:
+    """One run of a command: reads sentences for a model that knows the tokens ``known``, then
+    writes the command's output sentences in ``width`` (:data:`WIDTHS`; module docstring)."""
+
+    def __init__(self, known: Iterable[str], width: str = "input") -> None:
+        self.known = frozenset(known)
+        self.width: str | None = None if checked(width) == "input" else width  # None: model's
+        self._decided = width != "input"
+
+    def fold(self, token: str) -> str:
+        """How the model reads ``token``: itself if known, else a known twin, else itself."""
+        if token in self.known:
+            return token
+        for twin in (half(token), full(token)):
+            if twin != token and twin in self.known:
+                return twin
+        return token
+
+    def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """``sentences`` with their punctuation folded in place, the input's width decided
+        (reading ahead) before the first one is given."""
+        items = iter(sentences)
+        if not self._decided:
+            ahead: list[Sentence] = []
+            for sent in itertools.islice(items, LOOKAHEAD):
+                ahead.append(sent)
+                widths = [w for w in map(width_of, _forms(sent)) if w]
+                if widths:
+                    fulls = widths.count("full")
+                    self.width = ("full" if 2 * fulls > len(widths) else
+                                  "half" if 2 * fulls < len(widths) else None)
+                    break
+            self._decided = True
+            items = itertools.chain(ahead, items)
+        for sent in items:
+            self._fold(sent)
+            yield sent
+
+    def _fold(self, sent: Sentence) -> None:
+        folded: dict[str, str] = {}
+        for word in sent.words:
+            if word.is_punct and (twin := self.fold(word.form)) != word.form:
+                folded[str(word.id)] = word.form
+                word.form = twin
+        if folded:
+            for ln in sent.lines:
+                if ln.fields[0] in folded:
+                    ln.fields[1] = self.fold(ln.fields[1])
+        sent.folded = folded
+
+    def write(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """The output ``sentences`` with their punctuation written back (module docstring)."""
+        for sent in sentences:
+            self._unfold(sent)
+            yield sent
+
+    def _unfold(self, sent: Sentence) -> None:
+        folded, sent.folded = sent.folded, None
+        if folded == {} or folded is None and self.width is None:
+            return  # nothing was folded; or a new sentence in the model's forms
+        changes = [(ln, written) for ln in sent.lines if _punct(ln)
+                   if (written := self._written_back(ln, folded)) != ln.fields[1]]
+        if not changes:
+            return
+        before = surface(sent.lines)
+        for ln, written in changes:
+            if ln.fields[2] == ln.fields[1]:
+                ln.fields[2] = written
+            ln.fields[1] = written
+        words = {str(w.id): w for w in sent.words}
+        for ln, _ in changes:
+            words[ln.fields[0]].form, words[ln.fields[0]].lemma = ln.fields[1], ln.fields[2]
+        text = next((c for c in sent.comments if _TEXT.match(c)), None)
+        if text is not None and text.split("=", 1)[1].strip() == before.strip():
+            sent.set_comment("text", surface(sent.lines))
+
+    def _written_back(self, ln: Line, folded: dict[str, str] | None) -> str:
+        """How the punctuation token of ``ln`` is written: as the input wrote it where it was
+        folded (``folded``: the sentence's originals), else in :attr:`width` in a new
+        sentence (``folded`` None), else as it is."""
+        form = ln.fields[1]
+        if folded is None:
+            if self.width == "full":
+                return full(form)
+            return half(form) if self.width == "half" else form
+        original = folded.get(ln.fields[0], form)
+        return original if self.fold(original) == form else form
+
+
+def _forms(sent: Sentence) -> Iterator[str]:
+    return (w.form for w in sent.words if w.is_punct)

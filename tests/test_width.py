@@ -1,0 +1,157 @@
+"""Punctuation of either width (fstpunct.ud.width): the bundled zh model, trained on UD 1.4's
+half-width marks, reads full-width Chinese as it reads the same text written half-width, and
+what a command writes comes back in the input's width. Fixture: tests/data/zh-fullwidth.conllu,
+hand-made sentences written with ``，。：（）？！`` (``！``: no twin the model knows) and the
+marks UD 1.4 writes full-width itself (``、「」``, never folded)."""
+import io
+import warnings
+from pathlib import Path
+
+import pytest
+from test_ud_valid import UDVALIDATE, highest_level
+
+import fstpunct
+from fstpunct.cli.main import main
+from fstpunct.errors import InputError
+from fstpunct.ud.treebank import read_conllu
+from fstpunct.ud.width import Widths, full, half, width_of
+
+FIXTURE = Path(__file__).parent / "data" / "zh-fullwidth.conllu"
+# the twins, written out here (not taken from the module under test)
+TO_HALF = str.maketrans("，。：；？！（）", ",.:;?!()")
+TO_FULL = str.maketrans(",.:;?!()", "，。：；？！（）")
+HALF_MARKS = set(",.:;?!()")
+
+
+@pytest.fixture(scope="module")
+def zh():
+    return fstpunct.load("zh")
+
+
+@pytest.fixture(scope="module")
+def full_text():
+    return FIXTURE.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def half_text(full_text):
+    return full_text.translate(TO_HALF)
+
+
+def marks(conllu: str) -> list[str]:
+    return [ln.split("\t")[1] for ln in conllu.splitlines()
+            if ln[:1].isdigit() and ln.split("\t")[3] == "PUNCT"]
+
+
+def texts(conllu: str) -> list[str]:
+    return [ln for ln in conllu.splitlines() if ln.startswith("# text = ")]
+
+
+def test_twins():
+    assert [half(t) for t in ("，", "。", "．", "（", "！", "、", "「", "--")] == \
+        [",", ".", ".", "(", "!", "、", "「", "--"]
+    assert [full(t) for t in (",", ".", "(", "?", "...", "-", "、")] == \
+        ["，", "。", "（", "？", "...", "-", "、"]
+    assert [width_of(t) for t in ("，", "。", ",", "、", "-")] == ["full", "full", "half", None,
+                                                                  None]
+
+
+def test_only_marks_the_model_does_not_know_are_read_as_their_twin():
+    w = Widths({",", "，", ".", "?"})
+    assert [w.fold(t) for t in ("，", ",", "。", "．", "？", "！", "、")] == \
+        ["，", ",", ".", ".", "?", "！", "、"]
+    assert Widths({"，", "。"}).fold(".") == "。"  # a model of full-width marks reads half ones
+
+
+def test_full_width_reads_as_the_half_width_twin_without_warning(zh, full_text, half_text):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "unknown to the model" warning
+        full_lp = zh.log_prob(full_text)
+    assert full_lp == pytest.approx(zh.log_prob(half_text), abs=1e-9)
+    assert zh.perplexity(full_text).value == pytest.approx(zh.perplexity(half_text).value)
+    assert zh.unknown_share(read_conllu(io.StringIO(half_text))) == (11, 1)  # ！ alone
+
+
+def test_decode_keeps_the_input_and_analyses_it_as_the_twin(zh, full_text, half_text):
+    decoded = zh.decode(full_text)
+    assert decoded.translate(TO_HALF) == zh.decode(half_text)
+    columns = [ln.split("\t")[:9] for ln in decoded.splitlines() if ln[:1].isdigit()]
+    assert columns == [ln.split("\t")[:9] for ln in full_text.splitlines() if ln[:1].isdigit()]
+    assert texts(decoded) == texts(full_text)
+    normalised = zh.normalise(full_text)
+    assert marks(normalised) == marks(full_text) and texts(normalised) == texts(full_text)
+
+
+def test_restore_writes_the_input_width(zh, full_text, half_text):
+    restored = zh.restore(full_text)
+    half_restored = zh.restore(half_text)
+    assert restored == half_restored.translate(TO_FULL)
+    assert not HALF_MARKS & set(marks(restored)) and "。" in marks(restored)
+    assert all("。" in t for t in texts(restored))  # '# text' rebuilt full-width
+    assert HALF_MARKS & set(marks(half_restored))  # half-width input: the model's forms
+    assert zh.restore(half_text, width="full") == restored
+    assert zh.restore(full_text, width="half") == half_restored
+    with pytest.raises(InputError, match="width must be one of"):
+        zh.restore(full_text, width="wide")
+
+
+def test_a_sentence_of_marks_only_comes_back_as_written(zh):
+    only = "# sent_id = p\n# text = （！）\n1\t（\t（\tPUNCT\t_\t_\t0\troot\t_\tSpaceAfter=No\n" \
+           "2\t！\t！\tPUNCT\t_\t_\t1\tpunct\t_\tSpaceAfter=No\n3\t）\t）\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n"
+    with pytest.warns(UserWarning):
+        assert zh.restore(only) == only
+
+
+BARE = "# sent_id = bare\n# text = 你去北京嗎\n" + "".join(  # a sentence without marks
+    f"{k}\t{w}\t{w}\t{u}\t_\t_\t{h}\t{r}\t_\t{'_' if k == 4 else 'SpaceAfter=No'}\n"
+    for k, w, u, h, r in [(1, "你", "PRON", 2, "nsubj"), (2, "去", "VERB", 0, "root"),
+                          (3, "北京", "PROPN", 2, "dobj"),
+                          (4, "嗎", "PART", 2, "discourse")]) + "\n"
+
+
+def test_a_sentence_without_marks_takes_the_document_width(zh, full_text, half_text):
+    """The width is the first marked sentence's, read ahead of an unmarked first sentence."""
+    for doc, other in [(full_text, HALF_MARKS), (half_text, set("，。？"))]:
+        for text in (doc + BARE, BARE + doc):
+            restored = [s.text() for s in read_conllu(io.StringIO(zh.restore(text)))]
+            bare = next(s for s in restored if "sent_id = bare" in s)
+            assert marks(bare) and not other & set(marks(bare))
+    assert marks(zh.restore(BARE)) == ["."]  # no width shown: the model's forms
+
+
+def test_rephrase_writes_the_input_width(zh, full_text):
+    out = zh.rephrase(full_text, delete="appos")
+    assert not HALF_MARKS & set(marks(out)) and "：" in marks(out)
+
+
+def test_text_in_either_width(zh):
+    with pytest.warns(UserWarning, match="1 of 2 punctuation tokens"):  # ！: no known twin
+        assert zh.restore("他 說 ： 天氣 很 好 ！\n", text=True).endswith("。\n")
+    bare = "然而 這樣 的 處理 也 衍生 了 一些 問題\n"
+    assert zh.restore(bare, text=True) == "然而 這樣 的 處理 也 衍生 了 一些 問題.\n"
+    assert zh.restore(bare, text=True, width="full") == "然而 這樣 的 處理 也 衍生 了 一些 問題。\n"
+
+
+def test_cli_width(tmp_path, half_text, zh, full_text, capsys):
+    half_path = tmp_path / "half.conllu"
+    half_path.write_text(half_text, encoding="utf-8")
+    out = tmp_path / "out.conllu"
+    assert main(["restore", "--model", "zh", "--width", "full", str(half_path), "-o",
+                 str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == zh.restore(full_text)
+    assert main(["restore", "--trivial", "zh", "--width", "full", str(half_path)]) == 2
+    assert "--width: only with --model" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(UDVALIDATE is None, reason="udtools (the dev extra) is not installed")
+def test_outputs_reread_and_validate_as_the_input(zh, full_text, tmp_path):
+    level = highest_level(FIXTURE, "zh")
+    assert level >= 1
+    for name, out in [("decode", zh.decode(full_text)), ("restore", zh.restore(full_text)),
+                      ("normalise", zh.normalise(full_text))]:
+        path = tmp_path / f"{name}.conllu"
+        path.write_text(out, encoding="utf-8")
+        assert "".join(s.text() for s in read_conllu(io.StringIO(out))) == out
+        assert highest_level(path, "zh") >= level, name
+    redecoded = zh.decode(zh.restore(full_text))
+    assert texts(redecoded) == texts(zh.restore(full_text))
