@@ -13,6 +13,7 @@ from test_ud_valid import UDVALIDATE, highest_level
 import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
+from fstpunct.model.store import BUNDLED
 from fstpunct.ud.treebank import read_conllu
 from fstpunct.ud.width import Widths, full, half, width_of
 
@@ -124,12 +125,39 @@ def test_rephrase_writes_the_input_width(zh, full_text):
     assert not HALF_MARKS & set(marks(out)) and "：" in marks(out)
 
 
+def test_show_and_draw_read_the_twins(zh, full_text, half_text, tmp_path):
+    """They print the model's forms (README): the pictures of the half-width twin, but for the
+    input's own text in their captions."""
+    assert zh.draw_tree(full_text, 1).translate(TO_HALF) == zh.draw_tree(half_text, 1)
+    assert zh.draw_lattice(full_text, 3).source == zh.draw_lattice(half_text, 3).source
+    pages = [tmp_path / "full.html", tmp_path / "half.html"]
+    for doc, page in zip((full_text, half_text), pages):  # sentence 2 (its ！ is unknown) out
+        zh.show("\n\n".join(p for p in doc.split("\n\n") if "zhw-2" not in p), page,
+                title="t")
+    assert pages[0].read_text(encoding="utf-8").translate(TO_HALF) == \
+        pages[1].read_text(encoding="utf-8")
+
+
 def test_text_in_either_width(zh):
     with pytest.warns(UserWarning, match="1 of 2 punctuation tokens"):  # ！: no known twin
         assert zh.restore("他 說 ： 天氣 很 好 ！\n", text=True).endswith("。\n")
     bare = "然而 這樣 的 處理 也 衍生 了 一些 問題\n"
     assert zh.restore(bare, text=True) == "然而 這樣 的 處理 也 衍生 了 一些 問題.\n"
     assert zh.restore(bare, text=True, width="full") == "然而 這樣 的 處理 也 衍生 了 一些 問題。\n"
+
+
+def test_parsing_constrained_by_punctuation_reads_the_twins(tmp_path, half_text, capsys):
+    """fstpunct parse --punct-model: the trees of the half-width twin (beam 8, weight 32: the
+    trees differed with full-width marks read as <unk>), the input's marks kept."""
+    half_path = tmp_path / "half.conllu"
+    half_path.write_text(half_text, encoding="utf-8")
+    outs = []
+    for path in (FIXTURE, half_path):
+        assert main(["parse", "--model", str(BUNDLED / "zh" / "parser"), "--beam", "8",
+                     "--punct-model", "zh", str(path)]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0].translate(TO_HALF) == outs[1]
+    assert marks(outs[0]) == marks(FIXTURE.read_text(encoding="utf-8"))
 
 
 def test_cli_width(tmp_path, half_text, zh, full_text, capsys):

@@ -389,7 +389,7 @@ class Model:
         ``sent_id``): its Viterbi underlying tree in word order, as ``fstpunct draw tree``
         draws it; ``name`` heads the caption (default: ``which``)."""
         from ..show.tree import sentence_svg
-        sent = one_sentence(data, which)
+        sent = self._one_read(data, which)
         return sentence_svg(self.punct, sent, str(which) if name is None else name)
 
     def draw_lattice(self, data: Data, slot: int, which: int | str = 1, *, paths: int = 10,
@@ -401,9 +401,13 @@ class Model:
         of p ≥ ``min_prob``; refused when large); ``.source`` is its dot text, ``.render``
         draws it (with Graphviz's ``dot``)."""
         from ..show.lattice import sentence_lattice
-        sent = one_sentence(data, which)
+        sent = self._one_read(data, which)
         return sentence_lattice(self.punct, sent, slot, str(which) if name is None else name,
                                 paths, samples, full, min_prob)
+
+    def _one_read(self, data: Data, which: int | str) -> Sentence:
+        """Sentence ``which`` of ``data`` as the model reads it (:meth:`_watched`)."""
+        return next(self._watched([one_sentence(data, which)]))
 
     def unknown_share(self, sentences: Iterable[Sentence]) -> tuple[int, int]:
         """(punctuation tokens, tokens unknown to the model) in ``sentences``."""

@@ -41,8 +41,11 @@ def run(args: argparse.Namespace) -> int:
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..apps.constraint import constrained
         from ..model.store import load_model
-        trees = constrained(model, load_model(args.punct_model), sentences, args.beam,
-                            args.punct_weight)
+        from ..ud.width import Widths
+        punct = load_model(args.punct_model)
+        widths = Widths(punct.vocab.tokens)  # marks of either width (fstpunct.ud.width)
+        trees = widths.write(constrained(model, punct, widths.read(sentences), args.beam,
+                                         args.punct_weight))
     else:
         trees = (parse(model, sent, args.beam) for sent in sentences)
     write_file(trees, args.output)
