@@ -16,8 +16,9 @@ knows is read as the twin (its FORM changed in place, the original kept in
 input written in the model's own forms (UD 1.4, every other language's treebanks) reads exactly
 as before.
 
-**Writing** (:meth:`Widths.write`): a sentence a command changed in place (decode, normalise)
-gets its folded tokens back as the input wrote them. In a sentence the command made anew
+**Writing** (:meth:`Widths.write`): a sentence a command changed in place or copied with its
+fields (decode, normalise; ``parse --punct-model``'s ``dataclasses.replace``) gets its folded
+tokens back as the input wrote them. In a sentence the command made anew
 (restore, correct, rephrase) every punctuation token is written in the document's width
 (:data:`WIDTHS`): ``full`` or ``half`` when forced, else (``input``) the width of the input's
 punctuation, i.e. of the twin-bearing marks of its first sentence that has any (full when more
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
@@ -99,23 +101,27 @@ class Widths:
 
     def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sentences`` with their punctuation folded in place, the input's width decided
-        (reading ahead) before the first one is given."""
+        (reading ahead) before the first one is given; a sentence given is not kept here."""
         items = iter(sentences)
-        if not self._decided:
-            ahead: list[Sentence] = []
-            for sent in itertools.islice(items, LOOKAHEAD):
-                ahead.append(sent)
-                widths = [w for w in map(width_of, _forms(sent)) if w]
-                if widths:
-                    fulls = widths.count("full")
-                    self.width = ("full" if 2 * fulls > len(widths) else
-                                  "half" if 2 * fulls < len(widths) else None)
-                    break
-            self._decided = True
-            items = itertools.chain(ahead, items)
-        for sent in items:
+        ahead = deque(() if self._decided else self._ahead(items))
+        for sent in itertools.chain(_drained(ahead), items):
             self._fold(sent)
             yield sent
+
+    def _ahead(self, items: Iterator[Sentence]) -> list[Sentence]:
+        """Sentences of ``items`` up to the first whose marks show a width (at most
+        :data:`LOOKAHEAD`), that width decided (module docstring)."""
+        ahead = []
+        for sent in itertools.islice(items, LOOKAHEAD):
+            ahead.append(sent)
+            widths = [w for w in map(width_of, _forms(sent)) if w]
+            if widths:
+                fulls = widths.count("full")
+                self.width = ("full" if 2 * fulls > len(widths) else
+                              "half" if 2 * fulls < len(widths) else None)
+                break
+        self._decided = True
+        return ahead
 
     def _fold(self, sent: Sentence) -> None:
         folded: dict[str, str] = {}
@@ -166,6 +172,12 @@ class Widths:
             return half(form) if self.width == "half" else form
         original = folded.get(ln.fields[0], form)
         return original if self.fold(original) == form else form
+
+
+def _drained(items: deque[Sentence]) -> Iterator[Sentence]:
+    """The items of ``items``, each taken out as it is given (none kept)."""
+    while items:
+        yield items.popleft()
 
 
 def _forms(sent: Sentence) -> Iterator[str]:
