@@ -5,7 +5,8 @@ level re-exports it; the command line is a thin layer over it.
 
 Adding a method: write the step in ``fstpunct/apps`` (sentences in, sentences
 out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
-``return rewrite(data, lambda s: step(self.punct, self._watched(s), ...))``; list anything new
+``return self._rewrite(data, lambda s: step(self.punct, s, ...))`` (the sentences as the model
+reads them, marks of either width: :mod:`fstpunct.ud.width`); list anything new
 in :data:`fstpunct.__all__` and document it in the README's "Python API" section.
 """
 from .catalogue import ModelInfo, bundled_models, evaluate

@@ -3,8 +3,10 @@
 Every method takes any kind of data of :mod:`fstpunct.api.data` (a CoNLL-U string, a path or
 split name, an iterable of ``conllu.TokenList``) and gives back the same kind. A method is one
 *step* over fstpunct sentences (an app function of :mod:`fstpunct.apps`) wrapped by
-:func:`~fstpunct.api.data.rewrite` (sentences out) or :func:`~fstpunct.api.data.values` (a
-number per sentence); so a new method is a few lines (see ``Model.decode``), and a method for
+:func:`~fstpunct.api.data.rewrite` (sentences out; through ``Model._rewrite``, which gives the
+step the sentences as the model reads them and writes their marks back in the input's width,
+:mod:`fstpunct.ud.width`) or :func:`~fstpunct.api.data.values` (a number per sentence, read
+through ``Model._watched``); so a new method is a few lines (see ``Model.decode``), and a method for
 plain text (sentences without trees) parses the text into sentences and calls the same steps.
 """
 from __future__ import annotations
