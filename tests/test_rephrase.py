@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import io
+import re
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from fstpunct import load
 from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase, underlying, written
 from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
@@ -122,6 +124,19 @@ def test_new_neighbours_are_spaced_by_the_shared_marks():
     (out,) = rephrase(read_conllu(io.StringIO(PERCENT)), None, None, options)
     assert "# text = It rose 5 %." in out.comments
     assert "%" not in NO_SPACE_BEFORE and {"॥", "۔", "…"} <= NO_SPACE_BEFORE
+
+
+def test_input_that_writes_its_marks_apart_gets_new_neighbours_apart_too():
+    """UD 1.4 Chinese writes a space on both sides of every mark (no SpaceAfter=No): marks
+    that meet new neighbours are spaced so too, not as English (``不同 ,`` beside ``不同,``
+    in one sentence before). Hand-made: tests/data/zh-fullwidth.conllu, half-width, spaced."""
+    full = (DATA / "zh-fullwidth.conllu").read_text(encoding="utf-8")
+    spaced = "\n".join(ln for ln in full.split("\n") if not ln.startswith("# text = "))
+    spaced = spaced.translate(str.maketrans("，。：；？！（）", ",.:;?!()"))
+    out = load("zh").rephrase(spaced.replace("SpaceAfter=No", "_"), samples=5, seed=1)
+    texts = [ln[9:] for ln in out.splitlines() if ln.startswith("# text = ")]
+    assert len(texts) == 20 and not [t for t in texts if re.search(r"[^ ][,.:;?!)、」]", t)]
+    assert not [t for t in texts if re.search(r"[(「][^ ]", t)]
 
 
 def test_cli_rephrases_and_reports_bad_input(tmp_path, capsys):

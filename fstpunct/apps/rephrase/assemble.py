@@ -6,7 +6,9 @@ and DEPS are dropped (an enhanced graph cannot follow a reordered tree: DEPS bec
 Spacing is rebuilt, since a word's neighbours change: two tokens that were neighbours in the
 input keep the input's spacing; elsewhere no space before closing and point marks
 nor after opening ones (:mod:`fstpunct.ud.spacing`), none at all when the input had none
-(Chinese); ``SpaceAfter=No`` says so in MISC and ``# text`` follows it.
+(Chinese), and a space between all tokens when the input writes its marks apart from the words
+(UD 1.4 Chinese: a space on both sides of every mark); ``SpaceAfter=No`` says so in MISC and
+``# text`` follows it.
 """
 from __future__ import annotations
 
@@ -51,20 +53,35 @@ def _input_spaces(sent: Sentence) -> dict[int, bool]:
     return out
 
 
+def _marks_apart(sent: Sentence, spaces: dict[int, bool]) -> bool:
+    """Whether the input writes its marks apart: it has a place where a mark that takes no
+    space before it (:data:`NO_SPACE_BEFORE`) follows a token or one that takes none after it
+    (:data:`NO_SPACE_AFTER`) precedes one, and a space at every such place (``spaces``:
+    :func:`_input_spaces`)."""
+    words, seen = sent.words, False
+    for left, right in zip(words, words[1:]):
+        if right.form in NO_SPACE_BEFORE or left.form in NO_SPACE_AFTER:
+            if not spaces[left.id]:
+                return False
+            seen = True
+    return seen
+
+
 def _spaces(tokens: Sequence[OutToken], sent: Sentence) -> list[bool]:
     """Whether a space follows each token: as in the input between two tokens that were
     neighbours there, else by the rule of the module docstring."""
     words = sent.words
     spaced = len(words) < 2 or any(w.space_after for w in words[:-1])
     before = _input_spaces(sent)
+    apart = _marks_apart(sent, before)
     out = []
     for tok, nxt in zip(tokens, [*tokens[1:], None]):
         a, b = tok.fields[0], nxt.fields[0] if nxt is not None else ""
         if nxt is not None and a.isdigit() and b.isdigit() and int(b) == int(a) + 1:
             out.append(before[int(a)])
         else:
-            out.append(spaced and nxt is not None and nxt.symbol not in NO_SPACE_BEFORE
-                       and tok.symbol not in NO_SPACE_AFTER)
+            out.append(spaced and nxt is not None and (apart or nxt.symbol not in NO_SPACE_BEFORE
+                                                       and tok.symbol not in NO_SPACE_AFTER))
     return out
 
 
