@@ -110,7 +110,7 @@ def _decoded(stream: BinaryIO, name: str, close: bool) -> Iterator[str]:
     finally:
         if close:
             text.close()
-        else:
+        elif not stream.closed:  # (the interpreter's exit may close stdin first)
             text.detach()  # stdin's buffer stays open
 
 

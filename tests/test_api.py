@@ -202,6 +202,10 @@ def test_arguments_are_checked_by_the_library(en, tmp_path, capsys):
     with pytest.raises(InputError, match="pairs must be at least 0"):
         en.show(TEXT, tmp_path / "page.html", pairs=-1)
     assert not (tmp_path / "page.html").exists()
+    for call in (lambda: en.restore(TEXT, samples=3, seed=-1),
+                 lambda: en.rephrase(TEXT, seed=-1)):  # numpy's traceback before
+        with pytest.raises(InputError, match="seed must be at least 0, not -1"):
+            call()
     for command in (["decode", "--posteriors", "-1"], ["show", "--page-size", "0"],
                     ["show", "--pairs", "-1"], ["draw", "lattice", "--slot", "1", "--paths", "0"],
                     ["draw", "lattice", "--slot", "1", "--samples", "0"]):

@@ -3,6 +3,7 @@ only as plain lines off a terminal; a step that re-analyses drops the stale anal
 import io
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -10,6 +11,8 @@ import pytest
 
 from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
+from fstpunct.model.punct import Settings
 from fstpunct.model.store import model_path
 from fstpunct.parser import train
 from fstpunct.progress import progress
@@ -139,11 +142,64 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
                  str(out)]) == 2
     assert "lexical -1, l2 -2.0: must be at least 0" in capsys.readouterr().err
     assert not out.exists()
+    assert main(["train", "--train", str(SAMPLE), "--token-cost", "-1", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith("token_cost -1.0: must be at least 0")
+    assert not out.exists()
+    with pytest.raises(InputError, match="token_cost -0.5: must be at least 0"):
+        Settings(token_cost=-0.5)  # the API's check (fstpunct.train takes Settings)
     assert main(["train", "--train", str(SAMPLE), "--attach-iterations", "0", "-o",
                  str(out)]) == 2
     assert capsys.readouterr().err.strip().endswith(
         "iterations 10, attach_iterations 0: must be at least 0 and 1")
     assert not out.exists()
+
+
+PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"
+
+
+@pytest.mark.parametrize("command, refused", [
+    (["decode", "--jobs", "0"], "--jobs must be at least 1, not 0"),
+    (["decode", "--dask-workers", "0"], "--dask-workers must be at least 1, not 0"),
+    (["normalise", "--jobs", "0"], "--jobs must be at least 1, not 0"),
+    (["perplexity", "--jobs", "0"], "--jobs must be at least 1, not 0"),
+    (["restore", "--samples", "5", "--seed", "-1"], "--seed must be at least 0, not -1"),
+    (["restore", "--jobs", "0", "--parser", "no-such-parser"], "--jobs must be at least 1"),
+    (["rephrase", "--seed", "-1"], "--seed must be at least 0, not -1"),
+    (["rephrase", "--samples", "0"], "--samples must be at least 1, not 0"),
+    (["correct", "--model", "no-such-model", "--samples", "2", "--seed", "-1"],
+     "--seed must be at least 0, not -1"),
+    (["correct", "--model", "no-such-model", "--edit-cost", "-1"],
+     "--edit-cost must be at least 0, not -1.0"),
+    (["correct", "--model", "no-such-model", "--samples", "0"], "--samples must be at least 1"),
+    (["parse", "--model", str(PARSER), "--punct-model", "en", "--punct-weight", "-1"],
+     "--punct-weight must be at least 0, not -1.0"),
+    (["parse", "--model", "no-such-parser", "--punct-weight", "-0.5"],
+     "--punct-weight must be at least 0, not -0.5"),
+    (["draw", "lattice", "--slot", "-1", "--sentence"], "--slot must be at least 0, not -1"),
+    (["parser", "train", "--patience", "-1"], "--patience must be at least 0"),
+    (["parser", "train", "--min-count", "-1"], "--min-count must be at least 0"),
+])
+def test_bad_numbers_are_refused_first_in_one_line(command, refused, capsys, tmp_path):
+    """A number out of its range is one error line, exit 2, before any note (the input's
+    language), model or data is read: no traceback for a negative seed (numpy's before), no
+    note before --jobs 0, a negative --punct-weight not taken (nor ignored without
+    --punct-model), a negative --patience or --min-count not taken as 0."""
+    data = (["-o", str(tmp_path / "out")] if "parser" in command else [f"{SAMPLE}:1"]
+            if "draw" in command else [str(SAMPLE)])
+    assert main([*command, *data]) == 2 and not (tmp_path / "out").exists()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and refused in err and "note" not in err, err
+
+
+def test_an_error_after_reading_stdin_is_one_line(tmp_path):
+    """An option refused once stdin's first sentence is read (here after the note on its
+    language): the note and the error, and no 'Exception ignored' traceback at exit from the
+    reader's generator detaching the already closed stdin."""
+    run = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "rephrase", "--delete",
+                          "foo"], stdin=SAMPLE.open("rb"), capture_output=True, text=True,
+                         cwd=tmp_path, check=False)
+    assert run.returncode == 2 and "not a UD relation to delete: foo" in run.stderr
+    assert run.stderr.count("\n") == 2 and "Traceback" not in run.stderr, run.stderr
 
 
 def test_the_readme_first_command_runs_without_a_word_on_stderr(capsys, monkeypatch):

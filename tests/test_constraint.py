@@ -58,11 +58,12 @@ def test_constrained_with_weight_zero_is_the_parser(setup):
     assert [t.text() for t in got] == [parse(parser, s, 4).text() for s in sents]
 
 
-@pytest.mark.parametrize("weight", ["nan", "inf", "-inf"])
+@pytest.mark.parametrize("weight", ["nan", "inf", "-inf", "-1"])
 def test_a_weight_that_is_not_a_finite_number_is_refused(setup, tmp_path, capsys, weight):
-    """NaN used to keep the parser's tree silently."""
+    """NaN used to keep the parser's tree silently; a negative weight (preferring trees that
+    explain the punctuation badly) was taken."""
     parser, model, sents, folder = setup
-    with pytest.raises(InputError, match="must be a finite number"):
+    with pytest.raises(InputError, match="must be a finite number >= 0"):
         next(constrained(parser, model, sents, 4, float(weight)))
     src = tmp_path / "in.conllu"
     src.write_text(sents[0].text(), encoding="utf-8")

@@ -51,10 +51,10 @@ def choose(scores: np.ndarray, log_px: np.ndarray, weight: float) -> int:
 def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
                 beam: int | None, weight: float) -> Iterator[Sentence]:
     """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`
-    (``weight``: a finite number; ``beam``, or the parser's own, at least 2; else an
+    (``weight``: a finite number ≥ 0; ``beam``, or the parser's own, at least 2; else an
     :class:`~fstpunct.errors.InputError`)."""
-    if not math.isfinite(weight):  # NaN or ±inf: every tree would score alike (NaN or ±inf)
-        raise InputError(f"the punctuation weight must be a finite number, not {weight}")
+    if not math.isfinite(weight) or weight < 0:  # NaN or ±inf: every tree would score alike
+        raise InputError(f"the punctuation weight must be a finite number >= 0, not {weight}")
     if parser.beam_width(beam) < 2:  # one tree: nothing to choose, the parser's tree
         raise InputError("choosing a tree by its punctuation needs a beam of at least 2 "
                          f"(the parser's k best), not {parser.beam_width(beam)}")

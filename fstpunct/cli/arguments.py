@@ -61,7 +61,7 @@ def positive(text: str) -> int:
     return value
 
 
-def at_least(least: int, **options: int | None) -> None:
+def at_least(least: int, **options: float | None) -> None:
     """Refuse an option's value below ``least`` (None: not given) in one line, before the
     command does any work (InputError); ``page_size=0`` names ``--page-size``."""
     for name, value in options.items():

@@ -7,7 +7,7 @@ import gc
 from ..apps.text import underlying
 from ..progress import progress
 from .arguments import add_corpus_arguments, add_quiet_argument, at_least, positive
-from .pool_option import add_pool_arguments, chosen_pool
+from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 from .text_option import add_text_arguments, model_and_input, write_output
 
 HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/PunctR in MISC "
@@ -37,6 +37,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(0, posteriors=args.posteriors)  # the library checks it too, after loading
+    check_pool_options(args)  # before the note on the input's language
     model, sentences = model_and_input(args)
     # the command owns the collector's state for its whole run, not the library's lazy decode
     # (its caller's code would run with the collector off between sentences)

@@ -96,7 +96,8 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
 
 
 def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
-    at_least(1, paths=args.paths, samples=args.samples)  # the library checks them too
+    at_least(1, paths=args.paths, samples=args.samples)  # the library checks them too,
+    at_least(0, slot=args.slot)  # and the slot's range, after the language's note
     model, sent = _load_sentence(args)
     return model.draw_lattice([sent], args.slot, paths=args.paths, samples=args.samples,
                               full=args.full, min_prob=args.min_prob, name=args.sentence)

@@ -10,7 +10,7 @@ from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments, add_quiet_argument
 from .model_option import chosen_model
-from .pool_option import add_pool_arguments, chosen_pool
+from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 
 HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give every punctuation "
         "token the HEAD (and DEPS entry) of the word whose underlying puncteme wrote it, on "
@@ -28,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_pool_options(args)  # before the note on the input's language
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     counts = Counts()
     with chosen_pool(args) as pool:

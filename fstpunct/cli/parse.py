@@ -7,7 +7,7 @@ from ..parser import Model, parse, read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
-from .arguments import add_quiet_argument, add_ud_dir_argument, positive
+from .arguments import add_quiet_argument, add_ud_dir_argument, at_least, positive
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -35,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    at_least(0, punct_weight=args.punct_weight)  # the library checks it too
     model = Model.load(args.model)
     sentences = progress(read_unparsed(args.input) if names_file(args.input)
                          else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)

@@ -11,7 +11,13 @@ from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
-from .arguments import add_model_output_argument, add_quiet_argument, add_ud_dir_argument, positive
+from .arguments import (
+    add_model_output_argument,
+    add_quiet_argument,
+    add_ud_dir_argument,
+    at_least,
+    positive,
+)
 
 HELP = "Dependency parser commands (train, compact)."
 
@@ -79,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
         raise InputError("--fraction must be above 0 and at most 1")
+    at_least(0, patience=args.patience, min_count=args.min_count)
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_sents = list(read_one(args.train, args.ud_dir) if args.train
                        else split_source(args.lang, "train", args.ud_dir).sentences())

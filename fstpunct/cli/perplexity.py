@@ -6,7 +6,7 @@ import argparse
 from ..progress import progress
 from .arguments import add_held_out_arguments, add_quiet_argument, held_out_sources
 from .model_option import add_model_arguments, chosen_model
-from .pool_option import add_pool_arguments, chosen_pool
+from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 
 HELP = ("Per-slot perplexity exp(−Σ log p(x|T) / Σ (n+1)) of the surface punctuation of every "
         "sentence (none skipped) under a model.")
@@ -24,6 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    check_pool_options(args)
     sources = held_out_sources(args)
     with chosen_pool(args) as pool:
         for src in sources:  # without --model, each file gets its language's model

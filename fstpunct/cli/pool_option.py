@@ -19,9 +19,15 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
                             "this run")
 
 
+def check_pool_options(args: argparse.Namespace) -> None:
+    """Refuse ``--jobs`` (if the command has that option) or ``--dask-workers`` below 1 in one
+    line (:func:`~.arguments.at_least`): every command with these options calls it first,
+    before any note or work."""
+    at_least(1, jobs=getattr(args, "jobs", 1), dask_workers=args.dask_workers)
+
+
 def chosen_pool(args: argparse.Namespace) -> Pool:
     """The pool the options ask for: a dask cluster, else ``--jobs`` local processes (if the
-    command has that option), else this process."""
-    jobs = getattr(args, "jobs", 1)
-    at_least(1, jobs=jobs, dask_workers=args.dask_workers)
-    return make_pool(jobs, args.scheduler, args.dask_workers)
+    command has that option), else this process (the options checked again)."""
+    check_pool_options(args)
+    return make_pool(getattr(args, "jobs", 1), args.scheduler, args.dask_workers)

@@ -7,7 +7,7 @@ import argparse
 from ..apps.rephrase.rephrase import METHODS, TREES
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_corpus_arguments, add_width_argument
+from .arguments import add_corpus_arguments, add_width_argument, at_least
 from .model_option import chosen_model
 
 HELP = ("Rephrase sentences: re-order the dependents of every NOUN and VERB by sampling the "
@@ -55,6 +55,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    at_least(1, samples=args.samples)  # the library checks them too, after the language's note
+    at_least(0, seed=args.seed)
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     permute = {"yes": True, "no": False, "auto": None}[args.permute]
     out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,

@@ -22,7 +22,7 @@ from .arguments import (
     probability,
 )
 from .model_option import MODEL_HELP
-from .pool_option import add_pool_arguments, chosen_pool
+from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 from .text_option import add_text_arguments, model_and_input, read_input, write_output
 
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
@@ -88,6 +88,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)
+    at_least(0, seed=args.seed)
+    check_pool_options(args)  # all before the parsers load and the note on the language
     # the model's options, None unless given: not ignored in silence by --crf or --trivial
     model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,
                      "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight,

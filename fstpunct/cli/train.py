@@ -14,8 +14,8 @@ from ..model.punct import Settings
 from ..model.train import ATTACH_ITERATIONS, INITS
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES
-from .arguments import add_model_output_argument, add_ud_dir_argument, at_least
-from .pool_option import add_pool_arguments, chosen_pool
+from .arguments import add_model_output_argument, add_ud_dir_argument
+from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
         "regularisation on a language's standard training split or on CoNLL-U files, and save "
@@ -74,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                         lexical=args.lexical)  # checked before anything is read, as are
-    at_least(1, jobs=args.jobs, dask_workers=args.dask_workers)  # the pool's (opened later)
+    check_pool_options(args)  # the pool's (opened later)
     shown = on_terminal()  # in a log: a plain line per iteration instead
     bars: list[tqdm] = []  # the EM bar and the E-step bar, opened when EM starts
     label = ["EM"]

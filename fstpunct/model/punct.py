@@ -75,7 +75,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         negative = [f"{name} {value}" for name, value in
-                    (("lexical", self.lexical), ("xi", self.xi), ("l2", self.l2)) if value < 0]
+                    (("lexical", self.lexical), ("xi", self.xi), ("l2", self.l2),
+                     ("token_cost", self.token_cost)) if value < 0]
         if negative:  # lexical −1 used to give every word but the rarest a feature of its own
             raise InputError(f"{', '.join(negative)}: must be at least 0")
 

@@ -78,6 +78,8 @@ class Options:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.samples < 1:
             raise InputError("the number of samples must be at least 1")
+        if self.seed < 0:  # numpy's traceback otherwise, at the first draw
+            raise InputError(f"the seed must be at least 0, not {self.seed}")
         _check_tree(self.tree)
         unknown = sorted(r for r in self.delete if universal(r) not in RELATIONS)
         if unknown:
