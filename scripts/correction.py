@@ -820,6 +820,9 @@ class Outside:
 
     learners: list[Sentence]
     pairs: list[tuple[Sentence, Sentence]]
+    # their :attr:`documents` if already known (the edited pairs': their parent's), else None
+    known: tuple[list[str | None], list[str | None]] | None = field(default=None, repr=False,
+                                                                  compare=False)
 
     @classmethod
     def read(cls, data: Path, kind: str) -> Outside:
@@ -838,14 +841,20 @@ class Outside:
     def edited(self) -> Outside:
         """The same sentences, and of the pairs only those with at least one punctuation edit
         (the scorer's, :func:`~fstpunct.apps.restoration.metrics.has_edit`: a slot whose
-        scored string differs between the pair's sides)."""
-        return Outside(self.learners, [(s, g) for s, g in self.pairs if has_edit(s, g)])
+        scored string differs between the pair's sides); their :attr:`documents` are this
+        one's, not read again."""
+        learners, pairs = self.documents
+        kept = [k for k, (s, g) in enumerate(self.pairs) if has_edit(s, g)]
+        return Outside(self.learners, [self.pairs[k] for k in kept],
+                       (learners, [pairs[k] for k in kept]))
 
     @functools.cached_property
     def documents(self) -> tuple[list[str | None], list[str | None]]:
         """The TLE document (:func:`tle_document`) of each learner sentence and of each pair's
-        learner side, read once per :class:`Outside` (:meth:`without` runs once a fold; the
-        edited pairs' :class:`Outside` reads its own)."""
+        learner side, read once per :class:`Outside` and its :attr:`edited` (:meth:`without`
+        runs once a fold)."""
+        if self.known is not None:
+            return self.known
         return ([tle_document(s) for s in self.learners],
                 [tle_document(s) for s, _ in self.pairs])
 

@@ -584,6 +584,15 @@ def test_outside_pairs_with_a_punctuation_edit_only(script, tmp_path, monkeypatc
     assert [s.sent_id for s, _ in every.edited.pairs] == ["TRa-0", "TRa-1", "TRb-0",
                                                             "TRe-0", "TRz-0"]
     assert every.edited.learners == every.learners
+    read, document = [], script.tle_document  # the edited pairs' documents are their parent's
+    with monkeypatch.context() as m:
+        m.setattr(script, "tle_document", lambda s: read.append(s) or document(s))
+        fresh = script.Outside(every.learners, every.pairs)
+        edited = fresh.edited.without({"docA"})
+        assert len(read) == len(every.learners) + len(every.pairs)  # once, by the parent
+        assert fresh.edited.documents == script.Outside(fresh.edited.learners,
+                                                        fresh.edited.pairs).documents
+    assert [s.sent_id for s, _ in edited.pairs] == ["TRb-0", "TRe-0", "TRz-0"]
     # the scorer's edit: a pair whose corrected side is its learner side has none
     relative = every.pairs[0]
     assert script.Outside([], [relative, (relative[0], relative[0])]).edited.pairs == [
