@@ -790,8 +790,11 @@ class Inference:
                     ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
         """``size`` exact samples of T′ for every sentence of the batch, sentence k from its own
         random stream (seed, first + k), so that a sentence's samples do not depend on the
-        other sentences of the batch (``first``: the batch's place in a longer input; seed ≥ 0):
-        ``[sentence][draw][node]``."""
+        other sentences of the batch (``first``: the batch's place in a longer input):
+        ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0."""
+        if size < 1 or seed < 0:  # numpy's traceback for a negative seed
+            raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
+                             f"{size} and {seed})")
         return [self.sample(k, np.random.default_rng((seed, first + k)), size)
                 for k in range(len(self.batch))]
 

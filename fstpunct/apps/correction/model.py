@@ -156,10 +156,8 @@ def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, se
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
     random stream (seed, first + k) (:meth:`~fstpunct.model.punct.Inference.sample_each`), so
-    its readings do not depend on the other sentences."""
-    if draws < 1 or seed < 0:
-        raise InputError(f"the readings drawn must be at least 1 and their seed >= 0 (got "
-                         f"{draws} and {seed})")
+    its readings do not depend on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked
+    there)."""
     if not sentences:
         return [[] for _ in range(draws)]
     inference = Inference(learner, learner.prepare(sentences))

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
 from ...model.punct import Inference, PunctModel
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, underlying_slot
@@ -62,10 +61,8 @@ def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int 
     """Every slot's :class:`SlotReading` of every sentence (all with words) under ``learner``,
     its posterior from ``draws`` (≥ 1) exact draws of T′, sentence k's from the random stream
     (seed, first + k), as drawn readings are (:func:`~.model.drawn`), so that a sentence's
-    posteriors do not depend on the other sentences of the call."""
-    if draws < 1 or seed < 0:
-        raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got {draws} "
-                         f"and {seed})")
+    posteriors do not depend on the other sentences of the call (``draws`` and ``seed``
+    checked there)."""
     if not sentences:
         return []
     inference = Inference(learner, learner.prepare(sentences))

@@ -24,11 +24,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.special import logsumexp
 
+from ...errors import InputError
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from ..restoration import Insertion, marks
 from ..restoration.crf import slot_tags
+from ..restoration.pipeline import has_words
 from ..restoration.strip import insert
 from .crf import CrfCorrector, features, tag_insertions
 from .model import CorrectionModel
@@ -177,7 +179,11 @@ def correction_log_probs(model: CorrectionModel, sources: Sequence[Sentence],
     contexts of the learner's sentence ``sources[k]`` (its T_e′ under the model's learner
     model and the learner's surface strings, :func:`~.model.with_learner`); for a model
     trained on D drawn readings, log (1/D) Σ_d p(y | T, T_e′(d)) over the D readings that
-    decoding mixes (:meth:`~.model.CorrectionModel.readings_of`)."""
+    decoding mixes (:meth:`~.model.CorrectionModel.readings_of`: sentence k from stream
+    (S, k), as decoding reads the same list). Every source must have words (InputError)."""
+    bare = next((s for s in sources if not has_words(s)), None)
+    if bare is not None:  # decoding's lists refuse it too (strip): the same positions
+        raise InputError(f"{bare.place}: the sentence is all punctuation: no correction to score")
     readings = model.readings_of([to_slots(s) for s in sources])
     cands = _candidates(stripped, lists)
     logs = []
