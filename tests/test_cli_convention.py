@@ -166,6 +166,7 @@ PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"
     (["restore", "--jobs", "0", "--parser", "no-such-parser"], "--jobs must be at least 1"),
     (["rephrase", "--seed", "-1"], "--seed must be at least 0, not -1"),
     (["rephrase", "--samples", "0"], "--samples must be at least 1, not 0"),
+    (["rephrase", "--delete", "appos,foo"], "not a UD relation to delete: foo"),
     (["correct", "--model", "no-such-model", "--samples", "2", "--seed", "-1"],
      "--seed must be at least 0, not -1"),
     (["correct", "--model", "no-such-model", "--edit-cost", "-1"],
@@ -195,10 +196,10 @@ def test_an_error_after_reading_stdin_is_one_line(tmp_path):
     """An option refused once stdin's first sentence is read (here after the note on its
     language): the note and the error, and no 'Exception ignored' traceback at exit from the
     reader's generator detaching the already closed stdin."""
-    run = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "rephrase", "--delete",
-                          "foo"], stdin=SAMPLE.open("rb"), capture_output=True, text=True,
-                         cwd=tmp_path, check=False)
-    assert run.returncode == 2 and "not a UD relation to delete: foo" in run.stderr
+    run = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "rephrase", "--order",
+                          str(tmp_path / "none")], stdin=SAMPLE.open("rb"), capture_output=True,
+                         text=True, cwd=tmp_path, check=False)
+    assert run.returncode == 2 and "none: not an ordering model" in run.stderr
     assert run.stderr.count("\n") == 2 and "Traceback" not in run.stderr, run.stderr
 
 

@@ -298,9 +298,8 @@ class Model:
         input's channel absorbed gets it back). Reproducible for a ``seed``. ``width``: as
         :meth:`restore`'s."""
         from ..apps.rephrase.order import OrderModel, order_path
-        from ..apps.rephrase.rephrase import Options, rephrase
-        names = delete.split(",") if isinstance(delete, str) else delete
-        delete = frozenset(r.strip() for r in names if r.strip())
+        from ..apps.rephrase.rephrase import Options, deleted_relations, rephrase
+        delete = deleted_relations(delete)
         if permute is None:
             permute = not (delete or delete_parens)
         options = Options(method, seed, samples, permute, delete, delete_parens,

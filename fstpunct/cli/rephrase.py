@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.rephrase.rephrase import METHODS, TREES
+from ..apps.rephrase.rephrase import METHODS, TREES, deleted_relations
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments, add_width_argument, at_least
@@ -57,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)  # the library checks them too, after the language's note
     at_least(0, seed=args.seed)
+    deleted_relations(args.delete)  # checked again by the library
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     permute = {"yes": True, "no": False, "auto": None}[args.permute]
     out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,

@@ -50,8 +50,8 @@ from .underlying import (
 )
 from .wellformed import unmatched
 
-__all__ = ["METHODS", "Options", "TREES", "Underlying", "bracketed_words", "rephrase",
-           "underlying", "written"]
+__all__ = ["METHODS", "Options", "TREES", "Underlying", "bracketed_words", "deleted_relations",
+           "rephrase", "underlying", "written"]
 
 METHODS = ("full", "half", "base")
 TREES = ("viterbi", "sample")
@@ -81,11 +81,7 @@ class Options:
         if self.seed < 0:  # numpy's traceback otherwise, at the first draw
             raise InputError(f"the seed must be at least 0, not {self.seed}")
         _check_tree(self.tree)
-        unknown = sorted(r for r in self.delete if universal(r) not in RELATIONS)
-        if unknown:
-            raise InputError(f"not a UD relation to delete: {', '.join(unknown)} (relations "
-                             "are UD's universal ones, e.g. appos, parataxis, with or without "
-                             "a subtype such as acl:relcl)")
+        deleted_relations(self.delete)
 
     @property
     def deleting(self) -> bool:
@@ -96,6 +92,20 @@ class Options:
     def needs_model(self) -> bool:
         """Whether the punctuation model (Viterbi T′) is needed."""
         return self.method != "base" or self.delete_parens
+
+
+def deleted_relations(delete: str | Iterable[str]) -> frozenset[str]:
+    """The relations whose constituents are deleted: names, or one string of them joined by
+    commas (``"appos,parataxis"``); a name that is not a UD relation (a universal one, with or
+    without a subtype such as ``acl:relcl``) is an InputError."""
+    names = delete.split(",") if isinstance(delete, str) else delete
+    relations = frozenset(r.strip() for r in names if r.strip())
+    unknown = sorted(r for r in relations if universal(r) not in RELATIONS)
+    if unknown:
+        raise InputError(f"not a UD relation to delete: {', '.join(unknown)} (relations are "
+                         "UD's universal ones, e.g. appos, parataxis, with or without a "
+                         "subtype such as acl:relcl)")
+    return relations
 
 
 def _check_tree(tree: str) -> None:
