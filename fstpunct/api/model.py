@@ -221,6 +221,8 @@ class Model:
         if isinstance(parsers, (str, os.PathLike, ParserModel)):
             parsers = [parsers]
         loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
+        for p in loaded:  # they parse the stripped sentences
+            p.expect_mode("removed", "restoration with a parser")
         if samples is not None and len(loaded) > samples:
             raise InputError("samples must be at least the number of parsers")
         return self._rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
@@ -339,6 +341,8 @@ class Model:
                              "correction.json)")
         p = parser if parser is None or isinstance(parser, ParserModel) else \
             ParserModel.load(parser)
+        if p is not None:  # it parses the learner's punctuated sentences
+            p.expect_mode("tokens", "correction with a parser")
         correction = self.correction
 
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:

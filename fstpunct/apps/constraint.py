@@ -52,11 +52,13 @@ def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sent
                 beam: int | None, weight: float) -> Iterator[Sentence]:
     """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`
     (``weight``: a finite number ≥ 0; ``beam``, or the parser's own, at least 2; else an
-    :class:`~fstpunct.errors.InputError`)."""
+    :class:`~fstpunct.errors.InputError`; so is a parser of another mode than ``removed``),
+    checked before any sentence is read."""
+    parser.expect_mode("removed", "choosing a tree by its punctuation (--punct-model)")
     if not math.isfinite(weight) or weight < 0:  # NaN or ±inf: every tree would score alike
         raise InputError(f"the punctuation weight must be a finite number >= 0, not {weight}")
     if parser.beam_width(beam) < 2:  # one tree: nothing to choose, the parser's tree
         raise InputError("choosing a tree by its punctuation needs a beam of at least 2 "
                          f"(the parser's k best), not {parser.beam_width(beam)}")
-    for trees, scores, log_px in candidates(parser, model, sentences, beam):
-        yield trees[choose(scores, log_px, weight)]
+    return (trees[choose(scores, log_px, weight)]
+            for trees, scores, log_px in candidates(parser, model, sentences, beam))

@@ -17,7 +17,7 @@ import numpy as np
 from scipy import sparse
 
 from ..dp._sparse import hash_lookup, hash_table
-from ..errors import ModelError
+from ..errors import InputError, ModelError
 from ..files import atomic_folder, output
 from ..ud.treebank import punct_relation
 from . import features as F
@@ -107,6 +107,7 @@ class Model:
                 np.zeros((len(keys) + 1, len(self.transitions)), dtype=np.float32)
         self.info = info or {}
         self.fingerprints = False  # keys are fingerprints (a model saved with them, read back)
+        self.folder: Path | None = None  # where it was loaded from, to name it in errors
         self._masks: dict[int, np.ndarray] = {}
         self._mask_table: np.ndarray | None = None
         # per transition, for the compiled greedy parser: 0 shift, 1 left arc, 2 right arc
@@ -280,4 +281,12 @@ class Model:
         if csr.shape != (len(keys) + 1, len(model.transitions)):
             raise ModelError(f"{folder}: weights of shape {csr.shape} do not fit the model")
         model.fingerprints = fingerprints
+        model.folder = folder
         return model
+
+    def expect_mode(self, wanted: str, use: str) -> None:
+        """An :class:`~fstpunct.errors.InputError` naming the parser's folder, its mode and
+        ``wanted`` unless it parses in punctuation mode ``wanted`` (``use``: what needs it)."""
+        if self.mode != wanted:
+            raise InputError(f"{self.folder or 'the parser'}: a {self.mode!r}-mode parser; "
+                             f"{use} needs a {wanted!r}-mode one")

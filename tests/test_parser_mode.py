@@ -1,0 +1,78 @@
+"""A parser of another punctuation mode than the one a command needs is refused before any
+input is read, in one line naming its folder, its mode and the mode wanted (the library checks,
+the command line inherits): correction parses the learner's punctuated sentence (``tokens``),
+restoration and re-ranking by punctuation parse the stripped one (``removed``). Each used to
+run with the wrong parser, silently."""
+from pathlib import Path
+
+import pytest
+
+import fstpunct
+from fstpunct.apps.constraint import constrained
+from fstpunct.apps.correction.model import CorrectionModel
+from fstpunct.cli.main import main
+from fstpunct.errors import InputError
+from fstpunct.model.store import load_model
+from fstpunct.parser import Model, train
+from fstpunct.ud.treebank import read_file
+
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+
+
+@pytest.fixture(scope="module")
+def folders(tmp_path_factory):
+    """A ``tokens``-mode and a ``removed``-mode parser, and a correction model made of the
+    bundled English model twice (input checks only)."""
+    base = tmp_path_factory.mktemp("modes")
+    sents = list(read_file(SAMPLE))
+    for mode in ("tokens", "removed"):
+        train(sents, sents, mode, 1, base / mode, epochs=1, progress=False, log=lambda m: None)
+    CorrectionModel(load_model("en"), load_model("en"), {}).save(base / "correction")
+    return base
+
+
+def refused(capsys, argv, folder, mode, wanted):
+    """``argv`` exits 2 with one line naming ``folder``, its ``mode`` and ``wanted``, and
+    writes no output (its input, a file that is not CoNLL-U, is never read)."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert f"{folder}: a '{mode}'-mode parser" in err and f"a '{wanted}'-mode one" in err
+
+
+@pytest.fixture
+def garbage(tmp_path):
+    path = tmp_path / "in.conllu"
+    path.write_text("not CoNLL-U\n", encoding="utf-8")
+    return path
+
+
+def test_correct_refuses_a_parser_that_is_not_tokens_mode(folders, garbage, tmp_path, capsys):
+    out = tmp_path / "out.conllu"
+    refused(capsys, ["correct", str(garbage), "--model", str(folders / "correction"),
+                     "--parser", str(folders / "removed"), "-o", str(out)],
+            folders / "removed", "removed", "tokens")
+    assert not out.exists()
+    with pytest.raises(InputError, match="'removed'-mode parser"):
+        fstpunct.load(folders / "correction").correct(SAMPLE, parser=folders / "removed")
+
+
+def test_restore_refuses_a_parser_that_is_not_removed_mode(folders, garbage, tmp_path, capsys):
+    out = tmp_path / "out.conllu"
+    refused(capsys, ["restore", str(garbage), "--model", "en", "--parser",
+                     str(folders / "removed"), "--parser", str(folders / "tokens"), "-o",
+                     str(out)], folders / "tokens", "tokens", "removed")
+    assert not out.exists()
+    with pytest.raises(InputError, match="'tokens'-mode parser"):
+        fstpunct.load("en").restore(SAMPLE, parsers=Model.load(folders / "tokens"))
+
+
+def test_parse_with_a_punctuation_model_refuses_a_parser_that_is_not_removed_mode(
+        folders, garbage, tmp_path, capsys):
+    out = tmp_path / "out.conllu"
+    refused(capsys, ["parse", str(garbage), "--model", str(folders / "tokens"), "--beam", "4",
+                     "--punct-model", "en", "-o", str(out)], folders / "tokens", "tokens",
+            "removed")
+    assert not out.exists()
+    with pytest.raises(InputError, match="'tokens'-mode parser"):  # before any next()
+        constrained(Model.load(folders / "tokens"), load_model("en"), iter(()), 4, 8.0)
