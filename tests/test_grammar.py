@@ -193,6 +193,26 @@ def test_rules_compare_a_model_with_its_own_grammar_by_default(capsys):
     assert "confident learned edits" in out and "over de dev" in out
 
 
+def test_rules_of_a_correction_model_compare_its_learner_model(tmp_path, capsys):
+    """``rules --model`` of a correction model's folder reads its learner model, as decode and
+    perplexity do (it was 'not a fstpunct model'); a learner model stores no expected edit
+    counts, so the confident edits are left out, saying so, and the rest is as for that model
+    (here the bundled English one; a saved learner records no rule file, so --compare)."""
+    from fstpunct.apps.correction.model import CorrectionModel
+    from fstpunct.model.store import load_model
+
+    folder = CorrectionModel(load_model("en"), load_model("en"), {}).save(tmp_path / "c")
+    assert main(["rules", "--model", "en", "--compare", str(EN)]) == 0
+    own = capsys.readouterr().out
+    assert main(["rules", "--model", str(folder), "--compare", str(EN)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"# {folder} stores no expected edit counts")
+    assert own[own.index("\n# the grammar's"):] == out[out.index("\n# the grammar's"):]
+    assert main(["rules", "--model", str(folder)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--compare GRAMMAR" in err
+
+
 def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
     """A model's ``edits.npy`` that is empty, truncated, not an array of counts or of another
     shape than its channel's φ is a ModelError, and ``rules --compare`` says so in one line

@@ -21,6 +21,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..apps.decode import annotate, scored
 from ..errors import InputError, ModelError
 from ..model.punct import PunctModel
@@ -86,7 +88,21 @@ class Model:
     @property
     def record(self) -> dict[str, Any]:
         """``model.json``: settings, how the model was trained, and any evaluation."""
-        return read_record(self.folder / "learner" if self.correction else self.folder)
+        return read_record(self._punct_folder)
+
+    @property
+    def _punct_folder(self) -> Path:
+        """The folder of :attr:`punct`: a correction model's ``learner/``, else :attr:`folder`."""
+        return self.folder / "learner" if self.correction else self.folder
+
+    def edit_counts(self) -> np.ndarray | None:
+        """The expected edit counts per (a, b, edit) the channel was trained with, or None when
+        the folder stores none (a correction model's learner does not); damaged ones are a
+        :class:`~fstpunct.errors.ModelError`."""
+        from ..model.store import EDIT_COUNTS, load_edit_counts
+        if not (self._punct_folder / EDIT_COUNTS).is_file():
+            return None
+        return load_edit_counts(self._punct_folder, self.punct.channel.phi.shape)
 
     @property
     def direction(self) -> str:
@@ -375,15 +391,11 @@ class Model:
         what the channel learned against ``grammar`` (default: the one it was trained from).
         Returns how many sentences it shows."""
         from ..fst.grammar import load_grammar
-        from ..model.store import load_edit_counts
         from ..show.report import model_grammar, write_report
         if pairs < 0 or page_size < 1:
             raise InputError(f"pairs must be at least 0 and page_size at least 1, not {pairs} "
                              f"and {page_size}")
-        try:
-            counts = load_edit_counts(self.folder, self.punct.channel.phi.shape)
-        except ModelError:
-            counts = None
+        counts = self.edit_counts()
         rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))
         return write_report(self.punct, self._watched(sentences(data)), path,
                             title or f"fstpunct · model {self.name}", rules, counts, pairs,

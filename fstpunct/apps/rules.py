@@ -78,12 +78,13 @@ class Comparison:
         return self._mrr([r for r in self.ranks if r.confident_bigram])
 
 
-def compare_rules(channel: Channel, edit_counts: np.ndarray, grammar: Grammar,
+def compare_rules(channel: Channel, edit_counts: np.ndarray | None, grammar: Grammar,
                   min_count: float = 25.0, confident: float = 0.75) -> Comparison:
-    """The §5.1 statistics; ``edit_counts`` are expected counts per (a, b, edit)."""
+    """The §5.1 statistics; ``edit_counts`` are expected counts per (a, b, edit) (None: a
+    model that stores none, whose confident edits cannot be told: none)."""
     rules = {(r.a, r.b): r.edit for r in grammar.rules}
     phi, symbols = channel.phi, channel.symbols
-    window = edit_counts.sum(axis=2)
+    window = edit_counts.sum(axis=2) if edit_counts is not None else np.zeros(phi.shape[:2])
     best = phi.argmax(axis=2)
     out = []
     for a, b in zip(*np.nonzero(window >= min_count)):

@@ -24,9 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="beam width (default: the model's)")
     parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
     parser.add_argument("--punct-model", metavar="M",
-                        help="punctuation model folder or bundled name that re-ranks the "
-                             "beam's trees (a 'removed'-mode parser; the beam, --beam or the "
-                             "parser's, must be at least 2)")
+                        help="punctuation model (folder or bundled name; a correction "
+                             "model's folder: its learner model) that re-ranks the k best "
+                             "trees of --model, then a 'removed'-mode parser whose beam (--beam "
+                             "or its own) must be at least 2")
     parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
                         help="weight of log p(punctuation | tree) against the parser score "
                              "(default 32, chosen on en dev: RESULTS.md)")
@@ -40,10 +41,10 @@ def run(args: argparse.Namespace) -> int:
     sentences = progress(read_unparsed(args.input) if names_file(args.input)
                          else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)
     if args.punct_model:  # the punctuation model's imports only when it is used
+        from ..api import load  # a correction model: its learner model, as decode reads it
         from ..apps.constraint import constrained
-        from ..model.store import load_model
         from ..ud.width import Widths
-        punct = load_model(args.punct_model)
+        punct = load(args.punct_model).punct
         widths = Widths(punct.vocab.tokens)  # marks of either width (fstpunct.ud.width)
         trees = widths.write(constrained(model, punct, widths.read(sentences), args.beam,
                                          args.punct_weight))

@@ -4,11 +4,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from ..api import load
 from ..apps.rules import PAPER_RELATIONS, check_relations, compare_rules, relation_pairs
 from ..errors import InputError
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
-from ..model.store import load_edit_counts, load_model, read_record
 from ..show.report import model_grammar
 from ..ud.release import LANGUAGES, SPLITS, split_source
 from ..ud.slots import to_slots
@@ -26,7 +26,9 @@ HEADER = ("window", "edit", "result", "p", "schema", "line")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("grammar", nargs="?", metavar="GRAMMAR",
                         help="a rule file, e.g. grammars/en.rules")
-    parser.add_argument("--model", help="a trained model: compare what it learned with a grammar")
+    parser.add_argument("--model", help="a trained model (folder or bundled name; a correction "
+                        "model's folder: its learner model): compare what it learned with a "
+                        "grammar")
     parser.add_argument("--compare", metavar="GRAMMAR",
                         help="the grammar to compare --model with (default: the one the model "
                              "was trained from, a rule file or the default grammar)")
@@ -54,29 +56,35 @@ def _trained_grammar(name: str, record: dict[str, Any]) -> Grammar:
     """The grammar model ``name`` was trained from, by its training ``record``."""
     grammar = model_grammar(record)
     if grammar is None:
-        raise InputError(f"{name}: its model.json names no rule file that can be read; "
-                         "give one with --compare GRAMMAR")
+        raise InputError(f"{name}: its training record names no rule file that can be "
+                         "read; give one with --compare GRAMMAR")
     return grammar
 
 
 def _compare(args: argparse.Namespace) -> None:
     check_relations(args.relations)  # before any output
-    model = load_model(args.model)
-    record = read_record(args.model).get("record", {})
+    loaded = load(args.model)  # a correction model: its learner model, as decode reads it
+    model, record = loaded.punct, loaded.record.get("record")
+    if not isinstance(record, dict):  # a learner saved before 1e10b99 recorded a folder name
+        record = {}
     grammar = load_grammar(args.compare) if args.compare else \
         _trained_grammar(args.model, record)
     lang = args.lang or next((g for g in (record.get("language"), grammar.language)
                               if g in LANGUAGES), "en")
-    counts = load_edit_counts(args.model, model.channel.phi.shape)
+    counts = loaded.edit_counts()
     result = compare_rules(model.channel, counts, grammar)
-    agree = [g for g in result.confident if g.edit == g.grammar_edit]
-    moves = [g for g in result.confident if g.edit != "KEEP"]
-    print(f"# {len(result.confident)} confident learned edits (bigram expected count >= 25, "
-          f"p > 0.75): {len(agree)} are the grammar's; of the {len(moves)} that are not KEEP, "
-          f"{sum(g.edit == g.grammar_edit for g in moves)} are the grammar's")
-    print(format_table(("window", "count", "learned", "p", "grammar"),
-                       [(f"{g.a} {g.b}", f"{g.count:.0f}", g.edit, f"{g.p:.3f}", g.grammar_edit)
-                        for g in result.confident], args.tsv))
+    if counts is None:
+        print(f"# {args.model} stores no expected edit counts (a correction model's learner "
+              "model has none): no confident learned edits to list")
+    else:
+        agree = [g for g in result.confident if g.edit == g.grammar_edit]
+        moves = [g for g in result.confident if g.edit != "KEEP"]
+        print(f"# {len(result.confident)} confident learned edits (bigram expected count >= "
+              f"25, p > 0.75): {len(agree)} are the grammar's; of the {len(moves)} that are not "
+              f"KEEP, {sum(g.edit == g.grammar_edit for g in moves)} are the grammar's")
+        print(format_table(("window", "count", "learned", "p", "grammar"),
+                           [(f"{g.a} {g.b}", f"{g.count:.0f}", g.edit, f"{g.p:.3f}",
+                             g.grammar_edit) for g in result.confident], args.tsv))
     ranks = [r.rank for r in result.ranks]
     confident = [r for r in result.ranks if r.confident_bigram]
     print(f"\n# the grammar's {len(ranks)} rules over the model's marks ({result.skipped} over "

@@ -40,11 +40,12 @@ from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["FORMAT", "bundled", "is_bundled", "load_edit_counts", "load_model", "model_path",
-           "model_size", "read_record", "record_evaluation", "save_model"]
+__all__ = ["EDIT_COUNTS", "FORMAT", "bundled", "is_bundled", "load_edit_counts", "load_model",
+           "model_path", "model_size", "read_record", "record_evaluation", "save_model"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parents[1] / "models"
+EDIT_COUNTS = "edits.npy"  # in a model folder: the expected edit counts (module docstring)
 
 
 def bundled() -> list[str]:
@@ -83,7 +84,7 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     try:
         with atomic_folder(folder) as tmp:
             if edit_counts is not None:
-                np.save(tmp / "edits.npy", edit_counts)
+                np.save(tmp / EDIT_COUNTS, edit_counts)
             model.channel.save(tmp / "channel.fst")
             side = {"direction": model.channel.direction,
                     "symbols": list(model.channel.symbols)}
@@ -137,7 +138,7 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     """The expected edit counts a model was trained with (``edits.npy``): finite, ≥ 0, per
     (a, b, edit), of ``shape`` when given (its channel's φ's). ModelError when the file is
     missing, unreadable or not such an array."""
-    path = model_path(name) / "edits.npy"
+    path = model_path(name) / EDIT_COUNTS
     try:
         counts = np.load(path)
     except UNREADABLE as e:
