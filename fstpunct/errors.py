@@ -7,7 +7,7 @@ from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "GrammarError", "InputError",
-           "ModelError", "not_a_model"]
+           "ModelError", "not_a_model", "refuse_unused"]
 
 # what reading a missing or damaged model file raises (json, numpy's .npz reader: a zip
 # member whose CRC fails, a stream that does not inflate, a truncated zip; an empty .npy)
@@ -70,3 +70,15 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     else:
         why = str(cause)
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
+
+
+def refuse_unused(options: dict[str, bool], why: str) -> None:
+    """An :class:`InputError` naming every option of ``options`` (its name, mapped to whether
+    it is given) that is given although ``why`` says it would be ignored: a keyword as the
+    library and the command line spell it, ``edit_cost (--edit-cost)``, a command line's own
+    option (``--lang``) as it is. A given option that nothing uses is refused rather than
+    ignored in silence."""
+    given = [name if name.startswith("--") else f"{name} (--{name.replace('_', '-')})"
+             for name, set_ in options.items() if set_]
+    if given:
+        raise InputError(f"{', '.join(given)}: {why}")

@@ -270,6 +270,16 @@ TEXT_COMMANDS = ["restore", "decode"]
 
 
 @pytest.fixture(scope="module")
+def removed_parser(tmp_path_factory):
+    """A ``removed``-mode parser: the one restoration and the text pipeline take."""
+    folder = tmp_path_factory.mktemp("parser") / "removed"
+    sents = list(read_file(SAMPLE))
+    train_parser(sents, sents, "removed", 1, folder, epochs=1, progress=False,
+                 log=lambda m: None)
+    return folder
+
+
+@pytest.fixture(scope="module")
 def tagger_model(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tagger") / "tagger"
     train_tagger([depunctuated(s) for s in read_file(SAMPLE)], epochs=1,
@@ -277,11 +287,11 @@ def tagger_model(tmp_path_factory):
     return folder
 
 
-def run_text(command, data, tmp_path, parser_model, tagger_model, capsys):
+def run_text(command, data, tmp_path, parser, tagger_model, capsys):
     path = tmp_path / "in.txt"
     path.write_bytes(data)
     status = main([command, "--text", "--model", "en", "--tagger", str(tagger_model),
-                   "--parser", str(parser_model), str(path), "-o", str(tmp_path / "out.txt")]
+                   "--parser", str(parser), str(path), "-o", str(tmp_path / "out.txt")]
                   + (["--quiet"] if command == "restore" else []))
     return status, capsys.readouterr(), path
 
@@ -289,8 +299,8 @@ def run_text(command, data, tmp_path, parser_model, tagger_model, capsys):
 @pytest.mark.parametrize("command", TEXT_COMMANDS)
 @pytest.mark.parametrize("name, data, line, words", TEXT_CASES, ids=[c[0] for c in TEXT_CASES])
 def test_malformed_text_is_one_line_and_exit_2(command, name, data, line, words, tmp_path,
-                                               parser_model, tagger_model, capsys):
-    status, out, path = run_text(command, data, tmp_path, parser_model, tagger_model, capsys)
+                                               removed_parser, tagger_model, capsys):
+    status, out, path = run_text(command, data, tmp_path, removed_parser, tagger_model, capsys)
     assert status == 2, out.err
     assert out.err.count("\n") == 1 and out.err.startswith("fstpunct "), out.err
     where = f"{path}:{line}" if line else f"{path}:"
@@ -301,9 +311,9 @@ def test_malformed_text_is_one_line_and_exit_2(command, name, data, line, words,
 
 @pytest.mark.parametrize("command", TEXT_COMMANDS)
 @pytest.mark.parametrize("name, data", TEXT_ACCEPTED, ids=[c[0] for c in TEXT_ACCEPTED])
-def test_accepted_text_passes(command, name, data, tmp_path, parser_model, tagger_model,
+def test_accepted_text_passes(command, name, data, tmp_path, removed_parser, tagger_model,
                               capsys):
-    status, out, _ = run_text(command, data, tmp_path, parser_model, tagger_model, capsys)
+    status, out, _ = run_text(command, data, tmp_path, removed_parser, tagger_model, capsys)
     assert status == 0, out.err
     sentences = list(read_file(tmp_path / "out.txt"))
     assert len(sentences) == len([x for x in data.decode("utf-8-sig").splitlines()

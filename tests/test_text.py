@@ -513,8 +513,9 @@ def test_the_text_path_mixes_with_its_bundled_crf_as_an_explicit_mixture_does(la
         text, text=True, format="conllu", mix_crf=CrfModel.load(crf), mix_weight=weight)
     monkeypatch.setattr(CrfModel, "marginals", lambda *a: pytest.fail("the CRF ran"))
     alone = model.restore(text, text=True, mix_weight=1.0)
-    assert model.restore(text, text=True, text_model=False) == \
-        model.restore(text, text=True, text_model=False, mix_weight=0.3)  # no CRF either
+    model.restore(text, text=True, text_model=False)  # no CRF either
+    with pytest.raises(InputError, match="mix_weight"):  # no CRF to weigh: refused, not ignored
+        model.restore(text, text=True, text_model=False, mix_weight=0.3)
     monkeypatch.setattr("fstpunct.apps.restoration.crf.installed", lambda: False)
     with pytest.warns(UserWarning, match="python-crfsuite is not installed"):
         assert model.restore(text, text=True) == alone

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..apps.decode import annotate, scored
-from ..errors import InputError, ModelError
+from ..errors import InputError, ModelError, refuse_unused
 from ..model.punct import PunctModel
 from ..model.store import BUNDLED, load_model, model_path, read_record
 from ..parallel import Pool
@@ -197,8 +197,8 @@ class Model:
         from ..apps.text import tokeniser
         return tokeniser(self.punct) if text else None
 
-    def restore(self, data: Data, *, decoder: str = "slot", samples: int | None = None,
-                mbr: str = "sentence", seed: int = 0,
+    def restore(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
+                mbr: str | None = None, seed: int | None = None,
                 parsers: Folder | ParserModel | Sequence[Folder | ParserModel] = (),
                 beam: int | None = None, pool: Pool | None = None, text: bool = False,
                 format: str | None = None, lowercase: bool | None = None,
@@ -208,11 +208,12 @@ class Model:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, or one, beam ``beam``; the first
         one's tree is kept): by default the exact minimum-Bayes-risk choice under the model, no
-        sampling (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired
-        marks kept balanced); with ``samples``,
-        minimum Bayes risk (``mbr``: ``sentence`` or ``slot``) over that many samples,
-        reproducible for a ``seed``. On ``pool``, chunks of sentences in parallel, with the
-        same output.
+        sampling (``decoder``: ``slot``, the default, each slot's least-risk string, or
+        ``balanced``, paired marks kept balanced); with ``samples``, minimum Bayes risk
+        (``mbr``: ``sentence``, the default, or ``slot``) over that many samples, reproducible
+        for a ``seed`` (default 0). ``decoder``, ``mix_crf`` and ``mix_weight`` are refused
+        with ``samples``, ``mbr`` and ``seed`` without (an InputError: they would be ignored).
+        On ``pool``, chunks of sentences in parallel, with the same output.
 
         A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
         ``lowercase`` and ``tagger``) and parsed once: by ``parsers`` if any, else by the
@@ -246,8 +247,8 @@ class Model:
                              width, self._model_for(text and text_model),
                              text=self._tokeniser(text), format=format, tree=None)
 
-    def restorer(self, *, decoder: str = "slot", samples: int | None = None,
-                 mbr: str = "sentence", seed: int = 0, text: bool = False,
+    def restorer(self, *, decoder: str | None = None, samples: int | None = None,
+                 mbr: str | None = None, seed: int | None = None, text: bool = False,
                  mix_crf: Folder | CrfModel | None = None, mix_weight: float | None = None
                  ) -> Restorer:
         """The restoration method of :meth:`restore` (same arguments; ``text``: the plain-text
@@ -255,18 +256,20 @@ class Model:
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
         from ..apps.restoration.crf import CrfModel, installed
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
-        from ..apps.restoration.generative import DECODERS, ModelRestorer
+        from ..apps.restoration.generative import DECODERS, ModelRestorer, check_sampling
         from ..apps.restoration.mixture import MixedRestorer
+        check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
+                                 "mix_weight": mix_weight}, {"mbr": mbr, "seed": seed})
+        decoder, mbr = decoder or "slot", mbr or "sentence"
         if decoder not in EXACT_DECODERS:
             raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
-        if samples is not None and samples < 1:
-            raise InputError("samples must be at least 1")
-        if mix_crf is not None and samples is not None:
-            raise InputError("a CRF mixture needs an exact decoder, not samples")
         if mbr not in DECODERS:
             raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None
+        refuse_unused({"mix_weight": mix_weight is not None and mix_crf is None and not stored},
+                      "only with mix_crf (--mix-crf) or the bundled mixture of plain text, the "
+                      "CRF it weighs the model against")
         if stored and mix_crf is None and not installed():
             warnings.warn("python-crfsuite is not installed: plain text is restored without "
                           "the bundled CRF mixture (pip install python-crfsuite)", stacklevel=2)
@@ -277,7 +280,7 @@ class Model:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
             return MixedRestorer(punct, crf, 0.5 if mix_weight is None else mix_weight, decoder)
         return ExactRestorer(punct, decoder) if samples is None else \
-            ModelRestorer(punct, samples, mbr, seed)
+            ModelRestorer(punct, samples, mbr, seed or 0)
 
     def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
                   beam: int | None, pool: Pool | None, text: bool, lowercase: bool | None,
@@ -320,6 +323,9 @@ class Model:
         delete = deleted_relations(delete)
         if permute is None:
             permute = not (delete or delete_parens)
+        refuse_unused({"order": order is not None and not permute},
+                      "only when permuting (by default, unless deleting; permute=True, "
+                      "--permute yes)")
         options = Options(method, seed, samples, permute, delete, delete_parens,
                           best_surface=best_surface, tree=tree, rewrite_all=rewrite_all,
                           balance=balance)
@@ -332,7 +338,7 @@ class Model:
         return self._rewrite(data, lambda s: rephrase(s, self.punct, ordering, options), width)
 
     def correct(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
-                mbr: str = "sentence", seed: int = 0,
+                mbr: str | None = None, seed: int | None = None,
                 parser: str | os.PathLike[str] | ParserModel | None = None,
                 beam: int | None = None, edit_cost: float | None = None,
                 support: float | None = None, width: str = "input") -> Any:
@@ -343,18 +349,26 @@ class Model:
         punctuation under the corrector: exact (``decoder``: ``balanced``, ``slot``, or
         ``learner``: balanced where the learner's own marks balance; default: the one stored
         in the model with its decoding, else ``balanced``) or, with
-        ``samples``, over that many samples (``mbr``: ``sentence`` or ``slot``; ``seed``).
-        The exact decoders charge ``edit_cost`` per token edited away from the learner's
-        string and keep a learner string whose probability is below ``support`` (default:
-        the values stored in the model for the trees' source — with ``parser``, those chosen
-        on a parser's trees if stored —, chosen on dev; else 0 and 0). Words and tree are
-        kept; ``# text`` is rebuilt. ``width``: as :meth:`restore`'s."""
+        ``samples``, over that many samples (``mbr``: ``sentence``, the default, or ``slot``;
+        ``seed``, default 0). The exact decoders charge ``edit_cost`` per token edited away
+        from the learner's string and keep a learner string whose probability is below
+        ``support`` (default: the values stored in the model for the trees' source — with
+        ``parser``, those chosen on a parser's trees if stored —, chosen on dev; else 0 and
+        0). Words and tree are kept; ``# text`` is rebuilt. ``width``: as :meth:`restore`'s.
+        An option that would be ignored is an InputError: ``decoder``, ``edit_cost``,
+        ``support`` with ``samples``, ``mbr`` and ``seed`` without, ``beam`` without
+        ``parser``."""
         from ..apps.correction.correct import corrected
+        from ..apps.restoration.generative import check_sampling
         from ..parser import Model as ParserModel
         from ..parser import parse
         if self.correction is None:
             raise ModelError(f"{self.name!r} is not a correction model (a folder with "
                              "correction.json)")
+        check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost,
+                                 "support": support}, {"mbr": mbr, "seed": seed})
+        refuse_unused({"beam": beam is not None and parser is None},
+                      "only with parser (--parser), the beam it parses with")
         p = parser if parser is None or isinstance(parser, ParserModel) else \
             ParserModel.load(parser)
         if p is not None:  # it parses the learner's punctuated sentences
@@ -364,7 +378,7 @@ class Model:
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
             if p is not None:
                 sents = (parse(p, s, beam) for s in sents)
-            return corrected(sents, correction, decoder, samples, mbr, seed,
+            return corrected(sents, correction, decoder, samples, mbr or "sentence", seed or 0,
                              edit_cost=edit_cost, support=support, parsed=p is not None)
         return self._rewrite(data, step, width)
 
@@ -409,14 +423,16 @@ class Model:
         sent = self._one_read(data, which)
         return sentence_svg(self.punct, sent, str(which) if name is None else name)
 
-    def draw_lattice(self, data: Data, slot: int, which: int | str = 1, *, paths: int = 10,
-                     samples: int = 1000, full: bool = False, min_prob: float = 0.01,
-                     name: str | None = None) -> graphviz.Digraph:
+    def draw_lattice(self, data: Data, slot: int, which: int | str = 1, *,
+                     paths: int | None = None, samples: int | None = None, full: bool = False,
+                     min_prob: float | None = None, name: str | None = None
+                     ) -> graphviz.Digraph:
         """The ``graphviz.Digraph`` of slot ``slot`` of sentence ``which`` of ``data``, as
         ``fstpunct draw lattice`` draws it: its ``paths`` most probable underlying strings
-        (posteriors from ``samples`` samples of T′), or with ``full`` the whole lattice (arcs
-        of p ≥ ``min_prob``; refused when large); ``.source`` is its dot text, ``.render``
-        draws it (with Graphviz's ``dot``)."""
+        (default 10; posteriors from ``samples`` samples of T′, default 1000), or with ``full``
+        the whole lattice (arcs of p ≥ ``min_prob``, default 0.01; refused when large; paths
+        and samples refused with it, min_prob without it); ``.source`` is its dot text,
+        ``.render`` draws it (with Graphviz's ``dot``)."""
         from ..show.lattice import sentence_lattice
         sent = self._one_read(data, which)
         return sentence_lattice(self.punct, sent, slot, str(which) if name is None else name,

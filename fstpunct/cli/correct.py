@@ -32,10 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "model's for the trees' source, else balanced)")
     parser.add_argument("--samples", type=int, metavar="N",
                         help="MBR over this many samples instead of the exact decoder")
-    parser.add_argument("--mbr", choices=sorted(DECODERS), default="sentence",
-                        help="with --samples: 'sentence' (the best sampled x) or 'slot'")
-    parser.add_argument("--seed", type=int, default=0, metavar="S",
-                        help="random seed for --samples (default 0)")
+    parser.add_argument("--mbr", choices=sorted(DECODERS),
+                        help="with --samples: 'sentence' (the best sampled x; default) or "
+                             "'slot'")
+    parser.add_argument("--seed", type=int, metavar="S",
+                        help="with --samples: random seed (default 0)")
     parser.add_argument("--edit-cost", type=float, metavar="C",
                         help="MBR loss: C more per token edited away from the learner's string "
                              "(exact decoders; default: the model's for the trees' source, "

@@ -49,13 +49,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     _sentence(p)
     p.add_argument("--slot", type=int, required=True, metavar="I",
                    help="slot I lies between word I and word I+1 (0 = sentence start)")
-    p.add_argument("--paths", type=int, default=10, metavar="K",
-                   help="draw the K most probable paths (default 10)")
-    p.add_argument("--samples", type=int, default=1000, metavar="N",
-                   help="samples of T′ that estimate the posteriors (default 1000)")
+    p.add_argument("--paths", type=int, metavar="K",
+                   help="draw the K most probable paths (default 10; not with --full)")
+    p.add_argument("--samples", type=int, metavar="N",
+                   help="samples of T′ that estimate the posteriors (default 1000; not with "
+                        "--full)")
     p.add_argument("--full", action="store_true",
                    help="draw the whole lattice (refused above 60 states or 200 arcs)")
-    p.add_argument("--min-prob", type=probability, default=0.01, metavar="P",
+    p.add_argument("--min-prob", type=probability, metavar="P",
                    help="with --full: hide arcs less probable than this (default 0.01)")
     _output(p, RENDER_SUFFIXES + SOURCE_SUFFIXES)
     p.set_defaults(graph=_lattice)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..api import ModelInfo, bundled_models, evaluate
-from ..errors import InputError
+from ..errors import InputError, refuse_unused
 from ..model.store import bundled
 from .table import format_table
 
@@ -31,6 +31,8 @@ def _data(info: ModelInfo) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    refuse_unused({"--ud-dir": args.ud_dir is not None and not args.evaluate},
+                  "only with --evaluate (the test splits it measures on)")
     unknown = [name for name in args.evaluate or () if name not in bundled()]
     if unknown:
         raise InputError(f"not a bundled model: {', '.join(unknown)} (bundled: "

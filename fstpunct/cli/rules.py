@@ -6,7 +6,7 @@ from typing import Any
 
 from ..api import load
 from ..apps.rules import PAPER_RELATIONS, check_relations, compare_rules, relation_pairs
-from ..errors import InputError
+from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
 from ..show.report import model_grammar
@@ -35,9 +35,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", choices=LANGUAGES,
                         help="whose dev split gives the relation table (default: the model's "
                              "language, else en)")
-    parser.add_argument("--split", choices=SPLITS, default="dev",
+    parser.add_argument("--split", choices=SPLITS,
                         help="the split of --lang for that table (default dev)")
-    parser.add_argument("--relations", nargs="+", default=list(PAPER_RELATIONS), metavar="REL",
+    parser.add_argument("--relations", nargs="+", metavar="REL",
                         help="the relations of that table (default: "
                              f"{' '.join(PAPER_RELATIONS)})")
     add_ud_dir_argument(parser)
@@ -62,7 +62,8 @@ def _trained_grammar(name: str, record: dict[str, Any]) -> Grammar:
 
 
 def _compare(args: argparse.Namespace) -> None:
-    check_relations(args.relations)  # before any output
+    relations, split = args.relations or list(PAPER_RELATIONS), args.split or "dev"
+    check_relations(relations)  # before any output
     loaded = load(args.model)  # a correction model: its learner model, as decode reads it
     model, record = loaded.punct, loaded.record.get("record")
     if not isinstance(record, dict):  # a learner saved before 1e10b99 recorded a folder name
@@ -93,17 +94,19 @@ def _compare(args: argparse.Namespace) -> None:
     print(f"# over the {len(confident)} whose bigram has an edit with p > 0.5: rank 1: "
           f"{sum(r.rank == 1 for r in confident)}, rank 2: {sum(r.rank == 2 for r in confident)}, "
           f"rank > 2: {sum(r.rank > 2 for r in confident)}; MRR {result.mrr_confident:.3f}")
-    sents = [to_slots(s) for s in split_source(lang, args.split, args.ud_dir).sentences()]
-    table = relation_pairs(model, model.prepare(sents), args.relations)
-    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {lang} {args.split}")
+    sents = [to_slots(s) for s in split_source(lang, split, args.ud_dir).sentences()]
+    table = relation_pairs(model, model.prepare(sents), relations)
+    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {lang} {split}")
     rows = [(rel, str(n), pair, f"{100 * p:.1f}") for rel, (n, pairs) in table.items()
             for pair, p in pairs]
     print(format_table(("relation", "nodes", "l | r", "%"), rows, args.tsv))
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.compare and not args.model:
-        raise InputError("--compare goes with --model")
+    refuse_unused({f"--{name.replace('_', '-')}": getattr(args, name) is not None
+                   and not args.model for name in ("compare", "lang", "split", "relations",
+                                                   "ud_dir")},
+                  "only with --model (comparing a model with a grammar)")
     if args.grammar and args.model:  # GRAMMAR would be ignored
         raise InputError("GRAMMAR lists a rule file's rules; to compare a model with it: "
                          "--model M --compare GRAMMAR")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import graphviz
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, END
 from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
@@ -218,12 +218,18 @@ def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequenc
     return g
 
 
-def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str, paths: int = 10,
-                     samples: int = 1000, full: bool = False, min_prob: float = 0.01
-                     ) -> graphviz.Digraph:
+def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
+                     paths: int | None = None, samples: int | None = None, full: bool = False,
+                     min_prob: float | None = None) -> graphviz.Digraph:
     """What ``fstpunct draw lattice`` draws of slot ``slot`` of ``sent`` (called ``name`` in the
-    caption): its ``paths`` most probable paths, posteriors from ``samples`` samples of T′
-    (:func:`paths_graph`), or with ``full`` the whole lattice (:func:`lattice_graph`)."""
+    caption): its ``paths`` most probable paths (default 10), posteriors from ``samples``
+    samples of T′ (default 1000; :func:`paths_graph`), or with ``full`` the whole lattice, arcs
+    of p ≥ ``min_prob`` (default 0.01; :func:`lattice_graph`); an option the choice would
+    ignore is refused."""
+    refuse_unused({"paths": full and paths is not None, "samples": full and samples is not None},
+                  "not with full (--full), the whole lattice")
+    refuse_unused({"min_prob": not full and min_prob is not None}, "only with full (--full)")
+    paths, samples = 10 if paths is None else paths, 1000 if samples is None else samples
     if paths < 1 or samples < 1:
         raise InputError("paths and samples must be at least 1")
     slots = to_slots(sent)
@@ -236,7 +242,8 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str, pa
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
     if full:
-        return lattice_graph(inference.builder, inference.weights, x, caption, min_prob)
+        return lattice_graph(inference.builder, inference.weights, x, caption,
+                             0.01 if min_prob is None else min_prob)
     sampled = sample_slots(inference, 0, samples)[slot]
     return paths_graph(inference.builder, inference.weights,
                        slot_paths(inference, 0, slot, paths, sampled), caption)

@@ -36,7 +36,7 @@ from ...ud.slots import to_slots
 from ...ud.treebank import Sentence, batches
 from ..restoration import Insertion, marks, mbr
 from ..restoration import exact as exact_mbr
-from ..restoration.generative import DECODERS
+from ..restoration.generative import DECODERS, check_sampling
 from ..restoration.pipeline import has_words
 from ..restoration.sample import PriorSampler
 from ..restoration.strip import insert, insertions_of, strip
@@ -150,10 +150,8 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
     :meth:`~.model.CorrectionModel.decoding_for`)."""
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
-    if samples is not None and samples < 1:
-        raise InputError("samples must be at least 1")
-    if samples is not None and (edit_cost is not None or support is not None):
-        raise InputError("edit cost and support are for the exact decoders only")
+    check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
+                   {})
     stored = model.decoding_for(parsed)
     decoding = replace(stored, edit_cost=stored.edit_cost if edit_cost is None else edit_cost,
                        support=stored.support if support is None else support,

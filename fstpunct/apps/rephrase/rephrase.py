@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import InputError, refuse_unused
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
@@ -82,6 +82,15 @@ class Options:
             raise InputError(f"the seed must be at least 0, not {self.seed}")
         _check_tree(self.tree)
         deleted_relations(self.delete)
+        other = self.method != "full"
+        refuse_unused({"best_surface": self.best_surface and other,
+                       "rewrite_all": self.rewrite_all and other},
+                      f"only with method full, not {self.method}")
+        refuse_unused({"tree": self.tree != "viterbi" and self.method == "base"},
+                      "only with method full or half, not base")
+        if not self.balance and not (self.deleting and self.method != "base"):
+            raise InputError("balance=False (--no-balance): only when deleting (--delete, "
+                             "--delete-parens) with method full or half")
 
     @property
     def deleting(self) -> bool:
@@ -312,13 +321,13 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         what.append(f"delete={','.join(sorted(options.delete))}")
     if options.delete_parens:
         what.append("delete_parens=yes")
-    if options.best_surface and options.method == "full":
+    if options.best_surface:  # each of these only where it applies (Options refuses others)
         what.append("surface=best")
-    if options.tree != "viterbi" and options.method != "base":
+    if options.tree != "viterbi":
         what.append(f"tree={options.tree}")
-    if options.rewrite_all and options.method == "full":
+    if options.rewrite_all:
         what.append("rewrite=all")
-    if not options.balance and options.deleting and options.method != "base":
+    if not options.balance:
         what.append("balance=no")
     return assemble(sent, tokens, [f"# sent_id = {sent_id}", f"# rephrased_from = {origin}",
                                    f"# rephrase = {' '.join(what)}"])

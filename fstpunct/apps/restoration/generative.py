@@ -7,8 +7,9 @@ are split evenly among the trees and pooled before MBR, so the choice averages o
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
+from ...errors import InputError, refuse_unused
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -16,9 +17,24 @@ from . import Insertion
 from .mbr import insertions, sentence_mbr, slot_mbr
 from .sample import Draws, PriorSampler
 
-__all__ = ["DECODERS", "ModelRestorer", "pooled_draws", "split"]
+__all__ = ["DECODERS", "ModelRestorer", "check_sampling", "pooled_draws", "split"]
 
 DECODERS = {"sentence": sentence_mbr, "slot": slot_mbr}
+
+
+def check_sampling(samples: int | None, exact: Mapping[str, object],
+                   sampled: Mapping[str, object]) -> None:
+    """An :class:`~fstpunct.errors.InputError` for an option the choice between exact decoding
+    and MBR over ``samples`` (None: exact; else at least 1) would ignore: one of ``exact`` (the
+    exact decoders' options by name, None when not given) with samples, or one of ``sampled``
+    (``mbr``, ``seed``) without; restoration and correction share it."""
+    if samples is not None and samples < 1:
+        raise InputError("samples must be at least 1")
+    if samples is not None:
+        refuse_unused({name: value is not None for name, value in exact.items()},
+                      "for the exact decoders only, not with samples (--samples)")
+    refuse_unused({name: value is not None for name, value in sampled.items()
+                   if samples is None}, "only with samples (--samples: MBR over samples)")
 
 
 def split(samples: int, parts: int) -> list[int]:

@@ -1,0 +1,88 @@
+"""An option that the other options make useless is refused in one line (exit 2), not ignored
+in silence: the exact decoders' options with --samples and the sampling ones without it
+(restore and correct share the library's check, and so do their API keywords), the options of
+one rephrasing method with another, the path options of a lattice with --full and its arc
+threshold without, and the options of a mode a command is not in (rules, models). Each of
+these ran before, the option unused."""
+from pathlib import Path
+
+import pytest
+
+import fstpunct
+from fstpunct.apps.correction.model import CorrectionModel
+from fstpunct.cli.main import main
+from fstpunct.errors import InputError
+from fstpunct.model.store import load_model
+
+ROOT = Path(__file__).parents[1]
+SAMPLE = ROOT / "data" / "sample.conllu"
+RULES = ROOT / "grammars" / "en.rules"
+
+
+@pytest.fixture(scope="module")
+def correction(tmp_path_factory):
+    """A correction model made of the bundled English model twice (option checks only)."""
+    folder = tmp_path_factory.mktemp("unused") / "correction"
+    return CorrectionModel(load_model("en"), load_model("en"), {}).save(folder)
+
+
+CASES = [
+    (["restore", "--model", "en", "--decoder", "balanced", "--samples", "5"],
+     "decoder (--decoder): for the exact decoders only, not with samples"),
+    (["restore", "--model", "en", "--mix-crf", "crf", "--samples", "5"], "mix_crf (--mix-crf)"),
+    (["restore", "--model", "en", "--mbr", "slot"], "mbr (--mbr): only with samples"),
+    (["restore", "--model", "en", "--seed", "3"], "seed (--seed): only with samples"),
+    (["restore", "--model", "en", "--mix-weight", "0.3"], "mix_weight (--mix-weight): only with"),
+    (["correct", "--decoder", "slot", "--samples", "5"], "decoder (--decoder): for the exact"),
+    (["correct", "--edit-cost", "1", "--support", "0.1", "--samples", "2"],
+     "edit_cost (--edit-cost), support (--support): for the exact decoders only"),
+    (["correct", "--mbr", "slot", "--seed", "1"], "mbr (--mbr), seed (--seed): only with samples"),
+    (["correct", "--beam", "2"], "beam (--beam): only with parser (--parser)"),
+    (["rephrase", "--model", "en", "--method", "half", "--best-surface"],
+     "best_surface (--best-surface): only with method full, not half"),
+    (["rephrase", "--model", "en", "--method", "base", "--rewrite-all"],
+     "rewrite_all (--rewrite-all): only with method full, not base"),
+    (["rephrase", "--model", "en", "--method", "base", "--tree", "sample"],
+     "tree (--tree): only with method full or half"),
+    (["rephrase", "--model", "en", "--no-balance"], "(--no-balance): only when deleting"),
+    (["rephrase", "--model", "en", "--delete", "appos", "--order", "en"],
+     "order (--order): only when permuting"),
+    (["draw", "lattice", "--model", "en", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--full",
+      "--paths", "3", "--samples", "9"], "paths (--paths), samples (--samples): not with full"),
+    (["draw", "lattice", "--model", "en", "--sentence", f"{SAMPLE}:2", "--slot", "4",
+      "--min-prob", "0.1"], "min_prob (--min-prob): only with full (--full)"),
+    (["rules", str(RULES), "--lang", "de", "--split", "test"],
+     "--lang, --split: only with --model"),
+    (["rules", str(RULES), "--relations", "appos"], "--relations: only with --model"),
+    (["models", "--ud-dir", "ud"], "--ud-dir: only with --evaluate"),
+]
+
+
+@pytest.mark.parametrize("argv, refused", CASES, ids=[" ".join(c[0][:1] + c[0][-2:])
+                                                       for c in CASES])
+def test_an_option_that_would_be_ignored_is_refused(argv, refused, correction, tmp_path, capsys):
+    if argv[0] == "correct":
+        argv = [*argv, "--model", str(correction)]
+    if argv[0] in ("restore", "correct", "rephrase"):
+        argv = [*argv, str(SAMPLE), "-o", str(tmp_path / "out")]
+    assert main(argv) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and refused in err, err
+    assert not out and not (tmp_path / "out").exists()
+
+
+def test_the_api_keywords_are_checked_alike(correction):
+    en, text = fstpunct.load("en"), SAMPLE.read_text(encoding="utf-8")
+    refused = [lambda: en.restore(text, decoder="balanced", samples=5),
+               lambda: en.restore(text, mbr="slot"),
+               lambda: fstpunct.load(correction).correct(text, seed=2),
+               lambda: fstpunct.load(correction).correct(text, edit_cost=1.0, samples=2),
+               lambda: en.rephrase(text, method="half", best_surface=True),
+               lambda: en.draw_lattice(text, 4, 2, full=True, paths=3),
+               lambda: en.draw_lattice(text, 4, 2, min_prob=0.1)]
+    for call in refused:
+        with pytest.raises(InputError, match=r"\(--"):
+            call()
+    # what goes together still runs, the defaults spelled out giving the defaults' output
+    assert en.restore(text, samples=3, mbr="sentence", seed=0) == en.restore(text, samples=3)
+    assert en.restore(text, decoder="slot") == en.restore(text)
