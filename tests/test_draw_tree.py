@@ -1,6 +1,8 @@
 """Sentence pictures: each slot's underlying marks and their fates agree with the surface, the
 layout puts words in reading order (right to left for Arabic) with nested arcs above inner
 ones, and ``draw tree`` writes a well-formed SVG."""
+import io
+import itertools
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -12,7 +14,7 @@ from fstpunct.model.store import load_model
 from fstpunct.show.layout import layout, text_width
 from fstpunct.show.sentence import is_rtl, sentence_views
 from fstpunct.show.tree import svg, tree_svg
-from fstpunct.ud.treebank import read_file
+from fstpunct.ud.treebank import read_conllu, read_file
 
 SAMPLE = Path(__file__).parent.parent / "data" / "sample.conllu"
 ARABIC = Path(__file__).parent / "data" / "arabic.conllu"  # one quoted reply
@@ -57,6 +59,26 @@ def test_layout_reads_in_order(views):
             if b is not a and b.head and lo <= min(b.head, b.dep) and max(b.head, b.dep) <= hi:
                 assert a.height > b.height
     assert by_dep[view.heads.index(0) + 1].head == 0
+
+
+SHORT_WORDS = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n" for k, (w, h, rel) in
+                      enumerate([("x", 2, "compound"), ("y", 0, "root"), ("z", 2, "case"),
+                                 ("w", 2, "compound:prt")], 1)) + "\n"
+
+
+def test_labels_of_one_height_do_not_overlap(views):
+    """Short neighbouring arcs under long labels printed them over each other
+    ('compouncase'); such an arc now goes a level higher (by the layout's width estimate)."""
+    from fstpunct.show.layout import SMALL
+    (short,) = sentence_views(load_model("en"), read_conllu(io.StringIO(SHORT_WORDS)), k=0)
+    for view in [*views, short]:
+        arcs = [a for a in layout(view).arcs if a.head]
+        for a, b in itertools.combinations(arcs, 2):
+            if a.height == b.height:
+                apart = abs((a.x1 + a.x2) / 2 - (b.x1 + b.x2) / 2)
+                assert apart >= (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2, \
+                    (a.label, b.label)
+    assert len({a.height for a in layout(short).arcs if a.head}) == 3
 
 
 def test_arabic_reads_right_to_left():

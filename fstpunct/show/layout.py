@@ -8,6 +8,7 @@ East Asian characters one em, combining marks none, the rest 0.6 em), as no font
 """
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 from dataclasses import dataclass
 
@@ -75,10 +76,15 @@ class Layout:
     slots: tuple[tuple[float, float], ...]  # each slot's extent (left x, right x)
 
 
-def _levels(heads: tuple[int, ...]) -> list[int]:
-    """Each arc's level: one above the highest arc strictly inside its span (the root arc 0)."""
+def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...]
+            ) -> list[int]:
+    """Each arc's level: one above the highest arc strictly inside its span (the root arc 0),
+    and higher still while its label (centred over the words ``centres`` it joins) would
+    overlap the label of an arc already at that level: short neighbouring arcs under long
+    labels ('compound', 'case') printed their labels over each other."""
     n = len(heads)
     level = [0] * n
+    labelled: dict[int, list[tuple[float, float]]] = {}  # level -> its labels' extents
     order = sorted(range(n), key=lambda d: abs(heads[d] - (d + 1)))
     for d in order:
         h = heads[d]
@@ -88,17 +94,17 @@ def _levels(heads: tuple[int, ...]) -> list[int]:
         inner = [level[e] for e in range(n) if heads[e] and e != d and
                  lo <= min(heads[e], e + 1) and max(heads[e], e + 1) <= hi]
         level[d] = 1 + max(inner, default=0)
+        mid, half = (centres[h - 1] + centres[d]) / 2, text_width(labels[d], SMALL) / 2 + GAP
+        while any(a < mid + half and mid - half < b for a, b in labelled.get(level[d], ())):
+            level[d] += 1
+        labelled.setdefault(level[d], []).append((mid - half, mid + half))
     return level
 
 
 def layout(view: SentenceView) -> Layout:
     """The layout of ``view``: x positions in reading order, mirrored for right-to-left text."""
     n = view.n
-    levels = _levels(view.heads)
-    top = (max(levels, default=0) + 1) * LEVEL + 2 * SMALL
-    words_y = MARGIN + top
-    surface_y = words_y + FONT + 14
-    items: list[Placed] = []
+    items: list[Placed] = []  # on rows 0 (words and marks) and 1 (surface) until placed
     slot_extent: list[tuple[float, float]] = []
     centres: list[float] = []
     x = MARGIN
@@ -112,28 +118,31 @@ def layout(view: SentenceView) -> Layout:
                     sum(surface) + GAP * max(len(surface) - 1, 0))
         mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
-            items.append(Placed("mark", "?", mx + marks[0] / 2, words_y, i, 0, fate="backoff"))
+            items.append(Placed("mark", "?", mx + marks[0] / 2, 0, i, 0, fate="backoff"))
         for j, (m, w) in enumerate(zip(slot.underlying, marks)):
-            items.append(Placed("mark", m.text, mx + w / 2, words_y, i, j, m.node, m.side, m.fate))
+            items.append(Placed("mark", m.text, mx + w / 2, 0, i, j, m.node, m.side, m.fate))
             mx += w + GAP
         sx = x + GAP / 2 + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
         for j, (t, w) in enumerate(zip(slot.surface, surface)):
-            items.append(Placed("surface", t, sx + w / 2, surface_y, i, j))
+            items.append(Placed("surface", t, sx + w / 2, 1, i, j))
             sx += w + GAP
         x += inner + GAP
         slot_extent.append((start, x))
         if i < n:
             w = text_width(view.words[i])
             centres.append(x + w / 2)
-            items.append(Placed("word", view.words[i], x + w / 2, words_y, index=i + 1))
+            items.append(Placed("word", view.words[i], x + w / 2, 0, index=i + 1))
             x += w
+    levels = _levels(view.heads, centres, view.deprels)  # the arcs' height needs the x's
+    words_y = MARGIN + (max(levels, default=0) + 1) * LEVEL + 2 * SMALL
+    surface_y = words_y + FONT + 14
     width = x + MARGIN
     height = surface_y + MARGIN
     if view.rtl:  # mirror: the first word on the right
-        items = [Placed(p.kind, p.text, width - p.x, p.y, p.slot, p.index, p.node, p.side,
-                        p.fate) for p in items]
         centres = [width - c for c in centres]
         slot_extent = [(width - b, width - a) for a, b in slot_extent]
+    items = [dataclasses.replace(p, x=width - p.x if view.rtl else p.x,
+                                 y=surface_y if p.y else words_y) for p in items]
     arcs_y = words_y - FONT
     arcs = []
     for d in range(n):
