@@ -1,6 +1,7 @@
 """The HTML viewer: one self-contained page (no network), its data, and — in headless Chromium
 (skipped only where no Chromium is installed) — that it renders every sentence of the sample
 without a script error, answers a click with a word's pairs, and opens the learned tab."""
+import io
 import json
 import re
 import shutil
@@ -90,6 +91,20 @@ def test_renders_in_chromium(page, tmp_path):
     assert shot.stat().st_size > 20_000 and shot.read_bytes()[:4] == b"\x89PNG"
 
 
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed")
+def test_a_long_right_to_left_sentence_opens_at_its_first_words(tmp_path):
+    """A right-to-left picture wider than the page opened scrolled to the left: the end of the
+    sentence showed and its first words were off the page."""
+    words = "".join(f"{k}\tكلمة\t_\tNOUN\t_\t_\t{k - 1}\t{'dep' if k > 1 else 'root'}\t_\t_\n"
+                    for k in range(1, 41))
+    out = tmp_path / "ar.html"
+    assert write_report(load_model("ar"), read_conllu(io.StringIO(words + "\n")), out, "ar") == 1
+    run = chromium("--user-data-dir=" + str(tmp_path / "profile"), "--window-size=900,700",
+                   "--dump-dom", out.as_uri())
+    assert 'data-rendered="1"' in run.stdout, run.stderr[-2000:]
+    assert 'data-rtl-at-start="1"' in run.stdout
 
 
 def test_rule_bars_against_the_grammar():

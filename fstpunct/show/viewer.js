@@ -32,6 +32,12 @@
     for (const el of document.querySelectorAll(".pageinfo")) el.textContent = info;
     document.body.dataset.rendered =
       String($("sentences").querySelectorAll("svg.fp-tree").length);
+    // a right-to-left sentence wider than the page starts scrolled to its first words, on
+    // the right (its picture box is left-to-right, so it opened on the sentence's end)
+    const rtl = document.querySelectorAll(".pic.rtl");
+    for (const el of rtl) el.scrollLeft = el.scrollWidth;
+    document.body.dataset.rtlAtStart = String([...rtl].filter(
+      (el) => el.scrollLeft + el.clientWidth >= el.scrollWidth - 1).length);
     if (focus !== undefined) {
       const el = $("s" + focus);
       if (el) { el.classList.add("focus"); el.scrollIntoView({ block: "start" }); }
