@@ -93,6 +93,10 @@ def test_bad_input_names_the_place(en):
         en.decode("1\tbad\n\n")
     with pytest.raises(TypeError, match="conllu.TokenList"):
         list(en.decode([["not", "a", "sentence"]]))
+    import conllu  # one sentence where sentences are meant: its tokens were taken for them
+    (tokens,) = conllu.parse(TEXT.split("\n\n")[0] + "\n\n")
+    with pytest.raises(TypeError, match=r"not one conllu.TokenList: pass \[sentence\]"):
+        en.log_prob(tokens)
 
 
 @pytest.mark.parametrize("source, lang", [
@@ -108,6 +112,9 @@ def test_language_from_metadata(comment):
     sent = next(read_file(SAMPLE))
     sent.comments.insert(0, comment)
     assert language_of("-", sent) == language_of(None, sent) == "hi"
+    import conllu  # what API users hold (README): it raised AttributeError ('comments')
+    (tokens,) = conllu.parse(sent.text())
+    assert language_of(None, tokens) == "hi"
 
 
 def test_choice_falls_back_to_english_with_a_note():

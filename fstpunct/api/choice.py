@@ -13,9 +13,13 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..model.store import bundled
 from ..ud.treebank import Sentence
+
+if TYPE_CHECKING:
+    import conllu
 
 __all__ = ["DEFAULT", "Choice", "choose", "language_of"]
 
@@ -26,16 +30,19 @@ _META = re.compile(r"#\s*(?:newdoc\s+)?lang(?:uage)?\s*=\s*([A-Za-z]{2,3})\b")
 
 
 def language_of(source: str | os.PathLike[str] | None = None,
-                sentence: Sentence | None = None) -> str | None:
+                sentence: Sentence | conllu.TokenList | None = None) -> str | None:
     """The language code an input's name (``source``: a path or split name) or its first
-    sentence's metadata tells, or None."""
+    ``sentence``'s metadata (a ``conllu.TokenList``'s or an fstpunct sentence's) tells, or
+    None."""
     if source is not None and str(source) != "-":
         text = os.fspath(source)
         m = _SPLIT.match(text) if not Path(text).exists() else None
         m = m or _UD_NAME.match(Path(text).name)
         if m:
             return m.group(1)
-    for comment in sentence.comments if sentence is not None else ():
+    comments = sentence.comments if isinstance(sentence, Sentence) else [
+        f"# {key} = {value}" for key, value in getattr(sentence, "metadata", {}).items()]
+    for comment in comments:
         m = _META.match(comment)
         if m:
             return m.group(1).lower()

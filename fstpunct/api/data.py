@@ -77,6 +77,9 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
                                                                      Iterable)):
         raise TypeError(f"expected a string, a path or an iterable of sentences, not "
                         f"{type(data).__name__}")
+    if type(data).__name__ == "TokenList":  # one sentence: its tokens are not sentences
+        raise TypeError("expected an iterable of sentences, not one conllu.TokenList: pass "
+                        "[sentence]")
     if text is not None:
         if isinstance(data, str):
             return read_text(io.StringIO(data), "<string>", text), False

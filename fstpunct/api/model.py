@@ -73,8 +73,13 @@ class Perplexity:
 
 
 class Model:
-    """A trained punctuation model (see :func:`load`): decode, restore and normalise
-    punctuation, and score it (``log_prob``, ``perplexity``)."""
+    """A trained punctuation model (see :func:`load`): decode, restore, normalise and rephrase
+    punctuation (and, a correction model's, correct it), score it (``log_prob``,
+    ``perplexity``), show and draw it. Every method's ``data`` is a CoNLL-U string (the answer
+    is a string too), a path or standard split name (``"hi:dev"``) or an iterable of
+    ``conllu.TokenList`` (the answer is an iterator of new TokenLists, streamed):
+    :mod:`fstpunct.api.data`. Bad CoNLL-U raises :class:`~fstpunct.errors.ConlluError`, an
+    unusable option or file :class:`~fstpunct.errors.InputError` (both ``ValueError``)."""
 
     def __init__(self, punct: PunctModel, folder: Path, name: str,
                  correction: CorrectionModel | None = None) -> None:
