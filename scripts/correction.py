@@ -133,6 +133,16 @@ balancing the paired marks only in sentences whose learner punctuation balances
 (agree, rerank, table, calibrate) decodes the correction model so in every row and agreement
 that reads its decoding, and in calibrate's choice on dev (default ``balanced``; calibrate
 stores it with the chosen decoding, and ``fstpunct correct`` decodes with it by default).
+
+``heldout`` trains the models as one ``cv`` fold holding no document out (the learner model on
+every aligned TLE learner sentence, the corrector and the two CRF correctors on every TLE pair;
+no sentence outside the TLE; its settings recorded in ``WORK/heldout.json``, a folder of
+others refused) and scores them on data no setting was chosen on: the isomorphic pairs of the
+FCE scripts that hold no TLE sentence (parsed trees), their scripts sorted by name and dealt
+round-robin into 3 parts. Part 0 (*calibration*) chooses the edit cost (least AED; ties: the
+cost nearest ``--edit-cost``, then the higher) and the agreement (as ``agree`` chooses);
+parts 1 and 2 (*test*) score keep, the correction model at ``--edit-cost`` and at the
+calibrated cost, the two CRF correctors and the chosen agreement, with ``agree``'s tests.
 """
 from __future__ import annotations
 
@@ -777,8 +787,13 @@ def document_folds(data: Path, splits: list[str], k: int
     (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
     learner_text = {split: list(sentences_of(data / f"en_esl-ud-{split}.conllu"))
                     for split in splits}
-    documents = sorted({_document(s) for split in splits for s in learner_text[split]})
-    return learner_text, {d: j % k for j, d in enumerate(documents)}
+    return learner_text, dealt({_document(s) for split in splits for s in learner_text[split]},
+                               k)
+
+
+def dealt(names: Iterable[str], k: int) -> dict[str, int]:
+    """Each name's part: the names sorted and dealt round-robin into ``k`` parts."""
+    return {d: j % k for j, d in enumerate(sorted(names))}
 
 
 def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
@@ -804,13 +819,18 @@ def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel
 FCE_KINDS = {"isomorphic": (ISOMORPHIC,), "all": (ISOMORPHIC, PUNCTUATION_ONLY)}
 
 
+def comment(sent: Sentence, key: str) -> str | None:
+    """The value of the sentence's comment ``# KEY = value``, or None."""
+    for c in sent.comments:
+        if c.startswith(f"# {key} ="):
+            return c.split("=", 1)[1].strip()
+    return None
+
+
 def tle_document(sent: Sentence) -> str | None:
     """The TLE document of a sentence outside the TLE (``# tle_document``: its FCE script
     holds that document's TLE sentences), or None (a script without TLE sentences)."""
-    for c in sent.comments:
-        if c.startswith("# tle_document ="):
-            return c.split("=", 1)[1].strip()
-    return None
+    return comment(sent, "tle_document")
 
 
 @dataclass
@@ -917,26 +937,13 @@ def cv(args: argparse.Namespace) -> None:
     fold_outside = [kept_outside(outside, args.fce_edited,
                                  {d for d, f in fold_of.items() if f == fold}, f"fold {fold}")
                     for fold in range(k)]
-    learners = []
-    for fold in range(k):  # the learner models first: they need no hyper-parameter
-        own, dropped = trainable([s for split in splits for s in learner_text[split]
-                                  if fold_of[_document(s)] != fold]
-                                 + (fold_outside[fold].learners if learner_fce(args) else []))
-        folder = work / f"fold{fold}" / "learner"
-        if not folder.is_dir():
-            model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
-                              iterations=args.learner_iterations).model
-            save_model(model, folder, {"fold": fold, "folds": k, "sentences": len(own),
-                                       "fce": learner_fce(args), "fold_key": FOLD_KEY})
-            print(f"fold {fold}: learner model trained on {len(own)} sentences ({dropped} left "
-                  f"out: {UNTRAINABLE})", flush=True)
-        else:
-            record = read_record(folder)["record"]
-            refuse_old_folds(folder, record)
-            if record.get("fce") != learner_fce(args):
-                _fail(f"{folder}: trained with --fce {record.get('fce')}, "
-                      f"not {learner_fce(args)}: name another --work")
-        learners.append((own, load_model(folder)))
+    learners = [  # the learner models first: they need no hyper-parameter
+        learner_model(args, work / f"fold{fold}" / "learner", grammar, f"fold {fold}",
+                      {"fold": fold, "folds": k},
+                      [s for split in splits for s in learner_text[split]
+                       if fold_of[_document(s)] != fold]
+                      + (fold_outside[fold].learners if learner_fce(args) else []))
+        for fold in range(k)]
     if args.learners_only:
         return
     outputs: dict[str, list[Sentence | None]] = {}
@@ -1012,6 +1019,28 @@ def cv(args: argparse.Namespace) -> None:
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
+def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, record: dict,
+                  sentences: list[Sentence]) -> tuple[list[SlotSentence], PunctModel]:
+    """``what``'s learner model (:func:`trainable` ``sentences``, and the model loaded from
+    ``folder``, refused if of old folds or of another learner ``--fce``; or trained on them
+    and saved with ``record``, their count, the ``--fce`` kind and FOLD_KEY)."""
+    own, dropped = trainable(sentences)
+    if not folder.is_dir():
+        model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
+                          iterations=args.learner_iterations).model
+        save_model(model, folder, {**record, "sentences": len(own), "fce": learner_fce(args),
+                                   "fold_key": FOLD_KEY})
+        print(f"{what}: learner model trained on {len(own)} sentences ({dropped} left "
+              f"out: {UNTRAINABLE})", flush=True)
+    else:
+        stored = read_record(folder)["record"]
+        refuse_old_folds(folder, stored)
+        if stored.get("fce") != learner_fce(args):
+            _fail(f"{folder}: trained with --fce {stored.get('fce')}, "
+                  f"not {learner_fce(args)}: name another --work")
+    return own, load_model(folder)
+
+
 def rerank_outputs(ranked: list[tuple[Nbest, Sentence, dict[str, list[float]]]], r: Rerank,
                    made: dict[tuple[int, int], Sentence]) -> list[Sentence]:
     """The sentences re-ranked as ``r`` from each one's (n-best, stripped sentence, generative
@@ -1062,18 +1091,27 @@ class CvRun:
         :attr:`outputs` (the products at ``--weight`` and ``--keep-weight``)."""
         args, pooled, work = self.args, self.pooled, Path(self.args.work)
         for fold, held in enumerate(self.helds):
-            folder = work / f"fold{fold}"
             fold_folders(work, fold, ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}"),
                          args.folds)
-            source = [pooled[j][1] for j in held]
-            model = CorrectionModel.load(folder / "correct").decoded_with(
-                Decoding(args.edit_cost, args.support, decoder=args.decoder))
-            crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
-                        CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
-            out, _, read, _ = systems(source, model, crfs, self.english,
-                                      {CRF: args.weight, KEEP: args.keep_weight})
+            h, out = held_out(args, work / f"fold{fold}", held, [pooled[j][1] for j in held],
+                              self.english)
             place(self.outputs, held, out, len(pooled))
-            yield HeldOut(held, source, model, crfs, read)
+            yield h
+
+
+def held_out(args: argparse.Namespace, folder: Path, held: list[int], source: list[Sentence],
+             english: PunctModel) -> tuple[HeldOut, dict[str, list[Sentence]]]:
+    """The held-out learner sentences ``source`` read by the models of ``folder`` (its
+    correction model decoded with ``--edit-cost``, ``--support`` and ``--decoder``, its two CRF
+    correctors) and the systems' outputs on them (the products at ``--weight`` and
+    ``--keep-weight``)."""
+    model = CorrectionModel.load(folder / "correct").decoded_with(
+        Decoding(args.edit_cost, args.support, decoder=args.decoder))
+    crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
+                CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
+    out, _, read, _ = systems(source, model, crfs, english,
+                              {CRF: args.weight, KEEP: args.keep_weight})
+    return HeldOut(held, source, model, crfs, read), out
 
 
 def fold_folders(work: Path, fold: int, names: tuple[str, ...], folds: int) -> None:
@@ -1219,6 +1257,16 @@ def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decodin
     return out
 
 
+def agreements_and_costs(h: HeldOut) -> tuple[dict[str, list[Sentence]],
+                                              dict[float, list[Sentence]]]:
+    """Every agreement of AGREEMENTS on the held-out sentences (by name; the correction model
+    decoded as loaded) and the correction model's corrections at every edit cost of COSTS."""
+    viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
+               KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
+    return (agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
+            cost_outputs(h.read.prepared, replace(h.model.decoding, edit_cost=0.0)))
+
+
 def least_aed(candidates: list[K], edits: dict[K, list[int]], counts: dict[K, EditScore]) -> K:
     """The candidate (an agreement, an edit cost) of least summed token edits over the
     sentences ``edits`` and ``counts`` hold (ties: the higher F0.5, then the earlier in
@@ -1341,13 +1389,9 @@ def agree_cv(args: argparse.Namespace) -> None:
     pooled, outputs, k, splits, helds = run.pooled, run.outputs, args.folds, run.splits, run.helds
     by_cost: dict[float, list[Sentence | None]] = {}
     for fold, h in enumerate(run.folds()):
-        viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
-                   KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
-        place(outputs, h.held, agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
-              len(pooled))
-        place(by_cost, h.held, cost_outputs(h.read.prepared,
-                                            replace(h.model.decoding, edit_cost=0.0)),
-              len(pooled))
+        agreements, costs = agreements_and_costs(h)
+        place(outputs, h.held, agreements, len(pooled))
+        place(by_cost, h.held, costs, len(pooled))
         print(f"fold {fold}: {len(h.held)} held-out pairs", flush=True)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     edits, counts = grid_of(AGREEMENTS, lambda v: outputs[v.name], source, gold)
@@ -1480,6 +1524,116 @@ def compare(args: argparse.Namespace) -> None:
                             "after_decoder": args.after_decoder,
                             **sides, "rows": rows, "rows_by_split": rows_by_split},
                            indent=1) + "\n")
+
+
+PARTS = 3  # heldout: part 0 calibrates, parts 1 and 2 test
+CALIBRATED, AGREED = "correction, calibrated edit cost", "agreement, chosen on calibration"
+
+
+def outside_parts(data: Path, parts: int = PARTS) -> list[list[tuple[Sentence, Sentence]]]:
+    """The isomorphic pairs of the FCE sentences outside the TLE (:class:`Outside`, every FCE
+    file) whose script holds no TLE sentence (no ``# tle_document``), by part: the scripts of
+    those pairs (``# fce_document``) sorted by name and dealt round-robin into ``parts``."""
+    outside = Outside.read(data, "isomorphic")
+    pairs = [p for p, d in zip(outside.pairs, outside.documents[1]) if d is None]
+    scripts = [comment(s, "fce_document") for s, _ in pairs]
+    for (s, _), script in zip(pairs, scripts):
+        if script is None:
+            _fail(f"{data}: outside sentence {s.sent_id} has no # fce_document")
+    part_of = dealt(set(scripts), parts)
+    return [[p for p, script in zip(pairs, scripts) if part_of[script] == k]
+            for k in range(parts)]
+
+
+def calibration_cost(trials: Sequence[Trial], near: float) -> float:
+    """The edit cost of least AED (ties: the cost nearest ``near``, then the higher)."""
+    return min(trials, key=lambda t: (t.aed, abs(t.edit_cost - near), -t.edit_cost)).edit_cost
+
+
+HELDOUT_SETTINGS = ("extra", "copy", "reference", "sharpen", "lexical", "readings",
+                    "readings_seed", "iterations", "learner_iterations", "prior", "l2",
+                    "token_cost", "grammar", "keep_c2")  # what heldout's models depend on
+
+
+def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
+    """Train (or check and keep) heldout's models in ``--work`` as one cv fold holding no
+    document out: the learner model on every aligned TLE learner sentence, the corrector and
+    the two CRF correctors on every isomorphic (``--extra``: and punctuation-only) TLE pair; no
+    sentence outside the TLE. Its settings are recorded in ``WORK/heldout.json``; a folder of
+    other settings is refused."""
+    data, work = Path(args.data), Path(args.work)
+    settings = {name: getattr(args, name) for name in HELDOUT_SETTINGS}
+    record = work / "heldout.json"
+    if record.is_file():
+        stored = json.loads(record.read_text(encoding="utf-8"))
+        differ = "; ".join(f"{k} {stored.get(k)!r}, not {v!r}" for k, v in settings.items()
+                           if stored.get(k) != v)
+        if differ:
+            _fail(f"{record}: trained with {differ}: name another --work")
+    else:
+        work.mkdir(parents=True, exist_ok=True)
+        with output(record) as f:
+            f.write(json.dumps(settings, indent=1) + "\n")
+    grammar = load_grammar(args.grammar)
+    learner_text, _ = document_folds(data, list(SPLITS), 1)
+    own, learner = learner_model(args, work / "learner", grammar, "no document held out",
+                                 {"fold": None, "folds": None},
+                                 [s for split in SPLITS for s in learner_text[split]])
+    pooled, extra = pooled_pairs(data, list(SPLITS), args.extra)
+    rest = [(s, g) for _, s, g in pooled + extra]
+    fold_model(args, work, -1, learner, own, grammar, rest)
+    train_crfs([s for s, _ in rest], [g for _, g in rest], [], english, work,
+               corrector_only=True, keep_c2=args.keep_c2)
+
+
+def heldout(args: argparse.Namespace) -> None:
+    """The models trained with no document held out (:func:`heldout_models`) on the isomorphic
+    pairs of the FCE scripts without TLE sentences (:func:`outside_parts`): on the calibration
+    part the edit cost (:func:`calibration_cost`) and the agreement (:func:`least_aed`) are
+    chosen; on the test part keep, the correction model at ``--edit-cost`` and at the
+    calibrated cost, the two CRF correctors and the chosen agreement are scored and tested
+    (against keep, the correction model and the CRF correctors), by FCE code too."""
+    if args.edit_cost not in COSTS:
+        _fail(f"heldout: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
+              f"(got {args.edit_cost})")
+    english = load_model("en")
+    heldout_models(args, english)
+    parts = outside_parts(Path(args.data))
+    results: dict = {"edit_cost": args.edit_cost, "support": args.support,
+                     "decoder": args.decoder, "weight": args.weight,
+                     "keep_weight": args.keep_weight}
+    cost, agreement = args.edit_cost, AGREEMENTS[0]
+    for name, pairs in (("calibration", parts[0]), ("test", parts[1] + parts[2])):
+        source, gold = [s for s, _ in pairs], [g for _, g in pairs]
+        h, out = held_out(args, Path(args.work), list(range(len(pairs))), source, english)
+        agreements, by_cost = agreements_and_costs(h)
+        edits, counts = grid_of(COSTS, by_cost.__getitem__, source, gold)
+        print(f"{name} part: {len(pairs)} pairs", flush=True)
+        trials = [Trial.counted(c, edits[c], counts[c]) for c in COSTS]
+        print_trials(trials)
+        if name == "calibration":
+            cost = calibration_cost(trials, args.edit_cost)
+            agreed_edits, agreed_counts = grid_of(AGREEMENTS, lambda v, a=agreements: a[v.name],
+                                                  source, gold)
+            print_grid("agreement", AGREEMENTS, lambda v: v.name, agreed_edits,
+                       agreed_counts)
+            agreement = least_aed(list(AGREEMENTS), agreed_edits, agreed_counts)
+            print(f"calibrated: edit cost {cost:g}; agreement {agreement.name}", flush=True)
+            results |= {"calibrated_cost": cost, "agreement": asdict(agreement)}
+        rows = scored({"keep": out["keep"], "correction": out["correction"],
+                       CALIBRATED: by_cost[cost], CRF: out[CRF], KEEP: out[KEEP],
+                       AGREED: agreements[agreement.name]}, source, gold)
+        title = (f"### {name} part ({len(pairs)} pairs of "
+                 f"{len({comment(s, 'fce_document') for s in source})} FCE scripts, "
+                 f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; parsed trees; "
+                 f"correction at cost {args.edit_cost:g}, calibrated {cost:g}; {AGREED}: "
+                 f"{agreement.name})")
+        print_rows(title, rows)
+        print_breakdown(title, rows)
+        results[name] = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
+                         "cost_grid": [asdict(t) for t in trials], "rows": rows}
+    with output(args.output) as f:
+        f.write(json.dumps(results, indent=1) + "\n")
 
 
 def edit_kind(source: tuple[str, ...], pred: tuple[str, ...]) -> str:
@@ -1749,6 +1903,11 @@ def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
     """The options of a command reading a finished cv run's folds again (:func:`held_out`)."""
     add_cv_run_arguments(p)
     p.add_argument("--reference", default="en", help="model of correct English (default en)")
+    add_systems_arguments(p)
+
+
+def add_systems_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of the systems :func:`held_out` reads (and the JSON written)."""
     p.add_argument("--weight", type=float, default=1.0,
                    help="weight of the correction model in the product, for its row (1)")
     p.add_argument("--keep-weight", type=float, default=1.0,
@@ -1957,6 +2116,16 @@ def main() -> None:
     m.add_argument("--support", type=float, default=SUPPORT,
                    help=f"keep a learner string below this probability ({SUPPORT})")
     m.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    h = sub.add_parser("heldout", help="the models trained with no document held out, scored "
+                                       "on the FCE scripts without TLE sentences")
+    h.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    h.add_argument("--extra", action="store_true",
+                   help="train the corrector and the CRFs on the punctuation-only TLE pairs too")
+    h.add_argument("--learner-iterations", type=int, default=6)
+    add_corrector_arguments(h)
+    h.add_argument("--work", default="models/esl-heldout", help="folder for the models")
+    add_systems_arguments(h)
+    h.set_defaults(fce=None, fce_edited=False, fce_corrector_only=False)  # no outside pair
     e = sub.add_parser("edits", help="every edit of a cv run's fold correctors at the nested "
                                      "edit cost, by kind and by how T_e' reads its slot")
     add_cv_run_arguments(e)
@@ -1989,7 +2158,7 @@ def main() -> None:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
                     "power": power, "jackknife": jackknife, "agree": agree_cv,
-                    "compare": compare, "edits": slot_edits}
+                    "compare": compare, "edits": slot_edits, "heldout": heldout}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -1,0 +1,140 @@
+"""scripts/correction.py heldout on a hand-made learner folder (no FCE text): the partition of
+the outside scripts without TLE sentences, models trained on TLE data only, the cost choice."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from script_module import load_script
+from test_correction import PLAIN, RELATIVE, conll
+from test_correction_cv import ROOT, learner_folder, punctuation_only_files
+
+from fstpunct.apps.correction.calibrate import Trial
+from fstpunct.apps.correction.model import CorrectionModel
+from fstpunct.model.store import read_record
+
+# outside scripts: (FCE file, script, its TLE document or None, sentences)
+SCRIPTS = [("train", "TRd", None, 2), ("train", "TRa", "docA", 2), ("dev", "TRb", None, 1),
+           ("test", "TRe", None, 2), ("train", "TRc", None, 1), ("test", "TRf", "docF", 1),
+           ("dev", "TRg", None, 1)]
+
+
+def outside(words, sent_id: str, script: str, doc: str | None, **more) -> str:
+    note = f"\n# fce_document = {script}" + (f"\n# tle_document = {doc}" if doc else "")
+    return conll(words, sent_id, **more).replace("\n# text", note + "\n# text", 1)
+
+
+def outside_files(folder: Path) -> None:
+    """learner_corpus.py --parser's outside files: every sentence a relative clause without
+    its commas, corrected with them (isomorphic); one more learner sentence of TRd (not in a
+    pair); no punctuation-only pair."""
+    for split in ("train", "dev", "test"):
+        mine = [(s, d, n) for f, s, d, n in SCRIPTS if f == split]
+        learner = "".join(outside(RELATIVE, f"{s}-{k}", s, d, drop=(1, 4))
+                          for s, d, n in mine for k in range(n))
+        corrected = "".join(outside(RELATIVE, f"{s}-{k}", s, d).replace(
+            "\n# text", "\n# fce_punct_edits = 1:MP 3:MP\n# text", 1)
+            for s, d, n in mine for k in range(n))
+        if split == "train":
+            learner += outside(PLAIN, "TRd-9", "TRd", None)
+        for kind, text in (("esl", learner), ("cesl", corrected), ("pesl", "")):
+            (folder / f"en_x{kind}-ud-{split}.conllu").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def script():
+    return load_script("correction")
+
+
+@pytest.fixture
+def data(tmp_path):
+    folder = tmp_path / "learner"
+    folder.mkdir()
+    learner_folder(folder)
+    punctuation_only_files(folder)
+    outside_files(folder)
+    return folder
+
+
+def test_parts_are_the_scripts_without_tle_sentences_dealt_by_name(script, data):
+    parts = script.outside_parts(data)
+    ids = [[s.sent_id for s, _ in part] for part in parts]
+    # scripts without TLE sentences, sorted: TRb TRc TRd TRe TRg -> parts 0 1 2 0 1
+    assert [sorted(i) for i in ids] == [["TRb-0", "TRe-0", "TRe-1"], ["TRc-0", "TRg-0"],
+                                        ["TRd-0", "TRd-1"]]
+    assert all(g.sent_id == s.sent_id for part in parts for s, g in part)
+    assert script.outside_parts(data) == parts  # deterministic
+    assert not set(ids[0]) & {i for part in ids[1:] for i in part}  # calibration ∩ test = ∅
+    # a sentence of a script without TLE sentences but no # fce_document: one line, exit 2
+    path = data / "en_xesl-ud-dev.conllu"
+    path.write_text(path.read_text(encoding="utf-8").replace("# fce_document = TRb\n", ""),
+                    encoding="utf-8")
+    script.sentences_of.cache_clear()
+    with pytest.raises(SystemExit) as stop:
+        script.outside_parts(data)
+    assert stop.value.code == 2
+    script.sentences_of.cache_clear()
+
+
+def test_calibration_cost_ties_go_nearest_then_higher(script):
+    def trials(*aeds):
+        return [Trial(c, a, 0, 0, 0, 0.0) for c, a in aeds]
+    assert script.calibration_cost(trials((0.0, 0.3), (0.1, 0.2), (0.5, 0.25)), 0.25) == 0.1
+    assert script.calibration_cost(trials((0.2, 0.2), (0.3, 0.2), (0.6, 0.2)), 0.25) == 0.3
+    assert script.calibration_cost(trials((0.2, 0.2), (0.35, 0.2)), 0.25) == 0.2
+    assert script.calibration_cost(trials((0.25, 0.2), (0.3, 0.2)), 0.25) == 0.25
+
+
+def run_heldout(script, monkeypatch, data: Path, work: Path, out: Path, *more: str) -> None:
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "heldout", "--data", str(data), "--weight", "4", "--keep-weight", "2",
+        "--copy", "2", "--reference", "learner", "--iterations", "2",
+        "--learner-iterations", "2", "--edit-cost", "0.25", "--support", "0.001",
+        "--decoder", "learner", "--grammar", str(ROOT / "grammars" / "en.rules"),
+        "--work", str(work), "-o", str(out), *more])
+    script.main()
+
+
+def test_heldout_trains_on_tle_data_only_and_scores_the_parts(script, data, tmp_path,
+                                                             monkeypatch, capsys):
+    trained = {}
+
+    def spy(name, function):
+        def spied(sentences, *rest, **kw):
+            trained[name] = [s.sent_id for s in sentences]
+            return function(sentences, *rest, **kw)
+        monkeypatch.setattr(script, name, spied)
+    for name, function in (("fit_train", script.fit_train), ("train_crfs", script.train_crfs)):
+        spy(name, function)
+    corrector = script.train
+
+    def corrector_spy(learner, originals, *rest, **kw):
+        trained["corrector"] = [s.sent_id for s in originals]
+        trained["vocabulary"] = [s.sent_id for s in kw["vocabulary"]]
+        return corrector(learner, originals, *rest, **kw)
+    monkeypatch.setattr(script, "train", corrector_spy)
+    work, out = tmp_path / "heldout", tmp_path / "heldout.json"
+    run_heldout(script, monkeypatch, data, work, out, "--extra")
+    # every TLE learner sentence (6 documents, 5 each), every TLE pair (4 isomorphic and 1
+    # punctuation-only a document), no sentence outside the TLE
+    assert len(trained["fit_train"]) == len(trained["vocabulary"]) == 30
+    assert len(trained["corrector"]) == len(trained["train_crfs"]) == 30
+    assert not any(i.startswith("TR") for ids in trained.values() for i in ids)
+    assert read_record(work / "learner")["record"]["sentences"] == 30
+    assert CorrectionModel.load(work / "correct").record["pairs"] == 30
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["calibration"]["pairs"] == 3 and result["test"]["pairs"] == 4
+    assert sorted(result["test"]["sent_ids"]) == ["TRc-0", "TRd-0", "TRd-1", "TRg-0"]
+    assert result["calibrated_cost"] in script.COSTS
+    rows = {r["system"]: r for r in result["test"]["rows"]}
+    assert rows["keep"]["edit_counts"] == [[0] * 4, [0] * 4, [2] * 4]  # two MP edits a pair
+    assert {"correction", script.CALIBRATED, script.CRF, script.KEEP, script.AGREED} <= set(rows)
+    assert rows["keep"]["by_code"] == {"MP": [0, 8]} and rows["keep"]["aed"] == 2.0
+    assert rows["keep"]["p_aed_vs_keep"] == 1.0 and 0 <= rows["correction"]["p_aed_vs_keep"] <= 1
+    assert "### test part (4 pairs of 3 FCE scripts, 8 gold punctuation edits" in (
+        capsys.readouterr().out)
+    # the same folder with other settings is refused in one line
+    with pytest.raises(SystemExit) as stop:
+        run_heldout(script, monkeypatch, data, work, out, "--extra", "--copy", "4")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "copy 2.0, not 4.0" in err
