@@ -1630,8 +1630,14 @@ def heldout(args: argparse.Namespace) -> None:
                  f"{agreement.name})")
         print_rows(title, rows)
         print_breakdown(title, rows)
+        edits = written_edits(source, gold, out["correction"])
+        print(f"the correction model's edits at cost {args.edit_cost:g}, {name} part:")
+        counts_by(edits, "kind, final slot or not",
+                  lambda r: f"{r['kind']}, {'final' if r['final'] else 'inner'}")
+        counts_by(edits, "edit (learner -> written)", by_marks)
         results[name] = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
-                         "cost_grid": [asdict(t) for t in trials], "rows": rows}
+                         "cost_grid": [asdict(t) for t in trials], "rows": rows,
+                         "edits": edits}
     with output(args.output) as f:
         f.write(json.dumps(results, indent=1) + "\n")
 
@@ -1663,16 +1669,11 @@ def slot_edits(args: argparse.Namespace) -> None:
                                      helds, source, gold)
     fold_by_pair = {j: f for f, held in enumerate(helds) for j in held}
     rows = []
-    for j, (s, g, p) in enumerate(zip(source, gold, nested)):
-        assert p is not None and read[j] is not None
-        for i, (a, b, c) in enumerate(zip(*(slot_strings(to_slots(x)) for x in (s, g, p)))):
-            if c != a:
-                r = read[j][i]  # type: ignore[index]
-                rows.append({"fold": fold_by_pair[j], "kind": edit_kind(a, c),
-                             "learner": " ".join(a), "written": " ".join(c),
-                             "right": c == b, "artifact": r.artifact,
-                             "reading": None if r.reading is None else " ".join(r.reading),
-                             "posterior": r.posterior})
+    for row in written_edits(source, gold, nested):
+        r = read[row["pair"]][row["slot"]]  # type: ignore[index]
+        rows.append({"fold": fold_by_pair[row["pair"]], **row, "artifact": r.artifact,
+                     "reading": None if r.reading is None else " ".join(r.reading),
+                     "posterior": r.posterior})
     print_edits(rows)
     with output(args.output) as f:
         f.write(json.dumps({"work": str(work), "folds": k, "nested_costs": fold_costs,
@@ -1680,22 +1681,47 @@ def slot_edits(args: argparse.Namespace) -> None:
                             "draws": args.draws, "edits": rows}, indent=1) + "\n")
 
 
+def written_edits(source: list[Sentence], gold: list[Sentence],
+                  pred: Sequence[Sentence | None]) -> list[dict]:
+    """Every slot where ``pred`` changes the learner's (scored) string: its pair and slot
+    (indices), kind (:func:`edit_kind`), the learner's and the written string, whether it is
+    right (the gold string) and whether it is the sentence's final slot."""
+    rows = []
+    for j, (s, g, p) in enumerate(zip(source, gold, pred)):
+        assert p is not None
+        strings = [slot_strings(to_slots(x)) for x in (s, g, p)]
+        for i, (a, b, c) in enumerate(zip(*strings)):
+            if c != a:
+                rows.append({"pair": j, "slot": i, "kind": edit_kind(a, c),
+                             "learner": " ".join(a), "written": " ".join(c), "right": c == b,
+                             "final": i == len(strings[0]) - 1})
+    return rows
+
+
+def counts_by(rows: list[dict], title: str, key: Callable[[dict], str]) -> None:
+    """The edits' right/proposed counts by ``key``, most frequent first."""
+    groups: dict[str, list[bool]] = {}
+    for row in rows:
+        groups.setdefault(key(row), []).append(row["right"])
+    print(f"| {title} | right/proposed |\n|---|---|")
+    for name, right in sorted(groups.items(), key=lambda kv: -len(kv[1])):
+        print(f"| {name} | {sum(right)}/{len(right)} |", flush=True)
+
+
+def by_marks(r: dict) -> str:
+    return f"`{r['learner'] or 'ε'}` -> `{r['written'] or 'ε'}`"
+
+
 def print_edits(rows: list[dict]) -> None:
     """The edits' right/proposed counts by kind, by reading and by posterior, and by marks."""
-    def counts_by(title: str, key: Callable[[dict], str]) -> None:
-        groups: dict[str, list[bool]] = {}
-        for row in rows:
-            groups.setdefault(key(row), []).append(row["right"])
-        print(f"| {title} | right/proposed |\n|---|---|")
-        for name, right in sorted(groups.items(), key=lambda kv: -len(kv[1])):
-            print(f"| {name} | {sum(right)}/{len(right)} |")
-    counts_by("kind", lambda r: r["kind"])
-    counts_by("T_e' at the slot", lambda r: "reading artifact" if r["artifact"] else "faithful")
-    counts_by("posterior of the reading", lambda r: "< 0.9" if r["posterior"] < 0.9 else ">= 0.9")
-    counts_by("reading, posterior", lambda r: ("artifact" if r["artifact"] else "faithful")
-          + (", < 0.9" if r["posterior"] < 0.9 else ", >= 0.9"))
-    counts_by("edit (learner -> written)", lambda r: f"`{r['learner'] or 'ε'}` -> "
-          f"`{r['written'] or 'ε'}`")
+    counts_by(rows, "kind", lambda r: r["kind"])
+    counts_by(rows, "T_e' at the slot",
+              lambda r: "reading artifact" if r["artifact"] else "faithful")
+    counts_by(rows, "posterior of the reading",
+              lambda r: "< 0.9" if r["posterior"] < 0.9 else ">= 0.9")
+    counts_by(rows, "reading, posterior", lambda r: ("artifact" if r["artifact"] else "faithful")
+              + (", < 0.9" if r["posterior"] < 0.9 else ", >= 0.9"))
+    counts_by(rows, "edit (learner -> written)", by_marks)
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll
+from test_correction import PLAIN, RELATIVE, conll, sentences
 from test_correction_cv import ROOT, learner_folder, punctuation_only_files
 
 from fstpunct.apps.correction.calibrate import Trial
@@ -138,3 +138,13 @@ def test_heldout_trains_on_tle_data_only_and_scores_the_parts(script, data, tmp_
         run_heldout(script, monkeypatch, data, work, out, "--extra", "--copy", "4")
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1 and "copy 2.0, not 4.0" in err
+
+
+def test_written_edits_right_or_wrong_inner_or_final(script):
+    learner, gold = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(RELATIVE, "r"))
+    # one comma of the two restored (right), the final period dropped (wrong)
+    pred, = sentences(conll(RELATIVE, "r", drop=(4, 7)))
+    rows = script.written_edits([learner], [gold], [pred])
+    assert [(r["slot"], r["kind"], r["learner"], r["written"], r["right"], r["final"])
+            for r in rows] == [(1, "insert", "", ",", True, False),
+                               (5, "delete", ".", "", False, True)]
