@@ -63,7 +63,8 @@ clean:
 	rm -rf build
 
 help:
-	@echo "make            set up .venv (the package, its extras, compiled modules) and compile the grammars"
+	@echo "make, make all  make install, then make grammars"
+	@echo "make install    set up .venv: the package, its extras, its compiled modules"
 	@echo "make grammars   compile every grammars/LANG.rules into build/LANG.fst (fstpunct compile)"
 	@echo "make test       run the test suite (builds first)"
 	@echo "make lint       ruff over fstpunct, tests, bench, scripts"

@@ -17,7 +17,7 @@ def make(*args):
 
 def test_make_help_lists_the_targets():
     out = make("help")
-    for target in ("grammars", "test", "lint", "bench", "clean"):
+    for target in ("all", "install", "grammars", "test", "lint", "bench", "clean"):
         assert f"make {target} " in out
 
 
