@@ -38,3 +38,6 @@ def test_a_channel_named_like_its_sidecar_is_refused(tmp_path, capsys):
     assert not out.exists()
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "channel.json" in err[0] and "sidecar" in err[0]
+    inside = tmp_path / "sub" / "dir" / "channel.json"  # its folder was made before the error
+    assert main(["compile", str(GRAMMARS[0]), "-o", str(inside)]) == 2
+    assert "sidecar" in capsys.readouterr().err and not (tmp_path / "sub").exists()

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from ..errors import InputError
-from ..fst.channel import DIRECTIONS, sidecar_path
+from ..fst.channel import DIRECTIONS, writable_sidecar
 from ..fst.grammar import load_grammar
 
 HELP = ("Expand a punctuation rule file (grammars/*.rules) and write its channel as an OpenFst "
@@ -25,6 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     grammar = load_grammar(args.grammar)
     out = Path(args.output)
+    side = writable_sidecar(out)  # a channel named like its sidecar: refused before the mkdir
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -32,6 +33,6 @@ def run(args: argparse.Namespace) -> int:
     channel = grammar.compile(out, args.direction)
     arcs = len(channel.arcs())
     print(f"{out}: {grammar.language} {channel.direction} channel, {len(channel.symbols)} "
-          f"symbols, {len(grammar.rules)} rules, {arcs} arcs (+ {sidecar_path(out)})",
+          f"symbols, {len(grammar.rules)} rules, {arcs} arcs (+ {side})",
           file=sys.stderr)
     return 0

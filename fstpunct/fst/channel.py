@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 import numpy as np
 
-from ..errors import FstpunctError, ModelError
+from ..errors import FstpunctError, InputError, ModelError
 from ..files import atomic_path
 from ..ud.slots import ABBV, BOUNDARY, UNK
 from .fstbinary import FstArcs, NotAnFst, read_file
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
            "SPECIALS", "ArcTable", "EditPath", "ScanArc", "Step", "Channel", "scan_moves",
-           "structural_mask", "sidecar_direction", "sidecar_path"]
+           "structural_mask", "sidecar_direction", "sidecar_path", "writable_sidecar"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -146,6 +146,16 @@ def scan_moves(direction: str, pending: T, t: T) -> tuple[T, T, tuple[tuple[int,
 def sidecar_path(path: str | Path) -> Path:
     """The JSON file written beside a channel ``.fst`` (direction, pairs, symbols, source)."""
     return Path(path).with_suffix(".json")
+
+
+def writable_sidecar(path: str | Path) -> Path:
+    """:func:`sidecar_path` of a channel about to be written to ``path``; an InputError when
+    ``path`` is its own sidecar (``x.json``: the sidecar would overwrite the channel)."""
+    side = sidecar_path(path)
+    if side == Path(path):
+        raise InputError(f"{path}: the channel's JSON sidecar would overwrite it; name the "
+                         "channel .fst")
+    return side
 
 
 class Channel:

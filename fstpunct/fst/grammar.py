@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import GrammarError, InputError
+from ..errors import GrammarError
 from ..files import output
 from ..ud.slots import BOUNDARY
 from .channel import (
@@ -47,8 +47,8 @@ from .channel import (
     SPECIALS,
     SWAP,
     Channel,
-    sidecar_path,
     structural_mask,
+    writable_sidecar,
 )
 
 __all__ = ["Rule", "Grammar", "load_grammar", "parse_grammar", "DEFAULT_MASS"]
@@ -114,10 +114,7 @@ class Grammar:
     def compile(self, path: str | Path, direction: str | None = None) -> Channel:
         """Write the initial channel to ``path`` (OpenFst) and its JSON sidecar beside it
         (a ``path`` ending in ``.json``, which the sidecar would overwrite, is refused)."""
-        side = sidecar_path(path)
-        if side == Path(path):
-            raise InputError(f"{path}: the channel's JSON sidecar would overwrite it; name "
-                             "the channel .fst")
+        side = writable_sidecar(path)  # refused before anything is written
         channel = self.channel(direction=direction)
         channel.save(path)
         meta = {"language": self.language, "direction": channel.direction,
