@@ -235,15 +235,21 @@ def test_score_reads_stdin_once(capsys, monkeypatch):
     assert capsys.readouterr().out.startswith("sentences 5  slots 50  edit distance 0  ")
 
 
-@pytest.mark.parametrize("command", [["stats"], ["perplexity", "--model", "en"],
-                                     ["crf", "perplexity", "--model",
-                                      "fstpunct/models/en/text/crf"]])
-def test_commands_of_several_inputs_read_stdin_once(command, capsys, monkeypatch):
+TRAINERS = [["train", "-o", "unused"], ["crf", "train", "--lang", "en", "-o", "unused"],
+            ["parser", "train", "-o", "unused"]]
+
+
+@pytest.mark.parametrize("argv", [[*command, "-", "-"] for command in (
+    ["stats"], ["perplexity", "--model", "en"],
+    ["crf", "perplexity", "--model", "fstpunct/models/en/text/crf"])] + [
+    [*command, "--train", "-", "--dev", "-"] for command in TRAINERS])
+def test_commands_of_several_inputs_read_stdin_once(argv, capsys, monkeypatch):
     """'stats - -' and 'perplexity - -' read stdin whole for the first '-', then failed on
-    the second ('<stdin>: no sentences'), perplexity after printing the first row."""
+    the second ('<stdin>: no sentences'), perplexity after printing the first row; so did the
+    trainers' --train - --dev -."""
     monkeypatch.chdir(SAMPLE.parents[1])
     monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
-    assert main([*command, "-", "-"]) == 2
+    assert main(argv) == 2
     out, err = capsys.readouterr()
     assert not out and err.count("\n") == 1 and "'-' (stdin) is named more than once" in err
 

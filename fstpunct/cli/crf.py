@@ -14,6 +14,7 @@ from .arguments import (
     add_ud_dir_argument,
     held_out_sources,
     positive,
+    stdin_once,
 )
 
 HELP = "Linear-chain CRF tagger over slots, a restoration baseline (train, perplexity)."
@@ -73,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
+    stdin_once([f for f in (args.train, args.dev) if f])  # before any other check
     if args.max_iterations < 1:
         raise InputError("--max-iterations must be at least 1")
     if not (args.c1 >= 0 and args.min_freq >= 0):  # checked before reading anything

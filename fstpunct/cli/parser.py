@@ -17,6 +17,7 @@ from .arguments import (
     add_ud_dir_argument,
     at_least,
     positive,
+    stdin_once,
 )
 
 HELP = "Dependency parser commands (train, compact)."
@@ -81,6 +82,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
+    stdin_once([f for f in (args.train, args.dev) if f])  # before any other check
     if args.learning == "local" and args.beam > 1:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:

@@ -14,7 +14,7 @@ from ..model.punct import Settings
 from ..model.train import ATTACH_ITERATIONS, INITS
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES
-from .arguments import add_model_output_argument, add_ud_dir_argument
+from .arguments import add_model_output_argument, add_ud_dir_argument, stdin_once
 from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
@@ -72,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    stdin_once([*(args.train or ()), *(args.dev or ())])  # before any other check
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                         lexical=args.lexical)  # checked before anything is read, as are
     check_pool_options(args)  # the pool's (opened later)
