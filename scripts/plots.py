@@ -27,9 +27,9 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from fstpunct.apps.rules import rule_bars  # noqa: E402
 from fstpunct.fst.channel import EDITS  # noqa: E402
+from fstpunct.fst.default_grammar import model_grammar  # noqa: E402
 from fstpunct.model.store import BUNDLED, load_edit_counts, load_model, read_record  # noqa: E402
 from fstpunct.show.learned import EDIT_NAMES  # noqa: E402
-from fstpunct.show.report import model_grammar  # noqa: E402
 
 ROOT = Path(__file__).parents[1]
 # the paper's Table 3 (UD 1.4): Attach, +NC (DESIGN.md §6)

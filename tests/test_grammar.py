@@ -191,6 +191,20 @@ def test_rules_compare_a_model_with_its_own_grammar_by_default(capsys):
     assert main(["rules", "--model", "de"]) == 0
     out = capsys.readouterr().out
     assert "confident learned edits" in out and "over de dev" in out
+    # the model's language, not --compare's grammar's (ar records none: its grammar's, ar)
+    assert main(["rules", "--model", "ar", "--compare", str(EN)]) == 0
+    assert "over ar dev" in capsys.readouterr().out
+
+
+def test_the_recorded_rule_file_comes_before_the_packages_namesake(tmp_path):
+    """A model trained on a rule file of its own named like a package grammar was compared
+    with the package's (it came first)."""
+    from fstpunct.fst.default_grammar import model_grammar
+    own = tmp_path / "en.rules"
+    own.write_text(EN.read_text(encoding="utf-8"), encoding="utf-8")
+    assert model_grammar({"grammar": str(own)}).path == str(own)
+    assert model_grammar({"grammar": str(tmp_path / "gone" / "en.rules")}).path.endswith(
+        "grammars/en.rules")  # another checkout's path: the package's grammar of that name
 
 
 def test_rules_of_a_correction_model_compare_its_learner_model(tmp_path, capsys):

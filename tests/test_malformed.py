@@ -332,3 +332,24 @@ def test_crlf_round_trips_byte_for_byte(command, tmp_path, parser_model):
         assert main([*command, *extra, str(f), "-o", f"{f}.out"]) == 0
     out_lf, out_crlf = Path(f"{lf}.out").read_bytes(), Path(f"{crlf}.out").read_bytes()
     assert out_crlf == out_lf.replace(b"\n", b"\r\n") and b"\r\r" not in out_crlf
+
+
+@pytest.mark.parametrize("record", ["models/esl-learner", None])
+def test_a_record_that_is_not_an_object_is_no_grammar_for_rules(record, tmp_path, capsys):
+    """``rules --model M --compare G`` of a model whose model.json record is a string (a
+    correction model's learner saved before 1e10b99) or null: an AttributeError traceback
+    after c327bae; now the comparison, over the en dev split (no language recorded: its
+    bundled name is not one either, so en)."""
+    import json
+    import shutil
+
+    from fstpunct.model.store import BUNDLED
+    folder = tmp_path / "m"
+    shutil.copytree(BUNDLED / "en", folder,
+                    ignore=shutil.ignore_patterns("tagger*", "parser*", "text", "order.*"))
+    meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
+    meta["record"] = record
+    (folder / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    assert main(["rules", "--model", str(folder), "--compare", str(GRAMMAR)]) == 0
+    out = capsys.readouterr().out
+    assert "confident learned edits" in out and "over en dev" in out

@@ -141,9 +141,9 @@ def test_api_show(tmp_path):
 def test_model_of_the_default_grammar(tmp_path):
     """A model trained from the default grammar (bundled de; model.json records the grammar's
     lines) shows its learned rules against that grammar."""
+    from fstpunct.fst.default_grammar import model_grammar
     from fstpunct.fst.grammar import parse_grammar
     from fstpunct.model.store import read_record
-    from fstpunct.show.report import model_grammar
 
     lines = read_record("de")["record"]["default_grammar"]
     assert model_grammar({"default_grammar": lines}).rules == \

@@ -409,8 +409,9 @@ class Model:
         each word's ``pairs`` most probable (l, r) pairs, ``page_size`` sentences a page, and
         what the channel learned against ``grammar`` (default: the one it was trained from).
         Returns how many sentences it shows."""
+        from ..fst.default_grammar import model_grammar
         from ..fst.grammar import load_grammar
-        from ..show.report import model_grammar, write_report
+        from ..show.report import write_report
         if pairs < 0 or page_size < 1:
             raise InputError(f"pairs must be at least 0 and page_size at least 1, not {pairs} "
                              f"and {page_size}")

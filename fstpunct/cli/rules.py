@@ -2,14 +2,13 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from ..api import load
 from ..apps.rules import PAPER_RELATIONS, check_relations, compare_rules, relation_pairs
 from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, Channel
+from ..fst.default_grammar import model_grammar
 from ..fst.grammar import Grammar, load_grammar
-from ..show.report import model_grammar
 from ..ud.release import LANGUAGES, SPLITS, split_source
 from ..ud.slots import to_slots
 from .arguments import add_ud_dir_argument
@@ -52,13 +51,12 @@ def rule_rows(grammar: Grammar, channel: Channel) -> list[tuple[str, ...]]:
             for r in grammar.rules]
 
 
-def _trained_grammar(name: str, record: dict[str, Any]) -> Grammar:
-    """The grammar model ``name`` was trained from, by its training ``record``."""
-    grammar = model_grammar(record)
-    if grammar is None:
+def _trained_grammar(name: str, trained: Grammar | None) -> Grammar:
+    """The grammar model ``name`` was trained from (``trained``, by its training record)."""
+    if trained is None:
         raise InputError(f"{name}: its training record names no rule file that can be "
                          "read; give one with --compare GRAMMAR")
-    return grammar
+    return trained
 
 
 def _compare(args: argparse.Namespace) -> None:
@@ -68,10 +66,13 @@ def _compare(args: argparse.Namespace) -> None:
     model, record = loaded.punct, loaded.record.get("record")
     if not isinstance(record, dict):  # a learner saved before 1e10b99 recorded a folder name
         record = {}
+    trained = model_grammar(record)
     grammar = load_grammar(args.compare) if args.compare else \
-        _trained_grammar(args.model, record)
-    lang = args.lang or next((g for g in (record.get("language"), grammar.language)
-                              if g in LANGUAGES), "en")
+        _trained_grammar(args.model, trained)
+    # the model's language, never the --compare grammar's: recorded, its training grammar's,
+    # its bundled name
+    lang = args.lang or next((g for g in (record.get("language"), trained and trained.language,
+                                          args.model) if g in LANGUAGES), "en")
     counts = loaded.edit_counts()
     result = compare_rules(model.channel, counts, grammar)
     if counts is None:

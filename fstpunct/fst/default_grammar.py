@@ -46,7 +46,7 @@ from ..ud.slots import ABBV, SlotSentence, to_slots
 from .grammar import Grammar, load_grammar, parse_grammar
 
 __all__ = ["GRAMMARS", "LEVELS", "MIN_COUNT", "default_grammar", "default_rules", "full_stop",
-           "inventory", "language_grammar", "point_class", "symmetric_pairs"]
+           "inventory", "language_grammar", "model_grammar", "point_class", "symmetric_pairs"]
 
 GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"  # shipped with the package
 MIN_COUNT = 5  # as fstpunct.model.vocab: rarer tokens are the model's unknown token
@@ -199,3 +199,22 @@ def language_grammar(lang: str, ud_dir: str | Path | None = None) -> Grammar:
         raise InputError(f"no rule file and no standard split for language {lang!r}")
     train = [to_slots(s) for s in split_source(lang, "train", ud_dir).sentences()]
     return default_grammar(train, lang)
+
+
+def model_grammar(record: object) -> Grammar | None:
+    """The grammar a model was trained from, by its ``model.json`` ``record``: a default
+    grammar's lines (as ``fstpunct train`` records them), else the recorded rule file if it
+    exists, else the package's grammar of its file name (the recorded path may be another
+    checkout's); else None (also for a record that is not a JSON object: a correction model's
+    learner saved before 1e10b99 recorded the folder it was copied from)."""
+    if not isinstance(record, dict):
+        return None
+    if record.get("default_grammar"):
+        return parse_grammar("\n".join(record["default_grammar"]), "default grammar")
+    recorded = record.get("grammar")
+    if not recorded:
+        return None
+    for path in (Path(recorded), GRAMMARS / Path(recorded).name):
+        if path.is_file():
+            return load_grammar(path)
+    return None

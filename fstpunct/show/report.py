@@ -24,8 +24,7 @@ import numpy as np
 from ..apps.decode import chunk_inference
 from ..apps.rules import PAPER_RELATIONS, compare_rules, relation_pairs, rule_bars
 from ..files import output
-from ..fst.default_grammar import GRAMMARS
-from ..fst.grammar import Grammar, load_grammar, parse_grammar
+from ..fst.grammar import Grammar
 from ..model.punct import PunctModel
 from ..ud.slots import SlotSentence
 from ..ud.treebank import Sentence, universal
@@ -33,26 +32,7 @@ from .learned import EDIT_NAMES, rules_chart
 from .sentence import SentenceView, shown, view_of
 from .tree import FONTS, STYLE, svg
 
-__all__ = ["learned_html", "model_grammar", "report_html", "write_report"]
-
-
-def model_grammar(record: object) -> Grammar | None:
-    """The grammar a model was trained from, by its ``model.json`` ``record``: a default
-    grammar's lines (as ``fstpunct train`` records them), else the package's grammar of the
-    recorded file name if there is one (the recorded path may be another checkout's), else the
-    recorded path; else None (also for a record that is not a JSON object: a correction
-    model's learner records the folder it was copied from)."""
-    if not isinstance(record, dict):
-        return None
-    if record.get("default_grammar"):
-        return parse_grammar("\n".join(record["default_grammar"]), "default grammar")
-    recorded = record.get("grammar")
-    if not recorded:
-        return None
-    for path in (GRAMMARS / Path(recorded).name, Path(recorded)):
-        if path.is_file():
-            return load_grammar(path)
-    return None
+__all__ = ["learned_html", "report_html", "write_report"]
 
 
 def _round(p: float) -> float:
