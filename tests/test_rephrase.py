@@ -14,7 +14,7 @@ from fstpunct.apps.rephrase.order import OrderModel, order_path
 from fstpunct.apps.rephrase.rephrase import METHODS, Options, rephrase, underlying, written
 from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.cli.main import main
-from fstpunct.errors import InputError
+from fstpunct.errors import InputError, ModelError
 from fstpunct.model.store import load_model
 from fstpunct.ud.release import read_one
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -170,7 +170,10 @@ def test_a_model_without_an_ordering_model_says_so(capsys):
     assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "de"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'de' has no ordering model" in err and "--order" in err
-    assert "models/de/order" not in err
+    assert "models/de/order" not in err and "order=" not in err  # the API's words are the API's
+    import fstpunct
+    with pytest.raises(ModelError, match=r"give one \(order=\), or only delete \(delete="):
+        fstpunct.load("de").rephrase(str(DATA / "arthur.conllu"))
     assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "de", "--delete",
                  "appos"]) == 0
 

@@ -323,7 +323,7 @@ class Model:
         marks of every pair in a shortened sentence (an orphaned quote whose partner the
         input's channel absorbed gets it back). Reproducible for a ``seed``. ``width``: as
         :meth:`restore`'s."""
-        from ..apps.rephrase.order import OrderModel, order_path
+        from ..apps.rephrase.order import NoOrderingModel, OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, deleted_relations, rephrase
         delete = deleted_relations(delete)
         if permute is None:
@@ -334,11 +334,12 @@ class Model:
         options = Options(method, seed, samples, permute, delete, delete_parens,
                           best_surface=best_surface, tree=tree, rewrite_all=rewrite_all,
                           balance=balance)
-        if permute and order is None and not (self.folder / "order.json").is_file():
-            shipped = ", ".join(sorted(p.parent.name for p in BUNDLED.glob("*/order.json")))
-            raise ModelError(f"{self.name!r} has no ordering model to re-order with (no "
-                             f"order.json in its folder; bundled for {shipped}): give one "
-                             "(--order, order=), or only delete (--delete, --delete-parens)")
+        if permute and order is None and \
+                not order_path(self.folder).with_suffix(".json").is_file():
+            shipped = ", ".join(sorted(p.name for p in BUNDLED.iterdir()
+                                       if order_path(p).with_suffix(".json").is_file()))
+            raise NoOrderingModel(f"{self.name!r} has no ordering model to re-order with (no "
+                                  f"order.json in its folder; bundled for {shipped})")
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
         return self._rewrite(data, lambda s: rephrase(s, self.punct, ordering, options), width)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..apps.rephrase.order import NoOrderingModel
 from ..apps.rephrase.rephrase import METHODS, TREES, deleted_relations
+from ..errors import InputError
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments, add_width_argument, at_least
@@ -60,10 +62,14 @@ def run(args: argparse.Namespace) -> int:
     deleted_relations(args.delete)  # checked again by the library
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     permute = {"yes": True, "no": False, "auto": None}[args.permute]
-    out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,
-                         samples=args.samples, permute=permute, delete=args.delete,
-                         delete_parens=args.delete_parens, best_surface=args.best_surface,
-                         tree=args.tree, rewrite_all=args.rewrite_all,
-                         balance=args.balance, width=args.width or "input")
+    try:
+        out = model.rephrase(sentences, method=args.method, order=args.order, seed=args.seed,
+                             samples=args.samples, permute=permute, delete=args.delete,
+                             delete_parens=args.delete_parens, best_surface=args.best_surface,
+                             tree=args.tree, rewrite_all=args.rewrite_all,
+                             balance=args.balance, width=args.width or "input")
+    except NoOrderingModel as e:  # the library's words name its keywords: name the options
+        raise InputError(f"{e.what}: give one (--order O), or only delete (--delete RELS, "
+                         "--delete-parens)") from e
     write_file(out, args.output)
     return 0

@@ -40,7 +40,8 @@ from ...errors import UNREADABLE, ModelError
 from ...files import output, read_meta
 from ...model.store import model_path
 
-__all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "OrderModel", "order_path", "train_order"]
+__all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "NoOrderingModel", "OrderModel",
+           "order_path", "train_order"]
 
 HEAD = "<head>"      # the relation of the head item
 _START = "<s>"       # the previous item before the first step
@@ -171,6 +172,16 @@ class OrderModel:
         except UNREADABLE as e:
             raise ModelError(f"{path}: not an ordering model ({e})") from e
         return cls(meta["features"], theta, meta.get("record"))
+
+
+class NoOrderingModel(ModelError):
+    """Re-ordering asked of a model folder that holds no ordering model (``order.json``):
+    ``what`` says so, the message adds what to give instead (the API's keywords; a command
+    names its options)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        super().__init__(f"{what}: give one (order=), or only delete (delete=, delete_parens=)")
 
 
 def order_path(name: str | Path) -> Path:
