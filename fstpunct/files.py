@@ -15,6 +15,7 @@ import codecs
 import io
 import json
 import os
+import re
 import signal
 import stat
 import sys
@@ -26,7 +27,8 @@ from typing import IO, Any, BinaryIO
 from .errors import InputError, ModelError, not_a_model
 
 __all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_target",
-           "is_stdio", "open_input", "output", "read_meta", "terminate_on_sigterm", "writing"]
+           "is_stdio", "not_utf8", "open_input", "output", "read_meta", "read_text",
+           "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -36,6 +38,8 @@ MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 # lone surrogates)
 _UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
                     for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
+
+_NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as open_input gives it
 
 _JSON_NAMES = {dict: "a JSON object", list: "a JSON list", str: "a string", bool: "true or false"}
 
@@ -88,9 +92,30 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
         raise InputError(f"{p}: is a folder, not a file")
     try:
         stream = p.open("rb")
+    except FileNotFoundError as e:
+        raise InputError(f"{p}: no such file") from e
     except OSError as e:
         raise InputError(f"{p}: cannot read: {e.strerror or e}") from e
     return _decoded(stream, str(p), close=True), str(p)
+
+
+def not_utf8(char: str) -> str:
+    """What to say of a byte that is not UTF-8, given as :func:`open_input` gives it (a lone
+    surrogate)."""
+    return f"not UTF-8 (byte 0x{ord(char) - 0xDC00:02X}); fstpunct reads UTF-8 text"
+
+
+def read_text(path: str | Path) -> str:
+    """A whole text file, read as :func:`open_input` reads it (the same errors, in the same
+    words; a byte-order mark dropped), a byte that is not UTF-8 an InputError naming its
+    line."""
+    lines, name = open_input(path)
+    text = "".join(lines)
+    bad = _NOT_UTF8.search(text)
+    if bad:
+        raise InputError(f"{name}:{text.count(chr(10), 0, bad.start()) + 1}: "
+                         f"{not_utf8(bad.group())}")
+    return text
 
 
 def _decoded(stream: BinaryIO, name: str, close: bool) -> Iterator[str]:

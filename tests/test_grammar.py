@@ -8,10 +8,11 @@ import numpy as np
 import pytest
 
 from fstpunct.cli.main import main
-from fstpunct.errors import GrammarError
+from fstpunct.errors import GrammarError, InputError
 from fstpunct.fst.channel import EDITS, KEEP, Channel
 from fstpunct.fst.grammar import load_grammar, parse_grammar
 from fstpunct.ud.slots import ABBV, BOUNDARY, UNK
+from fstpunct.ud.treebank import read_file
 
 GRAMMARS = sorted((Path(__file__).parent.parent / "grammars").glob("*.rules"))
 EN = Path(__file__).parent.parent / "grammars" / "en.rules"
@@ -115,23 +116,33 @@ def test_missing_header_and_unreadable_file(tmp_path):
     with pytest.raises(GrammarError, match="ltr or rtl") as info:
         parse_grammar("language xx\n\ndirection up\n", "x.rules")
     assert info.value.line == 3
-    with pytest.raises(GrammarError, match="cannot read"):
+    with pytest.raises(InputError, match="no such file"):
         load_grammar(tmp_path / "nope.rules")
 
 
 def test_unreadable_rule_files_are_said_plainly(tmp_path):
-    """A missing file, a folder and bytes that are not UTF-8, each in the words the CoNLL-U
-    reader uses (no Python errno text), the bad bytes by line."""
-    for path, message in ((tmp_path / "nope.rules", "no such file"),
-                          (tmp_path, "is a folder, not a file")):
-        with pytest.raises(GrammarError) as info:
-            load_grammar(path)
-        assert str(info.value) == f"{path}: cannot read rule file: {message}"
+    """A missing file, a folder, bytes that are not UTF-8 (by line) and UTF-16, each in the
+    words the CoNLL-U reader uses (one reader, fstpunct.files: no Python errno text); a
+    byte-order mark is dropped, as in CoNLL-U (it was read as part of the first line)."""
     bad = tmp_path / "bad.rules"
     bad.write_bytes(b"language xx\n\ndirection \xff\n")
-    with pytest.raises(GrammarError) as info:
+    utf16 = tmp_path / "utf16.rules"
+    utf16.write_bytes("language xx\n".encode("utf-16"))
+    for path, message in ((tmp_path / "nope.rules", "no such file"),
+                          (tmp_path, "is a folder, not a file"),
+                          (utf16, ":1: UTF-16 text; fstpunct reads UTF-8")):
+        with pytest.raises(InputError) as info:
+            load_grammar(path)
+        with pytest.raises(InputError) as conllu:
+            list(read_file(path))
+        said = str(info.value)
+        assert said == str(conllu.value) and said.startswith(str(path)) and message in said
+    with pytest.raises(InputError) as info:  # the CoNLL-U reader names the sentence too
         load_grammar(bad)
-    assert str(info.value) == f"{bad}:3: cannot read rule file: bytes that are not UTF-8"
+    assert str(info.value) == f"{bad}:3: not UTF-8 (byte 0xFF); fstpunct reads UTF-8 text"
+    bom = tmp_path / "bom.rules"
+    bom.write_bytes(b"\xef\xbb\xbf" + EN.read_bytes())
+    assert load_grammar(bom).rules == load_grammar(EN).rules
 
 
 def test_schemata_features():

@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GrammarError
-from ..files import output
+from ..files import output, read_text
 from ..ud.slots import BOUNDARY
 from .channel import (
     DIRECTIONS,
@@ -384,18 +384,6 @@ def parse_grammar(text: str, path: str = "<string>") -> Grammar:
 
 
 def load_grammar(path: str | Path) -> Grammar:
-    """Read and expand a rule file."""
-    try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError as e:
-        raise GrammarError("cannot read rule file: is a folder, not a file", str(path)) from e
-    except FileNotFoundError as e:
-        raise GrammarError("cannot read rule file: no such file", str(path)) from e
-    except OSError as e:
-        raise GrammarError(f"cannot read rule file: {e.strerror or e}", str(path)) from e
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise GrammarError("cannot read rule file: bytes that are not UTF-8", str(path),
-                           data.count(b"\n", 0, e.start) + 1) from e
-    return parse_grammar(text, str(path))
+    """Read (as every input file is read: :func:`fstpunct.files.read_text`) and expand a rule
+    file."""
+    return parse_grammar(read_text(path), str(path))

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TextIO
 
 from ..errors import ConlluError
-from ..files import open_input, output
+from ..files import not_utf8, open_input, output
 from ._reader import has_tree as _has_tree
 from ._reader import read_usual, sentence_words, usual_line
 
@@ -484,7 +484,7 @@ def _bad_char(char: str) -> str:
         return "NUL byte (binary data, not CoNLL-U text)"
     if char == "\r":
         return "CR inside a line (CR-only line ends are not supported: use LF or CRLF)"
-    return f"not UTF-8 (byte 0x{ord(char) - 0xDC00:02X}); fstpunct reads UTF-8 text"
+    return not_utf8(char)
 
 
 def read_file(path: str | Path | None, tree: bool | None = True) -> Iterator[Sentence]:
