@@ -55,6 +55,8 @@ CASES = [
      "--lang, --split: only with --model"),
     (["rules", str(RULES), "--relations", "appos"], "--relations: only with --model"),
     (["models", "--ud-dir", "ud"], "--ud-dir: only with --evaluate"),
+    (["parse", "--model", str(ROOT / "fstpunct" / "models" / "en" / "parser"),
+      "--punct-weight", "8", str(SAMPLE)], "--punct-weight: only with --punct-model"),
 ]
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import refuse_unused
 from ..parser import Model, parse, read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
@@ -28,15 +29,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "model's folder: its learner model) that re-ranks the k best "
                              "trees of --model, then a 'removed'-mode parser whose beam (--beam "
                              "or its own) must be at least 2")
-    parser.add_argument("--punct-weight", type=float, default=32.0, metavar="W",
-                        help="weight of log p(punctuation | tree) against the parser score "
-                             "(default 32, chosen on en dev: RESULTS.md)")
+    parser.add_argument("--punct-weight", type=float, metavar="W",
+                        help="with --punct-model: weight of log p(punctuation | tree) against "
+                             "the parser score (default 32, chosen on en dev: RESULTS.md)")
     add_ud_dir_argument(parser)
     add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     at_least(0, punct_weight=args.punct_weight)  # the library checks it too
+    refuse_unused({"--punct-weight": args.punct_weight is not None and not args.punct_model},
+                  "only with --punct-model (the model it weighs)")
     model = Model.load(args.model)
     sentences = progress(read_unparsed(args.input) if names_file(args.input)
                          else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)
@@ -46,8 +49,9 @@ def run(args: argparse.Namespace) -> int:
         from ..ud.width import Widths
         punct = load(args.punct_model).punct
         widths = Widths(punct.vocab.tokens)  # marks of either width (fstpunct.ud.width)
+        weight = 32.0 if args.punct_weight is None else args.punct_weight
         trees = widths.write(constrained(model, punct, widths.read(sentences), args.beam,
-                                         args.punct_weight))
+                                         weight))
     else:
         trees = (parse(model, sent, args.beam) for sent in sentences)
     write_file(trees, args.output)
