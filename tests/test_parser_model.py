@@ -183,6 +183,15 @@ def test_a_beam_below_1_is_refused(models, capsys, command, beam):
         parse(Model.load(models["removed", 1]), sent, 0)
 
 
+@pytest.mark.parametrize("setting", [{"patience": -1}, {"min_count": -1}])
+def test_the_library_refuses_a_negative_patience_or_min_count(tmp_path, setting):
+    """train(patience=-1) stopped after the first epoch and min_count=-1 kept every feature,
+    in silence: the library refuses them, before any sentence is read, as the command does."""
+    with pytest.raises(InputError, match="patience and min_count must be at least 0"):
+        train(iter(()), iter(()), "removed", 1, tmp_path / "m", **setting)
+    assert not (tmp_path / "m").exists()
+
+
 def test_the_library_beam_is_the_models_by_default_and_never_0(data, models):
     """``beam=None`` is the parser's own beam; 0 is refused everywhere (it used to mean the
     parser's own beam in restoration and correction with a parser)."""

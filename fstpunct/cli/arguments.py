@@ -62,11 +62,22 @@ def positive(text: str) -> int:
 
 
 def at_least(least: int, **options: float | None) -> None:
-    """Refuse an option's value below ``least`` (None: not given) in one line, before the
-    command does any work (InputError); ``page_size=0`` names ``--page-size``."""
+    """Refuse an option's value below ``least``, or not a number (NaN), in one line, before
+    the command does any work (InputError; None: not given); ``page_size=0`` names
+    ``--page-size``."""
+    _refuse_outside(least, None, options)
+
+
+def within(least: float, most: float, **options: float | None) -> None:
+    """:func:`at_least`, and refuse a value above ``most`` too."""
+    _refuse_outside(least, most, options)
+
+
+def _refuse_outside(least: float, most: float | None, options: dict[str, float | None]) -> None:
     for name, value in options.items():
-        if value is not None and value < least:
-            raise InputError(f"--{name.replace('_', '-')} must be at least {least}, not {value}")
+        if value is not None and not (value >= least and (most is None or value <= most)):
+            bound = f"at least {least}" if most is None else f"from {least} to {most}"
+            raise InputError(f"--{name.replace('_', '-')} must be {bound}, not {value}")
 
 
 def probability(text: str) -> float:

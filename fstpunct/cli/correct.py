@@ -9,7 +9,14 @@ from ..apps.restoration.generative import DECODERS
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_io_arguments, add_quiet_argument, add_width_argument, at_least, positive
+from .arguments import (
+    add_io_arguments,
+    add_quiet_argument,
+    add_width_argument,
+    at_least,
+    positive,
+    within,
+)
 
 HELP = ("Correct punctuation with a correction model (scripts/correction.py train): given each "
         "sentence's tree (or the tree --parser gives the punctuated sentence), the learner's "
@@ -51,7 +58,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)  # the library checks them too, after loading
-    at_least(0, seed=args.seed, edit_cost=args.edit_cost, support=args.support)
+    at_least(0, seed=args.seed, edit_cost=args.edit_cost)
+    within(0, 1, support=args.support)  # the library's Decoding: a probability
     model = load(args.model)
     out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,

@@ -200,6 +200,9 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     case-free parser, words lower-cased in training and parsing)."""
     if beam < 1 or epochs < 1:
         raise InputError(f"beam and epochs must be at least 1, not {beam} and {epochs}")
+    if patience < 0 or min_count < 0:
+        raise InputError(f"patience and min_count must be at least 0, not {patience} and "
+                         f"{min_count}")
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
