@@ -840,9 +840,6 @@ class Outside:
 
     learners: list[Sentence]
     pairs: list[tuple[Sentence, Sentence]]
-    # their :attr:`documents` if already known (the edited pairs': their parent's), else None
-    known: tuple[list[str | None], list[str | None]] | None = field(default=None, repr=False,
-                                                                  compare=False)
 
     @classmethod
     def read(cls, data: Path, kind: str) -> Outside:
@@ -865,16 +862,16 @@ class Outside:
         one's, not read again."""
         learners, pairs = self.documents
         kept = [k for k, (s, g) in enumerate(self.pairs) if has_edit(s, g)]
-        return Outside(self.learners, [self.pairs[k] for k in kept],
-                       (learners, [pairs[k] for k in kept]))
+        edited = Outside(self.learners, [self.pairs[k] for k in kept])
+        # the cached property's value, set as functools documents it: derived from this one's
+        edited.__dict__["documents"] = (learners, [pairs[k] for k in kept])
+        return edited
 
     @functools.cached_property
     def documents(self) -> tuple[list[str | None], list[str | None]]:
         """The TLE document (:func:`tle_document`) of each learner sentence and of each pair's
         learner side, read once per :class:`Outside` and its :attr:`edited` (:meth:`without`
         runs once a fold)."""
-        if self.known is not None:
-            return self.known
         return ([tle_document(s) for s in self.learners],
                 [tle_document(s) for s, _ in self.pairs])
 
