@@ -183,3 +183,49 @@ def test_outputs_reread_and_validate_as_the_input(zh, full_text, tmp_path):
         assert highest_level(path, "zh") >= level, name
     redecoded = zh.decode(zh.restore(full_text))
     assert texts(redecoded) == texts(zh.restore(full_text))
+
+
+class Recorded:
+    """The sentences of a CoNLL-U text, recording how many were read (``read``)."""
+
+    def __init__(self, conllu: str) -> None:
+        self.sents, self.read = list(read_conllu(io.StringIO(conllu))), 0
+
+    def __iter__(self):
+        for sent in self.sents:
+            self.read += 1
+            yield sent
+
+
+def test_commands_that_make_no_new_sentence_stream(zh, full_text):
+    """No read-ahead for the input's width but where new sentences are written in it: a
+    Widths without a width gives sentence 1 having read sentence 1 only, decode, normalise and
+    log_prob read no more than their own chunk (500), not the 1,000 of the width's search."""
+    given = Recorded(BARE * 3 + full_text)
+    assert next(Widths(zh.punct.vocab.tokens).read(given)).sent_id == "bare"
+    assert given.read == 1
+    given = Recorded(BARE * 3 + full_text)
+    next(Widths(zh.punct.vocab.tokens, "input").read(given))
+    assert given.read == 4  # to the first marked sentence
+    for run in (zh.decode, zh.normalise, zh.log_prob):
+        given = Recorded(BARE * 1100)
+        next(iter(run(given)))
+        assert given.read <= 500, run.__name__
+
+
+def marked(*sentences: str) -> str:
+    """CoNLL-U of sentences of one word and the marks of each string, one a character."""
+    out = ""
+    for k, chars in enumerate(sentences, 1):
+        lines = ["1\t我\t我\tPRON\t_\t_\t0\troot\t_\t_"] + [
+            f"{i}\t{m}\t{m}\tPUNCT\t_\t_\t1\tpunct\t_\t_" for i, m in enumerate(chars, 2)]
+        out += f"# sent_id = s{k}\n" + "\n".join(lines) + "\n\n"
+    return out
+
+
+def test_the_width_search_reads_on_over_a_tie():
+    for doc, width in [(marked("，,", "。"), "full"), (marked("，,", "", ".!"), "half"),
+                       (marked("，,", "、"), None), (marked("，，.", ","), "full")]:
+        w = Widths({",", "."}, "input")
+        list(w.read(read_conllu(io.StringIO(doc))))
+        assert w.width == width, doc

@@ -464,12 +464,14 @@ class Model:
         """(log p(x | T), slots) of every sentence."""
         return scored(self.punct, self._watched(sents), pool=pool)
 
-    def _rewrite(self, data: Data, step: Step, width: str = "input",
+    def _rewrite(self, data: Data, step: Step, width: str | None = None,
                  punct: PunctModel | None = None, **options: Any) -> Any:
         """:func:`~fstpunct.api.data.rewrite` of ``step`` (``options``: its own) over the
         sentences as ``punct`` (default: this model) reads them, their punctuation written
-        back in ``width`` (:mod:`fstpunct.ud.width`)."""
-        checked(width)
+        back as read; ``width``: that of the new sentences of a step that makes them (restore,
+        correct, rephrase), None for one that makes none (:class:`~fstpunct.ud.width.Widths`)."""
+        if width is not None:
+            checked(width)
 
         def run(sents: Iterator[Sentence]) -> Iterator[Sentence]:
             widths = Widths((punct or self.punct).vocab.tokens, width)

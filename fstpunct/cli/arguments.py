@@ -101,11 +101,12 @@ def add_width_argument(parser: argparse.ArgumentParser) -> None:
     """--width: the width of the punctuation marks a command writes (:mod:`fstpunct.ud.width`)."""
     parser.add_argument("--width", choices=WIDTHS,
                         help="write the marks full-width (，。；：？！（）) or half-width "
-                             "(, . ; : ? ! ( )); input (default): as the input's punctuation "
-                             "is written (the width of the marks of its first sentence that "
-                             "has any; a mark the model does not know but whose twin of the "
-                             "other width it knows is read as that twin), else in the model's "
-                             "own forms")
+                             "(, . ; : ? ! ( )), streaming; input (default): as the input's "
+                             "punctuation is written (the width most of the marks with a twin "
+                             "show in its first sentences that have any, the whole input's, "
+                             "not per document), else in the model's own forms; to find it, "
+                             "input reads up to 1,000 sentences ahead (stdin too) before its "
+                             "first output")
 
 
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:

@@ -19,11 +19,13 @@ as before.
 **Writing** (:meth:`Widths.write`): a sentence a command changed in place or copied with its
 fields (decode, normalise; ``parse --punct-model``'s ``dataclasses.replace``) gets its folded
 tokens back as the input wrote them. In a sentence the command made anew
-(restore, correct, rephrase) every punctuation token is written in the document's width
+(restore, correct, rephrase) every punctuation token is written in the run's width
 (:data:`WIDTHS`): ``full`` or ``half`` when forced, else (``input``) the width of the input's
-punctuation, i.e. of the twin-bearing marks of its first sentence that has any (full when more
-of them are full-width; looked for among the first :data:`LOOKAHEAD` sentences), else the
-model's own forms. ``# text`` is rebuilt where the command had built it from the marks.
+punctuation: of most of the twin-bearing marks of its first sentences that have any, read on
+while the two widths tie (looked for among the first :data:`LOOKAHEAD` sentences, read ahead
+before the first is given), else the model's own forms. One width for the whole input of a run,
+not one per ``# newdoc``. A run that makes no new sentence (no width) streams: it only writes
+folded tokens back. ``# text`` is rebuilt where the command had built it from the marks.
 """
 from __future__ import annotations
 
@@ -85,9 +87,11 @@ class Widths:
     """One run of a command: reads sentences for a model that knows the tokens ``known``, then
     writes the command's output sentences in ``width`` (:data:`WIDTHS`; module docstring)."""
 
-    def __init__(self, known: Iterable[str], width: str = "input") -> None:
+    def __init__(self, known: Iterable[str], width: str | None = None) -> None:
+        """``width`` None: a run that makes no new sentence (decode, normalise, …): it only
+        writes folded tokens back, and streams (no read-ahead)."""
         self.known = frozenset(known)
-        self.width: str | None = None if checked(width) == "input" else width  # None: model's
+        self.width = None if width is None or checked(width) == "input" else width  # None: model's
         self._decided = width != "input"
 
     def fold(self, token: str) -> str:
@@ -109,16 +113,17 @@ class Widths:
             yield sent
 
     def _ahead(self, items: Iterator[Sentence]) -> list[Sentence]:
-        """Sentences of ``items`` up to the first whose marks show a width (at most
-        :data:`LOOKAHEAD`), that width decided (module docstring)."""
+        """Sentences of ``items`` up to the first where more of the marks read so far show one
+        width than the other (at most :data:`LOOKAHEAD`), that width decided (module
+        docstring)."""
         ahead = []
+        counts = {"full": 0, "half": 0, None: 0}
         for sent in itertools.islice(items, LOOKAHEAD):
             ahead.append(sent)
-            widths = [w for w in map(width_of, _forms(sent)) if w]
-            if widths:
-                fulls = widths.count("full")
-                self.width = ("full" if 2 * fulls > len(widths) else
-                              "half" if 2 * fulls < len(widths) else None)
+            for form in _forms(sent):
+                counts[width_of(form)] += 1
+            if counts["full"] != counts["half"]:
+                self.width = "full" if counts["full"] > counts["half"] else "half"
                 break
         self._decided = True
         return ahead
