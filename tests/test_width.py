@@ -213,6 +213,20 @@ def test_commands_that_make_no_new_sentence_stream(zh, full_text):
         assert given.read <= 500, run.__name__
 
 
+def test_write_back_keeps_the_lemma(zh):
+    """Only FORM is read as the twin, so only FORM is written back: form ， lemma , stays so."""
+    sent = BARE.replace("# text = 你去北京嗎", "# text = 你去，北京嗎").replace(
+        "2\t去\t去\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n",
+        "2\t去\t去\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
+        "3\t，\t,\tPUNCT\t_\t_\t2\tpunct\t_\tSpaceAfter=No\n").replace(
+        "3\t北京\t北京\tPROPN\t_\t_\t2", "4\t北京\t北京\tPROPN\t_\t_\t2").replace(
+        "4\t嗎\t嗎\tPART\t_\t_\t2", "5\t嗎\t嗎\tPART\t_\t_\t2")
+    assert "3\t，\t,\tPUNCT" in sent
+    forms = [ln.split("\t")[:3] for ln in sent.splitlines() if ln[:1].isdigit()]
+    for out in (zh.decode(sent), zh.normalise(sent)):  # (normalise may move the mark's head)
+        assert [ln.split("\t")[:3] for ln in out.splitlines() if ln[:1].isdigit()] == forms
+
+
 def marked(*sentences: str) -> str:
     """CoNLL-U of sentences of one word and the marks of each string, one a character."""
     out = ""

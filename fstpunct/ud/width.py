@@ -148,35 +148,31 @@ class Widths:
 
     def _unfold(self, sent: Sentence) -> None:
         folded, sent.folded = sent.folded, None
-        if folded == {} or folded is None and self.width is None:
-            return  # nothing was folded; or a new sentence in the model's forms
-        changes = [(ln, written) for ln in sent.lines if _punct(ln)
-                   if (written := self._written_back(ln, folded)) != ln.fields[1]]
+        if folded:  # read by the model: its folded FORMs back as the input wrote them
+            self._change(sent, [(ln, original) for ln in sent.lines
+                                if (original := folded.get(ln.fields[0])) is not None
+                                and self.fold(original) == ln.fields[1]], lemma=False)
+        elif folded is None and self.width is not None:  # a new sentence, in the run's width
+            written = full if self.width == "full" else half
+            self._change(sent, [(ln, form) for ln in sent.lines if _punct(ln)
+                                if (form := written(ln.fields[1])) != ln.fields[1]], lemma=True)
+
+    @staticmethod
+    def _change(sent: Sentence, changes: list[tuple[Line, str]], lemma: bool) -> None:
+        """Write each ``(line, form)`` of ``changes`` in ``sent``'s lines and words (with
+        ``lemma``, a LEMMA equal to the FORM too); ``# text`` rebuilt if it was the surface."""
         if not changes:
             return
         before = surface(sent.lines)
-        for ln, written in changes:
-            if ln.fields[2] == ln.fields[1]:
-                ln.fields[2] = written
-            ln.fields[1] = written
         words = {str(w.id): w for w in sent.words}
-        for ln, _ in changes:
-            words[ln.fields[0]].form, words[ln.fields[0]].lemma = ln.fields[1], ln.fields[2]
+        for ln, form in changes:
+            if lemma and ln.fields[2] == ln.fields[1]:
+                ln.fields[2] = form
+            ln.fields[1] = form
+            words[ln.fields[0]].form, words[ln.fields[0]].lemma = form, ln.fields[2]
         text = next((c for c in sent.comments if _TEXT.match(c)), None)
         if text is not None and text.split("=", 1)[1].strip() == before.strip():
             sent.set_comment("text", surface(sent.lines))
-
-    def _written_back(self, ln: Line, folded: dict[str, str] | None) -> str:
-        """How the punctuation token of ``ln`` is written: as the input wrote it where it was
-        folded (``folded``: the sentence's originals), else in :attr:`width` in a new
-        sentence (``folded`` None), else as it is."""
-        form = ln.fields[1]
-        if folded is None:
-            if self.width == "full":
-                return full(form)
-            return half(form) if self.width == "half" else form
-        original = folded.get(ln.fields[0], form)
-        return original if self.fold(original) == form else form
 
 
 def _drained(items: deque[Sentence]) -> Iterator[Sentence]:
