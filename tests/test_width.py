@@ -243,3 +243,36 @@ def test_the_width_search_reads_on_over_a_tie():
         w = Widths({",", "."}, "input")
         list(w.read(read_conllu(io.StringIO(doc))))
         assert w.width == width, doc
+
+
+def reference_fold(known: set[str], token: str) -> str:
+    """Widths.fold as the module docstring says it, character by character."""
+    def half_char(c):
+        return chr(ord(c) - 0xFEE0) if 0xFF01 <= ord(c) <= 0xFF5E else "." if c == "。" else c
+    if token in known:
+        return token
+    for twin in ("".join(map(half_char, token)), {",": "，", ".": "。", ";": "；", ":": "：",
+                                                  "?": "？", "!": "！", "(": "（",
+                                                  ")": "）"}.get(token, token)):
+        if twin != token and twin in known:
+            return twin
+    return token
+
+
+def test_fold_against_the_reference(zh):
+    singles = [chr(c) for c in range(0x21, 0x7F)] + [chr(c) for c in range(0xFF01, 0xFF5F)] + \
+        ["。", "、", "「", "…", "—", "a", "北京"]
+    tokens = singles + [a + b for a in ",.，．。!！-－" for b in ",.，．。!！-－"] + \
+        ["...", "．．．", "。。。", "!!!!!!", "！！！！！！", "!！!！!！", "--", "－－"]
+    en = fstpunct.load("en")
+    for known in (set(zh.punct.vocab.tokens), set(en.punct.vocab.tokens), {"，", "。", "！！"},
+                  {",", "。", "...", "--", "!!"}, set()):
+        w = Widths(known)
+        assert [w.fold(t) for t in tokens] == [reference_fold(known, t) for t in tokens]
+        # reading: a punctuation word's form (and line) as the reference folds it, only those
+        doc = "".join(f"1\tw\tw\tX\t_\t_\t0\troot\t_\t_\n2\t{t}\t{t}\tPUNCT\t_\t_\t1\tpunct\t_\t_\n"
+                      f"3\t{t}\t{t}\tX\t_\t_\t1\tdep\t_\t_\n\n" for t in tokens)
+        read = list(w.read(read_conllu(io.StringIO(doc))))
+        assert [s.words[1].form for s in read] == [reference_fold(known, t) for t in tokens]
+        assert [s.lines[1].fields[1] for s in read] == [s.words[1].form for s in read]
+        assert [s.words[2].form for s in read] == tokens

@@ -451,13 +451,11 @@ class Model:
 
     def unknown_share(self, sentences: Iterable[Sentence]) -> tuple[int, int]:
         """(punctuation tokens, tokens unknown to the model) in ``sentences``."""
-        known = self.punct.vocab.map_slot
-        tokens = unknown = 0
-        for sent in sentences:
-            slot = punct_tokens(sent)
-            tokens += len(slot)
-            unknown += sum(m != t for t, m in zip(slot, known(slot)))
-        return tokens, unknown
+        return self._unknown([t for sent in sentences for t in punct_tokens(sent)])
+
+    def _unknown(self, tokens: list[str]) -> tuple[int, int]:
+        """(tokens, those unknown to the model) of the punctuation tokens ``tokens``."""
+        return len(tokens), sum(m != t for t, m in zip(tokens, self.punct.vocab.map_slot(tokens)))
 
     def _scored(self, sents: Iterator[Sentence],
                 pool: Pool | None = None) -> Iterator[tuple[float, int]]:
@@ -484,24 +482,25 @@ class Model:
         by ``widths``, by default a run of its own: :mod:`fstpunct.ud.width`), with a warning
         when many of the first ones' punctuation tokens are unknown to the model (a model of
         another language, say)."""
-        tokens = unknown = read = 0  # counted as read: a command may write a sentence back
+        seen: list[str] | None = []  # the first sentences' tokens, as read (not written back)
+        read = 0
         for sent in (widths or Widths(self.punct.vocab.tokens)).read(sents):
-            if read < _WATCHED:
+            if seen is not None:
+                seen += punct_tokens(sent)
                 read += 1
-                counts = self.unknown_share([sent])
-                tokens, unknown = tokens + counts[0], unknown + counts[1]
                 if read == _WATCHED:
-                    self._check(tokens, unknown)
+                    self._check(seen)
+                    seen = None
             yield sent
-        if read < _WATCHED:
-            self._check(tokens, unknown)
+        if seen is not None:
+            self._check(seen)
 
-    def _check(self, tokens: int, unknown: int) -> None:
+    def _check(self, seen: list[str]) -> None:
+        tokens, unknown = self._unknown(seen)
         if tokens and unknown > UNKNOWN_SHARE * tokens:
             warnings.warn(f"{unknown} of {tokens} punctuation tokens "
                           f"({100 * unknown / tokens:.0f}%) are unknown to the model "
                           f"{self.name!r}: is it the input's language?", stacklevel=2)
-
 
 def load(name: str | os.PathLike[str]) -> Model:
     """A model by bundled name (``"en"``; :func:`fstpunct.bundled_models` lists them) or folder

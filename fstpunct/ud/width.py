@@ -51,13 +51,12 @@ _TEXT = re.compile(r"#\s*text\s*=")
 _BLOCK = range(0xFF01, 0xFF5F)  # Fullwidth Forms: U+FF01–U+FF5E = U+0021–U+007E + 0xFEE0
 
 
-def _half_char(c: str) -> str:
-    return chr(ord(c) - 0xFEE0) if ord(c) in _BLOCK else IDEOGRAPHIC.get(c, c)
+_HALF = str.maketrans({**{chr(c): chr(c - 0xFEE0) for c in _BLOCK}, **IDEOGRAPHIC})
 
 
 def half(token: str) -> str:
     """``token`` with its full-width characters half-width (module docstring)."""
-    return "".join(map(_half_char, token))
+    return token.translate(_HALF)
 
 
 def full(token: str) -> str:
@@ -93,23 +92,33 @@ class Widths:
         self.known = frozenset(known)
         self.width = None if width is None or checked(width) == "input" else width  # None: model's
         self._decided = width != "input"
+        # an ASCII token has no full-width character: its one twin is full()'s
+        self._ascii = {t: f for t, f in FULL.items() if t not in self.known and f in self.known}
 
     def fold(self, token: str) -> str:
         """How the model reads ``token``: itself if known, else a known twin, else itself."""
-        if token in self.known:
-            return token
-        for twin in (half(token), full(token)):
-            if twin != token and twin in self.known:
-                return twin
-        return token
+        if token.isascii():
+            return self._ascii.get(token, token)
+        twin = half(token)  # (full() of a token not ASCII is itself)
+        return twin if token not in self.known and twin in self.known else token
 
     def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sentences`` with their punctuation folded in place, the input's width decided
         (reading ahead) before the first one is given; a sentence given is not kept here."""
         items = iter(sentences)
         ahead = deque(() if self._decided else self._ahead(items))
+        ascii_twins, width = self._ascii, self.width
         for sent in itertools.chain(_drained(ahead), items):
-            self._fold(sent)
+            for word in sent.words:  # (inline and the cheapest test: it reads every word)
+                if not word.form.isascii():
+                    self._fold(sent)
+                    break
+            else:  # every form ASCII: only full()'s twins can fold, and most models have none
+                if ascii_twins and not ascii_twins.keys().isdisjoint(
+                        [word.form for word in sent.words]):
+                    self._fold(sent)
+                elif width is not None:
+                    sent.folded = {}
             yield sent
 
     def _ahead(self, items: Iterator[Sentence]) -> list[Sentence]:
@@ -129,21 +138,25 @@ class Widths:
         return ahead
 
     def _fold(self, sent: Sentence) -> None:
+        """Fold ``sent``'s punctuation in place, its originals in ``sent.folded`` (``{}``: none
+        folded; left None where that is all the write-back would learn: no width)."""
         folded: dict[str, str] = {}
         for word in sent.words:
-            if word.is_punct and (twin := self.fold(word.form)) != word.form:
+            if (twin := self.fold(word.form)) != word.form and word.is_punct:
                 folded[str(word.id)] = word.form
                 word.form = twin
         if folded:
             for ln in sent.lines:
                 if ln.fields[0] in folded:
                     ln.fields[1] = self.fold(ln.fields[1])
-        sent.folded = folded
+        if folded or self.width is not None:
+            sent.folded = folded
 
     def write(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The output ``sentences`` with their punctuation written back (module docstring)."""
         for sent in sentences:
-            self._unfold(sent)
+            if sent.folded is not None or self.width is not None:  # else nothing to write
+                self._unfold(sent)
             yield sent
 
     def _unfold(self, sent: Sentence) -> None:
