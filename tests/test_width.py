@@ -111,13 +111,21 @@ BARE = "# sent_id = bare\n# text = 你去北京嗎\n" + "".join(  # a sentence w
 
 
 def test_a_sentence_without_marks_takes_the_document_width(zh, full_text, half_text):
-    """The width is the first marked sentence's, read ahead of an unmarked first sentence."""
-    for doc, other in [(full_text, HALF_MARKS), (half_text, set("，。？"))]:
-        for text in (doc + BARE, BARE + doc):
-            restored = [s.text() for s in read_conllu(io.StringIO(zh.restore(text)))]
-            bare = next(s for s in restored if "sent_id = bare" in s)
-            assert marks(bare) and not other & set(marks(bare))
+    """The width is the first marked sentence's, read ahead of an unmarked first sentence:
+    full-width for the zh model (whose own forms are half-width); half-width for a model of
+    full-width marks, whose own forms a new sentence would otherwise have."""
+    for text in (full_text + BARE, BARE + full_text):
+        restored = [s.text() for s in read_conllu(io.StringIO(zh.restore(text)))]
+        bare = next(s for s in restored if "sent_id = bare" in s)
+        assert marks(bare) and not HALF_MARKS & set(marks(bare))
     assert marks(zh.restore(BARE)) == ["."]  # no width shown: the model's forms
+    fulls = set("，。？：（）")
+    for text, written in [(BARE + half_text, "."), (BARE, "。"), (BARE + full_text, "。")]:
+        w = Widths(fulls, "input")
+        first = next(w.read(read_conllu(io.StringIO(text))))
+        assert first.sent_id == "bare"  # given first; a new sentence made of it now:
+        new = next(w.write(read_conllu(io.StringIO(marked("。")))))
+        assert [word.form for word in new.words[1:]] == [written], text[:40]
 
 
 def test_rephrase_writes_the_input_width(zh, full_text):
@@ -276,3 +284,32 @@ def test_fold_against_the_reference(zh):
         assert [s.words[1].form for s in read] == [reference_fold(known, t) for t in tokens]
         assert [s.lines[1].fields[1] for s in read] == [s.words[1].form for s in read]
         assert [s.words[2].form for s in read] == tokens
+
+
+def test_a_document_mixing_widths(zh, full_text, half_text):
+    """Sentences of either width in one input: each read as the model reads its half-width twin,
+    decode keeps each token as written, restore writes one width (the first marked sentence's)."""
+    full, half_ = full_text.split("\n\n"), half_text.split("\n\n")
+    mixed = "\n\n".join(f if k % 2 == 0 else h for k, (f, h) in enumerate(zip(full, half_)))
+    assert mixed != full_text and mixed != half_text and mixed.translate(TO_HALF) == half_text
+    assert zh.log_prob(mixed) == pytest.approx(zh.log_prob(half_text), abs=1e-9)
+    decoded = zh.decode(mixed)
+    assert decoded.translate(TO_HALF) == zh.decode(half_text)
+    assert marks(decoded) == marks(mixed)
+    assert zh.restore(mixed) == zh.restore(full_text)  # the first sentence is full-width
+    half_first = "\n\n".join(h if k % 2 == 0 else f for k, (f, h) in enumerate(zip(full, half_)))
+    assert zh.restore(half_first) == zh.restore(half_text)
+
+
+@pytest.mark.parametrize("command", ["decode", "restore"])
+def test_two_jobs_write_what_one_writes(tmp_path, full_text, command, capsys):
+    """--jobs 2 on full-width input (chunks folded in the parent, written back after the
+    workers): the output of --jobs 1, byte for byte; 600 sentences, more than one chunk."""
+    path = tmp_path / "in.conllu"
+    path.write_text("".join(full_text.replace("sent_id = zhw-", f"sent_id = {k}-")
+                            for k in range(150)), encoding="utf-8")
+    outs = []
+    for jobs in ("1", "2"):
+        assert main([command, "--model", "zh", "--jobs", jobs, "--quiet", str(path)]) == 0
+        outs.append(capsys.readouterr().out)
+    assert outs[0] == outs[1] and "。" in marks(outs[0]) and not HALF_MARKS & set(marks(outs[0]))
