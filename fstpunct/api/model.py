@@ -235,7 +235,9 @@ class Model:
         :meth:`text_mixture`'s CRF for text restored by an exact decoder, else none.
 
         ``width`` (``input``, ``full``, ``half``): the width the marks are written in; ``input``:
-        that of the input's punctuation, else the model's forms (:mod:`fstpunct.ud.width`)."""
+        that of the input's punctuation, else the model's forms, found by reading up to 1,000
+        sentences ahead before the first answer (``full`` and ``half`` stream;
+        :mod:`fstpunct.ud.width`)."""
         from ..parser import Model as ParserModel
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
