@@ -786,17 +786,23 @@ class Inference:
         backward sampling: the draws of :meth:`sample_reference` from the same generator)."""
         return self.sample_all(rng, size, range(s, s + 1))[0]
 
-    def sample_each(self, size: int, seed: int = 0, first: int = 0
+    def sample_each(self, size: int, seed: int = 0, first: int = 0,
+                    streams: Sequence[Sequence[int]] | None = None
                     ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
         """``size`` exact samples of T′ for every sentence of the batch, sentence k from its own
-        random stream (seed, first + k), so that a sentence's samples do not depend on the
-        other sentences of the batch (``first``: the batch's place in a longer input):
+        random stream (seed, first + k) — or ``streams[k]``, a caller's own scheme (numpy
+        SeedSequence entropies) — so that a sentence's samples do not depend on the other
+        sentences of the batch (``first``: the batch's place in a longer input):
         ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0."""
         if size < 1 or seed < 0:  # numpy's traceback for a negative seed
             raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
                              f"{size} and {seed})")
-        return [self.sample(k, np.random.default_rng((seed, first + k)), size)
-                for k in range(len(self.batch))]
+        if streams is None:
+            streams = [(seed, first + k) for k in range(len(self.batch))]
+        elif len(streams) != len(self.batch):
+            raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
+        return [self.sample(k, np.random.default_rng(stream), size)
+                for k, stream in enumerate(streams)]
 
     def sample_all(self, rng: np.random.Generator, size: int, part: range | None = None
                    ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:

@@ -15,9 +15,15 @@ result:
 - **base**: the surface tree is transformed with its punctuation tokens as ordinary dependents
   (deletion drops a constituent's words and the punctuation tokens attached inside it).
 
-One draw uses the random stream (seed, sentence index, sample) for the word order — the same for
-all three methods, so they differ only in punctuation — and (…, 1) for the channel; posterior
-trees are drawn per chunk of sentences from (seed, chunk number, 2).
+Random streams (:func:`stream`): every draw for sentence i (its index in the input, counted
+from 0) comes from a stream of its own, (seed, i, sample, purpose), so that a sentence's
+rephrasings depend neither on its neighbours nor on how the input is chunked. Purposes: the word
+order (:data:`ORDER`, 0; the same for all three methods, so they differ only in punctuation) and
+the channel (:data:`CHANNEL`, 1) of each sample; the posterior T′ (:data:`TREE`, 2) and the
+balanced T′ (:data:`TILT`, 3), all of a sentence's samples from one stream (sample 0). Every
+stream is four 32-bit words (a seed below 2**32), so no two are the same: numpy's SeedSequence
+pads a shorter entropy with zeros ((a, b) is (a, b, 0)) and splits a larger integer into
+words, which would make a stream of another length collide with another's.
 """
 from __future__ import annotations
 
@@ -50,11 +56,31 @@ from .underlying import (
 )
 from .wellformed import unmatched
 
-__all__ = ["METHODS", "Options", "TREES", "Underlying", "bracketed_words", "deleted_relations",
-           "rephrase", "underlying", "written"]
+__all__ = ["CHANNEL", "METHODS", "ORDER", "Options", "TILT", "TREE", "TREES", "Underlying",
+           "bracketed_words", "check_seed", "deleted_relations", "rephrase", "stream",
+           "underlying", "written"]
 
 METHODS = ("full", "half", "base")
 TREES = ("viterbi", "sample")
+ORDER, CHANNEL, TREE, TILT = 0, 1, 2, 3  # the purposes of a sentence's random streams
+_WORD = 2 ** 32  # every part of a stream is one 32-bit word
+
+
+def stream(seed: int, index: int, purpose: int, sample: int = 0) -> tuple[int, int, int, int]:
+    """The random stream (numpy SeedSequence entropy) of sentence ``index``'s ``purpose`` in
+    sample ``sample`` (module docstring): (seed, index, sample, purpose), four 32-bit words."""
+    parts = (seed, index, sample, purpose)
+    if not all(0 <= part < _WORD for part in parts):
+        raise InputError(f"a random stream's parts must be from 0 to 2**32 - 1, not {parts}")
+    return parts
+
+
+def check_seed(seed: int) -> None:
+    """Refuse a seed that is not one 32-bit word, from 0 to 2**32 - 1 (InputError)."""
+    if seed < 0:  # numpy's traceback otherwise, at the first draw
+        raise InputError(f"the seed must be at least 0, not {seed}")
+    if seed >= _WORD:  # two words: the streams' parts would shift (module docstring)
+        raise InputError(f"the seed must be below 2**32, not {seed}")
 
 
 @dataclass(frozen=True)
@@ -78,8 +104,7 @@ class Options:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.samples < 1:
             raise InputError("the number of samples must be at least 1")
-        if self.seed < 0:  # numpy's traceback otherwise, at the first draw
-            raise InputError(f"the seed must be at least 0, not {self.seed}")
+        check_seed(self.seed)
         _check_tree(self.tree)
         deleted_relations(self.delete)
         other = self.method != "full"
@@ -227,38 +252,43 @@ def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: st
                seed: int = 0, samples: int = 1, chunk: int = 500, balanced: bool = False
                ) -> Iterator[Underlying]:
     """The first stage of :func:`rephrase`: every sentence's T′ as carried marks — the Viterbi
-    one, or with ``tree="sample"`` ``samples`` posterior draws (drawn per chunk of ``chunk``
-    sentences from the random stream (seed, chunk number, 2)). With ``balanced``, a sentence
+    one, or with ``tree="sample"`` ``samples`` posterior draws (from the sentence's own random
+    stream, :data:`TREE`; ``chunk`` sentences prepared at a time). With ``balanced``, a sentence
     whose surface has a bracket or quote without a partner (:func:`~.wellformed.unmatched`)
     takes its T′ among those whose pairs of W_d all have matched symmetric marks (the
     unmatched pairs excluded: training's posterior-regularisation tilt taken to ∞; the
-    backoff stays possible; draws from (seed, chunk number, 3)): the orphan is then a mark
+    backoff stays possible; draws from the stream :data:`TILT`): the orphan is then a mark
     whose partner the channel absorbed, not an unmatched pair. Without a model, only the
     sentences. Compute it once to write a sentence in several ways (:func:`written`)."""
     _check_tree(tree)
+    check_seed(seed)
     if model is None:
         yield from (Underlying(sent, None, (Carried([], {}),)) for sent in sentences)
         return
     align = Aligner(model.channel)
-    for k, (batch, prepared, inference) in enumerate(
-            chunk_inference(model, sentences, chunk, paired=False)):
-        trees = _drawn(inference, tree, samples, [seed, k, 2])
+    start = 0  # the input index of the chunk's first sentence
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+        trees = _drawn(inference, tree, samples, [stream(seed, start + j, TREE)
+                                                  for j in range(len(batch))])
         odd = [j for j, sent in enumerate(batch)
                if unmatched([w.form for w in sent.words if w.is_punct])] if balanced else []
         if odd:
             _, tilted = inference_of(model, [batch[j] for j in odd], inference.slots, math.inf)
-            for j, drawn in zip(odd, _drawn(tilted, tree, samples, [seed, k, 3])):
+            for j, drawn in zip(odd, _drawn(tilted, tree, samples,
+                                            [stream(seed, start + j, TILT) for j in odd])):
                 trees[j] = drawn
         for sent, slots, drawn in zip(batch, prepared, trees):
             yield Underlying(sent, slots, tuple(carried_marks(model, sent, slots, pairs, align)
                                                 for pairs in drawn))
+        start += len(batch)
 
 
-def _drawn(inference: Inference, tree: str, samples: int, stream: list[int]) -> list[list]:
+def _drawn(inference: Inference, tree: str, samples: int,
+           streams: Sequence[Sequence[int]]) -> list[list]:
     """Per sentence of ``inference``, its T′s: [the Viterbi one], or ``samples`` posterior
-    draws from the random ``stream``."""
+    draws, sentence k's from the random stream ``streams[k]``."""
     if tree == "sample":
-        return inference.sample_all(np.random.default_rng(stream), samples)
+        return inference.sample_each(samples, streams=streams)
     return [[best] for best in inference.viterbi_all()]
 
 
@@ -299,7 +329,7 @@ def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
 def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: set[int],
          model: PunctModel | None, order_model: OrderModel | None, options: Options,
          index: int, sample: int, align: Aligner | None) -> Sentence:
-    rng = np.random.default_rng([options.seed, index, sample])
+    rng = np.random.default_rng(stream(options.seed, index, ORDER, sample))
     if options.permute:
         order = permuted_order(sent, order_model, rng, options.permuted, dropped)  # type: ignore
     else:
@@ -310,7 +340,8 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         surface = ("underlying" if options.method == "half" else
                    "best" if options.best_surface else "sample")
         tokens = _rewritten(sent, slots, carried, order, model, surface,
-                            np.random.default_rng([options.seed, index, sample, 1]), align,
+                            np.random.default_rng(stream(options.seed, index, CHANNEL, sample)),
+                            align,
                             not options.rewrite_all, options.balance)
     origin = origin_name(sent)
     suffix = "" if options.samples == 1 else f"-{sample + 1}"
