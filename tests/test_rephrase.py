@@ -500,3 +500,67 @@ def test_the_command_and_the_api_take_no_balance(tmp_path):
                                                 balance=False)
     assert '# text = "Come."' in fstpunct.load("en").rephrase(COME, delete=["parataxis"],
                                                               best_surface=True)
+
+
+def _at(sents, index, model, order, options, chunk=500):
+    """The rephrasings of the sentence at ``index`` of ``sents``."""
+    out = list(rephrase(sents, model, order, options, chunk))
+    return [s.text() for s in out[index * options.samples:(index + 1) * options.samples]]
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_a_sentences_rephrasings_do_not_depend_on_its_neighbours(es, method):
+    """Sentence 6's posterior T′ (its 3 draws differ), word orders and channel draws are its
+    own: the same with other sentences before and after it, and in chunks of any size (T′ was
+    drawn per chunk of 500 from one stream, so a sentence's draws depended on what preceded
+    it)."""
+    model, order, sents = es
+    options = Options(method, seed=3, samples=3, tree="sample")
+    alone = _at(sents[:7], 6, model, order, options)
+    assert alone == _at([*sents[60:66], sents[6], *sents[70:72]], 6, model, order, options)
+    assert alone == _at(sents[:12], 6, model, order, options, chunk=4)
+    assert alone == _at(sents[:12], 6, model, order, options, chunk=1)
+
+
+def test_a_balanced_t_prime_does_not_depend_on_the_other_orphans():
+    """A sentence with an orphaned quote draws its balanced T′ from its own stream: the same
+    whether or not another such sentence precedes it (the balanced draws were one stream for
+    all such sentences of a chunk)."""
+    come = list(read_conllu(io.StringIO(COME)))
+    plain = list(read_file(DATA / "arthur.conllu"))[:1]
+    model = load_model("en")
+    options = Options("full", seed=4, samples=6, permute=False, tree="sample",
+                      delete=frozenset({"parataxis"}))
+    alone = _at([*plain * 3, *come], 3, model, None, options)
+    assert alone == _at([*come * 2, *plain, *come], 3, model, None, options)
+    assert alone == _at([*come * 3, *come], 3, model, None, options, chunk=2)
+
+
+def test_no_two_draws_share_a_random_stream(es, monkeypatch):
+    """Every random stream made while rephrasing (word orders, channel draws, posterior and
+    balanced T′, several samples and a sentence with an orphaned quote) is a different numpy
+    SeedSequence; chunk k's T′ stream was sentence k's third sample's word order before."""
+    model, order, sents = es
+    come = list(read_conllu(io.StringIO(COME)))
+    made = []
+    default_rng = np.random.default_rng
+
+    def recording(seed=None):
+        if isinstance(seed, (tuple, list)):
+            made.append(tuple(np.random.SeedSequence(seed).generate_state(8)))
+        return default_rng(seed)
+    monkeypatch.setattr(np.random, "default_rng", recording)
+    options = Options("full", seed=0, samples=4, tree="sample", delete=frozenset({"obl"}))
+    list(rephrase([*sents[:5], *come], model, order, options, chunk=3))
+    # per sample a word order and a channel (full), per sentence a T′, one balanced T′ (come)
+    assert len(made) == 6 * 4 * 2 + 6 + 1
+    assert len(set(made)) == len(made)
+
+
+def test_the_seed_is_one_32_bit_word(capsys):
+    """A seed of 2**32 or more would take two words of a stream and shift its parts."""
+    with pytest.raises(InputError, match="seed must be below 2"):
+        Options(seed=2 ** 32)
+    assert main(["rephrase", "--seed", str(2 ** 32), str(DATA / "arthur.conllu")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "seed must be below 2**32" in err and "note" not in err
