@@ -94,15 +94,18 @@ def _counted(sentences: Iterable[list[str]], shape: Counter) -> Iterator[list[st
 
 def mark_report(rows: list[dict], first: str = "base", second: str = "full", top: int = 6
                 ) -> None:
-    """Per language, the marks whose −Σ ln p differ most between two methods (second − first):
-    which marks make one method's punctuation perplexity higher, and for the first two how much
-    of their loss falls after a token they never follow in each method's text."""
+    """Per language, the marks (and ``</s>``) whose −Σ ln p differ most between two methods
+    (second − first), raised and lowered: which marks make one method's punctuation perplexity
+    higher, and for the first two how much of their loss falls after a token they never follow
+    in each method's text (and that for all marks)."""
     for r in rows:
         a, b = r[first].get("marks"), r[second].get("marks")
         if not a or not b:
             continue
         diff = sorted(((b[m][1] - a[m][1], m) for m in a if m in b), reverse=True)
         cells = ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}" for d, m in diff[:top])
+        cells += "; lowered most: " + ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}"
+                                                for d, m in diff[:-top - 1:-1])
         shapes = "; ".join(f"{m}: {r[m]['ill_formed'] / r[m]['sentences']:.1%} ill-formed, "
                            f"{r[m]['mid_point'] / r[m]['sentences']:.1%} with a point "
                            "mid-sentence" for m in ORDER if r[m].get("sentences"))
@@ -115,9 +118,24 @@ def mark_report(rows: list[dict], first: str = "base", second: str = "full", top
             f"{a[m][3]:.0f} nats, {second} ×{b[m][2]} {b[m][3]:.0f} (elsewhere {first} "
             f"{a[m][1] - a[m][3]:.0f}, {second} {b[m][1] - b[m][3]:.0f})"
             for _, m in diff[:2] if len(a[m]) > 2)
+        if all(len(v) > 2 for v in (*a.values(), *b.values())):
+            unseen += "; " * bool(unseen) + _unseen_total(a, b, first, second)
         print(f"- {r['lang']}: {second} − {first}, nats: {cells}" +
               (f" (rephrased train: {shapes})" if shapes else "") +
               (f"; {contexts}" if contexts else "") + (f"; {unseen}" if unseen else ""))
+
+
+def _unseen_total(a: dict, b: dict, first: str, second: str) -> str:
+    """:func:`mark_report`'s sum over all punctuation marks (``</s>`` not counted) of the
+    tokens and nats after a token they never follow in each method's text, and elsewhere."""
+    def total(marks: dict) -> tuple[int, float, float]:
+        rows = [v for m, v in marks.items() if m != "</s>"]
+        return (sum(v[2] for v in rows), sum(v[3] for v in rows),
+                sum(v[1] - v[3] for v in rows))
+    (n, u, e), (n2, u2, e2) = total(a), total(b)
+    return (f"all marks after a token they never follow in the text: {first} ×{n} {u:.0f} "
+            f"nats, {second} ×{n2} {u2:.0f} (elsewhere {first} {e:.0f}, {second} {e2:.0f}; "
+            f"{second} − {first}, all: {u2 + e2 - u - e:+.0f} nats)")
 
 
 PAPER = {"ar": (156.0, 231.3, 186.1, 540.8, 590.3, 553.4),
