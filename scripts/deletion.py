@@ -85,6 +85,15 @@ def classify(source, out) -> str | None:
     return "input's orphan quote" if quote else "input's orphan bracket"
 
 
+def _options(method: str, args: argparse.Namespace, setting: dict) -> Options:
+    """The rephrasing options of ``method`` for a deletion ``setting``: the surface, rewrite
+    and balance options are full's only (base writes no punctuation again)."""
+    full = method == "full"
+    return Options(method, permute=False, best_surface=args.best_surface and full,
+                   rewrite_all=args.rewrite_all and full,
+                   balance=not (args.no_balance and full), **setting)
+
+
 def rewritten_slots(test, trees, model, surface: bool) -> dict[str, int]:
     """Slots (and sentences) of ``test`` (with ``trees``, its :func:`underlying`) that full
     with ``--rewrite-all`` writes differently from the input when nothing is deleted."""
@@ -170,9 +179,7 @@ def main() -> int:
         needless = (rewritten_slots(test, trees, model, args.best_surface) if args.rewrite_all
                     else None)
         for name, setting in SETTINGS.items():
-            out = {m: list(written(trees, model, None, Options(
-                       m, permute=False, best_surface=args.best_surface,
-                       rewrite_all=args.rewrite_all, balance=not args.no_balance, **setting)))
+            out = {m: list(written(trees, model, None, _options(m, args, setting)))
                    for m in ("full", "base")}
             row = {"lang": lang, "model": folders.get(lang, lang), "setting": name,
                    "test": len(test), "examples": [],

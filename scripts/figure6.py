@@ -238,7 +238,8 @@ def main() -> int:
         print(f"{lang}: T′ of train ({time.time() - start:.0f} s)", file=sys.stderr)
         for method in METHODS:
             start = time.time()
-            options = Options(method, args.seed, args.samples, tree=args.tree)
+            options = Options(method, args.seed, args.samples,  # base reads no T′
+                              tree="viterbi" if method == "base" else args.tree)
             shape = Counter()
             lm = KneserNeyTrigram(_counted((tokens(s)[0] for s in
                                             written(trees, model, order, options)), shape),
