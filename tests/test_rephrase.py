@@ -565,3 +565,16 @@ def test_the_seed_is_one_32_bit_word(capsys):
     assert main(["rephrase", "--seed", str(2 ** 32), str(DATA / "arthur.conllu")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "seed must be below 2**32" in err and "note" not in err
+
+
+def test_relations_given_as_one_string_are_names_not_characters():
+    """Options(delete="iobj") (the public dataclass) holds the relation, not the str: a str
+    was tested as a substring, so obj went too ("obj" in "iobj"; plain acl for "acl:relcl"),
+    and the record joined its characters."""
+    sents = list(read_file(DATA / "arthur.conllu"))
+    assert Options(delete="acl:relcl, appos").delete == frozenset({"acl:relcl", "appos"})
+    options = Options("base", permute=False, delete="iobj")
+    assert options.delete == frozenset({"iobj"})
+    (out,) = rephrase(sents, None, None, options)
+    assert words(out) == words(sents[0])  # no iobj there: nothing deleted
+    assert "delete=iobj" in out.text()

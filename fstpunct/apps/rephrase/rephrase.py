@@ -91,7 +91,7 @@ class Options:
     seed: int = 0
     samples: int = 1                      # rephrasings per sentence
     permute: bool = True                  # self-permutation (else the order is kept)
-    delete: frozenset[str] = frozenset()  # relations whose constituents are deleted
+    delete: frozenset[str] = frozenset()  # relations deleted (given as names or "a,b")
     delete_parens: bool = False           # delete constituents with bracket punctemes
     permuted: frozenset[str] = field(default=PERMUTED)  # UPOS of the re-ordered heads
     best_surface: bool = False            # full: the channel's most probable x, not a draw
@@ -106,7 +106,8 @@ class Options:
             raise InputError("the number of samples must be at least 1")
         check_seed(self.seed)
         _check_tree(self.tree)
-        deleted_relations(self.delete)
+        # a str ("acl:relcl") kept as it is would be tested as a substring ("acl" in it)
+        object.__setattr__(self, "delete", deleted_relations(self.delete))
         other = self.method != "full"
         refuse_unused({"best_surface": self.best_surface and other,
                        "rewrite_all": self.rewrite_all and other},
