@@ -72,6 +72,12 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
 
 
+def check_seed(seed: int) -> None:
+    """Refuse a negative random seed (numpy's traceback otherwise, at the first draw)."""
+    if seed < 0:
+        raise InputError(f"the seed must be at least 0, not {seed}")
+
+
 def refuse_unused(options: dict[str, bool], why: str) -> None:
     """An :class:`InputError` naming every option of ``options`` (its name, mapped to whether
     it is given) that is given although ``why`` says it would be ignored: a keyword as the

@@ -67,6 +67,10 @@ def test_drawn_readings_follow_the_learner_posterior(pairs):
         drawn(learner, [ss], 0)
     with pytest.raises(InputError, match="seed >= 0"):  # numpy's traceback before
         drawn(learner, [ss], 2, -1)
+    with pytest.raises(InputError, match="seed >= 0"):  # checked with nothing to draw too
+        drawn(learner, [], 2, -1)
+    with pytest.raises(InputError, match="at least 1"):
+        readings(learner, [], draws=0)
 
 
 def enumerated(model, ss):

@@ -786,6 +786,14 @@ class Inference:
         backward sampling: the draws of :meth:`sample_reference` from the same generator)."""
         return self.sample_all(rng, size, range(s, s + 1))[0]
 
+    @staticmethod
+    def check_draws(size: int, seed: int) -> None:
+        """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (:meth:`sample_each`'s arguments;
+        callers with nothing to draw check them too)."""
+        if size < 1 or seed < 0:  # numpy's traceback for a negative seed
+            raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
+                             f"{size} and {seed})")
+
     def sample_each(self, size: int, seed: int = 0, first: int = 0,
                     streams: Sequence[Sequence[int]] | None = None
                     ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
@@ -794,9 +802,7 @@ class Inference:
         SeedSequence entropies) — so that a sentence's samples do not depend on the other
         sentences of the batch (``first``: the batch's place in a longer input):
         ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0."""
-        if size < 1 or seed < 0:  # numpy's traceback for a negative seed
-            raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
-                             f"{size} and {seed})")
+        self.check_draws(size, seed)
         if streams is None:
             streams = [(seed, first + k) for k in range(len(self.batch))]
         elif len(streams) != len(self.batch):

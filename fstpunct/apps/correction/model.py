@@ -157,7 +157,8 @@ def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, se
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
     random stream (seed, first + k) (:meth:`~fstpunct.model.punct.Inference.sample_each`), so
     its readings do not depend on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked
-    there)."""
+    first, as there)."""
+    Inference.check_draws(draws, seed)
     if not sentences:
         return [[] for _ in range(draws)]
     inference = Inference(learner, learner.prepare(sentences))

@@ -62,7 +62,8 @@ def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int 
     its posterior from ``draws`` (≥ 1) exact draws of T′, sentence k's from the random stream
     (seed, first + k), as drawn readings are (:func:`~.model.drawn`), so that a sentence's
     posteriors do not depend on the other sentences of the call (``draws`` and ``seed``
-    checked there)."""
+    checked first, as there)."""
+    Inference.check_draws(draws, seed)
     if not sentences:
         return []
     inference = Inference(learner, learner.prepare(sentences))

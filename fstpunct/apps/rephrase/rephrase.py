@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, refuse_unused
+from ...errors import InputError, check_seed, refuse_unused
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
@@ -57,7 +57,7 @@ from .underlying import (
 from .wellformed import unmatched
 
 __all__ = ["CHANNEL", "METHODS", "ORDER", "Options", "TILT", "TREE", "TREES", "Underlying",
-           "bracketed_words", "check_seed", "deleted_relations", "rephrase", "stream",
+           "bracketed_words", "check_stream_seed", "deleted_relations", "rephrase", "stream",
            "underlying", "written"]
 
 METHODS = ("full", "half", "base")
@@ -75,10 +75,9 @@ def stream(seed: int, index: int, purpose: int, sample: int = 0) -> tuple[int, i
     return parts
 
 
-def check_seed(seed: int) -> None:
+def check_stream_seed(seed: int) -> None:
     """Refuse a seed that is not one 32-bit word, from 0 to 2**32 - 1 (InputError)."""
-    if seed < 0:  # numpy's traceback otherwise, at the first draw
-        raise InputError(f"the seed must be at least 0, not {seed}")
+    check_seed(seed)
     if seed >= _WORD:  # two words: the streams' parts would shift (module docstring)
         raise InputError(f"the seed must be below 2**32, not {seed}")
 
@@ -104,7 +103,7 @@ class Options:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.samples < 1:
             raise InputError("the number of samples must be at least 1")
-        check_seed(self.seed)
+        check_stream_seed(self.seed)
         _check_tree(self.tree)
         # a str ("acl:relcl") kept as it is would be tested as a substring ("acl" in it)
         object.__setattr__(self, "delete", deleted_relations(self.delete))
@@ -262,7 +261,7 @@ def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: st
     whose partner the channel absorbed, not an unmatched pair. Without a model, only the
     sentences. Compute it once to write a sentence in several ways (:func:`written`)."""
     _check_tree(tree)
-    check_seed(seed)
+    check_stream_seed(seed)
     if model is None:
         yield from (Underlying(sent, None, (Carried([], {}),)) for sent in sentences)
         return

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import InputError
+from ...errors import check_seed
 from ...fst.channel import KEEP, SWAP, Channel
 from ...model.attach import AttachData
 from ...model.punct import PunctModel
@@ -107,8 +107,7 @@ class PriorSampler:
                  hidden: frozenset[str] = HIDDEN, stream: int | None = None) -> None:
         if samples < 1:
             raise ValueError("the number of samples must be at least 1")
-        if seed < 0:  # numpy's traceback otherwise, at the first draw
-            raise InputError(f"the seed must be at least 0, not {seed}")
+        check_seed(seed)
         self.model, self.samples, self.seed = model, samples, seed
         self._stream = () if stream is None else (stream,)
         self._visible = Visible(model.channel, hidden)
