@@ -76,3 +76,14 @@ def test_parse_with_a_punctuation_model_refuses_a_parser_that_is_not_removed_mod
     assert not out.exists()
     with pytest.raises(InputError, match="'tokens'-mode parser"):  # before any next()
         constrained(Model.load(folders / "tokens"), load_model("en"), iter(()), 4, 8.0)
+
+
+@pytest.mark.parametrize("method", [["--trivial", "en"], ["--crf", "crf"]])
+def test_restore_by_another_method_refuses_a_parser_that_is_not_removed_mode(
+        method, folders, garbage, tmp_path, capsys):
+    if method[0] == "--crf":  # the bundled English compact CRF
+        method = ["--crf", str(fstpunct.load("en").folder / "text" / "crf")]
+    out = tmp_path / "out.conllu"
+    refused(capsys, ["restore", str(garbage), *method, "--parser", str(folders / "tokens"),
+                     "-o", str(out)], folders / "tokens", "tokens", "removed")
+    assert not out.exists()

@@ -99,6 +99,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
                          "with --model, not with --crf or --trivial")
     parsers = [ParserModel.load(p) for p in args.parser]
+    for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
+        p.expect_mode("removed", "restoration with a parser")
     with chosen_pool(args) as pool:
         if args.trivial or args.crf:
             method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
