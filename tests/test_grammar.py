@@ -1,7 +1,9 @@
 """Rule files (DESIGN §5): Nunberg's English rules after expansion, the initial channel, every
 shipped grammar compiles, errors carry file and line, and the compile/rules commands."""
+import io
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -143,6 +145,17 @@ def test_unreadable_rule_files_are_said_plainly(tmp_path):
     bom = tmp_path / "bom.rules"
     bom.write_bytes(b"\xef\xbb\xbf" + EN.read_bytes())
     assert load_grammar(bom).rules == load_grammar(EN).rules
+
+
+def test_a_rule_file_is_not_read_from_stdin(monkeypatch, capsys):
+    """``-`` is a file name nowhere for rule files (rules, compile, train --grammar): refused
+    in one line, standard input left unread."""
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(EN.read_bytes())))
+    with pytest.raises(InputError, match="^-: a rule file is read from a file, not from "):
+        load_grammar("-")
+    assert main(["rules", "-"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert sys.stdin.read() == EN.read_text(encoding="utf-8")
 
 
 def test_schemata_features():

@@ -35,8 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import GrammarError
-from ..files import output, read_text
+from ..errors import GrammarError, InputError
+from ..files import is_stdio, output, read_text
 from ..ud.slots import BOUNDARY
 from .channel import (
     DIRECTIONS,
@@ -385,5 +385,7 @@ def parse_grammar(text: str, path: str = "<string>") -> Grammar:
 
 def load_grammar(path: str | Path) -> Grammar:
     """Read (as every input file is read: :func:`fstpunct.files.read_text`) and expand a rule
-    file."""
+    file; ``-`` is refused (a rule file is a file: standard input is the data's)."""
+    if is_stdio(path):
+        raise InputError(f"{path}: a rule file is read from a file, not from standard input")
     return parse_grammar(read_text(path), str(path))
