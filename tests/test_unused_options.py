@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 import fstpunct
+from fstpunct.apps.correction.correct import corrected
 from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
@@ -75,16 +76,54 @@ def test_an_option_that_would_be_ignored_is_refused(argv, refused, correction, t
 
 def test_the_api_keywords_are_checked_alike(correction):
     en, text = fstpunct.load("en"), SAMPLE.read_text(encoding="utf-8")
-    refused = [lambda: en.restore(text, decoder="balanced", samples=5),
-               lambda: en.restore(text, mbr="slot"),
-               lambda: fstpunct.load(correction).correct(text, seed=2),
-               lambda: fstpunct.load(correction).correct(text, edit_cost=1.0, samples=2),
-               lambda: en.rephrase(text, method="half", best_surface=True),
-               lambda: en.draw_lattice(text, 4, 2, full=True, paths=3),
-               lambda: en.draw_lattice(text, 4, 2, min_prob=0.1)]
-    for call in refused:
-        with pytest.raises(InputError, match=r"\(--"):
+    refused = [(lambda: en.restore(text, decoder="balanced", samples=5), "decoder"),
+               (lambda: en.restore(text, mbr="slot"), "mbr"),
+               (lambda: fstpunct.load(correction).correct(text, seed=2), "seed"),
+               (lambda: fstpunct.load(correction).correct(text, edit_cost=1.0, samples=2),
+                "edit_cost"),
+               (lambda: en.rephrase(text, method="half", best_surface=True), "best_surface"),
+               (lambda: en.draw_lattice(text, 4, 2, full=True, paths=3), "paths"),
+               (lambda: en.draw_lattice(text, 4, 2, min_prob=0.1), "min_prob")]
+    for call, option in refused:  # each names its own option first
+        with pytest.raises(InputError, match=rf"^{option} \(--{option.replace('_', '-')}\)"):
             call()
     # what goes together still runs, the defaults spelled out giving the defaults' output
     assert en.restore(text, samples=3, mbr="sentence", seed=0) == en.restore(text, samples=3)
     assert en.restore(text, decoder="slot") == en.restore(text)
+
+
+def test_the_correction_library_checks_at_once(correction):
+    """corrected() itself refuses a sampling option without samples (it kept seed 0 and mbr
+    "sentence" as defaults, so seed=3 was ignored), at the call, before any sentence."""
+    model = CorrectionModel.load(correction)
+    with pytest.raises(InputError, match=r"^seed \(--seed\): only with samples"):
+        corrected(iter(()), model, seed=3)
+    with pytest.raises(InputError, match=r"^mbr \(--mbr\): only with samples"):
+        corrected(iter(()), model, mbr_decoder="slot")
+    with pytest.raises(InputError, match="^mbr must be one of"):
+        corrected(iter(()), model, samples=2, mbr_decoder="")
+
+
+def test_an_empty_name_is_not_the_default(correction):
+    """"" is refused as a decoder or MBR name, as before 'or' read it as the default."""
+    en, text = fstpunct.load("en"), SAMPLE.read_text(encoding="utf-8")
+    with pytest.raises(InputError, match="^decoder must be one of"):
+        en.restore(text, decoder="")
+    with pytest.raises(InputError, match="^mbr must be one of"):
+        en.restore(text, samples=2, mbr="")
+    with pytest.raises(InputError, match="^decoder must be one of"):
+        fstpunct.load(correction).correct(text, decoder="")
+    with pytest.raises(InputError, match="^mbr must be one of"):
+        fstpunct.load(correction).correct(text, samples=2, mbr="")
+
+
+def test_a_mix_weight_without_the_crf_package_is_named(monkeypatch):
+    """Without python-crfsuite, text is restored unmixed: the warning names an explicit
+    mix_weight, which is then unused."""
+    monkeypatch.setattr("fstpunct.apps.restoration.crf.installed", lambda: False)
+    en = fstpunct.load("en")
+    with pytest.warns(UserWarning, match="mix_weight=0.3 is unused"):
+        en.restorer(text=True, mix_weight=0.3)
+    with pytest.warns(UserWarning) as said:
+        en.restorer(text=True)
+    assert "mix_weight" not in str(said[0].message)

@@ -217,7 +217,8 @@ class Model:
         ``balanced``, paired marks kept balanced); with ``samples``, minimum Bayes risk
         (``mbr``: ``sentence``, the default, or ``slot``) over that many samples, reproducible
         for a ``seed`` (default 0). ``decoder``, ``mix_crf`` and ``mix_weight`` are refused
-        with ``samples``, ``mbr`` and ``seed`` without (an InputError: they would be ignored).
+        with ``samples``, ``mbr`` and ``seed`` without, ``mix_weight`` without a CRF to weigh
+        (``mix_crf`` or text's bundled mixture) (an InputError: they would be ignored).
         On ``pool``, chunks of sentences in parallel, with the same output.
 
         A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
@@ -267,7 +268,8 @@ class Model:
         from ..apps.restoration.mixture import MixedRestorer
         check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
                                  "mix_weight": mix_weight}, {"mbr": mbr, "seed": seed})
-        decoder, mbr = decoder or "slot", mbr or "sentence"
+        decoder = "slot" if decoder is None else decoder
+        mbr = "sentence" if mbr is None else mbr
         if decoder not in EXACT_DECODERS:
             raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
         if mbr not in DECODERS:
@@ -278,8 +280,10 @@ class Model:
                       "only with mix_crf (--mix-crf) or the bundled mixture of plain text, the "
                       "CRF it weighs the model against")
         if stored and mix_crf is None and not installed():
+            unused = "" if mix_weight is None else f"; mix_weight={mix_weight} is unused"
             warnings.warn("python-crfsuite is not installed: plain text is restored without "
-                          "the bundled CRF mixture (pip install python-crfsuite)", stacklevel=2)
+                          f"the bundled CRF mixture (pip install python-crfsuite){unused}",
+                          stacklevel=2)
         elif stored:
             mix_crf = self._text_crf if mix_crf is None else mix_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight
@@ -367,14 +371,11 @@ class Model:
         ``support`` with ``samples``, ``mbr`` and ``seed`` without, ``beam`` without
         ``parser``."""
         from ..apps.correction.correct import corrected
-        from ..apps.restoration.generative import check_sampling
         from ..parser import Model as ParserModel
         from ..parser import parse
         if self.correction is None:
             raise ModelError(f"{self.name!r} is not a correction model (a folder with "
                              "correction.json)")
-        check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost,
-                                 "support": support}, {"mbr": mbr, "seed": seed})
         refuse_unused({"beam": beam is not None and parser is None},
                       "only with parser (--parser), the beam it parses with")
         p = parser if parser is None or isinstance(parser, ParserModel) else \
@@ -386,7 +387,7 @@ class Model:
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
             if p is not None:
                 sents = (parse(p, s, beam) for s in sents)
-            return corrected(sents, correction, decoder, samples, mbr or "sentence", seed or 0,
+            return corrected(sents, correction, decoder, samples, mbr, seed,
                              edit_cost=edit_cost, support=support, parsed=p is not None)
         return self._rewrite(data, step, width)
 

@@ -141,21 +141,32 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
 
 
 def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: str | None = None,
-              samples: int | None = None, mbr_decoder: str = "sentence", seed: int = 0,
-              batch: int = 100, edit_cost: float | None = None, support: float | None = None,
-              parsed: bool = False) -> Iterator[Sentence]:
+              samples: int | None = None, mbr_decoder: str | None = None,
+              seed: int | None = None, batch: int = 100, edit_cost: float | None = None,
+              support: float | None = None, parsed: bool = False) -> Iterator[Sentence]:
     """Every sentence with its punctuation corrected (module docstring); a sentence that is
     all punctuation is copied unchanged. ``decoder``, ``edit_cost``, ``support``: the exact
     decoders' (default: the model's decoding for the trees' source, a parser's if ``parsed``:
-    :meth:`~.model.CorrectionModel.decoding_for`)."""
+    :meth:`~.model.CorrectionModel.decoding_for`); ``mbr_decoder`` (default ``sentence``) and
+    ``seed`` (default 0): with ``samples`` only. The options are checked now (an
+    InputError), before any sentence is read."""
+    check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
+                   {"mbr": mbr_decoder, "seed": seed})
+    mbr_decoder = "sentence" if mbr_decoder is None else mbr_decoder
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
-    check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
-                   {})
     stored = model.decoding_for(parsed)
     decoding = replace(stored, edit_cost=stored.edit_cost if edit_cost is None else edit_cost,
                        support=stored.support if support is None else support,
-                       decoder=decoder or stored.decoder)  # an unknown one: refused by Decoding
+                       decoder=stored.decoder if decoder is None else decoder)  # an unknown
+    # decoder (or "") is refused by Decoding
+    return _corrected(sentences, model, samples, mbr_decoder, seed or 0, batch, decoding)
+
+
+def _corrected(sentences: Iterable[Sentence], model: CorrectionModel, samples: int | None,
+               mbr_decoder: str, seed: int, batch: int, decoding: Decoding
+               ) -> Iterator[Sentence]:
+    """:func:`corrected`, its options checked."""
     first = 0
     for group in batches(sentences, batch):
         words = [s for s in group if has_words(s)]
