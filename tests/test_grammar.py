@@ -223,12 +223,19 @@ def test_rules_compare_a_model_with_its_own_grammar_by_default(capsys):
 def test_the_recorded_rule_file_comes_before_the_packages_namesake(tmp_path):
     """A model trained on a rule file of its own named like a package grammar was compared
     with the package's (it came first)."""
+    from fstpunct.fst.default_grammar import GRAMMARS as SHIPPED
     from fstpunct.fst.default_grammar import model_grammar
     own = tmp_path / "en.rules"
     own.write_text(EN.read_text(encoding="utf-8"), encoding="utf-8")
     assert model_grammar({"grammar": str(own)}).path == str(own)
     assert model_grammar({"grammar": str(tmp_path / "gone" / "en.rules")}).path.endswith(
         "grammars/en.rules")  # another checkout's path: the package's grammar of that name
+    # a shipped grammar of another checkout that exists (as bundled models record them):
+    # this package's, not that checkout's edited copy
+    other = tmp_path / "checkout" / "fstpunct" / "grammars" / "en.rules"
+    other.parent.mkdir(parents=True)
+    other.write_text(EN.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    assert model_grammar({"grammar": str(other)}).path == str(SHIPPED / "en.rules")
 
 
 def test_rules_of_a_correction_model_compare_its_learner_model(tmp_path, capsys):

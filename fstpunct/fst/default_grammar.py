@@ -205,8 +205,10 @@ def model_grammar(record: object) -> Grammar | None:
     """The grammar a model was trained from, by its ``model.json`` ``record``: a default
     grammar's lines (as ``fstpunct train`` records them), else the recorded rule file if it
     exists, else the package's grammar of its file name (the recorded path may be another
-    checkout's); else None (also for a record that is not a JSON object: a correction model's
-    learner saved before 1e10b99 recorded the folder it was copied from)."""
+    checkout's); a rule file of some checkout's ``fstpunct/grammars`` (what the bundled models
+    record) is this package's namesake first, not another checkout's copy; else None (also for
+    a record that is not a JSON object: a correction model's learner saved before 1e10b99
+    recorded the folder it was copied from)."""
     if not isinstance(record, dict):
         return None
     if record.get("default_grammar"):
@@ -214,7 +216,10 @@ def model_grammar(record: object) -> Grammar | None:
     recorded = record.get("grammar")
     if not recorded:
         return None
-    for path in (Path(recorded), GRAMMARS / Path(recorded).name):
+    own, shipped = Path(recorded), GRAMMARS / Path(recorded).name
+    if own.parent.parts[-2:] == GRAMMARS.parts[-2:]:  # a shipped grammar
+        own, shipped = shipped, own
+    for path in (own, shipped):
         if path.is_file():
             return load_grammar(path)
     return None
