@@ -9,12 +9,13 @@ East Asian characters one em, combining marks none, the rest 0.6 em), as no font
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import unicodedata
 from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "layout", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "crossings", "layout", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -52,7 +53,8 @@ class Placed:
 @dataclass(frozen=True)
 class Arc:
     """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x, the
-    y it leaves the words from, its height and label."""
+    y it leaves the words from, its height, its label and the label's height (the arc's, or
+    half a level more for each label of that height it would overlap)."""
 
     head: int
     dep: int
@@ -61,6 +63,7 @@ class Arc:
     y: float
     height: float
     label: str
+    label_height: float
 
 
 @dataclass(frozen=True)
@@ -77,14 +80,15 @@ class Layout:
 
 
 def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...]
-            ) -> list[int]:
-    """Each arc's level: one above the highest arc strictly inside its span (the root arc 0),
-    and higher still while its label (centred over the words ``centres`` it joins) would
-    overlap the label of an arc already at that level: short neighbouring arcs under long
-    labels ('compound', 'case') printed their labels over each other."""
+            ) -> tuple[list[int], list[int]]:
+    """Each arc's level, one above the highest arc strictly inside its span (the root arc 0),
+    and its label's height in half levels: twice the level, and higher by one while the
+    label (centred over the words ``centres`` it joins) would overlap a label already at that
+    height. Short neighbouring arcs under long labels ('compound', 'case') printed their
+    labels over each other; raising the arc instead (de06b7d) made it cross the arcs above."""
     n = len(heads)
-    level = [0] * n
-    labelled: dict[int, list[tuple[float, float]]] = {}  # level -> its labels' extents
+    level, tier = [0] * n, [0] * n
+    labelled: dict[int, list[tuple[float, float]]] = {}  # tier -> its labels' extents
     order = sorted(range(n), key=lambda d: abs(heads[d] - (d + 1)))
     for d in order:
         h = heads[d]
@@ -94,11 +98,12 @@ def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...
         inner = [level[e] for e in range(n) if heads[e] and e != d and
                  lo <= min(heads[e], e + 1) and max(heads[e], e + 1) <= hi]
         level[d] = 1 + max(inner, default=0)
+        tier[d] = 2 * level[d]
         mid, half = (centres[h - 1] + centres[d]) / 2, text_width(labels[d], SMALL) / 2 + GAP
-        while any(a < mid + half and mid - half < b for a, b in labelled.get(level[d], ())):
-            level[d] += 1
-        labelled.setdefault(level[d], []).append((mid - half, mid + half))
-    return level
+        while any(a < mid + half and mid - half < b for a, b in labelled.get(tier[d], ())):
+            tier[d] += 1
+        labelled.setdefault(tier[d], []).append((mid - half, mid + half))
+    return level, tier
 
 
 def layout(view: SentenceView) -> Layout:
@@ -133,8 +138,9 @@ def layout(view: SentenceView) -> Layout:
             centres.append(x + w / 2)
             items.append(Placed("word", view.words[i], x + w / 2, 0, index=i + 1))
             x += w
-    levels = _levels(view.heads, centres, view.deprels)  # the arcs' height needs the x's
-    words_y = MARGIN + (max(levels, default=0) + 1) * LEVEL + 2 * SMALL
+    levels, tiers = _levels(view.heads, centres, view.deprels)  # labels' extents need the x's
+    top = max(max(levels, default=0) + 1, max(tiers, default=0) / 2)  # the root arc, a label
+    words_y = MARGIN + top * LEVEL + 2 * SMALL
     surface_y = words_y + FONT + 14
     width = x + MARGIN
     height = surface_y + MARGIN
@@ -148,11 +154,47 @@ def layout(view: SentenceView) -> Layout:
     for d in range(n):
         h = view.heads[d]
         if h == 0:
-            arcs.append(Arc(0, d + 1, centres[d], centres[d], arcs_y,
-                            (max(levels, default=0) + 1) * LEVEL, view.deprels[d]))
+            height = (max(levels, default=0) + 1) * LEVEL
+            arcs.append(Arc(0, d + 1, centres[d], centres[d], arcs_y, height,
+                            view.deprels[d], height))
             continue
         # arcs leave a little off the word's centre, towards the other end
         step = 4.0 if centres[d] > centres[h - 1] else -4.0
         arcs.append(Arc(h, d + 1, centres[h - 1] + step, centres[d] - step, arcs_y,
-                        levels[d] * LEVEL, view.deprels[d]))
+                        levels[d] * LEVEL, view.deprels[d], tiers[d] * LEVEL / 2))
     return Layout(width, height, view.rtl, tuple(items), tuple(arcs), tuple(slot_extent))
+
+
+def _arc_y(arc: Arc, x: float) -> float:
+    """The height of ``arc``'s curve (the cubic :mod:`fstpunct.show.tree` draws: control
+    points straight above its ends, apex ``height``) above its ends at ``x`` in its extent."""
+    left, right = sorted((arc.x1, arc.x2))
+    s = (x - left) / (right - left)  # = 3t² − 2t³ along the curve: t by bisection
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if 3 * mid * mid - 2 * mid ** 3 < s else (lo, mid)
+    t = (lo + hi) / 2
+    return 4 * arc.height * t * (1 - t)
+
+
+def crossings(lay: Layout, samples: int = 64) -> int:
+    """How many pairs of ``lay``'s arcs cross as drawn: ends interleaved (a non-projective
+    pair), or one inside the other's extent whose curve rises above the other's somewhere
+    (checked at ``samples`` points), or the root arrow through an arc's extent."""
+    count = 0
+    for a, b in itertools.combinations(lay.arcs, 2):
+        if not a.head or not b.head:  # the root arrow, straight down from above all arcs
+            root, arc = (a, b) if not a.head else (b, a)
+            count += arc.head != 0 and min(arc.x1, arc.x2) < root.x2 < max(arc.x1, arc.x2)
+            continue
+        (la, ra), (lb, rb) = sorted((a.x1, a.x2)), sorted((b.x1, b.x2))
+        if (lb <= la and ra <= rb) or (la <= lb and rb <= ra):
+            inner, outer = (a, b) if lb <= la and ra <= rb else (b, a)
+            lo, hi = sorted((inner.x1, inner.x2))
+            xs = (lo + (hi - lo) * (k + 0.5) / samples for k in range(samples))
+            count += any(_arc_y(inner, x) > _arc_y(outer, x) for x in xs)
+        else:
+            count += la < lb < ra < rb or lb < la < rb < ra
+    return count
+

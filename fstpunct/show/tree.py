@@ -55,7 +55,7 @@ def _arcs(lay: Layout) -> list[str]:
             c = a.height / 0.75  # a cubic's apex lies 3/4 of the way to its control points
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x1)} {_f(a.y)}C{_f(a.x1)} '
                        f'{_f(a.y - c)} {_f(a.x2)} {_f(a.y - c)} {_f(a.x2)} {_f(a.y)}"/>')
-            label_x, label_y = (a.x1 + a.x2) / 2, a.y - a.height - 3
+            label_x, label_y = (a.x1 + a.x2) / 2, a.y - a.label_height - 3
         out.append(f'<path class="head" d="M{_f(a.x2 - 3.5)} {_f(a.y - 6)}h7l-3.5 6z"/>')
         out.append(f'<text class="rel" x="{_f(label_x)}" y="{_f(label_y)}">'
                    f'{escape(a.label)}</text>')

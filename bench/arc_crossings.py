@@ -1,0 +1,72 @@
+"""Sentence pictures' arcs that cross as drawn, and relation labels printed over each other, in
+the layout of the first N dev sentences of some languages (bundled models, gold trees).
+
+Counts, per language, the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
+interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
+arc) and the pairs of labels at one height whose extents (the layout's width estimate) overlap.
+``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
+(read with ``git show``; everything else, the counting included, as checked out), to compare a
+change with its parent.
+Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT] [LANG ...]
+"""
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import itertools
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from fstpunct.model.store import load_model
+from fstpunct.show import layout as current
+from fstpunct.show.layout import SMALL, Layout, crossings, text_width
+from fstpunct.show.sentence import sentence_views
+from fstpunct.ud.release import split_source
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def layout_at(commit: str) -> ModuleType:
+    """``fstpunct/show/layout.py`` as it was at ``commit``, loaded as a module of the
+    package (its relative imports resolve to the checked-out code)."""
+    source = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
+                            check=True, capture_output=True, text=True).stdout
+    spec = importlib.util.spec_from_loader("fstpunct.show._layout_at", loader=None)
+    module = importlib.util.module_from_spec(spec)
+    module.__package__ = "fstpunct.show"
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    exec(compile(source, f"{commit}:fstpunct/show/layout.py", "exec"), module.__dict__)
+    return module
+
+
+def label_overlaps(lay: Layout) -> int:
+    """Pairs of labels at one height (the arc's, where a layout has no label height) whose
+    estimated extents overlap."""
+    arcs = [a for a in lay.arcs if a.head]
+    count = 0
+    for a, b in itertools.combinations(arcs, 2):
+        if getattr(a, "label_height", a.height) == getattr(b, "label_height", b.height):
+            apart = abs((a.x1 + a.x2) / 2 - (b.x1 + b.x2) / 2)
+            count += apart < (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2
+    return count
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("langs", nargs="*", default=["en", "zh"])
+    ap.add_argument("--sentences", type=int, default=400)
+    ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
+    args = ap.parse_args()
+    module = layout_at(args.at) if args.at else current
+    print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences")
+    for lang in args.langs:
+        sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
+        lays = [module.layout(v) for v in sentence_views(load_model(lang), sents, k=0)]
+        print(f"{lang}: {len(lays)} sentences, {sum(map(crossings, lays))} crossing arc pairs, "
+              f"{sum(map(label_overlaps, lays))} overlapping label pairs")
+
+
+if __name__ == "__main__":
+    main()
