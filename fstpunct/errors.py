@@ -82,9 +82,10 @@ def refuse_unused(options: dict[str, bool], why: str) -> None:
     """An :class:`InputError` naming every option of ``options`` (its name, mapped to whether
     it is given) that is given although ``why`` says it would be ignored: a keyword as the
     library and the command line spell it, ``edit_cost (--edit-cost)``, a command line's own
-    option (``--lang``) as it is. A given option that nothing uses is refused rather than
-    ignored in silence."""
-    given = [name if name.startswith("--") else f"{name} (--{name.replace('_', '-')})"
+    option (``--lang``) or a name spelled out (``balance=False (--no-balance)``) as it is. A
+    given option that nothing uses is refused rather than ignored in silence."""
+    given = [name if name.startswith("--") or " (--" in name else
+             f"{name} (--{name.replace('_', '-')})"
              for name, set_ in options.items() if set_]
     if given:
         raise InputError(f"{', '.join(given)}: {why}")

@@ -46,6 +46,8 @@ CASES = [
     (["rephrase", "--model", "en", "--method", "base", "--tree", "sample"],
      "tree (--tree): only with method full or half"),
     (["rephrase", "--model", "en", "--no-balance"], "(--no-balance): only when deleting"),
+    (["rephrase", "--model", "en", "--method", "base", "--delete", "appos", "--no-balance"],
+     "balance=False (--no-balance): only when deleting (--delete, --delete-parens) with the"),
     (["rephrase", "--model", "en", "--delete", "appos", "--order", "en"],
      "order (--order): only when permuting"),
     (["draw", "lattice", "--model", "en", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--full",
@@ -127,3 +129,16 @@ def test_a_mix_weight_without_the_crf_package_is_named(monkeypatch):
     with pytest.warns(UserWarning) as said:
         en.restorer(text=True)
     assert "mix_weight" not in str(said[0].message)
+
+
+@pytest.mark.parametrize("given, recorded", [(["--tree", "sample"], "tree=sample balance=yes"),
+                                             (["--no-balance"], "tree=viterbi balance=no")])
+def test_base_deleting_brackets_uses_the_models_tree_options(given, recorded, tmp_path):
+    """base with --delete-parens finds the bracketed constituents on the model's T′, chosen
+    by --tree and tilted by the balance: both are used (they were refused) and recorded."""
+    out = tmp_path / "out.conllu"
+    assert main(["rephrase", "--model", "en", "--method", "base", "--delete-parens", *given,
+                 str(SAMPLE), "-o", str(out)]) == 0
+    assert all(f"delete_parens=yes {recorded}" in line for line in
+               out.read_text(encoding="utf-8").splitlines() if line.startswith("# rephrase ="))
+

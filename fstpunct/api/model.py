@@ -324,11 +324,12 @@ class Model:
         (T′ transformed — ``tree`` ``viterbi``: the Viterbi T′, ``sample``: a posterior draw
         per sample — each changed slot drawn through the channel, or every slot with
         ``rewrite_all``; ``best_surface``: its most probable output), half (the underlying marks
-        as they are) or base (punctuation tokens moved like words). When deleting,
-        ``balance`` (full and half) takes the best T′ whose paired marks match and prints both
-        marks of every pair in a shortened sentence (an orphaned quote whose partner the
-        input's channel absorbed gets it back). Reproducible for a ``seed``. ``width``: as
-        :meth:`restore`'s."""
+        as they are) or base (punctuation tokens moved like words; with ``delete_parens``
+        the bracketed constituents are found on the model's T′, so ``tree`` and ``balance``
+        apply). When deleting, ``balance`` (full and half) takes the best T′ whose paired
+        marks match and prints both marks of every pair in a shortened sentence (an orphaned
+        quote whose partner the input's channel absorbed gets it back). Reproducible for a
+        ``seed``. ``width``: as :meth:`restore`'s."""
         from ..apps.rephrase.order import NoOrderingModel, OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, deleted_relations, rephrase
         delete = deleted_relations(delete)

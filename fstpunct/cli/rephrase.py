@@ -40,14 +40,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="full: write each slot's most probable surface instead of a "
                              "sample from the channel")
     parser.add_argument("--tree", choices=TREES, default="viterbi",
-                        help="full and half: the underlying tree T′ transformed: the Viterbi "
+                        help="full and half (and base with --delete-parens): the underlying "
+                             "tree T′ transformed: the Viterbi "
                              "one, or a draw from its posterior for every sample (default "
                              "viterbi)")
     parser.add_argument("--rewrite-all", action="store_true",
                         help="full: write every slot through the channel, also those whose "
                              "marks are unchanged (by default they keep the input's surface)")
     parser.add_argument("--no-balance", dest="balance", action="store_false",
-                        help="deletion, full and half: use the Viterbi T′ as it is and leave "
+                        help="deletion, full and half (and base with --delete-parens): use "
+                             "the Viterbi T′ as it is and leave "
                              "an orphaned bracket or quote as the input printed it (by "
                              "default T′ is the best one whose paired marks match, and a "
                              "shortened sentence prints both marks of each pair)")

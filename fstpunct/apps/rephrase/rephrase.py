@@ -111,11 +111,14 @@ class Options:
         refuse_unused({"best_surface": self.best_surface and other,
                        "rewrite_all": self.rewrite_all and other},
                       f"only with method full, not {self.method}")
-        refuse_unused({"tree": self.tree != "viterbi" and self.method == "base"},
-                      "only with method full or half, not base")
-        if not self.balance and not (self.deleting and self.method != "base"):
-            raise InputError("balance=False (--no-balance): only when deleting (--delete, "
-                             "--delete-parens) with method full or half")
+        # base uses the model's T′ too when it deletes bracketed constituents
+        refuse_unused({"tree": self.tree != "viterbi" and not self.needs_model},
+                      "only with method full or half, or base with delete_parens "
+                      "(--delete-parens): the model's T′")
+        refuse_unused({"balance=False (--no-balance)": not self.balance and
+                       not (self.deleting and self.needs_model)},
+                      "only when deleting (--delete, --delete-parens) with the model's T′: "
+                      "method full or half, or base with delete_parens (--delete-parens)")
 
     @property
     def deleting(self) -> bool:
@@ -354,11 +357,11 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         what.append("delete_parens=yes")
     if options.best_surface:  # each of these only where it applies (Options refuses others)
         what.append("surface=best")
-    if options.tree != "viterbi":
+    if options.needs_model:  # the T′ the model gave, however it was chosen
         what.append(f"tree={options.tree}")
     if options.rewrite_all:
         what.append("rewrite=all")
-    if not options.balance:
-        what.append("balance=no")
+    if options.deleting and options.needs_model:
+        what.append(f"balance={'yes' if options.balance else 'no'}")
     return assemble(sent, tokens, [f"# sent_id = {sent_id}", f"# rephrased_from = {origin}",
                                    f"# rephrase = {' '.join(what)}"])
