@@ -47,10 +47,11 @@ def _plus(a: Cost, b: Cost, sign: int = 1) -> Cost:
 def stages(path: str, model_name: str) -> dict[str, Cost]:
     """(Child mode.) CPU seconds and minor page faults per stage of one decode of ``path``,
     streamed as the command runs it: decode's own stages (:data:`fstpunct.apps.decode.Mark`),
-    with what reading, the model-language check on the first 1,000 sentences (``Model._watched``,
-    as the command runs it), ``SlotCache.get`` (slot lattices and stacks, built or extended),
-    the rest of ``Inference.forest`` (layout, candidates, kernels) and writing cost taken out of
-    the stage they happen in."""
+    with what reading, the model-language check on the first 1,000 sentences (its one count,
+    ``Model._check``; collecting their tokens and reading the marks' width twins, in
+    ``Model._watched``, fall in the stage around them), ``SlotCache.get`` (slot lattices and
+    stacks, built or extended), the rest of ``Inference.forest`` (layout, candidates, kernels)
+    and writing cost taken out of the stage they happen in."""
     clock = [_now()]
     zero = (0.0, 0.0)
     spent: dict[str, Cost] = {"interpreter start-up": clock[0]}
@@ -100,7 +101,7 @@ def stages(path: str, model_name: str) -> dict[str, Cost]:
     read = charged("read (validating reader)", next)
     sentences = iter(read_file(path))
     stream = iter(lambda: read(sentences, None), None)
-    model.unknown_share = charged("model-language check", model.unknown_share)
+    model._check = charged("model-language check", model._check)  # the one count of _watched
     with open(os.devnull, "w", encoding="utf-8") as f:
         write = charged("write", lambda sent: f.write(sent.text()))
         for sent in annotate(model.punct, model._watched(stream), mark=mark):  # as Model.decode

@@ -493,18 +493,21 @@ class Model:
                 seen += punct_tokens(sent)
                 read += 1
                 if read == _WATCHED:
-                    self._check(seen)
+                    self._check(seen, f" in the first {_WATCHED:,} sentences")
                     seen = None
             yield sent
         if seen is not None:
             self._check(seen)
 
-    def _check(self, seen: list[str]) -> None:
+    def _check(self, seen: list[str], where: str = "") -> None:
+        """Warn when more than UNKNOWN_SHARE of the tokens ``seen`` (those of the whole input,
+        else ``where`` says which sentences) are unknown to the model."""
         tokens, unknown = self._unknown(seen)
         if tokens and unknown > UNKNOWN_SHARE * tokens:
-            warnings.warn(f"{unknown} of {tokens} punctuation tokens "
+            warnings.warn(f"{unknown} of {tokens} punctuation tokens{where} "
                           f"({100 * unknown / tokens:.0f}%) are unknown to the model "
                           f"{self.name!r}: is it the input's language?", stacklevel=2)
+
 
 def load(name: str | os.PathLike[str]) -> Model:
     """A model by bundled name (``"en"``; :func:`fstpunct.bundled_models` lists them) or folder

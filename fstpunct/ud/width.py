@@ -84,7 +84,8 @@ def _punct(ln: Line) -> bool:
 
 class Widths:
     """One run of a command: reads sentences for a model that knows the tokens ``known``, then
-    writes the command's output sentences in ``width`` (:data:`WIDTHS`; module docstring)."""
+    writes the command's output sentences in ``width`` (:data:`WIDTHS`, or None: only folded
+    tokens written back; module docstring)."""
 
     def __init__(self, known: Iterable[str], width: str | None = None) -> None:
         """``width`` None: a run that makes no new sentence (decode, normalise, …): it only
@@ -104,7 +105,8 @@ class Widths:
 
     def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sentences`` with their punctuation folded in place, the input's width decided
-        (reading ahead) before the first one is given; a sentence given is not kept here."""
+        (reading ahead, in an ``input`` run) before the first one is given; a sentence given is
+        not kept here."""
         items = iter(sentences)
         ahead = deque(() if self._decided else self._ahead(items))
         ascii_twins, width = self._ascii, self.width
