@@ -947,7 +947,7 @@ def cv(args: argparse.Namespace) -> None:
     by_cost: dict[float, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
-    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar,
+    models = [fold_model(args, work / f"fold{fold}", fold, f"fold {fold}", learner, own, grammar,
                          [(s, g) for split, s, g in pooled + extra
                           if fold_of[_document(s)] != fold] + fold_outside[fold].pairs)
               for fold, (own, learner) in enumerate(learners)]
@@ -1523,6 +1523,7 @@ def compare(args: argparse.Namespace) -> None:
                            indent=1) + "\n")
 
 
+HELD_NONE = "no document held out"  # heldout's models: one cv fold holding none out
 PARTS = 3  # heldout: part 0 calibrates, parts 1 and 2 test
 CALIBRATED, AGREED = "correction, calibrated edit cost", "agreement, chosen on calibration"
 
@@ -1543,11 +1544,14 @@ def outside_parts(data: Path, parts: int = PARTS) -> list[list[tuple[Sentence, S
 
 
 def calibration_cost(trials: Sequence[Trial], near: float) -> float:
-    """The edit cost of least AED (ties: the cost nearest ``near``, then the higher)."""
-    return min(trials, key=lambda t: (t.aed, abs(t.edit_cost - near), -t.edit_cost)).edit_cost
+    """The edit cost of least AED (ties: the cost nearest ``near``, then the higher). Nearness
+    is counted in steps of the sweep (:data:`COSTS`, 0.05), so that floating point does not
+    break a tie (0.1 and 0.4 are both 3 steps from 0.25)."""
+    return min(trials, key=lambda t: (t.aed, abs(round(t.edit_cost * 20) - round(near * 20)),
+                                      -t.edit_cost)).edit_cost
 
 
-HELDOUT_SETTINGS = ("extra", "copy", "reference", "sharpen", "lexical", "readings",
+HELDOUT_SETTINGS = ("data", "extra", "copy", "reference", "sharpen", "lexical", "readings",
                     "readings_seed", "iterations", "learner_iterations", "prior", "l2",
                     "token_cost", "grammar", "keep_c2")  # what heldout's models depend on
 
@@ -1557,7 +1561,7 @@ def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
     document out: the learner model on every aligned TLE learner sentence, the corrector and
     the two CRF correctors on every isomorphic (``--extra``: and punctuation-only) TLE pair; no
     sentence outside the TLE. Its settings are recorded in ``WORK/heldout.json``; a folder of
-    other settings is refused."""
+    other settings, or a non-empty one without that record, is refused."""
     data, work = Path(args.data), Path(args.work)
     settings = {name: getattr(args, name) for name in HELDOUT_SETTINGS}
     record = work / "heldout.json"
@@ -1568,17 +1572,20 @@ def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
         if differ:
             _fail(f"{record}: trained with {differ}: name another --work")
     else:
+        if work.is_dir() and any(work.iterdir()):
+            _fail(f"{work}: not empty and without heldout.json (not a heldout folder): "
+                  f"name another --work")
         work.mkdir(parents=True, exist_ok=True)
         with output(record) as f:
             f.write(json.dumps(settings, indent=1) + "\n")
     grammar = load_grammar(args.grammar)
-    learner_text, _ = document_folds(data, list(SPLITS), 1)
-    own, learner = learner_model(args, work / "learner", grammar, "no document held out",
+    own, learner = learner_model(args, work / "learner", grammar, HELD_NONE,
                                  {"fold": None, "folds": None},
-                                 [s for split in SPLITS for s in learner_text[split]])
+                                 [s for split in SPLITS
+                                  for s in sentences_of(data / f"en_esl-ud-{split}.conllu")])
     pooled, extra = pooled_pairs(data, list(SPLITS), args.extra)
     rest = [(s, g) for _, s, g in pooled + extra]
-    fold_model(args, work, -1, learner, own, grammar, rest)
+    fold_model(args, work, None, HELD_NONE, learner, own, grammar, rest)
     train_crfs([s for s, _ in rest], [g for _, g in rest], [], english, work,
                corrector_only=True, keep_c2=args.keep_c2)
 
@@ -1721,11 +1728,12 @@ def print_edits(rows: list[dict]) -> None:
     counts_by(rows, "edit (learner -> written)", by_marks)
 
 
-def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: PunctModel,
-               own: list, grammar, rest: list[tuple[Sentence, Sentence]]) -> CorrectionModel:
-    """The fold's corrector (loaded from ``folder``/correct if there and trained with the
-    options asked for, else trained on the ``rest`` pairs with the learner model of the other
-    folds, and saved)."""
+def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, what: str,
+               learner: PunctModel, own: list, grammar, rest: list[tuple[Sentence, Sentence]]
+               ) -> CorrectionModel:
+    """``what``'s corrector (recorded as fold ``fold``, None for heldout's: loaded from
+    ``folder``/correct if there and trained with the options asked for, else trained on the
+    ``rest`` pairs with the learner model of the other folds, and saved)."""
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
         record = model.record
@@ -1755,7 +1763,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int, learner: Punct
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
                   readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")
-    print(f"fold {fold}: corrector trained on {len(corrected)} pairs ({dropped} left out: "
+    print(f"{what}: corrector trained on {len(corrected)} pairs ({dropped} left out: "
           f"{UNTRAINABLE})", flush=True)
     return model
 

@@ -83,6 +83,8 @@ def test_calibration_cost_ties_go_nearest_then_higher(script):
     assert script.calibration_cost(trials((0.2, 0.2), (0.3, 0.2), (0.6, 0.2)), 0.25) == 0.3
     assert script.calibration_cost(trials((0.2, 0.2), (0.35, 0.2)), 0.25) == 0.2
     assert script.calibration_cost(trials((0.25, 0.2), (0.3, 0.2)), 0.25) == 0.25
+    # 0.1 and 0.4 are both 3 steps from 0.25, though 0.25 - 0.1 > 0.4 - 0.25 in floating point
+    assert script.calibration_cost(trials((0.1, 0.2), (0.4, 0.2)), 0.25) == 0.4
 
 
 def run_heldout(script, monkeypatch, data: Path, work: Path, out: Path, *more: str) -> None:
