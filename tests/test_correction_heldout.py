@@ -27,7 +27,7 @@ def outside(words, sent_id: str, script: str, doc: str | None, **more) -> str:
 def outside_files(folder: Path) -> None:
     """learner_corpus.py --parser's outside files: every sentence a relative clause without
     its commas, corrected with them (isomorphic); one more learner sentence of TRd (not in a
-    pair); no punctuation-only pair."""
+    pair); one punctuation-only pair, of TRh (a script without TLE sentences, in no part)."""
     for split in ("train", "dev", "test"):
         mine = [(s, d, n) for f, s, d, n in SCRIPTS if f == split]
         learner = "".join(outside(RELATIVE, f"{s}-{k}", s, d, drop=(1, 4))
@@ -35,9 +35,14 @@ def outside_files(folder: Path) -> None:
         corrected = "".join(outside(RELATIVE, f"{s}-{k}", s, d).replace(
             "\n# text", "\n# fce_punct_edits = 1:MP 3:MP\n# text", 1)
             for s, d, n in mine for k in range(n))
+        punctuation_only = ""
         if split == "train":
             learner += outside(PLAIN, "TRd-9", "TRd", None)
-        for kind, text in (("esl", learner), ("cesl", corrected), ("pesl", "")):
+        if split == "dev":
+            learner += outside(RELATIVE, "TRh-0", "TRh", None, drop=(1, 4))
+            punctuation_only = outside(RELATIVE, "TRh-0", "TRh", None).replace(
+                "\n# text", "\n# fce_punct_edits = 1:MP 3:MP\n# text", 1)
+        for kind, text in (("esl", learner), ("cesl", corrected), ("pesl", punctuation_only)):
             (folder / f"en_x{kind}-ud-{split}.conllu").write_text(text, encoding="utf-8")
 
 
@@ -56,10 +61,11 @@ def data(tmp_path):
     return folder
 
 
-def test_parts_are_the_scripts_without_tle_sentences_dealt_by_name(script, data):
+def test_parts_are_the_scripts_without_tle_sentences_dealt_by_name(script, data, capsys):
     parts = script.outside_parts(data)
     ids = [[s.sent_id for s, _ in part] for part in parts]
-    # scripts without TLE sentences, sorted: TRb TRc TRd TRe TRg -> parts 0 1 2 0 1
+    # scripts without TLE sentences, sorted: TRb TRc TRd TRe TRg -> parts 0 1 2 0 1; TRh's
+    # punctuation-only pair in none
     assert [sorted(i) for i in ids] == [["TRb-0", "TRe-0", "TRe-1"], ["TRc-0", "TRg-0"],
                                         ["TRd-0", "TRd-1"]]
     assert all(g.sent_id == s.sent_id for part in parts for s, g in part)
@@ -70,10 +76,14 @@ def test_parts_are_the_scripts_without_tle_sentences_dealt_by_name(script, data)
     path.write_text(path.read_text(encoding="utf-8").replace("# fce_document = TRb\n", ""),
                     encoding="utf-8")
     script.sentences_of.cache_clear()
-    with pytest.raises(SystemExit) as stop:
-        script.outside_parts(data)
-    assert stop.value.code == 2
-    script.sentences_of.cache_clear()
+    try:
+        with pytest.raises(SystemExit) as stop:
+            script.outside_parts(data)
+    finally:
+        script.sentences_of.cache_clear()
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1
+    assert "TRb-0 has no # fce_document" in err
 
 
 def test_calibration_cost_ties_go_nearest_then_higher(script):
@@ -124,6 +134,7 @@ def test_heldout_trains_on_tle_data_only_and_scores_the_parts(script, data, tmp_
     assert not any(i.startswith("TR") for ids in trained.values() for i in ids)
     assert read_record(work / "learner")["record"]["sentences"] == 30
     assert CorrectionModel.load(work / "correct").record["pairs"] == 30
+    assert CorrectionModel.load(work / "correct").record["fold"] is None
     result = json.loads(out.read_text(encoding="utf-8"))
     assert result["calibration"]["pairs"] == 3 and result["test"]["pairs"] == 4
     assert sorted(result["test"]["sent_ids"]) == ["TRc-0", "TRd-0", "TRd-1", "TRg-0"]
@@ -133,13 +144,30 @@ def test_heldout_trains_on_tle_data_only_and_scores_the_parts(script, data, tmp_
     assert {"correction", script.CALIBRATED, script.CRF, script.KEEP, script.AGREED} <= set(rows)
     assert rows["keep"]["by_code"] == {"MP": [0, 8]} and rows["keep"]["aed"] == 2.0
     assert rows["keep"]["p_aed_vs_keep"] == 1.0 and 0 <= rows["correction"]["p_aed_vs_keep"] <= 1
-    assert "### test part (4 pairs of 3 FCE scripts, 8 gold punctuation edits" in (
-        capsys.readouterr().out)
+    printed = capsys.readouterr().out
+    assert "### test part (4 pairs of 3 FCE scripts, 8 gold punctuation edits" in printed
+    assert "no document held out: corrector trained on 30 pairs" in printed
+    assert "fold" not in printed
     # the same folder with other settings is refused in one line
     with pytest.raises(SystemExit) as stop:
         run_heldout(script, monkeypatch, data, work, out, "--extra", "--copy", "4")
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1 and "copy 2.0, not 4.0" in err
+    # so is the same folder with another --data (a copy of the same files)
+    other = tmp_path / "other"
+    other.mkdir()
+    for path in data.iterdir():
+        (other / path.name).write_bytes(path.read_bytes())
+    with pytest.raises(SystemExit) as stop:
+        run_heldout(script, monkeypatch, other, work, out, "--extra")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and f"data {str(data)!r}" in err
+    # and a folder of models without heldout.json (a cv fold, an old run) is not adopted
+    (work / "heldout.json").unlink()
+    with pytest.raises(SystemExit) as stop:
+        run_heldout(script, monkeypatch, data, work, out, "--extra")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "without heldout.json" in err
 
 
 def test_written_edits_right_or_wrong_inner_or_final(script):
