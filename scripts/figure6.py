@@ -103,9 +103,10 @@ def mark_report(rows: list[dict], first: str = "base", second: str = "full", top
         if not a or not b:
             continue
         diff = sorted(((b[m][1] - a[m][1], m) for m in a if m in b), reverse=True)
-        cells = ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}" for d, m in diff[:top])
-        cells += "; lowered most: " + ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}"
-                                                for d, m in diff[:-top - 1:-1])
+        raised = [x for x in diff if x[0] > 0][:top]  # apart when there are few marks
+        lowered = [x for x in reversed(diff) if x[0] < 0][:top]
+        cells = ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}" for d, m in raised)
+        cells += "; lowered most: " + ", ".join(f"`{m}` ×{a[m][0]} {d:+.0f}" for d, m in lowered)
         shapes = "; ".join(f"{m}: {r[m]['ill_formed'] / r[m]['sentences']:.1%} ill-formed, "
                            f"{r[m]['mid_point'] / r[m]['sentences']:.1%} with a point "
                            "mid-sentence" for m in ORDER if r[m].get("sentences"))

@@ -518,6 +518,7 @@ def test_a_sentences_rephrasings_do_not_depend_on_its_neighbours(es, method):
     options = Options(method, seed=3, samples=3,  # base reads no T′ (and refuses a tree)
                       tree="viterbi" if method == "base" else "sample")
     alone = _at(sents[:7], 6, model, order, options)
+    assert method == "base" or len(set(alone)) == 3  # the draws differ: the test has force
     assert alone == _at([*sents[60:66], sents[6], *sents[70:72]], 6, model, order, options)
     assert alone == _at(sents[:12], 6, model, order, options, chunk=4)
     assert alone == _at(sents[:12], 6, model, order, options, chunk=1)

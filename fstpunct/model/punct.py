@@ -805,6 +805,9 @@ class Inference:
         self.check_draws(size, seed)
         if streams is None:
             streams = [(seed, first + k) for k in range(len(self.batch))]
+        elif seed or first:  # they name the default streams only
+            raise ValueError("sample_each: seed and first go with the default streams, not with "
+                             "streams")
         elif len(streams) != len(self.batch):
             raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
         return [self.sample(k, np.random.default_rng(stream), size)

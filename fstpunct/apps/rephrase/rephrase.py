@@ -66,7 +66,8 @@ ORDER, CHANNEL, TREE, TILT = 0, 1, 2, 3  # the purposes of a sentence's random s
 _WORD = 2 ** 32  # every part of a stream is one 32-bit word
 
 
-def stream(seed: int, index: int, purpose: int, sample: int = 0) -> tuple[int, int, int, int]:
+def stream(seed: int, index: int, purpose: int, *, sample: int = 0
+           ) -> tuple[int, int, int, int]:
     """The random stream (numpy SeedSequence entropy) of sentence ``index``'s ``purpose`` in
     sample ``sample`` (module docstring): (seed, index, sample, purpose), four 32-bit words."""
     parts = (seed, index, sample, purpose)
@@ -90,7 +91,8 @@ class Options:
     seed: int = 0
     samples: int = 1                      # rephrasings per sentence
     permute: bool = True                  # self-permutation (else the order is kept)
-    delete: frozenset[str] = frozenset()  # relations deleted (given as names or "a,b")
+    # relations deleted: given as names or one "a,b" string, held as a frozenset of names
+    delete: frozenset[str] | str | Iterable[str] = frozenset()
     delete_parens: bool = False           # delete constituents with bracket punctemes
     permuted: frozenset[str] = field(default=PERMUTED)  # UPOS of the re-ordered heads
     best_surface: bool = False            # full: the channel's most probable x, not a draw
@@ -332,7 +334,7 @@ def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
 def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: set[int],
          model: PunctModel | None, order_model: OrderModel | None, options: Options,
          index: int, sample: int, align: Aligner | None) -> Sentence:
-    rng = np.random.default_rng(stream(options.seed, index, ORDER, sample))
+    rng = np.random.default_rng(stream(options.seed, index, ORDER, sample=sample))
     if options.permute:
         order = permuted_order(sent, order_model, rng, options.permuted, dropped)  # type: ignore
     else:
@@ -342,9 +344,8 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
     else:
         surface = ("underlying" if options.method == "half" else
                    "best" if options.best_surface else "sample")
-        tokens = _rewritten(sent, slots, carried, order, model, surface,
-                            np.random.default_rng(stream(options.seed, index, CHANNEL, sample)),
-                            align,
+        channel_rng = np.random.default_rng(stream(options.seed, index, CHANNEL, sample=sample))
+        tokens = _rewritten(sent, slots, carried, order, model, surface, channel_rng, align,
                             not options.rewrite_all, options.balance)
     origin = origin_name(sent)
     suffix = "" if options.samples == 1 else f"-{sample + 1}"
