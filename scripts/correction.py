@@ -159,7 +159,7 @@ import numpy as np
 
 from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
-from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated
+from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated, nearness
 from fstpunct.apps.correction.combine import agreed, combined, joint
 from fstpunct.apps.correction.correct import DECODERS_CORRECT, Prepared, decided
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot_features
@@ -1544,10 +1544,9 @@ def outside_parts(data: Path, parts: int = PARTS) -> list[list[tuple[Sentence, S
 
 
 def calibration_cost(trials: Sequence[Trial], near: float) -> float:
-    """The edit cost of least AED (ties: the cost nearest ``near``, then the higher). Nearness
-    is counted in steps of the sweep (:data:`COSTS`, 0.05), so that floating point does not
-    break a tie (0.1 and 0.4 are both 3 steps from 0.25)."""
-    return min(trials, key=lambda t: (t.aed, abs(round(t.edit_cost * 20) - round(near * 20)),
+    """The edit cost of least AED (ties: the cost nearest ``near`` by
+    :func:`~fstpunct.apps.correction.calibrate.nearness`, then the higher)."""
+    return min(trials, key=lambda t: (t.aed, nearness(t.edit_cost, near),
                                       -t.edit_cost)).edit_cost
 
 

@@ -16,8 +16,9 @@ JSON lines to ``--out``.
 ``--rewrite-all``: full writes every slot of a sentence through the channel, also those whose marks
 are unchanged (by default such a slot keeps the input's surface); each row then also counts how
 many slots of the test split, with nothing deleted, the channel writes differently from the
-input (needless rewrites). ``--no-balance``: full without balance (``rephrase --no-balance``:
-the Viterbi T′ as it is, an orphan's absorbed partner left unprinted).
+input (needless rewrites). ``--no-balance``: the Viterbi T′ as it is, without balance (an
+orphan's absorbed partner left unprinted by full; ``rephrase --no-balance``), for full and for
+base's bracket deletion on it.
 """
 from __future__ import annotations
 
@@ -86,12 +87,14 @@ def classify(source, out) -> str | None:
 
 
 def _options(method: str, args: argparse.Namespace, setting: dict) -> Options:
-    """The rephrasing options of ``method`` for a deletion ``setting``: the surface, rewrite
-    and balance options are full's only (base writes no punctuation again)."""
+    """The rephrasing options of ``method`` for a deletion ``setting``: the surface and rewrite
+    options are full's only (base writes no punctuation again); balance is full's and, when it
+    deletes brackets found on the model's T′ (``delete_parens``), base's too."""
     full = method == "full"
     return Options(method, permute=False, best_surface=args.best_surface and full,
                    rewrite_all=args.rewrite_all and full,
-                   balance=not (args.no_balance and full), **setting)
+                   balance=not (args.no_balance and (full or setting.get("delete_parens", False))),
+                   **setting)
 
 
 def rewritten_slots(test, trees, model, surface: bool) -> dict[str, int]:
@@ -159,8 +162,9 @@ def main() -> int:
     parser.add_argument("--rewrite-all", action="store_true",
                         help="full writes every slot, also those whose marks are unchanged")
     parser.add_argument("--no-balance", action="store_true",
-                        help="full: the Viterbi T′ without the balance constraint, and an "
-                        "orphan's absorbed partner left unprinted (rephrase --no-balance)")
+                        help="the Viterbi T′ without the balance constraint (full's, and "
+                        "base's bracket deletion on it); full leaves an orphan's absorbed partner "
+                        "unprinted (rephrase --no-balance)")
     parser.add_argument("--out", default="results/deletion.jsonl")
     parser.add_argument("--model", action="append", default=[], metavar="LANG=DIR",
                         help="a punctuation model folder for LANG instead of the bundled one")

@@ -7,7 +7,7 @@ import pytest
 
 from fstpunct.api import load
 from fstpunct.apps.correction import correct as correct_module
-from fstpunct.apps.correction.calibrate import calibrated
+from fstpunct.apps.correction.calibrate import Trial, best, calibrated
 from fstpunct.apps.correction.combine import combined
 from fstpunct.apps.correction.correct import corrected, decided, slot_distributions
 from fstpunct.apps.correction.crf import CrfCorrector, features, generative_features, labels
@@ -459,6 +459,13 @@ def test_calibration_chooses_the_cost_of_least_dev_aed(model):
     near, trials = calibrated(kept, learner, learner, costs=(1.5, 2.0, 5.0, 0.0), parsed=True)
     assert [t.aed for t in trials] == [0.0, 0.0, 0.0, 2.0]
     assert near.decoding_for(True).edit_cost == 2.0
+
+
+def test_best_counts_equal_distances_as_a_tie():
+    """0.15 and 0.25 are equally far from 0.2, though floating point says 0.25 is nearer: the
+    tie goes to the lower cost, as best's rule says (it took 0.25)."""
+    trials = [Trial(cost, 0.1, 1, 2, 3, 40.0) for cost in (0.25, 0.15)]
+    assert best(trials, near=0.2).edit_cost == 0.15
 
 
 def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsys):

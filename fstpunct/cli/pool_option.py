@@ -28,6 +28,6 @@ def check_pool_options(args: argparse.Namespace) -> None:
 
 def chosen_pool(args: argparse.Namespace) -> Pool:
     """The pool the options ask for: a dask cluster, else ``--jobs`` local processes (if the
-    command has that option), else this process (the options checked again)."""
-    check_pool_options(args)
+    command has that option), else this process (:func:`check_pool_options` has checked them,
+    first, in every command)."""
     return make_pool(getattr(args, "jobs", 1), args.scheduler, args.dask_workers)

@@ -54,11 +54,17 @@ class Trial:
                    sum(edits.proposed), sum(edits.gold), edits.scores()[2])
 
 
+def nearness(cost: float, near: float) -> float:
+    """How far ``cost`` is from ``near``, rounded so that floating point does not break a tie
+    of the sweep's costs (0.1 and 0.4 are equally far from 0.25)."""
+    return round(abs(cost - near), 9)
+
+
 def best(trials: Sequence[Trial], near: float | None = None) -> Trial:
     """The trial of least AED; ties: the higher F0.5, then (given ``near``) the cost nearest
-    to it, then the lower cost (module docstring)."""
+    to it (:func:`nearness`), then the lower cost (module docstring)."""
     return min(trials, key=lambda t: (t.aed, -t.f05,
-                                      0.0 if near is None else abs(t.edit_cost - near),
+                                      0.0 if near is None else nearness(t.edit_cost, near),
                                       t.edit_cost))
 
 
