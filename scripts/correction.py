@@ -272,11 +272,9 @@ def with_words(gold: Sentence, source: Sentence) -> Sentence:
 def fce_codes(sent: Sentence) -> dict[int, list[str]]:
     """Slot -> FCE codes of its punctuation edits (``# fce_punct_edits``)."""
     out: dict[int, list[str]] = {}
-    for c in sent.comments:
-        if c.startswith("# fce_punct_edits ="):
-            for item in c.split("=", 1)[1].split():
-                slot, code = item.split(":")
-                out.setdefault(int(slot), []).append(code)
+    for item in (sent.comment("fce_punct_edits") or "").split():  # written once a sentence
+        slot, code = item.split(":")
+        out.setdefault(int(slot), []).append(code)
     return out
 
 
@@ -819,18 +817,10 @@ def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel
 FCE_KINDS = {"isomorphic": (ISOMORPHIC,), "all": (ISOMORPHIC, PUNCTUATION_ONLY)}
 
 
-def comment(sent: Sentence, key: str) -> str | None:
-    """The value of the sentence's comment ``# KEY = value``, or None."""
-    for c in sent.comments:
-        if c.startswith(f"# {key} ="):
-            return c.split("=", 1)[1].strip()
-    return None
-
-
 def tle_document(sent: Sentence) -> str | None:
     """The TLE document of a sentence outside the TLE (``# tle_document``: its FCE script
     holds that document's TLE sentences), or None (a script without TLE sentences)."""
-    return comment(sent, "tle_document")
+    return sent.comment("tle_document")
 
 
 @dataclass
@@ -1534,7 +1524,7 @@ def outside_parts(data: Path, parts: int = PARTS) -> list[list[tuple[Sentence, S
     those pairs (``# fce_document``) sorted by name and dealt round-robin into ``parts``."""
     outside = Outside.read(data, "isomorphic")
     pairs = [p for p, d in zip(outside.pairs, outside.documents[1]) if d is None]
-    scripts = [comment(s, "fce_document") for s, _ in pairs]
+    scripts = [s.comment("fce_document") for s, _ in pairs]
     for (s, _), script in zip(pairs, scripts):
         if script is None:
             _fail(f"{data}: outside sentence {s.sent_id} has no # fce_document")
@@ -1627,7 +1617,7 @@ def heldout(args: argparse.Namespace) -> None:
                        CALIBRATED: by_cost[cost], CRF: out[CRF], KEEP: out[KEEP],
                        AGREED: agreements[agreement.name]}, source, gold)
         title = (f"### {name} part ({len(pairs)} pairs of "
-                 f"{len({comment(s, 'fce_document') for s in source})} FCE scripts, "
+                 f"{len({s.comment('fce_document') for s in source})} FCE scripts, "
                  f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; parsed trees; "
                  f"correction at cost {args.edit_cost:g}, calibrated {cost:g}; {AGREED}: "
                  f"{agreement.name})")

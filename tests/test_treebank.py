@@ -146,3 +146,12 @@ def test_with_arc_is_replace_of_head_and_relation():
                                      "SpaceAfter=No\n\n"))).words[0]
     assert w.with_arc(7, "obj") == dataclasses.replace(w, head=7, deprel="obj")
     assert (w.head, w.deprel) == (0, "root")
+
+
+def test_a_comment_is_read_by_its_key():
+    """Sentence.comment: the value of ``# key = value`` (spacing as the reader allows), None
+    without one; a key is not matched by a longer one it begins (text, text_en)."""
+    sent = next(read_conllu(io.StringIO("# text_en = the dogs\n#text=dogs\n# sent_id = s1\n"
+                                        "1\tdogs\tdog\tNOUN\tNNS\t_\t0\troot\t_\t_\n\n")))
+    assert sent.comment("text") == "dogs" and sent.comment("text_en") == "the dogs"
+    assert sent.comment("sent_id") == "s1" and sent.comment("newdoc") is None

@@ -165,6 +165,12 @@ class Sentence:
         return ConlluError(message, self.path, lineno if lineno is not None else self.lineno,
                            self.sent_id, self.index)
 
+    def comment(self, key: str) -> str | None:
+        """The value of the ``# key = value`` comment, or None."""
+        pattern = _comment_key(key)
+        return next((c.split("=", 1)[1].strip() for c in self.comments
+                     if key in c and pattern.match(c)), None)
+
     def set_comment(self, key: str, value: str) -> None:
         """Set ``# key = value``, replacing an existing comment with that key."""
         text = f"# {key} = {value}"

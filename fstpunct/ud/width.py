@@ -30,13 +30,12 @@ folded tokens back. ``# text`` is rebuilt where the command had built it from th
 from __future__ import annotations
 
 import itertools
-import re
 from collections import deque
 from collections.abc import Iterable, Iterator
 
 from ..errors import InputError
 from .text import surface
-from .treebank import Line, Sentence, punct_relation
+from .treebank import Line, Sentence
 
 __all__ = ["FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full", "half",
            "width_of"]
@@ -47,7 +46,6 @@ FULL = {",": "，", ".": "。", ";": "；", ":": "：", "?": "？", "!": "！", 
 """Half-width marks → the full-width forms Chinese writes for them."""
 IDEOGRAPHIC = {"。": "."}
 """Full-width marks outside the Fullwidth Forms block → their half-width twins."""
-_TEXT = re.compile(r"#\s*text\s*=")
 _BLOCK = range(0xFF01, 0xFF5F)  # Fullwidth Forms: U+FF01–U+FF5E = U+0021–U+007E + 0xFEE0
 
 
@@ -76,10 +74,6 @@ def checked(width: str) -> str:
     if width not in WIDTHS:
         raise InputError(f"width must be one of {', '.join(WIDTHS)}, not {width!r}")
     return width
-
-
-def _punct(ln: Line) -> bool:
-    return ln.is_word and (ln.fields[3] == "PUNCT" or punct_relation(ln.fields[7]))
 
 
 class Widths:
@@ -169,8 +163,9 @@ class Widths:
                                 and self.fold(original) == ln.fields[1]], lemma=False)
         elif folded is None and self.width is not None:  # a new sentence, in the run's width
             written = full if self.width == "full" else half
-            self._change(sent, [(ln, form) for ln in sent.lines if _punct(ln)
-                                if (form := written(ln.fields[1])) != ln.fields[1]], lemma=True)
+            lines = {ln.fields[0]: ln for ln in sent.lines if ln.is_word}
+            self._change(sent, [(lines[str(w.id)], form) for w in sent.words if w.is_punct
+                                if (form := written(w.form)) != w.form], lemma=True)
 
     @staticmethod
     def _change(sent: Sentence, changes: list[tuple[Line, str]], lemma: bool) -> None:
@@ -185,8 +180,8 @@ class Widths:
                 ln.fields[2] = form
             ln.fields[1] = form
             words[ln.fields[0]].form, words[ln.fields[0]].lemma = form, ln.fields[2]
-        text = next((c for c in sent.comments if _TEXT.match(c)), None)
-        if text is not None and text.split("=", 1)[1].strip() == before.strip():
+        text = sent.comment("text")
+        if text is not None and text == before.strip():
             sent.set_comment("text", surface(sent.lines))
 
 
