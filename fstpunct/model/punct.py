@@ -810,8 +810,16 @@ class Inference:
                              "streams")
         elif len(streams) != len(self.batch):
             raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
-        return [self.sample(k, np.random.default_rng(stream), size)
-                for k, stream in enumerate(streams)]
+        forest, flat, _ = self.forest(False)  # the batch's layout, built once for every stream
+        first = flat.offsets[:-1]
+        nodes = forest.node_offsets.tolist()
+        out = []
+        for k, stream in enumerate(streams):
+            choice = forest_sample(forest, np.random.default_rng(stream), size,
+                                   self.log_prob_reference, range(k, k + 1))
+            out.append([self._pairs_of_choice(flat, first[nodes[k]:nodes[k + 1]] + row)
+                        for row in choice])
+        return out
 
     def sample_all(self, rng: np.random.Generator, size: int, part: range | None = None
                    ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
