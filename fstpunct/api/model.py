@@ -26,7 +26,14 @@ import numpy as np
 from ..apps.decode import annotate, scored
 from ..errors import InputError, ModelError, refuse_unused
 from ..model.punct import PunctModel
-from ..model.store import BUNDLED, load_model, model_path, read_record
+from ..model.store import (
+    BUNDLED,
+    EDIT_COUNTS,
+    load_edit_counts,
+    load_model,
+    model_path,
+    read_record,
+)
 from ..parallel import Pool
 from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
@@ -104,7 +111,6 @@ class Model:
         """The expected edit counts per (a, b, edit) the channel was trained with, or None when
         the folder stores none (a correction model's learner does not); damaged ones are a
         :class:`~fstpunct.errors.ModelError`."""
-        from ..model.store import EDIT_COUNTS, load_edit_counts
         if not (self._punct_folder / EDIT_COUNTS).is_file():
             return None
         return load_edit_counts(self._punct_folder, self.punct.channel.phi.shape)
