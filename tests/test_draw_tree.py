@@ -8,10 +8,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
-from fstpunct.show.layout import Arc, Layout, crossings, layout, text_width
+from fstpunct.show.layout import Arc, Layout, _arc_y, crossings, layout, text_width
 from fstpunct.show.sentence import is_rtl, sentence_views
 from fstpunct.show.tree import svg, tree_svg
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -99,6 +101,35 @@ def test_crossings_are_counted_as_drawn():
     assert crossings(lay((1, 3, 0, 60, 22), (2, 4, 30, 90, 22))) == 1
     assert crossings(lay((0, 2, 30, 30, 88), (1, 3, 0, 60, 22))) == 1
     assert crossings(lay((0, 1, 0, 0, 88), (1, 3, 4, 60, 22))) == 0
+
+
+def arc_y_by_bisection(arc: Arc, x: float) -> float:
+    """The readable reference of ``_arc_y``: t of s = 3t² − 2t³ by bisection (40 halvings)."""
+    left, right = sorted((arc.x1, arc.x2))
+    s = (x - left) / (right - left)
+    lo, hi = 0.0, 1.0
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if 3 * mid * mid - 2 * mid ** 3 < s else (lo, mid)
+    t = (lo + hi) / 2
+    return 4 * arc.height * t * (1 - t)
+
+
+@given(st.floats(0, 1), st.floats(-500, 500), st.floats(1, 800), st.booleans(),
+       st.floats(0, 300))
+def test_arc_y_closed_form_agrees_with_bisection(s, x1, span, leftwards, height):
+    """The closed form t = 1/2 − sin(asin(1 − 2s)/3) is the bisection's t, ends included.
+    Near s = 1 the bisection cannot place t closer than about √ε to 1 (3t² − 2t³ rounds to 1
+    there: y off by 4·height·1e-8), so past the middle it is asked at the mirrored point of
+    the symmetric curve, where it is exact."""
+    a, b = (x1 + span, x1) if leftwards else (x1, x1 + span)
+    arc = Arc(1, 2, a, b, 0.0, height, "", height)
+    x = x1 + s * span
+    expected = arc_y_by_bisection(arc, x if s <= 0.5 else x1 + (x1 + span - x))
+    assert _arc_y(arc, x) == pytest.approx(expected, abs=1e-9)
+    assert _arc_y(arc, x1) == pytest.approx(0, abs=1e-9)
+    assert _arc_y(arc, x1 + span) == pytest.approx(0, abs=1e-9)
+    assert _arc_y(arc, x1 + span / 2) == pytest.approx(height, abs=1e-9)
 
 
 def test_arabic_reads_right_to_left():

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import unicodedata
 from dataclasses import dataclass
 
@@ -169,12 +170,9 @@ def _arc_y(arc: Arc, x: float) -> float:
     """The height of ``arc``'s curve (the cubic :mod:`fstpunct.show.tree` draws: control
     points straight above its ends, apex ``height``) above its ends at ``x`` in its extent."""
     left, right = sorted((arc.x1, arc.x2))
-    s = (x - left) / (right - left)  # = 3t² − 2t³ along the curve: t by bisection
-    lo, hi = 0.0, 1.0
-    for _ in range(40):
-        mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if 3 * mid * mid - 2 * mid ** 3 < s else (lo, mid)
-    t = (lo + hi) / 2
+    s = (x - left) / (right - left)  # = 3t² − 2t³ along the curve, increasing on [0, 1]
+    # t = 1/2 − u turns it into 1 − 2s = 3u − 4u³ = sin 3θ for u = sin θ, θ in [−π/6, π/6]
+    t = 0.5 - math.sin(math.asin(min(max(1 - 2 * s, -1.0), 1.0)) / 3)
     return 4 * arc.height * t * (1 - t)
 
 
