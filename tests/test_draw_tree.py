@@ -95,7 +95,7 @@ def test_crossings_are_counted_as_drawn():
     arc."""
     def lay(*arcs):
         return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, 0, height, "", height)
-                                             for h, d, x1, x2, height in arcs), ())
+                                             for h, d, x1, x2, height in arcs), (), 0, 0)
     assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 22))) == 0
     assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 66))) == 1
     assert crossings(lay((1, 3, 0, 60, 22), (2, 4, 30, 90, 22))) == 1

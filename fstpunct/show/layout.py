@@ -37,13 +37,13 @@ def text_width(text: str, size: float = FONT) -> float:
 
 @dataclass(frozen=True)
 class Placed:
-    """A piece of text at centre ``x`` on row ``y``: a word (``index`` 1-based), an underlying
-    mark (``slot``, its position ``index`` in uᵢ, its node, side and fate) or a surface token."""
+    """A piece of text at centre ``x`` on its row (:meth:`Layout.y`): a word (``index``
+    1-based), an underlying mark (``slot``, its position ``index`` in uᵢ, its node, side and
+    fate) or a surface token."""
 
     kind: str  # "word", "mark" or "surface"
     text: str
     x: float
-    y: float
     slot: int = -1
     index: int = 0
     node: int = 0
@@ -69,8 +69,9 @@ class Arc:
 
 @dataclass(frozen=True)
 class Layout:
-    """A sentence placed on the page: the size, the placed words and marks, the arcs and each
-    slot's horizontal extent (``rtl``: laid out right to left)."""
+    """A sentence placed on the page: the size, the placed words and marks, the arcs, each
+    slot's horizontal extent (``rtl``: laid out right to left) and the baselines of the two rows
+    of text: the words with their underlying marks, and the surface tokens below them."""
 
     width: float
     height: float
@@ -78,6 +79,12 @@ class Layout:
     items: tuple[Placed, ...]
     arcs: tuple[Arc, ...]
     slots: tuple[tuple[float, float], ...]  # each slot's extent (left x, right x)
+    words_y: float
+    surface_y: float
+
+    def y(self, item: Placed) -> float:
+        """The baseline of ``item``'s row."""
+        return self.surface_y if item.kind == "surface" else self.words_y
 
 
 def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...]
@@ -110,7 +117,7 @@ def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...
 def layout(view: SentenceView) -> Layout:
     """The layout of ``view``: x positions in reading order, mirrored for right-to-left text."""
     n = view.n
-    items: list[Placed] = []  # on rows 0 (words and marks) and 1 (surface) until placed
+    items: list[Placed] = []
     slot_extent: list[tuple[float, float]] = []
     centres: list[float] = []
     x = MARGIN
@@ -124,20 +131,20 @@ def layout(view: SentenceView) -> Layout:
                     sum(surface) + GAP * max(len(surface) - 1, 0))
         mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
-            items.append(Placed("mark", "?", mx + marks[0] / 2, 0, i, 0, fate="backoff"))
+            items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
         for j, (m, w) in enumerate(zip(slot.underlying, marks)):
-            items.append(Placed("mark", m.text, mx + w / 2, 0, i, j, m.node, m.side, m.fate))
+            items.append(Placed("mark", m.text, mx + w / 2, i, j, m.node, m.side, m.fate))
             mx += w + GAP
         sx = x + GAP / 2 + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
         for j, (t, w) in enumerate(zip(slot.surface, surface)):
-            items.append(Placed("surface", t, sx + w / 2, 1, i, j))
+            items.append(Placed("surface", t, sx + w / 2, i, j))
             sx += w + GAP
         x += inner + GAP
         slot_extent.append((start, x))
         if i < n:
             w = text_width(view.words[i])
             centres.append(x + w / 2)
-            items.append(Placed("word", view.words[i], x + w / 2, 0, index=i + 1))
+            items.append(Placed("word", view.words[i], x + w / 2, index=i + 1))
             x += w
     levels, tiers = _levels(view.heads, centres, view.deprels)  # labels' extents need the x's
     top = max(max(levels, default=0) + 1, max(tiers, default=0) / 2)  # the root arc, a label
@@ -148,8 +155,7 @@ def layout(view: SentenceView) -> Layout:
     if view.rtl:  # mirror: the first word on the right
         centres = [width - c for c in centres]
         slot_extent = [(width - b, width - a) for a, b in slot_extent]
-    items = [dataclasses.replace(p, x=width - p.x if view.rtl else p.x,
-                                 y=surface_y if p.y else words_y) for p in items]
+        items = [dataclasses.replace(p, x=width - p.x) for p in items]
     arcs_y = words_y - FONT
     arcs = []
     for d in range(n):
@@ -163,7 +169,8 @@ def layout(view: SentenceView) -> Layout:
         step = 4.0 if centres[d] > centres[h - 1] else -4.0
         arcs.append(Arc(h, d + 1, centres[h - 1] + step, centres[d] - step, arcs_y,
                         levels[d] * LEVEL, view.deprels[d], tiers[d] * LEVEL / 2))
-    return Layout(width, height, view.rtl, tuple(items), tuple(arcs), tuple(slot_extent))
+    return Layout(width, height, view.rtl, tuple(items), tuple(arcs), tuple(slot_extent),
+                  words_y, surface_y)
 
 
 def _arc_y(arc: Arc, x: float) -> float:

@@ -65,7 +65,7 @@ def _arcs(lay: Layout) -> list[str]:
 def _texts(view: SentenceView, lay: Layout) -> list[str]:
     out = []
     for p in lay.items:
-        at = f'x="{_f(p.x)}" y="{_f(p.y)}"'
+        at = f'x="{_f(p.x)}" y="{_f(lay.y(p))}"'
         if p.kind == "word":
             d = p.index - 1
             title = f"{view.words[d]} ({view.upos[d]}, {view.deprels[d]})"
@@ -90,7 +90,7 @@ def _texts(view: SentenceView, lay: Layout) -> list[str]:
 def svg(view: SentenceView, lay: Layout | None = None) -> str:
     """The picture of ``view`` as an inline ``<svg>`` element, styled by :data:`STYLE`."""
     lay = lay or layout(view)
-    rule_y = (lay.items[0].y if lay.items else 0) + 9
+    rule_y = lay.words_y + 9
     body = _arcs(lay) + [f'<line class="rule" x1="{MARGIN}" x2="{_f(lay.width - MARGIN)}" '
                          f'y1="{_f(rule_y)}" y2="{_f(rule_y)}"/>'] + _texts(view, lay)
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="fp-tree" width="{_f(lay.width)}" '
