@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
-from fstpunct.show.layout import Arc, Layout, _arc_y, crossings, layout, text_width
+from fstpunct.show.layout import SMALL, Arc, Layout, _arc_y, crossings, layout, text_width
 from fstpunct.show.sentence import is_rtl, sentence_views
 from fstpunct.show.tree import svg, tree_svg
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -74,7 +74,6 @@ def test_labels_of_one_height_do_not_overlap(views):
     estimate), its arc staying where it was: raising the arc (de06b7d) made it cross the arcs
     around it (SHORT_WORDS: 1 crossing pair, 0 before; the sample: 4, 3 before; counted by
     bench/arc_crossings.py's --at de06b7d and --at de06b7d^)."""
-    from fstpunct.show.layout import SMALL
     (short,) = sentence_views(load_model("en"), read_conllu(io.StringIO(SHORT_WORDS)), k=0)
     for view in [*views, short]:
         arcs = [a for a in layout(view).arcs if a.head]
@@ -141,6 +140,21 @@ def test_arabic_reads_right_to_left():
     marks = [p for p in layout(view).items if p.kind == "mark" and p.slot == view.n]
     assert marks and all(p.x < words[3] for p in marks)  # the final slot is leftmost
     ET.fromstring(tree_svg(view, view.text).split("\n", 1)[1])
+
+
+def test_the_picture_holds_its_rows(views):
+    """The layout's height is below the surface row, and tree_svg's legend and caption below
+    that: 4aa58c8 let the root arrow's height stand for the layout's (a reused name), so the
+    legend and caption were drawn over the words and the viewer's pictures lost the surface row."""
+    for view in views:
+        lay = layout(view)
+        assert lay.words_y < lay.surface_y < lay.height
+        assert all(lay.y(p) <= lay.surface_y for p in lay.items)
+        root = ET.fromstring(tree_svg(view, "caption").split("\n", 1)[1])
+        captions = [float(t.get("y")) for t in root.iter("{http://www.w3.org/2000/svg}text")
+                    if "caption" in t.get("class")]
+        assert captions and min(captions) > lay.surface_y + SMALL
+        assert max(captions) < float(root.get("height"))
 
 
 def test_text_width():

@@ -158,12 +158,12 @@ def layout(view: SentenceView) -> Layout:
         items = [dataclasses.replace(p, x=width - p.x) for p in items]
     arcs_y = words_y - FONT
     arcs = []
+    root = (max(levels, default=0) + 1) * LEVEL  # the root arrow's height, above every arc
     for d in range(n):
         h = view.heads[d]
         if h == 0:
-            height = (max(levels, default=0) + 1) * LEVEL
-            arcs.append(Arc(0, d + 1, centres[d], centres[d], arcs_y, height,
-                            view.deprels[d], height))
+            arcs.append(Arc(0, d + 1, centres[d], centres[d], arcs_y, root, view.deprels[d],
+                            root))
             continue
         # arcs leave a little off the word's centre, towards the other end
         step = 4.0 if centres[d] > centres[h - 1] else -4.0
