@@ -1,9 +1,12 @@
-"""Sentence pictures' arcs that cross as drawn, and relation labels printed over each other, in
-the layout of the first N dev sentences of some languages (bundled models, gold trees).
+"""Sentence pictures' arcs that cross as drawn, relation labels printed over each other and
+over the arcs' curves, in the layout of the first N dev sentences of some languages (bundled
+models, gold trees).
 
 Counts, per language, the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
 interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
-arc) and the pairs of labels at one height whose extents (the layout's width estimate) overlap.
+arc), the pairs of labels at one height whose extents (the layout's width estimate) overlap,
+and the pairs of a label and another arc whose curve (or the root arrow) passes through the
+label's box (:func:`fstpunct.show.layout.label_crossings`, the curve sampled over the box).
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out), to compare a
 change with its parent.
@@ -21,7 +24,7 @@ from types import ModuleType
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
-from fstpunct.show.layout import SMALL, Layout, crossings, text_width
+from fstpunct.show.layout import SMALL, Arc, Layout, crossings, label_crossings, text_width
 from fstpunct.show.sentence import sentence_views
 from fstpunct.ud.release import split_source
 
@@ -41,6 +44,15 @@ def layout_at(commit: str) -> ModuleType:
     return module
 
 
+def labels_on_curves(lay: Layout) -> int:
+    """:func:`label_crossings` of ``lay``, whose arcs may come from an older layout.py: a label
+    without its own height is at its arc's, one without its own x over the arc's middle."""
+    arcs = tuple(Arc(a.head, a.dep, a.x1, a.x2, a.y, a.height, a.label,
+                     getattr(a, "label_height", a.height),
+                     getattr(a, "label_x", (a.x1 + a.x2) / 2)) for a in lay.arcs)
+    return label_crossings(Layout(lay.width, lay.height, lay.rtl, (), arcs, (), 0, 0))
+
+
 def label_overlaps(lay: Layout) -> int:
     """Pairs of labels at one height (the arc's, where a layout has no label height) whose
     estimated extents overlap."""
@@ -48,7 +60,8 @@ def label_overlaps(lay: Layout) -> int:
     count = 0
     for a, b in itertools.combinations(arcs, 2):
         if getattr(a, "label_height", a.height) == getattr(b, "label_height", b.height):
-            apart = abs((a.x1 + a.x2) / 2 - (b.x1 + b.x2) / 2)
+            apart = abs(getattr(a, "label_x", (a.x1 + a.x2) / 2)
+                        - getattr(b, "label_x", (b.x1 + b.x2) / 2))
             count += apart < (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2
     return count
 
@@ -65,7 +78,8 @@ def main() -> None:
         sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
         lays = [module.layout(v) for v in sentence_views(load_model(lang), sents, k=0)]
         print(f"{lang}: {len(lays)} sentences, {sum(map(crossings, lays))} crossing arc pairs, "
-              f"{sum(map(label_overlaps, lays))} overlapping label pairs")
+              f"{sum(map(label_overlaps, lays))} overlapping label pairs, "
+              f"{sum(map(labels_on_curves, lays))} labels on curves")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,16 @@ from hypothesis import strategies as st
 
 from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
-from fstpunct.show.layout import SMALL, Arc, Layout, _arc_y, crossings, layout, text_width
+from fstpunct.show.layout import (
+    SMALL,
+    Arc,
+    Layout,
+    _arc_y,
+    crossings,
+    label_crossings,
+    layout,
+    text_width,
+)
 from fstpunct.show.sentence import is_rtl, sentence_views
 from fstpunct.show.tree import svg, tree_svg
 from fstpunct.ud.treebank import read_conllu, read_file
@@ -70,22 +79,24 @@ SHORT_WORDS = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n" for k, (w, h, 
 
 def test_labels_of_one_height_do_not_overlap(views):
     """Short neighbouring arcs under long labels printed them over each other
-    ('compouncase'); such a label now goes half a level higher (by the layout's width
-    estimate), its arc staying where it was: raising the arc (de06b7d) made it cross the arcs
-    around it (SHORT_WORDS: 1 crossing pair, 0 before; the sample: 4, 3 before; counted by
-    bench/arc_crossings.py's --at de06b7d and --at de06b7d^)."""
+    ('compouncase'); 4aa58c8 lifted such a label half a level (raising the arc, de06b7d, made
+    it cross the arcs around it: SHORT_WORDS 1 crossing pair, 0 before); now two words joined
+    by an arc stand far enough apart for its label, so SHORT_WORDS' labels stay at their arcs.
+    The sample: 4 crossing pairs (3 at 4aa58c8: the wider 'Mr Smith' puts the compound arc's
+    curve above the vocative's where both end at 'Smith'); bench/arc_crossings.py on dev
+    sentences counts fewer than at 4aa58c8 (RESULTS.md, "Pictures")."""
     (short,) = sentence_views(load_model("en"), read_conllu(io.StringIO(SHORT_WORDS)), k=0)
     for view in [*views, short]:
         arcs = [a for a in layout(view).arcs if a.head]
         for a, b in itertools.combinations(arcs, 2):
             if a.label_height == b.label_height:
-                apart = abs((a.x1 + a.x2) / 2 - (b.x1 + b.x2) / 2)
+                apart = abs(a.label_x - b.label_x)
                 assert apart >= (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2, \
                     (a.label, b.label)
     arcs = [a for a in layout(short).arcs if a.head]
-    assert len({a.label_height for a in arcs}) == 3 and len({a.height for a in arcs}) == 2
+    assert all(a.label_height == a.height for a in arcs) and len({a.height for a in arcs}) == 2
     assert crossings(layout(short)) == 0  # as before de06b7d
-    assert sum(crossings(layout(v)) for v in views) <= 3
+    assert sum(crossings(layout(v)) for v in views) <= 4
 
 
 def test_crossings_are_counted_as_drawn():
@@ -93,13 +104,33 @@ def test_crossings_are_counted_as_drawn():
     an arc raised above it does, and so do interleaved ends and the root arrow through an
     arc."""
     def lay(*arcs):
-        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, 0, height, "", height)
+        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, 0, height, "", height, x2)
                                              for h, d, x1, x2, height in arcs), (), 0, 0)
     assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 22))) == 0
     assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 66))) == 1
     assert crossings(lay((1, 3, 0, 60, 22), (2, 4, 30, 90, 22))) == 1
     assert crossings(lay((0, 2, 30, 30, 88), (1, 3, 0, 60, 22))) == 1
     assert crossings(lay((0, 1, 0, 0, 88), (1, 3, 4, 60, 22))) == 0
+
+
+def test_labels_are_counted_on_curves_and_kept_off_them(views):
+    """label_crossings counts a curve through a label's box (a leg rising through it, the
+    root arrow) and not one passing under it; layout() places the sample's labels off every
+    curve (bench/arc_crossings.py: 3180 label/curve pairs in 400 en dev sentences at 42e5580,
+    175 now)."""
+    def lay(*arcs):
+        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, 0, height, label, lh, lx)
+                                             for h, d, x1, x2, height, label, lh, lx in arcs),
+                      (), 0, 0)
+    short = (2, 3, 50, 90, 22, "compound", 22, 70)  # a label 53 px wide over a 40 px arc
+    assert label_crossings(lay(short, (2, 5, 46, 200, 66, "", 66, 123))) == 1  # a leg
+    assert label_crossings(lay(short, (1, 4, 0, 100, 30, "", 30, 50))) == 1  # apex in the box
+    assert label_crossings(lay(short, (1, 4, 0, 100, 22, "", 22, 50))) == 0  # under it
+    assert label_crossings(lay(short, (1, 6, 0, 160, 88, "", 88, 80))) == 0  # far above
+    assert label_crossings(lay(short, (0, 4, 75, 75, 88, "", 88, 75))) == 1  # the root arrow
+    assert label_crossings(lay(short, (0, 4, 120, 120, 88, "", 88, 120))) == 0
+    for view in views:
+        assert label_crossings(layout(view)) == 0
 
 
 def arc_y_by_bisection(arc: Arc, x: float) -> float:
@@ -122,7 +153,7 @@ def test_arc_y_closed_form_agrees_with_bisection(s, x1, span, leftwards, height)
     there: y off by 4·height·1e-8), so past the middle it is asked at the mirrored point of
     the symmetric curve, where it is exact."""
     a, b = (x1 + span, x1) if leftwards else (x1, x1 + span)
-    arc = Arc(1, 2, a, b, 0.0, height, "", height)
+    arc = Arc(1, 2, a, b, 0.0, height, "", height, x1 + span / 2)
     x = x1 + s * span
     expected = arc_y_by_bisection(arc, x if s <= 0.5 else x1 + (x1 + span - x))
     assert _arc_y(arc, x) == pytest.approx(expected, abs=1e-9)

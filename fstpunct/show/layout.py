@@ -16,13 +16,16 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "crossings", "layout", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "crossings", "label_box", "label_crossings", "layout",
+           "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
 GAP = 10           # px between neighbouring items
 LEVEL = 22         # px of height per arc level
 MARGIN = 12
+LABEL_RISE = 3     # px from a label's height to its baseline
+LIFTS = 2          # half levels a label may rise above its arc to keep clear of other curves
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -54,8 +57,9 @@ class Placed:
 @dataclass(frozen=True)
 class Arc:
     """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x, the
-    y it leaves the words from, its height, its label and the label's height (the arc's, or
-    half a level more for each label of that height it would overlap)."""
+    y it leaves the words from, its height, its label, the label's height (the arc's, or
+    higher by half levels) and the x it is centred on (over the arc's middle, or moved along
+    the arc): see :func:`_label_places`."""
 
     head: int
     dep: int
@@ -65,6 +69,7 @@ class Arc:
     height: float
     label: str
     label_height: float
+    label_x: float
 
 
 @dataclass(frozen=True)
@@ -87,18 +92,11 @@ class Layout:
         return self.surface_y if item.kind == "surface" else self.words_y
 
 
-def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...]
-            ) -> tuple[list[int], list[int]]:
-    """Each arc's level, one above the highest arc strictly inside its span (the root arc 0),
-    and its label's height in half levels: twice the level, and higher by one while the
-    label (centred over the words ``centres`` it joins) would overlap a label already at that
-    height. Short neighbouring arcs under long labels ('compound', 'case') printed their
-    labels over each other; raising the arc instead (de06b7d) made it cross the arcs above."""
+def _levels(heads: tuple[int, ...]) -> list[int]:
+    """Each arc's level, one above the highest arc strictly inside its span (the root arc 0)."""
     n = len(heads)
-    level, tier = [0] * n, [0] * n
-    labelled: dict[int, list[tuple[float, float]]] = {}  # tier -> its labels' extents
-    order = sorted(range(n), key=lambda d: abs(heads[d] - (d + 1)))
-    for d in order:
+    level = [0] * n
+    for d in sorted(range(n), key=lambda d: abs(heads[d] - (d + 1))):
         h = heads[d]
         if h == 0:
             continue
@@ -106,12 +104,85 @@ def _levels(heads: tuple[int, ...], centres: list[float], labels: tuple[str, ...
         inner = [level[e] for e in range(n) if heads[e] and e != d and
                  lo <= min(heads[e], e + 1) and max(heads[e], e + 1) <= hi]
         level[d] = 1 + max(inner, default=0)
-        tier[d] = 2 * level[d]
-        mid, half = (centres[h - 1] + centres[d]) / 2, text_width(labels[d], SMALL) / 2 + GAP
-        while any(a < mid + half and mid - half < b for a, b in labelled.get(tier[d], ())):
-            tier[d] += 1
-        labelled.setdefault(tier[d], []).append((mid - half, mid + half))
-    return level, tier
+    return level
+
+
+def _label_room(view: SentenceView) -> list[float]:
+    """For each slot between two words, the distance their centres need for the label of an
+    arc joining them (its estimated width, and a gap for the legs of the other arcs at either
+    word); 0 where no arc joins them."""
+    room = [0.0] * (view.n + 1)
+    for d, h in enumerate(view.heads):
+        if h and abs(h - (d + 1)) == 1:
+            room[max(h, d + 1) - 1] = text_width(view.deprels[d], SMALL) + 2 * GAP
+    return room
+
+
+def label_box(arc: Arc) -> tuple[float, float, float, float]:
+    """The box ``arc``'s label covers as drawn (its width estimated): left and right x, and
+    bottom and top as heights above the arcs' ends (a quarter em below the baseline to three
+    quarters above it)."""
+    half, base = text_width(arc.label, SMALL) / 2, arc.label_height + LABEL_RISE
+    return arc.label_x - half, arc.label_x + half, base - SMALL / 4, base + 3 * SMALL / 4
+
+
+def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16) -> bool:
+    """Whether ``arc``'s curve (the root arrow's line) passes through ``box``: the curve
+    between neighbouring points of ``samples`` steps over the box's x-extent taken as a
+    straight piece."""
+    left, right, bottom, top = box
+    if bottom >= arc.height:
+        return False
+    if not arc.head:
+        return left < arc.x2 < right
+    lo, hi = max(left, min(arc.x1, arc.x2)), min(right, max(arc.x1, arc.x2))
+    if lo >= hi:
+        return False
+    ys = [_arc_y(arc, lo + (hi - lo) * k / samples) for k in range(samples + 1)]
+    return any(min(a, b) < top and bottom < max(a, b) for a, b in zip(ys, ys[1:]))
+
+
+def label_crossings(lay: Layout) -> int:
+    """Pairs of a relation label and another arc whose curve passes through its box."""
+    return sum(_through(label_box(a), b) for a in lay.arcs for b in lay.arcs if b is not a)
+
+
+def _label_places(arcs: list[Arc]) -> list[Arc]:
+    """``arcs`` with their labels placed, shortest arc first: centred over the arc's apex,
+    else moved along its middle half or lifted by up to :data:`LIFTS` half levels, the first
+    place where the label overlaps neither a label already at that height nor another arc's
+    curve; where there is none, the lowest height clear of the labels, centred, as before
+    (the label crosses a curve there). Short neighbouring arcs under long labels ('compound',
+    'case') printed their labels over each other; raising the arc instead (de06b7d) made it
+    cross the arcs above."""
+    out = list(arcs)
+    labelled: dict[float, list[tuple[float, float]]] = {}  # label height -> labels' extents
+
+    def clear_of_labels(a: Arc) -> bool:
+        half = text_width(a.label, SMALL) / 2 + GAP
+        return not any(lo < a.label_x + half and a.label_x - half < hi
+                       for lo, hi in labelled.get(a.label_height, ()))
+
+    for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
+        a = arcs[k]
+        if not a.head:
+            continue
+        mid, quarter = (a.x1 + a.x2) / 2, abs(a.x2 - a.x1) / 4
+        shifts = [0.0] + [s * quarter * j / 4 for j in range(1, 5) for s in (-1, 1)]
+        tries = (dataclasses.replace(a, label_height=a.height + lift * LEVEL / 2,
+                                     label_x=mid + shift)
+                 for lift in range(LIFTS + 1) for shift in shifts)
+        placed = next((c for c in tries if clear_of_labels(c) and not any(
+            _through(label_box(c), b) for b in arcs if b is not a)), None)
+        if placed is None:
+            placed = a
+            while not clear_of_labels(placed):
+                placed = dataclasses.replace(placed, label_height=placed.label_height + LEVEL / 2)
+        half = text_width(a.label, SMALL) / 2 + GAP
+        labelled.setdefault(placed.label_height, []).append((placed.label_x - half,
+                                                             placed.label_x + half))
+        out[k] = placed
+    return out
 
 
 def layout(view: SentenceView) -> Layout:
@@ -121,6 +192,7 @@ def layout(view: SentenceView) -> Layout:
     slot_extent: list[tuple[float, float]] = []
     centres: list[float] = []
     x = MARGIN
+    room = _label_room(view)
     for i, slot in enumerate(view.slots):
         start = x
         marks = [text_width(m.text) for m in slot.underlying]
@@ -129,6 +201,9 @@ def layout(view: SentenceView) -> Layout:
         surface = [text_width(t) for t in slot.surface]
         inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
                     sum(surface) + GAP * max(len(surface) - 1, 0))
+        if 0 < i < n:  # neighbours' centres far enough apart for their arc's label
+            apart = (text_width(view.words[i - 1]) + text_width(view.words[i])) / 2 + GAP
+            inner = max(inner, room[i] - apart)
         mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
@@ -146,29 +221,30 @@ def layout(view: SentenceView) -> Layout:
             centres.append(x + w / 2)
             items.append(Placed("word", view.words[i], x + w / 2, index=i + 1))
             x += w
-    levels, tiers = _levels(view.heads, centres, view.deprels)  # labels' extents need the x's
-    top = max(max(levels, default=0) + 1, max(tiers, default=0) / 2)  # the root arc, a label
-    words_y = MARGIN + top * LEVEL + 2 * SMALL
-    surface_y = words_y + FONT + 14
     width = x + MARGIN
-    height = surface_y + MARGIN
     if view.rtl:  # mirror: the first word on the right
         centres = [width - c for c in centres]
         slot_extent = [(width - b, width - a) for a, b in slot_extent]
         items = [dataclasses.replace(p, x=width - p.x) for p in items]
-    arcs_y = words_y - FONT
-    arcs = []
+    levels = _levels(view.heads)
     root = (max(levels, default=0) + 1) * LEVEL  # the root arrow's height, above every arc
+    arcs = []  # at y 0 until the labels' heights fix the words' row
     for d in range(n):
-        h = view.heads[d]
+        h, label = view.heads[d], view.deprels[d]
         if h == 0:
-            arcs.append(Arc(0, d + 1, centres[d], centres[d], arcs_y, root, view.deprels[d],
-                            root))
+            arcs.append(Arc(0, d + 1, centres[d], centres[d], 0, root, label, root, centres[d]))
             continue
         # arcs leave a little off the word's centre, towards the other end
         step = 4.0 if centres[d] > centres[h - 1] else -4.0
-        arcs.append(Arc(h, d + 1, centres[h - 1] + step, centres[d] - step, arcs_y,
-                        levels[d] * LEVEL, view.deprels[d], tiers[d] * LEVEL / 2))
+        arcs.append(Arc(h, d + 1, centres[h - 1] + step, centres[d] - step, 0,
+                        levels[d] * LEVEL, label, levels[d] * LEVEL,
+                        (centres[h - 1] + centres[d]) / 2))
+    arcs = _label_places(arcs)
+    top = max(root, max((a.label_height for a in arcs), default=0))  # the root arc, a label
+    words_y = MARGIN + top + 2 * SMALL
+    surface_y = words_y + FONT + 14
+    height = surface_y + MARGIN
+    arcs = [dataclasses.replace(a, y=words_y - FONT) for a in arcs]
     return Layout(width, height, view.rtl, tuple(items), tuple(arcs), tuple(slot_extent),
                   words_y, surface_y)
 

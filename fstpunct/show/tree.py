@@ -12,7 +12,7 @@ from html import escape
 
 from ..model.punct import PunctModel
 from ..ud.treebank import Sentence
-from .layout import FONT, MARGIN, SMALL, Layout, layout, text_width
+from .layout import FONT, LABEL_RISE, MARGIN, SMALL, Layout, layout, text_width
 from .sentence import SentenceView, sentence_views
 
 __all__ = ["FONTS", "STYLE", "sentence_svg", "svg", "tree_svg"]
@@ -50,12 +50,11 @@ def _arcs(lay: Layout) -> list[str]:
         if a.head == 0:
             top = a.y - a.height
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x2)} {_f(top)}V{_f(a.y)}"/>')
-            label_x, label_y = a.x2, top - 3
         else:
             c = a.height / 0.75  # a cubic's apex lies 3/4 of the way to its control points
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x1)} {_f(a.y)}C{_f(a.x1)} '
                        f'{_f(a.y - c)} {_f(a.x2)} {_f(a.y - c)} {_f(a.x2)} {_f(a.y)}"/>')
-            label_x, label_y = (a.x1 + a.x2) / 2, a.y - a.label_height - 3
+        label_x, label_y = a.label_x, a.y - a.label_height - LABEL_RISE
         out.append(f'<path class="head" d="M{_f(a.x2 - 3.5)} {_f(a.y - 6)}h7l-3.5 6z"/>')
         out.append(f'<text class="rel" x="{_f(label_x)}" y="{_f(label_y)}">'
                    f'{escape(a.label)}</text>')
