@@ -13,12 +13,15 @@ from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
 from fstpunct.show.lattice import (
     MAX_STATES,
+    LatticePath,
     _edit_paths,
+    _path_rows,
     lattice_graph,
     paths_graph,
     sample_slots,
     slot_paths,
 )
+from fstpunct.show.layout import text_width
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_file
 
@@ -92,3 +95,17 @@ def test_draw_lattice_command(tmp_path, capsys):
     assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--full"]) == 2
     assert "--paths K" in capsys.readouterr().err
     assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "9"]) == 2
+
+
+def test_path_rows_align_with_wide_marks():
+    """The paths box's probabilities stand in one column when u holds wide (CJK) marks: each
+    u is padded to the widest u's columns, a wide character counting two (the box's font,
+    Noto Sans Mono CJK, sets them two columns wide; DejaVu Sans Mono's fallback 1.66, so that
+    unpadded rows of zh:dev:13 slot 11 were ragged, looked at in the PNG)."""
+    assert text_width("《《", 1, wide=2, other=1) == 4 and text_width("《 ,", 1, 2, 1) == 4
+    assert text_width("「ab」", 1, wide=2, other=1) == 6
+    paths = [LatticePath(u, (), 1.0, p) for u, p in
+             [(("《",), 0.9), (("《", "《"), 0.05), (("《", ","), 0.03), ((), 0.02)]]
+    rows = _path_rows(paths)
+    columns = {text_width(r[:r.index("p ≈")], 1, wide=2, other=1) for r in rows}
+    assert len(columns) == 1 and rows[3].startswith("4. u = ε")

@@ -21,7 +21,10 @@ __all__ = ["EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "digraph", "write_graph"
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 EPS = "ε"
-SANS, MONO = "sans-serif", "monospace"  # fontconfig falls back per glyph: Noto fonts
+SANS = "sans-serif"  # fontconfig falls back per glyph: Noto fonts
+# a monospace font whose wide characters take exactly two columns (DejaVu Sans Mono, the usual
+# monospace, has no CJK: its fallback's are 1.66 columns wide), else the usual one
+MONO = "Noto Sans Mono CJK SC,monospace"
 
 
 def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:

@@ -28,7 +28,8 @@ from ..model.punct import Inference, PunctModel
 from ..ud.slots import slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
 from .channel import state_name
-from .dot import EPS, digraph
+from .dot import EPS, MONO, digraph
+from .layout import text_width
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
            "paths_graph", "sample_slots", "sentence_lattice", "slot_paths"]
@@ -135,6 +136,15 @@ def slot_paths(inference: Inference, s: int, slot: int, k: int = 10,
                      sum(p.posterior for p in drawn), sampled.backoff / sampled.samples)
 
 
+def _path_rows(paths: Sequence[LatticePath]) -> list[str]:
+    """One row per path, its u padded to the widest u's columns (a wide character two: the
+    box's font is :data:`~fstpunct.show.dot.MONO`) so that the probabilities align."""
+    us = [" ".join(p.u) or EPS for p in paths]
+    cols = [round(text_width(u, 1, wide=2, other=1)) for u in us]
+    return [f"{i}. u = {u}{' ' * (max(cols) - c)}   p ≈ {p.posterior:.3f}"
+            for i, (p, u, c) in enumerate(zip(paths, us, cols), 1)]
+
+
 def _arc_label(builder: LatticeBuilder, arc: int, p: float) -> str:
     a = builder.channel_arcs[arc]
     if a.param is None:
@@ -182,10 +192,8 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
         g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
                graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))),
                penwidth=f"{0.6 + 2.4 * f / top:.2f}")
-    rows = [f"{i}. u = {' '.join(p.u) or EPS}   p ≈ {p.posterior:.3f}"
-            for i, p in enumerate(paths.paths, 1)]
-    g.node("paths", graphviz.escape("\n".join(rows)).replace("\n", "\\l") + "\\l", shape="box",
-           fontname="monospace", fontsize="10")
+    g.node("paths", graphviz.escape("\n".join(_path_rows(paths.paths))).replace("\n", "\\l")
+           + "\\l", shape="box", fontname=MONO, fontsize="10")
     return g
 
 
