@@ -151,11 +151,12 @@ def test_arc_y_closed_form_agrees_with_bisection(s, x1, span, leftwards, height)
     """The closed form t = 1/2 − sin(asin(1 − 2s)/3) is the bisection's t, ends included.
     Near s = 1 the bisection cannot place t closer than about √ε to 1 (3t² − 2t³ rounds to 1
     there: y off by 4·height·1e-8), so past the middle it is asked at the mirrored point of
-    the symmetric curve, where it is exact."""
+    the mirrored arc (negated: exact), where it is exact."""
     a, b = (x1 + span, x1) if leftwards else (x1, x1 + span)
     arc = Arc(1, 2, a, b, 0.0, height, "", height, x1 + span / 2)
     x = x1 + s * span
-    expected = arc_y_by_bisection(arc, x if s <= 0.5 else x1 + (x1 + span - x))
+    mirrored = Arc(1, 2, -a, -b, 0.0, height, "", height, -x1 - span / 2)
+    expected = arc_y_by_bisection(arc, x) if s <= 0.5 else arc_y_by_bisection(mirrored, -x)
     assert _arc_y(arc, x) == pytest.approx(expected, abs=1e-9)
     assert _arc_y(arc, x1) == pytest.approx(0, abs=1e-9)
     assert _arc_y(arc, x1 + span) == pytest.approx(0, abs=1e-9)

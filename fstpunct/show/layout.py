@@ -255,9 +255,11 @@ def _arc_y(arc: Arc, x: float) -> float:
     """The height of ``arc``'s curve (the cubic :mod:`fstpunct.show.tree` draws: control
     points straight above its ends, apex ``height``) above its ends at ``x`` in its extent."""
     left, right = sorted((arc.x1, arc.x2))
-    s = (x - left) / (right - left)  # = 3t² − 2t³ along the curve, increasing on [0, 1]
-    # t = 1/2 − u turns it into 1 − 2s = 3u − 4u³ = sin 3θ for u = sin θ, θ in [−π/6, π/6]
-    t = 0.5 - math.sin(math.asin(min(max(1 - 2 * s, -1.0), 1.0)) / 3)
+    # s = 3t² − 2t³ along the curve, symmetric about its middle: s in [0, 1/2] from the nearer end
+    s = max(min(x - left, right - x), 0.0) / (right - left)
+    # t = 1/2 − u turns it into 1 − 2s = 3u − 4u³ = sin 3θ for u = sin θ, θ in [−π/6, π/6]:
+    # t = 1/2 − sin(asin(1 − 2s)/3), with asin(1 − 2s) = π/2 − 2 asin(√s), exact near s = 0
+    t = 0.5 - math.sin(math.pi / 6 - 2 * math.asin(math.sqrt(s)) / 3)
     return 4 * arc.height * t * (1 - t)
 
 
