@@ -25,7 +25,7 @@ GAP = 10           # px between neighbouring items
 LEVEL = 22         # px of height per arc level
 MARGIN = 12
 LABEL_RISE = 3     # px from a label's height to its baseline
-LIFTS = 2          # half levels a label may rise above its arc to keep clear of other curves
+LIFTS = 1          # half levels a label may rise above its arc to keep clear of other curves
 
 
 def text_width(text: str, size: float = FONT, wide: float = 1.0, other: float = 0.6) -> float:
@@ -109,14 +109,15 @@ def _levels(heads: tuple[int, ...]) -> list[int]:
     return level
 
 
-def _label_room(view: SentenceView) -> list[float]:
-    """For each slot between two words, the distance their centres need for the label of an
-    arc joining them (its estimated width, and a gap for the legs of the other arcs at either
-    word); 0 where no arc joins them."""
-    room = [0.0] * (view.n + 1)
+def _label_room(view: SentenceView) -> list[list[tuple[int, float]]]:
+    """For each word (0-based), the earlier words joined to it by an arc and the distance
+    their centres need for that arc's label: its estimated width and two gaps on either side,
+    where the legs of longer arcs leaving the same words rise."""
+    room: list[list[tuple[int, float]]] = [[] for _ in range(view.n)]
     for d, h in enumerate(view.heads):
-        if h and abs(h - (d + 1)) == 1:
-            room[max(h, d + 1) - 1] = text_width(view.deprels[d], SMALL) + 2 * GAP
+        if h:
+            room[max(h, d + 1) - 1].append((min(h, d + 1) - 1,
+                                            text_width(view.deprels[d], SMALL) + 4 * GAP))
     return room
 
 
@@ -144,6 +145,15 @@ def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16
     return any(min(a, b) < top and bottom < max(a, b) for a, b in zip(ys, ys[1:]))
 
 
+def _between(label: Arc, arc: Arc) -> bool:
+    """Whether ``arc``'s curve runs between ``label``'s arc and its label, at the label's x
+    (the label would seem to be ``arc``'s)."""
+    lo, hi = sorted((arc.x1, arc.x2))
+    if not arc.head or not lo < label.label_x < hi:
+        return False
+    return _arc_y(label, label.label_x) < _arc_y(arc, label.label_x) < label_box(label)[2]
+
+
 def label_crossings(lay: Layout) -> int:
     """Pairs of a relation label and another arc whose curve passes through its box."""
     return sum(_through(label_box(a), b) for a in lay.arcs for b in lay.arcs if b is not a)
@@ -153,10 +163,11 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     """``arcs`` with their labels placed, shortest arc first: centred over the arc's apex,
     else moved along its middle half or lifted by up to :data:`LIFTS` half levels, the first
     place where the label overlaps neither a label already at that height nor another arc's
-    curve; where there is none, the lowest height clear of the labels, centred, as before
-    (the label crosses a curve there). Short neighbouring arcs under long labels ('compound',
-    'case') printed their labels over each other; raising the arc instead (de06b7d) made it
-    cross the arcs above."""
+    curve, and no other curve runs between it and its arc (the label would seem that arc's);
+    where there is none, the lowest height clear of the labels, centred, as before (the label
+    crosses a curve there). Short neighbouring arcs under long labels ('compound', 'case')
+    printed their labels over each other; raising the arc instead (de06b7d) made it cross the
+    arcs above."""
     out = list(arcs)
     labelled: dict[float, list[tuple[float, float]]] = {}  # label height -> labels' extents
 
@@ -174,8 +185,9 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         tries = (dataclasses.replace(a, label_height=a.height + lift * LEVEL / 2,
                                      label_x=mid + shift)
                  for lift in range(LIFTS + 1) for shift in shifts)
+        others = [b for b in arcs if b is not a]
         placed = next((c for c in tries if clear_of_labels(c) and not any(
-            _through(label_box(c), b) for b in arcs if b is not a)), None)
+            _through(label_box(c), b) or _between(c, b) for b in others)), None)
         if placed is None:
             placed = a
             while not clear_of_labels(placed):
@@ -203,9 +215,9 @@ def layout(view: SentenceView) -> Layout:
         surface = [text_width(t) for t in slot.surface]
         inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
                     sum(surface) + GAP * max(len(surface) - 1, 0))
-        if 0 < i < n:  # neighbours' centres far enough apart for their arc's label
-            apart = (text_width(view.words[i - 1]) + text_width(view.words[i])) / 2 + GAP
-            inner = max(inner, room[i] - apart)
+        if i < n:  # word i's centre far enough from the earlier words joined to it
+            centre = x + inner + GAP + text_width(view.words[i]) / 2
+            inner += max([0.0] + [centres[j] + r - centre for j, r in room[i]])
         mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
