@@ -11,6 +11,7 @@ from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
+from fstpunct.show.dot import CAPTION_COLUMNS, digraph
 from fstpunct.show.lattice import (
     MAX_STATES,
     LatticePath,
@@ -109,3 +110,12 @@ def test_path_rows_align_with_wide_marks():
     rows = _path_rows(paths)
     columns = {text_width(r[:r.index("p ≈")], 1, wide=2, other=1) for r in rows}
     assert len(columns) == 1 and rows[3].startswith("4. u = ε")
+
+
+def test_captions_wrap():
+    """A graph's caption lines wrap at CAPTION_COLUMNS characters (the paths note, one line,
+    made a 600 px graph 1,641 px wide and its text small once fitted to a screen)."""
+    note = " ".join(f"word{k}" for k in range(60))
+    lines = digraph("g", f"slot 3 of s\n{note}").graph_attr["label"].split("\n")
+    assert lines[0] == "slot 3 of s" and all(len(line) <= CAPTION_COLUMNS for line in lines)
+    assert " ".join(lines[1:]) == note

@@ -9,6 +9,7 @@ Noto (``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up").
 from __future__ import annotations
 
 import shutil
+import textwrap
 from pathlib import Path
 
 import graphviz
@@ -16,11 +17,13 @@ import graphviz
 from ..errors import InputError
 from ..files import output
 
-__all__ = ["EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "digraph", "write_graph"]
+__all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "digraph",
+           "write_graph"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 EPS = "ε"
+CAPTION_COLUMNS = 100  # caption lines wrap here (one long line made small graphs 1,600 px wide)
 SANS = "sans-serif"  # fontconfig falls back per glyph: Noto fonts
 # a monospace font whose wide characters take exactly two columns (DejaVu Sans Mono, the usual
 # monospace, has no CJK: its fallback's are 1.66 columns wide), else the usual one
@@ -28,9 +31,13 @@ MONO = "Noto Sans Mono CJK SC,monospace"
 
 
 def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
-    """An empty left-to-right graph in the common style, ``caption`` on top."""
+    """An empty left-to-right graph in the common style, ``caption`` on top, each of its
+    lines wrapped at :data:`CAPTION_COLUMNS` characters."""
+    lines = [textwrap.fill(line, CAPTION_COLUMNS, break_on_hyphens=False)
+             for line in caption.split("\n")]
     return graphviz.Digraph(name, graph_attr={"rankdir": "LR", "labelloc": "t", "fontsize": "12",
-                                              "fontname": SANS, "label": graphviz.escape(caption),
+                                              "fontname": SANS,
+                                              "label": graphviz.escape("\n".join(lines)),
                                               **graph_attr},
                             node_attr={"fontname": SANS, "fontsize": "11"},
                             edge_attr={"fontname": MONO, "fontsize": "10"})
