@@ -313,3 +313,44 @@ def test_two_jobs_write_what_one_writes(tmp_path, full_text, command, capsys):
         assert main([command, "--model", "zh", "--jobs", jobs, "--quiet", str(path)]) == 0
         outs.append(capsys.readouterr().out)
     assert outs[0] == outs[1] and "。" in marks(outs[0]) and not HALF_MARKS & set(marks(outs[0]))
+
+
+def as_written(sents) -> list[list[str]]:
+    """Every line of ``sents`` and every word's fields, as the sentences now hold them."""
+    return [[ln.text() for ln in s.lines] + [repr(w) for w in s.words] + s.comments
+            for s in sents]
+
+
+def failing(sents, after: int):
+    """The sentences ``sents``, then an exception after ``after`` of them."""
+    yield from sents[:after]
+    raise RuntimeError("the input failed")
+
+
+def test_the_callers_own_sentences_stay_as_written(zh, full_text, tmp_path):
+    """A caller's own Sentences stay as written (every line, word and comment) whatever a
+    method does with them: gives values (log_prob, perplexity), draws or shows them, gives back
+    their changed copies (decode, normalise: every fixture sentence has a mark to fold, so
+    none is changed in place), makes new sentences of them (restore, rephrase), is abandoned
+    after one answer or ended by an exception of the input. Before: each left them folded."""
+    runs = {"log_prob": lambda s: list(zh.log_prob(s)), "perplexity": zh.perplexity,
+            "draw_tree": lambda s: zh.draw_tree(s, 2),
+            "draw_lattice": lambda s: zh.draw_lattice(s, 2, 3),
+            "show": lambda s: zh.show(s, tmp_path / "show.html"),
+            "decode": lambda s: list(zh.decode(s)), "normalise": lambda s: list(zh.normalise(s)),
+            "restore": lambda s: list(zh.restore(s)),
+            "rephrase": lambda s: list(zh.rephrase(s, delete="appos")),
+            "decode, abandoned": lambda s: next(iter(zh.decode(s))),
+            "restore, abandoned": lambda s: next(iter(zh.restore(s)))}
+    expected = as_written(read_conllu(io.StringIO(full_text)))
+    for name, run in runs.items():
+        sents = list(read_conllu(io.StringIO(full_text)))
+        run(sents)
+        assert as_written(sents) == expected, name
+    for name, run in [("decode", zh.decode), ("restore", zh.restore), ("log_prob", zh.log_prob)]:
+        sents = list(read_conllu(io.StringIO(full_text)))
+        with pytest.raises(RuntimeError, match="the input failed"):
+            list(run(failing(sents, 2)))
+        assert as_written(sents) == expected, f"{name}, the input failing"
+    decoded = list(zh.decode(sents))
+    assert "".join(s.text() for s in decoded) == zh.decode(full_text)  # what is given back

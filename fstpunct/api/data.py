@@ -8,7 +8,9 @@
 * an **iterable of** ``conllu.TokenList`` (the ``conllu`` library's sentences): an iterator of new
   TokenLists (the input is not changed), streaming;
 * an iterable of :class:`~fstpunct.ud.treebank.Sentence` (fstpunct's own lossless sentences, what
-  the command line passes): an iterator of the same sentences, changed in place.
+  the command line passes): an iterator of the same sentences, changed in place; but one with
+  marks the model reads as their width twins is read as a copy (the answer is made from that),
+  the caller's own left as written (:mod:`fstpunct.ud.width`).
 
 With ``text`` (a :class:`~fstpunct.ud.text.Tokeniser`: the data is plain text, one sentence a
 line, said explicitly since a one-line string may be either), the data is a **string** of text

@@ -11,10 +11,13 @@ training data, writes ``, . ; : ? ! ( )``. The **twins** of a punctuation token:
   Chinese writes (``.`` → ``。``, not ``．``); any other token unchanged (``...`` and ``-`` stay).
 
 **Reading** (:meth:`Widths.read`): a punctuation token the model does not know whose twin it
-knows is read as the twin (its FORM changed in place, the original kept in
-:attr:`~fstpunct.ud.treebank.Sentence.folded`). A token the model knows is never changed, so
-input written in the model's own forms (UD 1.4, every other language's treebanks) reads exactly
-as before.
+knows is read as the twin: its sentence is given as a copy with that FORM changed, the original
+kept in the copy's :attr:`~fstpunct.ud.treebank.Sentence.folded`. The sentence read is never
+changed, so a caller that keeps its own sentences sees them as written, however the run ends
+(read to the end, abandoned, an exception) and whatever it writes (nothing: perplexity, show,
+draw); a command that changes its sentences in place (decode, normalise) changes and gives
+back the copy of a sentence read so. A token the model knows is never changed, so input written
+in the model's own forms (UD 1.4, every other language's treebanks) reads exactly as before.
 
 **Writing** (:meth:`Widths.write`): a sentence a command changed in place or copied with its
 fields (decode, normalise; ``parse --punct-model``'s ``dataclasses.replace``) gets its folded
@@ -29,6 +32,7 @@ folded tokens back. ``# text`` is rebuilt where the command had built it from th
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -98,21 +102,21 @@ class Widths:
         return twin if token not in self.known and twin in self.known else token
 
     def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """``sentences`` with their punctuation folded in place, the input's width decided
-        (reading ahead, in an ``input`` run) before the first one is given; a sentence given is
-        not kept here."""
+        """``sentences`` with their punctuation folded (a copy of each that has any to fold),
+        the input's width decided (reading ahead, in an ``input`` run) before the first one is
+        given; a sentence given is not kept here."""
         items = iter(sentences)
         ahead = deque(() if self._decided else self._ahead(items))
         ascii_twins, width = self._ascii, self.width
         for sent in itertools.chain(_drained(ahead), items):
             for word in sent.words:  # (inline and the cheapest test: it reads every word)
                 if not word.form.isascii():
-                    self._fold(sent)
+                    sent = self._folded(sent)
                     break
             else:  # every form ASCII: only full()'s twins can fold, and most models have none
                 if ascii_twins and not ascii_twins.keys().isdisjoint(
                         [word.form for word in sent.words]):
-                    self._fold(sent)
+                    sent = self._folded(sent)
                 elif width is not None:
                     sent.folded = {}
             yield sent
@@ -133,20 +137,28 @@ class Widths:
         self._decided = True
         return ahead
 
-    def _fold(self, sent: Sentence) -> None:
-        """Fold ``sent``'s punctuation in place, its originals in ``sent.folded`` (``{}``: none
-        folded; left None where that is all the write-back would learn: no width)."""
-        folded: dict[str, str] = {}
-        for word in sent.words:
-            if (twin := self.fold(word.form)) != word.form and word.is_punct:
-                folded[str(word.id)] = word.form
-                word.form = twin
-        if folded:
-            for ln in sent.lines:
-                if ln.fields[0] in folded:
-                    ln.fields[1] = self.fold(ln.fields[1])
-        if folded or self.width is not None:
-            sent.folded = folded
+    def _folded(self, sent: Sentence) -> Sentence:
+        """``sent`` as the model reads it: a copy with its punctuation folded, the originals in
+        its ``folded``, if any folds (``sent`` itself is never changed); else ``sent`` (its
+        ``folded`` ``{}``, none folded, in a run with a width; else left None, all the
+        write-back would learn)."""
+        changed = [(k, twin) for k, word in enumerate(sent.words)
+                   if (twin := self.fold(word.form)) != word.form and word.is_punct]
+        if not changed:
+            if self.width is not None:
+                sent.folded = {}
+            return sent
+        words = list(sent.words)
+        twins, folded = {}, {}
+        for k, twin in changed:
+            word = words[k]
+            twins[str(word.id)], folded[str(word.id)] = twin, word.form
+            words[k] = dataclasses.replace(word, form=twin)
+        lines = [Line([ln.fields[0], twins[ln.fields[0]], *ln.fields[2:]]
+                      if ln.fields[0] in twins else ln.fields.copy(), ln.lineno)
+                 for ln in sent.lines]
+        return dataclasses.replace(sent, comments=list(sent.comments), lines=lines, words=words,
+                                   folded=folded)
 
     def write(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The output ``sentences`` with their punctuation written back (module docstring)."""
