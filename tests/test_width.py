@@ -4,6 +4,8 @@ what a command writes comes back in the input's width. Fixture: tests/data/zh-fu
 hand-made sentences written with ``，。：（）？！`` (``！``: no twin the model knows) and the
 marks UD 1.4 writes full-width itself (``、「」``, never folded)."""
 import io
+import json
+import re
 import warnings
 from pathlib import Path
 
@@ -133,17 +135,54 @@ def test_rephrase_writes_the_input_width(zh, full_text):
     assert not HALF_MARKS & set(marks(out)) and "：" in marks(out)
 
 
-def test_show_and_draw_read_the_twins(zh, full_text, half_text, tmp_path):
-    """They print the model's forms (README): the pictures of the half-width twin, but for the
-    input's own text in their captions."""
-    assert zh.draw_tree(full_text, 1).translate(TO_HALF) == zh.draw_tree(half_text, 1)
-    assert zh.draw_lattice(full_text, 3).source == zh.draw_lattice(half_text, 3).source
+def page_records(page: Path) -> list[dict]:
+    """The sentences of a viewer page, as its script reads them."""
+    data = re.search(r'<script type="application/json" id="fp-data">(.*?)</script>',
+                     page.read_text(encoding="utf-8"), re.S)
+    return json.loads(data.group(1))["sentences"]
+
+
+def svg_texts(svg: str, kind: str) -> list[str]:
+    """The texts of the SVG's ``<text>`` elements of class ``kind`` (``x``: surface tokens,
+    ``m``: underlying marks, ``caption``), any ``<title>`` left out."""
+    return re.findall(rf'<text class="{kind}[^"]*"[^>]*>(?:<title>[^<]*</title>)?([^<]*)</text>',
+                      svg)
+
+
+def sentence_caption(svg: str) -> str:
+    """The caption of a tree's sentence: the one with its log p."""
+    return next(c for c in svg_texts(svg, "caption") if "log p" in c)
+
+
+def test_show_and_draw_print_the_input_forms(zh, full_text, half_text, tmp_path):
+    """Pictures of full-width input are those of its half-width twin (the same analysis: the
+    underlying marks, in the model's forms, and log p), but print the surface tokens and the
+    sentence as the input wrote them."""
+    tree, half_tree = zh.draw_tree(full_text, 1), zh.draw_tree(half_text, 1)
+    assert svg_texts(tree, "x") == ["，", "。"] and svg_texts(half_tree, "x") == [",", "."]
+    assert svg_texts(tree, "m") == svg_texts(half_tree, "m") == ["∘", ",", "、", "."]
+    caption, half_caption = (sentence_caption(t) for t in (tree, half_tree))
+    assert "我喜歡蘋果，也喜歡香蕉。" in caption
+    assert caption.split("log p")[1] == half_caption.split("log p")[1]
+    bare = "".join(ln + "\n" for ln in full_text.split("\n\n")[0].splitlines()
+                   if not ln.startswith("# text"))  # no '# text': the words are the line
+    assert "我 喜歡 蘋果 ， 也 喜歡 香蕉 。" in sentence_caption(zh.draw_tree(bare + "\n", 1))
+    for slot, surface in [(3, "，"), (6, "。"), (0, "∘")]:
+        lattice, half_lattice = (zh.draw_lattice(t, slot).source for t in (full_text, half_text))
+        assert f"surface '{surface}'," in lattice  # the lattice itself is the model's:
+        assert lattice.replace(surface, surface.translate(TO_HALF)) == half_lattice
     pages = [tmp_path / "full.html", tmp_path / "half.html"]
-    for doc, page in zip((full_text, half_text), pages):  # sentence 2 (its ！ is unknown) out
-        zh.show("\n\n".join(p for p in doc.split("\n\n") if "zhw-2" not in p), page,
-                title="t")
-    assert pages[0].read_text(encoding="utf-8").translate(TO_HALF) == \
-        pages[1].read_text(encoding="utf-8")
+    for doc, page in zip((full_text, half_text), pages):
+        zh.show(doc, page, title="t")
+    full, half_ = map(page_records, pages)
+    assert [r["t"] for r in full] == [t.removeprefix("# text = ") for t in texts(full_text)]
+    surfaces = [[slot[0] for slot in r["s"]] for r in full]
+    assert [[[t.translate(TO_HALF) for t in x] for x in r] for r in surfaces] == \
+        [[slot[0] for slot in r["s"]] for r in half_]
+    assert [t for r in surfaces for x in r for t in x] == marks(full_text)
+    for r, h in zip(full, half_):  # all but the words' pictures and surfaces
+        assert [slot[1:] for slot in r["s"]] == [slot[1:] for slot in h["s"]]
+        assert (r["lp"], r["k"], r["w"]) == (h["lp"], h["k"], h["w"])
 
 
 def test_text_in_either_width(zh):

@@ -27,6 +27,7 @@ from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
 from ..ud.slots import slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
+from ..ud.width import written
 from .channel import state_name
 from .dot import EPS, MONO, digraph
 from .layout import text_width
@@ -246,7 +247,9 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    caption = (f"slot {slot} of {name}: surface '{' '.join(x) or 'ε'}', between "
+    ids = (0,) * (len(x) - len(slots.slot_ids[slot])) + slots.slot_ids[slot]  # (∘ in slot 0)
+    surface = " ".join(written(sent, ids, x)) or "ε"  # as the input wrote it
+    caption = (f"slot {slot} of {name}: surface '{surface}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
     if full:

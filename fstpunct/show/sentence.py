@@ -17,6 +17,7 @@ from ..fst.channel import EDITS, Channel
 from ..model.punct import Inference, PunctModel
 from ..ud.slots import ABBV, UNK, SlotSentence, slot_members, underlying_slot
 from ..ud.treebank import Sentence
+from ..ud.width import written
 
 __all__ = ["FATES", "Mark", "SentenceView", "SlotView", "Step", "is_rtl", "sentence_views",
            "view_of"]
@@ -122,7 +123,7 @@ def _text(sent: Sentence) -> str:
         key, _, value = comment.partition("=")
         if key.strip("# ").strip() == "text":
             return value.strip()
-    return " ".join(w.form for w in sent.words)
+    return " ".join(written(sent, [w.id for w in sent.words], [w.form for w in sent.words]))
 
 
 def view_of(model: PunctModel, sent: Sentence, slots: SlotSentence, inference: Inference,
@@ -132,7 +133,7 @@ def view_of(model: PunctModel, sent: Sentence, slots: SlotSentence, inference: I
     surfaces = inference.batch.surfaces[s]
     views = []
     for i, members in enumerate(slot_members(slots)):
-        x = tuple(shown(t) for t in slots.slots[i])
+        x = tuple(shown(t) for t in written(sent, slots.slot_ids[i], slots.slots[i]))
         if any(pairs[node] is None for node, _ in members):
             views.append(SlotView(x, (), (), 0.0, backoff=True))
             continue

@@ -35,14 +35,14 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from .text import surface
 from .treebank import Line, Sentence
 
 __all__ = ["FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full", "half",
-           "width_of"]
+           "width_of", "written"]
 
 WIDTHS = ("input", "full", "half")
 LOOKAHEAD = 1000  # sentences read ahead, at most, for the input's width
@@ -71,6 +71,15 @@ def width_of(token: str) -> str | None:
     if half(token) != token:
         return "full"
     return "half" if full(token) != token else None
+
+
+def written(sent: Sentence, ids: Sequence[int], tokens: Sequence[str]) -> tuple[str, ...]:
+    """``tokens``, the model's reading of the words ``ids`` of ``sent`` (one each; 0: none), as
+    the input wrote them: a word's form the model reads as its twin (``sent.folded``) back as
+    written, any other token as it is. What pictures print as a sentence's surface."""
+    if not sent.folded:
+        return tuple(tokens)
+    return tuple(sent.folded.get(str(k), t) for k, t in zip(ids, tokens, strict=True))
 
 
 def checked(width: str) -> str:
