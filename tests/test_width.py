@@ -214,8 +214,28 @@ def test_cli_width(tmp_path, half_text, zh, full_text, capsys):
     assert main(["restore", "--model", "zh", "--width", "full", str(half_path), "-o",
                  str(out)]) == 0
     assert out.read_text(encoding="utf-8") == zh.restore(full_text)
-    assert main(["restore", "--trivial", "zh", "--width", "full", str(half_path)]) == 2
-    assert "--width: only with --model" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", [["--trivial", "zh"],
+                                    ["--crf", str(BUNDLED / "zh" / "text" / "crf")]])
+def test_restore_by_crf_or_trivial_writes_the_input_width(tmp_path, half_text, method, capsys):
+    """restore --crf and --trivial (marks as their training data or rule file writes them,
+    half-width for zh) go through the model's restore's width path: full-width input gets
+    full-width marks and '# text', half-width input the method's own; --width forces one."""
+    half_path = tmp_path / "half.conllu"
+    half_path.write_text(half_text, encoding="utf-8")
+    outs = {}
+    for path, width in [(FIXTURE, []), (half_path, []), (FIXTURE, ["--width", "half"]),
+                        (half_path, ["--width", "full"]), (FIXTURE, ["--jobs", "2"])]:
+        assert main(["restore", *method, *width, "--quiet", str(path)]) == 0
+        outs[" ".join([path.name, *width])] = capsys.readouterr().out
+    full, half_ = outs[FIXTURE.name], outs[half_path.name]
+    assert "。" in marks(full) and not HALF_MARKS & set(marks(full))
+    assert all("。" in t for t in texts(full))
+    assert HALF_MARKS & set(marks(half_)) and full == half_.translate(TO_FULL)
+    assert outs[f"{FIXTURE.name} --width half"] == half_
+    assert outs[f"{half_path.name} --width full"] == full
+    assert outs[f"{FIXTURE.name} --jobs 2"] == full
 
 
 @pytest.mark.skipif(UDVALIDATE is None, reason="udtools (the dev extra) is not installed")

@@ -104,7 +104,8 @@ def add_width_argument(parser: argparse.ArgumentParser) -> None:
                              "(, . ; : ? ! ( )), streaming; input (default): as the input's "
                              "punctuation is written (the width most of the marks with a twin "
                              "show in its first sentences that have any, the whole input's, "
-                             "not per document), else in the model's own forms; to find it, "
+                             "not per document), else in the model's own forms (restore "
+                             "--crf, --trivial: the CRF's, the rule file's); to find it, "
                              "input reads up to 1,000 sentences ahead (stdin too) before its "
                              "first output")
 

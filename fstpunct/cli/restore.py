@@ -13,6 +13,7 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
+from ..ud.width import Widths
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -92,8 +93,7 @@ def run(args: argparse.Namespace) -> int:
     check_pool_options(args)  # all before the parsers load and the note on the language
     # the model's options, None unless given: not ignored in silence by --crf or --trivial
     model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,
-                     "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight,
-                     "width": args.width}
+                     "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight}
     given = {name: value for name, value in model_options.items() if value is not None}
     if given and (args.trivial or args.crf):
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
@@ -118,14 +118,19 @@ def run(args: argparse.Namespace) -> int:
                         raise
                     raise ModelError(f"{e}; the CRF is labelled {lang!r}: give the text's "
                                      "language with --lang") from e
+            # marks of either width, as the model's restore (fstpunct.ud.width): read as the
+            # marks the method writes, written in the input's width (or --width)
+            widths = Widths([method.mark] if args.trivial else method.meta["tokens"],
+                            args.width or "input")
             sentences = progress(read_input(args), "restore", quiet=args.quiet)
-            out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
-                                pool=pool)
+            out = widths.write(restored_text(widths.read(sentences), method, parsers, args.beam,
+                                             pipeline, args.text, pool=pool))
         else:
             model, sentences = model_and_input(args)
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),
                                 parsers=parsers, beam=args.beam, pool=pool, text=args.text,
                                 format="conllu", lowercase=args.lowercase_input,
-                                tagger=args.tagger, text_model=not args.model, **given)
+                                tagger=args.tagger, text_model=not args.model,
+                                width=args.width or "input", **given)
         write_output(args, out)
     return 0

@@ -183,10 +183,12 @@ class Widths:
                                 if (original := folded.get(ln.fields[0])) is not None
                                 and self.fold(original) == ln.fields[1]], lemma=False)
         elif folded is None and self.width is not None:  # a new sentence, in the run's width
-            written = full if self.width == "full" else half
-            lines = {ln.fields[0]: ln for ln in sent.lines if ln.is_word}
-            self._change(sent, [(lines[str(w.id)], form) for w in sent.words if w.is_punct
-                                if (form := written(w.form)) != w.form], lemma=True)
+            twin = full if self.width == "full" else half
+            changed = {str(w.id): form for w in sent.words
+                       if (form := twin(w.form)) != w.form and w.is_punct}
+            if changed:  # (the lines looked at only then: most sentences have none)
+                self._change(sent, [(ln, changed[ln.fields[0]]) for ln in sent.lines
+                                    if ln.fields[0] in changed], lemma=True)
 
     @staticmethod
     def _change(sent: Sentence, changes: list[tuple[Line, str]], lemma: bool) -> None:
