@@ -413,3 +413,45 @@ def test_the_callers_own_sentences_stay_as_written(zh, full_text, tmp_path):
         assert as_written(sents) == expected, f"{name}, the input failing"
     decoded = list(zh.decode(sents))
     assert "".join(s.text() for s in decoded) == zh.decode(full_text)  # what is given back
+
+
+def slotted(name: str, slots: list[str]) -> str:
+    """A sentence of the words 我 喜歡 蘋果 (喜歡 the root, every other token its dependent)
+    with the marks ``slots[i]`` (one a character) after word i (slot 0: before the first)."""
+    tokens = []
+    for i, chars in enumerate(slots):
+        tokens += [(m, "PUNCT", "punct") for m in chars]
+        if i < 3:
+            tokens.append((["我", "喜歡", "蘋果"][i], "X", "root" if i == 1 else "dep"))
+    root = next(k for k, t in enumerate(tokens, 1) if t[2] == "root")
+    lines = [f"{k}\t{f}\t{f}\t{u}\t_\t_\t{0 if r == 'root' else root}\t{r}\t_\t_"
+             for k, (f, u, r) in enumerate(tokens, 1)]
+    return f"# sent_id = {name}\n" + "\n".join(lines) + "\n\n"
+
+
+def test_score_says_how_many_edits_differ_in_width_only(tmp_path, capsys):
+    """Exact comparison stays (， against , is an edit); a second line counts the edits that
+    are width only. By hand, per sentence (exact edits, width-only):
+    1. slot 1 ， / ,   slot 3 。 / .       -> 2, 2 (both are twins)
+    2. slot 1 ， / .   slot 3 。 / 。      -> 1, 0 (， against . is an error either way)
+    3. slot 1 ， / , ,   slot 2 、 / ,     -> 2 + 1, 1 (read as one: , against , , is 1 edit;
+       、 has no twin)
+    Total 6 edits, of which 3 width only; 3 either width read as one."""
+    gold = slotted("a", ["", "，", "", "。"]) + slotted("b", ["", "，", "", "。"]) + \
+        slotted("c", ["", "，", "、", ""])
+    pred = slotted("a", ["", ",", "", "."]) + slotted("b", ["", ".", "", "。"]) + \
+        slotted("c", ["", ",,", ",", ""])
+    paths = [tmp_path / "gold.conllu", tmp_path / "pred.conllu"]
+    for path, text in zip(paths, (gold, pred)):
+        path.write_text(text, encoding="utf-8")
+    assert main(["score", "--gold", str(paths[0]), str(paths[1])]) == 0
+    first, second = capsys.readouterr().out.splitlines()[:2]
+    assert first.endswith("edit distance 6  per sentence 2.0000")
+    assert second == ("of which 3 differ in width only (， against ,): either width read as "
+                      "one, edit distance 3  per sentence 1.0000")
+    assert main(["score", "--gold", str(paths[0]), str(paths[1]), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["edit_distance"], result["width_only_edits"]) == (6, 3)
+    assert result["sentence_edits"] == [2, 1, 3]
+    assert main(["score", "--gold", str(paths[0]), str(paths[0])]) == 0
+    assert "of which 0 differ in width only" in capsys.readouterr().out

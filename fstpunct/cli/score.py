@@ -14,7 +14,10 @@ HELP = ("Score restored punctuation against gold: average edit distance per sent
         "edits summed over slots) and precision/recall/F1 of commas, periods, quotes, brackets "
         "and all marks; with --source (the uncorrected input of a corrector), also the "
         "precision, recall and F0.5 of punctuation edits, one per slot (the CoNLL-2014 M2 "
-        "definition). The files must have the same words once punctuation is removed.")
+        "definition). The files must have the same words once punctuation is removed. Marks "
+        "are compared exactly: a mark against its twin of the other width (， against ,) is an "
+        "error; the second line says how many of the edits differ in width only, and the edit "
+        "distance with either width read as one (JSON: width_only_edits).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +44,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"sentences {result.sentences}  slots {result.slots}  edit distance {result.edits}  "
           f"per sentence {result.average_edit_distance:.4f}")
+    blind = result.edits - result.width_only
+    print(f"of which {result.width_only} differ in width only (， against ,): either width read "
+          f"as one, edit distance {blind}  per sentence "
+          f"{blind / result.sentences if result.sentences else 0.0:.4f}")
     rows = [[name, str(c.gold), str(c.predicted), str(c.matched), f"{c.precision:.2f}",
              f"{c.recall:.2f}", f"{c.f1:.2f}"] for name, c in result.marks.items()]
     print(format_table(["mark", "gold", "predicted", "matched", "precision", "recall", "F1"],

@@ -6,7 +6,11 @@ words to restore around; the prediction may leave it out, and it is then scored 
 slot 0. Slot strings come from :func:`~fstpunct.ud.slots.to_slots` (directional quotes) without
 ``<abbv>``. Per sentence, the edit distance is the sum over slots of the token-level Levenshtein
 distance; per mark class and slot, the matches are the multiset intersection of the predicted and
-gold tokens of that class (precision = matches / predicted, recall = matches / gold).
+gold tokens of that class (precision = matches / predicted, recall = matches / gold). Marks are
+compared exactly: ``，`` against ``,`` is an error (a restorer that writes the wrong width is
+wrong); of the edits, those that differ in width only are counted too (the edit distance less
+that of the slot strings with every token half-width, :func:`~fstpunct.ud.width.half`: ``，`` as
+``,``, ``。`` as ``.``).
 :func:`sign_flip_p` tests whether two systems' per-sentence edit distances differ.
 
 Correction (paper §6.2) is also scored by the F0.5 of punctuation *edits*, as the CoNLL-2014
@@ -28,6 +32,7 @@ import numpy as np
 
 from ...ud.slots import ABBV, SlotSentence, to_slots
 from ...ud.treebank import Sentence
+from ...ud.width import half
 
 __all__ = ["CLASSES", "EditScore", "MarkCounts", "RestorationScore", "edit_score",
            "f_randomisation_p", "has_edit", "levenshtein", "score", "scores", "sign_flip_p",
@@ -84,6 +89,7 @@ class RestorationScore:
     sentence_edits: list[int] = field(default_factory=list)
     marks: dict[str, MarkCounts] = field(default_factory=lambda: {k: MarkCounts()
                                                                   for k in CLASSES})
+    width_only: int = 0  # of the edits, those that differ in width only (module docstring)
 
     @property
     def sentences(self) -> int:
@@ -102,7 +108,12 @@ class RestorationScore:
         self.slots += len(gold)
         self.sentence_edits.append(0)
         for g, p in zip(gold, pred, strict=True):
-            self.sentence_edits[-1] += levenshtein(p, g)
+            edits = levenshtein(p, g)
+            self.sentence_edits[-1] += edits
+            if edits:  # those that differ in width only (module docstring)
+                hp, hg = tuple(map(half, p)), tuple(map(half, g))
+                if hp != tuple(p) or hg != tuple(g):
+                    self.width_only += edits - levenshtein(hp, hg)
             for name, marks in CLASSES.items():
                 gc = Counter(t for t in g if marks is None or t in marks)
                 pc = Counter(t for t in p if marks is None or t in marks)
@@ -115,6 +126,7 @@ class RestorationScore:
         return {"sentences": self.sentences, "slots": self.slots, "edit_distance": self.edits,
                 "sentence_edits": self.sentence_edits,
                 "average_edit_distance": self.average_edit_distance,
+                "width_only_edits": self.width_only,
                 "marks": {k: {"gold": c.gold, "predicted": c.predicted, "matched": c.matched,
                               "precision": c.precision, "recall": c.recall, "f1": c.f1}
                           for k, c in self.marks.items()}}
