@@ -455,3 +455,17 @@ def test_score_says_how_many_edits_differ_in_width_only(tmp_path, capsys):
     assert result["sentence_edits"] == [2, 1, 3]
     assert main(["score", "--gold", str(paths[0]), str(paths[0])]) == 0
     assert "of which 0 differ in width only" in capsys.readouterr().out
+
+
+def test_crf_perplexity_reads_the_twins(tmp_path, half_text, capsys):
+    """fstpunct crf perplexity reads a mark its CRF does not know as its width twin, as the
+    model's perplexity does: full-width input scores as its half-width twin (before: its
+    full-width marks were strings the CRF never saw)."""
+    half_path = tmp_path / "half.conllu"
+    half_path.write_text(half_text, encoding="utf-8")
+    outs = []
+    for path in (FIXTURE, half_path):
+        assert main(["crf", "perplexity", "--model", str(BUNDLED / "zh" / "text" / "crf"),
+                     str(path)]) == 0
+        outs.append(capsys.readouterr().out.split("\t", 1)[1])
+    assert outs[0] == outs[1]

@@ -8,6 +8,7 @@ from ..errors import InputError
 from ..files import folder_target
 from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
+from ..ud.width import Widths
 from .arguments import (
     add_held_out_arguments,
     add_model_output_argument,
@@ -94,8 +95,8 @@ def _train(args: argparse.Namespace) -> int:
 def _perplexity(args: argparse.Namespace) -> int:
     sources = held_out_sources(args)
     model = CrfModel.load(args.model)
-    for src in sources:
-        sents = [to_slots(s) for s in src.sentences()]
+    for src in sources:  # a mark it does not know read as its width twin (fstpunct.ud.width)
+        sents = [to_slots(s) for s in Widths(model.meta["tokens"]).read(src.sentences())]
         log_p, slots, ppl = model.perplexity(sents)
         print(f"{src.name}\tsentences {len(sents)}\tslots {slots}\tlog p {log_p:.2f}\t"
               f"perplexity {ppl:.4f}")
