@@ -787,28 +787,21 @@ class Inference:
         return self.sample_all(rng, size, range(s, s + 1))[0]
 
     @staticmethod
-    def check_draws(size: int, seed: int) -> None:
-        """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (:meth:`sample_each`'s arguments;
-        callers with nothing to draw check them too)."""
+    def check_draws(size: int, seed: int = 0) -> None:
+        """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (the draws of T′ asked for and the
+        seed of their random streams; callers with nothing to draw check them too)."""
         if size < 1 or seed < 0:  # numpy's traceback for a negative seed
             raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
                              f"{size} and {seed})")
 
-    def sample_each(self, size: int, seed: int = 0, first: int = 0,
-                    streams: Sequence[Sequence[int]] | None = None
+    def sample_each(self, size: int, streams: Sequence[Sequence[int]]
                     ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
         """``size`` exact samples of T′ for every sentence of the batch, sentence k from its own
-        random stream (seed, first + k) — or ``streams[k]``, a caller's own scheme (numpy
-        SeedSequence entropies) — so that a sentence's samples do not depend on the other
-        sentences of the batch (``first``: the batch's place in a longer input):
-        ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0."""
-        self.check_draws(size, seed)
-        if streams is None:
-            streams = [(seed, first + k) for k in range(len(self.batch))]
-        elif seed or first:  # they name the default streams only
-            raise ValueError("sample_each: seed and first go with the default streams, not with "
-                             "streams")
-        elif len(streams) != len(self.batch):
+        random stream ``streams[k]`` (a numpy SeedSequence entropy, the caller's scheme), so
+        that a sentence's samples do not depend on the other sentences of the batch:
+        ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1."""
+        self.check_draws(size)
+        if len(streams) != len(self.batch):
             raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
         forest, flat, _ = self.forest(False)  # the batch's layout, built once for every stream
         first = flat.offsets[:-1]

@@ -82,7 +82,8 @@ from .gate import FEATURES
 from .platt import PLATT_SIZE
 
 __all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center", "drawn",
-           "learner_contexts", "sharpened", "train", "unexplained", "with_learner"]
+           "learner_contexts", "sentence_streams", "sharpened", "train", "unexplained",
+           "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
@@ -151,18 +152,24 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
             for ss, pairs in zip(sentences, inference.viterbi_all())]
 
 
+def sentence_streams(seed: int, first: int, count: int) -> list[tuple[int, int]]:
+    """The random streams of ``count`` sentences, the first of them sentence ``first`` of a
+    longer input: sentence k's is (seed, first + k), so that its draws of T_e′
+    (:meth:`~fstpunct.model.punct.Inference.sample_each`) do not depend on the others."""
+    return [(seed, first + k) for k in range(count)]
+
+
 def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, seed: int = 0,
           first: int = 0) -> list[list[SlotSentence]]:
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
-    random stream (seed, first + k) (:meth:`~fstpunct.model.punct.Inference.sample_each`), so
-    its readings do not depend on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked
-    first, as there)."""
+    random stream (seed, first + k) (:func:`sentence_streams`), so its readings do not depend
+    on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked first)."""
     Inference.check_draws(draws, seed)
     if not sentences:
         return [[] for _ in range(draws)]
     inference = Inference(learner, learner.prepare(sentences))
-    sampled = inference.sample_each(draws, seed, first)
+    sampled = inference.sample_each(draws, sentence_streams(seed, first, len(sentences)))
     return [[replace(ss, contexts=learner_contexts(ss, pairs[d][:ss.n] if ss.n else ()))
              for ss, pairs in zip(sentences, sampled)] for d in range(draws)]
 
