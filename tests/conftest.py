@@ -9,6 +9,14 @@ import pytest
 from hypothesis import settings
 from toy_release import write_release
 
+from fstpunct.apps.correction.model import CorrectionModel
+from fstpunct.apps.correction.model import train as train_correction
+from fstpunct.fst.grammar import load_grammar
+from fstpunct.model.punct import Settings
+from fstpunct.model.store import load_model
+from fstpunct.parser import train as train_parser
+from fstpunct.ud.treebank import read_file
+
 settings.register_profile("fstpunct", deadline=None, derandomize=bool(os.environ.get("CI")))
 settings.load_profile("fstpunct")
 
@@ -17,3 +25,48 @@ settings.load_profile("fstpunct")
 def toy_ud(tmp_path_factory) -> Path:
     """A tiny UD release in both layouts (see toy_release.py)."""
     return write_release(tmp_path_factory.mktemp("ud"))
+
+
+# Models several test modules read (session-wide, built once). Read only: a test that changes
+# one works on a copy (dataclasses.replace, or its folder copied into tmp_path).
+SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+
+
+def sample_parser(folder: Path, mode: str) -> Path:
+    """``folder``: a ``mode``-mode parser trained one epoch on data/sample.conllu (its train
+    and dev data alike)."""
+    sents = list(read_file(SAMPLE))
+    train_parser(sents, sents, mode, 1, folder, epochs=1, progress=False, log=lambda m: None)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def tokens_parser(tmp_path_factory) -> Path:
+    """A ``tokens``-mode parser folder (:func:`sample_parser`): the one correction takes."""
+    return sample_parser(tmp_path_factory.mktemp("parser") / "tokens", "tokens")
+
+
+@pytest.fixture(scope="session")
+def removed_parser(tmp_path_factory) -> Path:
+    """A ``removed``-mode parser folder (:func:`sample_parser`): the one restoration and the
+    text pipeline take."""
+    return sample_parser(tmp_path_factory.mktemp("parser") / "removed", "removed")
+
+
+@pytest.fixture(scope="session")
+def stub_correction(tmp_path_factory) -> Path:
+    """A correction model folder made of the bundled English model twice, as learner model
+    and as corrector (input and option checks only)."""
+    folder = tmp_path_factory.mktemp("stub") / "correction"
+    return CorrectionModel(load_model("en"), load_model("en"), {}).save(folder)
+
+
+@pytest.fixture(scope="session")
+def hand_corrector():
+    """The correction model of test_correction's hand-made pairs (:func:`learner_pairs`, 12
+    of each; 3 iterations, unlexicalised)."""
+    from test_correction import GRAMMAR, learner_pairs  # a test module: imported when needed
+
+    learner, originals, fixed = learner_pairs(12)
+    return train_correction(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR),
+                            iterations=3, settings=Settings(lexical=0))

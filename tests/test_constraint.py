@@ -98,16 +98,15 @@ def test_parse_command_with_a_punctuation_model(setup, tmp_path):
                                                           for s in sents]
 
 
-def test_the_punctuation_model_may_be_a_correction_models_folder(setup, tmp_path, capsys):
+def test_the_punctuation_model_may_be_a_correction_models_folder(setup, stub_correction,
+                                                                 tmp_path, capsys):
     """``--punct-model`` of a correction model's folder is its learner model, as for decode
     (it was 'not a fstpunct model')."""
-    from fstpunct.apps.correction.model import CorrectionModel
-    _, model, sents, folder = setup
-    correction = CorrectionModel(model, model, {}).save(tmp_path / "correction")
+    _, _, sents, folder = setup
     src = tmp_path / "in.conllu"
     src.write_text("".join(s.text() for s in sents), encoding="utf-8")
     runs = []
-    for punct in ("en", str(correction)):
+    for punct in ("en", str(stub_correction)):
         assert main(["parse", "--model", str(folder), "--beam", "4", "--punct-model", punct,
                      "--punct-weight", "8", str(src)]) == 0
         runs.append(capsys.readouterr().out)

@@ -1,4 +1,5 @@
-"""The correction model (paper §6.2) on hand-made learner/corrected pairs."""
+"""The correction model (paper §6.2) on hand-made learner/corrected pairs (their corrector:
+conftest.py's ``hand_corrector``)."""
 import json
 from dataclasses import replace
 
@@ -81,14 +82,6 @@ def learner_pairs(copies):
     return learner, originals, fixed
 
 
-@pytest.fixture(scope="module")
-def model():
-    """The corrector of :func:`learner_pairs` (12 of each)."""
-    learner, originals, fixed = learner_pairs(12)
-    return train(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR),
-                 iterations=3, settings=Settings(lexical=0))
-
-
 def test_learner_contexts():
     ss = to_slots(sentences(conll(PLAIN, "p"))[0])  # We left early . : spans (0,1) (0,3) (2,3)
     assert learner_contexts(ss, [((",",), ()), None, ((), ())]) == (
@@ -97,34 +90,35 @@ def test_learner_contexts():
         ("xl=ε", "xr=ε", "xp=ε|ε", "sl=ε", "sr=."))
 
 
-def test_contexts_reach_the_attach_features(model):
+def test_contexts_reach_the_attach_features(hand_corrector):
     ss = to_slots(sentences(conll(PLAIN, "p"))[0])
-    marked = with_learner(model.learner, [ss])[0]
+    marked = with_learner(hand_corrector.learner, [ss])[0]
     assert len(marked.contexts) == ss.n
     assert all(any(c.startswith("xp=") for c in node) for node in node_contexts(marked))
     assert node_contexts(replace(marked, contexts=())) == node_contexts(ss)
-    assert any(c.startswith("xl=") for c in model.corrector.attach.contexts)
+    assert any(c.startswith("xl=") for c in hand_corrector.corrector.attach.contexts)
 
 
-def test_corrects_what_it_was_trained_on_and_keeps_words_and_tree(model):
+def test_corrects_what_it_was_trained_on_and_keeps_words_and_tree(hand_corrector):
     learner = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(PLAIN, "p"))
-    out = list(corrected(learner, model))
+    out = list(corrected(learner, hand_corrector))
     assert [w.form for w in out[0].words] == [r[0] for r in RELATIVE]
     assert raw_slots(out[0]) == [(), (",",), (), (",",), (), (".",)]
     assert out[0].comments[1] == "# text = Peter, who runs, is here."
     assert [w.head for w in out[0].words if not w.is_punct] == [6, 4, 1, 0, 6]
     assert raw_slots(out[1]) == raw_slots(learner[1])  # nothing to correct
-    sampled = list(corrected(learner, model, samples=200, seed=3))
-    assert [s.text() for s in sampled] == [s.text() for s in corrected(learner, model,
+    sampled = list(corrected(learner, hand_corrector, samples=200, seed=3))
+    assert [s.text() for s in sampled] == [s.text() for s in corrected(learner, hand_corrector,
                                                                        samples=200, seed=3)]
 
 
-def test_save_load_api_and_cli(model, tmp_path, capsys):
-    folder = model.save(tmp_path / "esl-correct")
+def test_save_load_api_and_cli(hand_corrector, tmp_path, capsys):
+    folder = hand_corrector.save(tmp_path / "esl-correct")
     again = CorrectionModel.load(folder)
     # each part's model.json records an object (train's record names the learner's folder:
     # it was written as the learner's whole record, a string, which show could not read)
-    named = replace(model, record={**model.record, "learner": "models/esl-learner"})
+    named = replace(hand_corrector,
+                    record={**hand_corrector.record, "learner": "models/esl-learner"})
     parts = named.save(tmp_path / "named")
     assert read_record(parts / "learner")["record"] == {"part": "learner",
                                                         "from": "models/esl-learner"}
@@ -141,10 +135,10 @@ def test_save_load_api_and_cli(model, tmp_path, capsys):
         load("en").correct(learner)
 
 
-def test_full_width_input_is_corrected_in_its_width(model, tmp_path):
+def test_full_width_input_is_corrected_in_its_width(hand_corrector, tmp_path):
     """fstpunct.ud.width: ``，`` and ``。``, unknown to the model, are read as ``,`` and ``.``,
     and the corrected sentence is written full-width, ``# text`` too."""
-    api = load(model.save(tmp_path / "m"))
+    api = load(hand_corrector.save(tmp_path / "m"))
     learner = conll(RELATIVE, "r", drop=(1, 4))
     wide = str.maketrans(",.", "，。")
     fixed = api.correct(learner)
@@ -153,8 +147,8 @@ def test_full_width_input_is_corrected_in_its_width(model, tmp_path):
     assert api.correct(learner, width="full") == fixed.translate(wide)
 
 
-def test_copy_center_weights_the_learners_own_punctemes(model):
-    attach = model.corrector.attach
+def test_copy_center_weights_the_learners_own_punctemes(hand_corrector):
+    attach = hand_corrector.corrector.attach
     base = attach.blocks(copy_center(attach, 4.0, 3.0) - attach.init_theta(4.0))[0]
     rows, cols = base.nonzero()
     marked = {(attach.contexts[r], attach.pair_feature_names[c]) for r, c in zip(rows, cols)}
@@ -177,21 +171,21 @@ def test_em_keeps_theta_at_the_given_prior_centre():
     assert abs(moved.theta - start.theta).max() < 1e-3
 
 
-def test_copy_prior_makes_keeping_the_default(model):
+def test_copy_prior_makes_keeping_the_default(hand_corrector):
     """An untrained corrector (no EM iteration) is its prior: with a copy weight it keeps the
     learner's punctuation, without one it writes none (the token cost)."""
     learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) + conll(PLAIN, f"p{k}")
                                 for k in range(3)))  # '.' 6 times: not UNK to the corrector
     originals = [to_slots(s) for s in learner]
     grammar, english = load_grammar(GRAMMAR), load_model("en")
-    kept = train(model.learner, originals, originals, english, grammar, iterations=0,
+    kept = train(hand_corrector.learner, originals, originals, english, grammar, iterations=0,
                  copy=12.0)
     assert [raw_slots(s) for s in corrected(learner, kept)] == [raw_slots(s) for s in learner]
-    bare = train(model.learner, originals, originals, english, grammar, iterations=0)
+    bare = train(hand_corrector.learner, originals, originals, english, grammar, iterations=0)
     assert [raw_slots(s)[-1] for s in corrected(learner, bare)] == [()] * 6
 
 
-def test_lexical_contexts_let_the_corrector_tell_words_apart(model):
+def test_lexical_contexts_let_the_corrector_tell_words_apart(hand_corrector):
     """Two sentences of the same tree that differ in one word: the annotators put a comma
     before *however* and none before *early*. Unlexicalised, the corrector cannot tell the two
     slots apart; with lexical contexts (``Settings.lexical``) it corrects the first only."""
@@ -209,7 +203,7 @@ def test_lexical_contexts_let_the_corrector_tell_words_apart(model):
     test = sentences(conll(variant("however", False), "h") + conll(variant("early", False), "e"))
     comma = []
     for lexical in (0, 10):
-        corrector = train(model.learner, originals, fixed, english, grammar, iterations=3,
+        corrector = train(hand_corrector.learner, originals, fixed, english, grammar, iterations=3,
                           settings=Settings(lexical=lexical))
         assert corrector.corrector.attach.lexical == bool(lexical)
         comma.append([d[2].prob((",",)) for d in slot_distributions(corrector, test)])
@@ -239,7 +233,7 @@ def test_sharpened_channel_by_hand():
         sharpened(channel, 0.0)
 
 
-def test_the_corrector_reads_t_e_under_the_sharpened_learner_channel(model, tmp_path):
+def test_the_corrector_reads_t_e_under_the_sharpened_learner_channel(hand_corrector, tmp_path):
     """``train(sharpen=β)`` reads T_e′ of its pairs under the learner model with the sharpened
     channel and stores that learner model (so decoding reads T_e′ alike); β = 1 is the learner
     model as it is."""
@@ -248,14 +242,16 @@ def test_the_corrector_reads_t_e_under_the_sharpened_learner_channel(model, tmp_
     originals = [to_slots(s) for s in sentences(learner_text)]
     fixed = [to_slots(s) for s in sentences(gold_text)]
     grammar, english = load_grammar(GRAMMAR), load_model("en")
-    sharp = train(model.learner, originals, fixed, english, grammar, iterations=1, sharpen=3.0)
+    sharp = train(hand_corrector.learner, originals, fixed, english, grammar, iterations=1,
+                  sharpen=3.0)
     assert sharp.record["sharpen"] == 3.0
-    assert np.allclose(sharp.learner.channel.phi, sharpened(model.learner.channel, 3.0).phi)
-    assert sharp.learner.attach is model.learner.attach
+    assert np.allclose(sharp.learner.channel.phi,
+                       sharpened(hand_corrector.learner.channel, 3.0).phi)
+    assert sharp.learner.attach is hand_corrector.learner.attach
     again = CorrectionModel.load(sharp.save(tmp_path / "sharp"))
     assert np.allclose(again.learner.channel.phi, sharp.learner.channel.phi, atol=1e-6)
-    plain = train(model.learner, originals, fixed, english, grammar, iterations=1)
-    assert plain.learner is model.learner and plain.record["sharpen"] == 1.0
+    plain = train(hand_corrector.learner, originals, fixed, english, grammar, iterations=1)
+    assert plain.learner is hand_corrector.learner and plain.record["sharpen"] == 1.0
 
 
 def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
@@ -288,15 +284,15 @@ def test_crf_corrector_reads_the_learners_punctuation(tmp_path):
     assert kept.correct(learner[-1])[-1] == ((".", 3),)
 
 
-def test_crf_marginals_and_the_product_with_the_generative_model(model, tmp_path):
+def test_crf_marginals_and_the_product_with_the_generative_model(hand_corrector, tmp_path):
     learner = [to_slots(s) for s in sentences(
         "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(6)))]
     gold = [to_slots(s) for s in sentences("".join(conll(RELATIVE, f"r{k}") for k in range(6)))]
     crf = crf_train(learner, gold, tmp_path / "crf")
     margs = crf.marginals(learner[0])
     assert all(abs(sum(m.values()) - 1) < 1e-6 for m in margs)
-    gen = next(ExactPrior(model.corrector).distributions([with_learner(model.learner,
-                                                                       learner[:1])]))
+    gen = next(ExactPrior(hand_corrector.corrector).distributions(
+        [with_learner(hand_corrector.learner, learner[:1])]))
     alone = [max(m, key=m.get) for m in margs]
     assert [tuple(t for t, _ in slot) for slot in combined(margs, gen, 0.0)] == alone
     heavy = combined(margs, gen, 1e6)
@@ -314,80 +310,83 @@ def brute_force(slot, own, cost):
     return min(strings, key=lambda y: (loss(y), strings.index(y)))
 
 
-def test_edit_cost_is_mbr_with_a_cost_per_edited_token(model):
+def test_edit_cost_is_mbr_with_a_cost_per_edited_token(hand_corrector):
     learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) + conll(PLAIN, f"p{k}")
                                 for k in range(2)))
-    dists = slot_distributions(model, learner)
+    dists = slot_distributions(hand_corrector, learner)
     seen = set()
     for cost in (0.0, 0.2, 0.45, 0.9, 3.0):
         for sent, slots in zip(learner, dists):
             own = insertions_of(sent)
-            got = decided(model, slots, own, Decoding(cost, 0.0, decoder="slot"))
+            got = decided(hand_corrector, slots, own, Decoding(cost, 0.0, decoder="slot"))
             want = [brute_force(slot, tuple(t for t, _ in o), cost)
                     for slot, o in zip(slots, own)]
             assert [tuple(t for t, _ in g) for g in got] == want
             seen.add(tuple(map(tuple, want)))
     assert len(seen) > 2  # the costs change the choice
-    assert raw_slots(next(corrected(learner, model, edit_cost=3.0))) == raw_slots(learner[0])
-    assert raw_slots(next(corrected(learner, model, edit_cost=0.0)))[1] == (",",)
+    assert raw_slots(next(corrected(learner, hand_corrector, edit_cost=3.0))) == \
+        raw_slots(learner[0])
+    assert raw_slots(next(corrected(learner, hand_corrector, edit_cost=0.0)))[1] == (",",)
     with pytest.raises(InputError, match="exact decoders"):
-        next(corrected(learner, model, edit_cost=0.5, samples=10))
+        next(corrected(learner, hand_corrector, edit_cost=0.5, samples=10))
     with pytest.raises(InputError, match="edit cost must be"):
-        next(corrected(learner, model, edit_cost=-1.0))
+        next(corrected(learner, hand_corrector, edit_cost=-1.0))
 
 
-def test_support_keeps_a_learner_string_the_model_cannot_explain(model):
+def test_support_keeps_a_learner_string_the_model_cannot_explain(hand_corrector):
     """Slot 0: the learner's opening quote is no candidate (kept at support 1e-3, dropped
     without); slot 1 is decoded, the balanced decoder closing the kept quote there."""
     slots = [SlotDistribution(((), (",",)), ((), (1,)), np.array([0.3, 0.7])),
              SlotDistribution(((), ("”",)), ((), (1,)), np.array([0.4, 0.6]))]
     own = [(("“", 1),), ()]
-    plain = decided(model, slots, own, Decoding(0.0, 0.0, decoder="slot"))
+    plain = decided(hand_corrector, slots, own, Decoding(0.0, 0.0, decoder="slot"))
     assert plain == [((",", 1),), (("”", 1),)]
-    kept = decided(model, slots, own, Decoding(0.0, 1e-3, decoder="balanced"))
+    kept = decided(hand_corrector, slots, own, Decoding(0.0, 1e-3, decoder="balanced"))
     assert kept == [(("“", 1),), (("”", 1),)]
-    assert decided(model, slots, [(("“", 1),), (("”", 1),)],
+    assert decided(hand_corrector, slots, [(("“", 1),), (("”", 1),)],
                    Decoding(0.0, 1e-3, decoder="balanced")) == kept
-    assert decided(model, slots, own, Decoding(0.0, 0.8, decoder="slot")) == [(("“", 1),), ()]
-    assert decided(model, slots, own, Decoding(0.0, 0.8, decoder="balanced")) == [(("“", 1),), ()]
+    for decoder in ("slot", "balanced"):
+        assert decided(hand_corrector, slots, own, Decoding(0.0, 0.8, decoder=decoder)) == [
+            (("“", 1),), ()]
 
 
-def test_the_learner_decoder_balances_only_what_the_learner_balanced(model):
+def test_the_learner_decoder_balances_only_what_the_learner_balanced(hand_corrector):
     """The learner opened a quote that this sentence does not close (a quotation going on in
     the next one): the balanced decoder drops it (or closes it), the learner decoder keeps the
     slot decoder's choice; where the learner's marks balance, it is the balanced decoder."""
     slots = [SlotDistribution((("“",), ()), ((1,), ()), np.array([0.9, 0.1])),
              SlotDistribution(((), ("”",)), ((), (1,)), np.array([0.8, 0.2]))]
     unbalanced = [(("“", 1),), ()]
-    balanced = decided(model, slots, unbalanced, Decoding(1.0, 0.0, decoder="balanced"))
+    balanced = decided(hand_corrector, slots, unbalanced, Decoding(1.0, 0.0, decoder="balanced"))
     assert balanced != unbalanced  # an edit at edit cost 1, made for the balance alone
     for cost in (0.0, 1.0):
         learner = Decoding(cost, 0.0, decoder="learner")
-        assert decided(model, slots, unbalanced, learner) == unbalanced
+        assert decided(hand_corrector, slots, unbalanced, learner) == unbalanced
     both = [(("“", 1),), (("”", 1),)]  # balanced by the learner: held to it
     for cost in (0.0, 0.3):
-        assert decided(model, slots, both, Decoding(cost, 0.0, decoder="learner")) == decided(
-            model, slots, both, Decoding(cost, 0.0, decoder="balanced"))
-    assert decided(model, slots, both, Decoding(0.0, 0.0, decoder="slot")) == unbalanced
-    assert decided(model, slots, both, Decoding(0.0, 0.0, decoder="learner")) != unbalanced
-    assert exact.balanced_strings([("“",), (), (",", "”")], model.corrector.attach.symmetric)
-    assert not exact.balanced_strings([("“",), ()], model.corrector.attach.symmetric)
+        assert decided(hand_corrector, slots, both, Decoding(cost, 0.0, decoder="learner")) == \
+            decided(hand_corrector, slots, both, Decoding(cost, 0.0, decoder="balanced"))
+    assert decided(hand_corrector, slots, both, Decoding(0.0, 0.0, decoder="slot")) == unbalanced
+    assert decided(hand_corrector, slots, both, Decoding(0.0, 0.0, decoder="learner")) != unbalanced
+    symmetric = hand_corrector.corrector.attach.symmetric
+    assert exact.balanced_strings([("“",), (), (",", "”")], symmetric)
+    assert not exact.balanced_strings([("“",), ()], symmetric)
     with pytest.raises(InputError, match="decoder must be one of balanced, slot, learner"):
-        next(corrected([], model, decoder="nearest"))
+        next(corrected([], hand_corrector, decoder="nearest"))
     with pytest.raises(InputError, match="decoder must be one of balanced, slot, learner"):
         Decoding(decoder="nearest")
 
 
-def test_the_model_stores_its_decoding(model, tmp_path, capsys):
+def test_the_model_stores_its_decoding(hand_corrector, tmp_path, capsys):
     learner = conll(RELATIVE, "r", drop=(1, 4))
-    assert model.decoding == Decoding()
-    folder = model.decoded_with(Decoding(3.0, 1e-3), sentences=1).save(tmp_path / "cal")
+    assert hand_corrector.decoding == Decoding()
+    folder = hand_corrector.decoded_with(Decoding(3.0, 1e-3), sentences=1).save(tmp_path / "cal")
     again = CorrectionModel.load(folder)
     assert again.decoding == Decoding(3.0, 1e-3) and again.record["decoding"]["sentences"] == 1
     assert raw_slots(next(corrected(sentences(learner), again))) == \
         raw_slots(sentences(learner)[0])
     assert load(folder).correct(learner, edit_cost=0.0, support=0.0) == "".join(
-        s.text() for s in corrected(sentences(learner), model))
+        s.text() for s in corrected(sentences(learner), hand_corrector))
     assert raw_slots(sentences(load(folder).correct(learner, edit_cost=0.0))[0])[1] == (",",)
     path = tmp_path / "in.conllu"
     path.write_text(learner, encoding="utf-8")
@@ -399,13 +398,14 @@ def test_the_model_stores_its_decoding(model, tmp_path, capsys):
     assert "support" in capsys.readouterr().err
 
 
-def test_the_stored_decoder_is_the_default(model, tmp_path, monkeypatch):
+def test_the_stored_decoder_is_the_default(hand_corrector, tmp_path, monkeypatch):
     """calibrate stores the decoder with the decoding; ``correct`` decodes with it unless
     another is named (an older record, without one: balanced)."""
     learner = conll(RELATIVE, "r", drop=(1, 4))
-    folder = model.decoded_with(Decoding(0.5, 1e-3, decoder="learner")).save(tmp_path / "cal")
+    folder = hand_corrector.decoded_with(Decoding(0.5, 1e-3, decoder="learner")).save(
+        tmp_path / "cal")
     assert CorrectionModel.load(folder).decoding == Decoding(0.5, 1e-3, decoder="learner")
-    older = model.decoded_with(Decoding(0.5, 1e-3)).save(tmp_path / "old")
+    older = hand_corrector.decoded_with(Decoding(0.5, 1e-3)).save(tmp_path / "old")
     record = json.loads((older / "correction.json").read_text(encoding="utf-8"))
     del record["record"]["decoding"]["decoder"]
     (older / "correction.json").write_text(json.dumps(record), encoding="utf-8")
@@ -434,10 +434,10 @@ def test_product_keeps_what_the_generative_model_cannot_explain():
     assert combined(crf, gen, 1.0, own=[()], support=0.05) == [((",", 1),)]
 
 
-def test_calibration_chooses_the_cost_of_least_dev_aed(model):
+def test_calibration_chooses_the_cost_of_least_dev_aed(hand_corrector):
     learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(2)))
     fixed = sentences("".join(conll(RELATIVE, f"r{k}") for k in range(2)))
-    chosen, trials = calibrated(model, learner, fixed, costs=(3.0, 0.0))
+    chosen, trials = calibrated(hand_corrector, learner, fixed, costs=(3.0, 0.0))
     # cost 0 inserts both commas of each sentence (AED 0), cost 3 none (AED 2)
     assert [(t.edit_cost, t.aed, t.correct, t.proposed, t.gold) for t in trials] == [
         (3.0, 2.0, 0, 0, 4), (0.0, 0.0, 4, 4, 4)]
@@ -445,10 +445,10 @@ def test_calibration_chooses_the_cost_of_least_dev_aed(model):
     assert chosen.decoding == Decoding(0.0, SUPPORT)
     assert chosen.record["decoding"]["aed"] == 0.0
     # gold keeps the learner's punctuation: no edit is best, and the tie goes to F0.5 then cost
-    kept, trials = calibrated(model, learner, learner, costs=(3.0, 0.0, 5.0))
+    kept, trials = calibrated(hand_corrector, learner, learner, costs=(3.0, 0.0, 5.0))
     assert kept.decoding.edit_cost == 3.0 and [t.aed for t in trials] == [0.0, 2.0, 0.0]
     with pytest.raises(InputError, match="as many"):
-        calibrated(model, learner, fixed[:1])
+        calibrated(hand_corrector, learner, fixed[:1])
     # chosen on a parser's trees: stored beside the gold trees' decoding, which stays
     both, _ = calibrated(kept, learner, fixed, costs=(3.0, 0.0), parsed=True)
     assert both.decoding == Decoding(3.0, SUPPORT) and both.decoding_for(True) == Decoding(
@@ -468,7 +468,7 @@ def test_best_counts_equal_distances_as_a_tie():
     assert best(trials, near=0.2).edit_cost == 0.15
 
 
-def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsys):
+def test_correct_with_a_parser_of_punctuated_learner_text(hand_corrector, tmp_path, capsys):
     learner = sentences("".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(4))
                         + "".join(conll(PLAIN, f"p{k}") for k in range(4)))
     parser = tmp_path / "parser"
@@ -477,7 +477,7 @@ def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsy
     flat = conll(RELATIVE, "r", drop=(1, 4))
     path = tmp_path / "in.conllu"
     path.write_text(flat, encoding="utf-8")
-    folder = model.save(tmp_path / "esl-correct")
+    folder = hand_corrector.save(tmp_path / "esl-correct")
     assert main(["correct", str(path), "--model", str(folder), "--parser", str(parser)]) == 0
     out = sentences(capsys.readouterr().out)[0]
     parsed = load(folder).correct(flat, parser=parser)
@@ -486,7 +486,7 @@ def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsy
     tree = parse(ParserModel.load(parser), sentences(flat)[0], 1)
     assert [w.head for w in strip(out).words] == [w.head for w in strip(tree).words]
     # with --parser the decoding chosen on parsed trees, else the gold trees' one
-    gold_only = model.decoded_with(Decoding(5.0, SUPPORT)).save(tmp_path / "gold-only")
+    gold_only = hand_corrector.decoded_with(Decoding(5.0, SUPPORT)).save(tmp_path / "gold-only")
     both = CorrectionModel.load(gold_only).decoded_with(Decoding(0.0, 0.0), parsed=True).save(
         tmp_path / "both")
     assert load(gold_only).correct(flat, parser=parser) == load(gold_only).correct(
@@ -495,16 +495,16 @@ def test_correct_with_a_parser_of_punctuated_learner_text(model, tmp_path, capsy
     assert load(both).correct(flat) == load(gold_only).correct(flat)
 
 
-def test_a_stored_gate_undoes_the_edits_it_doubts(model, tmp_path):
+def test_a_stored_gate_undoes_the_edits_it_doubts(hand_corrector, tmp_path):
     learner = sentences(conll(RELATIVE, "r", drop=(1, 4)))
     n = len(Decoding(0.0, 0.0, (0.0,) * 6).gate)
     doubt, trust = (-10.0,) + (0.0,) * (n - 1), (10.0,) + (0.0,) * (n - 1)
-    folder = model.decoded_with(Decoding(0.0, SUPPORT, doubt)).save(tmp_path / "gated")
+    folder = hand_corrector.decoded_with(Decoding(0.0, SUPPORT, doubt)).save(tmp_path / "gated")
     again = CorrectionModel.load(folder)
     assert again.decoding == Decoding(0.0, SUPPORT, doubt)
     assert raw_slots(next(corrected(learner, again))) == raw_slots(learner[0])
-    trusted = next(corrected(learner, model.decoded_with(Decoding(0.0, SUPPORT, trust))))
-    assert raw_slots(trusted) == raw_slots(next(corrected(learner, model, edit_cost=0.0,
+    trusted = next(corrected(learner, hand_corrector.decoded_with(Decoding(0.0, SUPPORT, trust))))
+    assert raw_slots(trusted) == raw_slots(next(corrected(learner, hand_corrector, edit_cost=0.0,
                                                           support=SUPPORT)))
     assert raw_slots(trusted)[1] == (",",)
 

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 from script_module import load_script
-from test_correction import decoders_seen, model  # noqa: F401 (fixture)
+from test_correction import decoders_seen
 from test_correction_cv import cv_then, learner_folder, run_cv
 
 from fstpunct.apps.correction.calibrate import calibrated
@@ -80,12 +80,12 @@ def test_agree_over_pooled_splits_after_cv_models_only(tmp_path, monkeypatch, ca
         assert rows[script.NESTED_COST]["aed"] == costs[result["nested_costs"][0]]["aed"]
 
 
-def test_table_adds_the_agreements(model, tmp_path, monkeypatch, capsys):  # noqa: F811
+def test_table_adds_the_agreements(hand_corrector, tmp_path, monkeypatch, capsys):
     script = load_script("correction")
     data = tmp_path / "learner"
     data.mkdir()
     learner_folder(data)
-    model.save(tmp_path / "model")
+    hand_corrector.save(tmp_path / "model")
     chosen = {"crf": script.KEEP, "kind": "joint", "threshold": 0.2}
     (tmp_path / "agree.json").write_text(json.dumps({"chosen": chosen}), encoding="utf-8")
     monkeypatch.setattr(sys, "argv", [
@@ -254,13 +254,13 @@ def test_agree_with_the_learner_decoder(tmp_path, monkeypatch):
     assert swapped["after"]["cost_grid"] == same["before"]["cost_grid"]
 
 
-def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypatch,  # noqa: F811
+def test_table_and_calibrate_with_the_learner_decoder(hand_corrector, tmp_path, monkeypatch,
                                                       capsys):
     script = load_script("correction")
     data = tmp_path / "learner"
     data.mkdir()
     learner_folder(data)
-    model.save(tmp_path / "model")
+    hand_corrector.save(tmp_path / "model")
     seen = decoders_seen(monkeypatch, script)
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "calibrate", "--model", str(tmp_path / "model"), "--data", str(data),
@@ -269,7 +269,7 @@ def test_table_and_calibrate_with_the_learner_decoder(model, tmp_path, monkeypat
     assert seen and set(seen) == {"learner"}
     cal = CorrectionModel.load(tmp_path / "cal")
     source, gold = script.split_pairs(data, "dev")
-    want, _ = calibrated(model, source, gold, decoder="learner")
+    want, _ = calibrated(hand_corrector, source, gold, decoder="learner")
     assert cal.decoding == want.decoding and cal.record["decoding"]["decoder"] == "learner"
     seen.clear()
     monkeypatch.setattr(sys, "argv", [

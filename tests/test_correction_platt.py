@@ -2,7 +2,6 @@
 its fit, and decoding with it."""
 import numpy as np
 import pytest
-from test_correction import model  # noqa: F401 (fixture)
 
 from fstpunct.apps.correction.correct import decided
 from fstpunct.apps.correction.gate import FEATURES, objective
@@ -128,23 +127,23 @@ def test_fitted_recovers_an_overconfident_class():
         fitted([], [], [])
 
 
-def test_decoding_with_a_map_keeps_the_learner_string(model):  # noqa: F811 (fixture)
+def test_decoding_with_a_map_keeps_the_learner_string(hand_corrector):
     # plain MBR edits "," to "."; a map that trusts commas (p' near 1) keeps it
     slots, own = [SLOT], [COMMA]
-    assert decided(model, slots, own, Decoding(decoder="slot")) == [((".", 1),)]
+    assert decided(hand_corrector, slots, own, Decoding(decoder="slot")) == [((".", 1),)]
     trusting = (0.0, 6.0, 0.0, 0.0, 0.0, 0.0)
-    assert decided(model, slots, own, Decoding(platt=trusting, decoder="slot")) == [COMMA]
+    assert decided(hand_corrector, slots, own, Decoding(platt=trusting, decoder="slot")) == [COMMA]
     # below the support the learner string is kept whatever the map says
     doubting = (0.0, -6.0, 0.0, 0.0, 0.0, 0.0)
-    assert decided(model, slots, own,
+    assert decided(hand_corrector, slots, own,
                    Decoding(0.0, 0.5, platt=doubting, decoder="slot")) == [COMMA]
-    assert decided(model, slots, own, Decoding(0.0, 0.0, platt=doubting, decoder="slot")) == [
-        ((".", 1),)]
+    assert decided(hand_corrector, slots, own,
+                   Decoding(0.0, 0.0, platt=doubting, decoder="slot")) == [((".", 1),)]
 
 
-def test_the_map_is_stored_with_the_decoding(model, tmp_path):  # noqa: F811 (fixture)
+def test_the_map_is_stored_with_the_decoding(hand_corrector, tmp_path):
     w = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
-    model.decoded_with(Decoding(0.25, 0.001, platt=w)).save(tmp_path / "m")
+    hand_corrector.decoded_with(Decoding(0.25, 0.001, platt=w)).save(tmp_path / "m")
     loaded = CorrectionModel.load(tmp_path / "m")
     assert loaded.decoding == Decoding(0.25, 0.001, platt=w)
     assert loaded.decoding_for(parsed=True).platt == w  # the gold trees' one

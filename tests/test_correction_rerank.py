@@ -9,7 +9,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll, model, sentences  # noqa: F401 (fixture)
+from test_correction import PLAIN, RELATIVE, conll, sentences
 from test_correction_cv import cv_then, learner_folder
 
 from fstpunct.apps.correction.crf import features
@@ -127,7 +127,7 @@ def test_choose_merges_sequences_and_weighs_the_generative_model():
     assert nb.choose([-np.inf, -np.inf], 1.0, 3) == a  # none can: the CRF decides
 
 
-def test_generative_scores_of_the_corrections(model, crf):  # noqa: F811 (fixture)
+def test_generative_scores_of_the_corrections(hand_corrector, crf):
     corrector, learner = crf
     source = sentences(conll(RELATIVE, "r0", drop=(1, 4)) + conll(PLAIN, "p0", drop=(3,)))
     stripped = [strip(s) for s in source]
@@ -141,12 +141,12 @@ def test_generative_scores_of_the_corrections(model, crf):  # noqa: F811 (fixtur
         assert g == pytest.approx(expected)
     # the correction model: the corrector's p(y | T, T_e') of the corrected sentence with the
     # learner's contexts; it prefers both of the relative clause's commas
-    corr = correction_log_probs(model, source, stripped, lists)
-    ctx = with_learner(model.learner, [to_slots(source[0])])[0].contexts
+    corr = correction_log_probs(hand_corrector, source, stripped, lists)
+    ctx = with_learner(hand_corrector.learner, [to_slots(source[0])])[0].contexts
     for c, lp in zip(lists[0].corrections, corr[0]):
         ss = replace(to_slots(insert(stripped[0], c)), contexts=ctx)
-        assert lp == pytest.approx(Inference(model.corrector,
-                                             model.corrector.prepare([ss])).log_prob(0))
+        assert lp == pytest.approx(Inference(hand_corrector.corrector,
+                                             hand_corrector.corrector.prepare([ss])).log_prob(0))
     strings = [[tuple(t for t, _ in slot) for slot in c] for c in lists[0].corrections]
     commas = [(), (",",), (), (",",), (), (".",)]
     assert strings[0] == commas  # the CRF's best; then one comma left out, or a final comma
@@ -171,12 +171,12 @@ def test_rerank_chooses_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
 
 
 def test_table_adds_the_reranked_correctors_scoring_the_chosen_generator_only(
-        model, tmp_path, monkeypatch):  # noqa: F811 (fixture)
+        hand_corrector, tmp_path, monkeypatch):
     script = load_script("correction")
     data = tmp_path / "learner"
     data.mkdir()
     learner_folder(data)
-    model.save(tmp_path / "model")
+    hand_corrector.save(tmp_path / "model")
     chosen = {script.CRF: {"generator": "english", "k": 5, "weight": 1.0},
               script.KEEP: {"generator": "correction", "k": 3, "weight": 0.5}}
     (tmp_path / "rerank.json").write_text(json.dumps({"chosen": chosen}), encoding="utf-8")
@@ -207,7 +207,7 @@ def test_table_adds_the_reranked_correctors_scoring_the_chosen_generator_only(
             chain = Chain(script.CrfCorrector.load(tmp_path / "crfs" / folder))
             lists = [nbest(chain, to_slots(s), 5) for s in source]
             gen = {"english": english_log_probs(english, stripped, lists),
-                   "correction": correction_log_probs(model, source, stripped, lists)}
+                   "correction": correction_log_probs(hand_corrector, source, stripped, lists)}
             r = chosen[crf]
             pred = [insert(t, nb.choose(g, r["weight"], r["k"]))
                     for t, nb, g in zip(stripped, lists, gen[r["generator"]])]

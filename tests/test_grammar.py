@@ -238,22 +238,18 @@ def test_the_recorded_rule_file_comes_before_the_packages_namesake(tmp_path):
     assert model_grammar({"grammar": str(other)}).path == str(SHIPPED / "en.rules")
 
 
-def test_rules_of_a_correction_model_compare_its_learner_model(tmp_path, capsys):
+def test_rules_of_a_correction_model_compare_its_learner_model(stub_correction, capsys):
     """``rules --model`` of a correction model's folder reads its learner model, as decode and
     perplexity do (it was 'not a fstpunct model'); a learner model stores no expected edit
     counts, so the confident edits are left out, saying so, and the rest is as for that model
     (here the bundled English one; a saved learner records no rule file, so --compare)."""
-    from fstpunct.apps.correction.model import CorrectionModel
-    from fstpunct.model.store import load_model
-
-    folder = CorrectionModel(load_model("en"), load_model("en"), {}).save(tmp_path / "c")
     assert main(["rules", "--model", "en", "--compare", str(EN)]) == 0
     own = capsys.readouterr().out
-    assert main(["rules", "--model", str(folder), "--compare", str(EN)]) == 0
+    assert main(["rules", "--model", str(stub_correction), "--compare", str(EN)]) == 0
     out = capsys.readouterr().out
-    assert out.startswith(f"# {folder} stores no expected edit counts")
+    assert out.startswith(f"# {stub_correction} stores no expected edit counts")
     assert own[own.index("\n# the grammar's"):] == out[out.index("\n# the grammar's"):]
-    assert main(["rules", "--model", str(folder)]) == 2
+    assert main(["rules", "--model", str(stub_correction)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--compare GRAMMAR" in err
 

@@ -7,10 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.cli.main import build_parser, main
 from fstpunct.model.store import load_model
-from fstpunct.parser import train as train_parser
 from fstpunct.parser.tagger import depunctuated, train_tagger
 from fstpunct.ud.treebank import read_file
 
@@ -136,18 +134,6 @@ CASES = ([(name, (GOOD + (text.replace("# sent_id = bad", "# note = no sent_id")
 assert len(CASES) >= 50
 
 
-@pytest.fixture(scope="module")
-def parser_model(tmp_path_factory):
-    """A parser folder; beside it, ``correction``: a correction model made of the bundled
-    English model twice (input checks only)."""
-    sents = list(read_file(SAMPLE))
-    folder = tmp_path_factory.mktemp("parser") / "model"
-    train_parser(sents, sents, "tokens", 1, folder, epochs=1, progress=False,
-                 log=lambda m: None)
-    CorrectionModel(load_model("en"), load_model("en"), {}).save(folder.parent / "correction")
-    return folder
-
-
 @pytest.fixture(scope="module", autouse=True)
 def load_each_model_once():
     """Every command loads the bundled model once per test module, not once per case (loading
@@ -164,8 +150,9 @@ def load_each_model_once():
         m.load_model = load_model
 
 
-def commands(parser_model):
-    """name -> function(input path, work folder) -> (argv, the file the message names)."""
+def commands(parser, correction):
+    """name -> function(input path, work folder) -> (argv, the file the message names);
+    ``parser``: a ``tokens``-mode parser, ``correction``: a correction model (folders)."""
     def split(p, tmp):  # a UD folder whose en dev split is the input
         folder = tmp / "ud" / "UD_English-EWT"
         folder.mkdir(parents=True, exist_ok=True)
@@ -177,12 +164,12 @@ def commands(parser_model):
         "normalise": lambda p, t: (["normalise", "--model", "en", p, "-o", t / "out.conllu"], p),
         "restore": lambda p, t: (["restore", "--model", "en", p, "--samples", "2", "--quiet",
                                   "-o", t / "out.conllu"], p),
-        "correct": lambda p, t: (["correct", "--model", parser_model.parent / "correction", p,
+        "correct": lambda p, t: (["correct", "--model", correction, p,
                                   "-o", t / "out.conllu"], p),
         "score": lambda p, t: (["score", "--gold", p, p], p),
         "stats": lambda p, t: (["stats", p], p),
         "perplexity": lambda p, t: (["perplexity", "--model", "en", p], p),
-        "parse": lambda p, t: (["parse", "--model", parser_model, p, "-o", t / "out.conllu"], p),
+        "parse": lambda p, t: (["parse", "--model", parser, p, "-o", t / "out.conllu"], p),
         "train": lambda p, t: (["train", "--train", p, "--grammar", GRAMMAR, "--iterations", "1",
                                 "--jobs", "1", "-o", t / "model"], p),
         "crf train": lambda p, t: (["crf", "train", "--lang", "en", "--train", p, "--dev", p,
@@ -203,10 +190,10 @@ COMMANDS = ["decode", "normalise", "restore", "correct", "score", "stats", "perp
             "rephrase"]
 
 
-def run(command, data, tmp_path, parser_model, capsys):
+def run(command, data, tmp_path, models, capsys):
     path = tmp_path / "in.conllu"
     path.write_bytes(data)
-    argv, named = commands(parser_model)[command](path, tmp_path)
+    argv, named = commands(*models)[command](path, tmp_path)
     status = main([str(a) for a in argv])
     return status, capsys.readouterr(), named
 
@@ -214,8 +201,8 @@ def run(command, data, tmp_path, parser_model, capsys):
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("name, data, line, words", CASES, ids=[c[0] for c in CASES])
 def test_malformed_input_is_one_line_and_exit_2(command, name, data, line, words, tmp_path,
-                                                parser_model, capsys):
-    status, out, path = run(command, data, tmp_path, parser_model, capsys)
+                                                tokens_parser, stub_correction, capsys):
+    status, out, path = run(command, data, tmp_path, (tokens_parser, stub_correction), capsys)
     if command == "parse" and name in PARSE_ACCEPTS:  # parse replaces the tree
         assert status == 0, out.err
         return
@@ -239,9 +226,9 @@ ACCEPTED = [
 
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("name, data", ACCEPTED, ids=[c[0] for c in ACCEPTED])
-def test_accepted_oddities_pass_every_command(command, name, data, tmp_path, parser_model,
-                                              capsys):
-    status, out, _ = run(command, data, tmp_path, parser_model, capsys)
+def test_accepted_oddities_pass_every_command(command, name, data, tmp_path, tokens_parser,
+                                              stub_correction, capsys):
+    status, out, _ = run(command, data, tmp_path, (tokens_parser, stub_correction), capsys)
     if command == "draw":  # asks for a sentence the file does not have
         assert status == 2 and "has no sentence nothing" in out.err
         return
@@ -267,16 +254,6 @@ TEXT_ACCEPTED = [
     ("punctuation only", b"the dog barks\n?!\n"),
 ]
 TEXT_COMMANDS = ["restore", "decode"]
-
-
-@pytest.fixture(scope="module")
-def removed_parser(tmp_path_factory):
-    """A ``removed``-mode parser: the one restoration and the text pipeline take."""
-    folder = tmp_path_factory.mktemp("parser") / "removed"
-    sents = list(read_file(SAMPLE))
-    train_parser(sents, sents, "removed", 1, folder, epochs=1, progress=False,
-                 log=lambda m: None)
-    return folder
 
 
 @pytest.fixture(scope="module")
@@ -322,9 +299,9 @@ def test_accepted_text_passes(command, name, data, tmp_path, removed_parser, tag
 
 @pytest.mark.parametrize("command", [["decode"], ["normalise"], ["parse"],
                                      ["restore", "--samples", "20", "--quiet"]])
-def test_crlf_round_trips_byte_for_byte(command, tmp_path, parser_model):
+def test_crlf_round_trips_byte_for_byte(command, tmp_path, tokens_parser):
     """CRLF input gives CRLF output: the same bytes as LF input's output with LF -> CRLF."""
-    extra = ["--model", str(parser_model) if command == ["parse"] else "en"]
+    extra = ["--model", str(tokens_parser) if command == ["parse"] else "en"]
     lf, crlf = tmp_path / "lf.conllu", tmp_path / "crlf.conllu"
     lf.write_bytes(SAMPLE.read_bytes())
     crlf.write_bytes(SAMPLE.read_bytes().replace(b"\n", b"\r\n"))

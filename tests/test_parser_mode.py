@@ -9,26 +9,12 @@ import pytest
 
 import fstpunct
 from fstpunct.apps.constraint import constrained
-from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.store import load_model
-from fstpunct.parser import Model, train
-from fstpunct.ud.treebank import read_file
+from fstpunct.parser import Model
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
-
-
-@pytest.fixture(scope="module")
-def folders(tmp_path_factory):
-    """A ``tokens``-mode and a ``removed``-mode parser, and a correction model made of the
-    bundled English model twice (input checks only)."""
-    base = tmp_path_factory.mktemp("modes")
-    sents = list(read_file(SAMPLE))
-    for mode in ("tokens", "removed"):
-        train(sents, sents, mode, 1, base / mode, epochs=1, progress=False, log=lambda m: None)
-    CorrectionModel(load_model("en"), load_model("en"), {}).save(base / "correction")
-    return base
 
 
 def refused(capsys, argv, folder, mode, wanted):
@@ -47,43 +33,45 @@ def garbage(tmp_path):
     return path
 
 
-def test_correct_refuses_a_parser_that_is_not_tokens_mode(folders, garbage, tmp_path, capsys):
+def test_correct_refuses_a_parser_that_is_not_tokens_mode(removed_parser, stub_correction,
+                                                           garbage, tmp_path, capsys):
     out = tmp_path / "out.conllu"
-    refused(capsys, ["correct", str(garbage), "--model", str(folders / "correction"),
-                     "--parser", str(folders / "removed"), "-o", str(out)],
-            folders / "removed", "removed", "tokens")
+    refused(capsys, ["correct", str(garbage), "--model", str(stub_correction),
+                     "--parser", str(removed_parser), "-o", str(out)],
+            removed_parser, "removed", "tokens")
     assert not out.exists()
     with pytest.raises(InputError, match="'removed'-mode parser"):
-        fstpunct.load(folders / "correction").correct(SAMPLE, parser=folders / "removed")
+        fstpunct.load(stub_correction).correct(SAMPLE, parser=removed_parser)
 
 
-def test_restore_refuses_a_parser_that_is_not_removed_mode(folders, garbage, tmp_path, capsys):
+def test_restore_refuses_a_parser_that_is_not_removed_mode(removed_parser, tokens_parser,
+                                                           garbage, tmp_path, capsys):
     out = tmp_path / "out.conllu"
     refused(capsys, ["restore", str(garbage), "--model", "en", "--parser",
-                     str(folders / "removed"), "--parser", str(folders / "tokens"), "-o",
-                     str(out)], folders / "tokens", "tokens", "removed")
+                     str(removed_parser), "--parser", str(tokens_parser), "-o",
+                     str(out)], tokens_parser, "tokens", "removed")
     assert not out.exists()
     with pytest.raises(InputError, match="'tokens'-mode parser"):
-        fstpunct.load("en").restore(SAMPLE, parsers=Model.load(folders / "tokens"))
+        fstpunct.load("en").restore(SAMPLE, parsers=Model.load(tokens_parser))
 
 
 def test_parse_with_a_punctuation_model_refuses_a_parser_that_is_not_removed_mode(
-        folders, garbage, tmp_path, capsys):
+        tokens_parser, garbage, tmp_path, capsys):
     out = tmp_path / "out.conllu"
-    refused(capsys, ["parse", str(garbage), "--model", str(folders / "tokens"), "--beam", "4",
-                     "--punct-model", "en", "-o", str(out)], folders / "tokens", "tokens",
+    refused(capsys, ["parse", str(garbage), "--model", str(tokens_parser), "--beam", "4",
+                     "--punct-model", "en", "-o", str(out)], tokens_parser, "tokens",
             "removed")
     assert not out.exists()
     with pytest.raises(InputError, match="'tokens'-mode parser"):  # before any next()
-        constrained(Model.load(folders / "tokens"), load_model("en"), iter(()), 4, 8.0)
+        constrained(Model.load(tokens_parser), load_model("en"), iter(()), 4, 8.0)
 
 
 @pytest.mark.parametrize("method", [["--trivial", "en"], ["--crf", "crf"]])
 def test_restore_by_another_method_refuses_a_parser_that_is_not_removed_mode(
-        method, folders, garbage, tmp_path, capsys):
+        method, tokens_parser, garbage, tmp_path, capsys):
     if method[0] == "--crf":  # the bundled English compact CRF
         method = ["--crf", str(fstpunct.load("en").folder / "text" / "crf")]
     out = tmp_path / "out.conllu"
-    refused(capsys, ["restore", str(garbage), *method, "--parser", str(folders / "tokens"),
-                     "-o", str(out)], folders / "tokens", "tokens", "removed")
+    refused(capsys, ["restore", str(garbage), *method, "--parser", str(tokens_parser),
+                     "-o", str(out)], tokens_parser, "tokens", "removed")
     assert not out.exists()

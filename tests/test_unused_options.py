@@ -13,18 +13,10 @@ from fstpunct.apps.correction.correct import corrected
 from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.model.store import load_model
 
 ROOT = Path(__file__).parents[1]
 SAMPLE = ROOT / "data" / "sample.conllu"
 RULES = ROOT / "grammars" / "en.rules"
-
-
-@pytest.fixture(scope="module")
-def correction(tmp_path_factory):
-    """A correction model made of the bundled English model twice (option checks only)."""
-    folder = tmp_path_factory.mktemp("unused") / "correction"
-    return CorrectionModel(load_model("en"), load_model("en"), {}).save(folder)
 
 
 CASES = [
@@ -65,9 +57,10 @@ CASES = [
 
 @pytest.mark.parametrize("argv, refused", CASES, ids=[" ".join(c[0][:1] + c[0][-2:])
                                                        for c in CASES])
-def test_an_option_that_would_be_ignored_is_refused(argv, refused, correction, tmp_path, capsys):
+def test_an_option_that_would_be_ignored_is_refused(argv, refused, stub_correction, tmp_path,
+                                                    capsys):
     if argv[0] == "correct":
-        argv = [*argv, "--model", str(correction)]
+        argv = [*argv, "--model", str(stub_correction)]
     if argv[0] in ("restore", "correct", "rephrase"):
         argv = [*argv, str(SAMPLE), "-o", str(tmp_path / "out")]
     assert main(argv) == 2
@@ -76,12 +69,12 @@ def test_an_option_that_would_be_ignored_is_refused(argv, refused, correction, t
     assert not out and not (tmp_path / "out").exists()
 
 
-def test_the_api_keywords_are_checked_alike(correction):
+def test_the_api_keywords_are_checked_alike(stub_correction):
     en, text = fstpunct.load("en"), SAMPLE.read_text(encoding="utf-8")
     refused = [(lambda: en.restore(text, decoder="balanced", samples=5), "decoder"),
                (lambda: en.restore(text, mbr="slot"), "mbr"),
-               (lambda: fstpunct.load(correction).correct(text, seed=2), "seed"),
-               (lambda: fstpunct.load(correction).correct(text, edit_cost=1.0, samples=2),
+               (lambda: fstpunct.load(stub_correction).correct(text, seed=2), "seed"),
+               (lambda: fstpunct.load(stub_correction).correct(text, edit_cost=1.0, samples=2),
                 "edit_cost"),
                (lambda: en.rephrase(text, method="half", best_surface=True), "best_surface"),
                (lambda: en.draw_lattice(text, 4, 2, full=True, paths=3), "paths"),
@@ -94,10 +87,10 @@ def test_the_api_keywords_are_checked_alike(correction):
     assert en.restore(text, decoder="slot") == en.restore(text)
 
 
-def test_the_correction_library_checks_at_once(correction):
+def test_the_correction_library_checks_at_once(stub_correction):
     """corrected() itself refuses a sampling option without samples (it kept seed 0 and mbr
     "sentence" as defaults, so seed=3 was ignored), at the call, before any sentence."""
-    model = CorrectionModel.load(correction)
+    model = CorrectionModel.load(stub_correction)
     with pytest.raises(InputError, match=r"^seed \(--seed\): only with samples"):
         corrected(iter(()), model, seed=3)
     with pytest.raises(InputError, match=r"^mbr \(--mbr\): only with samples"):
@@ -106,7 +99,7 @@ def test_the_correction_library_checks_at_once(correction):
         corrected(iter(()), model, samples=2, mbr_decoder="")
 
 
-def test_an_empty_name_is_not_the_default(correction):
+def test_an_empty_name_is_not_the_default(stub_correction):
     """"" is refused as a decoder or MBR name, as before 'or' read it as the default."""
     en, text = fstpunct.load("en"), SAMPLE.read_text(encoding="utf-8")
     with pytest.raises(InputError, match="^decoder must be one of"):
@@ -114,9 +107,9 @@ def test_an_empty_name_is_not_the_default(correction):
     with pytest.raises(InputError, match="^mbr must be one of"):
         en.restore(text, samples=2, mbr="")
     with pytest.raises(InputError, match="^decoder must be one of"):
-        fstpunct.load(correction).correct(text, decoder="")
+        fstpunct.load(stub_correction).correct(text, decoder="")
     with pytest.raises(InputError, match="^mbr must be one of"):
-        fstpunct.load(correction).correct(text, samples=2, mbr="")
+        fstpunct.load(stub_correction).correct(text, samples=2, mbr="")
 
 
 def test_a_mix_weight_without_the_crf_package_is_named(monkeypatch):
