@@ -8,8 +8,10 @@ import conllu
 import pytest
 
 import fstpunct
+from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.strip import strip
 from fstpunct.cli.main import main
+from fstpunct.model.store import bundled
 from fstpunct.parser import train
 from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_file
@@ -151,8 +153,37 @@ def test_crf_restores_text_with_its_own_language(tmp_path, capsys):
     shutil.copytree(crf, labelled)
     meta = json.loads((labelled / "meta.json").read_text(encoding="utf-8"))
     (labelled / "meta.json").write_text(json.dumps({**meta, "lang": "xx"}), encoding="utf-8")
-    assert main(["restore", "--crf", str(labelled), "--text", str(text)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no tagger for 'xx'" in err and "with --lang" in err, err
     assert main(["restore", "--crf", str(labelled), "--lang", "es", "--text", str(text)]) == 0
     assert capsys.readouterr().out == outputs[0]
+
+
+def test_crf_text_of_a_language_without_a_bundled_tagger_is_refused(tmp_path, monkeypatch,
+                                                                    capsys):
+    """``crf train --lang xx --train F --dev F`` records any language code (another UD
+    language's); ``restore --crf --text`` with such a CRF, or with ``--lang xx``, says in one
+    line (exit 2) that 'xx' has no bundled tagger and parser, and what to give instead: a
+    bundled language or --tagger and --parser (which it then takes). The code was looked up as
+    a folder: ``./xx/tagger`` in the working folder was loaded as the tagger of 'xx'."""
+    crf = tmp_path / "xx-crf"
+    assert main(["crf", "train", "--lang", "xx", "--train", str(SAMPLE), "--dev", str(SAMPLE),
+                 "--c2", "1", "-o", str(crf)]) == 0
+    assert CrfModel.load(crf).meta["lang"] == "xx"
+    text = tmp_path / "in.txt"
+    text.write_text("the king who wields excalibur\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "xx" / "tagger").mkdir(parents=True)  # not a tagger
+    for lang, told in (([], "the CRF's language (crf train --lang) 'xx'"), (["--lang", "xx"],
+                                                                            "--lang 'xx'")):
+        capsys.readouterr()
+        assert main(["restore", "--crf", str(crf), *lang, "--text", str(text)]) == 2
+        err = capsys.readouterr().err
+        assert err == (f"fstpunct restore: error: no bundled tagger and parser for {told}: give "
+                       f"--lang with one of {', '.join(bundled())}, or --tagger DIR and "
+                       "--parser DIR\n")
+    english = fstpunct.load("en").folder
+    assert main(["restore", "--crf", str(crf), "--text", str(text), "--tagger",
+                 str(english / "tagger"), "--parser", str(english / "parser")]) == 0
+    given = capsys.readouterr().out
+    assert main(["restore", "--crf", str(crf), "--lang", "en", "--cased-input", "--text",
+                 str(text)]) == 0
+    assert capsys.readouterr().out == given

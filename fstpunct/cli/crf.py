@@ -39,8 +39,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "the L2 coefficient c2 by dev per-slot perplexity.")
     p.add_argument("--lang", required=True,
                    help="the data's language: its standard train and dev splits (unless "
-                        "--train and --dev), and the language recorded in the model (whose "
-                        "tagger and parser restore --crf --text uses)")
+                        "--train and --dev: then any code, e.g. another UD language's), "
+                        "recorded in the model: restore --crf --text tags and parses with "
+                        "its bundled tagger and parser (a language without them: restore "
+                        "needs --lang of one that has them, or --tagger and --parser)")
     p.add_argument("--train", metavar="FILE",
                    help="training .conllu, '-' or split ('en:train') instead of --lang's train")
     p.add_argument("--dev", metavar="FILE",

@@ -9,6 +9,7 @@ from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError
+from ..model.store import bundled
 from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
@@ -110,14 +111,13 @@ def run(args: argparse.Namespace) -> int:
             lang = args.trivial or args.lang or (args.crf and method.meta.get("lang")) or "en"
 
             def pipeline() -> Pipeline:
-                try:
-                    return load_pipeline(lang, args.lowercase_input, args.tagger,
-                                         parsers[0] if parsers else None, args.beam)
-                except ModelError as e:
-                    if args.trivial or args.lang:
-                        raise
-                    raise ModelError(f"{e}; the CRF is labelled {lang!r}: give the text's "
-                                     "language with --lang") from e
+                if lang not in bundled() and not (args.tagger and parsers):
+                    told = "--lang" if args.lang else "the CRF's language (crf train --lang)"
+                    raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: "
+                                     f"give --lang with one of {', '.join(bundled())}, or "
+                                     "--tagger DIR and --parser DIR")
+                return load_pipeline(lang, args.lowercase_input, args.tagger,
+                                     parsers[0] if parsers else None, args.beam)
             # marks of either width, as the model's restore (fstpunct.ud.width): read as the
             # marks the method writes, written in the input's width (or --width)
             widths = Widths([method.mark] if args.trivial else method.meta["tokens"],
