@@ -21,6 +21,7 @@ from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, InputError, ModelError
 from fstpunct.model.store import BUNDLED
 from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import parse
 from fstpunct.parser import train as train_parser
 from fstpunct.parser.pipeline import Pipeline, load_pipeline, pipeline_folders
 from fstpunct.parser.tagger import Tagger, depunctuated, train_tagger
@@ -321,6 +322,28 @@ def test_decode_text(pipe, model):
     assert s1.comments[-2].startswith("# underlying = ") and lines[0] in s1.comments[-2]
     assert [ln.rstrip() for ln in model.decode(iter(text.splitlines()), **kw)] == lines
 
+
+
+@pytest.mark.parametrize("mode", ["tokens", "removed"])
+def test_decode_text_parses_with_a_parser_of_any_mode(mode, tokens_parser, removed_parser, pipe,
+                                                      tmp_path):
+    """decode's sentences keep their marks, so a parser of any punctuation mode parses them as
+    it was trained to (a ``removed``-mode one leaves the marks out and attaches them after, the
+    others parse them with the words): ``decode --text --parser`` takes either, unlike restore
+    (stripped sentences: ``removed`` only) and correct (``tokens`` only), and every tree it
+    writes is that parser's own parse of the tagged sentence."""
+    folder = {"tokens": tokens_parser, "removed": removed_parser}[mode]
+    src, out = tmp_path / "in.txt", tmp_path / "out.conllu"
+    src.write_text("Dale means \"river valley.\"\nHail the king, Arthur Pendragon!\n",
+                   encoding="utf-8")
+    assert main(["decode", "--text", str(src), "--model", "en", "--tagger", str(pipe / "tagger"),
+                 "--parser", str(folder), "-o", str(out)]) == 0
+    parser = ParserModel.load(folder)
+    decoded = list(read_file(out))
+    assert len(decoded) == 2 and all(s.comment("underlying") for s in decoded)
+    for sent in decoded:
+        assert [(w.head, w.deprel) for w in parse(parser, sent).words] == \
+            [(w.head, w.deprel) for w in sent.words]
 
 def test_text_formats_and_kinds(pipe, model, tmp_path):
     kw = dict(tagger=pipe / "tagger", parsers=[pipe / "parser"])

@@ -131,10 +131,11 @@ class Model:
         chunks of sentences in parallel, with the same output.
 
         A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (see
-        :meth:`pipeline`: ``lowercase``, ``tagger``, ``parser``, ``beam``). With ``text``,
-        ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is split off
-        the words by the marks the model knows; ``format="text"`` (the default for text)
-        gives each sentence's T′ (``# underlying``) as a line, and the model is
+        :meth:`pipeline`: ``lowercase``, ``tagger``, ``parser``, ``beam``; a parser of any
+        punctuation mode, as the sentence keeps its marks, unlike :meth:`restore`'s). With
+        ``text``, ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is
+        split off the words by the marks the model knows; ``format="text"`` (the default for
+        text) gives each sentence's T′ (``# underlying``) as a line, and the model is
         :meth:`for_text`'s (unless ``text_model`` is false)."""
         from ..apps.text import analysed, underlying
         if posteriors < 0:

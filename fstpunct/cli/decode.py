@@ -29,8 +29,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "one and --model is not given (--format text: each sentence's T′ "
                                "as a line)")
     parser.add_argument("--parser", metavar="DIR",
-                        help="'removed'-mode parser for sentences without a tree (default: the "
-                             "model's bundled parser/ or parser-lc/)")
+                        help="parser for sentences without a tree (default: the model's "
+                             "bundled 'removed'-mode parser/ or parser-lc/); any punctuation "
+                             "mode, as the sentences keep their marks: a 'removed'-mode parser "
+                             "leaves them out and attaches them after, the others parse them "
+                             "with the words")
     parser.add_argument("--beam", type=positive, help="parser beam (default: the parser's)")
     add_quiet_argument(parser)
 
