@@ -112,6 +112,14 @@ def test_path_rows_align_with_wide_marks():
     assert len(columns) == 1 and rows[3].startswith("4. u = ε")
 
 
+def test_path_rows_number_right_aligned():
+    """With ten paths or more the row numbers are right-aligned, so that every u starts in one
+    column ("10." sat one column right of the others, looked at in en:dev:1907 slot 0)."""
+    rows = _path_rows([LatticePath((",",), (), 1.0, 0.01) for _ in range(12)])
+    assert rows[0].startswith(" 1. u = ,") and rows[11].startswith("12. u = ,")
+    assert len({r.index("u =") for r in rows}) == 1
+
+
 def test_captions_wrap():
     """A graph's caption lines wrap at CAPTION_COLUMNS characters (the paths note, one line,
     made a 600 px graph 1,641 px wide and its text small once fitted to a screen)."""

@@ -138,11 +138,13 @@ def slot_paths(inference: Inference, s: int, slot: int, k: int = 10,
 
 
 def _path_rows(paths: Sequence[LatticePath]) -> list[str]:
-    """One row per path, its u padded to the widest u's columns (a wide character two: the
-    box's font is :data:`~fstpunct.show.dot.MONO`) so that the probabilities align."""
+    """One row per path, its number right-aligned and its u padded to the widest u's columns (a
+    wide character two: the box's font is :data:`~fstpunct.show.dot.MONO`) so that the us and
+    the probabilities align."""
     us = [" ".join(p.u) or EPS for p in paths]
     cols = [round(text_width(u, 1, wide=2, other=1)) for u in us]
-    return [f"{i}. u = {u}{' ' * (max(cols) - c)}   p ≈ {p.posterior:.3f}"
+    digits = len(str(len(paths)))
+    return [f"{i:>{digits}}. u = {u}{' ' * (max(cols) - c)}   p ≈ {p.posterior:.3f}"
             for i, (p, u, c) in enumerate(zip(paths, us, cols), 1)]
 
 
