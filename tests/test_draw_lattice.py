@@ -1,28 +1,29 @@
 """Drawing a slot lattice: its most probable paths are real paths of the lattice whose
 weights add up to p(x | u) (brute force), posteriors are estimated from samples of T′, every
 slot of the sample draws in seconds, and a full drawing above the size limit is refused."""
+import re
 import shutil
 import time
 from pathlib import Path
 
+import graphviz
 import pytest
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
-from fstpunct.show.dot import CAPTION_COLUMNS, digraph
+from fstpunct.show.dot import CAPTION_COLUMNS, MONO, digraph
 from fstpunct.show.lattice import (
     MAX_STATES,
     LatticePath,
     _edit_paths,
-    _path_rows,
+    _paths_table,
     lattice_graph,
     paths_graph,
     sample_slots,
     slot_paths,
 )
-from fstpunct.show.layout import text_width
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_file
 
@@ -98,26 +99,28 @@ def test_draw_lattice_command(tmp_path, capsys):
     assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "9"]) == 2
 
 
-def test_path_rows_align_with_wide_marks():
-    """The paths box's probabilities stand in one column when u holds wide (CJK) marks: each
-    u is padded to the widest u's columns, a wide character counting two (the box's font,
-    Noto Sans Mono CJK, sets them two columns wide; DejaVu Sans Mono's fallback 1.66, so that
-    unpadded rows of zh:dev:13 slot 11 were ragged, looked at in the PNG)."""
-    assert text_width("《《", 1, wide=2, other=1) == 4 and text_width("《 ,", 1, 2, 1) == 4
-    assert text_width("「ab」", 1, wide=2, other=1) == 6
-    paths = [LatticePath(u, (), 1.0, p) for u, p in
-             [(("《",), 0.9), (("《", "《"), 0.05), (("《", ","), 0.03), ((), 0.02)]]
-    rows = _path_rows(paths)
-    columns = {text_width(r[:r.index("p ≈")], 1, wide=2, other=1) for r in rows}
-    assert len(columns) == 1 and rows[3].startswith("4. u = ε")
-
-
-def test_path_rows_number_right_aligned():
-    """With ten paths or more the row numbers are right-aligned, so that every u starts in one
-    column ("10." sat one column right of the others, looked at in en:dev:1907 slot 0)."""
-    rows = _path_rows([LatticePath((",",), (), 1.0, 0.01) for _ in range(12)])
-    assert rows[0].startswith(" 1. u = ,") and rows[11].startswith("12. u = ,")
-    assert len({r.index("u =") for r in rows}) == 1
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_paths_box_aligns_in_any_font():
+    """The paths box is a table whose columns align whatever width the font gives a mark: laid
+    out by dot (-Txdot, its own font metrics), every row's number and p end at one x and every
+    u starts at one x, with twelve paths (two-digit numbers) and wide marks. Its text rows,
+    padded by an estimate of each mark's columns, were ragged where the font drew a mark wider
+    than estimated ("∘ “ —" of en:dev:1907 slot 0) and "10." sat a column right of "9."."""
+    us = [("《",), ("《", "《"), ("∘", "“", "—"), (), ("、", ","), ("…",)] * 2
+    paths = [LatticePath(u, (), 1.0, 0.5 / k) for k, u in enumerate(us, 1)]
+    graph = graphviz.Digraph()
+    graph.node("paths", _paths_table(paths), shape="plaintext", fontname=MONO)
+    xdot = graph.pipe(format="xdot", encoding="utf-8").replace("\\\n", "")
+    texts = re.findall(r"T (\S+) (\S+) (-?1|0) (\S+) \d+ -", xdot)
+    assert len(texts) == 3 * len(paths) and {j for _, _, j, _ in texts} == {"-1"}  # left x
+    rows = [texts[k:k + 3] for k in range(0, len(texts), 3)]
+    assert len({float(y) for (_, y, _, _), _, _ in rows}) == len(paths)
+    for column, edge in ((0, "right"), (1, "left"), (2, "right")):
+        xs = {round(float(r[column][0]) + (float(r[column][3]) if edge == "right" else 0), 1)
+              for r in rows}
+        assert len(xs) == 1, (column, xs)
+    assert "u = ε" in _paths_table(paths) and "&lt;" in _paths_table(
+        [LatticePath(("<",), (), 1.0, 1.0)])
 
 
 def test_captions_wrap():

@@ -24,10 +24,7 @@ SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 EPS = "ε"
 CAPTION_COLUMNS = 100  # caption lines wrap here (one long line made small graphs 1,600 px wide)
-SANS = "sans-serif"  # fontconfig falls back per glyph: Noto fonts
-# a monospace font whose wide characters take exactly two columns (DejaVu Sans Mono, the usual
-# monospace, has no CJK: its fallback's are 1.66 columns wide), else the usual one
-MONO = "Noto Sans Mono CJK SC,monospace"
+SANS, MONO = "sans-serif", "monospace"  # fontconfig falls back per glyph: Noto fonts
 
 
 def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:

@@ -14,6 +14,7 @@ paths they leave out (:func:`sample_slots` samples once for all slots of a sente
 """
 from __future__ import annotations
 
+import html
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +31,6 @@ from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
 from .dot import EPS, MONO, digraph
-from .layout import text_width
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
            "paths_graph", "sample_slots", "sentence_lattice", "slot_paths"]
@@ -137,15 +137,15 @@ def slot_paths(inference: Inference, s: int, slot: int, k: int = 10,
                      sum(p.posterior for p in drawn), sampled.backoff / sampled.samples)
 
 
-def _path_rows(paths: Sequence[LatticePath]) -> list[str]:
-    """One row per path, its number right-aligned and its u padded to the widest u's columns (a
-    wide character two: the box's font is :data:`~fstpunct.show.dot.MONO`) so that the us and
-    the probabilities align."""
-    us = [" ".join(p.u) or EPS for p in paths]
-    cols = [round(text_width(u, 1, wide=2, other=1)) for u in us]
-    digits = len(str(len(paths)))
-    return [f"{i:>{digits}}. u = {u}{' ' * (max(cols) - c)}   p ≈ {p.posterior:.3f}"
-            for i, (p, u, c) in enumerate(zip(paths, us, cols), 1)]
+def _paths_table(paths: Sequence[LatticePath]) -> str:
+    """The box listing the paths, as a Graphviz HTML-like table: one row per path, its number
+    and its p right-aligned in their cells, its u left-aligned in its own, so that the columns
+    align whatever width the font gives each mark (a CJK font's full-width marks)."""
+    rows = "".join(f'<TR><TD ALIGN="RIGHT">{i}.</TD>'
+                   f'<TD ALIGN="LEFT">u = {html.escape(" ".join(p.u) or EPS)}</TD>'
+                   f'<TD ALIGN="RIGHT">p ≈ {p.posterior:.3f}</TD></TR>'
+                   for i, p in enumerate(paths, 1))
+    return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">{rows}</TABLE>>'
 
 
 def _arc_label(builder: LatticeBuilder, arc: int, p: float) -> str:
@@ -195,8 +195,7 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
         g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
                graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))),
                penwidth=f"{0.6 + 2.4 * f / top:.2f}")
-    g.node("paths", graphviz.escape("\n".join(_path_rows(paths.paths))).replace("\n", "\\l")
-           + "\\l", shape="box", fontname=MONO, fontsize="10")
+    g.node("paths", _paths_table(paths.paths), shape="plaintext", fontname=MONO, fontsize="10")
     return g
 
 

@@ -28,15 +28,13 @@ LABEL_RISE = 3     # px from a label's height to its baseline
 LIFTS = 1          # half levels a label may rise above its arc to keep clear of other curves
 
 
-def text_width(text: str, size: float = FONT, wide: float = 1.0, other: float = 0.6) -> float:
-    """An estimate of the rendered width of ``text`` at ``size`` px: ``wide`` em for each wide
-    East Asian character, none for combining marks, ``other`` em for the rest (``wide=2,
-    other=1, size=1``: columns in a CJK monospace font)."""
+def text_width(text: str, size: float = FONT) -> float:
+    """An estimate of the rendered width of ``text`` at ``size`` px."""
     em = 0.0
     for c in text:
         if unicodedata.combining(c) or unicodedata.category(c) in ("Mn", "Me", "Cf"):
             continue
-        em += wide if unicodedata.east_asian_width(c) in ("W", "F") else other
+        em += 1.0 if unicodedata.east_asian_width(c) in ("W", "F") else 0.6
     return em * size
 
 
