@@ -2,7 +2,8 @@
 over the arcs' curves, in the layout of the first N dev sentences of some languages (bundled
 models, gold trees).
 
-Counts, per language, the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
+Prints, per language, the pictures' mean width and height (px) and the CPU time of laying
+them out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
 interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
 arc), the pairs of labels at one height whose extents (the layout's width estimate) overlap,
 and the pairs of a label and another arc whose curve (or the root arrow) passes through the
@@ -17,8 +18,10 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
+import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import ModuleType
 
@@ -76,8 +79,14 @@ def main() -> None:
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences")
     for lang in args.langs:
         sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
-        lays = [module.layout(v) for v in sentence_views(load_model(lang), sents, k=0)]
-        print(f"{lang}: {len(lays)} sentences, {sum(map(crossings, lays))} crossing arc pairs, "
+        views = list(sentence_views(load_model(lang), sents, k=0))
+        start = time.process_time()
+        lays = [module.layout(v) for v in views]
+        cpu = time.process_time() - start
+        print(f"{lang}: {len(lays)} sentences, mean width "
+              f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
+              f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
+              f"{sum(map(crossings, lays))} crossing arc pairs, "
               f"{sum(map(label_overlaps, lays))} overlapping label pairs, "
               f"{sum(map(labels_on_curves, lays))} labels on curves")
 
