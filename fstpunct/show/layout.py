@@ -119,11 +119,12 @@ def _label_room(view: SentenceView) -> list[list[tuple[int, float]]]:
     return room
 
 
-def label_box(arc: Arc) -> tuple[float, float, float, float]:
-    """The box ``arc``'s label covers as drawn (its width estimated): left and right x, and
-    bottom and top as heights above the arcs' ends (a quarter em below the baseline to three
-    quarters above it)."""
-    half, base = text_width(arc.label, SMALL) / 2, arc.label_height + LABEL_RISE
+def label_box(arc: Arc, half: float | None = None) -> tuple[float, float, float, float]:
+    """The box ``arc``'s label covers as drawn (``half`` its half-width, default the estimate):
+    left and right x, and bottom and top as heights above the arcs' ends (a quarter em below
+    the baseline to three quarters above it)."""
+    half = text_width(arc.label, SMALL) / 2 if half is None else half
+    base = arc.label_height + LABEL_RISE
     return arc.label_x - half, arc.label_x + half, base - SMALL / 4, base + 3 * SMALL / 4
 
 
@@ -143,18 +144,19 @@ def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16
     return any(min(a, b) < top and bottom < max(a, b) for a, b in zip(ys, ys[1:]))
 
 
-def _between(label: Arc, arc: Arc) -> bool:
-    """Whether ``arc``'s curve runs between ``label``'s arc and its label, at the label's x
-    (the label would seem to be ``arc``'s)."""
+def _between(label: Arc, bottom: float, arc: Arc) -> bool:
+    """Whether ``arc``'s curve runs between ``label``'s arc and its label (its box's bottom at
+    ``bottom``), at the label's x (the label would seem to be ``arc``'s)."""
     lo, hi = sorted((arc.x1, arc.x2))
     if not arc.head or not lo < label.label_x < hi:
         return False
-    return _arc_y(label, label.label_x) < _arc_y(arc, label.label_x) < label_box(label)[2]
+    return _arc_y(label, label.label_x) < _arc_y(arc, label.label_x) < bottom
 
 
 def label_crossings(lay: Layout) -> int:
     """Pairs of a relation label and another arc whose curve passes through its box."""
-    return sum(_through(label_box(a), b) for a in lay.arcs for b in lay.arcs if b is not a)
+    boxes = [label_box(a) for a in lay.arcs]
+    return sum(_through(box, b) for a, box in zip(lay.arcs, boxes) for b in lay.arcs if b is not a)
 
 
 def _label_places(arcs: list[Arc]) -> list[Arc]:
@@ -169,10 +171,15 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     out = list(arcs)
     labelled: dict[float, list[tuple[float, float]]] = {}  # label height -> labels' extents
 
-    def clear_of_labels(a: Arc) -> bool:
-        half = text_width(a.label, SMALL) / 2 + GAP
-        return not any(lo < a.label_x + half and a.label_x - half < hi
+    def clear_of_labels(a: Arc, half: float) -> bool:
+        pad = half + GAP
+        return not any(lo < a.label_x + pad and a.label_x - pad < hi
                        for lo, hi in labelled.get(a.label_height, ()))
+
+    def clear(a: Arc, half: float, others: list[Arc]) -> bool:
+        box = label_box(a, half)
+        return clear_of_labels(a, half) and not any(
+            _through(box, b) or _between(a, box[2], b) for b in others)
 
     for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
         a = arcs[k]
@@ -183,16 +190,15 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         tries = (dataclasses.replace(a, label_height=a.height + lift * LEVEL / 2,
                                      label_x=mid + shift)
                  for lift in range(LIFTS + 1) for shift in shifts)
-        others = [b for b in arcs if b is not a]
-        placed = next((c for c in tries if clear_of_labels(c) and not any(
-            _through(label_box(c), b) or _between(c, b) for b in others)), None)
+        half, others = text_width(a.label, SMALL) / 2, [b for b in arcs if b is not a]
+        placed = next((c for c in tries if clear(c, half, others)), None)
         if placed is None:
             placed = a
-            while not clear_of_labels(placed):
+            while not clear_of_labels(placed, half):
                 placed = dataclasses.replace(placed, label_height=placed.label_height + LEVEL / 2)
-        half = text_width(a.label, SMALL) / 2 + GAP
-        labelled.setdefault(placed.label_height, []).append((placed.label_x - half,
-                                                             placed.label_x + half))
+        pad = half + GAP
+        labelled.setdefault(placed.label_height, []).append((placed.label_x - pad,
+                                                             placed.label_x + pad))
         out[k] = placed
     return out
 
