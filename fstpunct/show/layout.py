@@ -107,15 +107,14 @@ def _levels(heads: tuple[int, ...]) -> list[int]:
     return level
 
 
-def _label_room(view: SentenceView) -> list[list[tuple[int, float]]]:
-    """For each word (0-based), the earlier words joined to it by an arc and the distance
-    their centres need for that arc's label: its estimated width and two gaps on either side,
-    where the legs of longer arcs leaving the same words rise."""
-    room: list[list[tuple[int, float]]] = [[] for _ in range(view.n)]
+def _label_room(view: SentenceView) -> list[float]:
+    """For each slot between two words, the distance their centres need for the label of an
+    arc joining them: its estimated width and two gaps on either side, where the legs of
+    longer arcs leaving the same words rise; 0 where no arc joins them."""
+    room = [0.0] * (view.n + 1)
     for d, h in enumerate(view.heads):
-        if h:
-            room[max(h, d + 1) - 1].append((min(h, d + 1) - 1,
-                                            text_width(view.deprels[d], SMALL) + 4 * GAP))
+        if h and abs(h - (d + 1)) == 1:
+            room[max(h, d + 1) - 1] = text_width(view.deprels[d], SMALL) + 4 * GAP
     return room
 
 
@@ -219,9 +218,9 @@ def layout(view: SentenceView) -> Layout:
         surface = [text_width(t) for t in slot.surface]
         inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
                     sum(surface) + GAP * max(len(surface) - 1, 0))
-        if i < n:  # word i's centre far enough from the earlier words joined to it
-            centre = x + inner + GAP + text_width(view.words[i]) / 2
-            inner += max([0.0] + [centres[j] + r - centre for j, r in room[i]])
+        if 0 < i < n:  # neighbours' centres far enough apart for their arc's label
+            apart = (text_width(view.words[i - 1]) + text_width(view.words[i])) / 2 + GAP
+            inner = max(inner, room[i] - apart)
         mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
