@@ -14,10 +14,12 @@ from hypothesis import strategies as st
 from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
 from fstpunct.show.layout import (
+    GAP,
     SMALL,
     Arc,
     Layout,
     _arc_y,
+    _label_room,
     crossings,
     label_crossings,
     layout,
@@ -96,6 +98,19 @@ def test_labels_of_one_height_do_not_overlap(views):
     assert all(a.label_height == a.height for a in arcs) and len({a.height for a in arcs}) == 2
     assert crossings(layout(short)) == 0  # as before de06b7d
     assert sum(crossings(layout(v)) for v in views) <= 1
+
+
+def test_label_room_has_two_gaps_where_a_longer_arc_leaves_a_word_over_the_other():
+    """Neighbours joined by an arc stand the label's width and a gap either side apart, two
+    where a longer arc leaves one of them over the other (its leg rises by the label's corner):
+    'd' hangs from 'b' over 'c', so b-c's 'case' gets two; a-b's 'compound' one (the arc from
+    'b' to 'd' leaves b away from a); c and d are not joined."""
+    rows = [("a", 2, "compound"), ("b", 0, "root"), ("c", 2, "case"), ("d", 2, "obj")]
+    text = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n"
+                   for k, (w, h, rel) in enumerate(rows, 1)) + "\n"
+    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(text)), k=0)
+    assert _label_room(view) == [0.0, text_width("compound", SMALL) + 2 * GAP,
+                                 text_width("case", SMALL) + 4 * GAP, 0.0, 0.0]
 
 
 def test_crossings_are_counted_as_drawn():

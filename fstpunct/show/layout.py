@@ -109,12 +109,16 @@ def _levels(heads: tuple[int, ...]) -> list[int]:
 
 def _label_room(view: SentenceView) -> list[float]:
     """For each slot between two words, the distance their centres need for the label of an
-    arc joining them: its estimated width and two gaps on either side, where the legs of
-    longer arcs leaving the same words rise; 0 where no arc joins them."""
+    arc joining them: its estimated width and a gap on either side, two where a longer arc
+    leaves one of the words over the other (its leg rises by the label's corner); 0 where no
+    arc joins them."""
+    spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
     room = [0.0] * (view.n + 1)
     for d, h in enumerate(view.heads):
+        lo = min(h, d + 1)
         if h and abs(h - (d + 1)) == 1:
-            room[max(h, d + 1) - 1] = text_width(view.deprels[d], SMALL) + 4 * GAP
+            legs = any((a == lo and b > lo + 1) or (b == lo + 1 and a < lo) for a, b in spans)
+            room[lo] = text_width(view.deprels[d], SMALL) + (4 if legs else 2) * GAP
     return room
 
 
