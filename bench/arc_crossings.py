@@ -7,7 +7,9 @@ them out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.c
 interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
 arc), the pairs of labels at one height whose extents (the layout's width estimate) overlap,
 and the pairs of a label and another arc whose curve (or the root arrow) passes through the
-label's box (:func:`fstpunct.show.layout.label_crossings`, the curve sampled over the box).
+label's box (:func:`fstpunct.show.layout.labels_on_curves`, the curve sampled over the box),
+these by the curve (an arc enclosing the label's arc or another, sharing one of its words or
+none) and how many of them have the label at its own arc.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out), to compare a
 change with its parent.
@@ -22,12 +24,13 @@ import statistics
 import subprocess
 import sys
 import time
+from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
-from fstpunct.show.layout import SMALL, Arc, Layout, crossings, label_crossings, text_width
+from fstpunct.show.layout import SMALL, Arc, Layout, crossings, labels_on_curves, text_width
 from fstpunct.show.sentence import sentence_views
 from fstpunct.ud.release import split_source
 
@@ -47,13 +50,29 @@ def layout_at(commit: str) -> ModuleType:
     return module
 
 
-def labels_on_curves(lay: Layout) -> int:
-    """:func:`label_crossings` of ``lay``, whose arcs may come from an older layout.py: a label
-    without its own height is at its arc's, one without its own x over the arc's middle."""
+def with_labels(lay: Layout) -> Layout:
+    """``lay``, whose arcs may come from an older layout.py, with every label placed: one
+    without its own height at its arc's, one without its own x over the arc's middle."""
     arcs = tuple(Arc(a.head, a.dep, a.x1, a.x2, a.y, a.height, a.label,
                      getattr(a, "label_height", a.height),
                      getattr(a, "label_x", (a.x1 + a.x2) / 2)) for a in lay.arcs)
-    return label_crossings(Layout(lay.width, lay.height, lay.rtl, (), arcs, (), 0, 0))
+    return Layout(lay.width, lay.height, lay.rtl, (), arcs, (), 0, 0)
+
+
+def curve_kinds(lay: Layout) -> Counter[str]:
+    """``lay``'s label/curve pairs by the curve: an arc whose words enclose the label's arc's
+    (or not: the root arrow among these), sharing one of its words or none; and how many of
+    the labels stand at their own arc (over its apex, neither moved nor lifted)."""
+    kinds: Counter[str] = Counter()
+    for a, b in labels_on_curves(with_labels(lay)):
+        encloses = bool(b.head) and min(b.head, b.dep) <= min(a.head, a.dep) \
+            and max(a.head, a.dep) <= max(b.head, b.dep)
+        shares = bool({a.head, a.dep} & {b.head, b.dep})
+        kinds[f"{'an enclosing' if encloses else 'another'} arc sharing "
+              f"{'a word' if shares else 'none'}"] += 1
+        kinds["labels at their own arc"] += (a.label_height == a.height
+                                             and a.label_x == (a.x1 + a.x2) / 2)
+    return kinds
 
 
 def label_overlaps(lay: Layout) -> int:
@@ -88,7 +107,14 @@ def main() -> None:
               f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
               f"{sum(map(crossings, lays))} crossing arc pairs, "
               f"{sum(map(label_overlaps, lays))} overlapping label pairs, "
-              f"{sum(map(labels_on_curves, lays))} labels on curves")
+              f"{sum(len(labels_on_curves(with_labels(lay))) for lay in lays)} labels on "
+              "curves")
+        kinds = sum(map(curve_kinds, lays), Counter())
+        print("  labels on curves by the curve: " + ", ".join(
+            f"{kinds[k]} {k}" for k in ("an enclosing arc sharing a word",
+                                         "an enclosing arc sharing none",
+                                         "another arc sharing a word", "another arc sharing none"))
+              + f"; {kinds['labels at their own arc']} labels at their own arc")
 
 
 if __name__ == "__main__":

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "crossings", "label_box", "label_crossings", "layout",
-           "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "crossings", "label_box", "label_crossings",
+           "labels_on_curves", "layout", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -156,10 +156,16 @@ def _between(label: Arc, bottom: float, arc: Arc) -> bool:
     return _arc_y(label, label.label_x) < _arc_y(arc, label.label_x) < bottom
 
 
+def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
+    """The pairs (an arc, another arc whose curve passes through the first one's label box)."""
+    boxes = [label_box(a) for a in lay.arcs]
+    return [(a, b) for a, box in zip(lay.arcs, boxes) for b in lay.arcs
+            if b is not a and _through(box, b)]
+
+
 def label_crossings(lay: Layout) -> int:
     """Pairs of a relation label and another arc whose curve passes through its box."""
-    boxes = [label_box(a) for a in lay.arcs]
-    return sum(_through(box, b) for a, box in zip(lay.arcs, boxes) for b in lay.arcs if b is not a)
+    return len(labels_on_curves(lay))
 
 
 def _label_places(arcs: list[Arc]) -> list[Arc]:
