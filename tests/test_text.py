@@ -329,9 +329,10 @@ def test_decode_text_parses_with_a_parser_of_any_mode(mode, tokens_parser, remov
                                                       tmp_path):
     """decode's sentences keep their marks, so a parser of any punctuation mode parses them as
     it was trained to (a ``removed``-mode one leaves the marks out and attaches them after, the
-    others parse them with the words): ``decode --text --parser`` takes either, unlike restore
-    (stripped sentences: ``removed`` only) and correct (``tokens`` only), and every tree it
-    writes is that parser's own parse of the tagged sentence."""
+    others read them, as tokens or as properties of the neighbouring words, parser/punct.py):
+    ``decode --text --parser`` takes either, unlike restore (stripped sentences: ``removed``
+    only) and correct (``tokens`` only), and every tree it writes is that parser's own parse of
+    the tagged sentence."""
     folder = {"tokens": tokens_parser, "removed": removed_parser}[mode]
     src, out = tmp_path / "in.txt", tmp_path / "out.conllu"
     src.write_text("Dale means \"river valley.\"\nHail the king, Arthur Pendragon!\n",

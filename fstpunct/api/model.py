@@ -190,12 +190,14 @@ class Model:
     def pipeline(self, *, lowercase: bool | None = None, tagger: Folder | Tagger | None = None,
                  parser: Folder | ParserModel | None = None, beam: int | None = None
                  ) -> Pipeline:
-        """The tagger and ``removed``-mode parser that text and unparsed CoNLL-U go through:
-        those in this model's folder (``tagger/``, ``parser/``; for ``lowercase`` text
+        """The tagger and parser that text and unparsed CoNLL-U go through: those in this
+        model's folder (``tagger/``, ``parser/``; for ``lowercase`` text
         ``tagger-lc/`` and ``parser-lc/`` if there is one; ``lowercase=None``, the case not
         known: ``tagger-lc/`` for the sentences without capital letters; see
         :func:`fstpunct.parser.pipeline.load_pipeline`), or the folders (or loaded models)
-        ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's)."""
+        ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's). The bundled
+        parser is ``removed``-mode; a given ``parser`` parses in its own mode (:meth:`restore`
+        checks that it is ``removed``-mode, :meth:`decode` takes any)."""
         from ..parser.pipeline import load_pipeline
         return load_pipeline(self.folder, lowercase, tagger, parser, beam)
 

@@ -24,16 +24,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(default 1)")
     add_pool_arguments(parser)
     add_text_arguments(parser, "decode punctuated plain text: marks the model knows are split "
-                               "off the words, the words tagged and parsed without them, the "
-                               "marks attached, decoded by the language's text/ model where it has "
-                               "one and --model is not given (--format text: each sentence's T′ "
-                               "as a line)")
+                               "off the words, the words tagged without them and parsed (by the "
+                               "bundled parser without them, the marks attached after), decoded "
+                               "by the language's text/ model where it has one and --model is "
+                               "not given (--format text: each sentence's T′ as a line)")
     parser.add_argument("--parser", metavar="DIR",
                         help="parser for sentences without a tree (default: the model's "
                              "bundled 'removed'-mode parser/ or parser-lc/); any punctuation "
                              "mode, as the sentences keep their marks: a 'removed'-mode parser "
-                             "leaves them out and attaches them after, the others parse them "
-                             "with the words")
+                             "leaves them out and attaches them after, the others read them, "
+                             "as tokens or as properties of the neighbouring words")
     parser.add_argument("--beam", type=positive, help="parser beam (default: the parser's)")
     add_quiet_argument(parser)
 

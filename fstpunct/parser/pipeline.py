@@ -1,4 +1,4 @@
-"""Text to trees: a UPOS tagger and a ``removed``-mode parser used together.
+"""Text to trees: a UPOS tagger and a parser used together.
 
 A bundled model folder ``fstpunct/models/<lang>/`` may hold, beside the punctuation model,
 ``tagger/`` (a :class:`~.tagger.Tagger`), ``tagger-lc/`` (one trained on lower-cased text),
@@ -10,6 +10,10 @@ every HEAD is ``_``. Unless told the text's case, a pipeline tags a sentence wit
 letters (but with lower-case ones) with the lower-case tagger, if there is one: on en dev
 lower-cased, the cased tagger is right on 89.3% of the words, the lower-case one on 93.0%
 (and on the 242 dev sentences that have no capital letter, 92.5% against 92.9%).
+
+The bundled parsers are ``removed``-mode; a parser given instead parses in its own punctuation
+mode (:func:`~.decode.parse`). Restore takes only a ``removed``-mode one (its sentences are
+stripped of their marks) and checks it; decode takes any (its sentences keep their marks).
 """
 from __future__ import annotations
 
@@ -81,8 +85,9 @@ class Pipeline:
                                    words=words_out)
 
     def parsed(self, sent: Sentence) -> Sentence:
-        """A copy of ``sent`` parsed with its punctuation removed (the punctuation attached as
-        :func:`~.punct.reattach` does)."""
+        """A copy of ``sent`` parsed by the parser in its own punctuation mode
+        (:func:`~.decode.parse`: a ``removed``-mode parser leaves the marks out, and they are
+        attached after as :func:`~.punct.reattach` does; the other modes read them)."""
         return parse(self.parser, sent, self.beam)
 
 
