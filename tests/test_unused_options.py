@@ -26,6 +26,7 @@ CASES = [
     (["restore", "--model", "en", "--mbr", "slot"], "mbr (--mbr): only with samples"),
     (["restore", "--model", "en", "--seed", "3"], "seed (--seed): only with samples"),
     (["restore", "--model", "en", "--mix-weight", "0.3"], "mix_weight (--mix-weight): only with"),
+    (["restore", "--trivial", "en", "--lang", "ko"], "--lang ko: not with --trivial en"),
     (["correct", "--decoder", "slot", "--samples", "5"], "decoder (--decoder): for the exact"),
     (["correct", "--edit-cost", "1", "--support", "0.1", "--samples", "2"],
      "edit_cost (--edit-cost), support (--support): for the exact decoders only"),

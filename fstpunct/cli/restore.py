@@ -106,8 +106,11 @@ def run(args: argparse.Namespace) -> int:
         if args.trivial or args.crf:
             method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
-            # the tagger and parser of text: --trivial's language, else --lang, else the
-            # CRF's own (its meta.json lang), else English
+            # the tagger and parser of text: --trivial's language (another --lang is refused),
+            # else --lang, else the CRF's own (its meta.json lang), else English
+            if args.trivial and args.lang not in (None, args.trivial):
+                raise InputError(f"--lang {args.lang}: not with --trivial {args.trivial}, whose "
+                                 "language is the text's (its tagger and parser)")
             lang = args.trivial or args.lang or (args.crf and method.meta.get("lang")) or "en"
 
             def pipeline() -> Pipeline:
