@@ -10,6 +10,7 @@ from test_correction import PLAIN, RELATIVE, conll, learner_pairs, sentences
 from test_treedp import enumerate_choices
 
 from fstpunct.apps.correction.correct import Prepared, corrected, slot_distributions
+from fstpunct.apps.correction.draws import learner_draws, sentence_streams
 from fstpunct.apps.correction.model import drawn, learner_contexts, sharpened, train, with_learner
 from fstpunct.apps.correction.readings import readings, stands_for
 from fstpunct.apps.correction.rerank import Nbest, correction_log_probs
@@ -87,6 +88,28 @@ def enumerated(model, ss):
     values = enumerate_choices(tree)
     z = sum(values.values())
     return [(inference._pairs_of(labels, choice), v / z) for choice, v in values.items()]
+
+
+def test_sentence_k_draws_from_the_stream_seed_first_plus_k():
+    """The streams are (seed, first + k) (draws.sentence_streams); drawn and readings draw from
+    them (learner_draws): sentence k's draws are those of Inference.sample from
+    default_rng((seed, first + k)). sample_each refuses streams that are not one per sentence
+    and a size below 1. A flattened channel (β 0.3) makes the draws differ."""
+    assert sentence_streams(5, 2, 3) == [(5, 2), (5, 3), (5, 4)]
+    english = load_model("en")
+    unsure = replace(english, channel=sharpened(english.channel, 0.3))
+    text = [to_slots(s) for s in sentences(conll(PLAIN, "p") + conll(RELATIVE, "r", drop=(1, 4))
+                                           + conll(RELATIVE, "q", drop=(1,)))]
+    inference, sampled = learner_draws(unsure, text, 6, seed=5, first=2)
+    own = [inference.sample(k, np.random.default_rng((5, 2 + k)), 6) for k in range(len(text))]
+    assert sampled == own and len({tuple(d) for d in own[1]}) > 1
+    assert [[ss.contexts for ss in d] for d in drawn(unsure, text, 6, seed=5, first=2)] == [
+        [learner_contexts(ss, own[k][d][:ss.n]) for k, ss in enumerate(text)] for d in range(6)]
+    assert learner_draws(unsure, [], 6, seed=5, first=2) is None
+    with pytest.raises(ValueError, match="2 random streams for 3 sentences"):
+        inference.sample_each(6, sentence_streams(5, 2, 2))
+    with pytest.raises(InputError, match=r"the draws of T′ must be at least 1 \(got 0\)"):
+        inference.sample_each(0, sentence_streams(5, 2, 3))
 
 
 def test_drawn_readings_follow_the_joint_posterior(pairs):
@@ -279,7 +302,7 @@ def test_readings_refuse_no_draws_and_compare_in_model_symbols(pairs):
 
 def test_a_sentences_reading_posteriors_do_not_depend_on_its_batch():
     """The diagnostic draws sentence k of a call from stream (seed, first + k), as drawn
-    readings do (Inference.sample_each): each sentence's posteriors alone at its place equal
+    readings do (draws.sentence_streams): each sentence's posteriors alone at its place equal
     those in the batch (one generator for the whole call made sentences 1 and 3 differ), and
     another place draws otherwise. A flattened channel (β 0.3) makes the readings unsure."""
     english = load_model("en")

@@ -787,7 +787,7 @@ class Inference:
         return self.sample_all(rng, size, range(s, s + 1))[0]
 
     @staticmethod
-    def check_draws(size: int, seed: int = 0) -> None:
+    def check_draws(size: int, seed: int) -> None:
         """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (the draws of T′ asked for and the
         seed of their random streams; callers with nothing to draw check them too)."""
         if size < 1 or seed < 0:  # numpy's traceback for a negative seed
@@ -800,7 +800,8 @@ class Inference:
         random stream ``streams[k]`` (a numpy SeedSequence entropy, the caller's scheme), so
         that a sentence's samples do not depend on the other sentences of the batch:
         ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1."""
-        self.check_draws(size)
+        if size < 1:
+            raise InputError(f"the draws of T′ must be at least 1 (got {size})")
         if len(streams) != len(self.batch):
             raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
         forest, flat, _ = self.forest(False)  # the batch's layout, built once for every stream

@@ -78,11 +78,12 @@ from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion, marks
 from ..restoration.exact import EXACT_DECODERS, SlotDistribution
+from .draws import learner_draws
 from .gate import FEATURES
 from .platt import PLATT_SIZE
 
 __all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center", "drawn",
-           "learner_contexts", "sentence_streams", "sharpened", "train", "unexplained",
+           "learner_contexts", "sharpened", "train", "unexplained",
            "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
@@ -152,24 +153,16 @@ def with_learner(learner: PunctModel, sentences: Sequence[SlotSentence]) -> list
             for ss, pairs in zip(sentences, inference.viterbi_all())]
 
 
-def sentence_streams(seed: int, first: int, count: int) -> list[tuple[int, int]]:
-    """The random streams of ``count`` sentences, the first of them sentence ``first`` of a
-    longer input: sentence k's is (seed, first + k), so that its draws of T_e′
-    (:meth:`~fstpunct.model.punct.Inference.sample_each`) do not depend on the others."""
-    return [(seed, first + k) for k in range(count)]
-
-
 def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, seed: int = 0,
           first: int = 0) -> list[list[SlotSentence]]:
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
-    random stream (seed, first + k) (:func:`sentence_streams`), so its readings do not depend
-    on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked first)."""
-    Inference.check_draws(draws, seed)
-    if not sentences:
+    random stream (seed, first + k) (:func:`.draws.learner_draws`), so its readings do not
+    depend on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked first)."""
+    got = learner_draws(learner, sentences, draws, seed, first)
+    if got is None:
         return [[] for _ in range(draws)]
-    inference = Inference(learner, learner.prepare(sentences))
-    sampled = inference.sample_each(draws, sentence_streams(seed, first, len(sentences)))
+    sampled = got[1]
     return [[replace(ss, contexts=learner_contexts(ss, pairs[d][:ss.n] if ss.n else ()))
              for ss, pairs in zip(sentences, sampled)] for d in range(draws)]
 

@@ -20,11 +20,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...model.punct import Inference, PunctModel
+from ...model.punct import PunctModel
 from ...model.vocab import Puncteme
 from ...ud.slots import BOUNDARY, SlotSentence, slot_members, underlying_slot
 from ..rephrase.underlying import Aligner
-from .model import sentence_streams
+from .draws import learner_draws
 
 __all__ = ["SlotReading", "readings", "stands_for"]
 
@@ -61,14 +61,13 @@ def readings(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int 
              seed: int = 0, first: int = 0) -> list[list[SlotReading]]:
     """Every slot's :class:`SlotReading` of every sentence (all with words) under ``learner``,
     its posterior from ``draws`` (≥ 1) exact draws of T′, sentence k's from the random stream
-    (seed, first + k) (:func:`~.model.sentence_streams`), as drawn readings' are, so that a
+    (seed, first + k) (:func:`~.draws.learner_draws`), as drawn readings' are, so that a
     sentence's posteriors do not depend on the other sentences of the call (``draws`` and
     ``seed`` checked first)."""
-    Inference.check_draws(draws, seed)
-    if not sentences:
+    got = learner_draws(learner, sentences, draws, seed, first)
+    if got is None:
         return []
-    inference = Inference(learner, learner.prepare(sentences))
-    sampled = inference.sample_each(draws, sentence_streams(seed, first, len(sentences)))
+    inference, sampled = got
     align = Aligner(learner.channel)
     out = []
     for ss, best, drawn in zip(sentences, inference.viterbi_all(), sampled):
