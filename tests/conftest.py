@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+from learner_pairs import GRAMMAR, learner_pairs
 from toy_release import write_release
 
 from fstpunct.apps.correction.model import CorrectionModel
@@ -62,11 +63,9 @@ def stub_correction(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def hand_corrector():
-    """The correction model of test_correction's hand-made pairs (:func:`learner_pairs`, 12
-    of each; 3 iterations, unlexicalised)."""
-    from test_correction import GRAMMAR, learner_pairs  # a test module: imported when needed
-
+def hand_corrector() -> CorrectionModel:
+    """The correction model of the hand-made pairs (learner_pairs.py, 12 of each; 3
+    iterations, unlexicalised)."""
     learner, originals, fixed = learner_pairs(12)
     return train_correction(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR),
                             iterations=3, settings=Settings(lexical=0))

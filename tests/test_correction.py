@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from learner_pairs import GRAMMAR, PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.api import load
 from fstpunct.apps.correction import correct as correct_module
@@ -39,47 +40,6 @@ from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser import train as train_parser
 from fstpunct.ud.slots import raw_slots, to_slots
-from fstpunct.ud.treebank import read_conllu
-
-GRAMMAR = "grammars/en.rules"
-
-# (form, head, deprel); punctuation has deprel punct
-RELATIVE = [("Peter", 6, "nsubj"), (",", 4, "punct"), ("who", 4, "nsubj"),
-            ("runs", 1, "acl:relcl"), (",", 4, "punct"), ("is", 0, "root"),
-            ("here", 6, "advmod"), (".", 6, "punct")]
-PLAIN = [("We", 2, "nsubj"), ("left", 0, "root"), ("early", 2, "advmod"), (".", 2, "punct")]
-
-
-def conll(rows, sent_id, drop=()):
-    """CoNLL-U of ``rows`` without the tokens at positions ``drop`` (heads renumbered)."""
-    keep = [k for k in range(len(rows)) if k not in drop]
-    new = {k + 1: j for j, k in enumerate(keep, 1)}
-    lines = [f"# sent_id = {sent_id}", "# text = " + " ".join(rows[k][0] for k in keep)]
-    for j, k in enumerate(keep, 1):
-        form, head, rel = rows[k]
-        upos = "PUNCT" if rel == "punct" else "PRON" if form in ("who", "We") else "NOUN"
-        lines.append("\t".join([str(j), form, "_", upos, "_", "_", str(new.get(head, 0)),
-                                rel, "_", "_"]))
-    return "\n".join(lines) + "\n\n"
-
-
-def sentences(text):
-    return list(read_conllu(text.splitlines(keepends=True)))
-
-
-def learner_pairs(copies):
-    """Learners who leave out the commas of a relative clause, and their corrections:
-    ``copies`` relative and plain sentences each, and a learner model (2 EM iterations) on
-    the learners' side."""
-    learner_text = "".join(conll(RELATIVE, f"r{k}", drop=(1, 4)) for k in range(copies))
-    learner_text += "".join(conll(PLAIN, f"p{k}") for k in range(copies))
-    gold_text = "".join(conll(RELATIVE, f"r{k}") for k in range(copies))
-    gold_text += "".join(conll(PLAIN, f"p{k}") for k in range(copies))
-    originals = [to_slots(s) for s in sentences(learner_text)]
-    fixed = [to_slots(s) for s in sentences(gold_text)]
-    start = initial_model(originals, load_grammar(GRAMMAR), settings=Settings(lexical=0))
-    learner, _ = em(start, start.prepare(originals), 2)
-    return learner, originals, fixed
 
 
 def test_learner_contexts():

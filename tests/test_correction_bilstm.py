@@ -3,7 +3,7 @@ finite differences, and training on hand-made pairs (no FCE text)."""
 import itertools
 
 import pytest
-from test_correction import PLAIN, RELATIVE, conll, sentences
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.errors import InputError
 from fstpunct.ud.slots import to_slots

@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.model.store import read_record

@@ -5,8 +5,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll, sentences
 from test_correction_cv import ROOT, learner_folder, punctuation_only_files
 
 from fstpunct.apps.correction.calibrate import Trial

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from learner_pairs import GRAMMAR, PLAIN, RELATIVE, conll, learner_pairs, sentences
 from scipy import stats
-from test_correction import PLAIN, RELATIVE, conll, learner_pairs, sentences
 from test_treedp import enumerate_choices
 
 from fstpunct.apps.correction.correct import Prepared, corrected, slot_distributions
@@ -26,8 +26,6 @@ from fstpunct.model.store import load_model
 from fstpunct.model.train import em, initial_model
 from fstpunct.model.vocab import UNK
 from fstpunct.ud.slots import to_slots
-
-GRAMMAR = "grammars/en.rules"
 
 
 @pytest.fixture(scope="module")

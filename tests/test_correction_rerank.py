@@ -8,8 +8,8 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll, sentences
 from test_correction_cv import cv_then, learner_folder
 
 from fstpunct.apps.correction.crf import features

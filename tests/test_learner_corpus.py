@@ -4,8 +4,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from learner_pairs import PLAIN, RELATIVE, conll
 from script_module import load_script
-from test_correction import PLAIN, RELATIVE, conll
 
 from fstpunct.errors import FstpunctError
 from fstpunct.parser import Model as ParserModel

@@ -1,6 +1,6 @@
 """Jackknifed parses: each fold parsed by the parser trained on the other folds only."""
 import pytest
-from test_correction import RELATIVE, conll, sentences
+from learner_pairs import RELATIVE, conll, sentences
 from test_correction_cv import chained
 
 from fstpunct.errors import InputError

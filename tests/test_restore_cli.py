@@ -172,15 +172,16 @@ def test_crf_text_of_a_language_without_a_bundled_tagger_is_refused(tmp_path, mo
     text.write_text("the king who wields excalibur\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     (tmp_path / "xx" / "tagger").mkdir(parents=True)  # not a tagger
-    for lang, told in (([], "the CRF's language (crf train --lang) 'xx'"), (["--lang", "xx"],
-                                                                            "--lang 'xx'")):
+    english = fstpunct.load("en").folder
+    own = "the CRF's language (crf train --lang) 'xx'"
+    for given, told in (([], own), (["--lang", "xx"], "--lang 'xx'"),
+                        (["--tagger", str(english / "tagger")], own)):  # --tagger alone: no
         capsys.readouterr()
-        assert main(["restore", "--crf", str(crf), *lang, "--text", str(text)]) == 2
+        assert main(["restore", "--crf", str(crf), *given, "--text", str(text)]) == 2
         err = capsys.readouterr().err
         assert err == (f"fstpunct restore: error: no bundled tagger and parser for {told}: give "
                        f"--lang with one of {', '.join(bundled())}, or --tagger DIR and "
                        "--parser DIR\n")
-    english = fstpunct.load("en").folder
     assert main(["restore", "--crf", str(crf), "--text", str(text), "--tagger",
                  str(english / "tagger"), "--parser", str(english / "parser")]) == 0
     given = capsys.readouterr().out

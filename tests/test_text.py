@@ -323,7 +323,6 @@ def test_decode_text(pipe, model):
     assert [ln.rstrip() for ln in model.decode(iter(text.splitlines()), **kw)] == lines
 
 
-
 @pytest.mark.parametrize("mode", ["tokens", "removed"])
 def test_decode_text_parses_with_a_parser_of_any_mode(mode, tokens_parser, removed_parser, pipe,
                                                       tmp_path):
@@ -345,6 +344,7 @@ def test_decode_text_parses_with_a_parser_of_any_mode(mode, tokens_parser, remov
     for sent in decoded:
         assert [(w.head, w.deprel) for w in parse(parser, sent).words] == \
             [(w.head, w.deprel) for w in sent.words]
+
 
 def test_text_formats_and_kinds(pipe, model, tmp_path):
     kw = dict(tagger=pipe / "tagger", parsers=[pipe / "parser"])
