@@ -334,16 +334,17 @@ def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
     return source, [with_words(g, s) for g, s in zip(gold, source)]
 
 
-def read_trees(path: str, data: Path, split: str) -> dict[str, Sentence]:
-    """The learner sentences of ``split`` with the trees of the CoNLL-U file ``path`` (e.g.
-    ``jackknife``'s), by sent_id; every sentence of the split must be there with the same
+def read_trees(path: str, data: Path, splits: Sequence[str]) -> dict[str, Sentence]:
+    """The learner sentences of ``splits`` with the trees of the CoNLL-U file ``path`` (e.g.
+    ``jackknife``'s), by sent_id; every sentence of those splits must be there with the same
     tokens."""
     trees = {s.sent_id: s for s in read_file(path)}
-    for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
-        t = trees.get(s.sent_id)
-        if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
-            _fail(f"{path}: sentence {s.sent_id} of {split} is "
-                  + ("missing" if t is None else "not the learner's (other tokens)"))
+    for split in splits:
+        for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
+            t = trees.get(s.sent_id)
+            if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
+                _fail(f"{path}: sentence {s.sent_id} of {split} is "
+                      + ("missing" if t is None else "not the learner's (other tokens)"))
     return trees
 
 
@@ -706,7 +707,7 @@ def table(args: argparse.Namespace) -> None:
     if args.agree and agreed.get("decoder", "balanced") != decoder:
         _fail(f"{args.agree}: an agree run with --decoder {agreed.get('decoder', 'balanced')}, "
               f"not {decoder}: give table the same --decoder")
-    trees = read_trees(args.train_trees, data, "train") if args.train_trees else None
+    trees = read_trees(args.train_trees, data, ["train"]) if args.train_trees else None
     train_src, train_gold = split_pairs(data, "train", parser, trees=trees)
     keys = [_key("train", ISOMORPHIC, s) for s in train_src]
     if args.extra:
@@ -1806,24 +1807,30 @@ def crossfit_trees(args: argparse.Namespace) -> None:
     if args.train_trees:
         if splits != ["train"]:
             _fail("crossfit: --train-trees are trees of train: give --split train only")
-        trees = read_trees(args.train_trees, data, "train")
+        trees = read_trees(args.train_trees, data, ["train"])
     pooled, extra = pooled_pairs(data, splits, args.extra, parser, trees)
     crossfit(Path(args.output), models, pooled, extra, fold_of)
 
 
 def jackknife(args: argparse.Namespace) -> None:
-    """Every learner train sentence parsed by the parser trained on the other folds' (folds by
-    FCE document, :func:`document_folds`; :func:`~fstpunct.parser.jackknife.jackknifed`),
-    written as CoNLL-U for ``table --train-trees`` and ``crossfit --train-trees``."""
-    data = Path(args.data)
-    learner_text, fold_of = document_folds(data, ["train"], args.folds)
-    train_text = learner_text["train"]
-    parsed = jackknifed(train_text, [fold_of[_document(s)] for s in train_text],
-                        list(read_file(data / "en_esl-ud-dev.conllu")), "tokens", args.beam,
-                        args.work, epochs=args.epochs)
-    s = parse_score(train_text, parsed)
-    print(f"{len(parsed)} train sentences parsed by {args.folds} jackknife parsers: word UAS "
-          f"{s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
+    """Every learner sentence of ``--split`` (default train) parsed by the parser trained on
+    the other folds' (folds by FCE document, :func:`document_folds`, as ``cv``'s over the same
+    splits; :func:`~fstpunct.parser.jackknife.jackknifed`), written as CoNLL-U for ``table
+    --train-trees``, ``crossfit --train-trees`` and ``compare --after-trees``. The parsers'
+    epoch is chosen on the learner dev sentences; when the splits include dev, on the other
+    folds' dev sentences, which then train no parser (no parser sees its fold's documents)."""
+    data, splits = Path(args.data), args.splits or ["train"]
+    learner_text, fold_of = document_folds(data, splits, args.folds)
+    text = [s for split in splits for s in learner_text[split]]
+    pooled_dev = "dev" in splits
+    dev = [] if pooled_dev else list(sentences_of(data / "en_esl-ud-dev.conllu"))
+    parsed = jackknifed(text, [fold_of[_document(s)] for s in text], dev, "tokens", args.beam,
+                        args.work, epochs=args.epochs,
+                        held_dev=[split == "dev" for split in splits for _ in learner_text[split]]
+                        if pooled_dev else None)
+    s = parse_score(text, parsed)
+    print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {args.folds} jackknife "
+          f"parsers: word UAS {s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
 
 
@@ -2155,10 +2162,14 @@ def main() -> None:
     e.add_argument("--draws", type=int, default=200,
                    help="draws of T' per sentence for the reading's posterior (200)")
     e.add_argument("-o", "--output", required=True, help="JSON of every edit")
-    j = sub.add_parser("jackknife", help="parse every learner train sentence with a tokens-mode "
-                                         "parser trained on the other folds")
+    j = sub.add_parser("jackknife", help="parse every learner sentence of the splits with a "
+                                         "tokens-mode parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
     j.add_argument("--folds", type=int, default=10, help="folds by FCE document (10)")
+    j.add_argument("--split", dest="splits", action="append", choices=SPLITS,
+                   help="parse this split's learner sentences (repeatable; default train; "
+                        "with dev, the parsers choose their epoch on the other folds' dev "
+                        "sentences and do not train on them)")
     j.add_argument("--beam", type=int, default=1, help="the parsers' beam (1: greedy)")
     j.add_argument("--epochs", type=int, default=8, help="at most this many epochs (8)")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")

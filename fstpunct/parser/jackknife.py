@@ -21,10 +21,14 @@ __all__ = ["jackknifed"]
 
 def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
                mode: str, beam: int, work: str | Path,
-               log: Callable[[str], None] | None = None, **settings) -> list[Sentence]:
+               log: Callable[[str], None] | None = None,
+               held_dev: Sequence[bool] | None = None, **settings) -> list[Sentence]:
     """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
     fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
-    ``settings`` passed to :func:`~fstpunct.parser.train.train`. Fold k's parser is saved in
+    ``settings`` passed to :func:`~fstpunct.parser.train.train`. With ``held_dev`` (one flag
+    per sentence; ``dev`` then empty) the flagged sentences train no parser: fold k's parser
+    chooses its epoch on the flagged sentences of the other folds, so that no sentence of fold
+    k is seen at all, and is trained on their unflagged ones. Fold k's parser is saved in
     ``work``/fold{k}, and loaded from there, not trained, when that folder exists and holds the
     parser of fold k of as many folds and training sentences (else an error: it may have seen
     the fold's sentences)."""
@@ -32,10 +36,16 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         raise InputError(f"{len(folds)} folds given for {len(sentences)} sentences")
     if len(set(folds)) < 2:
         raise InputError("jackknifing needs at least two folds")
+    if held_dev is not None and (len(held_dev) != len(sentences) or dev):
+        raise InputError(f"{len(held_dev)} dev flags given for {len(sentences)} sentences"
+                         + (" and a dev set besides" if dev else ""))
+    flags = held_dev if held_dev is not None else [False] * len(sentences)
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in sorted(set(folds)):
         folder = Path(work) / f"fold{fold}"
-        rest = [s for s, f in zip(sentences, folds) if f != fold]
+        rest = [s for s, f, d in zip(sentences, folds, flags) if f != fold and not d]
+        fold_dev = dev if held_dev is None else [s for s, f, d in zip(sentences, folds, flags)
+                                                 if f != fold and d]
         if folder.is_dir():
             model = Model.load(folder)
             saved = [model.info.get(k) for k in ("jackknife_fold", "folds", "train_sentences")]
@@ -44,7 +54,7 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                                  f"sentences {saved}, not {[fold, len(set(folds)), len(rest)]})"
                                  f": remove it or give another work folder")
         else:
-            model = train(rest, dev, mode, beam, folder, log=log, progress=False,
+            model = train(rest, fold_dev, mode, beam, folder, log=log, progress=False,
                           info={"jackknife_fold": fold, "folds": len(set(folds))}, **settings)
             model = Model.load(folder)  # the best epoch's weights, as saved
         for j, f in enumerate(folds):
