@@ -407,11 +407,12 @@ def train_crfs(source: list[Sentence], gold: list[Sentence], dev: list[Sentence]
 @dataclass
 class Reading:
     """What the systems reading the correction model and the CRF correctors share, computed
-    once per sentence: the sentences :class:`Prepared` for the correction model and each CRF
-    corrector's slot marginals."""
+    once per sentence: the sentences :class:`Prepared` for the correction model, each CRF
+    corrector's slot marginals and its Viterbi correction (its insertions), by name."""
 
     prepared: Prepared
     margs: dict[str, list]
+    viterbi: dict[str, list]
 
 
 def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english: PunctModel,
@@ -437,7 +438,8 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
                                           (BILSTM, crfs.bilstm), (BILSTM_KEEP, crfs.bilstm_keep))
               if crf is not None}
     read = Reading(prepared or Prepared.of(model, source),
-                   {name: [crf.marginals(ss) for ss in slots] for name, crf in chains.items()})
+                   {name: [crf.marginals(ss) for ss in slots] for name, crf in chains.items()},
+                   {name: [crf.correct(ss) for ss in slots] for name, crf in chains.items()})
     stripped = read.prepared.stripped
     out["correction"] = read.prepared.corrected_with(decoding)
     plain = Decoding(decoder=decoding.decoder)
@@ -446,15 +448,15 @@ def systems(source: list[Sentence], model: CorrectionModel, crfs: Crfs, english:
     if gate:
         out[GATED] = read.prepared.corrected_with(replace(plain, support=decoding.support,
                                                           gate=gate))
-    for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep)):
-        out[name] = [insert(t, crf.correct(ss)) for t, ss in zip(stripped, slots)]
+    for name in (CRF, KEEP):
+        out[name] = [insert(t, v) for t, v in zip(stripped, read.viterbi[name])]
     if crfs.with_gen is not None:
         gen = generative_features(english, slots)
         out["CRF corrector + gen"] = [insert(t, crfs.with_gen.correct(ss, g))
                                       for t, ss, g in zip(stripped, slots, gen)]
     for name in (BILSTM, BILSTM_KEEP):
         if name in chains:
-            out[name] = [insert(t, chains[name].correct(ss)) for t, ss in zip(stripped, slots)]
+            out[name] = [insert(t, v) for t, v in zip(stripped, read.viterbi[name])]
     if crfs.with_corr:
         corr = [slot_features(ss, d, "c") for ss, d in zip(slots, read.prepared.dists)]
         for name, crf in crfs.with_corr.items():
@@ -757,9 +759,7 @@ def table(args: argparse.Namespace) -> None:
                               {crf: {w: list(np.add(c, prior[crf][w])) for w, c in ws.items()}
                                for crf, ws in tried.items() if crf in prior}, weights)
         if agreements:
-            viterbi = {name: [crf.correct(to_slots(s)) for s in source]
-                       for name, crf in ((CRF, crfs.corrector), (KEEP, crfs.keep))}
-            outputs |= agreement_outputs(read, viterbi, model.decoding_for(parsed), agreements)
+            outputs |= agreement_outputs(read, model.decoding_for(parsed), agreements)
         if args.rerank:
             outputs |= reranked_systems(source, read.prepared.stripped, model, english,
                                         {CRF: crfs.corrector, KEEP: crfs.keep}, chosen)
@@ -1081,22 +1081,27 @@ class CvRun:
         for fold, held in enumerate(self.helds):
             fold_folders(work, fold, ("correct", "crf-correct", f"crf-keep-c2-{args.keep_c2:g}"),
                          args.folds)
-            h, out = held_out(args, work / f"fold{fold}", held, [pooled[j][1] for j in held],
-                              self.english)
+            h, out = held_out(args, loaded(args, work / f"fold{fold}"), held,
+                              [pooled[j][1] for j in held], self.english)
             place(self.outputs, held, out, len(pooled))
             yield h
 
 
-def held_out(args: argparse.Namespace, folder: Path, held: list[int], source: list[Sentence],
-             english: PunctModel) -> tuple[HeldOut, dict[str, list[Sentence]]]:
-    """The held-out learner sentences ``source`` read by the models of ``folder`` (its
-    correction model decoded with ``--edit-cost``, ``--support`` and ``--decoder``, its two CRF
-    correctors) and the systems' outputs on them (the products at ``--weight`` and
-    ``--keep-weight``)."""
+def loaded(args: argparse.Namespace, folder: Path) -> tuple[CorrectionModel, Crfs]:
+    """The models of ``folder``: its correction model decoded with ``--edit-cost``,
+    ``--support`` and ``--decoder``, and its two CRF correctors."""
     model = CorrectionModel.load(folder / "correct").decoded_with(
         Decoding(args.edit_cost, args.support, decoder=args.decoder))
-    crfs = Crfs(CrfCorrector.load(folder / "crf-correct"),
-                CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
+    return model, Crfs(CrfCorrector.load(folder / "crf-correct"),
+                       CrfCorrector.load(folder / f"crf-keep-c2-{args.keep_c2:g}"), None, None)
+
+
+def held_out(args: argparse.Namespace, models: tuple[CorrectionModel, Crfs], held: list[int],
+             source: list[Sentence], english: PunctModel
+             ) -> tuple[HeldOut, dict[str, list[Sentence]]]:
+    """The held-out learner sentences ``source`` read by the ``models`` (:func:`loaded`) and
+    the systems' outputs on them (the products at ``--weight`` and ``--keep-weight``)."""
+    model, crfs = models
     out, _, read, _ = systems(source, model, crfs, english,
                               {CRF: args.weight, KEEP: args.keep_weight})
     return HeldOut(held, source, model, crfs, read), out
@@ -1223,12 +1228,12 @@ AGREEMENTS = tuple(Agreement(crf, kind) for crf in (CRF, KEEP) for kind in AGREE
     tuple(Agreement(crf, "joint", t) for crf in (CRF, KEEP) for t in AGREE_THRESHOLDS)
 
 
-def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decoding,
+def agreement_outputs(read: Reading, decoding: Decoding,
                       variants: tuple[Agreement, ...] | list[Agreement]
                       ) -> dict[str, list[Sentence]]:
-    """Every agreement of ``variants`` on the :class:`Reading`'s sentences (``viterbi``: each
-    CRF corrector's own corrections as insertions, by name), by its name; the correction
-    model decodes with ``decoding`` (``mbr``: its support and decoder, no edit cost)."""
+    """Every agreement of ``variants`` on the :class:`Reading`'s sentences (with each CRF
+    corrector's Viterbi corrections), by its name; the correction model decodes with
+    ``decoding`` (``mbr``: its support and decoder, no edit cost)."""
     prep = read.prepared
     mbr = Decoding(0.0, decoding.support, decoder=decoding.decoder)
     decoded = {kind: [decided(prep.model, d, o, dec) for d, o in zip(prep.dists, prep.own)]
@@ -1240,7 +1245,8 @@ def agreement_outputs(read: Reading, viterbi: dict[str, list], decoding: Decodin
             made = [joint(m, d, o, v.threshold, decoding.support)
                     for m, d, o in zip(read.margs[v.crf], prep.dists, prep.own)]
         else:
-            made = [agreed(a, b, o) for a, b, o in zip(decoded[v.kind], viterbi[v.crf], prep.own)]
+            made = [agreed(a, b, o) for a, b, o in zip(decoded[v.kind], read.viterbi[v.crf],
+                                                       prep.own)]
         out[v.name] = [insert(t, i) for t, i in zip(prep.stripped, made)]
     return out
 
@@ -1249,9 +1255,7 @@ def agreements_and_costs(h: HeldOut) -> tuple[dict[str, list[Sentence]],
                                               dict[float, list[Sentence]]]:
     """Every agreement of AGREEMENTS on the held-out sentences (by name; the correction model
     decoded as loaded) and the correction model's corrections at every edit cost of COSTS."""
-    viterbi = {CRF: [h.crfs.corrector.correct(to_slots(s)) for s in h.source],
-               KEEP: [h.crfs.keep.correct(to_slots(s)) for s in h.source]}
-    return (agreement_outputs(h.read, viterbi, h.model.decoding, AGREEMENTS),
+    return (agreement_outputs(h.read, h.model.decoding, AGREEMENTS),
             cost_outputs(h.read.prepared, replace(h.model.decoding, edit_cost=0.0)))
 
 
@@ -1472,13 +1476,26 @@ def compare(args: argparse.Namespace) -> None:
     pooled, helds = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
-    prepared: dict[Path, list[Prepared]] = {}
-    for work in dict.fromkeys(works.values()):  # a folder on both sides: decoded once
-        prepared[work] = prepared_folds(work, pooled, helds)
-        print(f"{work}: {len(pooled)} held-out pairs prepared", flush=True)
+    inputs = {BEFORE: pooled, AFTER: pooled}
+    trees: dict = {}
+    if args.after_trees:
+        inputs[AFTER] = pooled_pairs(Path(args.data), splits, False, trees=read_trees(
+            args.after_trees, Path(args.data), splits))[0]
+        parsed = parse_score(source, [s for _, s, _ in inputs[AFTER]])
+        trees = {"after_trees": args.after_trees, "after_trees_uas": parsed.words.uas,
+                 "after_trees_las": parsed.words.las}
+        print(f"after side on the trees of {args.after_trees}: word UAS {parsed.words.uas:.2f}, "
+              f"LAS {parsed.words.las:.2f} on the held-out pairs", flush=True)
+    prepared: dict[tuple[Path, bool], list[Prepared]] = {}
+    for side, work in works.items():  # a folder on both sides, on the same trees: decoded once
+        key = (work, inputs[side] is pooled)
+        if key not in prepared:
+            prepared[key] = prepared_folds(work, inputs[side], helds)
+            print(f"{work}: {len(pooled)} held-out pairs prepared", flush=True)
+    of_side = {side: prepared[work, inputs[side] is pooled] for side, work in works.items()}
     maps: list[tuple[float, ...]] = [()] * k
     if args.platt:
-        maps = nested_platt(prepared[works[AFTER]], [[gold[j] for j in held] for held in helds],
+        maps = nested_platt(of_side[AFTER], [[gold[j] for j in held] for held in helds],
                             args.support)
         for fold, w in enumerate(maps):
             print(f"fold {fold}: Platt map " + ", ".join(f"{v:.3f}" for v in w), flush=True)
@@ -1489,7 +1506,7 @@ def compare(args: argparse.Namespace) -> None:
                          for w in maps]}
     for side, work in works.items():
         print(f"{side} ({work}):", flush=True)
-        by_cost, trials, fold_costs, nested = swept(prepared[work], decodings[side], helds,
+        by_cost, trials, fold_costs, nested = swept(of_side[side], decodings[side], helds,
                                                     source, gold)
         outputs[f"{side} (cost {args.edit_cost:g})"] = by_cost[args.edit_cost]
         outputs[f"{side}, nested edit cost"] = nested
@@ -1503,14 +1520,22 @@ def compare(args: argparse.Namespace) -> None:
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
                   source, gold, refs)
     print_rows(f"### {title}: {len(pooled)} sentences, {sum(rows[0]['edit_counts'][2])} gold "
-               "punctuation edits; gold trees", rows, tests)
+               "punctuation edits; gold trees"
+               + (f", the after side's from {args.after_trees}" if trees else ""), rows, tests)
     rows_by_split = split_rows(outputs, pooled, splits, title, refs, tests)
+    where = {name: final_or_inner(written_edits(source, gold, pred))
+             for name, pred in outputs.items()}
+    print("| system | final slot: right/proposed | inner slots: right/proposed |\n|---|---|---|")
+    for name, counts in where.items():
+        print(f"| {name} | {'/'.join(map(str, counts['final']))} | "
+              f"{'/'.join(map(str, counts['inner']))} |", flush=True)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "platt": [list(w) for w in maps],
                             "before_decoder": args.before_decoder,
-                            "after_decoder": args.after_decoder,
-                            **sides, "rows": rows, "rows_by_split": rows_by_split},
+                            "after_decoder": args.after_decoder, **trees,
+                            **sides, "rows": rows, "rows_by_split": rows_by_split,
+                            "final_or_inner": where},
                            indent=1) + "\n")
 
 
@@ -1523,8 +1548,7 @@ def outside_parts(data: Path, parts: int = PARTS) -> list[list[tuple[Sentence, S
     """The isomorphic pairs of the FCE sentences outside the TLE (:class:`Outside`, every FCE
     file) whose script holds no TLE sentence (no ``# tle_document``), by part: the scripts of
     those pairs (``# fce_document``) sorted by name and dealt round-robin into ``parts``."""
-    outside = Outside.read(data, "isomorphic")
-    pairs = [p for p, d in zip(outside.pairs, outside.documents[1]) if d is None]
+    pairs = [p for p in Outside.read(data, "isomorphic").pairs if tle_document(p[0]) is None]
     scripts = [s.comment("fce_document") for s, _ in pairs]
     for (s, _), script in zip(pairs, scripts):
         if script is None:
@@ -1597,9 +1621,10 @@ def heldout(args: argparse.Namespace) -> None:
                      "decoder": args.decoder, "weight": args.weight,
                      "keep_weight": args.keep_weight}
     cost, agreement = args.edit_cost, AGREEMENTS[0]
+    models = loaded(args, Path(args.work))
     for name, pairs in (("calibration", parts[0]), ("test", parts[1] + parts[2])):
         source, gold = [s for s, _ in pairs], [g for _, g in pairs]
-        h, out = held_out(args, Path(args.work), list(range(len(pairs))), source, english)
+        h, out = held_out(args, models, list(range(len(pairs))), source, english)
         agreements, by_cost = agreements_and_costs(h)
         edits, counts = grid_of(COSTS, by_cost.__getitem__, source, gold)
         print(f"{name} part: {len(pairs)} pairs", flush=True)
@@ -1634,6 +1659,75 @@ def heldout(args: argparse.Namespace) -> None:
                          "edits": edits}
     with output(args.output) as f:
         f.write(json.dumps(results, indent=1) + "\n")
+
+
+ENDINGS = ("`,`", "no mark", "`.` `?` `!`", "other mark")  # units' description: the last mark
+
+
+def ending(final: tuple[str, ...]) -> str:
+    """Which of ENDINGS a unit's final slot string (the learner's) ends in."""
+    if not final:
+        return ENDINGS[1]
+    return {",": ENDINGS[0], ".": ENDINGS[2], "?": ENDINGS[2], "!": ENDINGS[2]}.get(
+        final[-1], ENDINGS[3])
+
+
+def described(pairs: Sequence[tuple[Sentence, Sentence]]) -> dict:
+    """What the (learner, corrected) pairs are made of: the units' count, their mean tokens
+    (punctuation included), the share ending in each of ENDINGS (the learner's final slot),
+    the share of units ending in `,` whose comma the correction keeps, and the gold edits (slots
+    whose scored string the correction changes) at the final slot and at inner slots."""
+    ends = dict.fromkeys(ENDINGS, 0)
+    tokens, kept_commas, gold_edits = 0, 0, {"final": 0, "inner": 0}
+    for s, g in pairs:
+        mine, theirs = slot_strings(to_slots(s)), slot_strings(to_slots(g))
+        ends[ending(mine[-1])] += 1
+        kept_commas += ending(mine[-1]) == ENDINGS[0] and theirs[-1] == mine[-1]
+        tokens += len(s.words)
+        for i, (a, b) in enumerate(zip(mine, theirs)):
+            if a != b:
+                gold_edits["final" if i == len(mine) - 1 else "inner"] += 1
+    n = len(pairs)
+    return {"units": n, "tokens_per_unit": tokens / n,
+            "ends": {e: 100 * c / n for e, c in ends.items()},
+            "comma_kept": 100 * kept_commas / max(ends[ENDINGS[0]], 1),
+            "gold_edits": gold_edits}
+
+
+def units(args: argparse.Namespace) -> None:
+    """A description of the pairs' units, no decoding (:func:`described`): the TLE's isomorphic
+    pairs (every split) and the two parts of :func:`outside_parts`; with ``--heldout`` (a
+    ``heldout`` run's JSON, whose parts must be these pairs, by sent_id), its correction
+    model's edits at its edit cost, right/proposed at the final slot and inner slots
+    (:func:`final_or_inner`)."""
+    data = Path(args.data)
+    parts = outside_parts(data)
+    sources = {"TLE": [(s, g) for _, s, g in pooled_pairs(data, list(SPLITS), False)[0]],
+               "calibration": parts[0], "test": parts[1] + parts[2]}
+    result = {name: described(pairs) for name, pairs in sources.items()}
+    if args.heldout:
+        run = json.loads(Path(args.heldout).read_text(encoding="utf-8"))
+        for name in ("calibration", "test"):
+            if run.get(name, {}).get("sent_ids") != [s.sent_id for s, _ in sources[name]]:
+                _fail(f"{args.heldout}: its {name} part is not these pairs (sent_ids differ)")
+            if "edits" not in run[name]:
+                _fail(f"{args.heldout}: no edit list (a heldout run before a53a633)")
+            result[name]["heldout_edits"] = final_or_inner(run[name]["edits"])
+            result[name]["heldout_edit_cost"] = run["edit_cost"]
+    print("| pairs | units | tokens per unit | " + " | ".join(f"ends in {e}" for e in ENDINGS)
+          + " | final `,` kept by the correction | gold edits: final slot / inner | "
+          "heldout's edits, right/proposed: final / inner |\n|---|---|---|"
+          + "---|" * (len(ENDINGS) + 3))
+    for name, r in result.items():
+        made = r.get("heldout_edits")
+        print(f"| {name} | {r['units']} | {r['tokens_per_unit']:.1f} | "
+              + " | ".join(f"{r['ends'][e]:.1f} %" for e in ENDINGS)
+              + f" | {r['comma_kept']:.1f} % | {r['gold_edits']['final']} / "
+              f"{r['gold_edits']['inner']} | "
+              + ("—" if made is None else " / ".join("/".join(map(str, made[w]))
+                                                      for w in ("final", "inner"))) + " |")
+    with output(args.output) as f:
+        f.write(json.dumps(result, indent=1) + "\n")
 
 
 def edit_kind(source: tuple[str, ...], pred: tuple[str, ...]) -> str:
@@ -1692,6 +1786,17 @@ def written_edits(source: list[Sentence], gold: list[Sentence],
     return rows
 
 
+def final_or_inner(edits: list[dict]) -> dict[str, list[int]]:
+    """[right, proposed] of the edits (:func:`written_edits`) at the sentence's final slot and
+    at its inner slots."""
+    out = {"final": [0, 0], "inner": [0, 0]}
+    for e in edits:
+        counts = out["final" if e["final"] else "inner"]
+        counts[0] += e["right"]
+        counts[1] += 1
+    return out
+
+
 def counts_by(rows: list[dict], title: str, key: Callable[[dict], str]) -> None:
     """The edits' right/proposed counts by ``key``, most frequent first."""
     groups: dict[str, list[bool]] = {}
@@ -1721,9 +1826,11 @@ def print_edits(rows: list[dict]) -> None:
 def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, what: str,
                learner: PunctModel, own: list, grammar, rest: list[tuple[Sentence, Sentence]]
                ) -> CorrectionModel:
-    """``what``'s corrector (recorded as fold ``fold``, None for heldout's: loaded from
-    ``folder``/correct if there and trained with the options asked for, else trained on the
-    ``rest`` pairs with the learner model of the other folds, and saved)."""
+    """``what``'s corrector (recorded as fold ``fold``; None, JSON null, for heldout's, which
+    holds out no document and so is no fold: a command reading fold k of a cv run, e.g.
+    ``crossfit``, refuses it; loaded from ``folder``/correct if there and trained with the
+    options asked for, else trained on the ``rest`` pairs with the learner model of the other
+    folds, and saved)."""
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
         record = model.record
@@ -2138,6 +2245,10 @@ def main() -> None:
     m.add_argument("--after-decoder", choices=DECODERS_CORRECT, default="balanced",
                    help="the after side's exact decoder (default balanced, as every cv row; "
                         "learner: balanced where the learner's marks balance)")
+    m.add_argument("--after-trees", metavar="CONLLU",
+                   help="decode the after side on the learner sentences' trees of this file "
+                        "(e.g. jackknife --split train --split dev --split test's, by the cv "
+                        "run's folds) instead of the gold trees")
     m.add_argument("--edit-cost", type=float, default=0.25,
                    help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
     m.add_argument("--support", type=float, default=SUPPORT,
@@ -2162,6 +2273,12 @@ def main() -> None:
     e.add_argument("--draws", type=int, default=200,
                    help="draws of T' per sentence for the reading's posterior (200)")
     e.add_argument("-o", "--output", required=True, help="JSON of every edit")
+    u = sub.add_parser("units", help="describe the units of the TLE pairs and of heldout's two "
+                                     "parts (no decoding)")
+    u.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    u.add_argument("--heldout", metavar="JSON",
+                   help="a heldout run's JSON: its edits split final slot / inner slots")
+    u.add_argument("-o", "--output", required=True, help="JSON of every figure")
     j = sub.add_parser("jackknife", help="parse every learner sentence of the splits with a "
                                          "tokens-mode parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -2189,7 +2306,8 @@ def main() -> None:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
                     "power": power, "jackknife": jackknife, "agree": agree_cv,
-                    "compare": compare, "edits": slot_edits, "heldout": heldout}
+                    "compare": compare, "edits": slot_edits, "heldout": heldout,
+                    "units": units}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -284,3 +284,73 @@ def test_table_and_calibrate_with_the_learner_decoder(hand_corrector, tmp_path, 
     rows = {r["system"]: r for r in result["test"]}
     decoded = Prepared.of(cal, source).corrected_with(cal.decoding)
     assert rows["correction"]["sentence_edits"] == score(gold, decoded).sentence_edits
+
+
+def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):
+    """jackknife --split train --split dev --split test parses each fold's learner sentences
+    with a parser that never saw the fold's documents (dev sentences of the other folds choose
+    its epoch and train nothing), and compare --after-trees decodes the after side on them."""
+    import test_correction_cv
+
+    from fstpunct.parser import Model as ParserModel
+    from fstpunct.parser import jackknife, parse
+
+    script = load_script("correction")
+    # two dev documents, one per fold (documents sorted and dealt: docDD fold 0, docE fold 1)
+    monkeypatch.setitem(test_correction_cv.DOCUMENTS, "dev", ["docDD", "docE"])
+    data, work, run = held_out_runs(script, monkeypatch, tmp_path)
+    _, fold_of = script.document_folds(data, list(script.SPLITS), 2)
+    assert fold_of["docDD"] == 0 and fold_of["docE"] == 1
+    seen: dict[int, tuple[set, set]] = {}
+    real = jackknife.train
+
+    def spied(rest, dev, *args, info, **more):
+        seen[info["jackknife_fold"]] = ({s.sent_id.rsplit("-", 1)[0] for s in rest},
+                                        {s.sent_id for s in dev})
+        return real(rest, dev, *args, info=info, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    trees = tmp_path / "jk.conllu"
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "jackknife", "--data", str(data), "--folds", "2", "--epochs", "1",
+        "--split", "train", "--split", "dev", "--split", "test", "--work", str(tmp_path / "jk"),
+        "-o", str(trees)])
+    script.main()
+    assert "35 train+dev+test sentences parsed by 2 jackknife parsers" in capsys.readouterr().out
+    for fold in (0, 1):
+        documents, dev = seen[fold]
+        assert documents and all(fold_of[d] != fold for d in documents)
+        assert dev == {f"{'docE' if fold == 0 else 'docDD'}-{k}"
+                       for k in ("r0", "r1", "p0", "p1", "x")}
+    parsers = [ParserModel.load(tmp_path / "jk" / f"fold{fold}") for fold in (0, 1)]
+    learner = [s for split in script.SPLITS
+               for s in script.read_file(data / f"en_esl-ud-{split}.conllu")]
+    assert [s.text() for s in script.read_file(trees)] == [
+        parse(parsers[fold_of[s.sent_id.rsplit("-", 1)[0]]], s, 1).text() for s in learner]
+    # the after side decodes the held-out pairs on those trees, with its fold's corrector
+    parsed = run("compare", "parsed.json", "--before", str(work), "--after", str(work),
+                 "--after-trees", str(trees))
+    rows = {r["system"]: r for r in parsed["rows"]}
+    pooled = script.pooled_pairs(data, list(script.SPLITS), False)[0]
+    helds = script.held_of(pooled, fold_of, 2)
+    by_id = {s.sent_id: s for s in script.read_file(trees)}
+    for fold in (0, 1):
+        corrector = CorrectionModel.load(work / f"fold{fold}" / "correct")
+        decoded = Prepared.of(corrector, [by_id[pooled[j][1].sent_id] for j in helds[fold]]
+                              ).corrected_with(Decoding(0.2, 0.001))
+        assert score([pooled[j][2] for j in helds[fold]], decoded).sentence_edits == [
+            rows["after (cost 0.2)"]["sentence_edits"][j] for j in helds[fold]]
+    assert parsed["after_trees"] == str(trees) and 0 <= parsed["after_trees_uas"] <= 100
+    for name, r in rows.items():  # edits at the final slot and inside: every edit once
+        where = parsed["final_or_inner"][name]
+        assert where["final"][1] + where["inner"][1] == sum(r["edit_counts"][1])
+        assert where["final"][0] + where["inner"][0] == sum(r["edit_counts"][0])
+    # the gold trees given as the after side's trees: the before side's rows again
+    gold = tmp_path / "gold.conllu"
+    script.write_file(learner, gold)
+    same = run("compare", "same.json", "--before", str(work), "--after", str(work),
+               "--after-trees", str(gold))
+    mine = {r["system"]: r for r in same["rows"]}
+    assert same["after_trees_uas"] == 100.0
+    for cost in (" (cost 0.2)", ", nested edit cost"):
+        assert mine["after" + cost]["sentence_edits"] == mine["before" + cost]["sentence_edits"]

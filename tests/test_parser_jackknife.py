@@ -43,3 +43,35 @@ def test_bad_folds(tmp_path, folds, says):
     three = sentences("".join(conll(RELATIVE, f"g{k}") for k in range(3)))
     with pytest.raises(InputError, match=says):
         jackknifed(three, folds, three, "tokens", 1, tmp_path)
+
+
+def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path,
+                                                                        monkeypatch):
+    from fstpunct.parser import jackknife
+
+    every = sentences("".join(conll(RELATIVE, f"s{k}") for k in range(8)))
+    folds, flags = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
+    seen: dict[int, tuple[list[str], list[str]]] = {}
+    real = jackknife.train
+
+    def spied(rest, dev, *args, info, **more):
+        seen[info["jackknife_fold"]] = ([s.sent_id for s in rest], [s.sent_id for s in dev])
+        return real(rest, dev, *args, info=info, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    parsed = jackknifed(every, folds, [], "tokens", 1, tmp_path, held_dev=flags, epochs=1)
+    # fold 0's parser: trained on fold 1's unflagged sentences, its epoch chosen on fold 1's
+    # flagged one; no sentence of fold 0 seen (and the other way round)
+    assert seen == {0: (["s5", "s6", "s7"], ["s4"]), 1: (["s0", "s1", "s3"], ["s2"])}
+    assert [s.sent_id for s in parsed] == [s.sent_id for s in every]  # flagged ones parsed too
+    for fold in (0, 1):
+        model = Model.load(tmp_path / f"fold{fold}")
+        assert model.info["train_sentences"] == 3
+        assert [parse(model, s, 1).text() for s, f in zip(every, folds) if f == fold] == [
+            p.text() for p, f in zip(parsed, folds) if f == fold]
+    with pytest.raises(InputError, match="none flagged in the other folds"):
+        jackknifed(every, folds, [], "tokens", 1, tmp_path / "x", held_dev=[False] * 4 + flags[4:])
+    with pytest.raises(InputError, match="7 dev flags given for 8 sentences"):
+        jackknifed(every, folds, [], "tokens", 1, tmp_path / "y", held_dev=flags[:7])
+    with pytest.raises(InputError, match="and a dev set besides"):
+        jackknifed(every, folds, every, "tokens", 1, tmp_path / "z", held_dev=flags)

@@ -46,6 +46,9 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         rest = [s for s, f, d in zip(sentences, folds, flags) if f != fold and not d]
         fold_dev = dev if held_dev is None else [s for s, f, d in zip(sentences, folds, flags)
                                                  if f != fold and d]
+        if not fold_dev:
+            raise InputError(f"fold {fold}: no dev sentence to choose its parser's epoch"
+                             + ("" if held_dev is None else " (none flagged in the other folds)"))
         if folder.is_dir():
             model = Model.load(folder)
             saved = [model.info.get(k) for k in ("jackknife_fold", "folds", "train_sentences")]
