@@ -202,6 +202,7 @@ from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser import score as parse_score
 from fstpunct.parser.jackknife import jackknifed
+from fstpunct.parser.tagger import jackknifed as tag_jackknifed
 from fstpunct.ud.slots import SlotSentence, to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild, write_file
 
@@ -1925,19 +1926,28 @@ def jackknife(args: argparse.Namespace) -> None:
     splits; :func:`~fstpunct.parser.jackknife.jackknifed`), written as CoNLL-U for ``table
     --train-trees``, ``crossfit --train-trees`` and ``compare --after-trees``. The parsers'
     epoch is chosen on the learner dev sentences; when the splits include dev, on the other
-    folds' dev sentences, which then train no parser (no parser sees its fold's documents)."""
+    folds' dev sentences, which then train no parser (no parser sees its fold's documents).
+    With ``--tags``, each fold's words are first tagged by a tagger jackknifed on the same folds
+    (as ``learner_corpus.py``'s: 6 epochs, features seen twice, no word tagged ``PUNCT``, the
+    epoch chosen as the parsers'), and the fold's parser, trained on gold tags, parses them
+    so: the outside FCE sentences' pipeline."""
     data, splits = Path(args.data), args.splits or ["train"]
     learner_text, fold_of = document_folds(data, splits, args.folds)
     text = [s for split in splits for s in learner_text[split]]
+    folds = [fold_of[_document(s)] for s in text]
     pooled_dev = "dev" in splits
     dev = [] if pooled_dev else list(sentences_of(data / "en_esl-ud-dev.conllu"))
-    parsed = jackknifed(text, [fold_of[_document(s)] for s in text], dev, "tokens", args.beam,
-                        args.work, epochs=args.epochs,
-                        held_dev=[split == "dev" for split in splits for _ in learner_text[split]]
-                        if pooled_dev else None)
+    held_dev = [split == "dev" for split in splits for _ in learner_text[split]] \
+        if pooled_dev else None
+    tagged = tag_jackknifed(text, args.folds, dev, folds=folds, held_dev=held_dev, punct=False,
+                            epochs=6, min_count=2,
+                            log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
+    parsed = jackknifed(text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs,
+                        held_dev=held_dev, parsed=tagged)
     s = parse_score(text, parsed)
     print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {args.folds} jackknife "
-          f"parsers: word UAS {s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
+          f"parsers{' on jackknifed tags' if args.tags else ''}: word UAS {s.words.uas:.2f}, "
+          f"LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
 
 
@@ -2288,6 +2298,9 @@ def main() -> None:
                         "with dev, the parsers choose their epoch on the other folds' dev "
                         "sentences and do not train on them)")
     j.add_argument("--beam", type=int, default=1, help="the parsers' beam (1: greedy)")
+    j.add_argument("--tags", action="store_true",
+                   help="parse the words with the UPOS of a tagger jackknifed on the same folds "
+                        "(the parsers train on gold tags)")
     j.add_argument("--epochs", type=int, default=8, help="at most this many epochs (8)")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
     j.add_argument("-o", "--output", required=True, help="CoNLL-U of the parsed train sentences")

@@ -327,6 +327,27 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
                for s in script.read_file(data / f"en_esl-ud-{split}.conllu")]
     assert [s.text() for s in script.read_file(trees)] == [
         parse(parsers[fold_of[s.sent_id.rsplit("-", 1)[0]]], s, 1).text() for s in learner]
+    # --tags: each fold's words tagged by a tagger trained on the same sentences as its parser
+    # (the parsers, trained on gold tags, loaded), then parsed by that parser
+    from fstpunct.parser import tagger as tagger_module
+    counts = []
+    real_tagger = tagger_module.train_tagger
+
+    def spied_tagger(rest, dev, **options):
+        counts.append((len(rest), len(dev)))
+        return real_tagger(rest, dev, **options)
+
+    monkeypatch.setattr(tagger_module, "train_tagger", spied_tagger)
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "jackknife", "--data", str(data), "--folds", "2", "--epochs", "1",
+        "--split", "train", "--split", "dev", "--split", "test", "--work", str(tmp_path / "jk"),
+        "--tags", "-o", str(tmp_path / "jk-tags.conllu")])
+    script.main()
+    assert "parsed by 2 jackknife parsers on jackknifed tags" in capsys.readouterr().out
+    assert counts == [(p.info["train_sentences"], 5) for p in parsers]
+    assert len(seen) == 2  # the parsers were loaded, not trained again
+    tagged = list(script.read_file(tmp_path / "jk-tags.conllu"))
+    assert [s.sent_id for s in tagged] == [s.sent_id for s in learner]
     # the after side decodes the held-out pairs on those trees, with its fold's corrector
     parsed = run("compare", "parsed.json", "--before", str(work), "--after", str(work),
                  "--after-trees", str(trees))

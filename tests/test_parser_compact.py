@@ -154,3 +154,33 @@ def test_jackknifed_tags_come_from_the_other_folds(data):
         for j in held:
             assert depunctuated(out[j]) == (pairs[j][0], tuple(tagger.tag(pairs[j][0])))
     assert [b - a for a, b in contiguous_ranges(10, 3)] == [3, 3, 4]
+
+
+def test_jackknifed_tags_by_given_folds_with_held_dev(data, monkeypatch):
+    from fstpunct.parser import tagger as tagger_module
+
+    sents = data[0][:12]
+    folds = [0, 1, 2] * 4  # not contiguous
+    flags = [j in (3, 4, 5) for j in range(12)]  # one flagged sentence in each fold
+    pairs = [depunctuated(s) for s in sents]
+    seen = []
+    real = tagger_module.train_tagger
+
+    def spied(rest, dev, **options):
+        seen.append((rest, dev))
+        return real(rest, dev, **options)
+
+    monkeypatch.setattr(tagger_module, "train_tagger", spied)
+    out = jackknifed(sents, 3, folds=folds, held_dev=flags, punct=False, log=lambda m: None,
+                     epochs=2, min_count=1)
+    assert [s.sent_id for s in out] == [s.sent_id for s in sents]
+    for fold, (rest, dev) in enumerate(seen):  # fold k's tagger: the other folds only
+        assert rest == [p for p, f, x in zip(pairs, folds, flags) if f != fold and not x]
+        assert dev == [p for p, f, x in zip(pairs, folds, flags) if f != fold and x]
+        tagger = real(rest, dev, log=lambda m: None, epochs=2, min_count=1)
+        for j in (j for j, f in enumerate(folds) if f == fold):
+            assert depunctuated(out[j]) == (pairs[j][0], tuple(tagger.tag(pairs[j][0], False)))
+    with pytest.raises(ValueError, match="2 distinct"):
+        jackknifed(sents, 3, folds=[0, 1] * 6)
+    with pytest.raises(ValueError, match="and a dev set besides"):
+        jackknifed(sents, 3, sents, folds=folds, held_dev=flags)

@@ -75,3 +75,20 @@ def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path
         jackknifed(every, folds, [], "tokens", 1, tmp_path / "y", held_dev=flags[:7])
     with pytest.raises(InputError, match="and a dev set besides"):
         jackknifed(every, folds, every, "tokens", 1, tmp_path / "z", held_dev=flags)
+
+
+def test_parsed_sentences_are_read_in_place_of_the_training_ones(tmp_path):
+    from fstpunct.parser.tagger import depunctuated, retagged
+
+    gold = sentences("".join(conll(RELATIVE, f"g{k}", drop=(1, 4)) for k in range(4)))
+    folds = [0, 0, 1, 1]
+    # the parsers train on the gold tags; what they parse is copies with other tags
+    tagged = [retagged(s, ["NOUN"] * len(depunctuated(s)[0])) for s in gold]
+    out = jackknifed(gold, folds, gold, "tokens", 1, tmp_path, epochs=1, parsed=tagged)
+    assert [w.upos for w in out[0].words] == [w.upos for w in tagged[0].words]
+    for fold in (0, 1):
+        model = Model.load(tmp_path / f"fold{fold}")
+        assert [parse(model, t, 1).text() for t, f in zip(tagged, folds) if f == fold] == [
+            p.text() for p, f in zip(out, folds) if f == fold]
+    with pytest.raises(InputError, match="3 sentences to parse given for 4"):
+        jackknifed(gold, folds, gold, "tokens", 1, tmp_path, epochs=1, parsed=tagged[:3])

@@ -22,13 +22,16 @@ __all__ = ["jackknifed"]
 def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
                mode: str, beam: int, work: str | Path,
                log: Callable[[str], None] | None = None,
-               held_dev: Sequence[bool] | None = None, **settings) -> list[Sentence]:
+               held_dev: Sequence[bool] | None = None, parsed: Sequence[Sentence] | None = None,
+               **settings) -> list[Sentence]:
     """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
     fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
     ``settings`` passed to :func:`~fstpunct.parser.train.train`. With ``held_dev`` (one flag
     per sentence; ``dev`` then empty) the flagged sentences train no parser: fold k's parser
     chooses its epoch on the flagged sentences of the other folds, so that no sentence of fold
-    k is seen at all, and is trained on their unflagged ones. Fold k's parser is saved in
+    k is seen at all, and is trained on their unflagged ones. ``parsed`` (one per sentence, the
+    same tokens, e.g. with predicted tags) are parsed in place of ``sentences``, which then
+    only train. Fold k's parser is saved in
     ``work``/fold{k}, and loaded from there, not trained, when that folder exists and holds the
     parser of fold k of as many folds and training sentences (else an error: it may have seen
     the fold's sentences)."""
@@ -39,7 +42,10 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     if held_dev is not None and (len(held_dev) != len(sentences) or dev):
         raise InputError(f"{len(held_dev)} dev flags given for {len(sentences)} sentences"
                          + (" and a dev set besides" if dev else ""))
+    if parsed is not None and len(parsed) != len(sentences):
+        raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
     flags = held_dev if held_dev is not None else [False] * len(sentences)
+    read = sentences if parsed is None else parsed
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in sorted(set(folds)):
         folder = Path(work) / f"fold{fold}"
@@ -62,5 +68,5 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
             model = Model.load(folder)  # the best epoch's weights, as saved
         for j, f in enumerate(folds):
             if f == fold:
-                out[j] = parse(model, sentences[j], beam)
+                out[j] = parse(model, read[j], beam)
     return [s for s in out if s is not None]

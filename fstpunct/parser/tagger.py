@@ -239,22 +239,41 @@ def retagged(sent: Sentence, tags: Sequence[str]) -> Sentence:
 
 
 def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = (),
-               log: Callable[[str], None] = print, **options: object) -> list[Sentence]:
+               log: Callable[[str], None] = print, folds: Sequence[int] | None = None,
+               held_dev: Sequence[bool] | None = None, punct: bool = True,
+               **options: object) -> list[Sentence]:
     """``sentences`` with predicted UPOS (:func:`retagged`): each of K contiguous folds tagged
     by a tagger trained (:func:`train_tagger` with ``options``, epoch chosen on ``dev``) on the
-    other folds, so a parser trained on them sees tags as good as a tagger's on new text."""
+    other folds, so a parser trained on them sees tags as good as a tagger's on new text.
+    ``folds`` (one per sentence, K distinct) replaces the contiguous folds; with ``held_dev``
+    (one flag per sentence, ``dev`` then empty) the flagged sentences train no tagger, and
+    fold k's tagger chooses its epoch on the other folds' flagged ones. ``punct`` False: no
+    word is tagged ``PUNCT`` (:meth:`Tagger.tag`)."""
     from ..model.lbfgs import contiguous_ranges  # training only: not loaded for tagging
     if k < 2:
         raise ValueError("jackknifing needs at least 2 folds")
+    names = range(k) if folds is None else sorted(set(folds))
+    if folds is None:
+        folds = [i for i, (a, b) in enumerate(contiguous_ranges(len(sentences), k))
+                 for _ in range(a, b)]
+    if len(folds) != len(sentences) or len(names) != k:
+        raise ValueError(f"{len(folds)} folds ({len(names)} distinct) given for "
+                         f"{len(sentences)} sentences and {k} folds")
+    if held_dev is not None and (len(held_dev) != len(sentences) or dev):
+        raise ValueError(f"{len(held_dev)} dev flags given for {len(sentences)} sentences"
+                         + (" and a dev set besides" if dev else ""))
+    flags = held_dev if held_dev is not None else [False] * len(sentences)
     data = [depunctuated(s) for s in sentences]
     dev_data = [depunctuated(s) for s in dev]
-    out: list[Sentence] = []
-    for i, (a, b) in enumerate(contiguous_ranges(len(sentences), k), 1):
-        held = range(a, b)
-        rest = [d for j, d in enumerate(data) if j not in held]
-        tagger = train_tagger(rest, dev_data, log=lambda m: None, **options)  # type: ignore[arg-type]
-        tagged = [retagged(sentences[j], tagger.tag(data[j][0])) for j in held]
+    out: list[Sentence | None] = [None] * len(sentences)
+    for i, fold in enumerate(names, 1):
+        held = [j for j, f in enumerate(folds) if f == fold]
+        rest = [d for d, f, x in zip(data, folds, flags) if f != fold and not x]
+        fold_dev = dev_data if held_dev is None else [d for d, f, x in zip(data, folds, flags)
+                                                      if f != fold and x]
+        tagger = train_tagger(rest, fold_dev, log=lambda m: None, **options)  # type: ignore[arg-type]
+        for j in held:
+            out[j] = retagged(sentences[j], tagger.tag(data[j][0], punct))
         acc = accuracy(tagger, [data[j] for j in held])
         log(f"fold {i}/{k}: {len(held)} sentences, held-out accuracy {acc:.4f}")
-        out.extend(tagged)
-    return out
+    return [s for s in out if s is not None]
