@@ -178,3 +178,54 @@ def test_written_edits_right_or_wrong_inner_or_final(script):
     assert [(r["slot"], r["kind"], r["learner"], r["written"], r["right"], r["final"])
             for r in rows] == [(1, "insert", "", ",", True, False),
                                (5, "delete", ".", "", False, True)]
+
+
+def test_units_describe_endings_and_gold_edits(script):
+    def ended(mark: str | None, sent_id: str):  # PLAIN with its final mark replaced or dropped
+        rows = PLAIN[:3] + ([(mark, 2, "punct")] if mark else [])
+        return sentences(conll(rows, sent_id))[0]
+    pairs = [(ended(",", "a"), ended(",", "a")),  # a final comma kept
+             (ended(",", "b"), ended(".", "b")),  # a final comma corrected
+             (ended(None, "c"), ended(".", "c")),  # a final mark added
+             (ended("!", "d"), ended("!", "d")),
+             (ended("”", "e"), ended("”", "e")),
+             (sentences(conll(RELATIVE, "f", drop=(1, 4)))[0],
+              sentences(conll(RELATIVE, "f"))[0])]  # two commas added inside
+    r = script.described(pairs)
+    assert r["units"] == 6 and r["tokens_per_unit"] == pytest.approx((4 * 4 + 3 + 6) / 6)
+    assert r["ends"] == pytest.approx({"`,`": 100 * 2 / 6, "no mark": 100 / 6,
+                                       "`.` `?` `!`": 100 * 2 / 6, "other mark": 100 / 6})
+    assert r["comma_kept"] == 50.0
+    assert r["gold_edits"] == {"final": 2, "inner": 2}
+
+
+def test_units_of_the_tle_pairs_and_the_parts_with_a_heldout_runs_edits(script, data,
+                                                                       tmp_path, monkeypatch,
+                                                                       capsys):
+    parts = script.outside_parts(data)
+    edits = {"calibration": [{"final": True, "right": False}, {"final": False, "right": True}],
+             "test": [{"final": False, "right": False}]}
+    run = {"edit_cost": 0.25} | {
+        name: {"sent_ids": [s.sent_id for s, _ in pairs], "edits": edits[name]}
+        for name, pairs in (("calibration", parts[0]), ("test", parts[1] + parts[2]))}
+    (tmp_path / "run.json").write_text(json.dumps(run), encoding="utf-8")
+    out = tmp_path / "units.json"
+    monkeypatch.setattr(sys, "argv", ["correction.py", "units", "--data", str(data),
+                                      "--heldout", str(tmp_path / "run.json"), "-o", str(out)])
+    script.main()
+    result = json.loads(out.read_text(encoding="utf-8"))
+    # every hand-made pair: a relative clause whose two commas the correction adds (inside)
+    assert [result[k]["units"] for k in ("TLE", "calibration", "test")] == [24, 3, 4]
+    assert result["test"]["gold_edits"] == {"final": 0, "inner": 8}
+    assert result["calibration"]["heldout_edits"] == {"final": [0, 1], "inner": [1, 1]}
+    assert result["test"]["heldout_edits"] == {"final": [0, 0], "inner": [0, 1]}
+    assert "heldout_edits" not in result["TLE"] and "| TLE | 24 |" in capsys.readouterr().out
+    # a run of other pairs, or without edit lists: one line, exit 2
+    for changed, says in ((run | {"test": run["calibration"]}, "its test part is not these"),
+                          (run | {"test": {"sent_ids": run["test"]["sent_ids"]}},
+                           "no edit list")):
+        (tmp_path / "run.json").write_text(json.dumps(changed), encoding="utf-8")
+        with pytest.raises(SystemExit) as stop:
+            script.main()
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and says in err and err.count("\n") == 1
