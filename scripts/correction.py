@@ -101,7 +101,10 @@ parsed trees).
 folds' (``--folds``, by FCE document; the settings of the parsed rows' parser), so that ``table
 --parser P --train-trees FILE`` and ``crossfit --parser P --train-trees FILE`` train the parsed
 trees' CRFs on held-out parses of the train pairs instead of P's parses of its own training
-sentences.
+sentences; ``--split train --split dev --split test`` parses every learner sentence by ``cv``'s
+folds (no parser sees its fold's documents, dev included), ``--tags`` on the UPOS of taggers
+jackknifed on the same folds, for ``compare --after-trees FILE``, which decodes the after side
+on those trees (the before side on the gold ones).
 
 ``rerank`` re-ranks each CRF corrector's k-best corrections (:mod:`fstpunct.apps.correction.rerank`:
 log p_crf + w · log p_gen, p_gen the correction model's p(y | T, T_e') or the English model's
@@ -143,6 +146,9 @@ round-robin into 3 parts. Part 0 (*calibration*) chooses the edit cost (least AE
 cost nearest ``--edit-cost``, then the higher) and the agreement (as ``agree`` chooses);
 parts 1 and 2 (*test*) score keep, the correction model at ``--edit-cost`` and at the
 calibrated cost, the two CRF correctors and the chosen agreement, with ``agree``'s tests.
+``units`` describes the units of the TLE pairs and of heldout's parts, decoding nothing (their
+endings, tokens, gold edits at the final slot and inside; ``--heldout JSON``: that run's edits
+so split).
 """
 from __future__ import annotations
 
