@@ -353,3 +353,18 @@ def test_draw_from_python_is_the_command(en, tmp_path):
         en.draw_tree(TEXT, 9)
     with pytest.raises(InputError, match="slot 99: the sentence has slots 0..4"):
         en.draw_lattice(TEXT, 99, 2)
+
+
+def _unparsed(text: str) -> str:
+    """``text`` with only ID, FORM and LEMMA: no UPOS, no tree (HEAD ``_``)."""
+    return "\n".join("\t".join(line.split("\t")[:3] + ["_"] * 7)
+                     if line and not line.startswith("#") else line for line in text.split("\n"))
+
+
+def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en):
+    """Sentences without UPOS or tree are tagged and parsed first, whatever kind holds them
+    (TokenLists were read as trees and refused for their HEAD ``_``)."""
+    unparsed = _unparsed(TEXT)
+    for method in (en.decode, en.restore):
+        out = method(conllu.parse(unparsed))
+        assert "".join(t.serialize() for t in out) == method(unparsed)

@@ -54,7 +54,9 @@ def is_text(data: object) -> bool:
     return isinstance(data, str) and ("\n" in data or not data)
 
 
-def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
+def _from_tokenlists(lists: Iterable[conllu.TokenList], tree: bool | None = True
+                     ) -> Iterator[Sentence]:
+    """fstpunct sentences of ``lists`` (``tree``: see :func:`~fstpunct.ud.treebank.read_conllu`)."""
     for k, tokens in enumerate(lists, 1):
         if isinstance(tokens, Sentence):
             yield tokens
@@ -63,7 +65,7 @@ def _from_tokenlists(lists: Iterable[conllu.TokenList]) -> Iterator[Sentence]:
         if not isinstance(tokens, conllu.TokenList):
             raise TypeError(f"sentence {k}: expected a conllu.TokenList, got "
                             f"{type(tokens).__name__}")
-        yield from read_conllu(io.StringIO(tokens.serialize()), f"<TokenList {k}>")
+        yield from read_conllu(io.StringIO(tokens.serialize()), f"<TokenList {k}>", tree)
 
 
 def _to_tokenlist(sent: Sentence) -> conllu.TokenList:
@@ -101,7 +103,7 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
     first = next(items, None)
     if first is None:
         return iter(()), False
-    return _from_tokenlists(itertools.chain([first], items)), not isinstance(first, Sentence)
+    return _from_tokenlists(itertools.chain([first], items), tree), not isinstance(first, Sentence)
 
 
 def sentences(data: Data) -> Iterator[Sentence]:
