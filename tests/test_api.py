@@ -368,3 +368,12 @@ def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en):
     for method in (en.decode, en.restore):
         out = method(conllu.parse(unparsed))
         assert "".join(t.serialize() for t in out) == method(unparsed)
+
+
+def test_a_one_line_string_that_is_no_file_says_text(en):
+    """A one-line string is a path or split name; a sentence there is told about text=True."""
+    with pytest.raises(InputError, match="if it is plain text: pass text=True"):
+        en.decode("We went home.")
+    with pytest.raises(InputError) as e:
+        en.decode("missing.conllu")
+    assert "text=True" not in str(e.value)

@@ -98,7 +98,13 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
     if is_text(data):
         return read_conllu(io.StringIO(data), "<string>", tree), False  # type: ignore[arg-type]
     if isinstance(data, (str, os.PathLike)):
-        return read_one(os.fspath(data), tree=tree), True
+        try:
+            return read_one(os.fspath(data), tree=tree), True
+        except InputError as e:
+            if isinstance(data, str) and " " in data:  # a sentence, not a name
+                raise InputError(f"{e}; if it is plain text: pass text=True (CoNLL-U text "
+                                 "has a line break)") from None
+            raise
     items = iter(data)
     first = next(items, None)
     if first is None:
