@@ -377,3 +377,14 @@ def test_a_one_line_string_that_is_no_file_says_text(en):
     with pytest.raises(InputError) as e:
         en.decode("missing.conllu")
     assert "text=True" not in str(e.value)
+
+
+@pytest.mark.parametrize("data", [TEXT, conllu.parse(TEXT)])
+def test_train_names_data_it_cannot_read(tmp_path, data):
+    """fstpunct.train reads files and split names: a CoNLL-U string or TokenLists is one
+    InputError (not an OSError 'File name too long' quoting the corpus, or a TypeError)."""
+    with pytest.raises(InputError, match="files or split names") as e:
+        fstpunct.train(tmp_path / "m", data, direction="ltr")
+    assert "\n" not in str(e.value)
+    with pytest.raises(InputError, match="train needs data"):
+        fstpunct.train(tmp_path / "m")

@@ -83,12 +83,12 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     if seed < 0:
         raise InputError(f"seed {seed}: must be at least 0")
     folder_target(output)  # a folder it cannot write is said before training, not after
-    data, dev = ([f] if isinstance(f, (str, os.PathLike)) else f for f in (data, dev))
-    sources = ([resolve_one(os.fspath(f), ud_dir) for f in data] if data
+    data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
+    sources = ([resolve_one(f, ud_dir) for f in data] if data
                else [split_source(lang, "train", ud_dir)] if lang else [])
     if not sources:
-        raise ValueError("train needs data (files or split names) or lang")
-    dev_sources = ([resolve_one(os.fspath(f), ud_dir) for f in dev] if dev
+        raise InputError("train needs data (files or split names) or lang")
+    dev_sources = ([resolve_one(f, ud_dir) for f in dev] if dev
                    else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
     lang = lang or _told_language(sources)
     rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
@@ -140,6 +140,18 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     log(f"saved {output} (objective {history.objective[-1]:.1f}, {record['seconds']} s"
         f"{chosen})")
     return load(Path(output))
+
+
+def _names(files: Folder | Sequence[Folder], what: str) -> list[str]:
+    """The file or split names ``files`` (one or several); InputError for anything else (a
+    CoNLL-U string, ``conllu.TokenList`` sentences: :class:`Model`'s methods take those)."""
+    names = [files] if isinstance(files, (str, os.PathLike)) else list(files)
+    for name in names:
+        if not isinstance(name, (str, os.PathLike)) or isinstance(name, str) and "\n" in name:
+            kind = "CoNLL-U text" if isinstance(name, str) else type(name).__name__
+            raise InputError(f"{what}: CoNLL-U files or split names, not {kind} (write the "
+                             "sentences to a file)")
+    return [os.fspath(name) for name in names]
 
 
 def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
