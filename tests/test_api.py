@@ -388,3 +388,8 @@ def test_train_names_data_it_cannot_read(tmp_path, data):
     assert "\n" not in str(e.value)
     with pytest.raises(InputError, match="train needs data"):
         fstpunct.train(tmp_path / "m")
+
+
+def test_perplexity_prints_its_value(en):
+    result = en.perplexity(TEXT)
+    assert repr(result) == "<fstpunct.Perplexity 2.4287 (5 sentences, 50 slots, log p -44.3684)>"

@@ -78,6 +78,10 @@ class Perplexity:
     def __float__(self) -> float:
         return self.value
 
+    def __repr__(self) -> str:
+        return (f"<fstpunct.Perplexity {self.value:.4f} ({self.sentences} sentences, "
+                f"{self.slots} slots, log p {self.log_prob:.4f})>")
+
 
 class Model:
     """A trained punctuation model (see :func:`load`): decode, restore, normalise and rephrase
