@@ -393,3 +393,9 @@ def test_train_names_data_it_cannot_read(tmp_path, data):
 def test_perplexity_prints_its_value(en):
     result = en.perplexity(TEXT)
     assert repr(result) == "<fstpunct.Perplexity 2.4287 (5 sentences, 50 slots, log p -44.3684)>"
+
+
+def test_pictures_name_the_sentence(en):
+    """By default a drawing's caption says 'sentence 2', not a bare '2' ('slot 3 of 2')."""
+    assert "slot 3 of sentence 2:" in en.draw_lattice(TEXT, 3, 2, samples=20).source
+    assert ">sentence sample-2: Dale" in en.draw_tree(TEXT, "sample-2")

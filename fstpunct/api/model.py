@@ -442,10 +442,10 @@ class Model:
     def draw_tree(self, data: Data, which: int | str = 1, name: str | None = None) -> str:
         """An SVG document of sentence ``which`` of ``data`` (its number from 1, or its
         ``sent_id``): its Viterbi underlying tree in word order, as ``fstpunct draw tree``
-        draws it; ``name`` heads the caption (default: ``which``)."""
+        draws it; ``name`` heads the caption (default: ``sentence WHICH``)."""
         from ..show.tree import sentence_svg
         sent = self._one_read(data, which)
-        return sentence_svg(self.punct, sent, str(which) if name is None else name)
+        return sentence_svg(self.punct, sent, _caption(which, name))
 
     def draw_lattice(self, data: Data, slot: int, which: int | str = 1, *,
                      paths: int | None = None, samples: int | None = None, full: bool = False,
@@ -456,11 +456,11 @@ class Model:
         (default 10; posteriors from ``samples`` samples of T′, default 1000), or with ``full``
         the whole lattice (arcs of p ≥ ``min_prob``, default 0.01; refused when large; paths
         and samples refused with it, min_prob without it); ``.source`` is its dot text,
-        ``.render`` draws it (with Graphviz's ``dot``)."""
+        ``.render`` draws it (with Graphviz's ``dot``); ``name``: as :meth:`draw_tree`'s."""
         from ..show.lattice import sentence_lattice
         sent = self._one_read(data, which)
-        return sentence_lattice(self.punct, sent, slot, str(which) if name is None else name,
-                                paths, samples, full, min_prob)
+        return sentence_lattice(self.punct, sent, slot, _caption(which, name), paths, samples,
+                                full, min_prob)
 
     def _one_read(self, data: Data, which: int | str) -> Sentence:
         """Sentence ``which`` of ``data`` as the model reads it (:meth:`_watched`)."""
@@ -520,6 +520,11 @@ class Model:
             warnings.warn(f"{unknown} of {tokens} punctuation tokens{where} "
                           f"({100 * unknown / tokens:.0f}%) are unknown to the model "
                           f"{self.name!r}: is it the input's language?", stacklevel=2)
+
+
+def _caption(which: int | str, name: str | None) -> str:
+    """What a drawing of sentence ``which`` calls it: ``name``, by default ``sentence WHICH``."""
+    return f"sentence {which}" if name is None else name
 
 
 def load(name: str | os.PathLike[str]) -> Model:
