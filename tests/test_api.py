@@ -399,3 +399,13 @@ def test_pictures_name_the_sentence(en):
     """By default a drawing's caption says 'sentence 2', not a bare '2' ('slot 3 of 2')."""
     assert "slot 3 of sentence 2:" in en.draw_lattice(TEXT, 3, 2, samples=20).source
     assert ">sentence sample-2: Dale" in en.draw_tree(TEXT, "sample-2")
+
+
+def test_help_says_what_each_method_returns():
+    """help(fstpunct.Model.decode) and its kin say what comes back and that an iterator does
+    nothing until it is read (normalise's counts included)."""
+    for name in ("decode", "restore", "normalise", "rephrase", "correct"):
+        doc = " ".join(getattr(fstpunct.Model, name).__doc__.split())
+        assert "Returns the same kind as ``data``" in doc, name
+        assert "until it is read" in doc, name
+    assert "``counts`` is complete once" in " ".join(fstpunct.Model.normalise.__doc__.split())

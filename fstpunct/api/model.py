@@ -140,7 +140,10 @@ class Model:
         ``text``, ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is
         split off the words by the marks the model knows; ``format="text"`` (the default for
         text) gives each sentence's T′ (``# underlying``) as a line, and the model is
-        :meth:`for_text`'s (unless ``text_model`` is false)."""
+        :meth:`for_text`'s (unless ``text_model`` is false).
+
+        Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
+        iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.text import analysed, underlying
         if posteriors < 0:
             raise InputError(f"posteriors must be at least 0, not {posteriors}")
@@ -251,7 +254,10 @@ class Model:
         ``width`` (``input``, ``full``, ``half``): the width the marks are written in; ``input``:
         that of the input's punctuation, else the model's forms, found by reading up to 1,000
         sentences ahead before the first answer (``full`` and ``half`` stream;
-        :mod:`fstpunct.ud.width`)."""
+        :mod:`fstpunct.ud.width`).
+
+        Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
+        iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..parser import Model as ParserModel
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
@@ -319,7 +325,11 @@ class Model:
                   pool: Pool | None = None) -> Any:
         """Re-attach every punctuation token to the word whose underlying puncteme wrote it
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
-        what moved. On ``pool``, chunks of sentences in parallel, with the same output."""
+        what moved. On ``pool``, chunks of sentences in parallel, with the same output.
+
+        Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
+        iterator, computed as it is read (no sentence is processed until it is read);
+        ``counts`` is complete once the answer is read to its end."""
         from ..apps.normalise import normalise
         return self._rewrite(data, lambda s: normalise(self.punct, s, counts, pool=pool))
 
@@ -342,7 +352,10 @@ class Model:
         apply). When deleting, ``balance`` (full and half) takes the best T′ whose paired
         marks match and prints both marks of every pair in a shortened sentence (an orphaned
         quote whose partner the input's channel absorbed gets it back). Reproducible for a
-        ``seed``. ``width``: as :meth:`restore`'s."""
+        ``seed``. ``width``: as :meth:`restore`'s.
+
+        Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
+        iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.rephrase.order import NoOrderingModel, OrderModel, order_path
         from ..apps.rephrase.rephrase import Options, deleted_relations, rephrase
         delete = deleted_relations(delete)
@@ -383,7 +396,10 @@ class Model:
         0). Words and tree are kept; ``# text`` is rebuilt. ``width``: as :meth:`restore`'s.
         An option that would be ignored is an InputError: ``decoder``, ``edit_cost``,
         ``support`` with ``samples``, ``mbr`` and ``seed`` without, ``beam`` without
-        ``parser``."""
+        ``parser``.
+
+        Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
+        iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.correction.correct import corrected
         from ..parser import Model as ParserModel
         from ..parser import parse
