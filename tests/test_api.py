@@ -409,3 +409,19 @@ def test_help_says_what_each_method_returns():
         assert "Returns the same kind as ``data``" in doc, name
         assert "until it is read" in doc, name
     assert "``counts`` is complete once" in " ".join(fstpunct.Model.normalise.__doc__.split())
+
+
+def test_the_readme_table_lists_every_parameter():
+    """Each ``Model.X(...)``/``fstpunct.X(...)`` row of README's "Python API" table names every
+    parameter the function takes (``pool``: its own paragraph below the table), none it lacks."""
+    import inspect
+    import re
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("## Python API"):readme.index("## The OpenFst files")]
+    rows = re.findall(r"`(Model|fstpunct)\.(\w+)\(([^`]*)\)`", table)
+    assert len(rows) >= 15
+    for owner, name, listed in rows:
+        function = getattr(fstpunct.Model if owner == "Model" else fstpunct, name)
+        takes = set(inspect.signature(function).parameters) - {"self", "pool"}
+        names = {a.split("=")[0].strip(" *") for a in listed.split(",")} - {"", "pool"}
+        assert names == takes, (name, names ^ takes)
