@@ -425,3 +425,18 @@ def test_the_readme_table_lists_every_parameter():
         takes = set(inspect.signature(function).parameters) - {"self", "pool"}
         names = {a.split("=")[0].strip(" *") for a in listed.split(",")} - {"", "pool"}
         assert names == takes, (name, names ^ takes)
+
+
+def test_the_docstring_examples_run():
+    """The examples in fstpunct's and fstpunct.api's docstrings run as written (the README's
+    run as a doctest file: pyproject's --doctest-glob)."""
+    import doctest
+    import importlib
+    names = ["fstpunct", "fstpunct.api", *(f"fstpunct.api.{p.stem}" for p in
+             sorted((Path(fstpunct.__file__).parent / "api").glob("[!_]*.py")))]
+    tried = 0
+    for name in names:
+        result = doctest.testmod(importlib.import_module(name), optionflags=doctest.ELLIPSIS)
+        assert result.failed == 0, name
+        tried += result.attempted
+    assert tried >= 2
