@@ -276,7 +276,8 @@ def test_train_from_python_is_the_command(tmp_path):
     ({"direction": "up"}, "direction 'up': must be one of ltr, rtl"),
     ({"init": "random", "seed": -5}, "seed -5: must be at least 0"),
     ({"grammar": "missing.rules"}, "missing.rules"),
-    ({"grammar": "default"}, "needs dev sentences: give dev files"),
+    ({"grammar": "default"}, r"needs dev sentences: give dev files \(dev, --dev FILE\) or a "
+                             r"direction \(direction, --direction ltr\|rtl\)"),
 ])
 def test_train_refuses_before_reading(tmp_path, arguments, message):
     """Bad arguments, a missing rule file and a direction to choose without dev files are
