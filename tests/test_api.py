@@ -441,3 +441,13 @@ def test_the_docstring_examples_run():
         assert result.failed == 0, name
         tried += result.attempted
     assert tried >= 2
+
+
+def test_the_models_parts_print_in_a_line(en):
+    """``model.punct`` and its channel print what they are, not θ's 1.3 million numbers or an
+    object address."""
+    punct = repr(en.punct)
+    assert "\n" not in punct and "array" not in punct and len(punct) < 300, punct
+    assert punct.startswith("<PunctModel: ") and "rtl channel" in punct
+    assert f"{len(en.punct.theta):,} weights" in punct
+    assert repr(en.punct.channel) == f"<Channel rtl: {len(en.punct.channel.symbols)} symbols>"

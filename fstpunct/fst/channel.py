@@ -188,6 +188,9 @@ class Channel:
         self.direction: str = direction
         self.phi: np.ndarray = phi
 
+    def __repr__(self) -> str:
+        return f"<Channel {self.direction}: {len(self.symbols)} symbols>"
+
     # ----------------------------------------------------------------- construction
     @classmethod
     def identity(cls, symbols: Sequence[str], direction: str) -> Channel:

@@ -97,6 +97,10 @@ class PunctModel:
     channel: Channel
     settings: Settings = field(default_factory=Settings)
 
+    def __repr__(self) -> str:
+        return (f"<PunctModel: {len(self.vocab.tokens)} tokens, {len(self.vocab.pairs)} pairs, "
+                f"{len(self.theta):,} weights, {self.channel.direction} channel>")
+
     @property
     def vocab(self) -> Vocab:
         return self.attach.vocab
