@@ -4,8 +4,9 @@ FSTs.
 >>> import fstpunct
 >>> model = fstpunct.load("en")     # a bundled model by name, or a folder
 
-then ``model.decode``, ``model.restore``, ``model.normalise``, ``model.log_prob`` and
-``model.perplexity`` on a CoNLL-U string, a path or split name, or ``conllu.TokenList``s;
+then ``model.decode``, ``restore``, ``normalise``, ``rephrase``, ``correct`` (a correction
+model), ``log_prob``, ``perplexity``, ``show``, ``draw_tree`` and ``draw_lattice`` on a CoNLL-U
+string, a path or split name, or ``conllu.TokenList``s (``text=True``: plain text);
 ``fstpunct.train(folder, files)`` trains a model folder (see the README's "Python API"). The
 names below are loaded on first use, so ``import fstpunct`` stays quick.
 """
