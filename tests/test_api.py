@@ -451,3 +451,12 @@ def test_the_models_parts_print_in_a_line(en):
     assert punct.startswith("<PunctModel: ") and "rtl channel" in punct
     assert f"{len(en.punct.theta):,} weights" in punct
     assert repr(en.punct.channel) == f"<Channel rtl: {len(en.punct.channel.symbols)} symbols>"
+
+
+def test_a_pool_that_is_no_pool_is_named(en):
+    """``pool=2`` (a number of jobs, say) is a TypeError saying what a pool is, before any
+    sentence is read (it was an AttributeError: 'int' object has no attribute 'parallel')."""
+    for method in (en.decode, en.restore, en.normalise, en.perplexity):
+        with pytest.raises(TypeError, match=r"pool: a fstpunct.parallel.Pool \(fstpunct."
+                                            r"parallel.make_pool\(jobs\)\), not int"):
+            method(iter(conllu.parse(TEXT)), pool=2)
