@@ -2,12 +2,16 @@
 from __future__ import annotations
 
 import os
+import sys
+import warnings
 import zlib
 from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "GrammarError", "InputError",
-           "ModelError", "not_a_model", "refuse_unused"]
+           "ModelError", "not_a_model", "refuse_unused", "warn_user"]
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 # what reading a missing or damaged model file raises (json, numpy's .npz reader: a zip
 # member whose CRC fails, a stream that does not inflate, a truncated zip; an empty .npy)
@@ -89,3 +93,12 @@ def refuse_unused(options: dict[str, bool], why: str) -> None:
              for name, set_ in options.items() if set_]
     if given:
         raise InputError(f"{', '.join(given)}: {why}")
+
+
+def warn_user(message: str) -> None:
+    """A ``UserWarning`` of ``message`` located at the first line outside fstpunct on the
+    stack (the user's call, or where they read an iterator the API gave back), not at ours."""
+    frame, level = sys._getframe(), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, stacklevel=level)

@@ -460,3 +460,20 @@ def test_a_pool_that_is_no_pool_is_named(en):
         with pytest.raises(TypeError, match=r"pool: a fstpunct.parallel.Pool \(fstpunct."
                                             r"parallel.make_pool\(jobs\)\), not int"):
             method(iter(conllu.parse(TEXT)), pool=2)
+
+
+def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
+    """A warning names the line of the program that called fstpunct (where the answer is
+    read, for an iterator), not a line inside fstpunct."""
+    with pytest.warns(UserWarning, match="unknown to the model 'en'") as caught:
+        list(en.log_prob("hi:dev"))
+    assert [w.filename for w in caught] == [__file__]
+    punctuation_only = "# sent_id = p\n1\t.\t.\tPUNCT\t.\t_\t0\troot\t_\t_\n\n"
+    with pytest.warns(UserWarning, match="only punctuation, copied unchanged") as caught:
+        list(en.restore(iter(conllu.parse(TEXT + punctuation_only))))
+    assert {w.filename for w in caught} == {__file__}
+    (tmp_path / "en").mkdir()
+    monkeypatch.chdir(tmp_path)
+    with pytest.warns(UserWarning, match="is the bundled model") as caught:
+        fstpunct.load("en")
+    assert [w.filename for w in caught] == [__file__]

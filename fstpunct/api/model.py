@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -24,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..apps.decode import annotate, scored
-from ..errors import InputError, ModelError, refuse_unused
+from ..errors import InputError, ModelError, refuse_unused, warn_user
 from ..model.punct import PunctModel
 from ..model.store import (
     BUNDLED,
@@ -302,9 +301,8 @@ class Model:
                       "CRF it weighs the model against")
         if stored and mix_crf is None and not installed():
             unused = "" if mix_weight is None else f"; mix_weight={mix_weight} is unused"
-            warnings.warn("python-crfsuite is not installed: plain text is restored without "
-                          f"the bundled CRF mixture (pip install python-crfsuite){unused}",
-                          stacklevel=2)
+            warn_user("python-crfsuite is not installed: plain text is restored without "
+                      f"the bundled CRF mixture (pip install python-crfsuite){unused}")
         elif stored:
             mix_crf = self._text_crf if mix_crf is None else mix_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight
@@ -537,9 +535,9 @@ class Model:
         else ``where`` says which sentences) are unknown to the model."""
         tokens, unknown = self._unknown(seen)
         if tokens and unknown > UNKNOWN_SHARE * tokens:
-            warnings.warn(f"{unknown} of {tokens} punctuation tokens{where} "
-                          f"({100 * unknown / tokens:.0f}%) are unknown to the model "
-                          f"{self.name!r}: is it the input's language?", stacklevel=2)
+            warn_user(f"{unknown} of {tokens} punctuation tokens{where} "
+                      f"({100 * unknown / tokens:.0f}%) are unknown to the model "
+                      f"{self.name!r}: is it the input's language?")
 
 
 def _checked(pool: Pool | None) -> Pool | None:

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import json
 import os
-import warnings
 from collections.abc import Mapping
 from dataclasses import fields
 from pathlib import Path
@@ -34,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UNREADABLE, ModelError
+from ..errors import UNREADABLE, ModelError, warn_user
 from ..files import atomic_folder, output, read_meta
 from ..fst.channel import Channel
 from .attach import AttachModel
@@ -66,8 +65,8 @@ def model_path(name: str | Path) -> Path:
     a bundled name wins over a local folder of that name, with a warning)."""
     if is_bundled(name):
         if Path(name).exists():
-            warnings.warn(f"{name!r} is the bundled model, not the local folder {name} "
-                          f"(write ./{name} for the folder)", stacklevel=2)
+            warn_user(f"{name!r} is the bundled model, not the local folder {name} "
+                      f"(write ./{name} for the folder)")
         return BUNDLED / str(name)
     return Path(name)
 

@@ -1,9 +1,9 @@
 """Restoring a stream of sentences: strip, parse (optionally), restore, insert."""
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from ...errors import warn_user
 from ...parallel import Pool, share_value, shared
 from ...parser import Model as ParserModel
 from ...parser import parse
@@ -20,13 +20,9 @@ def has_words(sent: Sentence) -> bool:
     return any(not w.is_punct for w in sent.words)
 
 
-def _warn(message: str) -> None:
-    warnings.warn(message, stacklevel=2)  # the command line prints it as one stderr line
-
-
 def restored(sentences: Iterable[Sentence], method: Restorer,
              parsers: Sequence[ParserModel] = (), beam: int | None = None,
-             warn: Callable[[str], None] = _warn, chunk: int = 256,
+             warn: Callable[[str], None] = warn_user, chunk: int = 256,
              pool: Pool | None = None) -> Iterator[Sentence]:
     """Every sentence stripped, parsed if parsers are given (``beam``: default each parser's
     training beam), and restored by ``method``. With several parsers the output keeps the first
