@@ -477,3 +477,10 @@ def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
     with pytest.warns(UserWarning, match="is the bundled model") as caught:
         fstpunct.load("en")
     assert [w.filename for w in caught] == [__file__]
+
+
+def test_the_pipeline_prints_what_it_holds(en):
+    """``model.pipeline()`` prints its tagger's and parser's kind and size, not addresses."""
+    shown = repr(en.pipeline())
+    assert " object at 0x" not in shown, shown
+    assert "<Tagger: " in shown and "<parser.Model removed: " in shown

@@ -137,6 +137,11 @@ class Model:
         rows = np.array([F.atoms(s, inp.buf) for s in states], dtype=np.int64)
         return F.keys(rows, self.columns)
 
+    def __repr__(self) -> str:
+        case = ", lower-cased" if self.lowercase else ""
+        return (f"<parser.Model {self.mode}: {len(self.words.items):,} words, "
+                f"{len(self.tags.items)} tags, {len(self.labels)} labels{case}>")
+
     def set_keys(self, keys: np.ndarray) -> None:
         """Known feature keys, sorted; weight row k + 1 belongs to ``keys[k]`` (found through a
         hash table, ``table``: a compiled lookup per key, where a binary search took most of

@@ -98,6 +98,10 @@ class Tagger:
         self.fingerprints = False  # keys are fingerprints (a tagger saved with them, read back)
         self._row = {int(k): r for r, k in enumerate(keys.tolist(), 1)}
 
+    def __repr__(self) -> str:
+        case = ", lower-cased" if self.lowercase else ""
+        return f"<Tagger: {len(self.tags)} tags, {len(self.keys):,} features{case}>"
+
     def _rows(self, keys: Iterable[int]) -> list[int]:
         if self.fingerprints:
             return [self._row.get(k >> FINGERPRINT_SHIFT, 0) for k in keys]
