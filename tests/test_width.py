@@ -386,12 +386,14 @@ def failing(sents, after: int):
     raise RuntimeError("the input failed")
 
 
-def test_the_callers_own_sentences_stay_as_written(zh, full_text, tmp_path):
+def test_the_callers_own_sentences_stay_as_written(zh, full_text, half_text, tmp_path):
     """A caller's own Sentences stay as written (every line, word and comment) whatever a
     method does with them: gives values (log_prob, perplexity), draws or shows them, gives back
     their changed copies (decode, normalise: every fixture sentence has a mark to fold, so
     none is changed in place), makes new sentences of them (restore, rephrase), is abandoned
-    after one answer or ended by an exception of the input. Before: each left them folded."""
+    after one answer or ended by an exception of the input. Before: each left them folded.
+    Their ``folded`` (in no repr) stays None too, also where nothing folds (half-width input):
+    before, restore and rephrase left it {}, which a later run's write-back reads."""
     runs = {"log_prob": lambda s: list(zh.log_prob(s)), "perplexity": zh.perplexity,
             "draw_tree": lambda s: zh.draw_tree(s, 2),
             "draw_lattice": lambda s: zh.draw_lattice(s, 2, 3),
@@ -406,11 +408,16 @@ def test_the_callers_own_sentences_stay_as_written(zh, full_text, tmp_path):
         sents = list(read_conllu(io.StringIO(full_text)))
         run(sents)
         assert as_written(sents) == expected, name
+        assert all(s.folded is None for s in sents), name
+        sents = list(read_conllu(io.StringIO(half_text)))
+        run(sents)
+        assert all(s.folded is None for s in sents), f"{name}, half-width"
     for name, run in [("decode", zh.decode), ("restore", zh.restore), ("log_prob", zh.log_prob)]:
         sents = list(read_conllu(io.StringIO(full_text)))
         with pytest.raises(RuntimeError, match="the input failed"):
             list(run(failing(sents, 2)))
         assert as_written(sents) == expected, f"{name}, the input failing"
+        assert all(s.folded is None for s in sents), f"{name}, the input failing"
     decoded = list(zh.decode(sents))
     assert "".join(s.text() for s in decoded) == zh.decode(full_text)  # what is given back
 

@@ -111,9 +111,10 @@ class Widths:
         return twin if token not in self.known and twin in self.known else token
 
     def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
-        """``sentences`` with their punctuation folded (a copy of each that has any to fold),
-        the input's width decided (reading ahead, in an ``input`` run) before the first one is
-        given; a sentence given is not kept here."""
+        """``sentences`` with their punctuation folded (a copy of each that has any to fold,
+        and in a run with a width of each other one too, its ``folded`` ``{}``: the caller's
+        sentences keep None), the input's width decided (reading ahead, in an ``input`` run)
+        before the first one is given; a sentence given is not kept here."""
         items = iter(sentences)
         ahead = deque(() if self._decided else self._ahead(items))
         ascii_twins, width = self._ascii, self.width
@@ -126,8 +127,8 @@ class Widths:
                 if ascii_twins and not ascii_twins.keys().isdisjoint(
                         [word.form for word in sent.words]):
                     sent = self._folded(sent)
-                elif width is not None:
-                    sent.folded = {}
+                elif width is not None:  # a copy: the caller's sentence keeps None
+                    sent = dataclasses.replace(sent, folded={})
             yield sent
 
     def _ahead(self, items: Iterator[Sentence]) -> list[Sentence]:
@@ -148,15 +149,13 @@ class Widths:
 
     def _folded(self, sent: Sentence) -> Sentence:
         """``sent`` as the model reads it: a copy with its punctuation folded, the originals in
-        its ``folded``, if any folds (``sent`` itself is never changed); else ``sent`` (its
-        ``folded`` ``{}``, none folded, in a run with a width; else left None, all the
-        write-back would learn)."""
+        its ``folded``, if any folds (``sent`` itself is never changed); else, in a run with a
+        width, a shallow copy whose ``folded`` is ``{}`` (none folded); else ``sent`` (None,
+        all the write-back would learn)."""
         changed = [(k, twin) for k, word in enumerate(sent.words)
                    if (twin := self.fold(word.form)) != word.form and word.is_punct]
         if not changed:
-            if self.width is not None:
-                sent.folded = {}
-            return sent
+            return sent if self.width is None else dataclasses.replace(sent, folded={})
         words = list(sent.words)
         twins, folded = {}, {}
         for k, twin in changed:
