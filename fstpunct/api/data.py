@@ -8,9 +8,11 @@
 * an **iterable of** ``conllu.TokenList`` (the ``conllu`` library's sentences): an iterator of new
   TokenLists (the input is not changed), streaming;
 * an iterable of :class:`~fstpunct.ud.treebank.Sentence` (fstpunct's own lossless sentences, what
-  the command line passes): an iterator of the same sentences, changed in place; but one with
-  marks the model reads as their width twins is read as a copy (the answer is made from that),
-  the caller's own left as written (:mod:`fstpunct.ud.width`).
+  the command line passes): an iterator of sentences; use the ones given back. A method that
+  changes sentences (decode, normalise) changes your objects in place, except one with marks the
+  model reads as their width twins, read as a copy (the answer is made from that, yours left as
+  written: :mod:`fstpunct.ud.width`), and all of them on a parallel pool (each a worker's copy);
+  one that makes sentences anew (restore, correct, rephrase) gives new ones.
 
 With ``text`` (a :class:`~fstpunct.ud.text.Tokeniser`: the data is plain text, one sentence a
 line, said explicitly since a one-line string may be either), the data is a **string** of text
