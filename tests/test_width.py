@@ -13,6 +13,9 @@ import pytest
 from test_ud_valid import UDVALIDATE, highest_level
 
 import fstpunct
+from fstpunct.apps.restoration.crf import CrfModel
+from fstpunct.apps.restoration.trivial import Trivial
+from fstpunct.apps.text import restored_text
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.store import BUNDLED
@@ -236,6 +239,26 @@ def test_restore_by_crf_or_trivial_writes_the_input_width(tmp_path, half_text, m
     assert outs[f"{FIXTURE.name} --width half"] == half_
     assert outs[f"{half_path.name} --width full"] == full
     assert outs[f"{FIXTURE.name} --jobs 2"] == full
+
+
+@pytest.mark.parametrize("method", ["trivial", "crf"])
+def test_restored_text_by_crf_or_trivial_writes_the_input_width(full_text, half_text, method):
+    """The library's restore by a CRF or the trivial baseline (apps.text.restored_text, what
+    restore --crf and --trivial run) takes a width as the model's restore does: full-width
+    input gets full-width marks, half-width input the method's own; none given: the method's
+    own forms whatever the input."""
+    restorer = Trivial.for_language("zh") if method == "trivial" else \
+        CrfModel.load(BUNDLED / "zh" / "text" / "crf")
+
+    def restored(text: str, width: str | None) -> str:
+        sents = restored_text(read_conllu(io.StringIO(text)), restorer, [], None,
+                              pytest.fail, width=width)  # (trees given: no pipeline)
+        return "".join(s.text() for s in sents)
+    full, half_ = restored(full_text, "input"), restored(half_text, "input")
+    assert "。" in marks(full) and not HALF_MARKS & set(marks(full))
+    assert HALF_MARKS & set(marks(half_)) and full == half_.translate(TO_FULL)
+    assert restored(half_text, "full") == full and restored(full_text, "half") == half_
+    assert restored(full_text, None) == half_
 
 
 @pytest.mark.skipif(UDVALIDATE is None, reason="udtools (the dev extra) is not installed")

@@ -508,18 +508,20 @@ class Model:
 
         def run(sents: Iterator[Sentence]) -> Iterator[Sentence]:
             widths = Widths((punct or self.punct).vocab.tokens, width)
-            return widths.write(step(self._watched(sents, widths)))
+            return widths.apply(lambda read: step(self._warned(read)), sents)
         return rewrite(data, run, **options)
 
-    def _watched(self, sents: Iterable[Sentence], widths: Widths | None = None
-                 ) -> Iterator[Sentence]:
-        """``sents`` as the model reads them (marks it does not know read as their width twins
-        by ``widths``, by default a run of its own: :mod:`fstpunct.ud.width`), with a warning
-        when many of the first ones' punctuation tokens are unknown to the model (a model of
-        another language, say)."""
+    def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
+        """``sents`` as the model reads them (marks it does not know read as their width twins:
+        :mod:`fstpunct.ud.width`), :meth:`_warned`."""
+        return self._warned(Widths(self.punct.vocab.tokens).read(sents))
+
+    def _warned(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
+        """``sents`` (as read), with a warning when many of the first ones' punctuation tokens
+        are unknown to the model (a model of another language, say)."""
         seen: list[str] | None = []  # the first sentences' tokens, as read (not written back)
         read = 0
-        for sent in (widths or Widths(self.punct.vocab.tokens)).read(sents):
+        for sent in sents:
             if seen is not None:
                 seen += punct_tokens(sent)
                 read += 1

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ..ud.treebank import Sentence, has_tree
+from ..ud.width import Widths
 from ._annotate import untagged as _untagged
 
 if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not import it
@@ -70,13 +71,22 @@ def underlying(sent: Sentence) -> str:
 
 def restored_text(sentences: Iterable[Sentence], method: Restorer, parsers: Sequence[ParserModel],
                   beam: int | None, pipeline: Callable[[], Pipeline], text: bool = False,
-                  pool: Pool | None = None) -> Iterator[Sentence]:
+                  pool: Pool | None = None, width: str | None = None) -> Iterator[Sentence]:
     """Restoration (:func:`~fstpunct.apps.restoration.pipeline.restored`) after
     :func:`analysed`. Every sentence is parsed once: by the restoration if it has ``parsers``
     (the analysis then only tags), else by the analysis; text (no sentence has a tree) with one
     parser by the analysis, whose pipeline should then use it. The analysis runs here, the
-    restoration on ``pool`` if one is given."""
+    restoration on ``pool`` if one is given. With ``width`` (one of
+    :data:`~fstpunct.ud.width.WIDTHS`), a run of :class:`~fstpunct.ud.width.Widths` for a
+    ``method`` with ``tokens``, the marks it writes (Trivial, CrfModel): the restored marks
+    written in the input's width (``input``) or the one given; None: as ``method`` writes them
+    (a Model's restore runs its own)."""
     from .restoration.pipeline import restored
-    later = [] if text and len(parsers) == 1 else parsers
-    return restored(analysed(sentences, pipeline, parse=not later), method, later, beam,
-                    pool=pool)
+
+    def run(sents: Iterable[Sentence]) -> Iterator[Sentence]:
+        later = [] if text and len(parsers) == 1 else parsers
+        return restored(analysed(sents, pipeline, parse=not later), method, later, beam,
+                        pool=pool)
+    if width is None:
+        return run(sentences)
+    return Widths(method.tokens, width).apply(run, sentences)  # type: ignore[attr-defined]

@@ -14,7 +14,6 @@ from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
-from ..ud.width import Widths
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -121,13 +120,10 @@ def run(args: argparse.Namespace) -> int:
                                      "--tagger DIR and --parser DIR")
                 return load_pipeline(lang, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
-            # marks of either width, as the model's restore (fstpunct.ud.width): read as the
-            # marks the method writes, written in the input's width (or --width)
-            widths = Widths([method.mark] if args.trivial else method.meta["tokens"],
-                            args.width or "input")
+            # marks of either width, as the model's restore (fstpunct.ud.width)
             sentences = progress(read_input(args), "restore", quiet=args.quiet)
-            out = widths.write(restored_text(widths.read(sentences), method, parsers, args.beam,
-                                             pipeline, args.text, pool=pool))
+            out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
+                                pool=pool, width=args.width or "input")
         else:
             model, sentences = model_and_input(args)
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),

@@ -35,7 +35,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..errors import InputError
 from .text import surface
@@ -167,6 +167,12 @@ class Widths:
                  for ln in sent.lines]
         return dataclasses.replace(sent, comments=list(sent.comments), lines=lines, words=words,
                                    folded=folded)
+
+    def apply(self, step: Callable[[Iterator[Sentence]], Iterable[Sentence]],
+              sentences: Iterable[Sentence]) -> Iterator[Sentence]:
+        """The run: ``step`` over ``sentences`` as read (:meth:`read`), its output written
+        back (:meth:`write`)."""
+        return self.write(step(self.read(sentences)))
 
     def write(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The output ``sentences`` with their punctuation written back (module docstring)."""

@@ -154,6 +154,12 @@ class CrfModel:
             raise ModelError(f"{path}: crf.model is missing")
         return cls(path / "crf.model", meta)
 
+    @property
+    def tokens(self) -> list[str]:
+        """The marks it knows and writes (its training data's, ``meta.json``), in their own
+        width (:mod:`fstpunct.ud.width`)."""
+        return self.meta["tokens"]
+
     def tag(self, ss: SlotSentence) -> list[str]:
         """The Viterbi tag of every slot."""
         return list(self.tagger.tag(features(ss, self.tree)))

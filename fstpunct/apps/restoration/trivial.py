@@ -25,6 +25,11 @@ class Trivial:
         grammar's: the point that most often ends a training sentence)."""
         return cls(language_grammar(lang, ud_dir).full_stop)
 
+    @property
+    def tokens(self) -> tuple[str]:
+        """The marks it writes, in their own width (:mod:`fstpunct.ud.width`)."""
+        return (self.mark,)
+
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         _, heads, _ = depunctuate(sent)
         out: list[Insertion] = [() for _ in range(len(heads) + 1)]
