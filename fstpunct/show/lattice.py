@@ -248,7 +248,7 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    ids = (0,) * (len(x) - len(slots.slot_ids[slot])) + slots.slot_ids[slot]  # (∘ in slot 0)
+    ids = ((0,) if slot == 0 else ()) + slots.slot_ids[slot]  # ∘ opens slot 0 (model.punct)
     surface = " ".join(written(sent, ids, x)) or "ε"  # as the input wrote it
     caption = (f"slot {slot} of {name}: surface '{surface}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
