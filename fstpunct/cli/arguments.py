@@ -97,17 +97,17 @@ def add_model_output_argument(parser: argparse.ArgumentParser) -> None:
                         help="model folder to write")
 
 
-def add_width_argument(parser: argparse.ArgumentParser) -> None:
-    """--width: the width of the punctuation marks a command writes (:mod:`fstpunct.ud.width`)."""
+def add_width_argument(parser: argparse.ArgumentParser, own: str = "the model's own forms"
+                       ) -> None:
+    """--width: the width of the punctuation marks a command writes (:mod:`fstpunct.ud.width`);
+    ``own``: the forms written when the input's marks show no width."""
     parser.add_argument("--width", choices=WIDTHS,
                         help="write the marks full-width (，。；：？！（）) or half-width "
                              "(, . ; : ? ! ( )), streaming; input (default): as the input's "
                              "punctuation is written (the width most of the marks with a twin "
                              "show in its first sentences that have any, the whole input's, "
-                             "not per document), else in the model's own forms (restore "
-                             "--crf, --trivial: the CRF's, the rule file's); to find it, "
-                             "input reads up to 1,000 sentences ahead (stdin too) before its "
-                             "first output")
+                             f"not per document), else in {own}; to find it, input reads up "
+                             "to 1,000 sentences ahead (stdin too) before its first output")
 
 
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:

@@ -74,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the input's language (picks the bundled model when no method is "
                              "given, and the tagger and parser of --text; with --crf, by "
                              "default the CRF's language)")
-    add_width_argument(parser)
+    add_width_argument(parser, "the model's own forms (--crf, --trivial: the CRF's, the rule "
+                               "file's)")
     add_quiet_argument(parser)
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="restore chunks of 256 sentences in this many local processes "
