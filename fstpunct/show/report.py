@@ -55,7 +55,7 @@ def _record(view: SentenceView) -> dict[str, Any]:
               for node in view.ranked],
         "s": [[list(slot.surface), [[m.text, m.fate, m.node, m.side] for m in slot.underlying],
                [[s.a, s.b, s.edit, _round(s.p)] for s in slot.steps], _round(slot.prob),
-               int(slot.backoff)] for slot in view.slots],
+               int(slot.backoff), int(slot.read)] for slot in view.slots],
     }
 
 

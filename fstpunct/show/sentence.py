@@ -57,13 +57,15 @@ class Step:
 class SlotView:
     """Slot i: the surface tokens xᵢ as written, the underlying uᵢ of the Viterbi T′ (empty and
     ``backoff`` when a backoff puncteme is part of it: its tokens are unknown), and the best edit
-    path writing xᵢ from uᵢ with its probability."""
+    path writing xᵢ from uᵢ with its probability; ``read``: xᵢ has a token the model read as its
+    width twin (the path's steps write the model's forms, :mod:`fstpunct.ud.width`)."""
 
     surface: tuple[str, ...]
     underlying: tuple[Mark, ...]
     steps: tuple[Step, ...]
     prob: float
     backoff: bool = False
+    read: bool = False
 
 
 @dataclass(frozen=True)
@@ -133,9 +135,11 @@ def view_of(model: PunctModel, sent: Sentence, slots: SlotSentence, inference: I
     surfaces = inference.batch.surfaces[s]
     views = []
     for i, members in enumerate(slot_members(slots)):
-        x = tuple(shown(t) for t in written(sent, slots.slot_ids[i], slots.slots[i]))
+        as_written = written(sent, slots.slot_ids[i], slots.slots[i])
+        read = as_written != slots.slots[i]
+        x = tuple(shown(t) for t in as_written)
         if any(pairs[node] is None for node, _ in members):
-            views.append(SlotView(x, (), (), 0.0, backoff=True))
+            views.append(SlotView(x, (), (), 0.0, backoff=True, read=read))
             continue
         parts = [(node, pairs[node][side]) for node, side in members]  # type: ignore[index]
         u, origin = underlying_slot(i, slots.n, parts)
@@ -143,12 +147,12 @@ def view_of(model: PunctModel, sent: Sentence, slots: SlotSentence, inference: I
                                             for _ in pairs[node][side]]  # type: ignore[index]
         found = _fates(model.channel, u, surfaces[i])
         if found is None:  # cannot happen for a Viterbi T′; shown rather than hidden
-            views.append(SlotView(x, (), (), 0.0, backoff=True))
+            views.append(SlotView(x, (), (), 0.0, backoff=True, read=read))
             continue
         fates, steps, prob = found
         marks = tuple(Mark(shown(t), o, side, fate)
                       for t, o, side, fate in zip(u, origin, sides, fates))
-        views.append(SlotView(x, marks, steps, prob))
+        views.append(SlotView(x, marks, steps, prob, read=read))
     ranked: tuple[tuple[tuple[Pair, float], ...], ...] = ()
     if k:  # the outside pass gives log p too
         nodes, log_prob = ranked_pairs(inference, s)

@@ -79,7 +79,7 @@
 
   function showSlot(i, k) {
     const slot = S[i].s[k];
-    const [x, marks, steps, prob, backoff] = slot;
+    const [x, marks, steps, prob, backoff, read] = slot;
     if (backoff) {
       $("detail").innerHTML = `<h4>slot ${k}</h4><p>surface ${x.map(tok).join(" ") || EPS}; ` +
         "a backoff puncteme is part of its underlying string: its tokens are unknown.</p>";
@@ -90,6 +90,7 @@
       `</td><td class="p">${p.toFixed(3)}</td></tr>`);
     $("detail").innerHTML = `<h4>slot ${k}</h4><p>underlying u = ${u || EPS}<br>surface x = ` +
       `${x.map(tok).join(" ") || EPS}</p><p class="note">the most probable edit path writing x ` +
+      (read ? "(in the model's forms: x read as its width twin) " : "") +
       `from u (window, edit, probability); p = ${prob.toFixed(3)}</p>` +
       `<table>${rows.join("") || "<tr><td>no window: nothing to edit</td></tr>"}</table>`;
   }
