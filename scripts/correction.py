@@ -341,17 +341,26 @@ def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
     return source, [with_words(g, s) for g, s in zip(gold, source)]
 
 
-def read_trees(path: str, data: Path, splits: Sequence[str]) -> dict[str, Sentence]:
+def read_trees(path: str, data: Path, splits: Sequence[str],
+               fold_of: dict[str, int] | None = None) -> dict[str, Sentence]:
     """The learner sentences of ``splits`` with the trees of the CoNLL-U file ``path`` (e.g.
     ``jackknife``'s), by sent_id; every sentence of those splits must be there with the same
-    tokens."""
+    tokens and, given ``fold_of`` (each document's fold), say it was parsed by the jackknife
+    parser of its document's fold of as many folds (``jackknife``'s comments)."""
     trees = {s.sent_id: s for s in read_file(path)}
+    k = None if fold_of is None else str(len(set(fold_of.values())))
     for split in splits:
         for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
             t = trees.get(s.sent_id)
             if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
                 _fail(f"{path}: sentence {s.sent_id} of {split} is "
                       + ("missing" if t is None else "not the learner's (other tokens)"))
+            if fold_of is not None and (t.comment("jackknife_folds"), t.comment(
+                    "jackknife_fold")) != (k, str(fold_of[_document(s)])):
+                _fail(f"{path}: sentence {s.sent_id} of {split} was not parsed by the jackknife "
+                      f"parser of its fold {fold_of[_document(s)]} of {k} (its comments: "
+                      f"jackknife_folds {t.comment('jackknife_folds')}, jackknife_fold "
+                      f"{t.comment('jackknife_fold')})")
     return trees
 
 
@@ -1473,9 +1482,12 @@ def compare(args: argparse.Namespace) -> None:
     :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
     chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
     before side at ``--edit-cost`` and at its nested cost (AED: sign flips; F0.5: approximate
-    randomisation), pooled and on each split's pairs. With ``--platt`` the nested cost is only
-    singly nested: fold k's cost is chosen on the other folds decoded with maps fitted partly on
-    fold k's pairs."""
+    randomisation), pooled and on each split's pairs, and every row's edits split into the
+    final slot's and the inner slots' (right/proposed, :func:`final_or_inner`). With
+    ``--after-trees`` the after side decodes the learner sentences on that file's trees
+    (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees. With
+    ``--platt`` the nested cost is only singly nested: fold k's cost is chosen on the other
+    folds decoded with maps fitted partly on fold k's pairs."""
     splits, k = args.splits or list(SPLITS), args.folds
     if args.edit_cost not in COSTS:
         _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
@@ -1487,7 +1499,8 @@ def compare(args: argparse.Namespace) -> None:
     trees: dict = {}
     if args.after_trees:
         inputs[AFTER] = pooled_pairs(Path(args.data), splits, False, trees=read_trees(
-            args.after_trees, Path(args.data), splits))[0]
+            args.after_trees, Path(args.data), splits,
+            document_folds(Path(args.data), splits, k)[1]))[0]
         parsed = parse_score(source, [s for _, s, _ in inputs[AFTER]])
         trees = {"after_trees": args.after_trees, "after_trees_uas": parsed.words.uas,
                  "after_trees_las": parsed.words.las}
@@ -1682,7 +1695,8 @@ def ending(final: tuple[str, ...]) -> str:
 def described(pairs: Sequence[tuple[Sentence, Sentence]]) -> dict:
     """What the (learner, corrected) pairs are made of: the units' count, their mean tokens
     (punctuation included), the share ending in each of ENDINGS (the learner's final slot),
-    the share of units ending in `,` whose comma the correction keeps, and the gold edits (slots
+    the share of units ending in `,` whose comma the correction keeps (counted kept only when
+    the final slot's whole scored string is unchanged), and the gold edits (slots
     whose scored string the correction changes) at the final slot and at inner slots."""
     ends = dict.fromkeys(ENDINGS, 0)
     tokens, kept_commas, gold_edits = 0, 0, {"final": 0, "inner": 0}
@@ -1936,7 +1950,8 @@ def jackknife(args: argparse.Namespace) -> None:
     With ``--tags``, each fold's words are first tagged by a tagger jackknifed on the same folds
     (as ``learner_corpus.py``'s: 6 epochs, features seen twice, no word tagged ``PUNCT``, the
     epoch chosen as the parsers'), and the fold's parser, trained on gold tags, parses them
-    so: the outside FCE sentences' pipeline."""
+    so: the outside FCE sentences' pipeline. Each tree says its fold (``# jackknife_folds``,
+    ``# jackknife_fold``), which ``compare --after-trees`` checks."""
     data, splits = Path(args.data), args.splits or ["train"]
     learner_text, fold_of = document_folds(data, splits, args.folds)
     text = [s for split in splits for s in learner_text[split]]
@@ -1945,13 +1960,14 @@ def jackknife(args: argparse.Namespace) -> None:
     dev = [] if pooled_dev else list(sentences_of(data / "en_esl-ud-dev.conllu"))
     held_dev = [split == "dev" for split in splits for _ in learner_text[split]] \
         if pooled_dev else None
-    tagged = tag_jackknifed(text, args.folds, dev, folds=folds, held_dev=held_dev, punct=False,
+    k = len(set(folds))  # fewer than --folds when there are fewer documents
+    tagged = tag_jackknifed(text, k, dev, folds=folds, held_dev=held_dev, punct=False,
                             epochs=6, min_count=2,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
     parsed = jackknifed(text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs,
                         held_dev=held_dev, parsed=tagged)
     s = parse_score(text, parsed)
-    print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {args.folds} jackknife "
+    print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {k} jackknife "
           f"parsers{' on jackknifed tags' if args.tags else ''}: word UAS {s.words.uas:.2f}, "
           f"LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
@@ -2263,8 +2279,9 @@ def main() -> None:
                         "learner: balanced where the learner's marks balance)")
     m.add_argument("--after-trees", metavar="CONLLU",
                    help="decode the after side on the learner sentences' trees of this file "
-                        "(e.g. jackknife --split train --split dev --split test's, by the cv "
-                        "run's folds) instead of the gold trees")
+                        "instead of the gold trees: jackknife --split train --split dev --split "
+                        "test's with the cv run's --folds (each tree's jackknife comments must "
+                        "name its document's fold of as many folds)")
     m.add_argument("--edit-cost", type=float, default=0.25,
                    help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
     m.add_argument("--support", type=float, default=SUPPORT,
@@ -2309,7 +2326,8 @@ def main() -> None:
                         "(the parsers train on gold tags)")
     j.add_argument("--epochs", type=int, default=8, help="at most this many epochs (8)")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
-    j.add_argument("-o", "--output", required=True, help="CoNLL-U of the parsed train sentences")
+    j.add_argument("-o", "--output", required=True,
+                   help="CoNLL-U of the parsed sentences of the splits")
     r = sub.add_parser("breakdown", help="per-mark P/R/F1 and FCE codes of a table or cv JSON")
     r.add_argument("json", help="a table or cv run's JSON")
     w = sub.add_parser("power", help="what a table's paired F0.5 test can show: p on the "

@@ -37,6 +37,12 @@ def sentences(text: str) -> list[Sentence]:
     return list(read_conllu(text.splitlines(keepends=True)))
 
 
+def bare(sent: Sentence) -> str:
+    """The sentence's CoNLL-U without jackknife's fold comments."""
+    return "".join(line for line in sent.text().splitlines(keepends=True)
+                   if not line.startswith("# jackknife_fold"))
+
+
 def learner_pairs(copies: int
                   ) -> tuple[PunctModel, list[SlotSentence], list[SlotSentence]]:
     """Learners who leave out the commas of a relative clause, and their corrections:

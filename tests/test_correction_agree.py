@@ -1,9 +1,11 @@
 """Agreement of a CRF corrector and the correction model: chosen on a cv run's held-out pairs
 (least pooled AED, and nested per fold), and added to the table."""
+import dataclasses
 import json
 import sys
 
 import pytest
+from learner_pairs import bare
 from script_module import load_script
 from test_correction import decoders_seen
 from test_correction_cv import cv_then, learner_folder, run_cv
@@ -286,6 +288,29 @@ def test_table_and_calibrate_with_the_learner_decoder(hand_corrector, tmp_path, 
     assert rows["correction"]["sentence_edits"] == score(gold, decoded).sentence_edits
 
 
+def marked(sent, folds: int, fold: int):
+    """A copy of ``sent`` with jackknife's fold comments."""
+    copy = dataclasses.replace(sent, comments=list(sent.comments))
+    copy.set_comment("jackknife_folds", str(folds))
+    copy.set_comment("jackknife_fold", str(fold))
+    return copy
+
+
+def test_jackknife_with_one_fold_is_refused_with_tags_too(tmp_path, monkeypatch, capsys):
+    """--folds 1: one line, exit 2, with --tags as without."""
+    script = load_script("correction")
+    learner_folder(tmp_path)
+    for tags in ([], ["--tags"]):
+        monkeypatch.setattr(sys, "argv", [
+            "correction.py", "jackknife", "--data", str(tmp_path), "--folds", "1", *tags,
+            "--split", "train", "--split", "dev", "--work", str(tmp_path / "jk"),
+            "-o", str(tmp_path / "jk.conllu")])
+        with pytest.raises(SystemExit) as stop:
+            script.main()
+        assert stop.value.code == 2
+        assert capsys.readouterr().err == "correction: jackknifing needs at least two folds\n"
+
+
 def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):
     """jackknife --split train --split dev --split test parses each fold's learner sentences
     with a parser that never saw the fold's documents (dev sentences of the other folds choose
@@ -304,9 +329,12 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     seen: dict[int, tuple[set, set]] = {}
     real = jackknife.train
 
+    trained: set[str] = set()
+
     def spied(rest, dev, *args, info, **more):
         seen[info["jackknife_fold"]] = ({s.sent_id.rsplit("-", 1)[0] for s in rest},
                                         {s.sent_id for s in dev})
+        trained.update(s.sent_id for s in rest)
         return real(rest, dev, *args, info=info, **more)
 
     monkeypatch.setattr(jackknife, "train", spied)
@@ -322,11 +350,18 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
         assert documents and all(fold_of[d] != fold for d in documents)
         assert dev == {f"{'docE' if fold == 0 else 'docDD'}-{k}"
                        for k in ("r0", "r1", "p0", "p1", "x")}
+    # no dev sentence trains a parser: every other sentence trains the other fold's
+    dev_ids = {s.sent_id for s in script.read_file(data / "en_esl-ud-dev.conllu")}
+    assert trained and not trained & dev_ids
+    assert sum(ParserModel.load(tmp_path / "jk" / f"fold{fold}").info["train_sentences"]
+               for fold in (0, 1)) == 35 - len(dev_ids)
     parsers = [ParserModel.load(tmp_path / "jk" / f"fold{fold}") for fold in (0, 1)]
     learner = [s for split in script.SPLITS
                for s in script.read_file(data / f"en_esl-ud-{split}.conllu")]
-    assert [s.text() for s in script.read_file(trees)] == [
-        parse(parsers[fold_of[s.sent_id.rsplit("-", 1)[0]]], s, 1).text() for s in learner]
+    fold_of_sent = [fold_of[s.sent_id.rsplit("-", 1)[0]] for s in learner]
+    assert [(s.comment("jackknife_folds"), s.comment("jackknife_fold"), bare(s))
+            for s in script.read_file(trees)] == [
+        ("2", str(f), parse(parsers[f], s, 1).text()) for s, f in zip(learner, fold_of_sent)]
     # --tags: each fold's words tagged by a tagger trained on the same sentences as its parser
     # (the parsers, trained on gold tags, loaded), then parsed by that parser
     from fstpunct.parser import tagger as tagger_module
@@ -366,9 +401,22 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
         where = parsed["final_or_inner"][name]
         assert where["final"][1] + where["inner"][1] == sum(r["edit_counts"][1])
         assert where["final"][0] + where["inner"][0] == sum(r["edit_counts"][0])
-    # the gold trees given as the after side's trees: the before side's rows again
+    # trees that do not say they are the jackknife trees of the cv run's folds: refused
     gold = tmp_path / "gold.conllu"
     script.write_file(learner, gold)
+    for wrong in (gold, tmp_path / "jk3.conllu"):
+        if wrong != gold:  # said to be of 3 folds
+            script.write_file([marked(s, 3, f) for s, f in zip(learner, fold_of_sent)], wrong)
+        with pytest.raises(SystemExit) as stop:
+            run("compare", "wrong.json", "--before", str(work), "--after", str(work),
+                "--after-trees", str(wrong))
+        assert stop.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and err.startswith(f"correction: {wrong}: sentence ")
+        assert "was not parsed by the jackknife parser of its fold" in err
+    # the gold trees given as the after side's trees (said to be the jackknife's): the before
+    # side's rows again
+    script.write_file([marked(s, 2, f) for s, f in zip(learner, fold_of_sent)], gold)
     same = run("compare", "same.json", "--before", str(work), "--after", str(work),
                "--after-trees", str(gold))
     mine = {r["system"]: r for r in same["rows"]}

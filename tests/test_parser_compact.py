@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
@@ -180,7 +181,29 @@ def test_jackknifed_tags_by_given_folds_with_held_dev(data, monkeypatch):
         tagger = real(rest, dev, log=lambda m: None, epochs=2, min_count=1)
         for j in (j for j, f in enumerate(folds) if f == fold):
             assert depunctuated(out[j]) == (pairs[j][0], tuple(tagger.tag(pairs[j][0], False)))
-    with pytest.raises(ValueError, match="2 distinct"):
+    with pytest.raises(InputError, match="2 distinct"):
         jackknifed(sents, 3, folds=[0, 1] * 6)
-    with pytest.raises(ValueError, match="and a dev set besides"):
+    with pytest.raises(InputError, match="and a dev set besides"):
         jackknifed(sents, 3, sents, folds=folds, held_dev=flags)
+
+
+def test_jackknifed_tags_refuse_bad_folds_and_a_fold_without_dev():
+    """Hand-made sentences: an InputError (the CLI's one line) for one fold and for a fold
+    whose epoch no flagged sentence of the other folds can choose; the logged accuracy is
+    that of the tags written (no PUNCT with punct False)."""
+    sents = sentences("".join(conll(RELATIVE if k % 2 else PLAIN, f"s{k}") for k in range(6)))
+    with pytest.raises(InputError, match="at least two folds"):
+        jackknifed(sents, 1, log=lambda m: None, epochs=1)
+    folds = [0, 0, 0, 1, 1, 1]
+    with pytest.raises(InputError, match="fold 0: no dev sentence to choose its tagger's epoch"):
+        jackknifed(sents, 2, folds=folds, held_dev=[True] + [False] * 5, log=lambda m: None,
+                   epochs=1)
+    logged: list[str] = []
+    out = jackknifed(sents, 2, folds=folds, held_dev=[True, False, False, True, False, False],
+                     punct=False, log=logged.append, epochs=2, min_count=1)
+    for fold, line in enumerate(logged):
+        held = [j for j, f in enumerate(folds) if f == fold]
+        right = sum(a == b for j in held
+                    for a, b in zip(depunctuated(out[j])[1], depunctuated(sents[j])[1]))
+        total = sum(len(depunctuated(sents[j])[1]) for j in held)
+        assert line.endswith(f"held-out accuracy {right / total:.4f}")

@@ -1,6 +1,6 @@
 """Jackknifed parses: each fold parsed by the parser trained on the other folds only."""
 import pytest
-from learner_pairs import RELATIVE, conll, sentences
+from learner_pairs import RELATIVE, bare, conll, sentences
 from test_correction_cv import chained
 
 from fstpunct.errors import InputError
@@ -23,12 +23,15 @@ def test_each_fold_is_parsed_by_the_parser_trained_without_it(tmp_path):
     # one that saw the gold trees only
     assert [[w.head for w in s.words] for s in parsed] == [CHAIN] * 4 + [GOLD] * 4
     assert [s.sent_id for s in parsed] == [s.sent_id for s in every]
+    assert [(s.comment("jackknife_folds"), s.comment("jackknife_fold")) for s in parsed] == [
+        ("2", str(f)) for f in folds]
+    assert not any(c.startswith("# jackknife") for s in every for c in s.comments)
     for fold in (0, 1):
         model = Model.load(tmp_path / f"fold{fold}")
         assert model.info["train_sentences"] == 4 and model.info["jackknife_fold"] == fold
         mine = [s for s, f in zip(every, folds) if f == fold]
         assert [parse(model, s, 1).text() for s in mine] == [
-            p.text() for p, f in zip(parsed, folds) if f == fold]
+            bare(p) for p, f in zip(parsed, folds) if f == fold]
     # the fold parsers are loaded, not trained again
     logged.clear()
     again = jackknifed(every, folds, gold, "tokens", 1, tmp_path, log=logged.append, epochs=1)
@@ -68,7 +71,7 @@ def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path
         model = Model.load(tmp_path / f"fold{fold}")
         assert model.info["train_sentences"] == 3
         assert [parse(model, s, 1).text() for s, f in zip(every, folds) if f == fold] == [
-            p.text() for p, f in zip(parsed, folds) if f == fold]
+            bare(p) for p, f in zip(parsed, folds) if f == fold]
     with pytest.raises(InputError, match="none flagged in the other folds"):
         jackknifed(every, folds, [], "tokens", 1, tmp_path / "x", held_dev=[False] * 4 + flags[4:])
     with pytest.raises(InputError, match="7 dev flags given for 8 sentences"):
@@ -89,6 +92,28 @@ def test_parsed_sentences_are_read_in_place_of_the_training_ones(tmp_path):
     for fold in (0, 1):
         model = Model.load(tmp_path / f"fold{fold}")
         assert [parse(model, t, 1).text() for t, f in zip(tagged, folds) if f == fold] == [
-            p.text() for p, f in zip(out, folds) if f == fold]
+            bare(p) for p, f in zip(out, folds) if f == fold]
     with pytest.raises(InputError, match="3 sentences to parse given for 4"):
         jackknifed(gold, folds, gold, "tokens", 1, tmp_path, epochs=1, parsed=tagged[:3])
+    # the same number of tokens is not enough: the same words
+    other = sentences(conll(RELATIVE, "o", drop=(1, 4)).replace("Peter", "Paul"))
+    with pytest.raises(InputError, match=r"sentence 2 to parse \(o\) has other words than its "
+                                         r"training sentence \(g1\)"):
+        jackknifed(gold, folds, gold, "tokens", 1, tmp_path, epochs=1,
+                   parsed=[tagged[0], other[0], *tagged[2:]])
+
+
+def test_saved_parsers_are_not_reused_for_another_dev_source(tmp_path):
+    """A parser whose epoch the whole dev file chose is not reused where the other folds'
+    flagged sentences choose it, though it trained on the same sentences."""
+    every = sentences("".join(conll(RELATIVE, f"s{k}") for k in range(8)))
+    folds, flags = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
+    kept = [(s, f) for s, f, d in zip(every, folds, flags) if not d]
+    dev = [s for s, d in zip(every, flags) if d]
+    jackknifed([s for s, _ in kept], [f for _, f in kept], dev, "tokens", 1, tmp_path, epochs=1)
+    with pytest.raises(InputError, match="dev_held_out False not True"):
+        jackknifed(every, folds, [], "tokens", 1, tmp_path, held_dev=flags, epochs=1)
+    # nor one trained on other sentences of as many
+    again = sentences("".join(conll(RELATIVE, f"t{k}") for k in range(6)))
+    with pytest.raises(InputError, match="train_digest"):
+        jackknifed(again, [f for _, f in kept], dev, "tokens", 1, tmp_path, epochs=1)

@@ -7,8 +7,11 @@ other folds, so the training trees carry the parser's held-out errors.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from ..errors import InputError
 from ..ud.treebank import Sentence
@@ -16,7 +19,47 @@ from .decode import parse
 from .model import Model
 from .train import train
 
-__all__ = ["jackknifed"]
+__all__ = ["jackknifed", "checked_flags", "fold_parts"]
+
+T = TypeVar("T")
+
+
+def checked_flags(n: int, folds: Sequence[int], dev: Sequence[object],
+                  held_dev: Sequence[bool] | None) -> list[bool]:
+    """The dev flag of each of ``n`` sentences (all False without ``held_dev``), after checking
+    ``folds`` (one per sentence, at least two distinct) and ``held_dev`` (one per sentence,
+    ``dev`` then empty): an :class:`InputError` if not."""
+    if len(folds) != n:
+        raise InputError(f"{len(folds)} folds given for {n} sentences")
+    if len(set(folds)) < 2:
+        raise InputError("jackknifing needs at least two folds")
+    if held_dev is not None and (len(held_dev) != n or dev):
+        raise InputError(f"{len(held_dev)} dev flags given for {n} sentences"
+                         + (" and a dev set besides" if dev else ""))
+    return [False] * n if held_dev is None else list(held_dev)
+
+
+def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int, flags: Sequence[bool],
+               dev: Sequence[T], held: bool, what: str) -> tuple[list[T], list[T]]:
+    """Fold ``fold``'s training items (the other folds' unflagged ones) and the items choosing
+    its ``what``'s epoch: ``dev``, or with ``held`` (``flags`` from ``held_dev``) the other
+    folds' flagged ones, of which there must be one (else an :class:`InputError`)."""
+    rest = [x for x, f, d in zip(items, folds, flags) if f != fold and not d]
+    if not held:
+        return rest, list(dev)
+    fold_dev = [x for x, f, d in zip(items, folds, flags) if f != fold and d]
+    if not fold_dev:
+        raise InputError(f"fold {fold}: no dev sentence to choose its {what}'s epoch "
+                         "(none flagged in the other folds)")
+    return rest, fold_dev
+
+
+def _digest(sentences: Sequence[Sentence]) -> str:
+    """A fingerprint of the sentences' ids and words (which sentences trained a parser)."""
+    h = hashlib.sha1()
+    for s in sentences:
+        h.update(f"{s.sent_id}\t{' '.join(w.form for w in s.words)}\n".encode())
+    return h.hexdigest()
 
 
 def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
@@ -30,43 +73,49 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     per sentence; ``dev`` then empty) the flagged sentences train no parser: fold k's parser
     chooses its epoch on the flagged sentences of the other folds, so that no sentence of fold
     k is seen at all, and is trained on their unflagged ones. ``parsed`` (one per sentence, the
-    same tokens, e.g. with predicted tags) are parsed in place of ``sentences``, which then
-    only train. Fold k's parser is saved in
-    ``work``/fold{k}, and loaded from there, not trained, when that folder exists and holds the
-    parser of fold k of as many folds and training sentences (else an error: it may have seen
-    the fold's sentences)."""
-    if len(folds) != len(sentences):
-        raise InputError(f"{len(folds)} folds given for {len(sentences)} sentences")
-    if len(set(folds)) < 2:
-        raise InputError("jackknifing needs at least two folds")
-    if held_dev is not None and (len(held_dev) != len(sentences) or dev):
-        raise InputError(f"{len(held_dev)} dev flags given for {len(sentences)} sentences"
-                         + (" and a dev set besides" if dev else ""))
+    same word forms, e.g. with predicted tags) are parsed in place of ``sentences``, which then
+    only train. Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments. Fold
+    k's parser is saved in ``work``/fold{k} with its fold, the folds' count and fingerprints of
+    its training and dev sentences (ids and words), and loaded from there, not trained, when
+    that folder exists and holds the same record (else an error: it may have seen the fold's
+    sentences, or chosen its epoch on other ones)."""
+    flags = checked_flags(len(sentences), folds, dev, held_dev)
     if parsed is not None and len(parsed) != len(sentences):
         raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
-    flags = held_dev if held_dev is not None else [False] * len(sentences)
+    for j, (s, p) in enumerate(zip(sentences, parsed or ())):
+        if [w.form for w in s.words] != [w.form for w in p.words]:
+            raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
+                             f"its training sentence ({s.sent_id})")
     read = sentences if parsed is None else parsed
+    k = len(set(folds))
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in sorted(set(folds)):
         folder = Path(work) / f"fold{fold}"
-        rest = [s for s, f, d in zip(sentences, folds, flags) if f != fold and not d]
-        fold_dev = dev if held_dev is None else [s for s, f, d in zip(sentences, folds, flags)
-                                                 if f != fold and d]
+        rest, fold_dev = fold_parts(sentences, folds, fold, flags, dev, held_dev is not None,
+                                    "parser")
         if not fold_dev:
-            raise InputError(f"fold {fold}: no dev sentence to choose its parser's epoch"
-                             + ("" if held_dev is None else " (none flagged in the other folds)"))
+            raise InputError(f"fold {fold}: no dev sentence to choose its parser's epoch")
+        record = {"jackknife_fold": fold, "folds": k, "train_sentences": len(rest),
+                  "train_digest": _digest(rest), "dev_held_out": held_dev is not None,
+                  "dev_digest": _digest(fold_dev)}
         if folder.is_dir():
             model = Model.load(folder)
-            saved = [model.info.get(k) for k in ("jackknife_fold", "folds", "train_sentences")]
-            if saved != [fold, len(set(folds)), len(rest)]:
-                raise InputError(f"{folder}: a parser of other folds (fold, folds, training "
-                                 f"sentences {saved}, not {[fold, len(set(folds)), len(rest)]})"
-                                 f": remove it or give another work folder")
+            saved = {key: model.info.get(key) for key in record}
+            if saved != record:
+                differ = ", ".join(f"{key} {saved[key]!r} not {record[key]!r}"
+                                   for key in record if saved[key] != record[key])
+                raise InputError(f"{folder}: a parser of other folds or other training or dev "
+                                 f"sentences ({differ}): remove it or give another work folder")
         else:
-            model = train(rest, fold_dev, mode, beam, folder, log=log, progress=False,
-                          info={"jackknife_fold": fold, "folds": len(set(folds))}, **settings)
+            info = {key: v for key, v in record.items() if key != "train_sentences"}
+            train(rest, fold_dev, mode, beam, folder, log=log, progress=False, info=info,
+                  **settings)
             model = Model.load(folder)  # the best epoch's weights, as saved
         for j, f in enumerate(folds):
             if f == fold:
-                out[j] = parse(model, read[j], beam)
+                tree = parse(model, read[j], beam)
+                tree = dataclasses.replace(tree, comments=list(tree.comments))  # not read[j]'s
+                tree.set_comment("jackknife_folds", str(k))
+                tree.set_comment("jackknife_fold", str(fold))
+                out[j] = tree
     return [s for s in out if s is not None]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import InputError
 from ..files import atomic_folder
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
@@ -213,11 +214,12 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
     return tagger
 
 
-def accuracy(tagger: Tagger, data: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
-    """Share of words tagged right."""
+def accuracy(tagger: Tagger, data: Iterable[tuple[Sequence[str], Sequence[str]]],
+             punct: bool = True) -> float:
+    """Share of words tagged right (tagged as :meth:`Tagger.tag` with ``punct``)."""
     right = total = 0
     for words, gold in data:
-        right += sum(a == b for a, b in zip(tagger.tag(words), gold))
+        right += sum(a == b for a, b in zip(tagger.tag(words, punct), gold))
         total += len(gold)
     return right / max(total, 1)
 
@@ -251,33 +253,31 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
     other folds, so a parser trained on them sees tags as good as a tagger's on new text.
     ``folds`` (one per sentence, K distinct) replaces the contiguous folds; with ``held_dev``
     (one flag per sentence, ``dev`` then empty) the flagged sentences train no tagger, and
-    fold k's tagger chooses its epoch on the other folds' flagged ones. ``punct`` False: no
-    word is tagged ``PUNCT`` (:meth:`Tagger.tag`)."""
+    fold k's tagger chooses its epoch on the other folds' flagged ones (at least one).
+    ``punct`` False: no word is tagged ``PUNCT`` (:meth:`Tagger.tag`), in the output and in
+    the logged held-out accuracy. Bad folds or flags: an :class:`InputError`."""
     from ..model.lbfgs import contiguous_ranges  # training only: not loaded for tagging
+    from .jackknife import checked_flags, fold_parts
     if k < 2:
-        raise ValueError("jackknifing needs at least 2 folds")
-    names = range(k) if folds is None else sorted(set(folds))
+        raise InputError("jackknifing needs at least two folds")
     if folds is None:
         folds = [i for i, (a, b) in enumerate(contiguous_ranges(len(sentences), k))
                  for _ in range(a, b)]
-    if len(folds) != len(sentences) or len(names) != k:
-        raise ValueError(f"{len(folds)} folds ({len(names)} distinct) given for "
+    flags = checked_flags(len(sentences), folds, dev, held_dev)
+    names = sorted(set(folds))
+    if len(names) != k:
+        raise InputError(f"{len(folds)} folds ({len(names)} distinct) given for "
                          f"{len(sentences)} sentences and {k} folds")
-    if held_dev is not None and (len(held_dev) != len(sentences) or dev):
-        raise ValueError(f"{len(held_dev)} dev flags given for {len(sentences)} sentences"
-                         + (" and a dev set besides" if dev else ""))
-    flags = held_dev if held_dev is not None else [False] * len(sentences)
     data = [depunctuated(s) for s in sentences]
     dev_data = [depunctuated(s) for s in dev]
     out: list[Sentence | None] = [None] * len(sentences)
     for i, fold in enumerate(names, 1):
         held = [j for j, f in enumerate(folds) if f == fold]
-        rest = [d for d, f, x in zip(data, folds, flags) if f != fold and not x]
-        fold_dev = dev_data if held_dev is None else [d for d, f, x in zip(data, folds, flags)
-                                                      if f != fold and x]
+        rest, fold_dev = fold_parts(data, folds, fold, flags, dev_data, held_dev is not None,
+                                    "tagger")
         tagger = train_tagger(rest, fold_dev, log=lambda m: None, **options)  # type: ignore[arg-type]
         for j in held:
             out[j] = retagged(sentences[j], tagger.tag(data[j][0], punct))
-        acc = accuracy(tagger, [data[j] for j in held])
+        acc = accuracy(tagger, [data[j] for j in held], punct)
         log(f"fold {i}/{k}: {len(held)} sentences, held-out accuracy {acc:.4f}")
     return [s for s in out if s is not None]
