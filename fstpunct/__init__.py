@@ -6,9 +6,10 @@ FSTs.
 
 then ``model.decode``, ``restore``, ``normalise``, ``rephrase``, ``correct`` (a correction
 model), ``log_prob``, ``perplexity``, ``show``, ``draw_tree`` and ``draw_lattice`` on a CoNLL-U
-string, a path or split name, or ``conllu.TokenList``s (``text=True``: plain text);
-``fstpunct.train(folder, files)`` trains a model folder (see the README's "Python API"). The
-names below are loaded on first use, so ``import fstpunct`` stays quick.
+string, a path or split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read
+plain text, with ``text=True``); ``fstpunct.train(folder, files)`` trains a model folder (see
+the README's "Python API"). Warnings are :class:`FstpunctWarning`s. The names below are loaded
+on first use, so ``import fstpunct`` stays quick.
 """
 from __future__ import annotations
 
@@ -17,12 +18,14 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-__all__ = ["Model", "ModelInfo", "Perplexity", "bundled_models", "language_of", "load", "train"]
+__all__ = ["FstpunctWarning", "Model", "ModelInfo", "Perplexity", "bundled_models",
+           "language_of", "load", "train"]
 
 
 def __getattr__(name: str) -> Any:
     if name in __all__:
-        return getattr(importlib.import_module("fstpunct.api"), name)
+        module = "fstpunct.errors" if name == "FstpunctWarning" else "fstpunct.api"
+        return getattr(importlib.import_module(module), name)
     raise AttributeError(f"module 'fstpunct' has no attribute {name!r}")
 
 

@@ -8,10 +8,10 @@ import zlib
 from pathlib import Path
 from zipfile import BadZipFile
 
-__all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "GrammarError", "InputError",
-           "ModelError", "not_a_model", "refuse_unused", "warn_user"]
+__all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
+           "InputError", "ModelError", "not_a_model", "refuse_unused", "warn_user"]
 
-_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_PACKAGE = os.path.dirname(__file__) + os.sep
 
 # what reading a missing or damaged model file raises (json, numpy's .npz reader: a zip
 # member whose CRC fails, a stream that does not inflate, a truncated zip; an empty .npy)
@@ -56,6 +56,12 @@ class ModelError(InputError):
     """A model folder that is missing, incomplete or incompatible."""
 
 
+class FstpunctWarning(UserWarning):
+    """What fstpunct warns of; filter it by this category
+    (``warnings.filterwarnings("ignore", category=fstpunct.FstpunctWarning)``): its warnings
+    are located outside the package, so a filter by ``module="fstpunct"`` matches none."""
+
+
 def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
                 model: str | os.PathLike[str] | None = None) -> ModelError:
     """The error for a model ``folder`` whose files could not be read (``cause``), saying
@@ -96,9 +102,10 @@ def refuse_unused(options: dict[str, bool], why: str) -> None:
 
 
 def warn_user(message: str) -> None:
-    """A ``UserWarning`` of ``message`` located at the first line outside fstpunct on the
-    stack (the user's call, or where they read an iterator the API gave back), not at ours."""
+    """A :class:`FstpunctWarning` of ``message`` located at the first frame outside fstpunct
+    on the stack (the code that called fstpunct or read an iterator it gave back: the user's
+    program, or a library in between), not at ours."""
     frame, level = sys._getframe(), 1
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
-    warnings.warn(message, stacklevel=level)
+    warnings.warn(message, FstpunctWarning, stacklevel=level)

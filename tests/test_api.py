@@ -479,6 +479,19 @@ def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
     assert [w.filename for w in caught] == [__file__]
 
 
+def test_warnings_are_filtered_by_their_category(en):
+    """fstpunct's warnings are FstpunctWarnings (UserWarnings), so a filter by that category
+    silences them (one by module="fstpunct" cannot: they are located at the caller's line)."""
+    assert issubclass(fstpunct.FstpunctWarning, UserWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", category=fstpunct.FstpunctWarning)
+        list(en.log_prob("hi:dev"))
+    assert not [w for w in caught if issubclass(w.category, UserWarning)]
+    with pytest.warns(fstpunct.FstpunctWarning, match="unknown to the model 'en'"):
+        list(en.log_prob("hi:dev"))
+
+
 def test_the_pipeline_prints_what_it_holds(en):
     """``model.pipeline()`` prints its tagger's and parser's kind and size, not addresses."""
     shown = repr(en.pipeline())
