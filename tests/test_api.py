@@ -371,13 +371,18 @@ def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en):
         assert "".join(t.serialize() for t in out) == method(unparsed)
 
 
-def test_a_one_line_string_that_is_no_file_says_text(en):
-    """A one-line string is a path or split name; a sentence there is told about text=True."""
+def test_a_one_line_string_that_is_no_file_says_text(en, tmp_path, monkeypatch):
+    """A one-line string is a path or split name; a sentence there is told about text=True,
+    a name that looks like a file's (a path separator, .conllu, a folder) is not."""
     with pytest.raises(InputError, match="if it is plain text: pass text=True"):
         en.decode("We went home.")
-    with pytest.raises(InputError) as e:
-        en.decode("missing.conllu")
-    assert "text=True" not in str(e.value)
+    (tmp_path / "a folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for name in ("missing.conllu", "my files.conllu", "my dir/x.conllu", "my dir/x",
+                 "a folder"):
+        with pytest.raises(InputError) as e:
+            en.decode(name)
+        assert "text=True" not in str(e.value), name
 
 
 @pytest.mark.parametrize("data", [TEXT, conllu.parse(TEXT)])
@@ -389,6 +394,16 @@ def test_train_names_data_it_cannot_read(tmp_path, data):
     assert "\n" not in str(e.value)
     with pytest.raises(InputError, match="train needs data"):
         fstpunct.train(tmp_path / "m")
+
+
+@pytest.mark.parametrize("data, kind", [
+    (conllu.parse(TEXT)[0], "TokenList"), (TEXT.encode(), "bytes"), ("", "CoNLL-U text"),
+    (5, "int")])
+def test_train_names_the_kind_of_data_it_cannot_read(tmp_path, data, kind):
+    """One TokenList, bytes, an empty string or a number as train's data is named by its own
+    kind (a TokenList or bytes was iterated: 'not Token', 'not int'; '' was 'is a folder')."""
+    with pytest.raises(InputError, match=f"data: CoNLL-U files or split names, not {kind} "):
+        fstpunct.train(tmp_path / "m", data, direction="ltr")
 
 
 def test_perplexity_prints_its_value(en):

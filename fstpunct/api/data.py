@@ -33,15 +33,15 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, Union
 
 from ..errors import InputError
-from ..ud.release import read_one
+from ..ud.release import names_file, read_one
 from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
 
 if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
     import conllu
 
-__all__ = ["FORMATS", "Data", "Step", "is_text", "one_sentence", "rewrite", "sentences",
-           "values"]
+__all__ = ["FORMATS", "Data", "Step", "is_text", "one_sentence", "one_tokenlist", "rewrite",
+           "sentences", "values"]
 
 FORMATS = ("conllu", "text")
 
@@ -54,6 +54,19 @@ def is_text(data: object) -> bool:
     """Whether ``data`` is CoNLL-U text rather than a path: a string with a line break (or
     empty)."""
     return isinstance(data, str) and ("\n" in data or not data)
+
+
+def one_tokenlist(data: object) -> bool:
+    """Whether ``data`` is one ``conllu.TokenList`` (one sentence, whose items are tokens),
+    told without importing conllu."""
+    return type(data).__name__ == "TokenList"
+
+
+def _like_a_sentence(name: str) -> bool:
+    """Whether a string that names no file or split looks like a line of text rather than a
+    file's name: words with a space, no path separator, no ``.conllu``, no folder."""
+    return (" " in name and os.sep not in name and not names_file(name)
+            and not os.path.isdir(name))
 
 
 def _from_tokenlists(lists: Iterable[conllu.TokenList], tree: bool | None = True
@@ -83,7 +96,7 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
                                                                      Iterable)):
         raise TypeError(f"expected a string, a path or an iterable of sentences, not "
                         f"{type(data).__name__}")
-    if type(data).__name__ == "TokenList":  # one sentence: its tokens are not sentences
+    if one_tokenlist(data):  # one sentence: its tokens are not sentences
         raise TypeError("expected an iterable of sentences, not one conllu.TokenList: pass "
                         "[sentence]")
     if text is not None:
@@ -103,7 +116,7 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
         try:
             return read_one(os.fspath(data), tree=tree), True
         except InputError as e:
-            if isinstance(data, str) and " " in data:  # a sentence, not a name
+            if isinstance(data, str) and _like_a_sentence(data):
                 raise InputError(f"{e}; if it is plain text: pass text=True (CoNLL-U text "
                                  "has a line break)") from None
             raise

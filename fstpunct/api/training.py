@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
@@ -22,6 +22,7 @@ from ..parallel import Pool
 from ..ud.release import Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
 from .choice import language_of
+from .data import is_text, one_tokenlist
 from .model import Folder, Model, load
 
 __all__ = ["DEFAULT_GRAMMAR", "train"]
@@ -145,9 +146,11 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
 def _names(files: Folder | Sequence[Folder], what: str) -> list[str]:
     """The file or split names ``files`` (one or several); InputError for anything else (a
     CoNLL-U string, ``conllu.TokenList`` sentences: :class:`Model`'s methods take those)."""
-    names = [files] if isinstance(files, (str, os.PathLike)) else list(files)
+    one = (isinstance(files, (str, os.PathLike, bytes, bytearray)) or one_tokenlist(files)
+           or not isinstance(files, Iterable))  # a bytes or a TokenList is named, not its items
+    names = [files] if one else list(files)
     for name in names:
-        if not isinstance(name, (str, os.PathLike)) or isinstance(name, str) and "\n" in name:
+        if not isinstance(name, (str, os.PathLike)) or is_text(name):
             kind = "CoNLL-U text" if isinstance(name, str) else type(name).__name__
             raise InputError(f"{what}: CoNLL-U files or split names, not {kind} (write the "
                              "sentences to a file)")
