@@ -276,8 +276,8 @@ def test_train_from_python_is_the_command(tmp_path):
     ({"direction": "up"}, "direction 'up': must be one of ltr, rtl"),
     ({"init": "random", "seed": -5}, "seed -5: must be at least 0"),
     ({"grammar": "missing.rules"}, "missing.rules"),
-    ({"grammar": "default"}, r"needs dev sentences: give dev files \(dev, --dev FILE\) or a "
-                             r"direction \(direction, --direction ltr\|rtl\)"),
+    ({"grammar": "default"}, r"needs dev sentences: give dev \(--dev FILE\) or direction "
+                             r"\(--direction ltr\|rtl\)"),
 ])
 def test_train_refuses_before_reading(tmp_path, arguments, message):
     """Bad arguments, a missing rule file and a direction to choose without dev files are
@@ -511,4 +511,4 @@ def test_the_pipeline_prints_what_it_holds(en):
     """``model.pipeline()`` prints its tagger's and parser's kind and size, not addresses."""
     shown = repr(en.pipeline())
     assert " object at 0x" not in shown, shown
-    assert "<Tagger: " in shown and "<parser.Model removed: " in shown
+    assert "<Tagger: " in shown and "<parser.Model (removed): " in shown

@@ -39,8 +39,8 @@ class Trained:
 def check_directions(directions: Sequence[str], dev: bool) -> None:
     """Refuse to choose between several directions without dev sentences (InputError)."""
     if len(directions) > 1 and not dev:
-        raise InputError("choosing the channel direction needs dev sentences: give dev files "
-                         "(dev, --dev FILE) or a direction (direction, --direction ltr|rtl)")
+        raise InputError("choosing the channel direction needs dev sentences: give dev "
+                         "(--dev FILE) or direction (--direction ltr|rtl)")
 
 
 def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Sequence[str], *,

@@ -139,7 +139,7 @@ class Model:
 
     def __repr__(self) -> str:
         case = ", lower-cased" if self.lowercase else ""
-        return (f"<parser.Model {self.mode}: {len(self.words.items):,} words, "
+        return (f"<parser.Model ({self.mode}): {len(self.words.items):,} words, "
                 f"{len(self.tags.items)} tags, {len(self.labels)} labels{case}>")
 
     def set_keys(self, keys: np.ndarray) -> None:
