@@ -356,19 +356,38 @@ def test_draw_from_python_is_the_command(en, tmp_path):
         en.draw_lattice(TEXT, 99, 2)
 
 
-def _unparsed(text: str) -> str:
-    """``text`` with only ID, FORM and LEMMA: no UPOS, no tree (HEAD ``_``)."""
-    return "\n".join("\t".join(line.split("\t")[:3] + ["_"] * 7)
+def _unparsed(text: str, kept: int = 3) -> str:
+    """``text`` with only its first ``kept`` columns (ID, FORM, LEMMA; 6: and UPOS, XPOS,
+    FEATS): no tree (HEAD ``_``)."""
+    return "\n".join("\t".join(line.split("\t")[:kept] + ["_"] * (10 - kept))
                      if line and not line.startswith("#") else line for line in text.split("\n"))
 
 
-def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en):
-    """Sentences without UPOS or tree are tagged and parsed first, whatever kind holds them
-    (TokenLists were read as trees and refused for their HEAD ``_``)."""
-    unparsed = _unparsed(TEXT)
+@pytest.mark.parametrize("kept", [3, 6])
+def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en, kept):
+    """Sentences without tree (and without UPOS, or with it) are tagged and parsed first,
+    whatever kind holds them (TokenLists were read as trees and refused for their HEAD ``_``)."""
+    unparsed = _unparsed(TEXT, kept)
     for method in (en.decode, en.restore):
         out = method(conllu.parse(unparsed))
         assert "".join(t.serialize() for t in out) == method(unparsed)
+
+
+def test_a_partial_tree_is_refused_alike_in_a_string_and_in_tokenlists(en):
+    """A sentence with HEAD ``_`` on one word only is the same ConlluError (reason, line,
+    sentence) from a string and from TokenLists, the place named ``<string>``/``<TokenList 1>``."""
+    lines = TEXT.split("\n")
+    third = next(k for k, line in enumerate(lines) if line.startswith("3\t"))
+    lines[third] = "\t".join("_" if k == 6 else f for k, f in enumerate(lines[third].split("\t")))
+    partial = "\n".join(lines)
+    errors = []
+    for data in (partial, conllu.parse(partial)):
+        with pytest.raises(ConlluError, match="found '_'") as e:
+            list(en.decode(data))
+        errors.append(e.value)
+    assert errors[0].reason == errors[1].reason
+    assert [(e.line, e.sent_id) for e in errors] == [(5, "sample-1")] * 2
+    assert [e.path for e in errors] == ["<string>", "<TokenList 1>"]
 
 
 def test_a_one_line_string_that_is_no_file_says_text(en, tmp_path, monkeypatch):
@@ -471,10 +490,17 @@ def test_the_models_parts_print_in_a_line(en):
 def test_a_pool_that_is_no_pool_is_named(en):
     """``pool=2`` (a number of jobs, say) is a TypeError saying what a pool is, before any
     sentence is read (it was an AttributeError: 'int' object has no attribute 'parallel')."""
+    pulled = []
+
+    def sentences():
+        for sentence in conllu.parse(TEXT):
+            pulled.append(sentence)
+            yield sentence
     for method in (en.decode, en.restore, en.normalise, en.perplexity):
         with pytest.raises(TypeError, match=r"pool: a fstpunct.parallel.Pool \(fstpunct."
                                             r"parallel.make_pool\(jobs\)\), not int"):
-            method(iter(conllu.parse(TEXT)), pool=2)
+            method(sentences(), pool=2)
+    assert pulled == []
 
 
 def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
