@@ -9,7 +9,8 @@ from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "not_a_model", "refuse_unused", "warn_user"]
+           "InputError", "ModelError", "not_a_model", "refuse_missing", "refuse_unused",
+           "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -99,6 +100,17 @@ def refuse_unused(options: dict[str, bool], why: str) -> None:
              for name, set_ in options.items() if set_]
     if given:
         raise InputError(f"{', '.join(given)}: {why}")
+
+
+def refuse_missing(folders: dict[str, object]) -> None:
+    """An :class:`InputError` naming the first of ``folders`` (a parameter's name, as the
+    library and the command line spell it, ``tagger (--tagger)``, mapped to its value: a path,
+    a loaded model, None, or a list of them) that is a path to no folder; for a model loaded
+    only when a sentence needs it, checked before any sentence is read."""
+    for name, value in folders.items():
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if isinstance(v, (str, os.PathLike)) and not Path(v).is_dir():
+                raise InputError(f"{name}: {os.fspath(v)}: no such folder")
 
 
 def warn_user(message: str) -> None:

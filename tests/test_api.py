@@ -538,3 +538,34 @@ def test_the_pipeline_prints_what_it_holds(en):
     shown = repr(en.pipeline())
     assert " object at 0x" not in shown, shown
     assert "<Tagger: " in shown and "<parser.Model (removed): " in shown
+
+
+def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tmp_path,
+                                                                         capsys):
+    """On input that has its trees, the tagger and parser are never loaded; a path to no
+    folder is still refused, naming the parameter, before any sentence is read (it was
+    ignored in silence)."""
+    pulled = []
+
+    def sentences():
+        for sentence in conllu.parse(TEXT):
+            pulled.append(sentence)
+            yield sentence
+    missing = str(tmp_path / "missing")
+    calls = {"tagger": (lambda: en.decode(sentences(), tagger=missing),
+                        lambda: en.restore(sentences(), tagger=missing)),
+             "parser": (lambda: en.decode(sentences(), parser=missing),),
+             "parsers": (lambda: en.restore(sentences(), parsers=[missing]),)}
+    for name, tried in calls.items():
+        for call in tried:
+            with pytest.raises(InputError, match=f"^{name} .*{missing}: no such folder$"):
+                call()
+    assert pulled == []
+    for command, option in (("decode", "--tagger"), ("decode", "--parser"),
+                            ("restore", "--tagger"), ("restore", "--parser")):
+        out = tmp_path / "out"
+        assert main([command, "--model", "en", option, missing, str(SAMPLE), "-o",
+                     str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{option}: {missing}: no such folder" in err, err
+        assert not out.exists()

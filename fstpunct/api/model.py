@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..apps.decode import annotate, scored
-from ..errors import InputError, ModelError, refuse_unused, warn_user
+from ..errors import InputError, ModelError, refuse_missing, refuse_unused, warn_user
 from ..model.punct import PunctModel
 from ..model.store import (
     BUNDLED,
@@ -211,6 +211,8 @@ class Model:
     def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
                          parser: Folder | ParserModel | None, beam: int | None
                          ) -> Callable[[], Pipeline]:
+        """:meth:`pipeline`, loaded when first called; ``tagger`` and ``parser`` checked now."""
+        refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
         return lambda: self.pipeline(lowercase=lowercase, tagger=tagger, parser=parser,
                                      beam=beam)
 
@@ -260,6 +262,7 @@ class Model:
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..parser import Model as ParserModel
         pool = _check_pool(pool)
+        refuse_missing({"parsers (--parser)": parsers, "tagger (--tagger)": tagger})
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
                                mix_weight=mix_weight)

@@ -5,6 +5,7 @@ import argparse
 import gc
 
 from ..apps.text import underlying
+from ..errors import refuse_missing
 from ..progress import progress
 from .arguments import add_corpus_arguments, add_quiet_argument, at_least, positive
 from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
@@ -41,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     at_least(0, posteriors=args.posteriors)  # the library checks it too, after loading
     check_pool_options(args)  # before the note on the input's language
+    refuse_missing({"--tagger": args.tagger, "--parser": args.parser})  # used or not
     model, sentences = model_and_input(args)
     # the command owns the collector's state for its whole run, not the library's lazy decode
     # (its caller's code would run with the collector off between sentences)

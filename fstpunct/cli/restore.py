@@ -8,7 +8,7 @@ from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial
 from ..apps.text import restored_text
-from ..errors import InputError, ModelError
+from ..errors import InputError, ModelError, refuse_missing
 from ..model.store import bundled
 from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if given and (args.trivial or args.crf):
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
                          "with --model, not with --crf or --trivial")
+    refuse_missing({"--parser": args.parser, "--tagger": args.tagger})  # used or not
     parsers = [ParserModel.load(p) for p in args.parser]
     for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
         p.expect_mode("removed", "restoration with a parser")
