@@ -3,6 +3,7 @@ functions, for every kind of input; the choice of model by the input's language.
 import itertools
 import json
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import conllu
@@ -569,3 +570,18 @@ def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tm
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"{option}: {missing}: no such folder" in err, err
         assert not out.exists()
+
+
+def test_empty_input_is_no_sentences_in_every_kind(en, tmp_path, capsys):
+    """An empty string, file or iterable is refused alike (ConlluError 'no sentences'), as the
+    command line refuses an empty file; ``decode([])`` gave an empty answer, ``decode("")``
+    refused."""
+    empty = tmp_path / "empty.conllu"
+    empty.write_text("", encoding="utf-8")
+    assert main(["decode", "--model", "en", str(empty)]) == 2
+    assert "no sentences (the input is empty)" in capsys.readouterr().err
+    for data in ("", [], iter(()), empty):
+        for method in (en.decode, en.restore, en.normalise, en.log_prob, en.perplexity):
+            with pytest.raises(ConlluError, match="no sentences \\(the input is empty\\)$"):
+                out = method(data)
+                list(out) if isinstance(out, Iterator) else out

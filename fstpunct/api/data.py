@@ -21,6 +21,9 @@ answer is the same kind in ``format`` ``text`` (the default for text: a string, 
 iterator of lines without their line ends) or ``conllu``; an iterable of fstpunct sentences
 (read from text already) gives back sentences.
 
+Empty input of any kind (an empty string, file or iterable) is a
+:class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is.
+
 One method = one *step* over fstpunct sentences; :func:`rewrite` and :func:`values` turn it into a
 method over every kind.
 """
@@ -32,7 +35,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, Union
 
-from ..errors import InputError
+from ..errors import ConlluError, InputError
 from ..ud.release import names_file, read_one
 from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
@@ -122,8 +125,8 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
             raise
     items = iter(data)
     first = next(items, None)
-    if first is None:
-        return iter(()), False
+    if first is None:  # as an empty string or file is
+        raise ConlluError("no sentences (the input is empty)", "<sentences>")
     return _from_tokenlists(itertools.chain([first], items), tree), not isinstance(first, Sentence)
 
 
