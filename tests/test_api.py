@@ -1,5 +1,6 @@
 """The Python API (fstpunct.load and the model's methods) against the command line and the app
 functions, for every kind of input; the choice of model by the input's language."""
+import io
 import itertools
 import json
 import warnings
@@ -585,3 +586,36 @@ def test_empty_input_is_no_sentences_in_every_kind(en, tmp_path, capsys):
             with pytest.raises(ConlluError, match="no sentences \\(the input is empty\\)$"):
                 out = method(data)
                 list(out) if isinstance(out, Iterator) else out
+
+
+def test_posteriors_read_back_what_decode_wrote(en):
+    """``fstpunct.posteriors`` gives each word's ranked (left, right, p) from ``PunctPost``:
+    written again, they are decode's MISC value, character for character; a TokenList and an
+    fstpunct sentence read alike; marks that MISC escapes come back as they were."""
+    from fstpunct.apps.decode import posteriors_value
+    from fstpunct.ud.treebank import read_conllu
+    decoded = en.decode(TEXT, posteriors=4)
+    as_lists = conllu.parse(decoded)
+    as_sentences = list(read_conllu(io.StringIO(decoded)))
+    words = 0
+    for tokens, sent in zip(as_lists, as_sentences):
+        read = fstpunct.posteriors(tokens)
+        assert read == fstpunct.posteriors(sent)
+        for token in tokens:
+            written = (token["misc"] or {}).get("PunctPost")
+            assert (written is None) == (token["id"] not in read)
+            if written is not None:
+                words += 1
+                pairs = read[token["id"]]
+                assert 1 <= len(pairs) <= 4 and sum(p for _, _, p in pairs) <= 1.002
+                assert [p for _, _, p in pairs] == sorted((p for _, _, p in pairs),
+                                                          reverse=True)
+                assert posteriors_value(pairs) == written
+    assert words == sum(1 for s in as_sentences for w in s.words if not w.is_punct)
+    assert fstpunct.posteriors(as_lists[0])[1][0] == ((), (".",), 0.543)
+    odd = [(("|", "‖"), ("%", ":"), 0.5), ((), ("¦", "="), 0.25), (None, None, 0.0)]
+    line = TEXT.split("\n\n")[0].split("\n")[2].split("\t")
+    line[9] = "PunctPost=" + posteriors_value(odd)
+    assert fstpunct.posteriors(conllu.parse("\t".join(line) + "\n\n")[0]) == {1: odd}
+    with pytest.raises(InputError, match="no PunctPost.*posteriors="):
+        fstpunct.posteriors(conllu.parse(en.decode(TEXT))[0])

@@ -9,6 +9,7 @@ out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
 reads them, marks of either width: :mod:`fstpunct.ud.width`); list anything new
 in :data:`fstpunct.__all__` and document it in the README's "Python API" section.
 """
+from .analysis import posteriors
 from .catalogue import ModelInfo, bundled_models, evaluate
 from .choice import Choice, choose, language_of
 from .data import Data, rewrite, sentences, values
@@ -16,4 +17,5 @@ from .model import Model, Perplexity, load
 from .training import train
 
 __all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "bundled_models", "choose",
-           "evaluate", "language_of", "load", "rewrite", "sentences", "train", "values"]
+           "evaluate", "language_of", "load", "posteriors", "rewrite", "sentences", "train",
+           "values"]

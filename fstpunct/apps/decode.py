@@ -13,6 +13,7 @@ import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache, partial
 from typing import TypeVar
+from urllib.parse import unquote
 
 import numpy as np
 
@@ -27,7 +28,8 @@ from ..ud.treebank import Line, Sentence, batches
 from ._annotate import bracketed_tokens
 
 __all__ = ["MISC_KEYS", "Mark", "annotate", "bracketed", "bracketed_reference", "chunk_inference",
-           "inference_of", "over_chunks", "misc_value", "ranked_pairs", "scored"]
+           "inference_of", "over_chunks", "misc_value", "posteriors_value", "ranked_pairs",
+           "read_misc_value", "read_posteriors_value", "scored"]
 
 T = TypeVar("T")
 Mark = Callable[[str], None]
@@ -50,6 +52,30 @@ def misc_value(p: Puncteme | None) -> str:
     if p is None:
         return "<backoff>"
     return "␣".join("".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
+
+
+def read_misc_value(text: str) -> Puncteme | None:
+    """The puncteme of a MISC value (the inverse of :func:`misc_value`)."""
+    if text == "<backoff>":
+        return None
+    return () if text == "ε" else tuple(unquote(t) for t in text.split("␣"))
+
+
+def posteriors_value(pairs: Iterable[tuple[Puncteme | None, Puncteme | None, float]]) -> str:
+    """``PunctPost``'s value: each (left, right, probability), ``l‖r:p`` (3 decimals), joined
+    by ``¦`` (the backoff's sides: None)."""
+    return "¦".join(f"{misc_value(left)}‖{misc_value(right)}:{p:.3f}" for left, right, p in pairs)
+
+
+def read_posteriors_value(value: str) -> list[tuple[Puncteme | None, Puncteme | None, float]]:
+    """The (left, right, probability) of a ``PunctPost`` value (the inverse of
+    :func:`posteriors_value`)."""
+    read = []
+    for item in value.split("¦"):
+        pair, p = item.rsplit(":", 1)
+        left, right = pair.split("‖")
+        read.append((read_misc_value(left), read_misc_value(right), float(p)))
+    return read
 
 
 def bracketed(sent: SlotSentence, pairs: Sequence[Pair]) -> str:
@@ -268,9 +294,8 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                 l, r = pair if pair is not None else (None, None)
                 text = items[pair] = f"PunctL={misc_value(l)}|PunctR={misc_value(r)}"
             if posteriors:
-                text += "|PunctPost=" + "¦".join(
-                    f"{misc_value(p[0] if p else None)}‖{misc_value(p[1] if p else None)}:{q:.3f}"
-                    for p, q in ranked[w][:posteriors])
+                text += "|PunctPost=" + posteriors_value(
+                    (*(p or (None, None)), q) for p, q in ranked[w][:posteriors])
             fields = lines[word_id - 1].fields
             fields[9] = set_misc(fields[9], text)
         sent.set_comment("underlying", bracketed(slots, best))
