@@ -619,3 +619,25 @@ def test_posteriors_read_back_what_decode_wrote(en):
     assert fstpunct.posteriors(conllu.parse("\t".join(line) + "\n\n")[0]) == {1: odd}
     with pytest.raises(InputError, match="no PunctPost.*posteriors="):
         fstpunct.posteriors(conllu.parse(en.decode(TEXT))[0])
+
+
+def test_what_a_model_learned_is_a_method(en, capsys):
+    """``Model.rules`` gives what ``fstpunct rules --model`` prints (it prints the method's
+    answer): the comparison with the grammar the model was trained from, and the relation
+    table over its language's dev split."""
+    from fstpunct.apps.rules import PAPER_RELATIONS, compare_rules
+    from fstpunct.fst.default_grammar import model_grammar
+    learned = en.rules()
+    assert (learned.lang, learned.split, learned.counted) == ("en", "dev", True)
+    assert learned.comparison == compare_rules(
+        en.punct.channel, en.edit_counts(), model_grammar(en.record["record"]))
+    assert list(learned.pairs) == list(PAPER_RELATIONS)
+    assert main(["rules", "--model", "en", "--tsv"]) == 0
+    out = capsys.readouterr().out
+    assert f"MRR {learned.comparison.mrr:.3f}" in out
+    for rel, (nodes, pairs) in learned.pairs.items():
+        for pair, p in pairs:
+            assert f"{rel}\t{nodes}\t{pair}\t{100 * p:.1f}\n" in out
+    assert en.rules(lang="de", relations=["appos"]).lang == "de"
+    with pytest.raises(InputError, match="not a UD universal relation: apos"):
+        en.rules(relations=["apos"])

@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from ..apps.normalise import Counts
     from ..apps.restoration import Restorer
     from ..apps.restoration.crf import CrfModel
+    from ..apps.rules import LearnedRules
     from ..parser import Model as ParserModel
     from ..parser.pipeline import Pipeline
     from ..parser.tagger import Tagger
@@ -424,6 +425,22 @@ class Model:
             return corrected(sents, correction, decoder, samples, mbr, seed,
                              edit_cost=edit_cost, support=support, parsed=p is not None)
         return self._rewrite(data, step, width)
+
+    def rules(self, compare: str | os.PathLike[str] | None = None, *, lang: str | None = None,
+              split: str | None = None, relations: Sequence[str] | None = None,
+              ud_dir: str | os.PathLike[str] | None = None) -> LearnedRules:
+        """What the model learned against the grammar ``compare`` (default: the one it was
+        trained from), as ``fstpunct rules --model`` prints it (paper §5.1, Table 4): a
+        :class:`~fstpunct.apps.rules.LearnedRules` (``.comparison``: confident learned edits
+        and the rank of each grammar rule; ``.pairs``: the most probable (l, r) pairs of
+        ``relations`` over ``lang``'s ``split``, by default the model's language's dev; a
+        correction model: its learner model's, which stores no edit counts: ``.counted``)."""
+        from ..apps.rules import learned_rules
+        record = self.record.get("record")
+        if not isinstance(record, dict):  # a learner saved before 1e10b99 recorded a folder
+            record = {}
+        return learned_rules(self.punct, record, self.edit_counts(), self.name, compare, lang,
+                             split, relations, ud_dir)
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):

@@ -8,23 +8,30 @@
   of its window under the grammar's initial channel and as learned, with its expected count.
 * :func:`relation_pairs` — Table 4: the most probable (l, r) pairs of chosen relations, averaged
   over the nodes of that relation in some sentences.
+* :func:`learned_rules` — both for a trained model, against the grammar it was trained from by
+  default, over its language's dev split (``fstpunct rules --model``, ``Model.rules``).
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from ..errors import InputError
 from ..fst.channel import EDITS, Channel
-from ..fst.grammar import Grammar
+from ..fst.default_grammar import model_grammar
+from ..fst.grammar import Grammar, load_grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
+from ..ud.release import LANGUAGES, split_source
+from ..ud.slots import to_slots
 from ..ud.treebank import RELATIONS, universal
 
-__all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "RuleBar", "RuleRank", "check_relations",
-           "compare_rules", "relation_pairs", "rule_bars"]
+__all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "LearnedRules", "RuleBar", "RuleRank",
+           "check_relations", "compare_rules", "learned_rules", "relation_pairs", "rule_bars"]
 
 KEEP = EDITS.index("KEEP")
 PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
@@ -174,3 +181,44 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
         out[rel] = (len(nodes), [(" | ".join(render(p) for p in vocab.pair_strings(pair)),
                                   m / len(nodes)) for pair, m in ranked])
     return out
+
+
+Pairs = dict[str, tuple[int, list[tuple[str, float]]]]
+
+
+@dataclass(frozen=True)
+class LearnedRules:
+    """What a model learned against a grammar (:func:`learned_rules`)."""
+
+    comparison: Comparison  # its confident edits: none when the model stores no edit counts
+    counted: bool           # whether the model stores expected edit counts
+    lang: str               # whose split ``pairs`` are averaged over
+    split: str
+    pairs: Pairs            # :func:`relation_pairs` per relation
+
+
+def learned_rules(model: PunctModel, record: dict[str, Any], counts: np.ndarray | None,
+                  name: str, grammar: str | os.PathLike[str] | None = None,
+                  lang: str | None = None, split: str | None = None,
+                  relations: Sequence[str] | None = None,
+                  ud_dir: str | os.PathLike[str] | None = None) -> LearnedRules:
+    """Model ``name`` (its ``model.json`` training ``record``, its expected edit ``counts`` or
+    None) against ``grammar`` (default: the one it was trained from, by its record), and the
+    most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`) over the ``split``
+    (default dev) of ``lang`` (default: the model's language — recorded, its training
+    grammar's, or its name's — else en; never ``grammar``'s). Relations are checked first."""
+    relations, split = list(relations or PAPER_RELATIONS), split or "dev"
+    check_relations(relations)
+    trained = model_grammar(record)
+    if grammar is not None:
+        rules = load_grammar(grammar)
+    elif trained is not None:
+        rules = trained
+    else:
+        raise InputError(f"{name}: its training record names no rule file that can be read; "
+                         "give one with compare=GRAMMAR (--compare GRAMMAR)")
+    lang = lang or next((g for g in (record.get("language"), trained and trained.language, name)
+                         if g in LANGUAGES), "en")
+    sents = [to_slots(s) for s in split_source(lang, split, ud_dir).sentences()]
+    return LearnedRules(compare_rules(model.channel, counts, rules), counts is not None, lang,
+                        split, relation_pairs(model, model.prepare(sents), relations))

@@ -4,13 +4,11 @@ from __future__ import annotations
 import argparse
 
 from ..api import load
-from ..apps.rules import PAPER_RELATIONS, check_relations, compare_rules, relation_pairs
+from ..apps.rules import PAPER_RELATIONS
 from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, Channel
-from ..fst.default_grammar import model_grammar
 from ..fst.grammar import Grammar, load_grammar
-from ..ud.release import LANGUAGES, SPLITS, split_source
-from ..ud.slots import to_slots
+from ..ud.release import LANGUAGES, SPLITS
 from .arguments import add_ud_dir_argument
 from .table import format_table
 
@@ -51,31 +49,12 @@ def rule_rows(grammar: Grammar, channel: Channel) -> list[tuple[str, ...]]:
             for r in grammar.rules]
 
 
-def _trained_grammar(name: str, trained: Grammar | None) -> Grammar:
-    """The grammar model ``name`` was trained from (``trained``, by its training record)."""
-    if trained is None:
-        raise InputError(f"{name}: its training record names no rule file that can be "
-                         "read; give one with --compare GRAMMAR")
-    return trained
-
-
 def _compare(args: argparse.Namespace) -> None:
-    relations, split = args.relations or list(PAPER_RELATIONS), args.split or "dev"
-    check_relations(relations)  # before any output
-    loaded = load(args.model)  # a correction model: its learner model, as decode reads it
-    model, record = loaded.punct, loaded.record.get("record")
-    if not isinstance(record, dict):  # a learner saved before 1e10b99 recorded a folder name
-        record = {}
-    trained = model_grammar(record)
-    grammar = load_grammar(args.compare) if args.compare else \
-        _trained_grammar(args.model, trained)
-    # the model's language, never the --compare grammar's: recorded, its training grammar's,
-    # its bundled name
-    lang = args.lang or next((g for g in (record.get("language"), trained and trained.language,
-                                          args.model) if g in LANGUAGES), "en")
-    counts = loaded.edit_counts()
-    result = compare_rules(model.channel, counts, grammar)
-    if counts is None:
+    # a correction model: its learner model, as decode reads it
+    learned = load(args.model).rules(args.compare, lang=args.lang, split=args.split,
+                                     relations=args.relations, ud_dir=args.ud_dir)
+    result = learned.comparison
+    if not learned.counted:
         print(f"# {args.model} stores no expected edit counts (a correction model's learner "
               "model has none): no confident learned edits to list")
     else:
@@ -95,10 +74,9 @@ def _compare(args: argparse.Namespace) -> None:
     print(f"# over the {len(confident)} whose bigram has an edit with p > 0.5: rank 1: "
           f"{sum(r.rank == 1 for r in confident)}, rank 2: {sum(r.rank == 2 for r in confident)}, "
           f"rank > 2: {sum(r.rank > 2 for r in confident)}; MRR {result.mrr_confident:.3f}")
-    sents = [to_slots(s) for s in split_source(lang, split, args.ud_dir).sentences()]
-    table = relation_pairs(model, model.prepare(sents), relations)
-    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {lang} {split}")
-    rows = [(rel, str(n), pair, f"{100 * p:.1f}") for rel, (n, pairs) in table.items()
+    print(f"\n# most probable (l, r) pairs per relation, mean p_θ over {learned.lang} "
+          f"{learned.split}")
+    rows = [(rel, str(n), pair, f"{100 * p:.1f}") for rel, (n, pairs) in learned.pairs.items()
             for pair, p in pairs]
     print(format_table(("relation", "nodes", "l | r", "%"), rows, args.tsv))
 
