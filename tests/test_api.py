@@ -641,3 +641,23 @@ def test_what_a_model_learned_is_a_method(en, capsys):
     assert en.rules(lang="de", relations=["appos"]).lang == "de"
     with pytest.raises(InputError, match="not a UD universal relation: apos"):
         en.rules(relations=["apos"])
+
+
+def test_restorers_and_grammars_print_in_a_line(en):
+    """``model.restorer()``'s objects and a ``Grammar`` print what they are in one line (an
+    object address, or the grammar's every rule, before)."""
+    from fstpunct.fst.grammar import load_grammar
+    shown = {repr(en.restorer()), repr(en.restorer(decoder="balanced")),
+             repr(en.restorer(samples=10, mbr="slot", seed=3)), repr(en.restorer(text=True))}
+    assert len(shown) == 4
+    for line in shown:
+        assert "\n" not in line and " object at 0x" not in line and len(line) < 200, line
+    assert repr(en.restorer(samples=10, mbr="slot", seed=3)) == \
+        "<ModelRestorer: 10 samples, mbr slot, seed 3>"
+    assert repr(en.restorer(decoder="balanced")).startswith("<ExactRestorer: balanced decoder")
+    mixed = repr(en.restorer(text=True))
+    assert mixed.startswith("<MixedRestorer: slot decoder") and "CRF" in mixed
+    grammar = load_grammar(Path(__file__).parents[1] / "grammars" / "en.rules")
+    assert repr(grammar) == (f"<Grammar en.rules: en, {grammar.direction}, "
+                             f"{len(grammar.symbols)} symbols, {len(grammar.pairs)} pairs, "
+                             f"{len(grammar.rules)} rules>")

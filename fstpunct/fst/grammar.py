@@ -92,6 +92,10 @@ class Grammar:
     mass: float = DEFAULT_MASS
     full_stop: str = "."  # what the trivial restoration baseline writes at the end
 
+    def __repr__(self) -> str:
+        return (f"<Grammar {Path(self.path).name}: {self.language}, {self.direction}, "
+                f"{len(self.symbols)} symbols, {len(self.pairs)} pairs, {len(self.rules)} rules>")
+
     def channel(self, extra_symbols: Iterable[str] = (), direction: str | None = None) -> Channel:
         """The initial channel: the grammar's alphabet plus ``extra_symbols`` (all KEEP-biased)."""
         known = set(self.symbols)

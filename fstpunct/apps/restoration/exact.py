@@ -421,6 +421,15 @@ class ExactRestorer:
         self.decoder, self.exact = decoder, exact
         self.pairs = model.attach.symmetric
 
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self._settings()}>"
+
+    def _settings(self) -> str:
+        """What :meth:`__repr__` says of the decoding."""
+        exact = ", exact" if self.exact else ""
+        return (f"{self.decoder} decoder{exact}, floor {self.prior.floor:g}, prune "
+                f"{self.prior.prune:g}")
+
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         """:meth:`Restorer.restore <fstpunct.apps.restoration.Restorer.restore>`: every slot's
         least-risk punctuation under the exact prior (``decoder``), its distribution averaged

@@ -63,8 +63,11 @@ class ModelRestorer:
     def __init__(self, model: PunctModel, samples: int = 1000, decoder: str = "sentence",
                  seed: int = 0) -> None:
         self.model, self.samples, self.seed = model, samples, seed
-        self.decode = DECODERS[decoder]
+        self.decoder, self.decode = decoder, DECODERS[decoder]
         self._count = 0
+
+    def __repr__(self) -> str:
+        return f"<ModelRestorer: {self.samples} samples, mbr {self.decoder}, seed {self.seed}>"
 
     def starting_at(self, k: int) -> ModelRestorer:
         """This restorer as it is after ``k`` sentences (for a chunk of a parallel run)."""

@@ -69,6 +69,10 @@ class MixedRestorer(ExactRestorer):
         super().__init__(model, decoder, floor, prune)
         self.crf, self.weight = crf, weight
 
+    def _settings(self) -> str:
+        return (f"{super()._settings()}, model weight {self.weight:g} against the CRF "
+                f"{self.crf.model_file.parent}")
+
     def distributions(self, trees: Sequence[tuple[SlotSentence, Marginals]]
                       ) -> Callable[[bool], list[SlotDistribution]]:
         """:meth:`ExactRestorer.distributions` mixed with the CRF's, whose marginals are
