@@ -72,7 +72,7 @@ def _like_a_sentence(name: str) -> bool:
             and not os.path.isdir(name))
 
 
-def _from_tokenlists(lists: Iterable[conllu.TokenList], tree: bool | None = True
+def _from_tokenlists(lists: Iterable[conllu.TokenList], tree: bool | None
                      ) -> Iterator[Sentence]:
     """fstpunct sentences of ``lists`` (``tree``: see :func:`~fstpunct.ud.treebank.read_conllu`)."""
     for k, tokens in enumerate(lists, 1):

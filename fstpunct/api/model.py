@@ -147,7 +147,7 @@ class Model:
         from ..apps.text import analysed, underlying
         if posteriors < 0:
             raise InputError(f"posteriors must be at least 0, not {posteriors}")
-        pool = _check_pool(pool)
+        _check_pool(pool)
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
         punct = self._model_for(text and text_model)
         return self._rewrite(data, lambda s: annotate(punct, analysed(s, pipeline), posteriors,
@@ -262,7 +262,7 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..parser import Model as ParserModel
-        pool = _check_pool(pool)
+        _check_pool(pool)
         refuse_missing({"parsers (--parser)": parsers, "tagger (--tagger)": tagger})
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
@@ -335,7 +335,7 @@ class Model:
         iterator, computed as it is read (no sentence is processed until it is read);
         ``counts`` is complete once the answer is read to its end."""
         from ..apps.normalise import normalise
-        pool = _check_pool(pool)
+        _check_pool(pool)
         return self._rewrite(data, lambda s: normalise(self.punct, s, counts, pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
@@ -450,7 +450,7 @@ class Model:
     def perplexity(self, data: Data, *, pool: Pool | None = None) -> Perplexity:
         """Per-slot perplexity of the whole input (the paper's Table 3 measure); on ``pool``,
         chunks of sentences in parallel (the same value)."""
-        pool = _check_pool(pool)
+        _check_pool(pool)
         sentences = slots = 0
         log_p = 0.0
         for lp, n in values(data, lambda s: self._scored(s, pool)):
@@ -562,12 +562,12 @@ class Model:
                       f"{self.name!r}: is it the input's language?")
 
 
-def _check_pool(pool: Pool | None) -> Pool | None:
-    """``pool``, or a TypeError saying what it should be (before any sentence is read)."""
+def _check_pool(pool: Pool | None) -> None:
+    """A TypeError if ``pool`` is not a Pool or None, saying what it should be (before any
+    sentence is read)."""
     if pool is not None and not isinstance(pool, Pool):
         raise TypeError("pool: a fstpunct.parallel.Pool (fstpunct.parallel.make_pool(jobs)), "
                         f"not {type(pool).__name__}")
-    return pool
 
 
 def _caption(which: int | str, name: str | None) -> str:

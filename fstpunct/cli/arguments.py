@@ -101,7 +101,7 @@ def add_width_argument(parser: argparse.ArgumentParser, own: str = "the model's 
                        ) -> None:
     """--width: the width of the punctuation marks a command writes (:mod:`fstpunct.ud.width`);
     ``own``: the forms written when the input's marks show no width."""
-    parser.add_argument("--width", choices=WIDTHS,
+    parser.add_argument("--width", choices=WIDTHS, default="input",
                         help="write the marks full-width (，。；：？！（）) or half-width "
                              "(, . ; : ? ! ( )), streaming; input (default): as the input's "
                              "punctuation is written (the width most of the marks with a twin "

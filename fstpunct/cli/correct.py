@@ -64,6 +64,6 @@ def run(args: argparse.Namespace) -> int:
     out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,
                         beam=args.beam, edit_cost=args.edit_cost,
-                        support=args.support, width=args.width or "input")
+                        support=args.support, width=args.width)
     write_file(progress(out, "correct", quiet=args.quiet), args.output)
     return 0

@@ -97,8 +97,9 @@ def _train(args: argparse.Namespace) -> int:
 def _perplexity(args: argparse.Namespace) -> int:
     sources = held_out_sources(args)
     model = CrfModel.load(args.model)
-    for src in sources:  # a mark it does not know read as its width twin (fstpunct.ud.width)
-        sents = [to_slots(s) for s in Widths(model.tokens).read(src.sentences())]
+    widths = Widths(model.tokens)  # a mark it does not know read as its width twin
+    for src in sources:  # (fstpunct.ud.width)
+        sents = [to_slots(s) for s in widths.read(src.sentences())]
         log_p, slots, ppl = model.perplexity(sents)
         print(f"{src.name}\tsentences {len(sents)}\tslots {slots}\tlog p {log_p:.2f}\t"
               f"perplexity {ppl:.4f}")

@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
                              samples=args.samples, permute=permute, delete=args.delete,
                              delete_parens=args.delete_parens, best_surface=args.best_surface,
                              tree=args.tree, rewrite_all=args.rewrite_all,
-                             balance=args.balance, width=args.width or "input")
+                             balance=args.balance, width=args.width)
     except NoOrderingModel as e:  # the library's words name its keywords: name the options
         raise InputError(f"{e.what}: give one (--order O), or only delete (--delete RELS, "
                          "--delete-parens)") from e

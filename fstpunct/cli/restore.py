@@ -9,7 +9,7 @@ from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError, refuse_missing
-from ..model.store import bundled
+from ..model.store import bundled, is_bundled
 from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
@@ -115,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
             lang = args.trivial or args.lang or (args.crf and method.meta.get("lang")) or "en"
 
             def pipeline() -> Pipeline:
-                if lang not in bundled() and not (args.tagger and parsers):
+                if not is_bundled(lang) and not (args.tagger and parsers):
                     told = "--lang" if args.lang else "the CRF's language (crf train --lang)"
                     raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: "
                                      f"give --lang with one of {', '.join(bundled())}, or "
@@ -125,13 +125,13 @@ def run(args: argparse.Namespace) -> int:
             # marks of either width, as the model's restore (fstpunct.ud.width)
             sentences = progress(read_input(args), "restore", quiet=args.quiet)
             out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
-                                pool=pool, width=args.width or "input")
+                                pool=pool, width=args.width)
         else:
             model, sentences = model_and_input(args)
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),
                                 parsers=parsers, beam=args.beam, pool=pool, text=args.text,
                                 format="conllu", lowercase=args.lowercase_input,
                                 tagger=args.tagger, text_model=not args.model,
-                                width=args.width or "input", **given)
+                                width=args.width, **given)
         write_output(args, out)
     return 0

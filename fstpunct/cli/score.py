@@ -44,10 +44,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"sentences {result.sentences}  slots {result.slots}  edit distance {result.edits}  "
           f"per sentence {result.average_edit_distance:.4f}")
-    blind = result.edits - result.width_only
     print(f"of which {result.width_only} differ in width only (， against ,): either width read "
-          f"as one, edit distance {blind}  per sentence "
-          f"{blind / result.sentences if result.sentences else 0.0:.4f}")
+          f"as one, edit distance {result.width_blind_edits}  per sentence "
+          f"{result.average_width_blind_edit_distance:.4f}")
     rows = [[name, str(c.gold), str(c.predicted), str(c.matched), f"{c.precision:.2f}",
              f"{c.recall:.2f}", f"{c.f1:.2f}"] for name, c in result.marks.items()]
     print(format_table(["mark", "gold", "predicted", "matched", "precision", "recall", "F1"],

@@ -117,7 +117,7 @@ class Widths:
         before the first one is given; a sentence given is not kept here."""
         items = iter(sentences)
         ahead = deque(() if self._decided else self._ahead(items))
-        ascii_twins, width = self._ascii, self.width
+        ascii_twins = self._ascii
         for sent in itertools.chain(_drained(ahead), items):
             for word in sent.words:  # (inline and the cheapest test: it reads every word)
                 if not word.form.isascii():
@@ -127,8 +127,8 @@ class Widths:
                 if ascii_twins and not ascii_twins.keys().isdisjoint(
                         [word.form for word in sent.words]):
                     sent = self._folded(sent)
-                elif width is not None:  # a copy: the caller's sentence keeps None
-                    sent = dataclasses.replace(sent, folded={})
+                else:
+                    sent = self._unchanged(sent)
             yield sent
 
     def _ahead(self, items: Iterator[Sentence]) -> list[Sentence]:
@@ -147,6 +147,11 @@ class Widths:
         self._decided = True
         return ahead
 
+    def _unchanged(self, sent: Sentence) -> Sentence:
+        """``sent`` when none of its marks folds: in a run with a width, a shallow copy whose
+        ``folded`` is ``{}`` (the caller's sentence keeps None); else ``sent`` itself."""
+        return sent if self.width is None else dataclasses.replace(sent, folded={})
+
     def _folded(self, sent: Sentence) -> Sentence:
         """``sent`` as the model reads it: a copy with its punctuation folded, the originals in
         its ``folded``, if any folds (``sent`` itself is never changed); else, in a run with a
@@ -155,7 +160,7 @@ class Widths:
         changed = [(k, twin) for k, word in enumerate(sent.words)
                    if (twin := self.fold(word.form)) != word.form and word.is_punct]
         if not changed:
-            return sent if self.width is None else dataclasses.replace(sent, folded={})
+            return self._unchanged(sent)
         words = list(sent.words)
         twins, folded = {}, {}
         for k, twin in changed:

@@ -101,7 +101,19 @@ class RestorationScore:
 
     @property
     def average_edit_distance(self) -> float:
-        return self.edits / self.sentences if self.sentences else 0.0
+        return self._per_sentence(self.edits)
+
+    @property
+    def width_blind_edits(self) -> int:
+        """The edit distance with either width read as one (module docstring)."""
+        return self.edits - self.width_only
+
+    @property
+    def average_width_blind_edit_distance(self) -> float:
+        return self._per_sentence(self.width_blind_edits)
+
+    def _per_sentence(self, edits: int) -> float:
+        return edits / self.sentences if self.sentences else 0.0
 
     def add(self, gold: Sequence[Sequence[str]], pred: Sequence[Sequence[str]]) -> None:
         """Count one sentence, given its gold and predicted slot strings."""
