@@ -7,7 +7,6 @@ other folds, so the training trees carry the parser's held-out errors.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -95,9 +94,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                                     "parser")
         if not fold_dev:
             raise InputError(f"fold {fold}: no dev sentence to choose its parser's epoch")
-        record = {"jackknife_fold": fold, "folds": k, "train_sentences": len(rest),
-                  "train_digest": _digest(rest), "dev_held_out": held_dev is not None,
-                  "dev_digest": _digest(fold_dev)}
+        record = {"jackknife_fold": fold, "folds": k, "train_digest": _digest(rest),
+                  "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev)}
         if folder.is_dir():
             model = Model.load(folder)
             saved = {key: model.info.get(key) for key in record}
@@ -107,14 +105,12 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                 raise InputError(f"{folder}: a parser of other folds or other training or dev "
                                  f"sentences ({differ}): remove it or give another work folder")
         else:
-            info = {key: v for key, v in record.items() if key != "train_sentences"}
-            train(rest, fold_dev, mode, beam, folder, log=log, progress=False, info=info,
+            train(rest, fold_dev, mode, beam, folder, log=log, progress=False, info=record,
                   **settings)
             model = Model.load(folder)  # the best epoch's weights, as saved
         for j, f in enumerate(folds):
             if f == fold:
                 tree = parse(model, read[j], beam)
-                tree = dataclasses.replace(tree, comments=list(tree.comments))  # not read[j]'s
                 tree.set_comment("jackknife_folds", str(k))
                 tree.set_comment("jackknife_fold", str(fold))
                 out[j] = tree

@@ -214,12 +214,16 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
     return tagger
 
 
-def accuracy(tagger: Tagger, data: Iterable[tuple[Sequence[str], Sequence[str]]],
-             punct: bool = True) -> float:
-    """Share of words tagged right (tagged as :meth:`Tagger.tag` with ``punct``)."""
+def accuracy(tagger: Tagger, data: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
+    """Share of words tagged right."""
+    return _share_right((tagger.tag(words), gold) for words, gold in data)
+
+
+def _share_right(pairs: Iterable[tuple[Sequence[str], Sequence[str]]]) -> float:
+    """Share of the tags (predicted, gold) that are the same."""
     right = total = 0
-    for words, gold in data:
-        right += sum(a == b for a, b in zip(tagger.tag(words, punct), gold))
+    for tags, gold in pairs:
+        right += sum(a == b for a, b in zip(tags, gold))
         total += len(gold)
     return right / max(total, 1)
 
@@ -276,8 +280,9 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
         rest, fold_dev = fold_parts(data, folds, fold, flags, dev_data, held_dev is not None,
                                     "tagger")
         tagger = train_tagger(rest, fold_dev, log=lambda m: None, **options)  # type: ignore[arg-type]
+        tags = {j: tagger.tag(data[j][0], punct) for j in held}
         for j in held:
-            out[j] = retagged(sentences[j], tagger.tag(data[j][0], punct))
-        acc = accuracy(tagger, [data[j] for j in held], punct)
+            out[j] = retagged(sentences[j], tags[j])
+        acc = _share_right((tags[j], data[j][1]) for j in held)
         log(f"fold {i}/{k}: {len(held)} sentences, held-out accuracy {acc:.4f}")
     return [s for s in out if s is not None]
