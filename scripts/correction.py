@@ -1506,13 +1506,14 @@ def compare(args: argparse.Namespace) -> None:
                  "after_trees_las": parsed.words.las}
         print(f"after side on the trees of {args.after_trees}: word UAS {parsed.words.uas:.2f}, "
               f"LAS {parsed.words.las:.2f} on the held-out pairs", flush=True)
-    prepared: dict[tuple[Path, bool], list[Prepared]] = {}
-    for side, work in works.items():  # a folder on both sides, on the same trees: decoded once
-        key = (work, inputs[side] is pooled)
-        if key not in prepared:
-            prepared[key] = prepared_folds(work, inputs[side], helds)
-            print(f"{work}: {len(pooled)} held-out pairs prepared", flush=True)
-    of_side = {side: prepared[work, inputs[side] is pooled] for side, work in works.items()}
+
+    def prepared(side: str) -> list[Prepared]:
+        folds = prepared_folds(works[side], inputs[side], helds)
+        print(f"{works[side]}: {len(pooled)} held-out pairs prepared", flush=True)
+        return folds
+    of_side = {BEFORE: prepared(BEFORE)}  # a folder on both sides, on the same trees: once
+    of_side[AFTER] = (of_side[BEFORE] if works[AFTER] == works[BEFORE] and not args.after_trees
+                      else prepared(AFTER))
     maps: list[tuple[float, ...]] = [()] * k
     if args.platt:
         maps = nested_platt(of_side[AFTER], [[gold[j] for j in held] for held in helds],
@@ -1541,7 +1542,8 @@ def compare(args: argparse.Namespace) -> None:
                   source, gold, refs)
     print_rows(f"### {title}: {len(pooled)} sentences, {sum(rows[0]['edit_counts'][2])} gold "
                "punctuation edits; gold trees"
-               + (f", the after side's from {args.after_trees}" if trees else ""), rows, tests)
+               + (f", the after side's from {args.after_trees}" if args.after_trees else ""),
+               rows, tests)
     rows_by_split = split_rows(outputs, pooled, splits, title, refs, tests)
     where = {name: final_or_inner(written_edits(source, gold, pred))
              for name, pred in outputs.items()}
@@ -1699,15 +1701,16 @@ def described(pairs: Sequence[tuple[Sentence, Sentence]]) -> dict:
     the final slot's whole scored string is unchanged), and the gold edits (slots
     whose scored string the correction changes) at the final slot and at inner slots."""
     ends = dict.fromkeys(ENDINGS, 0)
-    tokens, kept_commas, gold_edits = 0, 0, {"final": 0, "inner": 0}
+    tokens, kept_commas = 0, 0
     for s, g in pairs:
         mine, theirs = slot_strings(to_slots(s)), slot_strings(to_slots(g))
-        ends[ending(mine[-1])] += 1
-        kept_commas += ending(mine[-1]) == ENDINGS[0] and theirs[-1] == mine[-1]
+        end = ending(mine[-1])
+        ends[end] += 1
+        kept_commas += end == ENDINGS[0] and theirs[-1] == mine[-1]
         tokens += len(s.words)
-        for i, (a, b) in enumerate(zip(mine, theirs)):
-            if a != b:
-                gold_edits["final" if i == len(mine) - 1 else "inner"] += 1
+    gold = [g for _, g in pairs]  # the correction's own edits: those it proposes, as written
+    gold_edits = {where: c[1] for where, c in
+                  final_or_inner(written_edits([s for s, _ in pairs], gold, gold)).items()}
     n = len(pairs)
     return {"units": n, "tokens_per_unit": tokens / n,
             "ends": {e: 100 * c / n for e, c in ends.items()},
