@@ -35,6 +35,8 @@ from fstpunct.show.sentence import sentence_views
 from fstpunct.ud.release import split_source
 
 ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
+         "another arc sharing a word", "another arc sharing none")  # each pair in one
 
 
 def layout_at(commit: str) -> ModuleType:
@@ -53,7 +55,7 @@ def layout_at(commit: str) -> ModuleType:
 def with_labels(lay: Layout) -> Layout:
     """``lay``, whose arcs may come from an older layout.py, with every label placed: one
     without its own height at its arc's, one without its own x over the arc's middle."""
-    arcs = tuple(Arc(a.head, a.dep, a.x1, a.x2, a.y, a.height, a.label,
+    arcs = tuple(Arc(a.head, a.dep, a.x1, a.x2, a.height, a.label,
                      getattr(a, "label_height", a.height),
                      getattr(a, "label_x", (a.x1 + a.x2) / 2)) for a in lay.arcs)
     return Layout(lay.width, lay.height, lay.rtl, (), arcs, (), 0, 0)
@@ -64,7 +66,7 @@ def curve_kinds(lay: Layout) -> Counter[str]:
     (or not: the root arrow among these), sharing one of its words or none; and how many of
     the labels stand at their own arc (over its apex, neither moved nor lifted)."""
     kinds: Counter[str] = Counter()
-    for a, b in labels_on_curves(with_labels(lay)):
+    for a, b in labels_on_curves(lay):
         encloses = bool(b.head) and min(b.head, b.dep) <= min(a.head, a.dep) \
             and max(a.head, a.dep) <= max(b.head, b.dep)
         shares = bool({a.head, a.dep} & {b.head, b.dep})
@@ -76,14 +78,12 @@ def curve_kinds(lay: Layout) -> Counter[str]:
 
 
 def label_overlaps(lay: Layout) -> int:
-    """Pairs of labels at one height (the arc's, where a layout has no label height) whose
-    estimated extents overlap."""
+    """Pairs of labels at one height whose estimated extents overlap."""
     arcs = [a for a in lay.arcs if a.head]
     count = 0
     for a, b in itertools.combinations(arcs, 2):
-        if getattr(a, "label_height", a.height) == getattr(b, "label_height", b.height):
-            apart = abs(getattr(a, "label_x", (a.x1 + a.x2) / 2)
-                        - getattr(b, "label_x", (b.x1 + b.x2) / 2))
+        if a.label_height == b.label_height:
+            apart = abs(a.label_x - b.label_x)
             count += apart < (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2
     return count
 
@@ -102,18 +102,15 @@ def main() -> None:
         start = time.process_time()
         lays = [module.layout(v) for v in views]
         cpu = time.process_time() - start
+        lays = [with_labels(lay) for lay in lays]
+        kinds = sum(map(curve_kinds, lays), Counter())
         print(f"{lang}: {len(lays)} sentences, mean width "
               f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
               f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
               f"{sum(map(crossings, lays))} crossing arc pairs, "
               f"{sum(map(label_overlaps, lays))} overlapping label pairs, "
-              f"{sum(len(labels_on_curves(with_labels(lay))) for lay in lays)} labels on "
-              "curves")
-        kinds = sum(map(curve_kinds, lays), Counter())
-        print("  labels on curves by the curve: " + ", ".join(
-            f"{kinds[k]} {k}" for k in ("an enclosing arc sharing a word",
-                                         "an enclosing arc sharing none",
-                                         "another arc sharing a word", "another arc sharing none"))
+              f"{sum(kinds[k] for k in KINDS)} labels on curves")
+        print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
               + f"; {kinds['labels at their own arc']} labels at their own arc")
 
 

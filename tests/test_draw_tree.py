@@ -118,7 +118,7 @@ def test_crossings_are_counted_as_drawn():
     an arc raised above it does, and so do interleaved ends and the root arrow through an
     arc."""
     def lay(*arcs):
-        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, 0, height, "", height, x2)
+        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, "", height, x2)
                                              for h, d, x1, x2, height in arcs), (), 0, 0)
     assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 22))) == 0
     assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 66))) == 1
@@ -133,7 +133,7 @@ def test_labels_are_counted_on_curves_and_kept_off_them(views):
     curves: 1 pair left, 20 at 42e5580 (the 'obj' of 'say that', crossed by the vocative's leg
     from 'say': every clear place has another curve between it and its arc)."""
     def lay(*arcs):
-        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, 0, height, label, lh, lx)
+        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, label, lh, lx)
                                              for h, d, x1, x2, height, label, lh, lx in arcs),
                       (), 0, 0)
     short = (2, 3, 50, 90, 22, "compound", 22, 70)  # a label 53 px wide over a 40 px arc
@@ -168,9 +168,9 @@ def test_arc_y_closed_form_agrees_with_bisection(s, x1, span, leftwards, height)
     there: y off by 4·height·1e-8), so past the middle it is asked at the mirrored point of
     the mirrored arc (negated: exact), where it is exact."""
     a, b = (x1 + span, x1) if leftwards else (x1, x1 + span)
-    arc = Arc(1, 2, a, b, 0.0, height, "", height, x1 + span / 2)
+    arc = Arc(1, 2, a, b, height, "", height, x1 + span / 2)
     x = x1 + s * span
-    mirrored = Arc(1, 2, -a, -b, 0.0, height, "", height, -x1 - span / 2)
+    mirrored = Arc(1, 2, -a, -b, height, "", height, -x1 - span / 2)
     expected = arc_y_by_bisection(arc, x) if s <= 0.5 else arc_y_by_bisection(mirrored, -x)
     assert _arc_y(arc, x) == pytest.approx(expected, abs=1e-9)
     assert _arc_y(arc, x1) == pytest.approx(0, abs=1e-9)

@@ -56,16 +56,15 @@ class Placed:
 
 @dataclass(frozen=True)
 class Arc:
-    """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x, the
-    y it leaves the words from, its height, its label, the label's height (the arc's, or
-    higher by half levels) and the x it is centred on (over the arc's middle, or moved along
-    the arc): see :func:`_label_places`."""
+    """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x (it
+    leaves the words' row a font size above their baseline), its height, its label, the
+    label's height (the arc's, or higher by half levels) and the x it is centred on (over the
+    arc's middle, or moved along the arc): see :func:`_label_places`."""
 
     head: int
     dep: int
     x1: float
     x2: float
-    y: float
     height: float
     label: str
     label_height: float
@@ -199,8 +198,8 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         tries = (dataclasses.replace(a, label_height=a.height + lift * LEVEL / 2,
                                      label_x=mid + shift)
                  for lift in range(LIFTS + 1) for shift in shifts)
-        half, others = text_width(a.label, SMALL) / 2, [b for b in arcs if b is not a]
-        placed = next((c for c in tries if clear(c, half, others)), None)
+        half = text_width(a.label, SMALL) / 2
+        placed = next((c for c in tries if clear(c, half, arcs)), None)
         if placed is None:
             placed = a
             while not clear_of_labels(placed, half):
@@ -220,6 +219,7 @@ def layout(view: SentenceView) -> Layout:
     centres: list[float] = []
     x = MARGIN
     room = _label_room(view)
+    widths = [text_width(w) for w in view.words]
     for i, slot in enumerate(view.slots):
         start = x
         marks = [text_width(m.text) for m in slot.underlying]
@@ -228,9 +228,8 @@ def layout(view: SentenceView) -> Layout:
         surface = [text_width(t) for t in slot.surface]
         inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
                     sum(surface) + GAP * max(len(surface) - 1, 0))
-        if 0 < i < n:  # neighbours' centres far enough apart for their arc's label
-            apart = (text_width(view.words[i - 1]) + text_width(view.words[i])) / 2 + GAP
-            inner = max(inner, room[i] - apart)
+        if room[i]:  # neighbours' centres far enough apart for their arc's label
+            inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + GAP))
         mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
@@ -244,7 +243,7 @@ def layout(view: SentenceView) -> Layout:
         x += inner + GAP
         slot_extent.append((start, x))
         if i < n:
-            w = text_width(view.words[i])
+            w = widths[i]
             centres.append(x + w / 2)
             items.append(Placed("word", view.words[i], x + w / 2, index=i + 1))
             x += w
@@ -255,23 +254,22 @@ def layout(view: SentenceView) -> Layout:
         items = [dataclasses.replace(p, x=width - p.x) for p in items]
     levels = _levels(view.heads)
     root = (max(levels, default=0) + 1) * LEVEL  # the root arrow's height, above every arc
-    arcs = []  # at y 0 until the labels' heights fix the words' row
+    arcs = []
     for d in range(n):
         h, label = view.heads[d], view.deprels[d]
         if h == 0:
-            arcs.append(Arc(0, d + 1, centres[d], centres[d], 0, root, label, root, centres[d]))
+            arcs.append(Arc(0, d + 1, centres[d], centres[d], root, label, root, centres[d]))
             continue
         # arcs leave a little off the word's centre, towards the other end
         step = 4.0 if centres[d] > centres[h - 1] else -4.0
-        arcs.append(Arc(h, d + 1, centres[h - 1] + step, centres[d] - step, 0,
-                        levels[d] * LEVEL, label, levels[d] * LEVEL,
-                        (centres[h - 1] + centres[d]) / 2))
+        x1, x2 = centres[h - 1] + step, centres[d] - step
+        arcs.append(Arc(h, d + 1, x1, x2, levels[d] * LEVEL, label, levels[d] * LEVEL,
+                        (x1 + x2) / 2))
     arcs = _label_places(arcs)
     top = max(root, max((a.label_height for a in arcs), default=0))  # the root arc, a label
     words_y = MARGIN + top + 2 * SMALL
     surface_y = words_y + FONT + 14
     height = surface_y + MARGIN
-    arcs = [dataclasses.replace(a, y=words_y - FONT) for a in arcs]
     return Layout(width, height, view.rtl, tuple(items), tuple(arcs), tuple(slot_extent),
                   words_y, surface_y)
 

@@ -46,16 +46,17 @@ def _f(v: float) -> str:
 
 def _arcs(lay: Layout) -> list[str]:
     out = []
+    y = lay.words_y - FONT  # where the arcs leave the words
     for a in lay.arcs:
         if a.head == 0:
-            top = a.y - a.height
-            out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x2)} {_f(top)}V{_f(a.y)}"/>')
+            top = y - a.height
+            out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x2)} {_f(top)}V{_f(y)}"/>')
         else:
             c = a.height / 0.75  # a cubic's apex lies 3/4 of the way to its control points
-            out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x1)} {_f(a.y)}C{_f(a.x1)} '
-                       f'{_f(a.y - c)} {_f(a.x2)} {_f(a.y - c)} {_f(a.x2)} {_f(a.y)}"/>')
-        label_x, label_y = a.label_x, a.y - a.label_height - LABEL_RISE
-        out.append(f'<path class="head" d="M{_f(a.x2 - 3.5)} {_f(a.y - 6)}h7l-3.5 6z"/>')
+            out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x1)} {_f(y)}C{_f(a.x1)} '
+                       f'{_f(y - c)} {_f(a.x2)} {_f(y - c)} {_f(a.x2)} {_f(y)}"/>')
+        label_x, label_y = a.label_x, y - a.label_height - LABEL_RISE
+        out.append(f'<path class="head" d="M{_f(a.x2 - 3.5)} {_f(y - 6)}h7l-3.5 6z"/>')
         out.append(f'<text class="rel" x="{_f(label_x)}" y="{_f(label_y)}">'
                    f'{escape(a.label)}</text>')
     return out
