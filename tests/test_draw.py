@@ -38,6 +38,13 @@ def test_min_prob_hides_arcs(channel):
     assert "arcs with p < 0.5 hidden" in source
 
 
+def test_long_caption_is_wrapped(channel):
+    """The caption over every symbol is wrapped as other graphs' are (it made one long line)."""
+    source = channel_graph(channel, list(channel.symbols)).source
+    lines = source[source.rindex('label="') + len('label="'):].split("\n")
+    assert len(lines) > 3 and max(map(len, lines)) <= dot.CAPTION_COLUMNS
+
+
 def test_unknown_symbol(channel):
     with pytest.raises(InputError, match="not in the channel"):
         channel_graph(channel, [",", "¶"])

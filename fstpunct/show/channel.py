@@ -7,7 +7,7 @@ import graphviz
 
 from ..errors import InputError
 from ..fst.channel import END, FINAL_STATE, START_STATE, Channel
-from .dot import EPS
+from .dot import EPS, caption_label, digraph
 
 __all__ = ["channel_graph", "state_name"]
 
@@ -35,10 +35,7 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
     chosen = set(symbols)
     states = {START_STATE, FINAL_STATE} | {2 + channel.index(s) for s in symbols}
     reads = "u reversed + $, writes x reversed" if channel.direction == "rtl" else "u + $, writes x"
-    g = graphviz.Digraph("channel", graph_attr={
-        "rankdir": "LR", "labelloc": "t", "fontsize": "12", "fontname": "sans-serif"},
-        node_attr={"shape": "ellipse", "fontname": "sans-serif", "fontsize": "11"},
-        edge_attr={"fontname": "monospace", "fontsize": "10"})
+    g = digraph("channel", "")  # captioned below, once the hidden arcs are counted
     g.node("entry", "", shape="none", width="0", height="0")
     for state in sorted(states):
         g.node(str(state), graphviz.escape(state_name(channel, state)),
@@ -65,5 +62,5 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
         g.edge(str(src), str(dst), graphviz.nohtml(text))
     caption = (f"{channel.direction} channel over {' '.join(symbols)} (reads {reads}); "
                f"{hidden} arcs with p < {min_prob:g} hidden")
-    g.attr(label=graphviz.escape(caption))
+    g.attr(label=caption_label(caption))
     return g

@@ -17,8 +17,8 @@ import graphviz
 from ..errors import InputError
 from ..files import output
 
-__all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "digraph",
-           "write_graph"]
+__all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "caption_label",
+           "digraph", "write_graph"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
@@ -27,14 +27,19 @@ CAPTION_COLUMNS = 100  # caption lines wrap here (one long line made small graph
 SANS, MONO = "sans-serif", "monospace"  # fontconfig falls back per glyph: Noto fonts
 
 
-def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
-    """An empty left-to-right graph in the common style, ``caption`` on top, each of its
-    lines wrapped at :data:`CAPTION_COLUMNS` characters."""
+def caption_label(caption: str) -> str:
+    """``caption`` as a graph's label: each of its lines wrapped at :data:`CAPTION_COLUMNS`
+    characters, escaped."""
     lines = [textwrap.fill(line, CAPTION_COLUMNS, break_on_hyphens=False)
              for line in caption.split("\n")]
+    return graphviz.escape("\n".join(lines))
+
+
+def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
+    """An empty left-to-right graph in the common style, ``caption`` on top
+    (:func:`caption_label`)."""
     return graphviz.Digraph(name, graph_attr={"rankdir": "LR", "labelloc": "t", "fontsize": "12",
-                                              "fontname": SANS,
-                                              "label": graphviz.escape("\n".join(lines)),
+                                              "fontname": SANS, "label": caption_label(caption),
                                               **graph_attr},
                             node_attr={"fontname": SANS, "fontsize": "11"},
                             edge_attr={"fontname": MONO, "fontsize": "10"})
