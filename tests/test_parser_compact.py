@@ -11,6 +11,7 @@ from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.lbfgs import contiguous_ranges
 from fstpunct.parser import Model, parse, train
+from fstpunct.parser import tagger as tagger_module
 from fstpunct.parser.storage import lookup_keys, pruned, read_folder, write_weights
 from fstpunct.parser.tagger import Tagger, depunctuated, jackknifed, retagged, train_tagger
 from fstpunct.ud.release import split_source
@@ -158,8 +159,6 @@ def test_jackknifed_tags_come_from_the_other_folds(data):
 
 
 def test_jackknifed_tags_by_given_folds_with_held_dev(data, monkeypatch):
-    from fstpunct.parser import tagger as tagger_module
-
     sents = data[0][:12]
     folds = [0, 1, 2] * 4  # not contiguous
     flags = [j in (3, 4, 5) for j in range(12)]  # one flagged sentence in each fold
@@ -168,17 +167,17 @@ def test_jackknifed_tags_by_given_folds_with_held_dev(data, monkeypatch):
     real = tagger_module.train_tagger
 
     def spied(rest, dev, **options):
-        seen.append((rest, dev))
-        return real(rest, dev, **options)
+        seen.append((rest, dev, tagger := real(rest, dev, **options)))
+        return tagger
 
     monkeypatch.setattr(tagger_module, "train_tagger", spied)
     out = jackknifed(sents, 3, folds=folds, held_dev=flags, punct=False, log=lambda m: None,
                      epochs=2, min_count=1)
     assert [s.sent_id for s in out] == [s.sent_id for s in sents]
-    for fold, (rest, dev) in enumerate(seen):  # fold k's tagger: the other folds only
+    assert len(seen) == 3
+    for fold, (rest, dev, tagger) in enumerate(seen):  # fold k's tagger: the other folds only
         assert rest == [p for p, f, x in zip(pairs, folds, flags) if f != fold and not x]
         assert dev == [p for p, f, x in zip(pairs, folds, flags) if f != fold and x]
-        tagger = real(rest, dev, log=lambda m: None, epochs=2, min_count=1)
         for j in (j for j, f in enumerate(folds) if f == fold):
             assert depunctuated(out[j]) == (pairs[j][0], tuple(tagger.tag(pairs[j][0], False)))
     with pytest.raises(InputError, match="2 distinct"):
@@ -201,6 +200,7 @@ def test_jackknifed_tags_refuse_bad_folds_and_a_fold_without_dev():
     logged: list[str] = []
     out = jackknifed(sents, 2, folds=folds, held_dev=[True, False, False, True, False, False],
                      punct=False, log=logged.append, epochs=2, min_count=1)
+    assert len(logged) == 2
     for fold, line in enumerate(logged):
         held = [j for j, f in enumerate(folds) if f == fold]
         right = sum(a == b for j in held
