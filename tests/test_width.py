@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from test_ud_valid import UDVALIDATE, highest_level
+from test_viewer import data
 
 import fstpunct
 from fstpunct.apps.restoration.crf import CrfModel
@@ -42,6 +43,14 @@ def full_text():
 @pytest.fixture(scope="module")
 def half_text(full_text):
     return full_text.translate(TO_HALF)
+
+
+@pytest.fixture
+def half_path(tmp_path, half_text):
+    """The half-width twin of the fixture, as a file."""
+    path = tmp_path / "half.conllu"
+    path.write_text(half_text, encoding="utf-8")
+    return path
 
 
 def marks(conllu: str) -> list[str]:
@@ -138,13 +147,6 @@ def test_rephrase_writes_the_input_width(zh, full_text):
     assert not HALF_MARKS & set(marks(out)) and "：" in marks(out)
 
 
-def page_records(page: Path) -> list[dict]:
-    """The sentences of a viewer page, as its script reads them."""
-    data = re.search(r'<script type="application/json" id="fp-data">(.*?)</script>',
-                     page.read_text(encoding="utf-8"), re.S)
-    return json.loads(data.group(1))["sentences"]
-
-
 def svg_texts(svg: str, kind: str) -> list[str]:
     """The texts of the SVG's ``<text>`` elements of class ``kind`` (``x``: surface tokens,
     ``m``: underlying marks, ``caption``), any ``<title>`` left out."""
@@ -177,17 +179,17 @@ def test_show_and_draw_print_the_input_forms(zh, full_text, half_text, tmp_path)
     pages = [tmp_path / "full.html", tmp_path / "half.html"]
     for doc, page in zip((full_text, half_text), pages):
         zh.show(doc, page, title="t")
-    full, half_ = map(page_records, pages)
+    full, half_ = (data(page.read_text(encoding="utf-8"))["sentences"] for page in pages)
     assert [r["t"] for r in full] == [t.removeprefix("# text = ") for t in texts(full_text)]
     surfaces = [[slot[0] for slot in r["s"]] for r in full]
     assert [[[t.translate(TO_HALF) for t in x] for x in r] for r in surfaces] == \
         [[slot[0] for slot in r["s"]] for r in half_]
     assert [t for r in surfaces for x in r for t in x] == marks(full_text)
+    # the viewer says the edit path's steps write the model's forms where x was read so
+    read = set("，。：；？（）")  # (！: no twin the model knows)
     for r, h in zip(full, half_):  # all but the words' pictures and surfaces
         assert [slot[1:5] for slot in r["s"]] == [slot[1:5] for slot in h["s"]]
         assert (r["lp"], r["k"], r["w"]) == (h["lp"], h["k"], h["w"])
-        # the viewer says the edit path's steps write the model's forms where x was read so
-        read = set("，。：；？（）")  # (！: no twin the model knows)
         assert [slot[5] for slot in r["s"]] == [int(bool(read & set(slot[0]))) for slot in r["s"]]
         assert not any(slot[5] for slot in h["s"])
 
@@ -200,11 +202,9 @@ def test_text_in_either_width(zh):
     assert zh.restore(bare, text=True, width="full") == "然而 這樣 的 處理 也 衍生 了 一些 問題。\n"
 
 
-def test_parsing_constrained_by_punctuation_reads_the_twins(tmp_path, half_text, capsys):
+def test_parsing_constrained_by_punctuation_reads_the_twins(half_path, capsys):
     """fstpunct parse --punct-model: the trees of the half-width twin (beam 8, weight 32: the
     trees differed with full-width marks read as <unk>), the input's marks kept."""
-    half_path = tmp_path / "half.conllu"
-    half_path.write_text(half_text, encoding="utf-8")
     outs = []
     for path in (FIXTURE, half_path):
         assert main(["parse", "--model", str(BUNDLED / "zh" / "parser"), "--beam", "8",
@@ -214,9 +214,7 @@ def test_parsing_constrained_by_punctuation_reads_the_twins(tmp_path, half_text,
     assert marks(outs[0]) == marks(FIXTURE.read_text(encoding="utf-8"))
 
 
-def test_cli_width(tmp_path, half_text, zh, full_text, capsys):
-    half_path = tmp_path / "half.conllu"
-    half_path.write_text(half_text, encoding="utf-8")
+def test_cli_width(tmp_path, half_path, zh, full_text, capsys):
     out = tmp_path / "out.conllu"
     assert main(["restore", "--model", "zh", "--width", "full", str(half_path), "-o",
                  str(out)]) == 0
@@ -225,12 +223,10 @@ def test_cli_width(tmp_path, half_text, zh, full_text, capsys):
 
 @pytest.mark.parametrize("method", [["--trivial", "zh"],
                                     ["--crf", str(BUNDLED / "zh" / "text" / "crf")]])
-def test_restore_by_crf_or_trivial_writes_the_input_width(tmp_path, half_text, method, capsys):
+def test_restore_by_crf_or_trivial_writes_the_input_width(half_path, method, capsys):
     """restore --crf and --trivial (marks as their training data or rule file writes them,
     half-width for zh) go through the model's restore's width path: full-width input gets
     full-width marks and '# text', half-width input the method's own; --width forces one."""
-    half_path = tmp_path / "half.conllu"
-    half_path.write_text(half_text, encoding="utf-8")
     outs = {}
     for path, width in [(FIXTURE, []), (half_path, []), (FIXTURE, ["--width", "half"]),
                         (half_path, ["--width", "full"]), (FIXTURE, ["--jobs", "2"])]:
@@ -445,7 +441,7 @@ def test_the_callers_own_sentences_stay_as_written(zh, full_text, half_text, tmp
             list(run(failing(sents, 2)))
         assert as_written(sents) == expected, f"{name}, the input failing"
         assert all(s.folded is None for s in sents), f"{name}, the input failing"
-    decoded = list(zh.decode(sents))
+    decoded = list(zh.decode(list(read_conllu(io.StringIO(full_text)))))
     assert "".join(s.text() for s in decoded) == zh.decode(full_text)  # what is given back
 
 
@@ -491,12 +487,10 @@ def test_score_says_how_many_edits_differ_in_width_only(tmp_path, capsys):
     assert "of which 0 differ in width only" in capsys.readouterr().out
 
 
-def test_crf_perplexity_reads_the_twins(tmp_path, half_text, capsys):
+def test_crf_perplexity_reads_the_twins(half_path, capsys):
     """fstpunct crf perplexity reads a mark its CRF does not know as its width twin, as the
     model's perplexity does: full-width input scores as its half-width twin (before: its
     full-width marks were strings the CRF never saw)."""
-    half_path = tmp_path / "half.conllu"
-    half_path.write_text(half_text, encoding="utf-8")
     outs = []
     for path in (FIXTURE, half_path):
         assert main(["crf", "perplexity", "--model", str(BUNDLED / "zh" / "text" / "crf"),
