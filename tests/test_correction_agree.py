@@ -8,7 +8,7 @@ import pytest
 from learner_pairs import bare
 from script_module import load_script
 from test_correction import decoders_seen
-from test_correction_cv import cv_then, learner_folder, run_cv
+from test_correction_cv import DOCUMENTS, cv_then, learner_folder, run_cv
 
 from fstpunct.apps.correction.calibrate import calibrated
 from fstpunct.apps.correction.correct import Prepared
@@ -16,6 +16,9 @@ from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import examples, fitted
 from fstpunct.apps.restoration.metrics import score, slot_strings
 from fstpunct.model.store import FORMAT
+from fstpunct.parser import Model as ParserModel
+from fstpunct.parser import jackknife, parse
+from fstpunct.parser import tagger as tagger_module
 from fstpunct.ud.slots import to_slots
 
 
@@ -315,20 +318,14 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     """jackknife --split train --split dev --split test parses each fold's learner sentences
     with a parser that never saw the fold's documents (dev sentences of the other folds choose
     its epoch and train nothing), and compare --after-trees decodes the after side on them."""
-    import test_correction_cv
-
-    from fstpunct.parser import Model as ParserModel
-    from fstpunct.parser import jackknife, parse
-
     script = load_script("correction")
     # two dev documents, one per fold (documents sorted and dealt: docDD fold 0, docE fold 1)
-    monkeypatch.setitem(test_correction_cv.DOCUMENTS, "dev", ["docDD", "docE"])
+    monkeypatch.setitem(DOCUMENTS, "dev", ["docDD", "docE"])
     data, work, run = held_out_runs(script, monkeypatch, tmp_path)
     _, fold_of = script.document_folds(data, list(script.SPLITS), 2)
     assert fold_of["docDD"] == 0 and fold_of["docE"] == 1
     seen: dict[int, tuple[set, set]] = {}
     real = jackknife.train
-
     trained: set[str] = set()
 
     def spied(rest, dev, *args, info, **more):
@@ -353,18 +350,17 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     # no dev sentence trains a parser: every other sentence trains the other fold's
     dev_ids = {s.sent_id for s in script.read_file(data / "en_esl-ud-dev.conllu")}
     assert trained and not trained & dev_ids
-    assert sum(ParserModel.load(tmp_path / "jk" / f"fold{fold}").info["train_sentences"]
-               for fold in (0, 1)) == 35 - len(dev_ids)
     parsers = [ParserModel.load(tmp_path / "jk" / f"fold{fold}") for fold in (0, 1)]
+    assert sum(p.info["train_sentences"] for p in parsers) == 35 - len(dev_ids)
     learner = [s for split in script.SPLITS
                for s in script.read_file(data / f"en_esl-ud-{split}.conllu")]
     fold_of_sent = [fold_of[s.sent_id.rsplit("-", 1)[0]] for s in learner]
+    tree_sents = list(script.read_file(trees))
     assert [(s.comment("jackknife_folds"), s.comment("jackknife_fold"), bare(s))
-            for s in script.read_file(trees)] == [
+            for s in tree_sents] == [
         ("2", str(f), parse(parsers[f], s, 1).text()) for s, f in zip(learner, fold_of_sent)]
     # --tags: each fold's words tagged by a tagger trained on the same sentences as its parser
     # (the parsers, trained on gold tags, loaded), then parsed by that parser
-    from fstpunct.parser import tagger as tagger_module
     counts = []
     real_tagger = tagger_module.train_tagger
 
@@ -389,7 +385,7 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     rows = {r["system"]: r for r in parsed["rows"]}
     pooled = script.pooled_pairs(data, list(script.SPLITS), False)[0]
     helds = script.held_of(pooled, fold_of, 2)
-    by_id = {s.sent_id: s for s in script.read_file(trees)}
+    by_id = {s.sent_id: s for s in tree_sents}
     for fold in (0, 1):
         corrector = CorrectionModel.load(work / f"fold{fold}" / "correct")
         decoded = Prepared.of(corrector, [by_id[pooled[j][1].sent_id] for j in helds[fold]]
@@ -402,11 +398,10 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
         assert where["final"][1] + where["inner"][1] == sum(r["edit_counts"][1])
         assert where["final"][0] + where["inner"][0] == sum(r["edit_counts"][0])
     # trees that do not say they are the jackknife trees of the cv run's folds: refused
-    gold = tmp_path / "gold.conllu"
+    gold, three = tmp_path / "gold.conllu", tmp_path / "jk3.conllu"
     script.write_file(learner, gold)
-    for wrong in (gold, tmp_path / "jk3.conllu"):
-        if wrong != gold:  # said to be of 3 folds
-            script.write_file([marked(s, 3, f) for s, f in zip(learner, fold_of_sent)], wrong)
+    script.write_file([marked(s, 3, f) for s, f in zip(learner, fold_of_sent)], three)  # 3 folds
+    for wrong in (gold, three):
         with pytest.raises(SystemExit) as stop:
             run("compare", "wrong.json", "--before", str(work), "--after", str(work),
                 "--after-trees", str(wrong))

@@ -4,8 +4,9 @@ from learner_pairs import RELATIVE, bare, conll, sentences
 from test_correction_cv import chained
 
 from fstpunct.errors import InputError
-from fstpunct.parser import Model, parse
+from fstpunct.parser import Model, jackknife, parse
 from fstpunct.parser.jackknife import jackknifed
+from fstpunct.parser.tagger import depunctuated, retagged
 
 GOLD = [4, 3, 1, 0, 4, 4]  # "Peter who runs is here ." (the relative clause without commas)
 CHAIN = [2, 3, 4, 5, 0, 5]  # every word headed by the next, the period by the last word
@@ -50,8 +51,6 @@ def test_bad_folds(tmp_path, folds, says):
 
 def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path,
                                                                         monkeypatch):
-    from fstpunct.parser import jackknife
-
     every = sentences("".join(conll(RELATIVE, f"s{k}") for k in range(8)))
     folds, flags = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
     seen: dict[int, tuple[list[str], list[str]]] = {}
@@ -81,8 +80,6 @@ def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path
 
 
 def test_parsed_sentences_are_read_in_place_of_the_training_ones(tmp_path):
-    from fstpunct.parser.tagger import depunctuated, retagged
-
     gold = sentences("".join(conll(RELATIVE, f"g{k}", drop=(1, 4)) for k in range(4)))
     folds = [0, 0, 1, 1]
     # the parsers train on the gold tags; what they parse is copies with other tags
