@@ -9,6 +9,7 @@ from pathlib import Path
 
 import conllu
 import pytest
+from unparsed import unparsed
 
 import fstpunct
 from fstpunct.api import choose, language_of
@@ -358,21 +359,14 @@ def test_draw_from_python_is_the_command(en, tmp_path):
         en.draw_lattice(TEXT, 99, 2)
 
 
-def _unparsed(text: str, kept: int = 3) -> str:
-    """``text`` with only its first ``kept`` columns (ID, FORM, LEMMA; 6: and UPOS, XPOS,
-    FEATS): no tree (HEAD ``_``)."""
-    return "\n".join("\t".join(line.split("\t")[:kept] + ["_"] * (10 - kept))
-                     if line and not line.startswith("#") else line for line in text.split("\n"))
-
-
-@pytest.mark.parametrize("kept", [3, 6])
-def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en, kept):
+@pytest.mark.parametrize("upos", [False, True])
+def test_unparsed_tokenlists_are_parsed_as_unparsed_strings_are(en, upos):
     """Sentences without tree (and without UPOS, or with it) are tagged and parsed first,
     whatever kind holds them (TokenLists were read as trees and refused for their HEAD ``_``)."""
-    unparsed = _unparsed(TEXT, kept)
+    text = unparsed(TEXT, upos)
     for method in (en.decode, en.restore):
-        out = method(conllu.parse(unparsed))
-        assert "".join(t.serialize() for t in out) == method(unparsed)
+        out = method(conllu.parse(text))
+        assert "".join(t.serialize() for t in out) == method(text)
 
 
 def test_a_partial_tree_is_refused_alike_in_a_string_and_in_tokenlists(en):
@@ -413,6 +407,9 @@ def test_train_names_data_it_cannot_read(tmp_path, data):
     with pytest.raises(InputError, match="files or split names") as e:
         fstpunct.train(tmp_path / "m", data, direction="ltr")
     assert "\n" not in str(e.value)
+
+
+def test_train_needs_data(tmp_path):
     with pytest.raises(InputError, match="train needs data"):
         fstpunct.train(tmp_path / "m")
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from unparsed import unparsed
 
 import fstpunct
 from fstpunct.apps.text import analysed, needs_analysis
@@ -31,6 +32,7 @@ from fstpunct.ud.treebank import has_tree, read_conllu, read_file
 
 ROOT = Path(__file__).parents[1]
 SAMPLE = ROOT / "data" / "sample.conllu"
+SAMPLE_TEXT = SAMPLE.read_text(encoding="utf-8")
 TEXT = ("we bought apples pears and plums at the market in oxford england\n"
         "\n"
         "dale means river valley\n"
@@ -140,21 +142,8 @@ def test_lines_given_as_strings_must_be_one_line_each():
 
 # --- CoNLL-U with or without trees ----------------------------------------------------------
 
-def _unparsed(upos: bool = False) -> str:
-    """The sample with HEAD, DEPREL and DEPS '_' (and UPOS, unless ``upos``)."""
-    out = []
-    for sent in read_file(SAMPLE):
-        for ln in sent.lines:
-            if ln.is_word:
-                ln.fields[6:9] = ["_", "_", "_"]
-                if not upos:
-                    ln.fields[3] = "_"
-        out.append(sent.text())
-    return "".join(out)
-
-
 def test_trees_are_optional_per_sentence_but_not_per_word():
-    text = _unparsed()
+    text = unparsed(SAMPLE_TEXT)
     with pytest.raises(ConlluError, match="found '_'"):
         list(read_conllu(io.StringIO(text)))
     sents = list(read_conllu(io.StringIO(text), tree=None))
@@ -171,7 +160,7 @@ def test_trees_are_optional_per_sentence_but_not_per_word():
 def test_analyse_fills_only_what_is_missing(pipe):
     p = load_pipeline(pipe)
     gold = list(read_file(SAMPLE))
-    bare = list(read_conllu(io.StringIO(_unparsed()), tree=None))
+    bare = list(read_conllu(io.StringIO(unparsed(SAMPLE_TEXT)), tree=None))
     done = [p.analyse(s) for s in bare]
     for g, d in zip(gold, done):
         assert has_tree(d) and not needs_analysis(d)
@@ -181,8 +170,8 @@ def test_analyse_fills_only_what_is_missing(pipe):
         assert [ln.fields[:3] + ln.fields[4:6] + ln.fields[9:] for ln in d.lines] == \
             [ln.fields[:3] + ln.fields[4:6] + ln.fields[9:] for ln in g.lines]
     # given UPOS is kept (not re-tagged); a complete sentence is returned as it is
-    tagged = list(read_conllu(io.StringIO(_unparsed(upos=True).replace("\tPROPN\t", "\tX\t")),
-                              tree=None))
+    with_upos = unparsed(SAMPLE_TEXT, upos=True).replace("\tPROPN\t", "\tX\t")
+    tagged = list(read_conllu(io.StringIO(with_upos), tree=None))
     assert [w.upos for w in p.analyse(tagged[0]).words].count("X") == 3
     assert p.analyse(gold[0]) is gold[0]
     # the input is not changed
@@ -197,7 +186,8 @@ def test_analysed_loads_the_pipeline_only_when_needed(pipe):
         return load_pipeline(pipe)
 
     assert len(list(analysed(read_file(SAMPLE), loader))) == 5 and not calls
-    mixed = list(read_file(SAMPLE))[:2] + list(read_conllu(io.StringIO(_unparsed()), tree=None))
+    mixed = list(read_file(SAMPLE))[:2] + list(read_conllu(io.StringIO(unparsed(SAMPLE_TEXT)),
+                                                           tree=None))
     out = list(analysed(mixed, loader))
     assert calls == [1] and all(has_tree(s) for s in out) and out[0] is mixed[0]
 
@@ -275,7 +265,7 @@ def test_every_sentence_is_parsed_once(pipe, model, monkeypatch):
         monkeypatch.setattr(module, "parse", lambda *a, parse=module.parse: calls.append(1)
                             or parse(*a))
     parser = ParserModel.load(pipe / "parser")
-    model.restore(_unparsed(), tagger=pipe / "tagger", parsers=[parser])
+    model.restore(unparsed(SAMPLE_TEXT), tagger=pipe / "tagger", parsers=[parser])
     assert len(calls) == 5
     calls.clear()
     model.restore(TEXT, text=True, tagger=pipe / "tagger", parsers=[parser, parser])
@@ -291,10 +281,10 @@ def test_restore_replaces_punctuation_given_in_text(pipe, model):
 
 def test_conllu_without_trees_is_restored_and_decoded(pipe, model, tmp_path):
     kw = dict(tagger=pipe / "tagger")
-    restored = model.restore(_unparsed(), parsers=[pipe / "parser"], **kw)
+    restored = model.restore(unparsed(SAMPLE_TEXT), parsers=[pipe / "parser"], **kw)
     assert [len(s.words) > 0 and has_tree(s) for s in read_conllu(io.StringIO(restored))] == \
         [True] * 5
-    decoded = model.decode(_unparsed(), parser=pipe / "parser", **kw)
+    decoded = model.decode(unparsed(SAMPLE_TEXT), parser=pipe / "parser", **kw)
     for sent in read_conllu(io.StringIO(decoded)):
         assert any(c.startswith("# underlying = ") for c in sent.comments)
         assert all("PunctL=" in w.misc for w in sent.words if not w.is_punct)
@@ -302,8 +292,8 @@ def test_conllu_without_trees_is_restored_and_decoded(pipe, model, tmp_path):
     shutil.copytree(BUNDLED / "en", own,
                     ignore=shutil.ignore_patterns("tagger*", "parser*", "order.*"))
     with pytest.raises(ModelError, match="no tagger"):
-        fstpunct.load(own).decode(_unparsed())
-    bundled = model.decode(_unparsed())  # the bundled en tagger/ and parser/
+        fstpunct.load(own).decode(unparsed(SAMPLE_TEXT))
+    bundled = model.decode(unparsed(SAMPLE_TEXT))  # the bundled en tagger/ and parser/
     assert all(has_tree(s) for s in read_conllu(io.StringIO(bundled)))
     assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
 
@@ -324,15 +314,14 @@ def test_decode_text(pipe, model):
 
 
 @pytest.mark.parametrize("mode", ["tokens", "removed"])
-def test_decode_text_parses_with_a_parser_of_any_mode(mode, tokens_parser, removed_parser, pipe,
-                                                      tmp_path):
+def test_decode_text_parses_with_a_parser_of_any_mode(mode, request, pipe, tmp_path):
     """decode's sentences keep their marks, so a parser of any punctuation mode parses them as
     it was trained to (a ``removed``-mode one leaves the marks out and attaches them after, the
     others read them, as tokens or as properties of the neighbouring words, parser/punct.py):
     ``decode --text --parser`` takes either, unlike restore (stripped sentences: ``removed``
     only) and correct (``tokens`` only), and every tree it writes is that parser's own parse of
     the tagged sentence."""
-    folder = {"tokens": tokens_parser, "removed": removed_parser}[mode]
+    folder = request.getfixturevalue(f"{mode}_parser")
     src, out = tmp_path / "in.txt", tmp_path / "out.conllu"
     src.write_text("Dale means \"river valley.\"\nHail the king, Arthur Pendragon!\n",
                    encoding="utf-8")
