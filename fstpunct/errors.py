@@ -105,12 +105,14 @@ def refuse_unused(options: dict[str, bool], why: str) -> None:
 def refuse_missing(folders: dict[str, object]) -> None:
     """An :class:`InputError` naming the first of ``folders`` (a parameter's name, as the
     library and the command line spell it, ``tagger (--tagger)``, mapped to its value: a path,
-    a loaded model, None, or a list of them) that is a path to no folder; for a model loaded
-    only when a sentence needs it, checked before any sentence is read."""
+    a loaded model, None, or a list of them) that is a path to no folder ("no such folder", or
+    "not a folder" if it is a file); for a model loaded only when a sentence needs it, checked
+    before any sentence is read."""
     for name, value in folders.items():
         for v in value if isinstance(value, (list, tuple)) else [value]:
             if isinstance(v, (str, os.PathLike)) and not Path(v).is_dir():
-                raise InputError(f"{name}: {os.fspath(v)}: no such folder")
+                why = "not a folder" if Path(v).exists() else "no such folder"
+                raise InputError(f"{name}: {os.fspath(v)}: {why}")
 
 
 def warn_user(message: str) -> None:

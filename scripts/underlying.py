@@ -14,14 +14,15 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
+from fstpunct.apps.decode import read_misc_value
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.tree import spans
 from fstpunct.ud.treebank import read_file
 
 
-def puncteme(misc: dict[str, str], key: str) -> list[str]:
-    value = misc.get(key, "ε")
-    return [] if value in ("ε", "<backoff>") else value.split("␣")
+def puncteme(misc: dict[str, str], key: str) -> tuple[str, ...]:
+    """The tokens of a word's underlying puncteme ``key`` (none for ε and the backoff)."""
+    return read_misc_value(misc.get(key, "ε")) or ()
 
 
 def main() -> None:

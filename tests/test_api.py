@@ -585,6 +585,31 @@ def test_empty_input_is_no_sentences_in_every_kind(en, tmp_path, capsys):
                 list(out) if isinstance(out, Iterator) else out
 
 
+def test_a_none_in_the_input_is_named_not_taken_for_its_end(en):
+    """None is a sentence of the wrong kind (a TypeError naming it), not the end of the
+    input ('no sentences (the input is empty)' before); a None line of text too."""
+    for data in ([None, *conllu.parse(TEXT)], iter([None])):
+        with pytest.raises(TypeError, match="^sentence 1: expected a conllu.TokenList, got "
+                                            "NoneType$"):
+            list(en.decode(data))
+    with pytest.raises(TypeError, match="^<lines>: line 1: expected a string, got NoneType$"):
+        list(en.restore([None, "a b"], text=True))
+
+
+def test_a_tagger_or_parser_given_to_the_pipeline_is_checked_as_decode_does(en, tmp_path):
+    """``pipeline(tagger=)`` refuses a path to no folder as decode does (a ModelError 'not a
+    tagger model (no such folder)' before); an existing file is 'not a folder'."""
+    missing, a_file = tmp_path / "missing", tmp_path / "file"
+    a_file.write_text("", encoding="utf-8")
+    for name in ("tagger", "parser"):
+        with pytest.raises(InputError, match=f"^{name} \\(--{name}\\): {missing}: no such "
+                                             "folder$"):
+            en.pipeline(**{name: missing})
+        with pytest.raises(InputError, match=f"^{name} \\(--{name}\\): {a_file}: not a "
+                                             "folder$"):
+            en.decode(TEXT, **{name: a_file})
+
+
 def test_posteriors_read_back_what_decode_wrote(en):
     """``fstpunct.posteriors`` gives each word's ranked (left, right, p) from ``PunctPost``:
     written again, they are decode's MISC value, character for character; a TokenList and an
@@ -616,9 +641,19 @@ def test_posteriors_read_back_what_decode_wrote(en):
     assert fstpunct.posteriors(conllu.parse("\t".join(line) + "\n\n")[0]) == {1: odd}
     with pytest.raises(InputError, match="no PunctPost.*posteriors="):
         fstpunct.posteriors(conllu.parse(en.decode(TEXT))[0])
+    with pytest.raises(TypeError, match="^expected a conllu.TokenList or an fstpunct sentence, "
+                                        "got str$"):
+        fstpunct.posteriors(decoded)
+    line[9] = "PunctPost=a"  # not decode's form: one line naming the word and the value
+    with pytest.raises(InputError, match="^<TokenList 1>: word 1: PunctPost='a' is not what "
+                                         "decode writes$"):
+        fstpunct.posteriors(conllu.parse("\t".join(line) + "\n\n")[0])
+    line[6:8] = ["_", "_"]  # MISC is all it reads: a TokenList without its tree is read alike
+    line[9] = "PunctPost=" + posteriors_value(odd)
+    assert fstpunct.posteriors(conllu.parse("\t".join(line) + "\n\n")[0]) == {1: odd}
 
 
-def test_what_a_model_learned_is_a_method(en, capsys):
+def test_what_a_model_learned_is_a_method(en, capsys, tmp_path):
     """``Model.rules`` gives what ``fstpunct rules --model`` prints (it prints the method's
     answer): the comparison with the grammar the model was trained from, and the relation
     table over its language's dev split."""
@@ -636,6 +671,8 @@ def test_what_a_model_learned_is_a_method(en, capsys):
         for pair, p in pairs:
             assert f"{rel}\t{nodes}\t{pair}\t{100 * p:.1f}\n" in out
     assert en.rules(lang="de", relations=["appos"]).lang == "de"
+    assert en.rules(relations=["appos"]).pairs.keys() == {"appos"}
+    assert en.rules(relations=(), ud_dir=tmp_path).pairs == {}  # no split read: no UD needed
     with pytest.raises(InputError, match="not a UD universal relation: apos"):
         en.rules(relations=["apos"])
 

@@ -95,6 +95,28 @@ def test_save_load_api_and_cli(hand_corrector, tmp_path, capsys):
         load("en").correct(learner)
 
 
+def test_a_parser_that_is_no_folder_is_refused_before_reading(hand_corrector, tmp_path,
+                                                              capsys):
+    """``correct(parser=)`` and ``--parser`` refuse a path to no folder as decode does, before
+    any sentence is read (a ModelError 'not a parser model (no such folder)' before)."""
+    folder = hand_corrector.save(tmp_path / "esl-correct")
+    missing = tmp_path / "missing"
+    pulled = []
+
+    def learner():
+        for sent in sentences(conll(PLAIN, "p")):
+            pulled.append(sent)
+            yield sent
+    with pytest.raises(InputError, match=f"^parser \\(--parser\\): {missing}: no such folder$"):
+        load(folder).correct(learner(), parser=missing)
+    assert pulled == []
+    path = tmp_path / "in.conllu"
+    path.write_text(conll(PLAIN, "p"), encoding="utf-8")
+    assert main(["correct", str(path), "--model", str(folder), "--parser", str(missing)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--parser: {missing}: no such folder" in err, err
+
+
 def test_full_width_input_is_corrected_in_its_width(hand_corrector, tmp_path):
     """fstpunct.ud.width: ``，`` and ``。``, unknown to the model, are read as ``,`` and ``.``,
     and the corrected sentence is written full-width, ``# text`` too."""

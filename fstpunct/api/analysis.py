@@ -3,18 +3,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..apps.decode import read_posteriors_value
+from ..apps.decode import Ranked, read_posteriors_value
 from ..errors import InputError
-from ..model.vocab import Puncteme
 from ..ud.treebank import Sentence
-from .data import sentences
+from .data import one_tokenlist
 
 if TYPE_CHECKING:
     import conllu
 
 __all__ = ["posteriors"]
-
-Ranked = list[tuple[Puncteme | None, Puncteme | None, float]]
 
 
 def posteriors(sentence: conllu.TokenList | Sentence) -> dict[int, Ranked]:
@@ -30,16 +27,28 @@ def posteriors(sentence: conllu.TokenList | Sentence) -> dict[int, Ranked]:
     >>> fstpunct.posteriors(conllu.parse(decoded)[0])[1]  # word 1, "Hail": ε‖. or ε‖ε
     [((), ('.',), 0.543), ((), (), 0.332)]
     """
-    read = next(sentences([sentence]))
-    ranked = {}
-    for line in read.lines:
-        if not line.is_word:
-            continue
-        for item in line.fields[9].split("|"):
+    if isinstance(sentence, Sentence):
+        path = sentence.path
+        miscs = [(line.fields[0], line.fields[9]) for line in sentence.lines if line.is_word]
+    else:  # its MISC as written: a TokenList is not read as a tree (HEAD may be blank)
+        if not one_tokenlist(sentence):
+            raise TypeError(f"expected a conllu.TokenList or an fstpunct sentence, got "
+                            f"{type(sentence).__name__}")
+        from conllu.serializer import serialize_field
+        path = "<TokenList 1>"
+        miscs = [(str(token["id"]), serialize_field(token["misc"])) for token in sentence
+                 if isinstance(token["id"], int)]
+    ranked: dict[int, Ranked] = {}
+    for word, misc in miscs:
+        for item in misc.split("|"):
             key, _, value = item.partition("=")
             if key == "PunctPost":
-                ranked[int(line.fields[0])] = read_posteriors_value(value)
+                try:
+                    ranked[int(word)] = read_posteriors_value(value)
+                except ValueError:
+                    raise InputError(f"{path}: word {word}: PunctPost={value!r} is not what "
+                                     "decode writes") from None
     if not ranked:
-        raise InputError(f"{read.path}: no PunctPost in the sentence: decode it with "
+        raise InputError(f"{path}: no PunctPost in the sentence: decode it with "
                          "posteriors=K (--posteriors K)")
     return ranked

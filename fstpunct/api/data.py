@@ -22,7 +22,10 @@ iterator of lines without their line ends) or ``conllu``; an iterable of fstpunc
 (read from text already) gives back sentences.
 
 Empty input of any kind (an empty string, file or iterable) is a
-:class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is.
+:class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is: for
+an empty iterable of sentences (read ahead by one to tell its kind) when the method is called,
+for an empty string, file or text when the first answer is read (an iterator's first item, or
+at once for an answer given whole).
 
 One method = one *step* over fstpunct sentences; :func:`rewrite` and :func:`values` turn it into a
 method over every kind.
@@ -51,6 +54,7 @@ FORMATS = ("conllu", "text")
 Data = Union[str, "os.PathLike[str]", Iterable["conllu.TokenList"], Iterable[Sentence]]
 Step = Callable[[Iterator[Sentence]], Iterator[Sentence]]
 T = TypeVar("T")
+_END = object()  # an iterator's end, told from a None in it
 
 
 def is_text(data: object) -> bool:
@@ -108,10 +112,10 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
         if isinstance(data, os.PathLike):
             return read_text_file(data, text), True
         items = iter(data)
-        first = next(items, None)
+        first = next(items, _END)
         if isinstance(first, Sentence):  # already read (the command line reads text itself)
             return itertools.chain([first], items), False  # type: ignore[list-item]
-        lines = itertools.chain([] if first is None else [first], items)
+        lines = itertools.chain([] if first is _END else [first], items)
         return read_text(lines, "<lines>", text), True  # type: ignore[arg-type]
     if is_text(data):
         return read_conllu(io.StringIO(data), "<string>", tree), False  # type: ignore[arg-type]
@@ -124,8 +128,8 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
                                  "has a line break)") from None
             raise
     items = iter(data)
-    first = next(items, None)
-    if first is None:  # as an empty string or file is
+    first = next(items, _END)
+    if first is _END:  # as an empty string or file is
         raise ConlluError("no sentences (the input is empty)", "<sentences>")
     return _from_tokenlists(itertools.chain([first], items), tree), not isinstance(first, Sentence)
 

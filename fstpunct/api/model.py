@@ -207,6 +207,7 @@ class Model:
         parser is ``removed``-mode; a given ``parser`` parses in its own mode (:meth:`restore`
         checks that it is ``removed``-mode, :meth:`decode` takes any)."""
         from ..parser.pipeline import load_pipeline
+        refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
         return load_pipeline(self.folder, lowercase, tagger, parser, beam)
 
     def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
@@ -413,6 +414,7 @@ class Model:
                              "correction.json)")
         refuse_unused({"beam": beam is not None and parser is None},
                       "only with parser (--parser), the beam it parses with")
+        refuse_missing({"parser (--parser)": parser})
         p = parser if parser is None or isinstance(parser, ParserModel) else \
             ParserModel.load(parser)
         if p is not None:  # it parses the learner's punctuated sentences
@@ -433,7 +435,8 @@ class Model:
         trained from), as ``fstpunct rules --model`` prints it (paper §5.1, Table 4): a
         :class:`~fstpunct.apps.rules.LearnedRules` (``.comparison``: confident learned edits
         and the rank of each grammar rule; ``.pairs``: the most probable (l, r) pairs of
-        ``relations`` over ``lang``'s ``split``, by default the model's language's dev; a
+        ``relations`` over ``lang``'s ``split``, by default the model's language's dev, none
+        for ``relations=()``, no split read; a
         correction model: its learner model's, which stores no edit counts: ``.counted``)."""
         from ..apps.rules import learned_rules
         record = self.record.get("record")

@@ -27,9 +27,9 @@ from ..ud.tree import children
 from ..ud.treebank import Line, Sentence, batches
 from ._annotate import bracketed_tokens
 
-__all__ = ["MISC_KEYS", "Mark", "annotate", "bracketed", "bracketed_reference", "chunk_inference",
-           "inference_of", "over_chunks", "misc_value", "posteriors_value", "ranked_pairs",
-           "read_misc_value", "read_posteriors_value", "scored"]
+__all__ = ["MISC_KEYS", "Mark", "Ranked", "annotate", "bracketed", "bracketed_reference",
+           "chunk_inference", "inference_of", "over_chunks", "misc_value", "posteriors_value",
+           "ranked_pairs", "read_misc_value", "read_posteriors_value", "scored"]
 
 T = TypeVar("T")
 Mark = Callable[[str], None]
@@ -43,6 +43,10 @@ def _unmarked(stage: str) -> None:
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
 Pair = tuple[Puncteme, Puncteme] | None
+RankedPair = tuple[Puncteme | None, Puncteme | None, float]
+Ranked = list[RankedPair]
+"""A word's (left, right, probability), most probable first (``PunctPost``; None: the
+backoff)."""
 _BACKOFF = ("<backoff>",)  # the backoff's tokens in T′
 
 
@@ -61,15 +65,15 @@ def read_misc_value(text: str) -> Puncteme | None:
     return () if text == "ε" else tuple(unquote(t) for t in text.split("␣"))
 
 
-def posteriors_value(pairs: Iterable[tuple[Puncteme | None, Puncteme | None, float]]) -> str:
+def posteriors_value(pairs: Iterable[RankedPair]) -> str:
     """``PunctPost``'s value: each (left, right, probability), ``l‖r:p`` (3 decimals), joined
     by ``¦`` (the backoff's sides: None)."""
     return "¦".join(f"{misc_value(left)}‖{misc_value(right)}:{p:.3f}" for left, right, p in pairs)
 
 
-def read_posteriors_value(value: str) -> list[tuple[Puncteme | None, Puncteme | None, float]]:
+def read_posteriors_value(value: str) -> Ranked:
     """The (left, right, probability) of a ``PunctPost`` value (the inverse of
-    :func:`posteriors_value`)."""
+    :func:`posteriors_value`); a ValueError if it is not in that form."""
     read = []
     for item in value.split("¦"):
         pair, p = item.rsplit(":", 1)

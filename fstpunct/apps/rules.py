@@ -160,8 +160,13 @@ def check_relations(relations: Sequence[str]) -> None:
                          "counts nodes by universal relation, without subtypes: appos, acl)")
 
 
+Pairs = dict[str, tuple[int, list[tuple[str, float]]]]
+"""Per relation: its count of nodes and its most probable pairs ``l | r`` with their mean
+probability."""
+
+
 def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
-                   top: int = 5) -> dict[str, tuple[int, list[tuple[str, float]]]]:
+                   top: int = 5) -> Pairs:
     """For each relation (base name, e.g. ``appos``): how many nodes it has in ``batch`` and its
     ``top`` most probable pairs ``l | r`` with their mean probability p_θ(l, r | w).
     A relation that is not a UD universal one is an InputError (:func:`check_relations`)."""
@@ -169,7 +174,7 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
     probs = model.attach_probabilities(batch.data)
     data, vocab = batch.data, model.vocab
     deprels = [d for s in batch.sentences for d in (s.deprels if s.n else ("<empty>",))]
-    out = {}
+    out: Pairs = {}
     for rel in relations:
         nodes = [k for k, d in enumerate(deprels) if universal(d) == rel]
         mass: dict[int, float] = {}
@@ -181,9 +186,6 @@ def relation_pairs(model: PunctModel, batch: Batch, relations: Sequence[str],
         out[rel] = (len(nodes), [(" | ".join(render(p) for p in vocab.pair_strings(pair)),
                                   m / len(nodes)) for pair, m in ranked])
     return out
-
-
-Pairs = dict[str, tuple[int, list[tuple[str, float]]]]
 
 
 @dataclass(frozen=True)
@@ -204,10 +206,12 @@ def learned_rules(model: PunctModel, record: dict[str, Any], counts: np.ndarray 
                   ud_dir: str | os.PathLike[str] | None = None) -> LearnedRules:
     """Model ``name`` (its ``model.json`` training ``record``, its expected edit ``counts`` or
     None) against ``grammar`` (default: the one it was trained from, by its record), and the
-    most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`) over the ``split``
-    (default dev) of ``lang`` (default: the model's language — recorded, its training
-    grammar's, or its name's — else en; never ``grammar``'s). Relations are checked first."""
-    relations, split = list(relations or PAPER_RELATIONS), split or "dev"
+    most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`; none: no split is
+    read) over the ``split`` (default dev) of ``lang`` (default: the model's language —
+    recorded, its training grammar's, or its name's — else en; never ``grammar``'s). Relations
+    are checked first."""
+    relations = list(PAPER_RELATIONS if relations is None else relations)
+    split = split or "dev"
     check_relations(relations)
     trained = model_grammar(record)
     if grammar is not None:
@@ -219,6 +223,9 @@ def learned_rules(model: PunctModel, record: dict[str, Any], counts: np.ndarray 
                          "give one with compare=GRAMMAR (--compare GRAMMAR)")
     lang = lang or next((g for g in (record.get("language"), trained and trained.language, name)
                          if g in LANGUAGES), "en")
-    sents = [to_slots(s) for s in split_source(lang, split, ud_dir).sentences()]
+    pairs: Pairs = {}
+    if relations:
+        sents = [to_slots(s) for s in split_source(lang, split, ud_dir).sentences()]
+        pairs = relation_pairs(model, model.prepare(sents), relations)
     return LearnedRules(compare_rules(model.channel, counts, rules), counts is not None, lang,
-                        split, relation_pairs(model, model.prepare(sents), relations))
+                        split, pairs)

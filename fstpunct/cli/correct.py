@@ -6,6 +6,7 @@ import argparse
 from ..api import load
 from ..apps.correction.correct import DECODERS_CORRECT
 from ..apps.restoration.generative import DECODERS
+from ..errors import refuse_missing
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
@@ -60,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)  # the library checks them too, after loading
     at_least(0, seed=args.seed, edit_cost=args.edit_cost)
     within(0, 1, support=args.support)  # the library's Decoding: a probability
+    refuse_missing({"--parser": args.parser})
     model = load(args.model)
     out = model.correct(read_one(args.input, args.ud_dir), decoder=args.decoder,
                         samples=args.samples, mbr=args.mbr, seed=args.seed, parser=args.parser,

@@ -102,10 +102,14 @@ def _check(text: str, path: str, lineno: int) -> None:
 
 def read_text(lines: Iterable[str], path: str = "<stdin>",
               tokenise: Tokeniser | None = None) -> Iterator[Sentence]:
-    """The sentences of a text stream (lines may keep their line ends), one at a time."""
+    """The sentences of a text stream (lines may keep their line ends), one at a time; an item
+    that is not a string is a TypeError naming its line."""
     tokenise = tokenise or Tokeniser()
     newline, blank, index, lineno = None, False, 0, 0
     for lineno, raw in enumerate(lines, 1):
+        if not isinstance(raw, str):
+            raise TypeError(f"{path}: line {lineno}: expected a string, got "
+                            f"{type(raw).__name__}")
         text = raw.rstrip("\n")
         end = raw[len(text):]
         if text.endswith("\r") and end:

@@ -63,11 +63,11 @@ class ModelRestorer:
     def __init__(self, model: PunctModel, samples: int = 1000, decoder: str = "sentence",
                  seed: int = 0) -> None:
         self.model, self.samples, self.seed = model, samples, seed
-        self.decoder, self.decode = decoder, DECODERS[decoder]
+        self.mbr, self.decode = decoder, DECODERS[decoder]
         self._count = 0
 
     def __repr__(self) -> str:
-        return f"<ModelRestorer: {self.samples} samples, mbr {self.decoder}, seed {self.seed}>"
+        return f"<ModelRestorer: {self.samples} samples, mbr {self.mbr}, seed {self.seed}>"
 
     def starting_at(self, k: int) -> ModelRestorer:
         """This restorer as it is after ``k`` sentences (for a chunk of a parallel run)."""
