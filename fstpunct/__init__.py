@@ -8,7 +8,8 @@ then ``model.decode``, ``restore``, ``normalise``, ``rephrase``, ``correct`` (a 
 model), ``log_prob``, ``perplexity``, ``show``, ``draw_tree`` and ``draw_lattice`` on a CoNLL-U
 string, a path or split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read
 plain text, with ``text=True``); ``fstpunct.posteriors(sentence)`` reads a decoded sentence's
-``PunctPost`` as numbers; ``fstpunct.train(folder, files)`` trains a model folder (see the
+``PunctPost`` as numbers; ``fstpunct.split(name, ud_dir)`` is a standard split of the UD
+release of your choice; ``fstpunct.train(folder, files)`` trains a model folder (see the
 README's "Python API"). Warnings are :class:`FstpunctWarning`s. The names below are loaded on
 first use, so ``import fstpunct`` stays quick.
 """
@@ -20,7 +21,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = ["FstpunctWarning", "Model", "ModelInfo", "Perplexity", "bundled_models",
-           "language_of", "load", "posteriors", "train"]
+           "language_of", "load", "posteriors", "split", "train"]
 
 
 def __getattr__(name: str) -> Any:

@@ -695,3 +695,67 @@ def test_restorers_and_grammars_print_in_a_line(en):
     assert repr(grammar) == (f"<Grammar en.rules: en, {grammar.direction}, "
                              f"{len(grammar.symbols)} symbols, {len(grammar.pairs)} pairs, "
                              f"{len(grammar.rules)} rules>")
+
+
+@pytest.mark.filterwarnings("ignore::fstpunct.FstpunctWarning")  # German-like marks
+def test_split_reads_the_release_it_is_given(en, toy_ud, tmp_path, monkeypatch):
+    """``fstpunct.split(name, ud_dir)`` is a split of the release in ``ud_dir``, old layout
+    (``UD_Toy/xx-ud-dev.conllu``) or new, whatever ``$FSTPUNCT_UD_DIR`` says, and every data
+    method reads it as it reads the file (the answer: TokenLists)."""
+    monkeypatch.setenv("FSTPUNCT_UD_DIR", str(tmp_path))  # an empty folder: no release
+    for name, path in (("xx-dev", "UD_Toy/xx-ud-dev.conllu"),
+                       ("xx_new-test", "UD_Toy-New/xx_new-ud-test.conllu")):
+        source = fstpunct.split(name, ud_dir=toy_ud)
+        assert source.path == toy_ud / path
+        assert list(en.log_prob(source)) == list(en.log_prob(str(toy_ud / path)))
+        decoded = list(en.decode(source))
+        assert len(decoded) == 2 and all(isinstance(s, conllu.TokenList) for s in decoded)
+    assert en.perplexity(fstpunct.split("xx-test", toy_ud)).sentences == 2
+    with pytest.raises(InputError, match="^xx dev: a UD split is CoNLL-U, not plain text"):
+        en.decode(fstpunct.split("xx-dev", toy_ud), text=True)
+
+
+@pytest.mark.filterwarnings("ignore::fstpunct.FstpunctWarning")  # German-like marks
+def test_split_keeps_a_standard_splits_sentences(en, tmp_path):
+    """A standard split that is part of a file (``es:dev``: es_gsd test's sentences 1-213) is
+    read as that part, not the whole file."""
+    from toy_release import SAID, quoted
+    from toy_release import conllu as as_conllu
+    folder = tmp_path / "UD_Spanish-GSD"
+    folder.mkdir()
+    (folder / "es_gsd-ud-test.conllu").write_text("".join(
+        as_conllu(quoted(*SAID[k % 5]), (f"sent_id = s{k}",)) for k in range(1, 216)),
+        encoding="utf-8")
+    dev, test = fstpunct.split("es:dev", tmp_path), fstpunct.split("es:test", tmp_path)
+    assert [s.metadata["sent_id"] for s in en.normalise(dev)] == [f"s{k}" for k in range(1, 214)]
+    assert [s.metadata["sent_id"] for s in en.normalise(test)] == ["s214", "s215"]
+    assert en.draw_tree(test, which=2).startswith("<")
+    with pytest.raises(InputError, match="^es test: has no sentence 3$"):
+        en.draw_tree(test, which=3)
+
+
+def test_split_refuses_what_is_no_split(toy_ud, tmp_path):
+    """An unknown name, a folder that is no UD release, a file's name, a language alone: one
+    InputError line; a number: a TypeError naming the argument."""
+    for name, ud_dir, message in (
+            ("yy-dev", toy_ud, "is neither a file, a language"),
+            ("en:dev", tmp_path, "en_ewt-ud-dev.conllu not found under"),
+            ("en:dev", tmp_path / "none", "does not exist"),
+            ("data/sample.conllu", toy_ud, "names a file, not a split"),
+            ("xx", toy_ud, "names 3 files")):
+        with pytest.raises(InputError, match=message) as caught:
+            fstpunct.split(name, ud_dir)
+        assert "\n" not in str(caught.value)
+    with pytest.raises(TypeError, match="^split: name must be a split name like 'en:dev', not "
+                                        "int$"):
+        fstpunct.split(3)
+
+
+def test_load_and_language_of_name_their_argument():
+    """A number where a name goes: fstpunct's TypeError naming the argument (it was Python's
+    'expected str, bytes or os.PathLike object')."""
+    with pytest.raises(TypeError, match="^load: name must be a model name or folder, not int$"):
+        fstpunct.load(123)
+    with pytest.raises(TypeError, match="^language_of: source must be a path or split name, "
+                                        "not int$"):
+        fstpunct.language_of(3)

@@ -12,10 +12,10 @@ in :data:`fstpunct.__all__` and document it in the README's "Python API" section
 from .analysis import posteriors
 from .catalogue import ModelInfo, bundled_models, evaluate
 from .choice import Choice, choose, language_of
-from .data import Data, rewrite, sentences, values
+from .data import Data, rewrite, sentences, split, values
 from .model import Model, Perplexity, load
 from .training import train
 
 __all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "bundled_models", "choose",
-           "evaluate", "language_of", "load", "posteriors", "rewrite", "sentences", "train",
-           "values"]
+           "evaluate", "language_of", "load", "posteriors", "rewrite", "sentences", "split",
+           "train", "values"]

@@ -34,6 +34,9 @@ def language_of(source: str | os.PathLike[str] | None = None,
     """The language code an input's name (``source``: a path or split name) or its first
     ``sentence``'s metadata (a ``conllu.TokenList``'s or an fstpunct sentence's) tells, or
     None."""
+    if source is not None and not isinstance(source, (str, os.PathLike)):
+        raise TypeError(f"language_of: source must be a path or split name, not "
+                        f"{type(source).__name__}")
     if source is not None and str(source) != "-":
         text = os.fspath(source)
         m = _SPLIT.match(text) if not Path(text).exists() else None

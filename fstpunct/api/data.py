@@ -3,8 +3,9 @@
 * a CoNLL-U **string** (it has a line break, or is empty): the answer is a whole value too, a
   CoNLL-U string (or a list of numbers);
 * a **path** (``str`` without a line break, or ``os.PathLike``) of a CoNLL-U file, or a standard
-  split by name (``"zh:dev"``, ``"en_ewt-test"``; UD folder from ``$FSTPUNCT_UD_DIR``): the answer
-  streams, an iterator of ``conllu.TokenList`` (or of numbers), reading the file as it goes;
+  split by name (``"zh:dev"``, ``"en_ewt-test"``; UD folder from ``$FSTPUNCT_UD_DIR``) or as
+  :func:`split` gives it (a UD folder of your choice): the answer streams, an iterator of
+  ``conllu.TokenList`` (or of numbers), reading the file as it goes;
 * an **iterable of** ``conllu.TokenList`` (the ``conllu`` library's sentences): an iterator of new
   TokenLists (the input is not changed), streaming;
 * an iterable of :class:`~fstpunct.ud.treebank.Sentence` (fstpunct's own lossless sentences, what
@@ -39,7 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, Union
 
 from ..errors import ConlluError, InputError
-from ..ud.release import names_file, read_one
+from ..ud.release import Source, names_file, read_one, resolve_one
 from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
 
@@ -47,11 +48,11 @@ if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every c
     import conllu
 
 __all__ = ["FORMATS", "Data", "Step", "is_text", "one_sentence", "one_tokenlist", "rewrite",
-           "sentences", "values"]
+           "sentences", "split", "values"]
 
 FORMATS = ("conllu", "text")
 
-Data = Union[str, "os.PathLike[str]", Iterable["conllu.TokenList"], Iterable[Sentence]]
+Data = Union[str, "os.PathLike[str]", Source, Iterable["conllu.TokenList"], Iterable[Sentence]]
 Step = Callable[[Iterator[Sentence]], Iterator[Sentence]]
 T = TypeVar("T")
 _END = object()  # an iterator's end, told from a None in it
@@ -67,6 +68,19 @@ def one_tokenlist(data: object) -> bool:
     """Whether ``data`` is one ``conllu.TokenList`` (one sentence, whose items are tokens),
     told without importing conllu."""
     return type(data).__name__ == "TokenList"
+
+
+def split(name: str, ud_dir: str | os.PathLike[str] | None = None) -> Source:
+    """The standard split ``name`` (``"en:dev"``, ``"en_ewt-test"``) of the UD release in
+    ``ud_dir`` (else ``$FSTPUNCT_UD_DIR``, ``$UD_DIR``, ``./ud``, ``../shared/ud``), old or new
+    layout, as every data method reads it: a :class:`~fstpunct.ud.release.Source` (``.path``,
+    its file; ``.first``..``.last``, its sentences there when the split is part of a file)."""
+    if not isinstance(name, str):
+        raise TypeError(f"split: name must be a split name like 'en:dev', not "
+                        f"{type(name).__name__}")
+    if names_file(name):
+        raise InputError(f"split: {name!r} names a file, not a split (pass the path itself)")
+    return resolve_one(name, ud_dir)
 
 
 def _like_a_sentence(name: str) -> bool:
@@ -99,6 +113,10 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
           ) -> tuple[Iterator[Sentence], bool]:
     """The sentences of ``data`` (``tree``: see :func:`~fstpunct.ud.treebank.read_conllu`) and
     whether the answer goes back as TokenLists."""
+    if isinstance(data, Source):
+        if text is not None:
+            raise InputError(f"{data.name}: a UD split is CoNLL-U, not plain text: pass no text")
+        return data.sentences(tree), True
     if isinstance(data, (bytes, bytearray)) or not isinstance(data, (str, os.PathLike,
                                                                      Iterable)):
         raise TypeError(f"expected a string, a path or an iterable of sentences, not "
@@ -147,6 +165,8 @@ def one_sentence(data: Data, which: int | str = 1, name: str | None = None) -> S
     for k, sent in enumerate(sentences(data), 1):
         if which == (str(k) if which.isdigit() else sent.sent_id):
             return sent
+    if name is None and isinstance(data, Source):
+        name = data.name
     if name is None:
         path = isinstance(data, (str, os.PathLike)) and not is_text(data)
         name = os.fspath(data) if path else "the input"  # type: ignore[arg-type]

@@ -583,6 +583,8 @@ def load(name: str | os.PathLike[str]) -> Model:
     (what ``fstpunct train`` writes). A bare name is the bundled model even where a local folder
     of that name exists (with a warning); write ``./en`` or pass a ``pathlib.Path`` for the
     folder."""
+    if not isinstance(name, (str, os.PathLike)):
+        raise TypeError(f"load: name must be a model name or folder, not {type(name).__name__}")
     folder = model_path(name)
     if (folder / "correction.json").is_file():  # a correction model: its learners' model
         from ..apps.correction.model import CorrectionModel
