@@ -727,6 +727,7 @@ def test_split_keeps_a_standard_splits_sentences(en, tmp_path):
         as_conllu(quoted(*SAID[k % 5]), (f"sent_id = s{k}",)) for k in range(1, 216)),
         encoding="utf-8")
     dev, test = fstpunct.split("es:dev", tmp_path), fstpunct.split("es:test", tmp_path)
+    assert fstpunct.language_of(dev) == fstpunct.language_of(test) == "es"
     assert [s.metadata["sent_id"] for s in en.normalise(dev)] == [f"s{k}" for k in range(1, 214)]
     assert [s.metadata["sent_id"] for s in en.normalise(test)] == ["s214", "s215"]
     assert en.draw_tree(test, which=2).startswith("<")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..model.store import bundled
+from ..ud.release import Source
 from ..ud.treebank import Sentence
 
 if TYPE_CHECKING:
@@ -29,11 +30,13 @@ _UD_NAME = re.compile(r"([a-z]{2,3})(?:_[a-z0-9]+)?-(?:ud-)?(?:train|dev|test)(?
 _META = re.compile(r"#\s*(?:newdoc\s+)?lang(?:uage)?\s*=\s*([A-Za-z]{2,3})\b")
 
 
-def language_of(source: str | os.PathLike[str] | None = None,
+def language_of(source: str | os.PathLike[str] | Source | None = None,
                 sentence: Sentence | conllu.TokenList | None = None) -> str | None:
-    """The language code an input's name (``source``: a path or split name) or its first
-    ``sentence``'s metadata (a ``conllu.TokenList``'s or an fstpunct sentence's) tells, or
-    None."""
+    """The language code an input's name (``source``: a path, split name or
+    :func:`~fstpunct.api.data.split`'s answer) or its first ``sentence``'s metadata (a
+    ``conllu.TokenList``'s or an fstpunct sentence's) tells, or None."""
+    if isinstance(source, Source):  # its file's name tells (es:dev is in es_gsd-ud-test)
+        source = source.path
     if source is not None and not isinstance(source, (str, os.PathLike)):
         raise TypeError(f"language_of: source must be a path or split name, not "
                         f"{type(source).__name__}")
