@@ -171,9 +171,8 @@ def test_a_model_without_an_ordering_model_says_so(capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'de' has no ordering model" in err and "--order" in err
     assert "models/de/order" not in err and "order=" not in err  # the API's words are the API's
-    import fstpunct
     with pytest.raises(ModelError, match=r"give one \(order=\), or only delete \(delete="):
-        fstpunct.load("de").rephrase(str(DATA / "arthur.conllu"))
+        load("de").rephrase(str(DATA / "arthur.conllu"))
     assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "de", "--delete",
                  "appos"]) == 0
 

@@ -148,11 +148,11 @@ def test_trees_are_optional_per_sentence_but_not_per_word():
         list(read_conllu(io.StringIO(text)))
     sents = list(read_conllu(io.StringIO(text), tree=None))
     assert not any(has_tree(s) for s in sents)
-    mixed = SAMPLE.read_text(encoding="utf-8").replace("\t3\tdet\t", "\t_\tdet\t", 1)
+    mixed = SAMPLE_TEXT.replace("\t3\tdet\t", "\t_\tdet\t", 1)
     with pytest.raises(ConlluError, match=r"found '_' \(only a sentence without a tree") as e:
         list(read_conllu(io.StringIO(mixed), "x.conllu", tree=None))
     assert e.value.line == 4
-    bad_tree = SAMPLE.read_text(encoding="utf-8").replace("\t3\tdet\t", "\t2\tdet\t", 1)
+    bad_tree = SAMPLE_TEXT.replace("\t3\tdet\t", "\t2\tdet\t", 1)
     with pytest.raises(ConlluError, match="its own head"):
         list(read_conllu(io.StringIO(bad_tree), tree=None))
 
@@ -295,7 +295,7 @@ def test_conllu_without_trees_is_restored_and_decoded(pipe, model, tmp_path):
         fstpunct.load(own).decode(unparsed(SAMPLE_TEXT))
     bundled = model.decode(unparsed(SAMPLE_TEXT))  # the bundled en tagger/ and parser/
     assert all(has_tree(s) for s in read_conllu(io.StringIO(bundled)))
-    assert model.decode(SAMPLE.read_text(encoding="utf-8")).count("# underlying") == 5
+    assert model.decode(SAMPLE_TEXT).count("# underlying") == 5
 
 
 def test_decode_text(pipe, model):

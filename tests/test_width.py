@@ -214,7 +214,7 @@ def test_parsing_constrained_by_punctuation_reads_the_twins(half_path, capsys):
     assert marks(outs[0]) == marks(FIXTURE.read_text(encoding="utf-8"))
 
 
-def test_cli_width(tmp_path, half_path, zh, full_text, capsys):
+def test_cli_width(tmp_path, half_path, zh, full_text):
     out = tmp_path / "out.conllu"
     assert main(["restore", "--model", "zh", "--width", "full", str(half_path), "-o",
                  str(out)]) == 0
