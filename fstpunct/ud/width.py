@@ -136,11 +136,12 @@ class Widths:
         width than the other (at most :data:`LOOKAHEAD`), that width decided (module
         docstring)."""
         ahead = []
-        counts = {"full": 0, "half": 0, None: 0}
+        counts = {"full": 0, "half": 0}
         for sent in itertools.islice(items, LOOKAHEAD):
             ahead.append(sent)
             for form in _forms(sent):
-                counts[width_of(form)] += 1
+                if width := width_of(form):
+                    counts[width] += 1
             if counts["full"] != counts["half"]:
                 self.width = "full" if counts["full"] > counts["half"] else "half"
                 break
@@ -158,7 +159,7 @@ class Widths:
         width, a shallow copy whose ``folded`` is ``{}`` (none folded); else ``sent`` (None,
         all the write-back would learn)."""
         changed = [(k, twin) for k, word in enumerate(sent.words)
-                   if (twin := self.fold(word.form)) != word.form and word.is_punct]
+                   if word.is_punct and (twin := self.fold(word.form)) != word.form]
         if not changed:
             return self._unchanged(sent)
         words = list(sent.words)
