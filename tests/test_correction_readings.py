@@ -263,6 +263,13 @@ def test_a_sentences_readings_do_not_depend_on_its_batch(pairs, drawn_model):
         d[0].contexts for d in drawn(drawn_model.learner, slots[2:], 4, first=2)]
 
 
+def test_a_drawn_readings_model_refuses_samples_before_reading(drawn_model):
+    """Samples with a drawn-readings model are refused when ``corrected`` is called, before any
+    sentence is read (it was refused per batch, and never for empty input)."""
+    with pytest.raises(InputError, match="decodes exactly only"):
+        corrected(iter([]), drawn_model, samples=5)
+
+
 def test_rerank_scores_a_drawn_readings_model_by_the_mixture(drawn_model):
     """correction_log_probs of a model trained on D readings: log (1/D) Σ_d p(y | T, T_e′(d))
     over the D readings decoding mixes, not p(y | T, Viterbi T_e′)."""

@@ -790,14 +790,6 @@ class Inference:
         backward sampling: the draws of :meth:`sample_reference` from the same generator)."""
         return self.sample_all(rng, size, range(s, s + 1))[0]
 
-    @staticmethod
-    def check_draws(size: int, seed: int) -> None:
-        """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (the draws of T′ asked for and the
-        seed of their random streams; callers with nothing to draw check them too)."""
-        if size < 1 or seed < 0:  # numpy's traceback for a negative seed
-            raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
-                             f"{size} and {seed})")
-
     def sample_each(self, size: int, streams: Sequence[Sequence[int]]
                     ) -> list[list[list[tuple[Puncteme, Puncteme] | None]]]:
         """``size`` exact samples of T′ for every sentence of the batch, sentence k from its own

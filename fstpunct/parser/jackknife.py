@@ -85,6 +85,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         if [w.form for w in s.words] != [w.form for w in p.words]:
             raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
                              f"its training sentence ({s.sent_id})")
+    if held_dev is None and not dev:  # (with held_dev, fold_parts needs one in each fold)
+        raise InputError("no dev sentence to choose the parsers' epoch")
     read = sentences if parsed is None else parsed
     k = len(set(folds))
     out: list[Sentence | None] = [None] * len(sentences)
@@ -92,8 +94,6 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         folder = Path(work) / f"fold{fold}"
         rest, fold_dev = fold_parts(sentences, folds, fold, flags, dev, held_dev is not None,
                                     "parser")
-        if not fold_dev:
-            raise InputError(f"fold {fold}: no dev sentence to choose its parser's epoch")
         record = {"jackknife_fold": fold, "folds": k, "train_digest": _digest(rest),
                   "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev)}
         if folder.is_dir():

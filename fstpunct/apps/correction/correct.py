@@ -131,13 +131,18 @@ def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
         decoding = decoding or model.decoding
         return [decided(model, slots, insertions_of(sent), decoding)
                 for sent, slots in zip(sentences, slot_distributions(model, sentences, first))]
-    if model.readings:
-        raise InputError("a correction model trained on drawn readings decodes exactly only "
-                         "(no samples)")
+    _exact_only(model, samples)
     learner, = model.readings_of([to_slots(s) for s in sentences])
     decode = DECODERS[mbr_decoder]
     return [mbr.insertions(d, decode(d)) for d in
             PriorSampler(model.corrector, samples, seed).draws(learner, first)]
+
+
+def _exact_only(model: CorrectionModel, samples: int | None) -> None:
+    """Refuse ``samples`` for a model trained on drawn readings: it decodes exactly only."""
+    if samples is not None and model.readings:
+        raise InputError("a correction model trained on drawn readings decodes exactly only "
+                         "(no samples)")
 
 
 def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: str | None = None,
@@ -152,6 +157,7 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
     InputError), before any sentence is read."""
     check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
                    {"mbr": mbr_decoder, "seed": seed})
+    _exact_only(model, samples)
     mbr_decoder = "sentence" if mbr_decoder is None else mbr_decoder
     if mbr_decoder not in DECODERS:
         raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
