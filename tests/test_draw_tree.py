@@ -21,7 +21,7 @@ from fstpunct.show.layout import (
     _arc_y,
     _label_room,
     crossings,
-    label_crossings,
+    labels_on_curves,
     layout,
     text_width,
 )
@@ -128,22 +128,22 @@ def test_crossings_are_counted_as_drawn():
 
 
 def test_labels_are_counted_on_curves_and_kept_off_them(views):
-    """label_crossings counts a curve through a label's box (a leg rising through it, the
+    """labels_on_curves finds a curve through a label's box (a leg rising through it, the
     root arrow) and not one passing under it; layout() keeps the sample's labels off the
     curves: 1 pair left, 20 at 42e5580 (the 'obj' of 'say that', crossed by the vocative's leg
     from 'say': every clear place has another curve between it and its arc)."""
-    def lay(*arcs):
-        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, label, lh, lx)
-                                             for h, d, x1, x2, height, label, lh, lx in arcs),
-                      (), 0, 0)
+    def on_curves(*arcs):
+        arcs = tuple(Arc(h, d, x1, x2, height, label, lh, lx)
+                     for h, d, x1, x2, height, label, lh, lx in arcs)
+        return len(labels_on_curves(Layout(0, 0, False, (), arcs, (), 0, 0)))
     short = (2, 3, 50, 90, 22, "compound", 22, 70)  # a label 53 px wide over a 40 px arc
-    assert label_crossings(lay(short, (2, 5, 46, 200, 66, "", 66, 123))) == 1  # a leg
-    assert label_crossings(lay(short, (1, 4, 0, 100, 30, "", 30, 50))) == 1  # apex in the box
-    assert label_crossings(lay(short, (1, 4, 0, 100, 22, "", 22, 50))) == 0  # under it
-    assert label_crossings(lay(short, (1, 6, 0, 160, 88, "", 88, 80))) == 0  # far above
-    assert label_crossings(lay(short, (0, 4, 75, 75, 88, "", 88, 75))) == 1  # the root arrow
-    assert label_crossings(lay(short, (0, 4, 120, 120, 88, "", 88, 120))) == 0
-    assert sum(label_crossings(layout(view)) for view in views) <= 1
+    assert on_curves(short, (2, 5, 46, 200, 66, "", 66, 123)) == 1  # a leg
+    assert on_curves(short, (1, 4, 0, 100, 30, "", 30, 50)) == 1  # apex in the box
+    assert on_curves(short, (1, 4, 0, 100, 22, "", 22, 50)) == 0  # under it
+    assert on_curves(short, (1, 6, 0, 160, 88, "", 88, 80)) == 0  # far above
+    assert on_curves(short, (0, 4, 75, 75, 88, "", 88, 75)) == 1  # the root arrow
+    assert on_curves(short, (0, 4, 120, 120, 88, "", 88, 120)) == 0
+    assert sum(len(labels_on_curves(layout(view))) for view in views) <= 1
 
 
 def arc_y_by_bisection(arc: Arc, x: float) -> float:

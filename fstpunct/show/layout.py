@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "crossings", "label_box", "label_crossings",
-           "labels_on_curves", "layout", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "crossings", "labels_on_curves", "layout", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -121,7 +120,7 @@ def _label_room(view: SentenceView) -> list[float]:
     return room
 
 
-def label_box(arc: Arc, half: float | None = None) -> tuple[float, float, float, float]:
+def _label_box(arc: Arc, half: float | None = None) -> tuple[float, float, float, float]:
     """The box ``arc``'s label covers as drawn (``half`` its half-width, default the estimate):
     left and right x, and bottom and top as heights above the arcs' ends (a quarter em below
     the baseline to three quarters above it)."""
@@ -157,14 +156,9 @@ def _between(label: Arc, bottom: float, arc: Arc) -> bool:
 
 def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
     """The pairs (an arc, another arc whose curve passes through the first one's label box)."""
-    boxes = [label_box(a) for a in lay.arcs]
+    boxes = [_label_box(a) for a in lay.arcs]
     return [(a, b) for a, box in zip(lay.arcs, boxes) for b in lay.arcs
             if b is not a and _through(box, b)]
-
-
-def label_crossings(lay: Layout) -> int:
-    """Pairs of a relation label and another arc whose curve passes through its box."""
-    return len(labels_on_curves(lay))
 
 
 def _label_places(arcs: list[Arc]) -> list[Arc]:
@@ -179,15 +173,14 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     out = list(arcs)
     labelled: dict[float, list[tuple[float, float]]] = {}  # label height -> labels' extents
 
-    def clear_of_labels(a: Arc, half: float) -> bool:
-        pad = half + GAP
+    def clear_of_labels(a: Arc, pad: float) -> bool:
         return not any(lo < a.label_x + pad and a.label_x - pad < hi
                        for lo, hi in labelled.get(a.label_height, ()))
 
-    def clear(a: Arc, half: float, others: list[Arc]) -> bool:
-        box = label_box(a, half)
-        return clear_of_labels(a, half) and not any(
-            _through(box, b) or _between(a, box[2], b) for b in others)
+    def clear(a: Arc, half: float) -> bool:
+        box = _label_box(a, half)
+        return clear_of_labels(a, half + GAP) and not any(
+            _through(box, b) or _between(a, box[2], b) for b in arcs)
 
     for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
         a = arcs[k]
@@ -199,12 +192,12 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
                                      label_x=mid + shift)
                  for lift in range(LIFTS + 1) for shift in shifts)
         half = text_width(a.label, SMALL) / 2
-        placed = next((c for c in tries if clear(c, half, arcs)), None)
+        pad = half + GAP
+        placed = next((c for c in tries if clear(c, half)), None)
         if placed is None:
             placed = a
-            while not clear_of_labels(placed, half):
+            while not clear_of_labels(placed, pad):
                 placed = dataclasses.replace(placed, label_height=placed.label_height + LEVEL / 2)
-        pad = half + GAP
         labelled.setdefault(placed.label_height, []).append((placed.label_x - pad,
                                                              placed.label_x + pad))
         out[k] = placed
