@@ -289,16 +289,13 @@ class Model:
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
         from ..apps.restoration.crf import CrfModel, installed
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
-        from ..apps.restoration.generative import DECODERS, ModelRestorer, check_sampling
+        from ..apps.restoration.generative import ModelRestorer, check_sampling
         from ..apps.restoration.mixture import MixedRestorer
-        check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
-                                 "mix_weight": mix_weight}, {"mbr": mbr, "seed": seed})
+        mbr, seed = check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
+                                             "mix_weight": mix_weight}, mbr, seed)
         decoder = "slot" if decoder is None else decoder
-        mbr = "sentence" if mbr is None else mbr
         if decoder not in EXACT_DECODERS:
             raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
-        if mbr not in DECODERS:
-            raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None
         refuse_unused({"mix_weight": mix_weight is not None and mix_crf is None and not stored},
@@ -315,7 +312,7 @@ class Model:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
             return MixedRestorer(punct, crf, 0.5 if mix_weight is None else mix_weight, decoder)
         return ExactRestorer(punct, decoder) if samples is None else \
-            ModelRestorer(punct, samples, mbr, seed or 0)
+            ModelRestorer(punct, samples, mbr, seed)
 
     def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
                   beam: int | None, pool: Pool | None, text: bool, lowercase: bool | None,

@@ -155,18 +155,16 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
     :meth:`~.model.CorrectionModel.decoding_for`); ``mbr_decoder`` (default ``sentence``) and
     ``seed`` (default 0): with ``samples`` only. The options are checked now (an
     InputError), before any sentence is read."""
-    check_sampling(samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
-                   {"mbr": mbr_decoder, "seed": seed})
+    mbr_decoder, seed = check_sampling(
+        samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
+        mbr_decoder, seed)
     _exact_only(model, samples)
-    mbr_decoder = "sentence" if mbr_decoder is None else mbr_decoder
-    if mbr_decoder not in DECODERS:
-        raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
     stored = model.decoding_for(parsed)
     decoding = replace(stored, edit_cost=stored.edit_cost if edit_cost is None else edit_cost,
                        support=stored.support if support is None else support,
                        decoder=stored.decoder if decoder is None else decoder)  # an unknown
     # decoder (or "") is refused by Decoding
-    return _corrected(sentences, model, samples, mbr_decoder, seed or 0, batch, decoding)
+    return _corrected(sentences, model, samples, mbr_decoder, seed, batch, decoding)
 
 
 def _corrected(sentences: Iterable[Sentence], model: CorrectionModel, samples: int | None,

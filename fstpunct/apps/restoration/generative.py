@@ -22,19 +22,25 @@ __all__ = ["DECODERS", "ModelRestorer", "check_sampling", "pooled_draws", "split
 DECODERS = {"sentence": sentence_mbr, "slot": slot_mbr}
 
 
-def check_sampling(samples: int | None, exact: Mapping[str, object],
-                   sampled: Mapping[str, object]) -> None:
-    """An :class:`~fstpunct.errors.InputError` for an option the choice between exact decoding
-    and MBR over ``samples`` (None: exact; else at least 1) would ignore: one of ``exact`` (the
-    exact decoders' options by name, None when not given) with samples, or one of ``sampled``
-    (``mbr``, ``seed``) without; restoration and correction share it."""
+def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | None,
+                   seed: int | None) -> tuple[str, int]:
+    """``mbr`` and ``seed`` settled (``sentence`` and 0 when None; ``mbr`` one of
+    :data:`DECODERS`) after an :class:`~fstpunct.errors.InputError` for an option the choice
+    between exact decoding and MBR over ``samples`` (None: exact; else at least 1) would
+    ignore: one of ``exact`` (the exact decoders' options by name, None when not given) with
+    samples, or ``mbr`` or ``seed`` without; restoration and correction share it."""
     if samples is not None and samples < 1:
         raise InputError("samples must be at least 1")
     if samples is not None:
         refuse_unused({name: value is not None for name, value in exact.items()},
                       "for the exact decoders only, not with samples (--samples)")
-    refuse_unused({name: value is not None for name, value in sampled.items()
-                   if samples is None}, "only with samples (--samples: MBR over samples)")
+    refuse_unused({"mbr": samples is None and mbr is not None,
+                   "seed": samples is None and seed is not None},
+                  "only with samples (--samples: MBR over samples)")
+    mbr = "sentence" if mbr is None else mbr
+    if mbr not in DECODERS:
+        raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
+    return mbr, seed or 0
 
 
 def split(samples: int, parts: int) -> list[int]:
