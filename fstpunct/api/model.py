@@ -206,17 +206,18 @@ class Model:
         ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's). The bundled
         parser is ``removed``-mode; a given ``parser`` parses in its own mode (:meth:`restore`
         checks that it is ``removed``-mode, :meth:`decode` takes any)."""
-        from ..parser.pipeline import load_pipeline
-        refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
-        return load_pipeline(self.folder, lowercase, tagger, parser, beam)
+        return self._pipeline_loader(lowercase, tagger, parser, beam)()
 
     def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
                          parser: Folder | ParserModel | None, beam: int | None
                          ) -> Callable[[], Pipeline]:
         """:meth:`pipeline`, loaded when first called; ``tagger`` and ``parser`` checked now."""
         refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
-        return lambda: self.pipeline(lowercase=lowercase, tagger=tagger, parser=parser,
-                                     beam=beam)
+
+        def load() -> Pipeline:
+            from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
+            return load_pipeline(self.folder, lowercase, tagger, parser, beam)
+        return load
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
         from ..apps.text import tokeniser
