@@ -64,9 +64,11 @@ def tokeniser(model: PunctModel) -> Tokeniser:
 
 
 def underlying(sent: Sentence) -> str:
-    """The ``# underlying`` T′ that decode wrote for ``sent``."""
-    prefix = "# underlying = "
-    return next(c[len(prefix):] for c in sent.comments if c.startswith(prefix))
+    """The ``# underlying`` T′ that decode wrote for ``sent`` (it writes one for every
+    sentence)."""
+    value = sent.comment("underlying")
+    assert value is not None, "decode writes # underlying for every sentence"
+    return value
 
 
 def restored_text(sentences: Iterable[Sentence], method: Restorer, parsers: Sequence[ParserModel],
