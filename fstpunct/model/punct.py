@@ -44,7 +44,7 @@ from ..dp.stacks import DenseStack, SparseStack, merged
 from ..errors import InputError
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
-from ..ud.slots import BOUNDARY, SlotSentence
+from ..ud.slots import BOUNDARY, SlotSentence, opening
 from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .vocab import Puncteme, Vocab
@@ -161,7 +161,7 @@ def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
             x = mapped[slot] = vocab.map_slot(slot)
         return x
 
-    return tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
+    return tuple(tuple(opening(i, BOUNDARY) + surface(x) for i, x in enumerate(s.slots))
                  for s in sentences)
 
 

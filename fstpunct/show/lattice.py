@@ -26,7 +26,7 @@ from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, END
 from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
-from ..ud.slots import slot_members, to_slots, underlying_slot
+from ..ud.slots import opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
@@ -248,7 +248,7 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    ids = ((0,) if slot == 0 else ()) + slots.slot_ids[slot]  # ∘ opens slot 0 (model.punct)
+    ids = opening(slot, 0) + slots.slot_ids[slot]
     surface = " ".join(written(sent, ids, x)) or "ε"  # as the input wrote it
     caption = (f"slot {slot} of {name}: surface '{surface}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TypeVar
 
 from ..errors import ConlluError
 from ._slots import slot_parts
@@ -19,7 +20,7 @@ from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
            "punct_tokens", "quote_symbols", "raw_slots", "slot_members", "surface_slots",
-           "to_slots", "to_slots_reference", "underlying_slot"]
+           "opening", "to_slots", "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -27,6 +28,14 @@ UNK = "<unk>"
 _OPEN_XPOS, _CLOSE_XPOS = "``", "''"
 _DIRECTIONAL = {'"': ("“", "”"), "'": ("‘", "’")}
 STRAIGHT_QUOTES = frozenset(_DIRECTIONAL)  # the forms :func:`quote_symbols` gives a direction
+T = TypeVar("T")
+
+
+def opening(slot: int, stand_in: T) -> tuple[T, ...]:
+    """What comes before the tokens of slot ``slot`` in the model's view: ∘ in slot 0 (the
+    model prepends :data:`BOUNDARY` to it), nothing in any other; ``stand_in``: ∘ itself, or
+    what stands for it where something else is listed (a token id, a place)."""
+    return (stand_in,) if slot == 0 else ()
 
 
 @dataclass(frozen=True)
@@ -241,7 +250,7 @@ def underlying_slot(i: int, n: int, parts: Iterable[tuple[int, Sequence[str]]]
     """uᵢ from ``parts``, the (node, puncteme) of each member in :func:`slot_members` order
     (∘ opens slot 0), and the word (1-based) each of its tokens comes from: 0 for ∘ and for
     the pseudo node of a sentence without words (n = 0)."""
-    u, origin = ([BOUNDARY], [0]) if i == 0 else ([], [])
+    u, origin = ([BOUNDARY], [0]) if i == 0 else ([], [])  # not opening(): a sampler's hot path
     for node, puncteme in parts:
         u.extend(puncteme)
         origin.extend([node + 1 if n else 0] * len(puncteme))

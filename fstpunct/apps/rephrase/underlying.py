@@ -31,7 +31,7 @@ import numpy as np
 from ...fst.channel import Channel
 from ...model.punct import PunctModel
 from ...model.vocab import Puncteme
-from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, underlying_slot
+from ...ud.slots import ABBV, BOUNDARY, UNK, SlotSentence, opening, underlying_slot
 from ...ud.tree import projectivize
 from ...ud.treebank import Line, Sentence
 from .wellformed import is_terminal
@@ -111,15 +111,14 @@ class Aligner:
 
 def _surface(model: PunctModel, slots: SlotSentence, i: int) -> tuple[str, ...]:
     """xᵢ in model symbols (∘ opening slot 0)."""
-    x = model.vocab.map_slot(slots.slots[i])
-    return (BOUNDARY, *x) if i == 0 else x
+    return opening(i, BOUNDARY) + model.vocab.map_slot(slots.slots[i])
 
 
 def _slot_u(slots: SlotSentence, members: Sequence[tuple[int, int]], i: int,
             pairs: list[list[Puncteme]]) -> tuple[list[str], list[tuple[int, int, int]]]:
     """uᵢ and, for each token, its (node, side, index in the puncteme); ∘ gets (−1, 0, 0)."""
     u, _ = underlying_slot(i, slots.n, ((node, pairs[node][side]) for node, side in members))
-    where = [(-1, 0, 0)] if i == 0 else []
+    where = list(opening(i, (-1, 0, 0)))
     for node, side in members:
         where.extend((node, side, k) for k in range(len(pairs[node][side])))
     return u, where
