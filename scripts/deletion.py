@@ -27,6 +27,7 @@ import json
 import sys
 import unicodedata
 from collections import Counter
+from dataclasses import replace
 
 from fstpunct.apps.rephrase.rephrase import Options, underlying, written
 from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
@@ -88,13 +89,13 @@ def classify(source, out) -> str | None:
 
 def _options(method: str, args: argparse.Namespace, setting: dict) -> Options:
     """The rephrasing options of ``method`` for a deletion ``setting``: the surface and rewrite
-    options are full's only (base writes no punctuation again); balance is full's and, when it
-    deletes brackets found on the model's T′ (``delete_parens``), base's too."""
+    options are full's only (base writes no punctuation again); balance is the model's T′'s
+    (:attr:`~Options.needs_model`): full's and, when it deletes brackets found on that T′
+    (``delete_parens``), base's too."""
     full = method == "full"
-    return Options(method, permute=False, best_surface=args.best_surface and full,
-                   rewrite_all=args.rewrite_all and full,
-                   balance=not (args.no_balance and (full or setting.get("delete_parens", False))),
-                   **setting)
+    options = Options(method, permute=False, best_surface=args.best_surface and full,
+                      rewrite_all=args.rewrite_all and full, **setting)
+    return replace(options, balance=not (args.no_balance and options.needs_model))
 
 
 def rewritten_slots(test, trees, model, surface: bool) -> dict[str, int]:
