@@ -9,6 +9,7 @@ from pathlib import Path
 
 import conllu
 import pytest
+from pulled import Pulled
 from unparsed import unparsed
 
 import fstpunct
@@ -489,17 +490,12 @@ def test_the_models_parts_print_in_a_line(en):
 def test_a_pool_that_is_no_pool_is_named(en):
     """``pool=2`` (a number of jobs, say) is a TypeError saying what a pool is, before any
     sentence is read (it was an AttributeError: 'int' object has no attribute 'parallel')."""
-    pulled = []
-
-    def sentences():
-        for sentence in conllu.parse(TEXT):
-            pulled.append(sentence)
-            yield sentence
+    given = Pulled(conllu.parse(TEXT))
     for method in (en.decode, en.restore, en.normalise, en.perplexity):
         with pytest.raises(TypeError, match=r"pool: a fstpunct.parallel.Pool \(fstpunct."
                                             r"parallel.make_pool\(jobs\)\), not int"):
-            method(sentences(), pool=2)
-    assert pulled == []
+            method(iter(given), pool=2)
+    assert given.count == 0
 
 
 def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
@@ -544,22 +540,17 @@ def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tm
     """On input that has its trees, the tagger and parser are never loaded; a path to no
     folder is still refused, naming the parameter, before any sentence is read (it was
     ignored in silence)."""
-    pulled = []
-
-    def sentences():
-        for sentence in conllu.parse(TEXT):
-            pulled.append(sentence)
-            yield sentence
+    given = Pulled(conllu.parse(TEXT))
     missing = str(tmp_path / "missing")
-    calls = {"tagger": (lambda: en.decode(sentences(), tagger=missing),
-                        lambda: en.restore(sentences(), tagger=missing)),
-             "parser": (lambda: en.decode(sentences(), parser=missing),),
-             "parsers": (lambda: en.restore(sentences(), parsers=[missing]),)}
+    calls = {"tagger": (lambda: en.decode(iter(given), tagger=missing),
+                        lambda: en.restore(iter(given), tagger=missing)),
+             "parser": (lambda: en.decode(iter(given), parser=missing),),
+             "parsers": (lambda: en.restore(iter(given), parsers=[missing]),)}
     for name, tried in calls.items():
         for call in tried:
             with pytest.raises(InputError, match=f"^{name} .*{missing}: no such folder$"):
                 call()
-    assert pulled == []
+    assert given.count == 0
     for command, option in (("decode", "--tagger"), ("decode", "--parser"),
                             ("restore", "--tagger"), ("restore", "--parser")):
         out = tmp_path / "out"

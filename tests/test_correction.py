@@ -6,6 +6,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from learner_pairs import GRAMMAR, PLAIN, RELATIVE, conll, sentences
+from pulled import Pulled
 
 from fstpunct.api import load
 from fstpunct.apps.correction import correct as correct_module
@@ -101,15 +102,10 @@ def test_a_parser_that_is_no_folder_is_refused_before_reading(hand_corrector, tm
     any sentence is read (a ModelError 'not a parser model (no such folder)' before)."""
     folder = hand_corrector.save(tmp_path / "esl-correct")
     missing = tmp_path / "missing"
-    pulled = []
-
-    def learner():
-        for sent in sentences(conll(PLAIN, "p")):
-            pulled.append(sent)
-            yield sent
+    given = Pulled(sentences(conll(PLAIN, "p")))
     with pytest.raises(InputError, match=f"^parser \\(--parser\\): {missing}: no such folder$"):
-        load(folder).correct(learner(), parser=missing)
-    assert pulled == []
+        load(folder).correct(iter(given), parser=missing)
+    assert given.count == 0
     path = tmp_path / "in.conllu"
     path.write_text(conll(PLAIN, "p"), encoding="utf-8")
     assert main(["correct", str(path), "--model", str(folder), "--parser", str(missing)]) == 2

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from pulled import Pulled
 from test_ud_valid import UDVALIDATE, highest_level
 from test_viewer import data
 
@@ -275,32 +276,25 @@ def test_outputs_reread_and_validate_as_the_input(zh, full_text, tmp_path):
     assert texts(redecoded) == texts(zh.restore(full_text))
 
 
-class Recorded:
-    """The sentences of a CoNLL-U text, recording how many were read (``read``)."""
-
-    def __init__(self, conllu: str) -> None:
-        self.sents, self.read = list(read_conllu(io.StringIO(conllu))), 0
-
-    def __iter__(self):
-        for sent in self.sents:
-            self.read += 1
-            yield sent
+def recorded(conllu: str) -> Pulled:
+    """The sentences of a CoNLL-U text, counting how many were read (``count``)."""
+    return Pulled(read_conllu(io.StringIO(conllu)))
 
 
 def test_commands_that_make_no_new_sentence_stream(zh, full_text):
     """No read-ahead for the input's width but where new sentences are written in it: a
     Widths without a width gives sentence 1 having read sentence 1 only, decode, normalise and
     log_prob read no more than their own chunk (500), not the 1,000 of the width's search."""
-    given = Recorded(BARE * 3 + full_text)
+    given = recorded(BARE * 3 + full_text)
     assert next(Widths(zh.punct.vocab.tokens).read(given)).sent_id == "bare"
-    assert given.read == 1
-    given = Recorded(BARE * 3 + full_text)
+    assert given.count == 1
+    given = recorded(BARE * 3 + full_text)
     next(Widths(zh.punct.vocab.tokens, "input").read(given))
-    assert given.read == 4  # to the first marked sentence
+    assert given.count == 4  # to the first marked sentence
     for run in (zh.decode, zh.normalise, zh.log_prob):
-        given = Recorded(BARE * 1100)
+        given = recorded(BARE * 1100)
         next(iter(run(given)))
-        assert given.read <= 500, run.__name__
+        assert given.count <= 500, run.__name__
 
 
 def test_write_back_keeps_the_lemma(zh):
