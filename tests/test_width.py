@@ -476,6 +476,8 @@ def test_score_says_how_many_edits_differ_in_width_only(tmp_path, capsys):
     assert main(["score", "--gold", str(paths[0]), str(paths[1]), "--json"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert (result["edit_distance"], result["width_only_edits"]) == (6, 3)
+    assert (result["width_blind_edit_distance"],  # as the text's second line
+            result["average_width_blind_edit_distance"]) == (3, 1.0)
     assert result["sentence_edits"] == [2, 1, 3]
     assert main(["score", "--gold", str(paths[0]), str(paths[0])]) == 0
     assert "of which 0 differ in width only" in capsys.readouterr().out

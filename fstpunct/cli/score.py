@@ -17,7 +17,8 @@ HELP = ("Score restored punctuation against gold: average edit distance per sent
         "definition). The files must have the same words once punctuation is removed. Marks "
         "are compared exactly: a mark against its twin of the other width (， against ,) is an "
         "error; the second line says how many of the edits differ in width only, and the edit "
-        "distance with either width read as one (JSON: width_only_edits).")
+        "distance with either width read as one (JSON: width_only_edits, "
+        "width_blind_edit_distance, average_width_blind_edit_distance).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

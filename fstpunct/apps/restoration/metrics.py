@@ -139,6 +139,8 @@ class RestorationScore:
                 "sentence_edits": self.sentence_edits,
                 "average_edit_distance": self.average_edit_distance,
                 "width_only_edits": self.width_only,
+                "width_blind_edit_distance": self.width_blind_edits,
+                "average_width_blind_edit_distance": self.average_width_blind_edit_distance,
                 "marks": {k: {"gold": c.gold, "predicted": c.predicted, "matched": c.matched,
                               "precision": c.precision, "recall": c.recall, "f1": c.f1}
                           for k, c in self.marks.items()}}
