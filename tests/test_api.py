@@ -697,7 +697,7 @@ def test_split_reads_the_release_it_is_given(en, toy_ud, tmp_path, monkeypatch):
     for name, path in (("xx-dev", "UD_Toy/xx-ud-dev.conllu"),
                        ("xx_new-test", "UD_Toy-New/xx_new-ud-test.conllu")):
         source = fstpunct.split(name, ud_dir=toy_ud)
-        assert source.path == toy_ud / path
+        assert isinstance(source, fstpunct.Source) and source.path == toy_ud / path
         assert list(en.log_prob(source)) == list(en.log_prob(str(toy_ud / path)))
         decoded = list(en.decode(source))
         assert len(decoded) == 2 and all(isinstance(s, conllu.TokenList) for s in decoded)

@@ -9,6 +9,7 @@ out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
 reads them, marks of either width: :mod:`fstpunct.ud.width`); list anything new
 in :data:`fstpunct.__all__` and document it in the README's "Python API" section.
 """
+from ..ud.release import Source
 from .analysis import posteriors
 from .catalogue import ModelInfo, bundled_models, evaluate
 from .choice import Choice, choose, language_of
@@ -16,6 +17,6 @@ from .data import Data, rewrite, sentences, split, values
 from .model import Model, Perplexity, load
 from .training import train
 
-__all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "bundled_models", "choose",
-           "evaluate", "language_of", "load", "posteriors", "rewrite", "sentences", "split",
-           "train", "values"]
+__all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
+           "choose", "evaluate", "language_of", "load", "posteriors", "rewrite", "sentences",
+           "split", "train", "values"]

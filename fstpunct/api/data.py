@@ -73,7 +73,7 @@ def one_tokenlist(data: object) -> bool:
 def split(name: str, ud_dir: str | os.PathLike[str] | None = None) -> Source:
     """The standard split ``name`` (``"en:dev"``, ``"en_ewt-test"``) of the UD release in
     ``ud_dir`` (else ``$FSTPUNCT_UD_DIR``, ``$UD_DIR``, ``./ud``, ``../shared/ud``), old or new
-    layout, as every data method reads it: a :class:`~fstpunct.ud.release.Source` (``.path``,
+    layout, as every data method reads it: a :class:`fstpunct.Source` (``.path``,
     its file; ``.first``..``.last``, its sentences there when the split is part of a file)."""
     if not isinstance(name, str):
         raise TypeError(f"split: name must be a split name like 'en:dev', not "
