@@ -5,7 +5,10 @@ MISC items ``PunctL=`` and ``PunctR=`` (its underlying left and right punctemes;
 empty, tokens joined by ``␣``) and, with posteriors, ``PunctPost=`` (the K most probable pairs,
 ``l‖r:probability`` joined by ``¦``). Each sentence gets ``# underlying = [∘ …]`` (T′ as a
 bracketed string) and ``# punct_logprob = log p(x | T)``. A node where the backoff beats every
-pair of W_d shows the puncteme ``<backoff>``.
+pair of W_d shows the puncteme ``<backoff>``. In MISC values, the characters these forms use
+(and ``%``, ``|``, ``=``, space) are percent-escaped in a token, and a token spelled ``ε`` or
+``<backoff>`` is escaped whole (``%CE%B5``, ``%3Cbackoff%3E``), so every puncteme reads back as
+it was.
 """
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ def _unmarked(stage: str) -> None:
 
 _ESCAPES = {"%": "%25", "|": "%7C", "=": "%3D", "␣": "%E2%90%A3", "‖": "%E2%80%96", "¦": "%C2%A6",
             " ": "%20"}
+_RESERVED = {"ε": "%CE%B5", "<backoff>": "%3Cbackoff%3E"}  # tokens spelled as a value's words
 Pair = tuple[Puncteme, Puncteme] | None
 RankedPair = tuple[Puncteme | None, Puncteme | None, float]
 Ranked = list[RankedPair]
@@ -55,7 +59,7 @@ def misc_value(p: Puncteme | None) -> str:
     """A puncteme as a MISC value (cached: a corpus has few distinct punctemes)."""
     if p is None:
         return "<backoff>"
-    return "␣".join("".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
+    return "␣".join(_RESERVED.get(t) or "".join(_ESCAPES.get(c, c) for c in t) for t in p) or "ε"
 
 
 def read_misc_value(text: str) -> Puncteme | None:
