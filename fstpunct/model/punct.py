@@ -161,7 +161,7 @@ def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
             x = mapped[slot] = vocab.map_slot(slot)
         return x
 
-    return tuple(tuple(opening(i, BOUNDARY) + surface(x) for i, x in enumerate(s.slots))
+    return tuple((opening(0, BOUNDARY) + surface(s.slots[0]), *map(surface, s.slots[1:]))
                  for s in sentences)
 
 

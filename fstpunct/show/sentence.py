@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..apps.decode import Pair, chunk_inference, ranked_pairs
 from ..fst.channel import EDITS, Channel
 from ..model.punct import Inference, PunctModel
-from ..ud.slots import ABBV, UNK, SlotSentence, slot_members, underlying_slot
+from ..ud.slots import ABBV, UNK, SlotSentence, opening, slot_members, underlying_slot
 from ..ud.treebank import Sentence
 from ..ud.width import written
 
@@ -143,8 +143,8 @@ def view_of(model: PunctModel, sent: Sentence, slots: SlotSentence, inference: I
             continue
         parts = [(node, pairs[node][side]) for node, side in members]  # type: ignore[index]
         u, origin = underlying_slot(i, slots.n, parts)
-        sides = ([""] if i == 0 else []) + ["lr"[side] for node, side in members
-                                            for _ in pairs[node][side]]  # type: ignore[index]
+        sides = [*opening(i, ""), *("lr"[side] for node, side in members
+                                     for _ in pairs[node][side])]  # type: ignore[index]
         found = _fates(model.channel, u, surfaces[i])
         if found is None:  # cannot happen for a Viterbi T′; shown rather than hidden
             views.append(SlotView(x, (), (), 0.0, backoff=True, read=read))

@@ -19,8 +19,8 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
-           "punct_tokens", "quote_symbols", "raw_slots", "slot_members", "surface_slots",
-           "opening", "to_slots", "to_slots_reference", "underlying_slot"]
+           "opening", "punct_tokens", "quote_symbols", "raw_slots", "slot_members",
+           "surface_slots", "to_slots", "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"

@@ -170,7 +170,7 @@ def carried_marks(model: PunctModel, sent: Sentence, slots: SlotSentence, best: 
         if positions is None:
             continue
         observed[tuple(where)] = positions
-        ids = ((0,) if i == 0 else ()) + slots.slot_ids[i]  # the line of each surface token
+        ids = opening(i, 0) + slots.slot_ids[i]  # the line of each surface token
         for k, pos in enumerate(positions):
             if where[pos][0] >= 0 and x[k] != ABBV:
                 found[where[pos]] = lines[str(ids[k])]
