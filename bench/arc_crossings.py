@@ -5,8 +5,8 @@ models, gold trees).
 Prints, per language, the pictures' mean width and height (px) and the CPU time of laying
 them out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
 interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
-arc), the pairs of labels at one height whose extents (the layout's width estimate) overlap,
-and the pairs of a label and another arc whose curve (or the root arrow) passes through the
+arc), the pairs of labels whose boxes (:func:`fstpunct.show.layout.overlapping_labels`, from
+the layout's width estimate) overlap, and the pairs of a label and another arc whose curve (or the root arrow) passes through the
 label's box (:func:`fstpunct.show.layout.labels_on_curves`, the curve sampled over the box),
 these by the curve (an arc enclosing the label's arc or another, sharing one of its words or
 none) and how many of them have the label at its own arc.
@@ -30,7 +30,7 @@ from types import ModuleType
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
-from fstpunct.show.layout import SMALL, Arc, Layout, crossings, labels_on_curves, text_width
+from fstpunct.show.layout import Arc, Layout, crossings, labels_on_curves, overlapping_labels
 from fstpunct.show.sentence import sentence_views
 from fstpunct.ud.release import split_source
 
@@ -77,17 +77,6 @@ def curve_kinds(lay: Layout) -> Counter[str]:
     return kinds
 
 
-def label_overlaps(lay: Layout) -> int:
-    """Pairs of labels at one height whose estimated extents overlap."""
-    arcs = [a for a in lay.arcs if a.head]
-    count = 0
-    for a, b in itertools.combinations(arcs, 2):
-        if a.label_height == b.label_height:
-            apart = abs(a.label_x - b.label_x)
-            count += apart < (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2
-    return count
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("langs", nargs="*", default=["en", "zh"])
@@ -108,7 +97,7 @@ def main() -> None:
               f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
               f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
               f"{sum(map(crossings, lays))} crossing arc pairs, "
-              f"{sum(map(label_overlaps, lays))} overlapping label pairs, "
+              f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
               f"{sum(kinds[k] for k in KINDS)} labels on curves")
         print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
               + f"; {kinds['labels at their own arc']} labels at their own arc")

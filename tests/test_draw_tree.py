@@ -19,10 +19,14 @@ from fstpunct.show.layout import (
     Arc,
     Layout,
     _arc_y,
+    _between,
+    _label_box,
     _label_room,
+    _resting,
     crossings,
     labels_on_curves,
     layout,
+    overlapping_labels,
     text_width,
 )
 from fstpunct.show.sentence import is_rtl, sentence_views
@@ -79,7 +83,7 @@ SHORT_WORDS = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n" for k, (w, h, 
                                  ("w", 2, "compound:prt")], 1)) + "\n"
 
 
-def test_labels_of_one_height_do_not_overlap(views):
+def test_labels_do_not_overlap(views):
     """Short neighbouring arcs under long labels printed them over each other
     ('compouncase'); 4aa58c8 lifted such a label half a level (raising the arc, de06b7d, made
     it cross the arcs around it: SHORT_WORDS 1 crossing pair, 0 before); now two words joined
@@ -88,8 +92,9 @@ def test_labels_of_one_height_do_not_overlap(views):
     fewer than at 4aa58c8 too (RESULTS.md, "Pictures")."""
     (short,) = sentence_views(load_model("en"), read_conllu(io.StringIO(SHORT_WORDS)), k=0)
     for view in [*views, short]:
-        arcs = [a for a in layout(view).arcs if a.head]
-        for a, b in itertools.combinations(arcs, 2):
+        lay = layout(view)
+        assert overlapping_labels(lay) == []
+        for a, b in itertools.combinations([a for a in lay.arcs if a.head], 2):
             if a.label_height == b.label_height:
                 apart = abs(a.label_x - b.label_x)
                 assert apart >= (text_width(a.label, SMALL) + text_width(b.label, SMALL)) / 2, \
@@ -97,6 +102,12 @@ def test_labels_of_one_height_do_not_overlap(views):
     arcs = [a for a in layout(short).arcs if a.head]
     assert all(a.label_height == a.height for a in arcs) and len({a.height for a in arcs}) == 2
     assert crossings(layout(short)) == 0  # as before de06b7d
+
+    def overlaps(lower, upper):  # two labels' heights, 20 px apart; the boxes are 11 px high
+        arcs = (Arc(1, 2, 0, 100, 22, "compound", lower, 50),
+                Arc(3, 4, 120, 220, 22, "compound", upper, 70))
+        return len(overlapping_labels(Layout(0, 0, False, (), arcs, (), 0, 0)))
+    assert overlaps(22, 22) == 1 and overlaps(22, 30) == 1 and overlaps(22, 33) == 0
     assert sum(crossings(layout(v)) for v in views) <= 1
 
 
@@ -144,6 +155,36 @@ def test_labels_are_counted_on_curves_and_kept_off_them(views):
     assert on_curves(short, (0, 4, 75, 75, 88, "", 88, 75)) == 1  # the root arrow
     assert on_curves(short, (0, 4, 120, 120, 88, "", 88, 120)) == 0
     assert sum(len(labels_on_curves(layout(view))) for view in views) <= 1
+
+
+@pytest.mark.parametrize("shift", [0.0, 10.0, -25.0, 40.0, 70.0, -90.0])
+def test_a_moved_label_rests_on_its_curve(shift):
+    """A label moved along its arc sits on the curve: its box's bottom a quarter px above the
+    curve's highest point under the box (sampled densely), not at the apex's height, which
+    left a gap of up to 0.12 × the arc's height for another arc's leg to pass through."""
+    arc = Arc(1, 4, 0.0, 200.0, 44.0, "nmod:tmod", 44.0, 100.0)
+    half = text_width(arc.label, SMALL) / 2
+    placed = _resting(arc, 100.0 + shift, half, 0.0)
+    left, right, bottom, _ = _label_box(placed, half)
+    xs = [left + (right - left) * k / 1000 for k in range(1001)]
+    highest = max(_arc_y(arc, x) for x in xs if 0 <= x <= 200)
+    assert placed.label_x == 100.0 + shift
+    assert bottom - highest == pytest.approx(0.25, abs=0.01)
+    assert _resting(arc, 100.0 + shift, half, 11.0).label_height == placed.label_height + 11
+
+
+def test_a_curve_between_a_label_and_its_arc_is_found_under_the_whole_box():
+    """A small arc rising between a moved label and its own arc under the box's edge (not
+    under its centre, where alone the check looked before) makes the label seem its own; it
+    stays below the box, so only the between-check finds it."""
+    arc = Arc(1, 4, 0.0, 200.0, 44.0, "nmod:tmod", 44.0, 100.0)
+    half = 20.0
+    placed = _resting(arc, 150.0, half, 0.0)
+    box = _label_box(placed, half)
+    small = Arc(2, 3, 156.0, 168.0, 40.0, "", 40.0, 162.0)
+    assert box[0] < 156 and 168 < box[1] and 40 < box[2]
+    assert _between(placed, box, small)
+    assert not _between(placed, box, Arc(2, 3, 156.0, 168.0, 20.0, "", 20.0, 162.0))  # under
 
 
 def arc_y_by_bisection(arc: Arc, x: float) -> float:

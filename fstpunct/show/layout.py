@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "crossings", "labels_on_curves", "layout", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "crossings", "labels_on_curves", "layout",
+           "overlapping_labels", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -25,6 +26,8 @@ LEVEL = 22         # px of height per arc level
 MARGIN = 12
 LABEL_RISE = 3     # px from a label's height to its baseline
 LIFTS = 1          # half levels a label may rise above its arc to keep clear of other curves
+REACH = 0.25       # the share of its arc's span a label may move along it, either way
+STEPS = 4          # places tried on either side of the middle
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -57,8 +60,8 @@ class Placed:
 class Arc:
     """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x (it
     leaves the words' row a font size above their baseline), its height, its label, the
-    label's height (the arc's, or higher by half levels) and the x it is centred on (over the
-    arc's middle, or moved along the arc): see :func:`_label_places`."""
+    label's height (the arc's; the curve's under it where it is moved along the arc; higher by
+    half levels where it is lifted) and the x it is centred on: see :func:`_label_places`."""
 
     head: int
     dep: int
@@ -129,6 +132,11 @@ def _label_box(arc: Arc, half: float | None = None) -> tuple[float, float, float
     return arc.label_x - half, arc.label_x + half, base - SMALL / 4, base + 3 * SMALL / 4
 
 
+def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
+    """Whether boxes ``a`` and ``b`` (left, right, bottom, top) overlap."""
+    return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
+
+
 def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16) -> bool:
     """Whether ``arc``'s curve (the root arrow's line) passes through ``box``: the curve
     between neighbouring points of ``samples`` steps over the box's x-extent taken as a
@@ -145,13 +153,27 @@ def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16
     return any(min(a, b) < top and bottom < max(a, b) for a, b in zip(ys, ys[1:]))
 
 
-def _between(label: Arc, bottom: float, arc: Arc) -> bool:
-    """Whether ``arc``'s curve runs between ``label``'s arc and its label (its box's bottom at
-    ``bottom``), at the label's x (the label would seem to be ``arc``'s)."""
-    lo, hi = sorted((arc.x1, arc.x2))
-    if not arc.head or not lo < label.label_x < hi:
+def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc,
+             samples: int = 8) -> bool:
+    """Whether ``arc``'s curve runs between ``label``'s arc and its label's ``box`` somewhere
+    under the box (at ``samples`` + 1 points of the box's x-extent over both arcs): the label
+    would seem to be ``arc``'s."""
+    if not arc.head:  # the root arrow under a box passes through it (_through)
         return False
-    return _arc_y(label, label.label_x) < _arc_y(arc, label.label_x) < bottom
+    left, right, bottom, _ = box
+    lo = max(left, min(label.x1, label.x2), min(arc.x1, arc.x2))
+    hi = min(right, max(label.x1, label.x2), max(arc.x1, arc.x2))
+    if lo >= hi:
+        return False
+    xs = (lo + (hi - lo) * k / samples for k in range(samples + 1))
+    return any(_arc_y(label, x) < _arc_y(arc, x) < bottom for x in xs)
+
+
+def overlapping_labels(lay: Layout) -> list[tuple[Arc, Arc]]:
+    """The pairs of relation labels whose boxes (the width estimate's) overlap."""
+    boxes = [(a, _label_box(a)) for a in lay.arcs if a.head]
+    return [(a, b) for (a, box), (b, other) in itertools.combinations(boxes, 2)
+            if _overlap(box, other)]
 
 
 def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
@@ -161,45 +183,53 @@ def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
             if b is not a and _through(box, b)]
 
 
+def _resting(arc: Arc, x: float, half: float, lift: float) -> Arc:
+    """``arc`` with its label (half-width ``half``) centred at ``x`` and resting on the curve:
+    its box's bottom on the curve's highest point under it (the apex where the box spans the
+    arc's middle), raised by ``lift``."""
+    mid = (arc.x1 + arc.x2) / 2
+    if abs(x - mid) <= half:
+        return dataclasses.replace(arc, label_height=arc.height + lift, label_x=x)
+    nearest = x - half if x > mid else x + half
+    return dataclasses.replace(arc, label_height=_arc_y(arc, nearest) + lift, label_x=x)
+
+
 def _label_places(arcs: list[Arc]) -> list[Arc]:
     """``arcs`` with their labels placed, shortest arc first: centred over the arc's apex,
-    else moved along its middle half or lifted by up to :data:`LIFTS` half levels, the first
-    place where the label overlaps neither a label already at that height nor another arc's
-    curve, and no other curve runs between it and its arc (the label would seem that arc's);
-    where there is none, the lowest height clear of the labels, centred, as before (the label
-    crosses a curve there). Short neighbouring arcs under long labels ('compound', 'case')
-    printed their labels over each other; raising the arc instead (de06b7d) made it cross the
-    arcs above."""
+    else moved along its middle (up to :data:`REACH` of its span either way) resting on its
+    curve, or lifted by up to :data:`LIFTS` half levels, the first place where the label
+    overlaps neither another label nor another arc's curve, and no other curve runs between it
+    and its arc (the label would seem that arc's); where there is none, the lowest height over
+    the apex clear of the labels (the label crosses a curve there). Short neighbouring arcs
+    under long labels ('compound', 'case') printed their labels over each other; raising the
+    arc instead (de06b7d) made it cross the arcs above."""
     out = list(arcs)
-    labelled: dict[float, list[tuple[float, float]]] = {}  # label height -> labels' extents
+    labelled: list[tuple[float, float, float, float]] = []  # placed labels' boxes, padded
 
-    def clear_of_labels(a: Arc, pad: float) -> bool:
-        return not any(lo < a.label_x + pad and a.label_x - pad < hi
-                       for lo, hi in labelled.get(a.label_height, ()))
+    def padded(a: Arc, half: float) -> tuple[float, float, float, float]:
+        left, right, bottom, top = _label_box(a, half)
+        return left - GAP, right + GAP, bottom, top
 
     def clear(a: Arc, half: float) -> bool:
         box = _label_box(a, half)
-        return clear_of_labels(a, half + GAP) and not any(
-            _through(box, b) or _between(a, box[2], b) for b in arcs)
+        return not any(_overlap(padded(a, half), b) for b in labelled) and not any(
+            _through(box, b) or _between(a, box, b) for b in arcs if b is not a)
 
     for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
         a = arcs[k]
         if not a.head:
             continue
-        mid, quarter = (a.x1 + a.x2) / 2, abs(a.x2 - a.x1) / 4
-        shifts = [0.0] + [s * quarter * j / 4 for j in range(1, 5) for s in (-1, 1)]
-        tries = (dataclasses.replace(a, label_height=a.height + lift * LEVEL / 2,
-                                     label_x=mid + shift)
-                 for lift in range(LIFTS + 1) for shift in shifts)
+        mid, step = (a.x1 + a.x2) / 2, abs(a.x2 - a.x1) * REACH / STEPS
+        shifts = [0.0] + [s * step * j for j in range(1, STEPS + 1) for s in (-1, 1)]
         half = text_width(a.label, SMALL) / 2
-        pad = half + GAP
+        tries = (_resting(a, mid + shift, half, lift * LEVEL / 2)
+                 for lift in range(LIFTS + 1) for shift in shifts)
         placed = next((c for c in tries if clear(c, half)), None)
         if placed is None:
             placed = a
-            while not clear_of_labels(placed, pad):
+            while any(_overlap(padded(placed, half), b) for b in labelled):
                 placed = dataclasses.replace(placed, label_height=placed.label_height + LEVEL / 2)
-        labelled.setdefault(placed.label_height, []).append((placed.label_x - pad,
-                                                             placed.label_x + pad))
+        labelled.append(padded(placed, half))
         out[k] = placed
     return out
 
