@@ -26,8 +26,8 @@ LEVEL = 22         # px of height per arc level
 MARGIN = 12
 LABEL_RISE = 3     # px from a label's height to its baseline
 LIFTS = 1          # half levels a label may rise above its arc to keep clear of other curves
-REACH = 0.25       # the share of its arc's span a label may move along it, either way
-STEPS = 4          # places tried on either side of the middle
+REACH = 0.45       # the share of its arc's span a label may move along it, either way
+STEPS = 9          # places tried on either side of the middle
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -197,23 +197,25 @@ def _resting(arc: Arc, x: float, half: float, lift: float) -> Arc:
 def _label_places(arcs: list[Arc]) -> list[Arc]:
     """``arcs`` with their labels placed, shortest arc first: centred over the arc's apex,
     else moved along its middle (up to :data:`REACH` of its span either way) resting on its
-    curve, or lifted by up to :data:`LIFTS` half levels, the first place where the label
-    overlaps neither another label nor another arc's curve, and no other curve runs between it
-    and its arc (the label would seem that arc's); where there is none, the lowest height over
-    the apex clear of the labels (the label crosses a curve there). Short neighbouring arcs
+    curve, or lifted by up to :data:`LIFTS` half levels, the first place where the label keeps
+    :data:`GAP` from the other labels (it kept two) and off the other arcs' curves, and no
+    other curve runs between it and its arc (the label would seem that arc's); where there is
+    none, the lowest height over the apex clear of the labels (the label crosses a curve
+    there). Short neighbouring arcs
     under long labels ('compound', 'case') printed their labels over each other; raising the
     arc instead (de06b7d) made it cross the arcs above."""
     out = list(arcs)
-    labelled: list[tuple[float, float, float, float]] = []  # placed labels' boxes, padded
+    labelled: list[tuple[float, float, float, float]] = []  # the placed labels' boxes
 
-    def padded(a: Arc, half: float) -> tuple[float, float, float, float]:
-        left, right, bottom, top = _label_box(a, half)
-        return left - GAP, right + GAP, bottom, top
+    def apart(box: tuple[float, float, float, float]) -> bool:
+        """Whether ``box`` stays :data:`GAP` clear of the placed labels' boxes, sideways."""
+        left, right, bottom, top = box
+        return not any(_overlap((left - GAP, right + GAP, bottom, top), b) for b in labelled)
 
     def clear(a: Arc, half: float) -> bool:
         box = _label_box(a, half)
-        return not any(_overlap(padded(a, half), b) for b in labelled) and not any(
-            _through(box, b) or _between(a, box, b) for b in arcs if b is not a)
+        return apart(box) and not any(_through(box, b) or _between(a, box, b)
+                                      for b in arcs if b is not a)
 
     for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
         a = arcs[k]
@@ -227,9 +229,9 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         placed = next((c for c in tries if clear(c, half)), None)
         if placed is None:
             placed = a
-            while any(_overlap(padded(placed, half), b) for b in labelled):
+            while not apart(_label_box(placed, half)):
                 placed = dataclasses.replace(placed, label_height=placed.label_height + LEVEL / 2)
-        labelled.append(padded(placed, half))
+        labelled.append(_label_box(placed, half))
         out[k] = placed
     return out
 
