@@ -1,5 +1,6 @@
 """Drawing the channel: state names and arc labels in the DOT source, hidden arcs, rendering
 with and without the ``dot`` program, and the ``draw channel`` command."""
+import re
 import shutil
 from pathlib import Path
 
@@ -22,7 +23,7 @@ def channel():
 
 def test_names_and_labels(channel):
     source = channel_graph(channel, [",", ".", "”"]).source
-    for text in ('"pending ,"', '"pending ”"', '"nothing pending"', "end",
+    for text in ("<TD>pending ,</TD>", "<TD>pending ”</TD>", '"nothing pending"', "end",
                  ", . : ε / 0.9",      # , . → .  (rtl: the comma is read after the period)
                  "” . : ” / 0.7",      # ” . → . ”  (rtl writes x reversed: ” first)
                  "$ : ,"):
@@ -30,6 +31,19 @@ def test_names_and_labels(channel):
     assert "pending (" not in source and "rtl channel" in source
     ltr = load_grammar(EN).channel(direction="ltr")
     assert "” . : . / 0.7" in channel_graph(ltr, [".", "”"]).source
+
+
+def test_self_loops_are_labelled_in_their_states(channel):
+    """A self-loop's label is written in its state, under the name, and the loop drawn
+    unlabelled: dot (left to right) set loop labels where the loop and other edges ran through
+    them. 'pending ,' loops on ', ,' (the comma absorbs the comma before it)."""
+    source = channel_graph(channel, [",", "."]).source
+    comma, period = (str(2 + channel.index(m)) for m in ",.")
+    loops = re.findall(r"^\s*(\d+) -> (\d+)(.*)$", source, flags=re.M)
+    assert [(a, rest) for a, b, rest in loops if a == b] == [(comma, ""), (period, "")]
+    node = next(line.strip() for line in source.splitlines()
+                if line.strip().startswith(f"{comma} [label=<"))
+    assert "<TD>pending ,</TD>" in node and "↻ , , : ε / 0.9" in node and "rounded" in node
 
 
 def test_min_prob_hides_arcs(channel):

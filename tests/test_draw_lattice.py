@@ -61,6 +61,10 @@ def test_most_probable_paths(inference):
     source = paths_graph(inference.builder, inference.weights, paths, "slot 8").source
     assert "the 5 most probable of the" in source and "SWAP ” ." in source
     assert source.count("->") < 30
+    loops = [(a, rest) for a, b, rest in re.findall(r"^\s*(\d+) -> (\d+)(.*)$", source, re.M)
+             if a == b]  # '. .': the period absorbs the one before it, a loop
+    assert loops and all("label" not in rest for _, rest in loops)
+    assert source.count("↻ .  (LEFT . .)") == 1  # written in the loop's state
 
 
 def test_full_lattice_refused_above_the_limit(inference):

@@ -7,7 +7,7 @@ import graphviz
 
 from ..errors import InputError
 from ..fst.channel import END, FINAL_STATE, START_STATE, Channel
-from .dot import EPS, caption_label, digraph
+from .dot import EPS, caption_label, digraph, state
 
 __all__ = ["channel_graph", "state_name"]
 
@@ -36,11 +36,6 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
     states = {START_STATE, FINAL_STATE} | {2 + channel.index(s) for s in symbols}
     reads = "u reversed + $, writes x reversed" if channel.direction == "rtl" else "u + $, writes x"
     g = digraph("channel", "")  # captioned below, once the hidden arcs are counted
-    g.node("entry", "", shape="none", width="0", height="0")
-    for state in sorted(states):
-        g.node(str(state), graphviz.escape(state_name(channel, state)),
-               shape="doublecircle" if state == FINAL_STATE else "ellipse")
-    g.edge("entry", str(START_STATE))
     labels: dict[tuple[int, int], list[tuple[float, str]]] = {}
     hidden = 0
     for arc in channel.arcs():
@@ -56,10 +51,17 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
             a, b, _ = arc.param
             label = f"{channel.symbols[a]} {channel.symbols[b]} : {arc.olabel or EPS} / {p:.2g}"
         labels.setdefault((arc.src, arc.dst), []).append((p, label))
-    for (src, dst), lines in labels.items():  # parallel arcs share one edge, likeliest first
-        ordered = sorted(lines, key=lambda pl: -pl[0])
-        text = "".join(line.replace("\\", "\\\\") + "\\l" for _, line in ordered)
-        g.edge(str(src), str(dst), graphviz.nohtml(text))
+    lines = {key: [line for _, line in sorted(pl, key=lambda pl: -pl[0])]  # likeliest first
+             for key, pl in labels.items()}  # parallel arcs share one edge
+    g.node("entry", "", shape="none", width="0", height="0")
+    for s in sorted(states):
+        state(g, str(s), state_name(channel, s), lines.get((s, s), ()),
+              "doublecircle" if s == FINAL_STATE else "ellipse")
+    g.edge("entry", str(START_STATE))
+    for (src, dst), text in lines.items():
+        if src != dst:
+            g.edge(str(src), str(dst), graphviz.nohtml("".join(
+                line.replace("\\", "\\\\") + "\\l" for line in text)))
     caption = (f"{channel.direction} channel over {' '.join(symbols)} (reads {reads}); "
                f"{hidden} arcs with p < {min_prob:g} hidden")
     g.attr(label=caption_label(caption))

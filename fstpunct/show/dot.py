@@ -8,8 +8,10 @@ Noto (``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up").
 """
 from __future__ import annotations
 
+import html
 import shutil
 import textwrap
+from collections.abc import Sequence
 from pathlib import Path
 
 import graphviz
@@ -18,7 +20,7 @@ from ..errors import InputError
 from ..files import output
 
 __all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "caption_label",
-           "digraph", "write_graph"]
+           "digraph", "state", "write_graph"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
@@ -43,6 +45,24 @@ def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
                                               **graph_attr},
                             node_attr={"fontname": SANS, "fontsize": "11"},
                             edge_attr={"fontname": MONO, "fontsize": "10"})
+
+
+def state(graph: graphviz.Digraph, key: str, name: str, loops: Sequence[str] = (),
+          shape: str = "ellipse", **attrs: str) -> None:
+    """Add the state ``key`` called ``name`` (a ``shape``) to ``graph``; the labels of its
+    self-loops (``loops``, one a line) are written in it, under its name and a rule, each after
+    ``↻``, in a rounded box, and the loop is drawn unlabelled (``**attrs``: the loop's, e.g. its
+    pen width). ``dot`` in a left-to-right graph set a loop's label where the loop itself and
+    the edges coming in from above ran through it."""
+    if not loops:
+        graph.node(key, graphviz.escape(name), shape=shape)
+        return
+    lines = "".join(f"↻ {html.escape(line)}<BR ALIGN=\"LEFT\"/>" for line in loops)
+    graph.node(key, f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
+                    f"<TR><TD>{html.escape(name)}</TD></TR><HR/><TR><TD>"
+                    f'<FONT FACE="{MONO}" POINT-SIZE="10">{lines}</FONT></TD></TR></TABLE>>',
+               shape="box", style="rounded")
+    graph.edge(key, key, **attrs)
 
 
 def write_graph(graph: graphviz.Digraph, path: str | Path) -> tuple[Path, bool]:

@@ -30,7 +30,7 @@ from ..ud.slots import opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
-from .dot import EPS, MONO, digraph
+from .dot import EPS, MONO, digraph, state
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
            "paths_graph", "sample_slots", "sentence_lattice", "slot_paths"]
@@ -165,6 +165,17 @@ def _state_labels(builder: LatticeBuilder, topo: Topology) -> dict[int, str]:
     return pending
 
 
+def _loops(builder: LatticeBuilder, weights: np.ndarray, topo: Topology,
+           arcs: Sequence[int]) -> dict[int, list[tuple[int, str]]]:
+    """The self-loops among ``arcs`` (indices into ``topo``) by state: each arc and its label."""
+    loops: dict[int, list[tuple[int, str]]] = {}
+    for a in arcs:
+        if topo.dst[a] == topo.src[a]:
+            loops.setdefault(int(topo.src[a]), []).append(
+                (a, _arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))))
+    return loops
+
+
 def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
                 caption: str) -> graphviz.Digraph:
     """The paths of ``paths`` merged into one automaton over the lattice's states; an edge's
@@ -183,18 +194,23 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
                            f"{'right to left' if topo.reverse else 'left to right'})")
     g.node("entry", "", shape="none", width="0", height="0")
     g.node("end", "end", shape="doublecircle")
-    names = _state_labels(builder, topo)
     states = {int(topo.src[a]) for a in flow} | {int(topo.dst[a]) for a in flow if topo.dst[a] >= 0}
-    for state in sorted(states):
-        g.node(str(state), graphviz.escape(f"{state}: {names.get(state, '?')}"))
+    top = max(flow.values(), default=1.0)
+
+    def pen(f: float) -> str:
+        return f"{0.6 + 2.4 * f / top:.2f}"
+    loops, names = _loops(builder, weights, topo, sorted(flow)), _state_labels(builder, topo)
+    for s in sorted(states):
+        state(g, str(s), f"{s}: {names.get(s, '?')}", [line for _, line in loops.get(s, ())],
+              penwidth=pen(sum(flow[a] for a, _ in loops.get(s, ()))))
     if paths.paths:
         g.edge("entry", str(topo.start))
-    top = max(flow.values(), default=1.0)
     for a, f in sorted(flow.items()):
         dst = int(topo.dst[a])
-        g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
-               graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))),
-               penwidth=f"{0.6 + 2.4 * f / top:.2f}")
+        if dst != topo.src[a]:
+            g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
+                   graphviz.escape(_arc_label(builder, int(topo.arc[a]),
+                                              float(weights[topo.arc[a]]))), penwidth=pen(f))
     g.node("paths", _paths_table(paths.paths), shape="plaintext", fontname=MONO, fontsize="10")
     return g
 
@@ -217,14 +233,16 @@ def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequenc
                 + (f"; {hidden} arcs with p < {min_prob:g} hidden" if hidden else ""))
     g.node("entry", "", shape="none", width="0", height="0")
     g.node("end", "end", shape="doublecircle")
-    names = _state_labels(builder, topo)
-    for state in range(topo.n_states):
-        g.node(str(state), graphviz.escape(f"{state}: {names.get(state, '?')}"))
+    loops, names = _loops(builder, weights, topo, shown), _state_labels(builder, topo)
+    for s in range(topo.n_states):
+        state(g, str(s), f"{s}: {names.get(s, '?')}", [line for _, line in loops.get(s, ())])
     g.edge("entry", str(topo.start))
     for a in shown:
         dst = int(topo.dst[a])
-        g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
-               graphviz.escape(_arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))))
+        if dst != topo.src[a]:
+            g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
+                   graphviz.escape(_arc_label(builder, int(topo.arc[a]),
+                                              float(weights[topo.arc[a]]))))
     return g
 
 
