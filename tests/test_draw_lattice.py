@@ -93,6 +93,24 @@ def test_every_sample_slot_draws_in_seconds(inference):
             assert share + time.perf_counter() - start < 5.0, (s, i)
 
 
+def test_a_slot_whose_every_sample_backs_off_is_drawn(tmp_path):
+    """zh:dev:21's '為 $ 16,250': every sample of T′ holds a backoff puncteme at the slot of the
+    '$' the zh model does not know. The paths box was an empty table, a syntax error to dot
+    (a traceback), and the caption printed the surface as the model reads it ('<unk>')."""
+    rows = [("數", "PART", 4, "nsubj"), ("為", "VERB", 4, "cop"), ("$", "SYM", 4, "punct"),
+            ("16,250", "NUM", 0, "root"), (".", "PUNCT", 4, "punct")]
+    path = tmp_path / "zh.conllu"
+    path.write_text("".join(f"{k}\t{w}\t_\t{upos}\t_\t_\t{h}\t{rel}\t_\t_\n"
+                            for k, (w, upos, h, rel) in enumerate(rows, 1)) + "\n",
+                    encoding="utf-8")
+    out = tmp_path / ("lat.svg" if shutil.which("dot") else "lat.dot")
+    assert main(["draw", "lattice", "--model", "zh", "--sentence", f"{path}:1", "--slot", "2",
+                 "-o", str(out)]) == 0
+    text = out.read_text(encoding="utf-8")
+    assert "surface &#39;$&#39;" in text or "surface '$'" in text
+    assert "no path to draw" in text and "&lt;unk" not in text and "<unk" not in text
+
+
 def test_draw_lattice_command(tmp_path, capsys):
     out = tmp_path / "lat.dot"
     assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--paths", "3",

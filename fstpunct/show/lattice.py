@@ -26,7 +26,7 @@ from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, END
 from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
-from ..ud.slots import opening, slot_members, to_slots, underlying_slot
+from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
@@ -179,7 +179,8 @@ def _loops(builder: LatticeBuilder, weights: np.ndarray, topo: Topology,
 def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
                 caption: str) -> graphviz.Digraph:
     """The paths of ``paths`` merged into one automaton over the lattice's states; an edge's
-    width grows with the posterior flowing through it. A box lists the paths."""
+    width grows with the posterior flowing through it. A box lists the paths; with none (every
+    sample had a backoff puncteme there) the caption says so."""
     topo = builder.topology(paths.surface)
     flow: dict[int, float] = {}
     for path in paths.paths:
@@ -190,6 +191,9 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
             f"{paths.strings} underlying strings seen in {paths.samples} samples of T′; they "
             f"cover {paths.covered:.1%} of the slot's posterior (estimated), leaving out "
             f"{left} paths" + (f" and the backoff's {paths.backoff:.1%}" if paths.backoff else ""))
+    if not paths.paths:  # every sample had a backoff puncteme here
+        note = (f"no path to draw: each of the {paths.samples} samples of T′ has a backoff "
+                "puncteme at this slot (its tokens are unknown)")
     g = digraph("lattice", f"{caption}\n{note} (scan order: "
                            f"{'right to left' if topo.reverse else 'left to right'})")
     g.node("entry", "", shape="none", width="0", height="0")
@@ -211,7 +215,9 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
             g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
                    graphviz.escape(_arc_label(builder, int(topo.arc[a]),
                                               float(weights[topo.arc[a]]))), penwidth=pen(f))
-    g.node("paths", _paths_table(paths.paths), shape="plaintext", fontname=MONO, fontsize="10")
+    if paths.paths:  # an empty table is a syntax error to dot
+        g.node("paths", _paths_table(paths.paths), shape="plaintext", fontname=MONO,
+               fontsize="10")
     return g
 
 
@@ -266,8 +272,8 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    ids = opening(slot, 0) + slots.slot_ids[slot]
-    surface = " ".join(written(sent, ids, x)) or "ε"  # as the input wrote it
+    tokens = written(sent, slots.slot_ids[slot], slots.slots[slot])  # as the input wrote them
+    surface = " ".join(opening(slot, BOUNDARY) + tokens) or "ε"
     caption = (f"slot {slot} of {name}: surface '{surface}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
