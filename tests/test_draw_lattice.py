@@ -111,6 +111,18 @@ def test_a_slot_whose_every_sample_backs_off_is_drawn(tmp_path):
     assert "no path to draw" in text and "&lt;unk" not in text and "<unk" not in text
 
 
+def test_the_caption_prints_the_surface_as_the_tree_does(tmp_path, monkeypatch):
+    """The abbreviation's period of 'Mr.' is the model's <abbv>; the caption printed that."""
+    monkeypatch.chdir(tmp_path)  # a short name: the caption wraps at 100 columns
+    path = Path("mr.conllu")
+    path.write_text("1\tMr.\t_\tPROPN\t_\t_\t2\tnsubj\t_\t_\n2\tleft\t_\tVERB\t_\t_\t0\troot"
+                    "\t_\t_\n3\t.\t_\tPUNCT\t_\t_\t2\tpunct\t_\t_\n\n", encoding="utf-8")
+    out = tmp_path / "lat.dot"
+    assert main(["draw", "lattice", "--lang", "en", "--sentence", f"{path}:1", "--slot", "1",
+                 "-o", str(out)]) == 0
+    assert "surface '.', between 'Mr' and 'left'" in out.read_text(encoding="utf-8")
+
+
 def test_draw_lattice_command(tmp_path, capsys):
     out = tmp_path / "lat.dot"
     assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "4", "--paths", "3",

@@ -31,6 +31,7 @@ from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
 from .dot import EPS, MONO, digraph, state
+from .sentence import shown
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
            "paths_graph", "sample_slots", "sentence_lattice", "slot_paths"]
@@ -272,8 +273,8 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    tokens = written(sent, slots.slot_ids[slot], slots.slots[slot])  # as the input wrote them
-    surface = " ".join(opening(slot, BOUNDARY) + tokens) or "ε"
+    tokens = tuple(shown(t) for t in written(sent, slots.slot_ids[slot], slots.slots[slot]))
+    surface = " ".join(opening(slot, BOUNDARY) + tokens) or "ε"  # as the tree prints it
     caption = (f"slot {slot} of {name}: surface '{surface}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
