@@ -46,6 +46,19 @@ def test_self_loops_are_labelled_in_their_states(channel):
     assert "<TD>pending ,</TD>" in node and "↻ , , : ε / 0.9" in node and "rounded" in node
 
 
+def test_labels_with_arabic_marks_read_left_to_right():
+    """A label whose first letter-like character was Arabic ('؟ ، : ، / 0.9') was laid out
+    right to left; a left-to-right mark before each part keeps it in order. Lines without a
+    right-to-left character are left as they are."""
+    assert dot.ltr(", . : ε / 0.9") == ", . : ε / 0.9"
+    assert dot.ltr("؟ « : ε") == "\u200e؟ \u200e« \u200e: \u200eε"
+    ar = load_grammar(EN.with_name("ar.rules")).channel()
+    source = channel_graph(ar, ["؟", "،"]).source
+    labels = source.replace("pending ؟", "").replace("over ؟", "")  # states', caption: ltr
+    marks = [k for k, c in enumerate(labels) if c == "؟"]
+    assert len(marks) > 10 and all(labels[k - 1] == "\u200e" for k in marks)
+
+
 def test_min_prob_hides_arcs(channel):
     source = channel_graph(channel, [",", "."], min_prob=0.5).source
     assert ", . : ε / 0.9" in source and "/ 0.033" not in source

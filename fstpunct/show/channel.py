@@ -7,7 +7,7 @@ import graphviz
 
 from ..errors import InputError
 from ..fst.channel import END, FINAL_STATE, START_STATE, Channel
-from .dot import EPS, caption_label, digraph, state
+from .dot import EPS, caption_label, digraph, ltr, state
 
 __all__ = ["channel_graph", "state_name"]
 
@@ -50,7 +50,7 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
                 continue
             a, b, _ = arc.param
             label = f"{channel.symbols[a]} {channel.symbols[b]} : {arc.olabel or EPS} / {p:.2g}"
-        labels.setdefault((arc.src, arc.dst), []).append((p, label))
+        labels.setdefault((arc.src, arc.dst), []).append((p, ltr(label)))
     lines = {key: [line for _, line in sorted(pl, key=lambda pl: -pl[0])]  # likeliest first
              for key, pl in labels.items()}  # parallel arcs share one edge
     g.node("entry", "", shape="none", width="0", height="0")

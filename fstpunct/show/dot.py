@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import shutil
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from ..errors import InputError
 from ..files import output
 
 __all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "caption_label",
-           "digraph", "state", "write_graph"]
+           "digraph", "ltr", "state", "write_graph"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
@@ -45,6 +46,16 @@ def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
                                               **graph_attr},
                             node_attr={"fontname": SANS, "fontsize": "11"},
                             edge_attr={"fontname": MONO, "fontsize": "10"})
+
+
+def ltr(line: str) -> str:
+    """``line`` read left to right whatever marks it holds: where it holds a right-to-left
+    character (``؟``), a left-to-right mark (U+200E) before each of its space-separated parts.
+    Without them such a line was laid out right to left ('0.9 / ، : ؟ ،'), and a mark between
+    two right-to-left ones could be mirrored (« as »)."""
+    if not any(unicodedata.bidirectional(c) in ("R", "AL", "AN") for c in line):
+        return line
+    return " ".join("\u200e" + part if part else part for part in line.split(" "))
 
 
 def state(graph: graphviz.Digraph, key: str, name: str, loops: Sequence[str] = (),

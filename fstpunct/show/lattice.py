@@ -30,7 +30,7 @@ from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slo
 from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
-from .dot import EPS, MONO, digraph, state
+from .dot import EPS, MONO, digraph, ltr, state
 from .sentence import shown
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
@@ -150,12 +150,13 @@ def _paths_table(paths: Sequence[LatticePath]) -> str:
 
 
 def _arc_label(builder: LatticeBuilder, arc: int, p: float) -> str:
+    """A lattice arc's label, left to right (:func:`ltr`)."""
     a = builder.channel_arcs[arc]
     if a.param is None:
-        return f"{a.ilabel} : {a.olabel or EPS}" + ("" if a.ilabel == END else " / 1")
+        return ltr(f"{a.ilabel} : {a.olabel or EPS}" + ("" if a.ilabel == END else " / 1"))
     x, y, e = a.param
     symbols = builder.channel.symbols
-    return f"{a.ilabel}  ({EDITS[e]} {symbols[x]} {symbols[y]}) / {p:.2g}"
+    return ltr(f"{a.ilabel}  ({EDITS[e]} {symbols[x]} {symbols[y]}) / {p:.2g}")
 
 
 def _state_labels(builder: LatticeBuilder, topo: Topology) -> dict[int, str]:
