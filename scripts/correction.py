@@ -122,7 +122,10 @@ the standard test's documents). ``table --agree AGREE.json`` adds the hard agree
 chosen one (of an agree run with table's ``--decoder``). ``cv --models-only`` trains every
 fold's models and stops (for ``agree``, ``rerank`` and ``compare``, which score the held-out
 pairs themselves). ``cv --correctors-only``: the learner models and the correctors only (for
-``compare``).
+``compare``). ``cv --bags B`` also trains B bagged correctors a fold
+(:mod:`fstpunct.apps.correction.bagging`), each on a bootstrap resample of the fold
+corrector's training pairs (random stream ``--bag-seed S``, fold, bag) with the fold's learner
+model, into ``WORK/foldK/bagB``.
 
 ``compare --before WORK1 --after WORK2`` decodes the held-out pairs of two cv runs over the same
 folds with each run's fold correctors (old against new correction model) at every edit cost,
@@ -132,7 +135,9 @@ the after side with the Platt map of the learner string's probability
 (:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots;
 ``--after-decoder learner`` (``--before-decoder learner``: the before side) decodes it
 balancing the paired marks only in sentences whose learner punctuation balances
-(:mod:`fstpunct.apps.correction.correct`). ``--decoder learner``
+(:mod:`fstpunct.apps.correction.correct`); ``--after-bags B``: the after side is the vote of
+each fold's first B bagged correctors (an edit where more than half of them make it).
+``--decoder learner``
 (agree, rerank, table, calibrate) decodes the correction model so in every row and agreement
 that reads its decoding, and in calibrate's choice on dev (default ``balanced``; calibrate
 stores it with the chosen decoding, and ``fstpunct correct`` decodes with it by default).
@@ -163,6 +168,7 @@ from typing import IO, NoReturn, TypeVar
 
 import numpy as np
 
+from fstpunct.apps.correction.bagging import Bagged, resampled
 from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated, nearness
@@ -932,6 +938,10 @@ def cv(args: argparse.Namespace) -> None:
         _fail("cv: --fce-corrector-only needs --fce")
     if args.fce_edited and not args.fce:
         _fail("cv: --fce-edited needs --fce")
+    if args.bags < 0:
+        _fail(f"cv: --bags must be 0 or more (got {args.bags})")
+    if args.bag_seed and not args.bags:
+        _fail("cv: --bag-seed needs --bags")
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
@@ -954,10 +964,15 @@ def cv(args: argparse.Namespace) -> None:
     by_cost: dict[float, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
-    models = [fold_model(args, work / f"fold{fold}", fold, f"fold {fold}", learner, own, grammar,
-                         [(s, g) for split, s, g in pooled + extra
-                          if fold_of[_document(s)] != fold] + fold_outside[fold].pairs)
+    rests = [[(s, g) for split, s, g in pooled + extra if fold_of[_document(s)] != fold]
+             + fold_outside[fold].pairs for fold in range(k)]
+    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, rests[fold])
               for fold, (own, learner) in enumerate(learners)]
+    for b in range(args.bags):  # bag by bag: every fold has its first b bags at any time
+        for fold, (own, learner) in enumerate(learners):
+            fold_model(args, work / f"fold{fold}" / f"bag{b}", fold, learner, own, grammar,
+                       [rests[fold][i] for i in resampled(len(rests[fold]), args.bag_seed,
+                                                          fold, b)], (b, args.bag_seed))
     if args.correctors_only:
         return
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
@@ -1086,8 +1101,8 @@ class CvRun:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> CvRun:
-        return cls(args, args.splits or list(SPLITS), *held_out_pairs(args),
-                   load_model(args.reference))
+        pooled, helds, _ = held_out_pairs(args)
+        return cls(args, args.splits or list(SPLITS), pooled, helds, load_model(args.reference))
 
     def folds(self) -> Iterator[HeldOut]:
         """Every fold (its correction model decoded with ``--edit-cost``, ``--support`` and
@@ -1332,7 +1347,7 @@ def print_grid(what: str, candidates: Iterable[K], name: Callable[[K], str],
               f"{counts[v].scores()[2]:.1f} |", flush=True)
 
 
-def cost_outputs(prepared: Prepared, decoding: Decoding) -> dict[float, list[Sentence]]:
+def cost_outputs(prepared: Prepared | Bagged, decoding: Decoding) -> dict[float, list[Sentence]]:
     """The sentences corrected at every edit cost of COSTS (``decoding``'s other fields)."""
     return {c: prepared.corrected_with(replace(decoding, edit_cost=c)) for c in COSTS}
 
@@ -1352,25 +1367,38 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
                                               len(source))
 
 
-def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]]]:
-    """A finished cv run's pooled pairs (``--data``, ``--split``) and the pairs each of its
-    ``--folds`` folds holds out."""
+def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dict[str, int]]:
+    """A finished cv run's pooled pairs (``--data``, ``--split``), the pairs each of its
+    ``--folds`` folds holds out and the fold of each FCE document (:func:`document_folds`)."""
     data, splits = Path(args.data), args.splits or list(SPLITS)
     _, fold_of = document_folds(data, splits, args.folds)
     pooled = pooled_pairs(data, splits, False)[0]
-    return pooled, held_of(pooled, fold_of, args.folds)
+    return pooled, held_of(pooled, fold_of, args.folds), fold_of
 
 
-def prepared_folds(work: Path, pooled: list, helds: list[list[int]]) -> list[Prepared]:
+def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int = 0
+                   ) -> list[Prepared | Bagged]:
     """A finished cv run's fold correctors (its ``work``), each with its held-out learner
-    sentences prepared (:class:`Prepared`)."""
+    sentences prepared (:class:`Prepared`); with ``bags``, each fold's first ``bags`` bagged
+    correctors instead (cv --bags), voting (:class:`Bagged`)."""
+    names = tuple(f"bag{b}/correct" for b in range(bags)) or ("correct",)
     for fold in range(len(helds)):
-        fold_folders(work, fold, ("correct",), len(helds))
-    return [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
-                        [pooled[j][1] for j in held]) for fold, held in enumerate(helds)]
+        fold_folders(work, fold, names, len(helds))
+    out: list[Prepared | Bagged] = []
+    for fold, held in enumerate(helds):
+        models = [CorrectionModel.load(work / f"fold{fold}" / name) for name in names]
+        for b, model in enumerate(models if bags else ()):
+            got = (model.record.get("fold"), model.record.get("bag"),
+                   model.record.get("bag_seed"))
+            if got != (fold, b, models[0].record.get("bag_seed")):
+                _fail(f"{work / f'fold{fold}' / names[b]}: recorded as fold {got[0]}, bag "
+                      f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of bag0's seed")
+        prepared = [Prepared.of(model, [pooled[j][1] for j in held]) for model in models]
+        out.append(Bagged(prepared) if bags else prepared[0])
+    return out
 
 
-def swept(prepared: list[Prepared], decodings: list[Decoding], helds: list[list[int]],
+def swept(prepared: list[Prepared | Bagged], decodings: list[Decoding], helds: list[list[int]],
           source: list[Sentence], gold: list[Sentence]
           ) -> tuple[dict[float, list[Sentence | None]], list[Trial], list[float],
                      list[Sentence | None]]:
@@ -1485,35 +1513,44 @@ def compare(args: argparse.Namespace) -> None:
     randomisation), pooled and on each split's pairs, and every row's edits split into the
     final slot's and the inner slots' (right/proposed, :func:`final_or_inner`). With
     ``--after-trees`` the after side decodes the learner sentences on that file's trees
-    (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees. With
+    (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees; with
+    ``--after-bags B``, by the vote of each fold's first B bagged correctors
+    (:class:`~fstpunct.apps.correction.bagging.Bagged`) instead of its corrector. With
     ``--platt`` the nested cost is only singly nested: fold k's cost is chosen on the other
     folds decoded with maps fitted partly on fold k's pairs."""
     splits, k = args.splits or list(SPLITS), args.folds
     if args.edit_cost not in COSTS:
         _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
               f"(got {args.edit_cost})")
-    pooled, helds = held_out_pairs(args)
+    if args.after_bags < 0:
+        _fail(f"compare: --after-bags must be 0 or more (got {args.after_bags})")
+    if args.platt and args.after_bags:
+        _fail("compare: --platt and --after-bags do not go together")
+    pooled, helds, fold_of = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
     inputs = {BEFORE: pooled, AFTER: pooled}
     trees: dict = {}
     if args.after_trees:
         inputs[AFTER] = pooled_pairs(Path(args.data), splits, False, trees=read_trees(
-            args.after_trees, Path(args.data), splits,
-            document_folds(Path(args.data), splits, k)[1]))[0]
+            args.after_trees, Path(args.data), splits, fold_of))[0]
         parsed = parse_score(source, [s for _, s, _ in inputs[AFTER]])
         trees = {"after_trees": args.after_trees, "after_trees_uas": parsed.words.uas,
                  "after_trees_las": parsed.words.las}
         print(f"after side on the trees of {args.after_trees}: word UAS {parsed.words.uas:.2f}, "
               f"LAS {parsed.words.las:.2f} on the held-out pairs", flush=True)
 
-    def prepared(side: str) -> list[Prepared]:
-        folds = prepared_folds(works[side], inputs[side], helds)
-        print(f"{works[side]}: {len(pooled)} held-out pairs prepared", flush=True)
+    def prepared(side: str, bags: int = 0) -> list[Prepared | Bagged]:
+        folds = prepared_folds(works[side], inputs[side], helds, bags)
+        print(f"{works[side]}: {len(pooled)} held-out pairs prepared"
+              + (f" for {bags} bagged correctors a fold" if bags else ""), flush=True)
         return folds
     of_side = {BEFORE: prepared(BEFORE)}  # a folder on both sides, on the same trees: once
     of_side[AFTER] = (of_side[BEFORE] if works[AFTER] == works[BEFORE] and not args.after_trees
-                      else prepared(AFTER))
+                      and not args.after_bags else prepared(AFTER, args.after_bags))
+    first = of_side[AFTER][0]
+    bagging = {"after_bags": args.after_bags, "bag_seed": first.bags[0].model.record["bag_seed"]
+               } if isinstance(first, Bagged) else {}
     maps: list[tuple[float, ...]] = [()] * k
     if args.platt:
         maps = nested_platt(of_side[AFTER], [[gold[j] for j in held] for held in helds],
@@ -1555,7 +1592,7 @@ def compare(args: argparse.Namespace) -> None:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "platt": [list(w) for w in maps],
                             "before_decoder": args.before_decoder,
-                            "after_decoder": args.after_decoder, **trees,
+                            "after_decoder": args.after_decoder, **trees, **bagging,
                             **sides, "rows": rows, "rows_by_split": rows_by_split,
                             "final_or_inner": where},
                            indent=1) + "\n")
@@ -1621,7 +1658,7 @@ def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
                                   for s in sentences_of(data / f"en_esl-ud-{split}.conllu")])
     pooled, extra = pooled_pairs(data, list(SPLITS), args.extra)
     rest = [(s, g) for _, s, g in pooled + extra]
-    fold_model(args, work, None, HELD_NONE, learner, own, grammar, rest)
+    fold_model(args, work, None, learner, own, grammar, rest)
     train_crfs([s for s, _ in rest], [g for _, g in rest], [], english, work,
                corrector_only=True, keep_c2=args.keep_c2)
 
@@ -1767,7 +1804,7 @@ def slot_edits(args: argparse.Namespace) -> None:
     how the fold's learner model reads the slot in T_e′ (:func:`readings`: a reading artifact
     or not, and the share of ``--draws`` draws of T′ that read it so). Prints the counts;
     writes every edit (JSON)."""
-    pooled, helds = held_out_pairs(args)
+    pooled, helds, _ = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds
     prepared = prepared_folds(work, pooled, helds)
@@ -1847,14 +1884,19 @@ def print_edits(rows: list[dict]) -> None:
     counts_by(rows, "edit (learner -> written)", by_marks)
 
 
-def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, what: str,
-               learner: PunctModel, own: list, grammar, rest: list[tuple[Sentence, Sentence]]
-               ) -> CorrectionModel:
-    """``what``'s corrector (recorded as fold ``fold``; None, JSON null, for heldout's, which
-    holds out no document and so is no fold: a command reading fold k of a cv run, e.g.
-    ``crossfit``, refuses it; loaded from ``folder``/correct if there and trained with the
-    options asked for, else trained on the ``rest`` pairs with the learner model of the other
-    folds, and saved)."""
+def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner: PunctModel,
+               own: list, grammar, rest: list[tuple[Sentence, Sentence]],
+               bag: tuple[int, int] | None = None) -> CorrectionModel:
+    """Fold ``fold``'s corrector (None, JSON null, for heldout's, which holds out no document
+    and so is no fold: a command reading fold k of a cv run, e.g. ``crossfit``, refuses it;
+    ``bag``: (bag, seed) of a bagged corrector, whose ``rest`` is a resample; recorded):
+    loaded from ``folder``/correct if there and trained with the options asked for, else
+    trained on the ``rest`` pairs with the learner model of the other folds, and saved."""
+    what = HELD_NONE if fold is None else f"fold {fold}"
+    if bag is not None:
+        what += f", bag {bag[0]} (seed {bag[1]})"
+    bagging = {"bag": None, "bag_seed": None} if bag is None else dict(
+        zip(("bag", "bag_seed"), bag))
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
         record = model.record
@@ -1868,7 +1910,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, what: s
             "fce": (record.get("fce"), args.fce),
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
-            "fce-edited": (record.get("fce_edited", False), args.fce_edited)}
+            "fce-edited": (record.get("fce_edited", False), args.fce_edited),
+            **{name: (record.get(name), v) for name, v in bagging.items()}}
         differ = "; ".join(f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items()
                            if s != a)
         if differ:
@@ -1880,7 +1923,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, what: s
                   grammar, args.iterations, corrector_settings(args),
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
-                          "fce_learner": learner_fce(args), "fce_edited": args.fce_edited},
+                          "fce_learner": learner_fce(args), "fce_edited": args.fce_edited,
+                          **({} if bag is None else bagging)},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
                   readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")
@@ -2246,6 +2290,12 @@ def main() -> None:
                    help="train every fold's learner model and stop")
     c.add_argument("--correctors-only", action="store_true",
                    help="train every fold's learner model and corrector and stop (for compare)")
+    c.add_argument("--bags", type=int, default=0, metavar="B",
+                   help="also train B bagged correctors a fold, each on a bootstrap resample "
+                        "of the fold's training pairs, into WORK/foldK/bagB (for compare "
+                        "--after-bags; 0: none)")
+    c.add_argument("--bag-seed", type=int, default=0, metavar="S",
+                   help="random stream of the bootstrap resamples (0)")
     c.add_argument("--models-only", action="store_true",
                    help="train every fold's models (learner model, corrector, CRFs) and stop "
                         "(for agree, rerank)")
@@ -2285,6 +2335,10 @@ def main() -> None:
                         "instead of the gold trees: jackknife --split train --split dev --split "
                         "test's with the cv run's --folds (each tree's jackknife comments must "
                         "name its document's fold of as many folds)")
+    m.add_argument("--after-bags", type=int, default=0, metavar="B",
+                   help="the after side is the vote of its first B bagged correctors a fold "
+                        "(cv --bags): an edit where more than half of them make it (0: the "
+                        "fold corrector)")
     m.add_argument("--edit-cost", type=float, default=0.25,
                    help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
     m.add_argument("--support", type=float, default=SUPPORT,

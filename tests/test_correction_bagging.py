@@ -1,0 +1,187 @@
+"""The bagged correction model: bootstrap resamples, the majority vote (hand-worked cases and
+a brute-force count), cv --bags and compare --after-bags on hand-made pairs."""
+import random
+import sys
+
+import pytest
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
+from script_module import load_script
+from test_correction_agree import held_out_runs
+from test_correction_cv import ROOT
+
+from fstpunct.apps.correction.bagging import Bagged, resampled, voted
+from fstpunct.apps.correction.correct import Prepared, decided
+from fstpunct.apps.correction.model import CorrectionModel, Decoding
+from fstpunct.apps.restoration import marks
+from fstpunct.apps.restoration.metrics import score
+from fstpunct.apps.restoration.strip import insert
+
+QUOTES = (("“", "”"),)
+
+
+def ins(*marks_: str, head: int = 1) -> tuple:
+    return tuple((m, head) for m in marks_)
+
+
+def test_resampled_is_a_seeded_bootstrap_of_its_stream():
+    draw = resampled(50, 0, 1, 2)
+    assert len(draw) == 50 and draw == sorted(draw) and all(0 <= i < 50 for i in draw)
+    assert draw == resampled(50, 0, 1, 2)  # the same stream, the same resample
+    others = [resampled(50, *s) for s in ((1, 1, 2), (0, 0, 2), (0, 1, 3))]
+    assert all(o != draw for o in others)
+    assert len(set(draw)) < 50  # with replacement: some item drawn twice (here)
+    with pytest.raises(ValueError):
+        resampled(0, 0, 0, 0)
+
+
+def test_vote_by_hand():
+    own = [ins(), ins(","), ins(".", head=2)]
+    proposals = [[ins(), ins(".", head=3), ins("!")],
+                 [ins(","), ins(".", head=4), ins("?")],
+                 [ins(), ins(","), ins(".")]]
+    # slot 0: ',' by one of three: kept; slot 1: '.' by two: written, with the first such
+    # proposal's heads; slot 2: '!', '?', '.' once each: no majority, the learner's '.' kept,
+    # with the heads of the proposal that writes it
+    assert voted(own, proposals, QUOTES) == [ins(), ins(".", head=3), ins(".")]
+    # two of four is no majority
+    assert voted(own, proposals + [[ins(), ins(","), ins("!")]], QUOTES) == [
+        ins(), ins(","), ins(".")]
+    # no proposal writes the learner's string and none has a majority: the learner's own
+    assert voted(own[2:], [p[2:] for p in proposals[:2]], QUOTES) == own[2:]
+    # one proposal decides alone
+    assert voted(own, proposals[:1], QUOTES) == proposals[0]
+    with pytest.raises(ValueError):
+        voted(own, [], QUOTES)
+
+
+def test_paired_marks_vote_together():
+    own = [ins("“"), ins(), ins("”")]
+    both = [ins(), ins(), ins()]
+    opening = [ins(), ins(), ins("”")]
+    # slot by slot, two of three delete the opening quote but only one the closing one: a
+    # half-edited pair; together, no tuple has a majority, so both stay
+    assert voted(own, [both, opening, own], QUOTES) == own
+    assert voted(own, [both, opening, both], QUOTES) == both
+    # a slot without a paired mark still votes alone beside the group
+    own2 = own + [ins(",")]
+    props = [p + [ins(".")] for p in (both, opening, own)]
+    assert voted(own2, props, QUOTES) == own + [ins(".")]
+
+
+def test_vote_against_a_brute_force_count():
+    rng = random.Random(3)
+    strings = [(), (",",), (".",), (",", "”"), ("“",)]
+    for _ in range(300):
+        n, b = rng.randint(1, 4), rng.randint(1, 5)
+        own = [ins(*rng.choice(strings)) for _ in range(n)]
+        proposals = [[ins(*rng.choice(strings), head=2) for _ in range(n)] for _ in range(b)]
+        got = voted(own, proposals, QUOTES)
+        group = [i for i in range(n) if {"“", "”"} & {m for x in [own] + proposals
+                                                     for m in marks(x[i])}]
+        units = ([group] if group else []) + [[i] for i in range(n) if i not in group]
+        for unit in units:
+            tally = {}
+            for p in proposals:
+                key = tuple(marks(p[i]) for i in unit)
+                tally[key] = tally.get(key, 0) + 1
+            winners = [k for k, c in tally.items() if c * 2 > b]
+            want = winners[0] if winners else tuple(marks(own[i]) for i in unit)
+            assert tuple(marks(got[i]) for i in unit) == want
+            writers = [p for p in proposals if tuple(marks(p[i]) for i in unit) == want]
+            source = writers[0] if writers else own  # the insertions, heads included
+            assert [got[i] for i in unit] == [source[i] for i in unit]
+
+
+def test_bagged_of_one_model_is_that_model(hand_corrector):
+    prep = Prepared.of(hand_corrector, sentences(
+        conll(RELATIVE, "r0", drop=(1, 4)) + conll(RELATIVE, "r1") + conll(PLAIN, "p0")))
+    for decoding in (Decoding(0.2, 0.001), Decoding(0.0, 0.001, decoder="learner")):
+        alone = prep.corrected_with(decoding)
+        for bags in (1, 3):
+            assert [s.text() for s in Bagged([prep] * bags).corrected_with(decoding)] == \
+                [s.text() for s in alone]
+
+
+def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
+    script = load_script("correction")
+    data, work, run = held_out_runs(script, monkeypatch, tmp_path)
+    common = ["--data", str(data), "--folds", "2", "--weight", "1.0", "--copy", "2",
+              "--reference", "learner", "--iterations", "2", "--learner-iterations", "2",
+              "--edit-cost", "0.2", "--support", "0.001", "--work", str(work),
+              "--grammar", str(ROOT / "grammars" / "en.rules")]
+
+    def cv(*more):
+        monkeypatch.setattr(sys, "argv", ["correction.py", "cv", *common, *more,
+                                          "-o", str(tmp_path / "cv.json")])
+        script.main()
+    cv("--bags", "3", "--correctors-only")
+    out = capsys.readouterr().out
+    pooled, helds, fold_of = script.held_out_pairs(
+        type("A", (), {"data": str(data), "splits": None, "folds": 2})())
+    _, extra = script.pooled_pairs(data, list(script.SPLITS), False)
+    for fold in range(2):
+        rest = [p for p in pooled + extra if fold_of[script._document(p[1])] != fold]
+        for b in range(3):
+            record = CorrectionModel.load(work / f"fold{fold}" / f"bag{b}" / "correct").record
+            assert (record["fold"], record["bag"], record["bag_seed"]) == (fold, b, 0)
+            assert f"fold {fold}, bag {b} (seed 0): corrector trained on {len(rest)} pairs" in out
+    assert "bag" not in CorrectionModel.load(work / "fold0" / "correct").record
+    cv("--bags", "3", "--correctors-only")  # loaded, not trained again
+    assert "trained" not in capsys.readouterr().out
+    for more, message in ((("--bags", "3", "--bag-seed", "1"), "bag_seed 0, not 1"),  # other
+                          (("--bag-seed", "1"), "--bag-seed needs --bags"),  # bags' seed: refused
+                          (("--bags", "-1"), "--bags must be 0 or more")):
+        with pytest.raises(SystemExit) as e:
+            cv(*more, "--correctors-only")
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+    bagged = run("compare", "bagged.json", "--before", str(work), "--after", str(work),
+                 "--after-bags", "3", "--after-decoder", "learner")
+    assert (bagged["after_bags"], bagged["bag_seed"]) == (3, 0)
+    rows = {r["system"]: r for r in bagged["rows"]}
+    plain = run("compare", "plain.json", "--before", str(work), "--after", str(work))
+    assert "after_bags" not in plain
+    mine = {r["system"]: r for r in plain["rows"]}
+    for name in ("keep", "before (cost 0.2)", "before, nested edit cost"):
+        assert rows[name]["sentence_edits"] == mine[name]["sentence_edits"]
+    # the after side is the vote of each fold's three bagged correctors, by hand
+    decoding = Decoding(0.2, 0.001, decoder="learner")
+    for fold, held in enumerate(helds):
+        preps = [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / f"bag{b}" / "correct"),
+                             [pooled[j][1] for j in held]) for b in range(3)]
+        pairs = preps[0].model.corrector.attach.symmetric
+        made = [insert(t, voted(o, [decided(p.model, p.dists[i], p.own[i], decoding)
+                                    for p in preps], pairs))
+                for i, (t, o) in enumerate(zip(preps[0].stripped, preps[0].own))]
+        assert score([pooled[j][2] for j in held], made).sentence_edits == [
+            rows["after (cost 0.2)"]["sentence_edits"][j] for j in held]
+    for more, message in ((("--after-bags", "4"), "no bag3/correct"),
+                          (("--after-bags", "-1"), "--after-bags must be 0 or more"),
+                          (("--after-bags", "3", "--platt"), "do not go together")):
+        with pytest.raises(SystemExit) as e:
+            run("compare", "x.json", "--before", str(work), "--after", str(work), *more)
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
+    script = load_script("correction")
+    data, work, run = held_out_runs(script, monkeypatch, tmp_path)
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "cv", "--data", str(data), "--folds", "2", "--weight", "1.0",
+        "--copy", "2", "--reference", "learner", "--iterations", "2",
+        "--learner-iterations", "2", "--work", str(work), "--bags", "2", "--correctors-only",
+        "--grammar", str(ROOT / "grammars" / "en.rules"),
+        "-o", str(tmp_path / "cv.json")])
+    script.main()
+    swapped = work / "swap"
+    (work / "fold1" / "bag1").rename(swapped)
+    (work / "fold0" / "bag1").rename(work / "fold1" / "bag1")
+    swapped.rename(work / "fold0" / "bag1")
+    with pytest.raises(SystemExit) as e:
+        run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "recorded as fold 1, bag 1" in err
+    assert len(err.strip().splitlines()) == 1
+
