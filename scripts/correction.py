@@ -1799,11 +1799,15 @@ def edit_kind(source: tuple[str, ...], pred: tuple[str, ...]) -> str:
 
 def slot_edits(args: argparse.Namespace) -> None:
     """Every edit that a cv run's fold correctors (``--work``) make on their held-out pairs at
-    the edit cost chosen nested (decoded as ``compare`` decodes one side: ``--support``,
-    ``--decoder``), classified: right or wrong, its kind (:func:`edit_kind`) and marks, and
-    how the fold's learner model reads the slot in T_e′ (:func:`readings`: a reading artifact
-    or not, and the share of ``--draws`` draws of T′ that read it so). Prints the counts;
-    writes every edit (JSON)."""
+    the edit cost chosen nested, or at ``--edit-cost`` (decoded as ``compare`` decodes one
+    side: ``--support``, ``--decoder``), classified: right or wrong, its kind
+    (:func:`edit_kind`), marks and slot (final or inner), the fold corrector's probability of
+    the written string there, and how the fold's learner model reads the slot in T_e′
+    (:func:`readings`: a reading artifact or not, and the share of ``--draws`` draws of T′
+    that read it so). Prints the counts; writes every edit (JSON)."""
+    if args.edit_cost is not None and args.edit_cost not in COSTS:
+        _fail(f"edits: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
+              f"(got {args.edit_cost})")
     pooled, helds, _ = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds
@@ -1813,21 +1817,26 @@ def slot_edits(args: argparse.Namespace) -> None:
         for j, r in zip(held, readings(prep.model.learner, [to_slots(source[j]) for j in held],
                                        args.draws)):
             read[j] = r
-    _, _, fold_costs, nested = swept(prepared, [Decoding(0.0, args.support,
-                                                         decoder=args.decoder)] * k,
-                                     helds, source, gold)
-    fold_by_pair = {j: f for f, held in enumerate(helds) for j in held}
+    by_cost, _, fold_costs, nested = swept(prepared, [Decoding(0.0, args.support,
+                                                               decoder=args.decoder)] * k,
+                                           helds, source, gold)
+    place_of = {j: (f, i) for f, held in enumerate(helds) for i, j in enumerate(held)}
     rows = []
-    for row in written_edits(source, gold, nested):
+    for row in written_edits(source, gold,
+                             nested if args.edit_cost is None else by_cost[args.edit_cost]):
         r = read[row["pair"]][row["slot"]]  # type: ignore[index]
-        rows.append({"fold": fold_by_pair[row["pair"]], **row, "artifact": r.artifact,
+        fold, i = place_of[row["pair"]]
+        dist = prepared[fold].dists[i][row["slot"]]  # type: ignore[union-attr]
+        rows.append({"fold": fold, **row, "artifact": r.artifact,
                      "reading": None if r.reading is None else " ".join(r.reading),
-                     "posterior": r.posterior})
+                     "posterior": r.posterior,
+                     "corrector_p": dist.prob(tuple(row["written"].split()))})
     print_edits(rows)
     with output(args.output) as f:
         f.write(json.dumps({"work": str(work), "folds": k, "nested_costs": fold_costs,
-                            "decoder": args.decoder, "support": args.support,
-                            "draws": args.draws, "edits": rows}, indent=1) + "\n")
+                            "edit_cost": args.edit_cost, "decoder": args.decoder,
+                            "support": args.support, "draws": args.draws, "edits": rows},
+                           indent=1) + "\n")
 
 
 def written_edits(source: list[Sentence], gold: list[Sentence],
@@ -1868,6 +1877,9 @@ def counts_by(rows: list[dict], title: str, key: Callable[[dict], str]) -> None:
         print(f"| {name} | {sum(right)}/{len(right)} |", flush=True)
 
 
+P_BINS = ((0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01))  # edits' p(written), counted
+
+
 def by_marks(r: dict) -> str:
     return f"`{r['learner'] or 'ε'}` -> `{r['written'] or 'ε'}`"
 
@@ -1882,6 +1894,9 @@ def print_edits(rows: list[dict]) -> None:
     counts_by(rows, "reading, posterior", lambda r: ("artifact" if r["artifact"] else "faithful")
               + (", < 0.9" if r["posterior"] < 0.9 else ", >= 0.9"))
     counts_by(rows, "edit (learner -> written)", by_marks)
+    counts_by(rows, "edit, slot", lambda r: f"{by_marks(r)}, {'final' if r['final'] else 'inner'}")
+    counts_by(rows, "the corrector's p(written)", lambda r: next(
+        f"{lo:g}-{hi:g}" for lo, hi in P_BINS if r["corrector_p"] < hi))
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner: PunctModel,
@@ -2360,6 +2375,9 @@ def main() -> None:
     add_decoder_argument(e)
     e.add_argument("--support", type=float, default=SUPPORT,
                    help="the learner string's support (default %(default)g)")
+    e.add_argument("--edit-cost", type=float,
+                   help="the edits at this edit cost (one of 0, 0.05, ..., 1; default: each "
+                        "fold's nested cost)")
     e.add_argument("--draws", type=int, default=200,
                    help="draws of T' per sentence for the reading's posterior (200)")
     e.add_argument("-o", "--output", required=True, help="JSON of every edit")

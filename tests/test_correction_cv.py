@@ -738,6 +738,22 @@ def test_cv_with_drawn_readings_then_its_edits(script, tmp_path, monkeypatch, ca
         assert row["posterior"] * 10 == round(row["posterior"] * 10)
     right = sum(r["right"] for r in rows)
     assert rows and f"| insert | {right}/{len(rows)} |" in printed
+    assert result["edit_cost"] is None and all(0 < r["corrector_p"] <= 1 for r in rows)
+    assert "| the corrector's p(written) |" in printed
+    at = {}  # at a fixed cost: the sweep's outputs at that cost (more edits at a lower cost)
+    for cost in ("0", "1"):
+        monkeypatch.setattr(sys, "argv", [*edits, "--draws", "10", "--edit-cost", cost])
+        script.main()
+        at[cost] = json.loads((tmp_path / "edits.json").read_text(encoding="utf-8"))
+        assert at[cost]["edit_cost"] == float(cost)
+    assert len(at["0"]["edits"]) >= len(at["1"]["edits"])
+    assert len(at["0"]["edits"]) >= len(rows)
+    capsys.readouterr()
+    monkeypatch.setattr(sys, "argv", [*edits, "--edit-cost", "0.22"])
+    with pytest.raises(SystemExit) as exit_:
+        script.main()
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "must be one of the sweep's costs" in err
     monkeypatch.setattr(sys, "argv", [*edits, "--draws", "0"])
     with pytest.raises(SystemExit) as exit_:
         script.main()
