@@ -727,10 +727,15 @@ def test_split_keeps_a_standard_splits_sentences(en, tmp_path):
 
 
 def test_split_refuses_what_is_no_split(toy_ud, tmp_path):
-    """An unknown name, a folder that is no UD release, a file's name, a language alone: one
-    InputError line; a number: a TypeError naming the argument."""
+    """An unknown name, a split its treebank lacks (or a file's stem, ``-ud-test``), a folder
+    that is no UD release, a file's name, a language alone: one InputError line; a number: a
+    TypeError naming the argument."""
     for name, ud_dir, message in (
             ("yy-dev", toy_ud, "is neither a file, a language"),
+            ("xx_new-dev", toy_ud, r"^treebank 'xx_new' has no split 'dev' under .* \(it has: "
+                                   r"test; name one like xx_new-test\)$"),
+            ("xx_new-ud-test", toy_ud, r"^treebank 'xx_new' has no split 'ud-test' under .* "
+                                       r"\(it has: test; name one like xx_new-test\)$"),
             ("en:dev", tmp_path, "en_ewt-ud-dev.conllu not found under"),
             ("en:dev", tmp_path / "none", "does not exist"),
             ("data/sample.conllu", toy_ud, "names a file, not a split"),

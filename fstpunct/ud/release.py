@@ -128,6 +128,11 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
              for p in sorted(root.glob(f"UD_*/{code}-ud-{s}.conllu"))[:1]]
     if found:
         return found
+    have = sorted({p.name[len(code) + 4:-len(".conllu")]
+                   for p in root.glob(f"UD_*/{code}-ud-*.conllu")})
+    if have:  # the treebank is there, without that split (or a file's stem: xx-ud-test)
+        raise InputError(f"treebank {code!r} has no split {split!r} under {root} (it has: "
+                         f"{', '.join(have)}; name one like {code}-{have[0]})")
     if "_" in code:
         raise InputError(f"treebank {code!r} not found under {root}")
     raise InputError(f"{spec!r} is neither a file, a language ({', '.join(LANGUAGES)}) "
