@@ -64,12 +64,14 @@ class FstpunctWarning(UserWarning):
 
 
 def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
-                model: str | os.PathLike[str] | None = None) -> ModelError:
+                model: str | os.PathLike[str] | None = None,
+                file: str | None = None) -> ModelError:
     """The error for a model ``folder`` whose files could not be read (``cause``), saying
-    simply why: no such folder, a file, a missing file, or the file's own problem. ``model``:
-    the model's name if it is not the folder (a file stem inside it, ``folder/attach``)."""
+    simply why: no such folder, a file, a missing file, or the file's own problem (named
+    ``file: problem`` when ``file``, the file's name, is given). ``model``: the model's name if
+    it is not the folder (a file stem inside it, ``folder/attach``)."""
     path = Path(folder)
-    name = Path(getattr(cause, "filename", None) or "").name
+    name = Path(getattr(cause, "filename", None) or "").name or (file or "")
     if not path.exists():
         why = "no such folder" if model is None else f"no folder {folder}"
     elif not path.is_dir():
@@ -79,7 +81,7 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     elif isinstance(cause, OSError):
         why = f"{name or 'a file'}: {cause.strerror or cause}"
     else:
-        why = str(cause)
+        why = f"{file}: {cause}" if file else str(cause)
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
 
 

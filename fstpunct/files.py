@@ -302,7 +302,8 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise not_a_model(path.parent, what, e, None if name == path.parent else name) from e
+        raise not_a_model(path.parent, what, e, None if name == path.parent else name,
+                          path.name) from e
     if not isinstance(meta, dict):
         raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")
     if fmt is not None and meta.get("format") != fmt:

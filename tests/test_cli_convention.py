@@ -307,7 +307,7 @@ def test_an_unreadable_stem_model_is_judged_by_its_folder(tmp_path):
     from fstpunct.errors import ModelError
     from fstpunct.files import read_meta
     (tmp_path / "m.json").write_text("{", encoding="utf-8")
-    with pytest.raises(ModelError, match=r"/m: not an attach model \(Expecting"):
+    with pytest.raises(ModelError, match=r"/m: not an attach model \(m.json: Expecting"):
         read_meta(tmp_path / "m.json", None, "an attach model", name=tmp_path / "m")
     with pytest.raises(ModelError, match=r"/gone/m: not an attach model \(no folder .*/gone\)"):
         read_meta(tmp_path / "gone" / "m.json", None, "an attach model",
@@ -336,3 +336,24 @@ def test_a_model_description_without_a_field_is_one_line(file, text, why, tmp_pa
     assert main(command + [str(SAMPLE)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and why in err, err
+
+
+@pytest.mark.parametrize("file, damage, why", [
+    ("attach.npz", None, "attach: not an attach model (no attach.npz)"),
+    ("attach.npz", b"PK", "attach: not an attach model (attach.npz: "),
+    ("model.json", b"{", ": not a fstpunct model (model.json: Expecting"),
+    ("channel.json", None, "channel.json: cannot read the channel's direction (no such file or "
+                     "directory)"),
+    ("channel.json", b"{", "channel.json: cannot read the channel's direction (Expecting"),
+])
+def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, capsys):
+    """A model folder's file missing or damaged: one line naming the file and why, without
+    Python's '[Errno 2] ...: PATH' (the path said twice) and without advice meant for the
+    library ('pass direction= explicitly', which no command takes for a model folder)."""
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    path = tmp_path / "hi" / file
+    path.unlink() if damage is None else path.write_bytes(damage)
+    assert main(["decode", "--model", str(tmp_path / "hi"), str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and why in err, err
+    assert "[Errno" not in err and "direction=" not in err, err

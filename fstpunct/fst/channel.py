@@ -543,9 +543,11 @@ def sidecar_direction(path: str | Path) -> str:
     side = sidecar_path(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ModelError(f"{side}: cannot read the channel's direction ({e}); "
-                         f"pass direction= explicitly") from e
+    except OSError as e:  # its strerror: the path is said once, first
+        raise ModelError(f"{side}: cannot read the channel's direction "
+                         f"({(e.strerror or str(e)).lower()})") from e
+    except ValueError as e:
+        raise ModelError(f"{side}: cannot read the channel's direction ({e})") from e
     direction = meta.get("direction") if isinstance(meta, dict) else None
     if direction not in DIRECTIONS:
         raise ModelError(f"{side}: 'direction' must be ltr or rtl")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..dp.sparse import Csr, ranges, unique_ids
-from ..errors import UNREADABLE, ModelError
+from ..errors import UNREADABLE, ModelError, not_a_model
 from ..files import read_meta
 from ..ud.slots import SlotSentence
 from ._attach import (
@@ -160,7 +160,10 @@ class AttachModel:
                     _read_block(npz, name, block)
                     for name, block in zip(("theta", "lexical"), model.blocks(theta)))
         except (*UNREADABLE, ModelError) as e:
-            raise ModelError(f"{path}: cannot load attach model: {e}") from e
+            if isinstance(e, ValueError) and "pickle" in str(e):  # numpy's advice on a non-.npz
+                e = ValueError("not a NumPy .npz archive")
+            raise not_a_model(Path(path).parent, "an attach model", e, path,
+                              f"{Path(path).name}.npz") from e
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")
         return model, theta
