@@ -5,13 +5,15 @@ FSTs.
 >>> model = fstpunct.load("en")     # a bundled model by name, or a folder
 
 then ``model.decode``, ``restore``, ``normalise``, ``rephrase``, ``correct`` (a correction
-model), ``log_prob``, ``perplexity``, ``show``, ``draw_tree`` and ``draw_lattice`` on a CoNLL-U
-string, a path or split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read
-plain text, with ``text=True``); ``fstpunct.posteriors(sentence)`` reads a decoded sentence's
-``PunctPost`` as numbers; ``fstpunct.split(name, ud_dir)`` is a standard split of the UD
-release of your choice (a :class:`Source`); ``fstpunct.train(folder, files)`` trains a model
-folder (see the README's "Python API"). Warnings are :class:`FstpunctWarning`s. The names below
-are loaded on first use, so ``import fstpunct`` stays quick.
+model), ``parse`` (a parser's k best trees re-ranked by the model), ``log_prob``,
+``perplexity``, ``show``, ``draw_tree`` and ``draw_lattice`` on a CoNLL-U string, a path or
+split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read plain text, with
+``text=True``); ``fstpunct.parse(data, parser)`` parses with a parser alone;
+``fstpunct.posteriors(sentence)`` reads a decoded sentence's ``PunctPost`` as numbers;
+``fstpunct.split(name, ud_dir)`` is a standard split of the UD release of your choice (a
+:class:`Source`); ``fstpunct.train(folder, files)`` trains a model folder (see the README's
+"Python API"). Warnings are :class:`FstpunctWarning`s. The names below are loaded on first use,
+so ``import fstpunct`` stays quick.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = ["FstpunctWarning", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
-           "language_of", "load", "posteriors", "split", "train"]
+           "language_of", "load", "parse", "posteriors", "split", "train"]
 
 
 def __getattr__(name: str) -> Any:

@@ -111,3 +111,58 @@ def test_the_punctuation_model_may_be_a_correction_models_folder(setup, stub_cor
                      "--punct-weight", "8", str(src)]) == 0
         runs.append(capsys.readouterr().out)
     assert runs[0] == runs[1] and runs[0]
+
+
+def test_the_api_parses_as_the_command_does(setup, tmp_path):
+    """``fstpunct.parse`` (the parser alone) and ``Model.parse`` (its k best re-ranked by the
+    punctuation model, Jones) on a CoNLL-U string and on TokenLists give the trees of
+    ``parse`` and ``constrained``, and what ``fstpunct parse`` writes."""
+    import conllu
+
+    import fstpunct
+    parser, model, sents, folder = setup
+    text = "".join(s.text() for s in sents)
+    fresh = list(read_file_text(text))
+    alone = "".join(parse(parser, s, 4).text() for s in fresh)
+    judged = "".join(t.text() for t in constrained(parser, model, fresh, 4, 100.0))
+    assert alone != judged  # the punctuation model changes some tree: the two are told apart
+    assert fstpunct.parse(text, folder, beam=4) == alone
+    en = fstpunct.load("en")
+    assert en.parse(text, parser, beam=4, punct_weight=100) == judged
+    heads = [[t["head"] for t in s] for s in en.parse(conllu.parse(text), str(folder), beam=4,
+                                                        punct_weight=100)]
+    assert heads == [[t["head"] for t in s] for s in conllu.parse(judged)]
+    src = tmp_path / "in.conllu"
+    src.write_text(text, encoding="utf-8")
+    for options, want in (([], alone), (["--punct-model", "en", "--punct-weight", "100"], judged)):
+        assert main(["parse", "--model", str(folder), "--beam", "4", *options, str(src), "-o",
+                     str(tmp_path / "out.conllu")]) == 0
+        assert (tmp_path / "out.conllu").read_text(encoding="utf-8") == want
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"beam": 1}, "beam of at least 2"),
+    ({"beam": 4, "punct_weight": float("nan")}, "must be a finite number >= 0"),
+    ({"beam": 0}, "beam must be at least 1, not 0"),
+])
+def test_the_api_refuses_before_reading(setup, options, message):
+    """``Model.parse``'s options are refused before any sentence is pulled."""
+    import fstpunct
+    _, _, sents, folder = setup
+    pulled = []
+
+    def source():
+        for s in sents:
+            pulled.append(s)
+            yield s
+    with pytest.raises(InputError, match=message):
+        fstpunct.load("en").parse(source(), folder, **options)
+    assert not pulled
+
+
+def read_file_text(text):
+    """The sentences of a CoNLL-U string."""
+    import io
+
+    from fstpunct.ud.treebank import read_conllu
+    return read_conllu(io.StringIO(text), "<string>")

@@ -15,8 +15,9 @@ from .catalogue import ModelInfo, bundled_models, evaluate
 from .choice import Choice, choose, language_of
 from .data import Data, rewrite, sentences, split, values
 from .model import Model, Perplexity, load
+from .parsing import parse
 from .training import train
 
 __all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
-           "choose", "evaluate", "language_of", "load", "posteriors", "rewrite", "sentences",
-           "split", "train", "values"]
+           "choose", "evaluate", "language_of", "load", "parse", "posteriors", "rewrite",
+           "sentences", "split", "train", "values"]

@@ -426,6 +426,27 @@ class Model:
                              edit_cost=edit_cost, support=support, parsed=p is not None)
         return self._rewrite(data, step, width)
 
+    def parse(self, data: Data, parser: str | os.PathLike[str] | ParserModel, *,
+              beam: int | None = None, punct_weight: float = 32.0) -> Any:
+        """Punctuation as a constraint on parsing (Jones 1994), as ``fstpunct parse
+        --punct-model`` does with this model: every sentence's tree chosen among the k best of
+        ``parser`` (``--model``: a ``removed``-mode parser's folder or loaded model; beam
+        ``beam``, ``--beam``, default the parser's own, at least 2) by parser score +
+        ``punct_weight`` (``--punct-weight``: a finite number ≥ 0; 0 is the parser alone;
+        default 32, chosen on en dev) · log p(x | T) under this model (a correction model's:
+        its learners'). Lines and columns but HEAD and DEPREL are kept, as by
+        :func:`fstpunct.parse` (the parser alone). Options are checked before any sentence is
+        read.
+
+        Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
+        iterator, computed as it is read (no sentence is processed until it is read)."""
+        from ..apps.constraint import check_constraint, constrained
+        from .parsing import parser_model
+        p = parser_model(parser, beam)
+        check_constraint(p, beam, punct_weight)
+        return self._rewrite(data, lambda s: constrained(p, self.punct, s, beam, punct_weight),
+                             tree=False)
+
     def rules(self, compare: str | os.PathLike[str] | None = None, *, lang: str | None = None,
               split: str | None = None, relations: Sequence[str] | None = None,
               ud_dir: str | os.PathLike[str] | None = None) -> LearnedRules:

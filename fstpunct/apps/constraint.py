@@ -20,7 +20,7 @@ from ..parser import kbest
 from ..ud.slots import to_slots
 from ..ud.treebank import Sentence, batches
 
-__all__ = ["Candidates", "candidates", "choose", "constrained"]
+__all__ = ["Candidates", "candidates", "check_constraint", "choose", "constrained"]
 
 Candidates = tuple[list[Sentence], np.ndarray, np.ndarray]  # trees, parser scores, log p(x | T)
 
@@ -50,15 +50,19 @@ def choose(scores: np.ndarray, log_px: np.ndarray, weight: float) -> int:
 
 def constrained(parser: ParserModel, model: PunctModel, sentences: Iterable[Sentence],
                 beam: int | None, weight: float) -> Iterator[Sentence]:
-    """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`
-    (``weight``: a finite number ≥ 0; ``beam``, or the parser's own, at least 2; else an
-    :class:`~fstpunct.errors.InputError`; so is a parser of another mode than ``removed``),
-    checked before any sentence is read."""
+    """Every sentence parsed, the tree chosen among the parser's k best by :func:`choose`;
+    :func:`check_constraint` first, before any sentence is read."""
+    check_constraint(parser, beam, weight)
+    return (trees[choose(scores, log_px, weight)]
+            for trees, scores, log_px in candidates(parser, model, sentences, beam))
+
+
+def check_constraint(parser: ParserModel, beam: int | None, weight: float) -> None:
+    """An :class:`~fstpunct.errors.InputError` unless ``weight`` is a finite number ≥ 0,
+    ``beam`` (or the parser's own) at least 2 and the parser of ``removed`` mode."""
     parser.expect_mode("removed", "choosing a tree by its punctuation (--punct-model)")
     if not math.isfinite(weight) or weight < 0:  # NaN or ±inf: every tree would score alike
         raise InputError(f"the punctuation weight must be a finite number >= 0, not {weight}")
     if parser.beam_width(beam) < 2:  # one tree: nothing to choose, the parser's tree
         raise InputError("choosing a tree by its punctuation needs a beam of at least 2 "
                          f"(the parser's k best), not {parser.beam_width(beam)}")
-    return (trees[choose(scores, log_px, weight)]
-            for trees, scores, log_px in candidates(parser, model, sentences, beam))

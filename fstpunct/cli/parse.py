@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 
+from ..api.parsing import parse
 from ..errors import refuse_unused
-from ..parser import Model, parse, read_unparsed
+from ..parser import read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
@@ -40,19 +41,14 @@ def run(args: argparse.Namespace) -> int:
     at_least(0, punct_weight=args.punct_weight)  # the library checks it too
     refuse_unused({"--punct-weight": args.punct_weight is not None and not args.punct_model},
                   "only with --punct-model (the model it weighs)")
-    model = Model.load(args.model)
     sentences = progress(read_unparsed(args.input) if names_file(args.input)
                          else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..api import load  # a correction model: its learner model, as decode reads it
-        from ..apps.constraint import constrained
-        from ..ud.width import Widths
-        punct = load(args.punct_model).punct
-        widths = Widths(punct.vocab.tokens)  # marks of either width (fstpunct.ud.width)
         weight = 32.0 if args.punct_weight is None else args.punct_weight
-        trees = widths.write(constrained(model, punct, widths.read(sentences), args.beam,
-                                         weight))
+        trees = load(args.punct_model).parse(sentences, args.model, beam=args.beam,
+                                             punct_weight=weight)
     else:
-        trees = (parse(model, sent, args.beam) for sent in sentences)
+        trees = parse(sentences, args.model, beam=args.beam)
     write_file(trees, args.output)
     return 0

@@ -1,0 +1,40 @@
+"""Parsing what users hold, as ``fstpunct parse`` does: a parser's trees (Ma, Zhang & Zhu
+2014), or, through :meth:`fstpunct.Model.parse`, the tree a punctuation model prefers among the
+parser's k best (Jones 1994)."""
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InputError
+from .data import Data, rewrite
+
+if TYPE_CHECKING:  # the parser brings scipy and tqdm: imported when a parser is used
+    from ..parser import Model as ParserModel
+
+__all__ = ["parse", "parser_model"]
+
+
+def parser_model(parser: str | os.PathLike[str] | ParserModel, beam: int | None
+                 ) -> ParserModel:
+    """``parser`` loaded (a folder of ``fstpunct parser train``, or a loaded
+    :class:`fstpunct.parser.Model` as it is), ``beam`` checked: an InputError before any
+    sentence is read."""
+    from ..parser import Model as ParserModel
+    if beam is not None and beam < 1:
+        raise InputError(f"beam must be at least 1, not {beam}")
+    return parser if isinstance(parser, ParserModel) else ParserModel.load(parser)
+
+
+def parse(data: Data, parser: str | os.PathLike[str] | ParserModel, *,
+          beam: int | None = None) -> Any:
+    """Every sentence of ``data`` parsed by ``parser`` (a folder of ``fstpunct parser train``
+    or a loaded :class:`fstpunct.parser.Model`; CLI ``fstpunct parse --model DIR``) with beam
+    ``beam`` (``--beam``; default: the parser's own), as ``fstpunct parse`` parses it: HEAD
+    and DEPREL replaced (HEAD may be ``_`` in the input), every other line and column kept,
+    punctuation the parser's mode leaves out attached to a neighbour. ``data`` and the
+    answer: as :class:`fstpunct.Model`'s methods take and give them."""
+    from ..parser import parse as parse_sentence
+    model = parser_model(parser, beam)
+    return rewrite(data, lambda sents: (parse_sentence(model, s, beam) for s in sents),
+                   tree=False)
