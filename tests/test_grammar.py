@@ -286,3 +286,17 @@ def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
     (folder / "edits.npy").unlink()
     with pytest.raises(ModelError, match="no readable expected edit counts"):
         load_edit_counts(folder)
+
+
+def test_the_files_the_rule_files_and_readme_name_exist():
+    """A path of the repository named in a rule file's comments or in README.md exists (the
+    rule files sent readers to fstpunct/grammar.py, which moved to fstpunct/fst/);
+    placeholders in capitals (grammars/LANG.rules) aside."""
+    import re
+    root = Path(__file__).parents[1]
+    for doc in [*sorted((root / "grammars").glob("*.rules")), root / "README.md"]:
+        named = re.findall(r"(?<![\w/.])((?:fstpunct|scripts|bench|tests|grammars|docs|data)/"
+                           r"[\w/.-]*\w\.(?:py|pyx|rules|md|conllu))",
+                           doc.read_text(encoding="utf-8"))
+        missing = [p for p in named if not re.search(r"/[A-Z]+\.", p) and not (root / p).exists()]
+        assert not missing, (doc.name, missing)
