@@ -9,8 +9,8 @@ from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "not_a_model", "refuse_missing", "refuse_unused",
-           "warn_user"]
+           "InputError", "ModelError", "not_a_model", "refuse_below", "refuse_missing",
+           "refuse_unused", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -83,6 +83,16 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     else:
         why = f"{file}: {cause}" if file else str(cause)
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
+
+
+def refuse_below(least: float, **values: float) -> None:
+    """An :class:`InputError` naming every value of ``values`` (by keyword) below ``least``, or
+    not a number (NaN), in the one style of a refused value: ``lexical and l2 must be at least
+    0, not -1 and -2.0``."""
+    low = {name: value for name, value in values.items() if not value >= least}
+    if low:
+        raise InputError(f"{' and '.join(low)} must be at least {least}, not "
+                         f"{' and '.join(map(str, low.values()))}")
 
 
 def check_seed(seed: int) -> None:

@@ -140,17 +140,17 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
     out = tmp_path / "m"
     assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "--l2", "-2", "-o",
                  str(out)]) == 2
-    assert "lexical -1, l2 -2.0: must be at least 0" in capsys.readouterr().err
+    assert "lexical and l2 must be at least 0, not -1 and -2.0" in capsys.readouterr().err
     assert not out.exists()
     assert main(["train", "--train", str(SAMPLE), "--token-cost", "-1", "-o", str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith("token_cost -1.0: must be at least 0")
+    assert capsys.readouterr().err.strip().endswith("token_cost must be at least 0, not -1.0")
     assert not out.exists()
-    with pytest.raises(InputError, match="token_cost -0.5: must be at least 0"):
+    with pytest.raises(InputError, match="^token_cost must be at least 0, not -0.5$"):
         Settings(token_cost=-0.5)  # the API's check (fstpunct.train takes Settings)
     assert main(["train", "--train", str(SAMPLE), "--attach-iterations", "0", "-o",
                  str(out)]) == 2
     assert capsys.readouterr().err.strip().endswith(
-        "iterations 10, attach_iterations 0: must be at least 0 and 1")
+        "attach_iterations must be at least 1, not 0")
     assert not out.exists()
 
 
@@ -357,3 +357,26 @@ def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and why in err, err
     assert "[Errno" not in err and "direction=" not in err, err
+
+
+@pytest.mark.parametrize("argv, prog, what", [
+    (["score", "--gold", str(SAMPLE), str(SAMPLE), "-o", "x"], "fstpunct score",
+     "unrecognized arguments: -o x"),
+    (["train", "--lang", "xx", "-o", "x"], "fstpunct train", "argument --lang: invalid choice"),
+    (["parser", "train", "--beam", "0", "-o", "x"], "fstpunct parser train",
+     "argument --beam: expected a whole number of at least 1, not '0'"),
+    (["draw", "channel", "c.fst", "--symbols", ",", "--bogus"], "fstpunct draw channel",
+     "unrecognized arguments: --bogus"),
+    (["decod"], "fstpunct", "argument COMMAND: invalid choice: 'decod'"),
+])
+def test_a_usage_error_is_one_line_naming_the_command(argv, prog, what, capsys):
+    """argparse's refusals are one line as every other (its usage lines came first), naming
+    the subcommand that refuses (an unknown option of 'fstpunct score' was the top level's:
+    'fstpunct: error: unrecognized arguments', under the top level's usage), and saying where
+    the options are listed."""
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"{prog}: error: {what}") and \
+        err.endswith(f" (see '{prog} --help')\n"), err

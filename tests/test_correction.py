@@ -207,7 +207,7 @@ def test_sharpened_channel_by_hand():
         alone = sharpened(channel, beta).phi
         assert np.allclose(alone.sum(axis=2), 1.0)
         assert alone[a, b, likeliest] == 1.0
-    with pytest.raises(InputError, match="sharpening"):
+    with pytest.raises(InputError, match="^the channel's sharpening must be above 0, not 0.0$"):
         sharpened(channel, 0.0)
 
 

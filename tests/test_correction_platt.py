@@ -147,7 +147,8 @@ def test_the_map_is_stored_with_the_decoding(hand_corrector, tmp_path):
     loaded = CorrectionModel.load(tmp_path / "m")
     assert loaded.decoding == Decoding(0.25, 0.001, platt=w)
     assert loaded.decoding_for(parsed=True).platt == w  # the gold trees' one
-    with pytest.raises(InputError, match=rf"a Platt map has {PLATT_SIZE} coefficients \(got 5\)"):
+    with pytest.raises(InputError,
+                       match=rf"^a Platt map must have {PLATT_SIZE} coefficients, not 5$"):
         Decoding(platt=(1.0,) * 5)
     with pytest.raises(InputError, match="a gate or a Platt map, not both"):
         Decoding(gate=(0.0,) * len(FEATURES), platt=w)

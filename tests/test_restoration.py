@@ -286,6 +286,6 @@ def test_a_compact_crf_stores_fewer_features(tmp_path):
 def test_crf_train_refuses_a_negative_or_nan_setting(tmp_path, c1, min_freq):
     """A NaN c1 used to train and write ``"c1": NaN`` (not JSON) into meta.json."""
     sents = [to_slots(s) for s in read_file(SAMPLE)]
-    with pytest.raises(InputError):
+    with pytest.raises(InputError, match=r"^(c1|min_freq) must be at least 0, not (nan|-1.0)$"):
         train(sents, sents, tmp_path / "crf", "en", c1=c1, min_freq=min_freq)
     assert not (tmp_path / "crf").exists()

@@ -180,7 +180,7 @@ def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str |
     ``format`` ``text``, each sentence as ``line(sentence)``."""
     format = format or ("text" if text is not None else "conllu")
     if format not in FORMATS:
-        raise InputError(f"format must be one of {', '.join(FORMATS)}")
+        raise InputError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
     sents, streamed = _open(data, text, tree)
     out = step(sents)
     whole = is_text(data) or text is not None and isinstance(data, str)

@@ -275,7 +275,8 @@ class Model:
         for p in loaded:  # they parse the stripped sentences
             p.expect_mode("removed", "restoration with a parser")
         if samples is not None and len(loaded) > samples:
-            raise InputError("samples must be at least the number of parsers")
+            raise InputError(f"samples must be at least the number of parsers, {len(loaded)}, "
+                             f"not {samples}")
         return self._rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
                                                             lowercase, tagger),
                              width, self._model_for(text and text_model),
@@ -296,7 +297,8 @@ class Model:
                                              "mix_weight": mix_weight}, mbr, seed)
         decoder = "slot" if decoder is None else decoder
         if decoder not in EXACT_DECODERS:
-            raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}")
+            raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}, "
+                             f"not {decoder!r}")
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None
         refuse_unused({"mix_weight": mix_weight is not None and mix_crf is None and not stored},

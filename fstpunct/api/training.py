@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from .. import __version__
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -81,8 +81,7 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     _check_choice("init", init, INITS)
     if direction is not None:
         _check_choice("direction", direction, DIRECTIONS)
-    if seed < 0:
-        raise InputError(f"seed {seed}: must be at least 0")
+    check_seed(seed)
     folder_target(output)  # a folder it cannot write is said before training, not after
     data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
     sources = ([resolve_one(f, ud_dir) for f in data] if data
@@ -159,4 +158,4 @@ def _names(files: Folder | Sequence[Folder], what: str) -> list[str]:
 
 def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
     if value not in allowed:
-        raise InputError(f"{name} {value!r}: must be one of {', '.join(allowed)}")
+        raise InputError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 
 from ..apps.restoration.crf import MIN_COUNT, CrfModel, train
-from ..errors import InputError
 from ..files import folder_target
 from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
@@ -13,6 +12,7 @@ from .arguments import (
     add_held_out_arguments,
     add_model_output_argument,
     add_ud_dir_argument,
+    at_least,
     held_out_sources,
     positive,
     stdin_once,
@@ -78,10 +78,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _train(args: argparse.Namespace) -> int:
     stdin_once([f for f in (args.train, args.dev) if f])  # before any other check
-    if args.max_iterations < 1:
-        raise InputError("--max-iterations must be at least 1")
-    if not (args.c1 >= 0 and args.min_freq >= 0):  # checked before reading anything
-        raise InputError("--c1 and --min-freq must be non-negative numbers")
+    at_least(1, max_iterations=args.max_iterations)  # checked before reading anything
+    at_least(0, c1=args.c1, min_freq=args.min_freq)
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()

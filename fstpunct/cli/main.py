@@ -8,6 +8,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
+from typing import NoReturn
 
 from .. import __version__
 from ..errors import FstpunctError
@@ -21,11 +22,20 @@ COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "d
             "models": "models"}
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse's parser (every subcommand's too) refusing in one line, as every other refusal
+    of the command line: ``fstpunct decode: error: argument --beam: ... (see 'fstpunct decode
+    --help')``, exit 2 (argparse's own printed its usage lines first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every subcommand, or of the subcommand ``only`` alone: only its module is
     imported then, and with it only what it needs (some commands need scipy, tqdm or graphviz,
     slow to import)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="fstpunct",
         description="Punctuation as underlying marks on syntactic constituents, "
                     "rendered on the surface by a weighted finite-state transducer.",
@@ -52,9 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = _command(argv)  # anything but a command's name (--help, a typo): the whole parser
     try:  # importing a command's modules takes a moment: Ctrl-C there is no traceback either
-        args = build_parser(command if command in COMMANDS else None).parse_args(argv)
+        parser = build_parser(command if command in COMMANDS else None)
+        args, unknown = parser.parse_known_args(argv)
     except KeyboardInterrupt:
         return 130
+    if unknown:  # refused by the (sub)command given them, not by the top level
+        _chosen(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
     warnings.showwarning = lambda message, *_, **__: print(
         f"fstpunct {args.command}: warning: {message}", file=sys.stderr)
     try:
@@ -83,6 +96,16 @@ def _command(argv: Sequence[str]) -> str | None:
     """The first word of ``argv`` that is not an option: the subcommand's name, if it is one
     (the top level has no options with values)."""
     return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace
+            ) -> argparse.ArgumentParser:
+    """The parser of the (sub)subcommand ``args`` ran (``fstpunct parser train``'s)."""
+    while True:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        if not subs:
+            return parser
+        parser = subs[0].choices[getattr(args, subs[0].dest)]
 
 
 def _silence_stdout() -> None:

@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.learning == "local" and args.beam > 1:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
-        raise InputError("--fraction must be above 0 and at most 1")
+        raise InputError(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     at_least(0, patience=args.patience, min_count=args.min_count)
     folder_target(args.output)  # a folder it cannot write is said before training, not after
     train_sents = list(read_one(args.train, args.ud_dir) if args.train

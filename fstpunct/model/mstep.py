@@ -144,7 +144,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
     of θ): its own work per iteration is proportional to their number."""
     if maxiter < 1:
-        raise InputError(f"attach iterations {maxiter}: must be at least 1")
+        raise InputError(f"attach iterations must be at least 1, not {maxiter}")
     problem = _MStep(data, targets, l2, center)
     theta = np.array(theta0, dtype=np.float64)
     free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
@@ -178,7 +178,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
 def _threads(threads: int) -> Iterator[Executor | None]:
     """A pool of ``threads`` threads (None for one: the work runs in this thread)."""
     if threads < 1:
-        raise InputError(f"threads {threads}: must be at least 1")
+        raise InputError(f"threads must be at least 1, not {threads}")
     if threads == 1:
         yield None
         return

@@ -41,7 +41,7 @@ from ..dp.forest import viterbi_and_log_partition as forest_viterbi_and_log_part
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
-from ..errors import InputError
+from ..errors import InputError, refuse_below
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence, opening
@@ -74,11 +74,9 @@ class Settings:
     lexical: int = 500
 
     def __post_init__(self) -> None:
-        negative = [f"{name} {value}" for name, value in
-                    (("lexical", self.lexical), ("xi", self.xi), ("l2", self.l2),
-                     ("token_cost", self.token_cost)) if value < 0]
-        if negative:  # lexical −1 used to give every word but the rarest a feature of its own
-            raise InputError(f"{', '.join(negative)}: must be at least 0")
+        # lexical −1 used to give every word but the rarest a feature of its own
+        refuse_below(0, lexical=self.lexical, xi=self.xi, l2=self.l2,
+                     token_cost=self.token_cost)
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
@@ -797,7 +795,7 @@ class Inference:
         that a sentence's samples do not depend on the other sentences of the batch:
         ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1."""
         if size < 1:
-            raise InputError(f"the draws of T′ must be at least 1 (got {size})")
+            raise InputError(f"the draws of T′ must be at least 1, not {size}")
         if len(streams) != len(self.batch):
             raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
         forest, flat, _ = self.forest(False)  # the batch's layout, built once for every stream

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import refuse_below
 from ..fst.channel import Channel
 from ..fst.grammar import Grammar
 from ..fst.lattice import LatticeBuilder
@@ -158,9 +158,8 @@ def _reestimate(channel: Channel, counts: np.ndarray, prior: np.ndarray) -> Chan
 
 def check_iterations(iterations: int, attach_iterations: int) -> None:
     """Refuse fewer than 0 EM iterations or 1 L-BFGS iteration per M-step (InputError)."""
-    if iterations < 0 or attach_iterations < 1:
-        raise InputError(f"iterations {iterations}, attach_iterations {attach_iterations}: "
-                         "must be at least 0 and 1")
+    refuse_below(0, iterations=iterations)
+    refuse_below(1, attach_iterations=attach_iterations)
 
 
 def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,

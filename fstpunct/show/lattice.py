@@ -267,7 +267,7 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     refuse_unused({"min_prob": not full and min_prob is not None}, "only with full (--full)")
     paths, samples = 10 if paths is None else paths, 1000 if samples is None else samples
     if paths < 1 or samples < 1:
-        raise InputError("paths and samples must be at least 1")
+        raise InputError(f"paths and samples must be at least 1, not {paths} and {samples}")
     slots = to_slots(sent)
     inference = Inference(model, model.prepare([slots]))
     surfaces = inference.batch.surfaces[0]

@@ -25,8 +25,8 @@ def check_draws(size: int, seed: int) -> None:
     """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (the draws of T′ asked for and the
     seed of their random streams; callers with nothing to draw check them too)."""
     if size < 1 or seed < 0:  # numpy's traceback for a negative seed
-        raise InputError(f"the draws of T′ must be at least 1 and their seed >= 0 (got "
-                         f"{size} and {seed})")
+        raise InputError(f"the draws of T′ must be at least 1 and their seed at least 0, not "
+                         f"{size} and {seed}")
 
 
 def learner_draws(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int,

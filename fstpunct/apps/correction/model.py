@@ -107,19 +107,20 @@ class Decoding:
 
     def __post_init__(self) -> None:
         if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
-            raise InputError(f"edit cost must be >= 0 and support within 0..1 (got "
-                             f"{self.edit_cost}, {self.support})")
+            raise InputError(f"the edit cost must be at least 0 and the support from 0 to 1, "
+                             f"not {self.edit_cost} and {self.support}")
         if self.gate and len(self.gate) != len(FEATURES):
-            raise InputError(f"a gate has {len(FEATURES)} coefficients (got {len(self.gate)})")
+            raise InputError(f"a gate must have {len(FEATURES)} coefficients, not "
+                             f"{len(self.gate)}")
         if self.platt and len(self.platt) != PLATT_SIZE:
-            raise InputError(f"a Platt map has {PLATT_SIZE} coefficients (got "
-                             f"{len(self.platt)})")
+            raise InputError(f"a Platt map must have {PLATT_SIZE} coefficients, not "
+                             f"{len(self.platt)}")
         if self.gate and self.platt:
             raise InputError("a decoding has a gate or a Platt map, not both (no model "
                              "combines them)")
         if self.decoder not in DECODERS_CORRECT:
-            raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)} (got "
-                             f"{self.decoder!r})")
+            raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)}, not "
+                             f"{self.decoder!r}")
 
 
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:
@@ -173,7 +174,7 @@ def sharpened(channel: Channel, beta: float) -> Channel:
     edit of each window alone, β = ∞ exactly: each window is divided by its largest entry
     first, so that no window underflows to 0)."""
     if not beta > 0.0:
-        raise InputError(f"the channel's sharpening must be > 0 (got {beta})")
+        raise InputError(f"the channel's sharpening must be above 0, not {beta}")
     phi = (channel.phi / channel.phi.max(axis=2, keepdims=True)) ** beta
     return Channel(channel.symbols, channel.direction, phi / phi.sum(axis=2, keepdims=True))
 

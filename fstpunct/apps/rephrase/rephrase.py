@@ -102,7 +102,7 @@ class Options:
         if self.method not in METHODS:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
         if self.samples < 1:
-            raise InputError("the number of samples must be at least 1")
+            raise InputError(f"the number of samples must be at least 1, not {self.samples}")
         check_stream_seed(self.seed)
         _check_tree(self.tree)
         # a str ("acl:relcl") kept as it is would be tested as a substring ("acl" in it)

@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError, ModelError
+from ...errors import InputError, ModelError, refuse_below
 from ...files import atomic_folder, read_meta
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -233,8 +233,7 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     :data:`OTHER` (fewer tags: training time grows with their square)."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
-    if not (c1 >= 0 and min_freq >= 0):  # NaN too: it would train, and break meta.json
-        raise InputError("c1 and min_freq must be non-negative numbers")
+    refuse_below(0, c1=c1, min_freq=min_freq)  # NaN too: it would train, and break meta.json
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
     tags = sorted(t for t, c in counts.items() if c >= min_tag_count)

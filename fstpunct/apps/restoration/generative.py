@@ -30,7 +30,7 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
     ignore: one of ``exact`` (the exact decoders' options by name, None when not given) with
     samples, or ``mbr`` or ``seed`` without; restoration and correction share it."""
     if samples is not None and samples < 1:
-        raise InputError("samples must be at least 1")
+        raise InputError(f"samples must be at least 1, not {samples}")
     if samples is not None:
         refuse_unused({name: value is not None for name, value in exact.items()},
                       "for the exact decoders only, not with samples (--samples)")
@@ -39,7 +39,7 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
                   "only with samples (--samples: MBR over samples)")
     mbr = "sentence" if mbr is None else mbr
     if mbr not in DECODERS:
-        raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}")
+        raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}, not {mbr!r}")
     return mbr, seed or 0
 
 

@@ -106,7 +106,7 @@ class PriorSampler:
     def __init__(self, model: PunctModel, samples: int = 1000, seed: int = 0,
                  hidden: frozenset[str] = HIDDEN, stream: int | None = None) -> None:
         if samples < 1:
-            raise ValueError("the number of samples must be at least 1")
+            raise ValueError(f"the number of samples must be at least 1, not {samples}")
         check_seed(seed)
         self.model, self.samples, self.seed = model, samples, seed
         self._stream = () if stream is None else (stream,)
