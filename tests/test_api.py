@@ -756,3 +756,40 @@ def test_load_and_language_of_name_their_argument():
     with pytest.raises(TypeError, match="^language_of: source must be a path or split name, "
                                         "not int$"):
         fstpunct.language_of(3)
+
+
+def test_the_keywords_are_the_commands_options():
+    """Every long option of a command that has a Python function is its keyword, ``-`` written
+    ``_``, but for the exceptions README's "Python API" names; options about files, models and
+    pools are the call itself (the mapping README states)."""
+    import argparse
+    import inspect
+
+    from fstpunct.cli.main import build_parser
+    exceptions = {("restore", "--parser"): "parsers", ("parse", "--model"): "parser",
+                  ("rephrase", "--no-balance"): "balance", ("parse", "--punct-model"): None,
+                  **{(c, o): "lowercase" for c in ("decode", "restore")
+                     for o in ("--lowercase-input", "--cased-input")},
+                  # fstpunct.train: files are data=, settings a Settings (its README row)
+                  ("train", "--train"): "data", **{("train", o): "settings" for o in
+                                                   ("--xi", "--l2", "--token-cost", "--lexical")},
+                  ("restore", "--crf"): None, ("restore", "--trivial"): None,  # no Model's
+                  ("perplexity", "--split"): None, ("rules", "--tsv"): None}  # data; printing
+    the_call = {"--output", "--model", "--lang", "--ud-dir", "--quiet", "--jobs", "--scheduler",
+                "--dask-workers"}
+    functions = {name: getattr(fstpunct.Model, name) for name in
+                 ("decode", "restore", "normalise", "rephrase", "correct", "show", "perplexity",
+                  "parse")}
+    functions.update(rules=fstpunct.Model.rules, train=fstpunct.train)
+    commands = next(a for a in build_parser()._actions
+                    if isinstance(a, argparse._SubParsersAction)).choices
+    for name, function in functions.items():
+        takes = set(inspect.signature(function).parameters)
+        if name == "parse":
+            takes |= set(inspect.signature(fstpunct.parse).parameters)
+        for action in commands[name]._actions:
+            longs = [o for o in action.option_strings if o.startswith("--") and o != "--help"]
+            if not longs or (longs[0] in the_call and (name, longs[0]) not in exceptions):
+                continue
+            keyword = exceptions.get((name, longs[0]), longs[0][2:].replace("-", "_"))
+            assert keyword is None or keyword in takes, (name, longs[0], keyword)

@@ -135,7 +135,8 @@ class Model:
         chunks of sentences in parallel, with the same output.
 
         A sentence without UPOS or tree (HEAD ``_``) is first tagged and parsed (see
-        :meth:`pipeline`: ``lowercase``, ``tagger``, ``parser``, ``beam``; a parser of any
+        :meth:`pipeline`: ``lowercase``, True for ``--lowercase-input``, False for
+        ``--cased-input``; ``tagger``, ``parser``, ``beam``; a parser of any
         punctuation mode, as the sentence keeps its marks, unlike :meth:`restore`'s). With
         ``text``, ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is
         split off the words by the marks the model knows; ``format="text"`` (the default for
@@ -233,7 +234,8 @@ class Model:
                 ) -> Any:
         """Strip every sentence's punctuation and restore it given the tree, or given the trees
         of ``parsers`` (folders of ``removed``-mode parsers, or one, beam ``beam``; the first
-        one's tree is kept): by default the exact minimum-Bayes-risk choice under the model, no
+        one's tree is kept; the command's ``--parser``, given once per parser, so one keyword
+        holds them all): by default the exact minimum-Bayes-risk choice under the model, no
         sampling (``decoder``: ``slot``, the default, each slot's least-risk string, or
         ``balanced``, paired marks kept balanced); with ``samples``, minimum Bayes risk
         (``mbr``: ``sentence``, the default, or ``slot``) over that many samples, reproducible
@@ -243,7 +245,8 @@ class Model:
         On ``pool``, chunks of sentences in parallel, with the same output.
 
         A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
-        ``lowercase`` and ``tagger``) and parsed once: by ``parsers`` if any, else by the
+        ``lowercase``: True for ``--lowercase-input``, False for ``--cased-input``; and
+        ``tagger``) and parsed once: by ``parsers`` if any, else by the
         pipeline's parser.
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back

@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(a 'removed'-mode parser) instead of keeping the input's tree; "
                              "repeat it for an ensemble: the output has the first parser's "
                              "tree, and --model mixes the distributions of every parser's "
-                             "tree (with --samples: splits the samples among them)")
+                             "tree (with --samples: splits the samples among them); library: "
+                             "Model.restore's parsers=, one keyword for them all")
     parser.add_argument("--beam", type=positive, help="parser beam (default: each parser's)")
     parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS),
                         help="exact decoder (no sampling): 'slot': every slot's least-risk "

@@ -32,10 +32,12 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str) -> None:
                       help="the input is lower-cased (speech-recognition output): tag and "
                            "parse with the lower-case tagger (tagger-lc/, and parser-lc/ if "
                            "the model has one), whose features do not see case (default: "
-                           "the lower-case tagger for sentences without capital letters)")
+                           "the lower-case tagger for sentences without capital letters; "
+                           "library: lowercase=True)")
     case.add_argument("--cased-input", action="store_const", const=False,
                       dest="lowercase_input",
-                      help="the input is cased: the cased tagger for every sentence")
+                      help="the input is cased: the cased tagger for every sentence "
+                           "(library: lowercase=False)")
     parser.add_argument("--format", choices=FORMATS, default="conllu",
                         help="output CoNLL-U (default) or text: one sentence a line, blank "
                              "lines where --text input had them")
