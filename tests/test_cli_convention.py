@@ -380,3 +380,15 @@ def test_a_usage_error_is_one_line_naming_the_command(argv, prog, what, capsys):
     assert stop.value.code == 2 and err.count("\n") == 1, err
     assert err.startswith(f"{prog}: error: {what}") and \
         err.endswith(f" (see '{prog} --help')\n"), err
+
+
+@pytest.mark.parametrize("command", ["decode", "restore"])
+def test_text_input_that_cannot_be_read_is_one_line(command, tmp_path, capsys):
+    """With --text a missing file or a folder is one line (the note on the input's language
+    came first), and a split's name says it is CoNLL-U (it was 'en:dev: no such file')."""
+    for given, why in ((str(tmp_path / "missing.txt"), "no such file"),
+                       (str(tmp_path), "is a folder, not a file"),
+                       ("en:dev", "a UD split is CoNLL-U, not plain text: leave out --text")):
+        assert main([command, "--text", given]) == 2
+        err = capsys.readouterr().err
+        assert err == f"fstpunct {command}: error: {given}: {why}\n", err

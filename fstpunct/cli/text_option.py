@@ -8,9 +8,10 @@ from collections.abc import Callable, Iterable, Iterator
 from ..api import Model
 from ..api.data import FORMATS
 from ..apps.text import tokeniser
-from ..files import output
-from ..ud.release import read_one
-from ..ud.text import Tokeniser, read_text_file, text_lines
+from ..errors import InputError
+from ..files import open_input, output
+from ..ud.release import names_file, read_one, resolve_one
+from ..ud.text import Tokeniser, read_text, text_lines
 from ..ud.treebank import Sentence, write_conllu
 from .model_option import chosen_model
 
@@ -51,7 +52,7 @@ def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None
     """The sentences of ``args.input``: text with --text (split by ``tokenise``, by default at
     any punctuation character), else CoNLL-U, where sentences may lack trees."""
     if args.text:
-        return read_text_file(args.input, tokenise)
+        return read_text(*_text_input(args), tokenise)
     return read_one(args.input, args.ud_dir, tree=None)
 
 
@@ -59,9 +60,24 @@ def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]
     """The punctuation model of :func:`~.model_option.chosen_model` and the input's sentences
     (text split by the marks the model knows)."""
     if args.text:
+        opened = _text_input(args)  # a missing file: one line, not after the model's note
         model, _ = chosen_model(args, args.input, iter(()))
-        return model, read_input(args, tokeniser(model.punct))
+        return model, read_text(*opened, tokeniser(model.punct))
     return chosen_model(args, args.input, read_input(args))
+
+
+def _text_input(args: argparse.Namespace) -> tuple[Iterator[str], str]:
+    """:func:`~fstpunct.files.open_input` of the text file ``args.input``, opened now; a UD
+    split's name is refused (it is CoNLL-U: without --text), not called a missing file."""
+    if not names_file(args.input):
+        try:
+            resolve_one(args.input, args.ud_dir)
+        except InputError:
+            pass  # no split either: open_input says why the file cannot be read
+        else:
+            raise InputError(f"{args.input}: a UD split is CoNLL-U, not plain text: leave out "
+                             "--text")
+    return open_input(args.input)
 
 
 def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],
