@@ -199,14 +199,15 @@ def test_bad_numbers_are_refused_first_in_one_line(command, refused, capsys, tmp
 
 
 def test_an_error_after_reading_stdin_is_one_line(tmp_path):
-    """An option refused once stdin's first sentence is read (here after the note on its
-    language): the note and the error, and no 'Exception ignored' traceback at exit from the
-    reader's generator detaching the already closed stdin."""
+    """An option refused once stdin's first sentence is read (to tell its language): the
+    error alone (the note on the language came first: two lines), and no 'Exception ignored'
+    traceback at exit from the reader's generator detaching the already closed stdin."""
     run = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "rephrase", "--order",
                           str(tmp_path / "none")], stdin=SAMPLE.open("rb"), capture_output=True,
                          text=True, cwd=tmp_path, check=False)
     assert run.returncode == 2 and "none: not an ordering model" in run.stderr
-    assert run.stderr.count("\n") == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
+    assert "note" not in run.stderr, run.stderr
 
 
 def test_the_readme_first_command_runs_without_a_word_on_stderr(capsys, monkeypatch):
@@ -392,3 +393,30 @@ def test_text_input_that_cannot_be_read_is_one_line(command, tmp_path, capsys):
         assert main([command, "--text", given]) == 2
         err = capsys.readouterr().err
         assert err == f"fstpunct {command}: error: {given}: {why}\n", err
+
+
+@pytest.mark.parametrize("command", [
+    ["show", "--grammar", "missing.rules", "-o", "x.html", str(SAMPLE)],
+    ["restore", "--seed", "3", str(SAMPLE)],
+    ["restore", "--mix-crf", "missing", str(SAMPLE)],
+    ["rephrase", "--no-balance", str(SAMPLE)],
+    ["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "99", "-o", "t.svg"],
+    ["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "1", "--min-prob", "0.1"],
+    ["decode", "-o", "nowhere/x.conllu", str(SAMPLE)],
+])
+def test_a_refusal_comes_without_the_note_on_the_language(command, tmp_path, monkeypatch,
+                                                          capsys):
+    """Without --model the note on the model chosen for the input's language is printed once
+    the work reads a sentence, or at the end of a run: a refusal before is its one line (the
+    note came first: two lines); a run that succeeds still prints it, once."""
+    monkeypatch.chdir(tmp_path)
+    try:
+        status = main(command)
+    except SystemExit as stop:  # an -o in no folder: refused with the options
+        status = stop.code
+    err = capsys.readouterr().err
+    assert status == 2 and err.count("\n") == 1 and "note" not in err, err
+    for ok in (["draw", "tree", "--sentence", f"{SAMPLE}:2", "-o", "t.svg"],
+               ["decode", str(SAMPLE), "-o", "out.conllu"], ["perplexity", str(SAMPLE)]):
+        assert main(ok) == 0
+        assert capsys.readouterr().err.count("note: cannot tell the input's language") == 1

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..errors import InputError
 from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
@@ -80,6 +81,17 @@ def _refuse_outside(least: float, most: float | None, options: dict[str, float |
             raise InputError(f"--{name.replace('_', '-')} must be {bound}, not {value}")
 
 
+def output_file(text: str) -> str:
+    """An option's value that names a file to write (argparse ``type``): not a folder, and in
+    a folder that exists, refused before any work (writing refuses them too, later)."""
+    path = Path(text)
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: is a folder; name a file to write")
+    if not path.parent.is_dir():
+        raise argparse.ArgumentTypeError(f"{text}: no folder {path.parent} to write it in")
+    return text
+
+
 def probability(text: str) -> float:
     """An option's value that must be a number from 0 to 1 (argparse ``type``)."""
     try:
@@ -121,7 +133,8 @@ def add_io_arguments(parser: argparse.ArgumentParser, output: str = "OUT.conllu"
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
                         help="input file (default: stdin), or one split of a UD folder: "
                              "'es:dev' (a standard split), 'en_ewt-test'")
-    parser.add_argument("-o", "--output", metavar=output, help="output file (default: stdout)")
+    parser.add_argument("-o", "--output", metavar=output, type=output_file,
+                        help="output file (default: stdout)")
     add_ud_dir_argument(parser)
 
 

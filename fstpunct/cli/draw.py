@@ -16,7 +16,7 @@ from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
 from ..ud.release import read_one
 from ..ud.treebank import Sentence
-from .arguments import add_ud_dir_argument, at_least, probability
+from .arguments import add_ud_dir_argument, at_least, output_file, probability
 from .model_option import add_model_arguments, chosen_model
 
 HELP = ("Draw part of a model: 'draw channel' shows the channel restricted to a few symbols, "
@@ -78,7 +78,7 @@ def _sentence(parser: argparse.ArgumentParser) -> None:
 
 
 def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
-    parser.add_argument("-o", "--output", metavar="FILE",
+    parser.add_argument("-o", "--output", metavar="FILE", type=output_file,
                         help=f"picture to write: {' '.join(suffixes)}")
 
 

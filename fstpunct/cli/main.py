@@ -13,6 +13,7 @@ from typing import NoReturn
 from .. import __version__
 from ..errors import FstpunctError
 from ..files import Terminated, terminate_on_sigterm, writing
+from .note import print_note
 
 # Subcommand name -> module of fstpunct.cli, in the order ``--help`` lists them.
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
@@ -74,6 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with terminate_on_sigterm():
             status = int(args.run(args) or 0)
             sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
+        print_note(args)  # a note on the model chosen that no sentence's reading printed
         return status
     except FstpunctError as e:
         print(f"fstpunct {args.command}: error: {e}", file=sys.stderr)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 from collections.abc import Iterator
 
 from ..api import Model, choose, language_of, load
 from ..ud.treebank import Sentence
+from .note import noted
 
 __all__ = ["add_model_arguments", "chosen_model"]
 
@@ -30,13 +30,15 @@ def add_model_arguments(parser: argparse.ArgumentParser | argparse._ActionsConta
 def chosen_model(args: argparse.Namespace, source: str | None,
                  sentences: Iterator[Sentence]) -> tuple[Model, Iterator[Sentence]]:
     """The model ``--model`` names, else the bundled model of the input's language (reading
-    its first sentence for metadata; a note on stderr when it falls back to English), and the
-    sentences, none lost."""
+    its first sentence for metadata), and the sentences, none lost. When it falls back to
+    English, a note on stderr (:func:`~.note.noted`): once the command's work pulls the first
+    sentence, or at the end of a run that never did, never before a refusal (a refused option
+    or file is one line)."""
     if args.model:
         return load(args.model), sentences
     first = next(sentences, None)
     sentences = itertools.chain([first] if first is not None else [], sentences)
     choice = choose(getattr(args, "lang", None) or language_of(source, first))
     if choice.note:
-        print(f"fstpunct {args.command}: note: {choice.note}", file=sys.stderr)
-    return load(choice.name), sentences
+        args.note = f"fstpunct {args.command}: note: {choice.note}"
+    return load(choice.name), noted(args, sentences)

@@ -9,7 +9,13 @@ from ..parser import read_unparsed
 from ..progress import progress
 from ..ud.release import names_file, read_one
 from ..ud.treebank import write_file
-from .arguments import add_quiet_argument, add_ud_dir_argument, at_least, positive
+from .arguments import (
+    add_quiet_argument,
+    add_ud_dir_argument,
+    at_least,
+    output_file,
+    positive,
+)
 
 HELP = ("Parse CoNLL-U (HEAD may be '_'): every line and column is kept except HEAD and "
         "DEPREL; punctuation left out by the model is attached to a neighbour. With "
@@ -24,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
     parser.add_argument("--beam", type=positive, metavar="K",
                         help="beam width (default: the model's)")
-    parser.add_argument("-o", "--output", metavar="OUT", help="output file (default: stdout)")
+    parser.add_argument("-o", "--output", metavar="OUT", type=output_file,
+                        help="output file (default: stdout)")
     parser.add_argument("--punct-model", metavar="M",
                         help="punctuation model (folder or bundled name; a correction "
                              "model's folder: its learner model) that re-ranks the k best "

@@ -14,6 +14,7 @@ from ..ud.release import names_file, read_one, resolve_one
 from ..ud.text import Tokeniser, read_text, text_lines
 from ..ud.treebank import Sentence, write_conllu
 from .model_option import chosen_model
+from .note import noted
 
 __all__ = ["add_text_arguments", "model_and_input", "read_input", "write_output"]
 
@@ -62,7 +63,7 @@ def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]
     if args.text:
         opened = _text_input(args)  # a missing file: one line, not after the model's note
         model, _ = chosen_model(args, args.input, iter(()))
-        return model, read_text(*opened, tokeniser(model.punct))
+        return model, noted(args, read_text(*opened, tokeniser(model.punct)))
     return chosen_model(args, args.input, read_input(args))
 
 
