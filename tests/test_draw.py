@@ -127,3 +127,18 @@ def test_min_prob_is_a_probability(tmp_path, capsys, value):
               "-o", str(tmp_path / "c.svg")])
     assert stop.value.code == 2
     assert "argument --min-prob: expected a probability from 0 to 1" in capsys.readouterr().err
+
+
+def test_draw_channel_takes_a_model(tmp_path, capsys):
+    """``draw channel en`` (a bundled name) and a model folder draw the model's channel.fst,
+    as every other command takes a model (it was 'en: cannot read an OpenFst channel: No such
+    file or directory', and for a folder 'Is a directory')."""
+    from fstpunct.model.store import model_path
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    for model, channel in (("en", model_path("en") / "channel.fst"),
+                           (str(tmp_path / "hi"), tmp_path / "hi" / "channel.fst")):
+        drawn = []
+        for given in (model, str(channel)):
+            assert main(["draw", "channel", given, "--symbols", ", ."]) == 0
+            drawn.append(capsys.readouterr().out)
+        assert drawn[0] == drawn[1] and drawn[0].startswith("digraph")

@@ -12,6 +12,7 @@ from ..api.data import one_sentence
 from ..errors import InputError
 from ..files import output
 from ..fst.channel import DIRECTIONS, Channel
+from ..model.store import is_bundled, model_path
 from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
 from ..ud.release import read_one
@@ -31,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = what.add_parser("channel", help="the channel's states and arcs among a few symbols",
                         description="The channel restricted to the given symbols: states "
                                     "'pending a', arcs 'window : output / probability'.")
-    p.add_argument("fst", metavar="CHANNEL.fst", help="a compiled channel, e.g. build/en.fst")
+    p.add_argument("fst", metavar="CHANNEL.fst",
+                   help="a compiled channel, e.g. build/en.fst, or a model (a folder of "
+                        "fstpunct train or a bundled name, en): its channel.fst")
     p.add_argument("--symbols", required=True,
                    help="space-separated symbols to show, e.g. ', . ” ( )'")
     p.add_argument("--min-prob", type=probability, default=0.01, metavar="P",
@@ -92,7 +95,10 @@ def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence]:
 
 
 def _channel(args: argparse.Namespace) -> graphviz.Digraph:
-    channel = Channel.load(args.fst, args.direction)
+    path = Path(args.fst)
+    if path.is_dir() or (is_bundled(args.fst) and not path.exists()):
+        path = model_path(args.fst) / "channel.fst"  # a model's channel
+    channel = Channel.load(path, args.direction)
     return channel_graph(channel, args.symbols.split(), args.min_prob)
 
 
