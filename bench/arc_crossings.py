@@ -7,9 +7,10 @@ them out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.c
 interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
 arc), the pairs of labels whose boxes (:func:`fstpunct.show.layout.overlapping_labels`, from
 the layout's width estimate) overlap, and the pairs of a label and another arc whose curve (or
-the root arrow) passes through the label's box (:func:`fstpunct.show.layout.labels_on_curves`,
-the curve sampled over the box), these by the curve (an arc enclosing the label's arc or
-another, sharing one of its words or none) and how many of them have the label at its own arc.
+the root arrow) passes through the label's box (:func:`fstpunct.show.layout.labels_on_curves`:
+the curve's heights over the box, from its ends' and apex', reach into it), these by the curve
+(an arc enclosing the label's arc or another, sharing one of its words or none) and how many
+of them have the label at its own arc.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out), to compare a
 change with its parent.

@@ -137,10 +137,10 @@ def _overlap(a: tuple[float, float, float, float], b: tuple[float, float, float,
     return a[0] < b[1] and b[0] < a[1] and a[2] < b[3] and b[2] < a[3]
 
 
-def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16) -> bool:
-    """Whether ``arc``'s curve (the root arrow's line) passes through ``box``: the curve
-    between neighbouring points of ``samples`` steps over the box's x-extent taken as a
-    straight piece."""
+def _through(box: tuple[float, float, float, float], arc: Arc) -> bool:
+    """Whether ``arc``'s curve (the root arrow's line) passes through ``box``: whether its
+    heights over the box's x-extent, from the lower end's to the apex's or the higher end's
+    (the curve rises to its middle and falls), reach between the box's bottom and top."""
     left, right, bottom, top = box
     if bottom >= arc.height:
         return False
@@ -149,8 +149,9 @@ def _through(box: tuple[float, float, float, float], arc: Arc, samples: int = 16
     lo, hi = max(left, min(arc.x1, arc.x2)), min(right, max(arc.x1, arc.x2))
     if lo >= hi:
         return False
-    ys = [_arc_y(arc, lo + (hi - lo) * k / samples) for k in range(samples + 1)]
-    return any(min(a, b) < top and bottom < max(a, b) for a, b in zip(ys, ys[1:]))
+    ends = _arc_y(arc, lo), _arc_y(arc, hi)
+    apex = lo <= (arc.x1 + arc.x2) / 2 <= hi  # under the box: above its bottom (checked above)
+    return min(ends) < top and (apex or bottom < max(ends))
 
 
 def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc,
@@ -165,7 +166,9 @@ def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc,
     hi = min(right, max(label.x1, label.x2), max(arc.x1, arc.x2))
     if lo >= hi:
         return False
-    xs = (lo + (hi - lo) * k / samples for k in range(samples + 1))
+    xs = [lo + (hi - lo) * k / samples for k in range(samples + 1)]
+    if min(_arc_y(arc, xs[0]), _arc_y(arc, xs[-1])) >= bottom:  # its lowest there: at an end
+        return False
     return any(_arc_y(label, x) < _arc_y(arc, x) < bottom for x in xs)
 
 
