@@ -218,7 +218,7 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     def clear(a: Arc, half: float) -> bool:
         box = _label_box(a, half)
         return apart(box) and not any(_through(box, b) or _between(a, box, b)
-                                      for b in arcs if b is not a)
+                                      for b in arcs if b.dep != a.dep)  # a word's one arc
 
     for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
         a = arcs[k]
