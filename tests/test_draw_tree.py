@@ -21,7 +21,9 @@ from fstpunct.show.layout import (
     _arc_y,
     _between,
     _label_box,
+    _label_places,
     _label_room,
+    _overlap,
     _resting,
     _through,
     crossings,
@@ -187,6 +189,29 @@ def test_a_curve_between_a_label_and_its_arc_is_found_under_the_whole_box():
     assert box[0] < 156 and 168 < box[1] and 40 < box[2]
     assert _between(placed, box, small)
     assert not _between(placed, box, Arc(2, 3, 156.0, 168.0, 20.0, "", 20.0, 162.0))  # under
+
+
+def test_placing_a_label_keeps_other_curves_from_between_it_and_its_arc():
+    """en:dev:342's 'obl' (2 → 4, rounded): over its apex, the leg of the longer 'obl' from
+    the same word (2 → 10) runs between the label and its arc without entering the box, so
+    the label would seem that arc's; placing moves it along its arc to where none does."""
+    arc = Arc(2, 4, 92.0, 192.0, 44.0, "obl", 44.0, 142.0)
+    longer = Arc(2, 10, 92.0, 612.0, 66.0, "obl", 66.0, 352.0)
+    assert _between(arc, _label_box(arc), longer) and not _through(_label_box(arc), longer)
+    placed, _ = _label_places([arc, longer])
+    assert placed.label_x != arc.label_x
+    assert not _between(placed, _label_box(placed), longer)
+
+
+def test_placing_a_label_keeps_gap_from_its_neighbours():
+    """Two short neighbouring arcs whose labels, each over its apex, would stand 7.2 px apart
+    (less than GAP, though not overlapping): the second moves along its arc to GAP or more."""
+    first = Arc(1, 2, 0.0, 60.0, 22.0, "compound", 22.0, 30.0)
+    second = Arc(3, 2, 120.0, 60.0, 22.0, "compound", 22.0, 90.0)
+    assert 0 < _label_box(second)[0] - _label_box(first)[1] < GAP
+    first, second = _label_places([first, second])
+    left, right, bottom, top = _label_box(first)
+    assert not _overlap((left - GAP, right + GAP, bottom, top), _label_box(second))
 
 
 def through_by_sampling(box, arc: Arc, samples: int = 16) -> bool:
