@@ -2,6 +2,7 @@
 with and without the ``dot`` program, and the ``draw channel`` command."""
 import re
 import shutil
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -49,14 +50,27 @@ def test_self_loops_are_labelled_in_their_states(channel):
 def test_labels_with_arabic_marks_read_left_to_right():
     """A label whose first letter-like character was Arabic ('؟ ، : ، / 0.9') was laid out
     right to left; a left-to-right mark before each part keeps it in order. Lines without a
-    right-to-left character are left as they are."""
+    right-to-left character are left as they are. The caption's symbol list too ('over ؟ ،'
+    read '، ؟')."""
     assert dot.ltr(", . : ε / 0.9") == ", . : ε / 0.9"
     assert dot.ltr("؟ « : ε") == "\u200e؟ \u200e« \u200e: \u200eε"
     ar = load_grammar(EN.with_name("ar.rules")).channel()
     source = channel_graph(ar, ["؟", "،"]).source
-    labels = source.replace("pending ؟", "").replace("over ؟", "")  # states', caption: ltr
+    labels = source.replace("pending ؟", "")  # a state's name is one symbol
     marks = [k for k, c in enumerate(labels) if c == "؟"]
     assert len(marks) > 10 and all(labels[k - 1] == "\u200e" for k in marks)
+    assert "over \u200e؟ \u200e، (reads" in source
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_backslashes_in_state_boxes_are_printed():
+    """Graphviz expands escapes in HTML-like labels as in others: a state's name or loop
+    holding '\\N' printed the node's name there, and '\\\\' one backslash."""
+    graph = dot.digraph("g", "")
+    dot.state(graph, "7", "pending \\N", ["\\N \\\\ : ε"])
+    svg = ET.fromstring(graph.pipe(format="svg", encoding="utf-8"))
+    texts = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    assert {"pending \\N", "↻ \\N \\\\ : ε"} <= texts
 
 
 def test_min_prob_hides_arcs(channel):

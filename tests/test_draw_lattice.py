@@ -4,6 +4,7 @@ slot of the sample draws in seconds, and a full drawing above the size limit is 
 import re
 import shutil
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import graphviz
@@ -121,6 +122,35 @@ def test_the_caption_prints_the_surface_as_the_tree_does(tmp_path, monkeypatch):
     assert main(["draw", "lattice", "--lang", "en", "--sentence", f"{path}:1", "--slot", "1",
                  "-o", str(out)]) == 0
     assert "surface '.', between 'Mr' and 'left'" in out.read_text(encoding="utf-8")
+
+
+def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_path,
+                                                                          monkeypatch):
+    """A slot's surface in the caption and a path's u in the box holding two right-to-left
+    marks were laid out right to left ('u = ؛ ؟ .' as 'u = ؟ ؛ .'), as arc labels were before
+    d4c07aa; a left-to-right mark before each part keeps them in order (:func:`ltr`)."""
+    box = _paths_table([LatticePath(("؛", "؟", "."), (), 1.0, 1.0)])
+    assert "u = \u200e؛ \u200e؟ \u200e.<" in box
+    monkeypatch.chdir(tmp_path)  # a short name: the caption wraps at 100 columns
+    rows = [("قال", "VERB", 0, "root"), ("؟", "PUNCT", 1, "punct"), ("،", "PUNCT", 1, "punct"),
+            ("نعم", "INTJ", 1, "ccomp")]
+    Path("q.conllu").write_text("".join(f"{k}\t{w}\t_\t{upos}\t_\t_\t{h}\t{rel}\t_\t_\n"
+                                        for k, (w, upos, h, rel) in enumerate(rows, 1)) + "\n",
+                                encoding="utf-8")
+    assert main(["draw", "lattice", "--model", "ar", "--sentence", "q.conllu:1", "--slot", "1",
+                 "-o", "lat.dot"]) == 0
+    assert "surface '\u200e؟ \u200e،', between" in Path("lat.dot").read_text(encoding="utf-8")
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
+def test_backslashes_in_the_paths_box_are_printed():
+    """Graphviz expands escapes in HTML-like labels: a u holding '\\N' printed the node's name
+    ('paths') there, and '\\\\' one backslash."""
+    graph = graphviz.Digraph()
+    graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\"), (), 1.0, 1.0)]),
+               shape="plaintext")
+    svg = ET.fromstring(graph.pipe(format="svg", encoding="utf-8"))
+    assert "u = \\N \\\\" in {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
 
 
 def test_draw_lattice_command(tmp_path, capsys):

@@ -62,7 +62,7 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
         if src != dst:
             g.edge(str(src), str(dst), graphviz.nohtml("".join(
                 line.replace("\\", "\\\\") + "\\l" for line in text)))
-    caption = (f"{channel.direction} channel over {' '.join(symbols)} (reads {reads}); "
+    caption = (f"{channel.direction} channel over {ltr(' '.join(symbols))} (reads {reads}); "
                f"{hidden} arcs with p < {min_prob:g} hidden")
     g.attr(label=caption_label(caption))
     return g

@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..files import output
 
 __all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "caption_label",
-           "digraph", "ltr", "state", "write_graph"]
+           "digraph", "html_text", "ltr", "state", "write_graph"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
@@ -58,6 +58,13 @@ def ltr(line: str) -> str:
     return " ".join("\u200e" + part if part else part for part in line.split(" "))
 
 
+def html_text(text: str) -> str:
+    """``text`` for a Graphviz HTML-like label: XML-escaped (``<``, ``&``, quotes) and its
+    backslashes doubled, as Graphviz expands escapes there too (``\\N`` as the node's name,
+    ``\\G`` the graph's, ``\\\\`` a backslash)."""
+    return html.escape(text).replace("\\", "\\\\")
+
+
 def state(graph: graphviz.Digraph, key: str, name: str, loops: Sequence[str] = (),
           shape: str = "ellipse", **attrs: str) -> None:
     """Add the state ``key`` called ``name`` (a ``shape``) to ``graph``; the labels of its
@@ -68,9 +75,9 @@ def state(graph: graphviz.Digraph, key: str, name: str, loops: Sequence[str] = (
     if not loops:
         graph.node(key, graphviz.escape(name), shape=shape)
         return
-    lines = "".join(f"↻ {html.escape(line)}<BR ALIGN=\"LEFT\"/>" for line in loops)
+    lines = "".join(f"↻ {html_text(line)}<BR ALIGN=\"LEFT\"/>" for line in loops)
     graph.node(key, f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
-                    f"<TR><TD>{html.escape(name)}</TD></TR><HR/><TR><TD>"
+                    f"<TR><TD>{html_text(name)}</TD></TR><HR/><TR><TD>"
                     f'<FONT FACE="{MONO}" POINT-SIZE="10">{lines}</FONT></TD></TR></TABLE>>',
                shape="box", style="rounded")
     graph.edge(key, key, **attrs)

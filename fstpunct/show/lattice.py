@@ -14,7 +14,6 @@ paths they leave out (:func:`sample_slots` samples once for all slots of a sente
 """
 from __future__ import annotations
 
-import html
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slo
 from ..ud.treebank import Sentence
 from ..ud.width import written
 from .channel import state_name
-from .dot import EPS, MONO, digraph, ltr, state
+from .dot import EPS, MONO, digraph, html_text, ltr, state
 from .sentence import shown
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
@@ -140,10 +139,11 @@ def slot_paths(inference: Inference, s: int, slot: int, k: int = 10,
 
 def _paths_table(paths: Sequence[LatticePath]) -> str:
     """The box listing the paths, as a Graphviz HTML-like table: one row per path, its number
-    and its p right-aligned in their cells, its u left-aligned in its own, so that the columns
-    align whatever width the font gives each mark (a CJK font's full-width marks)."""
+    and its p right-aligned in their cells, its u left-aligned in its own (left to right,
+    :func:`ltr`), so that the columns align whatever width the font gives each mark (a CJK
+    font's full-width marks)."""
     rows = "".join(f'<TR><TD ALIGN="RIGHT">{i}.</TD>'
-                   f'<TD ALIGN="LEFT">u = {html.escape(" ".join(p.u) or EPS)}</TD>'
+                   f'<TD ALIGN="LEFT">u = {html_text(ltr(" ".join(p.u) or EPS))}</TD>'
                    f'<TD ALIGN="RIGHT">p ≈ {p.posterior:.3f}</TD></TR>'
                    for i, p in enumerate(paths, 1))
     return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">{rows}</TABLE>>'
@@ -276,7 +276,7 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     x = surfaces[slot]
     tokens = tuple(shown(t) for t in written(sent, slots.slot_ids[slot], slots.slots[slot]))
     surface = " ".join(opening(slot, BOUNDARY) + tokens) or "ε"  # as the tree prints it
-    caption = (f"slot {slot} of {name}: surface '{surface}', between "
+    caption = (f"slot {slot} of {name}: surface '{ltr(surface)}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
     if full:
