@@ -229,23 +229,23 @@ def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequenc
     ``υ (edit a b) / p``; a state's final weight (ρ) is its arc to ``end``. Arcs with
     p < ``min_prob`` are hidden; refused when the rest exceeds the size limits."""
     topo = builder.topology(surface)
-    shown = [a for a in range(len(topo.src)) if weights[topo.arc[a]] >= min_prob]
-    if topo.n_states > MAX_STATES or len(shown) > MAX_ARCS:
+    drawn = [a for a in range(len(topo.src)) if weights[topo.arc[a]] >= min_prob]
+    if topo.n_states > MAX_STATES or len(drawn) > MAX_ARCS:
         raise InputError(f"the lattice of '{' '.join(surface)}' has {topo.n_states} states and "
-                         f"{len(shown)} arcs with p >= {min_prob:g}, above the {MAX_STATES} "
+                         f"{len(drawn)} arcs with p >= {min_prob:g}, above the {MAX_STATES} "
                          f"states or {MAX_ARCS} arcs a full drawing allows; draw its most "
                          "probable paths (--paths K) instead")
-    hidden = len(topo.src) - len(shown)
+    hidden = len(topo.src) - len(drawn)
     g = digraph("lattice", f"{caption}; {topo.n_states} states (scan order: "
                            f"{'right to left' if topo.reverse else 'left to right'})"
                 + (f"; {hidden} arcs with p < {min_prob:g} hidden" if hidden else ""))
     g.node("entry", "", shape="none", width="0", height="0")
     g.node("end", "end", shape="doublecircle")
-    loops, names = _loops(builder, weights, topo, shown), _state_labels(builder, topo)
+    loops, names = _loops(builder, weights, topo, drawn), _state_labels(builder, topo)
     for s in range(topo.n_states):
         state(g, str(s), f"{s}: {names.get(s, '?')}", [line for _, line in loops.get(s, ())])
     g.edge("entry", str(topo.start))
-    for a in shown:
+    for a in drawn:
         dst = int(topo.dst[a])
         if dst != topo.src[a]:
             g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
