@@ -27,10 +27,9 @@ from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
 from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
-from ..ud.width import written
 from .channel import state_name
 from .dot import EPS, MONO, digraph, html_text, ltr, state
-from .sentence import shown
+from .sentence import slot_surface
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
            "paths_graph", "sample_slots", "sentence_lattice", "slot_paths"]
@@ -274,8 +273,7 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    tokens = tuple(shown(t) for t in written(sent, slots.slot_ids[slot], slots.slots[slot]))
-    surface = " ".join(opening(slot, BOUNDARY) + tokens) or "ε"  # as the tree prints it
+    surface = " ".join(opening(slot, BOUNDARY) + slot_surface(sent, slots, slot)) or "ε"
     caption = (f"slot {slot} of {name}: surface '{ltr(surface)}', between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")

@@ -20,7 +20,7 @@ from ..ud.treebank import Sentence
 from ..ud.width import written
 
 __all__ = ["FATES", "Mark", "SentenceView", "SlotView", "Step", "is_rtl", "sentence_views",
-           "view_of"]
+           "slot_surface", "view_of"]
 
 FATES = ("kept", "absorbed", "transposed", "backoff")
 _SHOWN = {ABBV: ".", UNK: "⟨unk⟩"}  # model symbols as a reader sees them
@@ -29,6 +29,12 @@ _SHOWN = {ABBV: ".", UNK: "⟨unk⟩"}  # model symbols as a reader sees them
 def shown(token: str) -> str:
     """A model symbol as a reader sees it (``<abbv>`` as ``.``, ``<unk>`` as ``⟨unk⟩``)."""
     return _SHOWN.get(token, token)
+
+
+def slot_surface(sent: Sentence, slots: SlotSentence, i: int) -> tuple[str, ...]:
+    """Slot ``i``'s surface tokens as pictures print them: as the input wrote them
+    (:func:`fstpunct.ud.width.written`), model symbols as a reader sees them (:func:`shown`)."""
+    return tuple(shown(t) for t in written(sent, slots.slot_ids[i], slots.slots[i]))
 
 
 @dataclass(frozen=True)
@@ -135,9 +141,8 @@ def view_of(model: PunctModel, sent: Sentence, slots: SlotSentence, inference: I
     surfaces = inference.batch.surfaces[s]
     views = []
     for i, members in enumerate(slot_members(slots)):
-        as_written = written(sent, slots.slot_ids[i], slots.slots[i])
-        read = as_written != slots.slots[i]
-        x = tuple(shown(t) for t in as_written)
+        x = slot_surface(sent, slots, i)
+        read = written(sent, slots.slot_ids[i], slots.slots[i]) != slots.slots[i]
         if any(pairs[node] is None for node, _ in members):
             views.append(SlotView(x, (), (), 0.0, backoff=True, read=read))
             continue
