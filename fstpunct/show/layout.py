@@ -204,9 +204,8 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     :data:`GAP` from the other labels (it kept two) and off the other arcs' curves, and no
     other curve runs between it and its arc (the label would seem that arc's); where there is
     none, the lowest height over the apex clear of the labels (the label crosses a curve
-    there). Short neighbouring arcs
-    under long labels ('compound', 'case') printed their labels over each other; raising the
-    arc instead (de06b7d) made it cross the arcs above."""
+    there). Short neighbouring arcs under long labels ('compound', 'case') printed their labels
+    over each other; raising the arc instead (de06b7d) made it cross the arcs above."""
     out = list(arcs)
     labelled: list[tuple[float, float, float, float]] = []  # the placed labels' boxes
 
