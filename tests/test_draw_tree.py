@@ -233,18 +233,14 @@ def through_by_sampling(box, arc: Arc, samples: int = 16) -> bool:
 
 
 def between_by_sampling(label: Arc, box, arc: Arc, samples: int = 8) -> bool:
-    """The readable reference of ``_between`` (its form before the shortcut for a curve whose
-    ends under the box are above its bottom): the curve between the label's arc and the box
-    at any of ``samples`` + 1 points of the box's x-extent over both arcs."""
-    if not arc.head:
-        return False
-    left, right, bottom, _ = box
-    lo = max(left, min(label.x1, label.x2), min(arc.x1, arc.x2))
-    hi = min(right, max(label.x1, label.x2), max(arc.x1, arc.x2))
-    if lo >= hi:
-        return False
-    xs = (lo + (hi - lo) * k / samples for k in range(samples + 1))
-    return any(_arc_y(label, x) < _arc_y(arc, x) < bottom for x in xs)
+    """The readable reference of ``_between`` (its answer before the shortcut for a curve
+    whose ends under the box are above its bottom): at any of ``samples`` + 1 evenly spaced
+    points of the box's x-extent under both arcs, the curve (not the root arrow's) above the
+    label's arc and below the box."""
+    extents = [box[:2], sorted((label.x1, label.x2)), sorted((arc.x1, arc.x2))]
+    lo, hi = max(a for a, _ in extents), min(b for _, b in extents)
+    xs = [lo + (hi - lo) * k / samples for k in range(samples + 1)] if lo < hi else []
+    return bool(arc.head) and any(_arc_y(label, x) < _arc_y(arc, x) < box[2] for x in xs)
 
 
 def arcs_drawn(x: float, span: float, leftwards: bool, height: float, root: bool) -> Arc:
