@@ -42,6 +42,10 @@ _UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as open_input gives it
 
 _JSON_NAMES = {dict: "a JSON object", list: "a JSON list", str: "a string", bool: "true or false"}
+# what a folder of another of fstpunct's formats holds (said when one is given for another)
+_FORMATS = {1: "a punctuation model's", "fstpunct-parser-1": "a parser's",
+            "fstpunct-tagger-1": "a tagger's", "fstpunct-crf 1": "a CRF's",
+            "fstpunct-correction 1": "a correction model's"}
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
@@ -307,8 +311,11 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
     if not isinstance(meta, dict):
         raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")
     if fmt is not None and meta.get("format") != fmt:
-        raise ModelError(f"{name}: not {what} ({path.name}: format "
-                         f"{meta.get('format')!r}, expected {fmt!r})")
+        found = meta.get("format")
+        whose = f" is {_FORMATS[found]}" if type(found) in (int, str) and found in _FORMATS \
+            else ""
+        raise ModelError(f"{name}: not {what} ({path.name}{whose}: format {found!r}, expected "
+                         f"{fmt!r})")
     for key, kind in (fields or {}).items():
         if not isinstance(meta.get(key), kind):
             raise ModelError(f"{name}: not {what} ({path.name}: {key!r} missing or not "

@@ -420,3 +420,23 @@ def test_a_refusal_comes_without_the_note_on_the_language(command, tmp_path, mon
                ["decode", str(SAMPLE), "-o", "out.conllu"], ["perplexity", str(SAMPLE)]):
         assert main(ok) == 0
         assert capsys.readouterr().err.count("note: cannot tell the input's language") == 1
+
+
+def test_a_folder_of_another_kind_says_what_it_is(tmp_path, capsys):
+    """A parser's folder given as the punctuation model, or a punctuation model's as the
+    parser: the error says what the folder is (it said only the two formats)."""
+    from fstpunct.model.store import model_path
+    en = model_path("en")
+    assert main(["decode", "--model", str(en / "parser"), str(SAMPLE)]) == 2
+    assert f"{en / 'parser'}: not a fstpunct model (model.json is a parser's: format " \
+        "'fstpunct-parser-1', expected 1)" in capsys.readouterr().err
+    assert main(["parse", "--model", str(en), str(SAMPLE)]) == 2
+    assert f"{en}: not a parser model (model.json is a punctuation model's: format 1, " \
+        "expected 'fstpunct-parser-1')" in capsys.readouterr().err
+    from fstpunct.apps.correction.model import FORMAT as CORRECTION
+    from fstpunct.apps.restoration.crf import FORMAT as CRF
+    from fstpunct.files import _FORMATS
+    from fstpunct.model.store import FORMAT as MODEL
+    from fstpunct.parser.model import FORMAT as PARSER
+    from fstpunct.parser.tagger import FORMAT as TAGGER
+    assert set(_FORMATS) == {MODEL, PARSER, TAGGER, CRF, CORRECTION}  # files.py's own copy
