@@ -732,6 +732,9 @@ def test_split_refuses_what_is_no_split(toy_ud, tmp_path):
     TypeError naming the argument."""
     for name, ud_dir, message in (
             ("yy-dev", toy_ud, "is neither a file, a language"),
+            ("en_US:dev", toy_ud, r"^'en_US:dev': no standard splits for language 'en_US' "
+                                  r"\(they are for en, .*\); a treebank's split is named like "
+                                  "en_ewt-dev$"),
             ("xx_new-dev", toy_ud, r"^treebank 'xx_new' has no split 'dev' under .* \(it has: "
                                    r"test; name one like xx_new-test\)$"),
             ("xx_new-ud-test", toy_ud, r"^treebank 'xx_new' has no split 'ud-test' under .* "
