@@ -440,3 +440,17 @@ def test_a_folder_of_another_kind_says_what_it_is(tmp_path, capsys):
     from fstpunct.parser.model import FORMAT as PARSER
     from fstpunct.parser.tagger import FORMAT as TAGGER
     assert set(_FORMATS) == {MODEL, PARSER, TAGGER, CRF, CORRECTION}  # files.py's own copy
+
+
+@pytest.mark.parametrize("argv, prog", [
+    (["crf", "perplexity", "--model", "no-such-crf", "--lang", "en"], "fstpunct crf perplexity"),
+    (["parser", "train", "--lang", "xx", "-o", "x"], "fstpunct parser train"),
+    (["draw", "tree", "--sentence", f"{SAMPLE}:99", "-o", "t.svg"], "fstpunct draw tree"),
+])
+def test_an_error_names_the_whole_command(argv, prog, tmp_path, monkeypatch, capsys):
+    """A subcommand's error line begins with its whole name, as argparse's do ('fstpunct crf
+    perplexity: error:'; it was 'fstpunct crf: error:')."""
+    monkeypatch.chdir(tmp_path)
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{prog}: error: ") and err.count("\n") == 1, err

@@ -133,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     written, _ = write_graph(picture, args.output)
     if written != Path(args.output):
-        print(f"fstpunct draw: the Graphviz 'dot' program is missing, so wrote {written} "
+        print(f"{args.prog}: warning: the Graphviz 'dot' program is missing, so wrote {written} "
               f"instead of {args.output}; install it (apt-get install graphviz) for pictures",
               file=sys.stderr)
     return 0

@@ -67,10 +67,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         args, unknown = parser.parse_known_args(argv)
     except KeyboardInterrupt:
         return 130
+    chosen = _chosen(parser, args)
     if unknown:  # refused by the (sub)command given them, not by the top level
-        _chosen(parser, args).error(f"unrecognized arguments: {' '.join(unknown)}")
+        chosen.error(f"unrecognized arguments: {' '.join(unknown)}")
+    args.prog = chosen.prog  # what every line the command prints begins with: fstpunct crf train
     warnings.showwarning = lambda message, *_, **__: print(
-        f"fstpunct {args.command}: warning: {message}", file=sys.stderr)
+        f"{args.prog}: warning: {message}", file=sys.stderr)
     try:
         with terminate_on_sigterm():
             status = int(args.run(args) or 0)
@@ -78,7 +80,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print_note(args)  # a note on the model chosen that no sentence's reading printed
         return status
     except FstpunctError as e:
-        print(f"fstpunct {args.command}: error: {e}", file=sys.stderr)
+        print(f"{args.prog}: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -89,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except OSError as e:  # e.g. stdout on a full disk
         where = f"{e.filename}: " if e.filename else "output: "
-        print(f"fstpunct {args.command}: error: {where}{e.strerror or e}", file=sys.stderr)
+        print(f"{args.prog}: error: {where}{e.strerror or e}", file=sys.stderr)
         _silence_stdout()
         return 2
 

@@ -40,5 +40,5 @@ def chosen_model(args: argparse.Namespace, source: str | None,
     sentences = itertools.chain([first] if first is not None else [], sentences)
     choice = choose(getattr(args, "lang", None) or language_of(source, first))
     if choice.note:
-        args.note = f"fstpunct {args.command}: note: {choice.note}"
+        args.note = f"{args.prog}: note: {choice.note}"
     return load(choice.name), noted(args, sentences)
