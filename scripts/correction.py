@@ -29,8 +29,11 @@ features, as ``fstpunct train --lexical``; default 0, unlexicalised); ``--sharpe
 (train, cv) reads T_e′ as D exact draws from the learner model's posterior, mixed equally in
 training and decoding (:func:`fstpunct.apps.correction.model.drawn`; default 0, the Viterbi
 T_e′), from random stream ``--readings-seed S`` (default 0). ``edits`` lists a cv run's
-edits at the nested edit cost, right or wrong, by kind, marks and how the learner model reads
-the slot (:mod:`fstpunct.apps.correction.readings`).
+edits at each fold's nested edit cost (``--edit-cost C``: at the fixed cost C of the sweep),
+right or wrong, by kind, marks and how the learner model reads the slot
+(:mod:`fstpunct.apps.correction.readings`), each with the fold corrector's probability of the
+written string (``corrector_p``), and prints their counts by edit and slot (final or inner)
+and by that probability.
 ``calibrate`` chooses the decoding (edit cost of the MBR loss, support of the learner's string)
 on the dev pairs (:mod:`fstpunct.apps.correction.calibrate`) and writes the model with it: for
 gold trees, or with ``--parser`` for that parser's trees (stored beside the gold one; ``table
@@ -124,13 +127,15 @@ fold's models and stops (for ``agree``, ``rerank`` and ``compare``, which score 
 pairs themselves). ``cv --correctors-only``: the learner models and the correctors only (for
 ``compare``). ``cv --bags B`` also trains B bagged correctors a fold
 (:mod:`fstpunct.apps.correction.bagging`), each on a bootstrap resample of the fold
-corrector's training pairs (random stream ``--bag-seed S``, fold, bag) with the fold's learner
-model, into ``WORK/foldK/bagB``.
+corrector's training pairs, untrainable ones included, which training then leaves out, so a
+bag may train on a few pairs fewer (random stream ``--bag-seed S``, fold, bag; S from 0 to
+2**32 - 1) with the fold's learner model, into ``WORK/foldK/bagB``.
 
 ``compare --before WORK1 --after WORK2`` decodes the held-out pairs of two cv runs over the same
 folds with each run's fold correctors (old against new correction model) at every edit cost,
 and writes the rows of each at ``--edit-cost`` and at the cost chosen nested as ``agree``
-chooses it, tested against keep and the before side, pooled and per split; ``--platt`` decodes
+chooses it, tested against keep and the before side, pooled and per split, and the after
+rows' edits dropped, added and kept against the before rows'; ``--platt`` decodes
 the after side with the Platt map of the learner string's probability
 (:mod:`fstpunct.apps.correction.platt`), each fold's fitted on the other folds' held-out slots;
 ``--after-decoder learner`` (``--before-decoder learner``: the before side) decodes it
@@ -160,6 +165,7 @@ from __future__ import annotations
 import argparse
 import functools
 import json
+import math
 import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, astuple, dataclass, field, replace
@@ -168,7 +174,7 @@ from typing import IO, NoReturn, TypeVar
 
 import numpy as np
 
-from fstpunct.apps.correction.bagging import Bagged, resampled
+from fstpunct.apps.correction.bagging import PURPOSE, SEEDS, Bagged, resampled
 from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated, nearness
@@ -942,6 +948,8 @@ def cv(args: argparse.Namespace) -> None:
         _fail(f"cv: --bags must be 0 or more (got {args.bags})")
     if args.bag_seed and not args.bags:
         _fail("cv: --bag-seed needs --bags")
+    if not 0 <= args.bag_seed < SEEDS:
+        _fail(f"cv: --bag-seed must be from 0 to 2**32 - 1, not {args.bag_seed}")
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
@@ -1385,14 +1393,17 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
     for fold in range(len(helds)):
         fold_folders(work, fold, names, len(helds))
     out: list[Prepared | Bagged] = []
+    seed = None  # fold 0's bag 0's: every bag of every fold must have it
     for fold, held in enumerate(helds):
         models = [CorrectionModel.load(work / f"fold{fold}" / name) for name in names]
         for b, model in enumerate(models if bags else ()):
             got = (model.record.get("fold"), model.record.get("bag"),
                    model.record.get("bag_seed"))
-            if got != (fold, b, models[0].record.get("bag_seed")):
+            seed = got[2] if seed is None else seed
+            if got != (fold, b, seed):
                 _fail(f"{work / f'fold{fold}' / names[b]}: recorded as fold {got[0]}, bag "
-                      f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of bag0's seed")
+                      f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of fold0/bag0's "
+                      f"seed {seed}")
         prepared = [Prepared.of(model, [pooled[j][1] for j in held]) for model in models]
         out.append(Bagged(prepared) if bags else prepared[0])
     return out
@@ -1510,8 +1521,9 @@ def compare(args: argparse.Namespace) -> None:
     :func:`nested_platt`); rows of keep and of each side at ``--edit-cost`` and at the cost
     chosen nested as ``agree`` chooses it (:func:`cost_sweep`), tested against keep and the
     before side at ``--edit-cost`` and at its nested cost (AED: sign flips; F0.5: approximate
-    randomisation), pooled and on each split's pairs, and every row's edits split into the
-    final slot's and the inner slots' (right/proposed, :func:`final_or_inner`). With
+    randomisation), pooled and on each split's pairs, every row's edits split into the
+    final slot's and the inner slots' (right/proposed, :func:`final_or_inner`), and each
+    after row's edits against the before row's at the same cost (:func:`edit_overlap`). With
     ``--after-trees`` the after side decodes the learner sentences on that file's trees
     (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees; with
     ``--after-bags B``, by the vote of each fold's first B bagged correctors
@@ -1582,19 +1594,25 @@ def compare(args: argparse.Namespace) -> None:
                + (f", the after side's from {args.after_trees}" if args.after_trees else ""),
                rows, tests)
     rows_by_split = split_rows(outputs, pooled, splits, title, refs, tests)
-    where = {name: final_or_inner(written_edits(source, gold, pred))
-             for name, pred in outputs.items()}
+    edits = {name: written_edits(source, gold, pred) for name, pred in outputs.items()}
+    where = {name: final_or_inner(e) for name, e in edits.items()}
     print("| system | final slot: right/proposed | inner slots: right/proposed |\n|---|---|---|")
     for name, counts in where.items():
         print(f"| {name} | {'/'.join(map(str, counts['final']))} | "
               f"{'/'.join(map(str, counts['inner']))} |", flush=True)
+    overlap = {f"{AFTER}{row}": edit_overlap(edits[f"{BEFORE}{row}"], edits[f"{AFTER}{row}"])
+               for row in (f" (cost {args.edit_cost:g})", ", nested edit cost")}
+    print(f"| {AFTER} row, against {BEFORE}'s | " + " | ".join(OVERLAP) + " |\n|---"
+          + "|---" * len(OVERLAP) + "|")
+    for name, counts in overlap.items():
+        print(f"| {name} | " + " | ".join(str(counts[c]) for c in OVERLAP) + " |", flush=True)
     with output(args.output) as f:
         f.write(json.dumps({"folds": k, "splits": splits, "edit_cost": args.edit_cost,
                             "support": args.support, "platt": [list(w) for w in maps],
                             "before_decoder": args.before_decoder,
                             "after_decoder": args.after_decoder, **trees, **bagging,
                             **sides, "rows": rows, "rows_by_split": rows_by_split,
-                            "final_or_inner": where},
+                            "final_or_inner": where, "overlap": overlap},
                            indent=1) + "\n")
 
 
@@ -1867,6 +1885,27 @@ def final_or_inner(edits: list[dict]) -> dict[str, list[int]]:
     return out
 
 
+OVERLAP = ("dropped right", "dropped wrong", "added right", "added wrong", "kept right",
+           "kept wrong")
+
+
+def edit_overlap(before: list[dict], after: list[dict]) -> dict[str, int]:
+    """How the edits ``after`` (:func:`written_edits`) differ from ``before``'s on the same
+    pairs, counted (OVERLAP): before's edits that after does not make (dropped), after's that
+    before does not make (added) and those both make (kept), right and wrong. An edit is the
+    same if it writes the same string at the same slot of the same pair."""
+    def keyed(edits: list[dict]) -> dict[tuple, bool]:
+        return {(e["pair"], e["slot"], e["written"]): e["right"] for e in edits}
+    old, new = keyed(before), keyed(after)
+    counts = dict.fromkeys(OVERLAP, 0)
+    for kind, mine, other, keep in (("dropped", old, new, False), ("added", new, old, False),
+                                    ("kept", new, old, True)):
+        for key, right in mine.items():
+            if (key in other) == keep:
+                counts[f"{kind} {'right' if right else 'wrong'}"] += 1
+    return counts
+
+
 def counts_by(rows: list[dict], title: str, key: Callable[[dict], str]) -> None:
     """The edits' right/proposed counts by ``key``, most frequent first."""
     groups: dict[str, list[bool]] = {}
@@ -1877,7 +1916,7 @@ def counts_by(rows: list[dict], title: str, key: Callable[[dict], str]) -> None:
         print(f"| {name} | {sum(right)}/{len(right)} |", flush=True)
 
 
-P_BINS = ((0.0, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01))  # edits' p(written), counted
+P_BINS = ((0.5, "0-0.5"), (0.7, "0.5-0.7"), (0.9, "0.7-0.9"), (math.inf, "0.9-1"))  # p(written)
 
 
 def by_marks(r: dict) -> str:
@@ -1896,7 +1935,7 @@ def print_edits(rows: list[dict]) -> None:
     counts_by(rows, "edit (learner -> written)", by_marks)
     counts_by(rows, "edit, slot", lambda r: f"{by_marks(r)}, {'final' if r['final'] else 'inner'}")
     counts_by(rows, "the corrector's p(written)", lambda r: next(
-        f"{lo:g}-{hi:g}" for lo, hi in P_BINS if r["corrector_p"] < hi))
+        name for below, name in P_BINS if r["corrector_p"] < below))
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner: PunctModel,
@@ -1904,14 +1943,15 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
                bag: tuple[int, int] | None = None) -> CorrectionModel:
     """Fold ``fold``'s corrector (None, JSON null, for heldout's, which holds out no document
     and so is no fold: a command reading fold k of a cv run, e.g. ``crossfit``, refuses it;
-    ``bag``: (bag, seed) of a bagged corrector, whose ``rest`` is a resample; recorded):
+    ``bag``: (bag, seed) of a bagged corrector, whose ``rest`` is a resample; recorded with
+    the stream's purpose word, so that bags of an older stream without it are refused):
     loaded from ``folder``/correct if there and trained with the options asked for, else
     trained on the ``rest`` pairs with the learner model of the other folds, and saved."""
     what = HELD_NONE if fold is None else f"fold {fold}"
     if bag is not None:
         what += f", bag {bag[0]} (seed {bag[1]})"
-    bagging = {"bag": None, "bag_seed": None} if bag is None else dict(
-        zip(("bag", "bag_seed"), bag))
+    bagging = {"bag": None, "bag_seed": None, "bag_purpose": None} if bag is None else {
+        "bag": bag[0], "bag_seed": bag[1], "bag_purpose": PURPOSE}  # the stream's last word
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
         record = model.record
@@ -2310,7 +2350,7 @@ def main() -> None:
                         "of the fold's training pairs, into WORK/foldK/bagB (for compare "
                         "--after-bags; 0: none)")
     c.add_argument("--bag-seed", type=int, default=0, metavar="S",
-                   help="random stream of the bootstrap resamples (0)")
+                   help="random stream of the bootstrap resamples (0 to 2**32 - 1; 0)")
     c.add_argument("--models-only", action="store_true",
                    help="train every fold's models (learner model, corrector, CRFs) and stop "
                         "(for agree, rerank)")

@@ -1,15 +1,17 @@
 """A bagged correction model: B correctors, each trained on a bootstrap resample of the training
 pairs, and an edit made only where a majority of them makes it.
 
-The correction model's edits are unstable: refitting on another sample of the same pairs moves
-many of them (a rare learner mark rewritten on the strength of a few training pairs), while
-the well-supported ones (comma splices) stay. Bagging (Breiman 1996) trains B correctors on
-resamples of the pairs drawn with replacement (:func:`resampled`, one random stream per fold
-and bag) with the learner model unchanged, decodes each as the single model is decoded, and
-votes (:func:`voted`): a slot takes the string that more than half of the B correctors write
-there, else keeps the learner's. The slots where the learner or a
-corrector writes a mark that pairs (quotes, brackets) vote together, as one tuple of strings,
-so a pair is never half edited.
+The hypothesis it was built to test: many of the correction model's wrong edits are unstable,
+so that refitting on another sample of the same pairs moves them (a rare learner mark
+rewritten on the strength of a few training pairs), while the well-supported ones (comma
+splices) stay. The pre-registered test on the TLE pairs found most wrong edits stable instead
+(RESULTS.md, "Session 2026-11-30 03:42–06:42: a bagged correction model"). Bagging (Breiman
+1996) trains B correctors on resamples of the pairs drawn with replacement (:func:`resampled`,
+one random stream per fold and bag) with the learner model unchanged, decodes each as the
+single model is decoded, and votes (:func:`voted`): a slot takes the string that more than
+half of the B correctors write there, else keeps the learner's. The slots where the learner or
+a corrector writes a mark that pairs (quotes, brackets) vote together, as one tuple of
+strings, so a pair is never half edited.
 """
 from __future__ import annotations
 
@@ -25,15 +27,21 @@ from ..restoration.strip import insert
 from .correct import Prepared, decided
 from .model import Decoding
 
-__all__ = ["Bagged", "resampled", "voted"]
+__all__ = ["PURPOSE", "SEEDS", "Bagged", "resampled", "voted"]
+
+SEEDS = 2 ** 32  # a seed is one 32-bit word: 0 to SEEDS - 1 (two words would shift the stream)
+PURPOSE = 0x62616773  # 'bags': the last word of every stream, so no other stream is a bag's
 
 
 def resampled(n: int, seed: int, fold: int, bag: int) -> list[int]:
     """A bootstrap resample of ``n`` items: ``n`` indices drawn uniformly with replacement from
-    the random stream (``seed``, ``fold``, ``bag``), sorted."""
+    the random stream (``seed``, ``fold``, ``bag``, a fixed purpose word), sorted; ``seed``
+    from 0 to SEEDS - 1."""
     if n < 1:
         raise ValueError("a bootstrap resample needs at least one item")
-    rng = np.random.default_rng([seed, fold, bag])
+    if not 0 <= seed < SEEDS:
+        raise ValueError(f"the bag seed must be from 0 to 2**32 - 1, not {seed}")
+    rng = np.random.default_rng([seed, fold, bag, PURPOSE])
     return sorted(int(i) for i in rng.integers(0, n, size=n))
 
 
