@@ -1,8 +1,10 @@
 """The bagged correction model: bootstrap resamples, the majority vote (hand-worked cases and
 a brute-force count), cv --bags and compare --after-bags on hand-made pairs."""
+import json
 import random
 import sys
 
+import numpy as np
 import pytest
 from learner_pairs import PLAIN, RELATIVE, conll, sentences
 from script_module import load_script
@@ -32,6 +34,13 @@ def test_resampled_is_a_seeded_bootstrap_of_its_stream():
     assert len(set(draw)) < 50  # with replacement: some item drawn twice (here)
     with pytest.raises(ValueError):
         resampled(0, 0, 0, 0)
+    # a seed is one 32-bit word: 2**32 would shift into fold's word (seed 0, fold 1's stream)
+    for seed in (-1, 2 ** 32):
+        with pytest.raises(ValueError, match="from 0 to 2"):
+            resampled(50, seed, 0, 0)
+    # the purpose word: (seed, 0, 0) is not plain default_rng(seed)'s stream (sign flips')
+    plain = sorted(int(i) for i in np.random.default_rng(0).integers(0, 50, size=50))
+    assert resampled(50, 0, 0, 0) != plain
 
 
 def test_vote_by_hand():
@@ -102,9 +111,23 @@ def test_bagged_of_one_model_is_that_model(hand_corrector):
                 [s.text() for s in alone]
 
 
+def files(folder):
+    """Every file of ``folder``/correct, by its path there: its bytes."""
+    root = folder / "correct"
+    return {str(f.relative_to(root)): f.read_bytes() for f in root.rglob("*") if f.is_file()}
+
+
 def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
     script = load_script("correction")
     data, work, run = held_out_runs(script, monkeypatch, tmp_path)
+    trained = []  # what cv's fold correctors were trained with: (args, learner, own, grammar)
+    real = script.fold_model
+
+    def spy(args, folder, fold, learner, own, grammar, rest, bag=None):
+        if bag is None:
+            trained.append((args, learner, own, grammar))
+        return real(args, folder, fold, learner, own, grammar, rest, bag)
+    monkeypatch.setattr(script, "fold_model", spy)
     common = ["--data", str(data), "--folds", "2", "--weight", "1.0", "--copy", "2",
               "--reference", "learner", "--iterations", "2", "--learner-iterations", "2",
               "--edit-cost", "0.2", "--support", "0.001", "--work", str(work),
@@ -119,22 +142,40 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
     pooled, helds, fold_of = script.held_out_pairs(
         type("A", (), {"data": str(data), "splits": None, "folds": 2})())
     _, extra = script.pooled_pairs(data, list(script.SPLITS), False)
+    rests = []
     for fold in range(2):
-        rest = [p for p in pooled + extra if fold_of[script._document(p[1])] != fold]
+        rest = [(s, g) for _, s, g in pooled + extra if fold_of[script._document(s)] != fold]
+        rests.append(rest)
         for b in range(3):
             record = CorrectionModel.load(work / f"fold{fold}" / f"bag{b}" / "correct").record
             assert (record["fold"], record["bag"], record["bag_seed"]) == (fold, b, 0)
             assert f"fold {fold}, bag {b} (seed 0): corrector trained on {len(rest)} pairs" in out
     assert "bag" not in CorrectionModel.load(work / "fold0" / "correct").record
+    # fold 0's bag 1 trained by hand on the resample it should get (stream 0, fold 0, bag 1):
+    # the same files as cv's; bag 0, the fold corrector and bag 1 are three different models
+    args, learner, own, grammar = trained[0]
+    hand = tmp_path / "hand"
+    real(args, hand, 0, learner, own, grammar,
+         [rests[0][i] for i in resampled(len(rests[0]), 0, 0, 1)], (1, 0))
+    assert files(hand) == files(work / "fold0" / "bag1")
+    capsys.readouterr()
+    assert len({files(work / "fold0" / f)["corrector/attach.npz"]
+                for f in ("", "bag0", "bag1")}) == 3
     cv("--bags", "3", "--correctors-only")  # loaded, not trained again
     assert "trained" not in capsys.readouterr().out
     for more, message in ((("--bags", "3", "--bag-seed", "1"), "bag_seed 0, not 1"),  # other
                           (("--bag-seed", "1"), "--bag-seed needs --bags"),  # bags' seed: refused
-                          (("--bags", "-1"), "--bags must be 0 or more")):
+                          (("--bags", "-1"), "--bags must be 0 or more"),
+                          (("--bags", "1", "--bag-seed", "-1"), "from 0 to 2**32 - 1, not -1"),
+                          (("--bags", "1", "--bag-seed", str(2 ** 32)), f"not {2 ** 32}")):
         with pytest.raises(SystemExit) as e:
             cv(*more, "--correctors-only")
         err = capsys.readouterr().err
         assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit):  # refused before anything is read or trained
+        cv("--bags", "1", "--bag-seed", "-1", "--work", str(tmp_path / "fresh"))
+    assert not (tmp_path / "fresh").exists()
+    capsys.readouterr()
 
     bagged = run("compare", "bagged.json", "--before", str(work), "--after", str(work),
                  "--after-bags", "3", "--after-decoder", "learner")
@@ -142,6 +183,12 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
     rows = {r["system"]: r for r in bagged["rows"]}
     plain = run("compare", "plain.json", "--before", str(work), "--after", str(work))
     assert "after_bags" not in plain
+    # the same correctors on both sides: every edit kept
+    for name, counts in plain["overlap"].items():
+        row = {r["system"]: r for r in plain["rows"]}[name]
+        assert (counts["kept right"], counts["kept right"] + counts["kept wrong"]) == (
+            row["correct"], row["proposed"]) and sum(counts.values()) == row["proposed"]
+    assert list(bagged["overlap"]) == ["after (cost 0.2)", "after, nested edit cost"]
     mine = {r["system"]: r for r in plain["rows"]}
     for name in ("keep", "before (cost 0.2)", "before, nested edit cost"):
         assert rows[name]["sentence_edits"] == mine[name]["sentence_edits"]
@@ -184,4 +231,39 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "recorded as fold 1, bag 1" in err
     assert len(err.strip().splitlines()) == 1
+    # swapped back, fold 1's bags (both: each agrees with its own fold's bag 0) of another seed
+    swapped.mkdir()
+    for fold in (0, 1):
+        (work / f"fold{fold}" / "bag1").rename(swapped / str(fold))
+    for fold in (0, 1):
+        (swapped / str(fold)).rename(work / f"fold{1 - fold}" / "bag1")
+    run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    for b in (0, 1):
+        path = work / "fold1" / f"bag{b}" / "correct" / "correction.json"
+        stored = json.loads(path.read_text(encoding="utf-8"))
+        stored["record"]["bag_seed"] = 1
+        path.write_text(json.dumps(stored), encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "fold1/bag0/correct: recorded as fold 1, bag 0, seed 1" in err
+    assert "of fold0/bag0's seed 0" in err and len(err.strip().splitlines()) == 1
+
+
+def test_edit_overlap_by_hand():
+    script = load_script("correction")
+
+    def edit(pair, slot, written, right):
+        return {"pair": pair, "slot": slot, "written": written, "right": right}
+    before = [edit(0, 1, ",", True), edit(0, 2, ".", False), edit(1, 0, ",", True),
+              edit(2, 3, "", False), edit(4, 0, ",", False)]
+    after = [edit(0, 1, ",", True), edit(0, 2, ",", True),  # slot 2: another string
+             edit(2, 3, "", False), edit(3, 0, ".", False), edit(4, 0, ",", False)]
+    assert script.edit_overlap(before, after) == {
+        "dropped right": 1, "dropped wrong": 1, "added right": 1, "added wrong": 1,
+        "kept right": 1, "kept wrong": 2}
+    assert script.edit_overlap(after, before) == {
+        "dropped right": 1, "dropped wrong": 1, "added right": 1, "added wrong": 1,
+        "kept right": 1, "kept wrong": 2}
+    assert script.edit_overlap([], after)["added wrong"] == 3
 

@@ -1,5 +1,6 @@
 """scripts/correction.py cv on a hand-made learner folder (no FCE text): folds by document,
 every model retrained without its fold, one held-out output per pair, pooled scores."""
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -8,6 +9,7 @@ import pytest
 from learner_pairs import PLAIN, RELATIVE, bare, conll, sentences
 from script_module import load_script
 
+from fstpunct.apps.correction.correct import Prepared
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.model.store import read_record
 from fstpunct.parser import Model as ParserModel
@@ -740,14 +742,28 @@ def test_cv_with_drawn_readings_then_its_edits(script, tmp_path, monkeypatch, ca
     assert rows and f"| insert | {right}/{len(rows)} |" in printed
     assert result["edit_cost"] is None and all(0 < r["corrector_p"] <= 1 for r in rows)
     assert "| the corrector's p(written) |" in printed
-    at = {}  # at a fixed cost: the sweep's outputs at that cost (more edits at a lower cost)
+    # at a fixed cost: the edits of the fold correctors decoded at that cost, by hand
+    pooled, helds, _ = script.held_out_pairs(argparse.Namespace(data=str(data), splits=["train"],
+                                                                folds=2))
+    preps = [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
+                         [pooled[j][1] for j in held]) for fold, held in enumerate(helds)]
+    at = {}
     for cost in ("0", "1"):
         monkeypatch.setattr(sys, "argv", [*edits, "--draws", "10", "--edit-cost", cost])
         script.main()
         at[cost] = json.loads((tmp_path / "edits.json").read_text(encoding="utf-8"))
+        made: list = [None] * len(pooled)
+        for prep, held in zip(preps, helds):
+            for j, sent in zip(held, prep.corrected_with(Decoding(float(cost), script.SUPPORT,
+                                                                  decoder="learner"))):
+                made[j] = sent
+        want = script.written_edits([s for _, s, _ in pooled], [g for _, _, g in pooled], made)
         assert at[cost]["edit_cost"] == float(cost)
-    assert len(at["0"]["edits"]) >= len(at["1"]["edits"])
-    assert len(at["0"]["edits"]) >= len(rows)
+        assert [(e["pair"], e["slot"], e["written"]) for e in at[cost]["edits"]] == [
+            (e["pair"], e["slot"], e["written"]) for e in want]
+    # the cost is applied: the hand data's 16 edits at cost 0 (here the nested ones too), none
+    # at cost 1 (an option ignored would give the nested 16 at both)
+    assert len(at["0"]["edits"]) == 16 and at["1"]["edits"] == []
     capsys.readouterr()
     monkeypatch.setattr(sys, "argv", [*edits, "--edit-cost", "0.22"])
     with pytest.raises(SystemExit) as exit_:
