@@ -172,6 +172,16 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
             cv(*more, "--correctors-only")
         err = capsys.readouterr().err
         assert e.value.code == 2 and message in err and len(err.strip().splitlines()) == 1
+    # a bag of the stream without the purpose word (before the review's mend): refused
+    path = work / "fold1" / "bag2" / "correct" / "correction.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**stored, "record": {
+        k: v for k, v in stored["record"].items() if k != "bag_purpose"}}), encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        cv("--bags", "3", "--correctors-only")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "bag2/correct: trained with bag_purpose None" in err
+    path.write_text(json.dumps(stored), encoding="utf-8")
     with pytest.raises(SystemExit):  # refused before anything is read or trained
         cv("--bags", "1", "--bag-seed", "-1", "--work", str(tmp_path / "fresh"))
     assert not (tmp_path / "fresh").exists()
