@@ -1523,7 +1523,8 @@ def compare(args: argparse.Namespace) -> None:
     before side at ``--edit-cost`` and at its nested cost (AED: sign flips; F0.5: approximate
     randomisation), pooled and on each split's pairs, every row's edits split into the
     final slot's and the inner slots' (right/proposed, :func:`final_or_inner`), and each
-    after row's edits against the before row's at the same cost (:func:`edit_overlap`). With
+    after row's edits against the before row's of its kind (at ``--edit-cost``; at each side's
+    nested costs) (:func:`edit_overlap`). With
     ``--after-trees`` the after side decodes the learner sentences on that file's trees
     (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees; with
     ``--after-bags B``, by the vote of each fold's first B bagged correctors
