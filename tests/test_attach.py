@@ -1,5 +1,6 @@
 """The Attach model: layout, normalisation, gradient, M-step (:mod:`fstpunct.model.mstep`), backoff,
 save/load."""
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import islice
 
@@ -161,6 +162,33 @@ def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, 
     np.testing.assert_allclose(grad, ref_grad, rtol=1e-11, atol=1e-12 * np.abs(ref_grad).max())
     fitted = [mstep.fit(center, data, targets, 0.3, 5, center, threads) for threads in (1, 2)]
     assert fitted[0].tobytes() == fitted[1].tobytes()
+
+
+def test_gradient_is_the_readable_products_bitwise(data, model):
+    """The M-step's gradient, d(Θ Gᵀ) · G through Gᵀ's compiled product minus the prior's
+    share, has the bits of Csr.rmatmul's products (which skip d(Θ Gᵀ)'s zeros: there are
+    some) minus l2 · (θ − centre)."""
+    theta, targets, center = random_theta(model, seed=5), random_targets(data), model.init_theta()
+    problem = mstep._MStep(data, targets, 0.3, center)
+    grad = problem(theta)[1]
+    d_st = problem.d_st
+    assert np.count_nonzero(d_st == 0.0) and np.count_nonzero(d_st)
+    product = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
+                              model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+    assert grad.tobytes() == (product - 0.3 * (theta - center)).tobytes()
+
+
+def test_each_gives_every_item_once_in_order():
+    """The M-step's phases on threads: each thread takes the next item; the results come back
+    in the items' order, and a task's exception reaches the caller."""
+    items = list(range(200))
+    assert mstep._each(None, 1, lambda k: k * k, items) == [k * k for k in items]
+    with ThreadPoolExecutor(3) as pool:
+        seen = []
+        assert mstep._each(pool, 3, lambda k: seen.append(k) or -k, items) == [-k for k in items]
+        assert sorted(seen) == items
+        with pytest.raises(ZeroDivisionError):
+            mstep._each(pool, 3, lambda k: 1 / (k - 150), items)
 
 
 def test_no_center_is_center_zero(data, model):

@@ -61,6 +61,26 @@ def test_rmatmul_t_in_blocks_of_four_rows_is_bitwise_scipys(rows):
     assert m.rmatmul_t(dense).tobytes() == expected.tobytes()
 
 
+@pytest.mark.parametrize("seed", range(5))
+def test_rmatmul_t_of_the_transpose_is_rmatmul_bitwise(seed):
+    """Aᵀ's rows hold A's columns in the order of A's rows, so dense · A through
+    ``transpose().rmatmul_t`` (every term, zeros of ``dense`` included) has the bits of
+    ``rmatmul`` (zeros skipped), also where products underflow to ±0 and at −0.0."""
+    rng = np.random.default_rng(seed)
+    a = np.where(rng.random((31, 19)) < 0.3,
+                 rng.normal(size=(31, 19)) * 10.0 ** rng.integers(-8, 8, (31, 19)), 0.0)
+    a[4], a[:, 6] = 0.0, 0.0  # an empty row and an empty column
+    a[0, 0], a[1, 1] = 1e-300, -1e-300
+    r, c = np.nonzero(a)
+    m = Csr.of(31, 19, r, c, a[r, c])
+    t = m.transpose()
+    assert (t.scipy() != sp.csr_matrix(a).T).nnz == 0 and t.n_cols == 31
+    dense = rng.normal(size=(9, 31)) * 10.0 ** rng.integers(-8, 8, (9, 31))
+    dense[rng.random((9, 31)) < 0.5] = 0.0
+    dense[0, 3], dense[1, :2], dense[2, 0] = -0.0, [1e-300, -1e-300], -1e-30
+    assert t.rmatmul_t(dense).tobytes() == m.rmatmul(dense).tobytes()
+
+
 def test_columns_keeps_and_renumbers_columns():
     m = Csr.of(3, 4, np.array([0, 0, 1, 2, 2]), np.array([0, 3, 1, 2, 3]),
                np.array([1.0, 2, 3, 4, 5]))

@@ -94,6 +94,14 @@ class Csr(NamedTuple):
                            np.ascontiguousarray(dense, dtype=float), out)
         return out
 
+    def transpose(self) -> Csr:
+        """Aᵀ: row j holds column j's entries in the order of A's rows, so
+        ``A.transpose().rmatmul_t(dense)`` adds the terms of each entry of ``dense · A`` in the
+        order :meth:`rmatmul` does; with finite entries, the same bits (:meth:`rmatmul` skips
+        the zeros of ``dense``: their products are ±0, which change no sum started at +0)."""
+        rows = np.repeat(np.arange(self.n_rows), np.diff(self.indptr))
+        return Csr.of(self.n_cols, self.n_rows, self.indices, rows, self.data)
+
     def columns(self, keep: np.ndarray) -> Csr:
         """The matrix of the columns ``keep`` (ascending), renumbered 0..len(keep)−1."""
         new = np.full(self.n_cols, -1, dtype=np.int64)
