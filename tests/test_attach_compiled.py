@@ -158,12 +158,18 @@ def test_fit_piece_refuses_mismatched_rows():
     with pytest.raises(ValueError):  # a column outside ``at``
         fit(np.ones((1, 2)), np.full(1, 2.0), gradient, index=1)
     one = np.ones(1, np.int32)
-    for ptr, columns in (([0], one), ([1, 1], one), ([0, 2], one), ([0, 1], 2 * one)):
+    for ptr, columns in (([0], one), ([1, 1], one), ([0, 2], one), ([0, 1], 2 * one),
+                         ([0, 1], -one)):
         with pytest.raises(ValueError, match="nonzero"):
             _attach.fit_piece(np.array([0, 1], np.intp), np.zeros(1, np.int32), np.ones(1),
                               np.zeros(1, np.intp), np.zeros(1, np.intp), np.ones((1, 2)),
                               np.ones((1, 2)), np.full(1, 2.0), gradient, True,
                               np.array(ptr, np.intp), columns)
+    with pytest.raises(ValueError, match="nonzero must give candidates"):  # in a later row
+        _attach.fit_piece(np.array([0, 1, 2], np.intp), np.zeros(2, np.int32), np.ones(2),
+                          np.zeros(2, np.intp), np.zeros(1, np.intp), np.ones((1, 2)),
+                          np.ones((2, 2)), np.full(2, 2.0), gradient, True,
+                          np.array([0, 2, 4], np.intp), np.array([0, 1, 1, 2], np.int32))
     with pytest.raises(ValueError):
         _attach.gather(np.ones((2, 3)), np.zeros(1, np.intp), np.arange(2, dtype=np.intp),
                        np.zeros((2, 2)))

@@ -345,9 +345,11 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
     the build for AVX2 if ``avx2`` and the processor has it (the same bits as the portable
     one). ``nonzero_ptr``, ``nonzero`` (optional, CSR): the candidates where each row's targets
     are not 0, in ascending order; targets · s then adds only their terms, the same bits (a
-    term 0 · s adds ±0, which leaves a sum that starts at +0 unchanged)."""
-    cdef Py_ssize_t i, k, n, open_ = 0, prev = 0, depth = 0
-    cdef bint sparse = nonzero_ptr is not None
+    term 0 · s adds ±0, which leaves a sum that starts at +0 unchanged); a column outside the
+    candidates is found where it is read and raises ValueError (``gradient`` then holds no
+    meaningful values)."""
+    cdef Py_ssize_t i, k, n, column, open_ = 0, prev = 0, depth = 0
+    cdef bint sparse = nonzero_ptr is not None, bad = False
     cdef Py_ssize_t n_rows = indptr.shape[0] - 1, width = block.shape[1]
     cdef Py_ssize_t n_used = at.shape[0]
     cdef double high, sum_, dot, value = 0.0
@@ -376,9 +378,6 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
         for i in range(n_rows):
             if not nonzero_ptr[i] <= nonzero_ptr[i + 1] <= nonzero.shape[0]:
                 raise ValueError("fit_piece: nonzero_ptr is out of range")
-        for i in range(nonzero_ptr[n_rows]):
-            if not 0 <= nonzero[i] < width:
-                raise ValueError("fit_piece: nonzero must give candidates")
     if n_rows == 0:
         gradient[:, :] = 0.0
         return 0.0
@@ -415,9 +414,15 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
             score, t = (partial + (n - 1) * width if n else zero), &targets[i, 0]
             sum_ = _exp_terms(score, p, width, &high, False)
             dot = 0.0
-            if sparse:
+            if sparse:  # each column checked where it is read (the chain of sums is the cost)
                 for k in range(nonzero_ptr[i], nonzero_ptr[i + 1]):
-                    dot = dot + t[nonzero[k]] * score[nonzero[k]]
+                    column = nonzero[k]
+                    if not 0 <= column < width:
+                        bad = True
+                        break
+                    dot = dot + t[column] * score[column]
+                if bad:
+                    break
             else:
                 for k in range(width):
                     dot = dot + t[k] * score[k]
@@ -438,6 +443,8 @@ def fit_piece(const Py_ssize_t[::1] indptr, const int[::1] indices, const double
     free(p)
     free(below)
     free(partial)
+    if bad:
+        raise ValueError("fit_piece: nonzero must give candidates")
     return value
 
 
