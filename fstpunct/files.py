@@ -26,9 +26,9 @@ from typing import IO, Any, BinaryIO
 
 from .errors import InputError, ModelError, not_a_model
 
-__all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "folder_target",
-           "is_stdio", "not_utf8", "open_input", "output", "read_meta", "read_text",
-           "terminate_on_sigterm", "writing"]
+__all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "check_input",
+           "folder_target", "is_stdio", "not_utf8", "open_input", "output", "read_meta",
+           "read_text", "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -42,10 +42,13 @@ _UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as open_input gives it
 
 _JSON_NAMES = {dict: "a JSON object", list: "a JSON list", str: "a string", bool: "true or false"}
-# what a folder of another of fstpunct's formats holds (said when one is given for another)
-_FORMATS = {1: "a punctuation model's", "fstpunct-parser-1": "a parser's",
+# what a file of another of fstpunct's formats (each module's FORMAT) holds, said when one is
+# given for another that shares its file name (model.json, meta.json)
+_FORMATS = {1: "a punctuation or ordering model's", "fstpunct-parser-1": "a parser's",
             "fstpunct-tagger-1": "a tagger's", "fstpunct-crf 1": "a CRF's",
-            "fstpunct-correction 1": "a correction model's"}
+            "fstpunct-correction 1": "a correction model's",
+            "fstpunct-crf-corrector 1": "a CRF corrector's",
+            "fstpunct-bilstm-corrector 1": "a BiLSTM-CRF corrector's"}
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
@@ -92,15 +95,26 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
             return iter(sys.stdin), "<stdin>"
         return _decoded(buffer, "<stdin>", close=False), "<stdin>"
     p = Path(path)  # type: ignore[arg-type]
+    return _decoded(_opened(p), str(p), close=True), str(p)
+
+
+def check_input(path: str | Path | None) -> None:
+    """Refuse now, as :func:`open_input` would, a text file that cannot be opened (the file is
+    closed at once: nothing is left open if what comes before reading it fails)."""
+    if not is_stdio(path):
+        _opened(Path(path)).close()  # type: ignore[arg-type]
+
+
+def _opened(p: Path) -> BinaryIO:
+    """``p`` opened for reading bytes; an InputError saying why it cannot be."""
     if p.is_dir():
         raise InputError(f"{p}: is a folder, not a file")
     try:
-        stream = p.open("rb")
+        return p.open("rb")
     except FileNotFoundError as e:
         raise InputError(f"{p}: no such file") from e
     except OSError as e:
         raise InputError(f"{p}: cannot read: {e.strerror or e}") from e
-    return _decoded(stream, str(p), close=True), str(p)
 
 
 def not_utf8(char: str) -> str:
@@ -310,8 +324,8 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
                           path.name) from e
     if not isinstance(meta, dict):
         raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")
-    if fmt is not None and meta.get("format") != fmt:
-        found = meta.get("format")
+    found = meta.get("format")
+    if fmt is not None and (type(found) is not type(fmt) or found != fmt):  # not true nor 1.0
         whose = f" is {_FORMATS[found]}" if type(found) in (int, str) and found in _FORMATS \
             else ""
         raise ModelError(f"{name}: not {what} ({path.name}{whose}: format {found!r}, expected "

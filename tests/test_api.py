@@ -727,11 +727,16 @@ def test_split_keeps_a_standard_splits_sentences(en, tmp_path):
 
 
 def test_split_refuses_what_is_no_split(toy_ud, tmp_path):
-    """An unknown name, a split its treebank lacks (or a file's stem, ``-ud-test``), a folder
-    that is no UD release, a file's name, a language alone: one InputError line; a number: a
-    TypeError naming the argument."""
+    """An unknown name, a LANG:SPLIT of a language without standard splits (not a path with a
+    colon, nor ':dev', nor a folder: they were called that), a split its treebank lacks (or a
+    file's stem, ``-ud-test``), a folder that is no UD release, a file's name, a language
+    alone: one InputError line; a number: a TypeError naming the argument."""
+    (tmp_path / "a:b").mkdir()
     for name, ud_dir, message in (
             ("yy-dev", toy_ud, "is neither a file, a language"),
+            (":dev", toy_ud, "^':dev' is neither a file, a language"),
+            ("out/run:3/x.txt", toy_ud, "^'out/run:3/x.txt' is neither a file, a language"),
+            (str(tmp_path / "a:b"), toy_ud, "a:b: is a folder; name a CoNLL-U file"),
             ("en_US:dev", toy_ud, r"^'en_US:dev': no standard splits for language 'en_US' "
                                   r"\(they are for en, .*\); a treebank's split is named like "
                                   "en_ewt-dev$"),

@@ -5,6 +5,7 @@ import json
 import shutil
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -346,13 +347,21 @@ def test_a_model_description_without_a_field_is_one_line(file, text, why, tmp_pa
     ("channel.json", None, "channel.json: cannot read the channel's direction (no such file or "
                      "directory)"),
     ("channel.json", b"{", "channel.json: cannot read the channel's direction (Expecting"),
+    ("attach.json", {"vocab": {}}, "attach: not an attach model (attach.json: 'tokens' "
+                                   "missing)"),
+    ("attach.json", {"contexts": [["x"]]}, "attach: not an attach model (attach.json: "
+                                           "unhashable type: 'list')"),
 ])
 def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, capsys):
-    """A model folder's file missing or damaged: one line naming the file and why, without
-    Python's '[Errno 2] ...: PATH' (the path said twice) and without advice meant for the
-    library ('pass direction= explicitly', which no command takes for a model folder)."""
+    """A model folder's file missing or damaged (bytes; a dict: fields of the JSON replaced):
+    one line naming the file and why, without Python's '[Errno 2] ...: PATH' (the path said
+    twice) and without advice meant for the library ('pass direction= explicitly', which no
+    command takes for a model folder). A damaged attach.json was blamed on attach.npz, or a
+    traceback."""
     shutil.copytree(model_path("hi"), tmp_path / "hi")
     path = tmp_path / "hi" / file
+    if isinstance(damage, dict):
+        damage = json.dumps(json.loads(path.read_text(encoding="utf-8")) | damage).encode()
     path.unlink() if damage is None else path.write_bytes(damage)
     assert main(["decode", "--model", str(tmp_path / "hi"), str(SAMPLE)]) == 2
     err = capsys.readouterr().err
@@ -395,6 +404,20 @@ def test_text_input_that_cannot_be_read_is_one_line(command, tmp_path, capsys):
         assert err == f"fstpunct {command}: error: {given}: {why}\n", err
 
 
+def test_a_model_refused_leaves_the_text_file_closed(tmp_path, capsys):
+    """--text with a model that cannot be loaded: the one line, and the text file is not left
+    open (it was opened before the model was chosen, and never closed)."""
+    import gc
+    (tmp_path / "t.txt").write_text("a b\n", encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["decode", "--text", str(tmp_path / "t.txt"), "--model",
+                     str(tmp_path / "no-model")]) == 2
+        gc.collect()
+    assert capsys.readouterr().err.count("\n") == 1
+    assert not [w for w in caught if issubclass(w.category, ResourceWarning)], caught
+
+
 @pytest.mark.parametrize("command", [
     ["show", "--grammar", "missing.rules", "-o", "x.html", str(SAMPLE)],
     ["restore", "--seed", "3", str(SAMPLE)],
@@ -431,15 +454,41 @@ def test_a_folder_of_another_kind_says_what_it_is(tmp_path, capsys):
     assert f"{en / 'parser'}: not a fstpunct model (model.json is a parser's: format " \
         "'fstpunct-parser-1', expected 1)" in capsys.readouterr().err
     assert main(["parse", "--model", str(en), str(SAMPLE)]) == 2
-    assert f"{en}: not a parser model (model.json is a punctuation model's: format 1, " \
-        "expected 'fstpunct-parser-1')" in capsys.readouterr().err
-    from fstpunct.apps.correction.model import FORMAT as CORRECTION
-    from fstpunct.apps.restoration.crf import FORMAT as CRF
+    assert f"{en}: not a parser model (model.json is a punctuation or ordering model's: " \
+        "format 1, expected 'fstpunct-parser-1')" in capsys.readouterr().err
+
+
+def test_the_format_table_names_every_format():
+    """files.py's table of what each format is holds every module's FORMAT (a module-level
+    ``FORMAT = ...`` anywhere in the package, found by reading the source: the corrector
+    formats, sharing meta.json with the CRF, were missing)."""
+    import ast
+
+    import fstpunct
     from fstpunct.files import _FORMATS
-    from fstpunct.model.store import FORMAT as MODEL
-    from fstpunct.parser.model import FORMAT as PARSER
-    from fstpunct.parser.tagger import FORMAT as TAGGER
-    assert set(_FORMATS) == {MODEL, PARSER, TAGGER, CRF, CORRECTION}  # files.py's own copy
+    formats = {ast.literal_eval(node.value)
+               for file in Path(fstpunct.__file__).parent.rglob("*.py")
+               for node in ast.parse(file.read_text(encoding="utf-8")).body
+               if isinstance(node, ast.Assign)
+               and [getattr(t, "id", None) for t in node.targets] == ["FORMAT"]}
+    assert len(formats) >= 7 and set(_FORMATS) == formats
+
+
+def test_a_format_of_another_type_is_refused(tmp_path):
+    """``"format": true`` or ``1.0`` was taken as format 1; a CRF corrector's meta.json where
+    a CRF's is expected says what it is."""
+    from fstpunct.errors import ModelError
+    from fstpunct.files import read_meta
+    for found in ("true", "1.0"):
+        (tmp_path / "model.json").write_text(f'{{"format": {found}}}', encoding="utf-8")
+        with pytest.raises(ModelError, match=rf"^{tmp_path}: not a model \(model\.json: "
+                                             rf"format {found.title()}, expected 1\)$"):
+            read_meta(tmp_path / "model.json", 1, "a model")
+    (tmp_path / "meta.json").write_text('{"format": "fstpunct-crf-corrector 1"}')
+    with pytest.raises(ModelError, match=r"\(meta\.json is a CRF corrector's: format "
+                                         r"'fstpunct-crf-corrector 1', expected "
+                                         r"'fstpunct-crf 1'\)$"):
+        read_meta(tmp_path / "meta.json", "fstpunct-crf 1", "a CRF")
 
 
 @pytest.mark.parametrize("argv, prog", [

@@ -282,10 +282,25 @@ def test_a_compact_crf_stores_fewer_features(tmp_path):
     assert main(["crf", "train", "--lang", "en", "--c1", "-1", "-o", str(tmp_path / "x")]) == 2
 
 
-@pytest.mark.parametrize("c1, min_freq", [(float("nan"), 0.0), (0.0, float("nan")), (-1.0, 0.0)])
-def test_crf_train_refuses_a_negative_or_nan_setting(tmp_path, c1, min_freq):
-    """A NaN c1 used to train and write ``"c1": NaN`` (not JSON) into meta.json."""
+@pytest.mark.parametrize("c1, min_freq, c2", [(float("nan"), 0.0, 1.0), (0.0, float("nan"), 1.0),
+                                              (-1.0, 0.0, 1.0), (0.0, 0.0, float("nan")),
+                                              (0.0, 0.0, -1.0)])
+def test_crf_train_refuses_a_negative_or_nan_setting(tmp_path, c1, min_freq, c2):
+    """A NaN c1 (or c2 in the grid) used to train and write ``"c1": NaN`` (not JSON) into
+    meta.json."""
     sents = [to_slots(s) for s in read_file(SAMPLE)]
-    with pytest.raises(InputError, match=r"^(c1|min_freq) must be at least 0, not (nan|-1.0)$"):
-        train(sents, sents, tmp_path / "crf", "en", c1=c1, min_freq=min_freq)
+    with pytest.raises(InputError,
+                       match=r"^(c1|min_freq|c2) must be at least 0, not (nan|-1.0)$"):
+        train(sents, sents, tmp_path / "crf", "en", c2_grid=(0.1, c2), c1=c1,
+              min_freq=min_freq)
     assert not (tmp_path / "crf").exists()
+
+
+@pytest.mark.parametrize("grid, value", [("0.1,nan", "nan"), ("1,-2", "-2.0")])
+def test_crf_train_command_refuses_a_negative_or_nan_c2(grid, value, capsys):
+    """``--c2 nan`` was taken (only a negative value was refused, naming none)."""
+    with pytest.raises(SystemExit) as stop:
+        main(["crf", "train", "--lang", "en", "--c2", grid, "-o", "x"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1, err
+    assert f"argument --c2: c2 must be at least 0, not {value} " in err, err

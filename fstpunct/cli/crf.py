@@ -26,8 +26,9 @@ def _c2_grid(text: str) -> list[float]:
         grid = [float(v) for v in text.split(",")]
     except ValueError as e:
         raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}") from e
-    if any(v < 0 for v in grid):
-        raise argparse.ArgumentTypeError("c2 values must not be negative")
+    for v in grid:
+        if not v >= 0:  # NaN too (it would train, and break meta.json)
+            raise argparse.ArgumentTypeError(f"c2 must be at least 0, not {v}")
     return grid
 
 

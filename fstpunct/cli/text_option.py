@@ -9,7 +9,7 @@ from ..api import Model
 from ..api.data import FORMATS
 from ..apps.text import tokeniser
 from ..errors import InputError
-from ..files import open_input, output
+from ..files import check_input, open_input, output
 from ..ud.release import names_file, read_one, resolve_one
 from ..ud.text import Tokeniser, read_text, text_lines
 from ..ud.treebank import Sentence, write_conllu
@@ -61,24 +61,32 @@ def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]
     """The punctuation model of :func:`~.model_option.chosen_model` and the input's sentences
     (text split by the marks the model knows)."""
     if args.text:
-        opened = _text_input(args)  # a missing file: one line, not after the model's note
-        model, _ = chosen_model(args, args.input, iter(()))
-        return model, noted(args, read_text(*opened, tokeniser(model.punct)))
+        _check_text_input(args)  # a missing file: one line, not after the model's note
+        model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
+        return model, noted(args, read_text(*open_input(args.input), tokeniser(model.punct)))
     return chosen_model(args, args.input, read_input(args))
 
 
 def _text_input(args: argparse.Namespace) -> tuple[Iterator[str], str]:
-    """:func:`~fstpunct.files.open_input` of the text file ``args.input``, opened now; a UD
-    split's name is refused (it is CoNLL-U: without --text), not called a missing file."""
+    """:func:`~fstpunct.files.open_input` of the text file ``args.input`` after
+    :func:`_check_text_input`."""
+    _check_text_input(args)
+    return open_input(args.input)
+
+
+def _check_text_input(args: argparse.Namespace) -> None:
+    """Refuse a text file ``args.input`` that cannot be opened (:func:`~fstpunct.files.
+    check_input`) or that is a UD split's name (CoNLL-U: without --text), not called a missing
+    file."""
     if not names_file(args.input):
         try:
             resolve_one(args.input, args.ud_dir)
         except InputError:
-            pass  # no split either: open_input says why the file cannot be read
+            pass  # no split either: check_input says why the file cannot be read
         else:
             raise InputError(f"{args.input}: a UD split is CoNLL-U, not plain text: leave out "
                              "--text")
-    return open_input(args.input)
+    check_input(args.input)
 
 
 def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],

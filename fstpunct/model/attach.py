@@ -18,6 +18,7 @@ their distributions are equal and their targets add up — which shrinks the wor
 from __future__ import annotations
 
 import json
+import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -154,16 +155,23 @@ class AttachModel:
                           "pair_features": list}, name=Path(path))
         try:
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
-            theta = np.empty(model.size)
-            with np.load(f"{path}.npz") as npz:
+        except (*UNREADABLE, TypeError) as e:  # a field of the wrong shape
+            if isinstance(e, KeyError):  # read_meta's wording of a missing field
+                e = ValueError(f"{e.args[0]!r} missing")
+            raise not_a_model(Path(path).parent, "an attach model", e, path,
+                              f"{Path(path).name}.json") from e
+        theta = np.empty(model.size)
+        npz_path = Path(f"{path}.npz")
+        try:
+            if npz_path.is_file() and not zipfile.is_zipfile(npz_path):
+                raise ValueError("not a NumPy .npz archive")  # np.load's advice is on pickles
+            with np.load(npz_path) as npz:
                 fits = model.pair_feature_names == meta["pair_features"] and all(
                     _read_block(npz, name, block)
                     for name, block in zip(("theta", "lexical"), model.blocks(theta)))
         except (*UNREADABLE, ModelError) as e:
-            if isinstance(e, ValueError) and "pickle" in str(e):  # numpy's advice on a non-.npz
-                e = ValueError("not a NumPy .npz archive")
             raise not_a_model(Path(path).parent, "an attach model", e, path,
-                              f"{Path(path).name}.npz") from e
+                              npz_path.name) from e
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")
         return model, theta

@@ -118,12 +118,13 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     lang, _, split = spec.partition(":")
     if lang in _STANDARD:
         return [split_source(lang, s, ud_dir) for s in ([split] if split else SPLITS)]
-    if ":" in spec:  # LANG:SPLIT of a language without standard splits
-        raise InputError(f"{spec!r}: no standard splits for language {lang!r} (they are for "
-                         f"{', '.join(LANGUAGES)}); a treebank's split is named like en_ewt-dev")
     if path.is_dir():  # not looked up as a treebank code: that message would not say why
         raise InputError(f"{spec}: is a folder; name a CoNLL-U file, a split ('en:dev') or a "
                          "treebank code")
+    if ":" in spec and lang and "/" not in lang and os.sep not in lang:  # LANG:SPLIT of a
+        # language without standard splits (not a path with a colon, nor ':dev')
+        raise InputError(f"{spec!r}: no standard splits for language {lang!r} (they are for "
+                         f"{', '.join(LANGUAGES)}); a treebank's split is named like en_ewt-dev")
     code, _, split = spec.partition("-")
     splits = [split] if split else SPLITS
     root = ud_root(ud_dir)

@@ -234,6 +234,8 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
     refuse_below(0, c1=c1, min_freq=min_freq)  # NaN too: it would train, and break meta.json
+    for c2 in c2_grid:
+        refuse_below(0, c2=c2)
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
     tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
