@@ -439,10 +439,26 @@ def test_a_refusal_comes_without_the_note_on_the_language(command, tmp_path, mon
         status = stop.code
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "note" not in err, err
+
+
+def test_a_note_or_warning_names_the_whole_command(tmp_path, monkeypatch, capsys):
+    """A run that succeeds without --model prints the note on the language once, its line
+    beginning with the whole command ('fstpunct draw tree: note: '); the Graphviz-missing line
+    is a warning of the whole command too."""
+    monkeypatch.chdir(tmp_path)
     for ok in (["draw", "tree", "--sentence", f"{SAMPLE}:2", "-o", "t.svg"],
                ["decode", str(SAMPLE), "-o", "out.conllu"], ["perplexity", str(SAMPLE)]):
         assert main(ok) == 0
-        assert capsys.readouterr().err.count("note: cannot tell the input's language") == 1
+        prog = "fstpunct " + " ".join(ok[:2] if ok[0] == "draw" else ok[:1])
+        lines = capsys.readouterr().err.splitlines()
+        notes = [line for line in lines if "note: cannot tell the input's language" in line]
+        assert len(notes) == 1 and notes[0].startswith(f"{prog}: note: cannot tell"), lines
+    monkeypatch.setattr("fstpunct.cli.draw.write_graph",
+                        lambda picture, path: (tmp_path / "x.dot", False))
+    assert main(["draw", "lattice", "--sentence", f"{SAMPLE}:2", "--slot", "1", "--paths", "2",
+                 "--samples", "20", "-o", "l.svg"]) == 0
+    assert "\nfstpunct draw lattice: warning: the Graphviz 'dot' program is missing, so wrote " \
+        f"{tmp_path / 'x.dot'} instead of l.svg" in "\n" + capsys.readouterr().err
 
 
 def test_a_folder_of_another_kind_says_what_it_is(tmp_path, capsys):

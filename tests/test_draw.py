@@ -1,5 +1,6 @@
 """Drawing the channel: state names and arc labels in the DOT source, hidden arcs, rendering
 with and without the ``dot`` program, and the ``draw channel`` command."""
+import json
 import re
 import shutil
 import xml.etree.ElementTree as ET
@@ -131,6 +132,22 @@ def test_a_missing_or_foreign_channel_file_is_one_line(tmp_path, capfd):
                      "-o", str(tmp_path / "c.svg")]) == 2
         err = capfd.readouterr().err
         assert err.count("\n") == 1 and f"{name}: {what}" in err
+
+
+def test_a_bare_channel_without_its_direction_says_the_option(tmp_path, capsys):
+    """A .fst without its JSON: the one line says --direction gives the direction (the advice
+    was dropped); with --direction it draws."""
+    fst = tmp_path / "lone.fst"
+    assert main(["compile", str(EN), "-o", str(fst)]) == 0
+    direction = json.loads((tmp_path / "lone.json").read_text(encoding="utf-8"))["direction"]
+    (tmp_path / "lone.json").unlink()
+    capsys.readouterr()
+    assert main(["draw", "channel", str(fst), "--symbols", ", ."]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"fstpunct draw channel: error: {tmp_path / 'lone.json'}: cannot read the "
+                   "channel's direction (no such file or directory); or pass --direction "
+                   "ltr|rtl\n"), err
+    assert main(["draw", "channel", str(fst), "--symbols", ", .", "--direction", direction]) == 0
 
 
 @pytest.mark.parametrize("value", ["2", "-0.5", "x"])

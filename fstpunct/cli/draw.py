@@ -9,9 +9,9 @@ import graphviz
 
 from ..api import Model
 from ..api.data import one_sentence
-from ..errors import InputError
+from ..errors import InputError, ModelError
 from ..files import output
-from ..fst.channel import DIRECTIONS, Channel
+from ..fst.channel import DIRECTIONS, Channel, sidecar_path
 from ..model.store import is_bundled, model_path
 from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
@@ -96,15 +96,21 @@ def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence]:
 
 def _channel(args: argparse.Namespace) -> graphviz.Digraph:
     path = Path(args.fst)
-    if path.is_dir() or (is_bundled(args.fst) and not path.exists()):
+    model = path.is_dir() or (is_bundled(args.fst) and not path.exists())
+    if model:
         path = model_path(args.fst) / "channel.fst"  # a model's channel
-    channel = Channel.load(path, args.direction)
+    try:
+        channel = Channel.load(path, args.direction)
+    except ModelError as e:  # a bare .fst's direction unread: say the option that gives it
+        if model or not str(e).startswith(f"{sidecar_path(path)}: "):
+            raise
+        raise ModelError(f"{e}; or pass --direction ltr|rtl") from e
     return channel_graph(channel, args.symbols.split(), args.min_prob)
 
 
 def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
     at_least(1, paths=args.paths, samples=args.samples)  # the library checks them too,
-    at_least(0, slot=args.slot)  # and the slot's range, after the language's note
+    at_least(0, slot=args.slot)  # and the slot's range (before the note on the language)
     model, sent = _load_sentence(args)
     return model.draw_lattice([sent], args.slot, paths=args.paths, samples=args.samples,
                               full=args.full, min_prob=args.min_prob, name=args.sentence)

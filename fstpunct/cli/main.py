@@ -70,7 +70,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = _chosen(parser, args)
     if unknown:  # refused by the (sub)command given them, not by the top level
         chosen.error(f"unrecognized arguments: {' '.join(unknown)}")
-    args.prog = chosen.prog  # what every line the command prints begins with: fstpunct crf train
+    args.prog = chosen.prog  # every error, warning and note line begins with it: fstpunct crf train
     warnings.showwarning = lambda message, *_, **__: print(
         f"{args.prog}: warning: {message}", file=sys.stderr)
     try:
