@@ -97,8 +97,7 @@ def refuse_below(least: float, **values: float) -> None:
 
 def check_seed(seed: int) -> None:
     """Refuse a negative random seed (numpy's traceback otherwise, at the first draw)."""
-    if seed < 0:
-        raise InputError(f"the seed must be at least 0, not {seed}")
+    refuse_below(0, seed=seed)
 
 
 def refuse_unused(options: dict[str, bool], why: str) -> None:

@@ -945,7 +945,7 @@ def cv(args: argparse.Namespace) -> None:
     if args.fce_edited and not args.fce:
         _fail("cv: --fce-edited needs --fce")
     if args.bags < 0:
-        _fail(f"cv: --bags must be 0 or more (got {args.bags})")
+        _fail(f"cv: --bags must be at least 0, not {args.bags}")
     if args.bag_seed and not args.bags:
         _fail("cv: --bag-seed needs --bags")
     if not 0 <= args.bag_seed < SEEDS:
@@ -1533,10 +1533,10 @@ def compare(args: argparse.Namespace) -> None:
     folds decoded with maps fitted partly on fold k's pairs."""
     splits, k = args.splits or list(SPLITS), args.folds
     if args.edit_cost not in COSTS:
-        _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
-              f"(got {args.edit_cost})")
+        _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
+              f"not {args.edit_cost}")
     if args.after_bags < 0:
-        _fail(f"compare: --after-bags must be 0 or more (got {args.after_bags})")
+        _fail(f"compare: --after-bags must be at least 0, not {args.after_bags}")
     if args.platt and args.after_bags:
         _fail("compare: --platt and --after-bags do not go together")
     pooled, helds, fold_of = held_out_pairs(args)
@@ -1690,8 +1690,8 @@ def heldout(args: argparse.Namespace) -> None:
     calibrated cost, the two CRF correctors and the chosen agreement are scored and tested
     (against keep, the correction model and the CRF correctors), by FCE code too."""
     if args.edit_cost not in COSTS:
-        _fail(f"heldout: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
-              f"(got {args.edit_cost})")
+        _fail(f"heldout: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
+              f"not {args.edit_cost}")
     english = load_model("en")
     heldout_models(args, english)
     parts = outside_parts(Path(args.data))
@@ -1825,8 +1825,8 @@ def slot_edits(args: argparse.Namespace) -> None:
     (:func:`readings`: a reading artifact or not, and the share of ``--draws`` draws of T′
     that read it so). Prints the counts; writes every edit (JSON)."""
     if args.edit_cost is not None and args.edit_cost not in COSTS:
-        _fail(f"edits: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1 "
-              f"(got {args.edit_cost})")
+        _fail(f"edits: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
+              f"not {args.edit_cost}")
     pooled, helds, _ = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds

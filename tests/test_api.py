@@ -278,7 +278,7 @@ def test_train_from_python_is_the_command(tmp_path):
     ({"iterations": -1}, "^iterations must be at least 0, not -1$"),
     ({"init": "bogus"}, "^init must be one of nunberg, random, identity, not 'bogus'$"),
     ({"direction": "up"}, "^direction must be one of ltr, rtl, not 'up'$"),
-    ({"init": "random", "seed": -5}, "^the seed must be at least 0, not -5$"),
+    ({"init": "random", "seed": -5}, "^seed must be at least 0, not -5$"),
     ({"grammar": "missing.rules"}, "missing.rules"),
     ({"grammar": "default"}, r"needs dev sentences: give dev \(--dev FILE\) or direction "
                              r"\(--direction ltr\|rtl\)"),

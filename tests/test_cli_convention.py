@@ -186,6 +186,10 @@ PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"
     (["draw", "lattice", "--slot", "-1", "--sentence"], "--slot must be at least 0, not -1"),
     (["parser", "train", "--patience", "-1"], "--patience must be at least 0"),
     (["parser", "train", "--min-count", "-1"], "--min-count must be at least 0"),
+    (["parser", "compact", "no-such-parser", "--threshold", "nan"],
+     "--threshold must be at least 0, not nan"),
+    (["parser", "compact", "no-such-parser", "--threshold", "-1"],
+     "--threshold must be at least 0, not -1.0"),
 ])
 def test_bad_numbers_are_refused_first_in_one_line(command, refused, capsys, tmp_path):
     """A number out of its range is one error line, exit 2, before any note (the input's
@@ -374,7 +378,7 @@ def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, 
      "unrecognized arguments: -o x"),
     (["train", "--lang", "xx", "-o", "x"], "fstpunct train", "argument --lang: invalid choice"),
     (["parser", "train", "--beam", "0", "-o", "x"], "fstpunct parser train",
-     "argument --beam: expected a whole number of at least 1, not '0'"),
+     "argument --beam: must be a whole number of at least 1, not '0'"),
     (["draw", "channel", "c.fst", "--symbols", ",", "--bogus"], "fstpunct draw channel",
      "unrecognized arguments: --bogus"),
     (["decod"], "fstpunct", "argument COMMAND: invalid choice: 'decod'"),

@@ -204,7 +204,7 @@ def test_compare_refuses_a_cost_off_the_sweep_and_missing_folds(tmp_path, monkey
     (old / "learner" / "model.json").write_text(json.dumps(
         {"format": FORMAT, "record": {"fold": 0, "folds": 2}}), encoding="utf-8")
     for cost, work, message in (
-            ("0.22", "a", "must be one of the sweep's costs"),
+            ("0.22", "a", "must be one of the sweep's costs 0, 0.05, ..., 1, not 0.22"),
             ("0.25", "a", "no learner, correct (run cv"),
             ("0.25", "three", "made by a cv run with --folds 3, not 2"),
             ("0.25", "old", "folds by split/document, not by FCE document")):

@@ -165,7 +165,7 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
     assert "trained" not in capsys.readouterr().out
     for more, message in ((("--bags", "3", "--bag-seed", "1"), "bag_seed 0, not 1"),  # other
                           (("--bag-seed", "1"), "--bag-seed needs --bags"),  # bags' seed: refused
-                          (("--bags", "-1"), "--bags must be 0 or more"),
+                          (("--bags", "-1"), "--bags must be at least 0, not -1"),
                           (("--bags", "1", "--bag-seed", "-1"), "from 0 to 2**32 - 1, not -1"),
                           (("--bags", "1", "--bag-seed", str(2 ** 32)), f"not {2 ** 32}")):
         with pytest.raises(SystemExit) as e:
@@ -214,7 +214,7 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
         assert score([pooled[j][2] for j in held], made).sentence_edits == [
             rows["after (cost 0.2)"]["sentence_edits"][j] for j in held]
     for more, message in ((("--after-bags", "4"), "no bag3/correct"),
-                          (("--after-bags", "-1"), "--after-bags must be 0 or more"),
+                          (("--after-bags", "-1"), "--after-bags must be at least 0, not -1"),
                           (("--after-bags", "3", "--platt"), "do not go together")):
         with pytest.raises(SystemExit) as e:
             run("compare", "x.json", "--before", str(work), "--after", str(work), *more)

@@ -769,7 +769,8 @@ def test_cv_with_drawn_readings_then_its_edits(script, tmp_path, monkeypatch, ca
     with pytest.raises(SystemExit) as exit_:
         script.main()
     err = capsys.readouterr().err
-    assert exit_.value.code == 2 and "must be one of the sweep's costs" in err
+    assert exit_.value.code == 2 and \
+        "--edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, not 0.22\n" in err
     monkeypatch.setattr(sys, "argv", [*edits, "--draws", "0"])
     with pytest.raises(SystemExit) as exit_:
         script.main()

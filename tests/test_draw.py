@@ -157,7 +157,7 @@ def test_min_prob_is_a_probability(tmp_path, capsys, value):
         main(["draw", "channel", str(EN), "--symbols", ", .", "--min-prob", value,
               "-o", str(tmp_path / "c.svg")])
     assert stop.value.code == 2
-    assert "argument --min-prob: expected a probability from 0 to 1" in capsys.readouterr().err
+    assert "argument --min-prob: must be a probability from 0 to 1" in capsys.readouterr().err
 
 
 def test_draw_channel_takes_a_model(tmp_path, capsys):

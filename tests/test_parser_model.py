@@ -176,7 +176,7 @@ def test_a_beam_below_1_is_refused(models, capsys, command, beam):
     with pytest.raises(SystemExit) as stop:
         main([command, "--model", str(models["removed", 1]), "--beam", beam, "-"])
     assert stop.value.code == 2
-    assert "argument --beam: expected a whole number of at least 1" in capsys.readouterr().err
+    assert "argument --beam: must be a whole number of at least 1" in capsys.readouterr().err
     sent = next(read_conllu(io.StringIO("1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n\n"),
                             tree=None))
     with pytest.raises(InputError, match="beam must be at least 1, not 0"):
@@ -223,7 +223,7 @@ def test_parser_train_command(data, tmp_path, capsys):
         with pytest.raises(SystemExit) as stop:
             main(["parser", "train", "--punct", "tokens", option, value, "-o", str(out)])
         assert stop.value.code == 2
-        assert f"argument {option}: expected a whole number of at least 1" in \
+        assert f"argument {option}: must be a whole number of at least 1" in \
             capsys.readouterr().err
     for beam, epochs in ((0, 1), (-1, 1), (1, 0)):
         with pytest.raises(InputError, match="must be at least 1"):

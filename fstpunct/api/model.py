@@ -274,7 +274,8 @@ class Model:
                                mix_weight=mix_weight)
         if isinstance(parsers, (str, os.PathLike, ParserModel)):
             parsers = [parsers]
-        loaded = [p if isinstance(p, ParserModel) else ParserModel.load(p) for p in parsers]
+        from .parsing import parser_model
+        loaded = [parser_model(p, None) for p in parsers]
         for p in loaded:  # they parse the stripped sentences
             p.expect_mode("removed", "restoration with a parser")
         if samples is not None and len(loaded) > samples:
@@ -410,7 +411,6 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.correction.correct import corrected
-        from ..parser import Model as ParserModel
         from ..parser import parse
         if self.correction is None:
             raise ModelError(f"{self.name!r} is not a correction model (a folder with "
@@ -418,8 +418,8 @@ class Model:
         refuse_unused({"beam": beam is not None and parser is None},
                       "only with parser (--parser), the beam it parses with")
         refuse_missing({"parser (--parser)": parser})
-        p = parser if parser is None or isinstance(parser, ParserModel) else \
-            ParserModel.load(parser)
+        from .parsing import parser_model
+        p = None if parser is None else parser_model(parser, beam)
         if p is not None:  # it parses the learner's punctuated sentences
             p.expect_mode("tokens", "correction with a parser")
         correction = self.correction

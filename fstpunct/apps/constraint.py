@@ -62,7 +62,7 @@ def check_constraint(parser: ParserModel, beam: int | None, weight: float) -> No
     ``beam`` (or the parser's own) at least 2 and the parser of ``removed`` mode."""
     parser.expect_mode("removed", "choosing a tree by its punctuation (--punct-model)")
     if not math.isfinite(weight) or weight < 0:  # NaN or ±inf: every tree would score alike
-        raise InputError(f"the punctuation weight must be a finite number >= 0, not {weight}")
+        raise InputError(f"punct_weight must be a finite number of at least 0, not {weight}")
     if parser.beam_width(beam) < 2:  # one tree: nothing to choose, the parser's tree
         raise InputError("choosing a tree by its punctuation needs a beam of at least 2 "
                          f"(the parser's k best), not {parser.beam_width(beam)}")

@@ -58,7 +58,7 @@ def positive(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
     return value
 
 
@@ -99,7 +99,7 @@ def probability(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a probability from 0 to 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"must be a probability from 0 to 1, not {text!r}")
     return value
 
 

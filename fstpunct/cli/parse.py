@@ -52,9 +52,8 @@ def run(args: argparse.Namespace) -> int:
                          else read_one(args.input, args.ud_dir), "parse", quiet=args.quiet)
     if args.punct_model:  # the punctuation model's imports only when it is used
         from ..api import load  # a correction model: its learner model, as decode reads it
-        weight = 32.0 if args.punct_weight is None else args.punct_weight
-        trees = load(args.punct_model).parse(sentences, args.model, beam=args.beam,
-                                             punct_weight=weight)
+        weight = {} if args.punct_weight is None else {"punct_weight": args.punct_weight}
+        trees = load(args.punct_model).parse(sentences, args.model, beam=args.beam, **weight)
     else:
         trees = parse(sentences, args.model, beam=args.beam)
     write_file(trees, args.output)

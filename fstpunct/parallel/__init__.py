@@ -3,7 +3,7 @@
 local processes, or a ``dask.distributed`` cluster (:mod:`.cluster`, optional)."""
 from __future__ import annotations
 
-from ..errors import InputError
+from ..errors import InputError, refuse_below
 from .pool import LocalPool, Pool, SerialPool, share_value, shared, value
 
 __all__ = ["LocalPool", "Pool", "SerialPool", "make_pool", "share_value", "shared", "value"]
@@ -13,9 +13,8 @@ def make_pool(jobs: int = 1, scheduler: str | None = None,
               dask_workers: int | None = None) -> Pool:
     """The pool a command's options ask for: a dask cluster with ``scheduler`` or
     ``dask_workers``, else ``jobs`` local processes (1: this process)."""
-    if jobs < 1 or (dask_workers is not None and dask_workers < 1):
-        raise ValueError(f"a pool needs at least one worker (jobs={jobs}, "
-                         f"dask_workers={dask_workers})")
+    refuse_below(1, jobs=jobs, **({} if dask_workers is None else
+                                  {"dask_workers": dask_workers}))
     if scheduler is not None or dask_workers is not None:
         try:
             from .cluster import DaskPool
