@@ -1,5 +1,7 @@
 """The Attach model: layout, normalisation, gradient, M-step (:mod:`fstpunct.model.mstep`), backoff,
 save/load."""
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from itertools import islice
@@ -178,15 +180,37 @@ def test_gradient_is_the_readable_products_bitwise(data, model):
     assert grad.tobytes() == (product - 0.3 * (theta - center)).tobytes()
 
 
+def _first_items_wait(barrier: threading.Barrier, work):
+    """``work`` whose threads each wait at ``barrier`` at their first item (so all the pool's
+    threads take items), and the threads that ran it."""
+    started: set[int] = set()
+
+    def run(k: int):
+        if threading.get_ident() not in started:
+            started.add(threading.get_ident())
+            barrier.wait(timeout=30)
+        return work(k)
+    return run, started
+
+
 def test_each_gives_every_item_once_in_order():
     """The M-step's phases on threads: each thread takes the next item; the results come back
-    in the items' order, and a task's exception reaches the caller."""
+    in the items' order (not the order they finish in), and a task's exception reaches the
+    caller."""
     items = list(range(200))
     assert mstep._each(None, 1, lambda k: k * k, items) == [k * k for k in items]
     with ThreadPoolExecutor(3) as pool:
-        seen = []
-        assert mstep._each(pool, 3, lambda k: seen.append(k) or -k, items) == [-k for k in items]
-        assert sorted(seen) == items
+        done: list[int] = []  # the items in the order they finish
+
+        def work(k: int) -> int:
+            if k < 3:  # the first items finish last, item 0 after items 1 and 2
+                time.sleep(0.02 * (3 - k))
+            done.append(k)
+            return -k
+
+        run, started = _first_items_wait(threading.Barrier(3), work)
+        assert mstep._each(pool, 3, run, items) == [-k for k in items]
+        assert sorted(done) == items and len(started) == 3 and done.index(0) > done.index(3)
         with pytest.raises(ZeroDivisionError):
             mstep._each(pool, 3, lambda k: 1 / (k - 150), items)
 
