@@ -215,6 +215,25 @@ def test_each_gives_every_item_once_in_order():
             mstep._each(pool, 3, lambda k: 1 / (k - 150), items)
 
 
+def test_each_stops_taking_items_after_an_exception():
+    """When an item raises, the other threads finish the item they have and take no other:
+    with 3 threads, item 0 raising and every other item taking 10 ms, a few items run, not
+    the 199 others."""
+    ran: list[int] = []
+
+    def work(k: int) -> None:
+        if k == 0:
+            raise ValueError("item 0")
+        time.sleep(0.01)
+        ran.append(k)
+
+    with ThreadPoolExecutor(3) as pool:
+        run, started = _first_items_wait(threading.Barrier(3), work)
+        with pytest.raises(ValueError, match="item 0"):
+            mstep._each(pool, 3, run, list(range(200)))
+    assert len(started) == 3 and 2 <= len(ran) <= 20  # the pool has shut down: no more run
+
+
 def test_no_center_is_center_zero(data, model):
     """Without a centre the prior's mean is 0: the value and gradient of centre 0, bit for bit
     (the M-step's uncentred branch)."""
