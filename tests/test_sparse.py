@@ -81,6 +81,19 @@ def test_rmatmul_t_of_the_transpose_is_rmatmul_bitwise(seed):
     assert t.rmatmul_t(dense).tobytes() == m.rmatmul(dense).tobytes()
 
 
+@pytest.mark.parametrize("dense, out", [((5, 16), None), ((5, 18), None), ((5,), None),
+                                        ((5, 17), (5, 22)), ((5, 17), (4, 23)),
+                                        ((5, 17), (23, 5))])
+def test_rmatmul_t_refuses_shapes_that_do_not_fit(dense, out):
+    """The compiled dense · Aᵀ does not check its bounds: ``rmatmul_t`` refuses a ``dense``
+    without A's number of columns, or an ``out`` not (rows of dense) × (rows of A), naming
+    the shapes."""
+    m = Csr.of(23, 17, [0, 22], [0, 16], [1.0, 2.0])
+    out = None if out is None else np.zeros(out)
+    with pytest.raises(ValueError, match=r"A 23×17: dense \("):
+        m.rmatmul_t(np.ones(dense), out=out)
+
+
 def test_columns_keeps_and_renumbers_columns():
     m = Csr.of(3, 4, np.array([0, 0, 1, 2, 2]), np.array([0, 3, 1, 2, 3]),
                np.array([1.0, 2, 3, 4, 5]))

@@ -114,9 +114,15 @@ class Csr(NamedTuple):
     def rmatmul_t(self, dense: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
         """A 2-D array times this matrix transposed, ``dense · Aᵀ`` (entry (c, i) adds row i's
         terms as :meth:`matmul` does), without transposing ``dense``; written into ``out`` (C
-        contiguous) if given."""
+        contiguous) if given. Raises ValueError if the shapes do not fit (the compiled pass does
+        not check its bounds)."""
+        shape = (dense.shape[0], self.n_rows)
         if out is None:
-            out = np.empty((dense.shape[0], self.n_rows))
+            out = np.empty(shape)
+        if dense.ndim != 2 or dense.shape[1] != self.n_cols or out.shape != shape:
+            raise ValueError(f"dense · Aᵀ with A {self.n_rows}×{self.n_cols}: dense "
+                             f"{dense.shape}, out {out.shape} (want (n, {self.n_cols}) and "
+                             f"(n, {self.n_rows}))")
         _sparse.dense_csr_t(np.ascontiguousarray(dense, dtype=float), self.indptr, self.indices,
                             self.data, out)
         return out
