@@ -28,6 +28,7 @@ from fstpunct.model.features import (
     is_lexical,
     node_contexts,
 )
+from fstpunct.model.threads import each
 from fstpunct.model.vocab import EMPTY, Vocab
 from fstpunct.ud import release as ud
 from fstpunct.ud.slots import to_slots
@@ -198,7 +199,7 @@ def test_each_gives_every_item_once_in_order():
     in the items' order (not the order they finish in), and a task's exception reaches the
     caller."""
     items = list(range(200))
-    assert mstep._each(None, 1, lambda k: k * k, items) == [k * k for k in items]
+    assert each(None, 1, lambda k: k * k, items) == [k * k for k in items]
     with ThreadPoolExecutor(3) as pool:
         done: list[int] = []  # the items in the order they finish
 
@@ -209,10 +210,10 @@ def test_each_gives_every_item_once_in_order():
             return -k
 
         run, started = _first_items_wait(threading.Barrier(3), work)
-        assert mstep._each(pool, 3, run, items) == [-k for k in items]
+        assert each(pool, 3, run, items) == [-k for k in items]
         assert sorted(done) == items and len(started) == 3 and done.index(0) > done.index(3)
         with pytest.raises(ZeroDivisionError):
-            mstep._each(pool, 3, lambda k: 1 / (k - 150), items)
+            each(pool, 3, lambda k: 1 / (k - 150), items)
 
 
 def test_each_stops_taking_items_after_an_exception():
@@ -230,7 +231,7 @@ def test_each_stops_taking_items_after_an_exception():
     with ThreadPoolExecutor(3) as pool:
         run, started = _first_items_wait(threading.Barrier(3), work)
         with pytest.raises(ValueError, match="item 0"):
-            mstep._each(pool, 3, run, list(range(200)))
+            each(pool, 3, run, list(range(200)))
     assert len(started) == 3 and 2 <= len(ran) <= 20  # the pool has shut down: no more run
 
 

@@ -49,6 +49,7 @@ from .features import (
     node_contexts,
     pair_features,
 )
+from .threads import each
 from .vocab import EMPTY, Vocab
 
 if TYPE_CHECKING:  # pair_scores' threads, given by the M-step (:mod:`.mstep`)
@@ -443,11 +444,11 @@ def candidate_rows_reference(node_offsets: np.ndarray, group: np.ndarray,
 
 
 def pair_scores(theta: np.ndarray, model: AttachModel, threads: Executor | None = None,
-                out: np.ndarray | None = None) -> np.ndarray:
+                workers: int = 1, out: np.ndarray | None = None) -> np.ndarray:
     """Θ Gᵀ: the score every context feature gives every pair (contexts × pairs), block by
     block (lexical contexts through the side features only; rows in :func:`row_chunks` on
-    ``threads``, if given: rows are independent, so the result is the same), written into
-    ``out`` if given."""
+    ``threads``, a pool of ``workers`` threads, if given: rows are independent, so the result
+    is the same), written into ``out`` if given."""
     base, lexical = model.blocks(theta)
     if out is None:
         out = np.empty((len(model.contexts), model.pair_matrix.n_rows))
@@ -459,7 +460,7 @@ def pair_scores(theta: np.ndarray, model: AttachModel, threads: Executor | None 
             lex = slice(rows.start - model.n_base, rows.stop - model.n_base)
             model.side_matrix.rmatmul_t(lexical[lex], out=out[rows])
 
-    list((threads.map if threads else map)(chunk, row_chunks(model)))
+    each(threads, workers, chunk, row_chunks(model))
     return out
 
 

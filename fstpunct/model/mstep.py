@@ -8,10 +8,10 @@ pieces of :class:`~.attach.AttachData`'s candidate sets (:attr:`~.attach._Group.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from ..errors import InputError
 from ._attach import add_blocks, merge_rows, nonzero_rows
 from .attach import AttachData, pair_scores, row_chunks
 from .lbfgs import contiguous_ranges, minimize
+from .threads import each
 
 if TYPE_CHECKING:
     from .attach import _Piece
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["objective", "fit"]
 
 log = logging.getLogger(__name__)
-T, R = TypeVar("T"), TypeVar("R")
 
 
 class _MStep:
@@ -38,7 +38,9 @@ class _MStep:
     piece, group by group), so its value and gradient do not depend on the number of threads.
     The large arrays of an evaluation (Θ Gᵀ, its gradient, the pieces' gradient blocks) are
     allocated once and overwritten by each evaluation: fresh ones cost the kernel's page
-    faults and zeroing, a fifth of an evaluation's time."""
+    faults and zeroing, a fifth of an evaluation's time. The constructor's ``threads``, a pool
+    of ``workers`` threads (:func:`~.threads.each`), run only the set-up (merging the targets,
+    finding their nonzero rows); each evaluation (:meth:`__call__`) is given its pool."""
 
     def __init__(self, data: AttachData, targets: np.ndarray, l2: float,
                  center: np.ndarray | None = None, threads: Executor | None = None,
@@ -61,9 +63,9 @@ class _MStep:
             return tasks
 
         # on the threads: merging writes 120 MB of fresh pages on en_ewt train
-        self.tasks = [task for tasks in _each(threads, workers, merge, range(len(data.groups)))
+        self.tasks = [task for tasks in each(threads, workers, merge, range(len(data.groups)))
                       for task in tasks]
-        self.nonzero = _each(threads, workers, lambda task: nonzero_rows(task[1]), self.tasks)
+        self.nonzero = each(threads, workers, lambda task: nonzero_rows(task[1]), self.tasks)
         self.largest_first = sorted(range(len(self.tasks)), key=lambda k: -self.tasks[k][0].work)
         self.gathered = [np.empty((len(g.used), len(g.candidates))) for g in data.groups]
         self.gather_order = sorted(range(len(data.groups)),
@@ -98,23 +100,22 @@ class _MStep:
         """The objective and its gradient at ``theta`` (on ``threads``, if given, of
         ``workers`` threads; the gradient's array is overwritten by the next call)."""
         model = self.data.model
-        run = threads.map if threads else map
-        st, d_st = pair_scores(theta, model, threads, self.st), self.d_st
+        st, d_st = pair_scores(theta, model, threads, workers, self.st), self.d_st
         groups = self.data.groups
-        _each(threads, workers, lambda k: groups[k].gather(st, self.gathered[k]),
-              self.gather_order)
+        each(threads, workers, lambda k: groups[k].gather(st, self.gathered[k]),
+             self.gather_order)
 
         def task(k: int) -> float:
             piece, targets, mass, group = self.tasks[k]
             return piece.fit(self.gathered[group], targets, mass, self.blocks[k],
                              self.nonzero[k])[0]
 
-        terms = dict(zip(self.largest_first, _each(threads, workers, task, self.largest_first)))
+        terms = dict(zip(self.largest_first, each(threads, workers, task, self.largest_first)))
 
         def reduce(rows: tuple[int, int]) -> None:  # every entry adds its terms in task order
             add_blocks(d_st, *rows, *self.scatter, self.blocks, self.columns)
 
-        list(run(reduce, contiguous_ranges(len(st), workers)))  # rows of d_st
+        each(threads, workers, reduce, contiguous_ranges(len(st), workers))  # rows of d_st
         offset, grad = theta if self.center is None else self.offset, self.grad
         views = [model.blocks(a) for a in (grad, offset, self.scaled)]
         centred = None if self.center is None else [model.blocks(a) for a in (theta, self.center)]
@@ -129,7 +130,7 @@ class _MStep:
                 np.subtract(t, c, out=o)
             g -= np.multiply(o, self.l2, out=scaled)
 
-        _each(threads, workers, gradient, row_chunks(model))
+        each(threads, workers, gradient, row_chunks(model))
         value = -0.5 * self.l2 * float(offset @ offset)
         for k in range(len(self.tasks)):
             value += terms[k]
@@ -182,31 +183,6 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
               result.nfev, -result.fun, result.message)
     theta[free] = result.x
     return theta
-
-
-def _each(threads: Executor | None, workers: int, work: Callable[[T], R], items: Sequence[T]
-          ) -> list[R]:
-    """``work`` of every item, in the items' order, on ``threads`` (of ``workers`` threads) if
-    given: each thread takes the next item not yet taken until none is left — one pool task
-    per thread, not one per item (a pool task costs a future and two wake-ups). If an item
-    raises, its thread empties the shared queue, so the other threads take no further item
-    (each finishes the one it has), and the exception reaches the caller."""
-    if threads is None:
-        return [work(item) for item in items]
-    results: list[R] = [None] * len(items)  # type: ignore[list-item]
-    todo = iter(range(len(items)))  # shared: next() on it is atomic under the GIL
-
-    def loop(_: int) -> None:
-        try:
-            for k in todo:
-                results[k] = work(items[k])
-        except BaseException:
-            for _ in todo:  # no thread takes another item
-                pass
-            raise
-
-    list(threads.map(loop, range(workers)))
-    return results
 
 
 @contextmanager
