@@ -150,6 +150,8 @@ def reference_objective(theta, data, targets, l2, center):
 def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, monkeypatch):
     """Pieces (here also of a few rows each) run on 1, 2 or 3 threads give bitwise the same
     value and gradient, within rounding of the readable reference."""
+    if piece == 40 and len(corpus) == len(CORPUS):
+        pytest.skip("groups cut into pieces need UD's en dev sentences (no UD folder)")
     monkeypatch.setattr(attach, "PIECE", piece)
     data = AttachData.build(model, corpus)
     theta, targets = random_theta(model, seed=3), random_targets(data)
