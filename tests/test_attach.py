@@ -274,7 +274,7 @@ def test_fit_moves_only_the_weights_that_can_move(data, model):
 
 def test_fit_refuses_no_iterations_and_no_threads(data, model):
     targets = np.zeros(len(data.pairs))
-    with pytest.raises(InputError, match="^attach iterations must be at least 1, not 0$"):
+    with pytest.raises(InputError, match="^attach_iterations must be at least 1, not 0$"):
         mstep.fit(model.init_theta(), data, targets, 0.1, maxiter=0)
     with pytest.raises(InputError, match="^threads must be at least 1, not 0$"):
         mstep.objective(model.init_theta(), data, targets, 0.1, threads=0)
