@@ -162,10 +162,9 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
         theta = np.array(theta0, dtype=np.float64)
         free = np.flatnonzero(problem.free(theta))  # indices: copies 2–3 times faster than a mask
         parts = [slice(a, b) for a, b in contiguous_ranges(len(free), threads)]  # each thread's
-        run = pool.map if pool else map
 
         def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
-            list(run(lambda part: theta.__setitem__(free[part], x[part]), parts))
+            each(pool, threads, lambda part: theta.__setitem__(free[part], x[part]), parts)
             value, grad = problem(theta, pool, threads)
             if evaluated:
                 evaluated(value)
@@ -174,7 +173,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
             def take(part: slice) -> None:
                 np.negative(grad.take(free[part]), out=moving[part])
 
-            list(run(take, parts))
+            each(pool, threads, take, parts)
             return -value, moving
 
         result = minimize(loss, theta[free], maxiter, threads=pool, workers=threads)
