@@ -130,6 +130,13 @@ def test_gradient_matches_finite_differences(data, model, token_cost):
         assert fd == pytest.approx(grad[k], rel=1e-4, abs=1e-6)
 
 
+def readable_product(model, d_st):
+    """d(Θ Gᵀ) · G by Csr.rmatmul, θ's two blocks: the base contexts' rows times the pair
+    features, the lexical contexts' rows times their side features."""
+    return np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
+                           model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+
+
 def reference_objective(theta, data, targets, l2, center):
     """:func:`objective` from the groups' readable terms (numpy and scipy)."""
     model = data.model
@@ -141,9 +148,7 @@ def reference_objective(theta, data, targets, l2, center):
         merged = np.zeros((g.contexts.n_rows, len(g.candidates)))
         np.add.at(merged, g.inverse, targets[data.rows(g)])
         value += g.fit_term_reference(st, merged, merged.sum(axis=1), d_st)
-    grad = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
-                           model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
-    return value, grad - l2 * offset
+    return value, readable_product(model, d_st) - l2 * offset
 
 
 @pytest.mark.parametrize("piece", [attach.PIECE, 40])
@@ -178,8 +183,7 @@ def test_gradient_is_the_readable_products_bitwise(data, model):
     grad = problem(theta)[1]
     d_st = problem.d_st
     assert np.count_nonzero(d_st == 0.0) and np.count_nonzero(d_st)
-    product = np.concatenate([model.pair_matrix.rmatmul(d_st[:model.n_base]).ravel(),
-                              model.side_matrix.rmatmul(d_st[model.n_base:]).ravel()])
+    product = readable_product(model, d_st)
     assert grad.tobytes() == (product - 0.3 * (theta - center)).tobytes()
 
 
