@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, check_seed, refuse_unused
+from ...errors import InputError, check_seed, refuse_below, refuse_unused
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
@@ -101,8 +101,7 @@ class Options:
     def __post_init__(self) -> None:
         if self.method not in METHODS:
             raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
-        if self.samples < 1:
-            raise InputError(f"the number of samples must be at least 1, not {self.samples}")
+        refuse_below(1, samples=self.samples)
         check_stream_seed(self.seed)
         _check_tree(self.tree)
         # a str ("acl:relcl") kept as it is would be tested as a substring ("acl" in it)
