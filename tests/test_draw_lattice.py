@@ -9,6 +9,7 @@ from pathlib import Path
 
 import graphviz
 import pytest
+from toy_release import conllu
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
@@ -101,9 +102,7 @@ def test_a_slot_whose_every_sample_backs_off_is_drawn(tmp_path):
     rows = [("數", "PART", 4, "nsubj"), ("為", "VERB", 4, "cop"), ("$", "SYM", 4, "punct"),
             ("16,250", "NUM", 0, "root"), (".", "PUNCT", 4, "punct")]
     path = tmp_path / "zh.conllu"
-    path.write_text("".join(f"{k}\t{w}\t_\t{upos}\t_\t_\t{h}\t{rel}\t_\t_\n"
-                            for k, (w, upos, h, rel) in enumerate(rows, 1)) + "\n",
-                    encoding="utf-8")
+    path.write_text(conllu(rows), encoding="utf-8")
     out = tmp_path / ("lat.svg" if shutil.which("dot") else "lat.dot")
     assert main(["draw", "lattice", "--model", "zh", "--sentence", f"{path}:1", "--slot", "2",
                  "-o", str(out)]) == 0
@@ -134,9 +133,7 @@ def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_pa
     monkeypatch.chdir(tmp_path)  # a short name: the caption wraps at 100 columns
     rows = [("قال", "VERB", 0, "root"), ("؟", "PUNCT", 1, "punct"), ("،", "PUNCT", 1, "punct"),
             ("نعم", "INTJ", 1, "ccomp")]
-    Path("q.conllu").write_text("".join(f"{k}\t{w}\t_\t{upos}\t_\t_\t{h}\t{rel}\t_\t_\n"
-                                        for k, (w, upos, h, rel) in enumerate(rows, 1)) + "\n",
-                                encoding="utf-8")
+    Path("q.conllu").write_text(conllu(rows), encoding="utf-8")
     assert main(["draw", "lattice", "--model", "ar", "--sentence", "q.conllu:1", "--slot", "1",
                  "-o", "lat.dot"]) == 0
     assert "surface '\u200e؟ \u200e،', between" in Path("lat.dot").read_text(encoding="utf-8")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from toy_release import conllu
 
 from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
@@ -121,8 +122,7 @@ def test_label_room_has_two_gaps_where_a_longer_arc_leaves_a_word_over_the_other
     'd' hangs from 'b' over 'c', so b-c's 'case' gets two; a-b's 'compound' one (the arc from
     'b' to 'd' leaves b away from a); c and d are not joined."""
     rows = [("a", 2, "compound"), ("b", 0, "root"), ("c", 2, "case"), ("d", 2, "obj")]
-    text = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n"
-                   for k, (w, h, rel) in enumerate(rows, 1)) + "\n"
+    text = conllu([(w, "X", h, rel) for w, h, rel in rows])
     (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(text)), k=0)
     assert _label_room(view) == [0.0, text_width("compound", SMALL) + 2 * GAP,
                                  text_width("case", SMALL) + 4 * GAP, 0.0, 0.0]
@@ -287,8 +287,7 @@ def test_a_label_moves_along_its_arc_off_an_enclosing_leg():
     rows = [("I", 2, "nsubj"), ("look", 0, "root"), ("forward", 2, "advmod"), ("to", 5, "mark"),
             ("seeing", 2, "advcl"), ("you", 5, "obj"), ("all", 6, "nmod:unmarked"),
             ("there", 5, "advmod")]
-    text = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n"
-                   for k, (w, h, rel) in enumerate(rows, 1)) + "\n"
+    text = conllu([(w, "X", h, rel) for w, h, rel in rows])
     (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(text)), k=0)
     lay = layout(view)
     assert labels_on_curves(lay) == []
