@@ -44,7 +44,7 @@ from ..dp.stacks import DenseStack, SparseStack, merged
 from ..errors import InputError, refuse_below
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
-from ..ud.slots import BOUNDARY, SlotSentence, opening
+from ..ud.slots import BOUNDARY, SlotSentence
 from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .vocab import Puncteme, Vocab
@@ -159,7 +159,7 @@ def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
             x = mapped[slot] = vocab.map_slot(slot)
         return x
 
-    return tuple((opening(0, BOUNDARY) + surface(s.slots[0]), *map(surface, s.slots[1:]))
+    return tuple(((BOUNDARY, *surface(s.slots[0])), *map(surface, s.slots[1:]))
                  for s in sentences)
 
 
