@@ -187,12 +187,13 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
     for path in paths.paths:
         for a in path.arcs:
             flow[a] = flow.get(a, 0.0) + path.posterior
-    left = paths.total - len(paths.paths)
-    note = (f"the {len(paths.paths)} most probable of the {paths.total} edit paths of the "
-            f"{paths.strings} underlying strings seen in {paths.samples} samples of T′; they "
-            f"cover {paths.covered:.1%} of the slot's posterior (estimated), leaving out "
-            f"{left} paths" + (f" and the backoff's {paths.backoff:.1%}" if paths.backoff else ""))
-    if not paths.paths:  # every sample had a backoff puncteme here
+    if paths.paths:
+        note = (f"the {len(paths.paths)} most probable of the {paths.total} edit paths of the "
+                f"{paths.strings} underlying strings seen in {paths.samples} samples of T′; "
+                f"they cover {paths.covered:.1%} of the slot's posterior (estimated), leaving "
+                f"out {paths.total - len(paths.paths)} paths"
+                + (f" and the backoff's {paths.backoff:.1%}" if paths.backoff else ""))
+    else:  # every sample had a backoff puncteme here
         note = (f"no path to draw: each of the {paths.samples} samples of T′ has a backoff "
                 "puncteme at this slot (its tokens are unknown)")
     g = digraph("lattice", f"{caption}\n{note} (scan order: "
