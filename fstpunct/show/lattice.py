@@ -15,7 +15,7 @@ paths they leave out (:func:`sample_slots` samples once for all slots of a sente
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import graphviz
@@ -148,14 +148,16 @@ def _paths_table(paths: Sequence[LatticePath]) -> str:
     return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">{rows}</TABLE>>'
 
 
-def _arc_label(builder: LatticeBuilder, arc: int, p: float) -> str:
-    """A lattice arc's label, left to right (:func:`ltr`)."""
-    a = builder.channel_arcs[arc]
-    if a.param is None:
-        return ltr(f"{a.ilabel} : {a.olabel or EPS}" + ("" if a.ilabel == END else " / 1"))
-    x, y, e = a.param
+def _arc_label(builder: LatticeBuilder, weights: np.ndarray, topo: Topology, a: int) -> str:
+    """The label of ``topo``'s arc ``a``, left to right (:func:`ltr`)."""
+    i = int(topo.arc[a])
+    arc = builder.channel_arcs[i]
+    if arc.param is None:
+        return ltr(f"{arc.ilabel} : {arc.olabel or EPS}" + ("" if arc.ilabel == END else " / 1"))
+    x, y, e = arc.param
     symbols = builder.channel.symbols
-    return ltr(f"{a.ilabel}  ({EDITS[e]} {symbols[x]} {symbols[y]}) / {p:.2g}")
+    return ltr(f"{arc.ilabel}  ({EDITS[e]} {symbols[x]} {symbols[y]}) / "
+               f"{float(weights[i]):.2g}")
 
 
 def _state_labels(builder: LatticeBuilder, topo: Topology) -> dict[int, str]:
@@ -173,8 +175,20 @@ def _loops(builder: LatticeBuilder, weights: np.ndarray, topo: Topology,
     for a in arcs:
         if topo.dst[a] == topo.src[a]:
             loops.setdefault(int(topo.src[a]), []).append(
-                (a, _arc_label(builder, int(topo.arc[a]), float(weights[topo.arc[a]]))))
+                (a, _arc_label(builder, weights, topo, a)))
     return loops
+
+
+def _edges(g: graphviz.Digraph, builder: LatticeBuilder, weights: np.ndarray, topo: Topology,
+           arcs: Iterable[int], pen: Callable[[int], str] | None = None) -> None:
+    """Draw ``arcs`` (indices into ``topo``), in order, as edges of ``g``, each with its label
+    and ``pen(arc)`` its pen width; self-loops are left to their states (:func:`_loops`)."""
+    for a in arcs:
+        dst = int(topo.dst[a])
+        if dst != topo.src[a]:
+            g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
+                   graphviz.escape(_arc_label(builder, weights, topo, a)),
+                   penwidth=None if pen is None else pen(a))
 
 
 def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
@@ -211,12 +225,7 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
               penwidth=pen(sum(flow[a] for a, _ in loops.get(s, ()))))
     if paths.paths:
         g.edge("entry", str(topo.start))
-    for a, f in sorted(flow.items()):
-        dst = int(topo.dst[a])
-        if dst != topo.src[a]:
-            g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
-                   graphviz.escape(_arc_label(builder, int(topo.arc[a]),
-                                              float(weights[topo.arc[a]]))), penwidth=pen(f))
+    _edges(g, builder, weights, topo, sorted(flow), lambda a: pen(flow[a]))
     if paths.paths:  # an empty table is a syntax error to dot
         g.node("paths", _paths_table(paths.paths), shape="plaintext", fontname=MONO,
                fontsize="10")
@@ -245,12 +254,7 @@ def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequenc
     for s in range(topo.n_states):
         state(g, str(s), f"{s}: {names.get(s, '?')}", [line for _, line in loops.get(s, ())])
     g.edge("entry", str(topo.start))
-    for a in drawn:
-        dst = int(topo.dst[a])
-        if dst != topo.src[a]:
-            g.edge(str(int(topo.src[a])), "end" if dst < 0 else str(dst),
-                   graphviz.escape(_arc_label(builder, int(topo.arc[a]),
-                                              float(weights[topo.arc[a]]))))
+    _edges(g, builder, weights, topo, drawn)
     return g
 
 
