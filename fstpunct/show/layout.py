@@ -28,6 +28,7 @@ LABEL_RISE = 3     # px from a label's height to its baseline
 LIFTS = 1          # half levels a label may rise above its arc to keep clear of other curves
 REACH = 0.45       # the share of its arc's span a label may move along it, either way
 STEPS = 9          # places tried on either side of the middle
+SAMPLES = 8        # a label box's x-extent in this many parts: where _between looks
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -154,11 +155,10 @@ def _through(box: tuple[float, float, float, float], arc: Arc) -> bool:
     return min(ends) < top and (apex or bottom < max(ends))
 
 
-def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc,
-             samples: int = 8) -> bool:
+def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc) -> bool:
     """Whether ``arc``'s curve runs between ``label``'s arc and its label's ``box`` somewhere
-    under the box (at ``samples`` + 1 points of the box's x-extent over both arcs): the label
-    would seem to be ``arc``'s."""
+    under the box (at :data:`SAMPLES` + 1 points of the box's x-extent over both arcs): the
+    label would seem to be ``arc``'s."""
     if not arc.head:  # the root arrow under a box passes through it (_through)
         return False
     left, right, bottom, _ = box
@@ -166,10 +166,12 @@ def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc,
     hi = min(right, max(label.x1, label.x2), max(arc.x1, arc.x2))
     if lo >= hi:
         return False
-    xs = [lo + (hi - lo) * k / samples for k in range(samples + 1)]
-    if min(_arc_y(arc, xs[0]), _arc_y(arc, xs[-1])) >= bottom:  # its lowest there: at an end
+    xs = [lo + (hi - lo) * k / SAMPLES for k in range(SAMPLES + 1)]
+    first, last = _arc_y(arc, xs[0]), _arc_y(arc, xs[-1])
+    if min(first, last) >= bottom:  # its lowest there: at an end
         return False
-    return any(_arc_y(label, x) < _arc_y(arc, x) < bottom for x in xs)
+    heights = itertools.chain((first,), (_arc_y(arc, x) for x in xs[1:-1]), (last,))
+    return any(_arc_y(label, x) < y < bottom for x, y in zip(xs, heights))
 
 
 def overlapping_labels(lay: Layout) -> list[tuple[Arc, Arc]]:
