@@ -216,10 +216,10 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         left, right, bottom, top = box
         return not any(_overlap((left - GAP, right + GAP, bottom, top), b) for b in labelled)
 
-    def clear(a: Arc, half: float) -> bool:
+    def clear(a: Arc, half: float, near: list[Arc]) -> bool:
+        """Whether ``a``'s label box keeps apart and off the curves of ``near``."""
         box = _label_box(a, half)
-        return apart(box) and not any(_through(box, b) or _between(a, box, b)
-                                      for b in arcs if b.dep != a.dep)  # a word's one arc
+        return apart(box) and not any(_through(box, b) or _between(a, box, b) for b in near)
 
     for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].head - arcs[k].dep)):
         a = arcs[k]
@@ -228,9 +228,14 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         mid, step = (a.x1 + a.x2) / 2, abs(a.x2 - a.x1) * REACH / STEPS
         shifts = [0.0] + [s * step * j for j in range(1, STEPS + 1) for s in (-1, 1)]
         half = text_width(a.label, SMALL) / 2
+        # the other arcs under some place tried (its box within reach of the middle; 1 px for
+        # rounding): the rest end before the box or start after it, clear in any case
+        reach = STEPS * step + half + 1
+        near = [b for b in arcs if b.dep != a.dep  # a word's one arc
+                and min(b.x1, b.x2) < mid + reach and max(b.x1, b.x2) > mid - reach]
         tries = (_resting(a, mid + shift, half, lift * LEVEL / 2)
                  for lift in range(LIFTS + 1) for shift in shifts)
-        placed = next((c for c in tries if clear(c, half)), None)
+        placed = next((c for c in tries if clear(c, half, near)), None)
         if placed is None:
             placed = a
             while not apart(_label_box(placed, half)):
