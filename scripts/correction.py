@@ -231,6 +231,13 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def _sweep_cost(command: str, cost: float) -> None:
+    """Refuse (:func:`_fail`) a ``--edit-cost`` of ``command`` that is not one of COSTS."""
+    if cost not in COSTS:
+        _fail(f"{command}: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
+              f"not {cost}")
+
+
 def pairs(original: str, *corrected: str) -> tuple[list[tuple[Sentence, Sentence]],
                                                   list[Sentence]]:
     """The (original, corrected) sentence pairs of the corrected files (their originals by
@@ -1532,9 +1539,7 @@ def compare(args: argparse.Namespace) -> None:
     ``--platt`` the nested cost is only singly nested: fold k's cost is chosen on the other
     folds decoded with maps fitted partly on fold k's pairs."""
     splits, k = args.splits or list(SPLITS), args.folds
-    if args.edit_cost not in COSTS:
-        _fail(f"compare: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
-              f"not {args.edit_cost}")
+    _sweep_cost("compare", args.edit_cost)
     if args.after_bags < 0:
         _fail(f"compare: --after-bags must be at least 0, not {args.after_bags}")
     if args.platt and args.after_bags:
@@ -1689,9 +1694,7 @@ def heldout(args: argparse.Namespace) -> None:
     chosen; on the test part keep, the correction model at ``--edit-cost`` and at the
     calibrated cost, the two CRF correctors and the chosen agreement are scored and tested
     (against keep, the correction model and the CRF correctors), by FCE code too."""
-    if args.edit_cost not in COSTS:
-        _fail(f"heldout: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
-              f"not {args.edit_cost}")
+    _sweep_cost("heldout", args.edit_cost)
     english = load_model("en")
     heldout_models(args, english)
     parts = outside_parts(Path(args.data))
@@ -1824,9 +1827,8 @@ def slot_edits(args: argparse.Namespace) -> None:
     the written string there, and how the fold's learner model reads the slot in T_e′
     (:func:`readings`: a reading artifact or not, and the share of ``--draws`` draws of T′
     that read it so). Prints the counts; writes every edit (JSON)."""
-    if args.edit_cost is not None and args.edit_cost not in COSTS:
-        _fail(f"edits: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
-              f"not {args.edit_cost}")
+    if args.edit_cost is not None:
+        _sweep_cost("edits", args.edit_cost)
     pooled, helds, _ = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds
