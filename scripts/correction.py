@@ -1953,7 +1953,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
     what = HELD_NONE if fold is None else f"fold {fold}"
     if bag is not None:
         what += f", bag {bag[0]} (seed {bag[1]})"
-    bagging = {"bag": None, "bag_seed": None, "bag_purpose": None} if bag is None else {
+    bagging = {} if bag is None else {
         "bag": bag[0], "bag_seed": bag[1], "bag_purpose": PURPOSE}  # the stream's last word
     if (folder / "correct").is_dir():
         model = CorrectionModel.load(folder / "correct")
@@ -1969,7 +1969,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
             "fce-edited": (record.get("fce_edited", False), args.fce_edited),
-            **{name: (record.get(name), v) for name, v in bagging.items()}}
+            **{name: (record.get(name), bagging.get(name))
+               for name in ("bag", "bag_seed", "bag_purpose")}}
         differ = "; ".join(f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items()
                            if s != a)
         if differ:
@@ -1982,7 +1983,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args), "fce_edited": args.fce_edited,
-                          **({} if bag is None else bagging)},
+                          **bagging},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
                   readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")
