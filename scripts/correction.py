@@ -1566,9 +1566,9 @@ def compare(args: argparse.Namespace) -> None:
     of_side = {BEFORE: prepared(BEFORE)}  # a folder on both sides, on the same trees: once
     of_side[AFTER] = (of_side[BEFORE] if works[AFTER] == works[BEFORE] and not args.after_trees
                       and not args.after_bags else prepared(AFTER, args.after_bags))
-    first = of_side[AFTER][0]
-    bagging = {"after_bags": args.after_bags, "bag_seed": first.bags[0].model.record["bag_seed"]
-               } if isinstance(first, Bagged) else {}
+    bagging = {"after_bags": args.after_bags,  # prepared_folds checked every bag's seed
+               "bag_seed": of_side[AFTER][0].bags[0].model.record["bag_seed"]
+               } if args.after_bags else {}
     maps: list[tuple[float, ...]] = [()] * k
     if args.platt:
         maps = nested_platt(of_side[AFTER], [[gold[j] for j in held] for held in helds],
