@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping, Sequence
 
-from ...errors import InputError, refuse_unused
+from ...errors import InputError, refuse_below, refuse_unused
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -29,9 +29,8 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
     between exact decoding and MBR over ``samples`` (None: exact; else at least 1) would
     ignore: one of ``exact`` (the exact decoders' options by name, None when not given) with
     samples, or ``mbr`` or ``seed`` without; restoration and correction share it."""
-    if samples is not None and samples < 1:
-        raise InputError(f"samples must be at least 1, not {samples}")
     if samples is not None:
+        refuse_below(1, samples=samples)
         refuse_unused({name: value is not None for name, value in exact.items()},
                       "for the exact decoders only, not with samples (--samples)")
     refuse_unused({"mbr": samples is None and mbr is not None,
