@@ -107,6 +107,17 @@ def run_heldout(script, monkeypatch, data: Path, work: Path, out: Path, *more: s
     script.main()
 
 
+def test_heldout_refuses_a_cost_off_the_sweep_before_training(script, data, tmp_path,
+                                                              monkeypatch, capsys):
+    work = tmp_path / "heldout"
+    with pytest.raises(SystemExit) as e:
+        run_heldout(script, monkeypatch, data, work, tmp_path / "h.json", "--edit-cost", "0.22")
+    assert e.value.code == 2 and capsys.readouterr().err == (
+        "correction: heldout: --edit-cost must be one of the sweep's costs 0, 0.05, ..., 1, "
+        "not 0.22\n")
+    assert not work.exists()
+
+
 def test_heldout_trains_on_tle_data_only_and_scores_the_parts(script, data, tmp_path,
                                                              monkeypatch, capsys):
     trained = {}
