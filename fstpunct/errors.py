@@ -1,6 +1,7 @@
 """The project's exceptions: every user-facing failure carries the place it happened."""
 from __future__ import annotations
 
+import math
 import os
 import sys
 import warnings
@@ -85,13 +86,18 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
 
 
-def refuse_below(least: float, **values: float) -> None:
-    """An :class:`InputError` naming every value of ``values`` (by keyword) below ``least``, or
-    not a number (NaN), in the one style of a refused value: ``lexical and l2 must be at least
-    0, not -1 and -2.0``."""
-    low = {name: value for name, value in values.items() if not value >= least}
+def refuse_below(least: float, **values: float | None) -> None:
+    """An :class:`InputError` naming every value of ``values`` (by keyword; None: not given)
+    below ``least``, not a number (NaN) or infinite, in the one style of a refused value:
+    ``lexical and l2 must be at least 0, not -1 and -2.0`` (``a finite number of at least 0``
+    when one is +inf: it would break the maths or the JSON it is written to). A keyword need
+    not be an identifier: the command line's ``**{"--page-size": 0}``."""
+    low = {name: value for name, value in values.items()
+           if value is not None and not least <= value < math.inf}  # no overflow on big ints
     if low:
-        raise InputError(f"{' and '.join(low)} must be at least {least}, not "
+        bound = (f"a finite number of at least {least}" if math.inf in low.values()
+                 else f"at least {least}")
+        raise InputError(f"{' and '.join(low)} must be {bound}, not "
                          f"{' and '.join(map(str, low.values()))}")
 
 

@@ -148,6 +148,12 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
     assert not out.exists()
     with pytest.raises(InputError, match="^token_cost must be at least 0, not -0.5$"):
         Settings(token_cost=-0.5)  # the API's check (fstpunct.train takes Settings)
+    with pytest.raises(InputError, match="^xi must be a finite number of at least 0, not inf$"):
+        Settings(xi=float("inf"))  # it would be written to model.json as Infinity (not JSON)
+    assert main(["train", "--train", str(SAMPLE), "--xi", "inf", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith(
+        "xi must be a finite number of at least 0, not inf")
+    assert not out.exists()
     assert main(["train", "--train", str(SAMPLE), "--attach-iterations", "0", "-o",
                  str(out)]) == 2
     assert capsys.readouterr().err.strip().endswith(
@@ -174,6 +180,8 @@ PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"
      "--edit-cost must be at least 0, not -1.0"),
     (["correct", "--model", "no-such-model", "--edit-cost", "nan"],
      "--edit-cost must be at least 0, not nan"),
+    (["correct", "--model", "no-such-model", "--edit-cost", "inf"],
+     "--edit-cost must be a finite number of at least 0, not inf"),
     (["correct", "--model", "no-such-model", "--samples", "0"], "--samples must be at least 1"),
     (["correct", "--model", "no-such-model", "--support", "1.5"],
      "--support must be from 0 to 1, not 1.5"),
@@ -190,6 +198,8 @@ PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"
      "--threshold must be at least 0, not nan"),
     (["parser", "compact", "no-such-parser", "--threshold", "-1"],
      "--threshold must be at least 0, not -1.0"),
+    (["parser", "compact", "no-such-parser", "--threshold", "inf"],
+     "--threshold must be a finite number of at least 0, not inf"),
 ])
 def test_bad_numbers_are_refused_first_in_one_line(command, refused, capsys, tmp_path):
     """A number out of its range is one error line, exit 2, before any note (the input's

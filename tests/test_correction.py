@@ -307,8 +307,13 @@ def test_edit_cost_is_mbr_with_a_cost_per_edited_token(hand_corrector):
     assert raw_slots(next(corrected(learner, hand_corrector, edit_cost=0.0)))[1] == (",",)
     with pytest.raises(InputError, match="exact decoders"):
         next(corrected(learner, hand_corrector, edit_cost=0.5, samples=10))
-    with pytest.raises(InputError, match="edit cost must be"):
+    with pytest.raises(InputError, match="^edit_cost must be at least 0, not -1.0$"):
         next(corrected(learner, hand_corrector, edit_cost=-1.0))
+    with pytest.raises(InputError, match="^edit_cost must be a finite number of at least 0, "
+                                         "not inf$"):  # its loss's weight was NaN
+        next(corrected(learner, hand_corrector, edit_cost=float("inf")))
+    with pytest.raises(InputError, match="^support must be from 0 to 1, not 1.5$"):
+        next(corrected(learner, hand_corrector, support=1.5))
 
 
 def test_support_keeps_a_learner_string_the_model_cannot_explain(hand_corrector):

@@ -125,6 +125,9 @@ def test_compact_command(case_free, tmp_path, capsys):
             Model.load(case_free).compacted(float(bad))
         with pytest.raises(InputError, match="threshold must be at least 0"):
             tagger.compacted(float(bad))
+    with pytest.raises(InputError, match="^threshold must be a finite number of at least 0, "
+                                         "not inf$"):  # it would be written as Infinity
+        Model.load(case_free).compacted(float("inf"))
 
 
 TEXT = ("1\tHello\t_\tINTJ\t_\t_\t0\troot\t_\tSpaceAfter=No\n"

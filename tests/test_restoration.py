@@ -296,6 +296,34 @@ def test_crf_train_refuses_a_negative_or_nan_setting(tmp_path, c1, min_freq, c2)
     assert not (tmp_path / "crf").exists()
 
 
+@pytest.mark.parametrize("c1, min_freq, c2, name", [(math.inf, 0.0, 1.0, "c1"),
+                                                    (0.0, math.inf, 1.0, "min_freq"),
+                                                    (0.0, 0.0, math.inf, "c2")])
+def test_crf_train_refuses_an_infinite_setting(tmp_path, capsys, c1, min_freq, c2, name):
+    """+inf used to train and write ``"c1": Infinity`` (not JSON) into meta.json; the command
+    line refuses it before reading anything."""
+    sents = [to_slots(s) for s in read_file(SAMPLE)]
+    with pytest.raises(InputError, match=f"^{name} must be a finite number of at least 0, "
+                                         f"not inf$"):
+        train(sents, sents, tmp_path / "crf", "en", c2_grid=(0.1, c2), c1=c1,
+              min_freq=min_freq)
+    assert not (tmp_path / "crf").exists()
+    option = f"--{name.replace('_', '-')}"
+    args = ["crf", "train", "--train", str(SAMPLE), "--dev", str(SAMPLE), "--lang", "en",
+            option, "0.1,inf" if name == "c2" else "inf", "-o", str(tmp_path / "crf")]
+    if name == "c2":
+        with pytest.raises(SystemExit) as stop:
+            main(args)
+        assert stop.value.code == 2
+    else:
+        assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    said = "argument --c2: c2" if name == "c2" else option
+    assert f"{said} must be a finite number of at least 0, not inf" in err, err
+    assert not (tmp_path / "crf").exists()
+
+
 @pytest.mark.parametrize("grid, value", [("0.1,nan", "nan"), ("1,-2", "-2.0")])
 def test_crf_train_command_refuses_a_negative_or_nan_c2(grid, value, capsys):
     """``--c2 nan`` was taken (only a negative value was refused, naming none)."""

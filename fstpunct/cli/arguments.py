@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, refuse_below
 from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
 from ..ud.width import WIDTHS
 from .model_option import add_model_arguments
@@ -63,22 +63,19 @@ def positive(text: str) -> int:
 
 
 def at_least(least: int, **options: float | None) -> None:
-    """Refuse an option's value below ``least``, or not a number (NaN), in one line, before
-    the command does any work (InputError; None: not given); ``page_size=0`` names
-    ``--page-size``."""
-    _refuse_outside(least, None, options)
+    """Refuse an option's value below ``least``, not a number (NaN) or infinite, in one line,
+    before the command does any work (:func:`~fstpunct.errors.refuse_below`'s InputError;
+    None: not given); ``page_size=0`` names ``--page-size``."""
+    refuse_below(least, **{"--" + name.replace("_", "-"): value
+                           for name, value in options.items()})
 
 
 def within(least: float, most: float, **options: float | None) -> None:
     """:func:`at_least`, and refuse a value above ``most`` too."""
-    _refuse_outside(least, most, options)
-
-
-def _refuse_outside(least: float, most: float | None, options: dict[str, float | None]) -> None:
     for name, value in options.items():
-        if value is not None and not (value >= least and (most is None or value <= most)):
-            bound = f"at least {least}" if most is None else f"from {least} to {most}"
-            raise InputError(f"--{name.replace('_', '-')} must be {bound}, not {value}")
+        if value is not None and not least <= value <= most:
+            raise InputError(f"--{name.replace('_', '-')} must be from {least} to {most}, "
+                             f"not {value}")
 
 
 def output_file(text: str) -> str:

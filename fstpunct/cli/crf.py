@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..apps.restoration.crf import MIN_COUNT, CrfModel, train
+from ..errors import InputError, refuse_below
 from ..files import folder_target
 from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
@@ -26,9 +27,11 @@ def _c2_grid(text: str) -> list[float]:
         grid = [float(v) for v in text.split(",")]
     except ValueError as e:
         raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}") from e
-    for v in grid:
-        if not v >= 0:  # NaN too (it would train, and break meta.json)
-            raise argparse.ArgumentTypeError(f"c2 must be at least 0, not {v}")
+    try:  # NaN and inf too (they would train, and break meta.json)
+        for v in grid:
+            refuse_below(0, c2=v)
+    except InputError as e:
+        raise argparse.ArgumentTypeError(str(e)) from e
     return grid
 
 

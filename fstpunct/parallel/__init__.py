@@ -13,8 +13,7 @@ def make_pool(jobs: int = 1, scheduler: str | None = None,
               dask_workers: int | None = None) -> Pool:
     """The pool a command's options ask for: a dask cluster with ``scheduler`` or
     ``dask_workers``, else ``jobs`` local processes (1: this process)."""
-    refuse_below(1, jobs=jobs, **({} if dask_workers is None else
-                                  {"dask_workers": dask_workers}))
+    refuse_below(1, jobs=jobs, dask_workers=dask_workers)
     if scheduler is not None or dask_workers is not None:
         try:
             from .cluster import DaskPool

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import UNREADABLE, InputError, not_a_model
+from ..errors import UNREADABLE, not_a_model, refuse_below
 from ..files import read_meta
 
 __all__ = ["FINGERPRINT_SHIFT", "lookup_keys", "pruned", "write_weights", "read_folder"]
@@ -39,10 +39,9 @@ def lookup_keys(keys: np.ndarray, fingerprints: bool) -> np.ndarray:
 def pruned(keys: np.ndarray, weights: np.ndarray, threshold: float
            ) -> tuple[np.ndarray, np.ndarray]:
     """Keys and weights with every weight of magnitude below ``threshold`` set to 0 and the
-    features left with no nonzero weight dropped (row 0 stays); a ``threshold`` below 0 or not
-    a number is an :class:`~fstpunct.errors.InputError`."""
-    if not threshold >= 0:  # NaN too: it would drop every weight
-        raise InputError(f"the pruning threshold must be at least 0, not {threshold}")
+    features left with no nonzero weight dropped (row 0 stays); a ``threshold`` below 0,
+    infinite or not a number is an :class:`~fstpunct.errors.InputError`."""
+    refuse_below(0, threshold=threshold)  # NaN too: it would drop every weight
     w = np.where(np.abs(weights) >= threshold, weights, 0).astype(np.float32)
     keep = np.flatnonzero(np.any(w[1:] != 0, axis=1))
     return keys[keep], np.concatenate([np.zeros((1, w.shape[1]), np.float32), w[keep + 1]])

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError, ModelError
+from ...errors import InputError, ModelError, refuse_below
 from ...files import atomic_folder, read_meta
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
@@ -106,9 +106,9 @@ class Decoding:
     decoder: str = "balanced"  # one of DECODERS_CORRECT
 
     def __post_init__(self) -> None:
-        if not (self.edit_cost >= 0.0 and 0.0 <= self.support <= 1.0):
-            raise InputError(f"the edit cost must be at least 0 and the support from 0 to 1, "
-                             f"not {self.edit_cost} and {self.support}")
+        refuse_below(0, edit_cost=self.edit_cost)  # inf too: its loss would be NaN
+        if not 0.0 <= self.support <= 1.0:
+            raise InputError(f"support must be from 0 to 1, not {self.support}")
         if self.gate and len(self.gate) != len(FEATURES):
             raise InputError(f"a gate must have {len(FEATURES)} coefficients, not "
                              f"{len(self.gate)}")

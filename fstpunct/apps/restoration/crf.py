@@ -233,7 +233,7 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     :data:`OTHER` (fewer tags: training time grows with their square)."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
-    refuse_below(0, c1=c1, min_freq=min_freq)  # NaN too: it would train, and break meta.json
+    refuse_below(0, c1=c1, min_freq=min_freq)  # NaN, inf: they would break meta.json
     for c2 in c2_grid:
         refuse_below(0, c2=c2)
     start = time.perf_counter()
