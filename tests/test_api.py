@@ -561,6 +561,19 @@ def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tm
         assert not out.exists()
 
 
+def test_a_beam_below_one_is_refused_before_reading(en):
+    """``restore(parsers=..., beam=0)`` was refused only at the first sentence (the parser's
+    search), ``restore``'s and ``decode``'s pipeline beam when the pipeline loaded."""
+    given = Pulled(conllu.parse(TEXT))
+    parser = BUNDLED / "en" / "parser"
+    for call in (lambda: en.restore(iter(given), parsers=[parser], beam=0),
+                 lambda: en.restore(iter(given), beam=0),
+                 lambda: en.decode(iter(given), beam=0)):
+        with pytest.raises(InputError, match="^beam must be at least 1, not 0$"):
+            call()
+    assert given.count == 0
+
+
 def test_empty_input_is_no_sentences_in_every_kind(en, tmp_path, capsys):
     """An empty string, file or iterable is refused alike (ConlluError 'no sentences'), as the
     command line refuses an empty file; ``decode([])`` gave an empty answer, ``decode("")``

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..apps.decode import annotate, scored
-from ..errors import InputError, ModelError, refuse_missing, refuse_unused, warn_user
+from ..errors import InputError, ModelError, refuse_below, refuse_missing, refuse_unused, warn_user
 from ..model.punct import PunctModel
 from ..model.store import (
     BUNDLED,
@@ -212,8 +212,10 @@ class Model:
     def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
                          parser: Folder | ParserModel | None, beam: int | None
                          ) -> Callable[[], Pipeline]:
-        """:meth:`pipeline`, loaded when first called; ``tagger`` and ``parser`` checked now."""
+        """:meth:`pipeline`, loaded when first called; ``tagger``, ``parser`` and ``beam``
+        checked now."""
         refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
+        refuse_below(1, beam=beam)
 
         def load() -> Pipeline:
             from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
@@ -269,13 +271,14 @@ class Model:
         from ..parser import Model as ParserModel
         _check_pool(pool)
         refuse_missing({"parsers (--parser)": parsers, "tagger (--tagger)": tagger})
+        refuse_below(1, beam=beam)  # its pipeline's checks run after the first sentence is read
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
                                mix_weight=mix_weight)
         if isinstance(parsers, (str, os.PathLike, ParserModel)):
             parsers = [parsers]
         from .parsing import parser_model
-        loaded = [parser_model(p, None) for p in parsers]
+        loaded = [parser_model(p, beam) for p in parsers]
         for p in loaded:  # they parse the stripped sentences
             p.expect_mode("removed", "restoration with a parser")
         if samples is not None and len(loaded) > samples:

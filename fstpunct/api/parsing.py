@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InputError
+from ..errors import refuse_below
 from .data import Data, rewrite
 
 if TYPE_CHECKING:  # the parser brings scipy and tqdm: imported when a parser is used
@@ -21,8 +21,7 @@ def parser_model(parser: str | os.PathLike[str] | ParserModel, beam: int | None
     :class:`fstpunct.parser.Model` as it is), ``beam`` checked: an InputError before any
     sentence is read."""
     from ..parser import Model as ParserModel
-    if beam is not None and beam < 1:
-        raise InputError(f"beam must be at least 1, not {beam}")
+    refuse_below(1, beam=beam)
     return parser if isinstance(parser, ParserModel) else ParserModel.load(parser)
 
 
