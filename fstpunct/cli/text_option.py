@@ -53,7 +53,8 @@ def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None
     """The sentences of ``args.input``: text with --text (split by ``tokenise``, by default at
     any punctuation character), else CoNLL-U, where sentences may lack trees."""
     if args.text:
-        return read_text(*_text_input(args), tokenise)
+        _refuse_split(args)
+        return read_text(*open_input(args.input), tokenise)
     return read_one(args.input, args.ud_dir, tree=None)
 
 
@@ -61,32 +62,24 @@ def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]
     """The punctuation model of :func:`~.model_option.chosen_model` and the input's sentences
     (text split by the marks the model knows)."""
     if args.text:
-        _check_text_input(args)  # a missing file: one line, not after the model's note
+        _refuse_split(args)
+        check_input(args.input)  # a missing file: one line, not after the model's note
         model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
         return model, noted(args, read_text(*open_input(args.input), tokeniser(model.punct)))
     return chosen_model(args, args.input, read_input(args))
 
 
-def _text_input(args: argparse.Namespace) -> tuple[Iterator[str], str]:
-    """:func:`~fstpunct.files.open_input` of the text file ``args.input`` after
-    :func:`_check_text_input`."""
-    _check_text_input(args)
-    return open_input(args.input)
-
-
-def _check_text_input(args: argparse.Namespace) -> None:
-    """Refuse a text file ``args.input`` that cannot be opened (:func:`~fstpunct.files.
-    check_input`) or that is a UD split's name (CoNLL-U: without --text), not called a missing
-    file."""
+def _refuse_split(args: argparse.Namespace) -> None:
+    """Refuse a text file ``args.input`` that is a UD split's name (CoNLL-U: without --text),
+    not called a missing file."""
     if not names_file(args.input):
         try:
             resolve_one(args.input, args.ud_dir)
         except InputError:
-            pass  # no split either: check_input says why the file cannot be read
+            pass  # no split either: opening the file says why it cannot be read
         else:
             raise InputError(f"{args.input}: a UD split is CoNLL-U, not plain text: leave out "
                              "--text")
-    check_input(args.input)
 
 
 def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],
