@@ -3,7 +3,9 @@ import itertools
 
 import numpy as np
 import pytest
+from pulled import Pulled
 
+from fstpunct.api import sentences
 from fstpunct.apps.constraint import candidates, choose, constrained
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
@@ -123,7 +125,7 @@ def test_the_api_parses_as_the_command_does(setup, tmp_path):
     import fstpunct
     parser, model, sents, folder = setup
     text = "".join(s.text() for s in sents)
-    fresh = list(read_file_text(text))
+    fresh = list(sentences(text))
     alone = "".join(parse(parser, s, 4).text() for s in fresh)
     judged = "".join(t.text() for t in constrained(parser, model, fresh, 4, 100.0))
     assert alone != judged  # the punctuation model changes some tree: the two are told apart
@@ -151,20 +153,7 @@ def test_the_api_refuses_before_reading(setup, options, message):
     """``Model.parse``'s options are refused before any sentence is pulled."""
     import fstpunct
     _, _, sents, folder = setup
-    pulled = []
-
-    def source():
-        for s in sents:
-            pulled.append(s)
-            yield s
+    given = Pulled(sents)
     with pytest.raises(InputError, match=message):
-        fstpunct.load("en").parse(source(), folder, **options)
-    assert not pulled
-
-
-def read_file_text(text):
-    """The sentences of a CoNLL-U string."""
-    import io
-
-    from fstpunct.ud.treebank import read_conllu
-    return read_conllu(io.StringIO(text), "<string>")
+        fstpunct.load("en").parse(iter(given), folder, **options)
+    assert given.count == 0
