@@ -107,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
 def _compact(args: argparse.Namespace) -> int:
     from ..parser.tagger import Tagger
 
-    at_least(0, threshold=args.threshold)  # NaN dropped nothing, and was written as it
+    at_least(0, threshold=args.threshold)  # named, before loading (the library refuses it too)
 
     if (Path(args.model) / "tagger.json").is_file():
         Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)

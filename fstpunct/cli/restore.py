@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from ..api.parsing import parser_model
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
@@ -10,7 +11,6 @@ from ..apps.restoration.trivial import Trivial
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError, refuse_missing
 from ..model.store import bundled, is_bundled
-from ..parser import Model as ParserModel
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.release import LANGUAGES
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
                          "with --model, not with --crf or --trivial")
     refuse_missing({"--parser": args.parser, "--tagger": args.tagger})  # used or not
-    parsers = [ParserModel.load(p) for p in args.parser]
+    parsers = [parser_model(p, args.beam) for p in args.parser]
     for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
         p.expect_mode("removed", "restoration with a parser")
     with chosen_pool(args) as pool:
