@@ -11,6 +11,7 @@ from fstpunct.apps.restoration.generative import ModelRestorer, split
 from fstpunct.apps.restoration.mbr import insertions, sentence_mbr, slot_mbr, slot_risks
 from fstpunct.apps.restoration.metrics import levenshtein
 from fstpunct.apps.restoration.sample import Draws, PriorSampler, SlotDraws
+from fstpunct.errors import InputError
 from fstpunct.fst.channel import SPECIALS
 from fstpunct.model.punct import Inference, Settings
 from fstpunct.ud.slots import SlotSentence, to_slots
@@ -125,6 +126,14 @@ def test_a_doubled_mark_comes_from_the_later_puncteme():
     sampler = PriorSampler(model, 10)
     assert sampler._visible((mark,), [mark, mark], [3, 1]) == ((mark,), (1,))
     assert sampler._visible((mark, mark), [mark, mark], [3, 1]) == ((mark, mark), (3, 1))
+
+
+@pytest.mark.parametrize("samples", [0, -3])
+def test_a_sampler_refuses_fewer_than_one_sample(samples):
+    """The sampler's own check says what the CLI and check_sampling say, in one line."""
+    model = make_model(TRAIN, "rtl", seed=3)
+    with pytest.raises(InputError, match=rf"^samples must be at least 1, not {samples}$"):
+        PriorSampler(model, samples)
 
 
 def test_draws_do_not_depend_on_batching():

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import check_seed
+from ...errors import check_seed, refuse_below
 from ...fst.channel import KEEP, SWAP, Channel
 from ...model.attach import AttachData
 from ...model.punct import PunctModel
@@ -105,8 +105,7 @@ class PriorSampler:
 
     def __init__(self, model: PunctModel, samples: int = 1000, seed: int = 0,
                  hidden: frozenset[str] = HIDDEN, stream: int | None = None) -> None:
-        if samples < 1:
-            raise ValueError(f"the number of samples must be at least 1, not {samples}")
+        refuse_below(1, samples=samples)
         check_seed(seed)
         self.model, self.samples, self.seed = model, samples, seed
         self._stream = () if stream is None else (stream,)
