@@ -146,8 +146,7 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.text import analysed, underlying
-        if posteriors < 0:
-            raise InputError(f"posteriors must be at least 0, not {posteriors}")
+        refuse_below(0, posteriors=posteriors)
         _check_pool(pool)
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
         punct = self._model_for(text and text_model)
