@@ -38,14 +38,15 @@ class _MStep:
     piece, group by group), so its value and gradient do not depend on the number of threads.
     The large arrays of an evaluation (Θ Gᵀ, its gradient, the pieces' gradient blocks) are
     allocated once and overwritten by each evaluation: fresh ones cost the kernel's page
-    faults and zeroing, a fifth of an evaluation's time. The constructor's ``threads``, a pool
-    of ``workers`` threads (:func:`~.threads.each`), run only the set-up (merging the targets,
-    finding their nonzero rows); each evaluation (:meth:`__call__`) is given its pool."""
+    faults and zeroing, a fifth of an evaluation's time. ``threads``, a pool of ``workers``
+    threads (:func:`~.threads.each`), runs the set-up (merging the targets, finding their
+    nonzero rows) and every evaluation (:meth:`__call__`): it must stay open while they run."""
 
     def __init__(self, data: AttachData, targets: np.ndarray, l2: float,
                  center: np.ndarray | None = None, threads: Executor | None = None,
                  workers: int = 1) -> None:
         self.data, self.l2, self.center = data, l2, center
+        self.threads, self.workers = threads, workers
         targets = np.ascontiguousarray(targets, dtype=np.float64)
 
         def merge(k: int) -> list[tuple[_Piece, np.ndarray, np.ndarray, int]]:
@@ -95,11 +96,10 @@ class _MStep:
         of every step and gradient difference are 0)."""
         return self.data.touched | (theta0 != (0.0 if self.center is None else self.center))
 
-    def __call__(self, theta: np.ndarray, threads: Executor | None = None, workers: int = 1
-                 ) -> tuple[float, np.ndarray]:
-        """The objective and its gradient at ``theta`` (on ``threads``, if given, of
-        ``workers`` threads; the gradient's array is overwritten by the next call)."""
-        model = self.data.model
+    def __call__(self, theta: np.ndarray) -> tuple[float, np.ndarray]:
+        """The objective and its gradient at ``theta`` (on the pool given at construction; the
+        gradient's array is overwritten by the next call)."""
+        model, threads, workers = self.data.model, self.threads, self.workers
         st, d_st = pair_scores(theta, model, threads, workers, self.st), self.d_st
         groups = self.data.groups
         each(threads, workers, lambda k: groups[k].gather(st, self.gathered[k]),
@@ -143,7 +143,7 @@ def objective(theta: np.ndarray, data: AttachData, targets: np.ndarray, l2: floa
     :meth:`~.attach.AttachModel.init_theta`) and its gradient in θ, computed on ``threads``
     threads (the same value and gradient for any number)."""
     with _threads(threads) as pool:
-        return _MStep(data, targets, l2, center, pool, threads)(theta, pool, threads)
+        return _MStep(data, targets, l2, center, pool, threads)(theta)
 
 
 def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
@@ -165,7 +165,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
 
         def loss(x: np.ndarray) -> tuple[float, np.ndarray]:
             each(pool, threads, lambda part: theta.__setitem__(free[part], x[part]), parts)
-            value, grad = problem(theta, pool, threads)
+            value, grad = problem(theta)
             if evaluated:
                 evaluated(value)
             moving = np.empty(len(free))

@@ -34,5 +34,5 @@ def each(threads: Executor | None, workers: int, work: Callable[[T], R], items: 
                 pass
             raise
 
-    list(threads.map(loop, range(workers)))
+    list(threads.map(loop, range(min(workers, len(items)))))  # no idle task
     return results
