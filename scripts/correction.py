@@ -147,6 +147,13 @@ each fold's first B bagged correctors (an edit where more than half of them make
 that reads its decoding, and in calibrate's choice on dev (default ``balanced``; calibrate
 stores it with the chosen decoding, and ``fstpunct correct`` decodes with it by default).
 
+``channel`` decodes a finished ``cv`` run's held-out pairs (run with ``--extra``) by the
+noisy-channel corrector (:mod:`fstpunct.apps.correction.noisy`): the prior a model of correct
+English (``--reference``, default the bundled ``en``), each fold's error model counted on the
+pairs its corrector trained on; every λ of LAMBDAS, λ chosen nested (least AED on the other
+folds, ties to the smaller) and λ = 1, against keep and the run's correction model at its nested
+edit cost (``--decoder``, default learner).
+
 ``heldout`` trains the models as one ``cv`` fold holding no document out (the learner model on
 every aligned TLE learner sentence, the corrector and the two CRF correctors on every TLE pair;
 no sentence outside the TLE; its settings recorded in ``WORK/heldout.json``, a folder of
@@ -174,6 +181,7 @@ from typing import IO, NoReturn, TypeVar
 
 import numpy as np
 
+from fstpunct.apps.correction import noisy
 from fstpunct.apps.correction.bagging import PURPOSE, SEEDS, Bagged, resampled
 from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
@@ -208,7 +216,7 @@ from fstpunct.apps.restoration.metrics import (
     slot_strings,
 )
 from fstpunct.apps.restoration.pipeline import restored
-from fstpunct.apps.restoration.strip import insert
+from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.errors import FstpunctError
 from fstpunct.files import output
@@ -830,6 +838,13 @@ def dealt(names: Iterable[str], k: int) -> dict[str, int]:
     return {d: j % k for j, d in enumerate(sorted(names))}
 
 
+def fold_pairs(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], fold: int
+               ) -> list[tuple[Sentence, Sentence]]:
+    """The (learner, corrected) pairs of ``pooled`` whose FCE document is not in ``fold``
+    (what ``cv`` trains the fold's models on, with the fold's outside FCE pairs)."""
+    return [(s, g) for _, s, g in pooled if fold_of[_document(s)] != fold]
+
+
 def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
             ) -> list[list[int]]:
     """Per fold, the indices of its held-out pairs among the ``pooled`` ones."""
@@ -979,8 +994,8 @@ def cv(args: argparse.Namespace) -> None:
     by_cost: dict[float, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
-    rests = [[(s, g) for split, s, g in pooled + extra if fold_of[_document(s)] != fold]
-             + fold_outside[fold].pairs for fold in range(k)]
+    rests = [fold_pairs(pooled + extra, fold_of, fold) + fold_outside[fold].pairs
+             for fold in range(k)]
     models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, rests[fold])
               for fold, (own, learner) in enumerate(learners)]
     for b in range(args.bags):  # bag by bag: every fold has its first b bags at any time
@@ -1620,6 +1635,100 @@ def compare(args: argparse.Namespace) -> None:
                             **sides, "rows": rows, "rows_by_split": rows_by_split,
                             "final_or_inner": where, "overlap": overlap},
                            indent=1) + "\n")
+
+
+LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)  # the noisy channel's prior weights
+CHANNEL_NESTED, CHANNEL_BAYES = "noisy channel, nested λ", "noisy channel, λ = 1"
+REFERENCE_NESTED = "reference arm, nested edit cost"
+
+
+def least_summed(helds: list[list[int]], candidates: Sequence[float],
+                 edits: dict[float, list[int]]) -> list[float]:
+    """Per fold, the candidate of least summed token edits over the other folds' pairs
+    (``edits``: by pooled pair); ties to the smaller candidate."""
+    return [min(candidates, key=lambda v: (sum(edits[v][j] for j in others(helds, fold)), v))
+            for fold in range(len(helds))]
+
+
+def channel(args: argparse.Namespace) -> None:
+    """The noisy-channel corrector (:mod:`fstpunct.apps.correction.noisy`) on a finished cv
+    run's held-out pairs (its ``--work``, run with ``--extra`` and no ``--fce``): per fold, the
+    error model counted on the pairs its corrector trained on (checked against the corrector's
+    record), the prior ``--reference`` (default en), every λ of LAMBDAS; λ chosen nested
+    (:func:`least_summed`), λ = 1, keep and the cv run's correction model at its nested edit
+    cost (``--decoder``, ``--support``), tested against keep and that model."""
+    data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
+    work = Path(args.work)
+    _, fold_of = document_folds(data, splits, k)
+    pooled, extra = pooled_pairs(data, splits, True)
+    helds = held_of(pooled, fold_of, k)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    english = load_model(args.reference)
+    found: dict[int, noisy.SlotScores] = {}
+    folds = []
+    for fold, held in enumerate(helds):
+        fold_folders(work, fold, ("correct",), k)
+        record = CorrectionModel.load(work / f"fold{fold}" / "correct").record
+        learner, corrected, _ = trainable_pairs(fold_pairs(pooled + extra, fold_of, fold))
+        if (record.get("extra"), record.get("fce"), record.get("pairs")) != (
+                True, None, len(corrected)):
+            _fail(f"{work / f'fold{fold}' / 'correct'}: trained with extra "
+                  f"{record.get('extra')}, fce {record.get('fce')} on {record.get('pairs')} "
+                  f"pairs, not with the punctuation-only pairs on these {len(corrected)}")
+        errors = noisy.ErrorModel.counted(zip(learner, corrected))
+        found.update(zip(held, noisy.slot_scores(english, errors,
+                                                 [to_slots(source[j]) for j in held])))
+        folds.append({"pairs": len(corrected), "k": errors.k,
+                      "candidates": sum(len(c) for j in held for c in found[j].candidates)})
+        print(f"fold {fold}: error model on {len(corrected)} pairs (K {errors.k}), "
+              f"{folds[-1]['candidates']} candidates in {len(held)} held-out pairs", flush=True)
+    scores = [found[j] for j in range(len(pooled))]
+    own, stripped = [insertions_of(s) for s in source], [strip(s) for s in source]
+    pairs = english.attach.symmetric
+    by_weight: dict[float, list[Sentence]] = {}
+    kept: dict[float, int] = {}
+    for w in LAMBDAS:
+        by_weight[w], kept[w] = [], 0
+        for t, o, s in zip(stripped, own, scores):
+            chosen, fixed = noisy.balanced_or_kept(s.learner, noisy.decisions(s, w), pairs)
+            kept[w] += fixed
+            by_weight[w].append(insert(t, noisy.insertions(o, s.learner, chosen)))
+    edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
+    print_grid("λ", LAMBDAS, lambda w: f"{w:g}", edits, counts)
+    print("pairs whose paired marks were given back (balance), by λ: "
+          + ", ".join(f"{w:g} {kept[w]}" for w in LAMBDAS), flush=True)
+    chosen = least_summed(helds, LAMBDAS, edits)
+    print("nested λ by fold: " + "/".join(f"{w:g}" for w in chosen), flush=True)
+    _, trials, costs, reference = swept(
+        prepared_folds(work, pooled, helds),
+        [Decoding(0.0, args.support, decoder=args.decoder)] * k, helds, source, gold)
+    outputs = {"keep": list(source), REFERENCE_NESTED: reference,
+               CHANNEL_NESTED: nested_outputs(helds, [by_weight[w] for w in chosen],
+                                              len(pooled)),
+               CHANNEL_BAYES: by_weight[1.0]}
+    refs = ("keep", REFERENCE_NESTED)
+    rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
+                  source, gold, refs)
+    print_rows(f"### noisy channel on {work}'s {k} folds: {len(pooled)} sentences, "
+               f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees", rows,
+               tuple((what, ref) for ref in refs for what in ("aed", "f")))
+    where = {name: final_or_inner(written_edits(source, gold, pred))
+             for name, pred in outputs.items()}
+    print("| system | final slot: right/proposed | inner slots: right/proposed |\n|---|---|---|")
+    for name, c in where.items():
+        print(f"| {name} | {'/'.join(map(str, c['final']))} | "
+              f"{'/'.join(map(str, c['inner']))} |", flush=True)
+    with output(args.output) as f:
+        f.write(json.dumps({
+            "folds": k, "splits": splits, "work": str(work), "reference": args.reference,
+            "decoder": args.decoder, "support": args.support, "fold_error_models": folds,
+            "lambda_grid": [{"lambda": w, "aed": sum(edits[w]) / len(edits[w]),
+                             "edit_counts": [sum(c) for c in astuple(counts[w])],
+                             "f0.5": counts[w].scores()[2], "balance_kept": kept[w]}
+                            for w in LAMBDAS],
+            "nested_lambdas": chosen, "reference_costs": costs,
+            "reference_cost_grid": [asdict(t) for t in trials], "rows": rows,
+            "final_or_inner": where}, indent=1) + "\n")
 
 
 HELD_NONE = "no document held out"  # heldout's models: one cv fold holding none out
@@ -2425,6 +2534,15 @@ def main() -> None:
     e.add_argument("--draws", type=int, default=200,
                    help="draws of T' per sentence for the reading's posterior (200)")
     e.add_argument("-o", "--output", required=True, help="JSON of every edit")
+    c = sub.add_parser("channel", help="the noisy-channel corrector (prior: a model of "
+                                       "correct English) on a cv run's held-out pairs")
+    add_cv_run_arguments(c)
+    add_decoder_argument(c, "learner")
+    c.add_argument("--reference", default="en", help="the prior: a model of correct English "
+                                                     "(default en)")
+    c.add_argument("--support", type=float, default=SUPPORT,
+                   help="the cv run's correction model's support (default %(default)g)")
+    c.add_argument("-o", "--output", required=True, help="JSON of every figure")
     u = sub.add_parser("units", help="describe the units of the TLE pairs and of heldout's two "
                                      "parts (no decoding)")
     u.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -2463,7 +2581,7 @@ def main() -> None:
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
                     "power": power, "jackknife": jackknife, "agree": agree_cv,
                     "compare": compare, "edits": slot_edits, "heldout": heldout,
-                    "units": units}
+                    "units": units, "channel": channel}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -1,0 +1,157 @@
+"""A Bayesian noisy-channel corrector (issue 19, goal (a); RESULTS, helper "noisy19").
+
+The prior is a punctuation model of correct English, M (the shipped ``en`` model): log p_M(x | T)
+of a whole punctuated sentence given its depunctuated tree. The learners' errors are a small
+error model p_err(x | y) counted on training pairs (:class:`ErrorModel`): n(y→x) slots whose
+corrected string is y and learner string x (the scorer's slot strings,
+:func:`~fstpunct.apps.restoration.metrics.slot_strings`),
+
+    p_err(x | y) = (n(y→x) + 0.5) / (n(y) + 0.5·K),   K = distinct learner strings + 1.
+
+Slot i of a learner sentence x is decided given the learner's other slots
+(:func:`slot_scores`, :func:`decisions`): among C_i = {x_i} ∪ {y : n(y→x_i) ≥ 1},
+
+    score(y) = λ·[log p_M(x with slot i set to y | T) − log p_M(x | T)] + log p_err(x_i | y),
+
+the best written, ties to x_i (then to the earlier candidate; λ = 0 drops the prior term, so
+0·(−∞) never arises). Every slot is decided with the others at the learner's strings, and a
+sentence's decisions are then applied together: an approximation of the joint argmax. Where the
+learner's marks of the model's symmetric pairs (quotes, brackets) balance and the decisions'
+do not, every changed slot holding such a mark keeps the learner's string
+(:func:`balanced_or_kept`; the learner decoder's rule, :mod:`.correct`).
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from ...model.punct import Inference, PunctModel
+from ...ud.slots import ABBV, SlotSentence
+from ..restoration import Insertion
+from ..restoration.exact import balanced_strings
+from ..restoration.metrics import slot_strings
+
+__all__ = ["ErrorModel", "SlotScores", "balanced_or_kept", "decisions", "insertions",
+           "log_probs", "slot_scores", "with_slot"]
+
+Strings = tuple[str, ...]
+ADD = 0.5  # the error model's additive smoothing
+CHUNK = 2000  # sentences per batch of the prior's tree DP
+
+
+@dataclass(frozen=True)
+class ErrorModel:
+    """p_err(x | y) from counts n(y→x) of (corrected y, learner x) slot strings (module
+    docstring)."""
+
+    counts: dict[Strings, Counter[Strings]]  # y -> x -> n(y→x)
+    k: int  # distinct learner strings + 1
+
+    @classmethod
+    def counted(cls, pairs: Iterable[tuple[SlotSentence, SlotSentence]]) -> ErrorModel:
+        """Counted on (learner, corrected) slot sentences of the same words."""
+        counts: dict[Strings, Counter[Strings]] = {}
+        learner: set[Strings] = set()
+        for x, y in pairs:
+            xs, ys = slot_strings(x), slot_strings(y)
+            if len(xs) != len(ys):
+                raise ValueError(f"{x.place}: {len(xs)} slots, its correction {len(ys)}")
+            for a, b in zip(xs, ys):
+                counts.setdefault(b, Counter())[a] += 1
+                learner.add(a)
+        return cls(counts, len(learner) + 1)
+
+    def log_p(self, x: Strings, y: Strings) -> float:
+        """log p_err(x | y)."""
+        row = self.counts.get(y, Counter())
+        return math.log((row[x] + ADD) / (sum(row.values()) + ADD * self.k))
+
+    def candidates(self, x: Strings) -> list[Strings]:
+        """C = x first, then every y with n(y→x) ≥ 1 (sorted)."""
+        return [x] + sorted(y for y, row in self.counts.items() if row[x] and y != x)
+
+
+def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
+    """``ss`` with slot ``i``'s scored string set to ``y`` (its :data:`ABBV` tokens kept in
+    front, where :func:`~fstpunct.ud.slots.to_slots` puts them)."""
+    slot = tuple(t for t in ss.slots[i] if t == ABBV) + tuple(y)
+    return replace(ss, slots=ss.slots[:i] + (slot,) + ss.slots[i + 1:])
+
+
+def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
+    """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches)."""
+    return np.concatenate([np.zeros(0)] + [
+        Inference(model, model.prepare(list(sentences[a:a + CHUNK]))).log_probs()
+        for a in range(0, len(sentences), CHUNK)])
+
+
+@dataclass
+class SlotScores:
+    """One learner sentence's slots: the learner's strings, each slot's candidates (the
+    learner's first), their prior gains log p_M(x with slot i set to y) − log p_M(x) and
+    their log p_err(x_i | y)."""
+
+    learner: list[Strings]
+    candidates: list[list[Strings]]
+    gains: list[np.ndarray]
+    errors: list[np.ndarray]
+
+
+def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotSentence]
+                ) -> list[SlotScores]:
+    """Every sentence's :class:`SlotScores` (each distinct sentence scored once by the
+    prior)."""
+    variants: dict[tuple[int, tuple[Strings, ...]], int] = {}
+    todo: list[SlotSentence] = []
+
+    def index(j: int, ss: SlotSentence) -> int:
+        key = (j, ss.slots)
+        if key not in variants:
+            variants[key] = len(todo)
+            todo.append(ss)
+        return variants[key]
+    plan = []
+    for j, ss in enumerate(sentences):
+        xs = slot_strings(ss)
+        cands = [errors.candidates(x) for x in xs]
+        plan.append((xs, cands, index(j, ss),
+                     [[index(j, with_slot(ss, i, y)) for y in c] for i, c in enumerate(cands)]))
+    logs = log_probs(model, todo)
+    return [SlotScores(xs, cands, [logs[v] - logs[base] for v in ids],
+                       [np.array([errors.log_p(x, y) for y in c]) for x, c in zip(xs, cands)])
+            for xs, cands, base, ids in plan]
+
+
+def decisions(s: SlotScores, weight: float) -> list[Strings]:
+    """Each slot's best candidate at λ = ``weight`` (module docstring; ties to the learner's
+    string, then to the earlier candidate)."""
+    out = []
+    for cands, gain, err in zip(s.candidates, s.gains, s.errors):
+        score = err + weight * gain if weight else err
+        out.append(cands[int(np.argmax(score))])
+    return out
+
+
+def balanced_or_kept(learner: Sequence[Strings], chosen: Sequence[Strings],
+                     pairs: Sequence[tuple[str, str]]) -> tuple[list[Strings], bool]:
+    """``chosen``, or where the learner's marks of ``pairs`` balance and the chosen ones do
+    not, ``chosen`` with every changed slot that holds a mark of ``pairs`` (on either side)
+    given the learner's string back; and whether that happened."""
+    if balanced_strings(chosen, pairs) or not balanced_strings(learner, pairs):
+        return list(chosen), False
+    paired = {m for p in pairs for m in p}
+    return [x if y != x and paired & (set(x) | set(y)) else y
+            for x, y in zip(learner, chosen)], True
+
+
+def insertions(own: Sequence[Insertion], learner: Sequence[Strings],
+               chosen: Sequence[Strings]) -> list[Insertion]:
+    """The insertions writing ``chosen``: the learner's own (``own``, with their heads) where
+    a slot keeps its string; a changed slot i's tokens attach to the word before it (word 1
+    for slot 0), an arc that crosses none."""
+    return [o if y == x else tuple((t, max(i, 1)) for t in y)
+            for i, (o, x, y) in enumerate(zip(own, learner, chosen))]

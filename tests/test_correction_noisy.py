@@ -1,0 +1,199 @@
+"""The noisy-channel corrector (:mod:`fstpunct.apps.correction.noisy`) on hand-made pairs: the
+error model's probabilities worked out by hand, the prior's leave-one-slot-out sentences against
+the written sentence scored directly, the per-slot decision against a brute force that writes
+and scores every candidate sentence on its own, and the balance rule."""
+import json
+import math
+import sys
+
+import numpy as np
+import pytest
+from learner_pairs import PLAIN, RELATIVE, conll, sentences
+from script_module import load_script
+from test_correction_cv import DOCUMENTS, learner_folder, run_cv
+
+from fstpunct.apps.correction import noisy
+from fstpunct.apps.restoration.metrics import slot_strings
+from fstpunct.apps.restoration.strip import insert, insertions_of, strip
+from fstpunct.model.punct import Inference
+from fstpunct.model.store import load_model
+from fstpunct.ud.slots import ABBV, to_slots
+
+COMMA_END = [("We", 2, "nsubj"), ("left", 0, "root"), ("early", 2, "advmod"), (",", 2, "punct")]
+ABBREVIATION = [("We", 2, "nsubj"), ("left", 0, "root"), ("etc.", 2, "obj"),
+                (",", 2, "punct"), ("early", 2, "advmod"), (".", 2, "punct")]
+
+
+def slot_sentences(text: str):
+    return [to_slots(s) for s in sentences(text)]
+
+
+def pairs():
+    """(learner, corrected): a relative clause without its commas, a plain sentence kept, a
+    final comma corrected to a period."""
+    learner = slot_sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(PLAIN, "p")
+                             + conll(COMMA_END, "c"))
+    gold = slot_sentences(conll(RELATIVE, "r") + conll(PLAIN, "p") + conll(PLAIN, "c"))
+    return list(zip(learner, gold))
+
+
+@pytest.fixture(scope="module")
+def english():
+    return load_model("en")
+
+
+def test_error_model_by_hand():
+    e = noisy.ErrorModel.counted(pairs())
+    # corrected () <- learner (): relative slots 0, 2, 4; plain 0, 1, 2; comma-end 0, 1, 2
+    # corrected , <- (): relative slots 1, 3. corrected . <- .: relative 5, plain 3;
+    # corrected . <- ,: comma-end 3. Learner strings (), ".", ",": K = 4.
+    assert e.k == 4
+    assert e.log_p((), ()) == pytest.approx(math.log(9.5 / (9 + 2)))
+    assert e.log_p((), (",",)) == pytest.approx(math.log(2.5 / (2 + 2)))
+    assert e.log_p((".",), (",",)) == pytest.approx(math.log(0.5 / 4))
+    assert e.log_p((",",), (".",)) == pytest.approx(math.log(1.5 / (3 + 2)))
+    assert e.log_p((".",), (".",)) == pytest.approx(math.log(2.5 / 5))
+    assert e.log_p((), ("!",)) == pytest.approx(math.log(0.5 / 2))  # an unseen y
+    assert e.candidates(()) == [(), (",",)]
+    assert e.candidates((",",)) == [(",",), (".",)]
+    assert e.candidates(("!",)) == [("!",)]
+
+
+def test_error_model_refuses_pairs_of_other_words():
+    a, = slot_sentences(conll(PLAIN, "a"))
+    b, = slot_sentences(conll(RELATIVE, "b"))
+    with pytest.raises(ValueError, match="slots"):
+        noisy.ErrorModel.counted([(a, b)])
+
+
+def written(sent, learner, chosen):
+    """The sentence the corrector writes for ``chosen`` (insert into the stripped sentence)."""
+    return insert(strip(sent), noisy.insertions(insertions_of(sent), learner, chosen))
+
+
+def test_leave_one_slot_out_is_the_written_sentence(english):
+    sents = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(ABBREVIATION, "a"))
+    ss = [to_slots(s) for s in sents]
+    assert ss[1].slots[3][0] == ABBV  # the abbreviation's dot opens slot 3
+    tried = 0
+    for sent, s in zip(sents, ss):
+        learner = slot_strings(s)
+        for i in range(len(learner)):
+            for y in [(), (",",), (".",), ("“",), ("—", ",")]:
+                chosen = learner[:i] + [y] + learner[i + 1:]
+                out = to_slots(written(sent, learner, chosen))
+                assert slot_strings(out) == chosen  # the writer writes what was chosen
+                assert out.slots == noisy.with_slot(s, i, y).slots
+                direct = Inference(english, english.prepare([out])).log_prob_reference(0)
+                ours = noisy.log_probs(english, [noisy.with_slot(s, i, y)])[0]
+                assert ours == pytest.approx(direct, abs=1e-9) or direct == ours == -np.inf
+                tried += 1
+    assert tried == 5 * (6 + 5)
+
+
+def brute_force(english, errors, sent, weight):
+    """Each slot's best candidate, every candidate sentence written and scored on its own
+    (ties to the learner's string, then the earlier candidate)."""
+    learner = slot_strings(to_slots(sent))
+
+    def log_p(chosen):
+        ss = to_slots(written(sent, learner, chosen))
+        return Inference(english, english.prepare([ss])).log_prob_reference(0)
+    base = log_p(learner)
+    out = []
+    for i, x in enumerate(learner):
+        best, best_score = x, None
+        for y in errors.candidates(x):
+            gain = log_p(learner[:i] + [y] + learner[i + 1:]) - base
+            score = errors.log_p(x, y) + (weight * gain if weight else 0.0)
+            if best_score is None or score > best_score + 1e-12:
+                best, best_score = y, score
+        out.append(best)
+    return out
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.5, 1.0, 4.0, 40.0])
+def test_decisions_against_brute_force(english, weight):
+    errors = noisy.ErrorModel.counted(pairs())
+    sents = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(COMMA_END, "c")
+                      + conll(ABBREVIATION, "a") + conll(PLAIN, "p"))
+    scores = noisy.slot_scores(english, errors, [to_slots(s) for s in sents])
+    got = [noisy.decisions(s, weight) for s in scores]
+    assert got == [brute_force(english, errors, s, weight) for s in sents]
+
+
+def test_lambda_zero_keeps_where_keeping_dominates_and_the_prior_overrules(english):
+    errors = noisy.ErrorModel.counted(pairs())
+    sents = sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(COMMA_END, "c")
+                      + conll(ABBREVIATION, "a"))
+    rel, comma, abbv = noisy.slot_scores(english, errors, [to_slots(s) for s in sents])
+    assert noisy.decisions(rel, 0.0) == rel.learner  # n(()→()) outweighs n(,→())
+    # a comma was only ever corrected to a period: the error model alone edits it, at the end
+    # and inside; the prior (a period inside is improbable English) keeps the inner one
+    assert noisy.decisions(comma, 0.0) == comma.learner[:3] + [(".",)]
+    assert noisy.decisions(abbv, 0.0)[3] == (".",)
+    for weight in (1.0, 40.0):
+        assert noisy.decisions(comma, weight)[3] == (".",)
+        assert noisy.decisions(abbv, weight) == abbv.learner
+
+
+def test_balance_gives_paired_marks_back():
+    pairs_ = [("“", "”"), ("(", ")")]
+    learner = [(), ("“",), (), ("”",), ()]
+    chosen = [(), (), (",",), ("”",), (".",)]
+    assert noisy.balanced_or_kept(learner, chosen, pairs_) == (
+        [(), ("“",), (",",), ("”",), (".",)], True)
+    balanced = [(), ("(",), (), (")",), (".",)]  # a balanced choice stands
+    assert noisy.balanced_or_kept(learner, balanced, pairs_) == (balanced, False)
+    lone = [(), ("“",), (), (), ()]  # the learner's own marks do not balance: no rule
+    assert noisy.balanced_or_kept(lone, chosen, pairs_) == (chosen, False)
+
+
+def test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller():
+    script = load_script("correction")
+    helds = [[0, 1], [2], [3]]
+    edits = {0.0: [1, 1, 0, 2], 1.0: [0, 0, 2, 1], 2.0: [0, 0, 0, 1]}
+    # fold 0 on pairs 2, 3: 2.0 (1) beats 0.0 (2) and 1.0 (3); fold 1 on 0, 1, 3: 1.0 and 2.0
+    # tie at 1 against 0.0's 4: the smaller; fold 2 on 0, 1, 2: 2.0 (0)
+    assert script.least_summed(helds, (2.0, 1.0, 0.0), edits) == [2.0, 1.0, 2.0]
+
+
+def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
+    """``channel`` on a 2-fold cv run of hand-made pairs: keep's row is the learner's, the
+    nested λ row is each fold's λ's outputs, a run without --extra is refused."""
+    script = load_script("correction")
+    data, work = tmp_path / "learner", tmp_path / "cv"
+    data.mkdir()
+    learner_folder(data)
+    for split in DOCUMENTS:
+        (data / f"en_pesl-ud-{split}.conllu").write_text("", encoding="utf-8")
+    run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train", "--extra",
+           "--sharpen", "4", "--correctors-only")
+    out = tmp_path / "channel.json"
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "channel", "--data", str(data), "--split", "train", "--folds", "2",
+        "--work", str(work), "-o", str(out)])
+    script.main()
+    result = json.loads(out.read_text(encoding="utf-8"))
+    rows = {r["system"]: r for r in result["rows"]}
+    assert list(rows) == ["keep", script.REFERENCE_NESTED, script.CHANNEL_NESTED,
+                          script.CHANNEL_BAYES]
+    assert sum(rows["keep"]["edit_counts"][1]) == 0
+    assert rows["keep"]["aed"] == 1.0  # two commas left out in 8 of the 16 pairs
+    grid = {g["lambda"]: g for g in result["lambda_grid"]}
+    assert list(grid) == list(script.LAMBDAS)
+    assert rows[script.CHANNEL_BAYES]["aed"] == pytest.approx(grid[1.0]["aed"])
+    assert len(result["nested_lambdas"]) == 2
+    assert result["fold_error_models"][0]["pairs"] == 8  # the other fold's trainable pairs
+    assert "nested λ by fold" in capsys.readouterr().out
+    plain = tmp_path / "plain"
+    run_cv(script, monkeypatch, data, plain, tmp_path / "cv2.json", "--split", "train",
+           "--correctors-only")
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "channel", "--data", str(data), "--split", "train", "--folds", "2",
+        "--work", str(plain), "-o", str(tmp_path / "refused.json")])
+    with pytest.raises(SystemExit) as e:
+        script.main()
+    assert e.value.code == 2
+    assert "not with the punctuation-only pairs" in capsys.readouterr().err
+    assert not (tmp_path / "refused.json").exists()
