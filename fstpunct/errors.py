@@ -6,12 +6,13 @@ import os
 import sys
 import warnings
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "not_a_model", "refuse_below", "refuse_missing",
-           "refuse_unused", "warn_user"]
+           "InputError", "ModelError", "not_a_model", "refuse_below", "refuse_choice",
+           "refuse_missing", "refuse_unused", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -99,6 +100,14 @@ def refuse_below(least: float, **values: float | None) -> None:
                  else f"at least {least}")
         raise InputError(f"{' and '.join(low)} must be {bound}, not "
                          f"{' and '.join(map(str, low.values()))}")
+
+
+def refuse_choice(name: str, value: object, allowed: Sequence[str]) -> None:
+    """An :class:`InputError` if ``value`` is not one of ``allowed``, in the one style of a
+    refused choice: ``width must be one of input, full, half, not 'x'`` (the choices in the order
+    given)."""
+    if value not in allowed:
+        raise InputError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 
 
 def check_seed(seed: int) -> None:

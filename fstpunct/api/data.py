@@ -39,7 +39,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, Union
 
-from ..errors import ConlluError, InputError
+from ..errors import ConlluError, InputError, refuse_choice
 from ..ud.release import Source, names_file, read_one, resolve_one
 from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
@@ -179,8 +179,7 @@ def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str |
     """``step`` applied to ``data``, given back as the same kind (module docstring); in
     ``format`` ``text``, each sentence as ``line(sentence)``."""
     format = format or ("text" if text is not None else "conllu")
-    if format not in FORMATS:
-        raise InputError(f"format must be one of {', '.join(FORMATS)}, not {format!r}")
+    refuse_choice("format", format, FORMATS)
     sents, streamed = _open(data, text, tree)
     out = step(sents)
     whole = is_text(data) or text is not None and isinstance(data, str)

@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..apps.decode import annotate, scored
-from ..errors import InputError, ModelError, refuse_below, refuse_missing, refuse_unused, warn_user
+from ..errors import (
+    InputError,
+    ModelError,
+    refuse_below,
+    refuse_choice,
+    refuse_missing,
+    refuse_unused,
+    warn_user,
+)
 from ..model.punct import PunctModel
 from ..model.store import (
     BUNDLED,
@@ -302,9 +310,7 @@ class Model:
         mbr, seed = check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
                                              "mix_weight": mix_weight}, mbr, seed)
         decoder = "slot" if decoder is None else decoder
-        if decoder not in EXACT_DECODERS:
-            raise InputError(f"decoder must be one of {', '.join(sorted(EXACT_DECODERS))}, "
-                             f"not {decoder!r}")
+        refuse_choice("decoder", decoder, sorted(EXACT_DECODERS))
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None
         refuse_unused({"mix_weight": mix_weight is not None and mix_crf is None and not stored},

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 from .. import __version__
-from ..errors import InputError, check_seed
+from ..errors import InputError, check_seed, refuse_choice
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -78,9 +78,9 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     settings = settings or Settings()
     attach_iterations = ATTACH_ITERATIONS if attach_iterations is None else attach_iterations
     check_iterations(iterations, attach_iterations)
-    _check_choice("init", init, INITS)
+    refuse_choice("init", init, INITS)
     if direction is not None:
-        _check_choice("direction", direction, DIRECTIONS)
+        refuse_choice("direction", direction, DIRECTIONS)
     check_seed(seed)
     folder_target(output)  # a folder it cannot write is said before training, not after
     data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
@@ -154,8 +154,3 @@ def _names(files: Folder | Sequence[Folder], what: str) -> list[str]:
             raise InputError(f"{what}: CoNLL-U files or split names, not {kind} (write the "
                              "sentences to a file)")
     return [os.fspath(name) for name in names]
-
-
-def _check_choice(name: str, value: str, allowed: Sequence[str]) -> None:
-    if value not in allowed:
-        raise InputError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")

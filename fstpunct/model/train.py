@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import refuse_below
+from ..errors import refuse_below, refuse_choice
 from ..fst.channel import Channel
 from ..fst.grammar import Grammar
 from ..fst.lattice import LatticeBuilder
@@ -71,6 +71,7 @@ def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "
     over the vocabulary of ``sentences`` (tokens seen fewer than 5 times become UNK);
     ``readings``: more readings of ``sentences`` (the same words and slots, other contexts),
     whose contexts join θ's and nothing else (:meth:`AttachModel.build`)."""
+    refuse_choice("init", init, INITS)
     settings = settings or Settings()
     vocab = Vocab.build(sentences)
     attach = AttachModel.build(vocab, grammar.pairs, sentences, settings.lexical, readings)
@@ -83,10 +84,8 @@ def initial_model(sentences: list[SlotSentence], grammar: Grammar, init: str = "
         channel = Channel(symbols, base.direction, base.phi[np.ix_(keep, keep)])
     elif init == "random":
         channel = Channel.random(symbols, base.direction, np.random.default_rng(seed))
-    elif init == "identity":
+    else:  # identity
         channel = Channel.identity(symbols, base.direction)
-    else:
-        raise ValueError(f"init must be one of {', '.join(INITS)}, not {init!r}")
     return PunctModel(attach, attach.init_theta(settings.token_cost), channel, settings)
 
 

@@ -37,7 +37,7 @@ import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
-from ..errors import InputError
+from ..errors import refuse_choice
 from .text import surface
 from .treebank import Line, Sentence
 
@@ -84,8 +84,7 @@ def written(sent: Sentence, ids: Sequence[int], tokens: Sequence[str]) -> tuple[
 
 def checked(width: str) -> str:
     """``width`` if it is one of :data:`WIDTHS`, else InputError."""
-    if width not in WIDTHS:
-        raise InputError(f"width must be one of {', '.join(WIDTHS)}, not {width!r}")
+    refuse_choice("width", width, WIDTHS)
     return width
 
 

@@ -65,7 +65,7 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError, ModelError, refuse_below
+from ...errors import InputError, ModelError, refuse_below, refuse_choice
 from ...files import atomic_folder, read_meta
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
@@ -118,9 +118,7 @@ class Decoding:
         if self.gate and self.platt:
             raise InputError("a decoding has a gate or a Platt map, not both (no model "
                              "combines them)")
-        if self.decoder not in DECODERS_CORRECT:
-            raise InputError(f"decoder must be one of {', '.join(DECODERS_CORRECT)}, not "
-                             f"{self.decoder!r}")
+        refuse_choice("decoder", self.decoder, DECODERS_CORRECT)
 
 
 def unexplained(slot: SlotDistribution, own: Insertion, support: float) -> bool:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, check_seed, refuse_below, refuse_unused
+from ...errors import InputError, check_seed, refuse_below, refuse_choice, refuse_unused
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
@@ -99,11 +99,10 @@ class Options:
     balance: bool = True                  # deletion: balanced T′, pairs printed whole
 
     def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise InputError(f"method must be one of {', '.join(METHODS)}, not {self.method!r}")
+        refuse_choice("method", self.method, METHODS)
         refuse_below(1, samples=self.samples)
         check_stream_seed(self.seed)
-        _check_tree(self.tree)
+        refuse_choice("tree", self.tree, TREES)
         # a str ("acl:relcl") kept as it is would be tested as a substring ("acl" in it)
         object.__setattr__(self, "delete", deleted_relations(self.delete))
         other = self.method != "full"
@@ -142,11 +141,6 @@ def deleted_relations(delete: str | Iterable[str]) -> frozenset[str]:
                          "UD's universal ones, e.g. appos, parataxis, with or without a "
                          "subtype such as acl:relcl)")
     return relations
-
-
-def _check_tree(tree: str) -> None:
-    if tree not in TREES:
-        raise InputError(f"tree must be one of {', '.join(TREES)}, not {tree!r}")
 
 
 def bracketed_words(slots: SlotSentence, marks: Sequence[Marks]) -> list[int]:
@@ -262,7 +256,7 @@ def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: st
     backoff stays possible; draws from the stream :data:`TILT`): the orphan is then a mark
     whose partner the channel absorbed, not an unmatched pair. Without a model, only the
     sentences. Compute it once to write a sentence in several ways (:func:`written`)."""
-    _check_tree(tree)
+    refuse_choice("tree", tree, TREES)
     check_stream_seed(seed)
     if model is None:
         yield from (Underlying(sent, None, (Carried([], {}),)) for sent in sentences)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping, Sequence
 
-from ...errors import InputError, refuse_below, refuse_unused
+from ...errors import refuse_below, refuse_choice, refuse_unused
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -37,8 +37,7 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
                    "seed": samples is None and seed is not None},
                   "only with samples (--samples: MBR over samples)")
     mbr = "sentence" if mbr is None else mbr
-    if mbr not in DECODERS:
-        raise InputError(f"mbr must be one of {', '.join(sorted(DECODERS))}, not {mbr!r}")
+    refuse_choice("mbr", mbr, sorted(DECODERS))
     return mbr, seed or 0
 
 

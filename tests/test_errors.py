@@ -1,0 +1,36 @@
+"""The shared refusals of fstpunct.errors, called directly (the commands test them in use)."""
+import math
+
+import pytest
+
+from fstpunct.errors import InputError, refuse_below, refuse_choice
+
+
+def test_refuse_choice_names_the_choices_in_order_and_the_value():
+    refuse_choice("width", "full", ("input", "full", "half"))
+    with pytest.raises(InputError, match=r"^width must be one of input, full, half, not 'x'$"):
+        refuse_choice("width", "x", ("input", "full", "half"))
+    with pytest.raises(InputError, match=r"^mbr must be one of sentence, slot, not None$"):
+        refuse_choice("mbr", None, ["sentence", "slot"])
+
+
+@pytest.mark.parametrize("value", [0, 0.0, 1, 2.5, 10**400])
+def test_refuse_below_passes_finite_values_at_or_above_the_bound(value):
+    refuse_below(0, n=value)
+    refuse_below(0, n=None)  # not given
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"beam": 0}, "beam must be at least 1, not 0"),
+    ({"beam": 0.5}, "beam must be at least 1, not 0.5"),
+    ({"beam": math.nan}, "beam must be at least 1, not nan"),
+    ({"beam": -math.inf}, "beam must be at least 1, not -inf"),
+    ({"beam": math.inf}, "beam must be a finite number of at least 1, not inf"),
+    ({"a": -1, "b": 3, "c": None, "--page-size": 0},
+     "a and --page-size must be at least 1, not -1 and 0"),
+    ({"a": 0, "b": math.inf}, "a and b must be a finite number of at least 1, not 0 and inf"),
+])
+def test_refuse_below_names_every_refused_value(values, message):
+    with pytest.raises(InputError) as refused:
+        refuse_below(1, **values)
+    assert str(refused.value) == message
