@@ -115,6 +115,19 @@ def check_seed(seed: int) -> None:
     refuse_below(0, seed=seed)
 
 
+_WORD = 2 ** 32  # a stream seed is one 32-bit word of the stream's entropy
+
+
+def check_stream_seed(seed: int, name: str = "seed") -> None:
+    """Refuse (InputError) a seed that is not one 32-bit word, from 0 to 2**32 - 1: the seed
+    of random streams whose numpy entropy is (seed, more words), where a seed of two words
+    would shift the words after it (numpy's SeedSequence pads a short entropy with zeros: the
+    stream (s + 2**32 * b, 0) is (s, b)). ``name``: the seed's, as the refusal names it."""
+    refuse_below(0, **{name: seed})
+    if seed >= _WORD:
+        raise InputError(f"{name} must be below 2**32, not {seed}")
+
+
 def refuse_unused(options: dict[str, bool], why: str) -> None:
     """An :class:`InputError` naming every option of ``options`` (its name, mapped to whether
     it is given) that is given although ``why`` says it would be ignored: a keyword as the

@@ -182,7 +182,7 @@ from typing import IO, NoReturn, TypeVar
 import numpy as np
 
 from fstpunct.apps.correction import noisy
-from fstpunct.apps.correction.bagging import PURPOSE, SEEDS, Bagged, resampled
+from fstpunct.apps.correction.bagging import PURPOSE, Bagged, resampled
 from fstpunct.apps.correction.bilstm import BilstmCorrector
 from fstpunct.apps.correction.bilstm import train as bilstm_train
 from fstpunct.apps.correction.calibrate import COSTS, Trial, best, calibrated, nearness
@@ -218,7 +218,7 @@ from fstpunct.apps.restoration.metrics import (
 from fstpunct.apps.restoration.pipeline import restored
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial
-from fstpunct.errors import FstpunctError
+from fstpunct.errors import FstpunctError, InputError, check_stream_seed
 from fstpunct.files import output
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.fit import train as fit_train
@@ -970,8 +970,10 @@ def cv(args: argparse.Namespace) -> None:
         _fail(f"cv: --bags must be at least 0, not {args.bags}")
     if args.bag_seed and not args.bags:
         _fail("cv: --bag-seed needs --bags")
-    if not 0 <= args.bag_seed < SEEDS:
-        _fail(f"cv: --bag-seed must be from 0 to 2**32 - 1, not {args.bag_seed}")
+    try:
+        check_stream_seed(args.bag_seed, "--bag-seed")
+    except InputError as e:
+        _fail(f"cv: {e}")
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)

@@ -65,10 +65,10 @@ def test_drawn_readings_follow_the_learner_posterior(pairs):
     with pytest.raises(InputError, match="at least 1"):
         drawn(learner, [ss], 0)
     # a negative seed: numpy's traceback before
-    with pytest.raises(InputError, match="their seed at least 0, not 2 and -1$"):
+    with pytest.raises(InputError, match="^seed must be at least 0, not -1$"):
         drawn(learner, [ss], 2, -1)
     # checked with nothing to draw too
-    with pytest.raises(InputError, match="their seed at least 0, not 2 and -1$"):
+    with pytest.raises(InputError, match="^seed must be at least 0, not -1$"):
         drawn(learner, [], 2, -1)
     with pytest.raises(InputError, match="at least 1"):
         readings(learner, [], draws=0)
@@ -325,7 +325,7 @@ def test_a_sentences_reading_posteriors_do_not_depend_on_its_batch():
     assert shifted != together
     for k, ss in enumerate(text):
         assert readings(unsure, [ss], draws=40, first=k + 1)[0] == shifted[k]
-    with pytest.raises(InputError, match="their seed at least 0, not 2 and -1$"):
+    with pytest.raises(InputError, match="^seed must be at least 0, not -1$"):
         readings(unsure, text, draws=2, seed=-1)
 
 

@@ -1,9 +1,10 @@
 """The shared refusals of fstpunct.errors, called directly (the commands test them in use)."""
 import math
 
+import numpy as np
 import pytest
 
-from fstpunct.errors import InputError, refuse_below, refuse_choice
+from fstpunct.errors import InputError, check_stream_seed, refuse_below, refuse_choice
 
 
 def test_refuse_choice_names_the_choices_in_order_and_the_value():
@@ -34,3 +35,16 @@ def test_refuse_below_names_every_refused_value(values, message):
     with pytest.raises(InputError) as refused:
         refuse_below(1, **values)
     assert str(refused.value) == message
+
+
+def test_a_stream_seed_is_one_32_bit_word():
+    for seed in (0, 2 ** 32 - 1):
+        check_stream_seed(seed)
+    with pytest.raises(InputError, match=r"^--bag-seed must be at least 0, not -1$"):
+        check_stream_seed(-1, "--bag-seed")
+    with pytest.raises(InputError, match=r"^seed must be below 2\*\*32, not 4294967296$"):
+        check_stream_seed(2 ** 32)
+    # why: a seed of two words would give stream (s + 2**32 * b, 0) the draws of (s, b)
+    same = [np.random.default_rng(s).integers(0, 2 ** 32, 4).tolist()
+            for s in ([5 + 2 ** 32 * 7, 0], [5, 7])]
+    assert same[0] == same[1]

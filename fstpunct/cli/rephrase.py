@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from ..apps.rephrase.order import NoOrderingModel
-from ..apps.rephrase.rephrase import METHODS, TREES, check_stream_seed, deleted_relations
-from ..errors import InputError
+from ..apps.rephrase.rephrase import METHODS, TREES, deleted_relations
+from ..errors import InputError, check_stream_seed
 from ..ud.release import read_one
 from ..ud.treebank import write_file
 from .arguments import add_corpus_arguments, add_width_argument, at_least
@@ -60,8 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)  # the library checks them too, after the language's note
-    at_least(0, seed=args.seed)
-    check_stream_seed(args.seed)  # its upper bound (one 32-bit word of the random streams)
+    check_stream_seed(args.seed, "--seed")  # one 32-bit word of the random streams
     deleted_relations(args.delete)  # checked again by the library
     model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir))
     permute = {"yes": True, "no": False, "auto": None}[args.permute]

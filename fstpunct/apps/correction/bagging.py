@@ -21,26 +21,25 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...errors import check_stream_seed
 from ...ud.treebank import Sentence
 from ..restoration import Insertion, marks
 from ..restoration.strip import insert
 from .correct import Prepared, decided
 from .model import Decoding
 
-__all__ = ["PURPOSE", "SEEDS", "Bagged", "resampled", "voted"]
+__all__ = ["PURPOSE", "Bagged", "resampled", "voted"]
 
-SEEDS = 2 ** 32  # a seed is one 32-bit word: 0 to SEEDS - 1 (two words would shift the stream)
 PURPOSE = 0x62616773  # 'bags': the last word of every stream, so no other stream is a bag's
 
 
 def resampled(n: int, seed: int, fold: int, bag: int) -> list[int]:
     """A bootstrap resample of ``n`` items: ``n`` indices drawn uniformly with replacement from
     the random stream (``seed``, ``fold``, ``bag``, a fixed purpose word), sorted; ``seed``
-    from 0 to SEEDS - 1."""
+    from 0 to 2**32 - 1 (:func:`~fstpunct.errors.check_stream_seed`)."""
     if n < 1:
         raise ValueError("a bootstrap resample needs at least one item")
-    if not 0 <= seed < SEEDS:
-        raise ValueError(f"the bag seed must be from 0 to 2**32 - 1, not {seed}")
+    check_stream_seed(seed, "the bag seed")
     rng = np.random.default_rng([seed, fold, bag, PURPOSE])
     return sorted(int(i) for i in rng.integers(0, n, size=n))
 

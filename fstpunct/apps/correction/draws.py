@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...errors import InputError
+from ...errors import check_stream_seed, refuse_below
 from ...model.punct import Inference, PunctModel
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
 
-__all__ = ["check_draws", "learner_draws", "sentence_streams"]
+__all__ = ["learner_draws", "sentence_streams"]
 
 Draws = list[list[list[tuple[Puncteme, Puncteme] | None]]]  # [sentence][draw][node]
 
@@ -21,21 +21,14 @@ def sentence_streams(seed: int, first: int, count: int) -> list[tuple[int, int]]
     return [(seed, first + k) for k in range(count)]
 
 
-def check_draws(size: int, seed: int) -> None:
-    """InputError unless ``size`` ≥ 1 and ``seed`` ≥ 0 (the draws of T′ asked for and the
-    seed of their random streams; callers with nothing to draw check them too)."""
-    if size < 1 or seed < 0:  # numpy's traceback for a negative seed
-        raise InputError(f"the draws of T′ must be at least 1 and their seed at least 0, not "
-                         f"{size} and {seed}")
-
-
 def learner_draws(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int,
                   seed: int, first: int) -> tuple[Inference, Draws] | None:
     """``draws`` exact draws of T′ from p(T′ | T, x) under ``learner`` for every sentence,
     sentence k's from the stream (seed, first + k) (:func:`sentence_streams`), with the
-    Inference they came from; None for no sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked
-    first)."""
-    check_draws(draws, seed)
+    Inference they came from; None for no sentences (``draws`` ≥ 1 and ``seed`` from 0 to
+    2**32 - 1 checked first, :func:`~fstpunct.errors.check_stream_seed`)."""
+    refuse_below(1, **{"the draws of T′": draws})  # with nothing to draw too
+    check_stream_seed(seed)
     if not sentences:
         return None
     inference = Inference(learner, learner.prepare(sentences))

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, check_seed, refuse_below, refuse_choice, refuse_unused
+from ...errors import InputError, check_stream_seed, refuse_below, refuse_choice, refuse_unused
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
@@ -57,28 +57,20 @@ from .underlying import (
 from .wellformed import unmatched
 
 __all__ = ["CHANNEL", "METHODS", "ORDER", "Options", "TILT", "TREE", "TREES", "Underlying",
-           "bracketed_words", "check_stream_seed", "deleted_relations", "rephrase", "stream",
+           "bracketed_words", "deleted_relations", "rephrase", "stream",
            "underlying", "written"]
 
 METHODS = ("full", "half", "base")
 TREES = ("viterbi", "sample")
 ORDER, CHANNEL, TREE, TILT = 0, 1, 2, 3  # the purposes of a sentence's random streams
-_WORD = 2 ** 32  # every part of a stream is one 32-bit word
 
 
 def stream(seed: int, index: int, purpose: int, *, sample: int = 0
            ) -> tuple[int, int, int, int]:
     """The random stream (numpy SeedSequence entropy) of sentence ``index``'s ``purpose`` in
     sample ``sample`` (module docstring): (seed, index, sample, purpose), four 32-bit words
-    (the seed checked where it comes in: :func:`check_stream_seed`)."""
+    (the seed checked where it comes in: :func:`~fstpunct.errors.check_stream_seed`)."""
     return (seed, index, sample, purpose)
-
-
-def check_stream_seed(seed: int) -> None:
-    """Refuse a seed that is not one 32-bit word, from 0 to 2**32 - 1 (InputError)."""
-    check_seed(seed)
-    if seed >= _WORD:  # two words: the streams' parts would shift (module docstring)
-        raise InputError(f"the seed must be below 2**32, not {seed}")
 
 
 @dataclass(frozen=True)
