@@ -10,6 +10,7 @@ import pytest
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
+from fstpunct.fst.channel import NoDirection, sidecar_direction
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.show import dot
 from fstpunct.show.channel import channel_graph
@@ -148,6 +149,25 @@ def test_a_bare_channel_without_its_direction_says_the_option(tmp_path, capsys):
                    "channel's direction (no such file or directory); or pass --direction "
                    "ltr|rtl\n"), err
     assert main(["draw", "channel", str(fst), "--symbols", ", .", "--direction", direction]) == 0
+
+
+def test_a_model_without_its_direction_is_one_line_without_the_option(tmp_path, capsys):
+    """A model folder's channel without its JSON: the same one line, exit 2, and no advice to
+    pass --direction (a model's direction is its own); the library says it by type
+    (NoDirection), for each way the JSON fails."""
+    from fstpunct.model.store import model_path
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    side = tmp_path / "hi" / "channel.json"
+    side.unlink()
+    assert main(["draw", "channel", str(tmp_path / "hi"), "--symbols", ", ."]) == 2
+    assert capsys.readouterr().err == (f"fstpunct draw channel: error: {side}: cannot read the "
+                                       "channel's direction (no such file or directory)\n")
+    for text, why in ((None, "no such file"), ("{", "cannot read"),
+                      ('{"direction": "up"}', "'direction' must be ltr or rtl")):
+        if text is not None:
+            side.write_text(text, encoding="utf-8")
+        with pytest.raises(NoDirection, match=why):
+            sidecar_direction(tmp_path / "hi" / "channel.fst")
 
 
 @pytest.mark.parametrize("value", ["2", "-0.5", "x"])

@@ -11,7 +11,7 @@ from ..api import Model
 from ..api.data import one_sentence
 from ..errors import InputError, ModelError
 from ..files import output
-from ..fst.channel import DIRECTIONS, Channel, sidecar_path
+from ..fst.channel import DIRECTIONS, Channel, NoDirection
 from ..model.store import is_bundled, model_path
 from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
@@ -101,8 +101,8 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
         path = model_path(args.fst) / "channel.fst"  # a model's channel
     try:
         channel = Channel.load(path, args.direction)
-    except ModelError as e:  # a bare .fst's direction unread: say the option that gives it
-        if model or not str(e).startswith(f"{sidecar_path(path)}: "):
+    except NoDirection as e:  # a bare .fst's direction unread: say the option that gives it
+        if model:
             raise
         raise ModelError(f"{e}; or pass --direction ltr|rtl") from e
     return channel_graph(channel, args.symbols.split(), args.min_prob)

@@ -53,8 +53,9 @@ if TYPE_CHECKING:
     import pynini
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
-           "SPECIALS", "ArcTable", "EditPath", "ScanArc", "Step", "Channel", "scan_moves",
-           "structural_mask", "sidecar_direction", "sidecar_path", "writable_sidecar"]
+           "SPECIALS", "ArcTable", "EditPath", "NoDirection", "ScanArc", "Step", "Channel",
+           "scan_moves", "structural_mask", "sidecar_direction", "sidecar_path",
+           "writable_sidecar"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
 KEEP, LEFT, RIGHT, SWAP = range(4)
@@ -537,18 +538,23 @@ def _edits(shell: Channel, arcs: FstArcs) -> tuple[np.ndarray, ...]:
     return param[:, 0], param[:, 1], param[:, 2], np.flatnonzero(~found)
 
 
+class NoDirection(ModelError):
+    """The JSON beside a channel file, which gives its direction, cannot be read or holds
+    none (a caller may say another way to give it)."""
+
+
 def sidecar_direction(path: str | Path) -> str:
     """The direction (``ltr``/``rtl``) in the JSON beside the channel ``path``; a
-    ModelError if it cannot be read or holds none."""
+    :class:`NoDirection` if it cannot be read or holds none."""
     side = sidecar_path(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
     except OSError as e:  # its strerror: the path is said once, first
-        raise ModelError(f"{side}: cannot read the channel's direction "
-                         f"({(e.strerror or str(e)).lower()})") from e
+        raise NoDirection(f"{side}: cannot read the channel's direction "
+                          f"({(e.strerror or str(e)).lower()})") from e
     except ValueError as e:
-        raise ModelError(f"{side}: cannot read the channel's direction ({e})") from e
+        raise NoDirection(f"{side}: cannot read the channel's direction ({e})") from e
     direction = meta.get("direction") if isinstance(meta, dict) else None
     if direction not in DIRECTIONS:
-        raise ModelError(f"{side}: 'direction' must be ltr or rtl")
+        raise NoDirection(f"{side}: 'direction' must be ltr or rtl")
     return direction
