@@ -275,24 +275,25 @@ class Model:
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
+        from ..apps.text import restored_text
         from ..parser import Model as ParserModel
+        from .parsing import parser_model
         _check_pool(pool)
-        refuse_missing({"parsers (--parser)": parsers, "tagger (--tagger)": tagger})
-        refuse_below(1, beam=beam)  # its pipeline's checks run after the first sentence is read
+        refuse_missing({"parsers (--parser)": parsers})  # before any of them loads
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
                                mix_weight=mix_weight)
         if isinstance(parsers, (str, os.PathLike, ParserModel)):
             parsers = [parsers]
-        from .parsing import parser_model
         loaded = [parser_model(p, beam) for p in parsers]
         for p in loaded:  # they parse the stripped sentences
             p.expect_mode("removed", "restoration with a parser")
         if samples is not None and len(loaded) > samples:
             raise InputError(f"samples must be at least the number of parsers, {len(loaded)}, "
                              f"not {samples}")
-        return self._rewrite(data, lambda s: self._restored(s, method, loaded, beam, pool, text,
-                                                            lowercase, tagger),
+        pipeline = self._pipeline_loader(lowercase, tagger, loaded[0] if loaded else None, beam)
+        return self._rewrite(data, lambda s: restored_text(s, method, loaded, beam, pipeline,
+                                                           text, pool=pool),
                              width, self._model_for(text and text_model),
                              text=self._tokeniser(text), format=format, tree=None)
 
@@ -328,15 +329,6 @@ class Model:
             return MixedRestorer(punct, crf, 0.5 if mix_weight is None else mix_weight, decoder)
         return ExactRestorer(punct, decoder) if samples is None else \
             ModelRestorer(punct, samples, mbr, seed)
-
-    def _restored(self, sents: Iterator[Sentence], method: Restorer, parsers: list[ParserModel],
-                  beam: int | None, pool: Pool | None, text: bool, lowercase: bool | None,
-                  tagger: Folder | Tagger | None) -> Iterator[Sentence]:
-        """The restore step, after analysis where it is needed."""
-        from ..apps.text import restored_text
-        pipeline = self._pipeline_loader(lowercase, tagger, parsers[0] if parsers else None,
-                                         beam)
-        return restored_text(sents, method, parsers, beam, pipeline, text, pool=pool)
 
     def normalise(self, data: Data, *, counts: Counts | None = None,
                   pool: Pool | None = None) -> Any:
