@@ -681,6 +681,22 @@ def test_what_a_model_learned_is_a_method(en, capsys, tmp_path):
         en.rules(relations=["apos"])
 
 
+def test_a_given_grammar_is_used_and_the_training_one_read_only_for_its_language(
+        en, monkeypatch):
+    """``Model.rules(compare)`` used to read the training grammar as well, even when only
+    the given one is compared; it is read now only for the model's language, when neither
+    ``lang`` nor the record gives it (en's record names none: its grammar's, en)."""
+    import fstpunct.apps.rules as rules
+    from fstpunct.fst.default_grammar import model_grammar
+    own = en.rules(relations=())
+    read = []
+    monkeypatch.setattr(rules, "model_grammar", lambda r: read.append(r) or model_grammar(r))
+    grammar = Path(__file__).parents[1] / "grammars" / "en.rules"
+    given = en.rules(grammar, lang="en", relations=())
+    assert read == [] and given == own
+    assert en.rules(grammar, relations=()).lang == "en" and len(read) == 1
+
+
 def test_restorers_and_grammars_print_in_a_line(en):
     """``model.restorer()``'s objects and a ``Grammar`` print what they are in one line (an
     object address, or the grammar's every rule, before)."""

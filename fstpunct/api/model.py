@@ -463,11 +463,8 @@ class Model:
         for ``relations=()``, no split read; a
         correction model: its learner model's, which stores no edit counts: ``.counted``)."""
         from ..apps.rules import learned_rules
-        record = self.record.get("record")
-        if not isinstance(record, dict):  # a learner saved before 1e10b99 recorded a folder
-            record = {}
-        return learned_rules(self.punct, record, self.edit_counts(), self.name, compare, lang,
-                             split, relations, ud_dir)
+        return learned_rules(self.punct, self.record.get("record"), self.edit_counts(),
+                             self.name, compare, lang, split, relations, ud_dir)
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):

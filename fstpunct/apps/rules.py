@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -199,7 +198,7 @@ class LearnedRules:
     pairs: Pairs            # :func:`relation_pairs` per relation
 
 
-def learned_rules(model: PunctModel, record: dict[str, Any], counts: np.ndarray | None,
+def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
                   name: str, grammar: str | os.PathLike[str] | None = None,
                   lang: str | None = None, split: str | None = None,
                   relations: Sequence[str] | None = None,
@@ -209,19 +208,22 @@ def learned_rules(model: PunctModel, record: dict[str, Any], counts: np.ndarray 
     most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`; none: no split is
     read) over the ``split`` (default dev) of ``lang`` (default: the model's language —
     recorded, its training grammar's, or its name's — else en; never ``grammar``'s). Relations
-    are checked first."""
+    are checked first. A ``record`` that is not a JSON object (a correction model's learner
+    saved before 1e10b99 recorded the folder it was copied from) records nothing
+    (:func:`~fstpunct.fst.default_grammar.model_grammar`)."""
     relations = list(PAPER_RELATIONS if relations is None else relations)
     split = split or "dev"
     check_relations(relations)
-    trained = model_grammar(record)
-    if grammar is not None:
+    recorded = record.get("language") if isinstance(record, dict) else None
+    if grammar is None:
+        rules = trained = model_grammar(record)
+        if rules is None:
+            raise InputError(f"{name}: its training record names no rule file that can be "
+                             "read; give one with compare=GRAMMAR (--compare GRAMMAR)")
+    else:  # the training grammar is read only if its language is needed
         rules = load_grammar(grammar)
-    elif trained is not None:
-        rules = trained
-    else:
-        raise InputError(f"{name}: its training record names no rule file that can be read; "
-                         "give one with compare=GRAMMAR (--compare GRAMMAR)")
-    lang = lang or next((g for g in (record.get("language"), trained and trained.language, name)
+        trained = None if lang or recorded in LANGUAGES else model_grammar(record)
+    lang = lang or next((g for g in (recorded, trained and trained.language, name)
                          if g in LANGUAGES), "en")
     pairs: Pairs = {}
     if relations:
