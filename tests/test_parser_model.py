@@ -230,6 +230,31 @@ def test_parser_train_command(data, tmp_path, capsys):
             train(data[1][:2], data[1][:2], "tokens", beam, tmp_path / "x", epochs=epochs)
 
 
+def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys):
+    """``parser train --train`` takes several files, as ``train --train`` does (it took one):
+    read in turn, the same parser as their concatenation; all are found before training."""
+    root, train_sents, _ = data
+    halves = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    for half, sents in zip(halves, (train_sents[:25], train_sents[25:])):
+        half.write_text("".join(s.text() for s in sents), encoding="utf-8")
+    common = ["--dev", str(root / "dev.conllu"), "--epochs", "2", "--quiet"]
+    assert main(["parser", "train", "--train", *map(str, halves), *common,
+                 "-o", str(tmp_path / "two")]) == 0
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), *common,
+                 "-o", str(tmp_path / "one")]) == 0
+    two, one = Model.load(tmp_path / "two"), Model.load(tmp_path / "one")
+    assert (two.weights == one.weights).all() and two.info["train_sentences_available"] == 40
+    assert two.info["train"] == f"{halves[0]}, {halves[1]}"
+    assert one.info["train"] == str(root / "train.conllu")
+    capsys.readouterr()
+    assert main(["parser", "train", "--train", str(halves[0]), str(tmp_path / "gone.conllu"),
+                 *common, "-o", str(tmp_path / "three")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gone.conllu" in err and not (tmp_path / "three").exists()
+    assert main(["parser", "train", "--train", "-", "-", *common, "-o", str(tmp_path / "x")]) == 2
+    assert "named more than once" in capsys.readouterr().err
+
+
 def test_early_update_at_beam_1_is_an_option_recorded_in_the_model(data, models, tmp_path,
                                                                   capsys):
     """Beam 1 learns locally by default; ``--learning early`` decodes greedily and updates at the

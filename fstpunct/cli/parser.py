@@ -31,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "early update); prints the dev score after every epoch "
                                    "and keeps the best epoch.")
     p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
-    p.add_argument("--train", metavar="FILE",
-                   help="training .conllu, '-' or split ('en:train') instead of --lang's train")
+    p.add_argument("--train", nargs="+", metavar="FILE",
+                   help="train on these CoNLL-U files, '-' or splits ('en:train'; one split "
+                        "each), read in turn, instead of --lang's train")
     p.add_argument("--dev", metavar="FILE",
                    help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--punct", choices=MODES, default="properties",
@@ -82,23 +83,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
-    stdin_once([f for f in (args.train, args.dev) if f])  # before any other check
+    stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
     if args.learning == "local" and args.beam > 1:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     at_least(0, patience=args.patience, min_count=args.min_count)
     folder_target(args.output)  # a folder it cannot write is said before training, not after
-    train_sents = list(read_one(args.train, args.ud_dir) if args.train
-                       else split_source(args.lang, "train", args.ud_dir).sentences())
+    sources = ([read_one(f, args.ud_dir) for f in args.train] if args.train  # all named first
+               else [split_source(args.lang, "train", args.ud_dir).sentences()])
+    train_sents = [s for source in sources for s in source]
     total = len(train_sents)
     train_sents = train_sents[:max(1, round(args.fraction * total))]
     dev_sents = list(read_one(args.dev, args.ud_dir) if args.dev
                      else split_source(args.lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
           patience=args.patience, seed=args.seed, progress=not args.quiet,
-          info={"train": args.train or f"{args.lang} train", "dev": args.dev or f"{args.lang} dev",
-                "fraction": args.fraction, "train_sentences_available": total},
+          info={"train": ", ".join(args.train) if args.train else f"{args.lang} train",
+                "dev": args.dev or f"{args.lang} dev", "fraction": args.fraction,
+                "train_sentences_available": total},
           props_version=args.props_version, learning=args.learning, lowercase=args.lowercase,
           min_count=args.min_count)
     return 0
