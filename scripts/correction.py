@@ -239,6 +239,17 @@ def _fail(message: str) -> NoReturn:
     raise SystemExit(2)
 
 
+def _stream_seed(command: str, **seeds: int) -> None:
+    """Refuse (:func:`_fail`) a seed of ``command`` that is not one 32-bit word
+    (:func:`~fstpunct.errors.check_stream_seed`), before anything is read: ``bag_seed`` names
+    ``--bag-seed``."""
+    try:
+        for name, seed in seeds.items():
+            check_stream_seed(seed, "--" + name.replace("_", "-"))
+    except InputError as e:
+        _fail(f"{command}: {e}")
+
+
 def _sweep_cost(command: str, cost: float) -> None:
     """Refuse (:func:`_fail`) a ``--edit-cost`` of ``command`` that is not one of COSTS."""
     if cost not in COSTS:
@@ -970,10 +981,7 @@ def cv(args: argparse.Namespace) -> None:
         _fail(f"cv: --bags must be at least 0, not {args.bags}")
     if args.bag_seed and not args.bags:
         _fail("cv: --bag-seed needs --bags")
-    try:
-        check_stream_seed(args.bag_seed, "--bag-seed")
-    except InputError as e:
-        _fail(f"cv: {e}")
+    _stream_seed("cv", bag_seed=args.bag_seed, readings_seed=args.readings_seed)
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
@@ -1806,6 +1814,7 @@ def heldout(args: argparse.Namespace) -> None:
     calibrated cost, the two CRF correctors and the chosen agreement are scored and tested
     (against keep, the correction model and the CRF correctors), by FCE code too."""
     _sweep_cost("heldout", args.edit_cost)
+    _stream_seed("heldout", readings_seed=args.readings_seed)
     english = load_model("en")
     heldout_models(args, english)
     parts = outside_parts(Path(args.data))
@@ -2255,7 +2264,8 @@ def add_corrector_arguments(p: argparse.ArgumentParser) -> None:
                    help="read T_e' as D draws from the learner model's posterior, mixed "
                         "equally, in training and decoding (0: the Viterbi T_e')")
     p.add_argument("--readings-seed", type=int, default=0, metavar="S",
-                   help="random stream of the drawn readings, in training and decoding (0)")
+                   help="random stream of the drawn readings, in training and decoding (0; "
+                        "0 to 2**32 - 1)")
 
 
 def corrector_settings(args: argparse.Namespace) -> Settings:
@@ -2309,6 +2319,7 @@ def train_model(args: argparse.Namespace) -> None:
     """Train a correction model on the train pairs and write it."""
     if args.fce_edited and not args.fce:
         _fail("train: --fce-edited needs --fce")
+    _stream_seed("train", readings_seed=args.readings_seed)
     sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)

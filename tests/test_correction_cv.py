@@ -143,6 +143,27 @@ def test_cv_folds_by_document_and_scores_every_pair_once(script, tmp_path, monke
         in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("command, more", [
+    ("train", ["--learner", "en", "--original", "gone.conllu", "--corrected", "gone.conllu"]),
+    ("cv", ["--data", "gone", "--weight", "1", "--work"]),
+    ("heldout", ["--data", "gone", "--work"]),
+])
+def test_a_readings_seed_of_two_words_is_refused_first(script, command, more, tmp_path,
+                                                       monkeypatch, capsys):
+    """``--readings-seed`` of 2**32 or more is one line, status 2, before any data is read
+    (there is none here) or any folder made, as ``--bag-seed`` is."""
+    out = tmp_path / "out"
+    monkeypatch.setattr(sys, "argv", ["correction.py", command, *more, *(
+        [str(out), "-o", str(tmp_path / "o.json")] if more[-1] == "--work" else ["-o", str(out)]),
+        "--readings", "2", "--readings-seed", str(2 ** 32)])
+    with pytest.raises(SystemExit) as stop:
+        script.main()
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err == (f"correction: {command}: --readings-seed must be "
+                                            f"below 2**32, not {2 ** 32}\n")
+    assert not out.exists() and not (tmp_path / "o.json").exists()
+
+
 def test_cv_over_the_train_pairs_only(script, tmp_path, monkeypatch, capsys):
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()

@@ -1,5 +1,6 @@
 """Drawn readings of T_e′ (``train(readings=D)``) and the reading diagnostic of
 :mod:`fstpunct.apps.correction.readings`, on the hand-made pairs of test_correction."""
+import re
 from collections import Counter
 from dataclasses import replace
 
@@ -11,14 +12,21 @@ from test_treedp import enumerate_choices
 
 from fstpunct.apps.correction.correct import Prepared, corrected, slot_distributions
 from fstpunct.apps.correction.draws import learner_draws, sentence_streams
-from fstpunct.apps.correction.model import drawn, learner_contexts, sharpened, train, with_learner
+from fstpunct.apps.correction.model import (
+    CorrectionModel,
+    drawn,
+    learner_contexts,
+    sharpened,
+    train,
+    with_learner,
+)
 from fstpunct.apps.correction.readings import readings, stands_for
 from fstpunct.apps.correction.rerank import Nbest, correction_log_probs
 from fstpunct.apps.decode import ranked_pairs
 from fstpunct.apps.rephrase.underlying import Aligner
 from fstpunct.apps.restoration.exact import ExactPrior
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
-from fstpunct.errors import ConlluError, InputError
+from fstpunct.errors import ConlluError, InputError, ModelError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.features import node_contexts
 from fstpunct.model.punct import Inference, Settings
@@ -158,6 +166,29 @@ def test_training_on_drawn_readings(pairs):
     assert not np.array_equal(seeded.corrector.theta, model.corrector.theta)
     with pytest.raises(InputError, match="needs drawn readings"):
         train(learner, originals, fixed, english, grammar, iterations=1, readings_seed=2)
+
+
+def test_a_readings_seed_of_two_words_is_refused_by_its_name(pairs, drawn_model, tmp_path):
+    """``readings_seed`` of 2**32 or more (two words of a stream) or below 0 is refused by its
+    name: by train up front (before its sharpening, refused here too), by decoding, and when a
+    saved model is loaded, naming its folder (not at the first sentence decoded)."""
+    learner, originals, fixed = pairs
+    grammar, english = load_grammar(GRAMMAR), load_model("en")
+    for seed, words in ((2 ** 32, "below 2**32"), (-1, "at least 0")):
+        with pytest.raises(InputError, match=rf"^readings_seed must be {re.escape(words)}, "
+                                             rf"not {seed}$"):
+            train(learner, originals, fixed, english, grammar, iterations=1, sharpen=0.0,
+                  readings=2, readings_seed=seed)
+    bad = replace(drawn_model, record={**drawn_model.record, "readings_seed": 2 ** 32})
+    with pytest.raises(InputError, match=r"^readings_seed must be below 2\*\*32, not 4294967296$"):
+        bad.readings_of(originals[:1])
+    bad.save(tmp_path / "bad")
+    with pytest.raises(ModelError) as refused:
+        CorrectionModel.load(tmp_path / "bad")
+    assert str(refused.value) == (f"{tmp_path / 'bad'}: not a correction model (correction.json: "
+                                  "readings_seed must be below 2**32, not 4294967296)")
+    drawn_model.save(tmp_path / "good")
+    assert CorrectionModel.load(tmp_path / "good").readings_seed == 0
 
 
 def test_decoding_mixes_the_drawn_readings_equally(pairs):

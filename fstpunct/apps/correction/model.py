@@ -65,7 +65,14 @@ from typing import Any
 
 import numpy as np
 
-from ...errors import InputError, ModelError, refuse_below, refuse_choice
+from ...errors import (
+    InputError,
+    ModelError,
+    check_stream_seed,
+    not_a_model,
+    refuse_below,
+    refuse_choice,
+)
 from ...files import atomic_folder, read_meta
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
@@ -225,15 +232,23 @@ class CorrectionModel:
         learner model's Viterbi reading alone)."""
         return int(self.record.get("readings", 0))
 
+    @property
+    def readings_seed(self) -> int:
+        """The random stream of the drawn readings (record ``readings_seed``; 0 if none),
+        one 32-bit word, else an InputError naming ``readings_seed``
+        (:func:`~fstpunct.errors.check_stream_seed`)."""
+        seed = int(self.record.get("readings_seed", 0))
+        check_stream_seed(seed, "readings_seed")
+        return seed
+
     def readings_of(self, sentences: Sequence[SlotSentence], first: int = 0
                     ) -> list[list[SlotSentence]]:
         """The readings of T_e′ decoding mixes, one list per reading: the Viterbi one
         (:func:`with_learner`), or for a model trained on D drawn readings, :func:`drawn` of
-        ``sentences`` from the recorded stream ``readings_seed`` (0 if none)."""
+        ``sentences`` from the recorded stream :attr:`readings_seed`."""
         if not self.readings:
             return [with_learner(self.learner, sentences)]
-        return drawn(self.learner, sentences, self.readings,
-                     int(self.record.get("readings_seed", 0)), first)
+        return drawn(self.learner, sentences, self.readings, self.readings_seed, first)
 
     def decoding_for(self, parsed: bool) -> Decoding:
         """The decoding for trees of that source: with ``parsed``, the one chosen on a
@@ -270,10 +285,18 @@ class CorrectionModel:
 
     @classmethod
     def load(cls, folder: str | Path) -> CorrectionModel:
+        """The model saved in ``folder`` (:meth:`save`); a ModelError naming the folder if its
+        record's :attr:`readings_seed` cannot be decoded with (said here, not at the first
+        sentence)."""
         path = Path(folder)
         meta = read_meta(path / "correction.json", FORMAT, "a correction model")
-        return cls(load_model(path / "learner"), load_model(path / "corrector"),
-                   meta.get("record", {}))
+        model = cls(load_model(path / "learner"), load_model(path / "corrector"),
+                    meta.get("record", {}))
+        try:
+            _ = model.readings_seed  # its check
+        except (TypeError, ValueError) as e:  # InputError is a ValueError; int() of junk too
+            raise not_a_model(path, "a correction model", e, file="correction.json") from e
+        return model
 
 
 def train(learner: PunctModel, originals: Sequence[SlotSentence],
@@ -297,6 +320,7 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
             raise InputError(f"{c.place}: its tree is not the original's")
     if readings_seed and not readings:
         raise InputError(f"a readings seed ({readings_seed}) needs drawn readings")
+    check_stream_seed(readings_seed, "readings_seed")  # before the learner is sharpened
     settings = settings or Settings(lexical=0)
     if sharpen != 1.0:
         learner = replace(learner, channel=sharpened(learner.channel, sharpen))
