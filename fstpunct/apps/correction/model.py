@@ -164,7 +164,8 @@ def drawn(learner: PunctModel, sentences: Sequence[SlotSentence], draws: int, se
     """``draws`` lists of ``sentences``, list d with the contexts of the d-th exact draw of
     T_e′ from p(T′ | T, x_e) under ``learner`` (module docstring); sentence k draws from the
     random stream (seed, first + k) (:func:`.draws.learner_draws`), so its readings do not
-    depend on the other sentences (``draws`` ≥ 1 and ``seed`` ≥ 0 checked first)."""
+    depend on the other sentences (``draws`` ≥ 1 and ``seed`` from 0 to 2**32 - 1 checked
+    first, :func:`~fstpunct.errors.check_stream_seed`)."""
     got = learner_draws(learner, sentences, draws, seed, first)
     if got is None:
         return [[] for _ in range(draws)]
