@@ -11,8 +11,8 @@ from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "not_a_model", "refuse_below", "refuse_choice",
-           "refuse_missing", "refuse_unused", "warn_user"]
+           "InputError", "ModelError", "check_seed", "check_stream_seed", "not_a_model",
+           "refuse_below", "refuse_choice", "refuse_missing", "refuse_unused", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
