@@ -234,7 +234,7 @@ def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys):
     """``parser train --train`` takes several files, as ``train --train`` does (it took one):
     read in turn, the same parser as their concatenation; all are found before training."""
     root, train_sents, _ = data
-    halves = tmp_path / "a.conllu", tmp_path / "b.conllu"
+    halves = tmp_path / "a, first.conllu", tmp_path / "b.conllu"  # a path with ", " in it
     for half, sents in zip(halves, (train_sents[:25], train_sents[25:])):
         half.write_text("".join(s.text() for s in sents), encoding="utf-8")
     common = ["--dev", str(root / "dev.conllu"), "--epochs", "2", "--quiet"]
@@ -244,7 +244,7 @@ def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys):
                  "-o", str(tmp_path / "one")]) == 0
     two, one = Model.load(tmp_path / "two"), Model.load(tmp_path / "one")
     assert (two.weights == one.weights).all() and two.info["train_sentences_available"] == 40
-    assert two.info["train"] == f"{halves[0]}, {halves[1]}"
+    assert two.info["train"] == [str(halves[0]), str(halves[1])]  # a list, as train's "data"
     assert one.info["train"] == str(root / "train.conllu")
     capsys.readouterr()
     assert main(["parser", "train", "--train", str(halves[0]), str(tmp_path / "gone.conllu"),

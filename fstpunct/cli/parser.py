@@ -99,12 +99,19 @@ def run(args: argparse.Namespace) -> int:
                      else split_source(args.lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
           patience=args.patience, seed=args.seed, progress=not args.quiet,
-          info={"train": ", ".join(args.train) if args.train else f"{args.lang} train",
+          info={"train": _named(args.train) if args.train else f"{args.lang} train",
                 "dev": args.dev or f"{args.lang} dev", "fraction": args.fraction,
                 "train_sentences_available": total},
           props_version=args.props_version, learning=args.learning, lowercase=args.lowercase,
           min_count=args.min_count)
     return 0
+
+
+def _named(files: list[str]) -> str | list[str]:
+    """The model's record of its ``--train`` files: one as the string it always was, several
+    as a list (as ``fstpunct train`` records its inputs; a joined string would not split back
+    when a path holds ", ")."""
+    return files[0] if len(files) == 1 else list(files)
 
 
 def _compact(args: argparse.Namespace) -> int:
