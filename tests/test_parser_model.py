@@ -230,9 +230,10 @@ def test_parser_train_command(data, tmp_path, capsys):
             train(data[1][:2], data[1][:2], "tokens", beam, tmp_path / "x", epochs=epochs)
 
 
-def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys):
+def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys, monkeypatch):
     """``parser train --train`` takes several files, as ``train --train`` does (it took one):
-    read in turn, the same parser as their concatenation; all are found before training."""
+    read in turn, the same parser as their concatenation; all are found before any is read
+    (a missing second file is said before the first, stdin here, is touched)."""
     root, train_sents, _ = data
     halves = tmp_path / "a, first.conllu", tmp_path / "b.conllu"  # a path with ", " in it
     for half, sents in zip(halves, (train_sents[:25], train_sents[25:])):
@@ -251,6 +252,17 @@ def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys):
                  *common, "-o", str(tmp_path / "three")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "gone.conllu" in err and not (tmp_path / "three").exists()
+
+    class Untouched:  # a stdin whose every use fails the test
+        def __getattr__(self, name: str) -> None:
+            raise AssertionError(f"stdin read (.{name}) before the missing file was said")
+
+    monkeypatch.setattr(sys, "stdin", Untouched())
+    assert main(["parser", "train", "--train", "-", str(tmp_path / "gone.conllu"), *common,
+                 "-o", str(tmp_path / "four")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gone.conllu" in err and not (tmp_path / "four").exists()
+    monkeypatch.undo()
     assert main(["parser", "train", "--train", "-", "-", *common, "-o", str(tmp_path / "x")]) == 2
     assert "named more than once" in capsys.readouterr().err
 
