@@ -118,13 +118,14 @@ def check_seed(seed: int) -> None:
 _WORD = 2 ** 32  # a stream seed is one 32-bit word of the stream's entropy
 
 
-def check_stream_seed(seed: int, name: str = "seed") -> None:
+def check_stream_seed(seed: int | None, name: str = "seed") -> None:
     """Refuse (InputError) a seed that is not one 32-bit word, from 0 to 2**32 - 1: the seed
     of random streams whose numpy entropy is (seed, more words), where a seed of two words
     would shift the words after it (numpy's SeedSequence pads a short entropy with zeros: the
-    stream (s + 2**32 * b, 0) is (s, b)). ``name``: the seed's, as the refusal names it."""
+    stream (s + 2**32 * b, 0) is (s, b)). ``name``: the seed's, as the refusal names it; None:
+    not given, as :func:`refuse_below` reads it."""
     refuse_below(0, **{name: seed})
-    if seed >= _WORD:
+    if seed is not None and seed >= _WORD:
         raise InputError(f"{name} must be below 2**32, not {seed}")
 
 

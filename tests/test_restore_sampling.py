@@ -1,13 +1,14 @@
 """Prior sampling and MBR for restoration against exact model probabilities and brute force."""
 import itertools
 import math
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
 from test_model import make_model
 
-from fstpunct.apps.restoration.generative import ModelRestorer, split
+from fstpunct.apps.restoration.generative import ModelRestorer, check_sampling, split
 from fstpunct.apps.restoration.mbr import insertions, sentence_mbr, slot_mbr, slot_risks
 from fstpunct.apps.restoration.metrics import levenshtein
 from fstpunct.apps.restoration.sample import Draws, PriorSampler, SlotDraws
@@ -134,6 +135,25 @@ def test_a_sampler_refuses_fewer_than_one_sample(samples):
     model = make_model(TRAIN, "rtl", seed=3)
     with pytest.raises(InputError, match=rf"^samples must be at least 1, not {samples}$"):
         PriorSampler(model, samples)
+
+
+@pytest.mark.parametrize("seed, words", [(2 ** 32, "below 2**32"), (2 ** 33 + 5, "below 2**32"),
+                                         (-1, "at least 0")])
+def test_a_sampler_seed_is_one_32_bit_word(seed, words):
+    """Sentence k draws from the stream (seed, first + k[, tree]): a seed of two words would run
+    into another seed's stream (numpy reads (2**32 + 5, 0) as (5, 1), sentence 1 of seed 5), so
+    the sampler refuses it, and check_sampling (restore's and correct's, before any sentence is
+    read) too, by the seed's name."""
+    assert np.random.default_rng([2 ** 32 + 5, 0]).random() == np.random.default_rng(
+        [5, 1]).random()
+    model = make_model(TRAIN, "rtl", seed=3)
+    refused = rf"^seed must be {re.escape(words)}, not {seed}$"
+    with pytest.raises(InputError, match=refused):
+        PriorSampler(model, 3, seed=seed)
+    with pytest.raises(InputError, match=refused):
+        check_sampling(3, {}, None, seed)
+    assert check_sampling(3, {}, None, 2 ** 32 - 1) == ("sentence", 2 ** 32 - 1)
+    PriorSampler(model, 3, seed=2 ** 32 - 1)  # the last one-word seed
 
 
 def test_draws_do_not_depend_on_batching():

@@ -6,7 +6,7 @@ import argparse
 from ..api import load
 from ..apps.correction.correct import DECODERS_CORRECT
 from ..apps.restoration.generative import DECODERS
-from ..errors import refuse_missing
+from ..errors import check_stream_seed, refuse_missing
 from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
@@ -44,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --samples: 'sentence' (the best sampled x; default) or "
                              "'slot'")
     parser.add_argument("--seed", type=int, metavar="S",
-                        help="with --samples: random seed (default 0)")
+                        help="with --samples: random seed, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--edit-cost", type=float, metavar="C",
                         help="MBR loss: C more per token edited away from the learner's string "
                              "(exact decoders; default: the model's for the trees' source, "
@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)  # the library checks them too, after loading
     at_least(0, seed=args.seed, edit_cost=args.edit_cost)
+    check_stream_seed(args.seed, "--seed")  # below 2**32 too: one word of the streams
     within(0, 1, support=args.support)  # the library's Decoding: a probability
     refuse_missing({"--parser": args.parser})
     model = load(args.model)

@@ -9,7 +9,7 @@ from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial
 from ..apps.text import restored_text
-from ..errors import InputError, ModelError, refuse_missing
+from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
 from ..model.store import bundled, is_bundled
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
@@ -70,7 +70,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "'slot': the best string of every slot separately (default "
                              "sentence)")
     parser.add_argument("--seed", type=int,
-                        help="random seed of --samples (default 0)")
+                        help="random seed of --samples, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
                              "given, and the tagger and parser of --text; with --crf, by "
@@ -91,7 +91,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)
-    at_least(0, seed=args.seed)
+    check_stream_seed(args.seed, "--seed")  # at least 0, one 32-bit word of the streams
     check_pool_options(args)  # all before the parsers load and the note on the language
     # the model's options, None unless given: not ignored in silence by --crf or --trivial
     model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping, Sequence
 
-from ...errors import refuse_below, refuse_choice, refuse_unused
+from ...errors import check_stream_seed, refuse_below, refuse_choice, refuse_unused
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -28,7 +28,8 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
     :data:`DECODERS`) after an :class:`~fstpunct.errors.InputError` for an option the choice
     between exact decoding and MBR over ``samples`` (None: exact; else at least 1) would
     ignore: one of ``exact`` (the exact decoders' options by name, None when not given) with
-    samples, or ``mbr`` or ``seed`` without; restoration and correction share it."""
+    samples, or ``mbr`` or ``seed`` without, or a seed not from 0 to 2**32 - 1
+    (:func:`~fstpunct.errors.check_stream_seed`); restoration and correction share it."""
     if samples is not None:
         refuse_below(1, samples=samples)
         refuse_unused({name: value is not None for name, value in exact.items()},
@@ -36,6 +37,7 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
     refuse_unused({"mbr": samples is None and mbr is not None,
                    "seed": samples is None and seed is not None},
                   "only with samples (--samples: MBR over samples)")
+    check_stream_seed(seed)  # as PriorSampler will, but before any sentence is read
     mbr = "sentence" if mbr is None else mbr
     refuse_choice("mbr", mbr, sorted(DECODERS))
     return mbr, seed or 0
