@@ -19,16 +19,17 @@ import re
 import signal
 import stat
 import sys
+import zipfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from .errors import InputError, ModelError, not_a_model
+from .errors import UNREADABLE, InputError, ModelError, not_a_model
 
 __all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "check_input",
            "folder_target", "is_stdio", "not_utf8", "open_input", "output", "read_meta",
-           "read_text", "terminate_on_sigterm", "writing"]
+           "read_npz", "read_text", "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -335,3 +336,27 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
             raise ModelError(f"{name}: not {what} ({path.name}: {key!r} missing or not "
                              f"{_JSON_NAMES.get(kind, kind.__name__)})")
     return meta
+
+
+@contextmanager
+def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[Any]:
+    """A model's NumPy ``.npz`` archive ``path``, open (``allow_pickle=False``) for the ``with``
+    block to read its arrays. Whatever fails to open or read it, in the block too — no such
+    file, not a zip archive (text, an ``.npy``, a truncated file), a damaged member, an array
+    of Python objects, a missing array — is one :class:`ModelError` saying that the model
+    (``model``, by default ``path``'s folder) is not ``what`` and why, naming the file
+    (:func:`~.errors.not_a_model`): ``m/attach: not an attach model (attach.npz: not a NumPy
+    .npz archive, or a truncated one)``, never numpy's advice to allow pickles."""
+    import numpy as np  # here: reading text needs no numpy
+    try:
+        if path.is_file() and not zipfile.is_zipfile(path):  # np.load would try it as a pickle
+            raise ValueError("not a NumPy .npz archive, or a truncated one")
+        with np.load(path, allow_pickle=False) as npz:
+            yield npz
+    except UNREADABLE as e:
+        why: Exception = e
+        if isinstance(e, KeyError):  # numpy's "x is not a file in the archive", unquoted
+            why = ValueError(e.args[0])
+        elif isinstance(e, ValueError) and "allow_pickle" in str(e):  # an object array
+            why = ValueError("Python objects (a pickle), not arrays of numbers")
+        raise not_a_model(path.parent, what, why, model, path.name) from e

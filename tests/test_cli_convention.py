@@ -8,6 +8,7 @@ import sys
 import warnings
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fstpunct import progress as progress_module
@@ -387,6 +388,55 @@ def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and why in err, err
     assert "[Errno" not in err and "direction=" not in err, err
+
+
+# each loader of an .npz archive (the model it names: tmp_path / the key): what it is, the
+# bundled English model's files it reads (the archive last), its command
+NPZ_LOADERS = {"attach": ("an attach model", ["model.json", "channel.fst", "channel.json",
+                                              "attach.json", "attach.npz"],
+                          ["decode", "--model", "{m}"]),
+               "parser": ("a parser model", ["parser/model.json", "parser/weights.npz"],
+                          ["parse", "--model", "{m}/parser"]),
+               "order": ("an ordering model", ["order.json", "order.npz"],
+                         ["rephrase", "--lang", "en", "--order", "{m}/order"])}
+
+
+def pickled_objects(stored: bytes, path: Path) -> bytes:
+    """An .npz of the archive ``stored``'s names, each an array of Python objects."""
+    np.savez(path, **{name: np.array([None], dtype=object)
+                      for name in np.load(io.BytesIO(stored)).files})
+    return path.read_bytes()
+
+
+def npy_bytes() -> bytes:
+    """An .npy file (one array, not an archive)."""
+    stream = io.BytesIO()
+    np.save(stream, np.zeros(3))
+    return stream.getvalue()
+
+
+@pytest.mark.parametrize("loader", NPZ_LOADERS)
+@pytest.mark.parametrize("damage, why", [
+    (lambda stored, tmp: stored[:len(stored) // 2], "not a NumPy .npz archive, or a truncated one"),
+    (lambda stored, tmp: b"not an archive\n", "not a NumPy .npz archive, or a truncated one"),
+    (lambda stored, tmp: npy_bytes(), "not a NumPy .npz archive, or a truncated one"),
+    (pickled_objects, "Python objects (a pickle), not arrays of numbers"),
+], ids=["truncated", "text", "npy", "objects"])
+def test_a_damaged_npz_archive_is_one_line(loader, damage, why, tmp_path, capsys):
+    """Every loader of an .npz archive (attach weights, a parser's weights, an ordering model)
+    says in one line, exit 2, that a truncated file, a text file, an .npy or an archive of
+    pickled objects is not its model, naming the file (the parser and the ordering model passed
+    on numpy's advice to allow pickles, and an .npy was a traceback)."""
+    what, files, command = NPZ_LOADERS[loader]
+    for name in files:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        shutil.copy(model_path("en") / name, tmp_path / name)
+    archive = tmp_path / files[-1]
+    archive.write_bytes(damage(archive.read_bytes(), tmp_path / "objects.npz"))
+    assert main([a.format(m=tmp_path) for a in command] + [str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err and "allow_pickle" not in err, err
+    assert f"{tmp_path / loader}: not {what} ({archive.name}: {why})\n" in err, err
 
 
 @pytest.mark.parametrize("argv, prog, what", [

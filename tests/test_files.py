@@ -7,11 +7,12 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from fstpunct.cli.main import main
-from fstpunct.errors import InputError
-from fstpunct.files import atomic_folder, open_input, output, writing
+from fstpunct.errors import InputError, ModelError
+from fstpunct.files import atomic_folder, open_input, output, read_npz, writing
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 UD = Path(os.environ.get("FSTPUNCT_UD_DIR", Path(__file__).parents[2] / "shared" / "ud"))
@@ -340,3 +341,15 @@ def test_a_failed_command_gets_the_interpreters_exit(args):
     proc = probe("-", *args)
     assert proc.returncode == 2
     assert proc.stderr.splitlines()[-2:] == ["atexit", "teardown"]
+
+
+def test_an_npz_archive_without_an_array_read_is_one_model_error(tmp_path):
+    """A missing array, asked for in the block, is the model's error naming the file and the
+    array (numpy's KeyError, unquoted); the archive's arrays read as they are."""
+    np.savez(tmp_path / "w.npz", other=np.arange(3))
+    with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w") as npz:
+        assert list(npz["other"]) == [0, 1, 2]
+    with pytest.raises(ModelError, match=r"^\S+/w: not a test model \(w.npz: theta is not a "
+                                         r"file in the archive\)$"):
+        with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w") as npz:
+            npz["theta"]

@@ -18,7 +18,6 @@ their distributions are equal and their targets add up — which shrinks the wor
 from __future__ import annotations
 
 import json
-import zipfile
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +29,7 @@ import numpy as np
 
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import UNREADABLE, ModelError, not_a_model
-from ..files import read_meta
+from ..files import read_meta, read_npz
 from ..ud.slots import SlotSentence
 from ._attach import (
     fit_piece,
@@ -162,17 +161,10 @@ class AttachModel:
             raise not_a_model(Path(path).parent, "an attach model", e, path,
                               f"{Path(path).name}.json") from e
         theta = np.empty(model.size)
-        npz_path = Path(f"{path}.npz")
-        try:
-            if npz_path.is_file() and not zipfile.is_zipfile(npz_path):
-                raise ValueError("not a NumPy .npz archive")  # np.load's advice is on pickles
-            with np.load(npz_path) as npz:
-                fits = model.pair_feature_names == meta["pair_features"] and all(
-                    _read_block(npz, name, block)
-                    for name, block in zip(("theta", "lexical"), model.blocks(theta)))
-        except (*UNREADABLE, ModelError) as e:
-            raise not_a_model(Path(path).parent, "an attach model", e, path,
-                              npz_path.name) from e
+        with read_npz(Path(f"{path}.npz"), "an attach model", path) as npz:
+            fits = model.pair_feature_names == meta["pair_features"] and all(
+                _read_block(npz, name, block)
+                for name, block in zip(("theta", "lexical"), model.blocks(theta)))
         if not fits:
             raise ModelError(f"{path}: attach weights do not match the feature index")
         return model, theta

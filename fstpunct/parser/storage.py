@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 from scipy import sparse
 
-from ..errors import UNREADABLE, not_a_model, refuse_below
-from ..files import read_meta
+from ..errors import refuse_below
+from ..files import read_meta, read_npz
 
 __all__ = ["FINGERPRINT_SHIFT", "lookup_keys", "pruned", "write_weights", "read_folder"]
 
@@ -81,17 +81,14 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str, ki
     dense) and whether the keys are fingerprints; else a :class:`ModelError` saying the folder
     is not a ``kind`` model (also when META's ``fields`` are missing or of other types)."""
     meta = read_meta(folder / f"{meta_name}.json", format, f"a {kind} model", fields)
-    try:
-        with np.load(folder / f"{weights_name}.npz") as z:
-            shape = tuple(int(x) for x in z["shape"])
-            fingerprints = "fingerprints" in z.files
-            if fingerprints:
-                keys = np.cumsum(z["fingerprints"], dtype=np.uint64)
-                indptr = np.concatenate([[0], np.cumsum(z["lengths"], dtype=np.int64)])
-            else:
-                keys, indptr = z["keys"], z["indptr"]
-            weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
-                                        shape=shape)
-    except UNREADABLE as e:
-        raise not_a_model(folder, f"a {kind} model", e) from e
+    with read_npz(folder / f"{weights_name}.npz", f"a {kind} model") as z:
+        shape = tuple(int(x) for x in z["shape"])
+        fingerprints = "fingerprints" in z.files
+        if fingerprints:
+            keys = np.cumsum(z["fingerprints"], dtype=np.uint64)
+            indptr = np.concatenate([[0], np.cumsum(z["lengths"], dtype=np.int64)])
+        else:
+            keys, indptr = z["keys"], z["indptr"]
+        weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
+                                    shape=shape)
     return meta, keys, weights, fingerprints

@@ -36,8 +36,8 @@ from pathlib import Path
 import numpy as np
 from scipy import optimize, sparse
 
-from ...errors import UNREADABLE, ModelError
-from ...files import output, read_meta
+from ...errors import ModelError
+from ...files import output, read_meta, read_npz
 from ...model.store import model_path
 
 __all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "NoOrderingModel", "OrderModel",
@@ -166,11 +166,8 @@ class OrderModel:
         path = Path(path)
         meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model",
                          {"features": list}, name=path)
-        try:
-            with np.load(path.with_suffix(".npz")) as data:
-                theta = data["theta"].astype(np.float64)
-        except UNREADABLE as e:
-            raise ModelError(f"{path}: not an ordering model ({e})") from e
+        with read_npz(path.with_suffix(".npz"), "an ordering model", path) as data:
+            theta = data["theta"].astype(np.float64)
         return cls(meta["features"], theta, meta.get("record"))
 
 
