@@ -1,12 +1,11 @@
 """Drawing the channel: state names and arc labels in the DOT source, hidden arcs, rendering
 with and without the ``dot`` program, and the ``draw channel`` command."""
 import json
-import re
 import shutil
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from drawn import self_loops, svg_texts
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
@@ -42,8 +41,7 @@ def test_self_loops_are_labelled_in_their_states(channel):
     them. 'pending ,' loops on ', ,' (the comma absorbs the comma before it)."""
     source = channel_graph(channel, [",", "."]).source
     comma, period = (str(2 + channel.index(m)) for m in ",.")
-    loops = re.findall(r"^\s*(\d+) -> (\d+)(.*)$", source, flags=re.M)
-    assert [(a, rest) for a, b, rest in loops if a == b] == [(comma, ""), (period, "")]
+    assert self_loops(source) == [(comma, ""), (period, "")]
     node = next(line.strip() for line in source.splitlines()
                 if line.strip().startswith(f"{comma} [label=<"))
     assert "<TD>pending ,</TD>" in node and "↻ , , : ε / 0.9" in node and "rounded" in node
@@ -70,9 +68,7 @@ def test_backslashes_in_state_boxes_are_printed():
     holding '\\N' printed the node's name there, and '\\\\' one backslash."""
     graph = dot.digraph("g", "")
     dot.state(graph, "7", "pending \\N", ["\\N \\\\ : ε"])
-    svg = ET.fromstring(graph.pipe(format="svg", encoding="utf-8"))
-    texts = {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
-    assert {"pending \\N", "↻ \\N \\\\ : ε"} <= texts
+    assert {"pending \\N", "↻ \\N \\\\ : ε"} <= svg_texts(graph)
 
 
 def test_min_prob_hides_arcs(channel):

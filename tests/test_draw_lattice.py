@@ -4,11 +4,11 @@ slot of the sample draws in seconds, and a full drawing above the size limit is 
 import re
 import shutil
 import time
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import graphviz
 import pytest
+from drawn import self_loops, svg_texts
 from toy_release import conllu
 
 from fstpunct.cli.main import main
@@ -63,8 +63,7 @@ def test_most_probable_paths(inference):
     source = paths_graph(inference.builder, inference.weights, paths, "slot 8").source
     assert "the 5 most probable of the" in source and "SWAP ” ." in source
     assert source.count("->") < 30
-    loops = [(a, rest) for a, b, rest in re.findall(r"^\s*(\d+) -> (\d+)(.*)$", source, re.M)
-             if a == b]  # '. .': the period absorbs the one before it, a loop
+    loops = self_loops(source)  # '. .': the period absorbs the one before it, a loop
     assert loops and all("label" not in rest for _, rest in loops)
     assert source.count("↻ .  (LEFT . .)") == 1  # written in the loop's state
 
@@ -146,8 +145,7 @@ def test_backslashes_in_the_paths_box_are_printed():
     graph = graphviz.Digraph()
     graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\"), (), 1.0, 1.0)]),
                shape="plaintext")
-    svg = ET.fromstring(graph.pipe(format="svg", encoding="utf-8"))
-    assert "u = \\N \\\\" in {t.text for t in svg.iter("{http://www.w3.org/2000/svg}text")}
+    assert "u = \\N \\\\" in svg_texts(graph)
 
 
 def test_draw_lattice_command(tmp_path, capsys):

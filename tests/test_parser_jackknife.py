@@ -10,12 +10,19 @@ from fstpunct.parser.tagger import depunctuated, retagged
 
 GOLD = [4, 3, 1, 0, 4, 4]  # "Peter who runs is here ." (the relative clause without commas)
 CHAIN = [2, 3, 4, 5, 0, 5]  # every word headed by the next, the period by the last word
+# two folds of four sentences, and the sentences flagged as held-out dev data (one per fold)
+FOLDS, FLAGS = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
+
+
+def relatives(prefix, n, **options):
+    """``n`` copies of the relative clause, sent_ids ``prefix0``, ``prefix1``, … (``options``:
+    :func:`~learner_pairs.conll`'s, e.g. ``drop=(1, 4)``: without the commas)."""
+    return sentences("".join(conll(RELATIVE, f"{prefix}{k}", **options) for k in range(n)))
 
 
 def test_each_fold_is_parsed_by_the_parser_trained_without_it(tmp_path):
-    gold = sentences("".join(conll(RELATIVE, f"g{k}", drop=(1, 4)) for k in range(4)))
-    chains = [chained(s) for s in sentences(
-        "".join(conll(RELATIVE, f"c{k}", drop=(1, 4)) for k in range(4)))]
+    gold = relatives("g", 4, drop=(1, 4))
+    chains = [chained(s) for s in relatives("c", 4, drop=(1, 4))]
     assert [w.head for w in gold[0].words] == GOLD and [w.head for w in chains[0].words] == CHAIN
     every, folds = gold + chains, [0] * 4 + [1] * 4
     logged: list[str] = []
@@ -44,15 +51,14 @@ def test_each_fold_is_parsed_by_the_parser_trained_without_it(tmp_path):
 
 @pytest.mark.parametrize("folds, says", [([0, 1], "2 folds given for 3"), ([0, 0, 0], "two")])
 def test_bad_folds(tmp_path, folds, says):
-    three = sentences("".join(conll(RELATIVE, f"g{k}") for k in range(3)))
+    three = relatives("g", 3)
     with pytest.raises(InputError, match=says):
         jackknifed(three, folds, three, "tokens", 1, tmp_path)
 
 
 def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path,
                                                                         monkeypatch):
-    every = sentences("".join(conll(RELATIVE, f"s{k}") for k in range(8)))
-    folds, flags = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
+    every = relatives("s", 8)
     seen: dict[int, tuple[list[str], list[str]]] = {}
     real = jackknife.train
 
@@ -61,7 +67,7 @@ def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path
         return real(rest, dev, *args, info=info, **more)
 
     monkeypatch.setattr(jackknife, "train", spied)
-    parsed = jackknifed(every, folds, [], "tokens", 1, tmp_path, held_dev=flags, epochs=1)
+    parsed = jackknifed(every, FOLDS, [], "tokens", 1, tmp_path, held_dev=FLAGS, epochs=1)
     # fold 0's parser: trained on fold 1's unflagged sentences, its epoch chosen on fold 1's
     # flagged one; no sentence of fold 0 seen (and the other way round)
     assert seen == {0: (["s5", "s6", "s7"], ["s4"]), 1: (["s0", "s1", "s3"], ["s2"])}
@@ -69,18 +75,18 @@ def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path
     for fold in (0, 1):
         model = Model.load(tmp_path / f"fold{fold}")
         assert model.info["train_sentences"] == 3
-        assert [parse(model, s, 1).text() for s, f in zip(every, folds) if f == fold] == [
-            bare(p) for p, f in zip(parsed, folds) if f == fold]
+        assert [parse(model, s, 1).text() for s, f in zip(every, FOLDS) if f == fold] == [
+            bare(p) for p, f in zip(parsed, FOLDS) if f == fold]
     with pytest.raises(InputError, match="none flagged in the other folds"):
-        jackknifed(every, folds, [], "tokens", 1, tmp_path / "x", held_dev=[False] * 4 + flags[4:])
+        jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "x", held_dev=[False] * 4 + FLAGS[4:])
     with pytest.raises(InputError, match="7 dev flags given for 8 sentences"):
-        jackknifed(every, folds, [], "tokens", 1, tmp_path / "y", held_dev=flags[:7])
+        jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "y", held_dev=FLAGS[:7])
     with pytest.raises(InputError, match="and a dev set besides"):
-        jackknifed(every, folds, every, "tokens", 1, tmp_path / "z", held_dev=flags)
+        jackknifed(every, FOLDS, every, "tokens", 1, tmp_path / "z", held_dev=FLAGS)
 
 
 def test_parsed_sentences_are_read_in_place_of_the_training_ones(tmp_path):
-    gold = sentences("".join(conll(RELATIVE, f"g{k}", drop=(1, 4)) for k in range(4)))
+    gold = relatives("g", 4, drop=(1, 4))
     folds = [0, 0, 1, 1]
     # the parsers train on the gold tags; what they parse is copies with other tags
     tagged = [retagged(s, ["NOUN"] * len(depunctuated(s)[0])) for s in gold]
@@ -103,14 +109,13 @@ def test_parsed_sentences_are_read_in_place_of_the_training_ones(tmp_path):
 def test_saved_parsers_are_not_reused_for_another_dev_source(tmp_path):
     """A parser whose epoch the whole dev file chose is not reused where the other folds'
     flagged sentences choose it, though it trained on the same sentences."""
-    every = sentences("".join(conll(RELATIVE, f"s{k}") for k in range(8)))
-    folds, flags = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
-    kept = [(s, f) for s, f, d in zip(every, folds, flags) if not d]
-    dev = [s for s, d in zip(every, flags) if d]
+    every = relatives("s", 8)
+    kept = [(s, f) for s, f, d in zip(every, FOLDS, FLAGS) if not d]
+    dev = [s for s, d in zip(every, FLAGS) if d]
     jackknifed([s for s, _ in kept], [f for _, f in kept], dev, "tokens", 1, tmp_path, epochs=1)
     with pytest.raises(InputError, match="dev_held_out False not True"):
-        jackknifed(every, folds, [], "tokens", 1, tmp_path, held_dev=flags, epochs=1)
+        jackknifed(every, FOLDS, [], "tokens", 1, tmp_path, held_dev=FLAGS, epochs=1)
     # nor one trained on other sentences of as many
-    again = sentences("".join(conll(RELATIVE, f"t{k}") for k in range(6)))
+    again = relatives("t", 6)
     with pytest.raises(InputError, match="train_digest"):
         jackknifed(again, [f for _, f in kept], dev, "tokens", 1, tmp_path, epochs=1)
