@@ -1,7 +1,11 @@
 """Test-wide settings: hypothesis checks values, not time (speed is measured by the benchmarks
 in bench/), so no example fails for being slow on a busy machine; under CI (``CI`` set) its
 examples are derandomised, so a CI run is reproducible and a red one can be re-run as it was
-(local runs keep drawing fresh examples; ``scripts/fuzz.py --minutes N`` searches further)."""
+(local runs keep drawing fresh examples; ``scripts/fuzz.py --minutes N`` searches further).
+
+A test that reads the UD treebanks asks for the ``ud`` fixture (by
+``@pytest.mark.usefixtures("ud")``, or through a fixture of its module that reads them): on a
+clone without them it is skipped, saying so, but under CI, which has them, it fails."""
 import os
 from pathlib import Path
 
@@ -12,14 +16,28 @@ from toy_release import write_release
 
 from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.apps.correction.model import train as train_correction
+from fstpunct.errors import InputError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.punct import Settings
 from fstpunct.model.store import load_model
 from fstpunct.parser import train as train_parser
+from fstpunct.ud.release import ud_root
 from fstpunct.ud.treebank import read_file
 
-settings.register_profile("fstpunct", deadline=None, derandomize=bool(os.environ.get("CI")))
+CI = bool(os.environ.get("CI"))
+settings.register_profile("fstpunct", deadline=None, derandomize=CI)
 settings.load_profile("fstpunct")
+
+
+@pytest.fixture(scope="session")
+def ud() -> Path:
+    """The UD release folder the treebanks are read from (``$FSTPUNCT_UD_DIR``, else ``ud`` or
+    ``../shared/ud``: :func:`~fstpunct.ud.release.ud_root`). Without one, a test that asks for
+    it is skipped, saying why; under CI it fails instead, so no coverage vanishes there."""
+    try:
+        return ud_root()
+    except InputError as e:
+        (pytest.fail if CI else pytest.skip)(f"needs the UD treebanks: {e}")
 
 
 @pytest.fixture(scope="session")

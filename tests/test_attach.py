@@ -31,6 +31,8 @@ from fstpunct.ud.slots import to_slots
 
 
 def real_sentences(k: int = 25):
+    """En dev's first ``k`` sentences, none without UD (the tests that need them ask for the
+    ``ud`` fixture)."""
     try:
         source = ud.split_source("en", "dev")
     except InputError:
@@ -148,11 +150,12 @@ def reference_objective(theta, data, targets, l2, center):
 
 
 @pytest.mark.parametrize("piece", [attach.PIECE, 40])
-def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, monkeypatch):
+def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, monkeypatch,
+                                                          request):
     """Pieces (here also of a few rows each) run on 1, 2 or 3 threads give bitwise the same
     value and gradient, within rounding of the readable reference."""
-    if piece == 40 and len(corpus) == len(CORPUS):
-        pytest.skip("groups cut into pieces need UD's en dev sentences (no UD folder)")
+    if piece == 40:
+        request.getfixturevalue("ud")  # groups cut into pieces: en dev's sentences in corpus
     monkeypatch.setattr(attach, "PIECE", piece)
     data = AttachData.build(model, corpus)
     theta, targets = random_theta(model, seed=3), random_targets(data)

@@ -11,7 +11,6 @@ from hypothesis import strategies as st
 
 from fstpunct.api import load
 from fstpunct.dp.sparse import Csr
-from fstpunct.errors import InputError
 from fstpunct.model import _attach
 from fstpunct.model import attach as reference
 from fstpunct.model.attach import _Group
@@ -113,14 +112,12 @@ def test_lexicographic_is_lexsorts_order(seed, rows, contexts):
     assert order.dtype == shared.dtype == np.intp
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en"])
 def test_products_bitwise_on_dev(lang):
-    try:
-        source = split_source(lang, "dev")
-    except InputError as error:
-        pytest.skip(f"needs UD's {lang} dev sentences: {error}")
     model = load(lang).punct
-    sentences = [to_slots(s) for s in itertools.islice(source.sentences(), 600)]
+    sentences = [to_slots(s) for s in itertools.islice(split_source(lang, "dev").sentences(),
+                                                       600)]
     rng = np.random.default_rng(0)
     for group in model.prepare(sentences).data.groups:
         targets = rng.random((group.contexts.n_rows, len(group.candidates)))

@@ -64,7 +64,7 @@ def test_forget_keeps_everything_else(capsys):
 
 
 @pytest.fixture(scope="module")
-def parser(tmp_path_factory):
+def parser(ud, tmp_path_factory):
     folder = tmp_path_factory.mktemp("parser") / "p"
     sents = list(split_source("hi", "dev").sentences())
     train(sents[:60], sents[60:], "removed", 1, folder, epochs=1, patience=1, progress=False,
@@ -82,6 +82,7 @@ def test_parse_reads_a_split_and_drops_the_stale_analysis(parser, tmp_path, caps
     assert capsys.readouterr().out == by_split
 
 
+@pytest.mark.usefixtures("ud")
 def test_draw_reads_a_split(tmp_path):
     out = tmp_path / "tree.svg"
     assert main(["draw", "tree", "--sentence", "hi:dev:3", "-o", str(out)]) == 0
@@ -106,6 +107,7 @@ def test_commands_write_no_escapes_into_a_log(capsys):
     assert "\r" not in err and "\x1b" not in err
 
 
+@pytest.mark.usefixtures("ud")
 def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys):
     """'--train en' would have trained on en's dev and test splits too."""
     assert main(["train", "--train", "en", "-o", str(tmp_path / "m")]) == 2
@@ -465,13 +467,21 @@ def test_a_usage_error_is_one_line_naming_the_command(argv, prog, what, capsys):
 @pytest.mark.parametrize("command", ["decode", "restore"])
 def test_text_input_that_cannot_be_read_is_one_line(command, tmp_path, capsys):
     """With --text a missing file or a folder is one line (the note on the input's language
-    came first), and a split's name says it is CoNLL-U (it was 'en:dev: no such file')."""
+    came first)."""
     for given, why in ((str(tmp_path / "missing.txt"), "no such file"),
-                       (str(tmp_path), "is a folder, not a file"),
-                       ("en:dev", "a UD split is CoNLL-U, not plain text: leave out --text")):
+                       (str(tmp_path), "is a folder, not a file")):
         assert main([command, "--text", given]) == 2
         err = capsys.readouterr().err
         assert err == f"fstpunct {command}: error: {given}: {why}\n", err
+
+
+@pytest.mark.usefixtures("ud")  # (a split is one found in the release)
+@pytest.mark.parametrize("command", ["decode", "restore"])
+def test_a_split_given_as_text_is_named_conllu(command, capsys):
+    """With --text a split's name says it is CoNLL-U (it was 'en:dev: no such file')."""
+    assert main([command, "--text", "en:dev"]) == 2
+    assert capsys.readouterr().err == f"fstpunct {command}: error: en:dev: a UD split is " \
+        "CoNLL-U, not plain text: leave out --text\n"
 
 
 def test_a_model_refused_leaves_the_text_file_closed(tmp_path, capsys):

@@ -18,7 +18,7 @@ from fstpunct.ud.treebank import read_file
 
 
 @pytest.fixture(scope="module")
-def setup(tmp_path_factory):
+def setup(ud, tmp_path_factory):
     sents = list(itertools.islice(split_source("en", "train").sentences(), 30))
     folder = tmp_path_factory.mktemp("parser") / "removed"
     train(sents, sents[:10], "removed", 1, folder, epochs=3, patience=3, progress=False,

@@ -128,6 +128,7 @@ def test_decode_imports_only_what_it_needs(tmp_path):
     assert out.strip() == "[]"
 
 
+@pytest.mark.usefixtures("ud")
 def test_decode_reads_one_split_by_name(capsys):
     """A standard split or a treebank split by name; a name of several files is an error."""
     assert main(["decode", "--model", "es", "es:dev"]) == 0

@@ -55,6 +55,7 @@ def test_candidate_arrays_match_the_numpy_passes(sentences, direction, seed, til
     assert_same_candidates(inference, slots_of)
 
 
+@pytest.mark.usefixtures("ud")
 def test_candidate_arrays_on_en_dev():
     model = fstpunct.load("en").punct
     sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
@@ -96,6 +97,7 @@ def test_arc_table_of_bundled_channels(lang):
                             table.param]).tolist() == [list(a) for a in arcs_as_table(channel)]
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("mode", ["conllu", "posteriors", "text"])
 def test_decoding_makes_no_reference_cycles_per_sentence(mode):
     """``fstpunct decode`` runs with the cycle collector off (cli/decode.py): what cyclic garbage

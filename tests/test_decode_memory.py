@@ -19,6 +19,7 @@ from fstpunct.ud.release import split_source
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 
 
+@pytest.mark.usefixtures("ud")
 def test_decode_keeps_no_dense_closures():
     model = fstpunct.load("en").punct
     sentences = itertools.islice(split_source("en", "dev").sentences(), 40)
@@ -29,6 +30,7 @@ def test_decode_keeps_no_dense_closures():
     assert slots and all(slot.closure is None for slot in slots)
 
 
+@pytest.mark.usefixtures("ud")
 def test_the_language_check_does_not_keep_the_sentences(monkeypatch):
     monkeypatch.setattr(api_model, "_WATCHED", 3)
     model = fstpunct.load("en")
@@ -47,6 +49,7 @@ def test_the_language_check_does_not_keep_the_sentences(monkeypatch):
     assert k == 5
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("run", ["annotate", "scored"])
 def test_a_chunk_is_not_kept_while_the_next_is_built(run, monkeypatch):
     """When a chunk's Inference is made, no earlier chunk's is alive (decode and perplexity)."""
@@ -72,6 +75,7 @@ def test_a_chunk_is_not_kept_while_the_next_is_built(run, monkeypatch):
     assert alive == [0, 0, 0]
 
 
+@pytest.mark.usefixtures("ud")
 def test_token_chains_keep_no_copies_of_their_lattices_arcs():
     model = fstpunct.load("en").punct
     sentences = itertools.islice(split_source("en", "dev").sentences(), 40)

@@ -78,6 +78,7 @@ def test_full_stop_is_the_commonest_sentence_end(toy):
     assert full_stop([]) == "."
 
 
+@pytest.mark.usefixtures("ud")
 def test_language_grammar_reads_the_rule_file_or_builds_the_default():
     assert language_grammar("hi").full_stop == "।" and language_grammar("hi").path.endswith(
         "hi.rules")

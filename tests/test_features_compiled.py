@@ -88,6 +88,7 @@ def test_candidate_rows_equal_the_numpy_reference(rows, candidates):
                        (candidate_rows_reference(node_offsets, group, arrays),))
 
 
+@pytest.mark.usefixtures("ud")
 def test_featurising_en_dev_lays_out_the_sets_as_the_references():
     model = fstpunct.load("en").punct
     sentences = [to_slots(s) for s in read_file(split_source("en", "dev").path)]

@@ -13,10 +13,9 @@ import pytest
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError
 from fstpunct.files import atomic_folder, open_input, output, read_npz, writing
+from fstpunct.ud.release import split_source
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
-UD = Path(os.environ.get("FSTPUNCT_UD_DIR", Path(__file__).parents[2] / "shared" / "ud"))
-EWT_DEV = UD / "UD_English-EWT" / "en_ewt-ud-dev.conllu"
 PREVIOUS = "previous content\n"
 
 
@@ -197,8 +196,9 @@ def test_full_disk_on_stdout_is_one_line():
     assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr
 
 
+@pytest.mark.usefixtures("ud")
 def test_closed_pipe_is_quiet():
-    proc = fstpunct("decode", EWT_DEV)
+    proc = fstpunct("decode", split_source("en", "dev").path)
     proc.stdout.readline()
     proc.stdout.close()
     err = proc.stderr.read()

@@ -204,6 +204,7 @@ def test_rules_usage_errors_are_one_line_and_status_2(args, capsys):
     assert err.count("\n") == 1 and err.startswith("fstpunct rules: error: ") and not out
 
 
+@pytest.mark.usefixtures("ud")
 def test_rules_compare_a_model_with_its_own_grammar_by_default(capsys):
     """``rules --model M`` compares M with the grammar it was trained from (as ``show``
     does), on M's language's dev split: the default-grammar models (de, …) have no rule file
@@ -238,6 +239,7 @@ def test_the_recorded_rule_file_comes_before_the_packages_namesake(tmp_path):
     assert model_grammar({"grammar": str(other)}).path == str(SHIPPED / "en.rules")
 
 
+@pytest.mark.usefixtures("ud")
 def test_rules_of_a_correction_model_compare_its_learner_model(stub_correction, capsys):
     """``rules --model`` of a correction model's folder reads its learner model, as decode and
     perplexity do (it was 'not a fstpunct model'); a learner model stores no expected edit

@@ -311,6 +311,7 @@ def test_crlf_round_trips_byte_for_byte(command, tmp_path, tokens_parser):
     assert out_crlf == out_lf.replace(b"\n", b"\r\n") and b"\r\r" not in out_crlf
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("record", ["models/esl-learner", None])
 def test_a_record_that_is_not_an_object_is_no_grammar_for_rules(record, tmp_path, capsys):
     """``rules --model M --compare G`` of a model whose model.json record is a string (a

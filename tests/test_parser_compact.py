@@ -64,7 +64,7 @@ def test_keys_of_equal_fingerprints_are_summed(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def data():
+def data(ud):
     train_sents = list(itertools.islice(split_source("en", "train").sentences(), 40))
     return train_sents, list(itertools.islice(split_source("en", "dev").sentences(), 15))
 

@@ -26,7 +26,7 @@ from fstpunct.ud.treebank import read_conllu, read_file
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
+def data(ud, tmp_path_factory):
     root = tmp_path_factory.mktemp("parser")
     train_sents = list(itertools.islice(split_source("en", "train").sentences(), 40))
     dev_sents = list(itertools.islice(split_source("en", "dev").sentences(), 15))

@@ -114,6 +114,7 @@ def test_removed_mode_keeps_word_arcs():
     assert prepare(CONGRESS, "tokens", gold=True).n == 11
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("mode", ["removed", "paired", "properties"])
 def test_reattached_punctuation_gives_valid_projective_trees(mode):
     for sent in itertools.chain(itertools.islice(split_source("en", "dev").sentences(), 500),

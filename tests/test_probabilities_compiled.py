@@ -43,6 +43,7 @@ def test_softmax_rows_refuses_indices_out_of_range():
                          np.array(starts, dtype=np.intp), np.zeros(6))
 
 
+@pytest.mark.usefixtures("ud")
 def test_probabilities_bitwise_reference_on_dev():
     model = load("en").punct
     sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),

@@ -59,6 +59,7 @@ def test_compiled_checks_equal_the_reference(text, tree):
         outcome(text, tree, treebank._finish_reference)
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_compiled_checks_equal_the_reference_on_dev(lang):
     text = split_source(lang, "dev").path.read_text(encoding="utf-8")
@@ -82,6 +83,7 @@ def test_compiled_has_tree_is_the_reference(ids_and_heads):
     assert treebank.has_tree(sent) == treebank.has_tree_reference(sent)
 
 
+@pytest.mark.usefixtures("ud")
 def test_compiled_has_tree_on_dev():
     sents = list(split_source("en", "dev").sentences())
     unparsed = treebank.rebuild(sents[0], [], [treebank.Line(ln.fields[:6] + ["_"] + ln.fields[7:],
@@ -115,6 +117,7 @@ def test_the_line_scan_accepts_the_usual_line():
     assert _reader.usual_line("1\tThe\tthe\tDET\tDT\tDefinite=Def|PronType=Art\t2\tdet\t2:det\t_")
 
 
+@pytest.mark.usefixtures("ud")
 def test_the_line_scan_on_en_dev_lines():
     lines = [ln for ln in split_source("en", "dev").path.read_text(encoding="utf-8").split("\n")
              if ln and not ln.startswith("#")]
@@ -155,6 +158,7 @@ def test_compiled_line_loop_equals_the_reference(pieces, tree):
         read_outcome(lines, tree, treebank.read_conllu_reference)
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh", "ar"])
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_compiled_line_loop_equals_the_reference_on_treebanks(lang, split):

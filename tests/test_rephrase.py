@@ -23,7 +23,7 @@ DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
-def es():
+def es(ud):
     return load_model("es"), OrderModel.load(order_path("es")), list(read_one("es:dev"))[:80]
 
 
@@ -310,6 +310,7 @@ def test_full_prints_no_point_mid_sentence(es):
             assert forms.count(".") == 1 and forms[-1] == ".", forms
 
 
+@pytest.mark.usefixtures("ud")
 def test_deleting_an_apposition_leaves_no_orphaned_title_mark():
     sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:5]).startswith(
         "《進化特區》")]
@@ -375,6 +376,7 @@ def test_marks_pair_in_t_prime_and_as_printed():
     assert partners(slots, marks, symmetric, surface=True) == [((0, 1, 0), (4, 1, 0))]
 
 
+@pytest.mark.usefixtures("ud")
 def test_deleting_a_bracket_takes_the_printed_partner_along():
     sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:4]) ==
             "1689年英國在"]
@@ -473,6 +475,7 @@ def test_only_sentences_with_a_surface_orphan_take_a_balanced_t_prime(es):
 
 
 
+@pytest.mark.usefixtures("ud")
 def test_a_balanced_t_prime_explains_an_orphan_by_an_absorbed_partner():
     sent = [s for s in read_one("en:test") if s.words[0].form == "It" and
             [w.form for w in s.words[1:4]] == ["read", ",", '"']]

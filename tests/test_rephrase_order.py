@@ -110,7 +110,7 @@ def test_save_and_load(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def es_dev():
+def es_dev(ud):
     return list(read_one("es:dev"))[:120]
 
 

@@ -52,7 +52,7 @@ GOLD = conll("""
 
 
 @pytest.fixture(scope="module")
-def sentences():
+def sentences(ud):
     dev = itertools.islice(split_source("en", "dev").sentences(), 200)
     return [*read_file(DATA / "edge.conllu"), *read_file(SAMPLE), *dev]
 
@@ -235,6 +235,7 @@ def test_backoff_is_normalised_on_a_tiny_alphabet():
     assert total + tail == pytest.approx(1.0, abs=1e-12)
 
 
+@pytest.mark.usefixtures("ud")
 def test_crf_train_restore_and_perplexity(tmp_path, capsys):
     train_sents = [to_slots(s) for s in itertools.islice(split_source("en", "train").sentences(),
                                                          200)]
@@ -259,6 +260,7 @@ def test_crf_train_restore_and_perplexity(tmp_path, capsys):
         CrfModel.load(tmp_path)
 
 
+@pytest.mark.usefixtures("ud")
 def test_a_compact_crf_stores_fewer_features(tmp_path):
     """L1 (``c1``), ``min_freq`` and ``min_tag_count`` leave weights out of the crfsuite file:
     a smaller model, its settings in meta.json; the CLI refuses negative values."""

@@ -61,6 +61,7 @@ def test_restore_is_reproducible_and_reads_unpunctuated_input(tmp_path, capsys):
     assert runs[0] == runs[1] == runs[2]
 
 
+@pytest.mark.usefixtures("ud")
 def test_restore_with_a_parser(tmp_path, capsys):
     sents = list(itertools.islice(split_source("en", "train").sentences(), 30))
     parser = tmp_path / "parser"
@@ -110,6 +111,7 @@ def test_a_sentence_of_only_punctuation_is_copied_with_a_warning(tmp_path, capsy
     assert words(out) == words(edge)
 
 
+@pytest.mark.usefixtures("ud")
 def test_restore_and_score_read_a_standard_split_by_name(tmp_path, capsys):
     """`hi:dev` names the project's Hindi dev split (sentences 801–900 of hi_pud) for both."""
     out = tmp_path / "out.conllu"

@@ -91,6 +91,7 @@ def test_mixed_choice_has_the_least_risk_under_the_brute_force_mixture(toy_crf, 
         assert alone.decode([(tree, alone.prior.marginals([tree])[0])])[1] == choice
 
 
+@pytest.mark.usefixtures("ud")
 def test_restore_mixes_with_a_crf_on_the_command_line(tmp_path, capsys):
     sents = itertools.islice(split_source("en", "train").sentences(), 200)
     dev = itertools.islice(split_source("en", "dev").sentences(), 40)

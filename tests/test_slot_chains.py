@@ -305,6 +305,7 @@ def test_chained_slots_give_the_results_of_stacks(sentences, direction, seed, ba
         assert all(slot.lattice.size == 1 for slot in cache._slots.values())
 
 
+@pytest.mark.usefixtures("ud")
 def test_chained_slots_on_en_dev_chunks():
     model = fstpunct.load("en").punct
     sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),

@@ -58,6 +58,7 @@ def test_subset_stacks_give_the_results_of_whole_stacks(sentences, direction, se
         assert part.log_prob_reference(0) == whole.log_prob_reference(s)
 
 
+@pytest.mark.usefixtures("ud")
 def test_subset_stacks_on_en_dev_chunks():
     model = fstpunct.load("en").punct
     sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),

@@ -46,6 +46,7 @@ def test_place_names_file_line_and_sentence(edge):
     assert to_slots(sent).place == sent.place == f"{EDGE}:{sent.lineno} (sentence {EDGE}#1)"
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh", "ar"])
 def test_punct_tokens_are_the_slot_tokens_without_abbreviation_dots(edge, lang):
     sentences = [*edge.values(), *split_source(lang, "dev").sentences()]

@@ -43,6 +43,7 @@ def test_compiled_to_slots_equals_reference_on_random_trees(text):
         same(sent)
 
 
+@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh", "es"])
 def test_compiled_to_slots_equals_reference_on_dev(lang):
     for sent in split_source(lang, "dev").sentences():

@@ -21,12 +21,14 @@ def test_round_trip_is_byte_identical():
     assert "".join(s.text() for s in read_file(EDGE)) == text
 
 
+@pytest.mark.usefixtures("ud")
 def test_round_trip_of_a_real_treebank_file():
     path = find_treebank("zh_gsd", "test")
     text = path.read_text(encoding="utf-8")
     assert "".join(s.text() for s in read_file(path)) == text
 
 
+@pytest.mark.usefixtures("ud")
 def test_fields_agree_with_the_conllu_library():
     path = find_treebank("es_gsd", "test")
     ours = list(read_file(path))
@@ -39,6 +41,7 @@ def test_fields_agree_with_the_conllu_library():
         assert a.sent_id == b.metadata.get("sent_id")
 
 
+@pytest.mark.usefixtures("ud")
 def test_standard_splits_have_the_documented_sizes():
     sizes = {(lang, split): sum(1 for _ in split_source(lang, split).sentences())
              for lang, split in [("es", "dev"), ("es", "test"), ("ar", "train"), ("zh", "train"),
@@ -47,6 +50,7 @@ def test_standard_splits_have_the_documented_sizes():
                      ("zh", "train"): 3997, ("zh", "test"): 500, ("de", "dev"): 100}
 
 
+@pytest.mark.usefixtures("ud")
 def test_resolve_specs():
     assert [s.name for s in resolve("en")] == ["en train", "en dev", "en test"]
     assert [s.name for s in resolve("hi_pud")] == ["hi_pud test"]
@@ -85,6 +89,7 @@ def test_malformed_input_names_file_line_and_sentence(bad, line, words):
     assert words in str(e.value)
 
 
+@pytest.mark.usefixtures("ud")
 def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
     bad.write_text(GOOD.replace("\t2\tdet", "\t9\tdet"), encoding="utf-8")
@@ -117,6 +122,7 @@ def test_an_existing_path_that_is_not_a_regular_file_is_read_as_a_file(tmp_path,
     assert str(fifo) in out and f"{len(list(read_file(EDGE)))}" in out
 
 
+@pytest.mark.usefixtures("ud")
 def test_stats_match_the_shared_readme(capsys):
     assert main(["stats", "--tsv", "en_ewt-test", "es_gsd-dev", "hi_pud", "zh:train",
                  "de_pud"]) == 0
