@@ -92,7 +92,8 @@ def main() -> None:
         start = time.process_time()
         lays = [module.layout(v) for v in views]
         cpu = time.process_time() - start
-        lays = [with_labels(lay) for lay in lays]
+        if args.at:  # an older layout.py's arcs may have no label places
+            lays = [with_labels(lay) for lay in lays]
         kinds = sum(map(curve_kinds, lays), Counter())
         print(f"{lang}: {len(lays)} sentences, mean width "
               f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
