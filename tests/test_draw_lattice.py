@@ -189,3 +189,10 @@ def test_captions_wrap():
     lines = digraph("g", f"slot 3 of s\n{note}").graph_attr["label"].split("\n")
     assert lines[0] == "slot 3 of s" and all(len(line) <= CAPTION_COLUMNS for line in lines)
     assert " ".join(lines[1:]) == note
+
+
+def test_a_path_below_half_a_thousandth_prints_as_less_than():
+    """The box printed a posterior below 0.0005 as 'p ≈ 0.000' (en:dev:40 slot 5, path 6)."""
+    box = _paths_table([LatticePath((",",), (), 1.0, 0.0004), LatticePath(("(",), (), 1.0,
+                                                                           0.0005)])
+    assert "p &lt; 0.001" in box and "p ≈ 0.001" in box and "0.000<" not in box

@@ -136,6 +136,13 @@ def slot_paths(inference: Inference, s: int, slot: int, k: int = 10,
                      sum(p.posterior for p in drawn), sampled.backoff / sampled.samples)
 
 
+def _posterior(p: float) -> str:
+    """``p`` as the paths box prints it (HTML-like text), to three decimals: ``p ≈ 0.559``,
+    or ``p < 0.001`` where three decimals would print ``p ≈ 0.000``."""
+    shown = f"{p:.3f}"
+    return "p &lt; 0.001" if shown == "0.000" else f"p ≈ {shown}"
+
+
 def _paths_table(paths: Sequence[LatticePath]) -> str:
     """The box listing the paths, as a Graphviz HTML-like table: one row per path, its number
     and its p right-aligned in their cells, its u left-aligned in its own (left to right,
@@ -143,7 +150,7 @@ def _paths_table(paths: Sequence[LatticePath]) -> str:
     font's full-width marks)."""
     rows = "".join(f'<TR><TD ALIGN="RIGHT">{i}.</TD>'
                    f'<TD ALIGN="LEFT">u = {html_text(ltr(" ".join(p.u) or EPS))}</TD>'
-                   f'<TD ALIGN="RIGHT">p ≈ {p.posterior:.3f}</TD></TR>'
+                   f'<TD ALIGN="RIGHT">{_posterior(p.posterior)}</TD></TR>'
                    for i, p in enumerate(paths, 1))
     return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">{rows}</TABLE>>'
 
