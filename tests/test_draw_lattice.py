@@ -51,6 +51,25 @@ def test_paths_add_up_to_the_channel_probability(inference):
         assert len({arcs for arcs, _ in found}) == len(found)
 
 
+def _empty(inference):
+    """The lattice of an empty slot (for paths boxes of hand-made paths, which pass no arc)."""
+    return inference.builder.topology(())
+
+
+def test_two_paths_of_one_string_are_told_apart(inference):
+    """u = ', , (' has two edit paths through a ',' surface (en reads right to left: '(' is
+    pending, then the loop on 'pending (' absorbs a comma or the loop on 'pending ,' does);
+    the box showed them as two equal rows (en:dev:40 slot 5, paths 5 and 6). Each row now
+    lists the states its path passes."""
+    index = {t: i for i, t in enumerate(inference.model.channel.symbols)}
+    topo = inference.builder.topology((",",))
+    found = _edit_paths(topo, [index["("], index[","], index[","]], inference.weights)
+    assert len(found) == 2
+    box = _paths_table([LatticePath((",", ",", "("), arcs, w, 0.5) for arcs, w in found], topo)
+    rows = re.findall(r"<TR>(.*?)</TR>", box.replace("1.", "").replace("2.", ""))
+    assert len(rows) == 2 and rows[0] != rows[1]
+
+
 def test_most_probable_paths(inference):
     sampled = sample_slots(inference, 0, 400)
     assert all(s.samples == 400 and sum(s.strings.values()) + s.backoff == 400 for s in sampled)
@@ -123,11 +142,12 @@ def test_the_caption_prints_the_surface_as_the_tree_does(tmp_path, monkeypatch):
 
 
 def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_path,
-                                                                          monkeypatch):
+                                                                          monkeypatch,
+                                                                          inference):
     """A slot's surface in the caption and a path's u in the box holding two right-to-left
     marks were laid out right to left ('u = ؛ ؟ .' as 'u = ؟ ؛ .'), as arc labels were before
     d4c07aa; a left-to-right mark before each part keeps them in order (:func:`ltr`)."""
-    box = _paths_table([LatticePath(("؛", "؟", "."), (), 1.0, 1.0)])
+    box = _paths_table([LatticePath(("؛", "؟", "."), (), 1.0, 1.0)], _empty(inference))
     assert "u = \u200e؛ \u200e؟ \u200e.<" in box
     monkeypatch.chdir(tmp_path)  # a short name: the caption wraps at 100 columns
     rows = [("قال", "VERB", 0, "root"), ("؟", "PUNCT", 1, "punct"), ("،", "PUNCT", 1, "punct"),
@@ -139,12 +159,12 @@ def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_pa
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
-def test_backslashes_in_the_paths_box_are_printed():
+def test_backslashes_in_the_paths_box_are_printed(inference):
     """Graphviz expands escapes in HTML-like labels: a u holding '\\N' printed the node's name
     ('paths') there, and '\\\\' one backslash."""
     graph = graphviz.Digraph()
-    graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\"), (), 1.0, 1.0)]),
-               shape="plaintext")
+    graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\"), (), 1.0, 1.0)],
+                                     _empty(inference)), shape="plaintext")
     assert "u = \\N \\\\" in svg_texts(graph)
 
 
@@ -159,7 +179,7 @@ def test_draw_lattice_command(tmp_path, capsys):
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
-def test_paths_box_aligns_in_any_font():
+def test_paths_box_aligns_in_any_font(inference):
     """The paths box is a table whose columns align whatever width the font gives a mark: laid
     out by dot (-Txdot, its own font metrics), every row's number and p end at one x and every
     u starts at one x, with twelve paths (two-digit numbers) and wide marks. Its text rows,
@@ -168,18 +188,19 @@ def test_paths_box_aligns_in_any_font():
     us = [("《",), ("《", "《"), ("∘", "“", "—"), (), ("、", ","), ("…",)] * 2
     paths = [LatticePath(u, (), 1.0, 0.5 / k) for k, u in enumerate(us, 1)]
     graph = graphviz.Digraph()
-    graph.node("paths", _paths_table(paths), shape="plaintext", fontname=MONO)
+    topo = _empty(inference)
+    graph.node("paths", _paths_table(paths, topo), shape="plaintext", fontname=MONO)
     xdot = graph.pipe(format="xdot", encoding="utf-8").replace("\\\n", "")
     texts = re.findall(r"T (\S+) (\S+) (-?1|0) (\S+) \d+ -", xdot)
-    assert len(texts) == 3 * len(paths) and {j for _, _, j, _ in texts} == {"-1"}  # left x
-    rows = [texts[k:k + 3] for k in range(0, len(texts), 3)]
-    assert len({float(y) for (_, y, _, _), _, _ in rows}) == len(paths)
-    for column, edge in ((0, "right"), (1, "left"), (2, "right")):
+    assert len(texts) == 4 * len(paths) and {j for _, _, j, _ in texts} == {"-1"}  # left x
+    rows = [texts[k:k + 4] for k in range(0, len(texts), 4)]
+    assert len({float(y) for (_, y, _, _), *_ in rows}) == len(paths)
+    for column, edge in ((0, "right"), (1, "left"), (2, "left"), (3, "right")):
         xs = {round(float(r[column][0]) + (float(r[column][3]) if edge == "right" else 0), 1)
               for r in rows}
         assert len(xs) == 1, (column, xs)
-    assert "u = ε" in _paths_table(paths) and "&lt;" in _paths_table(
-        [LatticePath(("<",), (), 1.0, 1.0)])
+    assert "u = ε" in _paths_table(paths, topo) and "&lt;" in _paths_table(
+        [LatticePath(("<",), (), 1.0, 1.0)], topo)
 
 
 def test_captions_wrap():
@@ -191,8 +212,8 @@ def test_captions_wrap():
     assert " ".join(lines[1:]) == note
 
 
-def test_a_path_below_half_a_thousandth_prints_as_less_than():
+def test_a_path_below_half_a_thousandth_prints_as_less_than(inference):
     """The box printed a posterior below 0.0005 as 'p ≈ 0.000' (en:dev:40 slot 5, path 6)."""
-    box = _paths_table([LatticePath((",",), (), 1.0, 0.0004), LatticePath(("(",), (), 1.0,
-                                                                           0.0005)])
+    box = _paths_table([LatticePath((",",), (), 1.0, 0.0004),
+                        LatticePath(("(",), (), 1.0, 0.0005)], _empty(inference))
     assert "p &lt; 0.001" in box and "p ≈ 0.001" in box and "0.000<" not in box

@@ -143,13 +143,17 @@ def _posterior(p: float) -> str:
     return "p &lt; 0.001" if shown == "0.000" else f"p ≈ {shown}"
 
 
-def _paths_table(paths: Sequence[LatticePath]) -> str:
+def _paths_table(paths: Sequence[LatticePath], topo: Topology) -> str:
     """The box listing the paths, as a Graphviz HTML-like table: one row per path, its number
-    and its p right-aligned in their cells, its u left-aligned in its own (left to right,
-    :func:`ltr`), so that the columns align whatever width the font gives each mark (a CJK
-    font's full-width marks)."""
+    and its p right-aligned in their cells, its u and the states it passes (``topo``'s, as
+    the drawing numbers them) left-aligned in their own (u left to right, :func:`ltr`), so
+    that the columns align whatever width the font gives each mark (a CJK font's full-width
+    marks). A row is a path, not a string: two edit paths of one u (a loop taken on one state
+    or on another) are two rows, told apart by their states."""
     rows = "".join(f'<TR><TD ALIGN="RIGHT">{i}.</TD>'
                    f'<TD ALIGN="LEFT">u = {html_text(ltr(" ".join(p.u) or EPS))}</TD>'
+                   f'<TD ALIGN="LEFT">states {" ".join(str(int(topo.src[a])) for a in p.arcs)}'
+                   '</TD>'
                    f'<TD ALIGN="RIGHT">{_posterior(p.posterior)}</TD></TR>'
                    for i, p in enumerate(paths, 1))
     return f'<<TABLE BORDER="1" CELLBORDER="0" CELLSPACING="0" CELLPADDING="3">{rows}</TABLE>>'
@@ -234,7 +238,7 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
         g.edge("entry", str(topo.start))
     _edges(g, builder, weights, topo, sorted(flow), lambda a: pen(flow[a]))
     if paths.paths:  # an empty table is a syntax error to dot
-        g.node("paths", _paths_table(paths.paths), shape="plaintext", fontname=MONO,
+        g.node("paths", _paths_table(paths.paths, topo), shape="plaintext", fontname=MONO,
                fontsize="10")
     return g
 
