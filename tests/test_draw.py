@@ -25,14 +25,29 @@ def channel():
 
 def test_names_and_labels(channel):
     source = channel_graph(channel, [",", ".", "”"]).source
-    for text in ("<TD>pending ,</TD>", "<TD>pending ”</TD>", '"nothing pending"', "end",
-                 ", . : ε / 0.9",      # , . → .  (rtl: the comma is read after the period)
-                 "” . : ” / 0.7",      # ” . → . ”  (rtl writes x reversed: ” first)
-                 "$ : ,"):
+    for text in ("<TD>pending ⟨,⟩</TD>", "<TD>pending ⟨”⟩</TD>", '"nothing pending"', "end",
+                 "⟨,⟩ ⟨.⟩ → ε / 0.9",      # , . → .  (rtl: the comma is read after the period)
+                 "⟨”⟩ ⟨.⟩ → ⟨”⟩ / 0.7",    # ” . → . ”  (rtl writes x reversed: ” first)
+                 "$ → ⟨,⟩"):
         assert text in source
-    assert "pending (" not in source and "rtl channel" in source
+    assert "pending ⟨(⟩" not in source and "rtl channel" in source
     ltr = load_grammar(EN).channel(direction="ltr")
-    assert "” . : . / 0.7" in channel_graph(ltr, [".", "”"]).source
+    assert "⟨”⟩ ⟨.⟩ → ⟨.⟩ / 0.7" in channel_graph(ltr, [".", "”"]).source
+
+
+def test_marks_are_set_apart():
+    """In the monospace labels the danda read like 'l', '—' like '-' ('–' and '—' were
+    drawn alike) and ':' as a symbol like the label's own separator ('; : : ε / 0.9'). Each
+    mark is now between angle brackets, an arc's output after '→', and the labels are set in
+    sans-serif (the dashes differ in length)."""
+    hi = load_grammar(EN.with_name("hi.rules")).channel()
+    source = channel_graph(hi, ["।", ","]).source
+    assert "<TD>pending ⟨।⟩</TD>" in source and "⟨।⟩ ⟨,⟩ → ε / 0.9" in source
+    en = load_grammar(EN).channel()
+    source = channel_graph(en, [";", ":", "—", "-"]).source
+    assert "⟨:⟩ ⟨:⟩ → ⟨:⟩ / 0.1" in source and "⟨—⟩ ⟨-⟩ → ε" in source
+    assert " : " not in source.replace("⟨:⟩", "")  # no ':' left but the marks
+    assert "monospace" not in source and 'fontname="sans-serif"' in source
 
 
 def test_self_loops_are_labelled_in_their_states(channel):
@@ -44,7 +59,7 @@ def test_self_loops_are_labelled_in_their_states(channel):
     assert self_loops(source) == [(comma, ""), (period, "")]
     node = next(line.strip() for line in source.splitlines()
                 if line.strip().startswith(f"{comma} [label=<"))
-    assert "<TD>pending ,</TD>" in node and "↻ , , : ε / 0.9" in node and "rounded" in node
+    assert "<TD>pending ⟨,⟩</TD>" in node and "↻ ⟨,⟩ ⟨,⟩ → ε / 0.9" in node and "rounded" in node
 
 
 def test_labels_with_arabic_marks_read_left_to_right():
@@ -56,10 +71,10 @@ def test_labels_with_arabic_marks_read_left_to_right():
     assert dot.ltr("؟ « : ε") == "\u200e؟ \u200e« \u200e: \u200eε"
     ar = load_grammar(EN.with_name("ar.rules")).channel()
     source = channel_graph(ar, ["؟", "،"]).source
-    labels = source.replace("pending ؟", "")  # a state's name is one symbol
+    labels = source.replace("pending ⟨؟⟩", "")  # a state's name is one symbol
     marks = [k for k, c in enumerate(labels) if c == "؟"]
-    assert len(marks) > 10 and all(labels[k - 1] == "\u200e" for k in marks)
-    assert "over \u200e؟ \u200e، (reads" in source
+    assert len(marks) > 10 and all(labels[k - 2:k] == "\u200e⟨" for k in marks)
+    assert "over \u200e⟨؟⟩ \u200e⟨،⟩ (reads" in source
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
@@ -73,7 +88,7 @@ def test_backslashes_in_state_boxes_are_printed():
 
 def test_min_prob_hides_arcs(channel):
     source = channel_graph(channel, [",", "."], min_prob=0.5).source
-    assert ", . : ε / 0.9" in source and "/ 0.033" not in source
+    assert "⟨,⟩ ⟨.⟩ → ε / 0.9" in source and "/ 0.033" not in source
     assert "arcs with p < 0.5 hidden" in source
 
 
@@ -93,7 +108,7 @@ def test_write_dot_and_fallback(channel, tmp_path, monkeypatch):
     graph = channel_graph(channel, [","])
     written, rendered = write_graph(graph, tmp_path / "c.dot")
     assert (written, rendered) == (tmp_path / "c.dot", False)
-    assert "pending ," in written.read_text(encoding="utf-8")
+    assert "pending ⟨,⟩" in written.read_text(encoding="utf-8")
     with pytest.raises(InputError, match="cannot draw"):
         write_graph(graph, tmp_path / "c.jpeg")
     monkeypatch.setattr(dot.shutil, "which", lambda name: None)
@@ -112,7 +127,7 @@ def test_draw_command(tmp_path, capsys):
     assert main(["compile", str(EN), "-o", str(fst)]) == 0
     out = tmp_path / "c.dot"
     assert main(["draw", "channel", str(fst), "--symbols", ", . ”", "-o", str(out)]) == 0
-    assert "pending ”" in out.read_text(encoding="utf-8")
+    assert "pending ⟨”⟩" in out.read_text(encoding="utf-8")
     assert main(["draw", "channel", str(fst), "--symbols", ","]) == 0
     assert capsys.readouterr().out.startswith("digraph")
     assert main(["draw", "channel", str(fst), "--symbols", ", x", "-o", str(out)]) == 2

@@ -15,7 +15,7 @@ from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
-from fstpunct.show.dot import CAPTION_COLUMNS, MONO, digraph
+from fstpunct.show.dot import CAPTION_COLUMNS, SANS, digraph
 from fstpunct.show.lattice import (
     MAX_STATES,
     LatticePath,
@@ -80,11 +80,11 @@ def test_most_probable_paths(inference):
     assert 0 < paths.covered <= 1 + 1e-9 and paths.total > 5
     assert all(p.u and p.u[0] == "”" for p in paths.paths)  # the quote closes the object
     source = paths_graph(inference.builder, inference.weights, paths, "slot 8").source
-    assert "the 5 most probable of the" in source and "SWAP ” ." in source
+    assert "the 5 most probable of the" in source and "SWAP ⟨”⟩ ⟨.⟩" in source
     assert source.count("->") < 30
     loops = self_loops(source)  # '. .': the period absorbs the one before it, a loop
     assert loops and all("label" not in rest for _, rest in loops)
-    assert source.count("↻ .  (LEFT . .)") == 1  # written in the loop's state
+    assert source.count("↻ ⟨.⟩  (LEFT ⟨.⟩ ⟨.⟩)") == 1  # written in the loop's state
 
 
 def test_full_lattice_refused_above_the_limit(inference):
@@ -125,7 +125,7 @@ def test_a_slot_whose_every_sample_backs_off_is_drawn(tmp_path):
     assert main(["draw", "lattice", "--model", "zh", "--sentence", f"{path}:1", "--slot", "2",
                  "-o", str(out)]) == 0
     text = out.read_text(encoding="utf-8")
-    assert "surface &#39;$&#39;" in text or "surface '$'" in text
+    assert "surface ⟨$⟩" in text
     assert "no path to draw" in text and "&lt;unk" not in text and "<unk" not in text
 
 
@@ -138,7 +138,7 @@ def test_the_caption_prints_the_surface_as_the_tree_does(tmp_path, monkeypatch):
     out = tmp_path / "lat.dot"
     assert main(["draw", "lattice", "--lang", "en", "--sentence", f"{path}:1", "--slot", "1",
                  "-o", str(out)]) == 0
-    assert "surface '.', between 'Mr' and 'left'" in out.read_text(encoding="utf-8")
+    assert "surface ⟨.⟩, between 'Mr' and 'left'" in out.read_text(encoding="utf-8")
 
 
 def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_path,
@@ -148,14 +148,14 @@ def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_pa
     marks were laid out right to left ('u = ؛ ؟ .' as 'u = ؟ ؛ .'), as arc labels were before
     d4c07aa; a left-to-right mark before each part keeps them in order (:func:`ltr`)."""
     box = _paths_table([LatticePath(("؛", "؟", "."), (), 1.0, 1.0)], _empty(inference))
-    assert "u = \u200e؛ \u200e؟ \u200e.<" in box
+    assert "u = \u200e⟨؛⟩ \u200e⟨؟⟩ \u200e⟨.⟩<" in box
     monkeypatch.chdir(tmp_path)  # a short name: the caption wraps at 100 columns
     rows = [("قال", "VERB", 0, "root"), ("؟", "PUNCT", 1, "punct"), ("،", "PUNCT", 1, "punct"),
             ("نعم", "INTJ", 1, "ccomp")]
     Path("q.conllu").write_text(conllu(rows), encoding="utf-8")
     assert main(["draw", "lattice", "--model", "ar", "--sentence", "q.conllu:1", "--slot", "1",
                  "-o", "lat.dot"]) == 0
-    assert "surface '\u200e؟ \u200e،', between" in Path("lat.dot").read_text(encoding="utf-8")
+    assert "surface \u200e⟨؟⟩ \u200e⟨،⟩, between" in Path("lat.dot").read_text(encoding="utf-8")
 
 
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
@@ -165,7 +165,7 @@ def test_backslashes_in_the_paths_box_are_printed(inference):
     graph = graphviz.Digraph()
     graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\"), (), 1.0, 1.0)],
                                      _empty(inference)), shape="plaintext")
-    assert "u = \\N \\\\" in svg_texts(graph)
+    assert "u = ⟨\\N⟩ ⟨\\\\⟩" in svg_texts(graph)
 
 
 def test_draw_lattice_command(tmp_path, capsys):
@@ -189,7 +189,7 @@ def test_paths_box_aligns_in_any_font(inference):
     paths = [LatticePath(u, (), 1.0, 0.5 / k) for k, u in enumerate(us, 1)]
     graph = graphviz.Digraph()
     topo = _empty(inference)
-    graph.node("paths", _paths_table(paths, topo), shape="plaintext", fontname=MONO)
+    graph.node("paths", _paths_table(paths, topo), shape="plaintext", fontname=SANS)
     xdot = graph.pipe(format="xdot", encoding="utf-8").replace("\\\n", "")
     texts = re.findall(r"T (\S+) (\S+) (-?1|0) (\S+) \d+ -", xdot)
     assert len(texts) == 4 * len(paths) and {j for _, _, j, _ in texts} == {"-1"}  # left x

@@ -175,7 +175,7 @@ def test_show_and_draw_print_the_input_forms(zh, full_text, half_text, tmp_path)
     assert "我 喜歡 蘋果 ， 也 喜歡 香蕉 。" in sentence_caption(zh.draw_tree(bare + "\n", 1))
     for slot, surface in [(3, "，"), (6, "。"), (0, "∘")]:
         lattice, half_lattice = (zh.draw_lattice(t, slot).source for t in (full_text, half_text))
-        assert f"surface '{surface}'," in lattice  # the lattice itself is the model's:
+        assert f"surface ⟨{surface}⟩," in lattice  # the lattice itself is the model's:
         assert lattice.replace(surface, surface.translate(TO_HALF)) == half_lattice
     pages = [tmp_path / "full.html", tmp_path / "half.html"]
     for doc, page in zip((full_text, half_text), pages):

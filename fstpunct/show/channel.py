@@ -7,24 +7,25 @@ import graphviz
 
 from ..errors import InputError
 from ..fst.channel import END, FINAL_STATE, START_STATE, Channel
-from .dot import EPS, caption_label, digraph, ltr, state
+from .dot import EPS, arrow, caption_label, digraph, ltr, mark, marks, state
 
 __all__ = ["channel_graph", "state_name"]
 
 
 def state_name(channel: Channel, state: int) -> str:
-    """A channel state as a reader names it: ``nothing pending``, ``end`` or ``pending X``."""
+    """A channel state as a reader names it: ``nothing pending``, ``end`` or ``pending ⟨X⟩``
+    (:func:`~.dot.mark`)."""
     if state == START_STATE:
         return "nothing pending"
     if state == FINAL_STATE:
         return "end"
-    return f"pending {channel.symbols[state - 2]}"
+    return f"pending {mark(channel.symbols[state - 2])}"
 
 
 def channel_graph(channel: Channel, symbols: Sequence[str],
                   min_prob: float = 0.01) -> graphviz.Digraph:
-    """The channel restricted to ``symbols``: states ``pending a``, arcs labelled
-    ``a b : output / p`` (the window in original order, what the arc writes, its probability),
+    """The channel restricted to ``symbols``: states ``pending ⟨a⟩``, arcs labelled
+    ``⟨a⟩ ⟨b⟩ → output / p`` (the window in original order, what the arc writes, its probability),
     parallel arcs drawn as one edge; arcs with p < ``min_prob`` are hidden and counted."""
     unknown = [s for s in symbols if s not in channel.symbols]
     if unknown:
@@ -42,14 +43,15 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
         if arc.src not in states or arc.dst not in states or \
                 (arc.ilabel != END and arc.ilabel not in chosen):
             continue
-        p, label = 1.0, f"{arc.ilabel} : {arc.olabel or EPS}"
+        written = EPS if arc.olabel is None else mark(arc.olabel)
+        p, label = 1.0, arrow(arc.ilabel if arc.ilabel == END else mark(arc.ilabel), written)
         if arc.param is not None:
             p = float(channel.phi[arc.param])
             if p < min_prob:
                 hidden += 1
                 continue
             a, b, _ = arc.param
-            label = f"{channel.symbols[a]} {channel.symbols[b]} : {arc.olabel or EPS} / {p:.2g}"
+            label = f"{arrow(marks((channel.symbols[a], channel.symbols[b])), written)} / {p:.2g}"
         labels.setdefault((arc.src, arc.dst), []).append((p, ltr(label)))
     lines = {key: [line for _, line in sorted(pl, key=lambda pl: -pl[0])]  # likeliest first
              for key, pl in labels.items()}  # parallel arcs share one edge
@@ -62,7 +64,7 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
         if src != dst:
             g.edge(str(src), str(dst), graphviz.nohtml("".join(
                 line.replace("\\", "\\\\") + "\\l" for line in text)))
-    caption = (f"{channel.direction} channel over {ltr(' '.join(symbols))} (reads {reads}); "
+    caption = (f"{channel.direction} channel over {ltr(marks(symbols))} (reads {reads}); "
                f"{hidden} arcs with p < {min_prob:g} hidden")
     g.attr(label=caption_label(caption))
     return g

@@ -2,9 +2,11 @@
 graph as ``.dot``/``.gv`` source or rendering ``.svg``, ``.png`` or ``.pdf`` with the ``dot``
 program, falling back to the source when ``dot`` is missing.
 
-Text is set in the generic sans-serif and monospace families; fontconfig takes each glyph it
-lacks from another font, so Chinese, Devanagari and Arabic marks need a font that has them:
-Noto (``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up").
+Text is set in the generic sans-serif family; fontconfig takes each glyph it lacks from
+another font, so Chinese, Devanagari and Arabic marks need a font that has them: Noto
+(``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up"). Labels were set in monospace,
+which draws ``–`` and ``—`` alike; each mark is written between angle brackets (:func:`mark`)
+and an arc's output after ``→``.
 """
 from __future__ import annotations
 
@@ -21,13 +23,26 @@ from ..errors import InputError
 from ..files import output
 
 __all__ = ["CAPTION_COLUMNS", "EPS", "RENDER_SUFFIXES", "SOURCE_SUFFIXES", "caption_label",
-           "digraph", "html_text", "ltr", "state", "write_graph"]
+           "arrow", "digraph", "html_text", "ltr", "mark", "marks", "state", "write_graph"]
 
 SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 EPS = "ε"
 CAPTION_COLUMNS = 100  # caption lines wrap here (one long line made small graphs 1,600 px wide)
-SANS, MONO = "sans-serif", "monospace"  # fontconfig falls back per glyph: Noto fonts
+SANS = "sans-serif"  # fontconfig falls back per glyph: Noto fonts
+
+
+def mark(symbol: str) -> str:
+    """A channel symbol as a label prints it: between angle brackets (``⟨।⟩``, ``⟨:⟩``), so
+    that a mark is not read as a letter (the danda as ``l``), as the label's own ``:``, ``(``
+    or ``/``, or two hyphens as one dash (``⟨-⟩ ⟨-⟩``, ``⟨--⟩``). No grammar's or bundled
+    model's symbol is one of the brackets."""
+    return f"⟨{symbol}⟩"
+
+
+def marks(symbols: Sequence[str]) -> str:
+    """``symbols`` as a label prints them (:func:`mark`), space-separated; none: ``ε``."""
+    return " ".join(map(mark, symbols)) or EPS
 
 
 def caption_label(caption: str) -> str:
@@ -38,6 +53,12 @@ def caption_label(caption: str) -> str:
     return graphviz.escape("\n".join(lines))
 
 
+def arrow(read: str, written: str) -> str:
+    """An arc's label part ``read → written``: what the arc reads and what it writes (the
+    README's notation for the channel, ``, ,`` → ``,``); ``:`` is a mark too."""
+    return f"{read} → {written}"
+
+
 def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
     """An empty left-to-right graph in the common style, ``caption`` on top
     (:func:`caption_label`)."""
@@ -45,7 +66,7 @@ def digraph(name: str, caption: str, **graph_attr: str) -> graphviz.Digraph:
                                               "fontname": SANS, "label": caption_label(caption),
                                               **graph_attr},
                             node_attr={"fontname": SANS, "fontsize": "11"},
-                            edge_attr={"fontname": MONO, "fontsize": "10"})
+                            edge_attr={"fontname": SANS, "fontsize": "10"})
 
 
 def ltr(line: str) -> str:
@@ -78,7 +99,7 @@ def state(graph: graphviz.Digraph, key: str, name: str, loops: Sequence[str] = (
     lines = "".join(f"↻ {html_text(line)}<BR ALIGN=\"LEFT\"/>" for line in loops)
     graph.node(key, f'<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">'
                     f"<TR><TD>{html_text(name)}</TD></TR><HR/><TR><TD>"
-                    f'<FONT FACE="{MONO}" POINT-SIZE="10">{lines}</FONT></TD></TR></TABLE>>',
+                    f'<FONT POINT-SIZE="10">{lines}</FONT></TD></TR></TABLE>>',
                shape="box", style="rounded")
     graph.edge(key, key, **attrs)
 

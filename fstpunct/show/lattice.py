@@ -28,7 +28,7 @@ from ..model.punct import Inference, PunctModel
 from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
 from .channel import state_name
-from .dot import EPS, MONO, digraph, html_text, ltr, state
+from .dot import SANS, arrow, digraph, html_text, ltr, mark, marks, state
 from .sentence import slot_surface
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
@@ -151,7 +151,7 @@ def _paths_table(paths: Sequence[LatticePath], topo: Topology) -> str:
     marks). A row is a path, not a string: two edit paths of one u (a loop taken on one state
     or on another) are two rows, told apart by their states."""
     rows = "".join(f'<TR><TD ALIGN="RIGHT">{i}.</TD>'
-                   f'<TD ALIGN="LEFT">u = {html_text(ltr(" ".join(p.u) or EPS))}</TD>'
+                   f'<TD ALIGN="LEFT">u = {html_text(ltr(marks(p.u)))}</TD>'
                    f'<TD ALIGN="LEFT">states {" ".join(str(int(topo.src[a])) for a in p.arcs)}'
                    '</TD>'
                    f'<TD ALIGN="RIGHT">{_posterior(p.posterior)}</TD></TR>'
@@ -164,10 +164,12 @@ def _arc_label(builder: LatticeBuilder, weights: np.ndarray, topo: Topology, a: 
     i = int(topo.arc[a])
     arc = builder.channel_arcs[i]
     if arc.param is None:
-        return ltr(f"{arc.ilabel} : {arc.olabel or EPS}" + ("" if arc.ilabel == END else " / 1"))
+        if arc.ilabel == END:
+            return ltr(arrow(END, marks(() if arc.olabel is None else (arc.olabel,))))
+        return ltr(arrow(mark(arc.ilabel), marks(())) + " / 1")
     x, y, e = arc.param
     symbols = builder.channel.symbols
-    return ltr(f"{arc.ilabel}  ({EDITS[e]} {symbols[x]} {symbols[y]}) / "
+    return ltr(f"{mark(arc.ilabel)}  ({EDITS[e]} {marks((symbols[x], symbols[y]))}) / "
                f"{float(weights[i]):.2g}")
 
 
@@ -238,7 +240,7 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
         g.edge("entry", str(topo.start))
     _edges(g, builder, weights, topo, sorted(flow), lambda a: pen(flow[a]))
     if paths.paths:  # an empty table is a syntax error to dot
-        g.node("paths", _paths_table(paths.paths, topo), shape="plaintext", fontname=MONO,
+        g.node("paths", _paths_table(paths.paths, topo), shape="plaintext", fontname=SANS,
                fontsize="10")
     return g
 
@@ -246,7 +248,7 @@ def paths_graph(builder: LatticeBuilder, weights: np.ndarray, paths: SlotPaths,
 def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequence[str],
                   caption: str, min_prob: float = 0.01) -> graphviz.Digraph:
     """The whole lattice of ``surface``: states named by the pending underlying token, arcs
-    ``υ (edit a b) / p``; a state's final weight (ρ) is its arc to ``end``. Arcs with
+    ``⟨υ⟩ (edit ⟨a⟩ ⟨b⟩) / p``; a state's final weight (ρ) is its arc to ``end``. Arcs with
     p < ``min_prob`` are hidden; refused when the rest exceeds the size limits."""
     topo = builder.topology(surface)
     drawn = [a for a in range(len(topo.src)) if weights[topo.arc[a]] >= min_prob]
@@ -288,8 +290,8 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     if not 0 <= slot < len(surfaces):
         raise InputError(f"slot {slot}: the sentence has slots 0..{len(surfaces) - 1}")
     x = surfaces[slot]
-    surface = " ".join(opening(slot, BOUNDARY) + slot_surface(sent, slots, slot)) or "ε"
-    caption = (f"slot {slot} of {name}: surface '{ltr(surface)}', between "
+    surface = marks(opening(slot, BOUNDARY) + slot_surface(sent, slots, slot))
+    caption = (f"slot {slot} of {name}: surface {ltr(surface)}, between "
                f"'{slots.words[slot - 1] if slot else '<s>'}' and "
                f"'{slots.words[slot] if slot < slots.n else '</s>'}'")
     if full:
