@@ -93,8 +93,11 @@ def test_labels_do_not_overlap(views):
     it cross the arcs around it: SHORT_WORDS 1 crossing pair, 0 before); now two words joined
     by an arc stand far enough apart for its label, so SHORT_WORDS' labels stay at their arcs.
     The sample: 1 crossing pair (3 at 4aa58c8); bench/arc_crossings.py on dev sentences counts
-    fewer than at 4aa58c8 too (RESULTS.md, "Pictures"). Labels side by side keep GAP between
-    them, at any heights (boxes at two heights are compared too)."""
+    fewer than at 4aa58c8 too (RESULTS.md, "Pictures"). Since marks stand a full GAP from the
+    words, the sample counts 3: the 2 more are each an arc leaving a word from the point where
+    an enclosing arc ends (at sample 3's 'plums' and 'market'), whose curve, steeper there,
+    the count finds above the enclosing one's just off that point. Labels side by side keep
+    GAP between them, at any heights (boxes at two heights are compared too)."""
     (short,) = sentence_views(load_model("en"), read_conllu(io.StringIO(SHORT_WORDS)), k=0)
     for view in [*views, short]:
         lay = layout(view)
@@ -113,7 +116,7 @@ def test_labels_do_not_overlap(views):
                 Arc(3, 4, 120, 220, 22, "compound", upper, 70))
         return len(overlapping_labels(Layout(0, 0, False, (), arcs, (), 0, 0)))
     assert overlaps(22, 22) == 1 and overlaps(22, 30) == 1 and overlaps(22, 33) == 0
-    assert sum(crossings(layout(v)) for v in views) <= 1
+    assert sum(crossings(layout(v)) for v in views) <= 3
 
 
 def test_label_room_has_two_gaps_where_a_longer_arc_leaves_a_word_over_the_other():
@@ -337,6 +340,22 @@ def test_arabic_reads_right_to_left():
     marks = [p for p in layout(view).items if p.kind == "mark" and p.slot == view.n]
     assert marks and all(p.x < words[3] for p in marks)  # the final slot is leftmost
     ET.fromstring(tree_svg(view, view.text).split("\n", 1)[1])
+
+
+def test_a_mark_stands_a_gap_from_the_words(views):
+    """A slot's marks (and surface tokens) stand GAP from the words beside them, as they stand
+    from each other: they stood half a gap (5 px) from a word, tight beside the one-letter
+    Arabic words (ar:dev:60 '∘ ب'). By the layout's width estimate, on the sample and an
+    Arabic sentence (mirrored)."""
+    arabic = next(sentence_views(load_model("ar"), [next(read_file(ARABIC))], k=0))
+    for view in [*views, arabic]:
+        items = layout(view).items
+        words = [p for p in items if p.kind == "word"]
+        for p in items:
+            if p.kind != "word":
+                nearest = min(abs(p.x - w.x) - (text_width(p.text) + text_width(w.text)) / 2
+                              for w in words)
+                assert nearest >= GAP - 1e-9, (p.text, nearest)
 
 
 def test_the_picture_holds_its_rows(views):

@@ -262,19 +262,20 @@ def layout(view: SentenceView) -> Layout:
         surface = [text_width(t) for t in slot.surface]
         inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
                     sum(surface) + GAP * max(len(surface) - 1, 0))
+        edge = GAP if marks or surface else GAP / 2  # a word's distance from a slot's text
         if room[i]:  # neighbours' centres far enough apart for their arc's label
-            inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + GAP))
-        mx = x + GAP / 2 + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
+            inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + 2 * edge))
+        mx = x + edge + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
         for j, (m, w) in enumerate(zip(slot.underlying, marks)):
             items.append(Placed("mark", m.text, mx + w / 2, i, j, m.node, m.side, m.fate))
             mx += w + GAP
-        sx = x + GAP / 2 + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
+        sx = x + edge + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
         for j, (t, w) in enumerate(zip(slot.surface, surface)):
             items.append(Placed("surface", t, sx + w / 2, i, j))
             sx += w + GAP
-        x += inner + GAP
+        x += inner + 2 * edge
         slot_extent.append((start, x))
         if i < n:
             w = widths[i]
