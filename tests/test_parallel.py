@@ -4,6 +4,7 @@ equal to serial runs."""
 import contextlib
 import io
 import os
+import subprocess
 import sys
 from functools import partial
 
@@ -270,3 +271,22 @@ def test_make_pool_needs_a_worker():
     for options in ({"jobs": 0}, {"dask_workers": 0}):
         with pytest.raises(ValueError):
             make_pool(**options)
+
+
+def test_dask_workers_from_a_script_on_stdin_are_refused_in_one_line():
+    """A script read from standard input (``python -``) cannot start local dask workers: each
+    is spawned, and runs the main script again from its file, '<stdin>' (dask's 'Nanny failed
+    to start' and a traceback of FileNotFoundError, one per worker, came before)."""
+    script = ("from fstpunct.errors import InputError\n"
+              "from fstpunct.parallel import make_pool\n"
+              "try:\n"
+              "    make_pool(dask_workers=1)\n"
+              "except InputError as e:\n"
+              "    print(e)\n")
+    run = subprocess.run([sys.executable, "-"], input=script, capture_output=True, text=True,
+                         timeout=300)
+    assert run.returncode == 0 and run.stderr == "", run.stderr
+    assert run.stdout == (
+        "dask workers cannot start here: each runs the main script again from its file, and "
+        "'<stdin>' is none (a script read from standard input?); run it from a file, making "
+        "the pool under 'if __name__ == \"__main__\":', or give a scheduler\n")

@@ -2,12 +2,16 @@
 when asked for: dask is an optional dependency, ``pip install 'fstpunct[dask]'``)."""
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import Executor
+from multiprocessing import process
 from typing import Any
 
 from distributed import Client, LocalCluster, WorkerPlugin
 
+from ..errors import InputError
 from .heap import ADAPTIVE, environment_thresholds, fixed_thresholds, mallopt
 from .pool import Pool, forget, load
 
@@ -21,11 +25,14 @@ class DaskPool(Pool):
     pickled once here and loaded once on every worker (workers that join later too). While the
     pool is open its workers allocate as a plain process does (:class:`_Malloc`); :meth:`close`
     removes the pool's plugins, and with them its shared values, from a cluster it did not
-    start."""
+    start. Local workers are spawned processes, which run the main script again from its
+    file: a script read from standard input is refused (InputError), as spawning would
+    fail."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
         self._cluster = None
         if scheduler is None:
+            _check_main_script()
             self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                          processes=True, host="127.0.0.1",
                                          dashboard_address=":0")
@@ -56,6 +63,21 @@ class DaskPool(Pool):
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
+
+
+def _check_main_script() -> None:
+    """Refuse (InputError) to start local workers that could not start: dask spawns them, and
+    a spawned process first runs the main script again from its file (multiprocessing's
+    spawn), which a script read from standard input (``python -``: ``<stdin>``) has not."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if path is None or getattr(main, "__spec__", None) is not None:  # python -c, -m, a REPL
+        return
+    if not os.path.isfile(os.path.join(process.ORIGINAL_DIR or "", path)):
+        raise InputError(f"dask workers cannot start here: each runs the main script again "
+                         f"from its file, and {path!r} is none (a script read from standard "
+                         "input?); run it from a file, making the pool under "
+                         "'if __name__ == \"__main__\":', or give a scheduler")
 
 
 class _Share(WorkerPlugin):
