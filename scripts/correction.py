@@ -170,6 +170,7 @@ so split).
 from __future__ import annotations
 
 import argparse
+import filecmp
 import functools
 import json
 import math
@@ -284,11 +285,24 @@ def trainable(sentences: Iterable[Sentence]) -> tuple[list[SlotSentence], int]:
     return kept, len(slots) - len(kept)
 
 
+SlotPair = tuple[SlotSentence, SlotSentence]
+
+
+def slot_pairs(sentence_pairs: Iterable[tuple[Sentence, Sentence]]) -> list[SlotPair]:
+    """The (learner, corrected) pairs as slot sentences."""
+    return [(to_slots(s), to_slots(g)) for s, g in sentence_pairs]
+
+
 def trainable_pairs(sentence_pairs: Iterable[tuple[Sentence, Sentence]]
                     ) -> tuple[list[SlotSentence], list[SlotSentence], int]:
     """The learner and corrected slot sentences of the pairs usable for training (both sides
     :func:`trainable`) and the number of the others, left out."""
-    slots = [(to_slots(s), to_slots(g)) for s, g in sentence_pairs]
+    return trainable_slots(slot_pairs(sentence_pairs))
+
+
+def trainable_slots(slots: Sequence[SlotPair]
+                    ) -> tuple[list[SlotSentence], list[SlotSentence], int]:
+    """:func:`trainable_pairs` of pairs already :func:`slot_pairs`."""
     kept = [(a, b) for a, b in slots if a.trainable and b.trainable]
     return [a for a, _ in kept], [b for _, b in kept], len(slots) - len(kept)
 
@@ -1006,28 +1020,27 @@ def cv(args: argparse.Namespace) -> None:
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
     rests = [fold_pairs(pooled + extra, fold_of, fold) + fold_outside[fold].pairs
              for fold in range(k)]
-    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, rests[fold])
+    slotted = [slot_pairs(rest) for rest in rests]  # read once, for the corrector and its bags
+    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, slotted[fold])
               for fold, (own, learner) in enumerate(learners)]
     for b in range(args.bags):  # bag by bag: every fold has its first b bags at any time
         for fold, (own, learner) in enumerate(learners):
             fold_model(args, work / f"fold{fold}" / f"bag{b}", fold, learner, own, grammar,
-                       [rests[fold][i] for i in resampled(len(rests[fold]), args.bag_seed,
-                                                          fold, b)], (b, args.bag_seed))
+                       [slotted[fold][i] for i in resampled(len(slotted[fold]), args.bag_seed,
+                                                            fold, b)], (b, args.bag_seed))
     if args.correctors_only:
         return
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
                            fold_of) if args.crossfit else None
     helds = held_of(pooled, fold_of, k)
     for fold, (model, held) in enumerate(zip(models, helds)):
-        rest = [(split, kind, s, g) for kind, part in ((ISOMORPHIC, pooled),
-                                                       (PUNCTUATION_ONLY, extra))
-                for split, s, g in part if fold_of[_document(s)] != fold]
         folder = work / f"fold{fold}"
-        src = [s for _, _, s, _ in rest] + [s for s, _ in fold_outside[fold].pairs]
-        gold = [g for _, _, _, g in rest] + [g for _, g in fold_outside[fold].pairs]
+        src, gold = [s for s, _ in rests[fold]], [g for _, g in rests[fold]]
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
-        corr = None if crossfitted is None else [crossfitted[0][_key(split, kind, s)]
-                                                 for split, kind, s, _ in rest]
+        corr = None if crossfitted is None else [  # no outside pairs: rests[fold]'s order
+            crossfitted[0][_key(split, kind, s)]
+            for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra))
+            for split, s, _ in part if fold_of[_document(s)] != fold]
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
                           args.keep_c2, corr, args.bilstm)
         if args.models_only:
@@ -1420,7 +1433,8 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
                    ) -> list[Prepared | Bagged]:
     """A finished cv run's fold correctors (its ``work``), each with its held-out learner
     sentences prepared (:class:`Prepared`); with ``bags``, each fold's first ``bags`` bagged
-    correctors instead (cv --bags), voting (:class:`Bagged`)."""
+    correctors instead (cv --bags), voting (:class:`Bagged`): a fold's sentences stripped and
+    read (T_e′) once for all its bags (:func:`same_reader`)."""
     names = tuple(f"bag{b}/correct" for b in range(bags)) or ("correct",)
     for fold in range(len(helds)):
         fold_folders(work, fold, names, len(helds))
@@ -1436,9 +1450,26 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
                 _fail(f"{work / f'fold{fold}' / names[b]}: recorded as fold {got[0]}, bag "
                       f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of fold0/bag0's "
                       f"seed {seed}")
-        prepared = [Prepared.of(model, [pooled[j][1] for j in held]) for model in models]
+        for name, model in zip(names[1:], models[1:]):
+            same_reader(work / f"fold{fold}", names[0], models[0], name, model)
+        prepared = Prepared.sharing(models, [pooled[j][1] for j in held])
         out.append(Bagged(prepared) if bags else prepared[0])
     return out
+
+
+def same_reader(folder: Path, first: str, one: CorrectionModel, name: str,
+                other: CorrectionModel) -> None:
+    """Fail unless the correction model ``folder``/``name`` reads T_e′ as ``folder``/``first``
+    does: the same learner model (its files byte for byte) and drawn readings (record), so
+    that :meth:`Prepared.sharing` may read the fold's sentences once for both."""
+    mine, theirs = folder / first / "learner", folder / name / "learner"
+    files = sorted(f.name for f in mine.iterdir())
+    if (files != sorted(f.name for f in theirs.iterdir())
+            or not all(filecmp.cmp(mine / f, theirs / f, shallow=False) for f in files)
+            or one.readings != other.readings
+            or one.record.get("readings_seed", 0) != other.record.get("readings_seed", 0)):
+        _fail(f"{folder / name}: its learner model or readings of T_e' are not "
+              f"{folder / first}'s (every bag of a fold reads with the fold's)")
 
 
 def swept(prepared: list[Prepared | Bagged], decodings: list[Decoding], helds: list[list[int]],
@@ -1801,7 +1832,7 @@ def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
                                   for s in sentences_of(data / f"en_esl-ud-{split}.conllu")])
     pooled, extra = pooled_pairs(data, list(SPLITS), args.extra)
     rest = [(s, g) for _, s, g in pooled + extra]
-    fold_model(args, work, None, learner, own, grammar, rest)
+    fold_model(args, work, None, learner, own, grammar, slot_pairs(rest))
     train_crfs([s for s, _ in rest], [g for _, g in rest], [], english, work,
                corrector_only=True, keep_c2=args.keep_c2)
 
@@ -2062,14 +2093,15 @@ def print_edits(rows: list[dict]) -> None:
 
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner: PunctModel,
-               own: list, grammar, rest: list[tuple[Sentence, Sentence]],
+               own: list, grammar, rest: Sequence[SlotPair],
                bag: tuple[int, int] | None = None) -> CorrectionModel:
     """Fold ``fold``'s corrector (None, JSON null, for heldout's, which holds out no document
     and so is no fold: a command reading fold k of a cv run, e.g. ``crossfit``, refuses it;
     ``bag``: (bag, seed) of a bagged corrector, whose ``rest`` is a resample; recorded with
     the stream's purpose word, so that bags of an older stream without it are refused):
     loaded from ``folder``/correct if there and trained with the options asked for, else
-    trained on the ``rest`` pairs with the learner model of the other folds, and saved."""
+    trained on the ``rest`` pairs (:func:`slot_pairs`) with the learner model of the other
+    folds, and saved."""
     what = HELD_NONE if fold is None else f"fold {fold}"
     if bag is not None:
         what += f", bag {bag[0]} (seed {bag[1]})"
@@ -2096,7 +2128,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
         if differ:
             _fail(f"{folder / 'correct'}: trained with {differ}: name another --work")
         return model
-    originals, corrected, dropped = trainable_pairs(rest)
+    originals, corrected, dropped = trainable_slots(rest)
     reference = learner if args.reference == "learner" else load_model(args.reference)
     model = train(learner, originals, corrected, reference,
                   grammar, args.iterations, corrector_settings(args),

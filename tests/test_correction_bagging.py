@@ -2,6 +2,7 @@
 a brute-force count), cv --bags and compare --after-bags on hand-made pairs."""
 import json
 import random
+import shutil
 import sys
 
 import numpy as np
@@ -157,7 +158,7 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
     args, learner, own, grammar = trained[0]
     hand = tmp_path / "hand"
     real(args, hand, 0, learner, own, grammar,
-         [rests[0][i] for i in resampled(len(rests[0]), 0, 0, 1)], (1, 0))
+         script.slot_pairs(rests[0][i] for i in resampled(len(rests[0]), 0, 0, 1)), (1, 0))
     assert files(hand) == files(work / "fold0" / "bag1")
     capsys.readouterr()
     assert len({files(work / "fold0" / f)["corrector/attach.npz"]
@@ -261,6 +262,28 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     assert e.value.code == 2 and "fold1/bag0/correct: recorded as fold 1, bag 0, seed 1" in err
     assert "of fold0/bag0's seed 0" in err and len(err.strip().splitlines()) == 1
 
+    # a bag whose learner model differs from its fold's first bag's (here by one byte) or that
+    # draws other readings: refused, since compare reads a fold's sentences once for all bags
+    learner = work / "fold0" / "bag1" / "correct" / "learner"
+    kept = tmp_path / "kept-learner"
+    shutil.copytree(learner, kept)
+    with (learner / "model.json").open("a", encoding="utf-8") as f:
+        f.write("\n")
+    with pytest.raises(SystemExit) as e:
+        run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "fold0/bag1/correct: its learner model or readings" in err
+    assert len(err.strip().splitlines()) == 1
+    shutil.rmtree(learner)
+    shutil.copytree(kept, learner)
+    path = work / "fold0" / "bag1" / "correct" / "correction.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    stored["record"]["readings"] = 2
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    assert e.value.code == 2 and "its learner model or readings" in capsys.readouterr().err
+
 
 def test_edit_overlap_by_hand():
     script = load_script("correction")
@@ -278,4 +301,3 @@ def test_edit_overlap_by_hand():
         "dropped right": 1, "dropped wrong": 1, "added right": 1, "added wrong": 1,
         "kept right": 1, "kept wrong": 2}
     assert script.edit_overlap([], after)["added wrong"] == 3
-

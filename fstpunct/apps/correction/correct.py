@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import InputError
-from ...ud.slots import to_slots
+from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence, batches
 from ..restoration import Insertion, marks, mbr
 from ..restoration import exact as exact_mbr
@@ -45,7 +45,7 @@ from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained
 from .platt import mapped
 
 __all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
-           "slot_distributions"]
+           "read_distributions", "slot_distributions"]
 
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
@@ -69,7 +69,13 @@ def slot_distributions(model: CorrectionModel, sentences: Sequence[Sentence], fi
     distributions given each of D draws of T_e′ (:meth:`~.model.CorrectionModel.readings_of`:
     sentence k draws from stream (S, first + k), S the record's ``readings_seed``, 0 if none,
     whatever the other sentences of the call)."""
-    readings = model.readings_of([to_slots(s) for s in sentences], first)
+    return read_distributions(model, model.readings_of([to_slots(s) for s in sentences], first))
+
+
+def read_distributions(model: CorrectionModel, readings: list[list[SlotSentence]]
+                       ) -> list[list[exact_mbr.SlotDistribution]]:
+    """:func:`slot_distributions` from the sentences' readings of T_e′ (``model.readings_of``'s,
+    or another model's of the same learner model and readings)."""
     return list(exact_mbr.ExactPrior(model.corrector).distributions(readings))
 
 
@@ -110,8 +116,17 @@ class Prepared:
     @classmethod
     def of(cls, model: CorrectionModel, sentences: Sequence[Sentence]) -> Prepared:
         """The sentences (all with words) prepared for ``model``."""
-        return cls(model, [strip(s) for s in sentences], [insertions_of(s) for s in sentences],
-                   slot_distributions(model, sentences))
+        return cls.sharing([model], sentences)[0]
+
+    @classmethod
+    def sharing(cls, models: Sequence[CorrectionModel], sentences: Sequence[Sentence]
+                ) -> list[Prepared]:
+        """The sentences (all with words) prepared for each of ``models``, stripped and read
+        (T_e′) once: by the first model's learner model and readings, which every model must
+        share (the caller's check: e.g. the bags of one cv fold, :mod:`.bagging`)."""
+        stripped, own = [strip(s) for s in sentences], [insertions_of(s) for s in sentences]
+        readings = models[0].readings_of([to_slots(s) for s in sentences])
+        return [cls(m, stripped, own, read_distributions(m, readings)) for m in models]
 
     def corrected_with(self, decoding: Decoding) -> list[Sentence]:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
