@@ -1467,7 +1467,7 @@ def same_reader(folder: Path, first: str, one: CorrectionModel, name: str,
     if (files != sorted(f.name for f in theirs.iterdir())
             or not all(filecmp.cmp(mine / f, theirs / f, shallow=False) for f in files)
             or one.readings != other.readings
-            or one.record.get("readings_seed", 0) != other.record.get("readings_seed", 0)):
+            or one.readings_seed != other.readings_seed):
         _fail(f"{folder / name}: its learner model or readings of T_e' are not "
               f"{folder / first}'s (every bag of a fold reads with the fold's)")
 
