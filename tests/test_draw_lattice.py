@@ -60,14 +60,22 @@ def test_two_paths_of_one_string_are_told_apart(inference):
     """u = ', , (' has two edit paths through a ',' surface (en reads right to left: '(' is
     pending, then the loop on 'pending (' absorbs a comma or the loop on 'pending ,' does);
     the box showed them as two equal rows (en:dev:40 slot 5, paths 5 and 6). Each row now
-    lists the states its path passes."""
+    lists the states its path passes, in order, as the drawing numbers them: each arc's
+    source, the last arc's end implied ('end'). u = ', ( ,' passes 'pending (' after
+    'pending ,' (states 0 12 7 12), so a sorted list fails too, as a reversed one or one of
+    the arcs' ends do."""
     index = {t: i for i, t in enumerate(inference.model.channel.symbols)}
     topo = inference.builder.topology((",",))
-    found = _edit_paths(topo, [index["("], index[","], index[","]], inference.weights)
-    assert len(found) == 2
-    box = _paths_table([LatticePath((",", ",", "("), arcs, w, 0.5) for arcs, w in found], topo)
-    rows = re.findall(r"<TR>(.*?)</TR>", box.replace("1.", "").replace("2.", ""))
-    assert len(rows) == 2 and rows[0] != rows[1]
+    paths = []
+    for u in [(",", ",", "("), (",", "(", ",")]:
+        found = _edit_paths(topo, [index[t] for t in reversed(u)], inference.weights)
+        paths += [LatticePath(u, arcs, w, 0.5) for arcs, w in found]
+    for p in paths:  # a path: each arc leaves where the one before ends, the last at end
+        assert all(topo.dst[a] == topo.src[b] for a, b in zip(p.arcs, p.arcs[1:]))
+        assert topo.src[p.arcs[0]] == topo.start and topo.dst[p.arcs[-1]] < 0
+    states = re.findall(r'<TD ALIGN="LEFT">states ([^<]*)</TD>', _paths_table(paths, topo))
+    # 0: nothing pending, 7: pending '(', 12: pending ','
+    assert states == ["0 7 12 12", "0 7 7 12", "0 12 7 12", "0 12 12 12"]
 
 
 def test_most_probable_paths(inference):
