@@ -6,10 +6,10 @@ from collections.abc import Sequence
 import graphviz
 
 from ..errors import InputError
-from ..fst.channel import END, FINAL_STATE, START_STATE, Channel
+from ..fst.channel import END, FINAL_STATE, START_STATE, Channel, ScanArc
 from .dot import EPS, arrow, caption_label, digraph, ltr, mark, marks, state
 
-__all__ = ["channel_graph", "state_name"]
+__all__ = ["channel_graph", "plain_arc", "state_name"]
 
 
 def state_name(channel: Channel, state: int) -> str:
@@ -20,6 +20,17 @@ def state_name(channel: Channel, state: int) -> str:
     if state == FINAL_STATE:
         return "end"
     return f"pending {mark(channel.symbols[state - 2])}"
+
+
+def _written(arc: ScanArc) -> str:
+    """What ``arc`` writes as a label prints it: ``⟨b⟩``, or ``ε`` for nothing."""
+    return EPS if arc.olabel is None else mark(arc.olabel)
+
+
+def plain_arc(arc: ScanArc) -> str:
+    """The label of an arc without a parameter (probability 1): ``⟨a⟩ → ε`` (a mark made
+    pending) or ``$ → ⟨b⟩`` (the end, writing what is pending)."""
+    return arrow(arc.ilabel if arc.ilabel == END else mark(arc.ilabel), _written(arc))
 
 
 def channel_graph(channel: Channel, symbols: Sequence[str],
@@ -43,15 +54,15 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
         if arc.src not in states or arc.dst not in states or \
                 (arc.ilabel != END and arc.ilabel not in chosen):
             continue
-        written = EPS if arc.olabel is None else mark(arc.olabel)
-        p, label = 1.0, arrow(arc.ilabel if arc.ilabel == END else mark(arc.ilabel), written)
+        p, label = 1.0, plain_arc(arc)
         if arc.param is not None:
             p = float(channel.phi[arc.param])
             if p < min_prob:
                 hidden += 1
                 continue
             a, b, _ = arc.param
-            label = f"{arrow(marks((channel.symbols[a], channel.symbols[b])), written)} / {p:.2g}"
+            window = marks((channel.symbols[a], channel.symbols[b]))
+            label = f"{arrow(window, _written(arc))} / {p:.2g}"
         labels.setdefault((arc.src, arc.dst), []).append((p, ltr(label)))
     lines = {key: [line for _, line in sorted(pl, key=lambda pl: -pl[0])]  # likeliest first
              for key, pl in labels.items()}  # parallel arcs share one edge

@@ -27,8 +27,8 @@ from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
 from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
-from .channel import state_name
-from .dot import SANS, arrow, digraph, html_text, ltr, mark, marks, state
+from .channel import plain_arc, state_name
+from .dot import SANS, digraph, html_text, ltr, mark, marks, state
 from .sentence import slot_surface
 
 __all__ = ["MAX_ARCS", "MAX_STATES", "LatticePath", "Sampled", "SlotPaths", "lattice_graph",
@@ -164,9 +164,7 @@ def _arc_label(builder: LatticeBuilder, weights: np.ndarray, topo: Topology, a: 
     i = int(topo.arc[a])
     arc = builder.channel_arcs[i]
     if arc.param is None:
-        if arc.ilabel == END:
-            return ltr(arrow(END, marks(() if arc.olabel is None else (arc.olabel,))))
-        return ltr(arrow(mark(arc.ilabel), marks(())) + " / 1")
+        return ltr(plain_arc(arc) + ("" if arc.ilabel == END else " / 1"))
     x, y, e = arc.param
     symbols = builder.channel.symbols
     return ltr(f"{mark(arc.ilabel)}  ({EDITS[e]} {marks((symbols[x], symbols[y]))}) / "
