@@ -50,6 +50,16 @@ def test_marks_are_set_apart():
     assert "monospace" not in source and 'fontname="sans-serif"' in source
 
 
+def test_the_characters_of_a_mark_of_several_stand_apart(channel):
+    """In sans-serif two hyphens read like the en dash ('pending ⟨--⟩' beside 'pending ⟨–⟩',
+    review pictures3 finding 5): the characters of a mark of several, none a letter, stand a
+    thin space apart; a mark of one character and '<abbv>' print as they did."""
+    source = channel_graph(channel, ["–", "--"]).source
+    assert "pending ⟨-\u2009-⟩" in source and "pending ⟨–⟩" in source and "--" not in source
+    assert dot.mark("...") == "⟨.\u2009.\u2009.⟩" and dot.mark("''") == "⟨'\u2009'⟩"
+    assert dot.mark("<abbv>") == "⟨<abbv>⟩" and dot.mark("—") == "⟨—⟩"
+
+
 def test_self_loops_are_labelled_in_their_states(channel):
     """A self-loop's label is written in its state, under the name, and the loop drawn
     unlabelled: dot (left to right) set loop labels where the loop and other edges ran through

@@ -169,11 +169,12 @@ def test_arabic_marks_in_the_caption_and_the_paths_box_read_left_to_right(tmp_pa
 @pytest.mark.skipif(shutil.which("dot") is None, reason="needs Graphviz's dot")
 def test_backslashes_in_the_paths_box_are_printed(inference):
     """Graphviz expands escapes in HTML-like labels: a u holding '\\N' printed the node's name
-    ('paths') there, and '\\\\' one backslash."""
+    ('paths') there, and '\\\\' one backslash (here in '\\\\N': a mark of several
+    characters without a letter has them a thin space apart, :func:`~fstpunct.show.dot.mark`)."""
     graph = graphviz.Digraph()
-    graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\"), (), 1.0, 1.0)],
+    graph.node("paths", _paths_table([LatticePath(("\\N", "\\\\N"), (), 1.0, 1.0)],
                                      _empty(inference)), shape="plaintext")
-    assert "u = ⟨\\N⟩ ⟨\\\\⟩" in svg_texts(graph)
+    assert "u = ⟨\\N⟩ ⟨\\\\N⟩" in svg_texts(graph)
 
 
 def test_draw_lattice_command(tmp_path, capsys):

@@ -29,14 +29,19 @@ SOURCE_SUFFIXES = (".dot", ".gv")
 RENDER_SUFFIXES = (".svg", ".png", ".pdf")
 EPS = "ε"
 CAPTION_COLUMNS = 100  # caption lines wrap here (one long line made small graphs 1,600 px wide)
+THIN_SPACE = "\u2009"  # between the characters of a mark of several (:func:`mark`)
 SANS = "sans-serif"  # fontconfig falls back per glyph: Noto fonts
 
 
 def mark(symbol: str) -> str:
     """A channel symbol as a label prints it: between angle brackets (``⟨।⟩``, ``⟨:⟩``), so
     that a mark is not read as a letter (the danda as ``l``), as the label's own ``:``, ``(``
-    or ``/``, or two hyphens as one dash (``⟨-⟩ ⟨-⟩``, ``⟨--⟩``). No grammar's or bundled
-    model's symbol is one of the brackets."""
+    or ``/``, or two hyphens as one dash (``⟨-⟩ ⟨-⟩``, ``⟨--⟩``). The characters of a mark of
+    several, none a letter, stand a thin space apart (``⟨- -⟩``, ``⟨. . .⟩``, not ``<abbv>``):
+    in sans-serif ``--`` read like the en dash ``–``, ``...`` like ``…``. No grammar's or
+    bundled model's symbol is one of the brackets."""
+    if len(symbol) > 1 and not any(c.isalpha() for c in symbol):
+        symbol = THIN_SPACE.join(symbol)
     return f"⟨{symbol}⟩"
 
 
