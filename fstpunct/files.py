@@ -342,17 +342,21 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
 def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[Any]:
     """A model's NumPy ``.npz`` archive ``path``, open (``allow_pickle=False``) for the ``with``
     block to read its arrays. Whatever fails to open or read it, in the block too — no such
-    file, not a zip archive (text, an ``.npy``, a truncated file), a damaged member, an array
-    of Python objects, a missing array — is one :class:`ModelError` saying that the model
-    (``model``, by default ``path``'s folder) is not ``what`` and why, naming the file
-    (:func:`~.errors.not_a_model`): ``m/attach: not an attach model (attach.npz: not a NumPy
-    .npz archive, or a truncated one)``, never numpy's advice to allow pickles."""
+    file or one that cannot be read (its own reason), not a zip archive (text, an ``.npy``, a
+    truncated file), a damaged directory or member, an array of Python objects, a missing
+    array — is one :class:`ModelError` saying that the model (``model``, by default ``path``'s
+    folder) is not ``what`` and why, naming the file (:func:`~.errors.not_a_model`):
+    ``m/attach: not an attach model (attach.npz: not a NumPy .npz archive, or a truncated
+    one)``, never numpy's advice to allow pickles. The file is closed on every path."""
     import numpy as np  # here: reading text needs no numpy
     try:
-        if path.is_file() and not zipfile.is_zipfile(path):  # np.load would try it as a pickle
-            raise ValueError("not a NumPy .npz archive, or a truncated one")
-        with np.load(path, allow_pickle=False) as npz:
-            yield npz
+        with path.open("rb") as f:
+            f.read(4)  # a read error says its own reason here (is_zipfile takes it for "no")
+            if not zipfile.is_zipfile(f):  # np.load would try it as a pickle
+                raise ValueError("not a NumPy .npz archive, or a truncated one")
+            f.seek(0)
+            with np.load(f, allow_pickle=False) as npz:
+                yield npz
     except UNREADABLE as e:
         why: Exception = e
         if isinstance(e, KeyError):  # numpy's "x is not a file in the archive", unquoted

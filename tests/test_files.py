@@ -1,10 +1,12 @@
 """Outputs appear whole or not at all; inputs open one way; the CLI's exit statuses."""
+import gc
 import os
 import signal
 import stat
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -353,3 +355,41 @@ def test_an_npz_archive_without_an_array_read_is_one_model_error(tmp_path):
                                          r"file in the archive\)$"):
         with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w") as npz:
             npz["theta"]
+
+
+def test_an_npz_archive_with_a_damaged_directory_is_closed(tmp_path):
+    """An archive whose end record is whole but whose central directory is damaged passes the
+    zip check; numpy's refusal is the model's error, and the file is closed (numpy left the
+    file it had opened to the collector: a ResourceWarning)."""
+    np.savez(tmp_path / "w.npz", theta=np.arange(3))
+    stored = (tmp_path / "w.npz").read_bytes()
+    (tmp_path / "w.npz").write_bytes(stored.replace(b"PK\x01\x02", b"PK\x00\x00"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        with pytest.raises(ModelError, match=r"^\S+/w: not a test model \(w.npz: Bad magic "
+                                             r"number for central directory\)$"):
+            with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w"):
+                pass
+        gc.collect()
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+@pytest.mark.parametrize("how", ["unreadable", "input/output error"])
+def test_an_npz_archive_that_cannot_be_read_says_why(how, tmp_path):
+    """A file that cannot be read is the model's error with the system's reason (a zip check
+    took it for a file that is not an archive)."""
+    path = tmp_path / "w.npz"
+    if how == "unreadable":
+        np.savez(path, theta=np.arange(3))
+        path.chmod(0)
+        if os.access(path, os.R_OK):
+            pytest.skip("this user reads a file of mode 000 (root)")
+        why = "Permission denied"
+    else:
+        if not os.path.isfile("/proc/self/mem"):
+            pytest.skip("no /proc/self/mem (whose first bytes cannot be read)")
+        path.symlink_to("/proc/self/mem")
+        why = "Input/output error"
+    with pytest.raises(ModelError, match=rf"^\S+/w: not a test model \(w.npz: {why}\)$"):
+        with read_npz(path, "a test model", tmp_path / "w"):
+            pass
