@@ -27,9 +27,9 @@ from typing import IO, Any, BinaryIO
 
 from .errors import UNREADABLE, InputError, ModelError, not_a_model
 
-__all__ = ["MODEL_FILES", "Terminated", "atomic_folder", "atomic_path", "check_input",
-           "folder_target", "is_stdio", "not_utf8", "open_input", "output", "read_meta",
-           "read_npz", "read_text", "terminate_on_sigterm", "writing"]
+__all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
+           "check_input", "folder_target", "is_stdio", "not_utf8", "open_input", "output",
+           "read_meta", "read_npz", "read_text", "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -338,29 +338,73 @@ def read_meta(path: Path, fmt: str | int | None, what: str,
     return meta
 
 
+class NpzArchive(Mapping[str, Any]):
+    """The arrays of an open ``.npz`` archive (:func:`read_npz`), read when looked up. A failure
+    of the archive itself — a missing array, a damaged member, an array of Python objects — is
+    the model's :class:`ModelError` naming the file (a missing array too: not a KeyError)."""
+
+    def __init__(self, npz: Any, error: Callable[[Exception], ModelError]) -> None:
+        self._npz = npz
+        self.error = error  # the model's error for a cause: a loader's check of the arrays
+
+    def __getitem__(self, name: str) -> Any:
+        try:
+            return self._npz[name]
+        except UNREADABLE as e:
+            raise self.error(e) from e
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._npz.files
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._npz.files)
+
+    def __len__(self) -> int:
+        return len(self._npz.files)
+
+    def numbers(self, name: str, ndim: int | None = None) -> Any:
+        """Array ``name``, checked to hold numbers (in ``ndim`` dimensions), else the error."""
+        array = self[name]
+        if array.dtype.kind not in "biuf" or ndim not in (None, array.ndim):
+            kind = "numbers" if ndim is None else f"{ndim}-d numbers"
+            raise self.error(ValueError(f"{name} is not {kind} but {array.ndim}-d "
+                                        f"{array.dtype}"))
+        return array
+
+
 @contextmanager
-def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[Any]:
+def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[NpzArchive]:
     """A model's NumPy ``.npz`` archive ``path``, open (``allow_pickle=False``) for the ``with``
-    block to read its arrays. Whatever fails to open or read it, in the block too — no such
-    file or one that cannot be read (its own reason), not a zip archive (text, an ``.npy``, a
-    truncated file), a damaged directory or member, an array of Python objects, a missing
-    array — is one :class:`ModelError` saying that the model (``model``, by default ``path``'s
-    folder) is not ``what`` and why, naming the file (:func:`~.errors.not_a_model`):
+    block to read its arrays (:class:`NpzArchive`). Whatever fails to open it or read an array
+    — no such file or one that cannot be read (its own reason), not a zip archive (text, an
+    ``.npy``, a truncated file), a damaged directory or member, an array of Python objects, a
+    missing array — is one :class:`ModelError` saying that the model (``model``, by default
+    ``path``'s folder) is not ``what`` and why, naming the file (:func:`~.errors.not_a_model`):
     ``m/attach: not an attach model (attach.npz: not a NumPy .npz archive, or a truncated
-    one)``, never numpy's advice to allow pickles. The file is closed on every path."""
+    one)``, never numpy's advice to allow pickles. What else the block raises passes as it is.
+    The file is closed on every path."""
     import numpy as np  # here: reading text needs no numpy
-    try:
-        with path.open("rb") as f:
-            f.read(4)  # a read error says its own reason here (is_zipfile takes it for "no")
-            if not zipfile.is_zipfile(f):  # np.load would try it as a pickle
-                raise ValueError("not a NumPy .npz archive, or a truncated one")
-            f.seek(0)
-            with np.load(f, allow_pickle=False) as npz:
-                yield npz
-    except UNREADABLE as e:
+
+    def failed(e: Exception) -> ModelError:
         why: Exception = e
         if isinstance(e, KeyError):  # numpy's "x is not a file in the archive", unquoted
             why = ValueError(e.args[0])
         elif isinstance(e, ValueError) and "allow_pickle" in str(e):  # an object array
             why = ValueError("Python objects (a pickle), not arrays of numbers")
-        raise not_a_model(path.parent, what, why, model, path.name) from e
+        return not_a_model(path.parent, what, why, model, path.name)
+
+    try:
+        f = path.open("rb")
+    except OSError as e:
+        raise failed(e) from e
+    with f:
+        try:
+            f.read(4)  # a read error says its own reason here (is_zipfile takes it for "no")
+            if not zipfile.is_zipfile(f):  # np.load would try it as a pickle
+                raise ValueError("not a NumPy .npz archive, or a truncated one")
+            f.seek(0)
+            npz = np.load(f, allow_pickle=False)
+        except UNREADABLE as e:
+            raise failed(e) from e
+        with npz:
+            yield NpzArchive(npz, failed)

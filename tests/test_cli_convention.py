@@ -441,6 +441,34 @@ def test_a_damaged_npz_archive_is_one_line(loader, damage, why, tmp_path, capsys
     assert f"{tmp_path / loader}: not {what} ({archive.name}: {why})\n" in err, err
 
 
+@pytest.mark.parametrize("loader, member, stored, why", [
+    ("attach", "theta_shape", np.array(5), "theta_shape is not 1-d numbers but 0-d int64"),
+    ("attach", "theta_values", np.array(["x"]), "theta_values is not 1-d numbers but 1-d <U1"),
+    ("attach", "theta_values", np.zeros(3), "the stored values do not pair up with the "
+                                            "block's nonzero bits"),
+    ("parser", "shape", np.array(5), "shape is not 1-d numbers but 0-d int64"),
+    ("parser", "data", np.zeros(3, np.float16), "indices and data should have the same size"),
+    ("order", "theta", np.array(5.0), "theta is not 1-d numbers but 0-d float64"),
+], ids=["attach-scalar-shape", "attach-text", "attach-unpaired", "parser-scalar-shape",
+        "parser-sizes", "order-scalar"])
+def test_an_npz_array_of_the_wrong_kind_is_one_line(loader, member, stored, why, tmp_path,
+                                                     capsys):
+    """A whole archive holding an array of the wrong shape or kind (a parser's weights whose
+    shape is a scalar was a TypeError's traceback) is the loader's one line, exit 2."""
+    what, files, command = NPZ_LOADERS[loader]
+    for name in files:
+        (tmp_path / name).parent.mkdir(exist_ok=True)
+        shutil.copy(model_path("en") / name, tmp_path / name)
+    archive = tmp_path / files[-1]
+    with np.load(archive) as npz:
+        arrays = dict(npz)
+    np.savez(archive, **{**arrays, member: stored})
+    assert main([a.format(m=tmp_path) for a in command] + [str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"{tmp_path / loader}: not {what} ({archive.name}: {why})\n" in err, err
+
+
 @pytest.mark.parametrize("argv, prog, what", [
     (["score", "--gold", str(SAMPLE), str(SAMPLE), "-o", "x"], "fstpunct score",
      "unrecognized arguments: -o x"),

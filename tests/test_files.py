@@ -357,6 +357,23 @@ def test_an_npz_archive_without_an_array_read_is_one_model_error(tmp_path):
             npz["theta"]
 
 
+
+@pytest.mark.parametrize("bug", [lambda npz: {}["typo"], lambda npz: int("x"),
+                                 lambda npz: npz["other"][0] + {}["typo"]],
+                         ids=["KeyError", "ValueError", "after-a-read"])
+def test_a_bug_in_the_block_of_an_npz_archive_is_not_a_model_error(bug, tmp_path):
+    """What the caller's block raises itself passes as it is (it was the model's error naming
+    the file, hiding the bug); the file is closed all the same."""
+    np.savez(tmp_path / "w.npz", other=np.arange(3))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        with pytest.raises((KeyError, ValueError)) as raised:
+            with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w") as npz:
+                bug(npz)
+        gc.collect()
+    assert not isinstance(raised.value, ModelError), raised.value
+    assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
 def test_an_npz_archive_with_a_damaged_directory_is_closed(tmp_path):
     """An archive whose end record is whole but whose central directory is damaged passes the
     zip check; numpy's refusal is the model's error, and the file is closed (numpy left the

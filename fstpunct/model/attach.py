@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -29,7 +29,7 @@ import numpy as np
 
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import UNREADABLE, ModelError, not_a_model
-from ..files import read_meta, read_npz
+from ..files import NpzArchive, read_meta, read_npz
 from ..ud.slots import SlotSentence
 from ._attach import (
     fit_piece,
@@ -180,22 +180,26 @@ def _stored(name: str, block: np.ndarray) -> dict[str, np.ndarray]:
             f"{name}_nonzero": np.packbits(nonzero), f"{name}_values": flat[nonzero]}
 
 
-def _read_block(npz: Mapping[str, np.ndarray], name: str, block: np.ndarray) -> bool:
+def _read_block(npz: NpzArchive, name: str, block: np.ndarray) -> bool:
     """Fill ``block`` (a view of θ) with block ``name`` of an open ``.npz``, as :func:`_stored`
     wrote it or whole (older models); absent, it must be empty. False if the stored block has
-    another shape."""
+    another shape; arrays that are not numbers, or bits and values that do not pair up, are
+    the archive's error."""
     if name in npz:
-        stored = npz[name]
+        stored = npz.numbers(name)
         if stored.shape != block.shape:
             return False
         block[...] = stored
         return True
     if f"{name}_shape" not in npz:
         return block.size == 0
-    if tuple(npz[f"{name}_shape"].tolist()) != block.shape:
+    if tuple(npz.numbers(f"{name}_shape", 1).tolist()) != block.shape:
         return False
-    # row-major, as stored (a view: θ's blocks are contiguous)
-    unpack_nonzeros(npz[f"{name}_nonzero"], npz[f"{name}_values"], block.reshape(-1))
+    bits, values = npz.numbers(f"{name}_nonzero", 1), npz.numbers(f"{name}_values", 1)
+    try:  # row-major, as stored (a view: θ's blocks are contiguous)
+        unpack_nonzeros(bits, values, block.reshape(-1))
+    except ValueError as e:  # values that do not pair up with the bits, or of another type
+        raise npz.error(e) from e
     return True
 
 

@@ -82,13 +82,16 @@ def read_folder(folder: Path, meta_name: str, weights_name: str, format: str, ki
     is not a ``kind`` model (also when META's ``fields`` are missing or of other types)."""
     meta = read_meta(folder / f"{meta_name}.json", format, f"a {kind} model", fields)
     with read_npz(folder / f"{weights_name}.npz", f"a {kind} model") as z:
-        shape = tuple(int(x) for x in z["shape"])
-        fingerprints = "fingerprints" in z.files
+        fingerprints = "fingerprints" in z
         if fingerprints:
-            keys = np.cumsum(z["fingerprints"], dtype=np.uint64)
-            indptr = np.concatenate([[0], np.cumsum(z["lengths"], dtype=np.int64)])
+            keys = np.cumsum(z.numbers("fingerprints", 1), dtype=np.uint64)
+            indptr = np.concatenate([[0], np.cumsum(z.numbers("lengths", 1), dtype=np.int64)])
         else:
-            keys, indptr = z["keys"], z["indptr"]
-        weights = sparse.csr_matrix((z["data"].astype(np.float32), z["indices"], indptr),
-                                    shape=shape)
+            keys, indptr = z.numbers("keys", 1), z.numbers("indptr", 1)
+        data, indices, shape = (z.numbers(name, 1) for name in ("data", "indices", "shape"))
+        try:  # a matrix of these parts and shape, whose sizes must agree
+            weights = sparse.csr_matrix((data.astype(np.float32), indices, indptr),
+                                        shape=tuple(shape.tolist()))
+        except (ValueError, TypeError) as e:
+            raise z.error(e) from e
     return meta, keys, weights, fingerprints

@@ -167,7 +167,7 @@ class OrderModel:
         meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model",
                          {"features": list}, name=path)
         with read_npz(path.with_suffix(".npz"), "an ordering model", path) as data:
-            theta = data["theta"].astype(np.float64)
+            theta = data.numbers("theta", 1).astype(np.float64)
         return cls(meta["features"], theta, meta.get("record"))
 
 
