@@ -1,7 +1,8 @@
 """Test-wide settings: hypothesis checks values, not time (speed is measured by the benchmarks
-in bench/), so no example fails for being slow on a busy machine; under CI (``CI`` set) its
-examples are derandomised, so a CI run is reproducible and a red one can be re-run as it was
-(local runs keep drawing fresh examples; ``scripts/fuzz.py --minutes N`` searches further).
+in bench/), so no example fails for being slow on a busy machine; under CI (``CI`` set, and
+not to "", "0", "false" or "no"; ``.ci/run`` sets ``CI=true`` unless it is set) its examples
+are derandomised, so a CI run is reproducible and a red one can be re-run as it was (local
+runs keep drawing fresh examples; ``scripts/fuzz.py --minutes N`` searches further).
 
 A test that reads the UD treebanks asks for the ``ud`` fixture (by
 ``@pytest.mark.usefixtures("ud")``, or through a fixture of its module that reads them): on a
@@ -24,7 +25,14 @@ from fstpunct.parser import train as train_parser
 from fstpunct.ud.release import ud_root
 from fstpunct.ud.treebank import read_file
 
-CI = bool(os.environ.get("CI"))
+
+def under_ci(value: str | None) -> bool:
+    """Whether ``$CI``'s ``value`` says this is a CI run: set to anything but "", "0", "false"
+    or "no", in any case (``CI=false`` is not CI)."""
+    return (value or "").strip().lower() not in ("", "0", "false", "no")
+
+
+CI = under_ci(os.environ.get("CI"))
 settings.register_profile("fstpunct", deadline=None, derandomize=CI)
 settings.load_profile("fstpunct")
 
