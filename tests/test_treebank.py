@@ -89,7 +89,6 @@ def test_malformed_input_names_file_line_and_sentence(bad, line, words):
     assert words in str(e.value)
 
 
-@pytest.mark.usefixtures("ud")
 def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
     bad.write_text(GOOD.replace("\t2\tdet", "\t9\tdet"), encoding="utf-8")
@@ -97,6 +96,12 @@ def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and f"{bad}:2" in err and "out of range" in err
     assert main(["stats", str(tmp_path / "missing.conllu")]) == 2
+    assert capsys.readouterr().err == \
+        f"fstpunct stats: error: {tmp_path / 'missing.conllu'}: no such file\n"
+
+
+@pytest.mark.usefixtures("ud")  # (a name is looked up among the release's languages)
+def test_cli_says_a_name_is_neither_a_file_nor_a_split(capsys):
     assert main(["stats", "xx"]) == 2
     assert "neither a file, a language" in capsys.readouterr().err
 
