@@ -45,7 +45,13 @@ def ud() -> Path:
     try:
         return ud_root()
     except InputError as e:
-        (pytest.fail if CI else pytest.skip)(f"needs the UD treebanks: {e}")
+        missing(f"needs the UD treebanks: {e}")
+
+
+def missing(reason: str) -> None:
+    """A test's data is missing: skip it, saying ``reason``; under CI, which has the data,
+    fail it instead."""
+    (pytest.fail if CI else pytest.skip)(reason)
 
 
 @pytest.fixture(scope="session")
