@@ -7,6 +7,7 @@ from fstpunct.errors import InputError
 from fstpunct.parser import Model, jackknife, parse
 from fstpunct.parser.jackknife import jackknifed
 from fstpunct.parser.tagger import depunctuated, retagged
+from fstpunct.ud.treebank import Sentence
 
 GOLD = [4, 3, 1, 0, 4, 4]  # "Peter who runs is here ." (the relative clause without commas)
 CHAIN = [2, 3, 4, 5, 0, 5]  # every word headed by the next, the period by the last word
@@ -14,10 +15,11 @@ CHAIN = [2, 3, 4, 5, 0, 5]  # every word headed by the next, the period by the l
 FOLDS, FLAGS = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
 
 
-def relatives(prefix, n, **options):
-    """``n`` copies of the relative clause, sent_ids ``prefix0``, ``prefix1``, … (``options``:
-    :func:`~learner_pairs.conll`'s, e.g. ``drop=(1, 4)``: without the commas)."""
-    return sentences("".join(conll(RELATIVE, f"{prefix}{k}", **options) for k in range(n)))
+def relatives(prefix: str, n: int, drop: tuple[int, ...] = ()) -> list[Sentence]:
+    """``n`` copies of the relative clause, sent_ids ``prefix0``, ``prefix1``, … (``drop``:
+    the positions left out, as :func:`~learner_pairs.conll` takes them; ``(1, 4)``: without
+    the commas)."""
+    return sentences("".join(conll(RELATIVE, f"{prefix}{k}", drop) for k in range(n)))
 
 
 def test_each_fold_is_parsed_by_the_parser_trained_without_it(tmp_path):
