@@ -217,7 +217,7 @@ from fstpunct.apps.restoration.metrics import (
     slot_strings,
 )
 from fstpunct.apps.restoration.pipeline import restored
-from fstpunct.apps.restoration.strip import insert, insertions_of, strip
+from fstpunct.apps.restoration.strip import insert
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.errors import FstpunctError, InputError, check_stream_seed
 from fstpunct.files import output
@@ -1343,11 +1343,13 @@ def agreements_and_costs(h: HeldOut) -> tuple[dict[str, list[Sentence]],
             cost_outputs(h.read.prepared, replace(h.model.decoding, edit_cost=0.0)))
 
 
-def least_aed(candidates: list[K], edits: dict[K, list[int]], counts: dict[K, EditScore]) -> K:
-    """The candidate (an agreement, an edit cost) of least summed token edits over the
-    sentences ``edits`` and ``counts`` hold (ties: the higher F0.5, then the earlier in
-    ``candidates``)."""
-    return min(candidates, key=lambda v: (sum(edits[v]), -counts[v].scores()[2],
+def least_aed(candidates: list[K], edits: dict[K, list[int]], counts: dict[K, EditScore],
+              by_f05: bool = True) -> K:
+    """The candidate (an agreement, an edit cost, a λ) of least summed token edits over the
+    sentences ``edits`` and ``counts`` hold (ties: the higher F0.5 unless not ``by_f05``, then
+    the earlier in ``candidates``)."""
+    return min(candidates, key=lambda v: (sum(edits[v]),
+                                          -counts[v].scores()[2] if by_f05 else 0.0,
                                           candidates.index(v)))
 
 
@@ -1357,15 +1359,15 @@ def others(parts: Sequence[Sequence[V]], fold: int) -> list[V]:
 
 
 def nested_choices(helds: list[list[int]], candidates: list[K], edits: dict[K, list[int]],
-                   counts: dict[K, EditScore]) -> list[K]:
-    """Per fold (``helds``: its pooled pairs), the candidate of :func:`least_aed` on the other
-    folds' pairs (``edits``, ``counts``: every candidate's, by pooled pair)."""
+                   counts: dict[K, EditScore], by_f05: bool = True) -> list[K]:
+    """Per fold (``helds``: its pooled pairs), the candidate of :func:`least_aed` (``by_f05``)
+    on the other folds' pairs (``edits``, ``counts``: every candidate's, by pooled pair)."""
     out = []
     for fold in range(len(helds)):
         rest = others(helds, fold)
         out.append(least_aed(candidates, {v: [edits[v][j] for j in rest] for v in candidates},
                              {v: EditScore(*([c[j] for j in rest] for c in astuple(counts[v])))
-                              for v in candidates}))
+                              for v in candidates}, by_f05))
     return out
 
 
@@ -1683,12 +1685,36 @@ CHANNEL_NESTED, CHANNEL_BAYES = "noisy channel, nested λ", "noisy channel, λ =
 REFERENCE_NESTED = "reference arm, nested edit cost"
 
 
-def least_summed(helds: list[list[int]], candidates: Sequence[float],
-                 edits: dict[float, list[int]]) -> list[float]:
-    """Per fold, the candidate of least summed token edits over the other folds' pairs
-    (``edits``: by pooled pair); ties to the smaller candidate."""
-    return [min(candidates, key=lambda v: (sum(edits[v][j] for j in others(helds, fold)), v))
-            for fold in range(len(helds))]
+def lambda_grid(source: list[Sentence], scores: list[noisy.SlotScores], english: PunctModel
+                ) -> tuple[dict[float, list[Sentence]], dict[float, int]]:
+    """The noisy channel's sentences at every λ of LAMBDAS (:func:`noisy.corrected`, the
+    prior's symmetric marks balanced) and, per λ, how many had paired marks given back."""
+    grid = {w: noisy.corrected(source, scores, w, english.attach.symmetric) for w in LAMBDAS}
+    return {w: out for w, (out, _) in grid.items()}, {w: kept for w, (_, kept) in grid.items()}
+
+
+def lambda_rows(edits: dict[float, list[int]], counts: dict[float, EditScore],
+                kept: dict[float, int]) -> list[dict]:
+    """Print the λ grid (:func:`print_grid`) and its balance counts; its rows for the JSON."""
+    print_grid("λ", LAMBDAS, lambda w: f"{w:g}", edits, counts)
+    print("pairs whose paired marks were given back (balance), by λ: "
+          + ", ".join(f"{w:g} {kept[w]}" for w in LAMBDAS), flush=True)
+    return [{"lambda": w, "aed": sum(edits[w]) / len(edits[w]),
+             "edit_counts": [sum(c) for c in astuple(counts[w])],
+             "f0.5": counts[w].scores()[2], "balance_kept": kept[w]} for w in LAMBDAS]
+
+
+def print_final_or_inner(outputs: dict[str, list[Sentence | None]], source: list[Sentence],
+                         gold: list[Sentence]) -> dict[str, dict[str, list[int]]]:
+    """Every system's edits (:func:`written_edits`) right/proposed in the final slot and in the
+    inner slots, printed and returned."""
+    where = {name: final_or_inner(written_edits(source, gold, pred))
+             for name, pred in outputs.items()}
+    print("| system | final slot: right/proposed | inner slots: right/proposed |\n|---|---|---|")
+    for name, c in where.items():
+        print(f"| {name} | {'/'.join(map(str, c['final']))} | "
+              f"{'/'.join(map(str, c['inner']))} |", flush=True)
+    return where
 
 
 def channel(args: argparse.Namespace) -> None:
@@ -1696,8 +1722,9 @@ def channel(args: argparse.Namespace) -> None:
     run's held-out pairs (its ``--work``, run with ``--extra`` and no ``--fce``): per fold, the
     error model counted on the pairs its corrector trained on (checked against the corrector's
     record), the prior ``--reference`` (default en), every λ of LAMBDAS; λ chosen nested
-    (:func:`least_summed`), λ = 1, keep and the cv run's correction model at its nested edit
-    cost (``--decoder``, ``--support``), tested against keep and that model."""
+    (:func:`nested_choices`, ties to the smaller λ), λ = 1, keep and the cv run's correction
+    model at its nested edit cost (``--decoder``, ``--support``), tested against keep and that
+    model."""
     data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
     work = Path(args.work)
     _, fold_of = document_folds(data, splits, k)
@@ -1724,21 +1751,10 @@ def channel(args: argparse.Namespace) -> None:
         print(f"fold {fold}: error model on {len(corrected)} pairs (K {errors.k}), "
               f"{folds[-1]['candidates']} candidates in {len(held)} held-out pairs", flush=True)
     scores = [found[j] for j in range(len(pooled))]
-    own, stripped = [insertions_of(s) for s in source], [strip(s) for s in source]
-    pairs = english.attach.symmetric
-    by_weight: dict[float, list[Sentence]] = {}
-    kept: dict[float, int] = {}
-    for w in LAMBDAS:
-        by_weight[w], kept[w] = [], 0
-        for t, o, s in zip(stripped, own, scores):
-            chosen, fixed = noisy.balanced_or_kept(s.learner, noisy.decisions(s, w), pairs)
-            kept[w] += fixed
-            by_weight[w].append(insert(t, noisy.insertions(o, s.learner, chosen)))
+    by_weight, kept = lambda_grid(source, scores, english)
     edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
-    print_grid("λ", LAMBDAS, lambda w: f"{w:g}", edits, counts)
-    print("pairs whose paired marks were given back (balance), by λ: "
-          + ", ".join(f"{w:g} {kept[w]}" for w in LAMBDAS), flush=True)
-    chosen = least_summed(helds, LAMBDAS, edits)
+    grid = lambda_rows(edits, counts, kept)
+    chosen = nested_choices(helds, list(LAMBDAS), edits, counts, by_f05=False)
     print("nested λ by fold: " + "/".join(f"{w:g}" for w in chosen), flush=True)
     _, trials, costs, reference = swept(
         prepared_folds(work, pooled, helds),
@@ -1753,20 +1769,12 @@ def channel(args: argparse.Namespace) -> None:
     print_rows(f"### noisy channel on {work}'s {k} folds: {len(pooled)} sentences, "
                f"{sum(rows[0]['edit_counts'][2])} gold punctuation edits; gold trees", rows,
                tuple((what, ref) for ref in refs for what in ("aed", "f")))
-    where = {name: final_or_inner(written_edits(source, gold, pred))
-             for name, pred in outputs.items()}
-    print("| system | final slot: right/proposed | inner slots: right/proposed |\n|---|---|---|")
-    for name, c in where.items():
-        print(f"| {name} | {'/'.join(map(str, c['final']))} | "
-              f"{'/'.join(map(str, c['inner']))} |", flush=True)
+    where = print_final_or_inner(outputs, source, gold)
     with output(args.output) as f:
         f.write(json.dumps({
             "folds": k, "splits": splits, "work": str(work), "reference": args.reference,
             "decoder": args.decoder, "support": args.support, "fold_error_models": folds,
-            "lambda_grid": [{"lambda": w, "aed": sum(edits[w]) / len(edits[w]),
-                             "edit_counts": [sum(c) for c in astuple(counts[w])],
-                             "f0.5": counts[w].scores()[2], "balance_kept": kept[w]}
-                            for w in LAMBDAS],
+            "lambda_grid": grid,
             "nested_lambdas": chosen, "reference_costs": costs,
             "reference_cost_grid": [asdict(t) for t in trials], "rows": rows,
             "final_or_inner": where}, indent=1) + "\n")

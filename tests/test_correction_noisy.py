@@ -13,7 +13,8 @@ from script_module import load_script
 from test_correction_cv import DOCUMENTS, learner_folder, run_cv
 
 from fstpunct.apps.correction import noisy
-from fstpunct.apps.restoration.metrics import slot_strings
+from fstpunct.apps.correction.rerank import log_probs
+from fstpunct.apps.restoration.metrics import EditScore, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
@@ -85,7 +86,7 @@ def test_leave_one_slot_out_is_the_written_sentence(english):
                 assert slot_strings(out) == chosen  # the writer writes what was chosen
                 assert out.slots == noisy.with_slot(s, i, y).slots
                 direct = Inference(english, english.prepare([out])).log_prob_reference(0)
-                ours = noisy.log_probs(english, [noisy.with_slot(s, i, y)])[0]
+                ours = log_probs(english, [noisy.with_slot(s, i, y)])[0]
                 assert ours == pytest.approx(direct, abs=1e-9) or direct == ours == -np.inf
                 tried += 1
     assert tried == 5 * (6 + 5)
@@ -137,6 +138,17 @@ def test_lambda_zero_keeps_where_keeping_dominates_and_the_prior_overrules(engli
         assert noisy.decisions(abbv, weight) == abbv.learner
 
 
+def test_corrected_writes_each_sentences_decisions(english):
+    errors = noisy.ErrorModel.counted(pairs())
+    sents = sentences(conll(COMMA_END, "c") + conll(PLAIN, "p") + conll(ABBREVIATION, "a"))
+    scores = noisy.slot_scores(english, errors, [to_slots(s) for s in sents])
+    out, kept = noisy.corrected(sents, scores, 1.0, english.attach.symmetric)
+    assert kept == 0 and [o.sent_id for o in out] == ["c", "p", "a"]
+    assert [slot_strings(to_slots(o)) for o in out] == [noisy.decisions(s, 1.0) for s in scores]
+    assert slot_strings(to_slots(out[0]))[3] == (".",)  # the final comma corrected
+    assert [w.form for w in out[2].words] == [w.form for w in sents[2].words]  # etc. kept
+
+
 def test_balance_gives_paired_marks_back():
     pairs_ = [("“", "”"), ("(", ")")]
     learner = [(), ("“",), (), ("”",), ()]
@@ -153,9 +165,14 @@ def test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller():
     script = load_script("correction")
     helds = [[0, 1], [2], [3]]
     edits = {0.0: [1, 1, 0, 2], 1.0: [0, 0, 2, 1], 2.0: [0, 0, 0, 1]}
+    # 2.0's F0.5 on pairs 0, 1, 3 is higher than 1.0's: by_f05 would break fold 1's tie to it
+    right = {0.0: [0, 0, 0, 0], 1.0: [0, 0, 0, 0], 2.0: [1, 1, 0, 1]}
+    counts = {w: EditScore(right[w], right[w], [1, 1, 1, 1]) for w in edits}
     # fold 0 on pairs 2, 3: 2.0 (1) beats 0.0 (2) and 1.0 (3); fold 1 on 0, 1, 3: 1.0 and 2.0
     # tie at 1 against 0.0's 4: the smaller; fold 2 on 0, 1, 2: 2.0 (0)
-    assert script.least_summed(helds, (2.0, 1.0, 0.0), edits) == [2.0, 1.0, 2.0]
+    assert script.nested_choices(helds, [0.0, 1.0, 2.0], edits, counts, by_f05=False) == [
+        2.0, 1.0, 2.0]
+    assert script.nested_choices(helds, [0.0, 1.0, 2.0], edits, counts)[1] == 2.0
 
 
 def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):

@@ -29,18 +29,20 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ...model.punct import Inference, PunctModel
+from ...model.punct import PunctModel
 from ...ud.slots import ABBV, SlotSentence
+from ...ud.treebank import Sentence
 from ..restoration import Insertion
 from ..restoration.exact import balanced_strings
 from ..restoration.metrics import slot_strings
+from ..restoration.strip import insert, insertions_of, strip
+from .rerank import log_probs
 
-__all__ = ["ErrorModel", "SlotScores", "balanced_or_kept", "decisions", "insertions",
-           "log_probs", "slot_scores", "with_slot"]
+__all__ = ["ErrorModel", "SlotScores", "balanced_or_kept", "corrected", "decisions",
+           "insertions", "slot_scores", "with_slot"]
 
 Strings = tuple[str, ...]
 ADD = 0.5  # the error model's additive smoothing
-CHUNK = 2000  # sentences per batch of the prior's tree DP
 
 
 @dataclass(frozen=True)
@@ -82,13 +84,6 @@ def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
     return replace(ss, slots=ss.slots[:i] + (slot,) + ss.slots[i + 1:])
 
 
-def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
-    """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches)."""
-    return np.concatenate([np.zeros(0)] + [
-        Inference(model, model.prepare(list(sentences[a:a + CHUNK]))).log_probs()
-        for a in range(0, len(sentences), CHUNK)])
-
-
 @dataclass
 class SlotScores:
     """One learner sentence's slots: the learner's strings, each slot's candidates (the
@@ -114,7 +109,7 @@ def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotS
             variants[key] = len(todo)
             todo.append(ss)
         return variants[key]
-    plan = []
+    plan: list[tuple[list[Strings], list[list[Strings]], int, list[list[int]]]] = []
     for j, ss in enumerate(sentences):
         xs = slot_strings(ss)
         cands = [errors.candidates(x) for x in xs]
@@ -129,7 +124,7 @@ def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotS
 def decisions(s: SlotScores, weight: float) -> list[Strings]:
     """Each slot's best candidate at λ = ``weight`` (module docstring; ties to the learner's
     string, then to the earlier candidate)."""
-    out = []
+    out: list[Strings] = []
     for cands, gain, err in zip(s.candidates, s.gains, s.errors):
         score = err + weight * gain if weight else err
         out.append(cands[int(np.argmax(score))])
@@ -155,3 +150,18 @@ def insertions(own: Sequence[Insertion], learner: Sequence[Strings],
     for slot 0), an arc that crosses none."""
     return [o if y == x else tuple((t, max(i, 1)) for t in y)
             for i, (o, x, y) in enumerate(zip(own, learner, chosen))]
+
+
+def corrected(sources: Sequence[Sentence], scores: Sequence[SlotScores], weight: float,
+              pairs: Sequence[tuple[str, str]]) -> tuple[list[Sentence], int]:
+    """The corrector's sentences at λ = ``weight``: each learner sentence's
+    :func:`decisions`, made :func:`balanced_or_kept` for ``pairs`` (the prior's symmetric
+    marks), written into the sentence without its punctuation; and how many sentences had
+    paired marks given back."""
+    out: list[Sentence] = []
+    kept = 0
+    for source, s in zip(sources, scores, strict=True):
+        chosen, fixed = balanced_or_kept(s.learner, decisions(s, weight), pairs)
+        kept += fixed
+        out.append(insert(strip(source), insertions(insertions_of(source), s.learner, chosen)))
+    return out, kept

@@ -36,7 +36,9 @@ from .crf import CrfCorrector, features, tag_insertions
 from .model import CorrectionModel
 
 __all__ = ["Chain", "Nbest", "correction_log_probs", "english_log_probs", "kbest",
-           "log_partition", "nbest"]
+           "log_partition", "log_probs", "nbest"]
+
+CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
 
 
 def kbest(state: np.ndarray, trans: np.ndarray, k: int) -> list[tuple[float, tuple[int, ...]]]:
@@ -165,10 +167,12 @@ def _split(values: np.ndarray, lists: Sequence[Nbest]) -> list[list[float]]:
     return [values[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
 
 
-def _log_probs(model: PunctModel, sentences: list[SlotSentence]) -> np.ndarray:
-    if not sentences:
-        return np.zeros(0)
-    return Inference(model, model.prepare(sentences)).log_probs()
+def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
+    """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches of
+    CHUNK sentences)."""
+    return np.concatenate([np.zeros(0)] + [
+        Inference(model, model.prepare(list(sentences[a:a + CHUNK]))).log_probs()
+        for a in range(0, len(sentences), CHUNK)])
 
 
 def correction_log_probs(model: CorrectionModel, sources: Sequence[Sentence],
@@ -189,7 +193,7 @@ def correction_log_probs(model: CorrectionModel, sources: Sequence[Sentence],
     logs = []
     for learner in readings:
         contexts = [ss.contexts for ss, nb in zip(learner, lists) for _ in nb.corrections]
-        logs.append(_log_probs(model.corrector, [replace(c, contexts=x)
+        logs.append(log_probs(model.corrector, [replace(c, contexts=x)
                                                  for c, x in zip(cands, contexts)]))
     mixed = logs[0] if len(logs) == 1 else logsumexp(logs, axis=0) - np.log(len(logs))
     return _split(mixed, lists)
@@ -199,4 +203,4 @@ def english_log_probs(model: PunctModel, stripped: Sequence[Sentence], lists: Se
                       ) -> list[list[float]]:
     """Per sentence and correction of its :class:`Nbest`, log p(y | T) under a punctuation
     model of correct English."""
-    return _split(_log_probs(model, _candidates(stripped, lists)), lists)
+    return _split(log_probs(model, _candidates(stripped, lists)), lists)
