@@ -5,6 +5,7 @@ and scores every candidate sentence on its own, and the balance rule."""
 import json
 import math
 import sys
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from fstpunct.apps.correction import noisy
 from fstpunct.apps.correction.rerank import log_probs
 from fstpunct.apps.restoration.metrics import EditScore, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
+from fstpunct.errors import InputError
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
 from fstpunct.ud.slots import ABBV, to_slots
@@ -136,6 +138,52 @@ def test_lambda_zero_keeps_where_keeping_dominates_and_the_prior_overrules(engli
     for weight in (1.0, 40.0):
         assert noisy.decisions(comma, weight)[3] == (".",)
         assert noisy.decisions(abbv, weight) == abbv.learner
+        assert noisy.decisions(rel, weight) == rel.learner  # a lone relative comma: never
+
+
+def tied(errors, learner, gains=None):
+    """One-slot :class:`noisy.SlotScores` of ``learner`` under ``errors`` (prior gains 0)."""
+    cands = errors.candidates(learner)
+    return noisy.SlotScores([learner], [cands], [np.zeros(len(cands)) if gains is None
+                                                 else np.array(gains)],
+                            [np.array([errors.log_p(learner, y) for y in cands])])
+
+
+def test_ties_go_to_the_learner_then_to_the_earlier_candidate():
+    comma, stop, none = (",",), (".",), ()
+    # n(,→()) = n(()→()) = 1 and n(,) = n(()) = 2: () and , tie exactly for a learner ()
+    even = noisy.ErrorModel({none: Counter({none: 1, comma: 1}),
+                             comma: Counter({none: 1, comma: 1})}, 3)
+    s = tied(even, none)
+    assert s.candidates == [[none, comma]] and s.errors[0][0] == s.errors[0][1]
+    for weight in (0.0, 1.0):
+        assert noisy.decisions(s, weight) == [none]
+    # for a learner ;, the corrections , and . tie (3 each of 4) above keeping it (1 of 4)
+    semi = (";",)
+    two = noisy.ErrorModel({stop: Counter({semi: 3, stop: 1}), comma: Counter({semi: 3, none: 1}),
+                            semi: Counter({semi: 1, comma: 3})}, 4)
+    s = tied(two, semi)
+    assert s.candidates == [[semi, comma, stop]] and s.errors[0][1] == s.errors[0][2]
+    assert s.errors[0][0] < s.errors[0][1]
+    assert noisy.decisions(s, 0.0) == [comma]
+    assert noisy.decisions(tied(two, semi, [0.0, 0.0, 1e-9]), 1.0) == [stop]
+
+
+def test_a_learner_sentence_of_probability_zero_is_refused(english, monkeypatch):
+    """The bundled en model gives every sentence tried a finite log p, so the prior here is en
+    with one learner sentence (a lone opening quote) at probability 0."""
+    errors = noisy.ErrorModel.counted(pairs())
+    s, = slot_sentences(conll(PLAIN, "p"))
+    lone = noisy.with_slot(s, 1, ("“",))
+
+    def zero_for_lone(model, sentences):
+        logs = log_probs(model, sentences)
+        logs[[ss.slots == lone.slots for ss in sentences]] = -np.inf
+        return logs
+    monkeypatch.setattr(noisy, "log_probs", zero_for_lone)
+    assert len(noisy.slot_scores(english, errors, [s])) == 1  # without it: no refusal
+    with pytest.raises(InputError, match=r"sent_id p\): the learner's sentence has probabil"):
+        noisy.slot_scores(english, errors, [s, lone])
 
 
 def test_corrected_writes_each_sentences_decisions(english):
@@ -176,8 +224,10 @@ def test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller():
 
 
 def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
-    """``channel`` on a 2-fold cv run of hand-made pairs: keep's row is the learner's, the
-    nested λ row is each fold's λ's outputs, a run without --extra is refused."""
+    """``channel`` on a 2-fold cv run of hand-made pairs: keep's row is the learner's, λ = 1's
+    row is the grid's, one nested λ per fold (the choice itself:
+    test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller), the error models
+    on the other fold's pairs, a run without --extra is refused."""
     script = load_script("correction")
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ...errors import InputError
 from ...model.punct import PunctModel
 from ...ud.slots import ABBV, SlotSentence
 from ...ud.treebank import Sentence
@@ -99,7 +100,7 @@ class SlotScores:
 def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotSentence]
                 ) -> list[SlotScores]:
     """Every sentence's :class:`SlotScores` (each distinct sentence scored once by the
-    prior)."""
+    prior). A learner sentence of probability 0 under the prior is refused (InputError)."""
     variants: dict[tuple[int, tuple[Strings, ...]], int] = {}
     todo: list[SlotSentence] = []
 
@@ -116,6 +117,10 @@ def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotS
         plan.append((xs, cands, index(j, ss),
                      [[index(j, with_slot(ss, i, y)) for y in c] for i, c in enumerate(cands)]))
     logs = log_probs(model, todo)
+    for ss, (_, _, base, _) in zip(sentences, plan):
+        if not np.isfinite(logs[base]):
+            raise InputError(f"{ss.place}: the learner's sentence has probability 0 under the "
+                             f"prior: no gain of its slots is defined")
     return [SlotScores(xs, cands, [logs[v] - logs[base] for v in ids],
                        [np.array([errors.log_p(x, y) for y in c]) for x, c in zip(xs, cands)])
             for xs, cands, base, ids in plan]
