@@ -1811,6 +1811,14 @@ HELDOUT_SETTINGS = ("data", "extra", "copy", "reference", "sharpen", "lexical", 
                     "token_cost", "grammar", "keep_c2")  # what heldout's models depend on
 
 
+def heldout_pairs(data: Path, extra: bool) -> list[tuple[Sentence, Sentence]]:
+    """The (learner, corrected) TLE pairs heldout's corrector trains on: every isomorphic pair
+    (``extra``: and every punctuation-only pair) of every split; no sentence outside the
+    TLE."""
+    pooled, more = pooled_pairs(data, list(SPLITS), extra)
+    return [(s, g) for _, s, g in pooled + more]
+
+
 def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
     """Train (or check and keep) heldout's models in ``--work`` as one cv fold holding no
     document out: the learner model on every aligned TLE learner sentence, the corrector and
@@ -1838,8 +1846,7 @@ def heldout_models(args: argparse.Namespace, english: PunctModel) -> None:
                                  {"fold": None, "folds": None},
                                  [s for split in SPLITS
                                   for s in sentences_of(data / f"en_esl-ud-{split}.conllu")])
-    pooled, extra = pooled_pairs(data, list(SPLITS), args.extra)
-    rest = [(s, g) for _, s, g in pooled + extra]
+    rest = heldout_pairs(data, args.extra)
     fold_model(args, work, None, learner, own, grammar, slot_pairs(rest))
     train_crfs([s for s, _ in rest], [g for _, g in rest], [], english, work,
                corrector_only=True, keep_c2=args.keep_c2)
@@ -1897,6 +1904,57 @@ def heldout(args: argparse.Namespace) -> None:
         results[name] = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
                          "cost_grid": [asdict(t) for t in trials], "rows": rows,
                          "edits": edits}
+    with output(args.output) as f:
+        f.write(json.dumps(results, indent=1) + "\n")
+
+
+CHANNEL_CALIBRATED = "noisy channel, λ chosen on calibration"
+
+
+def channel_heldout(args: argparse.Namespace) -> None:
+    """The noisy-channel corrector (:mod:`fstpunct.apps.correction.noisy`) on heldout's parts
+    (:func:`outside_parts`): one error model counted on the TLE pairs heldout's corrector
+    trained on (:func:`heldout_pairs` with ``--extra``; checked against ``--work``'s
+    corrector record), the prior ``--reference`` (default en); every λ of LAMBDAS on both
+    parts; on the test part keep, λ = 1 and the calibration part's λ of least AED (ties to
+    the smaller), tested against keep."""
+    data, work = Path(args.data), Path(args.work) / "correct"
+    record = CorrectionModel.load(work).record
+    learner, corrected, _ = trainable_pairs(heldout_pairs(data, True))
+    if (record.get("extra"), record.get("fce"), record.get("fold"), record.get("pairs")) != (
+            True, None, None, len(corrected)):
+        _fail(f"{work}: trained with extra {record.get('extra')}, fce {record.get('fce')}, "
+              f"fold {record.get('fold')} on {record.get('pairs')} pairs, not as heldout "
+              f"--extra on these {len(corrected)}")
+    errors = noisy.ErrorModel.counted(zip(learner, corrected))
+    print(f"error model on {len(corrected)} TLE pairs (K {errors.k})", flush=True)
+    english = load_model(args.reference)
+    parts = outside_parts(data)
+    results: dict = {"reference": args.reference, "work": str(work),
+                     "error_model": {"pairs": len(corrected), "k": errors.k}}
+    chosen = 1.0
+    for name, pairs in (("calibration", parts[0]), ("test", parts[1] + parts[2])):
+        source, gold = [s for s, _ in pairs], [g for _, g in pairs]
+        scores = noisy.slot_scores(english, errors, [to_slots(s) for s in source])
+        by_weight, kept = lambda_grid(source, scores, english)
+        edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
+        print(f"{name} part: {len(pairs)} pairs, "
+              f"{sum(len(c) for s in scores for c in s.candidates)} candidates", flush=True)
+        results[name] = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
+                         "lambda_grid": lambda_rows(edits, counts, kept)}
+        if name == "calibration":
+            chosen = least_aed(list(LAMBDAS), edits, counts, by_f05=False)
+            print(f"calibrated: λ {chosen:g}", flush=True)
+            results["calibrated_lambda"] = chosen
+            continue
+        outputs = {"keep": source, CHANNEL_BAYES: by_weight[1.0],
+                   CHANNEL_CALIBRATED: by_weight[chosen]}
+        rows = scored(outputs, source, gold, ("keep",))
+        print_rows(f"### test part ({len(pairs)} pairs, {sum(rows[0]['edit_counts'][2])} gold "
+                   f"punctuation edits; parsed trees; calibrated λ {chosen:g})", rows,
+                   (("aed", "keep"), ("f", "keep")))
+        results[name] |= {"rows": rows,
+                          "final_or_inner": print_final_or_inner(outputs, source, gold)}
     with output(args.output) as f:
         f.write(json.dumps(results, indent=1) + "\n")
 
@@ -2596,6 +2654,14 @@ def main() -> None:
     c.add_argument("--support", type=float, default=SUPPORT,
                    help="the cv run's correction model's support (default %(default)g)")
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    c = sub.add_parser("channel-heldout", help="the noisy-channel corrector on heldout's "
+                                               "parts, its error model on the TLE pairs")
+    c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
+    c.add_argument("--work", default="models/esl-heldout",
+                   help="heldout --extra's folder (its corrector's record is checked)")
+    c.add_argument("--reference", default="en", help="the prior: a model of correct English "
+                                                     "(default en)")
+    c.add_argument("-o", "--output", required=True, help="JSON of every figure")
     u = sub.add_parser("units", help="describe the units of the TLE pairs and of heldout's two "
                                      "parts (no decoding)")
     u.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -2634,7 +2700,8 @@ def main() -> None:
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
                     "power": power, "jackknife": jackknife, "agree": agree_cv,
                     "compare": compare, "edits": slot_edits, "heldout": heldout,
-                    "units": units, "channel": channel}
+                    "units": units, "channel": channel,
+                    "channel-heldout": channel_heldout}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2
         _fail(str(e))

@@ -9,6 +9,7 @@ from learner_pairs import PLAIN, RELATIVE, conll, sentences
 from script_module import load_script
 from test_correction_cv import ROOT, learner_folder, punctuation_only_files
 
+from fstpunct.apps.correction import noisy
 from fstpunct.apps.correction.calibrate import Trial
 from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.model.store import read_record
@@ -240,3 +241,53 @@ def test_units_of_the_tle_pairs_and_the_parts_with_a_heldout_runs_edits(script, 
             script.main()
         err = capsys.readouterr().err
         assert stop.value.code == 2 and says in err and err.count("\n") == 1
+
+
+def run_channel(script, monkeypatch, data: Path, work: Path, out: Path) -> None:
+    monkeypatch.setattr(sys, "argv", ["correction.py", "channel-heldout", "--data", str(data),
+                                      "--work", str(work), "-o", str(out)])
+    script.main()
+
+
+def test_channel_heldout_counts_tle_pairs_only_on_heldouts_parts(script, data, tmp_path,
+                                                                 monkeypatch, capsys):
+    """channel-heldout: the error model counted on the TLE pairs heldout --extra's corrector
+    trained on (spied: no outside sentence), the λ chosen on heldout's calibration part and
+    scored on its test part; a corrector trained otherwise is refused."""
+    work = tmp_path / "heldout"
+    run_heldout(script, monkeypatch, data, work, tmp_path / "heldout.json", "--extra")
+    counted: list[str] = []
+    real = noisy.ErrorModel.counted
+
+    def spy(cls, pairs):
+        pairs = list(pairs)
+        counted.extend(x.place for x, _ in pairs)
+        return real(pairs)
+    monkeypatch.setattr(noisy.ErrorModel, "counted", classmethod(spy))
+    out = tmp_path / "channel.json"
+    run_channel(script, monkeypatch, data, work, out)
+    # heldout's corrector's pairs: 4 isomorphic and 1 punctuation-only of each of 6 documents
+    assert len(counted) == 30 and not any("sent_id TR" in place for place in counted)
+    result = json.loads(out.read_text(encoding="utf-8"))
+    assert result["error_model"]["pairs"] == 30
+    parts = script.outside_parts(data)
+    assert result["calibration"]["sent_ids"] == [s.sent_id for s, _ in parts[0]]
+    assert result["test"]["sent_ids"] == [s.sent_id for s, _ in parts[1] + parts[2]]
+    assert result["calibrated_lambda"] in script.LAMBDAS
+    calibration = {g["lambda"]: g["aed"] for g in result["calibration"]["lambda_grid"]}
+    assert calibration[result["calibrated_lambda"]] == min(calibration.values())
+    rows = {r["system"]: r for r in result["test"]["rows"]}
+    assert list(rows) == ["keep", script.CHANNEL_BAYES, script.CHANNEL_CALIBRATED]
+    assert rows["keep"]["aed"] == 2.0  # two commas left out in each of the 4 test pairs
+    test = {g["lambda"]: g["aed"] for g in result["test"]["lambda_grid"]}
+    assert rows[script.CHANNEL_BAYES]["aed"] == pytest.approx(test[1.0])
+    assert rows[script.CHANNEL_CALIBRATED]["aed"] == pytest.approx(
+        test[result["calibrated_lambda"]])
+    assert "calibrated: λ" in capsys.readouterr().out
+    plain = tmp_path / "plain"
+    run_heldout(script, monkeypatch, data, plain, tmp_path / "plain.json")
+    with pytest.raises(SystemExit) as stop:
+        run_channel(script, monkeypatch, data, plain, tmp_path / "refused.json")
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and "not as heldout --extra" in err
+    assert not (tmp_path / "refused.json").exists()
