@@ -116,13 +116,14 @@ def test_decode_imports_only_what_it_needs(tmp_path):
     """The command line imports only the running command's module: decode never imports
     scipy, tqdm or graphviz (slow to import, and not needed), nor the readable tree DP (the
     tests' oracle) or numpy.ma, nor what only training or parallel jobs need (the M-step,
-    L-BFGS, concurrent.futures, logging)."""
+    L-BFGS, concurrent.futures, logging, the API's training and its grammar reader: the API's
+    names load on first use)."""
     script = ("import sys; from fstpunct.cli.main import main; "
               f"main(['decode', '--model', 'en', {str(SAMPLE)!r}, '-o', {str(tmp_path / 'o')!r}]);"
               "print(sorted(({m.split('.')[0] for m in sys.modules}"
               " & {'scipy', 'tqdm', 'graphviz', 'concurrent', 'logging'}) | (set(sys.modules)"
               " & {'fstpunct.dp.treedp', 'numpy.ma', 'fstpunct.model.mstep',"
-              " 'fstpunct.model.lbfgs'})))")
+              " 'fstpunct.model.lbfgs', 'fstpunct.api.training', 'fstpunct.fst.grammar'})))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

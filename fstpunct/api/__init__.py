@@ -8,16 +8,31 @@ out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
 ``return self._rewrite(data, lambda s: step(self.punct, s, ...))`` (the sentences as the model
 reads them, marks of either width: :mod:`fstpunct.ud.width`); list anything new
 in :data:`fstpunct.__all__` and document it in the README's "Python API" section.
+
+The names are loaded on first use from the modules of :data:`_HOME` (a command imports only
+what it needs: decode never imports training's grammars).
 """
-from ..ud.release import Source
-from .analysis import posteriors
-from .catalogue import ModelInfo, bundled_models, evaluate
-from .choice import Choice, choose, language_of
-from .data import Data, rewrite, sentences, split, values
-from .model import Model, Perplexity, load
-from .parsing import parse
-from .training import train
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_HOME = {"Source": "..ud.release", "posteriors": ".analysis", "ModelInfo": ".catalogue",
+         "bundled_models": ".catalogue", "evaluate": ".catalogue", "Choice": ".choice",
+         "choose": ".choice", "language_of": ".choice", "Data": ".data", "rewrite": ".data",
+         "sentences": ".data", "split": ".data", "values": ".data", "Model": ".model",
+         "Perplexity": ".model", "load": ".model", "parse": ".parsing", "train": ".training"}
 
 __all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
            "choose", "evaluate", "language_of", "load", "parse", "posteriors", "rewrite",
            "sentences", "split", "train", "values"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOME:
+        return getattr(importlib.import_module(_HOME[name], __name__), name)
+    raise AttributeError(f"module 'fstpunct.api' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *__all__])
