@@ -181,3 +181,18 @@ def test_only_the_decode_console_script_settles_the_heap(tmp_path):
                           str(SAMPLE)], capture_output=True, text=True, env=env)
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["then the console script", "settled"]
+
+
+def test_the_decode_console_script_collects_no_garbage_until_main_returns(monkeypatch):
+    """The console script keeps the cyclic collector off while ``fstpunct decode``'s
+    :func:`~fstpunct.cli.main.main` runs (its imports and the model's loading), not for other
+    commands, and turns it back on when main returns."""
+    from fstpunct.cli import main as cli
+    from fstpunct.parallel import heap
+    seen = []
+    monkeypatch.setattr(heap, "settle", lambda: None)  # the process's heap left alone
+    monkeypatch.setattr(cli, "main", lambda: seen.append(gc.isenabled()) or 1)  # 1: no os._exit
+    for command in ("decode", "stats"):
+        monkeypatch.setattr(sys, "argv", ["fstpunct", command])
+        assert cli.console() == 1 and gc.isenabled()
+    assert seen == [False, True]
