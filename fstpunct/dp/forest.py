@@ -39,7 +39,7 @@ __all__ = ["ChainStack", "Forest", "KernelSource", "Outside", "SlotVectors", "Te
            "log_partition", "outside", "sample", "viterbi", "viterbi_and_log_partition"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SlotVectors:
     """A slot automaton's start vector λ and final vector ρ; where the slot opens a sentence,
     also ``entry`` = λ₀ᵀ ⊗ prefix (else empty)."""
@@ -49,7 +49,7 @@ class SlotVectors:
     entry: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class KernelStack:
     """A :class:`~fstpunct.dp.stacks.SparseStack` as the kernel reads it: CSR rows of the matrices
     (int32 row pointers, uint16 column indices, float values) and of their transposes (row
@@ -91,7 +91,7 @@ class KernelSource(ABC):
         """The stack as the compiled tree DP reads it."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ChainStack(KernelStack):
     """A :class:`~fstpunct.dp.chains.TokenChains` as the kernel reads it: its stored matrices as a
     :class:`KernelStack` (matrix ``base`` + b as its b-th), matrices a < ``base`` the token
@@ -110,7 +110,7 @@ class ChainStack(KernelStack):
     ktperm: np.ndarray
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Forest:
     """Sentences s = 0..S−1 with n_s words, max(n_s, 1) nodes (the pseudo node when n_s = 0)
     and n_s + 1 slots each, flattened in order; the index arrays are intp, but the
@@ -204,7 +204,7 @@ def viterbi_and_log_partition(forest: Forest, best: Forest, reference: Callable[
     return choice, score, log_z
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Terms:
     """Gradients of log Z with respect to the matrices, as rank-one terms: term r lives in
     forest slot ``slot[r]`` and adds ``coef · p qᵀ`` to ∂log Z/∂M_a for each of its entries
@@ -228,7 +228,7 @@ class Terms:
         return x[:len(x) // 2], x[len(x) // 2:]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Outside:
     """:func:`outside` over sentences ``first``.. of a forest: log Z per sentence, ∂log Z/∂weight
     per candidate of the range, ∂log Z/∂λ and ∂log Z/∂ρ per slot of the range (slot at

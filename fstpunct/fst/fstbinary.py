@@ -30,7 +30,7 @@ _HAS_ISYMBOLS, _HAS_OSYMBOLS = 1, 2
 _WIDE = ("log64", "tropical64")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FstArcs:
     """Every arc of a machine in state order (as pynini iterates them)."""
 
@@ -73,7 +73,7 @@ class _Reader:
         return table
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FstFile:
     """What a machine's binary holds: its arc type, input symbols (symbol of every key; None
     without a table) and arcs."""

@@ -44,7 +44,7 @@ __all__ = ["BlockClosures", "EditCounter", "Lattice", "LatticeBuilder", "Topolog
            "product_stacks"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Topology:
     """A trimmed lattice's shape in scan order: arcs (src, dst, channel arc index, token index;
     token -1 = the end mark ``$``), the start state and the number of states."""
@@ -58,7 +58,7 @@ class Topology:
     reverse: bool
 
 
-@dataclass
+@dataclass(eq=False)
 class Lattice:
     """A weighted slot lattice in natural reading order, in one semiring (sum or max): its token
     arcs (parallel ones combined) sorted by token, then source and target state."""

@@ -82,7 +82,7 @@ class Settings:
         return asdict(self)
 
 
-@dataclass
+@dataclass(eq=False)
 class PunctModel:
     """A trained (or initial) punctuation model: the Attach model's features and pair table
     (``attach``, with the vocabulary V of punctemes and pairs), its weights θ (``theta``:
@@ -163,7 +163,7 @@ def _slot_surfaces(vocab: Vocab, sentences: Sequence[SlotSentence]
                  for s in sentences)
 
 
-@dataclass
+@dataclass(eq=False)
 class Posteriors:
     """log Z of one sentence and the posteriors of its nodes' Attach rows."""
 
@@ -172,14 +172,14 @@ class Posteriors:
     posterior: np.ndarray   # their posterior probabilities
 
 
-@dataclass
+@dataclass(eq=False)
 class Expectations(Posteriors):
     """What the E-step needs from one sentence."""
 
     arc_counts: np.ndarray  # expected count of every channel arc
 
 
-@dataclass
+@dataclass(eq=False)
 class Slot:
     """One surface string's lattice in one semiring, with the stack of its puncteme matrices
     (M(l) for every l of V, then the backoff closure) and which of them are nonzero; in a
