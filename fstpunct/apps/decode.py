@@ -305,7 +305,8 @@ def _annotate_chunk(model: PunctModel, sentences: list[Sentence],
                 text += "|PunctPost=" + posteriors_value(
                     (*(p or (None, None)), q) for p, q in ranked[w][:posteriors])
             fields = lines[word_id - 1].fields
-            fields[9] = set_misc(fields[9], text)
+            misc = fields[9]
+            fields[9] = text if misc == "_" else set_misc(misc, text)  # "_": set_misc's text
         sent.set_comment("underlying", bracketed(slots, best))
         sent.set_comment("punct_logprob", f"{log_p:.4f}")
         yield sent
