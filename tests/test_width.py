@@ -393,7 +393,7 @@ def test_two_jobs_write_what_one_writes(tmp_path, full_text, command, capsys):
 
 def as_written(sents) -> list[list[str]]:
     """Every line of ``sents`` and every word's fields, as the sentences now hold them."""
-    return [[ln.text() for ln in s.lines] + [repr(w) for w in s.words] + s.comments
+    return [["\t".join(ln.fields) for ln in s.lines] + [repr(w) for w in s.words] + s.comments
             for s in sents]
 
 

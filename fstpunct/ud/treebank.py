@@ -88,9 +88,6 @@ class Line:
         ident = self.fields[0]
         return ident.isascii() and ident.isdigit() and ident[0] != "0"
 
-    def text(self) -> str:
-        return "\t".join(self.fields)
-
 
 @dataclass(slots=True)
 class Word:
@@ -197,7 +194,7 @@ class Sentence:
 
     def text(self) -> str:
         """The sentence as CoNLL-U, with its terminating blank line."""
-        out = self.comments + [ln.text() for ln in self.lines]
+        out = self.comments + ["\t".join(ln.fields) for ln in self.lines]
         return self.newline.join(out) + self.newline * 2
 
 
