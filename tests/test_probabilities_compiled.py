@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from fstpunct.dp._sparse import exponentials
 from fstpunct.model._punct import softmax_rows
 from hypothesis import given
 from hypothesis import strategies as st
@@ -33,6 +34,29 @@ def test_softmax_rows_bitwise_numpy(seed, rows, width, nodes):
     for j in range(nodes):
         expect[starts[j]:starts[j] + width] = p[inverse[j]]
     same(out, expect)
+
+
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 300), st.integers(0, 9))
+def test_softmax_rows_through_the_m_steps_exponential(seed, rows, width, nodes):
+    """Without ``exact`` (decode's): each row bitwise exp(S − max) by the M-step's exponential
+    (:func:`~fstpunct.dp._sparse.exponentials`) over numpy's sum of it, and within a few ulp of
+    numpy's softmax."""
+    rng = np.random.default_rng(seed)
+    scores = rng.normal(size=(rows, width)) * 10.0 ** rng.integers(-3, 4)
+    scores[rng.random((rows, width)) < 0.2] = 0.0
+    inverse = rng.integers(0, rows, size=nodes).astype(np.intp)
+    starts = rng.permutation(nodes).astype(np.intp) * width
+    out = np.full(nodes * width, np.nan)
+    expect = np.empty_like(scores)
+    for row, terms in zip(scores, expect):
+        exponentials(row - row.max(), terms)
+        terms /= terms.sum()
+    _, p = _softmax(scores.copy())
+    softmax_rows(scores, inverse, starts, out, exact=False)
+    assert scores.tobytes() == expect.tobytes()
+    np.testing.assert_allclose(scores, p, rtol=1e-14, atol=1e-300)
+    assert all(out[a:a + width].tobytes() == expect[i].tobytes()
+               for i, a in zip(inverse, starts))
 
 
 def test_softmax_rows_refuses_indices_out_of_range():

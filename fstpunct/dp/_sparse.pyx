@@ -22,8 +22,9 @@ exact=False)``): exp(x) for x ≤ 0 by IEEE additions, multiplications and one d
 (fdlibm's reduction and rational approximation, error < 1 ulp; no table, no fused multiply-add),
 so it gives the same bits on every machine, and loops over it vectorise (2 doubles wide with
 SSE2 or NEON, 4 with AVX2, chosen at run time: the same operations element by element, so the
-same bits). It is within 1 ulp of libm's; the softmax rows of decoding and the E-step keep
-libm's (``exact=True``, numpy's values).
+same bits). It is within 1 ulp of libm's; the E-step's softmax rows keep libm's
+(``exact=True``, numpy's values where numpy's exponential is libm's), decoding's use this one
+(:func:`fstpunct.apps.decode.annotate`).
 """
 from libc.math cimport exp
 from libc.stdlib cimport free, malloc, realloc
