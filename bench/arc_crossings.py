@@ -1,16 +1,18 @@
-"""Sentence pictures' arcs that cross as drawn, relation labels printed over each other and
+"""Sentence pictures' arcs that cross by a sampled test, relation labels printed over each other and
 over the arcs' curves, in the layout of the first N dev sentences of some languages (bundled
 models, gold trees).
 
-Prints, per language, the pictures' mean width and height (px) and the CPU time of laying
-them out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
-interleaved ends, an inner arc's curve above its enclosing arc's, the root arrow through an
-arc), the pairs of labels whose boxes (:func:`fstpunct.show.layout.overlapping_labels`, from
-the layout's width estimate) overlap, and the pairs of a label and another arc whose curve (or
-the root arrow) passes through the label's box (:func:`fstpunct.show.layout.labels_on_curves`:
-the curve's heights over the box, from its ends' and apex', reach into it), these by the curve
-(an arc enclosing the label's arc or another, sharing one of its words or none) and how many
-of them have the label at its own arc.
+Prints, per language, the pictures' mean width and height (px) and the CPU time of laying them
+out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
+interleaved ends, an inner arc's curve above its enclosing arc's at a sampled point by any
+amount, including just off a shared end where the two only meet at a word, the root arrow
+through an arc), the pairs of labels whose boxes
+(:func:`fstpunct.show.layout.overlapping_labels`, from the layout's width estimate) overlap,
+and the pairs of a label and another arc whose curve (or the root arrow) passes through the
+label's box (:func:`fstpunct.show.layout.labels_on_curves`: the curve's heights over the box,
+from its ends' and apex', reach into it), these by the curve (an arc enclosing the label's arc
+or another, sharing one of its words or none) and how many of them have the label at its own
+arc.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out), to compare a
 change with its parent.

@@ -322,9 +322,11 @@ def _arc_y(arc: Arc, x: float) -> float:
 
 
 def crossings(lay: Layout, samples: int = 64) -> int:
-    """How many pairs of ``lay``'s arcs cross as drawn: ends interleaved (a non-projective
-    pair), or one inside the other's extent whose curve rises above the other's somewhere
-    (checked at ``samples`` points), or the root arrow through an arc's extent."""
+    """How many pairs of ``lay``'s arcs cross by the sampled test: ends interleaved (a
+    non-projective pair), or one inside the other's extent whose curve rises above the other's
+    at one of ``samples`` points, by any amount, including just off a shared end (where the
+    two only meet at a word, which no reader sees as a crossing), or the root arrow through an
+    arc's extent."""
     count = 0
     for a, b in itertools.combinations(lay.arcs, 2):
         if not a.head or not b.head:  # the root arrow, straight down from above all arcs
