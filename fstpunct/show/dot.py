@@ -4,9 +4,8 @@ program, falling back to the source when ``dot`` is missing.
 
 Text is set in the generic sans-serif family; fontconfig takes each glyph it lacks from
 another font, so Chinese, Devanagari and Arabic marks need a font that has them: Noto
-(``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up"). Labels were set in monospace,
-which draws ``–`` and ``—`` alike; each mark is written between angle brackets (:func:`mark`)
-and an arc's output after ``→``.
+(``fonts-noto-core``, ``fonts-noto-cjk``; README, "Set-up"). Each mark is written between
+angle brackets (:func:`mark`), an arc's output after ``→``.
 """
 from __future__ import annotations
 
@@ -34,9 +33,9 @@ SANS = "sans-serif"  # fontconfig falls back per glyph: Noto fonts
 
 
 def mark(symbol: str) -> str:
-    """A channel symbol as a label prints it: between angle brackets (``⟨।⟩``, ``⟨:⟩``), so
-    that a mark is not read as a letter (the danda as ``l``), as the label's own ``:``, ``(``
-    or ``/``, or two hyphens as one dash (``⟨-⟩ ⟨-⟩``, ``⟨--⟩``). The characters of a mark of
+    """A channel symbol as a label prints it: between angle brackets (``⟨।⟩``, ``⟨:⟩``), so that a
+    mark is not read as a letter (the danda as ``l``), as the label's own ``:``, ``(`` or ``/``,
+    or two hyphens as one dash (``⟨-⟩ ⟨-⟩`` against ``⟨- -⟩``). The characters of a mark of
     several, none a letter, stand a thin space apart (``⟨- -⟩``, ``⟨. . .⟩``, not ``<abbv>``):
     in sans-serif ``--`` read like the en dash ``–``, ``...`` like ``…``. No grammar's or
     bundled model's symbol is one of the brackets."""
