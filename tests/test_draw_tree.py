@@ -89,17 +89,17 @@ SHORT_WORDS = "".join(f"{k}\t{w}\t_\tX\t_\t_\t{h}\t{rel}\t_\t_\n" for k, (w, h, 
 
 
 def test_labels_do_not_overlap(views):
-    """Short neighbouring arcs under long labels printed them over each other
-    ('compouncase'); 4aa58c8 lifted such a label half a level (raising the arc, de06b7d, made
-    it cross the arcs around it: SHORT_WORDS 1 crossing pair, 0 before); now two words joined
-    by an arc stand far enough apart for its label, so SHORT_WORDS' labels stay at their arcs.
-    The sample: 1 crossing pair (3 at 4aa58c8); bench/arc_crossings.py on dev sentences counts
+    """Short neighbouring arcs under long labels printed them over each other ('compouncase');
+    4aa58c8 lifted such a label half a level (raising the arc, de06b7d, made it cross the arcs
+    around it: SHORT_WORDS 1 crossing pair, 0 before); now two words joined by an arc stand far
+    enough apart for its label, so SHORT_WORDS' labels stay at their arcs. The sample: 1
+    crossing pair at 918df2c (3 at 4aa58c8); bench/arc_crossings.py on dev sentences counts
     fewer than at 4aa58c8 too (RESULTS.md, "Pictures"). Since marks stand a full GAP from the
     words, the sample counts 3, these exactly (a bound would let a crossing a reader sees take
     the place of one nobody sees): 'case' under 'obl' in sentence 3, seen, and two more, each an
-    arc leaving a word from the point where an enclosing arc ends ('cc' under 'conj' at
-    'plums', 'det' under 'obl' at 'market'), whose curve, steeper there, the count finds above
-    the enclosing one's just off that point. Labels side by side keep GAP between them, at any
+    arc leaving a word from the point where an enclosing arc ends ('cc' under 'conj' at 'plums',
+    'det' under 'obl' at 'market'), whose curve, steeper there, the count finds above the
+    enclosing one's just off that point. Labels side by side keep GAP between them, at any
     heights (boxes at two heights are compared too)."""
     (short,) = sentence_views(load_model("en"), read_conllu(io.StringIO(SHORT_WORDS)), k=0)
     for view in [*views, short]:
