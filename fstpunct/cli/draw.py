@@ -32,7 +32,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = what.add_parser("channel", help="the channel's states and arcs among a few symbols",
                         description="The channel restricted to the given symbols: states "
                                     "'pending ⟨a⟩', arcs 'window → output / probability', "
-                                    "each mark between angle brackets.")
+                                    "each mark between angle brackets (a mark of several, "
+                                    "none a letter, with its characters a thin space apart: "
+                                    "⟨- -⟩).")
     p.add_argument("fst", metavar="CHANNEL.fst",
                    help="a compiled channel, e.g. build/en.fst, or a model (a folder of "
                         "fstpunct train or a bundled name, en): its channel.fst")
