@@ -39,13 +39,22 @@ settings.load_profile("fstpunct")
 
 @pytest.fixture(scope="session")
 def ud() -> Path:
-    """The UD release folder the treebanks are read from (``$FSTPUNCT_UD_DIR``, else ``ud`` or
-    ``../shared/ud``: :func:`~fstpunct.ud.release.ud_root`). Without one, a test that asks for
-    it is skipped, saying why; under CI it fails instead, so no coverage vanishes there."""
+    """The UD release folder the treebanks are read from: :func:`ud_release`."""
+    return ud_release()
+
+
+def ud_release() -> Path:
+    """The UD release folder (``$FSTPUNCT_UD_DIR``, else ``ud`` or ``../shared/ud``:
+    :func:`~fstpunct.ud.release.ud_root`), if it holds treebank files (either layout). Without
+    one, or with a folder without them, a test that asks for it is skipped, saying why; under
+    CI it fails instead, so no coverage vanishes there."""
     try:
-        return ud_root()
+        root = ud_root()
     except InputError as e:
         missing(f"needs the UD treebanks: {e}")
+    if not any(root.glob("UD_*/*-ud-*.conllu")) and not any(root.glob("*-ud-*.conllu")):
+        missing(f"needs the UD treebanks: no UD_*/*-ud-*.conllu under {root}")
+    return root
 
 
 def missing(reason: str) -> None:

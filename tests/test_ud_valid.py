@@ -47,11 +47,11 @@ def highest_level(path: Path, lang: str) -> int:
 
 
 @pytest.mark.skipif(UDVALIDATE is None, reason="udtools (the dev extra) is not installed")
-@pytest.mark.usefixtures("ud")  # without UD files one case (None), which skips (fails under CI)
+@pytest.mark.usefixtures("ud")  # without UD_* folders one case (None), which skips (fails under CI)
 @pytest.mark.parametrize("source", FILES or [None],
                          ids=[p.name.split("-ud-")[0] for p in FILES] or ["no-UD"])
 def test_outputs_pass_the_validator_at_the_inputs_level(source, tmp_path, capsys):
-    if source is None:  # a release found, without treebank files
+    if source is None:  # a release found, its files in UD 1.x's flat layout only (ud: no files)
         missing(f"needs the UD treebanks: no UD_*/*-ud-*.conllu under {ud_root()}")
     code = source.name.split("-ud-")[0]
     lang = code.split("_")[0]
