@@ -59,8 +59,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)  # the library checks them too, after loading
-    at_least(0, seed=args.seed, edit_cost=args.edit_cost)
-    check_stream_seed(args.seed, "--seed")  # below 2**32 too: one word of the streams
+    at_least(0, edit_cost=args.edit_cost)
+    check_stream_seed(args.seed, "--seed")  # at least 0, one 32-bit word of the streams
     within(0, 1, support=args.support)  # the library's Decoding: a probability
     refuse_missing({"--parser": args.parser})
     model = load(args.model)
