@@ -357,7 +357,6 @@ def test_an_npz_archive_without_an_array_read_is_one_model_error(tmp_path):
             npz["theta"]
 
 
-
 @pytest.mark.parametrize("bug", [lambda npz: {}["typo"], lambda npz: int("x"),
                                  lambda npz: npz["other"][0] + {}["typo"]],
                          ids=["KeyError", "ValueError", "after-a-read"])
@@ -373,6 +372,7 @@ def test_a_bug_in_the_block_of_an_npz_archive_is_not_a_model_error(bug, tmp_path
         gc.collect()
     assert not isinstance(raised.value, ModelError), raised.value
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
 
 def test_an_npz_archive_with_a_damaged_directory_is_closed(tmp_path):
     """An archive whose end record is whole but whose central directory is damaged passes the
