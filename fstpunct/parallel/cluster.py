@@ -73,7 +73,8 @@ def _check_main_script() -> None:
     path = getattr(main, "__file__", None)
     if path is None or getattr(main, "__spec__", None) is not None:  # python -c, -m, a REPL
         return
-    if not os.path.isfile(os.path.join(process.ORIGINAL_DIR or "", path)):
+    start = getattr(process, "ORIGINAL_DIR", None) or ""  # spawn's (undocumented), else here
+    if not os.path.isfile(os.path.join(start, path)):
         raise InputError(f"dask workers cannot start here: each runs the main script again "
                          f"from its file, and {path!r} is none (a script read from standard "
                          "input?); run it from a file, making the pool under "
