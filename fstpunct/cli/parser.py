@@ -32,8 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "and keeps the best epoch.")
     p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
     p.add_argument("--train", nargs="+", metavar="FILE",
-                   help="train on these CoNLL-U files, '-' or splits ('en:train'; one split "
-                        "each), read in turn, instead of --lang's train")
+                   help="train on these files, read in turn, instead of --lang's train: each "
+                        "a CoNLL-U file, '-' or a split such as en:train")
     p.add_argument("--dev", metavar="FILE",
                    help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--punct", choices=MODES, default="properties",
@@ -111,7 +111,7 @@ def _named(files: list[str]) -> str | list[str]:
     """The model's record of its ``--train`` files: one as the string it always was, several
     as a list (as ``fstpunct train`` records its inputs; a joined string would not split back
     when a path holds ", ")."""
-    return files[0] if len(files) == 1 else list(files)
+    return files[0] if len(files) == 1 else files
 
 
 def _compact(args: argparse.Namespace) -> int:
