@@ -4,6 +4,7 @@ import json
 import random
 import shutil
 import sys
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from test_correction_agree import held_out_runs
 from test_correction_cv import ROOT
 
 from fstpunct.apps.correction.bagging import Bagged, resampled, voted
-from fstpunct.apps.correction.correct import Prepared, decided
+from fstpunct.apps.correction.correct import Prepared, decided, reads_alike
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.restoration import marks
 from fstpunct.apps.restoration.metrics import score
@@ -111,6 +112,37 @@ def test_bagged_of_one_model_is_that_model(hand_corrector):
         for bags in (1, 3):
             assert [s.text() for s in Bagged([prep] * bags).corrected_with(decoding)] == \
                 [s.text() for s in alone]
+
+
+def test_sharing_refuses_no_model_and_a_model_that_reads_otherwise(hand_corrector, tmp_path):
+    """Prepared.sharing reads T_e′ once, by the first model's learner and readings: it takes
+    a model loaded twice (equal, not the same object: the bags of a cv fold) and refuses no
+    model, other drawn readings (count or stream) and another learner model (θ moved by
+    1e-9, other settings; the trained model beside its loaded copy, whose channel went through
+    the .fst file's weights, also differs in φ's last bits), before reading a sentence."""
+    words = sentences(conll(PLAIN, "p0") + conll(RELATIVE, "r0"))
+    with pytest.raises(InputError, match="^Prepared.sharing: no correction model"):
+        Prepared.sharing([], words)
+    folder = hand_corrector.save(tmp_path / "model")
+    first, loaded = CorrectionModel.load(folder), CorrectionModel.load(folder)
+    assert loaded.learner is not first.learner
+    alike = Prepared.sharing([first, loaded], words)
+    assert [p.model for p in alike] == [first, loaded]
+    assert [s.text() for s in alike[1].corrected_with(Decoding(0.0, 0.001))] == \
+        [s.text() for s in Prepared.of(loaded, words).corrected_with(Decoding(0.0, 0.001))]
+    learner = first.learner
+    theta = learner.theta.copy()
+    theta[0] += 1e-9
+    others = [replace(first, record={**first.record, "readings": 2}),
+              replace(first, record={**first.record, "readings_seed": 1}),
+              replace(first, learner=replace(learner, theta=theta)),
+              replace(first, learner=replace(
+                  learner, settings=replace(learner.settings, backoff=0.5))), hand_corrector]
+    for other in others:
+        assert not reads_alike(first, other)
+        with pytest.raises(InputError, match="^correction model 2: its learner model or "
+                                             "readings of T_e' are not model 0's"):
+            Prepared.sharing([first, loaded, other], words)
 
 
 def files(folder):

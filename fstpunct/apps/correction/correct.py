@@ -45,7 +45,7 @@ from .model import DECODERS_CORRECT, CorrectionModel, Decoding, unexplained
 from .platt import mapped
 
 __all__ = ["DECODERS_CORRECT", "Prepared", "corrected", "corrections", "decided",
-           "read_distributions", "slot_distributions"]
+           "read_distributions", "reads_alike", "slot_distributions"]
 
 
 def _keeping(slot: exact_mbr.SlotDistribution, own: Insertion, keep: float
@@ -121,9 +121,17 @@ class Prepared:
     @classmethod
     def sharing(cls, models: Sequence[CorrectionModel], sentences: Sequence[Sentence]
                 ) -> list[Prepared]:
-        """The sentences (all with words) prepared for each of ``models``, stripped and read
-        (T_e′) once: by the first model's learner model and readings, which every model must
-        share (the caller's check: e.g. the bags of one cv fold, :mod:`.bagging`)."""
+        """The sentences (all with words) prepared for each of ``models`` (e.g. the bags of
+        one cv fold, :mod:`.bagging`), stripped and read (T_e′) once, by the first model's
+        learner model and readings; an InputError for no model, or for a model that reads
+        otherwise (:func:`reads_alike`)."""
+        if not models:
+            raise InputError("Prepared.sharing: no correction model to prepare for")
+        for k, other in enumerate(models[1:], 1):
+            if not reads_alike(models[0], other):
+                raise InputError(f"correction model {k}: its learner model or readings of "
+                                 f"T_e' are not model 0's (sharing reads them once, by model "
+                                 f"0's)")
         stripped, own = [strip(s) for s in sentences], [insertions_of(s) for s in sentences]
         readings = models[0].readings_of([to_slots(s) for s in sentences])
         return [cls(m, stripped, own, read_distributions(m, readings)) for m in models]
@@ -132,6 +140,21 @@ class Prepared:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
         return [insert(t, decided(self.model, d, o, decoding))
                 for t, o, d in zip(self.stripped, self.own, self.dists)]
+
+
+def reads_alike(one: CorrectionModel, other: CorrectionModel) -> bool:
+    """Whether ``other`` reads T_e′ as ``one`` does: the same drawn readings (count and
+    stream) and the same learner model — the same object, or one of equal θ, channel,
+    vocabularies, contexts and settings (a model loaded twice)."""
+    a, b = one.learner, other.learner
+    return one.readings == other.readings and one.readings_seed == other.readings_seed and (
+        a is b or (a.settings == b.settings and np.array_equal(a.theta, b.theta)
+                   and (a.channel.symbols, a.channel.direction)
+                   == (b.channel.symbols, b.channel.direction)
+                   and np.array_equal(a.channel.phi, b.channel.phi)
+                   and (a.attach.symmetric, a.attach.contexts)
+                   == (b.attach.symmetric, b.attach.contexts)
+                   and a.vocab.to_dict() == b.vocab.to_dict()))
 
 
 def corrections(model: CorrectionModel, sentences: Sequence[Sentence],
