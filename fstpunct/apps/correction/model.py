@@ -236,9 +236,11 @@ class CorrectionModel:
     @property
     def readings_seed(self) -> int:
         """The random stream of the drawn readings (record ``readings_seed``; 0 if none),
-        one 32-bit word, else an InputError naming ``readings_seed``
-        (:func:`~fstpunct.errors.check_stream_seed`)."""
-        seed = int(self.record.get("readings_seed", 0))
+        an integer (not a bool, a float or a string) of one 32-bit word, else an InputError
+        naming ``readings_seed`` (:func:`~fstpunct.errors.check_stream_seed`)."""
+        seed = self.record.get("readings_seed", 0)
+        if type(seed) is not int:
+            raise InputError(f"readings_seed must be an integer, not {seed!r}")
         check_stream_seed(seed, "readings_seed")
         return seed
 
@@ -295,7 +297,7 @@ class CorrectionModel:
                     meta.get("record", {}))
         try:
             _ = model.readings_seed  # its check
-        except (TypeError, ValueError) as e:  # InputError is a ValueError; int() of junk too
+        except InputError as e:
             raise not_a_model(path, "a correction model", e, file="correction.json") from e
         return model
 
