@@ -6,6 +6,7 @@ import json
 import math
 import sys
 from collections import Counter
+from dataclasses import astuple, fields
 
 import numpy as np
 import pytest
@@ -223,12 +224,26 @@ def test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller():
     assert script.nested_choices(helds, [0.0, 1.0, 2.0], edits, counts)[1] == 2.0
 
 
+def spied(real, calls: list):
+    """``real``, recording each call's arguments and result in ``calls``."""
+    def spy(*args):
+        calls.append((args, real(*args)))
+        return calls[-1][1]
+    return spy
+
+
 def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     """``channel`` on a 2-fold cv run of hand-made pairs: keep's row is the learner's, λ = 1's
     row is the grid's, one nested λ per fold (the choice itself:
-    test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller), the error models
-    on the other fold's pairs, a run without --extra is refused."""
+    test_nested_lambda_is_least_aed_on_the_other_folds_ties_to_the_smaller), the nested row
+    takes each fold's held-out pairs from the grid at that fold's λ (choices fixed: both
+    folds at one λ give that λ's row; mixed ones, either way round, fold by fold; λ = 4's
+    sentences replaced by the gold ones, as every λ makes the same edits here), the error
+    models on the other fold's pairs, a run without --extra is refused."""
     script = load_script("correction")
+    seen: dict[str, list] = {"held_of": [], "grid_of": [], "pooled_pairs": []}
+    for name, calls in seen.items():
+        monkeypatch.setattr(script, name, spied(getattr(script, name), calls))
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()
     learner_folder(data)
@@ -253,6 +268,39 @@ def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     assert len(result["nested_lambdas"]) == 2
     assert result["fold_error_models"][0]["pairs"] == 8  # the other fold's trainable pairs
     assert "nested λ by fold" in capsys.readouterr().out
+    # every λ makes the same edits on these pairs: λ = 4's sentences become the gold ones, so
+    # that a row taken from the wrong λ or fold differs
+    gold = [g for _, _, g in seen["pooled_pairs"][-1][1][0]]
+    real_grid = script.lambda_grid
+    monkeypatch.setattr(script, "lambda_grid", lambda *args: (
+        {**(got := real_grid(*args))[0], 4.0: gold}, got[1]))
+    nested_rows, real = [], script.nested_choices
+    for choice in ([1.0, 1.0], [0.0, 0.0], [0.0, 4.0], [4.0, 0.0]):
+        def fixed(helds_, candidates, *rest, c=choice, **kw):  # the reference arm's: real
+            return list(c) if candidates == list(script.LAMBDAS) else real(
+                helds_, candidates, *rest, **kw)
+        monkeypatch.setattr(script, "nested_choices", fixed)
+        script.main()
+        capsys.readouterr()
+        result = json.loads(out.read_text(encoding="utf-8"))
+        row = {r["system"]: r for r in result["rows"]}[script.CHANNEL_NESTED]
+        assert result["nested_lambdas"] == choice
+        helds = seen["held_of"][-1][1]
+        (_, _, source, _), (edits, counts) = [
+            call for call in seen["grid_of"] if call[0][0] == script.LAMBDAS][-1]
+        fold_of = {j: f for f, held in enumerate(helds) for j in held}
+        assert sorted(fold_of) == list(range(len(source))) and len(helds) == 2
+        assert row["sentence_edits"] == [edits[choice[fold_of[j]]][j]
+                                         for j in range(len(source))]
+        assert row["edit_counts"] == [
+            [list(astuple(counts[choice[fold_of[j]]]))[k][j] for j in range(len(source))]
+            for k in range(len(fields(EditScore)))]
+        if choice[0] == choice[1]:
+            lam = {g["lambda"]: g for g in result["lambda_grid"]}[choice[0]]
+            assert row["aed"] == lam["aed"]
+            assert [sum(c) for c in row["edit_counts"]] == lam["edit_counts"]
+        nested_rows.append(row["sentence_edits"])
+    assert nested_rows[2] != nested_rows[3]  # the folds' λs swapped: another row
     plain = tmp_path / "plain"
     run_cv(script, monkeypatch, data, plain, tmp_path / "cv2.json", "--split", "train",
            "--correctors-only")
