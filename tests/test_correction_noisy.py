@@ -97,7 +97,11 @@ def test_leave_one_slot_out_is_the_written_sentence(english):
 
 def brute_force(english, errors, sent, weight):
     """Each slot's best candidate, every candidate sentence written and scored on its own
-    (ties to the learner's string, then the earlier candidate)."""
+    (ties to the learner's string, then the earlier candidate). Independent of
+    :func:`noisy.slot_scores` (its dedupe and ``with_slot``), not of the writer
+    (:func:`written` calls ``noisy.insertions``: tested by
+    test_leave_one_slot_out_is_the_written_sentence) nor of the error model's candidates and
+    p_err (``errors``: tested by test_error_model_by_hand)."""
     learner = slot_strings(to_slots(sent))
 
     def log_p(chosen):
