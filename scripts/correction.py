@@ -166,6 +166,12 @@ calibrated cost, the two CRF correctors and the chosen agreement, with ``agree``
 ``units`` describes the units of the TLE pairs and of heldout's parts, decoding nothing (their
 endings, tokens, gold edits at the final slot and inside; ``--heldout JSON``: that run's edits
 so split).
+
+``channel-heldout`` decodes heldout's parts by the noisy channel: one error model counted on
+the TLE pairs that ``heldout --extra``'s corrector trained on (its record checked: extra, no
+``--fce``, no fold, as many pairs), the prior ``--reference`` (default en), every λ of LAMBDAS
+on both parts; on the test part keep, λ = 1 and the calibration part's λ of least AED (ties to
+the smaller), tested against keep.
 """
 from __future__ import annotations
 
