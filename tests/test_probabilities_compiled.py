@@ -38,9 +38,9 @@ def test_softmax_rows_bitwise_numpy(seed, rows, width, nodes):
 
 @given(st.integers(0, 2**32 - 1), st.integers(1, 6), st.integers(1, 300), st.integers(0, 9))
 def test_softmax_rows_through_the_m_steps_exponential(seed, rows, width, nodes):
-    """Without ``exact`` (decode's): each row bitwise exp(S − max) by the M-step's exponential
-    (:func:`~fstpunct.dp._sparse.exponentials`) over numpy's sum of it, and within a few ulp of
-    numpy's softmax."""
+    """Without ``libm`` (decode's): each row bitwise exp(S − max) by the M-step's exponential
+    (:func:`~fstpunct.dp._sparse.exponentials`) over numpy's sum of it, and within 1e-14
+    (relative) of numpy's softmax and of the libm path's."""
     rng = np.random.default_rng(seed)
     scores = rng.normal(size=(rows, width)) * 10.0 ** rng.integers(-3, 4)
     scores[rng.random((rows, width)) < 0.2] = 0.0
@@ -52,9 +52,12 @@ def test_softmax_rows_through_the_m_steps_exponential(seed, rows, width, nodes):
         exponentials(row - row.max(), terms)
         terms /= terms.sum()
     _, p = _softmax(scores.copy())
-    softmax_rows(scores, inverse, starts, out, exact=False)
+    with_libm = scores.copy()
+    softmax_rows(with_libm, inverse, starts, np.empty_like(out))
+    softmax_rows(scores, inverse, starts, out, libm=False)
     assert scores.tobytes() == expect.tobytes()
     np.testing.assert_allclose(scores, p, rtol=1e-14, atol=1e-300)
+    np.testing.assert_allclose(scores, with_libm, rtol=1e-14, atol=1e-300)
     assert all(out[a:a + width].tobytes() == expect[i].tobytes()
                for i, a in zip(inverse, starts))
 

@@ -147,31 +147,32 @@ def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:
 
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
                     paired: bool = True, mark: Mark = _unmarked, chains: int = 0,
-                    exact: bool = True
+                    libm: bool = True
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
     :class:`Inference` (slot lattices shared by all chunks; ``paired``: for both the sum and
     the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`;
     ``chains``: as :class:`SlotCache`'s, for callers that run only the inside pass and
-    Viterbi; ``exact``: as :func:`inference_of`)."""
+    Viterbi; ``libm``: as :func:`inference_of`)."""
     cache = _slot_cache(model, paired, chains)
     for batch in batches(sentences, chunk):
-        yield batch, *inference_of(model, batch, cache, mark=mark, exact=exact)
+        yield batch, *inference_of(model, batch, cache, mark=mark, libm=libm)
 
 
 def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
-                 tilt: float = 0.0, mark: Mark = _unmarked, exact: bool = True
+                 tilt: float = 0.0, mark: Mark = _unmarked, libm: bool = True
                  ) -> tuple[list[SlotSentence], Inference]:
     """The slot view of ``sentences`` and their :class:`Inference` over ``slots`` (``tilt``:
     the pairs of W_d with unmatched symmetric marks weighted exp(−tilt), as in training's
-    posterior regularisation; ``math.inf`` excludes them; ``exact``: the Attach softmax through
-    libm's exponential, else the M-step's, as :func:`annotate` has it); ``mark`` is called
+    posterior regularisation; ``math.inf`` excludes them; ``libm``: the Attach softmax through
+    libm's exponential, else the M-step's, as :func:`annotate` has it:
+    :func:`~fstpunct.model.attach.probabilities`); ``mark`` is called
     after each stage: ``to_slots``, ``featurise``, ``Attach probabilities``."""
     prepared = [to_slots(s) for s in sentences]
     mark("to_slots")
     batch = model.prepare(prepared)
     mark("featurise")
-    inference = Inference(model, batch, tilt, slots=slots, exact=exact)
+    inference = Inference(model, batch, tilt, slots=slots, libm=libm)
     mark("Attach probabilities")
     return prepared, inference
 
@@ -209,16 +210,16 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
     ``pool``, chunks in parallel (the same output). Serially, ``mark`` is called after each
     stage of a chunk: those of :func:`inference_of`, then ``Viterbi and inside pass`` (one
     compiled traversal; with ``posteriors``, ``Viterbi`` and ``outside pass``) and ``MISC items,
-    bracketed T'``. The Attach softmax goes through the M-step's exponential (``exact=False``:
-    within 1 ulp of libm's, 2.5 % of a decode's instructions less; the other steps, training
-    and :func:`scored` keep libm's)."""
+    bracketed T'``. The Attach softmax goes through the M-step's exponential (``libm=False``:
+    :func:`~fstpunct.model.attach.probabilities`; 2.5 % of a decode's instructions less), so
+    ``# punct_logprob`` may differ from :func:`scored`'s log p (libm's) in its last bits."""
     chains = 0 if posteriors else CHAINED_USES  # posteriors: the outside pass reads stacks
     if pool is not None and pool.parallel:
         yield from over_chunks(pool, model, sentences, partial(_annotate_step, posteriors), chunk,
                                chains=chains)
         return
     for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark,
-                                                      chains=chains, exact=False):
+                                                      chains=chains, libm=False):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
         del batch, prepared, inference  # not alive while the next chunk is built
 
@@ -247,7 +248,7 @@ def _scores(prepared: list[SlotSentence], inference: Inference) -> Iterator[tupl
 
 def _annotate_step(posteriors: int, model: PunctModel, sentences: list[Sentence],
                    slots: SlotCache) -> list[Sentence]:
-    prepared, inference = inference_of(model, sentences, slots, exact=False)
+    prepared, inference = inference_of(model, sentences, slots, libm=False)
     return list(_annotate_chunk(model, sentences, prepared, inference, posteriors))
 
 

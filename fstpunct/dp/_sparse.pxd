@@ -19,7 +19,7 @@ cdef void _counting_sort(const Py_ssize_t* key, const Py_ssize_t* items, Py_ssiz
                          Py_ssize_t buckets, Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil
 cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept nogil
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
-                       bint exact) noexcept nogil
+                       bint libm) noexcept nogil
 
 
 # Defined here, inline, for every compiled module: the address of a view's first item.

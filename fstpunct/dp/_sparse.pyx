@@ -18,13 +18,13 @@ one lattice in several semirings at once (sum and max: the same nonzeros, other 
 entry holding one value per weighting.
 
 :func:`exponentials` is the M-step's exponential (:c:func:`fstp_exp`, for ``_exp_terms(...,
-exact=False)``): exp(x) for x ≤ 0 by IEEE additions, multiplications and one division only
+libm=False)``): exp(x) for x ≤ 0 by IEEE additions, multiplications and one division only
 (fdlibm's reduction and rational approximation, error < 1 ulp; no table, no fused multiply-add),
 so it gives the same bits on every machine, and loops over it vectorise (2 doubles wide with
 SSE2 or NEON, 4 with AVX2, chosen at run time: the same operations element by element, so the
-same bits). It is within 1 ulp of libm's; the E-step's softmax rows keep libm's
-(``exact=True``, numpy's values where numpy's exponential is libm's), decoding's use this one
-(:func:`fstpunct.apps.decode.annotate`).
+same bits). It is within 1 ulp of libm's. The Attach softmax rows use it for decode's analysis
+and libm's elsewhere (``libm``: :func:`fstpunct.model.attach.probabilities` says how far apart
+the two are, :func:`fstpunct.apps.decode.inference_of` which paths take which).
 """
 from libc.math cimport exp
 from libc.stdlib cimport free, malloc, realloc
@@ -243,17 +243,17 @@ def exponentials(const double[::1] x, double[::1] out, bint avx2=True):
 
 
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
-                       bint exact) noexcept nogil:
+                       bint libm) noexcept nogil:
     """A softmax's terms p = exp(s − max s) (``p`` may be ``s``), their total by numpy's
     pairwise sum, and the maximum in ``high``: what ``max``, ``exp`` and ``sum`` along a row
-    give in numpy (n ≥ 1). The exponential is libm's if ``exact`` (numpy's where it has no SIMD
+    give in numpy (n ≥ 1). The exponential is libm's if ``libm`` (numpy's where it has no SIMD
     one), else the M-step's (the module's docstring: within 1 ulp of it, several times
     cheaper)."""
     cdef Py_ssize_t k
     cdef double top = s[0]
     for k in range(1, n):
         top = s[k] if s[k] > top else top
-    if exact:
+    if libm:
         for k in range(n):
             p[k] = exp(s[k] - top)
     elif _avx2:

@@ -58,13 +58,12 @@ def candidate_arrays(const Py_ssize_t[::1] node_offsets, const int[::1] pairs,
 
 
 def softmax_rows(double[:, ::1] scores, const Py_ssize_t[::1] inverse,
-                 const Py_ssize_t[::1] starts, double[::1] out, bint exact=True):
+                 const Py_ssize_t[::1] starts, double[::1] out, bint libm=True):
     """Each row of ``scores`` (distinct context rows × candidates) turned in place into
     p = exp(S − max) / Σ exp(S − max) (numpy's ``max``, ``exp``, pairwise ``sum`` and division,
     as :func:`fstpunct.model.attach._softmax` computes it: bitwise where numpy's exponential is
     libm's), then row ``inverse[j]`` of p copied to ``out[starts[j] : starts[j] + width]`` for
-    every node j. Without ``exact``, the exponential is the M-step's (:mod:`fstpunct.dp._sparse`:
-    within 1 ulp of libm's, several times cheaper)."""
+    every node j. ``libm``: as :func:`fstpunct.model.attach.probabilities`."""
     cdef Py_ssize_t n_rows = scores.shape[0], width = scores.shape[1], i, j, k
     cdef double high, total
     cdef double* s
@@ -78,7 +77,7 @@ def softmax_rows(double[:, ::1] scores, const Py_ssize_t[::1] inverse,
     with nogil:
         for i in range(n_rows):
             s = &scores[i, 0]
-            total = _exp_terms(s, s, width, &high, exact)
+            total = _exp_terms(s, s, width, &high, libm)
             for k in range(width):
                 s[k] = s[k] / total
         for j in range(inverse.shape[0]):

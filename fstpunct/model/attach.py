@@ -478,15 +478,17 @@ def _softmax(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def probabilities(theta: np.ndarray, data: AttachData,
-                  scores: np.ndarray | None = None, exact: bool = True) -> np.ndarray:
+                  scores: np.ndarray | None = None, libm: bool = True) -> np.ndarray:
     """p_θ(l, r | w) for every candidate row (flat; sums to 1 over each node's rows);
     ``scores``: :func:`pair_scores` of θ, where already known. Each candidate set's softmax is
-    written to its nodes' rows compiled (:func:`probabilities_reference`'s values, bitwise;
-    without ``exact``, through the M-step's exponential: within a few ulp of them)."""
+    written to its nodes' rows compiled. ``libm`` chooses its exponential: libm's (then
+    :func:`probabilities_reference`'s values, bitwise, where numpy's exponential is libm's), else
+    the M-step's (:func:`fstpunct.dp._sparse.exponentials`, the same bits on every machine and
+    several times cheaper): each probability within 1e-14 (relative) of libm's path's."""
     st = pair_scores(theta, data.model) if scores is None else scores
     out = np.empty(len(data.pairs))
     for g in data.groups:
-        softmax_rows(g.scores(st), g.inverse, data.node_offsets[g.nodes], out, exact)
+        softmax_rows(g.scores(st), g.inverse, data.node_offsets[g.nodes], out, libm)
     return out
 
 

@@ -117,10 +117,10 @@ class PunctModel:
         place (training makes a new model each iteration)."""
         return pair_scores(self.theta, self.attach)
 
-    def attach_probabilities(self, data: AttachData, exact: bool = True) -> np.ndarray:
+    def attach_probabilities(self, data: AttachData, libm: bool = True) -> np.ndarray:
         """p_θ(l, r | w) for every candidate row of ``data``, from :attr:`pair_scores`
-        (``exact``: as :func:`~.attach.probabilities`)."""
-        return probabilities(self.theta, data, self.pair_scores, exact)
+        (``libm``: as :func:`~.attach.probabilities`)."""
+        return probabilities(self.theta, data, self.pair_scores, libm)
 
     @cached_property
     def unmatched(self) -> np.ndarray:
@@ -416,13 +416,13 @@ class Inference:
     """θ and φ fixed: one sentence at a time, over slots cached per surface string.
 
     ``slots`` shares a :class:`SlotCache` between Inferences; without one, a cache over
-    :attr:`weights` is made when first needed. ``exact``: the Attach probabilities' softmax
-    through libm's exponential, else the M-step's (:func:`~.attach.probabilities`)."""
+    :attr:`weights` is made when first needed. ``libm``: as :func:`~.attach.probabilities`
+    (decode's analysis is without it: :func:`fstpunct.apps.decode.inference_of`)."""
 
     def __init__(self, model: PunctModel, batch: Batch, tilt: float = 0.0,
-                 slots: SlotCache | None = None, exact: bool = True) -> None:
+                 slots: SlotCache | None = None, libm: bool = True) -> None:
         self.model, self.batch = model, batch
-        self.probs = model.attach_probabilities(batch.data, exact)
+        self.probs = model.attach_probabilities(batch.data, libm)
         vocab = model.vocab
         pairs = np.asarray(vocab.pairs, dtype=np.intp).reshape(-1, 2)
         self._left_of_pair, self._right_of_pair = (np.ascontiguousarray(x) for x in pairs.T)
