@@ -171,3 +171,52 @@ def test_blas_threads_are_one_in_the_command_line_not_in_the_library():
            + show)  # set before numpy loads
     assert run(cli) == "['1', '1', '1']"
     assert run(cli, OPENBLAS_NUM_THREADS="2") == "['2', '1', '1']"
+
+
+def test_every_view_of_decodes_analysis_takes_its_exponential(tiny_model, tmp_path, monkeypatch):
+    """decode, normalise, show and ``draw tree`` compute one analysis: the Attach softmax
+    through the M-step's exponential (``libm=False``); perplexity's log p keeps libm's, and so
+    does show's tab of what was learned (``rules``' pairs per relation)."""
+    from fstpunct.apps import decode
+    from fstpunct.apps.normalise import normalise
+    from fstpunct.model import punct
+    from fstpunct.show.report import write_report
+    from fstpunct.show.sentence import sentence_views
+
+    chosen = []
+
+    def spy(theta, data, scores=None, libm=True):
+        chosen.append(libm)
+        return probabilities(theta, data, scores, libm)
+
+    probabilities = punct.probabilities
+    monkeypatch.setattr(punct, "probabilities", spy)
+    model = load_model(tiny_model)
+    runs = {"decode": lambda s: list(decode.annotate(model, s)),
+            "decode --posteriors": lambda s: list(decode.annotate(model, s, posteriors=3)),
+            "normalise": lambda s: list(normalise(model, s)),
+            "show": lambda s: write_report(model, s, tmp_path / "show.html", "t"),
+            "draw tree": lambda s: list(sentence_views(model, s, k=0)),
+            "perplexity": lambda s: list(decode.scored(model, s))}
+    for name, run in runs.items():
+        chosen.clear()
+        run(read_file(SAMPLE))
+        assert chosen == ([False, True] if name == "show" else [name == "perplexity"]), name
+
+
+def test_decodes_log_p_is_perplexitys_but_for_the_last_bits(tiny_model):
+    """``# punct_logprob`` (decode's inside pass, the M-step's exponential) is within 1e-12 of
+    :func:`scored`'s log p (perplexity and ``Model.log_prob``, libm's), and is what decode
+    writes."""
+    from fstpunct.apps.decode import annotate, chunk_inference, scored
+
+    model = load_model(tiny_model)
+    sentences = [*read_file(SAMPLE), *read_file(DATA / "edge.conllu")]
+    decoded = [log_z for _, _, inference in chunk_inference(model, sentences, 3)
+               for log_z in inference.viterbi_and_log_probs()[1].tolist()]
+    libm = [log_p for log_p, _ in scored(model, sentences, 3)]
+    assert len(decoded) == len(libm) == len(sentences)
+    assert all(math.isfinite(a) for a in decoded)
+    assert max(abs(a - b) for a, b in zip(decoded, libm)) <= 1e-12
+    written = [s.comment("punct_logprob") for s in annotate(model, sentences, chunk=3)]
+    assert written == [f"{a:.4f}" for a in decoded]

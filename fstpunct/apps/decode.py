@@ -147,7 +147,7 @@ def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:
 
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
                     paired: bool = True, mark: Mark = _unmarked, chains: int = 0,
-                    libm: bool = True
+                    libm: bool = False
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
     :class:`Inference` (slot lattices shared by all chunks; ``paired``: for both the sum and
@@ -160,14 +160,19 @@ def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int
 
 
 def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
-                 tilt: float = 0.0, mark: Mark = _unmarked, libm: bool = True
+                 tilt: float = 0.0, mark: Mark = _unmarked, libm: bool = False
                  ) -> tuple[list[SlotSentence], Inference]:
     """The slot view of ``sentences`` and their :class:`Inference` over ``slots`` (``tilt``:
     the pairs of W_d with unmatched symmetric marks weighted exp(−tilt), as in training's
     posterior regularisation; ``math.inf`` excludes them; ``libm``: the Attach softmax through
-    libm's exponential, else the M-step's, as :func:`annotate` has it:
-    :func:`~fstpunct.model.attach.probabilities`); ``mark`` is called
-    after each stage: ``to_slots``, ``featurise``, ``Attach probabilities``."""
+    libm's exponential, else the M-step's: :func:`~fstpunct.model.attach.probabilities`);
+    ``mark`` is called after each stage: ``to_slots``, ``featurise``, ``Attach probabilities``.
+
+    Decode's analysis is without ``libm``, one computation wherever it is shown: decode
+    (:func:`annotate`), normalise, ``show``, ``draw tree`` and ``bench/joint_traversal.py``.
+    Libm's is kept by :func:`scored` (perplexity, ``Model.log_prob``), rephrase, and the paths
+    that make their own :class:`Inference` or probabilities (its default): training's E-step,
+    restoration, correction, constraint's rescoring, ``rules``, ``draw lattice``."""
     prepared = [to_slots(s) for s in sentences]
     mark("to_slots")
     batch = model.prepare(prepared)
@@ -219,7 +224,7 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
                                chains=chains)
         return
     for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark,
-                                                      chains=chains, libm=False):
+                                                      chains=chains):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
         del batch, prepared, inference  # not alive while the next chunk is built
 
@@ -231,14 +236,15 @@ def scored(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
     if pool is not None and pool.parallel:
         yield from over_chunks(pool, model, sentences, _scored_step, chunk, paired=False)
         return
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False,
+                                                      libm=True):
         yield from _scores(prepared, inference)
         del batch, prepared, inference  # not alive while the next chunk is built
 
 
 def _scored_step(model: PunctModel, sentences: list[Sentence],
                  slots: SlotCache) -> list[tuple[float, int]]:
-    return list(_scores(*inference_of(model, sentences, slots)))
+    return list(_scores(*inference_of(model, sentences, slots, libm=True)))
 
 
 def _scores(prepared: list[SlotSentence], inference: Inference) -> Iterator[tuple[float, int]]:
@@ -248,7 +254,7 @@ def _scores(prepared: list[SlotSentence], inference: Inference) -> Iterator[tupl
 
 def _annotate_step(posteriors: int, model: PunctModel, sentences: list[Sentence],
                    slots: SlotCache) -> list[Sentence]:
-    prepared, inference = inference_of(model, sentences, slots, libm=False)
+    prepared, inference = inference_of(model, sentences, slots)
     return list(_annotate_chunk(model, sentences, prepared, inference, posteriors))
 
 

@@ -255,13 +255,15 @@ def underlying(sentences: Iterable[Sentence], model: PunctModel | None, tree: st
         return
     align = Aligner(model.channel)
     start = 0  # the input index of the chunk's first sentence
-    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False):
+    for batch, prepared, inference in chunk_inference(model, sentences, chunk, paired=False,
+                                                      libm=True):
         trees = _drawn(inference, tree, samples, [stream(seed, start + j, TREE)
                                                   for j in range(len(batch))])
         odd = [j for j, sent in enumerate(batch)
                if unmatched([w.form for w in sent.words if w.is_punct])] if balanced else []
         if odd:
-            _, tilted = inference_of(model, [batch[j] for j in odd], inference.slots, math.inf)
+            _, tilted = inference_of(model, [batch[j] for j in odd], inference.slots, math.inf,
+                                       libm=True)
             for j, drawn in zip(odd, _drawn(tilted, tree, samples,
                                             [stream(seed, start + j, TILT) for j in odd])):
                 trees[j] = drawn
