@@ -29,6 +29,11 @@ def en():
     return fstpunct.load("en")
 
 
+def test_every_name_of_the_api_resolves():
+    for name in fstpunct.api.__all__:
+        getattr(fstpunct.api, name)  # from its module of _HOME, else an AttributeError
+
+
 def test_public_names_have_docstrings():
     for name in fstpunct.__all__:
         assert getattr(fstpunct, name).__doc__, name

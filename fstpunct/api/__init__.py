@@ -7,7 +7,8 @@ Adding a method: write the step in ``fstpunct/apps`` (sentences in, sentences
 out) and give :class:`Model` a method of a few lines, as ``Model.decode`` does:
 ``return self._rewrite(data, lambda s: step(self.punct, s, ...))`` (the sentences as the model
 reads them, marks of either width: :mod:`fstpunct.ud.width`); list anything new
-in :data:`fstpunct.__all__` and document it in the README's "Python API" section.
+in :data:`_HOME` with its module (``__all__`` is its names) and in :data:`fstpunct.__all__`,
+and document it in the README's "Python API" section.
 
 The names are loaded on first use from the modules of :data:`_HOME` (a command imports only
 what it needs: decode never imports training's grammars).
@@ -23,9 +24,7 @@ _HOME = {"Source": "..ud.release", "posteriors": ".analysis", "ModelInfo": ".cat
          "sentences": ".data", "split": ".data", "values": ".data", "Model": ".model",
          "Perplexity": ".model", "load": ".model", "parse": ".parsing", "train": ".training"}
 
-__all__ = ["Choice", "Data", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
-           "choose", "evaluate", "language_of", "load", "parse", "posteriors", "rewrite",
-           "sentences", "split", "train", "values"]
+__all__ = sorted(_HOME)
 
 
 def __getattr__(name: str) -> Any:
