@@ -226,9 +226,10 @@ def test_an_error_after_reading_stdin_is_one_line(tmp_path):
     """An option refused once stdin's first sentence is read (to tell its language): the
     error alone (the note on the language came first: two lines), and no 'Exception ignored'
     traceback at exit from the reader's generator detaching the already closed stdin."""
-    run = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "rephrase", "--order",
-                          str(tmp_path / "none")], stdin=SAMPLE.open("rb"), capture_output=True,
-                         text=True, cwd=tmp_path, check=False)
+    with SAMPLE.open("rb") as stdin:
+        run = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "rephrase", "--order",
+                              str(tmp_path / "none")], stdin=stdin, capture_output=True,
+                             text=True, cwd=tmp_path, check=False)
     assert run.returncode == 2 and "none: not an ordering model" in run.stderr
     assert run.stderr.count("\n") == 1 and "Traceback" not in run.stderr, run.stderr
     assert "note" not in run.stderr, run.stderr

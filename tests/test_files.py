@@ -200,11 +200,11 @@ def test_full_disk_on_stdout_is_one_line():
 
 @pytest.mark.usefixtures("ud")
 def test_closed_pipe_is_quiet():
-    proc = fstpunct("decode", split_source("en", "dev").path)
-    proc.stdout.readline()
-    proc.stdout.close()
-    err = proc.stderr.read()
-    assert proc.wait(timeout=120) == 0 and err == b""
+    with fstpunct("decode", split_source("en", "dev").path) as proc:  # closes stderr's pipe
+        proc.stdout.readline()
+        proc.stdout.close()
+        err = proc.stderr.read()
+        assert proc.wait(timeout=120) == 0 and err == b""
 
 
 @pytest.mark.parametrize("command", [["decode", "--model", "en"], ["restore", "--trivial", "en"],
