@@ -15,11 +15,10 @@ from script_module import load_script
 from test_correction_cv import DOCUMENTS, learner_folder, run_cv
 
 from fstpunct.apps.correction import noisy
-from fstpunct.apps.correction.rerank import log_probs
 from fstpunct.apps.restoration.metrics import EditScore, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.errors import InputError
-from fstpunct.model.punct import Inference
+from fstpunct.model.punct import Inference, log_probs
 from fstpunct.model.store import load_model
 from fstpunct.ud.slots import ABBV, to_slots
 

@@ -52,9 +52,11 @@ from .vocab import Puncteme, Vocab
 if TYPE_CHECKING:  # the readable tree DP, the tests' oracle: imported by the methods using it
     from ..dp.treedp import Gradients, MatrixTree, Outer
 
-__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache"]
+__all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache",
+           "log_probs"]
 
 BACKOFF = -1  # the label of the backoff candidate
+CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
 
 
 @dataclass(frozen=True)
@@ -829,6 +831,14 @@ class Inference:
         from ..dp.treedp import sample
         tree, labels = self.tree(s)
         return [self._pairs_of(labels, c) for c in sample(tree, rng, size)]
+
+
+def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
+    """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches of
+    CHUNK sentences)."""
+    return np.concatenate([np.zeros(0)] + [
+        Inference(model, model.prepare(list(sentences[a:a + CHUNK]))).log_probs()
+        for a in range(0, len(sentences), CHUNK)])
 
 
 def _node_spans(sent: SlotSentence) -> list[tuple[int, int]]:

@@ -30,14 +30,13 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import InputError
-from ...model.punct import PunctModel
+from ...model.punct import PunctModel, log_probs
 from ...ud.slots import ABBV, SlotSentence
 from ...ud.treebank import Sentence
 from ..restoration import Insertion
 from ..restoration.exact import balanced_strings
 from ..restoration.metrics import slot_strings
 from ..restoration.strip import insert, insertions_of, strip
-from .rerank import log_probs
 
 __all__ = ["ErrorModel", "SlotScores", "balanced_or_kept", "corrected", "decisions",
            "insertions", "slot_scores", "with_slot"]

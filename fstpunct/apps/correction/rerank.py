@@ -25,7 +25,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from ...errors import InputError
-from ...model.punct import Inference, PunctModel
+from ...model.punct import PunctModel, log_probs
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from ..restoration import Insertion, marks
@@ -36,10 +36,7 @@ from .crf import CrfCorrector, features, tag_insertions
 from .model import CorrectionModel
 
 __all__ = ["Chain", "Nbest", "correction_log_probs", "english_log_probs", "kbest",
-           "log_partition", "log_probs", "nbest"]
-
-CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
-
+           "log_partition", "nbest"]
 
 def kbest(state: np.ndarray, trans: np.ndarray, k: int) -> list[tuple[float, tuple[int, ...]]]:
     """The ``k`` best label sequences of a linear chain (score Σ_i state[i, y_i] +
@@ -165,14 +162,6 @@ def _candidates(stripped: Sequence[Sentence], lists: Sequence[Nbest]) -> list[Sl
 def _split(values: np.ndarray, lists: Sequence[Nbest]) -> list[list[float]]:
     bounds = np.cumsum([0] + [len(nb.corrections) for nb in lists])
     return [values[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])]
-
-
-def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
-    """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches of
-    CHUNK sentences)."""
-    return np.concatenate([np.zeros(0)] + [
-        Inference(model, model.prepare(list(sentences[a:a + CHUNK]))).log_probs()
-        for a in range(0, len(sentences), CHUNK)])
 
 
 def correction_log_probs(model: CorrectionModel, sources: Sequence[Sentence],
