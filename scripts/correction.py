@@ -2397,6 +2397,12 @@ def add_decoder_argument(p: argparse.ArgumentParser, default: str | None = "bala
                         + (default or "the one stored with the model's decoding") + ")")
 
 
+def add_prior_argument(p: argparse.ArgumentParser) -> None:
+    """The noisy channel's prior (``channel``, ``channel-heldout``)."""
+    p.add_argument("--reference", default="en", help="the prior: a model of correct English "
+                                                     "(default en)")
+
+
 def add_held_out_arguments(p: argparse.ArgumentParser) -> None:
     """The options of a command reading a finished cv run's folds again (:func:`held_out`)."""
     add_cv_run_arguments(p)
@@ -2656,8 +2662,7 @@ def main() -> None:
                                        "correct English) on a cv run's held-out pairs")
     add_cv_run_arguments(c)
     add_decoder_argument(c, "learner")
-    c.add_argument("--reference", default="en", help="the prior: a model of correct English "
-                                                     "(default en)")
+    add_prior_argument(c)
     c.add_argument("--support", type=float, default=SUPPORT,
                    help="the cv run's correction model's support (default %(default)g)")
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
@@ -2666,8 +2671,7 @@ def main() -> None:
     c.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
     c.add_argument("--work", default="models/esl-heldout",
                    help="heldout --extra's folder (its corrector's record is checked)")
-    c.add_argument("--reference", default="en", help="the prior: a model of correct English "
-                                                     "(default en)")
+    add_prior_argument(c)
     c.add_argument("-o", "--output", required=True, help="JSON of every figure")
     u = sub.add_parser("units", help="describe the units of the TLE pairs and of heldout's two "
                                      "parts (no decoding)")
