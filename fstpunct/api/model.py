@@ -419,8 +419,9 @@ class Model:
                       "only with parser (--parser), the beam it parses with")
         refuse_missing({"parser (--parser)": parser})
         from .parsing import parser_model
-        p = None if parser is None else parser_model(parser, beam)
-        if p is not None:  # it parses the learner's punctuated sentences
+        p = None
+        if parser is not None:  # it parses the learner's punctuated sentences
+            p = parser_model(parser, beam)
             p.expect_mode("tokens", "correction with a parser")
         correction = self.correction
 
