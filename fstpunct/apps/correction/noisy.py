@@ -26,6 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -67,14 +68,29 @@ class ErrorModel:
                 learner.add(a)
         return cls(counts, len(learner) + 1)
 
+    @cached_property
+    def _totals(self) -> dict[Strings, int]:
+        """y -> n(y), summed once."""
+        return {y: sum(row.values()) for y, row in self.counts.items()}
+
+    @cached_property
+    def _corrections(self) -> dict[Strings, list[Strings]]:
+        """x -> every y ≠ x with n(y→x) ≥ 1 (sorted), gathered once."""
+        found: dict[Strings, list[Strings]] = {}
+        for y, row in self.counts.items():
+            for x, n in row.items():
+                if n and y != x:
+                    found.setdefault(x, []).append(y)
+        return {x: sorted(ys) for x, ys in found.items()}
+
     def log_p(self, x: Strings, y: Strings) -> float:
         """log p_err(x | y)."""
-        row = self.counts.get(y, Counter())
-        return math.log((row[x] + ADD) / (sum(row.values()) + ADD * self.k))
+        n = self.counts[y][x] if y in self.counts else 0
+        return math.log((n + ADD) / (self._totals.get(y, 0) + ADD * self.k))
 
     def candidates(self, x: Strings) -> list[Strings]:
         """C = x first, then every y with n(y→x) ≥ 1 (sorted)."""
-        return [x] + sorted(y for y, row in self.counts.items() if row[x] and y != x)
+        return [x] + self._corrections.get(x, [])
 
 
 def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
