@@ -12,7 +12,7 @@ from html import escape
 
 from ..model.punct import PunctModel
 from ..ud.treebank import Sentence
-from .layout import FONT, LABEL_RISE, MARGIN, SMALL, Layout, layout, text_width
+from .layout import FONT, LABEL_RISE, MARGIN, SMALL, STROKE, Layout, layout, text_width
 from .sentence import SentenceView, sentence_views
 
 __all__ = ["FONTS", "STYLE", "sentence_svg", "svg", "tree_svg"]
@@ -26,7 +26,7 @@ STYLE = f"""
 .fp-tree .rel {{ font-size: {SMALL}px; fill: #666; paint-order: stroke; stroke: white;
                 stroke-width: 3px; }}
 .fp-tree .caption {{ text-anchor: start; font-size: {SMALL + 1}px; fill: #333; }}
-.fp-tree .arc {{ fill: none; stroke: #8a8a8a; stroke-width: 1.2; }}
+.fp-tree .arc {{ fill: none; stroke: #8a8a8a; stroke-width: {STROKE}; }}
 .fp-tree .head {{ fill: #8a8a8a; }}
 .fp-tree .w {{ fill: #111; }}
 .fp-tree .m {{ font-weight: bold; }}
