@@ -171,6 +171,8 @@ def _between(label: Arc, box: tuple[float, float, float, float], arc: Arc) -> bo
     first, last = _arc_y(arc, xs[0]), _arc_y(arc, xs[-1])
     if min(first, last) >= bottom:  # its lowest there: at an end
         return False
+    # the middle heights only as any() asks for them: a list of all nine, the ends' included,
+    # made bench/arc_crossings.py's layout CPU 14 % (en) and 24 % (zh) longer
     heights = itertools.chain((first,), (_arc_y(arc, x) for x in xs[1:-1]), (last,))
     return any(_arc_y(label, x) < y < bottom for x, y in zip(xs, heights))
 
