@@ -145,18 +145,21 @@ def test_label_room_has_two_gaps_where_a_longer_arc_leaves_a_word_over_the_other
                                  text_width("case", SMALL) + 4 * GAP, 0.0, 0.0]
 
 
+def arcs_only(*arcs):
+    """A layout of nothing but ``arcs``, each (head, dep, x1, x2, height), labels unplaced."""
+    return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, "", height, x2)
+                                         for h, d, x1, x2, height in arcs), (), 0, 0)
+
+
 def test_crossings_are_counted_as_drawn():
     """The crossing count of the layout: nested arcs under their enclosing arc do not cross,
     an arc raised above it does, and so do interleaved ends and the root arrow through an
     arc."""
-    def lay(*arcs):
-        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, "", height, x2)
-                                             for h, d, x1, x2, height in arcs), (), 0, 0)
-    assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 22))) == 0
-    assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 66))) == 1
-    assert crossings(lay((1, 3, 0, 60, 22), (2, 4, 30, 90, 22))) == 1
-    assert crossings(lay((0, 2, 30, 30, 88), (1, 3, 0, 60, 22))) == 1
-    assert crossings(lay((0, 1, 0, 0, 88), (1, 3, 4, 60, 22))) == 0
+    assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 22))) == 0
+    assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 66))) == 1
+    assert crossings(arcs_only((1, 3, 0, 60, 22), (2, 4, 30, 90, 22))) == 1
+    assert crossings(arcs_only((0, 2, 30, 30, 88), (1, 3, 0, 60, 22))) == 1
+    assert crossings(arcs_only((0, 1, 0, 0, 88), (1, 3, 4, 60, 22))) == 0
 
 
 def test_crossings_at_a_shared_word_are_counted_as_seen():
@@ -167,20 +170,17 @@ def test_crossings_at_a_shared_word_are_counted_as_seen():
     rises almost straight up; 'cross' up to 8.4 px high, crossing 33 px from the word; each
     also mirrored (the shared word on the left). tolerance=0 counts any rise. Arcs that share
     no word count at any rise, here 0.5 px above the enclosing apex."""
-    def lay(*arcs):
-        return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, "", height, x2)
-                                             for h, d, x1, x2, height in arcs), (), 0, 0)
-    touch = (2, 3, 80, 100, 22), (1, 3, 0, 100, 44)
-    steep = (2, 3, 70, 100, 44), (1, 3, 0, 100, 66)
-    cross = (2, 3, 50, 100, 44), (1, 3, 0, 100, 44)
+    touch = (3, 2, 100, 80, 22), (1, 3, 0, 100, 44)  # word 3 the one head, the other dep
+    steep = (3, 2, 100, 70, 44), (1, 3, 0, 100, 66)
+    cross = (3, 2, 100, 50, 44), (1, 3, 0, 100, 44)
     for pair, seen in [(touch, 0), (steep, 0), (cross, 1)]:
         mirrored = [(h, d, 100 - x1, 100 - x2, height) for h, d, x1, x2, height in pair]
         for arcs in pair, mirrored:
-            assert crossings(lay(*arcs)) == seen, (pair, arcs)
-            assert crossings(lay(*arcs), tolerance=0) == 1
-            assert crossings(lay(*arcs), tolerance=STROKE * 8) == 0
-    assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 40))) == 0
-    assert crossings(lay((1, 4, 0, 90, 44), (2, 3, 30, 60, 44.5))) == 1
+            assert crossings(arcs_only(*arcs)) == seen, (pair, arcs)
+            assert crossings(arcs_only(*arcs), tolerance=0) == 1
+            assert crossings(arcs_only(*arcs), tolerance=STROKE * 8) == 0
+    assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 40))) == 0
+    assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 44.5))) == 1
 
 
 @pytest.mark.parametrize("x", [0.5, 3, 10, 25, 40, 49, 51, 75, 99])
