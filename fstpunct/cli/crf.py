@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.restoration.crf import MIN_COUNT, CrfModel, train
-from ..errors import InputError, refuse_below
+from ..apps.restoration.crf import MIN_COUNT, CrfModel, check_c2_grid, train
+from ..errors import InputError
 from ..files import folder_target
 from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
@@ -27,9 +27,8 @@ def _c2_grid(text: str) -> list[float]:
         grid = [float(v) for v in text.split(",")]
     except ValueError as e:
         raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}") from e
-    try:  # NaN and inf too (they would train, and break meta.json)
-        for v in grid:
-            refuse_below(0, c2=v)
+    try:
+        check_c2_grid(grid)
     except InputError as e:
         raise argparse.ArgumentTypeError(str(e)) from e
     return grid

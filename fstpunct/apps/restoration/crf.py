@@ -28,8 +28,8 @@ from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "crf_heads", "crf_insertions",
-           "features", "installed", "slot_tags", "train"]
+__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "check_c2_grid", "crf_heads",
+           "crf_insertions", "features", "installed", "slot_tags", "train"]
 
 EMPTY = "O"
 OTHER = "<other>"
@@ -220,6 +220,14 @@ def _fit(sents: Sequence[SlotSentence], tags: Collection[str], tree: bool, c1: f
     return int((trainer.logparser.last_iteration or {}).get("num", 0))
 
 
+def check_c2_grid(grid: Iterable[float]) -> None:
+    """Refuse (InputError) the first L2 coefficient of ``grid`` below 0, NaN or infinite (they
+    would train, and break meta.json), named ``c2`` as :func:`~fstpunct.errors.refuse_below`
+    names it."""
+    for c2 in grid:
+        refuse_below(0, c2=c2)
+
+
 def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence],
           output: str | Path, lang: str, c2_grid: Sequence[float] = (0.1, 1.0, 10.0),
           max_iterations: int = 200, tree: bool = True, s: float = 0.5,
@@ -234,8 +242,7 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
     refuse_below(0, c1=c1, min_freq=min_freq)  # NaN, inf: they would break meta.json
-    for c2 in c2_grid:
-        refuse_below(0, c2=c2)
+    check_c2_grid(c2_grid)
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
     tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
