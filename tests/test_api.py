@@ -3,6 +3,7 @@ functions, for every kind of input; the choice of model by the input's language.
 import io
 import itertools
 import json
+import math
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -217,10 +218,14 @@ def test_arguments_are_checked_by_the_library(en, tmp_path, capsys):
     the option, before a model is loaded or the input read (no note on its language)."""
     with pytest.raises(InputError, match="posteriors must be at least 0"):
         en.decode(TEXT, posteriors=-1)
-    with pytest.raises(InputError, match="page_size at least 1"):
-        en.show(TEXT, tmp_path / "page.html", page_size=0)
-    with pytest.raises(InputError, match="pairs must be at least 0"):
-        en.show(TEXT, tmp_path / "page.html", pairs=-1)
+    for setting, message in (({"page_size": 0}, "page_size must be at least 1, not 0"),
+                             ({"pairs": -1}, "pairs must be at least 0, not -1"),
+                             # NaN: a TypeError (a traceback); inf: taken, one page
+                             ({"pairs": math.nan}, "pairs must be at least 0, not nan"),
+                             ({"page_size": math.inf},
+                              "page_size must be a finite number of at least 1, not inf")):
+        with pytest.raises(InputError, match=f"^{message}$"):
+            en.show(TEXT, tmp_path / "page.html", **setting)
     assert not (tmp_path / "page.html").exists()
     for call in (lambda: en.restore(TEXT, samples=3, seed=-1),
                  lambda: en.rephrase(TEXT, seed=-1)):  # numpy's traceback before

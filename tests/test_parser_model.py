@@ -2,6 +2,7 @@
 import io
 import itertools
 import json
+import math
 import os
 import random
 import subprocess
@@ -187,9 +188,34 @@ def test_a_beam_below_1_is_refused(models, capsys, command, beam):
 def test_the_library_refuses_a_negative_patience_or_min_count(tmp_path, setting):
     """train(patience=-1) stopped after the first epoch and min_count=-1 kept every feature,
     in silence: the library refuses them, before any sentence is read, as the command does."""
-    with pytest.raises(InputError, match="patience and min_count must be at least 0"):
+    with pytest.raises(InputError, match=r"^(patience|min_count) must be at least 0, not -1$"):
         train(iter(()), iter(()), "removed", 1, tmp_path / "m", **setting)
     assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("setting, message", [
+    ({"beam": math.nan}, "beam must be at least 1, not nan"),
+    ({"epochs": math.inf}, "epochs must be a finite number of at least 1, not inf"),
+    ({"patience": math.nan}, "patience must be at least 0, not nan"),
+    ({"min_count": math.inf}, "min_count must be a finite number of at least 0, not inf")])
+def test_the_library_refuses_a_nan_or_infinite_training_setting(data, tmp_path, setting,
+                                                                  message):
+    """NaN and inf passed the hand-written checks: a NaN beam or infinite epochs failed with a
+    TypeError (a traceback), a NaN patience or infinite min_count trained and saved a model;
+    refused before any sentence is read."""
+    with pytest.raises(InputError, match=f"^{message}$"):
+        train(data[1][:2], data[1][:2], "tokens", **{"beam": 1, **setting}, out=tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("beam, bound", [(math.nan, "at least 1"),
+                                         (math.inf, "a finite number of at least 1")])
+def test_the_beam_search_refuses_a_nan_or_infinite_beam(models, beam, bound):
+    """A NaN or infinite beam failed in the search's slice (a TypeError with a traceback)."""
+    sent = next(read_conllu(io.StringIO("1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n\n"),
+                            tree=None))
+    with pytest.raises(InputError, match=f"^beam must be {bound}, not {beam}$"):
+        parse(Model.load(models["removed", 1]), sent, beam)
 
 
 def test_the_library_beam_is_the_models_by_default_and_never_0(data, models):

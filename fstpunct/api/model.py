@@ -493,9 +493,8 @@ class Model:
         from ..fst.default_grammar import model_grammar
         from ..fst.grammar import load_grammar
         from ..show.report import write_report
-        if pairs < 0 or page_size < 1:
-            raise InputError(f"pairs must be at least 0 and page_size at least 1, not {pairs} "
-                             f"and {page_size}")
+        refuse_below(0, pairs=pairs)
+        refuse_below(1, page_size=page_size)
         counts = self.edit_counts()
         rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))
         return write_report(self.punct, self._watched(sentences(data)), path,

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import refuse_below
 from . import _greedy
 from . import features as F
 from .model import Input, Model, input_marks
@@ -47,8 +47,9 @@ def search_beam(model: Model, inp: Input, k: int, weights: np.ndarray,
                 gold: Sequence[int] | None = None) -> list[Item]:
     """The beam (up to k items, best first) after 2n steps, or with ``gold`` at the first step
     where the gold path left it."""
-    if k < 1:  # a negative k would keep all but -k items: a beam that grows without end
-        raise InputError(f"beam must be at least 1, not {k}")
+    # a negative k would keep all but -k items (a beam that grows without end), NaN or inf
+    # fail in the slice: refused once a sentence, a cost lost in the search's
+    refuse_below(1, beam=k)
     beam = [Item(0.0, initial(inp.leaves[0], inp.n), None, -1, None, gold is not None)]
     transitions = model.transitions
     n_actions = len(transitions)
