@@ -577,12 +577,15 @@ def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tm
         assert not out.exists()
 
 
-def test_a_beam_below_one_is_refused_before_reading(en):
+def test_a_beam_below_one_is_refused_before_reading(en, tmp_path):
     """``restore(parsers=..., beam=0)`` was refused only at the first sentence (the parser's
-    search), ``restore``'s and ``decode``'s pipeline beam when the pipeline loaded."""
+    search), ``restore``'s and ``decode``'s pipeline beam when the pipeline loaded; before
+    any parser is read (an empty folder would be a ModelError)."""
     given = Pulled(conllu.parse(TEXT))
     parser = BUNDLED / "en" / "parser"
     for call in (lambda: en.restore(iter(given), parsers=[parser], beam=0),
+                 lambda: en.restore(iter(given), parsers=[parser, tmp_path], beam=0),
+                 lambda: en.restore(iter(given), parsers=[tmp_path], beam=0),
                  lambda: en.restore(iter(given), beam=0),
                  lambda: en.decode(iter(given), beam=0)):
         with pytest.raises(InputError, match="^beam must be at least 1, not 0$"):

@@ -16,7 +16,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -218,15 +218,17 @@ class Model:
 
     def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
                          parser: Folder | ParserModel | None, beam: int | None
-                         ) -> Callable[[], Pipeline]:
-        """:meth:`pipeline`, loaded when first called; ``tagger``, ``parser`` and ``beam``
-        checked now."""
+                         ) -> Callable[..., Pipeline]:
+        """:meth:`pipeline`, loaded when first called (given a loaded parser then: that one,
+        not ``parser``); ``tagger``, ``parser`` and ``beam`` checked now, before any file is
+        read."""
         refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
         refuse_below(1, beam=beam)
 
-        def load() -> Pipeline:
+        def load(loaded: ParserModel | None = None) -> Pipeline:
             from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
-            return load_pipeline(self.folder, lowercase, tagger, parser, beam)
+            given = parser if loaded is None else loaded
+            return load_pipeline(self.folder, lowercase, tagger, given, beam)
         return load
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
@@ -277,21 +279,23 @@ class Model:
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.text import restored_text
         from ..parser import Model as ParserModel
-        from .parsing import parser_model
+        from .parsing import load_parser
         _check_pool(pool)
         refuse_missing({"parsers (--parser)": parsers})  # before any of them loads
         method = self.restorer(decoder=decoder, samples=samples, mbr=mbr, seed=seed,
                                text=text and text_model, mix_crf=mix_crf,
                                mix_weight=mix_weight)
+        # the tagger and the beam (the parsers' too) checked once, before any parser loads
+        load = self._pipeline_loader(lowercase, tagger, None, beam)
         if isinstance(parsers, (str, os.PathLike, ParserModel)):
             parsers = [parsers]
-        loaded = [parser_model(p, beam) for p in parsers]
+        loaded = [load_parser(p) for p in parsers]
         for p in loaded:  # they parse the stripped sentences
             p.expect_mode("removed", "restoration with a parser")
         if samples is not None and len(loaded) > samples:
             raise InputError(f"samples must be at least the number of parsers, {len(loaded)}, "
                              f"not {samples}")
-        pipeline = self._pipeline_loader(lowercase, tagger, loaded[0] if loaded else None, beam)
+        pipeline = partial(load, loaded[0]) if loaded else load  # the first parses text
         return self._rewrite(data, lambda s: restored_text(s, method, loaded, beam, pipeline,
                                                            text, pool=pool),
                              width, self._model_for(text and text_model),

@@ -12,17 +12,22 @@ from .data import Data, rewrite
 if TYPE_CHECKING:  # the parser brings scipy and tqdm: imported when a parser is used
     from ..parser import Model as ParserModel
 
-__all__ = ["parse", "parser_model"]
+__all__ = ["load_parser", "parse", "parser_model"]
+
+
+def load_parser(parser: str | os.PathLike[str] | ParserModel) -> ParserModel:
+    """``parser`` loaded: a folder of ``fstpunct parser train``, or a loaded
+    :class:`fstpunct.parser.Model` as it is."""
+    from ..parser import Model as ParserModel
+    return parser if isinstance(parser, ParserModel) else ParserModel.load(parser)
 
 
 def parser_model(parser: str | os.PathLike[str] | ParserModel, beam: int | None
                  ) -> ParserModel:
-    """``parser`` loaded (a folder of ``fstpunct parser train``, or a loaded
-    :class:`fstpunct.parser.Model` as it is), ``beam`` checked: an InputError before any
+    """:func:`load_parser` after ``beam`` is checked: an InputError before any file or
     sentence is read."""
-    from ..parser import Model as ParserModel
     refuse_below(1, beam=beam)
-    return parser if isinstance(parser, ParserModel) else ParserModel.load(parser)
+    return load_parser(parser)
 
 
 def parse(data: Data, parser: str | os.PathLike[str] | ParserModel, *,

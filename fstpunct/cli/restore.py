@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..api.parsing import parser_model
+from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
                          "with --model, not with --crf or --trivial")
     refuse_missing({"--parser": args.parser, "--tagger": args.tagger})  # used or not
-    parsers = [parser_model(p, args.beam) for p in args.parser]
+    parsers = [load_parser(p) for p in args.parser]  # --beam: checked by its type
     for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
         p.expect_mode("removed", "restoration with a parser")
     with chosen_pool(args) as pool:

@@ -37,7 +37,7 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
     refuse_unused({"mbr": samples is None and mbr is not None,
                    "seed": samples is None and seed is not None},
                   "only with samples (--samples: MBR over samples)")
-    check_stream_seed(seed)  # as PriorSampler will, but before any sentence is read
+    check_stream_seed(seed)  # as PriorSampler will (made per sentence), before any is read
     mbr = "sentence" if mbr is None else mbr
     refuse_choice("mbr", mbr, sorted(DECODERS))
     return mbr, seed or 0
