@@ -350,8 +350,9 @@ class NpzArchive(Mapping[str, Any]):
     def __getitem__(self, name: str) -> Any:
         try:
             return self._npz[name]
-        except UNREADABLE as e:
-            raise self.error(e) from e
+        except UNREADABLE as e:  # numpy's refusal of objects in its words: ours instead
+            why = ValueError(_OBJECTS) if _holds_objects(self._npz, name) else e
+            raise self.error(why) from e
 
     def __contains__(self, name: object) -> bool:
         return name in self._npz.files
@@ -372,6 +373,35 @@ class NpzArchive(Mapping[str, Any]):
         return array
 
 
+_OBJECTS = "Python objects (a pickle), not arrays of numbers"
+_ZIP_END = 1 << 17  # more than zipfile.is_zipfile reads: the end record, its comment (under
+# 64 KiB) and the zip64 records before it
+
+
+def _holds_objects(npz: Any, name: str) -> bool:
+    """Whether the header of array ``name`` of the open archive ``npz`` (a NumPy ``NpzFile``)
+    declares Python objects (its dtype's ``hasobject``), False if it cannot be read."""
+    from numpy.lib import format as npy
+    member = name if name in npz.zip.namelist() else f"{name}.npy"  # as NpzFile finds it
+    try:
+        with npz.zip.open(member) as f:
+            version = npy.read_magic(f)  # 3.0: 2.0's layout with UTF-8 field names
+            read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+            return bool(read(f)[2].hasobject)
+    except UNREADABLE:
+        return False
+
+
+def _check_zip(f: BinaryIO) -> None:
+    """A ValueError unless the open file ``f`` is a zip archive (``np.load`` would try another
+    file as a pickle); a read error where :func:`zipfile.is_zipfile` reads, which it takes for
+    "no", is raised as it is (the same bytes read again)."""
+    if not zipfile.is_zipfile(f):
+        f.seek(max(0, f.seek(0, os.SEEK_END) - _ZIP_END))
+        f.read()
+        raise ValueError("not a NumPy .npz archive, or a truncated one")
+
+
 @contextmanager
 def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[NpzArchive]:
     """A model's NumPy ``.npz`` archive ``path``, open (``allow_pickle=False``) for the ``with``
@@ -389,8 +419,6 @@ def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator
         why: Exception = e
         if isinstance(e, KeyError):  # numpy's "x is not a file in the archive", unquoted
             why = ValueError(e.args[0])
-        elif isinstance(e, ValueError) and "allow_pickle" in str(e):  # an object array
-            why = ValueError("Python objects (a pickle), not arrays of numbers")
         return not_a_model(path.parent, what, why, model, path.name)
 
     try:
@@ -400,8 +428,7 @@ def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator
     with f:
         try:
             f.read(4)  # a read error says its own reason here (is_zipfile takes it for "no")
-            if not zipfile.is_zipfile(f):  # np.load would try it as a pickle
-                raise ValueError("not a NumPy .npz archive, or a truncated one")
+            _check_zip(f)
             f.seek(0)
             npz = np.load(f, allow_pickle=False)
         except UNREADABLE as e:

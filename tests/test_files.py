@@ -1,5 +1,7 @@
 """Outputs appear whole or not at all; inputs open one way; the CLI's exit statuses."""
+import errno
 import gc
+import io
 import os
 import signal
 import stat
@@ -389,6 +391,56 @@ def test_an_npz_archive_with_a_damaged_directory_is_closed(tmp_path):
                 pass
         gc.collect()
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+@pytest.mark.parametrize("objects", [np.array([None], dtype=object),
+                                     np.array([(1, None)], dtype=[("n", int), ("o", object)])],
+                         ids=["objects", "a field of objects"])
+def test_an_npz_array_of_python_objects_is_told_by_its_header(objects, tmp_path, monkeypatch):
+    """An array of Python objects is known by its .npy header's dtype, whatever numpy's
+    refusal says (it was known by "allow_pickle" in numpy's message: reworded, numpy's text
+    passed as the reason); another failure keeps its own reason."""
+    np.savez(tmp_path / "w.npz", theta=objects, other=np.arange(3))
+    read_array = np.lib.format.read_array
+
+    def reworded(*args, **kwargs):
+        try:
+            return read_array(*args, **kwargs)
+        except ValueError as e:
+            raise ValueError("object arrays are refused") from e
+    monkeypatch.setattr(np.lib.format, "read_array", reworded)
+    with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w") as npz:
+        assert list(npz["other"]) == [0, 1, 2]
+        with pytest.raises(ModelError, match=r"^\S+/w: not a test model \(w.npz: Python objects "
+                                             r"\(a pickle\), not arrays of numbers\)$"):
+            npz["theta"]
+        with pytest.raises(ModelError, match=r"\(w.npz: gamma is not a file in the archive\)$"):
+            npz["gamma"]
+
+
+class _FailsAfter4(io.BytesIO):
+    """A file whose first 4 bytes read, and no read of a byte after them (an input/output
+    error)."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        end = len(self.getbuffer()) if size is None or size < 0 else self.tell() + size
+        if end > 4:
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        return super().read(size)
+
+
+def test_an_npz_archive_unreadable_after_its_first_bytes_says_why(tmp_path, monkeypatch):
+    """A read error past the first 4 bytes, where the zip check reads (which takes it for
+    "not an archive"), is the system's reason: it was "not a NumPy .npz archive"."""
+    path = tmp_path / "w.npz"
+    np.savez(path, theta=np.arange(3))
+    stored, opened = path.read_bytes(), Path.open
+    monkeypatch.setattr(Path, "open", lambda self, *args, **kwargs: (
+        _FailsAfter4(stored) if self == path else opened(self, *args, **kwargs)))
+    with pytest.raises(ModelError, match=r"^\S+/w: not a test model \(w.npz: Input/output "
+                                         r"error\)$"):
+        with read_npz(path, "a test model", tmp_path / "w"):
+            pass
 
 
 @pytest.mark.parametrize("how", ["unreadable", "input/output error"])
