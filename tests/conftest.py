@@ -4,11 +4,14 @@ not to "", "0", "false" or "no"; ``.ci/run`` sets ``CI=true`` unless it is set) 
 are derandomised, so a CI run is reproducible and a red one can be re-run as it was (local
 runs keep drawing fresh examples; ``scripts/fuzz.py --minutes N`` searches further).
 
-A test that reads the UD treebanks asks for the ``ud`` fixture (by
-``@pytest.mark.usefixtures("ud")``, or through a fixture of its module that reads them): on a
-clone without them it is skipped, saying so, but under CI, which has them, it fails."""
+A test that reads a UD treebank, or runs a command that reads one (``hi:dev``, ``--lang en``),
+asks for it by :func:`treebank` (``treebank("en", "dev")``, in the test or in a fixture of its
+module); one that needs the release as a whole asks for the ``ud`` fixture. On a clone without
+the treebank (no release, or one without that file) the test is skipped, saying so, but under
+CI, which has them all, it fails."""
 import os
 from pathlib import Path
+from typing import NoReturn
 
 import pytest
 from hypothesis import settings
@@ -22,7 +25,7 @@ from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.punct import Settings
 from fstpunct.model.store import load_model
 from fstpunct.parser import train as train_parser
-from fstpunct.ud.release import ud_root
+from fstpunct.ud.release import LANGUAGES, SPLITS, Source, find_treebank, split_source, ud_root
 from fstpunct.ud.treebank import read_file
 
 
@@ -57,7 +60,25 @@ def ud_release() -> Path:
     return root
 
 
-def missing(reason: str) -> None:
+def treebank(name: str, split: str) -> Source:
+    """Split ``split`` of ``name`` in the UD release (:func:`ud_release`): a language's
+    standard split (``treebank("es", "dev")``, :func:`~fstpunct.ud.release.split_source`) or a
+    treebank's file (``treebank("zh_gsd", "test")``), found by
+    :func:`~fstpunct.ud.release.find_treebank`. A release without that file (one with only de,
+    say) is missing data as no release is: the test is skipped, naming the file, and fails
+    under CI. A split that no language has is the test's own error, raised."""
+    root = ud_release()
+    try:
+        if name in LANGUAGES:
+            return split_source(name, split, root)
+        return Source(find_treebank(name, split, root), f"{name} {split}")
+    except InputError as e:
+        if name in LANGUAGES and split not in SPLITS:
+            raise
+        missing(f"needs {name} {split} of the UD treebanks: {e}")
+
+
+def missing(reason: str) -> NoReturn:
     """A test's data is missing: skip it, saying ``reason``; under CI, which has the data,
     fail it instead."""
     (pytest.fail if CI else pytest.skip)(reason)

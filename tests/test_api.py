@@ -10,6 +10,7 @@ from pathlib import Path
 
 import conllu
 import pytest
+from conftest import treebank
 from pulled import Pulled
 from unparsed import unparsed
 
@@ -75,8 +76,8 @@ def test_tokenlists_stream(en):
         [f"sample-{k % 5 + 1}" for k in range(7)]
 
 
-@pytest.mark.usefixtures("ud")
 def test_a_path_or_split_gives_tokenlists(en):
+    treebank("hi", "dev")
     from_path = list(en.normalise(SAMPLE))
     assert "".join(t.serialize() for t in from_path) == en.normalise(TEXT)
     with pytest.warns(UserWarning, match="unknown to the model 'en'"):  # Hindi, en model
@@ -138,8 +139,8 @@ def test_every_bundled_folder_is_a_model():
     assert bundled() == sorted(p.name for p in BUNDLED.iterdir() if p.is_dir())
 
 
-@pytest.mark.usefixtures("ud")
 def test_the_command_line_picks_the_model_of_the_input(tmp_path, capsys):
+    treebank("hi", "dev")
     hindi = tmp_path / "hindi.conllu"
     hindi.write_text("# lang = hi\n" + TEXT, encoding="utf-8")
     assert main(["decode", str(hindi)]) == 0
@@ -155,8 +156,8 @@ def test_the_command_line_picks_the_model_of_the_input(tmp_path, capsys):
     assert auto == given
 
 
-@pytest.mark.usefixtures("ud")
 def test_a_model_of_another_language_warns(capsys):
+    treebank("zh", "dev")
     assert main(["decode", "--model", "hi", "zh:dev"]) == 0
     assert "are unknown to the model 'hi'" in capsys.readouterr().err
     assert main(["decode", "--model", "en", str(SAMPLE)]) == 0
@@ -191,8 +192,8 @@ def test_models_lists_every_bundled_model(capsys):
     assert [line.split()[:2] for line in table[1:]] == [r[:2] for r in rows]
 
 
-@pytest.mark.usefixtures("ud")
 def test_evaluate_records_the_test_perplexity(tmp_path, monkeypatch, capsys):
+    treebank("hi", "test")
     import shutil
 
     from fstpunct.model import store
@@ -512,10 +513,10 @@ def test_a_pool_that_is_no_pool_is_named(en):
     assert given.count == 0
 
 
-@pytest.mark.usefixtures("ud")
 def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
     """A warning names the line of the program that called fstpunct (where the answer is
     read, for an iterator), not a line inside fstpunct."""
+    treebank("hi", "dev")
     with pytest.warns(UserWarning, match="unknown to the model 'en'") as caught:
         list(en.log_prob("hi:dev"))
     assert [w.filename for w in caught] == [__file__]
@@ -530,10 +531,10 @@ def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
     assert [w.filename for w in caught] == [__file__]
 
 
-@pytest.mark.usefixtures("ud")
 def test_warnings_are_filtered_by_their_category(en):
     """fstpunct's warnings are FstpunctWarnings (UserWarnings), so a filter by that category
     silences them (one by module="fstpunct" cannot: they are located at the caller's line)."""
+    treebank("hi", "dev")
     assert issubclass(fstpunct.FstpunctWarning, UserWarning)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -676,11 +677,12 @@ def test_posteriors_read_back_what_decode_wrote(en):
     assert fstpunct.posteriors(conllu.parse("\t".join(line) + "\n\n")[0]) == {1: odd}
 
 
-@pytest.mark.usefixtures("ud")
 def test_what_a_model_learned_is_a_method(en, capsys, tmp_path):
     """``Model.rules`` gives what ``fstpunct rules --model`` prints (it prints the method's
     answer): the comparison with the grammar the model was trained from, and the relation
     table over its language's dev split."""
+    for lang in ("en", "de"):  # the model's own and another
+        treebank(lang, "dev")
     from fstpunct.apps.rules import PAPER_RELATIONS, compare_rules
     from fstpunct.fst.default_grammar import model_grammar
     learned = en.rules()

@@ -5,7 +5,7 @@ from itertools import islice
 
 import numpy as np
 import pytest
-from conftest import missing
+from conftest import treebank
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_model import corpora
@@ -32,8 +32,8 @@ from fstpunct.ud.slots import to_slots
 
 
 def real_sentences(k: int = 25):
-    """En dev's first ``k`` sentences, none without UD (the tests that need them ask for the
-    ``ud`` fixture)."""
+    """En dev's first ``k`` sentences, none without them (the tests that need them ask for them
+    by ``treebank``)."""
     try:
         source = ud.split_source("en", "dev")
     except InputError:
@@ -151,13 +151,11 @@ def reference_objective(theta, data, targets, l2, center):
 
 
 @pytest.mark.parametrize("piece", [attach.PIECE, 40])
-def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, monkeypatch,
-                                                          request):
+def test_objective_same_on_any_threads_and_near_reference(model, corpus, piece, monkeypatch):
     """Pieces (here also of a few rows each) run on 1, 2 or 3 threads give bitwise the same
     value and gradient, within rounding of the readable reference."""
     if piece == 40 and len(corpus) == len(CORPUS):  # groups cut into pieces need en dev's
-        request.getfixturevalue("ud")  # no release: skipped (failed under CI), saying so
-        missing("needs en dev of the UD treebanks, not in the release found")
+        treebank("en", "dev")  # not found: skipped (failed under CI), saying so
     monkeypatch.setattr(attach, "PIECE", piece)
     data = AttachData.build(model, corpus)
     theta, targets = random_theta(model, seed=3), random_targets(data)

@@ -6,6 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,7 +15,6 @@ from fstpunct.dp.sparse import Csr
 from fstpunct.model import _attach
 from fstpunct.model import attach as reference
 from fstpunct.model.attach import _Group
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
 
@@ -112,11 +112,10 @@ def test_lexicographic_is_lexsorts_order(seed, rows, contexts):
     assert order.dtype == shared.dtype == np.intp
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en"])
 def test_products_bitwise_on_dev(lang):
     model = load(lang).punct
-    sentences = [to_slots(s) for s in itertools.islice(split_source(lang, "dev").sentences(),
+    sentences = [to_slots(s) for s in itertools.islice(treebank(lang, "dev").sentences(),
                                                        600)]
     rng = np.random.default_rng(0)
     for group in model.prepare(sentences).data.groups:

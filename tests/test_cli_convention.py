@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import treebank
 
 from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
@@ -19,7 +20,6 @@ from fstpunct.model.store import model_path
 from fstpunct.parser import train
 from fstpunct.progress import progress
 from fstpunct.ud.annotations import COMMENTS, MISC_KEYS, forget
-from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_conllu
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
@@ -64,9 +64,9 @@ def test_forget_keeps_everything_else(capsys):
 
 
 @pytest.fixture(scope="module")
-def parser(ud, tmp_path_factory):
+def parser(tmp_path_factory):
     folder = tmp_path_factory.mktemp("parser") / "p"
-    sents = list(split_source("hi", "dev").sentences())
+    sents = list(treebank("hi", "dev").sentences())
     train(sents[:60], sents[60:], "removed", 1, folder, epochs=1, patience=1, progress=False,
           log=lambda _: None)
     return folder
@@ -82,8 +82,8 @@ def test_parse_reads_a_split_and_drops_the_stale_analysis(parser, tmp_path, caps
     assert capsys.readouterr().out == by_split
 
 
-@pytest.mark.usefixtures("ud")
 def test_draw_reads_a_split(tmp_path):
+    treebank("hi", "dev")
     out = tmp_path / "tree.svg"
     assert main(["draw", "tree", "--sentence", "hi:dev:3", "-o", str(out)]) == 0
     assert out.read_text(encoding="utf-8").startswith("<")
@@ -107,9 +107,10 @@ def test_commands_write_no_escapes_into_a_log(capsys):
     assert "\r" not in err and "\x1b" not in err
 
 
-@pytest.mark.usefixtures("ud")
 def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys):
     """'--train en' would have trained on en's dev and test splits too."""
+    for split in ("train", "dev", "test"):
+        treebank("en", split)
     assert main(["train", "--train", "en", "-o", str(tmp_path / "m")]) == 2
     assert "'en' names 3 files; name one split" in capsys.readouterr().err
     assert not (tmp_path / "m").exists()
@@ -504,10 +505,10 @@ def test_text_input_that_cannot_be_read_is_one_line(command, tmp_path, capsys):
         assert err == f"fstpunct {command}: error: {given}: {why}\n", err
 
 
-@pytest.mark.usefixtures("ud")  # (a split is one found in the release)
 @pytest.mark.parametrize("command", ["decode", "restore"])
 def test_a_split_given_as_text_is_named_conllu(command, capsys):
     """With --text a split's name says it is CoNLL-U (it was 'en:dev: no such file')."""
+    treebank("en", "dev")  # a split is one found in the release
     assert main([command, "--text", "en:dev"]) == 2
     assert capsys.readouterr().err == f"fstpunct {command}: error: en:dev: a UD split is " \
         "CoNLL-U, not plain text: leave out --text\n"

@@ -3,6 +3,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import treebank
 from pulled import Pulled
 
 from fstpunct.api import sentences
@@ -12,14 +13,13 @@ from fstpunct.errors import InputError
 from fstpunct.model.punct import Inference
 from fstpunct.model.store import load_model
 from fstpunct.parser import Model, kbest, parse, train
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_file
 
 
 @pytest.fixture(scope="module")
-def setup(ud, tmp_path_factory):
-    sents = list(itertools.islice(split_source("en", "train").sentences(), 30))
+def setup(tmp_path_factory):
+    sents = list(itertools.islice(treebank("en", "train").sentences(), 30))
     folder = tmp_path_factory.mktemp("parser") / "removed"
     train(sents, sents[:10], "removed", 1, folder, epochs=3, patience=3, progress=False,
           log=lambda m: None)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import treebank
 
 from fstpunct.apps.decode import MISC_KEYS
 from fstpunct.cli.main import main
@@ -129,9 +130,10 @@ def test_decode_imports_only_what_it_needs(tmp_path):
     assert out.strip() == "[]"
 
 
-@pytest.mark.usefixtures("ud")
 def test_decode_reads_one_split_by_name(capsys):
     """A standard split or a treebank split by name; a name of several files is an error."""
+    for split in ("train", "dev", "test"):
+        treebank("es", split)
     assert main(["decode", "--model", "es", "es:dev"]) == 0
     assert capsys.readouterr().out.count("# underlying = ") == 213
     assert main(["decode", "--model", "es", "es"]) == 2

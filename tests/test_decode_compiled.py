@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import treebank
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_model import corpora, make_model
@@ -16,7 +17,6 @@ from test_model import corpora, make_model
 import fstpunct
 from fstpunct.fst.channel import END, Channel
 from fstpunct.model.punct import Inference, SlotCache, _node_spans
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
@@ -55,10 +55,9 @@ def test_candidate_arrays_match_the_numpy_passes(sentences, direction, seed, til
     assert_same_candidates(inference, slots_of)
 
 
-@pytest.mark.usefixtures("ud")
 def test_candidate_arrays_on_en_dev():
     model = fstpunct.load("en").punct
-    sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
+    sentences = [to_slots(s) for s in itertools.islice(treebank("en", "dev").sentences(),
                                                        120)]
     cache = SlotCache(model, paired=True, subset=True)
     inference = Inference(model, model.prepare(sentences), slots=cache)
@@ -97,14 +96,13 @@ def test_arc_table_of_bundled_channels(lang):
                             table.param]).tolist() == [list(a) for a in arcs_as_table(channel)]
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("mode", ["conllu", "posteriors", "text"])
 def test_decoding_makes_no_reference_cycles_per_sentence(mode):
     """``fstpunct decode`` runs with the cycle collector off (cli/decode.py): what cyclic garbage
     a decode leaves must not grow with the input (CoNLL-U with trees leaves none), or memory
     would."""
     model = fstpunct.load("en")
-    sentences = list(itertools.islice(split_source("en", "dev").sentences(), 90))
+    sentences = list(itertools.islice(treebank("en", "dev").sentences(), 90))
     data = [" ".join(w.form for w in s.words) for s in sentences] if mode == "text" \
         else sentences
 

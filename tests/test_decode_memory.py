@@ -10,19 +10,18 @@ import weakref
 from pathlib import Path
 
 import pytest
+from conftest import treebank
 
 import fstpunct
 import fstpunct.api.model as api_model
 from fstpunct.apps.decode import chunk_inference
-from fstpunct.ud.release import split_source
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 
 
-@pytest.mark.usefixtures("ud")
 def test_decode_keeps_no_dense_closures():
     model = fstpunct.load("en").punct
-    sentences = itertools.islice(split_source("en", "dev").sentences(), 40)
+    sentences = itertools.islice(treebank("en", "dev").sentences(), 40)
     for _, _, inference in chunk_inference(model, sentences, 20):
         inference.viterbi_all()
         inference.log_probs()
@@ -30,14 +29,14 @@ def test_decode_keeps_no_dense_closures():
     assert slots and all(slot.closure is None for slot in slots)
 
 
-@pytest.mark.usefixtures("ud")
 def test_the_language_check_does_not_keep_the_sentences(monkeypatch):
     monkeypatch.setattr(api_model, "_WATCHED", 3)
     model = fstpunct.load("en")
+    dev = treebank("en", "dev")
     refs = []
 
     def sentences():  # handed out one by one, kept by nothing but the check
-        for sent in itertools.islice(split_source("en", "dev").sentences(), 6):
+        for sent in itertools.islice(dev.sentences(), 6):
             refs.append(weakref.ref(sent))
             yield sent
 
@@ -49,7 +48,6 @@ def test_the_language_check_does_not_keep_the_sentences(monkeypatch):
     assert k == 5
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("run", ["annotate", "scored"])
 def test_a_chunk_is_not_kept_while_the_next_is_built(run, monkeypatch):
     """When a chunk's Inference is made, no earlier chunk's is alive (decode and perplexity)."""
@@ -66,7 +64,7 @@ def test_a_chunk_is_not_kept_while_the_next_is_built(run, monkeypatch):
     decode_inference = decode.Inference
     monkeypatch.setattr(decode, "Inference", recorded)
     model = fstpunct.load("en").punct
-    sentences = itertools.islice(split_source("en", "dev").sentences(), 30)
+    sentences = itertools.islice(treebank("en", "dev").sentences(), 30)
     gc.disable()  # as the command runs: freed by reference counts alone, not by a collection
     try:
         assert len(list(getattr(decode, run)(model, sentences, chunk=10))) == 30
@@ -75,10 +73,9 @@ def test_a_chunk_is_not_kept_while_the_next_is_built(run, monkeypatch):
     assert alive == [0, 0, 0]
 
 
-@pytest.mark.usefixtures("ud")
 def test_token_chains_keep_no_copies_of_their_lattices_arcs():
     model = fstpunct.load("en").punct
-    sentences = itertools.islice(split_source("en", "dev").sentences(), 40)
+    sentences = itertools.islice(treebank("en", "dev").sentences(), 40)
     for _, _, inference in chunk_inference(model, sentences, 40, chains=8):
         inference.viterbi_and_log_probs()
     chained = list(inference.slots._chained.values())

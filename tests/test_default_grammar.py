@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import treebank
 
 from fstpunct.cli.main import main
 from fstpunct.errors import GrammarError, InputError
@@ -78,8 +79,8 @@ def test_full_stop_is_the_commonest_sentence_end(toy):
     assert full_stop([]) == "."
 
 
-@pytest.mark.usefixtures("ud")
 def test_language_grammar_reads_the_rule_file_or_builds_the_default():
+    treebank("de", "train")  # de has no rule file: its default grammar
     assert language_grammar("hi").full_stop == "।" and language_grammar("hi").path.endswith(
         "hi.rules")
     de = language_grammar("de")

@@ -3,6 +3,7 @@ per-word columns are checked through context_ids against node_contexts in test_a
 the layout of featurised en dev against the numpy references."""
 import numpy as np
 import pytest
+from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -10,7 +11,6 @@ import fstpunct
 from fstpunct.model import _features
 from fstpunct.model.attach import candidate_rows_reference, set_contexts_reference
 from fstpunct.model.features import context_ids
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_file
 
@@ -88,10 +88,9 @@ def test_candidate_rows_equal_the_numpy_reference(rows, candidates):
                        (candidate_rows_reference(node_offsets, group, arrays),))
 
 
-@pytest.mark.usefixtures("ud")
 def test_featurising_en_dev_lays_out_the_sets_as_the_references():
     model = fstpunct.load("en").punct
-    sentences = [to_slots(s) for s in read_file(split_source("en", "dev").path)]
+    sentences = [to_slots(s) for s in read_file(treebank("en", "dev").path)]
     data = model.prepare(sentences).data
     ptr, ids, _ = context_ids(sentences, model.attach.context_index, model.attach.lexical)
     group = np.empty(data.n_nodes, dtype=np.intp)

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import treebank
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError
 from fstpunct.files import atomic_folder, open_input, output, read_npz, writing
-from fstpunct.ud.release import split_source
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 PREVIOUS = "previous content\n"
@@ -200,9 +200,8 @@ def test_full_disk_on_stdout_is_one_line():
     assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr
 
 
-@pytest.mark.usefixtures("ud")
 def test_closed_pipe_is_quiet():
-    with fstpunct("decode", split_source("en", "dev").path) as proc:  # closes stderr's pipe
+    with fstpunct("decode", treebank("en", "dev").path) as proc:  # closes stderr's pipe
         proc.stdout.readline()
         proc.stdout.close()
         err = proc.stderr.read()

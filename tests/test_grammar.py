@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import treebank
 
 from fstpunct.cli.main import main
 from fstpunct.errors import GrammarError, InputError
@@ -204,11 +205,12 @@ def test_rules_usage_errors_are_one_line_and_status_2(args, capsys):
     assert err.count("\n") == 1 and err.startswith("fstpunct rules: error: ") and not out
 
 
-@pytest.mark.usefixtures("ud")
 def test_rules_compare_a_model_with_its_own_grammar_by_default(capsys):
     """``rules --model M`` compares M with the grammar it was trained from (as ``show``
     does), on M's language's dev split: the default-grammar models (de, …) have no rule file
     to give --compare, and a German model's relation table came from English dev."""
+    for lang in ("en", "de", "ar"):
+        treebank(lang, "dev")
     assert main(["rules", "--model", "en"]) == 0
     own = capsys.readouterr().out
     assert main(["rules", "--model", "en", "--compare", str(EN), "--lang", "en"]) == 0
@@ -239,12 +241,12 @@ def test_the_recorded_rule_file_comes_before_the_packages_namesake(tmp_path):
     assert model_grammar({"grammar": str(other)}).path == str(SHIPPED / "en.rules")
 
 
-@pytest.mark.usefixtures("ud")
 def test_rules_of_a_correction_model_compare_its_learner_model(stub_correction, capsys):
     """``rules --model`` of a correction model's folder reads its learner model, as decode and
     perplexity do (it was 'not a fstpunct model'); a learner model stores no expected edit
     counts, so the confident edits are left out, saying so, and the rest is as for that model
     (here the bundled English one; a saved learner records no rule file, so --compare)."""
+    treebank("en", "dev")
     assert main(["rules", "--model", "en", "--compare", str(EN)]) == 0
     own = capsys.readouterr().out
     assert main(["rules", "--model", str(stub_correction), "--compare", str(EN)]) == 0

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import treebank
 
 from fstpunct.cli.main import build_parser, main
 from fstpunct.model.store import load_model
@@ -311,13 +312,13 @@ def test_crlf_round_trips_byte_for_byte(command, tmp_path, tokens_parser):
     assert out_crlf == out_lf.replace(b"\n", b"\r\n") and b"\r\r" not in out_crlf
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("record", ["models/esl-learner", None])
 def test_a_record_that_is_not_an_object_is_no_grammar_for_rules(record, tmp_path, capsys):
     """``rules --model M --compare G`` of a model whose model.json record is a string (a
     correction model's learner saved before 1e10b99) or null: an AttributeError traceback
     after c327bae; now the comparison, over the en dev split (no language recorded: its
     bundled name is not one either, so en)."""
+    treebank("en", "dev")
     import json
     import shutil
 

@@ -5,6 +5,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import treebank
 from learner_pairs import PLAIN, RELATIVE, conll, sentences
 
 from fstpunct.cli.main import main
@@ -14,7 +15,6 @@ from fstpunct.parser import Model, parse, train
 from fstpunct.parser import tagger as tagger_module
 from fstpunct.parser.storage import lookup_keys, pruned, read_folder, write_weights
 from fstpunct.parser.tagger import Tagger, depunctuated, jackknifed, retagged, train_tagger
-from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_conllu
 
 
@@ -64,9 +64,9 @@ def test_keys_of_equal_fingerprints_are_summed(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def data(ud):
-    train_sents = list(itertools.islice(split_source("en", "train").sentences(), 40))
-    return train_sents, list(itertools.islice(split_source("en", "dev").sentences(), 15))
+def data():
+    train_sents = list(itertools.islice(treebank("en", "train").sentences(), 40))
+    return train_sents, list(itertools.islice(treebank("en", "dev").sentences(), 15))
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import treebank
 from tqdm import tqdm
 
 import fstpunct
@@ -21,16 +22,15 @@ from fstpunct.parser.punct import EMPTY, MARK, REL_MARK, WORD, Prepared, initial
 from fstpunct.parser.search import greedy, search, tree
 from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, build
 from fstpunct.parser.transitions import Shift, initial, leaf
-from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
 from fstpunct.ud.treebank import read_conllu, read_file
 
 
 @pytest.fixture(scope="module")
-def data(ud, tmp_path_factory):
+def data(tmp_path_factory):
     root = tmp_path_factory.mktemp("parser")
-    train_sents = list(itertools.islice(split_source("en", "train").sentences(), 40))
-    dev_sents = list(itertools.islice(split_source("en", "dev").sentences(), 15))
+    train_sents = list(itertools.islice(treebank("en", "train").sentences(), 40))
+    dev_sents = list(itertools.islice(treebank("en", "dev").sentences(), 15))
     for name, sents in (("train", train_sents), ("dev", dev_sents)):
         (root / f"{name}.conllu").write_text("".join(s.text() for s in sents), encoding="utf-8")
     return root, train_sents, dev_sents

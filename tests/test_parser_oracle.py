@@ -2,11 +2,11 @@
 import itertools
 
 import pytest
+from conftest import treebank
 
 from fstpunct.parser.oracle import OracleError, oracle
 from fstpunct.parser.punct import EMPTY, prepare
 from fstpunct.parser.transitions import LeftArc, RightArc, Shift, heads_of, initial, leaf
-from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
 
 
@@ -25,10 +25,9 @@ def replay(heads, deprels):
 
 
 def sentences(lang, split, k):
-    return itertools.islice(split_source(lang, split).sentences(), k)
+    return itertools.islice(treebank(lang, split).sentences(), k)
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang,split,k", [("en", "dev", 400), ("es", "dev", 150),
                                           ("zh", "dev", 100), ("hi", "test", 100)])
 def test_oracle_reproduces_every_projective_gold_tree(lang, split, k):
@@ -43,7 +42,6 @@ def test_oracle_reproduces_every_projective_gold_tree(lang, split, k):
     assert checked > k // 2
 
 
-@pytest.mark.usefixtures("ud")
 def test_projectivised_training_trees_all_replay():
     """Every prepared (lifted) training tree is reproduced, in every punctuation mode."""
     for sent in sentences("en", "train", 300):
@@ -52,7 +50,6 @@ def test_projectivised_training_trees_all_replay():
             assert replay(p.heads, p.deprels) == (list(p.heads), list(p.deprels))
 
 
-@pytest.mark.usefixtures("ud")
 def test_non_projective_trees_are_rejected_clearly():
     found = 0
     for sent in sentences("hi", "test", 200):

@@ -3,6 +3,7 @@ import io
 import itertools
 
 import pytest
+from conftest import treebank
 
 from fstpunct.parser.oracle import oracle
 from fstpunct.parser.punct import (
@@ -16,7 +17,6 @@ from fstpunct.parser.punct import (
     reattach,
 )
 from fstpunct.parser.transitions import PROP, initial, leaf
-from fstpunct.ud.release import split_source
 from fstpunct.ud.tree import is_projective
 from fstpunct.ud.treebank import read_conllu
 
@@ -114,10 +114,9 @@ def test_removed_mode_keeps_word_arcs():
     assert prepare(CONGRESS, "tokens", gold=True).n == 11
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("mode", ["removed", "paired", "properties"])
 def test_reattached_punctuation_gives_valid_projective_trees(mode):
-    for sent in itertools.chain(itertools.islice(split_source("en", "dev").sentences(), 500),
+    for sent in itertools.chain(itertools.islice(treebank("en", "dev").sentences(), 500),
                                 [CONGRESS, FIGURE1]):
         p = prepare(sent, mode, gold=True)
         arcs = reattach(sent, p, p.heads, p.deprels)

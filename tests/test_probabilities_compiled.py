@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import treebank
 from fstpunct.dp._sparse import exponentials
 from fstpunct.model._punct import softmax_rows
 from hypothesis import given
@@ -15,7 +16,6 @@ from libm_exp import same
 
 from fstpunct.api import load
 from fstpunct.model.attach import _softmax, probabilities, probabilities_reference
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
 
@@ -70,10 +70,9 @@ def test_softmax_rows_refuses_indices_out_of_range():
                          np.array(starts, dtype=np.intp), np.zeros(6))
 
 
-@pytest.mark.usefixtures("ud")
 def test_probabilities_bitwise_reference_on_dev():
     model = load("en").punct
-    sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
+    sentences = [to_slots(s) for s in itertools.islice(treebank("en", "dev").sentences(),
                                                        800)]
     data = model.prepare(sentences).data
     compiled = probabilities(model.theta, data, model.pair_scores)

@@ -4,13 +4,13 @@ import gc
 import sys
 from dataclasses import dataclass
 
+import conftest
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from fstpunct.errors import ConlluError
 from fstpunct.ud import _reader, treebank
-from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_conllu
 
 HEADS = st.integers(0, 9).map(str) | st.sampled_from(["_", "10", "1.1"])
@@ -59,10 +59,9 @@ def test_compiled_checks_equal_the_reference(text, tree):
         outcome(text, tree, treebank._finish_reference)
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_compiled_checks_equal_the_reference_on_dev(lang):
-    text = split_source(lang, "dev").path.read_text(encoding="utf-8")
+    text = conftest.treebank(lang, "dev").path.read_text(encoding="utf-8")
     assert outcome(text, True, treebank._finish) == \
         outcome(text, True, treebank._finish_reference)
 
@@ -83,9 +82,8 @@ def test_compiled_has_tree_is_the_reference(ids_and_heads):
     assert treebank.has_tree(sent) == treebank.has_tree_reference(sent)
 
 
-@pytest.mark.usefixtures("ud")
 def test_compiled_has_tree_on_dev():
-    sents = list(split_source("en", "dev").sentences())
+    sents = list(conftest.treebank("en", "dev").sentences())
     unparsed = treebank.rebuild(sents[0], [], [treebank.Line(ln.fields[:6] + ["_"] + ln.fields[7:],
                                                              ln.lineno) for ln in sents[0].lines],
                                 tree=None)
@@ -117,10 +115,9 @@ def test_the_line_scan_accepts_the_usual_line():
     assert _reader.usual_line("1\tThe\tthe\tDET\tDT\tDefinite=Def|PronType=Art\t2\tdet\t2:det\t_")
 
 
-@pytest.mark.usefixtures("ud")
 def test_the_line_scan_on_en_dev_lines():
-    lines = [ln for ln in split_source("en", "dev").path.read_text(encoding="utf-8").split("\n")
-             if ln and not ln.startswith("#")]
+    text = conftest.treebank("en", "dev").path.read_text(encoding="utf-8")
+    lines = [ln for ln in text.split("\n") if ln and not ln.startswith("#")]
     accepted = [ln for ln in lines if _reader.usual_line(ln)]
     assert all(treebank._QUICK.match(ln) for ln in accepted)
     assert len(accepted) > 0.9 * len(lines)  # the usual line is judged by the scan
@@ -158,11 +155,11 @@ def test_compiled_line_loop_equals_the_reference(pieces, tree):
         read_outcome(lines, tree, treebank.read_conllu_reference)
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh", "ar"])
 @pytest.mark.parametrize("split", ["dev", "test"])
 def test_compiled_line_loop_equals_the_reference_on_treebanks(lang, split):
-    lines = split_source(lang, split).path.read_text(encoding="utf-8").splitlines(keepends=True)
+    text = conftest.treebank(lang, split).path.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
     assert read_outcome(lines, True, treebank.read_conllu) == \
         read_outcome(lines, True, treebank.read_conllu_reference)
 

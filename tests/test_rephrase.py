@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import treebank
 
 from fstpunct import load
 from fstpunct.apps.rephrase.order import OrderModel, order_path
@@ -16,15 +17,15 @@ from fstpunct.apps.rephrase.wellformed import is_terminal, problems, unmatched
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError
 from fstpunct.model.store import load_model
-from fstpunct.ud.release import read_one
 from fstpunct.ud.treebank import read_conllu, read_file
 
 DATA = Path(__file__).parent / "data"
 
 
 @pytest.fixture(scope="module")
-def es(ud):
-    return load_model("es"), OrderModel.load(order_path("es")), list(read_one("es:dev"))[:80]
+def es():
+    dev = list(treebank("es", "dev").sentences())[:80]
+    return load_model("es"), OrderModel.load(order_path("es")), dev
 
 
 def words(sent):
@@ -310,10 +311,9 @@ def test_full_prints_no_point_mid_sentence(es):
             assert forms.count(".") == 1 and forms[-1] == ".", forms
 
 
-@pytest.mark.usefixtures("ud")
 def test_deleting_an_apposition_leaves_no_orphaned_title_mark():
-    sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:5]).startswith(
-        "《進化特區》")]
+    sent = [s for s in treebank("zh", "test").sentences()
+            if "".join(w.form for w in s.words[:5]).startswith("《進化特區》")]
     (out,) = rephrase(sent, load_model("zh"), None,
                       Options("full", permute=False, best_surface=True,
                               delete=frozenset({"appos"})))
@@ -376,9 +376,8 @@ def test_marks_pair_in_t_prime_and_as_printed():
     assert partners(slots, marks, symmetric, surface=True) == [((0, 1, 0), (4, 1, 0))]
 
 
-@pytest.mark.usefixtures("ud")
 def test_deleting_a_bracket_takes_the_printed_partner_along():
-    sent = [s for s in read_one("zh:test") if "".join(w.form for w in s.words[:4]) ==
+    sent = [s for s in treebank("zh", "test").sentences() if "".join(w.form for w in s.words[:4]) ==
             "1689年英國在"]
     (out,) = rephrase(sent, load_model("zh"), None,
                       Options("full", permute=False, best_surface=True, delete_parens=True))
@@ -475,9 +474,8 @@ def test_only_sentences_with_a_surface_orphan_take_a_balanced_t_prime(es):
 
 
 
-@pytest.mark.usefixtures("ud")
 def test_a_balanced_t_prime_explains_an_orphan_by_an_absorbed_partner():
-    sent = [s for s in read_one("en:test") if s.words[0].form == "It" and
+    sent = [s for s in treebank("en", "test").sentences() if s.words[0].form == "It" and
             [w.form for w in s.words[1:4]] == ["read", ",", '"']]
     model = load_model("en")
     (plain,), (balanced,) = (underlying(sent, model, balanced=b) for b in (False, True))

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import treebank
 
 from fstpunct.apps.rephrase import order as order_mod
 from fstpunct.apps.rephrase.order import HEAD, Family, Item, OrderModel, order_path, train_order
 from fstpunct.apps.rephrase.permute import families, permuted_order, surface_tree
 from fstpunct.errors import ModelError
-from fstpunct.ud.release import read_one
 from fstpunct.ud.tree import children
 
 FAMILIES = [
@@ -110,8 +110,8 @@ def test_save_and_load(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def es_dev(ud):
-    return list(read_one("es:dev"))[:120]
+def es_dev():
+    return list(treebank("es", "dev").sentences())[:120]
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import conllu
 import pytest
+from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -18,7 +19,6 @@ from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, FstpunctError, InputError
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import depunctuate, to_slots
 from fstpunct.ud.treebank import read_conllu, read_file
 
@@ -52,8 +52,8 @@ GOLD = conll("""
 
 
 @pytest.fixture(scope="module")
-def sentences(ud):
-    dev = itertools.islice(split_source("en", "dev").sentences(), 200)
+def sentences():
+    dev = itertools.islice(treebank("en", "dev").sentences(), 200)
     return [*read_file(DATA / "edge.conllu"), *read_file(SAMPLE), *dev]
 
 
@@ -235,11 +235,10 @@ def test_backoff_is_normalised_on_a_tiny_alphabet():
     assert total + tail == pytest.approx(1.0, abs=1e-12)
 
 
-@pytest.mark.usefixtures("ud")
 def test_crf_train_restore_and_perplexity(tmp_path, capsys):
-    train_sents = [to_slots(s) for s in itertools.islice(split_source("en", "train").sentences(),
+    train_sents = [to_slots(s) for s in itertools.islice(treebank("en", "train").sentences(),
                                                          200)]
-    dev = list(itertools.islice(split_source("en", "dev").sentences(), 60))
+    dev = list(itertools.islice(treebank("en", "dev").sentences(), 60))
     model = train(train_sents, [to_slots(s) for s in dev], tmp_path / "crf", "en",
                   c2_grid=(0.1, 1.0), max_iterations=50, info={"train": "first 200"},
                   log=lambda m: None)
@@ -260,13 +259,12 @@ def test_crf_train_restore_and_perplexity(tmp_path, capsys):
         CrfModel.load(tmp_path)
 
 
-@pytest.mark.usefixtures("ud")
 def test_a_compact_crf_stores_fewer_features(tmp_path):
     """L1 (``c1``), ``min_freq`` and ``min_tag_count`` leave weights out of the crfsuite file:
     a smaller model, its settings in meta.json; the CLI refuses negative values."""
-    train_sents = [to_slots(s) for s in itertools.islice(split_source("en", "train").sentences(),
+    train_sents = [to_slots(s) for s in itertools.islice(treebank("en", "train").sentences(),
                                                          200)]
-    dev = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(), 40)]
+    dev = [to_slots(s) for s in itertools.islice(treebank("en", "dev").sentences(), 40)]
     sizes = {}
     tags = {}
     for name, c1, min_freq, min_tags in (("full", 0.0, 0.0, 2), ("l1", 1.0, 0.0, 2),

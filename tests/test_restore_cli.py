@@ -6,6 +6,7 @@ from pathlib import Path
 
 import conllu
 import pytest
+from conftest import treebank
 
 import fstpunct
 from fstpunct.apps.restoration.crf import CrfModel
@@ -13,7 +14,6 @@ from fstpunct.apps.restoration.strip import strip
 from fstpunct.cli.main import main
 from fstpunct.model.store import bundled
 from fstpunct.parser import train
-from fstpunct.ud.release import split_source
 from fstpunct.ud.treebank import read_file
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
@@ -61,9 +61,8 @@ def test_restore_is_reproducible_and_reads_unpunctuated_input(tmp_path, capsys):
     assert runs[0] == runs[1] == runs[2]
 
 
-@pytest.mark.usefixtures("ud")
 def test_restore_with_a_parser(tmp_path, capsys):
-    sents = list(itertools.islice(split_source("en", "train").sentences(), 30))
+    sents = list(itertools.islice(treebank("en", "train").sentences(), 30))
     parser = tmp_path / "parser"
     train(sents, sents[:10], "removed", 1, parser, epochs=2, patience=2, progress=False,
           log=lambda m: None)
@@ -111,13 +110,13 @@ def test_a_sentence_of_only_punctuation_is_copied_with_a_warning(tmp_path, capsy
     assert words(out) == words(edge)
 
 
-@pytest.mark.usefixtures("ud")
 def test_restore_and_score_read_a_standard_split_by_name(tmp_path, capsys):
     """`hi:dev` names the project's Hindi dev split (sentences 801–900 of hi_pud) for both."""
+    gold = treebank("hi", "dev")
     out = tmp_path / "out.conllu"
     assert main(["restore", "hi:dev", "--trivial", "hi", "-o", str(out), "--quiet"]) == 0
     assert words(out) == [[w.form for w in s.words if not w.is_punct]
-                          for s in split_source("hi", "dev").sentences()]
+                          for s in gold.sentences()]
     assert main(["score", "--gold", "hi:dev", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["sentences"] == 100
     assert main(["score", "--gold", "hi", str(out)]) == 2

@@ -6,6 +6,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from conftest import treebank
 from test_model import make_model
 from test_restore_cli import SAMPLE
 from test_restore_exact import TREES, brute_force
@@ -18,7 +19,6 @@ from fstpunct.apps.restoration.metrics import levenshtein
 from fstpunct.apps.restoration.mixture import MixedRestorer, crf_distributions, mixture
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
 
@@ -91,10 +91,9 @@ def test_mixed_choice_has_the_least_risk_under_the_brute_force_mixture(toy_crf, 
         assert alone.decode([(tree, alone.prior.marginals([tree])[0])])[1] == choice
 
 
-@pytest.mark.usefixtures("ud")
 def test_restore_mixes_with_a_crf_on_the_command_line(tmp_path, capsys):
-    sents = itertools.islice(split_source("en", "train").sentences(), 200)
-    dev = itertools.islice(split_source("en", "dev").sentences(), 40)
+    sents = itertools.islice(treebank("en", "train").sentences(), 200)
+    dev = itertools.islice(treebank("en", "dev").sentences(), 40)
     train([to_slots(s) for s in sents], [to_slots(s) for s in dev], tmp_path / "crf", "en",
           c2_grid=(1.0,), max_iterations=50, log=lambda m: None)
     runs = {}

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import treebank
 from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 from test_forest import coarse, joint, reference
@@ -24,7 +25,6 @@ from fstpunct.dp.stacks import DenseStack, SparseStack
 from fstpunct.dp.treedp import MatrixTree, ZeroWeightError
 from fstpunct.fst.lattice import BlockClosures
 from fstpunct.model.punct import Inference, SlotCache, _last_matrix
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.tree import spans
 
@@ -305,10 +305,9 @@ def test_chained_slots_give_the_results_of_stacks(sentences, direction, seed, ba
         assert all(slot.lattice.size == 1 for slot in cache._slots.values())
 
 
-@pytest.mark.usefixtures("ud")
 def test_chained_slots_on_en_dev_chunks():
     model = fstpunct.load("en").punct
-    sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
+    sentences = [to_slots(s) for s in itertools.islice(treebank("en", "dev").sentences(),
                                                        240)]
     batches = [model.prepare(sentences[k:k + 60]) for k in range(0, len(sentences), 60)]
     cache = check_against_stacks(model, batches, 8)

@@ -7,6 +7,7 @@ import itertools
 
 import numpy as np
 import pytest
+from conftest import treebank
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_model import corpora, make_model
@@ -14,7 +15,6 @@ from test_model import corpora, make_model
 import fstpunct
 from fstpunct.dp.treedp import ZeroWeightError
 from fstpunct.model.punct import Inference, SlotCache
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots
 
 
@@ -58,10 +58,9 @@ def test_subset_stacks_give_the_results_of_whole_stacks(sentences, direction, se
         assert part.log_prob_reference(0) == whole.log_prob_reference(s)
 
 
-@pytest.mark.usefixtures("ud")
 def test_subset_stacks_on_en_dev_chunks():
     model = fstpunct.load("en").punct
-    sentences = [to_slots(s) for s in itertools.islice(split_source("en", "dev").sentences(),
+    sentences = [to_slots(s) for s in itertools.islice(treebank("en", "dev").sentences(),
                                                        240)]
     whole = Inference(model, model.prepare(sentences), slots=SlotCache(model, paired=True))
     cache = SlotCache(model, paired=True, subset=True)

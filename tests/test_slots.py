@@ -3,10 +3,10 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import ABBV, punct_tokens, slot_members, surface_slots, to_slots
 from fstpunct.ud.tree import has_crossing_arcs, is_projective, projectivize, spans
 from fstpunct.ud.treebank import read_file
@@ -46,10 +46,9 @@ def test_place_names_file_line_and_sentence(edge):
     assert to_slots(sent).place == sent.place == f"{EDGE}:{sent.lineno} (sentence {EDGE}#1)"
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh", "ar"])
 def test_punct_tokens_are_the_slot_tokens_without_abbreviation_dots(edge, lang):
-    sentences = [*edge.values(), *split_source(lang, "dev").sentences()]
+    sentences = [*edge.values(), *treebank(lang, "dev").sentences()]
     for sent in sentences:
         assert punct_tokens(sent) == [t for slot in surface_slots(sent)[1] for t in slot
                                       if t != ABBV]

@@ -2,10 +2,10 @@
 from dataclasses import replace
 
 import pytest
+from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.ud.release import split_source
 from fstpunct.ud.slots import to_slots, to_slots_reference
 from fstpunct.ud.treebank import read_conllu
 
@@ -43,10 +43,9 @@ def test_compiled_to_slots_equals_reference_on_random_trees(text):
         same(sent)
 
 
-@pytest.mark.usefixtures("ud")
 @pytest.mark.parametrize("lang", ["en", "zh", "es"])
 def test_compiled_to_slots_equals_reference_on_dev(lang):
-    for sent in split_source(lang, "dev").sentences():
+    for sent in treebank(lang, "dev").sentences():
         same(sent)
 
 

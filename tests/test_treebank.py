@@ -7,10 +7,11 @@ from pathlib import Path
 
 import conllu
 import pytest
+from conftest import treebank
 
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
-from fstpunct.ud.release import find_treebank, resolve, split_source
+from fstpunct.ud.release import resolve
 from fstpunct.ud.treebank import Word, read_conllu, read_file
 
 EDGE = Path(__file__).parent / "data" / "edge.conllu"
@@ -21,16 +22,14 @@ def test_round_trip_is_byte_identical():
     assert "".join(s.text() for s in read_file(EDGE)) == text
 
 
-@pytest.mark.usefixtures("ud")
 def test_round_trip_of_a_real_treebank_file():
-    path = find_treebank("zh_gsd", "test")
+    path = treebank("zh_gsd", "test").path
     text = path.read_text(encoding="utf-8")
     assert "".join(s.text() for s in read_file(path)) == text
 
 
-@pytest.mark.usefixtures("ud")
 def test_fields_agree_with_the_conllu_library():
-    path = find_treebank("es_gsd", "test")
+    path = treebank("es_gsd", "test").path
     ours = list(read_file(path))
     theirs = conllu.parse(path.read_text(encoding="utf-8"))
     assert len(ours) == len(theirs)
@@ -41,17 +40,17 @@ def test_fields_agree_with_the_conllu_library():
         assert a.sent_id == b.metadata.get("sent_id")
 
 
-@pytest.mark.usefixtures("ud")
 def test_standard_splits_have_the_documented_sizes():
-    sizes = {(lang, split): sum(1 for _ in split_source(lang, split).sentences())
+    sizes = {(lang, split): sum(1 for _ in treebank(lang, split).sentences())
              for lang, split in [("es", "dev"), ("es", "test"), ("ar", "train"), ("zh", "train"),
                                  ("zh", "test"), ("de", "dev")]}
     assert sizes == {("es", "dev"): 213, ("es", "test"): 214, ("ar", "train"): 800,
                      ("zh", "train"): 3997, ("zh", "test"): 500, ("de", "dev"): 100}
 
 
-@pytest.mark.usefixtures("ud")
 def test_resolve_specs():
+    for name, split in (("en", "train"), ("en", "dev"), ("en", "test"), ("hi_pud", "test")):
+        treebank(name, split)
     assert [s.name for s in resolve("en")] == ["en train", "en dev", "en test"]
     assert [s.name for s in resolve("hi_pud")] == ["hi_pud test"]
     assert [s.name for s in resolve("en_ewt-dev")] == ["en_ewt dev"]
@@ -127,8 +126,10 @@ def test_an_existing_path_that_is_not_a_regular_file_is_read_as_a_file(tmp_path,
     assert str(fifo) in out and f"{len(list(read_file(EDGE)))}" in out
 
 
-@pytest.mark.usefixtures("ud")
 def test_stats_match_the_shared_readme(capsys):
+    for name, split in (("en_ewt", "test"), ("es_gsd", "dev"), ("hi_pud", "test"),
+                        ("zh", "train"), ("de_pud", "test")):
+        treebank(name, split)
     assert main(["stats", "--tsv", "en_ewt-test", "es_gsd-dev", "hi_pud", "zh:train",
                  "de_pud"]) == 0
     rows = [r.split("\t") for r in capsys.readouterr().out.strip().split("\n")]

@@ -2,6 +2,10 @@
 import conftest
 import pytest
 from conftest import under_ci
+from toy_release import FILES
+
+from fstpunct.errors import InputError
+from fstpunct.ud.release import Source, find_treebank, split_source
 
 
 @pytest.mark.parametrize("value, ci", [
@@ -37,3 +41,31 @@ def test_a_ud_folder_with_treebank_files_in_either_layout_is_the_release(tmp_pat
     (tmp_path / name).write_text("")
     monkeypatch.setenv("FSTPUNCT_UD_DIR", str(tmp_path))
     assert conftest.ud_release() == tmp_path
+
+
+@pytest.mark.parametrize("ci, outcome", [(False, pytest.skip.Exception),
+                                         (True, pytest.fail.Exception)])
+def test_a_treebank_the_release_lacks_is_missing_data(toy_ud, tmp_path, monkeypatch, ci,
+                                                      outcome):
+    """A release without the treebank a test asks for (the toy release: xx only; one with only
+    German) skips the test (fails it under CI), naming the file, where the test failed on an
+    InputError ('treebank file ... not found'); what it holds is given, by language or by
+    treebank; a split no language has is the test's own error."""
+    german = tmp_path / "UD_German-PUD" / "de_pud-ud-test.conllu"
+    german.parent.mkdir()
+    german.write_text(FILES["UD_Toy/xx-ud-train.conllu"], encoding="utf-8")
+    monkeypatch.setattr(conftest, "CI", ci)
+    for root, name, split, file in ((toy_ud, "en", "dev", "en_ewt-ud-dev.conllu"),
+                                    (tmp_path, "en", "dev", "en_ewt-ud-dev.conllu"),
+                                    (tmp_path, "de_pud", "dev", "de_pud-ud-dev.conllu"),
+                                    (tmp_path, "zh_gsd", "test", "zh_gsd-ud-test.conllu")):
+        monkeypatch.setenv("FSTPUNCT_UD_DIR", str(root))
+        with pytest.raises(InputError, match=f"treebank file {file} not found"):
+            split_source(name, split) if name == "en" else find_treebank(name, split)
+        with pytest.raises(outcome, match=rf"^needs {name} {split} of the UD treebanks: "
+                                          rf"treebank file {file} not found under {root}$"):
+            conftest.treebank(name, split)
+    assert conftest.treebank("de_pud", "test") == Source(german, "de_pud test")
+    assert conftest.treebank("de", "dev") == Source(german, "de dev", 801, 900)
+    with pytest.raises(InputError, match="unknown split 'valid'"):
+        conftest.treebank("de", "valid")
