@@ -1696,8 +1696,7 @@ def lambda_grid(source: list[Sentence], scores: list[noisy.SlotScores], english:
                 ) -> tuple[dict[float, list[Sentence]], dict[float, int]]:
     """The noisy channel's sentences at every λ of LAMBDAS (:func:`noisy.corrected`, the
     prior's symmetric marks balanced) and, per λ, how many had paired marks given back."""
-    grid = {w: noisy.corrected(source, scores, w, english.attach.symmetric) for w in LAMBDAS}
-    return {w: out for w, (out, _) in grid.items()}, {w: kept for w, (_, kept) in grid.items()}
+    return noisy.corrected(source, scores, LAMBDAS, english.attach.symmetric)
 
 
 def lambda_rows(edits: dict[float, list[int]], counts: dict[float, EditScore],

@@ -194,9 +194,12 @@ def test_corrected_writes_each_sentences_decisions(english):
     errors = noisy.ErrorModel.counted(pairs())
     sents = sentences(conll(COMMA_END, "c") + conll(PLAIN, "p") + conll(ABBREVIATION, "a"))
     scores = noisy.slot_scores(english, errors, [to_slots(s) for s in sents])
-    out, kept = noisy.corrected(sents, scores, 1.0, english.attach.symmetric)
-    assert kept == 0 and [o.sent_id for o in out] == ["c", "p", "a"]
-    assert [slot_strings(to_slots(o)) for o in out] == [noisy.decisions(s, 1.0) for s in scores]
+    outs, kept = noisy.corrected(sents, scores, [0.0, 1.0], english.attach.symmetric)
+    out = outs[1.0]
+    assert kept == {0.0: 0, 1.0: 0} and [o.sent_id for o in out] == ["c", "p", "a"]
+    for w in (0.0, 1.0):
+        assert [slot_strings(to_slots(o)) for o in outs[w]] == [noisy.decisions(s, w)
+                                                                for s in scores]
     assert slot_strings(to_slots(out[0]))[3] == (".",)  # the final comma corrected
     assert [w.form for w in out[2].words] == [w.form for w in sents[2].words]  # etc. kept
 

@@ -172,16 +172,19 @@ def insertions(own: Sequence[Insertion], learner: Sequence[Strings],
             for i, (o, x, y) in enumerate(zip(own, learner, chosen))]
 
 
-def corrected(sources: Sequence[Sentence], scores: Sequence[SlotScores], weight: float,
-              pairs: Sequence[tuple[str, str]]) -> tuple[list[Sentence], int]:
-    """The corrector's sentences at λ = ``weight``: each learner sentence's
+def corrected(sources: Sequence[Sentence], scores: Sequence[SlotScores],
+              weights: Sequence[float], pairs: Sequence[tuple[str, str]]
+              ) -> tuple[dict[float, list[Sentence]], dict[float, int]]:
+    """The corrector's sentences at each λ of ``weights``: each learner sentence's
     :func:`decisions`, made :func:`balanced_or_kept` for ``pairs`` (the prior's symmetric
-    marks), written into the sentence without its punctuation; and how many sentences had
-    paired marks given back."""
-    out: list[Sentence] = []
-    kept = 0
+    marks), written into the sentence without its punctuation (stripped once for every λ);
+    and, per λ, how many sentences had paired marks given back."""
+    out: dict[float, list[Sentence]] = {w: [] for w in weights}
+    kept = dict.fromkeys(weights, 0)
     for source, s in zip(sources, scores, strict=True):
-        chosen, fixed = balanced_or_kept(s.learner, decisions(s, weight), pairs)
-        kept += fixed
-        out.append(insert(strip(source), insertions(insertions_of(source), s.learner, chosen)))
+        bare, own = strip(source), insertions_of(source)
+        for w in weights:
+            chosen, fixed = balanced_or_kept(s.learner, decisions(s, w), pairs)
+            kept[w] += fixed
+            out[w].append(insert(bare, insertions(own, s.learner, chosen)))
     return out, kept
