@@ -198,7 +198,13 @@ from fstpunct.apps.correction.correct import DECODERS_CORRECT, Prepared, decided
 from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot_features
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.gate import FEATURES, examples, fit
-from fstpunct.apps.correction.model import SUPPORT, CorrectionModel, Decoding, train
+from fstpunct.apps.correction.model import (
+    SUPPORT,
+    CorrectionModel,
+    Decoding,
+    read_correction_record,
+    train,
+)
 from fstpunct.apps.correction.platt import examples as platt_examples
 from fstpunct.apps.correction.platt import fitted as platt_fitted
 from fstpunct.apps.correction.readings import SlotReading, readings
@@ -1723,6 +1729,21 @@ def print_final_or_inner(outputs: dict[str, list[Sentence | None]], source: list
     return where
 
 
+def channel_record(folder: Path, record: dict, pairs: int, heldout: bool) -> None:
+    """Fail unless the corrector in ``folder`` (its ``record``, read without loading it:
+    :func:`~fstpunct.apps.correction.model.read_correction_record`) was trained with
+    ``--extra``, without ``--fce``, on these ``pairs`` pairs, and with ``heldout`` as no cv
+    fold: the pairs that channel (``heldout`` False) and channel-heldout count their error
+    model on."""
+    want = {"extra": True, "fce": None} | ({"fold": None} if heldout else {}) | {"pairs": pairs}
+    got = {key: record.get(key) for key in want}
+    if got != want:
+        fold = f", fold {got['fold']}" if heldout else ""
+        what = "as heldout --extra" if heldout else "with the punctuation-only pairs"
+        _fail(f"{folder}: trained with extra {got['extra']}, fce {got['fce']}{fold} on "
+              f"{got['pairs']} pairs, not {what} on these {pairs}")
+
+
 def channel(args: argparse.Namespace) -> None:
     """The noisy-channel corrector (:mod:`fstpunct.apps.correction.noisy`) on a finished cv
     run's held-out pairs (its ``--work``, run with ``--extra`` and no ``--fce``): per fold, the
@@ -1742,13 +1763,10 @@ def channel(args: argparse.Namespace) -> None:
     folds = []
     for fold, held in enumerate(helds):
         fold_folders(work, fold, ("correct",), k)
-        record = CorrectionModel.load(work / f"fold{fold}" / "correct").record
+        folder = work / f"fold{fold}" / "correct"
+        record = read_correction_record(folder)
         learner, corrected, _ = trainable_pairs(fold_pairs(pooled + extra, fold_of, fold))
-        if (record.get("extra"), record.get("fce"), record.get("pairs")) != (
-                True, None, len(corrected)):
-            _fail(f"{work / f'fold{fold}' / 'correct'}: trained with extra "
-                  f"{record.get('extra')}, fce {record.get('fce')} on {record.get('pairs')} "
-                  f"pairs, not with the punctuation-only pairs on these {len(corrected)}")
+        channel_record(folder, record, len(corrected), heldout=False)
         errors = noisy.ErrorModel.counted(zip(learner, corrected))
         found.update(zip(held, noisy.slot_scores(english, errors,
                                                  [to_slots(source[j]) for j in held])))
@@ -1925,13 +1943,9 @@ def channel_heldout(args: argparse.Namespace) -> None:
     parts; on the test part keep, λ = 1 and the calibration part's λ of least AED (ties to
     the smaller), tested against keep."""
     data, work = Path(args.data), Path(args.work) / "correct"
-    record = CorrectionModel.load(work).record
+    record = read_correction_record(work)
     learner, corrected, _ = trainable_pairs(heldout_pairs(data, True))
-    if (record.get("extra"), record.get("fce"), record.get("fold"), record.get("pairs")) != (
-            True, None, None, len(corrected)):
-        _fail(f"{work}: trained with extra {record.get('extra')}, fce {record.get('fce')}, "
-              f"fold {record.get('fold')} on {record.get('pairs')} pairs, not as heldout "
-              f"--extra on these {len(corrected)}")
+    channel_record(work, record, len(corrected), heldout=True)
     errors = noisy.ErrorModel.counted(zip(learner, corrected))
     print(f"error model on {len(corrected)} TLE pairs (K {errors.k})", flush=True)
     english = load_model(args.reference)

@@ -7,6 +7,7 @@ import math
 import sys
 from collections import Counter
 from dataclasses import astuple, fields
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -236,6 +237,28 @@ def spied(real, calls: list):
         calls.append((args, real(*args)))
         return calls[-1][1]
     return spy
+
+
+@pytest.mark.parametrize("heldout, record, said", [
+    (False, {"extra": True, "fce": None, "pairs": 7}, "trained with extra True, fce None on 7 "
+     "pairs, not with the punctuation-only pairs on these 8"),
+    (False, {"extra": None, "pairs": 8}, "trained with extra None, fce None on 8 pairs, not "
+     "with the punctuation-only pairs on these 8"),
+    (True, {"extra": True, "fold": 0, "pairs": 8}, "trained with extra True, fce None, fold 0 "
+     "on 8 pairs, not as heldout --extra on these 8"),
+    (True, {"extra": True, "fce": "all", "pairs": 8}, "trained with extra True, fce all, fold "
+     "None on 8 pairs, not as heldout --extra on these 8")])
+def test_the_channels_refuse_a_corrector_of_other_pairs(capsys, heldout, record, said):
+    """channel (a cv fold's corrector) and channel-heldout (heldout's, no fold) count their
+    error model on the corrector's training pairs: one that was trained on others (its
+    record) is refused in one line naming the folder; a cv fold's record passes channel."""
+    script = load_script("correction")
+    with pytest.raises(SystemExit) as stop:
+        script.channel_record(Path("work"), record, 8, heldout)
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == f"correction: {Path('work')}: {said}\n"
+    script.channel_record(Path("work"), {"extra": True, "fold": 1, "pairs": 8}, 8, False)
+    script.channel_record(Path("work"), {"extra": True, "pairs": 8}, 8, True)
 
 
 def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):

@@ -90,7 +90,7 @@ from .gate import FEATURES
 from .platt import PLATT_SIZE
 
 __all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center", "drawn",
-           "learner_contexts", "sharpened", "train", "unexplained",
+           "learner_contexts", "read_correction_record", "sharpened", "train", "unexplained",
            "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
@@ -214,6 +214,28 @@ def _towards(channel: Channel, reference: Channel) -> Channel:
     return Channel(channel.symbols, channel.direction, phi)
 
 
+def _readings_seed(record: dict[str, Any]) -> int:
+    """A record's ``readings_seed`` (:attr:`CorrectionModel.readings_seed`)."""
+    seed = record.get("readings_seed", 0)
+    if type(seed) is not int:
+        raise InputError(f"readings_seed must be an integer, not {seed!r}")
+    check_stream_seed(seed, "readings_seed")
+    return seed
+
+
+def read_correction_record(folder: str | Path) -> dict[str, Any]:
+    """The training record of the correction model saved in ``folder`` (its
+    ``correction.json``), without loading its punctuation models; a ModelError naming the
+    folder if it is not one or its ``readings_seed`` cannot be decoded with."""
+    path = Path(folder)
+    record = read_meta(path / "correction.json", FORMAT, "a correction model").get("record", {})
+    try:
+        _readings_seed(record)
+    except InputError as e:
+        raise not_a_model(path, "a correction model", e, file="correction.json") from e
+    return record
+
+
 @dataclass
 class CorrectionModel:
     """A trained correction model (module docstring) and its training record."""
@@ -238,11 +260,7 @@ class CorrectionModel:
         """The random stream of the drawn readings (record ``readings_seed``; 0 if none),
         an integer (not a bool, a float or a string) of one 32-bit word, else an InputError
         naming ``readings_seed`` (:func:`~fstpunct.errors.check_stream_seed`)."""
-        seed = self.record.get("readings_seed", 0)
-        if type(seed) is not int:
-            raise InputError(f"readings_seed must be an integer, not {seed!r}")
-        check_stream_seed(seed, "readings_seed")
-        return seed
+        return _readings_seed(self.record)
 
     def readings_of(self, sentences: Sequence[SlotSentence], first: int = 0
                     ) -> list[list[SlotSentence]]:
@@ -290,16 +308,10 @@ class CorrectionModel:
     def load(cls, folder: str | Path) -> CorrectionModel:
         """The model saved in ``folder`` (:meth:`save`); a ModelError naming the folder if its
         record's :attr:`readings_seed` cannot be decoded with (said here, not at the first
-        sentence)."""
+        sentence; :func:`read_correction_record`)."""
         path = Path(folder)
-        meta = read_meta(path / "correction.json", FORMAT, "a correction model")
-        model = cls(load_model(path / "learner"), load_model(path / "corrector"),
-                    meta.get("record", {}))
-        try:
-            _ = model.readings_seed  # its check
-        except InputError as e:
-            raise not_a_model(path, "a correction model", e, file="correction.json") from e
-        return model
+        record = read_correction_record(path)
+        return cls(load_model(path / "learner"), load_model(path / "corrector"), record)
 
 
 def train(learner: PunctModel, originals: Sequence[SlotSentence],
