@@ -875,11 +875,16 @@ def dealt(names: Iterable[str], k: int) -> dict[str, int]:
     return {d: j % k for j, d in enumerate(sorted(names))}
 
 
-def fold_pairs(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], fold: int
-               ) -> list[tuple[Sentence, Sentence]]:
-    """The (learner, corrected) pairs of ``pooled`` whose FCE document is not in ``fold``
-    (what ``cv`` trains the fold's models on, with the fold's outside FCE pairs)."""
-    return [(s, g) for _, s, g in pooled if fold_of[_document(s)] != fold]
+def fold_pairs(pooled: list[tuple[str, Sentence, Sentence]],
+               extra: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], fold: int
+               ) -> list[tuple[str, Sentence, Sentence]]:
+    """The (key, learner, corrected) rows of the isomorphic pairs ``pooled``, then of the
+    punctuation-only ones ``extra``, whose FCE document is not in ``fold`` (what ``cv`` trains
+    the fold's models on, with the fold's outside FCE pairs), keyed as :func:`crossfit` keys
+    their features (:func:`_key`)."""
+    return [(_key(split, kind, s), s, g)
+            for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra))
+            for split, s, g in part if fold_of[_document(s)] != fold]
 
 
 def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
@@ -1030,8 +1035,9 @@ def cv(args: argparse.Namespace) -> None:
     by_cost: dict[float, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
-    rests = [fold_pairs(pooled + extra, fold_of, fold) + fold_outside[fold].pairs
-             for fold in range(k)]
+    keyed = [fold_pairs(pooled, extra, fold_of, fold) for fold in range(k)]
+    rests = [[(s, g) for _, s, g in rows] + fold_outside[fold].pairs
+             for fold, rows in enumerate(keyed)]
     slotted = [slot_pairs(rest) for rest in rests]  # read once, for the corrector and its bags
     models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, slotted[fold])
               for fold, (own, learner) in enumerate(learners)]
@@ -1049,10 +1055,8 @@ def cv(args: argparse.Namespace) -> None:
         folder = work / f"fold{fold}"
         src, gold = [s for s, _ in rests[fold]], [g for _, g in rests[fold]]
         model = model.decoded_with(Decoding(args.edit_cost, args.support))
-        corr = None if crossfitted is None else [  # no outside pairs: rests[fold]'s order
-            crossfitted[0][_key(split, kind, s)]
-            for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra))
-            for split, s, _ in part if fold_of[_document(s)] != fold]
+        corr = None if crossfitted is None else [  # no outside pairs: rests[fold]'s rows
+            crossfitted[0][key] for key, _, _ in keyed[fold]]
         crfs = train_crfs(src, gold, gold, english, folder, (args.c2,), not args.all_systems,
                           args.keep_c2, corr, args.bilstm)
         if args.models_only:
@@ -1765,7 +1769,8 @@ def channel(args: argparse.Namespace) -> None:
         fold_folders(work, fold, ("correct",), k)
         folder = work / f"fold{fold}" / "correct"
         record = read_correction_record(folder)
-        learner, corrected, _ = trainable_pairs(fold_pairs(pooled + extra, fold_of, fold))
+        learner, corrected, _ = trainable_pairs(
+            [(s, g) for _, s, g in fold_pairs(pooled, extra, fold_of, fold)])
         channel_record(folder, record, len(corrected), heldout=False)
         errors = noisy.ErrorModel.counted(zip(learner, corrected))
         found.update(zip(held, noisy.slot_scores(english, errors,

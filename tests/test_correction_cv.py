@@ -263,11 +263,24 @@ def fold_features(script, work: Path, fold: int, tree) -> list:
 
 
 def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
+    trained = []  # each fold's CRF training pairs' learner sentences and their features
+
+    def spy(source, *rest):
+        trained.append((source, rest[7]))
+        return train_crfs(source, *rest)
+    train_crfs = script.train_crfs
+    monkeypatch.setattr(script, "train_crfs", spy)
     data, work = crossfit_cv(script, monkeypatch, tmp_path)
     rows = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
     assert {script.CRF_CORR, script.KEEP_CORR} <= set(rows)
     feats = json.loads((work / "crossfit.json").read_text(encoding="utf-8"))
     assert len(feats) == 16 and all(k.startswith("train/cesl/doc") for k in feats)
+    # the CRFs are given each training pair's own features, pair by pair (they differ: the
+    # pairs' order matters)
+    assert len(trained) == 2
+    for source, corr in trained:
+        assert len(source) == 8 and corr == [feats[f"train/cesl/{s.sent_id}"] for s in source]
+        assert corr != corr[::-1]
     # a pair's features come from the corrector of its own fold (trained without it):
     # docA is in fold 0, docB in fold 1
     source = {s.sent_id: s for s in script.read_file(data / "en_esl-ud-train.conllu")}
