@@ -19,6 +19,7 @@ from fstpunct.apps.correction import noisy
 from fstpunct.apps.restoration.metrics import EditScore, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.errors import InputError
+from fstpunct.model import punct
 from fstpunct.model.punct import Inference, log_probs
 from fstpunct.model.store import load_model
 from fstpunct.ud.slots import ABBV, to_slots
@@ -93,6 +94,19 @@ def test_leave_one_slot_out_is_the_written_sentence(english):
                 assert ours == pytest.approx(direct, abs=1e-9) or direct == ours == -np.inf
                 tried += 1
     assert tried == 5 * (6 + 5)
+
+
+def test_log_probs_in_batches_of_chunk(english, monkeypatch):
+    """log_probs scores every sentence, in order, batch by batch (here of 2: the last one
+    shorter), as one Inference over them all; none: an empty array."""
+    ss = [to_slots(s) for s in sentences(conll(RELATIVE, "r", drop=(1, 4)) + conll(PLAIN, "p")
+                                         + conll(ABBREVIATION, "a") + conll(RELATIVE, "q")
+                                         + conll(COMMA_END, "c"))]
+    whole = Inference(english, english.prepare(ss)).log_probs()
+    monkeypatch.setattr(punct, "CHUNK", 2)
+    assert log_probs(english, ss) == pytest.approx(whole, abs=1e-9) and len(whole) == 5
+    assert len(set(whole)) == 5  # a sentence scored in another's place would show
+    assert log_probs(english, []).shape == (0,)
 
 
 def brute_force(english, errors, sent, weight):

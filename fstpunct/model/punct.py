@@ -45,6 +45,7 @@ from ..errors import refuse_below
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
+from ..ud.treebank import batches
 from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .vocab import Puncteme, Vocab
@@ -836,9 +837,8 @@ class Inference:
 def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
     """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches of
     CHUNK sentences)."""
-    return np.concatenate([np.zeros(0)] + [
-        Inference(model, model.prepare(list(sentences[a:a + CHUNK]))).log_probs()
-        for a in range(0, len(sentences), CHUNK)])
+    return np.concatenate([np.zeros(0)] + [Inference(model, model.prepare(b)).log_probs()
+                                           for b in batches(sentences, CHUNK)])
 
 
 def _node_spans(sent: SlotSentence) -> list[tuple[int, int]]:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TextIO
+from typing import TextIO, TypeVar
 
 from ..errors import ConlluError
 from ..files import not_utf8, open_input, output
@@ -214,9 +214,13 @@ def with_space_after(misc: str, space: bool) -> str:
     return "|".join(items if space else items + [NO_SPACE]) or "_"
 
 
-def batches(sentences: Iterable[Sentence], size: int) -> Iterator[list[Sentence]]:
-    """``sentences`` in lists of ``size`` (the last one shorter), read as they are needed."""
-    batch: list[Sentence] = []
+T = TypeVar("T")
+
+
+def batches(sentences: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``sentences`` (of any kind) in lists of ``size`` (the last one shorter), read as they
+    are needed."""
+    batch: list[T] = []
     for sent in sentences:
         batch.append(sent)
         if len(batch) == size:
