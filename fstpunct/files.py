@@ -376,6 +376,7 @@ class NpzArchive(Mapping[str, Any]):
 _OBJECTS = "Python objects (a pickle), not arrays of numbers"
 _ZIP_END = 1 << 17  # more than zipfile.is_zipfile reads: the end record, its comment (under
 # 64 KiB) and the zip64 records before it
+_ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # np.load's test: a member, an empty archive
 
 
 def _holds_objects(npz: Any, name: str) -> bool:
@@ -392,27 +393,32 @@ def _holds_objects(npz: Any, name: str) -> bool:
         return False
 
 
-def _check_zip(f: BinaryIO) -> None:
-    """A ValueError unless the open file ``f`` is a zip archive (``np.load`` would try another
-    file as a pickle); a read error where :func:`zipfile.is_zipfile` reads, which it takes for
-    "no", is raised as it is (the same bytes read again)."""
-    if not zipfile.is_zipfile(f):
+def _check_zip(f: BinaryIO, start: bytes) -> None:
+    """A ValueError unless the open file ``f``, whose first bytes are ``start``, is a zip
+    archive from its first byte: ``np.load`` reads a file that does not start as one (bytes
+    before an archive, an ``.npy`` before one) as an ``.npy`` or a pickle. A read error where
+    :func:`zipfile.is_zipfile` reads, which it takes for "no", is raised as it is (the file's
+    tail read again: at least what is_zipfile reads)."""
+    if start.startswith(_ZIP_STARTS):
+        if zipfile.is_zipfile(f):
+            return
         f.seek(max(0, f.seek(0, os.SEEK_END) - _ZIP_END))
         f.read()
-        raise ValueError("not a NumPy .npz archive, or a truncated one")
+    raise ValueError("not a NumPy .npz archive, or a truncated one")
 
 
 @contextmanager
 def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[NpzArchive]:
     """A model's NumPy ``.npz`` archive ``path``, open (``allow_pickle=False``) for the ``with``
     block to read its arrays (:class:`NpzArchive`). Whatever fails to open it or read an array
-    — no such file or one that cannot be read (its own reason), not a zip archive (text, an
-    ``.npy``, a truncated file), a damaged directory or member, an array of Python objects, a
-    missing array — is one :class:`ModelError` saying that the model (``model``, by default
-    ``path``'s folder) is not ``what`` and why, naming the file (:func:`~.errors.not_a_model`):
-    ``m/attach: not an attach model (attach.npz: not a NumPy .npz archive, or a truncated
-    one)``, never numpy's advice to allow pickles. What else the block raises passes as it is.
-    The file is closed on every path."""
+    — no such file or one that cannot be read (its own reason), not a zip archive from its
+    first byte (text, an ``.npy``, bytes before an archive, a truncated file), a damaged
+    directory or member, an array of Python objects, a missing array — is one
+    :class:`ModelError` saying that the model (``model``, by default ``path``'s folder) is not
+    ``what`` and why, naming the file (:func:`~.errors.not_a_model`): ``m/attach: not an
+    attach model (attach.npz: not a NumPy .npz archive, or a truncated one)``, never numpy's
+    advice to allow pickles. What else the block raises passes as it is. The file is closed on
+    every path."""
     import numpy as np  # here: reading text needs no numpy
 
     def failed(e: Exception) -> ModelError:
@@ -427,8 +433,8 @@ def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator
         raise failed(e) from e
     with f:
         try:
-            f.read(4)  # a read error says its own reason here (is_zipfile takes it for "no")
-            _check_zip(f)
+            start = f.read(4)  # a read error says its own reason here (not is_zipfile's "no")
+            _check_zip(f, start)
             f.seek(0)
             npz = np.load(f, allow_pickle=False)
         except UNREADABLE as e:

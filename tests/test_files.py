@@ -392,6 +392,22 @@ def test_an_npz_archive_with_a_damaged_directory_is_closed(tmp_path):
     assert [w for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
+@pytest.mark.parametrize("before", [b"#!stub\n", "an .npy"])
+def test_bytes_before_an_npz_archive_are_not_an_archive(before, tmp_path):
+    """An archive with bytes before it (which zipfile reads, its end record whole) is not an
+    .npz: np.load read it as a pickle, refused with numpy's advice to allow pickles, or after
+    an .npy as that array (a TypeError in read_npz)."""
+    if before == "an .npy":
+        np.save(tmp_path / "x.npy", np.arange(3))
+        before = (tmp_path / "x.npy").read_bytes()
+    np.savez(tmp_path / "x.npz", theta=np.arange(3))
+    (tmp_path / "w.npz").write_bytes(before + (tmp_path / "x.npz").read_bytes())
+    with pytest.raises(ModelError, match=r"^\S+/w: not a test model \(w.npz: not a NumPy .npz "
+                                         r"archive, or a truncated one\)$"):
+        with read_npz(tmp_path / "w.npz", "a test model", tmp_path / "w"):
+            pass
+
+
 @pytest.mark.parametrize("objects", [np.array([None], dtype=object),
                                      np.array([(1, None)], dtype=[("n", int), ("o", object)])],
                          ids=["objects", "a field of objects"])
