@@ -29,7 +29,7 @@ from .errors import UNREADABLE, InputError, ModelError, not_a_model
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
            "check_input", "folder_target", "is_stdio", "not_utf8", "open_input", "output",
-           "read_meta", "read_npz", "read_text", "terminate_on_sigterm", "writing"]
+           "read_meta", "read_npy", "read_npz", "read_text", "terminate_on_sigterm", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -382,15 +382,38 @@ _ZIP_STARTS = (b"PK\x03\x04", b"PK\x05\x06")  # np.load's test: a member, an emp
 def _holds_objects(npz: Any, name: str) -> bool:
     """Whether the header of array ``name`` of the open archive ``npz`` (a NumPy ``NpzFile``)
     declares Python objects (its dtype's ``hasobject``), False if it cannot be read."""
-    from numpy.lib import format as npy
     member = name if name in npz.zip.namelist() else f"{name}.npy"  # as NpzFile finds it
     try:
         with npz.zip.open(member) as f:
-            version = npy.read_magic(f)  # 3.0: 2.0's layout with UTF-8 field names
-            read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-            return bool(read(f)[2].hasobject)
+            return _npy_objects(f)
     except UNREADABLE:
         return False
+
+
+def _npy_objects(f: IO[bytes]) -> bool:
+    """Whether the ``.npy`` header at the start of the stream ``f`` declares Python objects;
+    the header's read error if it cannot be read."""
+    from numpy.lib import format as npy
+    version = npy.read_magic(f)  # 3.0: 2.0's layout with UTF-8 field names
+    read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+    return bool(read(f)[2].hasobject)
+
+
+def read_npy(path: Path) -> Any:
+    """The array of the NumPy ``.npy`` file ``path``, read without pickles; numpy's error
+    (:data:`~.errors.UNREADABLE`) if it cannot be, but never its advice to allow pickles: a
+    ValueError "not a NumPy .npy file" for another file (a pickle, text, an ``.npz``), and
+    "Python objects (a pickle), not arrays of numbers" for an array of them (its header's
+    dtype)."""
+    from numpy.lib import format as npy
+    with path.open("rb") as f:
+        if f.read(len(npy.MAGIC_PREFIX)) != npy.MAGIC_PREFIX:
+            raise ValueError("not a NumPy .npy file")
+        f.seek(0)
+        if _npy_objects(f):
+            raise ValueError(_OBJECTS)
+        f.seek(0)
+        return npy.read_array(f, allow_pickle=False)
 
 
 def _check_zip(f: BinaryIO, start: bytes) -> None:

@@ -3,6 +3,7 @@ import errno
 import gc
 import io
 import os
+import pickle
 import signal
 import stat
 import subprocess
@@ -17,7 +18,7 @@ from conftest import treebank
 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError
-from fstpunct.files import atomic_folder, open_input, output, read_npz, writing
+from fstpunct.files import atomic_folder, open_input, output, read_npy, read_npz, writing
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 PREVIOUS = "previous content\n"
@@ -431,6 +432,30 @@ def test_an_npz_array_of_python_objects_is_told_by_its_header(objects, tmp_path,
             npz["theta"]
         with pytest.raises(ModelError, match=r"\(w.npz: gamma is not a file in the archive\)$"):
             npz["gamma"]
+
+
+@pytest.mark.parametrize("what", ["objects", "a field of objects", "a pickle", "an archive"])
+def test_an_npy_file_of_python_objects_or_another_file_says_so(what, tmp_path):
+    """read_npy says why it refuses an array of Python objects (its header) and a file that
+    is not an .npy (numpy read it as a pickle and advised allowing pickles), and reads an
+    array of numbers."""
+    path = tmp_path / "x.npy"
+    np.save(path, np.arange(3))
+    assert list(read_npy(path)) == [0, 1, 2]
+    why = "Python objects \\(a pickle\\), not arrays of numbers"
+    if what == "objects":
+        np.save(path, np.array([None], dtype=object))
+    elif what == "a field of objects":
+        np.save(path, np.array([(1, None)], dtype=[("n", int), ("o", object)]))
+    else:
+        why = "not a NumPy .npy file"
+        if what == "a pickle":
+            path.write_bytes(pickle.dumps(np.arange(3)))
+        else:
+            with path.open("wb") as f:
+                np.savez(f, x=np.arange(3))
+    with pytest.raises(ValueError, match=f"^{why}$"):
+        read_npy(path)
 
 
 class _FailsAfter4(io.BytesIO):

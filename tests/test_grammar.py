@@ -259,9 +259,10 @@ def test_rules_of_a_correction_model_compare_its_learner_model(stub_correction, 
 
 
 def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
-    """A model's ``edits.npy`` that is empty, truncated, not an array of counts or of another
-    shape than its channel's φ is a ModelError, and ``rules --compare`` says so in one line
-    naming the file, with status 2."""
+    """A model's ``edits.npy`` that is empty, truncated, a pickle, Python objects, not an array
+    of counts or of another shape than its channel's φ is a ModelError, and ``rules --compare``
+    says so in one line naming the file (never numpy's advice to allow pickles), with status
+    2."""
     import shutil
 
     from fstpunct.errors import ModelError
@@ -278,6 +279,8 @@ def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
     for counts in (good[:-1], good.astype(np.int64), -good, good * np.nan, good[..., 0]):
         np.save(tmp_path / "x.npy", counts)
         damaged[f"{counts.dtype} {counts.shape}"] = (tmp_path / "x.npy").read_bytes()
+    np.save(tmp_path / "x.npy", np.array([None], dtype=object))
+    damaged["objects"] = (tmp_path / "x.npy").read_bytes()
     np.savez(tmp_path / "x.npz", edits=good)
     damaged["an archive"] = (tmp_path / "x.npz").read_bytes()
     for what, data in damaged.items():
@@ -287,6 +290,7 @@ def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
         assert main(["rules", "--model", str(folder), "--compare", str(EN)]) == 2, what
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and "edits.npy" in err, what
+        assert "allow_pickle" not in err, what  # numpy's advice to a user who meant no pickle
     (folder / "edits.npy").unlink()
     with pytest.raises(ModelError, match="no readable expected edit counts"):
         load_edit_counts(folder)

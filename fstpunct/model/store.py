@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UNREADABLE, ModelError, warn_user
-from ..files import atomic_folder, output, read_meta
+from ..files import atomic_folder, output, read_meta, read_npy
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -139,12 +139,9 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     missing, unreadable or not such an array."""
     path = model_path(name) / EDIT_COUNTS
     try:
-        counts = np.load(path)
+        counts = read_npy(path)
     except UNREADABLE as e:
         raise ModelError(f"{path}: no readable expected edit counts in this model ({e})") from e
-    if not isinstance(counts, np.ndarray):  # an .npz archive loads as an open NpzFile
-        counts.close()
-        raise ModelError(f"{path}: not the model's expected edit counts (an archive)")
     wrong_shape = counts.ndim != 3 or (shape is not None and counts.shape != shape)
     if counts.dtype.kind != "f" or wrong_shape or not np.all(np.isfinite(counts)) \
             or np.any(counts < 0):
