@@ -189,7 +189,7 @@ def test_the_library_refuses_a_negative_patience_or_min_count(tmp_path, setting)
     """train(patience=-1) stopped after the first epoch and min_count=-1 kept every feature,
     in silence: the library refuses them, before any sentence is read, as the command does."""
     with pytest.raises(InputError, match=r"^(patience|min_count) must be at least 0, not -1$"):
-        train(iter(()), iter(()), "removed", 1, tmp_path / "m", **setting)
+        train(_unread(), _unread(), "removed", 1, tmp_path / "m", **setting)
     assert not (tmp_path / "m").exists()
 
 
@@ -198,14 +198,19 @@ def test_the_library_refuses_a_negative_patience_or_min_count(tmp_path, setting)
     ({"epochs": math.inf}, "epochs must be a finite number of at least 1, not inf"),
     ({"patience": math.nan}, "patience must be at least 0, not nan"),
     ({"min_count": math.inf}, "min_count must be a finite number of at least 0, not inf")])
-def test_the_library_refuses_a_nan_or_infinite_training_setting(data, tmp_path, setting,
-                                                                  message):
+def test_the_library_refuses_a_nan_or_infinite_training_setting(tmp_path, setting, message):
     """NaN and inf passed the hand-written checks: a NaN beam or infinite epochs failed with a
     TypeError (a traceback), a NaN patience or infinite min_count trained and saved a model;
-    refused before any sentence is read."""
+    refused before any sentence is read (the sentences fail the test when read)."""
     with pytest.raises(InputError, match=f"^{message}$"):
-        train(data[1][:2], data[1][:2], "tokens", **{"beam": 1, **setting}, out=tmp_path / "m")
+        train(_unread(), _unread(), "tokens", **{"beam": 1, **setting}, out=tmp_path / "m")
     assert not (tmp_path / "m").exists()
+
+
+def _unread():
+    """Sentences whose reading fails the test."""
+    raise AssertionError("a sentence was read")
+    yield
 
 
 @pytest.mark.parametrize("beam, bound", [(math.nan, "at least 1"),
