@@ -7,12 +7,14 @@ import sys
 import warnings
 import zlib
 from collections.abc import Sequence
+from numbers import Integral
 from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "check_seed", "check_stream_seed", "not_a_model",
-           "refuse_below", "refuse_choice", "refuse_missing", "refuse_unused", "warn_user"]
+           "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused",
+           "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -100,6 +102,20 @@ def refuse_below(least: float, **values: float | None) -> None:
                  else f"at least {least}")
         raise InputError(f"{' and '.join(low)} must be {bound}, not "
                          f"{' and '.join(map(str, low.values()))}")
+
+
+def refuse_count(least: int, **values: float | None) -> None:
+    """:func:`refuse_below` for counts (a beam, a number of epochs: they slice and count), and
+    an :class:`InputError` naming every value that is not of an integer type (1.5, and 2.0
+    too: a slice or ``range`` fails on it), ``beam must be a whole number of at least 1, not
+    1.5``; None: not given."""
+    refuse_below(least, **values)
+    fractions = {name: value for name, value in values.items()
+                 if value is not None and not isinstance(value, Integral)}
+    if fractions:
+        bound = "whole numbers" if len(fractions) > 1 else "a whole number"
+        raise InputError(f"{' and '.join(fractions)} must be {bound} of at least {least}, not "
+                         f"{' and '.join(map(str, fractions.values()))}")
 
 
 def refuse_choice(name: str, value: object, allowed: Sequence[str]) -> None:

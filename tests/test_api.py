@@ -578,18 +578,21 @@ def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tm
         assert not out.exists()
 
 
-def test_a_beam_below_one_is_refused_before_reading(en, tmp_path):
+@pytest.mark.parametrize("beam, bound", [(0, "at least 1"), (1.5, "a whole number of at least 1")])
+def test_a_beam_below_one_is_refused_before_reading(en, tmp_path, beam, bound):
     """``restore(parsers=..., beam=0)`` was refused only at the first sentence (the parser's
     search), ``restore``'s and ``decode``'s pipeline beam when the pipeline loaded; before
-    any parser is read (an empty folder would be a ModelError)."""
+    any parser is read (an empty folder would be a ModelError). A beam of 1.5 failed in the
+    search's slice (a TypeError at the first sentence), or was said to be below 2 (parse)."""
     given = Pulled(conllu.parse(TEXT))
     parser = BUNDLED / "en" / "parser"
-    for call in (lambda: en.restore(iter(given), parsers=[parser], beam=0),
-                 lambda: en.restore(iter(given), parsers=[parser, tmp_path], beam=0),
-                 lambda: en.restore(iter(given), parsers=[tmp_path], beam=0),
-                 lambda: en.restore(iter(given), beam=0),
-                 lambda: en.decode(iter(given), beam=0)):
-        with pytest.raises(InputError, match="^beam must be at least 1, not 0$"):
+    for call in (lambda: en.restore(iter(given), parsers=[parser], beam=beam),
+                 lambda: en.restore(iter(given), parsers=[parser, tmp_path], beam=beam),
+                 lambda: en.restore(iter(given), parsers=[tmp_path], beam=beam),
+                 lambda: en.restore(iter(given), beam=beam),
+                 lambda: en.decode(iter(given), beam=beam),
+                 lambda: en.parse(iter(given), tmp_path, beam=beam)):
+        with pytest.raises(InputError, match=f"^beam must be {bound}, not {beam}$"):
             call()
     assert given.count == 0
 

@@ -4,7 +4,13 @@ import math
 import numpy as np
 import pytest
 
-from fstpunct.errors import InputError, check_stream_seed, refuse_below, refuse_choice
+from fstpunct.errors import (
+    InputError,
+    check_stream_seed,
+    refuse_below,
+    refuse_choice,
+    refuse_count,
+)
 
 
 def test_refuse_choice_names_the_choices_in_order_and_the_value():
@@ -31,9 +37,27 @@ def test_refuse_below_passes_finite_values_at_or_above_the_bound(value):
      "a and --page-size must be at least 1, not -1 and 0"),
     ({"a": 0, "b": math.inf}, "a and b must be a finite number of at least 1, not 0 and inf"),
 ])
-def test_refuse_below_names_every_refused_value(values, message):
+@pytest.mark.parametrize("refuse", [refuse_below, refuse_count])
+def test_refuse_below_names_every_refused_value(values, message, refuse):
+    """refuse_count refuses what refuse_below does first, in its words."""
     with pytest.raises(InputError) as refused:
-        refuse_below(1, **values)
+        refuse(1, **values)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(("values", "message"), [
+    ({"beam": 1.5}, "beam must be a whole number of at least 1, not 1.5"),
+    ({"epochs": 2.0}, "epochs must be a whole number of at least 1, not 2.0"),
+    ({"beam": 1.5, "epochs": 3, "n": np.float64(2.5), "m": None},
+     "beam and n must be whole numbers of at least 1, not 1.5 and 2.5"),
+    ({"beam": 0.5, "epochs": 1.5}, "beam must be at least 1, not 0.5"),  # below: first
+])
+def test_refuse_count_refuses_fractions(values, message):
+    """A fractional beam or number of epochs failed in a slice or range() (a TypeError);
+    whole numbers of any integer type pass, and None (not given)."""
+    refuse_count(1, a=1, b=np.int64(3), c=10**400, d=None)
+    with pytest.raises(InputError) as refused:
+        refuse_count(1, **values)
     assert str(refused.value) == message
 
 

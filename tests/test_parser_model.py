@@ -16,10 +16,11 @@ from tqdm import tqdm
 import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
+from fstpunct.model.store import BUNDLED
 from fstpunct.parser import Model, decode, kbest, parse, score, train
 from fstpunct.parser.model import LEGALITY_CLASSES
 from fstpunct.parser.punct import EMPTY, MARK, REL_MARK, WORD, Prepared, initial_props, prepare
-from fstpunct.parser.search import greedy, search, tree
+from fstpunct.parser.search import greedy, search, search_beam, tree
 from fstpunct.parser.train import Perceptron, _beam_epoch, _early_greedy_epoch, build
 from fstpunct.parser.transitions import Shift, initial, leaf
 from fstpunct.ud.tree import is_projective
@@ -207,6 +208,18 @@ def test_the_library_refuses_a_nan_or_infinite_training_setting(tmp_path, settin
     assert not (tmp_path / "m").exists()
 
 
+@pytest.mark.parametrize("setting, message", [
+    ({"beam": 1.5}, "beam must be a whole number of at least 1, not 1.5"),
+    ({"epochs": 2.5}, "epochs must be a whole number of at least 1, not 2.5"),
+    ({"epochs": 2.0}, "epochs must be a whole number of at least 1, not 2.0")])
+def test_the_library_refuses_a_fractional_beam_or_epochs(tmp_path, setting, message):
+    """A beam of 1.5 failed in the search's slice, epochs of 2.5 (or 2.0) in range(), with a
+    TypeError; refused before any sentence is read."""
+    with pytest.raises(InputError, match=f"^{message}$"):
+        train(_unread(), _unread(), "tokens", **{"beam": 1, **setting}, out=tmp_path / "m")
+    assert not (tmp_path / "m").exists()
+
+
 def _unread():
     """Sentences whose reading fails the test."""
     raise AssertionError("a sentence was read")
@@ -221,6 +234,24 @@ def test_the_beam_search_refuses_a_nan_or_infinite_beam(models, beam, bound):
                             tree=None))
     with pytest.raises(InputError, match=f"^beam must be {bound}, not {beam}$"):
         parse(Model.load(models["removed", 1]), sent, beam)
+
+
+@pytest.mark.parametrize("beam", [1.5, None])
+def test_the_beam_search_refuses_a_fractional_beam_or_none(beam):
+    """A beam of 1.5 failed in the search's slice (a TypeError); None passed the check and
+    kept every item (an unbounded beam: 98 items for two words with the en parser). parse's
+    None is the parser's own beam; search_beam has no default."""
+    model = Model.load(BUNDLED / "en" / "parser")
+    sent = next(read_conllu(io.StringIO("1\tdogs\tdog\tNOUN\tNNS\t_\t_\t_\t_\t_\n"
+                                        "2\tbark\tbark\tVERB\tVBP\t_\t_\t_\t_\t_\n\n"),
+                            tree=None))
+    prep = prepare(sent, model.mode, gold=False, version=model.props_version)
+    with pytest.raises(InputError, match=f"^beam must be a whole number of at least 1, not "
+                                         f"{beam}$"):
+        search_beam(model, model.input(prep), beam, model.weights)
+    if beam is not None:
+        with pytest.raises(InputError, match=f"^beam must be a whole number .* not {beam}$"):
+            parse(model, sent, beam)
 
 
 def test_the_library_beam_is_the_models_by_default_and_never_0(data, models):

@@ -28,6 +28,7 @@ from ..errors import (
     ModelError,
     refuse_below,
     refuse_choice,
+    refuse_count,
     refuse_missing,
     refuse_unused,
     warn_user,
@@ -223,7 +224,7 @@ class Model:
         not ``parser``); ``tagger``, ``parser`` and ``beam`` checked now, before any file is
         read."""
         refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
-        refuse_below(1, beam=beam)
+        refuse_count(1, beam=beam)
 
         def load(loaded: ParserModel | None = None) -> Pipeline:
             from ..parser.pipeline import load_pipeline  # here: the parser imports scipy

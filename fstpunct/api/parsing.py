@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-from ..errors import refuse_below
+from ..errors import refuse_count
 from .data import Data, rewrite
 
 if TYPE_CHECKING:  # the parser brings scipy and tqdm: imported when a parser is used
@@ -26,7 +26,7 @@ def parser_model(parser: str | os.PathLike[str] | ParserModel, beam: int | None
                  ) -> ParserModel:
     """:func:`load_parser` after ``beam`` is checked: an InputError before any file or
     sentence is read."""
-    refuse_below(1, beam=beam)
+    refuse_count(1, beam=beam)
     return load_parser(parser)
 
 
