@@ -18,7 +18,7 @@ import fstpunct
 from fstpunct.api import choose, language_of
 from fstpunct.apps.decode import annotate
 from fstpunct.cli.main import main
-from fstpunct.errors import ConlluError, InputError
+from fstpunct.errors import ConlluError, InputError, ModelError
 from fstpunct.model.store import BUNDLED, bundled, load_model
 from fstpunct.ud.treebank import read_file
 
@@ -594,6 +594,20 @@ def test_a_beam_below_one_is_refused_before_reading(en, tmp_path, beam, bound):
                  lambda: en.parse(iter(given), tmp_path, beam=beam)):
         with pytest.raises(InputError, match=f"^beam must be {bound}, not {beam}$"):
             call()
+    assert given.count == 0
+
+
+def test_restore_refuses_the_tagger_then_the_beam_then_a_parser(en, tmp_path):
+    """The order restore's docstring gives: a tagger that is no folder, then the beam, before
+    a parser folder that is not a parser model (the first two before any parser loads)."""
+    given = Pulled(conllu.parse(TEXT))
+    missing = str(tmp_path / "missing")
+    with pytest.raises(InputError, match=f"^tagger \\(--tagger\\): {missing}: no such folder$"):
+        en.restore(iter(given), parsers=[tmp_path], tagger=missing, beam=0)
+    with pytest.raises(InputError, match="^beam must be at least 1, not 0$"):
+        en.restore(iter(given), parsers=[tmp_path], beam=0)
+    with pytest.raises(ModelError, match="not a parser model"):
+        en.restore(iter(given), parsers=[tmp_path])
     assert given.count == 0
 
 

@@ -16,7 +16,7 @@ import math
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from functools import cached_property, partial
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -157,6 +157,7 @@ class Model:
         from ..apps.text import analysed, underlying
         refuse_below(0, posteriors=posteriors)
         _check_pool(pool)
+        _check_pipeline(tagger, parser, beam)
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
         punct = self._model_for(text and text_model)
         return self._rewrite(data, lambda s: annotate(punct, analysed(s, pipeline), posteriors,
@@ -215,21 +216,17 @@ class Model:
         ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's). The bundled
         parser is ``removed``-mode; a given ``parser`` parses in its own mode (:meth:`restore`
         checks that it is ``removed``-mode, :meth:`decode` takes any)."""
+        _check_pipeline(tagger, parser, beam)
         return self._pipeline_loader(lowercase, tagger, parser, beam)()
 
     def _pipeline_loader(self, lowercase: bool | None, tagger: Folder | Tagger | None,
                          parser: Folder | ParserModel | None, beam: int | None
-                         ) -> Callable[..., Pipeline]:
-        """:meth:`pipeline`, loaded when first called (given a loaded parser then: that one,
-        not ``parser``); ``tagger``, ``parser`` and ``beam`` checked now, before any file is
-        read."""
-        refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
-        refuse_count(1, beam=beam)
-
-        def load(loaded: ParserModel | None = None) -> Pipeline:
+                         ) -> Callable[[], Pipeline]:
+        """:meth:`pipeline`, loaded when first called; its arguments checked by
+        :func:`_check_pipeline` first."""
+        def load() -> Pipeline:
             from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
-            given = parser if loaded is None else loaded
-            return load_pipeline(self.folder, lowercase, tagger, given, beam)
+            return load_pipeline(self.folder, lowercase, tagger, parser, beam)
         return load
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
@@ -259,7 +256,9 @@ class Model:
         A sentence without UPOS or tree (HEAD ``_``) is first tagged by :meth:`pipeline` (with
         ``lowercase``: True for ``--lowercase-input``, False for ``--cased-input``; and
         ``tagger``) and parsed once: by ``parsers`` if any, else by the
-        pipeline's parser.
+        pipeline's parser. A ``tagger`` that is no folder, then a ``beam`` that is not a whole
+        number of at least 1, is refused before any of ``parsers`` loads (as the command line
+        does; a folder that is not a parser model is the error after them).
         With ``text``, ``data`` is plain text, one sentence a line (:mod:`fstpunct.api.data`;
         any punctuation in it is split off the words, then replaced like any other), given back
         as text (``format="conllu"``: CoNLL-U), and restored by :meth:`for_text`'s model mixed
@@ -287,7 +286,7 @@ class Model:
                                text=text and text_model, mix_crf=mix_crf,
                                mix_weight=mix_weight)
         # the tagger and the beam (the parsers' too) checked once, before any parser loads
-        load = self._pipeline_loader(lowercase, tagger, None, beam)
+        _check_pipeline(tagger, None, beam)
         if isinstance(parsers, (str, os.PathLike, ParserModel)):
             parsers = [parsers]
         loaded = [load_parser(p) for p in parsers]
@@ -296,7 +295,8 @@ class Model:
         if samples is not None and len(loaded) > samples:
             raise InputError(f"samples must be at least the number of parsers, {len(loaded)}, "
                              f"not {samples}")
-        pipeline = partial(load, loaded[0]) if loaded else load  # the first parses text
+        pipeline = self._pipeline_loader(lowercase, tagger, loaded[0] if loaded else None,
+                                         beam)  # the first parser parses text
         return self._rewrite(data, lambda s: restored_text(s, method, loaded, beam, pipeline,
                                                            text, pool=pool),
                              width, self._model_for(text and text_model),
@@ -589,6 +589,15 @@ class Model:
             warn_user(f"{unknown} of {tokens} punctuation tokens{where} "
                       f"({100 * unknown / tokens:.0f}%) are unknown to the model "
                       f"{self.name!r}: is it the input's language?")
+
+
+def _check_pipeline(tagger: Folder | Tagger | None, parser: Folder | ParserModel | None,
+                    beam: int | None) -> None:
+    """The tagger, parser and beam of a pipeline (:meth:`Model.pipeline`) checked before any
+    file or sentence is read: a folder that is not one, a beam that is not a whole number of
+    at least 1 (an InputError)."""
+    refuse_missing({"tagger (--tagger)": tagger, "parser (--parser)": parser})
+    refuse_count(1, beam=beam)
 
 
 def _check_pool(pool: Pool | None) -> None:
