@@ -597,6 +597,25 @@ def test_a_beam_below_one_is_refused_before_reading(en, tmp_path, beam, bound):
     assert given.count == 0
 
 
+def test_restore_checks_the_beam_once_for_all_its_parsers(en, monkeypatch):
+    """However many parsers, restore checks the beam once, before any parser loads (it was
+    checked for each parser and again for the pipeline); the cases above pass either way."""
+    import fstpunct.api.model
+    import fstpunct.api.parsing
+    from fstpunct.errors import refuse_count
+    from fstpunct.parser import Model as ParserModel
+    checked = []
+
+    def counted(least, **values):
+        checked.append(values)
+        refuse_count(least, **values)
+    for module in (fstpunct.api.model, fstpunct.api.parsing):
+        monkeypatch.setattr(module, "refuse_count", counted)
+    parser = ParserModel.load(BUNDLED / "en" / "parser")
+    en.restore(conllu.parse(TEXT), parsers=[parser, parser, BUNDLED / "en" / "parser"], beam=2)
+    assert checked == [{"beam": 2}]
+
+
 def test_restore_refuses_the_tagger_then_the_beam_then_a_parser(en, tmp_path):
     """The order restore's docstring gives: a tagger that is no folder, then the beam, before
     a parser folder that is not a parser model (the first two before any parser loads)."""
