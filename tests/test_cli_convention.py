@@ -46,6 +46,39 @@ def test_restore_after_decode_keeps_no_stale_analysis(tmp_path, capsys, monkeypa
     assert after == capsys.readouterr().out
 
 
+PUNCTUATION_ONLY = ("# sent_id = marks\n# text = ***\n"
+                    "1\t***\t***\tPUNCT\tNFP\t_\t0\troot\t_\t_\n\n")
+
+
+def test_restore_drops_the_analysis_of_a_sentence_of_punctuation_only(tmp_path, capsys):
+    """A sentence of punctuation only, which restore copies, lost decode's analysis too:
+    decode | restore gives what restore alone gives (it kept '# underlying' and
+    '# punct_logprob' there: 14 sentences of en dev)."""
+    plain = tmp_path / "plain.conllu"
+    plain.write_text(SAMPLE.read_text(encoding="utf-8") + PUNCTUATION_ONLY, encoding="utf-8")
+    analysed = tmp_path / "decoded.conllu"
+    assert main(["decode", "--model", "en", str(plain), "-o", str(analysed)]) == 0
+    assert "# underlying = [∘ ***]" in analysed.read_text(encoding="utf-8")
+    for options in ([], ["--samples", "5"]):
+        assert main(["restore", "--model", "en", *options, "--quiet", str(analysed)]) == 0
+        after = capsys.readouterr().out
+        assert stale(after) == [] and after.endswith(PUNCTUATION_ONLY)
+        assert main(["restore", "--model", "en", *options, "--quiet", str(plain)]) == 0
+        assert after == capsys.readouterr().out
+
+
+def test_correct_after_decode_keeps_no_stale_analysis(stub_correction, tmp_path, capsys):
+    """correct changes the punctuation: decode's analysis of the old one goes (it was kept
+    on every sentence, '# underlying', '# punct_logprob', PunctL/PunctR and PunctPost)."""
+    analysed = tmp_path / "decoded.conllu"
+    analysed.write_text(decoded(capsys, "--posteriors", "2"), encoding="utf-8")
+    assert main(["correct", "--model", str(stub_correction), "--quiet", str(analysed)]) == 0
+    after = capsys.readouterr().out
+    assert stale(after) == []
+    assert main(["correct", "--model", str(stub_correction), "--quiet", str(SAMPLE)]) == 0
+    assert after == capsys.readouterr().out
+
+
 def test_decode_twice_is_decode_once(tmp_path, capsys):
     once = tmp_path / "once.conllu"
     once.write_text(decoded(capsys, "--posteriors", "3"), encoding="utf-8")

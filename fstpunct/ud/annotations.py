@@ -3,7 +3,8 @@
 ``fstpunct decode`` writes MISC items :data:`MISC_KEYS` on words and the comments
 :data:`COMMENTS` on sentences: they describe the sentence's punctuation and tree as they were.
 A step that changes either (restoring punctuation, parsing, rephrasing, correcting) calls
-:func:`forget` first, so ``decode | restore`` never carries an analysis of the old punctuation.
+:func:`forget` first (restoring and correcting through ``apps.restoration.strip.strip``), so
+``decode | restore`` never carries an analysis of the old punctuation.
 """
 from __future__ import annotations
 

@@ -32,8 +32,9 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
     order; a method with ``starting_at(k)`` is told how many sentences came before its chunk).
 
     A sentence that is all punctuation has no words to restore around: it is copied unchanged,
-    with a warning naming it. Any other loses the analysis ``fstpunct decode`` wrote
-    (:func:`~fstpunct.ud.annotations.forget`)."""
+    with a warning naming it. Every sentence loses the analysis ``fstpunct decode`` wrote
+    (:func:`~fstpunct.ud.annotations.forget`, by :func:`strip` for those with words), so
+    decode | restore gives what restore alone gives."""
     if pool is not None and pool.parallel:
         share_value(pool, _SHARED, (method, tuple(parsers), beam))
         for done, messages in pool.imap(_restore_task, _numbered(batches(sentences, chunk))):
@@ -77,7 +78,7 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
         if not has_words(sent):
             warn(f"{sent.place}: only punctuation, copied unchanged")
             continue
-        bare = strip(forget(sent))  # decode's analysis is of the punctuation removed here
+        bare = strip(sent)
         todo.append([parse(p, bare, beam) for p in parsers] or [bare])
     done = many([t[0] for t in todo], [t[1:] for t in todo]) if many else \
         [method.restore(t[0], t[1:]) for t in todo]
@@ -87,4 +88,4 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
             trees, insertions = next(results)
             yield insert(trees[0], insertions)
         else:
-            yield sent
+            yield forget(sent)

@@ -9,7 +9,9 @@ word lines. Its spacing is English-like and simple: in a gap written with a spac
 before a mark of :data:`~fstpunct.ud.spacing.NO_SPACE_BEFORE` nor after one of
 :data:`~fstpunct.ud.spacing.NO_SPACE_AFTER`, one space goes everywhere else; a gap written
 without a space (Chinese text) stays without. Both rebuild ``# text`` from the forms (when the
-sentence has one) and keep every other comment, line and column.
+sentence has one) and keep every other comment, line and column, but for the analysis
+``fstpunct decode`` wrote of the punctuation :func:`strip` removes
+(:func:`~fstpunct.ud.annotations.forget`): restoring and correcting never carry it.
 """
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from ...ud.annotations import forget
 from ...ud.slots import depunctuate, to_slots
 from ...ud.spacing import NO_SPACE_AFTER, NO_SPACE_BEFORE
 from ...ud.text import surface
@@ -158,9 +161,11 @@ def _kept_spacing(sent: Sentence, new: Mapping[int, int]) -> dict[int, bool]:
 
 
 def strip(sent: Sentence) -> Sentence:
-    """``sent`` without its punctuation (see the module docstring); unpunctuated input comes out
-    unchanged, and one without a tree (every HEAD ``_``) stays without. A sentence that is all
-    punctuation raises :class:`~fstpunct.errors.ConlluError`."""
+    """``sent`` without its punctuation, nor decode's analysis of it (see the module docstring);
+    unpunctuated input comes out unchanged but for that analysis, and one without a tree (every
+    HEAD ``_``) stays without. A sentence that is all punctuation raises
+    :class:`~fstpunct.errors.ConlluError`."""
+    sent = forget(sent)
     if not any(w.is_punct for w in sent.words):
         return rebuild(sent, list(sent.comments), [Line(list(ln.fields), ln.lineno)
                                                    for ln in sent.lines], tree=None)
