@@ -122,6 +122,21 @@ def test_draw_reads_a_split(tmp_path):
     assert out.read_text(encoding="utf-8").startswith("<")
 
 
+@pytest.mark.parametrize("what", [["tree"], ["lattice", "--slot", "2"]])
+def test_draw_reads_a_sentence_of_stdin(what, tmp_path, capsys, monkeypatch):
+    """'--sentence -:2' (stdin's sentence 2, as --help says) is the option's value: argparse
+    took it for an option ('argument --sentence: expected one argument', exit 2)."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    out = tmp_path / "picture.dot"
+    options = ["--model", "en", "--sentence", "-:2"]
+    assert main(["draw", *what, *options, "-o", str(out.with_suffix(".svg"))]) == 0
+    assert "means" in out.with_suffix(".svg").read_text(encoding="utf-8")
+    assert capsys.readouterr().err == ""
+    with pytest.raises(SystemExit):  # an option that is no option is still refused
+        main(["draw", *what, *options, "-:2"])
+    assert "unrecognized arguments: -:2" in capsys.readouterr().err
+
+
 def test_progress_off_a_terminal_is_plain_lines(capsys, monkeypatch):
     monkeypatch.setattr(progress_module, "on_terminal", lambda: False)
     assert list(progress(range(3), "count", unit="items", total=3, interval=0)) == [0, 1, 2]

@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .. import __version__
 from ..errors import FstpunctError
@@ -31,6 +31,13 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+    def _parse_optional(self, arg_string: str) -> Any:
+        """``-:N`` (stdin's sentence N: ``draw --sentence -:2``) is a value, not an option
+        (argparse's hook; None: not an option)."""
+        if arg_string.startswith("-:"):
+            return None
+        return super()._parse_optional(arg_string)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
