@@ -53,6 +53,8 @@ CASES = [
     (["models", "--ud-dir", "ud"], "--ud-dir: only with --evaluate"),
     (["parse", "--model", str(ROOT / "fstpunct" / "models" / "en" / "parser"),
       "--punct-weight", "8", str(SAMPLE)], "--punct-weight: only with --punct-model"),
+    (["decode", "--model", "en", "--posteriors", "2", "--format", "text", str(SAMPLE)],
+     "posteriors (--posteriors): PunctPost is written in CoNLL-U only, not in format text"),
 ]
 
 
@@ -79,13 +81,16 @@ def test_the_api_keywords_are_checked_alike(stub_correction):
                 "edit_cost"),
                (lambda: en.rephrase(text, method="half", best_surface=True), "best_surface"),
                (lambda: en.draw_lattice(text, 4, 2, full=True, paths=3), "paths"),
-               (lambda: en.draw_lattice(text, 4, 2, min_prob=0.1), "min_prob")]
+               (lambda: en.draw_lattice(text, 4, 2, min_prob=0.1), "min_prob"),
+               (lambda: en.decode(text, posteriors=2, format="text"), "posteriors"),
+               (lambda: en.decode("we left", posteriors=2, text=True), "posteriors")]
     for call, option in refused:  # each names its own option first
         with pytest.raises(InputError, match=rf"^{option} \(--{option.replace('_', '-')}\)"):
             call()
     # what goes together still runs, the defaults spelled out giving the defaults' output
     assert en.restore(text, samples=3, mbr="sentence", seed=0) == en.restore(text, samples=3)
     assert en.restore(text, decoder="slot") == en.restore(text)
+    assert "PunctPost=" in en.decode("we left", posteriors=2, text=True, format="conllu")
 
 
 def test_the_correction_library_checks_at_once(stub_correction):

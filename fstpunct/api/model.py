@@ -149,13 +149,15 @@ class Model:
         punctuation mode, as the sentence keeps its marks, unlike :meth:`restore`'s). With
         ``text``, ``data`` is punctuated plain text (:mod:`fstpunct.api.data`): punctuation is
         split off the words by the marks the model knows; ``format="text"`` (the default for
-        text) gives each sentence's T′ (``# underlying``) as a line, and the model is
-        :meth:`for_text`'s (unless ``text_model`` is false).
+        text) gives each sentence's T′ (``# underlying``) as a line (``posteriors`` are refused
+        then: only CoNLL-U has them), and the model is :meth:`for_text`'s (unless
+        ``text_model`` is false).
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
-        from ..apps.text import analysed, underlying
+        from ..apps.text import analysed, refuse_hidden_posteriors, underlying
         refuse_below(0, posteriors=posteriors)
+        refuse_hidden_posteriors(posteriors, format or ("text" if text else "conllu"))
         _check_pool(pool)
         _check_pipeline(tagger, parser, beam)
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
+from ..errors import refuse_unused
 from ..ud.treebank import Sentence, has_tree
 from ..ud.width import Widths
 from ._annotate import untagged as _untagged
@@ -23,8 +24,8 @@ if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not 
     from ..ud.text import Tokeniser
     from .restoration import Restorer
 
-__all__ = ["analysed", "needs_analysis", "restored_text", "tokeniser", "underlying", "untagged",
-           "untagged_reference"]
+__all__ = ["analysed", "needs_analysis", "refuse_hidden_posteriors", "restored_text", "tokeniser",
+           "underlying", "untagged", "untagged_reference"]
 
 
 def untagged(sent: Sentence) -> bool:
@@ -69,6 +70,14 @@ def underlying(sent: Sentence) -> str:
     value = sent.comment("underlying")
     assert value is not None, "decode writes # underlying for every sentence"
     return value
+
+
+def refuse_hidden_posteriors(posteriors: int, format: str) -> None:
+    """An :class:`~fstpunct.errors.InputError` for decode's ``posteriors`` with output
+    ``format`` ``text``: its lines (:func:`underlying`) have no place for them."""
+    refuse_unused({"posteriors": posteriors > 0 and format == "text"},
+                  "PunctPost is written in CoNLL-U only, not in format text (--format text: "
+                  "each sentence's T′ as a line)")
 
 
 def restored_text(sentences: Iterable[Sentence], method: Restorer, parsers: Sequence[ParserModel],

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import gc
 
-from ..apps.text import underlying
+from ..apps.text import refuse_hidden_posteriors, underlying
 from ..errors import refuse_missing
 from ..progress import progress
 from .arguments import add_corpus_arguments, add_quiet_argument, at_least, positive
@@ -19,7 +19,8 @@ HELP = ("Annotate CoNLL-U with the most probable underlying punctuation: PunctL/
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_corpus_arguments(parser)
     parser.add_argument("--posteriors", type=int, default=0, metavar="K",
-                        help="also list the K most probable (l, r) pairs per word (PunctPost)")
+                        help="also list the K most probable (l, r) pairs per word (PunctPost; "
+                             "CoNLL-U output only)")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="decode chunks of 500 sentences in this many local processes "
                              "(default 1)")
@@ -41,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     at_least(0, posteriors=args.posteriors)  # the library checks it too, after loading
+    refuse_hidden_posteriors(args.posteriors, args.format)  # the library is given conllu
     check_pool_options(args)  # before the note on the input's language
     refuse_missing({"--tagger": args.tagger, "--parser": args.parser})  # used or not
     model, sentences = model_and_input(args)
