@@ -71,7 +71,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p = sub.add_parser("perplexity", help="per-slot perplexity of held-out punctuation",
                        description="Per-slot perplexity exp(−Σ log p(x|words) / Σ (n+1)) of "
                                    "every sentence (none skipped) under a CRF model.")
-    p.add_argument("--model", required=True, metavar="DIR", help="model folder")
+    p.add_argument("--model", required=True, metavar="DIR",
+                   help="CRF model folder (fstpunct crf train)")
     add_held_out_arguments(p, "use this language's standard split")
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..api import ModelInfo, bundled_models, evaluate
 from ..errors import InputError, refuse_unused
 from ..model.store import bundled
+from .arguments import UD_DIR_HELP
 from .table import format_table
 
 HELP = ("List the bundled models: language, channel direction, test perplexity, size, training "
@@ -18,7 +19,8 @@ HELP = ("List the bundled models: language, channel direction, test perplexity, 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--evaluate", nargs="+", metavar="NAME",
                         help="measure and record these bundled models' test perplexity first")
-    parser.add_argument("--ud-dir", metavar="DIR", help="UD release folder (with --evaluate)")
+    parser.add_argument("--ud-dir", metavar="DIR",
+                        help=f"with --evaluate: the {UD_DIR_HELP}")
     parser.add_argument("--tsv", action="store_true", help="tab-separated output")
 
 

@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input", nargs="?", default="-", metavar="IN.conllu",
                         help="input file (default: stdin; HEAD may be '_'), or one split of a "
                              "UD folder: 'en:dev', 'en_ewt-test' (its trees are replaced)")
-    parser.add_argument("--model", required=True, metavar="DIR", help="model folder")
+    parser.add_argument("--model", required=True, metavar="DIR",
+                        help="parser model folder (fstpunct parser train)")
     parser.add_argument("--beam", type=positive, metavar="K",
                         help="beam width (default: the model's)")
     parser.add_argument("-o", "--output", metavar="OUT", type=output_file,

@@ -50,7 +50,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--attach-iterations", type=int, default=ATTACH_ITERATIONS, metavar="N",
                         help="L-BFGS iterations of each Attach M-step (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
-                        help="E-step worker processes (default: 2 or fewer cores)")
+                        help="E-step worker processes (default: 2, or the machine's cores "
+                             "if fewer)")
     add_pool_arguments(parser)
     parser.add_argument("--xi", type=float, default=Settings.xi,
                         help="posterior-regularisation strength ξ (default %(default)s)")
