@@ -68,6 +68,22 @@ def test_a_folder_as_input_is_named_as_one(tmp_path, capsys, monkeypatch, comman
                                             "file, a split ('en:dev') or a treebank code\n")
 
 
+def test_a_ud_folder_that_is_not_one_names_where_it_came_from(tmp_path, capsys, monkeypatch):
+    """A stale $FSTPUNCT_UD_DIR (or $UD_DIR) said 'UD folder X does not exist', as if the user
+    had typed X; a file there said the same."""
+    (tmp_path / "file").write_text("x", encoding="utf-8")
+    monkeypatch.delenv("UD_DIR", raising=False)
+    for variable in ("FSTPUNCT_UD_DIR", "UD_DIR"):
+        monkeypatch.setenv(variable, str(tmp_path / "old"))
+        assert main(["decode", "en:dev"]) == 2
+        assert capsys.readouterr().err == (f"fstpunct decode: error: ${variable}: UD folder "
+                                           f"{tmp_path / 'old'} does not exist\n")
+        monkeypatch.delenv(variable)
+    assert main(["stats", "--ud-dir", str(tmp_path / "file"), "en:dev"]) == 2
+    assert capsys.readouterr().err == ("fstpunct stats: error: ud_dir (--ud-dir): UD folder "
+                                       f"{tmp_path / 'file'} is not a folder\n")
+
+
 GOOD = ("# sent_id = s1\n1\tA\ta\tDET\t_\t_\t2\tdet\t_\t_\n"
         "2\tdog\tdog\tNOUN\t_\t_\t0\troot\t_\t_\n\n")
 

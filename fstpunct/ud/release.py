@@ -64,11 +64,14 @@ class Source:
 
 def ud_root(ud_dir: str | Path | None = None) -> Path:
     """The UD root folder (see module docstring); raises InputError if none is found."""
-    for candidate in (ud_dir, os.environ.get("FSTPUNCT_UD_DIR"), os.environ.get("UD_DIR")):
+    for candidate, origin in ((ud_dir, "ud_dir (--ud-dir)"),
+                              (os.environ.get("FSTPUNCT_UD_DIR"), "$FSTPUNCT_UD_DIR"),
+                              (os.environ.get("UD_DIR"), "$UD_DIR")):
         if candidate:
             root = Path(candidate)
-            if not root.is_dir():
-                raise InputError(f"UD folder {root} does not exist")
+            if not root.is_dir():  # named by where it came from: a variable set long ago
+                why = "is not a folder" if root.exists() else "does not exist"
+                raise InputError(f"{origin}: UD folder {root} {why}")
             return root
     for root in (Path("ud"), Path("..") / "shared" / "ud"):
         if root.is_dir():
