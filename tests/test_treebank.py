@@ -9,6 +9,7 @@ import conllu
 import pytest
 from conftest import treebank
 
+import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
 from fstpunct.ud.release import resolve
@@ -102,6 +103,31 @@ def test_malformed_input_names_file_line_and_sentence(bad, line, words):
         list(read_conllu(io.StringIO(bad), "bad.conllu"))
     assert f"bad.conllu:{line}" in str(e.value) and "sent_id s1" in str(e.value)
     assert words in str(e.value)
+
+
+@pytest.mark.parametrize("command", [["restore", "--model", "en"], ["decode", "--model", "en"],
+                                     ["normalise", "--model", "en"]])
+def test_plain_text_read_as_conllu_says_text(command, tmp_path, capsys):
+    """A text file given without --text (the README's first example has it) said only
+    'expected 10 tab-separated fields, found 1'; a line of fields separated by spaces says
+    what it is instead."""
+    text = tmp_path / "text.txt"
+    text.write_text("we bought apples pears and plums\n", encoding="utf-8")
+    assert main([*command, str(text)]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"{text}:1 (sentence {text}#1): expected 10 tab-separated fields, found 1 (plain text? "
+        "decode and restore read it with --text, the API with text=True)\n")
+    spaced = tmp_path / "spaced.conllu"
+    spaced.write_text(GOOD.replace("\t", " "), encoding="utf-8")
+    assert main([*command, str(spaced)]) == 2
+    assert capsys.readouterr().err.endswith(
+        "expected 10 tab-separated fields, found 1 (fields separated by spaces? CoNLL-U "
+        "separates them by tabs)\n")
+
+
+def test_plain_text_given_to_the_api_as_conllu_says_text():
+    with pytest.raises(ConlluError, match=r"found 1 \(plain text\? .* text=True\)$"):
+        fstpunct.load("en").restore("we bought apples\nand pears\n")
 
 
 def test_cli_reports_bad_input_in_one_line_with_status_2(tmp_path, capsys):

@@ -230,10 +230,20 @@ def batches(sentences: Iterable[T], size: int) -> Iterator[list[T]]:
         yield batch
 
 
+def _one_field_hint(line: str) -> str:
+    """What a token line without a tab likely is: CoNLL-U with spaces for tabs (ten fields,
+    the first an ID), else plain text."""
+    words = line.split()
+    if len(words) >= 10 and any(p.match(words[0]) for p in (_WORD_ID, _RANGE_ID, _EMPTY_ID)):
+        return " (fields separated by spaces? CoNLL-U separates them by tabs)"
+    return " (plain text? decode and restore read it with --text, the API with text=True)"
+
+
 def _field_error(fields: list[str], tree: bool | None) -> str | None:
     """What is wrong with one token line on its own, if anything (see :func:`read_conllu`)."""
     if len(fields) != 10:
-        return f"expected 10 tab-separated fields, found {len(fields)}"
+        found = f"expected 10 tab-separated fields, found {len(fields)}"
+        return found + _one_field_hint(fields[0]) if len(fields) == 1 else found
     if "" in fields:
         return f"{FIELDS[fields.index('')].upper()} is empty (write '_' for no value)"
     for k, value in enumerate(fields):
