@@ -4,12 +4,14 @@ models, gold trees).
 
 Prints, per language, the pictures' mean width and height (px) and the CPU time of laying them
 out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
-interleaved ends; an inner arc's curve above its enclosing arc's at a sampled point, by any
-amount, or, where the two share a word, by more than ``--tolerance`` px measured square to the
-enclosing curve, by default the arcs' stroke width, 1.2 px, as two curves leaving a word from one
-point meet there and run with strokes unparted for a few px; the root arrow through an arc; with
-``--tolerance 0``, any rise, the count of this script before session 2026-11-30 09:09–12:09 in
-RESULTS.md), the pairs of labels whose boxes
+interleaved ends; an inner arc's curve above its enclosing arc's at one of 64 sampled points
+by more than ``--tolerance`` px measured square to the enclosing curve, by default the arcs'
+stroke width (``layout.STROKE``), as strokes closer than that do not part (two curves leaving a
+word from one point run together for a few px; an inner apex may touch the outer curve); the
+root arrow through an arc; with ``--tolerance 0``, the old sampled count (any rise at the 64
+points), this script's count before session 2026-11-30 09:09–12:09 in RESULTS.md; from e3335dc
+to the review of it, the tolerance applied only to arcs sharing a word), the pairs of labels
+whose boxes
 (:func:`fstpunct.show.layout.overlapping_labels`, from the layout's width estimate) overlap,
 and the pairs of a label and another arc whose curve (or the root arrow) passes through the
 label's box (:func:`fstpunct.show.layout.labels_on_curves`: the curve's heights over the box,
@@ -97,12 +99,12 @@ def main() -> None:
     ap.add_argument("--sentences", type=int, default=400)
     ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
     ap.add_argument("--tolerance", type=float, default=STROKE, metavar="PX",
-                    help="how far (px) a curve must run outside an enclosing one sharing a word "
-                         "to cross it (default the arcs' stroke width, %(default)s)")
+                    help="how far (px) a curve must run outside an enclosing one to cross it "
+                         "(default the arcs' stroke width, %(default)s)")
     args = ap.parse_args()
     module = layout_at(args.at) if args.at else current
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences; "
-          f"crossing tolerance at a shared word {args.tolerance:g} px")
+          f"crossing tolerance {args.tolerance:g} px")
     for lang in args.langs:
         sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
         views = list(sentence_views(load_model(lang), sents, k=0))

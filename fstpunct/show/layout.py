@@ -337,15 +337,15 @@ def _cos_slope(arc: Arc, y: float) -> float:
 def crossings(lay: Layout, samples: int = 64, tolerance: float = STROKE) -> int:
     """How many pairs of ``lay``'s arcs cross as a reader sees them, by a sampled test: ends
     interleaved (a non-projective pair); or one inside the other's extent whose curve rises
-    above the other's at one of ``samples`` points, by any amount, or, where the two arcs share
-    a word, by more than ``tolerance`` (default :data:`STROKE`, the arcs' stroke width: the
-    strokes part) measured square to the outer curve (the height gap times the cosine of the
-    outer curve's slope there, never more than the distance to it); or the root arrow through
-    an arc's extent. Two arcs leaving a word from one point rise from it together, and the
-    inner one, where it is the steeper, runs just outside the other for a few px before it
-    falls inside: drawn, the strokes do not part, and no reader sees a crossing; an inner curve
-    more than a stroke's width outside the other, near the shared word or away from it, is
-    seen. ``tolerance=0`` counts any rise at a shared word too."""
+    above the other's at one of ``samples`` points by more than ``tolerance`` (default
+    :data:`STROKE`, the arcs' stroke width: the strokes part) measured square to the outer curve
+    (the height gap times the cosine of the outer curve's slope there, never more than the
+    distance to it); or the root arrow through an arc's extent. An inner curve less than a
+    stroke's width outside the other runs in its stroke and falls back inside: drawn, the
+    strokes do not part, and no reader sees a crossing, whether the two arcs share a word (two
+    arcs leaving a word from one point rise from it together, and the steeper runs just outside
+    the other for a few px) or not (an inner apex just under the outer curve). ``tolerance=0``
+    counts any rise at a sampled point."""
     count = 0
     for a, b in itertools.combinations(lay.arcs, 2):
         if not a.head or not b.head:  # the root arrow, straight down from above all arcs
@@ -357,9 +357,8 @@ def crossings(lay: Layout, samples: int = 64, tolerance: float = STROKE) -> int:
             inner, outer = (a, b) if lb <= la and ra <= rb else (b, a)
             lo, hi = sorted((inner.x1, inner.x2))
             xs = (lo + (hi - lo) * (k + 0.5) / samples for k in range(samples))
-            least = tolerance if {a.head, a.dep} & {b.head, b.dep} else 0.0  # a shared word
             heights = ((_arc_y(inner, x), _arc_y(outer, x)) for x in xs)
-            count += any((y - o) * _cos_slope(outer, o) > least for y, o in heights)
+            count += any((y - o) * _cos_slope(outer, o) > tolerance for y, o in heights)
         else:
             count += la < lb < ra < rb or lb < la < rb < ra
     return count
