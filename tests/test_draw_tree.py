@@ -180,6 +180,8 @@ def test_crossings_at_a_shared_word_are_counted_as_seen():
             assert crossings(arcs_only(*arcs)) == seen, (pair, arcs)
             assert crossings(arcs_only(*arcs), tolerance=0) == 1
             assert crossings(arcs_only(*arcs), tolerance=STROKE * 8) == 0
+            if pair is steep:  # 0.99 px outside square to the outer curve, 1.13 by the inner's
+                assert crossings(arcs_only(*arcs), tolerance=1.05) == 0
     assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 40))) == 0
     assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 44.5))) == 0
     assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 44.5)), tolerance=0) == 1
