@@ -102,6 +102,8 @@ def main() -> None:
                     help="how far (px) a curve must run outside an enclosing one to cross it "
                          "(default the arcs' stroke width, %(default)s)")
     args = ap.parse_args()
+    if not args.tolerance >= 0:
+        ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
     module = layout_at(args.at) if args.at else current
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences; "
           f"crossing tolerance {args.tolerance:g} px")

@@ -186,6 +186,9 @@ def test_crossings_at_a_shared_word_are_counted_as_seen():
     assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 44.5))) == 0
     assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 44.5)), tolerance=0) == 1
     assert crossings(arcs_only((1, 4, 0, 90, 44), (2, 3, 30, 60, 46))) == 1
+    for bad in -1.0, math.nan:  # a negative one would count a curve just inside the other
+        with pytest.raises(ValueError, match="tolerance must be at least 0 px"):
+            crossings(arcs_only(*touch), tolerance=bad)
 
 
 @pytest.mark.parametrize("x", [0.5, 3, 10, 25, 40, 49, 51, 75, 99])

@@ -345,7 +345,9 @@ def crossings(lay: Layout, samples: int = 64, tolerance: float = STROKE) -> int:
     strokes do not part, and no reader sees a crossing, whether the two arcs share a word (two
     arcs leaving a word from one point rise from it together, and the steeper runs just outside
     the other for a few px) or not (an inner apex just under the outer curve). ``tolerance=0``
-    counts any rise at a sampled point."""
+    counts any rise at a sampled point; a negative tolerance is refused (ValueError)."""
+    if not tolerance >= 0:
+        raise ValueError(f"tolerance must be at least 0 px, not {tolerance}")
     count = 0
     for a, b in itertools.combinations(lay.arcs, 2):
         if not a.head or not b.head:  # the root arrow, straight down from above all arcs
