@@ -10,7 +10,8 @@ stroke width (``layout.STROKE``), as strokes closer than that do not part (two c
 word from one point run together for a few px; an inner apex may touch the outer curve); the
 root arrow through an arc; with ``--tolerance 0``, the old sampled count (any rise at the 64
 points), this script's count before session 2026-11-30 09:09–12:09 in RESULTS.md; from e3335dc
-to the review of it, the tolerance applied only to arcs sharing a word), the pairs of labels
+to the review of it, the tolerance applied only to arcs sharing a word), these by kind (two
+arcs sharing a word, two sharing none, the root arrow and an arc), the pairs of labels
 whose boxes
 (:func:`fstpunct.show.layout.overlapping_labels`, from the layout's width estimate) overlap,
 and the pairs of a label and another arc whose curve (or the root arrow) passes through the
@@ -27,6 +28,7 @@ Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT] [--
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib.util
 import itertools
 import statistics
@@ -51,6 +53,7 @@ from fstpunct.show.sentence import sentence_views
 from fstpunct.ud.release import split_source
 
 ROOT = Path(__file__).resolve().parents[1]
+CROSSINGS = ("at a shared word", "sharing none", "with the root arrow")
 KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
          "another arc sharing a word", "another arc sharing none")  # each pair in one
 
@@ -93,6 +96,17 @@ def curve_kinds(lay: Layout) -> Counter[str]:
     return kinds
 
 
+def crossing_kinds(lay: Layout, tolerance: float) -> Counter[str]:
+    """``lay``'s crossing pairs (:func:`fstpunct.show.layout.crossings`, each pair alone) by
+    kind: two arcs sharing a word, two sharing none, the root arrow through an arc."""
+    kinds: Counter[str] = Counter()
+    for a, b in itertools.combinations(lay.arcs, 2):
+        if crossings(dataclasses.replace(lay, arcs=(a, b)), tolerance=tolerance):
+            kinds["with the root arrow" if not a.head or not b.head else
+                  "at a shared word" if {a.head, a.dep} & {b.head, b.dep} else "sharing none"] += 1
+    return kinds
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("langs", nargs="*", default=["en", "zh"])
@@ -116,11 +130,12 @@ def main() -> None:
         if args.at:  # an older layout.py's arcs may have no label places
             lays = [with_labels(lay) for lay in lays]
         kinds = sum(map(curve_kinds, lays), Counter())
-        crossing = sum(crossings(lay, tolerance=args.tolerance) for lay in lays)
+        crossing = sum((crossing_kinds(lay, args.tolerance) for lay in lays), Counter())
         print(f"{lang}: {len(lays)} sentences, mean width "
               f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
               f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
-              f"{crossing} crossing arc pairs, "
+              f"{crossing.total()} crossing arc pairs ("
+              + ", ".join(f"{crossing[k]} {k}" for k in CROSSINGS) + "), "
               f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
               f"{sum(kinds[k] for k in KINDS)} labels on curves")
         print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
