@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "crossings", "labels_on_curves", "layout",
+__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crossings", "labels_on_curves", "layout",
            "overlapping_labels", "text_width"]
 
 FONT = 15          # px, words and marks
@@ -342,12 +342,27 @@ def layout(view: SentenceView) -> Layout:
                   words_y, surface_y)
 
 
+def arc_leg(arc: Arc) -> float:
+    """How far ``arc``'s curve runs sideways from each end while it rises to its height: half
+    its span, or its height where that is less (then the curve runs flat between its legs).
+    An arc's curve is the cubic with control points straight above its ends, apex ``height``,
+    of span 2 × leg, split at its apex, the halves drawn at the ends and joined by a straight
+    line. The single cubic over the whole span, as drawn before, rose the slower the longer
+    the arc: a long, low arc enclosing a short one at a shared word ran inside it there, even
+    from ordered end points (:func:`_anchors`). Legs as wide as high keep every arc's rise
+    alike: of two arcs from one side of a word, the higher one's leg is the other's scaled
+    up about the word (the curve is concave), so it stays outside."""
+    return min(abs(arc.x2 - arc.x1) / 2, arc.height)
+
+
 def _arc_y(arc: Arc, x: float) -> float:
-    """The height of ``arc``'s curve (the cubic :mod:`fstpunct.show.tree` draws: control
-    points straight above its ends, apex ``height``) above its ends at ``x`` in its extent."""
+    """The height of ``arc``'s curve (as :mod:`fstpunct.show.tree` draws it: :func:`arc_leg`)
+    above its ends at ``x`` in its extent."""
     left, right = sorted((arc.x1, arc.x2))
-    # s = 3t² − 2t³ along the curve, symmetric about its middle: s in [0, 1/2] from the nearer end
-    s = max(min(x - left, right - x), 0.0) / (right - left)
+    leg = arc_leg(arc)
+    # s = 3t² − 2t³ along the cubic of span 2 × leg, symmetric about its middle: s in [0, 1/2]
+    # from the nearer end (1/2 on the straight line between the legs)
+    s = min(max(min(x - left, right - x), 0.0), leg) / (2 * leg)
     # t = 1/2 − u turns it into 1 − 2s = 3u − 4u³ = sin 3θ for u = sin θ, θ in [−π/6, π/6]:
     # t = 1/2 − sin(asin(1 − 2s)/3), with asin(1 − 2s) = π/2 − 2 asin(√s), exact near s = 0
     t = 0.5 - math.sin(math.pi / 6 - 2 * math.asin(math.sqrt(s)) / 3)
@@ -356,10 +371,11 @@ def _arc_y(arc: Arc, x: float) -> float:
 
 def _cos_slope(arc: Arc, y: float) -> float:
     """The cosine of the angle between ``arc``'s curve and the horizontal where it is ``y``
-    high (0 at its ends, where it rises straight up; 1 at the apex): along the curve,
-    x = left + span (3t² − 2t³) and y = 4 height t (1 − t) change with t by
-    6 span t (1 − t) = 6 span y / (4 height) and 4 height (1 − 2t) = 4 height √(1 − y / height)."""
-    dx = 6 * abs(arc.x2 - arc.x1) * y / (4 * arc.height)
+    high (0 at its ends, where it rises straight up; 1 at its height): along a leg, with
+    span = 2 × :func:`arc_leg`, x = left + span (3t² − 2t³) and y = 4 height t (1 − t) change
+    with t by 6 span t (1 − t) = 6 span y / (4 height) and
+    4 height (1 − 2t) = 4 height √(1 − y / height)."""
+    dx = 6 * 2 * arc_leg(arc) * y / (4 * arc.height)
     dy = 4 * arc.height * math.sqrt(max(1 - y / arc.height, 0.0))
     return dx / math.hypot(dx, dy) if dx else 0.0
 

@@ -12,7 +12,17 @@ from html import escape
 
 from ..model.punct import PunctModel
 from ..ud.treebank import Sentence
-from .layout import FONT, LABEL_RISE, MARGIN, SMALL, STROKE, Layout, layout, text_width
+from .layout import (
+    FONT,
+    LABEL_RISE,
+    MARGIN,
+    SMALL,
+    STROKE,
+    Layout,
+    arc_leg,
+    layout,
+    text_width,
+)
 from .sentence import SentenceView, sentence_views
 
 __all__ = ["FONTS", "STYLE", "sentence_svg", "svg", "tree_svg"]
@@ -51,10 +61,14 @@ def _arcs(lay: Layout) -> list[str]:
         if a.head == 0:
             top = y - a.height
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x2)} {_f(top)}V{_f(y)}"/>')
-        else:
-            c = a.height / 0.75  # a cubic's apex lies 3/4 of the way to its control points
+        else:  # the halves of a cubic of span 2 × leg (control points 4/3 height above its
+            # ends), split at its apex, at the ends, and a straight line between them
+            w = arc_leg(a) if a.x2 > a.x1 else -arc_leg(a)
+            top, rise = y - a.height, y - 2 * a.height / 3
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x1)} {_f(y)}C{_f(a.x1)} '
-                       f'{_f(y - c)} {_f(a.x2)} {_f(y - c)} {_f(a.x2)} {_f(y)}"/>')
+                       f'{_f(rise)} {_f(a.x1 + w / 2)} {_f(top)} {_f(a.x1 + w)} {_f(top)}'
+                       f'H{_f(a.x2 - w)}C{_f(a.x2 - w / 2)} {_f(top)} {_f(a.x2)} {_f(rise)} '
+                       f'{_f(a.x2)} {_f(y)}"/>')
         label_x, label_y = a.label_x, y - a.label_height - LABEL_RISE
         out.append(f'<path class="head" d="M{_f(a.x2 - 3.5)} {_f(y - 6)}h7l-3.5 6z"/>')
         out.append(f'<text class="rel" x="{_f(label_x)}" y="{_f(label_y)}">'
