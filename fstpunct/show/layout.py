@@ -251,32 +251,48 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     return out
 
 
-def _anchors(heads: tuple[int, ...], centres: list[float],
-             widths: list[float]) -> list[tuple[float, float]]:
-    """Each word's arc's end points (at its head, at the word; the root arrow at the word's
-    centre): each arc its own point at each of its words, so that arcs sharing a word nest
-    there. The arcs leaving a word on one side (towards higher x, or lower) all nest, the
-    longer enclosing the shorter; they leave it in that order from the centre out, the
-    longest :data:`ANCHOR` px off the centre, each next one further towards the other ends.
-    Neighbouring ends stand the word's half-width past ANCHOR shared among them apart (a
-    wide word spreads them), but at least FONT / 5 (3 px: the 1.2 px strokes part by more
-    than a stroke's width) and at most FONT / 3 (5 px) (:data:`SPREAD`). On a one-letter
-    word (9 px wide by the estimate) a third end stands 10 px off its centre, 5.5 px past its
-    edge, in the GAP that parts it from the next text; a word under 15 px with three arcs or
-    more on one side is rare (5 in the first 400 en dev sentences, 5 ar, 17 hi)."""
-    ends = [(c, c) for c in centres]
-    sides: dict[tuple[int, int], list[tuple[int, int]]] = {}  # (word, side): (span, arc end)
+def _fans(heads: tuple[int, ...], widths: list[float]
+          ) -> dict[tuple[int, bool], tuple[list[int], float]]:
+    """The arcs leaving each word on each side (``later``: towards the later words), as the
+    ends they leave from (2d at arc d's head, 2d + 1 at its dependent), and the step between
+    their points (:func:`_anchors`). The arcs of one side all nest, the longer enclosing the
+    shorter: longest first. Neighbouring points stand the word's half-width past
+    :data:`ANCHOR` shared among them apart (a wide word spreads them), but at least FONT / 5
+    (3 px: the 1.2 px strokes part by more than a stroke's width) and at most FONT / 3 (5 px)
+    (:data:`SPREAD`); on a narrow word they reach past its edge, and the slot beside it
+    widens to keep them clear of the next text (:func:`layout`)."""
+    sides: dict[tuple[int, bool], list[tuple[int, int]]] = {}  # (word, later): (span, end)
     for d, h in enumerate(heads):
         if h:
             for word, other, end in ((h - 1, d, 2 * d), (d, h - 1, 2 * d + 1)):
-                side = 1 if centres[other] > centres[word] else -1
-                sides.setdefault((word, side), []).append((abs(other - word), end))
-    points = [x for pair in ends for x in pair]
+                sides.setdefault((word, other > word), []).append((abs(other - word), end))
     least, most = SPREAD
-    for (word, side), arcs in sides.items():
+    fans = {}
+    for (word, later), arcs in sides.items():
         room = (widths[word] / 2 - ANCHOR) / max(len(arcs) - 1, 1)
-        step = min(max(room, least), most)
-        for k, (_, end) in enumerate(sorted(arcs, reverse=True)):
+        fans[word, later] = [end for _, end in sorted(arcs, reverse=True)], \
+            min(max(room, least), most)
+    return fans
+
+
+def _reach(fans: dict[tuple[int, bool], tuple[list[int], float]], word: int,
+           later: bool) -> float:
+    """How far from ``word``'s centre its farthest arc point on that side stands (0: none)."""
+    ends, step = fans.get((word, later), ((), 0.0))
+    return ANCHOR + (len(ends) - 1) * step if ends else 0.0
+
+
+def _anchors(fans: dict[tuple[int, bool], tuple[list[int], float]], centres: list[float],
+             rtl: bool) -> list[tuple[float, float]]:
+    """Each word's arc's end points (at its head, at the word; the root arrow at the word's
+    centre): each arc its own point at each of its words, so that arcs sharing a word nest
+    there. The arcs leaving a word on one side leave it from the centre out, longest first
+    (:func:`_fans`): the longest :data:`ANCHOR` px off the centre, each next one a step further
+    towards the other ends (away from the centre, mirrored right to left)."""
+    points = [c for c in centres for _ in (0, 1)]
+    for (word, later), (ends, step) in fans.items():
+        side = 1 if later != rtl else -1
+        for k, end in enumerate(ends):
             points[end] = centres[word] + side * (ANCHOR + k * step)
     return list(zip(points[::2], points[1::2]))
 
@@ -290,6 +306,7 @@ def layout(view: SentenceView) -> Layout:
     x = MARGIN
     room = _label_room(view)
     widths = [text_width(w) for w in view.words]
+    fans = _fans(view.heads, widths)
     for i, slot in enumerate(view.slots):
         start = x
         marks = [text_width(m.text) for m in slot.underlying]
@@ -299,19 +316,22 @@ def layout(view: SentenceView) -> Layout:
         inner = max(sum(marks) + GAP * max(len(marks) - 1, 0),
                     sum(surface) + GAP * max(len(surface) - 1, 0))
         edge = GAP if marks or surface else GAP / 2  # a word's distance from a slot's text
+        # arc points past a word's edge (a fan on a narrow word): the slot half a gap wider
+        left = max(edge, _reach(fans, i - 1, True) - widths[i - 1] / 2 + GAP / 2) if i else edge
+        right = max(edge, _reach(fans, i, False) - widths[i] / 2 + GAP / 2) if i < n else edge
         if room[i]:  # neighbours' centres far enough apart for their arc's label
-            inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + 2 * edge))
-        mx = x + edge + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
+            inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + left + right))
+        mx = x + left + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
         for j, (m, w) in enumerate(zip(slot.underlying, marks)):
             items.append(Placed("mark", m.text, mx + w / 2, i, j, m.node, m.side, m.fate))
             mx += w + GAP
-        sx = x + edge + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
+        sx = x + left + (inner - sum(surface) - GAP * max(len(surface) - 1, 0)) / 2
         for j, (t, w) in enumerate(zip(slot.surface, surface)):
             items.append(Placed("surface", t, sx + w / 2, i, j))
             sx += w + GAP
-        x += inner + 2 * edge
+        x += inner + left + right
         slot_extent.append((start, x))
         if i < n:
             w = widths[i]
@@ -326,7 +346,7 @@ def layout(view: SentenceView) -> Layout:
     levels = _levels(view.heads)
     root = (max(levels, default=0) + 1) * LEVEL  # the root arrow's height, above every arc
     arcs = []
-    for d, (x1, x2) in enumerate(_anchors(view.heads, centres, widths)):
+    for d, (x1, x2) in enumerate(_anchors(fans, centres, view.rtl)):
         h, label = view.heads[d], view.deprels[d]
         if h == 0:
             arcs.append(Arc(0, d + 1, x1, x2, root, label, root, x2))
