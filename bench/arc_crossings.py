@@ -20,8 +20,9 @@ from its ends' and apex', reach into it), these by the curve (an arc enclosing t
 or another, sharing one of its words or none) and how many of them have the label at its own
 arc.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
-(read with ``git show``; everything else, the counting included, as checked out), to compare a
-change with its parent.
+(read with ``git show``; everything else, the counting included, as checked out, measuring the
+curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
+one), to compare a change with its parent.
 Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT] [--tolerance PX]
 [LANG ...]
 """
@@ -119,6 +120,8 @@ def main() -> None:
     if not args.tolerance >= 0:
         ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
     module = layout_at(args.at) if args.at else current
+    # the checked-out counting measures curves through arc_leg: the legs COMMIT drew
+    current.arc_leg = getattr(module, "arc_leg", lambda arc: abs(arc.x2 - arc.x1) / 2)
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences; "
           f"crossing tolerance {args.tolerance:g} px")
     for lang in args.langs:
