@@ -63,10 +63,10 @@ class Placed:
 @dataclass(frozen=True)
 class Arc:
     """The arc from word ``head`` to word ``dep`` (0: the root arrow), its end points' x (it
-    leaves the words' row a font size above their baseline; see :func:`_anchors`), its
-    height, its label, the
-    label's height (the arc's; the curve's under it where it is moved along the arc; higher by
-    half levels where it is lifted) and the x it is centred on: see :func:`_label_places`."""
+    leaves the words' row a font size above their baseline; see :func:`_anchors`), its height
+    (its curve: :func:`arc_leg`), its label, the label's height (the arc's; the curve's under
+    it where it is moved along the arc; higher by half levels where it is lifted) and the x it
+    is centred on: see :func:`_label_places`."""
 
     head: int
     dep: int
@@ -409,8 +409,9 @@ def crossings(lay: Layout, samples: int = 64, tolerance: float = STROKE) -> int:
     distance to it); or the root arrow through an arc's extent. An inner curve less than a
     stroke's width outside the other runs in its stroke and falls back inside: drawn, the
     strokes do not part, and no reader sees a crossing, whether the two arcs share a word (two
-    arcs leaving a word from one point rise from it together, and the steeper runs just outside
-    the other for a few px) or not (an inner apex just under the outer curve). ``tolerance=0``
+    arcs leaving a word from one point, as before :func:`_anchors`, rose from it together, and
+    the steeper ran just outside the other for a few px) or not (an inner apex just under the
+    outer curve). ``tolerance=0``
     counts any rise at a sampled point; a negative tolerance is refused (ValueError)."""
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be at least 0 px, not {tolerance}")
