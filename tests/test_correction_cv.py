@@ -245,13 +245,36 @@ def test_pairs_read_several_corrected_files(script, tmp_path):
     assert [o.sent_id for o, c in both] == [c.sent_id for o, c in both]
 
 
-def crossfit_cv(script, monkeypatch, tmp_path: Path) -> tuple[Path, Path]:
-    """The learner folder and the work folder of a 2-fold cv --crossfit over its train pairs."""
+def test_fold_pairs_keeps_the_other_folds_isomorphic_then_punctuation_only_pairs(script):
+    """fold_pairs: the pairs whose document is not in the fold, the isomorphic ones (keyed
+    ``split/cesl/sent_id``) before the punctuation-only ones (``split/pesl/sent_id``), each in
+    its list's order, the learner and corrected sentences as given."""
+    def pair(split, sent_id):
+        return split, *sentences(conll(PLAIN, sent_id) + conll(RELATIVE, sent_id))
+    pooled = [pair("train", "docB-p0"), pair("train", "docA-p0"), pair("dev", "docE-p1"),
+              pair("train", "docB-p1")]
+    extra = [pair("dev", "docE-x"), pair("train", "docB-x"), pair("train", "docA-x")]
+    fold_of = {"docA": 0, "docB": 1, "docE": 1}
+    rows = script.fold_pairs(pooled, extra, fold_of, 0)
+    assert [key for key, _, _ in rows] == [
+        "train/cesl/docB-p0", "dev/cesl/docE-p1", "train/cesl/docB-p1", "dev/pesl/docE-x",
+        "train/pesl/docB-x"]
+    assert [(s, g) for _, s, g in rows] == [
+        (s, g) for _, s, g in (pooled[0], pooled[2], pooled[3], extra[0], extra[1])]
+    assert [key for key, _, _ in script.fold_pairs(pooled, extra, fold_of, 1)] == [
+        "train/cesl/docA-p0", "train/pesl/docA-x"]
+
+
+def crossfit_cv(script, monkeypatch, tmp_path: Path, extra: bool = False) -> tuple[Path, Path]:
+    """The learner folder and the work folder of a 2-fold cv --crossfit over its train pairs
+    (with ``extra``, the punctuation-only pairs too: --extra)."""
     data, work = tmp_path / "learner", tmp_path / "cv"
     data.mkdir()
     learner_folder(data)
+    if extra:
+        punctuation_only_files(data)
     run_cv(script, monkeypatch, data, work, tmp_path / "cv.json", "--split", "train",
-           "--crossfit")
+           "--crossfit", *(["--extra"] if extra else []))
     return data, work
 
 
@@ -270,23 +293,31 @@ def test_cv_crossfits_the_correction_features(script, tmp_path, monkeypatch):
         return train_crfs(source, *rest)
     train_crfs = script.train_crfs
     monkeypatch.setattr(script, "train_crfs", spy)
-    data, work = crossfit_cv(script, monkeypatch, tmp_path)
+    data, work = crossfit_cv(script, monkeypatch, tmp_path, extra=True)
     rows = {r["system"]: r for r in json.loads((tmp_path / "cv.json").read_text())["rows"]}
     assert {script.CRF_CORR, script.KEEP_CORR} <= set(rows)
     feats = json.loads((work / "crossfit.json").read_text(encoding="utf-8"))
-    assert len(feats) == 16 and all(k.startswith("train/cesl/doc") for k in feats)
+    # the 16 isomorphic pairs and the 4 punctuation-only ones (-x), keyed by their kind
+    kind = {True: "pesl", False: "cesl"}
+    keys = [f"train/{kind[k == 'x']}/{doc}-{k}" for doc in DOCUMENTS["train"]
+            for k in ("r0", "p0", "r1", "p1", "x")]
+    assert sorted(feats) == sorted(keys)
     # the CRFs are given each training pair's own features, pair by pair (they differ: the
-    # pairs' order matters)
+    # pairs' order matters): the other fold's documents' (docA and docC are in fold 0, docB
+    # and docD in fold 1), the isomorphic pairs first, then the punctuation-only ones
     assert len(trained) == 2
-    for source, corr in trained:
-        assert len(source) == 8 and corr == [feats[f"train/cesl/{s.sent_id}"] for s in source]
+    for (source, corr), docs in zip(trained, (("docB", "docD"), ("docA", "docC"))):
+        assert [s.sent_id for s in source] == [f"{d}-{k}" for d in docs
+                                               for k in ("r0", "p0", "r1", "p1")] + [
+            f"{d}-x" for d in docs]
+        assert corr == [feats[f"train/{kind[s.sent_id.endswith('-x')]}/{s.sent_id}"]
+                        for s in source]
         assert corr != corr[::-1]
-    # a pair's features come from the corrector of its own fold (trained without it):
-    # docA is in fold 0, docB in fold 1
+    # a pair's features come from the corrector of its own fold (trained without it)
     source = {s.sent_id: s for s in script.read_file(data / "en_esl-ud-train.conllu")}
-    for sent_id, fold in (("docA-r0", 0), ("docB-r1", 1)):
-        assert feats[f"train/cesl/{sent_id}"] == fold_features(script, work, fold,
-                                                               source[sent_id])
+    for key, fold in (("cesl/docA-r0", 0), ("cesl/docB-r1", 1), ("pesl/docC-x", 0)):
+        assert feats[f"train/{key}"] == fold_features(script, work, fold,
+                                                      source[key.split("/")[1]])
     assert (work / "fold0" / "crf-correct-corr").is_dir()
 
 
