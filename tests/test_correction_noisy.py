@@ -219,6 +219,30 @@ def test_corrected_writes_each_sentences_decisions(english):
     assert [w.form for w in out[2].words] == [w.form for w in sents[2].words]  # etc. kept
 
 
+QUOTED = [("He", 2, "nsubj"), ("said", 0, "root"), ("“", 4, "punct"), ("hi", 2, "obj"),
+          ("”", 4, "punct"), (".", 2, "punct")]
+
+
+def test_corrected_counts_the_balance_per_lambda(english):
+    """A quoted sentence whose opening quote the prior would drop (a made-up gain of 5) and
+    the error model would keep (a log p_err 1 lower): kept at λ = 0, dropped at λ = 1 and 4,
+    where the balance rule gives it back; a λ given twice is refused."""
+    sent, = sentences(conll(QUOTED, "q"))
+    learner = slot_strings(to_slots(sent))
+    i = learner.index(("“",))
+    s = noisy.SlotScores(learner, [[x] + ([()] if j == i else []) for j, x in enumerate(learner)],
+                         [np.array([0.0] + ([5.0] if j == i else [])) for j in range(len(learner))],
+                         [np.array([0.0] + ([-1.0] if j == i else []))
+                          for j in range(len(learner))])
+    assert noisy.decisions(s, 0.0) == learner
+    assert noisy.decisions(s, 1.0) == learner[:i] + [()] + learner[i + 1:]
+    outs, kept = noisy.corrected([sent], [s], [0.0, 1.0, 4.0], english.attach.symmetric)
+    assert kept == {0.0: 0, 1.0: 1, 4.0: 1}
+    assert all(slot_strings(to_slots(o)) == learner for out in outs.values() for o in out)
+    with pytest.raises(ValueError, match=r"a λ is given more than once in \[0.0, 1.0, 0.0\]"):
+        noisy.corrected([sent], [s], [0.0, 1.0, 0.0], english.attach.symmetric)
+
+
 def test_balance_gives_paired_marks_back():
     pairs_ = [("“", "”"), ("(", ")")]
     learner = [(), ("“",), (), ("”",), ()]

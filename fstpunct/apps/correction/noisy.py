@@ -178,7 +178,10 @@ def corrected(sources: Sequence[Sentence], scores: Sequence[SlotScores],
     """The corrector's sentences at each λ of ``weights``: each learner sentence's
     :func:`decisions`, made :func:`balanced_or_kept` for ``pairs`` (the prior's symmetric
     marks), written into the sentence without its punctuation (stripped once for every λ);
-    and, per λ, how many sentences had paired marks given back."""
+    and, per λ, how many sentences had paired marks given back. A λ given twice is refused
+    (ValueError): its sentences and counts would be doubled."""
+    if len(set(weights)) != len(weights):
+        raise ValueError(f"corrected: a λ is given more than once in {list(weights)}")
     out: dict[float, list[Sentence]] = {w: [] for w in weights}
     kept = dict.fromkeys(weights, 0)
     for source, s in zip(sources, scores, strict=True):
