@@ -1,6 +1,8 @@
 """Drawn readings of T_e′ (``train(readings=D)``) and the reading diagnostic of
 :mod:`fstpunct.apps.correction.readings`, on the hand-made pairs of test_correction."""
+import json
 import re
+import sys
 from collections import Counter
 from dataclasses import replace
 
@@ -8,14 +10,17 @@ import numpy as np
 import pytest
 from learner_pairs import GRAMMAR, PLAIN, RELATIVE, conll, learner_pairs, sentences
 from scipy import stats
+from script_module import load_script
 from test_treedp import enumerate_choices
 
 from fstpunct.apps.correction.correct import Prepared, corrected, slot_distributions
 from fstpunct.apps.correction.draws import learner_draws, sentence_streams
 from fstpunct.apps.correction.model import (
+    FORMAT,
     CorrectionModel,
     drawn,
     learner_contexts,
+    read_correction_record,
     sharpened,
     train,
     with_learner,
@@ -205,6 +210,30 @@ def test_a_stored_readings_seed_that_is_not_an_integer_is_refused(drawn_model, t
         CorrectionModel.load(tmp_path / "bad")
     assert str(refused.value) == (f"{tmp_path / 'bad'}: not a correction model (correction.json: "
                                   f"readings_seed must be an integer, not {shown})")
+
+
+@pytest.mark.parametrize("record", [None, [], "x", 1])
+def test_a_stored_record_that_is_not_an_object_is_refused(tmp_path, monkeypatch, capsys,
+                                                          record):
+    """A correction.json whose ``record`` is not a JSON object (null, a list, a string, a
+    number) is refused in one ModelError naming the folder, by read_correction_record and so by
+    CorrectionModel.load, not an AttributeError's traceback; through the command
+    (channel-heldout reads the record first), one line and exit 2."""
+    folder = tmp_path / "heldout" / "correct"
+    folder.mkdir(parents=True)
+    (folder / "correction.json").write_text(json.dumps({"format": FORMAT, "record": record}),
+                                            encoding="utf-8")
+    said = f"{folder}: not a correction model (correction.json: 'record' is not a JSON object)"
+    for read in (read_correction_record, CorrectionModel.load):
+        with pytest.raises(ModelError) as refused:
+            read(folder)
+        assert str(refused.value) == said
+    monkeypatch.setattr(sys, "argv", ["correction.py", "channel-heldout", "--data",
+                                      str(tmp_path / "learner"), "--work",
+                                      str(tmp_path / "heldout"), "-o", str(tmp_path / "o.json")])
+    with pytest.raises(SystemExit) as stop:
+        load_script("correction").main()
+    assert stop.value.code == 2 and capsys.readouterr().err == f"correction: {said}\n"
 
 
 def test_decoding_mixes_the_drawn_readings_equally(pairs):

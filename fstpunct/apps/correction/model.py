@@ -226,9 +226,13 @@ def _readings_seed(record: dict[str, Any]) -> int:
 def read_correction_record(folder: str | Path) -> dict[str, Any]:
     """The training record of the correction model saved in ``folder`` (its
     ``correction.json``), without loading its punctuation models; a ModelError naming the
-    folder if it is not one or its ``readings_seed`` cannot be decoded with."""
+    folder if it is not one, its ``record`` is not an object or its ``readings_seed`` cannot be
+    decoded with."""
     path = Path(folder)
     record = read_meta(path / "correction.json", FORMAT, "a correction model").get("record", {})
+    if not isinstance(record, dict):
+        raise ModelError(f"{path}: not a correction model (correction.json: 'record' is not a "
+                         f"JSON object)")
     try:
         _readings_seed(record)
     except InputError as e:
