@@ -1755,18 +1755,19 @@ def channel(args: argparse.Namespace) -> None:
     record), the prior ``--reference`` (default en), every λ of LAMBDAS; λ chosen nested
     (:func:`nested_choices`, ties to the smaller λ), λ = 1, keep and the cv run's correction
     model at its nested edit cost (``--decoder``, ``--support``), tested against keep and that
-    model."""
+    model. The fold correctors are loaded and their held-out sentences prepared first
+    (:func:`prepared_folds`), so that an unreadable one is refused before any scoring."""
     data, splits, k = Path(args.data), args.splits or list(SPLITS), args.folds
     work = Path(args.work)
     _, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, True)
     helds = held_of(pooled, fold_of, k)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    prepared = prepared_folds(work, pooled, helds)
     english = load_model(args.reference)
     found: dict[int, noisy.SlotScores] = {}
     folds = []
     for fold, held in enumerate(helds):
-        fold_folders(work, fold, ("correct",), k)
         folder = work / f"fold{fold}" / "correct"
         record = read_correction_record(folder)
         learner, corrected, _ = trainable_pairs(
@@ -1786,8 +1787,7 @@ def channel(args: argparse.Namespace) -> None:
     chosen = nested_choices(helds, list(LAMBDAS), edits, counts, by_f05=False)
     print("nested λ by fold: " + "/".join(f"{w:g}" for w in chosen), flush=True)
     _, trials, costs, reference = swept(
-        prepared_folds(work, pooled, helds),
-        [Decoding(0.0, args.support, decoder=args.decoder)] * k, helds, source, gold)
+        prepared, [Decoding(0.0, args.support, decoder=args.decoder)] * k, helds, source, gold)
     outputs = {"keep": list(source), REFERENCE_NESTED: reference,
                CHANNEL_NESTED: nested_outputs(helds, [by_weight[w] for w in chosen],
                                               len(pooled)),

@@ -306,7 +306,8 @@ def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     takes each fold's held-out pairs from the grid at that fold's λ (choices fixed: both
     folds at one λ give that λ's row; mixed ones, either way round, fold by fold; λ = 4's
     sentences replaced by the gold ones, as every λ makes the same edits here), the error
-    models on the other fold's pairs, a run without --extra is refused."""
+    models on the other fold's pairs, a run without --extra is refused, and so is one whose
+    fold corrector cannot be read, before any slot is scored."""
     script = load_script("correction")
     seen: dict[str, list] = {"held_of": [], "grid_of": [], "pooled_pairs": []}
     for name, calls in seen.items():
@@ -379,3 +380,16 @@ def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     assert e.value.code == 2
     assert "not with the punctuation-only pairs" in capsys.readouterr().err
     assert not (tmp_path / "refused.json").exists()
+    # fold 1's corrector cannot be read: refused before any slot is scored
+    (work / "fold1" / "correct" / "corrector" / "attach.npz").write_text("no", encoding="utf-8")
+    scored: list = []
+    monkeypatch.setattr(noisy, "slot_scores", spied(noisy.slot_scores, scored))
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "channel", "--data", str(data), "--split", "train", "--folds", "2",
+        "--work", str(work), "-o", str(tmp_path / "broken.json")])
+    with pytest.raises(SystemExit) as e:
+        script.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and scored == []
+    assert f"{work / 'fold1' / 'correct' / 'corrector'}/attach: not " in err
+    assert not (tmp_path / "broken.json").exists()
