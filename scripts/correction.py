@@ -184,7 +184,7 @@ import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
-from typing import IO, NoReturn, TypeVar
+from typing import IO, Any, NoReturn, TypeVar
 
 import numpy as np
 
@@ -1733,19 +1733,20 @@ def print_final_or_inner(outputs: dict[str, list[Sentence | None]], source: list
     return where
 
 
-def channel_record(folder: Path, record: dict, pairs: int, heldout: bool) -> None:
+def refuse_other_pairs(folder: Path, record: dict[str, Any], pairs: int, fold: int | None
+                       ) -> None:
     """Fail unless the corrector in ``folder`` (its ``record``, read without loading it:
     :func:`~fstpunct.apps.correction.model.read_correction_record`) was trained with
-    ``--extra``, without ``--fce``, on these ``pairs`` pairs, and with ``heldout`` as no cv
-    fold: the pairs that channel (``heldout`` False) and channel-heldout count their error
-    model on."""
-    want = {"extra": True, "fce": None} | ({"fold": None} if heldout else {}) | {"pairs": pairs}
+    ``--extra``, without ``--fce``, as cv fold ``fold`` (None: heldout's, no fold) on these
+    ``pairs`` pairs: the pairs that channel (a cv fold's corrector) and channel-heldout count
+    their error model on."""
+    want = {"extra": True, "fce": None, "fold": fold, "pairs": pairs}
     got = {key: record.get(key) for key in want}
     if got != want:
-        fold = f", fold {got['fold']}" if heldout else ""
-        what = "as heldout --extra" if heldout else "with the punctuation-only pairs"
-        _fail(f"{folder}: trained with extra {got['extra']}, fce {got['fce']}{fold} on "
-              f"{got['pairs']} pairs, not {what} on these {pairs}")
+        what = ("as heldout --extra" if fold is None
+                else f"as fold {fold} with the punctuation-only pairs")
+        _fail(f"{folder}: trained with extra {got['extra']}, fce {got['fce']}, fold "
+              f"{got['fold']} on {got['pairs']} pairs, not {what} on these {pairs}")
 
 
 def channel(args: argparse.Namespace) -> None:
@@ -1769,10 +1770,9 @@ def channel(args: argparse.Namespace) -> None:
     folds = []
     for fold, held in enumerate(helds):
         folder = work / f"fold{fold}" / "correct"
-        record = read_correction_record(folder)
         learner, corrected, _ = trainable_pairs(
             [(s, g) for _, s, g in fold_pairs(pooled, extra, fold_of, fold)])
-        channel_record(folder, record, len(corrected), heldout=False)
+        refuse_other_pairs(folder, read_correction_record(folder), len(corrected), fold)
         errors = noisy.ErrorModel.counted(zip(learner, corrected))
         found.update(zip(held, noisy.slot_scores(english, errors,
                                                  [to_slots(source[j]) for j in held])))
@@ -1950,7 +1950,7 @@ def channel_heldout(args: argparse.Namespace) -> None:
     data, work = Path(args.data), Path(args.work) / "correct"
     record = read_correction_record(work)
     learner, corrected, _ = trainable_pairs(heldout_pairs(data, True))
-    channel_record(work, record, len(corrected), heldout=True)
+    refuse_other_pairs(work, record, len(corrected), None)
     errors = noisy.ErrorModel.counted(zip(learner, corrected))
     print(f"error model on {len(corrected)} TLE pairs (K {errors.k})", flush=True)
     english = load_model(args.reference)

@@ -277,26 +277,29 @@ def spied(real, calls: list):
     return spy
 
 
-@pytest.mark.parametrize("heldout, record, said", [
-    (False, {"extra": True, "fce": None, "pairs": 7}, "trained with extra True, fce None on 7 "
-     "pairs, not with the punctuation-only pairs on these 8"),
-    (False, {"extra": None, "pairs": 8}, "trained with extra None, fce None on 8 pairs, not "
-     "with the punctuation-only pairs on these 8"),
-    (True, {"extra": True, "fold": 0, "pairs": 8}, "trained with extra True, fce None, fold 0 "
+@pytest.mark.parametrize("fold, record, said", [
+    (1, {"extra": True, "fce": None, "fold": 1, "pairs": 7}, "trained with extra True, fce "
+     "None, fold 1 on 7 pairs, not as fold 1 with the punctuation-only pairs on these 8"),
+    (1, {"extra": None, "fold": 1, "pairs": 8}, "trained with extra None, fce None, fold 1 on "
+     "8 pairs, not as fold 1 with the punctuation-only pairs on these 8"),
+    (1, {"extra": True, "fold": 0, "pairs": 8}, "trained with extra True, fce None, fold 0 on "
+     "8 pairs, not as fold 1 with the punctuation-only pairs on these 8"),
+    (None, {"extra": True, "fold": 0, "pairs": 8}, "trained with extra True, fce None, fold 0 "
      "on 8 pairs, not as heldout --extra on these 8"),
-    (True, {"extra": True, "fce": "all", "pairs": 8}, "trained with extra True, fce all, fold "
+    (None, {"extra": True, "fce": "all", "pairs": 8}, "trained with extra True, fce all, fold "
      "None on 8 pairs, not as heldout --extra on these 8")])
-def test_the_channels_refuse_a_corrector_of_other_pairs(capsys, heldout, record, said):
-    """channel (a cv fold's corrector) and channel-heldout (heldout's, no fold) count their
-    error model on the corrector's training pairs: one that was trained on others (its
-    record) is refused in one line naming the folder; a cv fold's record passes channel."""
+def test_the_channels_refuse_a_corrector_of_other_pairs(capsys, fold, record, said):
+    """The check both channel (a cv fold's corrector) and channel-heldout (heldout's, no
+    fold) make: they count their error model on the corrector's training pairs, so one trained
+    on others, or as another fold (its record), is refused in one line naming the folder; the
+    fold's record, or heldout's, passes."""
     script = load_script("correction")
     with pytest.raises(SystemExit) as stop:
-        script.channel_record(Path("work"), record, 8, heldout)
+        script.refuse_other_pairs(Path("work"), record, 8, fold)
     assert stop.value.code == 2
     assert capsys.readouterr().err == f"correction: {Path('work')}: {said}\n"
-    script.channel_record(Path("work"), {"extra": True, "fold": 1, "pairs": 8}, 8, False)
-    script.channel_record(Path("work"), {"extra": True, "pairs": 8}, 8, True)
+    script.refuse_other_pairs(Path("work"), {"extra": True, "fold": 1, "pairs": 8}, 8, 1)
+    script.refuse_other_pairs(Path("work"), {"extra": True, "pairs": 8}, 8, None)
 
 
 def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
@@ -378,7 +381,7 @@ def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     with pytest.raises(SystemExit) as e:
         script.main()
     assert e.value.code == 2
-    assert "not with the punctuation-only pairs" in capsys.readouterr().err
+    assert "not as fold 0 with the punctuation-only pairs" in capsys.readouterr().err
     assert not (tmp_path / "refused.json").exists()
     # fold 1's corrector cannot be read: refused before any slot is scored
     (work / "fold1" / "correct" / "corrector" / "attach.npz").write_text("no", encoding="utf-8")
