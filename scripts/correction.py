@@ -875,16 +875,25 @@ def dealt(names: Iterable[str], k: int) -> dict[str, int]:
     return {d: j % k for j, d in enumerate(sorted(names))}
 
 
+def keyed_pairs(pooled: list[tuple[str, Sentence, Sentence]],
+                extra: list[tuple[str, Sentence, Sentence]]
+                ) -> list[tuple[str, str, Sentence, Sentence]]:
+    """The (key, kind, learner, corrected) rows of the isomorphic pairs ``pooled``, then of the
+    punctuation-only ones ``extra`` (kind ISOMORPHIC, PUNCTUATION_ONLY), keyed as
+    :func:`crossfit` keys their features (:func:`_key`)."""
+    return [(_key(split, kind, s), kind, s, g)
+            for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra))
+            for split, s, g in part]
+
+
 def fold_pairs(pooled: list[tuple[str, Sentence, Sentence]],
                extra: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], fold: int
                ) -> list[tuple[str, Sentence, Sentence]]:
-    """The (key, learner, corrected) rows of the isomorphic pairs ``pooled``, then of the
-    punctuation-only ones ``extra``, whose FCE document is not in ``fold`` (what ``cv`` trains
-    the fold's models on, with the fold's outside FCE pairs), keyed as :func:`crossfit` keys
-    their features (:func:`_key`)."""
-    return [(_key(split, kind, s), s, g)
-            for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra))
-            for split, s, g in part if fold_of[_document(s)] != fold]
+    """The (key, learner, corrected) rows (:func:`keyed_pairs`) of the pairs whose FCE document is
+    not in ``fold``: what ``cv`` trains the fold's models on, with the fold's outside FCE
+    pairs."""
+    return [(key, s, g) for key, _, s, g in keyed_pairs(pooled, extra)
+            if fold_of[_document(s)] != fold]
 
 
 def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
@@ -2248,14 +2257,16 @@ def crossfit(path: Path, models: list[CorrectionModel], pooled: list, extra: lis
     isomorphic pairs :class:`Prepared`."""
     feats: dict[str, list[list[str]]] = {}
     prepared = []
+    rows = keyed_pairs(pooled, extra)
     for fold, model in enumerate(models):
-        for kind, part in ((ISOMORPHIC, pooled), (PUNCTUATION_ONLY, extra)):
-            mine = [(split, s) for split, s, _ in part if fold_of[_document(s)] == fold]
+        for kind in (ISOMORPHIC, PUNCTUATION_ONLY):
+            mine = [(key, s) for key, k, s, _ in rows
+                    if k == kind and fold_of[_document(s)] == fold]
             ready = Prepared.of(model, [s for _, s in mine])
             if kind == ISOMORPHIC:
                 prepared.append(ready)
-            for (split, s), d in zip(mine, ready.dists):
-                feats[_key(split, kind, s)] = slot_features(to_slots(s), d, "c")
+            for (key, s), d in zip(mine, ready.dists):
+                feats[key] = slot_features(to_slots(s), d, "c")
         print(f"fold {fold}: cross-fitted features of {len(feats)} pairs", flush=True)
     with output(path) as f:
         f.write(json.dumps(feats) + "\n")

@@ -217,12 +217,11 @@ def with_space_after(misc: str, space: bool) -> str:
 T = TypeVar("T")
 
 
-def batches(sentences: Iterable[T], size: int) -> Iterator[list[T]]:
-    """``sentences`` (of any kind) in lists of ``size`` (the last one shorter), read as they
-    are needed."""
+def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
+    """``items`` in lists of ``size`` (the last one shorter), read as they are needed."""
     batch: list[T] = []
-    for sent in sentences:
-        batch.append(sent)
+    for item in items:
+        batch.append(item)
         if len(batch) == size:
             yield batch
             batch = []
