@@ -4,10 +4,11 @@ models, gold trees).
 
 Prints, per language, the pictures' mean width and height (px) and the CPU time of laying them
 out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
-interleaved ends; an inner arc's curve above its enclosing arc's at one of 64 sampled points
-by more than ``--tolerance`` px measured square to the enclosing curve, by default the arcs'
-stroke width (``layout.STROKE``), as strokes closer than that do not part (two curves leaving a
-word from one point run together for a few px; an inner apex may touch the outer curve); the
+interleaved ends; an inner arc's curve above its enclosing arc's at one of 64 sampled points,
+or ``--samples N``, by more than ``--tolerance`` px measured square to the enclosing curve, by
+default the arcs' stroke width (``layout.STROKE``), as strokes closer than that do not part
+(two curves leaving a word from one point run together for a few px; an inner apex may touch
+the outer curve); the
 root arrow through an arc; with ``--tolerance 0``, the old sampled count (any rise at the 64
 points), this script's count before session 2026-11-30 09:09–12:09 in RESULTS.md; from e3335dc
 to the review of it, the tolerance applied only to arcs sharing a word), these by kind (two
@@ -18,13 +19,15 @@ and the pairs of a label and another arc whose curve (or the root arrow) passes 
 label's box (:func:`fstpunct.show.layout.labels_on_curves`: the curve's heights over the box,
 from its ends' and apex', reach into it), these by the curve (an arc enclosing the label's arc
 or another, sharing one of its words or none) and how many of them have the label at its own
-arc.
+arc; and the arrow heads (7 px wide, at each arc's dependent end, the root arrow's
+included) that another arc's end stands within half a head and half a stroke of (4.1 px), so
+that its stroke cuts into the head.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out, measuring the
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
 one), to compare a change with its parent.
 Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT] [--tolerance PX]
-[LANG ...]
+[--samples N] [LANG ...]
 """
 from __future__ import annotations
 
@@ -57,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CROSSINGS = ("at a shared word", "sharing none", "with the root arrow")
 KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
          "another arc sharing a word", "another arc sharing none")  # each pair in one
+HEAD = 3.5  # px, half an arrow head's width (fstpunct.show.tree draws it 7 px wide)
 
 
 def layout_at(commit: str) -> ModuleType:
@@ -97,12 +101,20 @@ def curve_kinds(lay: Layout) -> Counter[str]:
     return kinds
 
 
-def crossing_kinds(lay: Layout, tolerance: float) -> Counter[str]:
+def arrow_heads_cut(lay: Layout) -> int:
+    """How many of ``lay``'s arrow heads another arc's stroke cuts into: an end of another arc
+    (not the root arrow) within HEAD + STROKE / 2 px of the head's centre."""
+    ends = [(a, x) for a in lay.arcs if a.head for x in (a.x1, a.x2)]
+    return sum(any(b is not a and abs(x - a.x2) < HEAD + STROKE / 2 for b, x in ends)
+               for a in lay.arcs)
+
+
+def crossing_kinds(lay: Layout, tolerance: float, samples: int) -> Counter[str]:
     """``lay``'s crossing pairs (:func:`fstpunct.show.layout.crossings`, each pair alone) by
     kind: two arcs sharing a word, two sharing none, the root arrow through an arc."""
     kinds: Counter[str] = Counter()
     for a, b in itertools.combinations(lay.arcs, 2):
-        if crossings(dataclasses.replace(lay, arcs=(a, b)), tolerance=tolerance):
+        if crossings(dataclasses.replace(lay, arcs=(a, b)), samples, tolerance):
             kinds["with the root arrow" if not a.head or not b.head else
                   "at a shared word" if {a.head, a.dep} & {b.head, b.dep} else "sharing none"] += 1
     return kinds
@@ -113,36 +125,53 @@ def main() -> None:
     ap.add_argument("langs", nargs="*", default=["en", "zh"])
     ap.add_argument("--sentences", type=int, default=400)
     ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
+    ap.add_argument("--samples", type=int, default=64, metavar="N",
+                    help="points sampled along an inner arc (default %(default)s)")
     ap.add_argument("--tolerance", type=float, default=STROKE, metavar="PX",
                     help="how far (px) a curve must run outside an enclosing one to cross it "
                          "(default the arcs' stroke width, %(default)s)")
     args = ap.parse_args()
     if not args.tolerance >= 0:
         ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
+    if args.samples < 1:
+        ap.error(f"--samples must be at least 1, not {args.samples}")
     module = layout_at(args.at) if args.at else current
-    # the checked-out counting measures curves through arc_leg: the legs COMMIT drew
-    current.arc_leg = getattr(module, "arc_leg", lambda arc: abs(arc.x2 - arc.x1) / 2)
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences; "
-          f"crossing tolerance {args.tolerance:g} px")
-    for lang in args.langs:
-        sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
-        views = list(sentence_views(load_model(lang), sents, k=0))
-        start = time.process_time()
-        lays = [module.layout(v) for v in views]
-        cpu = time.process_time() - start
-        if args.at:  # an older layout.py's arcs may have no label places
-            lays = [with_labels(lay) for lay in lays]
-        kinds = sum(map(curve_kinds, lays), Counter())
-        crossing = sum((crossing_kinds(lay, args.tolerance) for lay in lays), Counter())
-        print(f"{lang}: {len(lays)} sentences, mean width "
-              f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
-              f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
-              f"{crossing.total()} crossing arc pairs ("
-              + ", ".join(f"{crossing[k]} {k}" for k in CROSSINGS) + "), "
-              f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
-              f"{sum(kinds[k] for k in KINDS)} labels on curves")
-        print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
-              + f"; {kinds['labels at their own arc']} labels at their own arc")
+          f"crossing tolerance {args.tolerance:g} px, {args.samples} points sampled")
+    # the checked-out counting measures curves through arc_leg: the legs COMMIT drew, set in
+    # the library module for the run and restored after it
+    drawn = current.arc_leg
+    current.arc_leg = getattr(module, "arc_leg", lambda arc: abs(arc.x2 - arc.x1) / 2)
+    try:
+        for lang in args.langs:
+            report(lang, module, args)
+    finally:
+        current.arc_leg = drawn
+
+
+def report(lang: str, module: ModuleType, args: argparse.Namespace) -> None:
+    """Print the figures of ``lang``'s first sentences laid out by ``module``."""
+    sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
+    views = list(sentence_views(load_model(lang), sents, k=0))
+    start = time.process_time()
+    lays = [module.layout(v) for v in views]
+    cpu = time.process_time() - start
+    if args.at:  # an older layout.py's arcs may have no label places
+        lays = [with_labels(lay) for lay in lays]
+    kinds = sum(map(curve_kinds, lays), Counter())
+    crossing = sum((crossing_kinds(lay, args.tolerance, args.samples) for lay in lays),
+                   Counter())
+    print(f"{lang}: {len(lays)} sentences, mean width "
+          f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
+          f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
+          f"{crossing.total()} crossing arc pairs ("
+          + ", ".join(f"{crossing[k]} {k}" for k in CROSSINGS) + "), "
+          f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
+          f"{sum(kinds[k] for k in KINDS)} labels on curves, "
+          f"{sum(map(arrow_heads_cut, lays))} of {sum(len(lay.arcs) for lay in lays)} "
+          "arrow heads cut by another arc's stroke")
+    print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
+          + f"; {kinds['labels at their own arc']} labels at their own arc")
 
 
 if __name__ == "__main__":
