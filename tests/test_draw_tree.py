@@ -209,6 +209,62 @@ def test_a_fan_of_arcs_keeps_clear_of_the_next_text(views):
                            for index, left, right in texts if index != word), (view.text, x)
 
 
+@st.composite
+def one_letter_trees(draw) -> tuple[str, list[tuple[str, str, int, str]]]:
+    """A random projective tree of 2-24 words (each span's head drawn, its sides the same way
+    below it), en or ar (right to left), its words one letter, none wide (a lone combining
+    mark) or two: the narrowest words, the most crowded fans; every relation 'dep'."""
+    lang = draw(st.sampled_from(["en", "ar"]))
+    n = draw(st.integers(2, 24))
+    heads = [0] * n
+
+    def attach(lo: int, hi: int, head: int) -> None:  # words lo..hi-1 under head (1-based)
+        if lo < hi:
+            r = draw(st.integers(lo, hi - 1))
+            heads[r] = head
+            attach(lo, r, r + 1)
+            attach(r + 1, hi, r + 1)
+
+    attach(0, n, 0)
+    letters = ["a", "i", "m", "W", "\u0301", "ab"] if lang == "en" else \
+        ["ب", "ت", "د", "و", "\u064e", "بت"]
+    words = draw(st.lists(st.sampled_from(letters), min_size=n, max_size=n))
+    return lang, [(w, "X", h, "dep" if h else "root") for w, h in zip(words, heads)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(one_letter_trees())
+def test_random_narrow_trees_have_no_crossing_and_no_label_on_a_curve(tree):
+    """No two arcs of a random projective tree of one-letter words cross at any rise
+    (tolerance 0, 512 points sampled), no label lies on another arc's curve, and no arc is
+    shorter than GAP (the slot widening and the label room: an arc narrower than twice its
+    height keeps the steeper single cubic, see arc_leg). Checked, not proved; with arc_leg
+    half the span (the single cubic) about one tree in nine crosses. With mixed relations it
+    does not hold: test_a_narrow_high_arc_runs_out_of_an_enclosing_one."""
+    lang, rows = tree
+    (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
+    lay = layout(view)
+    assert lay.rtl == (lang == "ar")
+    assert crossings(lay, samples=512, tolerance=0) == 0
+    assert labels_on_curves(lay) == []
+    assert all(abs(a.x2 - a.x1) >= GAP - 1e-9 for a in lay.arcs if a.head)
+
+
+@pytest.mark.xfail(strict=True, reason="a known limit of arc_leg's nesting, not mended")
+def test_a_narrow_high_arc_runs_out_of_an_enclosing_one():
+    """Found by the random trees with mixed relations: in this Arabic tree of one-letter words
+    the arc 20 -> 16 (span 96 px, 88 high: narrower than twice its height, so one steep cubic)
+    leaves word 20 3 px outside 10 -> 20 (110 high, legs as wide as high) and runs outside it by
+    more than a stroke. Strict: passing means it was mended."""
+    heads = [2, 5, 4, 2, 7, 5, 8, 10, 8, 0, 16, 13, 11, 13, 14, 20, 19, 17, 16, 10, 20, 21]
+    rels = ["obl", "dep", "nmod:poss", "nmod:poss", "x", "dep", "obl", "x", "nmod:poss", "root",
+            "dep", "dep", "obl", "dep", "x", "dep", "nmod:poss", "x", "obl", "dep", "dep", "obl"]
+    words = "بت و و ب د د \u064e د ب و د د بت د ب ب \u064e د د ب ب و".split()
+    rows = [(w, "X", h, r) for w, h, r in zip(words, heads, rels)]
+    (view,) = sentence_views(load_model("ar"), read_conllu(io.StringIO(conllu(rows))), k=0)
+    assert crossings(layout(view)) == 0
+
+
 def arcs_only(*arcs):
     """A layout of nothing but ``arcs``, each (head, dep, x1, x2, height), labels unplaced."""
     return Layout(0, 0, False, (), tuple(Arc(h, d, x1, x2, height, "", height, x2)
