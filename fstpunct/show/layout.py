@@ -117,7 +117,10 @@ def _label_room(view: SentenceView) -> list[float]:
     """For each slot between two words, the distance their centres need for the label of an
     arc joining them: its estimated width and a gap on either side, two where a longer arc
     leaves one of the words over the other (its leg rises by the label's corner); 0 where no
-    arc joins them."""
+    arc joins them. Measured between the centres, not the arc's ends: where a word has a fan
+    of arcs on that side (:func:`_anchors`), this arc's end stands a step (3–5 px) further
+    towards the other word for each longer arc of the fan, and the gaps are that much
+    narrower."""
     spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
     room = [0.0] * (view.n + 1)
     for d, h in enumerate(view.heads):
