@@ -283,14 +283,15 @@ def test_crossings_are_counted_as_drawn():
 
 
 def test_crossings_at_a_shared_word_are_counted_as_seen():
-    """Arcs sharing a word leave it from one point: an inner arc steeper there runs just
-    outside the enclosing one before it falls inside. Not a crossing unless it runs outside by
-    more than the stroke width (STROKE, square to the outer curve): 'touch' less than 0.6 px
-    high within 3 px of the word; 'steep' 3.2 px high but 1.0 px square, where the outer curve
-    rises almost straight up; 'cross' up to 8.4 px high, crossing 33 px from the word; each
-    also mirrored (the shared word on the left). tolerance=0 counts any rise. Arcs that share
-    no word count the same way: 0.5 px above the enclosing apex is not a crossing (any rise
-    counted it before the review of pictures4, finding 1), 2 px is."""
+    """Arcs leaving a word from one point (as before _anchors; these hand-made pairs keep that
+    geometry): an inner arc steeper there runs just outside the enclosing one before it falls
+    inside. Not a crossing unless it runs outside by more than the stroke width (STROKE,
+    square to the outer curve): 'touch' less than 0.6 px high within 3 px of the word; 'steep'
+    3.2 px high but 1.0 px square, where the outer curve rises almost straight up; 'cross' up
+    to 8.4 px high, crossing 33 px from the word; each also mirrored (the shared word on the
+    left). tolerance=0 counts any rise. Arcs that share no word count the same way: 0.5 px
+    above the enclosing apex is not a crossing (any rise counted it before the review of
+    pictures4, finding 1), 2 px is."""
     touch = (3, 2, 100, 80, 22), (1, 3, 0, 100, 44)  # word 3 the one head, the other dep
     steep = (3, 2, 100, 70, 44), (1, 3, 0, 100, 66)
     cross = (3, 2, 100, 50, 44), (1, 3, 0, 100, 44)
