@@ -91,6 +91,9 @@ def test_the_api_keywords_are_checked_alike(stub_correction):
     assert en.restore(text, samples=3, mbr="sentence", seed=0) == en.restore(text, samples=3)
     assert en.restore(text, decoder="slot") == en.restore(text)
     assert "PunctPost=" in en.decode("we left", posteriors=2, text=True, format="conllu")
+    # posteriors=None is not given, as for every other keyword (it was a TypeError)
+    assert en.decode(text, posteriors=None) == en.decode(text)
+    assert en.decode("we left", posteriors=None, text=True) == en.decode("we left", text=True)
 
 
 def test_the_correction_library_checks_at_once(stub_correction):

@@ -72,10 +72,11 @@ def underlying(sent: Sentence) -> str:
     return value
 
 
-def refuse_hidden_posteriors(posteriors: int, format: str) -> None:
-    """An :class:`~fstpunct.errors.InputError` for decode's ``posteriors`` with output
-    ``format`` ``text``: its lines (:func:`underlying`) have no place for them."""
-    refuse_unused({"posteriors": posteriors > 0 and format == "text"},
+def refuse_hidden_posteriors(posteriors: int | None, format: str) -> None:
+    """An :class:`~fstpunct.errors.InputError` for decode's ``posteriors`` (0 or None: not
+    given) with output ``format`` ``text``: its lines (:func:`underlying`) have no place for
+    them."""
+    refuse_unused({"posteriors": bool(posteriors) and format == "text"},
                   "PunctPost is written in CoNLL-U only, not in format text (--format text: "
                   "each sentence's T′ as a line)")
 
