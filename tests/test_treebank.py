@@ -13,7 +13,7 @@ import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
 from fstpunct.ud.release import resolve
-from fstpunct.ud.treebank import Word, read_conllu, read_file
+from fstpunct.ud.treebank import Word, read_conllu, read_conllu_reference, read_file
 
 EDGE = Path(__file__).parent / "data" / "edge.conllu"
 
@@ -123,6 +123,24 @@ def test_plain_text_read_as_conllu_says_text(command, tmp_path, capsys):
     assert capsys.readouterr().err.endswith(
         "expected 10 tab-separated fields, found 1 (fields separated by spaces? CoNLL-U "
         "separates them by tabs)\n")
+
+
+@pytest.mark.parametrize("reader", [read_conllu, read_conllu_reference])
+@pytest.mark.parametrize("line, spaced", [
+    ("3 men went to the shop and bought some bread today", False),  # a numeral, no HEAD
+    ("1-2 cups of flour and some milk go into the bowl", False),  # a range, HEAD 'milk'
+    ("1 A a DET _ _ 2 det _ _", True),
+    ("1 A a DET _ _ _ _ _ _", True),  # no tree yet
+    ("1-2 don't _ _ _ _ _ _ _ _", True),
+    ("1.1 A a DET _ _ _ _ _ _", True),
+])
+def test_a_line_without_a_tab_is_told_spaced_conllu_or_plain_text(reader, line, spaced):
+    """Only a line shaped like CoNLL-U (an ID, and a HEAD or '_' seventh) is called CoNLL-U
+    with spaces; ten words of text beginning with a numeral were too."""
+    with pytest.raises(ConlluError) as e:
+        list(reader(io.StringIO(line + "\n\n"), "in.conllu"))
+    hint = "(fields separated by spaces?" if spaced else "(plain text?"
+    assert hint in str(e.value)
 
 
 def test_plain_text_given_to_the_api_as_conllu_says_text():

@@ -230,10 +230,12 @@ def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
 
 
 def _one_field_hint(line: str) -> str:
-    """What a token line without a tab likely is: CoNLL-U with spaces for tabs (ten fields,
-    the first an ID), else plain text."""
+    """What a token line without a tab likely is: CoNLL-U with spaces for tabs (ten or more
+    fields, the first an ID and the seventh a HEAD, 0, a word ID or ``_``), else plain text
+    (which may begin with a numeral: "3 men went to the shop and ...")."""
     words = line.split()
-    if len(words) >= 10 and any(p.match(words[0]) for p in (_WORD_ID, _RANGE_ID, _EMPTY_ID)):
+    if (len(words) >= 10 and any(p.match(words[0]) for p in (_WORD_ID, _RANGE_ID, _EMPTY_ID))
+            and (words[6] == "_" or _HEAD.match(words[6]))):
         return " (fields separated by spaces? CoNLL-U separates them by tabs)"
     return " (plain text? decode and restore read it with --text, the API with text=True)"
 
