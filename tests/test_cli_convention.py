@@ -132,9 +132,11 @@ def test_draw_reads_a_sentence_of_stdin(what, tmp_path, capsys, monkeypatch):
     assert main(["draw", *what, *options, "-o", str(out.with_suffix(".svg"))]) == 0
     assert "means" in out.with_suffix(".svg").read_text(encoding="utf-8")
     assert capsys.readouterr().err == ""
-    with pytest.raises(SystemExit):  # an option that is no option is still refused
-        main(["draw", *what, *options, "-:2"])
-    assert "unrecognized arguments: -:2" in capsys.readouterr().err
+    # '-:2' elsewhere is still refused, also where a command takes an input file
+    for stray in (["draw", *what, *options, "-:2"], ["decode", "--model", "en", "-:2"]):
+        with pytest.raises(SystemExit):
+            main(stray)
+        assert "unrecognized arguments: -:2" in capsys.readouterr().err
 
 
 def test_progress_off_a_terminal_is_plain_lines(capsys, monkeypatch):

@@ -9,7 +9,7 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import NoReturn
 
 from .. import __version__
 from ..errors import FstpunctError
@@ -31,13 +31,6 @@ class OneLineParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
-
-    def _parse_optional(self, arg_string: str) -> Any:
-        """``-:N`` (stdin's sentence N: ``draw --sentence -:2``) is a value, not an option
-        (argparse's hook; None: not an option)."""
-        if arg_string.startswith("-:"):
-            return None
-        return super()._parse_optional(arg_string)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -68,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure the user can fix is one line on stderr and exit 2, an
     interrupt exits 130 (Ctrl-C) or 143 (SIGTERM), a closed output pipe exits quietly; files
     being written are removed, previous outputs untouched (:mod:`fstpunct.files`)."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    argv = _stdin_sentence(sys.argv[1:] if argv is None else argv)
     command = _command(argv)  # anything but a command's name (--help, a typo): the whole parser
     try:  # importing a command's modules takes a moment: Ctrl-C there is no traceback either
         parser = build_parser(command if command in COMMANDS else None)
@@ -108,6 +101,20 @@ def _command(argv: Sequence[str]) -> str | None:
     """The first word of ``argv`` that is not an option: the subcommand's name, if it is one
     (the top level has no options with values)."""
     return next((a for a in argv if not a.startswith("-")), None)
+
+
+def _stdin_sentence(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--sentence -:N`` (stdin's sentence N, ``draw``'s) given as
+    ``--sentence=-:N``: argparse takes a word beginning with '-' for an option and refuses it
+    as a value ('expected one argument'). A ``-:N`` anywhere else is still refused
+    ('unrecognized arguments: -:N')."""
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] == "--sentence" and arg.startswith("-:"):
+            out[-1] = f"--sentence={arg}"
+        else:
+            out.append(arg)
+    return out
 
 
 def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace
