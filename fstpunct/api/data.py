@@ -47,8 +47,8 @@ from ..ud.treebank import Sentence, read_conllu
 if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
     import conllu
 
-__all__ = ["FORMATS", "Data", "Step", "is_text", "one_sentence", "one_tokenlist", "rewrite",
-           "sentences", "split", "values"]
+__all__ = ["FORMATS", "Data", "Step", "is_text", "one_sentence", "one_tokenlist", "output_format",
+           "rewrite", "sentences", "split", "values"]
 
 FORMATS = ("conllu", "text")
 
@@ -173,13 +173,20 @@ def one_sentence(data: Data, which: int | str = 1, name: str | None = None) -> S
     raise InputError(f"{name}: has no sentence {which}")
 
 
+def output_format(format: str | None, text: bool) -> str:
+    """The output format ``format`` names (one of :data:`FORMATS`), else the input's: ``text``
+    for ``text`` input, else ``conllu``."""
+    format = format or ("text" if text else "conllu")
+    refuse_choice("format", format, FORMATS)
+    return format
+
+
 def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str | None = None,
             line: Callable[[Sentence], str] = lambda s: surface(s.lines), tree: bool | None = True
             ) -> str | Iterator[conllu.TokenList] | Iterator[Sentence] | Iterator[str]:
     """``step`` applied to ``data``, given back as the same kind (module docstring); in
     ``format`` ``text``, each sentence as ``line(sentence)``."""
-    format = format or ("text" if text is not None else "conllu")
-    refuse_choice("format", format, FORMATS)
+    format = output_format(format, text is not None)
     sents, streamed = _open(data, text, tree)
     out = step(sents)
     whole = is_text(data) or text is not None and isinstance(data, str)

@@ -46,7 +46,7 @@ from ..parallel import Pool
 from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
 from ..ud.width import Widths, checked
-from .data import Data, Step, one_sentence, rewrite, sentences, values
+from .data import Data, Step, one_sentence, output_format, rewrite, sentences, values
 
 if TYPE_CHECKING:
     import graphviz
@@ -157,7 +157,7 @@ class Model:
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.text import analysed, refuse_hidden_posteriors, underlying
         refuse_below(0, posteriors=posteriors)
-        refuse_hidden_posteriors(posteriors, format or ("text" if text else "conllu"))
+        refuse_hidden_posteriors(posteriors, output_format(format, text))
         _check_pool(pool)
         _check_pipeline(tagger, parser, beam)
         pipeline = self._pipeline_loader(lowercase, tagger, parser, beam)
