@@ -521,7 +521,7 @@ def test_warnings_point_at_the_callers_line(en, tmp_path, monkeypatch):
         list(en.log_prob("hi:dev"))
     assert [w.filename for w in caught] == [__file__]
     punctuation_only = "# sent_id = p\n1\t.\t.\tPUNCT\t.\t_\t0\troot\t_\t_\n\n"
-    with pytest.warns(UserWarning, match="only punctuation, copied unchanged") as caught:
+    with pytest.warns(UserWarning, match="only punctuation, its marks kept") as caught:
         list(en.restore(iter(conllu.parse(TEXT + punctuation_only))))
     assert {w.filename for w in caught} == {__file__}
     (tmp_path / "en").mkdir()

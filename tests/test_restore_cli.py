@@ -132,7 +132,7 @@ def test_a_sentence_of_punctuation_only_is_copied_with_a_warning_naming_it(tmp_p
     assert out.endswith(only)
     lineno = len(SAMPLE.read_text(encoding="utf-8").splitlines()) + 1
     assert err == (f"fstpunct restore: warning: {path}:{lineno} (sentence {path}#6): only "
-                   "punctuation, copied unchanged\n")
+                   "punctuation, its marks kept\n")
     with pytest.warns(UserWarning, match=f"{path}#6.*only punctuation"):  # the API warns
         assert [t["form"] for t in list(fstpunct.load("en").restore(path))[-1]] == ["..."]
 

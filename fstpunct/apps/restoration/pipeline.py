@@ -31,10 +31,10 @@ def restored(sentences: Iterable[Sentence], method: Restorer,
     ``pool``, chunks of ``chunk`` sentences in parallel (the same output and warnings, in
     order; a method with ``starting_at(k)`` is told how many sentences came before its chunk).
 
-    A sentence that is all punctuation has no words to restore around: it is copied unchanged,
-    with a warning naming it. Every sentence loses the analysis ``fstpunct decode`` wrote
-    (:func:`~fstpunct.ud.annotations.forget`, by :func:`strip` for those with words), so
-    decode | restore gives what restore alone gives."""
+    A sentence that is all punctuation has no words to restore around: its marks are kept as
+    they are, with a warning naming it. Every sentence loses the analysis ``fstpunct decode``
+    wrote (:func:`~fstpunct.ud.annotations.forget`, by :func:`strip` for those with words),
+    that one too, so decode | restore gives what restore alone gives."""
     if pool is not None and pool.parallel:
         share_value(pool, _SHARED, (method, tuple(parsers), beam))
         for done, messages in pool.imap(_restore_task, _numbered(batches(sentences, chunk))):
@@ -76,7 +76,7 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
     todo = []
     for sent in batch:
         if not has_words(sent):
-            warn(f"{sent.place}: only punctuation, copied unchanged")
+            warn(f"{sent.place}: only punctuation, its marks kept")
             continue
         bare = strip(sent)
         todo.append([parse(p, bare, beam) for p in parsers] or [bare])
