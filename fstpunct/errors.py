@@ -104,14 +104,17 @@ def refuse_below(least: float, **values: float | None) -> None:
                          f"{' and '.join(map(str, low.values()))}")
 
 
-def refuse_count(least: int, **values: float | None) -> None:
+def refuse_count(least: int, *, required: bool = False, **values: float | None) -> None:
     """:func:`refuse_below` for counts (a beam, a number of epochs: they slice and count), and
-    an :class:`InputError` naming every value that is not of an integer type (1.5, and 2.0
-    too: a slice or ``range`` fails on it), ``beam must be a whole number of at least 1, not
-    1.5``; None: not given."""
+    an :class:`InputError` naming every value that is not of an integer type, ``beam must be a
+    whole number of at least 1, not 1.5``: a fraction, a whole float too (2.0: a slice or
+    ``range`` fails on it; one rule for the library, checked at the call even where no
+    sentence would use the value), and a bool (True is no count). None: not given, unless
+    ``required`` (refused then, ``... not None``)."""
     refuse_below(least, **values)
     fractions = {name: value for name, value in values.items()
-                 if value is not None and not isinstance(value, Integral)}
+                 if (value is not None or required)
+                 and (isinstance(value, bool) or not isinstance(value, Integral))}
     if fractions:
         bound = "whole numbers" if len(fractions) > 1 else "a whole number"
         raise InputError(f"{' and '.join(fractions)} must be {bound} of at least {least}, not "

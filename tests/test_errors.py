@@ -51,14 +51,27 @@ def test_refuse_below_names_every_refused_value(values, message, refuse):
     ({"beam": 1.5, "epochs": 3, "n": np.float64(2.5), "m": None},
      "beam and n must be whole numbers of at least 1, not 1.5 and 2.5"),
     ({"beam": 0.5, "epochs": 1.5}, "beam must be at least 1, not 0.5"),  # below: first
+    ({"beam": True}, "beam must be a whole number of at least 1, not True"),  # passed as 1
 ])
 def test_refuse_count_refuses_fractions(values, message):
-    """A fractional beam or number of epochs failed in a slice or range() (a TypeError);
-    whole numbers of any integer type pass, and None (not given)."""
+    """A fractional beam or number of epochs failed in a slice or range() (a TypeError), and
+    a bool is no count; whole numbers of any integer type pass, and None (not given)."""
     refuse_count(1, a=1, b=np.int64(3), c=10**400, d=None)
     with pytest.raises(InputError) as refused:
         refuse_count(1, **values)
     assert str(refused.value) == message
+
+
+def test_refuse_count_refuses_none_when_required_and_a_bool():
+    """search_beam has no default beam: None is refused in refuse_count's own words (it wrote
+    them by hand), and only there; False is no count of 0 either."""
+    refuse_count(1, beam=None)
+    with pytest.raises(InputError) as refused:
+        refuse_count(1, required=True, beam=None, epochs=3)
+    assert str(refused.value) == "beam must be a whole number of at least 1, not None"
+    with pytest.raises(InputError) as refused:  # (False is not below 0)
+        refuse_count(0, pairs=False)
+    assert str(refused.value) == "pairs must be a whole number of at least 0, not False"
 
 
 def test_a_stream_seed_is_one_32_bit_word():

@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..errors import InputError, refuse_count
+from ..errors import refuse_count
 from . import _greedy
 from . import features as F
 from .model import Input, Model, input_marks
@@ -49,10 +49,8 @@ def search_beam(model: Model, inp: Input, k: int, weights: np.ndarray,
     where the gold path left it."""
     # None or a negative k would keep every item or all but -k (a beam that grows without
     # end), a fraction, NaN or inf fail in the slice: refused once a sentence, a cost lost in
-    # the search's
-    if k is None:  # no default here (refuse_count reads None as not given)
-        raise InputError("beam must be a whole number of at least 1, not None")
-    refuse_count(1, beam=k)
+    # the search's; None too (no default here)
+    refuse_count(1, required=True, beam=k)
     beam = [Item(0.0, initial(inp.leaves[0], inp.n), None, -1, None, gold is not None)]
     transitions = model.transitions
     n_actions = len(transitions)
