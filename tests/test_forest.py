@@ -107,6 +107,19 @@ def test_compiled_equals_reference(n, seed, ties, as_sparse):
     check_outside([sparse(tree) if as_sparse else tree])
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 6), SEEDS, st.booleans())
+def test_dense_matrices_of_larger_slots(n, seed, ties):
+    """Slots of 4–12 states whose matrices are mostly dense (as a slot's backoff closure is):
+    the tree DP goes along their lines dense (``_Inputs.dense_lines``), with
+    the reference's Viterbi choices and best score bitwise and its log Z to rounding."""
+    rng = np.random.default_rng(seed)
+    tree = random_tree(rng, n, zeros=0.1, max_states=12, min_states=4, max_cands=5, share=0.6)
+    if ties:
+        tree = coarse(tree, rng)
+    check([sparse(tree)])
+
+
 @settings(max_examples=30, deadline=None)
 @given(SEEDS)
 def test_one_forest_of_many_sentences(seed):

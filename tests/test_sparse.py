@@ -209,6 +209,31 @@ def test_exponentials_same_bits_on_every_path(n):
         _sparse.exponentials(x, np.empty(n + 1))
 
 
+@pytest.mark.parametrize("seed", range(8))
+def test_dense_lines_are_the_stored_entries_in_order(seed):
+    """dense_lines (the tree DP's way along a dense matrix's lines, every output at once):
+    out[r] = ⊕ of L[r, c] ⊗ x[c] over the entries of line r stored (L[r, c] ≠ 0), one by one
+    in ascending c from 0, bitwise, in both semirings, through the AVX2 loop and the portable
+    one, at sizes that leave vector tails, vectors with zeros and lines with gaps (an
+    absent entry or a zero of x adds an exact 0, or cannot beat the maximum)."""
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 3, 5, 7, 8, 13, 50, 99):
+        lines = rng.random((n, n)) * (rng.random((n, n)) < rng.choice([0.5, 0.9, 1.0]))
+        x = rng.random(n) * (rng.random(n) < rng.choice([0.3, 0.8, 1.0]))
+        t = np.ascontiguousarray(lines.T).ravel()  # t[c·n + r] = L[r, c]
+        for maximum in (False, True):
+            want = np.zeros(n)
+            for r in range(n):
+                for c in np.flatnonzero(lines[r]):
+                    p = lines[r, c] * x[c]
+                    want[r] = (p if p > want[r] else want[r]) if maximum else want[r] + p
+            for avx2 in (True, False):
+                got = _sparse.dense_lines(t, x, maximum, avx2)
+                assert got.tobytes() == want.tobytes()
+    with pytest.raises(ValueError):
+        _sparse.dense_lines(np.zeros(5), np.zeros(2), False)
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_unique_ids_is_numpy_unique(seed):
     """unique_ids: np.unique(values, return_inverse=True), the same arrays and dtypes, on the

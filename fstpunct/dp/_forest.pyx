@@ -16,10 +16,10 @@ sizes of matrices and slot vectors that do not match) or ``NOT_FINITE``; the cal
 sentence through the Python reference for its error.
 """
 from libc.math cimport INFINITY, exp, isfinite, log
-from libc.stdlib cimport free, malloc, realloc
+from libc.stdlib cimport calloc, free, malloc, realloc
 from libc.string cimport memcmp, memcpy, memset
 
-from ._sparse cimport State, _first
+from ._sparse cimport State, _dense_lines, _first
 
 cdef enum:
     _OK, _ZERO, _MALFORMED, _NOT_FINITE
@@ -112,12 +112,17 @@ cdef class _Inputs:
     cdef Vecs* vecs
     cdef Py_ssize_t n_mats, n_vecs, most, longest  # most matrices in a stack, largest N
     cdef bint chains  # whether some stack is of token chains
+    # per stack and kind of lines (2·stack: rows, 2·stack + 1: columns), allocated at first
+    # use: per stored matrix, its lines dense and transposed, made at first use
+    # (:meth:`dense_lines`)
+    cdef double*** dense
 
     def __cinit__(self, list mats, list vecs):
         self.n_mats, self.n_vecs = len(mats), len(vecs)
         self.mats = <Mats*> malloc(max(self.n_mats, 1) * sizeof(Mats))
         self.vecs = <Vecs*> malloc(max(self.n_vecs, 1) * sizeof(Vecs))
-        if self.mats == NULL or self.vecs == NULL:
+        self.dense = <double***> calloc(2 * max(self.n_mats, 1), sizeof(double**))
+        if self.mats == NULL or self.vecs == NULL or self.dense == NULL:
             raise MemoryError()
         self.most, self.longest = 1, 1
         cdef Py_ssize_t q
@@ -149,8 +154,38 @@ cdef class _Inputs:
             self.longest = max(self.longest, len(x.start))
 
     def __dealloc__(self):
+        cdef Py_ssize_t k, b
+        if self.dense != NULL:
+            for k in range(2 * self.n_mats):
+                if self.dense[k] != NULL:
+                    for b in range(self.mats[k // 2].count - self.mats[k // 2].base):
+                        free(self.dense[k][b])
+                    free(self.dense[k])
+        free(self.dense)
         free(self.mats)
         free(self.vecs)
+
+    cdef const double* dense_lines(self, const Mats* m, Py_ssize_t a, bint cols) except? NULL:
+        """The rows (or ``cols``) of stored matrix a of stack m (one of this object's) dense
+        and transposed, as :func:`~fstpunct.dp._sparse._dense_lines` reads them (absent entries
+        0), made at their first use in this call; NULL where fewer than half of them are
+        stored (:func:`_dense_enough`: the sparse lines are cheaper). (Kept with the stacks
+        for later calls, they would cost decode ~9 MB of peak memory for ~10 M instructions.)"""
+        if not _dense_enough(m, a, cols):
+            return NULL
+        cdef Py_ssize_t n = m.n, b = a - m.base, k = 2 * (m - self.mats) + cols
+        cdef double* t
+        if self.dense[k] == NULL:
+            self.dense[k] = <double**> calloc(m.count - m.base, sizeof(double*))
+            if self.dense[k] == NULL:
+                raise MemoryError()
+        t = self.dense[k][b]
+        if t == NULL:
+            t = self.dense[k][b] = <double*> calloc(n * n, sizeof(double))
+            if t == NULL:
+                raise MemoryError()
+            _fill_dense(&m.cols if cols else &m.rows, b * n, n, t)
+        return t
 
 
 cdef void* _grow(void* p, size_t size) except NULL:
@@ -357,6 +392,22 @@ cdef inline Py_ssize_t _argmax_line(const Lines* lines, Py_ssize_t row,
 cdef inline Py_ssize_t _line(const Mats* m, Py_ssize_t a, Py_ssize_t s) noexcept nogil:
     """Where line s of stored matrix a is (line a·N + s of rows or cols, less the chains)."""
     return (a - m.base) * m.n + s
+
+
+cdef void _fill_dense(const Lines* lines, Py_ssize_t row0, Py_ssize_t n, double* t) noexcept:
+    """t[c·n + r] = the entry in column c of line row0 + r, for r < n (t zeroed)."""
+    cdef Py_ssize_t r, e
+    for r in range(n):
+        for e in range(lines.ptr[row0 + r], lines.ptr[row0 + r + 1]):
+            t[lines.col[e] * n + r] = lines.val[_at(lines.perm, e)]
+
+
+cdef inline bint _dense_enough(const Mats* m, Py_ssize_t a, bint cols) noexcept nogil:
+    """Whether stored matrix a of stack m has at least half of its N² entries stored (its
+    rows, or ``cols``: the same number), N ≥ 4: then its lines go along dense
+    (:meth:`_Inputs.dense_lines`), as a slot's backoff closure does."""
+    cdef const int* ptr = m.cols.ptr if cols else m.rows.ptr
+    return m.n >= 4 and 2 * (ptr[_line(m, a + 1, 0)] - ptr[_line(m, a, 0)]) >= m.n * m.n
 
 
 cdef inline bint _chained(const Mats* m, Py_ssize_t a) noexcept nogil:
@@ -970,6 +1021,7 @@ cdef class _Run:
             if paired:
                 way2 = twin.way(&two, near_idx[q], two.near_w[q])
                 if way == way2 and (way == _ALONG and alike & _STORED
+                                    and not _dense_enough(one.sd.near, near_idx[q], rightward)
                                     or way == _ACROSS and same_near
                                     or way == _CHAINED and alike & _CHAINS):
                     _near_at(&one, &two, near_idx[q], one.near_w[q], two.near_w[q], way,
@@ -1053,14 +1105,30 @@ cdef class _Run:
             return _ACROSS
         return _ALONG
 
-    cdef void near(self, Lane* ln, Py_ssize_t a, double w, int way, bint rightward) noexcept:
-        """raw ⊕= w ⊗ (near matrix a applied to near_in), the way :meth:`way` chose."""
+    cdef int near(self, Lane* ln, Py_ssize_t a, double w, int way, bint rightward) except -1:
+        """raw ⊕= w ⊗ (near matrix a applied to near_in), the way :meth:`way` chose (along
+        a dense matrix's lines, all of them at once: :meth:`_Inputs.dense_lines`)."""
+        cdef const double* t = NULL
+        cdef Py_ssize_t s
+        if way == _ALONG:
+            t = self.inp.dense_lines(ln.sd.near, a, rightward)
+        if t != NULL:
+            _dense_lines(t, ln.near_in, ln.nz_near, ln.n_nz_near, ln.out.n, self.lz, self.mx,
+                         True)
+            if self.mx:
+                for s in range(ln.out.n):
+                    ln.raw[s] = _plus(ln.raw[s], w * self.lz[s], True)
+            else:
+                for s in range(ln.out.n):
+                    ln.raw[s] = ln.raw[s] + w * self.lz[s]
+            return 0
         if self.mx:
             _near_at(ln, NULL, a, w, 0.0, way, rightward, True, False, self.lz,
                      self.inp.longest, NULL, 0)
         else:
             _near_at(ln, NULL, a, w, 0.0, way, rightward, False, False, self.lz,
                      self.inp.longest, NULL, 0)
+        return 0
 
     cdef void close(self, Py_ssize_t v, Lane* ln, bint rightward, Py_ssize_t n_near,
                     Py_ssize_t n_far) noexcept:

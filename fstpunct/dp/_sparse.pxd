@@ -18,6 +18,8 @@ cdef unsigned long long _template_key(const long long* row, const Py_ssize_t* co
 cdef void _counting_sort(const Py_ssize_t* key, const Py_ssize_t* items, Py_ssize_t m,
                          Py_ssize_t buckets, Py_ssize_t* ptr, Py_ssize_t* order) noexcept nogil
 cdef void _sort(Py_ssize_t* x, Py_ssize_t k) noexcept nogil
+cdef void _dense_lines(const double* t, const double* x, const Py_ssize_t* cols, Py_ssize_t m,
+                       Py_ssize_t n, double* out, bint mx, bint avx2) noexcept nogil
 cdef double _exp_terms(const double* s, double* p, Py_ssize_t n, double* high,
                        bint libm) noexcept nogil
 

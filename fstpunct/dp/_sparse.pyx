@@ -217,6 +217,56 @@ cdef extern from *:
         fstp_fw_row_portable(line, row, c, lo, hi);
     }
     #endif
+
+    /* out[r] = (+) over the columns c = cols[0], cols[1], ... (ascending) of t[c * n + r] (x)
+       x[c], for r in [0, n), in the real semiring or (mx) the max-product one (maxpd: the first
+       kept on ties): each out[r]'s terms taken in the columns' order, one rounding each (no
+       contraction), four columns per pass over out. The AVX2 build does four r at a time
+       where the portable one does two. */
+    #define FSTP_DENSE_LINES(NAME, ATTR)                                                      \
+    static ATTR void NAME(const double* t, const double* x, const Py_ssize_t* cols,          \
+                          Py_ssize_t m, Py_ssize_t n, double* out, int mx) {                 \
+        Py_ssize_t k = 0, r;                                                                  \
+        for (r = 0; r < n; r++) out[r] = 0.0;                                                 \
+        for (; k + 4 <= m; k += 4) {                                                          \
+            const double *t0 = t + cols[k] * n, *t1 = t + cols[k + 1] * n,                   \
+                         *t2 = t + cols[k + 2] * n, *t3 = t + cols[k + 3] * n;               \
+            double x0 = x[cols[k]], x1 = x[cols[k + 1]], x2 = x[cols[k + 2]],                \
+                   x3 = x[cols[k + 3]];                                                       \
+            if (mx) {                                                                         \
+                for (r = 0; r < n; r++) {                                                     \
+                    double a = out[r], p;                                                     \
+                    p = t0[r] * x0; a = p > a ? p : a;                                        \
+                    p = t1[r] * x1; a = p > a ? p : a;                                        \
+                    p = t2[r] * x2; a = p > a ? p : a;                                        \
+                    p = t3[r] * x3; a = p > a ? p : a;                                        \
+                    out[r] = a;                                                               \
+                }                                                                             \
+            } else {                                                                          \
+                for (r = 0; r < n; r++)                                                       \
+                    out[r] = (((out[r] + t0[r] * x0) + t1[r] * x1) + t2[r] * x2)             \
+                             + t3[r] * x3;                                                    \
+            }                                                                                 \
+        }                                                                                     \
+        for (; k < m; k++) {                                                                  \
+            const double* t0 = t + cols[k] * n;                                               \
+            double x0 = x[cols[k]];                                                           \
+            if (mx) {                                                                         \
+                for (r = 0; r < n; r++) {                                                     \
+                    double p = t0[r] * x0;                                                    \
+                    out[r] = p > out[r] ? p : out[r];                                         \
+                }                                                                             \
+            } else {                                                                          \
+                for (r = 0; r < n; r++) out[r] = out[r] + t0[r] * x0;                         \
+            }                                                                                 \
+        }                                                                                     \
+    }
+    FSTP_DENSE_LINES(fstp_dense_lines_portable, )
+    #if (defined(__GNUC__) || defined(__clang__)) && defined(__x86_64__)
+    FSTP_DENSE_LINES(fstp_dense_lines_avx2, __attribute__((target("avx2"))))
+    #else
+    FSTP_DENSE_LINES(fstp_dense_lines_avx2, )
+    #endif
     """
     void fstp_exp_portable(const double* s, double* p, Py_ssize_t n, double top) noexcept nogil
     void fstp_exp_avx2(const double* s, double* p, Py_ssize_t n, double top) noexcept nogil
@@ -225,9 +275,44 @@ cdef extern from *:
                               Py_ssize_t hi) noexcept nogil
     void fstp_fw_row_avx2(double* line, const double* row, double c, Py_ssize_t lo,
                           Py_ssize_t hi) noexcept nogil
+    void fstp_dense_lines_portable(const double* t, const double* x, const Py_ssize_t* cols,
+                                   Py_ssize_t m, Py_ssize_t n, double* out, int mx) noexcept nogil
+    void fstp_dense_lines_avx2(const double* t, const double* x, const Py_ssize_t* cols,
+                               Py_ssize_t m, Py_ssize_t n, double* out, int mx) noexcept nogil
 
 
 cdef bint _avx2 = fstp_has_avx2()
+
+
+cdef void _dense_lines(const double* t, const double* x, const Py_ssize_t* cols, Py_ssize_t m,
+                       Py_ssize_t n, double* out, bint mx, bint avx2) noexcept nogil:
+    """out[r] = ⊕_c L[r, c] ⊗ x[c] for r < n (max-product if ``mx``), L an n × n matrix's
+    lines stored dense and transposed (t[c·n + r] = L[r, c], 0 where the line has no entry),
+    over the columns ``cols[:m]`` (ascending; every c with x[c] ≠ 0 among them): each out[r]'s
+    terms taken in ascending c, as a sparse line's stored entries are, so for a nonnegative
+    finite x the same bits as over the stored entries alone (an absent entry, or a c with
+    x[c] = 0 left out, adds an exact 0, or cannot beat a maximum that starts at 0), the n
+    outputs at once, through the loop built for AVX2 if ``avx2`` and the processor has it (the
+    same operations)."""
+    if avx2 and _avx2:
+        fstp_dense_lines_avx2(t, x, cols, m, n, out, mx)
+    else:
+        fstp_dense_lines_portable(t, x, cols, m, n, out, mx)
+
+
+def dense_lines(const double[::1] t, const double[::1] x, bint maximum, bint avx2=True):
+    """:c:func:`_dense_lines` of the n × n transposed dense lines ``t`` (flat) against ``x``
+    (n) over its nonzero entries, as an array (the tests' handle)."""
+    cdef Py_ssize_t n = x.shape[0]
+    if t.shape[0] != n * n:
+        raise ValueError("dense_lines: t must hold n × n values for an x of n")
+    cols = np.flatnonzero(np.asarray(x)).astype(np.intp)
+    cdef const Py_ssize_t[::1] c = cols
+    out = np.empty(n)
+    cdef double[::1] o = out
+    if n:
+        _dense_lines(&t[0], &x[0], _first(c), c.shape[0], n, &o[0], maximum, avx2)
+    return out
 
 
 def exponentials(const double[::1] x, double[::1] out, bint avx2=True):
