@@ -290,7 +290,11 @@ def test_commands_that_make_no_new_sentence_stream(zh, full_text):
     assert given.count == 1
     given = recorded(BARE * 3 + full_text)
     next(Widths(zh.punct.vocab.tokens, "input").read(given))
-    assert given.count == 4  # to the first marked sentence
+    # to the first marked sentence, then on for the quote style: to the end (none has a quote)
+    assert given.count == 3 + len(list(read_conllu(io.StringIO(full_text))))
+    given = recorded(BARE * 3 + full_text.replace("\t，\t", '\t"\t', 1) + BARE * 3)
+    next(Widths(zh.punct.vocab.tokens, "input").read(given))
+    assert given.count == 4  # the first marked sentence decides both
     for run in (zh.decode, zh.normalise, zh.log_prob):
         given = recorded(BARE * 1100)
         next(iter(run(given)))

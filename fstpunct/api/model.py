@@ -273,9 +273,10 @@ class Model:
         :meth:`text_mixture`'s CRF for text restored by an exact decoder, else none.
 
         ``width`` (``input``, ``full``, ``half``): the width the marks are written in; ``input``:
-        that of the input's punctuation, else the model's forms, found by reading up to 1,000
-        sentences ahead before the first answer (``full`` and ``half`` stream;
-        :mod:`fstpunct.ud.width`).
+        that of the input's punctuation, else the model's forms. Quotes are written straight
+        (``"``) or curly (``“ ”``) as the input's are, else in the model's forms, whatever the
+        width. Both are found by reading up to 1,000 sentences ahead before the first answer
+        (:mod:`fstpunct.ud.width`).
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""

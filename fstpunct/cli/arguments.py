@@ -112,11 +112,13 @@ def add_width_argument(parser: argparse.ArgumentParser, own: str = "the model's 
     ``own``: the forms written when the input's marks show no width."""
     parser.add_argument("--width", choices=WIDTHS, default="input",
                         help="write the marks full-width (，。；：？！（）) or half-width "
-                             "(, . ; : ? ! ( )), streaming; input (default): as the input's "
+                             "(, . ; : ? ! ( )); input (default): as the input's "
                              "punctuation is written (the width most of the marks with a twin "
                              "show in its first sentences that have any, the whole input's, "
-                             f"not per document), else in {own}; to find it, input reads up "
-                             "to 1,000 sentences ahead (stdin too) before its first output")
+                             f"not per document), else in {own}; quotes, whatever the width, "
+                             "straight (\" ') or curly (“ ” ‘ ’) as the input's are, likewise; "
+                             "to find these, the command reads up to 1,000 sentences ahead "
+                             "(stdin too) before its first output")
 
 
 def add_quiet_argument(parser: argparse.ArgumentParser) -> None:

@@ -1,5 +1,5 @@
 """Punctuation of either width: a model reads a mark it does not know as the mark's width twin,
-and the marks a command writes come back in the input's width.
+and the marks a command writes come back in the input's width and quote style.
 
 Chinese text today writes ``，。；：？！（）`` where UD 1.4 Chinese, the bundled zh model's
 training data, writes ``, . ; : ? ! ( )``. The **twins** of a punctuation token:
@@ -27,22 +27,30 @@ tokens back as the input wrote them. In a sentence the command made anew
 punctuation: of most of the twin-bearing marks of its first sentences that have any, read on
 while the two widths tie (looked for among the first :data:`LOOKAHEAD` sentences, read ahead
 before the first is given), else the model's own forms. One width for the whole input of a run,
-not one per ``# newdoc``. A run that makes no new sentence (no width) streams: it only writes
-folded tokens back. ``# text`` is rebuilt where the command had built it from the marks.
+not one per ``# newdoc``. Its quotes likewise, whatever the width: in the input's **quote
+style** (:func:`quote_style`; straight ``" '`` or curly ``“ ” ‘ ’``, decided as the width is, in the
+same read-ahead), else as the model wrote them; a straight quote is written curly in the direction
+:func:`~fstpunct.ud.slots.quote_symbols` gives it, as the model reads it, and a curly one straight
+only where that direction reads back from the straight form (a lone closing quote before its
+head stays curly), so that what is written reads (and scores) as the model wrote it. Only
+punctuation tokens are written so (an apostrophe in a word is never changed). A run that makes
+no new sentence (no width) streams: it only writes folded tokens back. ``# text`` is rebuilt
+where the command had built it from the marks.
 """
 from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..errors import refuse_choice
+from .slots import STRAIGHT_QUOTES, quote_symbols
 from .text import surface
-from .treebank import Line, Sentence
+from .treebank import Line, Sentence, Word
 
-__all__ = ["FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full", "half",
-           "width_of", "written"]
+__all__ = ["CURLY", "FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full",
+           "half", "quote_style", "width_of", "written"]
 
 WIDTHS = ("input", "full", "half")
 LOOKAHEAD = 1000  # sentences read ahead, at most, for the input's width
@@ -50,6 +58,8 @@ FULL = {",": "，", ".": "。", ";": "；", ":": "：", "?": "？", "!": "！", 
 """Half-width marks → the full-width forms Chinese writes for them."""
 IDEOGRAPHIC = {"。": "."}
 """Full-width marks outside the Fullwidth Forms block → their half-width twins."""
+CURLY = {"“": '"', "”": '"', "‘": "'", "’": "'"}
+"""Curly quotes → their straight forms."""
 _BLOCK = range(0xFF01, 0xFF5F)  # Fullwidth Forms: U+FF01–U+FF5E = U+0021–U+007E + 0xFEE0
 
 
@@ -73,6 +83,13 @@ def width_of(token: str) -> str | None:
     return "half" if full(token) != token else None
 
 
+def quote_style(token: str) -> str | None:
+    """``straight`` or ``curly`` for a quote token of :data:`CURLY`, else None."""
+    if token in STRAIGHT_QUOTES:
+        return "straight"
+    return "curly" if token in CURLY else None
+
+
 def written(sent: Sentence, ids: Sequence[int], tokens: Sequence[str]) -> tuple[str, ...]:
     """``tokens``, the model's reading of the words ``ids`` of ``sent`` (one each; 0: none), as
     the input wrote them: a word's form the model reads as its twin (``sent.folded``) back as
@@ -91,14 +108,17 @@ def checked(width: str) -> str:
 class Widths:
     """One run of a command: reads sentences for a model that knows the tokens ``known``, then
     writes the command's output sentences in ``width`` (:data:`WIDTHS`, or None: only folded
-    tokens written back; module docstring)."""
+    tokens written back) and in the input's quote style (:attr:`quotes`; module docstring)."""
 
     def __init__(self, known: Iterable[str], width: str | None = None) -> None:
         """``width`` None: a run that makes no new sentence (decode, normalise, …): it only
         writes folded tokens back, and streams (no read-ahead)."""
         self.known = frozenset(known)
         self.width = None if width is None or checked(width) == "input" else width  # None: model's
-        self._decided = width != "input"
+        self.quotes: str | None = None  # the input's quote style; None: the model's
+        self._decided = width is None
+        self._input_width = width == "input"
+        self._writing = self.width is not None  # new sentences written in a width or quote style
         # an ASCII token has no full-width character: its one twin is full()'s
         self._ascii = {t: f for t, f in FULL.items() if t not in self.known and f in self.known}
 
@@ -131,26 +151,33 @@ class Widths:
             yield sent
 
     def _ahead(self, items: Iterator[Sentence]) -> list[Sentence]:
-        """Sentences of ``items`` up to the first where more of the marks read so far show one
-        width than the other (at most :data:`LOOKAHEAD`), that width decided (module
-        docstring)."""
+        """Sentences of ``items`` up to the first where, for the width (in an ``input`` run) and
+        for the quote style alike, more of the marks read so far show one than the other (at
+        most :data:`LOOKAHEAD`), those decided (module docstring)."""
         ahead = []
-        counts = {"full": 0, "half": 0}
+        looked_for = {"quotes": quote_style, **({"width": width_of} if self._input_width else {})}
+        counts: dict[str, Counter[str]] = {kind: Counter() for kind in looked_for}
         for sent in itertools.islice(items, LOOKAHEAD):
             ahead.append(sent)
             for form in _forms(sent):
-                if width := width_of(form):
-                    counts[width] += 1
-            if counts["full"] != counts["half"]:
-                self.width = "full" if counts["full"] > counts["half"] else "half"
+                for kind, of in looked_for.items():
+                    if value := of(form):
+                        counts[kind][value] += 1
+            for kind in list(looked_for):
+                ranked = counts[kind].most_common(2)
+                if ranked and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
+                    setattr(self, kind, ranked[0][0])
+                    del looked_for[kind]
+            if not looked_for:
                 break
         self._decided = True
+        self._writing = self.width is not None or self.quotes is not None
         return ahead
 
     def _unchanged(self, sent: Sentence) -> Sentence:
         """``sent`` when none of its marks folds: in a run with a width, a shallow copy whose
         ``folded`` is ``{}`` (the caller's sentence keeps None); else ``sent`` itself."""
-        return sent if self.width is None else dataclasses.replace(sent, folded={})
+        return dataclasses.replace(sent, folded={}) if self._writing else sent
 
     def _folded(self, sent: Sentence) -> Sentence:
         """``sent`` as the model reads it: a copy with its punctuation folded, the originals in
@@ -182,7 +209,7 @@ class Widths:
     def write(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """The output ``sentences`` with their punctuation written back (module docstring)."""
         for sent in sentences:
-            if sent.folded is not None or self.width is not None:  # else nothing to write
+            if sent.folded is not None or self._writing:  # else nothing to write
                 self._unfold(sent)
             yield sent
 
@@ -192,13 +219,25 @@ class Widths:
             self._change(sent, [(ln, original) for ln in sent.lines
                                 if (original := folded.get(ln.fields[0])) is not None
                                 and self.fold(original) == ln.fields[1]], lemma=False)
-        elif folded is None and self.width is not None:  # a new sentence, in the run's width
-            twin = full if self.width == "full" else half
-            changed = {str(w.id): form for w in sent.words
-                       if (form := twin(w.form)) != w.form and w.is_punct}
+        elif folded is None and self._writing:  # a new sentence, in the run's width and quotes
+            changed = self._styled(sent)
             if changed:  # (the lines looked at only then: most sentences have none)
                 self._change(sent, [(ln, changed[ln.fields[0]]) for ln in sent.lines
                                     if ln.fields[0] in changed], lemma=True)
+
+    def _styled(self, sent: Sentence) -> dict[str, str]:
+        """The punctuation forms of the new sentence ``sent`` that the run's width and quote
+        style change, by word ID, as written in them."""
+        forms = {w.id: w.form for w in sent.words if w.is_punct}
+        if self.width is not None:
+            twin = full if self.width == "full" else half
+            forms = {k: twin(form) for k, form in forms.items()}
+        if self.quotes == "straight":
+            forms.update(_straightened(sent.words, forms))
+        elif self.quotes == "curly" and not STRAIGHT_QUOTES.isdisjoint(forms.values()):
+            forms.update(quote_symbols(sent.words))
+        return {str(w.id): forms[w.id] for w in sent.words
+                if w.id in forms and forms[w.id] != w.form}
 
     @staticmethod
     def _change(sent: Sentence, changes: list[tuple[Line, str]], lemma: bool) -> None:
@@ -216,6 +255,22 @@ class Widths:
         text = sent.comment("text")
         if text is not None and text == before.strip():
             sent.set_comment("text", surface(sent.lines))
+
+
+def _straightened(words: Sequence[Word], forms: dict[int, str]) -> dict[int, str]:
+    """The straight forms of the curly quotes of ``forms`` (punctuation forms of ``words`` by
+    ID) whose direction reads back from them (:func:`~fstpunct.ud.slots.quote_symbols`, as the
+    model and the score read a sentence); a quote whose would not (a lone closing quote before
+    its head) keeps its curly form, and then so may others of its group."""
+    straight = {k: CURLY[form] for k, form in forms.items() if form in CURLY}
+    while straight:
+        read = quote_symbols([dataclasses.replace(w, form=straight[w.id]) if w.id in straight
+                              else w for w in words])
+        kept = {k: form for k, form in straight.items() if read.get(k) == forms[k]}
+        if kept == straight:
+            break
+        straight = kept
+    return straight
 
 
 def _drained(items: deque[Sentence]) -> Iterator[Sentence]:
