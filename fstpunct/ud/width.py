@@ -29,13 +29,13 @@ while the two widths tie (looked for among the first :data:`LOOKAHEAD` sentences
 before the first is given), else the model's own forms. One width for the whole input of a run,
 not one per ``# newdoc``. Its quotes likewise, whatever the width: in the input's **quote
 style** (:func:`quote_style`; straight ``" '`` or curly ``“ ” ‘ ’``, decided as the width is, in the
-same read-ahead), else as the model wrote them; a straight quote is written curly in the direction
-:func:`~fstpunct.ud.slots.quote_symbols` gives it, as the model reads it, and a curly one straight
-only where that direction reads back from the straight form (a lone closing quote before its
-head stays curly), so that what is written reads (and scores) as the model wrote it. Only
-punctuation tokens are written so (an apostrophe in a word is never changed). A run that makes
-no new sentence (no width) streams: it only writes folded tokens back. ``# text`` is rebuilt
-where the command had built it from the marks.
+same read-ahead, which a forced width makes for it too), else as the model wrote them; a straight
+quote is written curly in the direction :func:`~fstpunct.ud.slots.quote_symbols` gives it, as the
+model reads it, and a curly one straight only where that direction reads back from the straight
+form (a lone closing quote before its head stays curly), so that what is written reads (and
+scores) as the model wrote it. Only punctuation tokens are written so (an apostrophe in a word is
+never changed). A run that makes no new sentence (no width) streams: it only writes folded tokens
+back. ``# text`` is rebuilt where the command had built it from the marks.
 """
 from __future__ import annotations
 
