@@ -35,6 +35,7 @@ from fstpunct.parser.pipeline import Pipeline
 from fstpunct.ud.release import find_treebank
 from fstpunct.ud.text import read_text
 from fstpunct.ud.treebank import read_file
+from fstpunct.ud.width import Widths
 
 ROOT = Path(__file__).resolve().parents[1]
 STAGES = ("read", "tag", "parse", "restore")
@@ -70,7 +71,10 @@ def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
     tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
     parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])
     method = model.restorer(text=True)
-    staged, *restore = timed(lambda: "".join(s.text() for s in restored(parsed, method)))
+    # restore writes its sentences in the input's width and quote style, as model.restore does
+    widths = Widths(model.punct.vocab.tokens, "input")
+    staged, *restore = timed(lambda: "".join(
+        s.text() for s in widths.apply(lambda read: restored(read, method), parsed)))
     whole, *total = timed(lambda: model.restore(
         text, text=True, format="conllu", lowercase=given["lowercase"], tagger=given["tagger"],
         parsers=[given["parser"]] if given["parser"] else ()))
