@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import conllu
+import numpy as np
 import pytest
 from conftest import treebank
 from pulled import Pulled
@@ -17,9 +18,12 @@ from unparsed import unparsed
 import fstpunct
 from fstpunct.api import choose, language_of
 from fstpunct.apps.decode import annotate
+from fstpunct.apps.restoration.sample import PriorSampler
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, InputError, ModelError
+from fstpunct.model import mstep
 from fstpunct.model.store import BUNDLED, bundled, load_model
+from fstpunct.parallel import make_pool
 from fstpunct.ud.treebank import read_file
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
@@ -240,6 +244,32 @@ def test_arguments_are_checked_by_the_library(en, tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and f"{command[-2]} must be at least" in err, err
         assert "note" not in err and not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda en, tmp: en.decode(TEXT, posteriors=1.5), "posteriors"),
+    (lambda en, tmp: en.show(TEXT, tmp / "page.html", pairs=2.5), "pairs"),
+    (lambda en, tmp: en.show(TEXT, tmp / "page.html", page_size=2.0), "page_size"),
+    (lambda en, tmp: en.restore(TEXT, samples=2.5), "samples"),
+    (lambda en, tmp: en.rephrase(TEXT, samples=2.5), "samples"),
+    (lambda en, tmp: fstpunct.train(tmp / "m", SAMPLE, iterations=1.5), "iterations"),
+    (lambda en, tmp: fstpunct.train(tmp / "m", SAMPLE, attach_iterations=2.5),
+     "attach_iterations"),
+    (lambda en, tmp: make_pool(jobs=1.5), "jobs"),
+    (lambda en, tmp: make_pool(dask_workers=2.5), "dask_workers"),
+    (lambda en, tmp: mstep.objective(np.zeros(1), None, np.zeros(1), 0.0, threads=1.5),
+     "threads"),
+    (lambda en, tmp: mstep.fit(np.zeros(1), None, np.zeros(1), 0.0, maxiter=2.5),
+     "attach_iterations"),
+    (lambda en, tmp: PriorSampler(en.punct, samples=2.5), "samples"),
+])
+def test_a_count_that_is_not_whole_is_refused(en, tmp_path, call, name):
+    """Counts (of sentences, draws, iterations, threads) are refused as fractions in one line,
+    as the beam and epochs are: they failed in a range(), a slice or numpy with a TypeError,
+    or were taken (a page of 2.0 sentences) where they enter the library."""
+    with pytest.raises(InputError, match=f"^{name} must be a whole number of at least"):
+        call(en, tmp_path)
+    assert not list(tmp_path.iterdir())
 
 
 @pytest.mark.parametrize("data", [b"1\tx\n", 3, None])

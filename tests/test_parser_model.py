@@ -211,7 +211,9 @@ def test_the_library_refuses_a_nan_or_infinite_training_setting(tmp_path, settin
 @pytest.mark.parametrize("setting, message", [
     ({"beam": 1.5}, "beam must be a whole number of at least 1, not 1.5"),
     ({"epochs": 2.5}, "epochs must be a whole number of at least 1, not 2.5"),
-    ({"epochs": 2.0}, "epochs must be a whole number of at least 1, not 2.0")])
+    ({"epochs": 2.0}, "epochs must be a whole number of at least 1, not 2.0"),
+    ({"patience": 1.5}, "patience must be a whole number of at least 0, not 1.5"),
+    ({"min_count": 2.5}, "min_count must be a whole number of at least 0, not 2.5")])
 def test_the_library_refuses_a_fractional_beam_or_epochs(tmp_path, setting, message):
     """A beam of 1.5 failed in the search's slice, epochs of 2.5 (or 2.0) in range(), with a
     TypeError; refused before any sentence is read."""

@@ -26,7 +26,6 @@ from ..apps.decode import annotate, scored
 from ..errors import (
     InputError,
     ModelError,
-    refuse_below,
     refuse_choice,
     refuse_count,
     refuse_missing,
@@ -156,7 +155,7 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.text import analysed, refuse_hidden_posteriors, underlying
-        refuse_below(0, posteriors=posteriors)
+        refuse_count(0, posteriors=posteriors)
         refuse_hidden_posteriors(posteriors, output_format(format, text))
         _check_pool(pool)
         _check_pipeline(tagger, parser, beam)
@@ -501,8 +500,8 @@ class Model:
         from ..fst.default_grammar import model_grammar
         from ..fst.grammar import load_grammar
         from ..show.report import write_report
-        refuse_below(0, pairs=pairs)
-        refuse_below(1, page_size=page_size)
+        refuse_count(0, pairs=pairs)
+        refuse_count(1, page_size=page_size)
         counts = self.edit_counts()
         rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))
         return write_report(self.punct, self._watched(sentences(data)), path,

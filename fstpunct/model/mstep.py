@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..dp.sparse import pointers
-from ..errors import refuse_below
+from ..errors import refuse_count
 from ._attach import add_blocks, merge_rows, nonzero_rows
 from .attach import AttachData, pair_scores, row_chunks
 from .lbfgs import contiguous_ranges, minimize
@@ -156,7 +156,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
     with cheaper vector work, on the same threads) runs over the weights that can move
     (:meth:`_MStep.free`; the others keep ``theta0``'s values, as they would in L-BFGS over all
     of θ): its own work per iteration is proportional to their number."""
-    refuse_below(1, attach_iterations=maxiter)
+    refuse_count(1, attach_iterations=maxiter)
     with _threads(threads) as pool:
         problem = _MStep(data, targets, l2, center, pool, threads)
         theta = np.array(theta0, dtype=np.float64)
@@ -186,7 +186,7 @@ def fit(theta0: np.ndarray, data: AttachData, targets: np.ndarray, l2: float,
 @contextmanager
 def _threads(threads: int) -> Iterator[Executor | None]:
     """A pool of ``threads`` threads (None for one: the work runs in this thread)."""
-    refuse_below(1, threads=threads)
+    refuse_count(1, threads=threads)
     if threads == 1:
         yield None
         return

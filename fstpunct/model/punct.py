@@ -41,7 +41,7 @@ from ..dp.forest import viterbi_and_log_partition as forest_viterbi_and_log_part
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
-from ..errors import refuse_below
+from ..errors import refuse_below, refuse_count
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
@@ -799,7 +799,7 @@ class Inference:
         random stream ``streams[k]`` (a numpy SeedSequence entropy, the caller's scheme), so
         that a sentence's samples do not depend on the other sentences of the batch:
         ``[sentence][draw][node]``; InputError unless ``size`` ≥ 1."""
-        refuse_below(1, **{"the draws of T′": size})
+        refuse_count(1, **{"the draws of T′": size})
         if len(streams) != len(self.batch):
             raise ValueError(f"{len(streams)} random streams for {len(self.batch)} sentences")
         forest, flat, _ = self.forest(False)  # the batch's layout, built once for every stream

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import refuse_below, refuse_choice
+from ..errors import refuse_choice, refuse_count
 from ..fst.channel import Channel
 from ..fst.grammar import Grammar
 from ..fst.lattice import LatticeBuilder
@@ -157,8 +157,8 @@ def _reestimate(channel: Channel, counts: np.ndarray, prior: np.ndarray) -> Chan
 
 def check_iterations(iterations: int, attach_iterations: int) -> None:
     """Refuse fewer than 0 EM iterations or 1 L-BFGS iteration per M-step (InputError)."""
-    refuse_below(0, iterations=iterations)
-    refuse_below(1, attach_iterations=attach_iterations)
+    refuse_count(0, iterations=iterations)
+    refuse_count(1, attach_iterations=attach_iterations)
 
 
 def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,

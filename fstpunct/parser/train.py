@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import InputError, refuse_below, refuse_count
+from ..errors import InputError, refuse_count
 from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from . import features as F
@@ -199,7 +199,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     default ``local`` at beam 1 and ``early`` above, the only choice there; ``lowercase``: a
     case-free parser, words lower-cased in training and parsing)."""
     refuse_count(1, beam=beam, epochs=epochs)
-    refuse_below(0, patience=patience, min_count=min_count)
+    refuse_count(0, patience=patience, min_count=min_count)
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")

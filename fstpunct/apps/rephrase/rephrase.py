@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ...errors import InputError, check_stream_seed, refuse_below, refuse_choice, refuse_unused
+from ...errors import InputError, check_stream_seed, refuse_choice, refuse_count, refuse_unused
 from ...model.punct import Inference, PunctModel
 from ...ud.slots import SlotSentence, depunctuate, quote_symbols
 from ...ud.tree import children
@@ -92,7 +92,7 @@ class Options:
 
     def __post_init__(self) -> None:
         refuse_choice("method", self.method, METHODS)
-        refuse_below(1, samples=self.samples)
+        refuse_count(1, samples=self.samples)
         check_stream_seed(self.seed)
         refuse_choice("tree", self.tree, TREES)
         # a str ("acl:relcl") kept as it is would be tested as a substring ("acl" in it)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterator, Mapping, Sequence
 
-from ...errors import check_stream_seed, refuse_below, refuse_choice, refuse_unused
+from ...errors import check_stream_seed, refuse_choice, refuse_count, refuse_unused
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
@@ -31,7 +31,7 @@ def check_sampling(samples: int | None, exact: Mapping[str, object], mbr: str | 
     samples, or ``mbr`` or ``seed`` without, or a seed not from 0 to 2**32 - 1
     (:func:`~fstpunct.errors.check_stream_seed`); restoration and correction share it."""
     if samples is not None:
-        refuse_below(1, samples=samples)
+        refuse_count(1, samples=samples)
         refuse_unused({name: value is not None for name, value in exact.items()},
                       "for the exact decoders only, not with samples (--samples)")
     refuse_unused({"mbr": samples is None and mbr is not None,

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import check_stream_seed, refuse_below
+from ...errors import check_stream_seed, refuse_count
 from ...fst.channel import KEEP, SWAP, Channel
 from ...model.attach import AttachData
 from ...model.punct import PunctModel
@@ -105,7 +105,7 @@ class PriorSampler:
 
     def __init__(self, model: PunctModel, samples: int = 1000, seed: int = 0,
                  hidden: frozenset[str] = HIDDEN, stream: int | None = None) -> None:
-        refuse_below(1, samples=samples)
+        refuse_count(1, samples=samples)
         check_stream_seed(seed)  # one word: (seed, first + k, stream) must not run into another
         self.model, self.samples, self.seed = model, samples, seed
         self._stream = () if stream is None else (stream,)
