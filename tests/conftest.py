@@ -10,6 +10,7 @@ module); one that needs the release as a whole asks for the ``ud`` fixture. On a
 the treebank (no release, or one without that file) the test is skipped, saying so, but under
 CI, which has them all, it fails."""
 import os
+import re
 from pathlib import Path
 from typing import NoReturn
 
@@ -60,21 +61,31 @@ def ud_release() -> Path:
     return root
 
 
+# a UD treebank's code: its language's ISO code, "_", the treebank's name (en_ewt, grc_proiel)
+UD_CODE = re.compile(r"[a-z]{2,3}_[a-z0-9]+")
+
+
 def treebank(name: str, split: str) -> Source:
     """Split ``split`` of ``name`` in the UD release (:func:`ud_release`): a language's
     standard split (``treebank("es", "dev")``, :func:`~fstpunct.ud.release.split_source`) or a
     treebank's file (``treebank("zh_gsd", "test")``), found by
     :func:`~fstpunct.ud.release.find_treebank`. A release without that file (one with only de,
     say) is missing data as no release is: the test is skipped, naming the file, and fails
-    under CI. A split that no language has is the test's own error, raised."""
+    under CI. A split that is none of :data:`~fstpunct.ud.release.SPLITS`, or a name that is
+    neither a language of the project's splits nor of a UD treebank code's shape (``enn``,
+    ``en-ewt``), is the test's own error (InputError), raised everywhere: a typo in a test
+    would otherwise pass as a skip."""
+    if split not in SPLITS:
+        raise InputError(f"unknown split {split!r}; known: {', '.join(SPLITS)}")
+    if name not in LANGUAGES and not UD_CODE.fullmatch(name):
+        raise InputError(f"unknown treebank {name!r}: neither a language ({', '.join(LANGUAGES)})"
+                         f" nor a UD treebank code (language_name, as en_ewt)")
     root = ud_release()
     try:
         if name in LANGUAGES:
             return split_source(name, split, root)
         return Source(find_treebank(name, split, root), f"{name} {split}")
     except InputError as e:
-        if name in LANGUAGES and split not in SPLITS:
-            raise
         missing(f"needs {name} {split} of the UD treebanks: {e}")
 
 

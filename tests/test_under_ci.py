@@ -1,4 +1,6 @@
 """conftest's reading of $CI: a CI run fails the tests whose UD data is missing."""
+import re
+
 import conftest
 import pytest
 from conftest import under_ci
@@ -69,3 +71,23 @@ def test_a_treebank_the_release_lacks_is_missing_data(toy_ud, tmp_path, monkeypa
     assert conftest.treebank("de", "dev") == Source(german, "de dev", 801, 900)
     with pytest.raises(InputError, match="unknown split 'valid'"):
         conftest.treebank("de", "valid")
+
+
+@pytest.mark.parametrize("ci", [False, True])
+@pytest.mark.parametrize("name, split, message", [
+    ("enn", "dev", "unknown treebank 'enn': neither a language (en, "),
+    ("en-ewt", "dev", "unknown treebank 'en-ewt'"),
+    ("EN_EWT", "dev", "unknown treebank 'EN_EWT'"),
+    ("zh_gsd", "tset", "unknown split 'tset'; known: train, dev, test"),
+    ("en", "valid", "unknown split 'valid'")])
+def test_a_mistyped_treebank_or_split_is_the_tests_own_error(toy_ud, monkeypatch, ci, name,
+                                                             split, message):
+    """A name that is neither a language nor of a UD code's shape, or a split no treebank
+    has, fails the test everywhere, before the release is looked at: it was skipped outside CI
+    as data missing ('needs enn dev of the UD treebanks: treebank file ... not found')."""
+    monkeypatch.setenv("FSTPUNCT_UD_DIR", str(toy_ud))
+    monkeypatch.setattr(conftest, "CI", ci)
+    with pytest.raises(InputError, match=f"^{re.escape(message)}"):
+        conftest.treebank(name, split)
+    with pytest.raises((pytest.skip.Exception, pytest.fail.Exception), match="en_ewtt-ud-dev"):
+        conftest.treebank("en_ewtt", "dev")  # of UD's shape: absent from this release
