@@ -55,6 +55,13 @@ CASES = [
       "--punct-weight", "8", str(SAMPLE)], "--punct-weight: only with --punct-model"),
     (["decode", "--model", "en", "--posteriors", "2", "--format", "text", str(SAMPLE)],
      "posteriors (--posteriors): PunctPost is written in CoNLL-U only, not in format text"),
+    *[([command, "--model", "en", "--lang", "de", str(SAMPLE)],
+       "--lang: picks the bundled model of a language; not with --model, which names the model")
+      for command in ("decode", "normalise", "show")],
+    (["rephrase", "--model", "en", "--lang", "de"], "--lang: picks the bundled model"),
+    (["decode", "--text", "--model", "en", "--lang", "de", str(SAMPLE)], "--lang: picks the"),
+    (["draw", "lattice", "--model", "en", "--lang", "de", "--sentence", f"{SAMPLE}:2",
+      "--slot", "4"], "--lang: picks the bundled model of a language; not with --model"),
 ]
 
 

@@ -7,6 +7,7 @@ import itertools
 from collections.abc import Iterator
 
 from ..api import Model, choose, language_of, load
+from ..errors import refuse_unused
 from ..ud.treebank import Sentence
 from .note import noted
 
@@ -23,17 +24,21 @@ def add_model_arguments(parser: argparse.ArgumentParser | argparse._ActionsConta
     parser.add_argument("--model", help=MODEL_HELP)
     if lang:
         parser.add_argument("--lang", metavar="CODE",
-                            help="the input's language (picks the bundled model when --model "
-                                 "is not given)")
+                            help="the input's language: picks its bundled model (not with "
+                                 "--model)")
 
 
-def chosen_model(args: argparse.Namespace, source: str | None,
-                 sentences: Iterator[Sentence]) -> tuple[Model, Iterator[Sentence]]:
+def chosen_model(args: argparse.Namespace, source: str | None, sentences: Iterator[Sentence],
+                 own_lang: bool = False) -> tuple[Model, Iterator[Sentence]]:
     """The model ``--model`` names, else the bundled model of the input's language (reading
     its first sentence for metadata), and the sentences, none lost. When it falls back to
     English, a note on stderr (:func:`~.note.noted`): once the command's work pulls the first
     sentence, or at the end of a run that never did, never before a refusal (a refused option
-    or file is one line)."""
+    or file is one line). ``--lang`` with ``--model`` is refused, as it would be ignored,
+    unless it is the command's ``own_lang`` (perplexity's: the language of its split)."""
+    refuse_unused({"--lang": bool(args.model and getattr(args, "lang", None) and not own_lang)},
+                  "picks the bundled model of a language; not with --model, which names the "
+                  "model")
     if args.model:
         return load(args.model), sentences
     first = next(sentences, None)

@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     sources = held_out_sources(args)
     with chosen_pool(args) as pool:
         for src in sources:  # without --model, each file gets its language's model
-            model, sentences = chosen_model(args, str(src.path), src.sentences())
+            model, sentences = chosen_model(args, str(src.path), src.sentences(), own_lang=True)
             result = model.perplexity(progress(sentences, f"perplexity {src.name}",
                                                   quiet=args.quiet), pool=pool)
             print(f"{src.name}\tsentences {result.sentences}\tslots {result.slots}\t"
