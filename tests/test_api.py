@@ -272,6 +272,17 @@ def test_a_count_that_is_not_whole_is_refused(en, tmp_path, call, name):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("counts", [1, {}, "counts"])
+def test_normalise_names_counts_of_another_kind(en, counts):
+    """counts=1 failed with a bare AttributeError ('int' object has no attribute 'sentences')
+    at the first sentence, or once the answer was read (an iterator's)."""
+    with pytest.raises(TypeError, match=rf"^counts: a fstpunct\.apps\.normalise\.Counts "
+                                        rf"\(Counts\(\)\), or None, not {type(counts).__name__}$"):
+        en.normalise(TEXT, counts=counts)
+    with pytest.raises(TypeError, match="^counts: "):
+        en.normalise(Pulled([]), counts=counts)  # refused before any sentence is pulled
+
+
 @pytest.mark.parametrize("data", [b"1\tx\n", 3, None])
 def test_data_of_another_kind_is_named(en, data):
     with pytest.raises(TypeError, match=f"not {type(data).__name__}$"):

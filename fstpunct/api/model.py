@@ -346,8 +346,11 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read);
         ``counts`` is complete once the answer is read to its end."""
-        from ..apps.normalise import normalise
+        from ..apps.normalise import Counts, normalise
         _check_pool(pool)
+        if counts is not None and not isinstance(counts, Counts):  # before any sentence is read
+            raise TypeError("counts: a fstpunct.apps.normalise.Counts (Counts()), or None, not "
+                            f"{type(counts).__name__}")
         return self._rewrite(data, lambda s: normalise(self.punct, s, counts, pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
