@@ -125,12 +125,17 @@ def test_draw_reads_a_split(tmp_path):
 @pytest.mark.parametrize("what", [["tree"], ["lattice", "--slot", "2"]])
 def test_draw_reads_a_sentence_of_stdin(what, tmp_path, capsys, monkeypatch):
     """'--sentence -:2' (stdin's sentence 2, as --help says) is the option's value: argparse
-    took it for an option ('argument --sentence: expected one argument', exit 2)."""
+    took it for an option ('argument --sentence: expected one argument', exit 2). The picture
+    calls it 'sentence 2 of standard input', not '-:2'."""
     monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
     out = tmp_path / "picture.dot"
     options = ["--model", "en", "--sentence", "-:2"]
     assert main(["draw", *what, *options, "-o", str(out.with_suffix(".svg"))]) == 0
-    assert "means" in out.with_suffix(".svg").read_text(encoding="utf-8")
+    picture = out.with_suffix(".svg").read_text(encoding="utf-8")
+    assert "means" in picture and "-:2" not in picture
+    caption = "sentence 2 of standard input" if what == ["tree"] else \
+        "slot 2 of sentence 2 of standard input"  # was 'slot 2 of -:2'
+    assert caption in picture
     assert capsys.readouterr().err == ""
     # '-:2' elsewhere is still refused, also where a command takes an input file
     for stray in (["draw", *what, *options, "-:2"], ["decode", "--model", "en", "-:2"]):

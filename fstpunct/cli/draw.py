@@ -88,13 +88,16 @@ def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
                         help=f"picture to write: {' '.join(suffixes)}")
 
 
-def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence]:
-    """The sentence ``--sentence`` names, and the model (``--model``, else its language's)."""
+def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence, str]:
+    """The sentence ``--sentence`` names, the model (``--model``, else its language's) and
+    what the picture calls the sentence: ``--sentence`` as given, but ``sentence N of standard
+    input`` for ``-:N``."""
     path, _, which = args.sentence.rpartition(":")
     if not path or not which:
         raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
     sent = one_sentence(read_one(path, args.ud_dir), which, path)
-    return chosen_model(args, path, iter([sent]))[0], sent
+    name = f"sentence {which} of standard input" if path == "-" else args.sentence
+    return chosen_model(args, path, iter([sent]))[0], sent, name
 
 
 def _channel(args: argparse.Namespace) -> graphviz.Digraph:
@@ -114,15 +117,15 @@ def _channel(args: argparse.Namespace) -> graphviz.Digraph:
 def _lattice(args: argparse.Namespace) -> graphviz.Digraph:
     at_least(1, paths=args.paths, samples=args.samples)  # the library checks them too,
     at_least(0, slot=args.slot)  # and the slot's range (before the note on the language)
-    model, sent = _load_sentence(args)
+    model, sent, name = _load_sentence(args)
     return model.draw_lattice([sent], args.slot, paths=args.paths, samples=args.samples,
-                              full=args.full, min_prob=args.min_prob, name=args.sentence)
+                              full=args.full, min_prob=args.min_prob, name=name)
 
 
 def _tree(args: argparse.Namespace) -> str:
     _check_svg(args.output)
-    model, sent = _load_sentence(args)
-    return model.draw_tree([sent], name=args.sentence)
+    model, sent, name = _load_sentence(args)
+    return model.draw_tree([sent], name=name)
 
 
 def _check_svg(path: str | None) -> None:
