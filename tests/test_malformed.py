@@ -245,6 +245,8 @@ TEXT_CASES = [
     ("UTF-16", "the dog barks\n".encode("utf-16"), 1, "UTF-16"),
     ("binary", bytes(range(256)) * 4, 1, "NUL byte"),
     ("CR-only line ends", b"the dog\rbarks\r", 1, "CR inside a line"),
+    ("mixed line ends", b"the dog barks\r\nthe cat\n", 2,
+     "line ends with LF but earlier lines with CRLF"),
     ("Latin-1", "the d\u00f6g barks\n".encode("latin-1"), 1, "not UTF-8 (byte 0xF6)"),
 ]
 TEXT_ACCEPTED = [

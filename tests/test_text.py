@@ -104,7 +104,7 @@ def test_tokeniser_prefers_the_longest_known_mark():
 
 
 def test_read_text_sentences_paragraphs_and_spacing():
-    text = "  Hail the king,  Arthur!\n\n \nDale means 'river valley'\r\n"
+    text = "  Hail the king,  Arthur!\r\n\r\n \r\nDale means 'river valley'\r\n"
     s1, s2 = read_text(io.StringIO(text), "in.txt", Tokeniser(EN_MARKS))
     assert (s1.lineno, s2.lineno, s1.index, s2.index) == (1, 4, 1, 2)
     assert s1.comments == ["# sent_id = 1", "# text = Hail the king, Arthur!"]
@@ -116,7 +116,7 @@ def test_read_text_sentences_paragraphs_and_spacing():
     assert not has_tree(s1) and needs_analysis(s1)
     # blank lines come back where they were: line N out is line N in
     assert "".join(text_lines([s1, s2], aligned=True)) == \
-        "Hail the king, Arthur!\n\n\nDale means 'river valley'\n"
+        "Hail the king, Arthur!\r\n\r\n\r\nDale means 'river valley'\r\n"
 
 
 @pytest.mark.parametrize("text, line, words", [
@@ -125,6 +125,8 @@ def test_read_text_sentences_paragraphs_and_spacing():
     ("a b\n1\tThe\tthe\n", 2, "a tab in a line of text"),
     ("a\x00b\n", 1, "NUL byte"),
     ("a b\rc d\n", 1, "CR inside a line"),
+    ("a b\r\n\nc d\n", 2, "line ends with LF but earlier lines with CRLF; use one kind"),
+    ("a b\nc d\r\n", 2, "line ends with CRLF but earlier lines with LF"),  # as CoNLL-U
     ("the d\udcf6g\n", 1, "not UTF-8 (byte 0xF6)"),
 ])
 def test_bad_text_is_one_error_naming_file_and_line(text, line, words):

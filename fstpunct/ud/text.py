@@ -30,7 +30,7 @@ from pathlib import Path
 from ..errors import ConlluError
 from ..files import open_input
 from .slots import ABBV, BOUNDARY, UNK
-from .treebank import NO_SPACE, Line, Sentence, rebuild, space_after
+from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
 __all__ = ["Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
 
@@ -114,6 +114,8 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
         end = raw[len(text):]
         if text.endswith("\r") and end:
             text, end = text[:-1], "\r\n"
+        if end and newline and end != newline:  # as CoNLL-U is refused
+            raise ConlluError(mixed_line_ends(end, newline), path, lineno)
         newline = newline or end or None
         _check(text, path, lineno)
         tokens = text.split()

@@ -21,9 +21,9 @@ from ._reader import has_tree as _has_tree
 from ._reader import read_usual, sentence_words, usual_line
 
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
-           "has_tree_reference", "punct_relation", "read_conllu", "read_conllu_reference",
-           "read_file", "rebuild", "space_after", "universal", "with_space_after", "write_conllu",
-           "write_file"]
+           "has_tree_reference", "mixed_line_ends", "punct_relation", "read_conllu",
+           "read_conllu_reference", "read_file", "rebuild", "space_after", "universal",
+           "with_space_after", "write_conllu", "write_file"]
 
 
 RELATIONS = frozenset((
@@ -446,8 +446,7 @@ def read_conllu_reference(stream: Iterable[str], path: str = "<stdin>", tree: bo
             text, end = raw, ""
         if end and end != newline:
             if newline is not None:
-                raise probe().error(f"line ends with {_NAMES[end]} but earlier lines with "
-                                    f"{_NAMES[newline]}; use one kind of line end", lineno)
+                raise probe().error(mixed_line_ends(end, newline), lineno)
             newline = end
         # (an ASCII line can only hold NUL or CR: two quick scans spare it the search)
         if "\x00" in text or "\r" in text or not text.isascii():
@@ -487,6 +486,15 @@ def read_conllu_reference(stream: Iterable[str], path: str = "<stdin>", tree: bo
 
 
 _NAMES = {"\n": "LF", "\r\n": "CRLF"}
+
+
+def mixed_line_ends(end: str, newline: str) -> str:
+    """The refusal of a line ending with ``end`` after lines ending with ``newline`` (LF or
+    CRLF), as the CoNLL-U and text readers word it."""
+    return (f"line ends with {_NAMES[end]} but earlier lines with {_NAMES[newline]}; use one "
+            "kind of line end")
+
+
 # NUL, a lone CR (old Mac line ends) and bytes that are not UTF-8 (lone surrogates, from
 # fstpunct.files.open_input)
 _BAD_CHAR = re.compile("[\x00\r\ud800-\udfff]")
