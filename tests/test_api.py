@@ -262,6 +262,8 @@ def test_arguments_are_checked_by_the_library(en, tmp_path, capsys):
     (lambda en, tmp: mstep.fit(np.zeros(1), None, np.zeros(1), 0.0, maxiter=2.5),
      "attach_iterations"),
     (lambda en, tmp: PriorSampler(en.punct, samples=2.5), "samples"),
+    (lambda en, tmp: en.draw_lattice(TEXT, 1, paths=2.5), "paths"),
+    (lambda en, tmp: en.draw_lattice(TEXT, 1, samples=10.0), "samples"),
 ])
 def test_a_count_that_is_not_whole_is_refused(en, tmp_path, call, name):
     """Counts (of sentences, draws, iterations, threads) are refused as fractions in one line,

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import graphviz
 import numpy as np
 
-from ..errors import InputError, refuse_below, refuse_unused
+from ..errors import InputError, refuse_count, refuse_unused
 from ..fst.channel import EDITS, END
 from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
@@ -281,7 +281,7 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
                   "not with full (--full), the whole lattice")
     refuse_unused({"min_prob": not full and min_prob is not None}, "only with full (--full)")
     paths, samples = 10 if paths is None else paths, 1000 if samples is None else samples
-    refuse_below(1, paths=paths, samples=samples)
+    refuse_count(1, paths=paths, samples=samples)
     slots = to_slots(sent)
     inference = Inference(model, model.prepare([slots]))
     surfaces = inference.batch.surfaces[0]
