@@ -69,13 +69,19 @@ def test_restore_drops_the_analysis_of_a_sentence_of_punctuation_only(tmp_path, 
 
 def test_correct_after_decode_keeps_no_stale_analysis(stub_correction, tmp_path, capsys):
     """correct changes the punctuation: decode's analysis of the old one goes (it was kept
-    on every sentence, '# underlying', '# punct_logprob', PunctL/PunctR and PunctPost)."""
+    on every sentence, '# underlying', '# punct_logprob', PunctL/PunctR and PunctPost), and
+    from a sentence of punctuation only, which correct copies (it kept '# underlying' and
+    '# punct_logprob' there, as restore did before 60214e3)."""
+    plain = tmp_path / "plain.conllu"
+    plain.write_text(SAMPLE.read_text(encoding="utf-8") + PUNCTUATION_ONLY, encoding="utf-8")
     analysed = tmp_path / "decoded.conllu"
-    analysed.write_text(decoded(capsys, "--posteriors", "2"), encoding="utf-8")
+    assert main(["decode", "--model", "en", "--posteriors", "2", str(plain), "-o",
+                 str(analysed)]) == 0
+    assert "# underlying = [∘ ***]" in analysed.read_text(encoding="utf-8")
     assert main(["correct", "--model", str(stub_correction), "--quiet", str(analysed)]) == 0
     after = capsys.readouterr().out
-    assert stale(after) == []
-    assert main(["correct", "--model", str(stub_correction), "--quiet", str(SAMPLE)]) == 0
+    assert stale(after) == [] and after.endswith(PUNCTUATION_ONLY)
+    assert main(["correct", "--model", str(stub_correction), "--quiet", str(plain)]) == 0
     assert after == capsys.readouterr().out
 
 

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ...errors import InputError
+from ...ud.annotations import forget
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence, batches
 from ..restoration import Insertion, marks, mbr
@@ -188,11 +189,12 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
               seed: int | None = None, batch: int = 100, edit_cost: float | None = None,
               support: float | None = None, parsed: bool = False) -> Iterator[Sentence]:
     """Every sentence with its punctuation corrected (module docstring); a sentence that is
-    all punctuation is copied unchanged. ``decoder``, ``edit_cost``, ``support``: the exact
-    decoders' (default: the model's decoding for the trees' source, a parser's if ``parsed``:
-    :meth:`~.model.CorrectionModel.decoding_for`); ``mbr_decoder`` (default ``sentence``) and
-    ``seed`` (default 0): with ``samples`` only. The options are checked now (an
-    InputError), before any sentence is read."""
+    all punctuation is copied unchanged, less decode's analysis
+    (:func:`~fstpunct.ud.annotations.forget`, as :func:`strip` drops it). ``decoder``,
+    ``edit_cost``, ``support``: the exact decoders' (default: the model's decoding for the
+    trees' source, a parser's if ``parsed``: :meth:`~.model.CorrectionModel.decoding_for`);
+    ``mbr_decoder`` (default ``sentence``) and ``seed`` (default 0): with ``samples`` only. The
+    options are checked now (an InputError), before any sentence is read."""
     mbr_decoder, seed = check_sampling(
         samples, {"decoder": decoder, "edit_cost": edit_cost, "support": support},
         mbr_decoder, seed)
@@ -215,4 +217,4 @@ def _corrected(sentences: Iterable[Sentence], model: CorrectionModel, samples: i
         out = iter(corrections(model, words, samples, mbr_decoder, seed, first, decoding))
         first += len(words)
         for sent in group:
-            yield insert(strip(sent), next(out)) if has_words(sent) else sent
+            yield insert(strip(sent), next(out)) if has_words(sent) else forget(sent)
