@@ -17,6 +17,7 @@ from unparsed import unparsed
 
 import fstpunct
 from fstpunct.api import choose, language_of
+from fstpunct.apps.correction.draws import learner_draws
 from fstpunct.apps.decode import annotate
 from fstpunct.apps.restoration.sample import PriorSampler
 from fstpunct.cli.main import main
@@ -264,6 +265,7 @@ def test_arguments_are_checked_by_the_library(en, tmp_path, capsys):
     (lambda en, tmp: PriorSampler(en.punct, samples=2.5), "samples"),
     (lambda en, tmp: en.draw_lattice(TEXT, 1, paths=2.5), "paths"),
     (lambda en, tmp: en.draw_lattice(TEXT, 1, samples=10.0), "samples"),
+    (lambda en, tmp: learner_draws(en.punct, [], 2.5, 0, 0), "the draws of T′"),
 ])
 def test_a_count_that_is_not_whole_is_refused(en, tmp_path, call, name):
     """Counts (of sentences, draws, iterations, threads) are refused as fractions in one line,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...errors import check_stream_seed, refuse_below
+from ...errors import check_stream_seed, refuse_count
 from ...model.punct import Inference, PunctModel
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
@@ -27,7 +27,7 @@ def learner_draws(learner: PunctModel, sentences: Sequence[SlotSentence], draws:
     sentence k's from the stream (seed, first + k) (:func:`sentence_streams`), with the
     Inference they came from; None for no sentences (``draws`` ≥ 1 and ``seed`` from 0 to
     2**32 - 1 checked first, :func:`~fstpunct.errors.check_stream_seed`)."""
-    refuse_below(1, **{"the draws of T′": draws})  # with nothing to draw too
+    refuse_count(1, **{"the draws of T′": draws})  # with nothing to draw too
     check_stream_seed(seed)
     if not sentences:
         return None
