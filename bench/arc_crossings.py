@@ -19,9 +19,10 @@ and the pairs of a label and another arc whose curve (or the root arrow) passes 
 label's box (:func:`fstpunct.show.layout.labels_on_curves`: the curve's heights over the box,
 from its ends' and apex', reach into it), these by the curve (an arc enclosing the label's arc
 or another, sharing one of its words or none) and how many of them have the label at its own
-arc; and the arrow heads (7 px wide, at each arc's dependent end, the root arrow's
-included) that another arc's end stands within half a head and half a stroke of (4.1 px), so
-that its stroke cuts into the head.
+arc; and the arrow heads (7 px wide, at each arc's dependent end; the root arrow's left
+out, as its word's arcs leave 4 px off its centre and curve away from it) that another arc's
+end stands within half a head and half a stroke of (4.1 px), so that its stroke cuts into the
+head.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out, measuring the
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
@@ -102,11 +103,12 @@ def curve_kinds(lay: Layout) -> Counter[str]:
 
 
 def arrow_heads_cut(lay: Layout) -> int:
-    """How many of ``lay``'s arrow heads another arc's stroke cuts into: an end of another arc
-    (not the root arrow) within HEAD + STROKE / 2 px of the head's centre."""
+    """How many of ``lay``'s arcs' arrow heads (the root arrow's left out) another arc's stroke
+    cuts into: an end of another arc (not the root arrow) within HEAD + STROKE / 2 px of the
+    head's centre."""
     ends = [(a, x) for a in lay.arcs if a.head for x in (a.x1, a.x2)]
     return sum(any(b is not a and abs(x - a.x2) < HEAD + STROKE / 2 for b, x in ends)
-               for a in lay.arcs)
+               for a in lay.arcs if a.head)
 
 
 def crossing_kinds(lay: Layout, tolerance: float, samples: int) -> Counter[str]:
@@ -168,7 +170,8 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace) -> None:
           + ", ".join(f"{crossing[k]} {k}" for k in CROSSINGS) + "), "
           f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
           f"{sum(kinds[k] for k in KINDS)} labels on curves, "
-          f"{sum(map(arrow_heads_cut, lays))} of {sum(len(lay.arcs) for lay in lays)} "
+          f"{sum(map(arrow_heads_cut, lays))} of "
+          f"{sum(bool(a.head) for lay in lays for a in lay.arcs)} arcs' "
           "arrow heads cut by another arc's stroke")
     print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
           + f"; {kinds['labels at their own arc']} labels at their own arc")
