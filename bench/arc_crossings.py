@@ -47,6 +47,7 @@ from types import ModuleType
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
 from fstpunct.show.layout import (
+    ARROW,
     STROKE,
     Arc,
     Layout,
@@ -61,7 +62,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CROSSINGS = ("at a shared word", "sharing none", "with the root arrow")
 KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
          "another arc sharing a word", "another arc sharing none")  # each pair in one
-HEAD = 3.5  # px, half an arrow head's width (fstpunct.show.tree draws it 7 px wide)
+HEAD = ARROW / 2  # px, half an arrow head's width
 
 
 def layout_at(commit: str) -> ModuleType:

@@ -30,6 +30,7 @@ REACH = 0.45       # the share of its arc's span a label may move along it, eith
 STEPS = 9          # places tried on either side of the middle
 SAMPLES = 8        # a label box's x-extent in this many parts: where _between looks
 STROKE = 1.2       # px, the arcs' stroke width (tree.py's STYLE)
+ARROW = 7.0        # px, an arrow head's width at its top (tree.py draws it 6 px high)
 ANCHOR = 4.0       # px from a word's centre to its arcs' nearest end on either side
 SPREAD = (FONT / 5, FONT / 3)  # px between neighbouring arc ends at a word: least, most
 
