@@ -138,6 +138,8 @@ def main() -> None:
         ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
     if args.samples < 1:
         ap.error(f"--samples must be at least 1, not {args.samples}")
+    if args.sentences < 1:
+        ap.error(f"--sentences must be at least 1, not {args.sentences}")
     module = layout_at(args.at) if args.at else current
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences; "
           f"crossing tolerance {args.tolerance:g} px, {args.samples} points sampled")
