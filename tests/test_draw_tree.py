@@ -473,8 +473,8 @@ def test_a_label_moves_along_its_arc_off_an_enclosing_leg():
     you) over its apex, and a quarter of the arc's span either way (before REACH 0.45) was not
     far enough to clear it; the label moved toward 'you', resting on its curve. Since legs are
     as wide as high (arc_leg), that leg rises clear of the label, which stays over its apex.
-    A leg rising through it there (an arc leaving 5 px right of its middle) moves it more than
-    a quarter of the span, resting on its curve."""
+    A leg rising through it there (a hand-placed arc leaving 5.4 px left of its middle, not one
+    a layout makes) moves it more than a quarter of the span, resting on its curve."""
     rows = [("I", 2, "nsubj"), ("look", 0, "root"), ("forward", 2, "advmod"), ("to", 5, "mark"),
             ("seeing", 2, "advcl"), ("you", 5, "obj"), ("all", 6, "nmod:unmarked"),
             ("there", 5, "advmod")]
