@@ -58,7 +58,8 @@ CASES = [
     *[([command, "--model", "en", "--lang", "de", str(SAMPLE)],
        "--lang: picks the bundled model of a language; not with --model, which names the model")
       for command in ("decode", "normalise", "show")],
-    (["rephrase", "--model", "en", "--lang", "de"], "--lang: picks the bundled model"),
+    *[([command, "--model", "en", "--lang", "de"], "--lang: picks the bundled model")
+      for command in ("rephrase", "restore")],
     (["decode", "--text", "--model", "en", "--lang", "de", str(SAMPLE)], "--lang: picks the"),
     (["draw", "lattice", "--model", "en", "--lang", "de", "--sentence", f"{SAMPLE}:2",
       "--slot", "4"], "--lang: picks the bundled model of a language; not with --model"),

@@ -74,7 +74,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks the bundled model when no method is "
                              "given, and the tagger and parser of --text; with --crf, by "
-                             "default the CRF's language)")
+                             "default the CRF's language; not with --model, which names the "
+                             "model)")
     add_width_argument(parser, "the model's own forms (--crf, --trivial: the CRF's, the rule "
                                "file's)")
     add_quiet_argument(parser)
