@@ -212,6 +212,24 @@ def test_a_stored_readings_seed_that_is_not_an_integer_is_refused(drawn_model, t
                                   f"readings_seed must be an integer, not {shown})")
 
 
+@pytest.mark.parametrize("stored, said", [
+    (2.5, "a whole number of at least 0, not 2.5"), (2.0, "a whole number of at least 0, not 2.0"),
+    (True, "a whole number of at least 0, not True"), (-1, "at least 0, not -1"),
+    ("x", "a whole number of at least 0, not 'x'"),
+    (None, "a whole number of at least 0, not None"),
+    (float("inf"), "a finite number of at least 0, not inf")])
+def test_a_stored_readings_that_is_not_a_count_is_refused(drawn_model, tmp_path, stored, said):
+    """A correction.json whose ``readings`` is not a whole number of at least 0 (a fraction,
+    even 2.0; a bool; below 0; a string; null; Infinity) is refused when loaded, one ModelError
+    naming the folder and correction.json: not truncated (int(2.5) is 2), nor a ValueError's
+    traceback or a refusal of the draws at the first sentence."""
+    replace(drawn_model, record={**drawn_model.record, "readings": stored}).save(tmp_path / "bad")
+    with pytest.raises(ModelError) as refused:
+        CorrectionModel.load(tmp_path / "bad")
+    assert str(refused.value) == (f"{tmp_path / 'bad'}: not a correction model (correction.json: "
+                                  f"readings must be {said})")
+
+
 @pytest.mark.parametrize("record", [None, [], "x", 1])
 def test_a_stored_record_that_is_not_an_object_is_refused(tmp_path, monkeypatch, capsys,
                                                           record):

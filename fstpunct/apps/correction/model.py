@@ -72,6 +72,7 @@ from ...errors import (
     not_a_model,
     refuse_below,
     refuse_choice,
+    refuse_count,
 )
 from ...files import atomic_folder, read_meta
 from ...fst.channel import Channel
@@ -223,17 +224,28 @@ def _readings_seed(record: dict[str, Any]) -> int:
     return seed
 
 
+def _readings(record: dict[str, Any]) -> int:
+    """A record's ``readings`` (:attr:`CorrectionModel.readings`; 0 if none): a whole number of
+    at least 0 (:func:`~fstpunct.errors.refuse_count`), not truncated (2.5 is no count)."""
+    readings = record.get("readings", 0)
+    if not isinstance(readings, (int, float)):  # a string, null: refuse_count cannot compare it
+        raise InputError(f"readings must be a whole number of at least 0, not {readings!r}")
+    refuse_count(0, readings=readings)
+    return readings
+
+
 def read_correction_record(folder: str | Path) -> dict[str, Any]:
     """The training record of the correction model saved in ``folder`` (its
     ``correction.json``), without loading its punctuation models; a ModelError naming the
-    folder if it is not one, its ``record`` is not an object or its ``readings_seed`` cannot be
-    decoded with."""
+    folder if it is not one, its ``record`` is not an object or its ``readings`` or
+    ``readings_seed`` cannot be decoded with."""
     path = Path(folder)
     record = read_meta(path / "correction.json", FORMAT, "a correction model").get("record", {})
     if not isinstance(record, dict):
         raise ModelError(f"{path}: not a correction model (correction.json: 'record' is not a "
                          f"JSON object)")
     try:
+        _readings(record)
         _readings_seed(record)
     except InputError as e:
         raise not_a_model(path, "a correction model", e, file="correction.json") from e
@@ -256,8 +268,9 @@ class CorrectionModel:
     @property
     def readings(self) -> int:
         """How many drawn readings of T_e′ the corrector reads (record ``readings``; 0: the
-        learner model's Viterbi reading alone)."""
-        return int(self.record.get("readings", 0))
+        learner model's Viterbi reading alone); an InputError naming ``readings`` if it is not
+        a whole number of at least 0."""
+        return _readings(self.record)
 
     @property
     def readings_seed(self) -> int:
@@ -311,8 +324,8 @@ class CorrectionModel:
     @classmethod
     def load(cls, folder: str | Path) -> CorrectionModel:
         """The model saved in ``folder`` (:meth:`save`); a ModelError naming the folder if its
-        record's :attr:`readings_seed` cannot be decoded with (said here, not at the first
-        sentence; :func:`read_correction_record`)."""
+        record's :attr:`readings` or :attr:`readings_seed` cannot be decoded with (said here,
+        not at the first sentence; :func:`read_correction_record`)."""
         path = Path(folder)
         record = read_correction_record(path)
         return cls(load_model(path / "learner"), load_model(path / "corrector"), record)
