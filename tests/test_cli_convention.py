@@ -143,11 +143,20 @@ def test_draw_reads_a_sentence_of_stdin(what, tmp_path, capsys, monkeypatch):
         "slot 2 of sentence 2 of standard input"  # was 'slot 2 of -:2'
     assert caption in picture
     assert capsys.readouterr().err == ""
-    # '-:2' elsewhere is still refused, also where a command takes an input file
-    for stray in (["draw", *what, *options, "-:2"], ["decode", "--model", "en", "-:2"]):
+    # a prefix of --sentence too, as argparse takes one elsewhere (was 'expected one argument')
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    again = tmp_path / "again.svg"
+    assert main(["draw", *what, "--model", "en", "--sent", "-:2", "-o", str(again)]) == 0
+    assert caption in again.read_text(encoding="utf-8") and capsys.readouterr().err == ""
+    # '-:2' elsewhere is still refused, also where a command takes an input file, in the
+    # user's words (decode has no --sentence: not '--sentence=-:2')
+    for stray, said in ((["draw", *what, *options, "-:2"], "unrecognized arguments: -:2"),
+                        (["decode", "--model", "en", "-:2"], "unrecognized arguments: -:2"),
+                        (["decode", "--model", "en", "--sentence", "-:2"],
+                         "unrecognized arguments: --sentence -:2")):
         with pytest.raises(SystemExit):
             main(stray)
-        assert "unrecognized arguments: -:2" in capsys.readouterr().err
+        assert said in capsys.readouterr().err
 
 
 def test_progress_off_a_terminal_is_plain_lines(capsys, monkeypatch):

@@ -104,14 +104,17 @@ def _command(argv: Sequence[str]) -> str | None:
 
 
 def _stdin_sentence(argv: Sequence[str]) -> list[str]:
-    """``argv`` with ``--sentence -:N`` (stdin's sentence N, ``draw``'s) given as
-    ``--sentence=-:N``: argparse takes a word beginning with '-' for an option and refuses it
-    as a value ('expected one argument'). A ``-:N`` anywhere else is still refused
-    ('unrecognized arguments: -:N')."""
+    """``argv`` of ``draw`` with ``--sentence -:N`` (stdin's sentence N) given as
+    ``--sentence=-:N``, and so of any prefix argparse takes for it (``--sent -:N``, the user's
+    own word kept): argparse takes a word beginning with '-' for an option and refuses it as a
+    value ('expected one argument'). Any other command's argv is left as it is, and a ``-:N``
+    anywhere else is still refused ('unrecognized arguments: -:N')."""
+    if _command(argv) != "draw":
+        return list(argv)
     out: list[str] = []
     for arg in argv:
-        if out and out[-1] == "--sentence" and arg.startswith("-:"):
-            out[-1] = f"--sentence={arg}"
+        if out and len(out[-1]) > 2 and "--sentence".startswith(out[-1]) and arg.startswith("-:"):
+            out[-1] = f"{out[-1]}={arg}"
         else:
             out.append(arg)
     return out
