@@ -1744,8 +1744,9 @@ def print_final_or_inner(outputs: dict[str, list[Sentence | None]], source: list
 
 def refuse_other_pairs(folder: Path, record: dict[str, Any], pairs: int, fold: int | None
                        ) -> None:
-    """Fail unless the corrector in ``folder`` (its ``record``, read without loading it:
-    :func:`~fstpunct.apps.correction.model.read_correction_record`) was trained with
+    """Fail unless the corrector in ``folder`` (its ``record``: a loaded model's, or read
+    without loading it, :func:`~fstpunct.apps.correction.model.read_correction_record`) was
+    trained with
     ``--extra``, without ``--fce``, as cv fold ``fold`` (None: heldout's, no fold) on these
     ``pairs`` pairs: the pairs that channel (a cv fold's corrector) and channel-heldout count
     their error model on."""
@@ -1774,14 +1775,15 @@ def channel(args: argparse.Namespace) -> None:
     helds = held_of(pooled, fold_of, k)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     prepared = prepared_folds(work, pooled, helds)
+    trainable = [trainable_pairs([(s, g) for _, s, g in fold_pairs(pooled, extra, fold_of, fold)])
+                 for fold in range(k)]
+    for fold, (_, corrected, _) in enumerate(trainable):  # every fold's, before any scoring
+        refuse_other_pairs(work / f"fold{fold}" / "correct", prepared[fold].model.record,
+                           len(corrected), fold)
     english = load_model(args.reference)
     found: dict[int, noisy.SlotScores] = {}
     folds = []
-    for fold, held in enumerate(helds):
-        folder = work / f"fold{fold}" / "correct"
-        learner, corrected, _ = trainable_pairs(
-            [(s, g) for _, s, g in fold_pairs(pooled, extra, fold_of, fold)])
-        refuse_other_pairs(folder, read_correction_record(folder), len(corrected), fold)
+    for fold, ((learner, corrected, _), held) in enumerate(zip(trainable, helds)):
         errors = noisy.ErrorModel.counted(zip(learner, corrected))
         found.update(zip(held, noisy.slot_scores(english, errors,
                                                  [to_slots(source[j]) for j in held])))

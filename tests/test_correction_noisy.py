@@ -375,24 +375,29 @@ def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     plain = tmp_path / "plain"
     run_cv(script, monkeypatch, data, plain, tmp_path / "cv2.json", "--split", "train",
            "--correctors-only")
-    monkeypatch.setattr(sys, "argv", [
-        "correction.py", "channel", "--data", str(data), "--split", "train", "--folds", "2",
-        "--work", str(plain), "-o", str(tmp_path / "refused.json")])
-    with pytest.raises(SystemExit) as e:
-        script.main()
-    assert e.value.code == 2
-    assert "not as fold 0 with the punctuation-only pairs" in capsys.readouterr().err
-    assert not (tmp_path / "refused.json").exists()
-    # fold 1's corrector cannot be read: refused before any slot is scored
-    (work / "fold1" / "correct" / "corrector" / "attach.npz").write_text("no", encoding="utf-8")
+
+    def refused(folder: Path) -> str:
+        """channel on the cv run in ``folder``: exit 2, no output; its stderr."""
+        monkeypatch.setattr(sys, "argv", [
+            "correction.py", "channel", "--data", str(data), "--split", "train", "--folds", "2",
+            "--work", str(folder), "-o", str(tmp_path / "refused.json")])
+        with pytest.raises(SystemExit) as e:
+            script.main()
+        assert e.value.code == 2 and not (tmp_path / "refused.json").exists()
+        return capsys.readouterr().err
+
+    assert "not as fold 0 with the punctuation-only pairs" in refused(plain)
+    # fold 1's corrector recorded as another fold's: refused before any slot is scored (fold
+    # 0's too)
     scored: list = []
     monkeypatch.setattr(noisy, "slot_scores", spied(noisy.slot_scores, scored))
-    monkeypatch.setattr(sys, "argv", [
-        "correction.py", "channel", "--data", str(data), "--split", "train", "--folds", "2",
-        "--work", str(work), "-o", str(tmp_path / "broken.json")])
-    with pytest.raises(SystemExit) as e:
-        script.main()
-    err = capsys.readouterr().err
-    assert e.value.code == 2 and err.count("\n") == 1 and scored == []
+    stored = work / "fold1" / "correct" / "correction.json"
+    saved = json.loads(stored.read_text(encoding="utf-8"))
+    stored.write_text(json.dumps({**saved, "record": {**saved["record"], "fold": 0}}),
+                      encoding="utf-8")
+    assert "not as fold 1 with the punctuation-only pairs" in refused(work) and scored == []
+    # fold 1's corrector cannot be read: refused before any slot is scored
+    (work / "fold1" / "correct" / "corrector" / "attach.npz").write_text("no", encoding="utf-8")
+    err = refused(work)
+    assert err.count("\n") == 1 and scored == []
     assert f"{work / 'fold1' / 'correct' / 'corrector'}/attach: not " in err
-    assert not (tmp_path / "broken.json").exists()
