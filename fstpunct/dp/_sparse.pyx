@@ -3,7 +3,8 @@
 """Compiled helpers of :mod:`fstpunct.fst.lattice`, :mod:`fstpunct.dp.stacks` and
 :mod:`fstpunct.dp.sparse`: products of a slot lattice's token matrices along token strings, the
 max-times Kleene star of a lattice (its backoff closure), transposes of stacked CSR matrices
-(as permutations of their entries), CSR × vector and CSR × dense products (either side), a
+(as permutations of their entries), CSR × vector and CSR × dense products (either side), dense
+transposed lines × vector (:func:`dense_lines`, the tree DP's dense way along a matrix), a
 lattice's parallel arcs combined (:func:`combine_arcs`), stacked rows of two CSR stacks and
 their transposes concatenated (:func:`concat_rows`, :func:`concat_transposes`), and
 the E-step's gradient of log Z at a slot's arcs
