@@ -3,7 +3,8 @@
 """The tree DP of :mod:`fstpunct.dp.treedp` compiled, over a whole :class:`~fstpunct.dp.forest.Forest`
 per call: the inside pass in the real or the max-product semiring, and the Viterbi descent; or
 both inside passes in one traversal (:func:`run_pair`: a real-semiring run and its max-product
-twin, whose stacks have the same lines, read once for both), with the same values.
+twin, whose stacks have the same lines, read once for both, but for a dense matrix's, which each
+run goes along in its own dense copy), with the same values.
 
 The arithmetic is that of the Python reference, step by step: the same vectors (u_w, v_w, each
 application's output) rescaled the same way, and in the max-product semiring the same products
@@ -170,7 +171,7 @@ cdef class _Inputs:
         and transposed, as :func:`~fstpunct.dp._sparse._dense_lines` reads them (absent entries
         0), made at their first use in this call; NULL where fewer than half of them are
         stored (:func:`_dense_enough`: the sparse lines are cheaper). (Kept with the stacks
-        for later calls, they would cost decode ~9 MB of peak memory for ~10 M instructions.)"""
+        for later calls, they cost decode ~9 MB of peak memory and saved no instructions.)"""
         if not _dense_enough(m, a, cols):
             return NULL
         cdef Py_ssize_t n = m.n, b = a - m.base, k = 2 * (m - self.mats) + cols
@@ -981,7 +982,8 @@ cdef class _Run:
         application there to ``twin_ctx``: its candidates' matrices numbered once, and the lines
         of alike stacks read once for both where both runs take the same way: the far
         matrices' where both runs' vectors have the same nonzeros (:meth:`far_pair`), a near
-        matrix's where both go along its lines, or across them from the same nonzeros, or both
+        matrix's where both go along its lines (not a dense one's: each run goes along its own
+        dense copy, :meth:`_Inputs.dense_lines`), or across them from the same nonzeros, or both
         apply its token chain (:func:`_near_at`); each run's values, and its choices between
         ways, are its own."""
         cdef Py_ssize_t g = self.sen.node0 + v
