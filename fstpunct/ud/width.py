@@ -131,9 +131,10 @@ class Widths:
 
     def read(self, sentences: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sentences`` with their punctuation folded (a copy of each that has any to fold,
-        and in a run with a width of each other one too, its ``folded`` ``{}``: the caller's
-        sentences keep None), the input's width decided (reading ahead, in an ``input`` run)
-        before the first one is given; a sentence given is not kept here."""
+        and in a run that writes a width or quote style of each other one too, its ``folded``
+        ``{}``: the caller's sentences keep None); in a run with a width (``input``, ``full`` or
+        ``half``), the input's quote style and (in an ``input`` run) its width decided, reading
+        ahead, before the first one is given; a sentence given is not kept here."""
         items = iter(sentences)
         ahead = deque(() if self._decided else self._ahead(items))
         ascii_twins = self._ascii
@@ -175,15 +176,16 @@ class Widths:
         return ahead
 
     def _unchanged(self, sent: Sentence) -> Sentence:
-        """``sent`` when none of its marks folds: in a run with a width, a shallow copy whose
-        ``folded`` is ``{}`` (the caller's sentence keeps None); else ``sent`` itself."""
+        """``sent`` when none of its marks folds: in a run that writes a width or quote style,
+        a shallow copy whose ``folded`` is ``{}`` (the caller's sentence keeps None); else
+        ``sent`` itself."""
         return dataclasses.replace(sent, folded={}) if self._writing else sent
 
     def _folded(self, sent: Sentence) -> Sentence:
         """``sent`` as the model reads it: a copy with its punctuation folded, the originals in
-        its ``folded``, if any folds (``sent`` itself is never changed); else, in a run with a
-        width, a shallow copy whose ``folded`` is ``{}`` (none folded); else ``sent`` (None,
-        all the write-back would learn)."""
+        its ``folded``, if any folds (``sent`` itself is never changed); else, in a run that writes
+        a width or quote style, a shallow copy whose ``folded`` is ``{}`` (none folded); else
+        ``sent`` (None, all the write-back would learn)."""
         changed = [(k, twin) for k, word in enumerate(sent.words)
                    if word.is_punct and (twin := self.fold(word.form)) != word.form]
         if not changed:
