@@ -8,6 +8,7 @@ from learner_pairs import GRAMMAR, conll, sentences
 from pulled import Pulled
 
 from fstpunct.api import load
+from fstpunct.apps.text import restored_text
 from fstpunct.apps.correction.model import train as train_correction
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.punct import Settings
@@ -193,3 +194,30 @@ def test_the_quote_search_reads_on_over_a_tie():
     given = Pulled(read_conllu(io.StringIO(tie + quoted(QUOTED, "b") * 3)))
     next(Widths({",", "."}, "half").read(given))  # a forced width reads ahead for the quotes
     assert given.count == 2
+
+
+class _CurlyQuoter:
+    """A restorer writing ``“Go,” she said.`` for the words ``Go she said``: the model's curly
+    forms, as a CRF's or the trivial baseline's marks (``tokens``) are written."""
+
+    tokens = ("“", "”", ",", ".")
+
+    def restore(self, sent, alternatives=()):
+        return [(("“", 1),), ((",", 1), ("”", 1)), (), ((".", 3),)]
+
+
+def test_restored_text_by_a_method_writes_the_input_quote_style():
+    """restore --crf/--trivial and text restoration (apps.text.restored_text, a Widths of the
+    method's tokens, not Model.restore) write quotes in the input's style with a width, the
+    method's own without."""
+    def restored(conllu: str, width: str | None) -> str:
+        sents = restored_text(read_conllu(io.StringIO(conllu)), _CurlyQuoter(), [], None,
+                              pytest.fail, width=width)  # (trees given: no pipeline)
+        return "".join(s.text() for s in sents)
+    straight = quoted(QUOTED, "q")
+    for given, width, mark in [(straight, "input", '"'), (curly(straight), "input", "“"),
+                               (straight, "half", '"'), (straight, None, "“")]:
+        out = restored(given, width)
+        closing = '"' if mark == '"' else "”"
+        assert forms(out) == [mark, "Go", ",", closing, "she", "said", "."], (width, given)
+        assert texts(out) == [f"{mark}Go,{closing} she said."]
