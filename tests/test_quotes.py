@@ -8,8 +8,8 @@ from learner_pairs import GRAMMAR, conll, sentences
 from pulled import Pulled
 
 from fstpunct.api import load
-from fstpunct.apps.text import restored_text
 from fstpunct.apps.correction.model import train as train_correction
+from fstpunct.apps.text import restored_text
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.punct import Settings
 from fstpunct.model.store import load_model
