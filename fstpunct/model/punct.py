@@ -836,9 +836,11 @@ class Inference:
 
 def log_probs(model: PunctModel, sentences: Sequence[SlotSentence]) -> np.ndarray:
     """log p(x | T) of every sentence under ``model`` (the compiled tree DP, in batches of
-    CHUNK sentences)."""
-    return np.concatenate([np.zeros(0)] + [Inference(model, model.prepare(b)).log_probs()
-                                           for b in batches(sentences, CHUNK)])
+    CHUNK sentences, sharing one :class:`SlotCache`: a surface string's slots are built once)."""
+    cache = SlotCache(model)
+    return np.concatenate([np.zeros(0)] + [
+        Inference(model, model.prepare(b), slots=cache).log_probs()
+        for b in batches(sentences, CHUNK)])
 
 
 def _node_spans(sent: SlotSentence) -> list[tuple[int, int]]:
