@@ -118,9 +118,13 @@ class Widths:
         self.quotes: str | None = None  # the input's quote style; None: the model's
         self._decided = width is None
         self._input_width = width == "input"
-        self._writing = self.width is not None  # new sentences written in a width or quote style
         # an ASCII token has no full-width character: its one twin is full()'s
         self._ascii = {t: f for t, f in FULL.items() if t not in self.known and f in self.known}
+
+    @property
+    def _writing(self) -> bool:
+        """Whether new sentences are written in a width or a quote style (not the model's)."""
+        return self.width is not None or self.quotes is not None
 
     def fold(self, token: str) -> str:
         """How the model reads ``token``: itself if known, else a known twin, else itself."""
@@ -172,7 +176,6 @@ class Widths:
             if not looked_for:
                 break
         self._decided = True
-        self._writing = self.width is not None or self.quotes is not None
         return ahead
 
     def _unchanged(self, sent: Sentence) -> Sentence:
