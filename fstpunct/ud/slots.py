@@ -18,7 +18,7 @@ from ._slots import slot_parts
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
-__all__ = ["ABBV", "BOUNDARY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
+__all__ = ["ABBV", "BOUNDARY", "CURLY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
            "opening", "punct_tokens", "quote_symbols", "raw_slots", "slot_members",
            "surface_slots", "to_slots", "to_slots_reference", "underlying_slot"]
 
@@ -28,6 +28,8 @@ UNK = "<unk>"
 _OPEN_XPOS, _CLOSE_XPOS = "``", "''"
 _DIRECTIONAL = {'"': ("“", "”"), "'": ("‘", "’")}
 STRAIGHT_QUOTES = frozenset(_DIRECTIONAL)  # the forms :func:`quote_symbols` gives a direction
+CURLY = {curly: straight for straight, pair in _DIRECTIONAL.items() for curly in pair}
+"""Curly quotes → their straight forms."""
 T = TypeVar("T")
 
 

@@ -45,7 +45,7 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..errors import refuse_choice
-from .slots import STRAIGHT_QUOTES, quote_symbols
+from .slots import CURLY, STRAIGHT_QUOTES, quote_symbols
 from .text import surface
 from .treebank import Line, Sentence, Word
 
@@ -58,8 +58,6 @@ FULL = {",": "，", ".": "。", ";": "；", ":": "：", "?": "？", "!": "！", 
 """Half-width marks → the full-width forms Chinese writes for them."""
 IDEOGRAPHIC = {"。": "."}
 """Full-width marks outside the Fullwidth Forms block → their half-width twins."""
-CURLY = {"“": '"', "”": '"', "‘": "'", "’": "'"}
-"""Curly quotes → their straight forms."""
 _BLOCK = range(0xFF01, 0xFF5F)  # Fullwidth Forms: U+FF01–U+FF5E = U+0021–U+007E + 0xFEE0
 
 
