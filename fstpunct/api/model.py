@@ -428,10 +428,11 @@ class Model:
         refuse_unused({"beam": beam is not None and parser is None},
                       "only with parser (--parser), the beam it parses with")
         refuse_missing({"parser (--parser)": parser})
-        from .parsing import parser_model
+        from .parsing import load_parser
         p = None
         if parser is not None:  # it parses the learner's punctuated sentences
-            p = parser_model(parser, beam)
+            refuse_count(1, beam=beam)  # before the parser loads
+            p = load_parser(parser)
             p.expect_mode("tokens", "correction with a parser")
         correction = self.correction
 
@@ -457,8 +458,9 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.constraint import check_constraint, constrained
-        from .parsing import parser_model
-        p = parser_model(parser, beam)
+        from .parsing import load_parser
+        refuse_count(1, beam=beam)  # before the parser loads
+        p = load_parser(parser)
         check_constraint(p, beam, punct_weight)
         return self._rewrite(data, lambda s: constrained(p, self.punct, s, beam, punct_weight),
                              tree=False)

@@ -12,7 +12,7 @@ from .data import Data, rewrite
 if TYPE_CHECKING:  # the parser brings scipy and tqdm: imported when a parser is used
     from ..parser import Model as ParserModel
 
-__all__ = ["load_parser", "parse", "parser_model"]
+__all__ = ["load_parser", "parse"]
 
 
 def load_parser(parser: str | os.PathLike[str] | ParserModel) -> ParserModel:
@@ -20,14 +20,6 @@ def load_parser(parser: str | os.PathLike[str] | ParserModel) -> ParserModel:
     :class:`fstpunct.parser.Model` as it is."""
     from ..parser import Model as ParserModel
     return parser if isinstance(parser, ParserModel) else ParserModel.load(parser)
-
-
-def parser_model(parser: str | os.PathLike[str] | ParserModel, beam: int | None
-                 ) -> ParserModel:
-    """:func:`load_parser` after ``beam`` is checked: an InputError before any file or
-    sentence is read."""
-    refuse_count(1, beam=beam)
-    return load_parser(parser)
 
 
 def parse(data: Data, parser: str | os.PathLike[str] | ParserModel, *,
@@ -39,6 +31,7 @@ def parse(data: Data, parser: str | os.PathLike[str] | ParserModel, *,
     punctuation the parser's mode leaves out attached to a neighbour. ``data`` and the
     answer: as :class:`fstpunct.Model`'s methods take and give them."""
     from ..parser import parse as parse_sentence
-    model = parser_model(parser, beam)
+    refuse_count(1, beam=beam)  # before the parser loads
+    model = load_parser(parser)
     return rewrite(data, lambda sents: (parse_sentence(model, s, beam) for s in sents),
                    tree=False)
