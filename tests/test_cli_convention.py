@@ -1,5 +1,6 @@
 """One command-line convention (issue 17 item 4): inputs by path, '-' or split name; progress
 only as plain lines off a terminal; a step that re-analyses drops the stale analysis."""
+import html
 import io
 import json
 import shutil
@@ -157,6 +158,18 @@ def test_draw_reads_a_sentence_of_stdin(what, tmp_path, capsys, monkeypatch):
         with pytest.raises(SystemExit):
             main(stray)
         assert said in capsys.readouterr().err
+
+
+def test_draw_quotes_a_sent_id_of_stdin(tmp_path, capsys, monkeypatch):
+    """'--sentence -:sample-2' (a sent_id of stdin) is called "sentence 'sample-2' of standard
+    input", quoted, where it read like a sentence number ('sentence sample-2 of ...')."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    out = tmp_path / "picture.svg"
+    assert main(["draw", "tree", "--model", "en", "--sentence", "-:sample-2", "-o",
+                 str(out)]) == 0
+    picture = html.unescape(out.read_text(encoding="utf-8"))
+    assert "sentence 'sample-2' of standard input" in picture
+    assert capsys.readouterr().err == ""
 
 
 def test_progress_off_a_terminal_is_plain_lines(capsys, monkeypatch):

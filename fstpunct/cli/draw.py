@@ -91,12 +91,13 @@ def _output(parser: argparse.ArgumentParser, suffixes: tuple[str, ...]) -> None:
 def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence, str]:
     """The sentence ``--sentence`` names, the model (``--model``, else its language's) and
     what the picture calls the sentence: ``--sentence`` as given, but ``sentence N of standard
-    input`` for ``-:N``."""
+    input`` for ``-:N`` (a sent_id quoted: ``sentence 'weblog-123' of standard input``)."""
     path, _, which = args.sentence.rpartition(":")
     if not path or not which:
         raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
     sent = one_sentence(read_one(path, args.ud_dir), which, path)
-    name = f"sentence {which} of standard input" if path == "-" else args.sentence
+    shown = which if which.isdigit() else repr(which)  # a sent_id, not a number
+    name = f"sentence {shown} of standard input" if path == "-" else args.sentence
     return chosen_model(args, path, iter([sent]))[0], sent, name
 
 
