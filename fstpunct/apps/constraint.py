@@ -13,12 +13,13 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
+from ..batching import batches
 from ..errors import InputError
 from ..model.punct import Inference, PunctModel, SlotCache
 from ..parser import Model as ParserModel
 from ..parser import kbest
 from ..ud.slots import to_slots
-from ..ud.treebank import Sentence, batches
+from ..ud.treebank import Sentence
 
 __all__ = ["Candidates", "candidates", "check_constraint", "choose", "constrained"]
 

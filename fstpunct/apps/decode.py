@@ -20,6 +20,7 @@ from urllib.parse import unquote
 
 import numpy as np
 
+from ..batching import batches
 from ..fst.lattice import LatticeBuilder
 from ..model.punct import Inference, Posteriors, PunctModel, SlotCache
 from ..model.vocab import Puncteme
@@ -27,7 +28,7 @@ from ..parallel import Pool, share_value, shared
 from ..ud.annotations import MISC_KEYS, set_misc
 from ..ud.slots import BOUNDARY, SlotSentence, to_slots
 from ..ud.tree import children
-from ..ud.treebank import Line, Sentence, batches
+from ..ud.treebank import Line, Sentence
 from ._annotate import bracketed_tokens
 
 __all__ = ["MISC_KEYS", "Mark", "Ranked", "annotate", "bracketed", "bracketed_reference",

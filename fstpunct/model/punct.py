@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
+from ..batching import batches
 from ..dp.chains import ChainShape, TokenChains
 from ..dp.chains import strings as chain_strings
 from ..dp.forest import Forest, KernelStack, Outside, SlotVectors
@@ -45,7 +46,6 @@ from ..errors import refuse_below, refuse_count
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
-from ..ud.treebank import batches
 from ._punct import candidate_arrays
 from .attach import AttachData, AttachModel, pair_scores, probabilities
 from .vocab import Puncteme, Vocab

@@ -13,14 +13,14 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TextIO, TypeVar
+from typing import TextIO
 
 from ..errors import ConlluError
 from ..files import not_utf8, open_input, output
 from ._reader import has_tree as _has_tree
 from ._reader import read_usual, sentence_words, usual_line
 
-__all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "batches", "has_tree",
+__all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "has_tree",
            "has_tree_reference", "mixed_line_ends", "punct_relation", "read_conllu",
            "read_conllu_reference", "read_file", "rebuild", "space_after", "universal",
            "with_space_after", "write_conllu", "write_file"]
@@ -212,21 +212,6 @@ def with_space_after(misc: str, space: bool) -> str:
         return misc
     items = [m for m in misc.split("|") if m not in ("_", NO_SPACE)]
     return "|".join(items if space else items + [NO_SPACE]) or "_"
-
-
-T = TypeVar("T")
-
-
-def batches(items: Iterable[T], size: int) -> Iterator[list[T]]:
-    """``items`` in lists of ``size`` (the last one shorter), read as they are needed."""
-    batch: list[T] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) == size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
 
 
 def _one_field_hint(line: str) -> str:

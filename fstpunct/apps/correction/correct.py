@@ -31,10 +31,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from ...batching import batches
 from ...errors import InputError
 from ...ud.annotations import forget
 from ...ud.slots import SlotSentence, to_slots
-from ...ud.treebank import Sentence, batches
+from ...ud.treebank import Sentence
 from ..restoration import Insertion, marks, mbr
 from ..restoration import exact as exact_mbr
 from ..restoration.generative import DECODERS, check_sampling

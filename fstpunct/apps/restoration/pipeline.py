@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
+from ...batching import batches
 from ...errors import warn_user
 from ...parallel import Pool, share_value, shared
 from ...parser import Model as ParserModel
 from ...parser import parse
 from ...ud.annotations import forget
-from ...ud.treebank import Sentence, batches
+from ...ud.treebank import Sentence
 from . import Restorer
 from .strip import insert, strip
 
