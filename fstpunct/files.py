@@ -410,10 +410,13 @@ def read_npy(path: Path) -> Any:
         if f.read(len(npy.MAGIC_PREFIX)) != npy.MAGIC_PREFIX:
             raise ValueError("not a NumPy .npy file")
         f.seek(0)
-        if _npy_objects(f):
-            raise ValueError(_OBJECTS)
-        f.seek(0)
-        return npy.read_array(f, allow_pickle=False)
+        try:
+            return npy.read_array(f, allow_pickle=False)
+        except UNREADABLE as e:  # numpy's refusal of objects in its words: ours instead
+            f.seek(0)
+            if _npy_objects(f):  # the header read again on a failure only
+                raise ValueError(_OBJECTS) from e
+            raise
 
 
 def _check_zip(f: BinaryIO, start: bytes) -> None:

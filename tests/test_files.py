@@ -458,6 +458,36 @@ def test_an_npy_file_of_python_objects_or_another_file_says_so(what, tmp_path):
         read_npy(path)
 
 
+def test_an_npy_header_is_read_once(tmp_path):
+    """read_npy reads an array of numbers' file once, its header with it (the header was read
+    twice: checked for objects, then by numpy); a failure that is not an array of objects
+    keeps numpy's reason."""
+    read: list[int] = []
+
+    class Counted(io.BytesIO):
+        def read(self, size: int | None = -1) -> bytes:
+            data = super().read(size)
+            read.append(len(data))
+            return data
+
+    class CountedPath(type(tmp_path)):
+        def open(self, mode: str = "r", *args, **kwargs):
+            if mode != "rb":
+                return super().open(mode, *args, **kwargs)
+            with super().open(mode) as f:
+                return Counted(f.read())
+
+    path = CountedPath(tmp_path / "x.npy")
+    np.save(path, np.arange(3))
+    assert list(read_npy(path)) == [0, 1, 2]
+    # the first bytes (is it an .npy?), then the file once
+    assert sum(read) == len(np.lib.format.MAGIC_PREFIX) + path.stat().st_size
+    path.write_bytes(path.read_bytes()[:-8])  # its last number cut off
+    with pytest.raises(ValueError) as e:
+        read_npy(path)
+    assert "Python objects" not in str(e.value) and "pickle" not in str(e.value)
+
+
 class _FailsAfter4(io.BytesIO):
     """A file whose first 4 bytes read, and no read of a byte after them (an input/output
     error)."""
