@@ -8,7 +8,8 @@ all sentences in turn, in this process: reading and tokenising
 (:func:`fstpunct.ud.text.read_text`), tagging (``Pipeline.tagged``), parsing
 (``Pipeline.parsed``) and restoration (by ``Model.restorer(text=True)``, what the text path
 restores with: the default exact decoder, mixed with the bundled CRF where the model has one,
-given those trees); then the whole pipeline in one call (``Model.restore(text, text=True)``,
+given those trees; written in the input's width and quote style, as ``Model.restore`` writes
+them); then the whole pipeline in one call (``Model.restore(text, text=True)``,
 what ``fstpunct restore --text`` runs), which must give the same output. Each figure is the
 median of ``--repeat`` runs; loading the models, once per process, is timed apart. Models: the
 bundled tagger and parser of the punctuation model (or ``--tagger``/``--parser``; without
@@ -71,8 +72,10 @@ def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
     tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
     parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])
     method = model.restorer(text=True)
-    # restore writes its sentences in the input's width and quote style, as model.restore does
-    widths = Widths(model.punct.vocab.tokens, "input")
+    # restore writes its sentences in the input's width and quote style, as model.restore does:
+    # read ahead with the text model's vocabulary (Model.for_text); over the parsed sentences,
+    # whose punctuation tokens are the tokeniser's (tagging and parsing keep them)
+    widths = Widths(model.for_text().vocab.tokens, "input")
     staged, *restore = timed(lambda: "".join(
         s.text() for s in widths.apply(lambda read: restored(read, method), parsed)))
     whole, *total = timed(lambda: model.restore(
