@@ -384,19 +384,23 @@ def _holds_objects(npz: Any, name: str) -> bool:
     declares Python objects (its dtype's ``hasobject``), False if it cannot be read."""
     member = name if name in npz.zip.namelist() else f"{name}.npy"  # as NpzFile finds it
     try:
-        with npz.zip.open(member) as f:
-            return _npy_objects(f)
+        f = npz.zip.open(member)
+    except UNREADABLE:  # no such member, or its entry cannot be read
+        return False
+    with f:
+        return _declares_objects(f)
+
+
+def _declares_objects(f: IO[bytes]) -> bool:
+    """Whether the ``.npy`` header at the start of the stream ``f`` declares Python objects,
+    False if it cannot be read (numpy's error on reading the array is then the reason)."""
+    from numpy.lib import format as npy
+    try:
+        version = npy.read_magic(f)  # 3.0: 2.0's layout with UTF-8 field names
+        read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        return bool(read(f)[2].hasobject)
     except UNREADABLE:
         return False
-
-
-def _npy_objects(f: IO[bytes]) -> bool:
-    """Whether the ``.npy`` header at the start of the stream ``f`` declares Python objects;
-    the header's read error if it cannot be read."""
-    from numpy.lib import format as npy
-    version = npy.read_magic(f)  # 3.0: 2.0's layout with UTF-8 field names
-    read = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
-    return bool(read(f)[2].hasobject)
 
 
 def read_npy(path: Path) -> Any:
@@ -414,7 +418,7 @@ def read_npy(path: Path) -> Any:
             return npy.read_array(f, allow_pickle=False)
         except UNREADABLE as e:  # numpy's refusal of objects in its words: ours instead
             f.seek(0)
-            if _npy_objects(f):  # the header read again on a failure only
+            if _declares_objects(f):  # the header read again on a failure only
                 raise ValueError(_OBJECTS) from e
             raise
 

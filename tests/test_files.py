@@ -488,6 +488,41 @@ def test_an_npy_header_is_read_once(tmp_path):
     assert "Python objects" not in str(e.value) and "pickle" not in str(e.value)
 
 
+def _broken_header(array: bytes, how: str) -> bytes:
+    """The ``.npy`` file ``array`` with its header broken ``how``."""
+    if how == "cut off":
+        return array[:20]
+    if how == "not a dictionary":
+        start, end = array.index(b"{"), array.index(b"}") + 1
+        return array[:start] + b"[1, 2]".ljust(end - start) + array[end:]
+    return array.replace(b"'<i8'", b"'<zz'")  # a dtype numpy does not know
+
+
+@pytest.mark.parametrize("how", ["cut off", "not a dictionary", "an unknown dtype"])
+def test_an_npy_file_with_a_broken_header_keeps_numpys_error(how, tmp_path):
+    """A header numpy cannot read raises numpy's error as it came, not a second one raised
+    while handling it (the header read again to look for Python objects)."""
+    saved = io.BytesIO()
+    np.save(saved, np.arange(3, dtype="<i8"))
+    broken = _broken_header(saved.getvalue(), how)
+    with pytest.raises(ValueError) as numpys:
+        np.lib.format.read_array(io.BytesIO(broken), allow_pickle=False)
+    path = tmp_path / "x.npy"
+    path.write_bytes(broken)
+    with pytest.raises(ValueError) as e:
+        read_npy(path)
+    assert _chain(e.value) == _chain(numpys.value)
+
+
+def _chain(error: BaseException | None) -> list[tuple[type, str]]:
+    """The exception ``error`` and those it was raised while handling, as types and messages."""
+    chain = []
+    while error is not None:
+        chain.append((type(error), str(error)))
+        error = error.__context__
+    return chain
+
+
 class _FailsAfter4(io.BytesIO):
     """A file whose first 4 bytes read, and no read of a byte after them (an input/output
     error)."""
