@@ -626,20 +626,25 @@ def test_a_tagger_or_parser_that_is_no_folder_is_refused_even_when_unused(en, tm
 @pytest.mark.parametrize("beam, bound", [(0, "at least 1"), (1.5, "a whole number of at least 1"),
                                          (2.0, "a whole number of at least 1"),
                                          (True, "a whole number of at least 1")])
-def test_a_beam_below_one_is_refused_before_reading(en, tmp_path, beam, bound):
+def test_a_beam_below_one_is_refused_before_reading(en, stub_correction, tmp_path, beam, bound):
     """``restore(parsers=..., beam=0)`` was refused only at the first sentence (the parser's
     search), ``restore``'s and ``decode``'s pipeline beam when the pipeline loaded; before
-    any parser is read (an empty folder would be a ModelError). A beam of 1.5 failed in the
-    search's slice (a TypeError at the first sentence), or was said to be below 2 (parse); 2.0
-    is refused too (one rule: a count is an integer), and True (it passed as 1)."""
+    any parser is read (an empty folder would be a ModelError): by every caller that loads a
+    parser (fstpunct.parse, Model.parse, Model.correct check the beam themselves). A beam of
+    1.5 failed in the search's slice (a TypeError at the first sentence), or was said to be
+    below 2 (parse); 2.0 is refused too (one rule: a count is an integer), and True (it
+    passed as 1)."""
     given = Pulled(conllu.parse(TEXT))
     parser = BUNDLED / "en" / "parser"
+    corrector = fstpunct.load(stub_correction)
     for call in (lambda: en.restore(iter(given), parsers=[parser], beam=beam),
                  lambda: en.restore(iter(given), parsers=[parser, tmp_path], beam=beam),
                  lambda: en.restore(iter(given), parsers=[tmp_path], beam=beam),
                  lambda: en.restore(iter(given), beam=beam),
                  lambda: en.decode(iter(given), beam=beam),
-                 lambda: en.parse(iter(given), tmp_path, beam=beam)):
+                 lambda: en.parse(iter(given), tmp_path, beam=beam),
+                 lambda: fstpunct.parse(iter(given), tmp_path, beam=beam),
+                 lambda: corrector.correct(iter(given), parser=tmp_path, beam=beam)):
         with pytest.raises(InputError, match=f"^beam must be {bound}, not {beam}$"):
             call()
     assert given.count == 0
