@@ -160,15 +160,22 @@ def test_draw_reads_a_sentence_of_stdin(what, tmp_path, capsys, monkeypatch):
         assert said in capsys.readouterr().err
 
 
-def test_draw_quotes_a_sent_id_of_stdin(tmp_path, capsys, monkeypatch):
+@pytest.mark.parametrize("what, caption", [(["tree"], "sentence {} of standard input"),
+                                           (["lattice", "--slot", "2"],
+                                            "slot 2 of sentence {} of standard input")])
+@pytest.mark.parametrize("sent_id", ["sample-2", "O'Hara\\2"])
+def test_draw_quotes_a_sent_id_of_stdin(what, caption, sent_id, tmp_path, capsys, monkeypatch):
     """'--sentence -:sample-2' (a sent_id of stdin) is called "sentence 'sample-2' of standard
-    input", quoted, where it read like a sentence number ('sentence sample-2 of ...')."""
-    monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))
+    input", quoted, where it read like a sentence number ('sentence sample-2 of ...'); quoted
+    as it is between single quotes (a quote or backslash in it was quoted the Python way)."""
+    text = SAMPLE.read_text(encoding="utf-8").replace("sent_id = sample-2\n",
+                                                     f"sent_id = {sent_id}\n")
+    monkeypatch.setattr(sys, "stdin", io.StringIO(text))
     out = tmp_path / "picture.svg"
-    assert main(["draw", "tree", "--model", "en", "--sentence", "-:sample-2", "-o",
+    assert main(["draw", *what, "--model", "en", "--sentence", f"-:{sent_id}", "-o",
                  str(out)]) == 0
     picture = html.unescape(out.read_text(encoding="utf-8"))
-    assert "sentence 'sample-2' of standard input" in picture
+    assert caption.format(f"'{sent_id}'") in picture
     assert capsys.readouterr().err == ""
 
 

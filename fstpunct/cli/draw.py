@@ -96,7 +96,7 @@ def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence, str]:
     if not path or not which:
         raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
     sent = one_sentence(read_one(path, args.ud_dir), which, path)
-    shown = which if which.isdigit() else repr(which)  # a sent_id, not a number
+    shown = which if which.isdigit() else f"'{which}'"  # a sent_id, not a number
     name = f"sentence {shown} of standard input" if path == "-" else args.sentence
     return chosen_model(args, path, iter([sent]))[0], sent, name
 
