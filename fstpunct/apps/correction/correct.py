@@ -190,7 +190,7 @@ def corrected(sentences: Iterable[Sentence], model: CorrectionModel, decoder: st
               seed: int | None = None, batch: int = 100, edit_cost: float | None = None,
               support: float | None = None, parsed: bool = False) -> Iterator[Sentence]:
     """Every sentence with its punctuation corrected (module docstring); a sentence that is
-    all punctuation is kept as it is, its marks kept, less decode's analysis
+    all punctuation keeps its marks as they are, less decode's analysis
     (:func:`~fstpunct.ud.annotations.forget`, as :func:`strip` drops it). ``decoder``,
     ``edit_cost``, ``support``: the exact decoders' (default: the model's decoding for the
     trees' source, a parser's if ``parsed``: :meth:`~.model.CorrectionModel.decoding_for`);
