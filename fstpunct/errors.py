@@ -7,7 +7,7 @@ import sys
 import warnings
 import zlib
 from collections.abc import Sequence
-from numbers import Integral
+from numbers import Integral, Real
 from pathlib import Path
 from zipfile import BadZipFile
 
@@ -89,29 +89,45 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
 
 
-def refuse_below(least: float, **values: float | None) -> None:
+def refuse_below(least: float, **values: object) -> None:
     """An :class:`InputError` naming every value of ``values`` (by keyword; None: not given)
     below ``least``, not a number (NaN) or infinite, in the one style of a refused value:
     ``lexical and l2 must be at least 0, not -1 and -2.0`` (``a finite number of at least 0``
-    when one is +inf: it would break the maths or the JSON it is written to). A keyword need
-    not be an identifier: the command line's ``**{"--page-size": 0}``."""
-    low = {name: value for name, value in values.items()
-           if value is not None and not least <= value < math.inf}  # no overflow on big ints
+    when one is +inf: it would break the maths or the JSON it is written to), and every value
+    that is no real number at all, shown as written (a string, a list, a complex number:
+    ``readings must be a number of at least 0, not '3'``; a bool passes as 0 or 1). A keyword
+    need not be an identifier: the command line's ``**{"--page-size": 0}``."""
+    _refuse_below(least, "a number", values)
+
+
+def _refuse_below(least: float, number: str, values: dict[str, object]) -> None:
+    """:func:`refuse_below`, saying ``number`` (``a number``, ``a whole number``) of a value
+    that is no real number."""
+    low = {name: value for name, value in values.items() if value is not None and not (
+        isinstance(value, Real) and least <= value < math.inf)}  # no overflow on big ints
     if low:
-        bound = (f"a finite number of at least {least}" if math.inf in low.values()
-                 else f"at least {least}")
+        numbers = [value for value in low.values() if isinstance(value, Real)]
+        bound = (f"a finite number of at least {least}" if math.inf in numbers
+                 else f"at least {least}" if len(numbers) == len(low)
+                 else f"{number} of at least {least}")
         raise InputError(f"{' and '.join(low)} must be {bound}, not "
-                         f"{' and '.join(map(str, low.values()))}")
+                         f"{' and '.join(map(_shown, low.values()))}")
 
 
-def refuse_count(least: int, *, required: bool = False, **values: float | None) -> None:
+def _shown(value: object) -> str:
+    """A refused value as a refusal shows it: a number as printed, anything else as written
+    (``'3'``, not ``3``)."""
+    return str(value) if isinstance(value, Real) else repr(value)
+
+
+def refuse_count(least: int, *, required: bool = False, **values: object) -> None:
     """:func:`refuse_below` for counts (a beam, a number of epochs: they slice and count), and
     an :class:`InputError` naming every value that is not of an integer type, ``beam must be a
     whole number of at least 1, not 1.5``: a fraction, a whole float too (2.0: a slice or
     ``range`` fails on it; one rule for the library, checked at the call even where no
-    sentence would use the value), and a bool (True is no count). None: not given, unless
-    ``required`` (refused then, ``... not None``)."""
-    refuse_below(least, **values)
+    sentence would use the value), a bool (True is no count) and anything else that is no
+    number (``'3'``). None: not given, unless ``required`` (refused then, ``... not None``)."""
+    _refuse_below(least, "a whole number", values)
     fractions = {name: value for name, value in values.items()
                  if (value is not None or required)
                  and (isinstance(value, bool) or not isinstance(value, Integral))}

@@ -1,5 +1,6 @@
 """The shared refusals of fstpunct.errors, called directly (the commands test them in use)."""
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -43,6 +44,26 @@ def test_refuse_below_names_every_refused_value(values, message, refuse):
     with pytest.raises(InputError) as refused:
         refuse(1, **values)
     assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(("values", "said"), [
+    ({"readings": "3"}, "readings must be {number} of at least 1, not '3'"),
+    ({"readings": [3]}, "readings must be {number} of at least 1, not [3]"),
+    ({"readings": 3j}, "readings must be {number} of at least 1, not 3j"),
+    ({"readings": np.bool_(True)}, "readings must be {number} of at least 1, not np.True_"),
+    ({"a": "x", "b": 0, "c": 2}, "a and b must be {number} of at least 1, not 'x' and 0"),
+    ({"a": "x", "b": math.inf}, "a and b must be a finite number of at least 1, not 'x' and inf"),
+])
+def test_a_value_that_is_no_real_number_is_refused(values, said):
+    """A string, a list, a complex number (no order) or numpy's bool: refused in one line,
+    shown as written ('3', not 3), not a TypeError's traceback from the comparison (nor
+    numpy's bool passed as 1); refuse_count says a whole number. A real number of any type
+    passes refuse_below as before, a bool too."""
+    refuse_below(0, a=Fraction(1, 2), b=np.float32(2.5), c=np.int8(3), d=True)
+    for refuse, number in ((refuse_below, "a number"), (refuse_count, "a whole number")):
+        with pytest.raises(InputError) as refused:
+            refuse(1, **values)
+        assert str(refused.value) == said.format(number=number)
 
 
 @pytest.mark.parametrize(("values", "message"), [

@@ -226,11 +226,10 @@ def _readings_seed(record: dict[str, Any]) -> int:
 
 def _readings(record: dict[str, Any]) -> int:
     """A record's ``readings`` (:attr:`CorrectionModel.readings`; 0 if none): a whole number of
-    at least 0 (:func:`~fstpunct.errors.refuse_count`), not truncated (2.5 is no count)."""
+    at least 0, else an InputError (:func:`~fstpunct.errors.refuse_count`, null and a string
+    included), not truncated (2.5 is no count)."""
     readings = record.get("readings", 0)
-    if not isinstance(readings, (int, float)):  # a string, null: refuse_count cannot compare it
-        raise InputError(f"readings must be a whole number of at least 0, not {readings!r}")
-    refuse_count(0, readings=readings)
+    refuse_count(0, required=True, readings=readings)
     return readings
 
 
