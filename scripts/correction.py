@@ -176,7 +176,6 @@ the smaller), tested against keep.
 from __future__ import annotations
 
 import argparse
-import filecmp
 import functools
 import json
 import math
@@ -1461,7 +1460,8 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
     """A finished cv run's fold correctors (its ``work``), each with its held-out learner
     sentences prepared (:class:`Prepared`); with ``bags``, each fold's first ``bags`` bagged
     correctors instead (cv --bags), voting (:class:`Bagged`): a fold's sentences stripped and
-    read (T_e′) once for all its bags (:func:`same_learner_files`, :meth:`Prepared.sharing`)."""
+    read (T_e′) once for all its bags (:meth:`Prepared.sharing`, which refuses a bag whose
+    learner model or readings differ from its fold's first bag's)."""
     names = tuple(f"bag{b}/correct" for b in range(bags)) or ("correct",)
     for fold in range(len(helds)):
         fold_folders(work, fold, names, len(helds))
@@ -1477,27 +1477,12 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
                 _fail(f"{work / f'fold{fold}' / names[b]}: recorded as fold {got[0]}, bag "
                       f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of fold0/bag0's "
                       f"seed {seed}")
-        for name in names[1:]:
-            same_learner_files(work / f"fold{fold}", names[0], name)
         try:
             prepared = Prepared.sharing(models, [pooled[j][1] for j in held])
         except InputError as e:
             _fail(f"{work / f'fold{fold}'} ({', '.join(names)}, from 0): {e}")
         out.append(Bagged(prepared) if bags else prepared[0])
     return out
-
-
-def same_learner_files(folder: Path, first: str, name: str) -> None:
-    """Fail unless the correction model ``folder``/``name``'s learner model is
-    ``folder``/``first``'s, its files byte for byte (stricter than
-    :func:`~fstpunct.apps.correction.correct.reads_alike`, which
-    :meth:`Prepared.sharing` checks on the loaded models, readings included)."""
-    mine, theirs = folder / first / "learner", folder / name / "learner"
-    files = sorted(f.name for f in mine.iterdir())
-    if (files != sorted(f.name for f in theirs.iterdir())
-            or not all(filecmp.cmp(mine / f, theirs / f, shallow=False) for f in files)):
-        _fail(f"{folder / name}: its learner model or readings of T_e' are not "
-              f"{folder / first}'s (every bag of a fold reads with the fold's)")
 
 
 def swept(prepared: list[Prepared | Bagged], decodings: list[Decoding], helds: list[list[int]],

@@ -294,17 +294,21 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     assert e.value.code == 2 and "fold1/bag0/correct: recorded as fold 1, bag 0, seed 1" in err
     assert "of fold0/bag0's seed 0" in err and len(err.strip().splitlines()) == 1
 
-    # a bag whose learner model differs from its fold's first bag's (here by one byte) or that
-    # draws other readings: refused, since compare reads a fold's sentences once for all bags
+    # a bag whose learner model differs from its fold's first bag's (here in its backoff) or
+    # that draws other readings: refused (Prepared.sharing), since compare reads a fold's
+    # sentences once for all bags
+    said = (f"{work / 'fold0'} (bag0/correct, bag1/correct, from 0): correction model 1: its "
+            f"learner model or readings of T_e' are not model 0's")
     learner = work / "fold0" / "bag1" / "correct" / "learner"
     kept = tmp_path / "kept-learner"
     shutil.copytree(learner, kept)
-    with (learner / "model.json").open("a", encoding="utf-8") as f:
-        f.write("\n")
+    stored = json.loads((learner / "model.json").read_text(encoding="utf-8"))
+    stored["settings"]["backoff"] += 0.001
+    (learner / "model.json").write_text(json.dumps(stored), encoding="utf-8")
     with pytest.raises(SystemExit) as e:
         run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
     err = capsys.readouterr().err
-    assert e.value.code == 2 and "fold0/bag1/correct: its learner model or readings" in err
+    assert e.value.code == 2 and said in err
     assert len(err.strip().splitlines()) == 1
     shutil.rmtree(learner)
     shutil.copytree(kept, learner)
@@ -314,7 +318,7 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     path.write_text(json.dumps(stored), encoding="utf-8")
     with pytest.raises(SystemExit) as e:
         run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
-    assert e.value.code == 2 and "its learner model or readings" in capsys.readouterr().err
+    assert e.value.code == 2 and said in capsys.readouterr().err
 
 
 def test_edit_overlap_by_hand():
