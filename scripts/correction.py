@@ -886,13 +886,13 @@ def keyed_pairs(pooled: list[tuple[str, Sentence, Sentence]],
 
 
 def fold_pairs(pooled: list[tuple[str, Sentence, Sentence]],
-               extra: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], fold: int
-               ) -> list[tuple[str, Sentence, Sentence]]:
-    """The (key, learner, corrected) rows (:func:`keyed_pairs`) of the pairs whose FCE document is
-    not in ``fold``: what ``cv`` trains the fold's models on, with the fold's outside FCE
-    pairs."""
-    return [(key, s, g) for key, _, s, g in keyed_pairs(pooled, extra)
-            if fold_of[_document(s)] != fold]
+               extra: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
+               ) -> list[list[tuple[str, Sentence, Sentence]]]:
+    """Per fold of ``k``, the (key, learner, corrected) rows (:func:`keyed_pairs`, keyed once
+    for all folds) of the pairs whose FCE document is not in the fold: what ``cv`` trains the
+    fold's models on, with the fold's outside FCE pairs."""
+    rows = [(fold_of[_document(s)], (key, s, g)) for key, _, s, g in keyed_pairs(pooled, extra)]
+    return [[row for f, row in rows if f != fold] for fold in range(k)]
 
 
 def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int], k: int
@@ -1043,7 +1043,7 @@ def cv(args: argparse.Namespace) -> None:
     by_cost: dict[float, list[Sentence | None]] = {}
     per_fold: list[dict] = []
     folds: list[tuple[list[Sentence], list[Sentence], Reading]] = []
-    keyed = [fold_pairs(pooled, extra, fold_of, fold) for fold in range(k)]
+    keyed = fold_pairs(pooled, extra, fold_of, k)
     rests = [[(s, g) for _, s, g in rows] + fold_outside[fold].pairs
              for fold, rows in enumerate(keyed)]
     slotted = [slot_pairs(rest) for rest in rests]  # read once, for the corrector and its bags
@@ -1760,8 +1760,8 @@ def channel(args: argparse.Namespace) -> None:
     helds = held_of(pooled, fold_of, k)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     prepared = prepared_folds(work, pooled, helds)
-    trainable = [trainable_pairs([(s, g) for _, s, g in fold_pairs(pooled, extra, fold_of, fold)])
-                 for fold in range(k)]
+    trainable = [trainable_pairs([(s, g) for _, s, g in rows])
+                 for rows in fold_pairs(pooled, extra, fold_of, k)]
     for fold, (_, corrected, _) in enumerate(trainable):  # every fold's, before any scoring
         refuse_other_pairs(work / f"fold{fold}" / "correct", prepared[fold].model.record,
                            len(corrected), fold)

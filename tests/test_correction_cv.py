@@ -246,7 +246,7 @@ def test_pairs_read_several_corrected_files(script, tmp_path):
 
 
 def test_fold_pairs_keeps_the_other_folds_isomorphic_then_punctuation_only_pairs(script):
-    """fold_pairs: the pairs whose document is not in the fold, the isomorphic ones (keyed
+    """fold_pairs: per fold, the pairs whose document is not in it, the isomorphic ones (keyed
     ``split/cesl/sent_id``) before the punctuation-only ones (``split/pesl/sent_id``), each in
     its list's order, the learner and corrected sentences as given."""
     def pair(split, sent_id):
@@ -255,14 +255,14 @@ def test_fold_pairs_keeps_the_other_folds_isomorphic_then_punctuation_only_pairs
               pair("train", "docB-p1")]
     extra = [pair("dev", "docE-x"), pair("train", "docB-x"), pair("train", "docA-x")]
     fold_of = {"docA": 0, "docB": 1, "docE": 1}
-    rows = script.fold_pairs(pooled, extra, fold_of, 0)
-    assert [key for key, _, _ in rows] == [
+    fold0, fold1 = script.fold_pairs(pooled, extra, fold_of, 2)
+    assert [key for key, _, _ in fold0] == [
         "train/cesl/docB-p0", "dev/cesl/docE-p1", "train/cesl/docB-p1", "dev/pesl/docE-x",
         "train/pesl/docB-x"]
-    assert [(s, g) for _, s, g in rows] == [
+    assert [(s, g) for _, s, g in fold0] == [
         (s, g) for _, s, g in (pooled[0], pooled[2], pooled[3], extra[0], extra[1])]
-    assert [key for key, _, _ in script.fold_pairs(pooled, extra, fold_of, 1)] == [
-        "train/cesl/docA-p0", "train/pesl/docA-x"]
+    assert fold1 == [
+        ("train/cesl/docA-p0", *pooled[1][1:]), ("train/pesl/docA-x", *extra[2][1:])]
 
 
 def crossfit_cv(script, monkeypatch, tmp_path: Path, extra: bool = False) -> tuple[Path, Path]:
