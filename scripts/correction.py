@@ -1953,31 +1953,55 @@ def channel_heldout(args: argparse.Namespace) -> None:
     parts = outside_parts(data)
     results: dict = {"reference": args.reference, "work": str(work),
                      "error_model": {"pairs": len(corrected), "k": errors.k}}
-    chosen = 1.0
-    for name, pairs in (("calibration", parts[0]), ("test", parts[1] + parts[2])):
-        source, gold = [s for s, _ in pairs], [g for _, g in pairs]
-        scores = noisy.slot_scores(english, errors, [to_slots(s) for s in source])
-        by_weight, kept = lambda_grid(source, scores, english)
-        edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
-        print(f"{name} part: {len(pairs)} pairs, "
-              f"{sum(len(c) for s in scores for c in s.candidates)} candidates", flush=True)
-        results[name] = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
-                         "lambda_grid": lambda_rows(edits, counts, kept)}
-        if name == "calibration":
-            chosen = least_aed(list(LAMBDAS), edits, counts, by_f05=False)
-            print(f"calibrated: λ {chosen:g}", flush=True)
-            results["calibrated_lambda"] = chosen
-            continue
-        outputs = {"keep": source, CHANNEL_BAYES: by_weight[1.0],
-                   CHANNEL_CALIBRATED: by_weight[chosen]}
-        rows = scored(outputs, source, gold, ("keep",))
-        print_rows(f"### test part ({len(pairs)} pairs, {sum(rows[0]['edit_counts'][2])} gold "
-                   f"punctuation edits; parsed trees; calibrated λ {chosen:g})", rows,
-                   (("aed", "keep"), ("f", "keep")))
-        results[name] |= {"rows": rows,
-                          "final_or_inner": print_final_or_inner(outputs, source, gold)}
+    results["calibration"], chosen = channel_calibrated(parts[0], english, errors)
+    results["calibrated_lambda"] = chosen
+    results["test"] = channel_tested(parts[1] + parts[2], english, errors, chosen)
     with output(args.output) as f:
         f.write(json.dumps(results, indent=1) + "\n")
+
+
+def lambda_part(name: str, pairs: list[tuple[Sentence, Sentence]], english: PunctModel,
+                errors: noisy.ErrorModel
+                ) -> tuple[dict[float, list[Sentence]], dict[float, list[int]],
+                           dict[float, EditScore], dict]:
+    """The ``name`` part of heldout's ``pairs`` under the noisy channel (the prior ``english``,
+    the error model ``errors``) at every λ of LAMBDAS, printed (pairs, candidates, the λ grid):
+    the sentences by λ, their token edits and edit counts (:func:`grid_of`), and the part's
+    JSON (pairs, sent_ids, λ grid)."""
+    source, gold = [s for s, _ in pairs], [g for _, g in pairs]
+    scores = noisy.slot_scores(english, errors, [to_slots(s) for s in source])
+    by_weight, kept = lambda_grid(source, scores, english)
+    edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
+    print(f"{name} part: {len(pairs)} pairs, "
+          f"{sum(len(c) for s in scores for c in s.candidates)} candidates", flush=True)
+    result = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
+              "lambda_grid": lambda_rows(edits, counts, kept)}
+    return by_weight, edits, counts, result
+
+
+def channel_calibrated(pairs: list[tuple[Sentence, Sentence]], english: PunctModel,
+                       errors: noisy.ErrorModel) -> tuple[dict, float]:
+    """The calibration part's JSON (:func:`lambda_part`) and the λ it chooses: least AED, ties
+    to the smaller (printed)."""
+    _, edits, counts, result = lambda_part("calibration", pairs, english, errors)
+    chosen = least_aed(list(LAMBDAS), edits, counts, by_f05=False)
+    print(f"calibrated: λ {chosen:g}", flush=True)
+    return result, chosen
+
+
+def channel_tested(pairs: list[tuple[Sentence, Sentence]], english: PunctModel,
+                   errors: noisy.ErrorModel, chosen: float) -> dict:
+    """The test part's JSON (:func:`lambda_part`) with keep, λ = 1 and the calibrated λ
+    ``chosen`` scored against keep, and their edits at the final and inner slots (printed)."""
+    by_weight, _, _, result = lambda_part("test", pairs, english, errors)
+    source, gold = [s for s, _ in pairs], [g for _, g in pairs]
+    outputs = {"keep": source, CHANNEL_BAYES: by_weight[1.0],
+               CHANNEL_CALIBRATED: by_weight[chosen]}
+    rows = scored(outputs, source, gold, ("keep",))
+    print_rows(f"### test part ({len(pairs)} pairs, {sum(rows[0]['edit_counts'][2])} gold "
+               f"punctuation edits; parsed trees; calibrated λ {chosen:g})", rows,
+               (("aed", "keep"), ("f", "keep")))
+    return result | {"rows": rows, "final_or_inner": print_final_or_inner(outputs, source, gold)}
 
 
 ENDINGS = ("`,`", "no mark", "`.` `?` `!`", "other mark")  # units' description: the last mark
