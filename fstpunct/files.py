@@ -3,7 +3,7 @@
 Every command reads its text inputs through :func:`open_input` and writes every file through
 :func:`output`, :func:`atomic_path` or :func:`atomic_folder`: the output goes to a temporary
 file (or folder) beside the target, is flushed to disk, and only a complete output is renamed
-over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`terminate_on_sigterm`)
+over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`end_on_signals`)
 the temporary is removed and the target keeps its previous bytes. An input may therefore also
 be the output (``-o`` naming the input): the input stays readable until the rename. A device or
 named pipe (``-o /dev/null``) is written in place: it has no bytes to keep, and a rename would
@@ -28,8 +28,8 @@ from typing import IO, Any, BinaryIO
 from .errors import UNREADABLE, InputError, ModelError, not_a_model
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
-           "check_input", "folder_target", "is_stdio", "not_utf8", "open_input", "output",
-           "read_meta", "read_npy", "read_npz", "read_text", "terminate_on_sigterm", "writing"]
+           "check_input", "end_on_signals", "folder_target", "is_stdio", "not_utf8",
+           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -60,21 +60,27 @@ class Terminated(BaseException):
 
 
 @contextmanager
-def terminate_on_sigterm() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` in this process (worker processes
-    it forks exit at once instead), so ``finally`` blocks remove temporary files."""
+def end_on_signals() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in this process and Ctrl-C (SIGINT,
+    unless it was ignored when the block began) KeyboardInterrupt, so ``finally`` blocks remove
+    temporary files; the worker processes it forks exit at once on either instead, quietly (a
+    terminal sends Ctrl-C to the whole process group, and an idle worker's KeyboardInterrupt
+    printed its traceback)."""
     owner = os.getpid()
 
     def handler(signum: int, frame: object) -> None:
         if os.getpid() != owner:
             os._exit(128 + signum)
-        raise Terminated
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated
 
-    previous = signal.signal(signal.SIGTERM, handler)
+    caught = [signal.SIGTERM] + [signal.SIGINT] * (
+        signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    previous = {signum: signal.signal(signum, handler) for signum in caught}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for signum, before in previous.items():
+            signal.signal(signum, before)
 
 
 def is_stdio(path: str | Path | None) -> bool:

@@ -164,6 +164,51 @@ def test_interrupt_leaves_the_target(tmp_path, signum, status):
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
 
 
+def _children(pid: int) -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir()
+            if p.name.isdigit() and _stat(int(p.name))[1:2] == [str(pid)]]
+
+
+def _stat(pid: int) -> list[str]:
+    """State, parent and CPU ticks (user, system) of process ``pid`` from /proc ([] if gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return []
+    return [fields[0], fields[1], fields[11], fields[12]]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_ctrl_c_of_a_terminal_leaves_no_worker_traceback(tmp_path):
+    """Ctrl-C reaches the terminal's whole process group, the workers of ``--jobs 2`` too: a
+    worker waiting for its next task used to print its KeyboardInterrupt's traceback. Here both
+    wait: decode has sent them the chunks it read and waits for the rest of its input."""
+    sentences = treebank("en", "dev").path.read_bytes().split(b"\n\n")
+    proc = subprocess.Popen([sys.executable, "-m", "fstpunct.cli.main", "decode", "--model",
+                             "en", "--jobs", "2", "-", "-o", str(tmp_path / "out.conllu")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, preexec_fn=_default_signals,
+                            start_new_session=True)
+    try:
+        proc.stdin.write(b"\n\n".join(sentences[:1200]) + b"\n\n")  # two chunks of 500
+        proc.stdin.flush()
+        deadline, seen, idle = time.time() + 300, None, False
+        while time.time() < deadline and proc.poll() is None and not idle:
+            time.sleep(0.5)
+            now = [_stat(child) for child in _children(proc.pid)]
+            idle = len(now) == 2 and now == seen and all(s[0] == "S" for s in now)
+            seen = now  # idle: both asleep and no CPU tick since the last look
+        os.killpg(proc.pid, signal.SIGINT if idle else signal.SIGKILL)
+        returncode = proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        _, err = proc.communicate()
+    assert idle, f"no two idle workers while decode was running: {err!r}"
+    assert returncode == 130 and b"Traceback" not in err, err.decode()
+    assert leftovers(tmp_path) == []
+
+
 def test_a_named_pipe_is_written_in_place_not_replaced(tmp_path):
     """A device or named pipe (``-o /dev/null``) is not a file to replace: a temporary renamed
     over it would leave a regular file where the device or pipe was."""

@@ -13,7 +13,7 @@ from typing import NoReturn
 
 from .. import __version__
 from ..errors import FstpunctError
-from ..files import Terminated, terminate_on_sigterm, writing
+from ..files import Terminated, end_on_signals, writing
 from .note import print_note
 
 # Subcommand name -> module of fstpunct.cli, in the order ``--help`` lists them.
@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     warnings.showwarning = lambda message, *_, **__: print(
         f"{args.prog}: warning: {message}", file=sys.stderr)
     try:
-        with terminate_on_sigterm():
+        with end_on_signals():
             status = int(args.run(args) or 0)
             sys.stdout.flush()  # a full disk or closed pipe shows here, not at exit
         print_note(args)  # a note on the model chosen that no sentence's reading printed
