@@ -179,3 +179,22 @@ def test_sentences_without_sent_id_are_named_by_file_and_number(tmp_path, capsys
                     encoding="utf-8")
     assert main(["score", "--gold", str(path), str(pred)]) == 2
     assert f"(sentence {path}#2)" in capsys.readouterr().err
+
+
+def test_learned_rules_of_a_new_language_are_read_over_its_own_dev(tmp_path, capsys, toy_ud):
+    """A model of a language without standard splits (xx) tabulates its relation pairs over
+    the dev files its model.json records, not over English dev (which a user's own UD release
+    may not even hold: that was an error naming en_ewt-ud-dev.conllu); a split it records no
+    file for is one line, not English's."""
+    out = tmp_path / "m"
+    assert main(["train", "--train", "xx-train", "--dev", "xx-dev", "--ud-dir", str(toy_ud),
+                 "--iterations", "1", "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["rules", "--model", str(out), "--ud-dir", str(toy_ud),
+                 "--relations", "nsubj"]) == 0
+    assert "mean p_θ over xx dev" in capsys.readouterr().out
+    assert main(["rules", "--model", str(out), "--split", "test", "--ud-dir", str(toy_ud)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'xx' has no standard splits" in err
+    assert main(["rules", "--model", str(out), "--lang", "en", "--relations", "nsubj"]) == 0
+    assert "mean p_θ over en dev" in capsys.readouterr().out

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -25,7 +26,7 @@ from ..fst.default_grammar import model_grammar
 from ..fst.grammar import Grammar, load_grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
-from ..ud.release import LANGUAGES, split_source
+from ..ud.release import LANGUAGES, SPLITS, Source, split_source
 from ..ud.slots import to_slots
 from ..ud.treebank import RELATIONS, universal
 
@@ -207,7 +208,9 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
     None) against ``grammar`` (default: the one it was trained from, by its record), and the
     most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`; none: no split is
     read) over the ``split`` (default dev) of ``lang`` (default: the model's language —
-    recorded, its training grammar's, or its name's — else en; never ``grammar``'s). Relations
+    recorded, its training grammar's, or its name's —; for a language without standard splits,
+    the model's own dev or training files as its record names them; else en; never
+    ``grammar``'s). Relations
     are checked first. A ``record`` that is not a JSON object (a correction model's learner
     saved before 1e10b99 recorded the folder it was copied from) records nothing
     (:func:`~fstpunct.fst.default_grammar.model_grammar`)."""
@@ -224,10 +227,44 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
         rules = load_grammar(grammar)
         trained = None if lang or recorded in LANGUAGES else model_grammar(record)
     lang = lang or next((g for g in (recorded, trained and trained.language, name)
-                         if g in LANGUAGES), "en")
+                         if g in LANGUAGES), None)
+    sources = [] if lang or not relations else _recorded(record, split, ud_dir)
+    if not lang:  # a language without standard splits: the files its model recorded
+        if relations and not sources and isinstance(recorded, str) and recorded != "und":
+            raise InputError(f"{name}: its language {recorded!r} has no standard splits and "
+                             f"its model.json records no {split} file; give a language's "
+                             "split with lang= (--lang)")
+        lang = str(recorded or "und") if sources else "en"
     pairs: Pairs = {}
     if relations:
-        sents = [to_slots(s) for s in split_source(lang, split, ud_dir).sentences()]
+        sents = [to_slots(s) for source in sources or [split_source(lang, split, ud_dir)]
+                 for s in source.sentences()]
         pairs = relation_pairs(model, model.prepare(sents), relations)
     return LearnedRules(compare_rules(model.channel, counts, rules), counts is not None, lang,
                         split, pairs)
+
+
+def _recorded(record: object, split: str, ud_dir: str | os.PathLike[str] | None
+              ) -> list[Source]:
+    """The files a training ``record`` names for ``split`` (its ``dev``, or its training
+    ``data`` for ``train``; ``"NAME: PATH"`` each), or [] if it names none; InputError for a
+    file that is no longer there."""
+    names = record.get({"dev": "dev", "train": "data"}.get(split, "")) \
+        if isinstance(record, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) and ": " in n for n in names):
+        return []
+    sources = [_source(*n.split(": ", 1), ud_dir) for n in names]
+    for source in sources:
+        if not source.path.is_file():
+            raise InputError(f"{source.path}: the model's {split} file ({source.name}, "
+                             "recorded in its model.json) is not there; give a language's "
+                             "standard split with lang= (--lang)")
+    return sources
+
+
+def _source(name: str, path: str, ud_dir: str | os.PathLike[str] | None) -> Source:
+    """A recorded file: a standard split by its name (``es train``: part of a file), else the
+    file itself."""
+    lang, _, which = name.partition(" ")
+    return split_source(lang, which, ud_dir) if lang in LANGUAGES and which in SPLITS \
+        else Source(Path(path), name)
