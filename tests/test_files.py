@@ -615,3 +615,26 @@ def test_an_npz_archive_that_cannot_be_read_says_why(how, tmp_path):
     with pytest.raises(ModelError, match=rf"^\S+/w: not a test model \(w.npz: {why}\)$"):
         with read_npz(path, "a test model", tmp_path / "w"):
             pass
+
+
+def test_train_never_deletes_what_a_user_put_beside_a_model(tmp_path, capsys):
+    """A model folder holding the tagger/ and parser/ that --text needs (README: 'or those
+    folders inside it'), or notes: train replaces the folder whole, so it is refused before
+    training, everything kept; a folder of the model's files alone is replaced."""
+    model = tmp_path / "mine"
+    args = ["train", "--train", str(SAMPLE), "--direction", "rtl", "--iterations", "0",
+            "--jobs", "1", "--lexical", "0", "-o", str(model)]
+    assert main(args) == 0
+    (model / "tagger").mkdir()
+    (model / "tagger" / "tagger.json").write_text(PREVIOUS)
+    (model / "NOTES.txt").write_text(PREVIOUS)
+    before = sorted(p.name for p in model.iterdir())
+    capsys.readouterr()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "holds NOTES.txt, tagger, not part of" in err
+    assert sorted(p.name for p in model.iterdir()) == before and leftovers(tmp_path) == []
+    (model / "tagger" / "tagger.json").unlink()
+    (model / "tagger").rmdir()
+    (model / "NOTES.txt").unlink()
+    assert main(args) == 0

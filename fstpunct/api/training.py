@@ -17,7 +17,7 @@ from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
 from ..fst.grammar import load_grammar, parse_grammar
 from ..model.punct import Settings
-from ..model.store import save_model
+from ..model.store import check_replaceable, save_model
 from ..parallel import Pool
 from ..ud.release import Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
@@ -83,6 +83,7 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
         refuse_choice("direction", direction, DIRECTIONS)
     check_seed(seed)
     folder_target(output)  # a folder it cannot write is said before training, not after
+    check_replaceable(output)
     data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
     sources = ([resolve_one(f, ud_dir) for f in data] if data
                else [split_source(lang, "train", ud_dir)] if lang else [])

@@ -33,18 +33,21 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UNREADABLE, ModelError, warn_user
+from ..errors import UNREADABLE, InputError, ModelError, warn_user
 from ..files import atomic_folder, output, read_meta, read_npy
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FORMAT", "bundled", "is_bundled", "load_edit_counts", "load_model",
-           "model_path", "model_size", "read_record", "record_evaluation", "save_model"]
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "check_replaceable", "is_bundled",
+           "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
+           "record_evaluation", "save_model"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parents[1] / "models"
 EDIT_COUNTS = "edits.npy"  # in a model folder: the expected edit counts (module docstring)
+# what save_model writes: all a folder it replaces may hold
+FILES = ("attach.json", "attach.npz", "channel.fst", "channel.json", EDIT_COUNTS, "model.json")
 
 
 def bundled() -> list[str]:
@@ -96,6 +99,19 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     except OSError as e:
         raise ModelError(f"{folder}: cannot write model: {e.strerror or e}") from e
     return folder
+
+
+def check_replaceable(folder: str | Path) -> None:
+    """InputError if ``folder`` holds anything :func:`save_model` does not write (beside a
+    model: the ``tagger/`` and ``parser/`` that text needs, an ordering model, notes): saving
+    replaces the folder whole, and they would go with it. Checked before training."""
+    folder = Path(folder)
+    others = sorted(p.name for p in folder.iterdir() if p.name not in FILES) \
+        if folder.is_dir() else []
+    if others:
+        raise InputError(f"{folder}: holds {', '.join(others)}, not part of a punctuation "
+                         "model: writing one replaces the folder whole and would delete them; "
+                         "move them out, or name another folder")
 
 
 def read_record(name: str | Path, required: Mapping[str, type] | None = None
