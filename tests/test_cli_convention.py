@@ -484,6 +484,25 @@ def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, 
     assert "[Errno" not in err and "direction=" not in err, err
 
 
+@pytest.mark.parametrize("files, why", [
+    (["channel.fst"], "attach.json and channel.fst are of different models (-- ; ? । – not in "
+                     "the channel; the channel's ؟ ـ not in it)"),
+    (["channel.json"], "channel.json and channel.fst are of different models ("),
+    (["channel.fst", "channel.json"], "attach.json and channel.fst are of different models ("),
+])
+def test_files_of_another_model_are_one_line_naming_the_folder(files, why, tmp_path, capsys):
+    """A model folder's channel copied from another model's folder (here ar's into hi's): one
+    line naming the folder and the files that disagree. The channel alone gave 'symbol '।' is
+    not in the channel alphabet' (no folder, no file) once a sentence was read; channel.json
+    alone was read for its direction, its other symbols never checked."""
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    for name in files:
+        shutil.copy(model_path("ar") / name, tmp_path / "hi" / name)
+    assert main(["decode", "--model", str(tmp_path / "hi"), str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{tmp_path / 'hi'}: {why}" in err, err
+
+
 # each loader of an .npz archive (the model it names: tmp_path / the key): what it is, the
 # bundled English model's files it reads (the archive last), its command
 NPZ_LOADERS = {"attach": ("an attach model", ["model.json", "channel.fst", "channel.json",

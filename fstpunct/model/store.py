@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -144,9 +144,25 @@ def load_model(name: str | Path) -> PunctModel:
                          f"{', '.join(unknown)} (a newer version's model?)")
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")
+    side = json.loads((folder / "channel.json").read_text(encoding="utf-8"))  # read by load
+    for name, symbols in (("attach.json", attach.vocab.tokens),
+                          ("channel.json", side.get("symbols", channel.symbols))):
+        if tuple(symbols) != channel.symbols:  # a file copied from another model's folder
+            raise ModelError(f"{folder}: {name} and channel.fst are of different models "
+                             f"({_differ(symbols, channel.symbols)})")
     # models saved before the token cost or lexical contexts existed were trained without them
     settings = Settings(**{"token_cost": 0.0, "lexical": 0, **meta["settings"]})
     return PunctModel(attach, theta, channel, settings)
+
+
+def _differ(these: Sequence[str], channel: Sequence[str]) -> str:
+    """How a file's punctuation symbols differ from the channel's, briefly."""
+    only = " ".join([s for s in these if s not in channel][:5])
+    lacks = " ".join([s for s in channel if s not in these][:5])
+    if not only and not lacks:
+        return "the same symbols in another order"
+    return "; ".join(part for part in (only and f"{only} not in the channel",
+                                       lacks and f"the channel's {lacks} not in it") if part)
 
 
 def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> np.ndarray:
