@@ -334,6 +334,26 @@ def test_train_from_python_is_the_command(tmp_path):
     assert _record(tmp_path / "one")["record"]["sentences"] == 5
 
 
+def test_train_takes_the_splits_of_a_users_release(tmp_path, toy_ud):
+    """fstpunct.split's sources (the README: 'for your own UD release') train as their names
+    do, one or several, part of a file too (a standard split); they were refused as 'not
+    Source (write the sentences to a file)'."""
+    from fstpunct.model.punct import Settings
+
+    by_name = fstpunct.train(tmp_path / "names", "xx-train", dev="xx-dev", ud_dir=toy_ud,
+                             iterations=1, settings=Settings(lexical=0))
+    by_source = fstpunct.train(tmp_path / "sources", fstpunct.split("xx-train", toy_ud),
+                               dev=[fstpunct.split("xx-dev", toy_ud)], iterations=1,
+                               settings=Settings(lexical=0))
+    assert by_name.record["record"]["data"] == by_source.record["record"]["data"]
+    for name in ("attach.npz", "channel.fst", "edits.npy"):
+        assert (tmp_path / "names" / name).read_bytes() == \
+            (tmp_path / "sources" / name).read_bytes()
+    part = fstpunct.split("hi:dev")  # hi_pud sentences 801-900
+    fstpunct.train(tmp_path / "part", [part], direction="rtl", iterations=0)
+    assert _record(tmp_path / "part")["record"]["sentences"] == 100
+
+
 @pytest.mark.parametrize("arguments, message", [
     ({"iterations": -1}, "^iterations must be at least 0, not -1$"),
     ({"init": "bogus"}, "^init must be one of nunberg, random, identity, not 'bogus'$"),

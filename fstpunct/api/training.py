@@ -44,8 +44,9 @@ def _slots(sources: list[Source]) -> list[SlotSentence]:
     return [to_slots(s) for src in sources for s in src.sentences()]
 
 
-def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | None = None,
-          dev: Folder | Sequence[Folder] = (), grammar: Folder | None = None,
+def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = (), *,
+          lang: str | None = None, dev: Folder | Source | Sequence[Folder | Source] = (),
+          grammar: Folder | None = None,
           init: str = "nunberg", direction: str | None = None, iterations: int = 10,
           attach_iterations: int | None = None, settings: Settings | None = None,
           seed: int = 0, pool: Pool | Callable[[], AbstractContextManager[Pool]] | None = None,
@@ -54,7 +55,8 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
           started: Callable[[str | None, int], None] | None = None,
           report: Callable[[int, float, float], None] | None = None,
           progress: Callable[[int], None] | None = None) -> Model:
-    """Train a punctuation model on the CoNLL-U files or split names ``data`` (one or several;
+    """Train a punctuation model on the CoNLL-U files, split names or :func:`fstpunct.split`
+    sources ``data`` (one or several;
     without them, language ``lang``'s standard train split, and its dev split unless ``dev``
     is given), write it to the folder ``output`` and return it loaded.
 
@@ -85,11 +87,11 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     folder_target(output)  # a folder it cannot write is said before training, not after
     check_replaceable(output)
     data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
-    sources = ([resolve_one(f, ud_dir) for f in data] if data
+    sources = ([_source(f, ud_dir) for f in data] if data
                else [split_source(lang, "train", ud_dir)] if lang else [])
     if not sources:
         raise InputError("train needs data (files or split names) or lang")
-    dev_sources = ([resolve_one(f, ud_dir) for f in dev] if dev
+    dev_sources = ([_source(f, ud_dir) for f in dev] if dev
                    else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
     lang = lang or _told_language(sources)
     rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
@@ -143,15 +145,24 @@ def train(output: Folder, data: Folder | Sequence[Folder] = (), *, lang: str | N
     return load(Path(output))
 
 
-def _names(files: Folder | Sequence[Folder], what: str) -> list[str]:
-    """The file or split names ``files`` (one or several); InputError for anything else (a
-    CoNLL-U string, ``conllu.TokenList`` sentences: :class:`Model`'s methods take those)."""
-    one = (isinstance(files, (str, os.PathLike, bytes, bytearray)) or one_tokenlist(files)
-           or not isinstance(files, Iterable))  # a bytes or a TokenList is named, not its items
+def _names(files: Folder | Source | Sequence[Folder | Source], what: str
+           ) -> list[str | Source]:
+    """The file or split names or :class:`Source` objects (``fstpunct.split``) ``files`` (one or
+    several); InputError for anything else (a CoNLL-U string, ``conllu.TokenList`` sentences:
+    :class:`Model`'s methods take those)."""
+    # a bytes or a TokenList is named, not its items
+    one = (isinstance(files, (str, os.PathLike, bytes, bytearray, Source))
+           or one_tokenlist(files) or not isinstance(files, Iterable))
     names = [files] if one else list(files)
     for name in names:
+        if isinstance(name, Source):
+            continue
         if not isinstance(name, (str, os.PathLike)) or is_text(name):
             kind = "CoNLL-U text" if isinstance(name, str) else type(name).__name__
             raise InputError(f"{what}: CoNLL-U files or split names, not {kind} (write the "
                              "sentences to a file)")
-    return [os.fspath(name) for name in names]
+    return [name if isinstance(name, Source) else os.fspath(name) for name in names]
+
+
+def _source(name: str | Source, ud_dir: Folder | None) -> Source:
+    return name if isinstance(name, Source) else resolve_one(name, ud_dir)
