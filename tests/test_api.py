@@ -119,7 +119,9 @@ def test_bad_input_names_the_place(en):
 @pytest.mark.parametrize("source, lang", [
     ("zh:dev", "zh"), ("hi", "hi"), ("x/zh_gsd-ud-test.conllu", "zh"),
     ("/data/UD_Chinese/zh-ud-dev.conllu", "zh"), ("en_ewt-test", "en"), (str(SAMPLE), None),
-    ("-", None), (None, None)])
+    ("-", None), (None, None),
+    # a large treebank's train file in parts, as UD releases them (cs_pdt, de_hdt): None once
+    ("UD_Czech-PDT/cs_pdt-ud-train-c.conllu", "cs"), ("de_hdt-ud-train-a-1.conllu", "de")])
 def test_language_from_the_input_name(source, lang):
     assert language_of(source) == lang
 
