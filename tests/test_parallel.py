@@ -64,6 +64,21 @@ def test_submit_gives_a_future(dask_pool):
             pool.close()
 
 
+def _sigint_handler(_: int) -> str:
+    import signal
+    handler = signal.getsignal(signal.SIGINT)
+    return "ignored" if handler == signal.SIG_IGN else repr(handler)
+
+
+def test_local_cluster_workers_leave_ctrl_c_to_the_pool(dask_pool):
+    """A terminal's Ctrl-C reaches its whole process group: each idle LocalCluster worker
+    printed its KeyboardInterrupt's traceback (train --dask-workers 2: four tracebacks). They
+    ignore SIGINT; the process that opened the pool gets it, and closing the pool stops them."""
+    assert set(dask_pool.map(_sigint_handler, range(4))) == {"ignored"}
+    import signal
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # here: as it was
+
+
 def _sentences() -> list[SlotSentence]:
     """Ten small random projective sentences with commas and full stops."""
     rng = np.random.default_rng(5)

@@ -3,9 +3,12 @@ when asked for: dask is an optional dependency, ``pip install 'fstpunct[dask]'``
 from __future__ import annotations
 
 import os
+import signal
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
+from contextlib import contextmanager
 from multiprocessing import process
 from typing import Any
 
@@ -16,6 +19,22 @@ from .heap import ADAPTIVE, environment_thresholds, fixed_thresholds, mallopt
 from .pool import Pool, forget, load
 
 __all__ = ["DaskPool"]
+
+
+@contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while the block starts processes, which keep it ignored: a terminal's
+    Ctrl-C reaches its whole process group, and each idle worker printed its KeyboardInterrupt's
+    traceback (the pool's process still gets it, and closing the pool stops them). Only in the
+    main thread, the one that may set handlers."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class DaskPool(Pool):
@@ -33,9 +52,10 @@ class DaskPool(Pool):
         self._cluster = None
         if scheduler is None:
             _check_main_script()
-            self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                         processes=True, host="127.0.0.1",
-                                         dashboard_address=":0")
+            with _sigint_ignored():  # Ctrl-C is this process's to handle, not the workers'
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                             processes=True, host="127.0.0.1",
+                                             dashboard_address=":0")
             self.client = Client(self._cluster)
         else:
             self.client = Client(scheduler)
