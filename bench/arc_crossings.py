@@ -36,6 +36,7 @@ import argparse
 import dataclasses
 import importlib.util
 import itertools
+import math
 import statistics
 import subprocess
 import sys
@@ -80,10 +81,12 @@ def layout_at(commit: str) -> ModuleType:
 
 def with_labels(lay: Layout) -> Layout:
     """``lay``, whose arcs may come from an older layout.py, with every label placed: one
-    without its own height at its arc's, one without its own x over the arc's middle."""
+    without its own height at its arc's, one without its own x over the arc's middle; and its
+    legs as that layout.py narrowed them (none before it did)."""
     arcs = tuple(Arc(a.head, a.dep, a.x1, a.x2, a.height, a.label,
                      getattr(a, "label_height", a.height),
-                     getattr(a, "label_x", (a.x1 + a.x2) / 2)) for a in lay.arcs)
+                     getattr(a, "label_x", (a.x1 + a.x2) / 2), getattr(a, "leg", math.inf))
+                 for a in lay.arcs)
     return Layout(lay.width, lay.height, lay.rtl, (), arcs, (), 0, 0)
 
 

@@ -67,7 +67,8 @@ class Arc:
     leaves the words' row a font size above their baseline; see :func:`_anchors`), its height
     (its curve: :func:`arc_leg`), its label, the label's height (the arc's; the curve's under
     it where it is moved along the arc; higher by half levels where it is lifted) and the x it
-    is centred on: see :func:`_label_places`."""
+    is centred on: see :func:`_label_places`; and the widest its legs may be (infinite: as
+    wide as :func:`arc_leg` lets them; narrower over a steep arc inside it: :func:`_steep`)."""
 
     head: int
     dep: int
@@ -77,6 +78,7 @@ class Arc:
     label: str
     label_height: float
     label_x: float
+    leg: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -357,7 +359,7 @@ def layout(view: SentenceView) -> Layout:
             continue
         arcs.append(Arc(h, d + 1, x1, x2, levels[d] * LEVEL, label, levels[d] * LEVEL,
                         (x1 + x2) / 2))
-    arcs = _label_places(arcs)
+    arcs = _label_places(_steep(arcs))
     top = max(root, max((a.label_height for a in arcs), default=0))  # the root arc, a label
     words_y = MARGIN + top + 2 * SMALL
     surface_y = words_y + FONT + 14
@@ -368,22 +370,43 @@ def layout(view: SentenceView) -> Layout:
 
 def arc_leg(arc: Arc) -> float:
     """How far ``arc``'s curve runs sideways from each end while it rises to its height: half
-    its span, or its height where that is less (then the curve runs flat between its legs).
-    An arc's curve is the cubic with control points straight above its ends, apex ``height``,
-    of span 2 × leg, split at its apex, the halves drawn at the ends and joined by a straight
-    line. The single cubic over the whole span, as drawn before, rose the slower the longer
-    the arc: a long, low arc enclosing a short one at a shared word ran inside it there, even
-    from ordered end points (:func:`_anchors`). Legs as wide as high keep every arc's rise
-    alike: of two arcs from one side of a word whose legs are both as wide as high, the
-    higher one's leg is the other's scaled up about the word (the curve is concave), so it
-    stays outside. An arc narrower than twice its height keeps the single cubic, steeper near
-    its ends, and may run outside an enclosing arc that leaves the word next to it: a short
-    one does (22 px high under 44, 3 px apart: by 0.27 px at a span of 4 px, inside by 1.6 px
-    at 10), but neighbouring words' arc points stand at least GAP apart (the slot widening:
-    every point GAP / 2 from other text), so no arc spans less; a narrow, high one over
-    one-letter words can (a 96 px arc 88 high under one 110 high, by more than a stroke; a
-    strict xfail test keeps the case), which nothing here rules out."""
-    return min(abs(arc.x2 - arc.x1) / 2, arc.height)
+    its span, or its height where that is less (then the curve runs flat between its legs), or
+    ``arc.leg`` where that is less still (:func:`_steep`). An arc's curve is the cubic with
+    control points straight above its ends, apex ``height``, of span 2 × leg, split at its
+    apex, the halves drawn at the ends and joined by a straight line. The single cubic over the
+    whole span, as drawn before, rose the slower the longer the arc: a long, low arc enclosing a
+    short one at a shared word ran inside it there, even from ordered end points
+    (:func:`_anchors`). Legs as wide as high keep every arc's rise alike, and an arc narrower
+    than twice its height (one steep cubic) makes the arcs around it as steep (:func:`_steep`),
+    so that every arc inside another stays inside it."""
+    return min(abs(arc.x2 - arc.x1) / 2, arc.height, arc.leg)
+
+
+def _steep(arcs: list[Arc]) -> list[Arc]:
+    """``arcs`` with each arc's legs no wider for its height than those of any arc inside it
+    (:func:`arc_leg`): then no arc runs outside another. A curve's height at distance d from
+    its nearer end is its height times f(d / leg), one concave, rising profile (flat at 1 past
+    the leg). Each point of an inner arc is nearer the inner arc's ends than the enclosing
+    arc's, so the enclosing curve there is at least H f(d / L), d the inner's distance; with
+    L / H no greater than the inner arc's l / h (and H at least h), concavity
+    (f(s u) >= s f(u), s <= 1) makes that at least h f(d / l), the inner curve. Legs as wide
+    as high give every arc the same ratio, 1; an arc narrower than twice its height has less
+    (half its span over its height). Without this rule a narrow, high arc over one-letter
+    words ran out of an enclosing arc leaving the same word 3 px from it (an arc 96 px wide
+    and 88 high under one 110 high, by more than a stroke). The root arrow is left as is."""
+    out = list(arcs)
+    ratios: list[tuple[float, float, float]] = []  # (left, right, leg / height) of arcs done
+    for k in sorted(range(len(arcs)), key=lambda k: abs(arcs[k].x2 - arcs[k].x1)):
+        a = arcs[k]
+        if not a.head:
+            continue
+        left, right = sorted((a.x1, a.x2))
+        own = arc_leg(a) / a.height
+        ratio = min((r for lo, hi, r in ratios if left <= lo and hi <= right), default=own)
+        if ratio < own:
+            out[k] = dataclasses.replace(a, leg=ratio * a.height)
+        ratios.append((left, right, min(ratio, own)))
+    return out
 
 
 def _arc_y(arc: Arc, x: float) -> float:
