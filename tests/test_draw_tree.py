@@ -19,6 +19,8 @@ from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
 from fstpunct.show.layout import (
     ANCHOR,
+    ARROW,
+    BESIDE_HEAD,
     FONT,
     GAP,
     SMALL,
@@ -249,6 +251,43 @@ def one_letter_trees(draw) -> tuple[str, list[tuple[str, str, int, str]]]:
                   for w, h in zip(words, heads)]
 
 
+def heads_clear(lay: Layout) -> bool:
+    """Whether every arc's stroke keeps off the other arcs' arrow heads (6 px high, ARROW wide
+    at the top, the point at the arc's dependent end): at every height up to 6 px (quarter px
+    steps) the curve stands at least half a stroke from the head's slanted edge, measured
+    square to it. The curve's x at a height inverts _arc_y's leg (y = 4 h t (1 - t),
+    x = 2 leg (3t² - 2t³) from its end)."""
+    slant = 6 / math.hypot(6, ARROW / 2)  # the cosine of the edge's angle from upright
+    for a, b in itertools.permutations([a for a in lay.arcs if a.head], 2):
+        for end, other in (b.x1, b.x2), (b.x2, b.x1):
+            for y in (k / 4 for k in range(25)):
+                t = (1 - math.sqrt(1 - y / b.height)) / 2
+                x = end + math.copysign(2 * arc_leg(b) * (3 * t * t - 2 * t ** 3), other - end)
+                if (abs(x - a.x2) - ARROW / 2 * y / 6) * slant < STROKE / 2:
+                    return False
+    return True
+
+
+def test_an_arrow_head_keeps_its_room_in_a_fan(views):
+    """'i' (one letter) depends on 'W' and heads 'a', both to its right: the arc from 'W'
+    leaves 'i' ANCHOR px off its centre with its arrow head there, the arc to 'a' a step
+    further out. The step was SPREAD[0] (3 px: the word's half-width past ANCHOR is less), and
+    the arc to 'a' cut the head's top corner; beside a head it is BESIDE_HEAD (4.7 px), and no
+    stroke comes within half a stroke of a head (heads_clear), here, in the hand-made trees
+    and in the sample."""
+    rows = [("m", "X", 2, "dep"), ("i", "X", 4, "dep"), ("a", "X", 2, "dep"),
+            ("W", "X", 0, "root")]
+    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(conllu(rows))), k=0)
+    lay = layout(view)
+    centre = next(p.x for p in lay.items if p.kind == "word" and p.index == 2)
+    arcs = {a.dep: a for a in lay.arcs}
+    assert arcs[2].x2 - centre == pytest.approx(ANCHOR)
+    assert arcs[3].x1 - arcs[2].x2 == pytest.approx(BESIDE_HEAD)
+    assert centre - arcs[1].x1 == pytest.approx(ANCHOR)  # on its left, alone
+    for v in [view, hand_made("en"), hand_made("ar"), *views]:
+        assert heads_clear(layout(v)), v.text
+
+
 def steepness_nests(lay: Layout) -> bool:
     """Whether no arc of ``lay`` has legs wider for its height than an arc inside it
     (arc_leg / height; the root arrow aside): layout._steep's rule."""
@@ -265,17 +304,18 @@ def test_random_narrow_trees_have_no_crossing_and_no_label_on_a_curve(tree):
     (tolerance 0, 512 points sampled), no arc's legs are wider for its height than those of an
     arc inside it (layout._steep), and no arc is shorter than GAP (the slot widening and the
     label room: an arc narrower than twice its height keeps the steeper single cubic, see
-    arc_leg). Checked, not proved; with arc_leg half the span (the single cubic) about one
-    tree in nine crosses. With every relation 'dep', no label lies on another arc's curve;
-    with mixed relations some do (about one tree in seven, where no place is clear), and
-    before _steep about 3 trees in 1,000 crossed (the example: an arc narrower than twice its
-    height ran out of an enclosing arc at a shared word)."""
+    arc_leg), and no arc's stroke cuts into another's arrow head (heads_clear; points 3 px
+    apart beside a head cut it). Checked, not proved; with arc_leg half the span (the single
+    cubic) about one tree in nine crosses. With every relation 'dep', no label lies on
+    another arc's curve; with mixed relations some do (about one tree in seven, where no place
+    is clear), and before _steep about 3 trees in 1,000 crossed (the example: an arc narrower
+    than twice its height ran out of an enclosing arc at a shared word)."""
     lang, rows = tree
     (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
     lay = layout(view)
     assert lay.rtl == (lang == "ar")
     assert crossings(lay, samples=512, tolerance=0) == 0
-    assert steepness_nests(lay)
+    assert steepness_nests(lay) and heads_clear(lay)
     if all(rel in ("dep", "root") for *_, rel in rows):
         assert labels_on_curves(lay) == []
     assert all(abs(a.x2 - a.x1) >= GAP - 1e-9 for a in lay.arcs if a.head)

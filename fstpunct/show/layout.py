@@ -33,6 +33,7 @@ STROKE = 1.2       # px, the arcs' stroke width (tree.py's STYLE)
 ARROW = 7.0        # px, an arrow head's width at its top (tree.py draws it 6 px high)
 ANCHOR = 4.0       # px from a word's centre to its arcs' nearest end on either side
 SPREAD = (FONT / 5, FONT / 3)  # px between neighbouring arc ends at a word: least, most
+BESIDE_HEAD = ARROW / 2 + STROKE  # px at least between an arrow head and the next arc end
 
 
 def text_width(text: str, size: float = FONT) -> float:
@@ -258,15 +259,21 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
 
 
 def _fans(heads: tuple[int, ...], widths: list[float]
-          ) -> dict[tuple[int, bool], tuple[list[int], float]]:
+          ) -> dict[tuple[int, bool], list[tuple[int, float]]]:
     """The arcs leaving each word on each side (``later``: towards the later words), as the
-    ends they leave from (2d at arc d's head, 2d + 1 at its dependent), and the step between
-    their points (:func:`_anchors`). The arcs of one side all nest, the longer enclosing the
-    shorter: longest first. Neighbouring points stand the word's half-width past
-    :data:`ANCHOR` shared among them apart (a wide word spreads them), but at least FONT / 5
-    (3 px: the 1.2 px strokes part by more than a stroke's width) and at most FONT / 3 (5 px)
-    (:data:`SPREAD`); on a narrow word they reach past its edge, and the slot beside it
-    widens to keep them clear of the next text (:func:`layout`)."""
+    ends they leave from (2d at arc d's head, 2d + 1 at its dependent, where its arrow head
+    is), each with its point's distance from the word's centre (:func:`_anchors`). The arcs of
+    one side all nest, the longer enclosing the shorter: longest first, :data:`ANCHOR` px off
+    the centre. Neighbouring points stand a step apart, the word's half-width past ANCHOR
+    shared among them (a wide word spreads them), but at least FONT / 5 (3 px: the 1.2 px
+    strokes part by more than a stroke's width) and at most FONT / 3 (5 px) (:data:`SPREAD`);
+    either side of an arrow head (a word's one dependent end) at least :data:`BESIDE_HEAD`
+    (4.7 px): half the head's width at its top (3.5 px), half a stroke, and half a stroke for
+    the lean of the neighbour nearer the centre, which encloses the head's arc and curves
+    towards the head (at most 0.33 px over the head's 6 px, for an arc 44 px high or more).
+    At 3 px another arc's stroke cut into the head's top. On a narrow word the points reach
+    past its edge, and the slot beside it widens to keep them clear of the next text
+    (:func:`layout`)."""
     sides: dict[tuple[int, bool], list[tuple[int, int]]] = {}  # (word, later): (span, end)
     for d, h in enumerate(heads):
         if h:
@@ -275,20 +282,22 @@ def _fans(heads: tuple[int, ...], widths: list[float]
     least, most = SPREAD
     fans = {}
     for (word, later), arcs in sides.items():
-        room = (widths[word] / 2 - ANCHOR) / max(len(arcs) - 1, 1)
-        fans[word, later] = [end for _, end in sorted(arcs, reverse=True)], \
-            min(max(room, least), most)
+        step = min(max((widths[word] / 2 - ANCHOR) / max(len(arcs) - 1, 1), least), most)
+        ends = [end for _, end in sorted(arcs, reverse=True)]
+        offsets = [ANCHOR]
+        for before, end in zip(ends, ends[1:]):
+            offsets.append(offsets[-1] + (max(step, BESIDE_HEAD) if (before | end) & 1 else step))
+        fans[word, later] = list(zip(ends, offsets))
     return fans
 
 
-def _reach(fans: dict[tuple[int, bool], tuple[list[int], float]], word: int,
+def _reach(fans: dict[tuple[int, bool], list[tuple[int, float]]], word: int,
            later: bool) -> float:
     """How far from ``word``'s centre its farthest arc point on that side stands (0: none)."""
-    ends, step = fans.get((word, later), ((), 0.0))
-    return ANCHOR + (len(ends) - 1) * step if ends else 0.0
+    return fans[word, later][-1][1] if (word, later) in fans else 0.0
 
 
-def _anchors(fans: dict[tuple[int, bool], tuple[list[int], float]], centres: list[float],
+def _anchors(fans: dict[tuple[int, bool], list[tuple[int, float]]], centres: list[float],
              rtl: bool) -> list[tuple[float, float]]:
     """Each word's arc's end points (at its head, at the word; the root arrow at the word's
     centre): each arc its own point at each of its words, so that arcs sharing a word nest
@@ -296,10 +305,10 @@ def _anchors(fans: dict[tuple[int, bool], tuple[list[int], float]], centres: lis
     (:func:`_fans`): the longest :data:`ANCHOR` px off the centre, each next one a step further
     towards the other ends (away from the centre, mirrored right to left)."""
     points = [c for c in centres for _ in (0, 1)]
-    for (word, later), (ends, step) in fans.items():
+    for (word, later), ends in fans.items():
         side = 1 if later != rtl else -1
-        for k, end in enumerate(ends):
-            points[end] = centres[word] + side * (ANCHOR + k * step)
+        for end, offset in ends:
+            points[end] = centres[word] + side * offset
     return list(zip(points[::2], points[1::2]))
 
 
