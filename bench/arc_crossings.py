@@ -3,7 +3,7 @@ over the arcs' curves, in the layout of the first N dev sentences of some langua
 models, gold trees).
 
 Prints, per language, the pictures' mean width and height (px) and the CPU time of laying them
-out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crossings`:
+out, and counts the pairs of arcs that cross (:func:`fstpunct.show.layout.crosses`:
 interleaved ends; an inner arc's curve above its enclosing arc's at one of 64 sampled points,
 or ``--samples N``, by more than ``--tolerance`` px measured square to the enclosing curve, by
 default the arcs' stroke width (``layout.STROKE``), as strokes closer than that do not part
@@ -33,7 +33,6 @@ Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT] [--
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib.util
 import itertools
 import math
@@ -52,7 +51,7 @@ from fstpunct.show.layout import (
     STROKE,
     Arc,
     Layout,
-    crossings,
+    crosses,
     labels_on_curves,
     overlapping_labels,
 )
@@ -116,11 +115,11 @@ def arrow_heads_cut(lay: Layout) -> int:
 
 
 def crossing_kinds(lay: Layout, tolerance: float, samples: int) -> Counter[str]:
-    """``lay``'s crossing pairs (:func:`fstpunct.show.layout.crossings`, each pair alone) by
+    """``lay``'s crossing pairs (:func:`fstpunct.show.layout.crosses`) by
     kind: two arcs sharing a word, two sharing none, the root arrow through an arc."""
     kinds: Counter[str] = Counter()
     for a, b in itertools.combinations(lay.arcs, 2):
-        if crossings(dataclasses.replace(lay, arcs=(a, b)), samples, tolerance):
+        if crosses(a, b, samples, tolerance):
             kinds["with the root arrow" if not a.head or not b.head else
                   "at a shared word" if {a.head, a.dep} & {b.head, b.dep} else "sharing none"] += 1
     return kinds

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crossings", "labels_on_curves", "layout",
-           "overlapping_labels", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crosses", "crossings", "labels_on_curves",
+           "layout", "overlapping_labels", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -443,34 +443,34 @@ def _cos_slope(arc: Arc, y: float) -> float:
     return dx / math.hypot(dx, dy) if dx else 0.0
 
 
-def crossings(lay: Layout, samples: int = 64, tolerance: float = STROKE) -> int:
-    """How many pairs of ``lay``'s arcs cross as a reader sees them, by a sampled test: ends
+def crosses(a: Arc, b: Arc, samples: int = 64, tolerance: float = STROKE) -> bool:
+    """Whether arcs ``a`` and ``b`` cross as a reader sees them, by a sampled test: ends
     interleaved (a non-projective pair); or one inside the other's extent whose curve rises
     above the other's at one of ``samples`` points by more than ``tolerance`` (default
     :data:`STROKE`, the arcs' stroke width: the strokes part) measured square to the outer curve
     (the height gap times the cosine of the outer curve's slope there, never more than the
-    distance to it); or the root arrow through an arc's extent. An inner curve less than a
-    stroke's width outside the other runs in its stroke and falls back inside: drawn, the
-    strokes do not part, and no reader sees a crossing, whether the two arcs share a word (two
-    arcs leaving a word from one point, as before :func:`_anchors`, rose from it together, and
-    the steeper ran just outside the other for a few px) or not (an inner apex just under the
-    outer curve). ``tolerance=0``
-    counts any rise at a sampled point; a negative tolerance is refused (ValueError)."""
+    distance to it); or one the root arrow through the other's extent. An inner curve less
+    than a stroke's width outside the other runs in its stroke and falls back inside: drawn,
+    the strokes do not part, and no reader sees a crossing, whether the two arcs share a word
+    (two arcs leaving a word from one point, as before :func:`_anchors`, rose from it
+    together, and the steeper ran just outside the other for a few px) or not (an inner apex
+    just under the outer curve). ``tolerance=0`` counts any rise at a sampled point; a negative
+    tolerance is refused (ValueError)."""
     if not tolerance >= 0:
         raise ValueError(f"tolerance must be at least 0 px, not {tolerance}")
-    count = 0
-    for a, b in itertools.combinations(lay.arcs, 2):
-        if not a.head or not b.head:  # the root arrow, straight down from above all arcs
-            root, arc = (a, b) if not a.head else (b, a)
-            count += arc.head != 0 and min(arc.x1, arc.x2) < root.x2 < max(arc.x1, arc.x2)
-            continue
-        (la, ra), (lb, rb) = sorted((a.x1, a.x2)), sorted((b.x1, b.x2))
-        if (lb <= la and ra <= rb) or (la <= lb and rb <= ra):
-            inner, outer = (a, b) if lb <= la and ra <= rb else (b, a)
-            lo, hi = sorted((inner.x1, inner.x2))
-            xs = (lo + (hi - lo) * (k + 0.5) / samples for k in range(samples))
-            heights = ((_arc_y(inner, x), _arc_y(outer, x)) for x in xs)
-            count += any((y - o) * _cos_slope(outer, o) > tolerance for y, o in heights)
-        else:
-            count += la < lb < ra < rb or lb < la < rb < ra
-    return count
+    if not a.head or not b.head:  # the root arrow, straight down from above all arcs
+        root, arc = (a, b) if not a.head else (b, a)
+        return arc.head != 0 and min(arc.x1, arc.x2) < root.x2 < max(arc.x1, arc.x2)
+    (la, ra), (lb, rb) = sorted((a.x1, a.x2)), sorted((b.x1, b.x2))
+    if (lb <= la and ra <= rb) or (la <= lb and rb <= ra):
+        inner, outer = (a, b) if lb <= la and ra <= rb else (b, a)
+        lo, hi = sorted((inner.x1, inner.x2))
+        xs = (lo + (hi - lo) * (k + 0.5) / samples for k in range(samples))
+        heights = ((_arc_y(inner, x), _arc_y(outer, x)) for x in xs)
+        return any((y - o) * _cos_slope(outer, o) > tolerance for y, o in heights)
+    return la < lb < ra < rb or lb < la < rb < ra
+
+
+def crossings(lay: Layout, samples: int = 64, tolerance: float = STROKE) -> int:
+    """How many pairs of ``lay``'s arcs cross as a reader sees them (:func:`crosses`)."""
+    return sum(crosses(a, b, samples, tolerance) for a, b in itertools.combinations(lay.arcs, 2))

@@ -8,6 +8,7 @@ puncteme is unknown), and the surface punctuation in the row below. Elements car
 """
 from __future__ import annotations
 
+import math
 from html import escape
 
 from ..model.punct import PunctModel
@@ -64,7 +65,7 @@ def _arcs(lay: Layout) -> list[str]:
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x2)} {_f(top)}V{_f(y)}"/>')
         else:  # the halves of a cubic of span 2 × leg (control points 4/3 height above its
             # ends), split at its apex, at the ends, and a straight line between them
-            w = arc_leg(a) if a.x2 > a.x1 else -arc_leg(a)
+            w = math.copysign(arc_leg(a), a.x2 - a.x1)
             top, rise = y - a.height, y - 2 * a.height / 3
             out.append(f'<path class="arc" data-d="{a.dep}" d="M{_f(a.x1)} {_f(y)}C{_f(a.x1)} '
                        f'{_f(rise)} {_f(a.x1 + w / 2)} {_f(top)} {_f(a.x1 + w)} {_f(top)}'
