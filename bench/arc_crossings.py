@@ -19,10 +19,12 @@ and the pairs of a label and another arc whose curve (or the root arrow) passes 
 label's box (:func:`fstpunct.show.layout.labels_on_curves`: the curve's heights over the box,
 from its ends' and apex', reach into it), these by the curve (an arc enclosing the label's arc
 or another, sharing one of its words or none) and how many of them have the label at its own
-arc; and the arrow heads (7 px wide, at each arc's dependent end; the root arrow's left
-out, as its word's arcs leave 4 px off its centre and curve away from it) that another arc's
-end stands within half a head and half a stroke of (4.1 px), so that its stroke cuts into the
-head.
+arc; and the arrow heads (7 px wide, 6 px high, at each arc's dependent end, the root arrow's
+counted apart too) that another arc's stroke cuts into
+(:func:`fstpunct.show.layout.heads_cut`: its curve, up to the head's height, less than half a
+stroke from the head's slanted edge; until session 2026-11-30 11:59–14:59 this count took an
+end within half a head and half a stroke (4.1 px) of the head's point, the root arrow's left
+out).
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out, measuring the
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
@@ -47,11 +49,11 @@ from types import ModuleType
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
 from fstpunct.show.layout import (
-    ARROW,
     STROKE,
     Arc,
     Layout,
     crosses,
+    heads_cut,
     labels_on_curves,
     overlapping_labels,
 )
@@ -62,7 +64,6 @@ ROOT = Path(__file__).resolve().parents[1]
 CROSSINGS = ("at a shared word", "sharing none", "with the root arrow")
 KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
          "another arc sharing a word", "another arc sharing none")  # each pair in one
-HEAD = ARROW / 2  # px, half an arrow head's width
 
 
 def layout_at(commit: str) -> ModuleType:
@@ -103,15 +104,6 @@ def curve_kinds(lay: Layout) -> Counter[str]:
         kinds["labels at their own arc"] += (a.label_height == a.height
                                              and a.label_x == (a.x1 + a.x2) / 2)
     return kinds
-
-
-def arrow_heads_cut(lay: Layout) -> int:
-    """How many of ``lay``'s arcs' arrow heads (the root arrow's left out) another arc's stroke
-    cuts into: an end of another arc (not the root arrow) within HEAD + STROKE / 2 px of the
-    head's centre."""
-    ends = [(a, x) for a in lay.arcs if a.head for x in (a.x1, a.x2)]
-    return sum(any(b is not a and abs(x - a.x2) < HEAD + STROKE / 2 for b, x in ends)
-               for a in lay.arcs if a.head)
 
 
 def crossing_kinds(lay: Layout, tolerance: float, samples: int) -> Counter[str]:
@@ -175,9 +167,10 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace) -> None:
           + ", ".join(f"{crossing[k]} {k}" for k in CROSSINGS) + "), "
           f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
           f"{sum(kinds[k] for k in KINDS)} labels on curves, "
-          f"{sum(map(arrow_heads_cut, lays))} of "
-          f"{sum(bool(a.head) for lay in lays for a in lay.arcs)} arcs' "
-          "arrow heads cut by another arc's stroke")
+          f"{sum(len(heads_cut(lay)) for lay in lays)} of "
+          f"{sum(len(lay.arcs) for lay in lays)} arrow heads cut by another arc's stroke "
+          f"({sum(not a.head for lay in lays for a in heads_cut(lay))} of "
+          f"{sum(not a.head for lay in lays for a in lay.arcs)} the root arrow's)")
     print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
           + f"; {kinds['labels at their own arc']} labels at their own arc")
 

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crosses", "crossings", "labels_on_curves",
-           "layout", "overlapping_labels", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crosses", "crossings", "heads_cut",
+           "labels_on_curves", "layout", "overlapping_labels", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -30,8 +30,9 @@ REACH = 0.45       # the share of its arc's span a label may move along it, eith
 STEPS = 9          # places tried on either side of the middle
 SAMPLES = 8        # a label box's x-extent in this many parts: where _between looks
 STROKE = 1.2       # px, the arcs' stroke width (tree.py's STYLE)
-ARROW = 7.0        # px, an arrow head's width at its top (tree.py draws it 6 px high)
-ANCHOR = 4.0       # px from a word's centre to its arcs' nearest end on either side
+ARROW = 7.0        # px, an arrow head's width at its top
+ARROW_HIGH = 6.0   # px, an arrow head's height, its point at the arc's end
+ANCHOR = 4.0       # px from a word's centre to its arcs' nearest end on either side (not the root)
 SPREAD = (FONT / 5, FONT / 3)  # px between neighbouring arc ends at a word: least, most
 BESIDE_HEAD = ARROW / 2 + STROKE  # px at least between an arrow head and the next arc end
 
@@ -201,6 +202,27 @@ def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
             if b is not a and _through(box, b)]
 
 
+def heads_cut(lay: Layout) -> list[Arc]:
+    """The arcs (the root arrow among them) whose arrow head another arc's stroke cuts into:
+    at some height up to the head's (:data:`ARROW_HIGH`, in steps of a quarter px) the other
+    curve's centre stands less than half a stroke from the head's slanted edge, measured
+    square to the edge. A curve's x at height y inverts its leg (:func:`_arc_y`:
+    y = 4 height t (1 − t), x = 2 leg (3t² − 2t³) from its end); only ends within a head and a
+    stroke of the head's point can come that near."""
+    slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)  # the edge's cosine from upright
+    arcs = [a for a in lay.arcs if a.head]
+
+    def gap(a: Arc, b: Arc, end: float, other: float, y: float) -> float:
+        t = (1 - math.sqrt(1 - y / b.height)) / 2
+        x = end + math.copysign(2 * arc_leg(b) * (3 * t * t - 2 * t ** 3), other - end)
+        return (abs(x - a.x2) - ARROW / 2 * y / ARROW_HIGH) * slant
+
+    return [a for a in lay.arcs if any(
+        gap(a, b, end, other, ARROW_HIGH * k / 24) < STROKE / 2
+        for b in arcs if b is not a for end, other in ((b.x1, b.x2), (b.x2, b.x1))
+        if abs(end - a.x2) < ARROW + STROKE for k in range(25))]
+
+
 def _resting(arc: Arc, x: float, half: float, lift: float) -> Arc:
     """``arc`` with its label (half-width ``half``) centred at ``x`` and resting on the curve:
     its box's bottom on the curve's highest point under it (the apex where the box spans the
@@ -260,20 +282,21 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
 
 def _fans(heads: tuple[int, ...], widths: list[float]
           ) -> dict[tuple[int, bool], list[tuple[int, float]]]:
-    """The arcs leaving each word on each side (``later``: towards the later words), as the
-    ends they leave from (2d at arc d's head, 2d + 1 at its dependent, where its arrow head
-    is), each with its point's distance from the word's centre (:func:`_anchors`). The arcs of
-    one side all nest, the longer enclosing the shorter: longest first, :data:`ANCHOR` px off
-    the centre. Neighbouring points stand a step apart, the word's half-width past ANCHOR
-    shared among them (a wide word spreads them), but at least FONT / 5 (3 px: the 1.2 px
-    strokes part by more than a stroke's width) and at most FONT / 3 (5 px) (:data:`SPREAD`);
-    either side of an arrow head (a word's one dependent end) at least :data:`BESIDE_HEAD`
-    (4.7 px): half the head's width at its top (3.5 px), half a stroke, and half a stroke for
-    the lean of the neighbour nearer the centre, which encloses the head's arc and curves
-    towards the head (at most 0.33 px over the head's 6 px, for an arc 44 px high or more).
-    At 3 px another arc's stroke cut into the head's top. On a narrow word the points reach
-    past its edge, and the slot beside it widens to keep them clear of the next text
-    (:func:`layout`)."""
+    """The arcs leaving each word on each side (``later``: towards the later words), as the ends
+    they leave from (2d at arc d's head, 2d + 1 at its dependent, where its arrow head is), each
+    with its point's distance from the word's centre (:func:`_anchors`). The arcs of one side
+    all nest, the longer enclosing the shorter: longest first, :data:`ANCHOR` px off the centre
+    (:data:`BESIDE_HEAD` at the root word, beside the root arrow's head: at 4 px the arcs'
+    strokes, rising almost upright, touched its top corners). Neighbouring points stand a step
+    apart, the word's half-width past ANCHOR shared among them (a wide word spreads them), but
+    at least FONT / 5 (3 px: the 1.2 px strokes part by more than a stroke's width) and at most
+    FONT / 3 (5 px) (:data:`SPREAD`); either side of an arrow head (a word's one dependent end)
+    at least :data:`BESIDE_HEAD` (4.7 px): half the head's width at its top (3.5 px), half a
+    stroke, and half a stroke for the lean of the neighbour nearer the centre, which encloses
+    the head's arc and curves towards the head (at most 0.33 px over the head's 6 px, for an arc
+    44 px high or more). At 3 px another arc's stroke cut into the head's top
+    (:func:`heads_cut`). On a narrow word the points reach past its edge, and the slot beside it
+    widens to keep them clear of the next text (:func:`layout`)."""
     sides: dict[tuple[int, bool], list[tuple[int, int]]] = {}  # (word, later): (span, end)
     for d, h in enumerate(heads):
         if h:
@@ -284,7 +307,7 @@ def _fans(heads: tuple[int, ...], widths: list[float]
     for (word, later), arcs in sides.items():
         step = min(max((widths[word] / 2 - ANCHOR) / max(len(arcs) - 1, 1), least), most)
         ends = [end for _, end in sorted(arcs, reverse=True)]
-        offsets = [ANCHOR]
+        offsets = [ANCHOR if heads[word] else BESIDE_HEAD]  # the root arrow's head at the centre
         for before, end in zip(ends, ends[1:]):
             offsets.append(offsets[-1] + (max(step, BESIDE_HEAD) if (before | end) & 1 else step))
         fans[word, later] = list(zip(ends, offsets))
@@ -302,8 +325,9 @@ def _anchors(fans: dict[tuple[int, bool], list[tuple[int, float]]], centres: lis
     """Each word's arc's end points (at its head, at the word; the root arrow at the word's
     centre): each arc its own point at each of its words, so that arcs sharing a word nest
     there. The arcs leaving a word on one side leave it from the centre out, longest first
-    (:func:`_fans`): the longest :data:`ANCHOR` px off the centre, each next one a step further
-    towards the other ends (away from the centre, mirrored right to left)."""
+    (:func:`_fans`): the longest :data:`ANCHOR` px off the centre (:data:`BESIDE_HEAD` at the
+    root word), each next one a step further towards the other ends (away from the centre,
+    mirrored right to left)."""
     points = [c for c in centres for _ in (0, 1)]
     for (word, later), ends in fans.items():
         side = 1 if later != rtl else -1

@@ -15,6 +15,7 @@ from ..model.punct import PunctModel
 from ..ud.treebank import Sentence
 from .layout import (
     ARROW,
+    ARROW_HIGH,
     FONT,
     LABEL_RISE,
     MARGIN,
@@ -72,8 +73,8 @@ def _arcs(lay: Layout) -> list[str]:
                        f'H{_f(a.x2 - w)}C{_f(a.x2 - w / 2)} {_f(top)} {_f(a.x2)} {_f(rise)} '
                        f'{_f(a.x2)} {_f(y)}"/>')
         label_x, label_y = a.label_x, y - a.label_height - LABEL_RISE
-        out.append(f'<path class="head" d="M{_f(a.x2 - ARROW / 2)} {_f(y - 6)}h{_f(ARROW)}'
-                   f'l{_f(-ARROW / 2)} 6z"/>')
+        out.append(f'<path class="head" d="M{_f(a.x2 - ARROW / 2)} {_f(y - ARROW_HIGH)}'
+                   f'h{_f(ARROW)}l{_f(-ARROW / 2)} {_f(ARROW_HIGH)}z"/>')
         out.append(f'<text class="rel" x="{_f(label_x)}" y="{_f(label_y)}">'
                    f'{escape(a.label)}</text>')
     return out
