@@ -56,9 +56,9 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
           report: Callable[[int, float, float], None] | None = None,
           progress: Callable[[int], None] | None = None) -> Model:
     """Train a punctuation model on the CoNLL-U files, split names or :func:`fstpunct.split`
-    sources ``data`` (one or several;
-    without them, language ``lang``'s standard train split, and its dev split unless ``dev``
-    is given), write it to the folder ``output`` and return it loaded.
+    sources ``data`` (one or several; without them, language ``lang``'s standard train split,
+    and its dev split unless ``dev`` is given), write it to the folder ``output`` and return it
+    loaded.
 
     ``grammar``: a rule file, or ``"default"``; by default ``grammars/LANG.rules`` where it
     exists (LANG: ``lang``, else what the files' UD names tell when they agree), else the

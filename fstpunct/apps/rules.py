@@ -207,12 +207,12 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
     """Model ``name`` (its ``model.json`` training ``record``, its expected edit ``counts`` or
     None) against ``grammar`` (default: the one it was trained from, by its record), and the
     most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`; none: no split is
-    read) over the ``split`` (default dev) of ``lang`` (default: the model's language —
-    recorded, its training grammar's, or its name's —; for a language without standard splits,
-    the model's own dev or training files as its record names them; else en; never
-    ``grammar``'s). Relations
-    are checked first. A ``record`` that is not a JSON object (a correction model's learner
-    saved before 1e10b99 recorded the folder it was copied from) records nothing
+    read) over the ``split`` (default dev) of ``lang``. By default ``lang`` is the model's
+    language: the one recorded, its training grammar's, or its name's, never ``grammar``'s.
+    For a language without standard splits the pairs are read over the model's own dev or
+    training files, as its record names them; else over en's. Relations are checked first. A
+    ``record`` that is not a JSON object (a correction model's learner saved before 1e10b99
+    recorded the folder it was copied from) records nothing
     (:func:`~fstpunct.fst.default_grammar.model_grammar`)."""
     relations = list(PAPER_RELATIONS if relations is None else relations)
     split = split or "dev"
