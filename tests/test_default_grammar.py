@@ -198,3 +198,30 @@ def test_learned_rules_of_a_new_language_are_read_over_its_own_dev(tmp_path, cap
     assert err.count("\n") == 1 and "'xx' has no standard splits" in err
     assert main(["rules", "--model", str(out), "--lang", "en", "--relations", "nsubj"]) == 0
     assert "mean p_θ over en dev" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("language", ["und", None])
+def test_learned_rules_of_a_model_of_no_one_language_are_read_over_its_own_dev(
+        language, tmp_path, capsys):
+    """A model whose record says language und (its files' names tell none, or several: a user's
+    own release) or none tabulates over the dev files its model.json records, as one of a
+    language without standard splits does, not over English dev (which that user's release may
+    not hold); if they are gone, one line naming the file and --lang; --lang en still reads en."""
+    mine, out = tmp_path / "my-dev.conllu", tmp_path / "m"
+    mine.write_bytes(SAMPLE.read_bytes())
+    assert main(["train", "--train", str(SAMPLE), "--dev", str(mine), "--iterations", "0",
+                 "--jobs", "1", "--lexical", "0", "-o", str(out)]) == 0
+    meta = json.loads((out / "model.json").read_text(encoding="utf-8"))
+    assert meta["record"]["language"] == "und"
+    if language is None:
+        del meta["record"]["language"]
+        (out / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["rules", "--model", str(out), "--relations", "nsubj"]) == 0
+    assert "mean p_θ over und dev" in capsys.readouterr().out
+    mine.unlink()
+    assert main(["rules", "--model", str(out), "--relations", "nsubj"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{mine}: the model's dev file" in err and "--lang" in err
+    assert main(["rules", "--model", str(out), "--lang", "en", "--relations", "nsubj"]) == 0
+    assert "mean p_θ over en dev" in capsys.readouterr().out

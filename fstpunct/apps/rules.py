@@ -209,11 +209,13 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
     most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`; none: no split is
     read) over the ``split`` (default dev) of ``lang``. By default ``lang`` is the model's
     language: the one recorded, its training grammar's, or its name's, never ``grammar``'s.
-    For a language without standard splits the pairs are read over the model's own dev or
-    training files, as its record names them; else over en's. Relations are checked first. A
-    ``record`` that is not a JSON object (a correction model's learner saved before 1e10b99
-    recorded the folder it was copied from) records nothing
-    (:func:`~fstpunct.fst.default_grammar.model_grammar`)."""
+    For a language without standard splits, and for a model whose record says ``und`` (its
+    files' names told no one language) or no language, the pairs are read over the model's own
+    dev or training files, as its record names them; where it names none, a language is refused
+    (InputError), und or none is read over en's. Relations are checked first. A ``record`` that
+    is not a JSON object (a correction model's learner saved before 1e10b99 recorded the folder
+    it was copied from) records nothing (:func:`~fstpunct.fst.default_grammar.model_grammar`).
+    """
     relations = list(PAPER_RELATIONS if relations is None else relations)
     split = split or "dev"
     check_relations(relations)

@@ -31,9 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "was trained from, a rule file or the default grammar)")
     parser.add_argument("--lang", choices=LANGUAGES,
                         help="whose dev split gives the relation table (default: the model's "
-                             "language; one without standard splits: the files its model.json "
-                             "records, its dev, or its training data for --split train; else "
-                             "en)")
+                             "language; one without standard splits, und or none recorded: the "
+                             "files its model.json records, its dev, or its training data for "
+                             "--split train; else en)")
     parser.add_argument("--split", choices=SPLITS,
                         help="the split of --lang for that table (default dev)")
     parser.add_argument("--relations", nargs="+", metavar="REL",
