@@ -121,7 +121,11 @@ def test_bad_input_names_the_place(en):
     ("/data/UD_Chinese/zh-ud-dev.conllu", "zh"), ("en_ewt-test", "en"), (str(SAMPLE), None),
     ("-", None), (None, None),
     # a large treebank's train file in parts, as UD releases them (cs_pdt, de_hdt): None once
-    ("UD_Czech-PDT/cs_pdt-ud-train-c.conllu", "cs"), ("de_hdt-ud-train-a-1.conllu", "de")])
+    ("UD_Czech-PDT/cs_pdt-ud-train-c.conllu", "cs"), ("de_hdt-ud-train-a-1.conllu", "de"),
+    # a suffix that is no UD part tells nothing: these gave big, new, all, pos, my, xx
+    ("big-train-2020.conllu", None), ("new-train-v2.conllu", None),
+    ("all-dev-clean.conllu", None), ("pos-test-fold1.conllu", None),
+    ("my-train-2.conllu", None), ("xx_t-ud-train-2020.conllu", None)])
 def test_language_from_the_input_name(source, lang):
     assert language_of(source) == lang
 

@@ -26,10 +26,11 @@ __all__ = ["DEFAULT", "Choice", "choose", "language_of"]
 
 DEFAULT = "en"
 _SPLIT = re.compile(r"([a-z]{2,3})(?::[a-z]+)?\Z")
-# a UD file's name; a large treebank's train file comes in parts (cs_pdt-ud-train-c.conllu,
-# de_hdt-ud-train-a-1.conllu)
-_UD_NAME = re.compile(r"([a-z]{2,3})(?:_[a-z0-9]+)?-(?:ud-)?(?:train|dev|test)(?:-[a-z0-9]+)*"
-                      r"(?:\.conllu)?\Z")
+# a UD file's or split's name; a large treebank's train file comes in parts
+# (cs_pdt-ud-train-c.conllu, de_hdt-ud-train-a-1.conllu): short parts, only after -ud-, as
+# big-train-2020.conllu or my-train-2.conllu tell no language
+_UD_NAME = re.compile(r"([a-z]{2,3})(?:_[a-z0-9]+)?-(?:ud-(?:train|dev|test)(?:-[a-z0-9]{1,2})*"
+                      r"|(?:train|dev|test))(?:\.conllu)?\Z")
 _META = re.compile(r"#\s*(?:newdoc\s+)?lang(?:uage)?\s*=\s*([A-Za-z]{2,3})\b")
 
 
