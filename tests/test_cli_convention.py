@@ -503,6 +503,21 @@ def test_files_of_another_model_are_one_line_naming_the_folder(files, why, tmp_p
     assert err.count("\n") == 1 and f"{tmp_path / 'hi'}: {why}" in err, err
 
 
+@pytest.mark.parametrize("symbols", [None, 3, "। ,", [",", 1]])
+def test_a_channel_json_whose_symbols_are_no_list_of_strings_is_one_line(symbols, tmp_path,
+                                                                          capsys):
+    """channel.json's symbols null or a number raised a TypeError traceback (tuple(None)); a
+    list holding a number broke the message of two models' files (" ".join)."""
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    side = tmp_path / "hi" / "channel.json"
+    side.write_text(json.dumps({**json.loads(side.read_text(encoding="utf-8")),
+                                "symbols": symbols}), encoding="utf-8")
+    assert main(["decode", "--model", str(tmp_path / "hi"), str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and \
+        f"{side}: 'symbols' must be a list of strings" in err, err
+
+
 # each loader of an .npz archive (the model it names: tmp_path / the key): what it is, the
 # bundled English model's files it reads (the archive last), its command
 NPZ_LOADERS = {"attach": ("an attach model", ["model.json", "channel.fst", "channel.json",

@@ -145,8 +145,10 @@ def load_model(name: str | Path) -> PunctModel:
     attach, theta = AttachModel.load(folder / "attach")
     channel = Channel.load(folder / "channel.fst")
     side = json.loads((folder / "channel.json").read_text(encoding="utf-8"))  # read by load
-    for name, symbols in (("attach.json", attach.vocab.tokens),
-                          ("channel.json", side.get("symbols", channel.symbols))):
+    listed = side.get("symbols", channel.symbols)
+    if not isinstance(listed, (list, tuple)) or not all(isinstance(s, str) for s in listed):
+        raise ModelError(f"{folder / 'channel.json'}: 'symbols' must be a list of strings")
+    for name, symbols in (("attach.json", attach.vocab.tokens), ("channel.json", listed)):
         if tuple(symbols) != channel.symbols:  # a file copied from another model's folder
             raise ModelError(f"{folder}: {name} and channel.fst are of different models "
                              f"({_differ(symbols, channel.symbols)})")
