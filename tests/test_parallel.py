@@ -79,6 +79,29 @@ def test_local_cluster_workers_leave_ctrl_c_to_the_pool(dask_pool):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # here: as it was
 
 
+def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
+    """The process opening a LocalCluster keeps its Ctrl-C while the workers start (it was
+    ignored there for those seconds), and workers the nannies start again ignore it too (a
+    restarted worker had Python's default back: its traceback)."""
+    import signal
+
+    import fstpunct.parallel.cluster as cluster
+    seen = []
+
+    def local_cluster(*args, **kwargs):
+        seen.append(signal.getsignal(signal.SIGINT))
+        return distributed.LocalCluster(*args, **kwargs)
+
+    monkeypatch.setattr(cluster, "LocalCluster", local_cluster)
+    pool = make_pool(dask_workers=2)
+    try:
+        assert seen == [signal.default_int_handler]
+        pool.client.restart()
+        assert set(pool.map(_sigint_handler, range(4))) == {"ignored"}
+    finally:
+        pool.close()
+
+
 def _sentences() -> list[SlotSentence]:
     """Ten small random projective sentences with commas and full stops."""
     rng = np.random.default_rng(5)

@@ -5,10 +5,8 @@ from __future__ import annotations
 import os
 import signal
 import sys
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Executor
-from contextlib import contextmanager
 from multiprocessing import process
 from typing import Any
 
@@ -21,22 +19,6 @@ from .pool import Pool, forget, load
 __all__ = ["DaskPool"]
 
 
-@contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored while the block starts processes, which keep it ignored: a terminal's
-    Ctrl-C reaches its whole process group, and each idle worker printed its KeyboardInterrupt's
-    traceback (the pool's process still gets it, and closing the pool stops them). Only in the
-    main thread, the one that may set handlers."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 class DaskPool(Pool):
     """The cluster at ``scheduler`` (an address such as ``tcp://host:8786``), or else a
     ``LocalCluster`` of ``workers`` single-threaded processes started here and stopped by
@@ -46,16 +28,15 @@ class DaskPool(Pool):
     removes the pool's plugins, and with them its shared values, from a cluster it did not
     start. Local workers are spawned processes, which run the main script again from its
     file: a script read from standard input is refused (InputError), as spawning would
-    fail."""
+    fail; they leave Ctrl-C to this process (:class:`_NoCtrlC`)."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
         self._cluster = None
         if scheduler is None:
             _check_main_script()
-            with _sigint_ignored():  # Ctrl-C is this process's to handle, not the workers'
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                             processes=True, host="127.0.0.1",
-                                             dashboard_address=":0")
+            self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                         processes=True, host="127.0.0.1",
+                                         dashboard_address=":0")
             self.client = Client(self._cluster)
         else:
             self.client = Client(scheduler)
@@ -64,6 +45,8 @@ class DaskPool(Pool):
         self._executor = self.client.get_executor(pure=False)
         self._plugins: set[str] = set()
         self._register(_Malloc(), "fstpunct-malloc")
+        if self._cluster is not None:
+            self._register(_NoCtrlC(), "fstpunct-no-ctrl-c")
 
     def executor(self) -> Executor:
         return self._executor
@@ -112,6 +95,17 @@ class _Share(WorkerPlugin):
 
     def teardown(self, worker: object) -> None:
         forget(self.name)
+
+
+class _NoCtrlC(WorkerPlugin):
+    """SIGINT ignored on a local worker, this pool's or one its nanny starts again (a plugin is
+    set up on every worker that joins): a terminal's Ctrl-C reaches its whole process group,
+    and each idle worker printed its KeyboardInterrupt's traceback; the pool's process gets it,
+    and closing the pool stops them. A worker is blind to it from its setup on (a Ctrl-C in
+    the moment it starts still prints one); a cluster's workers elsewhere are left alone."""
+
+    def setup(self, worker: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # in the worker's main thread (its loop)
 
 
 class _Malloc(WorkerPlugin):
