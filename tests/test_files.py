@@ -638,3 +638,22 @@ def test_train_never_deletes_what_a_user_put_beside_a_model(tmp_path, capsys):
     (model / "tagger").rmdir()
     (model / "NOTES.txt").unlink()
     assert main(args) == 0
+
+
+def test_what_a_user_puts_beside_a_model_while_it_trains_is_kept(tmp_path):
+    """The folder is checked again when the model is saved: a note put into it while training
+    ran (here when the data is read, after the check before training) was deleted with the
+    old model."""
+    import fstpunct
+    model = tmp_path / "mine"
+    fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
+    notes = model / "NOTES.txt"
+
+    def log(line: str) -> None:
+        if line.startswith("training on"):
+            notes.write_text(PREVIOUS)
+
+    with pytest.raises(InputError, match=r"holds NOTES\.txt, not part of"):
+        fstpunct.train(model, SAMPLE, direction="rtl", iterations=0, log=log)
+    assert notes.read_text() == PREVIOUS and (model / "model.json").is_file()
+    assert leftovers(tmp_path) == []

@@ -81,8 +81,10 @@ def model_size(name: str | Path) -> int:
 
 def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
                edit_counts: np.ndarray | None = None) -> Path:
-    """Write the model folder whole: built beside ``folder``, then put in its place."""
+    """Write the model folder whole: built beside ``folder``, then put in its place (never over
+    a folder holding anything else: :func:`check_replaceable`)."""
     folder = Path(folder)
+    check_replaceable(folder)
     try:
         with atomic_folder(folder) as tmp:
             if edit_counts is not None:
@@ -104,7 +106,8 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
 def check_replaceable(folder: str | Path) -> None:
     """InputError if ``folder`` holds anything :func:`save_model` does not write (beside a
     model: the ``tagger/`` and ``parser/`` that text needs, an ordering model, notes): saving
-    replaces the folder whole, and they would go with it. Checked before training."""
+    replaces the folder whole, and they would go with it. Checked before training, and again
+    when saving (a long run leaves time to put something there)."""
     folder = Path(folder)
     others = sorted(p.name for p in folder.iterdir() if p.name not in FILES) \
         if folder.is_dir() else []
