@@ -29,7 +29,8 @@ from .errors import UNREADABLE, InputError, ModelError, not_a_model
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
            "check_input", "end_on_signals", "folder_target", "is_stdio", "not_utf8",
-           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text", "writing"]
+           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
+           "temporary_target", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -41,6 +42,8 @@ _UTF16_BOMS = tuple(bom.decode("utf-8", "surrogateescape")
                     for bom in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE))
 
 _NOT_UTF8 = re.compile("[\udc80-\udcff]")  # a byte that is not UTF-8, as open_input gives it
+
+_PART = re.compile(r"\.(.+)\.[0-9a-f]{16}\.part\Z")  # the name of _temporary's .part
 
 _JSON_NAMES = {dict: "a JSON object", list: "a JSON list", str: "a string", bool: "true or false"}
 # what a file of another of fstpunct's formats (each module's FORMAT) holds, said when one is
@@ -188,7 +191,7 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
     the process — an error, Ctrl-C or SIGTERM, even while ``make`` runs — the ``except`` that
     removes it knows the name (blocking signals cannot promise that: a signal delivered to
     another thread still interrupts the main one)."""
-    tmp = target.parent / f".{target.name}.{os.urandom(8).hex()}{suffix}"
+    tmp = target.parent / f".{target.name}.{os.urandom(8).hex()}{suffix}"  # read by _PART
     _TEMPORARIES.add(tmp)
     try:
         make(tmp)
@@ -198,6 +201,14 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
         raise
     finally:
         _TEMPORARIES.discard(tmp)
+
+
+def temporary_target(name: str) -> str | None:
+    """The name of the target whose temporary (of :func:`output`, :func:`atomic_path` or
+    :func:`atomic_folder`) is named ``name``, or None: ``model.json`` for
+    ``.model.json.0123456789abcdef.part``, which a process killed while writing leaves."""
+    m = _PART.match(name)
+    return m.group(1) if m else None
 
 
 def writing() -> bool:

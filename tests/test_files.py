@@ -4,6 +4,7 @@ import gc
 import io
 import os
 import pickle
+import re
 import signal
 import stat
 import subprocess
@@ -657,3 +658,21 @@ def test_what_a_user_puts_beside_a_model_while_it_trains_is_kept(tmp_path):
         fstpunct.train(model, SAMPLE, direction="rtl", iterations=0, log=log)
     assert notes.read_text() == PREVIOUS and (model / "model.json").is_file()
     assert leftovers(tmp_path) == []
+
+
+def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(tmp_path):
+    """models --evaluate writes model.json through a temporary in the model's folder; after a
+    kill -9 train refused the folder, naming a file the user never made. Only fstpunct's own
+    temporary of a model file is replaced with the folder: another one is the user's."""
+    import fstpunct
+    model = tmp_path / "mine"
+    fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
+    left = model / ".model.json.0123456789abcdef.part"
+    left.write_text(PREVIOUS)
+    fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
+    assert not left.exists() and (model / "model.json").is_file()
+    for name in (".NOTES.txt.0123456789abcdef.part", ".model.json.draft.part"):
+        (model / name).write_text(PREVIOUS)
+        with pytest.raises(InputError, match=f"holds {re.escape(name)}, not part of"):
+            fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
+        (model / name).unlink()

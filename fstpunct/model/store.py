@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UNREADABLE, InputError, ModelError, warn_user
-from ..files import atomic_folder, output, read_meta, read_npy
+from ..files import atomic_folder, output, read_meta, read_npy, temporary_target
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -45,9 +45,12 @@ __all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "check_replaceable", "is
 
 FORMAT = 1
 BUNDLED = Path(__file__).parents[1] / "models"
-EDIT_COUNTS = "edits.npy"  # in a model folder: the expected edit counts (module docstring)
+# the files of a model folder (module docstring)
+EDIT_COUNTS = "edits.npy"
+CHANNEL, SIDECAR, RECORD = "channel.fst", "channel.json", "model.json"
+ATTACH = "attach"  # attach.json and attach.npz (AttachModel.save)
 # what save_model writes: all a folder it replaces may hold
-FILES = ("attach.json", "attach.npz", "channel.fst", "channel.json", EDIT_COUNTS, "model.json")
+FILES = (f"{ATTACH}.json", f"{ATTACH}.npz", CHANNEL, SIDECAR, EDIT_COUNTS, RECORD)
 
 
 def bundled() -> list[str]:
@@ -60,7 +63,7 @@ def is_bundled(name: str | Path) -> bool:
     in ``fstpunct/models``."""
     text = str(name)
     return isinstance(name, str) and not any(sep in text for sep in {"/", os.sep}) and \
-        text not in {".", ".."} and (BUNDLED / text / "model.json").is_file()
+        text not in {".", ".."} and (BUNDLED / text / RECORD).is_file()
 
 
 def model_path(name: str | Path) -> Path:
@@ -89,14 +92,14 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
         with atomic_folder(folder) as tmp:
             if edit_counts is not None:
                 np.save(tmp / EDIT_COUNTS, edit_counts)
-            model.channel.save(tmp / "channel.fst")
+            model.channel.save(tmp / CHANNEL)
             side = {"direction": model.channel.direction,
                     "symbols": list(model.channel.symbols)}
-            (tmp / "channel.json").write_text(
+            (tmp / SIDECAR).write_text(
                 json.dumps(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-            model.attach.save(tmp / "attach", model.theta)
+            model.attach.save(tmp / ATTACH, model.theta)
             meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-            (tmp / "model.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+            (tmp / RECORD).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
                                             encoding="utf-8")
     except OSError as e:
         raise ModelError(f"{folder}: cannot write model: {e.strerror or e}") from e
@@ -107,9 +110,11 @@ def check_replaceable(folder: str | Path) -> None:
     """InputError if ``folder`` holds anything :func:`save_model` does not write (beside a
     model: the ``tagger/`` and ``parser/`` that text needs, an ordering model, notes): saving
     replaces the folder whole, and they would go with it. Checked before training, and again
-    when saving (a long run leaves time to put something there)."""
+    when saving (a long run leaves time to put something there). A temporary of one of its
+    files that a killed fstpunct left (:func:`~fstpunct.files.temporary_target`) goes with it."""
     folder = Path(folder)
-    others = sorted(p.name for p in folder.iterdir() if p.name not in FILES) \
+    others = sorted(p.name for p in folder.iterdir()
+                    if p.name not in FILES and temporary_target(p.name) not in FILES) \
         if folder.is_dir() else []
     if others:
         raise InputError(f"{folder}: holds {', '.join(others)}, not part of a punctuation "
@@ -122,7 +127,7 @@ def read_record(name: str | Path, required: Mapping[str, type] | None = None
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
     bundled name; ModelError if it is missing, of another format or without the ``required``
     fields of their types."""
-    return read_meta(model_path(name) / "model.json", FORMAT, "a fstpunct model", required)
+    return read_meta(model_path(name) / RECORD, FORMAT, "a fstpunct model", required)
 
 
 def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
@@ -130,7 +135,7 @@ def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
     folder = model_path(name)
     meta = read_record(folder)
     meta["evaluation"] = evaluation
-    with output(folder / "model.json") as out:
+    with output(folder / RECORD) as out:
         out.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
 
 
@@ -145,13 +150,13 @@ def load_model(name: str | Path) -> PunctModel:
     if unknown:
         raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
                          f"{', '.join(unknown)} (a newer version's model?)")
-    attach, theta = AttachModel.load(folder / "attach")
-    channel = Channel.load(folder / "channel.fst")
-    side = json.loads((folder / "channel.json").read_text(encoding="utf-8"))  # read by load
+    attach, theta = AttachModel.load(folder / ATTACH)
+    channel = Channel.load(folder / CHANNEL)
+    side = json.loads((folder / SIDECAR).read_text(encoding="utf-8"))  # read by load
     listed = side.get("symbols", channel.symbols)
     if not isinstance(listed, (list, tuple)) or not all(isinstance(s, str) for s in listed):
-        raise ModelError(f"{folder / 'channel.json'}: 'symbols' must be a list of strings")
-    for name, symbols in (("attach.json", attach.vocab.tokens), ("channel.json", listed)):
+        raise ModelError(f"{folder / SIDECAR}: 'symbols' must be a list of strings")
+    for name, symbols in ((f"{ATTACH}.json", attach.vocab.tokens), (SIDECAR, listed)):
         if tuple(symbols) != channel.symbols:  # a file copied from another model's folder
             raise ModelError(f"{folder}: {name} and channel.fst are of different models "
                              f"({_differ(symbols, channel.symbols)})")
