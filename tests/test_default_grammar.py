@@ -225,3 +225,18 @@ def test_learned_rules_of_a_model_of_no_one_language_are_read_over_its_own_dev(
     assert err.count("\n") == 1 and f"{mine}: the model's dev file" in err and "--lang" in err
     assert main(["rules", "--model", str(out), "--lang", "en", "--relations", "nsubj"]) == 0
     assert "mean p_θ over en dev" in capsys.readouterr().out
+
+
+def test_learned_rules_read_only_the_sentences_a_model_was_given(tmp_path):
+    """A part of a file given to train (a Source's first..last) is recorded with the file, and
+    the relation table is read over that part, not over the whole file (one root a sentence)."""
+    import fstpunct
+    from fstpunct.ud.release import Source
+    mine = tmp_path / "mine.conllu"
+    mine.write_bytes(SAMPLE.read_bytes() * 2)  # 10 sentences
+    model = fstpunct.train(tmp_path / "m", Source(mine, "mine", 2, 4),
+                           dev=Source(mine, "mine", first=6), iterations=0,
+                           settings=Settings(lexical=0))
+    for split, sentences in (("dev", 5), ("train", 3)):
+        learned = model.rules(split=split, relations=["root"])
+        assert learned.lang == "und" and learned.pairs["root"][0] == sentences

@@ -40,6 +40,13 @@ def _told_language(sources: list[Source]) -> str | None:
     return told.pop() if len(told) == 1 else None
 
 
+def _part(source: Source) -> list[int | None] | None:
+    """``[first, last]`` of a source that is part of its file, as the record keeps it, else
+    None."""
+    return None if source.first is None and source.last is None else \
+        [source.first, source.last]
+
+
 def _slots(sources: list[Source]) -> list[SlotSentence]:
     return [to_slots(s) for src in sources for s in src.sentences()]
 
@@ -134,6 +141,11 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     if held_out:
         record["dev"] = [f"{s.name}: {s.path}" for s in dev_sources]
         record["dev_perplexity"] = trained.dev_perplexity
+    ranges = {key: [_part(s) for s in files]  # a split that is part of a file, a Source's
+              for key, files in (("data", sources), ("dev", dev_sources))
+              if any(_part(s) for s in files)}
+    if ranges:
+        record["ranges"] = ranges
     if rules_text:
         record["default_grammar"] = rules_text.splitlines()
     save_model(model, output, record, history.edit_counts)

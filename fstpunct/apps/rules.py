@@ -249,13 +249,18 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
 def _recorded(record: object, split: str, ud_dir: str | os.PathLike[str] | None
               ) -> list[Source]:
     """The files a training ``record`` names for ``split`` (its ``dev``, or its training
-    ``data`` for ``train``; ``"NAME: PATH"`` each), or [] if it names none; InputError for a
-    file that is no longer there."""
-    names = record.get({"dev": "dev", "train": "data"}.get(split, "")) \
-        if isinstance(record, dict) else None
+    ``data`` for ``train``; ``"NAME: PATH"`` each, with its sentences first..last where its
+    ``ranges`` give them), or [] if it names none; InputError for a file that is no longer
+    there."""
+    key = {"dev": "dev", "train": "data"}.get(split, "")
+    names = record.get(key) if isinstance(record, dict) else None
     if not isinstance(names, list) or not all(isinstance(n, str) and ": " in n for n in names):
         return []
-    sources = [_source(*n.split(": ", 1), ud_dir) for n in names]
+    ranges = record.get("ranges")
+    ranges = ranges.get(key) if isinstance(ranges, dict) else None
+    if not _ranges(ranges, len(names)):
+        ranges = [None] * len(names)
+    sources = [_source(*n.split(": ", 1), part, ud_dir) for n, part in zip(names, ranges)]
     for source in sources:
         if not source.path.is_file():
             raise InputError(f"{source.path}: the model's {split} file ({source.name}, "
@@ -264,9 +269,20 @@ def _recorded(record: object, split: str, ud_dir: str | os.PathLike[str] | None
     return sources
 
 
-def _source(name: str, path: str, ud_dir: str | os.PathLike[str] | None) -> Source:
+def _ranges(ranges: object, n: int) -> bool:
+    """Whether ``ranges`` is a record's list of ``n`` sentence ranges: ``[first, last]`` (each a
+    number or None) or None (the whole file) each."""
+    return isinstance(ranges, list) and len(ranges) == n and all(
+        part is None or (isinstance(part, list) and len(part) == 2 and all(
+            k is None or (isinstance(k, int) and not isinstance(k, bool)) for k in part))
+        for part in ranges)
+
+
+def _source(name: str, path: str, part: list[int | None] | None,
+            ud_dir: str | os.PathLike[str] | None) -> Source:
     """A recorded file: a standard split by its name (``es train``: part of a file), else the
-    file itself."""
+    file itself, its sentences ``part`` (first, last) where recorded."""
     lang, _, which = name.partition(" ")
-    return split_source(lang, which, ud_dir) if lang in LANGUAGES and which in SPLITS \
-        else Source(Path(path), name)
+    if lang in LANGUAGES and which in SPLITS:
+        return split_source(lang, which, ud_dir)
+    return Source(Path(path), name, *(part or (None, None)))
