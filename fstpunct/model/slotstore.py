@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import mmap
 import os
 import sys
@@ -55,7 +56,7 @@ LIMIT = 256 << 20
 """The most bytes of arrays one file holds (en_ewt test's strings take ~60 MB, train's ~140 MB);
 the strings used least recently are left out beyond it."""
 
-_DTYPES = frozenset({"<f8", "<i4", "<i8", "<u2", "|u1", "|b1"})
+_DTYPES = {"<f8": 8, "<i4": 4, "<i8": 8, "<u2": 2, "|u1": 1, "|b1": 1}  # those stored: item size
 # the modules whose code computes what a slot holds (their files' size and time: the fingerprint)
 _CODE = ("fstpunct.dp._sparse", "fstpunct.dp.stacks", "fstpunct.dp.chains",
          "fstpunct.fst._compose", "fstpunct.fst.lattice", "fstpunct.fst.channel",
@@ -281,9 +282,8 @@ class _Reader:
         self._start = _aligned(begin + length)
         self._arrays: list[list[Any]] = header["arrays"]
         for dtype, shape, offset, nbytes, _ in self._arrays:
-            if dtype not in _DTYPES or offset < 0 or nbytes < 0 or \
-                    self._start + offset + nbytes > size or \
-                    int(np.prod(shape)) * np.dtype(dtype).itemsize != nbytes:
+            if nbytes < 0 or not 0 <= offset <= size - self._start - nbytes or \
+                    math.prod(shape) * _DTYPES[dtype] != nbytes:
                 raise ValueError("an array outside the file")
         self._lattices, self._families = header["lattices"], header["families"]
         self.entries: dict[Entry, dict[str, Any]] = {
@@ -330,14 +330,15 @@ class _Reader:
         if records is None:
             return None
         out: dict[bool, Slot] = {}
-        shapes: dict[int, ChainShape] = {}  # the token chains' shape, one per lattice
+        shapes: dict[int, ChainShape] = {}  # the token chains' shape, one per token array
         for kind, rec in records.items():
             lat, sparse = self._lattice(rec["lattice"]), self._stack(rec["sparse"])
             stack: SparseStack | DenseStack | TokenChains = sparse
             if rec["chains"]:
-                shape = shapes.get(rec["lattice"])
+                tokens = self._lattices[rec["lattice"]]["token"]  # the semirings share it
+                shape = shapes.get(tokens)
                 if shape is None:
-                    shape = shapes[rec["lattice"]] = ChainShape(
+                    shape = shapes[tokens] = ChainShape(
                         lat.size, lat.token, lat.src, lat.dst, strings)
                 stack = TokenChains(shape, lat.weight, sparse, lat.maximum)
             elif lat.size == 1:
