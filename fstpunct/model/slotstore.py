@@ -4,25 +4,26 @@ written to a file and read back by the next decode with the same model.
 A surface slot string's slots (its lattices, their closures and puncteme stacks: DESIGN §3)
 depend only on the model's channel, its punctemes and the cache's settings, never on the
 sentences; building them is about a fifth of a decode of en_ewt test (94 distinct strings,
-~0.9 G instructions). A run that built or extended slots writes them all (with the file's
-other strings, the most recent first, up to :data:`LIMIT` bytes) to
-``slots-<model key>.bin`` in the cache folder (:func:`cache_folder`), whole then renamed; a
-later run maps the file and takes each string's slots from it when it first needs them,
-instead of building them. Every array is stored exactly as it was computed, so what is read
-back is bitwise what would be built: outputs do not depend on the file being there.
+~0.9 G instructions). A run that built or extended slots writes them all (then the file's
+other strings, up to :data:`LIMIT` bytes) to ``slots-<key>.bin`` in the cache folder
+(:func:`cache_folder`; the key: a digest of the model and the cache's settings), whole then
+renamed; a later run maps the file and takes each string's slots from it when it first needs
+them, instead of building them. Every array is stored exactly as it was computed, so what is
+read back is bitwise what would be built: outputs do not depend on the file being there.
 
 The file is tied to what the slots are computed from by a fingerprint (the channel's symbols,
 scan direction and φ, the punctemes, the backoff's rate and boundary symbol, the cache's
-settings, and the size and modification time of every module whose code computes them); a
-file with another fingerprint, or one that does not read as this format, is ignored and
-replaced at the end of the run. Each array carries its CRC-32, checked when it is first read:
-a string whose arrays fail the check is built again (and the file replaced). A folder that
-cannot be written, or a file that cannot be read, only costs the time a run without it takes.
+settings, and the size and modification time of every module whose code computes them); a file
+with another fingerprint, or one that does not read as this format, is ignored and replaced at
+the end of the run. The header carries its CRC-32, checked when the file is opened, and so does
+each array, checked when it is first read: a string whose arrays fail the check is built again
+(and the file replaced). A folder that cannot be written, or a file that cannot be read, only
+costs the time a run without it takes.
 
-Format: the magic line, the header's length (8 bytes, little-endian), the header (UTF-8 JSON:
-fingerprint; arrays as dtype, shape, offset, length, CRC-32; lattices, stack families and
-slots referring to arrays by index, so arrays shared in memory are stored once and shared
-again when read), then the arrays, each at an offset that is a multiple of 8.
+Format: the magic line, the header's length (8 bytes, little-endian) and CRC-32 (4 bytes), the
+header (UTF-8 JSON: fingerprint; arrays as dtype, shape, offset, length, CRC-32; lattices,
+stack families and slots referring to arrays by index, so arrays shared in memory are stored
+once and shared again when read), then the arrays, each at an offset that is a multiple of 8.
 """
 from __future__ import annotations
 
@@ -177,9 +178,10 @@ def _write(path: Path, fingerprint: str, slots: dict[Entry, dict[bool, Slot]]) -
     header = json.dumps({"fingerprint": fingerprint, "arrays": writer.arrays,
                          "lattices": writer.lattices, "families": writer.families,
                          "entries": entries}, ensure_ascii=False).encode("utf-8")
-    start = _aligned(len(MAGIC) + 8 + len(header))
+    start = _aligned(len(MAGIC) + 12 + len(header))
     with open(path, "wb") as f:
-        f.write(MAGIC + len(header).to_bytes(8, "little") + header)
+        f.write(MAGIC + len(header).to_bytes(8, "little") +
+                zlib.crc32(header).to_bytes(4, "little") + header)
         f.write(b"\0" * (start - f.tell()))
         for data in writer.parts:
             f.write(data)
@@ -275,8 +277,12 @@ class _Reader:
         if self._map[:len(MAGIC)] != MAGIC:
             raise ValueError("not a slot file")
         length = int.from_bytes(self._map[len(MAGIC):len(MAGIC) + 8], "little")
-        begin = len(MAGIC) + 8
-        header = json.loads(self._map[begin:begin + length].decode("utf-8"))
+        crc = int.from_bytes(self._map[len(MAGIC) + 8:len(MAGIC) + 12], "little")
+        begin = len(MAGIC) + 12
+        text = self._map[begin:begin + length]
+        if len(text) != length or zlib.crc32(text) != crc:
+            raise ValueError("the header fails its check")
+        header = json.loads(text.decode("utf-8"))
         if header.get("fingerprint") != fingerprint:
             raise ValueError("another model's or code's slots")
         self._start = _aligned(begin + length)
