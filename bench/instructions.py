@@ -8,10 +8,7 @@ else its ``summary:`` line) is printed in G instructions:
 
 * ``fstpunct decode --model M`` on en_ewt test (``--quiet``, output to /dev/null) against the
   process that only parses the file with ``conllu`` (bench/model_bench.py's decode reference),
-  and their ratio: with the slot lattices read from the slot file an uncounted decode wrote
-  first (in a fresh folder: :mod:`fstpunct.model.slotstore`), as every decode after the first
-  with a model runs, and without a slot file (``$FSTPUNCT_CACHE_DIR`` empty: every slot built,
-  as the first run builds them);
+  and their ratio;
 * with ``--restore``, also ``fstpunct restore --model M`` on the first ``--sentences`` sentences
   of en_ewt test (bench/restore_speed.py's input) against the trivial baseline
   (``--trivial en``) on them, and their ratio.
@@ -40,7 +37,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench.model_bench import FSTPUNCT, PARSE_ONLY, compile_fstpunct
 from bench.restore_speed import write_sample
-from fstpunct.model.slotstore import CACHE_ENV
 from fstpunct.ud.release import find_treebank
 
 _TOTAL = re.compile(r"^(totals|summary):\s+(\d+)", re.MULTILINE)
@@ -56,14 +52,12 @@ def total_instructions(out: str) -> int:
     raise ValueError("callgrind out file: no 'totals:' or 'summary:' line")
 
 
-def instructions(cmd: list[str], folder: Path, env: dict[str, str] | None = None) -> int:
-    """Instructions of ``cmd``'s whole process (not its children) under callgrind (``env``:
-    set in its environment besides this one's)."""
+def instructions(cmd: list[str], folder: Path) -> int:
+    """Instructions of ``cmd``'s whole process (not its children) under callgrind."""
     out = folder / "callgrind.out"
     run = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *cmd],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0",
-                              **(env or {})})
+                         env={**os.environ, "OPENBLAS_NUM_THREADS": "1", "PYTHONHASHSEED": "0"})
     if run.returncode:
         last = [line for line in run.stderr.splitlines() if not line.startswith("==")][-1:]
         sys.exit(f"instructions: {' '.join(cmd[:4])} ... failed (exit {run.returncode}): "
@@ -74,10 +68,9 @@ def instructions(cmd: list[str], folder: Path, env: dict[str, str] | None = None
 
 
 def pair(name: str, cmd: list[str], reference_name: str, reference: list[str],
-         folder: Path, env: dict[str, str] | None = None) -> str:
-    """One line: the instructions of ``cmd`` (``env``: as :func:`instructions`) and
-    ``reference`` and their ratio."""
-    a, b = instructions(cmd, folder, env), instructions(reference, folder)
+         folder: Path) -> str:
+    """One line: the instructions of ``cmd`` and ``reference`` and their ratio."""
+    a, b = instructions(cmd, folder), instructions(reference, folder)
     return (f"{name}: {a / 1e9:.3f} G instructions; {reference_name}: {b / 1e9:.3f} G; "
             f"ratio {a / b:.2f}x")
 
@@ -98,15 +91,11 @@ def main() -> None:
     fstpunct = [sys.executable, FSTPUNCT]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        decode = [*fstpunct, "decode", "--model", args.model, test, "-o", os.devnull, "--quiet"]
-        parse = [sys.executable, "-c", PARSE_ONLY, test]
-        kept = {CACHE_ENV: str(folder / "cache")}
-        subprocess.run(decode, check=True, env={**os.environ, **kept})  # writes the slot file
-        print(pair("decode en_ewt test", decode, "the process parsing it with conllu", parse,
-                   folder, kept), flush=True)
-        print(pair("decode en_ewt test without a slot file", decode,
-                   "the process parsing it with conllu", parse, folder, {CACHE_ENV: ""}),
-              flush=True)
+        print(pair("decode en_ewt test",
+                   [*fstpunct, "decode", "--model", args.model, test, "-o", os.devnull,
+                    "--quiet"],
+                   "the process parsing it with conllu",
+                   [sys.executable, "-c", PARSE_ONLY, test], folder), flush=True)
         if args.restore:
             sample = folder / "sample.conllu"
             n = len(write_sample(sample, args.sentences))

@@ -8,8 +8,7 @@ A test that reads a UD treebank, or runs a command that reads one (``hi:dev``, `
 asks for it by :func:`treebank` (``treebank("en", "dev")``, in the test or in a fixture of its
 module); one that needs the release as a whole asks for the ``ud`` fixture. On a clone without
 the treebank (no release, or one without that file) the test is skipped, saying so, but under
-CI, which has them all, it fails. Decodes keep no slot files (``$FSTPUNCT_CACHE_DIR`` is
-set empty) unless a test sets it."""
+CI, which has them all, it fails."""
 import os
 import re
 from pathlib import Path
@@ -38,9 +37,6 @@ def under_ci(value: str | None) -> bool:
 
 
 CI = under_ci(os.environ.get("CI"))
-# decodes keep no slot lattices between runs (fstpunct.model.slotstore) unless a test asks:
-# nothing written to the user's cache folder, and no test depends on what an earlier run left
-os.environ["FSTPUNCT_CACHE_DIR"] = ""
 settings.register_profile("fstpunct", deadline=None, derandomize=CI)
 settings.load_profile("fstpunct")
 

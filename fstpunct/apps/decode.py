@@ -23,7 +23,6 @@ import numpy as np
 from ..batching import batches
 from ..fst.lattice import LatticeBuilder
 from ..model.punct import Inference, Posteriors, PunctModel, SlotCache
-from ..model.slotstore import SlotStore
 from ..model.vocab import Puncteme
 from ..parallel import Pool, share_value, shared
 from ..ud.annotations import MISC_KEYS, set_misc
@@ -136,37 +135,29 @@ many node sides of a chunk meet as token chains, never built (``SlotCache``'s ``
 results/speed-history.md, "Decode's slot stage: session 2026-11-29 01:04–04:04")."""
 
 
-def _slot_cache(model: PunctModel, paired: bool, chains: int = 0, kept: bool = False
-                ) -> SlotCache:
+def _slot_cache(model: PunctModel, paired: bool, chains: int = 0) -> SlotCache:
     """The slot lattices of a run over chunks: each holding the puncteme matrices its
     candidates need; ``paired``: built for both the sum and the max, as decoding needs, else
     only as asked; ``chains``: as :class:`SlotCache`'s (with them, blockwise sum closures; only
     the inside pass and Viterbi read the slots: last bits may differ). Each string's
     topology is weighted once, so none is kept beside its lattices (about 23 MB over en_ewt
-    test), nor the dense closures beside the stacks (no edit counts are taken). ``kept``: read
-    from and written to the model's slot file (:class:`~fstpunct.model.slotstore.SlotStore`)."""
-    cache = SlotCache(model, LatticeBuilder(model.channel, cache=False), paired=paired,
-                      subset=True, closures=False, chains=chains)
-    if kept:
-        cache.store = SlotStore.of(cache)
-    return cache
+    test), nor the dense closures beside the stacks (no edit counts are taken)."""
+    return SlotCache(model, LatticeBuilder(model.channel, cache=False), paired=paired,
+                     subset=True, closures=False, chains=chains)
 
 
 def chunk_inference(model: PunctModel, sentences: Iterable[Sentence], chunk: int = 500,
                     paired: bool = True, mark: Mark = _unmarked, chains: int = 0,
-                    libm: bool = False, kept: bool = False
+                    libm: bool = False
                     ) -> Iterator[tuple[list[Sentence], list[SlotSentence], Inference]]:
     """Sentences streamed in chunks of ``chunk``, each chunk with its slot view and its
     :class:`Inference` (slot lattices shared by all chunks; ``paired``: for both the sum and
     the max, as decoding needs, else only as asked; ``mark``: :func:`inference_of`;
     ``chains``: as :class:`SlotCache`'s, for callers that run only the inside pass and
-    Viterbi; ``libm``: as :func:`inference_of`; ``kept``: the slot lattices read from the
-    model's slot file and, once every chunk is done, written to it:
-    :class:`~fstpunct.model.slotstore.SlotStore`)."""
-    cache = _slot_cache(model, paired, chains, kept)
+    Viterbi; ``libm``: as :func:`inference_of`)."""
+    cache = _slot_cache(model, paired, chains)
     for batch in batches(sentences, chunk):
         yield batch, *inference_of(model, batch, cache, mark=mark, libm=libm)
-    cache.save()
 
 
 def inference_of(model: PunctModel, sentences: list[Sentence], slots: SlotCache,
@@ -234,7 +225,7 @@ def annotate(model: PunctModel, sentences: Iterable[Sentence], posteriors: int =
                                chains=chains)
         return
     for batch, prepared, inference in chunk_inference(model, sentences, chunk, mark=mark,
-                                                      chains=chains, kept=True):
+                                                      chains=chains):
         yield from _annotate_chunk(model, batch, prepared, inference, posteriors, mark)
         del batch, prepared, inference  # not alive while the next chunk is built
 

@@ -113,11 +113,6 @@ class SparseStack:
             stack._set(count, size, family, k)
         return stacks
 
-    def family_parts(self) -> tuple[_Transposes, int]:
-        """The family this stack belongs to (its shared index arrays, every stack's values and
-        the transposes, if built) and which of its value sets is this stack's."""
-        return self._family, self._k
-
     @cached_property
     def _cols(self) -> Csr:
         """The rows of the transposes with their values gathered (for the Python products),

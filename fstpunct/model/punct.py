@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # the readable tree DP, the tests' oracle: imported by the me
     from ..dp.treedp import Gradients, MatrixTree, Outer
 
 __all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "SlotCache",
-           "SlotFile", "log_probs"]
+           "log_probs"]
 
 BACKOFF = -1  # the label of the backoff candidate
 CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
@@ -211,19 +211,6 @@ class Slot:
         return stack, SlotVectors(lat.start, lat.final, self.entry)
 
 
-class SlotFile(Protocol):
-    """Where a :class:`SlotCache` keeps its slots between runs
-    (:class:`~fstpunct.model.slotstore.SlotStore`)."""
-
-    stale: bool  # the file was missing, of another model or code, or damaged
-
-    def slots(self, surface: tuple[str, ...], chained: bool) -> dict[bool, Slot] | None:
-        """The slots of ``surface`` (of token chains or not) by semiring (True: max)."""
-
-    def save(self, cache: SlotCache) -> None:
-        """Write the slots ``cache`` holds."""
-
-
 class SlotCache:
     """Slots per distinct surface string for fixed channel-arc weights, the least recently used
     dropped beyond ``limit`` (None: none dropped); one cache can serve many :class:`Inference`
@@ -253,11 +240,7 @@ class SlotCache:
     are associated otherwise than in built stacks (last-bit differences). Such a cache only
     decodes, so its sum closures are computed block by block as well
     (:class:`~fstpunct.fst.lattice.BlockClosures`: a fraction of the work, last-bit
-    differences).
-
-    With a :attr:`store` (decoding's: :class:`~fstpunct.model.slotstore.SlotStore`, the
-    model's slot file), a string's slots missing from the cache are first looked for there,
-    and :meth:`save` writes the cache's slots to it (bitwise what would be built)."""
+    differences)."""
 
     def __init__(self, model: PunctModel, builder: LatticeBuilder | None = None,
                  weights: np.ndarray | None = None, limit: int | None = 256,
@@ -272,25 +255,9 @@ class SlotCache:
         self.limit, self.paired, self.subset, self.closures = limit, paired, subset, closures
         self.chains = chains
         self._blocks = BlockClosures() if chains else None
-        self.chain_strings = chain_strings(self.punctemes)
+        self._strings = chain_strings(self.punctemes)
         self._slots: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
         self._chained: OrderedDict[tuple[tuple[str, ...], bool], Slot] = OrderedDict()
-        self.store: SlotFile | None = None
-        self._changed = False  # slots built or extended since the store was read
-
-    def held(self) -> Iterator[tuple[tuple[str, ...], bool, bool, Slot]]:
-        """(surface, of token chains, max semiring, slot) of every slot held: the stacks', then
-        the token chains', each the most recently used first."""
-        for chained, slots in ((False, self._slots), (True, self._chained)):
-            for (surface, maximum), slot in reversed(slots.items()):
-                yield surface, chained, maximum, slot
-
-    def save(self) -> None:
-        """With a :attr:`store`, write the slots to it if any were built or extended, or if the
-        file was missing or stale."""
-        if self.store is not None and (self._changed or self.store.stale):
-            self.store.save(self)
-            self._changed = False
 
     def get(self, surface: tuple[str, ...], maximum: bool = False,
             needed: np.ndarray | None = None, uses: int | None = None) -> Slot:
@@ -302,18 +269,13 @@ class SlotCache:
         chained = uses is not None and uses <= self.chains
         slots = self._chained if chained else self._slots
         slot = slots.get(key)
-        if slot is None and self.store is not None:
-            for kind, kept in (self.store.slots(surface, chained) or {}).items():
-                slots.setdefault((surface, kind), kept)
-            self._trim(slots)
-            slot = slots.get(key)
         if slot is None:
-            self._changed = True
             kinds = [not maximum, maximum] if self.paired else [maximum]  # the asked-for last
             for kind, built in zip(kinds, self._build(surface, kinds, needed, chained)):
                 slots[surface, kind] = built
             slot = slots[key]
-            self._trim(slots)
+            while self.limit is not None and len(slots) > self.limit:
+                slots.popitem(last=False)
         elif chained:
             slots.move_to_end(key)
         else:
@@ -324,11 +286,6 @@ class SlotCache:
                     self._extend(surface, slot, missing)
                     slot = self._slots[key]
         return slot
-
-    def _trim(self, slots: OrderedDict[tuple[tuple[str, ...], bool], Slot]) -> None:
-        """Drop the least recently used slots beyond the limit."""
-        while self.limit is not None and len(slots) > self.limit:
-            slots.popitem(last=False)
 
     def _build(self, surface: tuple[str, ...], kinds: list[bool], needed: np.ndarray | None,
                chained: bool = False) -> list[Slot]:
@@ -345,7 +302,7 @@ class SlotCache:
         if chained and lattices[0].size > 1:
             stored = product_stacks(lattices, [], extras)  # the closures alone
             lat = lattices[0]
-            shape = ChainShape(lat.size, lat.token, lat.src, lat.dst, self.chain_strings)
+            shape = ChainShape(lat.size, lat.token, lat.src, lat.dst, self._strings)
             return [self._slot(surface, lat, closure, part,
                                chains=TokenChains(shape, lat.weight, part, lat.maximum))
                     for lat, closure, part in zip(lattices, closures, stored)]
@@ -359,7 +316,6 @@ class SlotCache:
     def _extend(self, surface: tuple[str, ...], slot: Slot, missing: np.ndarray) -> None:
         """Add M(l) for the punctemes ``missing`` to ``slot`` and to the other semiring's slot
         built with it (they share ``built``), replacing them in the cache."""
-        self._changed = True
         kinds = [k for k in (False, True)
                  if (surface, k) in self._slots and self._slots[surface, k].built is slot.built]
         old = [self._slots[surface, k] for k in kinds]
