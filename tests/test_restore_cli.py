@@ -51,6 +51,34 @@ def test_trivial_restores_only_the_final_mark(tmp_path):
         assert marks[0].id == len(sent.words)
 
 
+def test_trivial_takes_the_full_stop_of_a_model_folder_or_rule_file(tmp_path, capsys):
+    """A language the project does not bundle has a trivial baseline: the full stop of the
+    grammar its model folder records, or of a rule file; a model without a grammar record, or a
+    bare name that is no language, is one line, exit 2."""
+    model, rules, bare = tmp_path / "m-qz", tmp_path / "qz.rules", tmp_path / "bare"
+    model.mkdir()
+    grammar = ["language qz", "direction ltr", "fullstop ।", "symbols । ,"]
+    (model / "model.json").write_text(json.dumps(
+        {"format": 1, "record": {"language": "qz", "grammar": "default",
+                                 "default_grammar": grammar}}), encoding="utf-8")
+    rules.write_text("language qz\ndirection rtl\nfullstop !\nsymbols ! ,\n", encoding="utf-8")
+    for given, mark in ((model, "।"), (rules, "!")):
+        out = tmp_path / "out.conllu"
+        assert main(["restore", str(SAMPLE), "--trivial", str(given), "-o", str(out),
+                     "--quiet"]) == 0
+        for sent in read_file(out):
+            assert [(w.form, w.id) for w in sent.words if w.is_punct] == [(mark, len(sent.words))]
+    bare.mkdir()
+    (bare / "model.json").write_text(json.dumps({"format": 1, "record": {"language": "qz"}}),
+                                     encoding="utf-8")
+    for given, message in ((str(bare), f"{bare}: its model.json records no grammar"),
+                           ("qz", "no rule file and no standard split for language 'qz' (or a "
+                                  "model folder or rule file of it, a path such as ./NAME)")):
+        assert main(["restore", str(SAMPLE), "--trivial", given, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+
+
 def test_restore_is_reproducible_and_reads_unpunctuated_input(tmp_path, capsys):
     bare = tmp_path / "bare.conllu"
     bare.write_text("".join(strip(s).text() for s in read_file(SAMPLE)), encoding="utf-8")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
@@ -13,7 +14,6 @@ from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
 from ..model.store import bundled, is_bundled
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
-from ..ud.release import LANGUAGES
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -39,8 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "choice under it, --decoder; or MBR over samples, --samples): "
                         + MODEL_HELP)
     method.add_argument("--crf", metavar="DIR", help="use a CRF tagger (fstpunct crf train)")
-    method.add_argument("--trivial", metavar="LANG", choices=LANGUAGES,
-                        help="the trivial baseline: LANG's full stop at the end, nothing else")
+    method.add_argument("--trivial", metavar="LANG|FILE|DIR",
+                        help="the trivial baseline: a full stop at the end, nothing else; "
+                             "LANG's (its rule file, else the default grammar of its standard "
+                             "train split), a rule file's (fullstop) or a model folder's (of "
+                             "the grammar model.json records); a path has a '/' (./NAME) or "
+                             "ends .rules")
     parser.add_argument("--parser", metavar="DIR", action="append", default=[],
                         help="parse the depunctuated words with this parser model first "
                              "(a 'removed'-mode parser) instead of keeping the input's tree; "
@@ -107,22 +111,29 @@ def run(args: argparse.Namespace) -> int:
         p.expect_mode("removed", "restoration with a parser")
     with chosen_pool(args) as pool:
         if args.trivial or args.crf:
-            method = (Trivial.for_language(args.trivial, args.ud_dir) if args.trivial
+            method = (Trivial.load(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
-            # the tagger and parser of text: --trivial's language (another --lang is refused),
-            # else --lang, else the CRF's own (its meta.json lang), else English
-            if args.trivial and args.lang not in (None, args.trivial):
-                raise InputError(f"--lang {args.lang}: not with --trivial {args.trivial}, whose "
+            # the tagger and parser of text: --trivial LANG's (another --lang is refused),
+            # a model folder's own, else --lang, else the CRF's or the rule file's language,
+            # else English
+            own = method.language if isinstance(method, Trivial) else method.meta.get("lang")
+            named = args.trivial if args.trivial == own else None  # --trivial LANG
+            if named and args.lang not in (None, named):
+                raise InputError(f"--lang {args.lang}: not with --trivial {named}, whose "
                                  "language is the text's (its tagger and parser)")
-            lang = args.trivial or args.lang or (args.crf and method.meta.get("lang")) or "en"
+            lang = named or args.lang or own or "en"
+            # a model folder's tagger/ and parser/, as --model's
+            folder = args.trivial if args.trivial and not named and Path(args.trivial).is_dir() \
+                else None
 
             def pipeline() -> Pipeline:
-                if not is_bundled(lang) and not (args.tagger and parsers):
-                    told = "--lang" if args.lang else "the CRF's language (crf train --lang)"
+                if not folder and not is_bundled(lang) and not (args.tagger and parsers):
+                    told = ("--lang" if args.lang else "the rule file's language"
+                            if args.trivial else "the CRF's language (crf train --lang)")
                     raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: "
                                      f"give --lang with one of {', '.join(bundled())}, or "
                                      "--tagger DIR and --parser DIR")
-                return load_pipeline(lang, args.lowercase_input, args.tagger,
+                return load_pipeline(folder or lang, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
             # marks of either width, as the model's restore (fstpunct.ud.width)
             sentences = progress(read_input(args), "restore", quiet=args.quiet)

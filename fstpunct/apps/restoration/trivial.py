@@ -2,10 +2,15 @@
 to the root, and nothing else."""
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
-from ...fst.default_grammar import language_grammar
+from ...errors import InputError, ModelError
+from ...fst.default_grammar import language_grammar, model_grammar
+from ...fst.grammar import load_grammar
+from ...model.store import read_record
 from ...ud.slots import depunctuate
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -15,15 +20,41 @@ __all__ = ["Trivial"]
 
 @dataclass(frozen=True)
 class Trivial:
-    """Restores only ``mark`` in the last slot; :meth:`for_language` picks the full stop."""
+    """Restores only ``mark`` in the last slot; :meth:`for_language` and :meth:`load` pick the
+    full stop (``language``: the grammar's, where it was read from one)."""
 
     mark: str = "."
+    language: str | None = None
 
     @classmethod
     def for_language(cls, lang: str, ud_dir: str | None = None) -> Trivial:
         """The full stop of ``lang``'s grammar (``fullstop`` of its rule file, else the default
         grammar's: the point that most often ends a training sentence)."""
-        return cls(language_grammar(lang, ud_dir).full_stop)
+        return cls(language_grammar(lang, ud_dir).full_stop, lang)
+
+    @classmethod
+    def load(cls, given: str | os.PathLike[str], ud_dir: str | None = None) -> Trivial:
+        """The full stop of ``given``: a language code (:meth:`for_language`), a rule file (its
+        ``fullstop``) or a punctuation model's folder (of the grammar its ``model.json``
+        records: :func:`~fstpunct.fst.default_grammar.model_grammar`). A path is a name with a
+        separator (``./NAME``) or ending ``.rules``; any other name is a language code."""
+        text = os.fspath(given)
+        path = Path(text)
+        if not ({"/", os.sep} & set(text) or text.endswith(".rules")):
+            try:
+                return cls.for_language(text, ud_dir)
+            except InputError as e:
+                hint = (f" (the folder or file: write ./{text})" if path.exists() else
+                        " (or a model folder or rule file of it, a path such as ./NAME)")
+                raise InputError(f"{e}{hint}") from None
+        if path.is_dir():
+            grammar = model_grammar(read_record(path).get("record"))
+            if grammar is None:
+                raise ModelError(f"{path}: its model.json records no grammar, so no full stop "
+                                 "(give the trivial baseline a rule file or a language)")
+        else:
+            grammar = load_grammar(path)
+        return cls(grammar.full_stop, grammar.language)
 
     @property
     def tokens(self) -> tuple[str]:
