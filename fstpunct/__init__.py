@@ -11,7 +11,8 @@ split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read plain
 ``text=True``); ``fstpunct.parse(data, parser)`` parses with a parser alone;
 ``fstpunct.posteriors(sentence)`` reads a decoded sentence's ``PunctPost`` as numbers;
 ``fstpunct.split(name, ud_dir)`` is a standard split of the UD release of your choice (a
-:class:`Source`); ``fstpunct.train(folder, files)`` trains a model folder (see the README's
+:class:`Source`); ``fstpunct.train(folder, files)`` trains a model folder,
+``fstpunct.train_tagger(folder, files)`` the UPOS tagger of plain text (see the README's
 "Python API"). Warnings are :class:`FstpunctWarning`s. The names below are loaded on first use,
 so ``import fstpunct`` stays quick.
 """
@@ -23,7 +24,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = ["FstpunctWarning", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
-           "language_of", "load", "parse", "posteriors", "split", "train"]
+           "language_of", "load", "parse", "posteriors", "split", "train", "train_tagger"]
 
 
 def __getattr__(name: str) -> Any:

@@ -9,9 +9,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..errors import InputError, check_seed, refuse_choice
+from ..errors import InputError, check_seed, refuse_choice, refuse_count
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -25,7 +26,10 @@ from .choice import language_of
 from .data import is_text, one_tokenlist
 from .model import Folder, Model, load
 
-__all__ = ["DEFAULT_GRAMMAR", "train"]
+if TYPE_CHECKING:  # the tagger: imported when one is trained
+    from ..parser.tagger import Tagger
+
+__all__ = ["DEFAULT_GRAMMAR", "train", "train_tagger"]
 
 DEFAULT_GRAMMAR = "default"  # grammar=: the default grammar even where a rule file exists
 
@@ -155,6 +159,46 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     log(f"saved {output} (objective {history.objective[-1]:.1f}, {record['seconds']} s"
         f"{chosen})")
     return load(Path(output))
+
+
+def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Source] = (), *,
+                 lang: str | None = None, dev: Folder | Source | Sequence[Folder | Source] = (),
+                 lowercase: bool = False, epochs: int = 6, min_count: int = 2, seed: int = 0,
+                 ud_dir: Folder | None = None, log: Callable[[str], None] = lambda _: None,
+                 progress: bool = False) -> Tagger:
+    """Train the UPOS tagger that plain text goes through (``--text``: a model folder's
+    ``tagger/``, or with ``lowercase`` its ``tagger-lc/``), as ``fstpunct tagger train`` does,
+    on the words of the CoNLL-U files, split names or :func:`fstpunct.split` sources ``data``
+    without their punctuation (:func:`fstpunct.parser.tagger.depunctuated`); without them, on
+    language ``lang``'s standard train split, and its dev split unless ``dev`` is given. The
+    epoch of best ``dev`` accuracy is kept (no dev: the last); ``epochs`` and ``min_count``
+    default to the bundled taggers'. ``log`` receives a line per epoch, ``progress`` draws a
+    bar of each epoch on a terminal. The tagger is written whole to the folder ``output`` (a
+    new or empty folder, or a tagger's) and returned. The arguments, the output folder and the
+    files' names are checked (InputError) before any data is read."""
+    from ..parser.tagger import FILES, depunctuated
+    from ..parser.tagger import train_tagger as fit
+    refuse_count(1, epochs=epochs)
+    refuse_count(0, min_count=min_count)
+    check_seed(seed)
+    folder_target(output)
+    check_replaceable(output, FILES, "a tagger")
+    data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
+    sources = ([_source(f, ud_dir) for f in data] if data
+               else [split_source(lang, "train", ud_dir)] if lang else [])
+    if not sources:
+        raise InputError("train_tagger needs data (files or split names) or lang")
+    dev_sources = ([_source(f, ud_dir) for f in dev] if dev
+                   else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
+    train = [depunctuated(s) for src in sources for s in src.sentences()]
+    if not any(words for words, _ in train):
+        raise InputError(f"{', '.join(s.path for s in sources)}: no word to train a tagger on")
+    held = [depunctuated(s) for src in dev_sources for s in src.sentences()]
+    tagger = fit(train, held, epochs, lowercase, min_count, seed, log, progress)
+    tagger.info.update(train=[f"{s.name}: {s.path}" for s in sources],
+                       dev=[f"{s.name}: {s.path}" for s in dev_sources], seed=seed)
+    tagger.save(output)
+    return tagger
 
 
 def _names(files: Folder | Source | Sequence[Folder | Source], what: str

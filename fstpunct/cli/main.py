@@ -20,8 +20,8 @@ from .note import print_note
 COMMANDS = {"stats": "stats", "compile": "compile", "rules": "rules", "draw": "draw",
             "show": "show", "train": "train", "perplexity": "perplexity", "decode": "decode",
             "normalise": "normalise", "restore": "restore", "correct": "correct", "crf": "crf",
-            "score": "score", "parser": "parser", "parse": "parse", "rephrase": "rephrase",
-            "models": "models"}
+            "score": "score", "parser": "parser", "tagger": "tagger", "parse": "parse",
+            "rephrase": "rephrase", "models": "models"}
 
 
 class OneLineParser(argparse.ArgumentParser):

@@ -106,20 +106,22 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     return folder
 
 
-def check_replaceable(folder: str | Path) -> None:
-    """InputError if ``folder`` holds anything :func:`save_model` does not write (beside a
-    model: the ``tagger/`` and ``parser/`` that text needs, an ordering model, notes): saving
-    replaces the folder whole, and they would go with it. Checked before training, and again
-    when saving (a long run leaves time to put something there). A temporary of one of its
-    files that a killed fstpunct left (:func:`~fstpunct.files.temporary_target`) goes with it."""
+def check_replaceable(folder: str | Path, files: Sequence[str] = FILES,
+                      what: str = "a punctuation model") -> None:
+    """InputError if ``folder`` holds anything but ``files``, what the writer of ``what``
+    writes (:func:`save_model`'s by default; beside a model: the ``tagger/`` and ``parser/``
+    that text needs, an ordering model, notes): saving replaces the folder whole, and they
+    would go with it. Checked before training, and again when saving a punctuation model (a
+    long run leaves time to put something there). A temporary of one of its files that a
+    killed fstpunct left (:func:`~fstpunct.files.temporary_target`) goes with it."""
     folder = Path(folder)
     others = sorted(p.name for p in folder.iterdir()
-                    if p.name not in FILES and temporary_target(p.name) not in FILES) \
+                    if p.name not in files and temporary_target(p.name) not in files) \
         if folder.is_dir() else []
     if others:
-        raise InputError(f"{folder}: holds {', '.join(others)}, not part of a punctuation "
-                         "model: writing one replaces the folder whole and would delete them; "
-                         "move them out, or name another folder")
+        raise InputError(f"{folder}: holds {', '.join(others)}, not part of {what}: writing "
+                         "one replaces the folder whole and would delete them; move them out, "
+                         "or name another folder")
 
 
 def read_record(name: str | Path, required: Mapping[str, type] | None = None

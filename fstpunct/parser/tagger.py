@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import json
 import random
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -25,15 +26,17 @@ import numpy as np
 
 from ..errors import InputError
 from ..files import atomic_folder
+from ..progress import on_terminal
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
 from .storage import FINGERPRINT_SHIFT, pruned, read_folder, write_weights
 from .train import Perceptron
 
 __all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "retagged",
-           "jackknifed", "FORMAT"]
+           "jackknifed", "FILES", "FORMAT"]
 
 FORMAT = "fstpunct-tagger-1"
+FILES = ("tagger.json", "tagger.npz")  # what Tagger.save writes
 _MASK = (1 << 64) - 1
 _START = ("<s>", "<s2>")
 _END = ("</s>", "</s2>")
@@ -144,9 +147,9 @@ class Tagger:
                 "info": self.info}
         keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
         with atomic_folder(folder) as tmp:
-            write_weights(tmp / "tagger.npz", keys, self.weights, np.float16,
+            write_weights(tmp / FILES[1], keys, self.weights, np.float16,
                           fingerprints or self.fingerprints)
-            (tmp / "tagger.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1),
+            (tmp / FILES[0]).write_text(json.dumps(meta, ensure_ascii=False, indent=1),
                                              encoding="utf-8")
 
     @classmethod
@@ -161,10 +164,12 @@ class Tagger:
 def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
                  dev: Sequence[tuple[Sequence[str], Sequence[str]]] = (), epochs: int = 8,
                  lowercase: bool = False, min_count: int = 1, seed: int = 0,
-                 log: Callable[[str], None] = print) -> Tagger:
+                 log: Callable[[str], None] = print, progress: bool = False) -> Tagger:
     """An averaged perceptron trained on ``(words, tags)`` pairs, sentences shuffled each
     epoch; with ``dev``, the epoch of best dev accuracy is kept (else the last). Features are
-    those of the gold tag history seen at least ``min_count`` times."""
+    those of the gold tag history seen at least ``min_count`` times. ``progress``: a bar of
+    each epoch's sentences on a terminal's stderr."""
+    from tqdm import tqdm  # training only: slow to import, tagging never needs it
     if lowercase:
         sentences = [([w.lower() for w in ws], ts) for ws, ts in sentences]
     tags = sorted({t for _, ts in sentences for t in ts})
@@ -187,7 +192,8 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
         rng.shuffle(order)
         tagger.weights = p.w
         right = total = 0
-        for s in order:
+        for s in tqdm(order, desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
+                      disable=not progress or not on_terminal(), leave=False):
             gold = [tag_id[t] for t in sentences[s][1]]
             t1 = t2 = 0
             for static, g in zip(statics[s], gold):

@@ -1,0 +1,65 @@
+"""``fstpunct tagger train``: the UPOS tagger of plain text (``--text``), on a standard split or
+files; a thin layer over :func:`fstpunct.train_tagger`."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..api.training import train_tagger
+from ..errors import refuse_unused
+from .arguments import (
+    add_model_output_argument,
+    add_quiet_argument,
+    add_ud_dir_argument,
+    at_least,
+    positive,
+    stdin_once,
+)
+
+HELP = "UPOS tagger commands (train): the tagger that plain text (--text) goes through."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="tagger_command", metavar="SUBCOMMAND", required=True)
+    p = sub.add_parser("train", help="train a UPOS tagger, keeping the best dev epoch",
+                       description="Train a UPOS tagger (greedy averaged perceptron) on the "
+                                   "words of CoNLL-U sentences without their punctuation, as "
+                                   "text to restore is tagged; prints the dev accuracy after "
+                                   "every epoch and keeps the best epoch. Put the folder in "
+                                   "your model folder as tagger/ (--lowercase: tagger-lc/), "
+                                   "beside a parser (fstpunct parser train --punct removed) "
+                                   "as parser/, for restore --text and decode --text.")
+    p.add_argument("--lang", help="the language whose standard train and dev splits to train "
+                                  "on (default: en; not with --train)")
+    p.add_argument("--train", nargs="+", metavar="FILE",
+                   help="train on these files, read in turn, instead of --lang's train: each "
+                        "a CoNLL-U file, '-' or a split such as en:train")
+    p.add_argument("--dev", metavar="FILE",
+                   help="dev .conllu, '-' or split instead of --lang's dev (with --train and "
+                        "no --dev: no dev, the last epoch is kept)")
+    p.add_argument("--epochs", type=positive, default=6, metavar="N",
+                   help="epochs (default 6, as the bundled taggers)")
+    p.add_argument("--min-count", type=int, default=2, metavar="N",
+                   help="keep features seen at least N times in training (default 2, as the "
+                        "bundled taggers)")
+    p.add_argument("--lowercase", action="store_true",
+                   help="case-free tagger: words lower-cased in training and tagging (a model "
+                        "folder's tagger-lc/, for lower-cased text)")
+    p.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
+    add_ud_dir_argument(p)
+    add_quiet_argument(p)
+    add_model_output_argument(p)
+
+
+def run(args: argparse.Namespace) -> int:
+    stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
+    refuse_unused({"--lang": bool(args.train and args.lang)},
+                  "names the standard splits to train on; with --train, give dev with --dev")
+    at_least(0, min_count=args.min_count)
+    train_tagger(args.output, args.train or (), lang=None if args.train else args.lang or "en",
+                 dev=args.dev or (), lowercase=args.lowercase, epochs=args.epochs,
+                 min_count=args.min_count, seed=args.seed, ud_dir=args.ud_dir,
+                 log=(lambda _: None) if args.quiet else
+                 (lambda line: print(line, file=sys.stderr, flush=True)),
+                 progress=not args.quiet)
+    return 0

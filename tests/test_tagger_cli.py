@@ -1,0 +1,108 @@
+"""``fstpunct tagger train`` and :func:`fstpunct.train_tagger`: the UPOS tagger of plain text for a
+language the project does not bundle, trained, saved whole, loaded and used."""
+import errno
+from pathlib import Path
+
+import pytest
+
+import fstpunct
+from fstpunct.cli.main import main
+from fstpunct.parser import tagger as tagger_module
+from fstpunct.parser.tagger import Tagger
+
+BUNDLED_PARSER = Path(fstpunct.__file__).parent / "models" / "en" / "parser"
+SENTENCES = [  # (form, UPOS, head, deprel): a made-up language, punctuation included
+    [("ka", "DET", 2, "det"), ("velo", "NOUN", 3, "nsubj"), ("suma", "VERB", 0, "root"),
+     (".", "PUNCT", 3, "punct")],
+    [("ka", "DET", 2, "det"), ("miru", "NOUN", 3, "nsubj"), ("tosa", "VERB", 0, "root"),
+     (",", "PUNCT", 6, "punct"), ("ka", "DET", 6, "det"), ("velo", "NOUN", 3, "obj"),
+     (".", "PUNCT", 3, "punct")],
+    [("miru", "NOUN", 2, "nsubj"), ("suma", "VERB", 0, "root"), ("!", "PUNCT", 2, "punct")],
+    [("ka", "DET", 2, "det"), ("velo", "NOUN", 3, "nsubj"), ("tosa", "VERB", 0, "root"),
+     ("ka", "DET", 5, "det"), ("miru", "NOUN", 3, "obj"), (".", "PUNCT", 3, "punct")],
+]
+
+
+def write(path, sentences):
+    lines = []
+    for k, sent in enumerate(sentences, 1):
+        lines += [f"# sent_id = {k}", f"# text = {' '.join(w[0] for w in sent)}"]
+        lines += [f"{i}\t{form}\t{form}\t{upos}\t_\t_\t{head}\t{rel}\t_\t_"
+                  for i, (form, upos, head, rel) in enumerate(sent, 1)]
+        lines.append("")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_tagger_train_trains_saves_and_the_text_path_uses_it(tmp_path, capsys):
+    train, dev = write(tmp_path / "qz-train.conllu", SENTENCES), write(tmp_path / "dev.conllu",
+                                                                      SENTENCES[:2])
+    out = tmp_path / "m" / "tagger"
+    assert main(["tagger", "train", "--train", str(train), "--dev", str(dev), "--epochs", "4",
+                 "--min-count", "1", "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert err.count("dev accuracy") == 4 and "epoch 4:" in err
+    assert sorted(p.name for p in out.iterdir()) == ["tagger.json", "tagger.npz"]
+    tagger = Tagger.load(out)
+    assert set(tagger.tags) == {"DET", "NOUN", "VERB"}  # trained without the punctuation
+    assert tagger.tag(["ka", "miru", "suma"]) == ["DET", "NOUN", "VERB"]
+    assert tagger.info["train"] == [f"{train}: {train}"] and not tagger.lowercase
+    same = fstpunct.train_tagger(tmp_path / "api", [train], dev=dev, epochs=4, min_count=1)
+    assert same.tags == tagger.tags and (same.weights == tagger.weights).all()
+    lower = tmp_path / "m" / "tagger-lc"
+    assert main(["tagger", "train", "--train", str(train), "--lowercase", "--epochs", "4",
+                 "--min-count", "1", "--quiet", "-o", str(lower)]) == 0
+    assert capsys.readouterr().err == ""
+    assert Tagger.load(lower).lowercase
+    assert Tagger.load(lower).tag(["KA", "Velo", "SUMA"]) == ["DET", "NOUN", "VERB"]
+    text = tmp_path / "in.txt"
+    text.write_text("ka velo suma\n", encoding="utf-8")
+    assert main(["restore", "--trivial", "en", "--text", str(text), "--tagger", str(out),
+                 "--parser", str(BUNDLED_PARSER), "--format", "conllu", "--quiet"]) == 0
+    restored = capsys.readouterr().out
+    assert [ln.split("\t")[3] for ln in restored.splitlines() if ln[:1].isdigit()] == \
+        ["DET", "NOUN", "VERB", "PUNCT"]
+
+
+def test_tagger_train_refuses_bad_input_in_one_line(tmp_path, capsys):
+    bad = tmp_path / "bad.conllu"
+    bad.write_text("1\tka\n", encoding="utf-8")
+    good = write(tmp_path / "train.conllu", SENTENCES)
+    model = tmp_path / "model"
+    model.mkdir()
+    (model / "model.json").write_text("{}", encoding="utf-8")
+    for argv, message in (
+            (["--train", str(bad)], f"{bad}:1 (sentence {bad}#1): expected 10 tab-separated "
+                                    "fields, found 2"),
+            (["--train", str(good), "--lang", "qz"], "--lang: names the standard splits"),
+            (["--train", str(good), "--min-count", "-1"], "--min-count must be at least 0"),
+            (["--train", str(good), "-o", str(model)], f"{model}: holds model.json, not part "
+                                                       "of a tagger")):
+        out = ["-o", str(tmp_path / "out")] if "-o" not in argv else []
+        assert main(["tagger", "train", *argv, *out, "--quiet"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and message in err, err
+        assert not (tmp_path / "out").exists()
+    assert sorted(p.name for p in model.iterdir()) == ["model.json"]
+
+
+def test_tagger_folder_is_written_whole_or_not_at_all(tmp_path, capsys, monkeypatch):
+    train = write(tmp_path / "train.conllu", SENTENCES)
+    out = tmp_path / "tagger"
+    assert main(["tagger", "train", "--train", str(train), "--epochs", "1", "--quiet",
+                 "-o", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+
+    def full(path, *args):
+        Path(path).write_bytes(b"half")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(tagger_module, "write_weights", full)
+    assert main(["tagger", "train", "--train", str(train), "--epochs", "3", "--quiet",
+                 "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "No space left on device" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["tagger", "train.conllu"]
+    with pytest.raises(fstpunct.api.training.InputError, match="needs data"):
+        fstpunct.train_tagger(tmp_path / "none")
