@@ -202,7 +202,8 @@ def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys)
     for split in ("train", "dev", "test"):
         treebank("en", split)
     assert main(["train", "--train", "en", "-o", str(tmp_path / "m")]) == 2
-    assert "'en' names 3 files; name one split" in capsys.readouterr().err
+    assert "'en' names 3 files (en train, en dev, en test); name one split" in \
+        capsys.readouterr().err
     assert not (tmp_path / "m").exists()
 
 

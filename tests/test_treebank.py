@@ -57,6 +57,28 @@ def test_resolve_specs():
     assert [s.name for s in resolve("en_ewt-dev")] == ["en_ewt dev"]
 
 
+def test_a_train_file_in_parts_is_every_part(tmp_path, capsys):
+    """A large treebank ships its train file in parts (UD_Czech-PDT cs_pdt-ud-train-c.conllu):
+    the treebank's code and its train split name every part, in order, not dev alone."""
+    folder = tmp_path / "UD_Testish-Big"
+    folder.mkdir()
+    sample = (Path(__file__).parents[1] / "data" / "sample.conllu").read_text(encoding="utf-8")
+    for part in ("dev", "train-b", "train-a"):
+        (folder / f"xx_big-ud-{part}.conllu").write_text(sample, encoding="utf-8")
+    parts = ["xx_big train-a", "xx_big train-b"]
+    assert [s.name for s in resolve("xx_big", tmp_path)] == [*parts, "xx_big dev"]
+    assert [s.name for s in resolve("xx_big-train", tmp_path)] == parts
+    assert [s.name for s in resolve("xx_big-train-b", tmp_path)] == ["xx_big train-b"]
+    assert main(["stats", "--ud-dir", str(tmp_path), "xx_big"]) == 0
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [" ".join(row.split()[:2]) for row in rows] == [*parts, "xx_big dev"]
+    assert main(["train", "--ud-dir", str(tmp_path), "--train", "xx_big-train",
+                 "-o", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'xx_big-train' names 2 files (xx_big train-a, xx_big " \
+        "train-b); name one split" in err
+
+
 @pytest.mark.parametrize("command", [["decode", "--model", "en"], ["stats"], ["score", "--gold"]])
 def test_a_folder_as_input_is_named_as_one(tmp_path, capsys, monkeypatch, command):
     """It used to be looked up as a treebank code: 'no UD folder: pass --ud-dir …' or 'is

@@ -131,8 +131,7 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     code, _, split = spec.partition("-")
     splits = [split] if split else SPLITS
     root = ud_root(ud_dir)
-    found = [Source(p, f"{code} {s}") for s in splits
-             for p in sorted(root.glob(f"UD_*/{code}-ud-{s}.conllu"))[:1]]
+    found = [source for s in splits for source in _split_files(root, code, s)]
     if found:
         return found
     have = sorted({p.name[len(code) + 4:-len(".conllu")]
@@ -144,6 +143,16 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
         raise InputError(f"treebank {code!r} not found under {root}")
     raise InputError(f"{spec!r} is neither a file, a language ({', '.join(LANGUAGES)}) "
                      f"nor a treebank code like en_ewt or zh (none under {root})")
+
+
+def _split_files(root: Path, code: str, split: str) -> list[Source]:
+    """The file of treebank ``code``'s ``split``, else its parts, in name order (a large
+    treebank ships its train file in parts: ``cs_pdt-ud-train-c.conllu``,
+    ``de_hdt-ud-train-a-1.conllu``), each named by its file's split (``cs_pdt train-c``)."""
+    files = sorted(root.glob(f"UD_*/{code}-ud-{split}.conllu"))[:1] or \
+        sorted(root.glob(f"UD_*/{code}-ud-{split}-*.conllu"))
+    return [Source(p, f"{code} {p.name[len(code) + 4:-len('.conllu')]}") for p in files
+            if p.parent == files[0].parent]  # one treebank's folder
 
 
 def read_one(spec: str, ud_dir: str | Path | None = None,
@@ -161,6 +170,6 @@ def resolve_one(spec: str, ud_dir: str | Path | None = None) -> Source:
     language or treebank code alone, which names all three splits, is refused)."""
     found = resolve(spec, ud_dir)
     if len(found) != 1:
-        raise InputError(f"{spec!r} names {len(found)} files; name one split "
-                         "(e.g. en:dev, en_ewt-dev)")
+        raise InputError(f"{spec!r} names {len(found)} files ({', '.join(s.name for s in found)})"
+                         "; name one split (e.g. en:dev, en_ewt-dev)")
     return found[0]
