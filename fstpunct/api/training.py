@@ -97,13 +97,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     check_seed(seed)
     folder_target(output)  # a folder it cannot write is said before training, not after
     check_replaceable(output)
-    data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
-    sources = ([_source(f, ud_dir) for f in data] if data
-               else [split_source(lang, "train", ud_dir)] if lang else [])
-    if not sources:
-        raise InputError("train needs data (files or split names) or lang")
-    dev_sources = ([_source(f, ud_dir) for f in dev] if dev
-                   else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
+    sources, dev_sources = _sources(data, dev, lang, ud_dir, "train")
     lang = lang or _told_language(sources)
     rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
     rules = None
@@ -183,13 +177,7 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     check_seed(seed)
     folder_target(output)
     check_replaceable(output, FILES, "a tagger")
-    data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
-    sources = ([_source(f, ud_dir) for f in data] if data
-               else [split_source(lang, "train", ud_dir)] if lang else [])
-    if not sources:
-        raise InputError("train_tagger needs data (files or split names) or lang")
-    dev_sources = ([_source(f, ud_dir) for f in dev] if dev
-                   else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
+    sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
     train = [depunctuated(s) for src in sources for s in src.sentences()]
     if not any(words for words, _ in train):
         raise InputError(f"{', '.join(s.path for s in sources)}: no word to train a tagger on")
@@ -199,6 +187,21 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
                        dev=[f"{s.name}: {s.path}" for s in dev_sources], seed=seed)
     tagger.save(output)
     return tagger
+
+
+def _sources(data: Folder | Source | Sequence[Folder | Source],
+             dev: Folder | Source | Sequence[Folder | Source], lang: str | None,
+             ud_dir: Folder | None, trainer: str) -> tuple[list[Source], list[Source]]:
+    """A trainer's training and dev sources: ``data`` and ``dev`` (:func:`_names`), else
+    ``lang``'s standard train split, and its dev split unless ``dev`` or ``data`` is given."""
+    data, dev = (_names(f, what) for f, what in ((data, "data"), (dev, "dev")))
+    sources = ([_source(f, ud_dir) for f in data] if data
+               else [split_source(lang, "train", ud_dir)] if lang else [])
+    if not sources:
+        raise InputError(f"{trainer} needs data (files or split names) or lang")
+    dev_sources = ([_source(f, ud_dir) for f in dev] if dev
+                   else [split_source(lang, "dev", ud_dir)] if lang and not data else [])
+    return sources, dev_sources
 
 
 def _names(files: Folder | Source | Sequence[Folder | Source], what: str

@@ -100,6 +100,19 @@ def probability(text: str) -> float:
     return value
 
 
+def add_trainer_arguments(parser: argparse.ArgumentParser, without_dev: str) -> None:
+    """A trainer's (parser, tagger) --train FILE... and --dev FILE instead of --lang's splits
+    (``without_dev``: what --train without --dev does), --ud-dir, --quiet and -o DIR."""
+    parser.add_argument("--train", nargs="+", metavar="FILE",
+                        help="train on these files, read in turn, instead of --lang's train: "
+                             "each a CoNLL-U file, '-' or a split such as en:train")
+    parser.add_argument("--dev", metavar="FILE",
+                        help=f"dev .conllu, '-' or split instead of --lang's dev ({without_dev})")
+    add_ud_dir_argument(parser)
+    add_quiet_argument(parser)
+    add_model_output_argument(parser)
+
+
 def add_model_output_argument(parser: argparse.ArgumentParser) -> None:
     """-o DIR (required): the model folder a command writes."""
     parser.add_argument("-o", "--output", required=True, metavar="DIR",

@@ -13,8 +13,7 @@ from ..parser.train import LEARNING
 from ..ud.release import read_one, split_source
 from .arguments import (
     add_model_output_argument,
-    add_quiet_argument,
-    add_ud_dir_argument,
+    add_trainer_arguments,
     at_least,
     positive,
     stdin_once,
@@ -31,11 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "early update); prints the dev score after every epoch "
                                    "and keeps the best epoch.")
     p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
-    p.add_argument("--train", nargs="+", metavar="FILE",
-                   help="train on these files, read in turn, instead of --lang's train: each "
-                        "a CoNLL-U file, '-' or a split such as en:train")
-    p.add_argument("--dev", metavar="FILE",
-                   help="dev .conllu, '-' or split instead of --lang's dev")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
     p.add_argument("--beam", type=positive, default=1, metavar="K", help="beam width (default: 1)")
@@ -61,9 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="keep features seen at least N times in the gold configurations "
                         "(default 1)")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
-    add_ud_dir_argument(p)
-    add_quiet_argument(p)
-    add_model_output_argument(p)
+    add_trainer_arguments(p, "with --train: --lang's dev")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "
                                    "folder: weights below a magnitude threshold dropped, "

@@ -7,36 +7,22 @@ import sys
 
 from ..api.training import train_tagger
 from ..errors import refuse_unused
-from .arguments import (
-    add_model_output_argument,
-    add_quiet_argument,
-    add_ud_dir_argument,
-    at_least,
-    positive,
-    stdin_once,
-)
+from .arguments import add_trainer_arguments, at_least, positive, stdin_once
 
+DESCRIPTION = ("Train a UPOS tagger (greedy averaged perceptron) on the words of CoNLL-U "
+               "sentences without their punctuation, as text to restore is tagged; prints the "
+               "dev accuracy after every epoch and keeps the best epoch. Put the folder in your "
+               "model folder as tagger/ (--lowercase: tagger-lc/), beside a parser (fstpunct "
+               "parser train --punct removed) as parser/, for restore --text and decode --text.")
 HELP = "UPOS tagger commands (train): the tagger that plain text (--text) goes through."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    sub = parser.add_subparsers(dest="tagger_command", metavar="SUBCOMMAND", required=True)
-    p = sub.add_parser("train", help="train a UPOS tagger, keeping the best dev epoch",
-                       description="Train a UPOS tagger (greedy averaged perceptron) on the "
-                                   "words of CoNLL-U sentences without their punctuation, as "
-                                   "text to restore is tagged; prints the dev accuracy after "
-                                   "every epoch and keeps the best epoch. Put the folder in "
-                                   "your model folder as tagger/ (--lowercase: tagger-lc/), "
-                                   "beside a parser (fstpunct parser train --punct removed) "
-                                   "as parser/, for restore --text and decode --text.")
+    commands = parser.add_subparsers(dest="tagger_command", metavar="SUBCOMMAND", required=True)
+    p = commands.add_parser("train", help="train a UPOS tagger, keeping the best dev epoch",
+                            description=DESCRIPTION)
     p.add_argument("--lang", help="the language whose standard train and dev splits to train "
                                   "on (default: en; not with --train)")
-    p.add_argument("--train", nargs="+", metavar="FILE",
-                   help="train on these files, read in turn, instead of --lang's train: each "
-                        "a CoNLL-U file, '-' or a split such as en:train")
-    p.add_argument("--dev", metavar="FILE",
-                   help="dev .conllu, '-' or split instead of --lang's dev (with --train and "
-                        "no --dev: no dev, the last epoch is kept)")
     p.add_argument("--epochs", type=positive, default=6, metavar="N",
                    help="epochs (default 6, as the bundled taggers)")
     p.add_argument("--min-count", type=int, default=2, metavar="N",
@@ -46,9 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="case-free tagger: words lower-cased in training and tagging (a model "
                         "folder's tagger-lc/, for lower-cased text)")
     p.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
-    add_ud_dir_argument(p)
-    add_quiet_argument(p)
-    add_model_output_argument(p)
+    add_trainer_arguments(p, "with --train: none, the last epoch is kept")
 
 
 def run(args: argparse.Namespace) -> int:
