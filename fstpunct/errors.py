@@ -11,6 +11,8 @@ from numbers import Integral, Real
 from pathlib import Path
 from zipfile import BadZipFile
 
+import numpy as np
+
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "check_seed", "check_stream_seed", "not_a_model",
            "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused",
@@ -95,7 +97,8 @@ def refuse_below(least: float, **values: object) -> None:
     ``lexical and l2 must be at least 0, not -1 and -2.0`` (``a finite number of at least 0``
     when one is +inf: it would break the maths or the JSON it is written to), and every value
     that is no real number at all, shown as written (a string, a list, a complex number:
-    ``readings must be a number of at least 0, not '3'``; a bool passes as 0 or 1). A keyword
+    ``readings must be a number of at least 0, not '3'``; a bool, numpy's too, passes as 0 or
+    1). A keyword
     need not be an identifier: the command line's ``**{"--page-size": 0}``."""
     _refuse_below(least, "a number", values)
 
@@ -104,9 +107,9 @@ def _refuse_below(least: float, number: str, values: dict[str, object]) -> None:
     """:func:`refuse_below`, saying ``number`` (``a number``, ``a whole number``) of a value
     that is no real number."""
     low = {name: value for name, value in values.items() if value is not None and not (
-        isinstance(value, Real) and least <= value < math.inf)}  # no overflow on big ints
+        _real(value) and least <= value < math.inf)}  # no overflow on big ints
     if low:
-        numbers = [value for value in low.values() if isinstance(value, Real)]
+        numbers = [value for value in low.values() if _real(value)]
         bound = (f"a finite number of at least {least}" if math.inf in numbers
                  else f"at least {least}" if len(numbers) == len(low)
                  else f"{number} of at least {least}")
@@ -114,10 +117,16 @@ def _refuse_below(least: float, number: str, values: dict[str, object]) -> None:
                          f"{' and '.join(map(_shown, low.values()))}")
 
 
+def _real(value: object) -> bool:
+    """Whether ``value`` is a real number to :func:`refuse_below`: of a :class:`numbers.Real`
+    type (numpy's numbers too) or numpy's bool (0 or 1, as Python's bool)."""
+    return isinstance(value, (Real, np.bool_))
+
+
 def _shown(value: object) -> str:
-    """A refused value as a refusal shows it: a number as printed, anything else as written
-    (``'3'``, not ``3``)."""
-    return str(value) if isinstance(value, Real) else repr(value)
+    """A refused value as a refusal shows it: a number as printed (``True``, numpy's bool too),
+    anything else as written (``'3'``, not ``3``)."""
+    return str(value) if _real(value) else repr(value)
 
 
 def refuse_count(least: int, *, required: bool = False, **values: object) -> None:
@@ -125,12 +134,13 @@ def refuse_count(least: int, *, required: bool = False, **values: object) -> Non
     an :class:`InputError` naming every value that is not of an integer type, ``beam must be a
     whole number of at least 1, not 1.5``: a fraction, a whole float too (2.0: a slice or
     ``range`` fails on it; one rule for the library, checked at the call even where no
-    sentence would use the value), a bool (True is no count) and anything else that is no
-    number (``'3'``). None: not given, unless ``required`` (refused then, ``... not None``)."""
+    sentence would use the value), a bool, numpy's too (True is no count) and anything else
+    that is no number (``'3'``). None: not given, unless ``required`` (refused then, ``...
+    not None``)."""
     _refuse_below(least, "a whole number", values)
     fractions = {name: value for name, value in values.items()
                  if (value is not None or required)
-                 and (isinstance(value, bool) or not isinstance(value, Integral))}
+                 and (isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral))}
     if fractions:
         bound = "whole numbers" if len(fractions) > 1 else "a whole number"
         raise InputError(f"{' and '.join(fractions)} must be {bound} of at least {least}, not "

@@ -50,15 +50,13 @@ def test_refuse_below_names_every_refused_value(values, message, refuse):
     ({"readings": "3"}, "readings must be {number} of at least 1, not '3'"),
     ({"readings": [3]}, "readings must be {number} of at least 1, not [3]"),
     ({"readings": 3j}, "readings must be {number} of at least 1, not 3j"),
-    ({"readings": np.bool_(True)}, "readings must be {number} of at least 1, not np.True_"),
     ({"a": "x", "b": 0, "c": 2}, "a and b must be {number} of at least 1, not 'x' and 0"),
     ({"a": "x", "b": math.inf}, "a and b must be a finite number of at least 1, not 'x' and inf"),
 ])
 def test_a_value_that_is_no_real_number_is_refused(values, said):
-    """A string, a list, a complex number (no order) or numpy's bool: refused in one line,
-    shown as written ('3', not 3), not a TypeError's traceback from the comparison (nor
-    numpy's bool passed as 1); refuse_count says a whole number. A real number of any type
-    passes refuse_below as before, a bool too."""
+    """A string, a list, a complex number (no order): refused in one line, shown as written
+    ('3', not 3), not a TypeError's traceback from the comparison; refuse_count says a whole
+    number. A real number of any type passes refuse_below as before, a bool too."""
     refuse_below(0, a=Fraction(1, 2), b=np.float32(2.5), c=np.int8(3), d=True)
     for refuse, number in ((refuse_below, "a number"), (refuse_count, "a whole number")):
         with pytest.raises(InputError) as refused:
@@ -81,6 +79,19 @@ def test_refuse_count_refuses_fractions(values, message):
     with pytest.raises(InputError) as refused:
         refuse_count(1, **values)
     assert str(refused.value) == message
+
+
+def test_numpys_bool_is_read_as_pythons():
+    """numpy's bool passes refuse_below as 0 or 1 and is no count to refuse_count, as Python's
+    bool, shown as printed (True) whatever numpy's version (2 writes np.True_ as its repr)."""
+    refuse_below(1, a=np.bool_(True), b=True)
+    for value in (np.bool_(True), True):
+        with pytest.raises(InputError) as refused:
+            refuse_count(1, a=value)
+        assert str(refused.value) == "a must be a whole number of at least 1, not True"
+    with pytest.raises(InputError) as refused:
+        refuse_below(1, a=np.bool_(False))
+    assert str(refused.value) == "a must be at least 1, not False"
 
 
 def test_refuse_count_refuses_none_when_required_and_a_bool():
