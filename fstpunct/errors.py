@@ -7,6 +7,7 @@ import sys
 import warnings
 import zlib
 from collections.abc import Sequence
+from decimal import Decimal
 from numbers import Integral, Real
 from pathlib import Path
 from zipfile import BadZipFile
@@ -119,8 +120,13 @@ def _refuse_below(least: float, number: str, values: dict[str, object]) -> None:
 
 def _real(value: object) -> bool:
     """Whether ``value`` is a real number to :func:`refuse_below`: of a :class:`numbers.Real`
-    type (numpy's numbers too) or numpy's bool (0 or 1, as Python's bool)."""
-    return isinstance(value, (Real, np.bool_))
+    type (numpy's numbers too), numpy's bool (0 or 1, as Python's bool), a Decimal but NaN
+    (whose comparison raises) or a 0-d numpy array of bools, integers or floats (all of which
+    compared as numbers before strings were refused)."""
+    if isinstance(value, Decimal):
+        return not value.is_nan()
+    return isinstance(value, (Real, np.bool_)) or (
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf")
 
 
 def _shown(value: object) -> str:

@@ -1,5 +1,6 @@
 """The shared refusals of fstpunct.errors, called directly (the commands test them in use)."""
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import numpy as np
@@ -79,6 +80,27 @@ def test_refuse_count_refuses_fractions(values, message):
     with pytest.raises(InputError) as refused:
         refuse_count(1, **values)
     assert str(refused.value) == message
+
+
+def test_a_decimal_and_a_0_d_array_are_numbers():
+    """A Decimal and a 0-d numpy array of a real number passed refuse_below (they compare as
+    numbers) and still do, or are refused as numbers; a Decimal NaN (its comparison raises)
+    and a 0-d array of a string or complex number are no real number; refuse_count takes
+    neither as a count (no integer type)."""
+    refuse_below(0, a=Decimal("2.5"), b=np.array(1.5), c=np.array(3), d=np.array(True))
+    for values, said in (
+            ({"a": Decimal("0.5"), "b": np.array(0.5)},
+             "a and b must be at least 1, not 0.5 and 0.5"),
+            ({"a": np.array(math.inf)}, "a must be a finite number of at least 1, not inf"),
+            ({"a": Decimal("NaN")}, "a must be a number of at least 1, not Decimal('NaN')"),
+            ({"a": np.array("3")}, "a must be a number of at least 1, not array('3', dtype='<U1')"),
+            ({"a": np.array(2j)}, "a must be a number of at least 1, not array(0.+2.j)")):
+        with pytest.raises(InputError) as refused:
+            refuse_below(1, **values)
+        assert str(refused.value) == said
+    with pytest.raises(InputError) as refused:
+        refuse_count(1, a=np.array(3), b=Decimal(2))
+    assert str(refused.value) == "a and b must be whole numbers of at least 1, not 3 and 2"
 
 
 def test_numpys_bool_is_read_as_pythons():
