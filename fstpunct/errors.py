@@ -95,25 +95,27 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
 def refuse_below(least: float, **values: object) -> None:
     """An :class:`InputError` naming every value of ``values`` (by keyword; None: not given)
     below ``least``, not a number (NaN) or infinite, in the one style of a refused value:
-    ``lexical and l2 must be at least 0, not -1 and -2.0`` (``a finite number of at least 0``
-    when one is +inf: it would break the maths or the JSON it is written to), and every value
-    that is no real number at all, shown as written (a string, a list, a complex number:
-    ``readings must be a number of at least 0, not '3'``; a bool, numpy's too, passes as 0 or
-    1). A keyword
-    need not be an identifier: the command line's ``**{"--page-size": 0}``."""
-    _refuse_below(least, "a number", values)
+    ``lexical and l2 must be at least 0, not -1 and -2.0`` (``a finite number of at least 0``,
+    or ``finite numbers`` of several, when one is +inf: it would break the maths or the JSON
+    it is written to), and every value that is no real number at all, shown as written (a
+    string, a list, a complex number: ``readings must be a number of at least 0, not '3'``,
+    ``numbers`` of several; a bool, numpy's too, passes as 0 or 1). A keyword need not be an
+    identifier: the command line's ``**{"--page-size": 0}``."""
+    _refuse_below(least, "number", values)
 
 
 def _refuse_below(least: float, number: str, values: dict[str, object]) -> None:
-    """:func:`refuse_below`, saying ``number`` (``a number``, ``a whole number``) of a value
-    that is no real number."""
+    """:func:`refuse_below`, saying ``number`` (``number``, ``whole number``) of a value that
+    is no real number (``a number``, or ``numbers`` when it names several values)."""
     low = {name: value for name, value in values.items() if value is not None and not (
         _real(value) and least <= value < math.inf)}  # no overflow on big ints
     if low:
         numbers = [value for value in low.values() if _real(value)]
-        bound = (f"a finite number of at least {least}" if math.inf in numbers
-                 else f"at least {least}" if len(numbers) == len(low)
-                 else f"{number} of at least {least}")
+        noun = ("finite number" if math.inf in numbers
+                else None if len(numbers) == len(low) else number)
+        bound = (f"at least {least}" if noun is None else
+                 f"{noun}s of at least {least}" if len(low) > 1 else
+                 f"a {noun} of at least {least}")
         raise InputError(f"{' and '.join(low)} must be {bound}, not "
                          f"{' and '.join(map(_shown, low.values()))}")
 
@@ -143,7 +145,7 @@ def refuse_count(least: int, *, required: bool = False, **values: object) -> Non
     sentence would use the value), a bool, numpy's too (True is no count) and anything else
     that is no number (``'3'``). None: not given, unless ``required`` (refused then, ``...
     not None``)."""
-    _refuse_below(least, "a whole number", values)
+    _refuse_below(least, "whole number", values)
     fractions = {name: value for name, value in values.items()
                  if (value is not None or required)
                  and (isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral))}

@@ -37,7 +37,7 @@ def test_refuse_below_passes_finite_values_at_or_above_the_bound(value):
     ({"beam": math.inf}, "beam must be a finite number of at least 1, not inf"),
     ({"a": -1, "b": 3, "c": None, "--page-size": 0},
      "a and --page-size must be at least 1, not -1 and 0"),
-    ({"a": 0, "b": math.inf}, "a and b must be a finite number of at least 1, not 0 and inf"),
+    ({"a": 0, "b": math.inf}, "a and b must be finite numbers of at least 1, not 0 and inf"),
 ])
 @pytest.mark.parametrize("refuse", [refuse_below, refuse_count])
 def test_refuse_below_names_every_refused_value(values, message, refuse):
@@ -48,18 +48,18 @@ def test_refuse_below_names_every_refused_value(values, message, refuse):
 
 
 @pytest.mark.parametrize(("values", "said"), [
-    ({"readings": "3"}, "readings must be {number} of at least 1, not '3'"),
-    ({"readings": [3]}, "readings must be {number} of at least 1, not [3]"),
-    ({"readings": 3j}, "readings must be {number} of at least 1, not 3j"),
-    ({"a": "x", "b": 0, "c": 2}, "a and b must be {number} of at least 1, not 'x' and 0"),
-    ({"a": "x", "b": math.inf}, "a and b must be a finite number of at least 1, not 'x' and inf"),
+    ({"readings": "3"}, "readings must be a {number} of at least 1, not '3'"),
+    ({"readings": [3]}, "readings must be a {number} of at least 1, not [3]"),
+    ({"readings": 3j}, "readings must be a {number} of at least 1, not 3j"),
+    ({"a": "x", "b": 0, "c": 2}, "a and b must be {number}s of at least 1, not 'x' and 0"),
+    ({"a": "x", "b": math.inf}, "a and b must be finite numbers of at least 1, not 'x' and inf"),
 ])
 def test_a_value_that_is_no_real_number_is_refused(values, said):
     """A string, a list, a complex number (no order): refused in one line, shown as written
     ('3', not 3), not a TypeError's traceback from the comparison; refuse_count says a whole
     number. A real number of any type passes refuse_below as before, a bool too."""
     refuse_below(0, a=Fraction(1, 2), b=np.float32(2.5), c=np.int8(3), d=True)
-    for refuse, number in ((refuse_below, "a number"), (refuse_count, "a whole number")):
+    for refuse, number in ((refuse_below, "number"), (refuse_count, "whole number")):
         with pytest.raises(InputError) as refused:
             refuse(1, **values)
         assert str(refused.value) == said.format(number=number)
