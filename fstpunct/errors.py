@@ -6,7 +6,7 @@ import os
 import sys
 import warnings
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from numbers import Integral, Real
 from pathlib import Path
@@ -101,23 +101,28 @@ def refuse_below(least: float, **values: object) -> None:
     string, a list, a complex number: ``readings must be a number of at least 0, not '3'``,
     ``numbers`` of several; a bool, numpy's too, passes as 0 or 1). A keyword need not be an
     identifier: the command line's ``**{"--page-size": 0}``."""
-    _refuse_below(least, "number", values)
+    _refuse(least, {name: value for name, value in values.items() if value is not None},
+            "number", _real)
 
 
-def _refuse_below(least: float, number: str, values: dict[str, object]) -> None:
-    """:func:`refuse_below`, saying ``number`` (``number``, ``whole number``) of a value that
-    is no real number (``a number``, or ``numbers`` when it names several values)."""
-    low = {name: value for name, value in values.items() if value is not None and not (
-        _real(value) and least <= value < math.inf)}  # no overflow on big ints
-    if low:
-        numbers = [value for value in low.values() if _real(value)]
+def _refuse(least: float, values: dict[str, object], number: str,
+            kind: Callable[[object], bool]) -> None:
+    """One InputError naming every value of ``values`` not from ``least`` to below +inf or
+    not of its ``kind`` (:func:`_real`, :func:`_whole`): ``at least`` if all are numbers out
+    of those bounds, else ``a finite number`` if one is +inf, else ``number`` (``number``,
+    ``whole number``) with its article, plural when it names several values."""
+    out = {name: value for name, value in values.items()
+           if not (_real(value) and least <= value < math.inf)}  # no overflow on big ints
+    refused = {name: value for name, value in values.items() if name in out or not kind(value)}
+    if refused:
+        numbers = [value for value in out.values() if _real(value)]
         noun = ("finite number" if math.inf in numbers
-                else None if len(numbers) == len(low) else number)
+                else None if len(numbers) == len(refused) else number)
         bound = (f"at least {least}" if noun is None else
-                 f"{noun}s of at least {least}" if len(low) > 1 else
+                 f"{noun}s of at least {least}" if len(refused) > 1 else
                  f"a {noun} of at least {least}")
-        raise InputError(f"{' and '.join(low)} must be {bound}, not "
-                         f"{' and '.join(map(_shown, low.values()))}")
+        raise InputError(f"{' and '.join(refused)} must be {bound}, not "
+                         f"{' and '.join(map(_shown, refused.values()))}")
 
 
 def _real(value: object) -> bool:
@@ -143,16 +148,16 @@ def refuse_count(least: int, *, required: bool = False, **values: object) -> Non
     whole number of at least 1, not 1.5``: a fraction, a whole float too (2.0: a slice or
     ``range`` fails on it; one rule for the library, checked at the call even where no
     sentence would use the value), a bool, numpy's too (True is no count) and anything else
-    that is no number (``'3'``). None: not given, unless ``required`` (refused then, ``...
+    that is no number (``'3'``), all in one refusal (``a and b must be whole numbers of at
+    least 1, not 'x' and 1.5``). None: not given, unless ``required`` (refused then, ``...
     not None``)."""
-    _refuse_below(least, "whole number", values)
-    fractions = {name: value for name, value in values.items()
-                 if (value is not None or required)
-                 and (isinstance(value, (bool, np.bool_)) or not isinstance(value, Integral))}
-    if fractions:
-        bound = "whole numbers" if len(fractions) > 1 else "a whole number"
-        raise InputError(f"{' and '.join(fractions)} must be {bound} of at least {least}, not "
-                         f"{' and '.join(map(str, fractions.values()))}")
+    _refuse(least, {name: value for name, value in values.items()
+                    if value is not None or required}, "whole number", _whole)
+
+
+def _whole(value: object) -> bool:
+    """Whether ``value`` is of an integer type, but a bool (:func:`refuse_count`)."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
 
 
 def refuse_choice(name: str, value: object, allowed: Sequence[str]) -> None:

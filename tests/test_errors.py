@@ -70,12 +70,16 @@ def test_a_value_that_is_no_real_number_is_refused(values, said):
     ({"epochs": 2.0}, "epochs must be a whole number of at least 1, not 2.0"),
     ({"beam": 1.5, "epochs": 3, "n": np.float64(2.5), "m": None},
      "beam and n must be whole numbers of at least 1, not 1.5 and 2.5"),
-    ({"beam": 0.5, "epochs": 1.5}, "beam must be at least 1, not 0.5"),  # below: first
+    ({"beam": 0.5, "epochs": 1.5}, "beam and epochs must be whole numbers of at least 1, "
+                                   "not 0.5 and 1.5"),  # one refusal: below and a fraction
+    ({"a": "x", "b": 1.5, "c": 0}, "a and b and c must be whole numbers of at least 1, "
+                                   "not 'x' and 1.5 and 0"),  # no number, a fraction, below
     ({"beam": True}, "beam must be a whole number of at least 1, not True"),  # passed as 1
 ])
 def test_refuse_count_refuses_fractions(values, message):
     """A fractional beam or number of epochs failed in a slice or range() (a TypeError), and
-    a bool is no count; whole numbers of any integer type pass, and None (not given)."""
+    a bool is no count; whole numbers of any integer type pass, and None (not given). Every
+    refused value is named in one refusal, whatever is wrong with each."""
     refuse_count(1, a=1, b=np.int64(3), c=10**400, d=None)
     with pytest.raises(InputError) as refused:
         refuse_count(1, **values)
