@@ -169,20 +169,21 @@ def refuse_choice(name: str, value: object, allowed: Sequence[str]) -> None:
 
 
 def check_seed(seed: int) -> None:
-    """Refuse a negative random seed (numpy's traceback otherwise, at the first draw)."""
-    refuse_below(0, seed=seed)
+    """Refuse a random seed that is not a whole number of at least 0 (numpy's traceback
+    otherwise, at the first draw)."""
+    refuse_count(0, seed=seed)
 
 
 _WORD = 2 ** 32  # a stream seed is one 32-bit word of the stream's entropy
 
 
 def check_stream_seed(seed: int | None, name: str = "seed") -> None:
-    """Refuse (InputError) a seed that is not one 32-bit word, from 0 to 2**32 - 1: the seed
-    of random streams whose numpy entropy is (seed, more words), where a seed of two words
-    would shift the words after it (numpy's SeedSequence pads a short entropy with zeros: the
-    stream (s + 2**32 * b, 0) is (s, b)). ``name``: the seed's, as the refusal names it; None:
-    not given, as :func:`refuse_below` reads it."""
-    refuse_below(0, **{name: seed})
+    """Refuse (InputError) a seed that is not one 32-bit word, a whole number from 0 to
+    2**32 - 1: the seed of random streams whose numpy entropy is (seed, more words), where a
+    seed of two words would shift the words after it (numpy's SeedSequence pads a short
+    entropy with zeros: the stream (s + 2**32 * b, 0) is (s, b)). ``name``: the seed's, as the
+    refusal names it; None: not given, as :func:`refuse_count` reads it."""
+    refuse_count(0, **{name: seed})
     if seed is not None and seed >= _WORD:
         raise InputError(f"{name} must be below 2**32, not {seed}")
 

@@ -8,6 +8,7 @@ import pytest
 
 from fstpunct.errors import (
     InputError,
+    check_seed,
     check_stream_seed,
     refuse_below,
     refuse_choice,
@@ -132,13 +133,21 @@ def test_refuse_count_refuses_none_when_required_and_a_bool():
     assert str(refused.value) == "pairs must be a whole number of at least 0, not False"
 
 
-def test_a_stream_seed_is_one_32_bit_word():
+def test_a_stream_seed_is_one_32_bit_word_and_a_seed_a_whole_number():
     for seed in (0, 2 ** 32 - 1):
         check_stream_seed(seed)
     with pytest.raises(InputError, match=r"^--bag-seed must be at least 0, not -1$"):
         check_stream_seed(-1, "--bag-seed")
     with pytest.raises(InputError, match=r"^seed must be below 2\*\*32, not 4294967296$"):
         check_stream_seed(2 ** 32)
+    for seed in (2.5, 2.0, True):  # no stream's word: numpy's SeedSequence refuses them late
+        with pytest.raises(InputError, match=f"^seed must be a whole number of at least 0, "
+                                             f"not {seed}$"):
+            check_stream_seed(seed)
+        with pytest.raises(InputError, match=f"^seed must be a whole number of at least 0, "
+                                             f"not {seed}$"):
+            check_seed(seed)
+    check_seed(np.int64(3))
     # why: a seed of two words would give stream (s + 2**32 * b, 0) the draws of (s, b)
     same = [np.random.default_rng(s).integers(0, 2 ** 32, 4).tolist()
             for s in ([5 + 2 ** 32 * 7, 0], [5, 7])]
