@@ -196,20 +196,26 @@ def test_a_readings_seed_of_two_words_is_refused_by_its_name(pairs, drawn_model,
     assert CorrectionModel.load(tmp_path / "good").readings_seed == 0
 
 
-@pytest.mark.parametrize("stored, shown", [(1.5, "1.5"), (1.0, "1.0"), (True, "True"),
-                                           ("1", "'1'"), (None, "None"), (float("inf"), "inf")])
-def test_a_stored_readings_seed_that_is_not_an_integer_is_refused(drawn_model, tmp_path,
-                                                                   stored, shown):
+@pytest.mark.parametrize("stored, said", [
+    (1.5, "a whole number of at least 0, not 1.5"), (1.0, "a whole number of at least 0, not 1.0"),
+    (True, "a whole number of at least 0, not True"),
+    ("1", "a whole number of at least 0, not '1'"),
+    (None, "a whole number of at least 0, not None"),
+    (float("inf"), "a finite number of at least 0, not inf"), (-1, "at least 0, not -1"),
+    (2 ** 32, "below 2**32, not 4294967296")])
+def test_a_stored_readings_seed_that_is_no_stream_seed_is_refused(drawn_model, tmp_path,
+                                                                  stored, said):
     """A correction.json whose ``readings_seed`` is not a JSON integer (a float, even 1.0; a
-    bool; a string; null; Infinity, which Python's json reads as a float) is refused when
-    loaded, one ModelError naming the folder: not read as another seed (int(1.5) is 1) nor an
-    OverflowError's traceback."""
+    bool; a string; null; Infinity, which Python's json reads as a float) or not one 32-bit
+    word is refused when loaded, one ModelError naming the folder, in the words of the
+    ``readings`` refusal: not read as another seed (int(1.5) is 1) nor an OverflowError's
+    traceback."""
     replace(drawn_model, record={**drawn_model.record, "readings_seed": stored}).save(
         tmp_path / "bad")  # json writes inf as Infinity
     with pytest.raises(ModelError) as refused:
         CorrectionModel.load(tmp_path / "bad")
     assert str(refused.value) == (f"{tmp_path / 'bad'}: not a correction model (correction.json: "
-                                  f"readings_seed must be an integer, not {shown})")
+                                  f"readings_seed must be {said})")
 
 
 @pytest.mark.parametrize("stored, said", [

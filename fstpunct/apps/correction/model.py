@@ -216,10 +216,10 @@ def _towards(channel: Channel, reference: Channel) -> Channel:
 
 
 def _readings_seed(record: dict[str, Any]) -> int:
-    """A record's ``readings_seed`` (:attr:`CorrectionModel.readings_seed`)."""
+    """A record's ``readings_seed`` (:attr:`CorrectionModel.readings_seed`; 0 if none): one
+    32-bit word, else an InputError in :func:`_readings`' words (null included)."""
     seed = record.get("readings_seed", 0)
-    if type(seed) is not int:
-        raise InputError(f"readings_seed must be an integer, not {seed!r}")
+    refuse_count(0, required=True, readings_seed=seed)
     check_stream_seed(seed, "readings_seed")
     return seed
 
