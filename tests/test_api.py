@@ -340,6 +340,23 @@ def test_train_from_python_is_the_command(tmp_path):
     assert _record(tmp_path / "one")["record"]["sentences"] == 5
 
 
+def test_numpys_numbers_reach_json_as_pythons(en, tmp_path):
+    """Counts and settings given as numpy's numbers (checked as whole numbers or numbers) are
+    written to JSON as Python's: train's model.json and show's page are those of plain
+    numbers, not a TypeError (show: at once; train: after training)."""
+    from fstpunct.model.punct import Settings
+
+    for name, plain in (("np", False), ("py", True)):
+        number, whole = (float, int) if plain else (np.float32, np.int64)
+        fstpunct.train(tmp_path / name, SAMPLE, dev=SAMPLE, iterations=whole(0),
+                       attach_iterations=whole(2), seed=whole(0),
+                       settings=Settings(xi=number(2.0), lexical=whole(500)))
+        en.show(TEXT, tmp_path / f"{name}.html", pairs=whole(5), page_size=np.int32(3)
+                if not plain else 3)
+    assert _record(tmp_path / "np") == _record(tmp_path / "py")
+    assert (tmp_path / "np.html").read_bytes() == (tmp_path / "py.html").read_bytes()
+
+
 def test_train_takes_the_splits_of_a_users_release(tmp_path, toy_ud):
     """fstpunct.split's sources (the README: 'for your own UD release') train as their names
     do, one or several, part of a file too (a standard split); they were refused as 'not
