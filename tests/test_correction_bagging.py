@@ -283,9 +283,11 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     for fold in (0, 1):
         (swapped / str(fold)).rename(work / f"fold{1 - fold}" / "bag1")
     run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    records = {}
     for b in (0, 1):
         path = work / "fold1" / f"bag{b}" / "correct" / "correction.json"
-        stored = json.loads(path.read_text(encoding="utf-8"))
+        records[path] = path.read_text(encoding="utf-8")
+        stored = json.loads(records[path])
         stored["record"]["bag_seed"] = 1
         path.write_text(json.dumps(stored), encoding="utf-8")
     with pytest.raises(SystemExit) as e:
@@ -293,6 +295,8 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert e.value.code == 2 and "fold1/bag0/correct: recorded as fold 1, bag 0, seed 1" in err
     assert "of fold0/bag0's seed 0" in err and len(err.strip().splitlines()) == 1
+    for path, text in records.items():  # fold 1's seed back: only the learner is wrong below
+        path.write_text(text, encoding="utf-8")
 
     # a bag whose learner model differs from its fold's first bag's (here in its backoff) or
     # that draws other readings: refused (Prepared.sharing), since compare reads a fold's
@@ -312,6 +316,8 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     assert len(err.strip().splitlines()) == 1
     shutil.rmtree(learner)
     shutil.copytree(kept, learner)
+    run("compare", "x.json", "--before", str(work), "--after", str(work), "--after-bags", "2")
+    capsys.readouterr()  # the learner put back: compared (exit 0), no refusal
     path = work / "fold0" / "bag1" / "correct" / "correction.json"
     stored = json.loads(path.read_text(encoding="utf-8"))
     stored["record"]["readings"] = 2
