@@ -1478,9 +1478,9 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
                       f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of fold0/bag0's "
                       f"seed {seed}")
         try:
-            prepared = Prepared.sharing(models, [pooled[j][1] for j in held])
+            prepared = Prepared.sharing(models, [pooled[j][1] for j in held], names)
         except InputError as e:
-            _fail(f"{work / f'fold{fold}'} ({', '.join(names)}, from 0): {e}")
+            _fail(f"{work / f'fold{fold}'}: {e}")
         out.append(Bagged(prepared) if bags else prepared[0])
     return out
 

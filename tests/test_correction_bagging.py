@@ -141,8 +141,11 @@ def test_sharing_refuses_no_model_and_a_model_that_reads_otherwise(hand_correcto
     for other in others:
         assert not reads_alike(first, other)
         with pytest.raises(InputError, match="^correction model 2: its learner model or "
-                                             "readings of T_e' are not model 0's"):
+                                             "readings of T_e' are not correction model 0's"):
             Prepared.sharing([first, loaded, other], words)
+        with pytest.raises(InputError, match="^c: its learner model or readings of T_e' are "
+                                             r"not a's \(sharing reads them once, by a's\)$"):
+            Prepared.sharing([first, loaded, other], words, ["a", "b", "c"])
 
 
 def files(folder):
@@ -301,8 +304,8 @@ def test_compare_refuses_a_bag_of_another_fold(tmp_path, monkeypatch, capsys):
     # a bag whose learner model differs from its fold's first bag's (here in its backoff) or
     # that draws other readings: refused (Prepared.sharing), since compare reads a fold's
     # sentences once for all bags
-    said = (f"{work / 'fold0'} (bag0/correct, bag1/correct, from 0): correction model 1: its "
-            f"learner model or readings of T_e' are not model 0's")
+    said = (f"{work / 'fold0'}: bag1/correct: its learner model or readings of T_e' are not "
+            f"bag0/correct's (sharing reads them once, by bag0/correct's)")
     learner = work / "fold0" / "bag1" / "correct" / "learner"
     kept = tmp_path / "kept-learner"
     shutil.copytree(learner, kept)

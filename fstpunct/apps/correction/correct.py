@@ -121,19 +121,20 @@ class Prepared:
         return cls.sharing([model], sentences)[0]
 
     @classmethod
-    def sharing(cls, models: Sequence[CorrectionModel], sentences: Sequence[Sentence]
-                ) -> list[Prepared]:
+    def sharing(cls, models: Sequence[CorrectionModel], sentences: Sequence[Sentence],
+                names: Sequence[str] | None = None) -> list[Prepared]:
         """The sentences (all with words) prepared for each of ``models`` (e.g. the bags of
         one cv fold, :mod:`.bagging`), stripped and read (T_e′) once, by the first model's
         learner model and readings; an InputError for no model, or for a model that reads
-        otherwise (:func:`reads_alike`)."""
+        otherwise (:func:`reads_alike`), naming it and the first by ``names`` (default:
+        ``correction model K``)."""
         if not models:
             raise InputError("Prepared.sharing: no correction model to prepare for")
+        names = names or [f"correction model {k}" for k in range(len(models))]
         for k, other in enumerate(models[1:], 1):
             if not reads_alike(models[0], other):
-                raise InputError(f"correction model {k}: its learner model or readings of "
-                                 f"T_e' are not model 0's (sharing reads them once, by model "
-                                 f"0's)")
+                raise InputError(f"{names[k]}: its learner model or readings of T_e' are not "
+                                 f"{names[0]}'s (sharing reads them once, by {names[0]}'s)")
         stripped, own = [strip(s) for s in sentences], [insertions_of(s) for s in sentences]
         readings = models[0].readings_of([to_slots(s) for s in sentences])
         return [cls(m, stripped, own, read_distributions(m, readings)) for m in models]
