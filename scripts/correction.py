@@ -183,7 +183,7 @@ import sys
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, NoReturn, TypeVar
+from typing import IO, Any, NamedTuple, NoReturn, TypeVar
 
 import numpy as np
 
@@ -1714,6 +1714,26 @@ def lambda_rows(edits: dict[float, list[int]], counts: dict[float, EditScore],
              "f0.5": counts[w].scores()[2], "balance_kept": kept[w]} for w in LAMBDAS]
 
 
+class LambdaGrid(NamedTuple):
+    """The noisy channel's sentences at every λ of LAMBDAS (:func:`lambda_grid`), their token
+    edits and edit counts (:func:`grid_of`), and the λ grid's rows for the JSON
+    (:func:`lambda_rows`)."""
+
+    by_weight: dict[float, list[Sentence]]
+    edits: dict[float, list[int]]
+    counts: dict[float, EditScore]
+    rows: list[dict]
+
+
+def lambda_scored(source: list[Sentence], gold: list[Sentence], scores: list[noisy.SlotScores],
+                  english: PunctModel) -> LambdaGrid:
+    """The λ grid of the learner sentences ``source`` (their slot ``scores`` under the noisy
+    channel, the prior ``english``) against their corrections ``gold``, printed."""
+    by_weight, kept = lambda_grid(source, scores, english)
+    edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
+    return LambdaGrid(by_weight, edits, counts, lambda_rows(edits, counts, kept))
+
+
 def print_final_or_inner(outputs: dict[str, list[Sentence | None]], source: list[Sentence],
                          gold: list[Sentence]) -> dict[str, dict[str, list[int]]]:
     """Every system's edits (:func:`written_edits`) right/proposed in the final slot and in the
@@ -1776,11 +1796,9 @@ def channel(args: argparse.Namespace) -> None:
                       "candidates": sum(len(c) for j in held for c in found[j].candidates)})
         print(f"fold {fold}: error model on {len(corrected)} pairs (K {errors.k}), "
               f"{folds[-1]['candidates']} candidates in {len(held)} held-out pairs", flush=True)
-    scores = [found[j] for j in range(len(pooled))]
-    by_weight, kept = lambda_grid(source, scores, english)
-    edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
-    grid = lambda_rows(edits, counts, kept)
-    chosen = nested_choices(helds, list(LAMBDAS), edits, counts, by_f05=False)
+    grid = lambda_scored(source, gold, [found[j] for j in range(len(pooled))], english)
+    by_weight = grid.by_weight
+    chosen = nested_choices(helds, list(LAMBDAS), grid.edits, grid.counts, by_f05=False)
     print("nested λ by fold: " + "/".join(f"{w:g}" for w in chosen), flush=True)
     _, trials, costs, reference = swept(
         prepared, [Decoding(0.0, args.support, decoder=args.decoder)] * k, helds, source, gold)
@@ -1799,7 +1817,7 @@ def channel(args: argparse.Namespace) -> None:
         f.write(json.dumps({
             "folds": k, "splits": splits, "work": str(work), "reference": args.reference,
             "decoder": args.decoder, "support": args.support, "fold_error_models": folds,
-            "lambda_grid": grid,
+            "lambda_grid": grid.rows,
             "nested_lambdas": chosen, "reference_costs": costs,
             "reference_cost_grid": [asdict(t) for t in trials], "rows": rows,
             "final_or_inner": where}, indent=1) + "\n")
@@ -1960,48 +1978,54 @@ def channel_heldout(args: argparse.Namespace) -> None:
         f.write(json.dumps(results, indent=1) + "\n")
 
 
+class LambdaPart(NamedTuple):
+    """A part of heldout's pairs under the noisy channel (:func:`lambda_part`): its learner
+    sentences, their corrections, their λ grid and the part's JSON."""
+
+    source: list[Sentence]
+    gold: list[Sentence]
+    grid: LambdaGrid
+    result: dict
+
+
 def lambda_part(name: str, pairs: list[tuple[Sentence, Sentence]], english: PunctModel,
-                errors: noisy.ErrorModel
-                ) -> tuple[dict[float, list[Sentence]], dict[float, list[int]],
-                           dict[float, EditScore], dict]:
+                errors: noisy.ErrorModel) -> LambdaPart:
     """The ``name`` part of heldout's ``pairs`` under the noisy channel (the prior ``english``,
-    the error model ``errors``) at every λ of LAMBDAS, printed (pairs, candidates, the λ grid):
-    the sentences by λ, their token edits and edit counts (:func:`grid_of`), and the part's
-    JSON (pairs, sent_ids, λ grid)."""
+    the error model ``errors``) at every λ of LAMBDAS, printed (pairs, candidates, the λ grid),
+    with its JSON (pairs, sent_ids, λ grid)."""
     source, gold = [s for s, _ in pairs], [g for _, g in pairs]
     scores = noisy.slot_scores(english, errors, [to_slots(s) for s in source])
-    by_weight, kept = lambda_grid(source, scores, english)
-    edits, counts = grid_of(LAMBDAS, by_weight.__getitem__, source, gold)
     print(f"{name} part: {len(pairs)} pairs, "
           f"{sum(len(c) for s in scores for c in s.candidates)} candidates", flush=True)
-    result = {"pairs": len(pairs), "sent_ids": [s.sent_id for s in source],
-              "lambda_grid": lambda_rows(edits, counts, kept)}
-    return by_weight, edits, counts, result
+    grid = lambda_scored(source, gold, scores, english)
+    return LambdaPart(source, gold, grid, {"pairs": len(pairs),
+                                           "sent_ids": [s.sent_id for s in source],
+                                           "lambda_grid": grid.rows})
 
 
 def channel_calibrated(pairs: list[tuple[Sentence, Sentence]], english: PunctModel,
                        errors: noisy.ErrorModel) -> tuple[dict, float]:
     """The calibration part's JSON (:func:`lambda_part`) and the λ it chooses: least AED, ties
     to the smaller (printed)."""
-    _, edits, counts, result = lambda_part("calibration", pairs, english, errors)
-    chosen = least_aed(list(LAMBDAS), edits, counts, by_f05=False)
+    part = lambda_part("calibration", pairs, english, errors)
+    chosen = least_aed(list(LAMBDAS), part.grid.edits, part.grid.counts, by_f05=False)
     print(f"calibrated: λ {chosen:g}", flush=True)
-    return result, chosen
+    return part.result, chosen
 
 
 def channel_tested(pairs: list[tuple[Sentence, Sentence]], english: PunctModel,
                    errors: noisy.ErrorModel, chosen: float) -> dict:
     """The test part's JSON (:func:`lambda_part`) with keep, λ = 1 and the calibrated λ
     ``chosen`` scored against keep, and their edits at the final and inner slots (printed)."""
-    by_weight, _, _, result = lambda_part("test", pairs, english, errors)
-    source, gold = [s for s, _ in pairs], [g for _, g in pairs]
-    outputs = {"keep": source, CHANNEL_BAYES: by_weight[1.0],
-               CHANNEL_CALIBRATED: by_weight[chosen]}
-    rows = scored(outputs, source, gold, ("keep",))
+    part = lambda_part("test", pairs, english, errors)
+    outputs = {"keep": part.source, CHANNEL_BAYES: part.grid.by_weight[1.0],
+               CHANNEL_CALIBRATED: part.grid.by_weight[chosen]}
+    rows = scored(outputs, part.source, part.gold, ("keep",))
     print_rows(f"### test part ({len(pairs)} pairs, {sum(rows[0]['edit_counts'][2])} gold "
                f"punctuation edits; parsed trees; calibrated λ {chosen:g})", rows,
                (("aed", "keep"), ("f", "keep")))
-    return result | {"rows": rows, "final_or_inner": print_final_or_inner(outputs, source, gold)}
+    return part.result | {"rows": rows,
+                          "final_or_inner": print_final_or_inner(outputs, part.source, part.gold)}
 
 
 ENDINGS = ("`,`", "no mark", "`.` `?` `!`", "other mark")  # units' description: the last mark
