@@ -12,8 +12,6 @@ from numbers import Integral, Real
 from pathlib import Path
 from zipfile import BadZipFile
 
-import numpy as np
-
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "check_seed", "check_stream_seed", "not_a_model",
            "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused",
@@ -132,8 +130,11 @@ def _real(value: object) -> bool:
     compared as numbers before strings were refused)."""
     if isinstance(value, Decimal):
         return not value.is_nan()
-    return isinstance(value, (Real, np.bool_)) or (
-        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf")
+    # numpy is not imported here (the command line sets its BLAS threads first): a numpy
+    # value means numpy is loaded already
+    np = sys.modules.get("numpy")
+    return isinstance(value, Real) or np is not None and (isinstance(value, np.bool_) or (
+        isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf"))
 
 
 def _shown(value: object) -> str:
