@@ -288,6 +288,10 @@ def test_heads_cut_finds_a_stroke_on_an_arrow_head():
         assert cut((0, 2, 50, 50, 110), (2, 1, 50 - off, 0, 88), (2, 3, 50 + off, 90, 22)) \
             == seen
     assert cut((1, 2, 0, 100, 22)) == []
+    # an arc lower than the head (4 px, not 6) is looked at up to its own height: the math
+    # domain error of taking it higher (the review of pictures6, finding 7)
+    assert cut((3, 2, 100, 50, 22), (2, 4, 51.2, 90, 4)) == [(3, 2)]
+    assert cut((3, 2, 100, 50, 22), (2, 4, 53.0, 90, 4)) == []
 
 
 def steepness_nests(lay: Layout) -> bool:

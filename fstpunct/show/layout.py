@@ -204,11 +204,12 @@ def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
 
 def heads_cut(lay: Layout) -> list[Arc]:
     """The arcs (the root arrow among them) whose arrow head another arc's stroke cuts into:
-    at some height up to the head's (:data:`ARROW_HIGH`, in steps of a quarter px) the other
-    curve's centre stands less than half a stroke from the head's slanted edge, measured
-    square to the edge. A curve's x at height y inverts its leg (:func:`_arc_y`:
-    y = 4 height t (1 − t), x = 2 leg (3t² − 2t³) from its end); only ends within a head and a
-    stroke of the head's point can come that near."""
+    at some height up to the head's (:data:`ARROW_HIGH`, in steps of a quarter px) and the
+    other curve's own (a lower arc reaches no higher) the other curve's centre stands less
+    than half a stroke from the head's slanted edge, measured square to the edge. A curve's x
+    at height y inverts its leg (:func:`_arc_y`: y = 4 height t (1 − t), x = 2 leg (3t² − 2t³)
+    from its end); only ends within a head and a stroke of the head's point can come that
+    near."""
     slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)  # the edge's cosine from upright
     arcs = [a for a in lay.arcs if a.head]
 
@@ -218,9 +219,10 @@ def heads_cut(lay: Layout) -> list[Arc]:
         return (abs(x - a.x2) - ARROW / 2 * y / ARROW_HIGH) * slant
 
     return [a for a in lay.arcs if any(
-        gap(a, b, end, other, ARROW_HIGH * k / 24) < STROKE / 2
+        gap(a, b, end, other, y) < STROKE / 2
         for b in arcs if b is not a for end, other in ((b.x1, b.x2), (b.x2, b.x1))
-        if abs(end - a.x2) < ARROW + STROKE for k in range(25))]
+        if abs(end - a.x2) < ARROW + STROKE
+        for y in (ARROW_HIGH * k / 24 for k in range(25)) if y <= b.height)]
 
 
 def _resting(arc: Arc, x: float, half: float, lift: float) -> Arc:
