@@ -297,8 +297,12 @@ def _fans(heads: tuple[int, ...], widths: list[float]
     stroke, and half a stroke for the lean of the neighbour nearer the centre, which encloses
     the head's arc and curves towards the head (at most 0.33 px over the head's 6 px, for an arc
     44 px high or more). At 3 px another arc's stroke cut into the head's top
-    (:func:`heads_cut`). On a narrow word the points reach past its edge, and the slot beside it
-    widens to keep them clear of the next text (:func:`layout`)."""
+    (:func:`heads_cut`). The share is taken past ANCHOR at the root word too, and a step
+    raised beside a head is not taken back from the others: a root word's fan whose steps
+    share its half-width reaches 0.7 px (BESIDE_HEAD − ANCHOR) past it, a fan with a raised
+    step further (:func:`_reach` and the slot widening read the last point). On a narrow word the
+    points reach past its edge, and the slot beside it widens to keep them clear of the next
+    text (:func:`layout`)."""
     sides: dict[tuple[int, bool], list[tuple[int, int]]] = {}  # (word, later): (span, end)
     for d, h in enumerate(heads):
         if h:
