@@ -28,13 +28,17 @@ out).
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out, measuring the
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
-one), to compare a change with its parent.
-Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT] [--tolerance PX]
-[--samples N] [LANG ...]
+one), to compare a change with its parent. ``--changed-against COMMIT`` also counts the
+sentences whose SVG (:func:`fstpunct.show.tree.svg`, as checked out, its md5) differs between
+the layout.py of ``--at`` (or the checkout) and that of COMMIT, each drawn with its own legs.
+Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT]
+[--changed-against COMMIT] [--tolerance PX] [--samples N] [LANG ...]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
+import hashlib
 import importlib.util
 import itertools
 import math
@@ -43,11 +47,13 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
+from fstpunct.show import tree
 from fstpunct.show.layout import (
     STROKE,
     Arc,
@@ -57,7 +63,7 @@ from fstpunct.show.layout import (
     labels_on_curves,
     overlapping_labels,
 )
-from fstpunct.show.sentence import sentence_views
+from fstpunct.show.sentence import SentenceView, sentence_views
 from fstpunct.ud.release import split_source
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,12 +77,27 @@ def layout_at(commit: str) -> ModuleType:
     package (its relative imports resolve to the checked-out code)."""
     source = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
                             check=True, capture_output=True, text=True).stdout
-    spec = importlib.util.spec_from_loader("fstpunct.show._layout_at", loader=None)
+    name = "fstpunct.show._layout_at_" + "".join(c if c.isalnum() else "_" for c in commit)
+    spec = importlib.util.spec_from_loader(name, loader=None)
     module = importlib.util.module_from_spec(spec)
     module.__package__ = "fstpunct.show"
     sys.modules[spec.name] = module  # dataclasses look their module up
     exec(compile(source, f"{commit}:fstpunct/show/layout.py", "exec"), module.__dict__)
     return module
+
+
+@contextlib.contextmanager
+def drawn_by(module: ModuleType) -> Iterator[None]:
+    """Within the block the checked-out counting and drawing (layout.py's and tree.py's
+    ``arc_leg``) measure the curves as ``module`` drew them: its ``arc_leg``, or one cubic over
+    the whole span before there was one; restored after it."""
+    saved = current.arc_leg, tree.arc_leg
+    current.arc_leg = tree.arc_leg = getattr(module, "arc_leg",
+                                             lambda arc: abs(arc.x2 - arc.x1) / 2)
+    try:
+        yield
+    finally:
+        current.arc_leg, tree.arc_leg = saved
 
 
 def with_labels(lay: Layout) -> Layout:
@@ -87,7 +108,16 @@ def with_labels(lay: Layout) -> Layout:
                      getattr(a, "label_height", a.height),
                      getattr(a, "label_x", (a.x1 + a.x2) / 2), getattr(a, "leg", math.inf))
                  for a in lay.arcs)
-    return Layout(lay.width, lay.height, lay.rtl, (), arcs, (), 0, 0)
+    return Layout(lay.width, lay.height, lay.rtl, lay.items, arcs, lay.slots, lay.words_y,
+                  lay.surface_y)
+
+
+def svg_digests(views: list[SentenceView], module: ModuleType) -> list[str]:
+    """The md5 of each view's SVG (the checked-out tree.svg) laid out by ``module``'s layout.py
+    and drawn with its legs."""
+    with drawn_by(module):
+        return [hashlib.md5(tree.svg(v, with_labels(module.layout(v))).encode()).hexdigest()
+                for v in views]
 
 
 def curve_kinds(lay: Layout) -> Counter[str]:
@@ -122,6 +152,8 @@ def main() -> None:
     ap.add_argument("langs", nargs="*", default=["en", "zh"])
     ap.add_argument("--sentences", type=int, default=400)
     ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
+    ap.add_argument("--changed-against", metavar="COMMIT",
+                    help="count the SVGs that differ from those of this commit's layout.py")
     ap.add_argument("--samples", type=int, default=64, metavar="N",
                     help="points sampled along an inner arc (default %(default)s)")
     ap.add_argument("--tolerance", type=float, default=STROKE, metavar="PX",
@@ -135,21 +167,18 @@ def main() -> None:
     if args.sentences < 1:
         ap.error(f"--sentences must be at least 1, not {args.sentences}")
     module = layout_at(args.at) if args.at else current
+    against = layout_at(args.changed_against) if args.changed_against else None
     print(f"layout.py of {args.at or 'the checkout'}; first {args.sentences} dev sentences; "
           f"crossing tolerance {args.tolerance:g} px, {args.samples} points sampled")
-    # the checked-out counting measures curves through arc_leg: the legs COMMIT drew, set in
-    # the library module for the run and restored after it
-    drawn = current.arc_leg
-    current.arc_leg = getattr(module, "arc_leg", lambda arc: abs(arc.x2 - arc.x1) / 2)
-    try:
+    with drawn_by(module):
         for lang in args.langs:
-            report(lang, module, args)
-    finally:
-        current.arc_leg = drawn
+            report(lang, module, args, against)
 
 
-def report(lang: str, module: ModuleType, args: argparse.Namespace) -> None:
-    """Print the figures of ``lang``'s first sentences laid out by ``module``."""
+def report(lang: str, module: ModuleType, args: argparse.Namespace,
+           against: ModuleType | None) -> None:
+    """Print the figures of ``lang``'s first sentences laid out by ``module`` (and how many
+    of their SVGs differ from ``against``'s)."""
     sents = itertools.islice(split_source(lang, "dev").sentences(), args.sentences)
     views = list(sentence_views(load_model(lang), sents, k=0))
     start = time.process_time()
@@ -173,6 +202,11 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace) -> None:
           f"{sum(not a.head for lay in lays for a in lay.arcs)} the root arrow's)")
     print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
           + f"; {kinds['labels at their own arc']} labels at their own arc")
+    if against is not None:
+        changed = sum(a != b for a, b in zip(svg_digests(views, module),
+                                             svg_digests(views, against)))
+        print(f"  SVGs that differ from those of {args.changed_against}'s layout.py: "
+              f"{changed} of {len(views)}")
 
 
 if __name__ == "__main__":
