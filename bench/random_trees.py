@@ -1,0 +1,72 @@
+"""Random projective trees of one-letter words (the generator of tests/one_letter.py, from which
+tests/test_draw_tree.py's random trees are drawn; here seed s draws tree s by
+``random.Random(s).choice``), laid out and counted: the trees with a pair of arcs that cross
+(:func:`fstpunct.show.layout.crosses`; by default at any rise, ``--tolerance 0``, at 512
+points sampled, as the test checks), these pairs by kind (as bench/arc_crossings.py: at a
+shared word, sharing none, with the root arrow).
+
+``--relations mixed`` (the default) gives every tree relations drawn from one_letter.MIXED,
+``dep`` every relation 'dep', ``drawn`` either, drawn per tree as the test does. ``--at
+COMMIT`` lays the trees out with COMMIT's layout.py, measured as it drew them (see
+bench/arc_crossings.py).
+Usage: .venv/bin/python bench/random_trees.py [--seeds N] [--relations mixed|dep|drawn]
+[--at COMMIT] [--tolerance PX] [--samples N]
+"""
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import sys
+from collections import Counter
+from pathlib import Path
+
+from arc_crossings import CROSSINGS, crossing_kinds, drawn_by, layout_at, with_labels
+
+from fstpunct.model.store import load_model
+from fstpunct.show import layout as current
+from fstpunct.show.sentence import sentence_views
+from fstpunct.ud.treebank import read_conllu
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from one_letter import MIXED, one_letter_tree  # noqa: E402
+from toy_release import conllu  # noqa: E402
+
+RELATIONS = {"mixed": (MIXED,), "dep": (("dep",),), "drawn": (("dep",), MIXED)}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seeds", type=int, default=1000, metavar="N", help="trees 0 .. N-1")
+    ap.add_argument("--relations", choices=sorted(RELATIONS), default="mixed")
+    ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
+    ap.add_argument("--samples", type=int, default=512, metavar="N",
+                    help="points sampled along an inner arc (default %(default)s)")
+    ap.add_argument("--tolerance", type=float, default=0.0, metavar="PX",
+                    help="how far (px) a curve must run outside an enclosing one to cross it "
+                         "(default %(default)s: any rise)")
+    args = ap.parse_args()
+    if not args.tolerance >= 0:
+        ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
+    if args.samples < 1 or args.seeds < 1:
+        ap.error("--samples and --seeds must be at least 1")
+    module = layout_at(args.at) if args.at else current
+    models = {lang: load_model(lang) for lang in ("en", "ar")}
+    crossed, pairs = 0, Counter()
+    with drawn_by(module):
+        for seed in range(args.seeds):
+            lang, rows = one_letter_tree(random.Random(seed).choice, RELATIONS[args.relations])
+            (view,) = sentence_views(models[lang], read_conllu(io.StringIO(conllu(rows))), k=0)
+            lay = with_labels(module.layout(view))
+            kinds = crossing_kinds(lay, args.tolerance, args.samples)
+            crossed += bool(kinds)
+            pairs += kinds
+    print(f"layout.py of {args.at or 'the checkout'}; trees of seeds 0-{args.seeds - 1}, "
+          f"relations {args.relations}; crossing tolerance {args.tolerance:g} px, "
+          f"{args.samples} points sampled")
+    print(f"{crossed} of {args.seeds} trees with a crossing pair of arcs ({pairs.total()} pairs: "
+          + ", ".join(f"{pairs[k]} {k}" for k in CROSSINGS) + ")")
+
+
+if __name__ == "__main__":
+    main()

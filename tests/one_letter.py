@@ -1,0 +1,41 @@
+"""Random projective trees of one-letter words, the most crowded sentence pictures: drawn by
+tests/test_draw_tree.py (hypothesis) and counted by bench/random_trees.py (seeded), from this
+one generator."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from toy_release import Row
+
+# relations of several label widths: slots widened for some, not others
+MIXED = ("dep", "x", "obl", "nmod:poss", "case", "compound:prt", "acl:relcl")
+
+
+def one_letter_tree(pick: Callable[[Sequence[Any]], Any],
+                    relations: Sequence[tuple[str, ...]] = (("dep",), MIXED)
+                    ) -> tuple[str, list[Row]]:
+    """A random projective tree of 2-24 words (each span's head drawn, its sides the same way
+    below it), en or ar (right to left), its words one letter, none wide (a lone combining
+    mark; the first a letter, so an ar tree reads right to left) or two: the narrowest words,
+    the most crowded fans; its relations each drawn from one of ``relations`` (by default
+    every relation 'dep', or each drawn from :data:`MIXED`). ``pick(options)`` draws one of
+    a sequence (hypothesis' ``sampled_from``, ``random.Random.choice``)."""
+    lang = pick(["en", "ar"])
+    n = pick(range(2, 25))
+    heads = [0] * n
+
+    def attach(lo: int, hi: int, head: int) -> None:  # words lo..hi-1 under head (1-based)
+        if lo < hi:
+            r = pick(range(lo, hi))
+            heads[r] = head
+            attach(lo, r, r + 1)
+            attach(r + 1, hi, r + 1)
+
+    attach(0, n, 0)
+    letters = ["a", "i", "m", "W", "\u0301", "ab"] if lang == "en" else \
+        ["ب", "ت", "د", "و", "\u064e", "بت"]
+    # the first word a letter: a tree of lone combining marks has no direction (not rtl)
+    words = [pick(letters[:4])] + [pick(letters) for _ in range(n - 1)]
+    rels = pick(relations)
+    return lang, [(w, "X", h, pick(rels) if h else "root") for w, h in zip(words, heads)]
