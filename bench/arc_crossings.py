@@ -28,7 +28,9 @@ out).
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out, measuring the
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
-one), to compare a change with its parent. ``--changed-against COMMIT`` also counts the
+one), to compare a change with its parent. The arcs whose legs layout._steep narrowed
+(``Arc.leg`` under half the span and the height, since 6bffa65) are counted, with the median
+and the least of that ratio. ``--changed-against COMMIT`` also counts the
 sentences whose SVG (:func:`fstpunct.show.tree.svg`, as checked out, its md5) differs between
 the layout.py of ``--at`` (or the checkout) and that of COMMIT, each drawn with its own legs.
 Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT]
@@ -202,6 +204,12 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
           f"{sum(not a.head for lay in lays for a in lay.arcs)} the root arrow's)")
     print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
           + f"; {kinds['labels at their own arc']} labels at their own arc")
+    arcs = [a for lay in lays for a in lay.arcs if a.head]
+    narrowed = [a.leg / min(abs(a.x2 - a.x1) / 2, a.height) for a in arcs
+                if a.leg < min(abs(a.x2 - a.x1) / 2, a.height)]
+    print(f"  legs narrowed (layout._steep): {len(narrowed)} of {len(arcs)} arcs, "
+          + (f"to a median {statistics.median(narrowed):.2f} of half the span or the height, "
+             f"the least {min(narrowed):.2f}" if narrowed else "none"))
     if against is not None:
         changed = sum(a != b for a, b in zip(svg_digests(views, module),
                                              svg_digests(views, against)))
