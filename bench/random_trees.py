@@ -3,7 +3,8 @@ tests/test_draw_tree.py's random trees are drawn; here seed s draws tree s by
 ``random.Random(s).choice``), laid out and counted: the trees with a pair of arcs that cross
 (:func:`fstpunct.show.layout.crosses`; by default at any rise, ``--tolerance 0``, at 512
 points sampled, as the test checks), these pairs by kind (as bench/arc_crossings.py: at a
-shared word, sharing none, with the root arrow).
+shared word, sharing none, with the root arrow); and the trees with a relation label on
+another arc's curve (:func:`fstpunct.show.layout.labels_on_curves`), with the pairs.
 
 ``--relations mixed`` (the default) gives every tree relations drawn from one_letter.MIXED,
 ``dep`` every relation 'dep', ``drawn`` either, drawn per tree as the test does. ``--at
@@ -25,6 +26,7 @@ from arc_crossings import CROSSINGS, crossing_kinds, drawn_by, layout_at, with_l
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
+from fstpunct.show.layout import labels_on_curves
 from fstpunct.show.sentence import sentence_views
 from fstpunct.ud.treebank import read_conllu
 
@@ -52,7 +54,7 @@ def main() -> None:
         ap.error("--samples and --seeds must be at least 1")
     module = layout_at(args.at) if args.at else current
     models = {lang: load_model(lang) for lang in ("en", "ar")}
-    crossed, pairs = 0, Counter()
+    crossed, pairs, labelled, on_curves = 0, Counter(), 0, 0
     with drawn_by(module):
         for seed in range(args.seeds):
             lang, rows = one_letter_tree(random.Random(seed).choice, RELATIONS[args.relations])
@@ -61,11 +63,16 @@ def main() -> None:
             kinds = crossing_kinds(lay, args.tolerance, args.samples)
             crossed += bool(kinds)
             pairs += kinds
+            found = len(labels_on_curves(lay))
+            labelled += bool(found)
+            on_curves += found
     print(f"layout.py of {args.at or 'the checkout'}; trees of seeds 0-{args.seeds - 1}, "
           f"relations {args.relations}; crossing tolerance {args.tolerance:g} px, "
           f"{args.samples} points sampled")
     print(f"{crossed} of {args.seeds} trees with a crossing pair of arcs ({pairs.total()} pairs: "
           + ", ".join(f"{pairs[k]} {k}" for k in CROSSINGS) + ")")
+    print(f"{labelled} of {args.seeds} trees with a label on another arc's curve "
+          f"({on_curves} label/curve pairs)")
 
 
 if __name__ == "__main__":
