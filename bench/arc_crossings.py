@@ -24,7 +24,8 @@ counted apart too) that another arc's stroke cuts into
 (:func:`fstpunct.show.layout.heads_cut`: its curve, up to the head's height, less than half a
 stroke from the head's slanted edge; until session 2026-11-30 11:59–14:59 this count took an
 end within half a head and half a stroke (4.1 px) of the head's point, the root arrow's left
-out).
+out), with the least gap of another curve to a head's edge
+(:func:`fstpunct.show.layout.head_gaps`) and how far a stroke's edge then reaches over it.
 ``--at COMMIT`` lays the sentences out with ``fstpunct/show/layout.py`` as it was at COMMIT
 (read with ``git show``; everything else, the counting included, as checked out, measuring the
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
@@ -61,6 +62,7 @@ from fstpunct.show.layout import (
     Arc,
     Layout,
     crosses,
+    head_gaps,
     heads_cut,
     labels_on_curves,
     overlapping_labels,
@@ -204,6 +206,12 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
           f"{sum(not a.head for lay in lays for a in lay.arcs)} the root arrow's)")
     print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
           + f"; {kinds['labels at their own arc']} labels at their own arc")
+    gaps = [(g, a) for lay in lays for a, g in zip(lay.arcs, head_gaps(lay))]
+    least = min(g for g, _ in gaps)
+    root = min(g for g, a in gaps if not a.head)
+    print(f"  heads: another stroke's edge at most {STROKE / 2 - least:+.2f} px over a head's "
+          f"slanted edge (negative: clear of it; the stroke's centre {least:.2f} px off it), "
+          f"the root arrow's {STROKE / 2 - root:+.2f} px ({root:.2f} px)")
     arcs = [a for lay in lays for a in lay.arcs if a.head]
     narrowed = [a.leg / min(abs(a.x2 - a.x1) / 2, a.height) for a in arcs
                 if a.leg < min(abs(a.x2 - a.x1) / 2, a.height)]

@@ -19,6 +19,8 @@ from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
 from fstpunct.show.layout import (
     ANCHOR,
+    ARROW,
+    ARROW_HIGH,
     BESIDE_HEAD,
     FONT,
     GAP,
@@ -40,6 +42,7 @@ from fstpunct.show.layout import (
     arc_leg,
     crosses,
     crossings,
+    head_gaps,
     heads_cut,
     labels_on_curves,
     layout,
@@ -270,6 +273,42 @@ def test_heads_cut_finds_a_stroke_on_an_arrow_head():
     # domain error of taking it higher (the review of pictures6, finding 7)
     assert cut((3, 2, 100, 50, 22), (2, 4, 51.2, 90, 4)) == [(3, 2)]
     assert cut((3, 2, 100, 50, 22), (2, 4, 53.0, 90, 4)) == []
+
+
+def head_gap_by_sampling(head: Arc, arc: Arc, samples: int = 20000) -> float:
+    """The least distance from ``arc``'s curve (both legs, densely sampled along t) to
+    ``head``'s arrow head's slanted edges, square to them, up to the head's height: the
+    reference for head_gaps."""
+    slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)
+    leg, best = arc_leg(arc), math.inf
+    for end, other in (arc.x1, arc.x2), (arc.x2, arc.x1):
+        for k in range(samples + 1):
+            t = k / (2 * samples)
+            y = 4 * arc.height * t * (1 - t)
+            if y <= ARROW_HIGH:
+                x = end + math.copysign(2 * leg * (3 * t * t - 2 * t ** 3), other - end)
+                best = min(best, (abs(x - head.x2) - ARROW / 2 * y / ARROW_HIGH) * slant)
+    return best
+
+
+@pytest.mark.parametrize("arcs", [
+    ((3, 2, 100, 50, 22), (2, 4, 53.0, 200, 66)),  # an enclosing arc curving towards the head
+    ((3, 2, 100, 50, 22), (2, 4, 50 + BESIDE_HEAD, 200, 66)),
+    ((3, 2, 100, 50, 44), (2, 4, 54.1, 90, 22)),  # an inner arc curving away
+    ((3, 2, 100, 50, 22), (2, 4, 51.2, 90, 4)),  # lower than the head
+    ((0, 2, 50, 50, 110), (2, 1, 46, 0, 88)),  # the root arrow's head
+    ((3, 2, 100, 50, 22), (5, 4, 300, 200, 22))])  # no end near: infinite
+def test_head_gaps_agree_with_sampling(arcs):
+    """head_gaps (heights in quarter px steps) against the other curve densely sampled along
+    its parameter: the same least gap within 0.02 px."""
+    lay = arcs_only(*arcs)
+    gap = head_gaps(lay)[0]
+    sampled = head_gap_by_sampling(lay.arcs[0], lay.arcs[1])
+    if abs(arcs[1][2] - arcs[0][3]) >= ARROW + STROKE:
+        assert gap == math.inf and sampled > STROKE / 2
+    else:
+        assert gap == pytest.approx(sampled, abs=0.02)
+    assert (lay.arcs[0] in heads_cut(lay)) == (gap < STROKE / 2)
 
 
 def steepness_nests(lay: Layout) -> bool:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from .sentence import SentenceView
 
-__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crosses", "crossings", "heads_cut",
-           "labels_on_curves", "layout", "overlapping_labels", "text_width"]
+__all__ = ["Arc", "Layout", "Placed", "arc_leg", "crosses", "crossings", "head_gaps",
+           "heads_cut", "labels_on_curves", "layout", "overlapping_labels", "text_width"]
 
 FONT = 15          # px, words and marks
 SMALL = 11         # px, relation labels
@@ -202,14 +202,15 @@ def labels_on_curves(lay: Layout) -> list[tuple[Arc, Arc]]:
             if b is not a and _through(box, b)]
 
 
-def heads_cut(lay: Layout) -> list[Arc]:
-    """The arcs (the root arrow among them) whose arrow head another arc's stroke cuts into:
-    at some height up to the head's (:data:`ARROW_HIGH`, in steps of a quarter px) and the
-    other curve's own (a lower arc reaches no higher) the other curve's centre stands less
-    than half a stroke from the head's slanted edge, measured square to the edge. A curve's x
-    at height y inverts its leg (:func:`_arc_y`: y = 4 height t (1 − t), x = 2 leg (3t² − 2t³)
-    from its end); only ends within a head and a stroke of the head's point can come that
-    near."""
+def head_gaps(lay: Layout) -> list[float]:
+    """For each of ``lay``'s arcs (the root arrow among them), how near another arc's curve
+    comes to its arrow head: the least distance (px, negative inside the head) from the other
+    curve's centre to the head's slanted edge, measured square to the edge, at heights up to
+    the head's (:data:`ARROW_HIGH`, in steps of a quarter px) and the other curve's own (a
+    lower arc reaches no higher); infinite where no other arc ends within a head and a stroke
+    of the head's point (none can come as near as half a stroke). A curve's x at height y
+    inverts its leg (:func:`_arc_y`: y = 4 height t (1 − t), x = 2 leg (3t² − 2t³) from its
+    end)."""
     slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)  # the edge's cosine from upright
     arcs = [a for a in lay.arcs if a.head]
 
@@ -218,11 +219,18 @@ def heads_cut(lay: Layout) -> list[Arc]:
         x = end + math.copysign(2 * arc_leg(b) * (3 * t * t - 2 * t ** 3), other - end)
         return (abs(x - a.x2) - ARROW / 2 * y / ARROW_HIGH) * slant
 
-    return [a for a in lay.arcs if any(
-        gap(a, b, end, other, y) < STROKE / 2
-        for b in arcs if b is not a for end, other in ((b.x1, b.x2), (b.x2, b.x1))
-        if abs(end - a.x2) < ARROW + STROKE
-        for y in (ARROW_HIGH * k / 24 for k in range(25)) if y <= b.height)]
+    return [min((gap(a, b, end, other, y)
+                 for b in arcs if b is not a for end, other in ((b.x1, b.x2), (b.x2, b.x1))
+                 if abs(end - a.x2) < ARROW + STROKE
+                 for y in (ARROW_HIGH * k / 24 for k in range(25)) if y <= b.height),
+                default=math.inf) for a in lay.arcs]
+
+
+def heads_cut(lay: Layout) -> list[Arc]:
+    """The arcs (the root arrow among them) whose arrow head another arc's stroke cuts into:
+    the other curve's centre stands less than half a stroke from the head's slanted edge
+    (:func:`head_gaps`)."""
+    return [a for a, gap in zip(lay.arcs, head_gaps(lay)) if gap < STROKE / 2]
 
 
 def _resting(arc: Arc, x: float, half: float, lift: float) -> Arc:
