@@ -13,9 +13,9 @@ from pathlib import Path
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "check_seed", "check_stream_seed", "not_a_model",
-           "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused",
-           "warn_user"]
+           "InputError", "ModelError", "SavedAside", "check_seed", "check_stream_seed",
+           "not_a_model", "refuse_below", "refuse_choice", "refuse_count", "refuse_missing",
+           "refuse_unused", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -60,6 +60,18 @@ class GrammarError(InputError):
 
 class ModelError(InputError):
     """A model folder that is missing, incomplete or incompatible."""
+
+
+class SavedAside(InputError):
+    """A model written whole to ``saved``, a new folder beside ``folder``, the one asked for,
+    because that folder holds ``others``, entries of no model folder, which writing the model
+    there would have deleted: ``folder`` is left as it was."""
+
+    def __init__(self, folder: str | os.PathLike[str], others: Sequence[str],
+                 saved: str | os.PathLike[str]) -> None:
+        self.folder, self.others, self.saved = Path(folder), list(others), Path(saved)
+        super().__init__(f"{folder}: holds {', '.join(others)}, not part of a punctuation "
+                         f"model, so it is left as it was; the model is saved in {saved}")
 
 
 class FstpunctWarning(UserWarning):

@@ -641,23 +641,39 @@ def test_train_never_deletes_what_a_user_put_beside_a_model(tmp_path, capsys):
     assert main(args) == 0
 
 
+@pytest.mark.filterwarnings("ignore::fstpunct.FstpunctWarning")  # marks of omitted sentences
 def test_what_a_user_puts_beside_a_model_while_it_trains_is_kept(tmp_path):
     """The folder is checked again when the model is saved: a note put into it while training
     ran (here when the data is read, after the check before training) was deleted with the
-    old model."""
+    old model, and then the run's model was lost (the save refused). Both are kept: the folder
+    as it was, the model in a new folder beside it, named by the error (one line, exit 2)."""
     import fstpunct
+    from fstpunct.errors import SavedAside
     model = tmp_path / "mine"
     fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
+    before = {p.name: p.read_bytes() for p in model.iterdir()}
     notes = model / "NOTES.txt"
 
     def log(line: str) -> None:
         if line.startswith("training on"):
             notes.write_text(PREVIOUS)
 
-    with pytest.raises(InputError, match=r"holds NOTES\.txt, not part of"):
-        fstpunct.train(model, SAMPLE, direction="rtl", iterations=0, log=log)
-    assert notes.read_text() == PREVIOUS and (model / "model.json").is_file()
-    assert leftovers(tmp_path) == []
+    (tmp_path / "mine.new-2").mkdir()  # a name taken is skipped, not written into
+    for aside in ("mine.new", "mine.new-3"):
+        with pytest.raises(SavedAside, match=r"mine: holds NOTES\.txt, not part of a "
+                           rf"punctuation model, .* saved in \S*/{re.escape(aside)}$") as caught:
+            fstpunct.train(model, SAMPLE, direction="rtl", iterations=0, log=log)
+        assert isinstance(caught.value, InputError) and caught.value.saved == tmp_path / aside
+        assert caught.value.folder == model and caught.value.others == ["NOTES.txt"]
+        assert notes.read_text() == PREVIOUS and \
+            {p.name: p.read_bytes() for p in model.iterdir() if p != notes} == before
+        saved = fstpunct.load(tmp_path / aside)  # the run's model, whole
+        assert saved.record["record"]["sentences"] == \
+            fstpunct.load(model).record["record"]["sentences"] > 0
+        assert saved.perplexity(SAMPLE).value == fstpunct.load(model).perplexity(SAMPLE).value
+        notes.unlink()  # else the check before training refuses the folder
+    assert not any((tmp_path / "mine.new-2").iterdir())
+    assert leftovers(tmp_path) == [] and leftovers(model) == []
 
 
 def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(tmp_path):

@@ -82,7 +82,10 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     (``direction`` None when only one is trained), ``report`` and ``progress`` as
     :func:`fstpunct.model.fit.train` calls them. ``command`` is recorded in ``model.json``.
     The arguments, the output folder, the files' names and the rule file are checked before
-    any data is read (InputError)."""
+    any data is read (InputError). If something is put into ``output`` while training runs,
+    the model is written to a new folder beside it and
+    :class:`~fstpunct.errors.SavedAside` (an InputError) names that folder as its ``saved``
+    (:func:`~fstpunct.model.store.save_model`)."""
     # imported here: training brings the M-step and its workers, which the API's other
     # methods (and the commands that import it) never need
     from ..model.fit import check_directions

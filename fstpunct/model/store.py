@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UNREADABLE, InputError, ModelError, warn_user
+from ..errors import UNREADABLE, InputError, ModelError, SavedAside, warn_user
 from ..files import atomic_folder, output, read_meta, read_npy, temporary_target
 from ..fst.channel import Channel
 from .attach import AttachModel
@@ -84,12 +84,16 @@ def model_size(name: str | Path) -> int:
 
 def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
                edit_counts: np.ndarray | None = None) -> Path:
-    """Write the model folder whole: built beside ``folder``, then put in its place (never over
-    a folder holding anything else: :func:`check_replaceable`)."""
+    """Write the model folder whole: built beside ``folder``, then put in its place. A folder
+    that holds anything else (:func:`check_replaceable`; put there while a long run trained) is
+    left as it was: the model is written whole to a new folder beside it (:func:`_aside`:
+    ``NAME.new``, else ``NAME.new-2``, …), then :class:`~fstpunct.errors.SavedAside` is raised,
+    naming what the folder holds and, as its ``saved``, the folder written."""
     folder = Path(folder)
-    check_replaceable(folder)
+    others = _foreign(folder)
+    target = _aside(folder) if others else folder
     try:
-        with atomic_folder(folder) as tmp:
+        with atomic_folder(target) as tmp:
             if edit_counts is not None:
                 np.save(tmp / EDIT_COUNTS, edit_counts)
             model.channel.save(tmp / CHANNEL)
@@ -102,7 +106,9 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
             (tmp / RECORD).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
                                             encoding="utf-8")
     except OSError as e:
-        raise ModelError(f"{folder}: cannot write model: {e.strerror or e}") from e
+        raise ModelError(f"{target}: cannot write model: {e.strerror or e}") from e
+    if others:
+        raise SavedAside(folder, others, target)
     return folder
 
 
@@ -111,17 +117,34 @@ def check_replaceable(folder: str | Path, files: Sequence[str] = FILES,
     """InputError if ``folder`` holds anything but ``files``, what the writer of ``what``
     writes (:func:`save_model`'s by default; beside a model: the ``tagger/`` and ``parser/``
     that text needs, an ordering model, notes): saving replaces the folder whole, and they
-    would go with it. Checked before training, and again when saving a punctuation model (a
-    long run leaves time to put something there). A temporary of one of its files that a
-    killed fstpunct left (:func:`~fstpunct.files.temporary_target`) goes with it."""
-    folder = Path(folder)
-    others = sorted(p.name for p in folder.iterdir()
-                    if p.name not in files and temporary_target(p.name) not in files) \
-        if folder.is_dir() else []
+    would go with it. Checked before training; what is put into the folder of a punctuation
+    model while it trains makes :func:`save_model` write the model beside the folder. A
+    temporary of one of its files that a killed fstpunct left
+    (:func:`~fstpunct.files.temporary_target`) goes with it."""
+    others = _foreign(Path(folder), files)
     if others:
         raise InputError(f"{folder}: holds {', '.join(others)}, not part of {what}: writing "
                          "one replaces the folder whole and would delete them; move them out, "
                          "or name another folder")
+
+
+def _foreign(folder: Path, files: Sequence[str] = FILES) -> list[str]:
+    """The names, sorted, of the entries of ``folder`` that replacing it with a model of
+    ``files`` would delete (:func:`check_replaceable`)."""
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name not in files and temporary_target(p.name) not in files) \
+        if folder.is_dir() else []
+
+
+def _aside(folder: Path) -> Path:
+    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (NAME: its name; for
+    ``.`` or ``..``, its absolute path's) that does not exist."""
+    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
+    path, n = base.with_name(f"{base.name}.new"), 1
+    while os.path.lexists(path):
+        n += 1
+        path = base.with_name(f"{base.name}.new-{n}")
+    return path
 
 
 def read_record(name: str | Path, required: Mapping[str, type] | None = None
