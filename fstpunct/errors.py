@@ -118,9 +118,9 @@ def refuse_below(least: float, **values: object) -> None:
 def _refuse(least: float, values: dict[str, object], number: str,
             kind: Callable[[object], bool]) -> None:
     """One InputError naming every value of ``values`` not from ``least`` to below +inf or
-    not of its ``kind`` (:func:`_real`, :func:`_whole`): ``at least`` if all are numbers out
-    of those bounds, else ``a finite number`` if one is +inf, else ``number`` (``number``,
-    ``whole number``) with its article, plural when it names several values."""
+    not of its ``kind`` (:func:`_real`, :func:`_whole`): ``a finite number`` if one is +inf,
+    else ``at least`` if all are numbers, else ``number`` (``number``, ``whole number``) with
+    its article, plural when it names several values."""
     out = {name: value for name, value in values.items()
            if not (_real(value) and least <= value < math.inf)}  # no overflow on big ints
     refused = {name: value for name, value in values.items() if name in out or not kind(value)}
