@@ -234,9 +234,12 @@ def test_held_out_data_is_files_or_a_split_never_both(command, capsys):
 def test_train_refuses_negative_settings(tmp_path, capsys):
     """Before reading anything: --lexical -1 used to give every word but the rarest a feature."""
     out = tmp_path / "m"
-    assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "--l2", "-2", "-o",
+    assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith("lexical must be at least 0, not -1")
+    assert not out.exists()
+    assert main(["train", "--train", str(SAMPLE), "--xi", "-1", "--l2", "-2", "-o",
                  str(out)]) == 2
-    assert "lexical and l2 must be at least 0, not -1 and -2.0" in capsys.readouterr().err
+    assert "xi and l2 must be at least 0, not -1.0 and -2.0" in capsys.readouterr().err
     assert not out.exists()
     assert main(["train", "--train", str(SAMPLE), "--token-cost", "-1", "-o", str(out)]) == 2
     assert capsys.readouterr().err.strip().endswith("token_cost must be at least 0, not -1.0")
@@ -254,6 +257,15 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
     assert capsys.readouterr().err.strip().endswith(
         "attach_iterations must be at least 1, not 0")
     assert not out.exists()
+
+
+@pytest.mark.parametrize("lexical", [2.5, 2.0, np.float64(2.0), True, "500"])
+def test_lexical_is_a_whole_number(lexical):
+    """lexical counts the most frequent training words (a slice): 2.5, and numpy's 2.0 made
+    Python's 2.0, passed Settings and failed in the slice after the data was read."""
+    with pytest.raises(InputError, match="^lexical must be a whole number of at least 0, not "):
+        Settings(lexical=lexical)
+    assert Settings(lexical=np.int64(3)).lexical == 3
 
 
 PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"

@@ -78,8 +78,8 @@ class Settings:
 
     def __post_init__(self) -> None:
         # lexical −1 used to give every word but the rarest a feature of its own
-        refuse_below(0, lexical=self.lexical, xi=self.xi, l2=self.l2,
-                     token_cost=self.token_cost)
+        refuse_count(0, lexical=self.lexical)  # a count: it slices the word list
+        refuse_below(0, xi=self.xi, l2=self.l2, token_cost=self.token_cost)
         for name, value in asdict(self).items():  # numpy's numbers as Python's: for the
             if isinstance(value, (np.generic, np.ndarray)):  # compiled DPs and model.json
                 object.__setattr__(self, name, value.item())
