@@ -102,17 +102,18 @@ def not_a_model(folder: str | os.PathLike[str], what: str, cause: Exception,
     return ModelError(f"{folder if model is None else model}: not {what} ({why})")
 
 
-def refuse_below(least: float, **values: object) -> None:
-    """An :class:`InputError` naming every value of ``values`` (by keyword; None: not given)
-    below ``least``, not a number (NaN) or infinite, in the one style of a refused value:
-    ``lexical and l2 must be at least 0, not -1 and -2.0`` (``a finite number of at least 0``,
-    or ``finite numbers`` of several, when one is +inf: it would break the maths or the JSON
-    it is written to), and every value that is no real number at all, shown as written (a
-    string, a list, a complex number: ``readings must be a number of at least 0, not '3'``,
-    ``numbers`` of several; a bool, numpy's too, passes as 0 or 1). A keyword need not be an
-    identifier: the command line's ``**{"--page-size": 0}``."""
-    _refuse(least, {name: value for name, value in values.items() if value is not None},
-            "number", _real)
+def refuse_below(least: float, *, required: bool = False, **values: object) -> None:
+    """An :class:`InputError` naming every value of ``values`` (by keyword; None: not given,
+    unless ``required``: refused then, ``... not None``) below ``least``, not a number (NaN) or
+    infinite, in the one style of a refused value: ``xi and l2 must be at least 0, not -1.0
+    and -2.0`` (``a finite number of at least 0``, or ``finite numbers`` of several, when one
+    is +inf: it would break the maths or the JSON it is written to), and every value that is
+    no real number at all, shown as written (a string, a list, a complex number: ``readings
+    must be a number of at least 0, not '3'``, ``numbers`` of several; a bool, numpy's too,
+    passes as 0 or 1). A keyword need not be an identifier: the command line's
+    ``**{"--page-size": 0}``."""
+    _refuse(least, {name: value for name, value in values.items()
+                    if value is not None or required}, "number", _real)
 
 
 def _refuse(least: float, values: dict[str, object], number: str,

@@ -7,6 +7,8 @@ import shutil
 import subprocess
 import sys
 import warnings
+from decimal import Decimal
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
@@ -266,6 +268,28 @@ def test_lexical_is_a_whole_number(lexical):
     with pytest.raises(InputError, match="^lexical must be a whole number of at least 0, not "):
         Settings(lexical=lexical)
     assert Settings(lexical=np.int64(3)).lexical == 3
+
+
+def test_settings_are_checked_and_stored_as_their_types():
+    """Every field is checked and stored as its declared type, Python's: a Decimal or a
+    Fraction (numbers refuse_below accepts) was kept as given and failed model.json's
+    json.dumps after training; backoff, continuation and prior were not checked at all (a
+    string passed), nor was a field that is None."""
+    given = Settings(backoff=Fraction(1, 1000), continuation=Decimal("0.5"), xi=np.float32(2),
+                     l2=True, prior=1, token_cost=np.array(4.0), lexical=np.int64(500))
+    assert given == Settings()
+    assert [type(value) for value in given.to_dict().values()] == [float] * 6 + [int]
+    assert json.loads(json.dumps(given.to_dict())) == Settings().to_dict()
+    for name in ("backoff", "continuation", "prior"):
+        with pytest.raises(InputError, match=f"^{name} must be a number of at least 0, not 'x'$"):
+            Settings(**{name: "x"})
+    with pytest.raises(InputError, match="^prior must be at least 0, not -1$"):
+        Settings(prior=-1)
+    with pytest.raises(InputError, match="^xi must be a number of at least 0, not None$"):
+        Settings(xi=None)
+    with pytest.raises(InputError, match="^lexical must be a whole number of at least 0, "
+                                         "not None$"):
+        Settings(lexical=None)
 
 
 PARSER = Path(__file__).parents[1] / "fstpunct" / "models" / "en" / "parser"

@@ -77,12 +77,16 @@ class Settings:
     lexical: int = 500
 
     def __post_init__(self) -> None:
+        floats = asdict(self)
+        lexical = floats.pop("lexical")
         # lexical −1 used to give every word but the rarest a feature of its own
-        refuse_count(0, lexical=self.lexical)  # a count: it slices the word list
-        refuse_below(0, xi=self.xi, l2=self.l2, token_cost=self.token_cost)
-        for name, value in asdict(self).items():  # numpy's numbers as Python's: for the
-            if isinstance(value, (np.generic, np.ndarray)):  # compiled DPs and model.json
-                object.__setattr__(self, name, value.item())
+        refuse_count(0, required=True, lexical=lexical)  # a count: it slices the word list
+        refuse_below(0, required=True, **floats)
+        # stored as the declared types, Python's (numpy's numbers, a Decimal, a Fraction, a
+        # bool as given): for the compiled DPs and model.json
+        for name, value in floats.items():
+            object.__setattr__(self, name, float(value))
+        object.__setattr__(self, "lexical", int(lexical))
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
