@@ -8,13 +8,12 @@ highest ``parser score + weight · log p(x | T)`` is kept; weight 0 is the parse
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from ..batching import batches
-from ..errors import InputError
+from ..errors import InputError, refuse_below
 from ..model.punct import Inference, PunctModel, SlotCache
 from ..parser import Model as ParserModel
 from ..parser import kbest
@@ -62,8 +61,7 @@ def check_constraint(parser: ParserModel, beam: int | None, weight: float) -> No
     """An :class:`~fstpunct.errors.InputError` unless ``weight`` is a finite number ≥ 0,
     ``beam`` (or the parser's own) at least 2 and the parser of ``removed`` mode."""
     parser.expect_mode("removed", "choosing a tree by its punctuation (--punct-model)")
-    if not math.isfinite(weight) or weight < 0:  # NaN or ±inf: every tree would score alike
-        raise InputError(f"punct_weight must be a finite number of at least 0, not {weight}")
+    refuse_below(0, required=True, punct_weight=weight)  # NaN or inf: trees would score alike
     if parser.beam_width(beam) < 2:  # one tree: nothing to choose, the parser's tree
         raise InputError("choosing a tree by its punctuation needs a beam of at least 2 "
                          f"(the parser's k best), not {parser.beam_width(beam)}")
