@@ -30,7 +30,7 @@ from .errors import UNREADABLE, InputError, ModelError, not_a_model
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
            "check_input", "end_on_signals", "folder_target", "is_stdio", "not_utf8",
            "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
-           "temporary_target", "writing"]
+           "temporary_target", "to_json", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -267,6 +267,24 @@ def output(path: str | Path | None, binary: bool = False) -> Iterator[IO]:
     with atomic_path(path) as tmp:  # type: ignore[arg-type]
         with (open(tmp, "wb") if binary else open(tmp, "w", encoding="utf-8", newline="")) as f:
             yield f
+
+
+def to_json(value: object, **options: Any) -> str:
+    """``json.dumps(value, **options)`` as every JSON file or line fstpunct writes is written,
+    with the one rule for numpy's values: its numbers and arrays as Python's (``tolist``; a
+    count or a setting given as numpy's number passes the checks and reaches a record), any
+    other value JSON cannot write a TypeError, as json.dumps raises it."""
+    return json.dumps(value, default=_plain, **options)
+
+
+def _plain(value: object) -> object:
+    """A numpy number or array as Python's (:func:`to_json`'s ``default``)."""
+    # numpy is not imported here (the command line sets its BLAS threads first): a numpy
+    # value means numpy is loaded already
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, (np.generic, np.ndarray)):
+        return value.tolist()
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def folder_target(path: str | Path) -> Path:

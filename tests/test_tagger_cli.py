@@ -34,6 +34,21 @@ def write(path, sentences):
     return path
 
 
+def test_numpys_ints_train_a_tagger_and_reach_its_json_as_pythons(tmp_path):
+    """epochs, min_count and seed given as numpy's ints (whole numbers, checked) train the
+    tagger that Python's train, and tagger.json holds Python's: numpy's seed was random's
+    TypeError before training, numpy's epochs and min_count json's TypeError after it."""
+    import numpy as np
+
+    train = write(tmp_path / "qz-train.conllu", SENTENCES)
+    taggers = {name: fstpunct.train_tagger(tmp_path / name, [train], epochs=whole(3),
+                                           min_count=whole(1), seed=whole(0))
+               for name, whole in (("np", np.int64), ("py", int))}
+    assert (taggers["np"].weights == taggers["py"].weights).all()
+    assert (tmp_path / "np" / "tagger.json").read_bytes() == \
+        (tmp_path / "py" / "tagger.json").read_bytes()
+
+
 def test_tagger_train_trains_saves_and_the_text_path_uses_it(tmp_path, capsys):
     train, dev = write(tmp_path / "qz-train.conllu", SENTENCES), write(tmp_path / "dev.conllu",
                                                                       SENTENCES[:2])

@@ -510,8 +510,8 @@ class Model:
         counts = self.edit_counts()
         rules = load_grammar(grammar) if grammar else model_grammar(self.record.get("record", {}))
         return write_report(self.punct, self._watched(sentences(data)), path,
-                            title or f"fstpunct · model {self.name}", rules, counts, int(pairs),
-                            int(page_size))  # JSON: Python's ints, not numpy's
+                            title or f"fstpunct · model {self.name}", rules, counts, pairs,
+                            page_size)
 
     def draw_tree(self, data: Data, which: int | str = 1, name: str | None = None) -> str:
         """An SVG document of sentence ``which`` of ``data`` (its number from 1, or its

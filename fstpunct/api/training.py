@@ -98,9 +98,6 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     if direction is not None:
         refuse_choice("direction", direction, DIRECTIONS)
     check_seed(seed)
-    # recorded in model.json: Python's ints, not numpy's (checked whole numbers)
-    iterations, attach_iterations = int(iterations), int(attach_iterations)
-    seed = seed if seed is None else int(seed)
     folder_target(output)  # a folder it cannot write is said before training, not after
     check_replaceable(output)
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train")

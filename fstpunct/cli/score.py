@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from ..apps.restoration.metrics import scores
 from ..errors import InputError
+from ..files import to_json
 from ..ud.release import read_one
 from .arguments import add_ud_dir_argument
 from .table import format_table
@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     result, edits = scores(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir),
                            read_one(args.source, args.ud_dir) if args.source else None)
     if args.json:
-        print(json.dumps(result.to_dict() | ({"edits": edits.to_dict()} if args.source else {})))
+        print(to_json(result.to_dict() | ({"edits": edits.to_dict()} if args.source else {})))
         return 0
     print(f"sentences {result.sentences}  slots {result.slots}  edit distance {result.edits}  "
           f"per sentence {result.average_edit_distance:.4f}")

@@ -27,7 +27,6 @@ allowed edits; unlisted windows give KEEP that mass. Errors raise
 """
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -36,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GrammarError, InputError
-from ..files import is_stdio, output, read_text
+from ..files import is_stdio, output, read_text, to_json
 from ..ud.slots import BOUNDARY
 from .channel import (
     DIRECTIONS,
@@ -127,7 +126,7 @@ class Grammar:
                 "note": "phi[a, b, edit] is recovered from the arcs; rtl machines read u and "
                         "write x reversed (see fstpunct.fst.channel)"}
         with output(side) as f:
-            f.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+            f.write(to_json(meta, ensure_ascii=False, indent=1) + "\n")
         return channel
 
 

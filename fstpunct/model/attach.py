@@ -17,7 +17,6 @@ their distributions are equal and their targets add up — which shrinks the wor
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,7 @@ import numpy as np
 
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import UNREADABLE, ModelError, not_a_model
-from ..files import NpzArchive, read_meta, read_npz
+from ..files import NpzArchive, read_meta, read_npz, to_json
 from ..ud.slots import SlotSentence
 from ._attach import (
     fit_piece,
@@ -138,7 +137,7 @@ class AttachModel:
         contexts, ``lexical``, lexical contexts × side features; each as :func:`_stored`)."""
         meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
                 "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
-        Path(f"{path}.json").write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
+        Path(f"{path}.json").write_text(to_json(meta, ensure_ascii=False, indent=1) + "\n",
                                         encoding="utf-8")
         base, lexical = self.blocks(np.asarray(theta, dtype=np.float64))
         np.savez(f"{path}.npz", **_stored("theta", base),

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UNREADABLE, InputError, ModelError, SavedAside, warn_user
-from ..files import atomic_folder, output, read_meta, read_npy, temporary_target
+from ..files import atomic_folder, output, read_meta, read_npy, temporary_target, to_json
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -100,11 +100,11 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
             side = {"direction": model.channel.direction,
                     "symbols": list(model.channel.symbols)}
             (tmp / SIDECAR).write_text(
-                json.dumps(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+                to_json(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
             model.attach.save(tmp / ATTACH, model.theta)
             meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-            (tmp / RECORD).write_text(json.dumps(meta, ensure_ascii=False, indent=1) + "\n",
-                                            encoding="utf-8")
+            (tmp / RECORD).write_text(to_json(meta, ensure_ascii=False, indent=1) + "\n",
+                                      encoding="utf-8")
     except OSError as e:
         raise ModelError(f"{target}: cannot write model: {e.strerror or e}") from e
     if others:
@@ -161,7 +161,7 @@ def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
     meta = read_record(folder)
     meta["evaluation"] = evaluation
     with output(folder / RECORD) as out:
-        out.write(json.dumps(meta, ensure_ascii=False, indent=1) + "\n")
+        out.write(to_json(meta, ensure_ascii=False, indent=1) + "\n")
 
 
 def load_model(name: str | Path) -> PunctModel:

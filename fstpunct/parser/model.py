@@ -8,7 +8,6 @@ sparse (``weights.npz``) beside ``model.json``; :meth:`Model.compacted` and the 
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from scipy import sparse
 
 from ..dp._sparse import hash_lookup, hash_table
 from ..errors import InputError, ModelError
-from ..files import atomic_folder, output
+from ..files import atomic_folder, output, to_json
 from ..ud.treebank import punct_relation
 from . import features as F
 from .punct import EMPTY, MARK, PROPS_VERSION, REL_MARK, WORD, Prepared
@@ -271,7 +270,7 @@ class Model:
         if self.lowercase:  # absent from the files of case-sensitive models, as before
             meta["lowercase"] = True
         with output(Path(folder) / "model.json") as f:
-            f.write(json.dumps(meta, ensure_ascii=False, indent=1))
+            f.write(to_json(meta, ensure_ascii=False, indent=1))
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:

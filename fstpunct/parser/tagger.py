@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 import random
 import sys
 from collections.abc import Callable, Iterable, Sequence
@@ -25,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..files import atomic_folder
+from ..files import atomic_folder, to_json
 from ..progress import on_terminal
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
@@ -149,8 +148,8 @@ class Tagger:
         with atomic_folder(folder) as tmp:
             write_weights(tmp / FILES[1], keys, self.weights, np.float16,
                           fingerprints or self.fingerprints)
-            (tmp / FILES[0]).write_text(json.dumps(meta, ensure_ascii=False, indent=1),
-                                             encoding="utf-8")
+            (tmp / FILES[0]).write_text(to_json(meta, ensure_ascii=False, indent=1),
+                                        encoding="utf-8")
 
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:
@@ -186,7 +185,7 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
     tagger = Tagger(tags, keys, np.zeros((len(keys) + 1, len(tags)), np.float32), lowercase)
     p = Perceptron(tagger.weights.shape)
     order = list(range(len(sentences)))
-    rng = random.Random(seed)
+    rng = random.Random(int(seed))  # numpy's int too, which random refuses (TypeError)
     best: tuple[float, np.ndarray] | None = None
     for epoch in range(1, epochs + 1):
         rng.shuffle(order)

@@ -11,7 +11,6 @@ most probable pairs per relation over the file (Table 4). Script and style are i
 """
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from html import escape
@@ -23,7 +22,7 @@ import numpy as np
 
 from ..apps.decode import chunk_inference
 from ..apps.rules import PAPER_RELATIONS, compare_rules, relation_pairs, rule_bars
-from ..files import output
+from ..files import output, to_json
 from ..fst.grammar import Grammar
 from ..model.punct import PunctModel
 from ..ud.slots import SlotSentence
@@ -115,8 +114,8 @@ def _asset(name: str) -> str:
 def report_html(records: list[dict[str, Any]], learned: str, title: str, page_size: int,
                 k: int) -> str:
     """The page: ``records`` (from the sentence views) and the ``learned`` tab's HTML."""
-    data = json.dumps({"pageSize": page_size, "k": k, "sentences": records},
-                      ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    data = to_json({"pageSize": page_size, "k": k, "sentences": records},
+                   ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     # the first script records any error of the page's script for tests and users
     catch = ("window.addEventListener('error',function(e){var d=document.documentElement;"
              "d.dataset.errors=(d.dataset.errors?d.dataset.errors+' | ':'')+e.message;});")

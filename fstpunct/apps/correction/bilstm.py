@@ -12,7 +12,6 @@ annotators kept it). Unlike the CRF corrector it does not read the tree. Needs t
 """
 from __future__ import annotations
 
-import json
 import random
 from collections import Counter
 from collections.abc import Sequence
@@ -20,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder, read_meta
+from ...files import atomic_folder, read_meta, to_json
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import MIN_COUNT, OTHER, slot_tags
@@ -210,6 +209,6 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     net.eval()
     with atomic_folder(Path(output)) as tmp:
         torch.save(net.state_dict(), tmp / "net.pt")
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n",
+        (tmp / "meta.json").write_text(to_json(meta, indent=1, ensure_ascii=False) + "\n",
                                        encoding="utf-8")
     return BilstmCorrector.load(output)

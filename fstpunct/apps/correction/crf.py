@@ -18,7 +18,6 @@ distributions (:func:`slot_features`) give the CRF the generative corrector's vi
 """
 from __future__ import annotations
 
-import json
 import tempfile
 from collections import Counter
 from collections.abc import Sequence
@@ -26,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder, read_meta
+from ...files import atomic_folder, read_meta, to_json
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
@@ -163,6 +162,6 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     with atomic_folder(Path(output)) as tmp, tempfile.TemporaryDirectory() as work:
         trainer.train(str(Path(work) / "crf.model"))
         (tmp / "crf.model").write_bytes((Path(work) / "crf.model").read_bytes())
-        (tmp / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n",
+        (tmp / "meta.json").write_text(to_json(meta, indent=1, ensure_ascii=False) + "\n",
                                        encoding="utf-8")
     return CrfCorrector.load(output)

@@ -57,7 +57,6 @@ model without them decodes with 0 and 0 (plain MBR) and the ``balanced`` decoder
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -74,7 +73,7 @@ from ...errors import (
     refuse_choice,
     refuse_count,
 )
-from ...files import atomic_folder, read_meta
+from ...files import atomic_folder, read_meta, to_json
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
 from ...model.attach import AttachModel
@@ -316,8 +315,8 @@ class CorrectionModel:
                 save_model(model, tmp / part, {"part": part, **({"from": source} if source
                                                                 else {})})
             (tmp / "correction.json").write_text(
-                json.dumps({"format": FORMAT, "record": self.record}, ensure_ascii=False,
-                           indent=1) + "\n", encoding="utf-8")
+                to_json({"format": FORMAT, "record": self.record}, ensure_ascii=False,
+                        indent=1) + "\n", encoding="utf-8")
         return Path(folder)
 
     @classmethod

@@ -28,7 +28,6 @@ families use beam search (approximate; they are rare).
 """
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +36,7 @@ import numpy as np
 from scipy import optimize, sparse
 
 from ...errors import ModelError
-from ...files import output, read_meta, read_npz
+from ...files import output, read_meta, read_npz, to_json
 from ...model.store import model_path
 
 __all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "NoOrderingModel", "OrderModel",
@@ -157,7 +156,7 @@ class OrderModel:
         path = Path(path)
         meta = {"format": FORMAT, "features": self.features, "record": self.record}
         with output(path.with_suffix(".json")) as f:
-            f.write(json.dumps(meta, ensure_ascii=False) + "\n")
+            f.write(to_json(meta, ensure_ascii=False) + "\n")
         with output(path.with_suffix(".npz"), binary=True) as f:
             np.savez_compressed(f, theta=self.theta.astype(np.float32))
 

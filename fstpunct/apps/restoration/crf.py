@@ -11,7 +11,6 @@ tags. Per-slot perplexity = exp(−Σ log p(x | words) / Σ (n+1)), no sentence 
 from __future__ import annotations
 
 import importlib.util
-import json
 import math
 import os
 import sys
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, ModelError, refuse_below
-from ...files import atomic_folder, read_meta
+from ...files import atomic_folder, read_meta, to_json
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -272,6 +271,6 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
             else:
                 path.unlink()
         meta["training"]["seconds"] = round(time.perf_counter() - start, 1)
-        (out / "meta.json").write_text(json.dumps(meta, indent=1, ensure_ascii=False) + "\n",
+        (out / "meta.json").write_text(to_json(meta, indent=1, ensure_ascii=False) + "\n",
                                        encoding="utf-8")
     return CrfModel.load(output)
