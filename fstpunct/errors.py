@@ -191,13 +191,13 @@ def check_seed(seed: int) -> None:
 _WORD = 2 ** 32  # a stream seed is one 32-bit word of the stream's entropy
 
 
-def check_stream_seed(seed: int | None, name: str = "seed") -> None:
+def check_stream_seed(seed: int | None, name: str = "seed", *, required: bool = False) -> None:
     """Refuse (InputError) a seed that is not one 32-bit word, a whole number from 0 to
     2**32 - 1: the seed of random streams whose numpy entropy is (seed, more words), where a
     seed of two words would shift the words after it (numpy's SeedSequence pads a short
     entropy with zeros: the stream (s + 2**32 * b, 0) is (s, b)). ``name``: the seed's, as the
-    refusal names it; None: not given, as :func:`refuse_count` reads it."""
-    refuse_count(0, **{name: seed})
+    refusal names it; None: not given unless ``required``, as :func:`refuse_count` reads it."""
+    refuse_count(0, required=required, **{name: seed})
     if seed is not None and seed >= _WORD:
         raise InputError(f"{name} must be below 2**32, not {seed}")
 

@@ -140,6 +140,10 @@ def test_a_stream_seed_is_one_32_bit_word_and_a_seed_a_whole_number():
         check_stream_seed(-1, "--bag-seed")
     with pytest.raises(InputError, match=r"^seed must be below 2\*\*32, not 4294967296$"):
         check_stream_seed(2 ** 32)
+    check_stream_seed(None)  # not given
+    with pytest.raises(InputError, match=r"^readings_seed must be a whole number of at least 0, "
+                                         r"not None$"):
+        check_stream_seed(None, "readings_seed", required=True)
     for seed in (2.5, 2.0, True):  # no stream's word: numpy's SeedSequence refuses them late
         with pytest.raises(InputError, match=f"^seed must be a whole number of at least 0, "
                                              f"not {seed}$"):

@@ -218,8 +218,7 @@ def _readings_seed(record: dict[str, Any]) -> int:
     """A record's ``readings_seed`` (:attr:`CorrectionModel.readings_seed`; 0 if none): one
     32-bit word, else an InputError in :func:`_readings`' words (null included)."""
     seed = record.get("readings_seed", 0)
-    refuse_count(0, required=True, readings_seed=seed)
-    check_stream_seed(seed, "readings_seed")
+    check_stream_seed(seed, "readings_seed", required=True)
     return seed
 
 
