@@ -1797,15 +1797,14 @@ def channel(args: argparse.Namespace) -> None:
         print(f"fold {fold}: error model on {len(corrected)} pairs (K {errors.k}), "
               f"{folds[-1]['candidates']} candidates in {len(held)} held-out pairs", flush=True)
     grid = lambda_scored(source, gold, [found[j] for j in range(len(pooled))], english)
-    by_weight = grid.by_weight
     chosen = nested_choices(helds, list(LAMBDAS), grid.edits, grid.counts, by_f05=False)
     print("nested λ by fold: " + "/".join(f"{w:g}" for w in chosen), flush=True)
     _, trials, costs, reference = swept(
         prepared, [Decoding(0.0, args.support, decoder=args.decoder)] * k, helds, source, gold)
     outputs = {"keep": list(source), REFERENCE_NESTED: reference,
-               CHANNEL_NESTED: nested_outputs(helds, [by_weight[w] for w in chosen],
+               CHANNEL_NESTED: nested_outputs(helds, [grid.by_weight[w] for w in chosen],
                                               len(pooled)),
-               CHANNEL_BAYES: by_weight[1.0]}
+               CHANNEL_BAYES: grid.by_weight[1.0]}
     refs = ("keep", REFERENCE_NESTED)
     rows = scored({name: [p for p in pred if p is not None] for name, pred in outputs.items()},
                   source, gold, refs)
