@@ -206,30 +206,38 @@ def head_gaps(lay: Layout) -> list[float]:
     """For each of ``lay``'s arcs (the root arrow among them), how near another arc's curve
     comes to its arrow head: the least distance (px, negative inside the head) from the other
     curve's centre to the head's slanted edge, measured square to the edge, at heights up to
-    the head's (:data:`ARROW_HIGH`, in steps of a quarter px) and the other curve's own (a
-    lower arc reaches no higher); infinite where no other arc ends within a head and a stroke
-    of the head's point (none can come as near as half a stroke). A curve's x at height y
-    inverts its leg (:func:`_arc_y`: y = 4 height t (1 − t), x = 2 leg (3t² − 2t³) from its
-    end)."""
-    slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)  # the edge's cosine from upright
+    the head's (:data:`ARROW_HIGH`, in steps of a quarter px); infinite where no other arc ends
+    within a head and a stroke of the head's point (none can come as near as half a stroke). A
+    curve's x at height y inverts its leg (:func:`_arc_y`: y = 4 height t (1 − t),
+    x = 2 leg (3t² − 2t³) from its end). Right for arcs at least :data:`LEVEL` high, the
+    lowest :func:`layout` makes: such a leg runs under 0.7 px sideways up to the head's height
+    and, up to half the arc's height, rises steeper than the head's edges (under 0.53 px
+    sideways a px, the edges 0.58), so no point of it above the head comes nearer an edge than
+    the gap measured, where that is under 5 px (to the quarter-px steps). A lower arc is
+    refused (ValueError): a 4 px arc's flat top through a head, or a 6.2 px arc's leg into one
+    from 8.5 px off, went unseen (infinite)."""
     arcs = [a for a in lay.arcs if a.head]
+    low = next((a for a in arcs if a.height < LEVEL), None)
+    if low is not None:
+        raise ValueError(f"head_gaps measures arcs at least {LEVEL} px high, not "
+                         f"{low.height} ({low.head} -> {low.dep})")
+    slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)  # the edge's cosine from upright
 
     def gap(a: Arc, b: Arc, end: float, other: float, y: float) -> float:
         t = (1 - math.sqrt(1 - y / b.height)) / 2
         x = end + math.copysign(2 * arc_leg(b) * (3 * t * t - 2 * t ** 3), other - end)
         return (abs(x - a.x2) - ARROW / 2 * y / ARROW_HIGH) * slant
 
-    return [min((gap(a, b, end, other, y)
+    return [min((gap(a, b, end, other, ARROW_HIGH * k / 24)
                  for b in arcs if b is not a for end, other in ((b.x1, b.x2), (b.x2, b.x1))
-                 if abs(end - a.x2) < ARROW + STROKE
-                 for y in (ARROW_HIGH * k / 24 for k in range(25)) if y <= b.height),
+                 if abs(end - a.x2) < ARROW + STROKE for k in range(25)),
                 default=math.inf) for a in lay.arcs]
 
 
 def heads_cut(lay: Layout) -> list[Arc]:
     """The arcs (the root arrow among them) whose arrow head another arc's stroke cuts into:
     the other curve's centre stands less than half a stroke from the head's slanted edge
-    (:func:`head_gaps`)."""
+    (:func:`head_gaps`; an arc lower than :data:`LEVEL` is refused, ValueError)."""
     return [a for a, gap in zip(lay.arcs, head_gaps(lay)) if gap < STROKE / 2]
 
 
