@@ -78,9 +78,15 @@ KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
 
 def layout_at(commit: str) -> ModuleType:
     """``fstpunct/show/layout.py`` as it was at ``commit``, loaded as a module of the
-    package (its relative imports resolve to the checked-out code)."""
-    source = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
-                            check=True, capture_output=True, text=True).stdout
+    package (its relative imports resolve to the checked-out code). An unknown commit, or
+    one without the file: one line with git's message on stderr, exit 2."""
+    shown = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
+                           capture_output=True, text=True)
+    if shown.returncode:
+        print(f"no fstpunct/show/layout.py at commit {commit!r}: "
+              + "; ".join(shown.stderr.strip().splitlines()), file=sys.stderr)
+        raise SystemExit(2)
+    source = shown.stdout
     name = "fstpunct.show._layout_at_" + "".join(c if c.isalnum() else "_" for c in commit)
     spec = importlib.util.spec_from_loader(name, loader=None)
     module = importlib.util.module_from_spec(spec)

@@ -1,0 +1,23 @@
+"""bench/arc_crossings.py's reading of an older layout.py (``--at``, ``--changed-against``,
+and bench/random_trees.py's ``--at``), not the counts it prints."""
+from __future__ import annotations
+
+import pytest
+from script_module import BENCH, load_script
+
+arc_crossings = load_script("arc_crossings", BENCH)
+
+
+def test_layout_at_a_commit_is_a_module():
+    assert callable(arc_crossings.layout_at("HEAD").layout)
+
+
+@pytest.mark.parametrize("commit", ["no-such-commit", "HEAD~100000"])
+def test_an_unknown_commit_is_one_line_exit_2(commit, capsys):
+    """Not a traceback with git's message captured and lost (the review final18-B, 6)."""
+    with pytest.raises(SystemExit) as exit_:
+        arc_crossings.layout_at(commit)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"no fstpunct/show/layout.py at commit '{commit}': ")
+    assert err.count("\n") == 1 and "fatal" in err
