@@ -58,7 +58,7 @@ _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived (raised by the handler :func:`terminate_on_sigterm` installs); like
+    """SIGTERM arrived (raised by the handler :func:`end_on_signals` installs); like
     KeyboardInterrupt it is not an :class:`Exception`, so only cleanup code sees it."""
 
 
