@@ -33,7 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="whose dev split gives the relation table (default: the model's "
                              "language; one without standard splits, und or none recorded: the "
                              "files its model.json records, its dev, or its training data for "
-                             "--split train; else en)")
+                             "--split train; without them, en for und or none, and an error asking "
+                             "for --lang for a language without standard splits)")
     parser.add_argument("--split", choices=SPLITS,
                         help="the split of --lang for that table (default dev)")
     parser.add_argument("--relations", nargs="+", metavar="REL",
