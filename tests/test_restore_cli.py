@@ -71,6 +71,11 @@ def test_trivial_takes_the_full_stop_of_a_model_folder_or_rule_file(tmp_path, ca
     bare.mkdir()
     (bare / "model.json").write_text(json.dumps({"format": 1, "record": {"language": "qz"}}),
                                      encoding="utf-8")
+    assert main(["restore", str(SAMPLE), "--trivial", str(model), "--lang", "hi", "--text",
+                 "--quiet"]) == 2  # its tagger/ and parser/ would read the text, not hi's
+    err = capsys.readouterr().err
+    assert err == f"fstpunct restore: error: --lang hi: not with --trivial {model}, a model " \
+                  "folder, whose tagger/ and parser/ are the text's\n", err
     for given, message in ((str(bare), f"{bare}: its model.json records no grammar"),
                            ("qz", "no rule file and no standard split for language 'qz' (or a "
                                   "model folder or rule file of it, a path such as ./NAME)")):

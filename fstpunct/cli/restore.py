@@ -113,9 +113,9 @@ def run(args: argparse.Namespace) -> int:
         if args.trivial or args.crf:
             method = (Trivial.load(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
-            # the tagger and parser of text: --trivial LANG's (another --lang is refused),
-            # a model folder's own, else --lang, else the CRF's or the rule file's language,
-            # else English
+            # the tagger and parser of text: --trivial LANG's or a model folder's own (--lang
+            # is refused with either), else --lang, else the CRF's or the rule file's
+            # language, else English
             own = method.language if isinstance(method, Trivial) else method.meta.get("lang")
             named = args.trivial if args.trivial == own else None  # --trivial LANG
             if named and args.lang not in (None, named):
@@ -125,6 +125,9 @@ def run(args: argparse.Namespace) -> int:
             # a model folder's tagger/ and parser/, as --model's
             folder = args.trivial if args.trivial and not named and Path(args.trivial).is_dir() \
                 else None
+            if folder and args.lang:
+                raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
+                                 "folder, whose tagger/ and parser/ are the text's")
 
             def pipeline() -> Pipeline:
                 if not folder and not is_bundled(lang) and not (args.tagger and parsers):
