@@ -1,6 +1,7 @@
 """The default grammar (any language, from its training data) and UD releases of either layout."""
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -240,3 +241,8 @@ def test_learned_rules_read_only_the_sentences_a_model_was_given(tmp_path):
     for split, sentences in (("dev", 5), ("train", 3)):
         learned = model.rules(split=split, relations=["root"])
         assert learned.lang == "und" and learned.pairs["root"][0] == sentences
+    # a Source of the user's that keeps a standard split's name, with its own first..last
+    dev = dataclasses.replace(fstpunct.split("en:dev"), last=3)
+    model = fstpunct.train(tmp_path / "m2", Source(mine, "mine", 2, 4), dev=dev, iterations=0,
+                           settings=Settings(lexical=0))
+    assert model.rules(relations=["root"]).pairs["root"][0] == 3  # not the whole of en dev

@@ -280,9 +280,12 @@ def _ranges(ranges: object, n: int) -> bool:
 
 def _source(name: str, path: str, part: list[int | None] | None,
             ud_dir: str | os.PathLike[str] | None) -> Source:
-    """A recorded file: a standard split by its name (``es train``: part of a file), else the
-    file itself, its sentences ``part`` (first, last) where recorded."""
+    """A recorded file: a standard split by its name (``es train``: part of a file) unless its
+    recorded ``part`` (first, last) is not that split's own (a Source of the user's that keeps
+    the name), else the file itself, its sentences ``part`` where recorded."""
     lang, _, which = name.partition(" ")
     if lang in LANGUAGES and which in SPLITS:
-        return split_source(lang, which, ud_dir)
+        standard = split_source(lang, which, ud_dir)
+        if part is None or tuple(part) == (standard.first, standard.last):
+            return standard
     return Source(Path(path), name, *(part or (None, None)))
