@@ -76,7 +76,7 @@ def test_a_train_file_in_parts_is_every_part(tmp_path, capsys):
                  "-o", str(tmp_path / "m")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "'xx_big-train' names 2 files (xx_big train-a, xx_big " \
-        "train-b); name one split" in err
+        "train-b); name its parts: xx_big-train-a xx_big-train-b" in err
 
 
 @pytest.mark.parametrize("command", [["decode", "--model", "en"], ["stats"], ["score", "--gold"]])

@@ -167,9 +167,15 @@ def read_one(spec: str, ud_dir: str | Path | None = None,
 
 def resolve_one(spec: str, ud_dir: str | Path | None = None) -> Source:
     """The one source of a spec of :func:`resolve` that names exactly one file or split (a
-    language or treebank code alone, which names all three splits, is refused)."""
+    language or treebank code alone, which names all three splits, is refused, and so is a
+    split in parts: the refusal names the parts to give)."""
     found = resolve(spec, ud_dir)
     if len(found) != 1:
+        parts = [s.name.replace(" ", "-", 1) for s in found]  # cs_pdt train-a: cs_pdt-train-a
+        in_parts = spec.partition("-")[2] in SPLITS and all(p.startswith(f"{spec}-")
+                                                              for p in parts)  # cs_pdt-train
+        hint = (f"name its parts: {' '.join(parts)}" if in_parts
+                else "name one split (e.g. en:dev, en_ewt-dev)")
         raise InputError(f"{spec!r} names {len(found)} files ({', '.join(s.name for s in found)})"
-                         "; name one split (e.g. en:dev, en_ewt-dev)")
+                         f"; {hint}")
     return found[0]
