@@ -7,6 +7,7 @@ import pytest
 
 import fstpunct
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
 from fstpunct.parser import tagger as tagger_module
 from fstpunct.parser.tagger import Tagger
 
@@ -89,7 +90,8 @@ def test_tagger_train_refuses_bad_input_in_one_line(tmp_path, capsys):
     for argv, message in (
             (["--train", str(bad)], f"{bad}:1 (sentence {bad}#1): expected 10 tab-separated "
                                     "fields, found 2"),
-            (["--train", str(good), "--lang", "qz"], "--lang: names the standard splits"),
+            (["--train", str(good), "--lang", "qz"], "lang (--lang): names the standard "
+                                                     "splits to train on; with data (--train)"),
             (["--train", str(good), "--min-count", "-1"], "--min-count must be at least 0"),
             (["--train", str(good), "-o", str(model)], f"{model}: holds model.json, not part "
                                                        "of a tagger")):
@@ -99,6 +101,9 @@ def test_tagger_train_refuses_bad_input_in_one_line(tmp_path, capsys):
         assert err.count("\n") == 1 and message in err, err
         assert not (tmp_path / "out").exists()
     assert sorted(p.name for p in model.iterdir()) == ["model.json"]
+    with pytest.raises(InputError, match=r"^lang \(--lang\): names the standard"):
+        fstpunct.train_tagger(tmp_path / "out", good, lang="qz")  # the library too
+    assert not (tmp_path / "out").exists()
 
 
 def test_tagger_folder_is_written_whole_or_not_at_all(tmp_path, capsys, monkeypatch):

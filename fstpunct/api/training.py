@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..errors import InputError, check_seed, refuse_choice, refuse_count
+from ..errors import InputError, check_seed, refuse_choice, refuse_count, refuse_unused
 from ..files import folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -167,7 +167,8 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     ``tagger/``, or with ``lowercase`` its ``tagger-lc/``), as ``fstpunct tagger train`` does,
     on the words of the CoNLL-U files, split names or :func:`fstpunct.split` sources ``data``
     without their punctuation (:func:`fstpunct.parser.tagger.depunctuated`); without them, on
-    language ``lang``'s standard train split, and its dev split unless ``dev`` is given. The
+    language ``lang``'s standard train split, and its dev split unless ``dev`` is given (with
+    ``data``, ``lang`` is refused: the tagger records no language). The
     epoch of best ``dev`` accuracy is kept (no dev: the last); ``epochs`` and ``min_count``
     default to the bundled taggers'. ``log`` receives a line per epoch, ``progress`` draws a
     bar of each epoch on a terminal. The tagger is written whole to the folder ``output`` (a
@@ -178,6 +179,8 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     refuse_count(1, epochs=epochs)
     refuse_count(0, min_count=min_count)
     check_seed(seed)
+    refuse_unused({"lang": bool(lang and data)}, "names the standard splits to train on; with "
+                  "data (--train), give dev with dev (--dev)")
     folder_target(output)
     check_replaceable(output, FILES, "a tagger")
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")

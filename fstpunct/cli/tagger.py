@@ -6,7 +6,6 @@ import argparse
 import sys
 
 from ..api.training import train_tagger
-from ..errors import refuse_unused
 from .arguments import add_trainer_arguments, at_least, positive, stdin_once
 
 DESCRIPTION = ("Train a UPOS tagger (greedy averaged perceptron) on the words of CoNLL-U "
@@ -37,10 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
-    refuse_unused({"--lang": bool(args.train and args.lang)},
-                  "names the standard splits to train on; with --train, give dev with --dev")
     at_least(0, min_count=args.min_count)
-    train_tagger(args.output, args.train or (), lang=None if args.train else args.lang or "en",
+    train_tagger(args.output, args.train or (), lang=args.lang or (None if args.train else "en"),
                  dev=args.dev or (), lowercase=args.lowercase, epochs=args.epochs,
                  min_count=args.min_count, seed=args.seed, ud_dir=args.ud_dir,
                  log=(lambda _: None) if args.quiet else
