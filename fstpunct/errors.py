@@ -63,15 +63,17 @@ class ModelError(InputError):
 
 
 class SavedAside(InputError):
-    """A model written whole to ``saved``, a new folder beside ``folder``, the one asked for,
-    because that folder holds ``others``, entries of no model folder, which writing the model
-    there would have deleted: ``folder`` is left as it was."""
+    """A model of ``kind`` (``"a tagger"``) written whole to ``saved``, a new folder beside
+    ``folder``, the one asked for, because that folder holds ``others``, entries that are not
+    part of such a model, which writing it there would have deleted: ``folder`` is left as it
+    was."""
 
     def __init__(self, folder: str | os.PathLike[str], others: Sequence[str],
-                 saved: str | os.PathLike[str]) -> None:
+                 saved: str | os.PathLike[str], kind: str) -> None:
         self.folder, self.others, self.saved = Path(folder), list(others), Path(saved)
-        super().__init__(f"{folder}: holds {', '.join(others)}, not part of a punctuation "
-                         f"model, so it is left as it was; the model is saved in {saved}")
+        self.kind = kind
+        super().__init__(f"{folder}: holds {', '.join(others)}, not part of {kind}, so it is "
+                         f"left as it was; the model is saved in {saved}")
 
 
 class FstpunctWarning(UserWarning):

@@ -20,17 +20,17 @@ import signal
 import stat
 import sys
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from .errors import UNREADABLE, InputError, ModelError, not_a_model
+from .errors import UNREADABLE, InputError, ModelError, SavedAside, not_a_model
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
-           "check_input", "end_on_signals", "folder_target", "is_stdio", "not_utf8",
-           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
-           "temporary_target", "to_json", "writing"]
+           "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
+           "is_stdio", "model_folder", "not_utf8", "open_input", "output", "read_meta",
+           "read_npy", "read_npz", "read_text", "temporary_target", "to_json", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -318,20 +318,84 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
     try:
         with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
-            _keep_mode(target, tmp, 0o777)
-            if not target.exists():
-                os.replace(tmp, target)
-                return
-            with _temporary(target, ".old", _make_folder, _remove_folder) as old:
-                os.replace(target, old / "previous")
-                try:
-                    os.replace(tmp, target)
-                except BaseException:
-                    os.replace(old / "previous", target)
-                    raise
-            _remove_folder(old)
+            _put(tmp, target)
     except OSError as e:
         raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+
+
+@contextmanager
+def model_folder(path: str | Path, files: Sequence[str], kind: str) -> Iterator[Path]:
+    """:func:`atomic_folder` for a model of ``kind`` (``"a tagger"``), whose writer writes
+    ``files``: if, when the ``with`` block completes, ``path`` holds anything else
+    (:func:`foreign`; put there while a long run trained), ``path`` is left as it was, the model
+    takes the place of a new folder beside it (``NAME.new``, else ``NAME.new-2``, …) instead,
+    and :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
+    ``saved``, where the model is."""
+    folder = Path(path)
+    if not foreign(folder, files):  # else it is a folder, the model will go beside it
+        folder_target(folder)
+    others: list[str] = []
+    place = folder
+    try:
+        with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
+            yield tmp
+            others = foreign(folder, files)
+            place = _aside(folder) if others else folder
+            _put(tmp, place)
+    except OSError as e:
+        raise InputError(f"{place}: cannot write: {e.strerror or e}") from e
+    if others:
+        raise SavedAside(folder, others, place, kind)
+
+
+def check_replaceable(folder: str | Path, files: Sequence[str], what: str) -> None:
+    """InputError if ``folder`` holds anything but ``files``, what the writer of ``what``
+    writes (beside a model: the ``tagger/`` and ``parser/`` that text needs, an ordering model,
+    notes): saving replaces the folder whole, and they would go with it. Checked before
+    training; what is put into the folder while it trains makes :func:`model_folder` write the
+    model beside the folder. A temporary of one of its files that a killed fstpunct left
+    (:func:`temporary_target`) goes with it."""
+    others = foreign(Path(folder), files)
+    if others:
+        raise InputError(f"{folder}: holds {', '.join(others)}, not part of {what}: writing "
+                         "one replaces the folder whole and would delete them; move them out, "
+                         "or name another folder")
+
+
+def foreign(folder: Path, files: Sequence[str]) -> list[str]:
+    """The names, sorted, of the entries of ``folder`` that replacing it with a model of
+    ``files`` would delete (:func:`check_replaceable`)."""
+    return sorted(p.name for p in folder.iterdir()
+                  if p.name not in files and temporary_target(p.name) not in files) \
+        if folder.is_dir() else []
+
+
+def _aside(folder: Path) -> Path:
+    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (NAME: its name; for
+    ``.`` or ``..``, its absolute path's) that does not exist."""
+    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
+    path, n = base.with_name(f"{base.name}.new"), 1
+    while os.path.lexists(path):
+        n += 1
+        path = base.with_name(f"{base.name}.new-{n}")
+    return path
+
+
+def _put(tmp: Path, target: Path) -> None:
+    """The finished temporary folder ``tmp`` in the place of ``target`` (a previous model
+    folder there is removed once it is)."""
+    _keep_mode(target, tmp, 0o777)
+    if not target.exists():
+        os.replace(tmp, target)
+        return
+    with _temporary(target, ".old", _make_folder, _remove_folder) as old:
+        os.replace(target, old / "previous")
+        try:
+            os.replace(tmp, target)
+        except BaseException:
+            os.replace(old / "previous", target)
+            raise
+    _remove_folder(old)
 
 
 def _make_folder(path: Path) -> None:

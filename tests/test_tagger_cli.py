@@ -126,3 +126,38 @@ def test_tagger_folder_is_written_whole_or_not_at_all(tmp_path, capsys, monkeypa
     assert sorted(p.name for p in tmp_path.iterdir()) == ["tagger", "train.conllu"]
     with pytest.raises(fstpunct.api.training.InputError, match="needs data"):
         fstpunct.train_tagger(tmp_path / "none")
+
+
+def test_what_a_user_puts_beside_a_tagger_while_it_trains_is_kept(tmp_path):
+    """As for a punctuation model (test_files.py): a note put into the tagger's folder while it
+    trained made the save refuse a new folder (the tagger lost) or went with an old tagger's
+    folder. Both are kept: the folder as it was, the tagger in a new folder beside it, named by
+    SavedAside (an InputError: one line, exit 2)."""
+    from fstpunct.errors import SavedAside
+    train = write(tmp_path / "train.conllu", SENTENCES)
+    out, fresh = tmp_path / "tagger", tmp_path / "fresh"
+    notes = out / "NOTES.txt"
+
+    def log(line: str) -> None:
+        if line.startswith("epoch 1:"):
+            out.mkdir(exist_ok=True)
+            notes.write_text("mine\n", encoding="utf-8")
+
+    fstpunct.train_tagger(fresh, [train], epochs=2, min_count=1)
+    with pytest.raises(SavedAside, match=r"tagger: holds NOTES\.txt, not part of a tagger, "
+                                         r".* saved in \S*/tagger\.new$") as caught:
+        fstpunct.train_tagger(out, [train], epochs=2, min_count=1, log=log)  # a new folder
+    assert caught.value.kind == "a tagger" and caught.value.saved == tmp_path / "tagger.new"
+    assert sorted(p.name for p in out.iterdir()) == ["NOTES.txt"]
+    notes.unlink()
+    out.rmdir()
+    fstpunct.train_tagger(out, [train], epochs=1, min_count=1)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    with pytest.raises(SavedAside, match=r"saved in \S*/tagger\.new-2$"):
+        fstpunct.train_tagger(out, [train], epochs=2, min_count=1, log=log)  # an old tagger's
+    assert notes.read_text(encoding="utf-8") == "mine\n"
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p != notes} == before
+    for aside in ("tagger.new", "tagger.new-2"):  # the run's tagger, whole
+        assert {p.name: p.read_bytes() for p in (tmp_path / aside).iterdir()} == \
+            {p.name: p.read_bytes() for p in fresh.iterdir()}
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import InputError, check_seed, refuse_choice, refuse_count, refuse_unused
-from ..files import folder_target
+from ..files import check_replaceable, folder_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
 from ..fst.grammar import load_grammar, parse_grammar
 from ..model.punct import Settings
-from ..model.store import check_replaceable, save_model
+from ..model.store import FILES, save_model
 from ..parallel import Pool
 from ..ud.release import Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
@@ -85,7 +85,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     any data is read (InputError). If something is put into ``output`` while training runs,
     the model is written to a new folder beside it and
     :class:`~fstpunct.errors.SavedAside` (an InputError) names that folder as its ``saved``
-    (:func:`~fstpunct.model.store.save_model`)."""
+    (:func:`~fstpunct.files.model_folder`)."""
     # imported here: training brings the M-step and its workers, which the API's other
     # methods (and the commands that import it) never need
     from ..model.fit import check_directions
@@ -99,7 +99,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
         refuse_choice("direction", direction, DIRECTIONS)
     check_seed(seed)
     folder_target(output)  # a folder it cannot write is said before training, not after
-    check_replaceable(output)
+    check_replaceable(output, FILES, "a punctuation model")
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train")
     lang = lang or _told_language(sources)
     rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
@@ -173,7 +173,9 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     default to the bundled taggers'. ``log`` receives a line per epoch, ``progress`` draws a
     bar of each epoch on a terminal. The tagger is written whole to the folder ``output`` (a
     new or empty folder, or a tagger's) and returned. The arguments, the output folder and the
-    files' names are checked (InputError) before any data is read."""
+    files' names are checked (InputError) before any data is read. If something is put into
+    ``output`` while training runs, the tagger is written to a new folder beside it and
+    :class:`~fstpunct.errors.SavedAside` names that folder as its ``saved``."""
     from ..parser.tagger import FILES, depunctuated
     from ..parser.tagger import train_tagger as fit
     refuse_count(1, epochs=epochs)

@@ -33,13 +33,13 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UNREADABLE, InputError, ModelError, SavedAside, warn_user
-from ..files import atomic_folder, output, read_meta, read_npy, temporary_target, to_json
+from ..errors import UNREADABLE, ModelError, warn_user
+from ..files import model_folder, output, read_meta, read_npy, to_json
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "check_replaceable", "is_bundled",
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "is_bundled",
            "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
            "record_evaluation", "save_model"]
 
@@ -85,66 +85,22 @@ def model_size(name: str | Path) -> int:
 def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
                edit_counts: np.ndarray | None = None) -> Path:
     """Write the model folder whole: built beside ``folder``, then put in its place. A folder
-    that holds anything else (:func:`check_replaceable`; put there while a long run trained) is
-    left as it was: the model is written whole to a new folder beside it (:func:`_aside`:
-    ``NAME.new``, else ``NAME.new-2``, …), then :class:`~fstpunct.errors.SavedAside` is raised,
-    naming what the folder holds and, as its ``saved``, the folder written."""
+    that holds anything else (put there while a long run trained) is left as it was: the model
+    is written whole to a new folder beside it, then :class:`~fstpunct.errors.SavedAside` is
+    raised (:func:`~fstpunct.files.model_folder`)."""
     folder = Path(folder)
-    others = _foreign(folder)
-    target = _aside(folder) if others else folder
-    try:
-        with atomic_folder(target) as tmp:
-            if edit_counts is not None:
-                np.save(tmp / EDIT_COUNTS, edit_counts)
-            model.channel.save(tmp / CHANNEL)
-            side = {"direction": model.channel.direction,
-                    "symbols": list(model.channel.symbols)}
-            (tmp / SIDECAR).write_text(
-                to_json(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-            model.attach.save(tmp / ATTACH, model.theta)
-            meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-            (tmp / RECORD).write_text(to_json(meta, ensure_ascii=False, indent=1) + "\n",
-                                      encoding="utf-8")
-    except OSError as e:
-        raise ModelError(f"{target}: cannot write model: {e.strerror or e}") from e
-    if others:
-        raise SavedAside(folder, others, target)
+    with model_folder(folder, FILES, "a punctuation model") as tmp:
+        if edit_counts is not None:
+            np.save(tmp / EDIT_COUNTS, edit_counts)
+        model.channel.save(tmp / CHANNEL)
+        side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
+        (tmp / SIDECAR).write_text(
+            to_json(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        model.attach.save(tmp / ATTACH, model.theta)
+        meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
+        (tmp / RECORD).write_text(to_json(meta, ensure_ascii=False, indent=1) + "\n",
+                                  encoding="utf-8")
     return folder
-
-
-def check_replaceable(folder: str | Path, files: Sequence[str] = FILES,
-                      what: str = "a punctuation model") -> None:
-    """InputError if ``folder`` holds anything but ``files``, what the writer of ``what``
-    writes (:func:`save_model`'s by default; beside a model: the ``tagger/`` and ``parser/``
-    that text needs, an ordering model, notes): saving replaces the folder whole, and they
-    would go with it. Checked before training; what is put into the folder of a punctuation
-    model while it trains makes :func:`save_model` write the model beside the folder. A
-    temporary of one of its files that a killed fstpunct left
-    (:func:`~fstpunct.files.temporary_target`) goes with it."""
-    others = _foreign(Path(folder), files)
-    if others:
-        raise InputError(f"{folder}: holds {', '.join(others)}, not part of {what}: writing "
-                         "one replaces the folder whole and would delete them; move them out, "
-                         "or name another folder")
-
-
-def _foreign(folder: Path, files: Sequence[str] = FILES) -> list[str]:
-    """The names, sorted, of the entries of ``folder`` that replacing it with a model of
-    ``files`` would delete (:func:`check_replaceable`)."""
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name not in files and temporary_target(p.name) not in files) \
-        if folder.is_dir() else []
-
-
-def _aside(folder: Path) -> Path:
-    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (NAME: its name; for
-    ``.`` or ``..``, its absolute path's) that does not exist."""
-    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
-    path, n = base.with_name(f"{base.name}.new"), 1
-    while os.path.lexists(path):
-        n += 1
-        path = base.with_name(f"{base.name}.new-{n}")
-    return path
 
 
 def read_record(name: str | Path, required: Mapping[str, type] | None = None

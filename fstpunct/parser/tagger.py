@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError
-from ..files import atomic_folder, to_json
+from ..files import model_folder, to_json
 from ..progress import on_terminal
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
@@ -139,13 +139,14 @@ class Tagger:
         return out
 
     def save(self, folder: str | Path, fingerprints: bool = False) -> None:
-        """The folder ``folder`` (replaced whole) with ``tagger.npz`` (keys, or with
-        ``fingerprints`` their fingerprints, and float16 weights, sparse: :mod:`.storage`)
-        and ``tagger.json``."""
+        """The folder ``folder`` (replaced whole; one holding anything else is left as it was,
+        the tagger written beside it: :func:`~fstpunct.files.model_folder`) with ``tagger.npz``
+        (keys, or with ``fingerprints`` their fingerprints, and float16 weights, sparse:
+        :mod:`.storage`) and ``tagger.json``."""
         meta = {"format": FORMAT, "tags": self.tags, "lowercase": self.lowercase,
                 "info": self.info}
         keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
-        with atomic_folder(folder) as tmp:
+        with model_folder(folder, FILES, "a tagger") as tmp:
             write_weights(tmp / FILES[1], keys, self.weights, np.float16,
                           fingerprints or self.fingerprints)
             (tmp / FILES[0]).write_text(to_json(meta, ensure_ascii=False, indent=1),
