@@ -29,8 +29,9 @@ from .errors import UNREADABLE, InputError, ModelError, SavedAside, not_a_model
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
            "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
-           "is_stdio", "model_folder", "not_utf8", "open_input", "output", "read_meta",
-           "read_npy", "read_npz", "read_text", "temporary_target", "to_json", "writing"]
+           "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
+           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
+           "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -360,6 +361,13 @@ def check_replaceable(folder: str | Path, files: Sequence[str], what: str) -> No
         raise InputError(f"{folder}: holds {', '.join(others)}, not part of {what}: writing "
                          "one replaces the folder whole and would delete them; move them out, "
                          "or name another folder")
+
+
+def model_target(path: str | Path, files: Sequence[str], what: str) -> Path:
+    """``path`` checked before training a model of ``what`` whose writer writes ``files``:
+    :func:`folder_target` and :func:`check_replaceable`."""
+    check_replaceable(folder_target(path), files, what)
+    return Path(path)
 
 
 def foreign(folder: Path, files: Sequence[str]) -> list[str]:

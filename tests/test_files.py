@@ -18,8 +18,16 @@ import pytest
 from conftest import treebank
 
 from fstpunct.cli.main import main
-from fstpunct.errors import InputError, ModelError
-from fstpunct.files import atomic_folder, open_input, output, read_npy, read_npz, writing
+from fstpunct.errors import InputError, ModelError, SavedAside
+from fstpunct.files import (
+    atomic_folder,
+    model_folder,
+    open_input,
+    output,
+    read_npy,
+    read_npz,
+    writing,
+)
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 PREVIOUS = "previous content\n"
@@ -92,6 +100,43 @@ def test_a_folder_of_other_things_is_never_replaced(tmp_path, capsys, command):
     assert [p.name for p in folder.iterdir()] == ["todo.txt"] and leftovers(tmp_path) == []
     assert main([*command, "--train", str(SAMPLE), "-o", "/proc/fstpunct-model"]) == 2
     assert "cannot write" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command, kind", [(["crf", "train", "--lang", "en"], "a CRF"),
+                                           (["parser", "train", "--dev", str(SAMPLE), "--quiet"],
+                                            "a parser")])
+def test_a_trainer_refuses_a_model_folder_holding_what_it_does_not_write(tmp_path, capsys,
+                                                                         command, kind):
+    """parser train -o M, M a punctuation model's folder with its tagger/, replaced the folder
+    whole with the parser (the model and its tagger deleted, exit 0), and so did crf train:
+    like train and tagger train they refuse it before training, in one line."""
+    model = tmp_path / "M"
+    (model / "tagger").mkdir(parents=True)
+    for name in ("model.json", "channel.fst", "tagger/tagger.json"):
+        (model / name).write_text(PREVIOUS)
+    assert main([*command, "--train", str(SAMPLE), "-o", str(model)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "M: holds channel.fst, " in err and \
+        f"tagger, not part of {kind}: writing one replaces the folder whole" in err, err
+    assert sorted(p.name for p in model.iterdir()) == ["channel.fst", "model.json", "tagger"]
+    assert leftovers(tmp_path) == []
+
+
+def test_a_model_folder_that_came_to_hold_other_things_is_kept_the_model_beside_it(tmp_path):
+    """What a trainer writes inside the block (crf train: every c2's model) goes beside a folder
+    that comes to hold anything else while it does, named by SavedAside."""
+    target = tmp_path / "crf"
+    with pytest.raises(SavedAside, match=r"crf: holds NOTES\.txt, not part of a CRF, so it is "
+                                         r"left as it was; the model is saved in \S*/crf\.new$"
+                       ) as caught:
+        with model_folder(target, ("meta.json",), "a CRF") as tmp:
+            (tmp / "meta.json").write_text("x")
+            target.mkdir()
+            (target / "NOTES.txt").write_text(PREVIOUS)
+    assert caught.value.saved == tmp_path / "crf.new" and caught.value.kind == "a CRF"
+    assert [p.name for p in target.iterdir()] == ["NOTES.txt"]
+    assert [p.name for p in (tmp_path / "crf.new").iterdir()] == ["meta.json"]
+    assert leftovers(tmp_path) == []
 
 
 def test_open_input_names_and_refuses(tmp_path):

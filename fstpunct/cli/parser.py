@@ -6,10 +6,9 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError
-from ..files import folder_target
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
-from ..parser.train import LEARNING
+from ..parser.train import LEARNING, check_output
 from ..ud.release import read_one, split_source
 from .arguments import (
     add_model_output_argument,
@@ -81,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     at_least(0, patience=args.patience, min_count=args.min_count)
-    folder_target(args.output)  # a folder it cannot write is said before training, not after
+    check_output(args.output)  # a folder it cannot or may not write: before reading the data
     sources = ([read_one(f, args.ud_dir) for f in args.train] if args.train  # all named first
                else [split_source(args.lang, "train", args.ud_dir).sentences()])
     train_sents = [s for source in sources for s in source]

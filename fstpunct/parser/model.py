@@ -17,16 +17,17 @@ from scipy import sparse
 
 from ..dp._sparse import hash_lookup, hash_table
 from ..errors import InputError, ModelError
-from ..files import atomic_folder, output, to_json
+from ..files import model_folder, output, to_json
 from ..ud.treebank import punct_relation
 from . import features as F
 from .punct import EMPTY, MARK, PROPS_VERSION, REL_MARK, WORD, Prepared
 from .storage import FINGERPRINT_SHIFT, lookup_keys, pruned, read_folder, write_weights
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
-__all__ = ["Vocab", "Input", "Model", "FORMAT", "LEGALITY_CLASSES"]
+__all__ = ["Vocab", "Input", "Model", "FILES", "FORMAT", "LEGALITY_CLASSES"]
 
 FORMAT = "fstpunct-parser-1"
+FILES = ("model.json", "weights.npz")  # what Model.save writes
 NONE, ROOT, UNK = 0, 1, 2  # reserved ids in every vocabulary
 LEGALITY_CLASSES = 4 * 2 * 3 * 3  # of Model.legality: depth, buffer, what s0 and s1 are
 
@@ -251,12 +252,13 @@ class Model:
 
     def save(self, folder: str | Path, float16: bool = False, fingerprints: bool = False
              ) -> None:
-        """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed); weights
-        in float16 and keys as fingerprints on request (:mod:`.storage`; a model read back
-        with fingerprints keeps them)."""
+        """Write ``weights.npz`` and ``model.json`` into ``folder`` (created if needed; one
+        holding anything else is left as it was, the parser written beside it:
+        :func:`~fstpunct.files.model_folder`); weights in float16 and keys as fingerprints on
+        request (:mod:`.storage`; a model read back with fingerprints keeps them)."""
         keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
-        with atomic_folder(folder) as tmp:  # the folder appears whole or not at all
-            write_weights(tmp / "weights.npz", keys, self.weights,
+        with model_folder(folder, FILES, "a parser") as tmp:  # whole or not at all
+            write_weights(tmp / FILES[1], keys, self.weights,
                           np.float16 if float16 else np.float32,
                           fingerprints or self.fingerprints)
             self.save_meta(tmp)

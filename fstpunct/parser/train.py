@@ -23,18 +23,19 @@ import numpy as np
 from tqdm import tqdm
 
 from ..errors import InputError, refuse_count
+from ..files import model_target
 from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from . import features as F
 from .decode import parse
-from .model import Input, Model
+from .model import FILES, Input, Model
 from .oracle import OracleError, oracle
 from .punct import PROPS_VERSION, prepare
 from .score import score
 from .search import search, trail
 from .transitions import State, initial
 
-__all__ = ["LEARNING", "Example", "Perceptron", "build", "train"]
+__all__ = ["LEARNING", "Example", "Perceptron", "build", "check_output", "train"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
@@ -186,6 +187,12 @@ def evaluate(model: Model, sentences: Sequence[Sentence], beam: int,
     return s.words.uas, s.words.las
 
 
+def check_output(out: str | Path) -> None:
+    """InputError unless the folder ``out`` can take a parser: writable, and new, empty or
+    a parser's holding nothing else (:func:`~fstpunct.files.model_target`)."""
+    model_target(out, FILES, "a parser")
+
+
 def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: str,
           beam: int, out: str | Path, epochs: int = 20, patience: int = 4, seed: int = 1,
           min_count: int = 1, log: Callable[[str], None] | None = None,
@@ -197,7 +204,11 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     ``props_version``: of the initial punctuation properties, see
     :func:`~fstpunct.parser.punct.initial_props`; ``learning``: one of :data:`LEARNING`, by
     default ``local`` at beam 1 and ``early`` above, the only choice there; ``lowercase``: a
-    case-free parser, words lower-cased in training and parsing)."""
+    case-free parser, words lower-cased in training and parsing). ``out`` is checked before
+    training: a new or empty folder, or a parser's holding nothing else
+    (:func:`check_output`); if something is put into it while training runs, the best epoch
+    so far is written to a new folder beside it and :class:`~fstpunct.errors.SavedAside`
+    ends the training."""
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
     learning = learning or ("local" if beam == 1 else "early")
@@ -205,6 +216,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
     if learning == "local" and beam > 1:
         raise InputError("local learning needs beam 1; beam > 1 always uses early update")
+    check_output(out)
 
     def say(msg: str) -> None:
         (log or (lambda m: print(m, file=sys.stderr, flush=True)))(msg)

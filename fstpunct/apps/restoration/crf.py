@@ -21,19 +21,21 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, ModelError, refuse_below
-from ...files import atomic_folder, read_meta, to_json
+from ...files import model_folder, model_target, read_meta, to_json
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "check_c2_grid", "crf_heads",
-           "crf_insertions", "features", "installed", "slot_tags", "train"]
+__all__ = ["EMPTY", "FILES", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "check_c2_grid",
+           "check_output", "crf_heads", "crf_insertions", "features", "installed", "slot_tags",
+           "train"]
 
 EMPTY = "O"
 OTHER = "<other>"
 MIN_COUNT = 2
 FORMAT = "fstpunct-crf 1"
+FILES = ("crf.model", "meta.json")  # what train writes
 _DISTANCES = ((1, "1"), (2, "2"), (5, "3-5"), (10, "6-10"))
 
 
@@ -227,6 +229,12 @@ def check_c2_grid(grid: Iterable[float]) -> None:
         refuse_below(0, c2=c2)
 
 
+def check_output(output: str | Path) -> None:
+    """InputError unless the folder ``output`` can take a CRF: writable, and new, empty or a
+    CRF's holding nothing else (:func:`~fstpunct.files.model_target`)."""
+    model_target(output, FILES, "a CRF")
+
+
 def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence],
           output: str | Path, lang: str, c2_grid: Sequence[float] = (0.1, 1.0, 10.0),
           max_iterations: int = 200, tree: bool = True, s: float = 0.5,
@@ -237,11 +245,15 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     the folder ``output``. A compact model: ``c1`` > 0 zeroes most weights (crfsuite stores only
     the non-zero ones), ``min_freq`` drops the (attribute, tag) features seen fewer times in
     training, and a ``min_tag_count`` above :data:`MIN_COUNT` makes more rare slot strings
-    :data:`OTHER` (fewer tags: training time grows with their square)."""
+    :data:`OTHER` (fewer tags: training time grows with their square). ``output`` is checked
+    before training (:func:`check_output`); if something is put into it while training runs,
+    the model is written to a new folder beside it and :class:`~fstpunct.errors.SavedAside`
+    names that folder."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
     refuse_below(0, c1=c1, min_freq=min_freq)  # NaN, inf: they would break meta.json
     check_c2_grid(c2_grid)
+    check_output(output)
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
     tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
@@ -257,7 +269,7 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
                      "train_slots": sum(ss.n + 1 for ss in train_sents),
                      "dev_sentences": len(dev_sents), "dev_perplexity": {}, "iterations": {}}}
     best = math.inf
-    with atomic_folder(output) as out:  # the folder appears whole or not at all
+    with model_folder(output, FILES, "a CRF") as out:  # the folder appears whole or not at all
         for c2 in c2_grid:
             path = out / f"c2-{c2}.model"
             iterations = _fit(train_sents, known, tree, c1, c2, min_freq, max_iterations, path)
