@@ -294,6 +294,24 @@ def test_parser_train_command(data, tmp_path, capsys):
             train(data[1][:2], data[1][:2], "tokens", beam, tmp_path / "x", epochs=epochs)
 
 
+def test_parser_train_without_dev_keeps_the_last_epoch(data, tmp_path, capsys):
+    """``parser train --train`` without ``--dev`` keeps the last epoch, as ``tagger train``
+    does: it chose the epoch on --lang's dev, by default en's, for a parser of any language
+    (here --ud-dir names a folder without UD: that dev was an error before training)."""
+    root, train_sents, _ = data
+    out = tmp_path / "m"
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), "--punct", "tokens",
+                 "--epochs", "3", "--ud-dir", str(tmp_path), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "epoch 3:" in err and "dev UAS" not in err, err
+    info = Model.load(out).info
+    assert info["dev"] is None and info["best_epoch"] == 3 and len(info["history"]) == 3
+    assert not any("dev_uas" in h for h in info["history"])
+    train(train_sents, [], "tokens", 1, tmp_path / "api", epochs=3, progress=False,
+          log=lambda _: None)  # the library: no dev sentences, the last epoch
+    assert (Model.load(tmp_path / "api").weights == Model.load(out).weights).all()
+
+
 def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys, monkeypatch):
     """``parser train --train`` takes several files, as ``train --train`` does (it took one):
     read in turn, the same parser as their concatenation; all are found before any is read

@@ -27,7 +27,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                        description="Train an arc-standard parser (averaged perceptron; beam 1 = "
                                    "greedy, else beam search; local learning at beam 1, or "
                                    "early update); prints the dev score after every epoch "
-                                   "and keeps the best epoch.")
+                                   "and keeps the best epoch (with --train and no --dev: the "
+                                   "last).")
     p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
@@ -54,7 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="keep features seen at least N times in the gold configurations "
                         "(default 1)")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
-    add_trainer_arguments(p, "with --train: --lang's dev")
+    add_trainer_arguments(p, "with --train: none, the last epoch is kept")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "
                                    "folder: weights below a magnitude threshold dropped, "
@@ -86,12 +87,13 @@ def run(args: argparse.Namespace) -> int:
     train_sents = [s for source in sources for s in source]
     total = len(train_sents)
     train_sents = train_sents[:max(1, round(args.fraction * total))]
-    dev_sents = list(read_one(args.dev, args.ud_dir) if args.dev
+    dev_sents = list(read_one(args.dev, args.ud_dir) if args.dev else () if args.train
                      else split_source(args.lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
           patience=args.patience, seed=args.seed, progress=not args.quiet,
           info={"train": _named(args.train) if args.train else f"{args.lang} train",
-                "dev": args.dev or f"{args.lang} dev", "fraction": args.fraction,
+                "dev": args.dev or (None if args.train else f"{args.lang} dev"),
+                "fraction": args.fraction,
                 "train_sentences_available": total},
           props_version=args.props_version, learning=args.learning, lowercase=args.lowercase,
           min_count=args.min_count)

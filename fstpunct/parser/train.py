@@ -199,16 +199,16 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
           progress: bool = True, info: dict | None = None,
           props_version: int = PROPS_VERSION, learning: str | None = None,
           lowercase: bool = False) -> Model:
-    """Train, score dev after every epoch, and save the best epoch's model to ``out``
-    (``info``: extra entries for the model's ``info``, e.g. the training data used;
-    ``props_version``: of the initial punctuation properties, see
-    :func:`~fstpunct.parser.punct.initial_props`; ``learning``: one of :data:`LEARNING`, by
-    default ``local`` at beam 1 and ``early`` above, the only choice there; ``lowercase``: a
-    case-free parser, words lower-cased in training and parsing). ``out`` is checked before
-    training: a new or empty folder, or a parser's holding nothing else
-    (:func:`check_output`); if something is put into it while training runs, the best epoch
-    so far is written to a new folder beside it and :class:`~fstpunct.errors.SavedAside`
-    ends the training."""
+    """Train, score dev after every epoch, and save the best epoch's model to ``out`` (no
+    ``dev_sents``: each epoch's in turn, the last kept; ``patience`` unused). ``info``: extra
+    entries for the model's ``info``, e.g. the training data used; ``props_version``: of the
+    initial punctuation properties, see :func:`~fstpunct.parser.punct.initial_props`;
+    ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
+    the only choice there; ``lowercase``: a case-free parser, words lower-cased in training
+    and parsing. ``out`` is checked before training: a new or empty folder, or a parser's
+    holding nothing else (:func:`check_output`); if something is put into it while training
+    runs, the best epoch so far is written to a new folder beside it and
+    :class:`~fstpunct.errors.SavedAside` ends the training."""
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
     learning = learning or ("local" if beam == 1 else "early")
@@ -244,15 +244,21 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                 _early_greedy_epoch(p, order, masks, bar)
         seconds = time.perf_counter() - t0
         avg = p.averaged()
-        t1 = time.perf_counter()
-        uas, las = evaluate(model, dev_sents, beam, avg)
-        dev_seconds = time.perf_counter() - t1
-        history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
-                        "dev_seconds": round(dev_seconds, 1), "updates": p.updates,
-                        "dev_uas": round(uas, 2), "dev_las": round(las, 2)})
-        improved = uas > best
-        say(f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far, "
-            f"dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if improved else ""))
+        if dev_sents:
+            t1 = time.perf_counter()
+            uas, las = evaluate(model, dev_sents, beam, avg)
+            dev_seconds = time.perf_counter() - t1
+            history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
+                            "dev_seconds": round(dev_seconds, 1), "updates": p.updates,
+                            "dev_uas": round(uas, 2), "dev_las": round(las, 2)})
+            improved = uas > best
+            say(f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far, "
+                f"dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if improved else ""))
+        else:  # every epoch is saved in turn: the last is kept
+            history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
+                            "updates": p.updates})
+            improved, uas = True, best
+            say(f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far")
         if improved:
             best, best_epoch = uas, epoch
             model.weights = avg
