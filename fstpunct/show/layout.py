@@ -457,10 +457,10 @@ def _steep(arcs: list[Arc]) -> list[Arc]:
             continue
         left, right = sorted((a.x1, a.x2))
         own = arc_leg(a) / a.height
-        ratio = min((r for lo, hi, r in ratios if left <= lo and hi <= right), default=own)
+        ratio = min([own, *(r for lo, hi, r in ratios if left <= lo and hi <= right)])
         if ratio < own:
             out[k] = dataclasses.replace(a, leg=ratio * a.height)
-        ratios.append((left, right, min(ratio, own)))
+        ratios.append((left, right, ratio))
     return out
 
 
