@@ -219,8 +219,8 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
           f"slanted edge (negative: clear of it; the stroke's centre {least:.2f} px off it), "
           f"the root arrow's {STROKE / 2 - root:+.2f} px ({root:.2f} px)")
     arcs = [a for lay in lays for a in lay.arcs if a.head]
-    narrowed = [a.leg / min(abs(a.x2 - a.x1) / 2, a.height) for a in arcs
-                if a.leg < min(abs(a.x2 - a.x1) / 2, a.height)]
+    narrowed = [a.leg / full for a in arcs
+                if a.leg < (full := min(abs(a.x2 - a.x1) / 2, a.height))]
     print(f"  legs narrowed (layout._steep): {len(narrowed)} of {len(arcs)} arcs, "
           + (f"to a median {statistics.median(narrowed):.2f} of half the span or the height, "
              f"the least {min(narrowed):.2f}" if narrowed else "none"))
