@@ -63,7 +63,6 @@ from fstpunct.show.layout import (
     Layout,
     crosses,
     head_gaps,
-    heads_cut,
     labels_on_curves,
     overlapping_labels,
 )
@@ -199,6 +198,8 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
     kinds = sum(map(curve_kinds, lays), Counter())
     crossing = sum((crossing_kinds(lay, args.tolerance, args.samples) for lay in lays),
                    Counter())
+    gaps = [(g, a) for lay in lays for a, g in zip(lay.arcs, head_gaps(lay))]
+    cut = [a for g, a in gaps if g < STROKE / 2]  # heads_cut of every layout
     print(f"{lang}: {len(lays)} sentences, mean width "
           f"{statistics.mean(lay.width for lay in lays):.1f} px, mean height "
           f"{statistics.mean(lay.height for lay in lays):.1f} px, layout {cpu:.2f} s CPU; "
@@ -206,13 +207,12 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
           + ", ".join(f"{crossing[k]} {k}" for k in CROSSINGS) + "), "
           f"{sum(len(overlapping_labels(lay)) for lay in lays)} overlapping label pairs, "
           f"{sum(kinds[k] for k in KINDS)} labels on curves, "
-          f"{sum(len(heads_cut(lay)) for lay in lays)} of "
+          f"{len(cut)} of "
           f"{sum(len(lay.arcs) for lay in lays)} arrow heads cut by another arc's stroke "
-          f"({sum(not a.head for lay in lays for a in heads_cut(lay))} of "
+          f"({sum(not a.head for a in cut)} of "
           f"{sum(not a.head for lay in lays for a in lay.arcs)} the root arrow's)")
     print("  labels on curves by the curve: " + ", ".join(f"{kinds[k]} {k}" for k in KINDS)
           + f"; {kinds['labels at their own arc']} labels at their own arc")
-    gaps = [(g, a) for lay in lays for a, g in zip(lay.arcs, head_gaps(lay))]
     least = min(g for g, _ in gaps)
     root = min(g for g, a in gaps if not a.head)
     print(f"  heads: another stroke's edge at most {STROKE / 2 - least:+.2f} px over a head's "
