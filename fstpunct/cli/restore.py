@@ -8,7 +8,7 @@ from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
-from ..apps.restoration.trivial import Trivial
+from ..apps.restoration.trivial import Trivial, is_path
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
 from ..model.store import bundled, is_bundled
@@ -117,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
             # is refused with either), else --lang, else the CRF's or the rule file's
             # language, else English
             own = method.language if isinstance(method, Trivial) else method.meta.get("lang")
-            named = args.trivial if args.trivial == own else None  # --trivial LANG
+            named = args.trivial if args.trivial and not is_path(args.trivial) else None
             if named and args.lang not in (None, named):
                 raise InputError(f"--lang {args.lang}: not with --trivial {named}, whose "
                                  "language is the text's (its tagger and parser)")

@@ -15,7 +15,14 @@ from ...ud.slots import depunctuate
 from ...ud.treebank import Sentence
 from . import Insertion
 
-__all__ = ["Trivial"]
+__all__ = ["Trivial", "is_path"]
+
+
+def is_path(text: str) -> bool:
+    """Whether ``text`` (given to :meth:`Trivial.load`) names a path, a rule file or a model
+    folder: a name with a separator (``./NAME``) or ending ``.rules``; any other name is a
+    language code."""
+    return bool({"/", os.sep} & set(text)) or text.endswith(".rules")
 
 
 @dataclass(frozen=True)
@@ -36,11 +43,11 @@ class Trivial:
     def load(cls, given: str | os.PathLike[str], ud_dir: str | None = None) -> Trivial:
         """The full stop of ``given``: a language code (:meth:`for_language`), a rule file (its
         ``fullstop``) or a punctuation model's folder (of the grammar its ``model.json``
-        records: :func:`~fstpunct.fst.default_grammar.model_grammar`). A path is a name with a
-        separator (``./NAME``) or ending ``.rules``; any other name is a language code."""
+        records: :func:`~fstpunct.fst.default_grammar.model_grammar`); :func:`is_path` tells
+        them apart."""
         text = os.fspath(given)
         path = Path(text)
-        if not ({"/", os.sep} & set(text) or text.endswith(".rules")):
+        if not is_path(text):
             try:
                 return cls.for_language(text, ud_dir)
             except InputError as e:
