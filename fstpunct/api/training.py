@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import InputError, check_seed, refuse_choice, refuse_count, refuse_unused
-from ..files import check_replaceable, folder_target
+from ..files import model_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
 from ..fst.grammar import load_grammar, parse_grammar
@@ -98,8 +98,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     if direction is not None:
         refuse_choice("direction", direction, DIRECTIONS)
     check_seed(seed)
-    folder_target(output)  # a folder it cannot write is said before training, not after
-    check_replaceable(output, FILES, "a punctuation model")
+    model_target(output, FILES, "a punctuation model")  # said before training, not after
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train")
     lang = lang or _told_language(sources)
     rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
@@ -183,8 +182,7 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     check_seed(seed)
     refuse_unused({"lang": bool(lang and data)}, "names the standard splits to train on; with "
                   "data (--train), give dev with dev (--dev)")
-    folder_target(output)
-    check_replaceable(output, FILES, "a tagger")
+    model_target(output, FILES, "a tagger")
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
     train = [depunctuated(s) for src in sources for s in src.sentences()]
     if not any(words for words, _ in train):
