@@ -51,6 +51,11 @@ def _part(source: Source) -> list[int | None] | None:
         [source.first, source.last]
 
 
+def _named(sources: Iterable[Source]) -> list[str]:
+    """``NAME: PATH`` of each source, as the record keeps its files."""
+    return [f"{s.name}: {s.path}" for s in sources]
+
+
 def _slots(sources: list[Source]) -> list[SlotSentence]:
     return [to_slots(s) for src in sources for s in src.sentences()]
 
@@ -131,7 +136,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     model, history = trained.model, trained.history
     record = {"fstpunct": __version__, "command": command or "fstpunct.train",
               "language": lang or rules.language,
-              "data": [f"{s.name}: {s.path}" for s in sources], "sentences": len(usable),
+              "data": _named(sources), "sentences": len(usable),
               "omitted": len(prepared) - len(usable),
               "grammar": DEFAULT_GRAMMAR if rules_text else str(rule_file),
               "init": init, "direction": model.channel.direction,
@@ -139,7 +144,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
               "objective": history.objective, "log_likelihood": history.log_likelihood,
               "seconds": round(time.time() - begun, 1)}
     if held_out:
-        record["dev"] = [f"{s.name}: {s.path}" for s in dev_sources]
+        record["dev"] = _named(dev_sources)
         record["dev_perplexity"] = trained.dev_perplexity
     ranges = {key: [_part(s) for s in files]  # a split that is part of a file, a Source's
               for key, files in (("data", sources), ("dev", dev_sources))
@@ -189,8 +194,7 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
         raise InputError(f"{', '.join(s.path for s in sources)}: no word to train a tagger on")
     held = [depunctuated(s) for src in dev_sources for s in src.sentences()]
     tagger = fit(train, held, epochs, lowercase, min_count, seed, log, progress)
-    tagger.info.update(train=[f"{s.name}: {s.path}" for s in sources],
-                       dev=[f"{s.name}: {s.path}" for s in dev_sources], seed=seed)
+    tagger.info.update(train=_named(sources), dev=_named(dev_sources), seed=seed)
     tagger.save(output)
     return tagger
 
