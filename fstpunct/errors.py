@@ -10,12 +10,13 @@ from collections.abc import Callable, Sequence
 from decimal import Decimal
 from numbers import Integral, Real
 from pathlib import Path
+from types import ModuleType
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "SavedAside", "check_seed", "check_stream_seed",
-           "not_a_model", "refuse_below", "refuse_choice", "refuse_count", "refuse_missing",
-           "refuse_unused", "warn_user"]
+           "loaded_numpy", "not_a_model", "refuse_below", "refuse_choice", "refuse_count",
+           "refuse_missing", "refuse_unused", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -138,6 +139,12 @@ def _refuse(least: float, values: dict[str, object], number: str,
                          f"{' and '.join(map(_shown, refused.values()))}")
 
 
+def loaded_numpy() -> ModuleType | None:
+    """numpy if it is loaded already, else None: fstpunct's lowest modules do not import it (the
+    command line sets its BLAS threads first), and a numpy value means numpy is loaded."""
+    return sys.modules.get("numpy")
+
+
 def _real(value: object) -> bool:
     """Whether ``value`` is a real number to :func:`refuse_below`: of a :class:`numbers.Real`
     type (numpy's numbers too), numpy's bool (0 or 1, as Python's bool), a Decimal but NaN
@@ -145,9 +152,7 @@ def _real(value: object) -> bool:
     compared as numbers before strings were refused)."""
     if isinstance(value, Decimal):
         return not value.is_nan()
-    # numpy is not imported here (the command line sets its BLAS threads first): a numpy
-    # value means numpy is loaded already
-    np = sys.modules.get("numpy")
+    np = loaded_numpy()
     return isinstance(value, Real) or np is not None and (isinstance(value, np.bool_) or (
         isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf"))
 

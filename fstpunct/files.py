@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, BinaryIO
 
-from .errors import UNREADABLE, InputError, ModelError, SavedAside, not_a_model
+from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
            "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
@@ -280,9 +280,7 @@ def to_json(value: object, **options: Any) -> str:
 
 def _plain(value: object) -> object:
     """A numpy number or array as Python's (:func:`to_json`'s ``default``)."""
-    # numpy is not imported here (the command line sets its BLAS threads first): a numpy
-    # value means numpy is loaded already
-    np = sys.modules.get("numpy")
+    np = loaded_numpy()
     if np is not None and isinstance(value, (np.generic, np.ndarray)):
         return value.tolist()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
