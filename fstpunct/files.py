@@ -31,7 +31,7 @@ __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_p
            "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
            "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
            "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
-           "writing"]
+           "write_json", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
@@ -276,6 +276,12 @@ def to_json(value: object, **options: Any) -> str:
     count or a setting given as numpy's number passes the checks and reaches a record), any
     other value JSON cannot write a TypeError, as json.dumps raises it."""
     return json.dumps(value, default=_plain, **options)
+
+
+def write_json(path: str | Path, value: object) -> None:
+    """``value`` written to ``path`` as fstpunct's JSON files are: :func:`to_json` with one
+    space of indent, non-ASCII as written, a final newline, UTF-8."""
+    Path(path).write_text(to_json(value, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 
 def _plain(value: object) -> object:

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..dp.sparse import Csr, ranges, unique_ids
 from ..errors import UNREADABLE, ModelError, not_a_model
-from ..files import NpzArchive, read_meta, read_npz, to_json
+from ..files import NpzArchive, read_meta, read_npz, write_json
 from ..ud.slots import SlotSentence
 from ._attach import (
     fit_piece,
@@ -137,8 +137,7 @@ class AttachModel:
         contexts, ``lexical``, lexical contexts × side features; each as :func:`_stored`)."""
         meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
                 "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
-        Path(f"{path}.json").write_text(to_json(meta, ensure_ascii=False, indent=1) + "\n",
-                                        encoding="utf-8")
+        write_json(f"{path}.json", meta)
         base, lexical = self.blocks(np.asarray(theta, dtype=np.float64))
         np.savez(f"{path}.npz", **_stored("theta", base),
                  **(_stored("lexical", lexical) if self.lexical else {}))

@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UNREADABLE, ModelError, warn_user
-from ..files import model_folder, output, read_meta, read_npy, to_json
+from ..files import model_folder, output, read_meta, read_npy, to_json, write_json
 from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -94,12 +94,10 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
             np.save(tmp / EDIT_COUNTS, edit_counts)
         model.channel.save(tmp / CHANNEL)
         side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
-        (tmp / SIDECAR).write_text(
-            to_json(side, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+        write_json(tmp / SIDECAR, side)
         model.attach.save(tmp / ATTACH, model.theta)
         meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-        (tmp / RECORD).write_text(to_json(meta, ensure_ascii=False, indent=1) + "\n",
-                                  encoding="utf-8")
+        write_json(tmp / RECORD, meta)
     return folder
 
 

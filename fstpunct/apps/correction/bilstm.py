@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder, read_meta, to_json
+from ...files import atomic_folder, read_meta, write_json
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import MIN_COUNT, OTHER, slot_tags
@@ -209,6 +209,5 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     net.eval()
     with atomic_folder(Path(output)) as tmp:
         torch.save(net.state_dict(), tmp / "net.pt")
-        (tmp / "meta.json").write_text(to_json(meta, indent=1, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
+        write_json(tmp / "meta.json", meta)
     return BilstmCorrector.load(output)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder, read_meta, to_json
+from ...files import atomic_folder, read_meta, write_json
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
@@ -162,6 +162,5 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     with atomic_folder(Path(output)) as tmp, tempfile.TemporaryDirectory() as work:
         trainer.train(str(Path(work) / "crf.model"))
         (tmp / "crf.model").write_bytes((Path(work) / "crf.model").read_bytes())
-        (tmp / "meta.json").write_text(to_json(meta, indent=1, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
+        write_json(tmp / "meta.json", meta)
     return CrfCorrector.load(output)

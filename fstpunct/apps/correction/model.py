@@ -73,7 +73,7 @@ from ...errors import (
     refuse_choice,
     refuse_count,
 )
-from ...files import atomic_folder, read_meta, to_json
+from ...files import atomic_folder, read_meta, write_json
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
 from ...model.attach import AttachModel
@@ -313,9 +313,7 @@ class CorrectionModel:
                 source = self.record.get(part)  # train records the learner model's folder
                 save_model(model, tmp / part, {"part": part, **({"from": source} if source
                                                                 else {})})
-            (tmp / "correction.json").write_text(
-                to_json({"format": FORMAT, "record": self.record}, ensure_ascii=False,
-                        indent=1) + "\n", encoding="utf-8")
+            write_json(tmp / "correction.json", {"format": FORMAT, "record": self.record})
         return Path(folder)
 
     @classmethod

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, ModelError, refuse_below
-from ...files import model_folder, model_target, read_meta, to_json
+from ...files import model_folder, model_target, read_meta, write_json
 from ...ud.slots import SlotSentence, to_slots
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -283,6 +283,5 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
             else:
                 path.unlink()
         meta["training"]["seconds"] = round(time.perf_counter() - start, 1)
-        (out / "meta.json").write_text(to_json(meta, indent=1, ensure_ascii=False) + "\n",
-                                       encoding="utf-8")
+        write_json(out / "meta.json", meta)
     return CrfModel.load(output)
