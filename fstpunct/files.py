@@ -319,22 +319,19 @@ def atomic_folder(path: str | Path) -> Iterator[Path]:
     takes the place of ``path`` (a previous model folder there is removed once the new one is in
     place), else it is removed and ``path`` is untouched. ``path`` must be a
     :func:`folder_target`."""
-    target = folder_target(path)
-    try:
-        with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
-            yield tmp
-            _put(tmp, target)
-    except OSError as e:
-        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+    with model_folder(path, None) as tmp:
+        yield tmp
 
 
 @contextmanager
-def model_folder(path: str | Path, files: Sequence[str], kind: str) -> Iterator[Path]:
+def model_folder(path: str | Path, files: Sequence[str] | None, kind: str = "") \
+        -> Iterator[Path]:
     """:func:`atomic_folder` for a model of ``kind`` (``"a tagger"``), whose writer writes
-    ``files``: if, when the ``with`` block completes, ``path`` holds anything else
-    (:func:`foreign`; put there while a long run trained), ``path`` is left as it was, the model
-    takes the place of a new folder beside it (``NAME.new``, else ``NAME.new-2``, …) instead,
-    and :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
+    ``files`` (None: whatever ``path`` holds may go, as :func:`atomic_folder` has it): if, when
+    the ``with`` block completes, ``path`` holds anything else (:func:`foreign`; put there while
+    a long run trained), ``path`` is left as it was, the model takes the place of a new folder
+    beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
+    :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is."""
     folder = Path(path)
     if not foreign(folder, files):  # else it is a folder, the model will go beside it
@@ -374,12 +371,13 @@ def model_target(path: str | Path, files: Sequence[str], what: str) -> Path:
     return Path(path)
 
 
-def foreign(folder: Path, files: Sequence[str]) -> list[str]:
+def foreign(folder: Path, files: Sequence[str] | None) -> list[str]:
     """The names, sorted, of the entries of ``folder`` that replacing it with a model of
-    ``files`` would delete (:func:`check_replaceable`)."""
+    ``files`` would delete (:func:`check_replaceable`); none if ``files`` is None (a writer
+    that may delete them, :func:`model_folder`)."""
     return sorted(p.name for p in folder.iterdir()
                   if p.name not in files and temporary_target(p.name) not in files) \
-        if folder.is_dir() else []
+        if files is not None and folder.is_dir() else []
 
 
 def _aside(folder: Path) -> Path:
