@@ -161,3 +161,16 @@ def test_what_a_user_puts_beside_a_tagger_while_it_trains_is_kept(tmp_path):
         assert {p.name: p.read_bytes() for p in (tmp_path / aside).iterdir()} == \
             {p.name: p.read_bytes() for p in fresh.iterdir()}
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".")) == []
+
+
+def test_training_data_without_a_word_is_one_line(tmp_path, capsys, monkeypatch):
+    """Training sentences that leave the tagger no word (here: every sentence's depunctuated
+    view made empty) are one line naming the file, exit 2 (the message joined the sources'
+    paths as if they were strings: a TypeError)."""
+    data = write(tmp_path / "marks.conllu", SENTENCES)
+    monkeypatch.setattr(tagger_module, "depunctuated", lambda sent: ((), ()))
+    with pytest.raises(InputError, match=r"marks\.conllu: no word to train a tagger on"):
+        fstpunct.train_tagger(tmp_path / "t", data)
+    assert main(["tagger", "train", "--train", str(data), "-o", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err
+    assert "no word to train a tagger on" in err and "Traceback" not in err

@@ -191,7 +191,7 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
     train = [depunctuated(s) for src in sources for s in src.sentences()]
     if not any(words for words, _ in train):
-        raise InputError(f"{', '.join(s.path for s in sources)}: no word to train a tagger on")
+        raise InputError(f"{', '.join(str(s.path) for s in sources)}: no word to train a tagger on")
     held = [depunctuated(s) for src in dev_sources for s in src.sentences()]
     tagger = fit(train, held, epochs, lowercase, min_count, seed, log, progress)
     tagger.info.update(train=_named(sources), dev=_named(dev_sources), seed=seed)
