@@ -223,9 +223,11 @@ def head_gaps(lay: Layout) -> list[float]:
                          f"{low.height} ({low.head} -> {low.dep})")
     slant = ARROW_HIGH / math.hypot(ARROW_HIGH, ARROW / 2)  # the edge's cosine from upright
 
+    legs = {id(b): arc_leg(b) for b in arcs}
+
     def gap(a: Arc, b: Arc, end: float, other: float, y: float) -> float:
         t = (1 - math.sqrt(1 - y / b.height)) / 2
-        x = end + math.copysign(2 * arc_leg(b) * (3 * t * t - 2 * t ** 3), other - end)
+        x = end + math.copysign(2 * legs[id(b)] * (3 * t * t - 2 * t ** 3), other - end)
         return (abs(x - a.x2) - ARROW / 2 * y / ARROW_HIGH) * slant
 
     return [min((gap(a, b, end, other, ARROW_HIGH * k / 24)
