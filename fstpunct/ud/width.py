@@ -49,7 +49,7 @@ from .slots import CURLY, STRAIGHT_QUOTES, quote_symbols
 from .text import surface
 from .treebank import Line, Sentence, Word
 
-__all__ = ["CURLY", "FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full",
+__all__ = ["FULL", "IDEOGRAPHIC", "LOOKAHEAD", "WIDTHS", "Widths", "checked", "full",
            "half", "quote_style", "width_of", "written"]
 
 WIDTHS = ("input", "full", "half")
