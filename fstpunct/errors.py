@@ -189,10 +189,13 @@ def refuse_choice(name: str, value: object, allowed: Sequence[str]) -> None:
         raise InputError(f"{name} must be one of {', '.join(allowed)}, not {value!r}")
 
 
-def check_seed(seed: int) -> None:
-    """Refuse a random seed that is not a whole number of at least 0 (numpy's traceback
-    otherwise, at the first draw)."""
-    refuse_count(0, seed=seed)
+def check_seed(seed: int, name: str = "seed") -> int:
+    """A trainer's random seed as the int every trainer seeds with (numpy's integers too,
+    which ``random.Random`` refuses with a TypeError); an InputError, named ``name``, for
+    anything but a whole number of at least 0 (a bool, a float, 2.0 too, a string: numpy's
+    traceback otherwise at the first draw, or a seed that ``int`` would have rounded)."""
+    refuse_count(0, **{name: seed})
+    return int(seed)
 
 
 _WORD = 2 ** 32  # a stream seed is one 32-bit word of the stream's entropy

@@ -83,3 +83,17 @@ def test_bilstm_corrector_learns_the_missing_commas(tmp_path):
     with pytest.raises(InputError, match="as many"):
         bilstm.train(source, gold[:1], tmp_path / "bad")
 
+
+
+def test_numpys_seed_trains_the_bilstm_pythons_does(tmp_path):
+    """random.Random refused numpy's seed with a TypeError (its shuffle of the pairs)."""
+    import numpy as np
+
+    source, gold = pairs(2)
+    models = [bilstm.train(source, gold, tmp_path / name, epochs=2, seed=seed,
+                           dims={"word": 8, "tag": 4, "hidden": 8})
+              for name, seed in (("np", np.int64(3)), ("py", 3))]
+    assert all(torch.equal(a, b) for a, b in zip(models[0].net.state_dict().values(),
+                                                  models[1].net.state_dict().values()))
+    assert (tmp_path / "np" / "meta.json").read_bytes() == \
+        (tmp_path / "py" / "meta.json").read_bytes()

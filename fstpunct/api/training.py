@@ -102,7 +102,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     refuse_choice("init", init, INITS)
     if direction is not None:
         refuse_choice("direction", direction, DIRECTIONS)
-    check_seed(seed)
+    seed = check_seed(seed)
     model_target(output, FILES, "a punctuation model")  # said before training, not after
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train")
     lang = lang or _told_language(sources)
@@ -184,7 +184,7 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     from ..parser.tagger import train_tagger as fit
     refuse_count(1, epochs=epochs)
     refuse_count(0, min_count=min_count)
-    check_seed(seed)
+    seed = check_seed(seed)
     refuse_unused({"lang": bool(lang and data)}, "names the standard splits to train on; with "
                   "data (--train), give dev with dev (--dev)")
     model_target(output, FILES, "a tagger")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING, check_output
@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     at_least(0, patience=args.patience, min_count=args.min_count)
+    check_seed(args.seed, "--seed")
     check_output(args.output)  # a folder it cannot or may not write: before reading the data
     sources = ([read_one(f, args.ud_dir) for f in args.train] if args.train  # all named first
                else [split_source(args.lang, "train", args.ud_dir).sentences()])

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from ..api.training import train_tagger
+from ..errors import check_seed
 from .arguments import add_trainer_arguments, at_least, positive, stdin_once
 
 DESCRIPTION = ("Train a UPOS tagger (greedy averaged perceptron) on the words of CoNLL-U "
@@ -37,6 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
     at_least(0, min_count=args.min_count)
+    check_seed(args.seed, "--seed")
     train_tagger(args.output, args.train or (), lang=args.lang or (None if args.train else "en"),
                  dev=args.dev or (), lowercase=args.lowercase, epochs=args.epochs,
                  min_count=args.min_count, seed=args.seed, ud_dir=args.ud_dir,

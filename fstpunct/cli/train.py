@@ -9,6 +9,7 @@ import time
 from tqdm import tqdm
 
 from ..api.training import train
+from ..errors import check_seed
 from ..fst.channel import DIRECTIONS
 from ..model.punct import Settings
 from ..model.train import ATTACH_ITERATIONS, INITS
@@ -74,6 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     stdin_once([*(args.train or ()), *(args.dev or ())])  # before any other check
+    check_seed(args.seed, "--seed")
     settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                         lexical=args.lexical)  # checked before anything is read, as are
     check_pool_options(args)  # the pool's (opened later)

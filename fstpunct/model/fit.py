@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..fst.grammar import Grammar
 from ..parallel import Pool
 from ..ud.slots import SlotSentence
@@ -57,6 +57,7 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
     ``jobs`` local processes); each Attach M-step runs at most ``attach_iterations`` L-BFGS
     iterations."""
     check_iterations(iterations, attach_iterations)
+    seed = check_seed(seed)
     if not directions:
         raise ValueError("no direction to train")
     check_directions(directions, bool(dev))

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..files import model_folder, to_json
 from ..progress import on_terminal
 from ..ud.treebank import Line, Sentence
@@ -170,6 +170,7 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
     those of the gold tag history seen at least ``min_count`` times. ``progress``: a bar of
     each epoch's sentences on a terminal's stderr."""
     from tqdm import tqdm  # training only: slow to import, tagging never needs it
+    seed = check_seed(seed)
     if lowercase:
         sentences = [([w.lower() for w in ws], ts) for ws, ts in sentences]
     tags = sorted({t for _, ts in sentences for t in ts})
@@ -186,7 +187,7 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
     tagger = Tagger(tags, keys, np.zeros((len(keys) + 1, len(tags)), np.float32), lowercase)
     p = Perceptron(tagger.weights.shape)
     order = list(range(len(sentences)))
-    rng = random.Random(int(seed))  # numpy's int too, which random refuses (TypeError)
+    rng = random.Random(seed)
     best: tuple[float, np.ndarray] | None = None
     for epoch in range(1, epochs + 1):
         rng.shuffle(order)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import InputError, refuse_count
+from ..errors import InputError, check_seed, refuse_count
 from ..files import model_target
 from ..progress import on_terminal
 from ..ud.treebank import Sentence
@@ -211,6 +211,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     :class:`~fstpunct.errors.SavedAside` ends the training."""
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
+    seed = check_seed(seed)
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ...errors import InputError
+from ...errors import InputError, check_seed
 from ...files import atomic_folder, read_meta, write_json
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
@@ -173,6 +173,7 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     if len(sources) != len(golds) or not sources:
         raise InputError("the BiLSTM-CRF corrector needs as many corrected sentences as "
                          "sources (>0)")
+    seed = check_seed(seed)
     torch = _torch()
     torch.manual_seed(seed)
     torch.set_num_threads(1)
