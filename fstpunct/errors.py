@@ -7,16 +7,16 @@ import sys
 import warnings
 import zlib
 from collections.abc import Callable, Sequence
-from decimal import Decimal
-from numbers import Integral, Real
+from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal
+from numbers import Integral, Rational, Real
 from pathlib import Path
 from types import ModuleType
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "SavedAside", "check_seed", "check_stream_seed",
-           "loaded_numpy", "not_a_model", "refuse_below", "refuse_choice", "refuse_count",
-           "refuse_missing", "refuse_unused", "warn_user"]
+           "InputError", "ModelError", "SavedAside", "as_floats", "check_seed",
+           "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_below", "refuse_choice",
+           "refuse_count", "refuse_missing", "refuse_unused", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -159,8 +159,44 @@ def _real(value: object) -> bool:
 
 def _shown(value: object) -> str:
     """A refused value as a refusal shows it: a number as printed (``True``, numpy's bool too),
-    anything else as written (``'3'``, not ``3``)."""
-    return str(value) if _real(value) else repr(value)
+    but one beyond a float's range in four digits (``1.000E+400``: Python prints no int of
+    more than 4300 digits), anything else as written (``'3'``, not ``3``)."""
+    if not _real(value):
+        return repr(value)
+    return _four_digits(value) if _beyond_float(value) else str(value)
+
+
+def _beyond_float(value: object) -> bool:
+    """Whether the real number ``value`` is finite but beyond a float's range: ``float``
+    raises OverflowError (a large int or Fraction) or gives ±inf (a Decimal, numpy's long
+    double)."""
+    try:
+        return math.isinf(float(value)) and value not in (math.inf, -math.inf)  # type: ignore
+    except OverflowError:
+        return True
+
+
+def _four_digits(value: object) -> str:
+    """A real number beyond a float's range in E notation with four digits."""
+    context = Context(prec=4, Emax=MAX_EMAX, Emin=MIN_EMIN)
+    if isinstance(value, Rational):
+        number = context.divide(Decimal(int(value.numerator)), Decimal(int(value.denominator)))
+    else:
+        number = value if isinstance(value, Decimal) else Decimal(str(value))
+    return f"{number:.3E}"
+
+
+def as_floats(**values: object) -> dict[str, float]:
+    """The real numbers ``values`` (checked by :func:`refuse_below` first) as Python's floats,
+    and an :class:`InputError` naming every one beyond a float's range, ``xi must be within a
+    float's range (at most 1.8e+308), not 1.000E+400``: a large int, Fraction or Decimal, on
+    which ``float`` raises OverflowError or that it makes +inf."""
+    beyond = {name: value for name, value in values.items() if _beyond_float(value)}
+    if beyond:
+        raise InputError(f"{' and '.join(beyond)} must be within a float's range (at most "
+                         f"{sys.float_info.max:.1e}), not "
+                         f"{' and '.join(map(_shown, beyond.values()))}")
+    return {name: float(value) for name, value in values.items()}  # type: ignore[arg-type]
 
 
 def refuse_count(least: int, *, required: bool = False, **values: object) -> None:

@@ -13,6 +13,7 @@ from scipy import stats
 from script_module import load_script
 from test_treedp import enumerate_choices
 
+from fstpunct.apps.correction import model as correction_model
 from fstpunct.apps.correction.correct import Prepared, corrected, slot_distributions
 from fstpunct.apps.correction.draws import learner_draws, sentence_streams
 from fstpunct.apps.correction.model import (
@@ -171,6 +172,20 @@ def test_training_on_drawn_readings(pairs):
     assert not np.array_equal(seeded.corrector.theta, model.corrector.theta)
     with pytest.raises(InputError, match="needs drawn readings"):
         train(learner, originals, fixed, english, grammar, iterations=1, readings_seed=2)
+
+
+def test_settings_times_the_readings_are_refused_before_any_is_drawn(pairs, monkeypatch):
+    """θ's L2 and the prior times D (:func:`train`'s readings) beyond a float's range: refused
+    before the learner is sharpened or a reading drawn (they were multiplied after)."""
+    learner, originals, fixed = pairs
+
+    def unused(*_):
+        raise AssertionError("work began")
+    monkeypatch.setattr(correction_model, "drawn", unused)
+    monkeypatch.setattr(correction_model, "sharpened", unused)
+    with pytest.raises(InputError, match=r"^l2 must be a finite number of at least 0, not inf$"):
+        train(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR), iterations=1,
+              settings=Settings(lexical=0, l2=1e308), readings=2, sharpen=0.5)
 
 
 def test_a_readings_seed_of_two_words_is_refused_by_its_name(pairs, drawn_model, tmp_path):

@@ -8,6 +8,7 @@ import pytest
 
 from fstpunct.errors import (
     InputError,
+    as_floats,
     check_seed,
     check_stream_seed,
     refuse_below,
@@ -156,3 +157,15 @@ def test_a_stream_seed_is_one_32_bit_word_and_a_seed_a_whole_number():
     same = [np.random.default_rng(s).integers(0, 2 ** 32, 4).tolist()
             for s in ([5 + 2 ** 32 * 7, 0], [5, 7])]
     assert same[0] == same[1]
+
+
+def test_a_number_beyond_a_floats_range_is_shown_in_four_digits():
+    """Python prints no int of more than 4300 digits: refusing one was a ValueError's
+    traceback; as_floats refuses what a float cannot hold, shown the same way."""
+    with pytest.raises(InputError, match=r"^n must be at least 0, not -1\.000E\+5000$"):
+        refuse_below(0, n=-10 ** 5000)
+    with pytest.raises(InputError, match=r"^a and c must be within a float's range \(at most "
+                                         r"1\.8e\+308\), not 1\.000E\+400 and 2\.000E\+400$"):
+        as_floats(a=10 ** 400, b=1, c=Decimal("2e400"))
+    assert as_floats(a=np.int64(3), b=Fraction(1, 2), c=math.inf) == {"a": 3.0, "b": 0.5,
+                                                                         "c": math.inf}

@@ -42,7 +42,7 @@ from ..dp.forest import viterbi_and_log_partition as forest_viterbi_and_log_part
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
-from ..errors import refuse_below, refuse_count
+from ..errors import InputError, as_floats, refuse_below, refuse_count
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
@@ -57,12 +57,17 @@ __all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "S
            "log_probs"]
 
 BACKOFF = -1  # the label of the backoff candidate
+# the settings that are probabilities: β of backing off, s of a backoff string going on
+PROBABILITIES = ("backoff", "continuation")
 CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
 
 
 @dataclass(frozen=True)
 class Settings:
-    """Hyperparameters, recorded with every trained model."""
+    """Hyperparameters, recorded with every trained model. Each is a number of at least 0
+    within a float's range (model.json's numbers; a larger int or Decimal is refused, not
+    made a float's inf); ``backoff`` and ``continuation`` are probabilities, at most 1
+    (:data:`PROBABILITIES`). The others have no upper bound."""
 
     backoff: float = 1e-3       # β
     continuation: float = 0.5   # s
@@ -84,9 +89,15 @@ class Settings:
         refuse_below(0, required=True, **floats)
         # stored as the declared types, Python's (numpy's numbers, a Decimal, a Fraction, a
         # bool as given): for the compiled DPs and model.json
-        for name, value in floats.items():
-            object.__setattr__(self, name, float(value))
+        for name, value in as_floats(**floats, lexical=lexical).items():
+            object.__setattr__(self, name, value)
         object.__setattr__(self, "lexical", int(lexical))
+        over = {name: value for name, value in asdict(self).items()
+                if name in PROBABILITIES and value > 1}
+        if over:
+            raise InputError(f"{' and '.join(over)} must be at most 1 "
+                             f"({'probabilities' if len(over) > 1 else 'a probability'}), "
+                             f"not {' and '.join(map(str, over.values()))}")
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)

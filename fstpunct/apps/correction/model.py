@@ -349,12 +349,13 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
         raise InputError(f"a readings seed ({readings_seed}) needs drawn readings")
     check_stream_seed(readings_seed, "readings_seed")  # before the learner is sharpened
     settings = settings or Settings(lexical=0)
+    if readings:  # refused (a float's inf) before any reading is drawn
+        settings = replace(settings, l2=settings.l2 * readings, prior=settings.prior * readings)
     if sharpen != 1.0:
         learner = replace(learner, channel=sharpened(learner.channel, sharpen))
     if readings:
         sources = [ss for draw in drawn(learner, originals, readings, readings_seed)
                    for ss in draw]
-        settings = replace(settings, l2=settings.l2 * readings, prior=settings.prior * readings)
     else:
         sources = with_learner(learner, originals)
     targets = [replace(c, contexts=o.contexts)
