@@ -16,9 +16,10 @@ from fstpunct.apps.restoration import marks
 from fstpunct.apps.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
 from fstpunct.apps.restoration.metrics import levenshtein, score, sign_flip_p, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
-from fstpunct.apps.restoration.trivial import Trivial
+from fstpunct.apps.restoration.trivial import Trivial, is_path
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, FstpunctError, InputError
+from fstpunct.model.store import BUNDLED, has_separator, is_bundled
 from fstpunct.ud.slots import depunctuate, to_slots
 from fstpunct.ud.treebank import read_conllu, read_file
 
@@ -213,6 +214,20 @@ def test_score_command(tmp_path, capsys):
     assert main(["score", "--gold", str(gold), str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.conllu:1 (sent_id t): word 2 is 'gone'" in err
+
+
+def test_a_name_with_a_separator_is_a_path_to_the_baseline_and_the_models_alike(monkeypatch):
+    """One rule (:func:`has_separator`) for --trivial and --model: ``./en`` is a path to both,
+    ``en`` a language and a bundled model; Trivial.load says whether it read a model folder
+    (the command asked the file system again)."""
+    for name in ("./en", "en/", "models/en", "/tmp/en"):
+        assert has_separator(name) and is_path(name) and not is_bundled(name)
+    for name in ("en", "hi", "x.rules"):
+        assert not has_separator(name) and is_bundled(name) == (name != "x.rules")
+    assert is_path("x.rules") and not is_path("en")
+    folder = str(BUNDLED / "en")
+    assert Trivial.load(folder) == Trivial(".", "en", folder)
+    assert Trivial.load("grammars/hi.rules").folder is Trivial.load("hi").folder is None
 
 
 def test_trivial_baseline():

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
@@ -123,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
                                  "language is the text's (its tagger and parser)")
             lang = named or args.lang or own or "en"
             # a model folder's tagger/ and parser/, as --model's
-            folder = args.trivial if args.trivial and not named and Path(args.trivial).is_dir() \
-                else None
+            folder = method.folder if isinstance(method, Trivial) else None
             if folder and args.lang:
                 raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                                  "folder, whose tagger/ and parser/ are the text's")

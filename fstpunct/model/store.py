@@ -39,7 +39,7 @@ from ..fst.channel import Channel
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "is_bundled",
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "has_separator", "is_bundled",
            "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
            "record_evaluation", "save_model"]
 
@@ -58,12 +58,18 @@ def bundled() -> list[str]:
     return sorted(p.parent.name for p in BUNDLED.glob("*/model.json"))
 
 
+def has_separator(name: str) -> bool:
+    """Whether ``name`` holds a path separator (``/``, or the system's): the one rule by which
+    a name given for a model (or a language) is a path, ``./en``, and not a bundled model's
+    (or a language's) name."""
+    return any(sep in name for sep in {"/", os.sep})
+
+
 def is_bundled(name: str | Path) -> bool:
-    """Whether ``name`` names a bundled model: a bare name (no path separator) of a folder
-    in ``fstpunct/models``."""
-    text = str(name)
-    return isinstance(name, str) and not any(sep in text for sep in {"/", os.sep}) and \
-        text not in {".", ".."} and (BUNDLED / text / RECORD).is_file()
+    """Whether ``name`` names a bundled model: a bare name (no path separator:
+    :func:`has_separator`) of a folder in ``fstpunct/models``."""
+    return isinstance(name, str) and not has_separator(name) and name not in {".", ".."} and \
+        (BUNDLED / name / RECORD).is_file()
 
 
 def model_path(name: str | Path) -> Path:

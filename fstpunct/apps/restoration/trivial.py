@@ -10,7 +10,7 @@ from pathlib import Path
 from ...errors import InputError, ModelError
 from ...fst.default_grammar import language_grammar, model_grammar
 from ...fst.grammar import load_grammar
-from ...model.store import read_record
+from ...model.store import has_separator, read_record
 from ...ud.slots import depunctuate
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -20,18 +20,20 @@ __all__ = ["Trivial", "is_path"]
 
 def is_path(text: str) -> bool:
     """Whether ``text`` (given to :meth:`Trivial.load`) names a path, a rule file or a model
-    folder: a name with a separator (``./NAME``) or ending ``.rules``; any other name is a
-    language code."""
-    return bool({"/", os.sep} & set(text)) or text.endswith(".rules")
+    folder: a name with a separator (``./NAME``, :func:`~fstpunct.model.store.has_separator`)
+    or ending ``.rules``; any other name is a language code."""
+    return has_separator(text) or text.endswith(".rules")
 
 
 @dataclass(frozen=True)
 class Trivial:
     """Restores only ``mark`` in the last slot; :meth:`for_language` and :meth:`load` pick the
-    full stop (``language``: the grammar's, where it was read from one)."""
+    full stop (``language``: the grammar's, where it was read from one; ``folder``: the model
+    folder it was read from, as given, whose ``tagger/`` and ``parser/`` read plain text)."""
 
     mark: str = "."
     language: str | None = None
+    folder: str | None = None
 
     @classmethod
     def for_language(cls, lang: str, ud_dir: str | None = None) -> Trivial:
@@ -54,14 +56,14 @@ class Trivial:
                 hint = (f" (the folder or file: write ./{text})" if path.exists() else
                         " (or a model folder or rule file of it, a path such as ./NAME)")
                 raise InputError(f"{e}{hint}") from None
-        if path.is_dir():
-            grammar = model_grammar(read_record(path).get("record"))
-            if grammar is None:
-                raise ModelError(f"{path}: its model.json records no grammar, so no full stop "
-                                 "(give the trivial baseline a rule file or a language)")
-        else:
+        if not path.is_dir():
             grammar = load_grammar(path)
-        return cls(grammar.full_stop, grammar.language)
+            return cls(grammar.full_stop, grammar.language)
+        grammar = model_grammar(read_record(path).get("record"))
+        if grammar is None:
+            raise ModelError(f"{path}: its model.json records no grammar, so no full stop "
+                             "(give the trivial baseline a rule file or a language)")
+        return cls(grammar.full_stop, grammar.language, text)
 
     @property
     def tokens(self) -> tuple[str]:
