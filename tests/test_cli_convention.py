@@ -19,7 +19,7 @@ from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.model.punct import Settings
-from fstpunct.model.store import model_path
+from fstpunct.model.store import load_model, model_path
 from fstpunct.parser import train
 from fstpunct.progress import progress
 from fstpunct.ud.annotations import COMMENTS, MISC_KEYS, forget
@@ -553,6 +553,23 @@ def test_a_channel_json_whose_symbols_are_no_list_of_strings_is_one_line(symbols
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and \
         f"{side}: 'symbols' must be a list of strings" in err, err
+
+
+def test_load_model_reads_channel_json_once(monkeypatch):
+    """load_model read channel.json twice: for the channel's direction (Channel.load) and for
+    the symbols it checks against the other files."""
+    reads = []
+    read_text = Path.read_text
+
+    def counted(path, *args, **kwargs):
+        reads.append(path.name)
+        return read_text(path, *args, **kwargs)
+    monkeypatch.setattr(Path, "read_text", counted)
+    model = load_model("hi")
+    assert reads.count("channel.json") == 1
+    side = json.loads(read_text(model_path("hi") / "channel.json", encoding="utf-8"))
+    assert model.channel.direction == side["direction"]
+    assert list(model.channel.symbols) == side["symbols"]
 
 
 # each loader of an .npz archive (the model it names: tmp_path / the key): what it is, the

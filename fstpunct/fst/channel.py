@@ -40,7 +40,7 @@ import math
 from collections.abc import Callable, Iterator, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import numpy as np
 
@@ -54,7 +54,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EDITS", "KEEP", "LEFT", "RIGHT", "SWAP", "END", "EPSILON", "DIRECTIONS",
            "SPECIALS", "ArcTable", "EditPath", "NoDirection", "ScanArc", "Step", "Channel",
-           "scan_moves", "structural_mask", "sidecar_direction", "sidecar_path",
+           "read_sidecar", "scan_moves", "structural_mask", "sidecar_direction", "sidecar_path",
            "writable_sidecar"]
 
 EDITS = ("KEEP", "LEFT", "RIGHT", "SWAP")
@@ -546,6 +546,12 @@ class NoDirection(ModelError):
 def sidecar_direction(path: str | Path) -> str:
     """The direction (``ltr``/``rtl``) in the JSON beside the channel ``path``; a
     :class:`NoDirection` if it cannot be read or holds none."""
+    return read_sidecar(path)[1]
+
+
+def read_sidecar(path: str | Path) -> tuple[dict[str, Any], str]:
+    """The JSON object beside the channel ``path`` and its direction, read once: a
+    :class:`NoDirection` as :func:`sidecar_direction`'s."""
     side = sidecar_path(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
@@ -557,4 +563,4 @@ def sidecar_direction(path: str | Path) -> str:
     direction = meta.get("direction") if isinstance(meta, dict) else None
     if direction not in DIRECTIONS:
         raise NoDirection(f"{side}: 'direction' must be ltr or rtl")
-    return direction
+    return meta, direction

@@ -24,7 +24,6 @@ test perplexity on the language's standard split, with the command that reproduc
 """
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
@@ -35,7 +34,7 @@ import numpy as np
 
 from ..errors import UNREADABLE, ModelError, warn_user
 from ..files import model_folder, output, read_meta, read_npy, to_json, write_json
-from ..fst.channel import Channel
+from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
@@ -136,8 +135,8 @@ def load_model(name: str | Path) -> PunctModel:
         raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
                          f"{', '.join(unknown)} (a newer version's model?)")
     attach, theta = AttachModel.load(folder / ATTACH)
-    channel = Channel.load(folder / CHANNEL)
-    side = json.loads((folder / SIDECAR).read_text(encoding="utf-8"))  # read by load
+    side, direction = read_sidecar(folder / CHANNEL)  # once: its direction and symbols
+    channel = Channel.load(folder / CHANNEL, direction)
     listed = side.get("symbols", channel.symbols)
     if not isinstance(listed, (list, tuple)) or not all(isinstance(s, str) for s in listed):
         raise ModelError(f"{folder / SIDECAR}: 'symbols' must be a list of strings")
