@@ -115,16 +115,16 @@ def refuse_below(least: float, *, required: bool = False, **values: object) -> N
     must be a number of at least 0, not '3'``, ``numbers`` of several; a bool, numpy's too,
     passes as 0 or 1). A keyword need not be an identifier: the command line's
     ``**{"--page-size": 0}``."""
-    _refuse(least, {name: value for name, value in values.items()
-                    if value is not None or required}, "number", _real)
+    _refuse(least, values, required, "number", _real)
 
 
-def _refuse(least: float, values: dict[str, object], number: str,
+def _refuse(least: float, given: dict[str, object], required: bool, number: str,
             kind: Callable[[object], bool]) -> None:
-    """One InputError naming every value of ``values`` not from ``least`` to below +inf or
-    not of its ``kind`` (:func:`_real`, :func:`_whole`): ``a finite number`` if one is +inf,
-    else ``at least`` if all are numbers, else ``number`` (``number``, ``whole number``) with
-    its article, plural when it names several values."""
+    """One InputError naming every value of ``given`` (None: not given, unless ``required``)
+    not from ``least`` to below +inf or not of its ``kind`` (:func:`_real`, :func:`_whole`):
+    ``a finite number`` if one is +inf, else ``at least`` if all are numbers, else ``number``
+    (``number``, ``whole number``) with its article, plural when it names several values."""
+    values = {name: value for name, value in given.items() if value is not None or required}
     out = {name: value for name, value in values.items()
            if not (_real(value) and least <= value < math.inf)}  # no overflow on big ints
     refused = {name: value for name, value in values.items() if name in out or not kind(value)}
@@ -208,8 +208,7 @@ def refuse_count(least: int, *, required: bool = False, **values: object) -> Non
     that is no number (``'3'``), all in one refusal (``a and b must be whole numbers of at
     least 1, not 'x' and 1.5``). None: not given, unless ``required`` (refused then, ``...
     not None``)."""
-    _refuse(least, {name: value for name, value in values.items()
-                    if value is not None or required}, "whole number", _whole)
+    _refuse(least, values, required, "whole number", _whole)
 
 
 def _whole(value: object) -> bool:
