@@ -20,6 +20,7 @@ from ..fst.grammar import load_grammar, parse_grammar
 from ..model.punct import Settings
 from ..model.store import FILES, save_model
 from ..parallel import Pool
+from ..ud.recorded import named, ranges
 from ..ud.release import Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
 from .choice import language_of
@@ -42,18 +43,6 @@ def _told_language(sources: list[Source]) -> str | None:
     default grammar and its channel."""
     told = {language_of(s.path) if "-ud-" in Path(s.path).name else None for s in sources}
     return told.pop() if len(told) == 1 else None
-
-
-def _part(source: Source) -> list[int | None] | None:
-    """``[first, last]`` of a source that is part of its file, as the record keeps it, else
-    None."""
-    return None if source.first is None and source.last is None else \
-        [source.first, source.last]
-
-
-def _named(sources: Iterable[Source]) -> list[str]:
-    """``NAME: PATH`` of each source, as the record keeps its files."""
-    return [f"{s.name}: {s.path}" for s in sources]
 
 
 def _slots(sources: list[Source]) -> list[SlotSentence]:
@@ -136,7 +125,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     model, history = trained.model, trained.history
     record = {"fstpunct": __version__, "command": command or "fstpunct.train",
               "language": lang or rules.language,
-              "data": _named(sources), "sentences": len(usable),
+              "data": named(sources), "sentences": len(usable),
               "omitted": len(prepared) - len(usable),
               "grammar": DEFAULT_GRAMMAR if rules_text else str(rule_file),
               "init": init, "direction": model.channel.direction,
@@ -144,13 +133,11 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
               "objective": history.objective, "log_likelihood": history.log_likelihood,
               "seconds": round(time.time() - begun, 1)}
     if held_out:
-        record["dev"] = _named(dev_sources)
+        record["dev"] = named(dev_sources)
         record["dev_perplexity"] = trained.dev_perplexity
-    ranges = {key: [_part(s) for s in files]  # a split that is part of a file, a Source's
-              for key, files in (("data", sources), ("dev", dev_sources))
-              if any(_part(s) for s in files)}
-    if ranges:
-        record["ranges"] = ranges
+    parts = ranges(sources, dev_sources)
+    if parts:
+        record["ranges"] = parts
     if rules_text:
         record["default_grammar"] = rules_text.splitlines()
     save_model(model, output, record, history.edit_counts)
@@ -194,7 +181,7 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
         raise InputError(f"{', '.join(str(s.path) for s in sources)}: no word to train a tagger on")
     held = [depunctuated(s) for src in dev_sources for s in src.sentences()]
     tagger = fit(train, held, epochs, lowercase, min_count, seed, log, progress)
-    tagger.info.update(train=_named(sources), dev=_named(dev_sources), seed=seed)
+    tagger.info.update(train=named(sources), dev=named(dev_sources), seed=seed)
     tagger.save(output)
     return tagger
 

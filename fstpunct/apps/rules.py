@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
@@ -26,7 +25,8 @@ from ..fst.default_grammar import model_grammar
 from ..fst.grammar import Grammar, load_grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
-from ..ud.release import LANGUAGES, SPLITS, Source, split_source
+from ..ud.recorded import recorded_sources
+from ..ud.release import LANGUAGES, split_source
 from ..ud.slots import to_slots
 from ..ud.treebank import RELATIONS, universal
 
@@ -230,7 +230,7 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
         trained = None if lang or recorded in LANGUAGES else model_grammar(record)
     lang = lang or next((g for g in (recorded, trained and trained.language, name)
                          if g in LANGUAGES), None)
-    sources = [] if lang or not relations else _recorded(record, split, ud_dir)
+    sources = [] if lang or not relations else recorded_sources(record, split, ud_dir)
     if not lang:  # a language without standard splits: the files its model recorded
         if relations and not sources and isinstance(recorded, str) and recorded != "und":
             raise InputError(f"{name}: its language {recorded!r} has no standard splits and "
@@ -244,48 +244,3 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
         pairs = relation_pairs(model, model.prepare(sents), relations)
     return LearnedRules(compare_rules(model.channel, counts, rules), counts is not None, lang,
                         split, pairs)
-
-
-def _recorded(record: object, split: str, ud_dir: str | os.PathLike[str] | None
-              ) -> list[Source]:
-    """The files a training ``record`` names for ``split`` (its ``dev``, or its training
-    ``data`` for ``train``; ``"NAME: PATH"`` each, with its sentences first..last where its
-    ``ranges`` give them), or [] if it names none; InputError for a file that is no longer
-    there."""
-    key = {"dev": "dev", "train": "data"}.get(split, "")
-    names = record.get(key) if isinstance(record, dict) else None
-    if not isinstance(names, list) or not all(isinstance(n, str) and ": " in n for n in names):
-        return []
-    ranges = record.get("ranges")
-    ranges = ranges.get(key) if isinstance(ranges, dict) else None
-    if not _ranges(ranges, len(names)):
-        ranges = [None] * len(names)
-    sources = [_source(*n.split(": ", 1), part, ud_dir) for n, part in zip(names, ranges)]
-    for source in sources:
-        if not source.path.is_file():
-            raise InputError(f"{source.path}: the model's {split} file ({source.name}, "
-                             "recorded in its model.json) is not there; give a language's "
-                             "standard split with lang= (--lang)")
-    return sources
-
-
-def _ranges(ranges: object, n: int) -> bool:
-    """Whether ``ranges`` is a record's list of ``n`` sentence ranges: ``[first, last]`` (each a
-    number or None) or None (the whole file) each."""
-    return isinstance(ranges, list) and len(ranges) == n and all(
-        part is None or (isinstance(part, list) and len(part) == 2 and all(
-            k is None or (isinstance(k, int) and not isinstance(k, bool)) for k in part))
-        for part in ranges)
-
-
-def _source(name: str, path: str, part: list[int | None] | None,
-            ud_dir: str | os.PathLike[str] | None) -> Source:
-    """A recorded file: a standard split by its name (``es train``: part of a file) unless its
-    recorded ``part`` (first, last) is not that split's own (a Source of the user's that keeps
-    the name), else the file itself, its sentences ``part`` where recorded."""
-    lang, _, which = name.partition(" ")
-    if lang in LANGUAGES and which in SPLITS:
-        standard = split_source(lang, which, ud_dir)
-        if part is None or tuple(part) == (standard.first, standard.last):
-            return standard
-    return Source(Path(path), name, *(part or (None, None)))
