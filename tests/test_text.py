@@ -573,3 +573,25 @@ def test_a_pipeline_beam_of_0_is_refused_not_the_parsers_own(pipe):
     assert default.parsed(sent).words  # beam None: the parser's own
     with pytest.raises(InputError):
         load_pipeline(pipe, beam=0).parsed(sent)
+
+
+def test_the_bundled_tagger_and_parser_are_loaded_once_per_model(monkeypatch):
+    """``restore(text=True)`` and ``decode(text=True)`` used to read the tagger, the
+    lower-case tagger and the parser from disk again at every call (most of a short line's
+    time in a service that calls them per line); now once per model and case."""
+    loads = []
+    for kind in (Tagger, ParserModel):
+        load = kind.load
+        monkeypatch.setattr(kind, "load", lambda folder, load=load: loads.append(folder) or
+                            load(folder))
+    model = fstpunct.load("en")
+    line = "we bought apples pears and plums at the market in oxford england\n"
+    first = model.restore(line, text=True)
+    once = len(loads)
+    assert once == 3  # tagger/, tagger-lc/ (for lines without capitals) and parser/
+    assert model.restore(line, text=True) == first
+    model.decode(first, text=True)
+    assert len(loads) == once
+    model.restore(line, text=True, lowercase=True)  # tagger-lc/ alone: already read
+    assert len(loads) == once
+    assert fstpunct.load("en").restore(line, text=True) == first and len(loads) == 2 * once

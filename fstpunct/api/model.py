@@ -105,6 +105,7 @@ class Model:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
         self._text: PunctModel | None = None  # for_text's, loaded when first needed
+        self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: pipeline()
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -216,7 +217,10 @@ class Model:
         :func:`fstpunct.parser.pipeline.load_pipeline`), or the folders (or loaded models)
         ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's). The bundled
         parser is ``removed``-mode; a given ``parser`` parses in its own mode (:meth:`restore`
-        checks that it is ``removed``-mode, :meth:`decode` takes any)."""
+        checks that it is ``removed``-mode, :meth:`decode` takes any). The folder's own are
+        read once per model (what :meth:`restore` and :meth:`decode` use for text too); a
+        ``tagger`` or ``parser`` given as a folder is read at each call: pass a loaded one to
+        a service's calls."""
         _check_pipeline(tagger, parser, beam)
         return self._pipeline_loader(lowercase, tagger, parser, beam)()
 
@@ -227,7 +231,8 @@ class Model:
         :func:`_check_pipeline` first."""
         def load() -> Pipeline:
             from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
-            return load_pipeline(self.folder, lowercase, tagger, parser, beam)
+            return load_pipeline(self.folder, lowercase, tagger, parser, beam,
+                                 self._pipeline_parts)
         return load
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:

@@ -105,26 +105,37 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
 
 def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
                   tagger: Folder | Tagger | None = None, parser: Folder | Model | None = None,
-                  beam: int | None = None) -> Pipeline:
+                  beam: int | None = None, loaded: dict[Path, Tagger | Model] | None = None
+                  ) -> Pipeline:
     """The tagger and parser of :func:`pipeline_folders`, each replaceable by a folder or a
     loaded model of its own. ``lowercase``: True for lower-cased text (the lower-case tagger
     and parser), False for cased text (the cased ones only), None (not known): the cased
     ones, and for sentences without capital letters the lower-case tagger if the folder has
-    one (and no ``tagger`` is given)."""
+    one (and no ``tagger`` is given). ``loaded``: the parts already read from
+    ``lang_or_folder``'s own folders, by folder; those read here are added (a
+    :class:`fstpunct.Model` keeps one, so that a call per line does not read them again)."""
+    loaded = {} if loaded is None else loaded
+
+    def own(kind: type[Tagger] | type[Model], folder: Path) -> Tagger | Model:
+        if folder not in loaded:
+            loaded[folder] = kind.load(folder)
+        return loaded[folder]
+
     folders = pipeline_folders(lang_or_folder, lowercase)
     parts: list[Tagger | Model] = []
     for given, folder, kind, what in ((tagger, folders[0], Tagger, "tagger"),
                                       (parser, folders[1], Model, "parser")):
         if isinstance(given, kind):
             parts.append(given)
-            continue
-        path = Path(given) if given is not None else folder
-        if given is None and not path.is_dir():
-            raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {path} does not "
+        elif given is not None:
+            parts.append(kind.load(Path(given)))
+        elif not folder.is_dir():
+            raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {folder} does not "
                              f"exist (give one with --{what} DIR)")
-        parts.append(kind.load(path))
+        else:
+            parts.append(own(kind, folder))
     auto = None
     if lowercase is None and tagger is None:
         lower = pipeline_folders(lang_or_folder, True)[0]
-        auto = Tagger.load(lower) if lower.is_dir() else None
+        auto = own(Tagger, lower) if lower.is_dir() else None
     return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]
