@@ -14,6 +14,7 @@ import importlib.util
 import math
 import os
 import sys
+import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -137,6 +138,7 @@ class CrfModel:
         self.model_file, self.meta = model_file, meta
         self.tagger = _pycrfsuite().Tagger()
         self.tagger.open(str(model_file))
+        self._lock = threading.Lock()  # the tagger holds the sentence set last: one at a time
         self.tags = frozenset(meta["tags"])
         self.tree = bool(meta["settings"]["tree_features"])
         self.backoff = Backoff(meta["tokens"], self.tags, float(meta["settings"]["s"]))
@@ -163,7 +165,8 @@ class CrfModel:
 
     def tag(self, ss: SlotSentence) -> list[str]:
         """The Viterbi tag of every slot."""
-        return list(self.tagger.tag(features(ss, self.tree)))
+        with self._lock:
+            return list(self.tagger.tag(features(ss, self.tree)))
 
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         """Insertions from the Viterbi tags; each token attaches to the word left of its slot
@@ -176,10 +179,11 @@ class CrfModel:
         """Per slot, the marginal probability of every tag, as token strings (:data:`EMPTY`:
         the empty string); :data:`OTHER`, which stands for no string in particular, is left out
         (so a slot's probabilities sum to 1 − p(OTHER))."""
-        self.tagger.set(features(ss, self.tree))
         labels = [t for t in self.tagger.labels() if t != OTHER]
-        return [{_tokens(t): self.tagger.marginal(t, i) for t in labels}
-                for i in range(ss.n + 1)]
+        with self._lock:
+            self.tagger.set(features(ss, self.tree))
+            return [{_tokens(t): self.tagger.marginal(t, i) for t in labels}
+                    for i in range(ss.n + 1)]
 
     def log_prob(self, ss: SlotSentence) -> float:
         """log p(x | words) of the sentence's surface punctuation (module docstring)."""
@@ -189,8 +193,9 @@ class CrfModel:
             raise ModelError(f"{ss.place}: slot string "
                              f"{next(t for t in gold if t not in self.tags)!r} is not a tag, "
                              f"and the model has no {OTHER} tag")
-        self.tagger.set(features(ss, self.tree))
-        p = self.tagger.probability(tags)
+        with self._lock:
+            self.tagger.set(features(ss, self.tree))
+            p = self.tagger.probability(tags)
         if p <= 0.0:
             raise ModelError(f"{ss.place}: the CRF probability underflows to 0")
         return math.log(p) + sum(self.backoff.log_prob(_tokens(x))
