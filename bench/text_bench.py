@@ -119,10 +119,13 @@ def main() -> None:
                   f"{med[k][1]:7.2f} s CPU ({100 * med[k][1] / cpu:4.1f}%)")
         print(f"  stages   {wall:7.2f} s wall = {n / wall:6.1f} sentences/s, {cpu:.2f} s CPU = "
               f"{n / cpu:.1f} sentences/CPU s")
+        # the model keeps the tagger and parser of its own folder (read by load() above);
+        # folders given to restore are read at each call
+        read = "loading the tagger and parser included" if given["tagger"] else \
+            "the model's tagger and parser already read"
         print(f"  whole    {med['whole'][0]:7.2f} s wall = {n / med['whole'][0]:6.1f} "
               f"sentences/s, {med['whole'][1]:.2f} s CPU = {n / med['whole'][1]:.1f} "
-              f"sentences/CPU s (Model.restore(text, text=True), same output; loading the "
-              "tagger and parser included)")
+              f"sentences/CPU s (Model.restore(text, text=True), same output; {read})")
 
 
 if __name__ == "__main__":
