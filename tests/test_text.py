@@ -595,3 +595,35 @@ def test_the_bundled_tagger_and_parser_are_loaded_once_per_model(monkeypatch):
     model.restore(line, text=True, lowercase=True)  # tagger-lc/ alone: already read
     assert len(loads) == once
     assert fstpunct.load("en").restore(line, text=True) == first and len(loads) == 2 * once
+
+
+def test_one_model_serves_several_threads():
+    """README, "From Python: a service": one model's restore(line, text=True) called from four
+    threads at once gives each line what a call alone gives (the text path's CRF used to mix
+    up two threads' sentences: test_restore_mixture.py::test_one_crf_serves_several_threads)."""
+    from concurrent.futures import ThreadPoolExecutor
+    lines = [line for line in TEXT.splitlines() if line] * 8
+    model = fstpunct.load("en")
+    alone = [model.restore(line, text=True) for line in lines]
+    shared = fstpunct.load("en")  # new: its first calls, which read its parts, race too
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(lambda line: shared.restore(line, text=True), lines)) == alone
+
+
+def test_the_readme_scores_a_service_against_plain_text_references(tmp_path):
+    """README, "From Python: a service": its recipe scores restored punctuation against
+    references that are punctuated, cased plain text (made-up sentences here), by the
+    commands as shown."""
+    import re
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## From Python: a service that punctuates transcripts", 1)[1]
+    script = re.search(r"```sh\n(.*?)```", section.split("\n## ", 1)[0], re.S)[1]
+    (tmp_path / "refs.txt").write_text(
+        "Hello, how are you today?\nWe drove from Boston to New York, then flew to Chicago.\n"
+        "\nMr. Smith paid 5,000 dollars at 10:30, I think.\n", encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    run = subprocess.run(["bash", "-euo", "pipefail", "-c", script], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.startswith("sentences 3  slots 28  edit distance ")  # 25 words
+    assert re.search(r"^all +6 +\d+ +\d+ ", run.stdout, re.M)  # the marks but Mr.'s dot
