@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import hashlib
 import importlib.util
 import itertools
@@ -77,8 +78,11 @@ KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
 
 def layout_at(commit: str) -> ModuleType:
     """``fstpunct/show/layout.py`` as it was at ``commit``, loaded as a module of the
-    package (its relative imports resolve to the checked-out code). An unknown commit, or
-    one without the file: one line with git's message on stderr, exit 2."""
+    package (its relative imports resolve to the checked-out code), its ``layout`` giving
+    layouts with every label placed: where its arcs have no label places or legs (older
+    layout.py), through :func:`with_labels` (so that the layout CPU of a newer one is its
+    own). An unknown commit, or one without the file: one line with git's message
+    on stderr, exit 2."""
     shown = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
                            capture_output=True, text=True)
     if shown.returncode:
@@ -92,6 +96,9 @@ def layout_at(commit: str) -> ModuleType:
     module.__package__ = "fstpunct.show"
     sys.modules[spec.name] = module  # dataclasses look their module up
     exec(compile(source, f"{commit}:fstpunct/show/layout.py", "exec"), module.__dict__)
+    if not {"label_height", "label_x", "leg"} <= {f.name for f in dataclasses.fields(module.Arc)}:
+        laid_out = module.layout
+        module.layout = lambda view: with_labels(laid_out(view))
     return module
 
 
@@ -125,7 +132,7 @@ def svg_digests(views: list[SentenceView], module: ModuleType) -> list[str]:
     """The md5 of each view's SVG (the checked-out tree.svg) laid out by ``module``'s layout.py
     and drawn with its legs."""
     with drawn_by(module):
-        return [hashlib.md5(tree.svg(v, with_labels(module.layout(v))).encode()).hexdigest()
+        return [hashlib.md5(tree.svg(v, module.layout(v)).encode()).hexdigest()
                 for v in views]
 
 
@@ -193,8 +200,6 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
     start = time.process_time()
     lays = [module.layout(v) for v in views]
     cpu = time.process_time() - start
-    if args.at:  # an older layout.py's arcs may have no label places
-        lays = [with_labels(lay) for lay in lays]
     kinds = sum(map(curve_kinds, lays), Counter())
     crossing = sum((crossing_kinds(lay, args.tolerance, args.samples) for lay in lays),
                    Counter())

@@ -22,7 +22,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from arc_crossings import CROSSINGS, crossing_kinds, drawn_by, layout_at, with_labels
+from arc_crossings import CROSSINGS, crossing_kinds, drawn_by, layout_at
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
@@ -59,7 +59,7 @@ def main() -> None:
         for seed in range(args.seeds):
             lang, rows = one_letter_tree(random.Random(seed).choice, RELATIONS[args.relations])
             (view,) = sentence_views(models[lang], read_conllu(io.StringIO(conllu(rows))), k=0)
-            lay = with_labels(module.layout(view))
+            lay = module.layout(view)
             kinds = crossing_kinds(lay, args.tolerance, args.samples)
             crossed += bool(kinds)
             pairs += kinds
