@@ -50,7 +50,7 @@ from fstpunct.show.layout import (
     overlapping_labels,
     text_width,
 )
-from fstpunct.show.sentence import is_rtl, sentence_views
+from fstpunct.show.sentence import SentenceView, is_rtl, sentence_views
 from fstpunct.show.tree import _arcs, svg, tree_svg
 from fstpunct.ud.treebank import read_conllu, read_file
 
@@ -61,6 +61,13 @@ ARABIC = Path(__file__).parent / "data" / "arabic.conllu"  # one quoted reply
 @pytest.fixture(scope="module")
 def views():
     return list(sentence_views(load_model("en"), read_file(SAMPLE), k=3))
+
+
+def one_view(rows: list[tuple[str, str, int, str]], lang: str = "en") -> SentenceView:
+    """The view (k = 0) of one sentence of ``rows`` (word, UPOS, head, relation) under the
+    bundled ``lang`` model."""
+    (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
+    return view
 
 
 def test_marks_and_fates_agree_with_the_surface(views):
@@ -151,8 +158,7 @@ def test_label_room_has_two_gaps_where_a_longer_arc_leaves_a_word_over_the_other
     'd' hangs from 'b' over 'c', so b-c's 'case' gets two; a-b's 'compound' one (the arc from
     'b' to 'd' leaves b away from a); c and d are not joined."""
     rows = [("a", 2, "compound"), ("b", 0, "root"), ("c", 2, "case"), ("d", 2, "obj")]
-    text = conllu([(w, "X", h, rel) for w, h, rel in rows])
-    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(text)), k=0)
+    view = one_view([(w, "X", h, rel) for w, h, rel in rows])
     assert _label_room(view) == [0.0, text_width("compound", SMALL) + 2 * GAP,
                                  text_width("case", SMALL) + 4 * GAP, 0.0, 0.0]
 
@@ -168,8 +174,7 @@ def hand_made(lang: str):
     share words: 'spoke' heads two obl arcs on one side, 'plan' is the dependent of one and
     the head of two on the side of it."""
     rows = [(w, "X", h, rel) for w, (h, rel) in zip(HAND_WORDS[lang].split(), HAND_TREE)]
-    (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
-    return view
+    return one_view(rows, lang)
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
@@ -208,7 +213,7 @@ def test_a_fan_of_arcs_keeps_clear_of_the_next_text(views):
     the widening, 4.5 px from 'bb'. The sample and the hand-made sentences too."""
     rows = [("a", "X", 0, "root"), ("bb", "X", 3, "det"), ("cc", "X", 1, "obj"),
             ("dd", "X", 1, "obl"), ("ee", "X", 1, "advmod")]
-    (fan,) = sentence_views(load_model("en"), read_conllu(io.StringIO(conllu(rows))), k=0)
+    fan = one_view(rows)
     for view in [fan, hand_made("en"), hand_made("ar"), *views]:
         lay = layout(view)
         texts = [(p.index if p.kind == "word" else 0, p.x - text_width(p.text) / 2,
@@ -243,7 +248,7 @@ def test_an_arrow_head_keeps_its_room_in_a_fan(views):
     and in the sample."""
     rows = [("m", "X", 2, "dep"), ("i", "X", 4, "dep"), ("a", "X", 2, "dep"),
             ("W", "X", 0, "root")]
-    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(conllu(rows))), k=0)
+    view = one_view(rows)
     lay = layout(view)
     centre = next(p.x for p in lay.items if p.kind == "word" and p.index == 2)
     arcs = {a.dep: a for a in lay.arcs}
@@ -386,7 +391,7 @@ def test_random_narrow_trees_have_no_crossing_and_no_label_on_a_curve(tree):
     (`bench/random_trees.py --at ccf8f58`; 0 as checked out; the example: an arc narrower than
     twice its height ran out of an enclosing arc at a shared word)."""
     lang, rows = tree
-    (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
+    view = one_view(rows, lang)
     lay = layout(view)
     assert lay.rtl == (lang == "ar")
     assert crossings(lay, samples=512, tolerance=0) == 0
@@ -404,7 +409,7 @@ def test_a_narrow_high_arc_stays_inside_an_enclosing_one():
     any arc inside it (layout._steep): 46.5 px, not 110, as steep as the narrowest inside it
     (15 -> 14, 19 px wide and 22 high), and the narrow arc stays inside at any rise."""
     lang, rows = NARROW_HIGH
-    (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
+    view = one_view(rows, lang)
     lay = layout(view)
     arcs = {a.dep: a for a in lay.arcs}
     narrow, enclosing = arcs[16], arcs[20]
@@ -652,8 +657,7 @@ def test_a_label_moves_along_its_arc_off_an_enclosing_leg():
     rows = [("I", 2, "nsubj"), ("look", 0, "root"), ("forward", 2, "advmod"), ("to", 5, "mark"),
             ("seeing", 2, "advcl"), ("you", 5, "obj"), ("all", 6, "nmod:unmarked"),
             ("there", 5, "advmod")]
-    text = conllu([(w, "X", h, rel) for w, h, rel in rows])
-    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(text)), k=0)
+    view = one_view([(w, "X", h, rel) for w, h, rel in rows])
     lay = layout(view)
     assert labels_on_curves(lay) == []
     obj = next(a for a in lay.arcs if a.label == "obj")
