@@ -163,23 +163,33 @@ def crossing_kinds(lay: Layout, tolerance: float, samples: int) -> Counter[str]:
     return kinds
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("langs", nargs="*", default=["en", "zh"])
-    ap.add_argument("--sentences", type=int, default=400)
+def parse_with_layout_options(ap: argparse.ArgumentParser, samples: int, tolerance: float,
+                              what: str = "") -> argparse.Namespace:
+    """``ap``'s arguments with the options this script and bench/random_trees.py share: ``--at
+    COMMIT`` (:func:`layout_at`), ``--samples N`` and ``--tolerance PX`` of the crossing test
+    (defaults ``samples`` and ``tolerance``, described as ``what``); either below its least
+    (0 px, 1 point): argparse's one-line error, exit 2."""
     ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
-    ap.add_argument("--changed-against", metavar="COMMIT",
-                    help="count the SVGs that differ from those of this commit's layout.py")
-    ap.add_argument("--samples", type=int, default=64, metavar="N",
+    ap.add_argument("--samples", type=int, default=samples, metavar="N",
                     help="points sampled along an inner arc (default %(default)s)")
-    ap.add_argument("--tolerance", type=float, default=STROKE, metavar="PX",
+    ap.add_argument("--tolerance", type=float, default=tolerance, metavar="PX",
                     help="how far (px) a curve must run outside an enclosing one to cross it "
-                         "(default the arcs' stroke width, %(default)s)")
+                         f"(default {what}%(default)s)")
     args = ap.parse_args()
     if not args.tolerance >= 0:
         ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
     if args.samples < 1:
         ap.error(f"--samples must be at least 1, not {args.samples}")
+    return args
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("langs", nargs="*", default=["en", "zh"])
+    ap.add_argument("--sentences", type=int, default=400)
+    ap.add_argument("--changed-against", metavar="COMMIT",
+                    help="count the SVGs that differ from those of this commit's layout.py")
+    args = parse_with_layout_options(ap, 64, STROKE, "the arcs' stroke width, ")
     if args.sentences < 1:
         ap.error(f"--sentences must be at least 1, not {args.sentences}")
     module = layout_at(args.at) if args.at else current

@@ -22,7 +22,13 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from arc_crossings import CROSSINGS, crossing_kinds, drawn_by, layout_at
+from arc_crossings import (
+    CROSSINGS,
+    crossing_kinds,
+    drawn_by,
+    layout_at,
+    parse_with_layout_options,
+)
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
@@ -41,17 +47,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, default=1000, metavar="N", help="trees 0 .. N-1")
     ap.add_argument("--relations", choices=sorted(RELATIONS), default="mixed")
-    ap.add_argument("--at", metavar="COMMIT", help="layout.py of this commit")
-    ap.add_argument("--samples", type=int, default=512, metavar="N",
-                    help="points sampled along an inner arc (default %(default)s)")
-    ap.add_argument("--tolerance", type=float, default=0.0, metavar="PX",
-                    help="how far (px) a curve must run outside an enclosing one to cross it "
-                         "(default %(default)s: any rise)")
-    args = ap.parse_args()
-    if not args.tolerance >= 0:
-        ap.error(f"--tolerance must be at least 0 px, not {args.tolerance:g}")
-    if args.samples < 1 or args.seeds < 1:
-        ap.error("--samples and --seeds must be at least 1")
+    args = parse_with_layout_options(ap, 512, 0.0, "any rise, ")
+    if args.seeds < 1:
+        ap.error(f"--seeds must be at least 1, not {args.seeds}")
     module = layout_at(args.at) if args.at else current
     models = {lang: load_model(lang) for lang in ("en", "ar")}
     crossed, pairs, labelled, on_curves = 0, Counter(), 0, 0
