@@ -226,8 +226,7 @@ def head_gaps(lay: Layout) -> list[float]:
     legs = {id(b): arc_leg(b) for b in arcs}
 
     def gap(a: Arc, b: Arc, end: float, other: float, y: float) -> float:
-        t = (1 - math.sqrt(1 - y / b.height)) / 2
-        x = end + math.copysign(2 * legs[id(b)] * (3 * t * t - 2 * t ** 3), other - end)
+        x = end + math.copysign(_leg_reach(legs[id(b)], b.height, y), other - end)
         return (abs(x - a.x2) - ARROW / 2 * y / ARROW_HIGH) * slant
 
     return [min((gap(a, b, end, other, ARROW_HIGH * k / 24)
@@ -360,6 +359,46 @@ def _anchors(fans: dict[tuple[int, bool], list[tuple[int, float]]], centres: lis
     return list(zip(points[::2], points[1::2]))
 
 
+def _leg_reach(leg: float, height: float, y: float) -> float:
+    """How far sideways from its end the leg (:func:`arc_leg`) of an arc ``height`` high has
+    run where the curve is ``y`` high: y = 4 height t (1 − t), x = 2 leg (3t² − 2t³)."""
+    t = (1 - math.sqrt(1 - y / height)) / 2
+    return 2 * leg * (3 * t * t - 2 * t ** 3)
+
+
+def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]) -> list[float]:
+    """For each slot, the width to add so that each arc over two or more slots whose label a
+    longer arc's leg could meet has room for it: where a longer arc leaves one of its words
+    over it (or the root arrow rises from one), its words' centres stand its label's width
+    plus twice that leg's reach apart. The reach is that of an arc a level higher, legs as
+    wide as high (the widest; :func:`_leg_reach`), at the label's top over the arc's apex,
+    from :data:`ANCHOR` off the word's centre, and half a stroke; twice, as the label is
+    centred. Shortest arc first, a shortfall shared evenly among the slots under the arc,
+    given the slots' widths ``slots`` and the words' ``widths``. Without it a label wider than
+    its arc's ends stood apart (random trees of one-letter words with mixed relations,
+    'compound:prt' over two words) met the leg of the arc enclosing it at a shared word in
+    one tree in six (bench/random_trees.py); neighbours have :func:`_label_room`."""
+    levels = _levels(view.heads)
+    spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
+    extra = [0.0] * (view.n + 1)
+    for d in sorted(range(view.n), key=lambda d: abs(view.heads[d] - (d + 1))):
+        lo, hi = sorted((view.heads[d], d + 1))
+        if not view.heads[d] or hi - lo < 2:
+            continue
+        over = (not view.heads[lo - 1] or not view.heads[hi - 1]
+                or any((a == lo and b > hi) or (b == hi and a < lo) for a, b in spans))
+        if not over:
+            continue
+        height = levels[d] * LEVEL
+        reach = ANCHOR + _leg_reach(height + LEVEL, height + LEVEL,
+                                    height + LABEL_RISE + 3 * SMALL / 4) + STROKE / 2
+        apart = (widths[lo - 1] + widths[hi - 1]) / 2 + sum(widths[lo:hi - 1]) \
+            + sum(slots[i] + extra[i] for i in range(lo, hi))
+        short = text_width(view.deprels[d], SMALL) + 2 * reach - apart
+        for i in range(lo, hi) if short > 0 else ():
+            extra[i] += short / (hi - lo)
+    return extra
+
 def layout(view: SentenceView) -> Layout:
     """The layout of ``view``: x positions in reading order, mirrored for right-to-left text."""
     n = view.n
@@ -370,8 +409,8 @@ def layout(view: SentenceView) -> Layout:
     room = _label_room(view)
     widths = [text_width(w) for w in view.words]
     fans = _fans(view.heads, widths)
+    sized = []
     for i, slot in enumerate(view.slots):
-        start = x
         marks = [text_width(m.text) for m in slot.underlying]
         if slot.backoff:
             marks = [text_width("?")]
@@ -384,6 +423,11 @@ def layout(view: SentenceView) -> Layout:
         right = max(edge, _reach(fans, i, False) - widths[i] / 2 + GAP / 2) if i < n else edge
         if room[i]:  # neighbours' centres far enough apart for their arc's label
             inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + left + right))
+        sized.append((marks, surface, inner, left, right))
+    extra = _wide_label_room(view, widths, [sum(size[2:]) for size in sized])
+    for i, (slot, (marks, surface, inner, left, right)) in enumerate(zip(view.slots, sized)):
+        start = x
+        inner += extra[i]
         mx = x + left + (inner - sum(marks) - GAP * max(len(marks) - 1, 0)) / 2
         if slot.backoff:
             items.append(Placed("mark", "?", mx + marks[0] / 2, i, 0, fate="backoff"))
