@@ -31,7 +31,9 @@ out), with the least gap of another curve to a head's edge
 curves as COMMIT drew them: its ``arc_leg``, or one cubic over the whole span before there was
 one), to compare a change with its parent. The arcs whose legs layout._steep narrowed
 (``Arc.leg`` under half the span and the height, since 6bffa65) are counted, with the median
-and the least of that ratio. ``--changed-against COMMIT`` also counts the
+and the least of that ratio. The arcs wider than
+``layout.FAR`` are counted, with how many have their label nearer the dependent's end and how far
+it stands at most from the nearer end. ``--changed-against COMMIT`` also counts the
 sentences whose SVG (:func:`fstpunct.show.tree.svg`, as checked out, its md5) differs between
 the layout.py of ``--at`` (or the checkout) and that of COMMIT, each drawn with its own legs.
 Usage: .venv/bin/python bench/arc_crossings.py [--sentences N] [--at COMMIT]
@@ -239,6 +241,11 @@ def report(lang: str, module: ModuleType, args: argparse.Namespace,
     print(f"  legs narrowed (layout._steep): {len(narrowed)} of {len(arcs)} arcs, "
           + (f"to a median {statistics.median(narrowed):.2f} of half the span or the height, "
              f"the least {min(narrowed):.2f}" if narrowed else "none"))
+    far = [a for a in arcs if abs(a.x2 - a.x1) > current.FAR]
+    ends = [(abs(a.label_x - a.x2), abs(a.label_x - a.x1)) for a in far]  # dependent's, head's
+    print(f"  arcs wider than FAR ({current.FAR:g} px): {len(far)}, their labels nearer the "
+          f"dependent's end {sum(dep < head for dep, head in ends)}, at most "
+          f"{max((min(e) for e in ends), default=0):.0f} px from the nearer end")
     if against is not None:
         ours = [hashlib.md5(tree.svg(v, lay).encode()).hexdigest()
                 for v, lay in zip(views, lays)]  # main draws with module already

@@ -24,6 +24,7 @@ from fstpunct.show.layout import (
     ARROW,
     ARROW_HIGH,
     BESIDE_HEAD,
+    FAR,
     FONT,
     GAP,
     SMALL,
@@ -697,6 +698,23 @@ def test_a_label_moves_along_its_arc_off_an_enclosing_leg():
     assert obj.label_x - placed.label_x > abs(obj.x2 - obj.x1) / 4
     assert placed.label_height < obj.height  # on the curve, below the apex
     assert not _through(_label_box(placed), leg)
+
+
+def test_a_long_arc_has_its_label_by_its_arrow_head():
+    """An arc wider than FAR (600 px) puts its label at the dependent's end of its flat top, a
+    gap inside its leg, where its arrow head is, not over the middle, far from both words (at
+    its middle before). Here 'acl' joins the first and twelfth of twelve ten-letter words,
+    over 1,000 px, the words between depending on the last."""
+    rows = [(f"word{k:02d}xyz", "X", 0 if k == 1 else 12, "root" if k == 1 else
+             "acl" if k == 12 else "dep") for k in range(1, 13)]
+    rows[11] = (rows[11][0], "X", 1, "acl")
+    lay = layout(one_view(rows))
+    acl = next(a for a in lay.arcs if a.label == "acl")
+    assert abs(acl.x2 - acl.x1) > FAR
+    half = text_width("acl", SMALL) / 2
+    assert acl.label_height == acl.height  # on its flat top
+    assert abs(acl.x2 - acl.label_x) == pytest.approx(arc_leg(acl) + half + GAP)
+    assert labels_on_curves(lay) == [] and crossings(lay, tolerance=0) == 0
 
 
 def arc_y_by_bisection(arc: Arc, x: float) -> float:

@@ -27,6 +27,7 @@ MARGIN = 12
 LABEL_RISE = 3     # px from a label's height to its baseline
 LIFTS = 1          # half levels a label may rise above its arc to keep clear of other curves
 REACH = 0.45       # the share of its arc's span a label may move along it, either way
+FAR = 600.0        # px: an arc wider tries its label first at its dependent's end (its arrow)
 STEPS = 9          # places tried on either side of the middle
 SAMPLES = 8        # a label box's x-extent in this many parts: where _between looks
 STROKE = 1.2       # px, the arcs' stroke width (tree.py's STYLE)
@@ -260,8 +261,12 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
     :data:`GAP` from the other labels (it kept two) and off the other arcs' curves, and no
     other curve runs between it and its arc (the label would seem that arc's); where there is
     none, the lowest height over the apex clear of the labels (the label crosses a curve
-    there). Short neighbouring arcs under long labels ('compound', 'case') printed their labels
-    over each other; raising the arc instead (de06b7d) made it cross the arcs above."""
+    there). An arc wider than :data:`FAR` tries first the dependent's end of its flat top
+    (a gap inside its leg), by its arrow head, then the places above: over the middle of a
+    long arc the label stood far from both words (en:dev:20's 'acl', 1,700 px wide), and a
+    reader could not tell which words it joined. Short neighbouring arcs under long labels
+    ('compound', 'case') printed their labels over each other; raising the arc instead
+    (de06b7d) made it cross the arcs above."""
     out = list(arcs)
     labelled: list[tuple[float, float, float, float]] = []  # the placed labels' boxes
 
@@ -280,11 +285,14 @@ def _label_places(arcs: list[Arc]) -> list[Arc]:
         if not a.head:
             continue
         mid, step = (a.x1 + a.x2) / 2, abs(a.x2 - a.x1) * REACH / STEPS
-        shifts = [0.0] + [s * step * j for j in range(1, STEPS + 1) for s in (-1, 1)]
         half = text_width(a.label, SMALL) / 2
+        shifts = [0.0] + [s * step * j for j in range(1, STEPS + 1) for s in (-1, 1)]
+        if abs(a.x2 - a.x1) > FAR:  # first at the dependent's end of the flat top
+            flat = max(abs(a.x2 - a.x1) / 2 - arc_leg(a) - half - GAP, 0.0)
+            shifts.insert(0, math.copysign(flat, a.x2 - a.x1))
         # the other arcs under some place tried (its box within reach of the middle; 1 px for
         # rounding): the rest end before the box or start after it, clear in any case
-        reach = STEPS * step + half + 1
+        reach = max(map(abs, shifts)) + half + 1
         near = [b for b in arcs if b.dep != a.dep  # a word's one arc
                 and min(b.x1, b.x2) < mid + reach and max(b.x1, b.x2) > mid - reach]
         tries = (_resting(a, mid + shift, half, lift * LEVEL / 2)
