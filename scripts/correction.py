@@ -241,6 +241,7 @@ from fstpunct.parser import parse
 from fstpunct.parser import score as parse_score
 from fstpunct.parser.jackknife import jackknifed
 from fstpunct.parser.tagger import jackknifed as tag_jackknifed
+from fstpunct.ud.release import read_one
 from fstpunct.ud.slots import SlotSentence, to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild, write_file
 
@@ -2344,7 +2345,9 @@ def jackknife(args: argparse.Namespace) -> None:
     With ``--tags``, each fold's words are first tagged by a tagger jackknifed on the same folds
     (as ``learner_corpus.py``'s: 6 epochs, features seen twice, no word tagged ``PUNCT``, the
     epoch chosen as the parsers'), and the fold's parser, trained on gold tags, parses them
-    so: the outside FCE sentences' pipeline. Each tree says its fold (``# jackknife_folds``,
+    so: the outside FCE sentences' pipeline. ``--add-train SPEC`` (e.g. ``en_ewt-train``:
+    no FCE document) adds those sentences to every fold's parser's and tagger's training
+    sentences. Each tree says its fold (``# jackknife_folds``,
     ``# jackknife_fold``), which ``compare --after-trees`` checks."""
     data, splits = Path(args.data), args.splits or ["train"]
     learner_text, fold_of = document_folds(data, splits, args.folds)
@@ -2355,15 +2358,18 @@ def jackknife(args: argparse.Namespace) -> None:
     held_dev = [split == "dev" for split in splits for _ in learner_text[split]] \
         if pooled_dev else None
     k = len(set(folds))  # fewer than --folds when there are fewer documents
+    extra = list(read_one(args.add_train)) if args.add_train else []
     tagged = tag_jackknifed(text, k, dev, folds=folds, held_dev=held_dev, punct=False,
-                            epochs=6, min_count=2,
+                            epochs=6, min_count=2, extra=extra,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
     parsed = jackknifed(text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs,
-                        held_dev=held_dev, parsed=tagged)
+                        held_dev=held_dev, parsed=tagged, extra=extra)
     s = parse_score(text, parsed)
+    added = f" ({len(extra)} sentences of {args.add_train} in each fold's training)" \
+        if extra else ""
     print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {k} jackknife "
-          f"parsers{' on jackknifed tags' if args.tags else ''}: word UAS {s.words.uas:.2f}, "
-          f"LAS {s.words.las:.2f}", flush=True)
+          f"parsers{' on jackknifed tags' if args.tags else ''}{added}: "
+          f"word UAS {s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
 
 
@@ -2755,6 +2761,9 @@ def main() -> None:
                    help="parse the words with the UPOS of a tagger jackknifed on the same folds "
                         "(the parsers train on gold tags)")
     j.add_argument("--epochs", type=int, default=8, help="at most this many epochs (8)")
+    j.add_argument("--add-train", metavar="SPEC",
+                   help="a treebank split or CoNLL-U file (e.g. en_ewt-train) added to every "
+                        "fold's training sentences, the taggers' too with --tags")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
     j.add_argument("-o", "--output", required=True,
                    help="CoNLL-U of the parsed sentences of the splits")

@@ -5,7 +5,7 @@ import json
 import sys
 
 import pytest
-from learner_pairs import bare
+from learner_pairs import PLAIN, RELATIVE, bare, conll
 from script_module import load_script
 from test_correction import decoders_seen
 from test_correction_cv import DOCUMENTS, cv_then, learner_folder, run_cv
@@ -312,6 +312,46 @@ def test_jackknife_with_one_fold_is_refused_with_tags_too(tmp_path, monkeypatch,
             script.main()
         assert stop.value.code == 2
         assert capsys.readouterr().err == "correction: jackknifing needs at least two folds\n"
+
+
+def test_jackknife_adds_the_add_train_sentences_to_every_fold(tmp_path, monkeypatch, capsys):
+    """--add-train FILE: its sentences train every fold's parser (and, with --tags, tagger),
+    besides the other folds' learner sentences; they are not parsed. A bad spec: one line."""
+    script = load_script("correction")
+    learner_folder(tmp_path)
+    extra = tmp_path / "extra.conllu"
+    extra.write_text(conll(PLAIN, "ewt-a") + conll(RELATIVE, "ewt-b"))
+    parsers: list[set[str]] = []
+    taggers: list[int] = []
+    real, real_tagger = jackknife.train, tagger_module.train_tagger
+
+    def spied(rest, dev, *args, **more):
+        parsers.append({s.sent_id for s in rest})
+        return real(rest, dev, *args, **more)
+
+    def spied_tagger(rest, dev, **options):
+        taggers.append(len(rest))
+        return real_tagger(rest, dev, **options)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    monkeypatch.setattr(tagger_module, "train_tagger", spied_tagger)
+    argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
+            "1", "--split", "train", "--tags", "-o", str(tmp_path / "jk.conllu")]
+    for work, added in (("plain", []), ("ewt", ["--add-train", str(extra)])):
+        monkeypatch.setattr(sys, "argv", argv + ["--work", str(tmp_path / work), *added])
+        script.main()
+    assert f"(2 sentences of {extra} in each fold's training)" in capsys.readouterr().out
+    assert [p - {"ewt-a", "ewt-b"} for p in parsers[2:]] == parsers[:2]
+    assert all({"ewt-a", "ewt-b"} <= p for p in parsers[2:])
+    assert taggers[2:] == [n + 2 for n in taggers[:2]]
+    parsed = list(script.read_file(tmp_path / "jk.conllu"))
+    assert not any(s.sent_id.startswith("ewt") for s in parsed)
+    monkeypatch.setattr(sys, "argv", argv + ["--work", str(tmp_path / "x"),
+                                             "--add-train", str(tmp_path / "none.conllu")])
+    with pytest.raises(SystemExit) as stop:
+        script.main()
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == f"correction: {tmp_path / 'none.conllu'}: no such file\n"
 
 
 def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):

@@ -189,6 +189,29 @@ def test_jackknifed_tags_by_given_folds_with_held_dev(data, monkeypatch):
         jackknifed(sents, 3, sents, folds=folds, held_dev=flags)
 
 
+def test_jackknifed_tags_train_on_extra_sentences_in_every_fold(monkeypatch):
+    """Hand-made sentences: ``extra`` joins each fold's training sentences, not its dev ones,
+    and is not tagged; one of the jackknifed sentences (by sent_id) is refused."""
+    sents = sentences("".join(conll(RELATIVE if k % 2 else PLAIN, f"s{k}") for k in range(6)))
+    extra = sentences(conll(PLAIN, "e0") + conll(RELATIVE, "e1"))
+    folds, flags = [0, 0, 0, 1, 1, 1], [True, False, False, True, False, False]
+    seen = []
+    real = tagger_module.train_tagger
+
+    def spied(rest, dev, **options):
+        seen.append((rest, dev))
+        return real(rest, dev, **options)
+
+    monkeypatch.setattr(tagger_module, "train_tagger", spied)
+    out = jackknifed(sents, 2, folds=folds, held_dev=flags, punct=False, log=lambda m: None,
+                     epochs=1, min_count=1, extra=extra)
+    assert [s.sent_id for s in out] == [s.sent_id for s in sents]
+    pairs, more = [depunctuated(s) for s in sents], [depunctuated(s) for s in extra]
+    assert seen == [(pairs[4:] + more, pairs[3:4]), (pairs[1:3] + more, pairs[:1])]
+    with pytest.raises(InputError, match="extra training sentence s2 is one of the sentences"):
+        jackknifed(sents, 2, folds=folds, held_dev=flags, extra=sents[2:3])
+
+
 def test_jackknifed_tags_refuse_bad_folds_and_a_fold_without_dev():
     """Hand-made sentences: an InputError (the CLI's one line) for one fold and for a fold
     whose epoch no flagged sentence of the other folds can choose; the logged accuracy is

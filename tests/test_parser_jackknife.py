@@ -121,3 +121,31 @@ def test_saved_parsers_are_not_reused_for_another_dev_source(tmp_path):
     again = relatives("t", 6)
     with pytest.raises(InputError, match="train_digest"):
         jackknifed(again, [f for _, f in kept], dev, "tokens", 1, tmp_path, epochs=1)
+
+
+def test_extra_sentences_train_every_fold_and_are_not_parsed(tmp_path, monkeypatch):
+    """``extra`` (e.g. another treebank's train split) joins each fold's training sentences,
+    never its dev ones, and is not parsed; a parser saved without them is not reused."""
+    every, extra = relatives("s", 8), relatives("e", 2)
+    seen: dict[int, tuple[list[str], list[str]]] = {}
+    real = jackknife.train
+
+    def spied(rest, dev, *args, info, **more):
+        seen[info["jackknife_fold"]] = ([s.sent_id for s in rest], [s.sent_id for s in dev])
+        return real(rest, dev, *args, info=info, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "plain", held_dev=FLAGS, epochs=1)
+    parsed = jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "extra", held_dev=FLAGS,
+                        epochs=1, extra=extra)
+    assert seen == {0: (["s5", "s6", "s7", "e0", "e1"], ["s4"]),
+                    1: (["s0", "s1", "s3", "e0", "e1"], ["s2"])}
+    assert [s.sent_id for s in parsed] == [s.sent_id for s in every]
+    assert Model.load(tmp_path / "extra" / "fold0").info["train_sentences"] == 5
+    with pytest.raises(InputError, match="train_digest"):
+        jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "plain", held_dev=FLAGS,
+                   epochs=1, extra=extra)
+    # a sentence jackknifed (by sent_id) would train its own fold's parser: refused
+    with pytest.raises(InputError, match="extra training sentence s3 is one of the sentences"):
+        jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "x", held_dev=FLAGS, epochs=1,
+                   extra=[extra[0], every[3]])

@@ -18,7 +18,7 @@ from .decode import parse
 from .model import Model
 from .train import train
 
-__all__ = ["jackknifed", "checked_flags", "fold_parts"]
+__all__ = ["jackknifed", "checked_flags", "checked_extra", "fold_parts"]
 
 T = TypeVar("T")
 
@@ -36,6 +36,17 @@ def checked_flags(n: int, folds: Sequence[int], dev: Sequence[object],
         raise InputError(f"{len(held_dev)} dev flags given for {n} sentences"
                          + (" and a dev set besides" if dev else ""))
     return [False] * n if held_dev is None else list(held_dev)
+
+
+def checked_extra(sentences: Sequence[Sentence], extra: Sequence[Sentence]) -> None:
+    """An :class:`InputError` if a sentence of ``extra`` (training sentences of no fold, added
+    to every fold's) has the sent_id of one of ``sentences``: it could be one of them, and
+    would then train the parser or tagger of its own fold."""
+    ids = {s.sent_id for s in sentences}
+    for s in extra:
+        if s.sent_id in ids:
+            raise InputError(f"extra training sentence {s.sent_id} is one of the sentences "
+                             "jackknifed (the same sent_id): it would train its own fold")
 
 
 def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int, flags: Sequence[bool],
@@ -65,7 +76,7 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                mode: str, beam: int, work: str | Path,
                log: Callable[[str], None] | None = None,
                held_dev: Sequence[bool] | None = None, parsed: Sequence[Sentence] | None = None,
-               **settings) -> list[Sentence]:
+               extra: Sequence[Sentence] = (), **settings) -> list[Sentence]:
     """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
     fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
     ``settings`` passed to :func:`~fstpunct.parser.train.train`. With ``held_dev`` (one flag
@@ -73,12 +84,15 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     chooses its epoch on the flagged sentences of the other folds, so that no sentence of fold
     k is seen at all, and is trained on their unflagged ones. ``parsed`` (one per sentence, the
     same word forms, e.g. with predicted tags) are parsed in place of ``sentences``, which then
-    only train. Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments. Fold
-    k's parser is saved in ``work``/fold{k} with its fold, the folds' count and fingerprints of
-    its training and dev sentences (ids and words), and loaded from there, not trained, when
-    that folder exists and holds the same record (else an error: it may have seen the fold's
-    sentences, or chosen its epoch on other ones)."""
+    only train. ``extra`` (sentences of no fold, e.g. another treebank's train split; none of
+    ``sentences``, by sent_id) are added to every fold's training sentences. Each tree carries
+    ``# jackknife_folds`` and ``# jackknife_fold`` comments. Fold k's parser is saved in
+    ``work``/fold{k} with its fold, the folds' count and fingerprints of its training
+    sentences (``extra`` included) and dev ones (ids and words), and loaded from there, not
+    trained, when that folder exists and holds the same record (else an error: it may have
+    seen the fold's sentences, or chosen its epoch on other ones)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
+    checked_extra(sentences, extra)
     if parsed is not None and len(parsed) != len(sentences):
         raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
     for j, (s, p) in enumerate(zip(sentences, parsed or ())):
@@ -94,6 +108,7 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         folder = Path(work) / f"fold{fold}"
         rest, fold_dev = fold_parts(sentences, folds, fold, flags, dev, held_dev is not None,
                                     "parser")
+        rest += extra
         record = {"jackknife_fold": fold, "folds": k, "train_digest": _digest(rest),
                   "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev)}
         if folder.is_dir():

@@ -258,7 +258,7 @@ def retagged(sent: Sentence, tags: Sequence[str]) -> Sentence:
 def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = (),
                log: Callable[[str], None] = print, folds: Sequence[int] | None = None,
                held_dev: Sequence[bool] | None = None, punct: bool = True,
-               **options: object) -> list[Sentence]:
+               extra: Sequence[Sentence] = (), **options: object) -> list[Sentence]:
     """``sentences`` with predicted UPOS (:func:`retagged`): each of K contiguous folds tagged
     by a tagger trained (:func:`train_tagger` with ``options``, epoch chosen on ``dev``) on the
     other folds, so a parser trained on them sees tags as good as a tagger's on new text.
@@ -266,27 +266,31 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
     (one flag per sentence, ``dev`` then empty) the flagged sentences train no tagger, and
     fold k's tagger chooses its epoch on the other folds' flagged ones (at least one).
     ``punct`` False: no word is tagged ``PUNCT`` (:meth:`Tagger.tag`), in the output and in
-    the logged held-out accuracy. Bad folds or flags: an :class:`InputError`."""
+    the logged held-out accuracy. ``extra`` (sentences of no fold, none of ``sentences`` by
+    sent_id) are added to every fold's training sentences. Bad folds, flags or extra sentences:
+    an :class:`InputError`."""
     from ..model.lbfgs import contiguous_ranges  # training only: not loaded for tagging
-    from .jackknife import checked_flags, fold_parts
+    from .jackknife import checked_extra, checked_flags, fold_parts
     if k < 2:
         raise InputError("jackknifing needs at least two folds")
     if folds is None:
         folds = [i for i, (a, b) in enumerate(contiguous_ranges(len(sentences), k))
                  for _ in range(a, b)]
     flags = checked_flags(len(sentences), folds, dev, held_dev)
+    checked_extra(sentences, extra)
     names = sorted(set(folds))
     if len(names) != k:
         raise InputError(f"{len(folds)} folds ({len(names)} distinct) given for "
                          f"{len(sentences)} sentences and {k} folds")
     data = [depunctuated(s) for s in sentences]
     dev_data = [depunctuated(s) for s in dev]
+    extra_data = [depunctuated(s) for s in extra]
     out: list[Sentence | None] = [None] * len(sentences)
     for i, fold in enumerate(names, 1):
         held = [j for j, f in enumerate(folds) if f == fold]
         rest, fold_dev = fold_parts(data, folds, fold, flags, dev_data, held_dev is not None,
                                     "tagger")
-        tagger = train_tagger(rest, fold_dev, log=lambda m: None, **options)  # type: ignore[arg-type]
+        tagger = train_tagger(rest + extra_data, fold_dev, log=lambda m: None, **options)  # type: ignore[arg-type]
         tags = {j: tagger.tag(data[j][0], punct) for j in held}
         for j in held:
             out[j] = retagged(sentences[j], tags[j])
