@@ -58,9 +58,8 @@ def test_bad_folds(tmp_path, folds, says):
         jackknifed(three, folds, three, "tokens", 1, tmp_path)
 
 
-def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path,
-                                                                        monkeypatch):
-    every = relatives("s", 8)
+def spied_training(monkeypatch) -> dict[int, tuple[list[str], list[str]]]:
+    """Each fold's training and dev sent_ids, filled as :func:`jackknifed` trains its parsers."""
     seen: dict[int, tuple[list[str], list[str]]] = {}
     real = jackknife.train
 
@@ -69,6 +68,13 @@ def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path
         return real(rest, dev, *args, info=info, **more)
 
     monkeypatch.setattr(jackknife, "train", spied)
+    return seen
+
+
+def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path,
+                                                                        monkeypatch):
+    every = relatives("s", 8)
+    seen = spied_training(monkeypatch)
     parsed = jackknifed(every, FOLDS, [], "tokens", 1, tmp_path, held_dev=FLAGS, epochs=1)
     # fold 0's parser: trained on fold 1's unflagged sentences, its epoch chosen on fold 1's
     # flagged one; no sentence of fold 0 seen (and the other way round)
@@ -127,14 +133,7 @@ def test_extra_sentences_train_every_fold_and_are_not_parsed(tmp_path, monkeypat
     """``extra`` (e.g. another treebank's train split) joins each fold's training sentences,
     never its dev ones, and is not parsed; a parser saved without them is not reused."""
     every, extra = relatives("s", 8), relatives("e", 2)
-    seen: dict[int, tuple[list[str], list[str]]] = {}
-    real = jackknife.train
-
-    def spied(rest, dev, *args, info, **more):
-        seen[info["jackknife_fold"]] = ([s.sent_id for s in rest], [s.sent_id for s in dev])
-        return real(rest, dev, *args, info=info, **more)
-
-    monkeypatch.setattr(jackknife, "train", spied)
+    seen = spied_training(monkeypatch)
     jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "plain", held_dev=FLAGS, epochs=1)
     parsed = jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "extra", held_dev=FLAGS,
                         epochs=1, extra=extra)
