@@ -2,7 +2,7 @@
 
     S=scripts/compact_parsers.py; export FSTPUNCT_UD_DIR=../shared/ud
     nice -n 10 .venv/bin/python $S tags en          # models/compact-tags/en-{train,dev,test}.conllu
-    flock /tmp/fstpunct-bigmem.lock nice -n 10 .venv/bin/fstpunct parser train --lang en \\
+    flock /tmp/fstpunct-bigmem.lock nice -n 10 .venv/bin/fstpunct parser train \\
         --train models/compact-tags/en-train.conllu --dev models/compact-tags/en-dev.conllu \\
         --punct removed --beam 1 --lowercase -o models/parser-en-jk
     nice -n 10 .venv/bin/python $S table en         # UAS/LAS of full and compact parsers

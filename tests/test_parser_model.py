@@ -312,6 +312,20 @@ def test_parser_train_without_dev_keeps_the_last_epoch(data, tmp_path, capsys):
     assert (Model.load(tmp_path / "api").weights == Model.load(out).weights).all()
 
 
+def test_parser_train_refuses_lang_with_train(data, tmp_path, capsys):
+    """``--lang`` with ``--train`` was ignored in silence (its dev split too, even without
+    ``--dev``): refused in one line before anything is read, as ``tagger train`` refuses it."""
+    root, _, _ = data
+    out = tmp_path / "m"
+    for dev in ([], ["--dev", str(root / "dev.conllu")]):
+        assert main(["parser", "train", "--lang", "en", "--train", str(root / "train.conllu"),
+                     *dev, "--epochs", "1", "--quiet", "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "--lang: names the standard splits to train on; " \
+            "with --train, give dev with --dev" in err, err
+        assert not out.exists()
+
+
 def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys, monkeypatch):
     """``parser train --train`` takes several files, as ``train --train`` does (it took one):
     read in turn, the same parser as their concatenation; all are found before any is read

@@ -100,9 +100,18 @@ def probability(text: str) -> float:
     return value
 
 
+#: why the parser's trainer refuses --lang with --train (as :func:`fstpunct.train_tagger` does):
+#: --lang names the splits that --train replaces, its dev split too (dev from another treebank
+#: than --train's would choose the epoch, unasked), and a parser records no language
+LANG_WITH_TRAIN = "names the standard splits to train on; with --train, give dev with --dev"
+
+
 def add_trainer_arguments(parser: argparse.ArgumentParser, without_dev: str) -> None:
-    """A trainer's (parser, tagger) --train FILE... and --dev FILE instead of --lang's splits
-    (``without_dev``: what --train without --dev does), --ud-dir, --quiet and -o DIR."""
+    """A trainer's (parser, tagger) --lang, or --train FILE... and --dev FILE instead of its
+    splits (``without_dev``: what --train without --dev does; --lang with --train is refused:
+    :data:`LANG_WITH_TRAIN`), --ud-dir, --quiet and -o DIR."""
+    parser.add_argument("--lang", help="the language whose standard train and dev splits to "
+                                       "train on (default: en; not with --train)")
     parser.add_argument("--train", nargs="+", metavar="FILE",
                         help="train on these files, read in turn, instead of --lang's train: "
                              "each a CoNLL-U file, '-' or a split such as en:train")

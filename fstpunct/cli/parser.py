@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError, check_seed
+from ..errors import InputError, check_seed, refuse_unused
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING, check_output
 from ..ud.release import read_one, split_source
 from .arguments import (
+    LANG_WITH_TRAIN,
     add_model_output_argument,
     add_trainer_arguments,
     at_least,
@@ -29,7 +30,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "early update); prints the dev score after every epoch "
                                    "and keeps the best epoch (with --train and no --dev: the "
                                    "last).")
-    p.add_argument("--lang", default="en", help="standard split to train on (default: en)")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
     p.add_argument("--beam", type=positive, default=1, metavar="K", help="beam width (default: 1)")
@@ -76,6 +76,8 @@ def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
+    refuse_unused({"--lang": bool(args.lang and args.train)}, LANG_WITH_TRAIN)
+    lang = args.lang or "en"
     if args.learning == "local" and args.beam > 1:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")
     if not 0 < args.fraction <= 1:
@@ -84,16 +86,16 @@ def run(args: argparse.Namespace) -> int:
     check_seed(args.seed, "--seed")
     check_output(args.output)  # a folder it cannot or may not write: before reading the data
     sources = ([read_one(f, args.ud_dir) for f in args.train] if args.train  # all named first
-               else [split_source(args.lang, "train", args.ud_dir).sentences()])
+               else [split_source(lang, "train", args.ud_dir).sentences()])
     train_sents = [s for source in sources for s in source]
     total = len(train_sents)
     train_sents = train_sents[:max(1, round(args.fraction * total))]
     dev_sents = list(read_one(args.dev, args.ud_dir) if args.dev else () if args.train
-                     else split_source(args.lang, "dev", args.ud_dir).sentences())
+                     else split_source(lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
           patience=args.patience, seed=args.seed, progress=not args.quiet,
-          info={"train": _named(args.train) if args.train else f"{args.lang} train",
-                "dev": args.dev or (None if args.train else f"{args.lang} dev"),
+          info={"train": _named(args.train) if args.train else f"{lang} train",
+                "dev": args.dev or (None if args.train else f"{lang} dev"),
                 "fraction": args.fraction,
                 "train_sentences_available": total},
           props_version=args.props_version, learning=args.learning, lowercase=args.lowercase,

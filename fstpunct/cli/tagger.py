@@ -21,8 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="tagger_command", metavar="SUBCOMMAND", required=True)
     p = commands.add_parser("train", help="train a UPOS tagger, keeping the best dev epoch",
                             description=DESCRIPTION)
-    p.add_argument("--lang", help="the language whose standard train and dev splits to train "
-                                  "on (default: en; not with --train)")
     p.add_argument("--epochs", type=positive, default=6, metavar="N",
                    help="epochs (default 6, as the bundled taggers)")
     p.add_argument("--min-count", type=int, default=2, metavar="N",
