@@ -326,6 +326,26 @@ def test_parser_train_refuses_lang_with_train(data, tmp_path, capsys):
         assert not out.exists()
 
 
+def test_parser_train_refuses_patience_without_dev(data, tmp_path, capsys):
+    """``--patience`` counts epochs without a better dev UAS: with ``--train`` and no ``--dev``
+    it did nothing, in silence; refused in one line before anything is read (the library too,
+    before training). With dev it is taken, and the library's None is its default."""
+    root, train_sents, _ = data
+    out = tmp_path / "m"
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), "--patience", "2",
+                 "--epochs", "1", "--quiet", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--patience: counts epochs without a better dev UAS; " \
+        "without dev sentences (--dev) every epoch is trained and the last kept" in err, err
+    assert not out.exists()
+    with pytest.raises(InputError, match=r"^patience \(--patience\): counts epochs"):
+        train(train_sents, [], "tokens", 1, out, patience=2, progress=False)
+    assert not out.exists()
+    assert main(["parser", "train", "--train", str(root / "train.conllu"), "--dev",
+                 str(root / "dev.conllu"), "--patience", "0", "--epochs", "2", "--quiet",
+                 "-o", str(out)]) == 0
+
+
 def test_parser_train_takes_several_files_in_turn(data, tmp_path, capsys, monkeypatch):
     """``parser train --train`` takes several files, as ``train --train`` does (it took one):
     read in turn, the same parser as their concatenation; all are found before any is read

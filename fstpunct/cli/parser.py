@@ -8,7 +8,7 @@ from pathlib import Path
 from ..errors import InputError, check_seed, refuse_unused
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
-from ..parser.train import LEARNING, check_output
+from ..parser.train import LEARNING, PATIENCE, PATIENCE_WITHOUT_DEV, check_output
 from ..ud.release import read_one, split_source
 from .arguments import (
     LANG_WITH_TRAIN,
@@ -39,9 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the beam (always used for beam > 1)")
     p.add_argument("--epochs", type=positive, default=20, metavar="N",
                    help="at most this many epochs (default 20)")
-    p.add_argument("--patience", type=int, default=4,
-                   help="stop after this many epochs without a better dev UAS "
-                        "(default 4)")
+    p.add_argument("--patience", type=int, metavar="N",
+                   help=f"stop after N epochs without a better dev UAS (default {PATIENCE}; "
+                        "not with --train without --dev)")
     p.add_argument("--fraction", type=float, default=1.0, metavar="F",
                    help="train on the first F of the training sentences, 0 < F <= 1 "
                         "(default 1)")
@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
         return _compact(args)
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
     refuse_unused({"--lang": bool(args.lang and args.train)}, LANG_WITH_TRAIN)
+    refuse_unused({"--patience": args.patience is not None and bool(args.train)
+                   and not args.dev}, PATIENCE_WITHOUT_DEV)
     lang = args.lang or "en"
     if args.learning == "local" and args.beam > 1:
         raise InputError("--learning local needs --beam 1; beam > 1 always uses early update")

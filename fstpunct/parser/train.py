@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import InputError, check_seed, refuse_count
+from ..errors import InputError, check_seed, refuse_count, refuse_unused
 from ..files import model_target
 from ..progress import on_terminal
 from ..ud.treebank import Sentence
@@ -35,11 +35,17 @@ from .score import score
 from .search import search, trail
 from .transitions import State, initial
 
-__all__ = ["LEARNING", "Example", "Perceptron", "build", "check_output", "train"]
+__all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
+           "check_output", "train"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
 LEARNING = ("local", "early")
+#: epochs without a better dev UAS after which training stops, by default
+PATIENCE = 4
+#: why patience is refused without dev sentences
+PATIENCE_WITHOUT_DEV = ("counts epochs without a better dev UAS; without dev sentences (--dev) "
+                        "every epoch is trained and the last kept")
 
 
 class Perceptron:
@@ -194,13 +200,14 @@ def check_output(out: str | Path) -> None:
 
 
 def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: str,
-          beam: int, out: str | Path, epochs: int = 20, patience: int = 4, seed: int = 1,
-          min_count: int = 1, log: Callable[[str], None] | None = None,
+          beam: int, out: str | Path, epochs: int = 20, patience: int | None = None,
+          seed: int = 1, min_count: int = 1, log: Callable[[str], None] | None = None,
           progress: bool = True, info: dict | None = None,
           props_version: int = PROPS_VERSION, learning: str | None = None,
           lowercase: bool = False) -> Model:
-    """Train, score dev after every epoch, and save the best epoch's model to ``out`` (no
-    ``dev_sents``: each epoch's in turn, the last kept; ``patience`` unused). ``info``: extra
+    """Train, score dev after every epoch, and save the best epoch's model to ``out``, stopping
+    after ``patience`` epochs (None: :data:`PATIENCE`) without a better dev UAS (no
+    ``dev_sents``: each epoch's in turn, the last kept; ``patience`` is refused). ``info``: extra
     entries for the model's ``info``, e.g. the training data used; ``props_version``: of the
     initial punctuation properties, see :func:`~fstpunct.parser.punct.initial_props`;
     ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
@@ -212,6 +219,8 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
     seed = check_seed(seed)
+    refuse_unused({"patience": patience is not None and not dev_sents}, PATIENCE_WITHOUT_DEV)
+    patience = PATIENCE if patience is None else patience
     learning = learning or ("local" if beam == 1 else "early")
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
