@@ -312,6 +312,27 @@ def test_parser_train_without_dev_keeps_the_last_epoch(data, tmp_path, capsys):
     assert (Model.load(tmp_path / "api").weights == Model.load(out).weights).all()
 
 
+def test_without_dev_the_parser_is_saved_once(data, tmp_path, monkeypatch):
+    """Without dev every epoch was saved in turn (each the 'best'); now the last epoch is
+    saved once, at the end. With dev, each better epoch still is (a checkpoint), and
+    model.json gets the whole history at the end."""
+    _, train_sents, dev_sents = data
+    saved, save = [], Model.save
+
+    def counted(self, folder, *args):
+        saved.append(self.info["best_epoch"])
+        save(self, folder, *args)
+
+    monkeypatch.setattr(Model, "save", counted)
+    train(train_sents, [], "tokens", 1, tmp_path / "m", epochs=3, progress=False,
+          log=lambda _: None)
+    assert saved == [3] and Model.load(tmp_path / "m").info["best_epoch"] == 3
+    saved.clear()
+    train(train_sents, dev_sents, "tokens", 1, tmp_path / "d", epochs=3, patience=3,
+          progress=False, log=lambda _: None)
+    assert saved[0] == 1 and len(Model.load(tmp_path / "d").info["history"]) == 3
+
+
 def test_parser_train_refuses_lang_with_train(data, tmp_path, capsys):
     """``--lang`` with ``--train`` was ignored in silence (its dev split too, even without
     ``--dev``): refused in one line before anything is read, as ``tagger train`` refuses it."""

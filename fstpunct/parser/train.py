@@ -205,16 +205,18 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
           progress: bool = True, info: dict | None = None,
           props_version: int = PROPS_VERSION, learning: str | None = None,
           lowercase: bool = False) -> Model:
-    """Train, score dev after every epoch, and save the best epoch's model to ``out``, stopping
-    after ``patience`` epochs (None: :data:`PATIENCE`) without a better dev UAS (no
-    ``dev_sents``: each epoch's in turn, the last kept; ``patience`` is refused). ``info``: extra
+    """Train, score dev after every epoch, and save the best epoch's model to ``out`` each time
+    there is a better one (a checkpoint if training is cut short; the whole history is written
+    at the end), stopping after ``patience`` epochs (None: :data:`PATIENCE`) without a better
+    dev UAS. No ``dev_sents``: every epoch is trained and the last saved once, at the end
+    (``patience`` is refused). ``info``: extra
     entries for the model's ``info``, e.g. the training data used; ``props_version``: of the
     initial punctuation properties, see :func:`~fstpunct.parser.punct.initial_props`;
     ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
     the only choice there; ``lowercase``: a case-free parser, words lower-cased in training
     and parsing. ``out`` is checked before training: a new or empty folder, or a parser's
     holding nothing else (:func:`check_output`); if something is put into it while training
-    runs, the best epoch so far is written to a new folder beside it and
+    runs, the model (the best epoch so far) is written to a new folder beside it and
     :class:`~fstpunct.errors.SavedAside` ends the training."""
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
@@ -254,21 +256,18 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                 _early_greedy_epoch(p, order, masks, bar)
         seconds = time.perf_counter() - t0
         avg = p.averaged()
+        said = f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far"
+        improved, uas, scores = True, best, {}  # without dev every epoch improves: the last kept
         if dev_sents:
             t1 = time.perf_counter()
             uas, las = evaluate(model, dev_sents, beam, avg)
-            dev_seconds = time.perf_counter() - t1
-            history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
-                            "dev_seconds": round(dev_seconds, 1), "updates": p.updates,
-                            "dev_uas": round(uas, 2), "dev_las": round(las, 2)})
             improved = uas > best
-            say(f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far, "
-                f"dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if improved else ""))
-        else:  # every epoch is saved in turn: the last is kept
-            history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
-                            "updates": p.updates})
-            improved, uas = True, best
-            say(f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far")
+            scores = {"dev_seconds": round(time.perf_counter() - t1, 1),
+                      "dev_uas": round(uas, 2), "dev_las": round(las, 2)}
+            said += f", dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if improved else "")
+        history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
+                        "updates": p.updates, **scores})
+        say(said)
         if improved:
             best, best_epoch = uas, epoch
             model.weights = avg
@@ -276,9 +275,12 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                           "min_count": min_count, "build_seconds": round(build_seconds, 1),
                           "train_sentences": len(train_sents), **(info or {}),
                           "history": history}
-            model.save(out)
+            if dev_sents:  # the best epoch so far, on disk in case training is cut short
+                model.save(out)
         elif epoch - best_epoch >= patience:
             break
-    model.info["history"] = history
-    model.save_meta(out)
+    if dev_sents:
+        model.save_meta(out)  # the whole history beside the best epoch's weights
+    else:
+        model.save(out)
     return model
