@@ -454,7 +454,7 @@ def test_parser_train_on_a_fraction_records_it(data, tmp_path, capsys):
     out = tmp_path / "m"
     assert main(["parser", "train", "--train", str(root / "train.conllu"), "--dev",
                  str(root / "dev.conllu"), "--punct", "removed", "--epochs", "1",
-                 "--fraction", "0.25", "--quiet", "-o", str(out)]) == 0
+                 "--fraction", "0.25", "-o", str(out)]) == 0
     model = Model.load(out)
     assert model.info["fraction"] == 0.25 and model.info["train_sentences"] == 10
     assert model.info["train_sentences_available"] == 40 and model.props_version == 2

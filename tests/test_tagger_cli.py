@@ -80,6 +80,28 @@ def test_tagger_train_trains_saves_and_the_text_path_uses_it(tmp_path, capsys):
         ["DET", "NOUN", "VERB", "PUNCT"]
 
 
+def test_the_trainers_quiet_and_epoch_lines_are_alike(tmp_path, capsys):
+    """``parser train --quiet`` still printed its data line and a line per epoch, which
+    ``tagger train --quiet`` does not: --quiet is one option of both, nothing on stderr. Without
+    it both say an epoch alike: ``epoch N: S s, ...`` and ``(best)`` on the best dev epoch so
+    far (the tagger's line had neither its seconds nor the mark)."""
+    import re
+
+    train = write(tmp_path / "qz-train.conllu", SENTENCES)
+    dev = write(tmp_path / "dev.conllu", SENTENCES[:2])
+    data = ["--train", str(train), "--dev", str(dev), "--epochs", "2"]
+    lines = {}
+    for trainer in ("tagger", "parser"):
+        assert main([trainer, "train", *data, "--quiet", "-o", str(tmp_path / trainer)]) == 0
+        assert capsys.readouterr().err == "", trainer
+        assert main([trainer, "train", *data, "-o", str(tmp_path / f"{trainer}-2")]) == 0
+        lines[trainer] = [ln for ln in capsys.readouterr().err.splitlines()
+                          if ln.startswith("epoch ")]
+    for trainer, said in lines.items():
+        assert len(said) == 2 and "(best)" in said[0], (trainer, said)
+        assert all(re.match(r"epoch \d: \d+\.\d s, ", ln) for ln in said), (trainer, said)
+
+
 def test_tagger_train_refuses_bad_input_in_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tka\n", encoding="utf-8")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import InputError, refuse_below
@@ -118,8 +120,18 @@ def add_trainer_arguments(parser: argparse.ArgumentParser, without_dev: str) -> 
     parser.add_argument("--dev", metavar="FILE",
                         help=f"dev .conllu, '-' or split instead of --lang's dev ({without_dev})")
     add_ud_dir_argument(parser)
-    add_quiet_argument(parser)
+    parser.add_argument("--quiet", action="store_true",
+                        help="nothing on stderr but errors (no bar of each epoch on a "
+                             "terminal, no line per epoch)")
     add_model_output_argument(parser)
+
+
+def trainer_log(args: argparse.Namespace) -> Callable[[str], None]:
+    """A trainer's (parser, tagger) log of its lines (one per epoch): stderr, or nothing with
+    --quiet (:func:`add_trainer_arguments`), which also turns its bars off."""
+    if args.quiet:
+        return lambda _: None
+    return lambda line: print(line, file=sys.stderr, flush=True)
 
 
 def add_model_output_argument(parser: argparse.ArgumentParser) -> None:

@@ -17,6 +17,7 @@ from .arguments import (
     at_least,
     positive,
     stdin_once,
+    trainer_log,
 )
 
 HELP = "Dependency parser commands (train, compact)."
@@ -95,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
     dev_sents = list(read_one(args.dev, args.ud_dir) if args.dev else () if args.train
                      else split_source(lang, "dev", args.ud_dir).sentences())
     train(train_sents, dev_sents, args.punct, args.beam, args.output, epochs=args.epochs,
-          patience=args.patience, seed=args.seed, progress=not args.quiet,
+          patience=args.patience, seed=args.seed, log=trainer_log(args),
+          progress=not args.quiet,
           info={"train": _named(args.train) if args.train else f"{lang} train",
                 "dev": args.dev or (None if args.train else f"{lang} dev"),
                 "fraction": args.fraction,

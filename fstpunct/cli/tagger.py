@@ -3,11 +3,10 @@ files; a thin layer over :func:`fstpunct.train_tagger`."""
 from __future__ import annotations
 
 import argparse
-import sys
 
 from ..api.training import train_tagger
 from ..errors import check_seed
-from .arguments import add_trainer_arguments, at_least, positive, stdin_once
+from .arguments import add_trainer_arguments, at_least, positive, stdin_once, trainer_log
 
 DESCRIPTION = ("Train a UPOS tagger (greedy averaged perceptron) on the words of CoNLL-U "
                "sentences without their punctuation, as text to restore is tagged; prints the "
@@ -40,7 +39,5 @@ def run(args: argparse.Namespace) -> int:
     train_tagger(args.output, args.train or (), lang=args.lang or (None if args.train else "en"),
                  dev=args.dev or (), lowercase=args.lowercase, epochs=args.epochs,
                  min_count=args.min_count, seed=args.seed, ud_dir=args.ud_dir,
-                 log=(lambda _: None) if args.quiet else
-                 (lambda line: print(line, file=sys.stderr, flush=True)),
-                 progress=not args.quiet)
+                 log=trainer_log(args), progress=not args.quiet)
     return 0

@@ -18,6 +18,7 @@ import dataclasses
 import hashlib
 import random
 import sys
+import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
@@ -193,6 +194,7 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
         rng.shuffle(order)
         tagger.weights = p.w
         right = total = 0
+        began = time.perf_counter()
         for s in tqdm(order, desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
                       disable=not progress or not on_terminal(), leave=False):
             gold = [tag_id[t] for t in sentences[s][1]]
@@ -206,12 +208,15 @@ def train_tagger(sentences: Sequence[tuple[Sequence[str], Sequence[str]]],
                 total += 1
                 p.c += 1
                 t1, t2 = guess + 1, t1  # the tagger's own history, as when tagging
+        seconds = time.perf_counter() - began
         tagger.weights = p.averaged()
-        message = f"epoch {epoch}: train accuracy {right / max(total, 1):.4f}"
+        message = (f"epoch {epoch}: {seconds:.1f} s, train accuracy "
+                   f"{right / max(total, 1):.4f}")  # as the parser's trainer says an epoch
         if dev:
             acc = accuracy(tagger, dev)
-            message += f", dev accuracy {acc:.4f}"
-            if best is None or acc > best[0]:
+            improved = best is None or acc > best[0]
+            message += f", dev accuracy {acc:.4f}" + (" (best)" if improved else "")
+            if improved:
                 best = (acc, tagger.weights)
         log(message)
     if best is not None:
