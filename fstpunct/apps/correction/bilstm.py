@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError, check_seed
-from ...files import atomic_folder, read_meta, write_json
+from ...files import model_folder, model_target, read_meta, write_json
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
 from ..restoration.crf import MIN_COUNT, OTHER, slot_tags
@@ -28,6 +28,8 @@ from .crf import labels, string_marginals, tag_insertions
 __all__ = ["BilstmCorrector", "crf_log_partition", "crf_marginals", "crf_viterbi", "train"]
 
 FORMAT = "fstpunct-bilstm-corrector 1"
+FILES = ("net.pt", "meta.json")  # what train writes: all a folder it replaces may hold
+KIND = "a BiLSTM-CRF corrector"
 UNK, BOS, EOS = "<unk>", "<s>", "</s>"
 
 
@@ -133,7 +135,7 @@ class BilstmCorrector:
     def load(cls, folder: str | Path) -> BilstmCorrector:
         torch = _torch()
         path = Path(folder)
-        meta = read_meta(path / "meta.json", FORMAT, "a BiLSTM-CRF corrector")
+        meta = read_meta(path / "meta.json", FORMAT, KIND)
         net = _net(meta["vocab"], len(meta["labels"]), meta["dims"])
         net.load_state_dict(torch.load(path / "net.pt", weights_only=True))
         return cls(meta, net)
@@ -169,11 +171,15 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
           lr: float = 2e-3, info: dict[str, Any] | None = None) -> BilstmCorrector:
     """Train on (learner, corrected) slot sentences of the same words (Adam, one sentence per
     step, the pairs shuffled each epoch with ``seed``; one thread, deterministic) and write
-    the model to ``output``."""
+    the model to ``output``: checked before training (a new or empty folder, or such a
+    corrector's holding nothing else); if something is put into it while training runs, the
+    model is written to a new folder beside it and :class:`~fstpunct.errors.SavedAside` names
+    it (:func:`~fstpunct.files.model_folder`)."""
     if len(sources) != len(golds) or not sources:
         raise InputError("the BiLSTM-CRF corrector needs as many corrected sentences as "
                          "sources (>0)")
     seed = check_seed(seed)
+    model_target(output, FILES, KIND)
     torch = _torch()
     torch.manual_seed(seed)
     torch.set_num_threads(1)
@@ -208,7 +214,7 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
             loss.backward()
             optimiser.step()
     net.eval()
-    with atomic_folder(Path(output)) as tmp:
+    with model_folder(Path(output), FILES, KIND) as tmp:
         torch.save(net.state_dict(), tmp / "net.pt")
         write_json(tmp / "meta.json", meta)
     return BilstmCorrector.load(output)

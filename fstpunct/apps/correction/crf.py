@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InputError
-from ...files import atomic_folder, read_meta, write_json
+from ...files import model_folder, model_target, read_meta, write_json
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
@@ -37,6 +37,8 @@ __all__ = ["CrfCorrector", "features", "generative_features", "labels", "slot_fe
            "string_marginals", "tag_insertions", "train"]
 
 FORMAT = "fstpunct-crf-corrector 1"
+FILES = ("crf.model", "meta.json")  # what train writes: all a folder it replaces may hold
+KIND = "a CRF corrector"
 _BUCKETS = (0.01, 0.05, 0.2, 0.5, 0.8)
 
 
@@ -95,7 +97,7 @@ class CrfCorrector:
     @classmethod
     def load(cls, folder: str | Path) -> CrfCorrector:
         path = Path(folder)
-        return cls(path, read_meta(path / "meta.json", FORMAT, "a CRF corrector"))
+        return cls(path, read_meta(path / "meta.json", FORMAT, KIND))
 
     def correct(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()) -> list[Insertion]:
         """The corrected string of every slot as insertions (each token attached to the word
@@ -147,9 +149,11 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
           max_iterations: int = 200, tree: bool = True,
           info: dict[str, Any] | None = None, keep: bool = False) -> CrfCorrector:
     """Train on (learner, corrected) slot sentences of the same words; ``extras[k]``: sentence
-    k's extra features per slot; ``keep``: the keep tag (module docstring)."""
+    k's extra features per slot; ``keep``: the keep tag (module docstring). ``output`` is
+    checked before training and written as :func:`fstpunct.apps.correction.bilstm.train`'s."""
     if len(sources) != len(golds) or not sources:
         raise InputError("the CRF corrector needs as many corrected sentences as sources (>0)")
+    model_target(output, FILES, KIND)
     counts = Counter(t for g in golds for t in slot_tags(g))
     known = {t for t, c in counts.items() if c >= MIN_COUNT}
     trainer = _pycrfsuite().Trainer(verbose=False)
@@ -159,7 +163,7 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     meta = {"format": FORMAT, "tree_features": tree, "c2": c2, "keep_tag": keep,
             "tags": sorted(known),
             "training": {**(info or {}), "pairs": len(sources)}}
-    with atomic_folder(Path(output)) as tmp, tempfile.TemporaryDirectory() as work:
+    with model_folder(Path(output), FILES, KIND) as tmp, tempfile.TemporaryDirectory() as work:
         trainer.train(str(Path(work) / "crf.model"))
         (tmp / "crf.model").write_bytes((Path(work) / "crf.model").read_bytes())
         write_json(tmp / "meta.json", meta)

@@ -73,7 +73,7 @@ from ...errors import (
     refuse_choice,
     refuse_count,
 )
-from ...files import atomic_folder, read_meta, write_json
+from ...files import model_folder, read_meta, write_json
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
 from ...model.attach import AttachModel
@@ -89,11 +89,13 @@ from .draws import learner_draws
 from .gate import FEATURES
 from .platt import PLATT_SIZE
 
-__all__ = ["DECODERS_CORRECT", "SUPPORT", "CorrectionModel", "Decoding", "copy_center", "drawn",
-           "learner_contexts", "read_correction_record", "sharpened", "train", "unexplained",
-           "with_learner"]
+__all__ = ["DECODERS_CORRECT", "FILES", "KIND", "SUPPORT", "CorrectionModel", "Decoding",
+           "copy_center", "drawn", "learner_contexts", "read_correction_record", "sharpened",
+           "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
+FILES = ("learner", "corrector", "correction.json")  # what save writes: all it may replace
+KIND = "a correction model"
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
 _DECODING = {False: "decoding", True: "decoding parsed"}  # record keys, by tree source
 # the exact decoders of corrections: restoration's two, and ``learner`` (:mod:`.correct`)
@@ -237,7 +239,7 @@ def read_correction_record(folder: str | Path) -> dict[str, Any]:
     folder if it is not one, its ``record`` is not an object or its ``readings`` or
     ``readings_seed`` cannot be decoded with."""
     path = Path(folder)
-    record = read_meta(path / "correction.json", FORMAT, "a correction model").get("record", {})
+    record = read_meta(path / "correction.json", FORMAT, KIND).get("record", {})
     if not isinstance(record, dict):
         raise ModelError(f"{path}: not a correction model (correction.json: 'record' is not a "
                          f"JSON object)")
@@ -245,7 +247,7 @@ def read_correction_record(folder: str | Path) -> dict[str, Any]:
         _readings(record)
         _readings_seed(record)
     except InputError as e:
-        raise not_a_model(path, "a correction model", e, file="correction.json") from e
+        raise not_a_model(path, KIND, e, file="correction.json") from e
     return record
 
 
@@ -307,8 +309,12 @@ class CorrectionModel:
     def save(self, folder: str | Path) -> Path:
         """A folder with ``learner/``, ``corrector/`` (punctuation model folders, each
         recording which part it is and, for the learner, the model it was read from if the
-        record names one) and ``correction.json``, written whole."""
-        with atomic_folder(Path(folder)) as tmp:
+        record names one) and ``correction.json``, written whole. A folder holding anything else
+        is left as it was: the model is written to a new folder beside it and
+        :class:`~fstpunct.errors.SavedAside` names it (:func:`~fstpunct.files.model_folder`;
+        a trainer checks its folder before training with :func:`~fstpunct.files.model_target`
+        of :data:`FILES`)."""
+        with model_folder(Path(folder), FILES, KIND) as tmp:
             for part, model in (("learner", self.learner), ("corrector", self.corrector)):
                 source = self.record.get(part)  # train records the learner model's folder
                 save_model(model, tmp / part, {"part": part, **({"from": source} if source
