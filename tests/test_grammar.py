@@ -296,6 +296,57 @@ def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
         load_edit_counts(folder)
 
 
+def test_edit_counts_of_another_model_are_refused(tmp_path, capsys):
+    """edits.npy from another run (alone, or with that run's model.json) was read as the
+    model's own: save_model records in model.json a digest of channel.fst and edits.npy, and
+    reading the counts refuses a folder whose pair is not the recorded one, in one line naming
+    the folder. A folder without the record (written before it, as the bundled ones) loads."""
+    import shutil
+    from dataclasses import replace
+
+    from fstpunct.errors import ModelError
+    from fstpunct.fst.channel import Channel
+    from fstpunct.model.store import load_edit_counts, load_model, read_record, save_model
+
+    en = load_model("en")
+    shape = en.channel.phi.shape
+    rng = np.random.default_rng(0)
+    folders = {}
+    for run in ("a", "b"):  # two runs: two channels (φ a little apart), two sets of counts
+        phi = en.channel.phi * (1 + rng.random(shape) * 1e-3)  # impossible edits stay 0
+        model = replace(en, channel=Channel(en.channel.symbols, en.channel.direction,
+                                            phi / phi.sum(axis=2, keepdims=True)))
+        folders[run] = save_model(model, tmp_path / run, {"run": run}, rng.random(shape))
+    assert (folders["a"] / "channel.fst").read_bytes() != \
+        (folders["b"] / "channel.fst").read_bytes()
+    for folder in folders.values():
+        assert read_record(folder)["edit_counts_of"]
+        assert load_edit_counts(folder, shape).shape == shape  # its own counts: read
+    mixed = {"edits.npy alone": ["edits.npy"], "with its model.json": ["edits.npy",
+                                                                      "model.json"],
+             "channel.fst alone": ["channel.fst"]}
+    for what, names in mixed.items():
+        folder = tmp_path / what.replace(" ", "-")
+        shutil.copytree(folders["a"], folder)
+        for name in names:
+            shutil.copy(folders["b"] / name, folder / name)
+        with pytest.raises(ModelError, match=f"^{folder}: edits.npy and channel.fst are not "
+                                             "the pair model.json records"):
+            load_edit_counts(folder, shape)
+        assert main(["rules", "--model", str(folder), "--compare", str(EN)]) == 2, what
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and f"{folder}: edits.npy and channel.fst" in err, what
+    old = tmp_path / "old"  # written before the record: its edits.npy is read as it is
+    shutil.copytree(folders["a"], old)
+    meta = json.loads((old / "model.json").read_text(encoding="utf-8"))
+    del meta["edit_counts_of"]
+    (old / "model.json").write_text(json.dumps(meta), encoding="utf-8")
+    shutil.copy(folders["b"] / "edits.npy", old / "edits.npy")
+    assert (load_edit_counts(old, shape) == load_edit_counts(folders["b"], shape)).all()
+    assert "edit_counts_of" not in read_record("en")  # the bundled model loads unchecked
+    assert load_edit_counts("en", shape).shape == shape
+
+
 def test_the_files_the_rule_files_and_readme_name_exist():
     """A path of the repository named in a rule file's comments or in README.md exists (the
     rule files sent readers to fstpunct/grammar.py, which moved to fstpunct/fst/);

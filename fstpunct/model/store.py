@@ -9,6 +9,11 @@ A model is a folder::
     model.json     settings and the record of how the model was trained
     edits.npy      expected counts of every edit φ[a, b, e] on the training data (final E-step)
 
+``model.json`` ties ``edits.npy`` to the channel it counts: ``edit_counts_of``, a digest of
+``channel.fst`` and ``edits.npy`` as written together, is checked when the counts are read
+(:func:`load_edit_counts`), so that a folder assembled from two runs is told. Folders written
+before the record (the bundled ones among them) have no ``edit_counts_of`` and load unchecked.
+
 A bundled folder may also hold the language's ordering model for rephrasing (``order.json``,
 ``order.npz``: :mod:`fstpunct.apps.rephrase.order`) and the tagger and parser that read plain
 text (``tagger/``, ``tagger-lc/``, ``parser/``); loading the punctuation model ignores them.
@@ -24,6 +29,7 @@ test perplexity on the language's standard split, with the command that reproduc
 """
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
@@ -50,6 +56,7 @@ CHANNEL, SIDECAR, RECORD = "channel.fst", "channel.json", "model.json"
 ATTACH = "attach"  # attach.json and attach.npz (AttachModel.save)
 # what save_model writes: all a folder it replaces may hold
 FILES = (f"{ATTACH}.json", f"{ATTACH}.npz", CHANNEL, SIDECAR, EDIT_COUNTS, RECORD)
+EDITS_OF = "edit_counts_of"  # model.json's digest of the channel and its edit counts
 
 
 def bundled() -> list[str]:
@@ -102,6 +109,8 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
         write_json(tmp / SIDECAR, side)
         model.attach.save(tmp / ATTACH, model.theta)
         meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
+        if edit_counts is not None:
+            meta[EDITS_OF] = _edits_digest(tmp)
         write_json(tmp / RECORD, meta)
     return folder
 
@@ -162,7 +171,9 @@ def _differ(these: Sequence[str], channel: Sequence[str]) -> str:
 def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> np.ndarray:
     """The expected edit counts a model was trained with (``edits.npy``): finite, ≥ 0, per
     (a, b, edit), of ``shape`` when given (its channel's φ's). ModelError when the file is
-    missing, unreadable or not such an array."""
+    missing, unreadable or not such an array, or when ``model.json`` records (``edit_counts_of``)
+    the counts of another channel.fst or edits.npy than the folder holds (module docstring; a
+    folder without the record is not checked)."""
     path = model_path(name) / EDIT_COUNTS
     try:
         counts = read_npy(path)
@@ -174,4 +185,18 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
         want = f"of shape {shape}" if shape is not None else "of 3 axes"
         raise ModelError(f"{path}: not the model's expected edit counts (want finite counts ≥ 0 "
                          f"{want}; found {counts.dtype} of shape {counts.shape})")
+    folder = model_path(name)
+    recorded = read_record(folder).get(EDITS_OF)
+    if recorded is not None and recorded != _edits_digest(folder):
+        raise ModelError(f"{folder}: edits.npy and channel.fst are not the pair model.json "
+                         "records (a folder assembled from two runs?); copy a model's files "
+                         "together")
     return counts
+
+
+def _edits_digest(folder: Path) -> str:
+    """The SHA-256 of the SHA-256s of ``folder``'s channel.fst and edits.npy: what
+    ``edit_counts_of`` records (module docstring)."""
+    both = b"".join(hashlib.sha256((folder / name).read_bytes()).digest()
+                    for name in (CHANNEL, EDIT_COUNTS))
+    return hashlib.sha256(both).hexdigest()
