@@ -1,7 +1,7 @@
 """Opening inputs and writing outputs so that no file is ever left half-written.
 
 Every command reads its text inputs through :func:`open_input` and writes every file through
-:func:`output`, :func:`atomic_path` or :func:`atomic_folder`: the output goes to a temporary
+:func:`output`, :func:`atomic_path` or :func:`model_folder`: the output goes to a temporary
 file (or folder) beside the target, is flushed to disk, and only a complete output is renamed
 over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`end_on_signals`)
 the temporary is removed and the target keeps its previous bytes. An input may therefore also
@@ -27,14 +27,14 @@ from typing import IO, Any, BinaryIO
 
 from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
 
-__all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_folder", "atomic_path",
+__all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_path",
            "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
            "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
            "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
            "write_json", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
-# tagger, CRF, correction model): the only kind of non-empty folder atomic_folder replaces.
+# tagger, CRF, correction model): the only kind of non-empty folder model_folder replaces.
 MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
 
 # UTF-16's byte-order marks as the UTF-8 decoder gives them (bytes that are not UTF-8 are
@@ -206,7 +206,7 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
 
 def temporary_target(name: str) -> str | None:
     """The name of the target whose temporary (of :func:`output`, :func:`atomic_path` or
-    :func:`atomic_folder`) is named ``name``, or None: ``model.json`` for
+    :func:`model_folder`) is named ``name``, or None: ``model.json`` for
     ``.model.json.0123456789abcdef.part``, which a process killed while writing leaves."""
     m = _PART.match(name)
     return m.group(1) if m else None
@@ -214,7 +214,7 @@ def temporary_target(name: str) -> str | None:
 
 def writing() -> bool:
     """Whether an output of this process is being written: a temporary of :func:`output`,
-    :func:`atomic_path` or :func:`atomic_folder` is neither renamed into place nor removed yet
+    :func:`atomic_path` or :func:`model_folder` is neither renamed into place nor removed yet
     (e.g. a generator holding one was left unfinished)."""
     return bool(_TEMPORARIES)
 
@@ -293,7 +293,7 @@ def _plain(value: object) -> object:
 
 
 def folder_target(path: str | Path) -> Path:
-    """``path`` as a folder :func:`atomic_folder` may write, checked before long work: not a
+    """``path`` as a folder :func:`model_folder` may write, checked before long work: not a
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
     never replaced), and a temporary folder can be made beside it; else
     :class:`~fstpunct.errors.InputError`."""
@@ -314,23 +314,16 @@ def folder_target(path: str | Path) -> Path:
 
 
 @contextmanager
-def atomic_folder(path: str | Path) -> Iterator[Path]:
-    """A fresh temporary folder beside ``path`` to fill; when the ``with`` block completes it
-    takes the place of ``path`` (a previous model folder there is removed once the new one is in
-    place), else it is removed and ``path`` is untouched. ``path`` must be a
-    :func:`folder_target`."""
-    with model_folder(path, None) as tmp:
-        yield tmp
-
-
-@contextmanager
 def model_folder(path: str | Path, files: Sequence[str] | None, kind: str = "") \
         -> Iterator[Path]:
-    """:func:`atomic_folder` for a model of ``kind`` (``"a tagger"``), whose writer writes
-    ``files`` (None: whatever ``path`` holds may go, as :func:`atomic_folder` has it): if, when
-    the ``with`` block completes, ``path`` holds anything else (:func:`foreign`; put there while
-    a long run trained), ``path`` is left as it was, the model takes the place of a new folder
-    beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
+    """A fresh temporary folder beside ``path`` (a :func:`folder_target`) to fill with a model of
+    ``kind`` (``"a tagger"``), whose writer writes ``files``: when the ``with`` block completes
+    it takes the place of ``path`` (a previous model folder there is removed once the new one
+    is in place), else it is removed and ``path`` is untouched. If, when the block completes,
+    ``path`` holds anything else (:func:`foreign`; put there while a long run trained; with
+    ``files`` None, nothing is: whatever ``path`` holds may go), ``path`` is left as it was,
+    the model takes the place of a new folder beside it (``NAME.new``, else ``NAME.new-2``,
+    …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is."""
     folder = Path(path)

@@ -20,7 +20,6 @@ from conftest import treebank
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError, SavedAside
 from fstpunct.files import (
-    atomic_folder,
     model_folder,
     open_input,
     output,
@@ -71,16 +70,16 @@ def test_output_keeps_permissions_and_refuses_folders(tmp_path):
             pass
 
 
-def test_atomic_folder_replaces_whole_or_not_at_all(tmp_path):
+def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):
     target = tmp_path / "model"
     target.mkdir()
     (target / "model.json").write_text(PREVIOUS)
     with pytest.raises(KeyboardInterrupt):
-        with atomic_folder(target) as tmp:
+        with model_folder(target, None) as tmp:
             (tmp / "new.json").write_text("x")
             raise KeyboardInterrupt
     assert [p.name for p in target.iterdir()] == ["model.json"] and leftovers(tmp_path) == []
-    with atomic_folder(target) as tmp:
+    with model_folder(target, None) as tmp:
         (tmp / "new.json").write_text("x")
     assert [p.name for p in target.iterdir()] == ["new.json"] and leftovers(tmp_path) == []
 
@@ -93,7 +92,7 @@ def test_a_folder_of_other_things_is_never_replaced(tmp_path, capsys, command):
     folder.mkdir()
     (folder / "todo.txt").write_text(PREVIOUS)
     with pytest.raises(InputError, match="holds no model"):
-        with atomic_folder(folder):
+        with model_folder(folder, None):
             pass
     assert main([*command, "--train", str(SAMPLE), "-o", str(folder)]) == 2
     assert "notes: a folder that holds no model" in capsys.readouterr().err
@@ -331,7 +330,7 @@ def test_writing_is_true_while_an_output_is_unsettled(tmp_path):
         f.write("a")
         assert writing()
     assert not writing()
-    with pytest.raises(RuntimeError), atomic_folder(tmp_path / "model"):
+    with pytest.raises(RuntimeError), model_folder(tmp_path / "model", None):
         assert writing()
         raise RuntimeError
     assert not writing() and leftovers(tmp_path) == []
