@@ -228,8 +228,9 @@ def check_seed(seed: int, name: str = "seed") -> int:
     """A trainer's random seed as the int every trainer seeds with (numpy's integers too,
     which ``random.Random`` refuses with a TypeError); an InputError, named ``name``, for
     anything but a whole number of at least 0 (a bool, a float, 2.0 too, a string: numpy's
-    traceback otherwise at the first draw, or a seed that ``int`` would have rounded)."""
-    refuse_count(0, **{name: seed})
+    traceback otherwise at the first draw, or a seed that ``int`` would have rounded; None
+    too: ``... not None``, a seed is required)."""
+    refuse_count(0, required=True, **{name: seed})
     return int(seed)
 
 

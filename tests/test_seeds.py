@@ -52,11 +52,12 @@ TRAINERS = {  # every trainer that takes a seed, called with one (no sentence re
 }
 
 
-@pytest.mark.parametrize("seed", [True, 2.5, 2.0, "1"])
+@pytest.mark.parametrize("seed", [True, 2.5, 2.0, "1", None])
 @pytest.mark.parametrize("trainer", sorted(TRAINERS))
 def test_a_bool_or_a_float_seed_is_refused_in_one_line(trainer, seed, tmp_path):
     """The tagger rounded 2.5 to 2 and took True as 1 and '1' as 1; the parser and the
-    BiLSTM-CRF seeded their shuffles with each as given (random takes a float or a string)."""
+    BiLSTM-CRF seeded their shuffles with each as given (random takes a float or a string).
+    None was ``int(None)``'s TypeError traceback (a seed is required: no trainer draws one)."""
     shown = repr(seed) if isinstance(seed, str) else seed
     with pytest.raises(InputError, match=f"^seed must be a whole number of at least 0, "
                                          f"not {shown}$"):
