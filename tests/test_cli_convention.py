@@ -3,6 +3,7 @@ only as plain lines off a terminal; a step that re-analyses drops the stale anal
 import html
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from conftest import treebank
 
 from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
-from fstpunct.errors import InputError
+from fstpunct.errors import InputError, ModelError
 from fstpunct.model.punct import Settings
 from fstpunct.model.store import load_model, model_path
 from fstpunct.parser import train
@@ -553,6 +554,27 @@ def test_a_channel_json_whose_symbols_are_no_list_of_strings_is_one_line(symbols
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and \
         f"{side}: 'symbols' must be a list of strings" in err, err
+
+
+@pytest.mark.parametrize("setting, value, why", [
+    ("continuation", 2.5, "continuation must be at most 1 (a probability), not 2.5"),
+    ("xi", -1, "xi must be at least 0, not -1"),
+    ("lexical", 1.5, "lexical must be a whole number of at least 0, not 1.5"),
+])
+def test_a_setting_out_of_range_in_model_json_names_the_file(setting, value, why, tmp_path,
+                                                             capsys):
+    """A model.json setting that Settings refuses was an InputError naming no file, as if the
+    user had given the value: a ModelError naming model.json, in one line."""
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    record = tmp_path / "hi" / "model.json"
+    meta = json.loads(record.read_text(encoding="utf-8"))
+    meta["settings"][setting] = value
+    record.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(ModelError, match=f"^{re.escape(f'{record}: settings: {why}')}$"):
+        load_model(tmp_path / "hi")
+    assert main(["restore", "--model", str(tmp_path / "hi"), str(SAMPLE)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{record}: settings: {why}" in err, err
 
 
 def test_load_model_reads_channel_json_once(monkeypatch):

@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import UNREADABLE, ModelError, warn_user
+from ..errors import UNREADABLE, InputError, ModelError, warn_user
 from ..files import model_folder, output, read_meta, read_npy, to_json, write_json
 from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
@@ -153,8 +153,10 @@ def load_model(name: str | Path) -> PunctModel:
         if tuple(symbols) != channel.symbols:  # a file copied from another model's folder
             raise ModelError(f"{folder}: {name} and channel.fst are of different models "
                              f"({_differ(symbols, channel.symbols)})")
-    # models saved before the token cost or lexical contexts existed were trained without them
-    settings = Settings(**{"token_cost": 0.0, "lexical": 0, **meta["settings"]})
+    try:  # models saved before the token cost or lexical contexts existed were trained without
+        settings = Settings(**{"token_cost": 0.0, "lexical": 0, **meta["settings"]})
+    except InputError as e:  # the model's fault, not a value the user gave
+        raise ModelError(f"{folder / RECORD}: settings: {e}") from None
     return PunctModel(attach, theta, channel, settings)
 
 
