@@ -29,9 +29,9 @@ from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy
 
 __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_path",
            "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
-           "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
-           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
-           "write_json", "writing"]
+           "has_separator", "is_stdio", "model_folder", "model_target", "not_utf8", "open_input",
+           "output", "read_meta", "read_npy", "read_npz", "read_text", "temporary_target",
+           "to_json", "write_json", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder model_folder replaces.
@@ -85,6 +85,13 @@ def end_on_signals() -> Iterator[None]:
     finally:
         for signum, before in previous.items():
             signal.signal(signum, before)
+
+
+def has_separator(name: str) -> bool:
+    """Whether ``name`` holds a path separator (``/``, or the system's): the one rule by which
+    a name given for a model, a language, a split or a pipeline is a path, ``./en``, and not a
+    bundled model's, a language's or a split's name, nor a line of text."""
+    return any(sep in name for sep in {"/", os.sep})
 
 
 def is_stdio(path: str | Path | None) -> bool:

@@ -17,9 +17,11 @@ import numpy as np
 import pytest
 from conftest import treebank
 
+from fstpunct.api.data import sentences
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError, SavedAside
 from fstpunct.files import (
+    has_separator,
     model_folder,
     open_input,
     output,
@@ -27,6 +29,9 @@ from fstpunct.files import (
     read_npz,
     writing,
 )
+from fstpunct.model.store import BUNDLED
+from fstpunct.parser.pipeline import pipeline_folders
+from fstpunct.ud.release import resolve
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 PREVIOUS = "previous content\n"
@@ -736,3 +741,23 @@ def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(t
         with pytest.raises(InputError, match=f"holds {re.escape(name)}, not part of"):
             fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
         (model / name).unlink()
+
+
+def test_every_reader_of_a_name_takes_either_separator_for_a_path(monkeypatch, tmp_path):
+    """One rule (:func:`has_separator`) for every place that tells a path from a name: a
+    pipeline's language or folder, a split's language, the API's string of data (a line of
+    text?), as for models and the baseline (tests/test_restoration.py). The pipeline and the
+    API read only os.sep: where it is not ``/`` (Windows's ``\\``, set here) ``en/`` was the
+    bundled language's pipeline and ``my dir/x`` was taken for a sentence."""
+    assert pipeline_folders("./en")[0] == Path("en", "tagger")  # not the bundled en's
+    monkeypatch.setattr(os, "sep", "\\")
+    assert has_separator("en/") and has_separator("en\\") and not has_separator("en")
+    assert pipeline_folders("en/")[0] == Path("en", "tagger")
+    assert pipeline_folders("en")[0] == BUNDLED / "en" / "tagger"
+    for name, sentence in (("my dir/x", False), ("my dir\\x", False), ("We went home.", True)):
+        with pytest.raises(InputError) as e:
+            list(sentences(name))
+        assert ("pass text=True" in str(e.value)) == sentence, name
+    for spec in ("x/y:dev", "x\\y:dev"):  # not 'no standard splits for language x/y'
+        with pytest.raises(InputError, match="is neither a file, a language"):
+            resolve(spec, tmp_path)

@@ -19,7 +19,8 @@ from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial, is_path
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, FstpunctError, InputError
-from fstpunct.model.store import BUNDLED, has_separator, is_bundled
+from fstpunct.files import has_separator
+from fstpunct.model.store import BUNDLED, is_bundled
 from fstpunct.ud.slots import depunctuate, to_slots
 from fstpunct.ud.treebank import read_conllu, read_file
 

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, TypeVar, Union
 
 from ..errors import ConlluError, InputError, refuse_choice
+from ..files import has_separator
 from ..ud.release import Source, names_file, read_one, resolve_one
 from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
@@ -86,7 +87,7 @@ def split(name: str, ud_dir: str | os.PathLike[str] | None = None) -> Source:
 def _like_a_sentence(name: str) -> bool:
     """Whether a string that names no file or split looks like a line of text rather than a
     file's name: words with a space, no path separator, no ``.conllu``, no folder."""
-    return (" " in name and os.sep not in name and not names_file(name)
+    return (" " in name and not has_separator(name) and not names_file(name)
             and not os.path.isdir(name))
 
 

@@ -30,7 +30,6 @@ test perplexity on the language's standard split, with the command that reproduc
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -39,12 +38,12 @@ from typing import Any
 import numpy as np
 
 from ..errors import UNREADABLE, InputError, ModelError, warn_user
-from ..files import model_folder, output, read_meta, read_npy, to_json, write_json
+from ..files import has_separator, model_folder, output, read_meta, read_npy, to_json, write_json
 from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "has_separator", "is_bundled",
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "is_bundled",
            "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
            "record_evaluation", "save_model"]
 
@@ -64,16 +63,9 @@ def bundled() -> list[str]:
     return sorted(p.parent.name for p in BUNDLED.glob("*/model.json"))
 
 
-def has_separator(name: str) -> bool:
-    """Whether ``name`` holds a path separator (``/``, or the system's): the one rule by which
-    a name given for a model (or a language) is a path, ``./en``, and not a bundled model's
-    (or a language's) name."""
-    return any(sep in name for sep in {"/", os.sep})
-
-
 def is_bundled(name: str | Path) -> bool:
     """Whether ``name`` names a bundled model: a bare name (no path separator:
-    :func:`has_separator`) of a folder in ``fstpunct/models``."""
+    :func:`~fstpunct.files.has_separator`) of a folder in ``fstpunct/models``."""
     return isinstance(name, str) and not has_separator(name) and name not in {".", ".."} and \
         (BUNDLED / name / RECORD).is_file()
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
+from ..files import has_separator
 from ..model.store import BUNDLED
 from ..ud.text import Tokeniser
 from ..ud.treebank import Line, Sentence, has_tree, punct_relation
@@ -96,7 +97,7 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
     """The tagger and parser folders of a bundled language (``"en"``) or of a folder laid out
     like one (module docstring); for ``lowercase`` text, the lower-case ones."""
     name = os.fspath(lang_or_folder)
-    base = BUNDLED / name if (BUNDLED / name).is_dir() and os.sep not in name else Path(name)
+    base = BUNDLED / name if (BUNDLED / name).is_dir() and not has_separator(name) else Path(name)
     parser = base / "parser"
     if lowercase and (base / "parser-lc").is_dir():
         parser = base / "parser-lc"

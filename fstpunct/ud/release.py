@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
+from ..files import has_separator
 from .treebank import Sentence, read_file
 
 __all__ = ["LANGUAGES", "SPLITS", "Source", "find_treebank", "names_file", "read_one", "resolve",
@@ -124,7 +125,7 @@ def resolve(spec: str, ud_dir: str | Path | None = None) -> list[Source]:
     if path.is_dir():  # not looked up as a treebank code: that message would not say why
         raise InputError(f"{spec}: is a folder; name a CoNLL-U file, a split ('en:dev') or a "
                          "treebank code")
-    if ":" in spec and lang and "/" not in lang and os.sep not in lang:  # LANG:SPLIT of a
+    if ":" in spec and lang and not has_separator(lang):  # LANG:SPLIT of a
         # language without standard splits (not a path with a colon, nor ':dev')
         raise InputError(f"{spec!r}: no standard splits for language {lang!r} (they are for "
                          f"{', '.join(LANGUAGES)}); a treebank's split is named like en_ewt-dev")

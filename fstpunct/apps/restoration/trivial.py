@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError, ModelError
+from ...files import has_separator
 from ...fst.default_grammar import language_grammar, model_grammar
 from ...fst.grammar import load_grammar
-from ...model.store import has_separator, read_record
+from ...model.store import read_record
 from ...ud.slots import depunctuate
 from ...ud.treebank import Sentence
 from . import Insertion
@@ -20,7 +21,7 @@ __all__ = ["Trivial", "is_path"]
 
 def is_path(text: str) -> bool:
     """Whether ``text`` (given to :meth:`Trivial.load`) names a path, a rule file or a model
-    folder: a name with a separator (``./NAME``, :func:`~fstpunct.model.store.has_separator`)
+    folder: a name with a separator (``./NAME``, :func:`~fstpunct.files.has_separator`)
     or ending ``.rules``; any other name is a language code."""
     return has_separator(text) or text.endswith(".rules")
 
