@@ -160,10 +160,16 @@ def _real(value: object) -> bool:
 def _shown(value: object) -> str:
     """A refused value as a refusal shows it: a number as printed (``True``, numpy's bool too),
     but one beyond a float's range in four digits (``1.000E+400``: Python prints no int of
-    more than 4300 digits), anything else as written (``'3'``, not ``3``)."""
+    more than 4300 digits), and a Fraction within it whose terms have that many too;
+    anything else as written (``'3'``, not ``3``)."""
     if not _real(value):
         return repr(value)
-    return _four_digits(value) if _beyond_float(value) else str(value)
+    if _beyond_float(value):
+        return _four_digits(value)
+    try:
+        return str(value)
+    except ValueError:  # a Fraction's numerator or denominator of over 4300 digits
+        return _four_digits(value)
 
 
 def _beyond_float(value: object) -> bool:
@@ -177,7 +183,8 @@ def _beyond_float(value: object) -> bool:
 
 
 def _four_digits(value: object) -> str:
-    """A real number beyond a float's range in E notation with four digits."""
+    """A real number (beyond a float's range, or too long to print) in E notation with four
+    digits."""
     context = Context(prec=4, Emax=MAX_EMAX, Emin=MIN_EMIN)
     if isinstance(value, Rational):
         number = context.divide(Decimal(int(value.numerator)), Decimal(int(value.denominator)))

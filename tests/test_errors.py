@@ -15,6 +15,7 @@ from fstpunct.errors import (
     refuse_choice,
     refuse_count,
 )
+from fstpunct.model.punct import Settings
 
 
 def test_refuse_choice_names_the_choices_in_order_and_the_value():
@@ -167,5 +168,10 @@ def test_a_number_beyond_a_floats_range_is_shown_in_four_digits():
     with pytest.raises(InputError, match=r"^a and c must be within a float's range \(at most "
                                          r"1\.8e\+308\), not 1\.000E\+400 and 2\.000E\+400$"):
         as_floats(a=10 ** 400, b=1, c=Decimal("2e400"))
+    near_one = -Fraction(10 ** 5000 + 1, 10 ** 5000)  # within a float's range: str fails too
+    with pytest.raises(InputError, match=r"^n must be at least 0, not -1\.000E\+0$"):
+        refuse_below(0, n=near_one)
+    with pytest.raises(InputError, match=r"^xi must be at least 0, not -1\.000E\+0$"):
+        Settings(xi=near_one)
     assert as_floats(a=np.int64(3), b=Fraction(1, 2), c=math.inf) == {"a": 3.0, "b": 0.5,
                                                                          "c": math.inf}
