@@ -577,6 +577,16 @@ def test_a_setting_out_of_range_in_model_json_names_the_file(setting, value, why
     assert err.count("\n") == 1 and f"{record}: settings: {why}" in err, err
 
 
+def test_channel_json_is_checked_before_channel_fst(tmp_path):
+    """Both missing: channel.json is named (read first, for the direction channel.fst is read
+    in: load_model's docstring)."""
+    shutil.copytree(model_path("hi"), tmp_path / "hi")
+    for name in ("channel.json", "channel.fst"):
+        (tmp_path / "hi" / name).unlink()
+    with pytest.raises(ModelError, match="channel.json: cannot read the channel's direction"):
+        load_model(tmp_path / "hi")
+
+
 def test_load_model_reads_channel_json_once(monkeypatch):
     """load_model read channel.json twice: for the channel's direction (Channel.load) and for
     the symbols it checks against the other files."""

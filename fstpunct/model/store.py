@@ -125,7 +125,10 @@ def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
 
 
 def load_model(name: str | Path) -> PunctModel:
-    """Load a model folder (or a bundled model by name)."""
+    """Load a model folder (or a bundled model by name). Its files are checked in this order,
+    the first missing or damaged one refused (:class:`~fstpunct.errors.ModelError`):
+    model.json, attach.json and attach.npz, channel.json (read once, for the direction
+    channel.fst is read in), channel.fst, then whether they are of one model."""
     folder = model_path(name)
     if not folder.is_dir():
         raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
