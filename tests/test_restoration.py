@@ -227,7 +227,8 @@ def test_a_name_with_a_separator_is_a_path_to_the_baseline_and_the_models_alike(
         assert not has_separator(name) and is_bundled(name) == (name != "x.rules")
     assert is_path("x.rules") and not is_path("en")
     folder = str(BUNDLED / "en")
-    assert Trivial.load(folder) == Trivial(".", "en", folder)
+    assert Trivial.load(folder).folder == folder
+    assert Trivial.load(folder) == Trivial(".", "en")  # the same baseline: folder is no part
     assert Trivial.load("grammars/hi.rules").folder is Trivial.load("hi").folder is None
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ...errors import InputError, ModelError
@@ -29,12 +29,13 @@ def is_path(text: str) -> bool:
 @dataclass(frozen=True)
 class Trivial:
     """Restores only ``mark`` in the last slot; :meth:`for_language` and :meth:`load` pick the
-    full stop (``language``: the grammar's, where it was read from one; ``folder``: the model
-    folder it was read from, as given, whose ``tagger/`` and ``parser/`` read plain text)."""
+    full stop (``language``: the grammar's, where it was read from one; ``folder``: None unless
+    read from a model folder, that folder as given, whose ``tagger/`` and ``parser/`` read
+    plain text: where it came from, not part of the baseline, so equality ignores it)."""
 
     mark: str = "."
     language: str | None = None
-    folder: str | None = None
+    folder: str | None = field(default=None, compare=False)
 
     @classmethod
     def for_language(cls, lang: str, ud_dir: str | None = None) -> Trivial:
