@@ -16,7 +16,7 @@ from zipfile import BadZipFile
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "SavedAside", "as_floats", "check_seed",
            "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_below", "refuse_choice",
-           "refuse_count", "refuse_missing", "refuse_unused", "warn_user"]
+           "refuse_count", "refuse_missing", "refuse_unused", "shown", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -136,7 +136,7 @@ def _refuse(least: float, given: dict[str, object], required: bool, number: str,
                  f"{noun}s of at least {least}" if len(refused) > 1 else
                  f"a {noun} of at least {least}")
         raise InputError(f"{' and '.join(refused)} must be {bound}, not "
-                         f"{' and '.join(map(_shown, refused.values()))}")
+                         f"{' and '.join(map(shown, refused.values()))}")
 
 
 def loaded_numpy() -> ModuleType | None:
@@ -157,7 +157,7 @@ def _real(value: object) -> bool:
         isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "biuf"))
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """A refused value as a refusal shows it: a number as printed (``True``, numpy's bool too),
     but one beyond a float's range in four digits (``1.000E+400``: Python prints no int of
     more than 4300 digits), and a Fraction within it whose terms have that many too;
@@ -202,7 +202,7 @@ def as_floats(**values: object) -> dict[str, float]:
     if beyond:
         raise InputError(f"{' and '.join(beyond)} must be within a float's range (at most "
                          f"{sys.float_info.max:.1e}), not "
-                         f"{' and '.join(map(_shown, beyond.values()))}")
+                         f"{' and '.join(map(shown, beyond.values()))}")
     return {name: float(value) for name, value in values.items()}  # type: ignore[arg-type]
 
 
