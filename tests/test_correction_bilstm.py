@@ -84,7 +84,6 @@ def test_bilstm_corrector_learns_the_missing_commas(tmp_path):
         bilstm.train(source, gold[:1], tmp_path / "bad")
 
 
-
 def test_numpys_seed_trains_the_bilstm_pythons_does(tmp_path):
     """random.Random refused numpy's seed with a TypeError (its shuffle of the pairs)."""
     import numpy as np
