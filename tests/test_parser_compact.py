@@ -208,7 +208,8 @@ def test_jackknifed_tags_train_on_extra_sentences_in_every_fold(monkeypatch):
     assert [s.sent_id for s in out] == [s.sent_id for s in sents]
     pairs, more = [depunctuated(s) for s in sents], [depunctuated(s) for s in extra]
     assert seen == [(pairs[4:] + more, pairs[3:4]), (pairs[1:3] + more, pairs[:1])]
-    with pytest.raises(InputError, match="extra training sentence s2 is one of the sentences"):
+    with pytest.raises(InputError, match=r"\(sent_id s2\): extra training sentence with the "
+                       "sent_id of one of the sentences jackknifed"):
         jackknifed(sents, 2, folds=folds, held_dev=flags, extra=sents[2:3])
 
 

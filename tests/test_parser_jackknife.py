@@ -5,7 +5,7 @@ from test_correction_cv import chained
 
 from fstpunct.errors import InputError
 from fstpunct.parser import Model, jackknife, parse
-from fstpunct.parser.jackknife import jackknifed
+from fstpunct.parser.jackknife import checked_extra, jackknifed
 from fstpunct.parser.tagger import depunctuated, retagged
 from fstpunct.ud.treebank import Sentence
 
@@ -145,6 +145,21 @@ def test_extra_sentences_train_every_fold_and_are_not_parsed(tmp_path, monkeypat
         jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "plain", held_dev=FLAGS,
                    epochs=1, extra=extra)
     # a sentence jackknifed (by sent_id) would train its own fold's parser: refused
-    with pytest.raises(InputError, match="extra training sentence s3 is one of the sentences"):
+    with pytest.raises(InputError, match=r"^<stdin>:\d+ \(sent_id s3\): extra training "
+                       "sentence with the sent_id of one of the sentences jackknifed"):
         jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "x", held_dev=FLAGS, epochs=1,
                    extra=[extra[0], every[3]])
+
+
+def test_extra_sentences_are_checked_by_sent_id_against_the_dev_ones_too():
+    """An extra sentence with the sent_id of a dev sentence (which chooses the folds' epoch)
+    is refused, naming its place; sentences without a sent_id are not compared (were all
+    refused: None was one of the ids)."""
+    every, dev = relatives("s", 4), relatives("d", 2)
+    idless = sentences("".join(conll(RELATIVE, "x", ()).split("\n", 1)[1] for _ in range(3)))
+    assert [s.sent_id for s in idless] == [None] * 3
+    checked_extra(every + idless[:2], idless[2:], dev)
+    checked_extra(idless[:2], idless[2:])
+    with pytest.raises(InputError, match=r"^<stdin>:\d+ \(sent_id d1\): extra training "
+                       "sentence with the sent_id of a dev sentence"):
+        checked_extra(every, [idless[0], dev[1]], dev)

@@ -38,15 +38,21 @@ def checked_flags(n: int, folds: Sequence[int], dev: Sequence[object],
     return [False] * n if held_dev is None else list(held_dev)
 
 
-def checked_extra(sentences: Sequence[Sentence], extra: Sequence[Sentence]) -> None:
-    """An :class:`InputError` if a sentence of ``extra`` (training sentences of no fold, added
-    to every fold's) has the sent_id of one of ``sentences``: it could be one of them, and
-    would then train the parser or tagger of its own fold."""
-    ids = {s.sent_id for s in sentences}
+def checked_extra(sentences: Sequence[Sentence], extra: Sequence[Sentence],
+                  dev: Sequence[Sentence] = ()) -> None:
+    """An :class:`InputError` naming the first sentence of ``extra`` (training sentences of no
+    fold, added to every fold's) that has the sent_id of one of ``sentences`` (it would train
+    the parser or tagger of its own fold) or of ``dev`` (it would train the one its copy
+    chooses the epoch of). Sentences without a sent_id are not compared."""
+    jackknifed = {s.sent_id for s in sentences} - {None}
+    held = {s.sent_id for s in dev} - {None}
     for s in extra:
-        if s.sent_id in ids:
-            raise InputError(f"extra training sentence {s.sent_id} is one of the sentences "
-                             "jackknifed (the same sent_id): it would train its own fold")
+        if s.sent_id in jackknifed:
+            raise InputError(f"{s.place}: extra training sentence with the sent_id of one of "
+                             "the sentences jackknifed: it would train its own fold")
+        if s.sent_id in held:
+            raise InputError(f"{s.place}: extra training sentence with the sent_id of a dev "
+                             "sentence: it would train the folds it chooses the epoch of")
 
 
 def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int, flags: Sequence[bool],
@@ -85,14 +91,14 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     k is seen at all, and is trained on their unflagged ones. ``parsed`` (one per sentence, the
     same word forms, e.g. with predicted tags) are parsed in place of ``sentences``, which then
     only train. ``extra`` (sentences of no fold, e.g. another treebank's train split; none of
-    ``sentences``, by sent_id) are added to every fold's training sentences. Each tree carries
-    ``# jackknife_folds`` and ``# jackknife_fold`` comments. Fold k's parser is saved in
-    ``work``/fold{k} with its fold, the folds' count and fingerprints of its training
+    ``sentences`` or ``dev``, by sent_id) are added to every fold's training sentences. Each
+    tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments. Fold k's parser is
+    saved in ``work``/fold{k} with its fold, the folds' count and fingerprints of its training
     sentences (``extra`` included) and dev ones (ids and words), and loaded from there, not
     trained, when that folder exists and holds the same record (else an error: it may have
     seen the fold's sentences, or chosen its epoch on other ones)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
-    checked_extra(sentences, extra)
+    checked_extra(sentences, extra, dev)
     if parsed is not None and len(parsed) != len(sentences):
         raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
     for j, (s, p) in enumerate(zip(sentences, parsed or ())):

@@ -271,9 +271,9 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
     (one flag per sentence, ``dev`` then empty) the flagged sentences train no tagger, and
     fold k's tagger chooses its epoch on the other folds' flagged ones (at least one).
     ``punct`` False: no word is tagged ``PUNCT`` (:meth:`Tagger.tag`), in the output and in
-    the logged held-out accuracy. ``extra`` (sentences of no fold, none of ``sentences`` by
-    sent_id) are added to every fold's training sentences. Bad folds, flags or extra sentences:
-    an :class:`InputError`."""
+    the logged held-out accuracy. ``extra`` (sentences of no fold, none of ``sentences`` or
+    ``dev`` by sent_id) are added to every fold's training sentences. Bad folds, flags or
+    extra sentences: an :class:`InputError`."""
     from ..model.lbfgs import contiguous_ranges  # training only: not loaded for tagging
     from .jackknife import checked_extra, checked_flags, fold_parts
     if k < 2:
@@ -282,7 +282,7 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
         folds = [i for i, (a, b) in enumerate(contiguous_ranges(len(sentences), k))
                  for _ in range(a, b)]
     flags = checked_flags(len(sentences), folds, dev, held_dev)
-    checked_extra(sentences, extra)
+    checked_extra(sentences, extra, dev)
     names = sorted(set(folds))
     if len(names) != k:
         raise InputError(f"{len(folds)} folds ({len(names)} distinct) given for "
