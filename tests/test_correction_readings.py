@@ -188,6 +188,25 @@ def test_settings_times_the_readings_are_refused_before_any_is_drawn(pairs, monk
               settings=Settings(lexical=0, l2=1e308), readings=2, sharpen=0.5)
 
 
+@pytest.mark.parametrize("readings, said", [
+    (-1, "readings must be at least 0, not -1"),
+    (10**400, r"readings must be within a float's range \(at most 1.8e\+308\), not 1.000E\+400"),
+    (True, "readings must be a whole number of at least 0, not True")])
+def test_a_bad_readings_is_refused_by_its_name_before_any_work(pairs, monkeypatch, readings,
+                                                                said):
+    """``readings`` below 0, beyond a float's range (l2 and prior are multiplied by it) or no
+    count, in one line naming it (were: l2 and prior refused, an OverflowError, True as 1)."""
+    learner, originals, fixed = pairs
+
+    def unused(*_):
+        raise AssertionError("work began")
+    monkeypatch.setattr(correction_model, "drawn", unused)
+    monkeypatch.setattr(correction_model, "with_learner", unused)
+    with pytest.raises(InputError, match=f"^{said}$"):
+        train(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR), iterations=1,
+              readings=readings)
+
+
 def test_a_readings_seed_of_two_words_is_refused_by_its_name(pairs, drawn_model, tmp_path):
     """``readings_seed`` of 2**32 or more (two words of a stream) or below 0 is refused by its
     name: by train up front (before its sharpening, refused here too), by decoding, and when a

@@ -67,6 +67,7 @@ import numpy as np
 from ...errors import (
     InputError,
     ModelError,
+    as_floats,
     check_stream_seed,
     not_a_model,
     refuse_below,
@@ -346,6 +347,8 @@ def train(learner: PunctModel, originals: Sequence[SlotSentence],
     learner channel by which T_e′ is read (:func:`sharpened`); ``readings``: D drawn readings
     of T_e′ in place of the Viterbi one (:func:`drawn`; 0: Viterbi; module docstring), from
     random stream ``readings_seed`` (recorded unless 0, as decoding reads it)."""
+    refuse_count(0, readings=readings)
+    as_floats(readings=readings)  # (l2 and prior are multiplied by it)
     if len(originals) != len(corrected) or not originals:
         raise InputError("the corrector needs as many corrected sentences as originals (>0)")
     for o, c in zip(originals, corrected):
