@@ -30,6 +30,7 @@ test perplexity on the language's standard split, with the command that reproduc
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -170,7 +171,8 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     (a, b, edit), of ``shape`` when given (its channel's φ's). ModelError when the file is
     missing, unreadable or not such an array, or when ``model.json`` records (``edit_counts_of``)
     the counts of another channel.fst or edits.npy than the folder holds (module docstring; a
-    folder without the record is not checked)."""
+    folder without the record is not checked), records no SHA-256 or its channel.fst cannot be
+    read."""
     path = model_path(name) / EDIT_COUNTS
     try:
         counts = read_npy(path)
@@ -184,7 +186,16 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
                          f"{want}; found {counts.dtype} of shape {counts.shape})")
     folder = model_path(name)
     recorded = read_record(folder).get(EDITS_OF)
-    if recorded is not None and recorded != _edits_digest(folder):
+    if recorded is None:
+        return counts
+    if not isinstance(recorded, str) or not re.fullmatch("[0-9a-f]{64}", recorded):
+        raise ModelError(f"{folder / RECORD}: {EDITS_OF} must be 64 lower-case hex digits (a "
+                         f"SHA-256), not {recorded!r}: a damaged model.json")
+    try:
+        digest = _edits_digest(folder)
+    except OSError as e:  # load_edit_counts runs without load_model: channel.fst unchecked
+        raise ModelError(f"{e.filename or folder}: cannot read: {e.strerror or e}") from e
+    if recorded != digest:
         raise ModelError(f"{folder}: edits.npy and channel.fst are not the pair model.json "
                          "records (a folder assembled from two runs?); copy a model's files "
                          "together")
