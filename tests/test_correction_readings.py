@@ -174,15 +174,19 @@ def test_training_on_drawn_readings(pairs):
         train(learner, originals, fixed, english, grammar, iterations=1, readings_seed=2)
 
 
+def no_work(monkeypatch) -> None:
+    """:func:`train` fails the test if it sharpens the learner or reads a pair with it."""
+    def unused(*_):
+        raise AssertionError("work began")
+    for name in ("sharpened", "drawn", "with_learner"):
+        monkeypatch.setattr(correction_model, name, unused)
+
+
 def test_settings_times_the_readings_are_refused_before_any_is_drawn(pairs, monkeypatch):
     """θ's L2 and the prior times D (:func:`train`'s readings) beyond a float's range: refused
     before the learner is sharpened or a reading drawn (they were multiplied after)."""
     learner, originals, fixed = pairs
-
-    def unused(*_):
-        raise AssertionError("work began")
-    monkeypatch.setattr(correction_model, "drawn", unused)
-    monkeypatch.setattr(correction_model, "sharpened", unused)
+    no_work(monkeypatch)
     with pytest.raises(InputError, match=r"^l2 must be a finite number of at least 0, not inf$"):
         train(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR), iterations=1,
               settings=Settings(lexical=0, l2=1e308), readings=2, sharpen=0.5)
@@ -197,11 +201,7 @@ def test_a_bad_readings_is_refused_by_its_name_before_any_work(pairs, monkeypatc
     """``readings`` below 0, beyond a float's range (l2 and prior are multiplied by it) or no
     count, in one line naming it (were: l2 and prior refused, an OverflowError, True as 1)."""
     learner, originals, fixed = pairs
-
-    def unused(*_):
-        raise AssertionError("work began")
-    monkeypatch.setattr(correction_model, "drawn", unused)
-    monkeypatch.setattr(correction_model, "with_learner", unused)
+    no_work(monkeypatch)
     with pytest.raises(InputError, match=f"^{said}$"):
         train(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR), iterations=1,
               readings=readings)
