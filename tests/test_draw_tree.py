@@ -430,6 +430,19 @@ def test_a_wide_label_has_room_where_a_longer_arc_leaves_its_word_over_it():
     assert labels_on_curves(lay) == []
 
 
+def test_a_wide_label_by_the_root_arrow_alone_has_a_stroke_of_room():
+    """Where only the root arrow rises from one of an arc's words (no longer arc leaves
+    either), the arrow is a vertical line at the word's centre, with no sideways run: the
+    centred label needs its width and a stroke on each side, not a leg's reach (the review of
+    pictures7, 1: before, the words of 'compound:prt' over two one-letter words stood
+    144.8 px apart, not 81.6)."""
+    lay = layout(one_view([("a", "X", 0, "root"), ("b", "X", 3, "dep"),
+                           ("c", "X", 1, "compound:prt")]))
+    centre = {p.index: p.x for p in lay.items if p.kind == "word"}
+    assert centre[3] - centre[1] == pytest.approx(text_width("compound:prt", SMALL) + 2 * STROKE)
+    assert labels_on_curves(lay) == [] and crossings(lay, tolerance=0) == 0
+
+
 def test_a_narrow_high_arc_stays_inside_an_enclosing_one():
     """Found by the random trees with mixed relations: in this Arabic tree of one-letter words
     the arc 20 -> 16 (span 96 px, 88 high: narrower than twice its height, so one steep cubic)

@@ -377,15 +377,17 @@ def _leg_reach(leg: float, height: float, y: float) -> float:
 def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]) -> list[float]:
     """For each slot, the width to add so that each arc over two or more slots whose label a
     longer arc's leg could meet has room for it: where a longer arc leaves one of its words
-    over it (or the root arrow rises from one), its words' centres stand its label's width
-    plus twice that leg's reach apart. The reach is that of an arc a level higher, legs as
-    wide as high (the widest; :func:`_leg_reach`), at the label's top over the arc's apex,
-    from :data:`ANCHOR` off the word's centre, and half a stroke; twice, as the label is
-    centred. Shortest arc first, a shortfall shared evenly among the slots under the arc,
-    given the slots' widths ``slots`` and the words' ``widths``. Without it a label wider than
-    its arc's ends stood apart (random trees of one-letter words with mixed relations,
-    'compound:prt' over two words) met the leg of the arc enclosing it at a shared word in
-    one tree in six (bench/random_trees.py); neighbours have :func:`_label_room`."""
+    over it, its words' centres stand its label's width plus twice that leg's reach apart.
+    The reach is that of an arc a level higher, legs as wide as high (the widest;
+    :func:`_leg_reach`), at the label's top over the arc's apex, from :data:`ANCHOR` off the
+    word's centre, and half a stroke; twice, as the label is centred. Where only the root
+    arrow rises from one of its words (a vertical line at the word's centre, with no sideways
+    run), the reach is :data:`STROKE`. Shortest arc first, a shortfall shared evenly among
+    the slots under the arc, given the slots' widths ``slots`` and the words' ``widths``.
+    Without it a label wider than its arc's ends stood apart (random trees of one-letter
+    words with mixed relations, 'compound:prt' over two words) met the leg of the arc
+    enclosing it at a shared word in one tree in six (bench/random_trees.py); neighbours have
+    :func:`_label_room`."""
     levels = _levels(view.heads)
     spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
     extra = [0.0] * (view.n + 1)
@@ -393,13 +395,15 @@ def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]
         lo, hi = sorted((view.heads[d], d + 1))
         if not view.heads[d] or hi - lo < 2:
             continue
-        over = (not view.heads[lo - 1] or not view.heads[hi - 1]
-                or any((a == lo and b > hi) or (b == hi and a < lo) for a, b in spans))
-        if not over:
+        leg = any((a == lo and b > hi) or (b == hi and a < lo) for a, b in spans)
+        if leg:
+            height = levels[d] * LEVEL
+            reach = ANCHOR + _leg_reach(height + LEVEL, height + LEVEL,
+                                        height + LABEL_RISE + 3 * SMALL / 4) + STROKE / 2
+        elif not view.heads[lo - 1] or not view.heads[hi - 1]:
+            reach = STROKE
+        else:
             continue
-        height = levels[d] * LEVEL
-        reach = ANCHOR + _leg_reach(height + LEVEL, height + LEVEL,
-                                    height + LABEL_RISE + 3 * SMALL / 4) + STROKE / 2
         apart = (widths[lo - 1] + widths[hi - 1]) / 2 + sum(widths[lo:hi - 1]) \
             + sum(slots[i] + extra[i] for i in range(lo, hi))
         short = text_width(view.deprels[d], SMALL) + 2 * reach - apart
