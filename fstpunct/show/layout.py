@@ -411,6 +411,7 @@ def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]
             extra[i] += short / (hi - lo)
     return extra
 
+
 def layout(view: SentenceView) -> Layout:
     """The layout of ``view``: x positions in reading order, mirrored for right-to-left text."""
     n = view.n
