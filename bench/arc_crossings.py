@@ -81,9 +81,9 @@ KINDS = ("an enclosing arc sharing a word", "an enclosing arc sharing none",
 def layout_at(commit: str) -> ModuleType:
     """``fstpunct/show/layout.py`` as it was at ``commit``, loaded as a module of the
     package (its relative imports resolve to the checked-out code), its ``layout`` giving
-    layouts with every label placed: where its arcs have no label places or legs (older
-    layout.py), through :func:`with_labels` (so that the layout CPU of a newer one is its
-    own). An unknown commit, or one without the file: one line with git's message
+    layouts with every label placed: where its arcs lack a field of the checked-out ``Arc``
+    (older layout.py), through :func:`with_labels` (so that the layout CPU of a newer one is
+    its own). An unknown commit, or one without the file: one line with git's message
     on stderr, exit 2."""
     shown = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
                            capture_output=True, text=True)
@@ -98,10 +98,15 @@ def layout_at(commit: str) -> ModuleType:
     module.__package__ = "fstpunct.show"
     sys.modules[spec.name] = module  # dataclasses look their module up
     exec(compile(source, f"{commit}:fstpunct/show/layout.py", "exec"), module.__dict__)
-    if not {"label_height", "label_x", "leg"} <= {f.name for f in dataclasses.fields(module.Arc)}:
+    if fields(current.Arc) - fields(module.Arc):
         laid_out = module.layout
         module.layout = lambda view: with_labels(laid_out(view))
     return module
+
+
+def fields(cls: type) -> set[str]:
+    """The names of the dataclass ``cls``'s fields."""
+    return {f.name for f in dataclasses.fields(cls)}
 
 
 @contextlib.contextmanager

@@ -2,6 +2,8 @@
 and bench/random_trees.py's ``--at``), not the counts it prints."""
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from script_module import BENCH, load_script
 
@@ -21,3 +23,15 @@ def test_an_unknown_commit_is_one_line_exit_2(commit, capsys):
     err = capsys.readouterr().err
     assert err.startswith(f"no fstpunct/show/layout.py at commit '{commit}': ")
     assert err.count("\n") == 1 and "fatal" in err
+
+
+def test_an_arc_lacking_a_field_of_the_checked_out_one_has_its_labels_placed(monkeypatch):
+    """Whether to wrap an older layout.py's ``layout`` in ``with_labels`` is decided by the
+    checked-out ``Arc``'s fields, not by three named ones (the review of pictures7, 3): with a
+    field HEAD's ``Arc`` lacks, HEAD's layout is wrapped; without, it is its own."""
+    own = "HEAD:fstpunct/show/layout.py"
+    assert arc_crossings.layout_at("HEAD").layout.__code__.co_filename == own
+    newer = dataclasses.make_dataclass("Arc", [("later", float, 0.0)],
+                                       bases=(arc_crossings.current.Arc,), frozen=True)
+    monkeypatch.setattr(arc_crossings.current, "Arc", newer)
+    assert arc_crossings.layout_at("HEAD").layout.__code__.co_filename != own
