@@ -380,9 +380,13 @@ def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]
     over it, its words' centres stand its label's width plus twice that leg's reach apart.
     The reach is that of an arc a level higher, legs as wide as high (the widest;
     :func:`_leg_reach`), at the label's top over the arc's apex, from :data:`ANCHOR` off the
-    word's centre, and half a stroke; twice, as the label is centred. Where only the root
-    arrow rises from one of its words (a vertical line at the word's centre, with no sideways
-    run), the reach is :data:`STROKE`. Shortest arc first, a shortfall shared evenly among
+    word's centre, and half a stroke; twice, as the label is centred. Only the longest arc at
+    the word leaves :data:`ANCHOR` off its centre, one a level higher beside a longer one a
+    fan step or more further out (:func:`_fans`, 3–5 px each), nearer the label; the
+    over-estimate of the leg's width (as wide as high) covers those steps (fans of 2–6 longer
+    arcs put no label on a curve: the review of pictures7). Where only the root arrow rises
+    from one of its words (a vertical line at the word's centre, with no sideways run), the
+    reach is :data:`STROKE`. Shortest arc first, a shortfall shared evenly among
     the slots under the arc, given the slots' widths ``slots`` and the words' ``widths``.
     Without it a label wider than its arc's ends stood apart (random trees of one-letter
     words with mixed relations, 'compound:prt' over two words) met the leg of the arc
