@@ -102,6 +102,21 @@ def test_the_trainers_quiet_and_epoch_lines_are_alike(tmp_path, capsys):
         assert all(re.match(r"epoch \d: \d+\.\d s, ", ln) for ln in said), (trainer, said)
 
 
+def test_the_trainers_refuse_lang_with_train_in_one_wording(tmp_path, capsys):
+    """``--lang`` with ``--train``: the tagger said it in the library's keywords (``lang
+    (--lang)``, ``data (--train)``), the parser in its options; both now say the same line."""
+    train = write(tmp_path / "qz-train.conllu", SENTENCES)
+    said = {}
+    for trainer in ("tagger", "parser"):
+        out = tmp_path / trainer
+        assert main([trainer, "train", "--train", str(train), "--lang", "qz", "--quiet",
+                     "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and not out.exists(), err
+        said[trainer] = err.removeprefix(f"fstpunct {trainer} train: error: ")
+    assert said["tagger"] == said["parser"], said
+
+
 def test_tagger_train_refuses_bad_input_in_one_line(tmp_path, capsys):
     bad = tmp_path / "bad.conllu"
     bad.write_text("1\tka\n", encoding="utf-8")
@@ -112,8 +127,9 @@ def test_tagger_train_refuses_bad_input_in_one_line(tmp_path, capsys):
     for argv, message in (
             (["--train", str(bad)], f"{bad}:1 (sentence {bad}#1): expected 10 tab-separated "
                                     "fields, found 2"),
-            (["--train", str(good), "--lang", "qz"], "lang (--lang): names the standard "
-                                                     "splits to train on; with data (--train)"),
+            (["--train", str(good), "--lang", "qz"], "--lang: names the standard splits to "
+                                                     "train on; with --train, give dev with "
+                                                     "--dev"),
             (["--train", str(good), "--min-count", "-1"], "--min-count must be at least 0"),
             (["--train", str(good), "-o", str(model)], f"{model}: holds model.json, not part "
                                                        "of a tagger")):

@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import InputError, refuse_below
+from ..errors import InputError, refuse_below, refuse_unused
 from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
 from ..ud.width import WIDTHS
 from .model_option import add_model_arguments
@@ -102,7 +102,7 @@ def probability(text: str) -> float:
     return value
 
 
-#: why the parser's trainer refuses --lang with --train (as :func:`fstpunct.train_tagger` does):
+#: why both trainers refuse --lang with --train (as :func:`fstpunct.train_tagger` does):
 #: --lang names the splits that --train replaces, its dev split too (dev from another treebank
 #: than --train's would choose the epoch, unasked), and a parser records no language
 LANG_WITH_TRAIN = "names the standard splits to train on; with --train, give dev with --dev"
@@ -124,6 +124,12 @@ def add_trainer_arguments(parser: argparse.ArgumentParser, without_dev: str) -> 
                         help="nothing on stderr but errors (no bar of each epoch on a "
                              "terminal, no line per epoch)")
     add_model_output_argument(parser)
+
+
+def refuse_lang_with_train(args: argparse.Namespace) -> None:
+    """A trainer's (parser, tagger) refusal of --lang with --train, in one wording for both
+    (:data:`LANG_WITH_TRAIN`), before anything is read."""
+    refuse_unused({"--lang": bool(args.lang and args.train)}, LANG_WITH_TRAIN)
 
 
 def trainer_log(args: argparse.Namespace) -> Callable[[str], None]:

@@ -11,11 +11,11 @@ from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING, PATIENCE, PATIENCE_WITHOUT_DEV, check_output
 from ..ud.release import read_one, split_source
 from .arguments import (
-    LANG_WITH_TRAIN,
     add_model_output_argument,
     add_trainer_arguments,
     at_least,
     positive,
+    refuse_lang_with_train,
     stdin_once,
     trainer_log,
 )
@@ -77,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
-    refuse_unused({"--lang": bool(args.lang and args.train)}, LANG_WITH_TRAIN)
+    refuse_lang_with_train(args)
     refuse_unused({"--patience": args.patience is not None and bool(args.train)
                    and not args.dev}, PATIENCE_WITHOUT_DEV)
     lang = args.lang or "en"

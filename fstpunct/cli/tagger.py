@@ -6,7 +6,14 @@ import argparse
 
 from ..api.training import train_tagger
 from ..errors import check_seed
-from .arguments import add_trainer_arguments, at_least, positive, stdin_once, trainer_log
+from .arguments import (
+    add_trainer_arguments,
+    at_least,
+    positive,
+    refuse_lang_with_train,
+    stdin_once,
+    trainer_log,
+)
 
 DESCRIPTION = ("Train a UPOS tagger (greedy averaged perceptron) on the words of CoNLL-U "
                "sentences without their punctuation, as text to restore is tagged; prints the "
@@ -34,6 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
+    refuse_lang_with_train(args)
     at_least(0, min_count=args.min_count)
     check_seed(args.seed, "--seed")
     train_tagger(args.output, args.train or (), lang=args.lang or (None if args.train else "en"),
