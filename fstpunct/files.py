@@ -23,6 +23,7 @@ import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import MappingProxyType
 from typing import IO, Any, BinaryIO
 
 from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
@@ -36,6 +37,11 @@ __all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_path",
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder model_folder replaces.
 MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
+
+# A model's parts that are model folders of their own (a correction model's learner/ and
+# corrector/): each part's name and the files its writer writes (foreign)
+Parts = Mapping[str, Sequence[str]]
+NO_PARTS: Parts = MappingProxyType({})
 
 # UTF-16's byte-order marks as the UTF-8 decoder gives them (bytes that are not UTF-8 are
 # lone surrogates)
@@ -321,27 +327,28 @@ def folder_target(path: str | Path) -> Path:
 
 
 @contextmanager
-def model_folder(path: str | Path, files: Sequence[str] | None, kind: str = "") \
-        -> Iterator[Path]:
+def model_folder(path: str | Path, files: Sequence[str] | None, kind: str = "",
+                 parts: Parts = NO_PARTS) -> Iterator[Path]:
     """A fresh temporary folder beside ``path`` (a :func:`folder_target`) to fill with a model of
     ``kind`` (``"a tagger"``), whose writer writes ``files``: when the ``with`` block completes
     it takes the place of ``path`` (a previous model folder there is removed once the new one
     is in place), else it is removed and ``path`` is untouched. If, when the block completes,
-    ``path`` holds anything else (:func:`foreign`; put there while a long run trained; with
-    ``files`` None, nothing is: whatever ``path`` holds may go), ``path`` is left as it was,
+    ``path`` holds anything else (:func:`foreign`, inside its ``parts`` too; put there while a
+    long run trained; with ``files`` None, nothing is: whatever ``path`` holds may go), ``path``
+    is left as it was,
     the model takes the place of a new folder beside it (``NAME.new``, else ``NAME.new-2``,
     …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is."""
     folder = Path(path)
-    if not foreign(folder, files):  # else it is a folder, the model will go beside it
+    if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(folder)
     others: list[str] = []
     place = folder
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
-            others = foreign(folder, files)
+            others = foreign(folder, files, parts)
             place = _aside(folder) if others else folder
             _put(tmp, place)
     except OSError as e:
@@ -350,34 +357,41 @@ def model_folder(path: str | Path, files: Sequence[str] | None, kind: str = "") 
         raise SavedAside(folder, others, place, kind)
 
 
-def check_replaceable(folder: str | Path, files: Sequence[str], what: str) -> None:
+def check_replaceable(folder: str | Path, files: Sequence[str], what: str,
+                      parts: Parts = NO_PARTS) -> None:
     """InputError if ``folder`` holds anything but ``files``, what the writer of ``what``
-    writes (beside a model: the ``tagger/`` and ``parser/`` that text needs, an ordering model,
-    notes): saving replaces the folder whole, and they would go with it. Checked before
-    training; what is put into the folder while it trains makes :func:`model_folder` write the
-    model beside the folder. A temporary of one of its files that a killed fstpunct left
-    (:func:`temporary_target`) goes with it."""
-    others = foreign(Path(folder), files)
+    writes, inside its ``parts`` too (:func:`foreign`; beside a model: the ``tagger/`` and
+    ``parser/`` that text needs, an ordering model, notes): saving replaces the folder whole,
+    and they would go with it. Checked before training; what is put into the folder while it
+    trains makes :func:`model_folder` write the model beside the folder. A temporary of one of
+    its files that a killed fstpunct left (:func:`temporary_target`) goes with it."""
+    others = foreign(Path(folder), files, parts)
     if others:
         raise InputError(f"{folder}: holds {', '.join(others)}, not part of {what}: writing "
                          "one replaces the folder whole and would delete them; move them out, "
                          "or name another folder")
 
 
-def model_target(path: str | Path, files: Sequence[str], what: str) -> Path:
-    """``path`` checked before training a model of ``what`` whose writer writes ``files``:
-    :func:`folder_target` and :func:`check_replaceable`."""
-    check_replaceable(folder_target(path), files, what)
+def model_target(path: str | Path, files: Sequence[str], what: str, parts: Parts = NO_PARTS
+                 ) -> Path:
+    """``path`` checked before training a model of ``what`` whose writer writes ``files``
+    (and ``parts``): :func:`folder_target` and :func:`check_replaceable`."""
+    check_replaceable(folder_target(path), files, what, parts)
     return Path(path)
 
 
-def foreign(folder: Path, files: Sequence[str] | None) -> list[str]:
+def foreign(folder: Path, files: Sequence[str] | None, parts: Parts = NO_PARTS) -> list[str]:
     """The names, sorted, of the entries of ``folder`` that replacing it with a model of
-    ``files`` would delete (:func:`check_replaceable`); none if ``files`` is None (a writer
-    that may delete them, :func:`model_folder`)."""
-    return sorted(p.name for p in folder.iterdir()
-                  if p.name not in files and temporary_target(p.name) not in files) \
-        if files is not None and folder.is_dir() else []
+    ``files`` would delete (:func:`check_replaceable`), with those of each of its ``parts``
+    (a file of ``files`` that is a model folder of its own: its name and the files its writer
+    writes) as ``PART/NAME``; none if ``files`` is None (a writer that may delete them,
+    :func:`model_folder`)."""
+    if files is None or not folder.is_dir():
+        return []
+    inside = [f"{part}/{name}" for part, own in parts.items()
+              for name in foreign(folder / part, own)]
+    return sorted([p.name for p in folder.iterdir()
+                   if p.name not in files and temporary_target(p.name) not in files] + inside)
 
 
 def _aside(folder: Path) -> Path:

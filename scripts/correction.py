@@ -200,6 +200,7 @@ from fstpunct.apps.correction.gate import FEATURES, examples, fit
 from fstpunct.apps.correction.model import (
     FILES,
     KIND,
+    PART_FILES,
     SUPPORT,
     CorrectionModel,
     Decoding,
@@ -754,7 +755,7 @@ def calibrate(args: argparse.Namespace) -> None:
         _fail("calibrate: --cv chooses for gold trees (cv does not parse): no --parser")
     if args.cv and args.decoder != "balanced":
         _fail("calibrate: a cv run's edit costs are the balanced decoder's: no --decoder")
-    model_target(args.output, FILES, KIND)  # before any work, as train's
+    model_target(args.output, FILES, KIND, PART_FILES)  # before any work, as train's
     model = CorrectionModel.load(args.model)
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.cv:
@@ -2503,7 +2504,7 @@ def train_model(args: argparse.Namespace) -> None:
     if args.fce_edited and not args.fce:
         _fail("train: --fce-edited needs --fce")
     _stream_seed("train", readings_seed=args.readings_seed)
-    model_target(args.output, FILES, KIND)  # before training (save puts it aside after)
+    model_target(args.output, FILES, KIND, PART_FILES)  # before training (save puts it aside after)
     sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)

@@ -9,8 +9,9 @@ from learner_pairs import learner_pairs
 from script_module import load_script
 
 from fstpunct.apps.correction import bilstm, crf
-from fstpunct.apps.correction.model import CorrectionModel
+from fstpunct.apps.correction.model import FILES, KIND, PART_FILES, CorrectionModel
 from fstpunct.errors import InputError, SavedAside
+from fstpunct.files import model_target
 
 
 @pytest.fixture(scope="module")
@@ -32,6 +33,22 @@ def test_a_correction_model_is_saved_beside_a_folder_holding_anything_else(hand_
     assert (folder / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     assert CorrectionModel.load(tmp_path / "m.new").record == hand_corrector.record
     hand_corrector.save(tmp_path / "m.new")  # a correction model's own folder is replaced
+
+
+def test_notes_inside_a_correction_models_parts_are_kept(hand_corrector, tmp_path):
+    """Only the folder's top level was checked: notes inside its learner/ (a punctuation model
+    folder of its own) were deleted in silence by the next save. Now they count as the top
+    level's do: the model is saved in NAME.new, and a trainer's check refuses the folder."""
+    folder = hand_corrector.save(tmp_path / "m")
+    (folder / "learner" / "notes.txt").write_text("mine\n", encoding="utf-8")
+    with pytest.raises(SavedAside) as saved:
+        hand_corrector.save(folder)
+    assert str(saved.value).startswith(f"{folder}: holds learner/notes.txt, not part of a "
+                                       "correction model"), saved.value
+    assert (folder / "learner" / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    assert CorrectionModel.load(tmp_path / "m.new").record == hand_corrector.record
+    with pytest.raises(InputError, match=f"^{folder}: holds learner/notes.txt, not part of"):
+        model_target(folder, FILES, KIND, PART_FILES)
 
 
 @pytest.mark.parametrize("trainer, kind", [(crf.train, "a CRF corrector"),

@@ -77,6 +77,7 @@ from ...errors import (
 from ...files import model_folder, read_meta, write_json
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
+from ...model import store
 from ...model.attach import AttachModel
 from ...model.features import render
 from ...model.punct import Inference, PunctModel, Settings
@@ -97,6 +98,7 @@ __all__ = ["DECODERS_CORRECT", "FILES", "KIND", "SUPPORT", "CorrectionModel", "D
 FORMAT = "fstpunct-correction 1"
 FILES = ("learner", "corrector", "correction.json")  # what save writes: all it may replace
 KIND = "a correction model"
+PART_FILES = {"learner": store.FILES, "corrector": store.FILES}  # FILES' model folders
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
 _DECODING = {False: "decoding", True: "decoding parsed"}  # record keys, by tree source
 # the exact decoders of corrections: restoration's two, and ``learner`` (:mod:`.correct`)
@@ -310,12 +312,13 @@ class CorrectionModel:
     def save(self, folder: str | Path) -> Path:
         """A folder with ``learner/``, ``corrector/`` (punctuation model folders, each
         recording which part it is and, for the learner, the model it was read from if the
-        record names one) and ``correction.json``, written whole. A folder holding anything else
-        is left as it was: the model is written to a new folder beside it and
-        :class:`~fstpunct.errors.SavedAside` names it (:func:`~fstpunct.files.model_folder`;
+        record names one) and ``correction.json``, written whole. A folder holding anything
+        else, in ``learner/`` or ``corrector/`` too (:data:`PART_FILES`), is left as it was: the
+        model is written to a new folder beside it and :class:`~fstpunct.errors.SavedAside`
+        names it (:func:`~fstpunct.files.model_folder`;
         a trainer checks its folder before training with :func:`~fstpunct.files.model_target`
-        of :data:`FILES`)."""
-        with model_folder(Path(folder), FILES, KIND) as tmp:
+        of :data:`FILES` and :data:`PART_FILES`)."""
+        with model_folder(Path(folder), FILES, KIND, PART_FILES) as tmp:
             for part, model in (("learner", self.learner), ("corrector", self.corrector)):
                 source = self.record.get(part)  # train records the learner model's folder
                 save_model(model, tmp / part, {"part": part, **({"from": source} if source
