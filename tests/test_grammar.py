@@ -3,7 +3,10 @@ shipped grammar compiles, errors carry file and line, and the compile/rules comm
 import io
 import json
 import math
+import re
+import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -11,9 +14,12 @@ import pytest
 from conftest import treebank
 
 from fstpunct.cli.main import main
-from fstpunct.errors import GrammarError, InputError
+from fstpunct.errors import GrammarError, InputError, ModelError
 from fstpunct.fst.channel import EDITS, KEEP, Channel
+from fstpunct.fst.default_grammar import GRAMMARS as SHIPPED
+from fstpunct.fst.default_grammar import model_grammar
 from fstpunct.fst.grammar import load_grammar, parse_grammar
+from fstpunct.model.store import load_edit_counts, load_model, model_path, read_record, save_model
 from fstpunct.ud.slots import ABBV, BOUNDARY, UNK
 from fstpunct.ud.treebank import read_file
 
@@ -226,8 +232,6 @@ def test_rules_compare_a_model_with_its_own_grammar_by_default(capsys):
 def test_the_recorded_rule_file_comes_before_the_packages_namesake(tmp_path):
     """A model trained on a rule file of its own named like a package grammar was compared
     with the package's (it came first)."""
-    from fstpunct.fst.default_grammar import GRAMMARS as SHIPPED
-    from fstpunct.fst.default_grammar import model_grammar
     own = tmp_path / "en.rules"
     own.write_text(EN.read_text(encoding="utf-8"), encoding="utf-8")
     assert model_grammar({"grammar": str(own)}).path == str(own)
@@ -263,11 +267,6 @@ def test_damaged_edit_counts_are_a_one_line_error(tmp_path, capsys):
     of counts or of another shape than its channel's φ is a ModelError, and ``rules --compare``
     says so in one line naming the file (never numpy's advice to allow pickles), with status
     2."""
-    import shutil
-
-    from fstpunct.errors import ModelError
-    from fstpunct.model.store import load_edit_counts, load_model, model_path
-
     folder = tmp_path / "en"
     shutil.copytree(model_path("en"), folder, ignore=shutil.ignore_patterns("parser", "tagger*",
                                                                            "text"))
@@ -301,13 +300,6 @@ def test_edit_counts_of_another_model_are_refused(tmp_path, capsys):
     model's own: save_model records in model.json a digest of channel.fst and edits.npy, and
     reading the counts refuses a folder whose pair is not the recorded one, in one line naming
     the folder. A folder without the record (written before it, as the bundled ones) loads."""
-    import shutil
-    from dataclasses import replace
-
-    from fstpunct.errors import ModelError
-    from fstpunct.fst.channel import Channel
-    from fstpunct.model.store import load_edit_counts, load_model, read_record, save_model
-
     en = load_model("en")
     shape = en.channel.phi.shape
     rng = np.random.default_rng(0)
@@ -385,7 +377,6 @@ def test_the_files_the_rule_files_and_readme_name_exist():
     """A path of the repository named in a rule file's comments or in README.md exists (the
     rule files sent readers to fstpunct/grammar.py, which moved to fstpunct/fst/);
     placeholders in capitals (grammars/LANG.rules) aside."""
-    import re
     root = Path(__file__).parents[1]
     for doc in [*sorted((root / "grammars").glob("*.rules")), root / "README.md"]:
         named = re.findall(r"(?<![\w/.])((?:fstpunct|scripts|bench|tests|grammars|docs|data)/"

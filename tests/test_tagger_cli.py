@@ -1,13 +1,15 @@
 """``fstpunct tagger train`` and :func:`fstpunct.train_tagger`: the UPOS tagger of plain text for a
 language the project does not bundle, trained, saved whole, loaded and used."""
 import errno
+import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import fstpunct
 from fstpunct.cli.main import main
-from fstpunct.errors import InputError
+from fstpunct.errors import InputError, SavedAside
 from fstpunct.parser import tagger as tagger_module
 from fstpunct.parser.tagger import Tagger
 
@@ -39,8 +41,6 @@ def test_numpys_ints_train_a_tagger_and_reach_its_json_as_pythons(tmp_path):
     """epochs, min_count and seed given as numpy's ints (whole numbers, checked) train the
     tagger that Python's train, and tagger.json holds Python's: numpy's seed was random's
     TypeError before training, numpy's epochs and min_count json's TypeError after it."""
-    import numpy as np
-
     train = write(tmp_path / "qz-train.conllu", SENTENCES)
     taggers = {name: fstpunct.train_tagger(tmp_path / name, [train], epochs=whole(3),
                                            min_count=whole(1), seed=whole(0))
@@ -85,8 +85,6 @@ def test_the_trainers_quiet_and_epoch_lines_are_alike(tmp_path, capsys):
     ``tagger train --quiet`` does not: --quiet is one option of both, nothing on stderr. Without
     it both say an epoch alike: ``epoch N: S s, ...`` and ``(best)`` on the best dev epoch so
     far (the tagger's line had neither its seconds nor the mark)."""
-    import re
-
     train = write(tmp_path / "qz-train.conllu", SENTENCES)
     dev = write(tmp_path / "dev.conllu", SENTENCES[:2])
     data = ["--train", str(train), "--dev", str(dev), "--epochs", "2"]
@@ -171,7 +169,6 @@ def test_what_a_user_puts_beside_a_tagger_while_it_trains_is_kept(tmp_path):
     trained made the save refuse a new folder (the tagger lost) or went with an old tagger's
     folder. Both are kept: the folder as it was, the tagger in a new folder beside it, named by
     SavedAside (an InputError: one line, exit 2)."""
-    from fstpunct.errors import SavedAside
     train = write(tmp_path / "train.conllu", SENTENCES)
     out, fresh = tmp_path / "tagger", tmp_path / "fresh"
     notes = out / "NOTES.txt"
