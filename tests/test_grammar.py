@@ -6,6 +6,7 @@ import math
 import re
 import shutil
 import sys
+import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 from conftest import treebank
 
 from fstpunct.cli.main import main
-from fstpunct.errors import GrammarError, InputError, ModelError
+from fstpunct.errors import FstpunctWarning, GrammarError, InputError, ModelError
 from fstpunct.fst.channel import EDITS, KEEP, Channel
 from fstpunct.fst.default_grammar import GRAMMARS as SHIPPED
 from fstpunct.fst.default_grammar import model_grammar
@@ -371,6 +372,18 @@ def test_edit_counts_without_a_readable_channel_are_refused_in_one_line(tmp_path
     (folder / "channel.fst").mkdir()
     with pytest.raises(ModelError, match=f"^{folder / 'channel.fst'}: cannot read: Is a dir"):
         load_edit_counts(folder)
+
+
+def test_edit_counts_of_a_bundled_name_warn_of_a_local_namesake_once(tmp_path, monkeypatch):
+    """load_edit_counts looked the name up twice (for the file, then for the folder), so a
+    bundled name beside a local folder of that name warned twice; once now."""
+    shape = load_model("en").channel.phi.shape
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "en").mkdir()
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        assert load_edit_counts("en", shape).shape == shape  # the bundled model's
+    assert [type(w.message) for w in said] == [FstpunctWarning], [str(w.message) for w in said]
 
 
 def test_the_files_the_rule_files_and_readme_name_exist():

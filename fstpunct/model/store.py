@@ -173,7 +173,8 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     the counts of another channel.fst or edits.npy than the folder holds (module docstring; a
     folder without the record is not checked), records no SHA-256 or its channel.fst cannot be
     read."""
-    path = model_path(name) / EDIT_COUNTS
+    folder = model_path(name)  # once: a bundled name's lookup may warn
+    path = folder / EDIT_COUNTS
     try:
         counts = read_npy(path)
     except UNREADABLE as e:
@@ -184,7 +185,6 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
         want = f"of shape {shape}" if shape is not None else "of 3 axes"
         raise ModelError(f"{path}: not the model's expected edit counts (want finite counts ≥ 0 "
                          f"{want}; found {counts.dtype} of shape {counts.shape})")
-    folder = model_path(name)
     recorded = read_record(folder).get(EDITS_OF)
     if recorded is None:
         return counts
