@@ -134,7 +134,8 @@ def refuse_lang_with_train(args: argparse.Namespace) -> None:
 
 def trainer_log(args: argparse.Namespace) -> Callable[[str], None]:
     """A trainer's (parser, tagger) log of its lines (one per epoch): stderr, or nothing with
-    --quiet (:func:`add_trainer_arguments`), which also turns its bars off."""
+    --quiet (:func:`add_trainer_arguments`); each caller turns the trainer's bars off with
+    --quiet itself (``progress=not args.quiet``)."""
     if args.quiet:
         return lambda _: None
     return lambda line: print(line, file=sys.stderr, flush=True)
