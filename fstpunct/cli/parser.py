@@ -56,7 +56,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="keep features seen at least N times in the gold configurations "
                         "(default 1)")
     p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
-    add_trainer_arguments(p, "with --train: none, the last epoch is kept")
+    add_trainer_arguments(p, "with --train: none, the last epoch is kept, and nothing is "
+                             "saved until it ends")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "
                                    "folder: weights below a magnitude threshold dropped, "
