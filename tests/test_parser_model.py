@@ -328,9 +328,14 @@ def test_without_dev_the_parser_is_saved_once(data, tmp_path, monkeypatch):
           log=lambda _: None)
     assert saved == [3] and Model.load(tmp_path / "m").info["best_epoch"] == 3
     saved.clear()
+    lines: list[str] = []
     train(train_sents, dev_sents, "tokens", 1, tmp_path / "d", epochs=3, patience=3,
-          progress=False, log=lambda _: None)
-    assert saved[0] == 1 and len(Model.load(tmp_path / "d").info["history"]) == 3
+          progress=False, log=lines.append)
+    best = [int(ln.split()[1].rstrip(":")) for ln in lines
+            if ln.startswith("epoch ") and ln.endswith("(best)")]
+    assert saved[0] == 1 and saved == best, (saved, lines)  # each better epoch, and only they
+    info = Model.load(tmp_path / "d").info
+    assert info["best_epoch"] == best[-1] and len(info["history"]) == 3
 
 
 def test_parser_train_refuses_lang_with_train(data, tmp_path, capsys):
