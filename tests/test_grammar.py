@@ -344,9 +344,6 @@ def test_edit_counts_of_another_model_are_refused(tmp_path, capsys):
 def test_a_recorded_edit_counts_of_that_is_no_digest_is_a_damaged_record(tmp_path, recorded):
     """model.json's edit_counts_of that is not 64 lower-case hex digits (what save_model
     writes) is refused as a damaged model.json, not as a folder assembled from two runs."""
-    from fstpunct.errors import ModelError
-    from fstpunct.model.store import load_edit_counts, load_model, save_model
-
     en = load_model("en")
     folder = save_model(en, tmp_path / "m", {}, np.ones(en.channel.phi.shape))
     meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
@@ -360,9 +357,6 @@ def test_a_recorded_edit_counts_of_that_is_no_digest_is_a_damaged_record(tmp_pat
 def test_edit_counts_without_a_readable_channel_are_refused_in_one_line(tmp_path):
     """load_edit_counts (public, run without load_model) reads channel.fst for the recorded
     digest: a missing or unreadable one is a ModelError naming it (was a FileNotFoundError)."""
-    from fstpunct.errors import ModelError
-    from fstpunct.model.store import load_edit_counts, load_model, save_model
-
     en = load_model("en")
     folder = save_model(en, tmp_path / "m", {}, np.ones(en.channel.phi.shape))
     assert load_edit_counts(folder).shape == en.channel.phi.shape
