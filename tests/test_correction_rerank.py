@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from interleaved import on_two_threads
 from learner_pairs import PLAIN, RELATIVE, conll, sentences
 from script_module import load_script
 from test_correction_cv import cv_then, learner_folder
@@ -76,6 +77,17 @@ def crf(tmp_path_factory):
     return crf_train(learner, gold, tmp_path_factory.mktemp("crf") / "crf", c2=0.5), learner
 
 
+@pytest.mark.parametrize("method", ["correct", "marginals"])
+def test_one_corrector_serves_several_threads(crf, method):
+    """crfsuite keeps the sentence ``set`` last: two threads' calls used to read each other's
+    sentence; now the corrector reads one sentence at a time."""
+    corrector, learner = crf
+    sents = next(ss for ss in learner if ss.n != learner[0].n), learner[0]
+    call = getattr(corrector, method)
+    want = [call(ss) for ss in sents]
+    assert on_two_threads(corrector, call, sents) == want
+
+
 def test_chain_scores_as_crfsuite_does(crf):
     corrector, learner = crf
     chain = Chain(corrector)
@@ -83,14 +95,14 @@ def test_chain_scores_as_crfsuite_does(crf):
     for ss in learner:
         items = features(ss, corrector.tree)
         state = chain.state(items)
-        corrector.tagger.set(items)
+        corrector.tagger.crfsuite.set(items)
         best = kbest(state, chain.trans, 50)
         # the best sequence is crfsuite's Viterbi; each sequence's probability crfsuite's (to
         # the 6 decimals of the weights' dump)
         assert [chain.labels[y] for y in best[0][1]] == corrector.tagger.tag(items)
         log_z = log_partition(state, chain.trans)
         for s, path in best[:10]:
-            p = corrector.tagger.probability([chain.labels[y] for y in path])
+            p = corrector.tagger.crfsuite.probability([chain.labels[y] for y in path])
             assert s - log_z == pytest.approx(np.log(p), abs=1e-4)
 
 

@@ -2,13 +2,12 @@
 the CRF's marginals against enumeration of its tag sequences, the decoder's choice against the
 least risk under the brute-force mixture, the CLI against the API."""
 import itertools
-import threading
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
 from conftest import treebank
+from interleaved import on_two_threads
 from test_model import make_model
 from test_restore_cli import SAMPLE
 from test_restore_exact import TREES, brute_force
@@ -22,7 +21,6 @@ from fstpunct.apps.restoration.mixture import MixedRestorer, crf_distributions, 
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
 from fstpunct.ud.slots import to_slots
-from fstpunct.ud.treebank import read_file
 
 
 @pytest.fixture(scope="module")
@@ -35,10 +33,10 @@ def toy_crf(tmp_path_factory):
 def enumerated_marginals(crf, ss) -> list[Counter]:
     """Per slot, p(tag) summed over every tag sequence of the sentence."""
     labels = crf.tagger.labels()
-    crf.tagger.set(features(ss, crf.tree))
+    crf.tagger.crfsuite.set(features(ss, crf.tree))
     out = [Counter() for _ in range(ss.n + 1)]
     for tags in itertools.product(labels, repeat=ss.n + 1):
-        p = crf.tagger.probability(list(tags))
+        p = crf.tagger.crfsuite.probability(list(tags))
         for i, t in enumerate(tags):
             out[i][t] += p
     return out
@@ -59,35 +57,16 @@ def test_crf_marginals_equal_enumeration(toy_crf, tree):
     assert all(np.all(np.diff(d.probs) <= 0) for d in dists)
 
 
-class _Interleaved:
-    """A crfsuite tagger whose ``set`` waits (up to 0.5 s) for a second thread's ``set``, so
-    that two threads' calls interleave as they may in a service on threads."""
-
-    def __init__(self, tagger, barrier: threading.Barrier) -> None:
-        self.tagger, self.barrier = tagger, barrier
-
-    def set(self, xseq) -> None:
-        self.tagger.set(xseq)
-        try:
-            self.barrier.wait(timeout=0.5)
-        except threading.BrokenBarrierError:  # the other thread is not there (it waits its turn)
-            pass
-
-    def __getattr__(self, name: str):
-        return getattr(self.tagger, name)
-
-
-def test_one_crf_serves_several_threads(toy_crf, monkeypatch):
+@pytest.mark.parametrize("method", ["marginals", "tag", "log_prob"])
+def test_one_crf_serves_several_threads(toy_crf, method):
     """The crfsuite tagger keeps the sentence ``set`` last: two threads' ``marginals`` (text
     restored on threads through the bundled mixture) used to read each other's sentence,
     giving wrong marginals or a ValueError ('The position, 15is out of range of 15'); now a CRF
-    reads one sentence at a time."""
-    sents = TREES[1], to_slots(next(iter(read_file(SAMPLE))))
-    assert sents[0].n != sents[1].n
-    want = [toy_crf.marginals(s) for s in sents]
-    monkeypatch.setattr(toy_crf, "tagger", _Interleaved(toy_crf.tagger, threading.Barrier(2)))
-    with ThreadPoolExecutor(2) as pool:
-        assert list(pool.map(toy_crf.marginals, sents)) == want
+    reads one sentence at a time, in each of its calls that set a sentence."""
+    sents = TREES[1], next(t for t in TRAIN if t.n != TREES[1].n)
+    call = getattr(toy_crf, method)
+    want = [call(s) for s in sents]
+    assert on_two_threads(toy_crf, call, sents) == want
 
 
 def test_mixture_adds_the_weighted_parts():

@@ -29,7 +29,15 @@ from ...files import model_folder, model_target, read_meta, write_json
 from ...model.punct import PunctModel
 from ...ud.slots import SlotSentence
 from ..restoration import Insertion
-from ..restoration.crf import EMPTY, MIN_COUNT, OTHER, _pycrfsuite, crf_insertions, slot_tags
+from ..restoration.crf import (
+    EMPTY,
+    MIN_COUNT,
+    OTHER,
+    LockedTagger,
+    _pycrfsuite,
+    crf_insertions,
+    slot_tags,
+)
 from ..restoration.crf import features as restoration_features
 from ..restoration.exact import ExactPrior, SlotDistribution
 
@@ -90,8 +98,7 @@ class CrfCorrector:
 
     def __init__(self, folder: Path, meta: dict[str, Any]) -> None:
         self.meta = meta
-        self.tagger = _pycrfsuite().Tagger()
-        self.tagger.open(str(folder / "crf.model"))
+        self.tagger = LockedTagger(folder / "crf.model")
         self.tree = bool(meta["tree_features"])
 
     @classmethod
@@ -109,10 +116,8 @@ class CrfCorrector:
                   ) -> list[dict[tuple[str, ...], float]]:
         """Every slot's marginal distribution over corrected strings (:data:`OTHER` read as
         the learner's string)."""
-        self.tagger.set(features(ss, self.tree, extra))
-        tags = self.tagger.labels()
-        return string_marginals(slot_tags(ss), [[(tag, self.tagger.marginal(tag, i))
-                                                 for tag in tags] for i in range(ss.n + 1)])
+        return string_marginals(slot_tags(ss), self.tagger.marginals(
+            features(ss, self.tree, extra), self.tagger.labels()))
 
 
 def string_marginals(own: Sequence[str], rows: Sequence[Sequence[tuple[str, float]]]

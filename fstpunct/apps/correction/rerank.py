@@ -82,7 +82,7 @@ class Chain:
     attribute's weight vector over labels."""
 
     def __init__(self, crf: CrfCorrector) -> None:
-        dump = crf.tagger.info()
+        dump = crf.tagger.crfsuite.info()
         self.crf = crf
         self.labels = sorted(dump.labels, key=lambda t: int(dump.labels[t]))
         index = {t: j for j, t in enumerate(self.labels)}

@@ -28,7 +28,8 @@ from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "FILES", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "check_c2_grid",
+__all__ = ["EMPTY", "FILES", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "LockedTagger",
+           "check_c2_grid",
            "check_output", "crf_heads", "crf_insertions", "features", "installed", "slot_tags",
            "train"]
 
@@ -51,6 +52,41 @@ def _pycrfsuite() -> Any:
     except ImportError as e:
         raise ModelError("the CRF needs python-crfsuite: pip install python-crfsuite") from e
     return pycrfsuite
+
+
+class LockedTagger:
+    """A crfsuite tagger opened on a model file that several threads may share: crfsuite keeps
+    the sentence ``set`` last, so each call sets its sentence and reads it under one lock.
+    ``crfsuite`` is the tagger itself (for its labels and weights; one thread only)."""
+
+    def __init__(self, model_file: Path) -> None:
+        self.crfsuite = _pycrfsuite().Tagger()
+        self.crfsuite.open(str(model_file))
+        self._lock = threading.Lock()
+
+    def labels(self) -> list[str]:
+        """The model's tags."""
+        return list(self.crfsuite.labels())
+
+    def tag(self, xseq: Sequence[Sequence[str]]) -> list[str]:
+        """The Viterbi tag of every item."""
+        with self._lock:
+            self.crfsuite.set(xseq)
+            return list(self.crfsuite.tag())
+
+    def marginals(self, xseq: Sequence[Sequence[str]], labels: Sequence[str]
+                  ) -> list[list[tuple[str, float]]]:
+        """Per item, the (label, marginal probability) of every one of ``labels``."""
+        with self._lock:
+            self.crfsuite.set(xseq)
+            return [[(t, self.crfsuite.marginal(t, i)) for t in labels]
+                    for i in range(len(xseq))]
+
+    def probability(self, xseq: Sequence[Sequence[str]], tags: Sequence[str]) -> float:
+        """p(tags | xseq)."""
+        with self._lock:
+            self.crfsuite.set(xseq)
+            return float(self.crfsuite.probability(list(tags)))
 
 
 def _distance(word: int, head: int) -> str:
@@ -136,9 +172,7 @@ class CrfModel:
 
     def __init__(self, model_file: Path, meta: dict[str, Any]) -> None:
         self.model_file, self.meta = model_file, meta
-        self.tagger = _pycrfsuite().Tagger()
-        self.tagger.open(str(model_file))
-        self._lock = threading.Lock()  # the tagger holds the sentence set last: one at a time
+        self.tagger = LockedTagger(model_file)
         self.tags = frozenset(meta["tags"])
         self.tree = bool(meta["settings"]["tree_features"])
         self.backoff = Backoff(meta["tokens"], self.tags, float(meta["settings"]["s"]))
@@ -165,8 +199,7 @@ class CrfModel:
 
     def tag(self, ss: SlotSentence) -> list[str]:
         """The Viterbi tag of every slot."""
-        with self._lock:
-            return list(self.tagger.tag(features(ss, self.tree)))
+        return self.tagger.tag(features(ss, self.tree))
 
     def restore(self, sent: Sentence, alternatives: Sequence[Sentence] = ()) -> list[Insertion]:
         """Insertions from the Viterbi tags; each token attaches to the word left of its slot
@@ -180,10 +213,8 @@ class CrfModel:
         the empty string); :data:`OTHER`, which stands for no string in particular, is left out
         (so a slot's probabilities sum to 1 − p(OTHER))."""
         labels = [t for t in self.tagger.labels() if t != OTHER]
-        with self._lock:
-            self.tagger.set(features(ss, self.tree))
-            return [{_tokens(t): self.tagger.marginal(t, i) for t in labels}
-                    for i in range(ss.n + 1)]
+        return [{_tokens(t): p for t, p in row}
+                for row in self.tagger.marginals(features(ss, self.tree), labels)]
 
     def log_prob(self, ss: SlotSentence) -> float:
         """log p(x | words) of the sentence's surface punctuation (module docstring)."""
@@ -193,9 +224,7 @@ class CrfModel:
             raise ModelError(f"{ss.place}: slot string "
                              f"{next(t for t in gold if t not in self.tags)!r} is not a tag, "
                              f"and the model has no {OTHER} tag")
-        with self._lock:
-            self.tagger.set(features(ss, self.tree))
-            p = self.tagger.probability(tags)
+        p = self.tagger.probability(features(ss, self.tree), tags)
         if p <= 0.0:
             raise ModelError(f"{ss.place}: the CRF probability underflows to 0")
         return math.log(p) + sum(self.backoff.log_prob(_tokens(x))
