@@ -119,6 +119,16 @@ def test_read_text_sentences_paragraphs_and_spacing():
         "Hail the king, Arthur!\r\n\r\n\r\nDale means 'river valley'\r\n"
 
 
+def test_text_output_gives_back_the_blank_lines_after_the_last_sentence():
+    """Line N out is line N in to the end: the blank lines after the last sentence come back
+    too (they used to be dropped, so ``wc -l`` of input and output differed)."""
+    text = "\none two\n\n\nthree\n\n \n"
+    sents = list(read_text(io.StringIO(text), "in.txt"))
+    assert [s.blank_after for s in sents] == [0, 2]
+    assert "".join(text_lines(sents, aligned=True)) == "\none two\n\n\nthree\n\n\n"
+    assert "".join(text_lines(sents)) == "one two\nthree\n"  # not aligned: sentences only
+
+
 @pytest.mark.parametrize("text, line, words", [
     ("", None, "no sentences"),
     ("\n  \n", 2, "no sentences"),
@@ -385,6 +395,24 @@ def test_cli_trivial_and_crf_take_text(pipe, tmp_path, capsys):
                 ) == 0
     assert capsys.readouterr().out == "".join(
         line + ("." if line else "") + "\n" for line in TEXT.split("\n")[:-1])
+
+
+def test_text_output_has_a_line_for_every_line_in(pipe, model, tmp_path, capsys):
+    """Blank lines after the last sentence come back from the command line and the API alike
+    (text, a path, an iterable of lines)."""
+    text = TEXT + "\n \n"
+    lines = text.split("\n")[:-1]
+    src = tmp_path / "in.txt"
+    src.write_text(text, encoding="utf-8")
+    common = ["--tagger", str(pipe / "tagger"), "--parser", str(pipe / "parser")]
+    assert main(["restore", "--trivial", "en", "--text", str(src), "--format", "text",
+                 "--quiet", *common]) == 0
+    out = capsys.readouterr().out.split("\n")[:-1]
+    assert [bool(o) for o in out] == [bool(i.strip()) for i in lines]
+    kw = dict(tagger=pipe / "tagger", parsers=[pipe / "parser"])
+    assert model.restore(text, text=True, **kw).count("\n") == len(lines)
+    assert len(list(model.restore(src, text=True, **kw))) == len(lines)
+    assert len(list(model.restore(iter(lines), text=True, **kw))) == len(lines)
 
 
 UDVALIDATE = shutil.which("udvalidate", path=str(Path(sys.executable).parent)) or \

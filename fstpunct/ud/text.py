@@ -15,7 +15,7 @@ A sentence has ``# sent_id`` = its line number, ``# text``, and its words with F
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
 :func:`~fstpunct.ud.treebank.has_tree` is false). Blank lines (only white space) separate
 paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
-so line N out is line N in (blank lines after the last sentence are not written). A tab
+so line N out is line N in (those after the last sentence too). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
 the file and line, as is input without any sentence.
 """
@@ -106,6 +106,7 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
     that is not a string is a TypeError naming its line."""
     tokenise = tokenise or Tokeniser()
     newline, blank, index, lineno = None, False, 0, 0
+    held, trailing = None, 0  # a sentence is given once the next one or the end is read
     for lineno, raw in enumerate(lines, 1):
         if not isinstance(raw, str):
             raise TypeError(f"{path}: line {lineno}: expected a string, got "
@@ -120,8 +121,11 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
         _check(text, path, lineno)
         tokens = text.split()
         if not tokens:
-            blank = True
+            blank, trailing = True, trailing + 1
             continue
+        if held is not None:
+            yield held
+        trailing = 0
         rows: list[Line] = []
         words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
         for n, token in enumerate(tokens):
@@ -134,11 +138,13 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
         comments = (["# newpar"] if blank else []) + [f"# sent_id = {lineno}",
                                                      f"# text = {' '.join(tokens)}"]
         blank = False
-        yield rebuild(Sentence(comments, rows, path, lineno, index=index,
-                               newline=newline or "\n"), comments, rows, tree=None)
-    if index == 0:
+        held = rebuild(Sentence(comments, rows, path, lineno, index=index,
+                                newline=newline or "\n"), comments, rows, tree=None)
+    if held is None:
         raise ConlluError("no sentences (the input has no line with a word)", path,
                           lineno or None)
+    held.blank_after = trailing
+    yield held
 
 
 def read_text_file(path: str | Path | None, tokenise: Tokeniser | None = None
@@ -165,11 +171,13 @@ def surface(lines: Sequence[Line]) -> str:
 def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
                line: Callable[[Sentence], str] = lambda s: surface(s.lines)) -> Iterator[str]:
     """Each sentence as ``line(sentence)`` with its line end; if ``aligned`` (sentences of
-    :func:`read_text`), with the blank lines the input had between them, so line N out is
-    line N in."""
+    :func:`read_text`), with the blank lines the input had before, between and after them, so
+    line N out is line N in."""
     previous = 0
     for sent in sentences:
         if aligned:
             yield from itertools.repeat(sent.newline, max(sent.lineno - previous - 1, 0))
             previous = sent.lineno
         yield line(sent) + sent.newline
+        if aligned:
+            yield from itertools.repeat(sent.newline, sent.blank_after)
