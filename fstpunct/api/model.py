@@ -105,7 +105,7 @@ class Model:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
         self._text: PunctModel | None = None  # for_text's, loaded when first needed
-        self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: pipeline()
+        self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: _pipeline_part
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -218,9 +218,10 @@ class Model:
         ``tagger`` and ``parser``; parser beam ``beam`` (default: the parser's). The bundled
         parser is ``removed``-mode; a given ``parser`` parses in its own mode (:meth:`restore`
         checks that it is ``removed``-mode, :meth:`decode` takes any). The folder's own are
-        read once per model (what :meth:`restore` and :meth:`decode` use for text too); a
-        ``tagger`` or ``parser`` given as a folder is read at each call: pass a loaded one to
-        a service's calls."""
+        read once per model (what :meth:`restore` and :meth:`decode` use for text too) and shared:
+        the pipeline's tagger and parser are the model's own, so a change to them (``weights``)
+        is seen by every later call; a ``tagger`` or ``parser`` given as a folder is read at
+        each call: pass a loaded one to a service's calls."""
         _check_pipeline(tagger, parser, beam)
         return self._pipeline_loader(lowercase, tagger, parser, beam)()
 
@@ -231,9 +232,15 @@ class Model:
         :func:`_check_pipeline` first."""
         def load() -> Pipeline:
             from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
-            return load_pipeline(self.folder, lowercase, tagger, parser, beam,
-                                 self._pipeline_parts)
+            return load_pipeline(self.folder, lowercase, tagger, parser, beam, self._pipeline_part)
         return load
+
+    def _pipeline_part(self, kind: type[Tagger] | type[ParserModel], folder: Path
+                       ) -> Tagger | ParserModel:
+        """The tagger or parser in the folder's own ``folder``, read once per model."""
+        if folder not in self._pipeline_parts:
+            self._pipeline_parts[folder] = kind.load(folder)
+        return self._pipeline_parts[folder]
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
         from ..apps.text import tokeniser

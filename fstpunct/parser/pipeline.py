@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -106,21 +106,19 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
 
 def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
                   tagger: Folder | Tagger | None = None, parser: Folder | Model | None = None,
-                  beam: int | None = None, loaded: dict[Path, Tagger | Model] | None = None
+                  beam: int | None = None, read: Callable[[type[Tagger] | type[Model], Path],
+                                                          Tagger | Model] | None = None
                   ) -> Pipeline:
     """The tagger and parser of :func:`pipeline_folders`, each replaceable by a folder or a
     loaded model of its own. ``lowercase``: True for lower-cased text (the lower-case tagger
     and parser), False for cased text (the cased ones only), None (not known): the cased
     ones, and for sentences without capital letters the lower-case tagger if the folder has
-    one (and no ``tagger`` is given). ``loaded``: the parts already read from
-    ``lang_or_folder``'s own folders, by folder; those read here are added (a
-    :class:`fstpunct.Model` keeps one, so that a call per line does not read them again)."""
-    loaded = {} if loaded is None else loaded
-
+    one (and no ``tagger`` is given). ``read(kind, folder)`` reads a part from one of
+    ``lang_or_folder``'s own folders (default ``kind.load(folder)``; a :class:`fstpunct.Model`
+    gives its own, which reads each folder once, so that a call per line does not read them
+    again)."""
     def own(kind: type[Tagger] | type[Model], folder: Path) -> Tagger | Model:
-        if folder not in loaded:
-            loaded[folder] = kind.load(folder)
-        return loaded[folder]
+        return read(kind, folder) if read else kind.load(folder)
 
     folders = pipeline_folders(lang_or_folder, lowercase)
     parts: list[Tagger | Model] = []
