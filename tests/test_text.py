@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -625,8 +626,35 @@ def test_the_bundled_tagger_and_parser_are_loaded_once_per_model(monkeypatch):
     assert fstpunct.load("en").restore(line, text=True) == first and len(loads) == 2 * once
 
 
+def test_threads_first_calls_read_the_tagger_and_parser_once(monkeypatch):
+    """Two threads' first calls on a new model used to read its tagger and parser each (about
+    100 MiB a copy, one copy kept); now one reads them while the other waits."""
+    from concurrent.futures import ThreadPoolExecutor
+    loads, barrier = [], threading.Barrier(2)
+
+    def waiting(load):
+        def read(folder):
+            loads.append(folder)
+            try:
+                barrier.wait(timeout=0.5)  # the other thread reads at the same time, if it can
+            except threading.BrokenBarrierError:
+                pass
+            return load(folder)
+        return read
+
+    for kind in (Tagger, ParserModel):
+        monkeypatch.setattr(kind, "load", waiting(kind.load))
+    model = fstpunct.load("en")
+    with ThreadPoolExecutor(2) as pool:
+        list(pool.map(lambda _: model.pipeline(lowercase=False), range(2)))
+    assert len(loads) == len(set(loads)) == 2  # tagger/ and parser/, once each
+
+
 def test_one_model_serves_several_threads():
-    """README, "From Python: a service": one model's restore(line, text=True) called from four
+    """A smoke test (it may pass by luck: the deterministic ones are
+    test_restore_mixture.py::test_one_crf_serves_several_threads and
+    test_threads_first_calls_read_the_tagger_and_parser_once). README, "From Python: a
+    service": one model's restore(line, text=True) called from four
     threads at once gives each line what a call alone gives (the text path's CRF used to mix
     up two threads' sentences: test_restore_mixture.py::test_one_crf_serves_several_threads)."""
     from concurrent.futures import ThreadPoolExecutor

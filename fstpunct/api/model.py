@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -106,6 +107,7 @@ class Model:
         self.correction = correction  # a correction model's (punct is its learners' model)
         self._text: PunctModel | None = None  # for_text's, loaded when first needed
         self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: _pipeline_part
+        self._reading = threading.Lock()  # threads' first calls read each part once between them
 
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
@@ -237,10 +239,12 @@ class Model:
 
     def _pipeline_part(self, kind: type[Tagger] | type[ParserModel], folder: Path
                        ) -> Tagger | ParserModel:
-        """The tagger or parser in the folder's own ``folder``, read once per model."""
-        if folder not in self._pipeline_parts:
-            self._pipeline_parts[folder] = kind.load(folder)
-        return self._pipeline_parts[folder]
+        """The tagger or parser in the folder's own ``folder``, read once per model (by one
+        thread: a copy is about 100 MiB)."""
+        with self._reading:
+            if folder not in self._pipeline_parts:
+                self._pipeline_parts[folder] = kind.load(folder)
+            return self._pipeline_parts[folder]
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
         from ..apps.text import tokeniser
