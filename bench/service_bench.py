@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fstpunct
+from fstpunct.cli.arguments import positive
 from fstpunct.ud.release import read_one
 
 BATCH = 1000  # lines restored in one call, for comparison
@@ -41,7 +42,7 @@ def lines_of(lang: str, file: str | None) -> list[str]:
     standard test split, lower-cased, one sentence a line."""
     if file:
         return [line.strip() for line in Path(file).read_text(encoding="utf-8").splitlines()
-                if line.strip()]
+                if any(c.isalnum() for c in line)]  # a word: as fstpunct.ud.text reads one
     sents = read_one(f"{lang}:test")
     words = (" ".join(w.form for w in s.words if not w.is_punct).lower() for s in sents)
     return [line for line in words if line]
@@ -51,12 +52,16 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lang", default="en")
-    parser.add_argument("--calls", type=int, default=10_000)
+    parser.add_argument("--calls", type=positive, default=10_000)
     parser.add_argument("--warm-up", type=int, default=20)
     parser.add_argument("--file", help="plain text, one line per call (default: LANG's test "
                                        "split's words, lower-cased)")
     args = parser.parse_args(argv)
+    if args.warm_up < 0:
+        parser.error(f"argument --warm-up: must be 0 or more, not {args.warm_up}")
     lines = lines_of(args.lang, args.file)
+    if not lines:
+        parser.error(f"{args.file}: no line with a word")
     start = time.perf_counter()
     model = fstpunct.load(args.lang)
     print(f"{args.lang}: {len(lines)} lines; load {time.perf_counter() - start:.2f} s wall, "

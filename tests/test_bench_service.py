@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from script_module import BENCH, load_script
 
 service_bench = load_script("service_bench", BENCH)
@@ -10,8 +11,8 @@ service_bench = load_script("service_bench", BENCH)
 
 def test_a_call_per_line_and_its_figures(tmp_path, capsys) -> None:
     text = tmp_path / "lines.txt"
-    text.write_text("we bought apples pears and plums\n\nat the market in oxford england\n",
-                    encoding="utf-8")
+    text.write_text("we bought apples pears and plums\n\n?!\nat the market in oxford england\n",
+                    encoding="utf-8")  # a line of punctuation only is not a line with a word
     service_bench.main(["--file", str(text), "--calls", "3", "--warm-up", "1"])
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("en: 2 lines; load ") and out[1].startswith("first call ")
@@ -23,3 +24,18 @@ def test_a_call_per_line_and_its_figures(tmp_path, capsys) -> None:
     assert re.fullmatch(r"the first 3 of them in one call: [\d.]+ ms CPU per line; 0 lines "
                         r"differ from the calls' \(quotes are written as most of a call's input "
                         r"writes them\)", out[4]) and len(out) == 5
+
+
+@pytest.mark.parametrize("options, text, words", [
+    (["--calls", "0"], "a line\n", "--calls: must be a whole number of at least 1"),
+    (["--warm-up", "-1"], "a line\n", "--warm-up: must be 0 or more"),
+    ([], "\n?!\n", "no line with a word"),
+])
+def test_bad_options_and_files_are_one_error_and_exit_2(options, text, words, tmp_path,
+                                                        capsys) -> None:
+    """--calls 0 and a file without a word used to end in an IndexError's traceback."""
+    path = tmp_path / "lines.txt"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SystemExit) as e:
+        service_bench.main(["--file", str(path), *options])
+    assert e.value.code == 2 and words in capsys.readouterr().err
