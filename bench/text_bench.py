@@ -64,6 +64,15 @@ def load(name: str, lowercase: bool | None, tagger: str | None, parser: str | No
             f"models/tagger-en{suffix}, models/parser-en"
 
 
+def reading(given: dict[str, Any]) -> str:
+    """What the whole call's time includes: the model keeps the tagger and parser of its own
+    folder (read by load() above); a tagger or parser folder given to restore is read at each
+    call."""
+    if given["tagger"] or given["parser"]:
+        return "loading the tagger and parser included"
+    return "the model's tagger and parser already read"
+
+
 def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
         ) -> dict[str, tuple[float, float]]:
     """Wall and CPU seconds of each stage and of the whole pipeline in one call."""
@@ -119,10 +128,7 @@ def main() -> None:
                   f"{med[k][1]:7.2f} s CPU ({100 * med[k][1] / cpu:4.1f}%)")
         print(f"  stages   {wall:7.2f} s wall = {n / wall:6.1f} sentences/s, {cpu:.2f} s CPU = "
               f"{n / cpu:.1f} sentences/CPU s")
-        # the model keeps the tagger and parser of its own folder (read by load() above);
-        # folders given to restore are read at each call
-        read = "loading the tagger and parser included" if given["tagger"] else \
-            "the model's tagger and parser already read"
+        read = reading(given)
         print(f"  whole    {med['whole'][0]:7.2f} s wall = {n / med['whole'][0]:6.1f} "
               f"sentences/s, {med['whole'][1]:.2f} s CPU = {n / med['whole'][1]:.1f} "
               f"sentences/CPU s (Model.restore(text, text=True), same output; {read})")
