@@ -484,11 +484,13 @@ def test_a_model_description_without_a_field_is_one_line(file, text, why, tmp_pa
     path = tmp_path / "en" / file
     fmt = json.loads(path.read_text(encoding="utf-8")).get("format")
     path.write_text(text.replace('"FORMAT"', json.dumps(fmt)))
-    command = {"parser/model.json": ["parse", "--model", str(path.parent)],
+    text_in = tmp_path / "in.txt"  # text for --text (a CoNLL-U file is bad text: a tab)
+    text_in.write_text("we bought apples\nand pears\n", encoding="utf-8")
+    command = {"parser/model.json": ["parse", "--model", str(path.parent), str(SAMPLE)],
                "tagger/tagger.json": ["restore", "--lang", "en", "--text", "--tagger",
-                                      str(path.parent)]}.get(file, ["decode", "--model",
-                                                                    str(tmp_path / "en")])
-    assert main(command + [str(SAMPLE)]) == 2
+                                      str(path.parent), str(text_in)]}.get(
+        file, ["decode", "--model", str(tmp_path / "en"), str(SAMPLE)])
+    assert main(command) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and why in err, err
 
