@@ -650,6 +650,21 @@ def test_threads_first_calls_read_the_tagger_and_parser_once(monkeypatch):
     assert len(loads) == len(set(loads)) == 2  # tagger/ and parser/, once each
 
 
+def test_a_model_pickles_and_its_copy_restores_text_the_same():
+    """A model sent to a process pool's workers is pickled: the lock its threads read their
+    tagger and parser under could not be (a TypeError); the copy has its own lock and reads
+    its own tagger and parser, before and after the original has read them."""
+    import pickle
+    model = fstpunct.load("en")
+    line = "we bought apples pears and plums at the market in oxford england\n"
+    fresh = pickle.loads(pickle.dumps(model))
+    first = model.restore(line, text=True)  # the original's tagger and parser now read
+    used = pickle.loads(pickle.dumps(model))
+    assert used._pipeline_parts == {} and used._reading is not model._reading
+    assert fresh.restore(line, text=True) == used.restore(line, text=True) == first
+    assert model.restore(line, text=True) == first
+
+
 def test_one_model_serves_several_threads():
     """A smoke test (it may pass by luck: the deterministic ones are
     test_restore_mixture.py::test_one_crf_serves_several_threads and

@@ -109,6 +109,18 @@ class Model:
         self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: _pipeline_part
         self._reading = threading.Lock()  # threads' first calls read each part once between them
 
+    def __getstate__(self) -> dict[str, Any]:
+        """A pickle (for a process pool's workers) without the lock, which cannot be pickled,
+        and without the tagger and parser read so far (each copy reads its own when needed)."""
+        state = self.__dict__.copy()
+        del state["_reading"], state["_pipeline_parts"]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._pipeline_parts = {}
+        self._reading = threading.Lock()
+
     def __repr__(self) -> str:
         return f"<fstpunct.Model {self.name!r} ({self.direction})>"
 
