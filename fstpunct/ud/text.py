@@ -102,8 +102,10 @@ def _check(text: str, path: str, lineno: int) -> None:
 
 def read_text(lines: Iterable[str], path: str = "<stdin>",
               tokenise: Tokeniser | None = None) -> Iterator[Sentence]:
-    """The sentences of a text stream (lines may keep their line ends), one at a time; an item
-    that is not a string is a TypeError naming its line."""
+    """The sentences of a text stream (lines may keep their line ends), one at a time, each
+    given once the next line with a word, or the end of the input, has been read (it reads
+    ahead past the blank lines that follow, so the last sentence carries those after it,
+    ``Sentence.blank_after``); an item that is not a string is a TypeError naming its line."""
     tokenise = tokenise or Tokeniser()
     newline, blank, index, lineno = None, False, 0, 0
     held, trailing = None, 0  # a sentence is given once the next one or the end is read
