@@ -6,7 +6,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import InputError, refuse_below, refuse_unused
+from ..errors import InputError, check_seed, refuse_below, refuse_unused
 from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
 from ..ud.width import WIDTHS
 from .model_option import add_model_arguments
@@ -108,10 +108,19 @@ def probability(text: str) -> float:
 LANG_WITH_TRAIN = "names the standard splits to train on; with --train, give dev with --dev"
 
 
-def add_trainer_arguments(parser: argparse.ArgumentParser, without_dev: str) -> None:
-    """A trainer's (parser, tagger) --lang, or --train FILE... and --dev FILE instead of its
-    splits (``without_dev``: what --train without --dev does; --lang with --train is refused:
-    :data:`LANG_WITH_TRAIN`), --ud-dir, --quiet and -o DIR."""
+def add_trainer_arguments(parser: argparse.ArgumentParser, model: str, *, epochs: int,
+                          epochs_note: str, lowercase: str, seed: int, without_dev: str
+                          ) -> None:
+    """A trainer's (``model``: parser, tagger) --epochs (default ``epochs``; ``epochs_note``
+    follows it), --lowercase (``lowercase``: how the case-free model is used), --seed (default
+    ``seed``), --lang, or --train FILE... and --dev FILE instead of its splits
+    (``without_dev``: what --train without --dev does), --ud-dir, --quiet and -o DIR; checked
+    by :func:`check_trainer_arguments`."""
+    parser.add_argument("--epochs", type=positive, default=epochs, metavar="N",
+                        help=f"epochs to train (default {epochs}{epochs_note})")
+    parser.add_argument("--lowercase", action="store_true",
+                        help=f"case-free {model}: words lower-cased in training and {lowercase}")
+    parser.add_argument("--seed", type=int, default=seed, help=f"shuffling seed (default {seed})")
     parser.add_argument("--lang", help="the language whose standard train and dev splits to "
                                        "train on (default: en; not with --train)")
     parser.add_argument("--train", nargs="+", metavar="FILE",
@@ -126,10 +135,12 @@ def add_trainer_arguments(parser: argparse.ArgumentParser, without_dev: str) -> 
     add_model_output_argument(parser)
 
 
-def refuse_lang_with_train(args: argparse.Namespace) -> None:
-    """A trainer's (parser, tagger) refusal of --lang with --train, in one wording for both
-    (:data:`LANG_WITH_TRAIN`), before anything is read."""
+def check_trainer_arguments(args: argparse.Namespace) -> None:
+    """A trainer's (parser, tagger) refusals of :func:`add_trainer_arguments`' options, in one
+    wording for both, before anything is read: --lang with --train (:data:`LANG_WITH_TRAIN`)
+    and a --seed that is not a whole number of at least 0 (--epochs' type refuses below 1)."""
     refuse_unused({"--lang": bool(args.lang and args.train)}, LANG_WITH_TRAIN)
+    check_seed(args.seed, "--seed")
 
 
 def trainer_log(args: argparse.Namespace) -> Callable[[str], None]:

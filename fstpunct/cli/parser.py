@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..errors import InputError, check_seed, refuse_unused
+from ..errors import InputError, refuse_unused
 from ..parser import MODES, Model, train
 from ..parser.punct import PROPS_VERSION
 from ..parser.train import LEARNING, PATIENCE, PATIENCE_WITHOUT_DEV, check_output
@@ -14,8 +14,8 @@ from .arguments import (
     add_model_output_argument,
     add_trainer_arguments,
     at_least,
+    check_trainer_arguments,
     positive,
-    refuse_lang_with_train,
     stdin_once,
     trainer_log,
 )
@@ -38,8 +38,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="local: update on every wrong transition along the gold path (beam 1 "
                         "only, its default); early: decode and update when the gold path leaves "
                         "the beam (always used for beam > 1)")
-    p.add_argument("--epochs", type=positive, default=20, metavar="N",
-                   help="at most this many epochs (default 20)")
     p.add_argument("--patience", type=int, metavar="N",
                    help=f"stop after N epochs without a better dev UAS (default {PATIENCE}; "
                         "not with --train without --dev)")
@@ -49,15 +47,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     p.add_argument("--props-version", type=int, choices=(1, 2), default=PROPS_VERSION,
                    help="initial punctuation properties: 2 = §3 read strictly (default), "
                         "1 = as models trained before it")
-    p.add_argument("--lowercase", action="store_true",
-                   help="case-free parser: words lower-cased in training and parsing (serves "
-                        "lower-cased text too)")
     p.add_argument("--min-count", type=int, default=1, metavar="N",
                    help="keep features seen at least N times in the gold configurations "
                         "(default 1)")
-    p.add_argument("--seed", type=int, default=1, help="shuffling seed (default 1)")
-    add_trainer_arguments(p, "with --train: none, the last epoch is kept, and nothing is "
-                             "saved until it ends")
+    add_trainer_arguments(p, "parser", epochs=20, epochs_note="; --patience may stop sooner",
+                          lowercase="parsing (serves lower-cased text too)", seed=1,
+                          without_dev="with --train: none, the last epoch is kept, and "
+                                      "nothing is saved until it ends")
     c = sub.add_parser("compact", help="a small copy of a parser or tagger model",
                        description="Write a small copy of a parser (or UPOS tagger) model "
                                    "folder: weights below a magnitude threshold dropped, "
@@ -78,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
-    refuse_lang_with_train(args)
+    check_trainer_arguments(args)
     refuse_unused({"--patience": args.patience is not None and bool(args.train)
                    and not args.dev}, PATIENCE_WITHOUT_DEV)
     lang = args.lang or "en"
@@ -87,7 +83,6 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     at_least(0, patience=args.patience, min_count=args.min_count)
-    check_seed(args.seed, "--seed")
     check_output(args.output)  # a folder it cannot or may not write: before reading the data
     sources = ([read_one(f, args.ud_dir) for f in args.train] if args.train  # all named first
                else [split_source(lang, "train", args.ud_dir).sentences()])

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 
 from ..api.training import train_tagger
-from ..errors import check_seed
 from .arguments import (
     add_trainer_arguments,
     at_least,
-    positive,
-    refuse_lang_with_train,
+    check_trainer_arguments,
     stdin_once,
     trainer_log,
 )
@@ -27,23 +25,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     commands = parser.add_subparsers(dest="tagger_command", metavar="SUBCOMMAND", required=True)
     p = commands.add_parser("train", help="train a UPOS tagger, keeping the best dev epoch",
                             description=DESCRIPTION)
-    p.add_argument("--epochs", type=positive, default=6, metavar="N",
-                   help="epochs (default 6, as the bundled taggers)")
     p.add_argument("--min-count", type=int, default=2, metavar="N",
                    help="keep features seen at least N times in training (default 2, as the "
                         "bundled taggers)")
-    p.add_argument("--lowercase", action="store_true",
-                   help="case-free tagger: words lower-cased in training and tagging (a model "
-                        "folder's tagger-lc/, for lower-cased text)")
-    p.add_argument("--seed", type=int, default=0, help="shuffling seed (default 0)")
-    add_trainer_arguments(p, "with --train: none, the last epoch is kept")
+    add_trainer_arguments(p, "tagger", epochs=6, epochs_note=", as the bundled taggers",
+                          lowercase="tagging (a model folder's tagger-lc/, for lower-cased "
+                                    "text)", seed=0,
+                          without_dev="with --train: none, the last epoch is kept")
 
 
 def run(args: argparse.Namespace) -> int:
     stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
-    refuse_lang_with_train(args)
+    check_trainer_arguments(args)
     at_least(0, min_count=args.min_count)
-    check_seed(args.seed, "--seed")
     train_tagger(args.output, args.train or (), lang=args.lang or (None if args.train else "en"),
                  dev=args.dev or (), lowercase=args.lowercase, epochs=args.epochs,
                  min_count=args.min_count, seed=args.seed, ud_dir=args.ud_dir,
