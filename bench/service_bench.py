@@ -1,8 +1,9 @@
 """Benchmark of the text path as a long-running service uses it: one model loaded once, then
-``Model.restore(line, text=True)`` called once per line (README, "From Python: a service that
-punctuates transcripts"). Input: the words of LANG's standard test split (en: en_ewt test;
-punctuation removed, lower-cased, like speech-recognition output; sentences with no word left
-out), or the lines of ``--file``, one call per line, taken in turn, ``--calls`` calls in all
+``Model.restore(line, text=True, lowercase=True)`` called once per line, as README's recipe
+does ("From Python: a service that punctuates transcripts": text without case). Input: the
+words of LANG's standard test split (en: en_ewt test; punctuation removed, lower-cased, like
+speech-recognition output; sentences with no word left out), or the lines of ``--file`` (read
+as text without case too), one call per line, taken in turn, ``--calls`` calls in all
 (the lines again when they run out). Prints the load time,
 the first call (it reads the tagger, parser and CRF), the median and 95th percentile of the CPU
 and wall time per call after ``--warm-up`` calls, the process's resident memory (RSS) before
@@ -67,16 +68,16 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{args.lang}: {len(lines)} lines; load {time.perf_counter() - start:.2f} s wall, "
           f"RSS {rss_mib():.0f} MiB")
     wall, cpu = time.perf_counter(), time.process_time()
-    model.restore(lines[0], text=True)
+    model.restore(lines[0], text=True, lowercase=True)
     print(f"first call {time.perf_counter() - wall:.2f} s wall, {time.process_time() - cpu:.2f} s "
           f"CPU, RSS {rss_mib():.0f} MiB")
     for k in range(args.warm_up):
-        model.restore(lines[k % len(lines)], text=True)
+        model.restore(lines[k % len(lines)], text=True, lowercase=True)
     before = rss_mib()
     walls, cpus = [], []
     for k in range(args.calls):
         wall, cpu = time.perf_counter(), time.process_time()
-        model.restore(lines[k % len(lines)], text=True)
+        model.restore(lines[k % len(lines)], text=True, lowercase=True)
         walls.append(time.perf_counter() - wall)
         cpus.append(time.process_time() - cpu)
 
@@ -89,9 +90,9 @@ def main(argv: list[str] | None = None) -> None:
           f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     batch = [lines[k % len(lines)] for k in range(min(args.calls, BATCH))]
     cpu = time.process_time()
-    whole = model.restore("".join(line + "\n" for line in batch), text=True)
+    whole = model.restore("".join(line + "\n" for line in batch), text=True, lowercase=True)
     cpu = time.process_time() - cpu
-    each = [model.restore(line, text=True) for line in batch]
+    each = [model.restore(line, text=True, lowercase=True) for line in batch]
     differ = sum(a != b for a, b in zip(whole.splitlines(keepends=True), each, strict=True))
     print(f"the first {len(batch)} of them in one call: {1e3 * cpu / len(batch):.1f} ms CPU per "
           f"line; {differ} lines differ from the calls' (quotes are written as most of a call's "

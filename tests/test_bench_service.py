@@ -6,6 +6,8 @@ import re
 import pytest
 from script_module import BENCH, load_script
 
+from fstpunct import Model
+
 service_bench = load_script("service_bench", BENCH)
 
 
@@ -24,6 +26,24 @@ def test_a_call_per_line_and_its_figures(tmp_path, capsys) -> None:
     assert re.fullmatch(r"the first 3 of them in one call: [\d.]+ ms CPU per line; 0 lines "
                         r"differ from the calls' \(quotes are written as most of a call's input "
                         r"writes them\)", out[4]) and len(out) == 5
+
+
+def test_every_call_is_readmes_recipe_text_without_case(tmp_path, monkeypatch, capsys) -> None:
+    """README's service recipe calls restore(line, text=True, lowercase=True); the bench called
+    it with lowercase=None (the case not known: both taggers read)."""
+    seen = []
+    restore = Model.restore
+
+    def spy(self, data, **options):
+        seen.append(options)
+        return restore(self, data, **options)
+    monkeypatch.setattr(Model, "restore", spy)
+    text = tmp_path / "lines.txt"
+    text.write_text("we bought apples pears and plums\n", encoding="utf-8")
+    service_bench.main(["--file", str(text), "--calls", "2", "--warm-up", "1"])
+    capsys.readouterr()
+    # the first call, 1 to warm up, 2 timed, the 2 lines in one call, then each alone
+    assert seen == [{"text": True, "lowercase": True}] * 7
 
 
 @pytest.mark.parametrize("options, text, words", [
