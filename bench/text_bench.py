@@ -67,9 +67,10 @@ def load(name: str, lowercase: bool | None, tagger: str | None, parser: str | No
 def reading(given: dict[str, Any]) -> str:
     """What the whole call's time includes: the model keeps the tagger and parser of its own
     folder (read by load() above); a tagger or parser folder given to restore is read at each
-    call."""
-    if given["tagger"] or given["parser"]:
-        return "loading the tagger and parser included"
+    call, and only it."""
+    read = [part for part in ("tagger", "parser") if given[part]]
+    if read:
+        return f"loading the {' and '.join(read)} included"
     return "the model's tagger and parser already read"
 
 
