@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"argument --warm-up: must be 0 or more, not {args.warm_up}")
     lines = lines_of(args.lang, args.file)
     if not lines:
-        parser.error(f"{args.file}: no line with a word")
+        parser.error(f"{args.file or args.lang + ':test'}: no line with a word")
     start = time.perf_counter()
     model = fstpunct.load(args.lang)
     print(f"{args.lang}: {len(lines)} lines; load {time.perf_counter() - start:.2f} s wall, "

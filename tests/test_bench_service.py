@@ -59,3 +59,12 @@ def test_bad_options_and_files_are_one_error_and_exit_2(options, text, words, tm
     with pytest.raises(SystemExit) as e:
         service_bench.main(["--file", str(path), *options])
     assert e.value.code == 2 and words in capsys.readouterr().err
+
+
+def test_a_test_split_without_a_word_is_named_in_its_error(monkeypatch, capsys) -> None:
+    """Without --file the error named the file as None."""
+    monkeypatch.setattr(service_bench, "read_one", lambda spec: [])
+    with pytest.raises(SystemExit) as e:
+        service_bench.main(["--lang", "es"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and "es:test: no line with a word" in err and "None" not in err
