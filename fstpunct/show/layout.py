@@ -375,23 +375,16 @@ def _leg_reach(leg: float, height: float, y: float) -> float:
 
 
 def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]) -> list[float]:
-    """For each slot, the width to add so that each arc over two or more slots whose label a
-    longer arc's leg could meet has room for it: where a longer arc leaves one of its words
-    over it, its words' centres stand its label's width plus twice that leg's reach apart.
-    The reach is that of an arc a level higher, legs as wide as high (the widest;
-    :func:`_leg_reach`), at the label's top over the arc's apex, from :data:`ANCHOR` off the
-    word's centre, and half a stroke; twice, as the label is centred. Only the longest arc at
-    the word leaves :data:`ANCHOR` off its centre, one a level higher beside a longer one a
-    fan step or more further out (:func:`_fans`, 3–5 px each), nearer the label; the
-    over-estimate of the leg's width (as wide as high) covers those steps (fans of 2–6 longer
-    arcs put no label on a curve: the review of pictures7). Where only the root arrow rises
-    from one of its words (a vertical line at the word's centre, with no sideways run), the
-    reach is :data:`STROKE`. Shortest arc first, a shortfall shared evenly among
-    the slots under the arc, given the slots' widths ``slots`` and the words' ``widths``.
-    Without it a label wider than its arc's ends stood apart (random trees of one-letter
-    words with mixed relations, 'compound:prt' over two words) met the leg of the arc
-    enclosing it at a shared word in one tree in six (bench/random_trees.py); neighbours have
-    :func:`_label_room`."""
+    """For each slot, the width to add (given the slots' widths ``slots`` and the words'
+    ``widths``) so that each arc over two or more slots has room for its label where a leg
+    could meet it. Where a longer arc leaves one of the arc's words, the words' centres stand
+    the label's width plus twice that leg's reach apart: the reach of an arc a level higher,
+    legs as wide as high (:func:`_leg_reach`), at the label's top, from :data:`ANCHOR` off the
+    word's centre, plus half a stroke (twice: the label is centred). Where only the root arrow
+    rises from one of its words, the reach is :data:`STROKE`. Shortest arc first, a shortfall
+    shared evenly among the slots under the arc; neighbours have :func:`_label_room`. The
+    reach is an over-estimate (legs as wide as high), which covers legs leaving a fan step
+    (:func:`_fans`) or :data:`BESIDE_HEAD` off the centre."""
     levels = _levels(view.heads)
     spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
     extra = [0.0] * (view.n + 1)
