@@ -62,7 +62,6 @@ from fstpunct.show import layout as current
 from fstpunct.show import tree
 from fstpunct.show.layout import (
     STROKE,
-    Arc,
     Layout,
     crosses,
     head_gaps,
@@ -123,13 +122,21 @@ def drawn_by(module: ModuleType) -> Iterator[None]:
         current.arc_leg, tree.arc_leg = saved
 
 
+# how with_labels fills a field an older layout.py's Arc lacks
+FILLS = {"label_height": lambda a: a.height, "label_x": lambda a: (a.x1 + a.x2) / 2,
+         "leg": lambda a: math.inf}
+
+
 def with_labels(lay: Layout) -> Layout:
-    """``lay``, whose arcs may come from an older layout.py, with every label placed: one
-    without its own height at its arc's, one without its own x over the arc's middle; and its
-    legs as that layout.py narrowed them (none before it did)."""
-    arcs = tuple(Arc(a.head, a.dep, a.x1, a.x2, a.height, a.label,
-                     getattr(a, "label_height", a.height),
-                     getattr(a, "label_x", (a.x1 + a.x2) / 2), getattr(a, "leg", math.inf))
+    """``lay``, whose arcs may come from an older layout.py, as the checked-out ``Arc``, every
+    field of it filled: those the arc has as they are; a label without its own height at its
+    arc's, one without its own x over the arc's middle; legs as that layout.py drew them
+    (infinite: none narrowed before there was ``leg``); any other at the checked-out ``Arc``'s
+    default (one without a default needs its fill in ``FILLS``)."""
+    arcs = tuple(current.Arc(**{f.name: getattr(a, f.name) if hasattr(a, f.name)
+                                else FILLS[f.name](a)
+                                for f in dataclasses.fields(current.Arc)
+                                if hasattr(a, f.name) or f.name in FILLS})
                  for a in lay.arcs)
     return Layout(lay.width, lay.height, lay.rtl, lay.items, arcs, lay.slots, lay.words_y,
                   lay.surface_y)

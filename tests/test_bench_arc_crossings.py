@@ -3,9 +3,15 @@ and bench/random_trees.py's ``--at``), not the counts it prints."""
 from __future__ import annotations
 
 import dataclasses
+import io
 
 import pytest
 from script_module import BENCH, load_script
+from toy_release import conllu
+
+from fstpunct.model.store import load_model
+from fstpunct.show.sentence import sentence_views
+from fstpunct.ud.treebank import read_conllu
 
 arc_crossings = load_script("arc_crossings", BENCH)
 
@@ -27,11 +33,19 @@ def test_an_unknown_commit_is_one_line_exit_2(commit, capsys):
 
 def test_an_arc_lacking_a_field_of_the_checked_out_one_has_its_labels_placed(monkeypatch):
     """Whether to wrap an older layout.py's ``layout`` in ``with_labels`` is decided by the
-    checked-out ``Arc``'s fields, not by three named ones (the review of pictures7, 3): with a
-    field HEAD's ``Arc`` lacks, HEAD's layout is wrapped; without, it is its own."""
-    own = "HEAD:fstpunct/show/layout.py"
-    assert arc_crossings.layout_at("HEAD").layout.__code__.co_filename == own
+    checked-out ``Arc``'s fields, not by three named ones (the review of pictures7, 3), and the
+    wrapped layout's arcs are the checked-out ``Arc`` with every field, the older arc's own as
+    they were (the final review's lens B, 3): with a field HEAD's ``Arc`` lacks, HEAD's layout
+    is wrapped and its arcs gain the field; without, it is its own."""
+    rows = [("a", "NOUN", 2, "nmod:poss"), ("b", "NOUN", 0, "root"), ("c", "NOUN", 2, "dep")]
+    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(conllu(rows))), k=0)
+    own = arc_crossings.layout_at("HEAD").layout
+    assert own.__code__.co_filename == "HEAD:fstpunct/show/layout.py"
+    older = own(view).arcs
     newer = dataclasses.make_dataclass("Arc", [("later", float, 0.0)],
                                        bases=(arc_crossings.current.Arc,), frozen=True)
     monkeypatch.setattr(arc_crossings.current, "Arc", newer)
-    assert arc_crossings.layout_at("HEAD").layout.__code__.co_filename != own
+    arcs = arc_crossings.layout_at("HEAD").layout(view).arcs
+    assert [type(a) for a in arcs] == [newer] * len(older)
+    assert all(a.later == 0.0 for a in arcs)
+    assert [dataclasses.astuple(a)[:-1] for a in arcs] == list(map(dataclasses.astuple, older))
