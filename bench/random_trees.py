@@ -3,8 +3,9 @@ tests/test_draw_tree.py's random trees are drawn; here seed s draws tree s by
 ``random.Random(s).choice``), laid out and counted: the trees with a pair of arcs that cross
 (:func:`fstpunct.show.layout.crosses`; by default at any rise, ``--tolerance 0``, at 512
 points sampled, as the test checks), these pairs by kind (as bench/arc_crossings.py: at a
-shared word, sharing none, with the root arrow); and the trees with a relation label on
-another arc's curve (:func:`fstpunct.show.layout.labels_on_curves`), with the pairs.
+shared word, sharing none, with the root arrow); the trees with a relation label on
+another arc's curve (:func:`fstpunct.show.layout.labels_on_curves`), with the pairs; and the
+pictures' mean width.
 
 ``--relations mixed`` (the default) gives every tree relations drawn from one_letter.MIXED,
 ``dep`` every relation 'dep', ``drawn`` either, drawn per tree as the test does. ``--at
@@ -18,6 +19,7 @@ from __future__ import annotations
 import argparse
 import io
 import random
+import statistics
 import sys
 from collections import Counter
 from pathlib import Path
@@ -52,12 +54,13 @@ def main() -> None:
         ap.error(f"--seeds must be at least 1, not {args.seeds}")
     module = layout_at(args.at) if args.at else current
     models = {lang: load_model(lang) for lang in ("en", "ar")}
-    crossed, pairs, labelled, on_curves = 0, Counter(), 0, 0
+    crossed, pairs, labelled, on_curves, widths = 0, Counter(), 0, 0, []
     with drawn_by(module):
         for seed in range(args.seeds):
             lang, rows = one_letter_tree(random.Random(seed).choice, RELATIONS[args.relations])
             (view,) = sentence_views(models[lang], read_conllu(io.StringIO(conllu(rows))), k=0)
             lay = module.layout(view)
+            widths.append(lay.width)
             kinds = crossing_kinds(lay, args.tolerance, args.samples)
             crossed += bool(kinds)
             pairs += kinds
@@ -71,6 +74,7 @@ def main() -> None:
           + ", ".join(f"{pairs[k]} {k}" for k in CROSSINGS) + ")")
     print(f"{labelled} of {args.seeds} trees with a label on another arc's curve "
           f"({on_curves} label/curve pairs)")
+    print(f"mean width {statistics.mean(widths):.1f} px")
 
 
 if __name__ == "__main__":
