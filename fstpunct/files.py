@@ -386,12 +386,20 @@ def foreign(folder: Path, files: Sequence[str] | None, parts: Parts = NO_PARTS) 
     (a file of ``files`` that is a model folder of its own: its name and the files its writer
     writes) as ``PART/NAME``; none if ``files`` is None (a writer that may delete them,
     :func:`model_folder`)."""
-    if files is None or not folder.is_dir():
+    if files is None:
         return []
     inside = [f"{part}/{name}" for part, own in parts.items()
-              for name in foreign(folder / part, own)]
-    return sorted([p.name for p in folder.iterdir()
-                   if p.name not in files and temporary_target(p.name) not in files] + inside)
+              for name in _strangers(folder / part, own)]
+    return sorted(_strangers(folder, files) + inside)
+
+
+def _strangers(folder: Path, files: Sequence[str]) -> list[str]:
+    """The names of the entries of ``folder`` (none if it is no folder) that are neither one
+    of ``files`` nor the temporary name of one."""
+    if not folder.is_dir():
+        return []
+    return [p.name for p in folder.iterdir()
+            if p.name not in files and temporary_target(p.name) not in files]
 
 
 def _aside(folder: Path) -> Path:
