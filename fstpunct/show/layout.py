@@ -374,18 +374,18 @@ def _leg_reach(leg: float, height: float, y: float) -> float:
     return 2 * leg * (3 * t * t - 2 * t ** 3)
 
 
-def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float]) -> list[float]:
-    """For each slot, the width to add (given the slots' widths ``slots`` and the words'
-    ``widths``) so that each arc over two or more slots has room for its label where a leg
-    could meet it. Where a longer arc leaves one of the arc's words, the words' centres stand
-    the label's width plus twice that leg's reach apart: the reach of an arc a level higher,
-    legs as wide as high (:func:`_leg_reach`), at the label's top, from :data:`ANCHOR` off the
-    word's centre, plus half a stroke (twice: the label is centred). Where only the root arrow
-    rises from one of its words, the reach is :data:`STROKE`. Shortest arc first, a shortfall
-    shared evenly among the slots under the arc; neighbours have :func:`_label_room`. The
-    reach is an over-estimate (legs as wide as high), which covers legs leaving a fan step
-    (:func:`_fans`) or :data:`BESIDE_HEAD` off the centre."""
-    levels = _levels(view.heads)
+def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float],
+                     levels: list[int]) -> list[float]:
+    """For each slot, the width to add (given the slots' widths ``slots`` and the words' ``widths``,
+    and the arcs' ``levels`` by :func:`_levels`) so that each arc over two or more slots has room
+    for its label where a leg could meet it. Where a longer arc leaves one of the arc's words, the
+    words' centres stand the label's width plus twice that leg's reach apart: the reach of an arc a
+    level higher, legs as wide as high (:func:`_leg_reach`), at the label's top, from :data:`ANCHOR`
+    off the word's centre, plus half a stroke (twice: the label is centred). Where only the root
+    arrow rises from one of its words, the reach is :data:`STROKE`. Shortest arc first, a shortfall
+    shared evenly among the slots under the arc; neighbours have :func:`_label_room`. The reach is
+    an over-estimate (legs as wide as high), which covers legs leaving a fan step (:func:`_fans`) or
+    :data:`BESIDE_HEAD` off the centre."""
     spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
     extra = [0.0] * (view.n + 1)
     for d in sorted(range(view.n), key=lambda d: abs(view.heads[d] - (d + 1))):
@@ -434,7 +434,8 @@ def layout(view: SentenceView) -> Layout:
         if room[i]:  # neighbours' centres far enough apart for their arc's label
             inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + left + right))
         sized.append((marks, surface, inner, left, right))
-    extra = _wide_label_room(view, widths, [sum(size[2:]) for size in sized])
+    levels = _levels(view.heads)
+    extra = _wide_label_room(view, widths, [sum(size[2:]) for size in sized], levels)
     for i, (slot, (marks, surface, inner, left, right)) in enumerate(zip(view.slots, sized)):
         start = x
         inner += extra[i]
@@ -460,7 +461,6 @@ def layout(view: SentenceView) -> Layout:
         centres = [width - c for c in centres]
         slot_extent = [(width - b, width - a) for a, b in slot_extent]
         items = [dataclasses.replace(p, x=width - p.x) for p in items]
-    levels = _levels(view.heads)
     root = (max(levels, default=0) + 1) * LEVEL  # the root arrow's height, above every arc
     arcs = []
     for d, (x1, x2) in enumerate(_anchors(fans, centres, view.rtl)):
