@@ -255,9 +255,11 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
             else:
                 _early_greedy_epoch(p, order, masks, bar)
         seconds = time.perf_counter() - t0
-        avg = p.averaged()
+        # without dev only the last epoch is kept: the averaged weights (a copy of the whole
+        # table) are worked out for it alone
+        improved, uas, scores = epoch == epochs, best, {}
+        avg = p.averaged() if dev_sents or improved else None
         said = f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far"
-        improved, uas, scores = True, best, {}  # without dev every epoch improves: the last kept
         if dev_sents:
             t1 = time.perf_counter()
             uas, las = evaluate(model, dev_sents, beam, avg)
@@ -277,7 +279,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                           "history": history}
             if dev_sents:  # the best epoch so far, on disk in case training is cut short
                 model.save(out)
-        elif epoch - best_epoch >= patience:
+        elif dev_sents and epoch - best_epoch >= patience:
             break
     if dev_sents:
         model.save_meta(out)  # the whole history beside the best epoch's weights
