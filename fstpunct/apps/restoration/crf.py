@@ -63,10 +63,11 @@ class LockedTagger:
         self.crfsuite = _pycrfsuite().Tagger()
         self.crfsuite.open(str(model_file))
         self._lock = threading.Lock()
+        self._labels = tuple(self.crfsuite.labels())  # fixed once the file is open
 
     def labels(self) -> list[str]:
         """The model's tags."""
-        return list(self.crfsuite.labels())
+        return list(self._labels)
 
     def tag(self, xseq: Sequence[Sequence[str]]) -> list[str]:
         """The Viterbi tag of every item."""
