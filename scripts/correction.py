@@ -2351,8 +2351,15 @@ def jackknife(args: argparse.Namespace) -> None:
     epoch chosen as the parsers'), and the fold's parser, trained on gold tags, parses them
     so: the outside FCE sentences' pipeline. ``--add-train SPEC`` (e.g. ``en_ewt-train``:
     no FCE document) adds those sentences to every fold's parser's and tagger's training
-    sentences. Each tree says its fold (``# jackknife_folds``,
+    sentences; with ``--cut-relations``, each fold parser's copy of them has every relation
+    that the fold's learner training sentences do not use cut to its base relation (the part
+    before ':'), or kept if the base is not used either
+    (:func:`~fstpunct.parser.jackknife.cut_relations`); the learner sentences never change.
+    Each tree says its fold (``# jackknife_folds``,
     ``# jackknife_fold``), which ``compare --after-trees`` checks."""
+    if args.cut_relations and not args.add_train:
+        _fail("jackknife: --cut-relations cuts the relations of --add-train's sentences: give "
+              "--add-train")
     data, splits = Path(args.data), args.splits or ["train"]
     learner_text, fold_of = document_folds(data, splits, args.folds)
     text = [s for split in splits for s in learner_text[split]]
@@ -2367,9 +2374,11 @@ def jackknife(args: argparse.Namespace) -> None:
                             epochs=6, min_count=2, extra=extra,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
     parsed = jackknifed(text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs,
-                        held_dev=held_dev, parsed=tagged, extra=extra)
+                        held_dev=held_dev, parsed=tagged, extra=extra,
+                        cut=args.cut_relations)
     s = parse_score(text, parsed)
-    added = f" ({len(extra)} sentences of {args.add_train} in each fold's training)" \
+    added = f" ({len(extra)} sentences of {args.add_train}" \
+        f"{', relations cut' if args.cut_relations else ''} in each fold's training)" \
         if extra else ""
     print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {k} jackknife "
           f"parsers{' on jackknifed tags' if args.tags else ''}{added}: "
@@ -2769,6 +2778,11 @@ def main() -> None:
     j.add_argument("--add-train", metavar="SPEC",
                    help="a treebank split or CoNLL-U file (e.g. en_ewt-train) added to every "
                         "fold's training sentences, the taggers' too with --tags")
+    j.add_argument("--cut-relations", action="store_true",
+                   help="with --add-train: in each fold parser's copy of the added sentences, "
+                        "every relation the fold's learner training sentences do not use is "
+                        "cut to its base (the part before ':'; kept if the base is not used "
+                        "either)")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
     j.add_argument("-o", "--output", required=True,
                    help="CoNLL-U of the parsed sentences of the splits")

@@ -354,6 +354,40 @@ def test_jackknife_adds_the_add_train_sentences_to_every_fold(tmp_path, monkeypa
     assert capsys.readouterr().err == f"correction: {tmp_path / 'none.conllu'}: no such file\n"
 
 
+def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeypatch, capsys):
+    """--cut-relations: the --add-train sentences' relations that the learner sentences do not
+    use (advmod:emph) train every fold's parser as their base (advmod), the learner sentences'
+    as they are; without --add-train it is one line, exit 2."""
+    script = load_script("correction")
+    learner_folder(tmp_path)
+    extra = tmp_path / "extra.conllu"
+    extra.write_text(conll([(f, h, "advmod:emph" if r == "advmod" else r) for f, h, r in PLAIN],
+                           "ewt-a"))
+    relations: list[dict[str, set[str]]] = []
+    real = jackknife.train
+
+    def spied(rest, dev, *args, **more):
+        relations.append({s.sent_id: {w.deprel for w in s.words} for s in rest})
+        return real(rest, dev, *args, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
+            "1", "--split", "train", "--work", str(tmp_path / "cut"), "--cut-relations",
+            "-o", str(tmp_path / "jk.conllu")]
+    monkeypatch.setattr(sys, "argv", argv + ["--add-train", str(extra)])
+    script.main()
+    assert f"(1 sentences of {extra}, relations cut in each fold's training)" \
+        in capsys.readouterr().out
+    assert len(relations) == 2 and all(r["ewt-a"] == {"nsubj", "root", "advmod", "punct"}
+                                       for r in relations)
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit) as stop:
+        script.main()
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == ("correction: jackknife: --cut-relations cuts the "
+                                       "relations of --add-train's sentences: give --add-train\n")
+
+
 def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):
     """jackknife --split train --split dev --split test parses each fold's learner sentences
     with a parser that never saw the fold's documents (dev sentences of the other folds choose

@@ -1,11 +1,11 @@
 """Jackknifed parses: each fold parsed by the parser trained on the other folds only."""
 import pytest
-from learner_pairs import RELATIVE, bare, conll, sentences
+from learner_pairs import PLAIN, RELATIVE, bare, conll, sentences
 from test_correction_cv import chained
 
 from fstpunct.errors import InputError
 from fstpunct.parser import Model, jackknife, parse
-from fstpunct.parser.jackknife import checked_extra, jackknifed
+from fstpunct.parser.jackknife import checked_extra, cut_relations, jackknifed
 from fstpunct.parser.tagger import depunctuated, retagged
 from fstpunct.ud.treebank import Sentence
 
@@ -163,3 +163,60 @@ def test_extra_sentences_are_checked_by_sent_id_against_the_dev_ones_too():
     with pytest.raises(InputError, match=r"^<stdin>:\d+ \(sent_id d1\): extra training "
                        "sentence with the sent_id of a dev sentence"):
         checked_extra(every, [idless[0], dev[1]], dev)
+
+
+def relabelled(rows: list[tuple[str, int, str]], word: int, rel: str) -> list[tuple[str, int, str]]:
+    """``rows`` with word ``word``'s (1-based) relation ``rel``."""
+    return [(f, h, rel if k == word else r) for k, (f, h, r) in enumerate(rows, 1)]
+
+
+def test_cut_relations_cuts_what_the_inventory_lacks_to_its_base():
+    """A relation outside the inventory becomes its base when the base is in it, else stays;
+    the DEPREL field and the word change together, and the input sentences do not change."""
+    text = conll(relabelled(relabelled(RELATIVE, 7, "advmod:emph"), 3, "dep"), "e0") \
+        + conll(PLAIN, "e1")
+    extra = sentences(text)
+    inventory = {"nsubj", "punct", "root", "advmod"}
+    cut, arcs = cut_relations(extra, inventory)
+    assert arcs == {"advmod:emph": 1}
+    assert [w.deprel for w in cut[0].words] == [
+        "nsubj", "punct", "dep", "acl:relcl", "punct", "root", "advmod", "punct"]
+    assert [ln.fields[7] for ln in cut[0].lines] == [w.deprel for w in cut[0].words]
+    assert cut[1] is extra[1] and "".join(s.text() for s in extra) == text
+    assert cut_relations(extra, inventory | {"acl:relcl", "dep", "advmod:emph"})[1] == {}
+    # with "acl" in the inventory, acl:relcl is cut too (a relation its base's subtype)
+    assert cut_relations(extra, inventory | {"acl"})[1] == {"advmod:emph": 1, "acl:relcl": 1}
+
+
+def test_cut_relations_follow_each_folds_own_learner_training_sentences(tmp_path, monkeypatch):
+    """With ``cut``, each fold's copy of ``extra`` is cut to the relations of that fold's
+    training sentences (not its dev ones, nor the jackknifed sentences of its own fold): fold
+    1's training sentences (fold 0's) use no advmod:emph, fold 0's (fold 1's) do. The
+    learner sentences never change; a parser trained without the cut is not reused."""
+    plain = [conll(PLAIN, f"s{k}") for k in range(4)]
+    emph = [conll(relabelled(PLAIN, 3, "advmod:emph"), f"s{k}") for k in range(4, 8)]
+    every = sentences("".join(plain + emph))
+    extra = sentences(conll(relabelled(PLAIN, 3, "advmod:emph"), "e0"))
+    trained: dict[int, list[list[str]]] = {}
+    real = jackknife.train
+
+    def spied(rest, dev, *args, info, **more):
+        trained[info["jackknife_fold"]] = [[w.deprel for w in s.words] for s in rest]
+        return real(rest, dev, *args, info=info, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    before = "".join(s.text() for s in every + extra)
+    jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "cut", held_dev=FLAGS, epochs=1,
+               extra=extra, cut=True)
+    assert trained[0][-1][2] == "advmod:emph" and trained[1][-1][2] == "advmod"
+    assert "".join(s.text() for s in every + extra) == before
+    assert [Model.load(tmp_path / "cut" / f"fold{k}").info["relations_cut"] for k in (0, 1)] \
+        == [{}, {"advmod:emph": 1}]
+    jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "whole", held_dev=FLAGS, epochs=1,
+               extra=extra)
+    assert trained[1][-1][2] == "advmod:emph"
+    assert Model.load(tmp_path / "whole" / "fold1").info["relations_cut"] is None
+    for work, cut in (("whole", True), ("cut", False)):
+        with pytest.raises(InputError, match="relations_cut"):
+            jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / work, held_dev=FLAGS,
+                       epochs=1, extra=extra, cut=cut)

@@ -7,18 +7,20 @@ other folds, so the training trees carry the parser's held-out errors.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 from ..errors import InputError
-from ..ud.treebank import Sentence
+from ..ud.treebank import Line, Sentence, universal
 from .decode import parse
 from .model import Model
 from .train import train
 
-__all__ = ["jackknifed", "checked_flags", "checked_extra", "fold_parts"]
+__all__ = ["jackknifed", "checked_flags", "checked_extra", "fold_parts", "cut_relations"]
 
 T = TypeVar("T")
 
@@ -70,6 +72,29 @@ def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int, flags: Seque
     return rest, fold_dev
 
 
+def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
+                  ) -> tuple[list[Sentence], Counter[str]]:
+    """``sentences`` with every relation (DEPREL) that is not in ``inventory`` cut to its base
+    relation (the part before ':', :func:`~fstpunct.ud.treebank.universal`), and how many arcs
+    of each relation were cut. A relation whose base is not in ``inventory`` either is kept as
+    it is (nothing of the inventory to put in its place). Only DEPREL
+    changes (DEPS is kept: the parser reads HEAD and DEPREL); ``sentences`` are not changed."""
+    cut: Counter[str] = Counter()
+    out = []
+    for sent in sentences:
+        new = {w.id: universal(w.deprel) for w in sent.words
+               if w.deprel not in inventory and universal(w.deprel) in inventory}
+        if not new:
+            out.append(sent)
+            continue
+        cut.update(sent.words[i - 1].deprel for i in new)
+        lines = [Line([*ln.fields[:7], new[int(ln.id)], *ln.fields[8:]], ln.lineno)
+                 if ln.is_word and int(ln.id) in new else ln for ln in sent.lines]
+        words = [w.with_arc(w.head, new[w.id]) if w.id in new else w for w in sent.words]
+        out.append(dataclasses.replace(sent, lines=lines, words=words))
+    return out, cut
+
+
 def _digest(sentences: Sequence[Sentence]) -> str:
     """A fingerprint of the sentences' ids and words (which sentences trained a parser)."""
     h = hashlib.sha1()
@@ -82,7 +107,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                mode: str, beam: int, work: str | Path,
                log: Callable[[str], None] | None = None,
                held_dev: Sequence[bool] | None = None, parsed: Sequence[Sentence] | None = None,
-               extra: Sequence[Sentence] = (), **settings) -> list[Sentence]:
+               extra: Sequence[Sentence] = (), cut: bool = False, **settings
+               ) -> list[Sentence]:
     """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
     fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
     ``settings`` passed to :func:`~fstpunct.parser.train.train`. With ``held_dev`` (one flag
@@ -91,10 +117,13 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     k is seen at all, and is trained on their unflagged ones. ``parsed`` (one per sentence, the
     same word forms, e.g. with predicted tags) are parsed in place of ``sentences``, which then
     only train. ``extra`` (sentences of no fold, e.g. another treebank's train split; none of
-    ``sentences`` or ``dev``, by sent_id) are added to every fold's training sentences. Each
-    tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments. Fold k's parser is
-    saved in ``work``/fold{k} with its fold, the folds' count and fingerprints of its training
-    sentences (``extra`` included) and dev ones (ids and words), and loaded from there, not
+    ``sentences`` or ``dev``, by sent_id) are added to every fold's training sentences; with
+    ``cut``, each fold's copy of ``extra`` has the relations that fold's own training sentences
+    (of ``sentences``) do not use cut to their base (:func:`cut_relations`; ``sentences`` are
+    never changed). Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments.
+    Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, fingerprints
+    of its training sentences (``extra`` included) and dev ones (ids and words) and, with
+    ``cut``, the arcs cut by relation (None without), and loaded from there, not
     trained, when that folder exists and holds the same record (else an error: it may have
     seen the fold's sentences, or chosen its epoch on other ones)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
@@ -114,9 +143,12 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         folder = Path(work) / f"fold{fold}"
         rest, fold_dev = fold_parts(sentences, folds, fold, flags, dev, held_dev is not None,
                                     "parser")
-        rest += extra
+        added, arcs = cut_relations(extra, {w.deprel for s in rest for w in s.words}) \
+            if cut else (list(extra), None)
+        rest += added
         record = {"jackknife_fold": fold, "folds": k, "train_digest": _digest(rest),
-                  "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev)}
+                  "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev),
+                  "relations_cut": None if arcs is None else dict(sorted(arcs.items()))}
         if folder.is_dir():
             model = Model.load(folder)
             saved = {key: model.info.get(key) for key in record}
