@@ -626,28 +626,49 @@ def test_the_bundled_tagger_and_parser_are_loaded_once_per_model(monkeypatch):
     assert fstpunct.load("en").restore(line, text=True) == first and len(loads) == 2 * once
 
 
+def _waiting(load, loads, barrier):
+    """``load`` noting each folder it reads in ``loads`` and waiting at ``barrier`` for another
+    thread to read at the same time, if it can (a race made likely)."""
+    def read(folder):
+        loads.append(folder)
+        try:
+            barrier.wait(timeout=0.5)
+        except threading.BrokenBarrierError:
+            pass
+        return load(folder)
+    return read
+
+
 def test_threads_first_calls_read_the_tagger_and_parser_once(monkeypatch):
     """Two threads' first calls on a new model used to read its tagger and parser each (about
     100 MiB a copy, one copy kept); now one reads them while the other waits."""
     from concurrent.futures import ThreadPoolExecutor
     loads, barrier = [], threading.Barrier(2)
-
-    def waiting(load):
-        def read(folder):
-            loads.append(folder)
-            try:
-                barrier.wait(timeout=0.5)  # the other thread reads at the same time, if it can
-            except threading.BrokenBarrierError:
-                pass
-            return load(folder)
-        return read
-
     for kind in (Tagger, ParserModel):
-        monkeypatch.setattr(kind, "load", waiting(kind.load))
+        monkeypatch.setattr(kind, "load", _waiting(kind.load, loads, barrier))
     model = fstpunct.load("en")
     with ThreadPoolExecutor(2) as pool:
         list(pool.map(lambda _: model.pipeline(lowercase=False), range(2)))
     assert len(loads) == len(set(loads)) == 2  # tagger/ and parser/, once each
+
+
+def test_threads_first_calls_read_the_text_model_and_crf_once(monkeypatch):
+    """Two threads' first calls used to read the text model (for_text) each, and, where
+    cached_property takes no lock (Python 3.12 on), the text mixture's CRF too; now one reads
+    each while the other waits, and both get the same one."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import fstpunct.api.model as api_model
+    from fstpunct.apps.restoration.crf import CrfModel
+    model = fstpunct.load("ar")  # a language with a text model of its own
+    assert (model.folder / "text" / "model.json").is_file()
+    loads, barrier = [], threading.Barrier(2)
+    monkeypatch.setattr(api_model, "load_model", _waiting(api_model.load_model, loads, barrier))
+    monkeypatch.setattr(CrfModel, "load", _waiting(CrfModel.load, loads, barrier))
+    with ThreadPoolExecutor(2) as pool:
+        got = list(pool.map(lambda _: (model.for_text(), model._text_crf()), range(2)))
+    assert got[0][0] is got[1][0] and got[0][1] is got[1][1]
+    assert len(loads) == len(set(loads)) == 2  # text/ and text/crf, once each
 
 
 def test_a_model_pickles_and_its_copy_restores_text_the_same():

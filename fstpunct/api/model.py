@@ -106,6 +106,7 @@ class Model:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
         self._text: PunctModel | None = None  # for_text's, loaded when first needed
+        self._crf: CrfModel | None = None  # _text_crf's, loaded when first needed
         self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: _pipeline_part
         self._reading = threading.Lock()  # threads' first calls read each part once between them
 
@@ -184,11 +185,14 @@ class Model:
     def for_text(self) -> PunctModel:
         """The punctuation model for plain text: the folder's ``text/`` model if it has one (a
         bundled language's model trained on the trees the bundled tagger and parser give its
-        training sentences, jackknifed; RESULTS.md, "Restoration from text"), else this one."""
-        if self._text is None:
-            folder = self.folder / TEXT_MODEL
-            self._text = load_model(folder) if (folder / "model.json").is_file() else self.punct
-        return self._text
+        training sentences, jackknifed; RESULTS.md, "Restoration from text"), else this one;
+        read once per model (by one thread, as the tagger and parser)."""
+        with self._reading:
+            if self._text is None:
+                folder = self.folder / TEXT_MODEL
+                self._text = (load_model(folder) if (folder / "model.json").is_file()
+                              else self.punct)
+            return self._text
 
     def text_mixture(self) -> tuple[Path, float] | None:
         """The CRF folder and the model's weight that :meth:`restore` mixes with for plain text
@@ -209,13 +213,18 @@ class Model:
             raise ModelError(f"{path}: not a text mixture (JSON with 'crf' and 'weight'): "
                              f"{e}") from e
 
-    @cached_property
     def _text_crf(self) -> CrfModel | None:
         """:meth:`text_mixture`'s CRF (None: no mixture), loaded once per model (not at every
-        restore call)."""
+        restore call; by one thread, as the tagger and parser: cached_property takes no lock
+        from Python 3.12 on)."""
         from ..apps.restoration.crf import CrfModel
         mixture = self.text_mixture()
-        return CrfModel.load(mixture[0]) if mixture else None
+        if mixture is None:
+            return None
+        with self._reading:
+            if self._crf is None:
+                self._crf = CrfModel.load(mixture[0])
+            return self._crf
 
     def _model_for(self, text: bool) -> PunctModel:
         """:meth:`for_text`'s model for ``text``, else this one."""
@@ -357,7 +366,7 @@ class Model:
             warn_user("python-crfsuite is not installed: plain text is restored without "
                       f"the bundled CRF mixture (pip install python-crfsuite){unused}")
         elif stored:
-            mix_crf = self._text_crf if mix_crf is None else mix_crf
+            mix_crf = self._text_crf() if mix_crf is None else mix_crf
             mix_weight = stored[1] if mix_weight is None else mix_weight
         if mix_crf is not None:
             crf = mix_crf if isinstance(mix_crf, CrfModel) else CrfModel.load(mix_crf)
