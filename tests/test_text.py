@@ -234,6 +234,21 @@ def test_pipeline_folders(pipe, tmp_path):
         is given
 
 
+def test_a_pipeline_folder_without_separator_is_a_folder_unless_a_bundled_name(pipe,
+                                                                               monkeypatch):
+    """``"."`` and ``".."`` used to be read as names inside the bundled models' folder
+    (``fstpunct/models/tagger``, ``fstpunct/models/../tagger``), not the working folder and
+    its parent; and a ``Path("en")`` as the bundled language. Now the one rule of
+    :func:`~fstpunct.model.store.is_bundled`, as for models: a bare name of a bundled model is
+    the bundled language, anything else a folder."""
+    monkeypatch.chdir(pipe)
+    assert pipeline_folders(".") == (Path(".", "tagger"), Path(".", "parser"))
+    assert pipeline_folders("..")[0] == Path("..", "tagger")
+    assert pipeline_folders(Path("en"))[0] == Path("en", "tagger")
+    assert pipeline_folders("en")[0] == BUNDLED / "en" / "tagger"
+    assert isinstance(load_pipeline(".").parser, ParserModel)  # was: "no tagger for '.'"
+
+
 # --- the API ----------------------------------------------------------------------------------
 
 def test_restore_text_keeps_words_and_lines(pipe, model):

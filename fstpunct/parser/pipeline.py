@@ -24,8 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
-from ..files import has_separator
-from ..model.store import BUNDLED
+from ..model.store import BUNDLED, is_bundled
 from ..ud.text import Tokeniser
 from ..ud.treebank import Line, Sentence, has_tree, punct_relation
 from .decode import parse
@@ -95,9 +94,10 @@ class Pipeline:
 def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
                      ) -> tuple[Path, Path]:
     """The tagger and parser folders of a bundled language (``"en"``) or of a folder laid out
-    like one (module docstring); for ``lowercase`` text, the lower-case ones."""
-    name = os.fspath(lang_or_folder)
-    base = BUNDLED / name if (BUNDLED / name).is_dir() and not has_separator(name) else Path(name)
+    like one (module docstring); for ``lowercase`` text, the lower-case ones. A bundled
+    language is a name as :func:`~fstpunct.model.store.is_bundled` reads one, as for models:
+    ``"."``, ``".."``, ``"./en"`` and a ``Path`` are folders."""
+    base = BUNDLED / lang_or_folder if is_bundled(lang_or_folder) else Path(lang_or_folder)
     parser = base / "parser"
     if lowercase and (base / "parser-lc").is_dir():
         parser = base / "parser-lc"
