@@ -15,7 +15,8 @@ from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "SavedAside", "as_floats", "check_seed",
-           "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_below", "refuse_choice",
+           "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_above", "refuse_below",
+           "refuse_choice",
            "refuse_count", "refuse_missing", "refuse_unused", "shown", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
@@ -116,6 +117,17 @@ def refuse_below(least: float, *, required: bool = False, **values: object) -> N
     passes as 0 or 1). A keyword need not be an identifier: the command line's
     ``**{"--page-size": 0}``."""
     _refuse(least, values, required, "number", _real)
+
+
+def refuse_above(most: float, **values: object) -> None:
+    """An :class:`InputError` naming every value of ``values`` (real numbers, checked by
+    :func:`refuse_below` first; None: not given) above ``most``, in the one style of a refused
+    value: ``token_cost must be at most 1000, not 1e+308``."""
+    over = {name: value for name, value in values.items()
+            if value is not None and value > most}  # type: ignore[operator]
+    if over:
+        raise InputError(f"{' and '.join(over)} must be at most {most:g}, not "
+                         f"{' and '.join(map(shown, over.values()))}")
 
 
 def _refuse(least: float, given: dict[str, object], required: bool, number: str,

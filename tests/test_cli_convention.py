@@ -249,6 +249,13 @@ def test_train_refuses_negative_settings(tmp_path, capsys):
     assert not out.exists()
     with pytest.raises(InputError, match="^token_cost must be at least 0, not -0.5$"):
         Settings(token_cost=-0.5)  # the API's check (fstpunct.train takes Settings)
+    # a cost whose −cost · tokens is no float used to train to NaN (objective nan, saved)
+    assert main(["train", "--train", str(SAMPLE), "--token-cost", "1e308", "-o", str(out)]) == 2
+    assert capsys.readouterr().err.strip().endswith("token_cost must be at most 1000, not 1e+308")
+    assert not out.exists()
+    with pytest.raises(InputError, match=r"^token_cost must be at most 1000, not 1\.000E\+400$"):
+        Settings(token_cost=10 ** 400)
+    assert Settings(token_cost=1000).token_cost == 1000.0
     with pytest.raises(InputError, match="^xi must be a finite number of at least 0, not inf$"):
         Settings(xi=float("inf"))  # it would be written to model.json as Infinity (not JSON)
     assert main(["train", "--train", str(SAMPLE), "--xi", "inf", "-o", str(out)]) == 2

@@ -63,7 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "centred where every pair scores −C per underlying token, so "
                              "marks the channel would absorb are not hypothesised for free "
                              "(default %(default)s, as the bundled models; 0 centres it on the "
-                             "uniform distribution)")
+                             "uniform distribution; at most 1000)")
     parser.add_argument("--lexical", type=int, default=Settings.lexical, metavar="K",
                         help="word features (the node's word and the words beside its slots) "
                              "for the K most frequent words of training (default %(default)s)")

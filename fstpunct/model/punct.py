@@ -42,7 +42,7 @@ from ..dp.forest import viterbi_and_log_partition as forest_viterbi_and_log_part
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
-from ..errors import InputError, as_floats, refuse_below, refuse_count, shown
+from ..errors import InputError, as_floats, refuse_above, refuse_below, refuse_count, shown
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
@@ -59,6 +59,10 @@ __all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "S
 BACKOFF = -1  # the label of the backoff candidate
 # the settings that are probabilities: β of backing off, s of a backoff string going on
 PROBABILITIES = ("backoff", "continuation")
+# the largest token cost: every pair's prior score −cost · tokens stays a float (1e308 made it
+# −inf, and training NaN), and e^−1000 is 0 in a double already (from about 745 on: every
+# marked pair is centred on probability 0, so a larger cost changes nothing that can be seen)
+MAX_TOKEN_COST = 1000.0
 CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
 
 
@@ -67,7 +71,8 @@ class Settings:
     """Hyperparameters, recorded with every trained model. Each is a number of at least 0
     within a float's range (model.json's numbers; a larger int or Decimal is refused, not
     made a float's inf); ``backoff`` and ``continuation`` are probabilities, at most 1
-    (:data:`PROBABILITIES`). The others have no upper bound."""
+    (:data:`PROBABILITIES`); ``token_cost`` is at most :data:`MAX_TOKEN_COST`. The others
+    have no upper bound."""
 
     backoff: float = 1e-3       # β
     continuation: float = 0.5   # s
@@ -87,6 +92,7 @@ class Settings:
         # lexical −1 used to give every word but the rarest a feature of its own
         refuse_count(0, required=True, lexical=lexical)  # a count: it slices the word list
         refuse_below(0, required=True, **floats)
+        refuse_above(MAX_TOKEN_COST, token_cost=floats["token_cost"])
         # stored as the declared types, Python's (numpy's numbers, a Decimal, a Fraction, a
         # bool as given): for the compiled DPs and model.json
         for name, value in as_floats(**floats, lexical=lexical).items():
