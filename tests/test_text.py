@@ -130,6 +130,36 @@ def test_text_output_gives_back_the_blank_lines_after_the_last_sentence():
     assert "".join(text_lines(sents)) == "one two\nthree\n"  # not aligned: sentences only
 
 
+def test_text_without_a_word_comes_back_blank_line_for_line(tmp_path, capsys):
+    """A string (or lines) without a word used to raise ConlluError 'no sentences' although
+    the same blank lines inside a text come back as they were; now text output gives back its
+    lines, blank, the same count (a service's one call per line needs no test of its own);
+    CoNLL-U output, which would have no sentence, is still the error."""
+    en_model = fstpunct.load("en")
+    for text, out in (("", ""), (" ", "\n"), ("\n", "\n"), ("\n \n\n", "\n\n\n"),
+                      (" \r\n\r\n", "\r\n\r\n")):
+        assert en_model.restore(text, text=True) == out, text
+        assert en_model.decode(text, text=True) == out, text
+    assert list(en_model.restore(["", " ", "  "], text=True)) == ["", "", ""]
+    assert list(en_model.restore(iter(()), text=True)) == []
+    assert "".join(text_lines(read_text(io.StringIO("\n\n")), aligned=True)) == "\n\n"
+    for data in (" ", [" "]):
+        with pytest.raises(ConlluError, match="no sentences \\(the input has no line with a "):
+            out = en_model.restore(data, text=True, format="conllu")
+            list(out) if not isinstance(out, str) else out
+    with pytest.raises(ConlluError, match="no sentences"):
+        list(read_text(io.StringIO("\n\n")))  # the reader alone still says so
+    blank, out = tmp_path / "blank.txt", tmp_path / "out.txt"
+    blank.write_text("\n \n", encoding="utf-8")
+    for command in ("restore", "decode"):  # the command line as the API
+        assert main([command, "--lang", "en", "--text", "--format", "text", str(blank), "-o",
+                     str(out)]) == 0
+        assert out.read_text(encoding="utf-8") == "\n\n"
+        assert main([command, "--lang", "en", "--text", str(blank), "-o", str(out)]) == 2
+        assert capsys.readouterr().err.endswith("blank.txt:2: no sentences (the input has no "
+                                                "line with a word)\n")
+
+
 @pytest.mark.parametrize("text, line, words", [
     ("", None, "no sentences"),
     ("\n  \n", 2, "no sentences"),

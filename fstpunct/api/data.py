@@ -26,7 +26,10 @@ Empty input of any kind (an empty string, file or iterable) is a
 :class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is: for
 an empty iterable of sentences (read ahead by one to tell its kind) when the method is called,
 for an empty string, file or text when the first answer is read (an iterator's first item, or
-at once for an answer given whole).
+at once for an answer given whole). But text given back as text is line for line: text without
+a line with a word (``""``, ``" "``, blank lines) comes back as its lines, blank, as the blank
+lines of any text do (:func:`~fstpunct.ud.text.text_lines`); given back as CoNLL-U it is the
+error, as it has no sentence to write.
 
 One method = one *step* over fstpunct sentences; :func:`rewrite` and :func:`values` turn it into a
 method over every kind.
@@ -42,7 +45,7 @@ from typing import TYPE_CHECKING, TypeVar, Union
 from ..errors import ConlluError, InputError, refuse_choice
 from ..files import has_separator
 from ..ud.release import Source, names_file, read_one, resolve_one
-from ..ud.text import Tokeniser, read_text, read_text_file, surface, text_lines
+from ..ud.text import NoWords, Tokeniser, read_text, read_text_file, surface, text_lines
 from ..ud.treebank import Sentence, read_conllu
 
 if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
@@ -131,7 +134,10 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
         if isinstance(data, os.PathLike):
             return read_text_file(data, text), True
         items = iter(data)
-        first = next(items, _END)
+        try:
+            first = next(items, _END)
+        except NoWords as e:  # the command line's text without a word: raised when read,
+            return _raising(e), False  # where text output gives back its blank lines
         if isinstance(first, Sentence):  # already read (the command line reads text itself)
             return itertools.chain([first], items), False  # type: ignore[list-item]
         lines = itertools.chain([] if first is _END else [first], items)
@@ -151,6 +157,12 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
     if first is _END:  # as an empty string or file is
         raise ConlluError("no sentences (the input is empty)", "<sentences>")
     return _from_tokenlists(itertools.chain([first], items), tree), not isinstance(first, Sentence)
+
+
+def _raising(error: Exception) -> Iterator[Sentence]:
+    """No sentence: ``error`` raised when the first is read."""
+    yield from ()
+    raise error
 
 
 def sentences(data: Data) -> Iterator[Sentence]:

@@ -166,7 +166,7 @@ class Model:
         split off the words by the marks the model knows; ``format="text"`` (the default for
         text) gives each sentence's T′ (``# underlying``) as a line (``posteriors`` are refused
         then: only CoNLL-U has them), and the model is :meth:`for_text`'s (unless
-        ``text_model`` is false).
+        ``text_model`` is false); text without a word comes back blank, as :meth:`restore`'s.
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
@@ -301,6 +301,10 @@ class Model:
         any punctuation in it is split off the words, then replaced like any other), given back
         as text (``format="conllu"``: CoNLL-U), and restored by :meth:`for_text`'s model mixed
         as :meth:`text_mixture` says (unless ``text_model`` is false: this model, unmixed).
+        Text is given back line for line: a blank line (white space only) as an empty one, a
+        line of punctuation only as it is (with a warning); so a string without a word comes
+        back blank (``""`` as ``""``, ``" "`` as ``"\n"``), where CoNLL-U output is a
+        :class:`~fstpunct.errors.ConlluError`, no sentences.
 
         ``mix_crf`` (a CRF folder of ``fstpunct crf train``, or a loaded one): the exact decoder
         chooses under each slot's mixture of the model's distribution (weight ``mix_weight``,

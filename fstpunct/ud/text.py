@@ -17,7 +17,9 @@ A sentence has ``# sent_id`` = its line number, ``# text``, and its words with F
 paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
 so line N out is line N in (those after the last sentence too). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
-the file and line, as is input without any sentence.
+the file and line, as is input without any sentence (:class:`NoWords`), but in text output:
+a text without a word comes back as its lines, blank (:func:`text_lines`), as the blank lines
+of any other text do.
 """
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from ..files import open_input
 from .slots import ABBV, BOUNDARY, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
-__all__ = ["Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
+__all__ = ["NoWords", "Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
@@ -100,6 +102,16 @@ def _check(text: str, path: str, lineno: int) -> None:
                           "fstpunct reads UTF-8 text", path, lineno)
 
 
+class NoWords(ConlluError):
+    """Text without a line with a word: no sentences. ``lines``, how many lines (blank) it has,
+    and ``newline``, their line end, let text output give them back (:func:`text_lines`)."""
+
+    def __init__(self, path: str, lines: int, newline: str | None) -> None:
+        super().__init__("no sentences (the input has no line with a word)", path,
+                         lines or None)
+        self.lines, self.newline = lines, newline or "\n"
+
+
 def read_text(lines: Iterable[str], path: str = "<stdin>",
               tokenise: Tokeniser | None = None) -> Iterator[Sentence]:
     """The sentences of a text stream (lines may keep their line ends), one at a time, each
@@ -143,8 +155,7 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
         held = rebuild(Sentence(comments, rows, path, lineno, index=index,
                                 newline=newline or "\n"), comments, rows, tree=None)
     if held is None:
-        raise ConlluError("no sentences (the input has no line with a word)", path,
-                          lineno or None)
+        raise NoWords(path, lineno, newline)
     held.blank_after = trailing
     yield held
 
@@ -174,12 +185,17 @@ def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
                line: Callable[[Sentence], str] = lambda s: surface(s.lines)) -> Iterator[str]:
     """Each sentence as ``line(sentence)`` with its line end; if ``aligned`` (sentences of
     :func:`read_text`), with the blank lines the input had before, between and after them, so
-    line N out is line N in."""
+    line N out is line N in: text without a word (:class:`NoWords`) gives its blank lines."""
     previous = 0
-    for sent in sentences:
-        if aligned:
-            yield from itertools.repeat(sent.newline, max(sent.lineno - previous - 1, 0))
-            previous = sent.lineno
-        yield line(sent) + sent.newline
-        if aligned:
-            yield from itertools.repeat(sent.newline, sent.blank_after)
+    try:
+        for sent in sentences:
+            if aligned:
+                yield from itertools.repeat(sent.newline, max(sent.lineno - previous - 1, 0))
+                previous = sent.lineno
+            yield line(sent) + sent.newline
+            if aligned:
+                yield from itertools.repeat(sent.newline, sent.blank_after)
+    except NoWords as e:  # raised before any sentence: nothing is written yet
+        if not aligned:
+            raise
+        yield from itertools.repeat(e.newline, e.lines)
