@@ -10,6 +10,7 @@ model), ``parse`` (a parser's k best trees re-ranked by the model), ``log_prob``
 split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read plain text, with
 ``text=True``); ``fstpunct.parse(data, parser)`` parses with a parser alone;
 ``fstpunct.posteriors(sentence)`` reads a decoded sentence's ``PunctPost`` as numbers;
+``fstpunct.score(gold, pred)`` scores restored punctuation (of plain text too, ``text=True``);
 ``fstpunct.split(name, ud_dir)`` is a standard split of the UD release of your choice (a
 :class:`Source`); ``fstpunct.train(folder, files)`` trains a model folder,
 ``fstpunct.train_tagger(folder, files)`` the UPOS tagger of plain text (see the README's
@@ -24,7 +25,8 @@ from typing import Any
 __version__ = "0.1.0"
 
 __all__ = ["FstpunctWarning", "Model", "ModelInfo", "Perplexity", "Source", "bundled_models",
-           "language_of", "load", "parse", "posteriors", "split", "train", "train_tagger"]
+           "language_of", "load", "parse", "posteriors", "score", "split", "train",
+           "train_tagger"]
 
 
 def __getattr__(name: str) -> Any:

@@ -7,6 +7,7 @@ they exist."""
 from __future__ import annotations
 
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -764,3 +765,39 @@ def test_the_readme_scores_a_service_against_plain_text_references(tmp_path):
     assert run.returncode == 0, run.stderr
     assert run.stdout.startswith("sentences 3  slots 28  edit distance ")  # 25 words
     assert re.search(r"^all +6 +\d+ +\d+ ", run.stdout, re.M)  # the marks but Mr.'s dot
+
+
+def test_score_reads_plain_text_references_and_predictions(tmp_path, capsys, monkeypatch):
+    """Scoring needed CoNLL-U (the references decoded to trees first); now fstpunct.score and
+    ``score --text`` read plain text, marks split off as the language's model reads them
+    (``...`` one mark), with the word check of CoNLL-U's scoring: one line naming both lines."""
+    gold = 'hello, how are you today?\nwe said "yes"... then left.\n'
+    pred = "hello how are you today.\n\nwe said yes, then left.\n"  # a blank line: no sentence
+    result = fstpunct.score(gold, pred, text=True, lang="en")
+    assert (result.sentences, result.slots) == (2, 12)
+    marks = {name: (c.gold, c.predicted, c.matched) for name, c in result.marks.items()}
+    assert marks["all"] == (6, 3, 1) and marks["quotes"] == (2, 0, 0)
+    assert fstpunct.score(gold, pred, text=True).marks["all"].gold == 8  # '...' three marks
+    as_conllu = fstpunct.load("en").decode(gold, text=True, format="conllu")
+    assert fstpunct.score(as_conllu, fstpunct.load("en").decode(
+        pred, text=True, format="conllu")).to_dict() == result.to_dict()  # as CoNLL-U scores
+    with pytest.raises(ConlluError, match=r"^pred.txt:2 \(sent_id 2\): word 3 is 'no', but in "
+                                          r"gold <string>:2 \(sent_id 2\) it is 'yes'$"):
+        (tmp_path / "pred.txt").write_text("hello how are you today\nwe said no then left\n",
+                                           encoding="utf-8")
+        monkeypatch.chdir(tmp_path)
+        fstpunct.score(gold, Path("pred.txt"), text=True)
+    with pytest.raises(InputError, match=r"^lang \(--lang\): only with text"):
+        fstpunct.score(as_conllu, as_conllu, lang="en")
+    (tmp_path / "gold.txt").write_text(gold, encoding="utf-8")
+    (tmp_path / "p.txt").write_text(pred, encoding="utf-8")
+    assert main(["score", "--text", "--lang", "en", "--json", "--gold", str(tmp_path / "gold.txt"),
+                 str(tmp_path / "p.txt")]) == 0
+    assert json.loads(capsys.readouterr().out) == json.loads(json.dumps(result.to_dict()))
+    assert main(["score", "--text", "--gold", str(tmp_path / "gold.txt"),
+                 str(tmp_path / "pred.txt")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    for extra in (["--lang", "en"], ["--text", "--source", str(tmp_path / "p.txt")]):
+        assert main(["score", "--gold", str(tmp_path / "gold.txt"), str(tmp_path / "p.txt"),
+                     *extra]) == 2
+        assert capsys.readouterr().err.count("\n") == 1

@@ -22,7 +22,8 @@ _HOME = {"Source": "..ud.release", "posteriors": ".analysis", "ModelInfo": ".cat
          "bundled_models": ".catalogue", "evaluate": ".catalogue", "Choice": ".choice",
          "choose": ".choice", "language_of": ".choice", "Data": ".data", "rewrite": ".data",
          "sentences": ".data", "split": ".data", "values": ".data", "Model": ".model",
-         "Perplexity": ".model", "load": ".model", "parse": ".parsing", "train": ".training",
+         "Perplexity": ".model", "load": ".model", "parse": ".parsing", "score": ".scoring",
+         "train": ".training",
          "train_tagger": ".training"}
 
 __all__ = sorted(_HOME)

@@ -165,9 +165,10 @@ def _raising(error: Exception) -> Iterator[Sentence]:
     raise error
 
 
-def sentences(data: Data) -> Iterator[Sentence]:
-    """fstpunct sentences of any kind of data."""
-    return _open(data)[0]
+def sentences(data: Data, text: Tokeniser | None = None) -> Iterator[Sentence]:
+    """fstpunct sentences of any kind of data; with ``text``, of plain text (split by it),
+    which has no trees."""
+    return _open(data, text, None if text else True)[0]
 
 
 def one_sentence(data: Data, which: int | str = 1, name: str | None = None) -> Sentence:

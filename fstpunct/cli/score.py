@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
+from ..api.scoring import score
 from ..apps.restoration.metrics import scores
-from ..errors import InputError
+from ..errors import InputError, refuse_unused
 from ..files import to_json
 from ..ud.release import read_one
 from .arguments import add_ud_dir_argument
@@ -18,7 +20,9 @@ HELP = ("Score restored punctuation against gold: average edit distance per sent
         "are compared exactly: a mark against its twin of the other width (， against ,) is an "
         "error; the second line says how many of the edits differ in width only, and the edit "
         "distance with either width read as one (JSON: width_only_edits, "
-        "width_blind_edit_distance, average_width_blind_edit_distance).")
+        "width_blind_edit_distance, average_width_blind_edit_distance). With --text, GOLD and "
+        "PRED are plain text, one sentence a line (references and restore --text --format "
+        "text's output), no trees needed.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--source", metavar="SOURCE.conllu",
                         help="the uncorrected input (correction): score the punctuation edits "
                              "that PRED and GOLD make to it")
+    parser.add_argument("--text", action="store_true",
+                        help="GOLD and PRED are plain text, one sentence a line (not with "
+                             "--source)")
+    parser.add_argument("--lang", metavar="L",
+                        help="with --text: split marks off the words as L's bundled model does "
+                             "('...' one mark; default: at every punctuation character)")
     add_ud_dir_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
@@ -38,8 +48,16 @@ def run(args: argparse.Namespace) -> int:
                                       ("--source", args.source)) if value == "-"]
     if len(stdin) > 1:  # they would read alternate sentences of one stream
         raise InputError(f"{' and '.join(stdin)} cannot both be stdin ('-'); name files")
-    result, edits = scores(read_one(args.gold, args.ud_dir), read_one(args.pred, args.ud_dir),
-                           read_one(args.source, args.ud_dir) if args.source else None)
+    refuse_unused({"--lang": args.lang is not None and not args.text},
+                  "only with --text, whose marks it splits off the words")
+    refuse_unused({"--source": args.text and args.source is not None}, "not with --text")
+    if args.text:  # files (stdin: -), as the API reads a path of text
+        result, edits = score(Path(args.gold), Path(args.pred), text=True,
+                              lang=args.lang), None
+    else:
+        result, edits = scores(read_one(args.gold, args.ud_dir),
+                               read_one(args.pred, args.ud_dir),
+                               read_one(args.source, args.ud_dir) if args.source else None)
     if args.json:
         print(to_json(result.to_dict() | ({"edits": edits.to_dict()} if args.source else {})))
         return 0

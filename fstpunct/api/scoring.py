@@ -1,0 +1,37 @@
+"""Scoring restored punctuation against gold, as ``fstpunct score`` does, of CoNLL-U or of plain
+text (a reference sentence a line, no trees needed)."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..errors import refuse_unused
+from ..ud.text import Tokeniser
+from .data import Data, sentences
+
+if TYPE_CHECKING:
+    from ..apps.restoration.metrics import RestorationScore
+
+__all__ = ["score"]
+
+
+def score(gold: Data, pred: Data, *, text: bool = False, lang: str | None = None
+          ) -> RestorationScore:
+    """The punctuation of ``pred`` scored against ``gold``'s (``fstpunct score --gold GOLD
+    PRED``): edit distance summed over slots, and precision, recall and F1 of commas, periods,
+    quotes, brackets and all marks (:class:`~fstpunct.apps.restoration.metrics.RestorationScore`;
+    ``.to_dict()``: the command's JSON). Either may be any kind of data of
+    :mod:`fstpunct.api.data`; with ``text``, both are plain text, one sentence a line (a
+    string, a text file's path, or lines), their marks split off the words by ``lang``'s
+    bundled model's marks (``"..."`` one mark), else at every punctuation character, as
+    ``restore(text=True)`` reads them. Both must have the same words once punctuation is
+    removed, sentence by sentence: else a :class:`~fstpunct.errors.ConlluError` of one line
+    naming the prediction's line and gold's (lower-case references for lower-cased
+    predictions)."""
+    from ..apps.restoration.metrics import score as scored
+    refuse_unused({"lang": lang is not None and not text},
+                  "only with text (--text), whose marks it splits off the words")
+    tokens = None
+    if text:
+        from .model import load  # a bundled model's marks
+        tokens = Tokeniser(load(lang).punct.vocab.tokens if lang else ())
+    return scored(sentences(gold, tokens), sentences(pred, tokens))
