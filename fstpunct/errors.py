@@ -16,8 +16,7 @@ from zipfile import BadZipFile
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "SavedAside", "as_floats", "check_seed",
            "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_above", "refuse_below",
-           "refuse_choice",
-           "refuse_count", "refuse_missing", "refuse_unused", "shown", "warn_user"]
+           "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused", "shown", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -122,12 +121,12 @@ def refuse_below(least: float, *, required: bool = False, **values: object) -> N
 def refuse_above(most: float, **values: object) -> None:
     """An :class:`InputError` naming every value of ``values`` (real numbers, checked by
     :func:`refuse_below` first; None: not given) above ``most``, in the one style of a refused
-    value: ``token_cost must be at most 1000, not 1e+308``."""
+    value (shown as given): ``token_cost must be at most 1000, not 1e+308``, ``backoff and
+    continuation must be at most 1, not 5 and 1.5``."""
     over = {name: value for name, value in values.items()
             if value is not None and value > most}  # type: ignore[operator]
     if over:
-        raise InputError(f"{' and '.join(over)} must be at most {most:g}, not "
-                         f"{' and '.join(map(shown, over.values()))}")
+        raise _refusal(over, f"at most {most:g}")
 
 
 def _refuse(least: float, given: dict[str, object], required: bool, number: str,
@@ -147,8 +146,14 @@ def _refuse(least: float, given: dict[str, object], required: bool, number: str,
         bound = (f"at least {least}" if noun is None else
                  f"{noun}s of at least {least}" if len(refused) > 1 else
                  f"a {noun} of at least {least}")
-        raise InputError(f"{' and '.join(refused)} must be {bound}, not "
-                         f"{' and '.join(map(shown, refused.values()))}")
+        raise _refusal(refused, bound)
+
+
+def _refusal(refused: dict[str, object], bound: str) -> InputError:
+    """The one style of a refused value: ``a and b must be BOUND, not -1 and 'x'`` (the names
+    joined by "and", the values as :func:`shown`)."""
+    return InputError(f"{' and '.join(refused)} must be {bound}, not "
+                      f"{' and '.join(map(shown, refused.values()))}")
 
 
 def loaded_numpy() -> ModuleType | None:
@@ -212,9 +217,7 @@ def as_floats(**values: object) -> dict[str, float]:
     which ``float`` raises OverflowError or that it makes +inf."""
     beyond = {name: value for name, value in values.items() if _beyond_float(value)}
     if beyond:
-        raise InputError(f"{' and '.join(beyond)} must be within a float's range (at most "
-                         f"{sys.float_info.max:.1e}), not "
-                         f"{' and '.join(map(shown, beyond.values()))}")
+        raise _refusal(beyond, f"within a float's range (at most {sys.float_info.max:.1e})")
     return {name: float(value) for name, value in values.items()}  # type: ignore[arg-type]
 
 

@@ -566,7 +566,7 @@ def test_a_channel_json_whose_symbols_are_no_list_of_strings_is_one_line(symbols
 
 
 @pytest.mark.parametrize("setting, value, why", [
-    ("continuation", 2.5, "continuation must be at most 1 (a probability), not 2.5"),
+    ("continuation", 2.5, "continuation must be at most 1, not 2.5"),
     ("xi", -1, "xi must be at least 0, not -1"),
     ("lexical", 1.5, "lexical must be a whole number of at least 0, not 1.5"),
 ])

@@ -11,6 +11,7 @@ from fstpunct.errors import (
     as_floats,
     check_seed,
     check_stream_seed,
+    refuse_above,
     refuse_below,
     refuse_choice,
     refuse_count,
@@ -48,6 +49,13 @@ def test_refuse_below_names_every_refused_value(values, message, refuse):
     with pytest.raises(InputError) as refused:
         refuse(1, **values)
     assert str(refused.value) == message
+
+
+def test_refuse_above_names_every_value_above_the_bound_as_given():
+    refuse_above(1, a=1, b=Fraction(1, 2), c=0)  # the bound itself is taken
+    with pytest.raises(InputError) as refused:
+        refuse_above(1, a=5, b=0.5, c=np.float32(1.5), d=Fraction(3, 2))
+    assert str(refused.value) == "a and c and d must be at most 1, not 5 and 1.5 and 3/2"
 
 
 @pytest.mark.parametrize(("values", "said"), [

@@ -21,10 +21,10 @@ from fstpunct.model.punct import PROBABILITIES, Settings
      "prior and lexical must be within a float's range (at most 1.8e+308), not 1.000E+400 "
      "and 1.000E+5000"),
     ({"token_cost": float("1e400")}, "token_cost must be a finite number of at least 0, not inf"),
-    ({"continuation": 2.0}, "continuation must be at most 1 (a probability), not 2.0"),
+    ({"continuation": 2.0}, "continuation must be at most 1, not 2.0"),
     ({"backoff": 5, "continuation": np.float32(1.5)},
-     "backoff and continuation must be at most 1 (probabilities), not 5 and 1.5"),  # as given
-    ({"backoff": Fraction(3, 2)}, "backoff must be at most 1 (a probability), not 3/2"),
+     "backoff and continuation must be at most 1, not 5 and 1.5"),  # as given
+    ({"backoff": Fraction(3, 2)}, "backoff must be at most 1, not 3/2"),
 ])
 def test_a_setting_out_of_its_range_is_refused_in_one_line(setting, said):
     """A large int or Fraction was float()'s OverflowError (a traceback), a Decimal beyond a

@@ -42,7 +42,7 @@ from ..dp.forest import viterbi_and_log_partition as forest_viterbi_and_log_part
 from ..dp.semiring import MaxProduct, SumProduct
 from ..dp.sparse import ranges
 from ..dp.stacks import DenseStack, SparseStack, merged
-from ..errors import InputError, as_floats, refuse_above, refuse_below, refuse_count, shown
+from ..errors import as_floats, refuse_above, refuse_below, refuse_count
 from ..fst.channel import Channel
 from ..fst.lattice import BlockClosures, EditCounter, Lattice, LatticeBuilder, product_stacks
 from ..ud.slots import BOUNDARY, SlotSentence
@@ -98,12 +98,7 @@ class Settings:
         for name, value in as_floats(**floats, lexical=lexical).items():
             object.__setattr__(self, name, value)
         object.__setattr__(self, "lexical", int(lexical))
-        over = {name: value for name, value in floats.items()  # shown as given, as refusals are
-                if name in PROBABILITIES and value > 1}
-        if over:
-            raise InputError(f"{' and '.join(over)} must be at most 1 "
-                             f"({'probabilities' if len(over) > 1 else 'a probability'}), "
-                             f"not {' and '.join(map(shown, over.values()))}")
+        refuse_above(1, **{name: floats[name] for name in PROBABILITIES})  # shown as given
 
     def to_dict(self) -> dict[str, float]:
         return asdict(self)
