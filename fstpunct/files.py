@@ -327,17 +327,15 @@ def folder_target(path: str | Path) -> Path:
 
 
 @contextmanager
-def model_folder(path: str | Path, files: Sequence[str] | None, kind: str = "",
+def model_folder(path: str | Path, files: Sequence[str], kind: str,
                  parts: Parts = NO_PARTS) -> Iterator[Path]:
     """A fresh temporary folder beside ``path`` (a :func:`folder_target`) to fill with a model of
     ``kind`` (``"a tagger"``), whose writer writes ``files``: when the ``with`` block completes
     it takes the place of ``path`` (a previous model folder there is removed once the new one
     is in place), else it is removed and ``path`` is untouched. If, when the block completes,
     ``path`` holds anything else (:func:`foreign`, inside its ``parts`` too; put there while a
-    long run trained; with ``files`` None, nothing is: whatever ``path`` holds may go), ``path``
-    is left as it was,
-    the model takes the place of a new folder beside it (``NAME.new``, else ``NAME.new-2``,
-    …) instead, and
+    long run trained), ``path`` is left as it was, the model takes the place of a new folder
+    beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is."""
     folder = Path(path)
@@ -380,14 +378,11 @@ def model_target(path: str | Path, files: Sequence[str], what: str, parts: Parts
     return Path(path)
 
 
-def foreign(folder: Path, files: Sequence[str] | None, parts: Parts = NO_PARTS) -> list[str]:
+def foreign(folder: Path, files: Sequence[str], parts: Parts = NO_PARTS) -> list[str]:
     """The names, sorted, of the entries of ``folder`` that replacing it with a model of
     ``files`` would delete (:func:`check_replaceable`), with those of each of its ``parts``
     (a file of ``files`` that is a model folder of its own: its name and the files its writer
-    writes) as ``PART/NAME``; none if ``files`` is None (a writer that may delete them,
-    :func:`model_folder`)."""
-    if files is None:
-        return []
+    writes) as ``PART/NAME``."""
     inside = [f"{part}/{name}" for part, own in parts.items()
               for name in _strangers(folder / part, own)]
     return sorted(_strangers(folder, files) + inside)

@@ -21,6 +21,7 @@ from fstpunct.api.data import sentences
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError, SavedAside
 from fstpunct.files import (
+    folder_target,
     has_separator,
     model_folder,
     open_input,
@@ -35,6 +36,7 @@ from fstpunct.ud.release import resolve
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 PREVIOUS = "previous content\n"
+WRITTEN = ("model.json", "new.json")  # the files of the model folders written here
 
 
 def fstpunct(*args):
@@ -80,11 +82,11 @@ def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):
     target.mkdir()
     (target / "model.json").write_text(PREVIOUS)
     with pytest.raises(KeyboardInterrupt):
-        with model_folder(target, None) as tmp:
+        with model_folder(target, WRITTEN, "a model") as tmp:
             (tmp / "new.json").write_text("x")
             raise KeyboardInterrupt
     assert [p.name for p in target.iterdir()] == ["model.json"] and leftovers(tmp_path) == []
-    with model_folder(target, None) as tmp:
+    with model_folder(target, WRITTEN, "a model") as tmp:
         (tmp / "new.json").write_text("x")
     assert [p.name for p in target.iterdir()] == ["new.json"] and leftovers(tmp_path) == []
 
@@ -97,8 +99,7 @@ def test_a_folder_of_other_things_is_never_replaced(tmp_path, capsys, command):
     folder.mkdir()
     (folder / "todo.txt").write_text(PREVIOUS)
     with pytest.raises(InputError, match="holds no model"):
-        with model_folder(folder, None):
-            pass
+        folder_target(folder)
     assert main([*command, "--train", str(SAMPLE), "-o", str(folder)]) == 2
     assert "notes: a folder that holds no model" in capsys.readouterr().err
     assert [p.name for p in folder.iterdir()] == ["todo.txt"] and leftovers(tmp_path) == []
@@ -335,7 +336,7 @@ def test_writing_is_true_while_an_output_is_unsettled(tmp_path):
         f.write("a")
         assert writing()
     assert not writing()
-    with pytest.raises(RuntimeError), model_folder(tmp_path / "model", None):
+    with pytest.raises(RuntimeError), model_folder(tmp_path / "model", WRITTEN, "a model"):
         assert writing()
         raise RuntimeError
     assert not writing() and leftovers(tmp_path) == []
