@@ -9,9 +9,8 @@ from learner_pairs import learner_pairs
 from script_module import load_script
 
 from fstpunct.apps.correction import bilstm, crf
-from fstpunct.apps.correction.model import FILES, KIND, PART_FILES, CorrectionModel
+from fstpunct.apps.correction.model import CorrectionModel, check_output
 from fstpunct.errors import InputError, SavedAside
-from fstpunct.files import model_target
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +47,7 @@ def test_notes_inside_a_correction_models_parts_are_kept(hand_corrector, tmp_pat
     assert (folder / "learner" / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     assert CorrectionModel.load(tmp_path / "m.new").record == hand_corrector.record
     with pytest.raises(InputError, match=f"^{folder}: holds learner/notes.txt, not part of"):
-        model_target(folder, FILES, KIND, PART_FILES)
+        check_output(folder)  # scripts/correction.py train's and calibrate's check
 
 
 @pytest.mark.parametrize("trainer, kind", [(crf.train, "a CRF corrector"),

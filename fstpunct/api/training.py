@@ -18,7 +18,7 @@ from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
 from ..fst.grammar import load_grammar, parse_grammar
 from ..model.punct import Settings
-from ..model.store import FILES, save_model
+from ..model.store import FILES, KIND, save_model
 from ..parallel import Pool
 from ..ud.recorded import named, ranges
 from ..ud.release import Source, resolve_one, split_source
@@ -92,7 +92,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     if direction is not None:
         refuse_choice("direction", direction, DIRECTIONS)
     seed = check_seed(seed)
-    model_target(output, FILES, "a punctuation model")  # said before training, not after
+    model_target(output, FILES, KIND)  # said before training, not after
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train")
     lang = lang or _told_language(sources)
     rule_file = grammar or (GRAMMARS / f"{lang}.rules" if lang else None)
@@ -167,14 +167,14 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     files' names are checked (InputError) before any data is read. If something is put into
     ``output`` while training runs, the tagger is written to a new folder beside it and
     :class:`~fstpunct.errors.SavedAside` names that folder as its ``saved``."""
-    from ..parser.tagger import FILES, depunctuated
+    from ..parser.tagger import FILES, KIND, depunctuated
     from ..parser.tagger import train_tagger as fit
     refuse_count(1, epochs=epochs)
     refuse_count(0, min_count=min_count)
     seed = check_seed(seed)
     refuse_unused({"lang": bool(lang and data)}, "names the standard splits to train on; with "
                   "data (--train), give dev with dev (--dev)")
-    model_target(output, FILES, "a tagger")
+    model_target(output, FILES, KIND)
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
     train = [depunctuated(s) for src in sources for s in src.sentences()]
     if not any(words for words, _ in train):

@@ -44,7 +44,7 @@ from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "bundled", "is_bundled",
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "KIND", "bundled", "is_bundled",
            "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
            "record_evaluation", "save_model"]
 
@@ -56,6 +56,7 @@ CHANNEL, SIDECAR, RECORD = "channel.fst", "channel.json", "model.json"
 ATTACH = "attach"  # attach.json and attach.npz (AttachModel.save)
 # what save_model writes: all a folder it replaces may hold
 FILES = (f"{ATTACH}.json", f"{ATTACH}.npz", CHANNEL, SIDECAR, EDIT_COUNTS, RECORD)
+KIND = "a punctuation model"  # what refusals of its folder and SavedAside call it
 EDITS_OF = "edit_counts_of"  # model.json's digest of the channel and its edit counts
 
 
@@ -94,7 +95,7 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     is written whole to a new folder beside it, then :class:`~fstpunct.errors.SavedAside` is
     raised (:func:`~fstpunct.files.model_folder`)."""
     folder = Path(folder)
-    with model_folder(folder, FILES, "a punctuation model") as tmp:
+    with model_folder(folder, FILES, KIND) as tmp:
         if edit_counts is not None:
             np.save(tmp / EDIT_COUNTS, edit_counts)
         model.channel.save(tmp / CHANNEL)

@@ -24,10 +24,11 @@ from .punct import EMPTY, MARK, PROPS_VERSION, REL_MARK, WORD, Prepared
 from .storage import FINGERPRINT_SHIFT, lookup_keys, pruned, read_folder, write_weights
 from .transitions import ROOT_LABEL, LeftArc, Node, RightArc, Shift, State, Transition, leaf
 
-__all__ = ["Vocab", "Input", "Model", "FILES", "FORMAT", "LEGALITY_CLASSES"]
+__all__ = ["Vocab", "Input", "Model", "FILES", "FORMAT", "KIND", "LEGALITY_CLASSES"]
 
 FORMAT = "fstpunct-parser-1"
 FILES = ("model.json", "weights.npz")  # what Model.save writes
+KIND = "a parser"  # what refusals of its folder and SavedAside call it
 NONE, ROOT, UNK = 0, 1, 2  # reserved ids in every vocabulary
 LEGALITY_CLASSES = 4 * 2 * 3 * 3  # of Model.legality: depth, buffer, what s0 and s1 are
 
@@ -257,7 +258,7 @@ class Model:
         :func:`~fstpunct.files.model_folder`); weights in float16 and keys as fingerprints on
         request (:mod:`.storage`; a model read back with fingerprints keeps them)."""
         keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
-        with model_folder(folder, FILES, "a parser") as tmp:  # whole or not at all
+        with model_folder(folder, FILES, KIND) as tmp:  # whole or not at all
             write_weights(tmp / FILES[1], keys, self.weights,
                           np.float16 if float16 else np.float32,
                           fingerprints or self.fingerprints)

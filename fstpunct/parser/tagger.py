@@ -33,10 +33,11 @@ from .storage import FINGERPRINT_SHIFT, pruned, read_folder, write_weights
 from .train import Perceptron
 
 __all__ = ["Tagger", "train_tagger", "accuracy", "depunctuated", "retagged",
-           "jackknifed", "FILES", "FORMAT"]
+           "jackknifed", "FILES", "FORMAT", "KIND"]
 
 FORMAT = "fstpunct-tagger-1"
 FILES = ("tagger.json", "tagger.npz")  # what Tagger.save writes
+KIND = "a tagger"  # what refusals of its folder and SavedAside call it
 _MASK = (1 << 64) - 1
 _START = ("<s>", "<s2>")
 _END = ("</s>", "</s2>")
@@ -147,7 +148,7 @@ class Tagger:
         meta = {"format": FORMAT, "tags": self.tags, "lowercase": self.lowercase,
                 "info": self.info}
         keys = self.keys << np.uint64(FINGERPRINT_SHIFT) if self.fingerprints else self.keys
-        with model_folder(folder, FILES, "a tagger") as tmp:
+        with model_folder(folder, FILES, KIND) as tmp:
             write_weights(tmp / FILES[1], keys, self.weights, np.float16,
                           fingerprints or self.fingerprints)
             (tmp / FILES[0]).write_text(to_json(meta, ensure_ascii=False, indent=1),

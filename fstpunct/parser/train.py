@@ -28,7 +28,7 @@ from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from . import features as F
 from .decode import parse
-from .model import FILES, Input, Model
+from .model import FILES, KIND, Input, Model
 from .oracle import OracleError, oracle
 from .punct import PROPS_VERSION, prepare
 from .score import score
@@ -196,7 +196,7 @@ def evaluate(model: Model, sentences: Sequence[Sentence], beam: int,
 def check_output(out: str | Path) -> None:
     """InputError unless the folder ``out`` can take a parser: writable, and new, empty or
     a parser's holding nothing else (:func:`~fstpunct.files.model_target`)."""
-    model_target(out, FILES, "a parser")
+    model_target(out, FILES, KIND)
 
 
 def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: str,

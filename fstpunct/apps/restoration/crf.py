@@ -28,7 +28,7 @@ from ...ud.treebank import Sentence
 from . import Insertion
 from .metrics import slot_strings
 
-__all__ = ["EMPTY", "FILES", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "LockedTagger",
+__all__ = ["EMPTY", "FILES", "KIND", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "LockedTagger",
            "check_c2_grid",
            "check_output", "crf_heads", "crf_insertions", "features", "installed", "slot_tags",
            "train"]
@@ -38,6 +38,7 @@ OTHER = "<other>"
 MIN_COUNT = 2
 FORMAT = "fstpunct-crf 1"
 FILES = ("crf.model", "meta.json")  # what train writes
+KIND = "a CRF"  # what refusals of its folder and SavedAside call it
 _DISTANCES = ((1, "1"), (2, "2"), (5, "3-5"), (10, "6-10"))
 
 
@@ -267,7 +268,7 @@ def check_c2_grid(grid: Iterable[float]) -> None:
 def check_output(output: str | Path) -> None:
     """InputError unless the folder ``output`` can take a CRF: writable, and new, empty or a
     CRF's holding nothing else (:func:`~fstpunct.files.model_target`)."""
-    model_target(output, FILES, "a CRF")
+    model_target(output, FILES, KIND)
 
 
 def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence],
@@ -304,7 +305,7 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
                      "train_slots": sum(ss.n + 1 for ss in train_sents),
                      "dev_sentences": len(dev_sents), "dev_perplexity": {}, "iterations": {}}}
     best = math.inf
-    with model_folder(output, FILES, "a CRF") as out:  # the folder appears whole or not at all
+    with model_folder(output, FILES, KIND) as out:  # the folder appears whole or not at all
         for c2 in c2_grid:
             path = out / f"c2-{c2}.model"
             iterations = _fit(train_sents, known, tree, c1, c2, min_freq, max_iterations, path)
