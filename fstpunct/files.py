@@ -529,14 +529,14 @@ def _declares_objects(f: IO[bytes]) -> bool:
         return False
 
 
-def read_npy(path: Path) -> Any:
-    """The array of the NumPy ``.npy`` file ``path``, read without pickles; numpy's error
-    (:data:`~.errors.UNREADABLE`) if it cannot be, but never its advice to allow pickles: a
-    ValueError "not a NumPy .npy file" for another file (a pickle, text, an ``.npz``), and
-    "Python objects (a pickle), not arrays of numbers" for an array of them (its header's
-    dtype)."""
+def read_npy(source: Path | bytes) -> Any:
+    """The array of the NumPy ``.npy`` file ``source`` (its path, or its bytes read already),
+    read without pickles; numpy's error (:data:`~.errors.UNREADABLE`) if it cannot be, but
+    never its advice to allow pickles: a ValueError "not a NumPy .npy file" for another file
+    (a pickle, text, an ``.npz``), and "Python objects (a pickle), not arrays of numbers" for
+    an array of them (its header's dtype)."""
     from numpy.lib import format as npy
-    with path.open("rb") as f:
+    with source.open("rb") if isinstance(source, Path) else io.BytesIO(source) as f:
         if f.read(len(npy.MAGIC_PREFIX)) != npy.MAGIC_PREFIX:
             raise ValueError("not a NumPy .npy file")
         f.seek(0)

@@ -340,6 +340,24 @@ def test_edit_counts_of_another_model_are_refused(tmp_path, capsys):
     assert load_edit_counts("en", shape).shape == shape
 
 
+def test_edit_counts_are_read_once(tmp_path, monkeypatch):
+    """load_edit_counts opens edits.npy once, for the array and for the digest model.json
+    records (it read the file a second time for the digest)."""
+    en = load_model("en")
+    shape = en.channel.phi.shape
+    folder = save_model(en, tmp_path / "m", {"run": "once"}, np.ones(shape))
+    opened = []
+    real_open = Path.open
+
+    def counted(self, *args, **kwargs):
+        if self.name == "edits.npy":
+            opened.append(self)
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counted)
+    assert (load_edit_counts(folder, shape) == 1).all() and opened == [folder / "edits.npy"]
+
+
 @pytest.mark.parametrize("recorded", [5, "x", "A" * 64, "0" * 63, ["0" * 64]])
 def test_a_recorded_edit_counts_of_that_is_no_digest_is_a_damaged_record(tmp_path, recorded):
     """model.json's edit_counts_of that is not 64 lower-case hex digits (what save_model

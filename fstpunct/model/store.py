@@ -104,7 +104,7 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
         model.attach.save(tmp / ATTACH, model.theta)
         meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
         if edit_counts is not None:
-            meta[EDITS_OF] = _edits_digest(tmp)
+            meta[EDITS_OF] = _edits_digest(tmp, (tmp / EDIT_COUNTS).read_bytes())
         write_json(tmp / RECORD, meta)
     return folder
 
@@ -177,7 +177,8 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     folder = model_path(name)  # once: a bundled name's lookup may warn
     path = folder / EDIT_COUNTS
     try:
-        counts = read_npy(path)
+        data = path.read_bytes()  # once: for the array and for its digest
+        counts = read_npy(data)
     except UNREADABLE as e:
         raise ModelError(f"{path}: no readable expected edit counts in this model ({e})") from e
     wrong_shape = counts.ndim != 3 or (shape is not None and counts.shape != shape)
@@ -193,7 +194,7 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
         raise ModelError(f"{folder / RECORD}: {EDITS_OF} must be 64 lower-case hex digits (a "
                          f"SHA-256), not {recorded!r}: a damaged model.json")
     try:
-        digest = _edits_digest(folder)
+        digest = _edits_digest(folder, data)
     except OSError as e:  # load_edit_counts runs without load_model: channel.fst unchecked
         raise ModelError(f"{e.filename or folder}: cannot read: {e.strerror or e}") from e
     if recorded != digest:
@@ -203,9 +204,9 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     return counts
 
 
-def _edits_digest(folder: Path) -> str:
-    """The SHA-256 of the SHA-256s of ``folder``'s channel.fst and edits.npy: what
-    ``edit_counts_of`` records (module docstring)."""
-    both = b"".join(hashlib.sha256((folder / name).read_bytes()).digest()
-                    for name in (CHANNEL, EDIT_COUNTS))
+def _edits_digest(folder: Path, edits: bytes) -> str:
+    """The SHA-256 of the SHA-256s of ``folder``'s channel.fst and ``edits`` (the bytes of its
+    edits.npy): what ``edit_counts_of`` records (module docstring)."""
+    both = b"".join(hashlib.sha256(data).digest()
+                    for data in ((folder / CHANNEL).read_bytes(), edits))
     return hashlib.sha256(both).hexdigest()
