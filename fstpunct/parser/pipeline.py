@@ -41,6 +41,11 @@ def _is_mark(form: str) -> bool:
     return all(_MARK.is_mark_char(c) for c in form)
 
 
+def _load(kind: type[Tagger] | type[Model], folder: Path) -> Tagger | Model:
+    """The tagger or parser (``kind``) in ``folder``: :func:`load_pipeline`'s default reader."""
+    return kind.load(folder)
+
+
 @dataclass
 class Pipeline:
     """A tagger and a parser (beam ``beam``, by default the parser's training beam)."""
@@ -106,8 +111,8 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
 
 def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
                   tagger: Folder | Tagger | None = None, parser: Folder | Model | None = None,
-                  beam: int | None = None, read: Callable[[type[Tagger] | type[Model], Path],
-                                                          Tagger | Model] | None = None
+                  beam: int | None = None,
+                  read: Callable[[type[Tagger] | type[Model], Path], Tagger | Model] = _load
                   ) -> Pipeline:
     """The tagger and parser of :func:`pipeline_folders`, each replaceable by a folder or a
     loaded model of its own. ``lowercase``: True for lower-cased text (the lower-case tagger
@@ -117,9 +122,6 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
     ``lang_or_folder``'s own folders (default ``kind.load(folder)``; a :class:`fstpunct.Model`
     gives its own, which reads each folder once, so that a call per line does not read them
     again)."""
-    def own(kind: type[Tagger] | type[Model], folder: Path) -> Tagger | Model:
-        return read(kind, folder) if read else kind.load(folder)
-
     folders = pipeline_folders(lang_or_folder, lowercase)
     parts: list[Tagger | Model] = []
     for given, folder, kind, what in ((tagger, folders[0], Tagger, "tagger"),
@@ -132,9 +134,9 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
             raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {folder} does not "
                              f"exist (give one with --{what} DIR)")
         else:
-            parts.append(own(kind, folder))
+            parts.append(read(kind, folder))
     auto = None
     if lowercase is None and tagger is None:
         lower = pipeline_folders(lang_or_folder, True)[0]
-        auto = own(Tagger, lower) if lower.is_dir() else None
+        auto = read(Tagger, lower) if lower.is_dir() else None
     return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]
