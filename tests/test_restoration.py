@@ -219,18 +219,16 @@ def test_score_command(tmp_path, capsys):
 
 def test_a_name_with_a_separator_is_a_path_to_the_baseline_and_the_models_alike(monkeypatch):
     """One rule (:func:`has_separator`) for --trivial and --model: ``./en`` is a path to both,
-    ``en`` a language and a bundled model; Trivial.load says whether it read a model folder
-    (the command asked the file system again)."""
+    ``en`` a language and a bundled model."""
     for name in ("./en", "en/", "models/en", "/tmp/en"):
         assert has_separator(name) and is_path(name) and not is_bundled(name)
     for name in ("en", "hi", "x.rules"):
         assert not has_separator(name) and is_bundled(name) == (name != "x.rules")
     assert is_path("x.rules") and not is_path("en")
     folder = str(BUNDLED / "en")
-    assert Trivial.load(folder).folder == folder
-    assert Trivial.load(folder) == Trivial(".", "en")  # the same baseline: folder is no part
+    assert Trivial.load(folder) == Trivial(".", "en")
     rules = Path(__file__).parents[1] / "grammars" / "hi.rules"  # from any folder
-    assert Trivial.load(rules).folder is Trivial.load("hi").folder is None
+    assert Trivial.load(rules) == Trivial.load("hi") == Trivial("।", "hi")
 
 
 def test_trivial_baseline():

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
@@ -121,8 +122,9 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--lang {args.lang}: not with --trivial {named}, whose "
                                  "language is the text's (its tagger and parser)")
             lang = named or args.lang or own or "en"
-            # a model folder's tagger/ and parser/, as --model's
-            folder = method.folder if isinstance(method, Trivial) else None
+            # a model folder's tagger/ and parser/, as --model's (Trivial.load read its grammar)
+            folder = args.trivial if args.trivial and is_path(args.trivial) and \
+                Path(args.trivial).is_dir() else None
             if folder and args.lang:
                 raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                                  "folder, whose tagger/ and parser/ are the text's")

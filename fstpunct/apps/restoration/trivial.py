@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from ...errors import InputError, ModelError
@@ -29,13 +29,10 @@ def is_path(text: str) -> bool:
 @dataclass(frozen=True)
 class Trivial:
     """Restores only ``mark`` in the last slot; :meth:`for_language` and :meth:`load` pick the
-    full stop (``language``: the grammar's, where it was read from one; ``folder``: None unless
-    read from a model folder, that folder as given, whose ``tagger/`` and ``parser/`` read
-    plain text: where it came from, not part of the baseline, so equality ignores it)."""
+    full stop (``language``: the grammar's, where it was read from one)."""
 
     mark: str = "."
     language: str | None = None
-    folder: str | None = field(default=None, compare=False)
 
     @classmethod
     def for_language(cls, lang: str, ud_dir: str | None = None) -> Trivial:
@@ -65,7 +62,7 @@ class Trivial:
         if grammar is None:
             raise ModelError(f"{path}: its model.json records no grammar, so no full stop "
                              "(give the trivial baseline a rule file or a language)")
-        return cls(grammar.full_stop, grammar.language, text)
+        return cls(grammar.full_stop, grammar.language)
 
     @property
     def tokens(self) -> tuple[str]:
