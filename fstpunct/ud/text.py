@@ -119,8 +119,8 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
     ahead past the blank lines that follow, so the last sentence carries those after it,
     ``Sentence.blank_after``); an item that is not a string is a TypeError naming its line."""
     tokenise = tokenise or Tokeniser()
-    newline, blank, index, lineno = None, False, 0, 0
-    held, trailing = None, 0  # a sentence is given once the next one or the end is read
+    newline, index, lineno = None, 0, 0
+    held = None  # a sentence is given once the next one or the end is read
     for lineno, raw in enumerate(lines, 1):
         if not isinstance(raw, str):
             raise TypeError(f"{path}: line {lineno}: expected a string, got "
@@ -135,11 +135,11 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
         _check(text, path, lineno)
         tokens = text.split()
         if not tokens:
-            blank, trailing = True, trailing + 1
             continue
+        # a blank line before this one (since the sentence held, or the start): a paragraph
+        newpar = lineno > (held.lineno if held is not None else 0) + 1
         if held is not None:
             yield held
-        trailing = 0
         rows: list[Line] = []
         words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
         for n, token in enumerate(tokens):
@@ -149,14 +149,13 @@ def read_text(lines: Iterable[str], path: str = "<stdin>",
                 rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_", "_",
                                   "_", "_", "_", "_", "_" if last else NO_SPACE], lineno))
         index += 1
-        comments = (["# newpar"] if blank else []) + [f"# sent_id = {lineno}",
-                                                     f"# text = {' '.join(tokens)}"]
-        blank = False
+        comments = (["# newpar"] if newpar else []) + [f"# sent_id = {lineno}",
+                                                      f"# text = {' '.join(tokens)}"]
         held = rebuild(Sentence(comments, rows, path, lineno, index=index,
                                 newline=newline or "\n"), comments, rows, tree=None)
     if held is None:
         raise NoWords(path, lineno, newline)
-    held.blank_after = trailing
+    held.blank_after = lineno - held.lineno  # every line after it is blank
     yield held
 
 
