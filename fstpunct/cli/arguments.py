@@ -129,9 +129,8 @@ def add_trainer_arguments(parser: argparse.ArgumentParser, model: str, *, epochs
     parser.add_argument("--dev", metavar="FILE",
                         help=f"dev .conllu, '-' or split instead of --lang's dev ({without_dev})")
     add_ud_dir_argument(parser)
-    parser.add_argument("--quiet", action="store_true",
-                        help="nothing on stderr but errors (no bar of each epoch on a "
-                             "terminal, no line per epoch)")
+    add_quiet_argument(parser, "nothing on stderr but errors (no bar of each epoch on a "
+                               "terminal, no line per epoch)")
     add_model_output_argument(parser)
 
 
@@ -173,9 +172,11 @@ def add_width_argument(parser: argparse.ArgumentParser, own: str = "the model's 
                              "(stdin too) before its first output")
 
 
-def add_quiet_argument(parser: argparse.ArgumentParser) -> None:
-    """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`)."""
-    parser.add_argument("--quiet", action="store_true", help="no progress report on stderr")
+def add_quiet_argument(parser: argparse.ArgumentParser,
+                       help: str = "no progress report on stderr") -> None:
+    """--quiet: no progress on stderr (:func:`fstpunct.progress.progress`); ``help`` its text
+    in --help."""
+    parser.add_argument("--quiet", action="store_true", help=help)
 
 
 def add_io_arguments(parser: argparse.ArgumentParser, output: str = "OUT.conllu") -> None:
