@@ -17,7 +17,6 @@ Usage: .venv/bin/python bench/random_trees.py [--seeds N] [--relations mixed|dep
 from __future__ import annotations
 
 import argparse
-import io
 import random
 import statistics
 import sys
@@ -35,12 +34,9 @@ from arc_crossings import (
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
 from fstpunct.show.layout import labels_on_curves
-from fstpunct.show.sentence import sentence_views
-from fstpunct.ud.treebank import read_conllu
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from one_letter import MIXED, one_letter_tree  # noqa: E402
-from toy_release import conllu  # noqa: E402
+from one_letter import MIXED, one_letter_tree, one_view  # noqa: E402
 
 RELATIONS = {"mixed": (MIXED,), "dep": (("dep",),), "drawn": (("dep",), MIXED)}
 
@@ -58,8 +54,7 @@ def main() -> None:
     with drawn_by(module):
         for seed in range(args.seeds):
             lang, rows = one_letter_tree(random.Random(seed).choice, RELATIONS[args.relations])
-            (view,) = sentence_views(models[lang], read_conllu(io.StringIO(conllu(rows))), k=0)
-            lay = module.layout(view)
+            lay = module.layout(one_view(rows, model=models[lang]))
             widths.append(lay.width)
             kinds = crossing_kinds(lay, args.tolerance, args.samples)
             crossed += bool(kinds)

@@ -1,12 +1,18 @@
 """Random projective trees of one-letter words, the most crowded sentence pictures: drawn by
 tests/test_draw_tree.py (hypothesis) and counted by bench/random_trees.py (seeded), from this
-one generator."""
+one generator; and the view of one tree's rows, which they and the benches' tests draw."""
 from __future__ import annotations
 
+import io
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from toy_release import Row
+from toy_release import Row, conllu
+
+from fstpunct.model.punct import PunctModel
+from fstpunct.model.store import load_model
+from fstpunct.show.sentence import SentenceView, sentence_views
+from fstpunct.ud.treebank import read_conllu
 
 # relations of several label widths: slots widened for some, not others
 MIXED = ("dep", "x", "obl", "nmod:poss", "case", "compound:prt", "acl:relcl")
@@ -39,3 +45,11 @@ def one_letter_tree(pick: Callable[[Sequence[Any]], Any],
     words = [pick(letters[:4])] + [pick(letters) for _ in range(n - 1)]
     rels = pick(relations)
     return lang, [(w, "X", h, pick(rels) if h else "root") for w, h in zip(words, heads)]
+
+
+def one_view(rows: list[Row], lang: str = "en", model: PunctModel | None = None) -> SentenceView:
+    """The view (k = 0) of one sentence of ``rows`` (word, UPOS, head, relation) under
+    ``model``, by default the bundled ``lang`` model (loaded afresh)."""
+    (view,) = sentence_views(model if model is not None else load_model(lang),
+                             read_conllu(io.StringIO(conllu(rows))), k=0)
+    return view

@@ -3,15 +3,10 @@ and bench/random_trees.py's ``--at``), not the counts it prints."""
 from __future__ import annotations
 
 import dataclasses
-import io
 
 import pytest
+from one_letter import one_view
 from script_module import BENCH, load_script
-from toy_release import conllu
-
-from fstpunct.model.store import load_model
-from fstpunct.show.sentence import sentence_views
-from fstpunct.ud.treebank import read_conllu
 
 arc_crossings = load_script("arc_crossings", BENCH)
 
@@ -38,7 +33,7 @@ def test_an_arc_lacking_a_field_of_the_checked_out_one_has_its_labels_placed(mon
     they were (the final review's lens B, 3): with a field HEAD's ``Arc`` lacks, HEAD's layout
     is wrapped and its arcs gain the field; without, it is its own."""
     rows = [("a", "NOUN", 2, "nmod:poss"), ("b", "NOUN", 0, "root"), ("c", "NOUN", 2, "dep")]
-    (view,) = sentence_views(load_model("en"), read_conllu(io.StringIO(conllu(rows))), k=0)
+    view = one_view(rows)
     own = arc_crossings.layout_at("HEAD").layout
     assert own.__code__.co_filename == "HEAD:fstpunct/show/layout.py"
     older = own(view).arcs
@@ -49,3 +44,4 @@ def test_an_arc_lacking_a_field_of_the_checked_out_one_has_its_labels_placed(mon
     assert [type(a) for a in arcs] == [newer] * len(older)
     assert all(a.later == 0.0 for a in arcs)
     assert [dataclasses.astuple(a)[:-1] for a in arcs] == list(map(dataclasses.astuple, older))
+

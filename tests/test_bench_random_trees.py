@@ -1,19 +1,14 @@
 """bench/random_trees.py's figures, against the trees laid out here."""
 from __future__ import annotations
 
-import io
 import random
 import statistics
 import sys
 
-from one_letter import MIXED, one_letter_tree
+from one_letter import MIXED, one_letter_tree, one_view
 from script_module import BENCH, load_script
-from toy_release import conllu
 
-from fstpunct.model.store import load_model
 from fstpunct.show.layout import layout
-from fstpunct.show.sentence import sentence_views
-from fstpunct.ud.treebank import read_conllu
 
 load_script("arc_crossings", BENCH)  # random_trees imports it by name
 random_trees = load_script("random_trees", BENCH)
@@ -27,6 +22,5 @@ def test_the_mean_width_is_that_of_the_seeds_trees(monkeypatch, capsys):
     widths = []
     for seed in range(4):
         lang, rows = one_letter_tree(random.Random(seed).choice, (MIXED,))
-        (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
-        widths.append(layout(view).width)
+        widths.append(layout(one_view(rows, lang)).width)
     assert f"\nmean width {statistics.mean(widths):.1f} px\n" in capsys.readouterr().out

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from one_letter import MIXED, one_letter_tree
-from toy_release import conllu
+from one_letter import MIXED, one_letter_tree, one_view
 
 from fstpunct.cli.main import main
 from fstpunct.model.store import load_model
@@ -52,7 +51,7 @@ from fstpunct.show.layout import (
     overlapping_labels,
     text_width,
 )
-from fstpunct.show.sentence import SentenceView, is_rtl, sentence_views
+from fstpunct.show.sentence import is_rtl, sentence_views
 from fstpunct.show.tree import _arcs, svg, tree_svg
 from fstpunct.ud.treebank import read_conllu, read_file
 
@@ -63,13 +62,6 @@ ARABIC = Path(__file__).parent / "data" / "arabic.conllu"  # one quoted reply
 @pytest.fixture(scope="module")
 def views():
     return list(sentence_views(load_model("en"), read_file(SAMPLE), k=3))
-
-
-def one_view(rows: list[tuple[str, str, int, str]], lang: str = "en") -> SentenceView:
-    """The view (k = 0) of one sentence of ``rows`` (word, UPOS, head, relation) under the
-    bundled ``lang`` model."""
-    (view,) = sentence_views(load_model(lang), read_conllu(io.StringIO(conllu(rows))), k=0)
-    return view
 
 
 def test_marks_and_fates_agree_with_the_surface(views):
