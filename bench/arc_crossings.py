@@ -83,7 +83,8 @@ def layout_at(commit: str) -> ModuleType:
     layouts with every label placed: where its arcs lack a field of the checked-out ``Arc``
     (older layout.py), through :func:`with_labels` (so that the layout CPU of a newer one is
     its own). An unknown commit, or one without the file: one line with git's message
-    on stderr, exit 2."""
+    on stderr, exit 2; so too an ``Arc`` lacking a field that has neither a default nor a fill
+    in ``FILLS`` (one line naming it)."""
     shown = subprocess.run(["git", "show", f"{commit}:fstpunct/show/layout.py"], cwd=ROOT,
                            capture_output=True, text=True)
     if shown.returncode:
@@ -97,7 +98,16 @@ def layout_at(commit: str) -> ModuleType:
     module.__package__ = "fstpunct.show"
     sys.modules[spec.name] = module  # dataclasses look their module up
     exec(compile(source, f"{commit}:fstpunct/show/layout.py", "exec"), module.__dict__)
-    if fields(current.Arc) - fields(module.Arc):
+    lacking = fields(current.Arc) - fields(module.Arc)
+    if lacking:
+        unfilled = sorted(f.name for f in dataclasses.fields(current.Arc) if f.name in lacking
+                          and f.name not in FILLS and f.default is dataclasses.MISSING
+                          and f.default_factory is dataclasses.MISSING)
+        if unfilled:
+            print(f"layout.py at commit {commit!r}: its Arc lacks "
+                  f"{', '.join(map(repr, unfilled))}: no default, no fill in "
+                  f"bench/arc_crossings.py's FILLS", file=sys.stderr)
+            raise SystemExit(2)
         laid_out = module.layout
         module.layout = lambda view: with_labels(laid_out(view))
     return module
@@ -132,7 +142,8 @@ def with_labels(lay: Layout) -> Layout:
     field of it filled: those the arc has as they are; a label without its own height at its
     arc's, one without its own x over the arc's middle; legs as that layout.py drew them
     (infinite: none narrowed before there was ``leg``); any other at the checked-out ``Arc``'s
-    default (one without a default needs its fill in ``FILLS``)."""
+    default (:func:`layout_at` refuses an older ``Arc`` lacking one without a default and a
+    fill in ``FILLS``)."""
     arcs = tuple(current.Arc(**{f.name: getattr(a, f.name) if hasattr(a, f.name)
                                 else FILLS[f.name](a)
                                 for f in dataclasses.fields(current.Arc)

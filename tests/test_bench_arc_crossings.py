@@ -45,3 +45,17 @@ def test_an_arc_lacking_a_field_of_the_checked_out_one_has_its_labels_placed(mon
     assert all(a.later == 0.0 for a in arcs)
     assert [dataclasses.astuple(a)[:-1] for a in arcs] == list(map(dataclasses.astuple, older))
 
+
+def test_an_arc_lacking_a_field_without_default_or_fill_is_one_line_exit_2(monkeypatch, capsys):
+    """with_labels skipped such a field, so that each layout failed later with a bare
+    TypeError from ``Arc(...)`` (the last read 20-3, 5): now layout_at refuses the commit."""
+    newer = dataclasses.make_dataclass(
+        "Arc", [("later", float, dataclasses.field(kw_only=True))],
+        bases=(arc_crossings.current.Arc,), frozen=True)
+    monkeypatch.setattr(arc_crossings.current, "Arc", newer)
+    with pytest.raises(SystemExit) as exit_:
+        arc_crossings.layout_at("HEAD")
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err == ("layout.py at commit 'HEAD': its Arc lacks 'later': no default, no fill "
+                   "in bench/arc_crossings.py's FILLS\n")
