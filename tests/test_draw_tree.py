@@ -36,7 +36,6 @@ from fstpunct.show.layout import (
     _cos_slope,
     _label_box,
     _label_places,
-    _label_room,
     _overlap,
     _resting,
     _steep,
@@ -146,15 +145,26 @@ def test_labels_do_not_overlap(views):
     assert pairs(0) == pairs(STROKE) == set()
 
 
-def test_label_room_has_two_gaps_where_a_longer_arc_leaves_a_word_over_the_other():
-    """Neighbours joined by an arc stand the label's width and a gap either side apart, two
-    where a longer arc leaves one of them over the other (its leg rises by the label's corner):
-    'd' hangs from 'b' over 'c', so b-c's 'case' gets two; a-b's 'compound' one (the arc from
-    'b' to 'd' leaves b away from a); c and d are not joined."""
+def test_neighbours_label_has_a_gap_or_a_legs_reach_either_side():
+    """Neighbours joined by an arc stand the label's width and a gap either side apart, more
+    where a longer arc leaves one of them over the other: that leg's reach at the label's top,
+    measured as drawn (_arc_y), and half a stroke (one rule with arcs over more slots,
+    layout._label_room; neighbours had a flat two gaps there): 'd' hangs from 'b' over 'c', so
+    b-c's 'case' gets the reach of b->d's leg; a-b's 'compound' a gap (the arc from 'b' to 'd'
+    leaves b away from a); c and d are not joined."""
     rows = [("a", 2, "compound"), ("b", 0, "root"), ("c", 2, "case"), ("d", 2, "obj")]
-    view = one_view([(w, "X", h, rel) for w, h, rel in rows])
-    assert _label_room(view) == [0.0, text_width("compound", SMALL) + 2 * GAP,
-                                 text_width("case", SMALL) + 4 * GAP, 0.0, 0.0]
+    lay = layout(one_view([(w, "X", h, rel) for w, h, rel in rows]))
+    centre = {p.index: p.x for p in lay.items if p.kind == "word"}
+    assert centre[2] - centre[1] == pytest.approx(text_width("compound", SMALL) + 2 * GAP)
+    arcs = {a.dep: a for a in lay.arcs}
+    inner, outer = arcs[3], arcs[4]
+    top = inner.height + 3 + 3 * SMALL / 4  # the label's top over its apex
+    leg = [x for x in np.linspace(outer.x1, (outer.x1 + outer.x2) / 2, 20001)
+           if _arc_y(outer, x) <= top]  # b->d's leg at b up to the label's top
+    reach = max(abs(x - centre[2]) for x in leg)
+    assert GAP < reach + STROKE / 2
+    assert centre[3] - centre[2] >= text_width("case", SMALL) + 2 * (reach + STROKE / 2) - 1e-6
+    assert labels_on_curves(lay) == []
 
 
 HAND_TREE = [(2, "nsubj"), (0, "root"), (4, "case"), (2, "obl"), (6, "case"), (4, "nmod"),
@@ -386,10 +396,11 @@ def test_random_narrow_trees_have_no_crossing_and_no_label_on_a_curve(tree):
     arc_leg), no arc's stroke cuts into another's arrow head (heads_cut; points 3 px
     apart beside a head cut it), and no label lies on another arc's curve, every relation
     'dep' or mixed. Checked, not proved. With mixed relations 163 of 1,000 trees had one
-    before layout._wide_label_room, 0 after (`bench/random_trees.py`: this generator, seeds
-    0-999; the second example). Before _steep 3 of those 1,000 crossed, all at a shared word
-    (`bench/random_trees.py --at ccf8f58`; 0 as checked out; the first example: an arc
-    narrower than twice its height ran out of an enclosing arc at a shared word)."""
+    before arcs over two or more slots had label room (layout._label_room), 0 after
+    (`bench/random_trees.py`: this generator, seeds 0-999; the second example). Before _steep
+    3 of those 1,000 crossed, all at a shared word (`bench/random_trees.py --at ccf8f58`; 0 as
+    checked out; the first example: an arc narrower than twice its height ran out of an
+    enclosing arc at a shared word)."""
     lang, rows = tree
     view = one_view(rows, lang)
     lay = layout(view)
@@ -422,16 +433,17 @@ def test_a_wide_label_has_room_where_a_longer_arc_leaves_its_word_over_it():
     assert labels_on_curves(lay) == []
 
 
-def test_a_wide_label_by_the_root_arrow_alone_has_a_stroke_of_room():
+def test_a_wide_label_by_the_root_arrow_alone_has_a_gap_of_room():
     """Where only the root arrow rises from one of an arc's words (no longer arc leaves
     either), the arrow is a vertical line at the word's centre, with no sideways run: the
-    centred label needs its width and a stroke on each side, not a leg's reach (the review of
-    pictures7, 1: before, the words of 'compound:prt' over two one-letter words stood
-    144.8 px apart, not 81.6)."""
+    centred label needs its width and a gap on each side, as every label where no leg reaches
+    further (layout._label_room), not a leg's reach (the review of pictures7, 1: the words of
+    'compound:prt' over two one-letter words stood 144.8 px apart; then a stroke on each side,
+    81.6 px, until the neighbours' rule and the wider arcs' were one)."""
     lay = layout(one_view([("a", "X", 0, "root"), ("b", "X", 3, "dep"),
                            ("c", "X", 1, "compound:prt")]))
     centre = {p.index: p.x for p in lay.items if p.kind == "word"}
-    assert centre[3] - centre[1] == pytest.approx(text_width("compound:prt", SMALL) + 2 * STROKE)
+    assert centre[3] - centre[1] == pytest.approx(text_width("compound:prt", SMALL) + 2 * GAP)
     assert labels_on_curves(lay) == [] and crossings(lay, tolerance=0) == 0
 
 

@@ -119,24 +119,6 @@ def _levels(heads: tuple[int, ...]) -> list[int]:
     return level
 
 
-def _label_room(view: SentenceView) -> list[float]:
-    """For each slot between two words, the distance their centres need for the label of an
-    arc joining them: its estimated width and a gap on either side, two where a longer arc
-    leaves one of the words over the other (its leg rises by the label's corner); 0 where no
-    arc joins them. Measured between the centres, not the arc's ends: where a word has a fan
-    of arcs on that side (:func:`_anchors`), this arc's end stands a step (3–5 px) further
-    towards the other word for each longer arc of the fan, and the gaps are that much
-    narrower."""
-    spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
-    room = [0.0] * (view.n + 1)
-    for d, h in enumerate(view.heads):
-        lo = min(h, d + 1)
-        if h and abs(h - (d + 1)) == 1:
-            legs = any((a == lo and b > lo + 1) or (b == lo + 1 and a < lo) for a, b in spans)
-            room[lo] = text_width(view.deprels[d], SMALL) + (4 if legs else 2) * GAP
-    return room
-
-
 def _label_box(arc: Arc, half: float | None = None) -> tuple[float, float, float, float]:
     """The box ``arc``'s label covers as drawn (``half`` its half-width, default the estimate):
     left and right x, and bottom and top as heights above the arcs' ends (a quarter em below
@@ -374,33 +356,32 @@ def _leg_reach(leg: float, height: float, y: float) -> float:
     return 2 * leg * (3 * t * t - 2 * t ** 3)
 
 
-def _wide_label_room(view: SentenceView, widths: list[float], slots: list[float],
-                     levels: list[int]) -> list[float]:
-    """For each slot, the width to add (given the slots' widths ``slots`` and the words' ``widths``,
-    and the arcs' ``levels`` by :func:`_levels`) so that each arc over two or more slots has room
-    for its label where a leg could meet it. Where a longer arc leaves one of the arc's words, the
-    words' centres stand the label's width plus twice that leg's reach apart: the reach of an arc a
-    level higher, legs as wide as high (:func:`_leg_reach`), at the label's top, from :data:`ANCHOR`
-    off the word's centre, plus half a stroke (twice: the label is centred). Where only the root
-    arrow rises from one of its words, the reach is :data:`STROKE`. Shortest arc first, a shortfall
-    shared evenly among the slots under the arc; neighbours have :func:`_label_room`. The reach is
-    an over-estimate (legs as wide as high), which covers legs leaving a fan step (:func:`_fans`) or
-    :data:`BESIDE_HEAD` off the centre."""
-    spans = [tuple(sorted((h, d + 1))) for d, h in enumerate(view.heads) if h]
+def _label_room(view: SentenceView, widths: list[float], slots: list[float], levels: list[int],
+                fans: dict[tuple[int, bool], list[tuple[int, float]]]) -> list[float]:
+    """For each slot, the width to add (given the slots' widths ``slots``, the words' ``widths``,
+    the arcs' ``levels`` by :func:`_levels` and their ends' ``fans`` by :func:`_fans`) so that
+    each arc's label has room between its words' centres: its width and, on either side (it is
+    centred), :data:`GAP` or the farthest a longer arc leaving that word over it reaches at the
+    label's top, if further: that arc's point's distance from the centre (:func:`_anchors`),
+    its leg's run at that height with legs as wide as high (:func:`_leg_reach`; an
+    over-estimate: :func:`arc_leg`, :func:`_steep`) and half a stroke. The root arrow, a line at
+    the word's centre, stays within the gap. Shortest arc first, a shortfall shared evenly among
+    the slots under the arc."""
+    offset = {end: off for fan in fans.values() for end, off in fan}
+    heads = view.heads
     extra = [0.0] * (view.n + 1)
-    for d in sorted(range(view.n), key=lambda d: abs(view.heads[d] - (d + 1))):
-        lo, hi = sorted((view.heads[d], d + 1))
-        if not view.heads[d] or hi - lo < 2:
+    for d in sorted(range(view.n), key=lambda d: abs(heads[d] - (d + 1))):
+        if not heads[d]:
             continue
-        leg = any((a == lo and b > hi) or (b == hi and a < lo) for a, b in spans)
-        if leg:
-            height = levels[d] * LEVEL
-            reach = ANCHOR + _leg_reach(height + LEVEL, height + LEVEL,
-                                        height + LABEL_RISE + 3 * SMALL / 4) + STROKE / 2
-        elif not view.heads[lo - 1] or not view.heads[hi - 1]:
-            reach = STROKE
-        else:
-            continue
+        lo, hi = sorted((heads[d], d + 1))
+        top = levels[d] * LEVEL + LABEL_RISE + 3 * SMALL / 4
+        reach = GAP
+        for e, h in enumerate(heads):
+            a, b = sorted((h, e + 1))
+            if h and (a == lo < hi < b or a < lo < hi == b):  # leaves lo or hi over the arc
+                end = 2 * e if h == (lo if a == lo else hi) else 2 * e + 1  # its end there
+                height = levels[e] * LEVEL
+                reach = max(reach, offset[end] + _leg_reach(height, height, top) + STROKE / 2)
         apart = (widths[lo - 1] + widths[hi - 1]) / 2 + sum(widths[lo:hi - 1]) \
             + sum(slots[i] + extra[i] for i in range(lo, hi))
         short = text_width(view.deprels[d], SMALL) + 2 * reach - apart
@@ -416,7 +397,6 @@ def layout(view: SentenceView) -> Layout:
     slot_extent: list[tuple[float, float]] = []
     centres: list[float] = []
     x = MARGIN
-    room = _label_room(view)
     widths = [text_width(w) for w in view.words]
     fans = _fans(view.heads, widths)
     sized = []
@@ -431,11 +411,9 @@ def layout(view: SentenceView) -> Layout:
         # arc points past a word's edge (a fan on a narrow word): the slot half a gap wider
         left = max(edge, _reach(fans, i - 1, True) - widths[i - 1] / 2 + GAP / 2) if i else edge
         right = max(edge, _reach(fans, i, False) - widths[i] / 2 + GAP / 2) if i < n else edge
-        if room[i]:  # neighbours' centres far enough apart for their arc's label
-            inner = max(inner, room[i] - ((widths[i - 1] + widths[i]) / 2 + left + right))
         sized.append((marks, surface, inner, left, right))
     levels = _levels(view.heads)
-    extra = _wide_label_room(view, widths, [sum(size[2:]) for size in sized], levels)
+    extra = _label_room(view, widths, [sum(size[2:]) for size in sized], levels, fans)
     for i, (slot, (marks, surface, inner, left, right)) in enumerate(zip(view.slots, sized)):
         start = x
         inner += extra[i]
