@@ -191,12 +191,14 @@ def test_cut_relations_cuts_what_the_inventory_lacks_to_its_base():
 def test_cut_relations_follow_each_folds_own_learner_training_sentences(tmp_path, monkeypatch):
     """With ``cut``, each fold's copy of ``extra`` is cut to the relations of that fold's
     training sentences (not its dev ones, nor the jackknifed sentences of its own fold): fold
-    1's training sentences (fold 0's) use no advmod:emph, fold 0's (fold 1's) do. The
-    learner sentences never change; a parser trained without the cut is not reused."""
-    plain = [conll(PLAIN, f"s{k}") for k in range(4)]
-    emph = [conll(relabelled(PLAIN, 3, "advmod:emph"), f"s{k}") for k in range(4, 8)]
-    every = sentences("".join(plain + emph))
-    extra = sentences(conll(relabelled(PLAIN, 3, "advmod:emph"), "e0"))
+    1's training sentences (fold 0's unflagged s0, s1, s3) use no advmod:emph, though its dev
+    sentence (fold 0's flagged s2) does; fold 0's (fold 1's) do. The learner sentences never
+    change; a parser trained without the cut is not reused."""
+    emph = relabelled(PLAIN, 3, "advmod:emph")
+    every = sentences("".join(conll(PLAIN if k in (0, 1, 3) else emph, f"s{k}")
+                              for k in range(8)))
+    assert [s.sent_id for s, f in zip(every, FLAGS) if f] == ["s2", "s4"]
+    extra = sentences(conll(emph, "e0"))
     trained: dict[int, list[list[str]]] = {}
     real = jackknife.train
 
