@@ -96,10 +96,12 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
 
 
 def _digest(sentences: Sequence[Sentence]) -> str:
-    """A fingerprint of the sentences' ids and words (which sentences trained a parser)."""
+    """A fingerprint of the sentences' ids, words and trees (HEAD and DEPREL: which sentences,
+    annotated how, trained a parser)."""
     h = hashlib.sha1()
     for s in sentences:
-        h.update(f"{s.sent_id}\t{' '.join(w.form for w in s.words)}\n".encode())
+        h.update(f"{s.sent_id}\t{' '.join(f'{w.form}/{w.head}/{w.deprel}' for w in s.words)}\n"
+                 .encode())
     return h.hexdigest()
 
 
@@ -121,11 +123,12 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     ``cut``, each fold's copy of ``extra`` has the relations that fold's own training sentences
     (of ``sentences``) do not use cut to their base (:func:`cut_relations`; ``sentences`` are
     never changed). Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments.
-    Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, fingerprints
-    of its training sentences (``extra`` included) and dev ones (ids and words) and, with
-    ``cut``, the arcs cut by relation (None without), and loaded from there, not
-    trained, when that folder exists and holds the same record (else an error: it may have
-    seen the fold's sentences, or chosen its epoch on other ones)."""
+    Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, its training
+    settings (``mode``, ``beam`` and ``settings``), fingerprints of its training sentences
+    (``extra`` included) and dev ones (ids, words, HEAD and DEPREL) and, with ``cut``, the arcs
+    cut by relation (None without), and loaded from there, not trained, when that folder exists
+    and holds the same record (else an error: it may have seen the fold's sentences, chosen its
+    epoch on other ones, or been trained otherwise)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
     checked_extra(sentences, extra, dev)
     if parsed is not None and len(parsed) != len(sentences):
@@ -138,6 +141,7 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         raise InputError("no dev sentence to choose the parsers' epoch")
     read = sentences if parsed is None else parsed
     k = len(set(folds))
+    training = dict(sorted({"mode": mode, "beam": beam, **settings}.items()))
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in sorted(set(folds)):
         folder = Path(work) / f"fold{fold}"
@@ -146,7 +150,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         added, arcs = cut_relations(extra, {w.deprel for s in rest for w in s.words}) \
             if cut else (list(extra), None)
         rest += added
-        record = {"jackknife_fold": fold, "folds": k, "train_digest": _digest(rest),
+        record = {"jackknife_fold": fold, "folds": k, "train_settings": training,
+                  "train_digest": _digest(rest),
                   "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev),
                   "relations_cut": None if arcs is None else dict(sorted(arcs.items()))}
         if folder.is_dir():
@@ -155,8 +160,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
             if saved != record:
                 differ = ", ".join(f"{key} {saved[key]!r} not {record[key]!r}"
                                    for key in record if saved[key] != record[key])
-                raise InputError(f"{folder}: a parser of other folds or other training or dev "
-                                 f"sentences ({differ}): remove it or give another work folder")
+                raise InputError(f"{folder}: a parser of other folds, settings, or training or "
+                                 f"dev sentences ({differ}): remove it or give another work folder")
         else:
             train(rest, fold_dev, mode, beam, folder, log=log, progress=False, info=record,
                   **settings)
