@@ -13,7 +13,7 @@ import fstpunct
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
 from fstpunct.ud.release import resolve
-from fstpunct.ud.treebank import Word, read_conllu, read_conllu_reference, read_file
+from fstpunct.ud.treebank import Word, read_conllu, read_conllu_reference, read_file, with_arcs
 
 EDGE = Path(__file__).parent / "data" / "edge.conllu"
 
@@ -249,3 +249,22 @@ def test_a_comment_is_read_by_its_key():
                                         "1\tdogs\tdog\tNOUN\tNNS\t_\t0\troot\t_\t_\n\n")))
     assert sent.comment("text") == "dogs" and sent.comment("text_en") == "the dogs"
     assert sent.comment("sent_id") == "s1" and sent.comment("newdoc") is None
+
+
+WITH_RANGE = ("# sent_id = r1\n# text = don't go\n"
+              "1-2\tdon't\t_\t_\t_\t_\t_\t_\t_\t_\n"
+              "1\tdo\tdo\tAUX\t_\t_\t3\taux\t3:aux\t_\n"
+              "2\tn't\tnot\tPART\t_\t_\t3\tadvmod\t3:advmod\t_\n"
+              "3\tgo\tgo\tVERB\t_\t_\t0\troot\t0:root\t_\n\n")
+
+
+def test_with_arcs_rewrites_the_given_words_lines_and_words_together():
+    """The words of ``arcs`` get their HEAD and DEPREL in the line and the word; the range
+    line, DEPS and the other words stay; the input sentence does not change."""
+    sent = next(read_conllu(io.StringIO(WITH_RANGE)))
+    new = with_arcs(sent, {2: (1, "advmod:neg")})
+    assert new.text() == WITH_RANGE.replace("\t3\tadvmod\t3:advmod", "\t1\tadvmod:neg\t3:advmod")
+    assert [(w.head, w.deprel) for w in new.words] == [(3, "aux"), (1, "advmod:neg"), (0, "root")]
+    assert new.words[0] is sent.words[0] and sent.text() == WITH_RANGE
+    same = with_arcs(sent, {w.id: (w.head, w.deprel) for w in sent.words})
+    assert same.text() == WITH_RANGE and all(a is not b for a, b in zip(same.lines, sent.lines))

@@ -1,7 +1,6 @@
 """Parsing CoNLL-U sentences: every line kept, only HEAD and DEPREL of the words rewritten."""
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +8,7 @@ import numpy as np
 
 from ..files import open_input
 from ..ud.annotations import forget
-from ..ud.treebank import Line, Sentence, read_conllu
+from ..ud.treebank import Sentence, read_conllu, with_arcs
 from .model import Input, Model
 from .punct import Prepared, prepare, reattach
 from .search import greedy, search, search_beam, tree
@@ -64,13 +63,5 @@ def kbest(model: Model, sent: Sentence, beam: int | None = None
 
 
 def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
-    lines = []
-    for ln in sent.lines:
-        fields = list(ln.fields)
-        if ln.is_word:
-            head, rel = arcs[int(fields[0])]
-            fields[6], fields[7] = str(head), rel
-        lines.append(Line(fields, ln.lineno))
-    words = [w.with_arc(*arcs[w.id]) for w in sent.words]
-    # decode's analysis was of the old tree
-    return forget(dataclasses.replace(sent, lines=lines, words=words))
+    """:func:`~fstpunct.ud.treebank.with_arcs` without decode's analysis (of the old tree)."""
+    return forget(with_arcs(sent, arcs))

@@ -7,7 +7,6 @@ other folds, so the training trees carry the parser's held-out errors.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
@@ -15,7 +14,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..errors import InputError
-from ..ud.treebank import Line, Sentence, universal
+from ..ud.treebank import Sentence, universal, with_arcs
 from .decode import parse
 from .model import Model
 from .train import train
@@ -77,21 +76,15 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
     """``sentences`` with every relation (DEPREL) that is not in ``inventory`` cut to its base
     relation (the part before ':', :func:`~fstpunct.ud.treebank.universal`), and how many arcs
     of each relation were cut. A relation whose base is not in ``inventory`` either is kept as
-    it is (nothing of the inventory to put in its place). Only DEPREL
-    changes (DEPS is kept: the parser reads HEAD and DEPREL); ``sentences`` are not changed."""
+    it is (nothing of the inventory to put in its place). Only DEPREL changes (DEPS is kept:
+    the parser reads HEAD and DEPREL); ``sentences`` are not changed."""
     cut: Counter[str] = Counter()
     out = []
     for sent in sentences:
-        new = {w.id: universal(w.deprel) for w in sent.words
+        new = {w.id: (w.head, universal(w.deprel)) for w in sent.words
                if w.deprel not in inventory and universal(w.deprel) in inventory}
-        if not new:
-            out.append(sent)
-            continue
         cut.update(sent.words[i - 1].deprel for i in new)
-        lines = [Line([*ln.fields[:7], new[int(ln.id)], *ln.fields[8:]], ln.lineno)
-                 if ln.is_word and int(ln.id) in new else ln for ln in sent.lines]
-        words = [w.with_arc(w.head, new[w.id]) if w.id in new else w for w in sent.words]
-        out.append(dataclasses.replace(sent, lines=lines, words=words))
+        out.append(with_arcs(sent, new) if new else sent)
     return out, cut
 
 
@@ -147,8 +140,10 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         folder = Path(work) / f"fold{fold}"
         rest, fold_dev = fold_parts(sentences, folds, fold, flags, dev, held_dev is not None,
                                     "parser")
-        added, arcs = cut_relations(extra, {w.deprel for s in rest for w in s.words}) \
-            if cut else (list(extra), None)
+        if cut:
+            added, arcs = cut_relations(extra, {w.deprel for s in rest for w in s.words})
+        else:
+            added, arcs = list(extra), None
         rest += added
         record = {"jackknife_fold": fold, "folds": k, "train_settings": training,
                   "train_digest": _digest(rest),

@@ -9,7 +9,7 @@ raises :class:`~fstpunct.errors.ConlluError` naming file, line and sentence id.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
@@ -23,7 +23,7 @@ from ._reader import read_usual, sentence_words, usual_line
 __all__ = ["NO_SPACE", "RELATIONS", "Line", "Sentence", "Word", "has_tree",
            "has_tree_reference", "mixed_line_ends", "punct_relation", "read_conllu",
            "read_conllu_reference", "read_file", "rebuild", "space_after", "universal",
-           "with_space_after", "write_conllu", "write_file"]
+           "with_arcs", "with_space_after", "write_conllu", "write_file"]
 
 
 RELATIONS = frozenset((
@@ -393,6 +393,21 @@ def rebuild(sent: Sentence, comments: list[str], lines: list[Line],
     parsed and validated like read input (``tree``: see :func:`read_conllu`)."""
     return _finish(Sentence(comments, lines, sent.path, sent.lineno, index=sent.index,
                             newline=sent.newline, blank_after=sent.blank_after), tree)
+
+
+def with_arcs(sent: Sentence, arcs: Mapping[int, tuple[int, str]]) -> Sentence:
+    """A copy of ``sent`` in which each word of ``arcs`` (ID: (HEAD, DEPREL)) has that arc, in
+    its token line and its :class:`Word` together; the other words and fields (DEPS, ranges,
+    empty nodes) are as they were, and ``sent`` is not changed."""
+    lines = []
+    for ln in sent.lines:
+        fields = list(ln.fields)
+        if ln.is_word and int(fields[0]) in arcs:
+            head, rel = arcs[int(fields[0])]
+            fields[6], fields[7] = str(head), rel
+        lines.append(Line(fields, ln.lineno))
+    words = [w.with_arc(*arcs[w.id]) if w.id in arcs else w for w in sent.words]
+    return replace(sent, lines=lines, words=words)
 
 
 def read_conllu(stream: Iterable[str], path: str = "<stdin>",
