@@ -767,6 +767,19 @@ def test_the_readme_scores_a_service_against_plain_text_references(tmp_path):
     assert re.search(r"^all +6 +\d+ +\d+ ", run.stdout, re.M)  # the marks but Mr.'s dot
 
 
+def test_score_of_text_counts_every_mark_the_prediction_has():
+    """score(text=True) re-read the prediction with restore's input rules: a '.' inside a line
+    was an abbreviation's (not counted) and a quote before a short word a clitic (a word
+    error); now the prediction is split at gold's words, so each of its marks is scored."""
+    gold = "i called the bank yesterday, nobody answered.\nshe said no way.\nmr. smith's car\n"
+    pred = "i called the bank yesterday. nobody answered.\nshe said 'no way'.\nmr. smith's car\n"
+    result = fstpunct.score(gold, pred, text=True, lang="en")
+    marks = {name: (c.gold, c.predicted, c.matched) for name, c in result.marks.items()}
+    assert marks["period"] == (2, 3, 2) and marks["quotes"] == (0, 2, 0)
+    assert marks["all"] == (3, 5, 2)  # the gold's abbreviation and clitic stay words
+    assert result.marks["all"].predicted == sum(map(pred.count, ".,'")) - 2
+
+
 def test_score_reads_plain_text_references_and_predictions(tmp_path, capsys, monkeypatch):
     """Scoring needed CoNLL-U (the references decoded to trees first); now fstpunct.score and
     ``score --text`` read plain text, marks split off as the language's model reads them

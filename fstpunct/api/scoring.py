@@ -2,10 +2,11 @@
 text (a reference sentence a line, no trees needed)."""
 from __future__ import annotations
 
+import itertools
 from typing import TYPE_CHECKING
 
 from ..errors import refuse_unused
-from ..ud.text import Tokeniser
+from ..ud.text import GoldSplit, Tokeniser
 from .data import Data, sentences
 
 if TYPE_CHECKING:
@@ -21,17 +22,20 @@ def score(gold: Data, pred: Data, *, text: bool = False, lang: str | None = None
     quotes, brackets and all marks (:class:`~fstpunct.apps.restoration.metrics.RestorationScore`;
     ``.to_dict()``: the command's JSON). Either may be any kind of data of
     :mod:`fstpunct.api.data`; with ``text``, both are plain text, one sentence a line (a
-    string, a text file's path, or lines), their marks split off the words by ``lang``'s
+    string, a text file's path, or lines): gold's marks split off the words by ``lang``'s
     bundled model's marks (``"..."`` one mark), else at every punctuation character, as
-    ``restore(text=True)`` reads them. Both must have the same words once punctuation is
+    ``restore(text=True)`` reads them; the prediction split at gold's words, so that every
+    other character of it is a mark, as the restorer wrote it
+    (:class:`~fstpunct.ud.text.GoldSplit`). Both must have the same words once punctuation is
     removed, sentence by sentence: else a :class:`~fstpunct.errors.ConlluError` of one line
     naming the prediction's line and gold's (lower-case references for lower-cased
     predictions)."""
     from ..apps.restoration.metrics import score as scored
     refuse_unused({"lang": lang is not None and not text},
                   "only with text (--text), whose marks it splits off the words")
-    tokens = None
-    if text:
-        from .model import load  # a bundled model's marks
-        tokens = Tokeniser(load(lang).punct.vocab.tokens if lang else ())
-    return scored(sentences(gold, tokens), sentences(pred, tokens))
+    if not text:
+        return scored(sentences(gold), sentences(pred))
+    from .model import load  # a bundled model's marks
+    marks = load(lang).punct.vocab.tokens if lang else ()
+    golds, guide = itertools.tee(sentences(gold, Tokeniser(marks)))
+    return scored(golds, sentences(pred, GoldSplit(marks, guide)))

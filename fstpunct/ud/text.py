@@ -23,6 +23,7 @@ of any other text do.
 """
 from __future__ import annotations
 
+import collections
 import itertools
 import re
 import unicodedata
@@ -34,7 +35,8 @@ from ..files import open_input
 from .slots import ABBV, BOUNDARY, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
-__all__ = ["NoWords", "Tokeniser", "read_text", "read_text_file", "surface", "text_lines"]
+__all__ = ["GoldSplit", "NoWords", "Tokeniser", "read_text", "read_text_file", "surface",
+           "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
@@ -85,6 +87,36 @@ class Tokeniser:
             j += 1
         return ([(m, True) for m in self.split_run(token[:i])] + [(token[i:j], False)]
                 + [(m, True) for m in self.split_run(token[j:])])
+
+
+class GoldSplit(Tokeniser):
+    """A :class:`Tokeniser` for a prediction scored against ``gold`` (its sentences, in order):
+    each token is split at gold's words, so every other character is a mark, as the restorer
+    wrote it (a ``.`` inside a line, a ``'`` before a short word); a token in which gold's next
+    words are not found is split as :class:`Tokeniser` splits it (the word check then fails)."""
+
+    def __init__(self, marks: Iterable[str], gold: Iterable[Sentence]) -> None:
+        super().__init__(marks)
+        self.gold = ([w.form for w in s.words if w.upos != "PUNCT"] for s in gold)
+        self.words: collections.deque[str] = collections.deque()
+
+    def __call__(self, token: str, inside: bool = False) -> list[tuple[str, bool]]:
+        if all(map(self.is_mark_char, token)):
+            return super().__call__(token, inside)
+        if not self.words:  # a new line with words: the next gold sentence with words
+            self.words.extend(next((w for w in self.gold if w), ()))
+        out: list[tuple[str, bool]] = []
+        i = start = 0
+        while i < len(token):
+            if self.words and token.startswith(self.words[0], i):
+                word = self.words.popleft()
+                out += [(m, True) for m in self.split_run(token[start:i])] + [(word, False)]
+                i = start = i + len(word)
+            elif self.is_mark_char(token[i]):
+                i += 1
+            else:
+                return super().__call__(token, inside)
+        return out + [(m, True) for m in self.split_run(token[start:])]
 
 
 _BAD = re.compile("[\t\n\x00\r\ud800-\udfff]")
