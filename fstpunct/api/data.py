@@ -23,13 +23,15 @@ iterator of lines without their line ends) or ``conllu``; an iterable of fstpunc
 (read from text already) gives back sentences.
 
 Empty input of any kind (an empty string, file or iterable) is a
-:class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is: for
+:class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is
+(but for text output, below): for
 an empty iterable of sentences (read ahead by one to tell its kind) when the method is called,
 for an empty string, file or text when the first answer is read (an iterator's first item, or
 at once for an answer given whole). But text given back as text is line for line: text without
 a line with a word (``""``, ``" "``, blank lines) comes back as its lines, blank, as the blank
-lines of any text do (:func:`~fstpunct.ud.text.text_lines`); given back as CoNLL-U it is the
-error, as it has no sentence to write.
+lines of any text do (:func:`~fstpunct.ud.text.text_lines`), on the command line too
+(``--format text``: exit 0); given back as CoNLL-U it is the error, as it has no sentence to
+write.
 
 One method = one *step* over fstpunct sentences; :func:`rewrite` and :func:`values` turn it into a
 method over every kind.
