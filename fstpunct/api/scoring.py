@@ -22,8 +22,9 @@ def score(gold: Data, pred: Data, *, text: bool = False, lang: str | None = None
     quotes, brackets and all marks (:class:`~fstpunct.apps.restoration.metrics.RestorationScore`;
     ``.to_dict()``: the command's JSON). Either may be any kind of data of
     :mod:`fstpunct.api.data`; with ``text``, both are plain text, one sentence a line (a
-    string, a text file's path, or lines): gold's marks split off the words by ``lang``'s
-    bundled model's marks (``"..."`` one mark), else at every punctuation character, as
+    string of text, a text file as a :class:`pathlib.Path`, never a ``str``, or lines): gold's
+    marks split off the words by ``lang``'s bundled model's marks (``"..."`` one mark), else at
+    every punctuation character, as
     ``restore(text=True)`` reads them; the prediction split at gold's words, so that every
     other character of it is a mark, as the restorer wrote it
     (:class:`~fstpunct.ud.text.GoldSplit`). Both must have the same words once punctuation is
