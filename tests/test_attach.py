@@ -26,6 +26,7 @@ from fstpunct.model.features import (
     is_lexical,
     node_contexts,
 )
+from fstpunct.model.punct import MAX_TOKEN_COST
 from fstpunct.model.vocab import EMPTY, Vocab
 from fstpunct.ud import release as ud
 from fstpunct.ud.slots import to_slots
@@ -193,6 +194,16 @@ def test_no_center_is_center_zero(data, model):
     value, grad = mstep.objective(theta, data, targets, 0.3)
     zero, zero_grad = mstep.objective(theta, data, targets, 0.3, np.zeros_like(theta))
     assert value == zero and grad.tobytes() == zero_grad.tobytes()
+
+
+def test_the_largest_token_cost_trains_to_finite_values(data, model):
+    """MAX_TOKEN_COST keeps the prior's arithmetic finite: θ₀, the fitted θ, the objective and
+    its gradient (a cost of 1e308 made θ₀ −inf and training NaN)."""
+    center, targets = model.init_theta(MAX_TOKEN_COST), random_targets(data)
+    fitted = mstep.fit(center.copy(), data, targets, 0.3, 4, center)
+    value, grad = mstep.objective(fitted, data, targets, 0.3, center)
+    assert MAX_TOKEN_COST == 1000 and np.isfinite(center).all() and center.min() < -1000
+    assert np.isfinite(fitted).all() and np.isfinite(value) and np.isfinite(grad).all()
 
 
 def test_fit_moves_only_the_weights_that_can_move(data, model):

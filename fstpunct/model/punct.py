@@ -59,9 +59,9 @@ __all__ = ["BACKOFF", "Batch", "Inference", "PunctModel", "Settings", "Slot", "S
 BACKOFF = -1  # the label of the backoff candidate
 # the settings that are probabilities: β of backing off, s of a backoff string going on
 PROBABILITIES = ("backoff", "continuation")
-# the largest token cost: every pair's prior score −cost · tokens stays a float (1e308 made it
-# −inf, and training NaN), and e^−1000 is 0 in a double already (from about 745 on: every
-# marked pair is centred on probability 0, so a larger cost changes nothing that can be seen)
+# the largest token cost: a bound that keeps the prior's arithmetic finite (−cost · tokens, θ's
+# start and the L2 prior's centre: 1e308 made it −inf, and training NaN), far above any useful
+# cost (bundled: 4)
 MAX_TOKEN_COST = 1000.0
 CHUNK = 2000  # sentences per batch of the compiled tree DP (log_probs)
 
