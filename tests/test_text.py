@@ -718,6 +718,21 @@ def test_threads_first_calls_read_the_text_model_and_crf_once(monkeypatch):
     assert len(loads) == len(set(loads)) == 2  # text/ and text/crf, once each
 
 
+def test_a_read_text_model_and_crf_wait_on_no_other_reading():
+    """for_text and _text_crf took the reading lock at every call, so a call whose text model
+    was read already waited while another thread read a parser; now they return it at once."""
+    model = fstpunct.load("ar")  # a text model and a CRF mixture of its own
+    got = [model.for_text(), model._text_crf()]
+    assert got[1] is not None
+    with model._reading:  # another thread reading
+        again = threading.Thread(target=lambda: got.extend([model.for_text(), model._text_crf()]))
+        again.start()
+        again.join(10)
+        waited = again.is_alive()
+    again.join()
+    assert not waited and got[2] is got[0] and got[3] is got[1]
+
+
 def test_a_model_pickles_and_its_copy_restores_text_the_same():
     """A model sent to a process pool's workers is pickled: the lock its threads read their
     tagger and parser under could not be (a TypeError); the copy has its own lock and reads

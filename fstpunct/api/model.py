@@ -187,6 +187,8 @@ class Model:
         bundled language's model trained on the trees the bundled tagger and parser give its
         training sentences, jackknifed; RESULTS.md, "Restoration from text"), else this one;
         read once per model (by one thread, as the tagger and parser)."""
+        if self._text is not None:  # read already: no wait on another thread's reading
+            return self._text
         with self._reading:
             if self._text is None:
                 folder = self.folder / TEXT_MODEL
@@ -221,6 +223,8 @@ class Model:
         mixture = self.text_mixture()
         if mixture is None:
             return None
+        if self._crf is not None:  # read already: no wait on another thread's reading
+            return self._crf
         with self._reading:
             if self._crf is None:
                 self._crf = CrfModel.load(mixture[0])
