@@ -19,7 +19,7 @@ from conftest import treebank
 
 from fstpunct.api.data import sentences
 from fstpunct.cli.main import main
-from fstpunct.errors import InputError, ModelError, SavedAside
+from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside
 from fstpunct.files import (
     folder_target,
     has_separator,
@@ -30,7 +30,7 @@ from fstpunct.files import (
     read_npz,
     writing,
 )
-from fstpunct.model.store import BUNDLED
+from fstpunct.model.store import BUNDLED, model_path
 from fstpunct.parser.pipeline import pipeline_folders
 from fstpunct.ud.release import resolve
 
@@ -742,6 +742,22 @@ def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(t
         with pytest.raises(InputError, match=f"holds {re.escape(name)}, not part of"):
             fstpunct.train(model, SAMPLE, direction="rtl", iterations=0)
         (model / name).unlink()
+
+
+def test_a_pipeline_warns_as_a_model_does_when_a_bundled_name_hides_a_folder(monkeypatch,
+                                                                              tmp_path):
+    """pipeline_folders reads names as for models: a bundled name wins over a local folder of
+    that name with model_path's warning (it took the bundled one silently); ./en is the folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "en").mkdir()
+    warning = r"^'en' is the bundled model, not the local folder en \(write \./en for the folder\)$"
+    with pytest.warns(FstpunctWarning, match=warning):
+        assert model_path("en") == BUNDLED / "en"
+    with pytest.warns(FstpunctWarning, match=warning):
+        assert pipeline_folders("en")[0] == BUNDLED / "en" / "tagger"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pipeline_folders("./en")[0] == Path("en", "tagger")
 
 
 def test_every_reader_of_a_name_takes_either_separator_for_a_path(monkeypatch, tmp_path):

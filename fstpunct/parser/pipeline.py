@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError
-from ..model.store import BUNDLED, is_bundled
+from ..model.store import model_path
 from ..ud.text import Tokeniser
 from ..ud.treebank import Line, Sentence, has_tree, punct_relation
 from .decode import parse
@@ -100,9 +100,10 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
                      ) -> tuple[Path, Path]:
     """The tagger and parser folders of a bundled language (``"en"``) or of a folder laid out
     like one (module docstring); for ``lowercase`` text, the lower-case ones. A bundled
-    language is a name as :func:`~fstpunct.model.store.is_bundled` reads one, as for models:
-    ``"."``, ``".."``, ``"./en"`` and a ``Path`` are folders."""
-    base = BUNDLED / lang_or_folder if is_bundled(lang_or_folder) else Path(lang_or_folder)
+    language is a name as :func:`~fstpunct.model.store.model_path` reads one, as for models:
+    ``"."``, ``".."``, ``"./en"`` and a ``Path`` are folders, and a bundled name wins over a
+    local folder of that name, with a warning."""
+    base = model_path(lang_or_folder)
     parser = base / "parser"
     if lowercase and (base / "parser-lc").is_dir():
         parser = base / "parser-lc"
