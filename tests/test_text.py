@@ -796,6 +796,24 @@ def test_score_of_text_counts_every_mark_the_prediction_has():
     assert result.marks["all"].predicted == sum(map(pred.count, ".,'")) - 2
 
 
+def test_score_of_text_reads_the_marks_without_loading_the_model(monkeypatch):
+    """score(text=True, lang=...) loaded a whole model for its marks; now it reads the
+    channel's symbols (those loading checks against the model's vocabulary), of a bundled name
+    or a model folder; a name that is neither is the error loading gives."""
+    import fstpunct.api.model as api_model
+    from fstpunct.api import scoring
+    for name in (info.name for info in fstpunct.bundled_models()):
+        assert sorted(scoring._marks(name)) == sorted(fstpunct.load(name).punct.vocab.tokens)
+    gold, pred = "well... we said no\n", "well we said. no\n"
+    folder = fstpunct.load("en").folder
+    monkeypatch.setattr(api_model, "load_model", None)  # not called
+    assert fstpunct.score(gold, pred, text=True, lang=folder).to_dict() == fstpunct.score(
+        gold, pred, text=True, lang="en").to_dict()
+    monkeypatch.undo()
+    with pytest.raises(ModelError, match="^no model 'nowhere'"):
+        fstpunct.score(gold, pred, text=True, lang="nowhere")
+
+
 def test_score_reads_plain_text_references_and_predictions(tmp_path, capsys, monkeypatch):
     """Scoring needed CoNLL-U (the references decoded to trees first); now fstpunct.score and
     ``score --text`` read plain text, marks split off as the language's model reads them

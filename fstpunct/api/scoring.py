@@ -3,9 +3,13 @@ text (a reference sentence a line, no trees needed)."""
 from __future__ import annotations
 
 import itertools
+import os
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import refuse_unused
+from ..errors import ModelError, refuse_unused
+from ..fst.channel import read_sidecar
 from ..ud.text import GoldSplit, Tokeniser
 from .data import Data, sentences
 
@@ -15,16 +19,16 @@ if TYPE_CHECKING:
 __all__ = ["score"]
 
 
-def score(gold: Data, pred: Data, *, text: bool = False, lang: str | None = None
-          ) -> RestorationScore:
+def score(gold: Data, pred: Data, *, text: bool = False,
+          lang: str | os.PathLike[str] | None = None) -> RestorationScore:
     """The punctuation of ``pred`` scored against ``gold``'s (``fstpunct score --gold GOLD
     PRED``): edit distance summed over slots, and precision, recall and F1 of commas, periods,
     quotes, brackets and all marks (:class:`~fstpunct.apps.restoration.metrics.RestorationScore`;
     ``.to_dict()``: the command's JSON). Either may be any kind of data of
     :mod:`fstpunct.api.data`; with ``text``, both are plain text, one sentence a line (a
     string of text, a text file as a :class:`pathlib.Path`, never a ``str``, or lines): gold's
-    marks split off the words by ``lang``'s bundled model's marks (``"..."`` one mark), else at
-    every punctuation character, as
+    marks split off the words by the marks of ``lang``'s model (a bundled name or a model
+    folder: ``"..."`` one mark), else at every punctuation character, as
     ``restore(text=True)`` reads them; the prediction split at gold's words, so that every
     other character of it is a mark, as the restorer wrote it
     (:class:`~fstpunct.ud.text.GoldSplit`). Both must have the same words once punctuation is
@@ -36,7 +40,24 @@ def score(gold: Data, pred: Data, *, text: bool = False, lang: str | None = None
                   "only with text (--text), whose marks it splits off the words")
     if not text:
         return scored(sentences(gold), sentences(pred))
-    from .model import load  # a bundled model's marks
-    marks = load(lang).punct.vocab.tokens if lang else ()
+    marks = _marks(lang) if lang else ()
     golds, guide = itertools.tee(sentences(gold, Tokeniser(marks)))
     return scored(golds, sentences(pred, GoldSplit(marks, guide)))
+
+
+def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
+    """The marks that ``lang``'s model (a bundled name or a model folder, as
+    :func:`fstpunct.load` reads it) splits text by: its channel's symbols (channel.json,
+    which loading checks against the model's vocabulary; no weights read), else those of
+    the model loaded (a correction model's learner, an older model)."""
+    from ..model.store import CHANNEL, model_path
+    folder = model_path(lang if isinstance(lang, str) else Path(lang))
+    if not (folder / "correction.json").is_file():
+        try:
+            symbols = read_sidecar(folder / CHANNEL)[0].get("symbols")
+        except ModelError:  # no channel.json: the model's loading says what is wrong
+            symbols = None
+        if isinstance(symbols, list):
+            return symbols
+    from .model import load
+    return load(lang).punct.vocab.tokens

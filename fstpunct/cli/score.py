@@ -37,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="GOLD and PRED are plain text, one sentence a line (not with "
                              "--source)")
     parser.add_argument("--lang", metavar="L",
-                        help="with --text: split marks off the words as L's bundled model does "
-                             "('...' one mark; default: at every punctuation character)")
+                        help="with --text: split marks off the words as L's model does (a "
+                             "bundled name or a model folder; '...' one mark; default: at "
+                             "every punctuation character)")
     add_ud_dir_argument(parser)
     parser.add_argument("--json", action="store_true", help="one JSON object instead of a table")
 
