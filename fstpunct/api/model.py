@@ -306,9 +306,9 @@ class Model:
         as text (``format="conllu"``: CoNLL-U), and restored by :meth:`for_text`'s model mixed
         as :meth:`text_mixture` says (unless ``text_model`` is false: this model, unmixed).
         Text is given back line for line: a blank line (white space only) as an empty one, a
-        line of punctuation only as it is (with a warning); so a string without a word comes
-        back blank (``""`` as ``""``, ``" "`` as ``"\n"``), where CoNLL-U output is a
-        :class:`~fstpunct.errors.ConlluError`, no sentences.
+        line of punctuation only as it is (with a warning), and a string of blank lines only
+        (no sentence) as its lines, blank (``""`` as ``""``, ``" "`` as ``"\n"``), where
+        CoNLL-U output is a :class:`~fstpunct.errors.ConlluError`, no sentences.
 
         ``mix_crf`` (a CRF folder of ``fstpunct crf train``, or a loaded one): the exact decoder
         chooses under each slot's mixture of the model's distribution (weight ``mix_weight``,
