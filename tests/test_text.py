@@ -719,18 +719,23 @@ def test_threads_first_calls_read_the_text_model_and_crf_once(monkeypatch):
 
 
 def test_a_read_text_model_and_crf_wait_on_no_other_reading():
-    """for_text and _text_crf took the reading lock at every call, so a call whose text model
-    was read already waited while another thread read a parser; now they return it at once."""
+    """for_text, _text_crf and the pipeline's tagger and parser took the reading lock at every
+    call, so a call whose parts were read already waited while another thread read a parser
+    (another folder's); now they are returned at once."""
     model = fstpunct.load("ar")  # a text model and a CRF mixture of its own
-    got = [model.for_text(), model._text_crf()]
+    got = [model.for_text(), model._text_crf(), model.pipeline()]
     assert got[1] is not None
+
+    def call_again() -> None:
+        got.extend([model.for_text(), model._text_crf(), model.pipeline()])
     with model._reading:  # another thread reading
-        again = threading.Thread(target=lambda: got.extend([model.for_text(), model._text_crf()]))
+        again = threading.Thread(target=call_again)
         again.start()
         again.join(10)
         waited = again.is_alive()
     again.join()
-    assert not waited and got[2] is got[0] and got[3] is got[1]
+    assert not waited and got[3] is got[0] and got[4] is got[1]
+    assert got[5].tagger is got[2].tagger and got[5].parser is got[2].parser
 
 
 def test_a_model_pickles_and_its_copy_restores_text_the_same():

@@ -265,7 +265,11 @@ class Model:
     def _pipeline_part(self, kind: type[Tagger] | type[ParserModel], folder: Path
                        ) -> Tagger | ParserModel:
         """The tagger or parser in the folder's own ``folder``, read once per model (by one
-        thread: a copy is about 100 MiB)."""
+        thread: a copy is about 100 MiB); a part read already is returned without waiting for
+        another thread's reading."""
+        part = self._pipeline_parts.get(folder)
+        if part is not None:
+            return part
         with self._reading:
             if folder not in self._pipeline_parts:
                 self._pipeline_parts[folder] = kind.load(folder)
