@@ -222,3 +222,20 @@ def test_crf_text_of_a_language_without_a_bundled_tagger_is_refused(tmp_path, mo
     assert main(["restore", "--crf", str(crf), "--lang", "en", "--cased-input", "--text",
                  str(text)]) == 0
     assert capsys.readouterr().out == given
+
+
+def test_trivial_text_warns_of_no_local_folder_named_as_its_language(tmp_path, monkeypatch,
+                                                                      capsys):
+    """The tagger and parser of --trivial RULES --text are the rule file's language's, a name
+    the user did not type: a local folder of that name (``en/``) drew "write ./en for the
+    folder", advice --lang ./en refuses; the bundled one is taken without a warning."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "en").mkdir()
+    rules, text = tmp_path / "x.rules", tmp_path / "in.txt"
+    rules.write_text("language en\ndirection ltr\nfullstop .\nsymbols . ,\n", encoding="utf-8")
+    text.write_text("the cat sat on the mat\n", encoding="utf-8")
+    out = tmp_path / "out.txt"
+    assert main(["restore", str(text), "--trivial", str(rules), "--text", "--format", "text",
+                 "-o", str(out), "--quiet"]) == 0
+    assert out.read_text(encoding="utf-8") == "the cat sat on the mat.\n"
+    assert not capsys.readouterr().err
