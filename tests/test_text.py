@@ -819,6 +819,24 @@ def test_score_of_text_reads_the_marks_without_loading_the_model(monkeypatch):
         fstpunct.score(gold, pred, text=True, lang="nowhere")
 
 
+def test_score_of_text_with_damaged_symbols_is_loadings_one_line(tmp_path, capsys):
+    """A channel.json whose symbols are a list of other than strings gave a traceback in
+    score --text --lang (the tokeniser's TypeError); now it is loading's one-line error."""
+    folder = tmp_path / "m"
+    folder.mkdir()
+    for file in fstpunct.load("en").folder.iterdir():
+        if file.is_file():
+            shutil.copy(file, folder)
+    side = json.loads((folder / "channel.json").read_text(encoding="utf-8"))
+    (folder / "channel.json").write_text(json.dumps({**side, "symbols": [1, ","]}),
+                                         encoding="utf-8")
+    (tmp_path / "t.txt").write_text("we left.\n", encoding="utf-8")
+    assert main(["score", "--text", "--lang", str(folder), "--gold", str(tmp_path / "t.txt"),
+                 str(tmp_path / "t.txt")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "'symbols' must be a list of strings" in err, err
+
+
 def test_score_reads_plain_text_references_and_predictions(tmp_path, capsys, monkeypatch):
     """Scoring needed CoNLL-U (the references decoded to trees first); now fstpunct.score and
     ``score --text`` read plain text, marks split off as the language's model reads them

@@ -57,7 +57,7 @@ def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
             symbols = read_sidecar(folder / CHANNEL)[0].get("symbols")
         except ModelError:  # no channel.json: the model's loading says what is wrong
             symbols = None
-        if isinstance(symbols, list):
-            return symbols
+        if isinstance(symbols, list) and all(isinstance(s, str) for s in symbols):
+            return symbols  # else loading's check says in one line what is wrong
     from .model import load
     return load(lang).punct.vocab.tokens
