@@ -51,6 +51,8 @@ CASES = [
      "--lang, --split: only with --model"),
     (["rules", str(RULES), "--relations", "appos"], "--relations: only with --model"),
     (["models", "--ud-dir", "ud"], "--ud-dir: only with --evaluate"),
+    (["score", "--text", "--gold", str(SAMPLE), "--ud-dir", "ud", str(SAMPLE)],
+     "--ud-dir: not with --text"),
     (["parse", "--model", str(ROOT / "fstpunct" / "models" / "en" / "parser"),
       "--punct-weight", "8", str(SAMPLE)], "--punct-weight: only with --punct-model"),
     (["decode", "--model", "en", "--posteriors", "2", "--format", "text", str(SAMPLE)],

@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("pred", nargs="?", default="-", metavar="PRED.conllu",
                         help="restored sentences (default: stdin)")
     parser.add_argument("--gold", required=True, metavar="GOLD.conllu",
-                        help="gold sentences: a file or a standard split ('es:dev')")
+                        help="gold sentences: a file or a standard split ('es:dev'); with "
+                             "--text: a text file or - (stdin)")
     parser.add_argument("--source", metavar="SOURCE.conllu",
                         help="the uncorrected input (correction): score the punctuation edits "
                              "that PRED and GOLD make to it")
@@ -51,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{' and '.join(stdin)} cannot both be stdin ('-'); name files")
     refuse_unused({"--lang": args.lang is not None and not args.text},
                   "only with --text, whose marks it splits off the words")
-    refuse_unused({"--source": args.text and args.source is not None}, "not with --text")
+    refuse_unused({"--source": args.text and args.source is not None,
+                   "--ud-dir": args.text and args.ud_dir is not None}, "not with --text")
     if args.text:  # files (stdin: -), as the API reads a path of text
         result, edits = score(Path(args.gold), Path(args.pred), text=True,
                               lang=args.lang), None
