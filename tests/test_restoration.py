@@ -16,7 +16,7 @@ from fstpunct.apps.restoration import marks
 from fstpunct.apps.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
 from fstpunct.apps.restoration.metrics import levenshtein, score, sign_flip_p, slot_strings
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
-from fstpunct.apps.restoration.trivial import Trivial, is_path
+from fstpunct.apps.restoration.trivial import Trivial, is_model_folder, is_path
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, FstpunctError, InputError
 from fstpunct.files import has_separator
@@ -229,6 +229,10 @@ def test_a_name_with_a_separator_is_a_path_to_the_baseline_and_the_models_alike(
     assert Trivial.load(folder) == Trivial(".", "en")
     rules = Path(__file__).parents[1] / "grammars" / "hi.rules"  # from any folder
     assert Trivial.load(rules) == Trivial.load("hi") == Trivial("।", "hi")
+    # the rule of which names are a model's folder (its tagger/ and parser/), one for the
+    # command and Trivial.load: a folder's path; a rule file's path or a language is none
+    assert is_model_folder(folder) and not is_model_folder(str(rules))
+    assert not is_model_folder("en") and not is_model_folder("hi.rules")
 
 
 def test_trivial_baseline():

@@ -76,6 +76,12 @@ def test_trivial_takes_the_full_stop_of_a_model_folder_or_rule_file(tmp_path, ca
     err = capsys.readouterr().err
     assert err == f"fstpunct restore: error: --lang hi: not with --trivial {model}, a model " \
                   "folder, whose tagger/ and parser/ are the text's\n", err
+    text = tmp_path / "in.txt"  # a rule file is no model folder: its language's tagger
+    text.write_text("we left\n", encoding="utf-8")
+    assert main(["restore", str(text), "--trivial", str(rules), "--text", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no bundled tagger and parser for the rule file's " \
+                                     "language 'qz'" in err, err
     for given, message in ((str(bare), f"{bare}: its model.json records no grammar"),
                            ("qz", "no rule file and no standard split for language 'qz' (or a "
                                   "model folder or rule file of it, a path such as ./NAME)")):

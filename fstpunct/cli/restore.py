@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
-from ..apps.restoration.trivial import Trivial, is_path
+from ..apps.restoration.trivial import Trivial, is_model_folder, is_path
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
 from ..model.store import BUNDLED, bundled, is_bundled
@@ -123,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
                                  "language is the text's (its tagger and parser)")
             lang = named or args.lang or own or "en"
             # a model folder's tagger/ and parser/, as --model's (Trivial.load read its grammar)
-            folder = args.trivial if args.trivial and is_path(args.trivial) and \
-                Path(args.trivial).is_dir() else None
+            folder = args.trivial if args.trivial and is_model_folder(args.trivial) else None
             if folder and args.lang:
                 raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                                  "folder, whose tagger/ and parser/ are the text's")

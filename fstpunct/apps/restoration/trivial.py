@@ -16,7 +16,7 @@ from ...ud.slots import depunctuate
 from ...ud.treebank import Sentence
 from . import Insertion
 
-__all__ = ["Trivial", "is_path"]
+__all__ = ["Trivial", "is_model_folder", "is_path"]
 
 
 def is_path(text: str) -> bool:
@@ -24,6 +24,12 @@ def is_path(text: str) -> bool:
     folder: a name with a separator (``./NAME``, :func:`~fstpunct.files.has_separator`)
     or ending ``.rules``; any other name is a language code."""
     return has_separator(text) or text.endswith(".rules")
+
+
+def is_model_folder(text: str) -> bool:
+    """Whether ``text`` (given to :meth:`Trivial.load`) names a punctuation model's folder: a
+    path (:func:`is_path`) of a folder; any other path is a rule file."""
+    return is_path(text) and Path(text).is_dir()
 
 
 @dataclass(frozen=True)
@@ -55,7 +61,7 @@ class Trivial:
                 hint = (f" (the folder or file: write ./{text})" if path.exists() else
                         " (or a model folder or rule file of it, a path such as ./NAME)")
                 raise InputError(f"{e}{hint}") from None
-        if not path.is_dir():
+        if not is_model_folder(text):
             grammar = load_grammar(path)
             return cls(grammar.full_stop, grammar.language)
         grammar = model_grammar(read_record(path).get("record"))
