@@ -166,7 +166,8 @@ class Model:
         split off the words by the marks the model knows; ``format="text"`` (the default for
         text) gives each sentence's T′ (``# underlying``) as a line (``posteriors`` are refused
         then: only CoNLL-U has them), and the model is :meth:`for_text`'s (unless
-        ``text_model`` is false); text without a word comes back blank, as :meth:`restore`'s.
+        ``text_model`` is false); text of blank lines only comes back blank, as
+        :meth:`restore`'s does.
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""

@@ -18,8 +18,8 @@ paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`
 so line N out is line N in (those after the last sentence too). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
 the file and line, as is input without any sentence (:class:`NoWords`), but in text output:
-a text without a word comes back as its lines, blank (:func:`text_lines`), as the blank lines
-of any other text do.
+a text of blank lines only (white space) comes back as its lines, blank (:func:`text_lines`),
+as the blank lines of any other text do; a line of punctuation only is a sentence.
 """
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def _check(text: str, path: str, lineno: int) -> None:
 
 
 class NoWords(ConlluError):
-    """Text without a line with a word: no sentences. ``lines``, how many lines (blank) it has,
+    """Text whose every line is blank: no sentences. ``lines``, how many lines it has,
     and ``newline``, their line end, let text output give them back (:func:`text_lines`)."""
 
     def __init__(self, path: str, lines: int, newline: str | None) -> None:
@@ -216,7 +216,7 @@ def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
                line: Callable[[Sentence], str] = lambda s: surface(s.lines)) -> Iterator[str]:
     """Each sentence as ``line(sentence)`` with its line end; if ``aligned`` (sentences of
     :func:`read_text`), with the blank lines the input had before, between and after them, so
-    line N out is line N in: text without a word (:class:`NoWords`) gives its blank lines."""
+    line N out is line N in: text of blank lines only (:class:`NoWords`) gives them back."""
     previous = 0
     try:
         for sent in sentences:
