@@ -167,14 +167,16 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
     files' names are checked (InputError) before any data is read. If something is put into
     ``output`` while training runs, the tagger is written to a new folder beside it and
     :class:`~fstpunct.errors.SavedAside` names that folder as its ``saved``."""
-    from ..parser.tagger import FILES, KIND, depunctuated
+    from ..parser.tagger import FILES as TAGGER_FILES
+    from ..parser.tagger import KIND as TAGGER_KIND
+    from ..parser.tagger import depunctuated
     from ..parser.tagger import train_tagger as fit
     refuse_count(1, epochs=epochs)
     refuse_count(0, min_count=min_count)
     seed = check_seed(seed)
     refuse_unused({"lang": bool(lang and data)}, "names the standard splits to train on; with "
                   "data (--train), give dev with dev (--dev)")
-    model_target(output, FILES, KIND)
+    model_target(output, TAGGER_FILES, TAGGER_KIND)
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
     train = [depunctuated(s) for src in sources for s in src.sentences()]
     if not any(words for words, _ in train):
