@@ -529,24 +529,25 @@ def _declares_objects(f: IO[bytes]) -> bool:
         return False
 
 
-def read_npy(source: Path | bytes) -> Any:
-    """The array of the NumPy ``.npy`` file ``source`` (its path, or its bytes read already),
-    read without pickles; numpy's error (:data:`~.errors.UNREADABLE`) if it cannot be, but
-    never its advice to allow pickles: a ValueError "not a NumPy .npy file" for another file
-    (a pickle, text, an ``.npz``), and "Python objects (a pickle), not arrays of numbers" for
-    an array of them (its header's dtype)."""
+def read_npy(f: BinaryIO) -> Any:
+    """The array of the NumPy ``.npy`` file open at its start in the seekable binary stream
+    ``f`` (``io.BytesIO`` of bytes read already, or an open file), read without pickles;
+    numpy's error (:data:`~.errors.UNREADABLE`) if it cannot be, but never its advice to allow
+    pickles: a ValueError "not a NumPy .npy file" for another file (a pickle, text, an
+    ``.npz``), and "Python objects (a pickle), not arrays of numbers" for an array of them (its
+    header's dtype)."""
     from numpy.lib import format as npy
-    with source.open("rb") if isinstance(source, Path) else io.BytesIO(source) as f:
-        if f.read(len(npy.MAGIC_PREFIX)) != npy.MAGIC_PREFIX:
-            raise ValueError("not a NumPy .npy file")
-        f.seek(0)
-        try:
-            return npy.read_array(f, allow_pickle=False)
-        except UNREADABLE as e:  # numpy's refusal of objects in its words: ours instead
-            f.seek(0)
-            if _declares_objects(f):  # the header read again on a failure only
-                raise ValueError(_OBJECTS) from e
-            raise
+    start = f.tell()
+    if f.read(len(npy.MAGIC_PREFIX)) != npy.MAGIC_PREFIX:
+        raise ValueError("not a NumPy .npy file")
+    f.seek(start)
+    try:
+        return npy.read_array(f, allow_pickle=False)
+    except UNREADABLE as e:  # numpy's refusal of objects in its words: ours instead
+        f.seek(start)
+        if _declares_objects(f):  # the header read again on a failure only
+            raise ValueError(_OBJECTS) from e
+        raise
 
 
 def _check_zip(f: BinaryIO, start: bytes) -> None:

@@ -30,6 +30,7 @@ test perplexity on the language's standard split, with the command that reproduc
 from __future__ import annotations
 
 import hashlib
+import io
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
@@ -178,7 +179,7 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
     path = folder / EDIT_COUNTS
     try:
         data = path.read_bytes()  # once: for the array and for its digest
-        counts = read_npy(data)
+        counts = read_npy(io.BytesIO(data))
     except UNREADABLE as e:
         raise ModelError(f"{path}: no readable expected edit counts in this model ({e})") from e
     wrong_shape = counts.ndim != 3 or (shape is not None and counts.shape != shape)
