@@ -201,10 +201,10 @@ from fstpunct.apps.correction.model import (
     SUPPORT,
     CorrectionModel,
     Decoding,
-    check_output,
     read_correction_record,
     train,
 )
+from fstpunct.apps.correction.model import check_output as correction_output
 from fstpunct.apps.correction.platt import examples as platt_examples
 from fstpunct.apps.correction.platt import fitted as platt_fitted
 from fstpunct.apps.correction.readings import SlotReading, readings
@@ -753,7 +753,7 @@ def calibrate(args: argparse.Namespace) -> None:
         _fail("calibrate: --cv chooses for gold trees (cv does not parse): no --parser")
     if args.cv and args.decoder != "balanced":
         _fail("calibrate: a cv run's edit costs are the balanced decoder's: no --decoder")
-    check_output(args.output)  # before any work, as train's
+    correction_output(args.output)  # before any work, as train's
     model = CorrectionModel.load(args.model)
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.cv:
@@ -2511,7 +2511,7 @@ def train_model(args: argparse.Namespace) -> None:
     if args.fce_edited and not args.fce:
         _fail("train: --fce-edited needs --fce")
     _stream_seed("train", readings_seed=args.readings_seed)
-    check_output(args.output)  # before training (save puts it aside after)
+    correction_output(args.output)  # before training (save puts it aside after)
     sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)
