@@ -1,4 +1,6 @@
 """Jackknifed parses: each fold parsed by the parser trained on the other folds only."""
+import shutil
+
 import pytest
 from learner_pairs import PLAIN, RELATIVE, bare, conll, sentences
 from test_correction_cv import chained
@@ -144,6 +146,37 @@ def test_saved_parsers_are_not_reused_for_other_settings_or_trees(tmp_path):
     old.save_meta(tmp_path / "fold0")
     with pytest.raises(InputError, match="^[^\n]*fold0: .*train_settings None not"):
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+
+
+class Killed(Exception):
+    """The run killed (a spy's stand-in for a signal)."""
+
+
+def test_a_parser_cut_short_is_not_reused(tmp_path, monkeypatch):
+    """A fold whose training was cut short after its first checkpoint (the best epoch so far,
+    saved with the whole record) is refused in one line when the run is repeated (was: reused
+    as a finished parser); once removed, it is trained again, and then reused."""
+    every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
+    real = jackknife.train
+
+    def killed(rest, dev, *args, log, **more):
+        def cut(said: str) -> None:
+            if said.startswith("epoch 2:"):  # epoch 1 is saved: its dev UAS beats none
+                raise Killed
+        return real(rest, dev, *args, log=cut, **more)
+
+    monkeypatch.setattr(jackknife, "train", killed)
+    with pytest.raises(Killed):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3)
+    assert Model.load(tmp_path / "fold0").info["jackknife_fold"] == 0
+    monkeypatch.setattr(jackknife, "train", real)
+    with pytest.raises(InputError, match=r"^[^\n]*fold0: training cut short \(its last "
+                       r"checkpoint at epoch 1\): remove it$"):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3)
+    shutil.rmtree(tmp_path / "fold0")
+    first = jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3)
+    assert Model.load(tmp_path / "fold0").info["finished"] is True
+    assert jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3) == first
 
 
 def test_extra_sentences_train_every_fold_and_are_not_parsed(tmp_path, monkeypatch):

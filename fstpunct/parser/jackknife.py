@@ -121,7 +121,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     (``extra`` included) and dev ones (ids, words, HEAD and DEPREL) and, with ``cut``, the arcs
     cut by relation (None without), and loaded from there, not trained, when that folder exists
     and holds the same record (else an error: it may have seen the fold's sentences, chosen its
-    epoch on other ones, or been trained otherwise)."""
+    epoch on other ones, or been trained otherwise) from a training that ended (else an error:
+    a checkpoint of a run cut short)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
     checked_extra(sentences, extra, dev)
     if parsed is not None and len(parsed) != len(sentences):
@@ -157,6 +158,9 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                                    for key in record if saved[key] != record[key])
                 raise InputError(f"{folder}: a parser of other folds, settings, or training or "
                                  f"dev sentences ({differ}): remove it or give another work folder")
+            if not model.info.get("finished"):
+                raise InputError(f"{folder}: training cut short (its last checkpoint at epoch "
+                                 f"{model.info['history'][-1]['epoch']}): remove it")
         else:
             train(rest, fold_dev, mode, beam, folder, log=log, progress=False, info=record,
                   **settings)

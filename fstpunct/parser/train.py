@@ -206,11 +206,11 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
           props_version: int = PROPS_VERSION, learning: str | None = None,
           lowercase: bool = False) -> Model:
     """Train, score dev after every epoch, and save the best epoch's model to ``out`` each time
-    there is a better one (a checkpoint if training is cut short; the whole history is written
-    at the end), stopping after ``patience`` epochs (None: :data:`PATIENCE`) without a better
-    dev UAS. No ``dev_sents``: every epoch is trained and the last saved once, at the end
-    (``patience`` is refused). ``info``: extra
-    entries for the model's ``info``, e.g. the training data used; ``props_version``: of the
+    there is a better one (a checkpoint if training is cut short; the whole history and
+    ``info["finished"]`` are written at the end), stopping after ``patience`` epochs (None:
+    :data:`PATIENCE`) without a better dev UAS. No ``dev_sents``: every epoch is trained and
+    the last saved once, at the end (``patience`` is refused). ``info``: extra entries for the
+    model's ``info``, e.g. the training data used; ``props_version``: of the
     initial punctuation properties, see :func:`~fstpunct.parser.punct.initial_props`;
     ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
     the only choice there; ``lowercase``: a case-free parser, words lower-cased in training
@@ -281,6 +281,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                 model.save(out)
         elif dev_sents and epoch - best_epoch >= patience:
             break
+    model.info["finished"] = True  # (a checkpoint of a run cut short has no such mark)
     if dev_sents:
         model.save_meta(out)  # the whole history beside the best epoch's weights
     else:
