@@ -132,15 +132,19 @@ def test_saved_parsers_are_not_reused_for_another_dev_source(tmp_path):
 
 
 def test_saved_parsers_are_not_reused_for_other_settings_or_trees(tmp_path):
-    """A parser trained for another epochs cap, or on the same words with other trees, is not
-    reused (were: the record held neither); nor is one from an older folder, whose record lacks
-    the settings."""
+    """A parser trained for another epochs cap, or on the same words with other trees or tags,
+    is not reused (were: the record held none of them); nor is one from an older folder, whose
+    record lacks the settings."""
     every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
     jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
     with pytest.raises(InputError, match=r"train_settings .*'epochs': 1.* not .*'epochs': 2"):
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=2)
     with pytest.raises(InputError, match="train_digest"):
         jackknifed([chained(s) for s in every], folds, dev, "tokens", 1, tmp_path, epochs=1)
+    verbs = [retagged(s, ["VERB"] * sum(w.upos != "PUNCT" for w in s.words)) for s in every]
+    assert [w.form for s in verbs for w in s.words] == [w.form for s in every for w in s.words]
+    with pytest.raises(InputError, match="train_digest"):
+        jackknifed(verbs, folds, dev, "tokens", 1, tmp_path, epochs=1)
     old = Model.load(tmp_path / "fold0")
     del old.info["train_settings"]
     old.save_meta(tmp_path / "fold0")

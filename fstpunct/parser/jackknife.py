@@ -89,12 +89,12 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
 
 
 def _digest(sentences: Sequence[Sentence]) -> str:
-    """A fingerprint of the sentences' ids, words and trees (HEAD and DEPREL: which sentences,
-    annotated how, trained a parser)."""
+    """A fingerprint of the sentences' ids, words, tags and trees (UPOS, HEAD and DEPREL: which
+    sentences, annotated how, trained a parser)."""
     h = hashlib.sha1()
     for s in sentences:
-        h.update(f"{s.sent_id}\t{' '.join(f'{w.form}/{w.head}/{w.deprel}' for w in s.words)}\n"
-                 .encode())
+        words = " ".join(f"{w.form}/{w.upos}/{w.head}/{w.deprel}" for w in s.words)
+        h.update(f"{s.sent_id}\t{words}\n".encode())
     return h.hexdigest()
 
 
@@ -118,11 +118,11 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     never changed). Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments.
     Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, its training
     settings (``mode``, ``beam`` and ``settings``), fingerprints of its training sentences
-    (``extra`` included) and dev ones (ids, words, HEAD and DEPREL) and, with ``cut``, the arcs
-    cut by relation (None without), and loaded from there, not trained, when that folder exists
-    and holds the same record (else an error: it may have seen the fold's sentences, chosen its
-    epoch on other ones, or been trained otherwise) from a training that ended (else an error:
-    a checkpoint of a run cut short)."""
+    (``extra`` included) and dev ones (ids, words, UPOS, HEAD and DEPREL) and, with ``cut``,
+    the arcs cut by relation (None without), and loaded from there, not trained, when that
+    folder exists and holds the same record (else an error: it may have seen the fold's
+    sentences, chosen its epoch on other ones, or been trained otherwise) from a training that
+    ended (else an error: a checkpoint of a run cut short)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
     checked_extra(sentences, extra, dev)
     if parsed is not None and len(parsed) != len(sentences):
