@@ -8,7 +8,9 @@ from test_correction_cv import chained
 from fstpunct.errors import InputError
 from fstpunct.parser import Model, jackknife, parse
 from fstpunct.parser.jackknife import checked_extra, cut_relations, jackknifed
+from fstpunct.parser.punct import PROPS_VERSION
 from fstpunct.parser.tagger import depunctuated, retagged
+from fstpunct.parser.train import PATIENCE
 from fstpunct.ud.treebank import Sentence
 
 GOLD = [4, 3, 1, 0, 4, 4]  # "Peter who runs is here ." (the relative clause without commas)
@@ -132,13 +134,22 @@ def test_saved_parsers_are_not_reused_for_another_dev_source(tmp_path):
 
 
 def test_saved_parsers_are_not_reused_for_other_settings_or_trees(tmp_path):
-    """A parser trained for another epochs cap, or on the same words with other trees or tags,
-    is not reused (were: the record held none of them); nor is one from an older folder, whose
-    record lacks the settings."""
+    """A parser trained for another epochs cap or patience, or on the same words with other
+    trees or tags, is not reused (were: the record held none of them but the epochs given; a
+    default was not recorded, so a setting given as its default was refused); nor is one from
+    an older folder, whose record lacks the settings."""
     every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
     jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+    saved = Model.load(tmp_path / "fold0").info["train_settings"]
+    assert saved == {"beam": 1, "epochs": 1, "learning": None, "lowercase": False,
+                     "min_count": 1, "mode": "tokens", "patience": PATIENCE,
+                     "props_version": PROPS_VERSION, "seed": 1}
+    jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1, patience=PATIENCE, seed=1)
     with pytest.raises(InputError, match=r"train_settings .*'epochs': 1.* not .*'epochs': 2"):
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=2)
+    with pytest.raises(InputError, match=rf"train_settings .*'patience': {PATIENCE}.* not "
+                       r".*'patience': 2"):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1, patience=2)
     with pytest.raises(InputError, match="train_digest"):
         jackknifed([chained(s) for s in every], folds, dev, "tokens", 1, tmp_path, epochs=1)
     verbs = [retagged(s, ["VERB"] * sum(w.upos != "PUNCT" for w in s.words)) for s in every]

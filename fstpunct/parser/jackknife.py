@@ -8,6 +8,7 @@ other folds, so the training trees carry the parser's held-out errors.
 from __future__ import annotations
 
 import hashlib
+import inspect
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
@@ -17,7 +18,7 @@ from ..errors import InputError
 from ..ud.treebank import Sentence, universal, with_arcs
 from .decode import parse
 from .model import Model
-from .train import train
+from .train import PATIENCE, train
 
 __all__ = ["jackknifed", "checked_flags", "checked_extra", "fold_parts", "cut_relations"]
 
@@ -98,6 +99,21 @@ def _digest(sentences: Sequence[Sentence]) -> str:
     return h.hexdigest()
 
 
+_TRAIN = inspect.signature(train)  # (train itself may be replaced: tests spy on it)
+
+
+def _train_settings(mode: str, beam: int, settings: dict) -> dict:
+    """The settings :func:`~fstpunct.parser.train.train` trains with: ``mode``, ``beam`` and
+    ``settings`` with its defaults for the rest (patience None as :data:`PATIENCE`), sorted;
+    not its sentences, folder, log or ``info``."""
+    bound = _TRAIN.bind_partial(mode=mode, beam=beam, **settings)
+    bound.apply_defaults()
+    used = {key: value for key, value in bound.arguments.items()
+            if key not in ("log", "progress", "info")}
+    used["patience"] = PATIENCE if used["patience"] is None else used["patience"]
+    return dict(sorted(used.items()))
+
+
 def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
                mode: str, beam: int, work: str | Path,
                log: Callable[[str], None] | None = None,
@@ -117,12 +133,12 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     (of ``sentences``) do not use cut to their base (:func:`cut_relations`; ``sentences`` are
     never changed). Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments.
     Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, its training
-    settings (``mode``, ``beam`` and ``settings``), fingerprints of its training sentences
-    (``extra`` included) and dev ones (ids, words, UPOS, HEAD and DEPREL) and, with ``cut``,
-    the arcs cut by relation (None without), and loaded from there, not trained, when that
-    folder exists and holds the same record (else an error: it may have seen the fold's
-    sentences, chosen its epoch on other ones, or been trained otherwise) from a training that
-    ended (else an error: a checkpoint of a run cut short)."""
+    settings (``mode``, ``beam``, ``settings`` and the defaults of the others), fingerprints of
+    its training sentences (``extra`` included) and dev ones (ids, words, UPOS, HEAD and
+    DEPREL) and, with ``cut``, the arcs cut by relation (None without), and loaded from there,
+    not trained, when that folder exists and holds the same record (else an error: it may have
+    seen the fold's sentences, chosen its epoch on other ones, or been trained otherwise) from
+    a training that ended (else an error: a checkpoint of a run cut short)."""
     flags = checked_flags(len(sentences), folds, dev, held_dev)
     checked_extra(sentences, extra, dev)
     if parsed is not None and len(parsed) != len(sentences):
@@ -135,7 +151,7 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
         raise InputError("no dev sentence to choose the parsers' epoch")
     read = sentences if parsed is None else parsed
     k = len(set(folds))
-    training = dict(sorted({"mode": mode, "beam": beam, **settings}.items()))
+    training = _train_settings(mode, beam, settings)
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in sorted(set(folds)):
         folder = Path(work) / f"fold{fold}"
