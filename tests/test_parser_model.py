@@ -5,6 +5,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -550,6 +551,23 @@ def test_parse_at_beam_1_is_the_compiled_parser(data, models, monkeypatch):
     assert [parse(model, s, 1, reference=True).text() for s in dev_sents] == expected
     assert [parse(model, s, 1, model.weights.astype(np.float64)).text()
             for s in dev_sents] == expected and not calls
+
+
+def test_parse_refuses_arcs_that_leave_a_word_out(data, models, monkeypatch):
+    """Every word gets the parser's arc: a mapping that leaves one out (no word keeps its old,
+    e.g. gold, arc) or names no word is a ValueError naming the sentence (were: the left-out
+    word kept its arc silently)."""
+    _, _, dev_sents = data
+    model, sent = Model.load(models["tokens", 1]), dev_sents[0]
+    real = decode.reattach
+    monkeypatch.setattr(decode, "reattach", lambda *a: dict(list(real(*a).items())[:-1]))
+    n = len(sent.words)
+    with pytest.raises(ValueError, match=rf"^{re.escape(sent.place)}: {n - 1} arcs for {n} words$"):
+        parse(model, sent, 1)
+    monkeypatch.setattr(decode, "reattach",  # as many arcs, one of them for no word
+                        lambda *a: {**dict(list(real(*a).items())[:-1]), n + 1: (1, "dep")})
+    with pytest.raises(ValueError, match=rf"arcs of no word of the sentence \(IDs {n + 1}\)$"):
+        parse(model, sent, 1)
 
 
 def test_the_mask_table_is_every_legality_class(models):

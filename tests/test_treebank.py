@@ -260,7 +260,8 @@ WITH_RANGE = ("# sent_id = r1\n# text = don't go\n"
 
 def test_with_arcs_rewrites_the_given_words_lines_and_words_together():
     """The words of ``arcs`` get their HEAD and DEPREL in the line and the word; the range
-    line, DEPS and the other words stay; the input sentence does not change."""
+    line, DEPS and the other words stay; the input sentence does not change. An ID of no word
+    (were: ignored) is a ValueError naming the sentence."""
     sent = next(read_conllu(io.StringIO(WITH_RANGE)))
     new = with_arcs(sent, {2: (1, "advmod:neg")})
     assert new.text() == WITH_RANGE.replace("\t3\tadvmod\t3:advmod", "\t1\tadvmod:neg\t3:advmod")
@@ -268,3 +269,6 @@ def test_with_arcs_rewrites_the_given_words_lines_and_words_together():
     assert new.words[0] is sent.words[0] and sent.text() == WITH_RANGE
     same = with_arcs(sent, {w.id: (w.head, w.deprel) for w in sent.words})
     assert same.text() == WITH_RANGE and all(a is not b for a, b in zip(same.lines, sent.lines))
+    with pytest.raises(ValueError, match=r"^<stdin>:1 \(sent_id r1\): arcs of no word of the "
+                       r"sentence \(IDs 0, 4\)$"):
+        with_arcs(sent, {4: (1, "dep"), 2: (1, "advmod"), 0: (1, "root")})

@@ -63,5 +63,8 @@ def kbest(model: Model, sent: Sentence, beam: int | None = None
 
 
 def _with_arcs(sent: Sentence, arcs: dict[int, tuple[int, str]]) -> Sentence:
-    """:func:`~fstpunct.ud.treebank.with_arcs` without decode's analysis (of the old tree)."""
+    """:func:`~fstpunct.ud.treebank.with_arcs` without decode's analysis (of the old tree);
+    ``arcs`` must give every word one (a ValueError if not: no word keeps its old arc)."""
+    if len(arcs) != len(sent.words):
+        raise ValueError(f"{sent.place}: {len(arcs)} arcs for {len(sent.words)} words")
     return forget(with_arcs(sent, arcs))

@@ -398,7 +398,12 @@ def rebuild(sent: Sentence, comments: list[str], lines: list[Line],
 def with_arcs(sent: Sentence, arcs: Mapping[int, tuple[int, str]]) -> Sentence:
     """A copy of ``sent`` in which each word of ``arcs`` (ID: (HEAD, DEPREL)) has that arc, in
     its token line and its :class:`Word` together; the other words and fields (DEPS, ranges,
-    empty nodes) are as they were, and ``sent`` is not changed."""
+    empty nodes) are as they were, and ``sent`` is not changed. An ID of ``arcs`` that is no
+    word of ``sent``: a ValueError."""
+    unknown = arcs.keys() - {w.id for w in sent.words}
+    if unknown:
+        raise ValueError(f"{sent.place}: arcs of no word of the sentence (IDs "
+                         f"{', '.join(map(str, sorted(unknown)))})")
     lines = []
     for ln in sent.lines:
         fields = list(ln.fields)
