@@ -380,6 +380,10 @@ def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeyp
         in capsys.readouterr().out
     assert len(relations) == 2 and all(r["ewt-a"] == {"nsubj", "root", "advmod", "punct"}
                                        for r in relations)
+    gold = {s.sent_id: {w.deprel for w in s.words}
+            for s in script.sentences_of(tmp_path / "en_esl-ud-train.conllu")}
+    assert all(len(r) > 1 and all(r[i] == gold[i] for i in r if i != "ewt-a")
+               for r in relations)
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as stop:
         script.main()
