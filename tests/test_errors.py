@@ -52,9 +52,10 @@ def test_refuse_below_names_every_refused_value(values, message, refuse):
 
 
 def test_refuse_above_names_every_value_above_the_bound_as_given():
-    refuse_above(1, a=1, b=Fraction(1, 2), c=0)  # the bound itself is taken
+    """None is a value not given: passed over, as refuse_below does (was: no test)."""
+    refuse_above(1, a=1, b=Fraction(1, 2), c=0, d=None)  # the bound itself is taken
     with pytest.raises(InputError) as refused:
-        refuse_above(1, a=5, b=0.5, c=np.float32(1.5), d=Fraction(3, 2))
+        refuse_above(1, a=5, b=0.5, c=np.float32(1.5), d=Fraction(3, 2), e=None)
     assert str(refused.value) == "a and c and d must be at most 1, not 5 and 1.5 and 3/2"
 
 

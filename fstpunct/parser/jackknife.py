@@ -84,7 +84,7 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
     for sent in sentences:
         new = {w.id: (w.head, universal(w.deprel)) for w in sent.words
                if w.deprel not in inventory and universal(w.deprel) in inventory}
-        cut.update(sent.words[i - 1].deprel for i in new)
+        cut.update(w.deprel for w in sent.words if w.id in new)
         out.append(with_arcs(sent, new) if new else sent)
     return out, cut
 
