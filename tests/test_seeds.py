@@ -10,6 +10,7 @@ import fstpunct
 from fstpunct.apps.correction import bilstm
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError
+from fstpunct.model import fit
 from fstpunct.parser import Model
 from fstpunct.parser import train as train_parser
 from fstpunct.parser.tagger import depunctuated, train_tagger
@@ -47,6 +48,7 @@ TRAINERS = {  # every trainer that takes a seed, called with one (no sentence re
     "parser": lambda seed, out: train_parser(_unread(), _unread(), "tokens", 1, out,
                                              seed=seed),
     "bilstm": lambda seed, out: bilstm.train([1], [1], out, seed=seed),  # torch not needed
+    "fit.train": lambda seed, out: fit.train(_unread(), None, ["ltr"], seed=seed),
     "fstpunct.train": lambda seed, out: fstpunct.train(out, SAMPLE, seed=seed),
     "fstpunct.train_tagger": lambda seed, out: fstpunct.train_tagger(out, SAMPLE, seed=seed),
 }

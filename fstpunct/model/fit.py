@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from ..errors import InputError
+from ..errors import InputError, check_seed
 from ..fst.grammar import Grammar
 from ..parallel import Pool
 from ..ud.slots import SlotSentence
@@ -55,9 +55,9 @@ def train(sentences: Sequence[SlotSentence], grammar: Grammar, directions: Seque
     first). Every tried direction's dev perplexity is recorded when ``dev`` is given.
     ``started(direction)`` is called before each run; the E-steps run on ``pool`` (default:
     ``jobs`` local processes); each Attach M-step runs at most ``attach_iterations`` L-BFGS
-    iterations. ``seed``: an int, checked by the caller (:func:`fstpunct.train`, before any
-    data is read: :func:`~fstpunct.errors.check_seed`)."""
+    iterations."""
     check_iterations(iterations, attach_iterations)
+    seed = check_seed(seed)
     if not directions:
         raise ValueError("no direction to train")
     check_directions(directions, bool(dev))
