@@ -26,6 +26,7 @@ from fstpunct.show.layout import (
     FAR,
     FONT,
     GAP,
+    LABEL_RISE,
     SMALL,
     SPREAD,
     STROKE,
@@ -164,6 +165,31 @@ def test_neighbours_label_has_a_gap_or_a_legs_reach_either_side():
     reach = max(abs(x - centre[2]) for x in leg)
     assert GAP < reach + STROKE / 2
     assert centre[3] - centre[2] >= text_width("case", SMALL) + 2 * (reach + STROKE / 2) - 1e-6
+    assert labels_on_curves(lay) == []
+
+
+@pytest.mark.parametrize("rows, at", [
+    ([("a", 0, "root"), ("b", 1, "dep"), ("c", 2, "case"), ("d", 2, "obj"), ("e", 2, "obl")], 2),
+    ([("a", 4, "obl"), ("b", 4, "obj"), ("c", 4, "case"), ("d", 5, "dep"), ("e", 0, "root")], 4)])
+def test_a_label_has_room_for_a_leg_leaving_from_a_fan_step(rows, at):
+    """Word ``at`` (not the root) has three arcs on one side, to 'c' (the label 'case'), to the
+    word past it (the one asserted, 'obj') and past that ('obl'): 'obj' leaves ``at`` a step
+    out from the longest's ANCHOR (layout._fans), so its reach at 'case''s top counts from that
+    step (layout._label_room's offset: with ANCHOR there these words stand 0.3 px too close).
+    Both clauses: arcs leaving the earlier word over the label, and, mirrored, the later one."""
+    lay = layout(one_view([(w, "X", h, rel) for w, h, rel in rows]))
+    centre = {p.index: p.x for p in lay.items if p.kind == "word"}
+    arcs = {a.label: a for a in lay.arcs}
+    inner, outer = arcs["case"], arcs["obj"]
+    assert {inner.head, outer.head} == {at}
+    assert abs(outer.x1 - centre[at]) > ANCHOR + SPREAD[0] - 1e-6  # from a step of the fan
+    top = inner.height + LABEL_RISE + 3 * SMALL / 4  # the label's top over its apex
+    leg = [x for x in np.linspace(outer.x1, (outer.x1 + outer.x2) / 2, 20001)
+           if _arc_y(outer, x) <= top]  # its leg at ``at`` up to the label's top
+    reach = max(abs(x - centre[at]) for x in leg)
+    assert reach + STROKE / 2 > GAP
+    apart = abs(centre[inner.dep] - centre[at])
+    assert apart >= text_width("case", SMALL) + 2 * (reach + STROKE / 2) - 1e-6
     assert labels_on_curves(lay) == []
 
 
