@@ -360,9 +360,9 @@ def _label_room(view: SentenceView, widths: list[float], slots: list[float], lev
                 fans: dict[tuple[int, bool], list[tuple[int, float]]]) -> list[float]:
     """For each slot, the width to add (given the slots' widths ``slots``, the words' ``widths``,
     the arcs' ``levels`` by :func:`_levels` and their ends' ``fans`` by :func:`_fans`) so that
-    each arc's label has room between its words' centres: its width and, on either side (it is
-    centred), :data:`GAP` or the farthest a longer arc leaving that word over it reaches at the
-    label's top, if further: that arc's point's distance from the centre (:func:`_anchors`),
+    each arc's label has room between its words' centres: its width and, on both sides (it is
+    centred), :data:`GAP` or, if further, the farthest reach at the label's top of a longer arc
+    leaving either word over it: that arc's point's distance from the centre (:func:`_anchors`),
     its leg's run at that height with legs as wide as high (:func:`_leg_reach`; an
     over-estimate: :func:`arc_leg`, :func:`_steep`) and half a stroke. The root arrow, a line at
     the word's centre, stays within the gap. Shortest arc first, a shortfall shared evenly among
