@@ -159,7 +159,7 @@ def test_neighbours_label_has_a_gap_or_a_legs_reach_either_side():
     assert centre[2] - centre[1] == pytest.approx(text_width("compound", SMALL) + 2 * GAP)
     arcs = {a.dep: a for a in lay.arcs}
     inner, outer = arcs[3], arcs[4]
-    top = inner.height + 3 + 3 * SMALL / 4  # the label's top over its apex
+    top = inner.height + LABEL_RISE + 3 * SMALL / 4  # the label's top over its apex
     leg = [x for x in np.linspace(outer.x1, (outer.x1 + outer.x2) / 2, 20001)
            if _arc_y(outer, x) <= top]  # b->d's leg at b up to the label's top
     reach = max(abs(x - centre[2]) for x in leg)
@@ -450,7 +450,7 @@ def test_a_wide_label_has_room_where_a_longer_arc_leaves_its_word_over_it():
     inner, outer = arcs[4], arcs[2]
     assert (inner.head, inner.label, outer.head, outer.label) == (2, "nmod:poss", 5,
                                                                   "compound:prt")
-    top = inner.height + 3 + 3 * SMALL / 4  # the label's top over its apex
+    top = inner.height + LABEL_RISE + 3 * SMALL / 4  # the label's top over its apex
     leg = [x for x in np.linspace(outer.x2, (outer.x1 + outer.x2) / 2, 20001)
            if _arc_y(outer, x) <= top]  # its leg at word 2 up to the label's top
     reach = max(abs(x - centre[2]) for x in leg)
