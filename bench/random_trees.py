@@ -54,7 +54,7 @@ def main() -> None:
     with drawn_by(module):
         for seed in range(args.seeds):
             lang, rows = one_letter_tree(random.Random(seed).choice, RELATIONS[args.relations])
-            lay = module.layout(one_view(rows, model=models[lang]))
+            lay = module.layout(one_view(rows, models[lang]))
             widths.append(lay.width)
             kinds = crossing_kinds(lay, args.tolerance, args.samples)
             crossed += bool(kinds)

@@ -47,9 +47,9 @@ def one_letter_tree(pick: Callable[[Sequence[Any]], Any],
     return lang, [(w, "X", h, pick(rels) if h else "root") for w, h in zip(words, heads)]
 
 
-def one_view(rows: list[Row], lang: str = "en", model: PunctModel | None = None) -> SentenceView:
+def one_view(rows: list[Row], source: PunctModel | str = "en") -> SentenceView:
     """The view (k = 0) of one sentence of ``rows`` (word, UPOS, head, relation) under
-    ``model``, by default the bundled ``lang`` model (loaded afresh)."""
-    (view,) = sentence_views(model if model is not None else load_model(lang),
-                             read_conllu(io.StringIO(conllu(rows))), k=0)
+    ``source``: a model, or a bundled model's name (loaded afresh)."""
+    model = load_model(source) if isinstance(source, str) else source
+    (view,) = sentence_views(model, read_conllu(io.StringIO(conllu(rows))), k=0)
     return view
