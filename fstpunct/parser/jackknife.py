@@ -82,9 +82,12 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
     cut: Counter[str] = Counter()
     out = []
     for sent in sentences:
-        new = {w.id: (w.head, universal(w.deprel)) for w in sent.words
-               if w.deprel not in inventory and universal(w.deprel) in inventory}
-        cut.update(w.deprel for w in sent.words if w.id in new)
+        new = {}
+        for w in sent.words:
+            base = universal(w.deprel)
+            if w.deprel not in inventory and base in inventory:
+                new[w.id] = (w.head, base)
+                cut[w.deprel] += 1
         out.append(with_arcs(sent, new) if new else sent)
     return out, cut
 
