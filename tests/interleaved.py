@@ -5,6 +5,15 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 
+def meet(barrier: threading.Barrier) -> None:
+    """Wait (up to 0.5 s) at ``barrier`` for another thread; go on alone if it is not there
+    (it waits its turn)."""
+    try:
+        barrier.wait(timeout=0.5)
+    except threading.BrokenBarrierError:
+        pass
+
+
 class Interleaved:
     """A crfsuite tagger whose ``set`` waits (up to 0.5 s) for a second thread's ``set``, so
     that two threads' calls interleave as they may in a service on threads."""
@@ -14,10 +23,7 @@ class Interleaved:
 
     def set(self, xseq) -> None:
         self.crfsuite.set(xseq)
-        try:
-            self.barrier.wait(timeout=0.5)
-        except threading.BrokenBarrierError:  # the other thread is not there (it waits its turn)
-            pass
+        meet(self.barrier)
 
     def __getattr__(self, name: str):
         return getattr(self.crfsuite, name)

@@ -13,9 +13,11 @@ import shutil
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from interleaved import meet
 from unparsed import unparsed
 
 import fstpunct
@@ -677,10 +679,7 @@ def _waiting(load, loads, barrier):
     thread to read at the same time, if it can (a race made likely)."""
     def read(folder):
         loads.append(folder)
-        try:
-            barrier.wait(timeout=0.5)
-        except threading.BrokenBarrierError:
-            pass
+        meet(barrier)
         return load(folder)
     return read
 
@@ -688,7 +687,6 @@ def _waiting(load, loads, barrier):
 def test_threads_first_calls_read_the_tagger_and_parser_once(monkeypatch):
     """Two threads' first calls on a new model used to read its tagger and parser each (about
     100 MiB a copy, one copy kept); now one reads them while the other waits."""
-    from concurrent.futures import ThreadPoolExecutor
     loads, barrier = [], threading.Barrier(2)
     for kind in (Tagger, ParserModel):
         monkeypatch.setattr(kind, "load", _waiting(kind.load, loads, barrier))
@@ -703,7 +701,6 @@ def test_threads_first_calls_read_the_text_model_and_crf_once(monkeypatch):
     cached_property takes no lock (Python 3.12 on), the text mixture's CRF too; now one reads
     each while the other waits, and both get the same one. The CRF half guards Python 3.12 and
     later only: on 3.11 (this venv) cached_property's own lock already made it pass."""
-    from concurrent.futures import ThreadPoolExecutor
 
     import fstpunct.api.model as api_model
     from fstpunct.apps.restoration.crf import CrfModel
@@ -760,7 +757,6 @@ def test_one_model_serves_several_threads():
     service": one model's restore(line, text=True) called from four
     threads at once gives each line what a call alone gives (the text path's CRF used to mix
     up two threads' sentences: test_restore_mixture.py::test_one_crf_serves_several_threads)."""
-    from concurrent.futures import ThreadPoolExecutor
     lines = [line for line in TEXT.splitlines() if line] * 8
     model = fstpunct.load("en")
     alone = [model.restore(line, text=True) for line in lines]
