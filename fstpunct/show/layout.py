@@ -379,7 +379,7 @@ def _label_room(view: SentenceView, widths: list[float], slots: list[float], lev
         for e, h in enumerate(heads):
             a, b = sorted((h, e + 1))
             if h and (a == lo < hi < b or a < lo < hi == b):  # leaves lo or hi over the arc
-                end = 2 * e if h == (lo if a == lo else hi) else 2 * e + 1  # its end there
+                end = 2 * e + (h != (lo if a == lo else hi))  # its end there
                 height = levels[e] * LEVEL
                 reach = max(reach, offset[end] + _leg_reach(height, height, top) + STROKE / 2)
         apart = (widths[lo - 1] + widths[hi - 1]) / 2 + sum(widths[lo:hi - 1]) \
