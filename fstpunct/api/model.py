@@ -105,8 +105,7 @@ class Model:
                  correction: CorrectionModel | None = None) -> None:
         self.punct, self.folder, self.name = punct, folder, name
         self.correction = correction  # a correction model's (punct is its learners' model)
-        self._text: PunctModel | None = None  # for_text's, loaded when first needed
-        self._crf: CrfModel | None = None  # _text_crf's, loaded when first needed
+        self._text_parts: dict[str, Any] = {}  # for_text's model, _text_crf's CRF: read once
         self._pipeline_parts: dict[Path, Tagger | ParserModel] = {}  # read once: _pipeline_part
         self._reading = threading.Lock()  # threads' first calls read each part once between them
 
@@ -188,14 +187,9 @@ class Model:
         bundled language's model trained on the trees the bundled tagger and parser give its
         training sentences, jackknifed; RESULTS.md, "Restoration from text"), else this one;
         read once per model (by one thread, as the tagger and parser)."""
-        if self._text is not None:  # read already: no wait on another thread's reading
-            return self._text
-        with self._reading:
-            if self._text is None:
-                folder = self.folder / TEXT_MODEL
-                self._text = (load_model(folder) if (folder / "model.json").is_file()
-                              else self.punct)
-            return self._text
+        folder = self.folder / TEXT_MODEL
+        return self._read_once(self._text_parts, "model", lambda: load_model(folder)
+                               if (folder / "model.json").is_file() else self.punct)
 
     def text_mixture(self) -> tuple[Path, float] | None:
         """The CRF folder and the model's weight that :meth:`restore` mixes with for plain text
@@ -224,12 +218,7 @@ class Model:
         mixture = self.text_mixture()
         if mixture is None:
             return None
-        if self._crf is not None:  # read already: no wait on another thread's reading
-            return self._crf
-        with self._reading:
-            if self._crf is None:
-                self._crf = CrfModel.load(mixture[0])
-            return self._crf
+        return self._read_once(self._text_parts, "crf", lambda: CrfModel.load(mixture[0]))
 
     def _model_for(self, text: bool) -> PunctModel:
         """:meth:`for_text`'s model for ``text``, else this one."""
@@ -268,13 +257,18 @@ class Model:
         """The tagger or parser in the folder's own ``folder``, read once per model (by one
         thread: a copy is about 100 MiB); a part read already is returned without waiting for
         another thread's reading."""
-        part = self._pipeline_parts.get(folder)
-        if part is not None:
-            return part
-        with self._reading:
-            if folder not in self._pipeline_parts:
-                self._pipeline_parts[folder] = kind.load(folder)
-            return self._pipeline_parts[folder]
+        return self._read_once(self._pipeline_parts, folder, lambda: kind.load(folder))
+
+    def _read_once(self, cache: dict, key: object, read: Callable[[], Any]) -> Any:
+        """``cache[key]``, ``read()`` once per model: by one thread while the others wait (a
+        first call's reading); a part read already is returned without taking the lock."""
+        part = cache.get(key)
+        if part is None:
+            with self._reading:
+                part = cache.get(key)
+                if part is None:
+                    part = cache[key] = read()
+        return part
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
         from ..apps.text import tokeniser
