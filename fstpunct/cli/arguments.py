@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..errors import InputError, check_seed, refuse_below, refuse_unused
@@ -45,12 +45,19 @@ def held_out_sources(args: argparse.Namespace) -> list[Source]:
     return [src for f in args.files or ["-"] for src in resolve(f, args.ud_dir)]
 
 
-def stdin_once(specs: list[str]) -> None:
+def stdin_once(specs: Sequence[str | None], names: Sequence[str] = ()) -> None:
     """An InputError if ``-`` (stdin) is named more than once: the second would read an
-    exhausted stream ('no sentences')."""
-    if specs.count("-") > 1:
-        raise InputError("'-' (stdin) is named more than once; it can be read once: name files "
-                         "for the others")
+    exhausted stream ('no sentences'), or two would read alternate sentences of one stream.
+    ``names``: what to call each of ``specs`` (the error says which inputs are stdin, also one
+    that is stdin by default)."""
+    stdin = [i for i, spec in enumerate(specs) if spec == "-"]
+    if len(stdin) < 2:
+        return
+    if names:
+        raise InputError(f"{' and '.join(names[i] for i in stdin)} cannot both be stdin ('-'); "
+                         "name files")
+    raise InputError("'-' (stdin) is named more than once; it can be read once: name files for "
+                     "the others")
 
 
 def positive(text: str) -> int:

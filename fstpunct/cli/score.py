@@ -6,10 +6,10 @@ from pathlib import Path
 
 from ..api.scoring import score
 from ..apps.restoration.metrics import scores
-from ..errors import InputError, refuse_unused
+from ..errors import refuse_unused
 from ..files import to_json
 from ..ud.release import read_one
-from .arguments import add_ud_dir_argument
+from .arguments import add_ud_dir_argument, stdin_once
 from .table import format_table
 
 HELP = ("Score restored punctuation against gold: average edit distance per sentence (token "
@@ -46,10 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    stdin = [name for name, value in (("--gold", args.gold), ("PRED", args.pred),
-                                      ("--source", args.source)) if value == "-"]
-    if len(stdin) > 1:  # they would read alternate sentences of one stream
-        raise InputError(f"{' and '.join(stdin)} cannot both be stdin ('-'); name files")
+    stdin_once([args.gold, args.pred, args.source], ("--gold", "PRED", "--source"))
     refuse_unused({"--lang": args.lang is not None and not args.text},
                   "only with --text, whose marks it splits off the words")
     refuse_unused({"--source": args.text and args.source is not None,
