@@ -257,20 +257,21 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         seconds = time.perf_counter() - t0
         # without dev only the last epoch is kept: the averaged weights (a copy of the whole
         # table) are worked out for it alone
-        improved, uas, scores = epoch == epochs, best, {}
-        avg = p.averaged() if dev_sents or improved else None
+        last, better, uas, scores = epoch == epochs, False, best, {}
+        avg = p.averaged() if dev_sents or last else None
         said = f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far"
         if dev_sents:
             t1 = time.perf_counter()
             uas, las = evaluate(model, dev_sents, beam, avg)
-            improved = uas > best
+            better = uas > best  # than every epoch before
             scores = {"dev_seconds": round(time.perf_counter() - t1, 1),
                       "dev_uas": round(uas, 2), "dev_las": round(las, 2)}
-            said += f", dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if improved else "")
+            said += f", dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if better else "")
         history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
                         "updates": p.updates, **scores})
         say(said)
-        if improved:
+        keep = better if dev_sents else last  # dev's best epoch so far, else the last one
+        if keep:
             best, best_epoch = uas, epoch
             model.weights = avg
             model.info = {"beam": beam, "learning": learning, "best_epoch": epoch, "seed": seed,
