@@ -146,6 +146,15 @@ def test_labels_do_not_overlap(views):
     assert pairs(0) == pairs(STROKE) == set()
 
 
+def leg_reach(arc: Arc, end: float, word: float, label: Arc) -> float:
+    """How far ``arc``'s leg at ``end`` (its x1 or x2) reaches from ``word`` (the centre of
+    the word it leaves) up to the top of ``label``'s arc's label (over its apex), measured
+    as drawn (_arc_y)."""
+    top = label.height + LABEL_RISE + 3 * SMALL / 4
+    leg = [x for x in np.linspace(end, (arc.x1 + arc.x2) / 2, 20001) if _arc_y(arc, x) <= top]
+    return max(abs(x - word) for x in leg)
+
+
 def test_neighbours_label_has_a_gap_or_a_legs_reach_either_side():
     """Neighbours joined by an arc stand the label's width and a gap either side apart, more
     where a longer arc leaves one of them over the other: that leg's reach at the label's top,
@@ -159,10 +168,7 @@ def test_neighbours_label_has_a_gap_or_a_legs_reach_either_side():
     assert centre[2] - centre[1] == pytest.approx(text_width("compound", SMALL) + 2 * GAP)
     arcs = {a.dep: a for a in lay.arcs}
     inner, outer = arcs[3], arcs[4]
-    top = inner.height + LABEL_RISE + 3 * SMALL / 4  # the label's top over its apex
-    leg = [x for x in np.linspace(outer.x1, (outer.x1 + outer.x2) / 2, 20001)
-           if _arc_y(outer, x) <= top]  # b->d's leg at b up to the label's top
-    reach = max(abs(x - centre[2]) for x in leg)
+    reach = leg_reach(outer, outer.x1, centre[2], inner)  # b->d's leg at b
     assert GAP < reach + STROKE / 2
     assert centre[3] - centre[2] >= text_width("case", SMALL) + 2 * (reach + STROKE / 2) - 1e-6
     assert labels_on_curves(lay) == []
@@ -183,10 +189,7 @@ def test_a_label_has_room_for_a_leg_leaving_from_a_fan_step(rows, at):
     inner, outer = arcs["case"], arcs["obj"]
     assert {inner.head, outer.head} == {at}
     assert abs(outer.x1 - centre[at]) > ANCHOR + SPREAD[0] - 1e-6  # from a step of the fan
-    top = inner.height + LABEL_RISE + 3 * SMALL / 4  # the label's top over its apex
-    leg = [x for x in np.linspace(outer.x1, (outer.x1 + outer.x2) / 2, 20001)
-           if _arc_y(outer, x) <= top]  # its leg at ``at`` up to the label's top
-    reach = max(abs(x - centre[at]) for x in leg)
+    reach = leg_reach(outer, outer.x1, centre[at], inner)  # its leg at ``at``
     assert reach + STROKE / 2 > GAP
     apart = abs(centre[inner.dep] - centre[at])
     assert apart >= text_width("case", SMALL) + 2 * (reach + STROKE / 2) - 1e-6
@@ -450,10 +453,7 @@ def test_a_wide_label_has_room_where_a_longer_arc_leaves_its_word_over_it():
     inner, outer = arcs[4], arcs[2]
     assert (inner.head, inner.label, outer.head, outer.label) == (2, "nmod:poss", 5,
                                                                   "compound:prt")
-    top = inner.height + LABEL_RISE + 3 * SMALL / 4  # the label's top over its apex
-    leg = [x for x in np.linspace(outer.x2, (outer.x1 + outer.x2) / 2, 20001)
-           if _arc_y(outer, x) <= top]  # its leg at word 2 up to the label's top
-    reach = max(abs(x - centre[2]) for x in leg)
+    reach = leg_reach(outer, outer.x2, centre[2], inner)  # its leg at word 2
     need = text_width("nmod:poss", SMALL) + 2 * (reach + STROKE / 2)
     assert abs(centre[4] - centre[2]) >= need - 1e-6
     assert labels_on_curves(lay) == []
