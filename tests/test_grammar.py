@@ -340,12 +340,18 @@ def test_edit_counts_of_another_model_are_refused(tmp_path, capsys):
     assert load_edit_counts("en", shape).shape == shape
 
 
-def test_edit_counts_are_read_once(tmp_path, monkeypatch):
+@pytest.fixture
+def saved_en(tmp_path):
+    """The bundled English model and a folder it is saved into (edit counts all 1)."""
+    en = load_model("en")
+    return en, save_model(en, tmp_path / "m", {}, np.ones(en.channel.phi.shape))
+
+
+def test_edit_counts_are_read_once(saved_en, monkeypatch):
     """load_edit_counts opens edits.npy once, for the array and for the digest model.json
     records (it read the file a second time for the digest)."""
-    en = load_model("en")
+    en, folder = saved_en
     shape = en.channel.phi.shape
-    folder = save_model(en, tmp_path / "m", {"run": "once"}, np.ones(shape))
     opened = []
     real_open = Path.open
 
@@ -359,11 +365,10 @@ def test_edit_counts_are_read_once(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("recorded", [5, "x", "A" * 64, "0" * 63, ["0" * 64]])
-def test_a_recorded_edit_counts_of_that_is_no_digest_is_a_damaged_record(tmp_path, recorded):
+def test_a_recorded_edit_counts_of_that_is_no_digest_is_a_damaged_record(saved_en, recorded):
     """model.json's edit_counts_of that is not 64 lower-case hex digits (what save_model
     writes) is refused as a damaged model.json, not as a folder assembled from two runs."""
-    en = load_model("en")
-    folder = save_model(en, tmp_path / "m", {}, np.ones(en.channel.phi.shape))
+    folder = saved_en[1]
     meta = json.loads((folder / "model.json").read_text(encoding="utf-8"))
     meta["edit_counts_of"] = recorded
     (folder / "model.json").write_text(json.dumps(meta), encoding="utf-8")
@@ -372,11 +377,10 @@ def test_a_recorded_edit_counts_of_that_is_no_digest_is_a_damaged_record(tmp_pat
         load_edit_counts(folder)
 
 
-def test_edit_counts_without_a_readable_channel_are_refused_in_one_line(tmp_path):
+def test_edit_counts_without_a_readable_channel_are_refused_in_one_line(saved_en):
     """load_edit_counts (public, run without load_model) reads channel.fst for the recorded
     digest: a missing or unreadable one is a ModelError naming it (was a FileNotFoundError)."""
-    en = load_model("en")
-    folder = save_model(en, tmp_path / "m", {}, np.ones(en.channel.phi.shape))
+    en, folder = saved_en
     assert load_edit_counts(folder).shape == en.channel.phi.shape
     (folder / "channel.fst").unlink()
     with pytest.raises(ModelError, match=f"^{folder / 'channel.fst'}: cannot read: No such"):
