@@ -1,6 +1,5 @@
 """``fstpunct tagger train`` and :func:`fstpunct.train_tagger`: the UPOS tagger of plain text for a
 language the project does not bundle, trained, saved whole, loaded and used."""
-import argparse
 import errno
 import re
 from pathlib import Path
@@ -9,7 +8,6 @@ import numpy as np
 import pytest
 
 import fstpunct
-from fstpunct.cli.arguments import add_trainer_arguments
 from fstpunct.cli.main import build_parser, main
 from fstpunct.errors import InputError, SavedAside
 from fstpunct.parser import tagger as tagger_module
@@ -117,30 +115,17 @@ def test_the_trainers_refuse_lang_with_train_in_one_wording(tmp_path, capsys):
     assert said["tagger"] == said["parser"], said
 
 
-def test_the_trainers_epochs_lowercase_and_seed_are_declared_once():
-    """``--epochs``, ``--lowercase`` and ``--seed`` were written in both trainers, only their
-    defaults differing; add_trainer_arguments declares them with each command's defaults."""
-    for epochs, seed in ((20, 1), (6, 0)):
-        p = argparse.ArgumentParser()
-        add_trainer_arguments(p, "toy", epochs=epochs, epochs_note="", lowercase="toying",
-                              seed=seed, without_dev="none")
-        args = p.parse_args(["-o", "out"])
-        assert (args.epochs, args.seed, args.lowercase) == (epochs, seed, False)
-        assert p.parse_args(["-o", "out", "--lowercase"]).lowercase
-        help = " ".join(p.format_help().split())
-        assert f"--epochs N epochs to train (default {epochs})" in help, help
-        assert f"--seed SEED shuffling seed (default {seed})" in help, help
-        assert "--lowercase case-free toy: words lower-cased in training and toying" in help
-
-
 @pytest.mark.parametrize("trainer, epochs, note, seed, use", [
     ("parser", 20, "; --patience may stop sooner", 1, "parsing (serves lower-cased text too)"),
     ("tagger", 6, ", as the bundled taggers", 0,
      "tagging (a model folder's tagger-lc/, for lower-cased text)")])
 def test_each_trainer_says_its_own_defaults(trainer, epochs, note, seed, use, capsys):
-    """The options the trainers share keep each command's defaults and their help."""
+    """``--epochs``, ``--lowercase`` and ``--seed`` were written in both trainers, only their
+    defaults differing; declared once (add_trainer_arguments), they keep each command's
+    defaults and their help."""
     args = build_parser().parse_args([trainer, "train", "-o", "out"])
     assert (args.epochs, args.seed, args.lowercase) == (epochs, seed, False)
+    assert build_parser().parse_args([trainer, "train", "-o", "out", "--lowercase"]).lowercase
     with pytest.raises(SystemExit):
         main([trainer, "train", "--help"])
     help = " ".join(capsys.readouterr().out.split())
