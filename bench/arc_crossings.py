@@ -53,9 +53,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from fstpunct.model.store import load_model
 from fstpunct.show import layout as current
@@ -108,8 +109,10 @@ def layout_at(commit: str) -> ModuleType:
                   f"{', '.join(map(repr, unfilled))}: no default, no fill in "
                   f"bench/arc_crossings.py's FILLS", file=sys.stderr)
             raise SystemExit(2)
+        kept = fields(current.Arc) - lacking
+        fills = {name: FILLS[name] for name in lacking if name in FILLS}
         laid_out = module.layout
-        module.layout = lambda view: with_labels(laid_out(view))
+        module.layout = lambda view: with_labels(laid_out(view), kept, fills)
     return module
 
 
@@ -137,17 +140,17 @@ FILLS = {"label_height": lambda a: a.height, "label_x": lambda a: (a.x1 + a.x2) 
          "leg": lambda a: math.inf}
 
 
-def with_labels(lay: Layout) -> Layout:
-    """``lay``, whose arcs may come from an older layout.py, as the checked-out ``Arc``, every
-    field of it filled: those the arc has as they are; a label without its own height at its
-    arc's, one without its own x over the arc's middle; legs as that layout.py drew them
-    (infinite: none narrowed before there was ``leg``); any other at the checked-out ``Arc``'s
-    default (:func:`layout_at` refuses an older ``Arc`` lacking one without a default and a
-    fill in ``FILLS``)."""
-    arcs = tuple(current.Arc(**{f.name: getattr(a, f.name) if hasattr(a, f.name)
-                                else FILLS[f.name](a)
-                                for f in dataclasses.fields(current.Arc)
-                                if hasattr(a, f.name) or f.name in FILLS})
+def with_labels(lay: Layout, kept: Collection[str],
+                fills: Mapping[str, Callable[[Any], Any]]) -> Layout:
+    """``lay``, whose arcs come from an older layout.py, as the checked-out ``Arc``, every
+    field of it filled: those ``kept`` (the fields the older ``Arc`` has) as they are, those
+    of ``fills`` (``FILLS``'s: a label without its own height at its arc's, one without its
+    own x over the arc's middle; legs as that layout.py drew them, infinite: none narrowed
+    before there was ``leg``) by them, any other at the checked-out ``Arc``'s default
+    (:func:`layout_at` works ``kept`` and ``fills`` out once per layout.py, and refuses an
+    older ``Arc`` lacking a field without a default and a fill in ``FILLS``)."""
+    arcs = tuple(current.Arc(**{name: getattr(a, name) for name in kept},
+                             **{name: fill(a) for name, fill in fills.items()})
                  for a in lay.arcs)
     return Layout(lay.width, lay.height, lay.rtl, lay.items, arcs, lay.slots, lay.words_y,
                   lay.surface_y)
