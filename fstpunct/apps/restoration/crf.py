@@ -66,9 +66,9 @@ class LockedTagger:
         self._lock = threading.Lock()
         self._labels = tuple(self.crfsuite.labels())  # fixed once the file is open
 
-    def labels(self) -> list[str]:
+    def labels(self) -> tuple[str, ...]:
         """The model's tags."""
-        return list(self._labels)
+        return self._labels
 
     def tag(self, xseq: Sequence[Sequence[str]]) -> list[str]:
         """The Viterbi tag of every item."""
@@ -178,6 +178,7 @@ class CrfModel:
         self.tags = frozenset(meta["tags"])
         self.tree = bool(meta["settings"]["tree_features"])
         self.backoff = Backoff(meta["tokens"], self.tags, float(meta["settings"]["s"]))
+        self._string_tags = tuple(t for t in self.tagger.labels() if t != OTHER)  # marginals'
 
     def __reduce__(self) -> tuple[type[CrfModel], tuple[Path, dict[str, Any]]]:
         """Pickled as its file and meta (the crfsuite tagger is reopened: for a cluster)."""
@@ -214,9 +215,8 @@ class CrfModel:
         """Per slot, the marginal probability of every tag, as token strings (:data:`EMPTY`:
         the empty string); :data:`OTHER`, which stands for no string in particular, is left out
         (so a slot's probabilities sum to 1 − p(OTHER))."""
-        labels = [t for t in self.tagger.labels() if t != OTHER]
         return [{_tokens(t): p for t, p in row}
-                for row in self.tagger.marginals(features(ss, self.tree), labels)]
+                for row in self.tagger.marginals(features(ss, self.tree), self._string_tags)]
 
     def log_prob(self, ss: SlotSentence) -> float:
         """log p(x | words) of the sentence's surface punctuation (module docstring)."""
