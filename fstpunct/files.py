@@ -292,9 +292,12 @@ def to_json(value: object, **options: Any) -> str:
 
 
 def write_json(path: str | Path, value: object) -> None:
-    """``value`` written to ``path`` as fstpunct's JSON files are: :func:`to_json` with one
-    space of indent, non-ASCII as written, a final newline, UTF-8."""
-    Path(path).write_text(to_json(value, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    """``value`` written to ``path`` as every JSON file of fstpunct is: :func:`to_json` with
+    one space of indent, non-ASCII as written, a final newline, UTF-8; whole or not at all
+    (:func:`atomic_path`; a value JSON cannot write leaves no file)."""
+    text = to_json(value, ensure_ascii=False, indent=1) + "\n"
+    with atomic_path(path) as tmp:
+        tmp.write_text(text, encoding="utf-8")
 
 
 def _plain(value: object) -> object:

@@ -2,6 +2,7 @@
 import errno
 import gc
 import io
+import json
 import os
 import pickle
 import re
@@ -18,6 +19,7 @@ import pytest
 from conftest import treebank
 
 from fstpunct.api.data import sentences
+from fstpunct.apps.rephrase.order import OrderModel
 from fstpunct.cli.main import main
 from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside
 from fstpunct.files import (
@@ -28,10 +30,14 @@ from fstpunct.files import (
     output,
     read_npy,
     read_npz,
+    to_json,
+    write_json,
     writing,
 )
 from fstpunct.model.store import BUNDLED, model_path
+from fstpunct.parser import Model
 from fstpunct.parser.pipeline import pipeline_folders
+from fstpunct.parser.tagger import Tagger
 from fstpunct.ud.release import resolve
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
@@ -75,6 +81,38 @@ def test_output_keeps_permissions_and_refuses_folders(tmp_path):
     with pytest.raises(InputError, match="cannot write"):
         with output(tmp_path / "missing" / "out.txt"):
             pass
+
+
+def test_write_json_is_whole_or_not_at_all(tmp_path, monkeypatch):
+    """A JSON file cut short (a full disk halfway) leaves the previous one: write_json wrote
+    the target in place, and the disk's error was a traceback."""
+    target = tmp_path / "meta.json"
+    target.write_text(PREVIOUS)
+
+    def half(self, text, encoding=None):
+        with open(self, "w", encoding=encoding) as f:
+            f.write(text[:len(text) // 2])
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(Path, "write_text", half)
+    with pytest.raises(InputError, match=r"^\S+/meta.json: cannot write: No space left"):
+        write_json(target, {"words": ["a", "b"]})
+    assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
+
+
+def test_every_json_file_of_a_model_is_write_jsons(tmp_path):
+    """A parser's model.json, a tagger's tagger.json and an ordering model's order.json are
+    written as every JSON file is (:func:`write_json`: one space of indent, a final newline):
+    the first two had no final newline, the last no indent. The bundled files, written so
+    before, load as they are."""
+    order = OrderModel(["a", "b"], np.array([0.5, -1.0]), {"steps": 2})
+    saved = ((Model.load(BUNDLED / "ru" / "parser").save, "model.json"),
+             (Tagger.load(BUNDLED / "ru" / "tagger").save, "tagger.json"),
+             (lambda folder: folder.mkdir() or order.save(folder / "order"), "order.json"))
+    for save, name in saved:
+        save(tmp_path / name)
+        text = (tmp_path / name / name).read_text(encoding="utf-8")
+        assert text == to_json(json.loads(text), ensure_ascii=False, indent=1) + "\n", name
 
 
 def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GrammarError, InputError
-from ..files import is_stdio, output, read_text, to_json
+from ..files import is_stdio, read_text, write_json
 from ..ud.slots import BOUNDARY
 from .channel import (
     DIRECTIONS,
@@ -125,8 +125,7 @@ class Grammar:
                 "grammar": self.path, "mass": self.mass, "rules": len(self.rules),
                 "note": "phi[a, b, edit] is recovered from the arcs; rtl machines read u and "
                         "write x reversed (see fstpunct.fst.channel)"}
-        with output(side) as f:
-            f.write(to_json(meta, ensure_ascii=False, indent=1) + "\n")
+        write_json(side, meta)
         return channel
 
 

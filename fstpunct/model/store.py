@@ -40,7 +40,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import UNREADABLE, InputError, ModelError, warn_user
-from ..files import has_separator, model_folder, output, read_meta, read_npy, to_json, write_json
+from ..files import has_separator, model_folder, read_meta, read_npy, write_json
 from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
 from .punct import PunctModel, Settings
@@ -123,8 +123,7 @@ def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
     folder = model_path(name)
     meta = read_record(folder)
     meta["evaluation"] = evaluation
-    with output(folder / RECORD) as out:
-        out.write(to_json(meta, ensure_ascii=False, indent=1) + "\n")
+    write_json(folder / RECORD, meta)
 
 
 def load_model(name: str | Path) -> PunctModel:

@@ -17,7 +17,7 @@ from scipy import sparse
 
 from ..dp._sparse import hash_lookup, hash_table
 from ..errors import InputError, ModelError
-from ..files import model_folder, output, to_json
+from ..files import model_folder, write_json
 from ..ud.treebank import punct_relation
 from . import features as F
 from .punct import EMPTY, MARK, PROPS_VERSION, REL_MARK, WORD, Prepared
@@ -272,8 +272,7 @@ class Model:
                 "info": self.info}
         if self.lowercase:  # absent from the files of case-sensitive models, as before
             meta["lowercase"] = True
-        with output(Path(folder) / "model.json") as f:
-            f.write(to_json(meta, ensure_ascii=False, indent=1))
+        write_json(Path(folder) / "model.json", meta)
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:

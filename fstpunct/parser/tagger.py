@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import InputError, check_seed
-from ..files import model_folder, to_json
+from ..files import model_folder, write_json
 from ..progress import on_terminal
 from ..ud.treebank import Line, Sentence
 from .punct import prepare
@@ -151,8 +151,7 @@ class Tagger:
         with model_folder(folder, FILES, KIND) as tmp:
             write_weights(tmp / FILES[1], keys, self.weights, np.float16,
                           fingerprints or self.fingerprints)
-            (tmp / FILES[0]).write_text(to_json(meta, ensure_ascii=False, indent=1),
-                                        encoding="utf-8")
+            write_json(tmp / FILES[0], meta)
 
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:

@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize, sparse
 
 from ...errors import ModelError
-from ...files import output, read_meta, read_npz, to_json
+from ...files import output, read_meta, read_npz, write_json
 from ...model.store import model_path
 
 __all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "NoOrderingModel", "OrderModel",
@@ -155,8 +155,7 @@ class OrderModel:
         """Write ``<path>.json`` (feature names, record) and ``<path>.npz`` (weights)."""
         path = Path(path)
         meta = {"format": FORMAT, "features": self.features, "record": self.record}
-        with output(path.with_suffix(".json")) as f:
-            f.write(to_json(meta, ensure_ascii=False) + "\n")
+        write_json(path.with_suffix(".json"), meta)
         with output(path.with_suffix(".npz"), binary=True) as f:
             np.savez_compressed(f, theta=self.theta.astype(np.float32))
 
