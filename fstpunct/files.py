@@ -7,11 +7,14 @@ over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`end_on
 the temporary is removed and the target keeps its previous bytes. An input may therefore also
 be the output (``-o`` naming the input): the input stays readable until the rename. A device or
 named pipe (``-o /dev/null``) is written in place: it has no bytes to keep, and a rename would
-put a regular file in its place.
+put a regular file in its place. Two files that belong together are written as one model folder,
+or, beside other files (a compiled channel and its JSON, an ordering model's two files), by
+:func:`write_pair`, whose reader's :func:`check_pair` refuses halves of two writes.
 """
 from __future__ import annotations
 
 import codecs
+import hashlib
 import io
 import json
 import os
@@ -28,11 +31,11 @@ from typing import IO, Any, BinaryIO
 
 from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
 
-__all__ = ["MODEL_FILES", "NpzArchive", "Terminated", "atomic_path",
-           "check_input", "check_replaceable", "end_on_signals", "folder_target", "foreign",
-           "has_separator", "is_stdio", "model_folder", "model_target", "not_utf8", "open_input",
-           "output", "read_meta", "read_npy", "read_npz", "read_text", "temporary_target",
-           "to_json", "write_json", "writing"]
+__all__ = ["MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Terminated", "atomic_path",
+           "check_input", "check_pair", "check_replaceable", "end_on_signals", "folder_target",
+           "foreign", "has_separator", "is_stdio", "model_folder", "model_target", "not_utf8",
+           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
+           "temporary_target", "to_json", "write_json", "write_pair", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder model_folder replaces.
@@ -60,6 +63,8 @@ _FORMATS = {1: "a punctuation or ordering model's", "fstpunct-parser-1": "a pars
             "fstpunct-correction 1": "a correction model's",
             "fstpunct-crf-corrector 1": "a CRF corrector's",
             "fstpunct-bilstm-corrector 1": "a BiLSTM-CRF corrector's"}
+
+PAIR_DIGEST = "pair_sha256"  # a JSON record's SHA-256 of the file it describes (write_pair)
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
@@ -298,6 +303,39 @@ def write_json(path: str | Path, value: object) -> None:
     text = to_json(value, ensure_ascii=False, indent=1) + "\n"
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
+
+
+def write_pair(data: str | Path, write: Callable[[Path], None], record: str | Path,
+               meta: Mapping[str, Any]) -> None:
+    """A file ``data``, written by ``write`` (given the path to write), and the JSON file
+    ``record`` that describes it: ``meta`` with :data:`PAIR_DIGEST`, the SHA-256 of ``data``'s
+    bytes. Both are written to temporaries first, so an error, Ctrl-C or SIGTERM while either
+    is written leaves both targets as they were; then ``record`` is renamed into place, and
+    ``data`` last. What a crash between the two renames leaves, the new record beside the old
+    data, :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
+    refused, never mixed silently."""
+    with atomic_path(data) as tmp:
+        write(tmp)
+        digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
+        write_json(record, {**meta, PAIR_DIGEST: digest})  # renamed first
+
+
+def check_pair(meta: Mapping[str, Any], record: str | Path, data: str | Path) -> None:
+    """A :class:`ModelError` unless ``meta``, read from ``record``, describes the file
+    ``data`` beside it: its :data:`PAIR_DIGEST` is the SHA-256 of ``data``'s bytes
+    (:func:`write_pair`). A record without one (written before pairs recorded it) is not
+    checked, nor a ``data`` that cannot be read (its reader says why)."""
+    recorded = meta.get(PAIR_DIGEST)
+    if recorded is None:
+        return
+    try:
+        digest = hashlib.sha256(Path(data).read_bytes()).hexdigest()
+    except OSError:
+        return
+    if recorded != digest:
+        raise ModelError(f"{record}: records another {Path(data).name} than the one beside it "
+                         "(a damaged file, or a write cut short between the two?); write both "
+                         "again")
 
 
 def _plain(value: object) -> object:

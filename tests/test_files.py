@@ -34,6 +34,8 @@ from fstpunct.files import (
     write_json,
     writing,
 )
+from fstpunct.fst.channel import Channel
+from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.store import BUNDLED, model_path
 from fstpunct.parser import Model
 from fstpunct.parser.pipeline import pipeline_folders
@@ -41,6 +43,7 @@ from fstpunct.parser.tagger import Tagger
 from fstpunct.ud.release import resolve
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
+GRAMMARS = Path(__file__).parents[1] / "grammars"
 PREVIOUS = "previous content\n"
 WRITTEN = ("model.json", "new.json")  # the files of the model folders written here
 
@@ -113,6 +116,81 @@ def test_every_json_file_of_a_model_is_write_jsons(tmp_path):
         save(tmp_path / name)
         text = (tmp_path / name / name).read_text(encoding="utf-8")
         assert text == to_json(json.loads(text), ensure_ascii=False, indent=1) + "\n", name
+
+
+class Cut(Exception):
+    """A write or a rename cut short (a full disk, a kill), raised by the tests of pairs."""
+
+
+def _pair(kind, folder):
+    """Two files written together, outside a model folder: a compiled channel (``.fst`` and its
+    sidecar ``.json``: en's rules, then es's, both right to left) or an ordering model (``.json``
+    and ``.npz``: one feature index, two sets of weights and records). Returns the write of
+    version 0 or 1, the read, the two files (the JSON first) and how to cut short the write of
+    the binary file."""
+    if kind == "channel":
+        out = folder / "c.fst"
+        return ((lambda v: load_grammar(GRAMMARS / f"{('en', 'es')[v]}.rules").compile(out)),
+                lambda: Channel.load(out), (out.with_suffix(".json"), out), (Channel, "fst"))
+    base = folder / "order"
+    return ((lambda v: OrderModel(["a", "b"], np.array([0.5, -1.0]) * (v + 1),
+                                  {"version": v}).save(base)),
+            lambda: OrderModel.load(base), (base.with_suffix(".json"), base.with_suffix(".npz")),
+            (np, "savez_compressed"))
+
+
+@pytest.mark.parametrize("cut", ["json", "binary"])
+@pytest.mark.parametrize("kind", ["channel", "order"])
+def test_a_pair_whose_second_write_fails_stays_the_old_pair(kind, cut, tmp_path, monkeypatch):
+    """A pair of files written together (:func:`write_pair`) whose writing fails, in either
+    file, is the old pair: compile renamed the channel into place before its sidecar was
+    written, an ordering model its .json before its .npz, so a failure of the second write
+    left a new file beside an old one, read as one model."""
+    save, load, files, binary = _pair(kind, tmp_path)
+    save(0)
+    old = [p.read_bytes() for p in files]
+
+    def fail(*args, **kwargs):
+        raise Cut
+
+    monkeypatch.setattr(*((Path, "write_text") if cut == "json" else binary), fail)
+    with pytest.raises(Cut):
+        save(1)
+    monkeypatch.undo()
+    assert [p.read_bytes() for p in files] == old and leftovers(tmp_path) == []
+    load()
+
+
+@pytest.mark.parametrize("cut", [0, 1])
+@pytest.mark.parametrize("kind", ["channel", "order"])
+def test_a_pair_cut_between_its_renames_is_the_old_pair_or_refused(kind, cut, tmp_path,
+                                                                  monkeypatch):
+    """A save killed at either of its two renames leaves the old pair, or a pair its reader
+    refuses in one line naming the JSON file; never halves of two saves read as one model (the
+    new channel beside the old sidecar, the new order.json beside the old weights were)."""
+    save, load, files, _ = _pair(kind, tmp_path)
+    save(0)
+    old = [p.read_bytes() for p in files]
+    renames, replace = [], os.replace
+
+    def cut_short(src, dst):
+        renames.append(dst)
+        if len(renames) == cut + 1:
+            raise Cut
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", cut_short)
+    with pytest.raises(Cut):
+        save(1)
+    monkeypatch.undo()
+    if [p.read_bytes() for p in files] != old:
+        with pytest.raises(ModelError, match=rf"^\S+/{files[0].name}: records another "
+                                             rf"{files[1].name} than the one beside it .*$"):
+            load()
+    else:
+        load()
+    save(1)
+    load()
 
 
 def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):

@@ -102,8 +102,8 @@ def test_save_and_load(tmp_path):
                                              stored[at + 1:])
         try:
             OrderModel.load(tmp_path / "order")
-        except ModelError as e:
-            assert "not an ordering model" in str(e)
+        except ModelError as e:  # or, where numpy reads on, not the file order.json records
+            assert "not an ordering model" in str(e) or "records another order.npz" in str(e)
     (tmp_path / "order.npz").write_bytes(stored[:len(stored) // 2])  # a truncated file
     with pytest.raises(ModelError, match="not an ordering model"):
         OrderModel.load(tmp_path / "order")

@@ -11,7 +11,8 @@ from ..fst.grammar import load_grammar
 
 HELP = ("Expand a punctuation rule file (grammars/*.rules) and write its channel as an OpenFst "
         "transducer OUT.fst (log64 arcs, symbol tables), with OUT.json beside it recording "
-        "direction, symbols, symmetric pairs and the source grammar.")
+        "direction, symbols, symmetric pairs, the source grammar and OUT.fst's SHA-256 (an "
+        "OUT.json beside another OUT.fst is refused).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

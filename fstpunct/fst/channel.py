@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 import numpy as np
 
 from ..errors import FstpunctError, InputError, ModelError
-from ..files import atomic_path
+from ..files import atomic_path, check_pair, write_pair
 from ..ud.slots import ABBV, BOUNDARY, UNK
 from .fstbinary import FstArcs, NotAnFst, read_file
 
@@ -427,11 +427,20 @@ class Channel:
         return self._acceptor(list(x)[::-1] if self.direction == "rtl" else list(x), arc_type)
 
     # ----------------------------------------------------------------- files
-    def save(self, path: str | Path) -> None:
-        """Write the machine as an OpenFst ``.fst`` (arc type log64, so phi survives exactly)."""
+    def save(self, path: str | Path, sidecar: Mapping[str, Any] | None = None) -> None:
+        """Write the machine as an OpenFst ``.fst`` (arc type log64, so phi survives exactly);
+        with ``sidecar``, that JSON object beside it (:func:`writable_sidecar`), the two as a
+        pair (:func:`~fstpunct.files.write_pair`: :func:`read_sidecar` refuses halves of two
+        writes)."""
+        def write(tmp: Path) -> None:
+            self.fst("log64").write(str(tmp))
+
         try:
-            with atomic_path(path) as tmp:
-                self.fst("log64").write(str(tmp))
+            if sidecar is None:
+                with atomic_path(path) as tmp:
+                    write(tmp)
+            else:
+                write_pair(path, write, writable_sidecar(path), sidecar)
         except OSError as e:  # pynini's FstIOError is one
             raise ModelError(f"{path}: cannot write channel: {e}") from e
 
@@ -563,4 +572,5 @@ def read_sidecar(path: str | Path) -> tuple[dict[str, Any], str]:
     direction = meta.get("direction") if isinstance(meta, dict) else None
     if direction not in DIRECTIONS:
         raise NoDirection(f"{side}: 'direction' must be ltr or rtl")
+    check_pair(meta, side, path)  # a sidecar written with another channel (Channel.save)
     return meta, direction

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import GrammarError, InputError
-from ..files import is_stdio, read_text, write_json
+from ..files import is_stdio, read_text
 from ..ud.slots import BOUNDARY
 from .channel import (
     DIRECTIONS,
@@ -115,17 +115,17 @@ class Grammar:
         return Channel(symbols, direction or self.direction, phi)
 
     def compile(self, path: str | Path, direction: str | None = None) -> Channel:
-        """Write the initial channel to ``path`` (OpenFst) and its JSON sidecar beside it
-        (a ``path`` ending in ``.json``, which the sidecar would overwrite, is refused)."""
-        side = writable_sidecar(path)  # refused before anything is written
+        """Write the initial channel to ``path`` (OpenFst) and its JSON sidecar beside it, the
+        two as a pair (:meth:`Channel.save`; a ``path`` ending in ``.json``, which the sidecar
+        would overwrite, is refused)."""
+        writable_sidecar(path)  # refused before anything is written
         channel = self.channel(direction=direction)
-        channel.save(path)
         meta = {"language": self.language, "direction": channel.direction,
                 "symbols": list(channel.symbols), "pairs": [list(p) for p in self.pairs],
                 "grammar": self.path, "mass": self.mass, "rules": len(self.rules),
                 "note": "phi[a, b, edit] is recovered from the arcs; rtl machines read u and "
                         "write x reversed (see fstpunct.fst.channel)"}
-        write_json(side, meta)
+        channel.save(path, meta)
         return channel
 
 

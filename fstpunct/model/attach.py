@@ -134,7 +134,8 @@ class AttachModel:
     def save(self, path: str | Path, theta: np.ndarray) -> None:
         """Write ``<path>.json`` (vocabularies, symmetric pairs, feature names) and
         ``<path>.npz`` (θ's blocks: ``theta``, contexts × pair features, and, with lexical
-        contexts, ``lexical``, lexical contexts × side features; each as :func:`_stored`)."""
+        contexts, ``lexical``, lexical contexts × side features; each as :func:`_stored`):
+        the two appear together as part of a model folder (:func:`~.store.save_model`)."""
         meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
                 "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
         write_json(f"{path}.json", meta)

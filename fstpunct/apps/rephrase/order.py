@@ -36,7 +36,7 @@ import numpy as np
 from scipy import optimize, sparse
 
 from ...errors import ModelError
-from ...files import output, read_meta, read_npz, write_json
+from ...files import check_pair, read_meta, read_npz, write_pair
 from ...model.store import model_path
 
 __all__ = ["EXACT_LIMIT", "HEAD", "Family", "Item", "NoOrderingModel", "OrderModel",
@@ -152,12 +152,16 @@ class OrderModel:
 
     # ----------------------------------------------------------------- files
     def save(self, path: str | Path) -> None:
-        """Write ``<path>.json`` (feature names, record) and ``<path>.npz`` (weights)."""
+        """Write ``<path>.json`` (feature names, record) and ``<path>.npz`` (weights) as a pair
+        (:func:`~fstpunct.files.write_pair`: :meth:`load` refuses halves of two saves)."""
         path = Path(path)
+
+        def weights(tmp: Path) -> None:
+            with open(tmp, "wb") as f:  # (a path not ending in .npz: savez would add it)
+                np.savez_compressed(f, theta=self.theta.astype(np.float32))
+
         meta = {"format": FORMAT, "features": self.features, "record": self.record}
-        write_json(path.with_suffix(".json"), meta)
-        with output(path.with_suffix(".npz"), binary=True) as f:
-            np.savez_compressed(f, theta=self.theta.astype(np.float32))
+        write_pair(path.with_suffix(".npz"), weights, path.with_suffix(".json"), meta)
 
     @classmethod
     def load(cls, path: str | Path) -> OrderModel:
@@ -166,6 +170,7 @@ class OrderModel:
                          {"features": list}, name=path)
         with read_npz(path.with_suffix(".npz"), "an ordering model", path) as data:
             theta = data.numbers("theta", 1).astype(np.float64)
+        check_pair(meta, path.with_suffix(".json"), path.with_suffix(".npz"))
         return cls(meta["features"], theta, meta.get("record"))
 
 
