@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ModelError, refuse_unused
-from ..fst.channel import read_sidecar
 from ..ud.text import GoldSplit, Tokeniser
 from .data import Data, sentences
 
@@ -47,17 +46,17 @@ def score(gold: Data, pred: Data, *, text: bool = False,
 
 def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
     """The marks that ``lang``'s model (a bundled name or a model folder, as
-    :func:`fstpunct.load` reads it) splits text by: its channel's symbols (channel.json,
-    which loading checks against the model's vocabulary; no weights read), else those of
-    the model loaded (a correction model's learner, an older model)."""
-    from ..model.store import CHANNEL, model_path
+    :func:`fstpunct.load` reads it) splits text by: its channel's symbols
+    (:func:`~fstpunct.model.store.channel_marks`; no weights read), else those of the model
+    loaded (a correction model's learner, an older model)."""
+    from ..model.store import channel_marks, model_path
     folder = model_path(lang if isinstance(lang, str) else Path(lang))
     if not (folder / "correction.json").is_file():
         try:
-            symbols = read_sidecar(folder / CHANNEL)[0].get("symbols")
-        except ModelError:  # no channel.json: the model's loading says what is wrong
+            symbols = channel_marks(folder)[0]
+        except ModelError:  # loading says in one line what is wrong
             symbols = None
-        if isinstance(symbols, list) and all(isinstance(s, str) for s in symbols):
-            return symbols  # else loading's check says in one line what is wrong
+        if symbols is not None:
+            return symbols
     from .model import load
     return load(lang).punct.vocab.tokens

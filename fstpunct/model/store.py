@@ -45,7 +45,7 @@ from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "KIND", "bundled", "is_bundled",
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "KIND", "bundled", "channel_marks", "is_bundled",
            "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
            "record_evaluation", "save_model"]
 
@@ -141,12 +141,10 @@ def load_model(name: str | Path) -> PunctModel:
         raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
                          f"{', '.join(unknown)} (a newer version's model?)")
     attach, theta = AttachModel.load(folder / ATTACH)
-    side, direction = read_sidecar(folder / CHANNEL)  # once: its direction and symbols
+    listed, direction = channel_marks(folder)  # once: its direction and symbols
     channel = Channel.load(folder / CHANNEL, direction)
-    listed = side.get("symbols", channel.symbols)
-    if not isinstance(listed, (list, tuple)) or not all(isinstance(s, str) for s in listed):
-        raise ModelError(f"{folder / SIDECAR}: 'symbols' must be a list of strings")
-    for name, symbols in ((f"{ATTACH}.json", attach.vocab.tokens), (SIDECAR, listed)):
+    for name, symbols in ((f"{ATTACH}.json", attach.vocab.tokens),
+                          (SIDECAR, channel.symbols if listed is None else listed)):
         if tuple(symbols) != channel.symbols:  # a file copied from another model's folder
             raise ModelError(f"{folder}: {name} and channel.fst are of different models "
                              f"({_differ(symbols, channel.symbols)})")
@@ -155,6 +153,21 @@ def load_model(name: str | Path) -> PunctModel:
     except InputError as e:  # the model's fault, not a value the user gave
         raise ModelError(f"{folder / RECORD}: settings: {e}") from None
     return PunctModel(attach, theta, channel, settings)
+
+
+def channel_marks(folder: Path) -> tuple[list[str] | None, str]:
+    """The marks (the channel's symbols) that the model folder's channel.json lists, None if
+    it lists none (an older model's), and its direction: what :func:`load_model` checks
+    against channel.fst and the vocabulary, read without the weights. A ModelError when
+    channel.json cannot be read, holds no direction (:func:`~fstpunct.fst.channel.read_sidecar`)
+    or lists symbols that are not a list of strings."""
+    side, direction = read_sidecar(folder / CHANNEL)
+    if "symbols" not in side:
+        return None, direction
+    listed = side["symbols"]
+    if not isinstance(listed, list) or not all(isinstance(s, str) for s in listed):
+        raise ModelError(f"{folder / SIDECAR}: 'symbols' must be a list of strings")
+    return listed, direction
 
 
 def _differ(these: Sequence[str], channel: Sequence[str]) -> str:
