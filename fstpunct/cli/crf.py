@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..apps.restoration.crf import MIN_COUNT, CrfModel, check_c2_grid, check_output, train
+from ..apps.restoration.crf import FILES, KIND, MIN_COUNT, CrfModel, check_c2_grid, train
 from ..errors import InputError
+from ..files import model_target
 from ..ud.release import read_one, split_source
 from ..ud.slots import to_slots
 from ..ud.width import Widths
@@ -83,7 +84,7 @@ def _train(args: argparse.Namespace) -> int:
     stdin_once([f for f in (args.train, args.dev) if f])  # before any other check
     at_least(1, max_iterations=args.max_iterations)  # checked before reading anything
     at_least(0, c1=args.c1, min_freq=args.min_freq)
-    check_output(args.output)  # a folder it cannot or may not write: before reading the data
+    model_target(args.output, FILES, KIND)  # a folder it may not write: before reading the data
     train_src = read_one(args.train, args.ud_dir) if args.train else split_source(
         args.lang, "train", args.ud_dir).sentences()
     dev_src = read_one(args.dev, args.ud_dir) if args.dev else split_source(

@@ -6,9 +6,11 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError, refuse_unused
+from ..files import model_target
 from ..parser import MODES, Model, train
+from ..parser.model import FILES, KIND
 from ..parser.punct import PROPS_VERSION
-from ..parser.train import LEARNING, PATIENCE, PATIENCE_WITHOUT_DEV, check_output
+from ..parser.train import LEARNING, PATIENCE, PATIENCE_WITHOUT_DEV
 from ..ud.release import read_one, split_source
 from .arguments import (
     add_model_output_argument,
@@ -83,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 < args.fraction <= 1:
         raise InputError(f"--fraction must be above 0 and at most 1, not {args.fraction}")
     at_least(0, patience=args.patience, min_count=args.min_count)
-    check_output(args.output)  # a folder it cannot or may not write: before reading the data
+    model_target(args.output, FILES, KIND)  # a folder it may not write: before reading the data
     sources = ([read_one(f, args.ud_dir) for f in args.train] if args.train  # all named first
                else [split_source(lang, "train", args.ud_dir).sentences()])
     train_sents = [s for source in sources for s in source]

@@ -36,7 +36,7 @@ from .search import search, trail
 from .transitions import State, initial
 
 __all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
-           "check_output", "train"]
+           "train"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
@@ -193,12 +193,6 @@ def evaluate(model: Model, sentences: Sequence[Sentence], beam: int,
     return s.words.uas, s.words.las
 
 
-def check_output(out: str | Path) -> None:
-    """InputError unless the folder ``out`` can take a parser: writable, and new, empty or
-    a parser's holding nothing else (:func:`~fstpunct.files.model_target`)."""
-    model_target(out, FILES, KIND)
-
-
 def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: str,
           beam: int, out: str | Path, epochs: int = 20, patience: int | None = None,
           seed: int = 1, min_count: int = 1, log: Callable[[str], None] | None = None,
@@ -215,9 +209,9 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
     the only choice there; ``lowercase``: a case-free parser, words lower-cased in training
     and parsing. ``out`` is checked before training: a new or empty folder, or a parser's
-    holding nothing else (:func:`check_output`); if something is put into it while training
-    runs, the model (the best epoch so far) is written to a new folder beside it and
-    :class:`~fstpunct.errors.SavedAside` ends the training."""
+    holding nothing else (:func:`~fstpunct.files.model_target`); if something is put into it
+    while training runs, the model (the best epoch so far) is written to a new folder beside it
+    and :class:`~fstpunct.errors.SavedAside` ends the training."""
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
     seed = check_seed(seed)
@@ -228,7 +222,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
     if learning == "local" and beam > 1:
         raise InputError("local learning needs beam 1; beam > 1 always uses early update")
-    check_output(out)
+    model_target(out, FILES, KIND)
 
     def say(msg: str) -> None:
         (log or (lambda m: print(m, file=sys.stderr, flush=True)))(msg)

@@ -239,7 +239,8 @@ def _readings(record: dict[str, Any]) -> int:
 def check_output(folder: str | Path) -> None:
     """InputError unless the folder ``folder`` can take a correction model: writable, and new,
     empty or a correction model's holding nothing else, inside its ``learner/`` and
-    ``corrector/`` too (:func:`~fstpunct.files.model_target`)."""
+    ``corrector/`` too (:func:`~fstpunct.files.model_target`, as the package's trainers call
+    it; this name is scripts/correction.py's)."""
     model_target(folder, FILES, KIND, PART_FILES)
 
 

@@ -29,8 +29,7 @@ from . import Insertion
 from .metrics import slot_strings
 
 __all__ = ["EMPTY", "FILES", "KIND", "MIN_COUNT", "OTHER", "Backoff", "CrfModel", "LockedTagger",
-           "check_c2_grid",
-           "check_output", "crf_heads", "crf_insertions", "features", "installed", "slot_tags",
+           "check_c2_grid", "crf_heads", "crf_insertions", "features", "installed", "slot_tags",
            "train"]
 
 EMPTY = "O"
@@ -265,12 +264,6 @@ def check_c2_grid(grid: Iterable[float]) -> None:
         refuse_below(0, c2=c2)
 
 
-def check_output(output: str | Path) -> None:
-    """InputError unless the folder ``output`` can take a CRF: writable, and new, empty or a
-    CRF's holding nothing else (:func:`~fstpunct.files.model_target`)."""
-    model_target(output, FILES, KIND)
-
-
 def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence],
           output: str | Path, lang: str, c2_grid: Sequence[float] = (0.1, 1.0, 10.0),
           max_iterations: int = 200, tree: bool = True, s: float = 0.5,
@@ -282,14 +275,14 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
     the non-zero ones), ``min_freq`` drops the (attribute, tag) features seen fewer times in
     training, and a ``min_tag_count`` above :data:`MIN_COUNT` makes more rare slot strings
     :data:`OTHER` (fewer tags: training time grows with their square). ``output`` is checked
-    before training (:func:`check_output`); if something is put into it while training runs,
-    the model is written to a new folder beside it and :class:`~fstpunct.errors.SavedAside`
-    names that folder."""
+    before training (:func:`~fstpunct.files.model_target`); if something is put into it while
+    training runs, the model is written to a new folder beside it and
+    :class:`~fstpunct.errors.SavedAside` names that folder."""
     if not train_sents or not dev_sents:
         raise InputError("the CRF needs training and dev sentences")
     refuse_below(0, c1=c1, min_freq=min_freq)  # NaN, inf: they would break meta.json
     check_c2_grid(c2_grid)
-    check_output(output)
+    model_target(output, FILES, KIND)
     start = time.perf_counter()
     counts = Counter(t for ss in train_sents for t in slot_tags(ss))
     tags = sorted(t for t, c in counts.items() if c >= min_tag_count)
