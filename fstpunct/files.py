@@ -14,6 +14,7 @@ or, beside other files (a compiled channel and its JSON, an ordering model's two
 from __future__ import annotations
 
 import codecs
+import errno
 import hashlib
 import io
 import json
@@ -310,14 +311,33 @@ def write_pair(data: str | Path, write: Callable[[Path], None], record: str | Pa
     """A file ``data``, written by ``write`` (given the path to write), and the JSON file
     ``record`` that describes it: ``meta`` with :data:`PAIR_DIGEST`, the SHA-256 of ``data``'s
     bytes. Both are written to temporaries first, so an error, Ctrl-C or SIGTERM while either
-    is written leaves both targets as they were; then ``record`` is renamed into place, and
-    ``data`` last. What a crash between the two renames leaves, the new record beside the old
-    data, :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
+    is written leaves both targets as they were; then ``record`` is renamed into place, its
+    folder flushed to the disk where the system allows (:func:`_sync_folder`: a power loss
+    cannot then keep the second rename and lose the first), and ``data`` renamed last. What a
+    crash between the two renames leaves, the new record beside the old data,
+    :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
     refused, never mixed silently."""
     with atomic_path(data) as tmp:
         write(tmp)
         digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
         write_json(record, {**meta, PAIR_DIGEST: digest})  # renamed first
+        _sync_folder(Path(record).parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush ``folder``'s entries (a rename into it) to the disk: ``fsync`` of the folder, as
+    POSIX systems allow. Where a folder cannot be flushed so (Windows cannot open one; a file
+    system may refuse, EINVAL), the order of its renames is left to the system."""
+    if os.name == "nt":
+        return
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    except OSError as e:
+        if e.errno != errno.EINVAL:
+            raise
+    finally:
+        os.close(fd)
 
 
 def check_pair(meta: Mapping[str, Any], record: str | Path, data: str | Path) -> None:

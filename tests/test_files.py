@@ -193,6 +193,55 @@ def test_a_pair_cut_between_its_renames_is_the_old_pair_or_refused(kind, cut, tm
     load()
 
 
+@pytest.mark.parametrize("kind", ["channel", "order"])
+def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypatch):
+    """A power loss cannot keep a pair's second rename and lose its first: the folder is
+    flushed to the disk (fsync) between them. It was not, so a file system that reorders its
+    metadata could keep the new binary beside an old record (one without a digest: nothing
+    to refuse it)."""
+    save, _, files, _ = _pair(kind, tmp_path)
+    save(0)
+    events, replace, fsync, folder = [], os.replace, os.fsync, os.stat(tmp_path)
+
+    def renamed(src, dst):
+        events.append(Path(dst).name)
+        replace(src, dst)
+
+    def flushed(fd):
+        if os.path.samestat(os.fstat(fd), folder):
+            events.append("folder")
+        fsync(fd)
+
+    monkeypatch.setattr(os, "replace", renamed)
+    monkeypatch.setattr(os, "fsync", flushed)
+    save(1)
+    assert events == [files[0].name, "folder", files[1].name]
+
+
+@pytest.mark.parametrize("error", [errno.EINVAL, errno.EIO])
+def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
+    """A file system that refuses to flush a folder (EINVAL) leaves the order to the system and
+    the pair is written; any other error of the flush is one line and the old pair stays."""
+    save, load, files, _ = _pair("order", tmp_path)
+    save(0)
+    old = [p.read_bytes() for p in files]
+    fsync = os.fsync
+
+    def refused(fd):
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise OSError(error, os.strerror(error))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", refused)
+    if error == errno.EINVAL:
+        save(1)
+        assert load().record["version"] == 1
+    else:
+        with pytest.raises(InputError, match=r"^\S+/order.npz: cannot write: Input/output"):
+            save(1)
+        assert files[1].read_bytes() == old[1] and leftovers(tmp_path) == []
+
+
 def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):
     target = tmp_path / "model"
     target.mkdir()
