@@ -97,13 +97,11 @@ def test_save_and_load(tmp_path):
     assert back.features == model.features
     assert np.allclose(back.theta, model.theta, atol=1e-6)
     stored = (tmp_path / "order.npz").read_bytes()  # deflated: a flipped bit there fails
-    for at in range(40, len(stored) - 120, 3):  # the CRC or the inflating (zlib.error)
+    for at in range(40, len(stored) - 120, 3):  # the CRC or the inflating (zlib.error), or
         (tmp_path / "order.npz").write_bytes(stored[:at] + bytes([stored[at] ^ 1]) +
-                                             stored[at + 1:])
-        try:
+                                             stored[at + 1:])  # order.json's digest
+        with pytest.raises(ModelError, match="not an ordering model|records another order.npz"):
             OrderModel.load(tmp_path / "order")
-        except ModelError as e:  # or, where numpy reads on, not the file order.json records
-            assert "not an ordering model" in str(e) or "records another order.npz" in str(e)
     (tmp_path / "order.npz").write_bytes(stored[:len(stored) // 2])  # a truncated file
     with pytest.raises(ModelError, match="not an ordering model"):
         OrderModel.load(tmp_path / "order")
