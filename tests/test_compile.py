@@ -7,6 +7,7 @@ import pynini
 import pytest
 
 from fstpunct.cli.main import main
+from fstpunct.errors import InputError
 from fstpunct.fst.channel import Channel
 from fstpunct.fst.grammar import load_grammar
 
@@ -41,3 +42,24 @@ def test_a_channel_named_like_its_sidecar_is_refused(tmp_path, capsys):
     inside = tmp_path / "sub" / "dir" / "channel.json"  # its folder was made before the error
     assert main(["compile", str(GRAMMARS[0]), "-o", str(inside)]) == 2
     assert "sidecar" in capsys.readouterr().err and not (tmp_path / "sub").exists()
+
+
+@pytest.mark.parametrize("sidecar", [True, False])
+def test_a_channel_that_cannot_be_written_is_one_line(sidecar, tmp_path, monkeypatch, capsys):
+    """OpenFst's error writing the machine (pynini's FstIOError, an OSError) is one line
+    naming the .fst, with or without its sidecar, and leaves nothing behind."""
+    class Unwritable:
+        def write(self, path):
+            raise pynini.FstIOError(f"Write failed: {path}")
+
+    monkeypatch.setattr(Channel, "fst", lambda self, arc_type: Unwritable())
+    out = tmp_path / "en.fst"
+    if sidecar:
+        assert main(["compile", str(GRAMMARS[0]), "-o", str(out)]) == 2
+        err = capsys.readouterr().err
+    else:
+        with pytest.raises(InputError) as refused:
+            load_grammar(GRAMMARS[0]).channel().save(out)
+        err = f"{refused.value}\n"
+    assert f"{out}: cannot write: Write failed: " in err and err.count("\n") == 1
+    assert list(tmp_path.iterdir()) == []

@@ -435,14 +435,11 @@ class Channel:
         def write(tmp: Path) -> None:
             self.fst("log64").write(str(tmp))
 
-        try:
-            if sidecar is None:
-                with atomic_path(path) as tmp:
-                    write(tmp)
-            else:
-                write_pair(path, write, writable_sidecar(path), sidecar)
-        except OSError as e:  # pynini's FstIOError is one
-            raise ModelError(f"{path}: cannot write channel: {e}") from e
+        if sidecar is None:
+            with atomic_path(path) as tmp:
+                write(tmp)
+        else:
+            write_pair(path, write, writable_sidecar(path), sidecar)
 
     @classmethod
     def load(cls, path: str | Path, direction: str | None = None) -> Channel:
