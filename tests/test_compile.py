@@ -42,6 +42,9 @@ def test_a_channel_named_like_its_sidecar_is_refused(tmp_path, capsys):
     inside = tmp_path / "sub" / "dir" / "channel.json"  # its folder was made before the error
     assert main(["compile", str(GRAMMARS[0]), "-o", str(inside)]) == 2
     assert "sidecar" in capsys.readouterr().err and not (tmp_path / "sub").exists()
+    with pytest.raises(InputError, match="sidecar would overwrite it"):  # the library's own
+        load_grammar(GRAMMARS[0]).compile(out)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("sidecar", [True, False])

@@ -47,7 +47,6 @@ from .channel import (
     SWAP,
     Channel,
     structural_mask,
-    writable_sidecar,
 )
 
 __all__ = ["Rule", "Grammar", "load_grammar", "parse_grammar", "DEFAULT_MASS"]
@@ -118,8 +117,7 @@ class Grammar:
         """Write the initial channel to ``path`` (OpenFst) and its JSON sidecar beside it, the
         two as a pair (:meth:`Channel.save`; a ``path`` ending in ``.json``, which the sidecar
         would overwrite, is refused)."""
-        writable_sidecar(path)  # refused before anything is written
-        channel = self.channel(direction=direction)
+        channel = self.channel(direction=direction)  # writes nothing: save refuses first
         meta = {"language": self.language, "direction": channel.direction,
                 "symbols": list(channel.symbols), "pairs": [list(p) for p in self.pairs],
                 "grammar": self.path, "mass": self.mass, "rules": len(self.rules),
