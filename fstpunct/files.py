@@ -34,8 +34,8 @@ from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy
 
 __all__ = ["MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Terminated", "atomic_path",
            "check_input", "check_pair", "check_replaceable", "end_on_signals", "folder_target",
-           "foreign", "has_separator", "is_stdio", "model_folder", "model_target", "not_utf8",
-           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
+           "foreign", "has_separator", "input_name", "is_stdio", "model_folder", "model_target",
+           "not_utf8", "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
            "temporary_target", "to_json", "write_json", "write_pair", "writing"]
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
@@ -119,13 +119,18 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
     Bytes that are not UTF-8 come through as lone surrogates (``surrogateescape``) so the
     reader can name the line and sentence; a UTF-8 byte-order mark is dropped; UTF-16 is an
     InputError."""
+    name = input_name(path)
     if is_stdio(path):
         buffer = getattr(sys.stdin, "buffer", None)
         if buffer is None:  # a text stream put in place of stdin
-            return iter(sys.stdin), "<stdin>"
-        return _decoded(buffer, "<stdin>", close=False), "<stdin>"
-    p = Path(path)  # type: ignore[arg-type]
-    return _decoded(_opened(p), str(p), close=True), str(p)
+            return iter(sys.stdin), name
+        return _decoded(buffer, name, close=False), name
+    return _decoded(_opened(Path(path)), name, close=True), name  # type: ignore[arg-type]
+
+
+def input_name(path: str | Path | None) -> str:
+    """The name :func:`open_input` reports for ``path``: ``<stdin>`` or the path."""
+    return "<stdin>" if is_stdio(path) else str(Path(path))  # type: ignore[arg-type]
 
 
 def check_input(path: str | Path | None) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -127,9 +128,11 @@ def test_text_output_gives_back_the_blank_lines_after_the_last_sentence():
     """Line N out is line N in to the end: the blank lines after the last sentence come back
     too (they used to be dropped, so ``wc -l`` of input and output differed)."""
     text = "\none two\n\n\nthree\n\n \n"
-    sents = list(read_text(io.StringIO(text), "in.txt"))
-    assert [s.blank_after for s in sents] == [0, 2]
-    assert "".join(text_lines(sents, aligned=True)) == "\none two\n\n\nthree\n\n\n"
+    reader = read_text(io.StringIO(text), "in.txt")
+    sents = list(reader)
+    assert reader.lines == 7  # read to the end: the writer knows the lines after the last
+    assert "".join(text_lines(sents, aligned=True, source=reader)) == \
+        "\none two\n\n\nthree\n\n\n"
     assert "".join(text_lines(sents)) == "one two\nthree\n"  # not aligned: sentences only
 
 
@@ -184,6 +187,52 @@ def test_lines_given_as_strings_must_be_one_line_each():
     assert len(list(read_text(["a b", "c d\n"]))) == 2
     with pytest.raises(ConlluError, match="a line break inside a line"):
         list(read_text(["a b\nc d"]))
+
+
+def test_each_sentence_comes_as_soon_as_its_line_is_read():
+    """A process that writes a line and waits for its answer gets it: the reader used to hold
+    each sentence until the next line with a word (or the end) was read, for the blank lines
+    after the last one; now the writer gets those from the reader once it has read the end."""
+    pulled = []
+
+    def lines():
+        pulled.clear()
+        for k, line in enumerate(["one two\n", "\n", "three\n", " \n"], 1):
+            pulled.append(k)
+            yield line
+    reader = read_text(lines())
+    assert next(reader).lineno == 1 and pulled == [1]  # was [1, 2, 3]
+    reader = read_text(lines())
+    written = text_lines(reader, aligned=True, source=reader)
+    assert next(written) == "one two\n" and pulled == [1]
+    assert next(written) == "\n" and next(written) == "three\n" and pulled == [1, 2, 3]
+    assert list(written) == ["\n"] and pulled == [1, 2, 3, 4]
+
+
+STREAM = """import sys
+from fstpunct.ud.text import read_text_file, surface
+for sent in read_text_file("-"):
+    print(sent.lineno, surface(sent.lines), flush=True)
+"""
+
+
+def test_text_read_from_a_pipe_is_answered_line_by_line():
+    """The reader over stdin (a pipe): line 1's sentence comes before line 2 is written (with a
+    timeout: it used to wait for line 2, and this test for its timeout)."""
+    with subprocess.Popen([sys.executable, "-c", STREAM], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def answer(line: bytes) -> bytes:
+            proc.stdin.write(line)  # type: ignore[union-attr]
+            proc.stdin.flush()  # type: ignore[union-attr]
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready, f"no answer to {line!r}"
+            return proc.stdout.readline()  # type: ignore[union-attr]
+        assert answer(b"one two\r\n") == b"1 one two\n"
+        assert answer(b"\r\nthree,four\r\n") == b"3 three,four\n"
+        proc.stdin.close()
+        assert proc.stdout.read() == b"" and proc.wait(30) == 0
 
 
 # --- CoNLL-U with or without trees ----------------------------------------------------------

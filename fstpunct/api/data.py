@@ -47,7 +47,15 @@ from typing import TYPE_CHECKING, TypeVar, Union
 from ..errors import ConlluError, InputError, refuse_choice
 from ..files import has_separator
 from ..ud.release import Source, names_file, read_one, resolve_one
-from ..ud.text import NoWords, Tokeniser, read_text, read_text_file, surface, text_lines
+from ..ud.text import (
+    NoWords,
+    TextReader,
+    Tokeniser,
+    read_text,
+    read_text_file,
+    surface,
+    text_lines,
+)
 from ..ud.treebank import Sentence, read_conllu
 
 if TYPE_CHECKING:  # imported when TokenLists are met: this module is on every command's path
@@ -207,7 +215,8 @@ def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str |
     out = step(sents)
     whole = is_text(data) or text is not None and isinstance(data, str)
     if format == "text":
-        lines = text_lines(out, text is not None, line)
+        source = next((s for s in (sents, data) if isinstance(s, TextReader)), None)
+        lines = text_lines(out, text is not None, line, source)
         return "".join(lines) if whole else (ln.rstrip("\r\n") for ln in lines)
     if whole:
         return "".join(s.text() for s in out)

@@ -11,7 +11,7 @@ from ..apps.text import tokeniser
 from ..errors import InputError
 from ..files import check_input, open_input, output
 from ..ud.release import names_file, read_one, resolve_one
-from ..ud.text import Tokeniser, read_text, text_lines
+from ..ud.text import TextReader, Tokeniser, read_text, text_lines
 from ..ud.treebank import Sentence, write_conllu
 from .model_option import chosen_model
 from .note import noted
@@ -54,7 +54,7 @@ def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None
     any punctuation character), else CoNLL-U, where sentences may lack trees."""
     if args.text:
         _refuse_split(args)
-        return read_text(*open_input(args.input), tokenise)
+        return _text(args, tokenise)
     return read_one(args.input, args.ud_dir, tree=None)
 
 
@@ -65,8 +65,15 @@ def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]
         _refuse_split(args)
         check_input(args.input)  # a missing file: one line, not after the model's note
         model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
-        return model, noted(args, read_text(*open_input(args.input), tokeniser(model.punct)))
+        return model, noted(args, _text(args, tokeniser(model.punct)))
     return chosen_model(args, args.input, read_input(args))
+
+
+def _text(args: argparse.Namespace, tokenise: Tokeniser | None) -> TextReader:
+    """The text reader of ``args.input``, kept in ``args.text_reader`` for :func:`write_output`
+    (the blank lines after the last sentence: known once it has read to the end)."""
+    args.text_reader = read_text(*open_input(args.input), tokenise)
+    return args.text_reader
 
 
 def _refuse_split(args: argparse.Namespace) -> None:
@@ -88,6 +95,7 @@ def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],
     are ``line(sentence)`` (default: the words with their spacing)."""
     with output(args.output) as f:
         if args.format == "text":
-            f.writelines(text_lines(sentences, args.text, *([line] if line else [])))
+            f.writelines(text_lines(sentences, args.text, *([line] if line else []),
+                                    source=getattr(args, "text_reader", None)))
         else:
             write_conllu(sentences, f)

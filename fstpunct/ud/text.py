@@ -15,7 +15,8 @@ A sentence has ``# sent_id`` = its line number, ``# text``, and its words with F
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
 :func:`~fstpunct.ud.treebank.has_tree` is false). Blank lines (only white space) separate
 paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
-so line N out is line N in (those after the last sentence too). A tab
+so line N out is line N in (those after the last sentence too, which the reader knows once it
+has read the end: each sentence is given as soon as its line is read, :class:`TextReader`). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
 the file and line, as is input without any sentence (:class:`NoWords`), but in text output:
 a text of blank lines only (white space) comes back as its lines, blank (:func:`text_lines`),
@@ -31,12 +32,12 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from ..errors import ConlluError
-from ..files import open_input
+from ..files import input_name, open_input
 from .slots import ABBV, BOUNDARY, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
-__all__ = ["GoldSplit", "NoWords", "Tokeniser", "read_text", "read_text_file", "surface",
-           "text_lines"]
+__all__ = ["GoldSplit", "NoWords", "TextReader", "Tokeniser", "read_text", "read_text_file",
+           "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
@@ -144,58 +145,73 @@ class NoWords(ConlluError):
         self.lines, self.newline = lines, newline or "\n"
 
 
-def read_text(lines: Iterable[str], path: str = "<stdin>",
-              tokenise: Tokeniser | None = None) -> Iterator[Sentence]:
+class TextReader(Iterator[Sentence]):
     """The sentences of a text stream (lines may keep their line ends), one at a time, each
-    given once the next line with a word, or the end of the input, has been read (it reads
-    ahead past the blank lines that follow, so the last sentence carries those after it,
-    ``Sentence.blank_after``); an item that is not a string is a TypeError naming its line."""
-    tokenise = tokenise or Tokeniser()
-    newline, index, lineno = None, 0, 0
-    held = None  # a sentence is given once the next one or the end is read
-    for lineno, raw in enumerate(lines, 1):
-        if not isinstance(raw, str):
-            raise TypeError(f"{path}: line {lineno}: expected a string, got "
-                            f"{type(raw).__name__}")
-        text = raw.rstrip("\n")
-        end = raw[len(text):]
-        if text.endswith("\r") and end:
-            text, end = text[:-1], "\r\n"
-        if end and newline and end != newline:  # as CoNLL-U is refused
-            raise ConlluError(mixed_line_ends(end, newline), path, lineno)
-        newline = newline or end or None
-        _check(text, path, lineno)
-        tokens = text.split()
-        if not tokens:
-            continue
-        # a blank line before this one (since the sentence held, or the start): a paragraph
-        newpar = lineno > (held.lineno if held is not None else 0) + 1
-        if held is not None:
-            yield held
-        rows: list[Line] = []
-        words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
-        for n, token in enumerate(tokens):
-            pieces = tokenise(token, bool(words) and n < words[-1])
-            for k, (form, mark) in enumerate(pieces):
-                last = k == len(pieces) - 1
-                rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_", "_",
-                                  "_", "_", "_", "_", "_" if last else NO_SPACE], lineno))
-        index += 1
-        comments = (["# newpar"] if newpar else []) + [f"# sent_id = {lineno}",
-                                                      f"# text = {' '.join(tokens)}"]
-        held = rebuild(Sentence(comments, rows, path, lineno, index=index,
-                                newline=newline or "\n"), comments, rows, tree=None)
-    if held is None:
-        raise NoWords(path, lineno, newline)
-    held.blank_after = lineno - held.lineno  # every line after it is blank
-    yield held
+    given as soon as its line is read: nothing is read ahead, so a process that writes a line
+    and waits for its answer gets it. Once they are all read, :attr:`lines` is how many lines
+    the input had, so text output (:func:`text_lines`) gives back the blank lines after the
+    last sentence too. An item that is not a string is a TypeError naming its line."""
+
+    def __init__(self, lines: Iterable[str], path: str = "<stdin>",
+                 tokenise: Tokeniser | None = None) -> None:
+        self.path = path
+        self.lines = 0  # the lines read so far
+        self._sentences = self._read(lines, tokenise or Tokeniser())
+
+    def __next__(self) -> Sentence:
+        return next(self._sentences)
+
+    def _read(self, lines: Iterable[str], tokenise: Tokeniser) -> Iterator[Sentence]:
+        path = self.path
+        newline, index, previous = None, 0, 0  # previous: the last sentence's line
+        for lineno, raw in enumerate(lines, 1):
+            self.lines = lineno
+            if not isinstance(raw, str):
+                raise TypeError(f"{path}: line {lineno}: expected a string, got "
+                                f"{type(raw).__name__}")
+            text = raw.rstrip("\n")
+            end = raw[len(text):]
+            if text.endswith("\r") and end:
+                text, end = text[:-1], "\r\n"
+            if end and newline and end != newline:  # as CoNLL-U is refused
+                raise ConlluError(mixed_line_ends(end, newline), path, lineno)
+            newline = newline or end or None
+            _check(text, path, lineno)
+            tokens = text.split()
+            if not tokens:
+                continue
+            newpar = lineno > previous + 1  # a blank line before this one: a paragraph
+            previous = lineno
+            rows: list[Line] = []
+            words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
+            for n, token in enumerate(tokens):
+                pieces = tokenise(token, bool(words) and n < words[-1])
+                for k, (form, mark) in enumerate(pieces):
+                    last = k == len(pieces) - 1
+                    rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_",
+                                      "_", "_", "_", "_", "_", "_" if last else NO_SPACE],
+                                     lineno))
+            index += 1
+            comments = (["# newpar"] if newpar else []) + [f"# sent_id = {lineno}",
+                                                          f"# text = {' '.join(tokens)}"]
+            yield rebuild(Sentence(comments, rows, path, lineno, index=index,
+                                   newline=newline or "\n"), comments, rows, tree=None)
+        if not index:
+            raise NoWords(path, self.lines, newline)
 
 
-def read_text_file(path: str | Path | None, tokenise: Tokeniser | None = None
-                   ) -> Iterator[Sentence]:
-    """Stream the sentences of a text file (``None`` or ``-``: stdin)."""
-    lines, name = open_input(path)
-    yield from read_text(lines, name, tokenise)
+def read_text(lines: Iterable[str], path: str = "<stdin>",
+              tokenise: Tokeniser | None = None) -> TextReader:
+    """The sentences of a text stream, each as soon as its line is read (:class:`TextReader`)."""
+    return TextReader(lines, path, tokenise)
+
+
+def read_text_file(path: str | Path | None, tokenise: Tokeniser | None = None) -> TextReader:
+    """Stream the sentences of a text file (``None`` or ``-``: stdin), opened when the first
+    is read."""
+    def lines() -> Iterator[str]:
+        yield from open_input(path)[0]
+    return TextReader(lines(), input_name(path), tokenise)
 
 
 def surface(lines: Sequence[Line]) -> str:
@@ -213,20 +229,24 @@ def surface(lines: Sequence[Line]) -> str:
 
 
 def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
-               line: Callable[[Sentence], str] = lambda s: surface(s.lines)) -> Iterator[str]:
-    """Each sentence as ``line(sentence)`` with its line end; if ``aligned`` (sentences of
-    :func:`read_text`), with the blank lines the input had before, between and after them, so
-    line N out is line N in: text of blank lines only (:class:`NoWords`) gives them back."""
-    previous = 0
+               line: Callable[[Sentence], str] = lambda s: surface(s.lines),
+               source: TextReader | None = None) -> Iterator[str]:
+    """Each sentence as ``line(sentence)`` with its line end, as soon as it comes; if
+    ``aligned`` (sentences of :func:`read_text`), with the blank lines the input had before and
+    between them, and those after the last one that ``source``, their reader, has read once
+    they end, so line N out is line N in: text of blank lines only (:class:`NoWords`) gives
+    them back."""
+    previous, newline = 0, "\n"
     try:
         for sent in sentences:
             if aligned:
                 yield from itertools.repeat(sent.newline, max(sent.lineno - previous - 1, 0))
-                previous = sent.lineno
+                previous, newline = sent.lineno, sent.newline
             yield line(sent) + sent.newline
-            if aligned:
-                yield from itertools.repeat(sent.newline, sent.blank_after)
     except NoWords as e:  # raised before any sentence: nothing is written yet
         if not aligned:
             raise
         yield from itertools.repeat(e.newline, e.lines)
+        return
+    if aligned and source is not None:
+        yield from itertools.repeat(newline, source.lines - previous)

@@ -134,9 +134,6 @@ class Sentence:
     folded: dict[str, str] | None = field(default=None, compare=False, repr=False)
     """Punctuation forms a model reads as their width twins, by word ID, while a command runs
     (:mod:`fstpunct.ud.width`); None outside."""
-    blank_after: int = field(default=0, compare=False, repr=False)
-    """The blank lines after the last sentence of text input (:func:`fstpunct.ud.text.read_text`),
-    which text output writes back; 0 for every other sentence."""
 
     @property
     def sent_id(self) -> str | None:
@@ -392,7 +389,7 @@ def rebuild(sent: Sentence, comments: list[str], lines: list[Line],
     """A new sentence from edited comments and token lines of ``sent`` (same file and place),
     parsed and validated like read input (``tree``: see :func:`read_conllu`)."""
     return _finish(Sentence(comments, lines, sent.path, sent.lineno, index=sent.index,
-                            newline=sent.newline, blank_after=sent.blank_after), tree)
+                            newline=sent.newline), tree)
 
 
 def with_arcs(sent: Sentence, arcs: Mapping[int, tuple[int, str]]) -> Sentence:
