@@ -38,7 +38,7 @@ from fstpunct.fst.channel import Channel
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.store import BUNDLED, model_path
 from fstpunct.parser import Model
-from fstpunct.parser.pipeline import pipeline_folders
+from fstpunct.parser.pipeline import load_pipeline, pipeline_folders
 from fstpunct.parser.tagger import Tagger
 from fstpunct.ud.release import resolve
 
@@ -920,6 +920,20 @@ def test_a_pipeline_warns_as_a_model_does_when_a_bundled_name_hides_a_folder(mon
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pipeline_folders("./en")[0] == Path("en", "tagger")
+
+
+def test_a_pipeline_warns_once_when_a_bundled_name_hides_a_folder(monkeypatch, tmp_path):
+    """load_pipeline read the name twice (the folders, then the lower-case tagger's): under an
+    "always" filter model_path's warning came twice; now once, the same folders read."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "en").mkdir()
+    read: list[Path] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        load_pipeline("en", read=lambda kind, folder: read.append(folder))  # type: ignore
+    assert [str(w.message) for w in caught] == \
+        ["'en' is the bundled model, not the local folder en (write ./en for the folder)"]
+    assert read == [BUNDLED / "en" / name for name in ("tagger", "parser", "tagger-lc")]
 
 
 def test_every_reader_of_a_name_takes_either_separator_for_a_path(monkeypatch, tmp_path):

@@ -123,7 +123,8 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
     ``lang_or_folder``'s own folders (default ``kind.load(folder)``; a :class:`fstpunct.Model`
     gives its own, which reads each folder once, so that a call per line does not read them
     again)."""
-    folders = pipeline_folders(lang_or_folder, lowercase)
+    base = model_path(lang_or_folder)  # once: a bundled name's lookup may warn
+    folders = pipeline_folders(base, lowercase)
     parts: list[Tagger | Model] = []
     for given, folder, kind, what in ((tagger, folders[0], Tagger, "tagger"),
                                       (parser, folders[1], Model, "parser")):
@@ -138,6 +139,6 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
             parts.append(read(kind, folder))
     auto = None
     if lowercase is None and tagger is None:
-        lower = pipeline_folders(lang_or_folder, True)[0]
+        lower = pipeline_folders(base, True)[0]
         auto = read(Tagger, lower) if lower.is_dir() else None
     return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]
