@@ -920,6 +920,7 @@ def test_a_pipeline_warns_as_a_model_does_when_a_bundled_name_hides_a_folder(mon
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert pipeline_folders("./en")[0] == Path("en", "tagger")
+        assert model_path("en", warn=False) == BUNDLED / "en"  # a name the user did not type
 
 
 def test_a_pipeline_warns_once_when_a_bundled_name_hides_a_folder(monkeypatch, tmp_path):

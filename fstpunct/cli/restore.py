@@ -10,7 +10,7 @@ from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial, is_model_folder, is_path
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
-from ..model.store import BUNDLED, bundled, is_bundled
+from ..model.store import bundled, is_bundled, model_path
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from .arguments import (
@@ -134,9 +134,9 @@ def run(args: argparse.Namespace) -> int:
                     raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: "
                                      f"give --lang with one of {', '.join(bundled())}, or "
                                      "--tagger DIR and --parser DIR")
-                # the bundled one as a path: lang is often a name not typed (the CRF's, the
-                # rule file's, "en"), and --lang ./DIR is refused just above: so no warning
-                source = folder or (BUNDLED / lang if is_bundled(lang) else lang)
+                # lang is often a name not typed (the CRF's, the rule file's, "en"), and
+                # --lang ./DIR is refused just above: so no warning of a local folder
+                source = folder or model_path(lang, warn=False)
                 return load_pipeline(source, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
             # marks of either width, as the model's restore (fstpunct.ud.width)

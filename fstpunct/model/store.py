@@ -73,11 +73,12 @@ def is_bundled(name: str | Path) -> bool:
         (BUNDLED / name / RECORD).is_file()
 
 
-def model_path(name: str | Path) -> Path:
+def model_path(name: str | Path, warn: bool = True) -> Path:
     """A bundled model's folder by name, else ``name`` as a path (see the module docstring:
-    a bundled name wins over a local folder of that name, with a warning)."""
+    a bundled name wins over a local folder of that name, with a warning unless ``warn`` is
+    false: for a name the user did not type)."""
     if is_bundled(name):
-        if Path(name).exists():
+        if warn and Path(name).exists():
             warn_user(f"{name!r} is the bundled model, not the local folder {name} "
                       f"(write ./{name} for the folder)")
         return BUNDLED / str(name)
