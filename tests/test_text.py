@@ -6,9 +6,11 @@ git-ignored while they are being built); the acceptance example runs on the bund
 they exist."""
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 import os
+import pickle
 import select
 import shutil
 import subprocess
@@ -22,6 +24,7 @@ from interleaved import meet
 from unparsed import unparsed
 
 import fstpunct
+from fstpunct.api.data import rewrite
 from fstpunct.apps.text import analysed, needs_analysis
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, InputError, ModelError
@@ -134,6 +137,30 @@ def test_text_output_gives_back_the_blank_lines_after_the_last_sentence():
     assert "".join(text_lines(sents, aligned=True, source=reader)) == \
         "\none two\n\n\nthree\n\n\n"
     assert "".join(text_lines(sents)) == "one two\nthree\n"  # not aligned: sentences only
+
+
+def _through_a_generator(reader):
+    yield from reader
+
+
+@pytest.mark.parametrize("route", [
+    pytest.param(lambda reader: reader, id="the-reader-without-source"),
+    pytest.param(list, id="a-list"),
+    pytest.param(_through_a_generator, id="a-generator-over-the-reader"),
+    pytest.param(lambda reader: pickle.loads(pickle.dumps(list(reader))), id="a-pickled-list"),
+])
+def test_the_blank_lines_after_the_last_sentence_come_with_it(route):
+    """The reader sets them on the last sentence once the input has ended (after giving it), so
+    the sentences reach the writer any way, not only as the reader with ``source=``: the writer,
+    the API's ``rewrite`` too, dropped them for each of these routes (the reader was streamed).
+    ``rewrite``'s step copies each sentence as it comes, the last before the input has ended."""
+    text = "\none two\n\n\nthree\n\n \n"
+    sents = route(read_text(io.StringIO(text), "in.txt"))
+    assert "".join(text_lines(sents, aligned=True)) == "\none two\n\n\nthree\n\n\n"
+    sents = route(read_text(io.StringIO(text), "in.txt"))
+    written = rewrite(sents, lambda sents: (dataclasses.replace(s) for s in sents),
+                      text=Tokeniser(), format="text")
+    assert list(written) == ["", "one two", "", "", "three", "", ""]
 
 
 def test_text_without_a_word_comes_back_blank_line_for_line(tmp_path, capsys):

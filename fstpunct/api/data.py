@@ -20,7 +20,10 @@ line, said explicitly since a one-line string may be either), the data is a **st
 (never a path), an ``os.PathLike`` text file, or an iterable of strings (one line each). The
 answer is the same kind in ``format`` ``text`` (the default for text: a string, else an
 iterator of lines without their line ends) or ``conllu``; an iterable of fstpunct sentences
-(read from text already) gives back sentences.
+(read from text already) gives back sentences, or in ``format`` ``text`` their lines, line for
+line as below, the blank lines after the last sentence too (the reader sets their count on it,
+``blank_after``, once the input has ended: a list of the sentences, pickled or not, or a
+generator over the reader keeps them).
 
 Empty input of any kind (an empty string, file or iterable) is a
 :class:`~fstpunct.errors.ConlluError`, "no sentences", as the command line's empty file is
@@ -48,8 +51,8 @@ from ..errors import ConlluError, InputError, refuse_choice
 from ..files import has_separator
 from ..ud.release import Source, names_file, read_one, resolve_one
 from ..ud.text import (
+    LastSeen,
     NoWords,
-    TextReader,
     Tokeniser,
     read_text,
     read_text_file,
@@ -212,12 +215,12 @@ def rewrite(data: Data, step: Step, text: Tokeniser | None = None, format: str |
     ``format`` ``text``, each sentence as ``line(sentence)``."""
     format = output_format(format, text is not None)
     sents, streamed = _open(data, text, tree)
-    out = step(sents)
     whole = is_text(data) or text is not None and isinstance(data, str)
     if format == "text":
-        source = next((s for s in (sents, data) if isinstance(s, TextReader)), None)
-        lines = text_lines(out, text is not None, line, source)
+        read = LastSeen(sents)  # the step's answers may be copies made before the input ended
+        lines = text_lines(step(read), text is not None, line, read)
         return "".join(lines) if whole else (ln.rstrip("\r\n") for ln in lines)
+    out = step(sents)
     if whole:
         return "".join(s.text() for s in out)
     return map(_to_tokenlist, out) if streamed else out

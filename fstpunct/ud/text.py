@@ -15,8 +15,9 @@ A sentence has ``# sent_id`` = its line number, ``# text``, and its words with F
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
 :func:`~fstpunct.ud.treebank.has_tree` is false). Blank lines (only white space) separate
 paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
-so line N out is line N in (those after the last sentence too, which the reader knows once it
-has read the end: each sentence is given as soon as its line is read, :class:`TextReader`). A tab
+so line N out is line N in (those after the last sentence too: each sentence is given as soon
+as its line is read, :class:`TextReader`, which sets their count on the last one, its
+``blank_after``, once the input has ended, so a list of the sentences keeps them). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
 the file and line, as is input without any sentence (:class:`NoWords`), but in text output:
 a text of blank lines only (white space) comes back as its lines, blank (:func:`text_lines`),
@@ -36,8 +37,8 @@ from ..files import input_name, open_input
 from .slots import ABBV, BOUNDARY, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
-__all__ = ["GoldSplit", "NoWords", "TextReader", "Tokeniser", "read_text", "read_text_file",
-           "surface", "text_lines"]
+__all__ = ["GoldSplit", "LastSeen", "NoWords", "TextReader", "Tokeniser", "read_text",
+           "read_text_file", "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
@@ -149,8 +150,9 @@ class TextReader(Iterator[Sentence]):
     """The sentences of a text stream (lines may keep their line ends), one at a time, each
     given as soon as its line is read: nothing is read ahead, so a process that writes a line
     and waits for its answer gets it. Once they are all read, :attr:`lines` is how many lines
-    the input had, so text output (:func:`text_lines`) gives back the blank lines after the
-    last sentence too. An item that is not a string is a TypeError naming its line."""
+    the input had, and the last sentence's ``blank_after`` (set after it was given: whoever
+    holds it sees it) the blank lines after it, so text output (:func:`text_lines`) gives them
+    back too. An item that is not a string is a TypeError naming its line."""
 
     def __init__(self, lines: Iterable[str], path: str = "<stdin>",
                  tokenise: Tokeniser | None = None) -> None:
@@ -164,6 +166,7 @@ class TextReader(Iterator[Sentence]):
     def _read(self, lines: Iterable[str], tokenise: Tokeniser) -> Iterator[Sentence]:
         path = self.path
         newline, index, previous = None, 0, 0  # previous: the last sentence's line
+        sent: Sentence | None = None  # the last sentence given
         for lineno, raw in enumerate(lines, 1):
             self.lines = lineno
             if not isinstance(raw, str):
@@ -194,10 +197,32 @@ class TextReader(Iterator[Sentence]):
             index += 1
             comments = (["# newpar"] if newpar else []) + [f"# sent_id = {lineno}",
                                                           f"# text = {' '.join(tokens)}"]
-            yield rebuild(Sentence(comments, rows, path, lineno, index=index,
-                                   newline=newline or "\n"), comments, rows, tree=None)
-        if not index:
+            sent = rebuild(Sentence(comments, rows, path, lineno, index=index,
+                                    newline=newline or "\n"), comments, rows, tree=None)
+            yield sent
+        if sent is None:
             raise NoWords(path, self.lines, newline)
+        sent.blank_after = self.lines - sent.lineno  # given already: its holder sees it now
+
+
+class LastSeen(Iterator[Sentence]):
+    """The sentences of text input as a step reads them, keeping the last one read: once they
+    end, :attr:`lines` is how many lines the input had (that sentence's line and its
+    ``blank_after``), for :func:`text_lines` to write after the step's answers, which may be
+    copies made before the input ended."""
+
+    def __init__(self, sentences: Iterable[Sentence]) -> None:
+        self._sentences = iter(sentences)
+        self._last: Sentence | None = None
+
+    def __next__(self) -> Sentence:
+        self._last = next(self._sentences)
+        return self._last
+
+    @property
+    def lines(self) -> int:
+        last = self._last
+        return 0 if last is None else last.lineno + last.blank_after
 
 
 def read_text(lines: Iterable[str], path: str = "<stdin>",
@@ -230,23 +255,26 @@ def surface(lines: Sequence[Line]) -> str:
 
 def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
                line: Callable[[Sentence], str] = lambda s: surface(s.lines),
-               source: TextReader | None = None) -> Iterator[str]:
+               source: TextReader | LastSeen | None = None) -> Iterator[str]:
     """Each sentence as ``line(sentence)`` with its line end, as soon as it comes; if
-    ``aligned`` (sentences of :func:`read_text`), with the blank lines the input had before and
-    between them, and those after the last one that ``source``, their reader, has read once
-    they end, so line N out is line N in: text of blank lines only (:class:`NoWords`) gives
-    them back."""
-    previous, newline = 0, "\n"
+    ``aligned`` (the sentences of :func:`read_text`, all of them, in order), with the blank
+    lines the input had before and between them, and, once they end, those after the last: its
+    ``blank_after``, set by the reader when the input ended, or, given ``source`` (what the step
+    that made these sentences read: their reader or :class:`LastSeen`), the input's lines after
+    the last one written (for copies made before the input ended). So line N out is line N in:
+    text of blank lines only (:class:`NoWords`) gives them back."""
+    previous, sent = 0, None
     try:
         for sent in sentences:
             if aligned:
                 yield from itertools.repeat(sent.newline, max(sent.lineno - previous - 1, 0))
-                previous, newline = sent.lineno, sent.newline
+                previous = sent.lineno
             yield line(sent) + sent.newline
     except NoWords as e:  # raised before any sentence: nothing is written yet
         if not aligned:
             raise
         yield from itertools.repeat(e.newline, e.lines)
         return
-    if aligned and source is not None:
-        yield from itertools.repeat(newline, source.lines - previous)
+    if aligned and sent is not None:
+        after = sent.blank_after if source is None else source.lines - previous
+        yield from itertools.repeat(sent.newline, after)

@@ -134,6 +134,10 @@ class Sentence:
     folded: dict[str, str] | None = field(default=None, compare=False, repr=False)
     """Punctuation forms a model reads as their width twins, by word ID, while a command runs
     (:mod:`fstpunct.ud.width`); None outside."""
+    blank_after: int = field(default=0, compare=False, repr=False)
+    """The blank lines after the last sentence of text input, which text output writes back:
+    set by :class:`~fstpunct.ud.text.TextReader` once the input has ended (after the sentence was
+    given); 0 for every other sentence."""
 
     @property
     def sent_id(self) -> str | None:
@@ -389,7 +393,7 @@ def rebuild(sent: Sentence, comments: list[str], lines: list[Line],
     """A new sentence from edited comments and token lines of ``sent`` (same file and place),
     parsed and validated like read input (``tree``: see :func:`read_conllu`)."""
     return _finish(Sentence(comments, lines, sent.path, sent.lineno, index=sent.index,
-                            newline=sent.newline), tree)
+                            newline=sent.newline, blank_after=sent.blank_after), tree)
 
 
 def with_arcs(sent: Sentence, arcs: Mapping[int, tuple[int, str]]) -> Sentence:
