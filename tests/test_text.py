@@ -245,21 +245,29 @@ for sent in read_text_file("-"):
 
 def test_text_read_from_a_pipe_is_answered_line_by_line():
     """The reader over stdin (a pipe): line 1's sentence comes before line 2 is written (with a
-    timeout: it used to wait for line 2, and this test for its timeout)."""
+    timeout: it used to wait for line 2, and this test for its timeout). A failure shows the
+    child's stderr (a crash: its traceback)."""
     with subprocess.Popen([sys.executable, "-c", STREAM], stdin=subprocess.PIPE,
-                          stdout=subprocess.PIPE) as proc:
-        assert proc.stdin is not None and proc.stdout is not None
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE) as proc:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+
+        def stderr() -> str:
+            """The child's stderr once it has ended (its stdin closed: it reads to the end)."""
+            if not proc.stdin.closed:  # type: ignore[union-attr]
+                proc.stdin.close()  # type: ignore[union-attr]
+            err = proc.stderr.read()  # type: ignore[union-attr]
+            return "stderr: " + err.decode(errors="replace")
 
         def answer(line: bytes) -> bytes:
             proc.stdin.write(line)  # type: ignore[union-attr]
             proc.stdin.flush()  # type: ignore[union-attr]
             ready, _, _ = select.select([proc.stdout], [], [], 30)
-            assert ready, f"no answer to {line!r}"
+            assert ready, f"no answer to {line!r}; {stderr()}"
             return proc.stdout.readline()  # type: ignore[union-attr]
-        assert answer(b"one two\r\n") == b"1 one two\n"
-        assert answer(b"\r\nthree,four\r\n") == b"3 three,four\n"
+        assert answer(b"one two\r\n") == b"1 one two\n", stderr()
+        assert answer(b"\r\nthree,four\r\n") == b"3 three,four\n", stderr()
         proc.stdin.close()
-        assert proc.stdout.read() == b"" and proc.wait(30) == 0
+        assert proc.stdout.read() == b"" and proc.wait(30) == 0, stderr()
 
 
 # --- CoNLL-U with or without trees ----------------------------------------------------------
