@@ -134,8 +134,8 @@ def run(args: argparse.Namespace) -> int:
                     raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: "
                                      f"give --lang with one of {', '.join(bundled())}, or "
                                      "--tagger DIR and --parser DIR")
-                # lang is often a name not typed (the CRF's, the rule file's, "en"), and
-                # --lang ./DIR is refused just above: so no warning of a local folder
+                # lang names a language (typed as --lang, or the CRF's, the rule file's, "en"):
+                # its bundled pipeline is meant, not a local folder of that name, so no warning
                 source = folder or model_path(lang, warn=False)
                 return load_pipeline(source, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
