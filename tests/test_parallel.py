@@ -79,11 +79,19 @@ def test_local_cluster_workers_leave_ctrl_c_to_the_pool(dask_pool):
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # here: as it was
 
 
+@pytest.mark.timeout(300)  # unloaded ~5 s, ~35 s on one shared core; restart's own bound 120 s
 def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
     """The process opening a LocalCluster keeps its Ctrl-C while the workers start (it was
     ignored there for those seconds), and workers the nannies start again ignore it too (a
-    restarted worker had Python's default back: its traceback)."""
+    restarted worker had Python's default back: its traceback).
+
+    A LocalCluster closes the nanny of a worker gone from the scheduler for dask's
+    ``lost-worker-timeout`` (15 s): on a loaded machine the restart took longer, the nannies
+    were closed just as their new workers joined, and ``pool.map`` waited for ever on a
+    cluster without workers. The timeout is raised while the test restarts them."""
     import signal
+
+    import dask
 
     import fstpunct.parallel.cluster as cluster
     seen = []
@@ -96,8 +104,9 @@ def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
     pool = make_pool(dask_workers=2)
     try:
         assert seen == [signal.default_int_handler]
-        pool.client.restart()
-        assert set(pool.map(_sigint_handler, range(4))) == {"ignored"}
+        with dask.config.set({"distributed.deploy.lost-worker-timeout": "10 minutes"}):
+            pool.client.restart()
+            assert set(pool.map(_sigint_handler, range(4))) == {"ignored"}
     finally:
         pool.close()
 
