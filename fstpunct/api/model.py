@@ -11,6 +11,7 @@ plain text (sentences without trees) parses the text into sentences and calls th
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -59,7 +60,7 @@ if TYPE_CHECKING:
     from ..parser import Model as ParserModel
     from ..parser.pipeline import Pipeline
     from ..parser.tagger import Tagger
-    from ..ud.text import Tokeniser
+    from ..ud.text import TextReader, Tokeniser
 
 Folder = str | os.PathLike[str]
 
@@ -323,6 +324,56 @@ class Model:
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
+        step, punct = self._restoring(decoder, samples, mbr, seed, parsers, beam, pool, text,
+                                      lowercase, tagger, mix_crf, mix_weight, text_model)
+        return self._rewrite(data, step, width, punct, text=self._tokeniser(text), format=format,
+                             tree=None)
+
+    def restore_lines(self, lines: Iterable[str] | os.PathLike[str] | TextReader, *,
+                      format: str | None = None, width: str = "input", **options: Any
+                      ) -> Iterator[str]:
+        """Plain text restored line by line, for a process that writes a line and waits for its
+        answer (``restore --text --line-buffered``): each line's answer is given before the
+        next line is read, as :meth:`restore` gives a one-line string (``text=True``) back: the
+        line restored with its line end, a blank line as its line end (with
+        ``format="conllu"``: the sentence's CoNLL-U, ``""`` for a blank line; text of blank
+        lines only is then the error "no sentences"). Width and quotes are decided line by line
+        as for such a string (:meth:`restore`'s ``width``), not once for the text (with
+        ``samples``, the k-th sentence draws from stream k, as in one call on the whole
+        text). ``lines``: an iterable of strings (a file, ``sys.stdin``), a text file's
+        ``os.PathLike`` or a :class:`~fstpunct.ud.text.TextReader`; ``options``:
+        :meth:`restore`'s (but ``text`` and ``pool``). It costs more CPU per line than one
+        call on the text: no batching (README, "Lines")."""
+        from ..ud.text import TextReader, line_by_line, read_text, read_text_file
+        for name in ("text", "pool"):  # (plain text, a line at a time in this process)
+            if name in options:
+                raise TypeError(f"restore_lines() got an unexpected keyword argument {name!r}")
+        if isinstance(lines, (str, bytes)):
+            raise TypeError("restore_lines: lines are an iterable of strings (a file, "
+                            "sys.stdin, a list) or a pathlib.Path, not one "
+                            f"{type(lines).__name__}")
+        conllu = output_format(format, True) == "conllu"
+        step, punct = self._restoring(text=True, **options)
+        run = self._run(step, width, punct)
+        reader = (lines if isinstance(lines, TextReader) else
+                  read_text_file(lines, self._tokeniser(True)) if isinstance(lines, os.PathLike)
+                  else read_text(lines, "<lines>", self._tokeniser(True)))
+
+        def answer(sent: Sentence) -> Sentence:
+            (done,) = run([sent])  # to its end: the warning on unknown marks is the line's
+            return done
+        return line_by_line(reader, answer, conllu)
+
+    def _restoring(self, decoder: str | None = None, samples: int | None = None,
+                   mbr: str | None = None, seed: int | None = None,
+                   parsers: Folder | ParserModel | Sequence[Folder | ParserModel] = (),
+                   beam: int | None = None, pool: Pool | None = None, text: bool = False,
+                   lowercase: bool | None = None, tagger: Folder | Tagger | None = None,
+                   mix_crf: Folder | CrfModel | None = None, mix_weight: float | None = None,
+                   text_model: bool = True) -> tuple[Step, PunctModel]:
+        """:meth:`restore`'s step over sentences (its options checked, its parsers loaded) and
+        the model that reads them; the tagger and parser loaded at the step's first sentence
+        that needs them, once for every run of the step."""
         from ..apps.text import restored_text
         from ..parser import Model as ParserModel
         from .parsing import load_parser
@@ -341,12 +392,10 @@ class Model:
         if samples is not None and len(loaded) > samples:
             raise InputError(f"samples must be at least the number of parsers, {len(loaded)}, "
                              f"not {samples}")
-        pipeline = self._pipeline_loader(lowercase, tagger, loaded[0] if loaded else None,
-                                         beam)  # the first parser parses text
-        return self._rewrite(data, lambda s: restored_text(s, method, loaded, beam, pipeline,
-                                                           text, pool=pool),
-                             width, self._model_for(text and text_model),
-                             text=self._tokeniser(text), format=format, tree=None)
+        pipeline = functools.cache(self._pipeline_loader(
+            lowercase, tagger, loaded[0] if loaded else None, beam))  # the first parses text
+        return (lambda s: restored_text(s, method, loaded, beam, pipeline, text, pool=pool),
+                self._model_for(text and text_model))
 
     def restorer(self, *, decoder: str | None = None, samples: int | None = None,
                  mbr: str | None = None, seed: int | None = None, text: bool = False,
@@ -603,13 +652,19 @@ class Model:
         sentences as ``punct`` (default: this model) reads them, their punctuation written
         back as read; ``width``: that of the new sentences of a step that makes them (restore,
         correct, rephrase), None for one that makes none (:class:`~fstpunct.ud.width.Widths`)."""
+        return rewrite(data, self._run(step, width, punct), **options)
+
+    def _run(self, step: Step, width: str | None = None, punct: PunctModel | None = None
+             ) -> Step:
+        """``step`` over sentences as ``punct`` (default: this model) reads them, each run
+        with its own :class:`~fstpunct.ud.width.Widths` (:meth:`_rewrite`)."""
         if width is not None:
             checked(width)
 
         def run(sents: Iterator[Sentence]) -> Iterator[Sentence]:
             widths = Widths((punct or self.punct).vocab.tokens, width)
             return widths.apply(lambda read: step(self._warned(read)), sents)
-        return rewrite(data, run, **options)
+        return run
 
     def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sents`` as the model reads them (marks it does not know read as their width twins:

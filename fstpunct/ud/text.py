@@ -37,8 +37,8 @@ from ..files import input_name, open_input
 from .slots import ABBV, BOUNDARY, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
-__all__ = ["GoldSplit", "LastSeen", "NoWords", "TextReader", "Tokeniser", "read_text",
-           "read_text_file", "surface", "text_lines"]
+__all__ = ["GoldSplit", "LastSeen", "NoWords", "TextReader", "Tokeniser", "line_by_line",
+           "read_text", "read_text_file", "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
@@ -152,18 +152,22 @@ class TextReader(Iterator[Sentence]):
     and waits for its answer gets it. Once they are all read, :attr:`lines` is how many lines
     the input had, and the last sentence's ``blank_after`` (set after it was given: whoever
     holds it sees it) the blank lines after it, so text output (:func:`text_lines`) gives them
-    back too. An item that is not a string is a TypeError naming its line."""
+    back too. An item that is not a string is a TypeError naming its line. :attr:`by_line`
+    gives every line's sentence, None for a blank one (iterate the reader or it, not both)."""
 
     def __init__(self, lines: Iterable[str], path: str = "<stdin>",
                  tokenise: Tokeniser | None = None) -> None:
         self.path = path
         self.lines = 0  # the lines read so far
-        self._sentences = self._read(lines, tokenise or Tokeniser())
+        self.newline: str | None = None  # the input's line end (None: none read yet)
+        self.by_line = self._read(lines, tokenise or Tokeniser())
+        self._sentences = (sent for sent in self.by_line if sent is not None)
 
     def __next__(self) -> Sentence:
         return next(self._sentences)
 
-    def _read(self, lines: Iterable[str], tokenise: Tokeniser) -> Iterator[Sentence]:
+    def _read(self, lines: Iterable[str], tokenise: Tokeniser) -> Iterator[Sentence | None]:
+        """Each line's sentence as soon as it is read, None for a blank line."""
         path = self.path
         newline, index, previous = None, 0, 0  # previous: the last sentence's line
         sent: Sentence | None = None  # the last sentence given
@@ -178,10 +182,11 @@ class TextReader(Iterator[Sentence]):
                 text, end = text[:-1], "\r\n"
             if end and newline and end != newline:  # as CoNLL-U is refused
                 raise ConlluError(mixed_line_ends(end, newline), path, lineno)
-            newline = newline or end or None
+            newline = self.newline = newline or end or None
             _check(text, path, lineno)
             tokens = text.split()
             if not tokens:
+                yield None
                 continue
             newpar = lineno > previous + 1  # a blank line before this one: a paragraph
             previous = lineno
@@ -278,3 +283,23 @@ def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
     if aligned and sent is not None:
         after = sent.blank_after if source is None else source.lines - previous
         yield from itertools.repeat(sent.newline, after)
+
+
+def line_by_line(reader: TextReader, answer: Callable[[Sentence], Sentence],
+                 conllu: bool = False) -> Iterator[str]:
+    """One answer for each line of ``reader``, given before the next line is read (so a process
+    that writes a line and waits for its answer gets it): a line's sentence as ``answer`` gives
+    it back, a text line with its line end (with ``conllu``, its CoNLL-U); a blank line as its
+    line end (with ``conllu``, ``""``: the paragraph it starts is the next sentence's
+    ``# newpar``). Text of blank lines only gives them back; with ``conllu`` it is
+    :class:`NoWords` after them (no sentences)."""
+    try:
+        for sent in reader.by_line:
+            if sent is None:
+                yield "" if conllu else reader.newline or "\n"
+            else:
+                done = answer(sent)
+                yield done.text() if conllu else surface(done.lines) + done.newline
+    except NoWords:
+        if conllu:
+            raise
