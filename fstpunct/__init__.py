@@ -8,7 +8,8 @@ then ``model.decode``, ``restore``, ``normalise``, ``rephrase``, ``correct`` (a 
 model), ``parse`` (a parser's k best trees re-ranked by the model), ``log_prob``,
 ``perplexity``, ``show``, ``draw_tree`` and ``draw_lattice`` on a CoNLL-U string, a path or
 split name, or ``conllu.TokenList``s (``decode`` and ``restore`` also read plain text, with
-``text=True``); ``fstpunct.parse(data, parser)`` parses with a parser alone;
+``text=True``; ``restore_lines`` answers a stream of lines, each before the next is read);
+``fstpunct.parse(data, parser)`` parses with a parser alone;
 ``fstpunct.posteriors(sentence)`` reads a decoded sentence's ``PunctPost`` as numbers;
 ``fstpunct.score(gold, pred)`` scores restored punctuation (of plain text too, ``text=True``);
 ``fstpunct.split(name, ud_dir)`` is a standard split of the UD release of your choice (a

@@ -965,6 +965,7 @@ def test_the_keywords_are_the_commands_options():
                   ("train", "--train"): "data", **{("train", o): "settings" for o in
                                                    ("--xi", "--l2", "--token-cost", "--lexical")},
                   ("restore", "--crf"): None, ("restore", "--trivial"): None,  # no Model's
+                  ("restore", "--line-buffered"): None,  # the method Model.restore_lines
                   ("perplexity", "--split"): None, ("rules", "--tsv"): None}  # data; printing
     the_call = {"--output", "--model", "--lang", "--ud-dir", "--quiet", "--jobs", "--scheduler",
                 "--dask-workers"}

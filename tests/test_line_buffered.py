@@ -1,12 +1,20 @@
-"""``Model.restore_lines``: each line answered before the next is read, as a one-line call of
-``Model.restore`` answers it (width and quotes per line)."""
+"""``restore --text --line-buffered`` and ``Model.restore_lines``: each line answered before the
+next is read, as a one-line call of ``Model.restore`` answers it (width and quotes per line)."""
 from __future__ import annotations
+
+import os
+import select
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
 import fstpunct
+from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
 
+ROOT = Path(__file__).parents[1]
 # zh: line 1 full-width, line 3 half-width, line 5 no marks (the model's forms, half-width, on
 # its own; in one call, the first line's width for all)
 ZH = ["我们 在 市场 买 了 苹果 ， 梨 和 李子 。\n", "\n", "他 说 , 明天 会 下雨 .\n", "  \n",
@@ -57,3 +65,66 @@ def test_conllu_answers_and_blank_text(zh):
         zh.restore_lines("我们 去 北京")
     with pytest.raises(TypeError, match="pool"):
         zh.restore_lines(ZH, pool=None)
+
+
+def test_the_command_answers_as_the_library(tmp_path, capsys, zh):
+    path = tmp_path / "in.txt"
+    path.write_text("".join(ZH), encoding="utf-8")
+    assert main(["restore", "--text", "--lang", "zh", "--format", "text", "--line-buffered",
+                 str(path)]) == 0
+    assert capsys.readouterr().out == "".join(zh.restore(line, text=True) for line in ZH)
+
+
+def test_the_trivial_baseline_answers_each_line_as_alone(tmp_path, capsys):
+    """--trivial (restored outside the Model): each line as the command gives it alone."""
+    trivial = ["restore", "--text", "--format", "text", "--trivial", "zh"]
+    alone = []
+    for k, line in enumerate(ZH):
+        (tmp_path / f"{k}.txt").write_text(line, encoding="utf-8")
+        assert main([*trivial, str(tmp_path / f"{k}.txt")]) == 0
+        alone.append(capsys.readouterr().out)
+    (tmp_path / "in.txt").write_text("".join(ZH), encoding="utf-8")
+    assert main([*trivial, "--line-buffered", str(tmp_path / "in.txt")]) == 0
+    assert capsys.readouterr().out == "".join(alone)
+    assert main([*trivial, str(tmp_path / "in.txt")]) == 0
+    assert capsys.readouterr().out != "".join(alone)  # one width for the whole text
+
+
+@pytest.mark.parametrize("options, refused", [
+    ([], "only with --text"),
+    (["--text", "-o", "out.conllu"], "not in -o FILE"),
+    (["--text", "--jobs", "2"], "not with --jobs"),
+])
+def test_refusals(options, refused, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["restore", "--lang", "en", "--line-buffered", *options]) == 2
+    err = capsys.readouterr().err
+    assert refused in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_pipe_is_answered_line_by_line():
+    """The command on a pipe: line 1's sentence written before line 2 is (timeouts: without
+    the option it reads ahead, and this test would wait for its timeout), then line 2's, then
+    the end."""
+    command = [sys.executable, "-c", "import sys; from fstpunct.cli.main import main; "
+               "sys.exit(main(sys.argv[1:]))", "restore", "--text", "--lang", "en",
+               "--line-buffered"]
+    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}) as proc:
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def answer(line: bytes) -> list[bytes]:
+            """The CoNLL-U block the command writes for ``line``."""
+            proc.stdin.write(line)  # type: ignore[union-attr]
+            rows: list[bytes] = []
+            while not rows or rows[-1] != b"\n":
+                ready, _, _ = select.select([proc.stdout], [], [], 120)
+                assert ready, f"no answer to {line!r}"
+                rows.append(proc.stdout.readline())  # type: ignore[union-attr]
+                assert rows[-1], "the command ended"
+            return rows
+        first = answer(b"we bought apples pears and plums\n")
+        assert b"# sent_id = 1\n" in first and b"apples" in b"".join(first)
+        assert b"# sent_id = 2\n" in answer(b"she left early\n")
+        proc.stdin.close()
+        assert proc.stdout.read() == b"" and proc.wait(60) == 0

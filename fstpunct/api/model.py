@@ -320,7 +320,8 @@ class Model:
         that of the input's punctuation, else the model's forms. Quotes are written straight
         (``"``) or curly (``“ ”``) as the input's are, else in the model's forms, whatever the
         width. Both are found by reading up to 1,000 sentences ahead before the first answer
-        (:mod:`fstpunct.ud.width`).
+        (:mod:`fstpunct.ud.width`; :meth:`restore_lines` decides them per line, reading none
+        ahead).
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""

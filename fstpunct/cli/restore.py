@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 
 from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
@@ -10,9 +11,12 @@ from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial, is_model_folder, is_path
 from ..apps.text import restored_text
 from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
+from ..files import is_stdio
 from ..model.store import bundled, is_bundled, model_path
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
+from ..ud.text import line_by_line
+from ..ud.treebank import Sentence
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -22,8 +26,16 @@ from .arguments import (
     probability,
 )
 from .model_option import MODEL_HELP
+from .note import noted
 from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
-from .text_option import add_text_arguments, model_and_input, read_input, write_output
+from .text_option import (
+    add_text_arguments,
+    model_and_input,
+    read_input,
+    text_reader,
+    write_each,
+    write_output,
+)
 
 HELP = ("Restore punctuation: remove any punctuation from the input, take its tree as given "
         "(or parse it with --parser) and insert the punctuation a method predicts, as tokens "
@@ -86,6 +98,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="restore chunks of 256 sentences in this many local processes "
                              "(default 1)")
     add_pool_arguments(parser)
+    parser.add_argument("--line-buffered", action="store_true",
+                        help="with --text, to stdout: answer each line, and flush stdout, "
+                             "before reading the next (for a process that writes a line and "
+                             "waits for its answer), as if each line were restored alone: "
+                             "width and quotes decided per line, not once for the input; costs "
+                             "CPU, as sentences are no longer restored in chunks (README, "
+                             "'Lines'); library: Model.restore_lines")
     add_text_arguments(parser, "restore plain text (unpunctuated; any punctuation in it is "
                                "replaced), tagged and parsed by the bundled tagger and parser of "
                                "the model (or --tagger, --parser), restored by the language's "
@@ -97,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
     at_least(1, samples=args.samples)
     check_stream_seed(args.seed, "--seed")  # at least 0, one 32-bit word of the streams
     check_pool_options(args)  # all before the parsers load and the note on the language
+    if args.line_buffered:
+        _check_line_buffered(args)
     # the model's options, None unless given: not ignored in silence by --crf or --trivial
     model_options = {"decoder": args.decoder, "samples": args.samples, "mbr": args.mbr,
                      "seed": args.seed, "mix_crf": args.mix_crf, "mix_weight": args.mix_weight}
@@ -127,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
                 raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                                  "folder, whose tagger/ and parser/ are the text's")
 
+            @functools.cache  # read once, though --line-buffered restores a line at a time
             def pipeline() -> Pipeline:
                 if not folder and not is_bundled(lang) and not (args.tagger and parsers):
                     told = ("--lang" if args.lang else "the rule file's language"
@@ -139,12 +161,25 @@ def run(args: argparse.Namespace) -> int:
                 source = folder or model_path(lang, warn=False)
                 return load_pipeline(source, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
+            if args.line_buffered:
+                def answer(sent: Sentence) -> Sentence:
+                    (done,) = restored_text([sent], method, parsers, args.beam, pipeline, True,
+                                            width=args.width)
+                    return done
+                write_each(line_by_line(text_reader(args), answer, args.format == "conllu"))
+                return 0
             # marks of either width, as the model's restore (fstpunct.ud.width)
             sentences = progress(read_input(args), "restore", quiet=args.quiet)
             out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
                                 pool=pool, width=args.width)
         else:
             model, sentences = model_and_input(args)
+            if args.line_buffered:
+                write_each(noted(args, model.restore_lines(
+                    args.text_reader, format=args.format, parsers=parsers, beam=args.beam,
+                    lowercase=args.lowercase_input, tagger=args.tagger,
+                    text_model=not args.model, width=args.width, **given)))
+                return 0
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),
                                 parsers=parsers, beam=args.beam, pool=pool, text=args.text,
                                 format="conllu", lowercase=args.lowercase_input,
@@ -152,3 +187,16 @@ def run(args: argparse.Namespace) -> int:
                                 width=args.width, **given)
         write_output(args, out)
     return 0
+
+
+def _check_line_buffered(args: argparse.Namespace) -> None:
+    """--line-buffered's refusals, in one line before any work: it reads plain text and writes
+    stdout, a line at a time in this process."""
+    if not args.text:
+        raise InputError("--line-buffered: only with --text (plain text, one sentence a line)")
+    if not is_stdio(args.output):
+        raise InputError("--line-buffered: answers on stdout, not in -o FILE (a file is "
+                         "written whole at the end)")
+    if args.jobs > 1 or args.scheduler or args.dask_workers:
+        raise InputError("--line-buffered: a line at a time in this process, not with --jobs, "
+                         "--scheduler or --dask-workers")

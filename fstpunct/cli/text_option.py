@@ -3,6 +3,7 @@ tagger and parser that give text (and CoNLL-U without UPOS or trees) what it lac
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterable, Iterator
 
 from ..api import Model
@@ -16,7 +17,8 @@ from ..ud.treebank import Sentence, write_conllu
 from .model_option import chosen_model
 from .note import noted
 
-__all__ = ["add_text_arguments", "model_and_input", "read_input", "write_output"]
+__all__ = ["add_text_arguments", "model_and_input", "read_input", "text_reader", "write_each",
+           "write_output"]
 
 TEXT_HELP = ("the input is plain text, one sentence a line, words separated by white space "
              "(Chinese too); punctuation is split off the words. A blank line starts a "
@@ -52,10 +54,15 @@ def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None
                ) -> Iterator[Sentence]:
     """The sentences of ``args.input``: text with --text (split by ``tokenise``, by default at
     any punctuation character), else CoNLL-U, where sentences may lack trees."""
-    if args.text:
-        _refuse_split(args)
-        return _text(args, tokenise)
-    return read_one(args.input, args.ud_dir, tree=None)
+    return text_reader(args, tokenise) if args.text else read_one(args.input, args.ud_dir,
+                                                                  tree=None)
+
+
+def text_reader(args: argparse.Namespace, tokenise: Tokeniser | None = None) -> TextReader:
+    """The text reader of ``args.input`` (split by ``tokenise``, by default at any punctuation
+    character); a UD split's name is refused."""
+    _refuse_split(args)
+    return _text(args, tokenise)
 
 
 def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]]:
@@ -99,3 +106,10 @@ def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],
                                     source=getattr(args, "text_reader", None)))
         else:
             write_conllu(sentences, f)
+
+
+def write_each(answers: Iterable[str]) -> None:
+    """``answers`` to stdout, each flushed as soon as it is given (``--line-buffered``)."""
+    for answer in answers:
+        sys.stdout.write(answer)
+        sys.stdout.flush()
