@@ -1,0 +1,20 @@
+"""bench/line_buffered_bench.py on a few lines: one call against line by line, its figures."""
+from __future__ import annotations
+
+import re
+
+from script_module import BENCH, load_script
+
+line_buffered_bench = load_script("line_buffered_bench", BENCH)
+
+
+def test_one_call_against_line_by_line(capsys) -> None:
+    line_buffered_bench.main(["--lines", "3", "--runs", "1"])
+    out = capsys.readouterr().out.splitlines()
+    assert re.fullmatch(r"en test, 3 lines; load average before [\d.]+ [\d.]+ [\d.]+", out[0])
+    for row, name in zip(out[1:3], ["one call (without the option)",
+                                    "line by line (restore_lines, --line-buffered)"]):
+        assert re.fullmatch(re.escape(name) + r": CPU [\d.]+ s, \d+ answers/s; wall [\d.]+ s, "
+                            r"\d+ answers/s", row), row
+    assert re.fullmatch(r"lines whose answers differ: [0-3]; load average after [\d.]+ [\d.]+ "
+                        r"[\d.]+", out[3]) and len(out) == 4
