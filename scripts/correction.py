@@ -416,8 +416,17 @@ def read_trees(path: str, data: Path, splits: Sequence[str],
     ``jackknife``'s), by sent_id; every sentence of those splits must be there with the same
     tokens and, given ``fold_of`` (each document's fold), say it was parsed by the jackknife
     parser of its document's fold of as many folds, for no outer fold (``jackknife``'s comments;
-    a ``jackknife --nested`` file's are training trees)."""
-    trees = {s.sent_id: s for s in read_file(path)}
+    a ``jackknife --nested`` file's are training trees, refused, as is a sentence given twice:
+    one line naming the file and sentence)."""
+    trees: dict[str, Sentence] = {}
+    for t in read_file(path):
+        if t.comment("jackknife_outer_fold") is not None:
+            _fail(f"{t.place}: a tree for jackknife_outer_fold "
+                  f"{t.comment('jackknife_outer_fold')} (a jackknife --nested file's training "
+                  "trees: cv --train-trees reads those)")
+        if t.sent_id in trees:
+            _fail(f"{t.place}: a second tree of sentence {t.sent_id}")
+        trees[t.sent_id] = t
     k = None if fold_of is None else str(len(set(fold_of.values())))
     for split in splits:
         for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
@@ -426,13 +435,11 @@ def read_trees(path: str, data: Path, splits: Sequence[str],
                 _fail(f"{path}: sentence {s.sent_id} of {split} is "
                       + ("missing" if t is None else "not the learner's (other tokens)"))
             if fold_of is not None and (t.comment("jackknife_folds"), t.comment(
-                    "jackknife_fold"), t.comment("jackknife_outer_fold")) != (
-                    k, str(fold_of[_document(s)]), None):
+                    "jackknife_fold")) != (k, str(fold_of[_document(s)])):
                 _fail(f"{path}: sentence {s.sent_id} of {split} was not parsed by the jackknife "
                       f"parser of its fold {fold_of[_document(s)]} of {k} (its comments: "
                       f"jackknife_folds {t.comment('jackknife_folds')}, jackknife_fold "
-                      f"{t.comment('jackknife_fold')}, jackknife_outer_fold "
-                      f"{t.comment('jackknife_outer_fold')})")
+                      f"{t.comment('jackknife_fold')})")
     return trees
 
 

@@ -173,3 +173,27 @@ def test_cv_train_trees_refuses_a_file_of_other_sentences(script, tmp_path, monk
                     *(["--correctors-only"] if bad else []), "-o", str(tmp_path / "x.json"))
     assert code == 2 and err.count("\n") == 1 and says in err
     assert not (tmp_path / "cv").exists()
+
+
+@pytest.mark.parametrize("bad, says", [
+    ("nested", "(sent_id docB-r0): a tree for jackknife_outer_fold 0 (a jackknife --nested"),
+    ("twice", "(sent_id docA-r0): a second tree of sentence docA-r0")])
+def test_read_trees_refuses_a_nested_file_or_a_sentence_twice(script, tmp_path, capsys, bad,
+                                                              says):
+    """The plain training trees of ``table``/``crossfit --train-trees`` (:func:`read_trees`,
+    with no folds to check): a ``jackknife --nested`` file, or a sentence given two trees, is
+    refused in one line naming the file and sentence, rather than each sentence's last tree
+    kept."""
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    path = tmp_path / "trees.conllu"
+    if bad == "nested":
+        nested_file(script, data, path)
+    else:
+        learner = list(script.read_file(data / "en_esl-ud-train.conllu"))
+        script.write_file(learner + learner[:1], path)
+    with pytest.raises(SystemExit) as stop:
+        script.read_trees(str(path), data, ["train"])
+    err = capsys.readouterr().err
+    assert stop.value.code == 2 and err.count("\n") == 1 and str(path) in err and says in err
