@@ -2,6 +2,7 @@
 outer fold k parsed by parsers that saw neither k nor the sentence's own fold) and ``cv
 --train-trees`` (fold k's learner model and corrector trained on them)."""
 import dataclasses
+import shutil
 import sys
 
 import pytest
@@ -197,3 +198,26 @@ def test_read_trees_refuses_a_nested_file_or_a_sentence_twice(script, tmp_path, 
         script.read_trees(str(path), data, ["train"])
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1 and str(path) in err and says in err
+
+
+@pytest.mark.parametrize("first, then", [(True, False), (False, True)])
+def test_cv_corrector_refuses_a_folder_of_other_training_trees(script, tmp_path, monkeypatch,
+                                                               capsys, first, then):
+    """A work folder's correctors trained on other trees than asked (nested trees, then gold;
+    or gold, then nested), their learner models removed so that only the corrector's record
+    can tell: refused in one line, exit 2, naming fold 0's corrector."""
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    nested_file(script, data, tmp_path / "nested.conllu")
+    common = ["cv", "--data", str(data), "--folds", "3", "--split", "train", "--weight", "1",
+              "--copy", "2", "--reference", "learner", "--iterations", "2",
+              "--learner-iterations", "2", "--grammar", "grammars/en.rules", "--work",
+              str(tmp_path / "cv"), "--correctors-only", "-o", str(tmp_path / "x.json")]
+    trees = ["--train-trees", str(tmp_path / "nested.conllu")]
+    assert run(script, monkeypatch, capsys, *common, *(trees if first else []))[0] == 0
+    for fold in range(3):
+        shutil.rmtree(tmp_path / "cv" / f"fold{fold}" / "learner")
+    code, err = run(script, monkeypatch, capsys, *common, *(trees if then else []))
+    assert code == 2 and err.count("\n") == 1
+    assert f"{tmp_path / 'cv' / 'fold0' / 'correct'}: trained with train trees" in err
