@@ -244,7 +244,7 @@ from fstpunct.model.store import load_model, read_record, save_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser import score as parse_score
-from fstpunct.parser.jackknife import jackknifed, nested_jackknifed
+from fstpunct.parser.jackknife import digest, jackknifed, nested_jackknifed
 from fstpunct.parser.tagger import jackknifed as tag_jackknifed
 from fstpunct.ud.release import read_one
 from fstpunct.ud.slots import SlotSentence, on_tree, to_slots
@@ -1095,14 +1095,15 @@ def cv(args: argparse.Namespace) -> None:
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
     trees = fold_trees(args.train_trees, data, splits, fold_of) if args.train_trees else None
+    tree_records = [{"train_trees": args.train_trees, "train_trees_digest": digest(
+        [fold_tree[i] for i in sorted(fold_tree)])} for fold_tree in trees] if trees else [{}] * k
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
     fold_outside = [kept_outside(outside, args.fce_edited,
                                  {d for d, f in fold_of.items() if f == fold}, f"fold {fold}")
                     for fold in range(k)]
     learners = [  # the learner models first: they need no hyper-parameter
         learner_model(args, work / f"fold{fold}" / "learner", grammar, f"fold {fold}",
-                      {"fold": fold, "folds": k,
-                       **({"train_trees": args.train_trees} if args.train_trees else {})},
+                      {"fold": fold, "folds": k, **tree_records[fold]},
                       [s if trees is None else trees[fold][s.sent_id]
                        for split in splits for s in learner_text[split]
                        if fold_of[_document(s)] != fold]
@@ -1120,14 +1121,14 @@ def cv(args: argparse.Namespace) -> None:
     slotted = [slot_pairs(rest) if trees is None else slot_pairs_on(rest, trees[fold])
                for fold, rest in enumerate(rests)]  # read once, for the corrector and its bags
     models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, slotted[fold],
-                         trees=args.train_trees)
+                         trees=tree_records[fold])
               for fold, (own, learner) in enumerate(learners)]
     for b in range(args.bags):  # bag by bag: every fold has its first b bags at any time
         for fold, (own, learner) in enumerate(learners):
             fold_model(args, work / f"fold{fold}" / f"bag{b}", fold, learner, own, grammar,
                        [slotted[fold][i] for i in resampled(len(slotted[fold]), args.bag_seed,
                                                             fold, b)], (b, args.bag_seed),
-                       args.train_trees)
+                       tree_records[fold])
     if args.correctors_only:
         return
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
@@ -1189,12 +1190,22 @@ def cv(args: argparse.Namespace) -> None:
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
+TREE_KEYS = ("train_trees", "train_trees_digest")  # a cv --train-trees record's
+
+
+def _trees_of(record: dict) -> str:
+    """The training trees a learner model's ``record`` names, for messages."""
+    if not record.get("train_trees"):
+        return "gold"
+    return f"{record['train_trees']} (digest {record.get('train_trees_digest')})"
+
+
 def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, record: dict,
                   sentences: list[Sentence]) -> tuple[list[SlotSentence], PunctModel]:
     """``what``'s learner model (:func:`trainable` ``sentences``, and the model loaded from
     ``folder``, refused if of old folds, of another learner ``--fce`` or of other training
-    trees (``record``'s ``train_trees``); or trained on them and saved with ``record``, their
-    count, the ``--fce`` kind and FOLD_KEY)."""
+    trees (``record``'s ``train_trees`` and ``train_trees_digest``); or trained on them and
+    saved with ``record``, their count, the ``--fce`` kind and FOLD_KEY)."""
     own, dropped = trainable(sentences)
     if not folder.is_dir():
         model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
@@ -1209,9 +1220,9 @@ def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, re
         if stored.get("fce") != learner_fce(args):
             _fail(f"{folder}: trained with --fce {stored.get('fce')}, "
                   f"not {learner_fce(args)}: name another --work")
-        if stored.get("train_trees") != record.get("train_trees"):
-            _fail(f"{folder}: trained on the trees of {stored.get('train_trees') or 'gold'}, "
-                  f"not {record.get('train_trees') or 'gold'}: name another --work")
+        if any(stored.get(key) != record.get(key) for key in TREE_KEYS):
+            _fail(f"{folder}: trained on the trees of {_trees_of(stored)}, not "
+                  f"{_trees_of(record)}: name another --work")
     return own, load_model(folder)
 
 
@@ -2306,12 +2317,14 @@ def print_edits(rows: list[dict]) -> None:
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner: PunctModel,
                own: list, grammar, rest: Sequence[SlotPair],
-               bag: tuple[int, int] | None = None, trees: str | None = None) -> CorrectionModel:
+               bag: tuple[int, int] | None = None, trees: dict[str, str] | None = None
+               ) -> CorrectionModel:
     """Fold ``fold``'s corrector (None, JSON null, for heldout's, which holds out no document
     and so is no fold: a command reading fold k of a cv run, e.g. ``crossfit``, refuses it;
     ``bag``: (bag, seed) of a bagged corrector, whose ``rest`` is a resample; recorded with
     the stream's purpose word, so that bags of an older stream without it are refused;
-    ``trees``: the training trees' file, cv --train-trees, recorded, None for gold trees):
+    ``trees``: the training trees' file and digest of this fold's, cv --train-trees
+    (``train_trees``, ``train_trees_digest``), recorded, None or empty for gold trees):
     loaded from ``folder``/correct if there and trained with the options asked for, else
     trained on the ``rest`` pairs (:func:`slot_pairs`) with the learner model of the other
     folds, and saved."""
@@ -2334,7 +2347,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
             "fce-edited": (record.get("fce_edited", False), args.fce_edited),
-            "train trees": (record.get("train_trees"), trees),
+            **{key.replace("_", " "): (record.get(key), (trees or {}).get(key))
+               for key in TREE_KEYS},
             **{name: (record.get(name), bagging.get(name))
                for name in ("bag", "bag_seed", "bag_purpose")}}
         differ = "; ".join(f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items()
@@ -2349,7 +2363,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args), "fce_edited": args.fce_edited,
-                          **({"train_trees": trees} if trees else {}), **bagging},
+                          **(trees or {}), **bagging},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
                   readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")

@@ -221,3 +221,34 @@ def test_cv_corrector_refuses_a_folder_of_other_training_trees(script, tmp_path,
     code, err = run(script, monkeypatch, capsys, *common, *(trees if then else []))
     assert code == 2 and err.count("\n") == 1
     assert f"{tmp_path / 'cv' / 'fold0' / 'correct'}: trained with train trees" in err
+
+
+@pytest.mark.parametrize("kept", ["learner", "correct"])
+def test_cv_refuses_a_folder_of_the_same_path_regenerated(script, tmp_path, monkeypatch, capsys,
+                                                          kept):
+    """The nested file rewritten at the same path with other trees (one relation changed): a
+    work folder trained on the old file is refused in one line, exit 2, by its learner models'
+    records, or, these removed, by its correctors' (the digest of each fold's trees)."""
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    path = tmp_path / "nested.conllu"
+    nested_file(script, data, path)
+    common = ["cv", "--data", str(data), "--folds", "3", "--split", "train", "--weight", "1",
+              "--copy", "2", "--reference", "learner", "--iterations", "2",
+              "--learner-iterations", "2", "--grammar", "grammars/en.rules", "--work",
+              str(tmp_path / "cv"), "--correctors-only", "-o", str(tmp_path / "x.json"),
+              "--train-trees", str(path)]
+    assert run(script, monkeypatch, capsys, *common)[0] == 0
+    lines = path.read_text(encoding="utf-8").split("\n")
+    first = next(i for i, line in enumerate(lines) if line[:1].isdigit())
+    cols = lines[first].split("\t")
+    cols[7] = "dep" if cols[7] != "dep" else "nsubj"
+    lines[first] = "\t".join(cols)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    if kept == "correct":
+        for fold in range(3):
+            shutil.rmtree(tmp_path / "cv" / f"fold{fold}" / "learner")
+    code, err = run(script, monkeypatch, capsys, *common)
+    assert code == 2 and err.count("\n") == 1 and "digest" in err
+    assert str(tmp_path / "cv" / "fold0" / kept) in err

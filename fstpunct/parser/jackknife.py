@@ -99,7 +99,7 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
     return out, cut
 
 
-def _digest(sentences: Sequence[Sentence]) -> str:
+def digest(sentences: Sequence[Sentence]) -> str:
     """A fingerprint of the sentences' ids, words, tags and trees (UPOS, HEAD and DEPREL: which
     sentences, annotated how, trained a parser)."""
     h = hashlib.sha1()
@@ -229,8 +229,8 @@ class _Jackknife:
             added, arcs = list(self.extra), None
         rest += added
         record = {**which, "folds": len(self.names), "train_settings": self.training,
-                  "train_digest": _digest(rest),
-                  "dev_held_out": self.held is not None, "dev_digest": _digest(fold_dev),
+                  "train_digest": digest(rest),
+                  "dev_held_out": self.held is not None, "dev_digest": digest(fold_dev),
                   "relations_cut": None if arcs is None else dict(sorted(arcs.items()))}
         if folder.is_dir():
             model = Model.load(folder)
