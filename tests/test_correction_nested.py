@@ -8,7 +8,7 @@ import sys
 import pytest
 from learner_pairs import bare
 from script_module import load_script
-from test_correction_cv import chained, learner_folder, run_cv
+from test_correction_cv import chained, learner_folder, punctuation_only_files, run_cv
 
 from fstpunct.parser import jackknife
 from fstpunct.ud.slots import to_slots
@@ -104,13 +104,18 @@ def nested_file(script, data, path, fold_of=FOLD_OF, skip: str = "", own: str = 
     return trees
 
 
-def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("extra", [False, True])
+def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monkeypatch, capsys,
+                                                         extra):
     """cv --train-trees: fold k's learner model trains on the outer-fold-k trees of the other
     folds' learner sentences, and its corrector on the pairs with both sides on those trees
-    (the correction's punctuation read on the learner's tree), not on the gold trees."""
+    (the correction's punctuation read on the learner's tree), not on the gold trees; with
+    --extra, the punctuation-only pairs too."""
     data = tmp_path / "learner"
     data.mkdir()
     learner_folder(data)
+    if extra:
+        punctuation_only_files(data)
     trees = nested_file(script, data, tmp_path / "nested.conllu")
     learners: list[list] = []
     correctors: list[tuple[list, list]] = []
@@ -129,7 +134,7 @@ def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monke
     gold = {s.sent_id: s for s in script.read_file(data / "en_esl-ud-train.conllu")}
     run_cv(script, monkeypatch, data, tmp_path / "cv", tmp_path / "cv.json", "--folds", "3",
            "--split", "train", "--train-trees", str(tmp_path / "nested.conllu"),
-           "--correctors-only")
+           "--correctors-only", *(["--extra"] if extra else []))
     assert len(learners) == len(correctors) == 3
     for k in range(3):
         mine = {i for i in gold if FOLD_OF[i.rsplit("-", 1)[0]] != k}
@@ -137,12 +142,14 @@ def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monke
         assert all(ss.heads == to_slots(trees[k][ss.sent_id]).heads
                    != to_slots(gold[ss.sent_id]).heads for ss in learners[k])
         originals, corrected = correctors[k]
-        assert {ss.sent_id for ss in originals} == {i for i in mine if not i.endswith("-x")}
+        assert {ss.sent_id for ss in originals} == {i for i in mine
+                                                    if extra or not i.endswith("-x")}
         for o, c in zip(originals, corrected):
             assert o.heads == c.heads == to_slots(trees[k][o.sent_id]).heads
-            assert c.slots == to_slots(script.with_words(
-                next(g for g in script.read_file(data / "en_cesl-ud-train.conllu")
-                     if g.sent_id == o.sent_id), gold[o.sent_id])).slots
+            if not o.sent_id.endswith("-x"):
+                assert c.slots == to_slots(script.with_words(
+                    next(g for g in script.read_file(data / "en_cesl-ud-train.conllu")
+                         if g.sent_id == o.sent_id), gold[o.sent_id])).slots
     record = script.read_record(tmp_path / "cv" / "fold0" / "learner")["record"]
     assert record["train_trees"] == str(tmp_path / "nested.conllu")
     # the same work folder without --train-trees (gold trees): refused, one line
@@ -159,15 +166,31 @@ def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monke
     ({"skip": "docA-r1"}, "no tree of sentence docA-r1 for outer fold 1"),
     ({"own": "docB-p0"}, "(sent_id docB-p0): not parsed for an outer fold of 3"),
     ({"fold_of": {**FOLD_OF, "docC": 1}}, "(sent_id docC-r0): not parsed for an outer fold"),
+    ({"mangle": "twice"}, "(sent_id docB-r0): a second tree for outer fold 0"),
+    ({"mangle": "stranger"}, "(sent_id docZ-r0): not a learner sentence of train"),
+    ({"mangle": "tokens"}, "(sent_id docB-r0): not a learner sentence of train (other tokens)"),
     ({}, "give --correctors-only or --learners-only")])
 def test_cv_train_trees_refuses_a_file_of_other_sentences(script, tmp_path, monkeypatch, capsys,
                                                           bad, says):
-    """A tree missing, one for the sentence's own fold, or of another fold than its
-    document's; or cv going on to train the CRFs: one line, exit 2, nothing trained."""
+    """A tree missing, one for the sentence's own fold, of another fold than its document's,
+    given twice for an outer fold, of no learner sentence or with other tokens; or cv going
+    on to train the CRFs: one line, exit 2, nothing trained."""
     data = tmp_path / "learner"
     data.mkdir()
     learner_folder(data)
-    nested_file(script, data, tmp_path / "nested.conllu", **bad)
+    path = tmp_path / "nested.conllu"
+    nested_file(script, data, path, **{key: v for key, v in bad.items() if key != "mangle"})
+    text = path.read_text(encoding="utf-8")
+    first = text[:text.index("\n\n") + 2]  # docB-r0's tree for outer fold 0
+    if bad.get("mangle") == "twice":
+        text += first
+    elif bad.get("mangle") == "stranger":
+        text = text.replace("# sent_id = docB-r0\n", "# sent_id = docZ-r0\n", 1)
+    elif bad.get("mangle") == "tokens":
+        line = next(ln for ln in first.split("\n") if ln[:1].isdigit())
+        cols = line.split("\t")
+        text = text.replace(line, "\t".join(cols[:1] + ["Zzz"] + cols[2:]), 1)
+    path.write_text(text, encoding="utf-8")
     code, err = run(script, monkeypatch, capsys, "cv", "--data", str(data), "--folds", "3",
                     "--split", "train", "--weight", "1", "--train-trees",
                     str(tmp_path / "nested.conllu"), "--work", str(tmp_path / "cv"),
