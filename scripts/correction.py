@@ -107,7 +107,11 @@ trees' CRFs on held-out parses of the train pairs instead of P's parses of its o
 sentences; ``--split train --split dev --split test`` parses every learner sentence by ``cv``'s
 folds (no parser sees its fold's documents, dev included), ``--tags`` on the UPOS of taggers
 jackknifed on the same folds, for ``compare --after-trees FILE``, which decodes the after side
-on those trees (the before side on the gold ones).
+on those trees (the before side on the gold ones). ``jackknife --nested`` writes the training
+trees to match: for each outer fold k, every sentence of another fold j parsed by the parser
+that saw neither j nor k (one parser per pair of folds), and ``cv --train-trees FILE
+--correctors-only`` trains fold k's learner model and corrector on them (the corrections'
+punctuation read on the learner sentence's tree) instead of the gold trees.
 
 ``rerank`` re-ranks each CRF corrector's k-best corrections (:mod:`fstpunct.apps.correction.rerank`:
 log p_crf + w · log p_gen, p_gen the correction model's p(y | T, T_e') or the English model's
@@ -240,10 +244,10 @@ from fstpunct.model.store import load_model, read_record, save_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import parse
 from fstpunct.parser import score as parse_score
-from fstpunct.parser.jackknife import jackknifed
+from fstpunct.parser.jackknife import digest, jackknifed, nested_jackknifed
 from fstpunct.parser.tagger import jackknifed as tag_jackknifed
 from fstpunct.ud.release import read_one
-from fstpunct.ud.slots import SlotSentence, to_slots
+from fstpunct.ud.slots import SlotSentence, on_tree, to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild, write_file
 
 
@@ -411,8 +415,18 @@ def read_trees(path: str, data: Path, splits: Sequence[str],
     """The learner sentences of ``splits`` with the trees of the CoNLL-U file ``path`` (e.g.
     ``jackknife``'s), by sent_id; every sentence of those splits must be there with the same
     tokens and, given ``fold_of`` (each document's fold), say it was parsed by the jackknife
-    parser of its document's fold of as many folds (``jackknife``'s comments)."""
-    trees = {s.sent_id: s for s in read_file(path)}
+    parser of its document's fold of as many folds, for no outer fold (``jackknife``'s comments;
+    a ``jackknife --nested`` file's are training trees, refused, as is a sentence given twice:
+    one line naming the file and sentence)."""
+    trees: dict[str, Sentence] = {}
+    for t in read_file(path):
+        if t.comment("jackknife_outer_fold") is not None:
+            _fail(f"{t.place}: a tree for jackknife_outer_fold "
+                  f"{t.comment('jackknife_outer_fold')} (a jackknife --nested file's training "
+                  "trees: cv --train-trees reads those)")
+        if t.sent_id in trees:
+            _fail(f"{t.place}: a second tree of sentence {t.sent_id}")
+        trees[t.sent_id] = t
     k = None if fold_of is None else str(len(set(fold_of.values())))
     for split in splits:
         for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
@@ -427,6 +441,51 @@ def read_trees(path: str, data: Path, splits: Sequence[str],
                       f"jackknife_folds {t.comment('jackknife_folds')}, jackknife_fold "
                       f"{t.comment('jackknife_fold')})")
     return trees
+
+
+def fold_trees(path: str, data: Path, splits: Sequence[str], fold_of: dict[str, int]
+               ) -> list[dict[str, Sentence]]:
+    """For each outer fold k of ``fold_of``'s (each document's fold), the trees that the CoNLL-U
+    file ``path`` (``jackknife --nested``'s) gives the learner sentences of ``splits`` in
+    the other folds, by sent_id: each tree must say its sentence's fold j, k (not j) and as
+    many folds (``jackknife_fold``, ``jackknife_outer_fold``, ``jackknife_folds``), once,
+    with the learner's tokens, and every sentence of fold j must be there for every k ≠ j;
+    else one line naming the file and sentence."""
+    k = len(set(fold_of.values()))
+    learner = {s.sent_id: s for split in splits
+               for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
+    trees: list[dict[str, Sentence]] = [{} for _ in range(k)]
+    for t in read_file(path):
+        s = learner.get(t.sent_id)
+        if s is None or [w.form for w in t.words] != [w.form for w in s.words]:
+            _fail(f"{t.place}: not a learner sentence of {'+'.join(splits)}"
+                  + ("" if s is None else " (other tokens)"))
+        fold, outer = fold_of[_document(s)], t.comment("jackknife_outer_fold")
+        if (t.comment("jackknife_folds"), t.comment("jackknife_fold")) != (str(k), str(fold)) \
+                or outer not in {str(f) for f in range(k) if f != fold}:
+            _fail(f"{t.place}: not parsed for an outer fold of {k} by a parser that saw neither "
+                  f"it nor its fold {fold} (its comments: jackknife_folds "
+                  f"{t.comment('jackknife_folds')}, jackknife_fold {t.comment('jackknife_fold')}, "
+                  f"jackknife_outer_fold {outer})")
+        if t.sent_id in trees[int(outer)]:
+            _fail(f"{t.place}: a second tree for outer fold {outer}")
+        trees[int(outer)][t.sent_id] = t
+    for sent_id, s in learner.items():
+        for outer in range(k):
+            if outer != fold_of[_document(s)] and sent_id not in trees[outer]:
+                _fail(f"{path}: no tree of sentence {sent_id} for outer fold {outer}")
+    return trees
+
+
+def slot_pairs_on(pairs: Iterable[tuple[Sentence, Sentence]], trees: dict[str, Sentence]
+                  ) -> list[SlotPair]:
+    """The (learner, corrected) pairs as slot sentences on the learner sentence's tree in
+    ``trees`` (by sent_id), the correction's punctuation read on it too (:func:`on_tree`)."""
+    out = []
+    for s, g in pairs:
+        tree = to_slots(trees[s.sent_id])
+        out.append((tree, on_tree(to_slots(g), tree)))
+    return out
 
 
 @dataclass
@@ -1023,20 +1082,30 @@ def cv(args: argparse.Namespace) -> None:
         _fail(f"cv: --bags must be at least 0, not {args.bags}")
     if args.bag_seed and not args.bags:
         _fail("cv: --bag-seed needs --bags")
+    if args.train_trees and not (args.correctors_only or args.learners_only):
+        _fail("cv: --train-trees trains the learner models and correctors only: give "
+              "--correctors-only or --learners-only")
+    if args.train_trees and args.fce:
+        _fail("cv: --fce and --train-trees do not go together (the outside pairs have no "
+              "nested trees)")
     _stream_seed("cv", bag_seed=args.bag_seed, readings_seed=args.readings_seed)
     data, work, k = Path(args.data), Path(args.work), args.folds
     english, grammar = load_model("en"), load_grammar(args.grammar)
     splits = args.splits or list(SPLITS)
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
+    trees = fold_trees(args.train_trees, data, splits, fold_of) if args.train_trees else None
+    tree_records = [{"train_trees": args.train_trees, "train_trees_digest": digest(
+        [fold_tree[i] for i in sorted(fold_tree)])} for fold_tree in trees] if trees else [{}] * k
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
     fold_outside = [kept_outside(outside, args.fce_edited,
                                  {d for d, f in fold_of.items() if f == fold}, f"fold {fold}")
                     for fold in range(k)]
     learners = [  # the learner models first: they need no hyper-parameter
         learner_model(args, work / f"fold{fold}" / "learner", grammar, f"fold {fold}",
-                      {"fold": fold, "folds": k},
-                      [s for split in splits for s in learner_text[split]
+                      {"fold": fold, "folds": k, **tree_records[fold]},
+                      [s if trees is None else trees[fold][s.sent_id]
+                       for split in splits for s in learner_text[split]
                        if fold_of[_document(s)] != fold]
                       + (fold_outside[fold].learners if learner_fce(args) else []))
         for fold in range(k)]
@@ -1049,14 +1118,17 @@ def cv(args: argparse.Namespace) -> None:
     keyed = fold_pairs(pooled, extra, fold_of, k)
     rests = [[(s, g) for _, s, g in rows] + fold_outside[fold].pairs
              for fold, rows in enumerate(keyed)]
-    slotted = [slot_pairs(rest) for rest in rests]  # read once, for the corrector and its bags
-    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, slotted[fold])
+    slotted = [slot_pairs(rest) if trees is None else slot_pairs_on(rest, trees[fold])
+               for fold, rest in enumerate(rests)]  # read once, for the corrector and its bags
+    models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, slotted[fold],
+                         trees=tree_records[fold])
               for fold, (own, learner) in enumerate(learners)]
     for b in range(args.bags):  # bag by bag: every fold has its first b bags at any time
         for fold, (own, learner) in enumerate(learners):
             fold_model(args, work / f"fold{fold}" / f"bag{b}", fold, learner, own, grammar,
                        [slotted[fold][i] for i in resampled(len(slotted[fold]), args.bag_seed,
-                                                            fold, b)], (b, args.bag_seed))
+                                                            fold, b)], (b, args.bag_seed),
+                       tree_records[fold])
     if args.correctors_only:
         return
     crossfitted = crossfit(work / "crossfit.json", models, pooled, extra,
@@ -1118,11 +1190,22 @@ def cv(args: argparse.Namespace) -> None:
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
+TREE_KEYS = ("train_trees", "train_trees_digest")  # a cv --train-trees record's
+
+
+def _trees_of(record: dict) -> str:
+    """The training trees a learner model's ``record`` names, for messages."""
+    if not record.get("train_trees"):
+        return "gold"
+    return f"{record['train_trees']} (digest {record.get('train_trees_digest')})"
+
+
 def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, record: dict,
                   sentences: list[Sentence]) -> tuple[list[SlotSentence], PunctModel]:
     """``what``'s learner model (:func:`trainable` ``sentences``, and the model loaded from
-    ``folder``, refused if of old folds or of another learner ``--fce``; or trained on them
-    and saved with ``record``, their count, the ``--fce`` kind and FOLD_KEY)."""
+    ``folder``, refused if of old folds, of another learner ``--fce`` or of other training
+    trees (``record``'s ``train_trees`` and ``train_trees_digest``); or trained on them and
+    saved with ``record``, their count, the ``--fce`` kind and FOLD_KEY)."""
     own, dropped = trainable(sentences)
     if not folder.is_dir():
         model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
@@ -1137,6 +1220,9 @@ def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, re
         if stored.get("fce") != learner_fce(args):
             _fail(f"{folder}: trained with --fce {stored.get('fce')}, "
                   f"not {learner_fce(args)}: name another --work")
+        if any(stored.get(key) != record.get(key) for key in TREE_KEYS):
+            _fail(f"{folder}: trained on the trees of {_trees_of(stored)}, not "
+                  f"{_trees_of(record)}: name another --work")
     return own, load_model(folder)
 
 
@@ -2231,11 +2317,14 @@ def print_edits(rows: list[dict]) -> None:
 
 def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner: PunctModel,
                own: list, grammar, rest: Sequence[SlotPair],
-               bag: tuple[int, int] | None = None) -> CorrectionModel:
+               bag: tuple[int, int] | None = None, trees: dict[str, str] | None = None
+               ) -> CorrectionModel:
     """Fold ``fold``'s corrector (None, JSON null, for heldout's, which holds out no document
     and so is no fold: a command reading fold k of a cv run, e.g. ``crossfit``, refuses it;
     ``bag``: (bag, seed) of a bagged corrector, whose ``rest`` is a resample; recorded with
-    the stream's purpose word, so that bags of an older stream without it are refused):
+    the stream's purpose word, so that bags of an older stream without it are refused;
+    ``trees``: the training trees' file and digest of this fold's, cv --train-trees
+    (``train_trees``, ``train_trees_digest``), recorded, None or empty for gold trees):
     loaded from ``folder``/correct if there and trained with the options asked for, else
     trained on the ``rest`` pairs (:func:`slot_pairs`) with the learner model of the other
     folds, and saved."""
@@ -2258,6 +2347,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
             "fce-edited": (record.get("fce_edited", False), args.fce_edited),
+            **{key.replace("_", " "): (record.get(key), (trees or {}).get(key))
+               for key in TREE_KEYS},
             **{name: (record.get(name), bagging.get(name))
                for name in ("bag", "bag_seed", "bag_purpose")}}
         differ = "; ".join(f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items()
@@ -2272,7 +2363,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args), "fce_edited": args.fce_edited,
-                          **bagging},
+                          **(trees or {}), **bagging},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
                   readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")
@@ -2354,10 +2445,15 @@ def jackknife(args: argparse.Namespace) -> None:
     before ':'), or kept if the base is not used either
     (:func:`~fstpunct.parser.jackknife.cut_relations`); the learner sentences never change.
     Each tree says its fold (``# jackknife_folds``,
-    ``# jackknife_fold``), which ``compare --after-trees`` checks."""
+    ``# jackknife_fold``), which ``compare --after-trees`` checks. With ``--nested``, the
+    training trees of each outer fold k instead (:func:`~fstpunct.parser.jackknife.
+    nested_jackknifed`: the sentences of fold j ≠ k parsed by the parser that saw neither j
+    nor k; ``# jackknife_outer_fold``), for ``cv --train-trees``."""
     if args.cut_relations and not args.add_train:
         _fail("jackknife: --cut-relations cuts the relations of --add-train's sentences: give "
               "--add-train")
+    if args.nested and args.tags:
+        _fail("jackknife: --nested parses the words with their gold tags: no --tags")
     data, splits = Path(args.data), args.splits or ["train"]
     learner_text, fold_of = document_folds(data, splits, args.folds)
     text = [s for split in splits for s in learner_text[split]]
@@ -2371,15 +2467,25 @@ def jackknife(args: argparse.Namespace) -> None:
     tagged = tag_jackknifed(text, k, dev, folds=folds, held_dev=held_dev, punct=False,
                             epochs=6, min_count=2, extra=extra,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
-    parsed = jackknifed(text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs,
-                        held_dev=held_dev, parsed=tagged, extra=extra,
-                        cut=args.cut_relations)
-    s = parse_score(text, parsed)
+    parsed = (nested_jackknifed if args.nested else jackknifed)(
+        text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs, held_dev=held_dev,
+        parsed=tagged, extra=extra, cut=args.cut_relations)
     added = f" ({len(extra)} sentences of {args.add_train}" \
         f"{', relations cut' if args.cut_relations else ''} in each fold's training)" \
         if extra else ""
-    print(f"{len(parsed)} {'+'.join(splits)} sentences parsed by {k} jackknife "
-          f"parsers{' on jackknifed tags' if args.tags else ''}{added}: "
+    if args.nested:
+        gold = {s.sent_id: s for s in text}
+        for outer in range(k):
+            mine = [t for t in parsed if t.comment("jackknife_outer_fold") == str(outer)]
+            s = parse_score([gold[t.sent_id] for t in mine], mine)
+            print(f"outer fold {outer}: {len(mine)} training sentences parsed by the "
+                  f"{k - 1} parsers that saw neither fold {outer} nor theirs: word UAS "
+                  f"{s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
+    s = parse_score([gold[t.sent_id] for t in parsed] if args.nested else text, parsed)
+    print(f"{len(parsed)} {'+'.join(splits)} {'training trees' if args.nested else 'sentences'}"
+          f" parsed by {k * (k - 1) // 2 if args.nested else k} "
+          f"{'nested ' if args.nested else ''}jackknife parsers"
+          f"{' on jackknifed tags' if args.tags else ''}{added}: "
           f"word UAS {s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
 
@@ -2659,6 +2765,10 @@ def main() -> None:
                    help="also the BiLSTM-CRF correctors (with and without the keep tag; torch) "
                         "and their products (in the rows: at --weight, with the keep tag "
                         "--keep-weight)")
+    c.add_argument("--train-trees", metavar="CONLLU",
+                   help="train fold k's learner model and corrector on the trees this file "
+                        "(jackknife --nested's) gives its training sentences for outer fold k "
+                        "instead of the gold trees (with --correctors-only or --learners-only)")
     c.add_argument("--learners-only", action="store_true",
                    help="train every fold's learner model and stop")
     c.add_argument("--correctors-only", action="store_true",
@@ -2781,6 +2891,11 @@ def main() -> None:
                         "every relation the fold's learner training sentences do not use is "
                         "cut to its base (the part before ':'; kept if the base is not used "
                         "either)")
+    j.add_argument("--nested", action="store_true",
+                   help="the training trees of each outer fold k for cv --train-trees: every "
+                        "sentence of another fold j parsed by the parser trained on the folds "
+                        "other than j and k (one parser per pair, WORK/foldJ-K; at least three "
+                        "folds)")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
     j.add_argument("-o", "--output", required=True,
                    help="CoNLL-U of the parsed sentences of the splits")

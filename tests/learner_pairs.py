@@ -40,7 +40,7 @@ def sentences(text: str) -> list[Sentence]:
 def bare(sent: Sentence) -> str:
     """The sentence's CoNLL-U without jackknife's fold comments."""
     return "".join(line for line in sent.text().splitlines(keepends=True)
-                   if not line.startswith("# jackknife_fold"))
+                   if not line.startswith(("# jackknife_fold", "# jackknife_outer_fold")))
 
 
 def learner_pairs(copies: int

@@ -160,10 +160,10 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
     trained = []  # what cv's fold correctors were trained with: (args, learner, own, grammar)
     real = script.fold_model
 
-    def spy(args, folder, fold, learner, own, grammar, rest, bag=None):
+    def spy(args, folder, fold, learner, own, grammar, rest, bag=None, trees=None):
         if bag is None:
             trained.append((args, learner, own, grammar))
-        return real(args, folder, fold, learner, own, grammar, rest, bag)
+        return real(args, folder, fold, learner, own, grammar, rest, bag, trees)
     monkeypatch.setattr(script, "fold_model", spy)
     common = ["--data", str(data), "--folds", "2", "--weight", "1.0", "--copy", "2",
               "--reference", "learner", "--iterations", "2", "--learner-iterations", "2",

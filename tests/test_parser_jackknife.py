@@ -7,7 +7,12 @@ from test_correction_cv import chained
 
 from fstpunct.errors import InputError
 from fstpunct.parser import Model, jackknife, parse
-from fstpunct.parser.jackknife import checked_extra, cut_relations, jackknifed
+from fstpunct.parser.jackknife import (
+    checked_extra,
+    cut_relations,
+    jackknifed,
+    nested_jackknifed,
+)
 from fstpunct.parser.punct import PROPS_VERSION
 from fstpunct.parser.tagger import depunctuated, retagged
 from fstpunct.parser.train import PATIENCE
@@ -287,3 +292,53 @@ def test_cut_relations_follow_each_folds_own_learner_training_sentences(tmp_path
         with pytest.raises(InputError, match="relations_cut"):
             jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / work, held_dev=FLAGS,
                        epochs=1, extra=extra, cut=cut)
+
+
+def test_nested_jackknife_parses_fold_j_for_outer_fold_k_with_the_parser_of_neither(tmp_path):
+    """Each sentence of fold j, for each outer fold k ≠ j, is parsed by the parser trained on
+    the folds other than j and k (fold 0 and 2 gold trees, fold 1 chains: the parser of {0, 1}
+    saw gold trees only, that of {0, 2} chains only), once, in the order (k, sentence)."""
+    gold, chains = relatives("g", 8, drop=(1, 4)), [chained(s)
+                                                   for s in relatives("c", 4, drop=(1, 4))]
+    every, folds = gold[:4] + chains + gold[4:], [0] * 4 + [1] * 4 + [2] * 4
+    out = nested_jackknifed(every, folds, gold, "tokens", 1, tmp_path, epochs=1)
+    heads = {(0, 1): GOLD, (0, 2): CHAIN, (1, 2): GOLD}  # what each pair's parser learnt
+    want = [(str(k), str(f), s.sent_id, heads[min(f, k), max(f, k)])
+            for k in range(3) for s, f in zip(every, folds) if f != k]
+    assert [(t.comment("jackknife_outer_fold"), t.comment("jackknife_fold"), t.sent_id,
+             [w.head for w in t.words]) for t in out] == want
+    assert all(t.comment("jackknife_folds") == "3" for t in out)
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        model = Model.load(tmp_path / f"fold{a}-{b}")
+        assert model.info["nested_folds"] == [a, b] and model.info["train_sentences"] == 4
+        by_id = {x.sent_id: x for x in every}
+        mine = [t for t in out if {int(t.comment("jackknife_outer_fold")),
+                                   int(t.comment("jackknife_fold"))} == {a, b}]
+        assert len(mine) == 8 and all(bare(t) == parse(model, by_id[t.sent_id], 1).text()
+                                      for t in mine)
+    with pytest.raises(InputError, match="a nested jackknife needs at least three folds"):
+        nested_jackknifed(every, [0] * 6 + [1] * 6, gold, "tokens", 1, tmp_path / "x", epochs=1)
+
+
+def test_nested_parsers_train_on_the_third_folds_and_choose_their_epoch_there(tmp_path,
+                                                                             monkeypatch):
+    """With ``held_dev``, the parser of folds {j, k} trains on the unflagged sentences of the
+    other folds only and chooses its epoch on their flagged ones."""
+    every = relatives("s", 9)
+    folds, flags = [0] * 3 + [1] * 3 + [2] * 3, [False, True, False, False, False, True,
+                                                 True, False, False]
+    seen: dict[tuple[int, int], tuple[list[str], list[str]]] = {}
+    real = jackknife.train
+
+    def spied(rest, dev, *args, info, **more):
+        seen[tuple(info["nested_folds"])] = ([s.sent_id for s in rest], [s.sent_id for s in dev])
+        return real(rest, dev, *args, info=info, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    out = nested_jackknifed(every, folds, [], "tokens", 1, tmp_path, held_dev=flags, epochs=1)
+    assert seen == {(0, 1): (["s7", "s8"], ["s6"]), (0, 2): (["s3", "s4"], ["s5"]),
+                    (1, 2): (["s0", "s2"], ["s1"])}
+    assert len(out) == 18  # each sentence for the two outer folds not its own, flagged too
+    with pytest.raises(InputError, match="folds 0, 1: no dev sentence"):
+        nested_jackknifed(every, folds, [], "tokens", 1, tmp_path / "x",
+                          held_dev=flags[:6] + [False] * 3, epochs=1)

@@ -11,6 +11,7 @@ import hashlib
 import inspect
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
+from itertools import combinations
 from pathlib import Path
 from typing import TypeVar
 
@@ -20,7 +21,8 @@ from .decode import parse
 from .model import Model
 from .train import PATIENCE, train
 
-__all__ = ["jackknifed", "checked_flags", "checked_extra", "fold_parts", "cut_relations"]
+__all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
+           "cut_relations"]
 
 T = TypeVar("T")
 
@@ -57,17 +59,22 @@ def checked_extra(sentences: Sequence[Sentence], extra: Sequence[Sentence],
                              "sentence: it would train the folds it chooses the epoch of")
 
 
-def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int, flags: Sequence[bool],
-               dev: Sequence[T], held: bool, what: str) -> tuple[list[T], list[T]]:
-    """Fold ``fold``'s training items (the other folds' unflagged ones) and the items choosing
-    its ``what``'s epoch: ``dev``, or with ``held`` (``flags`` from ``held_dev``) the other
-    folds' flagged ones, of which there must be one (else an :class:`InputError`)."""
-    rest = [x for x, f, d in zip(items, folds, flags) if f != fold and not d]
+def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int | Collection[int],
+               flags: Sequence[bool], dev: Sequence[T], held: bool, what: str
+               ) -> tuple[list[T], list[T]]:
+    """The training items of the parser or tagger that sees no item of ``fold`` (one fold, or
+    several: a nested jackknife's pair; the other folds' unflagged items) and the items
+    choosing its ``what``'s epoch: ``dev``, or with ``held`` (``flags`` from ``held_dev``) the
+    other folds' flagged ones, of which there must be one (else an :class:`InputError`)."""
+    out = {fold} if isinstance(fold, int) else set(fold)
+    rest = [x for x, f, d in zip(items, folds, flags) if f not in out and not d]
     if not held:
         return rest, list(dev)
-    fold_dev = [x for x, f, d in zip(items, folds, flags) if f != fold and d]
+    fold_dev = [x for x, f, d in zip(items, folds, flags) if f not in out and d]
     if not fold_dev:
-        raise InputError(f"fold {fold}: no dev sentence to choose its {what}'s epoch "
+        name = f"fold {fold}" if isinstance(fold, int) else \
+            f"folds {', '.join(map(str, sorted(out)))}"
+        raise InputError(f"{name}: no dev sentence to choose its {what}'s epoch "
                          "(none flagged in the other folds)")
     return rest, fold_dev
 
@@ -92,7 +99,7 @@ def cut_relations(sentences: Sequence[Sentence], inventory: Collection[str]
     return out, cut
 
 
-def _digest(sentences: Sequence[Sentence]) -> str:
+def digest(sentences: Sequence[Sentence]) -> str:
     """A fingerprint of the sentences' ids, words, tags and trees (UPOS, HEAD and DEPREL: which
     sentences, annotated how, trained a parser)."""
     h = hashlib.sha1()
@@ -142,32 +149,88 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     not trained, when that folder exists and holds the same record (else an error: it may have
     seen the fold's sentences, chosen its epoch on other ones, or been trained otherwise) from
     a training that ended (else an error: a checkpoint of a run cut short)."""
-    flags = checked_flags(len(sentences), folds, dev, held_dev)
-    checked_extra(sentences, extra, dev)
-    if parsed is not None and len(parsed) != len(sentences):
-        raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
-    for j, (s, p) in enumerate(zip(sentences, parsed or ())):
-        if [w.form for w in s.words] != [w.form for w in p.words]:
-            raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
-                             f"its training sentence ({s.sent_id})")
-    if held_dev is None and not dev:  # (with held_dev, fold_parts needs one in each fold)
-        raise InputError("no dev sentence to choose the parsers' epoch")
-    read = sentences if parsed is None else parsed
-    k = len(set(folds))
-    training = _train_settings(mode, beam, settings)
+    jk = _Jackknife(sentences, folds, dev, mode, beam, Path(work), log, held_dev, parsed,
+                    extra, cut, settings)
     out: list[Sentence | None] = [None] * len(sentences)
-    for fold in sorted(set(folds)):
-        folder = Path(work) / f"fold{fold}"
-        rest, fold_dev = fold_parts(sentences, folds, fold, flags, dev, held_dev is not None,
-                                    "parser")
-        if cut:
-            added, arcs = cut_relations(extra, {w.deprel for s in rest for w in s.words})
+    for fold in jk.names:
+        model = jk.parser((fold,), {"jackknife_fold": fold}, f"fold{fold}")
+        for j, f in enumerate(folds):
+            if f == fold:
+                out[j] = jk.parse(model, j, fold)
+    return [s for s in out if s is not None]
+
+
+def nested_jackknifed(sentences: Sequence[Sentence], folds: Sequence[int],
+                      dev: Sequence[Sentence], mode: str, beam: int, work: str | Path,
+                      log: Callable[[str], None] | None = None,
+                      held_dev: Sequence[bool] | None = None,
+                      parsed: Sequence[Sentence] | None = None, extra: Sequence[Sentence] = (),
+                      cut: bool = False, **settings) -> list[Sentence]:
+    """The training trees of a model cross-validated on ``folds`` that is to be tested on
+    :func:`jackknifed` trees: for each outer fold k (ascending), every sentence of another fold
+    j (in order) parsed by the parser trained as :func:`jackknifed`'s (the same arguments) but
+    on the folds other than j and k, so that neither the sentence's fold nor the fold the
+    model is tested on trained it or chose its epoch (one parser for each pair {j, k}, saved in
+    ``work``/fold{j}-{k}, j < k, with ``jackknifed``'s record, ``nested_folds`` [j, k] in place
+    of ``jackknife_fold``). Each tree carries ``# jackknife_folds``, ``# jackknife_fold`` (j)
+    and ``# jackknife_outer_fold`` (k); each sentence is there once for each fold not its own.
+    At least three folds (else an :class:`InputError`)."""
+    jk = _Jackknife(sentences, folds, dev, mode, beam, Path(work), log, held_dev, parsed,
+                    extra, cut, settings)
+    if len(jk.names) < 3:
+        raise InputError("a nested jackknife needs at least three folds")
+    trees: dict[tuple[int, int], Sentence] = {}  # (outer fold, sentence): its tree
+    for a, b in combinations(jk.names, 2):
+        model = jk.parser((a, b), {"nested_folds": [a, b]}, f"fold{a}-{b}")
+        for j, f in enumerate(folds):
+            if f in (a, b):
+                outer = b if f == a else a
+                tree = jk.parse(model, j, f)
+                tree.set_comment("jackknife_outer_fold", str(outer))
+                trees[outer, j] = tree
+    return [tree for _, tree in sorted(trees.items())]
+
+
+class _Jackknife:
+    """What :func:`jackknifed` and :func:`nested_jackknifed` share: the arguments checked,
+    a parser trained (or loaded) without some folds, a sentence parsed."""
+
+    def __init__(self, sentences: Sequence[Sentence], folds: Sequence[int],
+                 dev: Sequence[Sentence], mode: str, beam: int, work: Path,
+                 log: Callable[[str], None] | None, held_dev: Sequence[bool] | None,
+                 parsed: Sequence[Sentence] | None, extra: Sequence[Sentence], cut: bool,
+                 settings: dict) -> None:
+        self.flags = checked_flags(len(sentences), folds, dev, held_dev)
+        checked_extra(sentences, extra, dev)
+        if parsed is not None and len(parsed) != len(sentences):
+            raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
+        for j, (s, p) in enumerate(zip(sentences, parsed or ())):
+            if [w.form for w in s.words] != [w.form for w in p.words]:
+                raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
+                                 f"its training sentence ({s.sent_id})")
+        if held_dev is None and not dev:  # (with held_dev, fold_parts needs one in each fold)
+            raise InputError("no dev sentence to choose the parsers' epoch")
+        self.sentences, self.folds, self.dev, self.held = sentences, folds, dev, held_dev
+        self.read = sentences if parsed is None else parsed
+        self.names = sorted(set(folds))
+        self.beam, self.mode, self.work, self.log = beam, mode, work, log
+        self.extra, self.cut, self.settings = extra, cut, settings
+        self.training = _train_settings(mode, beam, settings)
+
+    def parser(self, out: tuple[int, ...], which: dict, name: str) -> Model:
+        """The parser that saw no sentence of the folds ``out`` (recorded as ``which``), in
+        ``work``/``name``: loaded if saved with the same record, else trained and saved."""
+        folder = self.work / name
+        rest, fold_dev = fold_parts(self.sentences, self.folds, out[0] if len(out) == 1 else out,
+                                    self.flags, self.dev, self.held is not None, "parser")
+        if self.cut:
+            added, arcs = cut_relations(self.extra, {w.deprel for s in rest for w in s.words})
         else:
-            added, arcs = list(extra), None
+            added, arcs = list(self.extra), None
         rest += added
-        record = {"jackknife_fold": fold, "folds": k, "train_settings": training,
-                  "train_digest": _digest(rest),
-                  "dev_held_out": held_dev is not None, "dev_digest": _digest(fold_dev),
+        record = {**which, "folds": len(self.names), "train_settings": self.training,
+                  "train_digest": digest(rest),
+                  "dev_held_out": self.held is not None, "dev_digest": digest(fold_dev),
                   "relations_cut": None if arcs is None else dict(sorted(arcs.items()))}
         if folder.is_dir():
             model = Model.load(folder)
@@ -180,14 +243,14 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
             if not model.info.get("finished"):
                 raise InputError(f"{folder}: training cut short (its last checkpoint at epoch "
                                  f"{model.info['history'][-1]['epoch']}): remove it")
-        else:
-            train(rest, fold_dev, mode, beam, folder, log=log, progress=False, info=record,
-                  **settings)
-            model = Model.load(folder)  # the best epoch's weights, as saved
-        for j, f in enumerate(folds):
-            if f == fold:
-                tree = parse(model, read[j], beam)
-                tree.set_comment("jackknife_folds", str(k))
-                tree.set_comment("jackknife_fold", str(fold))
-                out[j] = tree
-    return [s for s in out if s is not None]
+            return model
+        train(rest, fold_dev, self.mode, self.beam, folder, log=self.log, progress=False,
+              info=record, **self.settings)
+        return Model.load(folder)  # the best epoch's weights, as saved
+
+    def parse(self, model: Model, j: int, fold: int) -> Sentence:
+        """Sentence ``j`` (of fold ``fold``) parsed by ``model``, with the fold comments."""
+        tree = parse(model, self.read[j], self.beam)
+        tree.set_comment("jackknife_folds", str(len(self.names)))
+        tree.set_comment("jackknife_fold", str(fold))
+        return tree

@@ -9,17 +9,17 @@ stored in the slots: the model prepends :data:`BOUNDARY` to slot 0 itself.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TypeVar
 
-from ..errors import ConlluError
+from ..errors import ConlluError, InputError
 from ._slots import slot_parts
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "CURLY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
-           "opening", "punct_tokens", "quote_symbols", "raw_slots", "slot_members",
+           "on_tree", "opening", "punct_tokens", "quote_symbols", "raw_slots", "slot_members",
            "surface_slots", "to_slots", "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
@@ -207,6 +207,17 @@ def to_slots(sent: Sentence) -> SlotSentence:
                        lineno=sent.lineno, index=sent.index)
     vars(out)["spans"] = node_spans  # the cached property, known already
     return out
+
+
+def on_tree(sent: SlotSentence, tree: SlotSentence) -> SlotSentence:
+    """``sent`` (e.g. a corrected sentence) with the words' tags and tree of ``tree``, another
+    reading of the same words (e.g. a parser's of the learner sentence): its UPOS, heads,
+    relations and count of lifted arcs; ``sent``'s punctuation, ids and place are kept. Other
+    words: an :class:`InputError` naming both sentences."""
+    if sent.words != tree.words:
+        raise InputError(f"{sent.place}: other words than the tree given it ({tree.place})")
+    return replace(sent, upos=tree.upos, heads=tree.heads, deprels=tree.deprels,
+                   lifted=tree.lifted)
 
 
 def to_slots_reference(sent: Sentence) -> SlotSentence:
