@@ -12,9 +12,13 @@ from test_correction_cv import chained, learner_folder, punctuation_only_files, 
 
 from fstpunct.parser import jackknife
 from fstpunct.ud.slots import to_slots
+from fstpunct.ud.treebank import with_arcs
 
 # the hand-made train documents dealt into 3 folds (sorted, round-robin)
 FOLD_OF = {"docA": 0, "docB": 1, "docC": 2, "docD": 0}
+# the relation of every non-root word in nested_file's trees for outer fold k: each outer
+# fold's tree of a sentence differs from the others', so a test can tell which one trained
+RELATIONS = ("dep", "obj", "nmod")
 
 
 @pytest.fixture(scope="module")
@@ -83,9 +87,10 @@ def test_jackknife_nested_parses_fold_j_for_outer_k_with_neither(script, tmp_pat
 
 def nested_file(script, data, path, fold_of=FOLD_OF, skip: str = "", own: str = "") -> dict:
     """A hand-made ``jackknife --nested`` file of the train sentences on chained trees (every
-    word headed by the next: unlike the gold trees), without the tree of ``skip`` for outer
-    fold 1, and with sentence ``own``'s tree for outer fold 1 said to be of its own fold 1 (a
-    bad file); the trees by outer fold and sent_id."""
+    word headed by the next: unlike the gold trees; every non-root word's relation that of
+    its outer fold k in :data:`RELATIONS`), without the tree of ``skip`` for outer fold 1,
+    and with sentence ``own``'s tree for outer fold 1 said to be of its own fold 1 (a bad
+    file); the trees by outer fold and sent_id."""
     trees: dict[int, dict] = {0: {}, 1: {}, 2: {}}
     learner = list(script.read_file(data / "en_esl-ud-train.conllu"))
     out = []
@@ -95,6 +100,8 @@ def nested_file(script, data, path, fold_of=FOLD_OF, skip: str = "", own: str = 
             if (fold == k and s.sent_id != own) or (k == 1 and s.sent_id == skip):
                 continue
             t = chained(dataclasses.replace(s, comments=list(s.comments)))
+            t = with_arcs(t, {w.id: (w.head, "root" if w.head == 0 else RELATIONS[k])
+                              for w in t.words if not w.is_punct})
             t.set_comment("jackknife_folds", "3")
             t.set_comment("jackknife_fold", str(fold))
             t.set_comment("jackknife_outer_fold", str(k))
@@ -108,7 +115,8 @@ def nested_file(script, data, path, fold_of=FOLD_OF, skip: str = "", own: str = 
 def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monkeypatch, capsys,
                                                          extra):
     """cv --train-trees: fold k's learner model trains on the outer-fold-k trees of the other
-    folds' learner sentences, and its corrector on the pairs with both sides on those trees
+    folds' learner sentences (not on another outer fold's tree of the same sentence, parsed by
+    a parser that saw fold k), and its corrector on the pairs with both sides on those trees
     (the correction's punctuation read on the learner's tree), not on the gold trees; with
     --extra, the punctuation-only pairs too."""
     data = tmp_path / "learner"
@@ -136,16 +144,27 @@ def test_cv_train_trees_trains_fold_k_on_its_outer_trees(script, tmp_path, monke
            "--split", "train", "--train-trees", str(tmp_path / "nested.conllu"),
            "--correctors-only", *(["--extra"] if extra else []))
     assert len(learners) == len(correctors) == 3
+
+    def others(k: int, sent_id: str) -> list[tuple[str, ...]]:
+        """The relations of the other outer folds' trees of ``sent_id``."""
+        return [to_slots(trees[j][sent_id]).deprels for j in range(3)
+                if j != k and sent_id in trees[j]]
+
     for k in range(3):
         mine = {i for i in gold if FOLD_OF[i.rsplit("-", 1)[0]] != k}
         assert {ss.sent_id for ss in learners[k]} == mine
         assert all(ss.heads == to_slots(trees[k][ss.sent_id]).heads
                    != to_slots(gold[ss.sent_id]).heads for ss in learners[k])
+        for ss in learners[k]:
+            assert ss.deprels == to_slots(trees[k][ss.sent_id]).deprels
+            assert others(k, ss.sent_id) and ss.deprels not in others(k, ss.sent_id)
         originals, corrected = correctors[k]
         assert {ss.sent_id for ss in originals} == {i for i in mine
                                                     if extra or not i.endswith("-x")}
         for o, c in zip(originals, corrected):
             assert o.heads == c.heads == to_slots(trees[k][o.sent_id]).heads
+            assert o.deprels == c.deprels == to_slots(trees[k][o.sent_id]).deprels
+            assert o.deprels not in others(k, o.sent_id)
             if not o.sent_id.endswith("-x"):
                 assert c.slots == to_slots(script.with_words(
                     next(g for g in script.read_file(data / "en_cesl-ud-train.conllu")
