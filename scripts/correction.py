@@ -1190,22 +1190,29 @@ def cv(args: argparse.Namespace) -> None:
                             "edit_costs": [asdict(t) for t in costs]}, indent=1) + "\n")
 
 
-TREE_KEYS = ("train_trees", "train_trees_digest")  # a cv --train-trees record's
-
-
 def _trees_of(record: dict) -> str:
-    """The training trees a learner model's ``record`` names, for messages."""
+    """The training trees a learner model's or corrector's ``record`` names, for messages."""
     if not record.get("train_trees"):
         return "gold"
     return f"{record['train_trees']} (digest {record.get('train_trees_digest')})"
+
+
+def same_trees(stored: dict, asked: dict) -> bool:
+    """Whether the records ``stored`` and ``asked`` name the same training trees: both gold, or
+    both cv --train-trees trees of one digest (``train_trees_digest``), whatever path
+    (``train_trees``, kept for the messages) named the file."""
+    def trees(record: dict) -> tuple[bool, str | None]:
+        return bool(record.get("train_trees")), record.get("train_trees_digest")
+
+    return trees(stored) == trees(asked)
 
 
 def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, record: dict,
                   sentences: list[Sentence]) -> tuple[list[SlotSentence], PunctModel]:
     """``what``'s learner model (:func:`trainable` ``sentences``, and the model loaded from
     ``folder``, refused if of old folds, of another learner ``--fce`` or of other training
-    trees (``record``'s ``train_trees`` and ``train_trees_digest``); or trained on them and
-    saved with ``record``, their count, the ``--fce`` kind and FOLD_KEY)."""
+    trees than ``record``'s (:func:`same_trees`); or trained on them and saved with
+    ``record``, their count, the ``--fce`` kind and FOLD_KEY)."""
     own, dropped = trainable(sentences)
     if not folder.is_dir():
         model = fit_train(own, grammar, [grammar.direction], settings=Settings(lexical=0),
@@ -1220,7 +1227,7 @@ def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, re
         if stored.get("fce") != learner_fce(args):
             _fail(f"{folder}: trained with --fce {stored.get('fce')}, "
                   f"not {learner_fce(args)}: name another --work")
-        if any(stored.get(key) != record.get(key) for key in TREE_KEYS):
+        if not same_trees(stored, record):
             _fail(f"{folder}: trained on the trees of {_trees_of(stored)}, not "
                   f"{_trees_of(record)}: name another --work")
     return own, load_model(folder)
@@ -2347,14 +2354,13 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
             "the learner model's fce": (record.get("fce_learner", record.get("fce")),
                                         learner_fce(args)),
             "fce-edited": (record.get("fce_edited", False), args.fce_edited),
-            **{key.replace("_", " "): (record.get(key), (trees or {}).get(key))
-               for key in TREE_KEYS},
             **{name: (record.get(name), bagging.get(name))
                for name in ("bag", "bag_seed", "bag_purpose")}}
-        differ = "; ".join(f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items()
-                           if s != a)
+        differ = [f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items() if s != a]
+        if not same_trees(record, trees or {}):
+            differ.append(f"train trees {_trees_of(record)}, not {_trees_of(trees or {})}")
         if differ:
-            _fail(f"{folder / 'correct'}: trained with {differ}: name another --work")
+            _fail(f"{folder / 'correct'}: trained with {'; '.join(differ)}: name another --work")
         return model
     originals, corrected, dropped = trainable_slots(rest)
     reference = learner if args.reference == "learner" else load_model(args.reference)

@@ -242,20 +242,27 @@ def test_read_trees_refuses_a_nested_file_or_a_sentence_twice(script, tmp_path, 
     assert stop.value.code == 2 and err.count("\n") == 1 and str(path) in err and says in err
 
 
+def nested_cv(script, tmp_path) -> list[str]:
+    """A learner folder ``tmp_path``/learner with :func:`nested_file`'s trees in
+    ``tmp_path``/nested.conllu; the arguments of a small ``cv --correctors-only`` over it into
+    ``tmp_path``/cv, without ``--train-trees``."""
+    data = tmp_path / "learner"
+    data.mkdir()
+    learner_folder(data)
+    nested_file(script, data, tmp_path / "nested.conllu")
+    return ["cv", "--data", str(data), "--folds", "3", "--split", "train", "--weight", "1",
+            "--copy", "2", "--reference", "learner", "--iterations", "2",
+            "--learner-iterations", "2", "--grammar", "grammars/en.rules", "--work",
+            str(tmp_path / "cv"), "--correctors-only", "-o", str(tmp_path / "x.json")]
+
+
 @pytest.mark.parametrize("first, then", [(True, False), (False, True)])
 def test_cv_corrector_refuses_a_folder_of_other_training_trees(script, tmp_path, monkeypatch,
                                                                capsys, first, then):
     """A work folder's correctors trained on other trees than asked (nested trees, then gold;
     or gold, then nested), their learner models removed so that only the corrector's record
     can tell: refused in one line, exit 2, naming fold 0's corrector."""
-    data = tmp_path / "learner"
-    data.mkdir()
-    learner_folder(data)
-    nested_file(script, data, tmp_path / "nested.conllu")
-    common = ["cv", "--data", str(data), "--folds", "3", "--split", "train", "--weight", "1",
-              "--copy", "2", "--reference", "learner", "--iterations", "2",
-              "--learner-iterations", "2", "--grammar", "grammars/en.rules", "--work",
-              str(tmp_path / "cv"), "--correctors-only", "-o", str(tmp_path / "x.json")]
+    common = nested_cv(script, tmp_path)
     trees = ["--train-trees", str(tmp_path / "nested.conllu")]
     assert run(script, monkeypatch, capsys, *common, *(trees if first else []))[0] == 0
     for fold in range(3):
@@ -271,16 +278,8 @@ def test_cv_refuses_a_folder_of_the_same_path_regenerated(script, tmp_path, monk
     """The nested file rewritten at the same path with other trees (one relation changed): a
     work folder trained on the old file is refused in one line, exit 2, by its learner models'
     records, or, these removed, by its correctors' (the digest of each fold's trees)."""
-    data = tmp_path / "learner"
-    data.mkdir()
-    learner_folder(data)
     path = tmp_path / "nested.conllu"
-    nested_file(script, data, path)
-    common = ["cv", "--data", str(data), "--folds", "3", "--split", "train", "--weight", "1",
-              "--copy", "2", "--reference", "learner", "--iterations", "2",
-              "--learner-iterations", "2", "--grammar", "grammars/en.rules", "--work",
-              str(tmp_path / "cv"), "--correctors-only", "-o", str(tmp_path / "x.json"),
-              "--train-trees", str(path)]
+    common = [*nested_cv(script, tmp_path), "--train-trees", str(path)]
     assert run(script, monkeypatch, capsys, *common)[0] == 0
     lines = path.read_text(encoding="utf-8").split("\n")
     first = next(i for i, line in enumerate(lines) if line[:1].isdigit())
@@ -294,3 +293,22 @@ def test_cv_refuses_a_folder_of_the_same_path_regenerated(script, tmp_path, monk
     code, err = run(script, monkeypatch, capsys, *common)
     assert code == 2 and err.count("\n") == 1 and "digest" in err
     assert str(tmp_path / "cv" / "fold0" / kept) in err
+
+
+@pytest.mark.parametrize("kept", ["learner", "correct"])
+def test_cv_reuses_a_folder_of_the_same_trees_named_another_way(script, tmp_path, monkeypatch,
+                                                                capsys, kept):
+    """The nested file named another way (``DIR/./nested.conllu``): the same trees by their
+    digest, so a work folder trained on them is reused, nothing trained again, whether its
+    learner models' records or, these removed, its correctors' are read."""
+    common = nested_cv(script, tmp_path)
+    assert run(script, monkeypatch, capsys, *common, "--train-trees",
+               str(tmp_path / "nested.conllu"))[0] == 0
+    if kept == "correct":
+        for fold in range(3):
+            shutil.rmtree(tmp_path / "cv" / f"fold{fold}" / "learner")
+    else:
+        monkeypatch.setattr(script, "fit_train", None)  # not called: the learner models reused
+    monkeypatch.setattr(script, "train", None)  # not called: the correctors reused
+    assert run(script, monkeypatch, capsys, *common, "--train-trees",
+               f"{tmp_path}/./nested.conllu")[0] == 0
