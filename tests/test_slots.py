@@ -7,7 +7,8 @@ from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fstpunct.ud.slots import ABBV, punct_tokens, slot_members, surface_slots, to_slots
+from fstpunct.errors import InputError
+from fstpunct.ud.slots import ABBV, on_tree, punct_tokens, slot_members, surface_slots, to_slots
 from fstpunct.ud.tree import has_crossing_arcs, is_projective, projectivize, spans
 from fstpunct.ud.treebank import read_file
 
@@ -73,6 +74,27 @@ def test_members_are_slot_members_computed_once(edge):
         s = to_slots(sent)
         assert s.members == tuple(tuple(m) for m in slot_members(s))
         assert s.members is s.members
+
+
+def test_on_tree_takes_the_trees_tags_and_arcs_and_keeps_the_rest(edge):
+    """on_tree: the tree's UPOS, heads, relations and lifted arcs, the spans of its heads;
+    the sentence's slots, ids, place and punctuation with dependents (so its trainability);
+    other words refused in one line naming both sentences."""
+    sent = to_slots(edge["punct-with-dependent"])  # heads (0, 1), not trainable
+    tree = replace(sent, upos=("X", "X"), heads=(2, 0), deprels=("dep", "root"), lifted=1,
+                   slots=((), (), ()), slot_ids=((), (), ()), punct_with_dependents=0,
+                   path="tree.conllu", lineno=7, sent_id="tree")
+    out = on_tree(sent, tree)
+    assert (out.upos, out.heads, out.deprels, out.lifted) == (("X", "X"), (2, 0),
+                                                              ("dep", "root"), 1)
+    assert out.spans == spans((2, 0)) != sent.spans
+    assert (out.words, out.slots, out.slot_ids, out.word_ids, out.place) == (
+        sent.words, sent.slots, sent.slot_ids, sent.word_ids, sent.place)
+    assert out.punct_with_dependents == 1 and not out.trainable
+    with pytest.raises(InputError) as bad:
+        on_tree(sent, replace(tree, words=("Yes", "yes")))
+    assert str(bad.value) == (f"{sent.place}: other words than the tree given it "
+                              "(tree.conllu:7 (sent_id tree))")
 
 
 def test_all_punctuation_sentence_has_no_words(edge):

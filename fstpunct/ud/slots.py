@@ -212,7 +212,9 @@ def to_slots(sent: Sentence) -> SlotSentence:
 def on_tree(sent: SlotSentence, tree: SlotSentence) -> SlotSentence:
     """``sent`` (e.g. a corrected sentence) with the words' tags and tree of ``tree``, another
     reading of the same words (e.g. a parser's of the learner sentence): its UPOS, heads,
-    relations and count of lifted arcs; ``sent``'s punctuation, ids and place are kept. Other
+    relations and count of lifted arcs (the spans follow the new heads); ``sent``'s
+    punctuation, ids, place and count of punctuation tokens with dependents are kept, so
+    whether it is :attr:`~SlotSentence.trainable` still follows ``sent``'s own tree. Other
     words: an :class:`InputError` naming both sentences."""
     if sent.words != tree.words:
         raise InputError(f"{sent.place}: other words than the tree given it ({tree.place})")
