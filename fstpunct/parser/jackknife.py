@@ -22,7 +22,7 @@ from .model import Model
 from .train import PATIENCE, train
 
 __all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
-           "cut_relations"]
+           "cut_relations", "digest"]
 
 T = TypeVar("T")
 
