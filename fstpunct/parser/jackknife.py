@@ -72,8 +72,7 @@ def fold_parts(items: Sequence[T], folds: Sequence[int], fold: int | Collection[
         return rest, list(dev)
     fold_dev = [x for x, f, d in zip(items, folds, flags) if f not in out and d]
     if not fold_dev:
-        name = f"fold {fold}" if isinstance(fold, int) else \
-            f"folds {', '.join(map(str, sorted(out)))}"
+        name = f"fold{'s' if len(out) > 1 else ''} {', '.join(map(str, sorted(out)))}"
         raise InputError(f"{name}: no dev sentence to choose its {what}'s epoch "
                          "(none flagged in the other folds)")
     return rest, fold_dev
@@ -221,8 +220,8 @@ class _Jackknife:
         """The parser that saw no sentence of the folds ``out`` (recorded as ``which``), in
         ``work``/``name``: loaded if saved with the same record, else trained and saved."""
         folder = self.work / name
-        rest, fold_dev = fold_parts(self.sentences, self.folds, out[0] if len(out) == 1 else out,
-                                    self.flags, self.dev, self.held is not None, "parser")
+        rest, fold_dev = fold_parts(self.sentences, self.folds, out, self.flags, self.dev,
+                                    self.held is not None, "parser")
         if self.cut:
             added, arcs = cut_relations(self.extra, {w.deprel for s in rest for w in s.words})
         else:
