@@ -202,13 +202,15 @@ from fstpunct.apps.correction.crf import CrfCorrector, generative_features, slot
 from fstpunct.apps.correction.crf import train as crf_corrector_train
 from fstpunct.apps.correction.gate import FEATURES, examples, fit
 from fstpunct.apps.correction.model import (
+    FILES,
+    KIND,
+    PART_FILES,
     SUPPORT,
     CorrectionModel,
     Decoding,
     read_correction_record,
     train,
 )
-from fstpunct.apps.correction.model import check_output as correction_output
 from fstpunct.apps.correction.platt import examples as platt_examples
 from fstpunct.apps.correction.platt import fitted as platt_fitted
 from fstpunct.apps.correction.readings import SlotReading, readings
@@ -236,7 +238,7 @@ from fstpunct.apps.restoration.pipeline import restored
 from fstpunct.apps.restoration.strip import insert
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.errors import FstpunctError, InputError, check_stream_seed
-from fstpunct.files import output
+from fstpunct.files import model_target, output
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.fit import train as fit_train
 from fstpunct.model.punct import PunctModel, Settings
@@ -812,7 +814,7 @@ def calibrate(args: argparse.Namespace) -> None:
         _fail("calibrate: --cv chooses for gold trees (cv does not parse): no --parser")
     if args.cv and args.decoder != "balanced":
         _fail("calibrate: a cv run's edit costs are the balanced decoder's: no --decoder")
-    correction_output(args.output)  # before any work, as train's
+    model_target(args.output, FILES, KIND, PART_FILES)  # before any work, as train's
     model = CorrectionModel.load(args.model)
     parser = ParserModel.load(args.parser) if args.parser else None
     if args.cv:
@@ -2623,7 +2625,7 @@ def train_model(args: argparse.Namespace) -> None:
     if args.fce_edited and not args.fce:
         _fail("train: --fce-edited needs --fce")
     _stream_seed("train", readings_seed=args.readings_seed)
-    correction_output(args.output)  # before training (save puts it aside after)
+    model_target(args.output, FILES, KIND, PART_FILES)  # before training (save: aside after)
     sentence_pairs, learners = pairs(args.original, args.corrected, *args.extra)
     if args.fce:
         data = Path(args.data)

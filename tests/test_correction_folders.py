@@ -9,8 +9,9 @@ from learner_pairs import learner_pairs
 from script_module import load_script
 
 from fstpunct.apps.correction import bilstm, crf
-from fstpunct.apps.correction.model import CorrectionModel, check_output
+from fstpunct.apps.correction.model import FILES, KIND, PART_FILES, CorrectionModel
 from fstpunct.errors import InputError, SavedAside
+from fstpunct.files import model_target
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +48,7 @@ def test_notes_inside_a_correction_models_parts_are_kept(hand_corrector, tmp_pat
     assert (folder / "learner" / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     assert CorrectionModel.load(tmp_path / "m.new").record == hand_corrector.record
     with pytest.raises(InputError, match=f"^{folder}: holds learner/notes.txt, not part of"):
-        check_output(folder)  # scripts/correction.py train's and calibrate's check
+        model_target(folder, FILES, KIND, PART_FILES)  # correction.py train's and calibrate's
 
 
 @pytest.mark.parametrize("trainer, kind", [(crf.train, "a CRF corrector"),

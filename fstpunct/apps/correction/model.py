@@ -74,7 +74,7 @@ from ...errors import (
     refuse_choice,
     refuse_count,
 )
-from ...files import model_folder, model_target, read_meta, write_json
+from ...files import model_folder, read_meta, write_json
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
 from ...model import store
@@ -91,8 +91,8 @@ from .draws import learner_draws
 from .gate import FEATURES
 from .platt import PLATT_SIZE
 
-__all__ = ["DECODERS_CORRECT", "FILES", "KIND", "SUPPORT", "CorrectionModel", "Decoding",
-           "check_output", "copy_center", "drawn", "learner_contexts", "read_correction_record",
+__all__ = ["DECODERS_CORRECT", "FILES", "KIND", "PART_FILES", "SUPPORT", "CorrectionModel",
+           "Decoding", "copy_center", "drawn", "learner_contexts", "read_correction_record",
            "sharpened", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
@@ -234,14 +234,6 @@ def _readings(record: dict[str, Any]) -> int:
     readings = record.get("readings", 0)
     refuse_count(0, required=True, readings=readings)
     return readings
-
-
-def check_output(folder: str | Path) -> None:
-    """InputError unless the folder ``folder`` can take a correction model: writable, and new,
-    empty or a correction model's holding nothing else, inside its ``learner/`` and
-    ``corrector/`` too (:func:`~fstpunct.files.model_target`, as the package's trainers call
-    it; this name is scripts/correction.py's)."""
-    model_target(folder, FILES, KIND, PART_FILES)
 
 
 def read_correction_record(folder: str | Path) -> dict[str, Any]:
