@@ -221,7 +221,9 @@ def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypat
 @pytest.mark.parametrize("error", [errno.EINVAL, errno.EIO])
 def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
     """A file system that refuses to flush a folder (EINVAL) leaves the order to the system and
-    the pair is written; any other error of the flush is one line and the old pair stays."""
+    the pair is written. Any other error of the flush, which comes after the record's rename,
+    is one line and leaves the new record beside the old data: refused on reading, until the
+    pair is written again."""
     save, load, files, _ = _pair("order", tmp_path)
     save(0)
     old = [p.read_bytes() for p in files]
@@ -239,7 +241,13 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
     else:
         with pytest.raises(InputError, match=r"^\S+/order.npz: cannot write: Input/output"):
             save(1)
-        assert files[1].read_bytes() == old[1] and leftovers(tmp_path) == []
+        monkeypatch.undo()
+        assert files[0].read_bytes() != old[0] and files[1].read_bytes() == old[1]
+        assert leftovers(tmp_path) == []
+        with pytest.raises(ModelError, match=r"^\S+/order.json: records another order.npz "):
+            load()
+        save(1)
+        assert load().record["version"] == 1
 
 
 def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):
