@@ -248,14 +248,19 @@ def _make_file(path: Path) -> None:
 
 
 @contextmanager
-def atomic_path(path: str | Path) -> Iterator[Path]:
+def atomic_path(path: str | Path,
+                before_rename: Callable[[Path], None] | None = None) -> Iterator[Path]:
     """A fresh temporary path beside ``path`` for the caller (or a tool it runs) to write;
     renamed over ``path`` when the ``with`` block completes, removed if it does not. A device
-    or named pipe is given as it is."""
+    or named pipe is given as it is. ``before_rename``, if given, is called with the written
+    temporary once its mode is set and its bytes are flushed to the disk, just before the
+    rename (:func:`write_pair`'s record)."""
     target = Path(path)
     _check_target(target)
     if _special(target):
         yield target
+        if before_rename is not None:
+            before_rename(target)
         return
     try:
         with _temporary(target, ".part", _make_file,
@@ -264,6 +269,8 @@ def atomic_path(path: str | Path) -> Iterator[Path]:
             _keep_mode(target, tmp, 0o666)
             with open(tmp, "rb") as f:
                 os.fsync(f.fileno())
+            if before_rename is not None:
+                before_rename(tmp)
             os.replace(tmp, target)
     except OSError as e:
         raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
@@ -315,34 +322,53 @@ def write_pair(data: str | Path, write: Callable[[Path], None], record: str | Pa
                meta: Mapping[str, Any]) -> None:
     """A file ``data``, written by ``write`` (given the path to write), and the JSON file
     ``record`` that describes it: ``meta`` with :data:`PAIR_DIGEST`, the SHA-256 of ``data``'s
-    bytes. Both are written to temporaries first, so an error, Ctrl-C or SIGTERM while either
-    is written leaves both targets as they were; then ``record`` is renamed into place, its
-    folder flushed to the disk where the system allows (:func:`_sync_folder`: a power loss
-    cannot then keep the second rename and lose the first), and ``data`` renamed last. What a
-    crash between the two renames leaves, the new record beside the old data,
+    bytes. Everything that can fail for ``data`` (its writing, mode and flush to the disk) and
+    the opening of ``record``'s folder come first, then the writing of ``record``: an error,
+    Ctrl-C or SIGTERM until then leaves both targets as they were. Then ``record`` is renamed
+    into place, its folder flushed to the disk where the system allows (:func:`_sync_folder`:
+    a power loss cannot then keep the second rename and lose the first), and ``data`` renamed
+    last. An error in those two last steps (the folder's flush, ``data``'s rename), or a crash
+    between the two renames, leaves the new record beside the old data, which
     :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
     refused, never mixed silently."""
-    with atomic_path(data) as tmp:
-        write(tmp)
+    def record_first(tmp: Path) -> None:
         digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
-        write_json(record, {**meta, PAIR_DIGEST: digest})  # renamed first
-        _sync_folder(Path(record).parent)
+        with _open_folder(Path(record).parent) as folder:
+            write_json(record, {**meta, PAIR_DIGEST: digest})
+            _sync_folder(folder)
+
+    with atomic_path(data, record_first) as tmp:
+        write(tmp)
 
 
-def _sync_folder(folder: Path) -> None:
-    """Flush ``folder``'s entries (a rename into it) to the disk: ``fsync`` of the folder, as
-    POSIX systems allow. Where a folder cannot be flushed so (Windows cannot open one; a file
-    system may refuse, EINVAL), the order of its renames is left to the system."""
-    if os.name == "nt":
+@contextmanager
+def _open_folder(folder: Path) -> Iterator[int | None]:
+    """``folder`` opened for :func:`_sync_folder`, or None where it cannot be opened so: on
+    Windows, or a folder that may be written but not read (mode 0333: EACCES), whose saves
+    worked before pairs flushed their folder and so are not refused for it."""
+    try:
+        fd = None if os.name == "nt" else os.open(folder, os.O_RDONLY)
+    except PermissionError:
+        fd = None
+    try:
+        yield fd
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _sync_folder(fd: int | None) -> None:
+    """Flush the entries (a rename into it) of a folder :func:`_open_folder` opened to the
+    disk: ``fsync`` of the folder, as POSIX systems allow. Where a folder cannot be opened
+    (None) or flushed so (a file system may refuse, EINVAL), the order of its renames is left
+    to the system."""
+    if fd is None:
         return
-    fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
     except OSError as e:
         if e.errno != errno.EINVAL:
             raise
-    finally:
-        os.close(fd)
 
 
 def check_pair(meta: Mapping[str, Any], record: str | Path, data: str | Path) -> None:

@@ -218,24 +218,32 @@ def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypat
     assert events == [files[0].name, "folder", files[1].name]
 
 
-@pytest.mark.parametrize("error", [errno.EINVAL, errno.EIO])
+@pytest.mark.parametrize("error", [errno.EINVAL, errno.EACCES, errno.EIO])
 def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
-    """A file system that refuses to flush a folder (EINVAL) leaves the order to the system and
-    the pair is written. Any other error of the flush, which comes after the record's rename,
-    is one line and leaves the new record beside the old data: refused on reading, until the
-    pair is written again."""
+    """A folder that cannot be opened to be flushed (one that may be written but not read, mode
+    0333: EACCES) or that the file system refuses to flush (EINVAL) leaves the order to the
+    system and the pair is written: saves into such a folder worked before pairs flushed their
+    folder, and failed after. Any other error of the flush, which comes after the record's
+    rename, is one line and leaves the new record beside the old data: refused on reading,
+    until the pair is written again."""
     save, load, files, _ = _pair("order", tmp_path)
     save(0)
     old = [p.read_bytes() for p in files]
-    fsync = os.fsync
+    fsync, open_ = os.fsync, os.open
 
     def refused(fd):
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             raise OSError(error, os.strerror(error))
         fsync(fd)
 
-    monkeypatch.setattr(os, "fsync", refused)
-    if error == errno.EINVAL:
+    def unreadable(path, flags, *args, **kwargs):  # as root, a real mode 0333 is still read
+        if os.path.isdir(path):
+            raise PermissionError(error, os.strerror(error), str(path))
+        return open_(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, *(("open", unreadable) if error == errno.EACCES
+                              else ("fsync", refused)))
+    if error != errno.EIO:
         save(1)
         assert load().record["version"] == 1
     else:
@@ -248,6 +256,30 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
             load()
         save(1)
         assert load().record["version"] == 1
+
+
+@pytest.mark.parametrize("kind", ["channel", "order"])
+def test_a_pair_whose_data_cannot_be_flushed_stays_the_old_pair(kind, tmp_path, monkeypatch):
+    """An error flushing the binary file to the disk (ENOSPC or EIO from its fsync, as NFS or
+    delayed allocation give) is one line and leaves the old pair: the flush came after the
+    record's rename, so one failed save left a pair that loaded until then refused."""
+    save, load, files, _ = _pair(kind, tmp_path)
+    save(0)
+    old = [p.read_bytes() for p in files]
+    fsync = os.fsync
+
+    def full(fd):
+        if any(os.path.samestat(os.fstat(fd), p.stat())
+               for p in tmp_path.glob(f".{files[1].name}.*.part")):
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(InputError, match=rf"^\S+/{files[1].name}: cannot write: No space left"):
+        save(1)
+    monkeypatch.undo()
+    assert [p.read_bytes() for p in files] == old and leftovers(tmp_path) == []
+    load()
 
 
 def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):
