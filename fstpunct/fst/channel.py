@@ -551,13 +551,15 @@ class NoDirection(ModelError):
 
 def sidecar_direction(path: str | Path) -> str:
     """The direction (``ltr``/``rtl``) in the JSON beside the channel ``path``; a
-    :class:`NoDirection` if it cannot be read or holds none."""
+    :class:`NoDirection` or a ModelError as :func:`read_sidecar`'s."""
     return read_sidecar(path)[1]
 
 
 def read_sidecar(path: str | Path) -> tuple[dict[str, Any], str]:
     """The JSON object beside the channel ``path`` and its direction, read once: a
-    :class:`NoDirection` as :func:`sidecar_direction`'s."""
+    :class:`NoDirection` if it cannot be read or holds none, or a ModelError when it records
+    another channel than ``path`` (:func:`~fstpunct.files.check_pair`'s refusal, not a
+    NoDirection: giving the direction another way does not get round it)."""
     side = sidecar_path(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))

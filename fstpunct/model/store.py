@@ -160,8 +160,9 @@ def channel_marks(folder: Path) -> tuple[list[str] | None, str]:
     """The marks (the channel's symbols) that the model folder's channel.json lists, None if
     it lists none (an older model's), and its direction: what :func:`load_model` checks
     against channel.fst and the vocabulary, read without the weights. A ModelError when
-    channel.json cannot be read, holds no direction (:func:`~fstpunct.fst.channel.read_sidecar`)
-    or lists symbols that are not a list of strings."""
+    channel.json cannot be read, holds no direction or records another channel.fst
+    (:func:`~fstpunct.fst.channel.read_sidecar`), or lists symbols that are not a list of
+    strings."""
     side, direction = read_sidecar(folder / CHANNEL)
     if "symbols" not in side:
         return None, direction
