@@ -1,5 +1,6 @@
 """``restore --text --line-buffered`` and ``Model.restore_lines``: each line answered before the
-next is read, as a one-line call of ``Model.restore`` answers it (width and quotes per line)."""
+next is read, as a one-line call of ``Model.restore`` answers it (width and quotes per line; with
+``samples``, sentence k draws from stream k, as in one call on the whole text)."""
 from __future__ import annotations
 
 import os
@@ -49,6 +50,19 @@ def test_no_line_is_pulled_before_the_answer_to_the_one_before(zh):
         next(answers)
         assert pulled == list(range(1, k + 1))
     assert next(answers, None) is None
+
+
+def test_with_samples_sentence_k_draws_from_stream_k_as_in_one_call(zh):
+    """With ``samples`` one restorer serves every line: sentence k draws from the stream
+    (seed, k), as in one call on the whole text (lines without marks: one width either way),
+    not from (seed, 0) as each one-line call does, which answers a line alike every time."""
+    line = "他 说 明天 会 下雨 我们 不 去 了\n"
+    lines = [line, "\n", *[line] * 4]
+    options = {"samples": 1, "seed": 1}
+    answers = list(zh.restore_lines(lines, **options))
+    assert answers == zh.restore("".join(lines), text=True, **options).splitlines(keepends=True)
+    assert answers[1] == "\n" and len(set(answers[2:])) > 1
+    assert zh.restore(lines[0], text=True, **options) == answers[0]
 
 
 def test_conllu_answers_and_blank_text(zh):

@@ -102,7 +102,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --text, to stdout: answer each line, and flush stdout, "
                              "before reading the next (for a process that writes a line and "
                              "waits for its answer), as if each line were restored alone: "
-                             "width and quotes decided per line, not once for the input; costs "
+                             "width and quotes decided per line, not once for the input (with "
+                             "--samples, though, sentence k draws from the stream of sentence "
+                             "k of one whole-text call, not of a one-line call); costs "
                              "CPU, as sentences are no longer restored in chunks (README, "
                              "'Lines'); library: Model.restore_lines")
     add_text_arguments(parser, "restore plain text (unpunctuated; any punctuation in it is "
