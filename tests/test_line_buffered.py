@@ -87,6 +87,7 @@ def test_the_command_answers_as_the_library(tmp_path, capsys, zh):
     assert main(["restore", "--text", "--lang", "zh", "--format", "text", "--line-buffered",
                  str(path)]) == 0
     assert capsys.readouterr().out == "".join(zh.restore(line, text=True) for line in ZH)
+    assert list(zh.restore_lines(path)) == list(zh.restore_lines(ZH))  # a Path is read
 
 
 def test_the_trivial_baseline_answers_each_line_as_alone(tmp_path, capsys):

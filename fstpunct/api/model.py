@@ -341,8 +341,9 @@ class Model:
         lines only is then the error "no sentences"). Width and quotes are decided line by line
         as for such a string (:meth:`restore`'s ``width``), not once for the text (with
         ``samples``, the k-th sentence draws from stream k, as in one call on the whole
-        text). ``lines``: an iterable of strings (a file, ``sys.stdin``), a text file's
-        ``os.PathLike`` or a :class:`~fstpunct.ud.text.TextReader`; ``options``:
+        text). ``lines``: an iterable of strings (a file, ``sys.stdin``, a list), a text
+        file's ``os.PathLike`` (a ``str`` is refused: it could be a line) or a
+        :class:`~fstpunct.ud.text.TextReader` (read as it is, its tokeniser too); ``options``:
         :meth:`restore`'s (but ``text`` and ``pool``). It costs more CPU per line than one
         call on the text: no batching (README, "Lines")."""
         from ..ud.text import TextReader, line_by_line, read_text, read_text_file
