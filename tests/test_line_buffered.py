@@ -109,6 +109,8 @@ def test_the_trivial_baseline_answers_each_line_as_alone(tmp_path, capsys):
     ([], "only with --text"),
     (["--text", "-o", "out.conllu"], "not in -o FILE"),
     (["--text", "--jobs", "2"], "not with --jobs"),
+    (["--text", "--scheduler", "tcp://127.0.0.1:1"], "--scheduler or --dask-workers"),
+    (["--text", "--dask-workers", "2"], "--scheduler or --dask-workers"),
 ])
 def test_refusals(options, refused, capsys, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
