@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import re
 
+from conftest import treebank
 from script_module import BENCH, load_script
 
 line_buffered_bench = load_script("line_buffered_bench", BENCH)
 
 
 def test_one_call_against_line_by_line(capsys) -> None:
+    treebank("en", "test")  # the bench reads it: skipped without it (conftest), but under CI
     line_buffered_bench.main(["--lines", "3", "--runs", "1"])
     out = capsys.readouterr().out.splitlines()
     assert re.fullmatch(r"en test, 3 lines; load average before [\d.]+ [\d.]+ [\d.]+", out[0])
