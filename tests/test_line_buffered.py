@@ -122,7 +122,8 @@ def test_refusals(options, refused, capsys, tmp_path, monkeypatch):
 def test_a_pipe_is_answered_line_by_line():
     """The command on a pipe: line 1's sentence written before line 2 is (timeouts: without
     the option it reads ahead, and this test would wait for its timeout), then line 2's, then
-    the end."""
+    the end (a child that does not end is killed after 60 s; a partial line would hold
+    ``readline`` until pytest-timeout's 900 s)."""
     command = [sys.executable, "-c", "import sys; from fstpunct.cli.main import main; "
                "sys.exit(main(sys.argv[1:]))", "restore", "--text", "--lang", "en",
                "--line-buffered"]
@@ -140,8 +141,11 @@ def test_a_pipe_is_answered_line_by_line():
                 rows.append(proc.stdout.readline())  # type: ignore[union-attr]
                 assert rows[-1], "the command ended"
             return rows
-        first = answer(b"we bought apples pears and plums\n")
-        assert b"# sent_id = 1\n" in first and b"apples" in b"".join(first)
-        assert b"# sent_id = 2\n" in answer(b"she left early\n")
-        proc.stdin.close()
-        assert proc.stdout.read() == b"" and proc.wait(60) == 0
+        try:
+            first = answer(b"we bought apples pears and plums\n")
+            assert b"# sent_id = 1\n" in first and b"apples" in b"".join(first)
+            assert b"# sent_id = 2\n" in answer(b"she left early\n")
+            out, _ = proc.communicate(timeout=60)  # closes stdin: the command ends
+            assert out == b"" and proc.returncode == 0
+        finally:
+            proc.kill()  # (nothing once it has ended) else Popen's exit would wait for it
