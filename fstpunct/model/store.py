@@ -76,7 +76,7 @@ def is_bundled(name: str | Path) -> bool:
 def model_path(name: str | Path, warn: bool = True) -> Path:
     """A bundled model's folder by name, else ``name`` as a path (see the module docstring:
     a bundled name wins over a local folder of that name, with a warning unless ``warn`` is
-    false: for a name the user did not type)."""
+    false: where the name means a language, not a folder, as restore's --lang does)."""
     if is_bundled(name):
         if warn and Path(name).exists():
             warn_user(f"{name!r} is the bundled model, not the local folder {name} "
