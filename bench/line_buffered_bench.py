@@ -61,9 +61,10 @@ def main(argv: list[str] | None = None) -> None:
         wall = statistics.median(r[1] for r in runs)
         print(f"{name}: CPU {cpu:.3f} s, {len(lines) / cpu:.0f} answers/s; wall {wall:.3f} s, "
               f"{len(lines) / wall:.0f} answers/s")
-    whole, alone = answers.values()
-    print(f"lines whose answers differ: {sum(a != b for a, b in zip(whole, alone))}; load "
-          f"average after {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    whole, alone = answers.values()  # as many answers (strict: a lost one is no match)
+    differ = sum(a != b for a, b in zip(whole, alone, strict=True))
+    print(f"lines whose answers differ: {differ}; load average after "
+          f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
 if __name__ == "__main__":

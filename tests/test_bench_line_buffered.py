@@ -3,8 +3,11 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from conftest import treebank
 from script_module import BENCH, load_script
+
+import fstpunct
 
 line_buffered_bench = load_script("line_buffered_bench", BENCH)
 
@@ -20,3 +23,14 @@ def test_one_call_against_line_by_line(capsys) -> None:
                             r"\d+ answers/s", row), row
     assert re.fullmatch(r"lines whose answers differ: [0-3]; load average after [\d.]+ [\d.]+ "
                         r"[\d.]+", out[3]) and len(out) == 4
+
+
+def test_an_answer_lost_by_one_way_is_an_error(monkeypatch) -> None:
+    """The count of differing answers was taken over zip(), which stopped at the shorter list:
+    a lost answer read as "none differ"."""
+    treebank("en", "test")
+    restore_lines = fstpunct.Model.restore_lines
+    monkeypatch.setattr(fstpunct.Model, "restore_lines",
+                        lambda self, lines: iter(list(restore_lines(self, lines))[:-1]))
+    with pytest.raises(ValueError, match="shorter"):
+        line_buffered_bench.main(["--lines", "3", "--runs", "1"])
