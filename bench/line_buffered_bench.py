@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fstpunct
+from bench.service_bench import lines_of
 from fstpunct.cli.arguments import positive
-from fstpunct.ud.release import read_one
 
 
 def timed(work: Callable[[], list[str]]) -> tuple[float, float, list[str]]:
@@ -39,9 +39,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--lines", type=positive, default=200)
     parser.add_argument("--runs", type=positive, default=5)
     args = parser.parse_args(argv)
-    words = (" ".join(w.form for w in s.words if not w.is_punct)
-             for s in read_one(f"{args.lang}:test"))
-    lines = [line + "\n" for line in words if line][:args.lines]
+    lines = [line + "\n" for line in lines_of(args.lang, None, lower=False)[:args.lines]]
+    if not lines:
+        parser.error(f"{args.lang}:test: no line with a word")
     model = fstpunct.load(args.lang)
     model.restore(lines[0], text=True)  # reads the tagger, parser and CRF
     print(f"{args.lang} test, {len(lines)} lines; load average before "

@@ -38,15 +38,15 @@ def rss_mib() -> float:
     return kib / 1024
 
 
-def lines_of(lang: str, file: str | None) -> list[str]:
+def lines_of(lang: str, file: str | None, lower: bool = True) -> list[str]:
     """The lines to punctuate: ``file``'s lines with a word, else the words of ``lang``'s
-    standard test split, lower-cased, one sentence a line."""
+    standard test split, lower-cased unless ``lower`` is false, one sentence a line."""
     if file:
         return [line.strip() for line in Path(file).read_text(encoding="utf-8").splitlines()
                 if any(c.isalnum() for c in line)]  # a word: as fstpunct.ud.text reads one
     sents = read_one(f"{lang}:test")
-    words = (" ".join(w.form for w in s.words if not w.is_punct).lower() for s in sents)
-    return [line for line in words if line]
+    words = (" ".join(w.form for w in s.words if not w.is_punct) for s in sents)
+    return [line.lower() if lower else line for line in words if line]
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -34,3 +34,11 @@ def test_an_answer_lost_by_one_way_is_an_error(monkeypatch) -> None:
                         lambda self, lines: iter(list(restore_lines(self, lines))[:-1]))
     with pytest.raises(ValueError, match="shorter"):
         line_buffered_bench.main(["--lines", "3", "--runs", "1"])
+
+
+def test_a_test_split_without_a_word_is_one_error_and_exit_2(monkeypatch, capsys) -> None:
+    """It ended in an IndexError's traceback (at the warm-up call's first line)."""
+    monkeypatch.setattr(line_buffered_bench, "lines_of", lambda lang, file, lower: [])
+    with pytest.raises(SystemExit) as e:
+        line_buffered_bench.main(["--lang", "es"])
+    assert e.value.code == 2 and "es:test: no line with a word" in capsys.readouterr().err
