@@ -79,6 +79,10 @@ def test_conllu_answers_and_blank_text(zh):
         zh.restore_lines("我们 去 北京")
     with pytest.raises(TypeError, match="pool"):
         zh.restore_lines(ZH, pool=None)
+    # a keyword restore does not take: named as restore_lines', not a private method's
+    with pytest.raises(TypeError, match=r"^restore_lines\(\) got an unexpected keyword "
+                                        r"argument 'sampels'$"):
+        zh.restore_lines(ZH, sampels=3)
 
 
 def test_the_command_answers_as_the_library(tmp_path, capsys, zh):

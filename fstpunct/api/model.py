@@ -12,6 +12,7 @@ plain text (sentences without trees) parses the text into sentences and calls th
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import math
 import os
@@ -347,8 +348,9 @@ class Model:
         :meth:`restore`'s (but ``text`` and ``pool``). It costs more CPU per line than one
         call on the text: no batching (README, "Lines")."""
         from ..ud.text import TextReader, line_by_line, read_text, read_text_file
-        for name in ("text", "pool"):  # (plain text, a line at a time in this process)
-            if name in options:
+        taken = set(inspect.signature(Model.restore).parameters) - {"self", "data", "text", "pool"}
+        for name in options:  # restore's but text and pool (plain text, a line at a time here)
+            if name not in taken:
                 raise TypeError(f"restore_lines() got an unexpected keyword argument {name!r}")
         if isinstance(lines, (str, bytes)):
             raise TypeError("restore_lines: lines are an iterable of strings (a file, "
