@@ -362,11 +362,7 @@ class Model:
         reader = (lines if isinstance(lines, TextReader) else
                   read_text_file(lines, self._tokeniser(True)) if isinstance(lines, os.PathLike)
                   else read_text(lines, "<lines>", self._tokeniser(True)))
-
-        def answer(sent: Sentence) -> Sentence:
-            (done,) = run([sent])  # to its end: the warning on unknown marks is the line's
-            return done
-        return line_by_line(reader, answer, conllu)
+        return line_by_line(reader, run, conllu)
 
     def _restoring(self, decoder: str | None = None, samples: int | None = None,
                    mbr: str | None = None, seed: int | None = None,

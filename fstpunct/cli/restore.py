@@ -16,7 +16,6 @@ from ..model.store import bundled, is_bundled, model_path
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.text import line_by_line
-from ..ud.treebank import Sentence
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -164,11 +163,9 @@ def run(args: argparse.Namespace) -> int:
                 return load_pipeline(source, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
             if args.line_buffered:
-                def answer(sent: Sentence) -> Sentence:
-                    (done,) = restored_text([sent], method, parsers, args.beam, pipeline, True,
-                                            width=args.width)
-                    return done
-                write_each(line_by_line(text_reader(args), answer, args.format == "conllu"))
+                write_each(line_by_line(text_reader(args), lambda sents: restored_text(
+                    sents, method, parsers, args.beam, pipeline, True, width=args.width),
+                    args.format == "conllu"))
                 return 0
             # marks of either width, as the model's restore (fstpunct.ud.width)
             sentences = progress(read_input(args), "restore", quiet=args.quiet)

@@ -285,20 +285,21 @@ def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
         yield from itertools.repeat(sent.newline, after)
 
 
-def line_by_line(reader: TextReader, answer: Callable[[Sentence], Sentence],
+def line_by_line(reader: TextReader, step: Callable[[list[Sentence]], Iterable[Sentence]],
                  conllu: bool = False) -> Iterator[str]:
     """One answer for each line of ``reader``, given before the next line is read (so a process
-    that writes a line and waits for its answer gets it): a line's sentence as ``answer`` gives
-    it back, a text line with its line end (with ``conllu``, its CoNLL-U); a blank line as its
-    line end (with ``conllu``, ``""``: the paragraph it starts is the next sentence's
-    ``# newpar``). Text of blank lines only gives them back; with ``conllu`` it is
-    :class:`NoWords` after them (no sentences)."""
+    that writes a line and waits for its answer gets it): a line's sentence as ``step`` gives
+    it back, run on it alone to its end (a warning on the line's marks is the line's), a text
+    line with its line end (with ``conllu``, its CoNLL-U); a blank line as its line end (with
+    ``conllu``, ``""``: the paragraph it starts is the next sentence's ``# newpar``). Text of
+    blank lines only gives them back; with ``conllu`` it is :class:`NoWords` after them (no
+    sentences)."""
     try:
         for sent in reader.by_line:
             if sent is None:
                 yield "" if conllu else reader.newline or "\n"
             else:
-                done = answer(sent)
+                (done,) = step([sent])
                 yield done.text() if conllu else surface(done.lines) + done.newline
     except NoWords:
         if conllu:
