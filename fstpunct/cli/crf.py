@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    stdin_once([f for f in (args.train, args.dev) if f])  # before any other check
+    stdin_once([args.train, args.dev])  # before any other check
     at_least(1, max_iterations=args.max_iterations)  # checked before reading anything
     at_least(0, c1=args.c1, min_freq=args.min_freq)
     model_target(args.output, FILES, KIND)  # a folder it may not write: before reading the data

@@ -75,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.parser_command == "compact":
         return _compact(args)
-    stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
+    stdin_once([*(args.train or ()), args.dev])  # before any check
     check_trainer_arguments(args)
     refuse_unused({"--patience": args.patience is not None and bool(args.train)
                    and not args.dev}, PATIENCE_WITHOUT_DEV)

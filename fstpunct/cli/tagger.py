@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    stdin_once([*(args.train or ()), *([args.dev] if args.dev else [])])  # before any check
+    stdin_once([*(args.train or ()), args.dev])  # before any check
     check_trainer_arguments(args)
     at_least(0, min_count=args.min_count)
     train_tagger(args.output, args.train or (), lang=args.lang or (None if args.train else "en"),
