@@ -1203,10 +1203,8 @@ def same_trees(stored: dict, asked: dict) -> bool:
     """Whether the records ``stored`` and ``asked`` name the same training trees: both gold, or
     both cv --train-trees trees of one digest (``train_trees_digest``), whatever path
     (``train_trees``, kept for the messages) named the file."""
-    def trees(record: dict) -> tuple[bool, str | None]:
-        return bool(record.get("train_trees")), record.get("train_trees_digest")
-
-    return trees(stored) == trees(asked)
+    return (bool(stored.get("train_trees")) == bool(asked.get("train_trees"))
+            and stored.get("train_trees_digest") == asked.get("train_trees_digest"))
 
 
 def learner_model(args: argparse.Namespace, folder: Path, grammar, what: str, record: dict,
@@ -2338,6 +2336,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
     trained on the ``rest`` pairs (:func:`slot_pairs`) with the learner model of the other
     folds, and saved."""
     what = HELD_NONE if fold is None else f"fold {fold}"
+    trees = trees or {}
     if bag is not None:
         what += f", bag {bag[0]} (seed {bag[1]})"
     bagging = {} if bag is None else {
@@ -2359,8 +2358,8 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
             **{name: (record.get(name), bagging.get(name))
                for name in ("bag", "bag_seed", "bag_purpose")}}
         differ = [f"{name} {s!r}, not {a!r}" for name, (s, a) in settings.items() if s != a]
-        if not same_trees(record, trees or {}):
-            differ.append(f"train trees {_trees_of(record)}, not {_trees_of(trees or {})}")
+        if not same_trees(record, trees):
+            differ.append(f"train trees {_trees_of(record)}, not {_trees_of(trees)}")
         if differ:
             _fail(f"{folder / 'correct'}: trained with {'; '.join(differ)}: name another --work")
         return model
@@ -2371,7 +2370,7 @@ def fold_model(args: argparse.Namespace, folder: Path, fold: int | None, learner
                   record={"fold": fold, "copy": args.copy, "extra": args.extra,
                           "lexical": args.lexical, "fce": args.fce,
                           "fce_learner": learner_fce(args), "fce_edited": args.fce_edited,
-                          **(trees or {}), **bagging},
+                          **trees, **bagging},
                   copy=args.copy, vocabulary=own, sharpen=args.sharpen,
                   readings=args.readings, readings_seed=args.readings_seed)
     model.save(folder / "correct")
