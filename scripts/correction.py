@@ -307,9 +307,18 @@ def trainable(sentences: Iterable[Sentence]) -> tuple[list[SlotSentence], int]:
 SlotPair = tuple[SlotSentence, SlotSentence]
 
 
-def slot_pairs(sentence_pairs: Iterable[tuple[Sentence, Sentence]]) -> list[SlotPair]:
-    """The (learner, corrected) pairs as slot sentences."""
-    return [(to_slots(s), to_slots(g)) for s, g in sentence_pairs]
+def slot_pairs(sentence_pairs: Iterable[tuple[Sentence, Sentence]],
+               trees: dict[str, Sentence] | None = None) -> list[SlotPair]:
+    """The (learner, corrected) pairs as slot sentences; with ``trees`` (by sent_id), on the
+    learner sentence's tree there, the correction's punctuation read on it too
+    (:func:`on_tree`)."""
+    if trees is None:
+        return [(to_slots(s), to_slots(g)) for s, g in sentence_pairs]
+    out = []
+    for s, g in sentence_pairs:
+        tree = to_slots(trees[s.sent_id])
+        out.append((tree, on_tree(to_slots(g), tree)))
+    return out
 
 
 def trainable_pairs(sentence_pairs: Iterable[tuple[Sentence, Sentence]]
@@ -477,17 +486,6 @@ def fold_trees(path: str, data: Path, splits: Sequence[str], fold_of: dict[str, 
             if outer != fold_of[_document(s)] and sent_id not in trees[outer]:
                 _fail(f"{path}: no tree of sentence {sent_id} for outer fold {outer}")
     return trees
-
-
-def slot_pairs_on(pairs: Iterable[tuple[Sentence, Sentence]], trees: dict[str, Sentence]
-                  ) -> list[SlotPair]:
-    """The (learner, corrected) pairs as slot sentences on the learner sentence's tree in
-    ``trees`` (by sent_id), the correction's punctuation read on it too (:func:`on_tree`)."""
-    out = []
-    for s, g in pairs:
-        tree = to_slots(trees[s.sent_id])
-        out.append((tree, on_tree(to_slots(g), tree)))
-    return out
 
 
 @dataclass
@@ -1120,7 +1118,7 @@ def cv(args: argparse.Namespace) -> None:
     keyed = fold_pairs(pooled, extra, fold_of, k)
     rests = [[(s, g) for _, s, g in rows] + fold_outside[fold].pairs
              for fold, rows in enumerate(keyed)]
-    slotted = [slot_pairs(rest) if trees is None else slot_pairs_on(rest, trees[fold])
+    slotted = [slot_pairs(rest, None if trees is None else trees[fold])
                for fold, rest in enumerate(rests)]  # read once, for the corrector and its bags
     models = [fold_model(args, work / f"fold{fold}", fold, learner, own, grammar, slotted[fold],
                          trees=tree_records[fold])
