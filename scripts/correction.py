@@ -454,17 +454,18 @@ def read_trees(path: str, data: Path, splits: Sequence[str],
     return trees
 
 
-def fold_trees(path: str, data: Path, splits: Sequence[str], fold_of: dict[str, int]
+def fold_trees(path: str, learner_text: dict[str, list[Sentence]], fold_of: dict[str, int]
                ) -> list[dict[str, Sentence]]:
     """For each outer fold k of ``fold_of``'s (each document's fold), the trees that the CoNLL-U
-    file ``path`` (``jackknife --nested``'s) gives the learner sentences of ``splits`` in
-    the other folds, by sent_id: each tree must say its sentence's fold j, k (not j) and as
-    many folds (``jackknife_fold``, ``jackknife_outer_fold``, ``jackknife_folds``), once,
-    with the learner's tokens, and every sentence of fold j must be there for every k ≠ j;
-    else one line naming the file and sentence."""
+    file ``path`` (``jackknife --nested``'s) gives the learner sentences (``learner_text``, by
+    split: :func:`document_folds`') in the other folds, by sent_id: each tree must say its
+    sentence's fold j, k (not j) and as many folds (``jackknife_fold``,
+    ``jackknife_outer_fold``, ``jackknife_folds``), once, with the learner's tokens, and every
+    sentence of fold j must be there for every k ≠ j; else one line naming the file and
+    sentence."""
     k = len(set(fold_of.values()))
-    learner = {s.sent_id: s for split in splits
-               for s in sentences_of(data / f"en_esl-ud-{split}.conllu")}
+    splits = list(learner_text)
+    learner = {s.sent_id: s for split in splits for s in learner_text[split]}
     trees: list[dict[str, Sentence]] = [{} for _ in range(k)]
     for t in read_file(path):
         s = learner.get(t.sent_id)
@@ -1094,7 +1095,7 @@ def cv(args: argparse.Namespace) -> None:
     splits = args.splits or list(SPLITS)
     learner_text, fold_of = document_folds(data, splits, k)
     pooled, extra = pooled_pairs(data, splits, args.extra)
-    trees = fold_trees(args.train_trees, data, splits, fold_of) if args.train_trees else None
+    trees = fold_trees(args.train_trees, learner_text, fold_of) if args.train_trees else None
     tree_records = [{"train_trees": args.train_trees, "train_trees_digest": digest(
         [fold_tree[i] for i in sorted(fold_tree)])} for fold_tree in trees] if trees else [{}] * k
     outside = Outside.read(data, args.fce) if args.fce else Outside([], [])
