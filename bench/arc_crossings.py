@@ -99,7 +99,8 @@ def layout_at(commit: str) -> ModuleType:
     module.__package__ = "fstpunct.show"
     sys.modules[spec.name] = module  # dataclasses look their module up
     exec(compile(source, f"{commit}:fstpunct/show/layout.py", "exec"), module.__dict__)
-    lacking = fields(current.Arc) - fields(module.Arc)
+    have = fields(current.Arc)
+    lacking = have - fields(module.Arc)
     if lacking:
         unfilled = sorted(f.name for f in dataclasses.fields(current.Arc) if f.name in lacking
                           and f.name not in FILLS and f.default is dataclasses.MISSING
@@ -109,7 +110,7 @@ def layout_at(commit: str) -> ModuleType:
                   f"{', '.join(map(repr, unfilled))}: no default, no fill in "
                   f"bench/arc_crossings.py's FILLS", file=sys.stderr)
             raise SystemExit(2)
-        kept = fields(current.Arc) - lacking
+        kept = have - lacking
         fills = {name: FILLS[name] for name in lacking if name in FILLS}
         laid_out = module.layout
         module.layout = lambda view: with_labels(laid_out(view), kept, fills)
