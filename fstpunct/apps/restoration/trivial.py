@@ -61,7 +61,7 @@ class Trivial:
                 hint = (f" (the folder or file: write ./{text})" if path.exists() else
                         " (or a model folder or rule file of it, a path such as ./NAME)")
                 raise InputError(f"{e}{hint}") from None
-        if not is_model_folder(text):
+        if not path.is_dir():  # a path (above) that is no folder: a rule file
             grammar = load_grammar(path)
             return cls(grammar.full_stop, grammar.language)
         grammar = model_grammar(read_record(path).get("record"))
