@@ -2479,18 +2479,19 @@ def jackknife(args: argparse.Namespace) -> None:
     added = f" ({len(extra)} sentences of {args.add_train}" \
         f"{', relations cut' if args.cut_relations else ''} in each fold's training)" \
         if extra else ""
+    reference, what, parsers = text, "sentences", f"{k} jackknife parsers"
     if args.nested:
         gold = {s.sent_id: s for s in text}
+        reference = [gold[t.sent_id] for t in parsed]
+        what, parsers = "training trees", f"{k * (k - 1) // 2} nested jackknife parsers"
         for outer in range(k):
             mine = [t for t in parsed if t.comment("jackknife_outer_fold") == str(outer)]
             s = parse_score([gold[t.sent_id] for t in mine], mine)
             print(f"outer fold {outer}: {len(mine)} training sentences parsed by the "
                   f"{k - 1} parsers that saw neither fold {outer} nor theirs: word UAS "
                   f"{s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
-    s = parse_score([gold[t.sent_id] for t in parsed] if args.nested else text, parsed)
-    print(f"{len(parsed)} {'+'.join(splits)} {'training trees' if args.nested else 'sentences'}"
-          f" parsed by {k * (k - 1) // 2 if args.nested else k} "
-          f"{'nested ' if args.nested else ''}jackknife parsers"
+    s = parse_score(reference, parsed)
+    print(f"{len(parsed)} {'+'.join(splits)} {what} parsed by {parsers}"
           f"{' on jackknifed tags' if args.tags else ''}{added}: "
           f"word UAS {s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
