@@ -371,16 +371,19 @@ def _sync_folder(fd: int | None) -> None:
             raise
 
 
-def check_pair(meta: Mapping[str, Any], record: str | Path, data: str | Path) -> None:
+def check_pair(meta: Mapping[str, Any], record: str | Path, data: str | Path,
+               content: bytes | None = None) -> None:
     """A :class:`ModelError` unless ``meta``, read from ``record``, describes the file
     ``data`` beside it: its :data:`PAIR_DIGEST` is the SHA-256 of ``data``'s bytes
-    (:func:`write_pair`). A record without one (written before pairs recorded it) is not
-    checked, nor a ``data`` that cannot be read (its reader says why)."""
+    (``content`` where the caller has read them, else read here; :func:`write_pair`). A record
+    without one (written before pairs recorded it) is not checked, nor a ``data`` that cannot
+    be read (its reader says why)."""
     recorded = meta.get(PAIR_DIGEST)
     if recorded is None:
         return
     try:
-        digest = hashlib.sha256(Path(data).read_bytes()).hexdigest()
+        digest = hashlib.sha256(Path(data).read_bytes() if content is None
+                                else content).hexdigest()
     except OSError:
         return
     if recorded != digest:

@@ -193,6 +193,28 @@ def test_a_pair_cut_between_its_renames_is_the_old_pair_or_refused(kind, cut, tm
     load()
 
 
+def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
+    """Channel.load reads a compiled channel's file once: the digest its sidecar records is
+    checked on the bytes read to parse it (they were read again to be hashed), and a sidecar
+    of another channel is still refused."""
+    save, load, (side, fst), _ = _pair("channel", tmp_path)
+    save(0)
+    reads, read_bytes = [], Path.read_bytes
+
+    def counted(self):
+        reads.append(self.name)
+        return read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    load()
+    assert reads.count(fst.name) == 1
+    mine = side.read_bytes()
+    save(1)
+    side.write_bytes(mine)
+    with pytest.raises(ModelError, match=rf"^\S+/{side.name}: records another {fst.name} "):
+        load()
+
+
 @pytest.mark.parametrize("kind", ["channel", "order"])
 def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypatch):
     """A power loss cannot keep a pair's second rename and lose its first: the folder is

@@ -47,7 +47,7 @@ import numpy as np
 from ..errors import FstpunctError, InputError, ModelError
 from ..files import atomic_path, check_pair, write_pair
 from ..ud.slots import ABBV, BOUNDARY, UNK
-from .fstbinary import FstArcs, NotAnFst, read_file
+from .fstbinary import FstArcs, NotAnFst, parse_file
 
 if TYPE_CHECKING:
     import pynini
@@ -444,10 +444,12 @@ class Channel:
     @classmethod
     def load(cls, path: str | Path, direction: str | None = None) -> Channel:
         """Read a channel ``.fst`` (log or log64 arcs); the direction comes from the argument,
-        else from the JSON sidecar (:func:`sidecar_path`). phi is recovered from the arcs
-        (read from the file's bytes: :func:`~fstpunct.fst.fstbinary.read_file`)."""
+        else from the JSON sidecar (:func:`sidecar_path`), checked against the bytes read here
+        (the file is read once). phi is recovered from the arcs (parsed from the file's bytes:
+        :func:`~fstpunct.fst.fstbinary.parse_file`)."""
         try:  # a foreign file is refused before pynini (which prints its own message) sees it
-            f = read_file(path)
+            data = Path(path).read_bytes()
+            f = parse_file(data, path)
         except OSError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror or e}") from e
         except NotAnFst as e:
@@ -455,7 +457,7 @@ class Channel:
         except FstpunctError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e}") from e
         if direction is None:
-            direction = sidecar_direction(path)
+            direction = sidecar_direction(path, data)
         table, arcs = f.input_symbols, f.arcs
         if f.arc_type not in ("log", "log64") or table is None or arcs.start != START_STATE:
             raise ModelError(f"{path}: not a channel (need log arcs, symbol tables, start 0)")
@@ -549,17 +551,18 @@ class NoDirection(ModelError):
     none (a caller may say another way to give it)."""
 
 
-def sidecar_direction(path: str | Path) -> str:
+def sidecar_direction(path: str | Path, data: bytes | None = None) -> str:
     """The direction (``ltr``/``rtl``) in the JSON beside the channel ``path``; a
     :class:`NoDirection` or a ModelError as :func:`read_sidecar`'s."""
-    return read_sidecar(path)[1]
+    return read_sidecar(path, data)[1]
 
 
-def read_sidecar(path: str | Path) -> tuple[dict[str, Any], str]:
+def read_sidecar(path: str | Path, data: bytes | None = None) -> tuple[dict[str, Any], str]:
     """The JSON object beside the channel ``path`` and its direction, read once: a
     :class:`NoDirection` if it cannot be read or holds none, or a ModelError when it records
     another channel than ``path`` (:func:`~fstpunct.files.check_pair`'s refusal, not a
-    NoDirection: giving the direction another way does not get round it)."""
+    NoDirection: giving the direction another way does not get round it). ``data``: the
+    channel's bytes where the caller has read them (else read here to be checked)."""
     side = sidecar_path(path)
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
@@ -571,5 +574,5 @@ def read_sidecar(path: str | Path) -> tuple[dict[str, Any], str]:
     direction = meta.get("direction") if isinstance(meta, dict) else None
     if direction not in DIRECTIONS:
         raise NoDirection(f"{side}: 'direction' must be ltr or rtl")
-    check_pair(meta, side, path)  # a sidecar written with another channel (Channel.save)
+    check_pair(meta, side, path, data)  # a sidecar written with another channel (Channel.save)
     return meta, direction

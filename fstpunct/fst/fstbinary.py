@@ -1,6 +1,6 @@
 """The arcs of an OpenFst machine as numpy arrays, read from its binary serialization (what
 ``Fst.write`` writes) instead of arc by arc through pynini's iterators, which costs a Python call
-per arc; a ``vector`` file is read without pynini at all (:func:`read_file`).
+per arc; a ``vector`` file is read without pynini at all (:func:`parse_file`).
 
 OpenFst's ``vector`` format: a header (magic number, FST and arc type names, version, flags,
 properties, start state, numbers of states and arcs, then the input and output symbol tables if
@@ -22,7 +22,7 @@ from ..errors import FstpunctError
 if TYPE_CHECKING:
     import pynini
 
-__all__ = ["FstArcs", "FstFile", "NotAnFst", "read_arcs", "read_file"]
+__all__ = ["FstArcs", "FstFile", "NotAnFst", "parse_file", "read_arcs"]
 
 _MAGIC = 2125659606
 _SYMBOL_MAGIC = 2125658996
@@ -89,11 +89,11 @@ def read_arcs(fst: pynini.Fst) -> FstArcs:
     return _parse(fst.write_to_string()).arcs
 
 
-def read_file(path: str | Path) -> FstFile:
-    """A machine's file: a ``vector`` one read directly; another kind (e.g. ``const``) read by
-    pynini, which converts it. OSError if the file cannot be read, FstpunctError (or what
-    pynini raises) if it is not a well-formed OpenFst machine."""
-    data = Path(path).read_bytes()
+def parse_file(data: bytes, path: str | Path) -> FstFile:
+    """A machine's file from its bytes ``data``, read from ``path`` (once: a caller may use the
+    bytes again): a ``vector`` one parsed directly; another kind (e.g. ``const``) read from
+    ``path`` by pynini, which converts it. FstpunctError (or what pynini raises) if it is not a
+    well-formed OpenFst machine."""
     try:
         return _parse(data)
     except _OtherKind:
@@ -121,7 +121,7 @@ def _parse(data: bytes) -> FstFile:
 
 
 def _parse_vector(data: bytes) -> FstFile:
-    if data[:4] != _MAGIC.to_bytes(4, "little"):  # before pynini could see it (read_file)
+    if data[:4] != _MAGIC.to_bytes(4, "little"):  # before pynini could see it (parse_file)
         raise NotAnFst("not an OpenFst binary")
     r = _Reader(data)
     r.take("i")  # the magic number
