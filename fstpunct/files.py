@@ -32,15 +32,19 @@ from typing import IO, Any, BinaryIO
 
 from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
 
-__all__ = ["MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Terminated", "atomic_path",
-           "check_input", "check_pair", "check_replaceable", "end_on_signals", "folder_target",
-           "foreign", "has_separator", "input_name", "is_stdio", "model_folder", "model_target",
-           "not_utf8", "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
-           "temporary_target", "to_json", "write_json", "write_pair", "writing"]
+__all__ = ["CORRECTION_RECORD", "MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Terminated",
+           "atomic_path", "check_input", "check_pair", "check_replaceable", "end_on_signals",
+           "folder_target", "foreign", "has_separator", "input_name", "is_correction_model",
+           "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
+           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
+           "write_json", "write_pair", "writing"]
+
+# A correction model's record: the file that makes a folder one (is_correction_model)
+CORRECTION_RECORD = "correction.json"
 
 # A folder holding one of these is a model folder fstpunct wrote (punctuation model or parser,
 # tagger, CRF, correction model): the only kind of non-empty folder model_folder replaces.
-MODEL_FILES = ("model.json", "tagger.json", "meta.json", "correction.json")
+MODEL_FILES = ("model.json", "tagger.json", "meta.json", CORRECTION_RECORD)
 
 # A model's parts that are model folders of their own (a correction model's learner/ and
 # corrector/): each part's name and the files its writer writes (foreign)
@@ -398,6 +402,12 @@ def _plain(value: object) -> object:
     if np is not None and isinstance(value, (np.generic, np.ndarray)):
         return value.tolist()
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def is_correction_model(folder: str | Path) -> bool:
+    """Whether ``folder`` holds a correction model (its :data:`CORRECTION_RECORD`), which is
+    loaded as one, not as a punctuation model."""
+    return (Path(folder) / CORRECTION_RECORD).is_file()
 
 
 def folder_target(path: str | Path) -> Path:

@@ -11,7 +11,7 @@ from script_module import load_script
 from fstpunct.apps.correction import bilstm, crf
 from fstpunct.apps.correction.model import FILES, KIND, PART_FILES, CorrectionModel
 from fstpunct.errors import InputError, SavedAside
-from fstpunct.files import model_target
+from fstpunct.files import is_correction_model, model_target
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +33,16 @@ def test_a_correction_model_is_saved_beside_a_folder_holding_anything_else(hand_
     assert (folder / "notes.txt").read_text(encoding="utf-8") == "mine\n"
     assert CorrectionModel.load(tmp_path / "m.new").record == hand_corrector.record
     hand_corrector.save(tmp_path / "m.new")  # a correction model's own folder is replaced
+
+
+def test_a_correction_models_folder_is_told_by_its_record(hand_corrector, tmp_path):
+    """is_correction_model, which fstpunct.load and score's marks ask, is true of the folder a
+    correction model is saved in, not of its learner/ (a punctuation model) nor of a folder
+    whose correction.json is no file."""
+    folder = hand_corrector.save(tmp_path / "m")
+    (tmp_path / "odd" / "correction.json").mkdir(parents=True)
+    assert [is_correction_model(f) for f in (folder, folder / "learner", tmp_path / "odd")] \
+        == [True, False, False]
 
 
 def test_notes_inside_a_correction_models_parts_are_kept(hand_corrector, tmp_path):

@@ -35,6 +35,7 @@ from ..errors import (
     refuse_unused,
     warn_user,
 )
+from ..files import CORRECTION_RECORD, is_correction_model
 from ..model.punct import PunctModel
 from ..model.store import (
     BUNDLED,
@@ -517,7 +518,7 @@ class Model:
         from ..parser import parse
         if self.correction is None:
             raise ModelError(f"{self.name!r} is not a correction model (a folder with "
-                             "correction.json)")
+                             f"{CORRECTION_RECORD})")
         refuse_unused({"beam": beam is not None and parser is None},
                       "only with parser (--parser), the beam it parses with")
         refuse_missing({"parser (--parser)": parser})
@@ -727,7 +728,7 @@ def load(name: str | os.PathLike[str]) -> Model:
     if not isinstance(name, (str, os.PathLike)):
         raise TypeError(f"load: name must be a model name or folder, not {type(name).__name__}")
     folder = model_path(name)
-    if (folder / "correction.json").is_file():  # a correction model: its learners' model
+    if is_correction_model(folder):  # a correction model: its learners' model
         from ..apps.correction.model import CorrectionModel
         correction = CorrectionModel.load(folder)
         return Model(correction.learner, folder, os.fspath(name), correction)

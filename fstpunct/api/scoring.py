@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ModelError, refuse_unused
+from ..files import is_correction_model
 from ..ud.text import GoldSplit, Tokeniser
 from .data import Data, sentences
 
@@ -51,7 +52,7 @@ def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
     loaded (a correction model's learner, an older model)."""
     from ..model.store import channel_marks, model_path
     folder = model_path(lang if isinstance(lang, str) else Path(lang))
-    if not (folder / "correction.json").is_file():
+    if not is_correction_model(folder):
         try:
             symbols = channel_marks(folder)[0]
         except ModelError:  # loading says in one line what is wrong

@@ -74,7 +74,7 @@ from ...errors import (
     refuse_choice,
     refuse_count,
 )
-from ...files import model_folder, read_meta, write_json
+from ...files import CORRECTION_RECORD, model_folder, read_meta, write_json
 from ...fst.channel import Channel
 from ...fst.grammar import Grammar
 from ...model import store
@@ -96,7 +96,7 @@ __all__ = ["DECODERS_CORRECT", "FILES", "KIND", "PART_FILES", "SUPPORT", "Correc
            "sharpened", "train", "unexplained", "with_learner"]
 
 FORMAT = "fstpunct-correction 1"
-FILES = ("learner", "corrector", "correction.json")  # what save writes: all it may replace
+FILES = ("learner", "corrector", CORRECTION_RECORD)  # what save writes: all it may replace
 KIND = "a correction model"
 PART_FILES = {"learner": store.FILES, "corrector": store.FILES}  # FILES' model folders
 SUPPORT = 1e-3  # ExactPrior's candidate floor: a learner string below it is not a candidate
@@ -242,15 +242,15 @@ def read_correction_record(folder: str | Path) -> dict[str, Any]:
     folder if it is not one, its ``record`` is not an object or its ``readings`` or
     ``readings_seed`` cannot be decoded with."""
     path = Path(folder)
-    record = read_meta(path / "correction.json", FORMAT, KIND).get("record", {})
+    record = read_meta(path / CORRECTION_RECORD, FORMAT, KIND).get("record", {})
     if not isinstance(record, dict):
-        raise ModelError(f"{path}: not a correction model (correction.json: 'record' is not a "
-                         f"JSON object)")
+        raise ModelError(f"{path}: not a correction model ({CORRECTION_RECORD}: 'record' is "
+                         "not a JSON object)")
     try:
         _readings(record)
         _readings_seed(record)
     except InputError as e:
-        raise not_a_model(path, KIND, e, file="correction.json") from e
+        raise not_a_model(path, KIND, e, file=CORRECTION_RECORD) from e
     return record
 
 
@@ -323,7 +323,7 @@ class CorrectionModel:
                 source = self.record.get(part)  # train records the learner model's folder
                 save_model(model, tmp / part, {"part": part, **({"from": source} if source
                                                                 else {})})
-            write_json(tmp / "correction.json", {"format": FORMAT, "record": self.record})
+            write_json(tmp / CORRECTION_RECORD, {"format": FORMAT, "record": self.record})
         return Path(folder)
 
     @classmethod
