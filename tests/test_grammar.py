@@ -1,5 +1,6 @@
 """Rule files (DESIGN §5): Nunberg's English rules after expansion, the initial channel, every
 shipped grammar compiles, errors carry file and line, and the compile/rules commands."""
+import hashlib
 import io
 import json
 import math
@@ -362,6 +363,28 @@ def test_edit_counts_are_read_once(saved_en, monkeypatch):
 
     monkeypatch.setattr(Path, "open", counted)
     assert (load_edit_counts(folder, shape) == 1).all() and opened == [folder / "edits.npy"]
+
+
+def test_the_recorded_edit_counts_digest_is_of_the_files_written(tmp_path, monkeypatch):
+    """save_model hashes the edits.npy bytes it writes (it read the file back to hash it): the
+    digest model.json records is that of the channel.fst and edits.npy on disk, each hashed
+    here on its own."""
+    en = load_model("en")
+    counts = np.random.default_rng(0).random(en.channel.phi.shape)
+    read, real_read = [], Path.read_bytes
+
+    def counted(self):
+        read.append(self.name)
+        return real_read(self)
+
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    folder = save_model(en, tmp_path / "m", {}, counts)
+    monkeypatch.undo()
+    assert "edits.npy" not in read
+    digests = [hashlib.sha256((folder / name).read_bytes()).digest()
+               for name in ("channel.fst", "edits.npy")]
+    assert read_record(folder)["edit_counts_of"] == hashlib.sha256(b"".join(digests)).hexdigest()
+    assert (np.load(folder / "edits.npy") == counts).all()
 
 
 @pytest.mark.parametrize("recorded", [5, "x", "A" * 64, "0" * 63, ["0" * 64]])

@@ -98,15 +98,18 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     raised (:func:`~fstpunct.files.model_folder`)."""
     folder = Path(folder)
     with model_folder(folder, FILES, KIND) as tmp:
-        if edit_counts is not None:
-            np.save(tmp / EDIT_COUNTS, edit_counts)
+        if edit_counts is not None:  # its bytes kept for the digest (not read back)
+            buffer = io.BytesIO()
+            np.save(buffer, edit_counts)
+            edits = buffer.getvalue()
+            (tmp / EDIT_COUNTS).write_bytes(edits)
         model.channel.save(tmp / CHANNEL)
         side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
         write_json(tmp / SIDECAR, side)
         model.attach.save(tmp / ATTACH, model.theta)
         meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
         if edit_counts is not None:
-            meta[EDITS_OF] = _edits_digest(tmp, (tmp / EDIT_COUNTS).read_bytes())
+            meta[EDITS_OF] = _edits_digest(tmp, edits)
         write_json(tmp / RECORD, meta)
     return folder
 
