@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
                                format="conllu", lowercase=args.lowercase_input,
                                tagger=args.tagger, parser=args.parser, beam=args.beam,
                                text_model=not args.model)
-            write_output(args, progress(out, "decode", quiet=args.quiet), underlying)
+            write_output(args, progress(out, "decode", quiet=args.quiet), sentences, underlying)
     finally:
         if collecting:  # (for a caller that goes on in this process)
             gc.enable()

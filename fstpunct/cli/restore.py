@@ -30,6 +30,7 @@ from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 from .text_option import (
     add_text_arguments,
     model_and_input,
+    model_and_text,
     read_input,
     text_reader,
     write_each,
@@ -168,23 +169,25 @@ def run(args: argparse.Namespace) -> int:
                     args.format == "conllu"))
                 return 0
             # marks of either width, as the model's restore (fstpunct.ud.width)
-            sentences = progress(read_input(args), "restore", quiet=args.quiet)
-            out = restored_text(sentences, method, parsers, args.beam, pipeline, args.text,
-                                pool=pool, width=args.width)
+            sentences = read_input(args)
+            out = restored_text(progress(sentences, "restore", quiet=args.quiet), method,
+                                parsers, args.beam, pipeline, args.text, pool=pool,
+                                width=args.width)
+        elif args.line_buffered:
+            model, reader = model_and_text(args)
+            write_each(noted(args, model.restore_lines(
+                reader, format=args.format, parsers=parsers, beam=args.beam,
+                lowercase=args.lowercase_input, tagger=args.tagger, text_model=not args.model,
+                width=args.width, **given)))
+            return 0
         else:
             model, sentences = model_and_input(args)
-            if args.line_buffered:
-                write_each(noted(args, model.restore_lines(
-                    args.text_reader, format=args.format, parsers=parsers, beam=args.beam,
-                    lowercase=args.lowercase_input, tagger=args.tagger,
-                    text_model=not args.model, width=args.width, **given)))
-                return 0
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),
                                 parsers=parsers, beam=args.beam, pool=pool, text=args.text,
                                 format="conllu", lowercase=args.lowercase_input,
                                 tagger=args.tagger, text_model=not args.model,
                                 width=args.width, **given)
-        write_output(args, out)
+        write_output(args, out, sentences)
     return 0
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 
 from ..api import Model
 from ..api.data import FORMATS
@@ -12,13 +12,13 @@ from ..apps.text import tokeniser
 from ..errors import InputError
 from ..files import check_input, open_input, output
 from ..ud.release import names_file, read_one, resolve_one
-from ..ud.text import TextReader, Tokeniser, read_text, text_lines
+from ..ud.text import LastSeen, TextReader, Tokeniser, read_text, text_lines
 from ..ud.treebank import Sentence, write_conllu
 from .model_option import chosen_model
 from .note import noted
 
-__all__ = ["add_text_arguments", "model_and_input", "read_input", "text_reader", "write_each",
-           "write_output"]
+__all__ = ["add_text_arguments", "model_and_input", "model_and_text", "read_input", "text_reader",
+           "write_each", "write_output"]
 
 TEXT_HELP = ("the input is plain text, one sentence a line, words separated by white space "
              "(Chinese too); punctuation is split off the words. A blank line starts a "
@@ -50,37 +50,40 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str) -> None:
                              "bundled tagger/ or tagger-lc/)")
 
 
-def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None
-               ) -> Iterator[Sentence]:
-    """The sentences of ``args.input``: text with --text (split by ``tokenise``, by default at
-    any punctuation character), else CoNLL-U, where sentences may lack trees."""
-    return text_reader(args, tokenise) if args.text else read_one(args.input, args.ud_dir,
-                                                                  tree=None)
+def read_input(args: argparse.Namespace, tokenise: Tokeniser | None = None) -> LastSeen:
+    """The sentences of ``args.input``, as :func:`write_output` takes them back: text with
+    --text (split by ``tokenise``, by default at any punctuation character), else CoNLL-U,
+    where sentences may lack trees."""
+    return LastSeen(text_reader(args, tokenise) if args.text else
+                    read_one(args.input, args.ud_dir, tree=None))
 
 
 def text_reader(args: argparse.Namespace, tokenise: Tokeniser | None = None) -> TextReader:
     """The text reader of ``args.input`` (split by ``tokenise``, by default at any punctuation
     character); a UD split's name is refused."""
     _refuse_split(args)
-    return _text(args, tokenise)
+    return read_text(*open_input(args.input), tokenise)
 
 
-def model_and_input(args: argparse.Namespace) -> tuple[Model, Iterator[Sentence]]:
-    """The punctuation model of :func:`~.model_option.chosen_model` and the input's sentences
-    (text split by the marks the model knows)."""
+def model_and_input(args: argparse.Namespace) -> tuple[Model, LastSeen]:
+    """The punctuation model of :func:`~.model_option.chosen_model` and the input's sentences,
+    as :func:`write_output` takes them back (text split by the marks the model knows)."""
     if args.text:
-        _refuse_split(args)
-        check_input(args.input)  # a missing file: one line, not after the model's note
-        model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
-        return model, noted(args, _text(args, tokeniser(model.punct)))
-    return chosen_model(args, args.input, read_input(args))
+        model, reader = model_and_text(args)
+        return model, LastSeen(noted(args, reader))
+    model, sentences = chosen_model(args, args.input, read_one(args.input, args.ud_dir,
+                                                                tree=None))
+    return model, LastSeen(sentences)
 
 
-def _text(args: argparse.Namespace, tokenise: Tokeniser | None) -> TextReader:
-    """The text reader of ``args.input``, kept in ``args.text_reader`` for :func:`write_output`
-    (the blank lines after the last sentence: known once it has read to the end)."""
-    args.text_reader = read_text(*open_input(args.input), tokenise)
-    return args.text_reader
+def model_and_text(args: argparse.Namespace) -> tuple[Model, TextReader]:
+    """With --text: the punctuation model of :func:`~.model_option.chosen_model` and the text
+    reader of ``args.input``, split by the marks the model knows (the model's note is not yet
+    attached: :func:`~.note.noted`)."""
+    _refuse_split(args)
+    check_input(args.input)  # a missing file: one line, not after the model's note
+    model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
+    return model, read_text(*open_input(args.input), tokeniser(model.punct))
 
 
 def _refuse_split(args: argparse.Namespace) -> None:
@@ -96,14 +99,16 @@ def _refuse_split(args: argparse.Namespace) -> None:
                              "--text")
 
 
-def write_output(args: argparse.Namespace, sentences: Iterable[Sentence],
+def write_output(args: argparse.Namespace, sentences: Iterable[Sentence], source: LastSeen,
                  line: Callable[[Sentence], str] | None = None) -> None:
-    """``sentences`` to ``args.output`` (whole or not at all) in ``args.format``; text lines
-    are ``line(sentence)`` (default: the words with their spacing)."""
+    """``sentences``, the answers of a step that read ``source`` (:func:`read_input`,
+    :func:`model_and_input`), to ``args.output`` (whole or not at all) in ``args.format``;
+    text lines are ``line(sentence)`` (default: the words with their spacing), with --text
+    input's blank lines, those after the last sentence from ``source``."""
     with output(args.output) as f:
         if args.format == "text":
             f.writelines(text_lines(sentences, args.text, *([line] if line else []),
-                                    source=getattr(args, "text_reader", None)))
+                                    source=source))
         else:
             write_conllu(sentences, f)
 

@@ -17,7 +17,8 @@ A sentence has ``# sent_id`` = its line number, ``# text``, and its words with F
 paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
 so line N out is line N in (those after the last sentence too: each sentence is given as soon
 as its line is read, :class:`TextReader`, which sets their count on the last one, its
-``blank_after``, once the input has ended, so a list of the sentences keeps them). A tab
+``blank_after``, once the input has ended, so a list of the sentences keeps them, and
+:class:`LastSeen` gives it to a writer of copies). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
 the file and line, as is input without any sentence (:class:`NoWords`), but in text output:
 a text of blank lines only (white space) comes back as its lines, blank (:func:`text_lines`),
@@ -149,16 +150,15 @@ class NoWords(ConlluError):
 class TextReader(Iterator[Sentence]):
     """The sentences of a text stream (lines may keep their line ends), one at a time, each
     given as soon as its line is read: nothing is read ahead, so a process that writes a line
-    and waits for its answer gets it. Once they are all read, :attr:`lines` is how many lines
-    the input had, and the last sentence's ``blank_after`` (set after it was given: whoever
-    holds it sees it) the blank lines after it, so text output (:func:`text_lines`) gives them
-    back too. An item that is not a string is a TypeError naming its line. :attr:`by_line`
-    gives every line's sentence, None for a blank one (iterate the reader or it, not both)."""
+    and waits for its answer gets it. Once they are all read, the last sentence's
+    ``blank_after`` (set after it was given: whoever holds it sees it) is the count of blank
+    lines after it, so text output (:func:`text_lines`) gives them back too. An item that is
+    not a string is a TypeError naming its line. :attr:`by_line` gives every line's sentence,
+    None for a blank one (iterate the reader or it, not both)."""
 
     def __init__(self, lines: Iterable[str], path: str = "<stdin>",
                  tokenise: Tokeniser | None = None) -> None:
         self.path = path
-        self.lines = 0  # the lines read so far
         self.newline: str | None = None  # the input's line end (None: none read yet)
         self.by_line = self._read(lines, tokenise or Tokeniser())
         self._sentences = (sent for sent in self.by_line if sent is not None)
@@ -171,8 +171,8 @@ class TextReader(Iterator[Sentence]):
         path = self.path
         newline, index, previous = None, 0, 0  # previous: the last sentence's line
         sent: Sentence | None = None  # the last sentence given
+        lineno = 0
         for lineno, raw in enumerate(lines, 1):
-            self.lines = lineno
             if not isinstance(raw, str):
                 raise TypeError(f"{path}: line {lineno}: expected a string, got "
                                 f"{type(raw).__name__}")
@@ -206,15 +206,15 @@ class TextReader(Iterator[Sentence]):
                                     newline=newline or "\n"), comments, rows, tree=None)
             yield sent
         if sent is None:
-            raise NoWords(path, self.lines, newline)
-        sent.blank_after = self.lines - sent.lineno  # given already: its holder sees it now
+            raise NoWords(path, lineno, newline)
+        sent.blank_after = lineno - sent.lineno  # given already: its holder sees it now
 
 
 class LastSeen(Iterator[Sentence]):
-    """The sentences of text input as a step reads them, keeping the last one read: once they
-    end, :attr:`lines` is how many lines the input had (that sentence's line and its
-    ``blank_after``), for :func:`text_lines` to write after the step's answers, which may be
-    copies made before the input ended."""
+    """Sentences (of :class:`TextReader`) as a step reads them, keeping the last one read.
+    Once they end, :attr:`lines` is how many lines the input had: that sentence's line and
+    its ``blank_after``. :func:`text_lines` writes the blank lines after the step's answers
+    from it, as those may be copies made before the input ended (a pool's)."""
 
     def __init__(self, sentences: Iterable[Sentence]) -> None:
         self._sentences = iter(sentences)
@@ -260,14 +260,14 @@ def surface(lines: Sequence[Line]) -> str:
 
 def text_lines(sentences: Iterable[Sentence], aligned: bool = False,
                line: Callable[[Sentence], str] = lambda s: surface(s.lines),
-               source: TextReader | LastSeen | None = None) -> Iterator[str]:
+               source: LastSeen | None = None) -> Iterator[str]:
     """Each sentence as ``line(sentence)`` with its line end, as soon as it comes; if
     ``aligned`` (the sentences of :func:`read_text`, all of them, in order), with the blank
     lines the input had before and between them, and, once they end, those after the last: its
-    ``blank_after``, set by the reader when the input ended, or, given ``source`` (what the step
-    that made these sentences read: their reader or :class:`LastSeen`), the input's lines after
-    the last one written (for copies made before the input ended). So line N out is line N in:
-    text of blank lines only (:class:`NoWords`) gives them back."""
+    ``blank_after``, set by the reader when the input ended, or, given ``source`` (the
+    :class:`LastSeen` over what the step that made these sentences read), the input's lines
+    after the last one written (for copies made before the input ended). So line N out is
+    line N in: text of blank lines only (:class:`NoWords`) gives them back."""
     previous, sent = 0, None
     try:
         for sent in sentences:
