@@ -332,6 +332,10 @@ class Model:
         return self._rewrite(data, step, width, punct, text=self._tokeniser(text), format=format,
                              tree=None)
 
+    # restore_lines' options: restore's keywords but text and pool (plain text, a line at a time)
+    _LINE_OPTIONS = frozenset(inspect.signature(restore).parameters) - {"self", "data", "text",
+                                                                        "pool"}
+
     def restore_lines(self, lines: Iterable[str] | os.PathLike[str] | TextReader, *,
                       format: str | None = None, width: str = "input", **options: Any
                       ) -> Iterator[str]:
@@ -349,9 +353,8 @@ class Model:
         :meth:`restore`'s (but ``text`` and ``pool``). It costs more CPU per line than one
         call on the text: no batching (README, "Lines")."""
         from ..ud.text import TextReader, line_by_line, read_text, read_text_file
-        taken = set(inspect.signature(Model.restore).parameters) - {"self", "data", "text", "pool"}
-        for name in options:  # restore's but text and pool (plain text, a line at a time here)
-            if name not in taken:
+        for name in options:
+            if name not in self._LINE_OPTIONS:
                 raise TypeError(f"restore_lines() got an unexpected keyword argument {name!r}")
         if isinstance(lines, (str, bytes)):
             raise TypeError("restore_lines: lines are an iterable of strings (a file, "

@@ -169,7 +169,7 @@ class TextReader(Iterator[Sentence]):
     def _read(self, lines: Iterable[str], tokenise: Tokeniser) -> Iterator[Sentence | None]:
         """Each line's sentence as soon as it is read, None for a blank line."""
         path = self.path
-        newline, index, previous = None, 0, 0  # previous: the last sentence's line
+        index = previous = 0  # previous: the last sentence's line
         sent: Sentence | None = None  # the last sentence given
         lineno = 0
         for lineno, raw in enumerate(lines, 1):
@@ -180,9 +180,9 @@ class TextReader(Iterator[Sentence]):
             end = raw[len(text):]
             if text.endswith("\r") and end:
                 text, end = text[:-1], "\r\n"
-            if end and newline and end != newline:  # as CoNLL-U is refused
-                raise ConlluError(mixed_line_ends(end, newline), path, lineno)
-            newline = self.newline = newline or end or None
+            if end and self.newline and end != self.newline:  # as CoNLL-U is refused
+                raise ConlluError(mixed_line_ends(end, self.newline), path, lineno)
+            self.newline = self.newline or end or None
             _check(text, path, lineno)
             tokens = text.split()
             if not tokens:
@@ -203,10 +203,11 @@ class TextReader(Iterator[Sentence]):
             comments = (["# newpar"] if newpar else []) + [f"# sent_id = {lineno}",
                                                           f"# text = {' '.join(tokens)}"]
             sent = rebuild(Sentence(comments, rows, path, lineno, index=index,
-                                    newline=newline or "\n"), comments, rows, tree=None)
+                                    newline=self.newline or "\n"), comments, rows,
+                            tree=None)
             yield sent
         if sent is None:
-            raise NoWords(path, lineno, newline)
+            raise NoWords(path, lineno, self.newline)
         sent.blank_after = lineno - sent.lineno  # given already: its holder sees it now
 
 
