@@ -164,8 +164,8 @@ def test_the_blank_lines_after_the_last_sentence_come_with_it(route):
     assert list(written) == ["", "one two", "", "", "three", "", ""]
 
 
-def test_text_without_a_word_comes_back_blank_line_for_line(tmp_path, capsys):
-    """A string (or lines) without a word used to raise ConlluError 'no sentences' although
+def test_text_of_blank_lines_only_comes_back_line_for_line(tmp_path, capsys):
+    """A string (or lines) of blank lines only used to raise ConlluError 'no sentences' although
     the same blank lines inside a text come back as they were; now text output gives back its
     lines, blank, the same count (a service's one call per line needs no test of its own);
     CoNLL-U output, which would have no sentence, is still the error."""
@@ -178,7 +178,7 @@ def test_text_without_a_word_comes_back_blank_line_for_line(tmp_path, capsys):
     assert list(en_model.restore(iter(()), text=True)) == []
     assert "".join(text_lines(read_text(io.StringIO("\n\n")), aligned=True)) == "\n\n"
     for data in (" ", [" "]):
-        with pytest.raises(ConlluError, match="no sentences \\(the input has no line with a "):
+        with pytest.raises(ConlluError, match="no sentences: an input of blank lines only "):
             out = en_model.restore(data, text=True, format="conllu")
             list(out) if not isinstance(out, str) else out
     with pytest.raises(ConlluError, match="no sentences"):
@@ -190,8 +190,8 @@ def test_text_without_a_word_comes_back_blank_line_for_line(tmp_path, capsys):
                      str(out)]) == 0
         assert out.read_text(encoding="utf-8") == "\n\n"
         assert main([command, "--lang", "en", "--text", str(blank), "-o", str(out)]) == 2
-        assert capsys.readouterr().err.endswith("blank.txt:2: no sentences (the input has no "
-                                                "line with a word)\n")
+        assert capsys.readouterr().err.endswith("blank.txt:2: no sentences: an input of blank "
+                                                "lines only (white space)\n")
 
 
 @pytest.mark.parametrize("text, line, words", [

@@ -30,9 +30,9 @@ Empty input of any kind (an empty string, file or iterable) is a
 (but for text output, below): for
 an empty iterable of sentences (read ahead by one to tell its kind) when the method is called,
 for an empty string, file or text when the first answer is read (an iterator's first item, or
-at once for an answer given whole). But text given back as text is line for line: text without
-a line with a word (``""``, ``" "``, blank lines) comes back as its lines, blank, as the blank
-lines of any text do (:func:`~fstpunct.ud.text.text_lines`), on the command line too
+at once for an answer given whole). But text given back as text is line for line: an input of
+blank lines only (white space: ``""``, ``" "``, ``"\n\n"``) comes back as its lines, blank, as
+the blank lines of any text do (:func:`~fstpunct.ud.text.text_lines`), on the command line too
 (``--format text``: exit 0); given back as CoNLL-U it is the error, as it has no sentence to
 write.
 
@@ -149,7 +149,7 @@ def _open(data: Data, text: Tokeniser | None = None, tree: bool | None = True
         items = iter(data)
         try:
             first = next(items, _END)
-        except NoWords as e:  # the command line's text without a word: raised when read,
+        except NoWords as e:  # the command line's text of blank lines only: raised when read,
             return _raising(e), False  # where text output gives back its blank lines
         if isinstance(first, Sentence):  # already read (the command line reads text itself)
             return itertools.chain([first], items), False  # type: ignore[list-item]

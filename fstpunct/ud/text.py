@@ -20,9 +20,10 @@ as its line is read, :class:`TextReader`, which sets their count on the last one
 ``blank_after``, once the input has ended, so a list of the sentences keeps them, and
 :class:`LastSeen` gives it to a writer of copies). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
-the file and line, as is input without any sentence (:class:`NoWords`), but in text output:
-a text of blank lines only (white space) comes back as its lines, blank (:func:`text_lines`),
-as the blank lines of any other text do; a line of punctuation only is a sentence.
+the file and line, as is an input of blank lines only (white space: no sentence,
+:class:`NoWords`), but in text output such an input comes back as its lines, blank
+(:func:`text_lines`), as the blank lines of any other text do; a line of punctuation only is a
+sentence.
 """
 from __future__ import annotations
 
@@ -138,11 +139,11 @@ def _check(text: str, path: str, lineno: int) -> None:
 
 
 class NoWords(ConlluError):
-    """Text whose every line is blank: no sentences. ``lines``, how many lines it has,
+    """An input of blank lines only (white space): no sentences. ``lines``, how many it has,
     and ``newline``, their line end, let text output give them back (:func:`text_lines`)."""
 
     def __init__(self, path: str, lines: int, newline: str | None) -> None:
-        super().__init__("no sentences (the input has no line with a word)", path,
+        super().__init__("no sentences: an input of blank lines only (white space)", path,
                          lines or None)
         self.lines, self.newline = lines, newline or "\n"
 
