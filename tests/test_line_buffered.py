@@ -7,6 +7,7 @@ import os
 import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -123,33 +124,78 @@ def test_refusals(options, refused, capsys, tmp_path, monkeypatch):
     assert refused in err and len(err.strip().splitlines()) == 1
 
 
-def test_a_pipe_is_answered_line_by_line():
-    """The command on a pipe: line 1's sentence written before line 2 is (timeouts: without
-    the option it reads ahead, and this test would wait for its timeout), then line 2's, then
-    the end (a child that does not end is killed after 60 s; a partial line would hold
-    ``readline`` until pytest-timeout's 900 s)."""
-    command = [sys.executable, "-c", "import sys; from fstpunct.cli.main import main; "
-               "sys.exit(main(sys.argv[1:]))", "restore", "--text", "--lang", "en",
-               "--line-buffered"]
-    with subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)}) as proc:
-        assert proc.stdin is not None and proc.stdout is not None
+class _Pipe:
+    """``restore --text --line-buffered`` with ``options`` in a child process on pipes: write a
+    line, then read the child's answer a line at a time, each within ``timeout`` seconds (a
+    silent child, or a partial line, is a failed assertion naming what came, not a wait for
+    pytest-timeout); a child that does not end 60 s after its input is closed is killed."""
 
+    def __init__(self, *options: str, timeout: float = 120) -> None:
+        command = [sys.executable, "-c", "import sys; from fstpunct.cli.main import main; "
+                   "sys.exit(main(sys.argv[1:]))", "restore", "--text", "--line-buffered",
+                   *options]
+        self.proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     bufsize=0, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        self.timeout, self.pending = timeout, b""
+
+    def write(self, line: bytes) -> None:
+        self.proc.stdin.write(line)  # type: ignore[union-attr]
+
+    def readline(self) -> bytes:
+        """The child's next line of stdout, line end included."""
+        fd = self.proc.stdout.fileno()  # type: ignore[union-attr]
+        deadline = time.monotonic() + self.timeout
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([fd], [], [], max(deadline - time.monotonic(), 0))
+            assert ready, f"no whole line in {self.timeout} s; so far {self.pending!r}"
+            chunk = os.read(fd, 1 << 16)
+            assert chunk, f"the command ended; so far {self.pending!r}"
+            self.pending += chunk
+        line, self.pending = self.pending.split(b"\n", 1)
+        return line + b"\n"
+
+    def end(self) -> None:
+        """Close stdin: the command writes nothing more and ends with exit 0."""
+        out, _ = self.proc.communicate(timeout=60)
+        assert self.pending + out == b"" and self.proc.returncode == 0
+
+    def __enter__(self) -> _Pipe:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.proc.kill()  # (nothing once it has ended) else Popen's exit would wait for it
+        self.proc.__exit__(*exc)
+
+
+def test_a_pipe_is_answered_line_by_line():
+    """The command on a pipe: line 1's sentence written before line 2 is (without the option
+    it reads ahead, and this test would fail at its timeout), then line 2's, then the end."""
+    with _Pipe("--lang", "en") as pipe:
         def answer(line: bytes) -> list[bytes]:
             """The CoNLL-U block the command writes for ``line``."""
-            proc.stdin.write(line)  # type: ignore[union-attr]
-            rows: list[bytes] = []
-            while not rows or rows[-1] != b"\n":
-                ready, _, _ = select.select([proc.stdout], [], [], 120)
-                assert ready, f"no answer to {line!r}"
-                rows.append(proc.stdout.readline())  # type: ignore[union-attr]
-                assert rows[-1], "the command ended"
+            pipe.write(line)
+            rows = [pipe.readline()]
+            while rows[-1] != b"\n":
+                rows.append(pipe.readline())
             return rows
-        try:
-            first = answer(b"we bought apples pears and plums\n")
-            assert b"# sent_id = 1\n" in first and b"apples" in b"".join(first)
-            assert b"# sent_id = 2\n" in answer(b"she left early\n")
-            out, _ = proc.communicate(timeout=60)  # closes stdin: the command ends
-            assert out == b"" and proc.returncode == 0
-        finally:
-            proc.kill()  # (nothing once it has ended) else Popen's exit would wait for it
+        first = answer(b"we bought apples pears and plums\n")
+        assert b"# sent_id = 1\n" in first and b"apples" in b"".join(first)
+        assert b"# sent_id = 2\n" in answer(b"she left early\n")
+        pipe.end()
+
+
+def test_a_pipe_is_answered_line_by_line_by_the_crf(zh, tmp_path, capsys):
+    """--crf on a pipe: each line's answer, as the command gives the line alone, written
+    before the next line is (without the option this test fails at its timeout)."""
+    crf = ["--format", "text", "--crf", str(zh.folder / "text" / "crf")]
+    lines = ZH[:3]  # a sentence, a blank line, a sentence of the other width
+    alone = []
+    for k, line in enumerate(lines):
+        (tmp_path / f"{k}.txt").write_text(line, encoding="utf-8")
+        assert main(["restore", "--text", *crf, str(tmp_path / f"{k}.txt")]) == 0
+        alone.append(capsys.readouterr().out.encode())
+    with _Pipe(*crf) as pipe:
+        for line, expected in zip(lines, alone, strict=True):
+            pipe.write(line.encode())
+            assert pipe.readline() == expected
+        pipe.end()
