@@ -442,7 +442,9 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     long run trained), ``path`` is left as it was, the model takes the place of a new folder
     beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
-    ``saved``, where the model is."""
+    ``saved``, where the model is. Every file of the temporary folder, and every folder in it,
+    is flushed to the disk before it takes a place (:func:`_sync_tree`): a crash after the
+    rename finds the files whole."""
     folder = Path(path)
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(folder)
@@ -451,6 +453,7 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
+            _sync_tree(tmp)
             others = foreign(folder, files, parts)
             place = _aside(folder) if others else folder
             _put(tmp, place)
@@ -511,6 +514,29 @@ def _aside(folder: Path) -> Path:
         n += 1
         path = base.with_name(f"{base.name}.new-{n}")
     return path
+
+
+def _sync_tree(folder: Path) -> None:
+    """Flush every file in ``folder`` and its sub-folders to the disk, then each folder (its
+    entries), the deepest first, as :func:`atomic_path` flushes its file and
+    :func:`write_pair` its folder: a folder that cannot be opened (or listed) or flushed so is
+    left to the system (:func:`_open_folder`, :func:`_sync_folder`)."""
+    for root, _, names in os.walk(folder, topdown=False, onerror=_unless_unreadable):
+        for name in names:
+            fd = os.open(os.path.join(root, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        with _open_folder(Path(root)) as opened:
+            _sync_folder(opened)
+
+
+def _unless_unreadable(error: OSError) -> None:
+    """``error`` raised, unless it says a folder may not be read (PermissionError), whose
+    files :func:`_sync_tree` leaves to the system as :func:`_open_folder` leaves a folder."""
+    if not isinstance(error, PermissionError):
+        raise error
 
 
 def _put(tmp: Path, target: Path) -> None:

@@ -30,6 +30,7 @@ from fstpunct.files import (
     output,
     read_npy,
     read_npz,
+    temporary_target,
     to_json,
     write_json,
     writing,
@@ -316,6 +317,99 @@ def test_a_model_folder_replaces_whole_or_not_at_all(tmp_path):
     with model_folder(target, WRITTEN, "a model") as tmp:
         (tmp / "new.json").write_text("x")
     assert [p.name for p in target.iterdir()] == ["new.json"] and leftovers(tmp_path) == []
+
+
+def _flushes(monkeypatch):
+    """The files and folders (as ``os.stat`` results) that ``os.fsync`` flushes from now on, in
+    order, and those flushed when each ``os.replace`` renames (by its target's name)."""
+    flushed, at_rename = [], {}
+    fsync, replace = os.fsync, os.replace
+
+    def recorded(fd):
+        fsync(fd)
+        flushed.append(os.fstat(fd))
+
+    def renamed(src, dst):
+        at_rename[Path(dst).name] = list(flushed)
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", recorded)
+    monkeypatch.setattr(os, "replace", renamed)
+    return flushed, at_rename
+
+
+def _index(stats, path):
+    return next((i for i, s in enumerate(stats) if os.path.samestat(s, path.stat())), None)
+
+
+@pytest.mark.parametrize("writer", ["nested", "tagger"])
+def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer, tmp_path,
+                                                                         monkeypatch):
+    """Every file a model folder holds, in its sub-folders too, is flushed to the disk (fsync)
+    before the folder is renamed into place, then each folder after its files: only the JSON
+    files were (write_json's own temporary), so after a crash the renamed folder could hold a
+    complete record beside truncated weights (a tagger's tagger.npz)."""
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / ("tagger.json" if writer == "tagger" else "model.json")).write_text(PREVIOUS)
+    flushed, at_rename = _flushes(monkeypatch)
+    if writer == "tagger":
+        Tagger.load(BUNDLED / "en" / "tagger").save(target)
+    else:
+        with model_folder(target, ("model.json", "parser"), "a model") as tmp:
+            (tmp / "parser" / "deeper").mkdir(parents=True)
+            np.save(tmp / "parser" / "deeper" / "weights.npy", np.arange(3))
+            (tmp / "parser" / "model.json").write_text("{}")
+            (tmp / "model.json").write_text("{}")
+    before = at_rename[target.name]
+    written = [target, *sorted(target.rglob("*"))]
+    assert len(written) == (3 if writer == "tagger" else 6)
+    for path in written:
+        assert _index(before, path) is not None, path
+        if path.is_dir():
+            assert all(_index(before, inside) < _index(before, path)
+                       for inside in path.iterdir()), path
+    assert [p.name for p in tmp_path.iterdir()] == ["model"]
+
+
+@pytest.mark.parametrize("what, error", [("file", errno.ENOSPC), ("folder", errno.EIO),
+                                         ("folder", errno.EINVAL), ("folder", errno.EACCES)])
+def test_a_model_folder_that_cannot_be_flushed(what, error, tmp_path, monkeypatch, capsys):
+    """A file of a model folder that cannot be flushed to the disk (ENOSPC, EIO: NFS, delayed
+    allocation), or a folder in it, is one line and leaves the previous folder in place, with
+    nothing beside it. A folder that cannot be opened to be flushed (EACCES) or that the file
+    system refuses to flush (EINVAL) is left to the system, as a pair's folder is."""
+    target = tmp_path / "tagger"
+    Tagger.load(BUNDLED / "en" / "tagger").save(target)
+    old = {p.name: p.read_bytes() for p in target.iterdir()}
+    fsync, open_ = os.fsync, os.open
+
+    def refused(fd):
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode) if what == "folder" else os.fstat(fd).st_size > 1000:  # the .npz
+            raise OSError(error, os.strerror(error))
+        fsync(fd)
+
+    def unreadable(path, flags, *args, **kwargs):  # as root, a real mode 0333 is still read
+        # the temporary folder, not as rmtree opens it (dir_fd=) to remove a temporary
+        if temporary_target(Path(path).name) == target.name and "dir_fd" not in kwargs:
+            raise PermissionError(error, os.strerror(error), str(path))
+        return open_(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, *(("open", unreadable) if error == errno.EACCES
+                              else ("fsync", refused)))
+    code = main(["parser", "compact", str(BUNDLED / "en" / "tagger"), "--threshold", "0.01",
+                 "-o", str(target)])
+    monkeypatch.undo()
+    err = capsys.readouterr().err
+    if error in (errno.EINVAL, errno.EACCES):
+        assert code == 0 and err == ""
+        assert {p.name: p.read_bytes() for p in target.iterdir()} != old
+    else:
+        assert code == 2 and err.count("\n") == 1
+        assert err.endswith(f" {target}: cannot write: {os.strerror(error)}\n")
+        assert {p.name: p.read_bytes() for p in target.iterdir()} == old
+    assert [p.name for p in tmp_path.iterdir()] == ["tagger"]
 
 
 @pytest.mark.parametrize("command", [["train", "--direction", "rtl"], ["crf", "train", "--lang",
