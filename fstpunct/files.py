@@ -313,11 +313,16 @@ def to_json(value: object, **options: Any) -> str:
     return json.dumps(value, default=_plain, **options)
 
 
-def write_json(path: str | Path, value: object) -> None:
+def write_json(path: str | Path, value: object, atomic: bool = True) -> None:
     """``value`` written to ``path`` as every JSON file of fstpunct is: :func:`to_json` with
     one space of indent, non-ASCII as written, a final newline, UTF-8; whole or not at all
-    (:func:`atomic_path`; a value JSON cannot write leaves no file)."""
+    (:func:`atomic_path`; a value JSON cannot write leaves no file). ``atomic=False`` for a
+    file of a :func:`model_folder` being filled, which is flushed and put in place whole: the
+    file is written in place, without a temporary or a flush of its own."""
     text = to_json(value, ensure_ascii=False, indent=1) + "\n"
+    if not atomic:
+        Path(path).write_text(text, encoding="utf-8")
+        return
     with atomic_path(path) as tmp:
         tmp.write_text(text, encoding="utf-8")
 
@@ -444,7 +449,8 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is. Every file of the temporary folder, and every folder in it,
     is flushed to the disk before it takes a place (:func:`_sync_tree`): a crash after the
-    rename finds the files whole."""
+    rename finds the files whole, so the files inside need no temporary of their own
+    (:func:`write_json`'s ``atomic=False``)."""
     folder = Path(path)
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(folder)

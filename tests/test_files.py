@@ -342,19 +342,19 @@ def _index(stats, path):
     return next((i for i, s in enumerate(stats) if os.path.samestat(s, path.stat())), None)
 
 
-@pytest.mark.parametrize("writer", ["nested", "tagger"])
+@pytest.mark.parametrize("writer", ["nested", "tagger", "parser"])
 def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer, tmp_path,
                                                                          monkeypatch):
     """Every file a model folder holds, in its sub-folders too, is flushed to the disk (fsync)
-    before the folder is renamed into place, then each folder after its files: only the JSON
-    files were (write_json's own temporary), so after a crash the renamed folder could hold a
-    complete record beside truncated weights (a tagger's tagger.npz)."""
+    before the folder is renamed into place, each once, then each folder after its files: only
+    the JSON files were (write_json's own temporary), so after a crash the renamed folder could
+    hold a complete record beside truncated weights (a parser's weights.npz)."""
     target = tmp_path / "model"
     target.mkdir()
     (target / ("tagger.json" if writer == "tagger" else "model.json")).write_text(PREVIOUS)
     flushed, at_rename = _flushes(monkeypatch)
-    if writer == "tagger":
-        Tagger.load(BUNDLED / "en" / "tagger").save(target)
+    if writer != "nested":
+        (Tagger if writer == "tagger" else Model).load(BUNDLED / "pt" / writer).save(target)
     else:
         with model_folder(target, ("model.json", "parser"), "a model") as tmp:
             (tmp / "parser" / "deeper").mkdir(parents=True)
@@ -363,7 +363,8 @@ def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer,
             (tmp / "model.json").write_text("{}")
     before = at_rename[target.name]
     written = [target, *sorted(target.rglob("*"))]
-    assert len(written) == (3 if writer == "tagger" else 6)
+    assert len(written) == (6 if writer == "nested" else 3)
+    assert len(flushed) == len(written)  # each once: the JSON file had its own temporary too
     for path in written:
         assert _index(before, path) is not None, path
         if path.is_dir():
@@ -372,21 +373,24 @@ def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer,
     assert [p.name for p in tmp_path.iterdir()] == ["model"]
 
 
-@pytest.mark.parametrize("what, error", [("file", errno.ENOSPC), ("folder", errno.EIO),
-                                         ("folder", errno.EINVAL), ("folder", errno.EACCES)])
+@pytest.mark.parametrize("what, error", [("weights", errno.ENOSPC), ("json", errno.ENOSPC),
+                                         ("folder", errno.EIO), ("folder", errno.EINVAL),
+                                         ("folder", errno.EACCES)])
 def test_a_model_folder_that_cannot_be_flushed(what, error, tmp_path, monkeypatch, capsys):
     """A file of a model folder that cannot be flushed to the disk (ENOSPC, EIO: NFS, delayed
-    allocation), or a folder in it, is one line and leaves the previous folder in place, with
-    nothing beside it. A folder that cannot be opened to be flushed (EACCES) or that the file
-    system refuses to flush (EINVAL) is left to the system, as a pair's folder is."""
+    allocation), or a folder in it, is one line naming the folder (the JSON file's own
+    temporary named a path inside the temporary folder) and leaves the previous folder in
+    place, with nothing beside it. A folder that cannot be opened to be flushed (EACCES) or that
+    the file system refuses to flush (EINVAL) is left to the system, as a pair's folder is."""
     target = tmp_path / "tagger"
     Tagger.load(BUNDLED / "en" / "tagger").save(target)
     old = {p.name: p.read_bytes() for p in target.iterdir()}
     fsync, open_ = os.fsync, os.open
 
     def refused(fd):
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode) if what == "folder" else os.fstat(fd).st_size > 1000:  # the .npz
+        found = os.fstat(fd)
+        if stat.S_ISDIR(found.st_mode) if what == "folder" else \
+                not stat.S_ISDIR(found.st_mode) and (found.st_size > 1000) == (what == "weights"):
             raise OSError(error, os.strerror(error))
         fsync(fd)
 

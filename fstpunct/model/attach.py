@@ -138,7 +138,7 @@ class AttachModel:
         the two appear together as part of a model folder (:func:`~.store.save_model`)."""
         meta = {"vocab": self.vocab.to_dict(), "symmetric": [list(p) for p in self.symmetric],
                 "contexts": list(self.contexts), "pair_features": self.pair_feature_names}
-        write_json(f"{path}.json", meta)
+        write_json(f"{path}.json", meta, atomic=False)
         base, lexical = self.blocks(np.asarray(theta, dtype=np.float64))
         np.savez(f"{path}.npz", **_stored("theta", base),
                  **(_stored("lexical", lexical) if self.lexical else {}))

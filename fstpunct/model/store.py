@@ -105,12 +105,12 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
             (tmp / EDIT_COUNTS).write_bytes(edits)
         model.channel.save(tmp / CHANNEL)
         side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
-        write_json(tmp / SIDECAR, side)
+        write_json(tmp / SIDECAR, side, atomic=False)
         model.attach.save(tmp / ATTACH, model.theta)
         meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
         if edit_counts is not None:
             meta[EDITS_OF] = _edits_digest(tmp, edits)
-        write_json(tmp / RECORD, meta)
+        write_json(tmp / RECORD, meta, atomic=False)
     return folder
 
 

@@ -262,17 +262,18 @@ class Model:
             write_weights(tmp / FILES[1], keys, self.weights,
                           np.float16 if float16 else np.float32,
                           fingerprints or self.fingerprints)
-            self.save_meta(tmp)
+            self.save_meta(tmp, atomic=False)
 
-    def save_meta(self, folder: str | Path) -> None:
-        """Rewrite ``model.json`` only (vocabularies, templates, training info)."""
+    def save_meta(self, folder: str | Path, atomic: bool = True) -> None:
+        """Rewrite ``model.json`` only (vocabularies, templates, training info); ``atomic``
+        as :func:`~fstpunct.files.write_json`'s (False: in the folder :meth:`save` fills)."""
         meta = {"format": FORMAT, "mode": self.mode, "props_version": self.props_version,
                 "templates": self.template_names,
                 "labels": self.labels, "tags": self.tags.items, "words": self.words.items,
                 "info": self.info}
         if self.lowercase:  # absent from the files of case-sensitive models, as before
             meta["lowercase"] = True
-        write_json(Path(folder) / "model.json", meta)
+        write_json(Path(folder) / "model.json", meta, atomic)
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:

@@ -151,7 +151,7 @@ class Tagger:
         with model_folder(folder, FILES, KIND) as tmp:
             write_weights(tmp / FILES[1], keys, self.weights, np.float16,
                           fingerprints or self.fingerprints)
-            write_json(tmp / FILES[0], meta)
+            write_json(tmp / FILES[0], meta, atomic=False)
 
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:

@@ -216,5 +216,5 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     net.eval()
     with model_folder(Path(output), FILES, KIND) as tmp:
         torch.save(net.state_dict(), tmp / "net.pt")
-        write_json(tmp / "meta.json", meta)
+        write_json(tmp / "meta.json", meta, atomic=False)
     return BilstmCorrector.load(output)

@@ -171,5 +171,5 @@ def train(sources: Sequence[SlotSentence], golds: Sequence[SlotSentence], output
     with model_folder(Path(output), FILES, KIND) as tmp, tempfile.TemporaryDirectory() as work:
         trainer.train(str(Path(work) / "crf.model"))
         (tmp / "crf.model").write_bytes((Path(work) / "crf.model").read_bytes())
-        write_json(tmp / "meta.json", meta)
+        write_json(tmp / "meta.json", meta, atomic=False)
     return CrfCorrector.load(output)

@@ -323,7 +323,8 @@ class CorrectionModel:
                 source = self.record.get(part)  # train records the learner model's folder
                 save_model(model, tmp / part, {"part": part, **({"from": source} if source
                                                                 else {})})
-            write_json(tmp / CORRECTION_RECORD, {"format": FORMAT, "record": self.record})
+            write_json(tmp / CORRECTION_RECORD, {"format": FORMAT, "record": self.record},
+                       atomic=False)
         return Path(folder)
 
     @classmethod

@@ -312,5 +312,5 @@ def train(train_sents: Sequence[SlotSentence], dev_sents: Sequence[SlotSentence]
             else:
                 path.unlink()
         meta["training"]["seconds"] = round(time.perf_counter() - start, 1)
-        write_json(out / "meta.json", meta)
+        write_json(out / "meta.json", meta, atomic=False)
     return CrfModel.load(output)
