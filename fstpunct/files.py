@@ -702,7 +702,8 @@ def _check_zip(f: BinaryIO, start: bytes) -> None:
 
 
 @contextmanager
-def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator[NpzArchive]:
+def read_npz(path: Path, what: str, model: str | Path | None = None,
+             content: bytes | None = None) -> Iterator[NpzArchive]:
     """A model's NumPy ``.npz`` archive ``path``, open (``allow_pickle=False``) for the ``with``
     block to read its arrays (:class:`NpzArchive`). Whatever fails to open it or read an array
     — no such file or one that cannot be read (its own reason), not a zip archive from its
@@ -712,7 +713,8 @@ def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator
     ``what`` and why, naming the file (:func:`~.errors.not_a_model`): ``m/attach: not an
     attach model (attach.npz: not a NumPy .npz archive, or a truncated one)``, never numpy's
     advice to allow pickles. What else the block raises passes as it is. The file is closed on
-    every path."""
+    every path. ``content``: the file's bytes where the caller has read them (to hash them
+    too: :func:`check_pair`), read from memory instead of opening ``path``."""
     import numpy as np  # here: reading text needs no numpy
 
     def failed(e: Exception) -> ModelError:
@@ -722,7 +724,7 @@ def read_npz(path: Path, what: str, model: str | Path | None = None) -> Iterator
         return not_a_model(path.parent, what, why, model, path.name)
 
     try:
-        f = path.open("rb")
+        f: BinaryIO = path.open("rb") if content is None else io.BytesIO(content)
     except OSError as e:
         raise failed(e) from e
     with f:

@@ -216,6 +216,29 @@ def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
         load()
 
 
+def test_an_ordering_model_is_read_once(tmp_path, monkeypatch):
+    """OrderModel.load opens order.npz once: the digest order.json records is checked on the
+    bytes read to load the weights (read_npz opened the file, check_pair read it again), and a
+    record of another save is still refused."""
+    save, load, (record, weights), _ = _pair("order", tmp_path)
+    save(0)
+    opened, open_ = [], Path.open
+
+    def counted(self, *args, **kwargs):
+        opened.append(self.name)
+        return open_(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "open", counted)
+    assert load().record == {"version": 0}
+    assert opened.count(weights.name) == 1
+    monkeypatch.undo()
+    mine = record.read_bytes()
+    save(1)
+    record.write_bytes(mine)
+    with pytest.raises(ModelError, match=rf"^\S+/{record.name}: records another {weights.name} "):
+        load()
+
+
 @pytest.mark.parametrize("kind", ["channel", "order"])
 def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypatch):
     """A power loss cannot keep a pair's second rename and lose its first: the folder is

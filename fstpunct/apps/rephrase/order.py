@@ -168,9 +168,14 @@ class OrderModel:
         path = Path(path)
         meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model",
                          {"features": list}, name=path)
-        with read_npz(path.with_suffix(".npz"), "an ordering model", path) as data:
+        weights = path.with_suffix(".npz")
+        try:  # read once, to be parsed and hashed
+            content: bytes | None = weights.read_bytes()
+        except OSError:  # read_npz says why
+            content = None
+        with read_npz(weights, "an ordering model", path, content) as data:
             theta = data.numbers("theta", 1).astype(np.float64)
-        check_pair(meta, path.with_suffix(".json"), path.with_suffix(".npz"))
+        check_pair(meta, path.with_suffix(".json"), weights, content)
         return cls(meta["features"], theta, meta.get("record"))
 
 
