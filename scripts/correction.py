@@ -2611,12 +2611,18 @@ def add_systems_arguments(p: argparse.ArgumentParser) -> None:
                    help="the same in the product with the keep-tag CRF corrector (1)")
     p.add_argument("--keep-c2", type=float, default=KEEP_C2,
                    help=f"L2 of the cv run's keep-tag CRF corrector ({KEEP_C2})")
-    p.add_argument("--edit-cost", type=float, default=0.0,
-                   help="the correction model's edit cost (its decoding; 0)")
-    p.add_argument("--support", type=float, default=0.0,
-                   help="the correction model's support (its decoding; 0)")
+    add_cost_arguments(p, 0.0, "the correction model's edit cost (its decoding; 0)", 0.0,
+                       "the correction model's support (its decoding; 0)")
     add_decoder_argument(p)
     p.add_argument("-o", "--output", required=True, help="JSON of every figure")
+
+
+def add_cost_arguments(p: argparse.ArgumentParser, edit_cost: float | None, edit_cost_help: str,
+                       support: float, support_help: str) -> None:
+    """``--edit-cost`` and ``--support``, the correction model's exact decoding's
+    (:class:`Decoding`), with the command's defaults and help."""
+    p.add_argument("--edit-cost", type=float, default=edit_cost, help=edit_cost_help)
+    p.add_argument("--support", type=float, default=support, help=support_help)
 
 
 def train_model(args: argparse.Namespace) -> None:
@@ -2743,10 +2749,8 @@ def main() -> None:
                         "train)")
     c.add_argument("--c2", type=float, default=1.0,
                    help="L2 of the restoration CRF (chosen on dev by the table)")
-    c.add_argument("--edit-cost", type=float, default=0.0,
-                   help="the decoding's edit cost (from calibrate on the standard dev; 0)")
-    c.add_argument("--support", type=float, default=0.0,
-                   help="the decoding's support (from calibrate on the standard dev; 0)")
+    add_cost_arguments(c, 0.0, "the decoding's edit cost (from calibrate on the standard dev; 0)",
+                       0.0, "the decoding's support (from calibrate on the standard dev; 0)")
     c.add_argument("--learner-iterations", type=int, default=6)
     c.add_argument("--all-systems", action="store_true",
                    help="also the restoration baselines and the CRF with generative features "
@@ -2829,10 +2833,8 @@ def main() -> None:
                    help="the after side is the vote of its first B bagged correctors a fold "
                         "(cv --bags): an edit where more than half of them make it (0: the "
                         "fold corrector)")
-    m.add_argument("--edit-cost", type=float, default=0.25,
-                   help="the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)")
-    m.add_argument("--support", type=float, default=SUPPORT,
-                   help=f"keep a learner string below this probability ({SUPPORT})")
+    add_cost_arguments(m, 0.25, "the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)",
+                       SUPPORT, f"keep a learner string below this probability ({SUPPORT})")
     m.add_argument("-o", "--output", required=True, help="JSON of every figure")
     h = sub.add_parser("heldout", help="the models trained with no document held out, scored "
                                        "on the FCE scripts without TLE sentences")
@@ -2848,11 +2850,9 @@ def main() -> None:
                                      "edit cost, by kind and by how T_e' reads its slot")
     add_cv_run_arguments(e)
     add_decoder_argument(e)
-    e.add_argument("--support", type=float, default=SUPPORT,
-                   help="the learner string's support (default %(default)g)")
-    e.add_argument("--edit-cost", type=float,
-                   help="the edits at this edit cost (one of 0, 0.05, ..., 1; default: each "
-                        "fold's nested cost)")
+    add_cost_arguments(e, None, "the edits at this edit cost (one of 0, 0.05, ..., 1; default: "
+                       "each fold's nested cost)", SUPPORT,
+                       "the learner string's support (default %(default)g)")
     e.add_argument("--draws", type=int, default=200,
                    help="draws of T' per sentence for the reading's posterior (200)")
     e.add_argument("-o", "--output", required=True, help="JSON of every edit")
