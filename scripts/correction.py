@@ -184,6 +184,7 @@ import functools
 import json
 import math
 import sys
+from collections import Counter
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import asdict, astuple, dataclass, field, replace
 from pathlib import Path
@@ -220,6 +221,15 @@ from fstpunct.apps.correction.rerank import (
     correction_log_probs,
     english_log_probs,
     nbest,
+)
+from fstpunct.apps.correction.slot_trees import (
+    COUNTS,
+    OUTCOMES,
+    TREE_KINDS,
+    SlotRow,
+    Trees,
+    by_kind,
+    slot_rows,
 )
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.crf import train as crf_train
@@ -1786,6 +1796,112 @@ def compare(args: argparse.Namespace) -> None:
                            indent=1) + "\n")
 
 
+def tree_slots(args: argparse.Namespace) -> None:
+    """``slots``: a finished cv run's fold correctors (``--work``) decode the held-out pairs
+    at ``--edit-cost`` on the gold trees and on a jackknife's (``--trees``, as ``compare
+    --after-trees`` reads them); for every inner slot where the gold correction or either
+    decoding edits, the edit on each tree, the parsed tree at the slot and T_e′ there
+    (:func:`~fstpunct.apps.correction.slot_trees.slot_rows`), with the corrector's
+    probability of the gold string on each tree; then the edits right on the gold trees and
+    those lost on the parsed ones by the tree's kind at the slot, against the kinds of every
+    inner slot (printed, and the rows written to the JSON)."""
+    data, splits, work = Path(args.data), args.splits or list(SPLITS), Path(args.work)
+    pooled, helds, fold_of = held_out_pairs(args)
+    source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    inputs = {"gold": pooled, "parsed": pooled_pairs(data, splits, False, trees=read_trees(
+        args.trees, data, splits, fold_of))[0]}
+    decoding = Decoding(args.edit_cost, args.support, decoder=args.decoder)
+    n = len(pooled)
+    written: dict[str, list[Sentence | None]] = {}
+    read: dict[str, list] = {side: [None] * n for side in inputs}
+    dists: dict[str, list] = {side: [None] * n for side in inputs}
+    for side, pairs_of in inputs.items():
+        for fold, (prep, held) in enumerate(zip(prepared_folds(work, pairs_of, helds), helds)):
+            if prep.model.readings:  # type: ignore[union-attr]
+                _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
+            place(written, held, {side: prep.corrected_with(decoding)}, n)
+            for j, reading, d in zip(held, prep.readings[0], prep.dists):  # type: ignore[union-attr]
+                read[side][j], dists[side][j] = reading, d
+    edits = grid_of(inputs, written.__getitem__, source, gold)[0]  # type: ignore[arg-type]
+    print(f"{n} held-out pairs of {work}, edit cost {args.edit_cost:g}, support "
+          f"{args.support:g}, decoder {args.decoder}; trees {args.trees}")
+    print("| trees | AED | right/proposed | final slot | inner slots |\n|---|---|---|---|---|")
+    for side in inputs:
+        where = final_or_inner(written_edits(source, gold, written[side]))
+        right, proposed = (where["final"][m] + where["inner"][m] for m in (0, 1))
+        print(f"| {side} | {sum(edits[side]) / n:.4f} | {right}/{proposed} | "
+              f"{'/'.join(map(str, where['final']))} | "
+              f"{'/'.join(map(str, where['inner']))} |", flush=True)
+    slots: list[SlotRow] = []
+    rows: list[dict] = []
+    base: Counter[tuple[str, str]] = Counter()  # (slot class, tree kind) of every inner slot
+    for j in range(n):
+        trees = Trees(read["gold"][j], read["parsed"][j])
+        gold_strings = slot_strings(to_slots(gold[j]))
+        base.update(zip((slot_class(x, y) for x, y in zip(slot_strings(trees.gold),
+                                                          gold_strings)),
+                        trees.inner_kinds()))
+        for row in slot_rows(trees, gold_strings, *(slot_strings(to_slots(written[side][j]))
+                                                    for side in inputs)):
+            slots.append(row)
+            rows.append({"pair": j, **asdict(row),
+                         **{f"p_gold_on_{side}": dists[side][j][row.slot].prob(
+                             gold_strings[row.slot]) for side in inputs}})
+    print_slot_tables(slots, base, rows)
+    with output(args.output) as f:
+        f.write(json.dumps({"work": str(work), "trees": args.trees, "folds": args.folds,
+                            "splits": splits, "edit_cost": args.edit_cost,
+                            "support": args.support, "decoder": args.decoder,
+                            "inner_slots": [[c, k, m] for (c, k), m in base.items()],
+                            "rows": rows},
+                           indent=1) + "\n")
+
+
+SLOT_CLASSES = ("gold edit", "marks kept", "no marks")
+
+
+def slot_class(learner: tuple[str, ...], gold: tuple[str, ...]) -> str:
+    """A slot's class (SLOT_CLASSES): the gold correction edits it, or keeps the learner's
+    marks, or there are none."""
+    return SLOT_CLASSES[0 if learner != gold else 1 if learner else 2]
+
+
+def print_slot_tables(slots: list[SlotRow], base: Counter[tuple[str, str]], rows: list[dict]
+                      ) -> None:
+    """The tree's kinds at every inner slot (``base``: by slot class, :func:`slot_class`);
+    ``slots``' counts by the kind (:func:`by_kind`); every slot's outcome on the gold trees
+    against the parsed ones; and each edit right on the gold trees (``rows``: with the
+    corrector's probability of the gold string on either tree)."""
+    of = {c: sum(m for (c2, _), m in base.items() if c2 == c) for c in SLOT_CLASSES}
+    print("| tree at the slot | inner slots | " + " | ".join(SLOT_CLASSES) + " |\n|---|---|"
+          + "---|" * len(SLOT_CLASSES))
+    for kind in TREE_KINDS:
+        print(f"| {kind} | {sum(base[c, kind] for c in SLOT_CLASSES)} | " + " | ".join(
+            f"{base[c, kind]} ({100 * base[c, kind] / max(of[c], 1):.1f} %)"
+            for c in SLOT_CLASSES) + " |")
+    print(f"| all | {sum(of.values())} | " + " | ".join(str(of[c]) for c in SLOT_CLASSES)
+          + " |")
+    counts = by_kind(slots)
+    print("| tree at the slot | " + " | ".join(COUNTS) + " |\n|---|" + "---|" * len(COUNTS))
+    for kind in (*TREE_KINDS, "all"):
+        here = ({c: sum(counts[k][c] for k in TREE_KINDS) for c in COUNTS} if kind == "all"
+                else counts[kind])
+        print(f"| {kind} | " + " | ".join(str(here[c]) for c in COUNTS) + " |")
+    print("| on gold trees → on parsed trees | gold correction edits | slots |\n|---|---|---|")
+    seen = Counter((r.on_gold, r.on_parsed, r.gold_edit) for r in slots)
+    for (a, b, e), count in sorted(seen.items(), key=lambda kv: (
+            OUTCOMES.index(kv[0][0]), OUTCOMES.index(kv[0][1]), not kv[0][2])):
+        print(f"| {a} → {b} | {'yes' if e else 'no'} | {count} |")
+    print("| tree at the slot | features differing | on parsed trees | T_e' at the slot / "
+          "elsewhere | head errors in the sentence | p(gold string), gold trees | parsed trees "
+          "|\n|---|---|---|---|---|---|---|")
+    for r in sorted((r for r in rows if r["on_gold"] == "right"),
+                    key=lambda r: (TREE_KINDS.index(r["tree"]), r["on_parsed"] == "right")):
+        print(f"| {r['tree']} | {' '.join(r['templates']) or '—'} | {r['on_parsed']} | "
+              f"{'same' if r['reading_same'] else 'differs'} / "
+              f"{'same' if r['reading_same_elsewhere'] else 'differs'} | {r['head_errors']} | "
+              f"{r['p_gold_on_gold']:.3f} | {r['p_gold_on_parsed']:.3f} |", flush=True)
+
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)  # the noisy channel's prior weights
 CHANNEL_NESTED, CHANNEL_BAYES = "noisy channel, nested λ", "noisy channel, λ = 1"
 REFERENCE_NESTED = "reference arm, nested edit cost"
@@ -2836,6 +2952,15 @@ def main() -> None:
     add_cost_arguments(m, 0.25, "the fixed edit cost of the rows (one of 0, 0.05, ..., 1; 0.25)",
                        SUPPORT, f"keep a learner string below this probability ({SUPPORT})")
     m.add_argument("-o", "--output", required=True, help="JSON of every figure")
+    s = sub.add_parser("slots", help="a cv run's inner-slot edits on the gold trees and on a "
+                                     "jackknife's, by the parsed tree at the slot")
+    add_cv_run_arguments(s)
+    s.add_argument("--trees", metavar="CONLLU", required=True,
+                   help="the jackknife's trees (as compare --after-trees reads them)")
+    add_decoder_argument(s, "learner")
+    add_cost_arguments(s, 0.25, "the edit cost of both decodings (0.25)", SUPPORT,
+                       f"keep a learner string below this probability ({SUPPORT})")
+    s.add_argument("-o", "--output", required=True, help="JSON of every slot row")
     h = sub.add_parser("heldout", help="the models trained with no document held out, scored "
                                        "on the FCE scripts without TLE sentences")
     h.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
@@ -2921,8 +3046,8 @@ def main() -> None:
         commands = {"table": table, "cv": cv, "calibrate": calibrate, "train": train_model,
                     "crossfit": crossfit_trees, "rerank": rerank_cv, "breakdown": breakdown,
                     "power": power, "jackknife": jackknife, "agree": agree_cv,
-                    "compare": compare, "edits": slot_edits, "heldout": heldout,
-                    "units": units, "channel": channel,
+                    "compare": compare, "slots": tree_slots, "edits": slot_edits,
+                    "heldout": heldout, "units": units, "channel": channel,
                     "channel-heldout": channel_heldout}
         commands[args.command](args)
     except FstpunctError as e:  # bad input or model: one line, exit 2

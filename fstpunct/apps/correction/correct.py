@@ -108,12 +108,14 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
 class Prepared:
     """Learner sentences ready to be corrected under any number of decodings: without their
     punctuation (``stripped``), their punctuation as insertions (``own``) and their
-    :func:`slot_distributions` under ``model``, computed once."""
+    :func:`slot_distributions` under ``model``, computed once from ``readings`` (the
+    sentences' readings of T_e′, one list per reading: ``model.readings_of``'s)."""
 
     model: CorrectionModel
     stripped: list[Sentence]
     own: list[list[Insertion]]
     dists: list[list[exact_mbr.SlotDistribution]]
+    readings: list[list[SlotSentence]]
 
     @classmethod
     def of(cls, model: CorrectionModel, sentences: Sequence[Sentence]) -> Prepared:
@@ -137,7 +139,8 @@ class Prepared:
                                  f"{names[0]}'s (sharing reads them once, by {names[0]}'s)")
         stripped, own = [strip(s) for s in sentences], [insertions_of(s) for s in sentences]
         readings = models[0].readings_of([to_slots(s) for s in sentences])
-        return [cls(m, stripped, own, read_distributions(m, readings)) for m in models]
+        return [cls(m, stripped, own, read_distributions(m, readings), readings)
+                for m in models]
 
     def corrected_with(self, decoding: Decoding) -> list[Sentence]:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
