@@ -1560,10 +1560,12 @@ def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dic
     return pooled, held_of(pooled, fold_of, args.folds), fold_of
 
 
-def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int = 0
-                   ) -> list[Prepared | Bagged]:
+def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int = 0,
+                   mixed: Sequence[list] = ()) -> list[Prepared | Bagged]:
     """A finished cv run's fold correctors (its ``work``), each with its held-out learner
-    sentences prepared (:class:`Prepared`); with ``bags``, each fold's first ``bags`` bagged
+    sentences prepared (:class:`Prepared`); with ``mixed`` (the same pairs on other trees),
+    each fold's corrector reading every sentence on all the trees, mixed
+    (:meth:`Prepared.over_trees`); with ``bags``, each fold's first ``bags`` bagged
     correctors instead (cv --bags), voting (:class:`Bagged`): a fold's sentences stripped and
     read (T_e′) once for all its bags (:meth:`Prepared.sharing`, which refuses a bag whose
     learner model or readings differ from its fold's first bag's)."""
@@ -1583,7 +1585,10 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
                       f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of fold0/bag0's "
                       f"seed {seed}")
         try:
-            prepared = Prepared.sharing(models, [pooled[j][1] for j in held], names)
+            prepared = ([Prepared.over_trees(models[0], [[p[j][1] for j in held]
+                                                         for p in (pooled, *mixed)])]
+                        if mixed else Prepared.sharing(models, [pooled[j][1] for j in held],
+                                                       names))
         except InputError as e:
             _fail(f"{work / f'fold{fold}'}: {e}")
         out.append(Bagged(prepared) if bags else prepared[0])
@@ -1707,7 +1712,8 @@ def compare(args: argparse.Namespace) -> None:
     after row's edits against the before row's of its kind (at ``--edit-cost``; at each side's
     nested costs) (:func:`edit_overlap`). With
     ``--after-trees`` the after side decodes the learner sentences on that file's trees
-    (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees; with
+    (:func:`read_trees`: jackknife's of the same folds) instead of the gold trees, and with
+    ``--mix-trees`` on those files' trees too, mixed (:meth:`Prepared.over_trees`); with
     ``--after-bags B``, by the vote of each fold's first B bagged correctors
     (:class:`~fstpunct.apps.correction.bagging.Bagged`) instead of its corrector. With
     ``--platt`` the nested cost is only singly nested: fold k's cost is chosen on the other
@@ -1722,18 +1728,30 @@ def compare(args: argparse.Namespace) -> None:
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
     inputs = {BEFORE: pooled, AFTER: pooled}
+    if args.mix_trees and (not args.after_trees or args.after_bags or args.platt):
+        _fail("compare: --mix-trees needs --after-trees, and goes with neither --after-bags "
+              "nor --platt")
     trees: dict = {}
+    mixed: list[list] = []  # the pairs on each file's trees: --after-trees', then --mix-trees'
     if args.after_trees:
-        inputs[AFTER] = pooled_pairs(Path(args.data), splits, False, trees=read_trees(
-            args.after_trees, Path(args.data), splits, fold_of))[0]
-        parsed = parse_score(source, [s for _, s, _ in inputs[AFTER]])
-        trees = {"after_trees": args.after_trees, "after_trees_uas": parsed.words.uas,
-                 "after_trees_las": parsed.words.las}
-        print(f"after side on the trees of {args.after_trees}: word UAS {parsed.words.uas:.2f}, "
-              f"LAS {parsed.words.las:.2f} on the held-out pairs", flush=True)
+        scores = []
+        for path in (args.after_trees, *args.mix_trees):
+            mixed.append(pooled_pairs(Path(args.data), splits, False, trees=read_trees(
+                path, Path(args.data), splits, fold_of))[0])
+            parsed = parse_score(source, [s for _, s, _ in mixed[-1]])
+            scores.append((path, parsed.words.uas, parsed.words.las))
+            print(f"after side on the trees of {path}: word UAS {parsed.words.uas:.2f}, "
+                  f"LAS {parsed.words.las:.2f} on the held-out pairs", flush=True)
+        inputs[AFTER] = mixed.pop(0)
+        (path, uas, las), *more = scores
+        trees = {"after_trees": path, "after_trees_uas": uas, "after_trees_las": las}
+        if more:
+            trees.update({f"mix_trees{what}": [m[k] for m in more]
+                          for k, what in enumerate(("", "_uas", "_las"))})
 
     def prepared(side: str, bags: int = 0) -> list[Prepared | Bagged]:
-        folds = prepared_folds(works[side], inputs[side], helds, bags)
+        folds = prepared_folds(works[side], inputs[side], helds, bags,
+                               mixed if side == AFTER else ())
         print(f"{works[side]}: {len(pooled)} held-out pairs prepared"
               + (f" for {bags} bagged correctors a fold" if bags else ""), flush=True)
         return folds
@@ -2945,6 +2963,10 @@ def main() -> None:
                         "instead of the gold trees: jackknife --split train --split dev --split "
                         "test's with the cv run's --folds (each tree's jackknife comments must "
                         "name its document's fold of as many folds)")
+    m.add_argument("--mix-trees", metavar="CONLLU", action="append", default=[],
+                   help="with --after-trees: the after side's corrector also reads each "
+                        "sentence on this file's trees (read as --after-trees; repeatable), "
+                        "its slot distributions the equal mixture over all the trees")
     m.add_argument("--after-bags", type=int, default=0, metavar="B",
                    help="the after side is the vote of its first B bagged correctors a fold "
                         "(cv --bags): an edit where more than half of them make it (0: the "

@@ -20,6 +20,7 @@ from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import jackknife, parse
 from fstpunct.parser import tagger as tagger_module
 from fstpunct.ud.slots import to_slots
+from fstpunct.ud.treebank import with_arcs
 
 
 def test_agree_chooses_the_least_aed_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch):
@@ -497,3 +498,58 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     assert same["after_trees_uas"] == 100.0
     for cost in (" (cost 0.2)", ", nested edit cost"):
         assert mine["after" + cost]["sentence_edits"] == mine["before" + cost]["sentence_edits"]
+
+
+def test_compare_mixes_the_after_sides_trees(tmp_path, monkeypatch, capsys):
+    """compare --after-trees F --mix-trees G: the after side's correctors read every sentence
+    on both files' trees, each slot's distribution the equal mixture of the two trees'."""
+    script = load_script("correction")
+    data, work, run = held_out_runs(script, monkeypatch, tmp_path)
+    _, fold_of = script.document_folds(data, list(script.SPLITS), 2)
+    learner = [s for split in script.SPLITS
+               for s in script.read_file(data / f"en_esl-ud-{split}.conllu")]
+    fold = [fold_of[s.sent_id.rsplit("-", 1)[0]] for s in learner]
+    gold, other = tmp_path / "gold.conllu", tmp_path / "other.conllu"
+    script.write_file([marked(s, 2, f) for s, f in zip(learner, fold)], gold)
+    # every sentence's first word that is neither punctuation nor the root: another relation
+    changed = []
+    for s in learner:
+        w = next((w for w in s.words if w.deprel not in ("punct", "root")), None)
+        changed.append(s if w is None else with_arcs(s, {w.id: (w.head, "dep" if w.deprel
+                                                               != "dep" else "nmod")}))
+    script.write_file([marked(s, 2, f) for s, f in zip(changed, fold)], other)
+    both = ("--before", str(work), "--after", str(work))
+    one = run("compare", "one.json", *both, "--after-trees", str(other))
+    # a file's trees mixed with themselves: the same after side
+    twice = run("compare", "twice.json", *both, "--after-trees", str(other), "--mix-trees",
+                str(other))
+    assert twice["mix_trees"] == [str(other)] and "mix_trees" not in one
+    assert twice["mix_trees_las"] == [one["after_trees_las"]] < [100.0]
+    assert twice["rows"] == one["rows"] and twice["overlap"] == one["overlap"]
+    mixed = run("compare", "mixed.json", *both, "--after-trees", str(gold), "--mix-trees",
+                str(other))
+    assert (mixed["after_trees"], mixed["after_trees_uas"]) == (str(gold), 100.0)
+    rows = {r["system"]: r for r in mixed["rows"]}
+    pooled = script.pooled_pairs(data, list(script.SPLITS), False)[0]
+    helds = script.held_of(pooled, fold_of, 2)
+    by_id = [{s.sent_id: s for s in trees} for trees in (learner, changed)]
+    for k in (0, 1):
+        corrector = CorrectionModel.load(work / f"fold{k}" / "correct")
+        sources = [[ids[pooled[j][1].sent_id] for j in helds[k]] for ids in by_id]
+        prepared = Prepared.over_trees(corrector, sources)
+        alone = [Prepared.of(corrector, s) for s in sources]
+        differ = 0  # slot strings whose probability differs between the two trees
+        for i, slots in enumerate(prepared.dists):  # each slot: the mean of the two trees'
+            for t, slot in enumerate(slots):
+                a, b = alone[0].dists[i][t], alone[1].dists[i][t]
+                for y in {*a.strings, *b.strings}:
+                    assert slot.prob(y) == pytest.approx((a.prob(y) + b.prob(y)) / 2, abs=1e-9)
+                    differ += abs(a.prob(y) - b.prob(y)) > 1e-6
+        assert differ
+        decoded = prepared.corrected_with(Decoding(0.2, 0.001))
+        assert score([pooled[j][2] for j in helds[k]], decoded).sentence_edits == [
+            rows["after (cost 0.2)"]["sentence_edits"][j] for j in helds[k]]
+    with pytest.raises(SystemExit) as stop:
+        run("compare", "no.json", *both, "--mix-trees", str(other))
+    assert stop.value.code == 2
+    assert "--mix-trees needs --after-trees" in capsys.readouterr().err

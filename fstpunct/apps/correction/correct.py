@@ -142,6 +142,25 @@ class Prepared:
         return [cls(m, stripped, own, read_distributions(m, readings), readings)
                 for m in models]
 
+    @classmethod
+    def over_trees(cls, model: CorrectionModel, sources: Sequence[Sequence[Sentence]]
+                   ) -> Prepared:
+        """The same sentences (all with words) on several trees (``sources``: one list per
+        tree source, sentence k of each with the same tokens) prepared for ``model``: T_e′
+        read on each tree (each of the model's readings on each), the slot distributions the
+        equal mixture over all of them (:func:`read_distributions`); stripped and the
+        learner's punctuation from the first source. An InputError for a sentence whose
+        tokens differ between sources, naming both."""
+        first = sources[0]
+        for other in sources[1:]:
+            for a, b in zip(first, other, strict=True):
+                if [w.form for w in a.words] != [w.form for w in b.words]:
+                    raise InputError(f"{b.place}: not the tokens of {a.place}")
+        readings = [r for sents in sources for r in model.readings_of([to_slots(s)
+                                                                      for s in sents])]
+        return cls(model, [strip(s) for s in first], [insertions_of(s) for s in first],
+                   read_distributions(model, readings), readings)
+
     def corrected_with(self, decoding: Decoding) -> list[Sentence]:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
         return [insert(t, decided(self.model, d, o, decoding))
