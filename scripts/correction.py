@@ -145,7 +145,12 @@ the after side with the Platt map of the learner string's probability
 ``--after-decoder learner`` (``--before-decoder learner``: the before side) decodes it
 balancing the paired marks only in sentences whose learner punctuation balances
 (:mod:`fstpunct.apps.correction.correct`); ``--after-bags B``: the after side is the vote of
-each fold's first B bagged correctors (an edit where more than half of them make it).
+each fold's first B bagged correctors (an edit where more than half of them make it);
+``--mix-trees FILE`` (with ``--after-trees``, repeatable): the after side reads every sentence
+on those files' trees too, its slot distributions the equal mixture over all the trees.
+``slots --trees FILE`` decodes a cv run's held-out pairs at ``--edit-cost`` on the gold trees
+and on FILE's, and sets each inner slot's edit on either tree beside the parsed tree at the
+slot and T_e′ there (:mod:`fstpunct.apps.correction.slot_trees`).
 ``--decoder learner``
 (agree, rerank, table, calibrate) decodes the correction model so in every row and agreement
 that reads its decoding, and in calibrate's choice on dev (default ``balanced``; calibrate
