@@ -33,6 +33,10 @@ def test_kinds_of_the_parsed_tree_at_each_inner_slot():
     assert relation.templates_differing(2) == ["c"]
     assert relation.templates_differing(3) == ["b", "d"]
     assert relation.templates_differing(1) == [] and relation.head_errors == 0
+    # the words either side, whatever the kind: slot 2 (b, c) right; slot 3 (c, d) d's
+    # relation wrong, both heads right
+    assert [relation.heads_beside_right(i) for i in range(4)] == [True] * 4
+    assert [relation.relations_beside_right(i) for i in range(4)] == [True, True, True, False]
     # d → b: c spans 2–3 now, so c's right puncteme moves to slot 3 (edges differ there); at
     # slot 2, c has no child and no longer ends the sentence (c, end) and the word right of
     # its right edge is d (rr); at slot 0, b has d's relation among its children
@@ -42,13 +46,19 @@ def test_kinds_of_the_parsed_tree_at_each_inner_slot():
     assert head.templates_differing(2) == ["c", "end", "rr"]
     assert head.templates_differing(3) == ["c", "end", "pd", "rr"]  # c's and d's
     assert head.head_errors == 1
+    # at slot 3 (edges differ) d's head is wrong too, its relation right
+    assert [head.heads_beside_right(i) for i in range(4)] == [True, True, True, False]
+    assert [head.relations_beside_right(i) for i in range(4)] == [True] * 4
     # x y z: x → root, y and z → x against z the root, x → z, y → x: slot 1 (between x and y)
     # starts y's constituent on both trees, but x's head is wrong
     gold3 = tree((0, 1, 1), ("root", "obj", "obl"), "xyz")
-    assert Trees(gold3, tree((3, 1, 0), ("obl", "obj", "root"), "xyz")).kind(1) == "head wrong"
+    xyz = Trees(gold3, tree((3, 1, 0), ("obl", "obj", "root"), "xyz"))
+    assert xyz.kind(1) == "head wrong"
+    assert not xyz.heads_beside_right(1) and not xyz.relations_beside_right(1)  # x's both
     other = Trees(GOLD, tree((2, 0, 2, 3), ("nsubj", "root", "obj", "amod"), "abce"))
     assert other.inner_kinds() == ["words differ"] * 4 and other.head_errors == 4
     assert other.templates_differing(0) == [] and not other.reading_same(0)
+    assert not other.heads_beside_right(1) and not other.relations_beside_right(1)
 
 
 def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
@@ -62,12 +72,13 @@ def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
     theirs = tree((2, 0, 2, 2), ("nsubj", "root", "obj", "amod"), slots=learner,
                   contexts=(E, E, E, ("xl=,", *E[1:])))
     rows = slot_rows(Trees(mine, theirs), gold, on_gold, on_parsed)
-    # slot 2: only c's constituent, read alike; d's reading differs elsewhere. Slot 3: c and d
-    # (c's right edge on the parsed tree), d read otherwise; a's and b's alike
-    assert rows == [SlotRow(2, True, "right", "none", "features differ", True, False, 1,
-                            ("c", "end", "rr")),
-                    SlotRow(3, False, "none", "wrong", "edges differ", False, True, 1,
-                            ("c", "end", "pd", "rr"))]
+    # slot 2: only c's constituent, read alike; d's reading differs elsewhere; b's and c's
+    # heads and relations right. Slot 3: c and d (c's right edge on the parsed tree), d read
+    # otherwise, d's head wrong; a's and b's alike
+    assert rows == [SlotRow(2, True, "right", "none", "features differ", True, True, True,
+                            False, 1, ("c", "end", "rr")),
+                    SlotRow(3, False, "none", "wrong", "edges differ", False, True, False,
+                            True, 1, ("c", "end", "pd", "rr"))]
     counts = by_kind(rows)
     assert counts["features differ"] == {"gold edits": 1, "right on gold": 1,
                                          "lost on parsed": 1, "right on parsed only": 0,
@@ -77,7 +88,8 @@ def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
     assert counts["right"] == dict.fromkeys(counts["right"], 0)
     # the same edits on the same tree: no slot lost; a slot nobody edits is no row
     same = slot_rows(Trees(mine, mine), gold, on_gold, on_gold)
-    assert same == [SlotRow(2, True, "right", "right", "right", True, True, 0, ())]
+    assert same == [SlotRow(2, True, "right", "right", "right", True, True, True, True, 0,
+                            ())]
     assert slot_rows(Trees(mine, mine), learner, learner, learner) == []
 
 

@@ -57,17 +57,31 @@ class Trees:
         """The nodes (0-based) of the constituents at slot ``i`` on either tree."""
         return {k for t in (self.gold, self.parsed) for k, _ in t.members[i]}
 
+    def heads_beside_right(self, i: int) -> bool:
+        """Whether the parser got the heads of the words either side of slot ``i`` right
+        (False where the words differ)."""
+        return self.alike and all(self.gold.heads[k] == self.parsed.heads[k]
+                                  for k in self._beside(i))
+
+    def relations_beside_right(self, i: int) -> bool:
+        """Whether the parser got the relations of the words either side of slot ``i`` right
+        (False where the words differ)."""
+        return self.alike and all(self.gold.deprels[k] == self.parsed.deprels[k]
+                                  for k in self._beside(i))
+
+    def _beside(self, i: int) -> list[int]:
+        """The words (0-based) either side of slot ``i``."""
+        return [k for k in (i - 1, i) if 0 <= k < self.gold.n]
+
     def kind(self, i: int) -> str:
         """The parsed tree's kind at slot ``i`` (module docstring)."""
-        gold, parsed = self.gold, self.parsed
         if not self.alike:
             return "words differ"
-        if set(gold.members[i]) != set(parsed.members[i]):
+        if set(self.gold.members[i]) != set(self.parsed.members[i]):
             return "edges differ"
-        beside = [k for k in (i - 1, i) if 0 <= k < gold.n]  # the words either side, 0-based
-        if any(gold.heads[k] != parsed.heads[k] for k in beside):
+        if not self.heads_beside_right(i):
             return "head wrong"
-        if any(gold.deprels[k] != parsed.deprels[k] for k in beside):
+        if not self.relations_beside_right(i):
             return "relation wrong"
         ours, theirs = self._features
         if any(ours[k] != theirs[k] for k in self.nodes(i)):
@@ -112,6 +126,8 @@ class SlotRow:
     """One inner slot of a pair where the gold correction or the corrector on either tree
     edits: the slot, whether the gold correction edits it, the edit's :func:`outcome` on the
     gold tree and on the parsed one, the parsed tree's kind there (:meth:`Trees.kind`),
+    whether the parser got the heads and the relations of the words either side right
+    (whatever the kind: :meth:`Trees.heads_beside_right`, :meth:`Trees.relations_beside_right`),
     whether T_e′ is the same on both trees at the slot's constituents and at every other
     node, the sentence's words whose head the parser got wrong and the feature templates that
     differ at the slot's constituents (:meth:`Trees.templates_differing`)."""
@@ -121,6 +137,8 @@ class SlotRow:
     on_gold: str
     on_parsed: str
     tree: str
+    heads_beside_right: bool
+    relations_beside_right: bool
     reading_same: bool
     reading_same_elsewhere: bool
     head_errors: int
@@ -137,6 +155,7 @@ def slot_rows(trees: Trees, gold: Sequence[tuple[str, ...]],
     learner = [tuple(t for t in s if t != ABBV) for s in trees.gold.slots]
     return [SlotRow(i, gold[i] != learner[i], outcome(learner[i], gold[i], written_gold[i]),
                     outcome(learner[i], gold[i], written_parsed[i]), trees.kind(i),
+                    trees.heads_beside_right(i), trees.relations_beside_right(i),
                     trees.reading_same(i), trees.reading_same_elsewhere(i), trees.head_errors,
                     tuple(trees.templates_differing(i)))
             for i in range(len(learner) - 1)
