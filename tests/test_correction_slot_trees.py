@@ -6,6 +6,7 @@ from script_module import load_script
 from test_correction_agree import held_out_runs, marked
 
 from fstpunct.apps.correction.slot_trees import SlotRow, Trees, by_kind, slot_rows
+from fstpunct.apps.restoration.metrics import slot_strings
 from fstpunct.ud.slots import SlotSentence, to_slots
 from fstpunct.ud.treebank import with_arcs
 
@@ -126,6 +127,14 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
     # the changed word's slots: beside it (its relation wrong) or its constituents' features
     assert set(kinds) <= {"right", "relation wrong", "features differ"}
     assert 1 <= kinds.get("relation wrong", 0) <= 2
+    # the slot classes: the gold correction's inner-slot edits over the pairs, and the rest
+    classes = {}
+    for slot_class, _, count in got["inner_slots"]:
+        classes[slot_class] = classes.get(slot_class, 0) + count
+    edited = sum(x != y for _, s, g in pooled
+                 for x, y in zip(slot_strings(to_slots(s))[:-1], slot_strings(to_slots(g))[:-1]))
+    assert edited and classes["gold edit"] == edited
+    assert classes.get("marks kept", 0) + classes["no marks"] == sum(words) - edited
     assert kinds["right"] == sum(words) - kinds["relation wrong"] - kinds.get(
         "features differ", 0)
     both = run("compare", "compare.json", "--before", str(work), "--after", str(work),
@@ -137,6 +146,10 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
         assert sum(r[side] != "none" for r in got["rows"]) == proposed
     assert got["rows"] and all(r["pair"] < len(pooled) for r in got["rows"])
     for r in got["rows"]:
+        # only a relation changed: every head right, the relations beside a slot wrong only
+        # where its kind says so
+        assert r["heads_beside_right"]
+        assert r["relations_beside_right"] == (r["tree"] != "relation wrong")
         if r["tree"] == "right" and r["reading_same"]:
             assert r["p_gold_on_gold"] == r["p_gold_on_parsed"]
             assert r["on_gold"] == r["on_parsed"]
