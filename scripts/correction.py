@@ -230,10 +230,12 @@ from fstpunct.apps.correction.rerank import (
 from fstpunct.apps.correction.slot_trees import (
     COUNTS,
     OUTCOMES,
+    SLOT_CLASSES,
     TREE_KINDS,
     SlotRow,
     Trees,
     by_kind,
+    slot_class,
     slot_rows,
 )
 from fstpunct.apps.restoration.crf import CrfModel
@@ -1840,10 +1842,11 @@ def tree_slots(args: argparse.Namespace) -> None:
     dists: dict[str, list] = {side: [None] * n for side in inputs}
     for side, pairs_of in inputs.items():
         for fold, (prep, held) in enumerate(zip(prepared_folds(work, pairs_of, helds), helds)):
-            if prep.model.readings:  # type: ignore[union-attr]
+            assert isinstance(prep, Prepared)  # no bags
+            if prep.model.readings:
                 _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
             place(written, held, {side: prep.corrected_with(decoding)}, n)
-            for j, reading, d in zip(held, prep.readings[0], prep.dists):  # type: ignore[union-attr]
+            for j, reading, d in zip(held, prep.readings[0], prep.dists):
                 read[side][j], dists[side][j] = reading, d
     edits = grid_of(inputs, written.__getitem__, source, gold)[0]  # type: ignore[arg-type]
     print(f"{n} held-out pairs of {work}, edit cost {args.edit_cost:g}, support "
@@ -1878,15 +1881,6 @@ def tree_slots(args: argparse.Namespace) -> None:
                             "inner_slots": [[c, k, m] for (c, k), m in base.items()],
                             "rows": rows},
                            indent=1) + "\n")
-
-
-SLOT_CLASSES = ("gold edit", "marks kept", "no marks")
-
-
-def slot_class(learner: tuple[str, ...], gold: tuple[str, ...]) -> str:
-    """A slot's class (SLOT_CLASSES): the gold correction edits it, or keeps the learner's
-    marks, or there are none."""
-    return SLOT_CLASSES[0 if learner != gold else 1 if learner else 2]
 
 
 def print_slot_tables(slots: list[SlotRow], base: Counter[tuple[str, str]], rows: list[dict]

@@ -5,7 +5,7 @@ from dataclasses import replace
 from script_module import load_script
 from test_correction_agree import held_out_runs, marked
 
-from fstpunct.apps.correction.slot_trees import SlotRow, Trees, by_kind, slot_rows
+from fstpunct.apps.correction.slot_trees import SlotRow, Trees, by_kind, slot_class, slot_rows
 from fstpunct.apps.restoration.metrics import slot_strings
 from fstpunct.ud.slots import SlotSentence, to_slots
 from fstpunct.ud.treebank import with_arcs
@@ -60,6 +60,13 @@ def test_kinds_of_the_parsed_tree_at_each_inner_slot():
     assert other.inner_kinds() == ["words differ"] * 4 and other.head_errors == 4
     assert other.templates_differing(0) == [] and not other.reading_same(0)
     assert not other.heads_beside_right(1) and not other.relations_beside_right(1)
+
+
+def test_slot_class_of_the_learners_and_the_gold_strings():
+    assert slot_class((",",), ()) == slot_class((), (",",)) == "gold edit"
+    assert slot_class((",",), (";",)) == "gold edit"
+    assert slot_class((",",), (",",)) == "marks kept"
+    assert slot_class((), ()) == "no marks"
 
 
 def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
@@ -129,8 +136,8 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
     assert 1 <= kinds.get("relation wrong", 0) <= 2
     # the slot classes: the gold correction's inner-slot edits over the pairs, and the rest
     classes = {}
-    for slot_class, _, count in got["inner_slots"]:
-        classes[slot_class] = classes.get(slot_class, 0) + count
+    for name, _, count in got["inner_slots"]:
+        classes[name] = classes.get(name, 0) + count
     edited = sum(x != y for _, s, g in pooled
                  for x, y in zip(slot_strings(to_slots(s))[:-1], slot_strings(to_slots(g))[:-1]))
     assert edited and classes["gold edit"] == edited

@@ -24,12 +24,20 @@ from functools import cached_property
 from ...model.features import node_contexts
 from ...ud.slots import ABBV, SlotSentence
 
-__all__ = ["COUNTS", "OUTCOMES", "TREE_KINDS", "SlotRow", "Trees", "by_kind", "outcome",
-           "slot_rows"]
+__all__ = ["COUNTS", "OUTCOMES", "SLOT_CLASSES", "TREE_KINDS", "SlotRow", "Trees", "by_kind",
+           "outcome", "slot_class", "slot_rows"]
 
 TREE_KINDS = ("right", "features differ", "relation wrong", "head wrong", "edges differ",
               "words differ")
 OUTCOMES = ("right", "wrong", "none")  # an edit that writes the gold string, another, none
+SLOT_CLASSES = ("gold edit", "marks kept", "no marks")
+
+
+def slot_class(learner: tuple[str, ...], gold: tuple[str, ...]) -> str:
+    """A slot's class (:data:`SLOT_CLASSES`) from the learner's string there and the gold
+    correction's: the gold correction edits it, or keeps the learner's marks, or there are
+    none."""
+    return SLOT_CLASSES[0 if learner != gold else 1 if learner else 2]
 
 
 class Trees:
