@@ -106,6 +106,48 @@ def test_a_dot_inside_a_sentence_ends_an_abbreviation():
                                          "Louis", "."]
 
 
+@pytest.mark.parametrize("line, possessive", [
+    ("attached is davis thames' presentation", True),
+    ("the boys’ school", True),
+    ("Printers' Row", True),
+    ("davis thames ' presentation", True),        # written apart, as UD tokenises it
+    ("the boys', school", True),                  # a mark after it
+    ("look at the boys'", False),                 # no word follows: maybe a closing quote
+    ("the word 'apples' is plural", False),       # a quoted word: the quote's close
+    ("‘Wahhabis’ and ‘terrorists’ just", False),
+    ("he said ' boys ' club", False),
+    ("'these are the boys' words, he said", False),  # a quote is open
+    ("'Ba'athists', the boys' club", True),       # closed already
+    ("one of peter cox' files", False),           # not after s
+])
+def test_a_possessives_apostrophe_is_a_word(line, possessive):
+    """UD English writes a possessive's final apostrophe as a word (PART), as a clitic's."""
+    (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS))
+    apostrophes = [w.upos for w in sent.words if w.form in ("'", "’")][-1:]
+    assert apostrophes == (["PART"] if possessive else ["PUNCT"])
+    assert sent.comment("text") == " ".join(line.split())
+
+
+def test_score_of_text_takes_a_possessives_apostrophe_for_a_word():
+    """Gold's apostrophe written apart, the prediction's glued to the word: a word in both,
+    not a mark (it was one), so only the missing dots count; the lines stay in step."""
+    gold = "the boys ' school is here.\nthe boys' club.\n"
+    result = fstpunct.score(gold, "the boys' school is here\nthe boys' club\n", text=True,
+                            lang="en")
+    assert result.marks["all"].gold == 2 and result.edits == 2
+
+
+def test_restore_keeps_a_possessives_apostrophe(model):
+    """It is a word: the restored line keeps it (it was replaced like a mark, mostly removed),
+    in a line alone as in a string of lines, and its quote style does not reach the others."""
+    line = "attached is davis thames' presentation"
+    out = model.restore(line, text=True)
+    assert "thames' presentation" in out
+    other = "he said hello and then he left"
+    assert model.restore(line + "\n" + other + "\n", text=True) == \
+        out + model.restore(other, text=True)
+
+
 def test_tokeniser_prefers_the_longest_known_mark():
     assert [p for p, _ in Tokeniser(["...", "."])("....")] == ["...", "."]
     assert [p for p, _ in Tokeniser([])("....")] == [".", ".", ".", "."]

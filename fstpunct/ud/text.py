@@ -7,9 +7,14 @@ each), with UPOS ``PUNCT``; the rest of the token is one word. Some characters s
 a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
 last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
 abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apostrophe before at
-most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their own). Pieces of one
-white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is the line with its
-spacing normalised.
+most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their own). An apostrophe
+(``'``, ``’``) just after a word ending in ``s``, when a word follows in the line, is a
+possessive's (``thames' presentation``): a word of its own with UPOS ``PART``, as UD English
+writes it, unless an opening quote (``'``, ``‘`` starting a token) before it in the line is
+still open (``'boys' club``: then it closes that quote, a mark); so is a lone apostrophe after
+such a word (``thames ' presentation``, as UD tokenises it). Pieces of one white-space token
+are written ``SpaceAfter=No`` but the last, so ``# text`` is the line with its spacing
+normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
@@ -39,12 +44,14 @@ from ..files import input_name, open_input
 from .slots import ABBV, BOUNDARY, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
-__all__ = ["GoldSplit", "LastSeen", "NoWords", "TextReader", "Tokeniser", "line_by_line",
-           "read_text", "read_text_file", "surface", "text_lines"]
+__all__ = ["GoldSplit", "LastSeen", "NoWords", "POSSESSIVE", "TextReader", "Tokeniser",
+           "line_by_line", "read_text", "read_text_file", "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
 _APOSTROPHES = ("'", "’")
+_OPENING_QUOTES = frozenset("'‘")  # a quote they start is open until an apostrophe ends one
+POSSESSIVE = "PART"  # the UPOS of a possessive's apostrophe (UD English)
 
 
 class Tokeniser:
@@ -71,9 +78,43 @@ class Tokeniser:
             i += k
         return out
 
-    def __call__(self, token: str, inside: bool = False) -> list[tuple[str, bool]]:
+    def line(self, tokens: Sequence[str]) -> Iterator[list[tuple[str, bool]]]:
+        """Each white-space token of a line split (:meth:`__call__`), told whether a word follows
+        it and whether a quote opened before it is still open; a lone apostrophe after a word
+        ending in ``s`` is a possessive's as one glued to it is (module docstring)."""
+        words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
+        quotes = 0  # the quotes opened and not yet closed
+        pieces: list[tuple[str, bool]] = []  # the previous token's
+        for n, token in enumerate(tokens):
+            inside = bool(words) and n < words[-1]
+            if inside and not quotes and self.apart(token, pieces):
+                pieces = [(token, False)]
+            else:
+                pieces = self(token, inside, quotes > 0)
+                quotes = _open_quotes(pieces, quotes)
+            yield pieces
+
+    def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
+        """Whether ``token``, after a token split into ``previous``, is a possessive's
+        apostrophe written apart (``thames ' presentation``, as UD tokenises it), when a word
+        follows and no quote is open: a lone apostrophe after a word ending in ``s``."""
+        return (token in _APOSTROPHES and bool(previous) and not previous[-1][1]
+                and previous[-1][0][-1] in "sS")
+
+    @staticmethod
+    def upos(piece: str, mark: bool) -> str:
+        """The UPOS text input gives a piece: ``PUNCT`` for a mark, :data:`POSSESSIVE` for a
+        word of punctuation characters (the only one the tokeniser makes is a possessive's
+        apostrophe), else ``_`` (to be tagged)."""
+        if mark:
+            return "PUNCT"
+        return POSSESSIVE if piece in _APOSTROPHES else "_"
+
+    def __call__(self, token: str, inside: bool = False, quoted: bool = False
+                 ) -> list[tuple[str, bool]]:
         """(piece, is a mark) for each piece of ``token``, in order; ``inside``: a word follows
-        it in its sentence (a final dot is then an abbreviation's)."""
+        it in its sentence (a final dot is then an abbreviation's, a final apostrophe after
+        ``s`` a possessive's unless ``quoted``: a quote opened before it is still open)."""
         i, j = 0, len(token)
         while i < j and self.is_mark_char(token[i]):
             i += 1
@@ -89,8 +130,29 @@ class Tokeniser:
         if token[j:j + 1] == "." and token[j:j + 2] != ".." and (
                 "." in token[i:j] or inside and token[i:j].isalpha()):
             j += 1
+        k = j + (inside and token[j:j + 1] in _APOSTROPHES and token[j - 1] in "sS" and
+                 not quoted and not any(c in _OPENING_QUOTES for c in token[:i]))
         return ([(m, True) for m in self.split_run(token[:i])] + [(token[i:j], False)]
-                + [(m, True) for m in self.split_run(token[j:])])
+                + [(token[j:k], False)] * (k > j)  # a possessive's apostrophe
+                + [(m, True) for m in self.split_run(token[k:])])
+
+
+def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
+    """How many quotes are open after a token's ``pieces`` (``quotes`` before it): each
+    apostrophe or ``‘`` among the marks before its first word opens one, each apostrophe among
+    those after closes one; in a token of marks only, ``‘`` opens, ``’`` closes and ``'``
+    closes one if one is open, else opens."""
+    word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
+    if word is None:
+        for c in "".join(p for p, _ in pieces):
+            if c in _OPENING_QUOTES and not (c == "'" and quotes):
+                quotes += 1
+            elif c in _APOSTROPHES:
+                quotes = max(quotes - 1, 0)
+        return quotes
+    quotes += sum(c in _OPENING_QUOTES for p, _ in pieces[:word] for c in p)
+    closed = sum(c in _APOSTROPHES for p, mark in pieces[word + 1:] if mark for c in p)
+    return max(quotes - closed, 0)
 
 
 class GoldSplit(Tokeniser):
@@ -104,9 +166,15 @@ class GoldSplit(Tokeniser):
         self.gold = ([w.form for w in s.words if w.upos != "PUNCT"] for s in gold)
         self.words: collections.deque[str] = collections.deque()
 
-    def __call__(self, token: str, inside: bool = False) -> list[tuple[str, bool]]:
+    def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
+        return False  # gold's words say it: a lone apostrophe that is one is found there
+
+    def __call__(self, token: str, inside: bool = False, quoted: bool = False
+                 ) -> list[tuple[str, bool]]:
+        if self.words and token == self.words[0]:  # a word of marks only (a possessive's ')
+            return [(self.words.popleft(), False)]
         if all(map(self.is_mark_char, token)):
-            return super().__call__(token, inside)
+            return super().__call__(token, inside, quoted)
         if not self.words:  # a new line with words: the next gold sentence with words
             self.words.extend(next((w for w in self.gold if w), ()))
         out: list[tuple[str, bool]] = []
@@ -119,7 +187,7 @@ class GoldSplit(Tokeniser):
             elif self.is_mark_char(token[i]):
                 i += 1
             else:
-                return super().__call__(token, inside)
+                return super().__call__(token, inside, quoted)
         return out + [(m, True) for m in self.split_run(token[start:])]
 
 
@@ -192,12 +260,10 @@ class TextReader(Iterator[Sentence]):
             newpar = lineno > previous + 1  # a blank line before this one: a paragraph
             previous = lineno
             rows: list[Line] = []
-            words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
-            for n, token in enumerate(tokens):
-                pieces = tokenise(token, bool(words) and n < words[-1])
+            for pieces in tokenise.line(tokens):
                 for k, (form, mark) in enumerate(pieces):
                     last = k == len(pieces) - 1
-                    rows.append(Line([str(len(rows) + 1), form, "_", "PUNCT" if mark else "_",
+                    rows.append(Line([str(len(rows) + 1), form, "_", tokenise.upos(form, mark),
                                       "_", "_", "_", "_", "_", "_" if last else NO_SPACE],
                                      lineno))
             index += 1
