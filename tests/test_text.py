@@ -116,7 +116,10 @@ def test_a_dot_inside_a_sentence_ends_an_abbreviation():
     ("the word 'apples' is plural", False),       # a quoted word: the quote's close
     ("‘Wahhabis’ and ‘terrorists’ just", False),
     ("he said ' boys ' club", False),
-    ("'these are the boys' words, he said", False),  # a quote is open
+    ("'these are the boys', he said", False),     # a quote is open
+    ("'twas the boys' night", True),              # an elision: no apostrophe may close it
+    ("i left 'cause the boys' car broke", True),
+    ("'these are the boys' words, he said", True),  # read as the line above
     ("'Ba'athists', the boys' club", True),       # closed already
     ("one of peter cox' files", False),           # not after s
 ])
@@ -139,13 +142,17 @@ def test_score_of_text_takes_a_possessives_apostrophe_for_a_word():
 
 def test_restore_keeps_a_possessives_apostrophe(model):
     """It is a word: the restored line keeps it (it was replaced like a mark, mostly removed),
-    in a line alone as in a string of lines, and its quote style does not reach the others."""
+    in a line alone as in a string of lines, and its straight apostrophe does not make the
+    quotes the model writes in the other lines straight (a straight quote would)."""
     line = "attached is davis thames' presentation"
     out = model.restore(line, text=True)
     assert "thames' presentation" in out
-    other = "he said hello and then he left"
-    assert model.restore(line + "\n" + other + "\n", text=True) == \
-        out + model.restore(other, text=True)
+    other = ("We believe this is counterproductive to associate Islam with fascism said Nihad "
+             "Awad executive director of the Council on American Islamic Relations")
+    alone = model.restore(other, text=True)
+    assert "”" in alone  # the model closes a quote here, curly (its forms)
+    assert model.restore(line + "\n" + other + "\n", text=True) == out + alone
+    assert '"' in model.restore("a 'quote'\n" + other + "\n", text=True)
 
 
 def test_tokeniser_prefers_the_longest_known_mark():
