@@ -83,15 +83,9 @@ def test_local_cluster_workers_leave_ctrl_c_to_the_pool(dask_pool):
 def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
     """The process opening a LocalCluster keeps its Ctrl-C while the workers start (it was
     ignored there for those seconds), and workers the nannies start again ignore it too (a
-    restarted worker had Python's default back: its traceback).
-
-    A LocalCluster closes the nanny of a worker gone from the scheduler for dask's
-    ``lost-worker-timeout`` (15 s): on a loaded machine the restart took longer, the nannies
-    were closed just as their new workers joined, and ``pool.map`` waited for ever on a
-    cluster without workers. The timeout is raised while the test restarts them."""
+    restarted worker had Python's default back: its traceback). (The pool keeps the nannies
+    however long the restart takes: test_a_pool_keeps_workers_that_take_long_to_restart.)"""
     import signal
-
-    import dask
 
     import fstpunct.parallel.cluster as cluster
     seen = []
@@ -104,11 +98,76 @@ def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
     pool = make_pool(dask_workers=2)
     try:
         assert seen == [signal.default_int_handler]
-        with dask.config.set({"distributed.deploy.lost-worker-timeout": "10 minutes"}):
-            pool.client.restart()
-            assert set(pool.map(_sigint_handler, range(4))) == {"ignored"}
+        pool.client.restart()
+        assert set(pool.map(_sigint_handler, range(4))) == {"ignored"}
     finally:
         pool.close()
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+_SLOW_START = """
+import os, time
+def dask_setup(worker):
+    if os.path.exists({mark!r}):
+        time.sleep(3)
+"""
+
+
+@pytest.mark.timeout(240)  # unloaded ~10 s
+def test_a_pool_keeps_workers_that_take_long_to_restart(tmp_path):
+    """A local worker killed is started again by its nanny, which dask's LocalCluster closed
+    for good when no worker joined within ``lost-worker-timeout`` (15 s; 1 s here): on a
+    loaded machine a restart took longer, and a pool whose workers had all been killed waited
+    for ever. The pool keeps its nannies: with every worker killed, and their new ones taking
+    3 s to start, a map gives its results (by new workers)."""
+    import signal
+
+    import dask
+
+    mark = tmp_path / "slow"
+    preload = tmp_path / "slow_start.py"
+    preload.write_text(_SLOW_START.format(mark=str(mark)))
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": "1s",
+                          "distributed.worker.preload": [str(preload)]}):
+        pool = make_pool(dask_workers=2)
+        try:
+            pids = set(pool.client.run(os.getpid).values())
+            assert len(pids) == 2
+            mark.touch()  # the workers the nannies start from now on take 3 s
+            for pid in pids:
+                os.kill(pid, signal.SIGKILL)
+            assert set(pool.map(_pid, range(4))).isdisjoint(pids)
+        finally:
+            pool.close()
+
+
+def test_lost_worker_timeout_is_kept_long_while_a_local_pool_is_open():
+    """dask's lost-worker-timeout is at least the pool's from the opening of a local cluster
+    (each one: a setting made meanwhile is raised again) to the closing of the last, in any
+    order, then as it was."""
+    import dask
+
+    from fstpunct.parallel.cluster import LOST_WORKER_TIMEOUT, _KeepNannies
+
+    key = "distributed.deploy.lost-worker-timeout"
+    keep = _KeepNannies()
+    with dask.config.set({key: "2s"}):
+        keep.enter()
+        assert dask.config.get(key) == LOST_WORKER_TIMEOUT
+        with dask.config.set({key: "1s"}):
+            keep.enter()  # a second pool
+            assert dask.config.get(key) == LOST_WORKER_TIMEOUT
+            keep.exit()  # the first pool closes: the second keeps it
+            assert dask.config.get(key) == LOST_WORKER_TIMEOUT
+        keep.exit()
+        assert dask.config.get(key) == "2s"
+    with dask.config.set({key: "20 minutes"}):  # longer: left as it is
+        keep.enter()
+        assert dask.utils.parse_timedelta(dask.config.get(key)) == 1200
+        keep.exit()
 
 
 def _sentences() -> list[SlotSentence]:

@@ -10,13 +10,19 @@ from concurrent.futures import Executor
 from multiprocessing import process
 from typing import Any
 
+import dask
+from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, WorkerPlugin
 
 from ..errors import InputError
 from .heap import ADAPTIVE, environment_thresholds, fixed_thresholds, mallopt
 from .pool import Pool, forget, load
 
-__all__ = ["DaskPool"]
+__all__ = ["DaskPool", "LOST_WORKER_TIMEOUT"]
+
+LOST_WORKER_TIMEOUT = 600.0
+"""Seconds a local cluster waits for a lost worker to join again before it closes its nanny
+(at least: dask's ``distributed.deploy.lost-worker-timeout`` if longer)."""
 
 
 class DaskPool(Pool):
@@ -28,15 +34,27 @@ class DaskPool(Pool):
     removes the pool's plugins, and with them its shared values, from a cluster it did not
     start. Local workers are spawned processes, which run the main script again from its
     file: a script read from standard input is refused (InputError), as spawning would
-    fail; they leave Ctrl-C to this process (:class:`_NoCtrlC`)."""
+    fail; they leave Ctrl-C to this process (:class:`_NoCtrlC`).
+
+    A local worker that dies (killed, out of memory) is started again by its nanny. dask closes
+    that nanny for good when no new worker has joined within ``lost-worker-timeout`` (15 s by
+    default), which a restart on a loaded machine outlasts: a pool that lost every worker so
+    waited for ever. While a pool of local workers is open, the process's
+    ``lost-worker-timeout`` is at least :data:`LOST_WORKER_TIMEOUT` (dask reads it when a
+    worker is lost; :class:`_KeepNannies`)."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
         self._cluster = None
         if scheduler is None:
             _check_main_script()
-            self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                         processes=True, host="127.0.0.1",
-                                         dashboard_address=":0")
+            _keep_nannies.enter()
+            try:
+                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                             processes=True, host="127.0.0.1",
+                                             dashboard_address=":0")
+            except BaseException:
+                _keep_nannies.exit()
+                raise
             self.client = Client(self._cluster)
         else:
             self.client = Client(scheduler)
@@ -66,6 +84,8 @@ class DaskPool(Pool):
         self.client.close()
         if self._cluster is not None:
             self._cluster.close()
+            self._cluster = None
+            _keep_nannies.exit()
 
 
 def _check_main_script() -> None:
@@ -82,6 +102,37 @@ def _check_main_script() -> None:
                          f"from its file, and {path!r} is none (a script read from standard "
                          "input?); run it from a file, making the pool under "
                          "'if __name__ == \"__main__\":', or give a scheduler")
+
+
+class _KeepNannies:
+    """dask's ``distributed.deploy.lost-worker-timeout`` at least :data:`LOST_WORKER_TIMEOUT`
+    from each :meth:`enter` (a local pool opening) until the last :meth:`exit`, which puts
+    back the setting from before the first. dask offers it as configuration only, read when a
+    worker is lost, so it is set for as long as a local cluster of the pools is open (a
+    ``dask.config.set`` made later wins until the next pool opens); the count keeps pools
+    closed in any order from putting it back while another is open."""
+
+    key = "distributed.deploy.lost-worker-timeout"
+
+    def __init__(self) -> None:
+        self.open = 0
+        self._setting: dask.config.set | None = None
+
+    def enter(self) -> None:
+        now = parse_timedelta(dask.config.get(self.key))
+        setting = dask.config.set({self.key: max(now, LOST_WORKER_TIMEOUT)})
+        if not self.open:  # the first one puts back the setting from before
+            self._setting = setting
+        self.open += 1
+
+    def exit(self) -> None:
+        self.open -= 1
+        if not self.open and self._setting is not None:
+            self._setting.__exit__(None, None, None)
+            self._setting = None
+
+
+_keep_nannies = _KeepNannies()
 
 
 class _Share(WorkerPlugin):
