@@ -146,10 +146,13 @@ def test_saved_parsers_are_not_reused_for_other_settings_or_trees(tmp_path):
     an older folder, whose record lacks the settings."""
     every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
     jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
-    saved = Model.load(tmp_path / "fold0").info["train_settings"]
-    assert saved == {"beam": 1, "epochs": 1, "learning": None, "lowercase": False,
+    info = Model.load(tmp_path / "fold0").info
+    saved = info["train_settings"]
+    assert saved == {"beam": 1, "epochs": 1, "learning": "local", "lowercase": False,
                      "min_count": 1, "mode": "tokens", "patience": PATIENCE,
                      "props_version": PROPS_VERSION, "seed": 1}
+    assert saved["learning"] == info["learning"]  # what train used (was: None, unresolved)
+    jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1, learning="local")
     jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1, patience=PATIENCE, seed=1)
     with pytest.raises(InputError, match=r"train_settings .*'epochs': 1.* not .*'epochs': 2"):
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=2)
@@ -166,6 +169,34 @@ def test_saved_parsers_are_not_reused_for_other_settings_or_trees(tmp_path):
     del old.info["train_settings"]
     old.save_meta(tmp_path / "fold0")
     with pytest.raises(InputError, match="^[^\n]*fold0: .*train_settings None not"):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+
+
+def test_parsers_of_records_with_learning_unresolved_are_reused(tmp_path, monkeypatch):
+    """A fold parser saved before its record resolved ``learning`` (None: train's default for
+    the beam, local at beam 1) is reused, not trained again, for that learning, given or not;
+    not for another (early)."""
+    every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
+    first = jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+    for fold in ("fold0", "fold1"):
+        old = Model.load(tmp_path / fold)
+        old.info["train_settings"]["learning"] = None  # as recorded before
+        old.save_meta(tmp_path / fold)
+
+    def trained(*args, **kwargs):
+        raise AssertionError("trained again")
+
+    monkeypatch.setattr(jackknife, "train", trained)
+    assert jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1) == first
+    assert jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1,
+                      learning="local") == first
+    with pytest.raises(InputError, match=r"train_settings .*'learning': 'local'.* not "
+                                         r".*'learning': 'early'"):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1, learning="early")
+    old = Model.load(tmp_path / "fold0")
+    old.info["train_settings"]["rate"] = 0.5  # a setting train does not take: refused
+    old.save_meta(tmp_path / "fold0")
+    with pytest.raises(InputError, match=r"^[^\n]*fold0: .*'rate': 0.5"):
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
 
 

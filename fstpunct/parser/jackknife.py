@@ -8,7 +8,6 @@ other folds, so the training trees carry the parser's held-out errors.
 from __future__ import annotations
 
 import hashlib
-import inspect
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from itertools import combinations
@@ -19,7 +18,7 @@ from ..errors import InputError
 from ..ud.treebank import Sentence, universal, with_arcs
 from .decode import parse
 from .model import Model
-from .train import PATIENCE, train
+from .train import train, train_settings
 
 __all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
            "cut_relations", "digest"]
@@ -108,19 +107,17 @@ def digest(sentences: Sequence[Sentence]) -> str:
     return h.hexdigest()
 
 
-_TRAIN = inspect.signature(train)  # (train itself may be replaced: tests spy on it)
-
-
-def _train_settings(mode: str, beam: int, settings: dict) -> dict:
-    """The settings :func:`~fstpunct.parser.train.train` trains with: ``mode``, ``beam`` and
-    ``settings`` with its defaults for the rest (patience None as :data:`PATIENCE`), sorted;
-    not its sentences, folder, log or ``info``."""
-    bound = _TRAIN.bind_partial(mode=mode, beam=beam, **settings)
-    bound.apply_defaults()
-    used = {key: value for key, value in bound.arguments.items()
-            if key not in ("log", "progress", "info")}
-    used["patience"] = PATIENCE if used["patience"] is None else used["patience"]
-    return dict(sorted(used.items()))
+def _as_recorded(saved: object) -> object:
+    """A saved record's ``train_settings`` as :func:`train_settings` gives them now: records
+    written before it resolved ``learning`` hold None there (train's default for the beam:
+    the learning those parsers were trained with), so their parsers are still reused. Settings
+    of a parameter :func:`train` no longer has are left as they are (they differ)."""
+    if not isinstance(saved, dict):
+        return saved
+    try:
+        return train_settings(**saved)
+    except TypeError:
+        return saved
 
 
 def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
@@ -142,7 +139,9 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     (of ``sentences``) do not use cut to their base (:func:`cut_relations`; ``sentences`` are
     never changed). Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments.
     Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, its training
-    settings (``mode``, ``beam``, ``settings`` and the defaults of the others), fingerprints of
+    settings (:func:`~fstpunct.parser.train.train_settings`: those given, the defaults of the
+    others, patience and learning resolved; a record with learning None, older, is read as
+    train's default for its beam, the learning it trained with), fingerprints of
     its training sentences (``extra`` included) and dev ones (ids, words, UPOS, HEAD and
     DEPREL) and, with ``cut``, the arcs cut by relation (None without), and loaded from there,
     not trained, when that folder exists and holds the same record (else an error: it may have
@@ -214,7 +213,7 @@ class _Jackknife:
         self.names = sorted(set(folds))
         self.beam, self.mode, self.work, self.log = beam, mode, work, log
         self.extra, self.cut, self.settings = extra, cut, settings
-        self.training = _train_settings(mode, beam, settings)
+        self.training = train_settings(mode, beam, **settings)
 
     def parser(self, out: tuple[int, ...], which: dict, name: str) -> Model:
         """The parser that saw no sentence of the folds ``out`` (recorded as ``which``), in
@@ -234,6 +233,7 @@ class _Jackknife:
         if folder.is_dir():
             model = Model.load(folder)
             saved = {key: model.info.get(key) for key in record}
+            saved["train_settings"] = _as_recorded(saved["train_settings"])
             if saved != record:
                 differ = ", ".join(f"{key} {saved[key]!r} not {record[key]!r}"
                                    for key in record if saved[key] != record[key])

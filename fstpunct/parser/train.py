@@ -11,6 +11,7 @@ features seen only elsewhere keep weight 0.
 """
 from __future__ import annotations
 
+import inspect
 import random
 import sys
 import time
@@ -18,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from tqdm import tqdm
@@ -36,7 +38,7 @@ from .search import search, trail
 from .transitions import State, initial
 
 __all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
-           "train"]
+           "train", "train_settings"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
@@ -216,8 +218,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     refuse_count(0, patience=patience, min_count=min_count)
     seed = check_seed(seed)
     refuse_unused({"patience": patience is not None and not dev_sents}, PATIENCE_WITHOUT_DEV)
-    patience = PATIENCE if patience is None else patience
-    learning = learning or ("local" if beam == 1 else "early")
+    patience, learning = _resolved(beam, patience, learning)
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
     if learning == "local" and beam > 1:
@@ -282,3 +283,22 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     else:
         model.save(out)
     return model
+
+
+def train_settings(mode: str, beam: int, **settings: Any) -> dict[str, Any]:
+    """The settings :func:`train` trains with, given ``mode``, ``beam`` and ``settings`` (its
+    other keyword arguments but ``log``, ``progress`` and ``info``): its defaults for the rest,
+    ``patience`` and ``learning`` resolved as it resolves them, sorted by name."""
+    bound = inspect.signature(train).bind_partial(mode=mode, beam=beam, **settings)
+    bound.apply_defaults()
+    used = {key: value for key, value in bound.arguments.items()
+            if key not in ("log", "progress", "info")}
+    used["patience"], used["learning"] = _resolved(beam, used["patience"], used["learning"])
+    return dict(sorted(used.items()))
+
+
+def _resolved(beam: int, patience: int | None, learning: str | None) -> tuple[int, str]:
+    """``patience`` (None: :data:`PATIENCE`) and ``learning`` (None: ``local`` at beam 1,
+    ``early`` above) as :func:`train` uses them (not checked)."""
+    return (PATIENCE if patience is None else patience,
+            learning or ("local" if beam == 1 else "early"))
