@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from test_model import make_model
 
+from fstpunct.errors import InputError
 from fstpunct.model.punct import Settings
 from fstpunct.model.train import em
 from fstpunct.parallel import LocalPool, SerialPool, make_pool, share_value, shared
@@ -142,6 +143,43 @@ def test_a_pool_keeps_workers_that_take_long_to_restart(tmp_path):
             assert set(pool.map(_pid, range(4))).isdisjoint(pids)
         finally:
             pool.close()
+
+
+_NO_START = """
+import os
+def dask_setup(worker):
+    if os.path.exists({mark!r}):
+        os._exit(1)  # (a preload's error is logged, and the worker starts all the same)
+"""
+
+
+@pytest.mark.timeout(240)  # unloaded ~10 s
+def test_a_pool_without_workers_fails_in_one_line(tmp_path, monkeypatch):
+    """A local pool whose workers all died and cannot start again (their nannies' restarts
+    fail) waited for ever; after ``NO_WORKERS_TIMEOUT`` (2 s here) without a worker its map
+    raises an InputError saying so."""
+    import signal
+
+    import dask
+
+    import fstpunct.parallel.cluster as cluster
+
+    monkeypatch.setattr(cluster, "NO_WORKERS_TIMEOUT", 2.0)
+    mark = tmp_path / "none"
+    preload = tmp_path / "no_start.py"
+    preload.write_text(_NO_START.format(mark=str(mark)))
+    with dask.config.set({"distributed.worker.preload": [str(preload)]}):
+        pool = make_pool(dask_workers=2)
+    try:
+        pids = set(pool.client.run(os.getpid).values())
+        mark.touch()  # no worker starts from now on
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        with pytest.raises(InputError, match=r"^the dask cluster has had no worker for 2 s "
+                                             r"\(every one gone and none started again\)"):
+            list(pool.map(_pid, range(4)))
+    finally:
+        pool.close()
 
 
 def test_lost_worker_timeout_is_kept_long_while_a_local_pool_is_open():

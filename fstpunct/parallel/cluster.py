@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
 from multiprocessing import process
 from typing import Any
@@ -13,16 +13,21 @@ from typing import Any
 import dask
 from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, WorkerPlugin
+from distributed.scheduler import NoWorkerError
 
 from ..errors import InputError
 from .heap import ADAPTIVE, environment_thresholds, fixed_thresholds, mallopt
-from .pool import Pool, forget, load
+from .pool import Pool, R, T, forget, load
 
-__all__ = ["DaskPool", "LOST_WORKER_TIMEOUT"]
+__all__ = ["DaskPool", "LOST_WORKER_TIMEOUT", "NO_WORKERS_TIMEOUT"]
 
 LOST_WORKER_TIMEOUT = 600.0
 """Seconds a local cluster waits for a lost worker to join again before it closes its nanny
 (at least: dask's ``distributed.deploy.lost-worker-timeout`` if longer)."""
+NO_WORKERS_TIMEOUT = LOST_WORKER_TIMEOUT + 60
+"""Seconds a local cluster's tasks wait while it has no worker at all before they fail
+(dask's ``distributed.scheduler.no-workers-timeout`` if longer): past
+:data:`LOST_WORKER_TIMEOUT`, so that restarts it waits for are waited for."""
 
 
 class DaskPool(Pool):
@@ -41,7 +46,9 @@ class DaskPool(Pool):
     default), which a restart on a loaded machine outlasts: a pool that lost every worker so
     waited for ever. While a pool of local workers is open, the process's
     ``lost-worker-timeout`` is at least :data:`LOST_WORKER_TIMEOUT` (dask reads it when a
-    worker is lost; :class:`_KeepNannies`)."""
+    worker is lost; :class:`_KeepNannies`). A local cluster left without any worker for
+    :data:`NO_WORKERS_TIMEOUT` (every one dead and not started again) fails its tasks, and
+    :meth:`imap` raises an :class:`InputError` saying so instead of waiting."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
         self._cluster = None
@@ -49,9 +56,10 @@ class DaskPool(Pool):
             _check_main_script()
             _keep_nannies.enter()
             try:
-                self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
-                                             processes=True, host="127.0.0.1",
-                                             dashboard_address=":0")
+                with dask.config.set({_NO_WORKERS: _at_least(_NO_WORKERS, NO_WORKERS_TIMEOUT)}):
+                    self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
+                                                 processes=True, host="127.0.0.1",
+                                                 dashboard_address=":0")
             except BaseException:
                 _keep_nannies.exit()
                 raise
@@ -71,6 +79,15 @@ class DaskPool(Pool):
 
     def share(self, name: str, loader: Callable[[], Any]) -> None:
         self._register(_Share(name, loader), f"fstpunct-{name}")
+
+    def imap(self, fn: Callable[[T], R], items: Iterable[T], ahead: int | None = None
+             ) -> Iterator[R]:
+        try:
+            yield from super().imap(fn, items, ahead)
+        except NoWorkerError as error:
+            raise InputError(f"the dask cluster has had no worker for {error.timeout:.0f} s "
+                             "(every one gone and none started again): its tasks failed; "
+                             "see dask's log above") from None
 
     def _register(self, plugin: WorkerPlugin, name: str) -> None:
         self.client.register_plugin(plugin, name=name)
@@ -104,6 +121,14 @@ def _check_main_script() -> None:
                          "'if __name__ == \"__main__\":', or give a scheduler")
 
 
+_NO_WORKERS = "distributed.scheduler.no-workers-timeout"  # read as a scheduler starts
+
+
+def _at_least(key: str, seconds: float) -> float:
+    """dask's setting ``key`` (a time, or None: unset) in seconds, or ``seconds`` if longer."""
+    return max(parse_timedelta(dask.config.get(key)) or 0.0, seconds)
+
+
 class _KeepNannies:
     """dask's ``distributed.deploy.lost-worker-timeout`` at least :data:`LOST_WORKER_TIMEOUT`
     from each :meth:`enter` (a local pool opening) until the last :meth:`exit`, which puts
@@ -119,8 +144,7 @@ class _KeepNannies:
         self._setting: dask.config.set | None = None
 
     def enter(self) -> None:
-        now = parse_timedelta(dask.config.get(self.key))
-        setting = dask.config.set({self.key: max(now, LOST_WORKER_TIMEOUT)})
+        setting = dask.config.set({self.key: _at_least(self.key, LOST_WORKER_TIMEOUT)})
         if not self.open:  # the first one puts back the setting from before
             self._setting = setting
         self.open += 1
