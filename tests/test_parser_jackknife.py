@@ -200,6 +200,29 @@ def test_parsers_of_records_with_learning_unresolved_are_reused(tmp_path, monkey
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
 
 
+def test_parsers_of_records_lacking_a_setting_are_refused(tmp_path, monkeypatch):
+    """A fold parser whose record lacks a setting (written before records held them all: a
+    changed default would reuse it silently) is refused in one line, not reused with today's
+    defaults filled in; its learning None resolved changes nothing of that."""
+    every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
+    jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+
+    def trained(*args, **kwargs):
+        raise AssertionError("trained again")
+
+    monkeypatch.setattr(jackknife, "train", trained)
+    old = Model.load(tmp_path / "fold0")
+    del old.info["train_settings"]["props_version"]
+    old.info["train_settings"]["learning"] = None
+    old.save_meta(tmp_path / "fold0")
+    with pytest.raises(InputError, match=r"^[^\n]*fold0: .*train_settings "):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+    old.info["train_settings"] = {"mode": "tokens", "beam": 1, "epochs": 1}  # the given only
+    old.save_meta(tmp_path / "fold0")
+    with pytest.raises(InputError, match=r"^[^\n]*fold0: .*train_settings "):
+        jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=1)
+
+
 class Killed(Exception):
     """The run killed (a spy's stand-in for a signal)."""
 

@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..ud.treebank import Sentence, universal, with_arcs
 from .decode import parse
 from .model import Model
-from .train import train, train_settings
+from .train import _resolved, train, train_settings
 
 __all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
            "cut_relations", "digest"]
@@ -108,16 +108,15 @@ def digest(sentences: Sequence[Sentence]) -> str:
 
 
 def _as_recorded(saved: object) -> object:
-    """A saved record's ``train_settings`` as :func:`train_settings` gives them now: records
-    written before it resolved ``learning`` hold None there (train's default for the beam:
-    the learning those parsers were trained with), so their parsers are still reused. Settings
-    of a parameter :func:`train` no longer has are left as they are (they differ)."""
-    if not isinstance(saved, dict):
-        return saved
-    try:
-        return train_settings(**saved)
-    except TypeError:
-        return saved
+    """A saved record's ``train_settings`` with ``learning`` None resolved as :func:`train`
+    resolves it (records written before it was resolved hold None there: train's default for
+    the beam, the learning those parsers were trained with), so their parsers are still
+    reused. Nothing else is filled in: a record lacking settings (written before 92c5347,
+    which recorded them all) differs, and is refused."""
+    if isinstance(saved, dict) and "beam" in saved and "learning" in saved \
+            and saved["learning"] is None:
+        return {**saved, "learning": _resolved(saved["beam"], None, None)[1]}
+    return saved
 
 
 def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequence[Sentence],
