@@ -118,16 +118,19 @@ def dask_setup(worker):
 
 
 @pytest.mark.timeout(240)  # unloaded ~10 s
-def test_a_pool_keeps_workers_that_take_long_to_restart(tmp_path):
+def test_a_pool_keeps_workers_that_take_long_to_restart(tmp_path, monkeypatch):
     """A local worker killed is started again by its nanny, which dask's LocalCluster closed
     for good when no worker joined within ``lost-worker-timeout`` (15 s; 1 s here): on a
     loaded machine a restart took longer, and a pool whose workers had all been killed waited
     for ever. The pool keeps its nannies: with every worker killed, and their new ones taking
-    3 s to start, a map gives its results (by new workers)."""
+    3 s to start, a map gives its results (by new workers); closed, it puts the timeout back."""
     import signal
 
     import dask
 
+    import fstpunct.parallel.cluster as cluster
+
+    monkeypatch.setattr(cluster, "_keep_nannies", cluster._KeepNannies())  # not dask_pool's
     mark = tmp_path / "slow"
     preload = tmp_path / "slow_start.py"
     preload.write_text(_SLOW_START.format(mark=str(mark)))
@@ -143,6 +146,7 @@ def test_a_pool_keeps_workers_that_take_long_to_restart(tmp_path):
             assert set(pool.map(_pid, range(4))).isdisjoint(pids)
         finally:
             pool.close()
+        assert dask.config.get("distributed.deploy.lost-worker-timeout") == "1s"  # as before
 
 
 _NO_START = """
@@ -206,6 +210,84 @@ def test_lost_worker_timeout_is_kept_long_while_a_local_pool_is_open():
         keep.enter()
         assert dask.utils.parse_timedelta(dask.config.get(key)) == 1200
         keep.exit()
+
+
+class _Client:
+    """A dask Client's stand-in (on a stand-in LocalCluster) that fails where told: as it is
+    made (``client``), asked for its workers (``info``) or closed (``close``)."""
+
+    status = "running"
+
+    def __init__(self, cluster: object, fails: str) -> None:
+        self.fails = fails
+        self._fail("client")
+
+    def _fail(self, where: str) -> None:
+        if self.fails == where:
+            raise RuntimeError(f"failed: {where}")
+
+    def scheduler_info(self) -> dict:
+        self._fail("info")
+        return {"workers": {"w": {"nthreads": 1}}}
+
+    def get_executor(self, pure: bool) -> None:
+        return None
+
+    def register_plugin(self, plugin: object, name: str) -> None:
+        pass
+
+    def close(self) -> None:
+        self._fail("close")
+
+
+class _Cluster:
+    """A LocalCluster's stand-in, its closings counted."""
+
+    def __init__(self, **kwargs) -> None:
+        self.closed = 0
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def _stand_ins(monkeypatch, fails: str) -> list[_Cluster]:
+    """The clusters DaskPools start from now on: stand-ins, with stand-in clients failing
+    at ``fails`` (:class:`_Client`) and a lost-worker timeout kept by these pools alone (not
+    by dask_pool)."""
+    import fstpunct.parallel.cluster as cluster
+
+    made = []
+
+    def local_cluster(**kwargs) -> _Cluster:
+        made.append(_Cluster(**kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(cluster, "LocalCluster", local_cluster)
+    monkeypatch.setattr(cluster, "Client", partial(_Client, fails=fails))
+    monkeypatch.setattr(cluster, "_keep_nannies", cluster._KeepNannies())
+    return made
+
+
+@pytest.mark.parametrize("fails", ["client", "info", "close"])
+def test_a_local_pool_failing_to_open_or_close_puts_the_timeout_back(fails, monkeypatch):
+    """A local pool raises the process's lost-worker-timeout while it is open: an error
+    after its cluster started (making the client, asking its workers) left it raised for
+    the rest of the process, and the cluster open; so did an error closing the client. The
+    error is raised, the cluster closed, and the timeout as before."""
+    import dask
+
+    import fstpunct.parallel.cluster as cluster
+
+    clusters = _stand_ins(monkeypatch, fails)
+    key = "distributed.deploy.lost-worker-timeout"
+    with dask.config.set({key: "2s"}):
+        with pytest.raises(RuntimeError, match=f"failed: {fails}"):
+            pool = cluster.DaskPool()
+            assert dask.config.get(key) == cluster.LOST_WORKER_TIMEOUT
+            pool.close()
+        assert dask.config.get(key) == "2s"
+        assert [c.closed for c in clusters] == [1]
+        assert cluster._keep_nannies.open == 0
 
 
 def _sentences() -> list[SlotSentence]:

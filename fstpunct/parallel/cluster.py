@@ -51,28 +51,34 @@ class DaskPool(Pool):
     :meth:`imap` raises an :class:`InputError` saying so instead of waiting."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
-        self._cluster = None
+        self._cluster: LocalCluster | None = None
+        self._keeps = False  # holds _keep_nannies (a local pool until it closes)
+        self._plugins: set[str] = set()
         if scheduler is None:
             _check_main_script()
             _keep_nannies.enter()
+            self._keeps = True
             try:
                 with dask.config.set({_NO_WORKERS: _at_least(_NO_WORKERS, NO_WORKERS_TIMEOUT)}):
                     self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                                  processes=True, host="127.0.0.1",
                                                  dashboard_address=":0")
+                self.client = Client(self._cluster)
             except BaseException:
-                _keep_nannies.exit()
+                self._close_local()
                 raise
-            self.client = Client(self._cluster)
         else:
             self.client = Client(scheduler)
-        self.workers = max(1, sum(w["nthreads"] for w in
-                                  self.client.scheduler_info()["workers"].values()))
-        self._executor = self.client.get_executor(pure=False)
-        self._plugins: set[str] = set()
-        self._register(_Malloc(), "fstpunct-malloc")
-        if self._cluster is not None:
-            self._register(_NoCtrlC(), "fstpunct-no-ctrl-c")
+        try:
+            self.workers = max(1, sum(w["nthreads"] for w in
+                                      self.client.scheduler_info()["workers"].values()))
+            self._executor = self.client.get_executor(pure=False)
+            self._register(_Malloc(), "fstpunct-malloc")
+            if self._cluster is not None:
+                self._register(_NoCtrlC(), "fstpunct-no-ctrl-c")
+        except BaseException:
+            self.close()
+            raise
 
     def executor(self) -> Executor:
         return self._executor
@@ -94,15 +100,26 @@ class DaskPool(Pool):
         self._plugins.add(name)
 
     def close(self) -> None:
-        if self._cluster is None and self.client.status == "running":
-            for name in self._plugins:  # the cluster outlives the pool
-                self.client.unregister_worker_plugin(name)
-        self._plugins.clear()
-        self.client.close()
-        if self._cluster is not None:
-            self._cluster.close()
-            self._cluster = None
-            _keep_nannies.exit()
+        try:
+            if self._cluster is None and self.client.status == "running":
+                for name in self._plugins:  # the cluster outlives the pool
+                    self.client.unregister_worker_plugin(name)
+            self._plugins.clear()
+            self.client.close()
+        finally:
+            self._close_local()
+
+    def _close_local(self) -> None:
+        """The local cluster (if any) closed and, whatever that raises, the pool's hold on the
+        lost-worker timeout let go (:class:`_KeepNannies`), once."""
+        cluster, self._cluster = self._cluster, None
+        keeps, self._keeps = self._keeps, False
+        try:
+            if cluster is not None:
+                cluster.close()
+        finally:
+            if keeps:
+                _keep_nannies.exit()
 
 
 def _check_main_script() -> None:
@@ -135,7 +152,9 @@ class _KeepNannies:
     back the setting from before the first. dask offers it as configuration only, read when a
     worker is lost, so it is set for as long as a local cluster of the pools is open (a
     ``dask.config.set`` made later wins until the next pool opens); the count keeps pools
-    closed in any order from putting it back while another is open."""
+    closed in any order from putting it back while another is open. A pool opened inside a
+    ``with dask.config.set`` of that key and closed after it puts back that block's value,
+    which then stays: close it inside the block."""
 
     key = "distributed.deploy.lost-worker-timeout"
 
