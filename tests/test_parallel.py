@@ -117,7 +117,9 @@ def dask_setup(worker):
 """
 
 
-@pytest.mark.timeout(240)  # unloaded ~10 s
+# unloaded ~10 s; method thread: the stacks dumped and the run ended, as a regression's
+# pool.close() in its finally can hang, where the signal method's error would wait for it
+@pytest.mark.timeout(240, method="thread")
 def test_a_pool_keeps_workers_that_take_long_to_restart(tmp_path, monkeypatch):
     """A local worker killed is started again by its nanny, which dask's LocalCluster closed
     for good when no worker joined within ``lost-worker-timeout`` (15 s; 1 s here): on a
@@ -157,7 +159,9 @@ def dask_setup(worker):
 """
 
 
-@pytest.mark.timeout(240)  # unloaded ~10 s
+# unloaded ~10 s; method thread: the stacks dumped and the run ended, as a regression's
+# pool.close() in its finally can hang, where the signal method's error would wait for it
+@pytest.mark.timeout(240, method="thread")
 def test_a_pool_without_workers_fails_in_one_line(tmp_path, monkeypatch):
     """A local pool whose workers all died and cannot start again (their nannies' restarts
     fail) waited for ever; after ``NO_WORKERS_TIMEOUT`` (2 s here) without a worker its map
