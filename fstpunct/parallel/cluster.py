@@ -25,7 +25,7 @@ LOST_WORKER_TIMEOUT = 600.0
 """Seconds a local cluster waits for a lost worker to join again before it closes its nanny
 (at least: dask's ``distributed.deploy.lost-worker-timeout`` if longer)."""
 NO_WORKERS_TIMEOUT = LOST_WORKER_TIMEOUT + 60
-"""Seconds a local cluster's tasks wait while it has no worker at all before they fail
+"""Seconds a local cluster's tasks wait while it has no running worker before they fail
 (dask's ``distributed.scheduler.no-workers-timeout`` if longer): past
 :data:`LOST_WORKER_TIMEOUT`, so that restarts it waits for are waited for."""
 
@@ -46,8 +46,9 @@ class DaskPool(Pool):
     default), which a restart on a loaded machine outlasts: a pool that lost every worker so
     waited for ever. While a pool of local workers is open, the process's
     ``lost-worker-timeout`` is at least :data:`LOST_WORKER_TIMEOUT` (dask reads it when a
-    worker is lost; :class:`_KeepNannies`). A local cluster left without any worker for
-    :data:`NO_WORKERS_TIMEOUT` (every one dead and not started again) fails its tasks, and
+    worker is lost; :class:`_KeepNannies`). A local cluster left without a running worker for
+    :data:`NO_WORKERS_TIMEOUT` (all gone, or all paused for memory: dask counts a worker paused
+    above ``distributed.worker.memory.pause`` as not running) fails its tasks, and
     :meth:`imap` raises an :class:`InputError` saying so instead of waiting."""
 
     def __init__(self, scheduler: str | None = None, workers: int = 2) -> None:
@@ -91,9 +92,9 @@ class DaskPool(Pool):
         try:
             yield from super().imap(fn, items, ahead)
         except NoWorkerError as error:
-            raise InputError(f"the dask cluster has had no worker for {error.timeout:.0f} s "
-                             "(every one gone and none started again): its tasks failed; "
-                             "see dask's log above") from None
+            raise InputError("the dask cluster has had no running worker for "
+                             f"{error.timeout:.0f} s (all gone, or all paused for memory): "
+                             "its tasks failed; see dask's log above") from None
 
     def _register(self, plugin: WorkerPlugin, name: str) -> None:
         self.client.register_plugin(plugin, name=name)
