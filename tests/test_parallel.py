@@ -245,9 +245,12 @@ class _Client:
 
 
 class _Cluster:
-    """A LocalCluster's stand-in, its closings counted."""
+    """A LocalCluster's stand-in: dask's no-workers timeout as it starts, its closings."""
 
     def __init__(self, **kwargs) -> None:
+        import dask
+
+        self.no_workers = dask.config.get("distributed.scheduler.no-workers-timeout")
         self.closed = 0
 
     def close(self) -> None:
@@ -292,6 +295,25 @@ def test_a_local_pool_failing_to_open_or_close_puts_the_timeout_back(fails, monk
         assert dask.config.get(key) == "2s"
         assert [c.closed for c in clusters] == [1]
         assert cluster._keep_nannies.open == 0
+
+
+@pytest.mark.parametrize("lost, no_workers, expected", [
+    ("2s", None, 660), ("20 minutes", None, 1260), ("20 minutes", "1 hour", 3600)])
+def test_a_local_cluster_waits_for_workers_past_the_lost_worker_timeout(lost, no_workers,
+                                                                         expected, monkeypatch):
+    """A local cluster's scheduler fails its tasks after NO_WORKERS_TIMEOUT without a running
+    worker: a minute past LOST_WORKER_TIMEOUT, but not past a longer lost-worker-timeout of
+    the caller's, so tasks failed while a restart dask still waited for was under way. It
+    waits a minute past the longer one (dask's no-workers-timeout if longer still)."""
+    import dask
+
+    import fstpunct.parallel.cluster as cluster
+
+    clusters = _stand_ins(monkeypatch, "nowhere")
+    with dask.config.set({"distributed.deploy.lost-worker-timeout": lost,
+                          "distributed.scheduler.no-workers-timeout": no_workers}):
+        cluster.DaskPool().close()
+    assert [dask.utils.parse_timedelta(c.no_workers) for c in clusters] == [expected]
 
 
 def _sentences() -> list[SlotSentence]:

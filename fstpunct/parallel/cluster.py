@@ -25,9 +25,10 @@ LOST_WORKER_TIMEOUT = 600.0
 """Seconds a local cluster waits for a lost worker to join again before it closes its nanny
 (at least: dask's ``distributed.deploy.lost-worker-timeout`` if longer)."""
 NO_WORKERS_TIMEOUT = LOST_WORKER_TIMEOUT + 60
-"""Seconds a local cluster's tasks wait while it has no running worker before they fail
-(dask's ``distributed.scheduler.no-workers-timeout`` if longer): past
-:data:`LOST_WORKER_TIMEOUT`, so that restarts it waits for are waited for."""
+"""Seconds a local cluster's tasks wait while it has no running worker before they fail: past
+:data:`LOST_WORKER_TIMEOUT`, so that restarts it waits for are waited for, and as much longer
+as dask's ``distributed.deploy.lost-worker-timeout`` in force is (dask's
+``distributed.scheduler.no-workers-timeout`` if longer still)."""
 
 
 class DaskPool(Pool):
@@ -60,7 +61,7 @@ class DaskPool(Pool):
             _keep_nannies.enter()
             self._keeps = True
             try:
-                with dask.config.set({_NO_WORKERS: _at_least(_NO_WORKERS, NO_WORKERS_TIMEOUT)}):
+                with dask.config.set({_NO_WORKERS: _no_workers_timeout()}):
                     self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                                  processes=True, host="127.0.0.1",
                                                  dashboard_address=":0")
@@ -145,6 +146,14 @@ _NO_WORKERS = "distributed.scheduler.no-workers-timeout"  # read as a scheduler 
 def _at_least(key: str, seconds: float) -> float:
     """dask's setting ``key`` (a time, or None: unset) in seconds, or ``seconds`` if longer."""
     return max(parse_timedelta(dask.config.get(key)) or 0.0, seconds)
+
+
+def _no_workers_timeout() -> float:
+    """:data:`NO_WORKERS_TIMEOUT`, longer by as much as the lost-worker timeout in force is
+    longer than :data:`LOST_WORKER_TIMEOUT` (a restart dask waits for is waited for), or
+    dask's setting if longer still."""
+    longer = _at_least(_KeepNannies.key, LOST_WORKER_TIMEOUT) - LOST_WORKER_TIMEOUT
+    return _at_least(_NO_WORKERS, NO_WORKERS_TIMEOUT + longer)
 
 
 class _KeepNannies:
