@@ -7,6 +7,7 @@ import signal
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Executor
+from contextlib import ExitStack
 from multiprocessing import process
 from typing import Any
 
@@ -170,19 +171,17 @@ class _KeepNannies:
 
     def __init__(self) -> None:
         self.open = 0
-        self._setting: dask.config.set | None = None
+        self._settings = ExitStack()  # each enter's, undone last first: the first's puts back
 
     def enter(self) -> None:
-        setting = dask.config.set({self.key: _at_least(self.key, LOST_WORKER_TIMEOUT)})
-        if not self.open:  # the first one puts back the setting from before
-            self._setting = setting
+        self._settings.enter_context(
+            dask.config.set({self.key: _at_least(self.key, LOST_WORKER_TIMEOUT)}))
         self.open += 1
 
     def exit(self) -> None:
         self.open -= 1
-        if not self.open and self._setting is not None:
-            self._setting.__exit__(None, None, None)
-            self._setting = None
+        if not self.open:
+            self._settings.close()
 
 
 _keep_nannies = _KeepNannies()
