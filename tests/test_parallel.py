@@ -85,7 +85,8 @@ def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
     """The process opening a LocalCluster keeps its Ctrl-C while the workers start (it was
     ignored there for those seconds), and workers the nannies start again ignore it too (a
     restarted worker had Python's default back: its traceback). (The pool keeps the nannies
-    however long the restart takes: test_a_pool_keeps_workers_that_take_long_to_restart.)"""
+    for a restart of up to 10 minutes, LOST_WORKER_TIMEOUT, or dask's lost-worker-timeout if
+    longer: test_a_pool_keeps_workers_that_take_long_to_restart.)"""
     import signal
 
     import fstpunct.parallel.cluster as cluster
