@@ -398,17 +398,21 @@ def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer,
 
 @pytest.mark.parametrize("what, error", [("weights", errno.ENOSPC), ("json", errno.ENOSPC),
                                          ("folder", errno.EIO), ("folder", errno.EINVAL),
-                                         ("folder", errno.EACCES)])
+                                         ("folder", errno.EACCES), ("list", errno.EACCES),
+                                         ("list", errno.EIO)])
 def test_a_model_folder_that_cannot_be_flushed(what, error, tmp_path, monkeypatch, capsys):
     """A file of a model folder that cannot be flushed to the disk (ENOSPC, EIO: NFS, delayed
     allocation), or a folder in it, is one line naming the folder (the JSON file's own
     temporary named a path inside the temporary folder) and leaves the previous folder in
     place, with nothing beside it. A folder that cannot be opened to be flushed (EACCES) or that
-    the file system refuses to flush (EINVAL) is left to the system, as a pair's folder is."""
+    the file system refuses to flush (EINVAL) is left to the system, as a pair's folder is. So
+    is one that may not be listed ("list": os.walk's scandir fails first, with EACCES, and its
+    files are not reached), but not one that cannot be listed for another reason (EIO: os.walk
+    would skip it in silence)."""
     target = tmp_path / "tagger"
     Tagger.load(BUNDLED / "en" / "tagger").save(target)
     old = {p.name: p.read_bytes() for p in target.iterdir()}
-    fsync, open_ = os.fsync, os.open
+    fsync, open_, scandir = os.fsync, os.open, os.scandir
 
     def refused(fd):
         found = os.fstat(fd)
@@ -423,7 +427,14 @@ def test_a_model_folder_that_cannot_be_flushed(what, error, tmp_path, monkeypatc
             raise PermissionError(error, os.strerror(error), str(path))
         return open_(path, flags, *args, **kwargs)
 
-    monkeypatch.setattr(os, *(("open", unreadable) if error == errno.EACCES
+    def unlisted(path="."):  # the temporary folder, not as rmtree lists one (by its fd)
+        if isinstance(path, (str, os.PathLike)) and \
+                temporary_target(Path(path).name) == target.name:
+            raise OSError(error, os.strerror(error), str(path))  # EACCES: a PermissionError
+        return scandir(path)
+
+    monkeypatch.setattr(os, *(("scandir", unlisted) if what == "list" else
+                              ("open", unreadable) if error == errno.EACCES
                               else ("fsync", refused)))
     code = main(["parser", "compact", str(BUNDLED / "en" / "tagger"), "--threshold", "0.01",
                  "-o", str(target)])
