@@ -2,6 +2,9 @@
 holding what the writer does not write is refused before training, and if something appears
 there while it trains, the model goes to NAME.new beside it, with one error line. Hand-made
 pairs only (learner_pairs.py)."""
+import errno
+import os
+import stat
 import sys
 
 import pytest
@@ -113,3 +116,29 @@ def test_the_script_refuses_a_folder_holding_anything_else_first(command, tmp_pa
     assert stop.value.code == 2 and err.count("\n") == 1
     assert f"{out}: holds notes.txt, not part of a correction model" in err, err
     assert sorted(p.name for p in out.iterdir()) == ["correction.json", "notes.txt"]
+
+
+@pytest.mark.parametrize("what, error", [("folder", errno.EIO)])
+def test_a_correction_model_that_cannot_be_flushed_is_one_line_naming_its_folder(
+        hand_corrector, tmp_path, monkeypatch, what, error):
+    """A flush to the disk that fails inside learner/ or corrector/ named the part's own
+    temporary folder inside the temporary folder (DIR/.m.….part/learner), removed by then: each
+    part was a model folder of its own, written by save_model. Now the parts are written into
+    the one temporary folder, and the error names DIR/m; the old model stays, nothing beside
+    it."""
+    folder = hand_corrector.save(tmp_path / "m")
+    old = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    fsync = os.fsync
+
+    def refused(fd):
+        if stat.S_ISDIR(os.fstat(fd).st_mode) == (what == "folder"):
+            raise OSError(error, os.strerror(error))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", refused)
+    with pytest.raises(InputError) as failed:
+        hand_corrector.save(folder)
+    monkeypatch.undo()
+    assert str(failed.value) == f"{folder}: cannot write: {os.strerror(error)}"
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == old
+    assert [p.name for p in tmp_path.iterdir()] == ["m"]

@@ -47,7 +47,7 @@ from .punct import PunctModel, Settings
 
 __all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "KIND", "bundled", "channel_marks", "is_bundled",
            "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
-           "record_evaluation", "save_model"]
+           "record_evaluation", "save_model", "write_model"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parents[1] / "models"
@@ -95,23 +95,32 @@ def save_model(model: PunctModel, folder: str | Path, record: dict[str, Any],
     """Write the model folder whole: built beside ``folder``, then put in its place. A folder
     that holds anything else (put there while a long run trained) is left as it was: the model
     is written whole to a new folder beside it, then :class:`~fstpunct.errors.SavedAside` is
-    raised (:func:`~fstpunct.files.model_folder`)."""
+    raised (:func:`~fstpunct.files.model_folder`; the files: :func:`write_model`)."""
     folder = Path(folder)
     with model_folder(folder, FILES, KIND) as tmp:
-        if edit_counts is not None:  # its bytes kept for the digest (not read back)
-            buffer = io.BytesIO()
-            np.save(buffer, edit_counts)
-            edits = buffer.getvalue()
-            (tmp / EDIT_COUNTS).write_bytes(edits)
-        model.channel.save(tmp / CHANNEL)
-        side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
-        write_json(tmp / SIDECAR, side, atomic=False)
-        model.attach.save(tmp / ATTACH, model.theta)
-        meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
-        if edit_counts is not None:
-            meta[EDITS_OF] = _edits_digest(tmp, edits)
-        write_json(tmp / RECORD, meta, atomic=False)
+        write_model(model, tmp, record, edit_counts)
     return folder
+
+
+def write_model(model: PunctModel, folder: Path, record: dict[str, Any],
+                edit_counts: np.ndarray | None = None) -> None:
+    """Write the model's files (:data:`FILES`; ``edits.npy`` only with ``edit_counts``) into
+    ``folder``, an empty folder inside a :func:`~fstpunct.files.model_folder` being filled (its
+    temporary folder, or a part of a larger model: a correction model's ``learner/``), which
+    is flushed and put in place whole."""
+    if edit_counts is not None:  # its bytes kept for the digest (not read back)
+        buffer = io.BytesIO()
+        np.save(buffer, edit_counts)
+        edits = buffer.getvalue()
+        (folder / EDIT_COUNTS).write_bytes(edits)
+    model.channel.save(folder / CHANNEL)
+    side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
+    write_json(folder / SIDECAR, side, atomic=False)
+    model.attach.save(folder / ATTACH, model.theta)
+    meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
+    if edit_counts is not None:
+        meta[EDITS_OF] = _edits_digest(folder, edits)
+    write_json(folder / RECORD, meta, atomic=False)
 
 
 def read_record(name: str | Path, required: Mapping[str, type] | None = None

@@ -81,7 +81,7 @@ from ...model import store
 from ...model.attach import AttachModel
 from ...model.features import render
 from ...model.punct import Inference, PunctModel, Settings
-from ...model.store import load_model, save_model
+from ...model.store import load_model, write_model
 from ...model.train import em, initial_model
 from ...model.vocab import Puncteme
 from ...ud.slots import SlotSentence
@@ -321,8 +321,9 @@ class CorrectionModel:
         with model_folder(Path(folder), FILES, KIND, PART_FILES) as tmp:
             for part, model in (("learner", self.learner), ("corrector", self.corrector)):
                 source = self.record.get(part)  # train records the learner model's folder
-                save_model(model, tmp / part, {"part": part, **({"from": source} if source
-                                                                else {})})
+                (tmp / part).mkdir()  # in the one temporary folder: flushed once, with it
+                write_model(model, tmp / part, {"part": part, **({"from": source} if source
+                                                                 else {})})
             write_json(tmp / CORRECTION_RECORD, {"format": FORMAT, "record": self.record},
                        atomic=False)
         return Path(folder)
