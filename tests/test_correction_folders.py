@@ -118,14 +118,14 @@ def test_the_script_refuses_a_folder_holding_anything_else_first(command, tmp_pa
     assert sorted(p.name for p in out.iterdir()) == ["correction.json", "notes.txt"]
 
 
-@pytest.mark.parametrize("what, error", [("folder", errno.EIO)])
+@pytest.mark.parametrize("what, error", [("folder", errno.EIO), ("file", errno.ENOSPC)])
 def test_a_correction_model_that_cannot_be_flushed_is_one_line_naming_its_folder(
         hand_corrector, tmp_path, monkeypatch, what, error):
     """A flush to the disk that fails inside learner/ or corrector/ named the part's own
     temporary folder inside the temporary folder (DIR/.m.….part/learner), removed by then: each
-    part was a model folder of its own, written by save_model. Now the parts are written into
-    the one temporary folder, and the error names DIR/m; the old model stays, nothing beside
-    it."""
+    part was a model folder of its own, written by save_model (and its channel.fst had a
+    temporary of its own too, named when its flush failed). Now the parts are written into the
+    one temporary folder, and the error names DIR/m; the old model stays, nothing beside it."""
     folder = hand_corrector.save(tmp_path / "m")
     old = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
     fsync = os.fsync

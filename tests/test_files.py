@@ -19,6 +19,7 @@ import pytest
 from conftest import treebank
 
 from fstpunct.api.data import sentences
+from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.apps.rephrase.order import OrderModel
 from fstpunct.cli.main import main
 from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside
@@ -37,7 +38,7 @@ from fstpunct.files import (
 )
 from fstpunct.fst.channel import Channel
 from fstpunct.fst.grammar import load_grammar
-from fstpunct.model.store import BUNDLED, model_path
+from fstpunct.model.store import BUNDLED, load_model, model_path, save_model
 from fstpunct.parser import Model
 from fstpunct.parser.pipeline import load_pipeline, pipeline_folders
 from fstpunct.parser.tagger import Tagger
@@ -365,18 +366,28 @@ def _index(stats, path):
     return next((i for i, s in enumerate(stats) if os.path.samestat(s, path.stat())), None)
 
 
-@pytest.mark.parametrize("writer", ["nested", "tagger", "parser"])
+@pytest.mark.parametrize("writer", ["nested", "tagger", "parser", "punctuation", "correction"])
 def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer, tmp_path,
                                                                          monkeypatch):
     """Every file a model folder holds, in its sub-folders too, is flushed to the disk (fsync)
     before the folder is renamed into place, each once, then each folder after its files: only
     the JSON files were (write_json's own temporary), so after a crash the renamed folder could
-    hold a complete record beside truncated weights (a parser's weights.npz)."""
+    hold a complete record beside truncated weights (a parser's weights.npz). A punctuation
+    model's channel.fst was flushed twice (Channel.save's own temporary), and a correction
+    model's parts were model folders of their own, each flushed by its own and again by the
+    outer one."""
     target = tmp_path / "model"
     target.mkdir()
-    (target / ("tagger.json" if writer == "tagger" else "model.json")).write_text(PREVIOUS)
+    first = {"tagger": "tagger.json", "correction": "correction.json"}.get(writer, "model.json")
+    (target / first).write_text(PREVIOUS)
     flushed, at_rename = _flushes(monkeypatch)
-    if writer != "nested":
+    if writer == "punctuation":
+        en = load_model("en")
+        save_model(en, target, {}, np.ones(en.channel.phi.shape))
+    elif writer == "correction":
+        en = load_model("en")
+        CorrectionModel(en, en, {}).save(target)
+    elif writer != "nested":
         (Tagger if writer == "tagger" else Model).load(BUNDLED / "pt" / writer).save(target)
     else:
         with model_folder(target, ("model.json", "parser"), "a model") as tmp:
@@ -386,7 +397,7 @@ def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer,
             (tmp / "model.json").write_text("{}")
     before = at_rename[target.name]
     written = [target, *sorted(target.rglob("*"))]
-    assert len(written) == (6 if writer == "nested" else 3)
+    assert len(written) == {"nested": 6, "punctuation": 7, "correction": 14}.get(writer, 3)
     assert len(flushed) == len(written)  # each once: the JSON file had its own temporary too
     for path in written:
         assert _index(before, path) is not None, path

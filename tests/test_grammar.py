@@ -366,9 +366,9 @@ def test_edit_counts_are_read_once(saved_en, monkeypatch):
 
 
 def test_the_recorded_edit_counts_digest_is_of_the_files_written(tmp_path, monkeypatch):
-    """save_model hashes the edits.npy bytes it writes (it read the file back to hash it): the
-    digest model.json records is that of the channel.fst and edits.npy on disk, each hashed
-    here on its own."""
+    """save_model hashes the edits.npy and channel.fst bytes it writes (it read each file back
+    to hash it, channel.fst until final review 23-C): the digest model.json records is that
+    of the channel.fst and edits.npy on disk, each hashed here on its own."""
     en = load_model("en")
     counts = np.random.default_rng(0).random(en.channel.phi.shape)
     read, real_read = [], Path.read_bytes
@@ -380,7 +380,7 @@ def test_the_recorded_edit_counts_digest_is_of_the_files_written(tmp_path, monke
     monkeypatch.setattr(Path, "read_bytes", counted)
     folder = save_model(en, tmp_path / "m", {}, counts)
     monkeypatch.undo()
-    assert "edits.npy" not in read
+    assert "edits.npy" not in read and "channel.fst" not in read
     digests = [hashlib.sha256((folder / name).read_bytes()).digest()
                for name in ("channel.fst", "edits.npy")]
     assert read_record(folder)["edit_counts_of"] == hashlib.sha256(b"".join(digests)).hexdigest()

@@ -427,13 +427,18 @@ class Channel:
         return self._acceptor(list(x)[::-1] if self.direction == "rtl" else list(x), arc_type)
 
     # ----------------------------------------------------------------- files
+    def to_bytes(self) -> bytes:
+        """The machine as an OpenFst ``.fst`` file's bytes (arc type log64, so phi survives
+        exactly): what :meth:`save` writes, and a model folder's ``channel.fst``."""
+        return self.fst("log64").write_to_string()
+
     def save(self, path: str | Path, sidecar: Mapping[str, Any] | None = None) -> None:
-        """Write the machine as an OpenFst ``.fst`` (arc type log64, so phi survives exactly);
-        with ``sidecar``, that JSON object beside it (:func:`writable_sidecar`), the two as a
-        pair (:func:`~fstpunct.files.write_pair`: :func:`read_sidecar` refuses halves of two
+        """Write the machine as an OpenFst ``.fst`` (:meth:`to_bytes`); with ``sidecar``, that
+        JSON object beside it (:func:`writable_sidecar`), the two as a pair
+        (:func:`~fstpunct.files.write_pair`: :func:`read_sidecar` refuses halves of two
         writes)."""
         def write(tmp: Path) -> None:
-            self.fst("log64").write(str(tmp))
+            tmp.write_bytes(self.to_bytes())
 
         if sidecar is None:
             with atomic_path(path) as tmp:

@@ -107,19 +107,20 @@ def write_model(model: PunctModel, folder: Path, record: dict[str, Any],
     """Write the model's files (:data:`FILES`; ``edits.npy`` only with ``edit_counts``) into
     ``folder``, an empty folder inside a :func:`~fstpunct.files.model_folder` being filled (its
     temporary folder, or a part of a larger model: a correction model's ``learner/``), which
-    is flushed and put in place whole."""
+    is flushed and put in place whole: no file has a temporary or a flush of its own."""
     if edit_counts is not None:  # its bytes kept for the digest (not read back)
         buffer = io.BytesIO()
         np.save(buffer, edit_counts)
         edits = buffer.getvalue()
         (folder / EDIT_COUNTS).write_bytes(edits)
-    model.channel.save(folder / CHANNEL)
+    channel = model.channel.to_bytes()  # its bytes kept for the digest too
+    (folder / CHANNEL).write_bytes(channel)
     side = {"direction": model.channel.direction, "symbols": list(model.channel.symbols)}
     write_json(folder / SIDECAR, side, atomic=False)
     model.attach.save(folder / ATTACH, model.theta)
     meta = {"format": FORMAT, "settings": model.settings.to_dict(), "record": record}
     if edit_counts is not None:
-        meta[EDITS_OF] = _edits_digest(folder, edits)
+        meta[EDITS_OF] = _edits_digest(channel, edits)
     write_json(folder / RECORD, meta, atomic=False)
 
 
@@ -221,19 +222,18 @@ def load_edit_counts(name: str | Path, shape: tuple[int, ...] | None = None) -> 
         raise ModelError(f"{folder / RECORD}: {EDITS_OF} must be 64 lower-case hex digits (a "
                          f"SHA-256), not {recorded!r}: a damaged model.json")
     try:
-        digest = _edits_digest(folder, data)
+        channel = (folder / CHANNEL).read_bytes()
     except OSError as e:  # load_edit_counts runs without load_model: channel.fst unchecked
         raise ModelError(f"{e.filename or folder}: cannot read: {e.strerror or e}") from e
-    if recorded != digest:
+    if recorded != _edits_digest(channel, data):
         raise ModelError(f"{folder}: edits.npy and channel.fst are not the pair model.json "
                          "records (a folder assembled from two runs?); copy a model's files "
                          "together")
     return counts
 
 
-def _edits_digest(folder: Path, edits: bytes) -> str:
-    """The SHA-256 of the SHA-256s of ``folder``'s channel.fst and ``edits`` (the bytes of its
-    edits.npy): what ``edit_counts_of`` records (module docstring)."""
-    both = b"".join(hashlib.sha256(data).digest()
-                    for data in ((folder / CHANNEL).read_bytes(), edits))
+def _edits_digest(channel: bytes, edits: bytes) -> str:
+    """The SHA-256 of the SHA-256s of ``channel`` and ``edits``, the bytes of a folder's
+    channel.fst and edits.npy: what ``edit_counts_of`` records (module docstring)."""
+    both = b"".join(hashlib.sha256(data).digest() for data in (channel, edits))
     return hashlib.sha256(both).hexdigest()
