@@ -462,7 +462,7 @@ class Channel:
         except FstpunctError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e}") from e
         if direction is None:
-            direction = sidecar_direction(path, data)
+            direction = sidecar_direction(path, content=data)
         table, arcs = f.input_symbols, f.arcs
         if f.arc_type not in ("log", "log64") or table is None or arcs.start != START_STATE:
             raise ModelError(f"{path}: not a channel (need log arcs, symbol tables, start 0)")
@@ -556,17 +556,17 @@ class NoDirection(ModelError):
     none (a caller may say another way to give it)."""
 
 
-def sidecar_direction(path: str | Path, data: bytes | None = None) -> str:
+def sidecar_direction(path: str | Path, content: bytes | None = None) -> str:
     """The direction (``ltr``/``rtl``) in the JSON beside the channel ``path``; a
     :class:`NoDirection` or a ModelError as :func:`read_sidecar`'s."""
-    return read_sidecar(path, data)[1]
+    return read_sidecar(path, content=content)[1]
 
 
-def read_sidecar(path: str | Path, data: bytes | None = None) -> tuple[dict[str, Any], str]:
+def read_sidecar(path: str | Path, content: bytes | None = None) -> tuple[dict[str, Any], str]:
     """The JSON object beside the channel ``path`` and its direction, read once: a
     :class:`NoDirection` if it cannot be read or holds none, or a ModelError when it records
     another channel than ``path`` (:func:`~fstpunct.files.check_pair`'s refusal, not a
-    NoDirection: giving the direction another way does not get round it). ``data``: the
+    NoDirection: giving the direction another way does not get round it). ``content``: the
     channel's bytes where the caller has read them (else read here to be checked)."""
     side = sidecar_path(path)
     try:
@@ -579,5 +579,5 @@ def read_sidecar(path: str | Path, data: bytes | None = None) -> tuple[dict[str,
     direction = meta.get("direction") if isinstance(meta, dict) else None
     if direction not in DIRECTIONS:
         raise NoDirection(f"{side}: 'direction' must be ltr or rtl")
-    check_pair(meta, side, path, data)  # a sidecar written with another channel (Channel.save)
+    check_pair(meta, side, path, content=content)  # a sidecar written with another channel
     return meta, direction
