@@ -2,6 +2,7 @@
 normalisation, no insertions, structural zeros, right-to-left semantics, files."""
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pynini
@@ -247,6 +248,28 @@ def test_load_reads_phi_bitwise_as_pynini_does(tmp_path, direction):
     const = tmp_path / "const.fst"  # another kind of machine: converted by pynini
     pywrapfst.convert(pywrapfst.Fst.read(str(path)), "const").write(str(const))
     np.testing.assert_array_equal(Channel.load(const, direction).phi, loaded.phi)
+
+
+def test_another_kind_of_machine_is_converted_from_the_bytes_read(tmp_path, monkeypatch):
+    """A machine of another kind than vector (const), which pynini converts, was read from its
+    path a second time, after the bytes checked against the sidecar's digest: a file replaced
+    in between loaded unchecked. It is converted from the bytes read once: here the file is
+    gone as soon as they are."""
+    vector, const = tmp_path / "c.fst", tmp_path / "const.fst"
+    Channel.random(SPECIALS + MARKS, "ltr", np.random.default_rng(3)).save(vector)
+    pywrapfst.convert(pywrapfst.Fst.read(str(vector)), "const").write(str(const))
+    read_bytes = Path.read_bytes
+
+    def read_once(self):
+        data = read_bytes(self)
+        self.unlink()
+        return data
+
+    monkeypatch.setattr(Path, "read_bytes", read_once)
+    loaded = Channel.load(const, "ltr")
+    monkeypatch.undo()
+    assert not const.exists()
+    np.testing.assert_array_equal(loaded.phi, Channel.load(vector, "ltr").phi)
 
 
 @pytest.mark.parametrize("lang", ["en", "ar", "zh"])

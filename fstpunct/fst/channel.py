@@ -454,7 +454,7 @@ class Channel:
         :func:`~fstpunct.fst.fstbinary.parse_file`)."""
         try:  # a foreign file is refused before pynini (which prints its own message) sees it
             data = Path(path).read_bytes()
-            f = parse_file(data, path)
+            f = parse_file(data)
         except OSError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror or e}") from e
         except NotAnFst as e:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -89,17 +88,17 @@ def read_arcs(fst: pynini.Fst) -> FstArcs:
     return _parse(fst.write_to_string()).arcs
 
 
-def parse_file(data: bytes, path: str | Path) -> FstFile:
-    """A machine's file from its bytes ``data``, read from ``path`` (once: a caller may use the
-    bytes again): a ``vector`` one parsed directly; another kind (e.g. ``const``) read from
-    ``path`` by pynini, which converts it. FstpunctError (or what pynini raises) if it is not a
-    well-formed OpenFst machine."""
+def parse_file(data: bytes) -> FstFile:
+    """A machine's file from its bytes ``data`` (the file is read once, by the caller, who may
+    use the bytes again, e.g. to hash them): a ``vector`` one parsed directly; another kind
+    (e.g. ``const``) converted by pynini from the same bytes. FstpunctError (or what pynini
+    raises: FstIOError, an OSError) if it is not a well-formed OpenFst machine."""
     try:
         return _parse(data)
     except _OtherKind:
         import pynini
 
-        return _parse(pynini.Fst.read(str(path)).write_to_string())
+        return _parse(pynini.Fst.read_from_string(data).write_to_string())
 
 
 class NotAnFst(FstpunctError):
