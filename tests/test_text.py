@@ -117,9 +117,12 @@ def test_a_dot_inside_a_sentence_ends_an_abbreviation():
     ("‘Wahhabis’ and ‘terrorists’ just", False),
     ("he said ' boys ' club", False),
     ("'these are the boys', he said", False),     # a quote is open
-    ("'twas the boys' night", True),              # an elision: no apostrophe may close it
+    ("'twas the boys' night", True),              # an elision: its ' opens no quote
     ("i left 'cause the boys' car broke", True),
-    ("'these are the boys' words, he said", True),  # read as the line above
+    ("'these are the boys' words, he said", False),  # a quote is open: a closing quote
+    ("quoted 'NATO intelligence sources' who said", False),  # en_ewt train
+    ("del llamado 'turismo de cementerios' pretende", False),  # es_gsd dev
+    ("'Twas the boys' night", True),
     ("'Ba'athists', the boys' club", True),       # closed already
     ("one of peter cox' files", False),           # not after s
 ])

@@ -13,10 +13,10 @@ possessive's (``thames' presentation``): a word of its own with UPOS ``PART``, a
 writes it, unless an opening quote (``'``, ``‘`` starting a token) before it in the line is
 still open (``'boys' club``: then it closes that quote, a mark); so is a lone apostrophe after
 such a word (``thames ' presentation``, as UD tokenises it). A ``'`` starting a word opens a
-quote only if an apostrophe that may close one, not a possessive's, follows in the line, else
-it is an elision's (``'twas the boys' night``: a possessive; ``'these are the boys' words``
-reads so too). Pieces of one white-space token are written ``SpaceAfter=No`` but the last, so
-``# text`` is the line with its spacing normalised.
+quote (``'NATO sources' who``: a closing quote), but not before an elision longer than a
+clitic (``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys' night``: a possessive).
+Pieces of one white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is
+the line with its spacing normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
@@ -54,6 +54,8 @@ _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
 _APOSTROPHES = ("'", "’")
 _OPENING_QUOTES = frozenset("'‘")  # a quote they start is open until an apostrophe ends one
 _POSSESSIVE = "PART"  # the UPOS of a possessive's apostrophe (UD English)
+# words after a leading ' that elides letters, too long for a clitic: that ' opens no quote
+_ELISIONS = frozenset(("twas", "twere", "cause", "bout", "round"))
 
 
 class Tokeniser:
@@ -85,33 +87,16 @@ class Tokeniser:
         it and whether a quote opened before it is still open; a lone apostrophe after a word
         ending in ``s`` is a possessive's as one glued to it is (module docstring)."""
         words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
-        inside = [bool(words) and n < words[-1] for n in range(len(tokens))]
-        closable = [False] * (len(tokens) + 1)  # an apostrophe that may close a quote: from n on
-        for n in reversed(range(len(tokens))):
-            closable[n] = closable[n + 1] or self.closes(tokens[n], tokens[n - 1] if n else "",
-                                                         inside[n])
         quotes = 0  # the quotes opened and not yet closed
         pieces: list[tuple[str, bool]] = []  # the previous token's
         for n, token in enumerate(tokens):
-            if inside[n] and not quotes and self.apart(token, pieces):
+            inside = bool(words) and n < words[-1]
+            if inside and not quotes and self.apart(token, pieces):
                 pieces = [(token, False)]
             else:
-                pieces = self(token, inside[n], quotes > 0)
-                quotes = _open_quotes(pieces, quotes, closable[n])
+                pieces = self(token, inside, quotes > 0)
+                quotes = _open_quotes(pieces, quotes)
             yield pieces
-
-    def closes(self, token: str, previous: str, inside: bool) -> bool:
-        """Whether ``token`` (after the token ``previous``; ``inside``: a word follows it) ends
-        in an apostrophe that may close a quote: one among its final marks, or in a token of
-        marks only, that is not a possessive's (the only final mark after a word ending in
-        ``s``, or a lone apostrophe after such a word, a word following)."""
-        j = len(token)
-        while j and self.is_mark_char(token[j - 1]):
-            j -= 1
-        if not any(c in _APOSTROPHES for c in token[j:]):
-            return False
-        last = token[j - 1] if j else previous[-1:]
-        return not (inside and token[j:] in _APOSTROPHES and last in ("s", "S"))
 
     def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
         """Whether ``token``, after a token split into ``previous``, is a possessive's
@@ -156,13 +141,12 @@ class Tokeniser:
                 + [(m, True) for m in self.split_run(token[k:])])
 
 
-def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int, closable: bool) -> int:
+def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
     """How many quotes are open after a token's ``pieces`` (``quotes`` before it): each ``‘``
-    among the marks before its first word opens one, and so does each ``'`` there if
-    ``closable`` (an apostrophe that may close it follows in the line, :meth:`Tokeniser.closes`;
-    else it is an elision's, ``'twas``), each apostrophe among those after closes one; in a
-    token of marks only, ``‘`` opens, ``’`` closes and ``'`` closes one if one is open, else
-    opens."""
+    among the marks before its first word opens one, and so does each ``'`` there unless the
+    word is an elision's (:data:`_ELISIONS`: ``'twas``), each apostrophe among those after
+    closes one; in a token of marks only, ``‘`` opens, ``’`` closes and ``'`` closes one if one
+    is open, else opens."""
     word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
     if word is None:
         for c in "".join(p for p, _ in pieces):
@@ -171,7 +155,8 @@ def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int, closable: bool
             elif c in _APOSTROPHES:
                 quotes = max(quotes - 1, 0)
         return quotes
-    quotes += sum(c == "‘" or c == "'" and closable for p, _ in pieces[:word] for c in p)
+    elision = pieces[word][0].lower() in _ELISIONS
+    quotes += sum(c == "‘" or c == "'" and not elision for p, _ in pieces[:word] for c in p)
     closed = sum(c in _APOSTROPHES for p, mark in pieces[word + 1:] if mark for c in p)
     return max(quotes - closed, 0)
 
