@@ -243,7 +243,8 @@ def announce(best: dict) -> None:
 def printed(lang: str, method: Restorer, line: str) -> str:
     """``method``'s restoration of the plain-text ``line`` through ``lang``'s bundled tagger
     and parser, as ``fstpunct restore --text --format text`` prints it."""
-    out = restored_text(read_text([line]), method, [], None,
+    tokenise = Tokeniser(possessive=lang == "en")  # as restore --text: English only
+    out = restored_text(read_text([line], tokenise=tokenise), method, [], None,
                         functools.partial(load_pipeline, lang, None), True)
     return "".join(text_lines(out)).strip()
 

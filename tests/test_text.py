@@ -25,7 +25,7 @@ from unparsed import unparsed
 
 import fstpunct
 from fstpunct.api.data import rewrite
-from fstpunct.apps.text import analysed, needs_analysis
+from fstpunct.apps.text import analysed, needs_analysis, tokeniser
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, InputError, ModelError
 from fstpunct.model.store import BUNDLED
@@ -128,10 +128,28 @@ def test_a_dot_inside_a_sentence_ends_an_abbreviation():
 ])
 def test_a_possessives_apostrophe_is_a_word(line, possessive):
     """UD English writes a possessive's final apostrophe as a word (PART), as a clitic's."""
-    (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS))
+    (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
     apostrophes = [w.upos for w in sent.words if w.form in ("'", "’")][-1:]
     assert apostrophes == (["PART"] if possessive else ["PUNCT"])
     assert sent.comment("text") == " ".join(line.split())
+
+
+@pytest.mark.parametrize("lang, line, possessive", [
+    ("en", "attached is davis thames' presentation", True),
+    ("de", "Darius' hoch angesehener Feldherr Megabazos", False),  # de PUD: Darius' one NOUN
+    ("es", "los goles de los jugadores' del equipo", False),     # es: no possessive '
+])
+def test_a_possessives_apostrophe_is_a_word_in_english_only(lang, line, possessive):
+    """Only UD English writes a possessive's apostrophe as a word: the text of another
+    language's model keeps ``'`` a mark, as before (by the model's language, read once);
+    ``score(text=True, lang=...)`` reads its gold so too."""
+    model = fstpunct.load(lang)
+    assert model.language == lang
+    (sent,) = read_text([line], tokenise=tokeniser(model.punct, model.language))
+    assert [w.upos for w in sent.words if w.form == "'"] == (["PART"] if possessive else
+                                                             ["PUNCT"])
+    assert fstpunct.score(line, line, text=True, lang=lang).marks["all"].gold == \
+        (0 if possessive else 1)
 
 
 def test_score_of_text_takes_a_possessives_apostrophe_for_a_word():

@@ -132,6 +132,14 @@ class Model:
         """``model.json``: settings, how the model was trained, and any evaluation."""
         return read_record(self._punct_folder)
 
+    @cached_property
+    def language(self) -> str | None:
+        """The model's language, if it has standard splits (``"en"``): the one its
+        :attr:`record` names, its training grammar's or its name's, as :meth:`rules` reads it
+        (:func:`~fstpunct.apps.rules.model_language`); None if none is known."""
+        from ..apps.rules import model_language
+        return model_language(self.record.get("record"), self.name)
+
     @property
     def _punct_folder(self) -> Path:
         """The folder of :attr:`punct`: a correction model's ``learner/``, else :attr:`folder`."""
@@ -275,7 +283,7 @@ class Model:
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
         from ..apps.text import tokeniser
-        return tokeniser(self.punct) if text else None
+        return tokeniser(self.punct, self.language) if text else None
 
     def restore(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
                 mbr: str | None = None, seed: int | None = None,

@@ -28,21 +28,22 @@ def score(gold: Data, pred: Data, *, text: bool = False,
     :mod:`fstpunct.api.data`; with ``text``, both are plain text, one sentence a line (a
     string of text, a text file as a :class:`pathlib.Path`, never a ``str``, or lines): gold's
     marks split off the words by the marks of ``lang``'s model (a bundled name or a model
-    folder: ``"..."`` one mark), else at every punctuation character, as
-    ``restore(text=True)`` reads them; the prediction split at gold's words, so that every
-    other character of it is a mark, as the restorer wrote it
-    (:class:`~fstpunct.ud.text.GoldSplit`). Both must have the same words once punctuation is
-    removed, sentence by sentence: else a :class:`~fstpunct.errors.ConlluError` of one line
-    naming the prediction's line and gold's (lower-case references for lower-cased
-    predictions)."""
+    folder: ``"..."`` one mark; a possessive's apostrophe a word if its language is English),
+    else at every punctuation character, as ``restore(text=True)`` reads them; the
+    prediction split at gold's words, so that every other character of it is a mark, as the
+    restorer wrote it (:class:`~fstpunct.ud.text.GoldSplit`). Both must have the same words
+    once punctuation is removed, sentence by sentence: else a
+    :class:`~fstpunct.errors.ConlluError` of one line naming the prediction's line and gold's
+    (lower-case references for lower-cased predictions)."""
     from ..apps.restoration.metrics import score as scored
     refuse_unused({"lang": lang is not None and not text},
                   "only with text (--text), whose marks it splits off the words")
     if not text:
         return scored(sentences(gold), sentences(pred))
     marks = _marks(lang) if lang else ()
-    golds, guide = itertools.tee(sentences(gold, Tokeniser(marks)))
-    return scored(golds, sentences(pred, GoldSplit(marks, guide)))
+    possessive = _language(lang) == "en" if lang else False
+    golds, guide = itertools.tee(sentences(gold, Tokeniser(marks, possessive)))
+    return scored(golds, sentences(pred, GoldSplit(marks, guide, possessive)))
 
 
 def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
@@ -61,3 +62,14 @@ def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
             return symbols
     from .model import load
     return load(lang).punct.vocab.tokens
+
+
+def _language(lang: str | os.PathLike[str]) -> str | None:
+    """The language of ``lang``'s model (a bundled name or a model folder; a correction
+    model's learner's), by its ``model.json`` (:func:`~fstpunct.apps.rules.model_language`):
+    in English a possessive's apostrophe is a word (:class:`~fstpunct.ud.text.Tokeniser`)."""
+    from ..apps.rules import model_language
+    from ..model.store import model_path, read_record
+    folder = model_path(lang if isinstance(lang, str) else Path(lang), warn=False)
+    own = folder / "learner" if is_correction_model(folder) else folder
+    return model_language(read_record(own).get("record"), os.fspath(lang))

@@ -31,7 +31,8 @@ from ..ud.slots import to_slots
 from ..ud.treebank import RELATIONS, universal
 
 __all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "LearnedRules", "RuleBar", "RuleRank",
-           "check_relations", "compare_rules", "learned_rules", "relation_pairs", "rule_bars"]
+           "check_relations", "compare_rules", "learned_rules", "model_language", "relation_pairs",
+           "rule_bars"]
 
 KEEP = EDITS.index("KEEP")
 PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
@@ -199,6 +200,19 @@ class LearnedRules:
     pairs: Pairs            # :func:`relation_pairs` per relation
 
 
+def model_language(record: object, name: str, trained: Grammar | None = None) -> str | None:
+    """A model's language among those with standard splits (``LANGUAGES``), by its
+    ``model.json`` ``record`` and its ``name``: the one recorded, else that of the grammar it
+    was trained from (``trained``, else :func:`model_grammar`'s, read only if needed), else its
+    name's (a bundled model's, ``"en"``); else None (``und``, a language without splits)."""
+    recorded = record.get("language") if isinstance(record, dict) else None
+    if recorded in LANGUAGES:
+        return str(recorded)
+    trained = trained or model_grammar(record)
+    return next((g for g in (trained.language if trained else None, name) if g in LANGUAGES),
+                None)
+
+
 def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
                   name: str, grammar: str | os.PathLike[str] | None = None,
                   lang: str | None = None, split: str | None = None,
@@ -208,7 +222,8 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
     None) against ``grammar`` (default: the one it was trained from, by its record), and the
     most probable pairs of ``relations`` (default :data:`PAPER_RELATIONS`; none: no split is
     read) over the ``split`` (default dev) of ``lang``. By default ``lang`` is the model's
-    language: the one recorded, its training grammar's, or its name's, never ``grammar``'s.
+    language (:func:`model_language`: the one recorded, its training grammar's, or its
+    name's), never ``grammar``'s.
     For a language without standard splits, and for a model whose record says ``und`` (its
     files' names told no one language) or no language, the pairs are read over the model's own
     dev or training files, as its record names them; where it names none, a language is refused
@@ -225,11 +240,9 @@ def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
         if rules is None:
             raise InputError(f"{name}: its training record names no rule file that can be "
                              "read; give one with compare=GRAMMAR (--compare GRAMMAR)")
-    else:  # the training grammar is read only if its language is needed
-        rules = load_grammar(grammar)
-        trained = None if lang or recorded in LANGUAGES else model_grammar(record)
-    lang = lang or next((g for g in (recorded, trained and trained.language, name)
-                         if g in LANGUAGES), None)
+    else:  # the training grammar is read only if its language is needed (model_language)
+        rules, trained = load_grammar(grammar), None
+    lang = lang or model_language(record, name, trained)
     sources = [] if lang or not relations else recorded_sources(record, split, ud_dir)
     if not lang:  # a language without standard splits: the files its model recorded
         if relations and not sources and isinstance(recorded, str) and recorded != "und":

@@ -58,10 +58,12 @@ def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline],
         yield sent
 
 
-def tokeniser(model: PunctModel) -> Tokeniser:
-    """Splits white-space tokens by the marks ``model`` knows (its token vocabulary)."""
+def tokeniser(model: PunctModel, language: str | None) -> Tokeniser:
+    """Splits white-space tokens by the marks ``model`` knows (its token vocabulary); a
+    possessive's apostrophe is a word if its ``language`` is English (``"en"``: UD English
+    writes it so, :class:`~fstpunct.ud.text.Tokeniser`), else a mark."""
     from ..ud.text import Tokeniser  # here: CoNLL-U input does not need it
-    return Tokeniser(model.vocab.tokens)
+    return Tokeniser(model.vocab.tokens, possessive=language == "en")
 
 
 def underlying(sent: Sentence) -> str:

@@ -15,7 +15,7 @@ from ..files import is_stdio
 from ..model.store import bundled, is_bundled, model_path
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
-from ..ud.text import line_by_line
+from ..ud.text import Tokeniser, line_by_line
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -149,6 +149,7 @@ def run(args: argparse.Namespace) -> int:
             if folder and args.lang:
                 raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                                  "folder, whose tagger/ and parser/ are the text's")
+            tokenise = Tokeniser(possessive=lang == "en")  # a possessive's ': English only
 
             @functools.cache  # read once, though --line-buffered restores a line at a time
             def pipeline() -> Pipeline:
@@ -164,12 +165,12 @@ def run(args: argparse.Namespace) -> int:
                 return load_pipeline(source, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
             if args.line_buffered:
-                write_each(line_by_line(text_reader(args), lambda sents: restored_text(
+                write_each(line_by_line(text_reader(args, tokenise), lambda sents: restored_text(
                     sents, method, parsers, args.beam, pipeline, True, width=args.width),
                     args.format == "conllu"))
                 return 0
             # marks of either width, as the model's restore (fstpunct.ud.width)
-            sentences = read_input(args)
+            sentences = read_input(args, tokenise)
             out = restored_text(progress(sentences, "restore", quiet=args.quiet), method,
                                 parsers, args.beam, pipeline, args.text, pool=pool,
                                 width=args.width)

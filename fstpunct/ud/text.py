@@ -7,16 +7,18 @@ each), with UPOS ``PUNCT``; the rest of the token is one word. Some characters s
 a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
 last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
 abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apostrophe before at
-most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their own). An apostrophe
-(``'``, ``’``) just after a word ending in ``s``, when a word follows in the line, is a
-possessive's (``thames' presentation``): a word of its own with UPOS ``PART``, as UD English
-writes it, unless an opening quote (``'``, ``‘`` starting a token) before it in the line is
-still open (``'boys' club``: then it closes that quote, a mark); so is a lone apostrophe after
-such a word (``thames ' presentation``, as UD tokenises it). A ``'`` starting a word opens a
-quote (``'NATO sources' who``: a closing quote), but not before an elision longer than a
-clitic (``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys' night``: a possessive).
-Pieces of one white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is
-the line with its spacing normalised.
+most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their own). In English
+(``Tokeniser(possessive=True)``: the model's language is ``en``), an apostrophe (``'``,
+``’``) just after a word ending in ``s``, when a word follows in the line, is a possessive's
+(``thames' presentation``): a word of its own with UPOS ``PART``, as UD English writes it
+(UD German keeps it on the word, ``Darius'``; Spanish has none: there it is a mark), unless
+an opening quote (``'``, ``‘`` starting a token) before it in the line is still open
+(``'boys' club``: then it closes that quote, a mark); so is a lone apostrophe after such a
+word (``thames ' presentation``, as UD tokenises it). A ``'`` starting a word opens a quote
+(``'NATO sources' who``: a closing quote), but not before an elision longer than a clitic
+(``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys' night``: a possessive). Pieces
+of one white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is the
+line with its spacing normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
@@ -61,9 +63,11 @@ _ELISIONS = frozenset(("twas", "twere", "cause", "bout", "round"))
 class Tokeniser:
     """Splits a white-space token into words and marks (module docstring). ``marks``: the
     language's punctuation tokens (a punctuation model's vocabulary; tokens with a letter or
-    digit are ignored); any other Unicode punctuation character is a mark of its own."""
+    digit are ignored); any other Unicode punctuation character is a mark of its own.
+    ``possessive``: a possessive's apostrophe is a word (English only, module docstring)."""
 
-    def __init__(self, marks: Iterable[str] = ()) -> None:
+    def __init__(self, marks: Iterable[str] = (), possessive: bool = False) -> None:
+        self.possessive = possessive
         self.marks = frozenset(m for m in marks if m not in _SPECIAL and
                                not any(c.isalnum() for c in m))
         self.longest = max(map(len, self.marks), default=1)
@@ -101,9 +105,10 @@ class Tokeniser:
     def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
         """Whether ``token``, after a token split into ``previous``, is a possessive's
         apostrophe written apart (``thames ' presentation``, as UD tokenises it), when a word
-        follows and no quote is open: a lone apostrophe after a word ending in ``s``."""
-        return (token in _APOSTROPHES and bool(previous) and not previous[-1][1]
-                and previous[-1][0][-1] in "sS")
+        follows and no quote is open: a lone apostrophe after a word ending in ``s`` (English:
+        ``possessive``)."""
+        return (self.possessive and token in _APOSTROPHES and bool(previous)
+                and not previous[-1][1] and previous[-1][0][-1] in "sS")
 
     @staticmethod
     def upos(piece: str, mark: bool) -> str:
@@ -118,7 +123,8 @@ class Tokeniser:
                  ) -> list[tuple[str, bool]]:
         """(piece, is a mark) for each piece of ``token``, in order; ``inside``: a word follows
         it in its sentence (a final dot is then an abbreviation's, a final apostrophe after
-        ``s`` a possessive's unless ``quoted``: a quote opened before it is still open)."""
+        ``s`` a possessive's, with ``possessive``, unless ``quoted``: a quote opened before it
+        is still open)."""
         i, j = 0, len(token)
         while i < j and self.is_mark_char(token[i]):
             i += 1
@@ -134,8 +140,9 @@ class Tokeniser:
         if token[j:j + 1] == "." and token[j:j + 2] != ".." and (
                 "." in token[i:j] or inside and token[i:j].isalpha()):
             j += 1
-        k = j + (inside and token[j:j + 1] in _APOSTROPHES and token[j - 1] in "sS" and
-                 not quoted and not any(c in _OPENING_QUOTES for c in token[:i]))
+        k = j + (self.possessive and inside and token[j:j + 1] in _APOSTROPHES and
+                 token[j - 1] in "sS" and not quoted and
+                 not any(c in _OPENING_QUOTES for c in token[:i]))
         return ([(m, True) for m in self.split_run(token[:i])] + [(token[i:j], False)]
                 + [(token[j:k], False)] * (k > j)  # a possessive's apostrophe
                 + [(m, True) for m in self.split_run(token[k:])])
@@ -167,8 +174,9 @@ class GoldSplit(Tokeniser):
     wrote it (a ``.`` inside a line, a ``'`` before a short word); a token in which gold's next
     words are not found is split as :class:`Tokeniser` splits it (the word check then fails)."""
 
-    def __init__(self, marks: Iterable[str], gold: Iterable[Sentence]) -> None:
-        super().__init__(marks)
+    def __init__(self, marks: Iterable[str], gold: Iterable[Sentence],
+                 possessive: bool = False) -> None:
+        super().__init__(marks, possessive)
         self.gold = ([w.form for w in s.words if w.upos != "PUNCT"] for s in gold)
         self.words: collections.deque[str] = collections.deque()
 
