@@ -566,20 +566,25 @@ def test_text_formats_and_kinds(pipe, model, tmp_path):
 # --- the command line -------------------------------------------------------------------------
 
 def test_cli_restore_and_decode_text(pipe, tmp_path, capsys):
+    """Restore and decode text on the command line, the blank lines after the last sentence
+    kept on the model's route and decode's copies (a pool's: --jobs 2), as the API keeps them."""
+    text = TEXT + "\n \n"
     src = tmp_path / "in.txt"
-    src.write_text(TEXT, encoding="utf-8")
+    src.write_text(text, encoding="utf-8")
     common = ["--model", "en", "--tagger", str(pipe / "tagger"), "--parser", str(pipe / "parser")]
     assert main(["restore", "--text", str(src), "--format", "text", "--quiet", *common,
                  "-o", str(tmp_path / "out.txt")]) == 0
     assert (tmp_path / "out.txt").read_text(encoding="utf-8") == \
-        fstpunct.load("en").restore(TEXT, text=True, tagger=pipe / "tagger",
+        fstpunct.load("en").restore(text, text=True, tagger=pipe / "tagger",
                                     parsers=[pipe / "parser"])
+    assert (tmp_path / "out.txt").read_text(encoding="utf-8").count("\n") == text.count("\n")
     assert main(["restore", "--text", str(src), "--quiet", *common,
                  "-o", str(tmp_path / "out.conllu")]) == 0
     assert words_of((tmp_path / "out.conllu").read_text(encoding="utf-8"))[0] == \
         TEXT.split("\n")[0].split()
-    assert main(["decode", "--text", str(src), "--format", "text", *common,
+    assert main(["decode", "--text", str(src), "--format", "text", "--jobs", "2", *common,
                  "-o", str(tmp_path / "t.txt")]) == 0
+    assert (tmp_path / "t.txt").read_text(encoding="utf-8").count("\n") == text.count("\n")
     assert (tmp_path / "t.txt").read_text(encoding="utf-8").count("[∘") == 3
     # --lowercase-input with an explicit --tagger: that tagger (the lower-case one is a default)
     assert main(["restore", "--text", "--lowercase-input", str(src), "--quiet", *common,
@@ -603,16 +608,17 @@ def test_cli_trivial_and_crf_take_text(pipe, tmp_path, capsys):
 
 def test_text_output_has_a_line_for_every_line_in(pipe, model, tmp_path, capsys):
     """Blank lines after the last sentence come back from the command line and the API alike
-    (text, a path, an iterable of lines)."""
+    (text, a path, an iterable of lines); on the command line by --trivial and --crf too."""
     text = TEXT + "\n \n"
     lines = text.split("\n")[:-1]
     src = tmp_path / "in.txt"
     src.write_text(text, encoding="utf-8")
     common = ["--tagger", str(pipe / "tagger"), "--parser", str(pipe / "parser")]
-    assert main(["restore", "--trivial", "en", "--text", str(src), "--format", "text",
-                 "--quiet", *common]) == 0
-    out = capsys.readouterr().out.split("\n")[:-1]
-    assert [bool(o) for o in out] == [bool(i.strip()) for i in lines]
+    for method in (["--trivial", "en"], ["--crf", str(model.folder / "text" / "crf")]):
+        assert main(["restore", *method, "--text", str(src), "--format", "text",
+                     "--quiet", *common]) == 0
+        out = capsys.readouterr().out.split("\n")[:-1]
+        assert [bool(o) for o in out] == [bool(i.strip()) for i in lines], method
     kw = dict(tagger=pipe / "tagger", parsers=[pipe / "parser"])
     assert model.restore(text, text=True, **kw).count("\n") == len(lines)
     assert len(list(model.restore(src, text=True, **kw))) == len(lines)
