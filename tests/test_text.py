@@ -264,6 +264,18 @@ def test_text_of_blank_lines_only_comes_back_line_for_line(tmp_path, capsys):
                                                 "lines only (white space)\n")
 
 
+def test_an_empty_text_is_told_it_is_empty(tmp_path, capsys):
+    """An empty text (a file of 0 lines, "") asked for CoNLL-U was told it had blank lines
+    only; now it is told it is empty, as empty CoNLL-U is (and no line is named)."""
+    with pytest.raises(ConlluError, match=": no sentences: the input is empty$"):
+        fstpunct.load("en").restore("", text=True, format="conllu")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("", encoding="utf-8")
+    assert main(["restore", "--lang", "en", "--text", str(empty), "-o",
+                 str(tmp_path / "out")]) == 2
+    assert capsys.readouterr().err.endswith(f"{empty}: no sentences: the input is empty\n")
+
+
 @pytest.mark.parametrize("text, line, words", [
     ("", None, "no sentences"),
     ("\n  \n", 2, "no sentences"),

@@ -29,7 +29,7 @@ as its line is read, :class:`TextReader`, which sets their count on the last one
 ``blank_after``, once the input has ended, so a list of the sentences keeps them, and
 :class:`LastSeen` gives it to a writer of copies). A tab
 (CoNLL-U given as text), a NUL byte, a lone CR or bytes that are not UTF-8 are errors naming
-the file and line, as is an input of blank lines only (white space: no sentence,
+the file and line, as is an input of blank lines only (white space) or an empty one (no sentence,
 :class:`NoWords`), but in text output such an input comes back as its lines, blank
 (:func:`text_lines`), as the blank lines of any other text do; a line of punctuation only is a
 sentence.
@@ -221,12 +221,14 @@ def _check(text: str, path: str, lineno: int) -> None:
 
 
 class NoWords(ConlluError):
-    """An input of blank lines only (white space): no sentences. ``lines``, how many it has,
-    and ``newline``, their line end, let text output give them back (:func:`text_lines`)."""
+    """An input of blank lines only (white space), or empty: no sentences. ``lines``, how many
+    it has, and ``newline``, their line end, let text output give them back
+    (:func:`text_lines`)."""
 
     def __init__(self, path: str, lines: int, newline: str | None) -> None:
-        super().__init__("no sentences: an input of blank lines only (white space)", path,
-                         lines or None)
+        super().__init__("no sentences: " + ("an input of blank lines only (white space)"
+                                             if lines else "the input is empty"),
+                         path, lines or None)
         self.lines, self.newline = lines, newline or "\n"
 
 
