@@ -112,9 +112,10 @@ class Tokeniser:
 
     @staticmethod
     def upos(piece: str, mark: bool) -> str:
-        """The UPOS text input gives a piece: ``PUNCT`` for a mark, ``PART`` for a
-        word of punctuation characters (the only one the tokeniser makes is a possessive's
-        apostrophe), else ``_`` (to be tagged)."""
+        """The UPOS text input gives a piece: ``PUNCT`` for a mark, ``PART`` for an
+        apostrophe that is a word (a possessive's: the only word of punctuation characters
+        :class:`Tokeniser` makes; :class:`GoldSplit`'s others get ``_``), else ``_`` (to be
+        tagged)."""
         if mark:
             return "PUNCT"
         return _POSSESSIVE if piece in _APOSTROPHES else "_"
@@ -295,10 +296,11 @@ class TextReader(Iterator[Sentence]):
 
 
 class LastSeen(Iterator[Sentence]):
-    """Sentences (of :class:`TextReader`) as a step reads them, keeping the last one read.
-    Once they end, :attr:`lines` is how many lines the input had: that sentence's line and
-    its ``blank_after``. :func:`text_lines` writes the blank lines after the step's answers
-    from it, as those may be copies made before the input ended (a pool's)."""
+    """Sentences as a step reads them (a :class:`TextReader`'s; on the command line CoNLL-U's
+    too), keeping the last one read. Once they end, :attr:`lines` is how many lines the input
+    had: that sentence's line and its ``blank_after``. :func:`text_lines` writes the blank
+    lines after the step's answers from it, as those may be copies made before the input
+    ended (a pool's)."""
 
     def __init__(self, sentences: Iterable[Sentence]) -> None:
         self._sentences = iter(sentences)
