@@ -530,6 +530,10 @@ def test_compare_mixes_the_after_sides_trees(tmp_path, monkeypatch, capsys):
                 str(other))
     assert (mixed["after_trees"], mixed["after_trees_uas"]) == (str(gold), 100.0)
     rows = {r["system"]: r for r in mixed["rows"]}
+    # the mixture decides otherwise than the gold trees alone (the before side, the same
+    # correctors) at some edit cost of the grid (at 0.2 this small run's edits are the same):
+    # a compare that dropped the --mix-trees trees would decode as before at every cost
+    assert mixed["after"]["cost_grid"] != mixed["before"]["cost_grid"]
     pooled = script.pooled_pairs(data, list(script.SPLITS), False)[0]
     helds = script.held_of(pooled, fold_of, 2)
     by_id = [{s.sent_id: s for s in trees} for trees in (learner, changed)]
