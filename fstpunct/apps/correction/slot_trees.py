@@ -22,7 +22,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from ...model.features import node_contexts
-from ...ud.slots import ABBV, SlotSentence
+from ...ud.slots import SlotSentence
+from ..restoration.metrics import slot_strings
 
 __all__ = ["COUNTS", "OUTCOMES", "SLOT_CLASSES", "TREE_KINDS", "SlotRow", "Trees", "by_kind",
            "outcome", "slot_class", "slot_rows"]
@@ -160,7 +161,7 @@ def slot_rows(trees: Trees, gold: Sequence[tuple[str, ...]],
     (``trees``) where the gold strings ``gold``, the corrector's on the gold tree
     (``written_gold``) or on the parsed tree (``written_parsed``) differ from the learner's
     (its slots on the gold tree, ``<abbv>`` left out)."""
-    learner = [tuple(t for t in s if t != ABBV) for s in trees.gold.slots]
+    learner = slot_strings(trees.gold)
     return [SlotRow(i, gold[i] != learner[i], outcome(learner[i], gold[i], written_gold[i]),
                     outcome(learner[i], gold[i], written_parsed[i]), trees.kind(i),
                     trees.heads_beside_right(i), trees.relations_beside_right(i),
