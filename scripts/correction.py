@@ -1796,7 +1796,8 @@ def compare(args: argparse.Namespace) -> None:
                   source, gold, refs)
     print_rows(f"### {title}: {len(pooled)} sentences, {sum(rows[0]['edit_counts'][2])} gold "
                "punctuation edits; gold trees"
-               + (f", the after side's from {args.after_trees}" if args.after_trees else ""),
+               + (f", the after side's from {args.after_trees}" if args.after_trees else "")
+               + (f", mixed with {', '.join(args.mix_trees)}" if args.mix_trees else ""),
                rows, tests)
     rows_by_split = split_rows(outputs, pooled, splits, title, refs, tests)
     edits = {name: written_edits(source, gold, pred) for name, pred in outputs.items()}

@@ -520,6 +520,8 @@ def test_compare_mixes_the_after_sides_trees(tmp_path, monkeypatch, capsys):
     script.write_file([marked(s, 2, f) for s, f in zip(changed, fold)], other)
     both = ("--before", str(work), "--after", str(work))
     one = run("compare", "one.json", *both, "--after-trees", str(other))
+    out = capsys.readouterr().out
+    assert f"gold trees, the after side's from {other}\n" in out and "mixed with" not in out
     # a file's trees mixed with themselves: the same after side
     twice = run("compare", "twice.json", *both, "--after-trees", str(other), "--mix-trees",
                 str(other))
@@ -528,6 +530,9 @@ def test_compare_mixes_the_after_sides_trees(tmp_path, monkeypatch, capsys):
     assert twice["rows"] == one["rows"] and twice["overlap"] == one["overlap"]
     mixed = run("compare", "mixed.json", *both, "--after-trees", str(gold), "--mix-trees",
                 str(other))
+    # the printed title names the mixed files too (else its log reads as the first file's alone)
+    assert f"gold trees, the after side's from {gold}, mixed with {other}\n" in (
+        capsys.readouterr().out)
     assert (mixed["after_trees"], mixed["after_trees_uas"]) == (str(gold), 100.0)
     rows = {r["system"]: r for r in mixed["rows"]}
     # the mixture decides otherwise than the gold trees alone (the before side, the same
