@@ -2,10 +2,11 @@
 (least pooled AED, and nested per fold), and added to the table."""
 import dataclasses
 import json
+import re
 import sys
 
 import pytest
-from learner_pairs import PLAIN, RELATIVE, bare, conll
+from learner_pairs import PLAIN, RELATIVE, bare, conll, sentences
 from script_module import load_script
 from test_correction import decoders_seen
 from test_correction_cv import DOCUMENTS, cv_then, learner_folder, run_cv
@@ -15,6 +16,7 @@ from fstpunct.apps.correction.correct import Prepared
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import examples, fitted
 from fstpunct.apps.restoration.metrics import score, slot_strings
+from fstpunct.errors import InputError
 from fstpunct.model.store import FORMAT
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser import jackknife, parse
@@ -562,3 +564,25 @@ def test_compare_mixes_the_after_sides_trees(tmp_path, monkeypatch, capsys):
         run("compare", "no.json", *both, "--mix-trees", str(other))
     assert stop.value.code == 2
     assert "--mix-trees needs --after-trees" in capsys.readouterr().err
+
+
+def test_over_trees_refuses_sources_that_are_not_the_same_sentences(hand_corrector):
+    """Prepared.over_trees refuses no tree source, a source with more or with fewer sentences
+    than the first (naming the first sentence without a counterpart) and a sentence whose
+    tokens differ (naming both); the same sentences twice are prepared as once."""
+    words = sentences(conll(PLAIN, "p0") + conll(RELATIVE, "r0"))
+    with pytest.raises(InputError, match="^Prepared.over_trees: no tree source$"):
+        Prepared.over_trees(hand_corrector, [])
+    extra, = sentences(conll(PLAIN, "p1"))
+    for other, missing in (([words[0]], words[1]), ([*words, extra], extra)):
+        with pytest.raises(InputError, match=f"^{re.escape(missing.place)}: tree source 2 has "
+                                             f"{len(other)} sentences, the first 2$"):
+            Prepared.over_trees(hand_corrector, [words, words, other])
+    shorter, = sentences(conll(PLAIN, "p2", drop=(2,)))  # without "early"
+    with pytest.raises(InputError, match=f"^{re.escape(shorter.place)}: not the tokens of "
+                                         f"{re.escape(words[0].place)}$"):
+        Prepared.over_trees(hand_corrector, [words, [shorter, words[1]]])
+    decoding = Decoding(0.2, 0.001)
+    assert [s.text() for s in Prepared.over_trees(hand_corrector, [words, words])
+            .corrected_with(decoding)] == [s.text() for s in Prepared.of(
+                hand_corrector, words).corrected_with(decoding)]

@@ -149,11 +149,19 @@ class Prepared:
         tree source, sentence k of each with the same tokens) prepared for ``model``: T_e′
         read on each tree (each of the model's readings on each), the slot distributions the
         equal mixture over all of them (:func:`read_distributions`); stripped and the
-        learner's punctuation from the first source. An InputError for a sentence whose
-        tokens differ between sources, naming both."""
+        learner's punctuation from the first source. An InputError for no source, for a
+        source with another number of sentences than the first (naming the first sentence
+        without a counterpart) and for a sentence whose tokens differ between sources (naming
+        both)."""
+        if not sources:
+            raise InputError("Prepared.over_trees: no tree source")
         first = sources[0]
-        for other in sources[1:]:
-            for a, b in zip(first, other, strict=True):
+        for k, other in enumerate(sources[1:], 1):
+            if len(other) != len(first):
+                short, longer = sorted((first, other), key=len)
+                raise InputError(f"{longer[len(short)].place}: tree source {k} has "
+                                 f"{len(other)} sentences, the first {len(first)}")
+            for a, b in zip(first, other):
                 if [w.form for w in a.words] != [w.form for w in b.words]:
                     raise InputError(f"{b.place}: not the tokens of {a.place}")
         readings = [r for sents in sources for r in model.readings_of([to_slots(s)
