@@ -1,7 +1,9 @@
 """The parsed tree at a slot against the gold tree, and the corrector's edits on both
 (fstpunct.apps.correction.slot_trees), on hand-made trees whose kinds are worked out by hand."""
+import json
 from dataclasses import replace
 
+import pytest
 from script_module import load_script
 from test_correction_agree import held_out_runs, marked
 
@@ -166,3 +168,19 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
             # the same choice too, on this data (the learner decoder's balancing of paired
             # marks over the sentence could move it; here it does not)
             assert r["on_gold"] == r["on_parsed"]
+    # a fold corrector that reads drawn readings of T_e': refused in one line, before any
+    # fold's sentences are prepared
+    record = work / "fold1" / "correct" / "correction.json"
+    stored = json.loads(record.read_text(encoding="utf-8"))
+    stored["record"]["readings"] = 2
+    record.write_text(json.dumps(stored), encoding="utf-8")
+
+    def unprepared(*args, **kwargs):
+        raise AssertionError("prepared_folds called before the refusal")
+    monkeypatch.setattr(script, "prepared_folds", unprepared)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        run("slots", "drawn.json", "--trees", str(path))
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and "\n" not in err
+    assert err.endswith(f"slots: {work / 'fold1'} reads drawn readings of T_e', not one")
