@@ -1922,6 +1922,7 @@ def print_slot_tables(slots: list[SlotRow], base: Counter[tuple[str, str]], rows
               f"{'same' if r['reading_same_elsewhere'] else 'differs'} | {r['head_errors']} | "
               f"{r['p_gold_on_gold']:.3f} | {r['p_gold_on_parsed']:.3f} |", flush=True)
 
+
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 4.0)  # the noisy channel's prior weights
 CHANNEL_NESTED, CHANNEL_BAYES = "noisy channel, nested λ", "noisy channel, λ = 1"
 REFERENCE_NESTED = "reference arm, nested edit cost"
