@@ -155,6 +155,8 @@ def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
     word is an elision's (:data:`_ELISIONS`: ``'twas``), each apostrophe among those after
     closes one; in a token of marks only, ``‘`` opens, ``’`` closes and ``'`` closes one if one
     is open, else opens."""
+    if len(pieces) == 1 and not pieces[0][1]:  # a word alone, the common case: none changes
+        return quotes
     word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
     if word is None:
         for c in "".join(p for p, _ in pieces):
