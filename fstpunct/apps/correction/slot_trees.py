@@ -69,14 +69,16 @@ class Trees:
     def heads_beside_right(self, i: int) -> bool:
         """Whether the parser got the heads of the words either side of slot ``i`` right
         (False where the words differ)."""
-        return self.alike and all(self.gold.heads[k] == self.parsed.heads[k]
-                                  for k in self._beside(i))
+        return self._beside_right(i, "heads")
 
     def relations_beside_right(self, i: int) -> bool:
         """Whether the parser got the relations of the words either side of slot ``i`` right
         (False where the words differ)."""
-        return self.alike and all(self.gold.deprels[k] == self.parsed.deprels[k]
-                                  for k in self._beside(i))
+        return self._beside_right(i, "deprels")
+
+    def _beside_right(self, i: int, field: str) -> bool:
+        gold, parsed = getattr(self.gold, field), getattr(self.parsed, field)
+        return self.alike and all(gold[k] == parsed[k] for k in self._beside(i))
 
     def _beside(self, i: int) -> list[int]:
         """The words (0-based) either side of slot ``i``."""
@@ -119,9 +121,11 @@ class Trees:
     def reading_same_elsewhere(self, i: int) -> bool:
         """Whether T_e′ of every other node is the same on both trees (False where the words
         differ)."""
-        near = self.nodes(i) if self.alike else set()
-        return self.alike and all(self.gold.contexts[k] == self.parsed.contexts[k]
-                                  for k in range(self.gold.n) if k not in near)
+        if not self.alike:
+            return False
+        near = self.nodes(i)
+        return all(self.gold.contexts[k] == self.parsed.contexts[k]
+                   for k in range(self.gold.n) if k not in near)
 
 
 def outcome(learner: tuple[str, ...], gold: tuple[str, ...], written: tuple[str, ...]) -> str:
