@@ -18,7 +18,7 @@ from ..errors import InputError
 from ..ud.treebank import Sentence, universal, with_arcs
 from .decode import parse
 from .model import Model
-from .train import _resolved, train, train_settings
+from .train import resolved_defaults, train, train_settings
 
 __all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
            "cut_relations", "digest"]
@@ -115,7 +115,7 @@ def _as_recorded(saved: object) -> object:
     which recorded them all) differs, and is refused."""
     if isinstance(saved, dict) and "beam" in saved and "learning" in saved \
             and saved["learning"] is None:
-        return {**saved, "learning": _resolved(saved["beam"], None, None)[1]}
+        return {**saved, "learning": resolved_defaults(saved["beam"], None, None)[1]}
     return saved
 
 

@@ -38,7 +38,7 @@ from .search import search, trail
 from .transitions import State, initial
 
 __all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
-           "train", "train_settings"]
+           "resolved_defaults", "train", "train_settings"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
@@ -218,7 +218,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     refuse_count(0, patience=patience, min_count=min_count)
     seed = check_seed(seed)
     refuse_unused({"patience": patience is not None and not dev_sents}, PATIENCE_WITHOUT_DEV)
-    patience, learning = _resolved(beam, patience, learning)
+    patience, learning = resolved_defaults(beam, patience, learning)
     if learning not in LEARNING:
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
     if learning == "local" and beam > 1:
@@ -293,11 +293,13 @@ def train_settings(mode: str, beam: int, **settings: Any) -> dict[str, Any]:
     bound.apply_defaults()
     used = {key: value for key, value in bound.arguments.items()
             if key not in ("log", "progress", "info")}
-    used["patience"], used["learning"] = _resolved(beam, used["patience"], used["learning"])
+    used["patience"], used["learning"] = resolved_defaults(beam, used["patience"],
+                                                           used["learning"])
     return dict(sorted(used.items()))
 
 
-def _resolved(beam: int, patience: int | None, learning: str | None) -> tuple[int, str]:
+def resolved_defaults(beam: int, patience: int | None, learning: str | None
+                      ) -> tuple[int, str]:
     """``patience`` (None: :data:`PATIENCE`) and ``learning`` (None: ``local`` at beam 1,
     ``early`` above) as :func:`train` uses them (not checked)."""
     return (PATIENCE if patience is None else patience,
