@@ -50,6 +50,33 @@ def test_public_names_have_docstrings():
         fstpunct.no_such_name  # noqa: B018
 
 
+def _public_docstrings() -> Iterator[tuple[str, str | None]]:
+    """(name, docstring) of every public name of ``fstpunct`` and every public method and
+    property of its classes."""
+    import inspect
+    for name in fstpunct.__all__:
+        obj = getattr(fstpunct, name)
+        yield name, obj.__doc__
+        if inspect.isclass(obj) and not issubclass(obj, Warning):
+            for member, value in vars(obj).items():
+                if not member.startswith("_") and (callable(value)
+                                                   or isinstance(value, property)):
+                    yield f"{name}.{member}", value.__doc__
+
+
+def test_help_shows_every_public_docstring_dedented():
+    """help() dedents a docstring by its least indented line: a ``\\n`` written unescaped
+    inside one (Model.restore's ``" "`` as ``"\\n"``) made a line at column 0, and help()
+    then showed the whole docstring indented, with that line broken off."""
+    seen = 0
+    for name, doc in _public_docstrings():
+        assert doc, name
+        later = [line for line in doc.splitlines()[1:] if line.strip()]
+        assert all(line[0].isspace() for line in later), name
+        seen += 1
+    assert seen > 30
+
+
 def test_a_string_gives_a_string_as_the_command_line_writes(en, capsys):
     assert main(["decode", "--model", "en", str(SAMPLE)]) == 0
     assert en.decode(TEXT) == capsys.readouterr().out

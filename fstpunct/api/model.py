@@ -317,7 +317,7 @@ class Model:
         as :meth:`text_mixture` says (unless ``text_model`` is false: this model, unmixed).
         Text is given back line for line: a blank line (white space only) as an empty one, a
         line of punctuation only as it is (with a warning), and a string of blank lines only
-        (no sentence) as its lines, blank (``""`` as ``""``, ``" "`` as ``"\n"``), where
+        (no sentence) as its lines, blank (``""`` as ``""``, ``" "`` as ``"\\n"``), where
         CoNLL-U output is a :class:`~fstpunct.errors.ConlluError`, no sentences.
 
         ``mix_crf`` (a CRF folder of ``fstpunct crf train``, or a loaded one): the exact decoder
