@@ -77,6 +77,19 @@ def test_help_shows_every_public_docstring_dedented():
     assert seen > 30
 
 
+def test_help_of_a_public_record_names_each_of_its_fields():
+    """help(fstpunct.Perplexity), Source and ModelInfo say what each field holds: their fields
+    have no docstrings of their own (Source.first and .last were shown bare)."""
+    import dataclasses
+    records = [getattr(fstpunct, name) for name in fstpunct.__all__
+               if dataclasses.is_dataclass(getattr(fstpunct, name))]
+    assert {r.__name__ for r in records} >= {"ModelInfo", "Perplexity", "Source"}
+    for record in records:
+        doc = " ".join(record.__doc__.split())
+        for field in dataclasses.fields(record):
+            assert f"``{field.name}``" in doc, (record.__name__, field.name)
+
+
 def test_a_string_gives_a_string_as_the_command_line_writes(en, capsys):
     assert main(["decode", "--model", "en", str(SAMPLE)]) == 0
     assert en.decode(TEXT) == capsys.readouterr().out

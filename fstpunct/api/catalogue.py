@@ -19,9 +19,11 @@ __all__ = ["ModelInfo", "bundled_models", "evaluate"]
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """One bundled model: its name (= language code), training data (files and sentence count),
-    channel direction, test perplexity (None: not measured) and the data it was measured on,
-    and its size on disk in bytes."""
+    """One bundled model, a row of ``fstpunct models``: ``name`` (= its language code),
+    ``data`` (its training files, one ``"LANG train: PATH"`` each) and ``sentences`` (how many
+    it was trained on; None: not recorded), the channel's ``direction`` (``ltr``/``rtl``), its
+    test ``perplexity`` (per slot; None: not measured) and the data it was measured on
+    (``evaluated_on``), and its ``size`` on disk in bytes."""
 
     name: str
     data: tuple[str, ...]
@@ -48,7 +50,8 @@ def _info(name: str) -> ModelInfo:
 
 
 def bundled_models() -> list[ModelInfo]:
-    """Every bundled model, by name."""
+    """A :class:`ModelInfo` for every bundled model, in order of name (what ``fstpunct
+    models`` lists)."""
     return [_info(name) for name in bundled()]
 
 

@@ -76,7 +76,9 @@ _WATCHED = 1000       # ... counted over the first sentences (at most this many)
 
 @dataclass(frozen=True)
 class Perplexity:
-    """Per-slot perplexity exp(−log p / slots) of a corpus, every sentence counted."""
+    """Per-slot perplexity exp(−log p / slots) of a corpus, every sentence counted:
+    ``sentences`` and ``slots`` counted, ``log_prob`` the natural log p(x | T) summed over the
+    sentences, ``value`` the perplexity (also ``float(...)``)."""
 
     sentences: int
     slots: int
@@ -590,8 +592,9 @@ class Model:
         return values(data, lambda s: (lp for lp, _ in self._scored(s)))
 
     def perplexity(self, data: Data, *, pool: Pool | None = None) -> Perplexity:
-        """Per-slot perplexity of the whole input (the paper's Table 3 measure); on ``pool``,
-        chunks of sentences in parallel (the same value)."""
+        """Per-slot perplexity of the whole input (the paper's Table 3 measure), a
+        :class:`Perplexity` (``.value``; ``.sentences``, ``.slots``, ``.log_prob``); on
+        ``pool``, chunks of sentences in parallel (the same value)."""
         _check_pool(pool)
         sentences = slots = 0
         log_p = 0.0

@@ -45,7 +45,9 @@ LANGUAGES = tuple(_STANDARD)
 
 @dataclass(frozen=True)
 class Source:
-    """A readable set of sentences: a file, optionally restricted to sentences first..last."""
+    """A readable set of sentences: the file ``path`` (``name``: how messages name it,
+    ``"en dev"``), or only its sentences ``first``..``last`` (numbered from 1, both included;
+    None: from its first, to its last)."""
 
     path: Path
     name: str
