@@ -210,7 +210,8 @@ def test_train_takes_one_split_per_file_never_a_whole_language(tmp_path, capsys)
     assert not (tmp_path / "m").exists()
 
 
-@pytest.mark.parametrize("command", ["decode", "normalise", "perplexity", "stats", "show"])
+@pytest.mark.parametrize("command", ["decode", "normalise", "perplexity", "stats", "show",
+                                     "rephrase"])
 def test_quiet_silences_the_progress_bar(command, capsys, monkeypatch, tmp_path):
     monkeypatch.setattr(progress_module, "on_terminal", lambda: True)
     args = [command, *(["--model", "en"] if command != "stats" else []), str(SAMPLE),

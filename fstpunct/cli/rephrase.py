@@ -7,9 +7,10 @@ import argparse
 from ..apps.rephrase.order import NoOrderingModel
 from ..apps.rephrase.rephrase import METHODS, TREES, deleted_relations
 from ..errors import InputError, check_stream_seed
+from ..progress import progress
 from ..ud.release import read_one
 from ..ud.treebank import write_file
-from .arguments import add_corpus_arguments, add_width_argument, at_least
+from .arguments import add_corpus_arguments, add_quiet_argument, add_width_argument, at_least
 from .model_option import chosen_model
 
 HELP = ("Rephrase sentences: re-order the dependents of every NOUN and VERB by sampling the "
@@ -56,6 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--permute", choices=("auto", "yes", "no"), default="auto",
                         help="self-permute (auto: yes unless deleting)")
     add_width_argument(parser)
+    add_quiet_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,5 +75,5 @@ def run(args: argparse.Namespace) -> int:
     except NoOrderingModel as e:  # the library's words name its keywords: name the options
         raise InputError(f"{e.what}: give one (--order O), or only delete (--delete RELS, "
                          "--delete-parens)") from e
-    write_file(out, args.output)
+    write_file(progress(out, "rephrase", quiet=args.quiet), args.output)
     return 0
