@@ -20,7 +20,7 @@ from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
 from fstpunct.errors import InputError, ModelError
 from fstpunct.model.punct import Settings
-from fstpunct.model.store import load_model, model_path
+from fstpunct.model.store import bundled, load_model, model_path
 from fstpunct.parser import train
 from fstpunct.progress import progress
 from fstpunct.ud.annotations import COMMENTS, MISC_KEYS, forget
@@ -769,6 +769,29 @@ def test_a_refusal_comes_without_the_note_on_the_language(command, tmp_path, mon
         status = stop.code
     err = capsys.readouterr().err
     assert status == 2 and err.count("\n") == 1 and "note" not in err, err
+
+
+@pytest.mark.parametrize("command", [
+    ["decode", str(SAMPLE)], ["normalise", str(SAMPLE)], ["rephrase", str(SAMPLE)],
+    ["show", str(SAMPLE), "-o", "x.html"], ["draw", "tree", "--sentence", f"{SAMPLE}:2"],
+    ["restore", "--text", "in.txt"],
+])
+@pytest.mark.parametrize("lang", ["nl", "EN", "fr_gsd"])
+def test_a_lang_without_a_bundled_model_is_refused(command, lang, tmp_path, monkeypatch,
+                                                    capsys):
+    """``--lang nl`` (or a typo, ``EN``, ``fr_gsd``) used to give the English model with a
+    note and exit 0, where train, rules and ``restore --crf --text`` refuse it: one line, exit
+    2, nothing written. A language that only the input's name or metadata tells keeps the
+    note (test_api.py::test_choice_falls_back_to_english_with_a_note)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "in.txt").write_text("we left\n", encoding="utf-8")
+    assert main([*command, "--lang", lang]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        f"fstpunct {' '.join(command[:2] if command[0] == 'draw' else command[:1])}: error: "
+        f"--lang {lang!r}: no bundled model of that language (bundled: {', '.join(bundled())}; "
+        "or pass --model DIR, a model of your own)\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.txt"]
 
 
 def test_a_note_or_warning_names_the_whole_command(tmp_path, monkeypatch, capsys):

@@ -7,7 +7,8 @@ import itertools
 from collections.abc import Iterator
 
 from ..api import Model, choose, language_of, load
-from ..errors import refuse_unused
+from ..errors import InputError, refuse_unused
+from ..model.store import bundled
 from ..ud.treebank import Sentence
 from .note import noted
 
@@ -24,8 +25,8 @@ def add_model_arguments(parser: argparse.ArgumentParser | argparse._ActionsConta
     parser.add_argument("--model", help=MODEL_HELP)
     if lang:
         parser.add_argument("--lang", metavar="CODE",
-                            help="the input's language: picks its bundled model (not with "
-                                 "--model)")
+                            help="the input's language: picks its bundled model, which it "
+                                 "must have (fstpunct models lists them; not with --model)")
 
 
 def chosen_model(args: argparse.Namespace, source: str | None, sentences: Iterator[Sentence],
@@ -35,15 +36,21 @@ def chosen_model(args: argparse.Namespace, source: str | None, sentences: Iterat
     English, a note on stderr (:func:`~.note.noted`): once the command's work pulls the first
     sentence, or at the end of a run that never did, never before a refusal (a refused option
     or file is one line). ``--lang`` with ``--model`` is refused, as it would be ignored,
-    unless it is the command's ``own_lang`` (perplexity's: the language of its split)."""
-    refuse_unused({"--lang": bool(args.model and getattr(args, "lang", None) and not own_lang)},
+    unless it is the command's ``own_lang`` (perplexity's: the language of its split). A
+    ``--lang`` without a bundled model is refused too (``EN``, ``fr_gsd``, ``nl``: English with
+    a note would be the wrong language's model); a language the input tells gets the note."""
+    lang = getattr(args, "lang", None)
+    refuse_unused({"--lang": bool(args.model and lang and not own_lang)},
                   "picks the bundled model of a language; not with --model, which names the "
                   "model")
     if args.model:
         return load(args.model), sentences
+    if lang and lang not in bundled():
+        raise InputError(f"--lang {lang!r}: no bundled model of that language (bundled: "
+                         f"{', '.join(bundled())}; or pass --model DIR, a model of your own)")
     first = next(sentences, None)
     sentences = itertools.chain([first] if first is not None else [], sentences)
-    choice = choose(getattr(args, "lang", None) or language_of(source, first))
+    choice = choose(lang or language_of(source, first))
     if choice.note:
         args.note = f"{args.prog}: note: {choice.note}"
     return load(choice.name), noted(args, sentences)

@@ -87,8 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int,
                         help="random seed of --samples, 0 to 2**32 - 1 (default 0)")
     parser.add_argument("--lang", metavar="CODE",
-                        help="the input's language (picks the bundled model when no method is "
-                             "given, and the tagger and parser of --text; with --crf, by "
+                        help="the input's language (picks its bundled model, which it must "
+                             "have, when no method is given, and the tagger and parser of "
+                             "--text; with --crf, by "
                              "default the CRF's language; not with --model, which names the "
                              "model)")
     add_width_argument(parser, "the model's own forms (--crf, --trivial: the CRF's, the rule "
