@@ -1,5 +1,6 @@
 """One command-line convention (issue 17 item 4): inputs by path, '-' or split name; progress
 only as plain lines off a terminal; a step that re-analyses drops the stale analysis."""
+import hashlib
 import html
 import io
 import json
@@ -612,6 +613,32 @@ def test_load_model_reads_channel_json_once(monkeypatch):
     side = json.loads(read_text(model_path("hi") / "channel.json", encoding="utf-8"))
     assert model.channel.direction == side["direction"]
     assert list(model.channel.symbols) == side["symbols"]
+
+
+def test_load_model_reads_channel_fst_once(tmp_path, monkeypatch):
+    """A channel.json recording channel.fst's SHA-256 (a compiled channel put into a model
+    folder: Channel.save's pair) made load_model read channel.fst twice: to hash it
+    (channel_marks) and to parse it (Channel.load). Read once; another channel.fst is still
+    refused, naming channel.json."""
+    folder = tmp_path / "hi"
+    shutil.copytree(model_path("hi"), folder)
+    side, fst = folder / "channel.json", folder / "channel.fst"
+    meta = json.loads(side.read_text(encoding="utf-8"))
+    side.write_text(json.dumps({**meta, "pair_sha256": hashlib.sha256(fst.read_bytes())
+                                .hexdigest()}), encoding="utf-8")
+    reads, read_bytes = [], Path.read_bytes
+
+    def counted(path):
+        reads.append(path.name)
+        return read_bytes(path)
+    monkeypatch.setattr(Path, "read_bytes", counted)
+    assert load_model(folder).channel.symbols == tuple(meta["symbols"])
+    assert reads.count("channel.fst") == 1
+    monkeypatch.undo()
+    side.write_text(json.dumps({**meta, "pair_sha256": "0" * 64}), encoding="utf-8")
+    with pytest.raises(ModelError, match=rf"^{re.escape(str(side))}: records another "
+                                         "channel.fst than the one beside it"):
+        load_model(folder)
 
 
 # each loader of an .npz archive (the model it names: tmp_path / the key): what it is, the

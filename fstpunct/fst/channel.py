@@ -447,13 +447,15 @@ class Channel:
             write_pair(path, write, writable_sidecar(path), sidecar)
 
     @classmethod
-    def load(cls, path: str | Path, direction: str | None = None) -> Channel:
+    def load(cls, path: str | Path, direction: str | None = None,
+             content: bytes | None = None) -> Channel:
         """Read a channel ``.fst`` (log or log64 arcs); the direction comes from the argument,
         else from the JSON sidecar (:func:`sidecar_path`), checked against the bytes read here
         (the file is read once). phi is recovered from the arcs (parsed from the file's bytes:
-        :func:`~fstpunct.fst.fstbinary.parse_file`)."""
+        :func:`~fstpunct.fst.fstbinary.parse_file`). ``content``: the file's bytes where the
+        caller has read them."""
         try:  # a foreign file is refused before pynini (which prints its own message) sees it
-            data = Path(path).read_bytes()
+            data = Path(path).read_bytes() if content is None else content
             f = parse_file(data)
         except OSError as e:
             raise ModelError(f"{path}: cannot read an OpenFst channel: {e.strerror or e}") from e

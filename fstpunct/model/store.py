@@ -144,7 +144,8 @@ def load_model(name: str | Path) -> PunctModel:
     """Load a model folder (or a bundled model by name). Its files are checked in this order,
     the first missing or damaged one refused (:class:`~fstpunct.errors.ModelError`):
     model.json, attach.json and attach.npz, channel.json (read once, for the direction
-    channel.fst is read in), channel.fst, then whether they are of one model."""
+    channel.fst is read in), channel.fst (read once too, for channel.json's record of it and
+    to be parsed), then whether they are of one model."""
     folder = model_path(name)
     if not folder.is_dir():
         raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
@@ -155,8 +156,12 @@ def load_model(name: str | Path) -> PunctModel:
         raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
                          f"{', '.join(unknown)} (a newer version's model?)")
     attach, theta = AttachModel.load(folder / ATTACH)
-    listed, direction = channel_marks(folder)  # once: its direction and symbols
-    channel = Channel.load(folder / CHANNEL, direction)
+    try:  # once: hashed for channel.json's record (if it has one), then parsed
+        data: bytes | None = (folder / CHANNEL).read_bytes()
+    except OSError:  # Channel.load says why, after channel.json's checks
+        data = None
+    listed, direction = channel_marks(folder, data)  # once: its direction and symbols
+    channel = Channel.load(folder / CHANNEL, direction, data)
     for name, symbols in ((f"{ATTACH}.json", attach.vocab.tokens),
                           (SIDECAR, channel.symbols if listed is None else listed)):
         if tuple(symbols) != channel.symbols:  # a file copied from another model's folder
@@ -169,14 +174,15 @@ def load_model(name: str | Path) -> PunctModel:
     return PunctModel(attach, theta, channel, settings)
 
 
-def channel_marks(folder: Path) -> tuple[list[str] | None, str]:
+def channel_marks(folder: Path, content: bytes | None = None
+                  ) -> tuple[list[str] | None, str]:
     """The marks (the channel's symbols) that the model folder's channel.json lists, None if
     it lists none (an older model's), and its direction: what :func:`load_model` checks
     against channel.fst and the vocabulary, read without the weights. A ModelError when
     channel.json cannot be read, holds no direction or records another channel.fst
     (:func:`~fstpunct.fst.channel.read_sidecar`), or lists symbols that are not a list of
-    strings."""
-    side, direction = read_sidecar(folder / CHANNEL)
+    strings. ``content``: channel.fst's bytes where the caller has read them."""
+    side, direction = read_sidecar(folder / CHANNEL, content)
     if "symbols" not in side:
         return None, direction
     listed = side["symbols"]
