@@ -327,27 +327,28 @@ def write_json(path: str | Path, value: object, atomic: bool = True) -> None:
         tmp.write_text(text, encoding="utf-8")
 
 
-def write_pair(data: str | Path, write: Callable[[Path], None], record: str | Path,
+def write_pair(data: str | Path, make: Callable[[], bytes], record: str | Path,
                meta: Mapping[str, Any]) -> None:
-    """A file ``data``, written by ``write`` (given the path to write), and the JSON file
-    ``record`` that describes it: ``meta`` with :data:`PAIR_DIGEST`, the SHA-256 of ``data``'s
-    bytes. Everything that can fail for ``data`` (its writing, mode and flush to the disk) and
-    the opening of ``record``'s folder come first, then the writing of ``record``: an error,
-    Ctrl-C or SIGTERM until then leaves both targets as they were. Then ``record`` is renamed
-    into place, its folder flushed to the disk where the system allows (:func:`_sync_folder`:
-    a power loss cannot then keep the second rename and lose the first), and ``data`` renamed
-    last. An error in those two last steps (the folder's flush, ``data``'s rename), or a crash
-    between the two renames, leaves the new record beside the old data, which
-    :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
+    """A file ``data`` of the bytes ``make`` returns (called within the write: its OSError is the
+    write's), and the JSON file ``record`` that describes it: ``meta`` with :data:`PAIR_DIGEST`, the
+    SHA-256 of those bytes (hashed as written, not read back). Everything that can fail for ``data``
+    (its writing, mode and flush to the disk) and the opening of ``record``'s folder come first,
+    then the writing of ``record``: an error, Ctrl-C or SIGTERM until then leaves both targets as
+    they were. Then ``record`` is renamed into place, its folder flushed to the disk where the
+    system allows (:func:`_sync_folder`: a power loss cannot then keep the second rename and lose
+    the first), and ``data`` renamed last. An error in those two last steps (the folder's flush,
+    ``data``'s rename), or a crash between the two renames, leaves the new record beside the old
+    data, which :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
     refused, never mixed silently."""
     def record_first(tmp: Path) -> None:
-        digest = hashlib.sha256(tmp.read_bytes()).hexdigest()
         with _open_folder(Path(record).parent) as folder:
             write_json(record, {**meta, PAIR_DIGEST: digest})
             _sync_folder(folder)
 
     with atomic_path(data, record_first) as tmp:
-        write(tmp)
+        content = make()
+        digest = hashlib.sha256(content).hexdigest()  # for record_first, called after
+        tmp.write_bytes(content)
 
 
 @contextmanager

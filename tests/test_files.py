@@ -195,12 +195,8 @@ def test_a_pair_cut_between_its_renames_is_the_old_pair_or_refused(kind, cut, tm
     load()
 
 
-def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
-    """Channel.load reads a compiled channel's file once: the digest its sidecar records is
-    checked on the bytes read to parse it (they were read again to be hashed), and a sidecar
-    of another channel is still refused."""
-    save, load, (side, fst), _ = _pair("channel", tmp_path)
-    save(0)
+def _counted_reads(monkeypatch):
+    """The names of the files ``Path.read_bytes`` reads from now on, in order."""
     reads, read_bytes = [], Path.read_bytes
 
     def counted(self):
@@ -208,6 +204,16 @@ def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
         return read_bytes(self)
 
     monkeypatch.setattr(Path, "read_bytes", counted)
+    return reads
+
+
+def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
+    """Channel.load reads a compiled channel's file once: the digest its sidecar records is
+    checked on the bytes read to parse it (they were read again to be hashed), and a sidecar
+    of another channel is still refused."""
+    save, load, (side, fst), _ = _pair("channel", tmp_path)
+    save(0)
+    reads = _counted_reads(monkeypatch)
     load()
     assert reads.count(fst.name) == 1
     mine = side.read_bytes()
@@ -215,6 +221,19 @@ def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
     side.write_bytes(mine)
     with pytest.raises(ModelError, match=rf"^\S+/{side.name}: records another {fst.name} "):
         load()
+
+
+@pytest.mark.parametrize("kind", ["channel", "order"])
+def test_a_pair_is_hashed_as_written(kind, tmp_path, monkeypatch):
+    """write_pair hashes the bytes it writes: it read the written file back to hash it (the
+    channel's .fst, the .npz). The record it writes still describes the file beside it."""
+    save, load, (_, data), _ = _pair(kind, tmp_path)
+    save(0)
+    reads = _counted_reads(monkeypatch)
+    save(1)
+    assert [name for name in reads if data.name in (name, temporary_target(name))] == []
+    monkeypatch.undo()
+    load()
 
 
 def test_an_ordering_model_is_read_once(tmp_path, monkeypatch):

@@ -437,14 +437,11 @@ class Channel:
         JSON object beside it (:func:`writable_sidecar`), the two as a pair
         (:func:`~fstpunct.files.write_pair`: :func:`read_sidecar` refuses halves of two
         writes)."""
-        def write(tmp: Path) -> None:
-            tmp.write_bytes(self.to_bytes())
-
         if sidecar is None:
             with atomic_path(path) as tmp:
-                write(tmp)
+                tmp.write_bytes(self.to_bytes())
         else:
-            write_pair(path, write, writable_sidecar(path), sidecar)
+            write_pair(path, self.to_bytes, writable_sidecar(path), sidecar)
 
     @classmethod
     def load(cls, path: str | Path, direction: str | None = None,

@@ -28,6 +28,7 @@ families use beam search (approximate; they are rare).
 """
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -156,9 +157,10 @@ class OrderModel:
         (:func:`~fstpunct.files.write_pair`: :meth:`load` refuses halves of two saves)."""
         path = Path(path)
 
-        def weights(tmp: Path) -> None:
-            with open(tmp, "wb") as f:  # (a path not ending in .npz: savez would add it)
-                np.savez_compressed(f, theta=self.theta.astype(np.float32))
+        def weights() -> bytes:
+            buffer = io.BytesIO()
+            np.savez_compressed(buffer, theta=self.theta.astype(np.float32))
+            return buffer.getvalue()
 
         meta = {"format": FORMAT, "features": self.features, "record": self.record}
         write_pair(path.with_suffix(".npz"), weights, path.with_suffix(".json"), meta)
