@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from scipy import sparse
@@ -262,18 +263,22 @@ class Model:
             write_weights(tmp / FILES[1], keys, self.weights,
                           np.float16 if float16 else np.float32,
                           fingerprints or self.fingerprints)
-            self.save_meta(tmp, atomic=False)
+            write_json(tmp / FILES[0], self._meta(), atomic=False)  # flushed with the folder
 
-    def save_meta(self, folder: str | Path, atomic: bool = True) -> None:
-        """Rewrite ``model.json`` only (vocabularies, templates, training info); ``atomic``
-        as :func:`~fstpunct.files.write_json`'s (False: in the folder :meth:`save` fills)."""
+    def save_meta(self, folder: str | Path) -> None:
+        """Rewrite ``model.json`` only (vocabularies, templates, training info), whole or not
+        at all."""
+        write_json(Path(folder) / FILES[0], self._meta())
+
+    def _meta(self) -> dict[str, Any]:
+        """What ``model.json`` holds."""
         meta = {"format": FORMAT, "mode": self.mode, "props_version": self.props_version,
                 "templates": self.template_names,
                 "labels": self.labels, "tags": self.tags.items, "words": self.words.items,
                 "info": self.info}
         if self.lowercase:  # absent from the files of case-sensitive models, as before
             meta["lowercase"] = True
-        write_json(Path(folder) / "model.json", meta, atomic)
+        return meta
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:
