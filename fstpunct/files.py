@@ -71,6 +71,8 @@ _FORMATS = {1: "a punctuation or ordering model's", "fstpunct-parser-1": "a pars
 
 PAIR_DIGEST = "pair_sha256"  # a JSON record's SHA-256 of the file it describes (write_pair)
 
+_DIRECTORY = getattr(os, "O_DIRECTORY", 0)  # os.open's flag for a folder, where it has one
+
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
 
@@ -258,7 +260,9 @@ def atomic_path(path: str | Path,
     renamed over ``path`` when the ``with`` block completes, removed if it does not. A device
     or named pipe is given as it is. ``before_rename``, if given, is called with the written
     temporary once its mode is set and its bytes are flushed to the disk, just before the
-    rename (:func:`write_pair`'s record)."""
+    rename (:func:`write_pair`'s record). The folder is then flushed to the disk, where the
+    system allows (:func:`_sync_folder`; opened before ``before_rename``): a crash after
+    the ``with`` block finds the new file."""
     target = Path(path)
     _check_target(target)
     if _special(target):
@@ -273,9 +277,11 @@ def atomic_path(path: str | Path,
             _keep_mode(target, tmp, 0o666)
             with open(tmp, "rb") as f:
                 os.fsync(f.fileno())
-            if before_rename is not None:
-                before_rename(tmp)
-            os.replace(tmp, target)
+            with _open_folder(target.parent) as folder:
+                if before_rename is not None:
+                    before_rename(tmp)
+                os.replace(tmp, target)
+                _sync_folder(folder)  # the rename too: a crash now keeps it
     except OSError as e:
         raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
 
@@ -332,18 +338,16 @@ def write_pair(data: str | Path, make: Callable[[], bytes], record: str | Path,
     """A file ``data`` of the bytes ``make`` returns (called within the write: its OSError is the
     write's), and the JSON file ``record`` that describes it: ``meta`` with :data:`PAIR_DIGEST`, the
     SHA-256 of those bytes (hashed as written, not read back). Everything that can fail for ``data``
-    (its writing, mode and flush to the disk) and the opening of ``record``'s folder come first,
-    then the writing of ``record``: an error, Ctrl-C or SIGTERM until then leaves both targets as
-    they were. Then ``record`` is renamed into place, its folder flushed to the disk where the
-    system allows (:func:`_sync_folder`: a power loss cannot then keep the second rename and lose
-    the first), and ``data`` renamed last. An error in those two last steps (the folder's flush,
+    (its writing, mode and flush to the disk) and the writing of ``record`` and the opening of their
+    folders come first: an error, Ctrl-C or SIGTERM until then leaves both targets as they were.
+    Then ``record`` is renamed into place, its folder flushed to the disk where the system allows
+    (:func:`atomic_path`: a power loss cannot then keep the second rename and lose the first), and
+    ``data`` renamed last, its folder flushed. An error in those two last steps (the folder's flush,
     ``data``'s rename), or a crash between the two renames, leaves the new record beside the old
     data, which :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
     refused, never mixed silently."""
-    def record_first(tmp: Path) -> None:
-        with _open_folder(Path(record).parent) as folder:
-            write_json(record, {**meta, PAIR_DIGEST: digest})
-            _sync_folder(folder)
+    def record_first(tmp: Path) -> None:  # renamed, then its folder flushed (atomic_path)
+        write_json(record, {**meta, PAIR_DIGEST: digest})
 
     with atomic_path(data, record_first) as tmp:
         content = make()
@@ -355,9 +359,9 @@ def write_pair(data: str | Path, make: Callable[[], bytes], record: str | Path,
 def _open_folder(folder: Path) -> Iterator[int | None]:
     """``folder`` opened for :func:`_sync_folder`, or None where it cannot be opened so: on
     Windows, or a folder that may be written but not read (mode 0333: EACCES), whose saves
-    worked before pairs flushed their folder and so are not refused for it."""
+    worked before saves flushed their folder and so are not refused for it."""
     try:
-        fd = None if os.name == "nt" else os.open(folder, os.O_RDONLY)
+        fd = None if os.name == "nt" else os.open(folder, os.O_RDONLY | _DIRECTORY)
     except PermissionError:
         fd = None
     try:
@@ -449,9 +453,10 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is. Every file of the temporary folder, and every folder in it,
-    is flushed to the disk before it takes a place (:func:`_sync_tree`): a crash after the
-    rename finds the files whole, so the files inside need no temporary of their own
-    (:func:`write_json`'s ``atomic=False``)."""
+    is flushed to the disk before it takes a place (:func:`_sync_tree`), and the folder that
+    holds it after (its rename, where the system allows: :func:`_sync_folder`): a crash after
+    the ``with`` block finds the new folder and its files whole, so the files inside need no
+    temporary of their own (:func:`write_json`'s ``atomic=False``)."""
     folder = Path(path)
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(folder)
@@ -463,7 +468,9 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
             _sync_tree(tmp)
             others = foreign(folder, files, parts)
             place = _aside(folder) if others else folder
-            _put(tmp, place)
+            with _open_folder(place.parent) as parent:
+                _put(tmp, place)
+                _sync_folder(parent)  # the rename too: a crash now keeps it
     except OSError as e:
         raise InputError(f"{place}: cannot write: {e.strerror or e}") from e
     if others:
@@ -525,9 +532,9 @@ def _aside(folder: Path) -> Path:
 
 def _sync_tree(folder: Path) -> None:
     """Flush every file in ``folder`` and its sub-folders to the disk, then each folder (its
-    entries), the deepest first, as :func:`atomic_path` flushes its file and
-    :func:`write_pair` its folder: a folder that cannot be opened (or listed) or flushed so is
-    left to the system (:func:`_open_folder`, :func:`_sync_folder`)."""
+    entries), the deepest first, as :func:`atomic_path` flushes its file and its folder: a
+    folder that cannot be opened (or listed) or flushed so is left to the system
+    (:func:`_open_folder`, :func:`_sync_folder`)."""
     for root, _, names in os.walk(folder, topdown=False, onerror=_unless_unreadable):
         for name in names:
             fd = os.open(os.path.join(root, name), os.O_RDONLY)

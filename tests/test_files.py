@@ -141,6 +141,44 @@ def _pair(kind, folder):
             (np, "savez_compressed"))
 
 
+def _write_file(target):
+    with output(target) as f:
+        f.write("new\n")
+
+
+def _write_folder(target):
+    with model_folder(target, ["model.json"], "a model") as tmp:
+        write_json(tmp / "model.json", {}, atomic=False)
+
+
+@pytest.mark.parametrize("write, old", [(_write_file, None), (_write_file, "file"),
+                                        (_write_folder, None), (_write_folder, "folder")])
+def test_a_rename_into_place_is_flushed(write, old, tmp_path, monkeypatch):
+    """After the rename that puts an output in place (atomic_path's, model_folder's, over an
+    old one or not), the folder holding it is flushed to the disk: it was not, so a crash
+    right after could lose the rename (ext4, xfs) and find the old output."""
+    target = tmp_path / "out"
+    if old == "file":
+        target.write_text("old\n")
+    elif old == "folder":
+        _write_folder(target)
+    events, replace, fsync, folder = [], os.replace, os.fsync, os.stat(tmp_path)
+
+    def renamed(src, dst):
+        replace(src, dst)
+        events.append(Path(dst))
+
+    def flushed(fd):  # the folder holding the output, or another file or folder
+        fsync(fd)
+        events.append("folder" if os.path.samestat(os.fstat(fd), folder) else "other")
+
+    monkeypatch.setattr(os, "replace", renamed)
+    monkeypatch.setattr(os, "fsync", flushed)
+    write(target)
+    monkeypatch.undo()
+    assert events[-2:] == [target, "folder"], events
+
+
 @pytest.mark.parametrize("cut", ["json", "binary"])
 @pytest.mark.parametrize("kind", ["channel", "order"])
 def test_a_pair_whose_second_write_fails_stays_the_old_pair(kind, cut, tmp_path, monkeypatch):
@@ -264,7 +302,8 @@ def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypat
     """A power loss cannot keep a pair's second rename and lose its first: the folder is
     flushed to the disk (fsync) between them. It was not, so a file system that reorders its
     metadata could keep the new binary beside an old record (one without a digest: nothing
-    to refuse it)."""
+    to refuse it). And after the second (atomic_path's flush), which was not flushed either:
+    a crash right after could lose it."""
     save, _, files, _ = _pair(kind, tmp_path)
     save(0)
     events, replace, fsync, folder = [], os.replace, os.fsync, os.stat(tmp_path)
@@ -281,7 +320,7 @@ def test_a_pair_flushes_its_folder_between_its_renames(kind, tmp_path, monkeypat
     monkeypatch.setattr(os, "replace", renamed)
     monkeypatch.setattr(os, "fsync", flushed)
     save(1)
-    assert events == [files[0].name, "folder", files[1].name]
+    assert events == [files[0].name, "folder", files[1].name, "folder"]
 
 
 @pytest.mark.parametrize("error", [errno.EINVAL, errno.EACCES, errno.EIO])
@@ -290,8 +329,9 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
     0333: EACCES) or that the file system refuses to flush (EINVAL) leaves the order to the
     system and the pair is written: saves into such a folder worked before pairs flushed their
     folder, and failed after. Any other error of the flush, which comes after the record's
-    rename, is one line and leaves the new record beside the old data: refused on reading,
-    until the pair is written again."""
+    rename, is one line naming the record (its own write's flush: it named the data) and
+    leaves the new record beside the old data: refused on reading, until the pair is written
+    again."""
     save, load, files, _ = _pair("order", tmp_path)
     save(0)
     old = [p.read_bytes() for p in files]
@@ -313,7 +353,7 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
         save(1)
         assert load().record["version"] == 1
     else:
-        with pytest.raises(InputError, match=r"^\S+/order.npz: cannot write: Input/output"):
+        with pytest.raises(InputError, match=r"^\S+/order.json: cannot write: Input/output"):
             save(1)
         monkeypatch.undo()
         assert files[0].read_bytes() != old[0] and files[1].read_bytes() == old[1]
@@ -417,7 +457,8 @@ def test_a_model_folder_is_flushed_to_the_disk_before_it_takes_its_place(writer,
     before = at_rename[target.name]
     written = [target, *sorted(target.rglob("*"))]
     assert len(written) == {"nested": 6, "punctuation": 7, "correction": 14}.get(writer, 3)
-    assert len(flushed) == len(written)  # each once: the JSON file had its own temporary too
+    assert len(before) == len(written)  # each once: the JSON file had its own temporary too
+    assert len(flushed) == len(before) + 1 and os.path.samestat(flushed[-1], tmp_path.stat())
     for path in written:
         assert _index(before, path) is not None, path
         if path.is_dir():
