@@ -59,20 +59,15 @@ class DaskPool(Pool):
         self._plugins: set[str] = set()
         if scheduler is None:
             _check_main_script()
-            _keep_nannies.enter()
-            self._keeps = True
-            try:
+        try:
+            if scheduler is None:
+                _keep_nannies.enter()
+                self._keeps = True
                 with dask.config.set({_NO_WORKERS: _no_workers_timeout()}):
                     self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                                  processes=True, host="127.0.0.1",
                                                  dashboard_address=":0")
-                self.client = Client(self._cluster)
-            except BaseException:
-                self._close_local()
-                raise
-        else:
-            self.client = Client(scheduler)
-        try:
+            self.client = Client(scheduler if self._cluster is None else self._cluster)
             self.workers = max(1, sum(w["nthreads"] for w in
                                       self.client.scheduler_info()["workers"].values()))
             self._executor = self.client.get_executor(pure=False)
@@ -103,12 +98,14 @@ class DaskPool(Pool):
         self._plugins.add(name)
 
     def close(self) -> None:
+        client: Client | None = getattr(self, "client", None)  # None: it failed to open first
         try:
-            if self._cluster is None and self.client.status == "running":
-                for name in self._plugins:  # the cluster outlives the pool
-                    self.client.unregister_worker_plugin(name)
-            self._plugins.clear()
-            self.client.close()
+            if client is not None:
+                if self._cluster is None and client.status == "running":
+                    for name in self._plugins:  # the cluster outlives the pool
+                        client.unregister_worker_plugin(name)
+                self._plugins.clear()
+                client.close()
         finally:
             self._close_local()
 
@@ -153,8 +150,8 @@ def _no_workers_timeout() -> float:
     """:data:`NO_WORKERS_TIMEOUT`, longer by as much as the lost-worker timeout in force is
     longer than :data:`LOST_WORKER_TIMEOUT` (a restart dask waits for is waited for), or
     dask's setting if longer still."""
-    longer = _at_least(_KeepNannies.key, LOST_WORKER_TIMEOUT) - LOST_WORKER_TIMEOUT
-    return _at_least(_NO_WORKERS, NO_WORKERS_TIMEOUT + longer)
+    return _at_least(_NO_WORKERS, NO_WORKERS_TIMEOUT - LOST_WORKER_TIMEOUT
+                     + _at_least(_KeepNannies.key, LOST_WORKER_TIMEOUT))
 
 
 class _KeepNannies:
