@@ -110,16 +110,13 @@ def stages(path: str, model_name: str) -> dict[str, Cost]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("file", nargs="?", help="CoNLL-U (default: en_ewt test)")
-    parser.add_argument("--model", default="en")
+    sys.path.insert(0, str(ROOT))
+    from bench.options import file_and_model, treebank_file
+    parser = file_and_model(__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sys.path.insert(0, str(ROOT))
-    if args.file is None:
-        from fstpunct.ud.release import find_treebank
-        args.file = str(find_treebank("en_ewt", "test"))
+    args.file = treebank_file(args.file)
     if args.child:
         spent = stages(args.file, args.model)
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024

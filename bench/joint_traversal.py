@@ -11,7 +11,6 @@ Usage: python bench/joint_traversal.py [--model M] [--repeat K] [FILE]
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -24,12 +23,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import numpy as np  # noqa: E402
 
+from bench.options import file_and_model, treebank_file  # noqa: E402
 from fstpunct.api import load  # noqa: E402
 from fstpunct.apps.decode import CHAINED_USES, chunk_inference  # noqa: E402
 from fstpunct.cli.arguments import positive  # noqa: E402
 from fstpunct.dp import _forest  # noqa: E402
 from fstpunct.dp.forest import Forest  # noqa: E402
-from fstpunct.ud.release import find_treebank  # noqa: E402
 from fstpunct.ud.treebank import read_file  # noqa: E402
 
 
@@ -53,12 +52,10 @@ def passes(total: Forest, best: Forest) -> dict[str, Callable[[], tuple]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("file", nargs="?", help="CoNLL-U (default: en_ewt test)")
-    parser.add_argument("--model", default="en")
+    parser = file_and_model(__doc__)
     parser.add_argument("--repeat", type=positive, default=7)
     args = parser.parse_args()
-    path = args.file or str(find_treebank("en_ewt", "test"))
+    path = treebank_file(args.file)
     model = load(args.model).punct
     spent = {"joint": 0.0, "Viterbi alone": 0.0, "inside alone": 0.0}
     same = True

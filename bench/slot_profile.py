@@ -14,7 +14,6 @@ transposes). Usage: python bench/slot_profile.py [--model M] [FILE]
 """
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import resource
@@ -27,13 +26,13 @@ from pathlib import Path
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.options import file_and_model, treebank_file  # noqa: E402
 from fstpunct.api import load  # noqa: E402
 from fstpunct.apps import decode  # noqa: E402
 from fstpunct.dp import chains, stacks  # noqa: E402
 from fstpunct.dp import forest as dp_forest  # noqa: E402
 from fstpunct.fst import lattice  # noqa: E402
 from fstpunct.model import punct  # noqa: E402
-from fstpunct.ud.release import find_treebank  # noqa: E402
 from fstpunct.ud.treebank import read_file  # noqa: E402
 
 SECONDS: Counter[str] = Counter()
@@ -95,11 +94,8 @@ def charged(owner: object, name: str, label: str, within: str | None = None) -> 
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("file", nargs="?", help="CoNLL-U (default: en_ewt test)")
-    parser.add_argument("--model", default="en")
-    args = parser.parse_args()
-    path = args.file or str(find_treebank("en_ewt", "test"))
+    args = file_and_model(__doc__).parse_args()
+    path = treebank_file(args.file)
     for owner, name, label, *within in PARTS:
         charged(owner, name, label, *within)
     try:  # as the command does (a tree from before fstpunct.parallel.heap: as it ran)
