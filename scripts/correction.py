@@ -107,11 +107,13 @@ trees' CRFs on held-out parses of the train pairs instead of P's parses of its o
 sentences; ``--split train --split dev --split test`` parses every learner sentence by ``cv``'s
 folds (no parser sees its fold's documents, dev included), ``--tags`` on the UPOS of taggers
 jackknifed on the same folds, for ``compare --after-trees FILE``, which decodes the after side
-on those trees (the before side on the gold ones). ``jackknife --nested`` writes the training
-trees to match: for each outer fold k, every sentence of another fold j parsed by the parser
-that saw neither j nor k (one parser per pair of folds), and ``cv --train-trees FILE
---correctors-only`` trains fold k's learner model and corrector on them (the corrections'
-punctuation read on the learner sentence's tree) instead of the gold trees.
+on those trees (the before side on the gold ones). ``--mode removed`` trains and runs those
+parsers without punctuation (the learner's marks attached to a neighbour after: they mislead no
+parse). ``jackknife --nested`` writes the training trees to match: for each outer fold k, every
+sentence of another fold j parsed by the parser that saw neither j nor k (one parser per pair
+of folds), and ``cv --train-trees FILE --correctors-only`` trains fold k's learner model and
+corrector on them (the corrections' punctuation read on the learner sentence's tree) instead of
+the gold trees.
 
 ``rerank`` re-ranks each CRF corrector's k-best corrections (:mod:`fstpunct.apps.correction.rerank`:
 log p_crf + w · log p_gen, p_gen the correction model's p(y | T, T_e') or the English model's
@@ -2591,13 +2593,20 @@ def jackknife(args: argparse.Namespace) -> None:
     ``# jackknife_fold``), which ``compare --after-trees`` checks. With ``--nested``, the
     training trees of each outer fold k instead (:func:`~fstpunct.parser.jackknife.
     nested_jackknifed`: the sentences of fold j ≠ k parsed by the parser that saw neither j
-    nor k; ``# jackknife_outer_fold``), for ``cv --train-trees``."""
+    nor k; ``# jackknife_outer_fold``), for ``cv --train-trees``. ``--mode removed`` (with dev
+    among the splits only: the train split's trees alone are for a tokens-mode ``--parser``)
+    trains and runs the parsers without punctuation, each mark attached to a neighbour after
+    (:func:`~fstpunct.parser.punct.reattach`), so that the learner's marks mislead no parse."""
     if args.cut_relations and not args.add_train:
         _fail("jackknife: --cut-relations cuts the relations of --add-train's sentences: give "
               "--add-train")
     if args.nested and args.tags:
         _fail("jackknife: --nested parses the words with their gold tags: no --tags")
     data, splits = Path(args.data), args.splits or ["train"]
+    if args.mode != "tokens" and "dev" not in splits:
+        _fail(f"jackknife: --mode {args.mode} parses cv's folds (--split train --split dev "
+              "--split test) for compare and slots; the train split's trees are for "
+              "table/crossfit --parser P, a tokens-mode parser: --mode tokens there")
     learner_text, fold_of = document_folds(data, splits, args.folds)
     text = [s for split in splits for s in learner_text[split]]
     folds = [fold_of[_document(s)] for s in text]
@@ -2611,16 +2620,17 @@ def jackknife(args: argparse.Namespace) -> None:
                             epochs=6, min_count=2, extra=extra,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
     parsed = (nested_jackknifed if args.nested else jackknifed)(
-        text, folds, dev, "tokens", args.beam, args.work, epochs=args.epochs, held_dev=held_dev,
+        text, folds, dev, args.mode, args.beam, args.work, epochs=args.epochs, held_dev=held_dev,
         parsed=tagged, extra=extra, cut=args.cut_relations)
     added = f" ({len(extra)} sentences of {args.add_train}" \
         f"{', relations cut' if args.cut_relations else ''} in each fold's training)" \
         if extra else ""
-    reference, what, parsers = text, "sentences", f"{k} jackknife parsers"
+    mode = "" if args.mode == "tokens" else f" ({args.mode} mode)"
+    reference, what, parsers = text, "sentences", f"{k} jackknife parsers{mode}"
     if args.nested:
         gold = {s.sent_id: s for s in text}
         reference = [gold[t.sent_id] for t in parsed]
-        what, parsers = "training trees", f"{k * (k - 1) // 2} nested jackknife parsers"
+        what, parsers = "training trees", f"{k * (k - 1) // 2} nested jackknife parsers{mode}"
         for outer in range(k):
             mine = [t for t in parsed if t.comment("jackknife_outer_fold") == str(outer)]
             s = parse_score([gold[t.sent_id] for t in mine], mine)
@@ -3028,7 +3038,7 @@ def main() -> None:
                    help="a heldout run's JSON: its edits split final slot / inner slots")
     u.add_argument("-o", "--output", required=True, help="JSON of every figure")
     j = sub.add_parser("jackknife", help="parse every learner sentence of the splits with a "
-                                         "tokens-mode parser trained on the other folds")
+                                         "parser trained on the other folds")
     j.add_argument("--data", default="learner", help="folder of learner_corpus.py's files")
     j.add_argument("--folds", type=int, default=10, help="folds by FCE document (10)")
     j.add_argument("--split", dest="splits", action="append", choices=SPLITS,
@@ -3036,6 +3046,11 @@ def main() -> None:
                         "with dev, the parsers choose their epoch on the other folds' dev "
                         "sentences and do not train on them)")
     j.add_argument("--beam", type=int, default=1, help="the parsers' beam (1: greedy)")
+    j.add_argument("--mode", choices=("tokens", "removed"), default="tokens",
+                   help="the parsers' punctuation mode: tokens (the learner's marks are tokens "
+                        "the parser attaches and reads) or removed (trained and run without "
+                        "them, each mark attached to a neighbour after; only with --split dev, "
+                        "cv's folds)")
     j.add_argument("--tags", action="store_true",
                    help="parse the words with the UPOS of a tagger jackknifed on the same folds "
                         "(the parsers train on gold tags)")

@@ -395,6 +395,52 @@ def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeyp
                                        "relations of --add-train's sentences: give --add-train\n")
 
 
+def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path, monkeypatch,
+                                                                        capsys):
+    """--mode removed: every fold's parser is trained and run without punctuation (the marks
+    attached to a neighbour after, as ``parse`` attaches them: leaves); the trees are those
+    parsers' parses. Only for cv's splits (the trees ``compare`` and ``slots`` read): the train
+    split's trees alone are for table/crossfit --parser P, a tokens-mode parser, and are
+    refused in one line."""
+    script = load_script("correction")
+    monkeypatch.setitem(DOCUMENTS, "dev", ["docDD", "docE"])  # a dev document in each fold
+    learner_folder(tmp_path)
+    modes: list[str] = []
+    real = jackknife.train
+
+    def spied(rest, dev, mode, *args, **more):
+        modes.append(mode)
+        return real(rest, dev, mode, *args, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    trees = tmp_path / "jk.conllu"
+    argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
+            "1", "--mode", "removed", "--work", str(tmp_path / "jk"), "-o", str(trees)]
+    splits = ["--split", "train", "--split", "dev", "--split", "test"]
+    monkeypatch.setattr(sys, "argv", argv + splits)
+    script.main()
+    assert "parsed by 2 jackknife parsers (removed mode)" in capsys.readouterr().out
+    assert modes == ["removed", "removed"]
+    parsers = [ParserModel.load(tmp_path / "jk" / f"fold{fold}") for fold in (0, 1)]
+    assert [p.mode for p in parsers] == ["removed", "removed"]
+    _, fold_of = script.document_folds(tmp_path, list(script.SPLITS), 2)
+    learner = [s for split in script.SPLITS
+               for s in script.read_file(tmp_path / f"en_esl-ud-{split}.conllu")]
+    parsed = list(script.read_file(trees))
+    assert [bare(t) for t in parsed] == [
+        parse(parsers[fold_of[s.sent_id.rsplit("-", 1)[0]]], s, 1).text() for s in learner]
+    marks = [{w.id for w in t.words if w.is_punct} for t in parsed]
+    assert all(marks) and not any(w.head in m for t, m in zip(parsed, marks) for w in t.words)
+    monkeypatch.setattr(sys, "argv", argv + ["--split", "train"])
+    with pytest.raises(SystemExit) as stop:
+        script.main()
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (
+        "correction: jackknife: --mode removed parses cv's folds (--split train --split dev "
+        "--split test) for compare and slots; the train split's trees are for table/crossfit "
+        "--parser P, a tokens-mode parser: --mode tokens there\n")
+
+
 def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):
     """jackknife --split train --split dev --split test parses each fold's learner sentences
     with a parser that never saw the fold's documents (dev sentences of the other folds choose
