@@ -1869,8 +1869,7 @@ def tree_slots(args: argparse.Namespace) -> None:
     for j in range(n):
         trees = Trees(read["gold"][j], read["parsed"][j])
         gold_strings = slot_strings(to_slots(gold[j]))
-        base.update(zip((slot_class(x, y) for x, y in zip(slot_strings(trees.gold),
-                                                          gold_strings)),
+        base.update(zip((slot_class(x, y) for x, y in zip(trees.learner, gold_strings)),
                         trees.inner_kinds()))
         for row in slot_rows(trees, gold_strings, *(slot_strings(to_slots(written[side][j]))
                                                     for side in inputs)):

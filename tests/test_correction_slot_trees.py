@@ -103,6 +103,24 @@ def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
     assert slot_rows(Trees(mine, mine), learner, learner, learner) == []
 
 
+def test_trees_read_the_learners_slot_strings_once(monkeypatch):
+    """Trees.learner: the learner's slot strings on the gold tree, read once for the slot
+    classes and the rows (slot_rows reads them there)."""
+    import fstpunct.apps.correction.slot_trees as module
+    calls = []
+
+    def counted(sent):
+        calls.append(sent)
+        return slot_strings(sent)
+    monkeypatch.setattr(module, "slot_strings", counted)
+    learner = ((), (), (",",), (), (".",))
+    mine = replace(GOLD, slots=learner, contexts=(E,) * 4)
+    trees = Trees(mine, mine)
+    assert trees.learner == slot_strings(mine)
+    rows = slot_rows(trees, learner, learner, ((), (), (), (), (".",)))
+    assert [r.slot for r in rows] == [2] and calls == [mine]
+
+
 def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys):
     """``slots`` decodes the held-out pairs on the gold trees and on the given ones: its
     edits are compare's (the before side on the gold trees, the after side on the given ones),

@@ -56,6 +56,11 @@ class Trees:
                 node_contexts(replace(self.parsed, contexts=())))
 
     @cached_property
+    def learner(self) -> list[tuple[str, ...]]:
+        """The learner's slot strings (on the gold tree; ``<abbv>`` left out)."""
+        return slot_strings(self.gold)
+
+    @cached_property
     def head_errors(self) -> int:
         """The words whose head the parser got wrong (all of them if the words differ)."""
         if not self.alike:
@@ -164,8 +169,8 @@ def slot_rows(trees: Trees, gold: Sequence[tuple[str, ...]],
     """The :class:`SlotRow` of every inner slot (not the final one) of a learner sentence
     (``trees``) where the gold strings ``gold``, the corrector's on the gold tree
     (``written_gold``) or on the parsed tree (``written_parsed``) differ from the learner's
-    (its slots on the gold tree, ``<abbv>`` left out)."""
-    learner = slot_strings(trees.gold)
+    (:attr:`Trees.learner`)."""
+    learner = trees.learner
     return [SlotRow(i, gold[i] != learner[i], outcome(learner[i], gold[i], written_gold[i]),
                     outcome(learner[i], gold[i], written_parsed[i]), trees.kind(i),
                     trees.heads_beside_right(i), trees.relations_beside_right(i),
