@@ -1835,10 +1835,12 @@ def tree_slots(args: argparse.Namespace) -> None:
     inner slot (printed, and the rows written to the JSON)."""
     data, splits, work = Path(args.data), args.splits or list(SPLITS), Path(args.work)
     pooled, helds, fold_of = held_out_pairs(args)
-    for fold in range(len(helds)):  # refused before any fold's sentences are prepared
+    for fold in range(len(helds)):  # refused before any fold's corrector is loaded
         fold_folders(work, fold, ("correct",), len(helds))
         if read_correction_record(work / f"fold{fold}" / "correct").get("readings", 0):
             _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
+    models = [CorrectionModel.load(work / f"fold{fold}" / "correct")
+              for fold in range(len(helds))]  # each fold's once, for both trees
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     inputs = {"gold": pooled, "parsed": pooled_pairs(data, splits, False, trees=read_trees(
         args.trees, data, splits, fold_of))[0]}
@@ -1848,8 +1850,8 @@ def tree_slots(args: argparse.Namespace) -> None:
     read: dict[str, list] = {side: [None] * n for side in inputs}
     dists: dict[str, list] = {side: [None] * n for side in inputs}
     for side, pairs_of in inputs.items():
-        for prep, held in zip(prepared_folds(work, pairs_of, helds), helds):
-            assert isinstance(prep, Prepared)  # no bags
+        for model, held in zip(models, helds):
+            prep = Prepared.of(model, [pairs_of[j][1] for j in held])
             place(written, held, {side: prep.corrected_with(decoding)}, n)
             for j, reading, d in zip(held, prep.readings[0], prep.dists):
                 read[side][j], dists[side][j] = reading, d

@@ -143,7 +143,16 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
         trees.append(marked(s, 2, fold_of[s.sent_id.rsplit("-", 1)[0]]))
     path = tmp_path / "trees.conllu"
     script.write_file(trees, path)
+    loads = []
+    real_load = script.CorrectionModel.load
+
+    def counted_load(folder):
+        loads.append(str(folder))
+        return real_load(folder)
+    monkeypatch.setattr(script.CorrectionModel, "load", counted_load)
     got = run("slots", "slots.json", "--trees", str(path))
+    # each fold's corrector loaded once, for both trees
+    assert sorted(loads) == [str(work / f"fold{fold}" / "correct") for fold in (0, 1)]
     out = capsys.readouterr().out
     assert "| tree at the slot | inner slots | gold edit | marks kept | no marks |" in out
     words = [to_slots(s).n for _, s, _ in pooled]
@@ -187,15 +196,15 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
             # marks over the sentence could move it; here it does not)
             assert r["on_gold"] == r["on_parsed"]
     # a fold corrector that reads drawn readings of T_e': refused in one line, before any
-    # fold's sentences are prepared
+    # fold's corrector is loaded
     record = work / "fold1" / "correct" / "correction.json"
     stored = json.loads(record.read_text(encoding="utf-8"))
     stored["record"]["readings"] = 2
     record.write_text(json.dumps(stored), encoding="utf-8")
 
-    def unprepared(*args, **kwargs):
-        raise AssertionError("prepared_folds called before the refusal")
-    monkeypatch.setattr(script, "prepared_folds", unprepared)
+    def unloaded(*args, **kwargs):
+        raise AssertionError("a fold corrector loaded before the refusal")
+    monkeypatch.setattr(script.CorrectionModel, "load", unloaded)
     capsys.readouterr()
     with pytest.raises(SystemExit) as stop:
         run("slots", "drawn.json", "--trees", str(path))
