@@ -1851,8 +1851,9 @@ def tree_slots(args: argparse.Namespace) -> None:
     dists: dict[str, list] = {side: [None] * n for side in inputs}
     for side, pairs_of in inputs.items():
         for model, held in zip(models, helds):
-            prep = Prepared.of(model, [pairs_of[j][1] for j in held])
+            prep = Prepared.of(model, [pairs_of[j][1] for j in held], keep_readings=True)
             place(written, held, {side: prep.corrected_with(decoding)}, n)
+            assert prep.readings is not None  # kept, as asked
             for j, reading, d in zip(held, prep.readings[0], prep.dists):
                 read[side][j], dists[side][j] = reading, d
     edits = grid_of(inputs, written.__getitem__, source, gold)[0]  # type: ignore[arg-type]

@@ -20,6 +20,7 @@ from fstpunct.apps.restoration import marks
 from fstpunct.apps.restoration.metrics import score
 from fstpunct.apps.restoration.strip import insert
 from fstpunct.errors import InputError
+from fstpunct.ud.slots import to_slots
 
 QUOTES = (("“", "”"),)
 
@@ -112,6 +113,21 @@ def test_bagged_of_one_model_is_that_model(hand_corrector):
         for bags in (1, 3):
             assert [s.text() for s in Bagged([prep] * bags).corrected_with(decoding)] == \
                 [s.text() for s in alone]
+
+
+def test_prepared_keeps_the_readings_only_when_asked(hand_corrector):
+    """Prepared's readings of T_e′ (what ``slots`` reads) are kept only with keep_readings:
+    the model's readings of the sentences; the distributions are the same either way."""
+    words = sentences(conll(PLAIN, "p0") + conll(RELATIVE, "r0"))
+    plain = Prepared.of(hand_corrector, words)
+    kept = Prepared.of(hand_corrector, words, keep_readings=True)
+    assert plain.readings is None
+    assert Prepared.sharing([hand_corrector], words)[0].readings is None
+    assert kept.readings == hand_corrector.readings_of([to_slots(s) for s in words])
+    assert Prepared.sharing([hand_corrector], words, keep_readings=True)[0].readings == \
+        kept.readings
+    assert [[d.probs.tolist() for d in x] for x in plain.dists] == \
+        [[d.probs.tolist() for d in x] for x in kept.dists]
 
 
 def test_sharing_refuses_no_model_and_a_model_that_reads_otherwise(hand_corrector, tmp_path):

@@ -108,23 +108,26 @@ def decided(model: CorrectionModel, slots: Sequence[exact_mbr.SlotDistribution],
 class Prepared:
     """Learner sentences ready to be corrected under any number of decodings: without their
     punctuation (``stripped``), their punctuation as insertions (``own``) and their
-    :func:`slot_distributions` under ``model``, computed once from ``readings`` (the
-    sentences' readings of T_e′, one list per reading: ``model.readings_of``'s)."""
+    :func:`slot_distributions` under ``model``, computed once from the sentences' readings of
+    T_e′ (one list per reading: ``model.readings_of``'s), which are kept as ``readings`` only
+    when asked (``keep_readings``; else None)."""
 
     model: CorrectionModel
     stripped: list[Sentence]
     own: list[list[Insertion]]
     dists: list[list[exact_mbr.SlotDistribution]]
-    readings: list[list[SlotSentence]]
+    readings: list[list[SlotSentence]] | None = None
 
     @classmethod
-    def of(cls, model: CorrectionModel, sentences: Sequence[Sentence]) -> Prepared:
+    def of(cls, model: CorrectionModel, sentences: Sequence[Sentence],
+           keep_readings: bool = False) -> Prepared:
         """The sentences (all with words) prepared for ``model``."""
-        return cls.sharing([model], sentences)[0]
+        return cls.sharing([model], sentences, keep_readings=keep_readings)[0]
 
     @classmethod
     def sharing(cls, models: Sequence[CorrectionModel], sentences: Sequence[Sentence],
-                names: Sequence[str] | None = None) -> list[Prepared]:
+                names: Sequence[str] | None = None, keep_readings: bool = False
+                ) -> list[Prepared]:
         """The sentences (all with words) prepared for each of ``models`` (e.g. the bags of
         one cv fold, :mod:`.bagging`), stripped and read (T_e′) once, by the first model's
         learner model and readings; an InputError for no model, or for a model that reads
@@ -139,8 +142,8 @@ class Prepared:
                                  f"{names[0]}'s (sharing reads them once, by {names[0]}'s)")
         stripped, own = [strip(s) for s in sentences], [insertions_of(s) for s in sentences]
         readings = models[0].readings_of([to_slots(s) for s in sentences])
-        return [cls(m, stripped, own, read_distributions(m, readings), readings)
-                for m in models]
+        return [cls(m, stripped, own, read_distributions(m, readings),
+                    readings if keep_readings else None) for m in models]
 
     @classmethod
     def over_trees(cls, model: CorrectionModel, sources: Sequence[Sequence[Sentence]]
@@ -167,7 +170,7 @@ class Prepared:
         readings = [r for sents in sources for r in model.readings_of([to_slots(s)
                                                                       for s in sents])]
         return cls(model, [strip(s) for s in first], [insertions_of(s) for s in first],
-                   read_distributions(model, readings), readings)
+                   read_distributions(model, readings))
 
     def corrected_with(self, decoding: Decoding) -> list[Sentence]:
         """The sentences corrected under ``decoding`` (:func:`decided`)."""
