@@ -440,14 +440,14 @@ def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
     return source, [with_words(g, s) for g, s in zip(gold, source)]
 
 
-def read_trees(path: str, data: Path, splits: Sequence[str],
+def read_trees(path: str, learner_text: dict[str, list[Sentence]],
                fold_of: dict[str, int] | None = None) -> dict[str, Sentence]:
-    """The learner sentences of ``splits`` with the trees of the CoNLL-U file ``path`` (e.g.
-    ``jackknife``'s), by sent_id; every sentence of those splits must be there with the same
-    tokens and, given ``fold_of`` (each document's fold), say it was parsed by the jackknife
-    parser of its document's fold of as many folds, for no outer fold (``jackknife``'s comments;
-    a ``jackknife --nested`` file's are training trees, refused, as is a sentence given twice:
-    one line naming the file and sentence)."""
+    """The learner sentences (``learner_text``, by split: :func:`learner_sentences`) with the
+    trees of the CoNLL-U file ``path`` (e.g. ``jackknife``'s), by sent_id; every sentence of
+    those splits must be there with the same tokens and, given ``fold_of`` (each document's
+    fold), say it was parsed by the jackknife parser of its document's fold of as many folds,
+    for no outer fold (``jackknife``'s comments; a ``jackknife --nested`` file's are training
+    trees, refused, as is a sentence given twice: one line naming the file and sentence)."""
     trees: dict[str, Sentence] = {}
     for t in read_file(path):
         if t.comment("jackknife_outer_fold") is not None:
@@ -458,8 +458,8 @@ def read_trees(path: str, data: Path, splits: Sequence[str],
             _fail(f"{t.place}: a second tree of sentence {t.sent_id}")
         trees[t.sent_id] = t
     k = None if fold_of is None else str(len(set(fold_of.values())))
-    for split in splits:
-        for s in sentences_of(data / f"en_esl-ud-{split}.conllu"):
+    for split, sentences in learner_text.items():
+        for s in sentences:
             t = trees.get(s.sent_id)
             if t is None or [w.form for w in t.words] != [w.form for w in s.words]:
                 _fail(f"{path}: sentence {s.sent_id} of {split} is "
@@ -870,7 +870,8 @@ def table(args: argparse.Namespace) -> None:
     if args.agree and agreed.get("decoder", "balanced") != decoder:
         _fail(f"{args.agree}: an agree run with --decoder {agreed.get('decoder', 'balanced')}, "
               f"not {decoder}: give table the same --decoder")
-    trees = read_trees(args.train_trees, data, ["train"]) if args.train_trees else None
+    trees = read_trees(args.train_trees, learner_sentences(data, ["train"])) \
+        if args.train_trees else None
     train_src, train_gold = split_pairs(data, "train", parser, trees=trees)
     keys = [_key("train", ISOMORPHIC, s) for s in train_src]
     if args.extra:
@@ -941,12 +942,16 @@ def _document(sent: Sentence) -> str:
     return sent.sent_id.rsplit("-", 1)[0]
 
 
+def learner_sentences(data: Path, splits: Sequence[str]) -> dict[str, list[Sentence]]:
+    """The learner sentences of each of ``splits`` (``en_esl-ud-SPLIT.conllu``)."""
+    return {split: list(sentences_of(data / f"en_esl-ud-{split}.conllu")) for split in splits}
+
+
 def document_folds(data: Path, splits: list[str], k: int
                    ) -> tuple[dict[str, list[Sentence]], dict[str, int]]:
     """The learner sentences of ``splits`` and the fold of each of their FCE documents
     (:func:`_document`): the documents sorted by name and dealt round-robin into ``k``."""
-    learner_text = {split: list(sentences_of(data / f"en_esl-ud-{split}.conllu"))
-                    for split in splits}
+    learner_text = learner_sentences(data, splits)
     return learner_text, dealt({_document(s) for split in splits for s in learner_text[split]},
                                k)
 
@@ -982,6 +987,14 @@ def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int
     """Per fold, the indices of its held-out pairs among the ``pooled`` ones."""
     return [[j for j, (_, s, _) in enumerate(pooled) if fold_of[_document(s)] == fold]
             for fold in range(k)]
+
+
+def on_trees(pooled: list[tuple[str, Sentence, Sentence]], trees: dict[str, Sentence]
+             ) -> list[tuple[str, Sentence, Sentence]]:
+    """The (split, learner sentence, correction) ``pooled`` with each learner sentence on its
+    tree of ``trees`` (:func:`read_trees`'s, which checked its tokens: the correction's words,
+    the learner's, are the same)."""
+    return [(split, trees[s.sent_id], g) for split, s, g in pooled]
 
 
 def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None,
@@ -1744,9 +1757,9 @@ def compare(args: argparse.Namespace) -> None:
     mixed: list[list] = []  # the pairs on each file's trees: --after-trees', then --mix-trees'
     if args.after_trees:
         scores = []
+        learner_text = learner_sentences(Path(args.data), splits)
         for path in (args.after_trees, *args.mix_trees):
-            mixed.append(pooled_pairs(Path(args.data), splits, False, trees=read_trees(
-                path, Path(args.data), splits, fold_of))[0])
+            mixed.append(on_trees(pooled, read_trees(path, learner_text, fold_of)))
             parsed = parse_score(source, [s for _, s, _ in mixed[-1]])
             scores.append((path, parsed.words.uas, parsed.words.las))
             print(f"after side on the trees of {path}: word UAS {parsed.words.uas:.2f}, "
@@ -1842,8 +1855,8 @@ def tree_slots(args: argparse.Namespace) -> None:
     models = [CorrectionModel.load(work / f"fold{fold}" / "correct")
               for fold in range(len(helds))]  # each fold's once, for both trees
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
-    inputs = {"gold": pooled, "parsed": pooled_pairs(data, splits, False, trees=read_trees(
-        args.trees, data, splits, fold_of))[0]}
+    inputs = {"gold": pooled, "parsed": on_trees(pooled, read_trees(
+        args.trees, learner_sentences(data, splits), fold_of))}
     decoding = Decoding(args.edit_cost, args.support, decoder=args.decoder)
     n = len(pooled)
     written: dict[str, list[Sentence | None]] = {}
@@ -2570,7 +2583,7 @@ def crossfit_trees(args: argparse.Namespace) -> None:
     if args.train_trees:
         if splits != ["train"]:
             _fail("crossfit: --train-trees are trees of train: give --split train only")
-        trees = read_trees(args.train_trees, data, ["train"])
+        trees = read_trees(args.train_trees, learner_sentences(data, ["train"]))
     pooled, extra = pooled_pairs(data, splits, args.extra, parser, trees)
     crossfit(Path(args.output), models, pooled, extra, fold_of)
 

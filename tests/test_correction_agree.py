@@ -567,12 +567,21 @@ def test_compare_mixes_the_after_sides_trees(tmp_path, monkeypatch, capsys):
                                                                != "dep" else "nmod")}))
     script.write_file([marked(s, 2, f) for s, f in zip(changed, fold)], other)
     both = ("--before", str(work), "--after", str(work))
+    pairs_read = []  # the splits whose pairs each run reads: once, whatever the tree files
+    real_split_pairs = script.split_pairs
+
+    def spied(data, split, *args, **kwargs):
+        pairs_read.append(split)
+        return real_split_pairs(data, split, *args, **kwargs)
+    monkeypatch.setattr(script, "split_pairs", spied)
     one = run("compare", "one.json", *both, "--after-trees", str(other))
     out = capsys.readouterr().out
     assert f"gold trees, the after side's from {other}\n" in out and "mixed with" not in out
+    assert pairs_read == list(script.SPLITS)
     # a file's trees mixed with themselves: the same after side
     twice = run("compare", "twice.json", *both, "--after-trees", str(other), "--mix-trees",
                 str(other))
+    assert pairs_read == list(script.SPLITS) * 2
     assert twice["mix_trees"] == [str(other)] and "mix_trees" not in one
     assert twice["mix_trees_las"] == [one["after_trees_las"]] < [100.0]
     assert twice["rows"] == one["rows"] and twice["overlap"] == one["overlap"]

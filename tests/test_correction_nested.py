@@ -237,7 +237,7 @@ def test_read_trees_refuses_a_nested_file_or_a_sentence_twice(script, tmp_path, 
         learner = list(script.read_file(data / "en_esl-ud-train.conllu"))
         script.write_file(learner + learner[:1], path)
     with pytest.raises(SystemExit) as stop:
-        script.read_trees(str(path), data, ["train"])
+        script.read_trees(str(path), script.learner_sentences(data, ["train"]))
     err = capsys.readouterr().err
     assert stop.value.code == 2 and err.count("\n") == 1 and str(path) in err and says in err
 
