@@ -1590,7 +1590,10 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
     (:meth:`Prepared.over_trees`); with ``bags``, each fold's first ``bags`` bagged
     correctors instead (cv --bags), voting (:class:`Bagged`): a fold's sentences stripped and
     read (T_e′) once for all its bags (:meth:`Prepared.sharing`, which refuses a bag whose
-    learner model or readings differ from its fold's first bag's)."""
+    learner model or readings differ from its fold's first bag's); not both (a ValueError)."""
+    if bags and mixed:
+        raise ValueError("prepared_folds: bagged correctors read one tree per sentence, not "
+                         "mixed trees")
     names = tuple(f"bag{b}/correct" for b in range(bags)) or ("correct",)
     for fold in range(len(helds)):
         fold_folders(work, fold, names, len(helds))

@@ -267,6 +267,11 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
                 for i, (t, o) in enumerate(zip(preps[0].stripped, preps[0].own))]
         assert score([pooled[j][2] for j in held], made).sentence_edits == [
             rows["after (cost 0.2)"]["sentence_edits"][j] for j in held]
+    # bags and mixed trees (which compare refuses) are refused by prepared_folds itself, not
+    # prepared with the trees' mixture by each fold's first bag alone
+    with pytest.raises(ValueError, match="^prepared_folds: bagged correctors read one tree "
+                                         "per sentence, not mixed trees$"):
+        script.prepared_folds(work, pooled, helds, 3, [pooled])
     for more, message in ((("--after-bags", "4"), "no bag3/correct"),
                           (("--after-bags", "-1"), "--after-bags must be at least 0, not -1"),
                           (("--after-bags", "3", "--platt"), "do not go together")):
