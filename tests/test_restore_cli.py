@@ -51,6 +51,24 @@ def test_trivial_restores_only_the_final_mark(tmp_path):
         assert marks[0].id == len(sent.words)
 
 
+def test_restore_writes_one_point_after_an_abbreviation(tmp_path):
+    """The full stop restored after ``p.m.`` is absorbed by its dot (``# text`` ``9 p.m.``,
+    not ``9 p.m..``), the words as given: by the trivial baseline and by the shipped model."""
+    rows = ["We", "left", "at", "9", "p.m."]
+    lines = ["# text = " + " ".join(rows)] + [
+        f"{i}\t{w}\t{w}\t{u}\t_\t_\t{h}\t{r}\t_\t_" for i, (w, u, h, r) in enumerate(zip(
+            rows, ["PRON", "VERB", "ADP", "NUM", "ADV"], [2, 0, 4, 2, 4],
+            ["nsubj", "root", "case", "obl", "advmod"]), 1)]
+    given = tmp_path / "pm.conllu"
+    given.write_text("\n".join(lines) + "\n\n", encoding="utf-8")
+    for options in (["--trivial", "en"], ["--lang", "en"]):
+        out = tmp_path / "out.conllu"
+        assert main(["restore", str(given), "-o", str(out), "--quiet", *options]) == 0
+        sent = next(iter(read_file(out)))
+        assert "# text = We left at 9 p.m." in sent.comments, options
+        assert [w.form for w in sent.words] == rows
+
+
 def test_trivial_takes_the_full_stop_of_a_model_folder_or_rule_file(tmp_path, capsys):
     """A language the project does not bundle has a trivial baseline: the full stop of the
     grammar its model folder records, or of a rule file; a model without a grammar record, or a

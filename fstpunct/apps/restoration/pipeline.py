@@ -87,6 +87,6 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
     for sent in batch:
         if has_words(sent):
             trees, insertions = next(results)
-            yield insert(trees[0], insertions)
+            yield insert(trees[0], insertions, absorb=True)
         else:
             yield forget(sent)

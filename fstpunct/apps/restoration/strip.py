@@ -244,10 +244,22 @@ def _gap_miscs(tokens: Sequence[str], space: bool) -> list[str]:
     return out
 
 
-def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
+def _abbreviation(form: str) -> bool:
+    """Whether ``form`` ends in an abbreviation's dot (``etc.``, ``p.m.``): a word
+    :func:`~fstpunct.ud.slots.to_slots` splits into a word and ``<abbv>``."""
+    return len(form) > 1 and form.endswith(".") and bool(form.rstrip("."))
+
+
+def insert(stripped: Sentence, insertions: Sequence[Insertion], absorb: bool = False
+           ) -> Sentence:
     """``stripped`` (no punctuation) with the tokens of ``insertions`` (one per slot) as new
     ``PUNCT`` word lines; ``<abbv>`` and ``<unk>`` are left out. A slot inside a multiword token
-    cannot hold a word line: its tokens go to the slot after the multiword token."""
+    cannot hold a word line: its tokens go to the slot after the multiword token.
+
+    With ``absorb``, a ``.`` inserted right after a token that ends in an abbreviation's dot is
+    left out: the abbreviation's dot absorbs the period (Nunberg; the grammar's ``<abbv> .`` →
+    ``<abbv>``), so a sentence ends ``at 9 p.m.``, not ``p.m..``, and the words stay as given.
+    """
     if any(w.is_punct for w in stripped.words):
         raise stripped.error("insert needs a sentence without punctuation (strip it first)")
     tokens = _tokens(stripped.lines)
@@ -255,6 +267,11 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
     misc = [ln.fields[9] for ln in stripped.lines]
     new_tokens: dict[int, list[_New]] = {}
     for i, items in _gaps(stripped, insertions, tokens).items():
+        if absorb and i and items[0][0] == "." and _abbreviation(
+                stripped.lines[carrier[i]].fields[1]):
+            items = items[1:]
+            if not items:
+                continue
         forms = [tok for tok, _ in items]
         space = i == 0 or space_after(misc[carrier[i]])
         if i and space and forms[0] in NO_SPACE_BEFORE:
