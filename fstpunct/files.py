@@ -131,31 +131,34 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
         if buffer is None:  # a text stream put in place of stdin
             return iter(sys.stdin), name
         return _decoded(buffer, name, close=False), name
-    return _decoded(_opened(Path(path)), name, close=True), name  # type: ignore[arg-type]
+    return _decoded(_opened(path), name, close=True), name  # type: ignore[arg-type]
 
 
 def input_name(path: str | Path | None) -> str:
-    """The name :func:`open_input` reports for ``path``: ``<stdin>`` or the path."""
-    return "<stdin>" if is_stdio(path) else str(Path(path))  # type: ignore[arg-type]
+    """The name :func:`open_input` reports for ``path``: ``<stdin>`` or the path as given
+    (``./notes.txt`` keeps its ``./``)."""
+    return "<stdin>" if is_stdio(path) else os.fspath(path)  # type: ignore[arg-type]
 
 
 def check_input(path: str | Path | None) -> None:
     """Refuse now, as :func:`open_input` would, a text file that cannot be opened (the file is
     closed at once: nothing is left open if what comes before reading it fails)."""
     if not is_stdio(path):
-        _opened(Path(path)).close()  # type: ignore[arg-type]
+        _opened(path).close()  # type: ignore[arg-type]
 
 
-def _opened(p: Path) -> BinaryIO:
-    """``p`` opened for reading bytes; an InputError saying why it cannot be."""
+def _opened(path: str | Path) -> BinaryIO:
+    """``path`` opened for reading bytes; an InputError saying why it cannot be, naming the
+    path as given."""
+    p, name = Path(path), os.fspath(path)
     if p.is_dir():
-        raise InputError(f"{p}: is a folder, not a file")
+        raise InputError(f"{name}: is a folder, not a file")
     try:
         return p.open("rb")
     except FileNotFoundError as e:
-        raise InputError(f"{p}: no such file") from e
+        raise InputError(f"{name}: no such file") from e
     except OSError as e:
-        raise InputError(f"{p}: cannot read: {e.strerror or e}") from e
+        raise InputError(f"{name}: cannot read: {e.strerror or e}") from e
 
 
 def not_utf8(char: str) -> str:

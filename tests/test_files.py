@@ -588,6 +588,21 @@ def test_open_input_names_and_refuses(tmp_path):
         list(open_input(f)[0])
 
 
+@pytest.mark.parametrize("command", [["compile", "./nothere.rules", "-o", "out.fst"],
+                                     ["rules", "./nothere.rules"],
+                                     ["restore", "--lang", "en", "--text", "./nothere"],
+                                     ["decode", "--model", "en", "./nothere.conllu"]])
+def test_a_missing_file_is_named_as_given(tmp_path, monkeypatch, capsys, command):
+    """``./nothere.rules`` is reported with its ``./``, as the user wrote it."""
+    monkeypatch.chdir(tmp_path)
+    assert main(command) == 2
+    path = next(a for a in command[1:] if a.startswith("./"))
+    assert capsys.readouterr().err.endswith(f" error: {path}: no such file\n")
+    with pytest.raises(InputError, match=r"^\./nothere: no such file$"):
+        open_input("./nothere")
+    assert open_input("-")[1] == "<stdin>"
+
+
 @pytest.mark.parametrize("command", [["decode"], ["normalise"],
                                      ["restore", "--trivial", "en", "--quiet"]])
 def test_output_may_name_the_input(tmp_path, command):
