@@ -8,11 +8,12 @@ import pytest
 
 PKG = Path(__file__).parents[1] / "fstpunct"
 # The stages in the order data flows through them; a module may import its own stage or an
-# earlier one. ``errors``, ``files`` (opening inputs, writing outputs), ``progress``,
-# ``batching`` (items a batch at a time) and ``parallel`` (pools of workers) are shared by all;
-# ``api`` is the Python API (``fstpunct``'s top level re-exports it lazily).
-STAGES = ["errors", "files", "progress", "batching", "parallel", "ud", "dp", "fst", "model",
-          "parser", "apps", "show", "api", "cli"]
+# earlier one. ``errors``, ``wording`` (counts in messages), ``files`` (opening inputs, writing
+# outputs), ``progress``, ``batching`` (items a batch at a time) and ``parallel`` (pools of
+# workers) are shared by all; ``api`` is the Python API (``fstpunct``'s top level re-exports it
+# lazily).
+STAGES = ["errors", "wording", "files", "progress", "batching", "parallel", "ud", "dp", "fst",
+          "model", "parser", "apps", "show", "api", "cli"]
 
 
 def module_name(path: Path) -> str:

@@ -102,3 +102,13 @@ def test_cli(tmp_path, capsys):
     assert main(["normalise", str(SAMPLE), "-o", str(out)]) == 0
     assert "punctuation tokens re-attached" in capsys.readouterr().err
     assert len(list(read_file(out))) == len(list(read_file(SAMPLE)))
+
+
+def test_cli_counts_agree_with_their_nouns(tmp_path, capsys):
+    """One sentence with one punctuation token: ``1 sentence: 0 of 1 punctuation token``."""
+    given = tmp_path / "one.conllu"
+    given.write_text("# text = Go.\n1\tGo\tgo\tVERB\t_\t_\t0\troot\t_\tSpaceAfter=No\n"
+                     "2\t.\t.\tPUNCT\t_\t_\t1\tpunct\t_\t_\n\n", encoding="utf-8")
+    assert main(["normalise", str(given), "-o", str(tmp_path / "out.conllu")]) == 0
+    assert "fstpunct normalise: 1 sentence: 0 of 1 punctuation token re-attached" in \
+        capsys.readouterr().err

@@ -49,6 +49,7 @@ from ..parallel import Pool
 from ..ud.slots import punct_tokens
 from ..ud.treebank import Sentence
 from ..ud.width import Widths, checked
+from ..wording import counted
 from .data import Data, Step, one_sentence, output_format, rewrite, sentences, values
 
 if TYPE_CHECKING:
@@ -707,8 +708,9 @@ class Model:
         else ``where`` says which sentences) are unknown to the model."""
         tokens, unknown = self._unknown(seen)
         if tokens and unknown > UNKNOWN_SHARE * tokens:
-            warn_user(f"{unknown} of {tokens} punctuation tokens{where} "
-                      f"({100 * unknown / tokens:.0f}%) are unknown to the model "
+            warn_user(f"{unknown} of {counted(tokens, 'punctuation token')}{where} "
+                      f"({100 * unknown / tokens:.0f}%) {'is' if unknown == 1 else 'are'} "
+                      "unknown to the model "
                       f"{self.name!r}: is it the input's language?")
 
 

@@ -23,6 +23,7 @@ from ..parallel import Pool
 from ..ud.recorded import named, ranges
 from ..ud.release import Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
+from ..wording import counted
 from .choice import language_of
 from .data import is_text, one_tokenlist
 from .model import Folder, Model, load
@@ -107,7 +108,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     check_directions(directions, bool(dev_sources))
     prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]
-    log(f"training on {len(usable)} sentences ({len(prepared) - len(usable)} omitted: "
+    log(f"training on {counted(len(usable), 'sentence')} ({len(prepared) - len(usable)} omitted: "
         "punctuation with dependents)")
     rules_text = None
     if rules is None:

@@ -27,6 +27,7 @@ from ..parallel import Pool
 from ..ud.slots import ABBV, SlotSentence, slot_members, underlying_slot
 from ..ud.tree import lift_to_projective
 from ..ud.treebank import Sentence
+from ..wording import counted
 from .decode import chunk_inference, inference_of, over_chunks
 
 __all__ = ["Counts", "normalise", "slot_heads"]
@@ -45,7 +46,8 @@ class Counts:
 
     def __str__(self) -> str:
         share = 100.0 * self.moved / max(self.tokens, 1)
-        return (f"{self.sentences} sentences: {self.moved} of {self.tokens} punctuation tokens "
+        return (f"{counted(self.sentences, 'sentence')}: {self.moved} of "
+                f"{counted(self.tokens, 'punctuation token')} "
                 f"re-attached ({share:.1f}%), {self.kept} kept their head (backoff, no word, or "
                 f"punctuation with dependents), {self.projective} not on the model's word to "
                 "stay projective (on an ancestor of it, or on their own head)")

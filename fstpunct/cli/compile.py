@@ -8,6 +8,7 @@ from pathlib import Path
 from ..errors import InputError
 from ..fst.channel import DIRECTIONS, writable_sidecar
 from ..fst.grammar import load_grammar
+from ..wording import counted
 
 HELP = ("Expand a punctuation rule file (grammars/*.rules) and write its channel as an OpenFst "
         "transducer OUT.fst (log64 arcs, symbol tables), with OUT.json beside it recording "
@@ -33,7 +34,8 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{out.parent}: cannot create folder: {e.strerror or e}") from e
     channel = grammar.compile(out, args.direction)
     arcs = len(channel.arcs())
-    print(f"{out}: {grammar.language} {channel.direction} channel, {len(channel.symbols)} "
-          f"symbols, {len(grammar.rules)} rules, {arcs} arcs (+ {side})",
+    print(f"{out}: {grammar.language} {channel.direction} channel, "
+          f"{counted(len(channel.symbols), 'symbol')}, {counted(len(grammar.rules), 'rule')}, "
+          f"{counted(arcs, 'arc')} (+ {side})",
           file=sys.stderr)
     return 0

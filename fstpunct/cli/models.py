@@ -8,6 +8,7 @@ from pathlib import Path
 from ..api import ModelInfo, bundled_models, evaluate
 from ..errors import InputError, refuse_unused
 from ..model.store import bundled
+from ..wording import counted
 from .arguments import UD_DIR_HELP
 from .table import format_table
 
@@ -28,7 +29,7 @@ def _data(info: ModelInfo) -> str:
     """``en train: /…/en_ewt-ud-train.conllu`` as ``en train: en_ewt-ud-train.conllu``."""
     files = [f"{label}: {Path(path).name}" if path else label
              for label, _, path in (d.partition(": ") for d in info.data)]
-    count = f" ({info.sentences} sentences)" if info.sentences is not None else ""
+    count = f" ({counted(info.sentences, 'sentence')})" if info.sentences is not None else ""
     return ", ".join(files) + count if files else "-"
 
 

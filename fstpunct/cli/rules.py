@@ -9,6 +9,7 @@ from ..errors import InputError, refuse_unused
 from ..fst.channel import EDITS, Channel
 from ..fst.grammar import Grammar, load_grammar
 from ..ud.release import LANGUAGES, SPLITS
+from ..wording import counted
 from .arguments import add_ud_dir_argument
 from .table import format_table
 
@@ -71,9 +72,10 @@ def _compare(args: argparse.Namespace) -> None:
                              g.grammar_edit) for g in result.confident], args.tsv))
     ranks = [r.rank for r in result.ranks]
     confident = [r for r in result.ranks if r.confident_bigram]
-    print(f"\n# the grammar's {len(ranks)} rules over the model's marks ({result.skipped} over "
-          f"marks the model lacks): rank 1: {ranks.count(1)}, rank 2: {ranks.count(2)}, "
-          f"rank > 2: {sum(r > 2 for r in ranks)}; MRR {result.mrr:.3f}")
+    print(f"\n# the grammar's {counted(len(ranks), 'rule')} over the model's marks "
+          f"({result.skipped} over marks the model lacks): rank 1: {ranks.count(1)}, "
+          f"rank 2: {ranks.count(2)}, rank > 2: {sum(r > 2 for r in ranks)}; "
+          f"MRR {result.mrr:.3f}")
     print(f"# over the {len(confident)} whose bigram has an edit with p > 0.5: rank 1: "
           f"{sum(r.rank == 1 for r in confident)}, rank 2: {sum(r.rank == 2 for r in confident)}, "
           f"rank > 2: {sum(r.rank > 2 for r in confident)}; MRR {result.mrr_confident:.3f}")

@@ -6,6 +6,7 @@ import sys
 
 from ..progress import progress
 from ..ud.release import read_one
+from ..wording import counted
 from .arguments import add_corpus_arguments, add_quiet_argument, at_least
 from .model_option import chosen_model
 
@@ -35,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
     n = model.show(progress(sentences, "show", quiet=args.quiet), args.output, pairs=args.pairs,
                    page_size=args.page_size, grammar=args.grammar,
                    title=f"fstpunct: {args.input} · model {model.name}")
-    print(f"fstpunct show: {n} sentences", file=sys.stderr)
+    print(f"fstpunct show: {counted(n, 'sentence')}", file=sys.stderr)
     return 0
