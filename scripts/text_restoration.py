@@ -59,9 +59,10 @@ from pathlib import Path
 
 import fstpunct
 from fstpunct.api.model import TEXT_MIXTURE, TEXT_MODEL
+from fstpunct.apps.rephrase.wellformed import unmatched
 from fstpunct.apps.restoration import Restorer
 from fstpunct.apps.restoration.crf import CrfModel
-from fstpunct.apps.restoration.exact import ExactRestorer
+from fstpunct.apps.restoration.exact import EXACT_DECODERS, ExactRestorer
 from fstpunct.apps.restoration.metrics import score, sign_flip_p
 from fstpunct.apps.restoration.mixture import MixedRestorer
 from fstpunct.apps.restoration.pipeline import has_words, restored
@@ -126,16 +127,24 @@ def analyse(lang: str, split: str, lower: bool
     return gold, todo, trees, time.perf_counter() - t0
 
 
-def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF) -> Restorer:
-    """The exact slot decoder of the model ``model_dir`` ({lang} replaced), alone (``mix``
-    None or 1) or mixed with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``);
-    ``model_dir`` :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with."""
+def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF,
+             decoder: str = "slot") -> Restorer:
+    """The exact ``decoder`` (``slot`` or ``balanced``, as ``fstpunct restore --decoder``) of
+    the model ``model_dir`` ({lang} replaced), alone (``mix`` None or 1) or mixed with the CRF
+    ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir`` :data:`SHIPPED`: what
+    ``fstpunct restore --lang L --text`` restores with."""
     if model_dir == SHIPPED:
-        return fstpunct.load(lang).restorer(text=True)
+        return fstpunct.load(lang).restorer(text=True, decoder=decoder)
     model = _load_model(model_dir.format(lang=lang))
     if mix is None or mix == 1:
-        return ExactRestorer(model, "slot")
-    return MixedRestorer(model, _load_crf(crf.format(lang=lang)), mix)
+        return ExactRestorer(model, decoder)
+    return MixedRestorer(model, _load_crf(crf.format(lang=lang)), mix, decoder)
+
+
+def unpaired(sents: Sequence[Sentence]) -> int:
+    """How many of ``sents`` have a bracket or quote without its partner
+    (:func:`~fstpunct.apps.rephrase.wellformed.unmatched` of the tokens)."""
+    return sum(bool(unmatched([w.form for w in s.words])) for s in sents)
 
 
 def shipped(lang: str) -> dict[str, object]:
@@ -166,14 +175,15 @@ def predicted(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
 
 
 def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str = "test",
-        mix: float | None = None, parser_dirs: Sequence[str] = (), crf: str = CRF) -> None:
+        mix: float | None = None, parser_dirs: Sequence[str] = (), crf: str = CRF,
+        decoder: str = "slot") -> None:
     crf_dir = Path(CRF.format(lang=lang))
     baselines: list[tuple[str, Restorer]] = [("trivial", Trivial.for_language(lang))]
     if crf_dir.is_dir():
         baselines.append(("crf", _load_crf(crf_dir)))
     else:
         print(f"{lang}: no {crf_dir}, CRF left out", file=sys.stderr)
-    restorer_ = restorer(lang, model_dir, mix, crf)
+    restorer_ = restorer(lang, model_dir, mix, crf, decoder)
     parsers = ensemble(lang, parser_dirs)
     mixed = shipped(lang) if model_dir == SHIPPED else {} if mix is None else \
         {"mix_weight": mix, "crf": crf.format(lang=lang)}
@@ -190,9 +200,9 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
-              "decoder": "exact slot", **mixed,
+              "decoder": f"exact {decoder}", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
-              **score(gold, pred).to_dict()})
+              "unpaired_sentences": unpaired(pred), **score(gold, pred).to_dict()})
         for name, baseline in baselines if baselines_too else []:
             emit({**info, "method": name,
                   **score(gold, predicted(baseline, gold, todo, trees)).to_dict()})
@@ -371,6 +381,8 @@ def main() -> None:
                    help="mix the model with --crf, the model's weight W")
     r.add_argument("--chosen", type=Path, metavar="FILE",
                    help="each language's model and weight chosen by `choose` (its output)")
+    r.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
+                   help="the exact decoder, as `fstpunct restore --decoder` (default slot)")
     c = sub.add_parser("choose", help="dev edits of models mixed with the CRF at each weight")
     c.add_argument("--langs", nargs="+", default=["en", "ar", "es", "hi", "zh"])
     c.add_argument("--models", nargs="+", metavar="NAME=DIR",
@@ -403,7 +415,7 @@ def main() -> None:
             model, mix, crf = (pick["model"], None if pick["weight"] == 1 else pick["weight"],
                                pick.get("crf", CRF)) if pick else (args.model, args.mix, args.crf)
             run(lang, model, args.method, not args.no_baselines, args.split, mix, args.parsers,
-                crf)
+                crf, args.decoder)
     elif args.command == "constrain":
         constrain(args.chosen, *args.must_print)
     elif args.command == "ship":

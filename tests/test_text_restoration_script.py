@@ -1,4 +1,5 @@
-"""scripts/text_restoration.py: restoring over a tree ensemble (--parsers)."""
+"""scripts/text_restoration.py: restoring over a tree ensemble (--parsers), the decoder asked, the
+count of sentences with an unpaired mark."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -6,7 +7,7 @@ from pathlib import Path
 import pytest
 from script_module import load_script
 
-from fstpunct.apps.restoration.strip import strip
+from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.parser import train as train_parser
 from fstpunct.ud.treebank import read_file
 
@@ -84,3 +85,19 @@ def test_ship_bundles_the_pick(script, tmp_path, monkeypatch):
     script.ship("xx", {"model": str(tmp_path / "models" / "xx"), "weight": 1.0, "method": "+NC",
                        "crf": str(tmp_path / "crf"), "edit_distance": 9})
     assert not text.exists()  # the model itself, alone: nothing in text/
+
+
+def test_unpaired_counts_the_sentences_with_a_mark_without_its_partner(script):
+    gold = list(read_file(SAMPLE))
+    paired = [s for s in gold if any(w.form == "(" for w in s.words)][:1]
+    assert paired and script.unpaired(paired) == 0
+    opened = strip(paired[0])  # the words, then "(" alone at the end
+    lone = insert(opened, [()] * len(opened.words) + [(("(", 1),)])
+    assert script.unpaired([lone, *paired, lone]) == 2
+
+
+@pytest.mark.parametrize("model", ["fstpunct/models/{lang}", "shipped"])
+def test_run_decodes_with_the_decoder_asked(script, model):
+    for decoder in ("slot", "balanced"):
+        assert script.restorer("en", model, None, decoder=decoder).decoder == decoder
+
