@@ -90,25 +90,26 @@ class Tokeniser:
         """Each white-space token of a line split (:meth:`__call__`), told whether a word follows
         it and whether a quote opened before it is still open; a lone apostrophe after a word
         ending in ``s`` is a possessive's as one glued to it is (module docstring)."""
-        words = [k for k, t in enumerate(tokens) if any(c.isalnum() for c in t)]
+        last = next((k for k in range(len(tokens) - 1, -1, -1) if _has_word(tokens[k])), -1)
         quotes = 0  # the quotes opened and not yet closed
         pieces: list[tuple[str, bool]] = []  # the previous token's
         for n, token in enumerate(tokens):
-            inside = bool(words) and n < words[-1]
-            if inside and not quotes and self.apart(token, pieces):
+            inside = n < last
+            if inside and not quotes and token in _APOSTROPHES and self.apart(token, pieces):
                 pieces = [(token, False)]
             else:
                 pieces = self(token, inside, quotes > 0)
-                quotes = _open_quotes(pieces, quotes)
+                if len(pieces) > 1 or pieces[0][1]:  # not a word alone: a quote may open
+                    quotes = _open_quotes(pieces, quotes)
             yield pieces
 
     def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
-        """Whether ``token``, after a token split into ``previous``, is a possessive's
-        apostrophe written apart (``thames ' presentation``, as UD tokenises it), when a word
-        follows and no quote is open: a lone apostrophe after a word ending in ``s`` (English:
-        ``possessive``)."""
-        return (self.possessive and token in _APOSTROPHES and bool(previous)
-                and not previous[-1][1] and previous[-1][0][-1] in "sS")
+        """Whether ``token``, an apostrophe alone (:meth:`line` asks of no other), after a
+        token split into ``previous``, is a possessive's written apart (``thames '
+        presentation``, as UD tokenises it), when a word follows and no quote is open: after a
+        word ending in ``s`` (English: ``possessive``)."""
+        return (self.possessive and bool(previous) and not previous[-1][1]
+                and previous[-1][0][-1] in "sS")
 
     @staticmethod
     def upos(piece: str, mark: bool) -> str:
@@ -126,6 +127,8 @@ class Tokeniser:
         it in its sentence (a final dot is then an abbreviation's, a final apostrophe after
         ``s`` a possessive's, with ``possessive``, unless ``quoted``: a quote opened before it
         is still open)."""
+        if token.isalnum():  # a word alone, the common case (no character of it is a mark)
+            return [(token, False)]
         i, j = 0, len(token)
         while i < j and self.is_mark_char(token[i]):
             i += 1
@@ -149,14 +152,17 @@ class Tokeniser:
                 + [(m, True) for m in self.split_run(token[k:])])
 
 
+def _has_word(token: str) -> bool:
+    """Whether a white-space token has a word in it (a letter or digit)."""
+    return token.isalnum() or any(c.isalnum() for c in token)
+
+
 def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
     """How many quotes are open after a token's ``pieces`` (``quotes`` before it): each ``‘``
     among the marks before its first word opens one, and so does each ``'`` there unless the
     word is an elision's (:data:`_ELISIONS`: ``'twas``), each apostrophe among those after
     closes one; in a token of marks only, ``‘`` opens, ``’`` closes and ``'`` closes one if one
     is open, else opens."""
-    if len(pieces) == 1 and not pieces[0][1]:  # a word alone, the common case: none changes
-        return quotes
     word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
     if word is None:
         for c in "".join(p for p, _ in pieces):
@@ -256,7 +262,7 @@ class TextReader(Iterator[Sentence]):
 
     def _read(self, lines: Iterable[str], tokenise: Tokeniser) -> Iterator[Sentence | None]:
         """Each line's sentence as soon as it is read, None for a blank line."""
-        path = self.path
+        path, upos = self.path, tokenise.upos
         index = previous = 0  # previous: the last sentence's line
         sent: Sentence | None = None  # the last sentence given
         lineno = 0
@@ -282,7 +288,7 @@ class TextReader(Iterator[Sentence]):
             for pieces in tokenise.line(tokens):
                 for k, (form, mark) in enumerate(pieces):
                     last = k == len(pieces) - 1
-                    rows.append(Line([str(len(rows) + 1), form, "_", tokenise.upos(form, mark),
+                    rows.append(Line([str(len(rows) + 1), form, "_", upos(form, mark),
                                       "_", "_", "_", "_", "_", "_" if last else NO_SPACE],
                                      lineno))
             index += 1
