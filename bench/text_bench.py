@@ -77,7 +77,7 @@ def reading(given: dict[str, Any]) -> str:
 def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
         ) -> dict[str, tuple[float, float]]:
     """Wall and CPU seconds of each stage and of the whole pipeline in one call."""
-    tokenise = tokeniser(model.punct, model.language)
+    tokenise = tokeniser(model.language, model.punct.vocab.tokens)
     sents, *read = timed(lambda: list(read_text(io.StringIO(text), "text", tokenise)))
     tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
     parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])

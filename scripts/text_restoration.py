@@ -68,7 +68,7 @@ from fstpunct.apps.restoration.mixture import MixedRestorer
 from fstpunct.apps.restoration.pipeline import has_words, restored
 from fstpunct.apps.restoration.strip import strip
 from fstpunct.apps.restoration.trivial import Trivial
-from fstpunct.apps.text import analysed, restored_text
+from fstpunct.apps.text import analysed, restored_text, tokeniser
 from fstpunct.model.store import BUNDLED, load_model
 from fstpunct.parser import Model as ParserModel
 from fstpunct.parser.pipeline import load_pipeline
@@ -253,8 +253,7 @@ def announce(best: dict) -> None:
 def printed(lang: str, method: Restorer, line: str) -> str:
     """``method``'s restoration of the plain-text ``line`` through ``lang``'s bundled tagger
     and parser, as ``fstpunct restore --text --format text`` prints it."""
-    tokenise = Tokeniser(possessive=lang == "en")  # as restore --text: English only
-    out = restored_text(read_text([line], tokenise=tokenise), method, [], None,
+    out = restored_text(read_text([line], tokenise=tokeniser(lang)), method, [], None,
                         functools.partial(load_pipeline, lang, None), True)
     return "".join(text_lines(out)).strip()
 

@@ -145,7 +145,7 @@ def test_a_possessives_apostrophe_is_a_word_in_english_only(lang, line, possessi
     ``score(text=True, lang=...)`` reads its gold so too."""
     model = fstpunct.load(lang)
     assert model.language == lang
-    (sent,) = read_text([line], tokenise=tokeniser(model.punct, model.language))
+    (sent,) = read_text([line], tokenise=tokeniser(model.language, model.punct.vocab.tokens))
     assert [w.upos for w in sent.words if w.form == "'"] == (["PART"] if possessive else
                                                              ["PUNCT"])
     assert fstpunct.score(line, line, text=True, lang=lang).marks["all"].gold == \

@@ -286,7 +286,7 @@ class Model:
 
     def _tokeniser(self, text: bool) -> Tokeniser | None:
         from ..apps.text import tokeniser
-        return tokeniser(self.punct, self.language) if text else None
+        return tokeniser(self.language, self.punct.vocab.tokens) if text else None
 
     def restore(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
                 mbr: str | None = None, seed: int | None = None,

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..errors import ModelError, refuse_unused
 from ..files import is_correction_model
-from ..ud.text import GoldSplit, Tokeniser
+from ..ud.text import GoldSplit
 from .data import Data, sentences
 
 if TYPE_CHECKING:
@@ -36,14 +36,15 @@ def score(gold: Data, pred: Data, *, text: bool = False,
     :class:`~fstpunct.errors.ConlluError` of one line naming the prediction's line and gold's
     (lower-case references for lower-cased predictions)."""
     from ..apps.restoration.metrics import score as scored
+    from ..apps.text import tokeniser
     refuse_unused({"lang": lang is not None and not text},
                   "only with text (--text), whose marks it splits off the words")
     if not text:
         return scored(sentences(gold), sentences(pred))
     marks = _marks(lang) if lang else ()
-    possessive = _language(lang) == "en" if lang else False
-    golds, guide = itertools.tee(sentences(gold, Tokeniser(marks, possessive)))
-    return scored(golds, sentences(pred, GoldSplit(marks, guide, possessive)))
+    tokenise = tokeniser(_language(lang) if lang else None, marks)
+    golds, guide = itertools.tee(sentences(gold, tokenise))
+    return scored(golds, sentences(pred, GoldSplit(marks, guide, tokenise.possessive)))
 
 
 def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
@@ -67,7 +68,7 @@ def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
 def _language(lang: str | os.PathLike[str]) -> str | None:
     """The language of ``lang``'s model (a bundled name or a model folder; a correction
     model's learner's), by its ``model.json`` (:func:`~fstpunct.apps.rules.model_language`):
-    in English a possessive's apostrophe is a word (:class:`~fstpunct.ud.text.Tokeniser`)."""
+    in English a possessive's apostrophe is a word (:func:`~fstpunct.apps.text.possessive`)."""
     from ..apps.rules import model_language
     from ..model.store import model_path, read_record
     folder = model_path(lang if isinstance(lang, str) else Path(lang), warn=False)

@@ -3,8 +3,9 @@
 :func:`analysed` is the step to put before restoration or decoding: each sentence that lacks
 UPOS (``_``) or a tree (HEAD ``_``) is given them by a :class:`~fstpunct.parser.pipeline.Pipeline`,
 loaded only when the first such sentence comes (input with trees never loads one).
-:func:`restored_text` restores after it; :func:`tokeniser` splits text by a punctuation model's
-marks; :func:`underlying` is what ``decode --format text`` writes for a sentence.
+:func:`restored_text` restores after it; :func:`tokeniser` splits a language's text by a
+punctuation model's marks; :func:`underlying` is what ``decode --format text`` writes for a
+sentence.
 """
 from __future__ import annotations
 
@@ -17,15 +18,14 @@ from ..ud.width import Widths
 from ._annotate import untagged as _untagged
 
 if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not import it
-    from ..model.punct import PunctModel
     from ..parallel import Pool
     from ..parser import Model as ParserModel
     from ..parser.pipeline import Pipeline
     from ..ud.text import Tokeniser
     from .restoration import Restorer
 
-__all__ = ["analysed", "needs_analysis", "refuse_hidden_posteriors", "restored_text", "tokeniser",
-           "underlying", "untagged", "untagged_reference"]
+__all__ = ["analysed", "needs_analysis", "possessive", "refuse_hidden_posteriors", "restored_text",
+           "tokeniser", "underlying", "untagged", "untagged_reference"]
 
 
 def untagged(sent: Sentence) -> bool:
@@ -58,12 +58,19 @@ def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline],
         yield sent
 
 
-def tokeniser(model: PunctModel, language: str | None) -> Tokeniser:
-    """Splits white-space tokens by the marks ``model`` knows (its token vocabulary); a
-    possessive's apostrophe is a word if its ``language`` is English (``"en"``: UD English
-    writes it so, :class:`~fstpunct.ud.text.Tokeniser`), else a mark."""
+def possessive(language: str | None) -> bool:
+    """Whether a possessive's apostrophe is a word in text of ``language``: in English
+    (``"en"``) only, as UD English writes it (:class:`~fstpunct.ud.text.Tokeniser`'s
+    ``possessive``); else it is a mark."""
+    return language == "en"
+
+
+def tokeniser(language: str | None, marks: Iterable[str] = ()) -> Tokeniser:
+    """Splits white-space tokens of ``language``'s text by ``marks`` (a punctuation model's
+    token vocabulary; none: at every punctuation character), a possessive's apostrophe a word
+    if :func:`possessive`."""
     from ..ud.text import Tokeniser  # here: CoNLL-U input does not need it
-    return Tokeniser(model.vocab.tokens, possessive=language == "en")
+    return Tokeniser(marks, possessive=possessive(language))
 
 
 def underlying(sent: Sentence) -> str:

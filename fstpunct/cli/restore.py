@@ -9,13 +9,13 @@ from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial, is_model_folder, is_path
-from ..apps.text import restored_text
+from ..apps.text import restored_text, tokeniser
 from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
 from ..files import is_stdio
 from ..model.store import bundled, is_bundled, model_path
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
-from ..ud.text import Tokeniser, line_by_line
+from ..ud.text import line_by_line
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -150,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
             if folder and args.lang:
                 raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                                  "folder, whose tagger/ and parser/ are the text's")
-            tokenise = Tokeniser(possessive=lang == "en")  # a possessive's ': English only
+            tokenise = tokeniser(lang)  # at every punctuation character
 
             @functools.cache  # read once, though --line-buffered restores a line at a time
             def pipeline() -> Pipeline:

@@ -83,7 +83,8 @@ def model_and_text(args: argparse.Namespace) -> tuple[Model, TextReader]:
     _refuse_split(args)
     check_input(args.input)  # a missing file: one line, not after the model's note
     model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
-    return model, read_text(*open_input(args.input), tokeniser(model.punct, model.language))
+    return model, read_text(*open_input(args.input),
+                            tokeniser(model.language, model.punct.vocab.tokens))
 
 
 def _refuse_split(args: argparse.Namespace) -> None:
