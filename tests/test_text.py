@@ -972,12 +972,15 @@ def test_score_of_text_counts_every_mark_the_prediction_has():
 
 def test_score_of_text_reads_the_marks_without_loading_the_model(monkeypatch):
     """score(text=True, lang=...) loaded a whole model for its marks; now it reads the
-    channel's symbols (those loading checks against the model's vocabulary), of a bundled name
-    or a model folder; a name that is neither is the error loading gives."""
+    channel's symbols (those loading checks against the model's vocabulary), and its language
+    from model.json, of a bundled name or a model folder; a name that is neither is the error
+    loading gives."""
     import fstpunct.api.model as api_model
     from fstpunct.api import scoring
     for name in (info.name for info in fstpunct.bundled_models()):
-        assert sorted(scoring._marks(name)) == sorted(fstpunct.load(name).punct.vocab.tokens)
+        marks, language = scoring._splitting(name)
+        model = fstpunct.load(name)
+        assert sorted(marks) == sorted(model.punct.vocab.tokens) and language == model.language
     gold, pred = "well... we said no\n", "well we said. no\n"
     folder = fstpunct.load("en").folder
     monkeypatch.setattr(api_model, "load_model", None)  # not called

@@ -41,18 +41,21 @@ def score(gold: Data, pred: Data, *, text: bool = False,
                   "only with text (--text), whose marks it splits off the words")
     if not text:
         return scored(sentences(gold), sentences(pred))
-    marks = _marks(lang) if lang else ()
-    tokenise = tokeniser(_language(lang) if lang else None, marks)
+    marks, language = _splitting(lang) if lang else ((), None)
+    tokenise = tokeniser(language, marks)
     golds, guide = itertools.tee(sentences(gold, tokenise))
     return scored(golds, sentences(pred, GoldSplit(marks, guide, tokenise.possessive)))
 
 
-def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
+def _splitting(lang: str | os.PathLike[str]) -> tuple[Sequence[str], str | None]:
     """The marks that ``lang``'s model (a bundled name or a model folder, as
-    :func:`fstpunct.load` reads it) splits text by: its channel's symbols
-    (:func:`~fstpunct.model.store.channel_marks`; no weights read), else those of the model
-    loaded (a correction model's learner, an older model)."""
-    from ..model.store import channel_marks, model_path
+    :func:`fstpunct.load` reads it) splits text by and its language (in English a possessive's
+    apostrophe is a word, :func:`~fstpunct.apps.text.possessive`), its folder found once: its
+    channel's symbols (:func:`~fstpunct.model.store.channel_marks`; no weights read) and its
+    ``model.json``'s language (:func:`~fstpunct.apps.rules.model_language`), else those of the
+    model loaded (a correction model's learner, an older model)."""
+    from ..apps.rules import model_language
+    from ..model.store import channel_marks, model_path, read_record
     folder = model_path(lang if isinstance(lang, str) else Path(lang))
     if not is_correction_model(folder):
         try:
@@ -60,17 +63,7 @@ def _marks(lang: str | os.PathLike[str]) -> Sequence[str]:
         except ModelError:  # loading says in one line what is wrong
             symbols = None
         if symbols is not None:
-            return symbols
+            return symbols, model_language(read_record(folder).get("record"), os.fspath(lang))
     from .model import load
-    return load(lang).punct.vocab.tokens
-
-
-def _language(lang: str | os.PathLike[str]) -> str | None:
-    """The language of ``lang``'s model (a bundled name or a model folder; a correction
-    model's learner's), by its ``model.json`` (:func:`~fstpunct.apps.rules.model_language`):
-    in English a possessive's apostrophe is a word (:func:`~fstpunct.apps.text.possessive`)."""
-    from ..apps.rules import model_language
-    from ..model.store import model_path, read_record
-    folder = model_path(lang if isinstance(lang, str) else Path(lang), warn=False)
-    own = folder / "learner" if is_correction_model(folder) else folder
-    return model_language(read_record(own).get("record"), os.fspath(lang))
+    model = load(lang)
+    return model.punct.vocab.tokens, model.language
