@@ -86,6 +86,8 @@ def words_of(conllu_text: str) -> list[list[str]]:
     ("--", ["--"]), ("...", ["..."]), ("?!", ["?!"]), ("!!!?", ["!!!", "?"]),
     ("well-known", ["well-known"]), ("don't", ["don't"]),
     ("'s", ["'s"]), ("’ll,", ["’ll", ","]), ("'em'", ["'", "em", "'"]), ("'hello", ["'", "hello"]),
+    ("'S", ["'S"]), ("'LL", ["'LL"]), ("'em", ["'em"]),  # clitics as en_ewt writes them
+    ("'USA", ["'", "USA"]), ("'the", ["'", "the"]), ("'A", ["'", "A"]),  # en_ewt: quotes
     ("AT&T", ["AT&T"]), ("&", ["&"]), ("50%", ["50%"]),  # symbols UD writes as words
     ("«oui»", ["«", "oui", "»"]), ("苹果，", ["苹果", "，"]),
 ])
@@ -124,6 +126,7 @@ def test_a_dot_inside_a_sentence_ends_an_abbreviation():
     ("del llamado 'turismo de cementerios' pretende", False),  # es_gsd dev
     ("'Twas the boys' night", True),
     ("'Ba'athists', the boys' club", True),       # closed already
+    ("the 'USA boys' club", False),               # 'USA opens a quote: it is no clitic
     ("one of peter cox' files", False),           # not after s
 ])
 def test_a_possessives_apostrophe_is_a_word(line, possessive):

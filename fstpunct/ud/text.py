@@ -6,8 +6,9 @@ its start or end becomes tokens of the language's marks (longest first, else one
 each), with UPOS ``PUNCT``; the rest of the token is one word. Some characters stay on the word:
 a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
 last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
-abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apostrophe before at
-most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their own). In English
+abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apostrophe before a
+clitic (``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own, :data:`_CLITICS`; before
+other short words, ``'USA``, ``'the``, it opens a quote, as in UD English). In English
 (``Tokeniser(possessive=True)``: the model's language is ``en``), an apostrophe (``'``,
 ``’``) just after a word ending in ``s``, when a word follows in the line, is a possessive's
 (``thames' presentation``): a word of its own with UPOS ``PART``, as UD English writes it
@@ -15,7 +16,7 @@ most three letters (the clitics ``'s``, ``'ll``, ``’ve``: UD tokens of their o
 an opening quote (``'``, ``‘`` starting a token) before it in the line is still open
 (``'boys' club``: then it closes that quote, a mark); so is a lone apostrophe after such a
 word (``thames ' presentation``, as UD tokenises it). A ``'`` starting a word opens a quote
-(``'NATO sources' who``: a closing quote), but not before an elision longer than a clitic
+(``'NATO sources' who``: a closing quote), but not before an elision that is no clitic
 (``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys' night``: a possessive). Pieces
 of one white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is the
 line with its spacing normalised.
@@ -56,7 +57,10 @@ _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
 _APOSTROPHES = ("'", "’")
 _OPENING_QUOTES = frozenset("'‘")  # a quote they start is open until an apostrophe ends one
 _POSSESSIVE = "PART"  # the UPOS of a possessive's apostrophe (UD English)
-# words after a leading ' that elides letters, too long for a clitic: that ' opens no quote
+# the words that a leading apostrophe makes clitics, UD tokens of their own (en_ewt's, in any
+# case: 's, 'S, 'LL); before any other word it is a mark
+_CLITICS = frozenset(("s", "m", "d", "ll", "ve", "re", "em", "n"))
+# words after a leading ' that elides letters, not clitics: that ' opens no quote
 _ELISIONS = frozenset(("twas", "twere", "cause", "bout", "round"))
 
 
@@ -138,8 +142,8 @@ class Tokeniser:
             return [(m, True) for m in self.split_run(token)]
         if i and token[i - 1] in "-+." and token[i].isdigit():
             i -= 1
-        elif (i and token[i - 1] in _APOSTROPHES and len(token[i:j]) <= 3 and
-              token[i:j].isalpha() and token[j:j + 1] not in _APOSTROPHES):
+        elif (i and token[i - 1] in _APOSTROPHES and token[i:j].lower() in _CLITICS and
+              token[j:j + 1] not in _APOSTROPHES):
             i -= 1  # a clitic: 's, 'll, 've
         if token[j:j + 1] == "." and token[j:j + 2] != ".." and (
                 "." in token[i:j] or inside and token[i:j].isalpha()):
