@@ -10,16 +10,16 @@ abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apost
 clitic (``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own, :data:`_CLITICS`; before
 other short words, ``'USA``, ``'the``, it opens a quote, as in UD English). In English
 (``Tokeniser(possessive=True)``: the model's language is ``en``), an apostrophe (``'``,
-``’``) just after a word ending in ``s``, when a word follows in the line, is a possessive's
-(``thames' presentation``): a word of its own with UPOS ``PART``, as UD English writes it
-(UD German keeps it on the word, ``Darius'``; Spanish has none: there it is a mark), unless
-an opening quote (``'``, ``‘`` starting a token) before it in the line is still open
-(``'boys' club``: then it closes that quote, a mark); so is a lone apostrophe after such a
-word (``thames ' presentation``, as UD tokenises it). A ``'`` starting a word opens a quote
-(``'NATO sources' who``: a closing quote), but not before an elision that is no clitic
-(``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys' night``: a possessive). Pieces
-of one white-space token are written ``SpaceAfter=No`` but the last, so ``# text`` is the
-line with its spacing normalised.
+``’``) just after a word ending in ``s``, ``x`` or ``z``, when a word follows in the line, is
+a possessive's (``thames' presentation``, ``Cox' files``): a word of its own with UPOS
+``PART``, as UD English writes it (UD German keeps it on the word, ``Darius'``; Spanish has
+none: there it is a mark), unless an opening quote (``'``, ``‘`` starting a token) before it
+in the line is still open (``'boys' club``: then it closes that quote, a mark); so is a lone
+apostrophe after such a word (``thames ' presentation``, as UD tokenises it). A ``'``
+starting a word opens a quote (``'NATO sources' who``: a closing quote), but not before an
+elision that is no clitic (``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys'
+night``: a possessive). Pieces of one white-space token are written ``SpaceAfter=No`` but
+the last, so ``# text`` is the line with its spacing normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
@@ -57,6 +57,7 @@ _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
 _APOSTROPHES = ("'", "’")
 _OPENING_QUOTES = frozenset("'‘")  # a quote they start is open until an apostrophe ends one
 _POSSESSIVE = "PART"  # the UPOS of a possessive's apostrophe (UD English)
+_POSSESSIVE_ENDS = frozenset("sSxXzZ")  # a possessive's apostrophe follows them (en_ewt: Cox')
 # the words that a leading apostrophe makes clitics, UD tokens of their own (en_ewt's, in any
 # case: 's, 'S, 'LL); before any other word it is a mark
 _CLITICS = frozenset(("s", "m", "d", "ll", "ve", "re", "em", "n"))
@@ -93,7 +94,8 @@ class Tokeniser:
     def line(self, tokens: Sequence[str]) -> Iterator[list[tuple[str, bool]]]:
         """Each white-space token of a line split (:meth:`__call__`), told whether a word follows
         it and whether a quote opened before it is still open; a lone apostrophe after a word
-        ending in ``s`` is a possessive's as one glued to it is (module docstring)."""
+        ending in ``s``, ``x`` or ``z`` is a possessive's as one glued to it is (module
+        docstring)."""
         last = next((k for k in range(len(tokens) - 1, -1, -1) if _has_word(tokens[k])), -1)
         quotes = 0  # the quotes opened and not yet closed
         pieces: list[tuple[str, bool]] = []  # the previous token's
@@ -111,9 +113,9 @@ class Tokeniser:
         """Whether ``token``, an apostrophe alone (:meth:`line` asks of no other), after a
         token split into ``previous``, is a possessive's written apart (``thames '
         presentation``, as UD tokenises it), when a word follows and no quote is open: after a
-        word ending in ``s`` (English: ``possessive``)."""
+        word ending in ``s``, ``x`` or ``z`` (English: ``possessive``)."""
         return (self.possessive and bool(previous) and not previous[-1][1]
-                and previous[-1][0][-1] in "sS")
+                and previous[-1][0][-1] in _POSSESSIVE_ENDS)
 
     @staticmethod
     def upos(piece: str, mark: bool) -> str:
@@ -129,8 +131,8 @@ class Tokeniser:
                  ) -> list[tuple[str, bool]]:
         """(piece, is a mark) for each piece of ``token``, in order; ``inside``: a word follows
         it in its sentence (a final dot is then an abbreviation's, a final apostrophe after
-        ``s`` a possessive's, with ``possessive``, unless ``quoted``: a quote opened before it
-        is still open)."""
+        ``s``, ``x`` or ``z`` a possessive's, with ``possessive``, unless ``quoted``: a quote
+        opened before it is still open)."""
         if token.isalnum():  # a word alone, the common case (no character of it is a mark)
             return [(token, False)]
         i, j = 0, len(token)
@@ -149,7 +151,7 @@ class Tokeniser:
                 "." in token[i:j] or inside and token[i:j].isalpha()):
             j += 1
         k = j + (self.possessive and inside and token[j:j + 1] in _APOSTROPHES and
-                 token[j - 1] in "sS" and not quoted and
+                 token[j - 1] in _POSSESSIVE_ENDS and not quoted and
                  not any(c in _OPENING_QUOTES for c in token[:i]))
         return ([(m, True) for m in self.split_run(token[:i])] + [(token[i:j], False)]
                 + [(token[j:k], False)] * (k > j)  # a possessive's apostrophe
