@@ -6,9 +6,10 @@ its start or end becomes tokens of the language's marks (longest first, else one
 each), with UPOS ``PUNCT``; the rest of the token is one word. Some characters stay on the word:
 a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
 last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
-abbreviation), a sign or point just before a digit (``-5``, ``.5``) and an apostrophe before a
-clitic (``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own, :data:`_CLITICS`; before
-other short words, ``'USA``, ``'the``, it opens a quote, as in UD English). In English
+abbreviation), a sign, point or apostrophe just before a digit (``-5``, ``.5``, ``'67``: UD
+English writes a year so, never a quote before a digit) and an apostrophe before a clitic
+(``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own, :data:`_CLITICS`; before other
+short words, ``'USA``, ``'the``, it opens a quote, as in UD English). In English
 (``Tokeniser(possessive=True)``: the model's language is ``en``), an apostrophe (``'``,
 ``’``) just after a word ending in ``s``, ``x`` or ``z``, when a word follows in the line, is
 a possessive's (``thames' presentation``, ``Cox' files``): a word of its own with UPOS
@@ -142,7 +143,7 @@ class Tokeniser:
             j -= 1
         if i == j:  # only marks
             return [(m, True) for m in self.split_run(token)]
-        if i and token[i - 1] in "-+." and token[i].isdigit():
+        if i and token[i - 1] in "-+.'’" and token[i].isdigit():
             i -= 1
         elif (i and token[i - 1] in _APOSTROPHES and token[i:j].lower() in _CLITICS and
               token[j:j + 1] not in _APOSTROPHES):
