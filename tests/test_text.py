@@ -185,6 +185,21 @@ def test_restore_keeps_a_possessives_apostrophe(model):
     assert '"' in model.restore("a 'quote'\n" + other + "\n", text=True)
 
 
+@pytest.mark.parametrize("token, pieces", [
+    ("‼\ufe0f", ["‼\ufe0f"]),                          # an emoji's variation selector
+    ("wow‼\ufe0f", ["wow", "‼\ufe0f"]), ("‼\ufe0fwow", ["‼\ufe0f", "wow"]),
+    ("wow!\u200d", ["wow", "!\u200d"]),                 # a zero-width joiner
+    ("?!\ufe0f", ["?!\ufe0f"]), ("...\ufe0f", ["...\ufe0f"]),  # known marks
+])
+def test_a_variation_selector_or_joiner_stays_with_its_mark(token, pieces):
+    """U+FE0F after a mark was a word of its own ('‼️ wow': '‼' and a stray U+FE0F, tagged
+    SYM), and after a word's mark it kept the mark on the word; now it stays with its mark."""
+    assert [p for p, _ in Tokeniser(EN_MARKS)(token)] == pieces
+    (sent,) = read_text([f"{token} wow"], tokenise=Tokeniser(EN_MARKS))
+    assert [w.form for w in sent.words if w.upos != "PUNCT"] == \
+        [p for p in pieces if p.isalpha()] + ["wow"]
+
+
 def test_tokeniser_prefers_the_longest_known_mark():
     assert [p for p, _ in Tokeniser(["...", "."])("....")] == ["...", "."]
     assert [p for p, _ in Tokeniser([])("....")] == [".", ".", ".", "."]

@@ -3,7 +3,8 @@
 Every line with a token is one sentence (Chinese: words separated by spaces). Punctuation is
 split off the edges of each white-space token (:class:`Tokeniser`): a run of mark characters at
 its start or end becomes tokens of the language's marks (longest first, else one character
-each), with UPOS ``PUNCT``; the rest of the token is one word. Some characters stay on the word:
+each; a variation selector or zero-width joiner after a mark is part of it, ``‼️``), with UPOS
+``PUNCT``; the rest of the token is one word. Some characters stay on the word:
 a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
 last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
 abbreviation), a sign, point or apostrophe just before a digit (``-5``, ``.5``, ``'67``: UD
@@ -54,6 +55,9 @@ __all__ = ["GoldSplit", "LastSeen", "NoWords", "TextReader", "Tokeniser", "line_
            "read_text", "read_text_file", "surface", "text_lines"]
 
 _NOT_MARKS = frozenset("&%#@")  # punctuation characters that UD writes as words (SYM, CCONJ)
+# characters that stay with the one before them: variation selectors (an emoji's U+FE0F) and the
+# zero-width joiner; after a mark, part of it
+_JOINERS = frozenset([*map(chr, range(0xFE00, 0xFE10)), "\u200d"])
 _SPECIAL = frozenset((ABBV, BOUNDARY, UNK))
 _APOSTROPHES = ("'", "’")
 _OPENING_QUOTES = frozenset("'‘")  # a quote they start is open until an apostrophe ends one
@@ -88,6 +92,8 @@ class Tokeniser:
         while i < len(run):
             k = next((k for k in range(min(self.longest, len(run) - i), 1, -1)
                       if run[i:i + k] in self.marks), 1)
+            while i + k < len(run) and run[i + k] in _JOINERS:  # they stay with their mark
+                k += 1
             out.append(run[i:i + k])
             i += k
         return out
@@ -139,8 +145,15 @@ class Tokeniser:
         i, j = 0, len(token)
         while i < j and self.is_mark_char(token[i]):
             i += 1
-        while j > i and self.is_mark_char(token[j - 1]):
-            j -= 1
+            while i < j and token[i] in _JOINERS:  # a mark's variation selector or joiner
+                i += 1
+        while j > i:
+            k = j
+            while k > i and token[k - 1] in _JOINERS:
+                k -= 1
+            if k == i or not self.is_mark_char(token[k - 1]):
+                break
+            j = k - 1
         if i == j:  # only marks
             return [(m, True) for m in self.split_run(token)]
         if i and token[i - 1] in "-+.'’" and token[i].isdigit():
