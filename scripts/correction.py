@@ -1855,11 +1855,11 @@ def tree_slots(args: argparse.Namespace) -> None:
         fold_folders(work, fold, ("correct",), len(helds))
         if read_correction_record(work / f"fold{fold}" / "correct").get("readings", 0):
             _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
+    inputs = {"gold": pooled, "parsed": on_trees(pooled, read_trees(
+        args.trees, learner_sentences(data, splits), fold_of))}  # refused before any load too
     models = [CorrectionModel.load(work / f"fold{fold}" / "correct")
               for fold in range(len(helds))]  # each fold's once, for both trees
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
-    inputs = {"gold": pooled, "parsed": on_trees(pooled, read_trees(
-        args.trees, learner_sentences(data, splits), fold_of))}
     decoding = Decoding(args.edit_cost, args.support, decoder=args.decoder)
     n = len(pooled)
     written: dict[str, list[Sentence | None]] = {}

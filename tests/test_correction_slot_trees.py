@@ -195,16 +195,25 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
             # the same choice too, on this data (the learner decoder's balancing of paired
             # marks over the sentence could move it; here it does not)
             assert r["on_gold"] == r["on_parsed"]
+    def unloaded(*args, **kwargs):
+        raise AssertionError("a fold corrector loaded before the refusal")
+    monkeypatch.setattr(script.CorrectionModel, "load", unloaded)
+    # a trees file without a learner sentence: refused in one line, before any fold's
+    # corrector is loaded
+    bad = tmp_path / "short.conllu"
+    script.write_file(trees[1:], bad)
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        run("slots", "short.json", "--trees", str(bad))
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and "\n" not in err
+    assert f"{bad}: sentence {learner[0].sent_id} of " in err and err.endswith(" is missing")
     # a fold corrector that reads drawn readings of T_e': refused in one line, before any
     # fold's corrector is loaded
     record = work / "fold1" / "correct" / "correction.json"
     stored = json.loads(record.read_text(encoding="utf-8"))
     stored["record"]["readings"] = 2
     record.write_text(json.dumps(stored), encoding="utf-8")
-
-    def unloaded(*args, **kwargs):
-        raise AssertionError("a fold corrector loaded before the refusal")
-    monkeypatch.setattr(script.CorrectionModel, "load", unloaded)
     capsys.readouterr()
     with pytest.raises(SystemExit) as stop:
         run("slots", "drawn.json", "--trees", str(path))
