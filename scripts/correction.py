@@ -109,11 +109,11 @@ folds (no parser sees its fold's documents, dev included), ``--tags`` on the UPO
 jackknifed on the same folds, for ``compare --after-trees FILE``, which decodes the after side
 on those trees (the before side on the gold ones). ``--mode removed`` trains and runs those
 parsers without punctuation (the learner's marks attached to a neighbour after: they mislead no
-parse). ``jackknife --nested`` writes the training trees to match: for each outer fold k, every
-sentence of another fold j parsed by the parser that saw neither j nor k (one parser per pair
-of folds), and ``cv --train-trees FILE --correctors-only`` trains fold k's learner model and
-corrector on them (the corrections' punctuation read on the learner sentence's tree) instead of
-the gold trees.
+parse). ``jackknife --nested`` writes the training trees to match (in either mode): for each
+outer fold k, every sentence of another fold j parsed by the parser that saw neither j nor k
+(one parser per pair of folds), and ``cv --train-trees FILE --correctors-only`` trains fold k's
+learner model and corrector on them (the corrections' punctuation read on the learner
+sentence's tree) instead of the gold trees.
 
 ``rerank`` re-ranks each CRF corrector's k-best corrections (:mod:`fstpunct.apps.correction.rerank`:
 log p_crf + w · log p_gen, p_gen the correction model's p(y | T, T_e') or the English model's
@@ -2614,7 +2614,9 @@ def jackknife(args: argparse.Namespace) -> None:
     nor k; ``# jackknife_outer_fold``), for ``cv --train-trees``. ``--mode removed`` (with dev
     among the splits only: the train split's trees alone are for a tokens-mode ``--parser``)
     trains and runs the parsers without punctuation, each mark attached to a neighbour after
-    (:func:`~fstpunct.parser.punct.reattach`), so that the learner's marks mislead no parse."""
+    (:func:`~fstpunct.parser.punct.reattach`), so that the learner's marks mislead no parse;
+    with ``--nested``, the training trees of such parsers, for ``cv --train-trees``
+    (correctors trained on removed-mode parses, to be run on a removed-mode jackknife's)."""
     if args.cut_relations and not args.add_train:
         _fail("jackknife: --cut-relations cuts the relations of --add-train's sentences: give "
               "--add-train")
@@ -2622,9 +2624,10 @@ def jackknife(args: argparse.Namespace) -> None:
         _fail("jackknife: --nested parses the words with their gold tags: no --tags")
     data, splits = Path(args.data), args.splits or ["train"]
     if args.mode != "tokens" and "dev" not in splits:
-        _fail(f"jackknife: --mode {args.mode} parses cv's folds (--split train --split dev "
-              "--split test) for compare and slots; the train split's trees are for "
-              "table/crossfit --parser P, a tokens-mode parser: --mode tokens there")
+        _fail(f"jackknife: --mode {args.mode} needs dev among the splits (cv's folds, as "
+              "compare, slots and cv --train-trees read them: --split train --split dev "
+              "--split test); the train split's trees alone are for table/crossfit --parser P, "
+              "a tokens-mode parser: --mode tokens there")
     learner_text, fold_of = document_folds(data, splits, args.folds)
     text = [s for split in splits for s in learner_text[split]]
     folds = [fold_of[_document(s)] for s in text]
@@ -3067,8 +3070,9 @@ def main() -> None:
     j.add_argument("--mode", choices=("tokens", "removed"), default="tokens",
                    help="the parsers' punctuation mode: tokens (the learner's marks are tokens "
                         "the parser attaches and reads) or removed (trained and run without "
-                        "them, each mark attached to a neighbour after; only with --split dev, "
-                        "cv's folds)")
+                        "them, each mark attached to a neighbour after; only with dev among "
+                        "the splits, cv's folds; with --nested, training trees of such "
+                        "parsers for cv --train-trees)")
     j.add_argument("--tags", action="store_true",
                    help="parse the words with the UPOS of a tagger jackknifed on the same folds "
                         "(the parsers train on gold tags)")

@@ -395,16 +395,11 @@ def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeyp
                                        "relations of --add-train's sentences: give --add-train\n")
 
 
-def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path, monkeypatch,
-                                                                        capsys):
-    """--mode removed: every fold's parser is trained and run without punctuation (the marks
-    attached to a neighbour after, as ``parse`` attaches them: leaves); the trees are those
-    parsers' parses. Only for cv's splits (the trees ``compare`` and ``slots`` read): the train
-    split's trees alone are for table/crossfit --parser P, a tokens-mode parser, and are
-    refused in one line."""
-    script = load_script("correction")
-    monkeypatch.setitem(DOCUMENTS, "dev", ["docDD", "docE"])  # a dev document in each fold
-    learner_folder(tmp_path)
+def modes_trained(monkeypatch, folder, dev_documents: list[str]) -> list[str]:
+    """The hand-made learner folder written to ``folder`` with ``dev_documents`` as dev's;
+    the list that the mode of every parser the jackknife trains from now on is added to."""
+    monkeypatch.setitem(DOCUMENTS, "dev", dev_documents)
+    learner_folder(folder)
     modes: list[str] = []
     real = jackknife.train
 
@@ -413,6 +408,18 @@ def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path
         return real(rest, dev, mode, *args, **more)
 
     monkeypatch.setattr(jackknife, "train", spied)
+    return modes
+
+
+def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path, monkeypatch,
+                                                                        capsys):
+    """--mode removed: every fold's parser is trained and run without punctuation (the marks
+    attached to a neighbour after, as ``parse`` attaches them: leaves); the trees are those
+    parsers' parses. Only with dev among the splits (cv's folds, the trees ``compare`` and
+    ``slots`` read): the train split's trees alone are for table/crossfit --parser P, a
+    tokens-mode parser, and are refused in one line."""
+    script = load_script("correction")
+    modes = modes_trained(monkeypatch, tmp_path, ["docDD", "docE"])  # a dev document a fold
     trees = tmp_path / "jk.conllu"
     argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
             "1", "--mode", "removed", "--work", str(tmp_path / "jk"), "-o", str(trees)]
@@ -436,9 +443,33 @@ def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path
         script.main()
     assert stop.value.code == 2
     assert capsys.readouterr().err == (
-        "correction: jackknife: --mode removed parses cv's folds (--split train --split dev "
-        "--split test) for compare and slots; the train split's trees are for table/crossfit "
-        "--parser P, a tokens-mode parser: --mode tokens there\n")
+        "correction: jackknife: --mode removed needs dev among the splits (cv's folds, as "
+        "compare, slots and cv --train-trees read them: --split train --split dev --split "
+        "test); the train split's trees alone are for table/crossfit --parser P, a tokens-mode "
+        "parser: --mode tokens there\n")
+
+
+def test_jackknife_mode_removed_nested_writes_removed_mode_training_trees(tmp_path,
+                                                                         monkeypatch, capsys):
+    """--mode removed --nested: the training trees for cv --train-trees, every pair of folds'
+    parser trained and run without punctuation (each mark a leaf, attached after)."""
+    script = load_script("correction")
+    # a dev document in each of 3 folds (sorted, round-robin: docEE 0, docDD 1, docE 2)
+    modes = modes_trained(monkeypatch, tmp_path, ["docDD", "docE", "docEE"])
+    trees = tmp_path / "nested.conllu"
+    monkeypatch.setattr(sys, "argv", [
+        "correction.py", "jackknife", "--data", str(tmp_path), "--folds", "3", "--epochs", "1",
+        "--mode", "removed", "--nested", "--split", "train", "--split", "dev", "--split",
+        "test", "--work", str(tmp_path / "jk"), "-o", str(trees)])
+    script.main()
+    assert "parsed by 3 nested jackknife parsers (removed mode)" in capsys.readouterr().out
+    assert modes == ["removed"] * 3
+    for pair in ("0-1", "0-2", "1-2"):
+        assert ParserModel.load(tmp_path / "jk" / f"fold{pair}").mode == "removed"
+    parsed = list(script.read_file(trees))
+    assert {t.comment("jackknife_outer_fold") for t in parsed} == {"0", "1", "2"}
+    marks = [{w.id for w in t.words if w.is_punct} for t in parsed]
+    assert all(marks) and not any(w.head in m for t, m in zip(parsed, marks) for w in t.words)
 
 
 def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):
