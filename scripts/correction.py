@@ -237,7 +237,7 @@ from fstpunct.apps.correction.slot_trees import (
     SlotRow,
     Trees,
     by_kind,
-    slot_class,
+    inner_slots,
     slot_rows,
 )
 from fstpunct.apps.restoration.crf import CrfModel
@@ -1888,8 +1888,7 @@ def tree_slots(args: argparse.Namespace) -> None:
     for j in range(n):
         trees = Trees(read["gold"][j], read["parsed"][j])
         gold_strings = slot_strings(to_slots(gold[j]))
-        base.update(zip((slot_class(x, y) for x, y in zip(trees.learner, gold_strings)),
-                        trees.inner_kinds()))
+        base.update(inner_slots(trees, gold_strings))
         for row in slot_rows(trees, gold_strings, *(slot_strings(to_slots(written[side][j]))
                                                     for side in inputs)):
             slots.append(row)
@@ -1908,7 +1907,7 @@ def tree_slots(args: argparse.Namespace) -> None:
 
 def print_slot_tables(slots: list[SlotRow], base: Counter[tuple[str, str]], rows: list[dict]
                       ) -> None:
-    """The tree's kinds at every inner slot (``base``: by slot class, :func:`slot_class`);
+    """The tree's kinds at every inner slot (``base``: by slot class, :func:`inner_slots`);
     ``slots``' counts by the kind (:func:`by_kind`); every slot's outcome on the gold trees
     against the parsed ones; and each edit right on the gold trees (``rows``: with the
     corrector's probability of the gold string on either tree)."""

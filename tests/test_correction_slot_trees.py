@@ -7,7 +7,14 @@ import pytest
 from script_module import load_script
 from test_correction_agree import held_out_runs, marked
 
-from fstpunct.apps.correction.slot_trees import SlotRow, Trees, by_kind, slot_class, slot_rows
+from fstpunct.apps.correction.slot_trees import (
+    SlotRow,
+    Trees,
+    by_kind,
+    inner_slots,
+    slot_class,
+    slot_rows,
+)
 from fstpunct.apps.restoration.metrics import slot_strings
 from fstpunct.ud.slots import SlotSentence, to_slots
 from fstpunct.ud.treebank import with_arcs
@@ -105,7 +112,8 @@ def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
 
 def test_trees_read_the_learners_slot_strings_once(monkeypatch):
     """Trees.learner: the learner's slot strings on the gold tree, read once for the slot
-    classes and the rows (slot_rows reads them there)."""
+    classes (inner_slots, which ``slots`` counts over every inner slot) and the rows
+    (slot_rows): both read them there."""
     import fstpunct.apps.correction.slot_trees as module
     calls = []
 
@@ -119,6 +127,9 @@ def test_trees_read_the_learners_slot_strings_once(monkeypatch):
     assert trees.learner == slot_strings(mine)
     rows = slot_rows(trees, learner, learner, ((), (), (), (), (".",)))
     assert [r.slot for r in rows] == [2] and calls == [mine]
+    assert inner_slots(trees, learner) == [("no marks", "right"), ("no marks", "right"),
+                                           ("marks kept", "right"), ("no marks", "right")]
+    assert calls == [mine]
 
 
 def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys):

@@ -26,7 +26,7 @@ from ...ud.slots import SlotSentence
 from ..restoration.metrics import slot_strings
 
 __all__ = ["COUNTS", "OUTCOMES", "SLOT_CLASSES", "TREE_KINDS", "SlotRow", "Trees", "by_kind",
-           "outcome", "slot_class", "slot_rows"]
+           "inner_slots", "outcome", "slot_class", "slot_rows"]
 
 TREE_KINDS = ("right", "features differ", "relation wrong", "head wrong", "edges differ",
               "words differ")
@@ -131,6 +131,14 @@ class Trees:
         near = self.nodes(i)
         return all(self.gold.contexts[k] == self.parsed.contexts[k]
                    for k in range(self.gold.n) if k not in near)
+
+
+def inner_slots(trees: Trees, gold: Sequence[tuple[str, ...]]) -> list[tuple[str, str]]:
+    """The (slot class, tree kind) of every inner slot of a learner sentence (``trees``): its
+    :func:`slot_class` from the learner's string (:attr:`Trees.learner`) and the gold one
+    (``gold``), and :meth:`Trees.kind`."""
+    return list(zip((slot_class(x, y) for x, y in zip(trees.learner, gold)),
+                    trees.inner_kinds()))
 
 
 def outcome(learner: tuple[str, ...], gold: tuple[str, ...], written: tuple[str, ...]) -> str:
