@@ -1305,7 +1305,7 @@ class CvRun:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> CvRun:
-        pooled, helds, _ = held_out_pairs(args)
+        pooled, helds, _, _ = held_out_pairs(args)
         return cls(args, args.splits or list(SPLITS), pooled, helds, load_model(args.reference))
 
     def folds(self) -> Iterator[HeldOut]:
@@ -1573,13 +1573,15 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
                                               len(source))
 
 
-def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dict[str, int]]:
+def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dict[str, int],
+                                                      dict[str, list[Sentence]]]:
     """A finished cv run's pooled pairs (``--data``, ``--split``), the pairs each of its
-    ``--folds`` folds holds out and the fold of each FCE document (:func:`document_folds`)."""
+    ``--folds`` folds holds out, the fold of each FCE document and the learner sentences of
+    the splits, by split (:func:`document_folds`)."""
     data, splits = Path(args.data), args.splits or list(SPLITS)
-    _, fold_of = document_folds(data, splits, args.folds)
+    learner_text, fold_of = document_folds(data, splits, args.folds)
     pooled = pooled_pairs(data, splits, False)[0]
-    return pooled, held_of(pooled, fold_of, args.folds), fold_of
+    return pooled, held_of(pooled, fold_of, args.folds), fold_of, learner_text
 
 
 def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int = 0,
@@ -1749,7 +1751,7 @@ def compare(args: argparse.Namespace) -> None:
         _fail(f"compare: --after-bags must be at least 0, not {args.after_bags}")
     if args.platt and args.after_bags:
         _fail("compare: --platt and --after-bags do not go together")
-    pooled, helds, fold_of = held_out_pairs(args)
+    pooled, helds, fold_of, learner_text = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
     inputs = {BEFORE: pooled, AFTER: pooled}
@@ -1760,7 +1762,6 @@ def compare(args: argparse.Namespace) -> None:
     mixed: list[list] = []  # the pairs on each file's trees: --after-trees', then --mix-trees'
     if args.after_trees:
         scores = []
-        learner_text = learner_sentences(Path(args.data), splits)
         for path in (args.after_trees, *args.mix_trees):
             mixed.append(on_trees(pooled, read_trees(path, learner_text, fold_of)))
             parsed = parse_score(source, [s for _, s, _ in mixed[-1]])
@@ -1849,14 +1850,14 @@ def tree_slots(args: argparse.Namespace) -> None:
     probability of the gold string on each tree; then the edits right on the gold trees and
     those lost on the parsed ones by the tree's kind at the slot, against the kinds of every
     inner slot (printed, and the rows written to the JSON)."""
-    data, splits, work = Path(args.data), args.splits or list(SPLITS), Path(args.work)
-    pooled, helds, fold_of = held_out_pairs(args)
+    splits, work = args.splits or list(SPLITS), Path(args.work)
+    pooled, helds, fold_of, learner_text = held_out_pairs(args)
     for fold in range(len(helds)):  # refused before any fold's corrector is loaded
         fold_folders(work, fold, ("correct",), len(helds))
         if read_correction_record(work / f"fold{fold}" / "correct").get("readings", 0):
             _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
     inputs = {"gold": pooled, "parsed": on_trees(pooled, read_trees(
-        args.trees, learner_sentences(data, splits), fold_of))}  # refused before any load too
+        args.trees, learner_text, fold_of))}  # refused before any load too
     models = [CorrectionModel.load(work / f"fold{fold}" / "correct")
               for fold in range(len(helds))]  # each fold's once, for both trees
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
@@ -2365,7 +2366,7 @@ def slot_edits(args: argparse.Namespace) -> None:
     that read it so). Prints the counts; writes every edit (JSON)."""
     if args.edit_cost is not None:
         _sweep_cost("edits", args.edit_cost)
-    pooled, helds, _ = held_out_pairs(args)
+    pooled, helds, _, _ = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds
     prepared = prepared_folds(work, pooled, helds)

@@ -192,7 +192,7 @@ def test_cv_bags_and_compare_after_bags(tmp_path, monkeypatch, capsys):
         script.main()
     cv("--bags", "3", "--correctors-only")
     out = capsys.readouterr().out
-    pooled, helds, fold_of = script.held_out_pairs(
+    pooled, helds, fold_of, _ = script.held_out_pairs(
         type("A", (), {"data": str(data), "splits": None, "folds": 2})())
     _, extra = script.pooled_pairs(data, list(script.SPLITS), False)
     rests = []

@@ -808,8 +808,8 @@ def test_cv_with_drawn_readings_then_its_edits(script, tmp_path, monkeypatch, ca
     assert result["edit_cost"] is None and all(0 < r["corrector_p"] <= 1 for r in rows)
     assert "| the corrector's p(written) |" in printed
     # at a fixed cost: the edits of the fold correctors decoded at that cost, by hand
-    pooled, helds, _ = script.held_out_pairs(argparse.Namespace(data=str(data), splits=["train"],
-                                                                folds=2))
+    pooled, helds, _, _ = script.held_out_pairs(argparse.Namespace(data=str(data),
+                                                                   splits=["train"], folds=2))
     preps = [Prepared.of(CorrectionModel.load(work / f"fold{fold}" / "correct"),
                          [pooled[j][1] for j in held]) for fold, held in enumerate(helds)]
     at = {}

@@ -161,9 +161,17 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
         loads.append(str(folder))
         return real_load(folder)
     monkeypatch.setattr(script.CorrectionModel, "load", counted_load)
+    listed = []
+    real_listing = script.learner_sentences
+
+    def counted_listing(*args):
+        listed.append(args)
+        return real_listing(*args)
+    monkeypatch.setattr(script, "learner_sentences", counted_listing)
     got = run("slots", "slots.json", "--trees", str(path))
-    # each fold's corrector loaded once, for both trees
+    # each fold's corrector loaded once, for both trees; the learner files listed once
     assert sorted(loads) == [str(work / f"fold{fold}" / "correct") for fold in (0, 1)]
+    assert len(listed) == 1
     out = capsys.readouterr().out
     assert "| tree at the slot | inner slots | gold edit | marks kept | no marks |" in out
     words = [to_slots(s).n for _, s, _ in pooled]
@@ -189,6 +197,7 @@ def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys
     both = run("compare", "compare.json", "--before", str(work), "--after", str(work),
                "--after-trees", str(path), "--after-decoder", "learner", "--before-decoder",
                "learner")
+    assert len(listed) == 2  # compare's once too
     for side, row in (("on_gold", "before (cost 0.2)"), ("on_parsed", "after (cost 0.2)")):
         right, proposed = both["final_or_inner"][row]["inner"]
         assert sum(r[side] == "right" for r in got["rows"]) == right
