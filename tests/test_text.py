@@ -143,6 +143,27 @@ def test_a_possessives_apostrophe_is_a_word(line, possessive):
     assert sent.comment("text") == " ".join(line.split())
 
 
+@pytest.mark.parametrize("line, pieces", [
+    ("wait 'til James' car comes",
+     ["wait", "'", "til", "James", ("'", "PART"), "car", "comes"]),
+    ("'Hey, 'sup?' said James' brother",
+     ["'", "Hey", ",", "'", "sup", "?", "'", "said", "James", ("'", "PART"), "brother"]),
+    ("'Tis James' turn", ["'", "Tis", "James", ("'", "PART"), "turn"]),
+    ("'NUFF of James' jokes", ["'", "NUFF", "of", "James", ("'", "PART"), "jokes"]),
+    ("all 'cept James' kids", ["all", "'", "cept", "James", ("'", "PART"), "kids"]),
+    ("good 'ol Cox' car", ["good", "'", "ol", "Cox", ("'", "PART"), "car"]),
+    ("see 'ya at James' place", ["see", "'", "ya", "at", "James", ("'", "PART"), "place"]),
+])
+def test_a_short_elision_opens_no_quote(line, pieces):
+    """A ``'`` before an elision of a few letters (``'til``, ``'sup``, in any case) is a mark
+    but opens no quote (it opened one that never closed, so the possessive's apostrophe after
+    it was taken for that quote's close, a mark), as before ``'twas``."""
+    (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
+    want = [p if isinstance(p, tuple) else (p, "_" if p[0].isalpha() else "PUNCT")
+            for p in pieces]
+    assert [(w.form, w.upos) for w in sent.words] == want
+
+
 @pytest.mark.parametrize("lang, line, possessive", [
     ("en", "attached is davis thames' presentation", True),
     ("de", "Darius' hoch angesehener Feldherr Megabazos", False),  # de PUD: Darius' one NOUN

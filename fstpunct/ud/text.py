@@ -19,8 +19,8 @@ none: there it is a mark), unless an opening quote (``'``, ``‘`` starting a to
 in the line is still open (``'boys' club``: then it closes that quote, a mark); so is a lone
 apostrophe after such a word (``thames ' presentation``, as UD tokenises it). A ``'``
 starting a word opens a quote (``'NATO sources' who``: a closing quote), but not before an
-elision that is no clitic (``'twas``, ``'cause``: :data:`_ELISIONS`; ``'twas the boys'
-night``: a possessive). Pieces of one white-space token are written ``SpaceAfter=No`` but
+elision that is no clitic (``'twas``, ``'til``, ``'sup``: :data:`_ELISIONS`; ``wait 'til
+James' car``: a possessive). Pieces of one white-space token are written ``SpaceAfter=No`` but
 the last, so ``# text`` is the line with its spacing normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
@@ -66,8 +66,9 @@ _POSSESSIVE_ENDS = frozenset("sSxXzZ")  # a possessive's apostrophe follows them
 # the words that a leading apostrophe makes clitics, UD tokens of their own (en_ewt's, in any
 # case: 's, 'S, 'LL); before any other word it is a mark
 _CLITICS = frozenset(("s", "m", "d", "ll", "ve", "re", "em", "n"))
-# words after a leading ' that elides letters, not clitics: that ' opens no quote
-_ELISIONS = frozenset(("twas", "twere", "cause", "bout", "round"))
+# words after a leading ' that elides letters, not clitics (in any case): that ' opens no quote
+_ELISIONS = frozenset(("twas", "twere", "tis", "til", "cause", "bout", "round", "sup", "ya",
+                       "nuff", "cept", "ol"))
 
 
 class Tokeniser:
