@@ -164,6 +164,27 @@ def test_a_short_elision_opens_no_quote(line, pieces):
     assert [(w.form, w.upos) for w in sent.words] == want
 
 
+@pytest.mark.parametrize("line, pieces", [
+    ("a '5' rating", ["a", "'", "5", "'", "rating"]),             # a quoted number
+    ("'5',", ["'", "5", "'", ","]),
+    ("'90 percent of them' he said", ["'", "90", "percent", "of", "them", "'", "he", "said"]),
+    ("'90 percent of them', he said",
+     ["'", "90", "percent", "of", "them", "'", ",", "he", "said"]),
+    ("'in the summer of '67' he said",                           # inside a quote: the year
+     ["'", "in", "the", "summer", "of", "'67", "'", "he", "said"]),
+    ("in September of '67.", ["in", "September", "of", "'67", "."]),  # en_ewt test
+    ("back between '05 and '09 and I don't remember",             # en_ewt train
+     ["back", "between", "'05", "and", "'09", "and", "I", "don't", "remember"]),
+    ("the ’90s’ best", ["the", "’90s", "’", "best"]),             # ’ opens no quote
+])
+def test_an_apostrophe_before_a_digit_opens_a_quote_only_when_one_closes(line, pieces):
+    """``'`` before a digit stays on the word (``'67``, as en_ewt writes a year) unless it
+    opens a quote: none is open and an apostrophe ends the token or a later one (it made
+    ``'5`` a word and took the ``'`` after it, or ``them'``, for a closing quote)."""
+    (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
+    assert [w.form for w in sent.words] == pieces
+
+
 @pytest.mark.parametrize("lang, line, possessive", [
     ("en", "attached is davis thames' presentation", True),
     ("de", "Darius' hoch angesehener Feldherr Megabazos", False),  # de PUD: Darius' one NOUN

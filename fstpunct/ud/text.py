@@ -8,9 +8,12 @@ each; a variation selector or zero-width joiner after a mark is part of it, ``�
 a final ``.`` after a word with a ``.`` inside (``U.S.``, ``a.m.``) or, before the sentence's
 last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot inside it ends an
 abbreviation), a sign, point or apostrophe just before a digit (``-5``, ``.5``, ``'67``: UD
-English writes a year so, never a quote before a digit) and an apostrophe before a clitic
-(``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own, :data:`_CLITICS`; before other
-short words, ``'USA``, ``'the``, it opens a quote, as in UD English). In English
+English writes a year so, never a quote before a digit), unless that ``'`` opens a quote: none
+is open and an apostrophe ends the token or a later one in the line (``'5'``, ``'90 percent of
+them'``; inside a quote, ``'in the summer of '67'``, the year, then the quote's close), and an
+apostrophe before a clitic (``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own,
+:data:`_CLITICS`; before other short words, ``'USA``, ``'the``, it opens a quote, as in UD
+English). In English
 (``Tokeniser(possessive=True)``: the model's language is ``en``), an apostrophe (``'``,
 ``’``) just after a word ending in ``s``, ``x`` or ``z``, when a word follows in the line, is
 a possessive's (``thames' presentation``, ``Cox' files``): a word of its own with UPOS
@@ -106,13 +109,16 @@ class Tokeniser:
         docstring)."""
         last = next((k for k in range(len(tokens) - 1, -1, -1) if _has_word(tokens[k])), -1)
         quotes = 0  # the quotes opened and not yet closed
+        close = None  # the last token ending in an apostrophe (_last_closing), once one has '
         pieces: list[tuple[str, bool]] = []  # the previous token's
         for n, token in enumerate(tokens):
             inside = n < last
             if inside and not quotes and token in _APOSTROPHES and self.apart(token, pieces):
                 pieces = [(token, False)]
             else:
-                pieces = self(token, inside, quotes > 0)
+                if close is None and "'" in token:  # it may open a quote before a digit
+                    close = _last_closing(tokens)
+                pieces = self(token, inside, quotes > 0, n < (close or 0))
                 if len(pieces) > 1 or pieces[0][1]:  # not a word alone: a quote may open
                     quotes = _open_quotes(pieces, quotes)
             yield pieces
@@ -135,12 +141,14 @@ class Tokeniser:
             return "PUNCT"
         return _POSSESSIVE if piece in _APOSTROPHES else "_"
 
-    def __call__(self, token: str, inside: bool = False, quoted: bool = False
-                 ) -> list[tuple[str, bool]]:
+    def __call__(self, token: str, inside: bool = False, quoted: bool = False,
+                 closing: bool = False) -> list[tuple[str, bool]]:
         """(piece, is a mark) for each piece of ``token``, in order; ``inside``: a word follows
         it in its sentence (a final dot is then an abbreviation's, a final apostrophe after
         ``s``, ``x`` or ``z`` a possessive's, with ``possessive``, unless ``quoted``: a quote
-        opened before it is still open)."""
+        opened before it is still open); ``closing``: a later token of its line ends in an
+        apostrophe (then a ``'`` before a digit opens a quote, unless ``quoted``, as it does
+        when an apostrophe ends ``token``)."""
         if token.isalnum():  # a word alone, the common case (no character of it is a mark)
             return [(token, False)]
         i, j = 0, len(token)
@@ -157,8 +165,10 @@ class Tokeniser:
             j = k - 1
         if i == j:  # only marks
             return [(m, True) for m in self.split_run(token)]
-        if i and token[i - 1] in "-+.'’" and token[i].isdigit():
-            i -= 1
+        if i and token[i - 1] in "-+.'’" and token[i].isdigit() and not (
+                token[i - 1] == "'" and not quoted and
+                (closing or any(c in _APOSTROPHES for c in token[j:]))):
+            i -= 1  # -5, .5, '67 (not a quote's opening '5')
         elif (i and token[i - 1] in _APOSTROPHES and token[i:j].lower() in _CLITICS and
               token[j:j + 1] not in _APOSTROPHES):
             i -= 1  # a clitic: 's, 'll, 've
@@ -176,6 +186,15 @@ class Tokeniser:
 def _has_word(token: str) -> bool:
     """Whether a white-space token has a word in it (a letter or digit)."""
     return token.isalnum() or any(c.isalnum() for c in token)
+
+
+_CLOSING = re.compile(r"['’][^\w]*\Z")  # an apostrophe, maybe marks after it, ending a token
+
+
+def _last_closing(tokens: Sequence[str]) -> int:
+    """The index of the last of ``tokens`` that ends in an apostrophe, maybe with marks after
+    it (``them'``, ``them',``, a lone ``'``: a quote may close there); -1 if none."""
+    return next((k for k in range(len(tokens) - 1, -1, -1) if _CLOSING.search(tokens[k])), -1)
 
 
 def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
@@ -213,12 +232,12 @@ class GoldSplit(Tokeniser):
     def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
         return False  # gold's words say it: a lone apostrophe that is one is found there
 
-    def __call__(self, token: str, inside: bool = False, quoted: bool = False
-                 ) -> list[tuple[str, bool]]:
+    def __call__(self, token: str, inside: bool = False, quoted: bool = False,
+                 closing: bool = False) -> list[tuple[str, bool]]:
         if self.words and token == self.words[0]:  # a word of marks only (a possessive's ')
             return [(self.words.popleft(), False)]
         if all(map(self.is_mark_char, token)):
-            return super().__call__(token, inside, quoted)
+            return super().__call__(token, inside, quoted, closing)
         if not self.words:  # a new line with words: the next gold sentence with words
             self.words.extend(next((w for w in self.gold if w), ()))
         out: list[tuple[str, bool]] = []
@@ -231,7 +250,7 @@ class GoldSplit(Tokeniser):
             elif self.is_mark_char(token[i]):
                 i += 1
             else:
-                return super().__call__(token, inside, quoted)
+                return super().__call__(token, inside, quoted, closing)
         return out + [(m, True) for m in self.split_run(token[start:])]
 
 
