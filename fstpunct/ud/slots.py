@@ -18,9 +18,10 @@ from ._slots import slot_parts
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
-__all__ = ["ABBV", "BOUNDARY", "CURLY", "STRAIGHT_QUOTES", "UNK", "SlotSentence", "depunctuate",
-           "on_tree", "opening", "punct_tokens", "quote_symbols", "raw_slots", "slot_members",
-           "surface_slots", "to_slots", "to_slots_reference", "underlying_slot"]
+__all__ = ["ABBV", "BOUNDARY", "CURLY", "STRAIGHT_QUOTES", "UNK", "SlotSentence",
+           "abbreviation_stem", "depunctuate", "on_tree", "opening", "punct_tokens",
+           "quote_symbols", "raw_slots", "slot_members", "surface_slots", "to_slots",
+           "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
@@ -125,8 +126,10 @@ def quote_symbols(words: Sequence[Word]) -> dict[int, str]:
     return out
 
 
-def _abbreviation(form: str) -> str | None:
-    """``etc.`` -> ``etc``; None if the form does not end in a dot after other characters."""
+def abbreviation_stem(form: str) -> str | None:
+    """``etc.`` -> ``etc``; None if the form does not end in an abbreviation's dot, a dot after
+    other characters: the words :func:`to_slots` splits into a word and :data:`ABBV` (the
+    compiled one restates it), whose dot a restored full stop joins (strip's ``absorb``)."""
     if len(form) > 1 and form.endswith(".") and form.rstrip("."):
         return form[:-1]
     return None
@@ -178,7 +181,7 @@ def surface_slots(sent: Sentence) -> tuple[list[str], list[list[str]], list[list
             slots[-1].append(quotes.get(w.id, w.form))
             slot_ids[-1].append(w.id)
             continue
-        stem = _abbreviation(w.form)
+        stem = abbreviation_stem(w.form)
         forms.append(w.form if stem is None else stem)
         slots.append([] if stem is None else [ABBV])
         slot_ids.append([] if stem is None else [w.id])
