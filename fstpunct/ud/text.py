@@ -113,7 +113,7 @@ class Tokeniser:
         pieces: list[tuple[str, bool]] = []  # the previous token's
         for n, token in enumerate(tokens):
             inside = n < last
-            if inside and not quotes and token in _APOSTROPHES and self.apart(token, pieces):
+            if inside and not quotes and token in _APOSTROPHES and self._apart(token, pieces):
                 pieces = [(token, False)]
             else:
                 if close is None and "'" in token:  # it may open a quote before a digit
@@ -123,7 +123,7 @@ class Tokeniser:
                     quotes = _open_quotes(pieces, quotes)
             yield pieces
 
-    def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
+    def _apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
         """Whether ``token``, an apostrophe alone (:meth:`line` asks of no other), after a
         token split into ``previous``, is a possessive's written apart (``thames '
         presentation``, as UD tokenises it), when a word follows and no quote is open: after a
@@ -229,7 +229,7 @@ class GoldSplit(Tokeniser):
         self.gold = ([w.form for w in s.words if w.upos != "PUNCT"] for s in gold)
         self.words: collections.deque[str] = collections.deque()
 
-    def apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
+    def _apart(self, token: str, previous: Sequence[tuple[str, bool]]) -> bool:
         return False  # gold's words say it: a lone apostrophe that is one is found there
 
     def __call__(self, token: str, inside: bool = False, quoted: bool = False,
