@@ -1,12 +1,15 @@
-"""scripts/text_restoration.py: restoring over a tree ensemble (--parsers), the decoder asked, the
-count of sentences with an unpaired mark."""
+"""scripts/text_restoration.py: restoring over a tree ensemble (--parsers), the decoder asked (from
+``run --decoder`` to its records), the count of sentences with an unpaired mark."""
 from __future__ import annotations
 
+import json
+import sys
 from pathlib import Path
 
 import pytest
 from script_module import load_script
 
+from fstpunct.apps.restoration.pipeline import has_words
 from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.parser import train as train_parser
 from fstpunct.ud.treebank import read_file
@@ -56,7 +59,6 @@ def test_pick_prefers_fewest_edits_then_the_larger_weight(script):
 
 
 def test_constrain_picks_among_the_systems_that_print_the_example(script, tmp_path, capsys):
-    import json
     crf = "fstpunct/models/en/text/crf"
     rows = [{"lang": "en", "method": "+NC", "model": "fstpunct/models/en", "weight": w,
              "crf": crf, "edit_distance": e} for w, e in ((0.2, 10), (1.0, 20))]
@@ -70,7 +72,6 @@ def test_constrain_picks_among_the_systems_that_print_the_example(script, tmp_pa
 
 
 def test_ship_bundles_the_pick(script, tmp_path, monkeypatch):
-    import json
     monkeypatch.setattr(script, "BUNDLED", tmp_path / "models")
     (tmp_path / "models" / "xx").mkdir(parents=True)
     for name in ("textjk", "crf"):
@@ -97,7 +98,33 @@ def test_unpaired_counts_the_sentences_with_a_mark_without_its_partner(script):
 
 
 @pytest.mark.parametrize("model", ["fstpunct/models/{lang}", "shipped"])
-def test_run_decodes_with_the_decoder_asked(script, model):
+def test_restorer_decodes_with_the_decoder_asked(script, model):
     for decoder in ("slot", "balanced"):
         assert script.restorer("en", model, None, decoder=decoder).decoder == decoder
 
+
+@pytest.mark.parametrize("decoder", ["slot", "balanced"])
+def test_run_restores_with_the_decoder_asked_and_records_it(script, decoder, monkeypatch,
+                                                             capsys, tmp_path):
+    """``run --decoder D``: main hands D to run, which builds its restorer with D and writes
+    ``"decoder": "exact D"`` in every record (the sample for the test split, analysed as its
+    gold trees; a restorer that inserts nothing; no CRF)."""
+    gold = list(read_file(SAMPLE))
+    todo = [k for k, s in enumerate(gold) if has_words(s)]
+    monkeypatch.setattr(script, "analyse", lambda lang, split, lower: (
+        gold, todo, [strip(gold[k]) for k in todo], 0.0))
+    monkeypatch.setattr(script, "CRF", str(tmp_path / "no-crf-{lang}"))
+    asked = []
+
+    def restorer(lang, model_dir, mix, crf, decoder_):
+        asked.append(decoder_)
+        return Recording()
+
+    monkeypatch.setattr(script, "restorer", restorer)
+    monkeypatch.setattr(sys, "argv", ["text_restoration.py", "run", "--langs", "en",
+                                      "--no-baselines", "--decoder", decoder])
+    script.main()
+    records = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert asked == [decoder]
+    assert [(r["case"], r["decoder"]) for r in records] == [
+        ("plain", f"exact {decoder}"), ("lower-cased", f"exact {decoder}")]
