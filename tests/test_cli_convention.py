@@ -803,12 +803,12 @@ def test_a_refusal_comes_without_the_note_on_the_language(command, tmp_path, mon
     ["show", str(SAMPLE), "-o", "x.html"], ["draw", "tree", "--sentence", f"{SAMPLE}:2"],
     ["restore", "--text", "in.txt"],
 ])
-@pytest.mark.parametrize("lang", ["nl", "EN", "fr_gsd"])
+@pytest.mark.parametrize("lang", ["nl", "EN", "fr_gsd", ""])
 def test_a_lang_without_a_bundled_model_is_refused(command, lang, tmp_path, monkeypatch,
                                                     capsys):
-    """``--lang nl`` (or a typo, ``EN``, ``fr_gsd``) used to give the English model with a
-    note and exit 0, where train, rules and ``restore --crf --text`` refuse it: one line, exit
-    2, nothing written. A language that only the input's name or metadata tells keeps the
+    """``--lang nl`` (or a typo, ``EN``, ``fr_gsd``, or ``''``) used to give the English model
+    with a note and exit 0, where train, rules and ``restore --crf --text`` refuse it: one
+    line, exit 2, nothing written. A language that only the input's name or metadata tells keeps the
     note (test_api.py::test_choice_falls_back_to_english_with_a_note)."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "in.txt").write_text("we left\n", encoding="utf-8")

@@ -1,7 +1,9 @@
 """`fstpunct restore` end to end: the bundled model, the trivial baseline, a parser, errors."""
+import io
 import itertools
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import conllu
@@ -246,6 +248,59 @@ def test_crf_text_of_a_language_without_a_bundled_tagger_is_refused(tmp_path, mo
     assert main(["restore", "--crf", str(crf), "--lang", "en", "--cased-input", "--text",
                  str(text)]) == 0
     assert capsys.readouterr().out == given
+
+
+class _UnreadStdin(io.StringIO):
+    """A stdin that fails the test when it is read."""
+
+    def __iter__(self):
+        raise AssertionError("stdin was read")
+
+    def read(self, *args):
+        raise AssertionError("stdin was read")
+
+    readline = read
+
+
+@pytest.mark.parametrize("method", [["--crf", "en/text/crf"], ["--trivial", "qz.rules"]])
+@pytest.mark.parametrize("lang", ["nl", ""])
+@pytest.mark.parametrize("buffered", [[], ["--line-buffered"]])
+def test_a_lang_without_a_bundled_tagger_is_refused_before_the_text_is_read(
+        method, lang, buffered, tmp_path, monkeypatch, capsys):
+    """``restore --crf DIR --text --lang nl`` (or ``--trivial RULES``; or ``--lang ''``) was
+    refused only when the first sentence was analysed, after stdin was read: with
+    --line-buffered, the client's first line got exit 2 instead of an answer. Now with the
+    other option refusals: one line, exit 2, stdin never read."""
+    rules = tmp_path / "qz.rules"
+    rules.write_text("language qz\nfullstop .\nsymbols .\n", encoding="utf-8")
+    given = (str(fstpunct.load("en").folder / "text" / "crf") if method[0] == "--crf"
+             else str(rules))
+    monkeypatch.setattr(sys, "stdin", _UnreadStdin())
+    assert main(["restore", method[0], given, "--text", "--lang", lang, *buffered]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        f"fstpunct restore: error: no bundled tagger and parser for --lang {lang!r}: give "
+        f"--lang with one of {', '.join(bundled())}, or --tagger DIR and --parser DIR\n")
+
+
+@pytest.mark.parametrize("pool", [["--jobs", "2"], ["--dask-workers", "2"],
+                                  ["--scheduler", "tcp://127.0.0.1:9"]])
+@pytest.mark.parametrize("lang", ["nl", ""])
+def test_a_lang_without_a_bundled_model_is_refused_before_a_pool_opens(
+        pool, lang, monkeypatch, capsys):
+    """``restore --dask-workers 2 --lang nl`` started a dask cluster (or connected to
+    --scheduler, whose error then came first) and loaded every --parser before the model's
+    choice refused --lang, as decode and normalise do not: now refused before either."""
+    def never(*args, **kwargs):
+        raise AssertionError("work started before --lang was refused")
+    monkeypatch.setattr("fstpunct.cli.restore.chosen_pool", never)
+    monkeypatch.setattr("fstpunct.cli.restore.load_parser", never)
+    parser = str(fstpunct.load("en").folder / "parser")
+    assert main(["restore", str(SAMPLE), "--parser", parser, *pool, "--lang", lang]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err == (
+        f"fstpunct restore: error: --lang {lang!r}: no bundled model of that language "
+        f"(bundled: {', '.join(bundled())}; or pass --model DIR, a model of your own)\n")
 
 
 def test_trivial_text_warns_of_no_local_folder_named_as_its_language(tmp_path, monkeypatch,

@@ -24,7 +24,7 @@ from .arguments import (
     positive,
     probability,
 )
-from .model_option import MODEL_HELP
+from .model_option import MODEL_HELP, check_lang
 from .note import noted
 from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 from .text_option import (
@@ -129,6 +129,10 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
                          "with --model, not with --crf or --trivial")
     refuse_missing({"--parser": args.parser, "--tagger": args.tagger})  # used or not
+    if args.trivial or args.crf:
+        _check_method_lang(args)
+    else:
+        check_lang(args)  # as the model's choice will, before the parsers load or a pool opens
     parsers = [load_parser(p) for p in args.parser]  # --beam: checked by its type
     for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
         p.expect_mode("removed", "restoration with a parser")
@@ -141,25 +145,17 @@ def run(args: argparse.Namespace) -> int:
             # language, else English
             own = method.language if isinstance(method, Trivial) else method.meta.get("lang")
             named = args.trivial if args.trivial and not is_path(args.trivial) else None
-            if named and args.lang not in (None, named):
-                raise InputError(f"--lang {args.lang}: not with --trivial {named}, whose "
-                                 "language is the text's (its tagger and parser)")
             lang = named or args.lang or own or "en"
             # a model folder's tagger/ and parser/, as --model's (Trivial.load read its grammar)
             folder = args.trivial if args.trivial and is_model_folder(args.trivial) else None
-            if folder and args.lang:
-                raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
-                                 "folder, whose tagger/ and parser/ are the text's")
             tokenise = tokeniser(lang)  # at every punctuation character
 
             @functools.cache  # read once, though --line-buffered restores a line at a time
             def pipeline() -> Pipeline:
                 if not folder and not is_bundled(lang) and not (args.tagger and parsers):
-                    told = ("--lang" if args.lang else "the rule file's language"
-                            if args.trivial else "the CRF's language (crf train --lang)")
-                    raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: "
-                                     f"give --lang with one of {', '.join(bundled())}, or "
-                                     "--tagger DIR and --parser DIR")
+                    # (an explicit --lang: refused before, by _check_method_lang)
+                    raise _no_pipeline("the rule file's language" if args.trivial
+                                       else "the CRF's language (crf train --lang)", lang)
                 # lang names a language (typed as --lang, or the CRF's, the rule file's, "en"):
                 # its bundled pipeline is meant, not a local folder of that name, so no warning
                 source = folder or model_path(lang, warn=False)
@@ -191,6 +187,33 @@ def run(args: argparse.Namespace) -> int:
                                 width=args.width, **given)
         write_output(args, out, sentences)
     return 0
+
+
+def _check_method_lang(args: argparse.Namespace) -> None:
+    """--lang's refusals with --crf or --trivial, in one line before the parsers load, a pool
+    opens or the input is read: not with --trivial LANG of another language or a model folder
+    (the text's tagger and parser are theirs), nor a language without a bundled tagger and
+    parser unless --tagger and --parser are given (used for a sentence without a tree, else
+    for nothing). The CRF's or the rule file's own language is checked at the first sentence
+    that needs them."""
+    if args.lang is None:
+        return
+    named = args.trivial if args.trivial and not is_path(args.trivial) else None
+    if named and args.lang != named:
+        raise InputError(f"--lang {args.lang}: not with --trivial {named}, whose language is "
+                         "the text's (its tagger and parser)")
+    if args.trivial and is_model_folder(args.trivial):
+        raise InputError(f"--lang {args.lang}: not with --trivial {args.trivial}, a model "
+                         "folder, whose tagger/ and parser/ are the text's")
+    if not is_bundled(args.lang) and not (args.tagger and args.parser):
+        raise _no_pipeline("--lang", args.lang)
+
+
+def _no_pipeline(told: str, lang: str) -> ModelError:
+    """The refusal of a language ``lang`` (``told``: where it comes from) that has no bundled
+    tagger and parser."""
+    return ModelError(f"no bundled tagger and parser for {told} {lang!r}: give --lang with one "
+                      f"of {', '.join(bundled())}, or --tagger DIR and --parser DIR")
 
 
 def _check_line_buffered(args: argparse.Namespace) -> None:
