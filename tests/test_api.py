@@ -218,6 +218,21 @@ def test_a_model_of_another_language_warns(capsys):
     assert "unknown" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("marks, says", [
+    (["।"], "1 of 1 punctuation token (100%) is unknown to the model 'en'"),
+    (["।", "।"], "2 of 2 punctuation tokens (100%) are unknown to the model 'en'"),
+])
+def test_the_unknown_marks_warning_agrees_with_its_counts(en, marks, says):
+    """The warning on marks unknown to the model: a count of 1 is singular, and so is its
+    verb."""
+    lines = ["1\twe\twe\tPRON\t_\t_\t0\troot\t_\t_"] + [
+        f"{i}\t{mark}\t{mark}\tPUNCT\t_\t_\t1\tpunct\t_\t_" for i, mark in enumerate(marks, 2)]
+    with pytest.warns(UserWarning) as caught:
+        en.log_prob("# sent_id = u\n" + "\n".join(lines) + "\n\n")
+    assert [str(w.message) for w in caught if "unknown" in str(w.message)] == [
+        f"{says}: is it the input's language?"]
+
+
 def test_a_bundled_name_is_not_shadowed_silently(tmp_path, monkeypatch):
     local = tmp_path / "en"
     local.mkdir()

@@ -16,6 +16,7 @@ from typing import TypeVar
 
 from ..errors import InputError
 from ..ud.treebank import Sentence, universal, with_arcs
+from ..wording import counted
 from .decode import parse
 from .model import Model
 from .train import resolved_defaults, train, train_settings
@@ -32,11 +33,12 @@ def checked_flags(n: int, folds: Sequence[int], dev: Sequence[object],
     ``folds`` (one per sentence, at least two distinct) and ``held_dev`` (one per sentence,
     ``dev`` then empty): an :class:`InputError` if not."""
     if len(folds) != n:
-        raise InputError(f"{len(folds)} folds given for {n} sentences")
+        raise InputError(f"{counted(len(folds), 'fold')} given for {counted(n, 'sentence')}")
     if len(set(folds)) < 2:
         raise InputError("jackknifing needs at least two folds")
     if held_dev is not None and (len(held_dev) != n or dev):
-        raise InputError(f"{len(held_dev)} dev flags given for {n} sentences"
+        raise InputError(f"{counted(len(held_dev), 'dev flag')} given for "
+                         f"{counted(n, 'sentence')}"
                          + (" and a dev set besides" if dev else ""))
     return [False] * n if held_dev is None else list(held_dev)
 
@@ -200,7 +202,8 @@ class _Jackknife:
         self.flags = checked_flags(len(sentences), folds, dev, held_dev)
         checked_extra(sentences, extra, dev)
         if parsed is not None and len(parsed) != len(sentences):
-            raise InputError(f"{len(parsed)} sentences to parse given for {len(sentences)}")
+            raise InputError(f"{counted(len(parsed), 'sentence')} to parse given for "
+                             f"{len(sentences)}")
         for j, (s, p) in enumerate(zip(sentences, parsed or ())):
             if [w.form for w in s.words] != [w.form for w in p.words]:
                 raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "

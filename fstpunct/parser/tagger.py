@@ -28,6 +28,7 @@ from ..errors import InputError, check_seed
 from ..files import model_folder, write_json
 from ..progress import on_terminal
 from ..ud.treebank import Line, Sentence
+from ..wording import counted
 from .punct import prepare
 from .storage import FINGERPRINT_SHIFT, pruned, read_folder, write_weights
 from .train import Perceptron
@@ -285,8 +286,8 @@ def jackknifed(sentences: Sequence[Sentence], k: int, dev: Sequence[Sentence] = 
     checked_extra(sentences, extra, dev)
     names = sorted(set(folds))
     if len(names) != k:
-        raise InputError(f"{len(folds)} folds ({len(names)} distinct) given for "
-                         f"{len(sentences)} sentences and {k} folds")
+        raise InputError(f"{counted(len(folds), 'fold')} ({len(names)} distinct) given for "
+                         f"{counted(len(sentences), 'sentence')} and {counted(k, 'fold')}")
     data = [depunctuated(s) for s in sentences]
     dev_data = [depunctuated(s) for s in dev]
     extra_data = [depunctuated(s) for s in extra]

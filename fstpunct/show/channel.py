@@ -7,6 +7,7 @@ import graphviz
 
 from ..errors import InputError
 from ..fst.channel import END, FINAL_STATE, START_STATE, Channel, ScanArc
+from ..wording import counted
 from .dot import EPS, arrow, caption_label, digraph, ltr, mark, marks, state
 
 __all__ = ["channel_graph", "plain_arc", "state_name"]
@@ -76,6 +77,6 @@ def channel_graph(channel: Channel, symbols: Sequence[str],
             g.edge(str(src), str(dst), graphviz.nohtml("".join(
                 line.replace("\\", "\\\\") + "\\l" for line in text)))
     caption = (f"{channel.direction} channel over {ltr(marks(symbols))} (reads {reads}); "
-               f"{hidden} arcs with p < {min_prob:g} hidden")
+               f"{counted(hidden, 'arc')} with p < {min_prob:g} hidden")
     g.attr(label=caption_label(caption))
     return g

@@ -27,6 +27,7 @@ from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
 from ..ud.slots import BOUNDARY, opening, slot_members, to_slots, underlying_slot
 from ..ud.treebank import Sentence
+from ..wording import counted
 from .channel import plain_arc, state_name
 from .dot import SANS, digraph, html_text, ltr, mark, marks, state
 from .sentence import slot_surface
@@ -251,14 +252,16 @@ def lattice_graph(builder: LatticeBuilder, weights: np.ndarray, surface: Sequenc
     topo = builder.topology(surface)
     drawn = [a for a in range(len(topo.src)) if weights[topo.arc[a]] >= min_prob]
     if topo.n_states > MAX_STATES or len(drawn) > MAX_ARCS:
-        raise InputError(f"the lattice of '{' '.join(surface)}' has {topo.n_states} states and "
-                         f"{len(drawn)} arcs with p >= {min_prob:g}, above the {MAX_STATES} "
+        raise InputError(f"the lattice of '{' '.join(surface)}' has "
+                         f"{counted(topo.n_states, 'state')} and {counted(len(drawn), 'arc')} "
+                         f"with p >= {min_prob:g}, above the {MAX_STATES} "
                          f"states or {MAX_ARCS} arcs a full drawing allows; draw its most "
                          "probable paths (--paths K) instead")
     hidden = len(topo.src) - len(drawn)
     g = digraph("lattice", f"{caption}; {topo.n_states} states (scan order: "
                            f"{'right to left' if topo.reverse else 'left to right'})"
-                + (f"; {hidden} arcs with p < {min_prob:g} hidden" if hidden else ""))
+                + (f"; {counted(hidden, 'arc')} with p < {min_prob:g} hidden"
+                   if hidden else ""))
     g.node("entry", "", shape="none", width="0", height="0")
     g.node("end", "end", shape="doublecircle")
     loops, names = _loops(builder, weights, topo, drawn), _state_labels(builder, topo)

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from ..errors import ConlluError
 from ..files import not_utf8, open_input, output
+from ..wording import counted
 from ._reader import has_tree as _has_tree
 from ._reader import read_usual, sentence_words, usual_line
 
@@ -292,7 +293,8 @@ def _check_order(sent: Sentence) -> None:
         last_empty = (expected - 1, last_empty[1] + 1)
     n = expected - 1
     if covered > n:
-        raise sent.error(f"a range ends at word {covered} but the sentence has {n} words",
+        raise sent.error(f"a range ends at word {covered} but the sentence has "
+                         f"{counted(n, 'word')}",
                          next(ln.lineno for ln in reversed(sent.lines) if "-" in ln.fields[0]))
 
 
@@ -302,8 +304,8 @@ def _parse_word(line: Line, n: int, sent: Sentence) -> Word:
     if head == "_":  # unparsed input (read with tree=False)
         head = "0"
     if len(head) > len(str(n)) or int(head) > n:
-        raise sent.error(f"HEAD {_short(head)} is out of range (the sentence has {n} words)",
-                         line.lineno)
+        raise sent.error(f"HEAD {_short(head)} is out of range (the sentence has "
+                         f"{counted(n, 'word')})", line.lineno)
     return Word(int(f[0]), f[1], f[2], f[3], f[4], f[5], int(head), f[7], f[9], line.lineno)
 
 
