@@ -67,14 +67,15 @@ class SavedAside(InputError):
     """A model of ``kind`` (``"a tagger"``) written whole to ``saved``, a new folder beside
     ``folder``, the one asked for, because that folder holds ``others``, entries that are not
     part of such a model, which writing it there would have deleted: ``folder`` is left as it
-    was."""
+    was. ``note`` ends the message (``", but ..."``: the folder holding ``saved`` could not be
+    flushed to the disk)."""
 
     def __init__(self, folder: str | os.PathLike[str], others: Sequence[str],
-                 saved: str | os.PathLike[str], kind: str) -> None:
+                 saved: str | os.PathLike[str], kind: str, note: str = "") -> None:
         self.folder, self.others, self.saved = Path(folder), list(others), Path(saved)
         self.kind = kind
         super().__init__(f"{folder}: holds {', '.join(others)}, not part of {kind}, so it is "
-                         f"left as it was; the model is saved in {saved}")
+                         f"left as it was; the model is saved in {saved}{note}")
 
 
 class FstpunctWarning(UserWarning):

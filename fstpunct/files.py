@@ -459,12 +459,15 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     is flushed to the disk before it takes a place (:func:`_sync_tree`), and the folder that
     holds it after (its rename, where the system allows: :func:`_sync_folder`): a crash after
     the ``with`` block finds the new folder and its files whole, so the files inside need no
-    temporary of their own (:func:`write_json`'s ``atomic=False``)."""
+    temporary of their own (:func:`write_json`'s ``atomic=False``). A failure of that last
+    flush (EIO), when the model is in place, is an :class:`InputError` saying so and that a
+    crash may yet lose it (with the notice of :class:`SavedAside`, which it then is), not
+    "cannot write"."""
     folder = Path(path)
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(folder)
     others: list[str] = []
-    place = folder
+    place, unflushed = folder, None
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
@@ -472,12 +475,16 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
             others = foreign(folder, files, parts)
             place = _aside(folder) if others else folder
             with _open_folder(place.parent) as parent:
-                _put(tmp, place)
-                _sync_folder(parent)  # the rename too: a crash now keeps it
+                unflushed = _put(tmp, place, parent)
     except OSError as e:
         raise InputError(f"{place}: cannot write: {e.strerror or e}") from e
+    note = "" if unflushed is None else (
+        f", but the folder holding it could not be flushed to the disk "
+        f"({unflushed.strerror or unflushed}): a crash now may lose it")
     if others:
-        raise SavedAside(folder, others, place, kind)
+        raise SavedAside(folder, others, place, kind, note)
+    if note:
+        raise InputError(f"{place}: written{note}")
 
 
 def check_replaceable(folder: str | Path, files: Sequence[str], what: str,
@@ -556,21 +563,32 @@ def _unless_unreadable(error: OSError) -> None:
         raise error
 
 
-def _put(tmp: Path, target: Path) -> None:
-    """The finished temporary folder ``tmp`` in the place of ``target`` (a previous model
-    folder there is removed once it is)."""
+def _put(tmp: Path, target: Path, parent: int | None) -> OSError | None:
+    """The finished temporary folder ``tmp`` in the place of ``target``, then the folder
+    holding it (``parent``, as :func:`_open_folder` opened it) flushed to the disk, so that a
+    crash keeps the rename, and only then a previous model folder there removed. The error of
+    that flush, if it fails, is returned (the model is in place, its rename perhaps not yet
+    on the disk), not raised; the previous folder is removed all the same."""
     _keep_mode(target, tmp, 0o777)
-    if not target.exists():
+    old: Path | None = None
+    if target.exists():
+        with _temporary(target, ".old", _make_folder, _remove_folder) as old:
+            os.replace(target, old / "previous")
+            try:
+                os.replace(tmp, target)
+            except BaseException:
+                os.replace(old / "previous", target)
+                raise
+    else:
         os.replace(tmp, target)
-        return
-    with _temporary(target, ".old", _make_folder, _remove_folder) as old:
-        os.replace(target, old / "previous")
-        try:
-            os.replace(tmp, target)
-        except BaseException:
-            os.replace(old / "previous", target)
-            raise
-    _remove_folder(old)
+    try:
+        _sync_folder(parent)
+    except OSError as e:
+        return e
+    finally:
+        if old is not None:
+            _remove_folder(old)
+    return None
 
 
 def _make_folder(path: Path) -> None:

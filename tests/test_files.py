@@ -6,6 +6,7 @@ import json
 import os
 import pickle
 import re
+import shutil
 import signal
 import stat
 import subprocess
@@ -177,6 +178,46 @@ def test_a_rename_into_place_is_flushed(write, old, tmp_path, monkeypatch):
     write(target)
     monkeypatch.undo()
     assert events[-2:] == [target, "folder"], events
+
+
+@pytest.mark.parametrize("aside", [False, True])
+def test_a_model_folder_whose_rename_cannot_be_flushed(aside, tmp_path, monkeypatch):
+    """The folder holding a model folder is flushed to the disk after the rename that puts the
+    model in place and before the previous model is removed: it was removed first. An error of
+    that flush (EIO), with the model in place, was "cannot write" of that model, and the notice
+    that it went beside the folder asked for (SavedAside) was lost: now it says that the model
+    is written, where, and that a crash may yet lose it."""
+    target = tmp_path / "model"
+    _write_folder(target)
+    if aside:
+        (target / "notes.txt").write_text("mine")
+    events, fsync, rmtree, folder = [], os.fsync, shutil.rmtree, os.stat(tmp_path)
+
+    def flushed(fd):  # the folder holding the model refuses, as a failing disk
+        if os.path.samestat(os.fstat(fd), folder):
+            events.append("flush")
+            raise OSError(errno.EIO, os.strerror(errno.EIO))
+        fsync(fd)
+
+    def removed(path, *args, **kwargs):
+        events.append("remove")
+        rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "fsync", flushed)
+    monkeypatch.setattr(shutil, "rmtree", removed)
+    with pytest.raises(SavedAside if aside else InputError) as caught:
+        with model_folder(target, ["model.json"], "a model") as tmp:
+            write_json(tmp / "model.json", {"new": 1}, atomic=False)
+    monkeypatch.undo()
+    place = tmp_path / "model.new" if aside else target
+    told = (f"{target}: holds notes.txt, not part of a model, so it is left as it was; the "
+            f"model is saved in {place}" if aside else f"{place}: written")
+    assert str(caught.value) == (f"{told}, but the folder holding it could not be flushed to "
+                                 f"the disk ({os.strerror(errno.EIO)}): a crash now may lose it")
+    assert json.loads((place / "model.json").read_text()) == {"new": 1}
+    # (folder_target's probe of a temporary beside it is removed before)
+    assert events[events.index("flush"):] == (["flush"] if aside else ["flush", "remove"])
+    assert leftovers(tmp_path) == []
 
 
 @pytest.mark.parametrize("cut", ["json", "binary"])
