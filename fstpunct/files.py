@@ -201,9 +201,10 @@ def _decoded(stream: BinaryIO, name: str, close: bool) -> Iterator[str]:
             text.detach()  # stdin's buffer stays open
 
 
-def _check_target(target: Path) -> None:
+def _check_target(target: Path, name: str) -> None:
+    """Refuse a folder as the file ``target`` to write (``name``: as the user wrote it)."""
     if target.is_dir():
-        raise InputError(f"{target}: is a folder; name a file to write")
+        raise InputError(f"{name}: is a folder; name a file to write")
 
 
 def _special(target: Path) -> bool:
@@ -266,8 +267,8 @@ def atomic_path(path: str | Path,
     rename (:func:`write_pair`'s record). The folder is then flushed to the disk, where the
     system allows (:func:`_sync_folder`; opened before ``before_rename``): a crash after
     the ``with`` block finds the new file."""
-    target = Path(path)
-    _check_target(target)
+    target, name = Path(path), os.fspath(path)  # name: as given, ./out keeps its ./
+    _check_target(target, name)
     if _special(target):
         yield target
         if before_rename is not None:
@@ -286,7 +287,7 @@ def atomic_path(path: str | Path,
                 os.replace(tmp, target)
                 _sync_folder(folder)  # the rename too: a crash now keeps it
     except OSError as e:
-        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+        raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
 
 
 def _keep_mode(target: Path, tmp: Path, new: int) -> None:
@@ -428,19 +429,19 @@ def folder_target(path: str | Path) -> Path:
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
     never replaced), and a temporary folder can be made beside it; else
     :class:`~fstpunct.errors.InputError`."""
-    target = Path(path)
+    target, name = Path(path), os.fspath(path)  # name: as given, ./model keeps its ./
     if target.exists() and not target.is_dir():
-        raise InputError(f"{target}: is a file; name a folder to write")
+        raise InputError(f"{name}: is a file; name a folder to write")
     if target.is_dir() and any(target.iterdir()) and \
-            not any((target / name).is_file() for name in MODEL_FILES):
-        raise InputError(f"{target}: a folder that holds no model ({', '.join(MODEL_FILES)}) "
+            not any((target / file).is_file() for file in MODEL_FILES):
+        raise InputError(f"{name}: a folder that holds no model ({', '.join(MODEL_FILES)}) "
                          "and is not empty; name a new folder, or a model folder to replace")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
             _remove_folder(tmp)
     except OSError as e:
-        raise InputError(f"{target}: cannot write: {e.strerror or e}") from e
+        raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
     return target
 
 
@@ -465,26 +466,28 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     "cannot write"."""
     folder = Path(path)
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
-        folder_target(folder)
+        folder_target(path)
     others: list[str] = []
-    place, unflushed = folder, None
+    place, told, unflushed = folder, os.fspath(path), None  # told: place as the user wrote it
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
             _sync_tree(tmp)
             others = foreign(folder, files, parts)
-            place = _aside(folder) if others else folder
+            if others:
+                place = _aside(folder)
+                told = os.fspath(place)
             with _open_folder(place.parent) as parent:
                 unflushed = _put(tmp, place, parent)
     except OSError as e:
-        raise InputError(f"{place}: cannot write: {e.strerror or e}") from e
+        raise InputError(f"{told}: cannot write: {e.strerror or e}") from e
     note = "" if unflushed is None else (
         f", but the folder holding it could not be flushed to the disk "
         f"({unflushed.strerror or unflushed}): a crash now may lose it")
     if others:
-        raise SavedAside(folder, others, place, kind, note)
+        raise SavedAside(path, others, place, kind, note)
     if note:
-        raise InputError(f"{place}: written{note}")
+        raise InputError(f"{told}: written{note}")
 
 
 def check_replaceable(folder: str | Path, files: Sequence[str], what: str,
@@ -506,7 +509,8 @@ def model_target(path: str | Path, files: Sequence[str], what: str, parts: Parts
                  ) -> Path:
     """``path`` checked before training a model of ``what`` whose writer writes ``files``
     (and ``parts``): :func:`folder_target` and :func:`check_replaceable`."""
-    check_replaceable(folder_target(path), files, what, parts)
+    folder_target(path)
+    check_replaceable(path, files, what, parts)
     return Path(path)
 
 

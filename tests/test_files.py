@@ -644,6 +644,27 @@ def test_a_missing_file_is_named_as_given(tmp_path, monkeypatch, capsys, command
     assert open_input("-")[1] == "<stdin>"
 
 
+@pytest.mark.parametrize("command, says", [
+    (["parser", "compact", str(BUNDLED / "en" / "tagger"), "--threshold", "0.01", "-o",
+      "./file.txt"], "./file.txt: is a file; name a folder to write"),
+    (["crf", "train", "--lang", "en", "--train", str(SAMPLE), "-o", "./notes/"],
+     "./notes/: a folder that holds no model"),
+])
+def test_an_output_is_named_as_given(tmp_path, monkeypatch, capsys, command, says):
+    """An output refused is named as the user wrote it, ``./folder/`` with its ``./`` and its
+    ``/``, as an input is (test_a_missing_file_is_named_as_given): it was ``folder``."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file.txt").write_text(PREVIOUS)
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "todo.txt").write_text(PREVIOUS)
+    assert main(command) == 2
+    assert f" error: {says}" in capsys.readouterr().err
+    with pytest.raises(InputError, match=r"^\./folder/: is a folder; name a file to write$"):
+        with output("./folder/"):
+            pass
+
+
 @pytest.mark.parametrize("command", [["decode"], ["normalise"],
                                      ["restore", "--trivial", "en", "--quiet"]])
 def test_output_may_name_the_input(tmp_path, command):
