@@ -11,10 +11,12 @@ import pytest
 from conftest import treebank
 from hypothesis import given
 from hypothesis import strategies as st
+from script_module import load_script
 
 from fstpunct.apps.restoration import marks
 from fstpunct.apps.restoration.crf import EMPTY, OTHER, Backoff, CrfModel, train
 from fstpunct.apps.restoration.metrics import levenshtein, score, sign_flip_p, slot_strings
+from fstpunct.apps.restoration.pipeline import restored
 from fstpunct.apps.restoration.strip import insert, insertions_of, strip
 from fstpunct.apps.restoration.trivial import Trivial, is_model_folder, is_path
 from fstpunct.cli.main import main
@@ -146,6 +148,34 @@ def test_insert_absorbs_a_period_after_an_abbreviation_only_when_asked():
     assert quoted.comments[-1] == "# text = We left at 9 p.m.”."
     assert insert(stripped, [()] * 3 + [((".", 2),), (), ()], absorb=True
                   ).comments[-1] == "# text = We left at. 9 p.m."
+
+
+class _FullStop:
+    """A restorer that ends every sentence in the root's full stop after an abbreviation's
+    dot (``<abbv> .``), as the models do after ``p.m.``."""
+
+    def restore(self, sent, alternatives=()):
+        n = len(sent.words)
+        return [()] * n + [(("<abbv>", n), (".", 2))]
+
+
+def test_the_restoration_script_writes_what_restore_writes():
+    """scripts/restoration.py's figures measure what ``fstpunct restore`` writes
+    (:func:`~fstpunct.apps.restoration.pipeline.restored`): a restored full stop after
+    ``p.m.`` is absorbed there too, so gold's sentence comes back with no edit."""
+    script = load_script("restoration")
+    gold = parse_one(conll("""
+1 We PRON 2 nsubj
+2 left VERB 0 root
+3 at ADP 4 case
+4 9 NUM 2 obl
+5 p.m. ADV 4 advmod
+"""))
+    [by_script] = script.by_method(_FullStop(), [gold], [strip(gold)])
+    [by_command] = restored([gold], _FullStop())
+    assert by_script.comments[-1] == "# text = We left at 9 p.m."
+    assert by_script.text() == by_command.text()
+    assert score([gold], [by_script]).edits == 0
 
 
 def test_insert_rejects_bad_input():
