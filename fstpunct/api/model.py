@@ -337,7 +337,9 @@ class Model:
         ahead).
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
-        iterator, computed as it is read (no sentence is processed until it is read)."""
+        iterator, computed as it is read (no sentence is processed until it is read): for a text
+        file or lines of text, in the default ``format``, of lines without their line ends
+        (:meth:`restore_lines` gives each with its line end)."""
         step, punct = self._restoring(decoder, samples, mbr, seed, parsers, beam, pool, text,
                                       lowercase, tagger, mix_crf, mix_weight, text_model)
         return self._rewrite(data, step, width, punct, text=self._tokeniser(text), format=format,
