@@ -65,13 +65,24 @@ def test_submit_gives_a_future(dask_pool):
             pool.close()
 
 
+@pytest.fixture
+def default_ctrl_c():
+    """Python's own Ctrl-C handler for the test, as a terminal's process has it: a process
+    started in the background by a non-interactive shell (a CI script's ``&``) begins with
+    SIGINT ignored, and what the pool must keep is then not the default handler."""
+    import signal
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
+
+
 def _sigint_handler(_: int) -> str:
     import signal
     handler = signal.getsignal(signal.SIGINT)
     return "ignored" if handler == signal.SIG_IGN else repr(handler)
 
 
-def test_local_cluster_workers_leave_ctrl_c_to_the_pool(dask_pool):
+def test_local_cluster_workers_leave_ctrl_c_to_the_pool(default_ctrl_c, dask_pool):
     """A terminal's Ctrl-C reaches its whole process group: each idle LocalCluster worker
     printed its KeyboardInterrupt's traceback (train --dask-workers 2: four tracebacks). They
     ignore SIGINT; the process that opened the pool gets it, and closing the pool stops them."""
@@ -81,7 +92,7 @@ def test_local_cluster_workers_leave_ctrl_c_to_the_pool(dask_pool):
 
 
 @pytest.mark.timeout(300)  # unloaded ~5 s, ~35 s on one shared core; restart's own bound 120 s
-def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(monkeypatch):
+def test_ctrl_c_stays_the_pools_while_workers_start_and_restart(default_ctrl_c, monkeypatch):
     """The process opening a LocalCluster keeps its Ctrl-C while the workers start (it was
     ignored there for those seconds), and workers the nannies start again ignore it too (a
     restarted worker had Python's default back: its traceback). (The pool keeps the nannies
