@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from ..api import Model, choose, language_of, load
 from ..errors import InputError, refuse_unused
-from ..model.store import bundled
+from ..model.store import bundled, is_bundled
 from ..ud.treebank import Sentence
 from .note import noted
 
@@ -60,6 +60,6 @@ def check_lang(args: argparse.Namespace, own_lang: bool = False) -> None:
     refuse_unused({"--lang": bool(args.model and lang is not None and not own_lang)},
                   "picks the bundled model of a language; not with --model, which names the "
                   "model")
-    if not args.model and lang is not None and lang not in bundled():
+    if not args.model and lang is not None and not is_bundled(lang):
         raise InputError(f"--lang {lang!r}: no bundled model of that language (bundled: "
                          f"{', '.join(bundled())}; or pass --model DIR, a model of your own)")
