@@ -36,9 +36,9 @@ marginals. ``choose`` picks, per language on the dev split (plain text), the mod
 the baseline ``models/crf-L-notree``). ``ship FILE``: each language's pick of ``choose``'s FILE
 becomes the bundled text path's default (``fstpunct/models/L/text/``: the model, the CRF as
 ``crf/`` and ``mixture.json``); ``run --model shipped`` restores with that default, as
-``fstpunct restore --lang L --text`` does. ``constrain FILE --must-print LINE OUTPUT``: choose's
-pick again among the systems that restore the plain-text LINE as OUTPUT (en: the issue's
-acceptance example).
+``fstpunct restore --lang L --text`` does (its decoder too, ``balanced``, unless
+``--decoder``). ``constrain FILE --must-print LINE OUTPUT``: choose's pick again among the
+systems that restore the plain-text LINE as OUTPUT (en: the issue's acceptance example).
 
 ``--parsers DIR ...`` (``run`` and ``choose``): the models restore over the trees of several
 parsers, a tree ensemble (each analysed sentence parsed again by each; the output has the first
@@ -128,14 +128,16 @@ def analyse(lang: str, split: str, lower: bool
 
 
 def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF,
-             decoder: str = "slot") -> Restorer:
-    """The exact ``decoder`` (``slot`` or ``balanced``, as ``fstpunct restore --decoder``) of
-    the model ``model_dir`` ({lang} replaced), alone (``mix`` None or 1) or mixed with the CRF
-    ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir`` :data:`SHIPPED`: what
-    ``fstpunct restore --lang L --text`` restores with."""
+             decoder: str | None = None) -> Restorer:
+    """The exact ``decoder`` (``slot`` or ``balanced``, as ``fstpunct restore --decoder``;
+    None: ``slot``) of the model ``model_dir`` ({lang} replaced), alone (``mix`` None or 1) or
+    mixed with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir``
+    :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with (None: its
+    default decoder, ``balanced``)."""
     if model_dir == SHIPPED:
         return fstpunct.load(lang).restorer(text=True, decoder=decoder)
     model = _load_model(model_dir.format(lang=lang))
+    decoder = decoder or "slot"
     if mix is None or mix == 1:
         return ExactRestorer(model, decoder)
     return MixedRestorer(model, _load_crf(crf.format(lang=lang)), mix, decoder)
@@ -176,7 +178,7 @@ def predicted(method: Restorer, gold: Sequence[Sentence], todo: Sequence[int],
 
 def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str = "test",
         mix: float | None = None, parser_dirs: Sequence[str] = (), crf: str = CRF,
-        decoder: str = "slot") -> None:
+        decoder: str | None = None) -> None:
     crf_dir = Path(CRF.format(lang=lang))
     baselines: list[tuple[str, Restorer]] = [("trivial", Trivial.for_language(lang))]
     if crf_dir.is_dir():
@@ -200,7 +202,7 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
                 "tagging_accuracy": 100 * sum(g.upos == a.upos for g, a in words) / len(words),
                 "uas": 100 * sum(g.head == a.head for g, a in words) / len(words)}
         emit({**info, "method": method, "model": model_dir.format(lang=lang),
-              "decoder": f"exact {decoder}", **mixed,
+              "decoder": f"exact {restorer_.decoder}", **mixed,
               "analysis_seconds": round(seconds, 1), "restoration_seconds": round(t2 - t1, 1),
               "unpaired_sentences": unpaired(pred), **score(gold, pred).to_dict()})
         for name, baseline in baselines if baselines_too else []:
@@ -380,8 +382,9 @@ def main() -> None:
                    help="mix the model with --crf, the model's weight W")
     r.add_argument("--chosen", type=Path, metavar="FILE",
                    help="each language's model and weight chosen by `choose` (its output)")
-    r.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default="slot",
-                   help="the exact decoder, as `fstpunct restore --decoder` (default slot)")
+    r.add_argument("--decoder", choices=sorted(EXACT_DECODERS),
+                   help="the exact decoder, as `fstpunct restore --decoder` (default: "
+                        "balanced with --model shipped, as the text path's, else slot)")
     c = sub.add_parser("choose", help="dev edits of models mixed with the CRF at each weight")
     c.add_argument("--langs", nargs="+", default=["en", "ar", "es", "hi", "zh"])
     c.add_argument("--models", nargs="+", metavar="NAME=DIR",

@@ -922,7 +922,7 @@ def test_restorers_and_grammars_print_in_a_line(en):
         "<ModelRestorer: 10 samples, mbr slot, seed 3>"
     assert repr(en.restorer(decoder="balanced")).startswith("<ExactRestorer: balanced decoder")
     mixed = repr(en.restorer(text=True))
-    assert mixed.startswith("<MixedRestorer: slot decoder") and "CRF" in mixed
+    assert mixed.startswith("<MixedRestorer: balanced decoder") and "CRF" in mixed
     grammar = load_grammar(Path(__file__).parents[1] / "grammars" / "en.rules")
     assert repr(grammar) == (f"<Grammar en.rules: en, {grammar.direction}, "
                              f"{len(grammar.symbols)} symbols, {len(grammar.pairs)} pairs, "

@@ -103,6 +103,13 @@ def test_restorer_decodes_with_the_decoder_asked(script, model):
         assert script.restorer("en", model, None, decoder=decoder).decoder == decoder
 
 
+def test_restorer_decodes_by_default_as_the_path_it_stands_for(script):
+    """Without a decoder, ``--model shipped`` decodes as ``restore --text`` does, balanced; a
+    model folder as ``restore --model`` does, slot."""
+    assert script.restorer("en", "shipped", None).decoder == "balanced"
+    assert script.restorer("en", "fstpunct/models/{lang}", None).decoder == "slot"
+
+
 @pytest.mark.parametrize("decoder", ["slot", "balanced"])
 def test_run_restores_with_the_decoder_asked_and_records_it(script, decoder, monkeypatch,
                                                              capsys, tmp_path):
@@ -118,7 +125,9 @@ def test_run_restores_with_the_decoder_asked_and_records_it(script, decoder, mon
 
     def restorer(lang, model_dir, mix, crf, decoder_):
         asked.append(decoder_)
-        return Recording()
+        recording = Recording()
+        recording.decoder = decoder_  # as a real restorer names its decoder
+        return recording
 
     monkeypatch.setattr(script, "restorer", restorer)
     monkeypatch.setattr(sys, "argv", ["text_restoration.py", "run", "--langs", "en",

@@ -300,8 +300,9 @@ class Model:
         of ``parsers`` (folders of ``removed``-mode parsers, or one, beam ``beam``; the first
         one's tree is kept; the command's ``--parser``, given once per parser, so one keyword
         holds them all): by default the exact minimum-Bayes-risk choice under the model, no
-        sampling (``decoder``: ``slot``, the default, each slot's least-risk string, or
-        ``balanced``, paired marks kept balanced); with ``samples``, minimum Bayes risk
+        sampling (``decoder``: ``slot``, each slot's least-risk string, or ``balanced``, paired
+        marks kept balanced; the default: ``balanced`` with ``text`` and ``text_model``, the
+        text path's model and mixture, else ``slot``); with ``samples``, minimum Bayes risk
         (``mbr``: ``sentence``, the default, or ``slot``) over that many samples, reproducible
         for a ``seed`` (default 0). ``decoder``, ``mix_crf`` and ``mix_weight`` are refused
         with ``samples``, ``mbr`` and ``seed`` without, ``mix_weight`` without a CRF to weigh
@@ -419,7 +420,8 @@ class Model:
                  mix_crf: Folder | CrfModel | None = None, mix_weight: float | None = None
                  ) -> Restorer:
         """The restoration method of :meth:`restore` (same arguments; ``text``: the plain-text
-        path's, i.e. :meth:`for_text`'s model and :meth:`text_mixture`'s defaults)."""
+        path's, i.e. :meth:`for_text`'s model, :meth:`text_mixture`'s defaults and the
+        ``balanced`` decoder by default)."""
         # imported here: restoration brings the parser, with scipy and tqdm (slow to import)
         from ..apps.restoration.crf import CrfModel, installed
         from ..apps.restoration.exact import EXACT_DECODERS, ExactRestorer
@@ -427,7 +429,8 @@ class Model:
         from ..apps.restoration.mixture import MixedRestorer
         mbr, seed = check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
                                              "mix_weight": mix_weight}, mbr, seed)
-        decoder = "slot" if decoder is None else decoder
+        if decoder is None:  # text: no unpaired mark, edits no worse (RESULTS.md)
+            decoder = "balanced" if text else "slot"
         refuse_choice("decoder", decoder, sorted(EXACT_DECODERS))
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None

@@ -66,8 +66,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--beam", type=positive, help="parser beam (default: each parser's)")
     parser.add_argument("--decoder", choices=sorted(EXACT_DECODERS),
                         help="exact decoder (no sampling): 'slot': every slot's least-risk "
-                             "string (default); 'balanced': the least expected edit distance "
-                             "whose paired marks balance")
+                             "string; 'balanced': the least expected edit distance whose "
+                             "paired marks balance (default: balanced with --text and no "
+                             "--model, else slot)")
     parser.add_argument("--mix-crf", metavar="DIR",
                         help="mix the model's slot distributions with this CRF's slot "
                              "marginals (fstpunct crf train) and choose under the mixture "
