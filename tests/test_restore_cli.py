@@ -318,3 +318,30 @@ def test_trivial_text_warns_of_no_local_folder_named_as_its_language(tmp_path, m
                  "-o", str(out), "--quiet"]) == 0
     assert out.read_text(encoding="utf-8") == "the cat sat on the mat.\n"
     assert not capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method", [["--crf", str(Path(fstpunct.__file__).parent / "models" / "en"
+                                                  / "text" / "crf")], ["--trivial", "en.rules"]])
+def test_an_unused_lang_is_said(method, tmp_path, monkeypatch, capsys):
+    """``restore --crf DIR --lang en`` (or ``--trivial RULES``) on CoNLL-U whose sentences all
+    have UPOS and a tree: --lang picks only the tagger and parser of a sentence that lacks them,
+    so it was used for nothing, without a word. The run's output is kept, and a note at its end
+    says so; not when a sentence needed them, nor without --lang."""
+    monkeypatch.chdir(tmp_path)
+    Path("en.rules").write_text("language en\ndirection ltr\nfullstop .\nsymbols . ,\n",
+                                encoding="utf-8")
+    assert main(["restore", str(SAMPLE), *method, "--quiet"]) == 0
+    plain = capsys.readouterr()
+    assert plain.err == ""
+    assert main(["restore", str(SAMPLE), *method, "--lang", "en", "--quiet"]) == 0
+    noted = capsys.readouterr()
+    assert noted.out == plain.out
+    assert noted.err == ("fstpunct restore: note: --lang en: used for nothing: every sentence "
+                         "had UPOS and a tree (it picks the tagger and parser of a sentence "
+                         "without them)\n")
+    bare = [line if line.startswith("#") or not line else "\t".join(
+        line.split("\t")[:6] + ["_", "_"] + line.split("\t")[8:])
+        for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    Path("bare.conllu").write_text("\n".join(bare) + "\n", encoding="utf-8")  # no trees
+    assert main(["restore", "bare.conllu", *method, "--lang", "en", "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

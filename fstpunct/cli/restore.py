@@ -90,9 +90,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--lang", metavar="CODE",
                         help="the input's language (picks its bundled model, which it must "
                              "have, when no method is given, and the tagger and parser of "
-                             "--text; with --crf, by "
-                             "default the CRF's language; not with --model, which names the "
-                             "model)")
+                             "--text, or of CoNLL-U sentences without UPOS or a tree; with "
+                             "--crf, by default the CRF's language; not with --model, which "
+                             "names the model)")
     add_width_argument(parser, "the model's own forms (--crf, --trivial: the CRF's, the rule "
                                "file's)")
     add_quiet_argument(parser)
@@ -172,6 +172,14 @@ def run(args: argparse.Namespace) -> int:
             out = restored_text(progress(sentences, "restore", quiet=args.quiet), method,
                                 parsers, args.beam, pipeline, args.text, pool=pool,
                                 width=args.width)
+            write_output(args, out, sentences)
+            if args.lang is not None and not args.text and not pipeline.cache_info().currsize:
+                # CoNLL-U that needed no tagger or parser: --lang was unused, as is known only
+                # now (a refusal before the run would refuse input without trees too)
+                args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: every "
+                             "sentence had UPOS and a tree (it picks the tagger and parser of a "
+                             "sentence without them)")
+            return 0
         elif args.line_buffered:
             model, reader = model_and_text(args)
             write_each(noted(args, model.restore_lines(
