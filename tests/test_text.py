@@ -176,13 +176,20 @@ def test_a_short_elision_opens_no_quote(line, pieces):
     ("back between '05 and '09 and I don't remember",             # en_ewt train
      ["back", "between", "'05", "and", "'09", "and", "I", "don't", "remember"]),
     ("the ’90s’ best", ["the", "’90s", "’", "best"]),             # ’ opens no quote
+    ("the '60s' music", ["the", "'60s", ("'", "PART"), "music"]),  # a decade's possessive
+    ("'60s music was the best' he said",                         # a decade opens no quote
+     ["'60s", "music", "was", "the", "best", ("'", "PUNCT"), "he", "said"]),
+    ("'80s'", ["'80s", "'"]), ("'5s'", ["'", "5s", "'"]),        # a decade is two digits
 ])
 def test_an_apostrophe_before_a_digit_opens_a_quote_only_when_one_closes(line, pieces):
-    """``'`` before a digit stays on the word (``'67``, as en_ewt writes a year) unless it
-    opens a quote: none is open and an apostrophe ends the token or a later one (it made
-    ``'5`` a word and took the ``'`` after it, or ``them'``, for a closing quote)."""
+    """``'`` before a digit stays on the word (``'67``, as en_ewt writes a year; a decade,
+    ``'60s``, as en_ewt writes it) unless it opens a quote: none is open and an apostrophe
+    ends the token or a later one (it made ``'5`` a word and took the ``'`` after it, or
+    ``them'``, for a closing quote); a decade never opens one (``the '60s' music`` was read
+    as a quote around ``60s``). A piece given as (FORM, UPOS) is checked with its UPOS."""
     (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
-    assert [w.form for w in sent.words] == pieces
+    assert [(w.form, w.upos) if isinstance(p, tuple) else w.form
+            for w, p in zip(sent.words, pieces, strict=True)] == pieces
 
 
 @pytest.mark.parametrize("lang, line, possessive", [

@@ -10,7 +10,8 @@ last word, after letters (``Dr.``, ``Inc.``: a line is one sentence, so a dot in
 abbreviation), a sign, point or apostrophe just before a digit (``-5``, ``.5``, ``'67``: UD
 English writes a year so, never a quote before a digit), unless that ``'`` opens a quote: none
 is open and an apostrophe ends the token or a later one in the line (``'5'``, ``'90 percent of
-them'``; inside a quote, ``'in the summer of '67'``, the year, then the quote's close), and an
+them'``; inside a quote, ``'in the summer of '67'``, the year, then the quote's close), which a
+decade's never does (``the '60s' music``: ``'60s``, as UD English writes it), and an
 apostrophe before a clitic (``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own,
 :data:`_CLITICS`; before other short words, ``'USA``, ``'the``, it opens a quote, as in UD
 English). In English
@@ -70,6 +71,8 @@ _POSSESSIVE_ENDS = frozenset("sSxXzZ")  # a possessive's apostrophe follows them
 # case: 's, 'S, 'LL); before any other word it is a mark
 _CLITICS = frozenset(("s", "m", "d", "ll", "ve", "re", "em", "n"))
 # words after a leading ' that elides letters, not clitics (in any case): that ' opens no quote
+# a decade after a leading ' ('60s): an elision, as a year's ('67), that opens no quote
+_DECADE = re.compile(r"\d\d[sS]")
 _ELISIONS = frozenset(("twas", "twere", "tis", "til", "cause", "bout", "round", "sup", "ya",
                        "nuff", "cept", "ol"))
 
@@ -166,9 +169,9 @@ class Tokeniser:
         if i == j:  # only marks
             return [(m, True) for m in self.split_run(token)]
         if i and token[i - 1] in "-+.'’" and token[i].isdigit() and not (
-                token[i - 1] == "'" and not quoted and
+                token[i - 1] == "'" and not quoted and not _DECADE.fullmatch(token[i:j]) and
                 (closing or any(c in _APOSTROPHES for c in token[j:]))):
-            i -= 1  # -5, .5, '67 (not a quote's opening '5')
+            i -= 1  # -5, .5, '67, '60s (not a quote's opening '5')
         elif (i and token[i - 1] in _APOSTROPHES and token[i:j].lower() in _CLITICS and
               token[j:j + 1] not in _APOSTROPHES):
             i -= 1  # a clitic: 's, 'll, 've
