@@ -30,7 +30,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import fstpunct
 from fstpunct.apps.restoration.pipeline import restored
-from fstpunct.apps.text import tokeniser
 from fstpunct.errors import ModelError
 from fstpunct.parser.pipeline import Pipeline
 from fstpunct.ud.release import find_treebank
@@ -77,7 +76,7 @@ def reading(given: dict[str, Any]) -> str:
 def run(model: fstpunct.Model, pipe: Pipeline, given: dict[str, Any], text: str
         ) -> dict[str, tuple[float, float]]:
     """Wall and CPU seconds of each stage and of the whole pipeline in one call."""
-    tokenise = tokeniser(model.language, model.punct.vocab.tokens)
+    tokenise = model.tokeniser()
     sents, *read = timed(lambda: list(read_text(io.StringIO(text), "text", tokenise)))
     tagged, *tag = timed(lambda: [pipe.tagged(s) for s in sents])
     parsed, *parse = timed(lambda: [pipe.parsed(s) for s in tagged])

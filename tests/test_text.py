@@ -25,7 +25,7 @@ from unparsed import unparsed
 
 import fstpunct
 from fstpunct.api.data import rewrite
-from fstpunct.apps.text import analysed, needs_analysis, tokeniser
+from fstpunct.apps.text import analysed, needs_analysis
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError, InputError, ModelError
 from fstpunct.model.store import BUNDLED
@@ -203,7 +203,7 @@ def test_a_possessives_apostrophe_is_a_word_in_english_only(lang, line, possessi
     ``score(text=True, lang=...)`` reads its gold so too."""
     model = fstpunct.load(lang)
     assert model.language == lang
-    (sent,) = read_text([line], tokenise=tokeniser(model.language, model.punct.vocab.tokens))
+    (sent,) = read_text([line], tokenise=model.tokeniser())
     assert [w.upos for w in sent.words if w.form == "'"] == (["PART"] if possessive else
                                                              ["PUNCT"])
     assert fstpunct.score(line, line, text=True, lang=lang).marks["all"].gold == \

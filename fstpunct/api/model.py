@@ -193,7 +193,7 @@ class Model:
         punct = self._model_for(text and text_model)
         return self._rewrite(data, lambda s: annotate(punct, analysed(s, pipeline), posteriors,
                                                       pool=pool),
-                             punct=punct, text=self._tokeniser(text), format=format,
+                             punct=punct, text=self.tokeniser() if text else None, format=format,
                              line=underlying, tree=None)
 
     def for_text(self) -> PunctModel:
@@ -284,9 +284,12 @@ class Model:
                     part = cache[key] = read()
         return part
 
-    def _tokeniser(self, text: bool) -> Tokeniser | None:
+    def tokeniser(self) -> Tokeniser:
+        """How plain text is split for this model (``text=True``): at its marks, a
+        possessive's apostrophe a word if its :attr:`language` is English
+        (:func:`~fstpunct.apps.text.tokeniser`); for :func:`~fstpunct.ud.text.read_text`."""
         from ..apps.text import tokeniser
-        return tokeniser(self.language, self.punct.vocab.tokens) if text else None
+        return tokeniser(self.language, self.punct.vocab.tokens)
 
     def restore(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
                 mbr: str | None = None, seed: int | None = None,
@@ -343,8 +346,8 @@ class Model:
         (:meth:`restore_lines` gives each with its line end)."""
         step, punct = self._restoring(decoder, samples, mbr, seed, parsers, beam, pool, text,
                                       lowercase, tagger, mix_crf, mix_weight, text_model)
-        return self._rewrite(data, step, width, punct, text=self._tokeniser(text), format=format,
-                             tree=None)
+        return self._rewrite(data, step, width, punct, text=self.tokeniser() if text else None,
+                             format=format, tree=None)
 
     # restore_lines' options: restore's keywords but text and pool (plain text, a line at a time)
     _LINE_OPTIONS = frozenset(inspect.signature(restore).parameters) - {"self", "data", "text",
@@ -378,8 +381,8 @@ class Model:
         step, punct = self._restoring(text=True, **options)
         run = self._run(step, width, punct)
         reader = (lines if isinstance(lines, TextReader) else
-                  read_text_file(lines, self._tokeniser(True)) if isinstance(lines, os.PathLike)
-                  else read_text(lines, "<lines>", self._tokeniser(True)))
+                  read_text_file(lines, self.tokeniser()) if isinstance(lines, os.PathLike)
+                  else read_text(lines, "<lines>", self.tokeniser()))
         return line_by_line(reader, run, conllu)
 
     def _restoring(self, decoder: str | None = None, samples: int | None = None,

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable
 
 from ..api import Model
 from ..api.data import FORMATS
-from ..apps.text import tokeniser
 from ..errors import InputError
 from ..files import check_input, open_input, output
 from ..ud.release import names_file, read_one, resolve_one
@@ -83,8 +82,7 @@ def model_and_text(args: argparse.Namespace) -> tuple[Model, TextReader]:
     _refuse_split(args)
     check_input(args.input)  # a missing file: one line, not after the model's note
     model, _ = chosen_model(args, args.input, iter(()))  # (the file is not open if it fails)
-    return model, read_text(*open_input(args.input),
-                            tokeniser(model.language, model.punct.vocab.tokens))
+    return model, read_text(*open_input(args.input), model.tokeniser())
 
 
 def _refuse_split(args: argparse.Namespace) -> None:
