@@ -50,7 +50,7 @@ def score(gold: Data, pred: Data, *, text: bool = False,
 def _splitting(lang: str | os.PathLike[str]) -> tuple[Sequence[str], str | None]:
     """The marks that ``lang``'s model (a bundled name or a model folder, as
     :func:`fstpunct.load` reads it) splits text by and its language (in English a possessive's
-    apostrophe is a word, :func:`~fstpunct.apps.text.possessive`), its folder found once: its
+    apostrophe is a word, :func:`~fstpunct.apps.text.tokeniser`), its folder found once: its
     channel's symbols (:func:`~fstpunct.model.store.channel_marks`; no weights read) and its
     ``model.json``'s language (:func:`~fstpunct.apps.rules.model_language`), else those of the
     model loaded (a correction model's learner, an older model)."""

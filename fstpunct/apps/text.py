@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not 
     from ..ud.text import Tokeniser
     from .restoration import Restorer
 
-__all__ = ["analysed", "needs_analysis", "possessive", "refuse_hidden_posteriors", "restored_text",
-           "tokeniser", "underlying", "untagged", "untagged_reference"]
+__all__ = ["analysed", "needs_analysis", "refuse_hidden_posteriors", "restored_text", "tokeniser",
+           "underlying", "untagged", "untagged_reference"]
 
 
 def untagged(sent: Sentence) -> bool:
@@ -58,19 +58,13 @@ def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline],
         yield sent
 
 
-def possessive(language: str | None) -> bool:
-    """Whether a possessive's apostrophe is a word in text of ``language``: in English
-    (``"en"``) only, as UD English writes it (:class:`~fstpunct.ud.text.Tokeniser`'s
-    ``possessive``); else it is a mark."""
-    return language == "en"
-
-
 def tokeniser(language: str | None, marks: Iterable[str] = ()) -> Tokeniser:
     """Splits white-space tokens of ``language``'s text by ``marks`` (a punctuation model's
     token vocabulary; none: at every punctuation character), a possessive's apostrophe a word
-    if :func:`possessive`."""
+    in English (``"en"``) only, as UD English writes it (:class:`~fstpunct.ud.text.Tokeniser`'s
+    ``possessive``); else it is a mark."""
     from ..ud.text import Tokeniser  # here: CoNLL-U input does not need it
-    return Tokeniser(marks, possessive=possessive(language))
+    return Tokeniser(marks, possessive=language == "en")
 
 
 def underlying(sent: Sentence) -> str:
