@@ -140,8 +140,8 @@ class Model:
         """The model's language, if it has standard splits (``"en"``): the one its
         :attr:`record` names, its training grammar's or its name's, as :meth:`rules` reads it
         (:func:`~fstpunct.apps.rules.model_language`); None if none is known."""
-        from ..apps.rules import model_language
-        return model_language(self.record.get("record"), self.name)
+        from ..apps.rules import folder_language
+        return folder_language(self._punct_folder, self.name)
 
     @property
     def _punct_folder(self) -> Path:

@@ -52,10 +52,10 @@ def _splitting(lang: str | os.PathLike[str]) -> tuple[Sequence[str], str | None]
     :func:`fstpunct.load` reads it) splits text by and its language (in English a possessive's
     apostrophe is a word, :func:`~fstpunct.apps.text.tokeniser`), its folder found once: its
     channel's symbols (:func:`~fstpunct.model.store.channel_marks`; no weights read) and its
-    ``model.json``'s language (:func:`~fstpunct.apps.rules.model_language`), else those of the
-    model loaded (a correction model's learner, an older model)."""
-    from ..apps.rules import model_language
-    from ..model.store import channel_marks, model_path, read_record
+    language (:func:`~fstpunct.apps.rules.folder_language`), else those of the model loaded (a
+    correction model's learner, an older model)."""
+    from ..apps.rules import folder_language
+    from ..model.store import channel_marks, model_path
     folder = model_path(lang if isinstance(lang, str) else Path(lang))
     if not is_correction_model(folder):
         try:
@@ -63,7 +63,7 @@ def _splitting(lang: str | os.PathLike[str]) -> tuple[Sequence[str], str | None]
         except ModelError:  # loading says in one line what is wrong
             symbols = None
         if symbols is not None:
-            return symbols, model_language(read_record(folder).get("record"), os.fspath(lang))
+            return symbols, folder_language(folder, os.fspath(lang))  # Model.language's
     from .model import load
     model = load(lang)
     return model.punct.vocab.tokens, model.language

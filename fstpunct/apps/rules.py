@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -25,14 +26,15 @@ from ..fst.default_grammar import model_grammar
 from ..fst.grammar import Grammar, load_grammar
 from ..model.features import render
 from ..model.punct import Batch, PunctModel
+from ..model.store import read_record
 from ..ud.recorded import recorded_sources
 from ..ud.release import LANGUAGES, split_source
 from ..ud.slots import to_slots
 from ..ud.treebank import RELATIONS, universal
 
 __all__ = ["PAPER_RELATIONS", "Bigram", "Comparison", "LearnedRules", "RuleBar", "RuleRank",
-           "check_relations", "compare_rules", "learned_rules", "model_language", "relation_pairs",
-           "rule_bars"]
+           "check_relations", "compare_rules", "folder_language", "learned_rules", "model_language",
+           "relation_pairs", "rule_bars"]
 
 KEEP = EDITS.index("KEEP")
 PAPER_RELATIONS = ("parataxis", "appos", "list", "advcl", "ccomp")  # the paper's Table 4
@@ -211,6 +213,12 @@ def model_language(record: object, name: str, trained: Grammar | None = None) ->
     trained = trained or model_grammar(record)
     return next((g for g in (trained.language if trained else None, name) if g in LANGUAGES),
                 None)
+
+
+def folder_language(folder: Path, name: str) -> str | None:
+    """The language of the model in ``folder`` by the name ``name`` (:func:`model_language` of
+    its ``model.json``): :attr:`fstpunct.Model.language`, without reading the model's weights."""
+    return model_language(read_record(folder).get("record"), name)
 
 
 def learned_rules(model: PunctModel, record: object, counts: np.ndarray | None,
