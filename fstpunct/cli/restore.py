@@ -130,8 +130,11 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"{', '.join('--' + name.replace('_', '-') for name in given)}: only "
                          "with --model, not with --crf or --trivial")
     refuse_missing({"--parser": args.parser, "--tagger": args.tagger})  # used or not
+    # --trivial LANG (a language's name), or a model folder (its tagger/ and parser/ the text's)
+    named = args.trivial if args.trivial and not is_path(args.trivial) else None
+    folder = args.trivial if args.trivial and is_model_folder(args.trivial) else None
     if args.trivial or args.crf:
-        _check_method_lang(args)
+        _check_method_lang(args, named, folder)
     else:
         check_lang(args)  # as the model's choice will, before the parsers load or a pool opens
     parsers = [load_parser(p) for p in args.parser]  # --beam: checked by its type
@@ -145,10 +148,7 @@ def run(args: argparse.Namespace) -> int:
             # is refused with either), else --lang, else the CRF's or the rule file's
             # language, else English
             own = method.language if isinstance(method, Trivial) else method.meta.get("lang")
-            named = args.trivial if args.trivial and not is_path(args.trivial) else None
             lang = named or args.lang or own or "en"
-            # a model folder's tagger/ and parser/, as --model's (Trivial.load read its grammar)
-            folder = args.trivial if args.trivial and is_model_folder(args.trivial) else None
             tokenise = tokeniser(lang)  # at every punctuation character
 
             @functools.cache  # read once, though --line-buffered restores a line at a time
@@ -158,7 +158,9 @@ def run(args: argparse.Namespace) -> int:
                     raise _no_pipeline("the rule file's language" if args.trivial
                                        else "the CRF's language (crf train --lang)", lang)
                 # lang names a language (typed as --lang, or the CRF's, the rule file's, "en"):
-                # its bundled pipeline is meant, not a local folder of that name, so no warning
+                # its bundled pipeline is meant, not a local folder of that name, so no warning;
+                # a model folder's tagger/ and parser/, as --model's (Trivial.load read its
+                # grammar)
                 source = folder or model_path(lang, warn=False)
                 return load_pipeline(source, args.lowercase_input, args.tagger,
                                      parsers[0] if parsers else None, args.beam)
@@ -198,21 +200,21 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_method_lang(args: argparse.Namespace) -> None:
+def _check_method_lang(args: argparse.Namespace, named: str | None, folder: str | None
+                       ) -> None:
     """--lang's refusals with --crf or --trivial, in one line before the parsers load, a pool
-    opens or the input is read: not with --trivial LANG of another language or a model folder
-    (the text's tagger and parser are theirs), nor a language without a bundled tagger and
-    parser unless --tagger and --parser are given (used for a sentence without a tree, else
-    for nothing). The CRF's or the rule file's own language is checked at the first sentence
-    that needs them."""
+    opens or the input is read: not with --trivial LANG of another language (``named``) or a
+    model folder (``folder``; the text's tagger and parser are theirs), nor a language without
+    a bundled tagger and parser unless --tagger and --parser are given (used for a sentence
+    without a tree, else for nothing). The CRF's or the rule file's own language is checked at
+    the first sentence that needs them."""
     if args.lang is None:
         return
-    named = args.trivial if args.trivial and not is_path(args.trivial) else None
     if named and args.lang != named:
         raise InputError(f"--lang {args.lang}: not with --trivial {named}, whose language is "
                          "the text's (its tagger and parser)")
-    if args.trivial and is_model_folder(args.trivial):
-        raise InputError(f"--lang {args.lang}: not with --trivial {args.trivial}, a model "
+    if folder:
+        raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                          "folder, whose tagger/ and parser/ are the text's")
     if not is_bundled(args.lang) and not (args.tagger and args.parser):
         raise _no_pipeline("--lang", args.lang)
