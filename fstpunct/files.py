@@ -33,11 +33,11 @@ from typing import IO, Any, BinaryIO
 from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
 
 __all__ = ["CORRECTION_RECORD", "MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Terminated",
-           "atomic_path", "check_input", "check_pair", "check_replaceable", "end_on_signals",
-           "folder_target", "foreign", "has_separator", "input_name", "is_correction_model",
-           "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
-           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
-           "write_json", "write_pair", "writing"]
+           "Unflushed", "atomic_path", "check_input", "check_pair", "check_replaceable",
+           "end_on_signals", "folder_target", "foreign", "has_separator", "input_name",
+           "is_correction_model", "is_stdio", "model_folder", "model_target", "not_utf8",
+           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
+           "temporary_target", "to_json", "write_json", "write_pair", "writing"]
 
 # A correction model's record: the file that makes a folder one (is_correction_model)
 CORRECTION_RECORD = "correction.json"
@@ -74,6 +74,23 @@ PAIR_DIGEST = "pair_sha256"  # a JSON record's SHA-256 of the file it describes 
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)  # os.open's flag for a folder, where it has one
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
+
+
+class Unflushed(InputError):
+    """An output, ``path`` (as the user wrote it), written and renamed into place, whose folder
+    could not then be flushed to the disk (``cause``: EIO of a failing disk): a crash may yet
+    lose the rename. Raised by :func:`atomic_path` and :func:`model_folder` alike."""
+
+    def __init__(self, path: str, cause: OSError) -> None:
+        self.path, self.cause = path, cause
+        super().__init__(f"{path}: written{_unflushed(cause)}")
+
+
+def _unflushed(cause: OSError) -> str:
+    """The end of the message of :class:`Unflushed`, and of :class:`SavedAside`'s for a model
+    put aside whose folder could not be flushed (``cause``)."""
+    return (f", but the folder holding it could not be flushed to the disk "
+            f"({cause.strerror or cause}): a crash now may lose it")
 
 
 class Terminated(BaseException):
@@ -266,7 +283,8 @@ def atomic_path(path: str | Path,
     temporary once its mode is set and its bytes are flushed to the disk, just before the
     rename (:func:`write_pair`'s record). The folder is then flushed to the disk, where the
     system allows (:func:`_sync_folder`; opened before ``before_rename``): a crash after
-    the ``with`` block finds the new file."""
+    the ``with`` block finds the new file. A failure of that last flush (EIO), with the file in
+    place, is :class:`Unflushed`, not "cannot write"."""
     target, name = Path(path), os.fspath(path)  # name: as given, ./out keeps its ./
     _check_target(target, name)
     if _special(target):
@@ -285,7 +303,10 @@ def atomic_path(path: str | Path,
                 if before_rename is not None:
                     before_rename(tmp)
                 os.replace(tmp, target)
-                _sync_folder(folder)  # the rename too: a crash now keeps it
+                try:
+                    _sync_folder(folder)  # the rename too: a crash now keeps it
+                except OSError as e:  # (not caught below: Unflushed is no OSError)
+                    raise Unflushed(name, e) from e
     except OSError as e:
         raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
 
@@ -349,9 +370,15 @@ def write_pair(data: str | Path, make: Callable[[], bytes], record: str | Path,
     ``data`` renamed last, its folder flushed. An error in those two last steps (the folder's flush,
     ``data``'s rename), or a crash between the two renames, leaves the new record beside the old
     data, which :func:`check_pair` refuses on reading: a pair appears whole, or as the old pair, or
-    refused, never mixed silently."""
+    refused, never mixed silently. If the record's folder cannot then be flushed, the InputError
+    says that the record is written (:class:`Unflushed`'s words) and ``data`` not; if ``data``'s
+    cannot, it is :class:`Unflushed`."""
     def record_first(tmp: Path) -> None:  # renamed, then its folder flushed (atomic_path)
-        write_json(record, {**meta, PAIR_DIGEST: digest})
+        try:
+            write_json(record, {**meta, PAIR_DIGEST: digest})
+        except Unflushed as e:  # the pair is not whole: not "written"
+            raise InputError(f"{e}; {data} is not written, and the pair is refused until both "
+                             "are written again") from e
 
     with atomic_path(data, record_first) as tmp:
         content = make()
@@ -461,9 +488,8 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     holds it after (its rename, where the system allows: :func:`_sync_folder`): a crash after
     the ``with`` block finds the new folder and its files whole, so the files inside need no
     temporary of their own (:func:`write_json`'s ``atomic=False``). A failure of that last
-    flush (EIO), when the model is in place, is an :class:`InputError` saying so and that a
-    crash may yet lose it (with the notice of :class:`SavedAside`, which it then is), not
-    "cannot write"."""
+    flush (EIO), when the model is in place, is :class:`Unflushed` (or said at the end of
+    :class:`SavedAside`'s notice, which it then is), not "cannot write"."""
     folder = Path(path)
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(path)
@@ -481,13 +507,11 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
                 unflushed = _put(tmp, place, parent)
     except OSError as e:
         raise InputError(f"{told}: cannot write: {e.strerror or e}") from e
-    note = "" if unflushed is None else (
-        f", but the folder holding it could not be flushed to the disk "
-        f"({unflushed.strerror or unflushed}): a crash now may lose it")
     if others:
-        raise SavedAside(path, others, place, kind, note)
-    if note:
-        raise InputError(f"{told}: written{note}")
+        raise SavedAside(path, others, place, kind,
+                         "" if unflushed is None else _unflushed(unflushed))
+    if unflushed is not None:
+        raise Unflushed(told, unflushed)
 
 
 def check_replaceable(folder: str | Path, files: Sequence[str], what: str,

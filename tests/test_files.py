@@ -180,20 +180,24 @@ def test_a_rename_into_place_is_flushed(write, old, tmp_path, monkeypatch):
     assert events[-2:] == [target, "folder"], events
 
 
-@pytest.mark.parametrize("aside", [False, True])
-def test_a_model_folder_whose_rename_cannot_be_flushed(aside, tmp_path, monkeypatch):
-    """The folder holding a model folder is flushed to the disk after the rename that puts the
-    model in place and before the previous model is removed: it was removed first. An error of
-    that flush (EIO), with the model in place, was "cannot write" of that model, and the notice
-    that it went beside the folder asked for (SavedAside) was lost: now it says that the model
-    is written, where, and that a crash may yet lose it."""
-    target = tmp_path / "model"
-    _write_folder(target)
-    if aside:
+@pytest.mark.parametrize("kind", ["file", "folder", "aside"])
+def test_an_output_whose_rename_cannot_be_flushed(kind, tmp_path, monkeypatch):
+    """The folder holding an output (a file, a model folder) is flushed to the disk after the
+    rename that puts it in place, and before a previous model folder is removed: it was removed
+    first. An error of that flush (EIO), with the output in place, now says the same of both:
+    that it is written, where, and that a crash may yet lose it. A model folder said "cannot
+    write" of itself, losing the notice that it went beside the folder asked for (SavedAside);
+    a file still did."""
+    target = tmp_path / ("out" if kind == "file" else "model")
+    if kind == "file":
+        target.write_text("old\n")
+    else:
+        _write_folder(target)
+    if kind == "aside":
         (target / "notes.txt").write_text("mine")
     events, fsync, rmtree, folder = [], os.fsync, shutil.rmtree, os.stat(tmp_path)
 
-    def flushed(fd):  # the folder holding the model refuses, as a failing disk
+    def flushed(fd):  # the folder holding the output refuses, as a failing disk
         if os.path.samestat(os.fstat(fd), folder):
             events.append("flush")
             raise OSError(errno.EIO, os.strerror(errno.EIO))
@@ -205,18 +209,25 @@ def test_a_model_folder_whose_rename_cannot_be_flushed(aside, tmp_path, monkeypa
 
     monkeypatch.setattr(os, "fsync", flushed)
     monkeypatch.setattr(shutil, "rmtree", removed)
-    with pytest.raises(SavedAside if aside else InputError) as caught:
-        with model_folder(target, ["model.json"], "a model") as tmp:
-            write_json(tmp / "model.json", {"new": 1}, atomic=False)
+    with pytest.raises(SavedAside if kind == "aside" else InputError) as caught:
+        if kind == "file":
+            _write_file(target)
+        else:
+            with model_folder(target, ["model.json"], "a model") as tmp:
+                write_json(tmp / "model.json", {"new": 1}, atomic=False)
     monkeypatch.undo()
-    place = tmp_path / "model.new" if aside else target
+    place = tmp_path / "model.new" if kind == "aside" else target
     told = (f"{target}: holds notes.txt, not part of a model, so it is left as it was; the "
-            f"model is saved in {place}" if aside else f"{place}: written")
+            f"model is saved in {place}" if kind == "aside" else f"{place}: written")
     assert str(caught.value) == (f"{told}, but the folder holding it could not be flushed to "
                                  f"the disk ({os.strerror(errno.EIO)}): a crash now may lose it")
-    assert json.loads((place / "model.json").read_text()) == {"new": 1}
-    # (folder_target's probe of a temporary beside it is removed before)
-    assert events[events.index("flush"):] == (["flush"] if aside else ["flush", "remove"])
+    if kind == "file":
+        assert target.read_text() == "new\n" and events == ["flush"]
+    else:
+        assert json.loads((place / "model.json").read_text()) == {"new": 1}
+        # (folder_target's probe of a temporary beside it is removed before)
+        assert events[events.index("flush"):] == (["flush"] if kind == "aside"
+                                                  else ["flush", "remove"])
     assert leftovers(tmp_path) == []
 
 
@@ -370,7 +381,8 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
     0333: EACCES) or that the file system refuses to flush (EINVAL) leaves the order to the
     system and the pair is written: saves into such a folder worked before pairs flushed their
     folder, and failed after. Any other error of the flush, which comes after the record's
-    rename, is one line naming the record (its own write's flush: it named the data) and
+    rename, is one line naming the record (its own write's flush: it named the data), saying
+    that it is written but the data not (it said "cannot write" of the record in place), and
     leaves the new record beside the old data: refused on reading, until the pair is written
     again."""
     save, load, files, _ = _pair("order", tmp_path)
@@ -394,8 +406,12 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
         save(1)
         assert load().record["version"] == 1
     else:
-        with pytest.raises(InputError, match=r"^\S+/order.json: cannot write: Input/output"):
+        with pytest.raises(InputError) as caught:
             save(1)
+        assert str(caught.value) == (
+            f"{files[0]}: written, but the folder holding it could not be flushed to the disk "
+            f"({os.strerror(error)}): a crash now may lose it; {files[1]} is not written, and "
+            "the pair is refused until both are written again")
         monkeypatch.undo()
         assert files[0].read_bytes() != old[0] and files[1].read_bytes() == old[1]
         assert leftovers(tmp_path) == []
