@@ -494,7 +494,7 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
         folder_target(path)
     others: list[str] = []
-    place, told, unflushed = folder, os.fspath(path), None  # told: place as the user wrote it
+    place, unflushed = folder, None
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
@@ -502,16 +502,14 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
             others = foreign(folder, files, parts)
             if others:
                 place = _aside(folder)
-                told = os.fspath(place)
-            with _open_folder(place.parent) as parent:
-                unflushed = _put(tmp, place, parent)
-    except OSError as e:
-        raise InputError(f"{told}: cannot write: {e.strerror or e}") from e
+            unflushed = _put(tmp, place)
+    except OSError as e:  # (path as the user wrote it: ./model keeps its ./)
+        raise InputError(f"{place if others else path}: cannot write: {e.strerror or e}") from e
     if others:
         raise SavedAside(path, others, place, kind,
                          "" if unflushed is None else _unflushed(unflushed))
     if unflushed is not None:
-        raise Unflushed(told, unflushed)
+        raise Unflushed(os.fspath(path), unflushed)
 
 
 def check_replaceable(folder: str | Path, files: Sequence[str], what: str,
@@ -591,32 +589,33 @@ def _unless_unreadable(error: OSError) -> None:
         raise error
 
 
-def _put(tmp: Path, target: Path, parent: int | None) -> OSError | None:
+def _put(tmp: Path, target: Path) -> OSError | None:
     """The finished temporary folder ``tmp`` in the place of ``target``, then the folder
-    holding it (``parent``, as :func:`_open_folder` opened it) flushed to the disk, so that a
-    crash keeps the rename, and only then a previous model folder there removed. The error of
-    that flush, if it fails, is returned (the model is in place, its rename perhaps not yet
-    on the disk), not raised; the previous folder is removed all the same."""
-    _keep_mode(target, tmp, 0o777)
-    old: Path | None = None
-    if target.exists():
-        with _temporary(target, ".old", _make_folder, _remove_folder) as old:
-            os.replace(target, old / "previous")
-            try:
-                os.replace(tmp, target)
-            except BaseException:
-                os.replace(old / "previous", target)
-                raise
-    else:
-        os.replace(tmp, target)
-    try:
-        _sync_folder(parent)
-    except OSError as e:
-        return e
-    finally:
-        if old is not None:
-            _remove_folder(old)
-    return None
+    holding it (opened first: :func:`_open_folder`) flushed to the disk, so that a crash keeps
+    the rename, and only then a previous model folder there removed. The error of that flush,
+    if it fails, is returned (the model is in place, its rename perhaps not yet on the disk),
+    not raised; the previous folder is removed all the same."""
+    with _open_folder(target.parent) as parent:
+        _keep_mode(target, tmp, 0o777)
+        old: Path | None = None
+        if target.exists():
+            with _temporary(target, ".old", _make_folder, _remove_folder) as old:
+                os.replace(target, old / "previous")
+                try:
+                    os.replace(tmp, target)
+                except BaseException:
+                    os.replace(old / "previous", target)
+                    raise
+        else:
+            os.replace(tmp, target)
+        try:
+            _sync_folder(parent)
+        except OSError as e:
+            return e
+        finally:
+            if old is not None:
+                _remove_folder(old)
+        return None
 
 
 def _make_folder(path: Path) -> None:
