@@ -148,7 +148,7 @@ def open_input(path: str | Path | None) -> tuple[Iterator[str], str]:
         if buffer is None:  # a text stream put in place of stdin
             return iter(sys.stdin), name
         return _decoded(buffer, name, close=False), name
-    return _decoded(_opened(path), name, close=True), name  # type: ignore[arg-type]
+    return _decoded(_opened(path, name), name, close=True), name  # type: ignore[arg-type]
 
 
 def input_name(path: str | Path | None) -> str:
@@ -161,13 +161,13 @@ def check_input(path: str | Path | None) -> None:
     """Refuse now, as :func:`open_input` would, a text file that cannot be opened (the file is
     closed at once: nothing is left open if what comes before reading it fails)."""
     if not is_stdio(path):
-        _opened(path).close()  # type: ignore[arg-type]
+        _opened(path, input_name(path)).close()  # type: ignore[arg-type]
 
 
-def _opened(path: str | Path) -> BinaryIO:
-    """``path`` opened for reading bytes; an InputError saying why it cannot be, naming the
-    path as given."""
-    p, name = Path(path), os.fspath(path)
+def _opened(path: str | Path, name: str) -> BinaryIO:
+    """``path`` opened for reading bytes; an InputError saying why it cannot be, naming it
+    ``name`` (:func:`input_name`)."""
+    p = Path(path)
     if p.is_dir():
         raise InputError(f"{name}: is a folder, not a file")
     try:
