@@ -57,10 +57,9 @@ class DaskPool(Pool):
         self._cluster: LocalCluster | None = None
         self._keeps = False  # holds _keep_nannies (a local pool until it closes)
         self._plugins: set[str] = set()
-        if scheduler is None:
-            _check_main_script()
         try:
             if scheduler is None:
+                _check_main_script()  # (its refusal leaves nothing for close to close)
                 _keep_nannies.enter()
                 self._keeps = True
                 with dask.config.set({_NO_WORKERS: _no_workers_timeout()}):
