@@ -203,7 +203,7 @@ class _Jackknife:
         checked_extra(sentences, extra, dev)
         if parsed is not None and len(parsed) != len(sentences):
             raise InputError(f"{counted(len(parsed), 'sentence')} to parse given for "
-                             f"{len(sentences)}")
+                             f"{counted(len(sentences), 'sentence')}")
         for j, (s, p) in enumerate(zip(sentences, parsed or ())):
             if [w.form for w in s.words] != [w.form for w in p.words]:
                 raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
