@@ -1,15 +1,15 @@
 """Opening inputs and writing outputs so that no file is ever left half-written.
 
 Every command reads its text inputs through :func:`open_input` and writes every file through
-:func:`output`, :func:`atomic_path` or :func:`model_folder`: the output goes to a temporary
-file (or folder) beside the target, is flushed to disk, and only a complete output is renamed
-over the target. On an error, an exception, Ctrl-C or SIGTERM (see :func:`end_on_signals`)
-the temporary is removed and the target keeps its previous bytes. An input may therefore also
-be the output (``-o`` naming the input): the input stays readable until the rename. A device or
-named pipe (``-o /dev/null``) is written in place: it has no bytes to keep, and a rename would
-put a regular file in its place. Two files that belong together are written as one model folder,
-or, beside other files (a compiled channel and its JSON, an ordering model's two files), by
-:func:`write_pair`, whose reader's :func:`check_pair` refuses halves of two writes.
+:func:`output`, :func:`atomic_path` or :func:`model_folder`: the output goes to a temporary file
+(or folder) beside the target, is flushed to disk, and only a complete output is renamed over the
+target. On an error, an exception, Ctrl-C, SIGTERM or a hangup (see :func:`end_on_signals`) the
+temporary is removed and the target keeps its previous bytes. An input may therefore also be the
+output (``-o`` naming the input): the input stays readable until the rename. A device or named pipe
+(``-o /dev/null``) is written in place: it has no bytes to keep, and a rename would put a regular
+file in its place. Two files that belong together are written as one model folder, or, beside other
+files (a compiled channel and its JSON, an ordering model's two files), by :func:`write_pair`,
+whose reader's :func:`check_pair` refuses halves of two writes.
 """
 from __future__ import annotations
 
@@ -75,6 +75,8 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)  # os.open's flag for a folder, where
 
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
+_HANGUP = getattr(signal, "SIGHUP", None)  # a closed terminal's signal, where there is one
+
 
 class Unflushed(InputError):
     """An output, ``path`` (as the user wrote it), written and renamed into place, whose folder
@@ -94,26 +96,33 @@ def _unflushed(cause: OSError) -> str:
 
 
 class Terminated(BaseException):
-    """SIGTERM arrived (raised by the handler :func:`end_on_signals` installs); like
-    KeyboardInterrupt it is not an :class:`Exception`, so only cleanup code sees it."""
+    """SIGTERM or a hangup (SIGHUP), ``signum``, arrived (raised by the handler
+    :func:`end_on_signals` installs); like KeyboardInterrupt it is not an :class:`Exception`,
+    so only cleanup code sees it."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 @contextmanager
 def end_on_signals() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` in this process and Ctrl-C (SIGINT,
-    unless it was ignored when the block began) KeyboardInterrupt, so ``finally`` blocks remove
-    temporary files; the worker processes it forks exit at once on either instead, quietly (a
-    terminal sends Ctrl-C to the whole process group, and an idle worker's KeyboardInterrupt
-    printed its traceback)."""
+    """Within the block, SIGTERM and a hangup (SIGHUP: the terminal closed, unless it was
+    ignored when the block began, as ``nohup`` does) raise :class:`Terminated` in this process
+    and Ctrl-C (SIGINT, unless it was ignored) KeyboardInterrupt, so ``finally`` blocks remove
+    temporary files (a hangup's default ended the process at once, leaving them); the worker
+    processes it forks exit at once on any of them instead, quietly (a terminal sends Ctrl-C to
+    the whole process group, and an idle worker's KeyboardInterrupt printed its traceback)."""
     owner = os.getpid()
 
     def handler(signum: int, frame: object) -> None:
         if os.getpid() != owner:
             os._exit(128 + signum)
-        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
-    caught = [signal.SIGTERM] + [signal.SIGINT] * (
-        signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    caught = [signal.SIGTERM] + [signum for signum, default in (
+        (signal.SIGINT, signal.default_int_handler), (_HANGUP, signal.SIG_DFL))
+        if signum is not None and signal.getsignal(signum) is default]
     previous = {signum: signal.signal(signum, handler) for signum in caught}
     try:
         yield

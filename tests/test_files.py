@@ -25,6 +25,7 @@ from fstpunct.apps.rephrase.order import OrderModel
 from fstpunct.cli.main import main
 from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside
 from fstpunct.files import (
+    end_on_signals,
     folder_target,
     has_separator,
     model_folder,
@@ -703,17 +704,21 @@ def test_bad_input_halfway_leaves_the_target(tmp_path, capsys):
 
 
 def _default_signals() -> None:
-    """In the child before it starts: SIGINT and SIGTERM as a terminal gives them. A shell
-    without job control starts background jobs (a suite run with '&') with SIGINT ignored, the
-    child inherits that, and Python then installs no KeyboardInterrupt handler."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    """In the child before it starts: SIGINT, SIGTERM and SIGHUP as a terminal gives them. A
+    shell without job control starts background jobs (a suite run with '&') with SIGINT
+    ignored, the child inherits that, and Python then installs no KeyboardInterrupt handler
+    (and nohup ignores SIGHUP)."""
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, signal.SIG_DFL)
 
 
-@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize("signum, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130),
+                                            (signal.SIGHUP, 129)])
 def test_interrupt_leaves_the_target(tmp_path, signum, status):
     """The input comes through a pipe that stays open, so the command cannot finish (nor
-    rename its output) before the signal lands: it is waiting for the rest of its input."""
+    rename its output) before the signal lands: it is waiting for the rest of its input. A
+    hangup (the terminal closed, an ssh session lost) ended the process at once, leaving its
+    temporary file beside the target."""
     target = tmp_path / "out.conllu"
     target.write_text(PREVIOUS)
     proc = subprocess.Popen([sys.executable, "-m", "fstpunct.cli.main", "decode", "--model",
@@ -736,6 +741,21 @@ def test_interrupt_leaves_the_target(tmp_path, signum, status):
     assert writing, f"no temporary file while decode was running: {err!r}"
     assert returncode == status, err
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
+
+
+def test_a_hangup_ignored_stays_ignored():
+    """A hangup ignored when the command began (``nohup``) stays ignored while it runs: such a
+    run is meant to outlive its terminal. Else it is caught for the run, and given back after."""
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with end_on_signals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+        with end_on_signals():
+            assert signal.getsignal(signal.SIGHUP) not in (signal.SIG_DFL, signal.SIG_IGN)
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGHUP, before)
 
 
 def _children(pid: int) -> list[int]:

@@ -59,8 +59,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one command; every failure the user can fix is one line on stderr and exit 2, an
-    interrupt exits 130 (Ctrl-C) or 143 (SIGTERM), a closed output pipe exits quietly; files
-    being written are removed, previous outputs untouched (:mod:`fstpunct.files`)."""
+    interrupt exits 130 (Ctrl-C), 143 (SIGTERM) or 129 (a hangup), a closed output pipe exits
+    quietly; files being written are removed, previous outputs untouched
+    (:mod:`fstpunct.files`)."""
     argv = _stdin_sentence(sys.argv[1:] if argv is None else argv)
     command = _command(argv)  # anything but a command's name (--help, a typo): the whole parser
     try:  # importing a command's modules takes a moment: Ctrl-C there is no traceback either
@@ -85,8 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-    except Terminated:
-        return 143
+    except Terminated as e:
+        return 128 + e.signum
     except BrokenPipeError:
         _silence_stdout()
         return 0
