@@ -4,6 +4,7 @@ equal to serial runs."""
 import contextlib
 import io
 import os
+import signal
 import subprocess
 import sys
 from functools import partial
@@ -398,6 +399,21 @@ def test_local_workers_are_kept_and_see_new_values():
         after = list(pool.map(_pid_and_factor, range(8)))
     assert {f for _, f in before} == {3} and {f for _, f in after} == {5}
     assert {pid for pid, _ in before} & {pid for pid, _ in after}
+
+
+def _dies_on(bad: int, x: int) -> int:
+    if x == bad:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's out-of-memory killer
+    return x
+
+
+def test_a_local_worker_killed_stops_the_run_in_one_line():
+    """A local worker that dies (out of memory, kill -9) stops the run with an InputError
+    saying so, which a command prints as one line: it was concurrent.futures'
+    BrokenProcessPool, a traceback."""
+    with LocalPool(2) as pool:
+        with pytest.raises(InputError, match=r"^a worker process ended abruptly \(killed"):
+            list(pool.imap(partial(_dies_on, 3), range(8)))
 
 
 def _faults_of_big_blocks(_: int) -> int:

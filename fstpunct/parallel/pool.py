@@ -29,6 +29,8 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..errors import InputError
+
 if TYPE_CHECKING:  # imported when first used: multiprocessing, concurrent.futures (and logging
     import tempfile  # with it) are slow to import, and a serial run needs neither
     from concurrent.futures import Executor, Future, ProcessPoolExecutor
@@ -155,6 +157,19 @@ class LocalPool(Pool):
         self._pending.add(future)
         future.add_done_callback(self._pending.discard)
         return future
+
+    def imap(self, fn: Callable[[T], R], items: Iterable[T], ahead: int | None = None
+             ) -> Iterator[R]:
+        """As :meth:`Pool.imap`; a worker that dies (out of memory, killed) stops it with an
+        :class:`~fstpunct.errors.InputError` saying so, not concurrent.futures'
+        BrokenProcessPool (a command's traceback)."""
+        from concurrent.futures.process import BrokenProcessPool
+        try:
+            yield from super().imap(fn, items, ahead)
+        except BrokenProcessPool:
+            raise InputError("a worker process ended abruptly (killed, out of memory?), and "
+                             "its task with it: the run stopped; fewer jobs need less "
+                             "memory") from None
 
     def share(self, name: str, loader: Callable[[], Any]) -> None:
         version = next(_VERSION_NUMBERS)
