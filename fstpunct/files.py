@@ -632,8 +632,15 @@ def _make_folder(path: Path) -> None:
 
 
 def _remove_folder(path: Path) -> None:
-    import shutil  # here: only a failed folder output needs it
-    shutil.rmtree(path, ignore_errors=True)
+    """``path`` and all it holds removed, as far as the system allows; interrupted (Ctrl-C,
+    SIGTERM), the removal is finished before the interrupt goes on, so that no part of a
+    temporary or previous model is left beside the target."""
+    import shutil  # here: only folder outputs need it
+    try:
+        shutil.rmtree(path, ignore_errors=True)
+    except BaseException:
+        shutil.rmtree(path, ignore_errors=True)
+        raise
 
 
 def read_meta(path: Path, fmt: str | int | None, what: str,

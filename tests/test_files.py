@@ -232,6 +232,32 @@ def test_an_output_whose_rename_cannot_be_flushed(kind, tmp_path, monkeypatch):
     assert leftovers(tmp_path) == []
 
 
+def test_ctrl_c_while_the_previous_model_is_removed_leaves_no_part_of_it(tmp_path, monkeypatch):
+    """Ctrl-C (or SIGTERM) while the previous model folder, moved aside once the new one is in
+    place, is being removed still removes all of it before the interrupt goes on: the removal
+    stopped, leaving what it had not reached in a hidden folder beside the model."""
+    target = tmp_path / "model"
+    _write_folder(target)
+    (target / "weights.npy").write_bytes(b"0" * 1000)
+    rmtree, cut = shutil.rmtree, []
+
+    def interrupted(path, *args, **kwargs):  # the first removal of it stops after one file
+        if not cut and Path(path).name.endswith(".old"):
+            cut.append(path)
+            next(p for p in Path(path).rglob("*") if p.is_file()).unlink()
+            raise KeyboardInterrupt
+        rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with model_folder(target, ["model.json", "weights.npy"], "a model") as tmp:
+            write_json(tmp / "model.json", {"new": 1}, atomic=False)
+    monkeypatch.undo()
+    assert cut
+    assert json.loads((target / "model.json").read_text()) == {"new": 1}
+    assert leftovers(tmp_path) == []
+
+
 @pytest.mark.parametrize("cut", ["json", "binary"])
 @pytest.mark.parametrize("kind", ["channel", "order"])
 def test_a_pair_whose_second_write_fails_stays_the_old_pair(kind, cut, tmp_path, monkeypatch):
