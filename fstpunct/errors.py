@@ -14,7 +14,7 @@ from types import ModuleType
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "SavedAside", "as_floats", "check_seed",
+           "InputError", "ModelError", "SavedAside", "Unflushed", "as_floats", "check_seed",
            "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_above", "refuse_below",
            "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused", "shown", "warn_user"]
 
@@ -67,15 +67,34 @@ class SavedAside(InputError):
     """A model of ``kind`` (``"a tagger"``) written whole to ``saved``, a new folder beside
     ``folder``, the one asked for, because that folder holds ``others``, entries that are not
     part of such a model, which writing it there would have deleted: ``folder`` is left as it
-    was. ``note`` ends the message (``", but ..."``: the folder holding ``saved`` could not be
-    flushed to the disk)."""
+    was. ``unflushed``: the error of flushing the folder holding ``saved`` to the disk, if that
+    failed, which the message then ends with, as :class:`Unflushed`'s."""
 
     def __init__(self, folder: str | os.PathLike[str], others: Sequence[str],
-                 saved: str | os.PathLike[str], kind: str, note: str = "") -> None:
+                 saved: str | os.PathLike[str], kind: str, unflushed: OSError | None = None
+                 ) -> None:
         self.folder, self.others, self.saved = Path(folder), list(others), Path(saved)
-        self.kind = kind
+        self.kind, self.unflushed = kind, unflushed
         super().__init__(f"{folder}: holds {', '.join(others)}, not part of {kind}, so it is "
-                         f"left as it was; the model is saved in {saved}{note}")
+                         f"left as it was; the model is saved in {saved}"
+                         f"{_not_flushed(unflushed)}")
+
+
+class Unflushed(InputError):
+    """An output, ``path`` (as the user wrote it), written and renamed into place, whose folder
+    could not then be flushed to the disk (``cause``: EIO of a failing disk): a crash may yet
+    lose the rename (:func:`fstpunct.files.atomic_path`, :func:`fstpunct.files.model_folder`)."""
+
+    def __init__(self, path: str, cause: OSError) -> None:
+        self.path, self.cause = path, cause
+        super().__init__(f"{path}: written{_not_flushed(cause)}")
+
+
+def _not_flushed(cause: OSError | None) -> str:
+    """The end of :class:`Unflushed`'s message, and of :class:`SavedAside`'s for a model whose
+    folder could not be flushed (``cause``; None: nothing)."""
+    return "" if cause is None else (f", but the folder holding it could not be flushed to the "
+                                     f"disk ({cause.strerror or cause}): a crash now may lose it")
 
 
 class FstpunctWarning(UserWarning):

@@ -30,14 +30,22 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import IO, Any, BinaryIO
 
-from .errors import UNREADABLE, InputError, ModelError, SavedAside, loaded_numpy, not_a_model
+from .errors import (
+    UNREADABLE,
+    InputError,
+    ModelError,
+    SavedAside,
+    Unflushed,
+    loaded_numpy,
+    not_a_model,
+)
 
 __all__ = ["CORRECTION_RECORD", "MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Terminated",
-           "Unflushed", "atomic_path", "check_input", "check_pair", "check_replaceable",
-           "end_on_signals", "folder_target", "foreign", "has_separator", "input_name",
-           "is_correction_model", "is_stdio", "model_folder", "model_target", "not_utf8",
-           "open_input", "output", "read_meta", "read_npy", "read_npz", "read_text",
-           "temporary_target", "to_json", "write_json", "write_pair", "writing"]
+           "atomic_path", "check_input", "check_pair", "check_replaceable", "end_on_signals",
+           "folder_target", "foreign", "has_separator", "input_name", "is_correction_model",
+           "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
+           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
+           "write_json", "write_pair", "writing"]
 
 # A correction model's record: the file that makes a folder one (is_correction_model)
 CORRECTION_RECORD = "correction.json"
@@ -76,23 +84,6 @@ _DIRECTORY = getattr(os, "O_DIRECTORY", 0)  # os.open's flag for a folder, where
 _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not yet settled
 
 _HANGUP = getattr(signal, "SIGHUP", None)  # a closed terminal's signal, where there is one
-
-
-class Unflushed(InputError):
-    """An output, ``path`` (as the user wrote it), written and renamed into place, whose folder
-    could not then be flushed to the disk (``cause``: EIO of a failing disk): a crash may yet
-    lose the rename. Raised by :func:`atomic_path` and :func:`model_folder` alike."""
-
-    def __init__(self, path: str, cause: OSError) -> None:
-        self.path, self.cause = path, cause
-        super().__init__(f"{path}: written{_unflushed(cause)}")
-
-
-def _unflushed(cause: OSError) -> str:
-    """The end of the message of :class:`Unflushed`, and of :class:`SavedAside`'s for a model
-    put aside whose folder could not be flushed (``cause``)."""
-    return (f", but the folder holding it could not be flushed to the disk "
-            f"({cause.strerror or cause}): a crash now may lose it")
 
 
 class Terminated(BaseException):
@@ -515,8 +506,7 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     except OSError as e:  # (path as the user wrote it: ./model keeps its ./)
         raise InputError(f"{place if others else path}: cannot write: {e.strerror or e}") from e
     if others:
-        raise SavedAside(path, others, place, kind,
-                         "" if unflushed is None else _unflushed(unflushed))
+        raise SavedAside(path, others, place, kind, unflushed)
     if unflushed is not None:
         raise Unflushed(os.fspath(path), unflushed)
 
