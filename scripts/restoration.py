@@ -58,8 +58,8 @@ from fstpunct.apps.restoration.exact import EXACT_DECODERS, ExactRestorer
 from fstpunct.apps.restoration.generative import DECODERS, pooled_draws
 from fstpunct.apps.restoration.mbr import insertions
 from fstpunct.apps.restoration.metrics import score
-from fstpunct.apps.restoration.pipeline import has_words, written
-from fstpunct.apps.restoration.strip import strip
+from fstpunct.apps.restoration.pipeline import has_words
+from fstpunct.apps.restoration.strip import insert, strip
 from fstpunct.apps.restoration.trivial import Trivial
 from fstpunct.model.store import load_model
 from fstpunct.parser import Model as ParserModel
@@ -103,7 +103,7 @@ def parsed(parser_dir: Path, bare: Sequence[Sentence | None]
 
 def by_method(method: Restorer, gold: Sequence[Sentence],
               trees: Sequence[Sentence | None]) -> list[Sentence]:
-    return [written(t, method.restore(t)) if t else g for g, t in zip(gold, trees)]
+    return [insert(t, method.restore(t)) if t else g for g, t in zip(gold, trees)]
 
 
 def by_model(model_dir: str, gold: Sequence[Sentence],
@@ -121,7 +121,7 @@ def by_model(model_dir: str, gold: Sequence[Sentence],
     for k, d in zip(todo, tqdm(draws, total=len(todo), file=sys.stderr,
                                desc=f"restore {model_dir}", leave=False)):
         for name, decode in DECODERS.items():
-            out[name][k] = written(trees[0][k], insertions(d, decode(d)))
+            out[name][k] = insert(trees[0][k], insertions(d, decode(d)))
     return out, (time.perf_counter() - start) / max(len(todo), 1)
 
 
@@ -290,7 +290,7 @@ def exact_run(lang: str, split_name: str, gold: Sequence[Sentence],
     secs = (time.perf_counter() - start) / max(len(todo), 1)
     pred = list(gold)
     for k, ins in zip(todo, done):
-        pred[k] = written(inputs[k], ins)
+        pred[k] = insert(inputs[k], ins)
     name = f"exact {decoder}" + (" certain" if certain else "")
     emit(scored(gold, pred, lang=lang, split=split_name, method=method, mbr=name,
                 model=model_dir, seconds_per_sentence=secs, trees=info.pop("trees", "gold"),

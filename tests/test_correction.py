@@ -96,6 +96,23 @@ def test_save_load_api_and_cli(hand_corrector, tmp_path, capsys):
         load("en").correct(learner)
 
 
+def test_correct_writes_one_point_after_an_abbreviation(hand_corrector, tmp_path, capsys):
+    """A full stop the corrector adds, or keeps, after ``p.m.`` is absorbed by its dot
+    (``9 p.m.``, not ``9 p.m..``), the words as given: ``fstpunct correct`` and the library
+    write through the one insert that absorbs (both wrote ``p.m..`` before)."""
+    rows = [("We", 2, "nsubj"), ("left", 0, "root"), ("at", 4, "case"), ("9", 2, "obl"),
+            ("p.m.", 4, "advmod")]
+    folder = hand_corrector.save(tmp_path / "esl-correct")
+    for learner in (conll(rows, "bare"), conll([*rows, (".", 2, "punct")], "doubled")):
+        [out] = corrected(sentences(learner), hand_corrector)
+        assert out.comments[-1] == "# text = We left at 9 p.m.", learner
+        assert [w.form for w in out.words] == [r[0] for r in rows]
+        path = tmp_path / "in.conllu"
+        path.write_text(learner, encoding="utf-8")
+        assert main(["correct", str(path), "--model", str(folder)]) == 0
+        assert capsys.readouterr().out == out.text()
+
+
 def test_a_parser_that_is_no_folder_is_refused_before_reading(hand_corrector, tmp_path,
                                                               capsys):
     """``correct(parser=)`` and ``--parser`` refuse a path to no folder as decode does, before

@@ -126,10 +126,9 @@ def test_insert_spacing_and_fields():
     assert [ln.fields[9] for ln in out.lines][1:4] == ["SpaceAfter=No", "_", "_"]
 
 
-def test_insert_absorbs_a_period_after_an_abbreviation_only_when_asked():
-    """Nunberg's period absorption: a restored ``.`` after ``p.m.`` is left out with
-    ``absorb`` (the word kept as given); a ``.`` after another mark, or after a word without
-    the dot, stays."""
+def test_insert_absorbs_a_period_after_an_abbreviation():
+    """Nunberg's period absorption, always: a ``.`` inserted after ``p.m.`` is left out (the
+    word kept as given); a ``.`` after another mark, or after a word without the dot, stays."""
     stripped = strip(parse_one(conll("""
 1 We PRON 2 nsubj
 2 left VERB 0 root
@@ -137,16 +136,14 @@ def test_insert_absorbs_a_period_after_an_abbreviation_only_when_asked():
 4 9 NUM 2 obl
 5 p.m. ADV 4 advmod
 """)))
-    end = (("<abbv>", 5), (".", 2))
-    doubled = insert(stripped, [()] * 5 + [end])
-    assert doubled.comments[-1] == "# text = We left at 9 p.m.."
-    out = insert(stripped, [()] * 5 + [end], absorb=True)
-    assert out.comments[-1] == "# text = We left at 9 p.m."
-    assert [w.form for w in out.words] == ["We", "left", "at", "9", "p.m."]
-    assert [ln.fields[9] for ln in out.lines] == ["_"] * 5
-    quoted = insert(stripped, [()] * 5 + [(("<abbv>", 5), ("”", 2), (".", 2))], absorb=True)
+    for end in ((("<abbv>", 5), (".", 2)), ((".", 2),)):
+        out = insert(stripped, [()] * 5 + [end])
+        assert out.comments[-1] == "# text = We left at 9 p.m.", end
+        assert [w.form for w in out.words] == ["We", "left", "at", "9", "p.m."]
+        assert [ln.fields[9] for ln in out.lines] == ["_"] * 5
+    quoted = insert(stripped, [()] * 5 + [(("<abbv>", 5), ("”", 2), (".", 2))])
     assert quoted.comments[-1] == "# text = We left at 9 p.m.”."
-    assert insert(stripped, [()] * 3 + [((".", 2),), (), ()], absorb=True
+    assert insert(stripped, [()] * 3 + [((".", 2),), (), ()]
                   ).comments[-1] == "# text = We left at. 9 p.m."
 
 

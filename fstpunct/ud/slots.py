@@ -19,7 +19,7 @@ from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
 __all__ = ["ABBV", "BOUNDARY", "CURLY", "STRAIGHT_QUOTES", "UNK", "SlotSentence",
-           "abbreviation_stem", "depunctuate", "on_tree", "opening", "punct_tokens",
+           "abbreviation_stem", "absorbs", "depunctuate", "on_tree", "opening", "punct_tokens",
            "quote_symbols", "raw_slots", "slot_members", "surface_slots", "to_slots",
            "to_slots_reference", "underlying_slot"]
 
@@ -129,10 +129,20 @@ def quote_symbols(words: Sequence[Word]) -> dict[int, str]:
 def abbreviation_stem(form: str) -> str | None:
     """``etc.`` -> ``etc``; None if the form does not end in an abbreviation's dot, a dot after
     other characters: the words :func:`to_slots` splits into a word and :data:`ABBV` (the
-    compiled one restates it), whose dot a restored full stop joins (strip's ``absorb``)."""
+    compiled one restates it), whose dot absorbs a full stop written after it (:func:`absorbs`)."""
     if len(form) > 1 and form.endswith(".") and form.rstrip("."):
         return form[:-1]
     return None
+
+
+def absorbs(after_dot: bool, marks: Sequence[str]) -> bool:
+    """Whether the first of ``marks``, written right after a word, is absorbed by it: a full stop
+    after a word that ends in an abbreviation's dot (``after_dot``: :func:`abbreviation_stem` of
+    the word is not None; in the slot view, the slot holds :data:`ABBV`). Nunberg's absorption
+    (the grammar's ``<abbv> .`` → ``<abbv>``): a sentence ends ``at 9 p.m.``, not ``p.m..``. The
+    one rule every writer of punctuation obeys (:func:`~fstpunct.apps.restoration.strip.insert`,
+    and the noisy corrector's scoring of what it would write)."""
+    return after_dot and bool(marks) and marks[0] == "."
 
 
 def raw_slots(sent: Sentence) -> list[tuple[str, ...]]:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ...errors import InputError
 from ...model.punct import PunctModel, log_probs
-from ...ud.slots import ABBV, SlotSentence
+from ...ud.slots import ABBV, SlotSentence, absorbs
 from ...ud.treebank import Sentence
 from ..restoration import Insertion
 from ..restoration.exact import balanced_strings
@@ -94,9 +94,11 @@ class ErrorModel:
 
 
 def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
-    """``ss`` with slot ``i``'s scored string set to ``y`` (its :data:`ABBV` tokens kept in
-    front, where :func:`~fstpunct.ud.slots.to_slots` puts them)."""
-    slot = tuple(t for t in ss.slots[i] if t == ABBV) + tuple(y)
+    """``ss`` with slot ``i``'s scored string set to ``y`` as the writer writes it (its
+    :data:`ABBV` tokens kept in front, where :func:`~fstpunct.ud.slots.to_slots` puts them, and
+    a full stop after one absorbed, :func:`~fstpunct.ud.slots.absorbs`)."""
+    abbv = tuple(t for t in ss.slots[i] if t == ABBV)
+    slot = abbv + tuple(y[1:] if absorbs(bool(abbv), y) else y)
     return replace(ss, slots=ss.slots[:i] + (slot,) + ss.slots[i + 1:])
 
 

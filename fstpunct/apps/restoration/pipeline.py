@@ -1,5 +1,5 @@
-"""Restoring a stream of sentences: strip, parse (optionally), restore, insert (:func:`written`,
-the one step that writes a restoration out, which scripts/restoration.py's figures use too)."""
+"""Restoring a stream of sentences: strip, parse (optionally), restore, insert
+(:func:`~.strip.insert`, which absorbs a full stop after an abbreviation's dot)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -11,21 +11,15 @@ from ...parser import Model as ParserModel
 from ...parser import parse
 from ...ud.annotations import forget
 from ...ud.treebank import Sentence
-from . import Insertion, Restorer
+from . import Restorer
 from .strip import insert, strip
 
-__all__ = ["has_words", "restored", "written"]
+__all__ = ["has_words", "restored"]
 
 
 def has_words(sent: Sentence) -> bool:
     """Whether anything is left of ``sent`` once its punctuation is removed."""
     return any(not w.is_punct for w in sent.words)
-
-
-def written(tree: Sentence, insertions: Sequence[Insertion]) -> Sentence:
-    """``tree`` (a stripped sentence) with ``insertions`` written in, as ``fstpunct restore``
-    writes them: :func:`~.strip.insert`, a full stop after an abbreviation's dot absorbed."""
-    return insert(tree, insertions, absorb=True)
 
 
 def restored(sentences: Iterable[Sentence], method: Restorer,
@@ -94,6 +88,6 @@ def _restore_batch(batch: list[Sentence], method: Restorer, parsers: Sequence[Pa
     for sent in batch:
         if has_words(sent):
             trees, insertions = next(results)
-            yield written(trees[0], insertions)
+            yield insert(trees[0], insertions)
         else:
             yield forget(sent)

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ...ud.annotations import forget
-from ...ud.slots import abbreviation_stem, depunctuate, to_slots
+from ...ud.slots import abbreviation_stem, absorbs, depunctuate, to_slots
 from ...ud.spacing import NO_SPACE_AFTER, NO_SPACE_BEFORE
 from ...ud.text import surface
 from ...ud.tree import lift_to_projective
@@ -244,16 +244,15 @@ def _gap_miscs(tokens: Sequence[str], space: bool) -> list[str]:
     return out
 
 
-def insert(stripped: Sentence, insertions: Sequence[Insertion], absorb: bool = False
-           ) -> Sentence:
+def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
     """``stripped`` (no punctuation) with the tokens of ``insertions`` (one per slot) as new
     ``PUNCT`` word lines; ``<abbv>`` and ``<unk>`` are left out. A slot inside a multiword token
     cannot hold a word line: its tokens go to the slot after the multiword token.
 
-    With ``absorb``, a ``.`` inserted right after a token that ends in an abbreviation's dot
-    (:func:`~fstpunct.ud.slots.abbreviation_stem`) is left out: the abbreviation's dot absorbs
-    the period (Nunberg; the grammar's ``<abbv> .`` → ``<abbv>``), so a sentence ends ``at 9
-    p.m.``, not ``p.m..``, and the words stay as given.
+    A ``.`` inserted right after a token that ends in an abbreviation's dot is always left out
+    (:func:`~fstpunct.ud.slots.absorbs`: ``at 9 p.m.``, not ``p.m..``), the words as given.
+    Restoration, correction and the scripts all write punctuation into a sentence through
+    this function, so every surface they write obeys the rule.
     """
     if any(w.is_punct for w in stripped.words):
         raise stripped.error("insert needs a sentence without punctuation (strip it first)")
@@ -262,8 +261,8 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion], absorb: bool = F
     misc = [ln.fields[9] for ln in stripped.lines]
     new_tokens: dict[int, list[_New]] = {}
     for i, items in _gaps(stripped, insertions, tokens).items():
-        if absorb and i and items[0][0] == "." and abbreviation_stem(
-                stripped.lines[carrier[i]].fields[1]) is not None:
+        after_dot = bool(i) and abbreviation_stem(stripped.lines[carrier[i]].fields[1]) is not None
+        if absorbs(after_dot, [tok for tok, _ in items]):
             items = items[1:]
             if not items:
                 continue
