@@ -240,6 +240,7 @@ from fstpunct.apps.correction.slot_trees import (
     inner_slots,
     slot_rows,
 )
+from fstpunct.apps.correction.slot_weights import corrected_slots, slot_arc_weights
 from fstpunct.apps.restoration.crf import CrfModel
 from fstpunct.apps.restoration.crf import train as crf_train
 from fstpunct.apps.restoration.exact import ExactRestorer
@@ -270,6 +271,7 @@ from fstpunct.parser.tagger import jackknifed as tag_jackknifed
 from fstpunct.ud.release import read_one
 from fstpunct.ud.slots import SlotSentence, on_tree, to_slots
 from fstpunct.ud.treebank import Line, Sentence, read_file, rebuild, write_file
+from fstpunct.wording import counted
 
 
 def _fail(message: str) -> NoReturn:
@@ -2616,7 +2618,17 @@ def jackknife(args: argparse.Namespace) -> None:
     trains and runs the parsers without punctuation, each mark attached to a neighbour after
     (:func:`~fstpunct.parser.punct.reattach`), so that the learner's marks mislead no parse;
     with ``--nested``, the training trees of such parsers, for ``cv --train-trees``
-    (correctors trained on removed-mode parses, to be run on a removed-mode jackknife's)."""
+    (correctors trained on removed-mode parses, to be run on a removed-mode jackknife's).
+    ``--weight-slots K`` weighs by K each parser's updates on the arcs that make a training
+    sentence's tree at the inner slots its isomorphic correction punctuates or edits
+    (:func:`~fstpunct.apps.correction.slot_weights.slot_arc_weights`; beam 1, whose local
+    learning it weighs), the other sentences' and arcs' by 1."""
+    if args.weight_slots is not None and args.weight_slots < 2:
+        _fail(f"jackknife: --weight-slots {args.weight_slots}: a weight of at least 2 "
+              "(1 weighs nothing)")
+    if args.weight_slots is not None and args.beam != 1:
+        _fail("jackknife: --weight-slots weighs the updates of local learning, at beam 1: "
+              f"not --beam {args.beam}")
     if args.cut_relations and not args.add_train:
         _fail("jackknife: --cut-relations cuts the relations of --add-train's sentences: give "
               "--add-train")
@@ -2640,9 +2652,11 @@ def jackknife(args: argparse.Namespace) -> None:
     tagged = tag_jackknifed(text, k, dev, folds=folds, held_dev=held_dev, punct=False,
                             epochs=6, min_count=2, extra=extra,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
+    weights = corrected_arc_weights(data, splits, text, args.weight_slots) \
+        if args.weight_slots else None
     parsed = (nested_jackknifed if args.nested else jackknifed)(
         text, folds, dev, args.mode, args.beam, args.work, epochs=args.epochs, held_dev=held_dev,
-        parsed=tagged, extra=extra, cut=args.cut_relations)
+        parsed=tagged, extra=extra, cut=args.cut_relations, arc_weights=weights)
     added = f" ({len(extra)} sentences of {args.add_train}" \
         f"{', relations cut' if args.cut_relations else ''} in each fold's training)" \
         if extra else ""
@@ -2663,6 +2677,22 @@ def jackknife(args: argparse.Namespace) -> None:
           f"{' on jackknifed tags' if args.tags else ''}{added}: "
           f"word UAS {s.words.uas:.2f}, LAS {s.words.las:.2f}", flush=True)
     write_file(parsed, args.output)
+
+
+def corrected_arc_weights(data: Path, splits: list[str], text: list[Sentence], k: int
+                          ) -> list[dict[int, int] | None]:
+    """Per learner sentence of ``text`` (of ``splits``), the weight ``k`` of the arcs that make
+    its tree at the inner slots its isomorphic correction punctuates or edits
+    (:func:`~fstpunct.apps.correction.slot_weights.slot_arc_weights`), None without one."""
+    pairs, _ = pooled_pairs(data, splits, False)
+    slots = {s.sent_id: corrected_slots(s, g) for _, s, g in pairs}
+    weights = [slot_arc_weights(s, slots[s.sent_id], k) if s.sent_id in slots else None
+               for s in text]
+    arcs = sum(len(w) for w in weights if w)
+    print(f"--weight-slots {k}: {counted(arcs, 'arc')} of {len(slots)} corrected sentences "
+          f"({sum(len(v) for v in slots.values())} slots punctuated or edited) weighted",
+          flush=True)
+    return weights
 
 
 def gated_folds(folds: list[tuple[list[Sentence], list[Sentence], Reading]], support: float,
@@ -3090,6 +3120,11 @@ def main() -> None:
                         "sentence of another fold j parsed by the parser trained on the folds "
                         "other than j and k (one parser per pair, WORK/foldJ-K; at least three "
                         "folds)")
+    j.add_argument("--weight-slots", type=int, metavar="K",
+                   help="weigh by K (an integer, at least 2) each parser's updates on the arcs "
+                        "that make a training sentence's tree at the inner slots its isomorphic "
+                        "correction punctuates or edits (the constituents there and the words "
+                        "beside them); sentences without a correction weight 1 (beam 1 only)")
     j.add_argument("--work", default="models/esl-jackknife", help="folder of the fold parsers")
     j.add_argument("-o", "--output", required=True,
                    help="CoNLL-U of the parsed sentences of the splits")

@@ -15,6 +15,7 @@ from fstpunct.apps.correction.calibrate import calibrated
 from fstpunct.apps.correction.correct import Prepared
 from fstpunct.apps.correction.model import CorrectionModel, Decoding
 from fstpunct.apps.correction.platt import examples, fitted
+from fstpunct.apps.correction.slot_weights import corrected_slots, slot_arc_weights
 from fstpunct.apps.restoration.metrics import score, slot_strings
 from fstpunct.errors import InputError
 from fstpunct.model.store import FORMAT
@@ -470,6 +471,56 @@ def test_jackknife_mode_removed_nested_writes_removed_mode_training_trees(tmp_pa
     assert {t.comment("jackknife_outer_fold") for t in parsed} == {"0", "1", "2"}
     marks = [{w.id for w in t.words if w.is_punct} for t in parsed]
     assert all(marks) and not any(w.head in m for t, m in zip(parsed, marks) for w in t.words)
+
+
+def test_jackknife_weight_slots_weighs_the_arcs_at_the_corrections_slots(tmp_path, monkeypatch,
+                                                                        capsys):
+    """--weight-slots K: each fold parser's training sentences that have an isomorphic
+    correction carry the weight K on the arcs at the inner slots it punctuates or edits
+    (slot_arc_weights), the others none; the record says so (a parser trained without weights
+    is not reused). K below 2 and a beam above 1 (no local learning) are refused in one line."""
+    script = load_script("correction")
+    monkeypatch.setitem(DOCUMENTS, "dev", ["docDD", "docE"])
+    learner_folder(tmp_path)
+    weighed: list[tuple[list, list]] = []
+    real = jackknife.train
+
+    def spied(rest, dev, *args, arc_weights=None, **more):
+        weighed.append((rest, arc_weights))
+        return real(rest, dev, *args, arc_weights=arc_weights, **more)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
+            "1", "--split", "train", "--split", "dev", "--split", "test",
+            "--work", str(tmp_path / "jk"), "-o", str(tmp_path / "jk.conllu")]
+    monkeypatch.setattr(sys, "argv", argv + ["--weight-slots", "3"])
+    script.main()
+    assert "--weight-slots 3: " in capsys.readouterr().out
+    pooled, _ = script.pooled_pairs(tmp_path, list(script.SPLITS), False)
+    pairs = {s.sent_id: (s, g) for _, s, g in pooled}
+    assert len(weighed) == 2
+    for rest, weights in weighed:
+        assert len(weights) == len(rest)
+        for s, w in zip(rest, weights):
+            if s.sent_id in pairs:
+                assert w == slot_arc_weights(s, corrected_slots(*pairs[s.sent_id]), 3)
+            else:
+                assert w is None
+        assert any(w for w in weights) and set(v for w in weights for v in (w or {}).values()) \
+            == {3}
+    assert all("arc_weights" in ParserModel.load(tmp_path / "jk" / f"fold{f}").info
+               for f in (0, 1))
+    monkeypatch.setattr(sys, "argv", argv)  # unweighted: the weighted parsers are not reused
+    with pytest.raises(SystemExit) as stop:
+        script.main()
+    assert stop.value.code == 2 and "arc_weights" in capsys.readouterr().err
+    for more, message in ((["--weight-slots", "1"], "--weight-slots 1: a weight of at least 2"),
+                          (["--weight-slots", "3", "--beam", "2"], "not --beam 2")):
+        monkeypatch.setattr(sys, "argv", argv + more)
+        with pytest.raises(SystemExit) as stop:
+            script.main()
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and err.count("\n") == 1 and message in err
 
 
 def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from itertools import combinations
 from pathlib import Path
 from typing import TypeVar
@@ -22,7 +22,7 @@ from .model import Model
 from .train import resolved_defaults, train, train_settings
 
 __all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
-           "cut_relations", "digest"]
+           "cut_relations", "digest", "weights_digest"]
 
 T = TypeVar("T")
 
@@ -109,6 +109,14 @@ def digest(sentences: Sequence[Sentence]) -> str:
     return h.hexdigest()
 
 
+def weights_digest(arc_weights: Sequence[Mapping[int, int] | None]) -> str:
+    """A fingerprint of per-sentence arc weights (:func:`jackknifed`'s ``arc_weights``)."""
+    h = hashlib.sha1()
+    for weights in arc_weights:
+        h.update(f"{sorted((weights or {}).items())}\n".encode())
+    return h.hexdigest()
+
+
 def _as_recorded(saved: object) -> object:
     """A saved record's ``train_settings`` with ``learning`` None resolved as :func:`train`
     resolves it (records written before it was resolved hold None there: train's default for
@@ -125,7 +133,8 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
                mode: str, beam: int, work: str | Path,
                log: Callable[[str], None] | None = None,
                held_dev: Sequence[bool] | None = None, parsed: Sequence[Sentence] | None = None,
-               extra: Sequence[Sentence] = (), cut: bool = False, **settings
+               extra: Sequence[Sentence] = (), cut: bool = False,
+               arc_weights: Sequence[Mapping[int, int] | None] | None = None, **settings
                ) -> list[Sentence]:
     """Each of ``sentences`` parsed (at ``beam``) by the parser trained on the sentences whose
     fold (``folds``, one per sentence) is not its own, with ``dev`` choosing its epoch and
@@ -138,18 +147,21 @@ def jackknifed(sentences: Sequence[Sentence], folds: Sequence[int], dev: Sequenc
     ``sentences`` or ``dev``, by sent_id) are added to every fold's training sentences; with
     ``cut``, each fold's copy of ``extra`` has the relations that fold's own training sentences
     (of ``sentences``) do not use cut to their base (:func:`cut_relations`; ``sentences`` are
-    never changed). Each tree carries ``# jackknife_folds`` and ``# jackknife_fold`` comments.
-    Fold k's parser is saved in ``work``/fold{k} with its fold, the folds' count, its training
-    settings (:func:`~fstpunct.parser.train.train_settings`: those given, the defaults of the
-    others, patience and learning resolved; a record with learning None, older, is read as
-    train's default for its beam, the learning it trained with), fingerprints of
-    its training sentences (``extra`` included) and dev ones (ids, words, UPOS, HEAD and
-    DEPREL) and, with ``cut``, the arcs cut by relation (None without), and loaded from there,
-    not trained, when that folder exists and holds the same record (else an error: it may have
-    seen the fold's sentences, chosen its epoch on other ones, or been trained otherwise) from
-    a training that ended (else an error: a checkpoint of a run cut short)."""
+    never changed). ``arc_weights`` (one per sentence, ``{word id: weight}`` or None; the
+    ``extra`` sentences none) weigh each parser's updates on its training sentences' arcs
+    (:func:`~fstpunct.parser.train.train`'s). Each tree carries ``# jackknife_folds`` and
+    ``# jackknife_fold`` comments. Fold k's parser is saved in ``work``/fold{k} with its fold, the
+    folds' count, its training settings (:func:`~fstpunct.parser.train.train_settings`: those given,
+    the defaults of the others, patience and learning resolved; a record with learning None, older,
+    is read as train's default for its beam, the learning it trained with), fingerprints of its
+    training sentences (``extra`` included) and dev ones (ids, words, UPOS, HEAD and DEPREL), with
+    ``cut``, the arcs cut by relation (None without), with ``arc_weights`` a fingerprint of its
+    training sentences' (:func:`weights_digest`; no entry without), and loaded from there, not
+    trained, when that folder exists and holds the same record (else an error: it may have seen the
+    fold's sentences, chosen its epoch on other ones, or been trained otherwise) from a training
+    that ended (else an error: a checkpoint of a run cut short)."""
     jk = _Jackknife(sentences, folds, dev, mode, beam, Path(work), log, held_dev, parsed,
-                    extra, cut, settings)
+                    extra, cut, arc_weights, settings)
     out: list[Sentence | None] = [None] * len(sentences)
     for fold in jk.names:
         model = jk.parser((fold,), {"jackknife_fold": fold}, f"fold{fold}")
@@ -164,7 +176,9 @@ def nested_jackknifed(sentences: Sequence[Sentence], folds: Sequence[int],
                       log: Callable[[str], None] | None = None,
                       held_dev: Sequence[bool] | None = None,
                       parsed: Sequence[Sentence] | None = None, extra: Sequence[Sentence] = (),
-                      cut: bool = False, **settings) -> list[Sentence]:
+                      cut: bool = False,
+                      arc_weights: Sequence[Mapping[int, int] | None] | None = None,
+                      **settings) -> list[Sentence]:
     """The training trees of a model cross-validated on ``folds`` that is to be tested on
     :func:`jackknifed` trees: for each outer fold k (ascending), every sentence of another fold
     j (in order) parsed by the parser trained as :func:`jackknifed`'s (the same arguments) but
@@ -175,7 +189,7 @@ def nested_jackknifed(sentences: Sequence[Sentence], folds: Sequence[int],
     and ``# jackknife_outer_fold`` (k); each sentence is there once for each fold not its own.
     At least three folds (else an :class:`InputError`)."""
     jk = _Jackknife(sentences, folds, dev, mode, beam, Path(work), log, held_dev, parsed,
-                    extra, cut, settings)
+                    extra, cut, arc_weights, settings)
     if len(jk.names) < 3:
         raise InputError("a nested jackknife needs at least three folds")
     trees: dict[tuple[int, int], Sentence] = {}  # (outer fold, sentence): its tree
@@ -198,6 +212,7 @@ class _Jackknife:
                  dev: Sequence[Sentence], mode: str, beam: int, work: Path,
                  log: Callable[[str], None] | None, held_dev: Sequence[bool] | None,
                  parsed: Sequence[Sentence] | None, extra: Sequence[Sentence], cut: bool,
+                 arc_weights: Sequence[Mapping[int, int] | None] | None,
                  settings: dict) -> None:
         self.flags = checked_flags(len(sentences), folds, dev, held_dev)
         checked_extra(sentences, extra, dev)
@@ -208,6 +223,9 @@ class _Jackknife:
             if [w.form for w in s.words] != [w.form for w in p.words]:
                 raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
                                  f"its training sentence ({s.sent_id})")
+        if arc_weights is not None and len(arc_weights) != len(sentences):
+            raise InputError(f"{counted(len(arc_weights), 'arc weighting')} given for "
+                             f"{counted(len(sentences), 'sentence')}")
         if held_dev is None and not dev:  # (with held_dev, fold_parts needs one in each fold)
             raise InputError("no dev sentence to choose the parsers' epoch")
         self.sentences, self.folds, self.dev, self.held = sentences, folds, dev, held_dev
@@ -215,6 +233,7 @@ class _Jackknife:
         self.names = sorted(set(folds))
         self.beam, self.mode, self.work, self.log = beam, mode, work, log
         self.extra, self.cut, self.settings = extra, cut, settings
+        self.arc_weights = arc_weights
         self.training = train_settings(mode, beam, **settings)
 
     def parser(self, out: tuple[int, ...], which: dict, name: str) -> Model:
@@ -228,17 +247,24 @@ class _Jackknife:
         else:
             added, arcs = list(self.extra), None
         rest += added
+        weights = None
+        if self.arc_weights is not None:
+            weights, _ = fold_parts(self.arc_weights, self.folds, out, self.flags, [], False,
+                                    "parser")
+            weights += [None] * len(added)
         record = {**which, "folds": len(self.names), "train_settings": self.training,
                   "train_digest": digest(rest),
                   "dev_held_out": self.held is not None, "dev_digest": digest(fold_dev),
-                  "relations_cut": None if arcs is None else dict(sorted(arcs.items()))}
+                  "relations_cut": None if arcs is None else dict(sorted(arcs.items())),
+                  **({} if weights is None else {"arc_weights": weights_digest(weights)})}
         if folder.is_dir():
             model = Model.load(folder)
-            saved = {key: model.info.get(key) for key in record}
+            expected = {"arc_weights": None, **record}  # (an unweighted record has no entry)
+            saved = {key: model.info.get(key) for key in expected}
             saved["train_settings"] = _as_recorded(saved["train_settings"])
-            if saved != record:
-                differ = ", ".join(f"{key} {saved[key]!r} not {record[key]!r}"
-                                   for key in record if saved[key] != record[key])
+            if saved != expected:
+                differ = ", ".join(f"{key} {saved[key]!r} not {expected[key]!r}"
+                                   for key in expected if saved[key] != expected[key])
                 raise InputError(f"{folder}: a parser of other folds, settings, or training or "
                                  f"dev sentences ({differ}): remove it or give another work folder")
             if not model.info.get("finished"):
@@ -246,7 +272,7 @@ class _Jackknife:
                                  f"{model.info['history'][-1]['epoch']}): remove it")
             return model
         train(rest, fold_dev, self.mode, self.beam, folder, log=self.log, progress=False,
-              info=record, **self.settings)
+              info=record, arc_weights=weights, **self.settings)
         return Model.load(folder)  # the best epoch's weights, as saved
 
     def parse(self, model: Model, j: int, fold: int) -> Sentence:

@@ -16,7 +16,7 @@ import random
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from ..errors import InputError, check_seed, refuse_count, refuse_unused
 from ..files import model_target
 from ..progress import on_terminal
 from ..ud.treebank import Sentence
+from ..wording import counted
 from . import features as F
 from .decode import parse
 from .model import FILES, KIND, Input, Model
@@ -35,10 +36,10 @@ from .oracle import OracleError, oracle
 from .punct import PROPS_VERSION, prepare
 from .score import score
 from .search import search, trail
-from .transitions import State, initial
+from .transitions import LeftArc, RightArc, State, initial
 
 __all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
-           "resolved_defaults", "train", "train_settings"]
+           "resolved_defaults", "step_weights", "train", "train_settings"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
@@ -60,13 +61,14 @@ class Perceptron:
         self.updates = 0
 
     def update(self, good_rows: np.ndarray, good: np.ndarray, bad_rows: np.ndarray,
-               bad: np.ndarray) -> None:
-        """+1 for each (feature row, action) of the gold steps, -1 for the predicted ones."""
+               bad: np.ndarray, scale: int = 1) -> None:
+        """+``scale`` for each (feature row, action) of the gold steps, -``scale`` for the
+        predicted ones."""
         n_actions = self.w.shape[1]
         flat = np.concatenate([(good_rows * n_actions + good[:, None]).ravel(),
                                (bad_rows * n_actions + bad[:, None]).ravel()])
-        delta = np.concatenate([np.ones(good_rows.size, np.int32),
-                                -np.ones(bad_rows.size, np.int32)])
+        delta = np.concatenate([np.full(good_rows.size, scale, np.int32),
+                                np.full(bad_rows.size, -scale, np.int32)])
         keep = flat >= n_actions  # row 0 = unknown features, never learnt
         flat, delta = flat[keep], delta[keep]
         np.add.at(self.w.reshape(-1), flat, delta)
@@ -83,12 +85,14 @@ class Perceptron:
 @dataclass
 class Example:
     """A training sentence: its input, gold action numbers, gold feature rows and the
-    legality class (:meth:`Model.legality`) of each gold configuration."""
+    legality class (:meth:`Model.legality`) of each gold configuration; ``weights``: the
+    integer weight of each gold step's update in local learning (None: all 1)."""
 
     inp: Input
     actions: np.ndarray
     rows: np.ndarray
     legality: np.ndarray
+    weights: np.ndarray | None = None
 
 
 def _gold_states(model: Model, inp: Input, actions: np.ndarray) -> list[State]:
@@ -99,22 +103,39 @@ def _gold_states(model: Model, inp: Input, actions: np.ndarray) -> list[State]:
     return states
 
 
+def step_weights(model: Model, inp: Input, ids: Sequence[int], actions: np.ndarray,
+                 arc_weights: Mapping[int, int]) -> np.ndarray:
+    """The weight of each gold step: an arc's is ``arc_weights``' for its dependent's
+    CoNLL-U word id (``ids``: of the parsed tokens), 1 if it has none; a shift's is 1."""
+    out = np.ones(len(actions), np.int32)
+    for t, (state, a) in enumerate(zip(_gold_states(model, inp, actions), actions)):
+        step = model.transitions[a]
+        if isinstance(step, (LeftArc, RightArc)):
+            dependent = (state.s1 if step.left else state.s0)[0]  # its token, 1-based
+            out[t] = arc_weights.get(ids[dependent - 1], 1)
+    return out
+
+
 def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
           min_word: int = 2, log: Callable[[str], None] = print,
-          props_version: int = PROPS_VERSION, lowercase: bool = False
+          props_version: int = PROPS_VERSION, lowercase: bool = False,
+          arc_weights: Sequence[Mapping[int, int] | None] | None = None
           ) -> tuple[Model, list[Example]]:
     """A model with vocabularies and feature index from ``train_sents``, and its examples
-    (``lowercase``: a case-free model, its words lower-cased)."""
+    (``lowercase``: a case-free model, its words lower-cased; ``arc_weights``: one per
+    sentence, ``{word id: weight}`` of the arcs attaching those words, :func:`step_weights`,
+    or None: all 1)."""
     preps = [prepare(s, mode, gold=True, version=props_version) for s in train_sents]
+    weighting = arc_weights or [None] * len(preps)
     words = Counter(f.lower() if lowercase else f for p in preps for f in p.forms)
     tags = sorted({t for p in preps for t in p.upos})
     labels = sorted({d for p in preps for d in p.deprels or ()})
     model = Model(mode, sorted(w for w, c in words.items() if c >= min_word), tags, labels,
                   F.templates(mode), np.zeros(0, dtype=np.uint64), props_version=props_version,
                   lowercase=lowercase)
-    raw: list[tuple[Input, np.ndarray, np.ndarray, np.ndarray]] = []
+    raw: list[tuple[Input, np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]] = []
     skipped = 0
-    for p in preps:
+    for p, weights in zip(preps, weighting):
         try:
             seq = oracle(p.heads or (), p.deprels or ())
         except OracleError:
@@ -124,13 +145,15 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
         actions = np.array([model.action[t] for t in seq])
         states = _gold_states(model, inp, actions)
         raw.append((inp, actions, model.feature_keys(states, inp),
-                    np.array([model.legality(s, inp.marks) for s in states], np.int8)))
+                    np.array([model.legality(s, inp.marks) for s in states], np.int8),
+                    None if weights is None else step_weights(model, inp, p.ids, actions,
+                                                              weights)))
     if not raw:
         raise InputError("no training sentence could be used")
     keys, counts = np.unique(np.concatenate([r[2].ravel() for r in raw]), return_counts=True)
     model.set_keys(keys[counts >= min_count])
     model.weights = np.zeros((len(model.keys) + 1, len(model.transitions)), np.float32)
-    examples = [Example(inp, acts, model.rows(k), leg) for inp, acts, k, leg in raw]
+    examples = [Example(inp, acts, model.rows(k), leg, w) for inp, acts, k, leg, w in raw]
     log(f"{len(examples)} training sentences ({skipped} skipped), {len(model.keys):,} features, "
         f"{len(model.transitions)} transitions, {len(model.words.items):,} words")
     return model, examples
@@ -138,8 +161,8 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
 
 def _greedy_epoch(p: Perceptron, examples: Sequence[Example], masks: np.ndarray,
                   bar: tqdm) -> None:
-    """Local learning on gold configurations: update on every wrong transition (``masks``
-    from :meth:`Model.mask_table`)."""
+    """Local learning on gold configurations: update on every wrong transition, by the step's
+    weight (:attr:`Example.weights`; ``masks`` from :meth:`Model.mask_table`)."""
     for ex in examples:
         legal = masks[ex.legality]
         scores = p.w[ex.rows].sum(axis=1, dtype=np.int32) + legal
@@ -147,7 +170,7 @@ def _greedy_epoch(p: Perceptron, examples: Sequence[Example], masks: np.ndarray,
             pred = int(np.argmax(scores[t]))
             if pred != gold:
                 p.update(ex.rows[t:t + 1], ex.actions[t:t + 1], ex.rows[t:t + 1],
-                         np.array([pred]))
+                         np.array([pred]), 1 if ex.weights is None else int(ex.weights[t]))
                 scores[t + 1:] = p.w[ex.rows[t + 1:]].sum(axis=1, dtype=np.int32) + legal[t + 1:]
             p.c += 1
         bar.update()
@@ -200,7 +223,8 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
           seed: int = 1, min_count: int = 1, log: Callable[[str], None] | None = None,
           progress: bool = True, info: dict | None = None,
           props_version: int = PROPS_VERSION, learning: str | None = None,
-          lowercase: bool = False) -> Model:
+          lowercase: bool = False,
+          arc_weights: Sequence[Mapping[int, int] | None] | None = None) -> Model:
     """Train, score dev after every epoch, and save the best epoch's model to ``out`` each time
     there is a better one (a checkpoint if training is cut short; the whole history and
     ``info["finished"]`` are written at the end), stopping after ``patience`` epochs (None:
@@ -210,7 +234,10 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     initial punctuation properties, see :func:`~fstpunct.parser.punct.initial_props`;
     ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
     the only choice there; ``lowercase``: a case-free parser, words lower-cased in training
-    and parsing. ``out`` is checked before training: a new or empty folder, or a parser's
+    and parsing; ``arc_weights``: one per training sentence, ``{CoNLL-U word id: integer
+    weight}`` of the arcs attaching those words (others, and None, 1), by which their gold
+    steps' updates are multiplied (local learning only, :func:`step_weights`). ``out`` is
+    checked before training: a new or empty folder, or a parser's
     holding nothing else (:func:`~fstpunct.files.model_target`); if something is put into it
     while training runs, the model (the best epoch so far) is written to a new folder beside it
     and :class:`~fstpunct.errors.SavedAside` ends the training."""
@@ -223,6 +250,14 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
         raise InputError(f"unknown learning {learning!r}: choose from {', '.join(LEARNING)}")
     if learning == "local" and beam > 1:
         raise InputError("local learning needs beam 1; beam > 1 always uses early update")
+    if arc_weights is not None and learning != "local":
+        raise InputError("arc weights weigh the updates of local learning (beam 1): "
+                         f"not {learning} update")
+    if arc_weights is not None and len(arc_weights) != len(train_sents):
+        raise InputError(f"{counted(len(arc_weights), 'arc weighting')} given for "
+                         f"{counted(len(train_sents), 'training sentence')}")
+    if arc_weights is not None and any(w < 1 for a in arc_weights for w in (a or {}).values()):
+        raise InputError("arc weights are integers of at least 1")
     model_target(out, FILES, KIND)
 
     def say(msg: str) -> None:
@@ -230,7 +265,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
 
     t0 = time.perf_counter()
     model, examples = build(train_sents, mode, min_count, log=say, props_version=props_version,
-                            lowercase=lowercase)
+                            lowercase=lowercase, arc_weights=arc_weights)
     build_seconds = time.perf_counter() - t0
     p = Perceptron(model.weights.shape)
     masks = model.mask_table() if beam == 1 else None
@@ -287,12 +322,13 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
 
 def train_settings(mode: str, beam: int, **settings: Any) -> dict[str, Any]:
     """The settings :func:`train` trains with, given ``mode``, ``beam`` and ``settings`` (its
-    other keyword arguments but ``log``, ``progress`` and ``info``): its defaults for the rest,
-    ``patience`` and ``learning`` resolved as it resolves them, sorted by name."""
+    other keyword arguments but ``log``, ``progress``, ``info`` and ``arc_weights``): its
+    defaults for the rest, ``patience`` and ``learning`` resolved as it resolves them, sorted
+    by name."""
     bound = inspect.signature(train).bind_partial(mode=mode, beam=beam, **settings)
     bound.apply_defaults()
     used = {key: value for key, value in bound.arguments.items()
-            if key not in ("log", "progress", "info")}
+            if key not in ("log", "progress", "info", "arc_weights")}
     used["patience"], used["learning"] = resolved_defaults(beam, used["patience"],
                                                            used["learning"])
     return dict(sorted(used.items()))

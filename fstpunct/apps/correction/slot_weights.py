@@ -1,0 +1,39 @@
+"""Weights for a parser's training arcs at the slots a correction punctuates: the arcs that
+make the tree at those slots, as :class:`~.slot_trees.Trees` judges it there.
+
+A slot's tree is made by the constituents at it (:func:`~fstpunct.ud.slots.slot_members`:
+those ending or starting there) and by the heads and relations of the words either side of it.
+In a transition parser the arc that attaches a word to its head also closes the word's subtree,
+so weighting the arcs of those constituents' roots and of the two neighbours weights every
+decision that makes the slot's constituents, and the neighbours' heads and relations, right or
+wrong (:func:`fstpunct.parser.train.train`'s ``arc_weights``).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...ud.slots import to_slots
+from ...ud.treebank import Sentence
+from ..restoration.metrics import slot_strings
+
+__all__ = ["corrected_slots", "slot_arc_weights"]
+
+
+def corrected_slots(learner: Sentence, corrected: Sentence) -> list[int]:
+    """The inner slots (1 … n − 1: between words i and i + 1) of ``learner`` that its
+    correction ``corrected`` (the same words) punctuates or edits: a mark in the corrected
+    string, or the learner's string changed (a mark deleted)."""
+    ours, theirs = slot_strings(to_slots(learner)), slot_strings(to_slots(corrected))
+    if len(ours) != len(theirs):
+        raise ValueError(f"{corrected.place}: other words than the learner's {learner.place}")
+    return [i for i in range(1, len(ours) - 1) if theirs[i] or theirs[i] != ours[i]]
+
+
+def slot_arc_weights(sent: Sentence, slots: Iterable[int], k: int) -> dict[int, int]:
+    """``{CoNLL-U word id: k}`` for the words whose arc to their head makes ``sent``'s tree at
+    any of the inner ``slots``: the roots of the constituents at the slot (their subtree ends
+    or starts there) and the words either side of it. Punctuation tokens get none."""
+    ss = to_slots(sent)
+    nodes = {node for i in slots for node, _ in ss.members[i]} | \
+        {w for i in slots for w in (i - 1, i)}
+    return {ss.word_ids[node]: k for node in sorted(nodes)}
