@@ -9,6 +9,7 @@ asks for it by :func:`treebank` (``treebank("en", "dev")``, in the test or in a 
 module); one that needs the release as a whole asks for the ``ud`` fixture. On a clone without
 the treebank (no release, or one without that file) the test is skipped, saying so, but under
 CI, which has them all, it fails."""
+import inspect
 import os
 import re
 from pathlib import Path
@@ -25,6 +26,7 @@ from fstpunct.errors import InputError
 from fstpunct.fst.grammar import load_grammar
 from fstpunct.model.punct import Settings
 from fstpunct.model.store import load_model
+from fstpunct.parser import jackknife
 from fstpunct.parser import train as train_parser
 from fstpunct.ud.release import LANGUAGES, SPLITS, Source, find_treebank, split_source, ud_root
 from fstpunct.ud.treebank import read_file
@@ -142,3 +144,24 @@ def hand_corrector() -> CorrectionModel:
     learner, originals, fixed = learner_pairs(12)
     return train_correction(learner, originals, fixed, load_model("en"), load_grammar(GRAMMAR),
                             iterations=3, settings=Settings(lexical=0))
+
+
+# Spies: what the code under test called, recorded while the real thing runs.
+@pytest.fixture
+def train_calls(monkeypatch) -> list[dict]:
+    """Every call jackknifing makes from now on of the parser trainer
+    (:func:`fstpunct.parser.train.train`, which still trains), its arguments by train's own
+    names, defaults included (``train_sents``, ``dev_sents``, ``mode``, ``info``, ...)."""
+    real = jackknife.train
+    signature = inspect.signature(real)
+    calls: list[dict] = []
+
+    def spied(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        calls.append(dict(bound.arguments))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(jackknife, "train", spied)
+    return calls
+

@@ -20,7 +20,7 @@ from fstpunct.apps.restoration.metrics import score, slot_strings
 from fstpunct.errors import InputError
 from fstpunct.model.store import FORMAT
 from fstpunct.parser import Model as ParserModel
-from fstpunct.parser import jackknife, parse
+from fstpunct.parser import parse
 from fstpunct.parser import tagger as tagger_module
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import with_arcs
@@ -318,26 +318,21 @@ def test_jackknife_with_one_fold_is_refused_with_tags_too(tmp_path, monkeypatch,
         assert capsys.readouterr().err == "correction: jackknifing needs at least two folds\n"
 
 
-def test_jackknife_adds_the_add_train_sentences_to_every_fold(tmp_path, monkeypatch, capsys):
+def test_jackknife_adds_the_add_train_sentences_to_every_fold(tmp_path, monkeypatch, capsys,
+                                                             train_calls):
     """--add-train FILE: its sentences train every fold's parser (and, with --tags, tagger),
     besides the other folds' learner sentences; they are not parsed. A bad spec: one line."""
     script = load_script("correction")
     learner_folder(tmp_path)
     extra = tmp_path / "extra.conllu"
     extra.write_text(conll(PLAIN, "ewt-a") + conll(RELATIVE, "ewt-b"))
-    parsers: list[set[str]] = []
     taggers: list[int] = []
-    real, real_tagger = jackknife.train, tagger_module.train_tagger
-
-    def spied(rest, dev, *args, **more):
-        parsers.append({s.sent_id for s in rest})
-        return real(rest, dev, *args, **more)
+    real_tagger = tagger_module.train_tagger
 
     def spied_tagger(rest, dev, **options):
         taggers.append(len(rest))
         return real_tagger(rest, dev, **options)
 
-    monkeypatch.setattr(jackknife, "train", spied)
     monkeypatch.setattr(tagger_module, "train_tagger", spied_tagger)
     argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
             "1", "--split", "train", "--tags", "-o", str(tmp_path / "jk.conllu")]
@@ -345,6 +340,7 @@ def test_jackknife_adds_the_add_train_sentences_to_every_fold(tmp_path, monkeypa
         monkeypatch.setattr(sys, "argv", argv + ["--work", str(tmp_path / work), *added])
         script.main()
     assert f"(2 sentences of {extra} in each fold's training)" in capsys.readouterr().out
+    parsers = [{s.sent_id for s in call["train_sents"]} for call in train_calls]
     assert [p - {"ewt-a", "ewt-b"} for p in parsers[2:]] == parsers[:2]
     assert all({"ewt-a", "ewt-b"} <= p for p in parsers[2:])
     assert taggers[2:] == [n + 2 for n in taggers[:2]]
@@ -358,7 +354,8 @@ def test_jackknife_adds_the_add_train_sentences_to_every_fold(tmp_path, monkeypa
     assert capsys.readouterr().err == f"correction: {tmp_path / 'none.conllu'}: no such file\n"
 
 
-def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeypatch, capsys):
+def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeypatch, capsys,
+                                                              train_calls):
     """--cut-relations: the --add-train sentences' relations that the learner sentences do not
     use (advmod:emph) train every fold's parser as their base (advmod), the learner sentences'
     as they are; without --add-train it is one line, exit 2."""
@@ -367,14 +364,6 @@ def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeyp
     extra = tmp_path / "extra.conllu"
     extra.write_text(conll([(f, h, "advmod:emph" if r == "advmod" else r) for f, h, r in PLAIN],
                            "ewt-a"))
-    relations: list[dict[str, set[str]]] = []
-    real = jackknife.train
-
-    def spied(rest, dev, *args, **more):
-        relations.append({s.sent_id: {w.deprel for w in s.words} for s in rest})
-        return real(rest, dev, *args, **more)
-
-    monkeypatch.setattr(jackknife, "train", spied)
     argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
             "1", "--split", "train", "--work", str(tmp_path / "cut"), "--cut-relations",
             "-o", str(tmp_path / "jk.conllu")]
@@ -382,6 +371,8 @@ def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeyp
     script.main()
     assert f"(1 sentences of {extra}, relations cut in each fold's training)" \
         in capsys.readouterr().out
+    relations = [{s.sent_id: {w.deprel for w in s.words} for s in call["train_sents"]}
+                 for call in train_calls]
     assert len(relations) == 2 and all(r["ewt-a"] == {"nsubj", "root", "advmod", "punct"}
                                        for r in relations)
     gold = {s.sent_id: {w.deprel for w in s.words}
@@ -396,31 +387,21 @@ def test_jackknife_cut_relations_cuts_the_added_sentences_only(tmp_path, monkeyp
                                        "relations of --add-train's sentences: give --add-train\n")
 
 
-def modes_trained(monkeypatch, folder, dev_documents: list[str]) -> list[str]:
-    """The hand-made learner folder written to ``folder`` with ``dev_documents`` as dev's;
-    the list that the mode of every parser the jackknife trains from now on is added to."""
+def dev_learner_folder(monkeypatch, folder, dev_documents: list[str]) -> None:
+    """The hand-made learner folder written to ``folder`` with ``dev_documents`` as dev's."""
     monkeypatch.setitem(DOCUMENTS, "dev", dev_documents)
     learner_folder(folder)
-    modes: list[str] = []
-    real = jackknife.train
-
-    def spied(rest, dev, mode, *args, **more):
-        modes.append(mode)
-        return real(rest, dev, mode, *args, **more)
-
-    monkeypatch.setattr(jackknife, "train", spied)
-    return modes
 
 
 def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path, monkeypatch,
-                                                                        capsys):
+                                                                        capsys, train_calls):
     """--mode removed: every fold's parser is trained and run without punctuation (the marks
     attached to a neighbour after, as ``parse`` attaches them: leaves); the trees are those
     parsers' parses. Only with dev among the splits (cv's folds, the trees ``compare`` and
     ``slots`` read): the train split's trees alone are for table/crossfit --parser P, a
     tokens-mode parser, and are refused in one line."""
     script = load_script("correction")
-    modes = modes_trained(monkeypatch, tmp_path, ["docDD", "docE"])  # a dev document a fold
+    dev_learner_folder(monkeypatch, tmp_path, ["docDD", "docE"])  # a dev document a fold
     trees = tmp_path / "jk.conllu"
     argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
             "1", "--mode", "removed", "--work", str(tmp_path / "jk"), "-o", str(trees)]
@@ -428,7 +409,7 @@ def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path
     monkeypatch.setattr(sys, "argv", argv + splits)
     script.main()
     assert "parsed by 2 jackknife parsers (removed mode)" in capsys.readouterr().out
-    assert modes == ["removed", "removed"]
+    assert [call["mode"] for call in train_calls] == ["removed", "removed"]
     parsers = [ParserModel.load(tmp_path / "jk" / f"fold{fold}") for fold in (0, 1)]
     assert [p.mode for p in parsers] == ["removed", "removed"]
     _, fold_of = script.document_folds(tmp_path, list(script.SPLITS), 2)
@@ -451,12 +432,13 @@ def test_jackknife_mode_removed_parses_without_the_learners_punctuation(tmp_path
 
 
 def test_jackknife_mode_removed_nested_writes_removed_mode_training_trees(tmp_path,
-                                                                         monkeypatch, capsys):
+                                                                         monkeypatch, capsys,
+                                                                         train_calls):
     """--mode removed --nested: the training trees for cv --train-trees, every pair of folds'
     parser trained and run without punctuation (each mark a leaf, attached after)."""
     script = load_script("correction")
     # a dev document in each of 3 folds (sorted, round-robin: docEE 0, docDD 1, docE 2)
-    modes = modes_trained(monkeypatch, tmp_path, ["docDD", "docE", "docEE"])
+    dev_learner_folder(monkeypatch, tmp_path, ["docDD", "docE", "docEE"])
     trees = tmp_path / "nested.conllu"
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "jackknife", "--data", str(tmp_path), "--folds", "3", "--epochs", "1",
@@ -464,7 +446,7 @@ def test_jackknife_mode_removed_nested_writes_removed_mode_training_trees(tmp_pa
         "test", "--work", str(tmp_path / "jk"), "-o", str(trees)])
     script.main()
     assert "parsed by 3 nested jackknife parsers (removed mode)" in capsys.readouterr().out
-    assert modes == ["removed"] * 3
+    assert [call["mode"] for call in train_calls] == ["removed"] * 3
     for pair in ("0-1", "0-2", "1-2"):
         assert ParserModel.load(tmp_path / "jk" / f"fold{pair}").mode == "removed"
     parsed = list(script.read_file(trees))
@@ -474,22 +456,13 @@ def test_jackknife_mode_removed_nested_writes_removed_mode_training_trees(tmp_pa
 
 
 def test_jackknife_weight_slots_weighs_the_arcs_at_the_corrections_slots(tmp_path, monkeypatch,
-                                                                        capsys):
+                                                                        capsys, train_calls):
     """--weight-slots K: each fold parser's training sentences that have an isomorphic
     correction carry the weight K on the arcs at the inner slots it punctuates or edits
     (slot_arc_weights), the others none; the record says so (a parser trained without weights
     is not reused). K below 2 and a beam above 1 (no local learning) are refused in one line."""
     script = load_script("correction")
-    monkeypatch.setitem(DOCUMENTS, "dev", ["docDD", "docE"])
-    learner_folder(tmp_path)
-    weighed: list[tuple[list, list]] = []
-    real = jackknife.train
-
-    def spied(rest, dev, *args, arc_weights=None, **more):
-        weighed.append((rest, arc_weights))
-        return real(rest, dev, *args, arc_weights=arc_weights, **more)
-
-    monkeypatch.setattr(jackknife, "train", spied)
+    dev_learner_folder(monkeypatch, tmp_path, ["docDD", "docE"])
     argv = ["correction.py", "jackknife", "--data", str(tmp_path), "--folds", "2", "--epochs",
             "1", "--split", "train", "--split", "dev", "--split", "test",
             "--work", str(tmp_path / "jk"), "-o", str(tmp_path / "jk.conllu")]
@@ -498,6 +471,7 @@ def test_jackknife_weight_slots_weighs_the_arcs_at_the_corrections_slots(tmp_pat
     assert "--weight-slots 3: " in capsys.readouterr().out
     pooled, _ = script.pooled_pairs(tmp_path, list(script.SPLITS), False)
     pairs = {s.sent_id: (s, g) for _, s, g in pooled}
+    weighed = [(call["train_sents"], call["arc_weights"]) for call in train_calls]
     assert len(weighed) == 2
     for rest, weights in weighed:
         assert len(weights) == len(rest)
@@ -523,7 +497,8 @@ def test_jackknife_weight_slots_weighs_the_arcs_at_the_corrections_slots(tmp_pat
         assert stop.value.code == 2 and err.count("\n") == 1 and message in err
 
 
-def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys):
+def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, capsys,
+                                                    train_calls):
     """jackknife --split train --split dev --split test parses each fold's learner sentences
     with a parser that never saw the fold's documents (dev sentences of the other folds choose
     its epoch and train nothing), and compare --after-trees decodes the after side on them."""
@@ -533,24 +508,18 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     data, work, run = held_out_runs(script, monkeypatch, tmp_path)
     _, fold_of = script.document_folds(data, list(script.SPLITS), 2)
     assert fold_of["docDD"] == 0 and fold_of["docE"] == 1
-    seen: dict[int, tuple[set, set]] = {}
-    real = jackknife.train
-    trained: set[str] = set()
-
-    def spied(rest, dev, *args, info, **more):
-        seen[info["jackknife_fold"]] = ({s.sent_id.rsplit("-", 1)[0] for s in rest},
-                                        {s.sent_id for s in dev})
-        trained.update(s.sent_id for s in rest)
-        return real(rest, dev, *args, info=info, **more)
-
-    monkeypatch.setattr(jackknife, "train", spied)
     trees = tmp_path / "jk.conllu"
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "jackknife", "--data", str(data), "--folds", "2", "--epochs", "1",
         "--split", "train", "--split", "dev", "--split", "test", "--work", str(tmp_path / "jk"),
         "-o", str(trees)])
+    train_calls.clear()
     script.main()
     assert "35 train+dev+test sentences parsed by 2 jackknife parsers" in capsys.readouterr().out
+    seen = {call["info"]["jackknife_fold"]: (
+        {s.sent_id.rsplit("-", 1)[0] for s in call["train_sents"]},
+        {s.sent_id for s in call["dev_sents"]}) for call in train_calls}
+    trained = {s.sent_id for call in train_calls for s in call["train_sents"]}
     for fold in (0, 1):
         documents, dev = seen[fold]
         assert documents and all(fold_of[d] != fold for d in documents)
@@ -578,7 +547,7 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
         return real_tagger(rest, dev, **options)
 
     monkeypatch.setattr(tagger_module, "train_tagger", spied_tagger)
-    seen.clear()
+    train_calls.clear()
     monkeypatch.setattr(sys, "argv", [
         "correction.py", "jackknife", "--data", str(data), "--folds", "2", "--epochs", "1",
         "--split", "train", "--split", "dev", "--split", "test", "--work", str(tmp_path / "jk"),
@@ -586,7 +555,7 @@ def test_compare_on_jackknifed_trees_of_the_cv_folds(tmp_path, monkeypatch, caps
     script.main()
     assert "parsed by 2 jackknife parsers on jackknifed tags" in capsys.readouterr().out
     assert counts == [(p.info["train_sentences"], 5) for p in parsers]
-    assert not seen  # the parsers were loaded, not trained again
+    assert not train_calls  # the parsers were loaded, not trained again
     tagged = list(script.read_file(tmp_path / "jk-tags.conllu"))
     assert [s.sent_id for s in tagged] == [s.sent_id for s in learner]
     # the after side decodes the held-out pairs on those trees, with its fold's corrector

@@ -10,7 +10,6 @@ from learner_pairs import bare
 from script_module import load_script
 from test_correction_cv import chained, learner_folder, punctuation_only_files, run_cv
 
-from fstpunct.parser import jackknife
 from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import with_arcs
 
@@ -37,24 +36,20 @@ def run(script, monkeypatch, capsys, *argv: str) -> tuple[int, str]:
 
 
 def test_jackknife_nested_parses_fold_j_for_outer_k_with_neither(script, tmp_path,
-                                                                monkeypatch, capsys):
+                                                                monkeypatch, capsys,
+                                                                train_calls):
     """One parser per pair of folds, trained on the third fold's documents only; every train
     sentence of fold j is written once for each outer fold k ≠ j, parsed by the parser of
     {j, k}, with both folds in its comments."""
     learner_folder(tmp_path)
-    seen: dict[tuple[int, int], set[str]] = {}
-    real = jackknife.train
-
-    def spied(rest, dev, *args, info, **more):
-        seen[tuple(info["nested_folds"])] = {s.sent_id.rsplit("-", 1)[0] for s in rest}
-        return real(rest, dev, *args, info=info, **more)
-
-    monkeypatch.setattr(jackknife, "train", spied)
     out = tmp_path / "nested.conllu"
     code, err = run(script, monkeypatch, capsys, "jackknife", "--data", str(tmp_path),
                     "--folds", "3", "--epochs", "1", "--split", "train", "--nested",
                     "--work", str(tmp_path / "jk"), "-o", str(out))
     assert code == 0
+    seen = {tuple(call["info"]["nested_folds"]): {s.sent_id.rsplit("-", 1)[0]
+                                                  for s in call["train_sents"]}
+            for call in train_calls}
     assert seen == {(0, 1): {"docC"}, (0, 2): {"docB"}, (1, 2): {"docA", "docD"}}
     learner = list(script.read_file(tmp_path / "en_esl-ud-train.conllu"))
     trees = list(script.read_file(out))
