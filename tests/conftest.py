@@ -165,3 +165,16 @@ def train_calls(monkeypatch) -> list[dict]:
     monkeypatch.setattr(jackknife, "train", spied)
     return calls
 
+
+def counted_reads(monkeypatch, method: str = "read_bytes") -> list[str]:
+    """The names of the files ``Path.<method>`` (``read_bytes``, ``read_text``, ``open``) is
+    called on from now on, in order; the real method still runs."""
+    calls: list[str] = []
+    real = getattr(Path, method)
+
+    def counted(self, *args, **kwargs):
+        calls.append(self.name)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, method, counted)
+    return calls

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import treebank
+from conftest import counted_reads, treebank
 
 from fstpunct import progress as progress_module
 from fstpunct.cli.main import main
@@ -601,13 +601,8 @@ def test_channel_json_is_checked_before_channel_fst(tmp_path):
 def test_load_model_reads_channel_json_once(monkeypatch):
     """load_model read channel.json twice: for the channel's direction (Channel.load) and for
     the symbols it checks against the other files."""
-    reads = []
     read_text = Path.read_text
-
-    def counted(path, *args, **kwargs):
-        reads.append(path.name)
-        return read_text(path, *args, **kwargs)
-    monkeypatch.setattr(Path, "read_text", counted)
+    reads = counted_reads(monkeypatch, "read_text")
     model = load_model("hi")
     assert reads.count("channel.json") == 1
     side = json.loads(read_text(model_path("hi") / "channel.json", encoding="utf-8"))
@@ -626,12 +621,7 @@ def test_load_model_reads_channel_fst_once(tmp_path, monkeypatch):
     meta = json.loads(side.read_text(encoding="utf-8"))
     side.write_text(json.dumps({**meta, "pair_sha256": hashlib.sha256(fst.read_bytes())
                                 .hexdigest()}), encoding="utf-8")
-    reads, read_bytes = [], Path.read_bytes
-
-    def counted(path):
-        reads.append(path.name)
-        return read_bytes(path)
-    monkeypatch.setattr(Path, "read_bytes", counted)
+    reads = counted_reads(monkeypatch)
     assert load_model(folder).channel.symbols == tuple(meta["symbols"])
     assert reads.count("channel.fst") == 1
     monkeypatch.undo()

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import treebank
+from conftest import counted_reads, treebank
 
 from fstpunct.api.data import sentences
 from fstpunct.apps.correction.model import CorrectionModel
@@ -312,25 +312,13 @@ def test_a_pair_cut_between_its_renames_is_the_old_pair_or_refused(kind, cut, tm
     load()
 
 
-def _counted_reads(monkeypatch):
-    """The names of the files ``Path.read_bytes`` reads from now on, in order."""
-    reads, read_bytes = [], Path.read_bytes
-
-    def counted(self):
-        reads.append(self.name)
-        return read_bytes(self)
-
-    monkeypatch.setattr(Path, "read_bytes", counted)
-    return reads
-
-
 def test_a_compiled_channel_is_read_once(tmp_path, monkeypatch):
     """Channel.load reads a compiled channel's file once: the digest its sidecar records is
     checked on the bytes read to parse it (they were read again to be hashed), and a sidecar
     of another channel is still refused."""
     save, load, (side, fst), _ = _pair("channel", tmp_path)
     save(0)
-    reads = _counted_reads(monkeypatch)
+    reads = counted_reads(monkeypatch)
     load()
     assert reads.count(fst.name) == 1
     mine = side.read_bytes()
@@ -346,7 +334,7 @@ def test_a_pair_is_hashed_as_written(kind, tmp_path, monkeypatch):
     channel's .fst, the .npz). The record it writes still describes the file beside it."""
     save, load, (_, data), _ = _pair(kind, tmp_path)
     save(0)
-    reads = _counted_reads(monkeypatch)
+    reads = counted_reads(monkeypatch)
     save(1)
     assert [name for name in reads if data.name in (name, temporary_target(name))] == []
     monkeypatch.undo()
@@ -359,13 +347,7 @@ def test_an_ordering_model_is_read_once(tmp_path, monkeypatch):
     record of another save is still refused."""
     save, load, (record, weights), _ = _pair("order", tmp_path)
     save(0)
-    opened, open_ = [], Path.open
-
-    def counted(self, *args, **kwargs):
-        opened.append(self.name)
-        return open_(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", counted)
+    opened = counted_reads(monkeypatch, "open")
     assert load().record == {"version": 0}
     assert opened.count(weights.name) == 1
     monkeypatch.undo()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import treebank
+from conftest import counted_reads, treebank
 
 from fstpunct.cli.main import main
 from fstpunct.errors import FstpunctWarning, GrammarError, InputError, ModelError
@@ -371,13 +371,7 @@ def test_the_recorded_edit_counts_digest_is_of_the_files_written(tmp_path, monke
     of the channel.fst and edits.npy on disk, each hashed here on its own."""
     en = load_model("en")
     counts = np.random.default_rng(0).random(en.channel.phi.shape)
-    read, real_read = [], Path.read_bytes
-
-    def counted(self):
-        read.append(self.name)
-        return real_read(self)
-
-    monkeypatch.setattr(Path, "read_bytes", counted)
+    read = counted_reads(monkeypatch)
     folder = save_model(en, tmp_path / "m", {}, counts)
     monkeypatch.undo()
     assert "edits.npy" not in read and "channel.fst" not in read
