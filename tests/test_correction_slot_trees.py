@@ -39,7 +39,7 @@ def test_kinds_of_the_parsed_tree_at_each_inner_slot():
     # d's relation wrong: slot 3 has d beside it; slot 2's constituent c has d as its child
     # (c=amod against c=nmod); slots 0 and 1: a's and b's features are the same
     relation = Trees(GOLD, tree((2, 0, 2, 3), ("nsubj", "root", "obj", "nmod")))
-    assert relation.inner_kinds() == ["right", "right", "features differ", "relation wrong"]
+    assert relation.inner_kinds == ["right", "right", "features differ", "relation wrong"]
     assert relation.templates_differing(2) == ["c"]
     assert relation.templates_differing(3) == ["b", "d"]
     assert relation.templates_differing(1) == [] and relation.head_errors == 0
@@ -51,7 +51,7 @@ def test_kinds_of_the_parsed_tree_at_each_inner_slot():
     # slot 2, c has no child and no longer ends the sentence (c, end) and the word right of
     # its right edge is d (rr); at slot 0, b has d's relation among its children
     head = Trees(GOLD, tree((2, 0, 2, 2), ("nsubj", "root", "obj", "amod")))
-    assert head.inner_kinds() == ["features differ", "right", "features differ",
+    assert head.inner_kinds == ["features differ", "right", "features differ",
                                   "edges differ"]
     assert head.templates_differing(2) == ["c", "end", "rr"]
     assert head.templates_differing(3) == ["c", "end", "pd", "rr"]  # c's and d's
@@ -66,7 +66,7 @@ def test_kinds_of_the_parsed_tree_at_each_inner_slot():
     assert xyz.kind(1) == "head wrong"
     assert not xyz.heads_beside_right(1) and not xyz.relations_beside_right(1)  # x's both
     other = Trees(GOLD, tree((2, 0, 2, 3), ("nsubj", "root", "obj", "amod"), "abce"))
-    assert other.inner_kinds() == ["words differ"] * 4 and other.head_errors == 4
+    assert other.inner_kinds == ["words differ"] * 4 and other.head_errors == 4
     assert other.templates_differing(0) == [] and not other.reading_same(0)
     assert not other.heads_beside_right(1) and not other.relations_beside_right(1)
 
@@ -130,6 +130,26 @@ def test_trees_read_the_learners_slot_strings_once(monkeypatch):
     assert inner_slots(trees, learner) == [("no marks", "right"), ("no marks", "right"),
                                            ("marks kept", "right"), ("no marks", "right")]
     assert calls == [mine]
+
+
+def test_trees_work_out_each_inner_slots_kind_once(monkeypatch):
+    """Trees.inner_kinds: the tree's kind at every inner slot, worked out once for the slot
+    classes (inner_slots) and the rows (slot_rows); slot_rows worked the kind of an edited
+    slot out again."""
+    calls = []
+    kind = Trees.kind
+
+    def counted(self, i):
+        calls.append(i)
+        return kind(self, i)
+    monkeypatch.setattr(Trees, "kind", counted)
+    learner = ((), (), (",",), (), (".",))
+    mine = replace(GOLD, slots=learner, contexts=(E,) * 4)
+    trees = Trees(mine, mine)
+    rows = slot_rows(trees, learner, learner, ((), (), (), (), (".",)))
+    assert [r.slot for r in rows] == [2] and rows[0].tree == "right"
+    assert inner_slots(trees, learner)[2] == ("marks kept", "right")
+    assert sorted(calls) == [0, 1, 2, 3]
 
 
 def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys):

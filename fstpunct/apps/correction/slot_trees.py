@@ -113,8 +113,9 @@ class Trees:
         return sorted({f.split("=")[0] for k in self.nodes(i)
                        for f in set(ours[k]) ^ set(theirs[k])})
 
+    @cached_property
     def inner_kinds(self) -> list[str]:
-        """:meth:`kind` at every inner slot (all but the final one)."""
+        """:meth:`kind` at every inner slot (all but the final one), worked out once."""
         return [self.kind(i) for i in range(len(self.gold.slots) - 1)]
 
     def reading_same(self, i: int) -> bool:
@@ -138,7 +139,7 @@ def inner_slots(trees: Trees, gold: Sequence[tuple[str, ...]]) -> list[tuple[str
     :func:`slot_class` from the learner's string (:attr:`Trees.learner`) and the gold one
     (``gold``), and :meth:`Trees.kind`."""
     return list(zip((slot_class(x, y) for x, y in zip(trees.learner, gold)),
-                    trees.inner_kinds()))
+                    trees.inner_kinds))
 
 
 def outcome(learner: tuple[str, ...], gold: tuple[str, ...], written: tuple[str, ...]) -> str:
@@ -177,10 +178,11 @@ def slot_rows(trees: Trees, gold: Sequence[tuple[str, ...]],
     """The :class:`SlotRow` of every inner slot (not the final one) of a learner sentence
     (``trees``) where the gold strings ``gold``, the corrector's on the gold tree
     (``written_gold``) or on the parsed tree (``written_parsed``) differ from the learner's
-    (:attr:`Trees.learner`)."""
+    (:attr:`Trees.learner`); the tree's kind there is :attr:`Trees.inner_kinds`, worked out
+    once for these rows and :func:`inner_slots`."""
     learner = trees.learner
     return [SlotRow(i, gold[i] != learner[i], outcome(learner[i], gold[i], written_gold[i]),
-                    outcome(learner[i], gold[i], written_parsed[i]), trees.kind(i),
+                    outcome(learner[i], gold[i], written_parsed[i]), trees.inner_kinds[i],
                     trees.heads_beside_right(i), trees.relations_beside_right(i),
                     trees.reading_same(i), trees.reading_same_elsewhere(i), trees.head_errors,
                     tuple(trees.templates_differing(i)))
