@@ -70,9 +70,9 @@ _POSSESSIVE_ENDS = frozenset("sSxXzZ")  # a possessive's apostrophe follows them
 # the words that a leading apostrophe makes clitics, UD tokens of their own (en_ewt's, in any
 # case: 's, 'S, 'LL); before any other word it is a mark
 _CLITICS = frozenset(("s", "m", "d", "ll", "ve", "re", "em", "n"))
-# words after a leading ' that elides letters, not clitics (in any case): that ' opens no quote
 # a decade after a leading ' ('60s): an elision, as a year's ('67), that opens no quote
 _DECADE = re.compile(r"\d\d[sS]")
+# words after a leading ' that elides letters, not clitics (in any case): that ' opens no quote
 _ELISIONS = frozenset(("twas", "twere", "tis", "til", "cause", "bout", "round", "sup", "ya",
                        "nuff", "cept", "ol"))
 
