@@ -432,7 +432,7 @@ class Model:
         from ..apps.restoration.mixture import MixedRestorer
         mbr, seed = check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
                                              "mix_weight": mix_weight}, mbr, seed)
-        if decoder is None:  # text: no unpaired mark, edits no worse (RESULTS.md)
+        if decoder is None:  # text: no unpaired mark, edits not significantly worse (RESULTS.md)
             decoder = "balanced" if text else "slot"
         refuse_choice("decoder", decoder, sorted(EXACT_DECODERS))
         punct = self._model_for(text)
