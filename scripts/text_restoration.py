@@ -128,14 +128,17 @@ def analyse(lang: str, split: str, lower: bool
 
 
 def restorer(lang: str, model_dir: str, mix: float | None, crf: str = CRF,
-             decoder: str | None = None) -> Restorer:
+             decoder: str | None = None) -> ExactRestorer:
     """The exact ``decoder`` (``slot`` or ``balanced``, as ``fstpunct restore --decoder``;
     None: ``slot``) of the model ``model_dir`` ({lang} replaced), alone (``mix`` None or 1) or
-    mixed with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``); ``model_dir``
-    :data:`SHIPPED`: what ``fstpunct restore --lang L --text`` restores with (None: its
-    default decoder, ``balanced``)."""
+    mixed with the CRF ``crf`` ({lang} replaced; the model's weight ``mix``; a
+    :class:`MixedRestorer`, an exact one too); ``model_dir`` :data:`SHIPPED`: what ``fstpunct
+    restore --lang L --text`` restores with (None: its default decoder, ``balanced``). Its
+    ``decoder`` names the decoder."""
     if model_dir == SHIPPED:
-        return fstpunct.load(lang).restorer(text=True, decoder=decoder)
+        method = fstpunct.load(lang).restorer(text=True, decoder=decoder)
+        assert isinstance(method, ExactRestorer)  # no samples: an exact decoder
+        return method
     model = _load_model(model_dir.format(lang=lang))
     decoder = decoder or "slot"
     if mix is None or mix == 1:
