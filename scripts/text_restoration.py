@@ -26,7 +26,9 @@ edits against the CRF's.
 Mixed with the CRF (``--mix W``; :mod:`fstpunct.apps.restoration.mixture`, what ``fstpunct
 restore --mix-crf`` does): each slot's string of least risk under W · model + (1 − W) · CRF
 marginals. ``choose`` picks, per language on the dev split (plain text), the model (shipped
-+NC or +NC-textjk) and W; ``run --chosen`` runs that choice on test:
++NC or +NC-textjk) and W, decoding as the text path does (``--decoder``, default ``balanced``,
+recorded in its rows; ``constrain`` and ``run --chosen`` decode as the row says); ``run
+--chosen`` runs that choice on test:
 
     python scripts/text_restoration.py choose --langs de fr > results/text-choice.jsonl
     python scripts/text_restoration.py run --langs de fr --chosen results/text-choice.jsonl \
@@ -58,7 +60,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import fstpunct
-from fstpunct.api.model import TEXT_MIXTURE, TEXT_MODEL
+from fstpunct.api.model import TEXT_DECODER, TEXT_MIXTURE, TEXT_MODEL
 from fstpunct.apps.rephrase.wellformed import unmatched
 from fstpunct.apps.restoration import Restorer
 from fstpunct.apps.restoration.crf import CrfModel
@@ -214,9 +216,11 @@ def run(lang: str, model_dir: str, method: str, baselines_too: bool, split: str 
 
 
 def choose(lang: str, models: dict[str, str], weights: Sequence[float],
-           parser_dirs: Sequence[str] = (), crf: str = CRF) -> None:
+           parser_dirs: Sequence[str] = (), crf: str = CRF, decoder: str = TEXT_DECODER
+           ) -> None:
     """Dev edits (plain text) of every model alone and mixed with the CRF ``crf`` ({lang}
-    replaced) at every weight, as JSON lines, and the CRF's Viterbi tags for reference; the
+    replaced) at every weight, decoded by the exact ``decoder`` (default the text path's,
+    recorded in each row), as JSON lines, and the CRF's Viterbi tags for reference; the
     chosen (fewest dev edits among
     the weights above 0, where the model has a share; ties: the larger model weight, then the
     first model) last, as ``"chosen": true``. Weight 0, the CRF's own minimum-Bayes-risk
@@ -231,11 +235,11 @@ def choose(lang: str, models: dict[str, str], weights: Sequence[float],
           flush=True)
     for name, model_dir in models.items():
         for w in weights:
-            s = score(gold, predicted(restorer(lang, model_dir, w, crf), gold, todo, trees,
-                                      parsers))
+            s = score(gold, predicted(restorer(lang, model_dir, w, crf, decoder), gold, todo,
+                                      trees, parsers))
             rows.append({"lang": lang, "split": "dev", "case": "plain", "method": name,
                          "model": model_dir.format(lang=lang), "weight": w,
-                         "crf": crf.format(lang=lang),
+                         "crf": crf.format(lang=lang), "decoder": decoder,
                          "edit_distance": s.edits,
                          "average_edit_distance": round(s.average_edit_distance, 4)})
             print(json.dumps(rows[-1]), flush=True)
@@ -265,13 +269,15 @@ def printed(lang: str, method: Restorer, line: str) -> str:
 
 def constrain(path: Path, line: str, want: str) -> None:
     """``choose``'s rows in ``path`` (one language) again, each with what it prints for the
-    plain-text ``line``, then the chosen (:func:`pick`) among those that print ``want``."""
+    plain-text ``line`` (decoded as the row was: its ``decoder``; rows from before choose
+    recorded one were slot's), then the chosen (:func:`pick`) among those that print
+    ``want``."""
     rows = [r for r in map(json.loads, path.read_text().splitlines())
             if "weight" in r and not r.get("chosen") and r["weight"] > 0]
     kept = []
     for r in rows:
-        r = {**r, "example": printed(r["lang"], restorer(r["lang"], r["model"], r["weight"],
-                                                         r["crf"]), line)}
+        method = restorer(r["lang"], r["model"], r["weight"], r["crf"], r.get("decoder", "slot"))
+        r = {**r, "example": printed(r["lang"], method, line)}
         print(json.dumps(r, ensure_ascii=False), flush=True)
         if r["example"] == want:
             kept.append(r)
@@ -362,7 +368,7 @@ def ship(lang: str, pick: dict) -> None:
                   "chosen": {"split": "dev", "case": "plain", "model": pick["method"],
                              "crf": pick["crf"], "edit_distance": pick["edit_distance"],
                              "by": "scripts/text_restoration.py choose (fewest edits)",
-                             **{k: pick[k] for k in ("must_print",) if k in pick}}}
+                             **{k: pick[k] for k in ("must_print", "decoder") if k in pick}}}
         (folder / TEXT_MIXTURE).write_text(json.dumps(record, indent=1) + "\n",
                                            encoding="utf-8")
     print(f"{lang}: text path = {pick['method']}, weight {pick['weight']}", file=sys.stderr)
@@ -387,7 +393,8 @@ def main() -> None:
                    help="each language's model and weight chosen by `choose` (its output)")
     r.add_argument("--decoder", choices=sorted(EXACT_DECODERS),
                    help="the exact decoder, as `fstpunct restore --decoder` (default: "
-                        "balanced with --model shipped, as the text path's, else slot)")
+                        "balanced with --model shipped, as the text path's; with --chosen, the "
+                        "pick's (slot if it names none); else slot)")
     c = sub.add_parser("choose", help="dev edits of models mixed with the CRF at each weight")
     c.add_argument("--langs", nargs="+", default=["en", "ar", "es", "hi", "zh"])
     c.add_argument("--models", nargs="+", metavar="NAME=DIR",
@@ -395,6 +402,9 @@ def main() -> None:
                             "+NC-textjk=models/compact-{lang}-textjk"])
     c.add_argument("--weights", nargs="+", type=float,
                    default=[0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0])
+    c.add_argument("--decoder", choices=sorted(EXACT_DECODERS), default=TEXT_DECODER,
+                   help="the exact decoder the models restore with (default %(default)s, the "
+                        "text path's, which decodes a shipped pick; recorded in the rows)")
     for sp in (r, c):
         sp.add_argument("--crf", default=CRF, metavar="DIR",
                         help="the CRF the models mix with ({lang} replaced; default %(default)s, "
@@ -420,7 +430,7 @@ def main() -> None:
             model, mix, crf = (pick["model"], None if pick["weight"] == 1 else pick["weight"],
                                pick.get("crf", CRF)) if pick else (args.model, args.mix, args.crf)
             run(lang, model, args.method, not args.no_baselines, args.split, mix, args.parsers,
-                crf, args.decoder)
+                crf, args.decoder or (pick or {}).get("decoder"))
     elif args.command == "constrain":
         constrain(args.chosen, *args.must_print)
     elif args.command == "ship":
@@ -430,7 +440,7 @@ def main() -> None:
     elif args.command == "choose":
         models = dict(m.split("=", 1) for m in args.models)
         for lang in args.langs:
-            choose(lang, models, args.weights, args.parsers, args.crf)
+            choose(lang, models, args.weights, args.parsers, args.crf, args.decoder)
     else:
         report(args.results, args.exact)
 

@@ -78,11 +78,12 @@ def test_ship_bundles_the_pick(script, tmp_path, monkeypatch):
         (tmp_path / name).mkdir()
         (tmp_path / name / f"{name}.bin").write_text(name)
     script.ship("xx", {"model": str(tmp_path / "textjk"), "weight": 0.6, "method": "+NC-textjk",
-                       "crf": str(tmp_path / "crf"), "edit_distance": 7})
+                       "crf": str(tmp_path / "crf"), "edit_distance": 7, "decoder": "balanced"})
     text = tmp_path / "models" / "xx" / "text"
     assert (text / "textjk.bin").is_file() and (text / "crf" / "crf.bin").is_file()
     stored = json.loads((text / "mixture.json").read_text())
     assert (stored["crf"], stored["weight"], stored["chosen"]["edit_distance"]) == ("crf", 0.6, 7)
+    assert stored["chosen"]["decoder"] == "balanced"  # what choose decoded with
     script.ship("xx", {"model": str(tmp_path / "models" / "xx"), "weight": 1.0, "method": "+NC",
                        "crf": str(tmp_path / "crf"), "edit_distance": 9})
     assert not text.exists()  # the model itself, alone: nothing in text/
@@ -137,3 +138,62 @@ def test_run_restores_with_the_decoder_asked_and_records_it(script, decoder, mon
     assert asked == [decoder]
     assert [(r["case"], r["decoder"]) for r in records] == [
         ("plain", f"exact {decoder}"), ("lower-cased", f"exact {decoder}")]
+
+
+def spied(script, monkeypatch, tmp_path) -> list:
+    """The decoders ``script.restorer`` is asked for, each restorer one that inserts nothing;
+    the sample as every split, analysed as its gold trees; no CRF baseline."""
+    gold = list(read_file(SAMPLE))
+    todo = [k for k, s in enumerate(gold) if has_words(s)]
+    monkeypatch.setattr(script, "analyse", lambda lang, split, lower: (
+        gold, todo, [strip(gold[k]) for k in todo], 0.0))
+    monkeypatch.setattr(script, "CRF", str(tmp_path / "no-crf-{lang}"))
+    monkeypatch.setattr(script, "_load_crf", lambda folder: Recording())
+    asked: list = []
+
+    def restorer(lang, model_dir, mix, crf, decoder=None):
+        asked.append(decoder)
+        recording = Recording()
+        recording.decoder = decoder or "slot"  # as a model folder's restorer names its decoder
+        return recording
+
+    monkeypatch.setattr(script, "restorer", restorer)
+    return asked
+
+
+@pytest.mark.parametrize("given", [[], ["--decoder", "slot"]])
+def test_choose_decodes_as_the_text_path_unless_told_and_records_it(script, given, monkeypatch,
+                                                                    capsys, tmp_path):
+    """``choose`` picks the model and weight ``ship`` makes the text path's: by default it
+    decodes as that path does (balanced; it decoded with slot before), and each row says how."""
+    asked = spied(script, monkeypatch, tmp_path)
+    monkeypatch.setattr(sys, "argv", ["text_restoration.py", "choose", "--langs", "en",
+                                      "--models", "+NC=fstpunct/models/{lang}", "--weights",
+                                      "0.5", "1.0", *given])
+    script.main()
+    want = given[-1] if given else "balanced"
+    rows = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert asked == [want, want]
+    assert [r.get("decoder") for r in rows] == [None, want, want, want]  # the CRF's row: none
+
+
+def test_constrain_and_run_chosen_decode_as_the_pick_was_chosen(script, monkeypatch, capsys,
+                                                                tmp_path):
+    """``constrain`` checks each row's example, and ``run --chosen`` restores the pick, with the
+    decoder choose used (a row from before choose recorded one: slot, as it was made)."""
+    asked = spied(script, monkeypatch, tmp_path)
+    monkeypatch.setattr(script, "printed", lambda lang, method, line: "out")
+    rows = [{"lang": "en", "method": "+NC", "model": "m", "weight": w, "crf": "c",
+             "edit_distance": 1, **d} for w, d in ((0.5, {"decoder": "balanced"}), (1.0, {}))]
+    (tmp_path / "choice.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    script.constrain(tmp_path / "choice.jsonl", "line", "out")
+    assert asked == ["balanced", "slot"]
+    (tmp_path / "chosen.jsonl").write_text(json.dumps({**rows[0], "chosen": True}) + "\n")
+    capsys.readouterr()
+    asked.clear()
+    monkeypatch.setattr(sys, "argv", ["text_restoration.py", "run", "--langs", "en",
+                                      "--no-baselines", "--chosen", str(tmp_path / "chosen.jsonl")])
+    script.main()
+    assert asked == ["balanced"]
+    assert {json.loads(x)["decoder"] for x in capsys.readouterr().out.splitlines()} == {
+        "exact balanced"}

@@ -67,10 +67,12 @@ if TYPE_CHECKING:
 
 Folder = str | os.PathLike[str]
 
-__all__ = ["TEXT_MIXTURE", "TEXT_MODEL", "UNKNOWN_SHARE", "Model", "Perplexity", "load"]
+__all__ = ["TEXT_DECODER", "TEXT_MIXTURE", "TEXT_MODEL", "UNKNOWN_SHARE", "Model", "Perplexity",
+           "load"]
 
 TEXT_MODEL = "text"  # a model folder's sub-folder with its punctuation model for plain text
 TEXT_MIXTURE = "mixture.json"  # in TEXT_MODEL: the CRF and weight plain text is restored with
+TEXT_DECODER = "balanced"  # the exact decoder plain text is restored with by default
 UNKNOWN_SHARE = 0.1   # warn when more of the input's punctuation tokens than this are unknown
 _WATCHED = 1000       # ... counted over the first sentences (at most this many)
 
@@ -433,7 +435,7 @@ class Model:
         mbr, seed = check_sampling(samples, {"decoder": decoder, "mix_crf": mix_crf,
                                              "mix_weight": mix_weight}, mbr, seed)
         if decoder is None:  # text: no unpaired mark, edits not significantly worse (RESULTS.md)
-            decoder = "balanced" if text else "slot"
+            decoder = TEXT_DECODER if text else "slot"
         refuse_choice("decoder", decoder, sorted(EXACT_DECODERS))
         punct = self._model_for(text)
         stored = self.text_mixture() if text and samples is None else None
