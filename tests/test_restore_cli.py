@@ -326,22 +326,28 @@ def test_an_unused_lang_is_said(method, tmp_path, monkeypatch, capsys):
     """``restore --crf DIR --lang en`` (or ``--trivial RULES``) on CoNLL-U whose sentences all
     have UPOS and a tree: --lang picks only the tagger and parser of a sentence that lacks them,
     so it was used for nothing, without a word. The run's output is kept, and a note at its end
-    says so; not when a sentence needed them, nor without --lang."""
+    says so; not when a sentence needed them, nor without --lang. Sentences with UPOS but no
+    tree, given --parser, need neither either: the note then said "every sentence had UPOS and
+    a tree", which they had not; it now says what was seen, that none needed them."""
     monkeypatch.chdir(tmp_path)
     Path("en.rules").write_text("language en\ndirection ltr\nfullstop .\nsymbols . ,\n",
                                 encoding="utf-8")
+    note = ("fstpunct restore: note: --lang en: used for nothing: no sentence needed the tagger "
+            "or parser it picks\n")
     assert main(["restore", str(SAMPLE), *method, "--quiet"]) == 0
     plain = capsys.readouterr()
     assert plain.err == ""
     assert main(["restore", str(SAMPLE), *method, "--lang", "en", "--quiet"]) == 0
     noted = capsys.readouterr()
     assert noted.out == plain.out
-    assert noted.err == ("fstpunct restore: note: --lang en: used for nothing: every sentence "
-                         "had UPOS and a tree (it picks the tagger and parser of a sentence "
-                         "without them)\n")
+    assert noted.err == note
     bare = [line if line.startswith("#") or not line else "\t".join(
         line.split("\t")[:6] + ["_", "_"] + line.split("\t")[8:])
         for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
     Path("bare.conllu").write_text("\n".join(bare) + "\n", encoding="utf-8")  # no trees
     assert main(["restore", "bare.conllu", *method, "--lang", "en", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+    parser = str(fstpunct.load("en").folder / "parser")
+    assert main(["restore", "bare.conllu", *method, "--parser", parser, "--lang", "en",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == note

@@ -176,11 +176,11 @@ def run(args: argparse.Namespace) -> int:
                                 width=args.width)
             write_output(args, out, sentences)
             if args.lang is not None and not args.text and not pipeline.cache_info().currsize:
-                # CoNLL-U that needed no tagger or parser: --lang was unused, as is known only
-                # now (a refusal before the run would refuse input without trees too)
-                args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: every "
-                             "sentence had UPOS and a tree (it picks the tagger and parser of a "
-                             "sentence without them)")
+                # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or
+                # --parser to parse it): --lang was unused, as is known only now (a refusal
+                # before the run would refuse input without trees too)
+                args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: no "
+                             "sentence needed the tagger or parser it picks")
             return 0
         elif args.line_buffered:
             model, reader = model_and_text(args)
