@@ -786,7 +786,9 @@ UNPAIRED = ("thomas filed a dissenting opinion in which scalia joined and in whi
 def test_the_text_path_decodes_balanced_by_default(monkeypatch, capsys):
     """``restore --text`` and ``Model.restore(..., text=True)`` (and ``restore_lines``) decode
     with the balanced decoder unless told: no bracket left open where the slot decoder leaves
-    one; ``--decoder slot`` still gives slot's, and an explicit ``--model`` keeps slot."""
+    one; ``--decoder slot`` still gives slot's, and an explicit ``--model`` keeps slot (on the
+    restorer each run builds: the en model alone prints this line alike with either decoder,
+    so the output could not tell)."""
     from fstpunct.apps.rephrase.wellformed import unmatched
     en = fstpunct.load("en")
 
@@ -798,13 +800,25 @@ def test_the_text_path_decodes_balanced_by_default(monkeypatch, capsys):
     assert forms(None) == forms("balanced")
     text = {d: en.restore(UNPAIRED, text=True, decoder=d) for d in (None, "slot")}
     assert "".join(en.restore_lines([UNPAIRED])) == text[None]
-    for args, want in ((["--lang", "en"], text[None]),
-                       (["--lang", "en", "--decoder", "slot"], text["slot"]),
-                       (["--model", "en"], en.restore(UNPAIRED, text=True, text_model=False,
-                                                      decoder="slot"))):
+    built = []
+    real = fstpunct.Model.restorer
+
+    def restorer(self, **kwargs):
+        method = real(self, **kwargs)
+        built.append(method.decoder)
+        return method
+
+    monkeypatch.setattr(fstpunct.Model, "restorer", restorer)
+    for args, want, decoder in (
+            (["--lang", "en"], text[None], "balanced"),
+            (["--lang", "en", "--decoder", "slot"], text["slot"], "slot"),
+            (["--model", "en"], en.restore(UNPAIRED, text=True, text_model=False,
+                                           decoder="slot"), "slot")):
         monkeypatch.setattr(sys, "stdin", io.StringIO(UNPAIRED))
+        built.clear()
         assert main(["restore", *args, "--text", "--format", "text"]) == 0
         assert capsys.readouterr().out == want, args
+        assert built == [decoder], args
     assert en.restorer(text=True).decoder == "balanced" and en.restorer().decoder == "slot"
 
 
