@@ -7,7 +7,7 @@ not in the text (they have nothing to restore; their number is printed). Each st
 all sentences in turn, in this process: reading and tokenising
 (:func:`fstpunct.ud.text.read_text`), tagging (``Pipeline.tagged``), parsing
 (``Pipeline.parsed``) and restoration (by ``Model.restorer(text=True)``, what the text path
-restores with: the default exact decoder, mixed with the bundled CRF where the model has one,
+restores with: its balanced exact decoder, mixed with the bundled CRF where the model has one,
 given those trees; written in the input's width and quote style, as ``Model.restore`` writes
 them); then the whole pipeline in one call (``Model.restore(text, text=True)``,
 what ``fstpunct restore --text`` runs), which must give the same output. Each figure is the
