@@ -140,6 +140,34 @@ def test_input_that_writes_its_marks_apart_gets_new_neighbours_apart_too():
     assert not [t for t in texts if re.search(r"[(「][^ ]", t)]
 
 
+AT_NINE = """# sent_id = nine
+1	We	we	PRON	PRP	_	2	nsubj	_	_
+2	left	leave	VERB	VBD	_	0	root	_	_
+3	at	at	ADP	IN	_	5	case	_	_
+4	9	9	NUM	CD	_	5	nummod	_	_
+5	p.m.	p.m.	NOUN	NN	_	2	obl	_	_
+6	yesterday	yesterday	NOUN	NN	_	2	obl:tmod	_	SpaceAfter=No
+7	.	.	PUNCT	.	_	2	punct	_	_
+
+"""
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("delete", [frozenset(), frozenset({"obl:tmod"})])
+def test_no_method_writes_a_point_after_an_abbreviations_dot(method, delete):
+    """Hand-made: with ``yesterday`` deleted, ``p.m.`` ends the sentence; every method writes
+    ``at 9 p.m.``, never ``p.m. .`` (ud.slots.absorbs: the rule of restoration's writer)."""
+    options = Options(method, permute=False, delete=delete)
+    outs = rephrase(read_conllu(io.StringIO(AT_NINE)), load_model("en"), None, options)
+    for out in outs:
+        forms = [w.form for w in out.words]
+        assert forms[:5] == ["We", "left", "at", "9", "p.m."]
+        assert forms[5:6] != ["."]
+        if delete:
+            assert forms == ["We", "left", "at", "9", "p.m."]
+            assert "# text = We left at 9 p.m." in out.comments
+
+
 def test_cli_rephrases_and_reports_bad_input(tmp_path, capsys):
     out = tmp_path / "out.conllu"
     assert main(["rephrase", str(DATA / "arthur.conllu"), "--model", "en", "--seed", "1",

@@ -141,7 +141,8 @@ def absorbs(after_dot: bool, marks: Sequence[str]) -> bool:
     the word is not None; in the slot view, the slot holds :data:`ABBV`). Nunberg's absorption
     (the grammar's ``<abbv> .`` → ``<abbv>``): a sentence ends ``at 9 p.m.``, not ``p.m..``. The
     one rule every writer of punctuation obeys (:func:`~fstpunct.apps.restoration.strip.insert`,
-    and the noisy corrector's scoring of what it would write)."""
+    rephrasing's writer of every method, and the noisy corrector's scoring of what it would
+    write)."""
     return after_dot and bool(marks) and marks[0] == "."
 
 

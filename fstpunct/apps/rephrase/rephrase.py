@@ -15,6 +15,9 @@ result:
 - **base**: the surface tree is transformed with its punctuation tokens as ordinary dependents
   (deletion drops a constituent's words and the punctuation tokens attached inside it).
 
+Whichever way, a ``.`` written right after a word that ends in an abbreviation's dot is left
+out (:func:`~fstpunct.ud.slots.absorbs`, every writer's rule: ``at 9 p.m.``, not ``p.m. .``).
+
 Random streams (:func:`stream`): every draw for sentence i (its index in the input, counted
 from 0) comes from a stream of its own, (seed, i, sample, purpose), so that a sentence's
 rephrasings depend neither on its neighbours nor on how the input is chunked. Purposes: the word
@@ -30,13 +33,13 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from ...errors import InputError, check_stream_seed, refuse_choice, refuse_count, refuse_unused
 from ...model.punct import Inference, PunctModel
-from ...ud.slots import SlotSentence, depunctuate, quote_symbols
+from ...ud.slots import SlotSentence, abbreviation_stem, absorbs, depunctuate, quote_symbols
 from ...ud.tree import children
 from ...ud.treebank import RELATIONS, Sentence, universal
 from ..decode import chunk_inference, inference_of
@@ -316,6 +319,34 @@ def rephrase(sentences: Iterable[Sentence], model: PunctModel | None,
                        model, order_model, options)
 
 
+def _absorbed(sent: Sentence, tokens: Sequence[OutToken]) -> list[OutToken]:
+    """``tokens`` (of any method) without a ``.`` written right after a word that ends in an
+    abbreviation's dot (:func:`~fstpunct.ud.slots.absorbs`, the rule every writer of
+    punctuation obeys: ``at 9 p.m.``, not ``p.m. .``; the word's form, as the slot view reads
+    it); a token attached to a dropped one takes its head."""
+    def word(tok: OutToken) -> bool:
+        return tok.old_id is not None and not sent.words[tok.old_id - 1].is_punct
+    out: list[OutToken] = []
+    gone: dict[int, int] = {}  # input ID of a dropped token -> its head
+    for k, tok in enumerate(tokens):
+        before = tokens[k - 1] if k else None
+        after_dot = (before is not None and word(before)
+                     and abbreviation_stem(before.fields[1]) is not None)
+        if not word(tok) and absorbs(after_dot, [tok.fields[1]]):
+            if tok.old_id is not None:
+                gone[tok.old_id] = tok.head
+            continue
+        out.append(tok)
+    if not gone:
+        return out
+
+    def kept(head: int) -> int:
+        while head in gone:
+            head = gone[head]
+        return head
+    return [replace(tok, head=kept(tok.head)) for tok in out]
+
+
 def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: set[int],
          model: PunctModel | None, order_model: OrderModel | None, options: Options,
          index: int, sample: int, align: Aligner | None) -> Sentence:
@@ -332,6 +363,7 @@ def _one(sent: Sentence, slots: SlotSentence | None, carried: Carried, dropped: 
         channel_rng = np.random.default_rng(stream(options.seed, index, CHANNEL, sample=sample))
         tokens = _rewritten(sent, slots, carried, order, model, surface, channel_rng, align,
                             not options.rewrite_all, options.balance)
+    tokens = _absorbed(sent, tokens)
     origin = origin_name(sent)
     suffix = "" if options.samples == 1 else f"-{sample + 1}"
     sent_id = f"{sent.sent_id or f's{index + 1}'}-rephrased{suffix}"

@@ -252,7 +252,8 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
     A ``.`` inserted right after a token that ends in an abbreviation's dot is always left out
     (:func:`~fstpunct.ud.slots.absorbs`: ``at 9 p.m.``, not ``p.m..``), the words as given.
     Restoration, correction and the scripts all write punctuation into a sentence through
-    this function, so every surface they write obeys the rule.
+    this function, so every surface they write obeys the rule (rephrasing, which moves words,
+    applies the same rule to its own tokens).
     """
     if any(w.is_punct for w in stripped.words):
         raise stripped.error("insert needs a sentence without punctuation (strip it first)")
