@@ -22,7 +22,7 @@ from fstpunct.errors import InputError
 from fstpunct.model import punct
 from fstpunct.model.punct import Inference, log_probs
 from fstpunct.model.store import load_model
-from fstpunct.ud.slots import ABBV, to_slots
+from fstpunct.ud.slots import ABBV, UNK, to_slots
 
 COMMA_END = [("We", 2, "nsubj"), ("left", 0, "root"), ("early", 2, "advmod"), (",", 2, "punct")]
 ABBREVIATION = [("We", 2, "nsubj"), ("left", 0, "root"), ("etc.", 2, "obj"),
@@ -84,18 +84,19 @@ def test_leave_one_slot_out_is_the_written_sentence(english):
     for sent, s in zip(sents, ss):
         learner = slot_strings(s)
         for i in range(len(learner)):
-            for y in [(), (",",), (".",), ("“",), ("—", ",")]:
+            for y in [(), (",",), (".",), ("“",), ("—", ","), (UNK, ".")]:
                 chosen = learner[:i] + [y] + learner[i + 1:]
                 out = to_slots(written(sent, learner, chosen))
-                absorbed = s.slots[i][:1] == (ABBV,) and y[:1] == (".",)  # etc. + . = etc.
+                shown = tuple(t for t in y if t != UNK)  # the writer leaves <unk> out
+                absorbed = s.slots[i][:1] == (ABBV,) and shown[:1] == (".",)  # etc. + . = etc.
                 # the writer writes what was chosen, a full stop after etc.'s dot absorbed
-                assert slot_strings(out) == [*chosen[:i], y[absorbed:], *chosen[i + 1:]]
+                assert slot_strings(out) == [*chosen[:i], shown[absorbed:], *chosen[i + 1:]]
                 assert out.slots == noisy.with_slot(s, i, y).slots
                 direct = Inference(english, english.prepare([out])).log_prob_reference(0)
                 ours = log_probs(english, [noisy.with_slot(s, i, y)])[0]
                 assert ours == pytest.approx(direct, abs=1e-9) or direct == ours == -np.inf
                 tried += 1
-    assert tried == 5 * (6 + 5)
+    assert tried == 6 * (6 + 5)
 
 
 def test_log_probs_in_batches_of_chunk(english, monkeypatch):

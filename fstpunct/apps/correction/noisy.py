@@ -34,13 +34,13 @@ from ...errors import InputError
 from ...model.punct import PunctModel, log_probs
 from ...ud.slots import ABBV, SlotSentence, absorbs
 from ...ud.treebank import Sentence
-from ..restoration import Insertion
+from ..restoration import HIDDEN, Insertion
 from ..restoration.exact import balanced_strings
 from ..restoration.metrics import slot_strings
 from ..restoration.strip import insert, insertions_of, strip
 
-__all__ = ["ErrorModel", "SlotScores", "balanced_or_kept", "corrected", "decisions",
-           "insertions", "slot_scores", "with_slot"]
+__all__ = ["ErrorModel", "SlotScores", "as_written", "balanced_or_kept", "corrected",
+           "decisions", "insertions", "slot_scores", "with_slot"]
 
 Strings = tuple[str, ...]
 ADD = 0.5  # the error model's additive smoothing
@@ -93,12 +93,24 @@ class ErrorModel:
         return [x] + self._corrections.get(x, [])
 
 
+def as_written(after_abbv: bool, y: Strings) -> Strings:
+    """What the writer (:func:`~fstpunct.apps.restoration.strip.insert`) writes of the slot
+    string ``y``: without the :data:`~fstpunct.apps.restoration.HIDDEN` tokens it leaves out,
+    and the first of the rest absorbed if it is a full stop after a word that ends in an
+    abbreviation's dot (``after_abbv``: the slot holds :data:`ABBV`;
+    :func:`~fstpunct.ud.slots.absorbs`). ``after_abbv`` is the slot view's, by the word's form;
+    the writer reads the token's surface: the two differ only at a multiword token whose
+    surface and last word disagree about a final dot (en_esl has no multiword token)."""
+    shown = tuple(t for t in y if t not in HIDDEN)
+    return shown[1:] if absorbs(after_abbv, shown) else shown
+
+
 def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
-    """``ss`` with slot ``i``'s scored string set to ``y`` as the writer writes it (its
-    :data:`ABBV` tokens kept in front, where :func:`~fstpunct.ud.slots.to_slots` puts them, and
-    a full stop after one absorbed, :func:`~fstpunct.ud.slots.absorbs`)."""
+    """``ss`` with slot ``i``'s scored string set to ``y`` as the writer writes it
+    (:func:`as_written`; its :data:`ABBV` tokens kept in front, where
+    :func:`~fstpunct.ud.slots.to_slots` puts them)."""
     abbv = tuple(t for t in ss.slots[i] if t == ABBV)
-    slot = abbv + tuple(y[1:] if absorbs(bool(abbv), y) else y)
+    slot = abbv + as_written(bool(abbv), y)
     return replace(ss, slots=ss.slots[:i] + (slot,) + ss.slots[i + 1:])
 
 
