@@ -113,8 +113,8 @@ def test_log_probs_in_batches_of_chunk(english, monkeypatch):
 
 
 def brute_force(english, errors, sent, weight):
-    """Each slot's best candidate, every candidate sentence written and scored on its own
-    (ties to the learner's string, then the earlier candidate). Independent of
+    """Each slot's best candidate as written, every candidate sentence written and scored on
+    its own (ties to the learner's string, then the earlier candidate). Independent of
     :func:`noisy.slot_scores` (its dedupe and ``with_slot``), not of the writer
     (:func:`written` calls ``noisy.insertions``: tested by
     test_leave_one_slot_out_is_the_written_sentence) nor of the error model's candidates and
@@ -133,7 +133,9 @@ def brute_force(english, errors, sent, weight):
             score = errors.log_p(x, y) + (weight * gain if weight else 0.0)
             if best_score is None or score > best_score + 1e-12:
                 best, best_score = y, score
-        out.append(best)
+        # reported as written: the slot's string in the sentence written for it
+        out.append(slot_strings(to_slots(written(sent, learner,
+                                                 learner[:i] + [best] + learner[i + 1:])))[i])
     return out
 
 
@@ -156,12 +158,13 @@ def test_lambda_zero_keeps_where_keeping_dominates_and_the_prior_overrules(engli
     # a comma was only ever corrected to a period: the error model alone edits it, at the end
     # and inside; the prior (a period inside is improbable English) keeps the inner one
     assert noisy.decisions(comma, 0.0) == comma.learner[:3] + [(".",)]
-    assert noisy.decisions(abbv, 0.0)[3] == (".",)
+    # after etc.'s dot the comma's correction . is written, and reported, as nothing
+    assert noisy.decisions(abbv, 0.0)[3] == ()
     for weight in (1.0, 40.0):
         assert noisy.decisions(comma, weight)[3] == (".",)
         # a period after etc.'s dot is scored as written, absorbed (etc. early): the prior
         # prefers it to etc., early, so the comma goes; every other slot is kept
-        assert noisy.decisions(abbv, weight) == [*abbv.learner[:3], (".",), *abbv.learner[4:]]
+        assert noisy.decisions(abbv, weight) == [*abbv.learner[:3], (), *abbv.learner[4:]]
         assert noisy.decisions(rel, weight) == rel.learner  # a lone relative comma: never
 
 
@@ -219,8 +222,7 @@ def test_corrected_writes_each_sentences_decisions(english):
     assert kept == {0.0: 0, 1.0: 0} and [o.sent_id for o in out] == ["c", "p", "a"]
     for w in (0.0, 1.0):
         made = [noisy.decisions(s, w) for s in scores]
-        assert made[2][3] == (".",)  # after etc.'s dot: absorbed, written ()
-        made[2][3] = ()
+        assert made[2][3] == ()  # the comma's correction . after etc.'s dot, as written
         assert [slot_strings(to_slots(o)) for o in outs[w]] == made
     assert slot_strings(to_slots(out[0]))[3] == (".",)  # the final comma corrected
     assert [w.form for w in out[2].words if not w.is_punct] == [

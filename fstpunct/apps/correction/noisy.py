@@ -116,9 +116,11 @@ def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
 
 @dataclass
 class SlotScores:
-    """One learner sentence's slots: the learner's strings, each slot's candidates (the
-    learner's first), their prior gains log p_M(x with slot i set to y) − log p_M(x) and
-    their log p_err(x_i | y)."""
+    """One learner sentence's slots: the learner's strings, each slot's candidates y (the
+    learner's first) as they are written (:func:`as_written`: after an abbreviation's dot, ``.``
+    and nothing write the same, so two candidates may), their prior gains
+    log p_M(x with slot i set to y) − log p_M(x) and their log p_err(x_i | y) (of y as the
+    error model counted it)."""
 
     learner: list[Strings]
     candidates: list[list[Strings]]
@@ -150,14 +152,17 @@ def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotS
         if not np.isfinite(logs[base]):
             raise InputError(f"{ss.place}: the learner's sentence has probability 0 under the "
                              f"prior: no gain of its slots is defined")
-    return [SlotScores(xs, cands, [logs[v] - logs[base] for v in ids],
+    return [SlotScores(xs, [[as_written(ABBV in slot, y) for y in c]
+                            for slot, c in zip(ss.slots, cands)],
+                       [logs[v] - logs[base] for v in ids],
                        [np.array([errors.log_p(x, y) for y in c]) for x, c in zip(xs, cands)])
-            for xs, cands, base, ids in plan]
+            for ss, (xs, cands, base, ids) in zip(sentences, plan)]
 
 
 def decisions(s: SlotScores, weight: float) -> list[Strings]:
     """Each slot's best candidate at λ = ``weight`` (module docstring; ties to the learner's
-    string, then to the earlier candidate)."""
+    string, then to the earlier candidate), as it is written: the string the written sentence
+    has there (the best of the written strings, each with its best candidate's score)."""
     out: list[Strings] = []
     for cands, gain, err in zip(s.candidates, s.gains, s.errors):
         score = err + weight * gain if weight else err
