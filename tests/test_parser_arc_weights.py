@@ -1,5 +1,7 @@
 """Arc weights in a parser's local learning (``train(arc_weights=...)``) and the weights of the
 arcs at a correction's slots (:mod:`fstpunct.apps.correction.slot_weights`)."""
+import re
+
 import numpy as np
 import pytest
 from tqdm import tqdm
@@ -89,11 +91,34 @@ def test_train_refuses_arc_weights_it_cannot_use(tmp_path):
     for bad, message in (({"beam": 2}, "local learning"),
                          ({"beam": 1, "learning": "early"}, "local learning"),
                          ({"beam": 1, "arc_weights": [None, None]}, "2 arc weightings"),
-                         ({"beam": 1, "arc_weights": [{1: 0}]}, "at least 1")):
+                         ({"beam": 1, "arc_weights": [{1: 0}]}, "at least 1"),
+                         ({"beam": 1, "arc_weights": [{1: 2.5}]}, "at least 1")):
         settings = {"arc_weights": [{1: 3}], **bad}
         with pytest.raises(InputError, match=message):
             train(sents, sents, "tokens", out=tmp_path / "m", epochs=1, progress=False,
                   log=lambda m: None, **settings)
+
+
+NOT_INTEGER = "arc weights are integers of at least 1: training sentence 1's word "
+
+
+@pytest.mark.parametrize("arc_weights, message", [
+    ([], "0 arc weightings given for 1 training sentence"),
+    ([None, {1: 3}], "2 arc weightings given for 1 training sentence"),
+    ([{1: 2.5}], NOT_INTEGER + "1 has 2.5"),
+    ([{3: True}], NOT_INTEGER + "3 has True"),
+    ([{2: "3"}], NOT_INTEGER + "2 has '3'"),
+    ([{1: 0}], NOT_INTEGER + "1 has 0")])
+def test_build_refuses_a_weighting_it_cannot_use_in_one_line(arc_weights, message):
+    """Not one weighting a sentence (none dropped or added silently), or a weight that is not
+    an integer of at least 1 (none rounded), whoever calls build."""
+    with pytest.raises(InputError, match=f"^{re.escape(message)}$"):
+        build(three(), "tokens", log=lambda m: None, arc_weights=arc_weights)
+
+
+def test_build_takes_numpy_integer_weights():
+    _, (ex,) = build(three(), "tokens", log=lambda m: None, arc_weights=[{1: np.int64(3)}])
+    assert ex.weights.tolist() == [1, 1, 3, 1, 1, 1]
 
 
 def test_corrected_slots_and_their_arcs():

@@ -116,6 +116,22 @@ def step_weights(model: Model, inp: Input, ids: Sequence[int], actions: np.ndarr
     return out
 
 
+def _check_arc_weights(arc_weights: Sequence[Mapping[int, int] | None] | None, n: int
+                       ) -> None:
+    """An :class:`~fstpunct.errors.InputError` unless ``arc_weights`` is None or one weighting
+    for each of ``n`` training sentences, its weights integers of at least 1."""
+    if arc_weights is None:
+        return
+    if len(arc_weights) != n:
+        raise InputError(f"{counted(len(arc_weights), 'arc weighting')} given for "
+                         f"{counted(n, 'training sentence')}")
+    for j, weighting in enumerate(arc_weights):
+        for word, w in (weighting or {}).items():
+            if isinstance(w, bool) or not isinstance(w, (int, np.integer)) or w < 1:
+                raise InputError(f"arc weights are integers of at least 1: training sentence "
+                                 f"{j + 1}'s word {word} has {w!r}")
+
+
 def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
           min_word: int = 2, log: Callable[[str], None] = print,
           props_version: int = PROPS_VERSION, lowercase: bool = False,
@@ -123,10 +139,11 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
           ) -> tuple[Model, list[Example]]:
     """A model with vocabularies and feature index from ``train_sents``, and its examples
     (``lowercase``: a case-free model, its words lower-cased; ``arc_weights``: one per
-    sentence, ``{word id: weight}`` of the arcs attaching those words, :func:`step_weights`,
-    or None: all 1)."""
+    sentence, ``{word id: weight}`` of the arcs attaching those words, integers of at least 1,
+    :func:`step_weights`, or None: all 1; else an :class:`~fstpunct.errors.InputError`)."""
+    _check_arc_weights(arc_weights, len(train_sents))
     preps = [prepare(s, mode, gold=True, version=props_version) for s in train_sents]
-    weighting = arc_weights or [None] * len(preps)
+    weighting = [None] * len(preps) if arc_weights is None else arc_weights
     words = Counter(f.lower() if lowercase else f for p in preps for f in p.forms)
     tags = sorted({t for p in preps for t in p.upos})
     labels = sorted({d for p in preps for d in p.deprels or ()})
@@ -253,11 +270,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     if arc_weights is not None and learning != "local":
         raise InputError("arc weights weigh the updates of local learning (beam 1): "
                          f"not {learning} update")
-    if arc_weights is not None and len(arc_weights) != len(train_sents):
-        raise InputError(f"{counted(len(arc_weights), 'arc weighting')} given for "
-                         f"{counted(len(train_sents), 'training sentence')}")
-    if arc_weights is not None and any(w < 1 for a in arc_weights for w in (a or {}).values()):
-        raise InputError("arc weights are integers of at least 1")
+    _check_arc_weights(arc_weights, len(train_sents))  # (build's check, before out is touched)
     model_target(out, FILES, KIND)
 
     def say(msg: str) -> None:
