@@ -111,7 +111,7 @@ def step_weights(model: Model, inp: Input, ids: Sequence[int], actions: np.ndarr
     for t, (state, a) in enumerate(zip(_gold_states(model, inp, actions), actions)):
         step = model.transitions[a]
         if isinstance(step, (LeftArc, RightArc)):
-            dependent = (state.s1 if step.left else state.s0)[0]  # its token, 1-based
+            _, dependent = step.joined(state)
             out[t] = arc_weights.get(ids[dependent - 1], 1)
     return out
 

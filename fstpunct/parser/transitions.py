@@ -143,6 +143,12 @@ class _Arc(Transition):
             return self.label != ROOT_LABEL
         return not self.left and self.label == ROOT_LABEL and state.j == state.n
 
+    def joined(self, state: State) -> tuple[int, int]:
+        """The tokens (1-based, 0 = root) this arc joins in ``state``: its head and its
+        dependent (a left arc's s0 and s1, a right arc's s1 and s0)."""
+        s0, s1 = state.s0[I], state.s1[I]
+        return (s0, s1) if self.left else (s1, s0)
+
     def apply(self, state: State, leaves: Sequence[Node]) -> State:
         s0, (s1, rest) = state.stack
         node = _attach(s0, s1, self.label_id, True) if self.left else \
@@ -169,7 +175,6 @@ def heads_of(state_trail: Sequence[tuple[State, Transition]]) -> tuple[list[int]
     heads, rels = [0] * n, [""] * n
     for state, t in state_trail:
         if isinstance(t, _Arc):
-            s0, s1 = state.s0[I], state.s1[I]
-            head, dep = (s0, s1) if t.left else (s1, s0)
+            head, dep = t.joined(state)
             heads[dep - 1], rels[dep - 1] = head, t.label or ""
     return heads, rels
