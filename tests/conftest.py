@@ -168,7 +168,9 @@ def train_calls(monkeypatch) -> list[dict]:
 
 def counted_reads(monkeypatch, method: str = "read_bytes") -> list[str]:
     """The names of the files ``Path.<method>`` (``read_bytes``, ``read_text``, ``open``) is
-    called on from now on, in order; the real method still runs."""
+    called on from now on, in order; the real method still runs. Reads, but for ``open``:
+    every call, whatever its mode, so that it counts reads only where nothing is opened to
+    write (as in loading a model)."""
     calls: list[str] = []
     real = getattr(Path, method)
 
