@@ -4,9 +4,12 @@ make the tree at those slots, as :class:`~.slot_trees.Trees` judges it there.
 A slot's tree is made by the constituents at it (:func:`~fstpunct.ud.slots.slot_members`:
 those ending or starting there) and by the heads and relations of the words either side of it.
 In a transition parser the arc that attaches a word to its head also closes the word's subtree,
-so weighting the arcs of those constituents' roots and of the two neighbours weights every
-decision that makes the slot's constituents, and the neighbours' heads and relations, right or
-wrong (:func:`fstpunct.parser.train.train`'s ``arc_weights``).
+so the gold arcs of those constituents' roots and of the two neighbours are the gold decisions
+that make the slot's constituents, and the neighbours' heads and relations. Only those gold
+steps' updates are weighted (:func:`fstpunct.parser.train.train`'s ``arc_weights``: a wrong
+prediction's update takes the gold step's weight); wrong decisions elsewhere keep weight 1: a
+weighted word attached where gold shifts, an arc onto one where gold attaches another word, and
+other words' arcs that wrongly attach into a constituent and so change its span.
 """
 from __future__ import annotations
 
