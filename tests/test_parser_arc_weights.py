@@ -7,8 +7,10 @@ import pytest
 from tqdm import tqdm
 
 from fstpunct.apps.correction.slot_weights import corrected_slots, slot_arc_weights
+from fstpunct.apps.restoration.metrics import slot_strings
 from fstpunct.errors import InputError
 from fstpunct.parser.train import Perceptron, _greedy_epoch, build, step_weights, train
+from fstpunct.ud.slots import to_slots
 from fstpunct.ud.treebank import read_conllu
 
 # 2 ← 1 (nsubj), 0 → 2 (root), 2 → 3 (obj): shift, shift, left-arc, shift, right-arc, right-arc
@@ -139,3 +141,18 @@ def test_corrected_slots_and_their_arcs():
     assert slot_arc_weights(s, [2], 3) == {2: 3, 4: 3, 5: 3}
     assert slot_arc_weights(s, [1], 2) == {1: 2, 2: 2}  # I ends there; I and think beside it
     assert slot_arc_weights(s, [], 3) == {}
+
+
+def test_corrected_slots_leave_slot_0_out():
+    """'Hi there .' corrected to '" Hi , there . "': the opening quote is at slot 0, before the
+    first word, which corrected_slots leaves out (its inner slots are 1 … n − 1, unlike
+    slot_trees' 0 … n − 1); the comma's slot 1 is in, the final slot 2 is not."""
+    learner = [("Hi", "INTJ", 0, "root"), ("there", "ADV", 1, "advmod"),
+               (".", "PUNCT", 1, "punct")]
+    corrected = [('"', "PUNCT", 2, "punct"), ("Hi", "INTJ", 0, "root"),
+                 (",", "PUNCT", 4, "punct"), ("there", "ADV", 2, "advmod"),
+                 (".", "PUNCT", 2, "punct"), ('"', "PUNCT", 2, "punct")]
+    s = next(read_conllu(conllu(learner, "b").splitlines(keepends=True)))
+    g = next(read_conllu(conllu(corrected, "b").splitlines(keepends=True)))
+    assert slot_strings(to_slots(g))[0]  # the quote, at slot 0
+    assert corrected_slots(s, g) == [1]

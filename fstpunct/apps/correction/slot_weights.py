@@ -25,7 +25,9 @@ __all__ = ["corrected_slots", "slot_arc_weights"]
 def corrected_slots(learner: Sentence, corrected: Sentence) -> list[int]:
     """The inner slots (1 … n − 1: between words i and i + 1) of ``learner`` that its
     correction ``corrected`` (the same words) punctuates or edits: a mark in the corrected
-    string, or the learner's string changed (a mark deleted)."""
+    string, or the learner's string changed (a mark deleted). Slot 0, before the first word,
+    is not among them (a mark there, such as an opening quote, is not weighted), although
+    :mod:`~.slot_trees`' inner slots, all but the final one, are 0 … n − 1."""
     ours, theirs = slot_strings(to_slots(learner)), slot_strings(to_slots(corrected))
     if len(ours) != len(theirs):
         raise ValueError(f"{corrected.place}: other words than the learner's {learner.place}")
@@ -34,8 +36,9 @@ def corrected_slots(learner: Sentence, corrected: Sentence) -> list[int]:
 
 def slot_arc_weights(sent: Sentence, slots: Iterable[int], k: int) -> dict[int, int]:
     """``{CoNLL-U word id: k}`` for the words whose arc to their head makes ``sent``'s tree at
-    any of the inner ``slots``: the roots of the constituents at the slot (their subtree ends
-    or starts there) and the words either side of it. Punctuation tokens get none."""
+    any of the inner ``slots`` (1 … n − 1, :func:`corrected_slots`'; slot 0 has no word
+    before it): the roots of the constituents at the slot (their subtree ends or starts there)
+    and the words either side of it. Punctuation tokens get none."""
     ss = to_slots(sent)
     nodes = {node for i in slots for node, _ in ss.members[i]} | \
         {w for i in slots for w in (i - 1, i)}
