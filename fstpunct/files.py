@@ -85,6 +85,8 @@ _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not
 
 _HANGUP = getattr(signal, "SIGHUP", None)  # a closed terminal's signal, where there is one
 
+_held_back: list[int] | None = None  # within _held(): the signals caught, the first raised after
+
 
 class Terminated(BaseException):
     """SIGTERM or a hangup (SIGHUP), ``signum``, arrived (raised by the handler
@@ -94,6 +96,25 @@ class Terminated(BaseException):
     def __init__(self, signum: int = signal.SIGTERM) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+def _interrupt(signum: int) -> BaseException:
+    """What :func:`end_on_signals`' handler raises for ``signum``."""
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+@contextmanager
+def _held() -> Iterator[None]:
+    """Within the block (not nested), a signal :func:`end_on_signals` catches is held back and
+    raised when the block ends, however it ends: what the block does is not cut in two."""
+    global _held_back
+    _held_back = []
+    try:
+        yield
+    finally:
+        caught, _held_back = _held_back, None
+        if caught:
+            raise _interrupt(caught[0])
 
 
 @contextmanager
@@ -109,7 +130,10 @@ def end_on_signals() -> Iterator[None]:
     def handler(signum: int, frame: object) -> None:
         if os.getpid() != owner:
             os._exit(128 + signum)
-        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
+        if _held_back is not None:
+            _held_back.append(signum)
+        else:
+            raise _interrupt(signum)
 
     caught = [signal.SIGTERM] + [signum for signum, default in (
         (signal.SIGINT, signal.default_int_handler), (_HANGUP, signal.SIG_DFL))
@@ -591,15 +615,17 @@ def _unless_unreadable(error: OSError) -> None:
 def _put(tmp: Path, target: Path) -> OSError | None:
     """The finished temporary folder ``tmp`` in the place of ``target``, then the folder
     holding it (opened first: :func:`_open_folder`) flushed to the disk, so that a crash keeps
-    the rename, and only then a previous model folder there removed. The error of that flush,
+    the rename, and only then a previous model folder there removed. A signal during the two
+    renames (the previous folder moved aside, the new one put in its place) is held back until
+    both are done (:func:`_held`): the target holds one of the two. The error of that flush,
     if it fails, is returned (the model is in place, its rename perhaps not yet on the disk),
     not raised; the previous folder is removed all the same."""
     with _open_folder(target.parent) as parent:
         _keep_mode(target, tmp, 0o777)
         old: Path | None = None
         if target.exists():
-            with _temporary(target, ".old", _make_folder, _remove_folder) as old:
-                os.replace(target, old / "previous")
+            with _temporary(target, ".old", _make_folder, _remove_folder) as old, _held():
+                os.replace(target, old / "previous")  # (a signal from here waits: _held)
                 try:
                     os.replace(tmp, target)
                 except BaseException:

@@ -25,6 +25,7 @@ from fstpunct.apps.rephrase.order import OrderModel
 from fstpunct.cli.main import main
 from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside
 from fstpunct.files import (
+    Terminated,
     end_on_signals,
     folder_target,
     has_separator,
@@ -254,6 +255,33 @@ def test_ctrl_c_while_the_previous_model_is_removed_leaves_no_part_of_it(tmp_pat
             write_json(tmp / "model.json", {"new": 1}, atomic=False)
     monkeypatch.undo()
     assert cut
+    assert json.loads((target / "model.json").read_text()) == {"new": 1}
+    assert leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("after", ["previous", "model"])
+def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tmp_path,
+                                                                      monkeypatch):
+    """A signal landing just after the previous model folder is moved aside removed it with the
+    new one: no model at all. One landing just after the new one took its place failed to put
+    the previous one back over it ("cannot write: Directory not empty"). Held back until both
+    renames are done, it leaves the new model in place and nothing beside it."""
+    target = tmp_path / "model"
+    _write_folder(target)
+    replace, sent = os.replace, []
+
+    def signalled(src, dst):  # a real signal, as the terminal sends it, right after the rename
+        replace(src, dst)
+        if Path(dst).name == after and not sent:
+            sent.append(dst)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(os, "replace", signalled)
+    with pytest.raises(Terminated), end_on_signals():
+        with model_folder(target, ["model.json"], "a model") as tmp:
+            write_json(tmp / "model.json", {"new": 1}, atomic=False)
+    monkeypatch.undo()
+    assert sent
     assert json.loads((target / "model.json").read_text()) == {"new": 1}
     assert leftovers(tmp_path) == []
 
