@@ -124,12 +124,19 @@ def end_on_signals() -> Iterator[None]:
     and Ctrl-C (SIGINT, unless it was ignored) KeyboardInterrupt, so ``finally`` blocks remove
     temporary files (a hangup's default ended the process at once, leaving them); the worker
     processes it forks exit at once on any of them instead, quietly (a terminal sends Ctrl-C to
-    the whole process group, and an idle worker's KeyboardInterrupt printed its traceback)."""
-    owner = os.getpid()
+    the whole process group, and an idle worker's KeyboardInterrupt printed its traceback).
+    Only the first signal is raised: those after it (Ctrl-C twice, the two hangups of a closed
+    terminal) are ignored, so that cleanup runs to its end (``kill -9`` still ends a cleanup
+    that hangs)."""
+    owner, stopping = os.getpid(), False
 
     def handler(signum: int, frame: object) -> None:
+        nonlocal stopping
         if os.getpid() != owner:
             os._exit(128 + signum)
+        if stopping:  # the process is on its way out: its cleanup is not cut short
+            return
+        stopping = True
         if _held_back is not None:
             _held_back.append(signum)
         else:
@@ -264,16 +271,18 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
                remove: Callable[[Path], None]) -> Iterator[Path]:
     """A new temporary beside ``target`` (made by ``make``), removed by ``remove`` if the
     ``with`` block fails in any way. Its name is chosen before it is made, so whatever stops
-    the process — an error, Ctrl-C or SIGTERM, even while ``make`` runs — the ``except`` that
-    removes it knows the name (blocking signals cannot promise that: a signal delivered to
-    another thread still interrupts the main one)."""
+    the process — an error, Ctrl-C, SIGTERM or a hangup, even while ``make`` runs — the
+    ``except`` that removes it knows the name (blocking signals cannot promise that: a signal
+    delivered to another thread still interrupts the main one); a signal during the removal
+    waits for its end (:func:`_held`)."""
     tmp = target.parent / f".{target.name}.{os.urandom(8).hex()}{suffix}"  # read by _PART
     _TEMPORARIES.add(tmp)
     try:
         make(tmp)
         yield tmp
     except BaseException:
-        remove(tmp)
+        with _held():
+            remove(tmp)
         raise
     finally:
         _TEMPORARIES.discard(tmp)
@@ -649,8 +658,9 @@ def _make_folder(path: Path) -> None:
 
 def _remove_folder(path: Path) -> None:
     """``path`` and all it holds removed, as far as the system allows; interrupted (Ctrl-C,
-    SIGTERM), the removal is finished before the interrupt goes on, so that no part of a
-    temporary or previous model is left beside the target."""
+    SIGTERM, a hangup: the first signal, :func:`end_on_signals`), the removal is finished
+    before the interrupt goes on, so that no part of a temporary or previous model is left
+    beside the target."""
     import shutil  # here: only folder outputs need it
     try:
         shutil.rmtree(path, ignore_errors=True)

@@ -259,6 +259,60 @@ def test_ctrl_c_while_the_previous_model_is_removed_leaves_no_part_of_it(tmp_pat
     assert leftovers(tmp_path) == []
 
 
+def test_a_second_signal_does_not_cut_the_cleanup_of_the_first_short(tmp_path, monkeypatch):
+    """Ctrl-C twice, or the two hangups a closed terminal may send (bash's, then the kernel's),
+    a second signal while the previous model folder is being removed: it was raised too, in the
+    removal the first one had started again, and left what it had not reached in a hidden
+    folder beside the model. Only the first signal is raised now."""
+    with end_on_signals():
+        handler = signal.getsignal(signal.SIGTERM)
+        with pytest.raises(Terminated):
+            handler(signal.SIGTERM, None)
+        assert handler(signal.SIGTERM, None) is None
+    target = tmp_path / "model"
+    _write_folder(target)
+    rmtree, sent = shutil.rmtree, []
+
+    def signalled(path, *args, **kwargs):  # a real signal before each of two removals of it
+        if Path(path).name.endswith(".old") and len(sent) < 2:
+            sent.append(path)
+            os.kill(os.getpid(), signal.SIGTERM)
+        rmtree(path, *args, **kwargs)
+
+    monkeypatch.setattr(shutil, "rmtree", signalled)
+    with pytest.raises(Terminated), end_on_signals():
+        with model_folder(target, ["model.json"], "a model") as tmp:
+            write_json(tmp / "model.json", {"new": 1}, atomic=False)
+    monkeypatch.undo()
+    assert len(sent) == 2
+    assert json.loads((target / "model.json").read_text()) == {"new": 1}
+    assert leftovers(tmp_path) == []
+
+
+def test_a_signal_while_a_failed_output_is_removed_waits_for_the_removal(tmp_path,
+                                                                        monkeypatch):
+    """A signal landing as the temporary file of a failed output was about to be removed cut
+    the removal short and left the temporary beside the target; it now waits for its end."""
+    target = tmp_path / "out"
+    target.write_text(PREVIOUS)
+    unlink, sent = Path.unlink, []
+
+    def signalled(path, *args, **kwargs):
+        if not sent:
+            sent.append(path)
+            os.kill(os.getpid(), signal.SIGTERM)
+        unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", signalled)
+    with pytest.raises(Terminated) as caught, end_on_signals():
+        with output(target) as f:
+            f.write("new\n")
+            raise ValueError("a bug")
+    monkeypatch.undo()
+    assert sent and isinstance(caught.value.__context__, ValueError)
+    assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
+
+
 @pytest.mark.parametrize("after", ["previous", "model"])
 def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tmp_path,
                                                                       monkeypatch):
