@@ -23,7 +23,7 @@ from fstpunct.api.data import sentences
 from fstpunct.apps.correction.model import CorrectionModel
 from fstpunct.apps.rephrase.order import OrderModel
 from fstpunct.cli.main import main
-from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside
+from fstpunct.errors import FstpunctWarning, InputError, ModelError, SavedAside, Unflushed
 from fstpunct.files import (
     Terminated,
     end_on_signals,
@@ -510,6 +510,37 @@ def test_a_folder_that_cannot_be_flushed(error, tmp_path, monkeypatch):
             load()
         save(1)
         assert load().record["version"] == 1
+
+
+@pytest.mark.parametrize("kind", ["channel", "order"])
+def test_a_pair_whose_datas_folder_cannot_be_flushed_says_it_is_written(kind, tmp_path,
+                                                                        monkeypatch):
+    """When only the second flush of the folder fails (EIO), the one after the data's rename,
+    both files are in place: the error says that the data is written and may yet be lost by a
+    crash (Unflushed), not that the record is and the data not, and the new pair loads."""
+    save, load, files, _ = _pair(kind, tmp_path)
+    save(0)
+    old = [p.read_bytes() for p in files]
+    fsync, folders = os.fsync, []
+
+    def second_refused(fd):
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            folders.append(fd)
+            if len(folders) == 2:
+                raise OSError(errno.EIO, os.strerror(errno.EIO))
+        fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", second_refused)
+    with pytest.raises(Unflushed) as caught:
+        save(1)
+    monkeypatch.undo()
+    assert len(folders) == 2
+    assert str(caught.value) == (f"{files[1]}: written, but the folder holding it could not be "
+                                 f"flushed to the disk ({os.strerror(errno.EIO)}): a crash now "
+                                 "may lose it")
+    assert all(p.read_bytes() != before for p, before in zip(files, old))
+    assert leftovers(tmp_path) == []
+    load()
 
 
 @pytest.mark.parametrize("kind", ["channel", "order"])
