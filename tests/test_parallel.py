@@ -408,12 +408,16 @@ def _dies_on(bad: int, x: int) -> int:
 
 
 def test_a_local_worker_killed_stops_the_run_in_one_line():
-    """A local worker that dies (out of memory, kill -9) stops the run with an InputError
-    saying so, which a command prints as one line: it was concurrent.futures'
-    BrokenProcessPool, a traceback."""
+    """A local worker that dies (out of memory, kill -9, a crash) stops the run with an
+    InputError saying so, which a command prints as one line: it was concurrent.futures'
+    BrokenProcessPool, a traceback. It blamed a kill or memory only. The pool then works on
+    with new workers: it kept the broken ones, and its next map failed at once."""
     with LocalPool(2) as pool:
-        with pytest.raises(InputError, match=r"^a worker process ended abruptly \(killed"):
+        with pytest.raises(InputError, match=r"^a worker process ended abruptly \(killed") \
+                as caught:
             list(pool.imap(partial(_dies_on, 3), range(8)))
+        assert "out of memory or crashed)" in str(caught.value)
+        assert list(pool.imap(abs, [-1, 2])) == [1, 2]
 
 
 def _faults_of_big_blocks(_: int) -> int:

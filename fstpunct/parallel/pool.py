@@ -160,16 +160,20 @@ class LocalPool(Pool):
 
     def imap(self, fn: Callable[[T], R], items: Iterable[T], ahead: int | None = None
              ) -> Iterator[R]:
-        """As :meth:`Pool.imap`; a worker that dies (out of memory, killed) stops it with an
-        :class:`~fstpunct.errors.InputError` saying so, not concurrent.futures'
-        BrokenProcessPool (a command's traceback)."""
+        """As :meth:`Pool.imap`; a worker that dies (killed, out of memory, crashed) stops it
+        with an :class:`~fstpunct.errors.InputError` saying so, not concurrent.futures'
+        BrokenProcessPool (a command's traceback). The broken workers are dropped: the pool's
+        next task forks new ones."""
         from concurrent.futures.process import BrokenProcessPool
         try:
             yield from super().imap(fn, items, ahead)
         except BrokenProcessPool:
-            raise InputError("a worker process ended abruptly (killed, out of memory?), and "
-                             "its task with it: the run stopped; fewer jobs need less "
-                             "memory") from None
+            if self._pool is not None:
+                self._pool.shutdown(wait=False)
+                self._pool = None
+            raise InputError("a worker process ended abruptly (killed, out of memory or "
+                             "crashed), and its task with it: the run stopped; if memory ran "
+                             "out, fewer jobs need less") from None
 
     def share(self, name: str, loader: Callable[[], Any]) -> None:
         version = next(_VERSION_NUMBERS)
