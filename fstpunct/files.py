@@ -119,15 +119,16 @@ def _held() -> Iterator[None]:
 
 @contextmanager
 def end_on_signals() -> Iterator[None]:
-    """Within the block, SIGTERM and a hangup (SIGHUP: the terminal closed, unless it was
-    ignored when the block began, as ``nohup`` does) raise :class:`Terminated` in this process
-    and Ctrl-C (SIGINT, unless it was ignored) KeyboardInterrupt, so ``finally`` blocks remove
-    temporary files (a hangup's default ended the process at once, leaving them); the worker
-    processes it forks exit at once on any of them instead, quietly (a terminal sends Ctrl-C to
-    the whole process group, and an idle worker's KeyboardInterrupt printed its traceback).
-    Only the first signal is raised: those after it (Ctrl-C twice, the two hangups of a closed
-    terminal) are ignored, so that cleanup runs to its end (``kill -9`` still ends a cleanup
-    that hangs)."""
+    """Within the block, SIGTERM and a hangup (SIGHUP: the terminal closed) raise
+    :class:`Terminated` in this process and Ctrl-C (SIGINT) KeyboardInterrupt, each unless it
+    was ignored (or had a handler of the caller's) when the block began (``nohup`` ignores a
+    hangup, a shell without job control Ctrl-C in its background jobs), so ``finally`` blocks
+    remove temporary files (a hangup's default ended the process at once, leaving them); the
+    worker processes it forks exit at once on any of them instead, quietly (a terminal sends
+    Ctrl-C to the whole process group, and an idle worker's KeyboardInterrupt printed its
+    traceback). Only the first signal is raised: those after it (Ctrl-C twice, the two hangups
+    of a closed terminal) are ignored, so that cleanup runs to its end (``kill -9`` still ends
+    a cleanup that hangs)."""
     owner, stopping = os.getpid(), False
 
     def handler(signum: int, frame: object) -> None:
@@ -142,9 +143,9 @@ def end_on_signals() -> Iterator[None]:
         else:
             raise _interrupt(signum)
 
-    caught = [signal.SIGTERM] + [signum for signum, default in (
-        (signal.SIGINT, signal.default_int_handler), (_HANGUP, signal.SIG_DFL))
-        if signum is not None and signal.getsignal(signum) is default]
+    caught = [signum for signum, default in (
+        (signal.SIGTERM, signal.SIG_DFL), (signal.SIGINT, signal.default_int_handler),
+        (_HANGUP, signal.SIG_DFL)) if signum is not None and signal.getsignal(signum) is default]
     previous = {signum: signal.signal(signum, handler) for signum in caught}
     try:
         yield

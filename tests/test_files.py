@@ -864,19 +864,21 @@ def test_interrupt_leaves_the_target(tmp_path, signum, status):
     assert target.read_text() == PREVIOUS and leftovers(tmp_path) == []
 
 
-def test_a_hangup_ignored_stays_ignored():
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGTERM])
+def test_a_signal_ignored_stays_ignored(signum):
     """A hangup ignored when the command began (``nohup``) stays ignored while it runs: such a
-    run is meant to outlive its terminal. Else it is caught for the run, and given back after."""
-    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    run is meant to outlive its terminal. Else it is caught for the run, and given back after.
+    So is SIGTERM, as Ctrl-C is: it was caught even when ignored."""
+    before = signal.signal(signum, signal.SIG_IGN)
     try:
         with end_on_signals():
-            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
-        signal.signal(signal.SIGHUP, signal.SIG_DFL)
+            assert signal.getsignal(signum) is signal.SIG_IGN
+        signal.signal(signum, signal.SIG_DFL)
         with end_on_signals():
-            assert signal.getsignal(signal.SIGHUP) not in (signal.SIG_DFL, signal.SIG_IGN)
-        assert signal.getsignal(signal.SIGHUP) is signal.SIG_DFL
+            assert signal.getsignal(signum) not in (signal.SIG_DFL, signal.SIG_IGN)
+        assert signal.getsignal(signum) is signal.SIG_DFL
     finally:
-        signal.signal(signal.SIGHUP, before)
+        signal.signal(signum, before)
 
 
 def _children(pid: int) -> list[int]:
