@@ -398,3 +398,16 @@ def test_nested_parsers_train_on_the_third_folds_and_choose_their_epoch_there(tm
     with pytest.raises(InputError, match="folds 0, 1: no dev sentence"):
         nested_jackknifed(every, folds, [], "tokens", 1, tmp_path / "x",
                           held_dev=flags[:6] + [False] * 3, epochs=1)
+
+
+def test_a_weighting_it_cannot_use_is_refused_before_any_fold_trains(tmp_path, train_calls):
+    gold = relatives("g", 4, drop=(1, 4))
+    folds = [0, 0, 1, 1]
+    with pytest.raises(InputError, match="^3 arc weightings given for 4 training sentences$"):
+        jackknifed(gold, folds, gold, "tokens", 1, tmp_path, epochs=1, learning="local",
+                   arc_weights=[None] * 3)
+    # a weight train cannot use, in fold 1's sentences: refused before fold 0 trains
+    with pytest.raises(InputError, match="training sentence 4's word 2 has 2.5"):
+        jackknifed(gold, folds, gold, "tokens", 1, tmp_path, epochs=1, learning="local",
+                   arc_weights=[None, None, None, {2: 2.5}])
+    assert train_calls == []

@@ -19,7 +19,7 @@ from ..ud.treebank import Sentence, universal, with_arcs
 from ..wording import counted
 from .decode import parse
 from .model import Model
-from .train import resolved_defaults, train, train_settings
+from .train import check_arc_weights, resolved_defaults, train, train_settings
 
 __all__ = ["jackknifed", "nested_jackknifed", "checked_flags", "checked_extra", "fold_parts",
            "cut_relations", "digest", "weights_digest"]
@@ -223,9 +223,7 @@ class _Jackknife:
             if [w.form for w in s.words] != [w.form for w in p.words]:
                 raise InputError(f"sentence {j + 1} to parse ({p.sent_id}) has other words than "
                                  f"its training sentence ({s.sent_id})")
-        if arc_weights is not None and len(arc_weights) != len(sentences):
-            raise InputError(f"{counted(len(arc_weights), 'arc weighting')} given for "
-                             f"{counted(len(sentences), 'sentence')}")
+        check_arc_weights(arc_weights, len(sentences))
         if held_dev is None and not dev:  # (with held_dev, fold_parts needs one in each fold)
             raise InputError("no dev sentence to choose the parsers' epoch")
         self.sentences, self.folds, self.dev, self.held = sentences, folds, dev, held_dev

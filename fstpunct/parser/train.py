@@ -39,7 +39,7 @@ from .search import search, trail
 from .transitions import LeftArc, RightArc, State, initial
 
 __all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
-           "resolved_defaults", "step_weights", "train", "train_settings"]
+           "check_arc_weights", "resolved_defaults", "step_weights", "train", "train_settings"]
 
 #: ``local``: update on every wrong transition along the gold path (beam 1 only); ``early``:
 #: decode with the current weights and update when the gold path falls off the beam.
@@ -104,11 +104,15 @@ def _gold_states(model: Model, inp: Input, actions: np.ndarray) -> list[State]:
 
 
 def step_weights(model: Model, inp: Input, ids: Sequence[int], actions: np.ndarray,
-                 arc_weights: Mapping[int, int]) -> np.ndarray:
+                 arc_weights: Mapping[int, int], states: Sequence[State] | None = None
+                 ) -> np.ndarray:
     """The weight of each gold step: an arc's is ``arc_weights``' for its dependent's
-    CoNLL-U word id (``ids``: of the parsed tokens), 1 if it has none; a shift's is 1."""
+    CoNLL-U word id (``ids``: of the parsed tokens), 1 if it has none; a shift's is 1
+    (``states``: the gold configurations, :func:`_gold_states`', if already worked out)."""
     out = np.ones(len(actions), np.int32)
-    for t, (state, a) in enumerate(zip(_gold_states(model, inp, actions), actions)):
+    if states is None:
+        states = _gold_states(model, inp, actions)
+    for t, (state, a) in enumerate(zip(states, actions)):
         step = model.transitions[a]
         if isinstance(step, (LeftArc, RightArc)):
             _, dependent = step.joined(state)
@@ -116,7 +120,7 @@ def step_weights(model: Model, inp: Input, ids: Sequence[int], actions: np.ndarr
     return out
 
 
-def _check_arc_weights(arc_weights: Sequence[Mapping[int, int] | None] | None, n: int
+def check_arc_weights(arc_weights: Sequence[Mapping[int, int] | None] | None, n: int
                        ) -> None:
     """An :class:`~fstpunct.errors.InputError` unless ``arc_weights`` is None or one weighting
     for each of ``n`` training sentences, its weights integers of at least 1."""
@@ -141,7 +145,7 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
     (``lowercase``: a case-free model, its words lower-cased; ``arc_weights``: one per
     sentence, ``{word id: weight}`` of the arcs attaching those words, integers of at least 1,
     :func:`step_weights`, or None: all 1; else an :class:`~fstpunct.errors.InputError`)."""
-    _check_arc_weights(arc_weights, len(train_sents))
+    check_arc_weights(arc_weights, len(train_sents))
     preps = [prepare(s, mode, gold=True, version=props_version) for s in train_sents]
     weighting = [None] * len(preps) if arc_weights is None else arc_weights
     words = Counter(f.lower() if lowercase else f for p in preps for f in p.forms)
@@ -164,7 +168,7 @@ def build(train_sents: Sequence[Sentence], mode: str, min_count: int = 1,
         raw.append((inp, actions, model.feature_keys(states, inp),
                     np.array([model.legality(s, inp.marks) for s in states], np.int8),
                     None if weights is None else step_weights(model, inp, p.ids, actions,
-                                                              weights)))
+                                                              weights, states)))
     if not raw:
         raise InputError("no training sentence could be used")
     keys, counts = np.unique(np.concatenate([r[2].ravel() for r in raw]), return_counts=True)
@@ -270,7 +274,7 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     if arc_weights is not None and learning != "local":
         raise InputError("arc weights weigh the updates of local learning (beam 1): "
                          f"not {learning} update")
-    _check_arc_weights(arc_weights, len(train_sents))  # (build's check, before out is touched)
+    check_arc_weights(arc_weights, len(train_sents))  # (build's check, before out is touched)
     model_target(out, FILES, KIND)
 
     def say(msg: str) -> None:
