@@ -356,7 +356,16 @@ def ship(lang: str, pick: dict) -> None:
     """Make ``choose``'s ``pick`` the text path's default in ``fstpunct/models/L/text/``: its
     model there (none for the shipped model itself, which the text path then uses) and, for a
     weight below 1, its CRF as ``crf/`` and the weight in ``mixture.json``
-    (:meth:`fstpunct.Model.text_mixture`)."""
+    (:meth:`fstpunct.Model.text_mixture`). A pick chosen with another decoder than the text
+    path's (:data:`~fstpunct.api.model.TEXT_DECODER`) is refused in one line, exit 2: shipped,
+    it would decode otherwise than it was chosen (picks recorded before ``choose`` recorded its
+    decoder have none)."""
+    decoder = pick.get("decoder", TEXT_DECODER)
+    if decoder != TEXT_DECODER:
+        print(f"text_restoration.py ship: {lang}'s pick was chosen with the {decoder} decoder, "
+              f"the text path decodes with {TEXT_DECODER}: choose again with --decoder "
+              f"{TEXT_DECODER}", file=sys.stderr)
+        raise SystemExit(2)
     folder = BUNDLED / lang / TEXT_MODEL
     if folder.is_dir():
         shutil.rmtree(folder)

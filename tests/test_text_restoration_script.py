@@ -89,6 +89,19 @@ def test_ship_bundles_the_pick(script, tmp_path, monkeypatch):
     assert not text.exists()  # the model itself, alone: nothing in text/
 
 
+def test_ship_refuses_a_pick_chosen_with_another_decoder(script, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(script, "BUNDLED", tmp_path / "models")
+    (tmp_path / "models" / "xx" / "text").mkdir(parents=True)
+    with pytest.raises(SystemExit) as stop:
+        script.ship("xx", {"model": str(tmp_path / "models" / "xx"), "weight": 1.0,
+                           "method": "+NC", "edit_distance": 9, "decoder": "slot"})
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == (
+        "text_restoration.py ship: xx's pick was chosen with the slot decoder, the text path "
+        "decodes with balanced: choose again with --decoder balanced\n")
+    assert (tmp_path / "models" / "xx" / "text").is_dir()  # what was shipped before is kept
+
+
 def test_unpaired_counts_the_sentences_with_a_mark_without_its_partner(script):
     gold = list(read_file(SAMPLE))
     paired = [s for s in gold if any(w.form == "(" for w in s.words)][:1]
