@@ -329,10 +329,9 @@ def _absorbed(sent: Sentence, tokens: Sequence[OutToken]) -> list[OutToken]:
     out: list[OutToken] = []
     gone: dict[int, int] = {}  # input ID of a dropped token -> its head
     for k, tok in enumerate(tokens):
-        before = tokens[k - 1] if k else None
-        after_dot = (before is not None and word(before)
-                     and abbreviation_stem(before.fields[1]) is not None)
-        if not word(tok) and absorbs(after_dot, [tok.fields[1]]):
+        if not word(tok) and absorbs(k > 0 and word(tokens[k - 1])
+                                     and abbreviation_stem(tokens[k - 1].fields[1]) is not None,
+                                     (tok.fields[1],)):
             if tok.old_id is not None:
                 gone[tok.old_id] = tok.head
             continue

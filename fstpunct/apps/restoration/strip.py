@@ -262,12 +262,12 @@ def insert(stripped: Sentence, insertions: Sequence[Insertion]) -> Sentence:
     misc = [ln.fields[9] for ln in stripped.lines]
     new_tokens: dict[int, list[_New]] = {}
     for i, items in _gaps(stripped, insertions, tokens).items():
+        forms = [tok for tok, _ in items]
         after_dot = bool(i) and abbreviation_stem(stripped.lines[carrier[i]].fields[1]) is not None
-        if absorbs(after_dot, [tok for tok, _ in items]):
-            items = items[1:]
+        if absorbs(after_dot, forms):
+            items, forms = items[1:], forms[1:]
             if not items:
                 continue
-        forms = [tok for tok, _ in items]
         space = i == 0 or space_after(misc[carrier[i]])
         if i and space and forms[0] in NO_SPACE_BEFORE:
             misc[carrier[i]] = with_space_after(misc[carrier[i]], False)
