@@ -141,6 +141,7 @@ def test_corrected_slots_and_their_arcs():
     assert slot_arc_weights(s, [2], 3) == {2: 3, 4: 3, 5: 3}
     assert slot_arc_weights(s, [1], 2) == {1: 2, 2: 2}  # I ends there; I and think beside it
     assert slot_arc_weights(s, [], 3) == {}
+    assert slot_arc_weights(s, iter([1, 2]), 3) == {1: 3, 2: 3, 4: 3, 5: 3}  # one pass
 
 
 def test_corrected_slots_leave_slot_0_out():

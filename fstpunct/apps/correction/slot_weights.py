@@ -40,6 +40,5 @@ def slot_arc_weights(sent: Sentence, slots: Iterable[int], k: int) -> dict[int, 
     before it): the roots of the constituents at the slot (their subtree ends or starts there)
     and the words either side of it. Punctuation tokens get none."""
     ss = to_slots(sent)
-    nodes = {node for i in slots for node, _ in ss.members[i]} | \
-        {w for i in slots for w in (i - 1, i)}
-    return {ss.word_ids[node]: k for node in sorted(nodes)}
+    nodes = {node for i in slots for node in (i - 1, i, *(n for n, _ in ss.members[i]))}
+    return {ss.word_ids[node]: k for node in nodes}
