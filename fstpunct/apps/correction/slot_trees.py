@@ -137,7 +137,7 @@ class Trees:
 def inner_slots(trees: Trees, gold: Sequence[tuple[str, ...]]) -> list[tuple[str, str]]:
     """The (slot class, tree kind) of every inner slot of a learner sentence (``trees``): its
     :func:`slot_class` from the learner's string (:attr:`Trees.learner`) and the gold one
-    (``gold``), and :meth:`Trees.kind`."""
+    (``gold``), and :attr:`Trees.inner_kinds`."""
     return list(zip((slot_class(x, y) for x, y in zip(trees.learner, gold)),
                     trees.inner_kinds))
 
