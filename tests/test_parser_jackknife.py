@@ -1,5 +1,7 @@
 """Jackknifed parses: each fold parsed by the parser trained on the other folds only."""
 import shutil
+from collections.abc import Callable
+from typing import TypeVar
 
 import pytest
 from learner_pairs import PLAIN, RELATIVE, bare, conll, sentences
@@ -22,6 +24,7 @@ GOLD = [4, 3, 1, 0, 4, 4]  # "Peter who runs is here ." (the relative clause wit
 CHAIN = [2, 3, 4, 5, 0, 5]  # every word headed by the next, the period by the last word
 # two folds of four sentences, and the sentences flagged as held-out dev data (one per fold)
 FOLDS, FLAGS = [0, 0, 0, 0, 1, 1, 1, 1], [False, False, True, False, True, False, False, False]
+T = TypeVar("T")
 
 
 def relatives(prefix: str, n: int, drop: tuple[int, ...] = ()) -> list[Sentence]:
@@ -67,24 +70,21 @@ def test_bad_folds(tmp_path, folds, says):
         jackknifed(three, folds, three, "tokens", 1, tmp_path)
 
 
-def spied_training(monkeypatch) -> dict[int, tuple[list[str], list[str]]]:
-    """Each fold's training and dev sent_ids, filled as :func:`jackknifed` trains its parsers."""
-    seen: dict[int, tuple[list[str], list[str]]] = {}
-    real = jackknife.train
+def per_fold(train_calls: list[dict], what: Callable[[dict], T]) -> dict[int, T]:
+    """``what`` of each fold's last parser training among ``train_calls`` (conftest's)."""
+    return {call["info"]["jackknife_fold"]: what(call) for call in train_calls}
 
-    def spied(rest, dev, *args, info, **more):
-        seen[info["jackknife_fold"]] = ([s.sent_id for s in rest], [s.sent_id for s in dev])
-        return real(rest, dev, *args, info=info, **more)
 
-    monkeypatch.setattr(jackknife, "train", spied)
-    return seen
+def sent_ids(call: dict) -> tuple[list[str], list[str]]:
+    """A parser training's training and dev sent_ids (a call of conftest's train_calls)."""
+    return [s.sent_id for s in call["train_sents"]], [s.sent_id for s in call["dev_sents"]]
 
 
 def test_held_dev_flags_choose_the_other_folds_epochs_and_train_nothing(tmp_path,
-                                                                        monkeypatch):
+                                                                        train_calls):
     every = relatives("s", 8)
-    seen = spied_training(monkeypatch)
     parsed = jackknifed(every, FOLDS, [], "tokens", 1, tmp_path, held_dev=FLAGS, epochs=1)
+    seen = per_fold(train_calls, sent_ids)
     # fold 0's parser: trained on fold 1's unflagged sentences, its epoch chosen on fold 1's
     # flagged one; no sentence of fold 0 seen (and the other way round)
     assert seen == {0: (["s5", "s6", "s7"], ["s4"]), 1: (["s0", "s1", "s3"], ["s2"])}
@@ -255,15 +255,14 @@ def test_a_parser_cut_short_is_not_reused(tmp_path, monkeypatch):
     assert jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3) == first
 
 
-def test_extra_sentences_train_every_fold_and_are_not_parsed(tmp_path, monkeypatch):
+def test_extra_sentences_train_every_fold_and_are_not_parsed(tmp_path, train_calls):
     """``extra`` (e.g. another treebank's train split) joins each fold's training sentences,
     never its dev ones, and is not parsed; a parser saved without them is not reused."""
     every, extra = relatives("s", 8), relatives("e", 2)
-    seen = spied_training(monkeypatch)
     jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "plain", held_dev=FLAGS, epochs=1)
     parsed = jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "extra", held_dev=FLAGS,
                         epochs=1, extra=extra)
-    assert seen == {0: (["s5", "s6", "s7", "e0", "e1"], ["s4"]),
+    assert per_fold(train_calls, sent_ids) == {0: (["s5", "s6", "s7", "e0", "e1"], ["s4"]),
                     1: (["s0", "s1", "s3", "e0", "e1"], ["s2"])}
     assert [s.sent_id for s in parsed] == [s.sent_id for s in every]
     assert Model.load(tmp_path / "extra" / "fold0").info["train_sentences"] == 5
@@ -314,7 +313,7 @@ def test_cut_relations_cuts_what_the_inventory_lacks_to_its_base():
     assert cut_relations(extra, inventory | {"acl"})[1] == {"advmod:emph": 1, "acl:relcl": 1}
 
 
-def test_cut_relations_follow_each_folds_own_learner_training_sentences(tmp_path, monkeypatch):
+def test_cut_relations_follow_each_folds_own_learner_training_sentences(tmp_path, train_calls):
     """With ``cut``, each fold's copy of ``extra`` is cut to the relations of that fold's
     training sentences (not its dev ones, nor the jackknifed sentences of its own fold): fold
     1's training sentences (fold 0's unflagged s0, s1, s3) use no advmod:emph, though its dev
@@ -325,24 +324,21 @@ def test_cut_relations_follow_each_folds_own_learner_training_sentences(tmp_path
                               for k in range(8)))
     assert [s.sent_id for s, f in zip(every, FLAGS) if f] == ["s2", "s4"]
     extra = sentences(conll(emph, "e0"))
-    trained: dict[int, list[list[str]]] = {}
-    real = jackknife.train
 
-    def spied(rest, dev, *args, info, **more):
-        trained[info["jackknife_fold"]] = [[w.deprel for w in s.words] for s in rest]
-        return real(rest, dev, *args, info=info, **more)
+    def trained() -> dict[int, list[list[str]]]:
+        return per_fold(train_calls, lambda call: [[w.deprel for w in s.words]
+                                                   for s in call["train_sents"]])
 
-    monkeypatch.setattr(jackknife, "train", spied)
     before = "".join(s.text() for s in every + extra)
     jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "cut", held_dev=FLAGS, epochs=1,
                extra=extra, cut=True)
-    assert trained[0][-1][2] == "advmod:emph" and trained[1][-1][2] == "advmod"
+    assert trained()[0][-1][2] == "advmod:emph" and trained()[1][-1][2] == "advmod"
     assert "".join(s.text() for s in every + extra) == before
     assert [Model.load(tmp_path / "cut" / f"fold{k}").info["relations_cut"] for k in (0, 1)] \
         == [{}, {"advmod:emph": 1}]
     jackknifed(every, FOLDS, [], "tokens", 1, tmp_path / "whole", held_dev=FLAGS, epochs=1,
                extra=extra)
-    assert trained[1][-1][2] == "advmod:emph"
+    assert trained()[1][-1][2] == "advmod:emph"
     assert Model.load(tmp_path / "whole" / "fold1").info["relations_cut"] is None
     for work, cut in (("whole", True), ("cut", False)):
         with pytest.raises(InputError, match="relations_cut"):
