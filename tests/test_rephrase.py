@@ -28,6 +28,11 @@ def es():
     return load_model("es"), OrderModel.load(order_path("es")), dev
 
 
+@pytest.fixture(scope="module")
+def en():
+    return load_model("en")
+
+
 def words(sent):
     return [w.form for w in sent.words if not w.is_punct]
 
@@ -76,10 +81,10 @@ def test_keeping_the_order_changes_no_word(es):
         assert [w.form for w in new.words] == [w.form for w in orig.words]
 
 
-def test_deletion_regenerates_the_punctuation():
+def test_deletion_regenerates_the_punctuation(en):
     sent = list(read_file(DATA / "arthur.conllu"))
     options = Options("full", permute=False, delete=frozenset({"appos"}))
-    (full,) = rephrase(sent, load_model("en"), None, options)
+    (full,) = rephrase(sent, en, None, options)
     assert full.comments[-3] == "# text = Hail the king."
     assert [w.form for w in full.words] == ["Hail", "the", "king", "."]
     assert problems([w.form for w in full.words]) == []
@@ -154,11 +159,11 @@ AT_NINE = """# sent_id = nine
 
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("delete", [frozenset(), frozenset({"obl:tmod"})])
-def test_no_method_writes_a_point_after_an_abbreviations_dot(method, delete):
+def test_no_method_writes_a_point_after_an_abbreviations_dot(en, method, delete):
     """Hand-made: with ``yesterday`` deleted, ``p.m.`` ends the sentence; every method writes
     ``at 9 p.m.``, never ``p.m. .`` (ud.slots.absorbs: the rule of restoration's writer)."""
     options = Options(method, permute=False, delete=delete)
-    outs = rephrase(read_conllu(io.StringIO(AT_NINE)), load_model("en"), None, options)
+    outs = rephrase(read_conllu(io.StringIO(AT_NINE)), en, None, options)
     for out in outs:
         forms = [w.form for w in out.words]
         assert forms[:5] == ["We", "left", "at", "9", "p.m."]
@@ -277,12 +282,12 @@ class _Writes:
 
 
 @pytest.mark.parametrize("point", [".", "..."])
-def test_the_final_point_is_pinned_to_the_root(point):
+def test_the_final_point_is_pinned_to_the_root(en, point):
     from fstpunct.apps.rephrase.underlying import Mark, pinned_final_point
     from fstpunct.ud.slots import to_slots
     (sent,) = read_conllu(io.StringIO(SHE_LEFT.replace("\t.\t.\t", f"\t{point}\t{point}\t")))
     slots, line = to_slots(sent), sent.lines[-1]
-    model = load_model("en")
+    model = en
     absorbed, surfaced = Mark(point, None, (1, 1, 0)), Mark(point, line, (4, 1, 0))
     marks = [((), ()), ((), (absorbed,)), ((), ()), ((), ()), ((), (surfaced,))]
     pinned = pinned_final_point(model, slots, _carried(marks), _Writes())
@@ -300,21 +305,21 @@ def test_the_final_point_is_pinned_to_the_root(point):
         _carried(marks).marks
 
 
-def test_a_rare_final_point_is_pinned_to_the_root_too():
+def test_a_rare_final_point_is_pinned_to_the_root_too(en):
     from fstpunct.apps.rephrase.underlying import Mark, pinned_final_point
     from fstpunct.ud.slots import UNK, to_slots
     (sent,) = read_conllu(io.StringIO(SHE_LEFT.replace("\t.\t.\t", "\t!!!!\t!!!!\t")))
     slots, line = to_slots(sent), sent.lines[-1]
     marks = [((), ()), ((), ()), ((), ()), ((), ()), ((), (Mark(UNK, line, (4, 1, 0)),))]
-    pinned = pinned_final_point(load_model("en"), slots, _carried(marks), _Writes())
+    pinned = pinned_final_point(en, slots, _carried(marks), _Writes())
     assert pinned.marks[1] == ((), (Mark(UNK, line, (1, 1, 0)),)) and pinned.marks[4] == ((), ())
 
 
-def test_an_absorbed_mark_without_partner_is_dropped():
+def test_an_absorbed_mark_without_partner_is_dropped(en):
     from fstpunct.apps.rephrase.underlying import Mark, without_phantom_orphans
     from fstpunct.ud.slots import to_slots
     (sent,) = read_conllu(io.StringIO(SHE_LEFT))
-    slots, model = to_slots(sent), load_model("en")
+    slots, model = to_slots(sent), en
     opening, closing = Mark("(", sent.lines[0], (2, 0, 0)), Mark(")", sent.lines[1], (3, 1, 0))
     phantom = Mark(")", None, (4, 1, 0))
     marks = [((), ()), ((), ()), ((opening,), ()), ((), (closing,)), ((), (phantom,))]
@@ -429,11 +434,11 @@ COME = """# sent_id = come
 
 
 @pytest.mark.parametrize("balance", [True, False])
-def test_a_shortened_sentence_prints_the_absorbed_partner_of_an_orphan(balance):
+def test_a_shortened_sentence_prints_the_absorbed_partner_of_an_orphan(en, balance):
     # the closing quote of a quotation opened in the previous sentence: for the model, the
     # root's pair (“, . ”) with the “ absorbed by the channel
     sent = list(read_conllu(io.StringIO(COME)))
-    (out,) = rephrase(sent, load_model("en"), None,
+    (out,) = rephrase(sent, en, None,
                       Options("full", permute=False, best_surface=True, balance=balance,
                               delete=frozenset({"parataxis"})))
     forms = [w.form for w in out.words]
@@ -464,9 +469,9 @@ def test_printed_partners_prints_only_the_partner_of_a_surface_orphan():
     assert printed_partners(slots, marks, {0, 1, 2, 3, 4}, symmetric) == (marks, frozenset())
 
 
-def test_a_settled_slot_takes_the_most_probable_surface_even_when_sampling():
+def test_a_settled_slot_takes_the_most_probable_surface_even_when_sampling(en):
     from fstpunct.apps.rephrase.underlying import Aligner, Mark, write_slots
-    channel = load_model("en").channel
+    channel = en.channel
     opening = Mark("“", None, (0, 0, 0))
     marks = [((opening,), ()), ((), (Mark(".", None, (1, 1, 0)),))]
     observed = {((-1, 0, 0), (0, 0, 0)): (0,)}  # the input printed no “ there
@@ -502,10 +507,10 @@ def test_only_sentences_with_a_surface_orphan_take_a_balanced_t_prime(es):
 
 
 
-def test_a_balanced_t_prime_explains_an_orphan_by_an_absorbed_partner():
+def test_a_balanced_t_prime_explains_an_orphan_by_an_absorbed_partner(en):
     sent = [s for s in treebank("en", "test").sentences() if s.words[0].form == "It" and
             [w.form for w in s.words[1:4]] == ["read", ",", '"']]
-    model = load_model("en")
+    model = en
     (plain,), (balanced,) = (underlying(sent, model, balanced=b) for b in (False, True))
     node = [w.form for w in sent[0].words if not w.is_punct].index("condemn")
 
@@ -552,13 +557,13 @@ def test_a_sentences_rephrasings_do_not_depend_on_its_neighbours(es, method):
     assert alone == _at(sents[:12], 6, model, order, options, chunk=1)
 
 
-def test_a_balanced_t_prime_does_not_depend_on_the_other_orphans():
+def test_a_balanced_t_prime_does_not_depend_on_the_other_orphans(en):
     """A sentence with an orphaned quote draws its balanced T′ from its own stream: the same
     whether or not another such sentence precedes it (the balanced draws were one stream for
     all such sentences of a chunk)."""
     come = list(read_conllu(io.StringIO(COME)))
     plain = list(read_file(DATA / "arthur.conllu"))[:1]
-    model = load_model("en")
+    model = en
     options = Options("full", seed=4, samples=6, permute=False, tree="sample",
                       delete=frozenset({"parataxis"}))
     alone = _at([*plain * 3, *come], 3, model, None, options)
