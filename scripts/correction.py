@@ -2623,12 +2623,13 @@ def jackknife(args: argparse.Namespace) -> None:
     sentence's tree at the inner slots its isomorphic correction punctuates or edits
     (:func:`~fstpunct.apps.correction.slot_weights.slot_arc_weights`; beam 1, whose local
     learning it weighs), the other sentences' and arcs' by 1."""
-    if args.weight_slots is not None and args.weight_slots < 2:
-        _fail(f"jackknife: --weight-slots {args.weight_slots}: a weight of at least 2 "
-              "(1 weighs nothing)")
-    if args.weight_slots is not None and args.beam != 1:
-        _fail("jackknife: --weight-slots weighs the updates of local learning, at beam 1: "
-              f"not --beam {args.beam}")
+    if args.weight_slots is not None:
+        if args.weight_slots < 2:
+            _fail(f"jackknife: --weight-slots {args.weight_slots}: a weight of at least 2 "
+                  "(1 weighs nothing)")
+        if args.beam != 1:
+            _fail("jackknife: --weight-slots weighs the updates of local learning, at beam 1: "
+                  f"not --beam {args.beam}")
     if args.cut_relations and not args.add_train:
         _fail("jackknife: --cut-relations cuts the relations of --add-train's sentences: give "
               "--add-train")
@@ -2652,8 +2653,8 @@ def jackknife(args: argparse.Namespace) -> None:
     tagged = tag_jackknifed(text, k, dev, folds=folds, held_dev=held_dev, punct=False,
                             epochs=6, min_count=2, extra=extra,
                             log=lambda m: print(f"tagger {m}", flush=True)) if args.tags else None
-    weights = corrected_arc_weights(data, splits, text, args.weight_slots) \
-        if args.weight_slots else None
+    weights = None if args.weight_slots is None else \
+        corrected_arc_weights(data, splits, text, args.weight_slots)
     parsed = (nested_jackknifed if args.nested else jackknifed)(
         text, folds, dev, args.mode, args.beam, args.work, epochs=args.epochs, held_dev=held_dev,
         parsed=tagged, extra=extra, cut=args.cut_relations, arc_weights=weights)
