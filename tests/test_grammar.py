@@ -353,16 +353,8 @@ def test_edit_counts_are_read_once(saved_en, monkeypatch):
     records (it read the file a second time for the digest)."""
     en, folder = saved_en
     shape = en.channel.phi.shape
-    opened = []
-    real_open = Path.open
-
-    def counted(self, *args, **kwargs):
-        if self.name == "edits.npy":
-            opened.append(self)
-        return real_open(self, *args, **kwargs)
-
-    monkeypatch.setattr(Path, "open", counted)
-    assert (load_edit_counts(folder, shape) == 1).all() and opened == [folder / "edits.npy"]
+    opened = counted_reads(monkeypatch, "open")
+    assert (load_edit_counts(folder, shape) == 1).all() and opened.count("edits.npy") == 1
 
 
 def test_the_recorded_edit_counts_digest_is_of_the_files_written(tmp_path, monkeypatch):
