@@ -85,7 +85,7 @@ _TEMPORARIES: set[Path] = set()  # the temporaries of outputs being written, not
 
 _HANGUP = getattr(signal, "SIGHUP", None)  # a closed terminal's signal, where there is one
 
-_held_back: list[int] | None = None  # within _held(): the signals caught, the first raised after
+_held_back: int | None = None  # within _held(): the signal caught, raised after (0: none yet)
 
 
 class Terminated(BaseException):
@@ -108,13 +108,13 @@ def _held() -> Iterator[None]:
     """Within the block (not nested), a signal :func:`end_on_signals` catches is held back and
     raised when the block ends, however it ends: what the block does is not cut in two."""
     global _held_back
-    _held_back = []
+    _held_back = 0
     try:
         yield
     finally:
         caught, _held_back = _held_back, None
         if caught:
-            raise _interrupt(caught[0])
+            raise _interrupt(caught)
 
 
 @contextmanager
@@ -132,6 +132,7 @@ def end_on_signals() -> Iterator[None]:
     owner, stopping = os.getpid(), False
 
     def handler(signum: int, frame: object) -> None:
+        global _held_back
         nonlocal stopping
         if os.getpid() != owner:
             os._exit(128 + signum)
@@ -139,7 +140,7 @@ def end_on_signals() -> Iterator[None]:
             return
         stopping = True
         if _held_back is not None:
-            _held_back.append(signum)
+            _held_back = signum
         else:
             raise _interrupt(signum)
 
