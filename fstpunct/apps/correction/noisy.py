@@ -109,9 +109,14 @@ def with_slot(ss: SlotSentence, i: int, y: Strings) -> SlotSentence:
     """``ss`` with slot ``i``'s scored string set to ``y`` as the writer writes it
     (:func:`as_written`; its :data:`ABBV` tokens kept in front, where
     :func:`~fstpunct.ud.slots.to_slots` puts them)."""
+    return _placed(ss, i, as_written(ABBV in ss.slots[i], y))
+
+
+def _placed(ss: SlotSentence, i: int, shown: Strings) -> SlotSentence:
+    """``ss`` with slot ``i``'s scored string set to ``shown``, a string as written (not put
+    through :func:`as_written` again: it is not idempotent), its :data:`ABBV` tokens in front."""
     abbv = tuple(t for t in ss.slots[i] if t == ABBV)
-    slot = abbv + as_written(bool(abbv), y)
-    return replace(ss, slots=ss.slots[:i] + (slot,) + ss.slots[i + 1:])
+    return replace(ss, slots=ss.slots[:i] + (abbv + shown,) + ss.slots[i + 1:])
 
 
 @dataclass
@@ -141,22 +146,22 @@ def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotS
             variants[key] = len(todo)
             todo.append(ss)
         return variants[key]
-    plan: list[tuple[list[Strings], list[list[Strings]], int, list[list[int]]]] = []
+    plan: list[tuple[list[Strings], list[list[Strings]], list[list[Strings]], int,
+                     list[list[int]]]] = []
     for j, ss in enumerate(sentences):
         xs = slot_strings(ss)
         cands = [errors.candidates(x) for x in xs]
-        plan.append((xs, cands, index(j, ss),
-                     [[index(j, with_slot(ss, i, y)) for y in c] for i, c in enumerate(cands)]))
+        written = [[as_written(ABBV in ss.slots[i], y) for y in c] for i, c in enumerate(cands)]
+        plan.append((xs, cands, written, index(j, ss),
+                     [[index(j, _placed(ss, i, w)) for w in ws] for i, ws in enumerate(written)]))
     logs = log_probs(model, todo)
-    for ss, (_, _, base, _) in zip(sentences, plan):
+    for ss, (_, _, _, base, _) in zip(sentences, plan):
         if not np.isfinite(logs[base]):
             raise InputError(f"{ss.place}: the learner's sentence has probability 0 under the "
                              f"prior: no gain of its slots is defined")
-    return [SlotScores(xs, [[as_written(ABBV in slot, y) for y in c]
-                            for slot, c in zip(ss.slots, cands)],
-                       [logs[v] - logs[base] for v in ids],
+    return [SlotScores(xs, written, [logs[v] - logs[base] for v in ids],
                        [np.array([errors.log_p(x, y) for y in c]) for x, c in zip(xs, cands)])
-            for ss, (xs, cands, base, ids) in zip(sentences, plan)]
+            for xs, cands, written, base, ids in plan]
 
 
 def decisions(s: SlotScores, weight: float) -> list[Strings]:
