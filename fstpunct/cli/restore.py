@@ -141,6 +141,7 @@ def run(args: argparse.Namespace) -> int:
     for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
         p.expect_mode("removed", "restoration with a parser")
     with chosen_pool(args) as pool:
+        pipeline = None  # --crf's or --trivial's, read only when a sentence needs it
         if args.trivial or args.crf:
             method = (Trivial.load(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
@@ -174,14 +175,6 @@ def run(args: argparse.Namespace) -> int:
             out = restored_text(progress(sentences, "restore", quiet=args.quiet), method,
                                 parsers, args.beam, pipeline, args.text, pool=pool,
                                 width=args.width)
-            write_output(args, out, sentences)
-            if args.lang is not None and not args.text and not pipeline.cache_info().currsize:
-                # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or
-                # --parser to parse it): --lang was unused, as is known only now (a refusal
-                # before the run would refuse input without trees too)
-                args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: no "
-                             "sentence needed the tagger or parser it picks")
-            return 0
         elif args.line_buffered:
             model, reader = model_and_text(args)
             write_each(noted(args, model.restore_lines(
@@ -197,6 +190,13 @@ def run(args: argparse.Namespace) -> int:
                                 tagger=args.tagger, text_model=not args.model,
                                 width=args.width, **given)
         write_output(args, out, sentences)
+    if (pipeline is not None and args.lang is not None and not args.text
+            and not pipeline.cache_info().currsize):
+        # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or
+        # --parser to parse it): --lang was unused, as is known only now (a refusal before the
+        # run would refuse input without trees too)
+        args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: no sentence "
+                     "needed the tagger or parser it picks")
     return 0
 
 
