@@ -267,6 +267,13 @@ def printed(lang: str, method: Restorer, line: str) -> str:
     return "".join(text_lines(out)).strip()
 
 
+def row_decoder(row: dict) -> str:
+    """The exact decoder ``choose``'s ``row`` was decoded with: its own, or slot for a row from
+    before choose recorded one (``ship`` alone reads a missing one otherwise: such a pick ships
+    as before)."""
+    return row.get("decoder", "slot")
+
+
 def constrain(path: Path, line: str, want: str) -> None:
     """``choose``'s rows in ``path`` (one language) again, each with what it prints for the
     plain-text ``line`` (decoded as the row was: its ``decoder``; rows from before choose
@@ -276,7 +283,7 @@ def constrain(path: Path, line: str, want: str) -> None:
             if "weight" in r and not r.get("chosen") and r["weight"] > 0]
     kept = []
     for r in rows:
-        method = restorer(r["lang"], r["model"], r["weight"], r["crf"], r.get("decoder", "slot"))
+        method = restorer(r["lang"], r["model"], r["weight"], r["crf"], row_decoder(r))
         r = {**r, "example": printed(r["lang"], method, line)}
         print(json.dumps(r, ensure_ascii=False), flush=True)
         if r["example"] == want:
@@ -439,7 +446,7 @@ def main() -> None:
             model, mix, crf = (pick["model"], None if pick["weight"] == 1 else pick["weight"],
                                pick.get("crf", CRF)) if pick else (args.model, args.mix, args.crf)
             run(lang, model, args.method, not args.no_baselines, args.split, mix, args.parsers,
-                crf, args.decoder or (pick or {}).get("decoder"))
+                crf, args.decoder or (row_decoder(pick) if pick else None))
     elif args.command == "constrain":
         constrain(args.chosen, *args.must_print)
     elif args.command == "ship":

@@ -210,3 +210,9 @@ def test_constrain_and_run_chosen_decode_as_the_pick_was_chosen(script, monkeypa
     assert asked == ["balanced"]
     assert {json.loads(x)["decoder"] for x in capsys.readouterr().out.splitlines()} == {
         "exact balanced"}
+    # a pick from before choose recorded its decoder: slot's, as constrain reads it (it was
+    # None, which a "shipped" pick's restorer reads as the text path's balanced)
+    (tmp_path / "chosen.jsonl").write_text(json.dumps({**rows[1], "chosen": True}) + "\n")
+    asked.clear()
+    script.main()
+    assert asked == ["slot"]
