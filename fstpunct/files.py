@@ -93,7 +93,7 @@ class Terminated(BaseException):
     :func:`end_on_signals` installs); like KeyboardInterrupt it is not an :class:`Exception`,
     so only cleanup code sees it."""
 
-    def __init__(self, signum: int = signal.SIGTERM) -> None:
+    def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
 

@@ -71,7 +71,6 @@ def default_ctrl_c():
     """Python's own Ctrl-C handler for the test, as a terminal's process has it: a process
     started in the background by a non-interactive shell (a CI script's ``&``) begins with
     SIGINT ignored, and what the pool must keep is then not the default handler."""
-    import signal
     before = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, before)
