@@ -33,6 +33,7 @@ test: all
 
 lint: install
 	$(BIN)/ruff check fstpunct tests bench scripts setup.py
+	$(BIN)/python scripts/check_commits.py
 
 # Speed and memory benchmarks (figures and ratios to their references, each measured in the
 # same run; see RESULTS.md). The greedy parser's is timed with models/parser-en if it exists,
@@ -67,7 +68,7 @@ help:
 	@echo "make install    set up .venv: the package, its extras, its compiled modules"
 	@echo "make grammars   compile every grammars/LANG.rules into build/LANG.fst (fstpunct compile)"
 	@echo "make test       run the test suite (builds first)"
-	@echo "make lint       ruff over fstpunct, tests, bench, scripts"
+	@echo "make lint       ruff over fstpunct, tests, bench, scripts; commits the results cite"
 	@echo "make bench      the speed and memory benchmarks (long; see RESULTS.md)"
 	@echo "make clean      remove build/ (the compiled channels)"
 	@echo "UD_DIR=DIR      the UD release folder the tests and benchmarks read (default ../shared/ud)"
