@@ -486,8 +486,8 @@ def is_correction_model(folder: str | Path) -> bool:
     return (Path(folder) / CORRECTION_RECORD).is_file()
 
 
-def folder_target(path: str | Path) -> Path:
-    """``path`` as a folder :func:`model_folder` may write, checked before long work: not a
+def folder_target(path: str | Path) -> None:
+    """Check, before long work, that :func:`model_folder` may write the folder ``path``: not a
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
     never replaced), and a temporary folder can be made beside it; else
     :class:`~fstpunct.errors.InputError`."""
@@ -504,7 +504,6 @@ def folder_target(path: str | Path) -> Path:
             _remove_folder(tmp)
     except OSError as e:
         raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
-    return target
 
 
 @contextmanager
