@@ -189,14 +189,26 @@ def run(args: argparse.Namespace) -> int:
                                 tagger=args.tagger, text_model=not args.model,
                                 width=args.width, **given)
         write_output(args, out, sentences)
-    if (pipeline is not None and args.lang is not None and not args.text
-            and not pipeline.cache_info().currsize):
+    if pipeline is not None and not args.text and not pipeline.cache_info().currsize:
         # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or
-        # --parser to parse it): --lang was unused, as is known only now (a refusal before the
-        # run would refuse input without trees too)
-        args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: no sentence "
-                     "needed the tagger or parser it picks")
+        # --parser to parse it): the options of the pipeline were unused, as is known only now
+        # (a refusal before the run would refuse input without trees too)
+        _note_unused_pipeline(args)
     return 0
+
+
+def _note_unused_pipeline(args: argparse.Namespace) -> None:
+    """Leave the note that the options given to pick the tagger and parser of text (--lang,
+    --tagger, --lowercase-input or --cased-input) were used for nothing, naming each, if any
+    was given."""
+    unused = [f"{name} {value}" for name, value in (("--lang", args.lang),
+                                                    ("--tagger", args.tagger)) if value is not None]
+    if args.lowercase_input is not None:
+        unused.append("--lowercase-input" if args.lowercase_input else "--cased-input")
+    if unused:
+        picks = "it picks" if len(unused) == 1 else "they pick"
+        args.note = (f"{args.prog}: note: {', '.join(unused)}: used for nothing: no sentence "
+                     f"needed the tagger or parser {picks}")
 
 
 def _check_method_lang(args: argparse.Namespace, named: str | None, folder: str | None
