@@ -275,19 +275,30 @@ def _temporary(target: Path, suffix: str, make: Callable[[Path], None],
     ``with`` block fails in any way. Its name is chosen before it is made, so whatever stops
     the process — an error, Ctrl-C, SIGTERM or a hangup, even while ``make`` runs — the
     ``except`` that removes it knows the name (blocking signals cannot promise that: a signal
-    delivered to another thread still interrupts the main one); a signal during the removal
-    waits for its end (:func:`_held`)."""
+    delivered to another thread still interrupts the main one); a removal a signal interrupts
+    is finished before it goes on (:func:`_finished`)."""
     tmp = target.parent / f".{target.name}.{os.urandom(8).hex()}{suffix}"  # read by _PART
     _TEMPORARIES.add(tmp)
     try:
         make(tmp)
         yield tmp
     except BaseException:
-        with _held():
-            remove(tmp)
+        _finished(remove, tmp)
         raise
     finally:
         _TEMPORARIES.discard(tmp)
+
+
+def _finished(remove: Callable[[Path], None], path: Path) -> None:
+    """``remove(path)``, which must do nothing to what is removed already; interrupted (Ctrl-C,
+    SIGTERM, a hangup: the first signal, as :func:`end_on_signals` raises only that one), run
+    again to its end before the interrupt goes on, so that no part of a temporary or of a
+    previous model is left beside the target."""
+    try:
+        remove(path)
+    except BaseException:
+        remove(path)
+        raise
 
 
 def temporary_target(name: str) -> str | None:
@@ -486,8 +497,8 @@ def is_correction_model(folder: str | Path) -> bool:
     return (Path(folder) / CORRECTION_RECORD).is_file()
 
 
-def folder_target(path: str | Path) -> Path:
-    """``path`` as a folder :func:`model_folder` may write, checked before long work: not a
+def folder_target(path: str | Path) -> None:
+    """Check, before long work, that :func:`model_folder` may write the folder ``path``: not a
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
     never replaced), and a temporary folder can be made beside it; else
     :class:`~fstpunct.errors.InputError`."""
@@ -504,7 +515,6 @@ def folder_target(path: str | Path) -> Path:
             _remove_folder(tmp)
     except OSError as e:
         raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
-    return target
 
 
 @contextmanager
@@ -650,7 +660,7 @@ def _put(tmp: Path, target: Path) -> OSError | None:
             return e
         finally:
             if old is not None:
-                _remove_folder(old)
+                _finished(_remove_folder, old)
         return None
 
 
@@ -659,16 +669,10 @@ def _make_folder(path: Path) -> None:
 
 
 def _remove_folder(path: Path) -> None:
-    """``path`` and all it holds removed, as far as the system allows; interrupted (Ctrl-C,
-    SIGTERM, a hangup: the first signal, :func:`end_on_signals`), the removal is finished
-    before the interrupt goes on, so that no part of a temporary or previous model is left
-    beside the target."""
+    """``path`` and all it holds removed, as far as the system allows (nothing if it is
+    gone)."""
     import shutil  # here: only folder outputs need it
-    try:
-        shutil.rmtree(path, ignore_errors=True)
-    except BaseException:
-        shutil.rmtree(path, ignore_errors=True)
-        raise
+    shutil.rmtree(path, ignore_errors=True)
 
 
 def read_meta(path: Path, fmt: str | int | None, what: str,

@@ -351,3 +351,36 @@ def test_an_unused_lang_is_said(method, tmp_path, monkeypatch, capsys):
     assert main(["restore", "bare.conllu", *method, "--parser", parser, "--lang", "en",
                  "--quiet"]) == 0
     assert capsys.readouterr().err == note
+
+
+@pytest.mark.parametrize("method", [["--crf", str(Path(fstpunct.__file__).parent / "models" / "en"
+                                                  / "text" / "crf")], ["--trivial", "en.rules"]])
+def test_an_unused_tagger_or_case_option_is_said(method, tmp_path, monkeypatch, capsys):
+    """``--tagger`` and ``--lowercase-input`` or ``--cased-input``, like ``--lang``, serve only
+    the tagger and parser of a sentence that lacks UPOS or a tree: on CoNLL-U whose sentences
+    all have them they were used for nothing, in silence (only --lang was noted). One note at
+    the end names each unused option; not when a sentence needed them."""
+    monkeypatch.chdir(tmp_path)
+    Path("en.rules").write_text("language en\ndirection ltr\nfullstop .\nsymbols . ,\n",
+                                encoding="utf-8")
+    tagger = str(fstpunct.load("en").folder / "tagger")
+    assert main(["restore", str(SAMPLE), *method, "--quiet"]) == 0
+    plain = capsys.readouterr()
+    for options, named in ((["--tagger", tagger], f"--tagger {tagger}: used for nothing: no "
+                            "sentence needed the tagger or parser it picks"),
+                           (["--cased-input"], "--cased-input: used for nothing: no sentence "
+                            "needed the tagger or parser it picks"),
+                           (["--lang", "en", "--tagger", tagger, "--lowercase-input"],
+                            f"--lang en, --tagger {tagger}, --lowercase-input: used for "
+                            "nothing: no sentence needed the tagger or parser they pick")):
+        assert main(["restore", str(SAMPLE), *method, *options, "--quiet"]) == 0
+        noted = capsys.readouterr()
+        assert noted.out == plain.out
+        assert noted.err == f"fstpunct restore: note: {named}\n"
+    bare = [line if line.startswith("#") or not line else "\t".join(
+        line.split("\t")[:3] + ["_"] + line.split("\t")[4:])
+        for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
+    Path("untagged.conllu").write_text("\n".join(bare) + "\n", encoding="utf-8")  # no UPOS
+    assert main(["restore", "untagged.conllu", *method, "--tagger", tagger, "--cased-input",
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == ""

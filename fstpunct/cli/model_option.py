@@ -12,7 +12,7 @@ from ..model.store import bundled, is_bundled
 from ..ud.treebank import Sentence
 from .note import noted
 
-__all__ = ["add_model_arguments", "check_lang", "chosen_model"]
+__all__ = ["add_model_arguments", "chosen_model"]
 
 MODEL_HELP = ("model folder or bundled name (default: the bundled model of the input's "
               "language, from --lang, a split or UD file name, or '# lang' metadata; else en). "
@@ -39,7 +39,7 @@ def chosen_model(args: argparse.Namespace, source: str | None, sentences: Iterat
     unless it is the command's ``own_lang`` (perplexity's: the language of its split). A
     ``--lang`` without a bundled model is refused too (``EN``, ``fr_gsd``, ``nl``: English with
     a note would be the wrong language's model); a language the input tells gets the note."""
-    check_lang(args, own_lang)
+    _check_lang(args, own_lang)
     if args.model:
         return load(args.model), sentences
     lang = getattr(args, "lang", None)
@@ -51,11 +51,10 @@ def chosen_model(args: argparse.Namespace, source: str | None, sentences: Iterat
     return load(choice.name), noted(args, sentences)
 
 
-def check_lang(args: argparse.Namespace, own_lang: bool = False) -> None:
-    """The refusals of ``--lang`` that :func:`chosen_model` makes, for a command to make them
-    before its work starts (restore: before its parsers load or a pool opens): with --model,
-    unless it is the command's ``own_lang``; without, a language with no bundled model, the
-    empty one included."""
+def _check_lang(args: argparse.Namespace, own_lang: bool = False) -> None:
+    """The refusals of ``--lang`` that :func:`chosen_model` makes before it reads anything:
+    with --model, unless it is the command's ``own_lang``; without, a language with no bundled
+    model, the empty one included."""
     lang = getattr(args, "lang", None)
     refuse_unused({"--lang": bool(args.model and lang is not None and not own_lang)},
                   "picks the bundled model of a language; not with --model, which names the "

@@ -24,7 +24,7 @@ from .arguments import (
     positive,
     probability,
 )
-from .model_option import MODEL_HELP, check_lang
+from .model_option import MODEL_HELP
 from .note import noted
 from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 from .text_option import (
@@ -135,8 +135,10 @@ def run(args: argparse.Namespace) -> int:
     folder = args.trivial if args.trivial and is_model_folder(args.trivial) else None
     if args.trivial or args.crf:
         _check_method_lang(args, named, folder)
+    elif args.line_buffered:  # the model chosen (--lang checked) before the parsers load
+        model, reader = model_and_text(args)
     else:
-        check_lang(args)  # as the model's choice will, before the parsers load or a pool opens
+        model, sentences = model_and_input(args)
     parsers = [load_parser(p) for p in args.parser]  # --beam: checked by its type
     for p in parsers:  # here, as Model.restore does: --trivial and --crf do not call it
         p.expect_mode("removed", "restoration with a parser")
@@ -154,10 +156,9 @@ def run(args: argparse.Namespace) -> int:
 
             @functools.cache  # read once, though --line-buffered restores a line at a time
             def pipeline() -> Pipeline:
-                if not folder and not is_bundled(lang) and not (args.tagger and parsers):
-                    # (an explicit --lang: refused before, by _check_method_lang)
-                    raise _no_pipeline("the rule file's language" if args.trivial
-                                       else "the CRF's language (crf train --lang)", lang)
+                if not folder:  # (an explicit --lang: refused before, by _check_method_lang)
+                    _check_pipeline_lang(args, "the rule file's language" if args.trivial
+                                         else "the CRF's language (crf train --lang)", lang)
                 # lang names a language (typed as --lang, or the CRF's, the rule file's, "en"):
                 # its bundled pipeline is meant, not a local folder of that name, so no warning;
                 # a model folder's tagger/ and parser/, as --model's (Trivial.load read its
@@ -176,28 +177,38 @@ def run(args: argparse.Namespace) -> int:
                                 parsers, args.beam, pipeline, args.text, pool=pool,
                                 width=args.width)
         elif args.line_buffered:
-            model, reader = model_and_text(args)
             write_each(noted(args, model.restore_lines(
                 reader, format=args.format, parsers=parsers, beam=args.beam,
                 lowercase=args.lowercase_input, tagger=args.tagger, text_model=not args.model,
                 width=args.width, **given)))
             return 0
         else:
-            model, sentences = model_and_input(args)
             out = model.restore(progress(sentences, "restore", quiet=args.quiet),
                                 parsers=parsers, beam=args.beam, pool=pool, text=args.text,
                                 format="conllu", lowercase=args.lowercase_input,
                                 tagger=args.tagger, text_model=not args.model,
                                 width=args.width, **given)
         write_output(args, out, sentences)
-    if (pipeline is not None and args.lang is not None and not args.text
-            and not pipeline.cache_info().currsize):
+    if pipeline is not None and not args.text and not pipeline.cache_info().currsize:
         # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or
-        # --parser to parse it): --lang was unused, as is known only now (a refusal before the
-        # run would refuse input without trees too)
-        args.note = (f"{args.prog}: note: --lang {args.lang}: used for nothing: no sentence "
-                     "needed the tagger or parser it picks")
+        # --parser to parse it): the options of the pipeline were unused, as is known only now
+        # (a refusal before the run would refuse input without trees too)
+        _note_unused_pipeline(args)
     return 0
+
+
+def _note_unused_pipeline(args: argparse.Namespace) -> None:
+    """Leave the note that the options given to pick the tagger and parser of text (--lang,
+    --tagger, --lowercase-input or --cased-input) were used for nothing, naming each, if any
+    was given."""
+    unused = [f"{name} {value}" for name, value in (("--lang", args.lang),
+                                                    ("--tagger", args.tagger)) if value is not None]
+    if args.lowercase_input is not None:
+        unused.append("--lowercase-input" if args.lowercase_input else "--cased-input")
+    if unused:
+        picks = "it picks" if len(unused) == 1 else "they pick"
+        args.note = (f"{args.prog}: note: {', '.join(unused)}: used for nothing: no sentence "
+                     f"needed the tagger or parser {picks}")
 
 
 def _check_method_lang(args: argparse.Namespace, named: str | None, folder: str | None
@@ -216,15 +227,15 @@ def _check_method_lang(args: argparse.Namespace, named: str | None, folder: str 
     if folder:
         raise InputError(f"--lang {args.lang}: not with --trivial {folder}, a model "
                          "folder, whose tagger/ and parser/ are the text's")
-    if not is_bundled(args.lang) and not (args.tagger and args.parser):
-        raise _no_pipeline("--lang", args.lang)
+    _check_pipeline_lang(args, "--lang", args.lang)
 
 
-def _no_pipeline(told: str, lang: str) -> ModelError:
-    """The refusal of a language ``lang`` (``told``: where it comes from) that has no bundled
-    tagger and parser."""
-    return ModelError(f"no bundled tagger and parser for {told} {lang!r}: give --lang with one "
-                      f"of {', '.join(bundled())}, or --tagger DIR and --parser DIR")
+def _check_pipeline_lang(args: argparse.Namespace, told: str, lang: str) -> None:
+    """Refuse a language ``lang`` (``told``: where it comes from) that has no bundled tagger
+    and parser, unless --tagger and --parser are given."""
+    if not is_bundled(lang) and not (args.tagger and args.parser):
+        raise ModelError(f"no bundled tagger and parser for {told} {lang!r}: give --lang with "
+                         f"one of {', '.join(bundled())}, or --tagger DIR and --parser DIR")
 
 
 def _check_line_buffered(args: argparse.Namespace) -> None:

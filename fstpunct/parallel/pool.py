@@ -168,9 +168,7 @@ class LocalPool(Pool):
         try:
             yield from super().imap(fn, items, ahead)
         except BrokenProcessPool:
-            if self._pool is not None:
-                self._pool.shutdown(wait=False)
-                self._pool = None
+            self._stop_workers(wait=False)  # broken: nothing left to wait for
             raise InputError("a worker process ended abruptly (killed, out of memory or "
                              "crashed), and its task with it: the run stopped; if memory ran "
                              "out, fewer jobs need less") from None
@@ -193,13 +191,18 @@ class LocalPool(Pool):
         self._versions[name] = (version, path)
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        self._stop_workers()
         if self._folder is not None:
             self._folder.cleanup()
             self._folder = None
         self._versions.clear()
+
+    def _stop_workers(self, wait: bool = True) -> None:
+        """Shut the workers down (``wait``: for their tasks to end); the next task forks new
+        ones."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=wait)
+            self._pool = None
 
 
 _VERSION_NUMBERS = itertools.count(1)
