@@ -1586,6 +1586,19 @@ def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dic
     return pooled, held_of(pooled, fold_of, args.folds), fold_of, learner_text
 
 
+def fold_models(work: Path, folds: int, names: tuple[str, ...],
+                checked: Callable[[Path], None] = lambda folder: None
+                ) -> list[list[CorrectionModel]]:
+    """A finished cv run's (``work``, ``folds`` folds) correction models ``names`` of each
+    fold, loaded once every fold's folder is checked (:func:`fold_folders`, then ``checked``
+    on it): a refusal comes before any load."""
+    folders = [work / f"fold{fold}" for fold in range(folds)]
+    for fold, folder in enumerate(folders):
+        fold_folders(work, fold, names, folds)
+        checked(folder)
+    return [[CorrectionModel.load(folder / name) for name in names] for folder in folders]
+
+
 def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int = 0,
                    mixed: Sequence[list] = ()) -> list[Prepared | Bagged]:
     """A finished cv run's fold correctors (its ``work``), each with its held-out learner
@@ -1599,12 +1612,9 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
         raise ValueError("prepared_folds: bagged correctors read one tree per sentence, not "
                          "mixed trees")
     names = tuple(f"bag{b}/correct" for b in range(bags)) or ("correct",)
-    for fold in range(len(helds)):
-        fold_folders(work, fold, names, len(helds))
     out: list[Prepared | Bagged] = []
     seed = None  # fold 0's bag 0's: every bag of every fold must have it
-    for fold, held in enumerate(helds):
-        models = [CorrectionModel.load(work / f"fold{fold}" / name) for name in names]
+    for fold, (models, held) in enumerate(zip(fold_models(work, len(helds), names), helds)):
         for b, model in enumerate(models if bags else ()):
             got = (model.record.get("fold"), model.record.get("bag"),
                    model.record.get("bag_seed"))
@@ -1854,14 +1864,13 @@ def tree_slots(args: argparse.Namespace) -> None:
     inner slot (printed, and the rows written to the JSON)."""
     splits, work = args.splits or list(SPLITS), Path(args.work)
     pooled, helds, fold_of, learner_text = held_out_pairs(args)
-    for fold in range(len(helds)):  # refused before any fold's corrector is loaded
-        fold_folders(work, fold, ("correct",), len(helds))
-        if read_correction_record(work / f"fold{fold}" / "correct").get("readings", 0):
-            _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
     inputs = {"gold": pooled, "parsed": on_trees(pooled, read_trees(
-        args.trees, learner_text, fold_of))}  # refused before any load too
-    models = [CorrectionModel.load(work / f"fold{fold}" / "correct")
-              for fold in range(len(helds))]  # each fold's once, for both trees
+        args.trees, learner_text, fold_of))}  # refused before any fold's corrector is loaded
+
+    def one_reading(folder: Path) -> None:
+        if read_correction_record(folder / "correct").get("readings", 0):
+            _fail(f"slots: {folder} reads drawn readings of T_e', not one")
+    models = [m for m, in fold_models(work, len(helds), ("correct",), one_reading)]  # once each
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     decoding = Decoding(args.edit_cost, args.support, decoder=args.decoder)
     n = len(pooled)
