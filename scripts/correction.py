@@ -1308,8 +1308,9 @@ class CvRun:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> CvRun:
-        pooled, helds, _, _ = held_out_pairs(args)
-        return cls(args, args.splits or list(SPLITS), pooled, helds, load_model(args.reference))
+        pairs = held_out_pairs(args)
+        return cls(args, args.splits or list(SPLITS), pairs.pooled, pairs.helds,
+                   load_model(args.reference))
 
     def folds(self) -> Iterator[HeldOut]:
         """Every fold (its correction model decoded with ``--edit-cost``, ``--support`` and
@@ -1576,15 +1577,23 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
                                               len(source))
 
 
-def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dict[str, int],
-                                                      dict[str, list[Sentence]]]:
+class HeldOutPairs(NamedTuple):
+    """A finished cv run's pairs (:func:`held_out_pairs`)."""
+
+    pooled: list[tuple[str, Sentence, Sentence]]  # (split, learner sentence, correction)
+    helds: list[list[int]]  # per fold, the indices of its held-out pairs in pooled
+    fold_of: dict[str, int]  # each FCE document's fold
+    learner_text: dict[str, list[Sentence]]  # the learner sentences of the splits, by split
+
+
+def held_out_pairs(args: argparse.Namespace) -> HeldOutPairs:
     """A finished cv run's pooled pairs (``--data``, ``--split``), the pairs each of its
     ``--folds`` folds holds out, the fold of each FCE document and the learner sentences of
     the splits, by split (:func:`document_folds`)."""
     data, splits = Path(args.data), args.splits or list(SPLITS)
     learner_text, fold_of = document_folds(data, splits, args.folds)
     pooled = pooled_pairs(data, splits, False)[0]
-    return pooled, held_of(pooled, fold_of, args.folds), fold_of, learner_text
+    return HeldOutPairs(pooled, held_of(pooled, fold_of, args.folds), fold_of, learner_text)
 
 
 def fold_models(work: Path, folds: int, names: tuple[str, ...],
@@ -2377,7 +2386,8 @@ def slot_edits(args: argparse.Namespace) -> None:
     that read it so). Prints the counts; writes every edit (JSON)."""
     if args.edit_cost is not None:
         _sweep_cost("edits", args.edit_cost)
-    pooled, helds, _, _ = held_out_pairs(args)
+    pairs = held_out_pairs(args)
+    pooled, helds = pairs.pooled, pairs.helds
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds
     prepared = prepared_folds(work, source, helds)
