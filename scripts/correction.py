@@ -2704,14 +2704,20 @@ def corrected_arc_weights(data: Path, splits: list[str], text: list[Sentence], k
     """Per learner sentence of ``text`` (of ``splits``), the weight ``k`` of the arcs that make
     its tree at the inner slots its isomorphic correction punctuates or edits
     (:func:`~fstpunct.apps.correction.slot_weights.slot_arc_weights`), None without one."""
-    pairs, _ = pooled_pairs(data, splits, False)
-    slots = {s.sent_id: corrected_slots(s, g) for _, s, g in pairs}
-    weights = [slot_arc_weights(s, slots[s.sent_id], k) if s.sent_id in slots else None
-               for s in text]
+    correction = {s.sent_id: g for _, s, g in pooled_pairs(data, splits, False)[0]}
+    weights: list[dict[int, int] | None] = []
+    slots = 0
+    for s in text:
+        if s.sent_id not in correction:
+            weights.append(None)
+            continue
+        ss = to_slots(s)  # once for both
+        at = corrected_slots(s, correction[s.sent_id], ss)
+        weights.append(slot_arc_weights(s, at, k, ss))
+        slots += len(at)
     arcs = sum(len(w) for w in weights if w)
-    print(f"--weight-slots {k}: {counted(arcs, 'arc')} of {len(slots)} corrected sentences "
-          f"({sum(len(v) for v in slots.values())} slots punctuated or edited) weighted",
-          flush=True)
+    print(f"--weight-slots {k}: {counted(arcs, 'arc')} of {len(correction)} corrected "
+          f"sentences ({slots} slots punctuated or edited) weighted", flush=True)
     return weights
 
 
