@@ -428,17 +428,19 @@ def split_pairs(data: Path, split: str, parser: ParserModel | None = None,
                 kind: str = ISOMORPHIC, trees: dict[str, Sentence] | None = None,
                 prefix: str = "") -> tuple[list[Sentence], list[Sentence]]:
     """The learner's sentences of a split's isomorphic subset (``kind`` PUNCTUATION_ONLY: of
-    the other sentences, with only their punctuation edits; parsed by ``parser`` if given, or
-    with their trees from ``trees``, by sent_id: :func:`read_trees`) and their corrections on
-    the learner's words; ``prefix`` "x": of the FCE sentences outside the TLE (:class:`Outside`)."""
-    originals = {s.sent_id: s
-                 for s in sentences_of(data / f"en_{prefix}esl-ud-{split}.conllu")}
+    the other sentences, with only their punctuation edits; with their trees from ``trees``
+    if given (:func:`on_trees`: the learner file is not read), else parsed by ``parser`` if
+    given) and their corrections on the learner's words; ``prefix`` "x": of the FCE sentences
+    outside the TLE (:class:`Outside`)."""
     gold = sentences_of(data / f"en_{prefix}{kind}-ud-{split}.conllu")
-    source = [originals[g.sent_id] for g in gold]
     if trees is not None:
-        source = [trees[s.sent_id] for s in source]
-    elif parser is not None:
-        source = [parse(parser, s, int(parser.info.get("beam", 1))) for s in source]
+        source = on_trees(gold, trees)  # a correction has its learner sentence's sent_id
+    else:
+        originals = {s.sent_id: s
+                     for s in sentences_of(data / f"en_{prefix}esl-ud-{split}.conllu")}
+        source = [originals[g.sent_id] for g in gold]
+        if parser is not None:
+            source = [parse(parser, s, int(parser.info.get("beam", 1))) for s in source]
     return source, [with_words(g, s) for g, s in zip(gold, source)]
 
 
@@ -991,12 +993,11 @@ def held_of(pooled: list[tuple[str, Sentence, Sentence]], fold_of: dict[str, int
             for fold in range(k)]
 
 
-def on_trees(pooled: list[tuple[str, Sentence, Sentence]], trees: dict[str, Sentence]
-             ) -> list[tuple[str, Sentence, Sentence]]:
-    """The (split, learner sentence, correction) ``pooled`` with each learner sentence on its
-    tree of ``trees`` (:func:`read_trees`'s, which checked its tokens: the correction's words,
-    the learner's, are the same)."""
-    return [(split, trees[s.sent_id], g) for split, s, g in pooled]
+def on_trees(sentences: Iterable[Sentence], trees: dict[str, Sentence]) -> list[Sentence]:
+    """The learner sentence of each of ``sentences`` (a learner sentence or its correction) on
+    its tree of ``trees``, by sent_id (:func:`read_trees`'s, which checked its tokens: the
+    correction's words, the learner's, are the same)."""
+    return [trees[s.sent_id] for s in sentences]
 
 
 def pooled_pairs(data: Path, splits: list[str], extra: bool, parser: ParserModel | None = None,
@@ -1307,8 +1308,9 @@ class CvRun:
 
     @classmethod
     def of(cls, args: argparse.Namespace) -> CvRun:
-        pooled, helds, _, _ = held_out_pairs(args)
-        return cls(args, args.splits or list(SPLITS), pooled, helds, load_model(args.reference))
+        pairs = held_out_pairs(args)
+        return cls(args, args.splits or list(SPLITS), pairs.pooled, pairs.helds,
+                   load_model(args.reference))
 
     def folds(self) -> Iterator[HeldOut]:
         """Every fold (its correction model decoded with ``--edit-cost``, ``--support`` and
@@ -1575,36 +1577,54 @@ def cost_sweep(by_cost: dict[float, list[Sentence | None]], helds: list[list[int
                                               len(source))
 
 
-def held_out_pairs(args: argparse.Namespace) -> tuple[list, list[list[int]], dict[str, int],
-                                                      dict[str, list[Sentence]]]:
+class HeldOutPairs(NamedTuple):
+    """A finished cv run's pairs (:func:`held_out_pairs`)."""
+
+    pooled: list[tuple[str, Sentence, Sentence]]  # (split, learner sentence, correction)
+    helds: list[list[int]]  # per fold, the indices of its held-out pairs in pooled
+    fold_of: dict[str, int]  # each FCE document's fold
+    learner_text: dict[str, list[Sentence]]  # the learner sentences of the splits, by split
+
+
+def held_out_pairs(args: argparse.Namespace) -> HeldOutPairs:
     """A finished cv run's pooled pairs (``--data``, ``--split``), the pairs each of its
     ``--folds`` folds holds out, the fold of each FCE document and the learner sentences of
     the splits, by split (:func:`document_folds`)."""
     data, splits = Path(args.data), args.splits or list(SPLITS)
     learner_text, fold_of = document_folds(data, splits, args.folds)
     pooled = pooled_pairs(data, splits, False)[0]
-    return pooled, held_of(pooled, fold_of, args.folds), fold_of, learner_text
+    return HeldOutPairs(pooled, held_of(pooled, fold_of, args.folds), fold_of, learner_text)
 
 
-def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int = 0,
-                   mixed: Sequence[list] = ()) -> list[Prepared | Bagged]:
+def fold_models(work: Path, folds: int, names: tuple[str, ...],
+                checked: Callable[[Path], None] = lambda folder: None
+                ) -> list[list[CorrectionModel]]:
+    """A finished cv run's (``work``, ``folds`` folds) correction models ``names`` of each
+    fold, loaded once every fold's folder is checked (:func:`fold_folders`, then ``checked``
+    on it): a refusal comes before any load."""
+    folders = [work / f"fold{fold}" for fold in range(folds)]
+    for fold, folder in enumerate(folders):
+        fold_folders(work, fold, names, folds)
+        checked(folder)
+    return [[CorrectionModel.load(folder / name) for name in names] for folder in folders]
+
+
+def prepared_folds(work: Path, source: list[Sentence], helds: list[list[int]], bags: int = 0,
+                   mixed: Sequence[list[Sentence]] = ()) -> list[Prepared | Bagged]:
     """A finished cv run's fold correctors (its ``work``), each with its held-out learner
-    sentences prepared (:class:`Prepared`); with ``mixed`` (the same pairs on other trees),
-    each fold's corrector reading every sentence on all the trees, mixed
-    (:meth:`Prepared.over_trees`); with ``bags``, each fold's first ``bags`` bagged
-    correctors instead (cv --bags), voting (:class:`Bagged`): a fold's sentences stripped and
-    read (T_e′) once for all its bags (:meth:`Prepared.sharing`, which refuses a bag whose
-    learner model or readings differ from its fold's first bag's); not both (a ValueError)."""
+    sentences (of ``source``) prepared (:class:`Prepared`); with ``mixed`` (the same sentences
+    on other trees), each fold's corrector reading every sentence on all the trees, mixed
+    (:meth:`Prepared.over_trees`); with ``bags``, each fold's first ``bags`` bagged correctors
+    instead (cv --bags), voting (:class:`Bagged`): a fold's sentences stripped and read (T_e′)
+    once for all its bags (:meth:`Prepared.sharing`, which refuses a bag whose learner model or
+    readings differ from its fold's first bag's); not both (a ValueError)."""
     if bags and mixed:
         raise ValueError("prepared_folds: bagged correctors read one tree per sentence, not "
                          "mixed trees")
     names = tuple(f"bag{b}/correct" for b in range(bags)) or ("correct",)
-    for fold in range(len(helds)):
-        fold_folders(work, fold, names, len(helds))
     out: list[Prepared | Bagged] = []
     seed = None  # fold 0's bag 0's: every bag of every fold must have it
-    for fold, held in enumerate(helds):
-        models = [CorrectionModel.load(work / f"fold{fold}" / name) for name in names]
+    for fold, (models, held) in enumerate(zip(fold_models(work, len(helds), names), helds)):
         for b, model in enumerate(models if bags else ()):
             got = (model.record.get("fold"), model.record.get("bag"),
                    model.record.get("bag_seed"))
@@ -1614,10 +1634,9 @@ def prepared_folds(work: Path, pooled: list, helds: list[list[int]], bags: int =
                       f"{got[1]}, seed {got[2]}: not fold {fold}'s bag {b} of fold0/bag0's "
                       f"seed {seed}")
         try:
-            prepared = ([Prepared.over_trees(models[0], [[p[j][1] for j in held]
-                                                         for p in (pooled, *mixed)])]
-                        if mixed else Prepared.sharing(models, [pooled[j][1] for j in held],
-                                                       names))
+            prepared = ([Prepared.over_trees(models[0], [[p[j] for j in held]
+                                                         for p in (source, *mixed)])]
+                        if mixed else Prepared.sharing(models, [source[j] for j in held], names))
         except InputError as e:
             _fail(f"{work / f'fold{fold}'}: {e}")
         out.append(Bagged(prepared) if bags else prepared[0])
@@ -1756,17 +1775,17 @@ def compare(args: argparse.Namespace) -> None:
     pooled, helds, fold_of, learner_text = held_out_pairs(args)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     works = {BEFORE: Path(args.before), AFTER: Path(args.after)}
-    inputs = {BEFORE: pooled, AFTER: pooled}
+    inputs = {BEFORE: source, AFTER: source}
     if args.mix_trees and (not args.after_trees or args.after_bags or args.platt):
         _fail("compare: --mix-trees needs --after-trees, and goes with neither --after-bags "
               "nor --platt")
     trees: dict = {}
-    mixed: list[list] = []  # the pairs on each file's trees: --after-trees', then --mix-trees'
+    mixed: list[list[Sentence]] = []  # on each file's trees: --after-trees', --mix-trees'
     if args.after_trees:
         scores = []
         for path in (args.after_trees, *args.mix_trees):
-            mixed.append(on_trees(pooled, read_trees(path, learner_text, fold_of)))
-            parsed = parse_score(source, [s for _, s, _ in mixed[-1]])
+            mixed.append(on_trees(source, read_trees(path, learner_text, fold_of)))
+            parsed = parse_score(source, mixed[-1])
             scores.append((path, parsed.words.uas, parsed.words.las))
             print(f"after side on the trees of {path}: word UAS {parsed.words.uas:.2f}, "
                   f"LAS {parsed.words.las:.2f} on the held-out pairs", flush=True)
@@ -1854,23 +1873,22 @@ def tree_slots(args: argparse.Namespace) -> None:
     inner slot (printed, and the rows written to the JSON)."""
     splits, work = args.splits or list(SPLITS), Path(args.work)
     pooled, helds, fold_of, learner_text = held_out_pairs(args)
-    for fold in range(len(helds)):  # refused before any fold's corrector is loaded
-        fold_folders(work, fold, ("correct",), len(helds))
-        if read_correction_record(work / f"fold{fold}" / "correct").get("readings", 0):
-            _fail(f"slots: {work / f'fold{fold}'} reads drawn readings of T_e', not one")
-    inputs = {"gold": pooled, "parsed": on_trees(pooled, read_trees(
-        args.trees, learner_text, fold_of))}  # refused before any load too
-    models = [CorrectionModel.load(work / f"fold{fold}" / "correct")
-              for fold in range(len(helds))]  # each fold's once, for both trees
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
+    inputs = {"gold": source, "parsed": on_trees(source, read_trees(
+        args.trees, learner_text, fold_of))}  # refused before any fold's corrector is loaded
+
+    def one_reading(folder: Path) -> None:
+        if read_correction_record(folder / "correct").get("readings", 0):
+            _fail(f"slots: {folder} reads drawn readings of T_e', not one")
+    models = [m for m, in fold_models(work, len(helds), ("correct",), one_reading)]  # once each
     decoding = Decoding(args.edit_cost, args.support, decoder=args.decoder)
     n = len(pooled)
     written: dict[str, list[Sentence | None]] = {}
     read: dict[str, list] = {side: [None] * n for side in inputs}
     dists: dict[str, list] = {side: [None] * n for side in inputs}
-    for side, pairs_of in inputs.items():
+    for side, sents in inputs.items():
         for model, held in zip(models, helds):
-            prep = Prepared.of(model, [pairs_of[j][1] for j in held], keep_readings=True)
+            prep = Prepared.of(model, [sents[j] for j in held], keep_readings=True)
             place(written, held, {side: prep.corrected_with(decoding)}, n)
             assert prep.readings is not None  # kept, as asked
             for j, reading, d in zip(held, prep.readings[0], prep.dists):
@@ -2033,7 +2051,7 @@ def channel(args: argparse.Namespace) -> None:
     pooled, extra = pooled_pairs(data, splits, True)
     helds = held_of(pooled, fold_of, k)
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
-    prepared = prepared_folds(work, pooled, helds)
+    prepared = prepared_folds(work, source, helds)
     trainable = [trainable_pairs([(s, g) for _, s, g in rows])
                  for rows in fold_pairs(pooled, extra, fold_of, k)]
     for fold, (_, corrected, _) in enumerate(trainable):  # every fold's, before any scoring
@@ -2368,10 +2386,11 @@ def slot_edits(args: argparse.Namespace) -> None:
     that read it so). Prints the counts; writes every edit (JSON)."""
     if args.edit_cost is not None:
         _sweep_cost("edits", args.edit_cost)
-    pooled, helds, _, _ = held_out_pairs(args)
+    pairs = held_out_pairs(args)
+    pooled, helds = pairs.pooled, pairs.helds
     source, gold = [s for _, s, _ in pooled], [g for _, _, g in pooled]
     work, k = Path(args.work), args.folds
-    prepared = prepared_folds(work, pooled, helds)
+    prepared = prepared_folds(work, source, helds)
     read: list[list[SlotReading] | None] = [None] * len(pooled)
     for prep, held in zip(prepared, helds):
         for j, r in zip(held, readings(prep.model.learner, [to_slots(source[j]) for j in held],
@@ -2685,14 +2704,20 @@ def corrected_arc_weights(data: Path, splits: list[str], text: list[Sentence], k
     """Per learner sentence of ``text`` (of ``splits``), the weight ``k`` of the arcs that make
     its tree at the inner slots its isomorphic correction punctuates or edits
     (:func:`~fstpunct.apps.correction.slot_weights.slot_arc_weights`), None without one."""
-    pairs, _ = pooled_pairs(data, splits, False)
-    slots = {s.sent_id: corrected_slots(s, g) for _, s, g in pairs}
-    weights = [slot_arc_weights(s, slots[s.sent_id], k) if s.sent_id in slots else None
-               for s in text]
+    correction = {s.sent_id: g for _, s, g in pooled_pairs(data, splits, False)[0]}
+    weights: list[dict[int, int] | None] = []
+    slots = 0
+    for s in text:
+        if s.sent_id not in correction:
+            weights.append(None)
+            continue
+        ss = to_slots(s)  # once for both
+        at = corrected_slots(s, correction[s.sent_id], ss)
+        weights.append(slot_arc_weights(s, at, k, ss))
+        slots += len(at)
     arcs = sum(len(w) for w in weights if w)
-    print(f"--weight-slots {k}: {counted(arcs, 'arc')} of {len(slots)} corrected sentences "
-          f"({sum(len(v) for v in slots.values())} slots punctuated or edited) weighted",
-          flush=True)
+    print(f"--weight-slots {k}: {counted(arcs, 'arc')} of {len(correction)} corrected "
+          f"sentences ({slots} slots punctuated or edited) weighted", flush=True)
     return weights
 
 

@@ -171,8 +171,8 @@ def test_lambda_zero_keeps_where_keeping_dominates_and_the_prior_overrules(engli
 def tied(errors, learner, gains=None):
     """One-slot :class:`noisy.SlotScores` of ``learner`` under ``errors`` (prior gains 0)."""
     cands = errors.candidates(learner)
-    return noisy.SlotScores([learner], [cands], [np.zeros(len(cands)) if gains is None
-                                                 else np.array(gains)],
+    return noisy.SlotScores([learner], [cands], [cands], [np.zeros(len(cands)) if gains is None
+                                                          else np.array(gains)],
                             [np.array([errors.log_p(learner, y) for y in cands])])
 
 
@@ -229,6 +229,23 @@ def test_corrected_writes_each_sentences_decisions(english):
         w.form for w in sents[2].words if not w.is_punct]  # etc. kept
 
 
+def test_corrected_writes_a_candidate_as_it_was_scored(english):
+    """A learner comma after etc.'s dot that the error model (made by hand) corrects only to two
+    full stops: the candidate is scored as written, one full stop (the first absorbed by the
+    dot), and the sentence is written so, its two full stops given to the writer, which absorbs
+    the first once (it wrote none before: a second absorption of the string as written)."""
+    sent, = sentences(conll(ABBREVIATION, "a"))
+    learner = slot_strings(to_slots(sent))
+    assert learner[3] == (",",)
+    errors = noisy.ErrorModel({(".", "."): Counter({(",",): 5})}, 2)
+    s, = noisy.slot_scores(english, errors, [to_slots(sent)])
+    made = noisy.decisions(s, 0.0)
+    assert made == learner[:3] + [(".",)] + learner[4:]
+    outs, kept = noisy.corrected([sent], [s], [0.0], english.attach.symmetric)
+    assert kept == {0.0: 0} and slot_strings(to_slots(outs[0.0][0])) == made
+    assert s.candidates[3] == [(",",), (".", ".")] and s.written[3] == [(",",), (".",)]
+
+
 QUOTED = [("He", 2, "nsubj"), ("said", 0, "root"), ("“", 4, "punct"), ("hi", 2, "obj"),
           ("”", 4, "punct"), (".", 2, "punct")]
 
@@ -240,7 +257,8 @@ def test_corrected_counts_the_balance_per_lambda(english):
     sent, = sentences(conll(QUOTED, "q"))
     learner = slot_strings(to_slots(sent))
     i = learner.index(("“",))
-    s = noisy.SlotScores(learner, [[x] + ([()] if j == i else []) for j, x in enumerate(learner)],
+    cands = [[x] + ([()] if j == i else []) for j, x in enumerate(learner)]
+    s = noisy.SlotScores(learner, cands, cands,
                          [np.array([0.0] + ([5.0] if j == i else [])) for j in range(len(learner))],
                          [np.array([0.0] + ([-1.0] if j == i else []))
                           for j in range(len(learner))])

@@ -110,46 +110,32 @@ def test_slot_rows_set_each_edit_beside_the_tree_and_reading_at_its_slot():
     assert slot_rows(Trees(mine, mine), learner, learner, learner) == []
 
 
-def test_trees_read_the_learners_slot_strings_once(monkeypatch):
-    """Trees.learner: the learner's slot strings on the gold tree, read once for the slot
-    classes (inner_slots, which ``slots`` counts over every inner slot) and the rows
-    (slot_rows): both read them there."""
+@pytest.mark.parametrize("spied", ["slot_strings", "kind"])
+def test_trees_work_out_the_learners_strings_and_each_inner_slots_kind_once(monkeypatch,
+                                                                           spied):
+    """Trees.learner (the learner's slot strings on the gold tree: ``slot_strings`` of it) and
+    Trees.inner_kinds (the tree's kind at every inner slot: ``Trees.kind`` of each), each worked
+    out once for the slot classes (inner_slots, which ``slots`` counts over every inner slot)
+    and the rows (slot_rows): both read them there (slot_rows worked the kind of an edited slot
+    out again)."""
     import fstpunct.apps.correction.slot_trees as module
+    owner = module if spied == "slot_strings" else Trees
+    real = getattr(owner, spied)
     calls = []
 
-    def counted(sent):
-        calls.append(sent)
-        return slot_strings(sent)
-    monkeypatch.setattr(module, "slot_strings", counted)
-    learner = ((), (), (",",), (), (".",))
-    mine = replace(GOLD, slots=learner, contexts=(E,) * 4)
-    trees = Trees(mine, mine)
-    assert trees.learner == slot_strings(mine)
-    rows = slot_rows(trees, learner, learner, ((), (), (), (), (".",)))
-    assert [r.slot for r in rows] == [2] and calls == [mine]
-    assert inner_slots(trees, learner) == [("no marks", "right"), ("no marks", "right"),
-                                           ("marks kept", "right"), ("no marks", "right")]
-    assert calls == [mine]
-
-
-def test_trees_work_out_each_inner_slots_kind_once(monkeypatch):
-    """Trees.inner_kinds: the tree's kind at every inner slot, worked out once for the slot
-    classes (inner_slots) and the rows (slot_rows); slot_rows worked the kind of an edited
-    slot out again."""
-    calls = []
-    kind = Trees.kind
-
-    def counted(self, i):
-        calls.append(i)
-        return kind(self, i)
-    monkeypatch.setattr(Trees, "kind", counted)
+    def counted(*args):
+        calls.append(args[-1])  # the sentence read, or the slot judged
+        return real(*args)
+    monkeypatch.setattr(owner, spied, counted)
     learner = ((), (), (",",), (), (".",))
     mine = replace(GOLD, slots=learner, contexts=(E,) * 4)
     trees = Trees(mine, mine)
     rows = slot_rows(trees, learner, learner, ((), (), (), (), (".",)))
     assert [r.slot for r in rows] == [2] and rows[0].tree == "right"
-    assert inner_slots(trees, learner)[2] == ("marks kept", "right")
-    assert sorted(calls) == [0, 1, 2, 3]
+    assert inner_slots(trees, learner) == [("no marks", "right"), ("no marks", "right"),
+                                           ("marks kept", "right"), ("no marks", "right")]
+    assert trees.learner == slot_strings(mine)
+    assert sorted(calls) == ([mine] if spied == "slot_strings" else [0, 1, 2, 3])
 
 
 def test_slots_command_on_a_cv_runs_held_out_pairs(tmp_path, monkeypatch, capsys):

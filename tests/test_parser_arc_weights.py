@@ -4,6 +4,7 @@ import re
 
 import numpy as np
 import pytest
+from learner_pairs import sentences
 from tqdm import tqdm
 
 from fstpunct.apps.correction.slot_weights import corrected_slots, slot_arc_weights
@@ -11,7 +12,6 @@ from fstpunct.apps.restoration.metrics import slot_strings
 from fstpunct.errors import InputError
 from fstpunct.parser.train import Perceptron, _greedy_epoch, build, step_weights, train
 from fstpunct.ud.slots import to_slots
-from fstpunct.ud.treebank import read_conllu
 
 # 2 ← 1 (nsubj), 0 → 2 (root), 2 → 3 (obj): shift, shift, left-arc, shift, right-arc, right-arc
 THREE = """# sent_id = three
@@ -23,7 +23,7 @@ THREE = """# sent_id = three
 
 
 def three():
-    return list(read_conllu(THREE.splitlines(keepends=True)))
+    return sentences(THREE)
 
 
 def conllu(rows: list[tuple[str, str, int, str]], sent_id: str) -> str:
@@ -133,8 +133,8 @@ def test_corrected_slots_and_their_arcs():
                ("came", "VERB", 2, "ccomp"), (".", "PUNCT", 2, "punct")]
     corrected = [learner[k] if k < 2 else (f, u, h - 1 if h > 3 else h, r)
                  for k, (f, u, h, r) in enumerate(learner) if k != 2]
-    s = next(read_conllu(conllu(learner, "a").splitlines(keepends=True)))
-    g = next(read_conllu(conllu(corrected, "a").splitlines(keepends=True)))
+    s, = sentences(conllu(learner, "a"))
+    g, = sentences(conllu(corrected, "a"))
     assert corrected_slots(s, g) == [2]
     assert corrected_slots(s, s) == [2]  # punctuated in the correction
     assert corrected_slots(g, g) == []
@@ -153,7 +153,7 @@ def test_corrected_slots_leave_slot_0_out():
     corrected = [('"', "PUNCT", 2, "punct"), ("Hi", "INTJ", 0, "root"),
                  (",", "PUNCT", 4, "punct"), ("there", "ADV", 2, "advmod"),
                  (".", "PUNCT", 2, "punct"), ('"', "PUNCT", 2, "punct")]
-    s = next(read_conllu(conllu(learner, "b").splitlines(keepends=True)))
-    g = next(read_conllu(conllu(corrected, "b").splitlines(keepends=True)))
+    s, = sentences(conllu(learner, "b"))
+    g, = sentences(conllu(corrected, "b"))
     assert slot_strings(to_slots(g))[0]  # the quote, at slot 0
     assert corrected_slots(s, g) == [1]

@@ -238,18 +238,18 @@ class _Jackknife:
         """The parser that saw no sentence of the folds ``out`` (recorded as ``which``), in
         ``work``/``name``: loaded if saved with the same record, else trained and saved."""
         folder = self.work / name
-        rest, fold_dev = fold_parts(self.sentences, self.folds, out, self.flags, self.dev,
-                                    self.held is not None, "parser")
+        each = self.arc_weights or [None] * len(self.sentences)  # split with their sentences
+        trained, dev_pairs = fold_parts(list(zip(self.sentences, each)), self.folds, out,
+                                        self.flags, [(s, None) for s in self.dev],
+                                        self.held is not None, "parser")
+        rest, fold_dev = [s for s, _ in trained], [s for s, _ in dev_pairs]
         if self.cut:
             added, arcs = cut_relations(self.extra, {w.deprel for s in rest for w in s.words})
         else:
             added, arcs = list(self.extra), None
         rest += added
-        weights = None
-        if self.arc_weights is not None:
-            weights, _ = fold_parts(self.arc_weights, self.folds, out, self.flags, [], False,
-                                    "parser")
-            weights += [None] * len(added)
+        weights = (None if self.arc_weights is None
+                   else [w for _, w in trained] + [None] * len(added))
         record = {**which, "folds": len(self.names), "train_settings": self.training,
                   "train_digest": digest(rest),
                   "dev_held_out": self.held is not None, "dev_digest": digest(fold_dev),

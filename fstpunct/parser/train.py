@@ -36,7 +36,7 @@ from .oracle import OracleError, oracle
 from .punct import PROPS_VERSION, prepare
 from .score import score
 from .search import search, trail
-from .transitions import LeftArc, RightArc, State, initial
+from .transitions import Arc, State, initial
 
 __all__ = ["LEARNING", "PATIENCE", "PATIENCE_WITHOUT_DEV", "Example", "Perceptron", "build",
            "check_arc_weights", "resolved_defaults", "step_weights", "train", "train_settings"]
@@ -114,7 +114,7 @@ def step_weights(model: Model, inp: Input, ids: Sequence[int], actions: np.ndarr
         states = _gold_states(model, inp, actions)
     for t, (state, a) in enumerate(zip(states, actions)):
         step = model.transitions[a]
-        if isinstance(step, (LeftArc, RightArc)):
+        if isinstance(step, Arc):
             _, dependent = step.joined(state)
             out[t] = arc_weights.get(ids[dependent - 1], 1)
     return out

@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from .punct import EMPTY, Prop, combine
 
-__all__ = ["Node", "State", "Transition", "Shift", "LeftArc", "RightArc", "leaf", "initial",
+__all__ = ["Node", "State", "Transition", "Shift", "Arc", "LeftArc", "RightArc", "leaf", "initial",
            "ROOT_LABEL", "NODE_ATOMS", "heads_of"]
 
 ROOT_LABEL = "root"
@@ -126,7 +126,7 @@ class Shift(Transition):
         return State((leaves[j], state.stack), state.depth + 1, j, state.n)
 
 
-class _Arc(Transition):
+class Arc(Transition):
     """An arc between s0 and s1, labelled ``label``. Legal with two nodes on the stack besides
     the root for any label but the root's; with one, only as the last transition: a right arc
     labelled the root's relation once the buffer is empty."""
@@ -156,13 +156,13 @@ class _Arc(Transition):
         return State((node, rest), state.depth - 1, state.j, state.n)
 
 
-class LeftArc(_Arc):
+class LeftArc(Arc):
     """s1 becomes a dependent of s0 (never the root's arc)."""
 
     left = True
 
 
-class RightArc(_Arc):
+class RightArc(Arc):
     """s0 becomes a dependent of s1 (the root's arc: the last transition)."""
 
     left = False
@@ -174,7 +174,7 @@ def heads_of(state_trail: Sequence[tuple[State, Transition]]) -> tuple[list[int]
     n = state_trail[0][0].n if state_trail else 0
     heads, rels = [0] * n, [""] * n
     for state, t in state_trail:
-        if isinstance(t, _Arc):
+        if isinstance(t, Arc):
             head, dep = t.joined(state)
             heads[dep - 1], rels[dep - 1] = head, t.label or ""
     return heads, rels

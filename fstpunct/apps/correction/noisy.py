@@ -39,7 +39,7 @@ from ..restoration.exact import balanced_strings
 from ..restoration.metrics import slot_strings
 from ..restoration.strip import insert, insertions_of, strip
 
-__all__ = ["ErrorModel", "SlotScores", "as_written", "balanced_or_kept", "corrected",
+__all__ = ["ErrorModel", "SlotScores", "as_written", "balanced_or_kept", "best", "corrected",
            "decisions", "insertions", "slot_scores", "with_slot"]
 
 Strings = tuple[str, ...]
@@ -122,13 +122,14 @@ def _placed(ss: SlotSentence, i: int, shown: Strings) -> SlotSentence:
 @dataclass
 class SlotScores:
     """One learner sentence's slots: the learner's strings, each slot's candidates y (the
-    learner's first) as they are written (:func:`as_written`: after an abbreviation's dot, ``.``
-    and nothing write the same, so two candidates may), their prior gains
-    log p_M(x with slot i set to y) − log p_M(x) and their log p_err(x_i | y) (of y as the
-    error model counted it)."""
+    learner's first) as the error model has them and as they are written (:func:`as_written`:
+    after an abbreviation's dot, ``.`` and nothing write the same, so two candidates may), their
+    prior gains log p_M(x with slot i set to y as written) − log p_M(x) and their
+    log p_err(x_i | y)."""
 
     learner: list[Strings]
     candidates: list[list[Strings]]
+    written: list[list[Strings]]
     gains: list[np.ndarray]
     errors: list[np.ndarray]
 
@@ -159,20 +160,22 @@ def slot_scores(model: PunctModel, errors: ErrorModel, sentences: Sequence[SlotS
         if not np.isfinite(logs[base]):
             raise InputError(f"{ss.place}: the learner's sentence has probability 0 under the "
                              f"prior: no gain of its slots is defined")
-    return [SlotScores(xs, written, [logs[v] - logs[base] for v in ids],
+    return [SlotScores(xs, cands, written, [logs[v] - logs[base] for v in ids],
                        [np.array([errors.log_p(x, y) for y in c]) for x, c in zip(xs, cands)])
             for xs, cands, written, base, ids in plan]
 
 
-def decisions(s: SlotScores, weight: float) -> list[Strings]:
+def best(s: SlotScores, weight: float) -> list[int]:
     """Each slot's best candidate at λ = ``weight`` (module docstring; ties to the learner's
-    string, then to the earlier candidate), as it is written: the string the written sentence
-    has there (the best of the written strings, each with its best candidate's score)."""
-    out: list[Strings] = []
-    for cands, gain, err in zip(s.candidates, s.gains, s.errors):
-        score = err + weight * gain if weight else err
-        out.append(cands[int(np.argmax(score))])
-    return out
+    string, then to the earlier candidate), by its index in the slot's candidates."""
+    return [int(np.argmax(err + weight * gain if weight else err))
+            for gain, err in zip(s.gains, s.errors)]
+
+
+def decisions(s: SlotScores, weight: float) -> list[Strings]:
+    """Each slot's :func:`best` candidate as it is written: the string the written sentence
+    has there."""
+    return [ws[k] for ws, k in zip(s.written, best(s, weight))]
 
 
 def balanced_or_kept(learner: Sequence[Strings], chosen: Sequence[Strings],
@@ -199,9 +202,12 @@ def insertions(own: Sequence[Insertion], learner: Sequence[Strings],
 def corrected(sources: Sequence[Sentence], scores: Sequence[SlotScores],
               weights: Sequence[float], pairs: Sequence[tuple[str, str]]
               ) -> tuple[dict[float, list[Sentence]], dict[float, int]]:
-    """The corrector's sentences at each λ of ``weights``: each learner sentence's
-    :func:`decisions`, made :func:`balanced_or_kept` for ``pairs`` (the prior's symmetric
-    marks), written into the sentence without its punctuation (stripped once for every λ);
+    """The corrector's sentences at each λ of ``weights``: each learner sentence's :func:`best`
+    candidates, made :func:`balanced_or_kept` for ``pairs`` (the prior's symmetric marks),
+    written into the sentence without its punctuation (stripped once for every λ) as they were
+    scored: the candidates themselves go to the writer, which applies the absorption after an
+    abbreviation's dot that :func:`as_written` applied for the score (once: it is not
+    idempotent);
     and, per λ, how many sentences had paired marks given back. A λ given twice is refused
     (ValueError): its sentences and counts would be doubled."""
     if len(set(weights)) != len(weights):
@@ -211,7 +217,8 @@ def corrected(sources: Sequence[Sentence], scores: Sequence[SlotScores],
     for source, s in zip(sources, scores, strict=True):
         bare, own = strip(source), insertions_of(source)
         for w in weights:
-            chosen, fixed = balanced_or_kept(s.learner, decisions(s, w), pairs)
+            ys = [cs[k] for cs, k in zip(s.candidates, best(s, w))]
+            chosen, fixed = balanced_or_kept(s.learner, ys, pairs)
             kept[w] += fixed
             out[w].append(insert(bare, insertions(own, s.learner, chosen)))
     return out, kept

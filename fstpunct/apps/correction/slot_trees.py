@@ -25,13 +25,31 @@ from ...model.features import node_contexts
 from ...ud.slots import SlotSentence
 from ..restoration.metrics import slot_strings
 
-__all__ = ["COUNTS", "OUTCOMES", "SLOT_CLASSES", "TREE_KINDS", "SlotRow", "Trees", "by_kind",
-           "inner_slots", "outcome", "slot_class", "slot_rows"]
+__all__ = ["COUNTS", "OUTCOMES", "SLOT_CLASSES", "TREE_KINDS", "SlotRow", "Trees", "beside",
+           "by_kind", "constituents", "inner_slots", "making", "outcome", "slot_class",
+           "slot_rows"]
 
 TREE_KINDS = ("right", "features differ", "relation wrong", "head wrong", "edges differ",
               "words differ")
 OUTCOMES = ("right", "wrong", "none")  # an edit that writes the gold string, another, none
 SLOT_CLASSES = ("gold edit", "marks kept", "no marks")
+
+
+def beside(ss: SlotSentence, i: int) -> list[int]:
+    """The words (0-based) either side of slot ``i`` of ``ss``."""
+    return [k for k in (i - 1, i) if 0 <= k < ss.n]
+
+
+def constituents(ss: SlotSentence, i: int) -> set[int]:
+    """The roots (0-based nodes) of the constituents at slot ``i`` of ``ss``
+    (:func:`~fstpunct.ud.slots.slot_members`: their subtree ends or begins there)."""
+    return {k for k, _ in ss.members[i]}
+
+
+def making(ss: SlotSentence, i: int) -> set[int]:
+    """The nodes that make ``ss``'s tree at slot ``i`` (module docstring): the
+    :func:`constituents` at it and the words :func:`beside` it."""
+    return constituents(ss, i) | set(beside(ss, i))
 
 
 def slot_class(learner: tuple[str, ...], gold: tuple[str, ...]) -> str:
@@ -69,7 +87,7 @@ class Trees:
 
     def nodes(self, i: int) -> set[int]:
         """The nodes (0-based) of the constituents at slot ``i`` on either tree."""
-        return {k for t in (self.gold, self.parsed) for k, _ in t.members[i]}
+        return constituents(self.gold, i) | constituents(self.parsed, i)
 
     def heads_beside_right(self, i: int) -> bool:
         """Whether the parser got the heads of the words either side of slot ``i`` right
@@ -83,11 +101,7 @@ class Trees:
 
     def _beside_right(self, i: int, field: str) -> bool:
         gold, parsed = getattr(self.gold, field), getattr(self.parsed, field)
-        return self.alike and all(gold[k] == parsed[k] for k in self._beside(i))
-
-    def _beside(self, i: int) -> list[int]:
-        """The words (0-based) either side of slot ``i``."""
-        return [k for k in (i - 1, i) if 0 <= k < self.gold.n]
+        return self.alike and all(gold[k] == parsed[k] for k in beside(self.gold, i))
 
     def kind(self, i: int) -> str:
         """The parsed tree's kind at slot ``i`` (module docstring)."""
