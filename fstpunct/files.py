@@ -23,6 +23,7 @@ import re
 import signal
 import stat
 import sys
+import threading
 import zipfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -103,11 +104,22 @@ def _interrupt(signum: int) -> BaseException:
     return KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
+def _main_thread() -> bool:
+    """Whether this is the main thread: the only one in which Python runs signal handlers and
+    lets them be installed."""
+    return threading.current_thread() is threading.main_thread()
+
+
 @contextmanager
 def _held() -> Iterator[None]:
     """Within the block (not nested), a signal :func:`end_on_signals` catches is held back and
-    raised when the block ends, however it ends: what the block does is not cut in two."""
+    raised when the block ends, however it ends: what the block does is not cut in two. In
+    another thread nothing is held: a handler, run in the main thread, cannot cut this one's
+    block, and its signal is raised there at once."""
     global _held_back
+    if not _main_thread():
+        yield
+        return
     _held_back = 0
     try:
         yield
@@ -128,7 +140,8 @@ def end_on_signals() -> Iterator[None]:
     Ctrl-C to the whole process group, and an idle worker's KeyboardInterrupt printed its
     traceback). Only the first signal is raised: those after it (Ctrl-C twice, the two hangups
     of a closed terminal) are ignored, so that cleanup runs to its end (``kill -9`` still ends
-    a cleanup that hangs)."""
+    a cleanup that hangs). In another thread than the main one (``signal.signal`` raises
+    ValueError there) nothing is caught: the main thread's handlers stay as they are."""
     owner, stopping = os.getpid(), False
 
     def handler(signum: int, frame: object) -> None:
@@ -146,7 +159,8 @@ def end_on_signals() -> Iterator[None]:
 
     caught = [signum for signum, default in (
         (signal.SIGTERM, signal.SIG_DFL), (signal.SIGINT, signal.default_int_handler),
-        (_HANGUP, signal.SIG_DFL)) if signum is not None and signal.getsignal(signum) is default]
+        (_HANGUP, signal.SIG_DFL)) if signum is not None and signal.getsignal(signum) is default
+        and _main_thread()]
     previous = {signum: signal.signal(signum, handler) for signum in caught}
     try:
         yield

@@ -11,6 +11,7 @@ import signal
 import stat
 import subprocess
 import sys
+import threading
 import time
 import warnings
 from pathlib import Path
@@ -339,6 +340,84 @@ def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tm
     assert json.loads((target / "model.json").read_text()) == {"new": 1}
     assert leftovers(tmp_path) == []
 
+
+def _in_thread(work):
+    """``work()`` run in a thread of its own: what it returned, or what it raised."""
+    done = []
+
+    def run():
+        try:
+            done.append(work())
+        except BaseException as e:
+            done.append(e)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    return done[0]
+
+
+def test_a_write_in_another_thread_installs_no_handlers(tmp_path):
+    """Python handles signals in the main thread only, and ``signal.signal`` elsewhere raises
+    ValueError: ``main`` called from a user's thread (a service's worker) failed so, with a
+    traceback, in end_on_signals before any work. It now runs there, and writes as in the main
+    thread, without catching signals (there is no handler of its own to install); so do the
+    library's writes (a model folder over a previous one, a compiled channel's pair)."""
+    handlers = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]
+    fst, target = tmp_path / "en.fst", tmp_path / "model"
+    for _ in range(2):  # the second over the first
+        assert _in_thread(lambda: main(["compile", str(GRAMMARS / "en.rules"), "-o",
+                                        str(fst)])) == 0
+        assert _in_thread(lambda: _write_folder(target)) is None
+        assert _in_thread(lambda: load_grammar(GRAMMARS / "en.rules").channel().save(fst)) \
+            is None
+    assert Channel.load(fst).direction == load_grammar(GRAMMARS / "en.rules").direction
+    assert json.loads((target / "model.json").read_text()) == {}
+    assert leftovers(tmp_path) == []
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)] \
+        == handlers
+
+
+def test_a_signal_while_another_thread_renames_a_model_folder_is_not_held_back(tmp_path,
+                                                                              monkeypatch):
+    """A model folder that another thread puts in place, while the main thread catches
+    signals (end_on_signals): a SIGTERM or Ctrl-C between that thread's two renames was held
+    back (the hold was the process's) and raised in that thread once both were done, a
+    traceback there, the main thread going on as if none had come. A signal cannot cut another
+    thread's renames short (its handler runs in the main thread): the main thread now gets it
+    at once, and the other thread puts its model in place whole."""
+    target = tmp_path / "model"
+    _write_folder(target)
+    replace, sent, caught, done = os.replace, threading.Event(), threading.Event(), []
+    finished = threading.Event()  # (a join an exception cut short returned at once after)
+
+    def signalled(src, dst):  # SIGTERM to the main thread as the previous model is moved aside
+        if Path(dst).name == "previous" and not sent.is_set():
+            sent.set()
+            signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
+            caught.wait(10)  # (until the main thread has it, or 10 s)
+        replace(src, dst)
+
+    def write():
+        try:
+            _write_folder(target)
+            done.append(None)
+        except BaseException as e:
+            done.append(e)
+        finished.set()
+
+    monkeypatch.setattr(os, "replace", signalled)
+    thread = threading.Thread(target=write)
+    with pytest.raises(Terminated), end_on_signals():
+        try:
+            thread.start()
+            finished.wait()
+        finally:
+            caught.set()
+            finished.wait()
+    monkeypatch.undo()
+    assert sent.is_set() and done == [None]
+    assert json.loads((target / "model.json").read_text()) == {}
+    assert leftovers(tmp_path) == []
 
 @pytest.mark.parametrize("cut", ["json", "binary"])
 @pytest.mark.parametrize("kind", ["channel", "order"])

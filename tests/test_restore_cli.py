@@ -384,3 +384,43 @@ def test_an_unused_tagger_or_case_option_is_said(method, tmp_path, monkeypatch, 
     assert main(["restore", "untagged.conllu", *method, "--tagger", tagger, "--cased-input",
                  "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_an_unused_pipeline_option_is_said_with_a_model(tmp_path, monkeypatch, capsys):
+    """``restore --model DIR`` (or the bundled model --lang picks) with ``--tagger`` and
+    ``--lowercase-input`` or ``--cased-input`` on CoNLL-U whose sentences all have UPOS and a
+    tree (or only lack trees, given --parser) used them for nothing, in silence, where --crf
+    and --trivial say so: the same note now, naming only those (--lang picked the model);
+    the output unchanged; no note when a sentence needed the tagger or parser."""
+    monkeypatch.chdir(tmp_path)
+    folder = fstpunct.load("en").folder
+    tagger, parser = str(folder / "tagger"), str(folder / "parser")
+    model = ["--model", str(folder)]
+    assert main(["restore", str(SAMPLE), *model, "--quiet"]) == 0
+    plain = capsys.readouterr()
+    assert plain.err == ""
+    for options, named in ((["--tagger", tagger], f"--tagger {tagger}: used for nothing: no "
+                            "sentence needed the tagger or parser it picks"),
+                           (["--lang", "en", "--cased-input"], "--cased-input: used for "
+                            "nothing: no sentence needed the tagger or parser it picks"),
+                           (["--tagger", tagger, "--lowercase-input"],
+                            f"--tagger {tagger}, --lowercase-input: used for nothing: no "
+                            "sentence needed the tagger or parser they pick")):
+        chosen = [] if "--lang" in options else model
+        assert main(["restore", str(SAMPLE), *chosen, *options, "--quiet"]) == 0
+        noted = capsys.readouterr()
+        assert noted.out == plain.out
+        assert noted.err == f"fstpunct restore: note: {named}\n"
+    lines = SAMPLE.read_text(encoding="utf-8").splitlines()
+    for name, column in (("untagged.conllu", 3), ("bare.conllu", 6)):  # no UPOS; no tree
+        Path(name).write_text("\n".join(line if line.startswith("#") or not line else "\t".join(
+            line.split("\t")[:column] + ["_"] + line.split("\t")[column + 1:])
+            for line in lines) + "\n", encoding="utf-8")
+        assert main(["restore", name, *model, "--tagger", tagger, "--cased-input",
+                     "--quiet"]) == 0
+        assert capsys.readouterr().err == ""
+    assert main(["restore", "bare.conllu", *model, "--parser", parser, "--tagger", tagger,
+                 "--quiet"]) == 0
+    assert capsys.readouterr().err == (f"fstpunct restore: note: --tagger {tagger}: used for "
+                                       "nothing: no sentence needed the tagger or parser it "
+                                       "picks\n")

@@ -24,8 +24,8 @@ if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not 
     from ..ud.text import Tokeniser
     from .restoration import Restorer
 
-__all__ = ["analysed", "needs_analysis", "refuse_hidden_posteriors", "restored_text", "tokeniser",
-           "underlying", "untagged", "untagged_reference"]
+__all__ = ["analysed", "needs_analysis", "needs_pipeline", "refuse_hidden_posteriors",
+           "restored_text", "tokeniser", "underlying", "untagged", "untagged_reference"]
 
 
 def untagged(sent: Sentence) -> bool:
@@ -44,15 +44,20 @@ def needs_analysis(sent: Sentence) -> bool:
     return untagged(sent) or not has_tree(sent)
 
 
+def needs_pipeline(sent: Sentence, parse: bool = True) -> bool:
+    """Whether :func:`analysed` gives ``sent`` to its pipeline: it :func:`needs_analysis`, or,
+    without ``parse`` (a later step parses), it is :func:`untagged`."""
+    return needs_analysis(sent) if parse else untagged(sent)
+
+
 def analysed(sentences: Iterable[Sentence], pipeline: Callable[[], Pipeline],
              parse: bool = True) -> Iterator[Sentence]:
     """``sentences``, each that :func:`needs_analysis` tagged and parsed by ``pipeline()``
     (called once, at the first such sentence); without ``parse``, tagged only (a later step
-    parses)."""
+    parses): those that :func:`needs_pipeline`."""
     loaded: Pipeline | None = None
-    needs = needs_analysis if parse else untagged
     for sent in sentences:
-        if needs(sent):
+        if needs_pipeline(sent, parse):
             loaded = loaded or pipeline()
             sent = loaded.analyse(sent) if parse else loaded.tagged(sent)
         yield sent

@@ -3,19 +3,21 @@ from __future__ import annotations
 
 import argparse
 import functools
+from collections.abc import Iterable, Iterator
 
 from ..api.parsing import load_parser
 from ..apps.restoration.crf import CrfModel
 from ..apps.restoration.exact import EXACT_DECODERS
 from ..apps.restoration.generative import DECODERS
 from ..apps.restoration.trivial import Trivial, is_model_folder, is_path
-from ..apps.text import restored_text, tokeniser
+from ..apps.text import needs_pipeline, restored_text, tokeniser
 from ..errors import InputError, ModelError, check_stream_seed, refuse_missing
 from ..files import is_stdio
 from ..model.store import bundled, is_bundled, model_path
 from ..parser.pipeline import Pipeline, load_pipeline
 from ..progress import progress
 from ..ud.text import line_by_line
+from ..ud.treebank import Sentence
 from .arguments import (
     add_io_arguments,
     add_quiet_argument,
@@ -144,6 +146,7 @@ def run(args: argparse.Namespace) -> int:
         p.expect_mode("removed", "restoration with a parser")
     with chosen_pool(args) as pool:
         pipeline = None  # --crf's or --trivial's, read only when a sentence needs it
+        needed: list[Sentence] = []  # the model's: the first sentence its pipeline analyses
         if args.trivial or args.crf:
             method = (Trivial.load(args.trivial, args.ud_dir) if args.trivial
                       else CrfModel.load(args.crf))
@@ -183,25 +186,41 @@ def run(args: argparse.Namespace) -> int:
                 width=args.width, **given)))
             return 0
         else:
-            out = model.restore(progress(sentences, "restore", quiet=args.quiet),
+            # CoNLL-U is parsed by --parser if given, else by the pipeline (restored_text)
+            read = _needing(sentences, not parsers, needed)
+            out = model.restore(progress(read, "restore", quiet=args.quiet),
                                 parsers=parsers, beam=args.beam, pool=pool, text=args.text,
                                 format="conllu", lowercase=args.lowercase_input,
                                 tagger=args.tagger, text_model=not args.model,
                                 width=args.width, **given)
         write_output(args, out, sentences)
-    if pipeline is not None and not args.text and not pipeline.cache_info().currsize:
-        # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or
-        # --parser to parse it): the options of the pipeline were unused, as is known only now
-        # (a refusal before the run would refuse input without trees too)
-        _note_unused_pipeline(args)
+    if args.text:
+        return 0
+    # CoNLL-U that needed no tagger or parser (each sentence had UPOS, and a tree or --parser
+    # to parse it): the options of the pipeline were unused, as is known only now (a refusal
+    # before the run would refuse input without trees too); --lang picked the model, if any
+    if pipeline is None and not needed:
+        _note_unused_pipeline(args, None)
+    elif pipeline is not None and not pipeline.cache_info().currsize:
+        _note_unused_pipeline(args, args.lang)
     return 0
 
 
-def _note_unused_pipeline(args: argparse.Namespace) -> None:
-    """Leave the note that the options given to pick the tagger and parser of text (--lang,
-    --tagger, --lowercase-input or --cased-input) were used for nothing, naming each, if any
-    was given."""
-    unused = [f"{name} {value}" for name, value in (("--lang", args.lang),
+def _needing(sentences: Iterable[Sentence], parse: bool, needed: list[Sentence]
+             ) -> Iterator[Sentence]:
+    """``sentences``, the first that :func:`~fstpunct.apps.text.needs_pipeline` (``parse``)
+    put in ``needed``."""
+    for sent in sentences:
+        if not needed and needs_pipeline(sent, parse):
+            needed.append(sent)
+        yield sent
+
+
+def _note_unused_pipeline(args: argparse.Namespace, lang: str | None) -> None:
+    """Leave the note that the options given to pick the tagger and parser of text (``lang``,
+    --lang's if it picked no model; --tagger, --lowercase-input or --cased-input) were used
+    for nothing, naming each, if any was given."""
+    unused = [f"{name} {value}" for name, value in (("--lang", lang),
                                                     ("--tagger", args.tagger)) if value is not None]
     if args.lowercase_input is not None:
         unused.append("--lowercase-input" if args.lowercase_input else "--cased-input")
