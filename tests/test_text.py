@@ -34,7 +34,7 @@ from fstpunct.parser import parse
 from fstpunct.parser import train as train_parser
 from fstpunct.parser.pipeline import Pipeline, load_pipeline, pipeline_folders
 from fstpunct.parser.tagger import Tagger, depunctuated, train_tagger
-from fstpunct.ud.slots import to_slots
+from fstpunct.ud.slots import quote_symbols, to_slots
 from fstpunct.ud.text import LastSeen, Tokeniser, read_text, surface, text_lines
 from fstpunct.ud.treebank import has_tree, read_conllu, read_file
 
@@ -162,6 +162,20 @@ def test_a_short_elision_opens_no_quote(line, pieces):
     want = [p if isinstance(p, tuple) else (p, "_" if p[0].isalpha() else "PUNCT")
             for p in pieces]
     assert [(w.form, w.upos) for w in sent.words] == want
+
+
+@pytest.mark.parametrize("line, xpos", [
+    ('he said "hello" to me.', {3: "``", 5: "''"}),
+    ('"yes," and "no."', {1: "``", 4: "''", 6: "``", 9: "''"}),
+    ("'Tis the 'best' night", {4: "``", 6: "''"}),  # 'Tis elides: its ' opens no quote
+    ('he said " hello " to me', {}),  # quotes alone: the tree's heads decide
+])
+def test_a_quote_glued_to_a_word_is_told_open_or_closed(line, xpos):
+    """A straight quote glued to the start of a word gets XPOS ``\u0060\u0060`` (it opens), to its
+    end ``''`` (it closes), which :func:`~fstpunct.ud.slots.quote_symbols` reads before the
+    parser's heads (these read ``hello" to me`` as an opening quote: review user28, item 7)."""
+    (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
+    assert {w.id: w.xpos for w in sent.words if w.xpos != "_"} == xpos
 
 
 @pytest.mark.parametrize("line, pieces", [
@@ -612,6 +626,20 @@ def test_decode_text(pipe, model):
     assert to_slots(s1).slots == to_slots(list(read_file(SAMPLE))[1]).slots
     assert s1.comments[-2].startswith("# underlying = ") and lines[0] in s1.comments[-2]
     assert [ln.rstrip() for ln in model.decode(iter(text.splitlines()), **kw)] == lines
+
+
+def test_decode_text_reads_a_closing_quote_as_closing(model):
+    """The bundled parser hangs ``hello"``'s quote on ``me`` (after it), which read it as
+    opening, so T\u2032 had two opening quotes (review user28, item 7); the tokeniser's reading
+    (glued to a word's end: it closes) is kept."""
+    text = ('he said "hello" to me.\nshe called it "the best day" of her life.\n'
+            'they wrote "yes" and "no" on the board.\n')
+    decoded = list(read_conllu(io.StringIO(model.decode(text, text=True, format="conllu"))))
+    for sent, pairs in zip(decoded, (1, 1, 2), strict=True):
+        read = [q for _, q in sorted(quote_symbols(sent.words).items())]
+        assert read == ["“", "”"] * pairs
+        underlying = "".join(c for c in sent.comment("underlying") if c in "“”")
+        assert underlying.startswith("“”" * pairs) and "““" not in underlying
 
 
 @pytest.mark.parametrize("mode", ["tokens", "removed"])

@@ -18,15 +18,15 @@ from ._slots import slot_parts
 from .tree import projectivize, spans
 from .treebank import Sentence, Word
 
-__all__ = ["ABBV", "BOUNDARY", "CURLY", "STRAIGHT_QUOTES", "UNK", "SlotSentence",
-           "abbreviation_stem", "absorbs", "depunctuate", "on_tree", "opening", "punct_tokens",
-           "quote_symbols", "raw_slots", "slot_members", "surface_slots", "to_slots",
-           "to_slots_reference", "underlying_slot"]
+__all__ = ["ABBV", "BOUNDARY", "CLOSE_XPOS", "CURLY", "OPEN_XPOS", "STRAIGHT_QUOTES", "UNK",
+           "SlotSentence", "abbreviation_stem", "absorbs", "depunctuate", "on_tree", "opening",
+           "punct_tokens", "quote_symbols", "raw_slots", "slot_members", "surface_slots",
+           "to_slots", "to_slots_reference", "underlying_slot"]
 
 BOUNDARY = "∘"
 ABBV = "<abbv>"
 UNK = "<unk>"
-_OPEN_XPOS, _CLOSE_XPOS = "``", "''"
+OPEN_XPOS, CLOSE_XPOS = "``", "''"  # a straight quote's XPOS that says it opens, closes
 _DIRECTIONAL = {'"': ("“", "”"), "'": ("‘", "’")}
 STRAIGHT_QUOTES = frozenset(_DIRECTIONAL)  # the forms :func:`quote_symbols` gives a direction
 CURLY = {curly: straight for straight, pair in _DIRECTIONAL.items() for curly in pair}
@@ -108,9 +108,9 @@ def quote_symbols(words: Sequence[Word]) -> dict[int, str]:
         if w.form not in _DIRECTIONAL or not w.is_punct:
             continue
         opening, closing = _DIRECTIONAL[w.form]
-        if w.xpos == _OPEN_XPOS:
+        if w.xpos == OPEN_XPOS:
             out[w.id] = opening
-        elif w.xpos == _CLOSE_XPOS:
+        elif w.xpos == CLOSE_XPOS:
             out[w.id] = closing
         else:
             groups.setdefault((w.form, w.head), []).append(w)

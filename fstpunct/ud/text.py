@@ -28,7 +28,9 @@ James' car``: a possessive). Pieces of one white-space token are written ``Space
 the last, so ``# text`` is the line with its spacing normalised.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
-``PUNCT`` for marks); every other column ``_`` (no tree: HEAD ``_``,
+``PUNCT`` for marks; a straight quote glued to the start of a word XPOS ``\u0060\u0060``, to
+its end ``''``: it opens, it closes, :meth:`Tokeniser.xpos`); every other column ``_`` (no
+tree: HEAD ``_``,
 :func:`~fstpunct.ud.treebank.has_tree` is false). Blank lines (only white space) separate
 paragraphs: the next sentence gets ``# newpar``; text output (:func:`text_lines`) keeps them,
 so line N out is line N in (those after the last sentence too: each sentence is given as soon
@@ -52,7 +54,7 @@ from pathlib import Path
 
 from ..errors import ConlluError
 from ..files import input_name, open_input
-from .slots import ABBV, BOUNDARY, UNK
+from .slots import ABBV, BOUNDARY, CLOSE_XPOS, OPEN_XPOS, STRAIGHT_QUOTES, UNK
 from .treebank import NO_SPACE, Line, Sentence, mixed_line_ends, rebuild, space_after
 
 __all__ = ["GoldSplit", "LastSeen", "NoWords", "TextReader", "Tokeniser", "line_by_line",
@@ -133,6 +135,21 @@ class Tokeniser:
         word ending in ``s``, ``x`` or ``z`` (English: ``possessive``)."""
         return (self.possessive and bool(previous) and not previous[-1][1]
                 and previous[-1][0][-1] in _POSSESSIVE_ENDS)
+
+    @staticmethod
+    def xpos(pieces: Sequence[tuple[str, bool]]) -> list[str]:
+        """The XPOS text input gives each of a token's ``pieces``: a straight quote before the
+        token's word opens, :data:`~fstpunct.ud.slots.OPEN_XPOS` (but a ``'`` eliding letters,
+        ``'twas``), one after it closes, :data:`~fstpunct.ud.slots.CLOSE_XPOS` (as UD English
+        writes them; :func:`~fstpunct.ud.slots.quote_symbols` reads them, not the parser's
+        heads); ``_`` for any other piece and in a token of marks only (the heads decide)."""
+        word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
+        if word is None:
+            return ["_"] * len(pieces)
+        elision = pieces[word][0].lower() in _ELISIONS
+        return [("_" if not mark or piece not in STRAIGHT_QUOTES else CLOSE_XPOS if k > word
+                 else "_" if piece == "'" and elision else OPEN_XPOS)
+                for k, (piece, mark) in enumerate(pieces)]
 
     @staticmethod
     def upos(piece: str, mark: bool) -> str:
@@ -329,10 +346,10 @@ class TextReader(Iterator[Sentence]):
             previous = lineno
             rows: list[Line] = []
             for pieces in tokenise.line(tokens):
-                for k, (form, mark) in enumerate(pieces):
+                for k, ((form, mark), xpos) in enumerate(zip(pieces, tokenise.xpos(pieces))):
                     last = k == len(pieces) - 1
                     rows.append(Line([str(len(rows) + 1), form, "_", upos(form, mark),
-                                      "_", "_", "_", "_", "_", "_" if last else NO_SPACE],
+                                      xpos, "_", "_", "_", "_", "_" if last else NO_SPACE],
                                      lineno))
             index += 1
             comments = (["# newpar"] if newpar else []) + [f"# sent_id = {lineno}",
