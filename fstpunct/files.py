@@ -514,7 +514,9 @@ def is_correction_model(folder: str | Path) -> bool:
 def folder_target(path: str | Path) -> None:
     """Check, before long work, that :func:`model_folder` may write the folder ``path``: not a
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
-    never replaced), and a temporary folder can be made beside it; else
+    never replaced), a temporary folder can be made beside it and a folder there can be moved
+    into it, as :func:`_put` moves a previous model (tried: the system checks what a rename
+    needs, e.g. write permission on the folder itself, a sticky parent's owner); else
     :class:`~fstpunct.errors.InputError`."""
     target, name = Path(path), os.fspath(path)  # name: as given, ./model keeps its ./
     if target.exists() and not target.is_dir():
@@ -526,6 +528,10 @@ def folder_target(path: str | Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
+            if target.is_dir():  # moved aside and back as _put moves it: the system's answer
+                with _held():
+                    os.replace(target, tmp / "previous")
+                    os.replace(tmp / "previous", target)
             _remove_folder(tmp)
     except OSError as e:
         raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
@@ -684,9 +690,27 @@ def _make_folder(path: Path) -> None:
 
 def _remove_folder(path: Path) -> None:
     """``path`` and all it holds removed, as far as the system allows (nothing if it is
-    gone)."""
+    gone); a folder in it that may not be written (a model's mode 0555, :func:`_keep_mode`)
+    is made writable first (:func:`_writable`)."""
     import shutil  # here: only folder outputs need it
     shutil.rmtree(path, ignore_errors=True)
+    if path.is_dir() and not path.is_symlink():  # something in it was refused
+        _writable(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _writable(folder: Path) -> None:
+    """``folder`` and every folder in it (not through links) readable, writable and searchable
+    by their owner, as far as the system allows: a folder to remove."""
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            os.chmod(here, stat.S_IMODE(os.lstat(here).st_mode) | stat.S_IRWXU)
+            with os.scandir(here) as entries:
+                stack.extend(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
 
 
 def read_meta(path: Path, fmt: str | int | None, what: str,

@@ -323,11 +323,11 @@ def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tm
     renames are done, it leaves the new model in place and nothing beside it."""
     target = tmp_path / "model"
     _write_folder(target)
-    replace, sent = os.replace, []
+    replace, sent, written = os.replace, [], []
 
     def signalled(src, dst):  # a real signal, as the terminal sends it, right after the rename
-        replace(src, dst)
-        if Path(dst).name == after and not sent:
+        replace(src, dst)  # (of the save, not of folder_target's check: once it is written)
+        if written and Path(dst).name == after and not sent:
             sent.append(dst)
             os.kill(os.getpid(), signal.SIGTERM)
 
@@ -335,6 +335,7 @@ def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tm
     with pytest.raises(Terminated), end_on_signals():
         with model_folder(target, ["model.json"], "a model") as tmp:
             write_json(tmp / "model.json", {"new": 1}, atomic=False)
+            written.append(tmp)
     monkeypatch.undo()
     assert sent
     assert json.loads((target / "model.json").read_text()) == {"new": 1}
@@ -830,6 +831,92 @@ def test_a_model_folder_that_came_to_hold_other_things_is_kept_the_model_beside_
     assert [p.name for p in target.iterdir()] == ["NOTES.txt"]
     assert [p.name for p in (tmp_path / "crf.new").iterdir()] == ["meta.json"]
     assert leftovers(tmp_path) == []
+
+
+def _as_a_user(monkeypatch):
+    """As root, whom the system lets write any folder, ``os.replace``, ``os.unlink`` and
+    ``os.rmdir`` refuse what they refuse a user by the folders' modes (EACCES): an entry
+    leaving or entering a folder its owner may not write, a folder moved into another (its
+    ``..`` rewritten) that its owner may not write. As another user the system refuses it
+    itself."""
+    if os.geteuid() != 0:
+        return
+    replace, unlink, rmdir = os.replace, os.unlink, os.rmdir
+
+    def writable(path):
+        return bool(os.stat(path).st_mode & stat.S_IWUSR)
+
+    def refused(path):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    def replaced(src, dst, **kwargs):
+        src, dst = Path(src), Path(dst)
+        if not writable(src.parent) or not writable(dst.parent) or \
+                src.is_dir() and not src.is_symlink() and src.parent != dst.parent and \
+                not writable(src):
+            refused(src)
+        return replace(src, dst, **kwargs)
+
+    def removal(remove):
+        def removed(path, *, dir_fd=None):
+            parent = os.fstat(dir_fd) if dir_fd is not None else os.stat(Path(path).parent)
+            if not parent.st_mode & stat.S_IWUSR:
+                refused(path)
+            return remove(path, dir_fd=dir_fd)
+        return removed
+
+    monkeypatch.setattr(os, "replace", replaced)
+    monkeypatch.setattr(os, "unlink", removal(unlink))
+    monkeypatch.setattr(os, "rmdir", removal(rmdir))
+
+
+@pytest.mark.parametrize("command, options", [
+    ("train", ["--direction", "ltr", "--iterations", "0", "--jobs", "1"]),
+    ("tagger train", ["--epochs", "1", "--quiet"])])
+@pytest.mark.parametrize("held", ["nothing", "a model"])
+def test_a_model_folder_that_cannot_be_written_is_refused_before_training(command, options, held,
+                                                                          tmp_path,
+                                                                          monkeypatch, capsys):
+    """-o naming a folder of mode 0555 (empty, or a model's): the system refuses to move a
+    folder its owner may not write out of its parent, as saving moves the previous one aside;
+    that was found after training (README: an error before training starts), leaving the
+    whole model in a hidden .M.<hex>.part beside it. Now tried before training: one line."""
+    target = tmp_path / "M"
+    target.mkdir()
+    args = [*command.split(), *options, "--train", str(SAMPLE), "-o", str(target)]
+    if held == "a model":
+        assert main(args) == 0
+        capsys.readouterr()
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    target.chmod(0o555)
+    _as_a_user(monkeypatch)
+    try:
+        code = main(args)
+    finally:
+        target.chmod(0o755)
+    assert capsys.readouterr().err == (f"fstpunct {command}: error: {target}: cannot write: "
+                                       "Permission denied\n")
+    assert code == 2 and {p.name: p.read_bytes() for p in target.iterdir()} == before
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failed_save_removes_its_temporary_of_a_read_only_folders_mode(tmp_path,
+                                                                         monkeypatch):
+    """A folder made read-only (0555) after the check: the save fails, and its temporary, given
+    that mode before the rename that failed, could not be emptied and stayed, a hidden
+    .model.<hex>.part holding the whole model. It is removed; the folder keeps its model."""
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "model.json").write_text(PREVIOUS)
+    _as_a_user(monkeypatch)
+    try:
+        with pytest.raises(InputError, match=r"/model: cannot write: Permission denied$"):
+            with model_folder(target, WRITTEN, "a model") as tmp:
+                (tmp / "new.json").write_text("x")
+                target.chmod(0o555)
+    finally:
+        target.chmod(0o755)
+    assert [p.name for p in target.iterdir()] == ["model.json"] and leftovers(tmp_path) == []
 
 
 def test_open_input_names_and_refuses(tmp_path):
