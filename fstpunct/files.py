@@ -545,8 +545,8 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     it takes the place of ``path`` (a previous model folder there is removed once the new one
     is in place), else it is removed and ``path`` is untouched. If, when the block completes,
     ``path`` holds anything else (:func:`foreign`, inside its ``parts`` too; put there while a
-    long run trained), ``path`` is left as it was, the model takes the place of a new folder
-    beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
+    long run trained) or is not a folder, ``path`` is left as it was, the model takes the
+    place of a new folder beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is. Every file of the temporary folder, and every folder in it,
     is flushed to the disk before it takes a place (:func:`_sync_tree`), and the folder that
@@ -556,21 +556,22 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     flush (EIO), when the model is in place, is :class:`Unflushed` (or said at the end of
     :class:`SavedAside`'s notice, which it then is), not "cannot write"."""
     folder = Path(path)
-    if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
+    if _in_the_way(folder, files, parts) is None:  # else the model will go beside it
         folder_target(path)
-    others: list[str] = []
+    others: list[str] | None = None
     place, unflushed = folder, None
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
             _sync_tree(tmp)
-            others = foreign(folder, files, parts)
-            if others:
+            others = _in_the_way(folder, files, parts)
+            if others is not None:
                 place = _aside(folder)
             unflushed = _put(tmp, place)
     except OSError as e:  # (path as the user wrote it: ./model keeps its ./)
-        raise InputError(f"{place if others else path}: cannot write: {e.strerror or e}") from e
-    if others:
+        raise InputError(f"{path if others is None else place}: cannot write: "
+                         f"{e.strerror or e}") from e
+    if others is not None:
         raise SavedAside(path, others, place, kind, unflushed)
     if unflushed is not None:
         raise Unflushed(os.fspath(path), unflushed)
@@ -608,6 +609,16 @@ def foreign(folder: Path, files: Sequence[str], parts: Parts = NO_PARTS) -> list
     inside = [f"{part}/{name}" for part, own in parts.items()
               for name in _strangers(folder / part, own)]
     return sorted(_strangers(folder, files) + inside)
+
+
+def _in_the_way(folder: Path, files: Sequence[str], parts: Parts) -> list[str] | None:
+    """None if a model of ``files`` (and ``parts``) may take the place of ``folder`` (nothing
+    there, or a folder of nothing else); else what keeps it out, left as it is: the names
+    :func:`foreign` gives, or none for what is not a folder (a file, a named pipe, a link to
+    either)."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        return []
+    return foreign(folder, files, parts) or None
 
 
 def _strangers(folder: Path, files: Sequence[str]) -> list[str]:

@@ -1555,6 +1555,26 @@ def test_what_a_user_puts_beside_a_model_while_it_trains_is_kept(tmp_path):
     assert leftovers(tmp_path) == [] and leftovers(model) == []
 
 
+@pytest.mark.filterwarnings("ignore::fstpunct.FstpunctWarning")  # marks of omitted sentences
+def test_a_file_put_where_a_model_goes_while_it_trains_is_kept(tmp_path):
+    """A file (not a folder) put at -o while training ran made the save refuse ('is a file;
+    name a folder to write'), and the run's model was lost. It is kept as a folder put there
+    is, the model written beside it, named by SavedAside."""
+    import fstpunct
+    model = tmp_path / "T"
+
+    def log(line: str) -> None:
+        if line.startswith("training on"):
+            model.write_text(PREVIOUS)
+
+    with pytest.raises(SavedAside, match=r"T: is not a folder, so it is left as it was; the "
+                                         r"model is saved in \S*/T\.new$") as caught:
+        fstpunct.train(model, SAMPLE, direction="rtl", iterations=0, log=log)
+    assert caught.value.saved == tmp_path / "T.new" and caught.value.others == []
+    assert model.read_text() == PREVIOUS and fstpunct.load(tmp_path / "T.new")
+    assert leftovers(tmp_path) == []
+
+
 def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(tmp_path):
     """models --evaluate writes model.json through a temporary in the model's folder; after a
     kill -9 train refused the folder, naming a file the user never made. Only fstpunct's own

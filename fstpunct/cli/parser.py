@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError, refuse_unused
-from ..files import model_target
+from ..files import folder_target, model_target
 from ..parser import MODES, Model, train
 from ..parser.model import FILES, KIND
 from ..parser.punct import PROPS_VERSION
@@ -116,6 +116,7 @@ def _compact(args: argparse.Namespace) -> int:
     from ..parser.tagger import Tagger
 
     at_least(0, threshold=args.threshold)  # named, before loading (the library refuses it too)
+    folder_target(args.output)  # a file there is refused, not kept with the model beside it
 
     if (Path(args.model) / "tagger.json").is_file():
         Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)
