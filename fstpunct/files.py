@@ -45,7 +45,8 @@ __all__ = ["CORRECTION_RECORD", "MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Ter
            "atomic_path", "check_input", "check_pair", "check_replaceable", "end_on_signals",
            "folder_target", "foreign", "has_separator", "input_name", "is_correction_model",
            "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
-           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
+           "partial_folder", "read_meta", "read_npy", "read_npz", "read_text",
+           "remove_model_folder", "temporary_target", "to_json",
            "write_json", "write_pair", "writing"]
 
 # A correction model's record: the file that makes a folder one (is_correction_model)
@@ -631,14 +632,34 @@ def _strangers(folder: Path, files: Sequence[str]) -> list[str]:
 
 
 def _aside(folder: Path) -> Path:
-    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (NAME: its name; for
-    ``.`` or ``..``, its absolute path's) that does not exist."""
-    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
-    path, n = base.with_name(f"{base.name}.new"), 1
+    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (:func:`_beside`) that
+    does not exist."""
+    path, n = _beside(folder, ".new"), 1
     while os.path.lexists(path):
         n += 1
-        path = base.with_name(f"{base.name}.new-{n}")
+        path = _beside(folder, f".new-{n}")
     return path
+
+
+def _beside(folder: Path, suffix: str) -> Path:
+    """``NAME{suffix}`` beside ``folder`` (NAME: its name; for ``.`` or ``..``, its absolute
+    path's)."""
+    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
+    return base.with_name(f"{base.name}{suffix}")
+
+
+def partial_folder(path: str | Path) -> Path:
+    """``NAME.partial`` beside the model folder ``path``: where a trainer saving as it goes
+    (``parser train`` with dev sentences) keeps its best model so far, a model folder of its
+    own, so that ``path`` keeps its previous model until the run ends."""
+    return _beside(Path(path), ".partial")
+
+
+def remove_model_folder(folder: Path, files: Sequence[str]) -> None:
+    """``folder`` removed if it is a folder holding a model of ``files`` alone
+    (:func:`foreign`; a :func:`partial_folder` that has served), else left as it is."""
+    if folder.is_dir() and not folder.is_symlink() and not foreign(folder, files):
+        _finished(_remove_folder, folder)
 
 
 def _sync_tree(folder: Path) -> None:

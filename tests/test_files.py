@@ -46,7 +46,7 @@ from fstpunct.model.store import BUNDLED, load_model, model_path, save_model
 from fstpunct.parser import Model
 from fstpunct.parser.pipeline import load_pipeline, pipeline_folders
 from fstpunct.parser.tagger import Tagger
-from fstpunct.ud.release import resolve
+from fstpunct.ud.release import read_one, resolve
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 GRAMMARS = Path(__file__).parents[1] / "grammars"
@@ -1573,6 +1573,34 @@ def test_a_file_put_where_a_model_goes_while_it_trains_is_kept(tmp_path):
     assert caught.value.saved == tmp_path / "T.new" and caught.value.others == []
     assert model.read_text() == PREVIOUS and fstpunct.load(tmp_path / "T.new")
     assert leftovers(tmp_path) == []
+
+
+def test_parser_train_keeps_the_previous_model_until_it_ends(tmp_path):
+    """parser train saved each better epoch over -o as it came: cut short (SIGTERM), the folder
+    held that run's epoch, the previous model gone (README: a previous target keeps its
+    bytes). Each better epoch goes to NAME.partial, the model to -o at the end; cut short, the
+    best epoch so far is left in NAME.partial and a line says so; a run that ends removes it."""
+    from fstpunct.parser.train import train
+    sents = list(read_one(str(SAMPLE)))
+    out, partial = tmp_path / "pz", tmp_path / "pz.partial"
+    train(sents, sents, "removed", 1, out, epochs=1, progress=False, log=lambda _: None)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    lines = []
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if line.startswith("epoch 2"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(sents, sents, "properties", 1, out, epochs=3, progress=False, log=log)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    kept = Model.load(partial)
+    assert kept.mode == "properties" and kept.info["best_epoch"] == 1
+    assert lines[-1] == f"training stopped: its best epoch so far, 1, is kept in {partial}"
+    train(sents, sents, "properties", 1, out, epochs=2, progress=False, log=lambda _: None)
+    assert Model.load(out).mode == "properties" and Model.load(out).info["finished"]
+    assert [p.name for p in tmp_path.iterdir()] == ["pz"]
 
 
 def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(tmp_path):

@@ -32,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "greedy, else beam search; local learning at beam 1, or "
                                    "early update); prints the dev score after every epoch "
                                    "and keeps the best epoch (with --train and no --dev: the "
-                                   "last).")
+                                   "last), written to -o DIR when training ends. Until then DIR "
+                                   "keeps its previous model, and each better epoch is saved "
+                                   "to DIR.partial, removed at the end; a run cut short "
+                                   "(Ctrl-C) leaves its best epoch so far there.")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
     p.add_argument("--beam", type=positive, default=1, metavar="K", help="beam width (default: 1)")
