@@ -66,17 +66,20 @@ class ModelError(InputError):
 class SavedAside(InputError):
     """A model of ``kind`` (``"a tagger"``) written whole to ``saved``, a new folder beside
     ``folder``, the one asked for, because that folder holds ``others``, entries that are not
-    part of such a model, which writing it there would have deleted: ``folder`` is left as it
-    was. ``unflushed``: the error of flushing the folder holding ``saved`` to the disk, if that
-    failed, which the message then ends with, as :class:`Unflushed`'s."""
+    part of such a model, which writing it there would have deleted (none: ``folder`` is not
+    a folder but a file, a named pipe, …): ``folder`` is left as it was. ``unflushed``: the
+    error of flushing the folder holding ``saved`` to the disk, if that failed, which the
+    message then ends with, as :class:`Unflushed`'s."""
 
     def __init__(self, folder: str | os.PathLike[str], others: Sequence[str],
                  saved: str | os.PathLike[str], kind: str, unflushed: OSError | None = None
                  ) -> None:
         self.folder, self.others, self.saved = Path(folder), list(others), Path(saved)
         self.kind, self.unflushed = kind, unflushed
-        super().__init__(f"{folder}: holds {', '.join(others)}, not part of {kind}, so it is "
-                         f"left as it was; the model is saved in {saved}"
+        held = f"holds {', '.join(others)}, not part of {kind}" if others else \
+            "is not a folder"
+        super().__init__(f"{folder}: {held}, so it is left as it was; the model is saved in "
+                         f"{saved}"
                          f"{_not_flushed(unflushed)}")
 
 

@@ -45,7 +45,8 @@ __all__ = ["CORRECTION_RECORD", "MODEL_FILES", "PAIR_DIGEST", "NpzArchive", "Ter
            "atomic_path", "check_input", "check_pair", "check_replaceable", "end_on_signals",
            "folder_target", "foreign", "has_separator", "input_name", "is_correction_model",
            "is_stdio", "model_folder", "model_target", "not_utf8", "open_input", "output",
-           "read_meta", "read_npy", "read_npz", "read_text", "temporary_target", "to_json",
+           "partial_folder", "read_meta", "read_npy", "read_npz", "read_text",
+           "remove_model_folder", "temporary_target", "to_json",
            "write_json", "write_pair", "writing"]
 
 # A correction model's record: the file that makes a folder one (is_correction_model)
@@ -514,7 +515,9 @@ def is_correction_model(folder: str | Path) -> bool:
 def folder_target(path: str | Path) -> None:
     """Check, before long work, that :func:`model_folder` may write the folder ``path``: not a
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
-    never replaced), and a temporary folder can be made beside it; else
+    never replaced), a temporary folder can be made beside it and a folder there can be moved
+    into it, as :func:`_put` moves a previous model (tried: the system checks what a rename
+    needs, e.g. write permission on the folder itself, a sticky parent's owner); else
     :class:`~fstpunct.errors.InputError`."""
     target, name = Path(path), os.fspath(path)  # name: as given, ./model keeps its ./
     if target.exists() and not target.is_dir():
@@ -526,6 +529,10 @@ def folder_target(path: str | Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
+            if target.is_dir():  # moved aside and back as _put moves it: the system's answer
+                with _held():
+                    os.replace(target, tmp / "previous")
+                    os.replace(tmp / "previous", target)
             _remove_folder(tmp)
     except OSError as e:
         raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
@@ -539,8 +546,8 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     it takes the place of ``path`` (a previous model folder there is removed once the new one
     is in place), else it is removed and ``path`` is untouched. If, when the block completes,
     ``path`` holds anything else (:func:`foreign`, inside its ``parts`` too; put there while a
-    long run trained), ``path`` is left as it was, the model takes the place of a new folder
-    beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
+    long run trained) or is not a folder, ``path`` is left as it was, the model takes the
+    place of a new folder beside it (``NAME.new``, else ``NAME.new-2``, …) instead, and
     :class:`~fstpunct.errors.SavedAside` is raised, naming what ``path`` holds and, as its
     ``saved``, where the model is. Every file of the temporary folder, and every folder in it,
     is flushed to the disk before it takes a place (:func:`_sync_tree`), and the folder that
@@ -550,21 +557,22 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     flush (EIO), when the model is in place, is :class:`Unflushed` (or said at the end of
     :class:`SavedAside`'s notice, which it then is), not "cannot write"."""
     folder = Path(path)
-    if not foreign(folder, files, parts):  # else it is a folder, the model will go beside it
+    if _in_the_way(folder, files, parts) is None:  # else the model will go beside it
         folder_target(path)
-    others: list[str] = []
+    others: list[str] | None = None
     place, unflushed = folder, None
     try:
         with _temporary(folder, ".part", _make_folder, _remove_folder) as tmp:
             yield tmp
             _sync_tree(tmp)
-            others = foreign(folder, files, parts)
-            if others:
+            others = _in_the_way(folder, files, parts)
+            if others is not None:
                 place = _aside(folder)
             unflushed = _put(tmp, place)
     except OSError as e:  # (path as the user wrote it: ./model keeps its ./)
-        raise InputError(f"{place if others else path}: cannot write: {e.strerror or e}") from e
-    if others:
+        raise InputError(f"{path if others is None else place}: cannot write: "
+                         f"{e.strerror or e}") from e
+    if others is not None:
         raise SavedAside(path, others, place, kind, unflushed)
     if unflushed is not None:
         raise Unflushed(os.fspath(path), unflushed)
@@ -604,6 +612,16 @@ def foreign(folder: Path, files: Sequence[str], parts: Parts = NO_PARTS) -> list
     return sorted(_strangers(folder, files) + inside)
 
 
+def _in_the_way(folder: Path, files: Sequence[str], parts: Parts) -> list[str] | None:
+    """None if a model of ``files`` (and ``parts``) may take the place of ``folder`` (nothing
+    there, or a folder of nothing else); else what keeps it out, left as it is: the names
+    :func:`foreign` gives, or none for what is not a folder (a file, a named pipe, a link to
+    either)."""
+    if os.path.lexists(folder) and not folder.is_dir():
+        return []
+    return foreign(folder, files, parts) or None
+
+
 def _strangers(folder: Path, files: Sequence[str]) -> list[str]:
     """The names of the entries of ``folder`` (none if it is no folder) that are neither one
     of ``files`` nor the temporary name of one."""
@@ -614,14 +632,34 @@ def _strangers(folder: Path, files: Sequence[str]) -> list[str]:
 
 
 def _aside(folder: Path) -> Path:
-    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (NAME: its name; for
-    ``.`` or ``..``, its absolute path's) that does not exist."""
-    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
-    path, n = base.with_name(f"{base.name}.new"), 1
+    """The first of ``NAME.new``, ``NAME.new-2``, … beside ``folder`` (:func:`_beside`) that
+    does not exist."""
+    path, n = _beside(folder, ".new"), 1
     while os.path.lexists(path):
         n += 1
-        path = base.with_name(f"{base.name}.new-{n}")
+        path = _beside(folder, f".new-{n}")
     return path
+
+
+def _beside(folder: Path, suffix: str) -> Path:
+    """``NAME{suffix}`` beside ``folder`` (NAME: its name; for ``.`` or ``..``, its absolute
+    path's)."""
+    base = folder if folder.name not in {"", ".."} else Path(os.path.abspath(folder))
+    return base.with_name(f"{base.name}{suffix}")
+
+
+def partial_folder(path: str | Path) -> Path:
+    """``NAME.partial`` beside the model folder ``path``: where a trainer saving as it goes
+    (``parser train`` with dev sentences) keeps its best model so far, a model folder of its
+    own, so that ``path`` keeps its previous model until the run ends."""
+    return _beside(Path(path), ".partial")
+
+
+def remove_model_folder(folder: Path, files: Sequence[str]) -> None:
+    """``folder`` removed if it is a folder holding a model of ``files`` alone
+    (:func:`foreign`; a :func:`partial_folder` that has served), else left as it is."""
+    if folder.is_dir() and not folder.is_symlink() and not foreign(folder, files):
+        _finished(_remove_folder, folder)
 
 
 def _sync_tree(folder: Path) -> None:
@@ -684,9 +722,27 @@ def _make_folder(path: Path) -> None:
 
 def _remove_folder(path: Path) -> None:
     """``path`` and all it holds removed, as far as the system allows (nothing if it is
-    gone)."""
+    gone); a folder in it that may not be written (a model's mode 0555, :func:`_keep_mode`)
+    is made writable first (:func:`_writable`)."""
     import shutil  # here: only folder outputs need it
     shutil.rmtree(path, ignore_errors=True)
+    if path.is_dir() and not path.is_symlink():  # something in it was refused
+        _writable(path)
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _writable(folder: Path) -> None:
+    """``folder`` and every folder in it (not through links) readable, writable and searchable
+    by their owner, as far as the system allows: a folder to remove."""
+    stack = [folder]
+    while stack:
+        here = stack.pop()
+        try:
+            os.chmod(here, stat.S_IMODE(os.lstat(here).st_mode) | stat.S_IRWXU)
+            with os.scandir(here) as entries:
+                stack.extend(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
 
 
 def read_meta(path: Path, fmt: str | int | None, what: str,

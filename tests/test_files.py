@@ -46,7 +46,7 @@ from fstpunct.model.store import BUNDLED, load_model, model_path, save_model
 from fstpunct.parser import Model
 from fstpunct.parser.pipeline import load_pipeline, pipeline_folders
 from fstpunct.parser.tagger import Tagger
-from fstpunct.ud.release import resolve
+from fstpunct.ud.release import read_one, resolve
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 GRAMMARS = Path(__file__).parents[1] / "grammars"
@@ -323,11 +323,11 @@ def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tm
     renames are done, it leaves the new model in place and nothing beside it."""
     target = tmp_path / "model"
     _write_folder(target)
-    replace, sent = os.replace, []
+    replace, sent, written = os.replace, [], []
 
     def signalled(src, dst):  # a real signal, as the terminal sends it, right after the rename
-        replace(src, dst)
-        if Path(dst).name == after and not sent:
+        replace(src, dst)  # (of the save, not of folder_target's check: once it is written)
+        if written and Path(dst).name == after and not sent:
             sent.append(dst)
             os.kill(os.getpid(), signal.SIGTERM)
 
@@ -335,6 +335,7 @@ def test_a_signal_between_the_renames_of_a_model_folder_waits_for_both(after, tm
     with pytest.raises(Terminated), end_on_signals():
         with model_folder(target, ["model.json"], "a model") as tmp:
             write_json(tmp / "model.json", {"new": 1}, atomic=False)
+            written.append(tmp)
     monkeypatch.undo()
     assert sent
     assert json.loads((target / "model.json").read_text()) == {"new": 1}
@@ -830,6 +831,92 @@ def test_a_model_folder_that_came_to_hold_other_things_is_kept_the_model_beside_
     assert [p.name for p in target.iterdir()] == ["NOTES.txt"]
     assert [p.name for p in (tmp_path / "crf.new").iterdir()] == ["meta.json"]
     assert leftovers(tmp_path) == []
+
+
+def _as_a_user(monkeypatch):
+    """As root, whom the system lets write any folder, ``os.replace``, ``os.unlink`` and
+    ``os.rmdir`` refuse what they refuse a user by the folders' modes (EACCES): an entry
+    leaving or entering a folder its owner may not write, a folder moved into another (its
+    ``..`` rewritten) that its owner may not write. As another user the system refuses it
+    itself."""
+    if os.geteuid() != 0:
+        return
+    replace, unlink, rmdir = os.replace, os.unlink, os.rmdir
+
+    def writable(path):
+        return bool(os.stat(path).st_mode & stat.S_IWUSR)
+
+    def refused(path):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+
+    def replaced(src, dst, **kwargs):
+        src, dst = Path(src), Path(dst)
+        if not writable(src.parent) or not writable(dst.parent) or \
+                src.is_dir() and not src.is_symlink() and src.parent != dst.parent and \
+                not writable(src):
+            refused(src)
+        return replace(src, dst, **kwargs)
+
+    def removal(remove):
+        def removed(path, *, dir_fd=None):
+            parent = os.fstat(dir_fd) if dir_fd is not None else os.stat(Path(path).parent)
+            if not parent.st_mode & stat.S_IWUSR:
+                refused(path)
+            return remove(path, dir_fd=dir_fd)
+        return removed
+
+    monkeypatch.setattr(os, "replace", replaced)
+    monkeypatch.setattr(os, "unlink", removal(unlink))
+    monkeypatch.setattr(os, "rmdir", removal(rmdir))
+
+
+@pytest.mark.parametrize("command, options", [
+    ("train", ["--direction", "ltr", "--iterations", "0", "--jobs", "1"]),
+    ("tagger train", ["--epochs", "1", "--quiet"])])
+@pytest.mark.parametrize("held", ["nothing", "a model"])
+def test_a_model_folder_that_cannot_be_written_is_refused_before_training(command, options, held,
+                                                                          tmp_path,
+                                                                          monkeypatch, capsys):
+    """-o naming a folder of mode 0555 (empty, or a model's): the system refuses to move a
+    folder its owner may not write out of its parent, as saving moves the previous one aside;
+    that was found after training (README: an error before training starts), leaving the
+    whole model in a hidden .M.<hex>.part beside it. Now tried before training: one line."""
+    target = tmp_path / "M"
+    target.mkdir()
+    args = [*command.split(), *options, "--train", str(SAMPLE), "-o", str(target)]
+    if held == "a model":
+        assert main(args) == 0
+        capsys.readouterr()
+    before = {p.name: p.read_bytes() for p in target.iterdir()}
+    target.chmod(0o555)
+    _as_a_user(monkeypatch)
+    try:
+        code = main(args)
+    finally:
+        target.chmod(0o755)
+    assert capsys.readouterr().err == (f"fstpunct {command}: error: {target}: cannot write: "
+                                       "Permission denied\n")
+    assert code == 2 and {p.name: p.read_bytes() for p in target.iterdir()} == before
+    assert leftovers(tmp_path) == []
+
+
+def test_a_failed_save_removes_its_temporary_of_a_read_only_folders_mode(tmp_path,
+                                                                         monkeypatch):
+    """A folder made read-only (0555) after the check: the save fails, and its temporary, given
+    that mode before the rename that failed, could not be emptied and stayed, a hidden
+    .model.<hex>.part holding the whole model. It is removed; the folder keeps its model."""
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "model.json").write_text(PREVIOUS)
+    _as_a_user(monkeypatch)
+    try:
+        with pytest.raises(InputError, match=r"/model: cannot write: Permission denied$"):
+            with model_folder(target, WRITTEN, "a model") as tmp:
+                (tmp / "new.json").write_text("x")
+                target.chmod(0o555)
+    finally:
+        target.chmod(0o755)
+    assert [p.name for p in target.iterdir()] == ["model.json"] and leftovers(tmp_path) == []
 
 
 def test_open_input_names_and_refuses(tmp_path):
@@ -1466,6 +1553,54 @@ def test_what_a_user_puts_beside_a_model_while_it_trains_is_kept(tmp_path):
         notes.unlink()  # else the check before training refuses the folder
     assert not any((tmp_path / "mine.new-2").iterdir())
     assert leftovers(tmp_path) == [] and leftovers(model) == []
+
+
+@pytest.mark.filterwarnings("ignore::fstpunct.FstpunctWarning")  # marks of omitted sentences
+def test_a_file_put_where_a_model_goes_while_it_trains_is_kept(tmp_path):
+    """A file (not a folder) put at -o while training ran made the save refuse ('is a file;
+    name a folder to write'), and the run's model was lost. It is kept as a folder put there
+    is, the model written beside it, named by SavedAside."""
+    import fstpunct
+    model = tmp_path / "T"
+
+    def log(line: str) -> None:
+        if line.startswith("training on"):
+            model.write_text(PREVIOUS)
+
+    with pytest.raises(SavedAside, match=r"T: is not a folder, so it is left as it was; the "
+                                         r"model is saved in \S*/T\.new$") as caught:
+        fstpunct.train(model, SAMPLE, direction="rtl", iterations=0, log=log)
+    assert caught.value.saved == tmp_path / "T.new" and caught.value.others == []
+    assert model.read_text() == PREVIOUS and fstpunct.load(tmp_path / "T.new")
+    assert leftovers(tmp_path) == []
+
+
+def test_parser_train_keeps_the_previous_model_until_it_ends(tmp_path):
+    """parser train saved each better epoch over -o as it came: cut short (SIGTERM), the folder
+    held that run's epoch, the previous model gone (README: a previous target keeps its
+    bytes). Each better epoch goes to NAME.partial, the model to -o at the end; cut short, the
+    best epoch so far is left in NAME.partial and a line says so; a run that ends removes it."""
+    from fstpunct.parser.train import train
+    sents = list(read_one(str(SAMPLE)))
+    out, partial = tmp_path / "pz", tmp_path / "pz.partial"
+    train(sents, sents, "removed", 1, out, epochs=1, progress=False, log=lambda _: None)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    lines = []
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if line.startswith("epoch 2"):
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(sents, sents, "properties", 1, out, epochs=3, progress=False, log=log)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    kept = Model.load(partial)
+    assert kept.mode == "properties" and kept.info["best_epoch"] == 1
+    assert lines[-1] == f"training stopped: its best epoch so far, 1, is kept in {partial}"
+    train(sents, sents, "properties", 1, out, epochs=2, progress=False, log=lambda _: None)
+    assert Model.load(out).mode == "properties" and Model.load(out).info["finished"]
+    assert [p.name for p in tmp_path.iterdir()] == ["pz"]
 
 
 def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(tmp_path):

@@ -230,8 +230,9 @@ class Killed(Exception):
 
 def test_a_parser_cut_short_is_not_reused(tmp_path, monkeypatch):
     """A fold whose training was cut short after its first checkpoint (the best epoch so far,
-    saved with the whole record) is refused in one line when the run is repeated (was: reused
-    as a finished parser); once removed, it is trained again, and then reused."""
+    saved with the whole record; in fold0.partial, fold0 being written only at the end) is
+    refused in one line when the run is repeated with it in fold0 (was: reused as a finished
+    parser); once removed, it is trained again, and then reused."""
     every, folds, dev = relatives("s", 8, drop=(1, 4)), [0] * 4 + [1] * 4, relatives("d", 2)
     real = jackknife.train
 
@@ -244,6 +245,8 @@ def test_a_parser_cut_short_is_not_reused(tmp_path, monkeypatch):
     monkeypatch.setattr(jackknife, "train", killed)
     with pytest.raises(Killed):
         jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3)
+    assert not (tmp_path / "fold0").exists()
+    (tmp_path / "fold0.partial").rename(tmp_path / "fold0")  # as fold0 was left before
     assert Model.load(tmp_path / "fold0").info["jackknife_fold"] == 0
     monkeypatch.setattr(jackknife, "train", real)
     with pytest.raises(InputError, match=r"^[^\n]*fold0: training cut short \(its last "
@@ -252,6 +255,7 @@ def test_a_parser_cut_short_is_not_reused(tmp_path, monkeypatch):
     shutil.rmtree(tmp_path / "fold0")
     first = jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3)
     assert Model.load(tmp_path / "fold0").info["finished"] is True
+    assert not (tmp_path / "fold0.partial").exists()
     assert jackknifed(every, folds, dev, "tokens", 1, tmp_path, epochs=3) == first
 
 

@@ -315,26 +315,27 @@ def test_parser_train_without_dev_keeps_the_last_epoch(data, tmp_path, capsys):
 
 def test_without_dev_the_parser_is_saved_once(data, tmp_path, monkeypatch):
     """Without dev every epoch was saved in turn (each the 'best'); now the last epoch is
-    saved once, at the end. With dev, each better epoch still is (a checkpoint), and
-    model.json gets the whole history at the end."""
+    saved once, at the end. With dev, each better epoch still is (a checkpoint, in
+    NAME.partial), and the best one with the whole history to the folder at the end."""
     _, train_sents, dev_sents = data
     saved, save = [], Model.save
 
     def counted(self, folder, *args):
-        saved.append(self.info["best_epoch"])
+        saved.append((os.path.basename(folder), self.info["best_epoch"]))
         save(self, folder, *args)
 
     monkeypatch.setattr(Model, "save", counted)
     train(train_sents, [], "tokens", 1, tmp_path / "m", epochs=3, progress=False,
           log=lambda _: None)
-    assert saved == [3] and Model.load(tmp_path / "m").info["best_epoch"] == 3
+    assert saved == [("m", 3)] and Model.load(tmp_path / "m").info["best_epoch"] == 3
     saved.clear()
     lines: list[str] = []
     train(train_sents, dev_sents, "tokens", 1, tmp_path / "d", epochs=3, patience=3,
           progress=False, log=lines.append)
     best = [int(ln.split()[1].rstrip(":")) for ln in lines
             if ln.startswith("epoch ") and ln.endswith("(best)")]
-    assert saved[0] == 1 and saved == best, (saved, lines)  # each better epoch, and only they
+    assert best[0] == 1 and saved == [*(("d.partial", e) for e in best), ("d", best[-1])], \
+        (saved, lines)  # each better epoch, and only they, then the best one in d
     info = Model.load(tmp_path / "d").info
     assert info["best_epoch"] == best[-1] and len(info["history"]) == 3
 

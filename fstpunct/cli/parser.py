@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from ..errors import InputError, refuse_unused
-from ..files import model_target
+from ..files import folder_target, model_target
 from ..parser import MODES, Model, train
 from ..parser.model import FILES, KIND
 from ..parser.punct import PROPS_VERSION
@@ -32,7 +32,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                    "greedy, else beam search; local learning at beam 1, or "
                                    "early update); prints the dev score after every epoch "
                                    "and keeps the best epoch (with --train and no --dev: the "
-                                   "last).")
+                                   "last), written to -o DIR when training ends. Until then DIR "
+                                   "keeps its previous model, and each better epoch is saved "
+                                   "to DIR.partial, removed at the end; a run cut short "
+                                   "(Ctrl-C) leaves its best epoch so far there.")
     p.add_argument("--punct", choices=MODES, default="properties",
                    help="punctuation mode (default: properties)")
     p.add_argument("--beam", type=positive, default=1, metavar="K", help="beam width (default: 1)")
@@ -116,6 +119,7 @@ def _compact(args: argparse.Namespace) -> int:
     from ..parser.tagger import Tagger
 
     at_least(0, threshold=args.threshold)  # named, before loading (the library refuses it too)
+    folder_target(args.output)  # a file there is refused, not kept with the model beside it
 
     if (Path(args.model) / "tagger.json").is_file():
         Tagger.load(args.model).compacted(args.threshold).save(args.output, args.fingerprints)

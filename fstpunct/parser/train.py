@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from ..errors import InputError, check_seed, refuse_count, refuse_unused
-from ..files import model_target
+from ..errors import InputError, SavedAside, check_seed, refuse_count, refuse_unused
+from ..files import model_target, partial_folder, remove_model_folder
 from ..progress import on_terminal
 from ..ud.treebank import Sentence
 from ..wording import counted
@@ -246,11 +246,14 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
           props_version: int = PROPS_VERSION, learning: str | None = None,
           lowercase: bool = False,
           arc_weights: Sequence[Mapping[int, int] | None] | None = None) -> Model:
-    """Train, score dev after every epoch, and save the best epoch's model to ``out`` each time
-    there is a better one (a checkpoint if training is cut short; the whole history and
-    ``info["finished"]`` are written at the end), stopping after ``patience`` epochs (None:
-    :data:`PATIENCE`) without a better dev UAS. No ``dev_sents``: every epoch is trained and
-    the last saved once, at the end (``patience`` is refused). ``info``: extra entries for the
+    """Train, score dev after every epoch, and keep the best epoch's model, stopping after
+    ``patience`` epochs (None: :data:`PATIENCE`) without a better dev UAS; it is saved to
+    ``out`` at the end, with the whole history and ``info["finished"]``: until then ``out``
+    keeps its previous model. Each better epoch is saved as it comes to ``NAME.partial`` beside
+    ``out`` (:func:`~fstpunct.files.partial_folder`), removed at the end: if training is cut
+    short (an error, Ctrl-C, SIGTERM), it is left there, and ``log`` says so. No
+    ``dev_sents``: every epoch is trained and the last saved once, at the end (``patience`` is
+    refused). ``info``: extra entries for the
     model's ``info``, e.g. the training data used; ``props_version``: of the
     initial punctuation properties, see :func:`~fstpunct.parser.punct.initial_props`;
     ``learning``: one of :data:`LEARNING`, by default ``local`` at beam 1 and ``early`` above,
@@ -259,9 +262,9 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     weight}`` of the arcs attaching those words (others, and None, 1), by which their gold
     steps' updates are multiplied (local learning only, :func:`step_weights`). ``out`` is
     checked before training: a new or empty folder, or a parser's
-    holding nothing else (:func:`~fstpunct.files.model_target`); if something is put into it
-    while training runs, the model (the best epoch so far) is written to a new folder beside it
-    and :class:`~fstpunct.errors.SavedAside` ends the training."""
+    holding nothing else (:func:`~fstpunct.files.model_target`), and so is ``NAME.partial``;
+    if something is put into ``out`` while training runs, the model is written to a new folder
+    beside it and :class:`~fstpunct.errors.SavedAside` names it."""
     refuse_count(1, beam=beam, epochs=epochs)
     refuse_count(0, patience=patience, min_count=min_count)
     seed = check_seed(seed)
@@ -276,6 +279,9 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                          f"not {learning} update")
     check_arc_weights(arc_weights, len(train_sents))  # (build's check, before out is touched)
     model_target(out, FILES, KIND)
+    partial = partial_folder(out)
+    if dev_sents:
+        model_target(partial, FILES, KIND)
 
     def say(msg: str) -> None:
         (log or (lambda m: print(m, file=sys.stderr, flush=True)))(msg)
@@ -288,52 +294,60 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
     masks = model.mask_table() if beam == 1 else None
     rng = random.Random(seed)
     history: list[dict] = []
-    best, best_epoch = -1.0, 0
-    for epoch in range(1, epochs + 1):
-        order = list(examples)
-        rng.shuffle(order)
-        t0 = time.perf_counter()
-        with tqdm(total=len(order), desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
-                  disable=not progress or not on_terminal(), leave=False) as bar:
-            if masks is None:
-                _beam_epoch(model, p, order, beam, bar)
-            elif learning == "local":
-                _greedy_epoch(p, order, masks, bar)
-            else:
-                _early_greedy_epoch(p, order, masks, bar)
-        seconds = time.perf_counter() - t0
-        # without dev only the last epoch is kept: the averaged weights (a copy of the whole
-        # table) are worked out for it alone
-        last, better, uas, scores = epoch == epochs, False, best, {}
-        avg = p.averaged() if dev_sents or last else None
-        said = f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far"
-        if dev_sents:
-            t1 = time.perf_counter()
-            uas, las = evaluate(model, dev_sents, beam, avg)
-            better = uas > best  # than every epoch before
-            scores = {"dev_seconds": round(time.perf_counter() - t1, 1),
-                      "dev_uas": round(uas, 2), "dev_las": round(las, 2)}
-            said += f", dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if better else "")
-        history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
-                        "updates": p.updates, **scores})
-        say(said)
-        keep = better if dev_sents else last  # dev's best epoch so far, else the last one
-        if keep:
-            best, best_epoch = uas, epoch
-            model.weights = avg
-            model.info = {"beam": beam, "learning": learning, "best_epoch": epoch, "seed": seed,
-                          "min_count": min_count, "build_seconds": round(build_seconds, 1),
-                          "train_sentences": len(train_sents), **(info or {}),
-                          "history": history}
-            if dev_sents:  # the best epoch so far, on disk in case training is cut short
-                model.save(out)
-        elif dev_sents and epoch - best_epoch >= patience:
-            break
-    model.info["finished"] = True  # (a checkpoint of a run cut short has no such mark)
-    if dev_sents:
-        model.save_meta(out)  # the whole history beside the best epoch's weights
-    else:
+    best, best_epoch, kept = -1.0, 0, False
+    try:
+        for epoch in range(1, epochs + 1):
+            order = list(examples)
+            rng.shuffle(order)
+            t0 = time.perf_counter()
+            with tqdm(total=len(order), desc=f"epoch {epoch}", unit="sent", file=sys.stderr,
+                      disable=not progress or not on_terminal(), leave=False) as bar:
+                if masks is None:
+                    _beam_epoch(model, p, order, beam, bar)
+                elif learning == "local":
+                    _greedy_epoch(p, order, masks, bar)
+                else:
+                    _early_greedy_epoch(p, order, masks, bar)
+            seconds = time.perf_counter() - t0
+            # without dev only the last epoch is kept: the averaged weights (a copy of the whole
+            # table) are worked out for it alone
+            last, better, uas, scores = epoch == epochs, False, best, {}
+            avg = p.averaged() if dev_sents or last else None
+            said = f"epoch {epoch}: {seconds:.1f} s, {p.updates:,} updates so far"
+            if dev_sents:
+                t1 = time.perf_counter()
+                uas, las = evaluate(model, dev_sents, beam, avg)
+                better = uas > best  # than every epoch before
+                scores = {"dev_seconds": round(time.perf_counter() - t1, 1),
+                          "dev_uas": round(uas, 2), "dev_las": round(las, 2)}
+                said += f", dev UAS {uas:.2f} LAS {las:.2f}" + (" (best)" if better else "")
+            history.append({"epoch": epoch, "train_seconds": round(seconds, 1),
+                            "updates": p.updates, **scores})
+            say(said)
+            keep = better if dev_sents else last  # dev's best epoch so far, else the last one
+            if keep:
+                best, best_epoch = uas, epoch
+                model.weights = avg
+                model.info = {"beam": beam, "learning": learning, "best_epoch": epoch,
+                              "seed": seed, "min_count": min_count,
+                              "build_seconds": round(build_seconds, 1),
+                              "train_sentences": len(train_sents), **(info or {}),
+                              "history": history}
+                if dev_sents:  # the best epoch so far, on disk in case training is cut short
+                    model.save(partial)
+                    kept = True
+            elif dev_sents and epoch - best_epoch >= patience:
+                break
+        model.info["finished"] = True  # (a checkpoint of a run cut short has no such mark)
         model.save(out)
+    except BaseException as e:
+        if kept and isinstance(e, SavedAside) and e.folder == Path(out):
+            remove_model_folder(partial, FILES)  # the model is whole beside out, e names it
+        elif kept:
+            say(f"training stopped: its best epoch so far, {best_epoch}, is kept in {partial}")
+        raise
+    if kept:
+        remove_model_folder(partial, FILES)
     return model
 
 
