@@ -348,9 +348,14 @@ def atomic_path(path: str | Path,
     target, name = Path(path), os.fspath(path)  # name: as given, ./out keeps its ./
     _check_target(target, name)
     if _special(target):
-        yield target
-        if before_rename is not None:
-            before_rename(target)
+        try:
+            yield target
+            if before_rename is not None:
+                before_rename(target)
+        except BrokenPipeError:  # a named pipe's reader gone: as stdout's, no error
+            raise
+        except OSError as e:  # /dev/full
+            raise _cannot_write(name, e) from e
         return
     try:
         with _temporary(target, ".part", _make_file,
@@ -368,7 +373,12 @@ def atomic_path(path: str | Path,
                 except OSError as e:  # (not caught below: Unflushed is no OSError)
                     raise Unflushed(name, e) from e
     except OSError as e:
-        raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
+        raise _cannot_write(name, e) from e
+
+
+def _cannot_write(name: str, error: OSError) -> InputError:
+    """The error of an output ``name`` (as the user wrote it) that could not be written."""
+    return InputError(f"{name}: cannot write: {error.strerror or error}")
 
 
 def _keep_mode(target: Path, tmp: Path, new: int) -> None:
