@@ -890,3 +890,21 @@ def test_an_error_names_the_whole_command(argv, prog, tmp_path, monkeypatch, cap
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{prog}: error: ") and err.count("\n") == 1, err
+
+
+def test_a_missing_model_is_named_as_typed(tmp_path, monkeypatch, capsys):
+    """--model ./en with no folder ./en said "no model 'en': not a folder, and not a bundled
+    model (...)": the ./ dropped (str of a Path), and a path called no bundled model. A path is
+    no such folder (or a file), a bare name is no bundled model and no folder here."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    bundled_names = ", ".join(bundled())
+    for name, why in [("./en", "no such folder"), ("./afile", "a file, not a folder"),
+                      ("xx", f"not a bundled model ({bundled_names}), and no folder of that "
+                             "name here"),
+                      ("afile", f"not a bundled model ({bundled_names}), and a file here, not "
+                                "a folder")]:
+        assert main(["decode", "--model", name, str(SAMPLE)]) == 2
+        assert capsys.readouterr().err == f"fstpunct decode: error: no model '{name}': {why}\n"
+    with pytest.raises(ModelError, match=r"^no model 'en': no such folder$"):
+        load_model(Path("en"))  # a Path is a folder, never a bundled name
