@@ -700,19 +700,20 @@ def _remove_folder(path: Path) -> None:
 
 
 def read_meta(path: Path, fmt: str | int | None, what: str,
-              fields: Mapping[str, type] | None = None, name: Path | None = None
+              fields: Mapping[str, type] | None = None, name: str | Path | None = None
               ) -> dict[str, Any]:
     """The JSON object of a model's description file ``path`` (``model.json``, ``meta.json``,
     …), checked to be of format ``fmt`` (None: a file without one) and to hold each of
     ``fields`` with a value of its type; else a :class:`ModelError` saying that the model
-    (``name``, by default ``path``'s folder; or a file stem in it, ``folder/attach``) is not
-    ``what`` (``"a CRF corrector"``) and why (:func:`~.errors.not_a_model`, judged by the
-    folder)."""
+    (``name``, by default ``path``'s folder; the folder as the user wrote it, ``./m``; or a
+    file stem in it, ``folder/attach``) is not ``what`` (``"a CRF corrector"``) and why
+    (:func:`~.errors.not_a_model`, judged by the folder)."""
     name = path.parent if name is None else name
+    folder = Path(name) == path.parent  # (./m is m)
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise not_a_model(path.parent, what, e, None if name == path.parent else name,
+        raise not_a_model(name if folder else path.parent, what, e, None if folder else name,
                           path.name) from e
     if not isinstance(meta, dict):
         raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")

@@ -451,3 +451,19 @@ def test_trivial_takes_a_model_folder_by_its_bare_name(tmp_path, monkeypatch, ca
 def _first_marks(conllu_text: str) -> list[str]:
     """The punctuation of the first sentence of a CoNLL-U text."""
     return [w.form for w in next(read_conllu(io.StringIO(conllu_text))).words if w.is_punct]
+
+
+def test_trivial_names_a_path_as_typed(tmp_path, monkeypatch, capsys):
+    """--trivial ./NAME's refusals keep the ./ the user typed (they said "adir: ...")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "adir" / "model.json").write_text('{"format": 1, "record": {}}')
+    (tmp_path / "xf").write_text("direction ltr\n")
+    for given, why in [("./nodir", "no such file"),
+                       ("./empty", "not a fstpunct model (no model.json)"),
+                       ("./adir", "its model.json records no grammar, so no full stop (give "
+                                  "the trivial baseline a rule file or a language)"),
+                       ("./xf", "missing 'language' line")]:
+        assert main(["restore", str(SAMPLE), "--trivial", given, "--quiet"]) == 2
+        assert capsys.readouterr().err == f"fstpunct restore: error: {given}: {why}\n"

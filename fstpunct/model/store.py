@@ -146,7 +146,9 @@ def read_record(name: str | Path, required: Mapping[str, type] | None = None
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
     bundled name; ModelError if it is missing, of another format or without the ``required``
     fields of their types."""
-    return read_meta(model_path(name) / RECORD, FORMAT, "a fstpunct model", required)
+    folder = model_path(name)  # a folder is named as given (./m), a bundled model by its path
+    return read_meta(folder / RECORD, FORMAT, "a fstpunct model", required,
+                     name if Path(name) == folder else None)
 
 
 def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:

@@ -70,11 +70,11 @@ class Trivial:
                         " (or a model folder or rule file of it, a path such as ./NAME)")
                 raise InputError(f"{e}{hint}") from None
         if not path.is_dir():  # a path (above) that is no folder: a rule file
-            grammar = load_grammar(path)
+            grammar = load_grammar(text)  # (named as given: ./NAME keeps its ./)
             return cls(grammar.full_stop, grammar.language)
-        grammar = model_grammar(read_record(path).get("record"))
+        grammar = model_grammar(read_record(text).get("record"))
         if grammar is None:
-            raise ModelError(f"{path}: its model.json records no grammar, so no full stop "
+            raise ModelError(f"{text}: its model.json records no grammar, so no full stop "
                              "(give the trivial baseline a rule file or a language)")
         return cls(grammar.full_stop, grammar.language)
 
