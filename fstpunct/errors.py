@@ -14,9 +14,10 @@ from types import ModuleType
 from zipfile import BadZipFile
 
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
-           "InputError", "ModelError", "SavedAside", "Unflushed", "as_floats", "check_seed",
-           "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_above", "refuse_below",
-           "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused", "shown", "warn_user"]
+           "InputError", "ModelError", "Refused", "SavedAside", "Unflushed", "as_floats",
+           "check_seed", "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_above",
+           "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused",
+           "shown", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -57,6 +58,24 @@ class GrammarError(InputError):
         self.path, self.line = path, line
         where = path if line is None else f"{path}:{line}"
         super().__init__(f"{where}: {message}")
+
+
+class Refused(InputError):
+    """Values refused in the one style, ``NAMES must be BOUND, not VALUES (WHY)``: ``refused``
+    maps each value's name, as the library calls it, to the value (shown as by :func:`shown`);
+    ``why``, if given, says what went wrong with it. :meth:`renamed` is the same refusal
+    naming the values otherwise (the command line: ``--token-cost``)."""
+
+    def __init__(self, refused: dict[str, object], bound: str, why: str | None = None) -> None:
+        self.refused, self.bound, self.why = dict(refused), bound, why
+        super().__init__(f"{' and '.join(refused)} must be {bound}, not "
+                         f"{' and '.join(map(shown, refused.values()))}"
+                         f"{'' if why is None else f' ({why})'}")
+
+    def renamed(self, name: Callable[[str], str]) -> Refused:
+        """This refusal with every value's name ``n`` given as ``name(n)``."""
+        return Refused({name(n): value for n, value in self.refused.items()}, self.bound,
+                       self.why)
 
 
 class ModelError(InputError):
@@ -149,7 +168,7 @@ def refuse_above(most: float, **values: object) -> None:
     over = {name: value for name, value in values.items()
             if value is not None and value > most}  # type: ignore[operator]
     if over:
-        raise _refusal(over, f"at most {most:g}")
+        raise Refused(over, f"at most {most:g}")
 
 
 def _refuse(least: float, given: dict[str, object], required: bool, number: str,
@@ -169,14 +188,7 @@ def _refuse(least: float, given: dict[str, object], required: bool, number: str,
         bound = (f"at least {least}" if noun is None else
                  f"{noun}s of at least {least}" if len(refused) > 1 else
                  f"a {noun} of at least {least}")
-        raise _refusal(refused, bound)
-
-
-def _refusal(refused: dict[str, object], bound: str) -> InputError:
-    """The one style of a refused value: ``a and b must be BOUND, not -1 and 'x'`` (the names
-    joined by "and", the values as :func:`shown`)."""
-    return InputError(f"{' and '.join(refused)} must be {bound}, not "
-                      f"{' and '.join(map(shown, refused.values()))}")
+        raise Refused(refused, bound)
 
 
 def loaded_numpy() -> ModuleType | None:
@@ -240,7 +252,7 @@ def as_floats(**values: object) -> dict[str, float]:
     which ``float`` raises OverflowError or that it makes +inf."""
     beyond = {name: value for name, value in values.items() if _beyond_float(value)}
     if beyond:
-        raise _refusal(beyond, f"within a float's range (at most {sys.float_info.max:.1e})")
+        raise Refused(beyond, f"within a float's range (at most {sys.float_info.max:.1e})")
     return {name: float(value) for name, value in values.items()}  # type: ignore[arg-type]
 
 

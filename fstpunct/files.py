@@ -349,9 +349,14 @@ def atomic_path(path: str | Path,
     target, name = Path(path), os.fspath(path)  # name: as given, ./out keeps its ./
     _check_target(target, name)
     if _special(target):
-        yield target
-        if before_rename is not None:
-            before_rename(target)
+        try:
+            yield target
+            if before_rename is not None:
+                before_rename(target)
+        except BrokenPipeError:  # a named pipe's reader gone: as stdout's, no error
+            raise
+        except OSError as e:  # /dev/full
+            raise _cannot_write(name, e) from e
         return
     try:
         with _temporary(target, ".part", _make_file,
@@ -369,7 +374,12 @@ def atomic_path(path: str | Path,
                 except OSError as e:  # (not caught below: Unflushed is no OSError)
                     raise Unflushed(name, e) from e
     except OSError as e:
-        raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
+        raise _cannot_write(name, e) from e
+
+
+def _cannot_write(name: str, error: OSError) -> InputError:
+    """The error of an output ``name`` (as the user wrote it) that could not be written."""
+    return InputError(f"{name}: cannot write: {error.strerror or error}")
 
 
 def _keep_mode(target: Path, tmp: Path, new: int) -> None:
@@ -746,19 +756,20 @@ def _writable(folder: Path) -> None:
 
 
 def read_meta(path: Path, fmt: str | int | None, what: str,
-              fields: Mapping[str, type] | None = None, name: Path | None = None
+              fields: Mapping[str, type] | None = None, name: str | Path | None = None
               ) -> dict[str, Any]:
     """The JSON object of a model's description file ``path`` (``model.json``, ``meta.json``,
     …), checked to be of format ``fmt`` (None: a file without one) and to hold each of
     ``fields`` with a value of its type; else a :class:`ModelError` saying that the model
-    (``name``, by default ``path``'s folder; or a file stem in it, ``folder/attach``) is not
-    ``what`` (``"a CRF corrector"``) and why (:func:`~.errors.not_a_model`, judged by the
-    folder)."""
+    (``name``, by default ``path``'s folder; the folder as the user wrote it, ``./m``; or a
+    file stem in it, ``folder/attach``) is not ``what`` (``"a CRF corrector"``) and why
+    (:func:`~.errors.not_a_model`, judged by the folder)."""
     name = path.parent if name is None else name
+    folder = Path(name) == path.parent  # (./m is m)
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
-        raise not_a_model(path.parent, what, e, None if name == path.parent else name,
+        raise not_a_model(name if folder else path.parent, what, e, None if folder else name,
                           path.name) from e
     if not isinstance(meta, dict):
         raise ModelError(f"{name}: not {what} ({path.name} is not a JSON object)")

@@ -237,38 +237,39 @@ def test_held_out_data_is_files_or_a_split_never_both(command, capsys):
 
 
 def test_train_refuses_negative_settings(tmp_path, capsys):
-    """Before reading anything: --lexical -1 used to give every word but the rarest a feature."""
+    """Before reading anything: --lexical -1 used to give every word but the rarest a feature.
+    Each refusal names the option given, as --jobs' does (the library's refusal named the
+    parameter: "token_cost must be at most 1000, not 1001.0"); the API's names the parameter."""
     out = tmp_path / "m"
-    assert main(["train", "--train", str(SAMPLE), "--lexical", "-1", "-o", str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith("lexical must be at least 0, not -1")
-    assert not out.exists()
-    assert main(["train", "--train", str(SAMPLE), "--xi", "-1", "--l2", "-2", "-o",
-                 str(out)]) == 2
-    assert "xi and l2 must be at least 0, not -1.0 and -2.0" in capsys.readouterr().err
-    assert not out.exists()
-    assert main(["train", "--train", str(SAMPLE), "--token-cost", "-1", "-o", str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith("token_cost must be at least 0, not -1.0")
-    assert not out.exists()
+
+    def refused(*options: str) -> str:
+        assert main(["train", "--train", str(SAMPLE), *options, "-o", str(out)]) == 2
+        assert not out.exists()
+        return capsys.readouterr().err
+
+    assert refused("--lexical", "-1") == ("fstpunct train: error: --lexical must be at least 0, "
+                                          "not -1\n")
+    assert "error: --xi and --l2 must be at least 0, not -1.0 and -2.0\n" in refused(
+        "--xi", "-1", "--l2", "-2")
+    assert "error: --xi must be at least 0, not nan\n" in refused("--xi", "nan")
+    assert "error: --token-cost must be at least 0, not -1.0\n" in refused("--token-cost", "-1")
     with pytest.raises(InputError, match="^token_cost must be at least 0, not -0.5$"):
         Settings(token_cost=-0.5)  # the API's check (fstpunct.train takes Settings)
     # a cost whose −cost · tokens is no float used to train to NaN (objective nan, saved)
-    assert main(["train", "--train", str(SAMPLE), "--token-cost", "1e308", "-o", str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith("token_cost must be at most 1000, not 1e+308")
-    assert not out.exists()
+    assert "error: --token-cost must be at most 1000, not 1e+308\n" in refused(
+        "--token-cost", "1e308")
+    assert "error: --token-cost must be at most 1000, not 1001.0\n" in refused(
+        "--token-cost", "1001")
     with pytest.raises(InputError, match=r"^token_cost must be at most 1000, not 1\.000E\+400$"):
         Settings(token_cost=10 ** 400)
     assert Settings(token_cost=1000).token_cost == 1000.0
     with pytest.raises(InputError, match="^xi must be a finite number of at least 0, not inf$"):
         Settings(xi=float("inf"))  # it would be written to model.json as Infinity (not JSON)
-    assert main(["train", "--train", str(SAMPLE), "--xi", "inf", "-o", str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith(
-        "xi must be a finite number of at least 0, not inf")
-    assert not out.exists()
-    assert main(["train", "--train", str(SAMPLE), "--attach-iterations", "0", "-o",
-                 str(out)]) == 2
-    assert capsys.readouterr().err.strip().endswith(
-        "attach_iterations must be at least 1, not 0")
-    assert not out.exists()
+    assert "error: --xi must be a finite number of at least 0, not inf\n" in refused(
+        "--xi", "inf")
+    assert "error: --attach-iterations must be at least 1, not 0\n" in refused(
+        "--attach-iterations", "0")
+    assert "error: --iterations must be at least 0, not -1\n" in refused("--iterations", "-1")
 
 
 @pytest.mark.parametrize("lexical", [2.5, 2.0, np.float64(2.0), True, "500"])
@@ -889,3 +890,21 @@ def test_an_error_names_the_whole_command(argv, prog, tmp_path, monkeypatch, cap
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"{prog}: error: ") and err.count("\n") == 1, err
+
+
+def test_a_missing_model_is_named_as_typed(tmp_path, monkeypatch, capsys):
+    """--model ./en with no folder ./en said "no model 'en': not a folder, and not a bundled
+    model (...)": the ./ dropped (str of a Path), and a path called no bundled model. A path is
+    no such folder (or a file), a bare name is no bundled model and no folder here."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "afile").write_text("")
+    bundled_names = ", ".join(bundled())
+    for name, why in [("./en", "no such folder"), ("./afile", "a file, not a folder"),
+                      ("xx", f"not a bundled model ({bundled_names}), and no folder of that "
+                             "name here"),
+                      ("afile", f"not a bundled model ({bundled_names}), and a file here, not "
+                                "a folder")]:
+        assert main(["decode", "--model", name, str(SAMPLE)]) == 2
+        assert capsys.readouterr().err == f"fstpunct decode: error: no model '{name}': {why}\n"
+    with pytest.raises(ModelError, match=r"^no model 'en': no such folder$"):
+        load_model(Path("en"))  # a Path is a folder, never a bundled name

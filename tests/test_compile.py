@@ -47,6 +47,17 @@ def test_a_channel_named_like_its_sidecar_is_refused(tmp_path, capsys):
     assert list(tmp_path.iterdir()) == []
 
 
+def test_a_channel_to_standard_output_is_refused(tmp_path, monkeypatch, capsys):
+    """``-o -`` wrote files named ``-`` and ``-.json`` (every other command's -o - is
+    standard output, which cannot take compile's two files): one line, nothing written."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["compile", str(GRAMMARS[0]), "-o", "-"]) == 2
+    assert capsys.readouterr().err == (
+        "fstpunct compile: error: -: a channel is written as two files, the .fst and its JSON "
+        "sidecar beside it, not to standard output; name the channel .fst\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("sidecar", [True, False])
 def test_a_channel_that_cannot_be_written_is_one_line(sidecar, tmp_path, monkeypatch, capsys):
     """OpenFst's error writing the machine (pynini's FstIOError, an OSError) is one line

@@ -890,3 +890,14 @@ def test_draw_tree_command(tmp_path, capsys):
     assert "apples" in out.read_text(encoding="utf-8")
     assert main(["draw", "tree", "--sentence", f"{SAMPLE}:1", "-o", str(tmp_path / "t.png")]) == 2
     assert "writes .svg" in capsys.readouterr().err
+
+
+def test_draw_tree_of_a_split_without_its_sentence_says_so(tmp_path, capsys):
+    """--sentence en:dev (a split, no :N) said "'en' names 3 files (...); name one split (e.g.
+    en:dev, ...)", though a split was given: the missing :N is what to say."""
+    out = tmp_path / "t.svg"
+    assert main(["draw", "tree", "--sentence", "en:dev", "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        "fstpunct draw tree: error: --sentence 'en:dev': names a split but no sentence; add "
+        ":N, the sentence's number (from 1) or sent_id: en:dev:1\n")
+    assert not out.exists()

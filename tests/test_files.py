@@ -1125,8 +1125,17 @@ def test_full_disk_on_stdout_is_one_line():
         proc = subprocess.run([sys.executable, "-m", "fstpunct.cli.main", "decode",
                                "--model", "en", str(SAMPLE)],
                               stdout=full, stderr=subprocess.PIPE, text=True)
-    assert proc.returncode == 2
-    assert proc.stderr.count("\n") == 1 and "No space left" in proc.stderr
+    assert proc.returncode == 2  # no file named: the error's own words (was "output: ...")
+    assert proc.stderr == "fstpunct decode: error: No space left on device\n"
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+def test_full_disk_on_a_device_names_it(capsys):
+    """A device given as -o is written in place; its failure names it, as a file's does (was
+    "error: output: No space left on device")."""
+    assert main(["decode", "--model", "en", str(SAMPLE), "-o", "/dev/full"]) == 2
+    assert capsys.readouterr().err == ("fstpunct decode: error: /dev/full: cannot write: No "
+                                       "space left on device\n")
 
 
 def test_closed_pipe_is_quiet():

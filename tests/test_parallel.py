@@ -550,6 +550,31 @@ def test_bad_pool_options_are_one_error_line(command, capsys):
     assert len(err) == 1 and "must be at least" in err[0]
 
 
+@pytest.mark.parametrize("address, why", [
+    ("notanaddress", "missing port number in address 'notanaddress'"),
+    ("tcp://", "missing port number in address ''"),
+    ("foo://x:1", "unknown address scheme 'foo'"),
+    ("tcp://127.0.0.1:1", "Timed out trying to connect to tcp://127.0.0.1:1 after 1 s")])
+def test_a_bad_scheduler_address_is_one_error_line(address, why, capsys):
+    """A malformed address, or one where no scheduler answers, is refused naming --scheduler
+    and the address (the library: scheduler), dask's words saying why: a traceback of dask's
+    ValueError (exit 1) came before, and a timeout was "error: output: Timed out ..."."""
+    import dask
+
+    from fstpunct.cli.main import main
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+        with pytest.raises(InputError, match=f"^scheduler must be the address of a dask "
+                                             f"scheduler that answers, not '{address}' "):
+            make_pool(scheduler=address)
+        assert main(["decode", "--model", "en", "--scheduler", address, "data/sample.conllu"]
+                    ) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"fstpunct decode: error: --scheduler must be the address of a dask "
+                          f"scheduler that answers, not '{address}' ({why}")
+    assert err.count("\n") == 1
+
+
 def test_make_pool_needs_a_worker():
     for options in ({"jobs": 0}, {"dask_workers": 0}):
         with pytest.raises(ValueError):

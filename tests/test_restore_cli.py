@@ -16,7 +16,7 @@ from fstpunct.apps.restoration.strip import strip
 from fstpunct.cli.main import main
 from fstpunct.model.store import bundled
 from fstpunct.parser import train
-from fstpunct.ud.treebank import read_file
+from fstpunct.ud.treebank import read_conllu, read_file
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 
@@ -424,3 +424,46 @@ def test_an_unused_pipeline_option_is_said_with_a_model(tmp_path, monkeypatch, c
     assert capsys.readouterr().err == (f"fstpunct restore: note: --tagger {tagger}: used for "
                                        "nothing: no sentence needed the tagger or parser it "
                                        "picks\n")
+
+
+def test_trivial_takes_a_model_folder_by_its_bare_name(tmp_path, monkeypatch, capsys):
+    """README's recipe ends "fstpunct restore --trivial M --text" as --model M: a bare name
+    that is no language is the folder or file of that name here, as --model's is (it was
+    refused: "no rule file and no standard split for language 'M' (the folder or file:
+    write ./M)"); a language's name wins over a local folder, with --model's warning."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "M").mkdir()
+    grammar = ["language qz", "direction ltr", "fullstop ।", "symbols । ,"]
+    (tmp_path / "M" / "model.json").write_text(json.dumps(
+        {"format": 1, "record": {"language": "qz", "grammar": "default",
+                                 "default_grammar": grammar}}), encoding="utf-8")
+    assert main(["restore", str(SAMPLE), "--trivial", "M", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and _first_marks(out) == ["।"]
+    (tmp_path / "en").mkdir()
+    assert main(["restore", str(SAMPLE), "--trivial", "en", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err == ("fstpunct restore: warning: 'en' is the language, not the local folder en "
+                   "(write ./en for the folder)\n")
+    assert _first_marks(out) == ["."]
+
+
+def _first_marks(conllu_text: str) -> list[str]:
+    """The punctuation of the first sentence of a CoNLL-U text."""
+    return [w.form for w in next(read_conllu(io.StringIO(conllu_text))).words if w.is_punct]
+
+
+def test_trivial_names_a_path_as_typed(tmp_path, monkeypatch, capsys):
+    """--trivial ./NAME's refusals keep the ./ the user typed (they said "adir: ...")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "adir").mkdir()
+    (tmp_path / "adir" / "model.json").write_text('{"format": 1, "record": {}}')
+    (tmp_path / "xf").write_text("direction ltr\n")
+    for given, why in [("./nodir", "no such file"),
+                       ("./empty", "not a fstpunct model (no model.json)"),
+                       ("./adir", "its model.json records no grammar, so no full stop (give "
+                                  "the trivial baseline a rule file or a language)"),
+                       ("./xf", "missing 'language' line")]:
+        assert main(["restore", str(SAMPLE), "--trivial", given, "--quiet"]) == 2
+        assert capsys.readouterr().err == f"fstpunct restore: error: {given}: {why}\n"

@@ -40,9 +40,9 @@ from ..model.punct import PunctModel
 from ..model.store import (
     BUNDLED,
     EDIT_COUNTS,
+    found_model,
     load_edit_counts,
     load_model,
-    model_path,
     read_record,
 )
 from ..parallel import Pool
@@ -753,7 +753,7 @@ def load(name: str | os.PathLike[str]) -> Model:
     folder."""
     if not isinstance(name, (str, os.PathLike)):
         raise TypeError(f"load: name must be a model name or folder, not {type(name).__name__}")
-    folder = model_path(name)
+    folder = found_model(name)  # (refused as given: ./en keeps its ./)
     if is_correction_model(folder):  # a correction model: its learners' model
         from ..apps.correction.model import CorrectionModel
         correction = CorrectionModel.load(folder)

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import InputError, check_seed, refuse_below, refuse_unused
+from ..errors import InputError, Refused, check_seed, refuse_below, refuse_unused
 from ..ud.release import LANGUAGES, SPLITS, Source, resolve, split_source
 from ..ud.width import WIDTHS
 from .model_option import add_model_arguments
@@ -71,20 +72,34 @@ def positive(text: str) -> int:
     return value
 
 
+def option(name: str) -> str:
+    """The option that gives the library's parameter ``name``: ``page_size``, ``--page-size``."""
+    return "--" + name.replace("_", "-")
+
+
+@contextmanager
+def as_options() -> Iterator[None]:
+    """The library's refusals of values (:class:`~fstpunct.errors.Refused`) in the ``with``
+    block, of parameters the options give as they are, naming the options
+    (:func:`option`): ``--token-cost must be at most 1000, not 1001.0``."""
+    try:
+        yield
+    except Refused as error:
+        raise error.renamed(option) from error
+
+
 def at_least(least: int, **options: float | None) -> None:
     """Refuse an option's value below ``least``, not a number (NaN) or infinite, in one line,
     before the command does any work (:func:`~fstpunct.errors.refuse_below`'s InputError;
     None: not given); ``page_size=0`` names ``--page-size``."""
-    refuse_below(least, **{"--" + name.replace("_", "-"): value
-                           for name, value in options.items()})
+    refuse_below(least, **{option(name): value for name, value in options.items()})
 
 
 def within(least: float, most: float, **options: float | None) -> None:
     """:func:`at_least`, and refuse a value above ``most`` too."""
     for name, value in options.items():
         if value is not None and not least <= value <= most:
-            raise InputError(f"--{name.replace('_', '-')} must be from {least} to {most}, "
-                             f"not {value}")
+            raise InputError(f"{option(name)} must be from {least} to {most}, not {value}")
 
 
 def output_file(text: str) -> str:

@@ -15,7 +15,7 @@ from ..fst.channel import DIRECTIONS, Channel, NoDirection
 from ..model.store import is_bundled, model_path
 from ..show.channel import channel_graph
 from ..show.dot import RENDER_SUFFIXES, SOURCE_SUFFIXES, write_graph
-from ..ud.release import read_one
+from ..ud.release import read_one, resolve_one
 from ..ud.treebank import Sentence
 from .arguments import add_ud_dir_argument, at_least, output_file, probability
 from .model_option import add_model_arguments, chosen_model
@@ -95,10 +95,27 @@ def _load_sentence(args: argparse.Namespace) -> tuple[Model, Sentence, str]:
     path, _, which = args.sentence.rpartition(":")
     if not path or not which:
         raise InputError(f"--sentence {args.sentence!r}: expected FILE:N")
-    sent = one_sentence(read_one(path, args.ud_dir), which, path)
+    try:
+        sentences = read_one(path, args.ud_dir)
+    except InputError:
+        if not _one_split(args.sentence, args.ud_dir):
+            raise
+        raise InputError(f"--sentence {args.sentence!r}: names a split but no sentence; add "
+                         f":N, the sentence's number (from 1) or sent_id: {args.sentence}:1"
+                         ) from None
+    sent = one_sentence(sentences, which, path)
     shown = which if which.isdigit() else f"'{which}'"  # a sent_id, not a number
     name = f"sentence {shown} of standard input" if path == "-" else args.sentence
     return chosen_model(args, path, iter([sent]))[0], sent, name
+
+
+def _one_split(spec: str, ud_dir: str | None) -> bool:
+    """Whether ``spec`` names one split (``en:dev``): --sentence given it without its :N."""
+    try:
+        resolve_one(spec, ud_dir)
+    except InputError:
+        return False
+    return True
 
 
 def _channel(args: argparse.Namespace) -> graphviz.Digraph:

@@ -91,8 +91,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
         return 0
-    except OSError as e:  # e.g. stdout on a full disk
-        where = f"{e.filename}: " if e.filename else "output: "
+    except OSError as e:  # e.g. stdout on a full disk: no file named, the error's own words
+        where = f"{e.filename}: " if e.filename else ""
         print(f"{args.prog}: error: {where}{e.strerror or e}", file=sys.stderr)
         _silence_stdout()
         return 2

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from ..parallel import Pool, make_pool
-from .arguments import at_least
+from .arguments import as_options, at_least
 
 
 def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,5 +29,6 @@ def check_pool_options(args: argparse.Namespace) -> None:
 def chosen_pool(args: argparse.Namespace) -> Pool:
     """The pool the options ask for: a dask cluster, else ``--jobs`` local processes (if the
     command has that option), else this process (:func:`check_pool_options` has checked them,
-    first, in every command)."""
-    return make_pool(getattr(args, "jobs", 1), args.scheduler, args.dask_workers)
+    first, in every command); the library's refusal of ``scheduler`` names ``--scheduler``."""
+    with as_options():
+        return make_pool(getattr(args, "jobs", 1), args.scheduler, args.dask_workers)

@@ -56,8 +56,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the trivial baseline: a full stop at the end, nothing else; "
                              "LANG's (its rule file, else the default grammar of its standard "
                              "train split), a rule file's (fullstop) or a model folder's (of "
-                             "the grammar model.json records); a path has a '/' (./NAME) or "
-                             "ends .rules")
+                             "the grammar model.json records); a path has a '/' (./NAME), "
+                             "ends .rules or, as --model's, is a bare name that is no "
+                             "language, of a folder or file here")
     parser.add_argument("--parser", metavar="DIR", action="append", default=[],
                         help="parse the depunctuated words with this parser model first "
                              "(a 'removed'-mode parser) instead of keeping the input's tree; "

@@ -12,10 +12,10 @@ from ..api.training import train
 from ..errors import check_seed
 from ..fst.channel import DIRECTIONS
 from ..model.punct import Settings
-from ..model.train import ATTACH_ITERATIONS, INITS
+from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
 from ..progress import on_terminal
 from ..ud.release import LANGUAGES
-from .arguments import add_model_output_argument, add_ud_dir_argument, stdin_once
+from .arguments import add_model_output_argument, add_ud_dir_argument, as_options, stdin_once
 from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 
 HELP = ("Train the punctuation model (Attach weights θ and channel φ) by EM with posterior "
@@ -76,9 +76,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     stdin_once([*(args.train or ()), *(args.dev or ())])  # before any other check
     check_seed(args.seed, "--seed")
-    settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
-                        lexical=args.lexical)  # checked before anything is read, as are
-    check_pool_options(args)  # the pool's (opened later)
+    with as_options():  # checked before anything is read, as are the pool's (opened later)
+        settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
+                            lexical=args.lexical)
+        check_iterations(args.iterations, args.attach_iterations)
+    check_pool_options(args)
     shown = on_terminal()  # in a log: a plain line per iteration instead
     bars: list[tqdm] = []  # the EM bar and the E-step bar, opened when EM starts
     label = ["EM"]

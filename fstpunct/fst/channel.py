@@ -151,7 +151,11 @@ def sidecar_path(path: str | Path) -> Path:
 
 def writable_sidecar(path: str | Path) -> Path:
     """:func:`sidecar_path` of a channel about to be written to ``path``; an InputError when
-    ``path`` is its own sidecar (``x.json``: the sidecar would overwrite the channel)."""
+    ``path`` is its own sidecar (``x.json``: the sidecar would overwrite the channel), or
+    ``-``, standard output, where the other outputs of fstpunct go (not two files)."""
+    if str(path) == "-":
+        raise InputError("-: a channel is written as two files, the .fst and its JSON sidecar "
+                         "beside it, not to standard output; name the channel .fst")
     side = sidecar_path(path)
     if side == Path(path):
         raise InputError(f"{path}: the channel's JSON sidecar would overwrite it; name the "

@@ -46,7 +46,8 @@ from ..ud.slots import ABBV, SlotSentence, to_slots
 from .grammar import Grammar, load_grammar, parse_grammar
 
 __all__ = ["GRAMMARS", "LEVELS", "MIN_COUNT", "default_grammar", "default_rules", "full_stop",
-           "inventory", "language_grammar", "model_grammar", "point_class", "symmetric_pairs"]
+           "inventory", "is_language", "language_grammar", "model_grammar", "point_class",
+           "symmetric_pairs"]
 
 GRAMMARS = Path(__file__).resolve().parents[1] / "grammars"  # shipped with the package
 MIN_COUNT = 5  # as fstpunct.model.vocab: rarer tokens are the model's unknown token
@@ -189,13 +190,19 @@ def default_grammar(sentences: Sequence[SlotSentence], language: str = "und") ->
     return parse_grammar(default_rules(sentences, language), "<default>")
 
 
+def is_language(lang: str) -> bool:
+    """Whether :func:`language_grammar` knows ``lang``: it has a shipped rule file
+    (``grammars/LANG.rules``) or a standard split."""
+    return (GRAMMARS / f"{lang}.rules").is_file() or lang in LANGUAGES
+
+
 def language_grammar(lang: str, ud_dir: str | Path | None = None) -> Grammar:
     """``grammars/LANG.rules`` if it exists, else the default grammar of LANG's standard
     training split."""
     path = GRAMMARS / f"{lang}.rules"
     if path.is_file():
         return load_grammar(path)
-    if lang not in LANGUAGES:
+    if not is_language(lang):
         raise InputError(f"no rule file and no standard split for language {lang!r}")
     train = [to_slots(s) for s in split_source(lang, "train", ud_dir).sentences()]
     return default_grammar(train, lang)

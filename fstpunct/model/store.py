@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import os
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
@@ -45,9 +46,9 @@ from ..fst.channel import Channel, read_sidecar
 from .attach import AttachModel
 from .punct import PunctModel, Settings
 
-__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "KIND", "bundled", "channel_marks", "is_bundled",
-           "load_edit_counts", "load_model", "model_path", "model_size", "read_record",
-           "record_evaluation", "save_model", "write_model"]
+__all__ = ["EDIT_COUNTS", "FILES", "FORMAT", "KIND", "bundled", "channel_marks", "found_model",
+           "is_bundled", "load_edit_counts", "load_model", "model_path", "model_size",
+           "read_record", "record_evaluation", "save_model", "write_model"]
 
 FORMAT = 1
 BUNDLED = Path(__file__).parents[1] / "models"
@@ -83,6 +84,22 @@ def model_path(name: str | Path, warn: bool = True) -> Path:
                       f"(write ./{name} for the folder)")
         return BUNDLED / str(name)
     return Path(name)
+
+
+def found_model(name: str | Path) -> Path:
+    """:func:`model_path`, refused (ModelError) unless it is a folder, naming ``name`` as
+    given (``./en`` keeps its ``./``): a path (a ``Path``, a name with a separator) is no
+    such folder or a file; a bare name is no bundled model and no folder here either."""
+    folder = model_path(name)
+    if folder.is_dir():
+        return folder
+    file = folder.exists()
+    if isinstance(name, str) and not has_separator(name):
+        why = (f"not a bundled model ({', '.join(bundled()) or 'none'}), and "
+               f"{'a file here, not a folder' if file else 'no folder of that name here'}")
+    else:
+        why = "a file, not a folder" if file else "no such folder"
+    raise ModelError(f"no model {os.fspath(name)!r}: {why}")
 
 
 def model_size(name: str | Path) -> int:
@@ -129,7 +146,9 @@ def read_record(name: str | Path, required: Mapping[str, type] | None = None
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
     bundled name; ModelError if it is missing, of another format or without the ``required``
     fields of their types."""
-    return read_meta(model_path(name) / RECORD, FORMAT, "a fstpunct model", required)
+    folder = model_path(name)  # a folder is named as given (./m), a bundled model by its path
+    return read_meta(folder / RECORD, FORMAT, "a fstpunct model", required,
+                     name if Path(name) == folder else None)
 
 
 def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
@@ -146,10 +165,7 @@ def load_model(name: str | Path) -> PunctModel:
     model.json, attach.json and attach.npz, channel.json (read once, for the direction
     channel.fst is read in), channel.fst (read once too, for channel.json's record of it and
     to be parsed), then whether they are of one model."""
-    folder = model_path(name)
-    if not folder.is_dir():
-        raise ModelError(f"no model {str(name)!r}: not a folder, and not a bundled model "
-                         f"({', '.join(bundled()) or 'none'})")
+    folder = found_model(name)
     meta = read_record(folder, {"settings": dict})
     unknown = sorted(set(meta["settings"]) - {f.name for f in fields(Settings)})
     if unknown:

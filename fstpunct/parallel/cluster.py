@@ -16,7 +16,7 @@ from dask.utils import parse_timedelta
 from distributed import Client, LocalCluster, WorkerPlugin
 from distributed.scheduler import NoWorkerError
 
-from ..errors import InputError
+from ..errors import InputError, Refused
 from .heap import ADAPTIVE, environment_thresholds, fixed_thresholds, mallopt
 from .pool import Pool, R, T, forget, load
 
@@ -66,7 +66,7 @@ class DaskPool(Pool):
                     self._cluster = LocalCluster(n_workers=workers, threads_per_worker=1,
                                                  processes=True, host="127.0.0.1",
                                                  dashboard_address=":0")
-            self.client = Client(scheduler if self._cluster is None else self._cluster)
+            self.client = Client(self._cluster) if scheduler is None else _connected(scheduler)
             self.workers = max(1, sum(w["nthreads"] for w in
                                       self.client.scheduler_info()["workers"].values()))
             self._executor = self.client.get_executor(pure=False)
@@ -119,6 +119,18 @@ class DaskPool(Pool):
         finally:
             if keeps:
                 _keep_nannies.exit()
+
+
+def _connected(scheduler: str) -> Client:
+    """A client of the cluster whose scheduler is at ``scheduler``; a :class:`Refused` naming
+    the address, and saying why in dask's words, if it is malformed (``missing port number``,
+    ``unknown address scheme``) or no scheduler answers there (``Timed out trying to connect``,
+    after dask's ``distributed.comm.timeouts.connect``)."""
+    try:
+        return Client(scheduler)
+    except (ValueError, OSError) as error:
+        raise Refused({"scheduler": scheduler}, "the address of a dask scheduler that answers",
+                      str(error)) from error
 
 
 def _check_main_script() -> None:

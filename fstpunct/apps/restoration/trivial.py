@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ...errors import InputError, ModelError
+from ...errors import InputError, ModelError, warn_user
 from ...files import has_separator
-from ...fst.default_grammar import language_grammar, model_grammar
+from ...fst.default_grammar import is_language, language_grammar, model_grammar
 from ...fst.grammar import load_grammar
 from ...model.store import read_record
 from ...ud.slots import depunctuate
@@ -21,9 +21,13 @@ __all__ = ["Trivial", "is_model_folder", "is_path"]
 
 def is_path(text: str) -> bool:
     """Whether ``text`` (given to :meth:`Trivial.load`) names a path, a rule file or a model
-    folder: a name with a separator (``./NAME``, :func:`~fstpunct.files.has_separator`)
-    or ending ``.rules``; any other name is a language code."""
-    return has_separator(text) or text.endswith(".rules")
+    folder, by --model's rule: a name with a separator (``./NAME``,
+    :func:`~fstpunct.files.has_separator`) or ending ``.rules``, or a bare name that is no
+    language (:func:`~fstpunct.fst.default_grammar.is_language`) of a file or folder here;
+    any other name is a language code, even where a folder of that name exists
+    (:meth:`Trivial.load` warns then)."""
+    return has_separator(text) or text.endswith(".rules") or \
+        not is_language(text) and Path(text).exists()
 
 
 def is_model_folder(text: str) -> bool:
@@ -55,6 +59,10 @@ class Trivial:
         text = os.fspath(given)
         path = Path(text)
         if not is_path(text):
+            if path.exists():  # as --model's bundled name (fstpunct.model.store.model_path)
+                kind = "folder" if path.is_dir() else "file"
+                warn_user(f"{text!r} is the language, not the local {kind} {text} (write "
+                          f"./{text} for the {kind})")
             try:
                 return cls.for_language(text, ud_dir)
             except InputError as e:
@@ -62,11 +70,11 @@ class Trivial:
                         " (or a model folder or rule file of it, a path such as ./NAME)")
                 raise InputError(f"{e}{hint}") from None
         if not path.is_dir():  # a path (above) that is no folder: a rule file
-            grammar = load_grammar(path)
+            grammar = load_grammar(text)  # (named as given: ./NAME keeps its ./)
             return cls(grammar.full_stop, grammar.language)
-        grammar = model_grammar(read_record(path).get("record"))
+        grammar = model_grammar(read_record(text).get("record"))
         if grammar is None:
-            raise ModelError(f"{path}: its model.json records no grammar, so no full stop "
+            raise ModelError(f"{text}: its model.json records no grammar, so no full stop "
                              "(give the trivial baseline a rule file or a language)")
         return cls(grammar.full_stop, grammar.language)
 
