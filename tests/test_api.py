@@ -1043,3 +1043,13 @@ def test_the_keywords_are_the_commands_options():
                 continue
             keyword = exceptions.get((name, longs[0]), longs[0][2:].replace("-", "_"))
             assert keyword is None or keyword in takes, (name, longs[0], keyword)
+
+
+def test_readmes_library_pointer_for_restore_runs_on_a_loaded_model(en):
+    """The restore row of README's command table names the call that restores from Python (it
+    named ExactRestorer(model).restore(sentence), which a loaded Model fails: user28 item
+    10)."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    row, = [ln for ln in readme.splitlines() if ln.startswith("| `fstpunct restore ")]
+    call = row.split("Library: `")[1].split("`")[0]
+    assert eval(call, {"fstpunct": fstpunct, "M": "en", "data": TEXT}) == en.restore(TEXT)
