@@ -58,3 +58,12 @@ def test_readme_names_each_command_that_does_not_read_stdin_without_an_input():
     assert others == {"stats"}
     for name in others:
         assert f"but `{name}`" in said
+
+
+@pytest.mark.parametrize("command, line", [
+    ("decode", "each sentence's T′ (its '# underlying') a line"),
+    ("restore", "one sentence a line")])
+def test_format_text_says_what_a_line_is(command, line):
+    """decode --format text writes each sentence's T′, not the sentence (user28 item 11)."""
+    action, = [a for a in PARSERS[f"fstpunct {command}"]._actions if a.dest == "format"]
+    assert action.help.startswith(f"output CoNLL-U (default) or text: {line}, ")
