@@ -16,8 +16,8 @@ from zipfile import BadZipFile
 __all__ = ["UNREADABLE", "ConlluError", "FstpunctError", "FstpunctWarning", "GrammarError",
            "InputError", "ModelError", "Refused", "SavedAside", "Unflushed", "as_floats",
            "check_seed", "check_stream_seed", "loaded_numpy", "not_a_model", "refuse_above",
-           "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_unused",
-           "shown", "warn_user"]
+           "refuse_below", "refuse_choice", "refuse_count", "refuse_missing", "refuse_type",
+           "refuse_unused", "shown", "warn_user"]
 
 _PACKAGE = os.path.dirname(__file__) + os.sep
 
@@ -303,6 +303,16 @@ def check_stream_seed(seed: int | None, name: str = "seed", *, required: bool = 
     refuse_count(0, required=required, **{name: seed})
     if seed is not None and seed >= _WORD:
         raise InputError(f"{name} must be below 2**32, not {seed}")
+
+
+def refuse_type(where: str, name: str, value: object, kind: type | tuple[type, ...],
+                what: str) -> None:
+    """A TypeError when ``value``, the argument ``name`` of the function ``where``, is neither
+    None nor of type ``kind``, saying ``what`` it must be: ``train: settings must be a
+    fstpunct.model.punct.Settings or None, not int`` (where a wrong type would fail later,
+    obscurely)."""
+    if value is not None and not isinstance(value, kind):
+        raise TypeError(f"{where}: {name} must be {what} or None, not {type(value).__name__}")
 
 
 def refuse_unused(options: dict[str, bool], why: str) -> None:

@@ -1043,3 +1043,34 @@ def test_the_keywords_are_the_commands_options():
                 continue
             keyword = exceptions.get((name, longs[0]), longs[0][2:].replace("-", "_"))
             assert keyword is None or keyword in takes, (name, longs[0], keyword)
+
+
+def test_readmes_library_pointer_for_restore_runs_on_a_loaded_model(en):
+    """The restore row of README's command table names the call that restores from Python (it
+    named ExactRestorer(model).restore(sentence), which a loaded Model fails: user28 item
+    10)."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    row, = [ln for ln in readme.splitlines() if ln.startswith("| `fstpunct restore ")]
+    call = row.split("Library: `")[1].split("`")[0]
+    assert eval(call, {"fstpunct": fstpunct, "M": "en", "data": TEXT}) == en.restore(TEXT)
+
+
+@pytest.mark.parametrize("keyword, what", [
+    ("settings", r"a fstpunct\.model\.punct\.Settings \(Settings\(lexical=0\)\)"),
+    ("grammar", "a rule file's path, 'default',"),
+    ("pool", r"a fstpunct\.parallel\.Pool, a function that opens one,")])
+def test_train_names_an_argument_of_the_wrong_type(tmp_path, keyword, what):
+    """user28 item 10: settings=5 was AttributeError: 'int' object has no attribute 'lexical'
+    (grammar=5 a bare TypeError, pool=5 'int' object is not callable, after reading)."""
+    with pytest.raises(TypeError, match=rf"^train: {keyword} must be {what} or None, not int$"):
+        fstpunct.train(tmp_path / "model", [str(SAMPLE)], direction="ltr", **{keyword: 5})
+    assert not (tmp_path / "model").exists()
+
+
+def test_draw_lattice_refuses_a_slot_or_min_prob_that_is_no_number(en):
+    """user28 item 10: a slot of "1" was a bare TypeError ('<=' not supported); as every
+    count of the library, it is refused by name (refuse_count), min_prob as a number."""
+    with pytest.raises(InputError, match="^slot must be a whole number of at least 0, not '1'$"):
+        en.draw_lattice(SAMPLE, "1")
+    with pytest.raises(InputError, match="^min_prob must be a number of at least 0, not '0.1'$"):
+        en.draw_lattice(SAMPLE, 1, full=True, min_prob="0.1")

@@ -1,5 +1,6 @@
 """The Attach model: layout, normalisation, gradient, M-step (:mod:`fstpunct.model.mstep`), backoff,
 save/load."""
+import re
 from dataclasses import replace
 from itertools import islice
 
@@ -323,10 +324,13 @@ def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
     with np.load(tmp_path / "attach.npz") as npz:
         parts = dict(npz)
     np.savez(tmp_path / "attach.npz", **{**parts, "lexical_values": parts["lexical_values"][:-1]})
-    with pytest.raises(ModelError, match=r"attach: not an attach model \(attach.npz: "):
+    with pytest.raises(ModelError, match=rf"{re.escape(str(tmp_path))}: not a fstpunct model "
+                                         r"\(attach.npz: "):
         AttachModel.load(tmp_path / "attach")
     np.savez(tmp_path / "attach.npz", **{**parts, "theta_shape": parts["theta_shape"][::-1]})
-    with pytest.raises(ModelError, match="do not match the feature index"):
+    with pytest.raises(ModelError, match=rf"{re.escape(str(tmp_path))}: not a fstpunct model "
+                                         r"\(attach.npz: its "
+                                         "weights do not match the feature index"):
         AttachModel.load(tmp_path / "attach")
     np.savez(tmp_path / "attach.npz", **parts)
     stored = (tmp_path / "attach.npz").read_bytes()
@@ -334,7 +338,8 @@ def test_weights_are_stored_as_nonzeros_bitwise(tmp_path, model, corpus):
     for damaged in (stored[:at] + bytes([stored[at] ^ 1]) + stored[at + 1:],  # a flipped bit
                     stored[:len(stored) // 2]):  # a truncated file
         (tmp_path / "attach.npz").write_bytes(damaged)
-        with pytest.raises(ModelError, match=r"attach: not an attach model \(attach.npz: "):
+        with pytest.raises(ModelError, match=rf"{re.escape(str(tmp_path))}: not a fstpunct "
+                                             r"model \(attach.npz: "):
             AttachModel.load(tmp_path / "attach")
 
 

@@ -452,18 +452,20 @@ def test_an_attach_description_of_another_shape_is_one_line(tmp_path, capsys):
     (tmp_path / "en" / "attach.json").write_text("[1]\n")
     assert main(["decode", "--model", str(tmp_path / "en"), str(SAMPLE)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "attach: not an attach model (attach.json is not a JSON " \
-        "object)" in err, err
+    assert err.count("\n") == 1 and f"{tmp_path / 'en'}: not a fstpunct model (attach.json is " \
+        "not a JSON object)" in err, err
 
 
 def test_a_model_without_attach_json_names_the_file(tmp_path, capsys):
-    """Not '(no such folder)' for a folder that exists: the attach model is a file stem."""
+    """Not '(no such folder)' for a folder that exists (the attach model is a file stem), and in
+    README's form, FOLDER: not a fstpunct model (FILE: why), not 'FOLDER/attach: not an attach
+    model' (user28 item 11)."""
     shutil.copytree(model_path("en"), tmp_path / "en")
     (tmp_path / "en" / "attach.json").unlink()
     assert main(["decode", "--model", str(tmp_path / "en"), str(SAMPLE)]) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and f"{tmp_path / 'en' / 'attach'}: not an attach model " \
-        "(no attach.json)" in err, err
+    assert err == f"fstpunct decode: error: {tmp_path / 'en'}: not a fstpunct model (no " \
+        "attach.json)\n", err
 
 
 def test_an_unreadable_stem_model_is_judged_by_its_folder(tmp_path):
@@ -506,15 +508,15 @@ def test_a_model_description_without_a_field_is_one_line(file, text, why, tmp_pa
 
 
 @pytest.mark.parametrize("file, damage, why", [
-    ("attach.npz", None, "attach: not an attach model (no attach.npz)"),
-    ("attach.npz", b"PK", "attach: not an attach model (attach.npz: "),
+    ("attach.npz", None, "hi: not a fstpunct model (no attach.npz)"),
+    ("attach.npz", b"PK", "hi: not a fstpunct model (attach.npz: "),
     ("model.json", b"{", ": not a fstpunct model (model.json: Expecting"),
     ("channel.json", None, "channel.json: cannot read the channel's direction (no such file or "
                      "directory)"),
     ("channel.json", b"{", "channel.json: cannot read the channel's direction (Expecting"),
-    ("attach.json", {"vocab": {}}, "attach: not an attach model (attach.json: 'tokens' "
+    ("attach.json", {"vocab": {}}, "hi: not a fstpunct model (attach.json: 'tokens' "
                                    "missing)"),
-    ("attach.json", {"contexts": [["x"]]}, "attach: not an attach model (attach.json: "
+    ("attach.json", {"contexts": [["x"]]}, "hi: not a fstpunct model (attach.json: "
                                            "unhashable type: 'list')"),
 ])
 def test_a_damaged_model_file_is_named_in_one_line(file, damage, why, tmp_path, capsys):
@@ -632,14 +634,15 @@ def test_load_model_reads_channel_fst_once(tmp_path, monkeypatch):
         load_model(folder)
 
 
-# each loader of an .npz archive (the model it names: tmp_path / the key): what it is, the
+# each loader of an .npz archive: the model it names (under tmp_path) and what it is, the
 # bundled English model's files it reads (the archive last), its command
-NPZ_LOADERS = {"attach": ("an attach model", ["model.json", "channel.fst", "channel.json",
-                                              "attach.json", "attach.npz"],
+NPZ_LOADERS = {"attach": ("", "a fstpunct model", ["model.json", "channel.fst", "channel.json",
+                                                   "attach.json", "attach.npz"],
                           ["decode", "--model", "{m}"]),
-               "parser": ("a parser model", ["parser/model.json", "parser/weights.npz"],
+               "parser": ("parser", "a parser model", ["parser/model.json",
+                                                       "parser/weights.npz"],
                           ["parse", "--model", "{m}/parser"]),
-               "order": ("an ordering model", ["order.json", "order.npz"],
+               "order": ("order", "an ordering model", ["order.json", "order.npz"],
                          ["rephrase", "--lang", "en", "--order", "{m}/order"])}
 
 
@@ -669,7 +672,7 @@ def test_a_damaged_npz_archive_is_one_line(loader, damage, why, tmp_path, capsys
     says in one line, exit 2, that a truncated file, a text file, an .npy or an archive of
     pickled objects is not its model, naming the file (the parser and the ordering model passed
     on numpy's advice to allow pickles, and an .npy was a traceback)."""
-    what, files, command = NPZ_LOADERS[loader]
+    named, what, files, command = NPZ_LOADERS[loader]
     for name in files:
         (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy(model_path("en") / name, tmp_path / name)
@@ -678,7 +681,7 @@ def test_a_damaged_npz_archive_is_one_line(loader, damage, why, tmp_path, capsys
     assert main([a.format(m=tmp_path) for a in command] + [str(SAMPLE)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err and "allow_pickle" not in err, err
-    assert f"{tmp_path / loader}: not {what} ({archive.name}: {why})\n" in err, err
+    assert f"{tmp_path / named}: not {what} ({archive.name}: {why})\n" in err, err
 
 
 @pytest.mark.parametrize("loader, member, stored, why", [
@@ -695,7 +698,7 @@ def test_an_npz_array_of_the_wrong_kind_is_one_line(loader, member, stored, why,
                                                      capsys):
     """A whole archive holding an array of the wrong shape or kind (a parser's weights whose
     shape is a scalar was a TypeError's traceback) is the loader's one line, exit 2."""
-    what, files, command = NPZ_LOADERS[loader]
+    named, what, files, command = NPZ_LOADERS[loader]
     for name in files:
         (tmp_path / name).parent.mkdir(exist_ok=True)
         shutil.copy(model_path("en") / name, tmp_path / name)
@@ -706,7 +709,7 @@ def test_an_npz_array_of_the_wrong_kind_is_one_line(loader, member, stored, why,
     assert main([a.format(m=tmp_path) for a in command] + [str(SAMPLE)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
-    assert f"{tmp_path / loader}: not {what} ({archive.name}: {why})\n" in err, err
+    assert f"{tmp_path / named}: not {what} ({archive.name}: {why})\n" in err, err
 
 
 @pytest.mark.parametrize("argv, prog, what", [

@@ -1,6 +1,7 @@
 """Every ``--help`` text: each subcommand (nested ones too) described, each option explained,
 no literal ``%%`` or unexpanded ``%(…)s`` left by argparse's formatting."""
 import argparse
+from pathlib import Path
 
 import pytest
 
@@ -42,3 +43,27 @@ def test_help_text_is_clean(name):
                 assert choice.help, f"{name} {choice.dest}: no help"
         else:
             assert action.help and action.help.strip(), f"{name}: {action.dest} has no help"
+
+
+def test_readme_names_each_command_that_does_not_read_stdin_without_an_input():
+    """README: a command whose input is its argument reads stdin when none is given, but the
+    commands it names (user28 item 11: stats reads en's splits, README said every command
+    reads stdin)."""
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    said = " ".join(readme.split("Every command reads files or stdin")[1]
+                    .split("Every\ncommand that reads CoNLL-U")[0].split())
+    others = {name.split()[-1] for name, parser in PARSERS.items() for action in parser._actions
+              if action.dest in ("input", "files", "specs", "pred")
+              and action.default not in ("-", None)}
+    assert others == {"stats"}
+    for name in others:
+        assert f"but `{name}`" in said
+
+
+@pytest.mark.parametrize("command, line", [
+    ("decode", "each sentence's T′ (its '# underlying') a line"),
+    ("restore", "one sentence a line")])
+def test_format_text_says_what_a_line_is(command, line):
+    """decode --format text writes each sentence's T′, not the sentence (user28 item 11)."""
+    action, = [a for a in PARSERS[f"fstpunct {command}"]._actions if a.dest == "format"]
+    assert action.help.startswith(f"output CoNLL-U (default) or text: {line}, ")

@@ -1679,3 +1679,19 @@ def test_every_reader_of_a_name_takes_either_separator_for_a_path(monkeypatch, t
     for spec in ("x/y:dev", "x\\y:dev"):  # not 'no standard splits for language x/y'
         with pytest.raises(InputError, match="is neither a file, a language"):
             resolve(spec, tmp_path)
+
+
+def test_o_naming_a_symbolic_link_replaces_the_link_as_readme_says(tmp_path):
+    """The rename that puts an output in place replaces a symbolic link at -o, not the file it
+    points to, which keeps its bytes; README's table of inputs says so (user28 item 11: it did
+    not)."""
+    (tmp_path / "real").write_text("old\n")
+    (tmp_path / "link").symlink_to("real")
+    assert main(["decode", "--model", "en", "--quiet", "-o", str(tmp_path / "link"),
+                 str(SAMPLE)]) == 0
+    assert not (tmp_path / "link").is_symlink()
+    assert (tmp_path / "link").read_text().startswith("# sent_id = sample-1\n")
+    assert (tmp_path / "real").read_text() == "old\n"
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    assert "\n| `-o` naming a symbolic link (to a file, or to a folder for a model) | accepted: " \
+        "the output replaces the link" in readme

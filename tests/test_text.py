@@ -1192,3 +1192,14 @@ def test_score_reads_plain_text_references_and_predictions(tmp_path, capsys, mon
         assert main(["score", "--gold", str(tmp_path / "gold.txt"), str(tmp_path / "p.txt"),
                      *extra]) == 2
         assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_text_is_read_in_nfc_as_ud_requires():
+    """A base letter and a combining accent (NFD) are read as the composed letter (NFC), in
+    FORM and # text: UD's validator refuses CoNLL-U that is not NFC (user28 item 11: restore
+    --text wrote 'cafe' + U+0301, failing udvalidate level 1)."""
+    composed, decomposed = "we had caf\u00e9, in paris", "we had cafe\u0301, in paris"
+    sent, = read_text([decomposed + "\n"])
+    again, = read_text([composed + "\n"])
+    assert [w.form for w in sent.words] == [w.form for w in again.words]
+    assert sent.words[2].form == "caf\u00e9" and sent.comment("text") == composed

@@ -75,6 +75,8 @@ TEXT_MIXTURE = "mixture.json"  # in TEXT_MODEL: the CRF and weight plain text is
 TEXT_DECODER = "balanced"  # the exact decoder plain text is restored with by default
 UNKNOWN_SHARE = 0.1   # warn when more of the input's punctuation tokens than this are unknown
 _WATCHED = 1000       # ... counted over the first sentences (at most this many)
+_PREDICTED = ("it and every such sentence are tagged by the model's tagger, so the score is of "
+              "predicted tags, not comparable with one of gold tags")
 
 
 @dataclass(frozen=True)
@@ -459,7 +461,9 @@ class Model:
                   pool: Pool | None = None) -> Any:
         """Re-attach every punctuation token to the word whose underlying puncteme wrote it
         (Tse & Curran 2010); ``counts`` (a :class:`fstpunct.apps.normalise.Counts`) tallies
-        what moved. On ``pool``, chunks of sentences in parallel, with the same output.
+        what moved. On ``pool``, chunks of sentences in parallel, with the same output. A
+        sentence whose UPOS is ``_`` is tagged first (:meth:`_tagged`; so are rephrase's,
+        show's and the drawings').
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read);
@@ -469,7 +473,8 @@ class Model:
         if counts is not None and not isinstance(counts, Counts):  # before any sentence is read
             raise TypeError("counts: a fstpunct.apps.normalise.Counts (Counts()), or None, not "
                             f"{type(counts).__name__}")
-        return self._rewrite(data, lambda s: normalise(self.punct, s, counts, pool=pool))
+        return self._rewrite(data, lambda s: normalise(self.punct, self._tagged(s), counts,
+                                                       pool=pool))
 
     def rephrase(self, data: Data, *, method: str = "full", order: str | os.PathLike[str] |
                  None = None, seed: int = 0, samples: int = 1, permute: bool | None = None,
@@ -512,7 +517,8 @@ class Model:
             raise NoOrderingModel(f"{self.name!r} has no ordering model to re-order with (no "
                                   f"order.json in its folder; bundled for {shipped})")
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None
-        return self._rewrite(data, lambda s: rephrase(s, self.punct, ordering, options), width)
+        return self._rewrite(data, lambda s: rephrase(self._tagged(s), self.punct, ordering,
+                                                      options), width)
 
     def correct(self, data: Data, *, decoder: str | None = None, samples: int | None = None,
                 mbr: str | None = None, seed: int | None = None,
@@ -555,6 +561,7 @@ class Model:
         correction = self.correction
 
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
+            sents = _refuse_untagged(sents)
             if p is not None:
                 sents = (parse(p, s, beam) for s in sents)
             return corrected(sents, correction, decoder, samples, mbr, seed,
@@ -599,13 +606,16 @@ class Model:
 
     def log_prob(self, data: Data) -> Any:
         """log p(x | T) of every sentence's surface punctuation given its tree (natural log):
-        a list for a CoNLL-U string, else an iterator."""
+        a list for a CoNLL-U string, else an iterator. A sentence whose UPOS is ``_`` is tagged
+        first, with a warning (:meth:`perplexity`)."""
         return values(data, lambda s: (lp for lp, _ in self._scored(s)))
 
     def perplexity(self, data: Data, *, pool: Pool | None = None) -> Perplexity:
         """Per-slot perplexity of the whole input (the paper's Table 3 measure), a
         :class:`Perplexity` (``.value``; ``.sentences``, ``.slots``, ``.log_prob``); on
-        ``pool``, chunks of sentences in parallel (the same value)."""
+        ``pool``, chunks of sentences in parallel (the same value). A sentence whose UPOS is
+        ``_`` is tagged first (:meth:`_tagged`), with a warning: the value is then of predicted
+        tags, not comparable with one of gold tags."""
         _check_pool(pool)
         sentences = slots = 0
         log_p = 0.0
@@ -669,8 +679,8 @@ class Model:
 
     def _scored(self, sents: Iterator[Sentence],
                 pool: Pool | None = None) -> Iterator[tuple[float, int]]:
-        """(log p(x | T), slots) of every sentence."""
-        return scored(self.punct, self._watched(sents), pool=pool)
+        """(log p(x | T), slots) of every sentence, one whose UPOS is ``_`` tagged first."""
+        return scored(self.punct, self._watched(sents, _PREDICTED), pool=pool)
 
     def _rewrite(self, data: Data, step: Step, width: str | None = None,
                  punct: PunctModel | None = None, **options: Any) -> Any:
@@ -692,10 +702,30 @@ class Model:
             return widths.apply(lambda read: step(self._warned(read)), sents)
         return run
 
-    def _watched(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
+    def _watched(self, sents: Iterable[Sentence], predicted: str = "") -> Iterator[Sentence]:
         """``sents`` as the model reads them (marks it does not know read as their width twins:
-        :mod:`fstpunct.ud.width`), :meth:`_warned`."""
-        return self._warned(Widths(self.punct.vocab.tokens).read(sents))
+        :mod:`fstpunct.ud.width`), :meth:`_warned` and :meth:`_tagged` (``predicted``: its
+        warning)."""
+        return self._tagged(self._warned(Widths(self.punct.vocab.tokens).read(sents)), predicted)
+
+    def _tagged(self, sents: Iterable[Sentence], predicted: str = "") -> Iterator[Sentence]:
+        """``sents`` (with trees), each :func:`~fstpunct.apps.text.untagged` one tagged as
+        :meth:`decode` tags it by default: by :meth:`pipeline`, the model's own tagger, loaded
+        at the first such sentence (refused if the model has none); ``predicted``: what is then
+        warned (a score of predicted tags is not one of gold tags)."""
+        from ..apps.text import untagged, untagged_error
+        pipeline: Pipeline | None = None
+        for sent in sents:
+            if untagged(sent):
+                if pipeline is None:
+                    if not (self.folder / "tagger").is_dir():
+                        raise untagged_error(sent, f"model {self.name!r} has no tagger (tagger/) "
+                                                   "to tag it: give every word its UPOS")
+                    if predicted:
+                        warn_user(f"{sent.place}: UPOS is '_'; {predicted}")
+                    pipeline = self.pipeline()
+                sent = pipeline.tagged(sent)
+            yield sent
 
     def _warned(self, sents: Iterable[Sentence]) -> Iterator[Sentence]:
         """``sents`` (as read), with a warning when many of the first ones' punctuation tokens
@@ -722,6 +752,17 @@ class Model:
                       f"({100 * unknown / tokens:.0f}%) {'is' if unknown == 1 else 'are'} "
                       "unknown to the model "
                       f"{self.name!r}: is it the input's language?")
+
+
+def _refuse_untagged(sents: Iterable[Sentence]) -> Iterator[Sentence]:
+    """``sents``, the first :func:`~fstpunct.apps.text.untagged` one refused: correction reads
+    the learner's gold-tagged trees (a correction model has no tagger)."""
+    from ..apps.text import untagged, untagged_error
+    for sent in sents:
+        if untagged(sent):
+            raise untagged_error(sent, "correct reads tagged sentences (a correction model has "
+                                       "no tagger): give every word its UPOS")
+        yield sent
 
 
 def _check_pipeline(tagger: Folder | Tagger | None, parser: Folder | ParserModel | None,

@@ -12,7 +12,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..errors import InputError, check_seed, refuse_choice, refuse_count, refuse_unused
+from ..errors import (
+    InputError,
+    check_seed,
+    refuse_choice,
+    refuse_count,
+    refuse_type,
+    refuse_unused,
+)
 from ..files import model_target
 from ..fst.channel import DIRECTIONS
 from ..fst.default_grammar import GRAMMARS, default_rules
@@ -86,6 +93,12 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     from ..model.fit import check_directions
     from ..model.fit import train as fit
     from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
+    refuse_type("train", "settings", settings, Settings,
+                "a fstpunct.model.punct.Settings (Settings(lexical=0))")
+    refuse_type("train", "grammar", grammar, (str, os.PathLike),
+                f"a rule file's path, {DEFAULT_GRAMMAR!r},")
+    refuse_type("train", "pool", None if callable(pool) else pool, Pool,
+                "a fstpunct.parallel.Pool, a function that opens one,")
     settings = settings or Settings()
     attach_iterations = ATTACH_ITERATIONS if attach_iterations is None else attach_iterations
     check_iterations(iterations, attach_iterations)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from ..errors import refuse_unused
+from ..errors import ConlluError, refuse_unused
 from ..ud.treebank import Sentence, has_tree
 from ..ud.width import Widths
 from ._annotate import untagged as _untagged
@@ -25,7 +25,8 @@ if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not 
     from .restoration import Restorer
 
 __all__ = ["analysed", "needs_analysis", "needs_pipeline", "refuse_hidden_posteriors",
-           "restored_text", "tokeniser", "underlying", "untagged", "untagged_reference"]
+           "restored_text", "tokeniser", "underlying", "untagged", "untagged_error",
+           "untagged_reference"]
 
 
 def untagged(sent: Sentence) -> bool:
@@ -37,6 +38,13 @@ def untagged(sent: Sentence) -> bool:
 def untagged_reference(sent: Sentence) -> bool:
     """:func:`untagged` in Python (the tests' oracle)."""
     return any(w.upos == "_" for w in sent.words)
+
+
+def untagged_error(sent: Sentence, why: str) -> ConlluError:
+    """The error for :func:`untagged` ``sent``, at its first word whose UPOS is ``_``: ``why``
+    the command does not tag it."""
+    word = next(w for w in sent.words if w.upos == "_")
+    return sent.error(f"UPOS is '_' (word {word.id}, {word.form!r}): {why}", word.lineno)
 
 
 def needs_analysis(sent: Sentence) -> bool:

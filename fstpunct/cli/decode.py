@@ -29,7 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                "off the words, the words tagged without them and parsed (by the "
                                "bundled parser without them, the marks attached after), decoded "
                                "by the language's text/ model where it has one and --model is "
-                               "not given (--format text: each sentence's T′ as a line)")
+                               "not given (--format text: each sentence's T′ as a line)",
+                       "each sentence's T′ (its '# underlying') a line")
     parser.add_argument("--parser", metavar="DIR",
                         help="parser for sentences without a tree (default: the model's "
                              "bundled 'removed'-mode parser/ or parser-lc/); any punctuation "

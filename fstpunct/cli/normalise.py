@@ -14,8 +14,8 @@ from .pool_option import add_pool_arguments, check_pool_options, chosen_pool
 
 HELP = ("Treebank punctuation normalisation (after Tse & Curran 2010): give every punctuation "
         "token the HEAD (and DEPS entry) of the word whose underlying puncteme wrote it, on "
-        "the model's most probable analysis; everything else is copied unchanged. A summary "
-        "goes to stderr.")
+        "the model's most probable analysis; everything else is copied unchanged, but a UPOS "
+        "'_', which the model's tagger fills in first. A summary goes to stderr.")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

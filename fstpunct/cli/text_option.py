@@ -25,9 +25,11 @@ TEXT_HELP = ("the input is plain text, one sentence a line, words separated by w
              "UPOS or HEAD is '_' is tagged and parsed the same way")
 
 
-def add_text_arguments(parser: argparse.ArgumentParser, text_help: str) -> None:
+def add_text_arguments(parser: argparse.ArgumentParser, text_help: str,
+                       text_output: str = "one sentence a line") -> None:
     """The options of text input and output (``text_help``: what --text does for this
-    command); --parser and --beam are the command's own."""
+    command; ``text_output``: what it writes a line of with --format text); --parser and
+    --beam are the command's own."""
     parser.add_argument("--text", action="store_true", help=f"{text_help}: {TEXT_HELP}")
     case = parser.add_mutually_exclusive_group()
     case.add_argument("--lowercase-input", action="store_const", const=True,
@@ -42,7 +44,7 @@ def add_text_arguments(parser: argparse.ArgumentParser, text_help: str) -> None:
                       help="the input is cased: the cased tagger for every sentence "
                            "(library: lowercase=False)")
     parser.add_argument("--format", choices=FORMATS, default="conllu",
-                        help="output CoNLL-U (default) or text: one sentence a line, blank "
+                        help=f"output CoNLL-U (default) or text: {text_output}, blank "
                              "lines where --text input had them")
     parser.add_argument("--tagger", metavar="DIR",
                         help="UPOS tagger for words whose UPOS is '_' (default: the model's "

@@ -57,6 +57,10 @@ __all__ = ["AttachModel", "AttachData", "candidate_rows_reference", "pair_scores
            "probabilities", "probabilities_reference", "node_pairs", "row_chunks",
            "set_contexts_reference", "unpack_nonzeros_reference"]
 
+# what a refusal of a damaged attach file says its folder is not: the attach model lives in a
+# punctuation model's folder (README: "FOLDER: not a fstpunct model (FILE: why)")
+_WHAT = "a fstpunct model"
+
 
 class AttachModel:
     """Vocabularies, symmetric marks and the feature index; θ is kept separately (flat array).
@@ -148,24 +152,25 @@ class AttachModel:
         """Read what :meth:`save` wrote (or, from older models, θ's blocks whole and
         zip-compressed): the model and flat θ. A damaged file (a member whose CRC fails, a
         stream that does not inflate, a truncated zip) is a ModelError like any other
-        unreadable model."""
-        meta = read_meta(Path(f"{path}.json"), None, "an attach model",
+        unreadable model, naming the folder and the file: ``m: not a fstpunct model
+        (attach.json: why)``."""
+        meta = read_meta(Path(f"{path}.json"), None, _WHAT,
                          {"vocab": dict, "symmetric": list, "contexts": list,
-                          "pair_features": list}, name=Path(path))
+                          "pair_features": list})
         try:
             model = cls(Vocab.from_dict(meta["vocab"]), meta["symmetric"], meta["contexts"])
         except (*UNREADABLE, TypeError) as e:  # a field of the wrong shape
             if isinstance(e, KeyError):  # read_meta's wording of a missing field
                 e = ValueError(f"{e.args[0]!r} missing")
-            raise not_a_model(Path(path).parent, "an attach model", e, path,
-                              f"{Path(path).name}.json") from e
+            raise not_a_model(Path(path).parent, _WHAT, e, file=f"{Path(path).name}.json") from e
         theta = np.empty(model.size)
-        with read_npz(Path(f"{path}.npz"), "an attach model", path) as npz:
+        with read_npz(Path(f"{path}.npz"), _WHAT) as npz:
             fits = model.pair_feature_names == meta["pair_features"] and all(
                 _read_block(npz, name, block)
                 for name, block in zip(("theta", "lexical"), model.blocks(theta)))
         if not fits:
-            raise ModelError(f"{path}: attach weights do not match the feature index")
+            raise ModelError(f"{Path(path).parent}: not {_WHAT} ({Path(path).name}.npz: its "
+                             "weights do not match the feature index)")
         return model, theta
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import graphviz
 import numpy as np
 
-from ..errors import InputError, refuse_count, refuse_unused
+from ..errors import InputError, refuse_below, refuse_count, refuse_unused
 from ..fst.channel import EDITS, END
 from ..fst.lattice import LatticeBuilder, Topology
 from ..model.punct import Inference, PunctModel
@@ -285,6 +285,8 @@ def sentence_lattice(model: PunctModel, sent: Sentence, slot: int, name: str,
     refuse_unused({"min_prob": not full and min_prob is not None}, "only with full (--full)")
     paths, samples = 10 if paths is None else paths, 1000 if samples is None else samples
     refuse_count(1, paths=paths, samples=samples)
+    refuse_count(0, slot=slot)
+    refuse_below(0, min_prob=min_prob)
     slots = to_slots(sent)
     inference = Inference(model, model.prepare([slots]))
     surfaces = inference.batch.surfaces[0]

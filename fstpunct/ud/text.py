@@ -25,7 +25,9 @@ apostrophe after such a word (``thames ' presentation``, as UD tokenises it). A 
 starting a word opens a quote (``'NATO sources' who``: a closing quote), but not before an
 elision that is no clitic (``'twas``, ``'til``, ``'sup``: :data:`_ELISIONS`; ``wait 'til
 James' car``: a possessive). Pieces of one white-space token are written ``SpaceAfter=No`` but
-the last, so ``# text`` is the line with its spacing normalised.
+the last, so ``# text`` is the line with its spacing normalised. Text is read in Unicode NFC
+(canonical composition: ``e`` and a combining acute accent are ``é``), as UD's validator
+requires of CoNLL-U and as the treebanks the models learned from are written.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks; a straight quote glued to the start of a word XPOS ``\u0060\u0060``, to
@@ -338,7 +340,7 @@ class TextReader(Iterator[Sentence]):
                 raise ConlluError(mixed_line_ends(end, self.newline), path, lineno)
             self.newline = self.newline or end or None
             _check(text, path, lineno)
-            tokens = text.split()
+            tokens = unicodedata.normalize("NFC", text).split()
             if not tokens:
                 yield None
                 continue
