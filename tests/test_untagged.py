@@ -90,3 +90,17 @@ def test_normalise_help_says_a_upos_of_underscore_is_filled_in():
     from fstpunct.cli.normalise import HELP
     assert "everything else is copied unchanged, but a UPOS '_', which the model's tagger " \
         "fills in first" in HELP
+
+
+@pytest.mark.parametrize("command", [["train", "--direction", "ltr", "--iterations", "0",
+                                      "--jobs", "1"],
+                                     ["tagger", "train", "--epochs", "1", "--quiet"]])
+def test_training_refuses_them_in_one_line(files, tmp_path, capsys, command):
+    """Training reads gold tags: it took UPOS '_' for a tag, silently (fix28c's report)."""
+    out = tmp_path / "model"
+    assert main([*command, "--train", str(files[0]), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.endswith(f"error: {files[0]}:3 (sent_id sample-1): UPOS is '_' (word 1, 'Hail'): "
+                        "training reads tagged sentences: give every word its UPOS (fstpunct "
+                        "decode --lang L tags them)\n") and err.count("error:") == 1
+    assert not out.exists()

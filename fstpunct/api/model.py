@@ -545,6 +545,7 @@ class Model:
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
         from ..apps.correction.correct import corrected
+        from ..apps.text import refuse_untagged
         from ..parser import parse
         if self.correction is None:
             raise ModelError(f"{self.name!r} is not a correction model (a folder with "
@@ -561,7 +562,8 @@ class Model:
         correction = self.correction
 
         def step(sents: Iterator[Sentence]) -> Iterator[Sentence]:
-            sents = _refuse_untagged(sents)
+            sents = refuse_untagged(sents, "correct reads tagged sentences (a correction model "
+                                           "has no tagger): give every word its UPOS")
             if p is not None:
                 sents = (parse(p, s, beam) for s in sents)
             return corrected(sents, correction, decoder, samples, mbr, seed,
@@ -752,17 +754,6 @@ class Model:
                       f"({100 * unknown / tokens:.0f}%) {'is' if unknown == 1 else 'are'} "
                       "unknown to the model "
                       f"{self.name!r}: is it the input's language?")
-
-
-def _refuse_untagged(sents: Iterable[Sentence]) -> Iterator[Sentence]:
-    """``sents``, the first :func:`~fstpunct.apps.text.untagged` one refused: correction reads
-    the learner's gold-tagged trees (a correction model has no tagger)."""
-    from ..apps.text import untagged, untagged_error
-    for sent in sents:
-        if untagged(sent):
-            raise untagged_error(sent, "correct reads tagged sentences (a correction model has "
-                                       "no tagger): give every word its UPOS")
-        yield sent
 
 
 def _check_pipeline(tagger: Folder | Tagger | None, parser: Folder | ParserModel | None,

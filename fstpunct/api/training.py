@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +30,7 @@ from ..parallel import Pool
 from ..ud.recorded import named, ranges
 from ..ud.release import Source, resolve_one, split_source
 from ..ud.slots import SlotSentence, to_slots
+from ..ud.treebank import Sentence
 from ..wording import counted
 from .choice import language_of
 from .data import is_text, one_tokenlist
@@ -54,7 +55,16 @@ def _told_language(sources: list[Source]) -> str | None:
 
 
 def _slots(sources: list[Source]) -> list[SlotSentence]:
-    return [to_slots(s) for src in sources for s in src.sentences()]
+    return [to_slots(s) for s in _tagged(sources)]
+
+
+def _tagged(sources: list[Source]) -> Iterator[Sentence]:
+    """The sources' sentences, the first with a UPOS ``_`` refused: training reads gold tags
+    (the Attach features and the tagger's labels are the UPOS)."""
+    from ..apps.text import refuse_untagged
+    return refuse_untagged((s for src in sources for s in src.sentences()),
+                           "training reads tagged sentences: give every word its UPOS "
+                           "(fstpunct decode --lang L tags them)")
 
 
 def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = (), *,
@@ -192,10 +202,10 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
                   "data (--train), give dev with dev (--dev)")
     model_target(output, TAGGER_FILES, TAGGER_KIND)
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
-    train = [depunctuated(s) for src in sources for s in src.sentences()]
+    train = [depunctuated(s) for s in _tagged(sources)]
     if not any(words for words, _ in train):
         raise InputError(f"{', '.join(str(s.path) for s in sources)}: no word to train a tagger on")
-    held = [depunctuated(s) for src in dev_sources for s in src.sentences()]
+    held = [depunctuated(s) for s in _tagged(dev_sources)]
     tagger = fit(train, held, epochs, lowercase, min_count, seed, log, progress)
     tagger.info.update(train=named(sources), dev=named(dev_sources), seed=seed)
     tagger.save(output)

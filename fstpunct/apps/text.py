@@ -25,8 +25,8 @@ if TYPE_CHECKING:  # the parser brings scipy: decode of parsed CoNLL-U does not 
     from .restoration import Restorer
 
 __all__ = ["analysed", "needs_analysis", "needs_pipeline", "refuse_hidden_posteriors",
-           "restored_text", "tokeniser", "underlying", "untagged", "untagged_error",
-           "untagged_reference"]
+           "refuse_untagged", "restored_text", "tokeniser", "underlying", "untagged",
+           "untagged_error", "untagged_reference"]
 
 
 def untagged(sent: Sentence) -> bool:
@@ -45,6 +45,15 @@ def untagged_error(sent: Sentence, why: str) -> ConlluError:
     the command does not tag it."""
     word = next(w for w in sent.words if w.upos == "_")
     return sent.error(f"UPOS is '_' (word {word.id}, {word.form!r}): {why}", word.lineno)
+
+
+def refuse_untagged(sents: Iterable[Sentence], why: str) -> Iterator[Sentence]:
+    """``sents``, the first :func:`untagged` one refused (:func:`untagged_error`, ``why``): for
+    readers of gold-tagged sentences, which have no tagger (correction, training)."""
+    for sent in sents:
+        if untagged(sent):
+            raise untagged_error(sent, why)
+        yield sent
 
 
 def needs_analysis(sent: Sentence) -> bool:
