@@ -545,7 +545,7 @@ def folder_target(path: str | Path) -> None:
                     os.replace(tmp / "previous", target)
             _remove_folder(tmp)
     except OSError as e:
-        raise InputError(f"{name}: cannot write: {e.strerror or e}") from e
+        raise _cannot_write(name, e) from e
 
 
 @contextmanager
@@ -580,8 +580,7 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
                 place = _aside(folder)
             unflushed = _put(tmp, place)
     except OSError as e:  # (path as the user wrote it: ./model keeps its ./)
-        raise InputError(f"{path if others is None else place}: cannot write: "
-                         f"{e.strerror or e}") from e
+        raise _cannot_write(os.fspath(path if others is None else place), e) from e
     if others is not None:
         raise SavedAside(path, others, place, kind, unflushed)
     if unflushed is not None:
