@@ -525,10 +525,9 @@ def is_correction_model(folder: str | Path) -> bool:
 def folder_target(path: str | Path) -> None:
     """Check, before long work, that :func:`model_folder` may write the folder ``path``: not a
     file, not a non-empty folder without any of :data:`MODEL_FILES` (a folder of other things is
-    never replaced), a temporary folder can be made beside it and a folder there can be moved
-    into it, as :func:`_put` moves a previous model (tried: the system checks what a rename
-    needs, e.g. write permission on the folder itself, a sticky parent's owner); else
-    :class:`~fstpunct.errors.InputError`."""
+    never replaced), a temporary folder can be made beside it (tried) and a folder there may be
+    renamed (:func:`_check_movable`); else :class:`~fstpunct.errors.InputError`. Nothing of
+    the user's is moved to check it."""
     target, name = Path(path), os.fspath(path)  # name: as given, ./model keeps its ./
     if target.exists() and not target.is_dir():
         raise InputError(f"{name}: is a file; name a folder to write")
@@ -539,13 +538,26 @@ def folder_target(path: str | Path) -> None:
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         with _temporary(target, ".part", _make_folder, _remove_folder) as tmp:
-            if target.is_dir():  # moved aside and back as _put moves it: the system's answer
-                with _held():
-                    os.replace(target, tmp / "previous")
-                    os.replace(tmp / "previous", target)
             _remove_folder(tmp)
+        if target.is_dir():
+            _check_movable(target)
     except OSError as e:
         raise _cannot_write(name, e) from e
+
+
+def _check_movable(folder: Path) -> None:
+    """PermissionError unless this process may rename ``folder`` within its parent, as
+    :func:`_put` parks a previous model (a folder of any mode may be renamed so: its ``..``
+    is not rewritten): the parent's write permission is the temporary's (tried), and what is
+    left is a sticky parent, where only the owner of the folder or of the parent (or root)
+    may; a mount point is never renamed (EBUSY)."""
+    if os.path.ismount(folder):
+        raise OSError(errno.EBUSY, "a mount point, which cannot be replaced")
+    parent = os.stat(folder.parent)
+    if parent.st_mode & stat.S_ISVTX and \
+            os.geteuid() not in (0, parent.st_uid, os.stat(folder).st_uid):
+        raise PermissionError(errno.EPERM, "another user's folder, in a folder with the sticky "
+                                           "bit")
 
 
 @contextmanager
@@ -705,24 +717,48 @@ def _put(tmp: Path, target: Path) -> OSError | None:
     with _open_folder(target.parent) as parent:
         _keep_mode(target, tmp, 0o777)
         old: Path | None = None
-        if target.exists():
-            with _temporary(target, ".old", _make_folder, _remove_folder) as old, _held():
-                os.replace(target, old / "previous")  # (a signal from here waits: _held)
+        try:
+            with _held():  # (a signal from here is raised when both renames are done)
+                old = _parked(target)
                 try:
                     os.replace(tmp, target)
                 except BaseException:
-                    os.replace(old / "previous", target)
+                    parked, old = old, None  # put back, or kept and named: not removed
+                    if parked is not None:
+                        _put_back(parked, target)
                     raise
-        else:
-            os.replace(tmp, target)
-        try:
-            _sync_folder(parent)
-        except OSError as e:
-            return e
-        finally:
+            try:
+                _sync_folder(parent)
+            except OSError as e:
+                return e
+            return None
+        finally:  # the new model is in place
             if old is not None:
                 _finished(_remove_folder, old)
+
+
+def _parked(target: Path) -> Path | None:
+    """A previous ``target`` renamed to a hidden name beside it (``.NAME.HEX.old``), where it
+    waits to be removed once the new one is in place: a rename within one folder, which a
+    folder of any mode allows (moving it into another folder would rewrite its ``..``, which
+    needs write permission on it). None if there is none (or it went meanwhile)."""
+    old = target.parent / f".{target.name}.{os.urandom(8).hex()}.old"
+    try:
+        os.replace(target, old)
+    except FileNotFoundError:
         return None
+    return old
+
+
+def _put_back(old: Path, target: Path) -> None:
+    """The previous model :func:`_parked` at ``old`` put back at ``target``, the new one having
+    failed to take its place; if that fails too, an InputError says where it is (it is not
+    removed)."""
+    try:
+        os.replace(old, target)
+    except OSError as e:
+        raise InputError(f"{target}: the previous model could not be put back "
+                         f"({e.strerror or e}); it is in {old}") from e
 
 
 def _make_folder(path: Path) -> None:
