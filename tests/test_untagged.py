@@ -104,3 +104,23 @@ def test_training_refuses_them_in_one_line(files, tmp_path, capsys, command):
                         "training reads tagged sentences: give every word its UPOS (fstpunct "
                         "decode --lang L tags them)\n") and err.count("error:") == 1
     assert not out.exists()
+
+
+def test_a_model_with_a_tagger_and_no_parser_tags_them(files, tmp_path, capsys):
+    """Tagging needs the tagger alone: a model folder with tagger/ but no parser/ (a user's
+    `tagger train -o M/tagger` beside a model) was refused, 'no parser for ...: give one with
+    --parser DIR', an option perplexity does not have (review 28, item 1.3)."""
+    import shutil
+    en = Path(fstpunct.__file__).parent / "models" / "en"
+    folder = tmp_path / "np"
+    folder.mkdir()
+    for p in en.iterdir():
+        if p.is_file():
+            shutil.copy(p, folder)
+    shutil.copytree(en / "tagger", folder / "tagger")
+    assert main(["perplexity", "--model", str(folder), "--quiet", str(files[0])]) == 0
+    out = capsys.readouterr()
+    value = re.compile(r"perplexity (\S+)")
+    assert value.findall(out.out) == value.findall(
+        f"perplexity {fstpunct.load('en').perplexity(files[1]).value:.4f}")
+    assert "error" not in out.err

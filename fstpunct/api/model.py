@@ -270,6 +270,12 @@ class Model:
             return load_pipeline(self.folder, lowercase, tagger, parser, beam, self._pipeline_part)
         return load
 
+    def _tagging(self) -> Pipeline:
+        """The folder's own tagger (and lower-case tagger) as :meth:`pipeline` loads them,
+        without its parser: what tagging alone needs."""
+        from ..parser.pipeline import load_pipeline  # here: the parser imports scipy
+        return load_pipeline(self.folder, read=self._pipeline_part, parse=False)
+
     def _pipeline_part(self, kind: type[Tagger] | type[ParserModel], folder: Path
                        ) -> Tagger | ParserModel:
         """The tagger or parser in the folder's own ``folder``, read once per model (by one
@@ -712,7 +718,7 @@ class Model:
 
     def _tagged(self, sents: Iterable[Sentence], predicted: str = "") -> Iterator[Sentence]:
         """``sents`` (with trees), each :func:`~fstpunct.apps.text.untagged` one tagged as
-        :meth:`decode` tags it by default: by :meth:`pipeline`, the model's own tagger, loaded
+        :meth:`decode` tags it by default: by the model's own tagger (:meth:`_tagging`), loaded
         at the first such sentence (refused if the model has none); ``predicted``: what is then
         warned (a score of predicted tags is not one of gold tags)."""
         from ..apps.text import untagged, untagged_error
@@ -725,7 +731,7 @@ class Model:
                                                    "to tag it: give every word its UPOS")
                     if predicted:
                         warn_user(f"{sent.place}: UPOS is '_'; {predicted}")
-                    pipeline = self.pipeline()
+                    pipeline = self._tagging()
                 sent = pipeline.tagged(sent)
             yield sent
 

@@ -51,7 +51,7 @@ class Pipeline:
     """A tagger and a parser (beam ``beam``, by default the parser's training beam)."""
 
     tagger: Tagger
-    parser: Model
+    parser: Model | None  # None: a pipeline that only tags (load_pipeline's parse=False)
     beam: int | None = None
     lowercase_tagger: Tagger | None = None  # for sentences without capital letters
 
@@ -93,6 +93,8 @@ class Pipeline:
         """A copy of ``sent`` parsed by the parser in its own punctuation mode
         (:func:`~.decode.parse`: a ``removed``-mode parser leaves the marks out, and they are
         attached after as :func:`~.punct.reattach` does; the other modes read them)."""
+        if self.parser is None:
+            raise ValueError("a pipeline loaded without its parser (parse=False) only tags")
         return parse(self.parser, sent, self.beam)
 
 
@@ -113,8 +115,8 @@ def pipeline_folders(lang_or_folder: Folder, lowercase: bool | None = None
 def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
                   tagger: Folder | Tagger | None = None, parser: Folder | Model | None = None,
                   beam: int | None = None,
-                  read: Callable[[type[Tagger] | type[Model], Path], Tagger | Model] = _load
-                  ) -> Pipeline:
+                  read: Callable[[type[Tagger] | type[Model], Path], Tagger | Model] = _load,
+                  parse: bool = True) -> Pipeline:
     """The tagger and parser of :func:`pipeline_folders`, each replaceable by a folder or a
     loaded model of its own. ``lowercase``: True for lower-cased text (the lower-case tagger
     and parser), False for cased text (the cased ones only), None (not known): the cased
@@ -122,12 +124,13 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
     one (and no ``tagger`` is given). ``read(kind, folder)`` reads a part from one of
     ``lang_or_folder``'s own folders (default ``kind.load(folder)``; a :class:`fstpunct.Model`
     gives its own, which reads each folder once, so that a call per line does not read them
-    again)."""
+    again). Without ``parse``, the tagger alone (for tagging, :meth:`Pipeline.tagged`): no
+    parser is read or needed."""
     base = model_path(lang_or_folder)  # once: a bundled name's lookup may warn
     folders = pipeline_folders(base, lowercase)
-    parts: list[Tagger | Model] = []
-    for given, folder, kind, what in ((tagger, folders[0], Tagger, "tagger"),
-                                      (parser, folders[1], Model, "parser")):
+    parts: list[Tagger | Model | None] = []
+    wanted = [(tagger, folders[0], Tagger, "tagger"), (parser, folders[1], Model, "parser")]
+    for given, folder, kind, what in wanted[:2 if parse else 1]:
         if isinstance(given, kind):
             parts.append(given)
         elif given is not None:
@@ -141,4 +144,6 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
     if lowercase is None and tagger is None:
         lower = pipeline_folders(base, True)[0]
         auto = read(Tagger, lower) if lower.is_dir() else None
+    if not parse:
+        parts.append(None)
     return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]
