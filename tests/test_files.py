@@ -1665,6 +1665,31 @@ def test_parser_train_keeps_the_previous_model_until_it_ends(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["pz"]
 
 
+def test_something_put_into_the_partial_folder_is_kept_and_training_goes_on(tmp_path):
+    """A file put into NAME.partial while parser train runs: the next better epoch was saved
+    beside it and training stopped there, its last line naming the older epoch as kept in
+    NAME.partial (review 28, item 1.4). Now the better epochs go beside it from then on, the
+    run ends with its model at -o, the file is kept and the folder beside it removed."""
+    from fstpunct.parser.train import train
+    sents = list(read_one(str(SAMPLE)))
+    out, partial = tmp_path / "pz", tmp_path / "pz.partial"
+    lines = []
+
+    def log(line: str) -> None:
+        lines.append(line)
+        if partial.is_dir() and not (partial / "NOTES.txt").exists():  # epoch 1 saved there
+            (partial / "NOTES.txt").write_text(PREVIOUS)
+            lines.append("(the file came)")
+
+    train(sents, sents, "removed", 1, out, epochs=6, patience=6, progress=False, log=log)
+    came = lines.index("(the file came)")
+    assert any("(best)" in line for line in lines[came:])  # a better epoch after it came
+    assert Model.load(out).info["finished"]
+    assert (partial / "NOTES.txt").read_text() == PREVIOUS
+    assert any(line.endswith("the better epochs go there from now on") for line in lines)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pz", "pz.partial"]
+
+
 def test_a_temporary_that_a_killed_fstpunct_left_in_a_model_folder_is_replaced(tmp_path):
     """models --evaluate writes model.json through a temporary in the model's folder; after a
     kill -9 train refused the folder, naming a file the user never made. Only fstpunct's own

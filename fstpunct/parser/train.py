@@ -334,7 +334,11 @@ def train(train_sents: Sequence[Sentence], dev_sents: Sequence[Sentence], mode: 
                               "train_sentences": len(train_sents), **(info or {}),
                               "history": history}
                 if dev_sents:  # the best epoch so far, on disk in case training is cut short
-                    model.save(partial)
+                    try:
+                        model.save(partial)
+                    except SavedAside as e:  # something put into it: from now on beside it
+                        say(f"{e}; the better epochs go there from now on")
+                        partial = e.saved
                     kept = True
             elif dev_sents and epoch - best_epoch >= patience:
                 break
