@@ -428,4 +428,4 @@ def test_channel_on_a_cv_run(tmp_path, monkeypatch, capsys):
     (work / "fold1" / "correct" / "corrector" / "attach.npz").write_text("no", encoding="utf-8")
     err = refused(work)
     assert err.count("\n") == 1 and scored == []
-    assert f"{work / 'fold1' / 'correct' / 'corrector'}/attach: not " in err
+    assert f"{work / 'fold1' / 'correct' / 'corrector'}: not a fstpunct model (attach.npz: " in err
