@@ -4,6 +4,7 @@ restore do (perplexity with a warning: its value is then of predicted tags); cor
 and so does a model without a tagger, in one line naming the file, line and sentence."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from fstpunct.api.model import Model
 from fstpunct.cli.main import main
 from fstpunct.errors import ConlluError
 from fstpunct.model.store import load_model
-from fstpunct.ud.treebank import read_file, write_conllu
+from fstpunct.ud.treebank import Line, read_file, write_conllu
 
 SAMPLE = Path(__file__).parents[1] / "data" / "sample.conllu"
 
@@ -27,14 +28,17 @@ def untagged(line: str) -> str:
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory) -> tuple[Path, Path]:
-    """data/sample.conllu without UPOS, and the same tagged by en's tagger (as decode tags
-    it)."""
+    """data/sample.conllu without UPOS, and the same with the UPOS that ``decode --model en``
+    writes for it (the command, not the function the others call: review 28, section 3)."""
     folder = tmp_path_factory.mktemp("untagged")
-    bare, tagged = folder / "bare.conllu", folder / "tagged.conllu"
+    bare, decoded, tagged = (folder / f"{n}.conllu" for n in ("bare", "decoded", "tagged"))
     bare.write_text("\n".join(untagged(ln) for ln in SAMPLE.read_text().split("\n")))
-    pipeline = fstpunct.load("en").pipeline()
+    assert main(["decode", "--model", "en", "--quiet", "-o", str(decoded), str(bare)]) == 0
+    upos = {(s.sent_id, w.id): w.upos for s in read_file(decoded) for w in s.words}
     with tagged.open("w") as out:
-        write_conllu((pipeline.tagged(s) for s in read_file(bare)), out)
+        write_conllu((dataclasses.replace(s, lines=[
+            Line(ln.fields[:3] + [upos[s.sent_id, int(ln.id)]] + ln.fields[4:], ln.lineno)
+            if ln.is_word else ln for ln in s.lines]) for s in read_file(bare)), out)
     return bare, tagged
 
 
