@@ -128,3 +128,23 @@ def test_a_model_with_a_tagger_and_no_parser_tags_them(files, tmp_path, capsys):
     assert value.findall(out.out) == value.findall(
         f"perplexity {fstpunct.load('en').perplexity(files[1]).value:.4f}")
     assert "error" not in out.err
+
+
+def test_parse_with_a_punctuation_model_tags_them_and_alone_refuses_them(files, tmp_path,
+                                                                        capsys):
+    """fstpunct parse read UPOS '_' as a tag, silently (fix28c's report): with --punct-model
+    the model's tagger fills it in first, as decode does; a parser alone, which has no tagger,
+    refuses it in one line."""
+    parser = str(Path(fstpunct.__file__).parent / "models" / "en" / "parser")
+    outputs = []
+    for path in files:
+        out = tmp_path / "out.conllu"
+        assert main(["parse", "--model", parser, "--beam", "4", "--punct-model", "en",
+                     "--quiet", "-o", str(out), str(path)]) == 0
+        outputs.append([(w.upos, w.head, w.deprel) for s in read_file(out) for w in s.words])
+    assert outputs[0] == outputs[1]
+    assert main(["parse", "--model", parser, "--quiet", str(files[0])]) == 2
+    assert capsys.readouterr().err.endswith(
+        f"error: {files[0]}:3 (sent_id sample-1): UPOS is '_' (word 1, 'Hail'): a parser reads "
+        "tagged sentences: give every word its UPOS (fstpunct decode --lang L tags them; parse "
+        "--punct-model M tags them with M's tagger)\n")

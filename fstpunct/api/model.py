@@ -585,8 +585,8 @@ class Model:
         ``punct_weight`` (``--punct-weight``: a finite number ≥ 0; 0 is the parser alone;
         default 32, chosen on en dev) · log p(x | T) under this model (a correction model's:
         its learners'). Lines and columns but HEAD and DEPREL are kept, as by
-        :func:`fstpunct.parse` (the parser alone). Options are checked before any sentence is
-        read.
+        :func:`fstpunct.parse` (the parser alone), but a UPOS ``_``, which this model's tagger
+        fills in first (:meth:`_tagged`). Options are checked before any sentence is read.
 
         Returns the same kind as ``data`` (:class:`Model`): a string for a string, else an
         iterator, computed as it is read (no sentence is processed until it is read)."""
@@ -595,8 +595,8 @@ class Model:
         refuse_count(1, beam=beam)  # before the parser loads
         p = load_parser(parser)
         check_constraint(p, beam, punct_weight)
-        return self._rewrite(data, lambda s: constrained(p, self.punct, s, beam, punct_weight),
-                             tree=False)
+        return self._rewrite(data, lambda s: constrained(p, self.punct, self._tagged(s), beam,
+                                                         punct_weight), tree=False)
 
     def rules(self, compare: str | os.PathLike[str] | None = None, *, lang: str | None = None,
               split: str | None = None, relations: Sequence[str] | None = None,

@@ -28,10 +28,14 @@ def parse(data: Data, parser: str | os.PathLike[str] | ParserModel, *,
     or a loaded :class:`fstpunct.parser.Model`; CLI ``fstpunct parse --model DIR``) with beam
     ``beam`` (``--beam``; default: the parser's own), as ``fstpunct parse`` parses it: HEAD
     and DEPREL replaced (HEAD may be ``_`` in the input), every other line and column kept,
-    punctuation the parser's mode leaves out attached to a neighbour. ``data`` and the
+    punctuation the parser's mode leaves out attached to a neighbour; a sentence whose UPOS is
+    ``_`` is refused (the parser's features read it). ``data`` and the
     answer: as :class:`fstpunct.Model`'s methods take and give them."""
+    from ..apps.text import refuse_untagged
     from ..parser import parse as parse_sentence
     refuse_count(1, beam=beam)  # before the parser loads
     model = load_parser(parser)
-    return rewrite(data, lambda sents: (parse_sentence(model, s, beam) for s in sents),
+    return rewrite(data, lambda sents: (parse_sentence(model, s, beam) for s in refuse_untagged(
+        sents, "a parser reads tagged sentences: give every word its UPOS (fstpunct decode "
+               "--lang L tags them; parse --punct-model M tags them with M's tagger)")),
                    tree=False)
