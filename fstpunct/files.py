@@ -529,6 +529,7 @@ def folder_target(path: str | Path) -> None:
     renamed (:func:`_check_movable`); else :class:`~fstpunct.errors.InputError`. Nothing of
     the user's is moved to check it."""
     target, name = Path(path), os.fspath(path)  # name: as given, ./model keeps its ./
+    _refuse_dots(target, name)
     if target.exists() and not target.is_dir():
         raise InputError(f"{name}: is a file; name a folder to write")
     if target.is_dir() and any(target.iterdir()) and \
@@ -543,6 +544,15 @@ def folder_target(path: str | Path) -> None:
             _check_movable(target)
     except OSError as e:
         raise _cannot_write(name, e) from e
+
+
+def _refuse_dots(target: Path, name: str) -> None:
+    """InputError for a model folder named ``.`` or ``..`` (a path ending so): a model
+    replaces its folder whole, and the folder a shell is in cannot be swapped under it (its
+    temporary, named from the folder's name, would be made inside it)."""
+    if target.name in {"", ".."}:
+        raise InputError(f"{name}: a model replaces its folder whole; name the folder by its "
+                         f"path ({os.path.abspath(target)}), not as . or ..")
 
 
 def _check_movable(folder: Path) -> None:
@@ -579,6 +589,7 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     flush (EIO), when the model is in place, is :class:`Unflushed` (or said at the end of
     :class:`SavedAside`'s notice, which it then is), not "cannot write"."""
     folder = Path(path)
+    _refuse_dots(folder, os.fspath(path))
     if _in_the_way(folder, files, parts) is None:  # else the model will go beside it
         folder_target(path)
     others: list[str] | None = None

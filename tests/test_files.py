@@ -1773,3 +1773,21 @@ def test_o_naming_a_symbolic_link_replaces_the_link_as_readme_says(tmp_path):
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     assert "\n| `-o` naming a symbolic link (to a file, or to a folder for a model) | accepted: " \
         "the output replaces the link" in readme
+
+
+@pytest.mark.parametrize("dots", [".", "./", ".."])
+def test_a_model_folder_named_by_dots_is_refused_before_training(dots, tmp_path, monkeypatch,
+                                                                  capsys):
+    """-o . (an empty folder one is in) trained, then made its temporary inside the folder
+    (named from the folder's name, which . lacks), found it there and saved the model to a new
+    folder beside, with an error (review 28, section 4). Refused before training now."""
+    here = tmp_path / "mine" / "sub"
+    here.mkdir(parents=True)
+    monkeypatch.chdir(here)
+    assert main(["train", "--direction", "ltr", "--iterations", "0", "--jobs", "1", "--train",
+                 str(SAMPLE), "-o", dots]) == 2
+    path = Path.cwd() if dots != ".." else Path.cwd().parent  # (as the system names it)
+    assert capsys.readouterr().err == (
+        f"fstpunct train: error: {dots}: a model replaces its folder whole; name the folder by "
+        f"its path ({path}), not as . or ..\n")
+    assert list(here.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["mine"]
