@@ -589,9 +589,10 @@ def model_folder(path: str | Path, files: Sequence[str], kind: str,
     flush (EIO), when the model is in place, is :class:`Unflushed` (or said at the end of
     :class:`SavedAside`'s notice, which it then is), not "cannot write"."""
     folder = Path(path)
-    _refuse_dots(folder, os.fspath(path))
-    if _in_the_way(folder, files, parts) is None:  # else the model will go beside it
+    if _in_the_way(folder, files, parts) is None:
         folder_target(path)
+    else:  # the model will go beside it
+        _refuse_dots(folder, os.fspath(path))
     others: list[str] | None = None
     place, unflushed = folder, None
     try:

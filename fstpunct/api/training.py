@@ -55,10 +55,10 @@ def _told_language(sources: list[Source]) -> str | None:
 
 
 def _slots(sources: list[Source]) -> list[SlotSentence]:
-    return [to_slots(s) for s in _tagged(sources)]
+    return [to_slots(s) for s in _gold_tagged(sources)]
 
 
-def _tagged(sources: list[Source]) -> Iterator[Sentence]:
+def _gold_tagged(sources: list[Source]) -> Iterator[Sentence]:
     """The sources' sentences, the first with a UPOS ``_`` refused: training reads gold tags
     (the Attach features and the tagger's labels are the UPOS)."""
     from ..apps.text import refuse_untagged
@@ -202,10 +202,10 @@ def train_tagger(output: Folder, data: Folder | Source | Sequence[Folder | Sourc
                   "data (--train), give dev with dev (--dev)")
     model_target(output, TAGGER_FILES, TAGGER_KIND)
     sources, dev_sources = _sources(data, dev, lang, ud_dir, "train_tagger")
-    train = [depunctuated(s) for s in _tagged(sources)]
+    train = [depunctuated(s) for s in _gold_tagged(sources)]
     if not any(words for words, _ in train):
         raise InputError(f"{', '.join(str(s.path) for s in sources)}: no word to train a tagger on")
-    held = [depunctuated(s) for s in _tagged(dev_sources)]
+    held = [depunctuated(s) for s in _gold_tagged(dev_sources)]
     tagger = fit(train, held, epochs, lowercase, min_count, seed, log, progress)
     tagger.info.update(train=named(sources), dev=named(dev_sources), seed=seed)
     tagger.save(output)

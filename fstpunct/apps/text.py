@@ -49,7 +49,8 @@ def untagged_error(sent: Sentence, why: str) -> ConlluError:
 
 def refuse_untagged(sents: Iterable[Sentence], why: str) -> Iterator[Sentence]:
     """``sents``, the first :func:`untagged` one refused (:func:`untagged_error`, ``why``): for
-    readers of gold-tagged sentences, which have no tagger (correction, training)."""
+    readers of gold-tagged sentences, which have no tagger (correction, training, a parser
+    alone)."""
     for sent in sents:
         if untagged(sent):
             raise untagged_error(sent, why)

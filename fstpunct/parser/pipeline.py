@@ -128,22 +128,23 @@ def load_pipeline(lang_or_folder: Folder, lowercase: bool | None = None,
     parser is read or needed."""
     base = model_path(lang_or_folder)  # once: a bundled name's lookup may warn
     folders = pipeline_folders(base, lowercase)
-    parts: list[Tagger | Model | None] = []
-    wanted = [(tagger, folders[0], Tagger, "tagger"), (parser, folders[1], Model, "parser")]
-    for given, folder, kind, what in wanted[:2 if parse else 1]:
+
+    def part(given: Folder | Tagger | Model | None, folder: Path, kind: type[Tagger] | type[Model],
+             what: str) -> Tagger | Model:
         if isinstance(given, kind):
-            parts.append(given)
-        elif given is not None:
-            parts.append(kind.load(Path(given)))
-        elif not folder.is_dir():
+            return given
+        if given is not None:
+            return kind.load(Path(given))
+        if not folder.is_dir():
             raise ModelError(f"no {what} for {os.fspath(lang_or_folder)!r}: {folder} does not "
                              f"exist (give one with --{what} DIR)")
-        else:
-            parts.append(read(kind, folder))
+        return read(kind, folder)
+
+    tagging = part(tagger, folders[0], Tagger, "tagger")
+    parsing = part(parser, folders[1], Model, "parser") if parse else None
     auto = None
     if lowercase is None and tagger is None:
         lower = pipeline_folders(base, True)[0]
         auto = read(Tagger, lower) if lower.is_dir() else None
-    if not parse:
-        parts.append(None)
-    return Pipeline(*parts, beam=beam, lowercase_tagger=auto)  # type: ignore[arg-type]
+    return Pipeline(tagging, parsing, beam=beam,  # type: ignore[arg-type]
+                    lowercase_tagger=auto)
