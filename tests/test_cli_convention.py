@@ -396,6 +396,16 @@ def test_a_model_folder_that_cannot_be_read_says_why(tmp_path, capsys):
     assert "empty: not a CRF model folder (no meta.json)" in capsys.readouterr().err
 
 
+def test_a_model_folder_is_named_as_typed(tmp_path, monkeypatch, capsys):
+    """--model ./NAME keeps its ./ in the refusal (it said "NAME: not a fstpunct model")."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    for given in ("./empty", "empty", f"{tmp_path / 'empty'}/"):
+        assert main(["decode", "--model", given, str(SAMPLE)]) == 2
+        assert capsys.readouterr().err == \
+            f"fstpunct decode: error: {given}: not a fstpunct model (no model.json)\n"
+
+
 def test_score_reads_stdin_once(capsys, monkeypatch):
     """'score --gold - -' read alternate sentences of stdin as gold and as prediction."""
     monkeypatch.setattr(sys, "stdin", io.StringIO(SAMPLE.read_text(encoding="utf-8")))

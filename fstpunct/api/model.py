@@ -796,4 +796,4 @@ def load(name: str | os.PathLike[str]) -> Model:
         from ..apps.correction.model import CorrectionModel
         correction = CorrectionModel.load(folder)
         return Model(correction.learner, folder, os.fspath(name), correction)
-    return Model(load_model(folder), folder, os.fspath(name))
+    return Model(load_model(name, folder), folder, os.fspath(name))

@@ -146,7 +146,13 @@ def read_record(name: str | Path, required: Mapping[str, type] | None = None
     """A model's ``model.json`` (format, settings, training record, evaluation), by folder or
     bundled name; ModelError if it is missing, of another format or without the ``required``
     fields of their types."""
-    folder = model_path(name)  # a folder is named as given (./m), a bundled model by its path
+    return _record(model_path(name), name, required)
+
+
+def _record(folder: Path, name: str | Path, required: Mapping[str, type] | None
+            ) -> dict[str, Any]:
+    """:func:`read_record` of the model ``name`` found at ``folder``: a folder is named as
+    given (./m), a bundled model by its path."""
     return read_meta(folder / RECORD, FORMAT, "a fstpunct model", required,
                      name if Path(name) == folder else None)
 
@@ -159,14 +165,15 @@ def record_evaluation(name: str | Path, evaluation: dict[str, Any]) -> None:
     write_json(folder / RECORD, meta)
 
 
-def load_model(name: str | Path) -> PunctModel:
+def load_model(name: str | Path, folder: Path | None = None) -> PunctModel:
     """Load a model folder (or a bundled model by name). Its files are checked in this order,
     the first missing or damaged one refused (:class:`~fstpunct.errors.ModelError`):
     model.json, attach.json and attach.npz, channel.json (read once, for the direction
     channel.fst is read in), channel.fst (read once too, for channel.json's record of it and
-    to be parsed), then whether they are of one model."""
-    folder = found_model(name)
-    meta = read_record(folder, {"settings": dict})
+    to be parsed), then whether they are of one model. ``folder``: where the caller found
+    ``name`` (:func:`found_model`), not looked up (nor warned of) again."""
+    folder = found_model(name) if folder is None else folder
+    meta = _record(folder, name, {"settings": dict})
     unknown = sorted(set(meta["settings"]) - {f.name for f in fields(Settings)})
     if unknown:
         raise ModelError(f"{folder}: model.json has settings this fstpunct does not know: "
