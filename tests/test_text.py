@@ -144,30 +144,46 @@ def test_a_possessives_apostrophe_is_a_word(line, possessive):
 
 
 @pytest.mark.parametrize("line, pieces", [
-    ("wait 'til James' car comes",
-     ["wait", "'", "til", "James", ("'", "PART"), "car", "comes"]),
+    ("wait 'til James' car comes", ["wait", "'til", "James", ("'", "PART"), "car", "comes"]),
     ("'Hey, 'sup?' said James' brother",
-     ["'", "Hey", ",", "'", "sup", "?", "'", "said", "James", ("'", "PART"), "brother"]),
-    ("'Tis James' turn", ["'", "Tis", "James", ("'", "PART"), "turn"]),
-    ("'NUFF of James' jokes", ["'", "NUFF", "of", "James", ("'", "PART"), "jokes"]),
-    ("all 'cept James' kids", ["all", "'", "cept", "James", ("'", "PART"), "kids"]),
-    ("good 'ol Cox' car", ["good", "'", "ol", "Cox", ("'", "PART"), "car"]),
-    ("see 'ya at James' place", ["see", "'", "ya", "at", "James", ("'", "PART"), "place"]),
+     ["'", "Hey", ",", "'sup", "?", "'", "said", "James", ("'", "PART"), "brother"]),
+    ("'Tis James' turn", ["'Tis", "James", ("'", "PART"), "turn"]),
+    ("'NUFF of James' jokes", ["'NUFF", "of", "James", ("'", "PART"), "jokes"]),
+    ("all 'cept James' kids", ["all", "'cept", "James", ("'", "PART"), "kids"]),
+    ("good 'ol Cox' car", ["good", "'ol", "Cox", ("'", "PART"), "car"]),
+    ("see 'ya at James' place", ["see", "'ya", "at", "James", ("'", "PART"), "place"]),
+    ("the word 'til' is old", ["the", "word", "'", "til", "'", "is", "old"]),  # quoted
 ])
-def test_a_short_elision_opens_no_quote(line, pieces):
-    """A ``'`` before an elision of a few letters (``'til``, ``'sup``, in any case) is a mark
-    but opens no quote (it opened one that never closed, so the possessive's apostrophe after
-    it was taken for that quote's close, a mark), as before ``'twas``."""
+def test_a_short_elision_keeps_its_apostrophe(line, pieces):
+    """A ``'`` before an elision of a few letters (``'til``, ``'sup``, in any case) is the
+    word's, as a clitic's is: no mark, so it opens no quote (once it opened one that never
+    closed, and the possessive's apostrophe after it was taken for that quote's close) and
+    restoration, which removes marks, keeps it (it wrote ``wait til``); a quoted elision
+    (``'til'``) is a quote's."""
     (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
-    want = [p if isinstance(p, tuple) else (p, "_" if p[0].isalpha() else "PUNCT")
+    want = [p if isinstance(p, tuple) else (p, "_" if p[-1].isalpha() else "PUNCT")
             for p in pieces]
     assert [(w.form, w.upos) for w in sent.words] == want
+
+
+@pytest.mark.parametrize("token, pieces", [
+    ("<unk>", [("<unk>", False)]),
+    ("<laugh>,", [("<laugh>", False), (",", True)]),
+    ("(<noise>)", [("(", True), ("<noise>", False), (")", True)]),
+    ("<vocalized-noise>", [("<vocalized-noise>", False)]),
+    ("<a@b.com>", [("<", True), ("a@b.com", False), (">", True)]),  # UD splits an address so
+    ("<<", [("<<", True)]),
+])
+def test_a_transcripts_tag_is_a_word(token, pieces):
+    """A word in angle brackets (a speech transcript's ``<unk>``) is one word, not a word
+    between two marks that restoration would remove (it wrote ``unk``)."""
+    assert Tokeniser(EN_MARKS)(token) == pieces
 
 
 @pytest.mark.parametrize("line, xpos", [
     ('he said "hello" to me.', {3: "``", 5: "''"}),
     ('"yes," and "no."', {1: "``", 4: "''", 6: "``", 9: "''"}),
-    ("'Tis the 'best' night", {4: "``", 6: "''"}),  # 'Tis elides: its ' opens no quote
+    ("'Tis the 'best' night", {3: "``", 5: "''"}),  # 'Tis elides: its ' is the word's
     ('he said " hello " to me', {}),  # quotes alone: the tree's heads decide
 ])
 def test_a_quote_glued_to_a_word_is_told_open_or_closed(line, xpos):

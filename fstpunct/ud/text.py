@@ -13,8 +13,11 @@ is open and an apostrophe ends the token or a later one in the line (``'5'``, ``
 them'``; inside a quote, ``'in the summer of '67'``, the year, then the quote's close), which a
 decade's never does (``the '60s' music``: ``'60s``, as UD English writes it), and an
 apostrophe before a clitic (``'s``, ``'ll``, ``’ve``, ``'em``: UD tokens of their own,
-:data:`_CLITICS`; before other short words, ``'USA``, ``'the``, it opens a quote, as in UD
-English). In English
+:data:`_CLITICS`) or an elision of a few letters (``'twas``, ``'til``, ``'sup``, in any case:
+:data:`_ELISIONS`; part of the word's spelling, not a mark, so restoration keeps it); before
+other short words, ``'USA``, ``'the``, it opens a quote, as in UD English. A token that is a
+word in angle brackets, a transcript's tag (``<unk>``, ``<laugh>``), is one word: UD writes no
+such token, and its brackets are no punctuation to restore. In English
 (``Tokeniser(possessive=True)``: the model's language is ``en``), an apostrophe (``'``,
 ``’``) just after a word ending in ``s``, ``x`` or ``z``, when a word follows in the line, is
 a possessive's (``thames' presentation``, ``Cox' files``): a word of its own with UPOS
@@ -22,12 +25,12 @@ a possessive's (``thames' presentation``, ``Cox' files``): a word of its own wit
 none: there it is a mark), unless an opening quote (``'``, ``‘`` starting a token) before it
 in the line is still open (``'boys' club``: then it closes that quote, a mark); so is a lone
 apostrophe after such a word (``thames ' presentation``, as UD tokenises it). A ``'``
-starting a word opens a quote (``'NATO sources' who``: a closing quote), but not before an
-elision that is no clitic (``'twas``, ``'til``, ``'sup``: :data:`_ELISIONS`; ``wait 'til
-James' car``: a possessive). Pieces of one white-space token are written ``SpaceAfter=No`` but
-the last, so ``# text`` is the line with its spacing normalised. Text is read in Unicode NFC
-(canonical composition: ``e`` and a combining acute accent are ``é``), as UD's validator
-requires of CoNLL-U and as the treebanks the models learned from are written.
+starting a word opens a quote (``'NATO sources' who``: a closing quote), but an elision's
+is the word's (``wait 'til James' car``: a possessive). Pieces of one white-space token are
+written ``SpaceAfter=No`` but the last, so ``# text`` is the line with its spacing normalised.
+Text is read in Unicode NFC (canonical composition: ``e`` and a combining acute accent are
+``é``), as UD's validator requires of CoNLL-U and as the treebanks the models learned from are
+written.
 
 A sentence has ``# sent_id`` = its line number, ``# text``, and its words with FORM (and UPOS
 ``PUNCT`` for marks; a straight quote glued to the start of a word XPOS ``\u0060\u0060``, to
@@ -76,9 +79,11 @@ _POSSESSIVE_ENDS = frozenset("sSxXzZ")  # a possessive's apostrophe follows them
 _CLITICS = frozenset(("s", "m", "d", "ll", "ve", "re", "em", "n"))
 # a decade after a leading ' ('60s): an elision, as a year's ('67), that opens no quote
 _DECADE = re.compile(r"\d\d[sS]")
-# words after a leading ' that elides letters, not clitics (in any case): that ' opens no quote
+# words after a leading ' that elides letters, not clitics (in any case): the ' is the word's
 _ELISIONS = frozenset(("twas", "twere", "tis", "til", "cause", "bout", "round", "sup", "ya",
                        "nuff", "cept", "ol"))
+_KEEP_APOSTROPHE = _CLITICS | _ELISIONS  # a leading apostrophe before them is no mark
+_TAG = re.compile(r"\w[\w-]*")  # in angle brackets, a transcript's tag (<unk>): one word
 
 
 class Tokeniser:
@@ -141,17 +146,15 @@ class Tokeniser:
     @staticmethod
     def xpos(pieces: Sequence[tuple[str, bool]]) -> list[str]:
         """The XPOS text input gives each of a token's ``pieces``: a straight quote before the
-        token's word opens, :data:`~fstpunct.ud.slots.OPEN_XPOS` (but a ``'`` eliding letters,
-        ``'twas``), one after it closes, :data:`~fstpunct.ud.slots.CLOSE_XPOS` (as UD English
-        writes them; :func:`~fstpunct.ud.slots.quote_symbols` reads them, not the parser's
-        heads); ``_`` for any other piece and in a token of marks only (the heads decide)."""
+        token's word opens, :data:`~fstpunct.ud.slots.OPEN_XPOS`, one after it closes,
+        :data:`~fstpunct.ud.slots.CLOSE_XPOS` (as UD English writes them;
+        :func:`~fstpunct.ud.slots.quote_symbols` reads them, not the parser's heads); ``_`` for any
+        other piece and in a token of marks only (the heads decide)."""
         word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
         if word is None:
             return ["_"] * len(pieces)
-        elision = pieces[word][0].lower() in _ELISIONS
         return [("_" if not mark or piece not in STRAIGHT_QUOTES else CLOSE_XPOS if k > word
-                 else "_" if piece == "'" and elision else OPEN_XPOS)
-                for k, (piece, mark) in enumerate(pieces)]
+                 else OPEN_XPOS) for k, (piece, mark) in enumerate(pieces)]
 
     @staticmethod
     def upos(piece: str, mark: bool) -> str:
@@ -187,13 +190,15 @@ class Tokeniser:
             j = k - 1
         if i == j:  # only marks
             return [(m, True) for m in self.split_run(token)]
-        if i and token[i - 1] in "-+.'’" and token[i].isdigit() and not (
+        if i and token[i - 1] == "<" and token[j:j + 1] == ">" and _TAG.fullmatch(token[i:j]):
+            i, j = i - 1, j + 1  # <unk>, <laugh>
+        elif i and token[i - 1] in "-+.'’" and token[i].isdigit() and not (
                 token[i - 1] == "'" and not quoted and not _DECADE.fullmatch(token[i:j]) and
                 (closing or any(c in _APOSTROPHES for c in token[j:]))):
             i -= 1  # -5, .5, '67, '60s (not a quote's opening '5')
-        elif (i and token[i - 1] in _APOSTROPHES and token[i:j].lower() in _CLITICS and
-              token[j:j + 1] not in _APOSTROPHES):
-            i -= 1  # a clitic: 's, 'll, 've
+        elif (i and token[i - 1] in _APOSTROPHES and token[i:j].lower() in _KEEP_APOSTROPHE
+              and token[j:j + 1] not in _APOSTROPHES):
+            i -= 1  # a clitic ('s, 'll, 've) or an elision ('til)
         if token[j:j + 1] == "." and token[j:j + 2] != ".." and (
                 "." in token[i:j] or inside and token[i:j].isalpha()):
             j += 1
@@ -221,8 +226,7 @@ def _last_closing(tokens: Sequence[str]) -> int:
 
 def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
     """How many quotes are open after a token's ``pieces`` (``quotes`` before it): each ``‘``
-    among the marks before its first word opens one, and so does each ``'`` there unless the
-    word is an elision's (:data:`_ELISIONS`: ``'twas``), each apostrophe among those after
+    or ``'`` among the marks before its first word opens one, each apostrophe among those after
     closes one; in a token of marks only, ``‘`` opens, ``’`` closes and ``'`` closes one if one
     is open, else opens."""
     word = next((k for k, (_, mark) in enumerate(pieces) if not mark), None)
@@ -233,8 +237,7 @@ def _open_quotes(pieces: Sequence[tuple[str, bool]], quotes: int) -> int:
             elif c in _APOSTROPHES:
                 quotes = max(quotes - 1, 0)
         return quotes
-    elision = pieces[word][0].lower() in _ELISIONS
-    quotes += sum(c == "‘" or c == "'" and not elision for p, _ in pieces[:word] for c in p)
+    quotes += sum(c in _OPENING_QUOTES for p, _ in pieces[:word] for c in p)
     closed = sum(c in _APOSTROPHES for p, mark in pieces[word + 1:] if mark for c in p)
     return max(quotes - closed, 0)
 
