@@ -184,12 +184,19 @@ def test_a_transcripts_tag_is_a_word(token, pieces):
     ('he said "hello" to me.', {3: "``", 5: "''"}),
     ('"yes," and "no."', {1: "``", 4: "''", 6: "``", 9: "''"}),
     ("'Tis the 'best' night", {3: "``", 5: "''"}),  # 'Tis elides: its ' is the word's
-    ('he said " hello " to me', {}),  # quotes alone: the tree's heads decide
+    ('he said " hello " to me', {3: "``", 5: "''"}),  # quotes alone: by the count
+    ('he said "hello" and " bye " to me', {3: "``", 5: "''", 7: "``", 9: "''"}),
+    ('" yes " , he said', {1: "``", 3: "''"}),
+    ('"yes ", he said " no', {1: "``", 3: "''", 7: "``"}),  # one left open
+    ("it ' s a ' test '", {2: "``", 5: "''", 7: "``"}),  # single quotes by their own count
+    ('a " b \' c " d \'', {2: "``", 4: "``", 6: "''", 8: "''"}),
 ])
-def test_a_quote_glued_to_a_word_is_told_open_or_closed(line, xpos):
+def test_a_quote_is_told_open_or_closed(line, xpos):
     """A straight quote glued to the start of a word gets XPOS ``\u0060\u0060`` (it opens), to its
     end ``''`` (it closes), which :func:`~fstpunct.ud.slots.quote_symbols` reads before the
-    parser's heads (these read ``hello" to me`` as an opening quote: review user28, item 7)."""
+    parser's heads (these read ``hello" to me`` as an opening quote: review user28, item 7);
+    one standing alone closes an open quote of its kind, else opens (the heads read ``" hello
+    " to me and " bye "`` as four opening quotes)."""
     (sent,) = read_text([line], tokenise=Tokeniser(EN_MARKS, possessive=True))
     assert {w.id: w.xpos for w in sent.words if w.xpos != "_"} == xpos
 
