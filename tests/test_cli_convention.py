@@ -397,13 +397,16 @@ def test_a_model_folder_that_cannot_be_read_says_why(tmp_path, capsys):
 
 
 def test_a_model_folder_is_named_as_typed(tmp_path, monkeypatch, capsys):
-    """--model ./NAME keeps its ./ in the refusal (it said "NAME: not a fstpunct model")."""
+    """A model folder ./NAME keeps its ./ in the refusal (they said "NAME: not a ...")."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "empty").mkdir()
     for given in ("./empty", "empty", f"{tmp_path / 'empty'}/"):
-        assert main(["decode", "--model", given, str(SAMPLE)]) == 2
-        assert capsys.readouterr().err == \
-            f"fstpunct decode: error: {given}: not a fstpunct model (no model.json)\n"
+        for command, option, what in (("decode", "--model", "fstpunct model (no model.json)"),
+                                      ("parse", "--model", "parser model (no model.json)"),
+                                      ("restore", "--crf", "CRF model folder (no meta.json)")):
+            assert main([command, option, given, str(SAMPLE)]) == 2
+            assert capsys.readouterr().err == \
+                f"fstpunct {command}: error: {given}: not a {what}\n"
 
 
 def test_score_reads_stdin_once(capsys, monkeypatch):

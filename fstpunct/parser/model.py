@@ -282,7 +282,6 @@ class Model:
 
     @classmethod
     def load(cls, folder: str | Path) -> Model:
-        folder = Path(folder)
         meta, keys, csr, fingerprints = read_folder(
             folder, "model", "weights", FORMAT, "parser",
             {"mode": str, "words": list, "tags": list, "labels": list, "templates": list})
@@ -293,7 +292,7 @@ class Model:
         if csr.shape != (len(keys) + 1, len(model.transitions)):
             raise ModelError(f"{folder}: weights of shape {csr.shape} do not fit the model")
         model.fingerprints = fingerprints
-        model.folder = folder
+        model.folder = Path(folder)
         return model
 
     def expect_mode(self, wanted: str, use: str) -> None:

@@ -73,15 +73,17 @@ def write_weights(path: Path, keys: np.ndarray, weights: np.ndarray,
                         shape=np.array(w.shape))
 
 
-def read_folder(folder: Path, meta_name: str, weights_name: str, format: str, kind: str,
+def read_folder(folder: str | Path, meta_name: str, weights_name: str, format: str, kind: str,
                 fields: Mapping[str, type] | None = None
                 ) -> tuple[dict, np.ndarray, sparse.csr_matrix, bool]:
     """``META_NAME.json`` (checked to be of ``format``), and from ``WEIGHTS_NAME.npz`` (see
     :func:`write_weights`) the keys, the float32 weights (sparse: ``.toarray()`` makes them
     dense) and whether the keys are fingerprints; else a :class:`ModelError` saying the folder
-    is not a ``kind`` model (also when META's ``fields`` are missing or of other types)."""
-    meta = read_meta(folder / f"{meta_name}.json", format, f"a {kind} model", fields)
-    with read_npz(folder / f"{weights_name}.npz", f"a {kind} model") as z:
+    is not a ``kind`` model (also when META's ``fields`` are missing or of other types), named
+    as given (``./m`` keeps its ``./``)."""
+    path = Path(folder)
+    meta = read_meta(path / f"{meta_name}.json", format, f"a {kind} model", fields, folder)
+    with read_npz(path / f"{weights_name}.npz", f"a {kind} model", folder) as z:
         fingerprints = "fingerprints" in z
         if fingerprints:
             keys = np.cumsum(z.numbers("fingerprints", 1), dtype=np.uint64)

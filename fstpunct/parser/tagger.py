@@ -157,7 +157,7 @@ class Tagger:
     @classmethod
     def load(cls, folder: str | Path) -> Tagger:
         meta, keys, weights, fingerprints = read_folder(
-            Path(folder), "tagger", "tagger", FORMAT, "tagger", {"tags": list, "lowercase": bool})
+            folder, "tagger", "tagger", FORMAT, "tagger", {"tags": list, "lowercase": bool})
         tagger = cls(meta["tags"], keys, weights.toarray(), meta["lowercase"], meta.get("info"))
         tagger.fingerprints = fingerprints
         return tagger

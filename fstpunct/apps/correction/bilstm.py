@@ -135,7 +135,7 @@ class BilstmCorrector:
     def load(cls, folder: str | Path) -> BilstmCorrector:
         torch = _torch()
         path = Path(folder)
-        meta = read_meta(path / "meta.json", FORMAT, KIND)
+        meta = read_meta(path / "meta.json", FORMAT, KIND, name=folder)
         net = _net(meta["vocab"], len(meta["labels"]), meta["dims"])
         net.load_state_dict(torch.load(path / "net.pt", weights_only=True))
         return cls(meta, net)

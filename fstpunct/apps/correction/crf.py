@@ -104,7 +104,7 @@ class CrfCorrector:
     @classmethod
     def load(cls, folder: str | Path) -> CrfCorrector:
         path = Path(folder)
-        return cls(path, read_meta(path / "meta.json", FORMAT, KIND))
+        return cls(path, read_meta(path / "meta.json", FORMAT, KIND, name=folder))
 
     def correct(self, ss: SlotSentence, extra: Sequence[Sequence[str]] = ()) -> list[Insertion]:
         """The corrected string of every slot as insertions (each token attached to the word

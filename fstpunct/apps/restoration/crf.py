@@ -188,7 +188,7 @@ class CrfModel:
         """The CRF model in ``folder`` (as :func:`train` writes it); ModelError if it is not
         one."""
         path = Path(folder)
-        meta = read_meta(path / "meta.json", FORMAT, "a CRF model folder")
+        meta = read_meta(path / "meta.json", FORMAT, "a CRF model folder", name=folder)
         if not (path / "crf.model").is_file():
             raise ModelError(f"{path}: crf.model is missing")
         return cls(path / "crf.model", meta)
