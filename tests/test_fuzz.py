@@ -61,8 +61,8 @@ def mutated(draw: st.DrawFn) -> bytes:
 
 
 @functools.lru_cache(maxsize=None)
-def cached_model(name):
-    return load_model(name)
+def cached_model(name, folder=None):
+    return load_model(name, folder)
 
 
 def use_cached_models() -> None:
