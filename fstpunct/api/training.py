@@ -77,7 +77,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
           log: Callable[[str], None] = lambda _: None,
           started: Callable[[str | None, int], None] | None = None,
           report: Callable[[int, float, float], None] | None = None,
-          progress: Callable[[int], None] | None = None) -> Model:
+          progress: Callable[[int], None] | None = None, patience: int | None = None) -> Model:
     """Train a punctuation model on the CoNLL-U files, split names or :func:`fstpunct.split`
     sources ``data`` (one or several; without them, language ``lang``'s standard train split,
     and its dev split unless ``dev`` is given), write it to the folder ``output`` and return it
@@ -87,7 +87,8 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     exists (LANG: ``lang``, else what the files' UD names tell when they agree), else the
     default grammar, whose direction is chosen by perplexity on ``dev`` (both are trained) unless
     ``direction`` is given. ``init``, ``iterations``, ``attach_iterations``, ``settings``,
-    ``seed``: as ``fstpunct train``'s options (``attach_iterations`` None: its default). The
+    ``seed``, ``patience``: as ``fstpunct train``'s options (``attach_iterations`` None: its
+    default; ``patience`` None: every iteration runs and the last is kept). The
     E-steps run on ``pool``: a pool, or a function that opens one (called once the data and
     the grammar are read, the pool closed after training). ``log`` receives a line on the data
     and one on the saved model; ``started(direction, sentences)`` is called before each EM run
@@ -100,7 +101,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     (:func:`~fstpunct.files.model_folder`)."""
     # imported here: training brings the M-step and its workers, which the API's other
     # methods (and the commands that import it) never need
-    from ..model.fit import check_directions
+    from ..model.fit import check_directions, check_patience
     from ..model.fit import train as fit
     from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
     refuse_type("train", "settings", settings, Settings,
@@ -129,6 +130,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
         directions = ([direction] if direction else
                       [DIRECTIONS[0]] if init == "identity" else list(DIRECTIONS))
     check_directions(directions, bool(dev_sources))
+    check_patience(patience, bool(dev_sources))
     prepared = _slots(sources)
     usable = [s for s in prepared if s.trainable]
     log(f"training on {counted(len(usable), 'sentence')} ({len(prepared) - len(usable)} omitted: "
@@ -143,7 +145,7 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     with opening as opened:
         trained = fit(usable, rules, directions, dev=held_out, init=init, settings=settings,
                       iterations=iterations, attach_iterations=attach_iterations, seed=seed,
-                      pool=opened, report=report, progress=progress,
+                      pool=opened, report=report, progress=progress, patience=patience,
                       started=started and (lambda d: started(d if len(directions) > 1 else None,
                                                              len(usable))))
     model, history = trained.model, trained.history
@@ -159,6 +161,9 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     if held_out:
         record["dev"] = named(dev_sources)
         record["dev_perplexity"] = trained.dev_perplexity
+    if history.kept is not None:  # stopped by dev perplexity: the kept model's, and each one's
+        record.update(patience=patience, kept_iteration=history.kept,
+                      dev_perplexity_by_iteration=history.scores)
     parts = ranges(sources, dev_sources)
     if parts:
         record["ranges"] = parts
@@ -168,8 +173,11 @@ def train(output: Folder, data: Folder | Source | Sequence[Folder | Source] = ()
     chosen = (f", direction {model.channel.direction} by dev perplexity "
               + " / ".join(f"{d} {p:.4f}" for d, p in trained.dev_perplexity.items())
               if len(directions) > 1 else "")
-    log(f"saved {output} (objective {history.objective[-1]:.1f}, {record['seconds']} s"
-        f"{chosen})")
+    final = -1 if history.kept is None else history.kept
+    kept = ("" if history.kept is None else f", iteration {final} kept (of "
+            f"{len(history.scores) - 1} run) by dev perplexity {history.scores[final]:.4f}")
+    log(f"saved {output} (objective {history.objective[final]:.1f}, "
+        f"{record['seconds']} s{kept}{chosen})")
     return load(Path(output))
 
 

@@ -9,7 +9,7 @@ import time
 from tqdm import tqdm
 
 from ..api.training import train
-from ..errors import check_seed
+from ..errors import check_seed, refuse_count
 from ..fst.channel import DIRECTIONS
 from ..model.punct import Settings
 from ..model.train import ATTACH_ITERATIONS, INITS, check_iterations
@@ -48,6 +48,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "default grammar, the one with the lower dev perplexity)")
     parser.add_argument("--iterations", type=int, default=10, metavar="N",
                         help="EM iterations (default 10)")
+    parser.add_argument("--patience", type=int, metavar="K",
+                        help="stop EM once K iterations in a row have not lowered the dev "
+                             "perplexity (0: at the first), and keep the iteration with the "
+                             "lowest (needs dev sentences; default: run every iteration and "
+                             "keep the last)")
     parser.add_argument("--attach-iterations", type=int, default=ATTACH_ITERATIONS, metavar="N",
                         help="L-BFGS iterations of each Attach M-step (default %(default)s)")
     parser.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
@@ -80,6 +85,8 @@ def run(args: argparse.Namespace) -> int:
         settings = Settings(xi=args.xi, l2=args.l2, token_cost=args.token_cost,
                             lexical=args.lexical)
         check_iterations(args.iterations, args.attach_iterations)
+        if args.patience is not None:
+            refuse_count(0, patience=args.patience)
     check_pool_options(args)
     shown = on_terminal()  # in a log: a plain line per iteration instead
     bars: list[tqdm] = []  # the EM bar and the E-step bar, opened when EM starts
@@ -127,6 +134,7 @@ def run(args: argparse.Namespace) -> int:
               grammar=args.grammar, init=args.init, direction=args.direction,
               iterations=args.iterations, attach_iterations=args.attach_iterations,
               settings=settings, seed=args.seed, pool=lambda: chosen_pool(args),
+              patience=args.patience,
               ud_dir=args.ud_dir, command="fstpunct " + " ".join(sys.argv[1:]), log=log,
               started=start, report=report, progress=progress)
     finally:

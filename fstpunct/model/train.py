@@ -51,7 +51,9 @@ class History:
 
     objective: list[float] = field(default_factory=list)
     log_likelihood: list[float] = field(default_factory=list)
-    edit_counts: np.ndarray | None = None  # expected counts per φ[a, b, e] under the final model
+    edit_counts: np.ndarray | None = None  # expected counts per φ[a, b, e] under the kept model
+    scores: list[float] = field(default_factory=list)  # each iteration's model's (with a score)
+    kept: int | None = None  # the iteration whose model is kept (with a score): the best scored
 
 
 @dataclass
@@ -166,7 +168,8 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
        attach_iterations: int = ATTACH_ITERATIONS,
        report: Callable[[int, float, float], None] | None = None,
        progress: Callable[[int], None] | None = None,
-       center: np.ndarray | None = None, threads: int | None = None
+       center: np.ndarray | None = None, threads: int | None = None,
+       score: Callable[[PunctModel], float] | None = None, patience: int = 0
        ) -> tuple[PunctModel, History]:
     """Run ``iterations`` EM iterations from ``model`` on ``batch``; returns the final model
     and the objective history. The E-step runs on ``pool`` (default: ``jobs`` local
@@ -174,15 +177,20 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
     threads (default: as many as the pool has workers, at most this machine's cores; the
     result is the same for any number). ``train_channel=False`` keeps φ fixed (the Attach
     ablation). ``center``: the mean of θ's L2 prior (default
-    :meth:`~.attach.AttachModel.init_theta` of the token cost)."""
+    :meth:`~.attach.AttachModel.init_theta` of the token cost). With ``score`` (lower is
+    better: a dev perplexity), the model of every iteration, the initial one included, is
+    scored, EM stops when ``patience`` iterations in a row have not bettered the best score
+    (0: at the first), and the best scored model is returned (ties: the earlier), as EM with
+    that many iterations returns it; :attr:`History.kept` names it."""
     check_iterations(iterations, attach_iterations)
+    refuse_count(0, patience=patience)
     own = pool is None
     pool = make_pool(jobs) if pool is None else pool
     if threads is None:
         threads = max(1, min(pool.workers, os.cpu_count() or 1))
     try:
         return _em(model, batch, iterations, pool, train_channel, attach_iterations, report,
-                   progress, center, threads)
+                   progress, center, threads, score, patience)
     finally:
         if own:
             pool.close()
@@ -190,7 +198,8 @@ def em(model: PunctModel, batch: Batch, iterations: int, *, jobs: int = 1,
 
 def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_channel: bool,
         attach_iterations: int, report: Callable[[int, float, float], None] | None,
-        progress: Callable[[int], None] | None, center: np.ndarray | None, threads: int
+        progress: Callable[[int], None] | None, center: np.ndarray | None, threads: int,
+        score: Callable[[PunctModel], float] | None, patience: int
         ) -> tuple[PunctModel, History]:
     settings = model.settings
     prior = settings.prior * model.channel.phi
@@ -199,6 +208,7 @@ def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_chan
     history = History()
     builder = LatticeBuilder(model.channel)
     share_batch(pool, batch, model)
+    best = model  # with a score, the best scored so far
     for it in range(iterations + 1):
         counts = expected_counts(pool, model, batch, progress=progress)
         phi = model.channel.phi
@@ -209,7 +219,15 @@ def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_chan
         history.log_likelihood.append(counts.log_z)
         if report:
             report(it, objective, counts.log_z)
-        if it == iterations:
+        if score is not None:
+            history.scores.append(score(model))
+            better = history.kept is None or history.scores[-1] < history.scores[history.kept]
+            if better:
+                best, history.kept = model, it
+                history.edit_counts = builder.edit_totals(counts.arc_counts)
+            if it == iterations or not better and it - history.kept >= patience:
+                return best, history
+        elif it == iterations:
             history.edit_counts = builder.edit_totals(counts.arc_counts)
             break
         channel = model.channel
