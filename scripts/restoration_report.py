@@ -150,16 +150,23 @@ def marks(records: list[dict]) -> str:
     return format_table(head, rows)
 
 
+def curve(records: list[dict], lang: str, method: str) -> list[dict]:
+    """``method``'s sentence-MBR runs of ``lang``, the last of each point (trees and parser
+    fraction: a later run replaces an earlier one), by tree UAS."""
+    last = {(r["trees"], r.get("fraction")): r for r in records
+            if r["lang"] == lang and r["method"] == method and r.get("mbr") == "sentence"}
+    return sorted(last.values(), key=lambda r: r["uas"])
+
+
 def figure_table(records: list[dict]) -> str:
     head = ["lang", "parser train %", "dev UAS", "+NC dev AED", "+NC-jk dev AED", "trivial",
             "CRF"]
     rows = []
     for lang in LANGS:
         base = {m: pick(records, lang=lang, method=m, trees="any") for m in ("trivial", "crf")}
-        for r in sorted((r for r in records if r["lang"] == lang and r["method"] == "+NC"
-                         and r.get("mbr") == "sentence"), key=lambda r: r["uas"]):
+        for r in curve(records, lang, "+NC"):
             jk = pick(records, lang=lang, method="+NC-jk", mbr="sentence", trees=r["trees"],
-                      uas=r["uas"])
+                      fraction=r.get("fraction"))
             rows.append([lang, str(r.get("fraction", "gold")), f"{r['uas']:.1f}", aed(r),
                          aed(jk), aed(base["trivial"]), aed(base["crf"])])
     return format_table(head, rows, numeric=True)
@@ -243,8 +250,7 @@ def plot(records: list[dict], png: str) -> None:
     fig, axes = plt.subplots(1, len(langs), figsize=(3.2 * len(langs), 3.2), squeeze=False)
     for ax, lang in zip(axes[0], langs):
         for method, color in (("+NC", "C0"), ("+NC-jk", "C1")):
-            runs = sorted((r for r in records if r["lang"] == lang and r["method"] == method
-                           and r.get("mbr") == "sentence"), key=lambda r: r["uas"])
+            runs = curve(records, lang, method)
             for trees, style in (("parsed", "o-"), ("gold", "*")):
                 xs = [r for r in runs if r["trees"] == trees]
                 if xs:

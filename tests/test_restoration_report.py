@@ -50,3 +50,22 @@ def test_a_tie_on_the_mean_is_reported_not_broken(report):
                    test_a=[[1, 0, 0], [1, 0, 0]], test_b=[[1, 0, 0], [1, 0, 0]])
     text = report.replicated(seeds, baselines([1, 1, 2]))
     assert "dev ties +NC ens and +NC-jk ens on the mean" in text
+
+
+def point(method, fraction, uas, aed):
+    """A Figure 4 point: a dev run on the trees of a parser trained on ``fraction`` % of train."""
+    return {"lang": "hi", "split": "dev", "method": method, "trees": "parsed", "mbr": "sentence",
+            "fraction": fraction, "uas": uas, "average_edit_distance": aed}
+
+
+def test_figure_table_keeps_the_last_run_of_each_point(report):
+    """A re-run point replaces the earlier one (it was listed twice), and each row's +NC-jk is
+    its own parser's, also where two parsers score the same UAS (it took the last such)."""
+    runs = [point("+NC", 40, 77.4, 1.19), point("+NC-jk", 40, 77.4, 1.0),
+            point("+NC", 50, 77.4, 1.2), point("+NC-jk", 50, 77.4, 1.05),
+            point("+NC", 100, 81.0, 1.3), point("+NC-jk", 100, 81.0, 1.2),
+            point("+NC", 100, 81.5, 1.1), point("+NC-jk", 100, 81.5, 0.9)]
+    rows = [line.split() for line in report.figure_table(runs).splitlines()
+            if line.startswith("hi")]
+    assert [(r[1], r[3], r[4]) for r in rows] == [
+        ("40", "1.190", "1.000"), ("50", "1.200", "1.050"), ("100", "1.100", "0.900")]
