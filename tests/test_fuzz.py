@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -61,17 +62,22 @@ def mutated(draw: st.DrawFn) -> bytes:
 
 
 @functools.lru_cache(maxsize=None)
-def cached_model(name, folder=None):
-    return load_model(name, folder)
+def cached_model(*args):
+    return load_model(*args)
 
 
-def use_cached_models() -> None:
-    """The commands load the bundled model once per process (loading is not fuzzed)."""
+@pytest.fixture(scope="module", autouse=True)
+def cached_models():
+    """The commands load the bundled model once per process (loading is not fuzzed), while
+    this module's tests run: put back after them (the patch, left in place, failed every later
+    test when load_model's signature changed)."""
     build_parser()  # imports every command module
-    for m in list(sys.modules.values()):
-        if m and getattr(m, "__name__", "").startswith("fstpunct") and \
-                getattr(m, "load_model", None) is load_model:
-            m.load_model = cached_model
+    with pytest.MonkeyPatch.context() as patch:
+        for m in list(sys.modules.values()):
+            if m and getattr(m, "__name__", "").startswith("fstpunct") and \
+                    getattr(m, "load_model", None) is load_model:
+                patch.setattr(m, "load_model", cached_model)
+        yield
 
 
 def token_columns(path, keep):
@@ -127,7 +133,6 @@ COMMANDS = {  # command -> (arguments, the columns of the input its output keeps
 @example(data=b"# sent_id = all-punct\n# text = :)\n1\t:)\t:)\tPUNCT\tNFP\t_\t_\troot\t_\t0\n\n")
 @example(data=b"# sent_id = all-punct\n# text = :)\n1\t:)\t:)\t_\tNFP\t_\t0\troot\t_\tPUNCT\n\n")
 def test_mutated_input_succeeds_or_is_one_error_line(tmp_path_factory, data, capsys):
-    use_cached_models()
     tmp = tmp_path_factory.mktemp("fuzz")
     src, out = tmp / "in.conllu", tmp / "out.conllu"
     src.write_bytes(data)

@@ -208,7 +208,7 @@ def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_chan
     history = History()
     builder = LatticeBuilder(model.channel)
     share_batch(pool, batch, model)
-    best = model  # with a score, the best scored so far
+    best = model  # the model to return: the best scored so far, else the last
     for it in range(iterations + 1):
         counts = expected_counts(pool, model, batch, progress=progress)
         phi = model.channel.phi
@@ -219,21 +219,23 @@ def _em(model: PunctModel, batch: Batch, iterations: int, pool: Pool, train_chan
         history.log_likelihood.append(counts.log_z)
         if report:
             report(it, objective, counts.log_z)
-        if score is not None:
+        edits = builder.edit_totals(counts.arc_counts)
+        if score is None:
+            keep = stop = it == iterations
+        else:
             history.scores.append(score(model))
-            better = history.kept is None or history.scores[-1] < history.scores[history.kept]
-            if better:
-                best, history.kept = model, it
-                history.edit_counts = builder.edit_totals(counts.arc_counts)
-            if it == iterations or not better and it - history.kept >= patience:
-                return best, history
-        elif it == iterations:
-            history.edit_counts = builder.edit_totals(counts.arc_counts)
+            keep = history.kept is None or history.scores[-1] < history.scores[history.kept]
+            if keep:
+                history.kept = it
+            stop = it == iterations or not keep and it - history.kept >= patience
+        if keep:
+            best, history.edit_counts = model, edits
+        if stop:
             break
         channel = model.channel
         if train_channel:
-            channel = _reestimate(channel, builder.edit_totals(counts.arc_counts), prior)
+            channel = _reestimate(channel, edits, prior)
         theta = fit(model.theta, batch.data, counts.targets, settings.l2, attach_iterations,
                     center, threads)
         model = PunctModel(model.attach, theta, channel, settings)
-    return model, history
+    return best, history
