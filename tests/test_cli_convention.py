@@ -4,6 +4,7 @@ import hashlib
 import html
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -397,7 +398,8 @@ def test_a_model_folder_that_cannot_be_read_says_why(tmp_path, capsys):
 
 
 def test_a_model_folder_is_named_as_typed(tmp_path, monkeypatch, capsys):
-    """A model folder ./NAME keeps its ./ in the refusal (they said "NAME: not a ...")."""
+    """A model folder ./NAME keeps its ./ in the refusal (they said "NAME: not a ..."), and
+    so does an ordering model inside it."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "empty").mkdir()
     for given in ("./empty", "empty", f"{tmp_path / 'empty'}/"):
@@ -407,6 +409,11 @@ def test_a_model_folder_is_named_as_typed(tmp_path, monkeypatch, capsys):
             assert main([command, option, given, str(SAMPLE)]) == 2
             assert capsys.readouterr().err == \
                 f"fstpunct {command}: error: {given}: not a {what}\n"
+        # an ordering model: the folder's order.json (it said "empty/order" for ./empty)
+        assert main(["rephrase", "--model", "en", "--order", given, str(SAMPLE)]) == 2
+        assert capsys.readouterr().err == ("fstpunct rephrase: error: "
+                                           f"{os.path.join(given, 'order')}: not an ordering "
+                                           "model (no order.json)\n")
 
 
 def test_score_reads_stdin_once(capsys, monkeypatch):

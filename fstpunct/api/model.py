@@ -517,9 +517,9 @@ class Model:
                           best_surface=best_surface, tree=tree, rewrite_all=rewrite_all,
                           balance=balance)
         if permute and order is None and \
-                not order_path(self.folder).with_suffix(".json").is_file():
+                not Path(order_path(self.folder)).with_suffix(".json").is_file():
             shipped = ", ".join(sorted(p.name for p in BUNDLED.iterdir()
-                                       if order_path(p).with_suffix(".json").is_file()))
+                                       if Path(order_path(p)).with_suffix(".json").is_file()))
             raise NoOrderingModel(f"{self.name!r} has no ordering model to re-order with (no "
                                   f"order.json in its folder; bundled for {shipped})")
         ordering = OrderModel.load(order_path(order or self.folder)) if permute else None

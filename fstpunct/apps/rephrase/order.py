@@ -29,6 +29,7 @@ families use beam search (approximate; they are rare).
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -167,15 +168,15 @@ class OrderModel:
 
     @classmethod
     def load(cls, path: str | Path) -> OrderModel:
-        path = Path(path)
+        name, path = os.fspath(path), Path(path)  # name: as given, for messages
         meta = read_meta(path.with_suffix(".json"), FORMAT, "an ordering model",
-                         {"features": list}, name=path)
+                         {"features": list}, name=name)
         weights = path.with_suffix(".npz")
         try:  # read once, to be parsed and hashed
             content: bytes | None = weights.read_bytes()
         except OSError:  # read_npz says why
             content = None
-        with read_npz(weights, "an ordering model", path, content) as data:
+        with read_npz(weights, "an ordering model", name, content) as data:
             theta = data.numbers("theta", 1).astype(np.float64)
         check_pair(meta, path.with_suffix(".json"), weights, content)
         return cls(meta["features"], theta, meta.get("record"))
@@ -191,12 +192,15 @@ class NoOrderingModel(ModelError):
         super().__init__(f"{what}: give one (order=), or only delete (delete=, delete_parens=)")
 
 
-def order_path(name: str | Path) -> Path:
-    """An ordering model's path without suffix: ``order`` inside a folder or a bundled
-    punctuation model (``en`` -> the ``order.json``/``order.npz`` shipped beside it), else
-    ``name`` itself (``models/order-en`` for ``models/order-en.json`` and ``.npz``)."""
-    folder = model_path(name)
-    return folder / "order" if folder.is_dir() else Path(name).with_suffix("")
+def order_path(name: str | Path) -> str:
+    """An ordering model's path without suffix, as the user wrote it (``./m/order`` keeps its
+    ``./``, for messages): ``order`` inside a folder or a bundled punctuation model (``en`` ->
+    the ``order.json``/``order.npz`` shipped beside it), else ``name`` itself
+    (``models/order-en`` for ``models/order-en.json`` and ``.npz``)."""
+    folder, typed = model_path(name), os.fspath(name)
+    if folder.is_dir():
+        return os.path.join(typed if folder == Path(name) else os.fspath(folder), "order")
+    return typed[:len(typed) - len(Path(typed).suffix)]
 
 
 def _head_index(family: Family) -> int:
